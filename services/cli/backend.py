@@ -1,0 +1,108 @@
+"""Compose the backend in one process: every service on its own gRPC port.
+
+``neon up`` and ``neon play --embedded`` use this, and so do the integration tests.
+Each service is still its own server with its own store; they only share the process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from services.dice import main as dice_main
+from services.platform import bus
+from services.platform.keys import Keys, load_keys
+from services.platform.logs import get_logger
+from services.platform.natsrv import EmbeddedNats, port_open
+from services.platform.running import RunningService
+from services.platform.settings import Settings
+from services.platform.tokens import TokenIssuer
+from services.rules import main as rules_main
+from services.rules.games import available
+
+log = get_logger("backend")
+ORGANISER_TTL = 30 * 24 * 3600
+
+
+@dataclass
+class Backend:
+    settings: Settings
+    keys: Keys
+    services: dict[str, RunningService] = field(default_factory=dict)
+    nats: EmbeddedNats | None = None
+    nats_client: Any = None
+
+    @property
+    def issuer(self) -> TokenIssuer:
+        return TokenIssuer(self.keys.token_secret)
+
+    def organiser_token(self) -> str:
+        return self.issuer.issue("organiser", "*", player="organiser", ttl=ORGANISER_TTL)
+
+    def address(self, service: str) -> str:
+        return self.services[service].address
+
+    def endpoints(self) -> dict[str, str]:
+        out = {name: svc.address for name, svc in self.services.items()}
+        out["nats"] = self.settings.nats_url
+        return out
+
+    async def stop(self, grace: float = 5.0) -> None:
+        for name in reversed(list(self.services)):
+            await self.services.pop(name).stop(grace)
+        if self.nats_client is not None:
+            await self.nats_client.drain()
+            self.nats_client = None
+        if self.nats is not None:
+            self.nats.stop()
+            self.nats = None
+
+
+def _with_address(settings: Settings, service: str, address: str) -> Settings:
+    return dataclasses.replace(settings, addresses={**settings.addresses, service: address})
+
+
+async def start_backend(
+    settings: Settings,
+    games: list[str] | None = None,
+    *,
+    embedded_nats: bool | None = None,
+    engines: dict[str, Any] | None = None,
+) -> Backend:
+    """Start NATS (bundled when none answers and ``embedded_nats`` allows), dice, rules.
+
+    ``engines`` maps extra game ids to engine objects (tests use a toy engine).
+    """
+    keys = load_keys(settings)
+    backend = Backend(settings, keys)
+    try:
+        host, port = _nats_host_port(settings.nats_url)
+        if embedded_nats or (embedded_nats is None and not port_open(host, port)):
+            backend.nats = EmbeddedNats(Path(settings.var_dir) / "nats", port=port).start()
+            settings = dataclasses.replace(settings, nats_url=backend.nats.url)
+            backend.settings = settings
+        backend.nats_client = await bus.connect(settings.nats_url, "neon-backend")
+        dice = await dice_main.start(settings, keys)
+        backend.services["dice"] = dice
+        settings = _with_address(settings, "dice", dice.address)
+        for game in games if games is not None else available():
+            service = await rules_main.start(game, settings, keys, backend.nats_client)
+            backend.services[service.name] = service
+        for game, engine in (engines or {}).items():
+            service = await rules_main.start(game, settings, keys, backend.nats_client, engine)
+            backend.services[service.name] = service
+        backend.settings = settings
+    except BaseException:
+        await backend.stop(0)
+        raise
+    log.info("backend up", endpoints=backend.endpoints())
+    return backend
+
+
+def _nats_host_port(url: str) -> tuple[str, int]:
+    rest = url.split("://", 1)[-1].split(",")[0]
+    rest = rest.rsplit("@", 1)[-1]
+    host, _, port = rest.partition(":")
+    return host or "127.0.0.1", int(port or 4222)

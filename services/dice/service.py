@@ -1,0 +1,93 @@
+"""DiceService (neon.dice.v1): decodes requests, calls DiceApplication, encodes replies."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import grpc
+
+from services.dice.app import DiceApplication, session_summary
+from services.dice.domain import DiceSession
+from services.genproto.neon.dice.v1 import dice_pb2, dice_pb2_grpc
+from services.platform.errors import FailedPrecondition, InvalidArgument
+from services.platform.grpc_kit import require_claims
+
+OP_NAMES = {
+    dice_pb2.DRAW_OP_RANDBELOW: "randbelow",
+    dice_pb2.DRAW_OP_SHUFFLE: "shuffle",
+    dice_pb2.DRAW_OP_ROLL: "roll",
+}
+OP_ENUMS = {name: value for value, name in OP_NAMES.items()}
+SERVICE_NAME = dice_pb2.DESCRIPTOR.services_by_name["DiceService"].full_name
+
+
+def session_message(session: DiceSession) -> dice_pb2.Session:
+    s = session_summary(session)
+    return dice_pb2.Session(
+        match_id=s["match_id"], stream_id=s["stream_id"], commitment=s["commitment"],
+        client_seeds=[dice_pb2.ClientSeed(seat=seat, seed=seed) for seat, seed in s["client_seeds"]],
+        counter=s["counter"], closed=s["closed"], dev=s["dev"],
+    )
+
+
+def _match_id(request: Any) -> str:
+    if not request.match_id:
+        raise InvalidArgument("match_id is required")
+    return str(request.match_id)
+
+
+class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
+    """Mutating calls need a service or organiser token; reads are public."""
+
+    def __init__(self, app: DiceApplication) -> None:
+        self.app = app
+
+    async def OpenSession(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        require_claims("service", "organiser")
+        session = await asyncio.to_thread(self.app.open, _match_id(request), request.dev_seed)
+        return dice_pb2.OpenSessionResponse(session=session_message(session))
+
+    async def AddClientSeed(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        require_claims("service", "organiser")
+        session = await asyncio.to_thread(
+            self.app.add_client_seed, _match_id(request), request.seat, request.seed
+        )
+        return dice_pb2.AddClientSeedResponse(session=session_message(session))
+
+    async def Draw(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        require_claims("service", "organiser")
+        op = OP_NAMES.get(request.op)
+        if op is None:
+            raise InvalidArgument("op must be RANDBELOW, SHUFFLE or ROLL")
+        record = await asyncio.to_thread(
+            self.app.draw, _match_id(request), request.request_id, op, request.n,
+            request.count or 1,
+        )
+        return dice_pb2.DrawResponse(draw=draw_message(record))
+
+    async def GetCommitment(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        session = await asyncio.to_thread(self.app.session, _match_id(request))
+        return dice_pb2.GetCommitmentResponse(session=session_message(session))
+
+    async def CloseSession(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        require_claims("service", "organiser")
+        session = await asyncio.to_thread(self.app.close_session, _match_id(request))
+        return dice_pb2.CloseSessionResponse(session=session_message(session), seed=session.seed_hex)
+
+    async def RevealSeed(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        session = await asyncio.to_thread(self.app.session, _match_id(request))
+        if not session.closed:
+            raise FailedPrecondition("the seed is revealed only once the match has ended")
+        return dice_pb2.RevealSeedResponse(session=session_message(session), seed=session.seed_hex)
+
+
+def draw_message(record: Any) -> dice_pb2.Draw:
+    return dice_pb2.Draw(
+        op=OP_ENUMS[record.op], n=record.n, count=record.count, result=list(record.result),
+        first=record.first, next=record.next,
+    )
+
+
+def register(server: grpc.aio.Server, app: DiceApplication) -> None:
+    dice_pb2_grpc.add_DiceServiceServicer_to_server(DiceServicer(app), server)

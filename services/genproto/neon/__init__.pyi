@@ -1,0 +1,2 @@
+from . import dice
+from . import rules

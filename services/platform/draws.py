@@ -1,0 +1,220 @@
+"""Verifiable random draws: the one algorithm the dice service, replay and verify share.
+
+Block ``n`` of a match is ``HMAC-SHA256(server_seed, canonical_json([DOMAIN, match_id,
+client_seeds, n]))`` where ``client_seeds`` is the list of ``[seat, seed]`` pairs
+sorted by seat. A uniform integer below ``k`` takes the first 8 bytes of a block as
+a big-endian unsigned integer and rejects values at or above the largest multiple of
+``k`` (no modulo bias), moving to the next block on a rejection. A shuffle is
+Fisher-Yates from the end, each swap index such an integer. A custom die is a face
+list; a roll is a uniform index into it.
+
+Anyone holding the revealed seed recomputes every draw with :func:`replay_draw`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from services.platform.canonical import canonical_json
+
+DOMAIN = "neon-arena/draw/v1"
+MAX_BOUND = 1 << 32
+T = TypeVar("T")
+
+
+def commitment(seed: bytes) -> str:
+    """The SHA-256 commitment published for a server seed (hex)."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+def block(seed: bytes, match_id: str, client_seeds: Sequence[tuple[int, str]], n: int) -> bytes:
+    message = canonical_json([DOMAIN, match_id, [[s, c] for s, c in client_seeds], n])
+    return hmac.new(seed, message, hashlib.sha256).digest()
+
+
+class DrawStream:
+    """Sequential draws over the block counter of one match."""
+
+    def __init__(
+        self,
+        seed: bytes,
+        match_id: str,
+        client_seeds: Sequence[tuple[int, str]] = (),
+        counter: int = 0,
+    ) -> None:
+        self._seed = seed
+        self._match_id = match_id
+        self._client_seeds = tuple(sorted((int(s), str(c)) for s, c in client_seeds))
+        self.counter = counter
+
+    def _next_u64(self) -> int:
+        value = int.from_bytes(
+            block(self._seed, self._match_id, self._client_seeds, self.counter)[:8], "big"
+        )
+        self.counter += 1
+        return value
+
+    def randbelow(self, k: int) -> int:
+        if not 1 <= k <= MAX_BOUND:
+            raise ValueError(f"bound must be in 1..{MAX_BOUND}, got {k}")
+        limit = (1 << 64) - ((1 << 64) % k)
+        while True:
+            value = self._next_u64()
+            if value < limit:
+                return value % k
+
+    def permutation(self, n: int) -> list[int]:
+        if not 0 <= n <= 10_000:
+            raise ValueError(f"shuffle size must be in 0..10000, got {n}")
+        order = list(range(n))
+        for i in range(n - 1, 0, -1):
+            j = self.randbelow(i + 1)
+            order[i], order[j] = order[j], order[i]
+        return order
+
+    def rolls(self, sides: int, count: int) -> list[int]:
+        if not 1 <= count <= 100:
+            raise ValueError(f"dice count must be in 1..100, got {count}")
+        return [self.randbelow(sides) for _ in range(count)]
+
+
+@dataclass(frozen=True)
+class DrawRecord:
+    """One recorded draw, as stored in events and exports.
+
+    ``op`` is ``randbelow`` (``n`` the bound), ``shuffle`` (``n`` items) or ``roll``
+    (``n`` faces, ``count`` dice). ``result`` holds integers: the value, the
+    permutation (``result[i]`` is the original index placed at position ``i``), or the
+    face indices. ``first`` and ``next`` are the block counters it consumed.
+    """
+
+    op: str
+    n: int
+    count: int
+    result: tuple[int, ...]
+    first: int
+    next: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "op": self.op,
+            "n": self.n,
+            "count": self.count,
+            "result": list(self.result),
+            "first": self.first,
+            "next": self.next,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DrawRecord:
+        return cls(
+            op=str(data["op"]),
+            n=int(data["n"]),
+            count=int(data["count"]),
+            result=tuple(int(x) for x in data["result"]),
+            first=int(data["first"]),
+            next=int(data["next"]),
+        )
+
+
+OPS = ("randbelow", "shuffle", "roll")
+
+
+def perform(stream: DrawStream, op: str, n: int, count: int = 1) -> DrawRecord:
+    """Make one draw on ``stream`` and describe it."""
+    first = stream.counter
+    if op == "randbelow":
+        result: list[int] = [stream.randbelow(n)]
+        count = 1
+    elif op == "shuffle":
+        result = stream.permutation(n)
+        count = 1
+    elif op == "roll":
+        result = stream.rolls(n, count)
+    else:
+        raise ValueError(f"unknown draw op {op!r}; expected one of {', '.join(OPS)}")
+    return DrawRecord(op, n, count, tuple(result), first, stream.counter)
+
+
+def replay_draw(
+    seed: bytes, match_id: str, client_seeds: Sequence[tuple[int, str]], record: DrawRecord
+) -> DrawRecord:
+    """Recompute ``record`` from the revealed seed (for verify)."""
+    stream = DrawStream(seed, match_id, client_seeds, counter=record.first)
+    return perform(stream, record.op, record.n, record.count)
+
+
+class RecordingRandomness:
+    """Adapts a draw function to the engine ``Randomness`` protocol, keeping records.
+
+    ``draw(op, n, count)`` returns a :class:`DrawRecord`; live it calls the dice
+    service, locally a :class:`DrawStream`, in replay it returns the recorded draws.
+    """
+
+    def __init__(self, draw: Any) -> None:
+        self._draw = draw
+        self.records: list[DrawRecord] = []
+
+    def _take(self, op: str, n: int, count: int = 1) -> DrawRecord:
+        record = self._draw(op, n, count)
+        self.records.append(record)
+        return record
+
+    def randbelow(self, n: int) -> int:
+        return self._take("randbelow", n).result[0]
+
+    def shuffle(self, items: Sequence[T]) -> tuple[T, ...]:
+        items = tuple(items)
+        if len(items) <= 1:
+            return items
+        order = self._take("shuffle", len(items)).result
+        return tuple(items[i] for i in order)
+
+    def roll(self, faces: Sequence[T], count: int = 1) -> tuple[T, ...]:
+        faces = tuple(faces)
+        return tuple(faces[i] for i in self._take("roll", len(faces), count).result)
+
+
+class SeededRandomness(RecordingRandomness):
+    """Local deterministic randomness from a seed: for tests, bots and simulations."""
+
+    def __init__(self, seed: bytes | int | str, match_id: str = "local") -> None:
+        if isinstance(seed, int):
+            seed = seed.to_bytes(32, "big", signed=False)
+        elif isinstance(seed, str):
+            seed = hashlib.sha256(seed.encode()).digest()
+        self.stream = DrawStream(seed, match_id)
+        super().__init__(lambda op, n, count: perform(self.stream, op, n, count))
+
+
+class ReplayMismatch(Exception):
+    """A replay asked for a draw that the log does not hold."""
+
+
+class ReplayRandomness(RecordingRandomness):
+    """Hands back recorded draws in order, checking each request matches."""
+
+    def __init__(self, records: Sequence[DrawRecord]) -> None:
+        self._queue = list(records)
+        self._pos = 0
+        super().__init__(self._next)
+
+    def _next(self, op: str, n: int, count: int) -> DrawRecord:
+        if self._pos >= len(self._queue):
+            raise ReplayMismatch(f"engine asked for draw #{self._pos} ({op} {n}) beyond the log")
+        record = self._queue[self._pos]
+        if (record.op, record.n) != (op, n) or (op == "roll" and record.count != count):
+            raise ReplayMismatch(
+                f"draw #{self._pos}: engine asked for {op} {n}x{count}, "
+                f"log holds {record.op} {record.n}x{record.count}"
+            )
+        self._pos += 1
+        return record
+
+    @property
+    def exhausted(self) -> bool:
+        return self._pos == len(self._queue)

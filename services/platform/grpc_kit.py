@@ -1,0 +1,227 @@
+"""gRPC aio server and client set-up shared by every service.
+
+One interceptor does the cross-cutting work of every call: it binds a request id, the
+method and the match id into the structlog context, reads the bearer token into
+:data:`current_claims`, and maps :class:`ServiceError` to its status code with the reason.
+Anything else becomes INTERNAL with the request id, logged with its traceback; the
+servicer never crashes the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import uuid
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+import grpc
+from google.protobuf.message import DecodeError
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
+from grpc_reflection.v1alpha import reflection
+
+from services.platform.errors import PermissionDenied, ServiceError, Unauthenticated
+from services.platform.logs import bound_contextvars, get_logger
+from services.platform.tokens import Claims, TokenIssuer, bearer
+
+current_claims: contextvars.ContextVar[Claims | None] = contextvars.ContextVar(
+    "current_claims", default=None
+)
+
+log = get_logger("grpc")
+
+
+def _metadata_value(metadata: Iterable[tuple[str, Any]] | None, key: str) -> str | None:
+    for k, v in metadata or ():
+        if k == key:
+            return v.decode(errors="replace") if isinstance(v, bytes) else str(v)
+    return None
+
+
+class KernelInterceptor(grpc.aio.ServerInterceptor):
+    def __init__(self, issuer: TokenIssuer | None) -> None:
+        self._issuer = issuer
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if handler is None:
+            return handler
+        method = details.method
+        decode = handler.request_deserializer
+        # Requests arrive as raw bytes and are decoded here, so that garbage bytes are
+        # answered INVALID_ARGUMENT rather than the library's INTERNAL.
+        if handler.unary_unary:
+            inner = handler.unary_unary
+
+            async def unary(raw: bytes, context: grpc.aio.ServicerContext) -> Any:
+                request = await _decode(decode, raw, context)
+                async with self._call(method, request, context) as ok:
+                    if ok:
+                        return await inner(request, context)
+                return None
+
+            return grpc.unary_unary_rpc_method_handler(
+                unary, response_serializer=handler.response_serializer
+            )
+        if handler.unary_stream:
+            inner_stream = handler.unary_stream
+
+            async def stream(raw: bytes, context: grpc.aio.ServicerContext) -> Any:
+                request = await _decode(decode, raw, context)
+                async with self._call(method, request, context) as ok:
+                    if ok:
+                        async for item in inner_stream(request, context):
+                            yield item
+
+            return grpc.unary_stream_rpc_method_handler(
+                stream, response_serializer=handler.response_serializer
+            )
+        return handler
+
+    def _call(self, method: str, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return _CallScope(self._issuer, method, request, context)
+
+
+async def _decode(decode: Any, raw: bytes, context: grpc.aio.ServicerContext) -> Any:
+    if decode is None:
+        return raw
+    try:
+        return decode(raw)
+    except (DecodeError, ValueError, TypeError) as err:
+        log.info("malformed request", error=str(err))
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed request: {err}")
+
+
+class _CallScope:
+    """Async context manager around one call: context binding, auth and error mapping."""
+
+    def __init__(
+        self, issuer: TokenIssuer | None, method: str, request: Any, context: grpc.aio.ServicerContext
+    ) -> None:
+        self.issuer, self.method, self.request, self.context = issuer, method, request, context
+        self._bound: Any = None
+        self._token: Any = None
+
+    async def __aenter__(self) -> bool:
+        metadata = self.context.invocation_metadata()
+        request_id = _metadata_value(metadata, "x-request-id") or uuid.uuid4().hex[:16]
+        fields: dict[str, Any] = {"request_id": request_id, "method": self.method}
+        match_id = getattr(self.request, "match_id", "")
+        if match_id:
+            fields["match_id"] = match_id
+        self._bound = bound_contextvars(**fields)
+        self._bound.__enter__()
+        self.request_id = request_id
+        try:
+            token = bearer(metadata)
+            claims = self.issuer.verify(token) if token and self.issuer else None
+        except ServiceError as err:
+            await self._abort(err)
+            return False
+        self._token = current_claims.set(claims)
+        return True
+
+    async def _abort(self, err: ServiceError) -> None:
+        log.info("call refused", code=err.code.name, reason=err.reason)
+        await self.context.abort(err.code, err.reason)
+
+    async def __aexit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+        try:
+            if exc is None or isinstance(exc, (grpc.aio.AbortError, GeneratorExit)):
+                return False
+            if isinstance(exc, ServiceError):
+                await self._abort(exc)
+                return True
+            if isinstance(exc, asyncio.CancelledError):
+                return False
+            log.error("unexpected error", exc_info=(exc_type, exc, tb))
+            await self.context.abort(
+                grpc.StatusCode.INTERNAL, f"internal error (request id {self.request_id})"
+            )
+            return True
+        finally:
+            if self._token is not None:
+                current_claims.reset(self._token)
+            self._bound.__exit__(None, None, None)
+
+
+def claims() -> Claims | None:
+    return current_claims.get()
+
+
+def require_claims(*roles: str) -> Claims:
+    found = current_claims.get()
+    if found is None:
+        raise Unauthenticated("this call needs a bearer token")
+    if found.role not in roles:
+        raise PermissionDenied(f"this call needs a {' or '.join(roles)} token, not {found.role}")
+    return found
+
+
+class ServerHandle:
+    """A started gRPC server with its health servicer."""
+
+    def __init__(self, server: grpc.aio.Server, health: HealthServicer, port: int, names: list[str]):
+        self.server, self.health, self.port, self.names = server, health, port, names
+
+    async def set_serving(self, serving: bool) -> None:
+        status = (
+            health_pb2.HealthCheckResponse.SERVING
+            if serving
+            else health_pb2.HealthCheckResponse.NOT_SERVING
+        )
+        for name in ["", *self.names]:
+            await self.health.set(name, status)
+
+    async def stop(self, grace: float) -> None:
+        await self.set_serving(False)
+        await self.server.stop(grace)
+
+
+async def start_server(
+    address: str,
+    register: Callable[[grpc.aio.Server], None],
+    service_names: list[str],
+    issuer: TokenIssuer | None,
+) -> ServerHandle:
+    """Start an aio server on ``address`` with health, reflection and the kernel interceptor."""
+    server = grpc.aio.server(
+        interceptors=[KernelInterceptor(issuer)],
+        options=[
+            ("grpc.max_receive_message_length", 8 * 1024 * 1024),
+            ("grpc.so_reuseport", 0),
+        ],
+    )
+    register(server)
+    health = HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    reflection.enable_server_reflection(
+        [*service_names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+         reflection.SERVICE_NAME],
+        server,
+    )
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise RuntimeError(f"could not bind gRPC server to {address}")
+    await server.start()
+    handle = ServerHandle(server, health, port, service_names)
+    await handle.set_serving(True)
+    return handle
+
+
+def channel(address: str) -> grpc.aio.Channel:
+    return grpc.aio.insecure_channel(
+        address, options=[("grpc.max_receive_message_length", 64 * 1024 * 1024)]
+    )
+
+
+def call_metadata(token: str | None = None, request_id: str | None = None) -> tuple[tuple[str, str], ...]:
+    md: list[tuple[str, str]] = [("x-request-id", request_id or uuid.uuid4().hex[:16])]
+    if token:
+        md.append(("authorization", f"Bearer {token}"))
+    return tuple(md)

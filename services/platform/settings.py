@@ -1,0 +1,102 @@
+"""Settings from environment variables, with defaults that run everything on one machine."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+GAMES = ("neon-reign", "neon", "neon-knights-2086", "barbaric")
+
+DEFAULT_PORTS = {
+    "dice": 50051,
+    "matchmaking": 50052,
+    "scoring": 50053,
+    "rules-neon-reign": 50061,
+    "rules-neon": 50062,
+    "rules-neon-knights-2086": 50063,
+    "rules-barbaric": 50064,
+}
+
+
+def env_key(service: str) -> str:
+    """NEON_<SERVICE>_ADDR style prefix: rules-neon-reign -> RULES_NEON_REIGN."""
+    return service.upper().replace("-", "_")
+
+
+def _bool(value: str | None, default: bool = False) -> bool:
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every knob a service reads. Build with :func:`load`."""
+
+    env: str = "dev"
+    """"dev" or "tournament" (tournament refuses dev seeds and requires real keys)."""
+    var_dir: Path = Path("var")
+    persistence: str = "sqlite"
+    """"sqlite" (embedded default), "postgres" or "memory"."""
+    database_url: str = ""
+    postgres_schema: str = ""
+    nats_url: str = "nats://127.0.0.1:4222"
+    host: str = "127.0.0.1"
+    bind_host: str = "127.0.0.1"
+    ports: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_PORTS))
+    addresses: dict[str, str] = field(default_factory=dict)
+    """Where each service is reached, by service name (host:port)."""
+    token_secret: str = ""
+    signing_key: str = ""
+    """Ed25519 private key, PEM or hex of the 32 raw bytes."""
+    log_level: str = "info"
+    log_format: str = "json"
+    grace_seconds: float = 10.0
+    call_timeout: float = 5.0
+    seat_token_ttl: int = 7 * 24 * 3600
+    outbox_interval: float = 0.05
+
+    @property
+    def tournament(self) -> bool:
+        return self.env == "tournament"
+
+    def address(self, service: str) -> str:
+        return self.addresses.get(service) or f"{self.host}:{self.ports[service]}"
+
+    def sqlite_path(self, service: str) -> Path:
+        return self.var_dir / f"{service}.sqlite"
+
+
+def load(environ: dict[str, str] | None = None) -> Settings:
+    e = dict(os.environ if environ is None else environ)
+    database_url = e.get("DATABASE_URL", "")
+    persistence = e.get("NEON_PERSISTENCE") or ("postgres" if database_url else "sqlite")
+    ports = dict(DEFAULT_PORTS)
+    addresses: dict[str, str] = {}
+    for service in DEFAULT_PORTS:
+        key = env_key(service)
+        if e.get(f"NEON_{key}_PORT"):
+            ports[service] = int(e[f"NEON_{key}_PORT"])
+        if e.get(f"NEON_{key}_ADDR"):
+            addresses[service] = e[f"NEON_{key}_ADDR"]
+    return Settings(
+        env=e.get("NEON_ENV", "dev"),
+        var_dir=Path(e.get("NEON_VAR_DIR", "var")),
+        persistence=persistence,
+        database_url=database_url,
+        postgres_schema=e.get("NEON_POSTGRES_SCHEMA", ""),
+        nats_url=e.get("NATS_URL", "nats://127.0.0.1:4222"),
+        host=e.get("NEON_HOST", "127.0.0.1"),
+        bind_host=e.get("NEON_BIND_HOST", e.get("NEON_HOST", "127.0.0.1")),
+        ports=ports,
+        addresses=addresses,
+        token_secret=e.get("NEON_TOKEN_SECRET", ""),
+        signing_key=e.get("NEON_SIGNING_KEY", ""),
+        log_level=e.get("NEON_LOG_LEVEL", "info"),
+        log_format=e.get("NEON_LOG_FORMAT", "json"),
+        grace_seconds=float(e.get("NEON_GRACE_SECONDS", "10")),
+        call_timeout=float(e.get("NEON_CALL_TIMEOUT", "5")),
+        seat_token_ttl=int(e.get("NEON_SEAT_TOKEN_TTL", str(7 * 24 * 3600))),
+        outbox_interval=float(e.get("NEON_OUTBOX_INTERVAL", "0.05")),
+    )

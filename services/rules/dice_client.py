@@ -1,0 +1,97 @@
+"""The rules host's client of the dice service: deadlines, auth and error mapping."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+
+from services.genproto.neon.dice.v1 import dice_pb2, dice_pb2_grpc
+from services.platform.draws import DrawRecord
+from services.platform.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
+from services.platform.grpc_kit import call_metadata, channel
+
+OPS = {"randbelow": dice_pb2.DRAW_OP_RANDBELOW, "shuffle": dice_pb2.DRAW_OP_SHUFFLE,
+       "roll": dice_pb2.DRAW_OP_ROLL}
+OP_NAMES = {v: k for k, v in OPS.items()}
+
+
+class DiceClient:
+    def __init__(self, address: str, token: str, timeout: float = 5.0) -> None:
+        self._channel = channel(address)
+        self._stub = dice_pb2_grpc.DiceServiceStub(self._channel)
+        self._token = token
+        self._timeout = timeout
+
+    async def close(self) -> None:
+        await self._channel.close()
+
+    async def _call(self, method: Callable[..., Awaitable[Any]], request: Any) -> Any:
+        try:
+            return await method(request, timeout=self._timeout, metadata=call_metadata(self._token))
+        except grpc.aio.AioRpcError as err:
+            code, details = err.code(), err.details() or ""
+            if code == grpc.StatusCode.NOT_FOUND:
+                raise NotFound(f"dice: {details}") from None
+            if code == grpc.StatusCode.FAILED_PRECONDITION:
+                raise FailedPrecondition(f"dice: {details}") from None
+            if code == grpc.StatusCode.INVALID_ARGUMENT:
+                raise InvalidArgument(f"dice: {details}") from None
+            raise Unavailable(f"dice service unavailable ({code.name}: {details})") from None
+
+    async def open(self, match_id: str, dev_seed: str = "") -> Any:
+        response = await self._call(
+            self._stub.OpenSession, dice_pb2.OpenSessionRequest(match_id=match_id, dev_seed=dev_seed)
+        )
+        return response.session
+
+    async def add_client_seed(self, match_id: str, seat: int, seed: str) -> Any:
+        response = await self._call(
+            self._stub.AddClientSeed,
+            dice_pb2.AddClientSeedRequest(match_id=match_id, seat=seat, seed=seed),
+        )
+        return response.session
+
+    async def draw(self, match_id: str, request_id: str, op: str, n: int, count: int) -> DrawRecord:
+        response = await self._call(
+            self._stub.Draw,
+            dice_pb2.DrawRequest(match_id=match_id, request_id=request_id, op=OPS[op], n=n, count=count),
+        )
+        d = response.draw
+        return DrawRecord(OP_NAMES[d.op], d.n, d.count, tuple(d.result), d.first, d.next)
+
+    async def client_seeds(self, match_id: str) -> list[list[Any]]:
+        response = await self._call(
+            self._stub.GetCommitment, dice_pb2.GetCommitmentRequest(match_id=match_id)
+        )
+        return [[c.seat, c.seed] for c in response.session.client_seeds]
+
+    async def close_session(self, match_id: str) -> tuple[Any, str]:
+        response = await self._call(
+            self._stub.CloseSession, dice_pb2.CloseSessionRequest(match_id=match_id)
+        )
+        return response.session, response.seed
+
+
+class LiveDraws:
+    """A draw function for :class:`RecordingRandomness`, called from the engine's thread.
+
+    Request ids are derived from the match position and command, so a retried action
+    gets back the same draws instead of fresh ones.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, dice: DiceClient, match_id: str,
+                 prefix: str, timeout: float) -> None:
+        self.loop, self.dice, self.match_id, self.prefix = loop, dice, match_id, prefix
+        self.timeout = timeout
+        self.index = 0
+
+    def __call__(self, op: str, n: int, count: int) -> DrawRecord:
+        request_id = f"{self.prefix}/{self.index}"
+        self.index += 1
+        future = asyncio.run_coroutine_threadsafe(
+            self.dice.draw(self.match_id, request_id, op, n, count), self.loop
+        )
+        return future.result(self.timeout * 2)

@@ -1,0 +1,73 @@
+"""Start the rules service of one game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.platform import bus
+from services.platform.grpc_kit import start_server
+from services.platform.keys import Keys
+from services.platform.running import RunningService
+from services.platform.settings import Settings
+from services.platform.store import eventsourcing_env
+from services.platform.tokens import TokenIssuer
+from services.rules import records
+from services.rules.app import rules_application
+from services.rules.dice_client import DiceClient
+from services.rules.games import load_engine
+from services.rules.host import MatchHost
+from services.rules.service import SERVICE_NAME, register
+
+SERVICE_TOKEN_TTL = 10 * 365 * 24 * 3600
+
+
+def service_name(game: str) -> str:
+    return f"rules-{game}"
+
+
+def subject(game: str, match_id: str) -> str:
+    return f"neon.events.rules.{game}.{match_id}"
+
+
+def projection(game: str) -> bus.Projection:
+    """Public messages for each stored match event: hidden parts stripped (records.project)."""
+
+    def project(event: Any) -> list[tuple[str, dict[str, Any]]]:
+        record = getattr(event, "record", None)
+        if record is None:
+            return []
+        public = records.project(record, None)
+        return [(subject(game, record["match_id"]), {"game": game, **public})]
+
+    return project
+
+
+async def start(
+    game: str, settings: Settings, keys: Keys, nats_client: Any = None, engine: Any = None
+) -> RunningService:
+    engine = engine or load_engine(game)
+    name = service_name(game)
+    app = rules_application(name, eventsourcing_env(settings, name))
+    issuer = TokenIssuer(keys.token_secret)
+    dice = DiceClient(settings.address("dice"), issuer.issue("service", "*", ttl=SERVICE_TOKEN_TTL),
+                      settings.call_timeout)
+    relay = None
+    if nats_client is not None:
+        relay = bus.OutboxRelay(app, name, nats_client.jetstream(), projection(game),
+                                interval=settings.outbox_interval)
+        await relay.start()
+    host = MatchHost(
+        engine, app, dice, issuer, keys.signing_key,
+        allow_dev_seeds=not settings.tournament, seat_token_ttl=settings.seat_token_ttl,
+        call_timeout=settings.call_timeout, on_saved=relay.poke if relay else (lambda: None),
+    )
+    handle = await start_server(
+        f"{settings.bind_host}:{settings.ports.get(name, 0)}", lambda server: register(server, host),
+        [SERVICE_NAME], issuer,
+    )
+    closers: list[Any] = []
+    if relay is not None:
+        closers += [relay.drain, relay.stop]
+    closers += [dice.close, app.close]
+    return RunningService(name, handle, f"{settings.host}:{handle.port}", closers=closers,
+                          extra={"host": host, "relay": relay, "app": app})

@@ -1,0 +1,108 @@
+"""Match log records: the JSON documents stored in each event, chained and projected.
+
+Every event of a match carries one record, a JSON object with ``type``, ``n`` (its
+1-based position), ``prev`` (the previous chain hash) and ``hash``:
+``hash = chain_hash(match_id, n, prev, record without "hash")``. Types:
+
+MatchCreated
+    game, mode, seats, options, players, engine and content versions, dice stream id
+    and commitment.
+MatchStarted
+    client seeds, the set-up draws, the engine events of the set-up, state hash.
+ActionAccepted
+    seat, command id, action, decision kind, whether the decision was hidden, the
+    draws it used, engine events, state hash.
+MatchEnded
+    outcome (placements, scores, breakdown), players.
+MatchSealed
+    the revealed dice seed (checked against the commitment by verify).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from services.platform.canonical import GENESIS, chain_hash
+
+TYPES = ("MatchCreated", "MatchStarted", "ActionAccepted", "MatchEnded", "MatchSealed")
+
+
+def seal_record(match_id: str, n: int, prev: str, body: dict[str, Any]) -> dict[str, Any]:
+    """Give a record its position and chain hash."""
+    record = {**body, "match_id": match_id, "n": n, "prev": prev}
+    record["hash"] = chain_hash(match_id, n, prev, record)
+    return record
+
+
+def check_chain(match_id: str, records: list[dict[str, Any]]) -> str | None:
+    """``None`` if the chain holds, else the first problem in words."""
+    prev = GENESIS
+    for index, record in enumerate(records, start=1):
+        if record.get("match_id") != match_id:
+            return f"event {index}: belongs to match {record.get('match_id')!r}, not {match_id!r}"
+        if record.get("n") != index:
+            return f"event {index}: position is {record.get('n')!r}, expected {index}"
+        if record.get("prev") != prev:
+            return f"event {index}: previous hash does not match event {index - 1}"
+        body = {k: v for k, v in record.items() if k != "hash"}
+        if chain_hash(match_id, index, prev, body) != record.get("hash"):
+            return f"event {index}: hash does not match its content"
+        prev = record["hash"]
+    return None
+
+
+def head(records: list[dict[str, Any]]) -> str:
+    return records[-1]["hash"] if records else GENESIS
+
+
+def _visible(event: dict[str, Any], viewer: int | None) -> bool:
+    seen = event.get("visible_to")
+    return seen is None or (viewer is not None and viewer in seen)
+
+
+def project(record: dict[str, Any], viewer: int | None) -> dict[str, Any]:
+    """The record as ``viewer`` may see it (a seat, or ``None`` for the public).
+
+    Draws never leave (they would reveal deck orders); the action of a hidden
+    decision reaches only its own seat; engine events only where visible; the state
+    hash only to seats (it is an organiser's audit value, see RULES of hiding).
+    """
+    kind = record["type"]
+    out: dict[str, Any] = {
+        "type": kind, "match_id": record["match_id"], "n": record["n"], "hash": record["hash"],
+    }
+    if kind == "MatchCreated":
+        for key in ("game", "mode", "seats", "options", "players", "engine_version",
+                    "content_version", "dice"):
+            out[key] = copy.deepcopy(record.get(key))
+    elif kind in ("MatchStarted", "ActionAccepted"):
+        out["events"] = [
+            {"kind": e["kind"], "data": e["data"]}
+            for e in record.get("events", []) if _visible(e, viewer)
+        ]
+        if kind == "ActionAccepted":
+            out["seat"] = record["seat"]
+            out["decision"] = record.get("decision", "")
+            if not record.get("hidden") or viewer == record["seat"]:
+                out["action"] = copy.deepcopy(record["action"])
+        if viewer is not None:
+            out["state_hash"] = record.get("state_hash", "")
+    elif kind == "MatchEnded":
+        out["outcome"] = copy.deepcopy(record["outcome"])
+        out["players"] = list(record.get("players", []))
+    elif kind == "MatchSealed":
+        out["seed"] = record["seed"]
+        out["commitment"] = record["commitment"]
+    return out
+
+
+def engine_events_json(events: Any) -> list[dict[str, Any]]:
+    return [
+        {
+            "kind": e.kind,
+            "data": copy.deepcopy(dict(e.data)),
+            "visible_to": None if e.visible_to is None else sorted(e.visible_to),
+        }
+        for e in events
+    ]

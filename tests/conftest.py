@@ -1,0 +1,95 @@
+"""Shared fixtures: real NATS, real PostgreSQL, and in-process services over real gRPC.
+
+Where they come from, in order (ARCHITECTURE.md, Running it):
+NATS_URL / DATABASE_URL when set; else testcontainers when a Docker engine answers;
+else the bundled nats-server, and PostgreSQL tests are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from services.platform.natsrv import EmbeddedNats
+
+RULEBOOKS = Path(__file__).resolve().parents[2] / "shared" / "rulebooks"
+
+
+def docker_available() -> tuple[bool, str]:
+    try:
+        import docker
+
+        docker.from_env(timeout=2).ping()
+    except Exception as err:  # any failure means: no engine to use
+        return False, f"no Docker engine answers ({type(err).__name__})"
+    return True, ""
+
+
+@pytest.fixture(scope="session")
+def nats_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if os.environ.get("NATS_URL"):
+        yield os.environ["NATS_URL"]
+        return
+    ok, _ = docker_available()
+    if ok:
+        from testcontainers.nats import NatsContainer
+
+        with NatsContainer("nats:2.10-alpine").with_command("-js") as container:
+            yield container.nats_uri()
+        return
+    server = EmbeddedNats(tmp_path_factory.mktemp("nats")).start()
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    if os.environ.get("DATABASE_URL"):
+        yield os.environ["DATABASE_URL"]
+        return
+    ok, why = docker_available()
+    if not ok:
+        pytest.skip(f"PostgreSQL: DATABASE_URL is not set and {why}")
+    from testcontainers.postgres import PostgresContainer
+
+    with PostgresContainer("postgres:16-alpine", driver=None) as container:
+        yield container.get_connection_url()
+
+
+@pytest.fixture
+def postgres_schema(postgres_url: str) -> Iterator[str]:
+    """A fresh schema per test, dropped afterwards."""
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    yield schema
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture
+def rulebook() -> object:
+    def read(name: str) -> str:
+        path = RULEBOOKS / name
+        if not path.exists():
+            pytest.skip(f"rulebook {name} is not beside the project")
+        return path.read_text()
+
+    return read
+
+
+@pytest.fixture
+async def nats_client(nats_url: str) -> AsyncIterator[object]:
+    from services.platform.bus import connect
+
+    nc = await connect(nats_url, "tests")
+    yield nc
+    await nc.drain()

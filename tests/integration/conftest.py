@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from services.cli.backend import Backend, start_backend
+from services.platform.settings import DEFAULT_PORTS, Settings
+from tests.support import toy
+
+ZERO_PORTS = {name: 0 for name in DEFAULT_PORTS}
+
+
+def test_settings(tmp_path: Path, nats_url: str, persistence: str = "sqlite", **kw: object) -> Settings:
+    return dataclasses.replace(
+        Settings(), var_dir=tmp_path / "var", persistence=persistence, nats_url=nats_url,
+        ports=dict(ZERO_PORTS), log_level="warning", **kw,
+    )
+
+
+@pytest.fixture
+async def backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
+    b = await start_backend(test_settings(tmp_path, nats_url), games=["neon-reign"] if _has("neon-reign") else [],
+                            embedded_nats=False, engines={"toy": toy.ENGINE})
+    yield b
+    await b.stop(1)
+
+
+def _has(game: str) -> bool:
+    from services.rules.games import available
+
+    return game in available()
