@@ -1,17 +1,24 @@
 """NATS JetStream: connection, the event stream, and the outbox relay.
 
 The relay publishes each stored notification of a service's Application to JetStream
-with ``Nats-Msg-Id = "<service>:<notification id>"``: the server drops a re-publish of
-the same id inside the stream's duplicate window, and the relay keeps its position in a
-JetStream key-value bucket so a restart resumes where it stopped.
+with ``Nats-Msg-Id = "<service>:<store id>:<notification id>"``: the server drops a
+re-publish of the same id inside the stream's duplicate window, and the relay keeps its
+position in a JetStream key-value bucket so a restart resumes where it stopped. The
+store id (made once, kept in the store itself) keeps a new or wiped store from
+colliding with the ids and position of another store of the same service.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from collections.abc import Callable
 from typing import Any
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.domain import Aggregate, event
+from eventsourcing.persistence import IntegrityError
 
 import nats
 from nats.js import JetStreamContext
@@ -55,8 +62,36 @@ async def positions(js: JetStreamContext) -> Any:
         return await js.create_key_value(KeyValueConfig(bucket=POSITIONS_BUCKET, history=1))
 
 
-def msg_id(service: str, notification_id: int) -> str:
-    return f"{service}:{notification_id}"
+def msg_id(service: str, notification_id: int, store_id: str = "") -> str:
+    """``<service>:<notification id>``, with the store's identity when it has one."""
+    return f"{service}:{store_id}:{notification_id}" if store_id else f"{service}:{notification_id}"
+
+
+class StoreIdentity(Aggregate):
+    """Names one event store, so that a wiped store never reuses a live store's msg ids."""
+
+    @event("Named")
+    def __init__(self, store_id: str) -> None:
+        self.store_id = store_id
+
+    @staticmethod
+    def create_id(*args: Any, **kwargs: Any) -> uuid.UUID:
+        return STORE_IDENTITY
+
+
+STORE_IDENTITY = uuid.UUID("5e0b4f3a-8c1d-4e27-b6a9-0d3c2f1e4a77")
+
+
+def store_identity(app: Any) -> str:
+    """The store's identity, made on first use (racing replicas agree on the first saved)."""
+    try:
+        return str(app.repository.get(STORE_IDENTITY).store_id)
+    except AggregateNotFoundError:
+        try:
+            app.save(StoreIdentity(uuid.uuid4().hex[:12]))
+        except IntegrityError:
+            pass
+        return str(app.repository.get(STORE_IDENTITY).store_id)
 
 
 class OutboxRelay:
@@ -73,6 +108,7 @@ class OutboxRelay:
         self._stopped = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._kv: Any = None
+        self.store_id = ""
 
     def poke(self) -> None:
         self._wake.set()
@@ -80,12 +116,17 @@ class OutboxRelay:
     async def start(self) -> None:
         await ensure_stream(self.js)
         self._kv = await positions(self.js)
+        self.store_id = await asyncio.to_thread(store_identity, self.app)
         try:
-            entry = await self._kv.get(self.service)
+            entry = await self._kv.get(self._key)
             self.position = int(entry.value.decode())
         except KeyNotFoundError:
             self.position = 0
         self._task = asyncio.create_task(self._run(), name=f"outbox-{self.service}")
+
+    @property
+    def _key(self) -> str:
+        return f"{self.service}.{self.store_id}"
 
     async def _run(self) -> None:
         while not self._stopped.is_set():
@@ -105,7 +146,7 @@ class OutboxRelay:
 
     async def publish_pending(self) -> int:
         notifications = await asyncio.to_thread(
-            self.app.notification_log.select, self.position + 1, self.batch
+            self.app.recorder.select_notifications, self.position + 1, self.batch
         )
         for notification in notifications:
             event = self.app.mapper.to_domain_event(notification)
@@ -114,10 +155,10 @@ class OutboxRelay:
                     subject,
                     json.dumps(payload, separators=(",", ":"), sort_keys=True).encode(),
                     stream=STREAM,
-                    headers={"Nats-Msg-Id": msg_id(self.service, notification.id)},
+                    headers={"Nats-Msg-Id": msg_id(self.service, notification.id, self.store_id)},
                 )
             self.position = notification.id
-            await self._kv.put(self.service, str(self.position).encode())
+            await self._kv.put(self._key, str(self.position).encode())
         return len(notifications)
 
     async def drain(self, timeout: float = 5.0) -> None:

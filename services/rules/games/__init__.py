@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 
 from services.rules.games.contract import GameEngine
 
@@ -12,10 +13,20 @@ ENGINE_MODULES = {
 }
 
 
+def _modules() -> dict[str, str]:
+    """Built-in engines plus plug-ins from NEON_ENGINES ("game=package.module,...")."""
+    modules = dict(ENGINE_MODULES)
+    for item in os.environ.get("NEON_ENGINES", "").split(","):
+        game_id, _, module = item.partition("=")
+        if game_id.strip() and module.strip():
+            modules[game_id.strip()] = module.strip()
+    return modules
+
+
 def available() -> list[str]:
     """Game ids whose engine is present in this build."""
     found = []
-    for game_id, module in ENGINE_MODULES.items():
+    for game_id, module in _modules().items():
         try:
             importlib.import_module(module)
         except ModuleNotFoundError:
@@ -25,7 +36,8 @@ def available() -> list[str]:
 
 
 def load_engine(game_id: str) -> GameEngine:
-    module = ENGINE_MODULES.get(game_id)
+    modules = _modules()
+    module = modules.get(game_id)
     if module is None:
-        raise KeyError(f"unknown game {game_id!r}; known: {', '.join(ENGINE_MODULES)}")
+        raise KeyError(f"unknown game {game_id!r}; known: {', '.join(modules)}")
     return importlib.import_module(module).ENGINE  # type: ignore[no-any-return]

@@ -1,0 +1,66 @@
+"""A thin async client of the rules service, used by the command line and the tests."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import grpc
+
+from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
+from services.platform.grpc_kit import call_metadata, channel
+
+
+class RulesClient:
+    def __init__(self, address: str, timeout: float = 15.0) -> None:
+        self.address = address
+        self.channel = channel(address)
+        self.stub = rules_pb2_grpc.RulesServiceStub(self.channel)
+        self.timeout = timeout
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+    async def call(self, name: str, request: Any, token: str | None = None,
+                   timeout: float | None = None) -> Any:
+        return await getattr(self.stub, name)(
+            request, metadata=call_metadata(token), timeout=timeout or self.timeout
+        )
+
+    async def info(self) -> Any:
+        return await self.call("GetGameInfo", rules_pb2.GetGameInfoRequest())
+
+    async def create(self, organiser: str, **kw: Any) -> Any:
+        options = kw.pop("options", {})
+        return await self.call(
+            "CreateMatch",
+            rules_pb2.CreateMatchRequest(options_json=json.dumps(options), **kw), organiser,
+        )
+
+    async def submit(self, token: str, match_id: str, command_id: str, action: Any,
+                     **kw: Any) -> Any:
+        return await self.call("SubmitAction", rules_pb2.SubmitActionRequest(
+            match_id=match_id, command_id=command_id, action_json=json.dumps(action), **kw), token)
+
+    async def legal(self, token: str, match_id: str) -> Any:
+        return await self.call(
+            "ListLegalActions", rules_pb2.ListLegalActionsRequest(match_id=match_id), token
+        )
+
+    async def view(self, match_id: str, token: str | None = None) -> Any:
+        return await self.call("GetView", rules_pb2.GetViewRequest(match_id=match_id), token)
+
+    async def export(self, organiser: str, match_id: str) -> Any:
+        return await self.call(
+            "ExportMatch", rules_pb2.ExportMatchRequest(match_id=match_id), organiser
+        )
+
+    def watch(self, match_id: str, token: str | None = None, from_version: int = 0) -> Any:
+        return self.stub.WatchMatch(
+            rules_pb2.WatchMatchRequest(match_id=match_id, from_version=from_version),
+            metadata=call_metadata(token),
+        )
+
+
+def is_code(err: BaseException, code: grpc.StatusCode) -> bool:
+    return isinstance(err, grpc.aio.AioRpcError) and err.code() == code
