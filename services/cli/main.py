@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from services.platform import logs
-from services.platform.settings import DEFAULT_PORTS, Settings, load
+from services.platform.settings import Settings, load
 
 app = typer.Typer(help="Neon Arena: authoritative game server for four tabletop games.",
                   no_args_is_help=True, add_completion=False)
@@ -73,9 +73,12 @@ def serve(service: str = typer.Argument(..., help="dice or rules-<game>")) -> No
     from services.platform.keys import load_keys
     from services.rules import main as rules_main
 
+    from services.rules.games import available
+
     settings = _settings()
-    if service not in DEFAULT_PORTS:
-        err_console.print(f"unknown service {service!r}; services: {', '.join(DEFAULT_PORTS)}")
+    known = ["dice", *(f"rules-{game}" for game in available())]
+    if service not in known:
+        err_console.print(f"unknown service {service!r}; services here: {', '.join(known)}")
         raise typer.Exit(2)
 
     async def run() -> None:

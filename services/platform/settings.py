@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,7 +75,12 @@ def load(environ: dict[str, str] | None = None) -> Settings:
     persistence = e.get("NEON_PERSISTENCE") or ("postgres" if database_url else "sqlite")
     ports = dict(DEFAULT_PORTS)
     addresses: dict[str, str] = {}
-    for service in DEFAULT_PORTS:
+    plugins = {
+        "rules-" + m.group(1).lower().replace("_", "-")
+        for m in (re.match(r"^NEON_RULES_([A-Z0-9_]+)_(?:PORT|ADDR)$", k) for k in e)
+        if m
+    }
+    for service in sorted(set(DEFAULT_PORTS) | plugins):
         key = env_key(service)
         if e.get(f"NEON_{key}_PORT"):
             ports[service] = int(e[f"NEON_{key}_PORT"])

@@ -13,7 +13,7 @@ from tests.support import toy
 ZERO_PORTS = {name: 0 for name in DEFAULT_PORTS}
 
 
-def test_settings(tmp_path: Path, nats_url: str, persistence: str = "sqlite", **kw: object) -> Settings:
+def make_settings(tmp_path: Path, nats_url: str, persistence: str = "sqlite", **kw: object) -> Settings:
     return dataclasses.replace(
         Settings(), var_dir=tmp_path / "var", persistence=persistence, nats_url=nats_url,
         ports=dict(ZERO_PORTS), log_level="warning", **kw,
@@ -22,7 +22,7 @@ def test_settings(tmp_path: Path, nats_url: str, persistence: str = "sqlite", **
 
 @pytest.fixture
 async def backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
-    b = await start_backend(test_settings(tmp_path, nats_url), games=["neon-reign"] if _has("neon-reign") else [],
+    b = await start_backend(make_settings(tmp_path, nats_url), games=["neon-reign"] if _has("neon-reign") else [],
                             embedded_nats=False, engines={"toy": toy.ENGINE})
     yield b
     await b.stop(1)

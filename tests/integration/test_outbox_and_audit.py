@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 
 from services.cli.backend import Backend
 from services.cli.client import RulesClient
@@ -32,14 +33,15 @@ async def published(nats_client: object, subject: str, expected: int, timeout: f
 
 async def test_match_events_are_published_once_and_redacted(backend: Backend, nats_client: object) -> None:
     client = RulesClient(backend.address("rules-toy"))
+    match_id = f"pub-{uuid.uuid4().hex[:8]}"  # the CI's NATS keeps streams across runs
     result = await play_match(client, backend.organiser_token(), mode="race",
-                              seats=["random", "random"], seed=7, match_id="pub-1")
-    view = await client.view("pub-1")
-    messages = await published(nats_client, "neon.events.rules.toy.pub-1", view.version)
+                              seats=["random", "random"], seed=7, match_id=match_id)
+    view = await client.view(match_id)
+    messages = await published(nats_client, f"neon.events.rules.toy.{match_id}", view.version)
     assert [json.loads(m.data)["n"] for m in messages] == list(range(1, view.version + 1))
     ids = [m.headers["Nats-Msg-Id"] for m in messages]
     assert len(set(ids)) == len(ids) and all(i.startswith("rules-toy:") for i in ids)
-    export = (await client.export(backend.organiser_token(), "pub-1")).export_jsonl
+    export = (await client.export(backend.organiser_token(), match_id)).export_jsonl
     cards = {c for line in export.splitlines() for c in _cards(json.loads(line))}
     assert cards, "the toy engine deals cards, the export must hold them"
     for m in messages:
@@ -60,14 +62,15 @@ def _cards(row: dict) -> set[str]:
 
 async def test_relay_publishes_again_after_restart_without_duplicates(backend: Backend, nats_client: object) -> None:
     client = RulesClient(backend.address("rules-toy"))
+    match_id = f"pub-{uuid.uuid4().hex[:8]}"
     await play_match(client, backend.organiser_token(), mode="race", seats=["random", "random"],
-                     seed=8, match_id="pub-2")
+                     seed=8, match_id=match_id)
     relay = backend.services["rules-toy"].extra["relay"]
     await relay.drain()
     relay.position = 0  # as if the position were lost: every event is sent again
     await relay.publish_pending()
-    version = (await client.view("pub-2")).version
-    messages = await published(nats_client, "neon.events.rules.toy.pub-2", version + 5, timeout=2)
+    version = (await client.view(match_id)).version
+    messages = await published(nats_client, f"neon.events.rules.toy.{match_id}", version + 5, timeout=2)
     assert len(messages) == version
     await client.close()
 

@@ -1,0 +1,84 @@
+"""What every server offers: health, reflection, clean answers to garbage; the dice API."""
+
+from __future__ import annotations
+
+import hashlib
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from services.cli.backend import Backend
+from services.genproto.neon.dice.v1 import dice_pb2
+from services.platform.grpc_kit import call_metadata
+from tests.support.client import dice_stub
+
+
+@pytest.mark.parametrize("service", ["dice", "rules-toy"])
+async def test_health_and_reflection(backend: Backend, service: str) -> None:
+    async with grpc.aio.insecure_channel(backend.address(service)) as channel:
+        status = await health_pb2_grpc.HealthStub(channel).Check(
+            health_pb2.HealthCheckRequest(service=""), timeout=5)
+        assert status.status == health_pb2.HealthCheckResponse.SERVING
+        stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+        responses = stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
+        names = set()
+        async for r in responses:
+            names |= {s.name for s in r.list_services_response.service}
+        expected = "neon.dice.v1.DiceService" if service == "dice" else "neon.rules.v1.RulesService"
+        assert expected in names and "grpc.health.v1.Health" in names
+
+
+@pytest.mark.parametrize("method", [
+    "/neon.rules.v1.RulesService/SubmitAction", "/neon.rules.v1.RulesService/CreateMatch",
+    "/neon.rules.v1.RulesService/WatchMatch",
+])
+async def test_garbage_bytes_get_invalid_argument(backend: Backend, method: str) -> None:
+    async with grpc.aio.insecure_channel(backend.address("rules-toy")) as channel:
+        if method.endswith("WatchMatch"):
+            call = channel.unary_stream(method)(b"\xff\xff\xff\x07garbage", timeout=5)
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                async for _ in call:
+                    pass
+        else:
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await channel.unary_unary(method)(b"\xff\xff\xff\x07garbage", timeout=5)
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "malformed" in (info.value.details() or "")
+
+
+async def test_dice_commits_reveals_only_after_close_and_takes_seeds_before_draws(backend: Backend) -> None:
+    channel, dice = dice_stub(backend.address("dice"))
+    md = call_metadata(backend.organiser_token())
+    opened = await dice.OpenSession(dice_pb2.OpenSessionRequest(match_id="dice-1"), metadata=md, timeout=5)
+    commitment = opened.session.commitment
+    await dice.AddClientSeed(dice_pb2.AddClientSeedRequest(match_id="dice-1", seat=0, seed="alice"), metadata=md, timeout=5)
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await dice.RevealSeed(dice_pb2.RevealSeedRequest(match_id="dice-1"), timeout=5)
+    assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await dice.Draw(dice_pb2.DrawRequest(match_id="dice-1", request_id="r", op=dice_pb2.DRAW_OP_ROLL, n=6, count=2), timeout=5)
+    assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    draw = (await dice.Draw(dice_pb2.DrawRequest(match_id="dice-1", request_id="r1", op=dice_pb2.DRAW_OP_ROLL, n=6, count=2), metadata=md, timeout=5)).draw
+    again = (await dice.Draw(dice_pb2.DrawRequest(match_id="dice-1", request_id="r1", op=dice_pb2.DRAW_OP_ROLL, n=6, count=2), metadata=md, timeout=5)).draw
+    assert list(draw.result) == list(again.result) and draw.next == again.next
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await dice.AddClientSeed(dice_pb2.AddClientSeedRequest(match_id="dice-1", seat=1, seed="late"), metadata=md, timeout=5)
+    assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    for bad in [dict(op=dice_pb2.DRAW_OP_UNSPECIFIED, n=6), dict(op=dice_pb2.DRAW_OP_ROLL, n=0),
+                dict(op=dice_pb2.DRAW_OP_SHUFFLE, n=100_000)]:
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await dice.Draw(dice_pb2.DrawRequest(match_id="dice-1", request_id="x", count=1, **bad), metadata=md, timeout=5)
+        assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    closed = await dice.CloseSession(dice_pb2.CloseSessionRequest(match_id="dice-1"), metadata=md, timeout=5)
+    assert hashlib.sha256(bytes.fromhex(closed.seed)).hexdigest() == commitment
+    revealed = await dice.RevealSeed(dice_pb2.RevealSeedRequest(match_id="dice-1"), timeout=5)
+    assert revealed.seed == closed.seed
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await dice.Draw(dice_pb2.DrawRequest(match_id="dice-1", request_id="r2", op=dice_pb2.DRAW_OP_ROLL, n=6, count=1), metadata=md, timeout=5)
+    assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await dice.GetCommitment(dice_pb2.GetCommitmentRequest(match_id="nope"), timeout=5)
+    assert info.value.code() == grpc.StatusCode.NOT_FOUND
+    await channel.close()

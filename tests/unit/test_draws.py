@@ -1,0 +1,92 @@
+"""Verifiable draws: uniformity, determinism, and recomputation from the seed."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections import Counter
+
+import pytest
+
+from services.platform.draws import (
+    DrawStream, ReplayMismatch, ReplayRandomness, SeededRandomness, block, perform, replay_draw,
+)
+
+# Chi-square critical values at p = 0.001.
+CRITICAL = {5: 20.515, 23: 49.728}
+
+
+def chi_square(counts: Counter, categories: list, total: int) -> float:
+    expected = total / len(categories)
+    return sum((counts.get(c, 0) - expected) ** 2 / expected for c in categories)
+
+
+def test_d6_rolls_are_uniform() -> None:
+    stream = DrawStream(b"\x01" * 32, "chi-d6")
+    rolls = [stream.randbelow(6) for _ in range(60_000)]
+    assert chi_square(Counter(rolls), list(range(6)), 60_000) < CRITICAL[5]
+
+
+def test_shuffles_are_uniform_over_all_permutations() -> None:
+    stream = DrawStream(b"\x02" * 32, "chi-shuffle")
+    perms = Counter(tuple(stream.permutation(4)) for _ in range(24_000))
+    assert len(perms) == 24
+    assert chi_square(perms, list(itertools.permutations(range(4))), 24_000) < CRITICAL[23]
+
+
+def test_the_uniformity_check_catches_modulo_bias() -> None:
+    """A sampler taking three bits modulo 6 favours 0 and 1; the same test must reject it."""
+    biased = [block(b"\x03" * 32, "bias", (), n)[0] % 8 % 6 for n in range(60_000)]
+    assert chi_square(Counter(biased), list(range(6)), 60_000) > CRITICAL[5]
+
+
+def test_randbelow_is_the_documented_rejection_sampling() -> None:
+    """Recompute by hand: first 8 bytes big-endian, reject at or above the largest multiple."""
+    seed, k = b"\x04" * 32, 3
+    limit = (1 << 64) - ((1 << 64) % k)
+    stream = DrawStream(seed, "reject")
+    n = 0
+    for _ in range(200):
+        while True:
+            value = int.from_bytes(block(seed, "reject", (), n)[:8], "big")
+            n += 1
+            if value < limit:
+                break
+        assert stream.randbelow(k) == value % k
+        assert stream.counter == n
+
+
+def test_draws_depend_on_seed_match_and_client_seeds() -> None:
+    a = DrawStream(b"\x05" * 32, "m1").permutation(20)
+    assert a == DrawStream(b"\x05" * 32, "m1").permutation(20)
+    assert a != DrawStream(b"\x06" * 32, "m1").permutation(20)
+    assert a != DrawStream(b"\x05" * 32, "m2").permutation(20)
+    assert a != DrawStream(b"\x05" * 32, "m1", [(0, "alice")]).permutation(20)
+
+
+def test_a_recorded_draw_is_recomputed_from_the_revealed_seed() -> None:
+    seed = hashlib.sha256(b"seed").digest()
+    stream = DrawStream(seed, "m", [(1, "bob"), (0, "amy")])
+    perform(stream, "roll", 6, 3)
+    record = perform(stream, "shuffle", 44)
+    assert replay_draw(seed, "m", [(0, "amy"), (1, "bob")], record) == record
+    assert replay_draw(b"\x00" * 32, "m", [(0, "amy"), (1, "bob")], record) != record
+
+
+def test_replay_randomness_refuses_a_draw_the_log_does_not_hold() -> None:
+    live = SeededRandomness(1)
+    live.shuffle(range(5))
+    replay = ReplayRandomness(live.records)
+    with pytest.raises(ReplayMismatch):
+        replay.roll("abc")
+    replay = ReplayRandomness(live.records)
+    assert replay.shuffle(range(5)) == SeededRandomness(1).shuffle(range(5))
+    assert replay.exhausted
+    with pytest.raises(ReplayMismatch):
+        replay.randbelow(3)
+
+
+@pytest.mark.parametrize("bad", [0, -1, (1 << 32) + 1])
+def test_bounds_are_checked(bad: int) -> None:
+    with pytest.raises(ValueError):
+        DrawStream(b"\x07" * 32, "m").randbelow(bad)
