@@ -1,7 +1,7 @@
 """Seat, organiser and service tokens: HMAC-SHA256 signed, bound to match and seat, expiring.
 
 Format: ``v1.<base64url(canonical JSON claims)>.<base64url(HMAC-SHA256(secret, body))>``.
-Claims: ``role`` ("seat", "organiser" or "service"), ``match`` (a match id or "*"),
+Claims: ``role`` ("seat", "player", "organiser" or "service"), ``match`` (a match id or "*"),
 ``seat`` (int, seats only), ``player`` and ``exp`` (unix seconds).
 """
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from services.platform.canonical import canonical_json
 from services.platform.errors import PermissionDenied, Unauthenticated
 
-ROLES = ("seat", "organiser", "service")
+ROLES = ("seat", "player", "organiser", "service")
 
 
 def _b64(data: bytes) -> str:

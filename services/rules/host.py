@@ -251,9 +251,10 @@ class MatchHost:
         return claims.seat
 
     def require_organiser(self, claims: Claims | None) -> None:
+        """Organisers, and services acting for them (matchmaking), may create and audit."""
         if claims is None:
             raise Unauthenticated("this call needs an organiser token")
-        if claims.role != "organiser":
+        if claims.role not in ("organiser", "service"):
             raise PermissionDenied(f"this call needs an organiser token, not a {claims.role} token")
 
     async def submit(

@@ -91,6 +91,7 @@ def project(record: dict[str, Any], viewer: int | None) -> dict[str, Any]:
     elif kind == "MatchEnded":
         out["outcome"] = copy.deepcopy(record["outcome"])
         out["players"] = list(record.get("players", []))
+        out["mode"] = record.get("mode", "")
     elif kind == "MatchSealed":
         out["seed"] = record["seed"]
         out["commitment"] = record["commitment"]

@@ -1,2 +1,4 @@
 from . import dice
+from . import matchmaking
 from . import rules
+from . import scoring

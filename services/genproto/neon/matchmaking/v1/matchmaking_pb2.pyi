@@ -1,0 +1,174 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class TicketStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TICKET_STATUS_UNSPECIFIED: _ClassVar[TicketStatus]
+    TICKET_STATUS_WAITING: _ClassVar[TicketStatus]
+    TICKET_STATUS_PROPOSED: _ClassVar[TicketStatus]
+    TICKET_STATUS_MATCHED: _ClassVar[TicketStatus]
+    TICKET_STATUS_CANCELLED: _ClassVar[TicketStatus]
+    TICKET_STATUS_EXPIRED: _ClassVar[TicketStatus]
+TICKET_STATUS_UNSPECIFIED: TicketStatus
+TICKET_STATUS_WAITING: TicketStatus
+TICKET_STATUS_PROPOSED: TicketStatus
+TICKET_STATUS_MATCHED: TicketStatus
+TICKET_STATUS_CANCELLED: TicketStatus
+TICKET_STATUS_EXPIRED: TicketStatus
+
+class CreateTicketRequest(_message.Message):
+    __slots__ = ('ticket_id', 'game', 'modes', 'players', 'min_seats', 'max_seats', 'region', 'rating_window', 'allow_bots')
+    TICKET_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    MODES_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    MIN_SEATS_FIELD_NUMBER: _ClassVar[int]
+    MAX_SEATS_FIELD_NUMBER: _ClassVar[int]
+    REGION_FIELD_NUMBER: _ClassVar[int]
+    RATING_WINDOW_FIELD_NUMBER: _ClassVar[int]
+    ALLOW_BOTS_FIELD_NUMBER: _ClassVar[int]
+    ticket_id: str
+    game: str
+    modes: _containers.RepeatedScalarFieldContainer[str]
+    players: _containers.RepeatedScalarFieldContainer[str]
+    min_seats: int
+    max_seats: int
+    region: str
+    rating_window: float
+    allow_bots: bool
+
+    def __init__(self, ticket_id: _Optional[str]=..., game: _Optional[str]=..., modes: _Optional[_Iterable[str]]=..., players: _Optional[_Iterable[str]]=..., min_seats: _Optional[int]=..., max_seats: _Optional[int]=..., region: _Optional[str]=..., rating_window: _Optional[float]=..., allow_bots: _Optional[bool]=...) -> None:
+        ...
+
+class Assignment(_message.Message):
+    __slots__ = ('match_id', 'game', 'mode', 'rules_address', 'seats')
+
+    class Seat(_message.Message):
+        __slots__ = ('seat', 'player', 'token', 'bot', 'team')
+        SEAT_FIELD_NUMBER: _ClassVar[int]
+        PLAYER_FIELD_NUMBER: _ClassVar[int]
+        TOKEN_FIELD_NUMBER: _ClassVar[int]
+        BOT_FIELD_NUMBER: _ClassVar[int]
+        TEAM_FIELD_NUMBER: _ClassVar[int]
+        seat: int
+        player: str
+        token: str
+        bot: bool
+        team: int
+
+        def __init__(self, seat: _Optional[int]=..., player: _Optional[str]=..., token: _Optional[str]=..., bot: _Optional[bool]=..., team: _Optional[int]=...) -> None:
+            ...
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    RULES_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    game: str
+    mode: str
+    rules_address: str
+    seats: _containers.RepeatedCompositeFieldContainer[Assignment.Seat]
+
+    def __init__(self, match_id: _Optional[str]=..., game: _Optional[str]=..., mode: _Optional[str]=..., rules_address: _Optional[str]=..., seats: _Optional[_Iterable[_Union[Assignment.Seat, _Mapping]]]=...) -> None:
+        ...
+
+class Ticket(_message.Message):
+    __slots__ = ('ticket_id', 'game', 'modes', 'players', 'status', 'reason', 'waited_seconds', 'assignment')
+    TICKET_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    MODES_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    WAITED_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    ASSIGNMENT_FIELD_NUMBER: _ClassVar[int]
+    ticket_id: str
+    game: str
+    modes: _containers.RepeatedScalarFieldContainer[str]
+    players: _containers.RepeatedScalarFieldContainer[str]
+    status: TicketStatus
+    reason: str
+    waited_seconds: float
+    assignment: Assignment
+
+    def __init__(self, ticket_id: _Optional[str]=..., game: _Optional[str]=..., modes: _Optional[_Iterable[str]]=..., players: _Optional[_Iterable[str]]=..., status: _Optional[_Union[TicketStatus, str]]=..., reason: _Optional[str]=..., waited_seconds: _Optional[float]=..., assignment: _Optional[_Union[Assignment, _Mapping]]=...) -> None:
+        ...
+
+class CreateTicketResponse(_message.Message):
+    __slots__ = ('ticket',)
+    TICKET_FIELD_NUMBER: _ClassVar[int]
+    ticket: Ticket
+
+    def __init__(self, ticket: _Optional[_Union[Ticket, _Mapping]]=...) -> None:
+        ...
+
+class CancelTicketRequest(_message.Message):
+    __slots__ = ('ticket_id',)
+    TICKET_ID_FIELD_NUMBER: _ClassVar[int]
+    ticket_id: str
+
+    def __init__(self, ticket_id: _Optional[str]=...) -> None:
+        ...
+
+class CancelTicketResponse(_message.Message):
+    __slots__ = ('ticket',)
+    TICKET_FIELD_NUMBER: _ClassVar[int]
+    ticket: Ticket
+
+    def __init__(self, ticket: _Optional[_Union[Ticket, _Mapping]]=...) -> None:
+        ...
+
+class GetTicketRequest(_message.Message):
+    __slots__ = ('ticket_id',)
+    TICKET_ID_FIELD_NUMBER: _ClassVar[int]
+    ticket_id: str
+
+    def __init__(self, ticket_id: _Optional[str]=...) -> None:
+        ...
+
+class GetTicketResponse(_message.Message):
+    __slots__ = ('ticket',)
+    TICKET_FIELD_NUMBER: _ClassVar[int]
+    ticket: Ticket
+
+    def __init__(self, ticket: _Optional[_Union[Ticket, _Mapping]]=...) -> None:
+        ...
+
+class WatchTicketRequest(_message.Message):
+    __slots__ = ('ticket_id',)
+    TICKET_ID_FIELD_NUMBER: _ClassVar[int]
+    ticket_id: str
+
+    def __init__(self, ticket_id: _Optional[str]=...) -> None:
+        ...
+
+class WatchTicketResponse(_message.Message):
+    __slots__ = ('ticket',)
+    TICKET_FIELD_NUMBER: _ClassVar[int]
+    ticket: Ticket
+
+    def __init__(self, ticket: _Optional[_Union[Ticket, _Mapping]]=...) -> None:
+        ...
+
+class AcceptMatchRequest(_message.Message):
+    __slots__ = ('ticket_id', 'match_id')
+    TICKET_ID_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    ticket_id: str
+    match_id: str
+
+    def __init__(self, ticket_id: _Optional[str]=..., match_id: _Optional[str]=...) -> None:
+        ...
+
+class AcceptMatchResponse(_message.Message):
+    __slots__ = ('ticket',)
+    TICKET_FIELD_NUMBER: _ClassVar[int]
+    ticket: Ticket
+
+    def __init__(self, ticket: _Optional[_Union[Ticket, _Mapping]]=...) -> None:
+        ...

@@ -1,0 +1,105 @@
+"""Client and server classes corresponding to protobuf-defined services."""
+import grpc
+import warnings
+from ....neon.matchmaking.v1 import matchmaking_pb2 as neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2
+GRPC_GENERATED_VERSION = '1.85.1'
+GRPC_VERSION = grpc.__version__
+_version_not_supported = False
+try:
+    from grpc._utilities import first_version_is_lower
+    _version_not_supported = first_version_is_lower(GRPC_VERSION, GRPC_GENERATED_VERSION)
+except ImportError:
+    _version_not_supported = True
+if _version_not_supported:
+    raise RuntimeError(f'The grpc package installed is at version {GRPC_VERSION},' + ' but the generated code in neon/matchmaking/v1/matchmaking_pb2_grpc.py depends on' + f' grpcio>={GRPC_GENERATED_VERSION}.' + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}' + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.')
+
+class MatchmakingServiceStub:
+    """Queues, tickets, parties and teams. Forms matches by game, mode and seat count,
+    preferring close ratings (read from the scoring service), creates them on the rules
+    service of the game and hands each player a seat token.
+    """
+
+    def __init__(self, channel):
+        """Constructor.
+
+        Args:
+            channel: A grpc.Channel.
+        """
+        self.CreateTicket = channel.unary_unary('/neon.matchmaking.v1.MatchmakingService/CreateTicket', request_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CreateTicketRequest.SerializeToString, response_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CreateTicketResponse.FromString, _registered_method=True)
+        self.CancelTicket = channel.unary_unary('/neon.matchmaking.v1.MatchmakingService/CancelTicket', request_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CancelTicketRequest.SerializeToString, response_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CancelTicketResponse.FromString, _registered_method=True)
+        self.GetTicket = channel.unary_unary('/neon.matchmaking.v1.MatchmakingService/GetTicket', request_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.GetTicketRequest.SerializeToString, response_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.GetTicketResponse.FromString, _registered_method=True)
+        self.WatchTicket = channel.unary_stream('/neon.matchmaking.v1.MatchmakingService/WatchTicket', request_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.WatchTicketRequest.SerializeToString, response_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.WatchTicketResponse.FromString, _registered_method=True)
+        self.AcceptMatch = channel.unary_unary('/neon.matchmaking.v1.MatchmakingService/AcceptMatch', request_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.AcceptMatchRequest.SerializeToString, response_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.AcceptMatchResponse.FromString, _registered_method=True)
+
+class MatchmakingServiceServicer:
+    """Queues, tickets, parties and teams. Forms matches by game, mode and seat count,
+    preferring close ratings (read from the scoring service), creates them on the rules
+    service of the game and hands each player a seat token.
+    """
+
+    def CreateTicket(self, request, context):
+        """Queue a ticket (idempotent per client-chosen ticket_id).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CancelTicket(self, request, context):
+        """Cancel a waiting ticket.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTicket(self, request, context):
+        """The state of a ticket.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchTicket(self, request, context):
+        """Follow a ticket until it is matched, expired or cancelled.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AcceptMatch(self, request, context):
+        """Accept a proposed match; every player of the match must accept in time.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+def add_MatchmakingServiceServicer_to_server(servicer, server):
+    rpc_method_handlers = {'CreateTicket': grpc.unary_unary_rpc_method_handler(servicer.CreateTicket, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CreateTicketRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CreateTicketResponse.SerializeToString), 'CancelTicket': grpc.unary_unary_rpc_method_handler(servicer.CancelTicket, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CancelTicketRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CancelTicketResponse.SerializeToString), 'GetTicket': grpc.unary_unary_rpc_method_handler(servicer.GetTicket, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.GetTicketRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.GetTicketResponse.SerializeToString), 'WatchTicket': grpc.unary_stream_rpc_method_handler(servicer.WatchTicket, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.WatchTicketRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.WatchTicketResponse.SerializeToString), 'AcceptMatch': grpc.unary_unary_rpc_method_handler(servicer.AcceptMatch, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.AcceptMatchRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.AcceptMatchResponse.SerializeToString)}
+    generic_handler = grpc.method_handlers_generic_handler('neon.matchmaking.v1.MatchmakingService', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+    server.add_registered_method_handlers('neon.matchmaking.v1.MatchmakingService', rpc_method_handlers)
+
+class MatchmakingService:
+    """Queues, tickets, parties and teams. Forms matches by game, mode and seat count,
+    preferring close ratings (read from the scoring service), creates them on the rules
+    service of the game and hands each player a seat token.
+    """
+
+    @staticmethod
+    def CreateTicket(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/neon.matchmaking.v1.MatchmakingService/CreateTicket', neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CreateTicketRequest.SerializeToString, neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CreateTicketResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+
+    @staticmethod
+    def CancelTicket(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/neon.matchmaking.v1.MatchmakingService/CancelTicket', neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CancelTicketRequest.SerializeToString, neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CancelTicketResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+
+    @staticmethod
+    def GetTicket(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/neon.matchmaking.v1.MatchmakingService/GetTicket', neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.GetTicketRequest.SerializeToString, neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.GetTicketResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+
+    @staticmethod
+    def WatchTicket(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
+        return grpc.experimental.unary_stream(request, target, '/neon.matchmaking.v1.MatchmakingService/WatchTicket', neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.WatchTicketRequest.SerializeToString, neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.WatchTicketResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+
+    @staticmethod
+    def AcceptMatch(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/neon.matchmaking.v1.MatchmakingService/AcceptMatch', neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.AcceptMatchRequest.SerializeToString, neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.AcceptMatchResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
