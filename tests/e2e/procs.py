@@ -44,6 +44,7 @@ class ServiceProcess:
             if health(self.address) == health_pb2.HealthCheckResponse.SERVING:
                 return self
             time.sleep(0.1)
+        self.stop()
         raise RuntimeError(f"{self.service} did not become healthy: {self.log_path.read_text()[-2000:]}")
 
     def kill(self) -> None:

@@ -28,10 +28,11 @@ def available() -> list[str]:
     found = []
     for game_id, module in _modules().items():
         try:
-            importlib.import_module(module)
+            loaded = importlib.import_module(module)
         except ModuleNotFoundError:
             continue
-        found.append(game_id)
+        if hasattr(loaded, "ENGINE"):  # a content pack without its engine is not a game yet
+            found.append(game_id)
     return found
 
 
@@ -40,4 +41,7 @@ def load_engine(game_id: str) -> GameEngine:
     module = modules.get(game_id)
     if module is None:
         raise KeyError(f"unknown game {game_id!r}; known: {', '.join(modules)}")
-    return importlib.import_module(module).ENGINE  # type: ignore[no-any-return]
+    loaded = importlib.import_module(module)
+    if not hasattr(loaded, "ENGINE"):
+        raise KeyError(f"the {game_id!r} engine is not written yet")
+    return loaded.ENGINE  # type: ignore[no-any-return]
