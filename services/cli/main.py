@@ -72,7 +72,6 @@ def serve(service: str = typer.Argument(..., help="dice or rules-<game>")) -> No
     from services.platform import bus
     from services.platform.keys import load_keys
     from services.rules import main as rules_main
-
     from services.rules.games import available
 
     settings = _settings()

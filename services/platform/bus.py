@@ -16,11 +16,10 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+import nats
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.persistence import IntegrityError
-
-import nats
 from nats.js import JetStreamContext
 from nats.js.api import KeyValueConfig, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, KeyNotFoundError, NotFoundError

@@ -92,7 +92,7 @@ async def test_export_verifies_and_any_tampering_fails(backend: Backend) -> None
     def die(row: dict) -> None:
         row["draws"][0]["result"][0] = (row["draws"][0]["result"][0] + 1) % 6
 
-    roll_line = next(i for i, l in enumerate(lines) if b'"op":"roll"' in l)
+    roll_line = next(i for i, line in enumerate(lines) if b'"op":"roll"' in line)
     cases = {
         "value changed": tampered(2, lambda r: r["action"].update(step=3 if r["action"]["step"] != 3 else 1)),
         "line dropped": b"\n".join(lines[:2] + lines[3:]),

@@ -20,8 +20,9 @@ def test_nats_and_postgres_containers_serve_when_docker_answers() -> None:
     from testcontainers.nats import NatsContainer
     from testcontainers.postgres import PostgresContainer
 
-    with PostgresContainer("postgres:16-alpine", driver=None) as pg:
-        with psycopg.connect(pg.get_connection_url()) as conn:
-            assert conn.execute("select 1").fetchone() == (1,)
+    with PostgresContainer("postgres:16-alpine", driver=None) as pg, psycopg.connect(
+        pg.get_connection_url()
+    ) as conn:
+        assert conn.execute("select 1").fetchone() == (1,)
     with NatsContainer("nats:2.10-alpine").with_command("-js") as nats:
         assert nats.nats_uri().startswith("nats://")

@@ -9,7 +9,13 @@ from collections import Counter
 import pytest
 
 from services.platform.draws import (
-    DrawStream, ReplayMismatch, ReplayRandomness, SeededRandomness, block, perform, replay_draw,
+    DrawStream,
+    ReplayMismatch,
+    ReplayRandomness,
+    SeededRandomness,
+    block,
+    perform,
+    replay_draw,
 )
 
 # Chi-square critical values at p = 0.001.
