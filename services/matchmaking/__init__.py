@@ -1,0 +1,1 @@
+"""The matchmaking service: tickets, queues, parties and teams, grouping by rating, bots."""

@@ -1,0 +1,46 @@
+"""Public NATS messages for stored ticket events: subjects under ``neon.events.matchmaking.``.
+
+Seat tokens never leave the service this way: the assignment is published without them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PREFIX = "neon.events.matchmaking"
+
+
+def subject(ticket_id: str) -> str:
+    return f"{PREFIX}.ticket.{ticket_id}"
+
+
+def project(event: Any) -> list[tuple[str, dict[str, Any]]]:
+    kind = type(event).__name__
+    ticket_id = getattr(event, "ticket_id", None)
+    if ticket_id is None or not type(event).__qualname__.startswith("Ticket."):
+        return []
+    payload: dict[str, Any] = {"type": f"Ticket{kind}", "ticket_id": ticket_id,
+                               "timestamp": event.timestamp.isoformat()}
+    if kind == "Created":
+        r = event.resolved
+        payload.update(game=r["game"], modes=r["modes"], players=r["players"],
+                       queued_at=event.queued_at)
+    elif kind == "Proposed":
+        p = event.proposal
+        payload.update(match_id=p["match_id"], mode=p["mode"], ticket_ids=p["ticket_ids"],
+                       seats=[_public(s) for s in p["seats"]], deadline=p["deadline"])
+    elif kind in ("Accepted", "Requeued"):
+        payload.update(match_id=event.match_id)
+        payload.update(players=event.players) if kind == "Accepted" else payload.update(
+            reason=event.reason)
+    elif kind == "Matched":
+        a = event.assignment
+        payload.update(match_id=a["match_id"], game=a["game"], mode=a["mode"],
+                       rules_address=a["rules_address"], seats=[_public(s) for s in a["seats"]])
+    elif kind in ("Cancelled", "Expired"):
+        payload.update(reason=event.reason)
+    return [(subject(ticket_id), payload)]
+
+
+def _public(seat: dict[str, Any]) -> dict[str, Any]:
+    return {k: seat[k] for k in ("seat", "player", "bot", "team")}

@@ -1,0 +1,87 @@
+"""Start the matchmaking service: gRPC server, outbox relay and the matchmaking cycle."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from services.matchmaking import events
+from services.matchmaking.app import MatchmakingApplication
+from services.matchmaking.catalogue import Catalogue
+from services.matchmaking.matchmaker import Config, Matchmaker, config_from_env
+from services.matchmaking.ratings import RatingSource, ScoringRatings
+from services.matchmaking.rules_port import RulesGateway
+from services.matchmaking.service import SERVICE_NAME, register
+from services.platform import bus
+from services.platform.grpc_kit import start_server
+from services.platform.keys import Keys
+from services.platform.logs import get_logger
+from services.platform.running import RunningService
+from services.platform.settings import Settings
+from services.platform.store import eventsourcing_env
+from services.platform.tokens import TokenIssuer
+
+NAME = "matchmaking"
+SERVICE_TOKEN_TTL = 10 * 365 * 24 * 3600
+log = get_logger(NAME)
+
+
+def rules_address(settings: Settings) -> Any:
+    def address(game: str) -> str | None:
+        name = f"rules-{game}"
+        if name in settings.addresses or name in settings.ports:
+            return settings.address(name)
+        return None
+
+    return address
+
+
+async def start(
+    settings: Settings,
+    keys: Keys,
+    nats_client: Any = None,
+    *,
+    config: Config | None = None,
+    ratings: RatingSource | None = None,
+    catalogue: Catalogue | None = None,
+) -> RunningService:
+    """``config`` defaults to ``NEON_MATCHMAKING_*`` variables; ``ratings`` to the scoring service."""
+    config = config or config_from_env()
+    app = MatchmakingApplication(env={**eventsourcing_env(settings, NAME),
+                                      "AGGREGATE_CACHE_MAXSIZE": "5000"})
+    issuer = TokenIssuer(keys.token_secret)
+    token = issuer.issue("service", "*", player=NAME, ttl=SERVICE_TOKEN_TTL)
+    rules = RulesGateway(rules_address(settings), token, settings.call_timeout)
+    owned_ratings = None
+    if ratings is None:
+        owned_ratings = ScoringRatings(settings.address("scoring"), config.rating_timeout, token)
+        ratings = owned_ratings
+    relay = None
+    if nats_client is not None:
+        relay = bus.OutboxRelay(app, NAME, nats_client.jetstream(), events.project,
+                                interval=settings.outbox_interval)
+        await relay.start()
+    matchmaker = Matchmaker(app, rules, ratings, config, catalogue,
+                            on_saved=relay.poke if relay else (lambda: None))
+    await matchmaker.recover()
+    handle = await start_server(
+        f"{settings.bind_host}:{settings.ports[NAME]}", lambda server: register(server, matchmaker),
+        [SERVICE_NAME], issuer,
+    )
+    loop_task = asyncio.create_task(matchmaker.run(), name="matchmaking-cycle")
+
+    async def stop_cycle() -> None:
+        loop_task.cancel()
+        await asyncio.gather(loop_task, return_exceptions=True)
+        await matchmaker.drain()
+
+    closers: list[Any] = [stop_cycle]
+    if relay is not None:
+        closers += [relay.drain, relay.stop]
+    closers += [rules.close]
+    if owned_ratings is not None:
+        closers.append(owned_ratings.close)
+    closers.append(app.close)
+    log.info("matchmaking up", port=handle.port, auto_accept=config.auto_accept)
+    return RunningService(NAME, handle, f"{settings.host}:{handle.port}", closers=closers,
+                          extra={"matchmaker": matchmaker, "relay": relay, "app": app})

@@ -1,0 +1,614 @@
+"""The matchmaker: ticket commands, the matchmaking cycle, proposals and assignments.
+
+Open tickets (waiting or proposed) live in memory as their aggregates; every change is
+saved to the event store before anyone is told about it. After a restart
+:meth:`Matchmaker.recover` reloads every open ticket from the store, so waiting tickets
+keep waiting (with their original queue time) and proposals keep their acceptances.
+
+One asyncio lock orders every mutation. Calls to other services (ratings, match creation)
+are made outside it.
+
+Acceptance: a proposal waits ``accept_timeout`` seconds. At its deadline every ticket with
+a player who has not accepted ends (status expired, with the reason), and the others go
+back to the queue with their original waiting time. A proposal restored after a restart
+gets at least a fresh ``accept_timeout``, since nobody could accept while the service was
+down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import grpc
+
+from services.matchmaking.app import MatchmakingApplication
+from services.matchmaking.catalogue import Catalogue, GameSpec
+from services.matchmaking.domain import Ticket
+from services.matchmaking.grouping import BOT_PREFIX, Entry, Group, Policy, form_groups
+from services.matchmaking.ratings import DEFAULT_ORDINAL, RatingSource
+from services.matchmaking.rules_port import TRANSIENT, RulesGateway
+from services.platform.errors import (
+    AlreadyExists,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    Unauthenticated,
+)
+from services.platform.logs import get_logger
+from services.platform.tokens import Claims
+
+TICKET_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+PLAYER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
+MAX_PARTY = 6
+MAX_REGION = 32
+INFO_REFRESH = 60.0
+CREATE_ATTEMPTS = 5
+ADMIN = ("organiser", "service")
+
+log = get_logger("matchmaking")
+
+
+@dataclass(frozen=True)
+class Config:
+    interval: float = 0.5
+    """Seconds between matchmaking cycles (a cycle also runs when a proposal is accepted)."""
+    ticket_ttl: float = 600.0
+    accept_timeout: float = 30.0
+    auto_accept: bool = False
+    """Accept every proposal on the players' behalf (simulations, bots-only queues)."""
+    policy: Policy = field(default_factory=Policy)
+    rating_timeout: float = 1.0
+    create_concurrency: int = 16
+
+
+def config_from_env(environ: Mapping[str, str] | None = None) -> Config:
+    """``NEON_MATCHMAKING_*`` variables over the defaults."""
+    e = os.environ if environ is None else environ
+    base, p = Config(), Policy()
+
+    def num(key: str, default: float) -> float:
+        value = e.get(f"NEON_MATCHMAKING_{key}")
+        return float(value) if value else default
+
+    policy = replace(
+        p, base_window=num("BASE_WINDOW", p.base_window),
+        widen_per_second=num("WIDEN_PER_SECOND", p.widen_per_second),
+        max_window=num("MAX_WINDOW", p.max_window),
+        partial_after=num("PARTIAL_AFTER", p.partial_after),
+        backfill_after=num("BACKFILL_AFTER", p.backfill_after),
+        bots=e.get("NEON_MATCHMAKING_BOTS", "1").lower() not in ("0", "false", "no", "off"),
+    )
+    return Config(
+        interval=num("INTERVAL", base.interval), ticket_ttl=num("TICKET_TTL", base.ticket_ttl),
+        accept_timeout=num("ACCEPT_TIMEOUT", base.accept_timeout),
+        auto_accept=e.get("NEON_MATCHMAKING_AUTO_ACCEPT", "").lower() in ("1", "true", "yes", "on"),
+        policy=policy, rating_timeout=num("RATING_TIMEOUT", base.rating_timeout),
+    )
+
+
+@dataclass
+class Proposal:
+    match_id: str
+    game: str
+    mode: str
+    seats: list[dict[str, Any]]
+    ticket_ids: list[str]
+    deadline: float
+    creating: bool = False
+    attempts: int = 0
+
+
+@dataclass(frozen=True)
+class TicketRequest:
+    ticket_id: str
+    game: str
+    modes: tuple[str, ...] = ()
+    players: tuple[str, ...] = ()
+    min_seats: int = 0
+    max_seats: int = 0
+    region: str = ""
+    rating_window: float = 0.0
+    allow_bots: bool = False
+
+    def requested(self) -> dict[str, Any]:
+        return {
+            "game": self.game, "modes": list(self.modes), "players": list(self.players),
+            "min_seats": self.min_seats, "max_seats": self.max_seats, "region": self.region,
+            "rating_window": self.rating_window, "allow_bots": self.allow_bots,
+        }
+
+
+class Matchmaker:
+    def __init__(
+        self,
+        app: MatchmakingApplication,
+        rules: RulesGateway,
+        ratings: RatingSource,
+        config: Config,
+        catalogue: Catalogue | None = None,
+        clock: Callable[[], float] = time.time,
+        on_saved: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.app, self.rules, self.ratings_source, self.config = app, rules, ratings, config
+        self.catalogue = catalogue or Catalogue()
+        self.clock, self.on_saved = clock, on_saved
+        self.tickets: dict[str, Ticket] = {}
+        self.player_ticket: dict[str, str] = {}
+        self.proposals: dict[str, Proposal] = {}
+        self.ratings: dict[str, tuple[float, ...]] = {}
+        self.watchers: dict[str, set[asyncio.Queue[dict[str, Any]]]] = {}
+        self.lock = asyncio.Lock()
+        self.wake = asyncio.Event()
+        self._info_checked: dict[str, float] = {}
+        self._creating: set[asyncio.Task[None]] = set()
+        self._create_slots = asyncio.Semaphore(config.create_concurrency)
+        self.cycles = 0
+
+    # ----------------------------------------------------------------- start-up
+
+    async def recover(self) -> int:
+        """Reload open tickets and their proposals from the store; returns how many."""
+        tickets = await asyncio.to_thread(self.app.load_open)
+        now = self.clock()
+        async with self.lock:
+            for t in tickets:
+                self._remember(t)
+            stale: list[Ticket] = []
+            for t in tickets:
+                if t.status != "proposed" or t.proposal is None:
+                    continue
+                p = t.proposal
+                if p["match_id"] in self.proposals:
+                    continue
+                members = [self.tickets.get(i) for i in p["ticket_ids"]]
+                if any(m is None or m.status != "proposed" or (m.proposal or {}).get("match_id")
+                       != p["match_id"] for m in members):
+                    stale += [m for m in members if m is not None and m.status == "proposed"]
+                    continue
+                self.proposals[p["match_id"]] = Proposal(
+                    p["match_id"], t.game, p["mode"], p["seats"], list(p["ticket_ids"]),
+                    max(float(p["deadline"]), now + self.config.accept_timeout))
+            for t in stale:
+                t.requeue(t.ticket_id, t.proposal["match_id"],  # type: ignore[index]
+                          "the proposed match was lost in a restart")
+            if stale:
+                await self._save(stale)
+        log.info("matchmaking recovered", open_tickets=len(tickets), proposals=len(self.proposals))
+        return len(tickets)
+
+    def _remember(self, t: Ticket) -> None:
+        self.tickets[t.ticket_id] = t
+        for p in t.players:
+            self.player_ticket[p] = t.ticket_id
+
+    def _forget(self, t: Ticket) -> None:
+        self.tickets.pop(t.ticket_id, None)
+        self.ratings.pop(t.ticket_id, None)
+        for p in t.players:
+            if self.player_ticket.get(p) == t.ticket_id:
+                del self.player_ticket[p]
+
+    # ----------------------------------------------------------------- games
+
+    async def game_spec(self, game: str) -> GameSpec | None:
+        """The catalogue's entry, refreshed from the game's rules service when it answers."""
+        now = time.monotonic()
+        if now - self._info_checked.get(game, -math.inf) > INFO_REFRESH and self.rules.address(game):
+            self._info_checked[game] = now
+            live = await self.rules.modes(game)
+            if live:
+                self.catalogue.refine(game, live)
+        return self.catalogue.get(game)
+
+    # ----------------------------------------------------------------- commands
+
+    async def create_ticket(self, claims: Claims | None, req: TicketRequest) -> dict[str, Any]:
+        caller = _require(claims, "player", *ADMIN)
+        if not TICKET_ID.match(req.ticket_id):
+            raise InvalidArgument("ticket_id must be 1-64 letters, digits, '-' or '_'")
+        players = _check_players(req.players)
+        if caller.role == "player" and caller.player not in players:
+            raise PermissionDenied("a player token may only queue a party the player is in")
+        existing = self.tickets.get(req.ticket_id) or await asyncio.to_thread(
+            self.app.find, req.ticket_id)
+        if existing is not None:
+            if existing.requested != req.requested():
+                raise AlreadyExists(f"ticket {req.ticket_id!r} exists with other content")
+            return self.view(existing)
+        resolved = await self._resolve(req, players)
+        async with self.lock:
+            raced = self.tickets.get(req.ticket_id)
+            if raced is not None:  # the same id was queued while this call resolved the game
+                if raced.requested != req.requested():
+                    raise AlreadyExists(f"ticket {req.ticket_id!r} exists with other content")
+                return self.view(raced)
+            for p in players:
+                other = self.player_ticket.get(p)
+                if other is not None:
+                    raise FailedPrecondition(f"player {p!r} already waits in ticket {other!r}")
+            ticket = Ticket(req.ticket_id, req.requested(), resolved, self.clock(),
+                            f"{caller.role}:{caller.player}")
+            await self._save([ticket])
+            self._remember(ticket)
+        self.wake.set()
+        log.info("ticket queued", ticket_id=req.ticket_id, game=req.game, players=len(players))
+        return self.view(ticket)
+
+    async def _resolve(self, req: TicketRequest, players: list[str]) -> dict[str, Any]:
+        spec = await self.game_spec(req.game) if req.game else None
+        if spec is None:
+            known = ", ".join(sorted(self.catalogue.games))
+            raise InvalidArgument(f"unknown game {req.game!r}; games: {known}")
+        modes = list(dict.fromkeys(req.modes)) or [spec.default_mode]
+        for m in modes:
+            if spec.mode(m) is None:
+                names = ", ".join(x.name for x in spec.modes)
+                raise InvalidArgument(f"{req.game} has no mode {m!r}; modes: {names}")
+        if req.min_seats < 0 or req.max_seats < 0:
+            raise InvalidArgument("seat limits must not be negative")
+        if req.min_seats and req.max_seats and req.min_seats > req.max_seats:
+            raise InvalidArgument(f"min_seats {req.min_seats} is above max_seats {req.max_seats}")
+        if len(players) > spec.max_seats:
+            raise InvalidArgument(
+                f"a party of {len(players)} is larger than {req.game} allows ({spec.max_seats} seats)")
+        lo, hi = req.min_seats or 1, req.max_seats or MAX_PARTY * 4
+        seatable = []
+        for m in modes:
+            mode = spec.mode(m)
+            assert mode is not None
+            counts = [s for s in mode.seat_counts() if max(lo, len(players)) <= s <= hi]
+            team_ok = not mode.teams or any(len(players) <= mode.team_size_for(s) for s in counts)
+            if counts and team_ok:
+                seatable.append(m)
+        if not seatable:
+            limits = "; ".join(f"{m.name} {m.min_seats}-{m.max_seats}" for m in spec.modes
+                               if m.name in modes)
+            raise InvalidArgument(
+                f"no allowed mode of {req.game} seats a party of {len(players)} with seats "
+                f"{req.min_seats or 'any'}..{req.max_seats or 'any'} (limits: {limits})")
+        if not math.isfinite(req.rating_window) or req.rating_window < 0:
+            raise InvalidArgument("rating_window must be a finite number >= 0")
+        if len(req.region) > MAX_REGION:
+            raise InvalidArgument(f"region must be at most {MAX_REGION} characters")
+        return {
+            "game": req.game, "modes": seatable, "players": players, "min_seats": lo,
+            "max_seats": hi, "region": req.region, "rating_window": req.rating_window,
+            "allow_bots": req.allow_bots,
+        }
+
+    async def cancel_ticket(self, claims: Claims | None, ticket_id: str) -> dict[str, Any]:
+        async with self.lock:
+            ticket = await self._owned(claims, ticket_id)
+            if ticket.status == "cancelled":
+                return self.view(ticket)
+            if not ticket.is_open:
+                raise FailedPrecondition(f"ticket {ticket_id!r} is already {ticket.status}")
+            proposal = self.proposals.get((ticket.proposal or {}).get("match_id", ""))
+            if proposal is not None and proposal.creating:
+                raise FailedPrecondition("the match of this ticket is being created")
+            who = claims.player or claims.role  # type: ignore[union-attr]
+            ticket.cancel(ticket_id, f"cancelled by {who}", self.clock())
+            changed = [ticket]
+            if proposal is not None:
+                changed += self._dissolve(proposal, {ticket_id},
+                                          f"ticket {ticket_id} of match {proposal.match_id} was cancelled")
+            await self._save(changed)
+        log.info("ticket cancelled", ticket_id=ticket_id)
+        return self.view(ticket)
+
+    async def get_ticket(self, claims: Claims | None, ticket_id: str) -> dict[str, Any]:
+        return self.view(await self._owned(claims, ticket_id))
+
+    async def accept_match(self, claims: Claims | None, ticket_id: str, match_id: str) -> dict[str, Any]:
+        if not match_id:
+            raise InvalidArgument("match_id is required")
+        async with self.lock:
+            ticket = await self._owned(claims, ticket_id)
+            if ticket.status == "matched" and (ticket.assignment or {}).get("match_id") == match_id:
+                return self.view(ticket)
+            if ticket.status != "proposed" or (ticket.proposal or {}).get("match_id") != match_id:
+                raise FailedPrecondition(
+                    f"ticket {ticket_id!r} is {ticket.status}, not proposed match {match_id!r}")
+            players = ticket.players if claims.role in ADMIN else [claims.player]  # type: ignore[union-attr]
+            if not set(players) <= set(ticket.accepted):
+                ticket.accept(ticket_id, match_id, players)
+                await self._save([ticket])
+        if self.proposals.get(match_id) and self._accepted(self.proposals[match_id]):
+            self.wake.set()
+        return self.view(ticket)
+
+    async def watch(self, claims: Claims | None, ticket_id: str) -> AsyncIterator[dict[str, Any]]:
+        ticket = await self._owned(claims, ticket_id)
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.watchers.setdefault(ticket_id, set()).add(queue)
+        try:
+            current = self.view(self.tickets.get(ticket_id, ticket))
+            yield current
+            while current["status"] not in ("matched", "cancelled", "expired"):
+                current = await queue.get()
+                yield current
+        finally:
+            listeners = self.watchers.get(ticket_id)
+            if listeners is not None:
+                listeners.discard(queue)
+                if not listeners:
+                    del self.watchers[ticket_id]
+
+    async def _owned(self, claims: Claims | None, ticket_id: str) -> Ticket:
+        """The ticket, if the caller may see it: one of its players, an organiser or a service.
+
+        An unknown ticket id is NOT_FOUND; a ticket of other players is PERMISSION_DENIED
+        (the ids are client-chosen and idempotent, so their existence is no secret).
+        """
+        caller = _require(claims, "player", *ADMIN)
+        if not ticket_id:
+            raise InvalidArgument("ticket_id is required")
+        ticket = self.tickets.get(ticket_id) or await asyncio.to_thread(self.app.find, ticket_id)
+        if ticket is None:
+            raise NotFound(f"no ticket {ticket_id!r}")
+        if caller.role == "player" and caller.player not in ticket.players:
+            raise PermissionDenied(f"ticket {ticket_id!r} belongs to other players")
+        return ticket
+
+    # ----------------------------------------------------------------- the cycle
+
+    async def run(self) -> None:
+        """Cycle every ``interval`` seconds, or sooner when woken."""
+        while True:
+            try:
+                await self.cycle()
+            except asyncio.CancelledError:
+                raise
+            except Exception as err:  # keep matchmaking through a store or network hiccup
+                log.error("matchmaking cycle failed", error=repr(err), exc_info=True)
+            self.wake.clear()
+            try:
+                await asyncio.wait_for(self.wake.wait(), timeout=self.config.interval)
+            except TimeoutError:
+                pass
+
+    async def cycle(self) -> list[Group]:
+        await self._rate_new_tickets()
+        async with self.lock:
+            now = self.clock()
+            changed = self._expire(now) + self._time_out_proposals(now)
+            entries = self._entries(now)
+            groups = await asyncio.to_thread(self._group, entries)
+            for game, group in groups:
+                changed += self._propose(game, group, now)
+            if changed:
+                await self._save(changed)
+            ready = [p for p in self.proposals.values() if not p.creating and self._accepted(p)]
+            for p in ready:
+                p.creating = True
+        for p in ready:
+            task = asyncio.create_task(self._create(p))
+            self._creating.add(task)
+            task.add_done_callback(self._creating.discard)
+        self.cycles += 1
+        return [g for _, g in groups]
+
+    async def _rate_new_tickets(self) -> None:
+        todo: dict[str, list[Ticket]] = {}
+        for t in list(self.tickets.values()):
+            if t.status == "waiting" and t.ticket_id not in self.ratings:
+                todo.setdefault(t.game, []).append(t)
+        for game, tickets in todo.items():
+            players = sorted({p for t in tickets for p in t.players})
+            try:
+                found = await asyncio.wait_for(self.ratings_source.ratings(game, players),
+                                               timeout=self.config.rating_timeout * 2)
+            except Exception as err:  # ratings are a preference, never a reason to stall
+                log.warning("ratings lookup failed, using defaults", game=game, error=repr(err))
+                found = {}
+            for t in tickets:
+                self.ratings[t.ticket_id] = tuple(
+                    float(found.get(p, DEFAULT_ORDINAL)) for p in t.players)
+
+    def _expire(self, now: float) -> list[Ticket]:
+        out = []
+        for t in list(self.tickets.values()):
+            if t.status == "waiting" and now - t.queued_at >= self.config.ticket_ttl:
+                t.expire(t.ticket_id, f"no match found within {self.config.ticket_ttl:g} s", now)
+                out.append(t)
+        return out
+
+    def _time_out_proposals(self, now: float) -> list[Ticket]:
+        changed: list[Ticket] = []
+        for p in list(self.proposals.values()):
+            if p.creating or now < p.deadline or self._accepted(p):
+                continue
+            late = {i for i in p.ticket_ids if not self.tickets[i].fully_accepted}
+            missing = sorted(pl for i in late for pl in self.tickets[i].players
+                             if pl not in self.tickets[i].accepted)
+            for i in sorted(late):
+                t = self.tickets[i]
+                t.expire(i, f"dropped: {', '.join(pl for pl in t.players if pl in missing)} did "
+                            f"not accept match {p.match_id} within {self.config.accept_timeout:g} s",
+                         now)
+                changed.append(t)
+            changed += self._dissolve(p, late, f"match {p.match_id} fell through: "
+                                               f"{', '.join(missing)} did not accept in time")
+        return changed
+
+    def _dissolve(self, p: Proposal, ended: set[str], reason: str) -> list[Ticket]:
+        """Send the other tickets of a proposal back to the queue (waiting time kept)."""
+        self.proposals.pop(p.match_id, None)
+        back = []
+        for i in p.ticket_ids:
+            t = self.tickets[i]
+            if i not in ended and t.status == "proposed":
+                t.requeue(i, p.match_id, reason)
+                back.append(t)
+        return back
+
+    def _entries(self, now: float) -> dict[str, list[Entry]]:
+        by_game: dict[str, list[Entry]] = {}
+        for t in self.tickets.values():
+            if t.status != "waiting" or t.ticket_id not in self.ratings:
+                continue
+            r = t.resolved
+            by_game.setdefault(t.game, []).append(Entry(
+                t.ticket_id, tuple(r["players"]), self.ratings[t.ticket_id], tuple(r["modes"]),
+                int(r["min_seats"]), int(r["max_seats"]), now - t.queued_at,
+                float(r["rating_window"]), bool(r["allow_bots"]), str(r["region"])))
+        return by_game
+
+    def _group(self, entries: dict[str, list[Entry]]) -> list[tuple[str, Group]]:
+        out = []
+        for game in sorted(entries):
+            spec = self.catalogue.get(game)
+            if spec is not None:
+                out += [(game, g) for g in form_groups(spec.modes, entries[game], self.config.policy)]
+        return out
+
+    def _propose(self, game: str, group: Group, now: float) -> list[Ticket]:
+        match_id = f"mm-{uuid.uuid4().hex[:20]}"
+        seats = [{"seat": n, "player": s.player, "bot": s.bot, "team": s.team, "ticket_id": s.ticket_id}
+                 for n, s in enumerate(group.seats)]
+        deadline = now + self.config.accept_timeout
+        proposal = {"match_id": match_id, "mode": group.mode, "seats": seats,
+                    "ticket_ids": list(group.ticket_ids), "deadline": deadline}
+        changed = []
+        for i in group.ticket_ids:
+            t = self.tickets[i]
+            t.propose(i, proposal)
+            if self.config.auto_accept:
+                t.accept(i, match_id, t.players)
+            changed.append(t)
+        self.proposals[match_id] = Proposal(match_id, game, group.mode, seats,
+                                            list(group.ticket_ids), deadline)
+        log.info("match proposed", match_id=match_id, game=game, mode=group.mode,
+                 seats=len(seats), bots=group.bots, spread=round(group.spread, 2))
+        return changed
+
+    def _accepted(self, p: Proposal) -> bool:
+        return all(i in self.tickets and self.tickets[i].fully_accepted for i in p.ticket_ids)
+
+    async def _create(self, p: Proposal) -> None:
+        """Create the accepted match on the rules service and hand out the seat tokens."""
+        async with self._create_slots:
+            try:
+                tokens = await self.rules.create_match(
+                    p.game, p.match_id, p.mode, [s["player"] for s in p.seats], self._options(p))
+            except (grpc.aio.AioRpcError, LookupError) as err:
+                await self._creation_failed(p, err)
+                return
+        async with self.lock:
+            now = self.clock()
+            changed = []
+            for i in p.ticket_ids:
+                t = self.tickets[i]
+                own = set(t.players)
+                assignment = {
+                    "match_id": p.match_id, "game": p.game, "mode": p.mode,
+                    "rules_address": self.rules.address(p.game),
+                    "seats": [{**{k: s[k] for k in ("seat", "player", "bot", "team")},
+                               "token": tokens.get(s["seat"], "") if s["player"] in own else ""}
+                              for s in p.seats],
+                }
+                t.match(i, assignment, now)
+                changed.append(t)
+            self.proposals.pop(p.match_id, None)
+            await self._save(changed)
+        log.info("match created", match_id=p.match_id, game=p.game, mode=p.mode)
+
+    async def _creation_failed(self, p: Proposal, err: BaseException) -> None:
+        code = err.code() if isinstance(err, grpc.aio.AioRpcError) else grpc.StatusCode.UNAVAILABLE
+        why = err.details() if isinstance(err, grpc.aio.AioRpcError) else str(err)
+        p.attempts += 1
+        log.warning("match creation failed", match_id=p.match_id, code=code.name, reason=why,
+                    attempt=p.attempts)
+        async with self.lock:
+            if code in TRANSIENT and p.attempts < CREATE_ATTEMPTS:
+                p.creating = False
+                return
+            self.proposals.pop(p.match_id, None)
+            changed = []
+            for i in p.ticket_ids:
+                t = self.tickets[i]
+                if code in TRANSIENT:
+                    t.requeue(i, p.match_id, f"the rules service did not create the match: {why}")
+                else:
+                    t.cancel(i, f"the rules service refused the match ({code.name}): {why}",
+                             self.clock())
+                changed.append(t)
+            await self._save(changed)
+
+    def _options(self, p: Proposal) -> dict[str, Any]:
+        teams = sorted({s["team"] for s in p.seats if s["team"]})
+        if not teams:
+            return {}
+        options: dict[str, Any] = {}
+        if self.rules.takes_option(p.game, "teams"):
+            options["teams"] = [[s["seat"] for s in p.seats if s["team"] == t] for t in teams]
+        if self.rules.takes_option(p.game, "team_size"):
+            options["team_size"] = len(p.seats) // len(teams)
+        return options
+
+    async def drain(self) -> None:
+        """Wait for match creations in flight (used at shutdown)."""
+        if self._creating:
+            await asyncio.gather(*self._creating, return_exceptions=True)
+
+    # ----------------------------------------------------------------- saving, telling
+
+    async def _save(self, tickets: list[Ticket]) -> None:
+        """One transaction for all; then watchers are told and closed tickets forgotten."""
+        unique = list({id(t): t for t in tickets}.values())
+        await asyncio.to_thread(self.app.save, *unique)
+        for t in unique:
+            if not t.is_open:
+                self._forget(t)
+            for queue in self.watchers.get(t.ticket_id, ()):
+                queue.put_nowait(self.view(t))
+        self.on_saved()
+
+    def view(self, t: Ticket) -> dict[str, Any]:
+        """What a ticket's players may see of it (tokens of their own seats only)."""
+        end = t.ended_at if not t.is_open else self.clock()
+        assignment = t.assignment
+        if assignment is None and t.proposal is not None and t.status == "proposed":
+            assignment = {"match_id": t.proposal["match_id"], "game": t.game,
+                          "mode": t.proposal["mode"], "rules_address": self.rules.address(t.game),
+                          "seats": [{k: s[k] for k in ("seat", "player", "bot", "team")}
+                                    for s in t.proposal["seats"]]}
+        return {
+            "ticket_id": t.ticket_id, "game": t.game, "modes": list(t.resolved["modes"]),
+            "players": t.players, "status": t.status, "reason": t.reason,
+            "waited_seconds": max(0.0, end - t.queued_at), "assignment": assignment,
+            "accepted": list(t.accepted),
+        }
+
+
+def _require(claims: Claims | None, *roles: str) -> Claims:
+    if claims is None:
+        raise Unauthenticated("this call needs a bearer token")
+    if claims.role not in roles:
+        raise PermissionDenied(f"this call needs a {' or '.join(roles)} token, not {claims.role}")
+    return claims
+
+
+def _check_players(players: tuple[str, ...] | list[str]) -> list[str]:
+    out = [str(p) for p in players]
+    if not out:
+        raise InvalidArgument("a ticket needs at least one player")
+    if len(out) > MAX_PARTY:
+        raise InvalidArgument(f"a party has at most {MAX_PARTY} players")
+    if len(set(out)) != len(out):
+        raise InvalidArgument("a party lists a player twice")
+    for p in out:
+        if not PLAYER_ID.match(p):
+            raise InvalidArgument(f"player id {p!r} must be 1-64 letters, digits or _.:@-")
+        if p.startswith(BOT_PREFIX):
+            raise InvalidArgument(f"player ids starting {BOT_PREFIX!r} are reserved for bots")
+    return out

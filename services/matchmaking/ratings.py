@@ -1,0 +1,60 @@
+"""Where ratings come from: the scoring service, or anything else with the same method."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
+from services.platform.grpc_kit import call_metadata, channel
+from services.platform.logs import get_logger
+
+DEFAULT_ORDINAL = 0.0
+log = get_logger("matchmaking")
+
+
+class RatingSource(Protocol):
+    async def ratings(self, game: str, players: Sequence[str]) -> dict[str, float]:
+        """Ordinal per known player; players left out get :data:`DEFAULT_ORDINAL`."""
+        ...
+
+
+class StaticRatings:
+    """Fixed ratings (tests, benchmarks, simulations)."""
+
+    def __init__(self, table: Mapping[str, float] | None = None) -> None:
+        self.table = dict(table or {})
+
+    async def ratings(self, game: str, players: Sequence[str]) -> dict[str, float]:
+        return {p: self.table[p] for p in players if p in self.table}
+
+
+class ScoringRatings:
+    """``ScoringService.GetRatings`` with a deadline; default ratings when it does not answer."""
+
+    WARN_EVERY = 30.0
+
+    def __init__(self, address: str, timeout: float = 1.0, token: str = "") -> None:
+        self.address, self.timeout, self.token = address, timeout, token
+        self._channel = channel(address)
+        self._stub = scoring_pb2_grpc.ScoringServiceStub(self._channel)
+        self._warned = 0.0
+
+    async def ratings(self, game: str, players: Sequence[str]) -> dict[str, float]:
+        try:
+            reply = await self._stub.GetRatings(
+                scoring_pb2.GetRatingsRequest(game=game, players=list(players)),
+                metadata=call_metadata(self.token or None), timeout=self.timeout,
+            )
+        except Exception as err:  # any failure: match on default ratings rather than stall
+            now = time.monotonic()
+            if now - self._warned > self.WARN_EVERY:
+                self._warned = now
+                log.warning("scoring unavailable, using default ratings", address=self.address,
+                            error=getattr(err, "details", lambda: repr(err))() or repr(err))
+            return {}
+        return {r.player: float(r.ordinal) for r in reply.ratings}
+
+    async def close(self) -> None:
+        await self._channel.close()

@@ -1,0 +1,70 @@
+"""MatchmakingService (neon.matchmaking.v1): decodes requests, calls the Matchmaker, encodes replies."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+
+from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as pb
+from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
+from services.matchmaking.matchmaker import Matchmaker, TicketRequest
+from services.platform.grpc_kit import claims
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
+STATUS = {
+    "waiting": pb.TICKET_STATUS_WAITING, "proposed": pb.TICKET_STATUS_PROPOSED,
+    "matched": pb.TICKET_STATUS_MATCHED, "cancelled": pb.TICKET_STATUS_CANCELLED,
+    "expired": pb.TICKET_STATUS_EXPIRED,
+}
+
+
+def ticket_message(view: dict[str, Any]) -> pb.Ticket:
+    a = view["assignment"]
+    assignment = None
+    if a is not None:
+        assignment = pb.Assignment(
+            match_id=a["match_id"], game=a["game"], mode=a["mode"],
+            rules_address=a.get("rules_address", ""),
+            seats=[pb.Assignment.Seat(seat=s["seat"], player=s["player"], token=s.get("token", ""),
+                                      bot=s["bot"], team=s["team"]) for s in a["seats"]],
+        )
+    return pb.Ticket(
+        ticket_id=view["ticket_id"], game=view["game"], modes=view["modes"],
+        players=view["players"], status=STATUS[view["status"]], reason=view["reason"],
+        waited_seconds=view["waited_seconds"], assignment=assignment,
+    )
+
+
+class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
+    def __init__(self, matchmaker: Matchmaker) -> None:
+        self.mm = matchmaker
+
+    async def CreateTicket(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        req = TicketRequest(
+            ticket_id=request.ticket_id, game=request.game, modes=tuple(request.modes),
+            players=tuple(request.players), min_seats=request.min_seats,
+            max_seats=request.max_seats, region=request.region,
+            rating_window=request.rating_window, allow_bots=request.allow_bots,
+        )
+        return pb.CreateTicketResponse(ticket=ticket_message(await self.mm.create_ticket(claims(), req)))
+
+    async def CancelTicket(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        view = await self.mm.cancel_ticket(claims(), request.ticket_id)
+        return pb.CancelTicketResponse(ticket=ticket_message(view))
+
+    async def GetTicket(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return pb.GetTicketResponse(ticket=ticket_message(await self.mm.get_ticket(claims(), request.ticket_id)))
+
+    async def WatchTicket(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        async for view in self.mm.watch(claims(), request.ticket_id):
+            yield pb.WatchTicketResponse(ticket=ticket_message(view))
+
+    async def AcceptMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        view = await self.mm.accept_match(claims(), request.ticket_id, request.match_id)
+        return pb.AcceptMatchResponse(ticket=ticket_message(view))
+
+
+def register(server: grpc.aio.Server, matchmaker: Matchmaker) -> None:
+    pb_grpc.add_MatchmakingServiceServicer_to_server(MatchmakingServicer(matchmaker), server)
