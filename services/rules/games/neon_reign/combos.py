@@ -1,0 +1,65 @@
+"""Universal Combos: checked against the Attacker's played cards, every combo met fires.
+
+Pair combos fire once for every pair of matching cards (three of a kind makes three pairs);
+exact combos fire once when the played cards are exactly that composition. A card may be
+part of several combos.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from math import comb
+from typing import Any
+
+from .cards import BUTTON, JOYSTICK, Card
+from .content import COMBOS
+
+
+@dataclass(frozen=True)
+class ComboHit:
+    id: str
+    name: str
+    effects: tuple[tuple[str, int], ...]
+
+    def effect(self, name: str) -> int:
+        return dict(self.effects).get(name, 0)
+
+
+def _pair_count(combo: dict[str, Any], cards: Sequence[Card]) -> int:
+    if combo["pair"] == "same_button_colour":
+        groups = Counter(c.colour for c in cards if c.kind == BUTTON)
+    else:
+        groups = Counter(c.direction for c in cards if c.kind == JOYSTICK)
+    return sum(comb(n, 2) for n in groups.values())
+
+
+def _exact_match(combo: dict[str, Any], cards: Sequence[Card]) -> bool:
+    buttons = [c for c in cards if c.kind == BUTTON]
+    joysticks = [c for c in cards if c.kind == JOYSTICK]
+    if (len(joysticks), len(buttons)) != (combo["joysticks"], combo["buttons"]):
+        return False
+    colours = combo.get("button_colours")
+    distinct = len({b.colour for b in buttons})
+    if colours == "same":
+        return distinct == 1
+    if colours == "different":
+        return distinct == len(buttons)
+    return True
+
+
+def universal_combos(cards: Iterable[Card]) -> tuple[ComboHit, ...]:
+    """Every Universal Combo instance the played ``cards`` meet, in helper-card order."""
+    played = tuple(cards)
+    hits: list[ComboHit] = []
+    for combo in COMBOS:
+        times = _pair_count(combo, played) if combo["match"] == "pairs" else int(
+            _exact_match(combo, played))
+        effects = tuple(sorted(combo["effects"].items()))
+        hits.extend(ComboHit(combo["id"], combo["name"], effects) for _ in range(times))
+    return tuple(hits)
+
+
+def combo_total(hits: Iterable[ComboHit], name: str) -> int:
+    return sum(hit.effect(name) for hit in hits)

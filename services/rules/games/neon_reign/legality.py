@@ -1,0 +1,162 @@
+"""Which cards may be played when Attacking and when Defending (How to Play, Defend, FAQ)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations, product
+from typing import Any
+
+from .cards import BLOCK, BUTTON, COMBO_BREAKER, COUNTERS, JOYSTICK, THROW, Hero
+from .content import CARDS, card
+from .resolution import Defense, button_damage, combos_after_counters
+
+MAX_ATTACK = 3
+MAX_DEFEND = 2
+
+
+def _card_list(value: Any) -> list[str] | None:
+    if not isinstance(value, list) or not all(isinstance(i, str) for i in value):
+        return None
+    return value
+
+
+def attack_problem(hand: Sequence[str], cards: Any) -> str | None:
+    played = _card_list(cards)
+    if played is None:
+        return "cards must be a list of card ids"
+    if not 1 <= len(played) <= MAX_ATTACK:
+        return "an Attack plays 1 to 3 cards"
+    if len(set(played)) != len(played):
+        return "a card can only be played once"
+    for card_id in played:
+        if card_id not in hand:
+            return f"{card_id} is not in your hand"
+        if not card(card_id).usable_when_attacking:
+            return f"{card_id} cannot be played when Attacking"
+    return None
+
+
+def attack_options(hand: Sequence[str]) -> list[tuple[str, ...]]:
+    usable = sorted(i for i in hand if card(i).usable_when_attacking)
+    return [combo for n in range(1, MAX_ATTACK + 1) for combo in combinations(usable, n)]
+
+
+def can_attack(hand: Sequence[str]) -> bool:
+    return any(card(i).usable_when_attacking for i in hand)
+
+
+def _defends_with_buttons(fighter: Hero) -> bool:
+    return fighter.ability.type == "defend_with_buttons"
+
+
+def _cards_problem(hand: Sequence[str], fighter: Hero, played: list[str]) -> str | None:
+    if not played:
+        return "play at least one card, or pass"
+    if len(set(played)) != len(played):
+        return "a card can only be played once"
+    for card_id in played:
+        if card_id not in hand:
+            return f"{card_id} is not in your hand"
+        c = card(card_id)
+        if c.kind == JOYSTICK and not c.defend_icon:
+            return f"{card_id} has no Defend icon"
+    kinds = [card(i).kind for i in played]
+    buttons, breakers = kinds.count(BUTTON), kinds.count(COMBO_BREAKER)
+    if buttons > breakers and not _defends_with_buttons(fighter):
+        return "a Button can only be played when Defending together with a Combo Breaker"
+    if len(played) - min(buttons, breakers) > MAX_DEFEND:
+        return ("you may play at most 2 cards when Defending "
+                "(a Button played with a Combo Breaker does not count)")
+    return None
+
+
+def defense_problem(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
+                    cards: Any, targets: Any) -> str | None:
+    """Why this defence is illegal, or ``None``. Counters that would have no effect are illegal."""
+    played = _card_list(cards)
+    if played is None:
+        return "cards must be a list of card ids"
+    aimed = _card_list([] if targets is None else targets)
+    if aimed is None:
+        return "targets must be a list of the Attacker's card ids"
+    problem = _cards_problem(hand, fighter, played)
+    if problem:
+        return problem
+    kinds = [card(i).kind for i in played]
+    if len(set(aimed)) != len(aimed) or any(t not in attack for t in aimed):
+        return "each target must be a different one of the Attacker's played cards"
+    aimed_kinds = [card(t).kind for t in aimed]
+    if kinds.count(THROW) > sum(card(i).kind == JOYSTICK for i in attack):
+        return "a Throw would have no effect: it needs a played Joystick to remove"
+    if kinds.count(BLOCK) > sum(card(i).kind == BUTTON for i in attack):
+        return "a Block would have no effect: it needs a played Button to remove"
+    if aimed_kinds.count(JOYSTICK) != kinds.count(THROW):
+        return "name one Joystick target for each Throw"
+    if aimed_kinds.count(BUTTON) != kinds.count(BLOCK):
+        return "name one Button target for each Block"
+    idle = kinds.count(COMBO_BREAKER) - min(kinds.count(BUTTON), kinds.count(COMBO_BREAKER))
+    if idle > 1 or (idle == 1 and not combos_after_counters(attack, aimed)):
+        return "a Combo Breaker would have no effect: no Universal Combo to stop and no Button"
+    return None
+
+
+def _eligible(hand: Sequence[str], fighter: Hero) -> list[str]:
+    breakers = any(card(i).kind == COMBO_BREAKER for i in hand)
+    buttons_ok = breakers or _defends_with_buttons(fighter)
+    out = []
+    for card_id in sorted(hand):
+        c = card(card_id)
+        if (c.kind in COUNTERS or (c.kind == JOYSTICK and c.defend_icon)
+                or (c.kind == BUTTON and buttons_ok)):
+            out.append(card_id)
+    return out
+
+
+def defense_options(hand: Sequence[str], fighter: Hero,
+                    attack: Sequence[str]) -> list[dict[str, Any]]:
+    """Every legal non-pass defence, with concrete card ids and targets, in a fixed order."""
+    eligible = _eligible(hand, fighter)
+    sticks = [i for i in attack if card(i).kind == JOYSTICK]
+    buttons = [i for i in attack if card(i).kind == BUTTON]
+    out: list[dict[str, Any]] = []
+    for n in range(1, MAX_DEFEND * 2 + 1):
+        for played in combinations(eligible, n):
+            if _cards_problem(hand, fighter, list(played)):
+                continue
+            kinds = [card(i).kind for i in played]
+            throws, blocks = kinds.count(THROW), kinds.count(BLOCK)
+            for thrown, blocked in product(combinations(sticks, throws),
+                                           combinations(buttons, blocks)):
+                aimed = list(thrown + blocked)
+                if defense_problem(hand, fighter, attack, list(played), aimed) is None:
+                    action: dict[str, Any] = {"type": "defend", "cards": list(played)}
+                    if aimed:
+                        action["targets"] = aimed
+                    out.append(action)
+    return out
+
+
+def build_defense(fighter: Hero, cards: Sequence[str], targets: Sequence[str]) -> Defense:
+    """Sort a legal defence into resolution steps.
+
+    The Buttons played with Combo Breakers are the strongest ones (ties by id); any
+    further Buttons (a Hero Ability allowing it) resolve in Step 3.
+    """
+    kinds = [card(i).kind for i in cards]
+    buttons = sorted((i for i in cards if card(i).kind == BUTTON),
+                     key=lambda i: (-button_damage(fighter, card(i)), i))
+    free = min(len(buttons), kinds.count(COMBO_BREAKER))
+    return Defense(
+        cards=tuple(cards),
+        targets=tuple(targets),
+        throws=kinds.count(THROW),
+        blocks=kinds.count(BLOCK),
+        combo_breakers=kinds.count(COMBO_BREAKER),
+        early_buttons=tuple(buttons[:free]),
+        joysticks=tuple(i for i in cards if card(i).kind == JOYSTICK),
+        late_buttons=tuple(buttons[free:]),
+    )
+
+
+def known_card(card_id: Any) -> bool:
+    return isinstance(card_id, str) and card_id in CARDS

@@ -1,0 +1,297 @@
+"""Resolution Order: Step 1 Counter cards, Step 2 Joysticks and Star Power, Step 3 Buttons.
+
+A :class:`Table` is a short-lived working copy of the two sides for one resolution; the
+result is handed back as new immutable :class:`Side` values. A KO stops the resolution at
+once (``Knockout``), as the rulebook says the game ends "at any point" a hero reaches 0.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+
+from services.rules.games.contract import EngineEvent
+
+from .cards import BUTTON, JOYSTICK, SHIELD_LIMIT, STARTING_HEALTH, THROW, Card, Hero
+from .combos import ComboHit, combo_total, universal_combos
+from .content import card, hero
+from .state import Side
+
+STEP2_GAINS = ("shields", "heal", "strike", "draw", "recycle_throw", "stars")
+
+
+@dataclass(frozen=True)
+class Defense:
+    """What the defender answered with, already sorted into the resolution steps."""
+
+    cards: tuple[str, ...] = ()
+    """Real cards played (they go to the discard pile after the turn)."""
+    targets: tuple[str, ...] = ()
+    """The Attacker's cards removed by Throws (Joysticks) and Blocks (Buttons)."""
+    throws: int = 0
+    blocks: int = 0
+    combo_breakers: int = 0
+    early_buttons: tuple[str, ...] = ()
+    """Buttons played with a Combo Breaker: their damage is dealt in Step 1."""
+    joysticks: tuple[str, ...] = ()
+    late_buttons: tuple[str, ...] = ()
+    """Buttons a Hero Ability lets the defender play beyond the Combo Breakers: Step 3."""
+    early_damage: int = 0
+    """The Computer's Defend-section damage (printed with its Combo Breaker): Step 1."""
+    gains: tuple[tuple[str, int], ...] = ()
+    """The Computer's Defend-section stars, shields and heal: Step 2."""
+
+
+@dataclass(frozen=True)
+class Resolution:
+    sides: tuple[Side, Side]
+    events: tuple[EngineEvent, ...]
+    knocked_out: tuple[int, ...]
+
+
+class Knockout(Exception):
+    """A hero reached 0 health: the game ends immediately."""
+
+
+def button_damage(fighter: Hero, button: Card) -> int:
+    """A Button's printed damage plus the Hero Ability bonus for its colour, if any."""
+    ability = fighter.ability
+    bonus = ability.amount if (ability.type == "button_colour_bonus"
+                               and ability.colour == button.colour) else 0
+    return button.damage + bonus
+
+
+def joystick_gains(fighter: Hero, stick: Card) -> Counter[str]:
+    gains: Counter[str] = Counter(dict(stick.effects))
+    ability = fighter.ability
+    if ability.type == "joystick_star_bonus" and ability.direction == stick.direction:
+        gains["stars"] += ability.amount
+    return gains
+
+
+def combos_after_counters(attack: Iterable[str], removed: Iterable[str]) -> tuple[ComboHit, ...]:
+    gone = set(removed)
+    return universal_combos(card(i) for i in attack if i not in gone)
+
+
+class Table:
+    def __init__(self, sides: tuple[Side, Side], attacker: int) -> None:
+        self.sides = list(sides)
+        self.attacker = attacker
+        self.defender = 1 - attacker
+        self.events: list[EngineEvent] = []
+
+    # -- small effects -------------------------------------------------------------------
+    def hero(self, side: int) -> Hero:
+        return hero(self.sides[side].hero)
+
+    def set(self, side: int, **changes: object) -> None:
+        self.sides[side] = replace(self.sides[side], **changes)  # type: ignore[arg-type]
+
+    def emit(self, kind: str, visible_to: frozenset[int] | None = None, **data: object) -> None:
+        self.events.append(EngineEvent(kind, dict(data), visible_to))
+
+    def knocked_out(self) -> tuple[int, ...]:
+        return tuple(s for s in (0, 1) if self.sides[s].health <= 0)
+
+    def check_ko(self) -> None:
+        if self.knocked_out():
+            raise Knockout
+
+    def gain_shields(self, side: int, amount: int, source: str) -> None:
+        now = self.sides[side].shields
+        new = min(SHIELD_LIMIT, now + amount)
+        self.set(side, shields=new)
+        self.emit("shields", side=side, gained=new - now, shields=new, source=source)
+
+    def heal(self, side: int, amount: int, source: str) -> None:
+        now = self.sides[side].health
+        new = min(STARTING_HEALTH, now + amount)
+        self.set(side, health=new)
+        self.emit("healed", side=side, healed=new - now, health=new, source=source)
+
+    def strike(self, target: int, amount: int, source: str) -> None:
+        """Force ``target`` to discard the top card of its deck, face up."""
+        for _ in range(amount):
+            side = self.sides[target]
+            if not side.deck:
+                self.emit("strike_missed", side=target, source=source)
+                return
+            top = side.deck[0]
+            self.set(target, deck=side.deck[1:], discard=side.discard + (top,))
+            self.emit("struck", side=target, card=top, source=source)
+
+    def draw(self, side: int, amount: int, source: str) -> None:
+        current = self.sides[side]
+        if current.computer:
+            return
+        drawn = current.deck[:amount]
+        self.set(side, deck=current.deck[len(drawn):], hand=current.hand + drawn)
+        self.emit("drew", frozenset({side}), side=side, cards=list(drawn), source=source)
+        self.emit("drew_count", side=side, count=len(drawn), source=source)
+
+    def recycle_throw(self, side: int, amount: int) -> None:
+        """Throw recycle: the most recently discarded Throw goes back to the hand."""
+        for _ in range(amount):
+            current = self.sides[side]
+            throws = [i for i in current.discard if card(i).kind == THROW]
+            if not throws:
+                return
+            chosen = throws[-1]
+            at = len(current.discard) - 1 - current.discard[::-1].index(chosen)
+            discard = current.discard[:at] + current.discard[at + 1:]
+            self.set(side, discard=discard, hand=current.hand + (chosen,))
+            self.emit("recycled", frozenset({side}), side=side, card=chosen)
+            self.emit("recycled_throw", side=side)
+
+    # -- damage and Star Power -------------------------------------------------------------
+    def _hurt(self, hits: Mapping[int, int], shieldable: bool, source: str) -> list[int]:
+        """Apply simultaneous damage; Shields are spent automatically (never vs Star Power)."""
+        star_gains = [0, 0]
+        for side, amount in sorted(hits.items()):
+            if amount <= 0:
+                continue
+            current = self.sides[side]
+            prevented = min(current.shields, amount) if shieldable else 0
+            lost = min(current.health, amount - prevented)
+            self.set(side, health=current.health - lost, shields=current.shields - prevented)
+            self.emit("damage", side=side, amount=amount, prevented=prevented, lost=lost,
+                      health=current.health - lost, source=source)
+            ability = self.hero(side).ability
+            if lost > 0 and ability.type == "star_on_damage_taken":
+                star_gains[side] += ability.amount
+        return star_gains
+
+    def deal(self, hits: Mapping[int, int], shieldable: bool, source: str) -> None:
+        star_gains = self._hurt(hits, shieldable, source)
+        self.check_ko()
+        self.gain_stars(star_gains, "hero ability")
+
+    def gain_stars(self, queue: list[int], source: str) -> None:
+        """Gain Star tokens one at a time, Attacker then defender in each round.
+
+        When a hero's count reaches its star limit, that many stars are discarded and the
+        Star Power resolves completely before any further star is gained. Powers that fire
+        in the same round are simultaneous (so both heroes can fall: a double KO).
+        """
+        queue = list(queue)
+        for side in (0, 1):
+            if queue[side]:
+                self.emit("stars", side=side, gained=queue[side], source=source)
+        while any(queue):
+            fired = []
+            for side in (self.attacker, self.defender):
+                if queue[side] <= 0:
+                    continue
+                queue[side] -= 1
+                limit = self.hero(side).star_limit
+                stars = self.sides[side].stars + 1
+                if stars >= limit:
+                    stars -= limit
+                    fired.append(side)
+                self.set(side, stars=stars)
+            if fired:
+                extra = self.star_powers(fired)
+                queue = [queue[0] + extra[0], queue[1] + extra[1]]
+
+    def star_powers(self, fired: list[int]) -> list[int]:
+        for side in fired:
+            self.emit("star_power", side=side, hero=self.sides[side].hero,
+                      effects=dict(self.hero(side).star_power))
+        for side in fired:
+            power = self.hero(side)
+            if power.power("heal"):
+                self.heal(side, power.power("heal"), "star power")
+            if power.power("shields"):
+                self.gain_shields(side, power.power("shields"), "star power")
+        hits = {1 - side: self.hero(side).power("damage") for side in fired}
+        star_gains = self._hurt(hits, shieldable=False, source="star power")
+        self.check_ko()
+        for side in fired:
+            power = self.hero(side)
+            if power.power("strike"):
+                self.strike(1 - side, power.power("strike"), "star power")
+            if power.power("draw"):
+                self.draw(side, power.power("draw"), "star power")
+        return star_gains
+
+    # -- the three steps ---------------------------------------------------------------------
+    def step1_counters(self, defense: Defense) -> None:
+        att, dfd = self.attacker, self.defender
+        if defense.targets or defense.combo_breakers:
+            self.emit("countered", side=dfd, removed=list(defense.targets),
+                      combo_breakers=defense.combo_breakers)
+        ability = self.hero(dfd).ability
+        if ability.type == "shield_on_block" and defense.blocks:
+            self.gain_shields(dfd, ability.amount * defense.blocks, "hero ability")
+        if ability.type == "strike_on_throw" and defense.throws:
+            self.strike(att, ability.amount * defense.throws, "hero ability")
+        early = defense.early_damage + sum(
+            button_damage(self.hero(dfd), card(b)) for b in defense.early_buttons)
+        if early:
+            self.deal({att: early}, shieldable=True, source="combo breaker button")
+
+    def step2_joysticks(self, standing: list[Card], defense: Defense,
+                        hits: tuple[ComboHit, ...]) -> None:
+        att, dfd = self.attacker, self.defender
+        gains: list[Counter[str]] = [Counter(), Counter()]
+        for stick in standing:
+            if stick.kind == JOYSTICK:
+                gains[att] += joystick_gains(self.hero(att), stick)
+        for hit in hits:
+            gains[att] += Counter({k: v for k, v in hit.effects if k != "damage"})
+        for stick_id in defense.joysticks:
+            gains[dfd] += joystick_gains(self.hero(dfd), card(stick_id))
+        gains[dfd] += Counter(dict(defense.gains))
+        for side in (att, dfd):
+            if gains[side]["shields"]:
+                self.gain_shields(side, gains[side]["shields"], "joystick")
+            if gains[side]["heal"]:
+                self.heal(side, gains[side]["heal"], "joystick")
+        for side in (att, dfd):
+            if gains[side]["strike"]:
+                self.strike(1 - side, gains[side]["strike"], "joystick")
+        for side in (att, dfd):
+            if gains[side]["draw"]:
+                self.draw(side, gains[side]["draw"], "joystick")
+            if gains[side]["recycle_throw"]:
+                self.recycle_throw(side, gains[side]["recycle_throw"])
+        queue = [0, 0]
+        queue[att], queue[dfd] = gains[att]["stars"], gains[dfd]["stars"]
+        self.gain_stars(queue, "joystick")
+
+    def step3_buttons(self, standing: list[Card], defense: Defense,
+                      hits: tuple[ComboHit, ...]) -> None:
+        att, dfd = self.attacker, self.defender
+        attacker_hero, defender_hero = self.hero(att), self.hero(dfd)
+        to_defender = sum(button_damage(attacker_hero, c) for c in standing if c.kind == BUTTON)
+        to_defender += combo_total(hits, "damage")
+        if attacker_hero.ability.type == "combo_damage_bonus":
+            to_defender += attacker_hero.ability.amount * len(hits)
+        to_attacker = sum(button_damage(defender_hero, card(b)) for b in defense.late_buttons)
+        self.deal({dfd: to_defender, att: to_attacker}, shieldable=True, source="buttons")
+
+    def run(self, attack: tuple[str, ...], defense: Defense) -> None:
+        self.step1_counters(defense)
+        removed = set(defense.targets)
+        standing = [card(i) for i in attack if i not in removed]
+        hits: tuple[ComboHit, ...] = ()
+        if not defense.combo_breakers:
+            hits = universal_combos(standing)
+        if hits:
+            self.emit("combos", side=self.attacker, combos=[hit.id for hit in hits])
+        self.step2_joysticks(standing, defense, hits)
+        self.step3_buttons(standing, defense, hits)
+
+
+def resolve(sides: tuple[Side, Side], attacker: int, attack: tuple[str, ...],
+            defense: Defense) -> Resolution:
+    """Resolve one Attack and its Defense in Resolution Order."""
+    table = Table(sides, attacker)
+    try:
+        table.run(attack, defense)
+    except Knockout:
+        pass
+    return Resolution((table.sides[0], table.sides[1]), tuple(table.events),
+                      table.knocked_out())

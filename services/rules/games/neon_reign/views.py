@@ -1,0 +1,59 @@
+"""What each viewer may know: own hand only, counts of the rest, never a deck's order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .content import hero
+from .state import PICK, Side, State, to_json
+
+
+def _hero_card(hero_id: str) -> dict[str, Any] | None:
+    if not hero_id:
+        return None
+    card = hero(hero_id)
+    return {"id": card.id, "name": card.name, "star_limit": card.star_limit,
+            "star_power": dict(card.star_power), "ability": to_json(card.ability)}
+
+
+def _side(state: State, index: int, side: Side, viewer: int | None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "side": index,
+        "computer": side.computer,
+        "hero": _hero_card(side.hero),
+        "health": side.health,
+        "stars": side.stars,
+        "shields": side.shields,
+        "hand_count": len(side.hand),
+        "deck_count": len(side.deck),
+        "discard": list(side.discard),
+        "bench": list(side.bench) if state.phase != PICK else [],
+        "fallen": list(side.fallen),
+    }
+    if state.phase == PICK:
+        out["heroes"] = sorted(side.bench)
+        out["picked"] = bool(state.picks[index])
+        if viewer == index:
+            out["my_pick"] = state.picks[index] or None
+    if viewer == index and not side.computer:
+        out["hand"] = list(side.hand)
+    return out
+
+
+def view(state: State, viewer: int | None) -> dict[str, Any]:
+    return {
+        "mode": state.mode,
+        "difficulty": state.difficulty or None,
+        "you": viewer,
+        "phase": state.phase,
+        "attacker": state.active,
+        "turn": state.turn,
+        "game": state.game,
+        "decks": list(state.decks),
+        "in_play": list(state.in_play),
+        "sides": [_side(state, i, side, viewer) for i, side in enumerate(state.sides)],
+        "arcade_tokens": list(state.tokens),
+        "results": to_json(state.results),
+        "winner": state.winner,
+        "reason": state.reason,
+    }
