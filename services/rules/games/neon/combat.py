@@ -1,0 +1,635 @@
+"""Attack in four stages: target, attack roll, defense roll, results.
+
+An attack is a frame on the stack that walks through its stages; each stage is a window in
+which one side may apply effects before passing ("roll" or "done"). Windows with nothing to
+apply pass by themselves.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+from services.rules.games.neon.cards import round_order
+from services.rules.games.neon.content import (
+    ATTACK_DIE,
+    AUTOMA,
+    DEFENSE_DIE,
+    FIGHTERS,
+    LOOT,
+    MAX_ATTACK_DICE,
+    MAX_DEFENSE_DICE,
+    SECTOR_BY_EFFECT,
+    SECTORS,
+)
+from services.rules.games.neon.defeat import take_damage
+from services.rules.games.neon.fighters import (
+    allies,
+    can_afford,
+    gain_energy,
+    in_sector,
+    manoeuvre_cost,
+    spend_energy,
+    token_at,
+    usable_unique,
+)
+from services.rules.games.neon.loot import spend_supply
+from services.rules.games.neon.ring import distance, neighbours
+from services.rules.games.neon.sectors import enter
+from services.rules.games.neon.state import Draft, Fighter, Frame, State, frame
+
+Action = dict[str, Any]
+AUTO_STAGES = ("next", "finish")
+
+
+# ---- targets and weapons -------------------------------------------------------------------
+
+def weapon_range(s: State, idx: int, weapon: str) -> tuple[int | None, ...]:
+    if weapon == "base":
+        return (FIGHTERS[s.fighters[idx].fighter].base_weapon, None, None)
+    return LOOT[weapon].range
+
+
+def is_melee(weapon: str) -> bool:
+    return weapon == "base" or (weapon in LOOT and LOOT[weapon].type == "melee")
+
+
+def target_sector(s: State, target: str) -> int | None:
+    kind, _, ref = target.partition(":")
+    if kind == "bot":
+        return int(ref)
+    return s.fighters[int(ref)].sector
+
+
+def opponents(s: State, idx: int) -> list[tuple[str, int]]:
+    """Every opponent on the arena, as (target, sector): fighters, the Automa, then bots."""
+    out = [(f"f:{f.idx}", f.sector) for f in s.fighters
+           if f.idx != idx and f.on_arena and not allies(s, idx, f.idx)]
+    out += [(f"bot:{sector}", sector) for sector, _ in s.bots]
+    return [(t, sec) for t, sec in out if sec is not None]
+
+
+def dice_at(rng: tuple[int | None, ...], d: int) -> int:
+    return (rng[d] or 0) if d < len(rng) else 0
+
+
+def attack_options(s: State, idx: int) -> list[Action]:
+    f = s.fighters[idx]
+    if not f.on_arena:
+        return []
+    here = f.sector
+    assert here is not None
+    foes = opponents(s, idx)
+    out: list[Action] = []
+    weapons = ["base"] + [e.card for e in f.equipment if LOOT[e.card].is_weapon]
+    pull = FIGHTERS[f.fighter].ability("pull") and usable_unique(s, idx, "pull") is not None
+    for weapon in weapons:
+        rng = weapon_range(s, idx, weapon)
+        if weapon in LOOT and LOOT[weapon].area:
+            for sector in s.ring:
+                if dice_at(rng, distance(s.ring, here, sector)) and any(
+                        sec == sector for _, sec in foes):
+                    out.append({"type": "attack", "weapon": weapon, "target": f"sector:{sector}"})
+            continue
+        for target, sector in foes:
+            d = distance(s.ring, here, sector)
+            if dice_at(rng, d):
+                out.append({"type": "attack", "weapon": weapon, "target": target})
+            if pull and d == 1 and dice_at(rng, 0) and target.startswith("f:"):
+                out.append({"type": "attack", "weapon": weapon, "target": target, "pull": True})
+    howitzer = FIGHTERS[f.fighter].ability("howitzer")
+    if howitzer and usable_unique(s, idx, "howitzer") is not None:
+        for target, sector in foes:
+            if distance(s.ring, here, sector) >= howitzer.min_range:
+                out.append({"type": "attack", "weapon": "howitzer", "target": target})
+    return out
+
+
+def declare(w: Draft, idx: int, action: Action) -> None:
+    weapon, target = action["weapon"], action["target"]
+    here = w.f(idx).sector
+    assert here is not None
+    if action.get("pull"):
+        spend_energy(w, idx, usable_unique(w.s, idx, "pull") or 0)
+        w.emit("ability", {"fighter": idx, "ability": "pull", "target": target})
+        enter(w, int(target[2:]), here)
+    if weapon == "howitzer":
+        howitzer = FIGHTERS[w.f(idx).fighter].ability("howitzer")
+        assert howitzer is not None
+        spend_energy(w, idx, usable_unique(w.s, idx, "howitzer") or 0)
+        count = howitzer.dice
+    else:
+        sector = int(target[7:]) if target.startswith("sector:") else target_sector(w.s, target)
+        if sector is None:  # a pulled target fell into a Trap and left the arena
+            w.emit("attack_fizzled", {"fighter": idx, "target": target})
+            return
+        count = dice_at(weapon_range(w.s, idx, weapon), distance(w.s.ring, here, sector))
+    if target.startswith("sector:"):
+        sector = int(target[7:])
+        targets = tuple(t for t, sec in opponents(w.s, idx) if sec == sector)
+    else:
+        targets = (target,)
+    if not w.f(idx).on_arena or not targets:
+        return
+    w.emit("attack_declared", {"fighter": idx, "weapon": weapon, "targets": list(targets),
+                               "dice": count})
+    w.push(new_attack(idx, weapon, targets, count))
+
+
+def new_attack(idx: int, weapon: str, targets: tuple[str, ...], count: int) -> Frame:
+    return frame("attack", idx, weapon=weapon, targets=targets, stage="prep", count=count,
+                 dice=(), rerolled=False, used=(), sim=(), queue=(), cur="", dcount=0,
+                 ddice=(), drerolled=False, dused=(), dcancel=0, b2f=0, dealt=False, fresh=())
+
+
+# ---- who owes the answer in each stage ---------------------------------------------------------
+
+def defender_of(fr: Frame) -> int | None:
+    cur = fr.get("cur")
+    return int(cur[2:]) if cur.startswith("f:") else None
+
+
+def window_owner(fr: Frame) -> int:
+    if fr.get("stage") == "help":
+        return int(fr.get("helpers")[0])
+    if fr.get("stage") in ("dprep", "dafter"):
+        owner = defender_of(fr)
+        assert owner is not None
+        return owner
+    return fr.owner
+
+
+def simultaneous(s: State, target: str) -> bool:
+    """Bots and the Automa roll their defense dice together with the attack dice."""
+    return target.startswith("bot:") or s.fighters[int(target[2:])].automa
+
+
+def defense_dice(s: State, target: str) -> int:
+    sector = target_sector(s, target)
+    smoke = token_at(s, "smoke")
+    extra = 1 if smoke is not None and smoke[1] == sector else 0
+    if target.startswith("bot:"):
+        return 1 + extra
+    f = s.fighters[int(target[2:])]
+    if f.automa:
+        return AUTOMA["defense_dice"] + extra
+    base = FIGHTERS[f.fighter].base_armour + (1 if "reactive-plating" in f.upgrades else 0)
+    return base + f.shields + extra
+
+
+def weapon_effects(s: State, idx: int, weapon: str, when: str) -> list[tuple[str, str]]:
+    """(key, supply) of the still-equipped weapon's effects of one timing."""
+    f = s.fighters[idx]
+    if weapon not in LOOT or not any(e.card == weapon for e in f.equipment):
+        return []
+    return [(f"equip:{weapon}:{i}", eff.supply) for i, eff in enumerate(LOOT[weapon].effects)
+            if eff.when == when]
+
+
+def worn_effects(f: Fighter, when: str) -> list[tuple[str, str, str]]:
+    """(key, supply, hit) of armour and helmet effects of one timing."""
+    out = []
+    for e in f.equipment:
+        card = LOOT[e.card]
+        if card.type in ("armour", "helmet"):
+            out += [(f"equip:{e.card}:{i}", eff.supply, eff.hit)
+                    for i, eff in enumerate(card.effects) if eff.when == when]
+    return out
+
+
+def reroll_actions(dice: tuple[str, ...], by: str, single: bool) -> list[Action]:
+    sizes = (1,) if single else range(1, len(dice) + 1)
+    return [{"type": "reroll", "by": by, "dice": list(c)}
+            for n in sizes for c in combinations(range(len(dice)), n)]
+
+
+def can_reroll(s: State, idx: int) -> bool:
+    return not in_sector(s, idx, "police")
+
+
+# ---- legal answers per stage -------------------------------------------------------------------
+
+def attack_legal(s: State, fr: Frame) -> list[Action]:
+    stage = fr.get("stage")
+    idx = fr.owner
+    me = s.fighters[idx]
+    used = fr.get("used")
+    if stage == "prep":
+        out: list[Action] = []
+        if not me.automa and fr.get("count") < MAX_ATTACK_DICE:
+            out += [{"type": "boost", "effect": k} for k in attack_boosts(s, fr)]
+        return out + [{"type": "roll"}]
+    if stage == "after":
+        out = []
+        if not me.automa:
+            dice = fr.get("dice")
+            if not fr.get("rerolled") and can_reroll(s, idx) and dice:
+                if in_sector(s, idx, "highway"):
+                    out += reroll_actions(dice, "highway", True)
+                if can_afford(s, idx, manoeuvre_cost(s, idx, "A")):
+                    out += reroll_actions(dice, "manoeuvre_a", False)
+            out += [{"type": "effect", "effect": k} for k in attack_flips(s, fr)]
+        return out + [{"type": "done"}]
+    if stage == "dprep":
+        defender = defender_of(fr)
+        assert defender is not None
+        out = []
+        if fr.get("dcount") < MAX_DEFENSE_DICE:
+            out += [{"type": "boost", "effect": k} for k in defense_boosts(s, fr, defender)]
+        return out + [{"type": "roll"}]
+    if stage == "dafter":
+        defender = defender_of(fr)
+        assert defender is not None
+        out = []
+        ddice = fr.get("ddice")
+        if "manoeuvre_a" not in fr.get("dused") and not fr.get("drerolled") and ddice and \
+                can_reroll(s, defender) and \
+                can_afford(s, defender, manoeuvre_cost(s, defender, "A")):
+            out += reroll_actions(ddice, "manoeuvre_a", False)
+        if "phantom" not in fr.get("dused") and usable_unique(s, defender, "phantom") is not None \
+                and settle_current(s, fr)[1] > 0:
+            out.append({"type": "effect", "effect": "phantom"})
+        return out + [{"type": "done"}]
+    if stage == "counter":
+        out = []
+        if not me.automa and blocks_left(s, fr) > 0:
+            out += [{"type": "effect", "effect": k}
+                    for k, _ in weapon_effects(s, idx, fr.get("weapon"), "after_defense")
+                    if k not in used]
+        return out + [{"type": "done"}]
+    if stage == "help":
+        return help_legal(s, fr, int(fr.get("helpers")[0])) + [{"type": "done"}]
+    if stage == "dodge":
+        here = me.sector
+        moves = [{"type": "dodge", "sector": n} for n in neighbours(s.ring, here)] \
+            if here is not None else []
+        return moves + [{"type": "done"}]
+    return []
+
+
+def effect_cost(effect: str) -> int:
+    return SECTORS[SECTOR_BY_EFFECT[effect]].cost
+
+
+def attack_boosts(s: State, fr: Frame) -> list[str]:
+    idx, used, weapon = fr.owner, fr.get("used"), fr.get("weapon")
+    me = s.fighters[idx]
+    out = []
+    if in_sector(s, idx, "factory") and me.energy >= effect_cost("factory"):
+        out.append("factory")
+    if usable_unique(s, idx, "focus") is not None:
+        out.append("focus")
+    if is_melee(weapon) and usable_unique(s, idx, "venom") is not None:
+        out.append("venom")
+    if "targeting-module" in me.upgrades and "targeting-module" not in me.used_upgrades:
+        out.append("targeting-module")
+    out += [k for k, _ in weapon_effects(s, idx, weapon, "before_attack")]
+    return [k for k in out if k not in used]
+
+
+def attack_flips(s: State, fr: Frame) -> list[str]:
+    idx, used, dice = fr.owner, fr.get("used"), fr.get("dice")
+    me = s.fighters[idx]
+    out = []
+    if "maybe" in dice:
+        if in_sector(s, idx, "park") and me.energy >= effect_cost("park"):
+            out.append("park")
+        if "stabilizer" in me.upgrades and "stabilizer" not in me.used_upgrades:
+            out.append("stabilizer")
+        out += [k for k, _ in weapon_effects(s, idx, fr.get("weapon"), "after_attack")]
+    if "miss" in dice and usable_unique(s, idx, "overload") is not None:
+        out.append("overload")
+    return [k for k in out if k not in used]
+
+
+def defense_boosts(s: State, fr: Frame, defender: int) -> list[str]:
+    me = s.fighters[defender]
+    out = [a for a in ("shield", "static") if usable_unique(s, defender, a) is not None]
+    if "cortex-link" in me.upgrades and "cortex-link" not in me.used_upgrades:
+        out.append("cortex-link")
+    out += [k for k, _, _ in worn_effects(me, "optional_before_defense")]
+    return [k for k in out if k not in fr.get("dused")]
+
+
+# ---- dice arithmetic ---------------------------------------------------------------------------
+
+def settle(attack: tuple[str, ...], defense: tuple[str, ...], stadium: bool, block_to_fail: int,
+           cancel_hits: int) -> tuple[int, int]:
+    """Uncancelled (critical hits, normal hits).
+
+    Normal blocks cancel normal hits; full blocks cancel critical hits first, then normal hits
+    (the defender's best choice). In the Stadium normal blocks count as fails.
+    """
+    crits, hits = attack.count("crit"), attack.count("hit")
+    full = defense.count("full")
+    blocks = 0 if stadium else defense.count("block")
+    blocks = max(0, blocks - block_to_fail)
+    hits -= min(blocks, hits)
+    on_crits = min(full, crits)
+    crits, full = crits - on_crits, full - on_crits
+    hits -= min(full, hits)
+    return crits, max(0, hits - cancel_hits)
+
+
+def in_stadium(s: State, target: str) -> bool:
+    sector = target_sector(s, target)
+    return sector is not None and SECTORS[sector].effect == "stadium"
+
+
+def settle_current(s: State, fr: Frame) -> tuple[int, int]:
+    cur = fr.get("cur")
+    return settle(fr.get("dice"), fr.get("ddice"), in_stadium(s, cur), fr.get("b2f"),
+                  fr.get("dcancel"))
+
+
+def blocks_left(s: State, fr: Frame) -> int:
+    if in_stadium(s, fr.get("cur")):
+        return 0
+    return fr.get("ddice").count("block") - fr.get("b2f")
+
+
+# ---- applying answers --------------------------------------------------------------------------
+
+def pay_effect(w: Draft, idx: int, key: str, fr: Frame) -> None:
+    """Pay for an effect by its key: energy for abilities and sectors, a supply for equipment."""
+    s = w.s
+    if key.startswith("equip:"):
+        _, card, i = key.split(":")
+        spend_supply(w, idx, card, LOOT[card].effects[int(i)].supply, fr.get("fresh"))
+    elif key in ("factory", "park"):
+        spend_energy(w, idx, effect_cost(key))
+    elif key in ("stabilizer", "targeting-module", "cortex-link"):
+        w.update(idx, used_upgrades=w.f(idx).used_upgrades + (key,))
+    else:
+        spend_energy(w, idx, usable_unique(s, idx, key) or 0)
+    w.emit("effect_used", {"fighter": idx, "effect": key})
+
+
+def flip_first(dice: tuple[str, ...], face: str, to: str) -> tuple[str, ...]:
+    out = list(dice)
+    out[out.index(face)] = to
+    return tuple(out)
+
+
+def attack_apply(w: Draft, seat: int, action: Action) -> None:
+    fr = w.s.stack[-1]
+    stage, kind = fr.get("stage"), action["type"]
+    if stage == "prep":
+        if kind == "boost":
+            key = action["effect"]
+            pay_effect(w, seat, key, fr)
+            w.replace_top(fr.but(count=fr.get("count") + 1, used=fr.get("used") + (key,)))
+        else:
+            ask_allies(w, fr, "attack_prep")
+    elif stage == "after":
+        if kind == "reroll":
+            reroll(w, seat, action, fr, "dice", "rerolled", ATTACK_DIE)
+        elif kind == "effect":
+            key = action["effect"]
+            pay_effect(w, seat, key, fr)
+            face = "miss" if key == "overload" else "maybe"
+            dice = flip_first(fr.get("dice"), face, "hit")
+            w.emit("dice_changed", {"fighter": seat, "dice": list(dice)})
+            w.replace_top(fr.but(dice=dice, used=fr.get("used") + (key,)))
+        else:
+            ask_allies(w, fr, "attack_after")
+    elif stage == "dprep":
+        if kind == "boost":
+            key = action["effect"]
+            pay_effect(w, seat, key, fr)
+            bonus = 2 if key == "shield" else 1
+            w.replace_top(fr.but(dcount=fr.get("dcount") + bonus, dused=fr.get("dused") + (key,)))
+        else:
+            ask_allies(w, fr, "defense_prep")
+    elif stage == "dafter":
+        if kind == "reroll":
+            reroll(w, seat, action, fr, "ddice", "drerolled", DEFENSE_DIE)
+        elif kind == "effect":
+            pay_effect(w, seat, "phantom", fr)
+            w.replace_top(fr.but(dcancel=fr.get("dcancel") + 1,
+                                 dused=fr.get("dused") + ("phantom",)))
+        else:
+            ask_allies(w, fr, "defense_after")
+    elif stage == "help":
+        help_apply(w, seat, action, fr)
+    elif stage == "counter":
+        if kind == "effect":
+            key = action["effect"]
+            pay_effect(w, seat, key, fr)
+            w.replace_top(fr.but(b2f=fr.get("b2f") + 1, used=fr.get("used") + (key,)))
+        else:
+            resolve(w, w.s.stack[-1])
+    elif stage == "dodge":
+        w.pop()
+        if kind == "dodge":
+            spend_energy(w, seat, manoeuvre_cost(w.s, seat, "B"))
+            w.emit("ability", {"fighter": seat, "ability": "manoeuvre_b"})
+            enter(w, seat, action["sector"])
+
+
+def reroll(w: Draft, seat: int, action: Action, fr: Frame, field: str, flag: str,
+           faces: tuple[str, ...]) -> None:
+    if action["by"] == "manoeuvre_a":
+        spend_energy(w, seat, manoeuvre_cost(w.s, seat, "A"))
+    picked = list(action["dice"])
+    new = w.rng.roll(faces, len(picked))
+    dice = list(fr.get(field))
+    for i, face in zip(picked, new, strict=True):
+        dice[i] = face
+    w.emit("reroll", {"fighter": seat, "by": action["by"], "dice": list(dice)})
+    used_key = "dused" if field == "ddice" else "used"
+    w.replace_top(fr.but(**{field: tuple(dice), flag: True,
+                            used_key: fr.get(used_key) + (action["by"],)}))
+
+
+def roll_attack(w: Draft, fr: Frame) -> None:
+    count = min(fr.get("count"), MAX_ATTACK_DICE)
+    dice = tuple(w.rng.roll(ATTACK_DIE, count))
+    sim = []
+    for target in fr.get("targets"):
+        if simultaneous(w.s, target):
+            n = min(defense_dice(w.s, target), MAX_DEFENSE_DICE)
+            sim.append((target, tuple(w.rng.roll(DEFENSE_DIE, n))))
+    w.emit("attack_roll", {"fighter": fr.owner, "dice": list(dice),
+                           "defense": [[t, list(d)] for t, d in sim]})
+    w.replace_top(fr.but(stage="after", dice=dice, sim=tuple(sim)))
+
+
+def target_order(s: State, targets: tuple[str, ...]) -> tuple[str, ...]:
+    """Defenders in turn order, bots last (in ring order)."""
+    order = {idx: n for n, idx in enumerate(round_order(s))}
+    fighters = sorted((t for t in targets if t.startswith("f:")),
+                      key=lambda t: order.get(int(t[2:]), 99))
+    return tuple(fighters) + tuple(t for t in targets if t.startswith("bot:"))
+
+
+def step(w: Draft) -> None:
+    """Advance an automatic stage of the attack on top of the stack."""
+    fr = w.s.stack[-1]
+    if fr.get("stage") == "next":
+        queue = fr.get("queue")
+        if not queue:
+            w.replace_top(fr.but(stage="finish"))
+            return
+        cur, rest = queue[0], queue[1:]
+        base = dict(queue=rest, cur=cur, ddice=(), drerolled=False, dused=(), dcancel=0, b2f=0)
+        if target_sector(w.s, cur) is None and cur.startswith("f:"):
+            w.replace_top(fr.but(**base))
+            return
+        if simultaneous(w.s, cur):
+            ddice = dict(fr.get("sim")).get(cur, ())
+            w.replace_top(fr.but(stage="counter", **{**base, "ddice": ddice}))
+        else:
+            w.replace_top(fr.but(stage="dprep", dcount=defense_dice(w.s, cur), **base))
+        return
+    w.pop()
+    attacker = fr.owner
+    me = w.f(attacker)
+    if not fr.get("dealt") and not me.automa and me.on_arena and \
+            can_afford(w.s, attacker, manoeuvre_cost(w.s, attacker, "B")) and \
+            neighbours(w.s.ring, me.sector):
+        w.push(fr.but(stage="dodge"))
+
+
+def resolve(w: Draft, fr: Frame) -> None:
+    """Apply mandatory helmet and armour effects, then the damage of the current target."""
+    s = w.s
+    cur = fr.get("cur")
+    crits, hits = settle_current(s, fr)
+    dused = fr.get("dused")
+    defender = defender_of(fr)
+    if defender is not None and not s.fighters[defender].automa:
+        for key, supply, hit in worn_effects(s.fighters[defender], "mandatory"):
+            if hit == "crit" and crits > 0 and key not in dused:
+                crits -= 1
+            elif hit == "hit" and hits > 0 and key not in dused:
+                hits -= 1
+            else:
+                continue
+            spend_supply(w, defender, key.split(":")[1], supply)
+            dused += (key,)
+            w.emit("effect_used", {"fighter": defender, "effect": key, "mandatory": True})
+        energy = fr.get("ddice").count("fail_energy")
+        if energy:
+            gain_energy(w, defender, energy)
+    attacker = w.f(fr.owner)
+    damage = crits + hits + (crits if "critical-core" in attacker.upgrades else 0)
+    fresh = fr.get("fresh")
+    w.emit("attack_result", {"fighter": fr.owner, "target": cur, "damage": damage})
+    if cur.startswith("bot:") and damage > 0:
+        sector = int(cur[4:])
+        token = dict(w.s.bots)[sector]
+        w.set(bots=tuple(b for b in w.s.bots if b[0] != sector))
+        w.update(fr.owner, bots=attacker.bots + ((token, False),))
+        w.emit("bot_destroyed", {"fighter": fr.owner, "sector": sector, "token": token})
+        fresh += (token,)
+    w.replace_top(fr.but(stage="next", dealt=fr.get("dealt") or damage > 0, fresh=fresh,
+                         dused=dused, cur=""))
+    if defender is not None and damage > 0:
+        take_damage(w, defender, damage, fr.owner)
+
+
+# ---- allies (Coalition): Manoeuvre A on an ally's dice, team effects ------------------------------
+
+HELP_SIDE = {"attack_prep": "attack", "attack_after": "attack", "defense_prep": "defense",
+             "defense_after": "defense"}
+
+
+def side_fighter(fr: Frame, side: str) -> int | None:
+    return fr.owner if side == "attack" else defender_of(fr)
+
+
+def allies_in_sector(s: State, idx: int) -> tuple[int, ...]:
+    me = s.fighters[idx]
+    return tuple(f.idx for f in s.fighters
+                 if f.on_arena and f.sector == me.sector and allies(s, idx, f.idx))
+
+
+def team_effects(s: State, ally: int, when: str) -> list[tuple[str, str, str]]:
+    """(key, card, supply) of the ally's team effects of one timing."""
+    out = []
+    for e in s.fighters[ally].equipment:
+        team = LOOT[e.card].team_effect
+        if team is not None and team.when == when:
+            out.append((f"team:{e.card}", e.card, team.supply))
+    return out
+
+
+def help_legal(s: State, fr: Frame, ally: int) -> list[Action]:
+    which = fr.get("help")
+    side = HELP_SIDE[which]
+    helped = side_fighter(fr, side)
+    if helped is None:
+        return []
+    used = fr.get("used") if side == "attack" else fr.get("dused")
+    if which in ("attack_prep", "defense_prep"):
+        limit = MAX_ATTACK_DICE if side == "attack" else MAX_DEFENSE_DICE
+        count = fr.get("count") if side == "attack" else fr.get("dcount")
+        if count >= limit:
+            return []
+        when = "ally_before_attack" if side == "attack" else "ally_before_defense"
+        return [{"type": "boost", "effect": key} for key, _, _ in team_effects(s, ally, when)
+                if key not in used]
+    dice = fr.get("dice") if side == "attack" else fr.get("ddice")
+    rerolled = fr.get("rerolled") if side == "attack" else fr.get("drerolled")
+    if rerolled or not dice or not can_reroll(s, helped) or \
+            not can_afford(s, ally, manoeuvre_cost(s, ally, "A")):
+        return []
+    return reroll_actions(dice, "ally_manoeuvre_a", False)
+
+
+def ask_allies(w: Draft, fr: Frame, which: str) -> None:
+    """Open a window for each ally in the sector of the side that just passed, then go on."""
+    helped = side_fighter(fr, HELP_SIDE[which])
+    helpers: tuple[int, ...] = ()
+    if helped is not None and w.s.mode == "coalition" and not w.f(helped).automa:
+        helpers = allies_in_sector(w.s, helped)
+    if helpers:
+        w.replace_top(fr.but(stage="help", help=which, helpers=helpers))
+    else:
+        after_help(w, fr, which)
+
+
+def after_help(w: Draft, fr: Frame, which: str) -> None:
+    if which == "attack_prep":
+        roll_attack(w, fr)
+    elif which == "attack_after":
+        w.replace_top(fr.but(stage="next", queue=target_order(w.s, fr.get("targets"))))
+    elif which == "defense_prep":
+        ddice = w.rng.roll(DEFENSE_DIE, min(fr.get("dcount"), MAX_DEFENSE_DICE))
+        w.emit("defense_roll", {"fighter": defender_of(fr), "dice": list(ddice)})
+        w.replace_top(fr.but(stage="dafter", ddice=tuple(ddice)))
+    else:
+        w.replace_top(fr.but(stage="counter"))
+
+
+def help_apply(w: Draft, ally: int, action: Action, fr: Frame) -> None:
+    which = fr.get("help")
+    side = HELP_SIDE[which]
+    if action["type"] == "boost":
+        key = action["effect"]
+        card = key.split(":", 1)[1]
+        team = LOOT[card].team_effect
+        assert team is not None
+        spend_supply(w, ally, card, team.supply, fr.get("fresh"))
+        w.emit("effect_used", {"fighter": ally, "effect": key, "team": True})
+        if side == "attack":
+            w.replace_top(fr.but(count=fr.get("count") + 1, used=fr.get("used") + (key,)))
+        else:
+            w.replace_top(fr.but(dcount=fr.get("dcount") + 1, dused=fr.get("dused") + (key,)))
+        return
+    if action["type"] == "reroll":
+        spend_energy(w, ally, manoeuvre_cost(w.s, ally, "A"))
+        field, flag = ("dice", "rerolled") if side == "attack" else ("ddice", "drerolled")
+        faces = ATTACK_DIE if side == "attack" else DEFENSE_DIE
+        dice = list(fr.get(field))
+        for i, face in zip(action["dice"], w.rng.roll(faces, len(action["dice"])), strict=True):
+            dice[i] = face
+        w.emit("reroll", {"fighter": ally, "by": "ally_manoeuvre_a", "dice": dice})
+        w.replace_top(fr.but(**{field: tuple(dice), flag: True}))
+        return
+    rest = fr.get("helpers")[1:]
+    if rest:
+        w.replace_top(fr.but(helpers=rest))
+    else:
+        after_help(w, fr.but(stage=""), which)

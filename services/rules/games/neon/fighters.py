@@ -1,0 +1,93 @@
+"""Fighter helpers: energy, allies, abilities (cost, Neko, TV Tower) and special tokens."""
+
+from __future__ import annotations
+
+from services.rules.games.neon.content import ENERGY_MAX, FIGHTERS, SECTOR_BY_EFFECT, SECTORS
+from services.rules.games.neon.state import Draft, Fighter, State
+
+
+def gain_energy(w: Draft, idx: int, amount: int) -> None:
+    f = w.f(idx)
+    if f.automa or amount <= 0:
+        return
+    new = min(ENERGY_MAX, f.energy + amount)
+    if new != f.energy:
+        w.update(idx, energy=new)
+        w.emit("energy", {"fighter": idx, "energy": new})
+
+
+def spend_energy(w: Draft, idx: int, amount: int) -> None:
+    f = w.f(idx)
+    w.update(idx, energy=f.energy - amount)
+    w.emit("energy", {"fighter": idx, "energy": f.energy - amount})
+
+
+def allies(s: State, a: int, b: int) -> bool:
+    """Coalition partners (a fighter is not its own ally)."""
+    if a == b or s.mode != "coalition":
+        return False
+    return s.fighters[a].team == s.fighters[b].team
+
+
+def sector_effect(s: State, idx: int) -> str:
+    sector = s.fighters[idx].sector
+    return SECTORS[sector].effect if sector is not None else ""
+
+
+def in_sector(s: State, idx: int, effect: str) -> bool:
+    sector = s.fighters[idx].sector
+    return sector is not None and sector == SECTOR_BY_EFFECT.get(effect)
+
+
+def token_at(s: State, token: str) -> tuple[int, int] | None:
+    """(owner, sector) of a special token on the arena."""
+    for name, owner, sector in s.tokens:
+        if name == token:
+            return owner, sector
+    return None
+
+
+def can_use_abilities(s: State, idx: int) -> bool:
+    """Not on the landing ship, not eliminated, and no other fighter's Neko in the sector."""
+    f = s.fighters[idx]
+    if not f.on_arena or f.automa:
+        return False
+    neko = token_at(s, "neko")
+    return not (neko is not None and neko[1] == f.sector and neko[0] != idx)
+
+
+def ability_cost(s: State, idx: int, base: int) -> int:
+    """TV Tower: every ability (Manoeuvres included) costs 1 more energy."""
+    return base + (1 if in_sector(s, idx, "tv_tower") else 0)
+
+
+def manoeuvre_cost(s: State, idx: int, letter: str) -> int:
+    return ability_cost(s, idx, dict(FIGHTERS[s.fighters[idx].fighter].manoeuvres)[letter])
+
+
+def can_afford(s: State, idx: int, cost: int) -> bool:
+    return can_use_abilities(s, idx) and s.fighters[idx].energy >= cost
+
+
+def unique_cost(s: State, idx: int, ability_id: str) -> int | None:
+    """The energy cost of one of the fighter's unique abilities now, or None if it has none."""
+    f: Fighter = s.fighters[idx]
+    if f.automa:
+        return None
+    ability = FIGHTERS[f.fighter].ability(ability_id)
+    return None if ability is None else ability_cost(s, idx, ability.cost)
+
+
+def usable_unique(s: State, idx: int, ability_id: str) -> int | None:
+    """The cost if the fighter may use this unique ability now (ignoring its moment)."""
+    cost = unique_cost(s, idx, ability_id)
+    if cost is None or not can_afford(s, idx, cost):
+        return None
+    return cost
+
+
+def return_tokens_of(w: Draft, owner: int) -> None:
+    kept = tuple(t for t in w.s.tokens if t[1] != owner)
+    if kept != w.s.tokens:
+        w.set(tokens=kept)
+        w.emit("token_returned", {"fighter": owner})
