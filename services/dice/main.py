@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from services.dice.app import DiceApplication
 from services.dice.service import SERVICE_NAME, register
 from services.platform.grpc_kit import start_server
 from services.platform.keys import Keys
 from services.platform.running import RunningService
 from services.platform.settings import Settings
-from services.platform.store import eventsourcing_env
+from services.platform.store import eventsourcing_env, open_application
 from services.platform.tokens import TokenIssuer
 
 NAME = "dice"
 
 
 async def start(settings: Settings, keys: Keys) -> RunningService:
-    app = DiceApplication(
+    app = await asyncio.to_thread(open_application, settings, lambda: DiceApplication(
         env={**eventsourcing_env(settings, NAME), "AGGREGATE_CACHE_MAXSIZE": "2000"},
         allow_dev_seeds=not settings.tournament,
-    )
+    ))
     address = f"{settings.bind_host}:{settings.ports[NAME]}"
     handle = await start_server(
         address, lambda server: register(server, app), [SERVICE_NAME],

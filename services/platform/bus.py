@@ -24,6 +24,7 @@ from nats.js import JetStreamContext
 from nats.js.api import KeyValueConfig, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, KeyNotFoundError, NotFoundError
 
+from services.platform import settings
 from services.platform.logs import get_logger
 
 STREAM = "NEON_EVENTS"
@@ -43,10 +44,13 @@ async def connect(url: str, name: str) -> nats.NATS:
     )
 
 
-async def ensure_stream(js: JetStreamContext) -> None:
+async def ensure_stream(js: JetStreamContext, replicas: int | None = None) -> None:
+    """Create or update the event stream; ``replicas`` defaults to NEON_STREAM_REPLICAS."""
+    if replicas is None:
+        replicas = settings.load().stream_replicas
     config = StreamConfig(
         name=STREAM, subjects=SUBJECTS, storage=StorageType.FILE,
-        duplicate_window=DUPLICATE_WINDOW,
+        duplicate_window=DUPLICATE_WINDOW, num_replicas=replicas,
     )
     try:
         await js.add_stream(config)

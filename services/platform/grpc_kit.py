@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import inspect
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
@@ -70,6 +71,17 @@ class KernelInterceptor(grpc.aio.ServerInterceptor):
             )
         if handler.unary_stream:
             inner_stream = handler.unary_stream
+            if not inspect.isasyncgenfunction(inner_stream):
+                # A coroutine handler that writes with context.write() (grpc_health's Watch).
+                async def writer(raw: bytes, context: grpc.aio.ServicerContext) -> None:
+                    request = await _decode(decode, raw, context)
+                    async with self._call(method, request, context) as ok:
+                        if ok:
+                            await inner_stream(request, context)
+
+                return grpc.unary_stream_rpc_method_handler(
+                    writer, response_serializer=handler.response_serializer
+                )
 
             async def stream(raw: bytes, context: grpc.aio.ServicerContext) -> Any:
                 request = await _decode(decode, raw, context)

@@ -14,6 +14,17 @@ __all__ = ["bind_contextvars", "bound_contextvars", "clear_contextvars", "config
 _configured = False
 
 
+class _CurrentStderr:
+    """Writes to whatever ``sys.stderr`` is at the time of the write, not at configure time
+    (a test runner or a CLI harness may swap it, and close the one it swapped in)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure(level: str = "info", fmt: str = "json", stream: Any = None) -> None:
     """Configure structlog once for the process (idempotent)."""
     global _configured
@@ -33,7 +44,7 @@ def configure(level: str = "info", fmt: str = "json", stream: Any = None) -> Non
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping().get(level.upper(), logging.INFO)
         ),
-        logger_factory=structlog.PrintLoggerFactory(file=stream or sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=stream or _CurrentStderr()),
         cache_logger_on_first_use=False,
     )
     _configured = True

@@ -57,6 +57,8 @@ class Settings:
     call_timeout: float = 5.0
     seat_token_ttl: int = 7 * 24 * 3600
     outbox_interval: float = 0.05
+    stream_replicas: int = 1
+    """JetStream replicas of the event stream (3 on a three-node NATS cluster)."""
 
     @property
     def tournament(self) -> bool:
@@ -105,4 +107,5 @@ def load(environ: dict[str, str] | None = None) -> Settings:
         call_timeout=float(e.get("NEON_CALL_TIMEOUT", "5")),
         seat_token_ttl=int(e.get("NEON_SEAT_TOKEN_TTL", str(7 * 24 * 3600))),
         outbox_interval=float(e.get("NEON_OUTBOX_INTERVAL", "0.05")),
+        stream_replicas=int(e.get("NEON_STREAM_REPLICAS", "1")),
     )

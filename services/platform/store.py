@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
 from urllib.parse import unquote, urlparse
 
 from services.platform.settings import Settings
+
+T = TypeVar("T")
+SCHEMA_LOCK = 0x4E454F4E  # "NEON": one advisory lock for every service's table set-up
 
 
 def eventsourcing_env(settings: Settings, service: str) -> dict[str, str]:
@@ -39,3 +44,27 @@ def eventsourcing_env(settings: Settings, service: str) -> dict[str, str]:
 def app_name(service: str) -> str:
     """Application (and table) name for a service: rules-neon-reign -> rules_neon_reign."""
     return service.replace("-", "_")
+
+
+def open_application(settings: Settings, factory: Callable[[], T]) -> T:
+    """Build an eventsourcing Application, one service at a time on PostgreSQL.
+
+    Each Application creates its tables, types and functions when built. Several services
+    (or replicas) starting at once against one database race on those statements
+    ("tuple concurrently updated"), so on PostgreSQL the build holds an advisory lock.
+    """
+    if settings.persistence != "postgres":
+        return factory()
+    import psycopg
+
+    env = eventsourcing_env(settings, "lock")
+    with psycopg.connect(
+        dbname=env["POSTGRES_DBNAME"], host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"],
+        user=env["POSTGRES_USER"], password=env["POSTGRES_PASSWORD"], autocommit=True,
+        connect_timeout=int(env["POSTGRES_CONNECT_TIMEOUT"]),
+    ) as conn:
+        conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
+        try:
+            return factory()
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from services.platform import bus
@@ -9,7 +10,7 @@ from services.platform.grpc_kit import start_server
 from services.platform.keys import Keys
 from services.platform.running import RunningService
 from services.platform.settings import Settings
-from services.platform.store import eventsourcing_env
+from services.platform.store import eventsourcing_env, open_application
 from services.platform.tokens import TokenIssuer
 from services.rules import records
 from services.rules.app import rules_application
@@ -47,7 +48,9 @@ async def start(
 ) -> RunningService:
     engine = engine or load_engine(game)
     name = service_name(game)
-    app = rules_application(name, eventsourcing_env(settings, name))
+    app = await asyncio.to_thread(
+        open_application, settings, lambda: rules_application(name, eventsourcing_env(settings, name))
+    )
     issuer = TokenIssuer(keys.token_secret)
     dice = DiceClient(settings.address("dice"), issuer.issue("service", "*", ttl=SERVICE_TOKEN_TTL),
                       settings.call_timeout)
