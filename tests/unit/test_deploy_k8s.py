@@ -1,0 +1,337 @@
+"""k8s/: every manifest is valid against the Kubernetes API schemas (offline, kubernetes-validate)
+and agrees with services/platform/settings.py and with the services the code offers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+import yaml
+
+from services.platform.settings import DEFAULT_PORTS, GAMES, env_key
+
+ROOT = Path(__file__).resolve().parents[2]
+K8S = ROOT / "k8s"
+NAMESPACE = "neon-arena"
+K8S_VERSIONS = ("1.30.0", "1.37.0")
+"""The oldest Kubernetes the README promises (gRPC probes, preStop sleep) and the newest shipped."""
+SECRET_KEYS = {"NEON_TOKEN_SECRET", "NEON_SIGNING_KEY", "DATABASE_URL", "POSTGRES_PASSWORD"}
+
+
+# -- helpers shared with test_deploy_docker -------------------------------------------------
+
+def known_env_names() -> set[str]:
+    """Every environment variable the code reads: settings.py, per-service ports and addresses,
+    and any other NEON_* name the services mention (e.g. NEON_MATCHMAKING_*)."""
+    names = {"DATABASE_URL", "NATS_URL", "POSTGRES_PASSWORD"}
+    settings_src = (ROOT / "services/platform/settings.py").read_text()
+    names |= set(re.findall(r'e\.get\("([A-Z0-9_]+)"', settings_src))
+    for service in DEFAULT_PORTS:
+        names |= {f"NEON_{env_key(service)}_PORT", f"NEON_{env_key(service)}_ADDR"}
+    for path in (ROOT / "services").rglob("*.py"):
+        if "genproto" in path.parts:
+            continue
+        names |= set(re.findall(r'"(NEON_[A-Z0-9_]+[A-Z0-9])"', path.read_text()))
+    return names
+
+
+def offered_services() -> list[str]:
+    """Services the code offers today, built-in engines only (no plug-ins from NEON_ENGINES)."""
+    from services.cli.processes import available_services
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv("NEON_ENGINES", raising=False)
+        return available_services()
+
+
+def service_of_address(address: str) -> tuple[str, int]:
+    host, _, port = address.rpartition(":")
+    return host, int(port)
+
+
+# -- loading ----------------------------------------------------------------------------------
+
+def manifest_files() -> list[Path]:
+    return sorted(p for p in K8S.glob("*.yaml") if p.name != "kustomization.yaml")
+
+
+def documents() -> Iterator[tuple[Path, dict[str, Any]]]:
+    for path in manifest_files():
+        for doc in yaml.safe_load_all(path.read_text()):
+            if doc:
+                yield path, doc
+
+
+DOCS = list(documents())
+
+
+def objects(kind: str) -> dict[str, dict[str, Any]]:
+    return {d["metadata"]["name"]: d for _, d in DOCS if d["kind"] == kind}
+
+
+def container(deployment: dict[str, Any]) -> dict[str, Any]:
+    containers = deployment["spec"]["template"]["spec"]["containers"]
+    assert len(containers) == 1
+    return containers[0]
+
+
+# -- schema -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("version", K8S_VERSIONS)
+@pytest.mark.parametrize(
+    "path,doc", DOCS, ids=[f"{p.name}:{d['kind']}/{d['metadata']['name']}" for p, d in DOCS]
+)
+def test_manifest_validates_against_the_kubernetes_api_schema(
+    path: Path, doc: dict[str, Any], version: str
+) -> None:
+    import kubernetes_validate
+
+    kubernetes_validate.validate(doc, version, strict=True)
+
+
+def test_the_schema_check_catches_a_bad_field() -> None:
+    import kubernetes_validate
+
+    bad = yaml.safe_load((K8S / "dice.yaml").read_text().split("---")[1])
+    container(bad)["readinessProbe"]["grpc"]["portt"] = 1
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(bad, K8S_VERSIONS[-1], strict=True)
+
+
+def test_kustomization_applies_every_manifest_once() -> None:
+    kust = yaml.safe_load((K8S / "kustomization.yaml").read_text())
+    assert kust["namespace"] == NAMESPACE
+    assert sorted(kust["resources"]) == sorted(p.name for p in manifest_files())
+    assert kust["resources"][0] == "namespace.yaml"
+    assert (K8S / "README.md").read_text().count("kubectl apply -k k8s/")
+
+
+def test_every_object_is_in_the_namespace() -> None:
+    assert list(objects("Namespace")) == [NAMESPACE]
+    for path, doc in DOCS:
+        if doc["kind"] != "Namespace":
+            assert doc["metadata"].get("namespace") == NAMESPACE, f"{path.name}: {doc['kind']}"
+
+
+# -- services agree with settings.py ------------------------------------------------------------
+
+def test_a_deployment_and_service_per_service_of_the_architecture() -> None:
+    deployments, services = objects("Deployment"), objects("Service")
+    assert set(deployments) == set(DEFAULT_PORTS)
+    assert {f"rules-{g}" for g in GAMES} <= set(deployments)
+    assert set(offered_services()) <= set(deployments)
+    for name, port in DEFAULT_PORTS.items():
+        dep, svc = deployments[name], services[name]
+        c = container(dep)
+        assert c["args"] == [name], "the image's ENTRYPOINT is `neon serve`; the arg is the service"
+        assert c["image"].startswith("neon-arena")
+        assert c["ports"] == [{"name": "grpc", "containerPort": port, "protocol": "TCP"}]
+        assert {"name": f"NEON_{env_key(name)}_PORT", "value": str(port)} in c["env"]
+        assert c["envFrom"] == [{"configMapRef": {"name": "neon-config"}},
+                                {"secretRef": {"name": "neon-secrets"}}]
+        for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
+            assert c[probe]["grpc"] == {"port": port}, f"{name} {probe}"
+        assert set(c["resources"]["requests"]) == {"cpu", "memory"}
+        assert set(c["resources"]["limits"]) == {"cpu", "memory"}
+        pod = dep["spec"]["template"]
+        assert pod["spec"]["securityContext"]["runAsNonRoot"] is True
+        assert dep["spec"]["selector"]["matchLabels"].items() <= pod["metadata"]["labels"].items()
+        assert svc["spec"]["selector"].items() <= pod["metadata"]["labels"].items()
+        assert svc["spec"]["ports"][0]["port"] == port
+        assert svc["spec"]["ports"][0]["targetPort"] == "grpc"
+
+
+def test_rules_deployments_share_the_image_and_differ_by_game() -> None:
+    deployments = objects("Deployment")
+    rules = {n: d for n, d in deployments.items() if n.startswith("rules-")}
+    assert len(rules) == len(GAMES) == 4
+    assert len({container(d)["image"] for d in rules.values()}) == 1
+    assert len({tuple(container(d)["args"]) for d in rules.values()}) == 4
+
+
+def test_termination_grace_covers_the_services_grace_period() -> None:
+    grace = float(objects("ConfigMap")["neon-config"]["data"]["NEON_GRACE_SECONDS"])
+    for name, dep in objects("Deployment").items():
+        spec = dep["spec"]["template"]["spec"]
+        pre_stop = container(dep)["lifecycle"]["preStop"]["sleep"]["seconds"]
+        assert spec["terminationGracePeriodSeconds"] > pre_stop + grace, name
+
+
+def test_config_map_and_secret_are_kept_apart_and_hold_only_known_settings() -> None:
+    known = known_env_names()
+    config = objects("ConfigMap")["neon-config"]["data"]
+    secret = objects("Secret")["neon-secrets"]["stringData"]
+    assert set(config) <= known, set(config) - known
+    assert set(secret) <= known, set(secret) - known
+    assert set(secret) == SECRET_KEYS
+    assert not set(config) & SECRET_KEYS
+    for key, value in secret.items():
+        assert "REPLACE_ME" in value, f"{key}: secret.yaml must hold placeholders only"
+    for name, port in DEFAULT_PORTS.items():
+        assert config[f"NEON_{env_key(name)}_ADDR"] == f"{name}:{port}"
+    assert config["NEON_PERSISTENCE"] == "postgres"
+    nats = urlparse(config["NATS_URL"])
+    assert nats.hostname in objects("Service") and nats.port == 4222
+    db = urlparse(secret["DATABASE_URL"])
+    assert db.hostname in objects("Service") and db.port == 5432
+    from services.platform.settings import load
+
+    settings = load({**config, **secret})
+    for name, port in DEFAULT_PORTS.items():
+        assert settings.address(name) == f"{name}:{port}"
+
+
+def test_every_env_var_in_the_deployments_is_one_the_code_reads() -> None:
+    known = known_env_names()
+    for name, dep in objects("Deployment").items():
+        for env in container(dep)["env"]:
+            assert env["name"] in known, f"{name}: {env['name']}"
+
+
+def test_autoscalers_for_rules_and_matchmaking_and_disruption_budgets_for_all() -> None:
+    deployments = objects("Deployment")
+    hpas = objects("HorizontalPodAutoscaler")
+    assert set(hpas) == {n for n in deployments if n.startswith("rules-")} | {"matchmaking"}
+    for name, hpa in hpas.items():
+        assert hpa["apiVersion"] == "autoscaling/v2"
+        assert hpa["spec"]["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment",
+                                                 "name": name}
+        assert 2 <= hpa["spec"]["minReplicas"] < hpa["spec"]["maxReplicas"]
+    pdbs = objects("PodDisruptionBudget")
+    for name, dep in deployments.items():
+        labels = dep["spec"]["template"]["metadata"]["labels"]
+        assert pdbs[name]["spec"]["selector"]["matchLabels"].items() <= labels.items()
+        assert dep["spec"]["replicas"] >= 2, "a PDB on a single replica would block node drains"
+
+
+# -- NATS and PostgreSQL ------------------------------------------------------------------------
+
+def test_nats_is_a_three_node_jetstream_cluster() -> None:
+    sts = objects("StatefulSet")["nats"]
+    headless = objects("Service")[sts["spec"]["serviceName"]]
+    assert sts["spec"]["replicas"] == 3
+    assert headless["spec"]["clusterIP"] == "None"
+    assert headless["spec"]["publishNotReadyAddresses"] is True
+    assert sts["spec"]["volumeClaimTemplates"][0]["metadata"]["name"] == "data"
+    conf = objects("ConfigMap")["nats-config"]["data"]["nats.conf"]
+    assert "jetstream" in conf and "store_dir: /data" in conf
+    routes = re.findall(r"nats://(nats-\d)\.([a-z-]+)\.([a-z-]+)\.svc\.cluster\.local:6222", conf)
+    assert sorted(r[0] for r in routes) == ["nats-0", "nats-1", "nats-2"]
+    assert {(r[1], r[2]) for r in routes} == {(headless["metadata"]["name"], NAMESPACE)}
+    assert objects("PodDisruptionBudget")["nats"]["spec"]["minAvailable"] == 2
+
+
+def test_postgres_is_a_statefulset_with_a_volume_claim_template() -> None:
+    sts = objects("StatefulSet")["postgres"]
+    assert sts["spec"]["serviceName"] in objects("Service")
+    assert sts["spec"]["volumeClaimTemplates"][0]["spec"]["resources"]["requests"]["storage"]
+    env = {e["name"]: e for e in sts["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert env["POSTGRES_PASSWORD"]["valueFrom"]["secretKeyRef"] == {
+        "name": "neon-secrets", "key": "POSTGRES_PASSWORD"}
+    db = urlparse(objects("Secret")["neon-secrets"]["stringData"]["DATABASE_URL"])
+    assert db.username == env["POSTGRES_USER"]["value"]
+    assert db.path.lstrip("/") == env["POSTGRES_DB"]["value"]
+
+
+# -- network policies: evaluate them ------------------------------------------------------------
+
+def pod_labels() -> dict[str, dict[str, str]]:
+    out = {}
+    for kind in ("Deployment", "StatefulSet"):
+        for name, obj in objects(kind).items():
+            out[name] = obj["spec"]["template"]["metadata"]["labels"]
+    return out
+
+
+def _selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
+    return selector.get("matchLabels", {}).items() <= labels.items()
+
+
+def _port_ok(ports: list[dict[str, Any]] | None, port: int, protocol: str) -> bool:
+    if not ports:
+        return True
+    return any(p.get("protocol", "TCP") == protocol
+               and (p["port"] == port or p["port"] <= port <= p.get("endPort", p["port"]))
+               for p in ports)
+
+
+def _peer_ok(peers: list[dict[str, Any]] | None, other: dict[str, str] | None) -> bool:
+    """``other`` is the labels of a pod in the namespace, or None for a client outside it."""
+    if not peers:
+        return True
+    for peer in peers:
+        if "namespaceSelector" in peer or "ipBlock" in peer:
+            continue  # only DNS uses these; checked separately
+        if other is not None and _selects(peer["podSelector"], other):
+            return True
+    return False
+
+
+def allowed(src: str | None, dst: str, port: int, protocol: str = "TCP") -> bool:
+    """Whether NetworkPolicies admit src -> dst:port (src None = a client outside the cluster)."""
+    labels = pod_labels()
+    policies = list(objects("NetworkPolicy").values())
+
+    def side(pod: dict[str, str], kind: str, other: dict[str, str] | None) -> bool:
+        relevant = [p for p in policies if kind in p["spec"]["policyTypes"]
+                    and _selects(p["spec"]["podSelector"], pod)]
+        if not relevant:
+            return True
+        key, peers = ("ingress", "from") if kind == "Ingress" else ("egress", "to")
+        return any(_peer_ok(rule.get(peers), other) and _port_ok(rule.get("ports"), port, protocol)
+                   for p in relevant for rule in p["spec"].get(key, []))
+
+    dst_labels = labels[dst]
+    src_labels = labels[src] if src else None
+    ingress_ok = side(dst_labels, "Ingress", src_labels)
+    egress_ok = src_labels is None or side(src_labels, "Egress", dst_labels)
+    return ingress_ok and egress_ok
+
+
+RULES = [f"rules-{g}" for g in GAMES]
+NEEDED = (
+    [(r, "dice", 50051) for r in RULES] + [(r, "nats", 4222) for r in RULES]
+    + [("matchmaking", r, DEFAULT_PORTS[r]) for r in RULES]
+    + [("matchmaking", "scoring", 50053), ("matchmaking", "nats", 4222), ("scoring", "nats", 4222)]
+    + [(s, "postgres", 5432) for s in DEFAULT_PORTS]
+    + [(None, r, DEFAULT_PORTS[r]) for r in RULES]
+    + [(None, "matchmaking", 50052), (None, "scoring", 50053)]
+    + [("nats", "nats", 6222)]
+)
+FORBIDDEN = [
+    (None, "dice", 50051), (None, "postgres", 5432), (None, "nats", 4222),
+    ("scoring", "dice", 50051), ("matchmaking", "dice", 50051), ("dice", "nats", 4222),
+    ("scoring", "rules-neon", 50062), ("rules-neon", "scoring", 50053),
+    ("rules-neon", "matchmaking", 50052), ("dice", "rules-neon", 50062),
+    ("postgres", "nats", 4222), ("nats", "postgres", 5432), ("rules-neon", "dice", 5432),
+]
+
+
+@pytest.mark.parametrize("src,dst,port", NEEDED)
+def test_network_policies_allow_what_the_architecture_needs(src: str | None, dst: str, port: int) -> None:
+    assert allowed(src, dst, port)
+
+
+@pytest.mark.parametrize("src,dst,port", FORBIDDEN)
+def test_network_policies_deny_everything_else(src: str | None, dst: str, port: int) -> None:
+    assert not allowed(src, dst, port)
+
+
+def test_every_pod_may_resolve_dns_and_everything_is_denied_by_default() -> None:
+    policies = objects("NetworkPolicy")
+    deny = policies["default-deny"]["spec"]
+    assert deny["podSelector"] == {} and set(deny["policyTypes"]) == {"Ingress", "Egress"}
+    assert not deny.get("ingress") and not deny.get("egress")
+    dns = policies["allow-dns"]["spec"]
+    assert dns["podSelector"] == {}
+    assert {(p["protocol"], p["port"]) for p in dns["egress"][0]["ports"]} == {("UDP", 53), ("TCP", 53)}
+
+
+def test_the_event_stream_is_replicated_on_the_three_node_nats_cluster() -> None:
+    config = objects("ConfigMap")["neon-config"]["data"]
+    nats = objects("StatefulSet")["nats"]
+    assert int(config["NEON_STREAM_REPLICAS"]) == nats["spec"]["replicas"] == 3
