@@ -6,10 +6,12 @@ import uuid
 
 from eventsourcing.application import AggregateNotFoundError, Application
 
-from services.matchmaking.domain import Ticket, ticket_uuid
+from services.matchmaking.domain import BotMatch, Ticket, ticket_uuid
 
 OPENING = ("Ticket.Created",)
 CLOSING = ("Ticket.Matched", "Ticket.Cancelled", "Ticket.Expired")
+BOTS_OPENING = ("BotMatch.Created",)
+BOTS_CLOSING = ("BotMatch.Finished",)
 PAGE = 5000
 
 
@@ -22,24 +24,35 @@ class MatchmakingApplication(Application):
         except AggregateNotFoundError:
             return None
 
-    def open_ticket_ids(self) -> list[uuid.UUID]:
-        """Tickets created and not yet ended, in creation order, from the notification log.
+    def open_ids(self) -> tuple[list[uuid.UUID], list[uuid.UUID]]:
+        """Open tickets and unfinished bot matches, in creation order, from the notification log.
 
         Reads only topics and ids (no event bodies), so it stays cheap for long logs.
         """
-        open_ids: dict[uuid.UUID, None] = {}
+        tickets: dict[uuid.UUID, None] = {}
+        bots: dict[uuid.UUID, None] = {}
         start = 1
         while True:
             page = self.recorder.select_notifications(start, PAGE)
             for n in page:
-                if n.topic.endswith(OPENING):
-                    open_ids[n.originator_id] = None  # type: ignore[index]
-                elif n.topic.endswith(CLOSING):
-                    open_ids.pop(n.originator_id, None)  # type: ignore[arg-type]
+                topic = n.topic
+                if topic.endswith(OPENING) and not topic.endswith(BOTS_OPENING):
+                    tickets[n.originator_id] = None  # type: ignore[index]
+                elif topic.endswith(CLOSING):
+                    tickets.pop(n.originator_id, None)  # type: ignore[arg-type]
+                elif topic.endswith(BOTS_OPENING):
+                    bots[n.originator_id] = None  # type: ignore[index]
+                elif topic.endswith(BOTS_CLOSING):
+                    bots.pop(n.originator_id, None)  # type: ignore[arg-type]
             if len(page) < PAGE:
-                return list(open_ids)
+                return list(tickets), list(bots)
             start = page[-1].id + 1
 
-    def load_open(self) -> list[Ticket]:
-        tickets = [self.repository.get(i) for i in self.open_ticket_ids()]
-        return [t for t in tickets if t.is_open]
+    def open_ticket_ids(self) -> list[uuid.UUID]:
+        return self.open_ids()[0]
+
+    def load_open(self) -> tuple[list[Ticket], list[BotMatch]]:
+        ticket_ids, bot_ids = self.open_ids()
+        tickets = [self.repository.get(i) for i in ticket_ids]
+        bots = [self.repository.get(i) for i in bot_ids]
+        return [t for t in tickets if t.is_open], [b for b in bots if not b.finished]

@@ -18,8 +18,9 @@ class ModeSpec:
     min_seats: int
     max_seats: int
     team_size: tuple[tuple[int, int], ...] = ()
-    """Team layouts as (seat count, team size); empty for a free-for-all mode. The first
-    layout listed for a seat count is used."""
+    """Team layouts as (seat count, team size); empty for a free-for-all mode. A seat count
+    may have several layouts (NEON Coalition of 6: two teams of 3 or three teams of 2); the
+    grouping takes the one that seats the parties with the most even teams."""
 
     @property
     def teams(self) -> bool:
@@ -31,11 +32,13 @@ class ModeSpec:
             return tuple(sorted({s for s, _ in self.team_size if self.min_seats <= s <= self.max_seats}))
         return tuple(range(self.min_seats, self.max_seats + 1))
 
+    def team_sizes_for(self, seats: int) -> tuple[int, ...]:
+        """Every team size a match of ``seats`` may be split into (empty: no teams)."""
+        return tuple(size for count, size in self.team_size if count == seats)
+
     def team_size_for(self, seats: int) -> int:
-        for count, size in self.team_size:
-            if count == seats:
-                return size
-        return 0
+        """The largest team a match of ``seats`` may have (0: no teams)."""
+        return max(self.team_sizes_for(seats), default=0)
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,8 @@ def _ffa(names: Iterable[str], lo: int, hi: int) -> tuple[ModeSpec, ...]:
 STATIC: tuple[GameSpec, ...] = (
     GameSpec("neon-reign", (*_ffa(("single", "best-of-three", "hero-match"), 2, 2),
                             ModeSpec("solo", 1, 1))),
+    # NEON, Coalition: "If 4 or 6 players are playing, you can split into 2 or 3 teams of 2
+    # players, or into 2 teams of 3 players."
     GameSpec("neon", (*_ffa(("rebirth", "battle-royale"), 2, 6),
                       ModeSpec("coalition", 4, 6, team_size=((4, 2), (6, 3), (6, 2))))),
     GameSpec("neon-knights-2086", _ffa(("normal", "campaign", "epic-campaign"), 2, 6)),

@@ -96,3 +96,32 @@ class Ticket(Aggregate):
         self.status = "expired"
         self.reason = reason
         self.ended_at = at
+
+
+def bot_match_uuid(match_id: str) -> uuid.UUID:
+    return uuid.uuid5(NAMESPACE, f"bots:{match_id}")
+
+
+class BotMatch(Aggregate):
+    """The bot seats of a backfilled match, which matchmaking plays until the match ends.
+
+    Saved with the tickets' ``Matched`` events (one transaction), so that after a restart
+    the bots take their seats again. ``seats`` maps the seat number (as text) to its token.
+    """
+
+    @event("Created")
+    def __init__(self, match_id: str, game: str, seats: dict[str, str]) -> None:
+        self.match_id = match_id
+        self.game = game
+        self.seats = seats
+        self.finished = False
+        self.reason = ""
+
+    @staticmethod
+    def create_id(match_id: str, *args: Any, **kwargs: Any) -> uuid.UUID:
+        return bot_match_uuid(match_id)
+
+    @event("Finished")
+    def finish(self, reason: str) -> None:
+        self.finished = True
+        self.reason = reason

@@ -1,7 +1,8 @@
 """Forming matches from waiting tickets: a pure function, no I/O, no clock.
 
 The algorithm, per game, region and mode (modes in the game's order; a ticket allowing
-several modes joins the first mode that seats it):
+several modes joins the first mode that seats it; a ticket without a region plays in any
+region, regional pools first, then the region-less among themselves):
 
 1. The pool (tickets allowing the mode whose seat limits fit it) is sorted by rating and
    threaded on a doubly linked list, so that tickets already matched are skipped in O(1).
@@ -18,7 +19,8 @@ several modes joins the first mode that seats it):
    is formed and its empty seats go to random bots.
 5. Team modes split the group into balanced teams (parties kept together): parties,
    largest first and then strongest first, each join the team with the lowest rating
-   total that still has room.
+   total that still has room. Where a seat count has several team layouts, the one with
+   the closest team averages is taken.
 
 The accepted window of a ticket is ``base_window + widen_per_second * waited``, capped by
 the ticket's own ``rating_window`` (when set) and by ``max_window``. Parties are never
@@ -113,13 +115,15 @@ def window(entry: Entry, policy: Policy) -> float:
 def form_groups(modes: Sequence[ModeSpec], entries: Iterable[Entry], policy: Policy) -> list[Group]:
     """Matches for one game's waiting tickets. Each ticket appears in at most one group."""
     by_region: dict[str, list[Entry]] = {}
+    anywhere: list[Entry] = []
     for e in entries:
-        by_region.setdefault(e.region, []).append(e)
+        (by_region.setdefault(e.region, []) if e.region else anywhere).append(e)
     groups: list[Group] = []
-    for region in sorted(by_region):
-        used: set[str] = set()
+    used: set[str] = set()
+    for region in [*sorted(by_region), ""]:
+        members = by_region[region] + anywhere if region else anywhere
         for mode in modes:
-            pool = [e for e in by_region[region] if e.ticket_id not in used and mode.name in e.modes]
+            pool = [e for e in members if e.ticket_id not in used and mode.name in e.modes]
             for group in _form_in_mode(mode, pool, policy):
                 used.update(group.ticket_ids)
                 groups.append(group)
@@ -245,17 +249,35 @@ def _seat(mode: ModeSpec, parties: list[Entry], seats: int) -> Group | None:
     ]
     units += [[Seat(f"{BOT_PREFIX}{n}", "", mean, bot=True)] for n in range(1, seats - humans + 1)]
     ids = tuple(p.ticket_id for p in parties)
-    team_size = mode.team_size_for(seats)
-    if not team_size:
+    sizes = mode.team_sizes_for(seats)
+    if not sizes:
         return Group(mode.name, tuple(s for u in units for s in u), ids)
-    teams = balance_teams([[s.rating for s in u] for u in units], seats // team_size, team_size)
-    if teams is None:
+    ratings = [[s.rating for s in u] for u in units]
+    best: tuple[float, int, list[int]] | None = None
+    for team_size in sizes:
+        teams = balance_teams(ratings, seats // team_size, team_size)
+        if teams is not None:
+            gap = team_gap(ratings, teams, seats // team_size)
+            if best is None or gap < best[0]:
+                best = (gap, team_size, teams)
+    if best is None:
         return None
+    _, team_size, teams = best
     rosters: list[list[Seat]] = [[] for _ in range(seats // team_size)]
     for unit, team in zip(units, teams):
         rosters[team] += [_with_team(s, team + 1) for s in unit]
     interleaved = [r[i] for i in range(team_size) for r in rosters]
     return Group(mode.name, tuple(interleaved), ids)
+
+
+def team_gap(units: Sequence[Sequence[float]], teams: Sequence[int], count: int) -> float:
+    """Spread of the teams' average ratings: 0 for perfectly even teams."""
+    total, size = [0.0] * count, [0] * count
+    for unit, team in zip(units, teams):
+        total[team] += sum(unit)
+        size[team] += len(unit)
+    means = [t / n for t, n in zip(total, size) if n]
+    return max(means) - min(means) if means else 0.0
 
 
 def _with_team(seat: Seat, team: int) -> Seat:

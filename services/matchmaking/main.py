@@ -18,7 +18,7 @@ from services.platform.keys import Keys
 from services.platform.logs import get_logger
 from services.platform.running import RunningService
 from services.platform.settings import Settings
-from services.platform.store import eventsourcing_env
+from services.platform.store import eventsourcing_env, open_application
 from services.platform.tokens import TokenIssuer
 
 NAME = "matchmaking"
@@ -47,8 +47,8 @@ async def start(
 ) -> RunningService:
     """``config`` defaults to ``NEON_MATCHMAKING_*`` variables; ``ratings`` to the scoring service."""
     config = config or config_from_env()
-    app = MatchmakingApplication(env={**eventsourcing_env(settings, NAME),
-                                      "AGGREGATE_CACHE_MAXSIZE": "5000"})
+    app = await asyncio.to_thread(open_application, settings, lambda: MatchmakingApplication(
+        env={**eventsourcing_env(settings, NAME), "AGGREGATE_CACHE_MAXSIZE": "5000"}))
     issuer = TokenIssuer(keys.token_secret)
     token = issuer.issue("service", "*", player=NAME, ttl=SERVICE_TOKEN_TTL)
     rules = RulesGateway(rules_address(settings), token, settings.call_timeout)

@@ -19,21 +19,23 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
-import re
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from eventsourcing.domain import Aggregate
 
 from services.matchmaking.app import MatchmakingApplication
+from services.matchmaking.bot_driver import BotDriver
 from services.matchmaking.catalogue import Catalogue, GameSpec
-from services.matchmaking.domain import Ticket
-from services.matchmaking.grouping import BOT_PREFIX, Entry, Group, Policy, form_groups
+from services.matchmaking.config import Config, config_from_env
+from services.matchmaking.domain import BotMatch, Ticket, bot_match_uuid
+from services.matchmaking.grouping import Entry, Group, form_groups
 from services.matchmaking.ratings import DEFAULT_ORDINAL, RatingSource
+from services.matchmaking.requests import TicketRequest, check_shape, resolve
 from services.matchmaking.rules_port import TRANSIENT, RulesGateway
 from services.platform.errors import (
     AlreadyExists,
@@ -42,57 +44,20 @@ from services.platform.errors import (
     NotFound,
     PermissionDenied,
     Unauthenticated,
+    Unavailable,
 )
 from services.platform.logs import get_logger
 from services.platform.tokens import Claims
 
-TICKET_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-PLAYER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
-MAX_PARTY = 6
-MAX_REGION = 32
 INFO_REFRESH = 60.0
 CREATE_ATTEMPTS = 5
 ADMIN = ("organiser", "service")
+AUTOMA_GAME = "neon"
+"""NEON, Automa: "In a 2-player game the Automa always takes part." """
+
+__all__ = ["Config", "Matchmaker", "TicketRequest", "config_from_env"]
 
 log = get_logger("matchmaking")
-
-
-@dataclass(frozen=True)
-class Config:
-    interval: float = 0.5
-    """Seconds between matchmaking cycles (a cycle also runs when a proposal is accepted)."""
-    ticket_ttl: float = 600.0
-    accept_timeout: float = 30.0
-    auto_accept: bool = False
-    """Accept every proposal on the players' behalf (simulations, bots-only queues)."""
-    policy: Policy = field(default_factory=Policy)
-    rating_timeout: float = 1.0
-    create_concurrency: int = 16
-
-
-def config_from_env(environ: Mapping[str, str] | None = None) -> Config:
-    """``NEON_MATCHMAKING_*`` variables over the defaults."""
-    e = os.environ if environ is None else environ
-    base, p = Config(), Policy()
-
-    def num(key: str, default: float) -> float:
-        value = e.get(f"NEON_MATCHMAKING_{key}")
-        return float(value) if value else default
-
-    policy = replace(
-        p, base_window=num("BASE_WINDOW", p.base_window),
-        widen_per_second=num("WIDEN_PER_SECOND", p.widen_per_second),
-        max_window=num("MAX_WINDOW", p.max_window),
-        partial_after=num("PARTIAL_AFTER", p.partial_after),
-        backfill_after=num("BACKFILL_AFTER", p.backfill_after),
-        bots=e.get("NEON_MATCHMAKING_BOTS", "1").lower() not in ("0", "false", "no", "off"),
-    )
-    return Config(
-        interval=num("INTERVAL", base.interval), ticket_ttl=num("TICKET_TTL", base.ticket_ttl),
-        accept_timeout=num("ACCEPT_TIMEOUT", base.accept_timeout),
-        auto_accept=e.get("NEON_MATCHMAKING_AUTO_ACCEPT", "").lower() in ("1", "true", "yes", "on"),
-        policy=policy, rating_timeout=num("RATING_TIMEOUT", base.rating_timeout),
-    )
 
 
 @dataclass
@@ -105,26 +70,6 @@ class Proposal:
     deadline: float
     creating: bool = False
     attempts: int = 0
-
-
-@dataclass(frozen=True)
-class TicketRequest:
-    ticket_id: str
-    game: str
-    modes: tuple[str, ...] = ()
-    players: tuple[str, ...] = ()
-    min_seats: int = 0
-    max_seats: int = 0
-    region: str = ""
-    rating_window: float = 0.0
-    allow_bots: bool = False
-
-    def requested(self) -> dict[str, Any]:
-        return {
-            "game": self.game, "modes": list(self.modes), "players": list(self.players),
-            "min_seats": self.min_seats, "max_seats": self.max_seats, "region": self.region,
-            "rating_window": self.rating_window, "allow_bots": self.allow_bots,
-        }
 
 
 class Matchmaker:
@@ -148,41 +93,56 @@ class Matchmaker:
         self.watchers: dict[str, set[asyncio.Queue[dict[str, Any]]]] = {}
         self.lock = asyncio.Lock()
         self.wake = asyncio.Event()
+        self.bots = BotDriver(rules, self._bots_finished, config.bot_wait)
+        self.stale = True
+        """True until the open tickets are loaded, and again after a failed save."""
         self._info_checked: dict[str, float] = {}
         self._creating: set[asyncio.Task[None]] = set()
         self._create_slots = asyncio.Semaphore(config.create_concurrency)
         self.cycles = 0
+        self.last_cycle: dict[str, float] = {}
 
     # ----------------------------------------------------------------- start-up
 
     async def recover(self) -> int:
-        """Reload open tickets and their proposals from the store; returns how many."""
-        tickets = await asyncio.to_thread(self.app.load_open)
-        now = self.clock()
+        """Reload open tickets, their proposals and unfinished bot matches; returns how many tickets."""
         async with self.lock:
-            for t in tickets:
-                self._remember(t)
-            stale: list[Ticket] = []
-            for t in tickets:
-                if t.status != "proposed" or t.proposal is None:
-                    continue
-                p = t.proposal
-                if p["match_id"] in self.proposals:
-                    continue
-                members = [self.tickets.get(i) for i in p["ticket_ids"]]
-                if any(m is None or m.status != "proposed" or (m.proposal or {}).get("match_id")
-                       != p["match_id"] for m in members):
-                    stale += [m for m in members if m is not None and m.status == "proposed"]
-                    continue
-                self.proposals[p["match_id"]] = Proposal(
-                    p["match_id"], t.game, p["mode"], p["seats"], list(p["ticket_ids"]),
-                    max(float(p["deadline"]), now + self.config.accept_timeout))
-            for t in stale:
-                t.requeue(t.ticket_id, t.proposal["match_id"],  # type: ignore[index]
-                          "the proposed match was lost in a restart")
-            if stale:
-                await self._save(stale)
-        log.info("matchmaking recovered", open_tickets=len(tickets), proposals=len(self.proposals))
+            return await self._reload()
+
+    async def _reload(self) -> int:
+        """Rebuild the in-memory queue from the store (the lock is held)."""
+        tickets, bot_matches = await asyncio.to_thread(self.app.load_open)
+        now = self.clock()
+        self.tickets.clear()
+        self.player_ticket.clear()
+        self.proposals.clear()
+        for t in tickets:
+            self._remember(t)
+        stale: list[Ticket] = []
+        for t in tickets:
+            if t.status != "proposed" or t.proposal is None:
+                continue
+            p = t.proposal
+            if p["match_id"] in self.proposals:
+                continue
+            members = [self.tickets.get(i) for i in p["ticket_ids"]]
+            if any(m is None or m.status != "proposed" or (m.proposal or {}).get("match_id")
+                   != p["match_id"] for m in members):
+                stale += [m for m in members if m is not None and m.status == "proposed"]
+                continue
+            self.proposals[p["match_id"]] = Proposal(
+                p["match_id"], t.game, p["mode"], p["seats"], list(p["ticket_ids"]),
+                max(float(p["deadline"]), now + self.config.accept_timeout))
+        for t in stale:
+            t.requeue(t.ticket_id, t.proposal["match_id"],  # type: ignore[index]
+                      "the proposed match was lost in a restart")
+        if stale:
+            await self._save(stale)
+        self.stale = False
+        for b in bot_matches:
+            self.bots.drive(b.game, b.match_id, {int(k): v for k, v in b.seats.items()})
+        log.info("matchmaking state loaded", open_tickets=len(tickets),
+                 proposals=len(self.proposals), bot_matches=len(bot_matches))
         return len(tickets)
 
     def _remember(self, t: Ticket) -> None:
@@ -197,40 +157,54 @@ class Matchmaker:
             if self.player_ticket.get(p) == t.ticket_id:
                 del self.player_ticket[p]
 
+    def _ready(self) -> None:
+        if self.stale:
+            raise Unavailable("matchmaking is reloading its queue from its store; try again")
+
     # ----------------------------------------------------------------- games
 
     async def game_spec(self, game: str) -> GameSpec | None:
-        """The catalogue's entry, refreshed from the game's rules service when it answers."""
+        """The catalogue's entry, refreshed from the game's rules service.
+
+        A game nobody knows is None. A known game whose rules service does not answer is
+        UNAVAILABLE: its matches could not be created, so queueing for it would only churn.
+        """
         now = time.monotonic()
-        if now - self._info_checked.get(game, -math.inf) > INFO_REFRESH and self.rules.address(game):
-            self._info_checked[game] = now
-            live = await self.rules.modes(game)
-            if live:
-                self.catalogue.refine(game, live)
+        if now - self._info_checked.get(game, -math.inf) <= INFO_REFRESH:
+            return self.catalogue.get(game)
+        if not self.rules.address(game):
+            return self.catalogue.get(game)
+        live = await self.rules.modes(game)
+        if live is None:
+            if self.catalogue.get(game) is None:
+                return None
+            raise Unavailable(f"the rules service of {game} does not answer; try again later")
+        self._info_checked[game] = now
+        if live:
+            self.catalogue.refine(game, live)
         return self.catalogue.get(game)
 
     # ----------------------------------------------------------------- commands
 
     async def create_ticket(self, claims: Claims | None, req: TicketRequest) -> dict[str, Any]:
         caller = _require(claims, "player", *ADMIN)
-        if not TICKET_ID.match(req.ticket_id):
-            raise InvalidArgument("ticket_id must be 1-64 letters, digits, '-' or '_'")
-        players = _check_players(req.players)
+        players = check_shape(req)
         if caller.role == "player" and caller.player not in players:
             raise PermissionDenied("a player token may only queue a party the player is in")
-        existing = self.tickets.get(req.ticket_id) or await asyncio.to_thread(
-            self.app.find, req.ticket_id)
+        self._ready()
+        existing = self.tickets.get(req.ticket_id) or await self._find(req.ticket_id)
         if existing is not None:
-            if existing.requested != req.requested():
-                raise AlreadyExists(f"ticket {req.ticket_id!r} exists with other content")
-            return self.view(existing)
-        resolved = await self._resolve(req, players)
+            return self._same_ticket(existing, req)
+        spec = await self.game_spec(req.game) if req.game else None
+        if spec is None:
+            known = ", ".join(sorted(self.catalogue.games))
+            raise InvalidArgument(f"unknown game {req.game!r}; games: {known}")
+        resolved = resolve(spec, req, players)
         async with self.lock:
+            self._ready()
             raced = self.tickets.get(req.ticket_id)
             if raced is not None:  # the same id was queued while this call resolved the game
-                if raced.requested != req.requested():
-                    raise AlreadyExists(f"ticket {req.ticket_id!r} exists with other content")
-                return self.view(raced)
+                return self._same_ticket(raced, req)
             for p in players:
                 other = self.player_ticket.get(p)
                 if other is not None:
@@ -243,47 +217,10 @@ class Matchmaker:
         log.info("ticket queued", ticket_id=req.ticket_id, game=req.game, players=len(players))
         return self.view(ticket)
 
-    async def _resolve(self, req: TicketRequest, players: list[str]) -> dict[str, Any]:
-        spec = await self.game_spec(req.game) if req.game else None
-        if spec is None:
-            known = ", ".join(sorted(self.catalogue.games))
-            raise InvalidArgument(f"unknown game {req.game!r}; games: {known}")
-        modes = list(dict.fromkeys(req.modes)) or [spec.default_mode]
-        for m in modes:
-            if spec.mode(m) is None:
-                names = ", ".join(x.name for x in spec.modes)
-                raise InvalidArgument(f"{req.game} has no mode {m!r}; modes: {names}")
-        if req.min_seats < 0 or req.max_seats < 0:
-            raise InvalidArgument("seat limits must not be negative")
-        if req.min_seats and req.max_seats and req.min_seats > req.max_seats:
-            raise InvalidArgument(f"min_seats {req.min_seats} is above max_seats {req.max_seats}")
-        if len(players) > spec.max_seats:
-            raise InvalidArgument(
-                f"a party of {len(players)} is larger than {req.game} allows ({spec.max_seats} seats)")
-        lo, hi = req.min_seats or 1, req.max_seats or MAX_PARTY * 4
-        seatable = []
-        for m in modes:
-            mode = spec.mode(m)
-            assert mode is not None
-            counts = [s for s in mode.seat_counts() if max(lo, len(players)) <= s <= hi]
-            team_ok = not mode.teams or any(len(players) <= mode.team_size_for(s) for s in counts)
-            if counts and team_ok:
-                seatable.append(m)
-        if not seatable:
-            limits = "; ".join(f"{m.name} {m.min_seats}-{m.max_seats}" for m in spec.modes
-                               if m.name in modes)
-            raise InvalidArgument(
-                f"no allowed mode of {req.game} seats a party of {len(players)} with seats "
-                f"{req.min_seats or 'any'}..{req.max_seats or 'any'} (limits: {limits})")
-        if not math.isfinite(req.rating_window) or req.rating_window < 0:
-            raise InvalidArgument("rating_window must be a finite number >= 0")
-        if len(req.region) > MAX_REGION:
-            raise InvalidArgument(f"region must be at most {MAX_REGION} characters")
-        return {
-            "game": req.game, "modes": seatable, "players": players, "min_seats": lo,
-            "max_seats": hi, "region": req.region, "rating_window": req.rating_window,
-            "allow_bots": req.allow_bots,
-        }
+    def _same_ticket(self, existing: Ticket, req: TicketRequest) -> dict[str, Any]:
+        if existing.requested != req.requested():
+            raise AlreadyExists(f"ticket {req.ticket_id!r} exists with other content")
+        return self.view(existing)
 
     async def cancel_ticket(self, claims: Claims | None, ticket_id: str) -> dict[str, Any]:
         async with self.lock:
@@ -322,7 +259,8 @@ class Matchmaker:
             if not set(players) <= set(ticket.accepted):
                 ticket.accept(ticket_id, match_id, players)
                 await self._save([ticket])
-        if self.proposals.get(match_id) and self._accepted(self.proposals[match_id]):
+            ready = match_id in self.proposals and self._accepted(self.proposals[match_id])
+        if ready:
             self.wake.set()
         return self.view(ticket)
 
@@ -352,12 +290,20 @@ class Matchmaker:
         caller = _require(claims, "player", *ADMIN)
         if not ticket_id:
             raise InvalidArgument("ticket_id is required")
-        ticket = self.tickets.get(ticket_id) or await asyncio.to_thread(self.app.find, ticket_id)
+        self._ready()
+        ticket = self.tickets.get(ticket_id) or await self._find(ticket_id)
         if ticket is None:
             raise NotFound(f"no ticket {ticket_id!r}")
         if caller.role == "player" and caller.player not in ticket.players:
             raise PermissionDenied(f"ticket {ticket_id!r} belongs to other players")
         return ticket
+
+    async def _find(self, ticket_id: str) -> Ticket | None:
+        try:
+            return await asyncio.to_thread(self.app.find, ticket_id)
+        except Exception as err:  # the store is down: say so rather than INTERNAL
+            log.error("ticket lookup failed", ticket_id=ticket_id, error=repr(err))
+            raise Unavailable("the matchmaking store does not answer; try again") from None
 
     # ----------------------------------------------------------------- the cycle
 
@@ -369,7 +315,7 @@ class Matchmaker:
             except asyncio.CancelledError:
                 raise
             except Exception as err:  # keep matchmaking through a store or network hiccup
-                log.error("matchmaking cycle failed", error=repr(err), exc_info=True)
+                log.error("matchmaking cycle failed", error=repr(err))
             self.wake.clear()
             try:
                 await asyncio.wait_for(self.wake.wait(), timeout=self.config.interval)
@@ -377,14 +323,35 @@ class Matchmaker:
                 pass
 
     async def cycle(self) -> list[Group]:
+        """Expire, time out proposals, group the waiting, propose; start accepted matches.
+
+        The grouping runs in a thread outside the lock, on a snapshot, so that ticket calls
+        are not held up by a large queue; a group is proposed only if all its tickets still
+        wait when the lock is taken again.
+        """
+        t0 = time.perf_counter()
+        if self.stale:
+            async with self.lock:
+                await self._reload()
+        await self._learn_games()
         await self._rate_new_tickets()
+        t1 = time.perf_counter()
         async with self.lock:
             now = self.clock()
             changed = self._expire(now) + self._time_out_proposals(now)
+            if changed:
+                await self._save(changed)
             entries = self._entries(now)
-            groups = await asyncio.to_thread(self._group, entries)
+        t2 = time.perf_counter()
+        groups = await asyncio.to_thread(self._group, entries)
+        t3 = time.perf_counter()
+        async with self.lock:
+            now = self.clock()
+            changed, formed = [], []
             for game, group in groups:
-                changed += self._propose(game, group, now)
+                if all(self._waiting(i) for i in group.ticket_ids):
+                    changed += self._propose(game, group, now)
+                    formed.append(group)
             if changed:
                 await self._save(changed)
             ready = [p for p in self.proposals.values() if not p.creating and self._accepted(p)]
@@ -394,8 +361,25 @@ class Matchmaker:
             task = asyncio.create_task(self._create(p))
             self._creating.add(task)
             task.add_done_callback(self._creating.discard)
+        t4 = time.perf_counter()
         self.cycles += 1
-        return [g for _, g in groups]
+        self.last_cycle = {"ratings": t1 - t0, "snapshot": t2 - t1, "grouping": t3 - t2,
+                           "propose_and_save": t4 - t3, "total": t4 - t0,
+                           "waiting": sum(len(v) for v in entries.values()),
+                           "groups": len(formed)}
+        return formed
+
+    def _waiting(self, ticket_id: str) -> bool:
+        t = self.tickets.get(ticket_id)
+        return t is not None and t.status == "waiting"
+
+    async def _learn_games(self) -> None:
+        """Games of restored tickets that the catalogue only learns from their rules service."""
+        for game in {t.game for t in self.tickets.values()} - set(self.catalogue.games):
+            try:
+                await self.game_spec(game)
+            except Unavailable:
+                pass
 
     async def _rate_new_tickets(self) -> None:
         todo: dict[str, list[Ticket]] = {}
@@ -405,8 +389,7 @@ class Matchmaker:
         for game, tickets in todo.items():
             players = sorted({p for t in tickets for p in t.players})
             try:
-                found = await asyncio.wait_for(self.ratings_source.ratings(game, players),
-                                               timeout=self.config.rating_timeout * 2)
+                found = await self.ratings_source.ratings(game, players)
             except Exception as err:  # ratings are a preference, never a reason to stall
                 log.warning("ratings lookup failed, using defaults", game=game, error=repr(err))
                 found = {}
@@ -494,8 +477,15 @@ class Matchmaker:
     def _accepted(self, p: Proposal) -> bool:
         return all(i in self.tickets and self.tickets[i].fully_accepted for i in p.ticket_ids)
 
+    # ----------------------------------------------------------------- creating matches
+
     async def _create(self, p: Proposal) -> None:
-        """Create the accepted match on the rules service and hand out the seat tokens."""
+        """Create the accepted match on the rules service and hand out the seat tokens.
+
+        The match id was fixed when the match was proposed, and the rules service creates
+        a match once per id, so a retry (or a restart between creation and saving) gets
+        the same match and the same tokens back.
+        """
         async with self._create_slots:
             try:
                 tokens = await self.rules.create_match(
@@ -504,8 +494,10 @@ class Matchmaker:
                 await self._creation_failed(p, err)
                 return
         async with self.lock:
+            if self.proposals.get(p.match_id) is not p:  # reloaded meanwhile: the new one decides
+                return
             now = self.clock()
-            changed = []
+            changed: list[Aggregate] = []
             for i in p.ticket_ids:
                 t = self.tickets[i]
                 own = set(t.players)
@@ -518,9 +510,15 @@ class Matchmaker:
                 }
                 t.match(i, assignment, now)
                 changed.append(t)
+            bot_seats = {s["seat"]: tokens.get(s["seat"], "") for s in p.seats if s["bot"]}
+            if bot_seats:
+                changed.append(BotMatch(p.match_id, p.game, {str(k): v for k, v in bot_seats.items()}))
             self.proposals.pop(p.match_id, None)
             await self._save(changed)
-        log.info("match created", match_id=p.match_id, game=p.game, mode=p.mode)
+        if bot_seats:
+            self.bots.drive(p.game, p.match_id, bot_seats)
+        log.info("match created", match_id=p.match_id, game=p.game, mode=p.mode,
+                 bots=len(bot_seats))
 
     async def _creation_failed(self, p: Proposal, err: BaseException) -> None:
         code = err.code() if isinstance(err, grpc.aio.AioRpcError) else grpc.StatusCode.UNAVAILABLE
@@ -529,6 +527,8 @@ class Matchmaker:
         log.warning("match creation failed", match_id=p.match_id, code=code.name, reason=why,
                     attempt=p.attempts)
         async with self.lock:
+            if self.proposals.get(p.match_id) is not p:
+                return
             if code in TRANSIENT and p.attempts < CREATE_ATTEMPTS:
                 p.creating = False
                 return
@@ -545,28 +545,64 @@ class Matchmaker:
             await self._save(changed)
 
     def _options(self, p: Proposal) -> dict[str, Any]:
-        teams = sorted({s["team"] for s in p.seats if s["team"]})
-        if not teams:
-            return {}
+        """Game options the match needs: teams, and the Automa in a NEON game of two.
+
+        Each is sent only when the game's config schema takes it, so an engine that does
+        not know an option never sees it.
+        """
         options: dict[str, Any] = {}
-        if self.rules.takes_option(p.game, "teams"):
+        if p.game == AUTOMA_GAME and len(p.seats) == 2:
+            if self.rules.takes_option(p.game, "automa"):
+                options["automa"] = True
+            else:
+                log.warning("the NEON engine takes no 'automa' option; a 2-player NEON match "
+                            "is created without asking for the Automa", match_id=p.match_id)
+        teams = sorted({s["team"] for s in p.seats if s["team"]})
+        if teams and self.rules.takes_option(p.game, "teams"):
             options["teams"] = [[s["seat"] for s in p.seats if s["team"] == t] for t in teams]
-        if self.rules.takes_option(p.game, "team_size"):
+        if teams and self.rules.takes_option(p.game, "team_size"):
             options["team_size"] = len(p.seats) // len(teams)
         return options
 
+    async def _bots_finished(self, match_id: str, reason: str) -> None:
+        bot_match: BotMatch = await asyncio.to_thread(self.app.repository.get,
+                                                      bot_match_uuid(match_id))
+        if not bot_match.finished:
+            bot_match.finish(reason)
+            await asyncio.to_thread(self.app.save, bot_match)
+            self.on_saved()
+        log.info("bots left their match", match_id=match_id, reason=reason)
+
     async def drain(self) -> None:
-        """Wait for match creations in flight (used at shutdown)."""
+        """Wait for match creations in flight, then stop the bots (used at shutdown)."""
         if self._creating:
             await asyncio.gather(*self._creating, return_exceptions=True)
+        await self.bots.close()
 
     # ----------------------------------------------------------------- saving, telling
 
-    async def _save(self, tickets: list[Ticket]) -> None:
-        """One transaction for all; then watchers are told and closed tickets forgotten."""
-        unique = list({id(t): t for t in tickets}.values())
-        await asyncio.to_thread(self.app.save, *unique)
+    async def _save(self, objs: Sequence[Aggregate]) -> None:
+        """One transaction for all; then watchers are told and closed tickets forgotten.
+
+        When the store refuses, the in-memory aggregates are ahead of it: the queue is
+        marked stale and reloaded from the store before anything else happens, and the
+        caller gets UNAVAILABLE.
+        """
+        unique = list({id(t): t for t in objs}.values())
+        try:
+            await asyncio.to_thread(self.app.save, *unique)
+        except Exception as err:
+            log.error("saving to the matchmaking store failed; reloading", error=repr(err))
+            reloading, self.stale = self.stale, True
+            if not reloading:
+                try:
+                    await self._reload()
+                except Exception as again:  # still down: the next cycle tries again
+                    log.error("reloading the matchmaking store failed", error=repr(again))
+            raise Unavailable("the matchmaking store did not take the change; try again") from None
         for t in unique:
+            if not isinstance(t, Ticket):
+                continue
             if not t.is_open:
                 self._forget(t)
             for queue in self.watchers.get(t.ticket_id, ()):
@@ -575,18 +611,23 @@ class Matchmaker:
 
     def view(self, t: Ticket) -> dict[str, Any]:
         """What a ticket's players may see of it (tokens of their own seats only)."""
-        end = t.ended_at if not t.is_open else self.clock()
+        now = self.clock()
+        end = t.ended_at if not t.is_open else now
         assignment = t.assignment
+        accept_left = 0.0
         if assignment is None and t.proposal is not None and t.status == "proposed":
             assignment = {"match_id": t.proposal["match_id"], "game": t.game,
                           "mode": t.proposal["mode"], "rules_address": self.rules.address(t.game),
                           "seats": [{k: s[k] for k in ("seat", "player", "bot", "team")}
                                     for s in t.proposal["seats"]]}
+            p = self.proposals.get(t.proposal["match_id"])
+            deadline = p.deadline if p is not None else float(t.proposal["deadline"])
+            accept_left = max(0.0, deadline - now)
         return {
             "ticket_id": t.ticket_id, "game": t.game, "modes": list(t.resolved["modes"]),
             "players": t.players, "status": t.status, "reason": t.reason,
             "waited_seconds": max(0.0, end - t.queued_at), "assignment": assignment,
-            "accepted": list(t.accepted),
+            "accepted": list(t.accepted), "accept_seconds_left": accept_left,
         }
 
 
@@ -596,19 +637,3 @@ def _require(claims: Claims | None, *roles: str) -> Claims:
     if claims.role not in roles:
         raise PermissionDenied(f"this call needs a {' or '.join(roles)} token, not {claims.role}")
     return claims
-
-
-def _check_players(players: tuple[str, ...] | list[str]) -> list[str]:
-    out = [str(p) for p in players]
-    if not out:
-        raise InvalidArgument("a ticket needs at least one player")
-    if len(out) > MAX_PARTY:
-        raise InvalidArgument(f"a party has at most {MAX_PARTY} players")
-    if len(set(out)) != len(out):
-        raise InvalidArgument("a party lists a player twice")
-    for p in out:
-        if not PLAYER_ID.match(p):
-            raise InvalidArgument(f"player id {p!r} must be 1-64 letters, digits or _.:@-")
-        if p.startswith(BOT_PREFIX):
-            raise InvalidArgument(f"player ids starting {BOT_PREFIX!r} are reserved for bots")
-    return out

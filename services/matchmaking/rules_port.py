@@ -1,4 +1,5 @@
-"""The rules services of the games, as matchmaking uses them: game info and match creation."""
+"""The rules services of the games, as matchmaking uses them: game info, match creation,
+and the seat calls the bots of backfilled matches make."""
 
 from __future__ import annotations
 
@@ -66,6 +67,39 @@ class RulesGateway:
             metadata=call_metadata(self.token), timeout=self.timeout,
         )
         return {t.seat: t.token for t in reply.seat_tokens}
+
+    async def legal(self, game: str, token: str, match_id: str) -> Any:
+        return await self._stub(game).ListLegalActions(
+            rules_pb2.ListLegalActionsRequest(match_id=match_id),
+            metadata=call_metadata(token), timeout=self.timeout)
+
+    async def submit(self, game: str, token: str, match_id: str, command_id: str,
+                     action: Any) -> Any:
+        return await self._stub(game).SubmitAction(
+            rules_pb2.SubmitActionRequest(match_id=match_id, command_id=command_id,
+                                          action_json=json.dumps(action)),
+            metadata=call_metadata(token), timeout=self.timeout)
+
+    async def view(self, game: str, match_id: str) -> Any:
+        """The spectator view: status, version and who owes an answer."""
+        return await self._stub(game).GetView(
+            rules_pb2.GetViewRequest(match_id=match_id), metadata=call_metadata(),
+            timeout=self.timeout)
+
+    async def wait_change(self, game: str, match_id: str, version: int, timeout: float) -> bool:
+        """Wait until the match moves past ``version``; False when ``timeout`` passed first."""
+        call = self._stub(game).WatchMatch(
+            rules_pb2.WatchMatchRequest(match_id=match_id, from_version=version),
+            metadata=call_metadata(), timeout=timeout)
+        try:
+            async for _ in call:
+                return True
+        except grpc.aio.AioRpcError as err:
+            if err.code() != grpc.StatusCode.DEADLINE_EXCEEDED:
+                raise
+        finally:
+            call.cancel()
+        return False
 
     async def close(self) -> None:
         for ch, _ in self._stubs.values():

@@ -9,7 +9,8 @@ import grpc
 
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as pb
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
-from services.matchmaking.matchmaker import Matchmaker, TicketRequest
+from services.matchmaking.matchmaker import Matchmaker
+from services.matchmaking.requests import TicketRequest
 from services.platform.grpc_kit import claims
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
@@ -34,6 +35,7 @@ def ticket_message(view: dict[str, Any]) -> pb.Ticket:
         ticket_id=view["ticket_id"], game=view["game"], modes=view["modes"],
         players=view["players"], status=STATUS[view["status"]], reason=view["reason"],
         waited_seconds=view["waited_seconds"], assignment=assignment,
+        accept_seconds_left=view["accept_seconds_left"], accepted=view["accepted"],
     )
 
 

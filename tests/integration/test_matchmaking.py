@@ -20,10 +20,12 @@ import pytest
 
 from services.cli.backend import Backend, start_backend
 from services.cli.client import RulesClient
+from services.cli.mm_commands import play_seat, random_chooser
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as pb
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
 from services.matchmaking import main as mm_main
 from services.matchmaking.catalogue import Catalogue, GameSpec, ModeSpec
+from services.matchmaking.domain import bot_match_uuid
 from services.matchmaking.grouping import Policy
 from services.matchmaking.matchmaker import Config
 from services.matchmaking.ratings import StaticRatings
@@ -275,6 +277,19 @@ async def test_backfill_with_a_bot_and_expiry_with_a_reason(env: Env) -> None:
     assert seats[a].token and not seats["bot-random-1"].token
     expired = await status_is(mm, tb, env.id("tb"), S.TICKET_STATUS_EXPIRED)
     assert "no match found within 1 s" in expired.reason
+    # matchmaking plays the bot's seat: ann plays hers and the match ends
+    rules = RulesClient(matched.assignment.rules_address)
+    match_id = matched.assignment.match_id
+    outcome = await asyncio.wait_for(play_seat(rules, match_id, seats[a].seat, seats[a].token,
+                                               random_chooser("ann")), 20)
+    assert outcome is not None
+    await rules.close()
+    app = svc.extra["app"]
+
+    async def bots_left() -> bool:
+        return bool(app.repository.get(bot_match_uuid(match_id)).finished)
+
+    await until(bots_left)
     await mm.channel.close()
 
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 import random
 
 from services.matchmaking.catalogue import STATIC, Catalogue, GameSpec, ModeSpec
-from services.matchmaking.grouping import Entry, Policy, balance_teams, form_groups, window
+from services.matchmaking.grouping import (
+    Entry,
+    Policy,
+    balance_teams,
+    form_groups,
+    team_gap,
+    window,
+)
 
 REIGN = STATIC[0].modes
 NEON = STATIC[1].modes
@@ -163,3 +170,34 @@ def test_the_catalogue_takes_extra_games_and_live_limits() -> None:
     spec = catalogue.refine("neon", [ModeSpec("coalition", 4, 6), ModeSpec("rebirth", 2, 6)])
     assert spec.mode("coalition").teams  # type: ignore[union-attr]
     assert spec.default_mode == "coalition" and spec.source == "rules"
+
+
+def test_a_ticket_without_a_region_plays_in_any_region() -> None:
+    entries = [ticket("eu", 10, region="eu"), ticket("any", 11), ticket("us", 10, region="us")]
+    [group] = form_groups(REIGN, entries, STRICT)
+    assert set(group.ticket_ids) in ({"eu", "any"}, {"us", "any"})
+    assert form_groups(REIGN, [ticket("a", 10), ticket("b", 11)], STRICT) != []
+
+
+def test_coalition_of_six_takes_the_more_even_layout() -> None:
+    # NEON, Coalition: six players split into 2 teams of 3 or 3 teams of 2.
+    # Three duos can only be 3 teams of 2 (a duo can't be split, two duos don't make a 3).
+    duos = [ticket(f"d{i}", 10 + i, 10 + i, modes=("coalition",)) for i in range(3)]
+    [group] = form_groups(NEON, duos, Policy(base_window=100, backfill_after=1e9))
+    teams = {s.team for s in group.seats}
+    assert len(teams) == 3
+    for t in teams:
+        assert len({s.ticket_id for s in group.seats if s.team == t}) == 1
+    # six singles: 2 teams of 3 (the first layout) unless 3 of 2 is more even
+    singles = [ticket(f"s{i}", r, modes=("coalition",)) for i, r in enumerate((30, 29, 20, 19, 10, 9))]
+    [group] = form_groups(NEON, singles, Policy(base_window=100, backfill_after=1e9))
+    by_team: dict[int, list[float]] = {}
+    for s in group.seats:
+        by_team.setdefault(s.team, []).append(s.rating)
+    means = [sum(v) / len(v) for v in by_team.values()]
+    assert max(means) - min(means) <= 1.0
+
+
+def test_team_gap_is_the_spread_of_team_averages() -> None:
+    assert team_gap([[10], [20], [10], [20]], [0, 0, 1, 1], 2) == 0
+    assert team_gap([[10], [20]], [0, 1], 2) == 10

@@ -6,14 +6,14 @@ from google.protobuf import symbol_database as _symbol_database
 from google.protobuf.internal import builder as _builder
 _runtime_version.ValidateProtobufRuntimeVersion(_runtime_version.Domain.PUBLIC, 7, 35, 1, '', 'neon/matchmaking/v1/matchmaking.proto')
 _sym_db = _symbol_database.Default()
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%neon/matchmaking/v1/matchmaking.proto\x12\x13neon.matchmaking.v1"\xb7\x01\n\x13CreateTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\r\n\x05modes\x18\x03 \x03(\t\x12\x0f\n\x07players\x18\x04 \x03(\t\x12\x11\n\tmin_seats\x18\x05 \x01(\x05\x12\x11\n\tmax_seats\x18\x06 \x01(\x05\x12\x0e\n\x06region\x18\x07 \x01(\t\x12\x15\n\rrating_window\x18\x08 \x01(\x01\x12\x12\n\nallow_bots\x18\t \x01(\x08"\xd6\x01\n\nAssignment\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04mode\x18\x03 \x01(\t\x12\x15\n\rrules_address\x18\x04 \x01(\t\x123\n\x05seats\x18\x05 \x03(\x0b2$.neon.matchmaking.v1.Assignment.Seat\x1aN\n\x04Seat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\r\n\x05token\x18\x03 \x01(\t\x12\x0b\n\x03bot\x18\x04 \x01(\x08\x12\x0c\n\x04team\x18\x05 \x01(\x05"\xd9\x01\n\x06Ticket\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\r\n\x05modes\x18\x03 \x03(\t\x12\x0f\n\x07players\x18\x04 \x03(\t\x121\n\x06status\x18\x05 \x01(\x0e2!.neon.matchmaking.v1.TicketStatus\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x16\n\x0ewaited_seconds\x18\x07 \x01(\x01\x123\n\nassignment\x18\x08 \x01(\x0b2\x1f.neon.matchmaking.v1.Assignment"C\n\x14CreateTicketResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket"(\n\x13CancelTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t"C\n\x14CancelTicketResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket"%\n\x10GetTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t"@\n\x11GetTicketResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket"\'\n\x12WatchTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t"B\n\x13WatchTicketResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket"9\n\x12AcceptMatchRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t"B\n\x13AcceptMatchResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket*\xb7\x01\n\x0cTicketStatus\x12\x1d\n\x19TICKET_STATUS_UNSPECIFIED\x10\x00\x12\x19\n\x15TICKET_STATUS_WAITING\x10\x01\x12\x1a\n\x16TICKET_STATUS_PROPOSED\x10\x02\x12\x19\n\x15TICKET_STATUS_MATCHED\x10\x03\x12\x1b\n\x17TICKET_STATUS_CANCELLED\x10\x04\x12\x19\n\x15TICKET_STATUS_EXPIRED\x10\x052\x80\x04\n\x12MatchmakingService\x12c\n\x0cCreateTicket\x12(.neon.matchmaking.v1.CreateTicketRequest\x1a).neon.matchmaking.v1.CreateTicketResponse\x12c\n\x0cCancelTicket\x12(.neon.matchmaking.v1.CancelTicketRequest\x1a).neon.matchmaking.v1.CancelTicketResponse\x12Z\n\tGetTicket\x12%.neon.matchmaking.v1.GetTicketRequest\x1a&.neon.matchmaking.v1.GetTicketResponse\x12b\n\x0bWatchTicket\x12\'.neon.matchmaking.v1.WatchTicketRequest\x1a(.neon.matchmaking.v1.WatchTicketResponse0\x01\x12`\n\x0bAcceptMatch\x12\'.neon.matchmaking.v1.AcceptMatchRequest\x1a(.neon.matchmaking.v1.AcceptMatchResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%neon/matchmaking/v1/matchmaking.proto\x12\x13neon.matchmaking.v1"\xb7\x01\n\x13CreateTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\r\n\x05modes\x18\x03 \x03(\t\x12\x0f\n\x07players\x18\x04 \x03(\t\x12\x11\n\tmin_seats\x18\x05 \x01(\x05\x12\x11\n\tmax_seats\x18\x06 \x01(\x05\x12\x0e\n\x06region\x18\x07 \x01(\t\x12\x15\n\rrating_window\x18\x08 \x01(\x01\x12\x12\n\nallow_bots\x18\t \x01(\x08"\xd6\x01\n\nAssignment\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04mode\x18\x03 \x01(\t\x12\x15\n\rrules_address\x18\x04 \x01(\t\x123\n\x05seats\x18\x05 \x03(\x0b2$.neon.matchmaking.v1.Assignment.Seat\x1aN\n\x04Seat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\r\n\x05token\x18\x03 \x01(\t\x12\x0b\n\x03bot\x18\x04 \x01(\x08\x12\x0c\n\x04team\x18\x05 \x01(\x05"\x88\x02\n\x06Ticket\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\r\n\x05modes\x18\x03 \x03(\t\x12\x0f\n\x07players\x18\x04 \x03(\t\x121\n\x06status\x18\x05 \x01(\x0e2!.neon.matchmaking.v1.TicketStatus\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x16\n\x0ewaited_seconds\x18\x07 \x01(\x01\x123\n\nassignment\x18\x08 \x01(\x0b2\x1f.neon.matchmaking.v1.Assignment\x12\x1b\n\x13accept_seconds_left\x18\t \x01(\x01\x12\x10\n\x08accepted\x18\n \x03(\t"C\n\x14CreateTicketResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket"(\n\x13CancelTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t"C\n\x14CancelTicketResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket"%\n\x10GetTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t"@\n\x11GetTicketResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket"\'\n\x12WatchTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t"B\n\x13WatchTicketResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket"9\n\x12AcceptMatchRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t"B\n\x13AcceptMatchResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket*\xb7\x01\n\x0cTicketStatus\x12\x1d\n\x19TICKET_STATUS_UNSPECIFIED\x10\x00\x12\x19\n\x15TICKET_STATUS_WAITING\x10\x01\x12\x1a\n\x16TICKET_STATUS_PROPOSED\x10\x02\x12\x19\n\x15TICKET_STATUS_MATCHED\x10\x03\x12\x1b\n\x17TICKET_STATUS_CANCELLED\x10\x04\x12\x19\n\x15TICKET_STATUS_EXPIRED\x10\x052\x80\x04\n\x12MatchmakingService\x12c\n\x0cCreateTicket\x12(.neon.matchmaking.v1.CreateTicketRequest\x1a).neon.matchmaking.v1.CreateTicketResponse\x12c\n\x0cCancelTicket\x12(.neon.matchmaking.v1.CancelTicketRequest\x1a).neon.matchmaking.v1.CancelTicketResponse\x12Z\n\tGetTicket\x12%.neon.matchmaking.v1.GetTicketRequest\x1a&.neon.matchmaking.v1.GetTicketResponse\x12b\n\x0bWatchTicket\x12\'.neon.matchmaking.v1.WatchTicketRequest\x1a(.neon.matchmaking.v1.WatchTicketResponse0\x01\x12`\n\x0bAcceptMatch\x12\'.neon.matchmaking.v1.AcceptMatchRequest\x1a(.neon.matchmaking.v1.AcceptMatchResponseb\x06proto3')
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'neon.matchmaking.v1.matchmaking_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
     DESCRIPTOR._loaded_options = None
-    _globals['_TICKETSTATUS']._serialized_start = 1207
-    _globals['_TICKETSTATUS']._serialized_end = 1390
+    _globals['_TICKETSTATUS']._serialized_start = 1254
+    _globals['_TICKETSTATUS']._serialized_end = 1437
     _globals['_CREATETICKETREQUEST']._serialized_start = 63
     _globals['_CREATETICKETREQUEST']._serialized_end = 246
     _globals['_ASSIGNMENT']._serialized_start = 249
@@ -21,24 +21,24 @@ if not _descriptor._USE_C_DESCRIPTORS:
     _globals['_ASSIGNMENT_SEAT']._serialized_start = 385
     _globals['_ASSIGNMENT_SEAT']._serialized_end = 463
     _globals['_TICKET']._serialized_start = 466
-    _globals['_TICKET']._serialized_end = 683
-    _globals['_CREATETICKETRESPONSE']._serialized_start = 685
-    _globals['_CREATETICKETRESPONSE']._serialized_end = 752
-    _globals['_CANCELTICKETREQUEST']._serialized_start = 754
-    _globals['_CANCELTICKETREQUEST']._serialized_end = 794
-    _globals['_CANCELTICKETRESPONSE']._serialized_start = 796
-    _globals['_CANCELTICKETRESPONSE']._serialized_end = 863
-    _globals['_GETTICKETREQUEST']._serialized_start = 865
-    _globals['_GETTICKETREQUEST']._serialized_end = 902
-    _globals['_GETTICKETRESPONSE']._serialized_start = 904
-    _globals['_GETTICKETRESPONSE']._serialized_end = 968
-    _globals['_WATCHTICKETREQUEST']._serialized_start = 970
-    _globals['_WATCHTICKETREQUEST']._serialized_end = 1009
-    _globals['_WATCHTICKETRESPONSE']._serialized_start = 1011
-    _globals['_WATCHTICKETRESPONSE']._serialized_end = 1077
-    _globals['_ACCEPTMATCHREQUEST']._serialized_start = 1079
-    _globals['_ACCEPTMATCHREQUEST']._serialized_end = 1136
-    _globals['_ACCEPTMATCHRESPONSE']._serialized_start = 1138
-    _globals['_ACCEPTMATCHRESPONSE']._serialized_end = 1204
-    _globals['_MATCHMAKINGSERVICE']._serialized_start = 1393
-    _globals['_MATCHMAKINGSERVICE']._serialized_end = 1905
+    _globals['_TICKET']._serialized_end = 730
+    _globals['_CREATETICKETRESPONSE']._serialized_start = 732
+    _globals['_CREATETICKETRESPONSE']._serialized_end = 799
+    _globals['_CANCELTICKETREQUEST']._serialized_start = 801
+    _globals['_CANCELTICKETREQUEST']._serialized_end = 841
+    _globals['_CANCELTICKETRESPONSE']._serialized_start = 843
+    _globals['_CANCELTICKETRESPONSE']._serialized_end = 910
+    _globals['_GETTICKETREQUEST']._serialized_start = 912
+    _globals['_GETTICKETREQUEST']._serialized_end = 949
+    _globals['_GETTICKETRESPONSE']._serialized_start = 951
+    _globals['_GETTICKETRESPONSE']._serialized_end = 1015
+    _globals['_WATCHTICKETREQUEST']._serialized_start = 1017
+    _globals['_WATCHTICKETREQUEST']._serialized_end = 1056
+    _globals['_WATCHTICKETRESPONSE']._serialized_start = 1058
+    _globals['_WATCHTICKETRESPONSE']._serialized_end = 1124
+    _globals['_ACCEPTMATCHREQUEST']._serialized_start = 1126
+    _globals['_ACCEPTMATCHREQUEST']._serialized_end = 1183
+    _globals['_ACCEPTMATCHRESPONSE']._serialized_start = 1185
+    _globals['_ACCEPTMATCHRESPONSE']._serialized_end = 1251
+    _globals['_MATCHMAKINGSERVICE']._serialized_start = 1440
+    _globals['_MATCHMAKINGSERVICE']._serialized_end = 1952

@@ -78,7 +78,7 @@ class Assignment(_message.Message):
         ...
 
 class Ticket(_message.Message):
-    __slots__ = ('ticket_id', 'game', 'modes', 'players', 'status', 'reason', 'waited_seconds', 'assignment')
+    __slots__ = ('ticket_id', 'game', 'modes', 'players', 'status', 'reason', 'waited_seconds', 'assignment', 'accept_seconds_left', 'accepted')
     TICKET_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     MODES_FIELD_NUMBER: _ClassVar[int]
@@ -87,6 +87,8 @@ class Ticket(_message.Message):
     REASON_FIELD_NUMBER: _ClassVar[int]
     WAITED_SECONDS_FIELD_NUMBER: _ClassVar[int]
     ASSIGNMENT_FIELD_NUMBER: _ClassVar[int]
+    ACCEPT_SECONDS_LEFT_FIELD_NUMBER: _ClassVar[int]
+    ACCEPTED_FIELD_NUMBER: _ClassVar[int]
     ticket_id: str
     game: str
     modes: _containers.RepeatedScalarFieldContainer[str]
@@ -95,8 +97,10 @@ class Ticket(_message.Message):
     reason: str
     waited_seconds: float
     assignment: Assignment
+    accept_seconds_left: float
+    accepted: _containers.RepeatedScalarFieldContainer[str]
 
-    def __init__(self, ticket_id: _Optional[str]=..., game: _Optional[str]=..., modes: _Optional[_Iterable[str]]=..., players: _Optional[_Iterable[str]]=..., status: _Optional[_Union[TicketStatus, str]]=..., reason: _Optional[str]=..., waited_seconds: _Optional[float]=..., assignment: _Optional[_Union[Assignment, _Mapping]]=...) -> None:
+    def __init__(self, ticket_id: _Optional[str]=..., game: _Optional[str]=..., modes: _Optional[_Iterable[str]]=..., players: _Optional[_Iterable[str]]=..., status: _Optional[_Union[TicketStatus, str]]=..., reason: _Optional[str]=..., waited_seconds: _Optional[float]=..., assignment: _Optional[_Union[Assignment, _Mapping]]=..., accept_seconds_left: _Optional[float]=..., accepted: _Optional[_Iterable[str]]=...) -> None:
         ...
 
 class CreateTicketResponse(_message.Message):

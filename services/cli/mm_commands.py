@@ -1,0 +1,438 @@
+"""``neon queue`` and ``neon simulate``: the matchmaking path from the command line.
+
+``queue`` puts the human at the terminal in the queue and plays the match found; ``simulate``
+sends N simulated players through the whole path (tickets, acceptance, random play on the
+rules service, results and ratings in the scoring service) and times each stage.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import inspect
+import json
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from services.cli.client import RulesClient
+from services.cli.play import decisions_of
+from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as mm_pb
+from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as mm_grpc
+from services.genproto.neon.rules.v1 import rules_pb2
+from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
+from services.platform.grpc_kit import call_metadata, channel
+from services.platform.settings import Settings
+from services.rules.bots import make_bot
+from services.rules.games.contract import Decision
+
+console = Console()
+err_console = Console(stderr=True)
+S = mm_pb.TicketStatus
+Chooser = Callable[[int, dict[str, Any], list[Decision]], Awaitable[dict[str, Any]]]
+MAX_SIM_PLAYERS = 1000
+"""The scoring leaderboard lists at most 1000 players, and simulate checks all are listed."""
+
+
+class MatchmakingClient:
+    def __init__(self, address: str, timeout: float = 15.0) -> None:
+        self.channel = channel(address)
+        self.stub = mm_grpc.MatchmakingServiceStub(self.channel)
+        self.timeout = timeout
+
+    async def call(self, name: str, token: str, **kw: Any) -> Any:
+        request = getattr(mm_pb, f"{name}Request")(**kw)
+        reply = await getattr(self.stub, name)(request, metadata=call_metadata(token),
+                                               timeout=self.timeout)
+        return reply.ticket
+
+    async def watch(self, token: str, ticket_id: str, timeout: float) -> AsyncIterator[Any]:
+        call = self.stub.WatchTicket(mm_pb.WatchTicketRequest(ticket_id=ticket_id),
+                                     metadata=call_metadata(token), timeout=timeout)
+        async for message in call:
+            yield message.ticket
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+
+async def wait_for_match(mm: MatchmakingClient, token: str, ticket_id: str, player: str,
+                         accept: Callable[[Any], Awaitable[bool]], timeout: float,
+                         on_status: Callable[[Any], None] = lambda t: None) -> Any:
+    """Follow a ticket, accepting proposals as ``accept`` decides; the matched ticket."""
+    async for ticket in mm.watch(token, ticket_id, timeout):
+        on_status(ticket)
+        if ticket.status == S.TICKET_STATUS_PROPOSED and player not in ticket.accepted:
+            if await accept(ticket):
+                await mm.call("AcceptMatch", token, ticket_id=ticket_id,
+                              match_id=ticket.assignment.match_id)
+            else:
+                await mm.call("CancelTicket", token, ticket_id=ticket_id)
+        if ticket.status == S.TICKET_STATUS_MATCHED:
+            return ticket
+        if ticket.status in (S.TICKET_STATUS_CANCELLED, S.TICKET_STATUS_EXPIRED):
+            raise RuntimeError(f"ticket {ticket_id} ended {S.Name(ticket.status)}: {ticket.reason}")
+    raise RuntimeError(f"the watch of ticket {ticket_id} ended without a match")
+
+
+async def play_seat(rules: RulesClient, match_id: str, seat: int, token: str,
+                    choose: Chooser, wait: float = 10.0) -> dict[str, Any] | None:
+    """Answer every decision of one seat until the match ends; returns the outcome."""
+    while True:
+        legal = await rules.legal(token, match_id)
+        decisions = [d for d in decisions_of(legal) if d.seat == seat and d.legal]
+        if decisions:
+            seat_view = json.loads((await rules.view(match_id, token)).view_json or "{}")
+            action = await choose(seat, seat_view, decisions)
+            try:
+                await rules.submit(token, match_id, f"seat{seat}-v{legal.version}", action)
+                continue
+            except grpc.aio.AioRpcError as err:
+                if err.code() not in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED):
+                    raise
+        view = await rules.view(match_id)
+        if view.status == rules_pb2.MATCH_STATUS_ENDED:
+            return json.loads(view.outcome_json) if view.outcome_json else None
+        stream = rules.stub.WatchMatch(
+            rules_pb2.WatchMatchRequest(match_id=match_id, from_version=view.version),
+            metadata=call_metadata(), timeout=wait)
+        try:
+            async for _ in stream:
+                break
+        except grpc.aio.AioRpcError as err:
+            if err.code() != grpc.StatusCode.DEADLINE_EXCEEDED:
+                raise
+        finally:
+            stream.cancel()
+
+
+def random_chooser(seed: str) -> Chooser:
+    bot = make_bot("random", seed)
+
+    async def choose(seat: int, view: dict[str, Any], decisions: list[Decision]) -> dict[str, Any]:
+        return dict(bot.choose(decisions[0]))
+
+    return choose
+
+
+def own_seat(ticket: Any, player: str) -> tuple[int, str]:
+    for s in ticket.assignment.seats:
+        if s.player == player and s.token:
+            return s.seat, s.token
+    raise RuntimeError(f"the assignment of {ticket.ticket_id} has no seat token for {player}")
+
+
+# ----------------------------------------------------------------------------- backends
+
+
+@dataclass
+class Endpoints:
+    matchmaking: str
+    scoring: str
+    issue: Callable[..., str]
+    stop: Callable[[], Awaitable[None]] = field(default=lambda: _nothing())
+    scoring_running: bool = True
+
+
+async def _nothing() -> None:
+    return None
+
+
+async def endpoints(settings: Settings, embedded: bool, game: str,
+                    mm_config: Any = None) -> Endpoints:
+    """The matchmaking and scoring addresses: of a backend started here, or of ``settings``."""
+    from services.platform.keys import load_keys
+    from services.platform.tokens import TokenIssuer
+
+    if not embedded:
+        issuer = TokenIssuer(load_keys(settings).token_secret)
+        return Endpoints(settings.address("matchmaking"), settings.address("scoring"), issuer.issue)
+    from services.cli.backend import start_backend
+    from services.rules.games import available
+
+    if game not in available():
+        raise typer.BadParameter(f"no engine for {game!r} in this build; games: "
+                                 f"{', '.join(available())} (plug-ins: NEON_ENGINES=game=module)")
+    var = Path(tempfile.mkdtemp(prefix="neon-mm-"))
+    zero = {name: 0 for name in settings.ports}
+    extra: dict[str, Any] = {}
+    if "scoring" in inspect.signature(start_backend).parameters:
+        extra["scoring"] = True
+    backend = await start_backend(dataclasses.replace(settings, ports=zero, var_dir=var),
+                                  games=[game], matchmaking=True, matchmaking_config=mm_config,
+                                  **extra)
+    scoring = backend.services.get("scoring")
+    return Endpoints(backend.address("matchmaking"),
+                     scoring.address if scoring else settings.address("scoring"),
+                     backend.issuer.issue, lambda: backend.stop(1), scoring is not None)
+
+
+def embedded_config(accept_timeout: float = 60.0) -> Any:
+    from services.matchmaking.config import Config
+    from services.matchmaking.grouping import Policy
+
+    return Config(interval=0.1, accept_timeout=accept_timeout,
+                  policy=Policy(partial_after=2.0, backfill_after=4.0))
+
+
+# ----------------------------------------------------------------------------- queue
+
+
+def queue(
+    game: str = typer.Argument(..., help="neon-reign, neon, ..."),
+    mode: str = typer.Option("", help="the game's mode (default: its first)"),
+    player: str = typer.Option("", help="your player id (default: generated)"),
+    bots: bool = typer.Option(True, help="accept bots in empty seats after the backfill wait"),
+    region: str = typer.Option("", help="only players of this region"),
+    yes: bool = typer.Option(False, "--yes", "-y", help="accept the proposed match without asking"),
+    embedded: bool = typer.Option(False, help="start a backend for the duration of the command"),
+    timeout: float = typer.Option(600.0, help="seconds to wait for a match"),
+) -> None:
+    """Queue yourself for a match, accept it and play it in the terminal."""
+    from services.cli.main import _settings, _terminal_human
+
+    settings = _settings()
+    name = player or f"human-{uuid.uuid4().hex[:6]}"
+
+    async def human(seat: int, view: dict[str, Any], decisions: list[Decision]) -> dict[str, Any]:
+        _, action = await _terminal_human(seat, view, decisions)
+        return action
+
+    async def accept(ticket: Any) -> bool:
+        others = ", ".join(f"{s.player}{' (bot)' if s.bot else ''}" for s in ticket.assignment.seats
+                           if s.player != name)
+        console.print(f"match found ({ticket.assignment.mode}) against {others}; "
+                      f"{ticket.accept_seconds_left:.0f} s to accept")
+        if yes:
+            return True
+        answer = await asyncio.to_thread(input, "accept? [Y/n] ")
+        return answer.strip().lower() in ("", "y", "yes")
+
+    def show(ticket: Any) -> None:
+        reason = f" ({ticket.reason})" if ticket.reason else ""
+        console.print(f"ticket {S.Name(ticket.status).removeprefix('TICKET_STATUS_').lower()}"
+                      f" after {ticket.waited_seconds:.1f} s{reason}")
+
+    async def run() -> int:
+        ends = await endpoints(settings, embedded, game, embedded_config())
+        mm = MatchmakingClient(ends.matchmaking)
+        token = ends.issue("player", "*", player=name, ttl=int(timeout) + 3600)
+        ticket_id = f"q-{uuid.uuid4().hex[:16]}"
+        rules = None
+        try:
+            await mm.call("CreateTicket", token, ticket_id=ticket_id, game=game,
+                          modes=[mode] if mode else [], players=[name], allow_bots=bots,
+                          region=region)
+            console.print(f"{name} queued for {game} (ticket {ticket_id}); Ctrl-C leaves the queue")
+            try:
+                matched = await wait_for_match(mm, token, ticket_id, name, accept, timeout, show)
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    await mm.call("CancelTicket", token, ticket_id=ticket_id)
+                raise
+            seat, seat_token = own_seat(matched, name)
+            a = matched.assignment
+            console.print(f"match {a.match_id}: you are seat {seat}")
+            rules = RulesClient(a.rules_address)
+            outcome = await play_seat(rules, a.match_id, seat, seat_token, human)
+            console.print(f"match {a.match_id} ended")
+            console.print_json(json.dumps(outcome))
+            return 0
+        except grpc.aio.AioRpcError as err:
+            err_console.print(f"{err.code().name}: {err.details()}")
+            return 1
+        except RuntimeError as err:
+            err_console.print(str(err))
+            return 1
+        finally:
+            if rules is not None:
+                await rules.close()
+            await mm.close()
+            await ends.stop()
+
+    raise typer.Exit(asyncio.run(run()))
+
+
+# ----------------------------------------------------------------------------- simulate
+
+
+@dataclass
+class SimReport:
+    stages: dict[str, float] = field(default_factory=dict)
+    matched: int = 0
+    matches: set[str] = field(default_factory=set)
+    ended: set[str] = field(default_factory=set)
+    listed: int = 0
+    board: list[Any] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+async def simulate_run(ends: Endpoints, game: str, players: int, mode: str = "",
+                       timeout: float = 300.0, rating_timeout: float = 60.0) -> SimReport:
+    """The whole path for ``players`` simulated players; see :func:`simulate`."""
+    report = SimReport()
+    tag = uuid.uuid4().hex[:6]
+    names = [f"sim-{tag}-{i:04d}" for i in range(players)]
+    tokens = {n: ends.issue("player", "*", player=n, ttl=int(timeout) + 3600) for n in names}
+    mm = MatchmakingClient(ends.matchmaking)
+    rules: dict[str, RulesClient] = {}
+    t0 = time.perf_counter()
+    try:
+        await asyncio.gather(*(mm.call(
+            "CreateTicket", tokens[n], ticket_id=f"{n}-t", game=game,
+            modes=[mode] if mode else [], players=[n], allow_bots=True) for n in names))
+        report.stages["queue (create tickets)"] = time.perf_counter() - t0
+
+        async def yes(ticket: Any) -> bool:
+            return True
+
+        t1 = time.perf_counter()
+        results = await asyncio.gather(
+            *(wait_for_match(mm, tokens[n], f"{n}-t", n, yes, timeout) for n in names),
+            return_exceptions=True)
+        matched = {n: r for n, r in zip(names, results) if not isinstance(r, BaseException)}
+        report.matched = len(matched)
+        for n, r in zip(names, results):
+            if isinstance(r, BaseException):
+                report.problems.append(f"{n} was not matched: {r}")
+        report.stages["match (group, accept, create)"] = time.perf_counter() - t1
+
+        t2 = time.perf_counter()
+
+        async def play(n: str, ticket: Any) -> str:
+            a = ticket.assignment
+            client = rules.setdefault(a.rules_address, RulesClient(a.rules_address))
+            seat, token = own_seat(ticket, n)
+            await play_seat(client, a.match_id, seat, token, random_chooser(f"{n}:{a.match_id}"))
+            return str(a.match_id)
+
+        played = await asyncio.gather(*(play(n, t) for n, t in matched.items()),
+                                      return_exceptions=True)
+        report.matches = {t.assignment.match_id for t in matched.values()}
+        for n, r in zip(matched, played):
+            if isinstance(r, BaseException):
+                report.problems.append(f"{n} could not finish its match: {r!r}")
+            else:
+                report.ended.add(r)
+        report.stages["play (random moves on the rules service)"] = time.perf_counter() - t2
+
+        t3 = time.perf_counter()
+        await _await_leaderboard(report, ends, game, names, matched, rating_timeout)
+        report.stages["rate (scoring leaderboard lists everyone)"] = time.perf_counter() - t3
+    finally:
+        await mm.close()
+        for client in rules.values():
+            await client.close()
+    report.stages["total"] = time.perf_counter() - t0
+    return report
+
+
+async def _await_leaderboard(report: SimReport, ends: Endpoints, game: str, names: list[str],
+                             matched: dict[str, Any], timeout: float) -> None:
+    """Poll ``GetLeaderboard`` until it lists every simulated player, or time out.
+
+    A player whose only opponents were bots has no rated match, so the scoring service
+    lists it on the best-score board only: that board is asked for when there is one.
+    """
+    only_bots = any(sum(1 for s in t.assignment.seats if not s.bot) < 2 for t in matched.values())
+    ranked_by = scoring_pb2.RANKED_BY_BEST_SCORE if only_bots else scoring_pb2.RANKED_BY_UNSPECIFIED
+    ch = channel(ends.scoring)
+    stub = scoring_pb2_grpc.ScoringServiceStub(ch)
+    deadline = time.monotonic() + timeout
+    wanted = set(names)
+    last_error = ""
+    try:
+        while True:
+            try:
+                reply = await stub.GetLeaderboard(
+                    scoring_pb2.GetLeaderboardRequest(game=game, limit=MAX_SIM_PLAYERS,
+                                                      ranked_by=ranked_by),
+                    metadata=call_metadata(), timeout=5)
+                report.board = [e for e in reply.entries if e.rating.player in wanted]
+                report.listed = len(report.board)
+                if report.listed == len(wanted):
+                    return
+            except grpc.aio.AioRpcError as err:
+                last_error = f"{err.code().name}: {err.details()}"
+            if time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.5)
+    finally:
+        await ch.close()
+    where = "" if ends.scoring_running else " (no scoring service was started here)"
+    report.problems.append(
+        f"the leaderboard lists {report.listed} of {len(wanted)} players after {timeout:g} s"
+        f"{where}{'; last error ' + last_error if last_error else ''}")
+
+
+def print_report(report: SimReport, players: int) -> None:
+    stages = Table(title="stages")
+    stages.add_column("stage")
+    stages.add_column("seconds", justify="right")
+    for stage, seconds in report.stages.items():
+        stages.add_row(stage, f"{seconds:.2f}")
+    console.print(stages)
+    board = Table(title=f"leaderboard ({report.listed} of {players} simulated players listed)")
+    for column in ("rank", "player", "ordinal", "mu", "sigma", "matches", "wins"):
+        board.add_column(column)
+    for e in report.board:
+        r = e.rating
+        board.add_row(str(e.rank), r.player, f"{r.ordinal:.2f}", f"{r.mu:.2f}", f"{r.sigma:.2f}",
+                      str(r.matches), str(r.wins))
+    console.print(board)
+    console.print(f"matched {report.matched}/{players} players into {len(report.matches)} matches; "
+                  f"{len(report.ended)} matches ended")
+    for problem in report.problems[:20]:
+        err_console.print(f"[red]problem[/] {problem}")
+
+
+def simulate(
+    game: str = typer.Option(..., help="game id"),
+    players: int = typer.Option(..., help="how many simulated players"),
+    mode: str = typer.Option("", help="the game's mode (default: its first)"),
+    embedded: bool = typer.Option(False, help="start a backend for the duration of the command"),
+    timeout: float = typer.Option(300.0, help="seconds each stage may take"),
+) -> None:
+    """Send simulated players through tickets, matches, play and ratings; time each stage.
+
+    Exits 0 only when every player was matched, every match ended and the scoring
+    leaderboard lists every player.
+    """
+    from services.cli.main import _settings
+
+    if not 1 <= players <= MAX_SIM_PLAYERS:
+        raise typer.BadParameter(f"--players must be 1..{MAX_SIM_PLAYERS}")
+    settings = _settings()
+
+    async def run() -> int:
+        ends = await endpoints(settings, embedded, game, embedded_config())
+        try:
+            report = await simulate_run(ends, game, players, mode, timeout)
+        except grpc.aio.AioRpcError as err:
+            err_console.print(f"{err.code().name}: {err.details()}")
+            return 1
+        finally:
+            await ends.stop()
+        print_report(report, players)
+        return 0 if report.ok and len(report.ended) == len(report.matches) else 1
+
+    raise typer.Exit(asyncio.run(run()))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("queue")(queue)
+    app.command("simulate")(simulate)

@@ -1,0 +1,58 @@
+"""Matchmaking settings: the cycle, timeouts and the grouping policy, from NEON_MATCHMAKING_*."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from services.matchmaking.grouping import Policy
+
+
+@dataclass(frozen=True)
+class Config:
+    interval: float = 0.5
+    """Seconds between matchmaking cycles (a cycle also runs when a proposal is accepted)."""
+    ticket_ttl: float = 600.0
+    """Seconds a ticket may wait in the queue before it expires."""
+    accept_timeout: float = 30.0
+    """Seconds every player of a proposed match has to accept it."""
+    auto_accept: bool = False
+    """Accept every proposal on the players' behalf (simulations, bots-only queues)."""
+    policy: Policy = field(default_factory=Policy)
+    rating_timeout: float = 1.0
+    create_concurrency: int = 16
+    bot_wait: float = 10.0
+    """Longest a bot waits on a match's stream before it looks again."""
+
+
+def _flag(value: str | None, default: bool) -> bool:
+    if not value:
+        return default
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def config_from_env(environ: Mapping[str, str] | None = None) -> Config:
+    """``NEON_MATCHMAKING_*`` variables over the defaults."""
+    e = os.environ if environ is None else environ
+    base, p = Config(), Policy()
+
+    def num(key: str, default: float) -> float:
+        value = e.get(f"NEON_MATCHMAKING_{key}")
+        return float(value) if value else default
+
+    policy = replace(
+        p, base_window=num("BASE_WINDOW", p.base_window),
+        widen_per_second=num("WIDEN_PER_SECOND", p.widen_per_second),
+        max_window=num("MAX_WINDOW", p.max_window),
+        partial_after=num("PARTIAL_AFTER", p.partial_after),
+        backfill_after=num("BACKFILL_AFTER", p.backfill_after),
+        bots=_flag(e.get("NEON_MATCHMAKING_BOTS"), True),
+    )
+    return Config(
+        interval=num("INTERVAL", base.interval), ticket_ttl=num("TICKET_TTL", base.ticket_ttl),
+        accept_timeout=num("ACCEPT_TIMEOUT", base.accept_timeout),
+        auto_accept=_flag(e.get("NEON_MATCHMAKING_AUTO_ACCEPT"), False),
+        policy=policy, rating_timeout=num("RATING_TIMEOUT", base.rating_timeout),
+        bot_wait=num("BOT_WAIT", base.bot_wait),
+    )
