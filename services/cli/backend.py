@@ -70,10 +70,16 @@ async def start_backend(
     *,
     embedded_nats: bool | None = None,
     engines: dict[str, Any] | None = None,
+    scoring: bool = False,
+    matchmaking: bool = False,
+    matchmaking_config: Any = None,
 ) -> Backend:
     """Start NATS (bundled when none answers and ``embedded_nats`` allows), dice, rules.
 
     ``engines`` maps extra game ids to engine objects (tests use a toy engine).
+    ``scoring`` starts the scoring service (results and ratings from the match events).
+    ``matchmaking`` starts the matchmaking service last, pointed at every service started
+    before it (``matchmaking_config``: a matchmaking ``Config``, default from the environment).
     """
     keys = load_keys(settings)
     backend = Backend(settings, keys)
@@ -92,6 +98,21 @@ async def start_backend(
             backend.services[service.name] = service
         for game, engine in (engines or {}).items():
             service = await rules_main.start(game, settings, keys, backend.nats_client, engine)
+            backend.services[service.name] = service
+        if scoring:  # before matchmaking, which reads its ratings
+            from services.scoring import main as scoring_main
+
+            service = await scoring_main.start(settings, keys, backend.nats_client,
+                                               games=list(engines or {}))
+            backend.services[service.name] = service
+            settings = _with_address(settings, service.name, service.address)
+        if matchmaking:
+            from services.matchmaking import main as mm_main
+
+            for name, svc in backend.services.items():
+                settings = _with_address(settings, name, svc.address)
+            service = await mm_main.start(settings, keys, backend.nats_client,
+                                          config=matchmaking_config)
             backend.services[service.name] = service
         backend.settings = settings
     except BaseException:

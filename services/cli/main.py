@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import signal
@@ -37,15 +38,33 @@ async def _wait_for_signal() -> None:
     await stop.wait()
 
 
+async def _close_nats(nc: Any, timeout: float = 2.0) -> None:
+    """Drain the NATS connection at shutdown; when NATS is unreachable just close it (what is
+    not yet published stays in the store's outbox and goes out after the restart)."""
+    try:
+        await asyncio.wait_for(nc.drain(), timeout)
+    except Exception as err:  # shutting down: a NATS outage must not turn SIGTERM into a crash
+        err_console.print(f"NATS not drained ({type(err).__name__}); closing")
+        with contextlib.suppress(Exception):
+            await nc.close()
+
+
 @app.command()
-def up() -> None:
+def up(
+    processes: bool = typer.Option(False, "--processes",
+                                   help="run each service as its own OS process (neon serve)"),
+) -> None:
     """Start the whole backend on embedded defaults (bundled nats-server, SQLite in ./var)."""
     from services.cli.backend import start_backend
 
     settings = _settings()
+    if processes:
+        from services.cli.processes import run_processes
+
+        raise typer.Exit(run_processes(settings, _endpoint_table, console.print))
 
     async def run() -> None:
-        backend = await start_backend(settings)
+        backend = await start_backend(settings, scoring=True, matchmaking=True)
         token_file = settings.var_dir / "organiser.token"
         token_file.write_text(backend.organiser_token() + "\n")
         table = Table(title="Neon Arena is up")
@@ -65,6 +84,15 @@ def up() -> None:
     asyncio.run(run())
 
 
+def _endpoint_table(endpoints: dict[str, str]) -> None:
+    table = Table(title="Neon Arena is up")
+    table.add_column("service")
+    table.add_column("endpoint")
+    for name, address in endpoints.items():
+        table.add_row(name, address)
+    console.print(table)
+
+
 @app.command()
 def serve(service: str = typer.Argument(..., help="dice or rules-<game>")) -> None:
     """Run one service on its own, configured by environment variables."""
@@ -75,7 +103,7 @@ def serve(service: str = typer.Argument(..., help="dice or rules-<game>")) -> No
     from services.rules.games import available
 
     settings = _settings()
-    known = ["dice", *(f"rules-{game}" for game in available())]
+    known = ["dice", "matchmaking", "scoring", *(f"rules-{game}" for game in available())]
     if service not in known:
         err_console.print(f"unknown service {service!r}; services here: {', '.join(known)}")
         raise typer.Exit(2)
@@ -88,6 +116,16 @@ def serve(service: str = typer.Argument(..., help="dice or rules-<game>")) -> No
         elif service.startswith("rules-"):
             nc = await bus.connect(settings.nats_url, service)
             running = await rules_main.start(service.removeprefix("rules-"), settings, keys, nc)
+        elif service == "matchmaking":
+            from services.matchmaking import main as mm_main
+
+            nc = await bus.connect(settings.nats_url, service)
+            running = await mm_main.start(settings, keys, nc)
+        elif service == "scoring":
+            from services.scoring import main as scoring_main
+
+            nc = await bus.connect(settings.nats_url, service)
+            running = await scoring_main.start(settings, keys, nc)
         else:
             err_console.print(f"{service} is not part of this build yet")
             raise typer.Exit(2)
@@ -97,7 +135,7 @@ def serve(service: str = typer.Argument(..., help="dice or rules-<game>")) -> No
         finally:
             await running.stop(settings.grace_seconds)
             if nc is not None:
-                await nc.drain()
+                await _close_nats(nc)
 
     asyncio.run(run())
 
@@ -148,7 +186,8 @@ def play(
         backend = None
         if embedded:
             zero = {name: 0 for name in settings.ports}
-            backend = await start_backend(dataclasses.replace(settings, ports=zero), games=[game])
+            backend = await start_backend(dataclasses.replace(settings, ports=zero), games=[game],
+                                          scoring=True)
             address, organiser = backend.address(service), backend.organiser_token()
         else:
             address, organiser = settings.address(service), _organiser_token(settings)
@@ -267,6 +306,10 @@ def replay(
         if interactive and sys.stdin.isatty():
             input("Enter for the next event...")
 
+
+from services.cli import mm_commands  # noqa: E402  (registers queue and simulate)
+
+mm_commands.register(app)
 
 if __name__ == "__main__":
     app()

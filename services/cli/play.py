@@ -48,7 +48,8 @@ async def play_match(
     """``seats`` names each seat's player: a bot kind ("random") or "human"."""
     created = await client.create(
         organiser, match_id=match_id, mode=mode, seats=len(seats), options=options or {},
-        players=[f"{kind}-{i}" for i, kind in enumerate(seats)],
+        players=[f"{kind}-{i}" if kind == "human" else f"bot-{kind}-{i}"
+                 for i, kind in enumerate(seats)],
         dev_seed="" if seed is None else str(seed),
     )
     match_id = created.match_id

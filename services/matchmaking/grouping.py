@@ -38,7 +38,9 @@ from dataclasses import dataclass
 
 from services.matchmaking.catalogue import ModeSpec
 
-BOT_PREFIX = "bot-random-"
+RESERVED_FOR_BOTS = "bot-"
+"""Player ids starting with this are bots: scoring never rates them, tickets may not use it."""
+BOT_PREFIX = RESERVED_FOR_BOTS + "random-"
 
 
 @dataclass(frozen=True)

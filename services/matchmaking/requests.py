@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.matchmaking.catalogue import GameSpec
-from services.matchmaking.grouping import BOT_PREFIX
+from services.matchmaking.grouping import RESERVED_FOR_BOTS
 from services.platform.errors import InvalidArgument
 
 TICKET_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -52,8 +52,8 @@ def check_shape(req: TicketRequest) -> list[str]:
     for p in players:
         if not PLAYER_ID.match(p):
             raise InvalidArgument(f"player id {p!r} must be 1-64 letters, digits or _.:@-")
-        if p.startswith(BOT_PREFIX):
-            raise InvalidArgument(f"player ids starting {BOT_PREFIX!r} are reserved for bots")
+        if p.startswith(RESERVED_FOR_BOTS):
+            raise InvalidArgument(f"player ids starting {RESERVED_FOR_BOTS!r} are reserved for bots")
     if req.min_seats < 0 or req.max_seats < 0:
         raise InvalidArgument("seat limits must not be negative")
     if req.min_seats and req.max_seats and req.min_seats > req.max_seats:

@@ -52,7 +52,7 @@ def test_coalition_takes_parties_up_to_a_team_only() -> None:
 
 def test_malformed_requests() -> None:
     for bad in (dict(ticket_id="bad id"), dict(players=()), dict(players=("a", "a")),
-                dict(players=("bot-random-1",)), dict(min_seats=-1), dict(min_seats=3, max_seats=2),
+                dict(players=("bot-random-1",)), dict(players=("bot-smart",)), dict(min_seats=-1), dict(min_seats=3, max_seats=2),
                 dict(rating_window=float("nan")), dict(region="x" * 40)):
         r = TicketRequest(**{"ticket_id": "t", "game": "neon", "players": ("ann",), **bad})  # type: ignore[arg-type]
         with pytest.raises(InvalidArgument):

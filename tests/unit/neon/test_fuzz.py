@@ -23,7 +23,7 @@ from services.rules.games.neon.state import State
 from tests.unit.neon.helpers import Rng
 
 ACTIONS = jsonschema.Draft202012Validator(ENGINE.action_schema())
-GAMES = int(os.environ.get("NEON_FUZZ_GAMES", "6"))
+GAMES = int(os.environ.get("NEON_FUZZ_GAMES", "100"))  # 1,500 games over 15 set-ups
 SETUPS = [("rebirth", n, {}) for n in range(2, 7)] + \
     [("battle-royale", n, {}) for n in range(2, 7)] + \
     [("coalition", 4, {}), ("coalition", 6, {"teams": 3}), ("coalition", 6, {"teams": 2}),

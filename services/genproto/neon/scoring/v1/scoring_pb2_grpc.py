@@ -16,7 +16,8 @@ if _version_not_supported:
 class ScoringServiceStub:
     """Results, ratings and leaderboards. Fed by MatchEnded events from JetStream (durable
     consumer, idempotent); queried over gRPC. Ratings are openskill Plackett-Luce, one per
-    player per game.
+    player per game, plus one per player per mode. Every query is public (results and
+    ratings are public information); a bearer token, when sent, must still be valid.
     """
 
     def __init__(self, channel):
@@ -33,11 +34,13 @@ class ScoringServiceStub:
 class ScoringServiceServicer:
     """Results, ratings and leaderboards. Fed by MatchEnded events from JetStream (durable
     consumer, idempotent); queried over gRPC. Ratings are openskill Plackett-Luce, one per
-    player per game.
+    player per game, plus one per player per mode. Every query is public (results and
+    ratings are public information); a bearer token, when sent, must still be valid.
     """
 
     def GetRatings(self, request, context):
-        """Ratings of the given players in one game (unknown players get the default rating).
+        """Ratings of the given players in one game, or in one mode of it (unknown players get
+        the default rating).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -51,7 +54,7 @@ class ScoringServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetPlayerHistory(self, request, context):
-        """A player's match history with each match's score breakdown.
+        """A player's match history with each match's score breakdown, newest first.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -73,7 +76,8 @@ def add_ScoringServiceServicer_to_server(servicer, server):
 class ScoringService:
     """Results, ratings and leaderboards. Fed by MatchEnded events from JetStream (durable
     consumer, idempotent); queried over gRPC. Ratings are openskill Plackett-Luce, one per
-    player per game.
+    player per game, plus one per player per mode. Every query is public (results and
+    ratings are public information); a bearer token, when sent, must still be valid.
     """
 
     @staticmethod

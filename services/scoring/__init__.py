@@ -1,0 +1,41 @@
+"""The scoring service (neon.scoring.v1): results, ratings and leaderboards.
+
+What it reads
+    MatchEnded events of every rules service from JetStream (stream NEON_EVENTS,
+    subjects ``neon.events.rules.<game>.<match id>``), through a durable pull consumer
+    (consumer.py). The public MatchEnded payload carries all it needs: game, mode,
+    players (one per seat) and the outcome with placements, scores, draw, breakdown and
+    teams. Other match events on those subjects are acked and skipped.
+
+Once, in order, nothing lost
+    Each result is saved in one transaction together with its rating changes and the
+    ledger entry that gives it its sequence (domain.py); the message is acked only
+    afterwards. The record's id comes from the match id, so a redelivery or the same
+    result re-published under another Nats-Msg-Id changes nothing. Results are applied
+    strictly in stream order, also across a crash (consumer.py explains how), so a run
+    that was killed midway ends with the very ratings of a run that was not.
+
+Ratings
+    openskill Plackett-Luce with its default parameters (skill.py): one rating per
+    player per game, fed by every mode, and one per player per mode, for the mode
+    leaderboards. Teams (``outcome.teams``) are rated as openskill teams; a draw or
+    double KO ranks every side equal; free-for-all uses the placements as ranks.
+    ``ScoringApplication.replay_ratings`` recomputes ratings from the stored results
+    alone, and the tests hold it equal to the stored ratings.
+
+Bots and unrated results
+    Seats whose player id starts with ``bot-`` (matchmaking's backfill bots are
+    ``bot-random-<n>``) are bots: they get no rating, no standing and no leaderboard
+    entry, and they are left out before rating, so humans are rated on their order
+    among themselves. A result with fewer than two human sides (solo modes, one human
+    against bots), without player ids, or with one player in several seats is recorded,
+    shows in histories and counts in the player's matches, wins and best score, but moves
+    no rating. Solo modes get a best-score leaderboard (RANKED_BY_BEST_SCORE).
+
+Wins, draws, losses
+    A draw is a result flagged ``draw``; otherwise first place is a win and any other
+    place a loss.
+
+Access
+    Every query is public (service.py): results and ratings are public information.
+"""

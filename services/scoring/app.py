@@ -1,0 +1,170 @@
+"""The scoring Application: score a match once, answer queries from the board."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import IntegrityError
+
+from services.platform.errors import Aborted, InvalidArgument, NotFound
+from services.platform.logs import get_logger
+from services.scoring import results as res
+from services.scoring.board import Board
+from services.scoring.domain import LEDGER_ID, Ledger, MatchRecord, Standing, standing_id
+from services.scoring.results import MatchOutcome
+from services.scoring.skill import Skill, default_skill, rate
+
+SAVE_ATTEMPTS = 5
+log = get_logger("scoring")
+
+
+@dataclass(frozen=True)
+class Scored:
+    data: dict[str, Any]
+    new: bool
+
+
+class ScoringApplication(Application):
+    name = "scoring"
+    snapshotting_intervals: ClassVar[dict[type[Any], int]] = {Ledger: 500}
+
+    def __init__(self, env: dict[str, str] | None = None, games: Iterable[str] = (),
+                 refresh: float = 0.1) -> None:
+        super().__init__(env)
+        self.known_games = set(games)
+        self.board = Board(self, refresh)
+        self._write = threading.Lock()
+        self.board.catch_up()
+
+    # -- commands ---------------------------------------------------------------------
+
+    def score(self, outcome: MatchOutcome, stream_seq: int = 0) -> Scored:
+        """Record ``outcome`` and move ratings, once per match id whatever the calls."""
+        with self._write:
+            for _ in range(SAVE_ATTEMPTS):
+                self.board.catch_up()
+                existing = self.board.result(outcome.match_id)
+                if existing is not None:
+                    return Scored(existing, False)
+                aggregates, data = self._score(outcome, stream_seq)
+                try:
+                    self.save(*aggregates)
+                except IntegrityError:
+                    continue  # another writer got there first: look again
+                self.board.catch_up()
+                return Scored(data, True)
+        raise Aborted(f"could not record match {outcome.match_id!r}: the store kept changing")
+
+    def find(self, aggregate_id: Any) -> Any:
+        try:
+            return self.repository.get(aggregate_id)
+        except AggregateNotFoundError:
+            return None
+
+    def _score(self, outcome: MatchOutcome, stream_seq: int) -> tuple[list[Any], dict[str, Any]]:
+        ledger = self.find(LEDGER_ID) or Ledger()
+        sides, unrated = res.sides(outcome)
+        keys = [""] + ([outcome.mode] if outcome.mode else [])
+        seats = {}
+        for seat, player in enumerate(outcome.players):
+            if player and not res.is_bot(player) and player not in seats:
+                seats[player] = seat
+        standings: dict[tuple[str, str], Standing] = {}
+        fresh = default_skill()
+        for key in keys:
+            for player in seats:
+                standings[(key, player)] = self.find(standing_id(outcome.game, key, player)) or \
+                    Standing(outcome.game, key, player, fresh.mu, fresh.sigma)
+        ratings = []
+        for key in keys:
+            after: dict[str, Skill] = {}
+            if sides:
+                after = rate(sides, {p: standings[(key, p)].skill for p in seats})
+            for player, seat in seats.items():
+                standing = standings[(key, player)]
+                new = after.get(player)
+                if new is not None:
+                    ratings.append({"player": player, "mode": key, "seat": seat,
+                                    "before": standing.skill.to_json(), "after": new.to_json()})
+                standing.count(outcome.match_id, res.result_of(outcome, seat),
+                               outcome.scores[seat], new.to_json() if new else None)
+        ledger.apply(outcome.match_id, stream_seq)
+        data = {
+            **outcome.to_json(), "sequence": ledger.sequence, "stream_seq": stream_seq,
+            "bots": [res.is_bot(p) for p in outcome.players] or [False] * outcome.seats,
+            "rated": bool(sides), "unrated_reason": unrated, "ratings": ratings,
+        }
+        if not outcome.players:
+            data["players"] = [""] * outcome.seats
+        return [ledger, MatchRecord(outcome.match_id, data), *standings.values()], data
+
+    # -- queries ----------------------------------------------------------------------
+
+    def check_game(self, game: str) -> None:
+        if not res.GAME_ID.match(game or ""):
+            raise InvalidArgument("game must be a game id such as 'neon-reign'")
+        self.board.catch_up(force=False)
+        if game not in self.known_games and game not in self.board.games():
+            known = sorted(self.known_games | self.board.games())
+            raise NotFound(f"unknown game {game!r}; games: {', '.join(known) or 'none yet'}")
+
+    def standing(self, game: str, mode: str, player: str) -> Standing:
+        found = self.board.standing(game, mode, player)
+        if found is not None:
+            return found
+        fresh = default_skill()
+        return Standing(game, mode, player, fresh.mu, fresh.sigma)
+
+    def result(self, match_id: str) -> dict[str, Any]:
+        if not res.MATCH_ID.match(match_id or ""):
+            raise InvalidArgument("match_id must be 1-64 letters, digits, '-' or '_'")
+        self.board.catch_up(force=False)
+        found = self.board.result(match_id)
+        if found is None:
+            raise NotFound(f"no result for match {match_id!r} (unknown, still running, or "
+                           "not scored yet)")
+        return found
+
+    def leaderboard(self, game: str, mode: str, by_score: bool | None) -> tuple[list[Standing], bool]:
+        """Standings in leaderboard order; ``by_score`` None picks (ordinal unless none rated)."""
+        self.check_game(game)
+        rows = self.board.board(game, mode)
+        rated = [r for r in rows if r.rated_matches > 0]
+        if by_score is None:
+            by_score = not rated and bool(rows)
+        if by_score:
+            rows.sort(key=lambda r: (-(r.best_score or 0), -r.wins, r.player))
+            return rows, True
+        rated.sort(key=lambda r: (-r.skill.ordinal, -r.mu, r.player))
+        return rated, False
+
+    def history(self, game: str, player: str, before_sequence: int) -> list[dict[str, Any]]:
+        if game:
+            self.check_game(game)
+        else:
+            self.board.catch_up(force=False)
+        found = [
+            r for r in self.board.player_history(player)
+            if (not game or r["game"] == game)
+            and (before_sequence <= 0 or r["sequence"] < before_sequence)
+        ]
+        found.reverse()
+        return found
+
+    def replay_ratings(self, game: str, mode: str = "") -> dict[str, Skill]:
+        """Ratings recomputed from the stored results alone, in sequence order (an audit)."""
+        ratings: dict[str, Skill] = {}
+        self.board.catch_up()
+        stored = sorted((r for r in self.board.results.values() if r["game"] == game),
+                        key=lambda r: r["sequence"])
+        for data in stored:
+            if mode and data["mode"] != mode:
+                continue
+            sides, _ = res.sides(MatchOutcome.from_json(data))
+            if sides:
+                ratings.update(rate(sides, ratings))
+        return ratings

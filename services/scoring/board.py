@@ -1,0 +1,89 @@
+"""The query side: standings, results and histories folded from the stored events.
+
+The store is the truth; this is a cache of it in memory, rebuilt at start-up by reading
+the application's notification log and kept current by reading it again after each of
+our saves and, for reads, at most every ``refresh`` seconds (which also picks up what
+another replica on the same store wrote). Standings are folded with the aggregates' own
+event mutators, so the board holds exactly what the repository would rebuild.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import time
+import uuid
+from collections import defaultdict
+from typing import Any
+
+from eventsourcing.utils import get_topic
+
+from services.scoring.domain import MatchRecord, Standing, standing_id
+
+TOPICS = [get_topic(cls) for cls in (Standing.Opened, Standing.Counted, MatchRecord.Recorded)]
+BATCH = 1000
+
+
+class Board:
+    def __init__(self, app: Any, refresh: float = 0.1) -> None:
+        self.app, self.refresh = app, refresh
+        self.position = 0
+        self._lock = threading.RLock()
+        self._last = 0.0
+        self.standings: dict[uuid.UUID, Standing] = {}
+        self.boards: dict[tuple[str, str], set[uuid.UUID]] = defaultdict(set)
+        self.results: dict[str, dict[str, Any]] = {}
+        self.history: dict[str, list[str]] = defaultdict(list)
+        self.modes: dict[str, set[str]] = defaultdict(set)
+
+    def catch_up(self, force: bool = True) -> None:
+        with self._lock:
+            if not force and time.monotonic() - self._last < self.refresh:
+                return
+            while True:
+                notifications = self.app.recorder.select_notifications(
+                    self.position + 1, BATCH, topics=TOPICS
+                )
+                for notification in notifications:
+                    self._fold(self.app.mapper.to_domain_event(notification))
+                    self.position = notification.id
+                if len(notifications) < BATCH:
+                    break
+            self._last = time.monotonic()
+
+    def _fold(self, domain_event: Any) -> None:
+        if isinstance(domain_event, MatchRecord.Recorded):
+            data = domain_event.data
+            self.results[data["match_id"]] = data
+            self.modes[data["game"]].add(data["mode"])
+            for player, bot in zip(data["players"], data["bots"], strict=True):
+                if player and not bot and data["match_id"] not in self.history[player][-1:]:
+                    self.history[player].append(data["match_id"])
+            return
+        standing = domain_event.mutate(self.standings.get(domain_event.originator_id))
+        self.standings[standing.id] = standing
+        self.boards[(standing.game, standing.mode)].add(standing.id)
+        self.modes.setdefault(standing.game, set())
+
+    # -- reads (callers hold no lock; each returns copies or immutable data) -----------
+
+    def games(self) -> set[str]:
+        with self._lock:
+            return set(self.modes)
+
+    def result(self, match_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            return self.results.get(match_id)
+
+    def standing(self, game: str, mode: str, player: str) -> Standing | None:
+        with self._lock:
+            found = self.standings.get(standing_id(game, mode, player))
+            return copy.copy(found) if found is not None else None
+
+    def board(self, game: str, mode: str) -> list[Standing]:
+        with self._lock:
+            return [copy.copy(self.standings[i]) for i in self.boards.get((game, mode), ())]
+
+    def player_history(self, player: str) -> list[dict[str, Any]]:
+        with self._lock:
+            return [self.results[m] for m in self.history.get(player, ())]

@@ -1,0 +1,173 @@
+"""Match results as the scoring service reads them from the public MatchEnded event.
+
+The rules host publishes each MatchEnded record on ``neon.events.rules.<game>.<match id>``
+with ``game``, ``mode``, ``players`` (one id per seat, or empty when the match was
+created without them) and ``outcome`` (placements, scores, reason, draw, breakdown,
+teams). This module turns that payload into a :class:`MatchOutcome` and splits it into
+the sides that openskill rates. Pure code: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+BOT_PREFIX = "bot-"
+"""Bot seats: matchmaking backfills with ``bot-random-<n>``; any ``bot-`` id is a bot here."""
+
+GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+MAX_SEATS = 16
+MAX_PLAYER_ID = 128
+
+
+class MalformedResult(ValueError):
+    """The event cannot be scored; the message says why."""
+
+
+def is_bot(player: str) -> bool:
+    return player.startswith(BOT_PREFIX)
+
+
+@dataclass(frozen=True)
+class MatchOutcome:
+    match_id: str
+    game: str
+    mode: str
+    players: tuple[str, ...]
+    placements: tuple[int, ...]
+    scores: tuple[int, ...]
+    reason: str = ""
+    draw: bool = False
+    breakdown: Mapping[str, Any] = field(default_factory=dict)
+    teams: tuple[tuple[int, ...], ...] = ()
+
+    @property
+    def seats(self) -> int:
+        return len(self.placements)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "match_id": self.match_id, "game": self.game, "mode": self.mode,
+            "players": list(self.players), "placements": list(self.placements),
+            "scores": list(self.scores), "reason": self.reason, "draw": self.draw,
+            "breakdown": dict(self.breakdown), "teams": [list(t) for t in self.teams],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> MatchOutcome:
+        return cls(
+            match_id=data["match_id"], game=data["game"], mode=data["mode"],
+            players=tuple(data["players"]), placements=tuple(data["placements"]),
+            scores=tuple(data["scores"]), reason=data["reason"], draw=data["draw"],
+            breakdown=dict(data["breakdown"]), teams=tuple(tuple(t) for t in data["teams"]),
+        )
+
+
+def _ints(value: Any, what: str) -> tuple[int, ...]:
+    if not isinstance(value, list) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in value
+    ):
+        raise MalformedResult(f"{what} must be a list of integers")
+    return tuple(value)
+
+
+def _text(payload: Mapping[str, Any], key: str, pattern: re.Pattern[str] | None = None) -> str:
+    value = payload.get(key, "")
+    if not isinstance(value, str):
+        raise MalformedResult(f"{key} must be a string")
+    if pattern is not None and not pattern.match(value):
+        raise MalformedResult(f"{key} {value!r} is not a valid id")
+    return value
+
+
+def _teams(value: Any, seats: int) -> tuple[tuple[int, ...], ...]:
+    if value in (None, []):
+        return ()
+    if not isinstance(value, list):
+        raise MalformedResult("outcome.teams must be a list of seat lists")
+    teams = tuple(_ints(t, "each team") for t in value)
+    covered = sorted(s for t in teams for s in t)
+    if covered != list(range(seats)) or any(not t for t in teams):
+        raise MalformedResult("outcome.teams must cover every seat exactly once")
+    return teams
+
+
+def parse_match_ended(payload: Mapping[str, Any]) -> MatchOutcome:
+    """The outcome of a public MatchEnded payload, or :class:`MalformedResult`."""
+    if payload.get("type") != "MatchEnded":
+        raise MalformedResult(f"not a MatchEnded event: {payload.get('type')!r}")
+    outcome = payload.get("outcome")
+    if not isinstance(outcome, dict):
+        raise MalformedResult("outcome must be an object")
+    placements = _ints(outcome.get("placements"), "outcome.placements")
+    seats = len(placements)
+    if not 1 <= seats <= MAX_SEATS:
+        raise MalformedResult(f"a result needs 1-{MAX_SEATS} seats, not {seats}")
+    if any(p < 1 for p in placements):
+        raise MalformedResult("placements start at 1")
+    scores = _ints(outcome.get("scores", [0] * seats), "outcome.scores")
+    if len(scores) != seats:
+        raise MalformedResult(f"{len(scores)} scores for {seats} seats")
+    players_raw = payload.get("players") or []
+    if not isinstance(players_raw, list) or not all(isinstance(p, str) for p in players_raw):
+        raise MalformedResult("players must be a list of strings")
+    if players_raw and len(players_raw) != seats:
+        raise MalformedResult(f"{len(players_raw)} players for {seats} seats")
+    if any(len(p) > MAX_PLAYER_ID for p in players_raw):
+        raise MalformedResult(f"player ids are at most {MAX_PLAYER_ID} characters")
+    breakdown = outcome.get("breakdown") or {}
+    if not isinstance(breakdown, dict):
+        raise MalformedResult("outcome.breakdown must be an object")
+    draw = outcome.get("draw", False)
+    reason = outcome.get("reason", "")
+    if not isinstance(draw, bool) or not isinstance(reason, str):
+        raise MalformedResult("outcome.draw must be a boolean and outcome.reason a string")
+    return MatchOutcome(
+        match_id=_text(payload, "match_id", MATCH_ID), game=_text(payload, "game", GAME_ID),
+        mode=_text(payload, "mode"), players=tuple(players_raw), placements=placements,
+        scores=scores, reason=reason, draw=draw, breakdown=breakdown,
+        teams=_teams(outcome.get("teams"), seats),
+    )
+
+
+@dataclass(frozen=True)
+class Side:
+    """Seats rated as one openskill team, with their rank (1 best; equal ranks tie)."""
+
+    players: tuple[str, ...]
+    rank: int
+
+
+def sides(outcome: MatchOutcome) -> tuple[list[Side], str]:
+    """The human sides to rate, or ``([], reason)`` when the result is not rated.
+
+    Teams come from ``outcome.teams`` (else each seat alone); a side's rank is its best
+    placement; a draw (or double KO) ranks every side equal. Bot seats are dropped, so
+    humans are rated on their order among themselves; bots never get a rating.
+    """
+    players = outcome.players
+    if not players or any(not p for p in players):
+        return [], "the match has no player ids"
+    humans = [p for p in players if not is_bot(p)]
+    if len(set(humans)) != len(humans):
+        return [], "one player held several seats"
+    groups = outcome.teams or tuple((seat,) for seat in range(outcome.seats))
+    found = []
+    for team in groups:
+        members = tuple(players[s] for s in team if not is_bot(players[s]))
+        if members:
+            rank = 1 if outcome.draw else min(outcome.placements[s] for s in team)
+            found.append(Side(members, rank))
+    if len(found) < 2:
+        return [], "fewer than two human sides" if outcome.seats > 1 else "a solo match"
+    return found, ""
+
+
+def result_of(outcome: MatchOutcome, seat: int) -> str:
+    """"win" (first place, no draw), "draw" or "loss" for one seat."""
+    if outcome.draw:
+        return "draw"
+    return "win" if outcome.placements[seat] == 1 else "loss"

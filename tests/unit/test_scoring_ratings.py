@@ -1,0 +1,197 @@
+"""Scoring maths: results become openskill sides, and ratings equal openskill's own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from openskill.models import PlackettLuce
+
+from services.scoring.app import ScoringApplication
+from services.scoring.results import MalformedResult, MatchOutcome, Side, parse_match_ended, sides
+from services.scoring.skill import Skill, rate
+
+OS = PlackettLuce()
+
+
+def outcome(players: list[str], placements: list[int], *, draw: bool = False,
+            teams: list[list[int]] | None = None, match_id: str = "m1", mode: str = "duel",
+            scores: list[int] | None = None) -> MatchOutcome:
+    return parse_match_ended(ended(players, placements, draw=draw, teams=teams, match_id=match_id,
+                                   mode=mode, scores=scores))
+
+
+def ended(players: list[str], placements: list[int], *, draw: bool = False,
+          teams: list[list[int]] | None = None, match_id: str = "m1", mode: str = "duel",
+          scores: list[int] | None = None, game: str = "neon") -> dict[str, Any]:
+    return {
+        "type": "MatchEnded", "match_id": match_id, "game": game, "mode": mode,
+        "players": players, "n": 9, "hash": "h",
+        "outcome": {"placements": placements, "scores": scores or [0] * len(placements),
+                    "reason": "over", "draw": draw, "breakdown": {"vp": [1, 2]},
+                    "teams": teams or []},
+    }
+
+
+def mu_sigma(rating: Any) -> tuple[float, float]:
+    return rating.mu, rating.sigma
+
+
+def test_two_player_win_matches_openskill() -> None:
+    got = rate(sides(outcome(["ann", "bob"], [1, 2]))[0], {})
+    a, b = OS.rate([[OS.rating()], [OS.rating()]], ranks=[1, 2])
+    assert (got["ann"].mu, got["ann"].sigma) == mu_sigma(a[0])
+    assert (got["bob"].mu, got["bob"].sigma) == mu_sigma(b[0])
+    assert got["ann"].mu > 25 > got["bob"].mu
+
+
+def test_loss_is_the_mirror_of_a_win() -> None:
+    got = rate(sides(outcome(["ann", "bob"], [2, 1]))[0], {})
+    assert got["bob"].mu > 25 > got["ann"].mu
+
+
+def test_draw_and_double_ko_rank_both_sides_equal() -> None:
+    # The engines report a draw as every seat placed 1st with draw=True; a double KO the same.
+    for placements in ([1, 1], [1, 2]):
+        found, _ = sides(outcome(["ann", "bob"], placements, draw=True))
+        assert [s.rank for s in found] == [1, 1]
+        got = rate(found, {})
+        assert got["ann"] == got["bob"]
+        assert got["ann"].mu == pytest.approx(25.0)
+        assert got["ann"].sigma < 25 / 3
+
+
+def test_rating_starts_from_the_stored_skill() -> None:
+    before = {"ann": Skill(30.0, 4.0), "bob": Skill(20.0, 6.0)}
+    got = rate(sides(outcome(["ann", "bob"], [2, 1]))[0], before)
+    a, b = OS.rate([[OS.rating(30.0, 4.0)], [OS.rating(20.0, 6.0)]], ranks=[2, 1])
+    assert (got["ann"].mu, got["ann"].sigma) == mu_sigma(a[0])
+    assert (got["bob"].mu, got["bob"].sigma) == mu_sigma(b[0])
+
+
+def test_free_for_all_uses_placements_as_ranks() -> None:
+    found, _ = sides(outcome(["a", "b", "c", "d"], [3, 1, 4, 2]))
+    assert [(s.players, s.rank) for s in found] == [(("a",), 3), (("b",), 1), (("c",), 4), (("d",), 2)]
+    got = rate(found, {})
+    expected = OS.rate([[OS.rating()] for _ in range(4)], ranks=[3, 1, 4, 2])
+    for player, team in zip("abcd", expected, strict=True):
+        assert (got[player].mu, got[player].sigma) == mu_sigma(team[0])
+    assert got["b"].mu > got["d"].mu > got["a"].mu > got["c"].mu
+
+
+def test_free_for_all_shared_place_is_a_tie_between_those_seats() -> None:
+    got = rate(sides(outcome(["a", "b", "c"], [1, 2, 2]))[0], {})
+    assert got["b"] == got["c"] and got["a"].mu > got["b"].mu
+
+
+def test_teams_are_rated_as_openskill_teams() -> None:
+    result = outcome(["a", "b", "c", "d"], [1, 2, 1, 2], teams=[[0, 2], [1, 3]], mode="coalition")
+    found, _ = sides(result)
+    assert found == [Side(("a", "c"), 1), Side(("b", "d"), 2)]
+    got = rate(found, {})
+    expected = OS.rate([[OS.rating(), OS.rating()], [OS.rating(), OS.rating()]], ranks=[1, 2])
+    assert (got["a"].mu, got["a"].sigma) == mu_sigma(expected[0][0])
+    assert (got["d"].mu, got["d"].sigma) == mu_sigma(expected[1][1])
+
+
+def test_bots_are_left_out_and_humans_keep_their_order() -> None:
+    found, _ = sides(outcome(["ann", "bot-random-1", "bob", "bot-random-2"], [4, 1, 2, 3]))
+    assert found == [Side(("ann",), 4), Side(("bob",), 2)]
+    bot_team, _ = sides(outcome(["ann", "bot-random-1", "bob", "cid"], [1, 1, 2, 2],
+                                teams=[[0, 1], [2, 3]]))
+    assert bot_team == [Side(("ann",), 1), Side(("bob", "cid"), 2)]
+
+
+@pytest.mark.parametrize(("players", "placements", "reason"), [
+    (["ann"], [1], "a solo match"),
+    (["ann", "bot-random-1"], [1, 2], "fewer than two human sides"),
+    ([], [1, 2], "the match has no player ids"),
+    (["ann", "ann"], [1, 2], "one player held several seats"),
+])
+def test_results_that_are_not_rated(players: list[str], placements: list[int], reason: str) -> None:
+    assert sides(outcome(players, placements)) == ([], reason)
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    ({"outcome": None}, "outcome must be an object"),
+    ({"outcome": {"placements": []}}, "1-16 seats"),
+    ({"outcome": {"placements": [1, "2"]}}, "list of integers"),
+    ({"outcome": {"placements": [1, 2], "scores": [1]}}, "1 scores for 2 seats"),
+    ({"players": ["a"]}, "1 players for 2 seats"),
+    ({"match_id": "no spaces"}, "not a valid id"),
+    ({"game": ""}, "not a valid id"),
+    ({"outcome": {"placements": [1, 2], "teams": [[0], [0]]}}, "every seat exactly once"),
+    ({"type": "MatchStarted"}, "not a MatchEnded"),
+])
+def test_malformed_events_are_refused_with_reasons(change: dict[str, Any], words: str) -> None:
+    with pytest.raises(MalformedResult, match=words):
+        parse_match_ended({**ended(["a", "b"], [1, 2]), **change})
+
+
+# -- the application on the in-memory store ------------------------------------------
+
+
+@pytest.fixture
+def app() -> ScoringApplication:
+    return ScoringApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+
+
+def test_the_same_match_twice_changes_nothing(app: ScoringApplication) -> None:
+    first = app.score(outcome(["ann", "bob"], [1, 2]), 10)
+    second = app.score(outcome(["ann", "bob"], [1, 2]), 11)
+    assert first.new and not second.new and second.data == first.data
+    ann = app.standing("neon", "", "ann")
+    assert (ann.matches, ann.wins, ann.rated_matches) == (1, 1, 1)
+    assert app.board.results["m1"]["sequence"] == 1
+
+
+def test_stored_ratings_equal_openskill_over_the_stored_results(app: ScoringApplication) -> None:
+    games = [
+        (["ann", "bob"], [1, 2], None, False, "duel"),
+        (["bob", "cid", "dee", "ann"], [2, 1, 4, 3], None, False, "royale"),
+        (["ann", "bob", "cid", "dee"], [1, 2, 1, 2], [[0, 2], [1, 3]], False, "coalition"),
+        (["cid", "ann"], [1, 1], None, True, "duel"),
+        (["ann", "bot-random-1", "dee"], [2, 1, 3], None, False, "royale"),
+        (["ann"], [1], None, False, "solo"),
+    ]
+    by_hand: dict[str, Any] = {}
+    for i, (players, placements, teams, draw, mode) in enumerate(games):
+        app.score(outcome(players, placements, teams=teams, draw=draw, match_id=f"g{i}", mode=mode))
+        humans = [[p] for p in players if not p.startswith("bot-")]
+        ranks = [pl for p, pl in zip(players, placements, strict=True) if not p.startswith("bot-")]
+        if teams:
+            humans = [[players[s] for s in t] for t in teams]
+            ranks = [min(placements[s] for s in t) for t in teams]
+        if draw:
+            ranks = [1] * len(humans)
+        if len(humans) < 2:
+            continue
+        rated = OS.rate([[by_hand.get(p) or OS.rating(name=p) for p in team] for team in humans],
+                        ranks=ranks)
+        by_hand.update({r.name: r for team in rated for r in team})
+    replayed = app.replay_ratings("neon")
+    for player, expected in by_hand.items():
+        stored = app.standing("neon", "", player)
+        assert (stored.mu, stored.sigma) == mu_sigma(expected) == (replayed[player].mu, replayed[player].sigma)
+    assert app.standing("neon", "", "bot-random-1").matches == 0
+    royale = app.replay_ratings("neon", "royale")
+    assert app.standing("neon", "royale", "dee").skill == royale["dee"]
+    solo = app.standing("neon", "solo", "ann")
+    assert (solo.matches, solo.rated_matches, solo.wins) == (1, 0, 1)
+
+
+def test_leaderboards_per_game_and_mode(app: ScoringApplication) -> None:
+    app.score(outcome(["ann", "bob"], [1, 2], match_id="a", mode="duel"))
+    app.score(outcome(["cid", "dee", "bot-random-1"], [1, 3, 2], match_id="b", mode="royale"))
+    app.score(outcome(["ann"], [1], match_id="c", mode="solo", scores=[40]))
+    app.score(outcome(["bob"], [2], match_id="d", mode="solo", scores=[55]))
+    rows, by_score = app.leaderboard("neon", "", None)
+    assert not by_score and [r.player for r in rows][:2] in (["ann", "cid"], ["cid", "ann"])
+    assert {r.player for r in rows} == {"ann", "bob", "cid", "dee"}
+    duel, _ = app.leaderboard("neon", "duel", None)
+    assert [r.player for r in duel] == ["ann", "bob"]
+    solo, by_score = app.leaderboard("neon", "solo", None)
+    assert by_score and [(r.player, r.best_score) for r in solo] == [("bob", 55), ("ann", 40)]
+    history = app.history("neon", "ann", 0)
+    assert [r["match_id"] for r in history] == ["c", "a"]
+    assert history[1]["breakdown"] == {"vp": [1, 2]}
