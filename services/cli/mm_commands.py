@@ -275,6 +275,7 @@ class SimReport:
     listed: int = 0
     board: list[Any] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    ratings_checked: int = 0
 
     @property
     def ok(self) -> bool:
@@ -332,6 +333,8 @@ async def simulate_run(ends: Endpoints, game: str, players: int, mode: str = "",
 
         t3 = time.perf_counter()
         await _await_leaderboard(report, ends, game, names, matched, rating_timeout)
+        if not report.problems:
+            await _check_ratings(report, ends)
         report.stages["rate (scoring leaderboard lists everyone)"] = time.perf_counter() - t3
     finally:
         await mm.close()
@@ -379,6 +382,47 @@ async def _await_leaderboard(report: SimReport, ends: Endpoints, game: str, name
         f"{where}{'; last error ' + last_error if last_error else ''}")
 
 
+async def _check_ratings(report: SimReport, ends: Endpoints) -> None:
+    """Recompute the simulated players' ratings with openskill (Plackett-Luce) from the stored
+    results, in the order the scoring service applied them, and compare with its leaderboard.
+
+    Independent of the scoring code: bots are left out, a draw ranks every side first, teams
+    rank by their best placement, sides of one human-only result.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ch = channel(ends.scoring)
+    stub = scoring_pb2_grpc.ScoringServiceStub(ch)
+    try:
+        results = [(await stub.GetMatchResult(scoring_pb2.GetMatchResultRequest(match_id=m),
+                                              metadata=call_metadata(), timeout=5)).result
+                   for m in sorted(report.matches)]
+    finally:
+        await ch.close()
+    ratings: dict[str, Any] = {}
+    for r in sorted(results, key=lambda r: r.sequence):
+        groups = [tuple(t.seats) for t in r.teams] or [(s,) for s in range(len(r.players))]
+        sides = [([r.players[s] for s in g if not r.bots[s]],
+                  1 if r.draw else min(r.placements[s] for s in g)) for g in groups]
+        sides = [(members, rank) for members, rank in sides if members]
+        if len(sides) < 2:
+            continue
+        teams = [[ratings.get(p) or model.rating(name=p) for p in members] for members, _ in sides]
+        rated = model.rate(teams, ranks=[rank for _, rank in sides])
+        for team in rated:
+            for player in team:
+                ratings[player.name] = player
+    for entry in report.board:
+        mine = ratings.get(entry.rating.player)
+        mu, sigma = (mine.mu, mine.sigma) if mine else (model.mu, model.sigma)
+        if abs(mu - entry.rating.mu) > 1e-9 or abs(sigma - entry.rating.sigma) > 1e-9:
+            report.problems.append(
+                f"{entry.rating.player}: scoring says mu {entry.rating.mu:.6f} sigma "
+                f"{entry.rating.sigma:.6f}, openskill over the stored results {mu:.6f} {sigma:.6f}")
+    report.ratings_checked = len(report.board)
+
+
 def print_report(report: SimReport, players: int) -> None:
     stages = Table(title="stages")
     stages.add_column("stage")
@@ -396,6 +440,9 @@ def print_report(report: SimReport, players: int) -> None:
     console.print(board)
     console.print(f"matched {report.matched}/{players} players into {len(report.matches)} matches; "
                   f"{len(report.ended)} matches ended")
+    if report.ratings_checked:
+        console.print(f"ratings of {report.ratings_checked} players agree with openskill "
+                      "(Plackett-Luce) applied to the stored results in order")
     for problem in report.problems[:20]:
         err_console.print(f"[red]problem[/] {problem}")
 

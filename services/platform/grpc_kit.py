@@ -10,6 +10,7 @@ servicer never crashes the server.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import inspect
 import uuid
@@ -157,9 +158,13 @@ class _CallScope:
             )
             return True
         finally:
-            if self._token is not None:
-                current_claims.reset(self._token)
-            self._bound.__exit__(None, None, None)
+            # A stream closed by its client is finalised from another context, where these
+            # tokens cannot be reset; that context is gone with the call anyway.
+            with contextlib.suppress(ValueError):
+                if self._token is not None:
+                    current_claims.reset(self._token)
+            with contextlib.suppress(ValueError):
+                self._bound.__exit__(None, None, None)
 
 
 def claims() -> Claims | None:

@@ -13,6 +13,7 @@ import re
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +43,7 @@ MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_COMMAND_ID = 128
 MAX_ACTION_BYTES = 64 * 1024
 STATE_CACHE = 2000
+ENGINE_THREADS = 16
 
 log = get_logger("rules")
 
@@ -91,10 +93,16 @@ class MatchHost:
         self._locks: dict[str, asyncio.Lock] = {}
         self._changed: dict[str, asyncio.Condition] = {}
         self._states: OrderedDict[str, Replayed] = OrderedDict()
+        # Engine calls block on live draws; their own pool keeps them from starving the
+        # default executor that the dice service's and the stores' I/O run on (in one process).
+        self._engine_pool = ThreadPoolExecutor(ENGINE_THREADS, thread_name_prefix="engine")
         self._action_validator = jsonschema.Draft202012Validator(engine.action_schema())
         self._config_validator = jsonschema.Draft202012Validator(engine.config_schema())
 
     # -- plumbing -----------------------------------------------------------------
+
+    def close(self) -> None:
+        self._engine_pool.shutdown(wait=False, cancel_futures=True)
 
     def _lock(self, match_id: str) -> asyncio.Lock:
         return self._locks.setdefault(match_id, asyncio.Lock())
@@ -135,7 +143,7 @@ class MatchHost:
                           prefix: str) -> tuple[Any, RecordingRandomness]:
         draws = LiveDraws(asyncio.get_running_loop(), self.dice, match_id, prefix, self.call_timeout)
         rng = RecordingRandomness(draws)
-        result = await asyncio.to_thread(fn, rng)
+        result = await asyncio.get_running_loop().run_in_executor(self._engine_pool, fn, rng)
         return result, rng
 
     def _seal(self, match: Match, body: dict[str, Any]) -> dict[str, Any]:

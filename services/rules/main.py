@@ -71,6 +71,6 @@ async def start(
     closers: list[Any] = []
     if relay is not None:
         closers += [relay.drain, relay.stop]
-    closers += [dice.close, app.close]
+    closers += [dice.close, host.close, app.close]
     return RunningService(name, handle, f"{settings.host}:{handle.port}", closers=closers,
                           extra={"host": host, "relay": relay, "app": app})

@@ -27,6 +27,7 @@ def test_simulate_sends_every_player_through_the_whole_path(
     assert result.exit_code == 0, out
     assert f"matched {players}/{players} players" in out
     assert f"({players} of {players} simulated players listed)" in out
+    assert f"ratings of {players} players agree with openskill" in out
     for stage in ("queue", "match", "play", "rate", "total"):
         assert stage in out
 
