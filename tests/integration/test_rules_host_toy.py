@@ -69,3 +69,20 @@ async def test_bad_input_is_answered_with_status_codes(backend: Backend) -> None
     assert info.value.code() == grpc.StatusCode.ALREADY_EXISTS
     assert (await client.view("toy-2")).version == 3
     await client.close()
+
+
+async def test_many_matches_created_at_once_in_one_process(backend: Backend) -> None:
+    """Engine set-ups wait on live draws from the dice service in the same process; many at
+    once must not starve the dice service's store of threads (they once did, until deadline)."""
+    import asyncio
+    import time
+
+    client = RulesClient(backend.address("rules-toy"))
+    organiser = backend.organiser_token()
+    started = time.monotonic()
+    created = await asyncio.gather(*(
+        client.create(organiser, match_id=f"burst-{i}", mode="race", seats=2) for i in range(40)
+    ))
+    assert [c.match_id for c in created] == [f"burst-{i}" for i in range(40)]
+    assert time.monotonic() - started < 5, "creates waited on each other's draws"
+    await client.close()
