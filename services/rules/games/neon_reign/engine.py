@@ -21,7 +21,7 @@ from .legality import attack_options, attack_problem, defense_options, defense_p
 from .modes import BEST_OF_THREE, HERO_MATCH, MODES, SOLO, setup
 from .state import DEFEND, OVER, PICK, TURN, State, encode_state, to_json
 
-ENGINE_VERSION = "1.0.0"
+ENGINE_VERSION = "1.1.0"
 _RECOVER = {"type": "recover"}
 _PASS = {"type": "pass"}
 
@@ -55,9 +55,11 @@ class NeonReignEngine:
                          "pick your starting hero in secret", hidden=True)
                 for seat, side in enumerate(state.sides) if not state.picks[seat])
         if state.phase == TURN:
-            hand = state.sides[state.active].hand
-            legal = tuple({"type": "attack", "cards": list(c)} for c in attack_options(hand))
-            return (Decision(state.active, "turn", legal + (_RECOVER,),
+            side = state.sides[state.active]
+            legal = tuple({"type": "attack", "cards": list(c)} for c in attack_options(side.hand))
+            if turns.may_recover(side):
+                legal += (_RECOVER,)
+            return (Decision(state.active, "turn", legal,
                              "Attack with 1-3 cards, or Recover"),)
         defender = 1 - state.active
         side = state.sides[defender]
@@ -77,6 +79,8 @@ class NeonReignEngine:
             if seat != state.active:
                 return "it is not your turn"
             if kind == "recover":
+                if not turns.may_recover(state.sides[seat]):
+                    return "Recover would draw no card while you can Attack: Attack instead"
                 return _extra_keys(action, {"type"})
             if kind != "attack":
                 return "on your turn you Attack or Recover"

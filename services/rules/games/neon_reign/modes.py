@@ -212,7 +212,7 @@ def _best_of_three(state: State, knocked_out: tuple[int, ...], survivors: tuple[
         dealt, _ = deal(fresh(side, side.hero), deck_cards(deck), rng)
         sides.append(dealt)
     state = replace(state, sides=(sides[0], sides[1]), game=state.game + 1, starter=starter,
-                    active=starter, phase=TURN, turn=1, quiet=0)
+                    active=starter, phase=TURN, turn=1)
     events.append(EngineEvent("game_started", {"game": state.game, "first_player": starter}))
     for seat in (0, 1):
         events.append(EngineEvent("drew", {"side": seat, "cards": list(sides[seat].hand),

@@ -53,8 +53,6 @@ class State:
     turn: int = 1
     game: int = 1
     starter: int = 0
-    quiet: int = 0
-    """Consecutive turns in which no card was played, flipped or drawn."""
     mirror: bool = False
     """Solo Training: the human just recovered, so the Computer recovers (passes) too."""
     picks: tuple[str, str] = ("", "")
@@ -81,7 +79,7 @@ def encode_state(state: State) -> dict[str, Any]:
         "mode": state.mode, "difficulty": state.difficulty, "decks": list(state.decks),
         "sides": [encode_side(side) for side in state.sides], "phase": state.phase,
         "active": state.active, "in_play": list(state.in_play), "turn": state.turn,
-        "game": state.game, "starter": state.starter, "quiet": state.quiet,
+        "game": state.game, "starter": state.starter,
         "mirror": state.mirror, "picks": list(state.picks), "tokens": list(state.tokens),
         "results": to_json(state.results), "winner": state.winner, "reason": state.reason,
     }

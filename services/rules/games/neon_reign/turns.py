@@ -18,11 +18,25 @@ from .state import DEFEND, PICK, TURN, Side, State
 Events = tuple[EngineEvent, ...]
 
 
+def recover_draws(side: Side) -> bool:
+    """A Recover now would draw at least one card."""
+    return bool(side.deck) and len(side.hand) < HAND_SIZE
+
+
+def may_recover(side: Side) -> bool:
+    """Recover is offered when it draws a card, or when the player cannot Attack (then it is
+    the only way to end the turn). A Recover that draws nothing while an Attack is possible
+    would be a pass that uses no resource; refusing it is what makes every game end."""
+    return recover_draws(side) or not can_attack(side.hand)
+
+
 def out_of_cards(side: Side) -> bool:
-    """The FAQ's "run out of cards": nothing left that could ever be played to Attack."""
+    """The FAQ's "run out of cards", as this engine rules it: the player can neither Attack
+    (no card usable when Attacking) nor draw (deck empty, or a full hand that only a Defend
+    could empty). The Computer has run out when its deck is empty."""
     if side.computer:
         return not side.deck
-    return not side.deck and not can_attack(side.hand)
+    return not can_attack(side.hand) and not recover_draws(side)
 
 
 def pick_hero(state: State, seat: int, chosen: str) -> tuple[State, Events]:
@@ -46,7 +60,7 @@ def attack(state: State, cards: tuple[str, ...], rng: Randomness) -> tuple[State
     side = state.sides[att]
     hand = tuple(i for i in side.hand if i not in cards)
     state = _with_side(state, att, replace(side, hand=hand))
-    state = replace(state, in_play=cards, quiet=0, mirror=False, phase=DEFEND)
+    state = replace(state, in_play=cards, mirror=False, phase=DEFEND)
     events = (EngineEvent("attacked", {"side": att, "cards": list(cards)}),)
     if not state.sides[1 - att].computer:
         return state, events
@@ -93,8 +107,10 @@ def recover(state: State, rng: Randomness) -> tuple[State, Events]:
                                              "health": healed, "source": "hero ability"}))
         side = replace(side, health=healed)
     state = _with_side(state, seat, side)
-    training = state.solo and state.difficulty == "training"
-    state = replace(state, quiet=state.quiet + 1 if not drawn else 0, mirror=training)
+    # Training: the Computer recovers too, but not after a Recover that drew nothing (a player
+    # who cannot Attack or draw only ends the turn; mirroring that would stall the game).
+    training = state.solo and state.difficulty == "training" and bool(drawn)
+    state = replace(state, mirror=training)
     state, more = next_turn(state, rng)
     return state, tuple(events) + more
 
@@ -127,10 +143,8 @@ def next_turn(state: State, rng: Randomness) -> tuple[State, Events]:
     """End the turn: the other side becomes the Attacker, unless the game cannot go on."""
     state = replace(state, active=1 - state.active, turn=state.turn + 1, phase=TURN)
     if all(out_of_cards(side) for side in state.sides):
-        return _knockout(state, (0, 1), "both players ran out of cards: double KO", rng)
-    if state.quiet >= 2:
-        return _knockout(state, (0, 1),
-                         "two turns in a row without a card played or drawn: double KO", rng)
+        return _knockout(state, (0, 1), "both players ran out of cards (neither can Attack or "
+                         "draw): double KO", rng)
     if state.sides[state.active].computer:
         return computer_turn(state, rng)
     return state, ()
@@ -141,13 +155,13 @@ def computer_turn(state: State, rng: Randomness) -> tuple[State, Events]:
     if state.mirror or not cpu.deck:
         why = ("training: the Computer recovers too" if state.mirror
                else "the Computer deck is empty")
-        state = replace(state, quiet=state.quiet + 1, mirror=False)
+        state = replace(state, mirror=False)
         event = EngineEvent("computer_passes", {"reason": why})
         state, more = next_turn(state, rng)
         return state, (event,) + more
     cpu, cards, flipped = computer.offense(cpu)
     state = _with_side(state, 1, cpu)
-    state = replace(state, in_play=cards, quiet=0, phase=DEFEND)
+    state = replace(state, in_play=cards, phase=DEFEND)
     return state, (EngineEvent("computer_attacks", {"flipped": flipped, "cards": list(cards)}),)
 
 
@@ -157,4 +171,4 @@ def _with_side(state: State, index: int, side: Side) -> State:
     return replace(state, sides=(sides[0], sides[1]))
 
 
-__all__ = ["PICK", "attack", "defend", "next_turn", "pick_hero", "recover"]
+__all__ = ["PICK", "attack", "defend", "may_recover", "next_turn", "pick_hero", "recover"]
