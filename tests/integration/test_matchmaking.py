@@ -78,7 +78,7 @@ class Env:
 
 @pytest.fixture
 async def env(tmp_path: Path, nats_url: str) -> AsyncIterator[Env]:
-    games = ["neon-reign"] if "neon-reign" in available() else []
+    games = [g for g in ("neon-reign", "neon") if g in available()]
     backend = await start_backend(make_settings(tmp_path, nats_url), games=games,
                                   embedded_nats=False, engines={"toy": toy.ENGINE})
     addresses = {name: svc.address for name, svc in backend.services.items()}
@@ -370,4 +370,24 @@ async def test_neon_reign_party_limits_and_a_match(env: Env) -> None:
     await mm.call("CreateTicket", env.player(b), ticket_id=env.id("tb"), game="neon-reign", players=[b])
     done = await status_is(mm, env.player(a), env.id("ta"), S.TICKET_STATUS_MATCHED)
     assert done.assignment.game == "neon-reign" and len(done.assignment.seats) == 2
+    await mm.channel.close()
+
+
+@pytest.mark.skipif("neon" not in available(), reason="the NEON engine is not in this build")
+async def test_a_two_player_neon_match_always_brings_the_automa(env: Env) -> None:
+    from services.cli.client import RulesClient
+
+    svc = await env.start(dataclasses.replace(FAST, auto_accept=True))
+    mm = Client(svc.address)
+    a, b = env.id("ann"), env.id("bob")
+    for name in (a, b):
+        await mm.call("CreateTicket", env.player(name), ticket_id=env.id(f"t{name}"), game="neon",
+                      modes=["rebirth"], players=[name], min_seats=2, max_seats=2)
+    done = await status_is(mm, env.player(a), env.id(f"t{a}"), S.TICKET_STATUS_MATCHED)
+    assert len(done.assignment.seats) == 2
+    rules = RulesClient(env.backend.address("rules-neon"))
+    export = (await rules.export(env.backend.organiser_token(), done.assignment.match_id))
+    created = json.loads(export.export_jsonl.splitlines()[0])
+    assert created["options"].get("automa") is True and created["seats"] == 2
+    await rules.close()
     await mm.channel.close()
