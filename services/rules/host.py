@@ -70,6 +70,11 @@ def parse_json_object(text: str, what: str, limit: int = MAX_ACTION_BYTES) -> di
     return value
 
 
+def _json_key(value: Any) -> str:
+    """A stable key of a JSON value (sorted keys; true and 1 stay different)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 class MatchHost:
     def __init__(
         self,
@@ -333,9 +338,9 @@ class MatchHost:
         reason = self.engine.validate(state, seat, action)
         if reason is not None:
             raise FailedPrecondition(f"illegal action: {reason}")
-        key = canonical_json(action)
+        key = _json_key(action)
         for decision in mine:
-            if any(canonical_json(dict(a)) == key for a in decision.legal):
+            if any(_json_key(a) == key for a in decision.legal):
                 return decision
         return mine[0]
 
