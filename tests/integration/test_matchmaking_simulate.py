@@ -38,3 +38,21 @@ def test_simulate_refuses_a_game_without_engine(nats_url: str, tmp_path: object,
     monkeypatch.setenv("NEON_VAR_DIR", str(tmp_path))
     result = CliRunner().invoke(app, ["simulate", "--game", "chess", "--players", "2", "--embedded"])
     assert result.exit_code != 0
+
+
+def test_queue_matches_the_human_with_a_bot_and_plays_from_the_terminal(
+    nats_url: str, tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`neon queue`: alone in the queue, a bot fills the empty seat after the backfill wait; the
+    human answers every decision by number on standard input until the match ends."""
+    monkeypatch.setenv("NEON_ENGINES", "toy=tests.support.toy")
+    monkeypatch.setenv("NATS_URL", nats_url)
+    monkeypatch.setenv("NEON_PERSISTENCE", "sqlite")
+    monkeypatch.setenv("NEON_VAR_DIR", str(tmp_path))
+    monkeypatch.setenv("NEON_LOG_LEVEL", "warning")
+    result = CliRunner().invoke(app, ["queue", "toy", "--embedded", "--yes", "--player", "ann",
+                                      "--timeout", "60"], input="1\n" * 200)
+    out = result.output
+    assert result.exit_code == 0, out
+    assert "match found" in out and "(bot)" in out
+    assert "your move" in out and "ended" in out
