@@ -153,12 +153,13 @@ class OutboxRelay:
         )
         for notification in notifications:
             event = self.app.mapper.to_domain_event(notification)
-            for subject, payload in self.project(event):
+            for index, (subject, payload) in enumerate(self.project(event)):
+                ident = msg_id(self.service, notification.id, self.store_id)
                 await self.js.publish(
                     subject,
                     json.dumps(payload, separators=(",", ":"), sort_keys=True).encode(),
                     stream=STREAM,
-                    headers={"Nats-Msg-Id": msg_id(self.service, notification.id, self.store_id)},
+                    headers={"Nats-Msg-Id": f"{ident}#{index}" if index else ident},
                 )
             self.position = notification.id
             await self._kv.put(self._key, str(self.position).encode())

@@ -30,6 +30,11 @@ def subject(game: str, match_id: str) -> str:
     return f"neon.events.rules.{game}.{match_id}"
 
 
+def results_subject(game: str, match_id: str) -> str:
+    """MatchEnded again, on its own subject: scoring reads results without every move."""
+    return f"neon.events.results.{game}.{match_id}"
+
+
 def projection(game: str) -> bus.Projection:
     """Public messages for each stored match event: hidden parts stripped (records.project)."""
 
@@ -37,8 +42,11 @@ def projection(game: str) -> bus.Projection:
         record = getattr(event, "record", None)
         if record is None:
             return []
-        public = records.project(record, None)
-        return [(subject(game, record["match_id"]), {"game": game, **public})]
+        public = {"game": game, **records.project(record, None)}
+        messages = [(subject(game, record["match_id"]), public)]
+        if public["type"] == "MatchEnded":
+            messages.append((results_subject(game, record["match_id"]), public))
+        return messages
 
     return project
 

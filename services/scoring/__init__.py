@@ -1,8 +1,10 @@
 """The scoring service (neon.scoring.v1): results, ratings and leaderboards.
 
 What it reads
-    MatchEnded events of every rules service from JetStream (stream NEON_EVENTS,
-    subjects ``neon.events.rules.<game>.<match id>``), through a durable pull consumer
+    MatchEnded events of every rules service from JetStream (stream NEON_EVENTS, subjects
+    ``neon.events.results.<game>.<match id>``, where the rules host publishes each MatchEnded
+    a second time so that results are read without every move; NEON_SCORING_FILTER may
+    point at ``neon.events.rules.>`` instead), through a durable pull consumer
     (consumer.py). The public MatchEnded payload carries all it needs: game, mode,
     players (one per seat) and the outcome with placements, scores, draw, breakdown and
     teams. Other match events on those subjects are acked and skipped.

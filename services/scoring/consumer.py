@@ -39,7 +39,7 @@ from services.scoring.app import Scored, ScoringApplication
 from services.scoring.domain import LEDGER_ID
 from services.scoring.results import MalformedResult, parse_match_ended
 
-FILTER = "neon.events.rules.>"
+FILTER = "neon.events.results.>"
 log = get_logger("scoring")
 
 

@@ -1,6 +1,7 @@
 """Match results as the scoring service reads them from the public MatchEnded event.
 
 The rules host publishes each MatchEnded record on ``neon.events.rules.<game>.<match id>``
+and again on ``neon.events.results.<game>.<match id>``
 with ``game``, ``mode``, ``players`` (one id per seat, or empty when the match was
 created without them) and ``outcome`` (placements, scores, reason, draw, breakdown,
 teams). This module turns that payload into a :class:`MatchOutcome` and splits it into

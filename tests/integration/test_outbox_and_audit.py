@@ -49,6 +49,9 @@ async def test_match_events_are_published_once_and_redacted(backend: Backend, na
         assert "draws" not in json.loads(payload)
         assert not any(card in payload for card in cards), payload
     assert result.outcome is not None
+    results = await published(nats_client, f"neon.events.results.toy.{match_id}", 2, timeout=2)
+    assert [json.loads(m.data)["type"] for m in results] == ["MatchEnded"]
+    assert results[0].headers["Nats-Msg-Id"].endswith("#1")
     await client.close()
 
 
