@@ -125,6 +125,21 @@ def test_an_eliminated_fighter_cannot_win() -> None:
     assert ENGINE.outcome(state).placements == (3, 1, 2)
 
 
+def test_rebirth_with_no_fighter_left_has_no_winner_only_an_honorary_best_player() -> None:
+    """Rulebook, Rebirth: "The fighter who has not been eliminated from the Tournament and has
+    the most VP is declared the winner." and "If the most VP belongs to a fighter eliminated
+    from the Tournament, they are awarded the honorary title of best player of the
+    Tournament." With no fighter left on the arena nobody qualifies, so nobody wins."""
+    state = new_game("rebirth", 3, ["ronin", "glyba", "snake"])
+    for idx, trophies in ((0, (3, 3, 3)), (1, (1,)), (2, (2,))):
+        state = set_fighter(state, idx, trophies=trophies, eliminated=True, sector=None)
+    state = replace(state, leader=None, ended="no fighters remain on the arena")
+    result = ENGINE.outcome(state)
+    assert result.placements == (1, 1, 1) and result.draw
+    assert result.scores == (9, 1, 2)
+    assert result.breakdown["best_player"] == [0]
+
+
 def test_battle_royale_last_fighter_wins() -> None:
     state = new_game("battle-royale", 3, ["ronin", "glyba", "snake"])
     state = set_fighter(state, 0, eliminated=True)

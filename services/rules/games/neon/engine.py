@@ -82,7 +82,7 @@ def frame_decision(s: State, fr: Frame) -> Decision:
 class NeonEngine:
     game_id = "neon"
     title = "NEON"
-    engine_version = "1"
+    engine_version = "2"  # 2: Rebirth with no fighter left has no winner
     content_version = CONTENT_VERSION
 
     def modes(self) -> dict[str, ModeInfo]:

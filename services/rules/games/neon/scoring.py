@@ -72,7 +72,9 @@ def outcome(s: State) -> Outcome:
         keys = [(b["alive"], b["vp"], b["tokens_3"], b["tokens_2"], b["tokens_1"])
                 for b in info]
         scores_by_group = [b["vp"] for b in info]
-    if s.ended == "no fighters remain on the arena" and s.mode == "battle-royale":
+    if s.ended == "no fighters remain on the arena" and s.mode != "coalition":
+        # Battle Royale: "If no fighters remain, nobody wins." Rebirth: the winner is "the
+        # fighter who has not been eliminated ... and has the most VP" - there is none.
         keys = [(0,) for _ in gs]
     ranks = [1 + sum(1 for other in keys if other > k) for k in keys]
     rank_of, score_of = {}, {}
@@ -88,6 +90,10 @@ def outcome(s: State) -> Outcome:
                          for i in s.participants],
         "groups": [{"members": list(g), **b} for g, b in zip(gs, info, strict=True)],
     }
+    if s.mode == "rebirth":
+        best = max(b["vp"] for b in info)
+        breakdown["best_player"] = [g[0] for g, b in zip(gs, info, strict=True)
+                                    if b["vp"] == best and not b["alive"]]
     if s.automa:
         automa = len(s.fighters) - 1
         breakdown["automa"] = {"rank": rank_of[automa], "score": score_of[automa]}
