@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.cli.client import RulesClient
+from services.platform.tokens import BOT_PREFIX
 from services.rules.bots import make_bot
 from services.rules.games.contract import Decision
 
@@ -48,7 +49,7 @@ async def play_match(
     """``seats`` names each seat's player: a bot kind ("random") or "human"."""
     created = await client.create(
         organiser, match_id=match_id, mode=mode, seats=len(seats), options=options or {},
-        players=[f"{kind}-{i}" if kind == "human" else f"bot-{kind}-{i}"
+        players=[f"{kind}-{i}" if kind == "human" else f"{BOT_PREFIX}{kind}-{i}"
                  for i, kind in enumerate(seats)],
         dev_seed="" if seed is None else str(seed),
     )

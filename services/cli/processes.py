@@ -119,25 +119,16 @@ class SessionNats(EmbeddedNats):
     """The bundled nats-server in its own session, like the services: a terminal's Ctrl-C must
     not stop it before the services have drained their outboxes into it."""
 
-    def start(self, timeout: float = 10.0) -> SessionNats:
-        from services.platform.natsrv import binary
+    def popen_options(self) -> dict[str, Any]:
+        return {"stdin": subprocess.DEVNULL, "start_new_session": True,
+                "preexec_fn": _parent_death_signal()}
 
-        self.store_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.store_dir / "nats-server.log", "ab") as log:
-            self.process = subprocess.Popen(
-                [binary(), "-a", self.host, "-p", str(self.port), "-js", "-sd", str(self.store_dir)],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
-                preexec_fn=_parent_death_signal(),
-            )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise StartError(f"nats-server exited with {self.process.returncode}")
-            if port_open(self.host, self.port):
-                return self
-            time.sleep(0.05)
-        self.stop()
-        raise StartError("nats-server did not start in time")
+    def start(self, timeout: float = 10.0) -> SessionNats:
+        try:
+            super().start(timeout)
+        except RuntimeError as err:
+            raise StartError(str(err)) from None
+        return self
 
 
 class StartError(RuntimeError):

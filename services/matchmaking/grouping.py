@@ -37,10 +37,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from services.matchmaking.catalogue import ModeSpec
+from services.platform.tokens import BOT_PREFIX as RESERVED_FOR_BOTS
 
-RESERVED_FOR_BOTS = "bot-"
-"""Player ids starting with this are bots: scoring never rates them, tickets may not use it."""
 BOT_PREFIX = RESERVED_FOR_BOTS + "random-"
+"""Matchmaking's own backfill bots: ``bot-random-<n>``."""
 
 
 @dataclass(frozen=True)

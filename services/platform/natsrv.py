@@ -8,6 +8,7 @@ import subprocess
 import sysconfig
 import time
 from pathlib import Path
+from typing import Any
 
 
 def binary() -> str:
@@ -52,7 +53,7 @@ class EmbeddedNats:
         log = open(self.store_dir / "nats-server.log", "ab")  # noqa: SIM115 - child keeps it
         self.process = subprocess.Popen(
             [binary(), "-a", self.host, "-p", str(self.port), "-js", "-sd", str(self.store_dir)],
-            stdout=log, stderr=log,
+            stdout=log, stderr=log, **self.popen_options(),
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -63,6 +64,10 @@ class EmbeddedNats:
             time.sleep(0.05)
         self.stop()
         raise RuntimeError("nats-server did not start in time")
+
+    def popen_options(self) -> dict[str, Any]:
+        """Extra ``subprocess.Popen`` arguments for the server process."""
+        return {}
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:

@@ -28,6 +28,14 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+BOT_PREFIX = "bot-"
+"""Player ids starting with this are bots: tickets may not use it, scoring never rates them."""
+
+
+def is_bot(player: str) -> bool:
+    return player.startswith(BOT_PREFIX)
+
+
 @dataclass(frozen=True)
 class Claims:
     role: str

@@ -15,8 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-BOT_PREFIX = "bot-"
-"""Bot seats: matchmaking backfills with ``bot-random-<n>``; any ``bot-`` id is a bot here."""
+from services.platform.tokens import is_bot
 
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -27,9 +26,6 @@ MAX_PLAYER_ID = 128
 class MalformedResult(ValueError):
     """The event cannot be scored; the message says why."""
 
-
-def is_bot(player: str) -> bool:
-    return player.startswith(BOT_PREFIX)
 
 
 @dataclass(frozen=True)

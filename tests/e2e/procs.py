@@ -13,17 +13,13 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from services.cli.processes import health_status
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def health(address: str, timeout: float = 0.5) -> int | None:
-    with grpc.insecure_channel(address) as channel:
-        try:
-            return health_pb2_grpc.HealthStub(channel).Check(
-                health_pb2.HealthCheckRequest(service=""), timeout=timeout
-            ).status
-        except grpc.RpcError:
-            return None
+    return health_status(address, timeout)
 
 
 class NotOffered(RuntimeError):
