@@ -29,10 +29,37 @@ hidden decision
     ``Decision.hidden`` is true when the answer must stay secret until the engine
     reveals it (the engine emits the reveal as a public event later). The host then
     keeps the action itself out of every public path (spectator stream, NATS, logs).
+standing option (contract v2)
+    An action a seat may take *at any time*, outside the decisions it owes (Neon
+    Knights' part abilities, Barbaric's resource exchange, resigning). Listed by
+    :meth:`GameEngine.standing` as :class:`Decision` objects with ``standing=True``.
+    They never block the match and no clock runs on them. When one action appears in
+    several of a seat's decisions (owed or standing), the one with the highest
+    ``priority`` answers it (ties: owed before standing, then listing order).
+default action (contract v2)
+    Every *owed* decision names ``default``: one of its ``legal`` actions, the one a
+    turn clock applies when the seat runs out of time (a pass, the cheapest legal
+    answer). Engines must make sure a sound default exists; when nothing else is
+    sound the default is ``RESIGN``.
+resign (contract v2)
+    ``{"type": "resign"}`` is accepted from any seat still in the game at any time
+    (every v2 engine lists it among its standing options). The engine decides what a
+    resignation means in its game (the opponent wins; the seat is eliminated and
+    placed last; its team concedes) and must keep the match finishable.
+modes (contract v2)
+    :class:`ModeInfo` declares seat counts, team layouts and the participants the
+    engine itself plays (NEON's Automa, Neon Reign's Computer, Barbaric's monster).
+    :meth:`GameEngine.match_options` turns a seat count and team split into the
+    options such a match needs, so matchmaking and the CLI never name a game's modes.
+campaigns (contract v2)
+    A match may start from the carried state of an earlier one: ``MatchConfig.carried``
+    holds what the earlier match's ``Outcome.carry`` returned; the host records the
+    earlier match id and final hash so verify can check the link.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, runtime_checkable
@@ -67,14 +94,47 @@ class Randomness(Protocol):
         ...
 
 
+RESIGN: Mapping[str, Any] = {"type": "resign"}
+"""The action every v2 engine accepts from a seat still in the game, at any time."""
+
+
+@dataclass(frozen=True)
+class TeamLayout:
+    """``seats`` seats split into teams of ``team_size`` (e.g. 6 seats as 3 teams of 2)."""
+
+    seats: int
+    team_size: int
+
+
 @dataclass(frozen=True)
 class ModeInfo:
-    """A mode of play and the seat counts it allows."""
+    """A mode of play: the seat counts it allows, its teams and its engine-played sides."""
 
     name: str
     min_seats: int
     max_seats: int
     description: str = ""
+    team_layouts: tuple[TeamLayout, ...] = ()
+    """Empty when every seat plays alone. Several layouts may share a seat count."""
+    ai_participants: tuple[str, ...] = ()
+    """Sides the engine plays itself in this mode ("automa", "computer", "monster");
+    they are not seats and no client answers for them."""
+    campaign: bool = False
+    """Matches of this mode may continue from an earlier match (``MatchConfig.carried``)."""
+
+    @property
+    def teams(self) -> bool:
+        return bool(self.team_layouts)
+
+    def seat_counts(self) -> tuple[int, ...]:
+        """The seat counts a match of this mode may have."""
+        if self.team_layouts:
+            return tuple(sorted({t.seats for t in self.team_layouts
+                                 if self.min_seats <= t.seats <= self.max_seats}))
+        return tuple(range(self.min_seats, self.max_seats + 1))
+
+    def team_sizes_for(self, seats: int) -> tuple[int, ...]:
+        return tuple(t.team_size for t in self.team_layouts if t.seats == seats)
 
 
 @dataclass(frozen=True)
@@ -89,6 +149,8 @@ class MatchConfig:
     mode: str
     seats: int
     options: Mapping[str, JSON] = field(default_factory=dict)
+    carried: JSON = None
+    """Campaigns: what the previous match's ``Outcome.carry`` returned, else ``None``."""
 
 
 class ConfigError(ValueError):
@@ -110,6 +172,13 @@ class Decision:
     """Passing is legal (the pass action is then listed in ``legal``)."""
     hidden: bool = False
     """The answer stays secret from other seats until the engine reveals it."""
+    default: Action | None = None
+    """v2: the action a clock applies on timeout; one of ``legal``. Required on owed
+    decisions of v2 engines (``None`` only on standing options)."""
+    standing: bool = False
+    """v2: an any-time option (see "standing option"); never owed, never clocked."""
+    priority: int = 0
+    """v2: which decision answers an action listed in several (highest wins)."""
 
 
 @dataclass(frozen=True)
@@ -148,6 +217,8 @@ class Outcome:
     breakdown: Mapping[str, JSON] = field(default_factory=dict)
     teams: tuple[tuple[int, ...], ...] = ()
     """Seats grouped by team for team modes; empty when every seat plays alone."""
+    carry: JSON = None
+    """Campaigns: what the next match of the campaign starts from (JSON), else ``None``."""
 
 
 class GameEngine(Protocol):
@@ -204,6 +275,92 @@ class GameEngine(Protocol):
         Must be canonical: equal states encode equal; no floats.
         """
         ...
+
+
+class GameEngineV2(GameEngine, Protocol):
+    """Contract v2: what the four games, clocks and tournaments need from an engine.
+
+    Besides :class:`GameEngine`: owed decisions carry ``default``; :meth:`standing`
+    lists any-time options; ``{"type": "resign"}`` is always accepted from a seat in the
+    game; modes declare teams and engine-played sides; :meth:`match_options` builds the
+    options a match needs; :meth:`for_version` keeps older rulesets replayable.
+    """
+
+    contract_version: int
+    """2 for engines meeting this protocol."""
+
+    def standing(self, state: State) -> tuple[Decision, ...]:
+        """Options seats may take at any time (``standing=True``), resign included."""
+        ...
+
+    def match_options(self, mode: str, seats: int,
+                      teams: Sequence[Sequence[int]] | None = None) -> Mapping[str, JSON]:
+        """The options a match of ``mode`` with ``seats`` (and this team split of seat
+        indices, for team modes) needs, e.g. NEON's Automa in a game of two."""
+        ...
+
+    def for_version(self, engine_version: str) -> GameEngine:
+        """The engine that replays matches created with ``engine_version`` (itself for
+        the current version). Raises ``KeyError`` for a version it cannot replay."""
+        ...
+
+
+class Presentation(Protocol):
+    """What a game's package offers people and client authors (``<game>/present.py``).
+
+    Pure functions over served JSON (views, projected events, actions), never over
+    engine state, so a client that only sees what the API serves could do the same.
+    """
+
+    def content(self) -> JSON:
+        """The content pack: every card, hero, fighter, sector... with names and values."""
+        ...
+
+    def view_schema(self) -> JSON:
+        """JSON Schema of ``GameEngine.view`` output."""
+        ...
+
+    def event_schema(self) -> JSON:
+        """JSON Schema of an engine event (``{"kind", "data"}``)."""
+        ...
+
+    def describe_event(self, event: Mapping[str, JSON], viewer: int | None) -> str:
+        """One short line in words for a projected engine event ("Ruin's Star Power hits
+        seat 1 for 4"); must not reveal anything the event itself does not hold."""
+        ...
+
+    def describe_action(self, action: Mapping[str, JSON], view: JSON) -> str:
+        """A legal action in words, as a menu entry ("Attack with Neon Punch (2 red)")."""
+        ...
+
+    def render(self, view: JSON, viewer: int | None) -> Any:
+        """A ``rich`` renderable of the table as ``viewer`` sees it."""
+        ...
+
+
+def is_v2(engine: GameEngine) -> bool:
+    return getattr(engine, "contract_version", 1) >= 2
+
+
+def standing_options(engine: GameEngine, state: State) -> tuple[Decision, ...]:
+    return tuple(engine.standing(state)) if is_v2(engine) else ()  # type: ignore[attr-defined]
+
+
+def answering(decisions: Sequence[Decision], action: Action) -> Decision | None:
+    """The decision that ``action`` answers among one seat's decisions (owed and
+    standing): highest priority first, owed before standing, then listing order."""
+    key = json_key(action)
+    order = sorted(range(len(decisions)),
+                   key=lambda i: (-decisions[i].priority, decisions[i].standing, i))
+    for i in order:
+        if any(json_key(a) == key for a in decisions[i].legal):
+            return decisions[i]
+    return None
+
+
+def json_key(value: Any) -> str:
+    """A stable key of a JSON value (sorted keys; true and 1 stay different)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def legal_actions(engine: GameEngine, state: State, seat: int) -> tuple[Action, ...]:
