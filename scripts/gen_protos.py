@@ -12,6 +12,7 @@ import argparse
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,9 +25,20 @@ def proto_files() -> list[str]:
 
 
 def generate(out: Path) -> None:
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
+    """Generate into a fresh folder beside ``out``, then swap it in: a failure (no
+    grpcio-tools, a bad proto) leaves the existing generated code as it was."""
+    staging = Path(tempfile.mkdtemp(prefix=".genproto-", dir=out.parent))
+    try:
+        _generate_into(staging)
+        if out.exists():
+            shutil.rmtree(out)
+        staging.rename(out)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+
+
+def _generate_into(out: Path) -> None:
     files = proto_files()
     descriptors = out / "descriptors.binpb"
     subprocess.run(

@@ -58,11 +58,13 @@ class OpenSessionRequest(_message.Message):
         ...
 
 class OpenSessionResponse(_message.Message):
-    __slots__ = ('session',)
+    __slots__ = ('session', 'state_key')
     SESSION_FIELD_NUMBER: _ClassVar[int]
+    STATE_KEY_FIELD_NUMBER: _ClassVar[int]
     session: Session
+    state_key: str
 
-    def __init__(self, session: _Optional[_Union[Session, _Mapping]]=...) -> None:
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]]=..., state_key: _Optional[str]=...) -> None:
         ...
 
 class AddClientSeedRequest(_message.Message):
@@ -177,4 +179,26 @@ class RevealSeedResponse(_message.Message):
     seed: str
 
     def __init__(self, session: _Optional[_Union[Session, _Mapping]]=..., seed: _Optional[str]=...) -> None:
+        ...
+
+class ReserveBlocksRequest(_message.Message):
+    __slots__ = ('match_id', 'first', 'count')
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    FIRST_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    first: int
+    count: int
+
+    def __init__(self, match_id: _Optional[str]=..., first: _Optional[int]=..., count: _Optional[int]=...) -> None:
+        ...
+
+class ReserveBlocksResponse(_message.Message):
+    __slots__ = ('first', 'words')
+    FIRST_FIELD_NUMBER: _ClassVar[int]
+    WORDS_FIELD_NUMBER: _ClassVar[int]
+    first: int
+    words: _containers.RepeatedScalarFieldContainer[int]
+
+    def __init__(self, first: _Optional[int]=..., words: _Optional[_Iterable[int]]=...) -> None:
         ...

@@ -32,6 +32,7 @@ class DiceServiceStub:
         self.GetCommitment = channel.unary_unary('/neon.dice.v1.DiceService/GetCommitment', request_serializer=neon_dot_dice_dot_v1_dot_dice__pb2.GetCommitmentRequest.SerializeToString, response_deserializer=neon_dot_dice_dot_v1_dot_dice__pb2.GetCommitmentResponse.FromString, _registered_method=True)
         self.CloseSession = channel.unary_unary('/neon.dice.v1.DiceService/CloseSession', request_serializer=neon_dot_dice_dot_v1_dot_dice__pb2.CloseSessionRequest.SerializeToString, response_deserializer=neon_dot_dice_dot_v1_dot_dice__pb2.CloseSessionResponse.FromString, _registered_method=True)
         self.RevealSeed = channel.unary_unary('/neon.dice.v1.DiceService/RevealSeed', request_serializer=neon_dot_dice_dot_v1_dot_dice__pb2.RevealSeedRequest.SerializeToString, response_deserializer=neon_dot_dice_dot_v1_dot_dice__pb2.RevealSeedResponse.FromString, _registered_method=True)
+        self.ReserveBlocks = channel.unary_unary('/neon.dice.v1.DiceService/ReserveBlocks', request_serializer=neon_dot_dice_dot_v1_dot_dice__pb2.ReserveBlocksRequest.SerializeToString, response_deserializer=neon_dot_dice_dot_v1_dot_dice__pb2.ReserveBlocksResponse.FromString, _registered_method=True)
 
 class DiceServiceServicer:
     """Verifiable randomness for matches. Each match has a secret 32-byte server seed of
@@ -82,8 +83,17 @@ class DiceServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReserveBlocks(self, request, context):
+        """Service: the raw draw blocks [first, first + count) of a session, so the caller
+        draws locally (same HMAC construction and counters as Draw). Fixes the client
+        seeds: none may be added after the first reservation.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 def add_DiceServiceServicer_to_server(servicer, server):
-    rpc_method_handlers = {'OpenSession': grpc.unary_unary_rpc_method_handler(servicer.OpenSession, request_deserializer=neon_dot_dice_dot_v1_dot_dice__pb2.OpenSessionRequest.FromString, response_serializer=neon_dot_dice_dot_v1_dot_dice__pb2.OpenSessionResponse.SerializeToString), 'AddClientSeed': grpc.unary_unary_rpc_method_handler(servicer.AddClientSeed, request_deserializer=neon_dot_dice_dot_v1_dot_dice__pb2.AddClientSeedRequest.FromString, response_serializer=neon_dot_dice_dot_v1_dot_dice__pb2.AddClientSeedResponse.SerializeToString), 'Draw': grpc.unary_unary_rpc_method_handler(servicer.Draw, request_deserializer=neon_dot_dice_dot_v1_dot_dice__pb2.DrawRequest.FromString, response_serializer=neon_dot_dice_dot_v1_dot_dice__pb2.DrawResponse.SerializeToString), 'GetCommitment': grpc.unary_unary_rpc_method_handler(servicer.GetCommitment, request_deserializer=neon_dot_dice_dot_v1_dot_dice__pb2.GetCommitmentRequest.FromString, response_serializer=neon_dot_dice_dot_v1_dot_dice__pb2.GetCommitmentResponse.SerializeToString), 'CloseSession': grpc.unary_unary_rpc_method_handler(servicer.CloseSession, request_deserializer=neon_dot_dice_dot_v1_dot_dice__pb2.CloseSessionRequest.FromString, response_serializer=neon_dot_dice_dot_v1_dot_dice__pb2.CloseSessionResponse.SerializeToString), 'RevealSeed': grpc.unary_unary_rpc_method_handler(servicer.RevealSeed, request_deserializer=neon_dot_dice_dot_v1_dot_dice__pb2.RevealSeedRequest.FromString, response_serializer=neon_dot_dice_dot_v1_dot_dice__pb2.RevealSeedResponse.SerializeToString)}
+    rpc_method_handlers = {'OpenSession': grpc.unary_unary_rpc_method_handler(servicer.OpenSession, request_deserializer=neon_dot_dice_dot_v1_dot_dice__pb2.OpenSessionRequest.FromString, response_serializer=neon_dot_dice_dot_v1_dot_dice__pb2.OpenSessionResponse.SerializeToString), 'AddClientSeed': grpc.unary_unary_rpc_method_handler(servicer.AddClientSeed, request_deserializer=neon_dot_dice_dot_v1_dot_dice__pb2.AddClientSeedRequest.FromString, response_serializer=neon_dot_dice_dot_v1_dot_dice__pb2.AddClientSeedResponse.SerializeToString), 'Draw': grpc.unary_unary_rpc_method_handler(servicer.Draw, request_deserializer=neon_dot_dice_dot_v1_dot_dice__pb2.DrawRequest.FromString, response_serializer=neon_dot_dice_dot_v1_dot_dice__pb2.DrawResponse.SerializeToString), 'GetCommitment': grpc.unary_unary_rpc_method_handler(servicer.GetCommitment, request_deserializer=neon_dot_dice_dot_v1_dot_dice__pb2.GetCommitmentRequest.FromString, response_serializer=neon_dot_dice_dot_v1_dot_dice__pb2.GetCommitmentResponse.SerializeToString), 'CloseSession': grpc.unary_unary_rpc_method_handler(servicer.CloseSession, request_deserializer=neon_dot_dice_dot_v1_dot_dice__pb2.CloseSessionRequest.FromString, response_serializer=neon_dot_dice_dot_v1_dot_dice__pb2.CloseSessionResponse.SerializeToString), 'RevealSeed': grpc.unary_unary_rpc_method_handler(servicer.RevealSeed, request_deserializer=neon_dot_dice_dot_v1_dot_dice__pb2.RevealSeedRequest.FromString, response_serializer=neon_dot_dice_dot_v1_dot_dice__pb2.RevealSeedResponse.SerializeToString), 'ReserveBlocks': grpc.unary_unary_rpc_method_handler(servicer.ReserveBlocks, request_deserializer=neon_dot_dice_dot_v1_dot_dice__pb2.ReserveBlocksRequest.FromString, response_serializer=neon_dot_dice_dot_v1_dot_dice__pb2.ReserveBlocksResponse.SerializeToString)}
     generic_handler = grpc.method_handlers_generic_handler('neon.dice.v1.DiceService', rpc_method_handlers)
     server.add_generic_rpc_handlers((generic_handler,))
     server.add_registered_method_handlers('neon.dice.v1.DiceService', rpc_method_handlers)
@@ -118,3 +128,7 @@ class DiceService:
     @staticmethod
     def RevealSeed(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
         return grpc.experimental.unary_unary(request, target, '/neon.dice.v1.DiceService/RevealSeed', neon_dot_dice_dot_v1_dot_dice__pb2.RevealSeedRequest.SerializeToString, neon_dot_dice_dot_v1_dot_dice__pb2.RevealSeedResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+
+    @staticmethod
+    def ReserveBlocks(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/neon.dice.v1.DiceService/ReserveBlocks', neon_dot_dice_dot_v1_dot_dice__pb2.ReserveBlocksRequest.SerializeToString, neon_dot_dice_dot_v1_dot_dice__pb2.ReserveBlocksResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
