@@ -148,21 +148,31 @@ class OutboxRelay:
                 pass
 
     async def publish_pending(self) -> int:
+        """Publish the next batch of notifications, then write the position once.
+
+        The batch's publishes go out together on one connection (so in order) and are
+        awaited together; a failure leaves the position where it was, and the re-publish
+        of the whole batch is deduplicated by JetStream through the message ids.
+        """
         notifications = await asyncio.to_thread(
             self.app.recorder.select_notifications, self.position + 1, self.batch
         )
+        if not notifications:
+            return 0
+        acks = []
         for notification in notifications:
             event = self.app.mapper.to_domain_event(notification)
             for index, (subject, payload) in enumerate(self.project(event)):
                 ident = msg_id(self.service, notification.id, self.store_id)
-                await self.js.publish(
+                acks.append(self.js.publish(
                     subject,
                     json.dumps(payload, separators=(",", ":"), sort_keys=True).encode(),
                     stream=STREAM,
                     headers={"Nats-Msg-Id": f"{ident}#{index}" if index else ident},
-                )
-            self.position = notification.id
-            await self._kv.put(self._key, str(self.position).encode())
+                ))
+        await asyncio.gather(*acks)
+        self.position = notifications[-1].id
+        await self._kv.put(self._key, str(self.position).encode())
         return len(notifications)
 
     async def drain(self, timeout: float = 5.0) -> None:

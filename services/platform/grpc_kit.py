@@ -14,7 +14,7 @@ import contextlib
 import contextvars
 import inspect
 import uuid
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
 import grpc
@@ -93,6 +93,22 @@ class KernelInterceptor(grpc.aio.ServerInterceptor):
 
             return grpc.unary_stream_rpc_method_handler(
                 stream, response_serializer=handler.response_serializer
+            )
+        if handler.stream_stream:
+            inner_bidi = handler.stream_stream
+
+            async def bidi(raw_requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> Any:
+                async def requests() -> AsyncIterator[Any]:
+                    async for raw in raw_requests:
+                        yield await _decode(decode, raw, context)
+
+                async with self._call(method, None, context) as ok:
+                    if ok:
+                        async for item in inner_bidi(requests(), context):
+                            yield item
+
+            return grpc.stream_stream_rpc_method_handler(
+                bidi, response_serializer=handler.response_serializer
             )
         return handler
 

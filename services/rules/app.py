@@ -79,4 +79,4 @@ class RulesApplication(Application):
 
 def rules_application(service: str, env: dict[str, str]) -> RulesApplication:
     cls = type(f"RulesApplication_{service}", (RulesApplication,), {"name": service.replace("-", "_")})
-    return cls(env={**env, "AGGREGATE_CACHE_MAXSIZE": "2000"})
+    return cls(env=env)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -16,6 +16,15 @@ from services.platform.grpc_kit import call_metadata, channel
 OPS = {"randbelow": dice_pb2.DRAW_OP_RANDBELOW, "shuffle": dice_pb2.DRAW_OP_SHUFFLE,
        "roll": dice_pb2.DRAW_OP_ROLL}
 OP_NAMES = {v: k for k, v in OPS.items()}
+
+
+@dataclass(frozen=True)
+class OpenedSession:
+    stream_id: str
+    commitment: str
+    dev: bool
+    state_key: str
+    """Hex key of the match's hiding state hashes (empty from an older dice service)."""
 
 
 class DiceClient:
@@ -41,11 +50,12 @@ class DiceClient:
                 raise InvalidArgument(f"dice: {details}") from None
             raise Unavailable(f"dice service unavailable ({code.name}: {details})") from None
 
-    async def open(self, match_id: str, dev_seed: str = "") -> Any:
+    async def open(self, match_id: str, dev_seed: str = "") -> OpenedSession:
         response = await self._call(
             self._stub.OpenSession, dice_pb2.OpenSessionRequest(match_id=match_id, dev_seed=dev_seed)
         )
-        return response.session
+        s = response.session
+        return OpenedSession(s.stream_id, s.commitment, s.dev, response.state_key)
 
     async def add_client_seed(self, match_id: str, seat: int, seed: str) -> Any:
         response = await self._call(
@@ -53,6 +63,15 @@ class DiceClient:
             dice_pb2.AddClientSeedRequest(match_id=match_id, seat=seat, seed=seed),
         )
         return response.session
+
+    async def reserve_blocks(self, match_key: str, first: int, count: int) -> list[int]:
+        response = await self._call(
+            self._stub.ReserveBlocks,
+            dice_pb2.ReserveBlocksRequest(match_id=match_key, first=first, count=count),
+        )
+        if response.first != first or len(response.words) != count:
+            raise Unavailable("dice: ReserveBlocks answered another range than asked")
+        return list(response.words)
 
     async def draw(self, match_id: str, request_id: str, op: str, n: int, count: int) -> DrawRecord:
         response = await self._call(
@@ -73,25 +92,3 @@ class DiceClient:
             self._stub.CloseSession, dice_pb2.CloseSessionRequest(match_id=match_id)
         )
         return response.session, response.seed
-
-
-class LiveDraws:
-    """A draw function for :class:`RecordingRandomness`, called from the engine's thread.
-
-    Request ids are derived from the match position and command, so a retried action
-    gets back the same draws instead of fresh ones.
-    """
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, dice: DiceClient, match_id: str,
-                 prefix: str, timeout: float) -> None:
-        self.loop, self.dice, self.match_id, self.prefix = loop, dice, match_id, prefix
-        self.timeout = timeout
-        self.index = 0
-
-    def __call__(self, op: str, n: int, count: int) -> DrawRecord:
-        request_id = f"{self.prefix}/{self.index}"
-        self.index += 1
-        future = asyncio.run_coroutine_threadsafe(
-            self.dice.draw(self.match_id, request_id, op, n, count), self.loop
-        )
-        return future.result(self.timeout * 2)

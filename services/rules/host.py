@@ -1,51 +1,72 @@
-"""The rules host: commands and queries over matches of one game.
+"""The rules host: commands and queries over the live matches of one game.
 
-Thin by design: it loads the match log, asks the pure engine, records what the engine
-decided (with the dice draws it used) and saves. Per match, commands run one at a
-time; engines run in a worker thread because live draws are gRPC calls.
+Each running match lives in memory (live.py), owned by this process: engine state,
+version, head hash, command ids, reserved draw blocks. A command takes the match's
+lock, asks the pure engine, seals the record into the chain and hands it to the group
+committer (matchlog.py); the caller is answered once its own event is durable, with the
+seat's next decisions and view. Queries are answered from memory. A match not in
+memory (a restart, an eviction) is rebuilt from the store, from its latest snapshot on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 import re
 import uuid
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
 from eventsourcing.persistence import IntegrityError
 
-from services.platform.canonical import canonical_json, state_hash
-from services.platform.draws import RecordingRandomness, SeededRandomness
+from services.platform.canonical import KEYED_SCHEME, canonical_json, keyed_state_hash, state_hash
+from services.platform.draws import DrawRecord, ReplayRandomness, SeededRandomness
 from services.platform.errors import (
     Aborted,
     AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
-    PermissionDenied,
-    Unauthenticated,
+    NotFound,
+    Unavailable,
 )
 from services.platform.logs import get_logger
 from services.platform.tokens import Claims, TokenIssuer
+from services.rules import access
 from services.rules import records as rec
-from services.rules.app import Match, RulesApplication
-from services.rules.dice_client import DiceClient, LiveDraws
+from services.rules.app import RulesApplication
+from services.rules.chance import run_with_blocks
+from services.rules.dice_client import DiceClient
 from services.rules.export import build_export
-from services.rules.games.contract import ConfigError, Decision, GameEngine, MatchConfig
-from services.rules.replay import Replayed, config_of, outcome_json, step
+from services.rules.games.contract import (
+    ConfigError,
+    Decision,
+    GameEngine,
+    MatchConfig,
+    answering,
+    is_v2,
+    standing_options,
+)
+from services.rules.live import LiveMatch, LiveMatches
+from services.rules.matchlog import (
+    SNAPSHOT_EVERY,
+    GroupCommitter,
+    MatchLog,
+    record_event,
+    snapshot_event,
+)
+from services.rules.replay import ReplayError, config_of, outcome_json, replay
 
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_COMMAND_ID = 128
 MAX_ACTION_BYTES = 64 * 1024
-STATE_CACHE = 2000
-ENGINE_THREADS = 16
+MAX_SAFE_INT = (1 << 53) - 1
+CACHE_BYTES = 512 * 1024 * 1024
 
 log = get_logger("rules")
+organiser_check = access.require_organiser
 
 
 @dataclass
@@ -56,23 +77,45 @@ class Answer:
     status: str
     outcome: dict[str, Any] | None
     replayed: bool = False
+    decisions: list[Decision] = field(default_factory=list)
+    view: Any = None
 
 
 def parse_json_object(text: str, what: str, limit: int = MAX_ACTION_BYTES) -> dict[str, Any]:
+    """A JSON object that canonicalises (RFC 8785): no NaN, no infinities, no integer
+    beyond 2**53, so every later step (hashing, repeats, export) can take it."""
     if len(text) > limit:
         raise InvalidArgument(f"{what} is larger than {limit} bytes")
     try:
-        value = json.loads(text) if text else {}
+        value = json.loads(text, parse_constant=_refuse_constant) if text else {}
     except (ValueError, RecursionError) as err:
         raise InvalidArgument(f"{what} is not valid JSON: {err}") from None
     if not isinstance(value, dict):
         raise InvalidArgument(f"{what} must be a JSON object")
+    problem = _not_canonical(value)
+    if problem:
+        raise InvalidArgument(f"{what}: {problem}")
     return value
 
 
-def _json_key(value: Any) -> str:
-    """A stable key of a JSON value (sorted keys; true and 1 stay different)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _not_canonical(value: Any, depth: int = 0) -> str | None:
+    if depth > 64:
+        return "nested too deeply"
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return None
+    if isinstance(value, int):
+        return None if -MAX_SAFE_INT <= value <= MAX_SAFE_INT else f"integer {value} is out of range (|n| < 2**53)"
+    if isinstance(value, float):
+        return None if math.isfinite(value) else "numbers must be finite"
+    if isinstance(value, list):
+        return next((p for p in (_not_canonical(v, depth + 1) for v in value) if p), None)
+    if isinstance(value, dict):
+        return next((p for p in (_not_canonical(v, depth + 1) for v in value.values()) if p), None)
+    return "not a JSON value"
 
 
 class MatchHost:
@@ -88,76 +131,174 @@ class MatchHost:
         seat_token_ttl: int = 7 * 24 * 3600,
         call_timeout: float = 5.0,
         on_saved: Callable[[], None] = lambda: None,
+        cache_bytes: int = CACHE_BYTES,
     ) -> None:
         self.engine, self.app, self.dice, self.issuer = engine, app, dice, issuer
         self.signing_key = signing_key
         self.allow_dev_seeds = allow_dev_seeds
         self.seat_token_ttl = seat_token_ttl
         self.call_timeout = call_timeout
-        self.on_saved = on_saved
-        self._locks: dict[str, asyncio.Lock] = {}
+        self.store = MatchLog(app)
+        self.committer = GroupCommitter(self.store, on_saved)
+        self.live = LiveMatches(cache_bytes)
+        self._loading: dict[str, asyncio.Future[LiveMatch]] = {}
+        self._creating: dict[str, asyncio.Lock] = {}
         self._changed: dict[str, asyncio.Condition] = {}
-        self._states: OrderedDict[str, Replayed] = OrderedDict()
-        # Engine calls block on live draws; their own pool keeps them from starving the
-        # default executor that the dice service's and the stores' I/O run on (in one process).
-        self._engine_pool = ThreadPoolExecutor(ENGINE_THREADS, thread_name_prefix="engine")
         self._action_validator = jsonschema.Draft202012Validator(engine.action_schema())
         self._config_validator = jsonschema.Draft202012Validator(engine.config_schema())
 
     # -- plumbing -----------------------------------------------------------------
 
-    def close(self) -> None:
-        self._engine_pool.shutdown(wait=False, cancel_futures=True)
+    async def close(self) -> None:
+        await self.committer.close()
 
-    def _lock(self, match_id: str) -> asyncio.Lock:
-        return self._locks.setdefault(match_id, asyncio.Lock())
+    def require_organiser(self, claims: Claims | None) -> None:
+        access.require_organiser(claims)
 
     def _cond(self, match_id: str) -> asyncio.Condition:
         return self._changed.setdefault(match_id, asyncio.Condition())
 
-    async def _load(self, match_id: str) -> Match:
+    async def _notify(self, match_id: str) -> None:
+        cond = self._changed.get(match_id)
+        if cond is not None:
+            async with cond:
+                cond.notify_all()
+
+    def _engine_for(self, created: dict[str, Any]) -> GameEngine:
+        version = str(created.get("engine_version", ""))
+        if version == self.engine.engine_version or not is_v2(self.engine):
+            return self.engine
+        try:
+            return self.engine.for_version(version)  # type: ignore[attr-defined,no-any-return]
+        except KeyError:
+            raise FailedPrecondition(
+                f"this match was created with engine {version}, which this service no longer runs"
+            ) from None
+
+    async def live_match(self, match_id: str) -> LiveMatch:
+        """The live match, rebuilt from the store when it is not in memory."""
+        return await self._get(match_id)
+
+    async def _get(self, match_id: str) -> LiveMatch:
         if not MATCH_ID.match(match_id or ""):
             raise InvalidArgument("match_id must be 1-64 letters, digits, '-' or '_'")
-        return await asyncio.to_thread(self.app.get_match, match_id)
+        live = self.live.get(match_id)
+        if live is not None:
+            return live
+        loading = self._loading.get(match_id)
+        if loading is None:
+            loading = asyncio.get_running_loop().create_future()
+            self._loading[match_id] = loading
+            try:
+                live = await self._rebuild(match_id)
+                self.live.put(live)
+                loading.set_result(live)
+            except BaseException as err:
+                loading.set_exception(err)
+                loading.exception()  # retrieved: later waiters re-raise it themselves
+                raise
+            finally:
+                self._loading.pop(match_id, None)
+            return live
+        return await asyncio.shield(loading)
 
-    async def _save(self, match: Match) -> None:
+    async def _rebuild(self, match_id: str) -> LiveMatch:
+        """The live match from the store: the latest snapshot, then the records after it."""
+        records = await self._store(self.store.records, match_id)
+        if not records:
+            raise NotFound(f"no match {match_id!r}")
+        live = await asyncio.to_thread(self._rebuild_from, match_id, records)
+        if live.status in ("created", "running") and live.created.get("state_hash_scheme") == KEYED_SCHEME:
+            session = await self.dice.open(live.dice_key, "")
+            live.key = bytes.fromhex(session.state_key)
+        log.info("match rebuilt", match_id=match_id, version=live.version)
+        return live
+
+    def _rebuild_from(self, match_id: str, records: list[dict[str, Any]]) -> LiveMatch:
+        created = records[0]
+        engine = self._engine_for(created)
+        live = LiveMatch(match_id, engine, created, self._config_of(created))
+        for record in records:
+            live.add(record)
+            for draw in record.get("draws", []):
+                live.blocks.counter = max(live.blocks.counter, int(draw["next"]))
+        if live.status == "created":
+            return live
+        snapshot = self.store.latest_snapshot(match_id, engine.engine_version)
+        start, state = snapshot if snapshot and snapshot[0] <= len(records) else (0, None)
+        for record in records[start:]:
+            state = _fold(engine, live.config, state, record)
+        if not created.get("state_hash_scheme"):  # keyed hashes are checked by verify, with the seed
+            expected = next((r["state_hash"] for r in reversed(records) if "state_hash" in r), "")
+            if state_hash(engine.encode(state)) != expected:
+                state = self._replay_checked(engine, records)
+        live.state = state
+        live.state_bytes = len(canonical_json(engine.encode(state)))
+        return live
+
+    def _replay_checked(self, engine: GameEngine, records: list[dict[str, Any]]) -> Any:
         try:
-            await asyncio.to_thread(self.app.save, match)
+            return replay(engine, records).state
+        except ReplayError as err:
+            raise FailedPrecondition(f"the stored match does not replay: {err}") from None
+
+    def _config_of(self, created: dict[str, Any]) -> MatchConfig:
+        config = config_of(created)
+        campaign = created.get("campaign")
+        if campaign:
+            config = MatchConfig(config.mode, config.seats, config.options, campaign.get("carried"))
+        return config
+
+    async def _store(self, fn: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(fn, *args), self.call_timeout * 2)
+        except TimeoutError:
+            raise Unavailable("the match store did not answer in time") from None
+
+    async def _reserve(self, live: LiveMatch, first: int, count: int) -> list[int]:
+        return await self.dice.reserve_blocks(live.dice_key, first, count)
+
+    async def _run(self, live: LiveMatch, call: Callable[[Any], Any]) -> tuple[Any, Any]:
+        return await run_with_blocks(live.blocks, lambda f, c: self._reserve(live, f, c), call)
+
+    def _hash(self, live: LiveMatch, state: Any) -> str:
+        encoded = live.engine.encode(state)
+        live.state_bytes = len(canonical_json(encoded)) if live.version % 50 == 0 else live.state_bytes
+        if live.key is not None:
+            return keyed_state_hash(live.key, encoded)
+        return state_hash(encoded)
+
+    def _seal(self, live: LiveMatch, body: dict[str, Any], n: int, prev: str) -> dict[str, Any]:
+        return rec.seal_record(live.match_id, n, prev, body)
+
+    async def _commit(self, live: LiveMatch, records: list[dict[str, Any]], state: Any) -> None:
+        """Make ``records`` durable (with a snapshot when one is due), then advance."""
+        events = [record_event(live.match_id, r) for r in records]
+        last = records[-1]["n"]
+        if state is not None and any(r["n"] % SNAPSHOT_EVERY == 0 for r in records):
+            events.append(snapshot_event(live.match_id, last, live.engine.engine_version, state))
+        try:
+            await asyncio.wait_for(self.committer.commit(events), self.call_timeout * 2)
         except IntegrityError:
-            self._states.pop(match.match_id, None)
+            self.live.drop(live.match_id)
             raise Aborted("the match changed concurrently; fetch the view and retry") from None
-        self.on_saved()
-        cond = self._cond(match.match_id)
-        async with cond:
-            cond.notify_all()
+        except TimeoutError:
+            self.live.drop(live.match_id)
+            raise Unavailable("the match store did not answer in time; retry with the same command id") from None
+        except (OSError, ConnectionError) as err:
+            self.live.drop(live.match_id)
+            raise Unavailable(f"the match store is unavailable: {err}") from None
+        for record in records:
+            live.add(record)
+        if state is not None:
+            live.state = state
+        self.live.resize(live)
+        await self._notify(live.match_id)
 
-    def _replayed(self, match: Match) -> Replayed:
-        """The engine state at the match's version, from cache or by replaying its log."""
-        cached = self._states.get(match.match_id)
-        if cached is None or cached.version > len(match.records):
-            cached = Replayed()
-        for record in match.records[cached.version:]:
-            step(self.engine, cached, record)
-        self._states[match.match_id] = cached
-        self._states.move_to_end(match.match_id)
-        while len(self._states) > STATE_CACHE:
-            self._states.popitem(last=False)
-        return cached
+    # -- creating and starting ------------------------------------------------------
 
-    async def _run_engine(self, fn: Callable[[RecordingRandomness], Any], match_id: str,
-                          prefix: str) -> tuple[Any, RecordingRandomness]:
-        draws = LiveDraws(asyncio.get_running_loop(), self.dice, match_id, prefix, self.call_timeout)
-        rng = RecordingRandomness(draws)
-        result = await asyncio.get_running_loop().run_in_executor(self._engine_pool, fn, rng)
-        return result, rng
-
-    def _seal(self, match: Match, body: dict[str, Any]) -> dict[str, Any]:
-        return rec.seal_record(match.match_id, len(match.records) + 1, rec.head(match.records), body)
-
-    # -- commands -------------------------------------------------------------------
-
-    def _check_create(self, mode: str, seats: int, options: dict[str, Any],
-                      players: list[str], dev_seed: str) -> MatchConfig:
+    def _check_create(self, mode: str, seats: int, options: dict[str, Any], players: list[str],
+                      dev_seed: str, teams: list[list[int]]) -> MatchConfig:
         modes = self.engine.modes()
         if mode not in modes:
             raise InvalidArgument(f"unknown mode {mode!r}; modes: {', '.join(modes)}")
@@ -170,6 +311,16 @@ class MatchHost:
             raise InvalidArgument(f"players lists {len(players)} ids for {seats} seats")
         if dev_seed and not self.allow_dev_seeds:
             raise FailedPrecondition("dev seeds are refused in tournament mode")
+        if teams:
+            flat = sorted(s for team in teams for s in team)
+            if flat != list(range(seats)):
+                raise InvalidArgument("teams must list every seat exactly once")
+        if is_v2(self.engine):
+            try:
+                derived = self.engine.match_options(mode, seats, teams or None)  # type: ignore[attr-defined]
+            except ConfigError as err:
+                raise InvalidArgument(f"teams: {err}") from None
+            options.update({k: v for k, v in dict(derived).items() if k not in options})
         errors = sorted(self._config_validator.iter_errors(options), key=lambda e: e.path)
         if errors:
             raise InvalidArgument(f"options: {errors[0].message}")
@@ -182,246 +333,310 @@ class MatchHost:
 
     async def create_match(
         self, match_id: str, mode: str, seats: int, options_json: str, players: list[str],
-        await_client_seeds: bool, dev_seed: str,
-    ) -> tuple[Match, dict[int, str]]:
+        await_client_seeds: bool, dev_seed: str, *, teams: list[list[int]] | None = None,
+        clock: dict[str, Any] | None = None, previous: tuple[str, str] | None = None,
+    ) -> tuple[LiveMatch, dict[int, str]]:
         match_id = match_id or uuid.uuid4().hex
         if not MATCH_ID.match(match_id):
             raise InvalidArgument("match_id must be 1-64 letters, digits, '-' or '_'")
         options = parse_json_object(options_json, "options_json")
+        requested = dict(options)
         players = [str(p) for p in players]
-        config = self._check_create(mode, seats, options, players, dev_seed)
-        async with self._lock(match_id):
-            if await asyncio.to_thread(self.app.has_match, match_id):
-                match = await self._load(match_id)
-                c = match.created
-                if (c["mode"], c["seats"], c["options"], c["players"]) != (mode, seats, options, players):
+        config = self._check_create(mode, seats, options, players, dev_seed, teams or [])
+        campaign = await self._campaign(mode, previous) if previous and previous[0] else None
+        if campaign is not None:
+            config = MatchConfig(config.mode, config.seats, config.options, campaign["carried"])
+        lock = self._creating.setdefault(match_id, asyncio.Lock())
+        async with lock:
+            try:
+                existing = await self._get(match_id)
+            except NotFound:
+                existing = None
+            if existing is not None:
+                c = existing.created
+                if (c["mode"], c["seats"], c.get("requested_options", c["options"]), c["players"]) != (
+                        mode, seats, requested, players):
                     raise AlreadyExists(f"match {match_id!r} exists with another configuration")
-                return match, self._tokens(match)
-            session = await self.dice.open(match_id, dev_seed)
-            body = {
+                return existing, self._tokens(existing)
+            dice_key = f"{self.engine.game_id}/{match_id}"
+            session = await self.dice.open(dice_key, dev_seed)
+            body: dict[str, Any] = {
                 "type": "MatchCreated", "match_id": match_id, "game": self.engine.game_id,
-                "mode": mode, "seats": seats, "options": options, "players": players,
+                "mode": mode, "seats": seats, "options": dict(config.options), "players": players,
                 "engine_version": self.engine.engine_version,
                 "content_version": self.engine.content_version,
                 "dice": {"stream_id": session.stream_id, "commitment": session.commitment,
-                         "dev": session.dev},
+                         "dev": session.dev, "session": dice_key},
                 "await_client_seeds": bool(await_client_seeds),
             }
+            if requested != dict(config.options):
+                body["requested_options"] = requested
+            if session.state_key:
+                body["state_hash_scheme"] = KEYED_SCHEME
+            if clock:
+                body["clock"] = clock
+            if campaign is not None:
+                body["campaign"] = campaign
             record = rec.seal_record(match_id, 1, rec.head([]), body)
-            match = Match(match_id, record)
+            live = LiveMatch(match_id, self.engine, record, config)
+            live.key = bytes.fromhex(session.state_key) if session.state_key else None
+            records = [record]
+            state = None
             if not await_client_seeds:
-                await self._start(match, config, [])
-            await self._save(match)
+                started, state = await self._start_record(live, [], 2, record["hash"])
+                records.append(started)
+            await self._commit(live, records, state)
+            self.live.put(live)
+            self._creating.pop(match_id, None)
             log.info("match created", match_id=match_id, mode=mode, seats=seats,
                      dev_seed=bool(dev_seed))
-            return match, self._tokens(match)
+            return live, self._tokens(live)
 
-    def _tokens(self, match: Match) -> dict[int, str]:
-        c = match.created
+    async def _campaign(self, mode: str, previous: tuple[str, str]) -> dict[str, Any]:
+        """The link to the finished match a campaign match continues, with what it carries."""
+        previous_id, final_hash = previous
+        if not self.engine.modes()[mode].campaign:
+            raise InvalidArgument(f"mode {mode} does not continue earlier matches")
+        before = await self._get(previous_id)
+        if before.status != "sealed":
+            raise FailedPrecondition(f"match {previous_id!r} has not ended")
+        if before.head != final_hash:
+            raise FailedPrecondition(f"match {previous_id!r} ends with another final hash")
+        outcome = before.outcome or (await self._store(self.store.records, previous_id))[-2]["outcome"]
+        return {"previous_match_id": previous_id, "previous_final_hash": final_hash,
+                "carried": outcome.get("carry")}
+
+    def _tokens(self, live: LiveMatch) -> dict[int, str]:
+        c = live.created
         players = c["players"] or [""] * c["seats"]
         return {
-            seat: self.issuer.issue("seat", match.match_id, seat, players[seat], self.seat_token_ttl)
+            seat: self.issuer.issue("seat", live.match_id, seat, players[seat], self.seat_token_ttl)
             for seat in range(c["seats"])
         }
 
-    async def _start(self, match: Match, config: MatchConfig, client_seeds: list[list[Any]]) -> None:
-        prefix = f"{match.match_id}/setup"
-        state, rng = await self._run_engine(lambda r: self.engine.setup(config, r),
-                                            match.match_id, prefix)
+    async def _start_record(self, live: LiveMatch, client_seeds: list[list[Any]], n: int,
+                            prev: str) -> tuple[dict[str, Any], Any]:
+        state, rng = await self._run(live, lambda r: live.engine.setup(live.config, r))
+        live.blocks.spent(rng)
         body = {
             "type": "MatchStarted", "client_seeds": client_seeds,
             "draws": [d.to_json() for d in rng.records], "events": [],
-            "state_hash": state_hash(self.engine.encode(state)),
+            "state_hash": self._hash(live, state),
         }
-        match.start(self._seal(match, body))
+        return self._seal(live, body, n, prev), state
 
     async def add_client_seed(self, claims: Claims, match_id: str, seed: str) -> int:
-        seat = self._seat_of(claims, match_id)
-        async with self._lock(match_id):
-            match = await self._load(match_id)
-            if match.status != "created":
+        seat = access.seat_of(claims, match_id)
+        live = await self._get(match_id)
+        async with live.lock:
+            if live.status != "created":
                 raise FailedPrecondition("client seeds are only taken before the match starts")
-            session = await self.dice.add_client_seed(match_id, seat, seed)
+            session = await self.dice.add_client_seed(live.dice_key, seat, seed)
             return len(session.client_seeds)
 
-    async def start_match(self, claims: Claims, match_id: str) -> Match:
-        self.require_organiser(claims)
-        async with self._lock(match_id):
-            match = await self._load(match_id)
-            if match.status != "created":
+    async def start_match(self, claims: Claims, match_id: str) -> LiveMatch:
+        access.require_organiser(claims)
+        live = await self._get(match_id)
+        async with live.lock:
+            if live.status != "created":
                 raise FailedPrecondition("the match has already started")
-            seeds = await self.dice.client_seeds(match_id)
-            await self._start(match, config_of(match.created), seeds)
-            await self._save(match)
-            return match
+            seeds = await self.dice.client_seeds(live.dice_key)
+            record, state = await self._start_record(live, seeds, live.version + 1, live.head)
+            await self._commit(live, [record], state)
+            return live
 
-    def _seat_of(self, claims: Claims | None, match_id: str) -> int:
-        if claims is None:
-            raise Unauthenticated("this call needs a seat token")
-        if claims.role != "seat":
-            raise PermissionDenied(f"this call needs a seat token, not a {claims.role} token")
-        claims.require_match(match_id)
-        return claims.seat
-
-    def require_organiser(self, claims: Claims | None) -> None:
-        """Organisers, and services acting for them (matchmaking), may create and audit."""
-        if claims is None:
-            raise Unauthenticated("this call needs an organiser token")
-        if claims.role not in ("organiser", "service"):
-            raise PermissionDenied(f"this call needs an organiser token, not a {claims.role} token")
+    # -- actions --------------------------------------------------------------------
 
     async def submit(
         self, claims: Claims | None, match_id: str, command_id: str, action_json: str,
         expected_version: int | None,
     ) -> Answer:
-        seat = self._seat_of(claims, match_id)
+        seat = access.seat_of(claims, match_id)
         if not command_id or len(command_id) > MAX_COMMAND_ID:
             raise InvalidArgument(f"command_id must be 1-{MAX_COMMAND_ID} characters")
         action = parse_json_object(action_json, "action_json")
-        async with self._lock(match_id):
-            match = await self._load(match_id)
-            if command_id in match.commands:
-                return self._repeat(match, seat, command_id, action)
-            if match.status == "created":
+        live = await self._get(match_id)
+        async with live.lock:
+            if command_id in live.commands:
+                return await self._repeat(live, seat, command_id, action)
+            if live.status == "created":
                 raise FailedPrecondition("the match has not started yet")
-            if match.status in ("ended", "sealed"):
+            if live.status in ("ended", "sealed"):
                 raise FailedPrecondition("the match has ended")
-            if expected_version is not None and expected_version != len(match.records):
+            if expected_version is not None and expected_version != live.version:
                 raise Aborted(
-                    f"expected version {expected_version}, but the match is at {len(match.records)}"
+                    f"expected version {expected_version}, but the match is at {live.version}"
                 )
-            replayed = self._replayed(match)
-            decision = self._decision(replayed.state, seat, action)
-            prefix = f"{match_id}/v{len(match.records) + 1}/{command_id}"
-            transition, rng = await self._run_engine(
-                lambda r: self.engine.apply(replayed.state, seat, action, r), match_id, prefix
-            )
-            body = {
-                "type": "ActionAccepted", "seat": seat, "command_id": command_id,
-                "action": action, "decision": decision.kind, "hidden": decision.hidden,
-                "draws": [d.to_json() for d in rng.records],
-                "events": rec.engine_events_json(transition.events),
-                "state_hash": state_hash(self.engine.encode(transition.state)),
-            }
-            record = self._seal(match, body)
-            match.accept(record)
-            outcome = self.engine.outcome(transition.state)
-            if outcome is not None:
-                await self._finish(match, outcome)
-            await self._save(match)
-            self._replayed(match)
-            log.info("action accepted", match_id=match_id, seat=seat, version=record["n"],
+            decision = self._decision(live, seat, action)
+            records, state = await self._act(live, seat, command_id, action, decision)
+            await self._commit(live, records, state)
+            log.info("action accepted", match_id=match_id, seat=seat, version=records[0]["n"],
                      decision=decision.kind)
-            return self._answer(match, record, seat)
+            return self._answer(live, records[0], seat, records)
 
-    async def _finish(self, match: Match, outcome: Any) -> None:
-        match.end(self._seal(match, {
+    async def _act(self, live: LiveMatch, seat: int, command_id: str, action: dict[str, Any],
+                   decision: Decision, extra: dict[str, Any] | None = None
+                   ) -> tuple[list[dict[str, Any]], Any]:
+        """The records an accepted action adds (and, at the end, MatchEnded and MatchSealed)."""
+        engine, before = live.engine, live.state
+        transition, rng = await self._run(live, lambda r: engine.apply(before, seat, action, r))
+        n = live.version + 1
+        body = {
+            "type": "ActionAccepted", "seat": seat, "command_id": command_id,
+            "action": action, "decision": decision.kind, "hidden": decision.hidden,
+            "draws": [d.to_json() for d in rng.records],
+            "events": rec.engine_events_json(transition.events),
+            "state_hash": self._hash(live, transition.state),
+            **(extra or {}),
+        }
+        records = [self._seal(live, body, n, live.head)]
+        outcome = engine.outcome(transition.state)
+        if outcome is not None:
+            records += await self._finish(live, outcome, records[-1])
+        live.blocks.spent(rng)
+        return records, transition.state
+
+    async def _finish(self, live: LiveMatch, outcome: Any, last: dict[str, Any]) -> list[dict[str, Any]]:
+        ended = self._seal(live, {
             "type": "MatchEnded", "outcome": outcome_json(outcome),
-            "players": match.created["players"], "game": self.engine.game_id,
-            "mode": match.created["mode"],
-        }))
-        session, seed = await self.dice.close_session(match.match_id)
-        match.seal(self._seal(match, {
+            "players": live.created["players"], "game": self.engine.game_id,
+            "mode": live.created["mode"],
+        }, last["n"] + 1, last["hash"])
+        session, seed = await self.dice.close_session(live.dice_key)
+        sealed = self._seal(live, {
             "type": "MatchSealed", "seed": seed, "commitment": session.commitment,
-        }))
+        }, ended["n"] + 1, ended["hash"])
+        return [ended, sealed]
 
-    def _decision(self, state: Any, seat: int, action: dict[str, Any]) -> Decision:
+    def decisions_of(self, live: LiveMatch, seat: int) -> list[Decision]:
+        """What ``seat`` owes now, then its standing options."""
+        if live.status != "running":
+            return []
+        owed = [d for d in live.engine.pending(live.state) if d.seat == seat]
+        return owed + [d for d in standing_options(live.engine, live.state) if d.seat == seat]
+
+    def _decision(self, live: LiveMatch, seat: int, action: dict[str, Any]) -> Decision:
         errors = sorted(self._action_validator.iter_errors(action), key=lambda e: e.path)
         if errors:
             raise InvalidArgument(f"action does not match the {self.engine.game_id} schema: "
                                   f"{errors[0].message}")
-        pending = self.engine.pending(state)
-        mine = [d for d in pending if d.seat == seat]
+        mine = self.decisions_of(live, seat)
         if not mine:
-            waiting = sorted({d.seat for d in pending})
+            waiting = sorted({d.seat for d in live.engine.pending(live.state)})
             raise FailedPrecondition(f"not your turn: waiting for seat(s) {waiting}")
-        reason = self.engine.validate(state, seat, action)
+        reason = live.engine.validate(live.state, seat, action)
         if reason is not None:
             raise FailedPrecondition(f"illegal action: {reason}")
-        key = _json_key(action)
-        for decision in mine:
-            if any(_json_key(a) == key for a in decision.legal):
-                return decision
-        return mine[0]
+        return answering(mine, action) or mine[0]
 
-    def _repeat(self, match: Match, seat: int, command_id: str, action: dict[str, Any]) -> Answer:
-        record = match.records[match.commands[command_id]["n"] - 1]
+    async def _repeat(self, live: LiveMatch, seat: int, command_id: str,
+                      action: dict[str, Any]) -> Answer:
+        n = live.commands[command_id]
+        records = live.recent_from(n)
+        if records is None:
+            records = await self._store(self.store.records, live.match_id, n - 1, live.version)
+        record = records[0]
         if record["seat"] != seat or canonical_json(record["action"]) != canonical_json(action):
             raise AlreadyExists(f"command id {command_id!r} was already used for another action")
-        answer = self._answer(match, record, seat)
+        answer = self._answer(live, record, seat, records)
         answer.replayed = True
         return answer
 
-    def _answer(self, match: Match, record: dict[str, Any], seat: int) -> Answer:
-        n = record["n"]
-        version = n
-        while version < len(match.records) and match.records[version]["type"] in (
-            "MatchEnded", "MatchSealed"
-        ):
-            version += 1
-        ended = match.records[version - 1]["type"] == "MatchSealed"
-        outcome = match.records[n]["outcome"] if ended else None
+    def _answer(self, live: LiveMatch, record: dict[str, Any], seat: int,
+                following: list[dict[str, Any]]) -> Answer:
+        """The answer to the action of ``record``: it and the end records that followed it,
+        as ``seat`` sees them, plus the seat's decisions and view now."""
+        shown = [record] + [r for r in following if r["type"] in ("MatchEnded", "MatchSealed")
+                            and record["n"] < r["n"] <= record["n"] + 2]
+        version = shown[-1]["n"]
+        ended = shown[-1]["type"] == "MatchSealed"
+        outcome = next((r["outcome"] for r in shown if r["type"] == "MatchEnded"), None)
         return Answer(
             version=version, state_hash=record["state_hash"],
-            events=[rec.project(r, seat) for r in match.records[n - 1:version]],
+            events=[rec.project(r, seat) for r in shown],
             status="ended" if ended else "running", outcome=outcome,
+            decisions=self.decisions_of(live, seat),
+            view=live.engine.view(live.state, seat) if live.state is not None else None,
         )
 
     # -- queries ---------------------------------------------------------------------
 
-    def viewer_of(self, claims: Claims | None, match_id: str) -> int | None:
-        if claims is None or claims.role != "seat":
-            return None
-        claims.require_match(match_id)
-        return claims.seat
-
     async def legal(self, claims: Claims | None, match_id: str) -> tuple[int, list[Decision]]:
-        seat = self._seat_of(claims, match_id)
-        match = await self._load(match_id)
-        if match.status == "created":
-            return len(match.records), []
-        state = self._replayed(match).state
-        return len(match.records), [d for d in self.engine.pending(state) if d.seat == seat]
+        seat = access.seat_of(claims, match_id)
+        live = await self._get(match_id)
+        return live.version, self.decisions_of(live, seat)
 
     async def view(self, claims: Claims | None, match_id: str) -> dict[str, Any]:
-        viewer = self.viewer_of(claims, match_id)
-        match = await self._load(match_id)
+        viewer = access.viewer_of(claims, match_id)
+        live = await self._get(match_id)
         out: dict[str, Any] = {
-            "match": match, "viewer": viewer, "version": len(match.records),
-            "status": match.status, "view": None, "pending": [], "outcome": None,
+            "match": live, "viewer": viewer, "version": live.version,
+            "status": live.status, "view": None, "pending": [], "outcome": None,
             "state_hash": "",
         }
-        if match.status == "created":
+        if live.status == "created":
             return out
-        replayed = self._replayed(match)
-        out["view"] = self.engine.view(replayed.state, viewer)
-        out["pending"] = [(d.seat, d.kind) for d in self.engine.pending(replayed.state)]
+        out["view"] = live.engine.view(live.state, viewer)
+        out["pending"] = [(d.seat, d.kind) for d in live.engine.pending(live.state)]
         if viewer is not None:
-            out["state_hash"] = replayed.state_hashes[-1][1] if replayed.state_hashes else ""
-        ended = [r for r in match.records if r["type"] == "MatchEnded"]
-        out["outcome"] = ended[0]["outcome"] if ended else None
+            out["state_hash"] = live.state_hash
+        if live.status in ("ended", "sealed"):
+            out["outcome"] = live.outcome or await self._stored_outcome(live)
         return out
+
+    async def _stored_outcome(self, live: LiveMatch) -> dict[str, Any] | None:
+        records = await self._store(self.store.records, live.match_id, max(0, live.version - 3))
+        return next((r["outcome"] for r in records if r["type"] == "MatchEnded"), None)
+
+    async def records_since(self, live: LiveMatch, after: int) -> list[dict[str, Any]]:
+        cached = live.recent_from(after + 1)
+        if cached is not None:
+            return cached
+        return await self._store(self.store.records, live.match_id, after, live.version)
 
     async def watch(self, claims: Claims | None, match_id: str,
                     from_version: int) -> AsyncIterator[dict[str, Any]]:
-        viewer = self.viewer_of(claims, match_id)
+        viewer = access.viewer_of(claims, match_id)
+        async for record in self.follow(match_id, from_version):
+            yield rec.project(record, viewer)
+
+    async def follow(self, match_id: str, from_version: int) -> AsyncIterator[dict[str, Any]]:
+        """Stored records after ``from_version``, then live ones, until the seal."""
         sent = max(0, from_version)
         cond = self._cond(match_id)
         while True:
-            match = await self._load(match_id)
-            for record in match.records[sent:]:
-                yield rec.project(record, viewer)
+            live = await self._get(match_id)
+            for record in await self.records_since(live, sent):
+                yield record
                 sent = record["n"]
-            if match.status == "sealed":
+            if live.status == "sealed" and sent >= live.version:
                 return
             async with cond:
+                if self.live.get(match_id) is live and live.version > sent:
+                    continue
                 try:
-                    await asyncio.wait_for(cond.wait(), timeout=1.0)
+                    await asyncio.wait_for(cond.wait(), timeout=5.0)
                 except TimeoutError:
                     pass
 
     async def export(self, claims: Claims | None, match_id: str) -> tuple[bytes, str, int]:
-        self.require_organiser(claims)
-        match = await self._load(match_id)
-        data = build_export(match.match_id, self.engine.game_id, match.records, self.signing_key)
-        return data, rec.head(match.records), len(match.records)
+        access.require_organiser(claims)
+        live = await self._get(match_id)
+        records = await self._store(self.store.records, match_id)
+        data = build_export(match_id, self.engine.game_id, records, self.signing_key)
+        return data, live.head if live.version == len(records) else records[-1]["hash"], len(records)
+
+
+def _fold(engine: GameEngine, config: MatchConfig, state: Any, record: dict[str, Any]) -> Any:
+    """Advance a trusted stored record (the service's own log) without re-validating it."""
+    kind = record["type"]
+    if kind == "MatchStarted":
+        return engine.setup(config, ReplayRandomness(_draws(record)))
+    if kind == "ActionAccepted":
+        return engine.apply(state, int(record["seat"]), record["action"],
+                            ReplayRandomness(_draws(record))).state
+    return state
+
+
+def _draws(record: dict[str, Any]) -> list[DrawRecord]:
+    return [DrawRecord.from_json(d) for d in record.get("draws", [])]

@@ -10,9 +10,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.platform.canonical import state_hash
+from services.platform.canonical import keyed_state_hash, state_hash
 from services.platform.draws import DrawRecord, ReplayMismatch, ReplayRandomness
-from services.rules.games.contract import GameEngine, MatchConfig, Outcome
+from services.rules.games.contract import RESIGN, GameEngine, MatchConfig, Outcome, json_key
 
 
 class ReplayError(Exception):
@@ -26,6 +26,8 @@ class Replayed:
     state_hashes: list[tuple[int, str]] = field(default_factory=list)
     outcome: Outcome | None = None
     config: MatchConfig | None = None
+    key: bytes | None = None
+    """The state-hash key of a match whose hashes are keyed (from the revealed seed)."""
 
 
 def config_of(created: dict[str, Any]) -> MatchConfig:
@@ -51,6 +53,10 @@ def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any]) -> None
     try:
         if kind == "MatchCreated":
             replayed.config = config_of(record)
+            campaign = record.get("campaign")
+            if campaign:
+                replayed.config = MatchConfig(replayed.config.mode, replayed.config.seats,
+                                              replayed.config.options, campaign.get("carried"))
         elif kind == "MatchStarted":
             if replayed.config is None:
                 raise ReplayError(f"event {n}: MatchStarted before MatchCreated")
@@ -64,6 +70,8 @@ def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any]) -> None
             reason = engine.validate(replayed.state, seat, action)
             if reason is not None:
                 raise ReplayError(f"event {n}: action of seat {seat} is illegal: {reason}")
+            if record.get("timeout"):
+                _check_timeout(engine, replayed.state, seat, action, record)
             rng = _rng(record)
             replayed.state = engine.apply(replayed.state, seat, action, rng).state
             _finish_step(engine, replayed, record, rng)
@@ -85,19 +93,32 @@ def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any]) -> None
     replayed.version = int(n) if isinstance(n, int) else replayed.version
 
 
+def _check_timeout(engine: GameEngine, state: Any, seat: int, action: Any,
+                   record: dict[str, Any]) -> None:
+    """A clock's expiry applies the default action of the seat's owed decision (or, under
+    the forfeit policy, the seat's resignation)."""
+    if record.get("timeout") == "forfeit" and json_key(action) == json_key(RESIGN):
+        return
+    defaults = [d.default for d in engine.pending(state) if d.seat == seat and d.default is not None]
+    if not any(json_key(d) == json_key(action) for d in defaults):
+        raise ReplayError(f"event {record.get('n')}: a timeout of seat {seat} applied an action "
+                          f"that is not its decision's default")
+
+
 def _finish_step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
                  rng: ReplayRandomness) -> None:
     n = record.get("n")
     if not rng.exhausted:
         raise ReplayError(f"event {n}: the log holds draws the engine did not ask for")
-    digest = state_hash(engine.encode(replayed.state))
+    encoded = engine.encode(replayed.state)
+    digest = keyed_state_hash(replayed.key, encoded) if replayed.key else state_hash(encoded)
     if digest != record.get("state_hash"):
         raise ReplayError(f"event {n}: replayed state hash differs from the stored one")
     replayed.state_hashes.append((int(n), digest))  # type: ignore[arg-type]
 
 
-def replay(engine: GameEngine, records: Iterable[dict[str, Any]]) -> Replayed:
-    replayed = Replayed()
+def replay(engine: GameEngine, records: Iterable[dict[str, Any]], key: bytes | None = None) -> Replayed:
+    replayed = Replayed(key=key)
     for record in records:
         step(engine, replayed, record)
     return replayed
@@ -112,4 +133,5 @@ def outcome_json(outcome: Outcome) -> dict[str, Any]:
         "draw": outcome.draw,
         "breakdown": dict(outcome.breakdown),
         "teams": [list(t) for t in outcome.teams],
+        **({"carry": outcome.carry} if getattr(outcome, "carry", None) is not None else {}),
     }))

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
 
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
+from services.platform.errors import InvalidArgument, ServiceError
 from services.platform.grpc_kit import claims
+from services.platform.logs import get_logger
+from services.rules import access
+from services.rules import records as rec
+from services.rules.games import load_presentation
+from services.rules.games.contract import Decision, is_v2
 from services.rules.host import Answer, MatchHost
 
 SERVICE_NAME = rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
@@ -18,49 +26,113 @@ STATUS = {
     "ended": rules_pb2.MATCH_STATUS_ENDED,
     "sealed": rules_pb2.MATCH_STATUS_ENDED,
 }
+CLOCK_KINDS = {rules_pb2.CLOCK_KIND_PER_DECISION: "per_decision", rules_pb2.CLOCK_KIND_FISCHER: "fischer"}
+POLICIES = {rules_pb2.TIMEOUT_POLICY_BOT: "bot", rules_pb2.TIMEOUT_POLICY_FORFEIT: "forfeit"}
+log = get_logger("rules")
 
 
 def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
-def event_message(match_id: str, event: dict[str, Any]) -> rules_pb2.MatchEvent:
-    return rules_pb2.MatchEvent(
-        match_id=match_id, version=event["n"], type=event["type"],
-        seat=int(event.get("seat", -1)), payload_json=dumps(event),
-        state_hash=event.get("state_hash", ""), chain_hash=event["hash"],
+class Narrator:
+    """Short texts for engine events, from the game's presentation module when it has one."""
+
+    def __init__(self, game_id: str) -> None:
+        self.present = load_presentation(game_id)
+
+    def texts(self, event: dict[str, Any], viewer: int | None) -> list[str]:
+        if self.present is None:
+            return [e["kind"] for e in event.get("events", [])]
+        out = []
+        for engine_event in event.get("events", []):
+            try:
+                out.append(str(self.present.describe_event(engine_event, viewer)))
+            except Exception:  # a description is a courtesy: never fail a call for it
+                out.append(engine_event["kind"])
+        return out
+
+
+def decision_message(d: Decision) -> rules_pb2.Decision:
+    return rules_pb2.Decision(
+        seat=d.seat, kind=d.kind, prompt=d.prompt, optional=d.optional, hidden=d.hidden,
+        legal_json=[dumps(dict(a)) for a in d.legal],
+        default_json=dumps(dict(d.default)) if d.default is not None else "",
+        standing=d.standing, priority=d.priority,
     )
+
+
+def clock_config(message: Any) -> dict[str, Any] | None:
+    """The stored form of a CreateMatchRequest.clock (None: no clock)."""
+    kind = CLOCK_KINDS.get(message.kind)
+    if kind is None:
+        return None
+    config = {"kind": kind, "per_decision_ms": message.per_decision_ms, "bank_ms": message.bank_ms,
+              "increment_ms": message.increment_ms, "max_timeouts": message.max_timeouts,
+              "policy": POLICIES.get(message.policy, "default")}
+    if kind == "per_decision" and not 0 < config["per_decision_ms"] <= 86_400_000:
+        raise InvalidArgument("clock: per_decision_ms must be 1..86400000")
+    if kind == "fischer" and not 0 < config["bank_ms"] <= 86_400_000:
+        raise InvalidArgument("clock: bank_ms must be 1..86400000")
+    if not 0 <= config["increment_ms"] <= 3_600_000 or config["max_timeouts"] < 0:
+        raise InvalidArgument("clock: increment_ms must be 0..3600000 and max_timeouts >= 0")
+    return config
 
 
 class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     def __init__(self, host: MatchHost) -> None:
         self.host = host
+        self.game_id = host.engine.game_id
+        self.narrator = Narrator(self.game_id)
+
+    def event_message(self, match_id: str, event: dict[str, Any], viewer: int | None) -> rules_pb2.MatchEvent:
+        return rules_pb2.MatchEvent(
+            match_id=match_id, version=event["n"], type=event["type"],
+            seat=int(event.get("seat", -1)), payload_json=dumps(event),
+            state_hash=event.get("state_hash", ""), chain_hash=event["hash"],
+            text=self.narrator.texts(event, viewer), game_id=self.game_id,
+        )
 
     async def GetGameInfo(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         engine = self.host.engine
+        present = self.narrator.present
         return rules_pb2.GetGameInfoResponse(
             game_id=engine.game_id, title=engine.title, engine_version=engine.engine_version,
             content_version=engine.content_version,
-            modes=[rules_pb2.ModeInfo(name=m.name, min_seats=m.min_seats, max_seats=m.max_seats,
-                                      description=m.description)
-                   for m in engine.modes().values()],
+            modes=[rules_pb2.ModeInfo(
+                name=m.name, min_seats=m.min_seats, max_seats=m.max_seats,
+                description=m.description,
+                team_layouts=[rules_pb2.TeamLayout(seats=t.seats, team_size=t.team_size)
+                              for t in getattr(m, "team_layouts", ())],
+                ai_participants=list(getattr(m, "ai_participants", ())),
+                campaign=bool(getattr(m, "campaign", False)),
+            ) for m in engine.modes().values()],
             config_schema_json=dumps(engine.config_schema()),
             action_schema_json=dumps(engine.action_schema()),
+            contract_version=2 if is_v2(engine) else 1,
+            content_json=dumps(present.content()) if present else "",
+            view_schema_json=dumps(present.view_schema()) if present else "",
+            event_schema_json=dumps(present.event_schema()) if present else "",
         )
 
     async def CreateMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         self.host.require_organiser(claims())
-        match, tokens = await self.host.create_match(
+        previous = (request.previous_match_id, request.previous_final_hash) \
+            if request.previous_match_id else None
+        live, tokens = await self.host.create_match(
             request.match_id, request.mode, request.seats, request.options_json,
             list(request.players), request.await_client_seeds, request.dev_seed,
+            teams=[list(t.seats) for t in request.teams],
+            clock=clock_config(request.clock) if request.HasField("clock") else None,
+            previous=previous,
         )
-        created = match.created
+        created = live.created
         players = created["players"] or [""] * created["seats"]
         return rules_pb2.CreateMatchResponse(
-            match_id=match.match_id, dice_commitment=created["dice"]["commitment"],
+            match_id=live.match_id, dice_commitment=created["dice"]["commitment"],
             seat_tokens=[rules_pb2.SeatToken(seat=s, token=t, player=players[s])
                          for s, t in sorted(tokens.items())],
-            status=STATUS[match.status], version=len(match.records),
+            status=STATUS[live.status], version=live.version, game_id=self.game_id,
         )
 
     async def AddClientSeed(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
@@ -68,32 +140,33 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         return rules_pb2.AddClientSeedResponse(seats_with_seeds=count)
 
     async def StartMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        match = await self.host.start_match(claims(), request.match_id)  # type: ignore[arg-type]
-        return rules_pb2.StartMatchResponse(
-            version=len(match.records), state_hash=match.records[-1].get("state_hash", "")
+        live = await self.host.start_match(claims(), request.match_id)  # type: ignore[arg-type]
+        return rules_pb2.StartMatchResponse(version=live.version, state_hash=live.state_hash)
+
+    def _submit_response(self, match_id: str, seat: int, answer: Answer) -> rules_pb2.SubmitActionResponse:
+        return rules_pb2.SubmitActionResponse(
+            version=answer.version, state_hash=answer.state_hash,
+            events=[self.event_message(match_id, e, seat) for e in answer.events],
+            status=STATUS[answer.status],
+            outcome_json=dumps(answer.outcome) if answer.outcome is not None else "",
+            replayed=answer.replayed,
+            decisions=[decision_message(d) for d in answer.decisions],
+            view_json=dumps(answer.view) if answer.view is not None else "",
+            game_id=self.game_id,
         )
 
     async def SubmitAction(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         expected = request.expected_version if request.HasField("expected_version") else None
-        answer: Answer = await self.host.submit(
-            claims(), request.match_id, request.command_id, request.action_json, expected
-        )
-        return rules_pb2.SubmitActionResponse(
-            version=answer.version, state_hash=answer.state_hash,
-            events=[event_message(request.match_id, e) for e in answer.events],
-            status=STATUS[answer.status],
-            outcome_json=dumps(answer.outcome) if answer.outcome is not None else "",
-            replayed=answer.replayed,
-        )
+        who = claims()
+        answer = await self.host.submit(who, request.match_id, request.command_id,
+                                        request.action_json, expected)
+        return self._submit_response(request.match_id, who.seat, answer)  # type: ignore[union-attr]
 
     async def ListLegalActions(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         version, decisions = await self.host.legal(claims(), request.match_id)
         return rules_pb2.ListLegalActionsResponse(
-            version=version,
-            decisions=[rules_pb2.Decision(
-                seat=d.seat, kind=d.kind, prompt=d.prompt, optional=d.optional, hidden=d.hidden,
-                legal_json=[dumps(dict(a)) for a in d.legal],
-            ) for d in decisions],
+            version=version, decisions=[decision_message(d) for d in decisions],
+            game_id=self.game_id,
         )
 
     async def GetView(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
@@ -110,12 +183,85 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         )
 
     async def WatchMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        viewer = access.viewer_of(claims(), request.match_id)
         async for event in self.host.watch(claims(), request.match_id, request.from_version):
-            yield rules_pb2.WatchMatchResponse(event=event_message(request.match_id, event))
+            yield rules_pb2.WatchMatchResponse(event=self.event_message(request.match_id, event, viewer))
 
     async def ExportMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         data, final, count = await self.host.export(claims(), request.match_id)
         return rules_pb2.ExportMatchResponse(export_jsonl=data, final_hash=final, event_count=count)
+
+    async def Play(self, request_iterator: AsyncIterator[Any],
+                   context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        """The seat stream: events, decisions and views pushed; actions answered in order."""
+        who = claims()
+        first = await anext(aiter(request_iterator), None)
+        if first is None or first.WhichOneof("kind") != "open":
+            raise InvalidArgument("the first message of a Play stream must be 'open'")
+        match_id = first.open.match_id
+        seat = access.seat_of(who, match_id)
+        await self.host.live_match(match_id)  # NOT_FOUND before anything is streamed
+        out: asyncio.Queue[Any] = asyncio.Queue(maxsize=256)
+        follower = asyncio.create_task(self._push(match_id, seat, first.open.from_version, out))
+        reader = asyncio.create_task(self._read_actions(request_iterator, who, match_id, seat, out))
+        try:
+            while True:
+                item = await out.get()
+                if item is None:
+                    return
+                yield item
+        finally:
+            follower.cancel()
+            reader.cancel()
+            await asyncio.gather(follower, reader, return_exceptions=True)
+
+    async def _push(self, match_id: str, seat: int, from_version: int, out: asyncio.Queue[Any]) -> None:
+        try:
+            async for record in self.host.follow(match_id, from_version):
+                event = rec.project(record, seat)
+                await out.put(rules_pb2.PlayResponse(event=self.event_message(match_id, event, seat)))
+                live = await self.host.live_match(match_id)
+                if live.version == record["n"]:
+                    await out.put(rules_pb2.PlayResponse(update=await self._update(match_id, seat)))
+            await out.put(None)
+        except ServiceError as err:
+            await out.put(rules_pb2.PlayResponse(result=rules_pb2.ActionResult(
+                code=err.code.name, message=err.reason)))
+            await out.put(None)
+
+    async def _update(self, match_id: str, seat: int) -> rules_pb2.SeatUpdate:
+        live = await self.host.live_match(match_id)
+        outcome = live.outcome if live.status in ("ended", "sealed") else None
+        return rules_pb2.SeatUpdate(
+            version=live.version, status=STATUS[live.status],
+            decisions=[decision_message(d) for d in self.host.decisions_of(live, seat)],
+            view_json=dumps(live.engine.view(live.state, seat)) if live.state is not None else "",
+            outcome_json=dumps(outcome) if outcome is not None else "",
+        )
+
+    async def _read_actions(self, requests: AsyncIterator[Any], who: Any, match_id: str, seat: int,
+                            out: asyncio.Queue[Any]) -> None:
+        async for request in requests:
+            if request.WhichOneof("kind") != "action":
+                await out.put(rules_pb2.PlayResponse(result=rules_pb2.ActionResult(
+                    code="INVALID_ARGUMENT", message="after 'open', send only 'action' messages")))
+                continue
+            act = request.action
+            expected = act.expected_version if act.HasField("expected_version") else None
+            try:
+                answer = await self.host.submit(who, match_id, act.command_id, act.action_json, expected)
+            except ServiceError as err:
+                await out.put(rules_pb2.PlayResponse(result=rules_pb2.ActionResult(
+                    command_id=act.command_id, code=err.code.name, message=err.reason)))
+                continue
+            except Exception as err:  # never let one action end the seat's stream silently
+                log.exception("play action failed", match_id=match_id, error=repr(err))
+                await out.put(rules_pb2.PlayResponse(result=rules_pb2.ActionResult(
+                    command_id=act.command_id, code="INTERNAL", message="internal error")))
+                continue
+            await out.put(rules_pb2.PlayResponse(result=rules_pb2.ActionResult(
+                command_id=act.command_id, code="OK", version=answer.version,
+                replayed=answer.replayed)))
 
 
 def register(server: grpc.aio.Server, host: MatchHost) -> None:

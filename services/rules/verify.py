@@ -11,12 +11,13 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.platform.canonical import KEYED_SCHEME, state_key
 from services.platform.draws import DrawRecord, replay_draw
 from services.platform.signing import verify as verify_signature
 from services.rules import records as rec
 from services.rules.export import checkpoint_message, parse_export
 from services.rules.games import load_engine
-from services.rules.games.contract import GameEngine
+from services.rules.games.contract import GameEngine, is_v2
 from services.rules.replay import ReplayError, replay
 
 
@@ -62,20 +63,37 @@ def verify_export(data: bytes, public_key: str | None = None, engine: GameEngine
         engine = engine or load_engine(str(created.get("game")))
     except (KeyError, ModuleNotFoundError) as err:
         return report.fail(f"event 1: {err}")
-    if created.get("engine_version") != engine.engine_version:
-        report.warnings.append(
-            f"exported with engine {created.get('engine_version')}, replayed with {engine.engine_version}"
-        )
+    version = str(created.get("engine_version"))
+    if version != engine.engine_version:
+        if is_v2(engine):
+            try:
+                engine = engine.for_version(version)  # type: ignore[attr-defined]
+            except KeyError:
+                return report.fail(f"event 1: engine version {version} of this match cannot be "
+                                   f"replayed by engine {engine.engine_version}")
+        else:
+            report.warnings.append(f"exported with engine {version}, replayed with {engine.engine_version}")
+    key = _state_key(records)
     try:
-        replayed = replay(engine, records)
+        replayed = replay(engine, records, key)
     except ReplayError as err:
         return report.fail(str(err))
+    if key is not None:
+        report.checks.append("state hashes keyed with the match's revealed state key")
     report.checks.append(f"rules replay: {len(replayed.state_hashes)} state hashes match")
     ended = [r for r in records if r["type"] == "MatchEnded"]
     if ended:
         report.outcome = ended[0]["outcome"]
         report.checks.append("outcome matches the replay")
     return report
+
+
+def _state_key(records: list[dict[str, Any]]) -> bytes | None:
+    """The key of a match's hiding state hashes, from its revealed seed (None: unkeyed)."""
+    if records[0].get("state_hash_scheme") != KEYED_SCHEME:
+        return None
+    seal = next(r for r in records if r["type"] == "MatchSealed")
+    return state_key(bytes.fromhex(str(seal["seed"])), str((records[0].get("dice") or {}).get("stream_id")))
 
 
 def _check_checkpoint(checkpoint: dict[str, Any], records: list[dict[str, Any]],

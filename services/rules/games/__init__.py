@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from typing import Any
 
 from services.rules.games.contract import GameEngine
 
@@ -45,3 +46,16 @@ def load_engine(game_id: str) -> GameEngine:
     if not hasattr(loaded, "ENGINE"):
         raise KeyError(f"the {game_id!r} engine is not written yet")
     return loaded.ENGINE  # type: ignore[no-any-return]
+
+
+def load_presentation(game_id: str) -> Any | None:
+    """The game's ``present`` module (contract.Presentation), or ``None`` if it has none."""
+    module = _modules().get(game_id)
+    if module is None:
+        return None
+    try:
+        return importlib.import_module(f"{module}.present")
+    except ModuleNotFoundError as err:
+        if err.name == f"{module}.present":
+            return None
+        raise

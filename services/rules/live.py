@@ -1,0 +1,130 @@
+"""Live matches: each running match held in memory by the one rules process that owns it.
+
+A :class:`LiveMatch` is advanced from the engine's own result after each accepted
+action; it is never re-read or copied per call. :class:`LiveMatches` bounds them by an
+estimate of the memory they hold, evicting finished matches first, then the least
+recently used. An evicted match is rebuilt from the store on its next call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.rules.chance import MatchBlocks
+from services.rules.games.contract import GameEngine, MatchConfig
+
+RECENT = 32
+"""Records kept in memory per match, for repeats and watchers (older ones are read back)."""
+BASE_BYTES = 4096
+
+
+@dataclass
+class LiveMatch:
+    match_id: str
+    engine: GameEngine
+    created: dict[str, Any]
+    config: MatchConfig
+    status: str = "created"
+    version: int = 0
+    head: str = ""
+    state: Any = None
+    state_hash: str = ""
+    commands: dict[str, int] = field(default_factory=dict)
+    blocks: MatchBlocks = field(default_factory=MatchBlocks)
+    key: bytes | None = None
+    """The state-hash key, while the match runs (None: unkeyed, pre-v2 matches)."""
+    recent: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT))
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    clocks: Any = None
+    state_bytes: int = 0
+
+    @property
+    def dice_key(self) -> str:
+        return str(self.created.get("dice", {}).get("session") or self.match_id)
+
+    @property
+    def outcome(self) -> dict[str, Any] | None:
+        for record in self.recent:
+            if record["type"] == "MatchEnded":
+                return record["outcome"]  # type: ignore[no-any-return]
+        return None
+
+    def add(self, record: dict[str, Any]) -> None:
+        self.recent.append(record)
+        self.version = record["n"]
+        self.head = record["hash"]
+        kind = record["type"]
+        if kind == "MatchStarted":
+            self.status = "running"
+        elif kind == "ActionAccepted":
+            self.commands[record["command_id"]] = record["n"]
+        elif kind == "MatchEnded":
+            self.status = "ended"
+        elif kind == "MatchSealed":
+            self.status = "sealed"
+        if "state_hash" in record:
+            self.state_hash = record["state_hash"]
+
+    def recent_from(self, n: int) -> list[dict[str, Any]] | None:
+        """Records ``n..version`` if all are still in memory, else ``None``."""
+        if n > self.version:
+            return []
+        if not self.recent or self.recent[0]["n"] > n:
+            return None
+        return [r for r in self.recent if r["n"] >= n]
+
+    def size(self) -> int:
+        return BASE_BYTES + 3 * self.state_bytes + 64 * len(self.commands) + 2048 * len(self.recent)
+
+
+class LiveMatches:
+    """The live matches of one rules process, bounded by estimated bytes."""
+
+    def __init__(self, budget_bytes: int) -> None:
+        self.budget = budget_bytes
+        self._matches: OrderedDict[str, LiveMatch] = OrderedDict()
+        self._bytes: dict[str, int] = {}
+        self.total = 0
+        self.evictions = 0
+
+    def __len__(self) -> int:
+        return len(self._matches)
+
+    def get(self, match_id: str) -> LiveMatch | None:
+        live = self._matches.get(match_id)
+        if live is not None:
+            self._matches.move_to_end(match_id)
+        return live
+
+    def put(self, live: LiveMatch) -> None:
+        self._matches[live.match_id] = live
+        self._matches.move_to_end(live.match_id)
+        self.resize(live)
+
+    def resize(self, live: LiveMatch) -> None:
+        size = live.size()
+        self.total += size - self._bytes.get(live.match_id, 0)
+        self._bytes[live.match_id] = size
+        if self.total > self.budget:
+            self._evict()
+
+    def drop(self, match_id: str) -> None:
+        if self._matches.pop(match_id, None) is not None:
+            self.total -= self._bytes.pop(match_id, 0)
+
+    def _evict(self) -> None:
+        target = self.budget * 9 // 10
+        finished = [m for m, live in self._matches.items() if live.status == "sealed"]
+        done = set(finished)
+        rest = [m for m in self._matches if m not in done]
+        for match_id in finished + rest:
+            if self.total <= target:
+                return
+            live = self._matches[match_id]
+            if live.lock.locked():
+                continue
+            self.drop(match_id)
+            self.evictions += 1
