@@ -300,12 +300,13 @@ class Clocks:
     def after_step(
         self,
         now_ms: int,
-        owed_seats: set[int] | frozenset[int],
+        owed_seats: Iterable[int],
         answered_seat: int | None,
         timed_out: bool,
     ) -> ClockStep:
         """The clocks after a step: ``answered_seat`` answered (by timeout if ``timed_out``),
         and ``owed_seats`` are the seats that owe a decision now."""
+        owed_seats = frozenset(owed_seats)
         if timed_out and answered_seat is None:
             raise ValueError("a timeout needs the seat that timed out")
         for seat in owed_seats:
@@ -389,6 +390,18 @@ class Clocks:
             if c.deadline_ms is not None and c.deadline_ms <= now_ms
         ]
         return tuple(seat for _, seat in sorted(due))
+
+    def is_due(self, seat: int, deadline_ms: int, now_ms: int) -> bool:
+        """Whether an expiry armed for ``(seat, deadline_ms)`` still applies now: the seat's
+        clock runs with that very deadline and it has passed. A stale timer (the seat
+        answered, or its clock restarted) gets ``False``, so no expiry applies twice."""
+        clock = self.seat(seat)
+        return clock.deadline_ms == deadline_ms and deadline_ms <= now_ms
+
+    @property
+    def bots(self) -> tuple[int, ...]:
+        """Seats a bot plays after their timeouts."""
+        return tuple(c.seat for c in self.seats if c.bot)
 
     def next_deadline(self) -> tuple[int, int] | None:
         """``(deadline_ms, seat)`` of the earliest running clock, or ``None``."""

@@ -151,6 +151,7 @@ def test_bot_policy_hands_the_seat_to_a_bot_with_no_deadline() -> None:
     assert not later.clocks.seat(0).running and later.clocks.seat(0).bot
     assert later.started == ()
     assert later.clocks.view(T0 + 2_500)[0]["bot"] is True
+    assert later.clocks.bots == (0,)
 
 
 def test_forfeit_policy_reports_the_seat_when_max_timeouts_is_reached() -> None:
@@ -234,3 +235,15 @@ def test_unknown_seats_and_seatless_timeouts_are_refused() -> None:
         clocks.start({2}, T0)
     with pytest.raises(ValueError, match="needs the seat"):
         clocks.after_step(T0, {0}, answered_seat=None, timed_out=True)
+
+
+def test_an_expiry_applies_only_to_the_deadline_it_was_armed_for() -> None:
+    clocks = Clocks.create(PER_DECISION, 2).start({0}, T0).clocks
+    deadline = T0 + 30_000
+    assert not clocks.is_due(0, deadline, deadline - 1)
+    assert clocks.is_due(0, deadline, deadline)
+    assert not clocks.is_due(1, deadline, deadline)
+    answered = clocks.after_step(T0 + 1_000, {0}, answered_seat=0, timed_out=False).clocks
+    assert not answered.is_due(0, deadline, deadline)
+    timed_out = clocks.after_step(deadline, {0}, answered_seat=0, timed_out=True).clocks
+    assert not timed_out.is_due(0, deadline, deadline + 5)
