@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.rules.clocks import ClockConfig, Clocks
@@ -247,3 +249,31 @@ def test_an_expiry_applies_only_to_the_deadline_it_was_armed_for() -> None:
     assert not answered.is_due(0, deadline, deadline)
     timed_out = clocks.after_step(deadline, {0}, answered_seat=0, timed_out=True).clocks
     assert not timed_out.is_due(0, deadline, deadline + 5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    answers=st.lists(
+        st.tuples(st.integers(0, 2), st.integers(0, 3_000), st.sets(st.integers(0, 2))),
+        max_size=30,
+    )
+)
+def test_fischer_banks_are_the_start_minus_time_used_plus_increments(
+    answers: list[tuple[int, int, set[int]]],
+) -> None:
+    """Whoever answers and whoever is owed, a bank never gains or loses time otherwise."""
+    config = ClockConfig(kind="fischer", bank_ms=10**7, increment_ms=1_234)
+    clocks = Clocks.create(config, 3).start({0, 1, 2}, T0).clocks
+    used, increments = [0, 0, 0], [0, 0, 0]
+    now = T0
+    for seat, wait, owed in answers:
+        now += wait
+        for s in range(3):
+            if clocks.seat(s).running:
+                used[s] += wait
+        if clocks.seat(seat).running:
+            increments[seat] += 1
+        clocks = clocks.after_step(now, owed, answered_seat=seat, timed_out=False).clocks
+        assert {s for s in range(3) if clocks.seat(s).running} == owed
+    for s in range(3):
+        assert clocks.remaining_ms(s, now) == 10**7 - used[s] + 1_234 * increments[s]
