@@ -1,0 +1,279 @@
+"""Turn clocks: per-decision and Fischer time, timeouts and their policies, storage."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from services.genproto.neon.rules.v1 import rules_pb2
+from services.rules.clocks import ClockConfig, Clocks
+
+T0 = 1_700_000_000_000
+
+FISCHER = ClockConfig(kind="fischer", bank_ms=60_000, increment_ms=5_000)
+PER_DECISION = ClockConfig(kind="per_decision", per_decision_ms=30_000)
+
+
+def test_fischer_increments_add_up_exactly_over_a_sequence_of_answers() -> None:
+    clocks = Clocks.create(FISCHER, 2).start({0}, T0).clocks
+    now = T0
+    used_by_seat_0 = [4_000, 12_500, 1, 30_000]
+    for used in used_by_seat_0:
+        now += used
+        clocks = clocks.after_step(now, {1}, answered_seat=0, timed_out=False).clocks
+        now += 2_000
+        clocks = clocks.after_step(now, {0}, answered_seat=1, timed_out=False).clocks
+    expected_0 = 60_000 - sum(used_by_seat_0) + 5_000 * len(used_by_seat_0)
+    expected_1 = 60_000 - 2_000 * 4 + 5_000 * 4
+    assert clocks.seat(0).running
+    assert clocks.seat(0).bank_ms == expected_0
+    assert clocks.seat(0).deadline_ms == now + expected_0
+    assert clocks.remaining_ms(0, now + 1_000) == expected_0 - 1_000
+    assert not clocks.seat(1).running
+    assert clocks.seat(1).bank_ms == expected_1
+    assert clocks.remaining_ms(1, now + 1_000) == expected_1
+
+
+def test_fischer_bank_runs_only_while_the_seat_owes_a_decision() -> None:
+    clocks = Clocks.create(FISCHER, 2).start({0}, T0).clocks
+    assert clocks.seat(1).deadline_ms is None
+    later = clocks.after_step(T0 + 10_000, {0}, answered_seat=None, timed_out=False).clocks
+    assert later.seat(0).deadline_ms == T0 + 60_000
+    assert later.seat(1).bank_ms == 60_000
+    assert later.view(T0 + 50_000)[1]["remaining_ms"] == 60_000
+
+
+def test_fischer_withdrawn_decision_charges_time_used_without_increment() -> None:
+    clocks = Clocks.create(FISCHER, 3).start({0, 1}, T0).clocks
+    step = clocks.after_step(T0 + 7_000, {2}, answered_seat=0, timed_out=False)
+    assert step.clocks.seat(0).bank_ms == 60_000 - 7_000 + 5_000
+    assert step.clocks.seat(1).bank_ms == 60_000 - 7_000
+    assert not step.clocks.seat(1).running
+    assert step.stopped == (0, 1)
+    assert step.started == (2,)
+
+
+def test_fischer_answer_outside_an_owed_decision_earns_no_increment() -> None:
+    clocks = Clocks.create(FISCHER, 2).start({0}, T0).clocks
+    step = clocks.after_step(T0 + 3_000, {0}, answered_seat=1, timed_out=False)
+    assert step.clocks.seat(1).bank_ms == 60_000
+    assert step.clocks.seat(0).deadline_ms == T0 + 60_000
+    assert step.started == () and step.stopped == ()
+
+
+def test_fischer_timeout_empties_the_bank_then_adds_the_increment() -> None:
+    clocks = Clocks.create(FISCHER, 2).start({0}, T0).clocks
+    deadline = T0 + 60_000
+    assert clocks.expired(deadline - 1) == ()
+    assert clocks.expired(deadline) == (0,)
+    step = clocks.after_step(deadline + 40, {0}, answered_seat=0, timed_out=True)
+    assert step.clocks.seat(0).bank_ms == 5_000
+    assert step.clocks.seat(0).deadline_ms == deadline + 40 + 5_000
+    assert step.clocks.seat(0).timeouts == 1
+
+
+def test_per_decision_each_decision_gets_the_full_time() -> None:
+    clocks = Clocks.create(PER_DECISION, 2).start({0}, T0).clocks
+    assert clocks.next_deadline() == (T0 + 30_000, 0)
+    clocks = clocks.after_step(T0 + 29_000, {1}, answered_seat=0, timed_out=False).clocks
+    assert clocks.next_deadline() == (T0 + 29_000 + 30_000, 1)
+    assert not clocks.seat(0).running
+    clocks = clocks.after_step(T0 + 30_000, {0}, answered_seat=1, timed_out=False).clocks
+    assert clocks.seat(0).deadline_ms == T0 + 60_000
+
+
+def test_seat_still_owed_keeps_its_deadline_and_the_answering_seat_restarts() -> None:
+    clocks = Clocks.create(PER_DECISION, 2).start({0, 1}, T0).clocks
+    step = clocks.after_step(T0 + 10_000, {0, 1}, answered_seat=0, timed_out=False)
+    assert step.clocks.seat(1).deadline_ms == T0 + 30_000
+    assert step.clocks.seat(0).deadline_ms == T0 + 40_000
+    assert step.started == (0,) and step.stopped == (0,)
+    assert step.clocks.expired(T0 + 30_000) == (1,)
+    assert step.clocks.next_deadline() == (T0 + 30_000, 1)
+
+
+def test_a_seat_owed_nothing_has_no_running_clock() -> None:
+    clocks = Clocks.create(PER_DECISION, 3).start({1}, T0).clocks
+    view = {v["seat"]: v for v in clocks.view(T0 + 5_000)}
+    assert view[1] == {
+        "seat": 1,
+        "remaining_ms": 25_000,
+        "running": True,
+        "deadline_unix_ms": T0 + 30_000,
+        "timeouts": 0,
+        "bot": False,
+    }
+    for idle in (0, 2):
+        assert view[idle]["running"] is False
+        assert view[idle]["deadline_unix_ms"] == 0
+    assert clocks.expired(T0 + 10**9) == (1,)
+    rules_pb2.SeatClock(**view[1])  # the view's keys are the proto's fields
+
+
+def test_no_clock_never_runs_or_expires() -> None:
+    clocks = Clocks.create(ClockConfig(), 2).start({0, 1}, T0).clocks
+    assert clocks.next_deadline() is None
+    assert clocks.expired(T0 + 10**9) == ()
+    assert clocks.view(T0) == []
+
+
+def test_timeouts_in_a_row_count_and_an_answer_in_time_resets_them() -> None:
+    config = ClockConfig(kind="per_decision", per_decision_ms=1_000, max_timeouts=3)
+    clocks = Clocks.create(config, 2).start({0}, T0).clocks
+    now = T0
+    for expected in (1, 2):
+        now += 1_000
+        clocks = clocks.after_step(now, {0}, answered_seat=0, timed_out=True).clocks
+        assert clocks.seat(0).timeouts == expected
+    clocks = clocks.after_step(now + 10, {0}, answered_seat=0, timed_out=False).clocks
+    assert clocks.seat(0).timeouts == 0
+    for _ in range(5):
+        now = clocks.seat(0).deadline_ms or 0
+        step = clocks.after_step(now, {0}, answered_seat=0, timed_out=True)
+        clocks = step.clocks
+        assert step.now_bot == () and step.forfeit_due == ()
+    assert clocks.seat(0).timeouts == 5 and not clocks.seat(0).bot
+
+
+def test_bot_policy_hands_the_seat_to_a_bot_with_no_deadline() -> None:
+    config = ClockConfig(kind="per_decision", per_decision_ms=1_000, max_timeouts=2, policy="bot")
+    clocks = Clocks.create(config, 2).start({0}, T0).clocks
+    first = clocks.after_step(T0 + 1_000, {0}, answered_seat=0, timed_out=True)
+    assert first.now_bot == () and first.clocks.seat(0).running
+    second = first.clocks.after_step(T0 + 2_000, {0, 1}, answered_seat=0, timed_out=True)
+    assert second.now_bot == (0,)
+    assert second.clocks.seat(0).bot
+    assert not second.clocks.seat(0).running
+    assert second.clocks.next_deadline() == (T0 + 3_000, 1)
+    # The bot answers for seat 0 from now on: it is never started again.
+    later = second.clocks.after_step(T0 + 2_500, {0, 1}, answered_seat=0, timed_out=False)
+    assert not later.clocks.seat(0).running and later.clocks.seat(0).bot
+    assert later.started == ()
+    assert later.clocks.view(T0 + 2_500)[0]["bot"] is True
+    assert later.clocks.bots == (0,)
+
+
+def test_forfeit_policy_reports_the_seat_when_max_timeouts_is_reached() -> None:
+    config = ClockConfig(kind="fischer", bank_ms=2_000, max_timeouts=2, policy="forfeit")
+    clocks = Clocks.create(config, 2).start({1}, T0).clocks
+    first = clocks.after_step(T0 + 2_000, {1}, answered_seat=1, timed_out=True)
+    assert first.forfeit_due == ()
+    assert first.clocks.expired(T0 + 2_000) == (1,)  # empty bank, no increment
+    second = first.clocks.after_step(T0 + 2_000, {1}, answered_seat=1, timed_out=True)
+    assert second.forfeit_due == (1,)
+    assert not second.clocks.seat(1).bot
+
+
+def test_clocks_survive_a_json_round_trip_with_their_deadlines() -> None:
+    config = ClockConfig(kind="fischer", bank_ms=9_000, increment_ms=250, max_timeouts=4,
+                         policy="bot")
+    clocks = Clocks.create(config, 3).start({0, 2}, T0).clocks
+    clocks = clocks.after_step(T0 + 500, {2, 1}, answered_seat=0, timed_out=True).clocks
+    stored = json.loads(json.dumps(clocks.to_json()))
+    restored = Clocks.from_json(stored)
+    assert restored == clocks
+    assert restored.next_deadline() == clocks.next_deadline() == (T0 + 9_000, 2)
+    assert ClockConfig.from_json(json.loads(json.dumps(config.to_json()))) == config
+
+
+def test_config_from_proto() -> None:
+    msg = rules_pb2.ClockConfig(
+        kind=rules_pb2.CLOCK_KIND_FISCHER, bank_ms=300_000, increment_ms=2_000,
+        max_timeouts=3, policy=rules_pb2.TIMEOUT_POLICY_FORFEIT,
+    )
+    config = ClockConfig.from_proto(msg)
+    assert config == ClockConfig("fischer", 0, 300_000, 2_000, 3, "forfeit")
+    assert config.to_proto() == msg
+    assert ClockConfig.from_proto(rules_pb2.ClockConfig()) == ClockConfig()
+    assert ClockConfig.from_proto(None) == ClockConfig()
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        ({"kind": rules_pb2.CLOCK_KIND_PER_DECISION, "per_decision_ms": -5}, "must not be negative"),
+        ({"kind": rules_pb2.CLOCK_KIND_PER_DECISION}, "per_decision_ms must be more than 0"),
+        ({"kind": rules_pb2.CLOCK_KIND_FISCHER, "increment_ms": 1_000}, "bank_ms must be more than 0"),
+        ({"kind": rules_pb2.CLOCK_KIND_FISCHER, "bank_ms": 60_000, "increment_ms": -1},
+         "increment_ms must not be negative"),
+        ({"kind": rules_pb2.CLOCK_KIND_FISCHER, "bank_ms": 86_400_001}, "more than 24 hours"),
+        ({"kind": rules_pb2.CLOCK_KIND_PER_DECISION, "per_decision_ms": 10**12}, "more than 24 hours"),
+        ({"kind": rules_pb2.CLOCK_KIND_FISCHER, "bank_ms": 1_000, "per_decision_ms": 5},
+         "per_decision_ms belongs to per_decision"),
+        ({"kind": rules_pb2.CLOCK_KIND_PER_DECISION, "per_decision_ms": 5, "bank_ms": 5},
+         "belong to fischer"),
+        ({"per_decision_ms": 1_000}, "clock.kind is required"),
+        ({"kind": rules_pb2.CLOCK_KIND_NONE, "bank_ms": 1_000}, "takes no times"),
+        ({"kind": rules_pb2.CLOCK_KIND_PER_DECISION, "per_decision_ms": 5,
+          "policy": rules_pb2.TIMEOUT_POLICY_BOT}, "needs max_timeouts of at least 1"),
+        ({"kind": rules_pb2.CLOCK_KIND_PER_DECISION, "per_decision_ms": 5, "max_timeouts": -1},
+         "max_timeouts must be between"),
+        ({"kind": 17}, "not a known clock kind"),
+    ],
+)
+def test_bad_configs_are_refused_with_a_reason(fields: dict[str, int], reason: str) -> None:
+    with pytest.raises(ValueError, match=reason):
+        ClockConfig.from_proto(rules_pb2.ClockConfig(**fields))
+
+
+def test_bad_stored_documents_are_refused_with_a_reason() -> None:
+    with pytest.raises(ValueError, match="unknown keys: speed"):
+        ClockConfig.from_json({"kind": "none", "speed": 3})
+    with pytest.raises(ValueError, match="clock.kind must be one of"):
+        ClockConfig.from_json({"kind": "hourglass"})
+    with pytest.raises(ValueError, match="seats 0, 1, ... in order"):
+        Clocks.from_json({"config": PER_DECISION.to_json(), "seats": [{"seat": 1}]})
+    with pytest.raises(ValueError, match="go together"):
+        Clocks.from_json({"config": PER_DECISION.to_json(),
+                          "seats": [{"seat": 0, "deadline_ms": T0}]})
+
+
+def test_unknown_seats_and_seatless_timeouts_are_refused() -> None:
+    clocks = Clocks.create(PER_DECISION, 2)
+    with pytest.raises(ValueError, match="seat 2 has no clock"):
+        clocks.start({2}, T0)
+    with pytest.raises(ValueError, match="needs the seat"):
+        clocks.after_step(T0, {0}, answered_seat=None, timed_out=True)
+
+
+def test_an_expiry_applies_only_to_the_deadline_it_was_armed_for() -> None:
+    clocks = Clocks.create(PER_DECISION, 2).start({0}, T0).clocks
+    deadline = T0 + 30_000
+    assert not clocks.is_due(0, deadline, deadline - 1)
+    assert clocks.is_due(0, deadline, deadline)
+    assert not clocks.is_due(1, deadline, deadline)
+    answered = clocks.after_step(T0 + 1_000, {0}, answered_seat=0, timed_out=False).clocks
+    assert not answered.is_due(0, deadline, deadline)
+    timed_out = clocks.after_step(deadline, {0}, answered_seat=0, timed_out=True).clocks
+    assert not timed_out.is_due(0, deadline, deadline + 5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    answers=st.lists(
+        st.tuples(st.integers(0, 2), st.integers(0, 3_000), st.sets(st.integers(0, 2))),
+        max_size=30,
+    )
+)
+def test_fischer_banks_are_the_start_minus_time_used_plus_increments(
+    answers: list[tuple[int, int, set[int]]],
+) -> None:
+    """Whoever answers and whoever is owed, a bank never gains or loses time otherwise."""
+    config = ClockConfig(kind="fischer", bank_ms=10**7, increment_ms=1_234)
+    clocks = Clocks.create(config, 3).start({0, 1, 2}, T0).clocks
+    used, increments = [0, 0, 0], [0, 0, 0]
+    now = T0
+    for seat, wait, owed in answers:
+        now += wait
+        for s in range(3):
+            if clocks.seat(s).running:
+                used[s] += wait
+        if clocks.seat(seat).running:
+            increments[seat] += 1
+        clocks = clocks.after_step(now, owed, answered_seat=seat, timed_out=False).clocks
+        assert {s for s in range(3) if clocks.seat(s).running} == owed
+    for s in range(3):
+        assert clocks.remaining_ms(s, now) == 10**7 - used[s] + 1_234 * increments[s]
