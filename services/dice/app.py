@@ -1,77 +1,166 @@
-"""The dice Application: commands over DiceSession aggregates."""
+"""The dice Application: commands over DiceSession aggregates, one lock per session."""
 
 from __future__ import annotations
 
-import threading
-from typing import Any
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
 
-from services.dice.domain import DiceSession, session_id
+from services.dice.domain import MATCH_KEY, DiceSession, session_id
+from services.dice.sessions import SessionTable
 from services.platform.draws import OPS, DrawRecord
-from services.platform.errors import FailedPrecondition, InvalidArgument, NotFound
+from services.platform.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
+from services.platform.logs import get_logger
 
 MAX_CLIENT_SEED = 256
+MAX_RESERVE = 4096
+MAX_COUNTER = 1 << 40
+SAVE_ATTEMPTS = 3
+DRAW_LIMITS = {"randbelow": (1, 1 << 32), "shuffle": (0, 10_000), "roll": (1, 1 << 16)}
+R = TypeVar("R")
+log = get_logger("dice")
+
+
+@dataclass(frozen=True)
+class SessionView:
+    """What callers see of a session: a copy taken under the session's lock."""
+
+    match_id: str
+    stream_id: str
+    commitment: str
+    client_seeds: tuple[tuple[int, str], ...]
+    counter: int
+    reserved: int
+    closed: bool
+    dev: bool
+    seed_hex: str
+    state_key_hex: str
+
+    @classmethod
+    def of(cls, s: DiceSession) -> SessionView:
+        return cls(s.match_id, s.stream_id, s.commitment, tuple(s.seeds), s.next_block,
+                   s.reserved, s.closed, s.dev, s.seed_hex, s.state_key.hex())
+
+
+@dataclass(frozen=True)
+class Blocks:
+    first: int
+    words: tuple[int, ...]
+
+
+def check_match_key(match_id: str) -> str:
+    if not MATCH_KEY.fullmatch(match_id or ""):
+        raise InvalidArgument(
+            "match_id must be '<game>/<match id>' or a match id: parts of 1-64 letters, "
+            "digits, '-' or '_' joined by '/'"
+        )
+    return match_id
 
 
 class DiceApplication(Application):
+    """No aggregate cache (see services/dice/sessions.py): live sessions sit in a table."""
+
     name = "dice"
 
-    def __init__(self, env: dict[str, str] | None = None, allow_dev_seeds: bool = True) -> None:
+    def __init__(
+        self,
+        env: dict[str, str] | None = None,
+        allow_dev_seeds: bool = True,
+        dev_secret: bytes | None = None,
+        keep_sessions: int = 4096,
+    ) -> None:
+        env = {k: v for k, v in (env or {}).items() if not k.startswith("AGGREGATE_CACHE")}
         super().__init__(env)
         self.allow_dev_seeds = allow_dev_seeds
-        self._lock = threading.Lock()
+        self._dev_secret = dev_secret or secrets.token_bytes(32)
+        self._sessions: SessionTable[DiceSession] = SessionTable(keep_sessions)
 
-    def _get(self, match_id: str) -> DiceSession:
+    def _load(self, match_id: str) -> DiceSession | None:
         try:
             return self.repository.get(session_id(match_id))
         except AggregateNotFoundError:
-            raise NotFound(f"no dice session for match {match_id!r}") from None
+            return None
 
-    def open(self, match_id: str, dev_seed: str = "") -> DiceSession:
-        if not match_id:
-            raise InvalidArgument("match_id is required")
+    def _read(self, match_id: str, command: Callable[[DiceSession], R]) -> R:
+        with self._sessions.hold(check_match_key(match_id), lambda: self._load(match_id)) as held:
+            if held.value is None:
+                raise NotFound(f"no dice session for match {match_id!r}")
+            return command(held.value)
+
+    def _change(self, match_id: str, command: Callable[[DiceSession], R]) -> R:
+        """Run ``command`` on the session under its lock and save what it changed.
+
+        A concurrent save by another writer (IntegrityError) reloads the session from the
+        store and runs the command again; after SAVE_ATTEMPTS it is ABORTED. Any failure
+        drops the in-memory copy so it never holds unsaved changes.
+        """
+        check_match_key(match_id)
+        for attempt in range(1, SAVE_ATTEMPTS + 1):
+            with self._sessions.hold(match_id, lambda: self._load(match_id)) as held:
+                session = held.value
+                if session is None:
+                    raise NotFound(f"no dice session for match {match_id!r}")
+                try:
+                    result = command(session)
+                    if session.pending_events:
+                        self.save(session)
+                    return result
+                except IntegrityError:
+                    held.drop()
+                    log.info("dice_save_conflict", match_id=match_id, attempt=attempt)
+                except BaseException:
+                    held.drop()
+                    raise
+        raise Aborted(f"dice session {match_id!r} was changed concurrently; try again")
+
+    def open(self, match_id: str, dev_seed: str = "") -> SessionView:
+        check_match_key(match_id)
         if dev_seed and not self.allow_dev_seeds:
             raise FailedPrecondition("dev seeds are refused in tournament mode")
-        with self._lock:
-            try:
-                existing = self._get(match_id)
-            except NotFound:
-                session = DiceSession.open(match_id, dev_seed)
+        if len(dev_seed) > MAX_CLIENT_SEED:
+            raise InvalidArgument(f"dev seed must be at most {MAX_CLIENT_SEED} characters")
+        with self._sessions.hold(match_id, lambda: self._load(match_id)) as held:
+            if held.value is None:
+                session = DiceSession.open(match_id, dev_seed, self._dev_secret)
                 try:
                     self.save(session)
                 except IntegrityError:
-                    return self._get(match_id)
-                return session
-            return existing
+                    session = self._load(match_id)
+                    if session is None:
+                        raise Aborted(f"dice session {match_id!r} is being opened; try again") from None
+                held.set(session)
+            return SessionView.of(held.value)
 
-    def add_client_seed(self, match_id: str, seat: int, seed: str) -> DiceSession:
+    def add_client_seed(self, match_id: str, seat: int, seed: str) -> SessionView:
         if not seed or len(seed) > MAX_CLIENT_SEED:
             raise InvalidArgument(f"client seed must be 1..{MAX_CLIENT_SEED} characters")
-        with self._lock:
-            session = self._get(match_id)
+
+        def add(session: DiceSession) -> SessionView:
             if session.closed:
                 raise FailedPrecondition("dice session is closed")
-            if session.counter > 0:
-                raise FailedPrecondition("client seeds must be added before the first draw")
+            if session.next_block > 0:
+                raise FailedPrecondition("client seeds must be added before the first draw or reservation")
             session.add_client_seed(seat, seed)
-            self.save(session)
-            return session
+            return SessionView.of(session)
+
+        return self._change(match_id, add)
 
     def draw(self, match_id: str, request_id: str, op: str, n: int, count: int) -> DrawRecord:
         if op not in OPS:
             raise InvalidArgument(f"unknown draw op {op!r}")
         if not request_id:
             raise InvalidArgument("request_id is required")
-        limits = {"randbelow": (1, 1 << 32), "shuffle": (0, 10_000), "roll": (1, 1 << 16)}
-        low, high = limits[op]
+        low, high = DRAW_LIMITS[op]
         if not low <= n <= high:
             raise InvalidArgument(f"{op} needs n in {low}..{high}, got {n}")
         if op == "roll" and not 1 <= count <= 100:
             raise InvalidArgument(f"roll needs count in 1..100, got {count}")
-        with self._lock:
-            session = self._get(match_id)
+
+        def draw(session: DiceSession) -> DrawRecord:
             previous = session.draws.get(request_id)
             if previous is not None:
                 record = DrawRecord.from_json(previous)
@@ -80,29 +169,34 @@ class DiceApplication(Application):
                 return record
             if session.closed:
                 raise FailedPrecondition("dice session is closed")
-            record = session.draw(request_id, op, n, count)
-            self.save(session)
-            return record
+            return session.draw(request_id, op, n, count)
 
-    def close_session(self, match_id: str) -> DiceSession:
-        with self._lock:
-            session = self._get(match_id)
+        return self._change(match_id, draw)
+
+    def reserve_blocks(self, match_id: str, first: int, count: int) -> Blocks:
+        """The words of blocks [first, first + count); raises the high-water mark."""
+        if not 1 <= count <= MAX_RESERVE:
+            raise InvalidArgument(f"count must be in 1..{MAX_RESERVE}, got {count}")
+        if not 0 <= first <= MAX_COUNTER - count:
+            raise InvalidArgument(f"first must be in 0..{MAX_COUNTER - count}, got {first}")
+
+        def reserve(session: DiceSession) -> Callable[[int, int], list[int]]:
+            if session.closed:
+                raise FailedPrecondition("dice session is closed")
+            if first + count > session.reserved:
+                session.reserve(first + count)
+            return session.words
+
+        words = self._change(match_id, reserve)
+        return Blocks(first, tuple(words(first, count)))
+
+    def close_session(self, match_id: str) -> SessionView:
+        def close(session: DiceSession) -> SessionView:
             if not session.closed:
                 session.close()
-                self.save(session)
-            return session
+            return SessionView.of(session)
 
-    def session(self, match_id: str) -> DiceSession:
-        return self._get(match_id)
+        return self._change(match_id, close)
 
-
-def session_summary(session: DiceSession) -> dict[str, Any]:
-    return {
-        "match_id": session.match_id,
-        "stream_id": session.stream_id,
-        "commitment": session.commitment,
-        "client_seeds": [list(c) for c in session.client_seeds],
-        "counter": session.counter,
-        "closed": session.closed,
-        "dev": session.dev,
-    }
+    def session(self, match_id: str) -> SessionView:
+        return self._read(match_id, SessionView.of)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from services.dice.app import DiceApplication
+from services.dice.domain import dev_secret
 from services.dice.service import SERVICE_NAME, register
 from services.platform.grpc_kit import start_server
 from services.platform.keys import Keys
@@ -18,8 +19,9 @@ NAME = "dice"
 
 async def start(settings: Settings, keys: Keys) -> RunningService:
     app = await asyncio.to_thread(open_application, settings, lambda: DiceApplication(
-        env={**eventsourcing_env(settings, NAME), "AGGREGATE_CACHE_MAXSIZE": "2000"},
+        env=eventsourcing_env(settings, NAME),
         allow_dev_seeds=not settings.tournament,
+        dev_secret=dev_secret(keys.token_secret),
     ))
     address = f"{settings.bind_host}:{settings.ports[NAME]}"
     handle = await start_server(

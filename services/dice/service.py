@@ -7,8 +7,7 @@ from typing import Any
 
 import grpc
 
-from services.dice.app import DiceApplication, session_summary
-from services.dice.domain import DiceSession
+from services.dice.app import DiceApplication, SessionView
 from services.genproto.neon.dice.v1 import dice_pb2, dice_pb2_grpc
 from services.platform.errors import FailedPrecondition, InvalidArgument
 from services.platform.grpc_kit import require_claims
@@ -22,12 +21,11 @@ OP_ENUMS = {name: value for value, name in OP_NAMES.items()}
 SERVICE_NAME = dice_pb2.DESCRIPTOR.services_by_name["DiceService"].full_name
 
 
-def session_message(session: DiceSession) -> dice_pb2.Session:
-    s = session_summary(session)
+def session_message(s: SessionView) -> dice_pb2.Session:
     return dice_pb2.Session(
-        match_id=s["match_id"], stream_id=s["stream_id"], commitment=s["commitment"],
-        client_seeds=[dice_pb2.ClientSeed(seat=seat, seed=seed) for seat, seed in s["client_seeds"]],
-        counter=s["counter"], closed=s["closed"], dev=s["dev"],
+        match_id=s.match_id, stream_id=s.stream_id, commitment=s.commitment,
+        client_seeds=[dice_pb2.ClientSeed(seat=seat, seed=seed) for seat, seed in s.client_seeds],
+        counter=s.counter, closed=s.closed, dev=s.dev,
     )
 
 
@@ -38,15 +36,18 @@ def _match_id(request: Any) -> str:
 
 
 class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
-    """Mutating calls need a service or organiser token; reads are public."""
+    """Mutating calls need a service or organiser token (ReserveBlocks: service); reads are
+    public. Only a service token sees a session's state key."""
 
     def __init__(self, app: DiceApplication) -> None:
         self.app = app
 
     async def OpenSession(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        require_claims("service", "organiser")
+        claims = require_claims("service", "organiser")
         session = await asyncio.to_thread(self.app.open, _match_id(request), request.dev_seed)
-        return dice_pb2.OpenSessionResponse(session=session_message(session))
+        # The state key hides state hashes until the seal: only the rules service gets it.
+        key = session.state_key_hex if claims.role == "service" else ""
+        return dice_pb2.OpenSessionResponse(session=session_message(session), state_key=key)
 
     async def AddClientSeed(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         require_claims("service", "organiser")
@@ -65,6 +66,13 @@ class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
             request.count or 1,
         )
         return dice_pb2.DrawResponse(draw=draw_message(record))
+
+    async def ReserveBlocks(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        require_claims("service")
+        blocks = await asyncio.to_thread(
+            self.app.reserve_blocks, _match_id(request), request.first, request.count
+        )
+        return dice_pb2.ReserveBlocksResponse(first=blocks.first, words=list(blocks.words))
 
     async def GetCommitment(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         session = await asyncio.to_thread(self.app.session, _match_id(request))

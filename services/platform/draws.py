@@ -9,6 +9,10 @@ Fisher-Yates from the end, each swap index such an integer. A custom die is a fa
 list; a roll is a uniform index into it.
 
 Anyone holding the revealed seed recomputes every draw with :func:`replay_draw`.
+:class:`DrawStream` computes blocks from the seed (dice service, verify);
+:class:`BlockStream` runs the same algorithm over words reserved from the dice service, so
+a rules service draws locally. The seed also keys the match's hiding state hashes
+(:func:`state_key`, :func:`keyed_state_hash`).
 """
 
 from __future__ import annotations
@@ -17,11 +21,12 @@ import hashlib
 import hmac
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from services.platform.canonical import canonical_json
 
 DOMAIN = "neon-arena/draw/v1"
+STATE_KEY_DOMAIN = b"neon-arena/state-key/v1"
 MAX_BOUND = 1 << 32
 T = TypeVar("T")
 
@@ -36,27 +41,55 @@ def block(seed: bytes, match_id: str, client_seeds: Sequence[tuple[int, str]], n
     return hmac.new(seed, message, hashlib.sha256).digest()
 
 
-class DrawStream:
-    """Sequential draws over the block counter of one match."""
+def word(seed: bytes, match_id: str, client_seeds: Sequence[tuple[int, str]], n: int) -> int:
+    """The part of block ``n`` a draw uses: its first 8 bytes as a big-endian integer."""
+    return int.from_bytes(block(seed, match_id, client_seeds, n)[:8], "big")
 
-    def __init__(
-        self,
-        seed: bytes,
-        match_id: str,
-        client_seeds: Sequence[tuple[int, str]] = (),
-        counter: int = 0,
-    ) -> None:
-        self._seed = seed
-        self._match_id = match_id
-        self._client_seeds = tuple(sorted((int(s), str(c)) for s, c in client_seeds))
+
+def state_key(seed: bytes, stream_id: str) -> bytes:
+    """The per-match key of hiding state hashes: HMAC-SHA256(seed, domain + stream id).
+
+    ARCHITECTURE.md: "state hashes are keyed with a per-match secret committed at creation
+    and revealed at the seal". The key is derived from the dice seed, so the seed's
+    published commitment commits to the key as well, and anyone recomputes the key from
+    the revealed seed; before the seal a seat cannot test guesses of hidden state (hands,
+    deck orders) against a hash it was given.
+    """
+    return hmac.new(seed, STATE_KEY_DOMAIN + stream_id.encode(), hashlib.sha256).digest()
+
+
+def keyed_state_hash(key: bytes, canonical_state: bytes) -> str:
+    """The hiding state hash (hex): HMAC-SHA256(state key, canonical state bytes)."""
+    return hmac.new(key, canonical_state, hashlib.sha256).hexdigest()
+
+
+class NeedBlocks(Exception):  # noqa: N818 - a request for more blocks, not a failure
+    """A :class:`BlockStream` was asked for block ``counter``, which it does not hold."""
+
+    def __init__(self, counter: int) -> None:
+        super().__init__(f"block {counter} is not reserved yet")
         self.counter = counter
 
+
+class WordStream(Protocol):
+    """What :func:`perform` draws from (a :class:`DrawStream` or a :class:`BlockStream`)."""
+
+    counter: int
+
+    def randbelow(self, k: int) -> int: ...
+
+    def permutation(self, n: int) -> list[int]: ...
+
+    def rolls(self, sides: int, count: int) -> list[int]: ...
+
+
+class _Sampler:
+    """The one draw algorithm over 64-bit words: rejection sampling and Fisher-Yates."""
+
+    counter: int
+
     def _next_u64(self) -> int:
-        value = int.from_bytes(
-            block(self._seed, self._match_id, self._client_seeds, self.counter)[:8], "big"
-        )
-        self.counter += 1
-        return value
+        raise NotImplementedError
 
     def randbelow(self, k: int) -> int:
         if not 1 <= k <= MAX_BOUND:
@@ -80,6 +113,66 @@ class DrawStream:
         if not 1 <= count <= 100:
             raise ValueError(f"dice count must be in 1..100, got {count}")
         return [self.randbelow(sides) for _ in range(count)]
+
+
+class DrawStream(_Sampler):
+    """Sequential draws over the block counter of one match, computed from the seed."""
+
+    def __init__(
+        self,
+        seed: bytes,
+        match_id: str,
+        client_seeds: Sequence[tuple[int, str]] = (),
+        counter: int = 0,
+    ) -> None:
+        self._seed = seed
+        self._match_id = match_id
+        self._client_seeds = tuple(sorted((int(s), str(c)) for s, c in client_seeds))
+        self.counter = counter
+
+    def _next_u64(self) -> int:
+        value = word(self._seed, self._match_id, self._client_seeds, self.counter)
+        self.counter += 1
+        return value
+
+
+class BlockStream(_Sampler):
+    """The same draws as :class:`DrawStream`, from words reserved in advance.
+
+    Holds the words of blocks ``first, first + 1, ...`` (as the dice service's
+    ReserveBlocks returns them); :meth:`add` appends more. Asking for a block it does not
+    hold raises :class:`NeedBlocks` instead of waiting on the network: the caller reserves
+    more and runs the draw again. :func:`perform` moves no counter when a draw fails.
+    """
+
+    def __init__(self, first: int = 0, words: Sequence[int] = (), counter: int | None = None) -> None:
+        self.first = first
+        self._words = list(words)
+        self.counter = first if counter is None else counter
+
+    @property
+    def end(self) -> int:
+        """One past the last block held."""
+        return self.first + len(self._words)
+
+    def add(self, first: int, words: Sequence[int]) -> None:
+        """Append the words of blocks ``first ...``; they must continue the buffer."""
+        if first != self.end:
+            raise ValueError(f"blocks must continue at {self.end}, got {first}")
+        self._words.extend(words)
+
+    def discard_before(self, counter: int) -> None:
+        """Forget the blocks below ``counter`` (already used)."""
+        drop = max(0, min(counter, self.end) - self.first)
+        del self._words[:drop]
+        self.first += drop
+
+    def _next_u64(self) -> int:
+        index = self.counter - self.first
+        if not 0 <= index < len(self._words):
+            raise NeedBlocks(self.counter)
+        self.counter += 1
+        return self._words[index]
 
 
 @dataclass(frozen=True)
@@ -124,9 +217,21 @@ class DrawRecord:
 OPS = ("randbelow", "shuffle", "roll")
 
 
-def perform(stream: DrawStream, op: str, n: int, count: int = 1) -> DrawRecord:
-    """Make one draw on ``stream`` and describe it."""
+def perform(stream: WordStream, op: str, n: int, count: int = 1) -> DrawRecord:
+    """Make one draw on ``stream`` and describe it.
+
+    If the stream raises (:class:`NeedBlocks`, a bad bound), its counter is put back, so
+    the same draw can be made again once more blocks are held.
+    """
     first = stream.counter
+    try:
+        return _perform(stream, op, n, count, first)
+    except BaseException:
+        stream.counter = first
+        raise
+
+
+def _perform(stream: WordStream, op: str, n: int, count: int, first: int) -> DrawRecord:
     if op == "randbelow":
         result: list[int] = [stream.randbelow(n)]
         count = 1

@@ -1,0 +1,160 @@
+"""The dice Application: reserved blocks, dev seeds, match keys, concurrency (issues 9 and 17)."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+
+import pytest
+
+from services.dice.app import DiceApplication
+from services.dice.domain import dev_secret, session_id
+from services.platform.draws import BlockStream, DrawStream, perform, state_key, word
+from services.platform.errors import FailedPrecondition, InvalidArgument, NotFound
+
+MEMORY = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+
+
+def app(**kw: object) -> DiceApplication:
+    return DiceApplication(env=dict(MEMORY), **kw)  # type: ignore[arg-type]
+
+
+def events_of(dice: DiceApplication, key: str) -> list[str]:
+    return [type(e).__name__ for e in dice.repository.event_store.get(session_id(key))]
+
+
+def test_reserved_blocks_are_the_seeds_words_and_draw_like_the_dice_service() -> None:
+    dice = app()
+    dice.open("neon-reign/m1")
+    dice.add_client_seed("neon-reign/m1", 0, "amy")
+    blocks = dice.reserve_blocks("neon-reign/m1", 0, 64)
+    more = dice.reserve_blocks("neon-reign/m1", 64, 64)
+    closed = dice.close_session("neon-reign/m1")
+    seed = bytes.fromhex(closed.seed_hex)
+    assert hashlib.sha256(seed).hexdigest() == closed.commitment
+    assert list(blocks.words) == [word(seed, "neon-reign/m1", [(0, "amy")], n) for n in range(64)]
+    stream = BlockStream(0, blocks.words)
+    stream.add(more.first, more.words)
+    reference = DrawStream(seed, "neon-reign/m1", [(0, "amy")])
+    for op, n, c in [("shuffle", 40, 1), ("roll", 6, 5), ("randbelow", 1000, 1)]:
+        assert perform(stream, op, n, c) == perform(reference, op, n, c)
+
+
+def test_a_reservation_is_one_event_raises_the_mark_and_fixes_the_client_seeds() -> None:
+    dice = app()
+    dice.open("g/m")
+    dice.reserve_blocks("g/m", 0, 4096)
+    dice.reserve_blocks("g/m", 0, 10)  # a re-read below the mark records nothing
+    dice.reserve_blocks("g/m", 4096, 100)
+    assert events_of(dice, "g/m") == ["Opened", "BlocksReserved", "BlocksReserved"]
+    assert dice.session("g/m").reserved == 4196
+    with pytest.raises(FailedPrecondition, match="before the first draw or reservation"):
+        dice.add_client_seed("g/m", 1, "late")
+    draw = dice.draw("g/m", "r1", "randbelow", 6, 1)
+    assert draw.first == 4196  # the old Draw RPC never reuses a reserved block
+
+
+@pytest.mark.parametrize(("first", "count"), [(0, 0), (0, 4097), (-1, 5), (1 << 41, 1)])
+def test_bad_reservations_are_invalid_arguments(first: int, count: int) -> None:
+    dice = app()
+    dice.open("g/m")
+    with pytest.raises(InvalidArgument):
+        dice.reserve_blocks("g/m", first, count)
+
+
+def test_a_closed_or_missing_session_reserves_nothing() -> None:
+    dice = app()
+    dice.open("g/m")
+    dice.close_session("g/m")
+    with pytest.raises(FailedPrecondition, match="closed"):
+        dice.reserve_blocks("g/m", 0, 8)
+    with pytest.raises(NotFound):
+        dice.reserve_blocks("g/other", 0, 8)
+
+
+def test_a_dev_seed_is_not_published_yet_still_reproduces_on_one_deployment() -> None:
+    secret = dev_secret(b"token-secret-of-this-deployment")
+    a, b = app(dev_secret=secret), app(dev_secret=secret)
+    other = app(dev_secret=dev_secret(b"another deployment"))
+    opened = a.open("neon-reign/m1", dev_seed="bot-7")
+    assert opened.dev and opened.stream_id == "dev"
+    stored = repr(list(a.repository.event_store.get(session_id("neon-reign/m1"))))
+    assert "bot-7" not in stored
+    b.open("x/m2", dev_seed="bot-7")
+    same = [a.reserve_blocks("neon-reign/m1", 0, 32).words, b.reserve_blocks("x/m2", 0, 32).words]
+    assert same[0] == same[1]  # same dev seed, same deployment: same draws, any match
+    other.open("neon-reign/m1", dev_seed="bot-7")
+    assert other.reserve_blocks("neon-reign/m1", 0, 32).words != same[0]
+    # A spectator knowing the dev seed cannot rebuild the draws as before ("dev:<seed>").
+    old_style = hashlib.sha256(b"neon-arena/dev-seed/v1:bot-7").digest()
+    assert word(old_style, "dev", [], 0) != same[0][0]
+    revealed = a.close_session("neon-reign/m1")
+    seed = bytes.fromhex(revealed.seed_hex)
+    assert hashlib.sha256(seed).hexdigest() == opened.commitment
+    assert revealed.state_key_hex == state_key(seed, "dev").hex()
+
+
+def test_two_games_with_one_match_id_have_independent_sessions() -> None:
+    dice = app()
+    reign, neon = dice.open("neon-reign/m-1"), dice.open("neon/m-1")
+    assert reign.commitment != neon.commitment
+    assert (reign.stream_id, neon.stream_id) == ("neon-reign/m-1", "neon/m-1")
+    dice.draw("neon-reign/m-1", "r", "roll", 6, 3)
+    dice.close_session("neon-reign/m-1")
+    assert dice.session("neon/m-1").counter == 0 and not dice.session("neon/m-1").closed
+    assert dice.draw("neon/m-1", "r", "roll", 6, 3).first == 0
+
+
+@pytest.mark.parametrize("key", ["", "a b", "neon//m", "/m", "m/", "a/b/c/d", "x" * 65, "neon/m\n", "é"])
+def test_malformed_match_keys_are_invalid_arguments(key: str) -> None:
+    with pytest.raises(InvalidArgument, match="match_id"):
+        app().open(key)
+
+
+def test_reads_racing_draws_never_fail() -> None:
+    """Defect 6: the aggregate cache deep-copied a session while a draw changed it.
+
+    The app is built with the environment the dice service used to pass (an aggregate
+    cache of 2,000); it must not matter.
+    """
+    dice = DiceApplication(env={**MEMORY, "AGGREGATE_CACHE_MAXSIZE": "2000"})
+    dice.open("g/hot")
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def draw(worker: int) -> None:
+        try:
+            for i in range(300):
+                dice.draw("g/hot", f"w{worker}-{i}", "roll", 6, 2)
+        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+            errors.append(exc)
+        finally:
+            stop.set()
+
+    def read() -> None:
+        try:
+            while not stop.is_set():
+                dice.session("g/hot")
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=draw, args=(w,)) for w in range(2)]
+    threads += [threading.Thread(target=read) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == []
+    assert dice.session("g/hot").counter == 1200
+
+
+def test_a_concurrent_save_by_another_writer_is_retried_not_internal(tmp_path: Path) -> None:
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "dice.db")}
+    first, second = DiceApplication(env=dict(env)), DiceApplication(env=dict(env))
+    first.open("g/m")
+    second.session("g/m")  # second now holds version 1 in memory
+    a = first.draw("g/m", "a", "randbelow", 6, 1)
+    b = second.draw("g/m", "b", "randbelow", 6, 1)  # stale: conflicts, reloads, retries
+    assert (a.first, b.first) == (0, 1)
+    assert first.draw("g/m", "c", "randbelow", 6, 1).first == 2
