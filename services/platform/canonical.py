@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import hmac
 from typing import Any
 
 import rfc8785
@@ -30,20 +29,6 @@ def chain_hash(match_id: str, n: int, previous: str, event: Any) -> str:
     return sha256_hex(canonical_json([CHAIN_DOMAIN, match_id, n, previous, event]))
 
 
-STATE_KEY_DOMAIN = b"neon-arena/state-key/v1"
 KEYED_SCHEME = "hmac-sha256/state-key/v1"
-"""MatchCreated.state_hash_scheme of matches whose state hashes are keyed."""
-
-
-def state_key(seed: bytes, stream_id: str) -> bytes:
-    """The per-match key of hiding state hashes, derived from the dice seed.
-
-    The seed's SHA-256 commitment, published at creation, commits to it; it is revealed
-    with the seed at the seal, so anyone can then recheck every state hash.
-    """
-    return hmac.new(seed, STATE_KEY_DOMAIN + stream_id.encode(), hashlib.sha256).digest()
-
-
-def keyed_state_hash(key: bytes, encoded_state: Any) -> str:
-    """HMAC-SHA256 of the canonical state: reveals nothing of hidden parts without the key."""
-    return hmac.new(key, canonical_json(encoded_state), hashlib.sha256).hexdigest()
+"""MatchCreated.state_hash_scheme of matches whose state hashes are keyed
+(services.platform.draws.state_key and keyed_state_hash)."""

@@ -18,74 +18,33 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from services.platform.draws import DrawStream, RecordingRandomness, perform
+from services.platform.draws import BlockStream, NeedBlocks, RecordingRandomness, perform
 
 T = TypeVar("T")
 RESERVE = 256
+MAX_RESERVE = 4096
 MAX_RETRIES = 64
-
-
-class NeedBlocks(Exception):
-    """The engine needs the block at ``counter``, which is not reserved yet."""
-
-    def __init__(self, counter: int) -> None:
-        super().__init__(f"draw block {counter} is not reserved")
-        self.counter = counter
-
-
-class _BlockStream(DrawStream):
-    """DrawStream whose block words come from a reserved buffer instead of the seed."""
-
-    def __init__(self, blocks: MatchBlocks, counter: int) -> None:
-        super().__init__(b"", "", (), counter)
-        self._blocks = blocks
-
-    def _next_u64(self) -> int:
-        value = self._blocks.word(self.counter)
-        self.counter += 1
-        return value
 
 
 @dataclass
 class MatchBlocks:
-    """The reserved blocks of one match: ``words[i]`` is block ``first + i``.
+    """The reserved blocks of one match; ``counter`` is the next block no recorded draw
+    has used yet."""
 
-    ``counter`` is the next block no recorded draw has used yet.
-    """
-
-    first: int = 0
-    words: list[int] = field(default_factory=list)
     counter: int = 0
-
-    def word(self, counter: int) -> int:
-        index = counter - self.first
-        if not 0 <= index < len(self.words):
-            raise NeedBlocks(counter)
-        return self.words[index]
-
-    @property
-    def end(self) -> int:
-        return self.first + len(self.words)
-
-    def add(self, first: int, words: list[int]) -> None:
-        """Keep blocks from the current counter on (older ones are spent)."""
-        if first > self.end or not self.words:
-            self.first, self.words = first, list(words)
-        else:
-            self.words = self.words[: first - self.first] + list(words)
-        drop = self.counter - self.first
-        if drop > 0:
-            self.first += drop
-            self.words = self.words[drop:]
+    buffer: BlockStream = field(default_factory=BlockStream)
 
     def randomness(self) -> RecordingRandomness:
-        stream = _BlockStream(self, self.counter)
-        return RecordingRandomness(lambda op, n, count: perform(stream, op, n, count))
+        if not self.buffer.first <= self.counter <= self.buffer.end:
+            self.buffer = BlockStream(self.counter)
+        self.buffer.counter = self.counter
+        return RecordingRandomness(lambda op, n, count: perform(self.buffer, op, n, count))
 
     def spent(self, rng: RecordingRandomness) -> None:
         """Move the counter past the draws an accepted action used."""
         if rng.records:
             self.counter = rng.records[-1].next
+            self.buffer.discard_before(self.counter)
 
 
 Reserve = Callable[[int, int], Any]
@@ -100,7 +59,7 @@ async def run_with_blocks(blocks: MatchBlocks, reserve: Reserve,
         try:
             return call(rng), rng
         except NeedBlocks as need:
-            want = max(RESERVE, need.counter - blocks.end + RESERVE)
-            start = blocks.end if blocks.words and need.counter >= blocks.first else need.counter
-            blocks.add(start, await reserve(start, min(want, 4096)))
+            start = blocks.buffer.end
+            count = min(MAX_RESERVE, max(RESERVE, need.counter - start + RESERVE))
+            blocks.buffer.add(start, await reserve(start, count))
     raise RuntimeError("the engine kept asking for more draw blocks")

@@ -22,8 +22,8 @@ from typing import Any
 import jsonschema
 from eventsourcing.persistence import IntegrityError
 
-from services.platform.canonical import KEYED_SCHEME, canonical_json, keyed_state_hash, state_hash
-from services.platform.draws import DrawRecord, ReplayRandomness, SeededRandomness
+from services.platform.canonical import KEYED_SCHEME, canonical_json, sha256_hex, state_hash
+from services.platform.draws import DrawRecord, ReplayRandomness, SeededRandomness, keyed_state_hash
 from services.platform.errors import (
     Aborted,
     AlreadyExists,
@@ -262,11 +262,11 @@ class MatchHost:
         return await run_with_blocks(live.blocks, lambda f, c: self._reserve(live, f, c), call)
 
     def _hash(self, live: LiveMatch, state: Any) -> str:
-        encoded = live.engine.encode(state)
-        live.state_bytes = len(canonical_json(encoded)) if live.version % 50 == 0 else live.state_bytes
+        data = canonical_json(live.engine.encode(state))
+        live.state_bytes = len(data)
         if live.key is not None:
-            return keyed_state_hash(live.key, encoded)
-        return state_hash(encoded)
+            return keyed_state_hash(live.key, data)
+        return sha256_hex(data)
 
     def _seal(self, live: LiveMatch, body: dict[str, Any], n: int, prev: str) -> dict[str, Any]:
         return rec.seal_record(live.match_id, n, prev, body)

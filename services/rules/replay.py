@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.platform.canonical import keyed_state_hash, state_hash
-from services.platform.draws import DrawRecord, ReplayMismatch, ReplayRandomness
+from services.platform.canonical import canonical_json, state_hash
+from services.platform.draws import DrawRecord, ReplayMismatch, ReplayRandomness, keyed_state_hash
 from services.rules.games.contract import RESIGN, GameEngine, MatchConfig, Outcome, json_key
 
 
@@ -111,7 +111,7 @@ def _finish_step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
     if not rng.exhausted:
         raise ReplayError(f"event {n}: the log holds draws the engine did not ask for")
     encoded = engine.encode(replayed.state)
-    digest = keyed_state_hash(replayed.key, encoded) if replayed.key else state_hash(encoded)
+    digest = keyed_state_hash(replayed.key, canonical_json(encoded)) if replayed.key else state_hash(encoded)
     if digest != record.get("state_hash"):
         raise ReplayError(f"event {n}: replayed state hash differs from the stored one")
     replayed.state_hashes.append((int(n), digest))  # type: ignore[arg-type]

@@ -11,8 +11,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.platform.canonical import KEYED_SCHEME, state_key
-from services.platform.draws import DrawRecord, replay_draw
+from services.platform.canonical import KEYED_SCHEME
+from services.platform.draws import DrawRecord, replay_draw, state_key
 from services.platform.signing import verify as verify_signature
 from services.rules import records as rec
 from services.rules.export import checkpoint_message, parse_export
