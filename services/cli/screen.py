@@ -86,7 +86,13 @@ class GenericPresentation:
 
     def describe_event(self, event: Mapping[str, JSON], viewer: int | None) -> str:
         data = event.get("data") or {}
-        details = _scalar(dict(data)) if isinstance(data, Mapping) else _scalar(data)
+        if isinstance(data, Mapping):
+            whose = {k: v for k, v in data.items() if k in ("side", "seat")}
+            rest = {k: v for k, v in data.items() if k not in whose}
+            actor = ", ".join("you" if v == viewer else f"{k} {v}" for k, v in whose.items())
+            details = "; ".join(filter(None, [actor, _scalar(rest) if rest else ""]))
+        else:
+            details = _scalar(data)
         return f"{_words(str(event.get('kind', 'event')))}: {details}" if data else \
             _words(str(event.get("kind", "event")))
 

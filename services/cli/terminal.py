@@ -92,9 +92,9 @@ class TerminalSeat:
             if answer.isdigit() and 1 <= int(answer) <= len(numbered):
                 return numbered[int(answer) - 1]
             if answer.lower() == "j":
-                rows = [{"number": n, "decision": decisions[i].kind, "action": a}
-                        for n, (i, a) in enumerate(numbered, start=1)]
-                self.console.print(Syntax(json.dumps(rows, indent=1), "json", word_wrap=True))
+                for n, (i, a) in enumerate(numbered, start=1):
+                    self.console.print(f"{n:>4}  {decisions[i].kind}  ", end="")
+                    self.console.print(json.dumps({"action": a}), markup=False, highlight=False)
             elif answer.lower() == "v":
                 self.console.print(Syntax(json.dumps(view, indent=1), "json", word_wrap=True))
             else:
@@ -114,17 +114,21 @@ class TerminalSeat:
 
 
 def describe_outcome(outcome: Any, seat: int | None) -> str:
-    """Placements and scores in words."""
+    """Ranks (``placements[seat]`` is the seat's rank, 1 best), scores and the reason, in words."""
     if not isinstance(outcome, Mapping):
         return "the match ended"
+
+    def who(s: int) -> str:
+        return "you" if s == seat else f"seat {s}"
+
     lines = []
-    placements = outcome.get("placements") or []
-    for place, seats in enumerate(placements, start=1):
-        group = seats if isinstance(seats, list) else [seats]
-        who = ", ".join("you" if s == seat else f"seat {s}" for s in group)
-        lines.append(f"{place}. {who}")
-    scores = outcome.get("scores")
-    if isinstance(scores, list) and scores:
-        lines.append("scores: " + ", ".join(
-            f"{'you' if i == seat else f'seat {i}'} {s}" for i, s in enumerate(scores)))
+    ranks = outcome.get("placements") or []
+    scores = outcome.get("scores") or []
+    for place, s in sorted((int(rank), s) for s, rank in enumerate(ranks)):
+        score = f" ({scores[s]})" if s < len(scores) else ""
+        lines.append(f"{place}. {who(s)}{score}")
+    if outcome.get("draw"):
+        lines.append("a draw")
+    if outcome.get("reason"):
+        lines.append(str(outcome["reason"]).replace("_", " "))
     return "\n".join(lines) or "the match ended"
