@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -69,8 +70,11 @@ def explain(err: BaseException) -> CliError | None:
         return CliError(f"cannot read {err.filename}: {err.strerror}", USAGE)
     if isinstance(err, json.JSONDecodeError):
         return CliError(f"not valid JSON: {err.msg} (line {err.lineno}, column {err.colno})", USAGE)
-    if isinstance(err, RuntimeError) and "could not bind" in str(err):
-        return CliError(f"{err}: the port is busy (another `neon up`?); set "
+    if isinstance(err, RuntimeError) and ("could not bind" in str(err)
+                                          or "Failed to bind" in str(err)):
+        where = re.search(r"(\d[\d.]*:\d+|\[[^\]]+\]:\d+)", str(err))
+        address = where.group(1) if where else "its address"
+        return CliError(f"port busy: cannot listen on {address} (another `neon up`?); set "
                         "NEON_<SERVICE>_PORT to move it", FAILED)
     if isinstance(err, OSError) and err.errno == 98:  # EADDRINUSE
         return CliError(f"a port is busy: {err.strerror}; set NEON_<SERVICE>_PORT to move it",

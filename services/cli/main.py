@@ -319,13 +319,17 @@ def export_match(
 
     async def run() -> int:
         organiser = _organiser_token(settings)
+        unreachable: list[str] = []
         for name in games:
             target(f"rules service for {name}", settings.address(f"rules-{name}"))
             client = RulesClient(settings.address(f"rules-{name}"), timeout=10)
             try:
                 response = await client.export(organiser, match_id)
             except grpc.aio.AioRpcError as err:
-                if is_code(err, grpc.StatusCode.NOT_FOUND) or is_code(err, grpc.StatusCode.UNAVAILABLE):
+                if is_code(err, grpc.StatusCode.UNAVAILABLE):
+                    unreachable.append(name)
+                    continue
+                if is_code(err, grpc.StatusCode.NOT_FOUND):
                     continue
                 raise
             finally:
@@ -333,8 +337,11 @@ def export_match(
             output.write_bytes(response.export_jsonl)
             console.print(f"{response.event_count} events of {match_id} written to {output}")
             return 0
+        if len(unreachable) == len(games):
+            raise CliError(f"no rules service answers ({', '.join(unreachable)}); start them "
+                           "with ./dev up", errors.UNREACHABLE)
         raise CliError(f"no running rules service knows match {match_id!r} (asked: "
-                       f"{', '.join(games)}; start them with ./dev up)", errors.FAILED)
+                       f"{', '.join(games)})", errors.FAILED)
 
     raise typer.Exit(asyncio.run(run()))
 
