@@ -15,7 +15,7 @@ from services.dice import main as dice_main
 from services.platform import bus
 from services.platform.keys import Keys, load_keys
 from services.platform.logs import get_logger
-from services.platform.natsrv import EmbeddedNats, port_open
+from services.platform.natsrv import EmbeddedNats, free_port, port_open
 from services.platform.running import RunningService
 from services.platform.settings import Settings
 from services.platform.tokens import TokenIssuer
@@ -74,7 +74,7 @@ async def start_backend(
     matchmaking: bool = False,
     matchmaking_config: Any = None,
 ) -> Backend:
-    """Start NATS (bundled when none answers and ``embedded_nats`` allows), dice, rules.
+    """Start NATS (bundled unless NATS_URL is set, or as ``embedded_nats`` says), dice, rules.
 
     ``engines`` maps extra game ids to engine objects (tests use a toy engine).
     ``scoring`` starts the scoring service (results and ratings from the match events).
@@ -84,9 +84,9 @@ async def start_backend(
     keys = load_keys(settings)
     backend = Backend(settings, keys)
     try:
-        host, port = _nats_host_port(settings.nats_url)
-        if embedded_nats or (embedded_nats is None and not port_open(host, port)):
-            backend.nats = EmbeddedNats(Path(settings.var_dir) / "nats", port=port).start()
+        if embedded_nats or (embedded_nats is None and not settings.nats_configured):
+            backend.nats = EmbeddedNats(Path(settings.var_dir) / "nats",
+                                        port=bundled_nats_port(settings)).start()
             settings = dataclasses.replace(settings, nats_url=backend.nats.url)
             backend.settings = settings
         backend.nats_client = await bus.connect(settings.nats_url, "neon-backend")
@@ -120,6 +120,13 @@ async def start_backend(
         raise
     log.info("backend up", endpoints=backend.endpoints())
     return backend
+
+
+def bundled_nats_port(settings: Settings) -> int:
+    """The port of ``nats_url`` when it is free, else any free port: a bundled server never
+    joins, nor fails on, a NATS that another run left on the default port."""
+    host, port = _nats_host_port(settings.nats_url)
+    return free_port() if port_open(host, port) else port
 
 
 def _nats_host_port(url: str) -> tuple[str, int]:

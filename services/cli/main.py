@@ -15,19 +15,55 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from services.cli import errors
+from services.cli.errors import USAGE, CliError, friendly, target
 from services.platform import logs
 from services.platform.settings import Settings, load
 
 app = typer.Typer(help="Neon Arena: authoritative game server for four tabletop games.",
                   no_args_is_help=True, add_completion=False)
 console = Console()
-err_console = Console(stderr=True)
+err_console = errors.err_console
 
 
-def _settings(**overrides: Any) -> Settings:
-    settings = load()
-    logs.configure(settings.log_level, settings.log_format)
+@app.callback()
+def main_options(
+    debug: bool = typer.Option(False, "--debug", help="show tracebacks of failures"),
+) -> None:
+    """Exit codes: 0 ok; 1 verification failed or other failure; 2 usage (bad argument, missing
+    file, bad key); 3 a backend service does not answer. Tracebacks only with --debug."""
+    errors.state.debug = debug
+
+
+def _settings(log_file: bool = False, **overrides: Any) -> Settings:
+    """The settings; with ``log_file`` every log line goes to ``<var>/logs/cli.log`` (a
+    person is reading the terminal), else to stderr (a service's output)."""
+    try:
+        settings = load()
+    except ValueError as err:
+        raise CliError(str(err), USAGE) from None
+    if log_file:
+        logs_to_file(settings.var_dir / "logs" / "cli.log", settings.log_level,
+                     settings.log_format)
+    else:
+        logs.configure(settings.log_level, settings.log_format)
     return dataclasses.replace(settings, **overrides) if overrides else settings
+
+
+def logs_to_file(path: Path, level: str = "info", fmt: str = "json") -> Path:
+    """Send structlog and the standard library's logging (grpc, nats, eventsourcing) to
+    ``path``, so that no log line reaches the terminal a person is playing in."""
+    import logging
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    stream = open(path, "a", buffering=1)  # noqa: SIM115 - open for the process's life
+    logs.configure(level, fmt, stream=stream)
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    root.addHandler(logging.StreamHandler(stream))
+    root.setLevel(logging.WARNING)
+    return path
 
 
 async def _wait_for_signal() -> None:
@@ -50,6 +86,7 @@ async def _close_nats(nc: Any, timeout: float = 2.0) -> None:
 
 
 @app.command()
+@friendly
 def up(
     processes: bool = typer.Option(False, "--processes",
                                    help="run each service as its own OS process (neon serve)"),
@@ -94,6 +131,7 @@ def _endpoint_table(endpoints: dict[str, str]) -> None:
 
 
 @app.command()
+@friendly
 def serve(service: str = typer.Argument(..., help="dice or rules-<game>")) -> None:
     """Run one service on its own, configured by environment variables."""
     from services.dice import main as dice_main
@@ -105,8 +143,7 @@ def serve(service: str = typer.Argument(..., help="dice or rules-<game>")) -> No
     settings = _settings()
     known = ["dice", "matchmaking", "scoring", *(f"rules-{game}" for game in available())]
     if service not in known:
-        err_console.print(f"unknown service {service!r}; services here: {', '.join(known)}")
-        raise typer.Exit(2)
+        raise CliError(f"unknown service {service!r}; services here: {', '.join(known)}", USAGE)
 
     async def run() -> None:
         keys = load_keys(settings)
@@ -140,29 +177,44 @@ def serve(service: str = typer.Argument(..., help="dice or rules-<game>")) -> No
     asyncio.run(run())
 
 
-def _organiser_token(settings: Settings) -> str:
+def _token(settings: Settings, role: str = "organiser", player: str = "cli") -> str:
     from services.platform.keys import load_keys
     from services.platform.tokens import TokenIssuer
 
-    return TokenIssuer(load_keys(settings).token_secret).issue("organiser", "*", player="cli",
-                                                                ttl=3600)
+    return TokenIssuer(load_keys(settings).token_secret, external=None).issue(
+        role, "*", player=player, ttl=3600)
 
 
-async def _terminal_human(seat: int, view: dict[str, Any], decisions: list[Any]) -> tuple[int, dict[str, Any]]:
-    console.rule(f"seat {seat}: your move")
-    console.print_json(json.dumps(view))
-    options = [(i, a) for i, d in enumerate(decisions) for a in d.legal]
-    for number, (i, action) in enumerate(options, start=1):
-        console.print(f"[bold]{number:>3}[/] {decisions[i].kind}: {json.dumps(action)}")
-    while True:
-        answer = await asyncio.to_thread(input, f"choose 1-{len(options)}: ")
-        if answer.strip().isdigit() and 1 <= int(answer) <= len(options):
-            i, action = options[int(answer) - 1]
-            return i, dict(action)
-        console.print("please type one of the numbers")
+def _organiser_token(settings: Settings) -> str:
+    return _token(settings)
+
+
+def embedded_settings(settings: Settings, var_dir: Path | None) -> Settings:
+    """An embedded backend's settings: its own folder (``<var>/embedded`` unless given) and
+    any free ports, so it never shares SQLite files or ports with ``./dev up``."""
+    zero = {name: 0 for name in settings.ports}
+    return dataclasses.replace(settings, ports=zero,
+                               var_dir=var_dir or settings.var_dir / "embedded")
+
+
+def _terminal_seat(client: Any, game: str, ask: Any = None) -> Any:
+    """The ``play_match`` factory of terminal seats for ``game``."""
+    from services.cli.terminal import TerminalSeat, ask_terminal
+
+    seats: dict[int, TerminalSeat] = {}
+
+    def make(match_id: str, seat: int, token: str, players: list[str]) -> Any:
+        names = dict(enumerate(players))
+        seats[seat] = TerminalSeat(console, client, game, match_id, seat, token, names=names,
+                                   ask=ask or ask_terminal)
+        return seats[seat].choose
+
+    make.seats = seats  # type: ignore[attr-defined]
+    return make
 
 
 @app.command()
+@friendly
 def play(
     game: str = typer.Argument(..., help="neon-reign, neon, ..."),
     mode: str = typer.Option("", help="the game's mode (default: its first)"),
@@ -170,61 +222,87 @@ def play(
     seats: int = typer.Option(0, help="seats with a human at seat 0 (default: the mode's minimum)"),
     seed: int | None = typer.Option(None, help="dev seed for a reproducible match"),
     embedded: bool = typer.Option(False, help="start a backend for the duration of the command"),
+    var_dir: Path | None = typer.Option(None, help="--embedded's folder (default: var/embedded)"),
     export: Path | None = typer.Option(None, help="write the audit export here at the end"),
     options: str = typer.Option("{}", help="game options as a JSON object"),
     match_id: str = typer.Option("", help="match id (default: generated)"),
 ) -> None:
     """Play a match in the terminal: you against bots, or bots only with --bots."""
+    settings = _settings(log_file=True)
+    try:
+        parsed = json.loads(options)
+    except json.JSONDecodeError as err:
+        raise CliError(f"--options is not a JSON object: {err.msg}", USAGE) from None
+    if not isinstance(parsed, dict):
+        raise CliError("--options must be a JSON object, e.g. '{\"difficulty\": \"hard\"}'", USAGE)
+    raise typer.Exit(asyncio.run(play_in_terminal(
+        settings, game, mode=mode, bots=bots, seats=seats, seed=seed, embedded=embedded,
+        var_dir=var_dir, export=export, options=parsed, match_id=match_id)))
+
+
+async def play_in_terminal(settings: Settings, game: str, *, mode: str = "", bots: str = "",
+                           seats: int = 0, seed: int | None = None, embedded: bool = False,
+                           var_dir: Path | None = None, export: Path | None = None,
+                           options: dict[str, Any] | None = None, match_id: str = "",
+                           ask: Any = None) -> int:
+    """The body of ``neon play`` (tests call it with ``ask`` feeding the choices)."""
     from services.cli.backend import start_backend
     from services.cli.client import RulesClient
     from services.cli.play import play_match
+    from services.cli.terminal import describe_outcome
+    from services.rules.games import available
 
-    settings = _settings()
     service = f"rules-{game}"
-
-    async def run() -> int:
-        backend = None
-        if embedded:
-            zero = {name: 0 for name in settings.ports}
-            backend = await start_backend(dataclasses.replace(settings, ports=zero), games=[game],
-                                          scoring=True)
-            address, organiser = backend.address(service), backend.organiser_token()
+    backend = None
+    if embedded:
+        if game not in available():
+            raise CliError(f"no engine for {game!r} in this build; games: "
+                           f"{', '.join(available())}", USAGE)
+        backend = await start_backend(embedded_settings(settings, var_dir), games=[game],
+                                      scoring=True)
+        address = backend.address(service)
+        creator = backend.issuer.issue("service", "*", player="neon-cli", ttl=3600)
+    else:
+        if service not in settings.ports and service not in settings.addresses:
+            raise CliError(f"unknown game {game!r}; games: {', '.join(available())}", USAGE)
+        address = settings.address(service)
+        creator = _token(settings, "service", "neon-cli")
+    target(f"rules service for {game}", address)
+    client = RulesClient(address)
+    try:
+        info = await client.info()
+        modes = {m.name: m for m in info.modes}
+        chosen = mode or next(iter(modes))
+        if chosen not in modes:
+            raise CliError(f"unknown mode {chosen!r}; modes: {', '.join(modes)}", USAGE)
+        if bots:
+            players = [b.strip() for b in bots.split(",") if b.strip()]
         else:
-            address, organiser = settings.address(service), _organiser_token(settings)
-        client = RulesClient(address)
-        try:
-            info = await client.info()
-            modes = {m.name: m for m in info.modes}
-            chosen = mode or next(iter(modes))
-            if chosen not in modes:
-                err_console.print(f"unknown mode {chosen!r}; modes: {', '.join(modes)}")
-                return 2
-            if bots:
-                players = [b.strip() for b in bots.split(",") if b.strip()]
-            else:
-                count = seats or modes[chosen].min_seats
-                players = ["human"] + ["random"] * (count - 1)
-            result = await play_match(
-                client, organiser, mode=chosen, seats=players, seed=seed,
-                options=json.loads(options), match_id=match_id,
-                human=_terminal_human,
-            )
-            console.print(f"match {result.match_id} ended after {result.steps} actions")
-            console.print_json(json.dumps(result.outcome))
-            if export:
-                response = await client.export(organiser, result.match_id)
-                export.write_bytes(response.export_jsonl)
-                console.print(f"export written to {export} ({response.event_count} events)")
-            return 0
-        finally:
-            await client.close()
-            if backend is not None:
-                await backend.stop(1)
-
-    raise typer.Exit(asyncio.run(run()))
+            count = seats or modes[chosen].min_seats
+            players = ["human"] + ["random"] * (count - 1)
+        terminal = _terminal_seat(client, game, ask)
+        result = await play_match(
+            client, creator, mode=chosen, seats=players, seed=seed, options=options or {},
+            match_id=match_id, human_seat=terminal,
+        )
+        for seat in terminal.seats.values():
+            await seat.finish(result.outcome)
+        if not terminal.seats:
+            console.print(describe_outcome(result.outcome, None))
+        console.print(f"match {result.match_id} ended after {result.steps} actions")
+        if export:
+            response = await client.export(creator, result.match_id)
+            export.write_bytes(response.export_jsonl)
+            console.print(f"export written to {export} ({response.event_count} events)")
+        return 0
+    finally:
+        await client.close()
+        if backend is not None:
+            await backend.stop(1)
 
 
 @app.command("export")
+@friendly
 def export_match(
     match_id: str,
     output: Path = typer.Option(..., "-o", "--output", help="file to write"),
@@ -236,32 +314,40 @@ def export_match(
     from services.cli.client import RulesClient, is_code
     from services.rules.games import available
 
-    settings = _settings()
+    settings = _settings(log_file=True)
     games = [game] if game else available()
 
     async def run() -> int:
         organiser = _organiser_token(settings)
+        unreachable: list[str] = []
         for name in games:
+            target(f"rules service for {name}", settings.address(f"rules-{name}"))
             client = RulesClient(settings.address(f"rules-{name}"), timeout=10)
             try:
                 response = await client.export(organiser, match_id)
             except grpc.aio.AioRpcError as err:
-                if is_code(err, grpc.StatusCode.NOT_FOUND) or is_code(err, grpc.StatusCode.UNAVAILABLE):
+                if is_code(err, grpc.StatusCode.UNAVAILABLE):
+                    unreachable.append(name)
                     continue
-                err_console.print(f"{err.code().name}: {err.details()}")
-                return 1
+                if is_code(err, grpc.StatusCode.NOT_FOUND):
+                    continue
+                raise
             finally:
                 await client.close()
             output.write_bytes(response.export_jsonl)
             console.print(f"{response.event_count} events of {match_id} written to {output}")
             return 0
-        err_console.print(f"no running rules service knows match {match_id!r}")
-        return 1
+        if len(unreachable) == len(games):
+            raise CliError(f"no rules service answers ({', '.join(unreachable)}); start them "
+                           "with ./dev up", errors.UNREACHABLE)
+        raise CliError(f"no running rules service knows match {match_id!r} (asked: "
+                       f"{', '.join(games)})", errors.FAILED)
 
     raise typer.Exit(asyncio.run(run()))
 
 
 @app.command()
+@friendly
 def verify(
     file: Path,
     public_key: str = typer.Option("", help="the organiser's Ed25519 public key (hex) to pin"),
@@ -269,6 +355,8 @@ def verify(
     """Check an export offline: chain, signature, seed, every draw and a full replay."""
     from services.rules.verify import verify_export
 
+    _settings(log_file=True)
+    check_public_key(public_key)
     report = verify_export(file.read_bytes(), public_key or None)
     for check in report.checks:
         console.print(f"[green]ok[/] {check}")
@@ -280,31 +368,58 @@ def verify(
     console.print(f"verified: match {report.match_id}, {report.events} events")
 
 
+def check_public_key(public_key: str) -> None:
+    """A pinned key is 64 hex digits (32 bytes); say so rather than "signed with another key"."""
+    if not public_key:
+        return
+    try:
+        raw = bytes.fromhex(public_key)
+    except ValueError:
+        raise CliError("--public-key is not hex: give the 64 hex digits of the organiser's "
+                       "Ed25519 public key", USAGE) from None
+    if len(raw) != 32:
+        raise CliError(f"--public-key has {len(raw)} bytes; an Ed25519 public key has 32 "
+                       "(64 hex digits)", USAGE)
+
+
 @app.command()
+@friendly
 def replay(
     file: Path,
     seat: int = typer.Option(-1, help="show this seat's view (default: the spectator's)"),
     interactive: bool = typer.Option(False, help="wait for Enter between steps"),
 ) -> None:
-    """Step through an exported match, showing each event and the view after it."""
-    from services.rules import records as rec
-    from services.rules.export import parse_export
-    from services.rules.games import load_engine
-    from services.rules.replay import Replayed, step
+    """Step through an exported match: what happened in words, and the table after it."""
+    from services.cli.replaying import replay_export
 
-    records, _ = parse_export(file.read_bytes())
-    engine = load_engine(records[0]["game"])
-    replayed = Replayed()
-    viewer = None if seat < 0 else seat
-    for record in records:
-        step(engine, replayed, record)
-        public = rec.project(record, viewer)
-        console.rule(f"event {record['n']}: {record['type']}")
-        console.print_json(json.dumps({k: v for k, v in public.items() if k not in ("hash",)}))
-        if replayed.state is not None and record["type"] in ("MatchStarted", "ActionAccepted"):
-            console.print_json(json.dumps(engine.view(replayed.state, viewer)))
-        if interactive and sys.stdin.isatty():
-            input("Enter for the next event...")
+    _settings(log_file=True)
+    replay_export(console, file.read_bytes(), None if seat < 0 else seat,
+                  pause=interactive and sys.stdin.isatty())
+
+
+@app.command()
+@friendly
+def token(
+    role: str = typer.Argument(..., help="player (the only role minted here)"),
+    player_id: str = typer.Argument(..., help="the player's id (not starting with bot-)"),
+    ttl: int = typer.Option(24 * 3600, help="lifetime in seconds"),
+) -> None:
+    """Mint a player token with the deployment's token secret (an organiser's act)."""
+    from services.platform.keys import load_keys
+    from services.platform.tokens import TokenIssuer
+
+    if role != "player":
+        raise CliError(f"unknown token role {role!r}; `neon token player ID` mints player "
+                       "tokens (organiser tokens: var/organiser.token from `neon up`)", USAGE)
+    if ttl <= 0 or ttl > 30 * 24 * 3600:
+        raise CliError("--ttl must be between 1 and 2592000 seconds (30 days)", USAGE)
+    settings = _settings(log_file=True)
+    issuer = TokenIssuer(load_keys(settings).token_secret, external=None)
+    try:
+        minted = issuer.issue_player(player_id, ttl=ttl)
+    except ValueError as err:
+        raise CliError(str(err), USAGE) from None
+    print(minted)
 
 
 from services.cli import mm_commands  # noqa: E402  (registers queue and simulate)

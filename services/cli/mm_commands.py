@@ -26,6 +26,7 @@ from rich.console import Console
 from rich.table import Table
 
 from services.cli.client import RulesClient
+from services.cli.errors import friendly
 from services.cli.play import decisions_of
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as mm_pb
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as mm_grpc
@@ -161,8 +162,10 @@ async def endpoints(settings: Settings, embedded: bool, game: str,
     from services.rules.games import available
 
     if game not in available():
-        raise typer.BadParameter(f"no engine for {game!r} in this build; games: "
-                                 f"{', '.join(available())} (plug-ins: NEON_ENGINES=game=module)")
+        from services.cli.errors import USAGE, CliError
+
+        raise CliError(f"no engine for {game!r} in this build; games: "
+                       f"{', '.join(available())} (plug-ins: NEON_ENGINES=game=module)", USAGE)
     var = Path(tempfile.mkdtemp(prefix="neon-mm-"))
     zero = {name: 0 for name in settings.ports}
     extra: dict[str, Any] = {}
@@ -188,6 +191,7 @@ def embedded_config(accept_timeout: float = 60.0) -> Any:
 # ----------------------------------------------------------------------------- queue
 
 
+@friendly
 def queue(
     game: str = typer.Argument(..., help="neon-reign, neon, ..."),
     mode: str = typer.Option("", help="the game's mode (default: its first)"),
@@ -199,14 +203,14 @@ def queue(
     timeout: float = typer.Option(600.0, help="seconds to wait for a match"),
 ) -> None:
     """Queue yourself for a match, accept it and play it in the terminal."""
-    from services.cli.main import _settings, _terminal_human
+    from services.cli.errors import USAGE, CliError, target
+    from services.cli.main import _settings
+    from services.cli.terminal import TerminalSeat
 
-    settings = _settings()
+    settings = _settings(log_file=True)
     name = player or f"human-{uuid.uuid4().hex[:6]}"
-
-    async def human(seat: int, view: dict[str, Any], decisions: list[Decision]) -> dict[str, Any]:
-        _, action = await _terminal_human(seat, view, decisions)
-        return action
+    if name.startswith("bot-"):
+        raise CliError("player ids starting with 'bot-' are reserved for bots", USAGE)
 
     async def accept(ticket: Any) -> bool:
         others = ", ".join(f"{s.player}{' (bot)' if s.bot else ''}" for s in ticket.assignment.seats
@@ -225,6 +229,7 @@ def queue(
 
     async def run() -> int:
         ends = await endpoints(settings, embedded, game, embedded_config())
+        target("matchmaking service", ends.matchmaking)
         mm = MatchmakingClient(ends.matchmaking)
         token = ends.issue("player", "*", player=name, ttl=int(timeout) + 3600)
         ticket_id = f"q-{uuid.uuid4().hex[:16]}"
@@ -243,17 +248,16 @@ def queue(
             seat, seat_token = own_seat(matched, name)
             a = matched.assignment
             console.print(f"match {a.match_id}: you are seat {seat}")
+            target(f"rules service for {a.game}", a.rules_address)
             rules = RulesClient(a.rules_address)
-            outcome = await play_seat(rules, a.match_id, seat, seat_token, human)
+            names = {s.seat: s.player for s in a.seats}
+            human = TerminalSeat(console, rules, a.game, a.match_id, seat, seat_token, names=names)
+            outcome = await play_seat(rules, a.match_id, seat, seat_token, human.action)
+            await human.finish(outcome)
             console.print(f"match {a.match_id} ended")
-            console.print_json(json.dumps(outcome))
             return 0
-        except grpc.aio.AioRpcError as err:
-            err_console.print(f"{err.code().name}: {err.details()}")
-            return 1
         except RuntimeError as err:
-            err_console.print(str(err))
-            return 1
+            raise CliError(str(err)) from None
         finally:
             if rules is not None:
                 await rules.close()
@@ -447,6 +451,7 @@ def print_report(report: SimReport, players: int) -> None:
         err_console.print(f"[red]problem[/] {problem}")
 
 
+@friendly
 def simulate(
     game: str = typer.Option(..., help="game id"),
     players: int = typer.Option(..., help="how many simulated players"),
@@ -459,19 +464,18 @@ def simulate(
     Exits 0 only when every player was matched, every match ended and the scoring
     leaderboard lists every player.
     """
+    from services.cli.errors import target
     from services.cli.main import _settings
 
     if not 1 <= players <= MAX_SIM_PLAYERS:
         raise typer.BadParameter(f"--players must be 1..{MAX_SIM_PLAYERS}")
-    settings = _settings()
+    settings = _settings(log_file=True)
 
     async def run() -> int:
         ends = await endpoints(settings, embedded, game, embedded_config())
+        target("matchmaking service", ends.matchmaking)
         try:
             report = await simulate_run(ends, game, players, mode, timeout)
-        except grpc.aio.AioRpcError as err:
-            err_console.print(f"{err.code().name}: {err.details()}")
-            return 1
         finally:
             await ends.stop()
         print_report(report, players)

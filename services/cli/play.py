@@ -16,6 +16,8 @@ MAX_STEPS = 20_000
 
 HumanChooser = Callable[[int, dict[str, Any], list[Decision]], Awaitable[tuple[int, dict[str, Any]]]]
 """Given seat, its view and its decisions, returns (decision index, action)."""
+HumanSeat = Callable[[str, int, str, list[str]], HumanChooser]
+"""Given match id, seat, seat token and every seat's player id, the chooser for that seat."""
 
 
 @dataclass
@@ -44,14 +46,20 @@ async def play_match(
     options: dict[str, Any] | None = None,
     match_id: str = "",
     human: HumanChooser | None = None,
+    human_seat: HumanSeat | None = None,
     on_event: Callable[[dict[str, Any]], None] | None = None,
 ) -> MatchResult:
-    """``seats`` names each seat's player: a bot kind ("random") or "human"."""
+    """``seats`` names each seat's player: a bot kind ("random") or "human".
+
+    ``organiser`` creates the match: a service token when bots are seated (only the bot
+    driver may seat ``bot-`` players). A human seat is answered by ``human_seat(...)``'s
+    chooser when given, else by ``human``.
+    """
+    players = [f"{kind}-{i}" if kind == "human" else f"{BOT_PREFIX}{kind}-{i}"
+               for i, kind in enumerate(seats)]
     created = await client.create(
         organiser, match_id=match_id, mode=mode, seats=len(seats), options=options or {},
-        players=[f"{kind}-{i}" if kind == "human" else f"{BOT_PREFIX}{kind}-{i}"
-                 for i, kind in enumerate(seats)],
-        dev_seed="" if seed is None else str(seed),
+        players=players, dev_seed="" if seed is None else str(seed),
     )
     match_id = created.match_id
     tokens = {t.seat: t.token for t in created.seat_tokens}
@@ -59,6 +67,12 @@ async def play_match(
         seat: make_bot(kind, f"{seed}:{seat}" if seed is not None else f"{match_id}:{seat}")
         for seat, kind in enumerate(seats) if kind != "human"
     }
+    choosers: dict[int, HumanChooser] = {}
+    for seat, kind in enumerate(seats):
+        if kind == "human" and human_seat is not None:
+            choosers[seat] = human_seat(match_id, seat, tokens[seat], players)
+        elif kind == "human" and human is not None:
+            choosers[seat] = human
     result = MatchResult(match_id, None, 0)
     for _ in range(MAX_STEPS):
         view = await client.view(match_id)
@@ -72,9 +86,9 @@ async def play_match(
             if seat in bots:
                 action = dict(bots[seat].choose(decisions[0]))
             else:
-                assert human is not None, "a human seat needs a chooser"
+                assert seat in choosers, "a human seat needs a chooser"
                 seat_view = json.loads((await client.view(match_id, tokens[seat])).view_json)
-                _, action = await human(seat, seat_view, decisions)
+                _, action = await choosers[seat](seat, seat_view, decisions)
             answer = await client.submit(tokens[seat], match_id, f"step-{result.steps}", action)
             result.steps += 1
             result.state_hashes.append(answer.state_hash)

@@ -2,7 +2,7 @@
 
 The supervisor finds the services whose code is in this build (dice; scoring and matchmaking
 once their packages exist; one rules service per engine present, plug-ins included), starts a
-bundled nats-server when none answers on ``NATS_URL``, starts the services in dependency order
+bundled nats-server unless ``NATS_URL`` is set, starts the services in dependency order
 (dice and scoring, then the rules services, then matchmaking), waits for each to answer its gRPC
 health check with SERVING, and prints the endpoints. Each service logs to
 ``<NEON_VAR_DIR>/logs/<service>.log``.
@@ -240,9 +240,10 @@ class Supervisor:
 
     def start_nats(self, env: dict[str, str]) -> None:
         host, port = _nats_host_port(self.settings.nats_url)
-        if port_open(host, port):
+        if self.settings.nats_configured:
             self.nats_url = self.settings.nats_url
         else:
+            port = free_port() if port_open(host, port) else port
             self.nats = SessionNats(Path(env["NEON_VAR_DIR"]) / "nats", port=port, host=host).start()
             self.nats_url = self.nats.url
         env["NATS_URL"] = self.nats_url

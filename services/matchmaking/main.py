@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from services.matchmaking import events
+from services.matchmaking import events, identity
 from services.matchmaking.app import MatchmakingApplication
 from services.matchmaking.catalogue import Catalogue
 from services.matchmaking.matchmaker import Config, Matchmaker, config_from_env
 from services.matchmaking.ratings import RatingSource, ScoringRatings
 from services.matchmaking.rules_port import RulesGateway
-from services.matchmaking.service import SERVICE_NAME, register
+from services.matchmaking.service import SERVICE_NAME
 from services.platform import bus
 from services.platform.grpc_kit import start_server
 from services.platform.keys import Keys
@@ -65,7 +65,8 @@ async def start(
                             on_saved=relay.poke if relay else (lambda: None))
     await matchmaker.recover()
     handle = await start_server(
-        f"{settings.bind_host}:{settings.ports[NAME]}", lambda server: register(server, matchmaker),
+        f"{settings.bind_host}:{settings.ports[NAME]}",
+        lambda server: identity.register(server, matchmaker, issuer),
         [SERVICE_NAME], issuer,
     )
     loop_task = asyncio.create_task(matchmaker.run(), name="matchmaking-cycle")

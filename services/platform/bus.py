@@ -31,6 +31,51 @@ STREAM = "NEON_EVENTS"
 SUBJECTS = ["neon.events.>"]
 POSITIONS_BUCKET = "neon_outbox_positions"
 DUPLICATE_WINDOW = 15 * 60.0
+"""The names without a namespace; with ``NEON_NAMESPACE=<ns>`` use the functions below."""
+
+
+def _namespace(where: settings.Settings | str | None) -> str:
+    if where is None:
+        return settings.load().namespace
+    if isinstance(where, str):
+        return settings.check_namespace(where)
+    return where.namespace
+
+
+def subject_prefix(where: settings.Settings | str | None = None) -> str:
+    """``neon.events``, or ``<ns>.neon.events`` in a namespace (the namespace leads, so one
+    NATS permission ``<ns>.>`` covers a whole deployment)."""
+    ns = _namespace(where)
+    return f"{ns}.neon.events" if ns else "neon.events"
+
+
+def events_subject(where: settings.Settings | str | None, *parts: str) -> str:
+    """A subject under the deployment's prefix: ``events_subject(s, "results", game, id)``."""
+    return ".".join([subject_prefix(where), *parts])
+
+
+def stream_name(where: settings.Settings | str | None = None) -> str:
+    """``NEON_EVENTS``, or ``<ns>_NEON_EVENTS`` in a namespace."""
+    ns = _namespace(where)
+    return f"{ns}_{STREAM}" if ns else STREAM
+
+
+def stream_for_subject(subject: str) -> str:
+    """The stream that captures ``subject`` (its namespace is what precedes ``neon.events``)."""
+    head, sep, _ = subject.partition(".neon.events.")
+    return stream_name(head) if sep and not subject.startswith("neon.events.") else STREAM
+
+
+def durable_name(where: settings.Settings | str | None, name: str) -> str:
+    """A JetStream durable consumer name: ``name``, or ``<ns>-<name>`` in a namespace."""
+    ns = _namespace(where)
+    return f"{ns}-{name}" if ns else name
+
+
+def positions_bucket(where: settings.Settings | str | None = None) -> str:
+    """The outbox relays' key-value bucket: ``neon_outbox_positions``, or ``<ns>_...``."""
+    ns = _namespace(where)
+    return f"{ns}_{POSITIONS_BUCKET}" if ns else POSITIONS_BUCKET
 
 log = get_logger("bus")
 
@@ -44,12 +89,15 @@ async def connect(url: str, name: str) -> nats.NATS:
     )
 
 
-async def ensure_stream(js: JetStreamContext, replicas: int | None = None) -> None:
-    """Create or update the event stream; ``replicas`` defaults to NEON_STREAM_REPLICAS."""
+async def ensure_stream(js: JetStreamContext, replicas: int | None = None,
+                        namespace: str | None = None) -> None:
+    """Create or update the event stream; ``replicas`` defaults to NEON_STREAM_REPLICAS and
+    ``namespace`` to NEON_NAMESPACE."""
     if replicas is None:
         replicas = settings.load().stream_replicas
     config = StreamConfig(
-        name=STREAM, subjects=SUBJECTS, storage=StorageType.FILE,
+        name=stream_name(namespace), subjects=[f"{subject_prefix(namespace)}.>"],
+        storage=StorageType.FILE,
         duplicate_window=DUPLICATE_WINDOW, num_replicas=replicas,
     )
     try:
@@ -58,11 +106,12 @@ async def ensure_stream(js: JetStreamContext, replicas: int | None = None) -> No
         await js.update_stream(config)
 
 
-async def positions(js: JetStreamContext) -> Any:
+async def positions(js: JetStreamContext, namespace: str | None = None) -> Any:
+    bucket = positions_bucket(namespace)
     try:
-        return await js.key_value(POSITIONS_BUCKET)
+        return await js.key_value(bucket)
     except (NotFoundError, BadRequestError):
-        return await js.create_key_value(KeyValueConfig(bucket=POSITIONS_BUCKET, history=1))
+        return await js.create_key_value(KeyValueConfig(bucket=bucket, history=1))
 
 
 def msg_id(service: str, notification_id: int, store_id: str = "") -> str:
@@ -102,9 +151,10 @@ class OutboxRelay:
 
     def __init__(
         self, app: Any, service: str, js: JetStreamContext, project: Projection,
-        interval: float = 0.05, batch: int = 200,
+        interval: float = 0.05, batch: int = 200, namespace: str | None = None,
     ) -> None:
         self.app, self.service, self.js, self.project = app, service, js, project
+        self.namespace = _namespace(namespace)
         self.interval, self.batch = interval, batch
         self.position = 0
         self._wake = asyncio.Event()
@@ -117,8 +167,8 @@ class OutboxRelay:
         self._wake.set()
 
     async def start(self) -> None:
-        await ensure_stream(self.js)
-        self._kv = await positions(self.js)
+        await ensure_stream(self.js, namespace=self.namespace)
+        self._kv = await positions(self.js, self.namespace)
         self.store_id = await asyncio.to_thread(store_identity, self.app)
         try:
             entry = await self._kv.get(self._key)
@@ -167,7 +217,7 @@ class OutboxRelay:
                 acks.append(self.js.publish(
                     subject,
                     json.dumps(payload, separators=(",", ":"), sort_keys=True).encode(),
-                    stream=STREAM,
+                    stream=stream_for_subject(subject),
                     headers={"Nats-Msg-Id": f"{ident}#{index}" if index else ident},
                 ))
         await asyncio.gather(*acks)

@@ -25,6 +25,17 @@ def env_key(service: str) -> str:
     return service.upper().replace("-", "_")
 
 
+NAMESPACE = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?)?$")
+"""A deployment namespace: lowercase letters, digits and inner hyphens, at most 32 (or empty)."""
+
+
+def check_namespace(namespace: str) -> str:
+    if not NAMESPACE.match(namespace):
+        raise ValueError(f"NEON_NAMESPACE {namespace!r}: use 1-32 lowercase letters, digits and "
+                         "inner hyphens (or leave it empty)")
+    return namespace
+
+
 def _bool(value: str | None, default: bool = False) -> bool:
     if value is None or value == "":
         return default
@@ -43,6 +54,8 @@ class Settings:
     database_url: str = ""
     postgres_schema: str = ""
     nats_url: str = "nats://127.0.0.1:4222"
+    nats_configured: bool = False
+    """NATS_URL was set: join that NATS; else ``neon up`` and ``--embedded`` bundle their own."""
     host: str = "127.0.0.1"
     bind_host: str = "127.0.0.1"
     ports: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_PORTS))
@@ -59,6 +72,14 @@ class Settings:
     outbox_interval: float = 0.05
     stream_replicas: int = 1
     """JetStream replicas of the event stream (3 on a three-node NATS cluster)."""
+    namespace: str = ""
+    """Prefixes the stream, subjects, durables and tables (NEON_NAMESPACE; empty: none), so
+    several deployments can share one NATS and one database without seeing each other."""
+    jwt_public_key: str = ""
+    """An external identity provider's public key (PEM text or a path to a PEM file)."""
+    jwt_jwks_file: str = ""
+    jwt_audience: str = ""
+    jwt_issuer: str = ""
 
     @property
     def tournament(self) -> bool:
@@ -68,7 +89,17 @@ class Settings:
         return self.addresses.get(service) or f"{self.host}:{self.ports[service]}"
 
     def sqlite_path(self, service: str) -> Path:
-        return self.var_dir / f"{service}.sqlite"
+        """``<var>/<service>.sqlite``; with a namespace ``<var>/<namespace>/<service>.sqlite``."""
+        folder = self.var_dir / self.namespace if self.namespace else self.var_dir
+        return folder / f"{service}.sqlite"
+
+    @property
+    def database_schema(self) -> str:
+        """The PostgreSQL schema: NEON_POSTGRES_SCHEMA, else ``neon_<namespace>`` with a
+        namespace (hyphens as underscores), else the default (public)."""
+        if self.postgres_schema:
+            return self.postgres_schema
+        return f"neon_{self.namespace.replace('-', '_')}" if self.namespace else ""
 
 
 def load(environ: dict[str, str] | None = None) -> Settings:
@@ -94,7 +125,8 @@ def load(environ: dict[str, str] | None = None) -> Settings:
         persistence=persistence,
         database_url=database_url,
         postgres_schema=e.get("NEON_POSTGRES_SCHEMA", ""),
-        nats_url=e.get("NATS_URL", "nats://127.0.0.1:4222"),
+        nats_url=e.get("NATS_URL") or "nats://127.0.0.1:4222",
+        nats_configured=bool(e.get("NATS_URL")),
         host=e.get("NEON_HOST", "127.0.0.1"),
         bind_host=e.get("NEON_BIND_HOST", e.get("NEON_HOST", "127.0.0.1")),
         ports=ports,
@@ -108,4 +140,9 @@ def load(environ: dict[str, str] | None = None) -> Settings:
         seat_token_ttl=int(e.get("NEON_SEAT_TOKEN_TTL", str(7 * 24 * 3600))),
         outbox_interval=float(e.get("NEON_OUTBOX_INTERVAL", "0.05")),
         stream_replicas=int(e.get("NEON_STREAM_REPLICAS", "1")),
+        namespace=check_namespace(e.get("NEON_NAMESPACE", "").strip()),
+        jwt_public_key=e.get("NEON_JWT_PUBLIC_KEY", ""),
+        jwt_jwks_file=e.get("NEON_JWT_JWKS_FILE", ""),
+        jwt_audience=e.get("NEON_JWT_AUDIENCE", ""),
+        jwt_issuer=e.get("NEON_JWT_ISSUER", ""),
     )

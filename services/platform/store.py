@@ -17,7 +17,7 @@ def eventsourcing_env(settings: Settings, service: str) -> dict[str, str]:
     if settings.persistence == "memory":
         return {"PERSISTENCE_MODULE": "eventsourcing.popo"}
     if settings.persistence == "sqlite":
-        settings.var_dir.mkdir(parents=True, exist_ok=True)
+        settings.sqlite_path(service).parent.mkdir(parents=True, exist_ok=True)
         return {
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
             "SQLITE_DBNAME": str(settings.sqlite_path(service)),
@@ -35,8 +35,8 @@ def eventsourcing_env(settings: Settings, service: str) -> dict[str, str]:
             "POSTGRES_POOL_SIZE": "5",
             "POSTGRES_CONNECT_TIMEOUT": "5",
         }
-        if settings.postgres_schema:
-            env["POSTGRES_SCHEMA"] = settings.postgres_schema
+        if settings.database_schema:
+            env["POSTGRES_SCHEMA"] = settings.database_schema
         return env
     raise ValueError(f"unknown NEON_PERSISTENCE {settings.persistence!r}")
 
@@ -65,6 +65,11 @@ def open_application(settings: Settings, factory: Callable[[], T]) -> T:
     ) as conn:
         conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
         try:
+            if settings.database_schema:  # a namespace's schema is made on first use
+                from psycopg import sql
+
+                conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(
+                    sql.Identifier(settings.database_schema)))
             return factory()
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))

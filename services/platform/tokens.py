@@ -1,23 +1,36 @@
-"""Seat, organiser and service tokens: HMAC-SHA256 signed, bound to match and seat, expiring.
+"""Seat, player, organiser and service tokens: HMAC-SHA256 signed, bound to match and seat,
+expiring; and, where a deployment configures one, player JWTs of an external identity provider.
 
 Format: ``v1.<base64url(canonical JSON claims)>.<base64url(HMAC-SHA256(secret, body))>``.
 Claims: ``role`` ("seat", "player", "organiser" or "service"), ``match`` (a match id or "*"),
-``seat`` (int, seats only), ``player`` and ``exp`` (unix seconds).
+``seat`` (int, seats only), ``player`` and ``exp`` (unix seconds). Only the canonical unpadded
+base64url encoding is accepted, so one token has exactly one spelling.
+
+External JWTs (``NEON_JWT_PUBLIC_KEY`` or ``NEON_JWT_JWKS_FILE``, with ``NEON_JWT_AUDIENCE`` and
+``NEON_JWT_ISSUER``) are verified with PyJWT and become player tokens: ``sub`` is the player id.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import hmac
 import json
+import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jwt
 
 from services.platform.canonical import canonical_json
 from services.platform.errors import PermissionDenied, Unauthenticated
 
 ROLES = ("seat", "player", "organiser", "service")
+_B64URL = re.compile(r"^[A-Za-z0-9_-]*$")
 
 
 def _b64(data: bytes) -> str:
@@ -25,15 +38,34 @@ def _b64(data: bytes) -> str:
 
 
 def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    """Decode unpadded base64url, refusing every non-canonical spelling (padding, other
+    alphabets, and non-zero unused low bits in the last character)."""
+    if not _B64URL.match(text) or len(text) % 4 == 1:
+        raise ValueError("not canonical base64url")
+    try:
+        data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except binascii.Error as err:
+        raise ValueError(str(err)) from None
+    if _b64(data) != text:
+        raise ValueError("not canonical base64url")
+    return data
 
 
 BOT_PREFIX = "bot-"
-"""Player ids starting with this are bots: tickets may not use it, scoring never rates them."""
+"""Player ids starting with this are bots: tickets may not use it, scoring never rates them,
+and only a service token (the bot driver) may seat one."""
 
 
 def is_bot(player: str) -> bool:
     return player.startswith(BOT_PREFIX)
+
+
+def require_may_seat(claims: Claims | None, players: Iterable[str]) -> None:
+    """Refuse ``bot-`` player ids unless the caller holds a service token (the bot driver)."""
+    bots = [p for p in players if is_bot(p)]
+    if bots and (claims is None or claims.role != "service"):
+        raise PermissionDenied(f"player ids starting with {BOT_PREFIX!r} are reserved for the "
+                               f"bot driver: {', '.join(bots)}")
 
 
 @dataclass(frozen=True)
@@ -49,12 +81,99 @@ class Claims:
             raise PermissionDenied("token is for another match")
 
 
+@dataclass(frozen=True)
+class ExternalIdentity:
+    """Verifies JWTs of an external identity provider (RS/ES/EdDSA, a PEM key or a JWKS file)."""
+
+    keys: tuple[Any, ...]
+    audience: str
+    issuer: str = ""
+    algorithms: tuple[str, ...] = ("RS256", "RS384", "RS512", "ES256", "ES384", "ES512",
+                                   "PS256", "PS384", "PS512", "EdDSA")
+    leeway: int = 30
+
+    @classmethod
+    def from_pem(cls, pem: str, audience: str, issuer: str = "") -> ExternalIdentity:
+        from cryptography.hazmat.primitives.serialization import load_pem_public_key
+
+        return cls((load_pem_public_key(pem.encode()),), audience, issuer)
+
+    @classmethod
+    def from_jwks(cls, jwks: str | dict[str, Any], audience: str,
+                  issuer: str = "") -> ExternalIdentity:
+        data = json.loads(jwks) if isinstance(jwks, str) else jwks
+        keys = tuple(k for k in jwt.PyJWKSet.from_dict(data).keys)
+        return cls(keys, audience, issuer)
+
+    def _key_for(self, token: str) -> Any:
+        header = jwt.get_unverified_header(token)
+        if header.get("alg") not in self.algorithms:
+            raise Unauthenticated(f"JWT algorithm {header.get('alg')!r} is not accepted")
+        kid = header.get("kid")
+        for key in self.keys:
+            if isinstance(key, jwt.PyJWK):
+                if kid is None or key.key_id == kid:
+                    return key.key
+            else:
+                return key
+        raise Unauthenticated("JWT signed with an unknown key")
+
+    def verify(self, token: str) -> Claims:
+        try:
+            payload = jwt.decode(
+                token, self._key_for(token), algorithms=list(self.algorithms),
+                audience=self.audience or None, issuer=self.issuer or None, leeway=self.leeway,
+                options={"require": ["exp", "sub"], "verify_aud": bool(self.audience)},
+            )
+        except jwt.ExpiredSignatureError:
+            raise Unauthenticated("JWT has expired") from None
+        except jwt.InvalidAudienceError:
+            raise Unauthenticated("JWT is for another audience") from None
+        except jwt.InvalidIssuerError:
+            raise Unauthenticated("JWT is from another issuer") from None
+        except jwt.PyJWTError as err:
+            raise Unauthenticated(f"JWT refused: {err}") from None
+        player = str(payload["sub"])
+        if not player:
+            raise Unauthenticated("JWT has an empty subject")
+        if is_bot(player):
+            raise PermissionDenied(f"player ids starting with {BOT_PREFIX!r} are reserved for bots")
+        return Claims(role="player", match="*", player=player, exp=int(payload["exp"]))
+
+
+def external_identity(settings: Any) -> ExternalIdentity | None:
+    """The deployment's external identity provider, from ``NEON_JWT_*`` settings, if any."""
+    pem, jwks_file = settings.jwt_public_key, settings.jwt_jwks_file
+    if not pem and not jwks_file:
+        return None
+    if not settings.jwt_audience:
+        raise ValueError("NEON_JWT_AUDIENCE must be set with NEON_JWT_PUBLIC_KEY/_JWKS_FILE")
+    if jwks_file:
+        return ExternalIdentity.from_jwks(Path(jwks_file).read_text(), settings.jwt_audience,
+                                          settings.jwt_issuer)
+    if not pem.lstrip().startswith("-----BEGIN"):
+        pem = Path(pem).read_text()  # a path to the PEM file
+    return ExternalIdentity.from_pem(pem, settings.jwt_audience, settings.jwt_issuer)
+
+
+_FROM_SETTINGS: Any = object()
+
+
 class TokenIssuer:
-    def __init__(self, secret: bytes, clock: object = time.time) -> None:
+    """Issues and verifies the deployment's own tokens; verifies external JWTs when
+    ``external`` is given (by default: as the ``NEON_JWT_*`` settings configure)."""
+
+    def __init__(self, secret: bytes, clock: object = time.time,
+                 external: ExternalIdentity | None = _FROM_SETTINGS) -> None:
         if len(secret) < 16:
             raise ValueError("token secret must be at least 16 bytes")
         self._secret = secret
         self._clock = clock
+        if external is _FROM_SETTINGS:
+            from services.platform.settings import load
+
+            external = external_identity(load())
+        self.external = external
 
     def _now(self) -> int:
         return int(self._clock())  # type: ignore[operator]
@@ -67,7 +186,17 @@ class TokenIssuer:
         sig = hmac.new(self._secret, body.encode(), hashlib.sha256).digest()
         return f"v1.{body}.{_b64(sig)}"
 
+    def issue_player(self, player: str, ttl: int = 86400) -> str:
+        """A player token (tickets, parties): refuses empty and ``bot-`` ids."""
+        if not player or len(player) > 128 or not player.isprintable():
+            raise ValueError("a player id is 1-128 printable characters")
+        if is_bot(player):
+            raise ValueError(f"player ids starting with {BOT_PREFIX!r} are reserved for bots")
+        return self.issue("player", "*", player=player, ttl=ttl)
+
     def verify(self, token: str) -> Claims:
+        if not token.startswith("v1.") and self.external is not None and token.count(".") == 2:
+            return self.external.verify(token)
         try:
             version, body, sig = token.split(".")
         except ValueError:

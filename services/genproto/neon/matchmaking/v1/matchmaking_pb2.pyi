@@ -176,3 +176,25 @@ class AcceptMatchResponse(_message.Message):
 
     def __init__(self, ticket: _Optional[_Union[Ticket, _Mapping]]=...) -> None:
         ...
+
+class MintPlayerTokenRequest(_message.Message):
+    __slots__ = ('player_id', 'ttl_seconds')
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    TTL_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    ttl_seconds: int
+
+    def __init__(self, player_id: _Optional[str]=..., ttl_seconds: _Optional[int]=...) -> None:
+        ...
+
+class MintPlayerTokenResponse(_message.Message):
+    __slots__ = ('token', 'player_id', 'expires_at')
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    player_id: str
+    expires_at: int
+
+    def __init__(self, token: _Optional[str]=..., player_id: _Optional[str]=..., expires_at: _Optional[int]=...) -> None:
+        ...

@@ -1,0 +1,112 @@
+"""Expected failures of ``neon`` commands: one line saying what happened and what to do.
+
+Exit codes (README, "Exit codes"): 0 success; 1 verification failed or another failure;
+2 usage (unknown game or mode, bad option, missing file, bad key); 3 a backend service does
+not answer; 130 interrupted. A traceback only with ``neon --debug``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+
+OK, FAILED, USAGE, UNREACHABLE, INTERRUPTED = 0, 1, 2, 3, 130
+F = TypeVar("F", bound=Callable[..., Any])
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+class CliError(Exception):
+    """A failure to report in one line with an exit code."""
+
+    def __init__(self, message: str, code: int = FAILED) -> None:
+        super().__init__(message)
+        self.message, self.code = message, code
+
+
+@dataclass
+class State:
+    debug: bool = False
+    targets: list[tuple[str, str]] = field(default_factory=list)
+
+
+state = State()
+
+
+def target(what: str, address: str) -> None:
+    """Name the backend a command is about to call, for the "does not answer" line."""
+    state.targets.append((what, address))
+
+
+def _unreachable() -> str:
+    what, address = state.targets[-1] if state.targets else ("backend service", "its address")
+    return (f"no {what} answers on {address}; start one with ./dev up or pass --embedded")
+
+
+def explain(err: BaseException) -> CliError | None:
+    """The one-line form of an expected failure, or None for a real bug."""
+    import grpc
+
+    if isinstance(err, CliError):
+        return err
+    if isinstance(err, grpc.aio.AioRpcError | grpc.RpcError) and hasattr(err, "code"):
+        code = err.code()
+        if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            return CliError(_unreachable(), UNREACHABLE)
+        if code in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
+            return CliError(f"{code.name}: {err.details()} (is this the deployment whose keys "
+                            "are in NEON_VAR_DIR / NEON_TOKEN_SECRET?)", FAILED)
+        return CliError(f"{code.name}: {err.details()}", FAILED)
+    if isinstance(err, FileNotFoundError):
+        return CliError(f"file not found: {err.filename}", USAGE)
+    if isinstance(err, IsADirectoryError | PermissionError):
+        return CliError(f"cannot read {err.filename}: {err.strerror}", USAGE)
+    if isinstance(err, json.JSONDecodeError):
+        return CliError(f"not valid JSON: {err.msg} (line {err.lineno}, column {err.colno})", USAGE)
+    if isinstance(err, RuntimeError) and ("could not bind" in str(err)
+                                          or "Failed to bind" in str(err)):
+        where = re.search(r"(\d[\d.]*:\d+|\[[^\]]+\]:\d+)", str(err))
+        address = where.group(1) if where else "its address"
+        return CliError(f"port busy: cannot listen on {address} (another `neon up`?); set "
+                        "NEON_<SERVICE>_PORT to move it", FAILED)
+    if isinstance(err, OSError) and err.errno == 98:  # EADDRINUSE
+        return CliError(f"a port is busy: {err.strerror}; set NEON_<SERVICE>_PORT to move it",
+                        FAILED)
+    if type(err).__name__ in ("NoServersError", "ConnectionRefusedError"):
+        return CliError("no NATS answers on NATS_URL; unset NATS_URL to use the bundled "
+                        "nats-server, or start NATS", UNREACHABLE)
+    return None
+
+
+def friendly(fn: F) -> F:
+    """Run a command, turning expected failures into one line and an exit code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        state.targets.clear()
+        try:
+            return fn(*args, **kwargs)
+        except (typer.Exit, typer.Abort, SystemExit):
+            raise
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            err_console.print("interrupted")
+            raise typer.Exit(INTERRUPTED) from None
+        except Exception as err:
+            found = explain(err)
+            if found is None or state.debug:
+                if found is None and not state.debug:
+                    err_console.print(f"unexpected error: {type(err).__name__}: {err} "
+                                      "(run with --debug for the traceback; logs in var/logs)")
+                    raise typer.Exit(FAILED) from None
+                raise
+            err_console.print(found.message)
+            raise typer.Exit(found.code) from None
+
+    return wrapper  # type: ignore[return-value]

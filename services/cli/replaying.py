@@ -1,0 +1,55 @@
+"""``neon replay``: an exported match told in words, with the table after each action."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.panel import Panel
+
+from services.cli.errors import USAGE, CliError
+from services.cli.screen import load_presentation, narrate
+from services.cli.terminal import describe_outcome
+
+
+def replay_export(console: Console, data: bytes, viewer: int | None, pause: bool = False) -> int:
+    """Step through ``data`` (an export) as ``viewer`` (a seat, or None for a spectator)."""
+    from services.rules import records as rec
+    from services.rules.export import parse_export
+    from services.rules.games import load_engine
+    from services.rules.replay import Replayed, step
+
+    try:
+        records, _ = parse_export(data)
+    except Exception as err:  # a file that is not an export: say so in one line
+        raise CliError(f"not a match export: {err}", USAGE) from None
+    if not records:
+        raise CliError("the export holds no events", USAGE)
+    game = records[0]["game"]
+    try:
+        engine = load_engine(game)
+    except KeyError as err:
+        raise CliError(f"cannot replay: {err.args[0]}", USAGE) from None
+    presenter = load_presentation(game)
+    players = records[0].get("players") or []
+    names = {i: str(p) for i, p in enumerate(players)}
+    if viewer is not None:
+        names[viewer] = "you"
+    replayed = Replayed()
+    view: Any = {}
+    for record in records:
+        step(engine, replayed, record)
+        public = rec.project(record, viewer)
+        if replayed.state is not None:
+            view = engine.view(replayed.state, viewer)
+        lines = narrate(presenter, [public], None, view, names)  # every seat's action told
+        console.rule(f"event {record['n']}: {record['type']}")
+        if lines:
+            console.print("\n".join(lines))
+        if replayed.state is not None and record["type"] in ("MatchStarted", "ActionAccepted"):
+            console.print(presenter.render(view, viewer))
+        if record["type"] == "MatchEnded":
+            console.print(Panel(describe_outcome(record.get("outcome"), viewer), title="result"))
+        if pause:
+            input("Enter for the next event...")
+    return 0

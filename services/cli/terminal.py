@@ -1,0 +1,134 @@
+"""A person at the terminal playing one seat: narration, the table, numbered choices.
+
+:class:`TerminalSeat` is a chooser for any play loop: given the seat's view and decisions it
+tells what happened since the seat's last decision (from the match's event stream, as this
+seat may see it), draws the table with the game's presentation, lists the legal actions in
+words and reads a number. ``j`` shows the JSON of the options (for client authors), ``v``
+the JSON of the view, ``?`` the help.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import grpc
+from rich.console import Console
+from rich.panel import Panel
+from rich.syntax import Syntax
+
+from services.cli.client import RulesClient
+from services.cli.screen import Presenter, load_presentation, narrate, options_table
+from services.genproto.neon.rules.v1 import rules_pb2
+from services.platform.grpc_kit import call_metadata
+
+Ask = Callable[[str], Awaitable[str]]
+HELP = "type a number to choose; j: the options as JSON; v: the view as JSON; ?: this help"
+
+
+async def ask_terminal(prompt: str) -> str:
+    return await asyncio.to_thread(input, prompt)
+
+
+async def events_between(client: RulesClient, match_id: str, token: str | None,
+                         after: int, upto: int, timeout: float = 5.0) -> list[dict[str, Any]]:
+    """The projected records ``after < n <= upto`` as ``token``'s seat may see them."""
+    if upto <= after:
+        return []
+    out: list[dict[str, Any]] = []
+    stream = client.stub.WatchMatch(
+        rules_pb2.WatchMatchRequest(match_id=match_id, from_version=after),
+        metadata=call_metadata(token), timeout=timeout)
+    try:
+        async for message in stream:
+            event = message.event
+            record = json.loads(event.payload_json)
+            if list(getattr(event, "text", ())):
+                record["text"] = list(event.text)
+            out.append(record)
+            if event.version >= upto:
+                break
+    except grpc.aio.AioRpcError as err:
+        if err.code() != grpc.StatusCode.DEADLINE_EXCEEDED:
+            raise
+    finally:
+        stream.cancel()
+    return out
+
+
+class TerminalSeat:
+    """One human seat of one match, drawn on ``console`` and answered through ``ask``."""
+
+    def __init__(self, console: Console, client: RulesClient, game: str, match_id: str,
+                 seat: int, token: str, *, names: Mapping[int, str] | None = None,
+                 ask: Ask = ask_terminal, presenter: Presenter | None = None) -> None:
+        self.console, self.client, self.match_id = console, client, match_id
+        self.seat, self.token, self.ask = seat, token, ask
+        self.presenter = presenter or load_presentation(game)
+        self.names = {**(names or {}), seat: "you"}
+        self.seen = 0
+
+    async def catch_up(self, view: Any) -> None:
+        """Tell what happened since this seat last looked, up to the current version."""
+        version = int((await self.client.view(self.match_id, self.token)).version)
+        records = await events_between(self.client, self.match_id, self.token, self.seen, version)
+        self.seen = max([self.seen, *(int(r.get("n", 0)) for r in records)])
+        lines = narrate(self.presenter, records, self.seat, view, self.names)
+        if lines:
+            self.console.print(Panel("\n".join(lines), title="since your last move",
+                                     title_align="left", border_style="blue"))
+
+    async def choose(self, seat: int, view: dict[str, Any],
+                     decisions: list[Any]) -> tuple[int, dict[str, Any]]:
+        await self.catch_up(view)
+        self.console.rule(f"seat {seat}: your move")
+        self.console.print(self.presenter.render(view, seat))
+        menu, numbered = options_table(self.presenter, decisions, view)
+        self.console.print(menu)
+        while True:
+            answer = (await self.ask(f"choose 1-{len(numbered)} (j: JSON, ?: help): ")).strip()
+            if answer.isdigit() and 1 <= int(answer) <= len(numbered):
+                return numbered[int(answer) - 1]
+            if answer.lower() == "j":
+                for n, (i, a) in enumerate(numbered, start=1):
+                    self.console.print(f"{n:>4}  {decisions[i].kind}  ", end="")
+                    self.console.print(json.dumps({"action": a}), markup=False, highlight=False)
+            elif answer.lower() == "v":
+                self.console.print(Syntax(json.dumps(view, indent=1), "json", word_wrap=True))
+            else:
+                self.console.print(HELP)
+
+    async def action(self, seat: int, view: dict[str, Any], decisions: list[Any]) -> dict[str, Any]:
+        """The chooser shape that returns the action alone (``neon queue``'s loop)."""
+        return (await self.choose(seat, view, decisions))[1]
+
+    async def finish(self, outcome: Any) -> None:
+        """The last events and the result, in words."""
+        view = json.loads((await self.client.view(self.match_id, self.token)).view_json or "{}")
+        await self.catch_up(view)
+        self.console.print(self.presenter.render(view, self.seat))
+        self.console.print(Panel(describe_outcome(outcome, self.seat), title="result",
+                                 border_style="green"))
+
+
+def describe_outcome(outcome: Any, seat: int | None) -> str:
+    """Ranks (``placements[seat]`` is the seat's rank, 1 best), scores and the reason, in words."""
+    if not isinstance(outcome, Mapping):
+        return "the match ended"
+
+    def who(s: int) -> str:
+        return "you" if s == seat else f"seat {s}"
+
+    lines = []
+    ranks = outcome.get("placements") or []
+    scores = outcome.get("scores") or []
+    for place, s in sorted((int(rank), s) for s, rank in enumerate(ranks)):
+        score = f" ({scores[s]})" if s < len(scores) else ""
+        lines.append(f"{place}. {who(s)}{score}")
+    if outcome.get("draw"):
+        lines.append("a draw")
+    if outcome.get("reason"):
+        lines.append(str(outcome["reason"]).replace("_", " "))
+    return "\n".join(lines) or "the match ended"

@@ -1,0 +1,104 @@
+"""Every ``neon`` command answers expected failures in one line with a documented exit code
+(2 usage, 3 backend unreachable, 1 other) and no traceback unless --debug."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from services.cli.main import app
+from services.platform.natsrv import free_port
+from services.rules.games import available
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    dead = str(free_port())
+    return {"NEON_VAR_DIR": str(tmp_path / "var"), "NEON_RULES_NEON_REIGN_PORT": dead,
+            "NEON_RULES_NEON_PORT": dead, "NEON_MATCHMAKING_PORT": dead,
+            "NEON_SCORING_PORT": dead, "NEON_DICE_PORT": dead, "NATS_URL": "",
+            "NEON_NAMESPACE": "", "NEON_JWT_PUBLIC_KEY": "", "NEON_JWT_JWKS_FILE": ""}
+
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        yield s.getsockname()[1]
+
+
+def run(args: list[str], env: dict[str, str], code: int) -> str:
+    result = runner.invoke(app, args, env=env)
+    text = result.output.strip()
+    assert result.exit_code == code, text
+    assert "Traceback" not in text
+    assert len(text.splitlines()) == 1, text
+    return text
+
+
+def test_play_without_a_backend_says_how_to_start_one(env: dict[str, str]) -> None:
+    line = run(["play", "neon-reign"], env, 3)
+    assert line == (f"no rules service for neon-reign answers on 127.0.0.1:"
+                    f"{env['NEON_RULES_NEON_REIGN_PORT']}; start one with ./dev up or pass --embedded")
+
+
+def test_play_with_bad_options_or_game_is_a_usage_error(env: dict[str, str]) -> None:
+    assert "JSON" in run(["play", "neon-reign", "--options", "{nope"], env, 2)
+    assert "unknown game" in run(["play", "chess"], env, 2)
+
+
+def test_queue_and_simulate_without_a_backend(env: dict[str, str]) -> None:
+    assert "no matchmaking service answers" in run(["queue", "neon-reign", "--timeout", "2"], env, 3)
+    assert "no matchmaking service answers" in run(
+        ["simulate", "--game", "neon-reign", "--players", "2", "--timeout", "2"], env, 3)
+
+
+def test_export_without_a_backend(env: dict[str, str]) -> None:
+    line = run(["export", "m1", "-o", "x.jsonl", "--game", "neon-reign"], env, 3)
+    assert line.startswith("no rules service answers")
+
+
+def test_verify_and_replay_of_a_missing_or_bad_file(env: dict[str, str], tmp_path: Path) -> None:
+    assert run(["verify", str(tmp_path / "missing.jsonl")], env, 2) == \
+        f"file not found: {tmp_path / 'missing.jsonl'}"
+    assert run(["replay", str(tmp_path / "missing.jsonl")], env, 2).startswith("file not found")
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text("not json\n")
+    assert "--public-key is not hex" in run(["verify", str(junk), "--public-key", "nothex"], env, 2)
+    assert "32" in run(["verify", str(junk), "--public-key", "abcd"], env, 2)
+    assert run(["replay", str(junk)], env, 2).startswith("not a match export")
+
+
+def test_token_refuses_bot_ids_and_unknown_roles(env: dict[str, str]) -> None:
+    assert "reserved" in run(["token", "player", "bot-evil"], env, 2)
+    assert "unknown token role" in run(["token", "organiser", "x"], env, 2)
+    minted = run(["token", "player", "ana"], env, 0)
+    assert minted.startswith("v1.")
+
+
+def test_serve_an_unknown_service_or_on_a_busy_port(env: dict[str, str], busy_port: int) -> None:
+    assert "unknown service" in run(["serve", "nothing"], env, 2)
+    line = run(["serve", "dice"], {**env, "NEON_DICE_PORT": str(busy_port)}, 1)
+    assert "busy" in line and "NEON_<SERVICE>_PORT" in line
+
+
+@pytest.mark.skipif("neon-reign" not in available(), reason="no Neon Reign engine")
+def test_up_on_a_busy_port(env: dict[str, str], busy_port: int) -> None:
+    line = run(["up"], {**env, "NEON_DICE_PORT": str(busy_port)}, 1)
+    assert "busy" in line
+
+
+def test_a_bad_namespace_is_a_usage_error(env: dict[str, str]) -> None:
+    assert "NEON_NAMESPACE" in run(["token", "player", "ana"], {**env, "NEON_NAMESPACE": "A.B"}, 2)
+
+
+def test_debug_shows_the_traceback(env: dict[str, str], tmp_path: Path) -> None:
+    result = runner.invoke(app, ["--debug", "verify", str(tmp_path / "missing.jsonl")], env=env)
+    assert result.exit_code != 0 and isinstance(result.exception, FileNotFoundError)
