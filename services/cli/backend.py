@@ -41,6 +41,10 @@ class Backend:
     def organiser_token(self) -> str:
         return self.issuer.issue("organiser", "*", player="organiser", ttl=ORGANISER_TTL)
 
+    def bot_driver_token(self) -> str:
+        """A service token: the only kind that may seat ``bot-`` players."""
+        return self.issuer.issue("service", "*", player="bot-driver", ttl=ORGANISER_TTL)
+
     def address(self, service: str) -> str:
         return self.services[service].address
 

@@ -26,16 +26,16 @@ def service_name(game: str) -> str:
     return f"rules-{game}"
 
 
-def subject(game: str, match_id: str) -> str:
-    return f"neon.events.rules.{game}.{match_id}"
+def subject(game: str, match_id: str, namespace: str = "") -> str:
+    return bus.events_subject(namespace, "rules", game, match_id)
 
 
-def results_subject(game: str, match_id: str) -> str:
+def results_subject(game: str, match_id: str, namespace: str = "") -> str:
     """MatchEnded again, on its own subject: scoring reads results without every move."""
-    return f"neon.events.results.{game}.{match_id}"
+    return bus.events_subject(namespace, "results", game, match_id)
 
 
-def projection(game: str) -> bus.Projection:
+def projection(game: str, namespace: str = "") -> bus.Projection:
     """Public messages for each stored match event: hidden parts stripped (records.project)."""
 
     def project(event: Any) -> list[tuple[str, dict[str, Any]]]:
@@ -43,9 +43,9 @@ def projection(game: str) -> bus.Projection:
         if record is None:
             return []
         public = {"game": game, **records.project(record, None)}
-        messages = [(subject(game, record["match_id"]), public)]
+        messages = [(subject(game, record["match_id"], namespace), public)]
         if public["type"] == "MatchEnded":
-            messages.append((results_subject(game, record["match_id"]), public))
+            messages.append((results_subject(game, record["match_id"], namespace), public))
         return messages
 
     return project
@@ -64,8 +64,9 @@ async def start(
                       settings.call_timeout)
     relay = None
     if nats_client is not None:
-        relay = bus.OutboxRelay(app, name, nats_client.jetstream(), projection(game),
-                                interval=settings.outbox_interval)
+        relay = bus.OutboxRelay(app, name, nats_client.jetstream(),
+                                projection(game, settings.namespace),
+                                interval=settings.outbox_interval, namespace=settings.namespace)
         await relay.start()
     host = MatchHost(
         engine, app, dice, issuer, keys.signing_key,

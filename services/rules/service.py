@@ -13,6 +13,7 @@ from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.errors import InvalidArgument, ServiceError
 from services.platform.grpc_kit import claims
 from services.platform.logs import get_logger
+from services.platform.tokens import require_may_seat
 from services.rules import access
 from services.rules import records as rec
 from services.rules.games import load_presentation
@@ -116,7 +117,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         )
 
     async def CreateMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        self.host.require_organiser(claims())
+        who = claims()
+        self.host.require_organiser(who)
+        require_may_seat(who, request.players)
         previous = (request.previous_match_id, request.previous_final_hash) \
             if request.previous_match_id else None
         live, tokens = await self.host.create_match(

@@ -339,24 +339,25 @@ async def test_sigterm_finishes_calls_in_flight_and_the_outbox(
         for match_id in table.ids[1:]:  # other matches with stored events, for the outbox
             for _ in range(3):
                 await table.step(client, match_id)
-        held = table.ids[0]
+        for _ in range(2):
+            await table.step(client, table.ids[0])
+        # Actions draw from blocks reserved in advance, so what still waits on the dice
+        # service is a new match: its session and first blocks. Create one while dice is paused.
+        held = f"term-held-{uuid.uuid4().hex[:8]}"
         os.kill(dice.proc.pid, signal.SIGSTOP)
         paused = True
-        call = None
-        for _ in range(6):  # picks until one needs a draw and waits on the paused dice
-            call = asyncio.create_task(table.step(client, held))
-            await asyncio.sleep(0.5)
-            if not call.done():
-                break
-            call.result()
-        assert call is not None and not call.done(), "no action needed the dice"
+        call = asyncio.create_task(client.create(ORGANISER, match_id=held, mode="race", seats=2))
+        await asyncio.sleep(1.0)
+        assert not call.done(), "creating a match did not wait on the dice service"
         rules.proc.send_signal(signal.SIGTERM)
         await asyncio.sleep(0.5)  # the call is in flight while the server drains
         assert rules.proc.poll() is None, "exited without waiting for its call in flight"
         os.kill(dice.proc.pid, signal.SIGCONT)
         paused = False
-        answer = await call  # finished and answered, not cut off
-        assert answer.version == table.accepted[held][-1][1]
+        created = await call  # finished and answered, not cut off
+        assert created.match_id == held and created.version == 2
+        table.ids.append(held)
+        table.accepted[held] = []
         code = await asyncio.to_thread(rules.proc.wait, GRACE + EXIT_MARGIN + 5)
         assert code == 0, rules.log_path.read_text()[-2000:]
         on_bus = await bus_counts(nats_url, "toy", table.ids)  # before any restart

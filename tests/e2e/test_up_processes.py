@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
@@ -10,7 +11,7 @@ import uuid
 from pathlib import Path
 
 from services.cli.client import RulesClient
-from services.platform.natsrv import free_port, port_open
+from services.platform.natsrv import port_open
 from services.platform.settings import DEFAULT_PORTS, env_key
 from services.platform.tokens import TokenIssuer
 from tests.e2e.procs import ROOT, health, port_env, service_env, services_in_build
@@ -29,14 +30,13 @@ def wait_for(path: Path, text: str, proc: subprocess.Popen[bytes], timeout: floa
 
 
 async def test_up_processes_starts_every_service_and_stops_on_ctrl_c(tmp_path: Path) -> None:
-    nats_port = free_port()
     env = service_env({
-        "NATS_URL": f"nats://127.0.0.1:{nats_port}",  # nothing answers: the bundled one starts
         "NEON_VAR_DIR": str(tmp_path / "var"), "NEON_ENGINES": ENGINES,
         "NEON_TOKEN_SECRET": SECRET, "NEON_SIGNING_KEY": SIGNING,
         "NEON_GRACE_SECONDS": str(GRACE), "NEON_LOG_LEVEL": "warning",
         **port_env([*DEFAULT_PORTS, "rules-toy"]),
     })
+    env.pop("NATS_URL", None)  # no NATS_URL: the bundled nats-server starts (a free port if 4222 is taken)
     out = tmp_path / "up.out"
     with open(out, "wb") as sink:
         proc = subprocess.Popen([sys.executable, "-m", "services.cli.main", "up", "--processes"],
@@ -46,6 +46,9 @@ async def test_up_processes_starts_every_service_and_stops_on_ctrl_c(tmp_path: P
         expected = services_in_build(ENGINES)
         running = [s for s in expected if f"{s} " in text or f"{s}\u2502" in text]
         assert {"dice", "rules-toy"} <= set(running), text
+        bundled = re.search(r"nats://127\.0\.0\.1:(\d+)\s+\(bundled\)", text)
+        assert bundled, f"no bundled NATS in the endpoints:\n{text}"
+        nats_port = int(bundled.group(1))
         assert port_open("127.0.0.1", nats_port), "the bundled NATS is not up"
         addresses = {s: f"127.0.0.1:{env[f'NEON_{env_key(s)}_PORT']}" for s in running}
         for service, address in addresses.items():

@@ -24,7 +24,7 @@ async def test_a_served_match_publishes_only_public_events_and_verifies(
     client = RulesClient(backend.address("rules-neon-reign"))
     organiser = backend.organiser_token()
     match_id = f"nr-{mode}-{uuid.uuid4().hex[:8]}"
-    result = await play_match(client, organiser, mode=mode, seats=["random", "random"], seed=42,
+    result = await play_match(client, backend.bot_driver_token(), mode=mode, seats=["random", "random"], seed=42,
                               match_id=match_id)
     assert result.outcome is not None
     export = (await client.export(organiser, match_id)).export_jsonl
@@ -51,7 +51,7 @@ async def test_a_served_match_publishes_only_public_events_and_verifies(
 async def test_the_same_dev_seed_and_bots_give_the_same_state_hashes(backend: Backend) -> None:
     client = RulesClient(backend.address("rules-neon-reign"))
     organiser = backend.organiser_token()
-    a, b, c = [await play_match(client, organiser, mode="single", seats=["random", "random"],
+    a, b, c = [await play_match(client, backend.bot_driver_token(), mode="single", seats=["random", "random"],
                                 seed=seed, match_id=f"nr-det-{uuid.uuid4().hex[:8]}")
                for seed in (42, 42, 43)]
     assert a.state_hashes == b.state_hashes and a.outcome == b.outcome
@@ -62,7 +62,7 @@ async def test_tampering_with_a_neon_reign_export_fails_verify(backend: Backend)
     client = RulesClient(backend.address("rules-neon-reign"))
     organiser = backend.organiser_token()
     match_id = f"nr-tamper-{uuid.uuid4().hex[:8]}"
-    await play_match(client, organiser, mode="single", seats=["random", "random"], seed=5,
+    await play_match(client, backend.bot_driver_token(), mode="single", seats=["random", "random"], seed=5,
                      match_id=match_id)
     lines = (await client.export(organiser, match_id)).export_jsonl.splitlines()
     attack = next(i for i, line in enumerate(lines) if b'"type":"attack"' in line)

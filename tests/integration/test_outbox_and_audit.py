@@ -34,7 +34,7 @@ async def published(nats_client: object, subject: str, expected: int, timeout: f
 async def test_match_events_are_published_once_and_redacted(backend: Backend, nats_client: object) -> None:
     client = RulesClient(backend.address("rules-toy"))
     match_id = f"pub-{uuid.uuid4().hex[:8]}"  # the CI's NATS keeps streams across runs
-    result = await play_match(client, backend.organiser_token(), mode="race",
+    result = await play_match(client, backend.bot_driver_token(), mode="race",
                               seats=["random", "random"], seed=7, match_id=match_id)
     view = await client.view(match_id)
     messages = await published(nats_client, f"neon.events.rules.toy.{match_id}", view.version)
@@ -66,7 +66,7 @@ def _cards(row: dict) -> set[str]:
 async def test_relay_publishes_again_after_restart_without_duplicates(backend: Backend, nats_client: object) -> None:
     client = RulesClient(backend.address("rules-toy"))
     match_id = f"pub-{uuid.uuid4().hex[:8]}"
-    await play_match(client, backend.organiser_token(), mode="race", seats=["random", "random"],
+    await play_match(client, backend.bot_driver_token(), mode="race", seats=["random", "random"],
                      seed=8, match_id=match_id)
     relay = backend.services["rules-toy"].extra["relay"]
     await relay.drain()
@@ -80,7 +80,7 @@ async def test_relay_publishes_again_after_restart_without_duplicates(backend: B
 
 async def test_export_verifies_and_any_tampering_fails(backend: Backend) -> None:
     client = RulesClient(backend.address("rules-toy"))
-    await play_match(client, backend.organiser_token(), mode="race", seats=["random", "random"],
+    await play_match(client, backend.bot_driver_token(), mode="race", seats=["random", "random"],
                      seed=9, match_id="audit-1")
     data = (await client.export(backend.organiser_token(), "audit-1")).export_jsonl
     report = verify_export(data, engine=toy.ENGINE)
@@ -113,9 +113,9 @@ async def test_export_verifies_and_any_tampering_fails(backend: Backend) -> None
 async def test_same_dev_seed_and_actions_give_same_state_hashes(backend: Backend) -> None:
     client = RulesClient(backend.address("rules-toy"))
     organiser = backend.organiser_token()
-    a = await play_match(client, organiser, mode="race", seats=["random", "random"], seed=11, match_id="det-a")
-    b = await play_match(client, organiser, mode="race", seats=["random", "random"], seed=11, match_id="det-b")
-    c = await play_match(client, organiser, mode="race", seats=["random", "random"], seed=12, match_id="det-c")
+    a = await play_match(client, backend.bot_driver_token(), mode="race", seats=["random", "random"], seed=11, match_id="det-a")
+    b = await play_match(client, backend.bot_driver_token(), mode="race", seats=["random", "random"], seed=11, match_id="det-b")
+    c = await play_match(client, backend.bot_driver_token(), mode="race", seats=["random", "random"], seed=12, match_id="det-c")
     assert a.state_hashes == b.state_hashes
     assert a.state_hashes != c.state_hashes
     await client.close()
