@@ -18,13 +18,8 @@ from services.platform.tokens import Claims
 
 
 class NoRules:
-    schemas: dict[str, Any] = {}
-
     def address(self, game: str) -> str:
         return ""
-
-    def takes_option(self, game: str, name: str) -> bool:
-        return False
 
 
 class FlakyApp(MatchmakingApplication):
