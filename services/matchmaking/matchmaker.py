@@ -162,9 +162,10 @@ class Matchmaker:
     # ----------------------------------------------------------------- games
 
     async def game_spec(self, game: str) -> GameSpec | None:
-        """The catalogue's entry, refreshed from the game's rules service.
+        """The game's modes as its rules service describes them (refreshed every minute),
+        or as registered for a game without a rules service.
 
-        A game nobody knows is None. A known game whose rules service does not answer is
+        A game nobody knows is None. A game with a rules service that does not answer is
         UNAVAILABLE: its matches could not be created, so queueing for it would only churn.
         """
         now = time.monotonic()
@@ -174,8 +175,6 @@ class Matchmaker:
             return self.catalogue.get(game)
         live = await self.rules.modes(game)
         if live is None:
-            if self.catalogue.get(game) is None:
-                return None
             raise Unavailable(f"the rules service of {game} does not answer; try again later")
         self._info_checked[game] = now
         return self.catalogue.learn(game, live)
