@@ -214,7 +214,9 @@ class _Follower:
                 pass
 
     def take(self, after: int) -> tuple[SeatEvent, ...]:
-        return tuple(e for e in self.events if e.version > after)
+        """The events after version ``after``; older ones are dropped (never asked again)."""
+        self.events = [e for e in self.events if e.version > after]
+        return tuple(self.events)
 
     async def close(self) -> None:
         self._task.cancel()

@@ -103,6 +103,11 @@ async def test_two_seats_play_to_the_end_with_deterministic_command_ids(backend:
     # choose saw only positions where its seat owed a pick, with the seat's own view
     assert turns and all(t.decisions and t.decisions[0].kind == "pick" for t in turns)
     assert all(t.view["hand"] is not None and t.decisions[0].seat == t.seat for t in turns)
+    # each turn carries the events since the seat's previous turn, none twice
+    for s in (0, 1):
+        handed = [e.version for t in turns if t.seat == s for e in t.events]
+        assert handed == sorted(set(handed)) and all(v <= view.version for v in handed)
+    assert any(e.type == "ActionAccepted" and e.seat != t.seat for t in turns for e in t.events)
     await client.close()
 
 
