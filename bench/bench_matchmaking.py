@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from services.matchmaking.app import MatchmakingApplication  # noqa: E402
-from services.matchmaking.catalogue import STATIC, ModeSpec  # noqa: E402
+from services.matchmaking.catalogue import Catalogue, ModeSpec  # noqa: E402
 from services.matchmaking.config import Config  # noqa: E402
 from services.matchmaking.domain import Ticket  # noqa: E402
 from services.matchmaking.grouping import Entry, Group, Policy, Seat, form_groups  # noqa: E402
@@ -38,8 +38,7 @@ from services.matchmaking.matchmaker import Matchmaker  # noqa: E402
 from services.matchmaking.ratings import StaticRatings  # noqa: E402
 from services.matchmaking.rules_port import RulesGateway  # noqa: E402
 from services.platform import logs  # noqa: E402
-
-GAMES = {g.game: g for g in STATIC}
+from tests.support.mm_games import GAMES  # noqa: E402
 
 
 def tickets(scenario: str, n: int, seed: int) -> list[Entry]:
@@ -71,7 +70,7 @@ def first_come(modes: tuple[ModeSpec, ...], entries: list[Entry]) -> list[Group]
             if mode.name not in e.modes or e.ticket_id in used:
                 continue
             counts = [s for s in mode.seat_counts() if e.min_seats <= s <= e.max_seats and e.size <= s]
-            if not counts or (mode.teams and e.size > max(t for _, t in mode.team_size)):
+            if not counts or (mode.teams and e.size > max(t for _, t in mode.team_layouts)):
                 continue
             seats = max(counts)
             table = open_tables.setdefault(seats, [])
@@ -111,7 +110,8 @@ async def service_cycle(scenario: str, entries: list[Entry]) -> tuple[dict[str, 
     for start in range(0, len(tickets), 1000):
         app.save(*tickets[start:start + 1000])
     rules = RulesGateway(lambda game: None, "", 1.0)
-    mm = Matchmaker(app, rules, StaticRatings(table), Config(ticket_ttl=3600))
+    mm = Matchmaker(app, rules, StaticRatings(table), Config(ticket_ttl=3600),
+                    Catalogue({scenario: GAMES[scenario]}))
     await mm.recover()
     await mm._rate_new_tickets()  # the ratings lookup is measured apart: it is a network call
     groups = await mm.cycle()

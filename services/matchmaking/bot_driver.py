@@ -1,35 +1,44 @@
 """Bots in backfilled seats: matchmaking holds their seat tokens and plays them.
 
-Each bot match is one task that asks the rules service what its bot seats owe, answers
-with a uniformly random legal action, and otherwise waits for the match to move (its
-watch stream). The choice at a given match version comes from a seed of match, seat and
-version, and the command id is made of seat and version, so a bot that replays a move
-after a restart sends the same command and the rules service answers it once.
+Each bot match is one task that plays its bot seats through the shared "play a seat" loop
+(:mod:`services.platform.playing`): a uniformly random legal answer to what a seat owes,
+and waiting on the match's stream otherwise. The choice at a given match version comes
+from a seed of match, seat and version, and the loop's command id is made of seat and
+version, so a bot that replays a move after a restart sends the same command and the
+rules service answers it once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
 
-from services.genproto.neon.rules.v1 import rules_pb2
 from services.matchmaking.rules_port import RulesGateway
 from services.platform.draws import SeededRandomness
 from services.platform.logs import get_logger
+from services.platform.playing import ActionRefused, Choose, SeatTurn, play_seats
 
 log = get_logger("matchmaking")
 GIVE_UP = (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED,
            grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.INVALID_ARGUMENT)
 RETRY_MAX = 5.0
+COMMAND_PREFIX = "mm-bot-"
 
 
-def choose(match_id: str, seat: int, version: int, legal: list[str]) -> Any:
-    rng = SeededRandomness(f"mm-bot:{match_id}:{seat}:{version}")
-    return json.loads(legal[rng.randbelow(len(legal))])
+def random_bot(match_id: str) -> Choose:
+    """The first owed decision's legal actions, one picked by a seed of match, seat, version."""
+
+    def choose(turn: SeatTurn) -> dict[str, Any] | None:
+        owed = [d for d in turn.decisions if d.legal]
+        if not owed:
+            return None
+        rng = SeededRandomness(f"mm-bot:{match_id}:{turn.seat}:{turn.version}")
+        return owed[0].legal[rng.randbelow(len(owed[0].legal))]
+
+    return choose
 
 
 class BotDriver:
@@ -54,51 +63,31 @@ class BotDriver:
         backoff = 0.1
         while True:
             try:
-                reason = await self._play(game, match_id, seats)
+                await play_seats(self.rules.stub(game), match_id, seats, random_bot(match_id),
+                                 call_timeout=self.rules.timeout, wait=self.wait,
+                                 command_prefix=COMMAND_PREFIX)
+                reason = "the match ended"
+            except ActionRefused as err:
+                reason = f"bots stopped: {err}"
+                log.warning("bot match abandoned", match_id=match_id, reason=reason)
             except grpc.aio.AioRpcError as err:
                 if err.code() in GIVE_UP:
                     reason = f"bots stopped: {err.code().name}: {err.details()}"
                     log.warning("bot match abandoned", match_id=match_id, reason=reason)
                 else:
-                    log.info("bot move failed, retrying", match_id=match_id,
+                    log.info("bot play failed, retrying", match_id=match_id,
                              code=err.code().name, reason=err.details())
                     await asyncio.sleep(backoff)
                     backoff = min(RETRY_MAX, backoff * 2)
                     continue
+            except LookupError as err:  # no address for the game's rules service (yet)
+                log.info("bot play waits for a rules address", match_id=match_id, error=str(err))
+                await asyncio.sleep(backoff)
+                backoff = min(RETRY_MAX, backoff * 2)
+                continue
             try:
                 await self.on_finished(match_id, reason)
             except Exception as err:  # the store is down: the bots resume after a restart
                 log.error("could not record the end of a bot match", match_id=match_id,
                           error=repr(err))
             return
-
-    async def _play(self, game: str, match_id: str, seats: dict[int, str]) -> str:
-        """Answer for the bot seats until the match ends; returns why it stopped."""
-        while True:
-            acted = False
-            for seat, token in sorted(seats.items()):
-                acted = await self._act(game, match_id, seat, token) or acted
-            if acted:
-                continue
-            view = await self.rules.view(game, match_id)
-            if view.status == rules_pb2.MATCH_STATUS_ENDED:
-                return "the match ended"
-            await self.rules.wait_change(game, match_id, view.version, self.wait)
-
-    async def _act(self, game: str, match_id: str, seat: int, token: str) -> bool:
-        legal = await self.rules.legal(game, token, match_id)
-        for decision in legal.decisions:
-            if decision.seat != seat or not decision.legal_json:
-                continue
-            action = choose(match_id, seat, legal.version, list(decision.legal_json))
-            try:
-                await self.rules.submit(game, token, match_id, f"mm-bot-{seat}-v{legal.version}",
-                                        action)
-            except grpc.aio.AioRpcError as err:
-                # another seat moved first, or the match ended: wait for the match to move
-                if err.code() not in (grpc.StatusCode.FAILED_PRECONDITION,
-                                      grpc.StatusCode.ABORTED, grpc.StatusCode.ALREADY_EXISTS):
-                    raise
-                return False
-            return True
-        return False

@@ -1,15 +1,14 @@
-"""What matchmaking knows of each game: its modes, their seat limits and team layouts.
+"""What matchmaking knows of each game: its modes, their seat counts, team layouts and the
+sides the engine plays itself.
 
-The static table is the validation baseline (the issue's seat limits). When a game's rules
-service answers ``GetGameInfo``, its modes and seat limits replace the static ones (team
-layouts are kept from the table, the rules service does not describe teams). Tests and
-plug-in games add entries with :meth:`Catalogue.register`.
+Matchmaking names no game: each game's rules service describes its modes in ``GetGameInfo``
+and :meth:`Catalogue.learn` takes them as they are. Tests and plug-in games without a rules
+service may add entries with :meth:`Catalogue.register`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -17,24 +16,28 @@ class ModeSpec:
     name: str
     min_seats: int
     max_seats: int
-    team_size: tuple[tuple[int, int], ...] = ()
+    team_layouts: tuple[tuple[int, int], ...] = ()
     """Team layouts as (seat count, team size); empty for a free-for-all mode. A seat count
-    may have several layouts (NEON Coalition of 6: two teams of 3 or three teams of 2); the
-    grouping takes the one that seats the parties with the most even teams."""
+    may have several layouts (six seats: two teams of 3 or three teams of 2); the grouping
+    takes the one that seats the parties with the most even teams."""
+    ai_participants: tuple[str, ...] = ()
+    """Sides the engine plays itself in this mode. They take no seat: matchmaking neither
+    fills them nor asks for them; the rules service adds them to the match it creates."""
 
     @property
     def teams(self) -> bool:
-        return bool(self.team_size)
+        return bool(self.team_layouts)
 
     def seat_counts(self) -> tuple[int, ...]:
         """The seat counts a match of this mode may have."""
         if self.teams:
-            return tuple(sorted({s for s, _ in self.team_size if self.min_seats <= s <= self.max_seats}))
+            return tuple(sorted({s for s, _ in self.team_layouts
+                                 if self.min_seats <= s <= self.max_seats}))
         return tuple(range(self.min_seats, self.max_seats + 1))
 
     def team_sizes_for(self, seats: int) -> tuple[int, ...]:
         """Every team size a match of ``seats`` may be split into (empty: no teams)."""
-        return tuple(size for count, size in self.team_size if count == seats)
+        return tuple(size for count, size in self.team_layouts if count == seats)
 
     def team_size_for(self, seats: int) -> int:
         """The largest team a match of ``seats`` may have (0: no teams)."""
@@ -45,7 +48,8 @@ class ModeSpec:
 class GameSpec:
     game: str
     modes: tuple[ModeSpec, ...]
-    source: str = "static"
+    source: str = "registered"
+    """"rules" when learnt from the game's rules service."""
 
     @property
     def default_mode(self) -> str:
@@ -66,25 +70,9 @@ class GameSpec:
         return max(m.max_seats for m in self.modes)
 
 
-def _ffa(names: Iterable[str], lo: int, hi: int) -> tuple[ModeSpec, ...]:
-    return tuple(ModeSpec(n, lo, hi) for n in names)
-
-
-STATIC: tuple[GameSpec, ...] = (
-    GameSpec("neon-reign", (*_ffa(("single", "best-of-three", "hero-match"), 2, 2),
-                            ModeSpec("solo", 1, 1))),
-    # NEON, Coalition: "If 4 or 6 players are playing, you can split into 2 or 3 teams of 2
-    # players, or into 2 teams of 3 players."
-    GameSpec("neon", (*_ffa(("rebirth", "battle-royale"), 2, 6),
-                      ModeSpec("coalition", 4, 6, team_size=((4, 2), (6, 3), (6, 2))))),
-    GameSpec("neon-knights-2086", _ffa(("normal", "campaign", "epic-campaign"), 2, 6)),
-    GameSpec("barbaric", (ModeSpec("competitive", 2, 6), ModeSpec("solo", 1, 1))),
-)
-
-
 @dataclass
 class Catalogue:
-    games: dict[str, GameSpec] = field(default_factory=lambda: {g.game: g for g in STATIC})
+    games: dict[str, GameSpec] = field(default_factory=dict)
 
     def register(self, spec: GameSpec) -> None:
         self.games[spec.game] = spec
@@ -92,14 +80,8 @@ class Catalogue:
     def get(self, game: str) -> GameSpec | None:
         return self.games.get(game)
 
-    def refine(self, game: str, live: list[ModeSpec]) -> GameSpec:
-        """Take a rules service's own modes and limits, keeping known team layouts."""
-        known = self.games.get(game)
-        modes = []
-        for m in live:
-            old = known.mode(m.name) if known else None
-            modes.append(replace(m, team_size=old.team_size) if old else m)
-        spec = GameSpec(game, tuple(modes), source="rules")
+    def learn(self, game: str, modes: list[ModeSpec]) -> GameSpec | None:
+        """Take a rules service's own description of its modes (none: keep what is known)."""
         if modes:
-            self.games[game] = spec
-        return spec
+            self.games[game] = GameSpec(game, tuple(modes), source="rules")
+        return self.games.get(game)

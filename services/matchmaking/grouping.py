@@ -137,7 +137,7 @@ class _Pool:
 
     def __init__(self, mode: ModeSpec, entries: list[Entry], policy: Policy) -> None:
         counts = mode.seat_counts()
-        max_team = max((t for _, t in mode.team_size), default=0)
+        max_team = max((t for _, t in mode.team_layouts), default=0)
         fit: list[tuple[Entry, tuple[int, ...]]] = []
         for e in entries:
             allowed = tuple(s for s in counts if e.min_seats <= s <= e.max_seats and e.size <= s)

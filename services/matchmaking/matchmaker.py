@@ -52,8 +52,6 @@ from services.platform.tokens import Claims
 INFO_REFRESH = 60.0
 CREATE_ATTEMPTS = 5
 ADMIN = ("organiser", "service")
-AUTOMA_GAME = "neon"
-"""NEON, Automa: "In a 2-player game the Automa always takes part." """
 
 __all__ = ["Config", "Matchmaker", "TicketRequest", "config_from_env"]
 
@@ -164,9 +162,10 @@ class Matchmaker:
     # ----------------------------------------------------------------- games
 
     async def game_spec(self, game: str) -> GameSpec | None:
-        """The catalogue's entry, refreshed from the game's rules service.
+        """The game's modes as its rules service describes them (refreshed every minute),
+        or as registered for a game without a rules service.
 
-        A game nobody knows is None. A known game whose rules service does not answer is
+        A game nobody knows is None. A game with a rules service that does not answer is
         UNAVAILABLE: its matches could not be created, so queueing for it would only churn.
         """
         now = time.monotonic()
@@ -176,13 +175,9 @@ class Matchmaker:
             return self.catalogue.get(game)
         live = await self.rules.modes(game)
         if live is None:
-            if self.catalogue.get(game) is None:
-                return None
             raise Unavailable(f"the rules service of {game} does not answer; try again later")
         self._info_checked[game] = now
-        if live:
-            self.catalogue.refine(game, live)
-        return self.catalogue.get(game)
+        return self.catalogue.learn(game, live)
 
     # ----------------------------------------------------------------- commands
 
@@ -489,7 +484,7 @@ class Matchmaker:
         async with self._create_slots:
             try:
                 tokens = await self.rules.create_match(
-                    p.game, p.match_id, p.mode, [s["player"] for s in p.seats], self._options(p))
+                    p.game, p.match_id, p.mode, [s["player"] for s in p.seats], teams_of(p.seats))
             except (grpc.aio.AioRpcError, LookupError) as err:
                 await self._creation_failed(p, err)
                 return
@@ -543,26 +538,6 @@ class Matchmaker:
                              self.clock())
                 changed.append(t)
             await self._save(changed)
-
-    def _options(self, p: Proposal) -> dict[str, Any]:
-        """Game options the match needs: teams, and the Automa in a NEON game of two.
-
-        Each is sent only when the game's config schema takes it, so an engine that does
-        not know an option never sees it.
-        """
-        options: dict[str, Any] = {}
-        if p.game == AUTOMA_GAME and len(p.seats) == 2:
-            if self.rules.takes_option(p.game, "automa"):
-                options["automa"] = True
-            else:
-                log.warning("the NEON engine takes no 'automa' option; a 2-player NEON match "
-                            "is created without asking for the Automa", match_id=p.match_id)
-        teams = sorted({s["team"] for s in p.seats if s["team"]})
-        if teams and self.rules.takes_option(p.game, "teams"):
-            options["teams"] = [[s["seat"] for s in p.seats if s["team"] == t] for t in teams]
-        if teams and self.rules.takes_option(p.game, "team_size"):
-            options["team_size"] = len(p.seats) // len(teams)
-        return options
 
     async def _bots_finished(self, match_id: str, reason: str) -> None:
         bot_match: BotMatch = await asyncio.to_thread(self.app.repository.get,
@@ -629,6 +604,12 @@ class Matchmaker:
             "waited_seconds": max(0.0, end - t.queued_at), "assignment": assignment,
             "accepted": list(t.accepted), "accept_seconds_left": accept_left,
         }
+
+
+def teams_of(seats: Sequence[dict[str, Any]]) -> list[list[int]]:
+    """The seats of each team, by team number (empty when nobody plays in a team)."""
+    teams = sorted({s["team"] for s in seats if s["team"]})
+    return [[s["seat"] for s in seats if s["team"] == t] for t in teams]
 
 
 def _require(claims: Claims | None, *roles: str) -> Claims:

@@ -86,7 +86,7 @@ def resolve(spec: GameSpec, req: TicketRequest, players: list[str]) -> dict[str,
             seatable.append(m)
     if not seatable:
         limits = "; ".join(f"{m.name} {m.min_seats}-{m.max_seats}" + (
-            f" in teams of {'/'.join(str(s) for _, s in m.team_size)}" if m.teams else "")
+            f" in teams of {'/'.join(str(s) for _, s in m.team_layouts)}" if m.teams else "")
             for m in spec.modes if m.name in modes)
         raise InvalidArgument(
             f"no allowed mode of {spec.game} seats a party of {len(players)} with seats "

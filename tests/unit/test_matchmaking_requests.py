@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from services.matchmaking.catalogue import STATIC
 from services.matchmaking.config import config_from_env
 from services.matchmaking.requests import TicketRequest, check_shape, resolve
 from services.platform.errors import InvalidArgument
-
-GAMES = {g.game: g for g in STATIC}
+from tests.support.mm_games import GAMES
 
 
 def req(game: str, *players: str, **kw: object) -> TicketRequest:

@@ -18,13 +18,8 @@ from services.platform.tokens import Claims
 
 
 class NoRules:
-    schemas: dict[str, Any] = {}
-
     def address(self, game: str) -> str:
         return ""
-
-    def takes_option(self, game: str, name: str) -> bool:
-        return False
 
 
 class FlakyApp(MatchmakingApplication):
@@ -70,3 +65,26 @@ async def test_a_refused_save_is_unavailable_and_the_queue_reloads_from_the_stor
     again = matchmaker(app)
     await again.recover()
     assert set(again.proposals) == set(mm.proposals)
+
+
+async def test_two_matchmakers_on_one_store_never_propose_a_ticket_twice(tmp_path: Any) -> None:
+    """The safety net behind running one replica (k8s/README.md): a second matchmaker that
+    proposes tickets another already proposed is refused by the store's version check,
+    answers UNAVAILABLE and reloads the queue as the store has it."""
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "mm.db")}
+    first_app, second_app = MatchmakingApplication(env=env), MatchmakingApplication(env=env)
+    first, second = matchmaker(first_app), matchmaker(second_app)
+    await first.recover()
+    for name in ("ann", "bob"):
+        await first.create_ticket(claims(name), TicketRequest(f"t-{name}", "toy", players=(name,)))
+    assert await second.recover() == 2
+    [group] = await first.cycle()
+    [proposed] = first.proposals
+    with pytest.raises(Unavailable):
+        await second.cycle()
+    assert not second.stale and set(second.proposals) == {proposed}
+    assert {t.status for t in second.tickets.values()} == {"proposed"}
+    stored = [second_app.find(f"t-{n}") for n in ("ann", "bob")]
+    assert [t.proposal["match_id"] for t in stored if t and t.proposal] == [proposed, proposed]
+    first_app.close()
+    second_app.close()
