@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import dataclasses
 import inspect
-import json
 import tempfile
 import time
 import uuid
@@ -27,12 +26,13 @@ from rich.table import Table
 
 from services.cli.client import RulesClient
 from services.cli.errors import friendly
-from services.cli.play import decisions_of
+from services.cli.play import contract_decision
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as mm_pb
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as mm_grpc
-from services.genproto.neon.rules.v1 import rules_pb2
 from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
+from services.platform import playing
 from services.platform.grpc_kit import call_metadata, channel
+from services.platform.playing import SeatTurn
 from services.platform.settings import Settings
 from services.rules.bots import make_bot
 from services.rules.games.contract import Decision
@@ -88,40 +88,24 @@ async def wait_for_match(mm: MatchmakingClient, token: str, ticket_id: str, play
 
 async def play_seat(rules: RulesClient, match_id: str, seat: int, token: str,
                     choose: Chooser, wait: float = 10.0) -> dict[str, Any] | None:
-    """Answer every decision of one seat until the match ends; returns the outcome."""
-    while True:
-        legal = await rules.legal(token, match_id)
-        decisions = [d for d in decisions_of(legal) if d.seat == seat and d.legal]
-        if decisions:
-            seat_view = json.loads((await rules.view(match_id, token)).view_json or "{}")
-            action = await choose(seat, seat_view, decisions)
-            try:
-                await rules.submit(token, match_id, f"seat{seat}-v{legal.version}", action)
-                continue
-            except grpc.aio.AioRpcError as err:
-                if err.code() not in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED):
-                    raise
-        view = await rules.view(match_id)
-        if view.status == rules_pb2.MATCH_STATUS_ENDED:
-            return json.loads(view.outcome_json) if view.outcome_json else None
-        stream = rules.stub.WatchMatch(
-            rules_pb2.WatchMatchRequest(match_id=match_id, from_version=view.version),
-            metadata=call_metadata(), timeout=wait)
-        try:
-            async for _ in stream:
-                break
-        except grpc.aio.AioRpcError as err:
-            if err.code() != grpc.StatusCode.DEADLINE_EXCEEDED:
-                raise
-        finally:
-            stream.cancel()
+    """Answer every decision of one seat until the match ends; returns the outcome
+    (the shared loop, services.platform.playing.play_seat)."""
+
+    async def answer(turn: SeatTurn) -> dict[str, Any] | None:
+        if not turn.owes:
+            return None
+        return await choose(seat, turn.view,
+                            [contract_decision(d) for d in turn.decisions + turn.standing])
+
+    return await playing.play_seat(rules.stub, token, match_id, answer, seat=seat, wait=wait,
+                                   on_refused=lambda *_: None)
 
 
 def random_chooser(seed: str) -> Chooser:
     bot = make_bot("random", seed)
 
     async def choose(seat: int, view: dict[str, Any], decisions: list[Decision]) -> dict[str, Any]:
-        return dict(bot.choose(decisions[0]))
+        return dict(bot.choose(decisions[0], view))
 
     return choose
 

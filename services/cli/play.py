@@ -8,11 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.cli.client import RulesClient
+from services.platform.playing import SeatDecision, SeatTurn, decode_decision, play_table
 from services.platform.tokens import BOT_PREFIX
 from services.rules.bots import make_bot
 from services.rules.games.contract import Decision
-
-MAX_STEPS = 20_000
 
 HumanChooser = Callable[[int, dict[str, Any], list[Decision]], Awaitable[tuple[int, dict[str, Any]]]]
 """Given seat, its view and its decisions, returns (decision index, action)."""
@@ -29,11 +28,12 @@ class MatchResult:
 
 
 def decisions_of(response: Any) -> list[Decision]:
-    return [
-        Decision(seat=d.seat, kind=d.kind, legal=tuple(json.loads(a) for a in d.legal_json),
-                 prompt=d.prompt, optional=d.optional, hidden=d.hidden)
-        for d in response.decisions
-    ]
+    return [contract_decision(decode_decision(d)) for d in response.decisions]
+
+
+def contract_decision(d: SeatDecision) -> Decision:
+    return Decision(seat=d.seat, kind=d.kind, legal=d.legal, prompt=d.prompt, optional=d.optional,
+                    hidden=d.hidden, default=d.default, standing=d.standing, priority=d.priority)
 
 
 async def play_match(
@@ -48,12 +48,14 @@ async def play_match(
     human: HumanChooser | None = None,
     human_seat: HumanSeat | None = None,
     on_event: Callable[[dict[str, Any]], None] | None = None,
+    game: str = "",
 ) -> MatchResult:
-    """``seats`` names each seat's player: a bot kind ("random") or "human".
+    """``seats`` names each seat's player: a bot kind ("random", "rule") or "human".
 
     ``organiser`` creates the match: a service token when bots are seated (only the bot
     driver may seat ``bot-`` players). A human seat is answered by ``human_seat(...)``'s
-    chooser when given, else by ``human``.
+    chooser when given, else by ``human``. Seats act one at a time, the lowest owing seat
+    first (services.platform.playing.play_table), so a dev seed replays the same match.
     """
     players = [f"{kind}-{i}" if kind == "human" else f"{BOT_PREFIX}{kind}-{i}"
                for i, kind in enumerate(seats)]
@@ -64,7 +66,8 @@ async def play_match(
     match_id = created.match_id
     tokens = {t.seat: t.token for t in created.seat_tokens}
     bots = {
-        seat: make_bot(kind, f"{seed}:{seat}" if seed is not None else f"{match_id}:{seat}")
+        seat: make_bot(kind, f"{seed}:{seat}" if seed is not None else f"{match_id}:{seat}",
+                       game or created.game_id)
         for seat, kind in enumerate(seats) if kind != "human"
     }
     choosers: dict[int, HumanChooser] = {}
@@ -74,25 +77,22 @@ async def play_match(
         elif kind == "human" and human is not None:
             choosers[seat] = human
     result = MatchResult(match_id, None, 0)
-    for _ in range(MAX_STEPS):
-        view = await client.view(match_id)
-        if not view.pending:
-            result.outcome = json.loads(view.outcome_json) if view.outcome_json else None
-            return result
-        for seat in sorted({p.seat for p in view.pending}):
-            decisions = decisions_of(await client.legal(tokens[seat], match_id))
-            if not decisions:
-                continue
-            if seat in bots:
-                action = dict(bots[seat].choose(decisions[0]))
-            else:
-                assert seat in choosers, "a human seat needs a chooser"
-                seat_view = json.loads((await client.view(match_id, tokens[seat])).view_json)
-                _, action = await choosers[seat](seat, seat_view, decisions)
-            answer = await client.submit(tokens[seat], match_id, f"step-{result.steps}", action)
-            result.steps += 1
-            result.state_hashes.append(answer.state_hash)
-            if on_event:
-                for event in answer.events:
-                    on_event(json.loads(event.payload_json))
-    raise RuntimeError(f"match {match_id} did not end within {MAX_STEPS} actions")
+
+    async def choose(turn: SeatTurn) -> dict[str, Any]:
+        decisions = [contract_decision(d) for d in turn.decisions + turn.standing]
+        if turn.seat in bots:
+            return dict(bots[turn.seat].choose(decisions[0], turn.view))
+        assert turn.seat in choosers, "a human seat needs a chooser"
+        _, action = await choosers[turn.seat](turn.seat, turn.view, decisions)
+        return action
+
+    def answered(answer: Any) -> None:
+        result.steps += 1
+        result.state_hashes.append(answer.state_hash)
+        if on_event:
+            for event in answer.events:
+                on_event(json.loads(event.payload_json))
+
+    result.outcome = await play_table(client.stub, match_id, tokens, choose, on_answer=answered,
+                                      command_prefix="step-")
+    return result

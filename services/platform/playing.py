@@ -397,3 +397,50 @@ async def play_seats(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
     return next((o for o in outcomes if o is not None), None)
+
+
+async def play_table(
+    stub: Any,
+    match_id: str,
+    tokens: Mapping[int, str],
+    choose: Choose,
+    *,
+    on_answer: Callable[[Any], None] | None = None,
+    call_timeout: float = 5.0,
+    retry_for: float = 60.0,
+    command_prefix: str = "seat",
+    max_actions: int = 100_000,
+) -> dict[str, Any] | None:
+    """Play every seat in ``tokens`` from one loop, one action at a time, the lowest seat
+    that owes a decision first; returns the outcome.
+
+    Unlike :func:`play_seats`, the order of actions never depends on timing, so the same
+    choices on the same dev seed give the same match (bots-only play from the command
+    line, reproducible runs). ``on_answer`` gets each SubmitAction answer.
+    """
+    seats = {seat: _Seat(stub, token, match_id, seat, call_timeout, retry_for, 1.0)
+             for seat, token in tokens.items()}
+    watcher = seats[min(seats)]
+    for _ in range(max_actions):
+        view = await watcher.call("GetView", rules_pb2.GetViewRequest(match_id=match_id))
+        if view.status == ENDED:
+            return json.loads(view.outcome_json) if view.outcome_json else None
+        owing = sorted({p.seat for p in view.pending if p.seat in seats})
+        if not owing:
+            await asyncio.sleep(0.05)  # waiting on a seat this loop does not play
+            continue
+        player = seats[owing[0]]
+        turn = await player.refresh()
+        if not turn.owes or turn.version != view.version:
+            continue
+        chosen = choose(turn)
+        action = await chosen if inspect.isawaitable(chosen) else chosen
+        if action is None:
+            await asyncio.sleep(0.05)
+            continue
+        answer = await player.call("SubmitAction", rules_pb2.SubmitActionRequest(
+            match_id=match_id, command_id=command_id(command_prefix, player.seat, turn.version),
+            action_json=json.dumps(action), expected_version=turn.version))
+        if on_answer is not None:
+            on_answer(answer)
+    raise RuntimeError(f"match {match_id} did not end within {max_actions} actions")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -10,9 +11,12 @@ from services.rules.games.contract import Action, Decision
 
 
 class Bot(Protocol):
+    """Chooses an answer to ``decision`` from what a client sees: the decision and, for
+    bots that need it, the seat's view."""
+
     name: str
 
-    def choose(self, decision: Decision) -> Action: ...
+    def choose(self, decision: Decision, view: Any = None) -> Action: ...
 
 
 class RandomBot:
@@ -23,7 +27,7 @@ class RandomBot:
     def __init__(self, seed: int | str = 0) -> None:
         self._rng = SeededRandomness(f"random-bot:{seed}")
 
-    def choose(self, decision: Decision) -> Action:
+    def choose(self, decision: Decision, view: Any = None) -> Action:
         return self.pick(decision.legal)
 
     def pick(self, legal: Sequence[Any]) -> Any:
@@ -35,8 +39,37 @@ class RandomBot:
 BOTS = {"random": RandomBot}
 
 
-def make_bot(kind: str, seed: int | str) -> RandomBot:
-    try:
+class _GameBot:
+    """A game's own bot (``BOTS`` of its package: ``choose(view, decision)``) as a Bot."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.name = getattr(bot, "name", type(bot).__name__)
+
+    def choose(self, decision: Decision, view: Any = None) -> Action:
+        return self.bot.choose(view, decision)  # type: ignore[no-any-return]
+
+
+def bot_kinds(game: str = "") -> list[str]:
+    """The bots that can play ``game``: the random bot and the game's own."""
+    return [*BOTS, *game_bots(game)]
+
+
+def game_bots(game: str) -> dict[str, Any]:
+    if not game:
+        return {}
+    from services.rules.games import ENGINE_MODULES
+
+    module = ENGINE_MODULES.get(game)
+    if module is None:
+        return {}
+    return dict(getattr(importlib.import_module(module), "BOTS", {}))
+
+
+def make_bot(kind: str, seed: int | str, game: str = "") -> Bot:
+    if kind in BOTS:
         return BOTS[kind](seed)
-    except KeyError:
-        raise ValueError(f"unknown bot {kind!r}; bots: {', '.join(BOTS)}") from None
+    own = game_bots(game)
+    if kind in own:
+        return _GameBot(own[kind](seed))
+    raise ValueError(f"unknown bot {kind!r}; bots: {', '.join(bot_kinds(game))}")
