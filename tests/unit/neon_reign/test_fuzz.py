@@ -66,6 +66,8 @@ def _check_state(state: State) -> None:
             assert sorted(side.deck + side.discard) == sorted(COMPUTER_DECK)
         else:
             in_play = state.in_play if state.active == index else ()
+            if state.resolving is not None and state.active != index:
+                in_play = state.resolving.defense.cards  # played, awaiting a Shield decision
             held = side.deck + side.hand + side.discard + in_play
             assert sorted(held) == sorted(DECKS[state.decks[index]])
 
