@@ -185,7 +185,14 @@ def resign(state: State, seat: int) -> tuple[State, Events]:
     """The seat concedes the match: the opponent (in Solo, the Computer) wins."""
     why = (f"seat {seat} resigned: the Computer wins" if state.solo
            else f"seat {seat} resigned: seat {1 - seat} wins")
-    state = replace(state, in_play=(), resolving=None)
+    att = state.active
+    sides = list(state.sides)
+    if not sides[att].computer:  # cards on the table go to their discard piles
+        sides[att] = replace(sides[att], discard=sides[att].discard + state.in_play)
+    if state.resolving is not None:
+        played = state.resolving.defense.cards
+        sides[1 - att] = replace(sides[1 - att], discard=sides[1 - att].discard + played)
+    state = replace(state, sides=(sides[0], sides[1]), in_play=(), resolving=None)
     return finish(state, (1 - seat,), why), (EngineEvent("resigned", {"side": seat}),)
 
 
