@@ -77,7 +77,7 @@ def run(mode: str, seats: int, options: dict[str, Any], games: int,
 
 
 def test_the_package_exposes_its_rule_bot() -> None:
-    assert BOTS == {"rule": RuleBot} and RuleBot.name == "rule"
+    assert BOTS["rule"] is RuleBot and set(BOTS) == {"rule"} and RuleBot.name == "rule"
 
 
 def test_a_rule_bot_is_deterministic_given_its_seed() -> None:
