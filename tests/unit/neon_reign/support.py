@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from services.rules.games.contract import MatchConfig, Transition
 from services.rules.games.neon_reign import ENGINE
 from services.rules.games.neon_reign.content import DECKS
-from services.rules.games.neon_reign.state import TURN, Side, State
+from services.rules.games.neon_reign.state import SHIELDS, TURN, Side, State
 
 T = TypeVar("T")
 
@@ -72,19 +72,29 @@ def act(state: State, seat: int, action: dict[str, Any], seed: int | str = 0) ->
     return ENGINE.apply(state, seat, action, FakeRandomness(seed))
 
 
+def spend_shields_as_needed(state: State) -> State:
+    """Answer every Shield decision with its default: spend as many as the damage needs."""
+    while state.phase == SHIELDS:
+        (decision,) = ENGINE.pending(state)
+        assert decision.default is not None
+        state = act(state, decision.seat, dict(decision.default)).state
+    return state
+
+
 def attack(state: State, *cards: str) -> State:
-    return act(state, state.active, {"type": "attack", "cards": list(cards)}).state
+    return spend_shields_as_needed(
+        act(state, state.active, {"type": "attack", "cards": list(cards)}).state)
 
 
 def defend(state: State, *cards: str, targets: Sequence[str] = ()) -> State:
     action: dict[str, Any] = {"type": "defend", "cards": list(cards)}
     if targets:
         action["targets"] = list(targets)
-    return act(state, 1 - state.active, action).state
+    return spend_shields_as_needed(act(state, 1 - state.active, action).state)
 
 
 def pass_(state: State) -> State:
-    return act(state, 1 - state.active, {"type": "pass"}).state
+    return spend_shields_as_needed(act(state, 1 - state.active, {"type": "pass"}).state)
 
 
 def exchange(state: State, attack_cards: Sequence[str], defend_cards: Sequence[str] = (),

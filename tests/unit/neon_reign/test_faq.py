@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from services.rules.games.neon_reign import ENGINE
+from services.rules.games.neon_reign.rulesets import V1_1
 
 from .support import act, attack, defend, exchange, pass_, position, side
 
@@ -104,15 +105,16 @@ def test_no_reshuffle_when_a_deck_runs_out() -> None:
     assert after.sides[0].discard == ("NP-02", "NP-03")
 
 
-def test_a_recover_that_draws_nothing_is_refused_while_an_attack_is_possible() -> None:
+def test_engine_1_1_0_refused_a_recover_that_draws_nothing_while_an_attack_is_possible() -> None:
     full = ["NP-01", "NP-02", "NP-33", "NP-34", "NP-37", "NP-38", "NP-41"]
-    state = position(side("sol", "neon-pulse", full), side("brick", "chrome-fury", ["CF-01"]))
+    state = position(side("sol", "neon-pulse", full), side("brick", "chrome-fury", ["CF-01"]),
+                     rules=V1_1)
     (decision,) = ENGINE.pending(state)
     assert {"type": "recover"} not in decision.legal
     assert ENGINE.validate(state, 0, {"type": "recover"}) == (
         "Recover would draw no card while you can Attack: Attack instead")
     empty_deck = position(replace(side("sol", "neon-pulse", ["NP-01"]), deck=()),
-                          side("brick", "chrome-fury", ["CF-01"]))
+                          side("brick", "chrome-fury", ["CF-01"]), rules=V1_1)
     assert ENGINE.validate(empty_deck, 0, {"type": "recover"}) is not None
 
 
@@ -125,14 +127,15 @@ def test_a_full_hand_that_can_only_defend_may_still_end_its_turn() -> None:
     assert after.sides[0].hand == tuple(defensive) and ENGINE.outcome(after) is None
 
 
-def test_neither_player_able_to_attack_or_draw_is_a_double_ko() -> None:
+def test_engine_1_1_0_called_neither_player_able_to_attack_or_draw_out_of_cards() -> None:
     """Both hands full of cards that only Defend, decks not empty: nobody can ever act."""
     a = ["NP-31", "NP-32", "NP-33", "NP-34", "NP-37", "NP-38", "NP-41"]
     b = ["CF-33", "CF-34", "CF-35", "CF-36", "CF-37", "CF-38", "CF-41"]
-    state = position(side("sol", "neon-pulse", a), side("brick", "chrome-fury", b[:6]))
+    state = position(side("sol", "neon-pulse", a), side("brick", "chrome-fury", b[:6]),
+                     rules=V1_1)
     after = act(state, 0, {"type": "recover"}).state  # brick can still draw: play goes on
     assert ENGINE.outcome(after) is None
-    state = position(side("sol", "neon-pulse", a), side("brick", "chrome-fury", b))
+    state = position(side("sol", "neon-pulse", a), side("brick", "chrome-fury", b), rules=V1_1)
     outcome = ENGINE.outcome(act(state, 0, {"type": "recover"}).state)
     assert outcome is not None and outcome.draw and "ran out of cards" in outcome.reason
 

@@ -19,13 +19,15 @@ from .support import FakeRandomness
 MAX_STEPS = 1500
 THROWS = {"33", "34", "35", "36"}
 RUNS = [
-    ("single", 2, {}, 300),
-    ("best-of-three", 2, {"first_player": "random"}, 120),
-    ("hero-match", 2, {}, 200),
-    ("solo", 1, {"difficulty": "training"}, 200),
-    ("solo", 1, {"difficulty": "normal"}, 200),
-    ("solo", 1, {"difficulty": "hard"}, 200),
+    ("single", 2, {}, 150),
+    ("best-of-three", 2, {"first_player": "random"}, 60),
+    ("hero-match", 2, {}, 100),
+    ("solo", 1, {"difficulty": "training"}, 100),
+    ("solo", 1, {"difficulty": "normal"}, 100),
+    ("solo", 1, {"difficulty": "hard"}, 100),
 ]
+RESIGN_EVERY = 400
+"""About one random game in a few resigns midway (contract v2: resign at any time)."""
 
 
 CARD_ID = re.compile(r"[A-Z]+-[0-9]{2}")
@@ -66,6 +68,8 @@ def _check_state(state: State) -> None:
             assert sorted(side.deck + side.discard) == sorted(COMPUTER_DECK)
         else:
             in_play = state.in_play if state.active == index else ()
+            if state.resolving is not None and state.active != index:
+                in_play = state.resolving.defense.cards  # played, awaiting a Shield decision
             held = side.deck + side.hand + side.discard + in_play
             assert sorted(held) == sorted(DECKS[state.decks[index]])
 
@@ -113,16 +117,20 @@ def play_one(mode: str, seats: int, options: dict[str, Any], seed: int) -> int:
         if not pending:
             return step
         decision = rnd.choice(pending)
-        assert decision.legal
+        assert decision.legal and decision.default in decision.legal
+        standing = ENGINE.standing(state)
+        assert sorted(d.seat for d in standing) == list(range(seats))
         checked = decision.legal if step % 8 == 0 else rnd.sample(
             decision.legal, min(3, len(decision.legal)))
         for action in checked:
             assert ENGINE.validate(state, decision.seat, action) is None, action
         for seat, bad in _illegal(state, decision.seat, rnd):
             reason = ENGINE.validate(state, seat, bad)
-            assert isinstance(reason, str) and reason
+            assert isinstance(reason, str) and reason, (state.phase, seat, bad)
             # a reason may echo the ids the caller sent, never another one it may not see
             assert not _strings(reason) & (_secret(state, seat) - _strings(bad))
+        if rnd.randrange(RESIGN_EVERY) == 0:
+            decision = rnd.choice(standing)
         action = rnd.choice(decision.legal)
         transition = ENGINE.apply(state, decision.seat, action, rng)
         state = transition.state

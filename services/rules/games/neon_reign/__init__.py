@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from .bots import RuleBot
 from .engine import NeonReignEngine
 
 ENGINE = NeonReignEngine()
+BOTS = {"rule": RuleBot}
 
-__all__ = ["ENGINE", "NeonReignEngine"]
+__all__ = ["BOTS", "ENGINE", "NeonReignEngine", "RuleBot"]

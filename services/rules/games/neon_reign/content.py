@@ -15,6 +15,9 @@ from .cards import Card, ComputerCard, Hero, card_from_json, computer_card_from_
 
 CONTENT_DIR = Path(__file__).parent / "content"
 FILES = ("decks", "heroes", "computer", "combos")
+DECK_PACKS = ("decks", "decks-reference-2")
+"""Action deck files, oldest first: ``decks.json`` is reference-1 (engine 1.1.0), kept so
+that old matches replay; a card id means the same card in every pack that holds it."""
 
 
 def load_raw(name: str) -> Any:
@@ -32,19 +35,25 @@ def validate_content(name: str, data: Any) -> None:
 
 
 def _load() -> dict[str, Any]:
-    raw = {name: load_raw(name) for name in FILES}
+    raw = {name: load_raw(name) for name in (*FILES, *DECK_PACKS[1:])}
     for name, data in raw.items():
-        validate_content(name, data)
+        validate_content("decks" if name in DECK_PACKS else name, data)
     return raw
 
 
 _RAW = _load()
+_PACKS = {_RAW[name]["content_version"]: _RAW[name] for name in DECK_PACKS}
 
-CONTENT_VERSION: str = _RAW["decks"]["content_version"]
-DECKS: dict[str, tuple[str, ...]] = {
-    deck["id"]: tuple(card["id"] for card in deck["cards"]) for deck in _RAW["decks"]["decks"]
+CONTENT_VERSION: str = _RAW[DECK_PACKS[-1]]["content_version"]
+"""The current content pack."""
+DECKS_BY_PACK: dict[str, dict[str, tuple[str, ...]]] = {
+    version: {deck["id"]: tuple(card["id"] for card in deck["cards"]) for deck in pack["decks"]}
+    for version, pack in _PACKS.items()
 }
-DECK_NAMES: dict[str, str] = {deck["id"]: deck["name"] for deck in _RAW["decks"]["decks"]}
+DECKS: dict[str, tuple[str, ...]] = DECKS_BY_PACK[CONTENT_VERSION]
+DECK_NAMES: dict[str, str] = {
+    deck["id"]: deck["name"] for pack in _PACKS.values() for deck in pack["decks"]
+}
 HEROES: dict[str, Hero] = {h["id"]: hero_from_json(h) for h in _RAW["heroes"]["heroes"]}
 COMPUTER_HEROES: dict[str, Hero] = {
     h["id"]: hero_from_json(h) for h in _RAW["computer"]["heroes"]
@@ -55,13 +64,23 @@ COMPUTER_CARDS: dict[str, ComputerCard] = {
 }
 COMBOS: tuple[dict[str, Any], ...] = tuple(_RAW["combos"]["combos"])
 
-CARDS: dict[str, Card] = {
-    card["id"]: card_from_json(card) for deck in _RAW["decks"]["decks"] for card in deck["cards"]
-}
+CARD_DATA: dict[str, dict[str, Any]] = {}
+"""Each card's JSON (all packs); a card id means the same card in every pack."""
+for _pack in _PACKS.values():
+    for _deck in _pack["decks"]:
+        for _data in _deck["cards"]:
+            if CARD_DATA.setdefault(_data["id"], _data) != _data:
+                raise ValueError(f"card {_data['id']} differs between content packs")
+CARDS: dict[str, Card] = {card_id: card_from_json(data) for card_id, data in CARD_DATA.items()}
 for _computer_card in COMPUTER_CARDS.values():
     CARDS.update({virtual.id: virtual for virtual in _computer_card.attack})
 
 ALL_HEROES: dict[str, Hero] = {**HEROES, **COMPUTER_HEROES}
+
+
+def pack_decks(content_version: str) -> dict[str, tuple[str, ...]]:
+    """The Action decks of a content pack, by deck id."""
+    return DECKS_BY_PACK[content_version]
 
 
 def card(card_id: str) -> Card:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from services.rules.games.contract import (
+    RESIGN,
     Action,
     Decision,
+    GameEngine,
     MatchConfig,
     ModeInfo,
     Outcome,
@@ -16,21 +18,42 @@ from services.rules.games.contract import (
 )
 
 from . import schemas, turns, views
-from .content import CONTENT_VERSION, hero
-from .legality import attack_options, attack_problem, defense_options, defense_problem
+from .content import hero
+from .legality import attack_options, attack_problem, can_attack, defense_options, defense_problem
 from .modes import BEST_OF_THREE, HERO_MATCH, MODES, SOLO, setup
-from .state import DEFEND, OVER, PICK, TURN, State, encode_state, to_json
+from .rulesets import CURRENT, RULESETS, Ruleset
+from .state import DEFEND, OVER, PICK, SHIELDS, TURN, State, encode_state, to_json
 
-ENGINE_VERSION = "1.1.0"
+ENGINE_VERSION = CURRENT.version
 _RECOVER = {"type": "recover"}
 _PASS = {"type": "pass"}
 
 
 class NeonReignEngine:
+    """The engine of one ruleset (the current one unless :meth:`for_version` chose another)."""
+
     game_id = "neon-reign"
     title = "Neon Reign"
-    engine_version = ENGINE_VERSION
-    content_version = CONTENT_VERSION
+    contract_version = 2
+
+    def __init__(self, rules: Ruleset = CURRENT) -> None:
+        self.rules = rules
+        self.engine_version = rules.version
+        self.content_version = rules.content
+
+    def for_version(self, engine_version: str) -> GameEngine:
+        """The engine that replays matches made with ``engine_version``; ``KeyError`` if none."""
+        if engine_version == self.engine_version:
+            return self
+        if engine_version not in RULESETS:
+            raise KeyError(f"neon-reign engine {engine_version!r} is not kept; "
+                           f"replayable versions: {', '.join(RULESETS)}")
+        return NeonReignEngine(RULESETS[engine_version])
+
+    def match_options(self, mode: str, seats: int,
+                      teams: Sequence[Sequence[int]] | None = None) -> Mapping[str, Any]:
+        """No mode needs options to be played: every option has a default."""
+        return {}
 
     def modes(self) -> Mapping[str, ModeInfo]:
         return dict(MODES)
@@ -42,7 +65,7 @@ class NeonReignEngine:
         return schemas.action_schema()
 
     def setup(self, config: MatchConfig, rng: Randomness) -> State:
-        return setup(config, rng)
+        return setup(config, rng, self.rules)
 
     # -- who acts now -----------------------------------------------------------------------
     def pending(self, state: State) -> tuple[Decision, ...]:
@@ -52,20 +75,48 @@ class NeonReignEngine:
             return tuple(
                 Decision(seat, "pick_hero",
                          tuple({"type": "pick_hero", "hero": h} for h in sorted(side.bench)),
-                         "pick your starting hero in secret", hidden=True)
+                         "pick your starting hero in secret", hidden=True,
+                         default={"type": "pick_hero", "hero": side.bench[0]})
                 for seat, side in enumerate(state.sides) if not state.picks[seat])
         if state.phase == TURN:
-            side = state.sides[state.active]
-            legal = tuple({"type": "attack", "cards": list(c)} for c in attack_options(side.hand))
-            if turns.may_recover(side):
-                legal += (_RECOVER,)
-            return (Decision(state.active, "turn", legal,
-                             "Attack with 1-3 cards, or Recover"),)
+            return (self._turn(state),)
+        if state.phase == SHIELDS:
+            return (self._shields(state),)
         defender = 1 - state.active
         side = state.sides[defender]
-        options = defense_options(side.hand, hero(side.hero), state.in_play)
+        options = defense_options(side.hand, hero(side.hero), state.in_play,
+                                  state.rules.strict_combo_breaker)
         return (Decision(defender, "defend", (_PASS, *options),
-                         "Defend with up to 2 cards, or pass", optional=True),)
+                         "Defend with up to 2 cards, or pass", optional=True, default=_PASS),)
+
+    @staticmethod
+    def _turn(state: State) -> Decision:
+        side = state.sides[state.active]
+        legal = tuple({"type": "attack", "cards": list(c)} for c in attack_options(side.hand))
+        if turns.may_recover(state, side):
+            legal += (_RECOVER,)
+        # The clock's answer: a Recover that draws (or the only way to end the turn), else
+        # the first one-card Attack, so a timed-out seat still moves the game on.
+        useful = turns.recover_draws(side) or not can_attack(side.hand)
+        default = _RECOVER if useful and _RECOVER in legal else legal[0]
+        return Decision(state.active, "turn", legal, "Attack with 1-3 cards, or Recover",
+                        default=default)
+
+    @staticmethod
+    def _shields(state: State) -> Decision:
+        assert state.resolving is not None and state.resolving.ask is not None
+        ask = state.resolving.ask
+        legal = tuple({"type": "shields", "spend": n} for n in range(ask.most, -1, -1))
+        return Decision(ask.side, "shields", legal,
+                        f"{ask.amount} damage ({ask.source}) is about to hit you: how many "
+                        f"Shields do you spend (each prevents 1)?", default=legal[0])
+
+    def standing(self, state: State) -> tuple[Decision, ...]:
+        """Resigning, open to every seat while the match runs."""
+        if state.phase == OVER:
+            return ()
+        return tuple(Decision(seat, "resign", (dict(RESIGN),), "resign the match",
+                              standing=True) for seat in range(_seats(state)))
 
     def validate(self, state: State, seat: int, action: Action) -> str | None:
         if state.phase == OVER:
@@ -73,13 +124,19 @@ class NeonReignEngine:
         if not isinstance(action, Mapping) or not isinstance(action.get("type"), str):
             return "an action is an object with a type"
         kind = action["type"]
+        if kind == "resign":
+            if not isinstance(seat, int) or not 0 <= seat < _seats(state):
+                return "no such seat"
+            return _extra_keys(action, {"type"})
         if state.phase == PICK:
             return self._validate_pick(state, seat, action)
+        if state.phase == SHIELDS:
+            return _validate_shields(state, seat, action)
         if state.phase == TURN:
             if seat != state.active:
                 return "it is not your turn"
             if kind == "recover":
-                if not turns.may_recover(state.sides[seat]):
+                if not turns.may_recover(state, state.sides[seat]):
                     return "Recover would draw no card while you can Attack: Attack instead"
                 return _extra_keys(action, {"type"})
             if kind != "attack":
@@ -95,7 +152,7 @@ class NeonReignEngine:
         side = state.sides[seat]
         return _extra_keys(action, {"type", "cards", "targets"}) or defense_problem(
             side.hand, hero(side.hero), state.in_play, action.get("cards"),
-            action.get("targets"))
+            action.get("targets"), state.rules.strict_combo_breaker)
 
     @staticmethod
     def _validate_pick(state: State, seat: int, action: Action) -> str | None:
@@ -111,7 +168,11 @@ class NeonReignEngine:
 
     def apply(self, state: State, seat: int, action: Action, rng: Randomness) -> Transition:
         kind = action["type"]
-        if kind == "pick_hero":
+        if kind == "resign":
+            new, events = turns.resign(state, seat)
+        elif kind == "shields":
+            new, events = turns.spend_shields(state, int(action["spend"]), rng)
+        elif kind == "pick_hero":
             new, events = turns.pick_hero(state, seat, str(action["hero"]))
         elif kind == "attack":
             new, events = turns.attack(state, tuple(action["cards"]), rng)
@@ -131,7 +192,7 @@ class NeonReignEngine:
     def outcome(self, state: State) -> Outcome | None:
         if state.phase != OVER:
             return None
-        seats = 1 if state.mode == SOLO else 2
+        seats = _seats(state)
         draw = state.winner is None
         if state.mode == SOLO:
             placements: tuple[int, ...] = (1 if draw or state.winner == 0 else 2,)
@@ -139,6 +200,22 @@ class NeonReignEngine:
             placements = tuple(1 if draw or s == state.winner else 2 for s in range(seats))
         return Outcome(placements, _scores(state, seats), state.reason, draw=draw,
                        breakdown=_breakdown(state))
+
+
+def _seats(state: State) -> int:
+    return 1 if state.mode == SOLO else 2
+
+
+def _validate_shields(state: State, seat: int, action: Action) -> str | None:
+    ask = state.resolving.ask if state.resolving else None
+    if ask is None or seat != ask.side:
+        return "damage is about to hit the other player: wait for their Shield decision"
+    if action["type"] != "shields":
+        return "say how many Shields you spend against the damage about to hit you"
+    spend = action.get("spend")
+    if not isinstance(spend, int) or isinstance(spend, bool) or not 0 <= spend <= ask.most:
+        return f"spend must be a whole number from 0 to {ask.most}"
+    return _extra_keys(action, {"type", "spend"})
 
 
 def _extra_keys(action: Action, allowed: set[str]) -> str | None:

@@ -71,8 +71,13 @@ def _cards_problem(hand: Sequence[str], fighter: Hero, played: list[str]) -> str
 
 
 def defense_problem(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
-                    cards: Any, targets: Any) -> str | None:
-    """Why this defence is illegal, or ``None``. Counters that would have no effect are illegal."""
+                    cards: Any, targets: Any, strict: bool = True) -> str | None:
+    """Why this defence is illegal, or ``None``. Counters that would have no effect are illegal.
+
+    ``strict`` (engine 1.2.0): a Combo Breaker without a Button has no effect when another
+    Combo Breaker of the same defence brings a Button, since that one already stops every
+    Universal Combo.
+    """
     played = _card_list(cards)
     if played is None:
         return "cards must be a list of card ids"
@@ -94,9 +99,13 @@ def defense_problem(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
         return "name one Joystick target for each Throw"
     if aimed_kinds.count(BUTTON) != kinds.count(BLOCK):
         return "name one Button target for each Block"
-    idle = kinds.count(COMBO_BREAKER) - min(kinds.count(BUTTON), kinds.count(COMBO_BREAKER))
+    paired = min(kinds.count(BUTTON), kinds.count(COMBO_BREAKER))
+    idle = kinds.count(COMBO_BREAKER) - paired
     if idle > 1 or (idle == 1 and not combos_after_counters(attack, aimed)):
         return "a Combo Breaker would have no effect: no Universal Combo to stop and no Button"
+    if strict and idle and paired:
+        return ("a Combo Breaker would have no effect: the Combo Breaker that brings your "
+                "Button already stops every Universal Combo")
     return None
 
 
@@ -112,8 +121,8 @@ def _eligible(hand: Sequence[str], fighter: Hero) -> list[str]:
     return out
 
 
-def defense_options(hand: Sequence[str], fighter: Hero,
-                    attack: Sequence[str]) -> list[dict[str, Any]]:
+def defense_options(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
+                    strict: bool = True) -> list[dict[str, Any]]:
     """Every legal non-pass defence, with concrete card ids and targets, in a fixed order."""
     eligible = _eligible(hand, fighter)
     sticks = [i for i in attack if card(i).kind == JOYSTICK]
@@ -128,7 +137,7 @@ def defense_options(hand: Sequence[str], fighter: Hero,
             for thrown, blocked in product(combinations(sticks, throws),
                                            combinations(buttons, blocks)):
                 aimed = list(thrown + blocked)
-                if defense_problem(hand, fighter, attack, list(played), aimed) is None:
+                if defense_problem(hand, fighter, attack, list(played), aimed, strict) is None:
                     action: dict[str, Any] = {"type": "defend", "cards": list(played)}
                     if aimed:
                         action["targets"] = aimed

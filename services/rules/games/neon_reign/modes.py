@@ -15,7 +15,8 @@ from services.rules.games.contract import (
 )
 
 from .cards import HAND_SIZE, STARTING_HEALTH
-from .content import COMPUTER_DECK, COMPUTER_HEROES, DECKS, HEROES
+from .content import COMPUTER_DECK, COMPUTER_HEROES, DECKS, HEROES, pack_decks
+from .rulesets import CURRENT, Ruleset
 from .state import OVER, PICK, TURN, GameResult, Side, State
 
 SINGLE, BEST_OF_THREE, HERO_MATCH, SOLO = "single", "best-of-three", "hero-match", "solo"
@@ -28,7 +29,8 @@ MODES = {
                             "Best of Three: first to 2 Arcade tokens; a double KO gives both one"),
     HERO_MATCH: ModeInfo(HERO_MATCH, 2, 2,
                          "2v2 Hero Match: two heroes each, secret starting pick, beat both"),
-    SOLO: ModeInfo(SOLO, 1, 1, "Solo: one player against the Computer deck (training|normal|hard)"),
+    SOLO: ModeInfo(SOLO, 1, 1, "Solo: one player against the Computer deck (training|normal|hard)",
+                   ai_participants=("computer",)),
 }
 
 COMMON_KEYS = {"decks", "heroes"}
@@ -131,7 +133,7 @@ def deal(side: Side, deck: tuple[str, ...], rng: Randomness) -> tuple[Side, Engi
     return replace(side, deck=shuffled[HAND_SIZE:], hand=shuffled[:HAND_SIZE], discard=()), None
 
 
-def setup(config: MatchConfig, rng: Randomness) -> State:
+def setup(config: MatchConfig, rng: Randomness, rules: Ruleset = CURRENT) -> State:
     options = parse_options(config)
     heroes = _draw_heroes(options, config.seats, rng)
     if options.mode == SOLO:
@@ -144,15 +146,16 @@ def setup(config: MatchConfig, rng: Randomness) -> State:
                       for group in heroes)  # type: ignore[assignment]
         decks = (options.decks[0], options.decks[1])
     starter = rng.randbelow(2) if options.first_player == "random" else int(options.first_player)
-    dealt = tuple(deal(side, deck_cards(deck), rng)[0] for side, deck in zip(sides, decks))
+    dealt = tuple(deal(side, deck_cards(deck, rules), rng)[0]
+                  for side, deck in zip(sides, decks))
     return State(mode=options.mode, difficulty=options.difficulty, decks=decks,
                  sides=(dealt[0], dealt[1]),
                  phase=PICK if options.mode == HERO_MATCH else TURN,
-                 active=starter, starter=starter)
+                 active=starter, starter=starter, rules=rules)
 
 
-def deck_cards(deck: str) -> tuple[str, ...]:
-    return COMPUTER_DECK if deck == "computer" else DECKS[deck]
+def deck_cards(deck: str, rules: Ruleset) -> tuple[str, ...]:
+    return COMPUTER_DECK if deck == "computer" else pack_decks(rules.content)[deck]
 
 
 def fresh(side: Side, hero: str) -> Side:
@@ -181,13 +184,19 @@ def finish(state: State, winners: tuple[int, ...], reason: str) -> State:
 
 
 def after_ko(state: State, knocked_out: tuple[int, ...], reason: str,
-             rng: Randomness) -> Aftermath:
-    """Apply a KO (or double KO) to the match according to the mode."""
+             rng: Randomness, out_of_cards: bool = False) -> Aftermath:
+    """Apply a KO (or double KO) to the match according to the mode.
+
+    ``out_of_cards``: the double KO of players who ran out of cards. In a Hero Match it
+    ends the match (engine 1.2.0): the cards belong to the player, not to the hero, so a
+    spare hero has nothing to fight with either.
+    """
     state = record(state, knocked_out, reason)
     survivors = tuple(s for s in (0, 1) if s not in knocked_out)
     ko_event = EngineEvent("ko", {"knocked_out": list(knocked_out), "reason": reason,
                                   "game": state.game})
-    if state.mode in (SINGLE, SOLO):
+    ends = out_of_cards and state.mode == HERO_MATCH and state.rules.out_of_cards_ends_hero_match
+    if state.mode in (SINGLE, SOLO) or ends:
         return Aftermath(finish(state, survivors or (0, 1), reason), False, (ko_event,))
     if state.mode == BEST_OF_THREE:
         return _best_of_three(state, knocked_out, survivors, reason, rng, ko_event)
@@ -209,7 +218,7 @@ def _best_of_three(state: State, knocked_out: tuple[int, ...], survivors: tuple[
     starter = knocked_out[0] if len(knocked_out) == 1 else 1 - state.starter
     sides = []
     for side, deck in zip(state.sides, state.decks):
-        dealt, _ = deal(fresh(side, side.hero), deck_cards(deck), rng)
+        dealt, _ = deal(fresh(side, side.hero), deck_cards(deck, state.rules), rng)
         sides.append(dealt)
     state = replace(state, sides=(sides[0], sides[1]), game=state.game + 1, starter=starter,
                     active=starter, phase=TURN, turn=1)

@@ -16,31 +16,10 @@ from services.rules.games.contract import EngineEvent
 from .cards import BUTTON, JOYSTICK, SHIELD_LIMIT, STARTING_HEALTH, THROW, Card, Hero
 from .combos import ComboHit, combo_total, universal_combos
 from .content import card, hero
-from .state import Side
+from .rulesets import Ruleset
+from .state import Defense, ShieldAsk, Side
 
 STEP2_GAINS = ("shields", "heal", "strike", "draw", "recycle_throw", "stars")
-
-
-@dataclass(frozen=True)
-class Defense:
-    """What the defender answered with, already sorted into the resolution steps."""
-
-    cards: tuple[str, ...] = ()
-    """Real cards played (they go to the discard pile after the turn)."""
-    targets: tuple[str, ...] = ()
-    """The Attacker's cards removed by Throws (Joysticks) and Blocks (Buttons)."""
-    throws: int = 0
-    blocks: int = 0
-    combo_breakers: int = 0
-    early_buttons: tuple[str, ...] = ()
-    """Buttons played with a Combo Breaker: their damage is dealt in Step 1."""
-    joysticks: tuple[str, ...] = ()
-    late_buttons: tuple[str, ...] = ()
-    """Buttons a Hero Ability lets the defender play beyond the Combo Breakers: Step 3."""
-    early_damage: int = 0
-    """The Computer's Defend-section damage (printed with its Combo Breaker): Step 1."""
-    gains: tuple[tuple[str, int], ...] = ()
-    """The Computer's Defend-section stars, shields and heal: Step 2."""
 
 
 @dataclass(frozen=True)
@@ -48,10 +27,20 @@ class Resolution:
     sides: tuple[Side, Side]
     events: tuple[EngineEvent, ...]
     knocked_out: tuple[int, ...]
+    paused: ShieldAsk | None = None
+    """Set when a Shield decision is owed before the resolution can go on."""
 
 
 class Knockout(Exception):
     """A hero reached 0 health: the game ends immediately."""
+
+
+class NeedShields(Exception):
+    """Damage is about to hit a player holding Shields who has not said how many to spend."""
+
+    def __init__(self, ask: ShieldAsk) -> None:
+        super().__init__(ask)
+        self.ask = ask
 
 
 def button_damage(fighter: Hero, button: Card) -> int:
@@ -76,10 +65,14 @@ def combos_after_counters(attack: Iterable[str], removed: Iterable[str]) -> tupl
 
 
 class Table:
-    def __init__(self, sides: tuple[Side, Side], attacker: int) -> None:
+    def __init__(self, sides: tuple[Side, Side], attacker: int, rules: Ruleset,
+                 shield_answers: tuple[int, ...] = ()) -> None:
         self.sides = list(sides)
         self.attacker = attacker
         self.defender = 1 - attacker
+        self.rules = rules
+        self.shield_answers = shield_answers
+        self.answered = 0
         self.events: list[EngineEvent] = []
 
     # -- small effects -------------------------------------------------------------------
@@ -146,14 +139,33 @@ class Table:
             self.emit("recycled_throw", side=side)
 
     # -- damage and Star Power -------------------------------------------------------------
+    def _shields_spent(self, side: int, amount: int, source: str) -> int:
+        """How many Shields ``side`` spends against ``amount`` shieldable damage.
+
+        A player decides (one ``shields`` decision per damage instance, asked only when
+        Shields could prevent something); the Computer and the 1.1.0 ruleset spend as many
+        as the damage needs.
+        """
+        current = self.sides[side]
+        most = min(current.shields, amount)
+        if most == 0 or current.computer or not self.rules.shield_choice:
+            return most
+        if self.answered < len(self.shield_answers):
+            spent = min(most, self.shield_answers[self.answered])
+            self.answered += 1
+            return spent
+        raise NeedShields(ShieldAsk(side, amount, most, source))
+
     def _hurt(self, hits: Mapping[int, int], shieldable: bool, source: str) -> list[int]:
-        """Apply simultaneous damage; Shields are spent automatically (never vs Star Power)."""
+        """Apply simultaneous damage; Shields may prevent it, never Star Power damage."""
         star_gains = [0, 0]
+        spent = {side: self._shields_spent(side, amount, source) if shieldable else 0
+                 for side, amount in sorted(hits.items()) if amount > 0}
         for side, amount in sorted(hits.items()):
             if amount <= 0:
                 continue
             current = self.sides[side]
-            prevented = min(current.shields, amount) if shieldable else 0
+            prevented = spent[side]
             lost = min(current.health, amount - prevented)
             self.set(side, health=current.health - lost, shields=current.shields - prevented)
             self.emit("damage", side=side, amount=amount, prevented=prevented, lost=lost,
@@ -169,16 +181,38 @@ class Table:
         self.gain_stars(star_gains, "hero ability")
 
     def gain_stars(self, queue: list[int], source: str) -> None:
-        """Gain Star tokens one at a time, Attacker then defender in each round.
+        """Gain Star tokens one at a time.
 
         When a hero's count reaches its star limit, that many stars are discarded and the
-        Star Power resolves completely before any further star is gained. Powers that fire
-        in the same round are simultaneous (so both heroes can fall: a double KO).
+        Star Power resolves completely before any further star is gained. Both heroes gain
+        the step's Stars together: each goes on gaining until its next Star Power, and the
+        powers reached so resolve simultaneously (so both heroes can fall: a double KO).
         """
         queue = list(queue)
         for side in (0, 1):
             if queue[side]:
                 self.emit("stars", side=side, gained=queue[side], source=source)
+        if not self.rules.simultaneous_stars:
+            self._gain_stars_in_rounds(queue)
+            return
+        while any(queue):
+            fired = []
+            for side in (self.attacker, self.defender):
+                limit = self.hero(side).star_limit
+                while queue[side] > 0:
+                    queue[side] -= 1
+                    stars = self.sides[side].stars + 1
+                    if stars >= limit:
+                        self.set(side, stars=stars - limit)
+                        fired.append(side)
+                        break
+                    self.set(side, stars=stars)
+            if fired:
+                extra = self.star_powers(fired)
+                queue = [queue[0] + extra[0], queue[1] + extra[1]]
+
+    def _gain_stars_in_rounds(self, queue: list[int]) -> None:
+        """1.1.0: one Star each per round, Attacker first; powers of one round together."""
         while any(queue):
             fired = []
             for side in (self.attacker, self.defender):
@@ -286,12 +320,17 @@ class Table:
 
 
 def resolve(sides: tuple[Side, Side], attacker: int, attack: tuple[str, ...],
-            defense: Defense) -> Resolution:
-    """Resolve one Attack and its Defense in Resolution Order."""
-    table = Table(sides, attacker)
+            defense: Defense, rules: Ruleset,
+            shield_answers: tuple[int, ...] = ()) -> Resolution:
+    """Resolve one Attack and its Defense in Resolution Order, as far as the Shield
+    decisions given so far (``shield_answers``, in the order they were asked) allow."""
+    table = Table(sides, attacker, rules, shield_answers)
+    paused = None
     try:
         table.run(attack, defense)
     except Knockout:
         pass
+    except NeedShields as need:
+        paused = need.ask
     return Resolution((table.sides[0], table.sides[1]), tuple(table.events),
-                      table.knocked_out())
+                      table.knocked_out(), paused)

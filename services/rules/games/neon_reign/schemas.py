@@ -64,5 +64,9 @@ def action_schema() -> dict[str, Any]:
                                          "Throw, one Button per Block"}),
             kind("pass"),
             kind("pick_hero", hero={"type": "string"}),
+            kind("shields", spend={"type": "integer", "minimum": 0, "maximum": 4,
+                                   "description": "Shields spent against the damage about to "
+                                                  "hit you, 1 damage prevented each"}),
+            kind("resign"),
         ],
     }

@@ -6,8 +6,9 @@ from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
 from .cards import STARTING_HEALTH
+from .rulesets import CURRENT, Ruleset
 
-PICK, TURN, DEFEND, OVER = "pick", "turn", "defend", "over"
+PICK, TURN, DEFEND, SHIELDS, OVER = "pick", "turn", "defend", "shields", "over"
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,54 @@ class Side:
     fallen: tuple[str, ...] = ()
     """2v2 Hero Match: the seat's heroes already KO'd."""
     computer: bool = False
+
+
+@dataclass(frozen=True)
+class Defense:
+    """What the defender answered with, already sorted into the resolution steps."""
+
+    cards: tuple[str, ...] = ()
+    """Real cards played (they go to the discard pile after the turn)."""
+    targets: tuple[str, ...] = ()
+    """The Attacker's cards removed by Throws (Joysticks) and Blocks (Buttons)."""
+    throws: int = 0
+    blocks: int = 0
+    combo_breakers: int = 0
+    early_buttons: tuple[str, ...] = ()
+    """Buttons played with a Combo Breaker: their damage is dealt in Step 1."""
+    joysticks: tuple[str, ...] = ()
+    late_buttons: tuple[str, ...] = ()
+    """Buttons a Hero Ability lets the defender play beyond the Combo Breakers: Step 3."""
+    early_damage: int = 0
+    """The Computer's Defend-section damage (printed with its Combo Breaker): Step 1."""
+    gains: tuple[tuple[str, int], ...] = ()
+    """The Computer's Defend-section stars, shields and heal: Step 2."""
+
+
+@dataclass(frozen=True)
+class ShieldAsk:
+    """Damage about to be dealt to a side holding Shields: how many will it spend?"""
+
+    side: int
+    amount: int
+    most: int
+    """The most Shields that can prevent something: min(Shields held, damage)."""
+    source: str
+
+
+@dataclass(frozen=True)
+class Resolving:
+    """An Attack whose resolution waits for a Shield decision.
+
+    Resolution is pure and uses no chance, so it is run again from ``before`` with the
+    answers given so far; ``emitted`` events of it were already handed out.
+    """
+
+    before: tuple[Side, Side]
+    defense: Defense
+    shields: tuple[int, ...] = ()
+    emitted: int = 0
+    ask: ShieldAsk | None = None
 
 
 @dataclass(frozen=True)
@@ -61,6 +110,9 @@ class State:
     results: tuple[GameResult, ...] = ()
     winner: int | None = None
     reason: str = ""
+    rules: Ruleset = CURRENT
+    resolving: Resolving | None = None
+    """Set while a Shield decision interrupts the resolution (phase ``shields``)."""
 
     @property
     def solo(self) -> bool:
@@ -74,8 +126,12 @@ def encode_side(side: Side) -> dict[str, Any]:
 
 
 def encode_state(state: State) -> dict[str, Any]:
-    """The whole state as canonical JSON (field order fixed, tuples as lists)."""
-    return {
+    """The whole state as canonical JSON (field order fixed, tuples as lists).
+
+    States of the 1.1.0 ruleset encode exactly as engine 1.1.0 did (their hashes are in
+    published exports); later rulesets add the ruleset and any paused resolution.
+    """
+    encoded = {
         "mode": state.mode, "difficulty": state.difficulty, "decks": list(state.decks),
         "sides": [encode_side(side) for side in state.sides], "phase": state.phase,
         "active": state.active, "in_play": list(state.in_play), "turn": state.turn,
@@ -83,6 +139,10 @@ def encode_state(state: State) -> dict[str, Any]:
         "mirror": state.mirror, "picks": list(state.picks), "tokens": list(state.tokens),
         "results": to_json(state.results), "winner": state.winner, "reason": state.reason,
     }
+    if not state.rules.legacy:
+        encoded["rules"] = to_json(state.rules)
+        encoded["resolving"] = to_json(state.resolving)
+    return encoded
 
 
 def to_json(value: Any) -> Any:

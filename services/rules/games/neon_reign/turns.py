@@ -11,9 +11,9 @@ from . import computer
 from .cards import HAND_SIZE
 from .content import hero
 from .legality import build_defense, can_attack
-from .modes import after_ko
-from .resolution import Defense, resolve
-from .state import DEFEND, PICK, TURN, Side, State
+from .modes import after_ko, finish
+from .resolution import resolve
+from .state import DEFEND, OVER, PICK, SHIELDS, TURN, Defense, Resolving, Side, State
 
 Events = tuple[EngineEvent, ...]
 
@@ -23,20 +23,51 @@ def recover_draws(side: Side) -> bool:
     return bool(side.deck) and len(side.hand) < HAND_SIZE
 
 
-def may_recover(side: Side) -> bool:
-    """Recover is offered when it draws a card, or when the player cannot Attack (then it is
-    the only way to end the turn). A Recover that draws nothing while an Attack is possible
-    would be a pass that uses no resource; refusing it is what makes every game end."""
+def may_recover(state: State, side: Side) -> bool:
+    """Recover is always legal ("you must take one of the following actions"). Engine 1.1.0
+    refused a Recover that drew nothing while an Attack was possible."""
+    if state.rules.recover_always:
+        return True
     return recover_draws(side) or not can_attack(side.hand)
 
 
 def out_of_cards(side: Side) -> bool:
-    """The FAQ's "run out of cards", as this engine rules it: the player can neither Attack
-    (no card usable when Attacking) nor draw (deck empty, or a full hand that only a Defend
-    could empty). The Computer has run out when its deck is empty."""
+    """Engine 1.1.0's "run out of cards": the player can neither Attack (no card usable when
+    Attacking) nor draw (deck empty, or a full hand that only a Defend could empty). The
+    Computer has run out when its deck is empty."""
     if side.computer:
         return not side.deck
     return not can_attack(side.hand) and not recover_draws(side)
+
+
+def ran_out(side: Side) -> bool:
+    """The FAQ: "If either player runs out of cards, they have no resources to continue and
+    can no longer Attack": the deck is empty ("You do not shuffle your deck") and no card in
+    hand can Attack. The Computer has run out when its deck is empty."""
+    if side.computer:
+        return not side.deck
+    return not side.deck and not can_attack(side.hand)
+
+
+def stuck(side: Side) -> bool:
+    """A player who cannot Attack and whose Recover draws nothing (a full hand of cards that
+    only Defend), though cards are left in the deck. Alone it changes nothing: being Attacked
+    lets them Defend and so draw again."""
+    return not side.computer and not can_attack(side.hand) and not recover_draws(side)
+
+
+def game_over_without_ko(state: State) -> str | None:
+    """Why the game ends in a double KO at the start of a turn, or ``None``."""
+    if state.rules.legacy:
+        if all(out_of_cards(side) for side in state.sides):
+            return "both players ran out of cards (neither can Attack or draw): double KO"
+        return None
+    if all(ran_out(side) for side in state.sides):
+        return "both players ran out of cards before either was KO'd: double KO"
+    if all(ran_out(side) or stuck(side) for side in state.sides):
+        return ("neither player can Attack or draw ever again (no resources to continue, "
+                "as when both run out of cards): double KO")
+    return None
 
 
 def pick_hero(state: State, seat: int, chosen: str) -> tuple[State, Events]:
@@ -117,22 +148,57 @@ def recover(state: State, rng: Randomness) -> tuple[State, Events]:
 
 def settle(state: State, answer: Defense, rng: Randomness) -> tuple[State, Events]:
     """Resolve the Attack in play, put every played card on its discard pile, end the turn."""
+    return _resolve(state, Resolving(state.sides, answer), rng)
+
+
+def spend_shields(state: State, spend: int, rng: Randomness) -> tuple[State, Events]:
+    """The damaged player's answer to a Shield decision; the resolution goes on."""
+    assert state.resolving is not None
+    resolving = replace(state.resolving, shields=state.resolving.shields + (spend,), ask=None)
+    return _resolve(state, resolving, rng)
+
+
+def _resolve(state: State, resolving: Resolving, rng: Randomness) -> tuple[State, Events]:
     att = state.active
-    result = resolve(state.sides, att, state.in_play, answer)
+    result = resolve(resolving.before, att, state.in_play, resolving.defense, state.rules,
+                     resolving.shields)
+    events = result.events[resolving.emitted:]
+    if result.paused is not None:
+        paused = replace(resolving, emitted=len(result.events), ask=result.paused)
+        ask = result.paused
+        events += (EngineEvent("shield_decision", {"side": ask.side, "amount": ask.amount,
+                                                   "most": ask.most, "source": ask.source}),)
+        return replace(state, sides=result.sides, phase=SHIELDS, resolving=paused), events
+    answer = resolving.defense
     sides = list(result.sides)
     if not sides[att].computer:
         sides[att] = replace(sides[att], discard=sides[att].discard + state.in_play)
     sides[1 - att] = replace(sides[1 - att], discard=sides[1 - att].discard + answer.cards)
-    state = replace(state, sides=(sides[0], sides[1]), in_play=(), phase=TURN)
+    state = replace(state, sides=(sides[0], sides[1]), in_play=(), phase=TURN, resolving=None)
     if result.knocked_out:
-        return _knockout(state, result.knocked_out, "health reduced to 0", rng, result.events)
+        return _knockout(state, result.knocked_out, "health reduced to 0", rng, events)
     state, more = next_turn(state, rng)
-    return state, result.events + more
+    return state, events + more
+
+
+def resign(state: State, seat: int) -> tuple[State, Events]:
+    """The seat concedes the match: the opponent (in Solo, the Computer) wins."""
+    why = (f"seat {seat} resigned: the Computer wins" if state.solo
+           else f"seat {seat} resigned: seat {1 - seat} wins")
+    att = state.active
+    sides = list(state.sides)
+    if not sides[att].computer:  # cards on the table go to their discard piles
+        sides[att] = replace(sides[att], discard=sides[att].discard + state.in_play)
+    if state.resolving is not None:
+        played = state.resolving.defense.cards
+        sides[1 - att] = replace(sides[1 - att], discard=sides[1 - att].discard + played)
+    state = replace(state, sides=(sides[0], sides[1]), in_play=(), resolving=None)
+    return finish(state, (1 - seat,), why), (EngineEvent("resigned", {"side": seat}),)
 
 
 def _knockout(state: State, knocked_out: tuple[int, ...], reason: str, rng: Randomness,
-              events: Events = ()) -> tuple[State, Events]:
-    after = after_ko(state, knocked_out, reason, rng)
+              events: Events = (), out_of_cards: bool = False) -> tuple[State, Events]:
+    after = after_ko(state, knocked_out, reason, rng, out_of_cards)
     if not after.continues:
         return after.state, events + after.events
     state, more = next_turn(after.state, rng)
@@ -142,9 +208,9 @@ def _knockout(state: State, knocked_out: tuple[int, ...], reason: str, rng: Rand
 def next_turn(state: State, rng: Randomness) -> tuple[State, Events]:
     """End the turn: the other side becomes the Attacker, unless the game cannot go on."""
     state = replace(state, active=1 - state.active, turn=state.turn + 1, phase=TURN)
-    if all(out_of_cards(side) for side in state.sides):
-        return _knockout(state, (0, 1), "both players ran out of cards (neither can Attack or "
-                         "draw): double KO", rng)
+    why = game_over_without_ko(state)
+    if why:
+        return _knockout(state, (0, 1), why, rng, out_of_cards=True)
     if state.sides[state.active].computer:
         return computer_turn(state, rng)
     return state, ()
@@ -171,4 +237,5 @@ def _with_side(state: State, index: int, side: Side) -> State:
     return replace(state, sides=(sides[0], sides[1]))
 
 
-__all__ = ["PICK", "attack", "defend", "may_recover", "next_turn", "pick_hero", "recover"]
+__all__ = ["OVER", "PICK", "attack", "defend", "may_recover", "next_turn", "pick_hero", "recover",
+           "resign", "spend_shields"]

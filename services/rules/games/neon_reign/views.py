@@ -56,4 +56,14 @@ def view(state: State, viewer: int | None) -> dict[str, Any]:
         "results": to_json(state.results),
         "winner": state.winner,
         "reason": state.reason,
+        "engine_version": state.rules.version,
+        "pending_damage": _pending_damage(state),
     }
+
+
+def _pending_damage(state: State) -> dict[str, Any] | None:
+    """While a Shield decision is owed: the damage about to be dealt (public knowledge)."""
+    ask = state.resolving.ask if state.resolving else None
+    if ask is None:
+        return None
+    return {"side": ask.side, "amount": ask.amount, "most": ask.most, "source": ask.source}

@@ -1,0 +1,48 @@
+"""Rulesets: which rulings an engine version plays by, so old matches replay as they were.
+
+Each changed ruling branches on one flag of :class:`Ruleset`; the state carries its ruleset,
+so every rules module reads the flags from the state it works on. ``RULESETS`` keeps every
+version whose exports must still verify (see RULES.md, "Version history").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    version: str
+    """The engine version that plays by these rulings."""
+    content: str
+    """The content pack version the Action decks are dealt from."""
+    shield_choice: bool
+    """Spending Shields is the damaged player's decision (1.1.0: always spent, automatically)."""
+    recover_always: bool
+    """Recover is legal on every turn (1.1.0: refused when it draws nothing and an Attack is
+    possible)."""
+    strict_combo_breaker: bool
+    """A Combo Breaker without a Button is refused when another Combo Breaker brings one
+    (1.1.0: accepted while the Attack still triggers a Universal Combo)."""
+    simultaneous_stars: bool
+    """Both heroes gain the Stars of a step together: each reaches its next Star Power before
+    any power resolves (1.1.0: one Star each in turn, Attacker first)."""
+    out_of_cards_ends_hero_match: bool
+    """In a Hero Match, running out of cards ends the match in a double KO (1.1.0: only the
+    heroes in play were KO'd, so a seat with a spare hero won)."""
+
+    @property
+    def legacy(self) -> bool:
+        """The 1.1.0 rulings (its states encode without the fields added since)."""
+        return self.version == "1.1.0"
+
+
+V1_1 = Ruleset("1.1.0", "reference-1", shield_choice=False, recover_always=False,
+               strict_combo_breaker=False, simultaneous_stars=False,
+               out_of_cards_ends_hero_match=False)
+V1_2 = Ruleset("1.2.0", "reference-2", shield_choice=True, recover_always=True,
+               strict_combo_breaker=True, simultaneous_stars=True,
+               out_of_cards_ends_hero_match=True)
+
+CURRENT = V1_2
+RULESETS: dict[str, Ruleset] = {r.version: r for r in (V1_1, V1_2)}

@@ -1,0 +1,117 @@
+"""Presentation: content, schemas tested against real views and events, words and rendering."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import jsonschema
+from rich.console import Console
+
+from services.platform.draws import SeededRandomness
+from services.rules.games.contract import MatchConfig
+from services.rules.games.neon_reign import ENGINE, RuleBot, present
+from services.rules.games.neon_reign.content import DECKS, HEROES
+
+MODES = [("single", 2, {}), ("best-of-three", 2, {}), ("hero-match", 2, {}),
+         ("solo", 1, {"difficulty": "hard"})]
+
+
+def _games(games: int = 4) -> list[tuple[int, list[tuple[int | None, dict[str, Any]]],
+                                         list[dict[str, Any]]]]:
+    """(seats, views by viewer, events as served) of a few rule-bot and random games."""
+    out = []
+    for mode, seats, options in MODES:
+        for game in range(games):
+            rng = SeededRandomness(f"present-{mode}-{game}")
+            rnd = random.Random(game)
+            state = ENGINE.setup(MatchConfig(mode, seats, options), rng)
+            bots = [RuleBot(game * 10 + s) for s in range(seats)]
+            views: list[tuple[int | None, dict[str, Any]]] = []
+            events: list[dict[str, Any]] = []
+            while pending := ENGINE.pending(state):
+                d = pending[0]
+                view = json.loads(json.dumps(ENGINE.view(state, d.seat)))
+                action = (bots[d.seat].choose(view, d) if game % 2 == 0
+                          else rnd.choice(d.legal))
+                t = ENGINE.apply(state, d.seat, action, rng)
+                state = t.state
+                events += [{"kind": e.kind, "data": json.loads(json.dumps(dict(e.data))),
+                            "visible_to": sorted(e.visible_to) if e.visible_to else None}
+                           for e in t.events]
+                views += [(v, json.loads(json.dumps(ENGINE.view(state, v))))
+                          for v in [*range(seats), None]]
+            out.append((seats, views, events))
+    return out
+
+
+GAMES = _games()
+
+
+def test_the_content_pack_names_every_card_and_hero_in_words() -> None:
+    pack = present.content()
+    json.dumps(pack)
+    for deck in DECKS.values():
+        for card_id in deck:
+            entry = pack["cards"][card_id]
+            assert entry["name"] and entry["text"] and entry["play_text"]
+    assert pack["cards"]["NP-45"]["name"] == "Neon Punch"
+    assert pack["cards"]["NP-45"]["damage"] == 4 and pack["cards"]["NP-45"]["colour"] == "red"
+    for hero_id in HEROES:
+        hero = pack["heroes"][hero_id]
+        assert hero["ability_text"] and "Stars" in hero["star_power_text"]
+    assert "shield" in pack["heroes"]["brick"]["ability_text"].lower()
+    assert len(pack["universal_combos"]) == 5 and pack["computer_deck"]
+
+
+def test_views_and_events_of_real_games_follow_their_schemas() -> None:
+    views = jsonschema.Draft202012Validator(present.view_schema())
+    events = jsonschema.Draft202012Validator(present.event_schema())
+    for _, seen, happened in GAMES:
+        for _, view in seen[::3]:
+            views.validate(view)
+        for event in happened:
+            events.validate(event)
+
+
+def test_every_event_kind_gets_a_line_in_words() -> None:
+    kinds = set()
+    for seats, _, happened in GAMES:
+        for event in happened:
+            kinds.add(event["kind"])
+            viewers = event["visible_to"] or [*range(seats), None]
+            for viewer in viewers:
+                line = present.describe_event(event, viewer)
+                assert line and line.strip() and "{" not in line, event
+    assert {"attacked", "damage", "ko", "stars"} <= kinds
+    assert kinds <= set(present.EVENT_KINDS)
+
+
+def test_a_star_power_event_reads_like_the_table_talk() -> None:
+    event = {"kind": "star_power", "data": {"side": 1, "hero": "ruin", "effects": {"damage": 4}}}
+    assert present.describe_event(event, 0) == "Ruin's Star Power fires for seat 1: 4 damage"
+    hit = {"kind": "damage", "data": {"side": 0, "amount": 4, "prevented": 0, "lost": 4,
+                                      "health": 21, "source": "star power"}}
+    assert present.describe_event(hit, 0) == "You take 4 damage (star power), health 21"
+
+
+def test_actions_are_described_by_card_names_and_printed_values() -> None:
+    line = present.describe_action({"type": "attack", "cards": ["NP-45", "NP-21"]}, {})
+    assert line == ("Attack with Neon Punch (red, 4 damage) + Guard Stance (down Joystick: "
+                    "gain 1 Shield(s), gain 1 Star(s))")
+    assert present.describe_action({"type": "shields", "spend": 0}, {}) == "Keep your Shields"
+    assert present.describe_action({"type": "resign"}, {}) == "Resign the match"
+
+
+def test_render_shows_hand_names_and_health_for_every_view() -> None:
+    for _, seen, _ in GAMES[::2]:
+        for viewer, view in seen:
+            console = Console(record=True, width=100)
+            console.print(present.render(view, viewer))
+            screen = console.export_text()
+            for side in view["sides"]:
+                assert f"Health {side['health']}/25" in screen
+            if viewer is not None:
+                for card_id in view["sides"][viewer].get("hand", []):
+                    assert card_id in screen and present.card_name(card_id) in screen
