@@ -67,22 +67,24 @@ def test_equipment_one_of_each_type_covering_and_supplies() -> None:
     from services.rules.games.neon.loot import place, place_actions
     from services.rules.games.neon.state import Draft
     from tests.unit.neon.helpers import Rng
-    options = place_actions(f, "reaper-1")  # a pistol sharing the ammo symbol
-    assert {"type": "place", "card": "reaper-1", "as": "equipment"} in options
+    options = place_actions(state, f, "reaper-1")  # a pistol sharing the ammo symbol
+    assert {"type": "place", "card": "reaper-1", "as": "equipment", "on": "stinger-1"} in options
+    assert {"type": "place", "card": "reaper-1", "as": "equipment"} not in options
     assert {"type": "place", "card": "reaper-1", "as": "supply", "under": "stinger-1"} in options
     w = Draft(state, Rng(0))
     place(w, 0, "reaper-1", "equipment")
     assert fighter(w.s, 0).equipment == (Equip("reaper-1", ("stinger-1", "stinger-2")),)
     # Knuckles (batteries) share no symbol with the Reaper: as equipment in a free slot only.
-    options = place_actions(fighter(w.s, 0), "knuckles-1")
+    options = place_actions(w.s, fighter(w.s, 0), "knuckles-1")
     assert {"type": "place", "card": "knuckles-1", "as": "equipment"} in options
     assert not any(o.get("under") == "reaper-1" for o in options)
     # A full card takes no more supplies.
-    options = place_actions(fighter(w.s, 0), "stinger-3")
+    options = place_actions(w.s, fighter(w.s, 0), "stinger-3")
     assert not any(o["as"] == "supply" for o in options)
-    # A second pistol sharing no symbol cannot cover the first.
+    # A second pistol sharing a symbol covers the first (it cannot lie beside it).
     f2 = fighter(w.s, 0).but(equipment=(Equip("stinger-1"),))
-    assert {"type": "place", "card": "reaper-1", "as": "equipment"} in place_actions(f2, "reaper-1")
+    assert [o for o in place_actions(w.s, f2, "reaper-1") if o["as"] == "equipment"] == \
+        [{"type": "place", "card": "reaper-1", "as": "equipment", "on": "stinger-1"}]
 
 
 # ---- attacks ------------------------------------------------------------------------------------
@@ -171,7 +173,14 @@ def test_helmet_and_armour_mandatory_effects_spend_supplies() -> None:
     state = set_fighter(state, 0, energy=0)
     state = go_on(state, 1, "roll", dice)
     state = go_on(state, 1, "done", dice)
-    # The base weapon rolls 1 die: the crit ("crit") is cancelled by the helmet's mandatory effect.
+    # The base weapon rolls 1 die: the crit is cancelled by the helmet's mandatory effect; the
+    # defender names the supply that pays ("by discarding the corresponding supply").
+    assert decision_kinds(state) == [(1, "attack_worn")]
+    assert legal(state, 1) == [
+        {"type": "effect", "effect": "equip:cap-visor-1:0", "pay": "supply:padded-vest-1"},
+        {"type": "effect", "effect": "equip:cap-visor-1:0", "pay": "card"}]
+    state = act(state, 1, {"type": "effect", "effect": "equip:cap-visor-1:0",
+                           "pay": "supply:padded-vest-1"}, dice)
     glyba = fighter(state, 1)
     assert fighter(state, 0).trophies == ()
     assert glyba.equipment[0] == Equip("cap-visor-1", ())

@@ -274,7 +274,8 @@ def test_an_ally_in_the_sector_may_reroll_with_manoeuvre_a_and_lend_team_effects
     state = act(state, 0, {"type": "attack", "weapon": "base", "target": "f:1"}, dice)
     # Before the roll the ally may add a die with the Reaper's team effect.
     assert decision_kinds(state) == [(2, "attack_help")]
-    state = act(state, 2, {"type": "boost", "effect": "team:reaper-1"}, dice)
+    state = act(state, 2, {"type": "boost", "effect": "team:reaper-1",
+                           "pay": "supply:stinger-1"}, dice)
     assert dice.rolled[0] == ("miss", "miss")
     assert fighter(state, 2).equipment[0].supplies == ()
     # After the roll the ally may reroll the attacker's dice for 1 energy.

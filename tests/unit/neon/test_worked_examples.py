@@ -64,7 +64,8 @@ def test_galina_reaper_example_discarding_the_card_itself() -> None:
     dice = Dice("hit", "hit", "block")
     state = act(state, 0, {"type": "attack", "weapon": "reaper-1", "target": "f:1"}, dice)
     # Before rolling: discard an ammo supply for +1 attack die.
-    state = act(state, 0, {"type": "boost", "effect": "equip:reaper-1:0"}, dice)
+    state = act(state, 0, {"type": "boost", "effect": "equip:reaper-1:0",
+                           "pay": "supply:stinger-1"}, dice)
     assert fighter(state, 0).equipment[0].supplies == ("stinger-2",)
     state = go_on(state, 0, "roll", dice)
     assert dice.rolled[0] == ("hit", "hit")
@@ -73,8 +74,9 @@ def test_galina_reaper_example_discarding_the_card_itself() -> None:
     state = go_on(state, 1, "done", dice)
     # After the defense roll: count the normal block as a fail. No energy ammo is left under
     # the Reaper, so the card itself is discarded, and the ammo under it goes with it.
-    assert {"type": "effect", "effect": "equip:reaper-1:1"} in legal(state, 0)
-    state = act(state, 0, {"type": "effect", "effect": "equip:reaper-1:1"}, dice)
+    assert [a for a in legal(state, 0) if a.get("effect") == "equip:reaper-1:1"] == \
+        [{"type": "effect", "effect": "equip:reaper-1:1", "pay": "card"}]
+    state = act(state, 0, {"type": "effect", "effect": "equip:reaper-1:1", "pay": "card"}, dice)
     assert fighter(state, 0).equipment == ()
     assert set(state.loot_discards[0]) == {"stinger-1", "stinger-2"}
     assert state.loot_discards[1] == ("reaper-1",)

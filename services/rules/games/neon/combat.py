@@ -33,13 +33,29 @@ from services.rules.games.neon.fighters import (
     token_at,
     usable_unique,
 )
-from services.rules.games.neon.loot import spend_supply
+from services.rules.games.neon.loot import payments, spend_supply
 from services.rules.games.neon.ring import distance, neighbours
 from services.rules.games.neon.sectors import enter
 from services.rules.games.neon.state import Draft, Fighter, Frame, State, frame
 
 Action = dict[str, Any]
 AUTO_STAGES = ("next", "finish")
+RESUME = "resume_"
+"""An allies' window whose last helper left the game goes on by itself (``resume_<which>``)."""
+
+
+def is_auto_stage(stage: str) -> bool:
+    return stage in AUTO_STAGES or stage.startswith(RESUME)
+
+
+def limited_per_attack(s: State, key: str) -> bool:
+    """Equipment effects are used once per attack; abilities and sector effects "any number
+    of times per round as long as you have enough energy" (ruleset 2: once per attack)."""
+    return not s.rules.abilities_any_number_of_times or key.startswith(("equip:", "team:"))
+
+
+def unused(s: State, keys: list[str], used: tuple[str, ...]) -> list[str]:
+    return [k for k in keys if k not in used or not limited_per_attack(s, k)]
 
 
 # ---- targets and weapons -------------------------------------------------------------------
@@ -95,7 +111,7 @@ def attack_options(s: State, idx: int) -> list[Action]:
             d = distance(s.ring, here, sector)
             if dice_at(rng, d):
                 out.append({"type": "attack", "weapon": weapon, "target": target})
-            if pull and d == 1 and dice_at(rng, 0) and target.startswith("f:"):
+            if pull and d == 1 and dice_at(rng, 0) and hookable(s, target, here):
                 out.append({"type": "attack", "weapon": weapon, "target": target, "pull": True})
     howitzer = FIGHTERS[f.fighter].ability("howitzer")
     if howitzer and usable_unique(s, idx, "howitzer") is not None:
@@ -105,6 +121,14 @@ def attack_options(s: State, idx: int) -> list[Action]:
     return out
 
 
+def hookable(s: State, target: str, here: int) -> bool:
+    """Hook moves "the target of the attack": a fighter, or (ruleset 3) a bot, which comes
+    only into a sector without a bot (a sector holds one bot; bots are named by sector)."""
+    if target.startswith("f:"):
+        return True
+    return s.rules.hook_reaches_bots and target.startswith("bot:") and here not in dict(s.bots)
+
+
 def declare(w: Draft, idx: int, action: Action) -> None:
     weapon, target = action["weapon"], action["target"]
     here = w.f(idx).sector
@@ -112,7 +136,13 @@ def declare(w: Draft, idx: int, action: Action) -> None:
     if action.get("pull"):
         spend_energy(w, idx, usable_unique(w.s, idx, "pull") or 0)
         w.emit("ability", {"fighter": idx, "ability": "pull", "target": target})
-        enter(w, int(target[2:]), here)
+        if target.startswith("bot:"):
+            w.set(bots=tuple(sorted((here if sector == int(target[4:]) else sector, token)
+                                    for sector, token in w.s.bots)))
+            w.emit("bot_moved", {"from": int(target[4:]), "sector": here})
+            target = f"bot:{here}"
+        else:
+            enter(w, int(target[2:]), here)
     if weapon == "howitzer":
         howitzer = FIGHTERS[w.f(idx).fighter].ability("howitzer")
         assert howitzer is not None
@@ -138,21 +168,21 @@ def declare(w: Draft, idx: int, action: Action) -> None:
 
 def new_attack(idx: int, weapon: str, targets: tuple[str, ...], count: int) -> Frame:
     return frame("attack", idx, weapon=weapon, targets=targets, stage="prep", count=count,
-                 dice=(), rerolled=False, used=(), sim=(), queue=(), cur="", dcount=0,
-                 ddice=(), drerolled=False, dused=(), dcancel=0, b2f=0, dealt=False, fresh=())
+                 dice=(), rerolled=False, used=(), bot_defense_rolls=(), queue=(), defender="", defense_count=0,
+                 defense_roll=(), defense_rerolled=False, defender_used=(), hits_cancelled=0, blocks_as_fails=0, dealt=False, fresh=())
 
 
 # ---- who owes the answer in each stage ---------------------------------------------------------
 
 def defender_of(fr: Frame) -> int | None:
-    cur = fr.get("cur")
+    cur = fr.get("defender")
     return int(cur[2:]) if cur.startswith("f:") else None
 
 
 def window_owner(fr: Frame) -> int:
     if fr.get("stage") == "help":
         return int(fr.get("helpers")[0])
-    if fr.get("stage") in ("dprep", "dafter"):
+    if fr.get("stage") in ("dprep", "dafter", "blocks", "worn"):
         owner = defender_of(fr)
         assert owner is not None
         return owner
@@ -209,11 +239,68 @@ def can_reroll(s: State, idx: int) -> bool:
 
 # ---- legal answers per stage -------------------------------------------------------------------
 
+def with_payments(s: State, idx: int, fr: Frame, actions: list[Action]) -> list[Action]:
+    """Ruleset 3: an equipment effect is offered once per way to pay it (``pay``)."""
+    if not s.rules.player_chooses_supply:
+        return actions
+    out: list[Action] = []
+    f = s.fighters[idx]
+    for a in actions:
+        key = str(a.get("effect", ""))
+        if a["type"] in ("boost", "effect") and key.startswith(("equip:", "team:")):
+            card, supply = effect_supply(key)
+            out += [{**a, "pay": p} for p in payments(f, card, supply, fr.get("fresh"))]
+        else:
+            out.append(a)
+    return out
+
+
+def effect_supply(key: str) -> tuple[str, str]:
+    """(card, supply type) of an equipment effect key ``equip:<card>:<i>`` / ``team:<card>``."""
+    parts = key.split(":")
+    card = parts[1]
+    if parts[0] == "team":
+        team = LOOT[card].team_effect
+        assert team is not None
+        return card, team.supply
+    return card, LOOT[card].effects[int(parts[2])].supply
+
+
 def attack_legal(s: State, fr: Frame) -> list[Action]:
+    stage = fr.get("stage")
+    legal = stage_legal(s, fr)
+    return with_payments(s, window_owner(fr), fr, legal) if stage not in ("blocks", "worn") \
+        else legal
+
+
+def full_block_choices(s: State, fr: Frame) -> range:
+    """How many full blocks the defender may put on critical hits (the rest on normal hits).
+
+    Empty unless the choice matters: the defender wears a mandatory helmet or armour effect,
+    or the attacker's upgrade makes critical hits deal more damage.
+    """
+    defender = defender_of(fr)
+    if not s.rules.defender_assigns_full_blocks or defender is None or \
+            s.fighters[defender].automa:
+        return range(0)
+    if not worn_effects(s.fighters[defender], "mandatory") and \
+            "critical-core" not in s.fighters[fr.owner].upgrades:
+        return range(0)
+    crits, hits, full = after_normal_blocks(s, fr)
+    low, high = max(0, full - hits), min(full, crits)
+    return range(low, high + 1) if high > low else range(0)
+
+
+def stage_legal(s: State, fr: Frame) -> list[Action]:
     stage = fr.get("stage")
     idx = fr.owner
     me = s.fighters[idx]
     used = fr.get("used")
+    if stage == "blocks":
+        return [{"type": "assign_blocks", "on_crits": k}
+                for k in reversed(full_block_choices(s, fr))]
+    if stage == "worn":
+        return worn_legal(s, fr)
     if stage == "prep":
         out: list[Action] = []
         if not me.automa and fr.get("count") < MAX_ATTACK_DICE:
@@ -234,20 +321,20 @@ def attack_legal(s: State, fr: Frame) -> list[Action]:
         defender = defender_of(fr)
         assert defender is not None
         out = []
-        if fr.get("dcount") < MAX_DEFENSE_DICE:
+        if fr.get("defense_count") < MAX_DEFENSE_DICE:
             out += [{"type": "boost", "effect": k} for k in defense_boosts(s, fr, defender)]
         return out + [{"type": "roll"}]
     if stage == "dafter":
         defender = defender_of(fr)
         assert defender is not None
         out = []
-        ddice = fr.get("ddice")
-        if "manoeuvre_a" not in fr.get("dused") and not fr.get("drerolled") and ddice and \
+        ddice = fr.get("defense_roll")
+        if not fr.get("defense_rerolled") and ddice and \
                 can_reroll(s, defender) and \
                 can_afford(s, defender, manoeuvre_cost(s, defender, "A")):
             out += reroll_actions(ddice, "manoeuvre_a", False)
-        if "phantom" not in fr.get("dused") and usable_unique(s, defender, "phantom") is not None \
-                and settle_current(s, fr)[1] > 0:
+        if unused(s, ["phantom"], fr.get("defender_used")) and \
+                usable_unique(s, defender, "phantom") is not None and settle_current(s, fr)[1] > 0:
             out.append({"type": "effect", "effect": "phantom"})
         return out + [{"type": "done"}]
     if stage == "counter":
@@ -284,7 +371,7 @@ def attack_boosts(s: State, fr: Frame) -> list[str]:
     if "targeting-module" in me.upgrades and "targeting-module" not in me.used_upgrades:
         out.append("targeting-module")
     out += [k for k, _ in weapon_effects(s, idx, weapon, "before_attack")]
-    return [k for k in out if k not in used]
+    return unused(s, out, used)
 
 
 def attack_flips(s: State, fr: Frame) -> list[str]:
@@ -299,7 +386,7 @@ def attack_flips(s: State, fr: Frame) -> list[str]:
         out += [k for k, _ in weapon_effects(s, idx, fr.get("weapon"), "after_attack")]
     if "miss" in dice and usable_unique(s, idx, "overload") is not None:
         out.append("overload")
-    return [k for k in out if k not in used]
+    return unused(s, out, used)
 
 
 def defense_boosts(s: State, fr: Frame, defender: int) -> list[str]:
@@ -308,24 +395,32 @@ def defense_boosts(s: State, fr: Frame, defender: int) -> list[str]:
     if "cortex-link" in me.upgrades and "cortex-link" not in me.used_upgrades:
         out.append("cortex-link")
     out += [k for k, _, _ in worn_effects(me, "optional_before_defense")]
-    return [k for k in out if k not in fr.get("dused")]
+    return unused(s, out, fr.get("defender_used"))
 
 
 # ---- dice arithmetic ---------------------------------------------------------------------------
 
-def settle(attack: tuple[str, ...], defense: tuple[str, ...], stadium: bool, block_to_fail: int,
-           cancel_hits: int) -> tuple[int, int]:
-    """Uncancelled (critical hits, normal hits).
-
-    Normal blocks cancel normal hits; full blocks cancel critical hits first, then normal hits
-    (the defender's best choice). In the Stadium normal blocks count as fails.
-    """
+def normal_blocked(attack: tuple[str, ...], defense: tuple[str, ...], stadium: bool,
+                   block_to_fail: int) -> tuple[int, int, int]:
+    """(critical hits, normal hits, full blocks) once normal blocks cancelled normal hits.
+    In the Stadium normal blocks count as fails."""
     crits, hits = attack.count("crit"), attack.count("hit")
-    full = defense.count("full")
     blocks = 0 if stadium else defense.count("block")
     blocks = max(0, blocks - block_to_fail)
-    hits -= min(blocks, hits)
-    on_crits = min(full, crits)
+    return crits, hits - min(blocks, hits), defense.count("full")
+
+
+def settle(attack: tuple[str, ...], defense: tuple[str, ...], stadium: bool, block_to_fail: int,
+           cancel_hits: int, on_crits: int | None = None) -> tuple[int, int]:
+    """Uncancelled (critical hits, normal hits).
+
+    Normal blocks cancel normal hits; "each full block cancels 1 critical hit or 1 normal hit,
+    at the defender's choice": ``on_crits`` full blocks go on critical hits (``None``:
+    critical hits first, ruleset 2's fixed choice and the default), the rest on normal hits.
+    """
+    crits, hits, full = normal_blocked(attack, defense, stadium, block_to_fail)
+    low, high = max(0, full - hits), min(full, crits)
+    on_crits = high if on_crits is None else max(low, min(high, on_crits))
     crits, full = crits - on_crits, full - on_crits
     hits -= min(full, hits)
     return crits, max(0, hits - cancel_hits)
@@ -337,25 +432,31 @@ def in_stadium(s: State, target: str) -> bool:
 
 
 def settle_current(s: State, fr: Frame) -> tuple[int, int]:
-    cur = fr.get("cur")
-    return settle(fr.get("dice"), fr.get("ddice"), in_stadium(s, cur), fr.get("b2f"),
-                  fr.get("dcancel"))
+    cur = fr.get("defender")
+    return settle(fr.get("dice"), fr.get("defense_roll"), in_stadium(s, cur),
+                  fr.get("blocks_as_fails"), fr.get("hits_cancelled"), fr.get("fulls_on_crits"))
+
+
+def after_normal_blocks(s: State, fr: Frame) -> tuple[int, int, int]:
+    return normal_blocked(fr.get("dice"), fr.get("defense_roll"),
+                          in_stadium(s, fr.get("defender")), fr.get("blocks_as_fails"))
 
 
 def blocks_left(s: State, fr: Frame) -> int:
-    if in_stadium(s, fr.get("cur")):
+    if in_stadium(s, fr.get("defender")):
         return 0
-    return fr.get("ddice").count("block") - fr.get("b2f")
+    return fr.get("defense_roll").count("block") - fr.get("blocks_as_fails")
 
 
 # ---- applying answers --------------------------------------------------------------------------
 
-def pay_effect(w: Draft, idx: int, key: str, fr: Frame) -> None:
-    """Pay for an effect by its key: energy for abilities and sectors, a supply for equipment."""
+def pay_effect(w: Draft, idx: int, key: str, fr: Frame, pay: str | None = None) -> None:
+    """Pay for an effect by its key: energy for abilities and sectors, a supply for equipment
+    (the one the player named in ``pay``, ruleset 3)."""
     s = w.s
     if key.startswith("equip:"):
         _, card, i = key.split(":")
-        spend_supply(w, idx, card, LOOT[card].effects[int(i)].supply, fr.get("fresh"))
+        spend_supply(w, idx, card, LOOT[card].effects[int(i)].supply, fr.get("fresh"), pay)
     elif key in ("factory", "park"):
         spend_energy(w, idx, effect_cost(key))
     elif key in ("stabilizer", "targeting-module", "cortex-link"):
@@ -377,7 +478,7 @@ def attack_apply(w: Draft, seat: int, action: Action) -> None:
     if stage == "prep":
         if kind == "boost":
             key = action["effect"]
-            pay_effect(w, seat, key, fr)
+            pay_effect(w, seat, key, fr, action.get("pay"))
             w.replace_top(fr.but(count=fr.get("count") + 1, used=fr.get("used") + (key,)))
         else:
             ask_allies(w, fr, "attack_prep")
@@ -386,7 +487,7 @@ def attack_apply(w: Draft, seat: int, action: Action) -> None:
             reroll(w, seat, action, fr, "dice", "rerolled", ATTACK_DIE)
         elif kind == "effect":
             key = action["effect"]
-            pay_effect(w, seat, key, fr)
+            pay_effect(w, seat, key, fr, action.get("pay"))
             face = "miss" if key == "overload" else "maybe"
             dice = flip_first(fr.get("dice"), face, "hit")
             w.emit("dice_changed", {"fighter": seat, "dice": list(dice)})
@@ -396,27 +497,36 @@ def attack_apply(w: Draft, seat: int, action: Action) -> None:
     elif stage == "dprep":
         if kind == "boost":
             key = action["effect"]
-            pay_effect(w, seat, key, fr)
+            pay_effect(w, seat, key, fr, action.get("pay"))
             bonus = 2 if key == "shield" else 1
-            w.replace_top(fr.but(dcount=fr.get("dcount") + bonus, dused=fr.get("dused") + (key,)))
+            w.replace_top(fr.but(defense_count=fr.get("defense_count") + bonus, defender_used=fr.get("defender_used") + (key,)))
         else:
             ask_allies(w, fr, "defense_prep")
     elif stage == "dafter":
         if kind == "reroll":
-            reroll(w, seat, action, fr, "ddice", "drerolled", DEFENSE_DIE)
+            reroll(w, seat, action, fr, "defense_roll", "defense_rerolled", DEFENSE_DIE)
         elif kind == "effect":
             pay_effect(w, seat, "phantom", fr)
-            w.replace_top(fr.but(dcancel=fr.get("dcancel") + 1,
-                                 dused=fr.get("dused") + ("phantom",)))
+            w.replace_top(fr.but(hits_cancelled=fr.get("hits_cancelled") + 1,
+                                 defender_used=fr.get("defender_used") + ("phantom",)))
         else:
             ask_allies(w, fr, "defense_after")
     elif stage == "help":
         help_apply(w, seat, action, fr)
+    elif stage == "blocks":
+        resolve(w, fr.but(fulls_on_crits=int(action["on_crits"])))
+    elif stage == "worn":
+        nxt = worn_left(w.s, fr)[2]
+        assert nxt is not None
+        resolve(w, apply_worn(w, fr, nxt[0], nxt[1], action.get("pay")))
     elif stage == "counter":
         if kind == "effect":
             key = action["effect"]
-            pay_effect(w, seat, key, fr)
-            w.replace_top(fr.but(b2f=fr.get("b2f") + 1, used=fr.get("used") + (key,)))
+            pay_effect(w, seat, key, fr, action.get("pay"))
+            w.replace_top(fr.but(blocks_as_fails=fr.get("blocks_as_fails") + 1,
+                                 used=fr.get("used") + (key,)))
+        elif full_block_choices(w.s, fr):
+            w.replace_top(fr.but(stage="blocks"))
         else:
             resolve(w, w.s.stack[-1])
     elif stage == "dodge":
@@ -437,7 +547,7 @@ def reroll(w: Draft, seat: int, action: Action, fr: Frame, field: str, flag: str
     for i, face in zip(picked, new, strict=True):
         dice[i] = face
     w.emit("reroll", {"fighter": seat, "by": action["by"], "dice": list(dice)})
-    used_key = "dused" if field == "ddice" else "used"
+    used_key = "defender_used" if field == "defense_roll" else "used"
     w.replace_top(fr.but(**{field: tuple(dice), flag: True,
                             used_key: fr.get(used_key) + (action["by"],)}))
 
@@ -452,7 +562,7 @@ def roll_attack(w: Draft, fr: Frame) -> None:
             sim.append((target, tuple(w.rng.roll(DEFENSE_DIE, n))))
     w.emit("attack_roll", {"fighter": fr.owner, "dice": list(dice),
                            "defense": [[t, list(d)] for t, d in sim]})
-    w.replace_top(fr.but(stage="after", dice=dice, sim=tuple(sim)))
+    w.replace_top(fr.but(stage="after", dice=dice, bot_defense_rolls=tuple(sim)))
 
 
 def target_order(s: State, targets: tuple[str, ...]) -> tuple[str, ...]:
@@ -466,21 +576,24 @@ def target_order(s: State, targets: tuple[str, ...]) -> tuple[str, ...]:
 def step(w: Draft) -> None:
     """Advance an automatic stage of the attack on top of the stack."""
     fr = w.s.stack[-1]
+    if fr.get("stage").startswith(RESUME):
+        after_help(w, fr.but(stage=""), fr.get("stage")[len(RESUME):])
+        return
     if fr.get("stage") == "next":
         queue = fr.get("queue")
         if not queue:
             w.replace_top(fr.but(stage="finish"))
             return
         cur, rest = queue[0], queue[1:]
-        base = dict(queue=rest, cur=cur, ddice=(), drerolled=False, dused=(), dcancel=0, b2f=0)
+        base = dict(queue=rest, defender=cur, defense_roll=(), defense_rerolled=False, defender_used=(), hits_cancelled=0, blocks_as_fails=0)
         if target_sector(w.s, cur) is None and cur.startswith("f:"):
             w.replace_top(fr.but(**base))
             return
         if simultaneous(w.s, cur):
-            ddice = dict(fr.get("sim")).get(cur, ())
-            w.replace_top(fr.but(stage="counter", **{**base, "ddice": ddice}))
+            ddice = dict(fr.get("bot_defense_rolls")).get(cur, ())
+            w.replace_top(fr.but(stage="counter", **{**base, "defense_roll": ddice}))
         else:
-            w.replace_top(fr.but(stage="dprep", dcount=defense_dice(w.s, cur), **base))
+            w.replace_top(fr.but(stage="dprep", defense_count=defense_dice(w.s, cur), **base))
         return
     w.pop()
     attacker = fr.owner
@@ -491,25 +604,64 @@ def step(w: Draft) -> None:
         w.push(fr.but(stage="dodge"))
 
 
-def resolve(w: Draft, fr: Frame) -> None:
-    """Apply mandatory helmet and armour effects, then the damage of the current target."""
-    s = w.s
-    cur = fr.get("cur")
+def worn_left(s: State, fr: Frame) -> tuple[int, int, tuple[str, str] | None]:
+    """Uncancelled (critical hits, normal hits) after the mandatory helmet and armour effects
+    already applied (their card may be gone, paid for with itself), and the next one that
+    must apply: (key, supply), or ``None``."""
     crits, hits = settle_current(s, fr)
-    dused = fr.get("dused")
+    defender = defender_of(fr)
+    if defender is None or s.fighters[defender].automa:
+        return crits, hits, None
+    used = fr.get("defender_used")
+    for key in used:
+        if key.startswith("equip:"):
+            _, card, i = key.split(":")
+            effect = LOOT[card].effects[int(i)]
+            if effect.when == "mandatory" and effect.hit == "crit":
+                crits = max(0, crits - 1)
+            elif effect.when == "mandatory" and effect.hit == "hit":
+                hits = max(0, hits - 1)
+    for key, supply, hit in worn_effects(s.fighters[defender], "mandatory"):
+        if key not in used and ((hit == "crit" and crits > 0) or (hit == "hit" and hits > 0)):
+            return crits, hits, (key, supply)
+    return crits, hits, None
+
+
+def worn_legal(s: State, fr: Frame) -> list[Action]:
+    defender = defender_of(fr)
+    nxt = worn_left(s, fr)[2]
+    if defender is None or nxt is None:
+        return []
+    card = nxt[0].split(":")[1]
+    return [{"type": "effect", "effect": nxt[0], "pay": p}
+            for p in payments(s.fighters[defender], card, nxt[1])]
+
+
+def apply_worn(w: Draft, fr: Frame, key: str, supply: str, pay: str | None) -> Frame:
+    defender = defender_of(fr)
+    assert defender is not None
+    spend_supply(w, defender, key.split(":")[1], supply, (), pay)
+    w.emit("effect_used", {"fighter": defender, "effect": key, "mandatory": True})
+    return fr.but(defender_used=fr.get("defender_used") + (key,))
+
+
+def resolve(w: Draft, fr: Frame) -> None:
+    """Apply mandatory helmet and armour effects (ruleset 3: the defender names the supply
+    when there is more than one way to pay), then the damage of the current target."""
+    while True:
+        crits, hits, nxt = worn_left(w.s, fr)
+        if nxt is None:
+            break
+        if w.s.rules.player_chooses_supply and len(worn_legal(w.s, fr)) > 1:
+            w.replace_top(fr.but(stage="worn"))
+            return
+        fr = apply_worn(w, fr, nxt[0], nxt[1], None)
+    s = w.s
+    cur = fr.get("defender")
+    dused = fr.get("defender_used")
     defender = defender_of(fr)
     if defender is not None and not s.fighters[defender].automa:
-        for key, supply, hit in worn_effects(s.fighters[defender], "mandatory"):
-            if hit == "crit" and crits > 0 and key not in dused:
-                crits -= 1
-            elif hit == "hit" and hits > 0 and key not in dused:
-                hits -= 1
-            else:
-                continue
-            spend_supply(w, defender, key.split(":")[1], supply)
-            dused += (key,)
-            w.emit("effect_used", {"fighter": defender, "effect": key, "mandatory": True})
-        energy = fr.get("ddice").count("fail_energy")
+        energy = fr.get("defense_roll").count("fail_energy")
         if energy:
             gain_energy(w, defender, energy)
     attacker = w.f(fr.owner)
@@ -523,8 +675,11 @@ def resolve(w: Draft, fr: Frame) -> None:
         w.update(fr.owner, bots=attacker.bots + ((token, False),))
         w.emit("bot_destroyed", {"fighter": fr.owner, "sector": sector, "token": token})
         fresh += (token,)
-    w.replace_top(fr.but(stage="next", dealt=fr.get("dealt") or damage > 0, fresh=fresh,
-                         dused=dused, cur=""))
+    done = fr.but(stage="next", dealt=fr.get("dealt") or damage > 0, fresh=fresh,
+                  defender_used=dused, defender="")
+    if fr.get("fulls_on_crits") is not None:
+        done = done.but(fulls_on_crits=None)
+    w.replace_top(done)
     if defender is not None and damage > 0:
         take_damage(w, defender, damage, fr.owner)
 
@@ -561,17 +716,17 @@ def help_legal(s: State, fr: Frame, ally: int) -> list[Action]:
     helped = side_fighter(fr, side)
     if helped is None:
         return []
-    used = fr.get("used") if side == "attack" else fr.get("dused")
+    used = fr.get("used") if side == "attack" else fr.get("defender_used")
     if which in ("attack_prep", "defense_prep"):
         limit = MAX_ATTACK_DICE if side == "attack" else MAX_DEFENSE_DICE
-        count = fr.get("count") if side == "attack" else fr.get("dcount")
+        count = fr.get("count") if side == "attack" else fr.get("defense_count")
         if count >= limit:
             return []
         when = "ally_before_attack" if side == "attack" else "ally_before_defense"
         return [{"type": "boost", "effect": key} for key, _, _ in team_effects(s, ally, when)
                 if key not in used]
-    dice = fr.get("dice") if side == "attack" else fr.get("ddice")
-    rerolled = fr.get("rerolled") if side == "attack" else fr.get("drerolled")
+    dice = fr.get("dice") if side == "attack" else fr.get("defense_roll")
+    rerolled = fr.get("rerolled") if side == "attack" else fr.get("defense_rerolled")
     if rerolled or not dice or not can_reroll(s, helped) or \
             not can_afford(s, ally, manoeuvre_cost(s, ally, "A")):
         return []
@@ -596,9 +751,9 @@ def after_help(w: Draft, fr: Frame, which: str) -> None:
     elif which == "attack_after":
         w.replace_top(fr.but(stage="next", queue=target_order(w.s, fr.get("targets"))))
     elif which == "defense_prep":
-        ddice = w.rng.roll(DEFENSE_DIE, min(fr.get("dcount"), MAX_DEFENSE_DICE))
+        ddice = w.rng.roll(DEFENSE_DIE, min(fr.get("defense_count"), MAX_DEFENSE_DICE))
         w.emit("defense_roll", {"fighter": defender_of(fr), "dice": list(ddice)})
-        w.replace_top(fr.but(stage="dafter", ddice=tuple(ddice)))
+        w.replace_top(fr.but(stage="dafter", defense_roll=tuple(ddice)))
     else:
         w.replace_top(fr.but(stage="counter"))
 
@@ -611,16 +766,16 @@ def help_apply(w: Draft, ally: int, action: Action, fr: Frame) -> None:
         card = key.split(":", 1)[1]
         team = LOOT[card].team_effect
         assert team is not None
-        spend_supply(w, ally, card, team.supply, fr.get("fresh"))
+        spend_supply(w, ally, card, team.supply, fr.get("fresh"), action.get("pay"))
         w.emit("effect_used", {"fighter": ally, "effect": key, "team": True})
         if side == "attack":
             w.replace_top(fr.but(count=fr.get("count") + 1, used=fr.get("used") + (key,)))
         else:
-            w.replace_top(fr.but(dcount=fr.get("dcount") + 1, dused=fr.get("dused") + (key,)))
+            w.replace_top(fr.but(defense_count=fr.get("defense_count") + 1, defender_used=fr.get("defender_used") + (key,)))
         return
     if action["type"] == "reroll":
         spend_energy(w, ally, manoeuvre_cost(w.s, ally, "A"))
-        field, flag = ("dice", "rerolled") if side == "attack" else ("ddice", "drerolled")
+        field, flag = ("dice", "rerolled") if side == "attack" else ("defense_roll", "defense_rerolled")
         faces = ATTACK_DIE if side == "attack" else DEFENSE_DIE
         dice = list(fr.get(field))
         for i, face in zip(action["dice"], w.rng.roll(faces, len(action["dice"])), strict=True):

@@ -181,5 +181,9 @@ def loot_deck(cls: int) -> tuple[str, ...]:
     return tuple(c.id for c in LOOT.values() if c.cls == cls)
 
 
-def round_board(players: int) -> dict[str, Any]:
+def round_board(players: int, side: str | None = None) -> dict[str, Any]:
+    """The side recommended for the number of participants, or the side the players chose
+    ("you may choose the side of the round board that suits the pace of game you prefer")."""
+    if side is not None:
+        return next(b for b in ROUND_BOARDS if b["side"] == side)
     return next(b for b in ROUND_BOARDS if b["min_players"] <= players <= b["max_players"])

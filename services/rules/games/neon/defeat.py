@@ -123,7 +123,7 @@ def choose_upgrade(w: Draft, idx: int, cards: tuple[str, ...], chosen: str) -> N
 def place_first(w: Draft, idx: int, action: Any) -> None:
     fr = w.pop()
     cards = fr.get("cards")
-    place(w, idx, action["card"], action["as"], action.get("under", ""))
+    place(w, idx, action["card"], action["as"], action.get("under", ""), action.get("on", ""))
     rest = tuple(c for c in cards if c != action["card"])
     if rest:
         w.push(fr.but(cards=rest))

@@ -6,12 +6,14 @@ from dataclasses import fields, is_dataclass, replace
 from typing import Any
 
 from services.rules.games.contract import (
+    RESIGN,
     ConfigError,
     Decision,
     MatchConfig,
     ModeInfo,
     Outcome,
     Randomness,
+    TeamLayout,
     Transition,
 )
 from services.rules.games.neon import views
@@ -27,6 +29,8 @@ from services.rules.games.neon.defeat import (
 from services.rules.games.neon.flow import advance, setup_state
 from services.rules.games.neon.legality import explain
 from services.rules.games.neon.loot import discard_loot, keep_actions, place_actions
+from services.rules.games.neon.resign import resign
+from services.rules.games.neon.ruleset import CURRENT, RULESETS, Ruleset
 from services.rules.games.neon.schemas import ACTION_SCHEMA, CONFIG_SCHEMA
 from services.rules.games.neon.scoring import outcome
 from services.rules.games.neon.sectors import evacuate, evacuate_options
@@ -34,12 +38,23 @@ from services.rules.games.neon.state import Draft, Frame, State, frame
 from services.rules.games.neon.turns import apply_turn, turn_actions
 
 Action = dict[str, Any]
+AUTOMA_SIDE = ("automa",)
 MODES = {
-    "rebirth": ModeInfo("rebirth", 2, 6, "Most victory points wins; a fighter is reborn once."),
-    "battle-royale": ModeInfo("battle-royale", 2, 6, "Last fighter on the arena wins."),
-    "coalition": ModeInfo("coalition", 4, 6, "Teams of 2 or 3 share trophies (option: teams)."),
+    "rebirth": ModeInfo("rebirth", 2, 6, "Most victory points wins; a fighter is reborn once.",
+                        ai_participants=AUTOMA_SIDE),
+    "battle-royale": ModeInfo("battle-royale", 2, 6, "Last fighter on the arena wins.",
+                              ai_participants=AUTOMA_SIDE),
+    "coalition": ModeInfo("coalition", 4, 6, "Teams of 2 or 3 share trophies (option: teams).",
+                          team_layouts=(TeamLayout(4, 2), TeamLayout(6, 3), TeamLayout(6, 2)),
+                          ai_participants=AUTOMA_SIDE),
 }
+"""The Automa is a side the engine plays (never a seat): always in a game of two, and
+"with more participants you may bring the Automa into the game if you wish" (option)."""
 SORTED_LISTS = ("cards", "dice")
+LEGACY_ATTACK_KEYS = {"defender_used": "dused", "blocks_as_fails": "b2f",
+                      "hits_cancelled": "dcancel", "defense_roll": "ddice",
+                      "defense_rerolled": "drerolled", "defense_count": "dcount",
+                      "bot_defense_rolls": "sim", "defender": "cur"}
 
 
 def normalize(action: Any) -> Action:
@@ -53,37 +68,87 @@ def normalize(action: Any) -> Action:
     return out
 
 
+PASSES = ("roll", "done", "pass")
+CHEAPEST_TURN = ("defense", "gain_energy", "leadership", "move", "land", "search", "attack")
+
+
+def default_of(legal: tuple[Action, ...]) -> Action:
+    """What a clock applies: a pass when passing is legal, else the cheapest legal answer
+    (a free row action before one that costs energy; no Manoeuvre C; nothing taken)."""
+    for action in legal:
+        if action["type"] in PASSES:
+            return action
+    free = [a for a in legal if not a.get("manoeuvre_c") and a.get("as") in (None, "discard")
+            and a["type"] != "ability"]
+    pool = free or list(legal)
+    rank = {kind: n for n, kind in enumerate(CHEAPEST_TURN)}
+    return min(pool, key=lambda a: rank.get(str(a["type"]), len(rank)))
+
+
+def decision(seat: int, kind: str, legal: tuple[Action, ...], prompt: str, *,
+             optional: bool = False, hidden: bool = False) -> Decision:
+    return Decision(seat, kind, legal, prompt, optional=optional, hidden=hidden,
+                    default=default_of(legal))
+
+
 def frame_decision(s: State, fr: Frame) -> Decision:
     if fr.kind == "attack":
         owner = window_owner(fr)
-        return Decision(owner, f"attack_{fr.get('stage')}", tuple(attack_legal(s, fr)),
-                        "attack: apply an effect or go on", optional=True)
-    legal: tuple[Action, ...]
+        legal = tuple(attack_legal(s, fr))
+        return decision(owner, f"attack_{fr.get('stage')}", legal,
+                        "attack: apply an effect or go on",
+                        optional=any(a["type"] in PASSES for a in legal))
     if fr.kind == "keep":
         legal = keep_actions(fr.get("cards"))
-        return Decision(fr.owner, "keep_loot", legal, "keep 2 of the loot cards you look at")
+        return decision(fr.owner, "keep_loot", legal, "keep 2 of the loot cards you look at")
     if fr.kind == "place":
-        legal = place_actions(s.fighters[fr.owner], fr.get("cards")[0])
-        return Decision(fr.owner, "place_loot", legal, "lay out a loot card")
+        legal = place_actions(s, s.fighters[fr.owner], fr.get("cards")[0])
+        return decision(fr.owner, "place_loot", legal, "lay out a loot card")
     if fr.kind == "trophy":
         victim = s.fighters[fr.get("victim")]
         legal = trophy_actions(tuple(e.card for e in victim.equipment))
-        return Decision(fr.owner, "trophy_equipment", legal,
+        return decision(fr.owner, "trophy_equipment", legal,
                         "take up to 2 equipment cards as trophies", optional=True)
     if fr.kind == "upgrade":
         legal = tuple({"type": "choose_upgrade", "card": c} for c in fr.get("cards"))
-        return Decision(fr.owner, "choose_upgrade", legal, "keep 1 of 2 upgrade cards")
+        return decision(fr.owner, "choose_upgrade", legal, "keep 1 of 2 upgrade cards")
     if fr.kind == "evacuate":
         legal = tuple(evacuate_options(s, fr.owner, fr))
-        return Decision(fr.owner, "evacuate", legal, "your sector closes: where to?")
+        return decision(fr.owner, "evacuate", legal, "your sector closes: where to?")
     raise ValueError(f"no decision for frame {fr.kind}")
 
 
 class NeonEngine:
+    """The NEON engine of one ruleset (the current one, or an older one kept for replay).
+
+    Versions: 2 (Rebirth with no fighter left has no winner); 3 (contract v2 and the
+    rulings of issue 11, see RULES.md "Version history").
+    """
+
     game_id = "neon"
     title = "NEON"
-    engine_version = "2"  # 2: Rebirth with no fighter left has no winner
+    contract_version = 2
     content_version = CONTENT_VERSION
+
+    def __init__(self, ruleset: Ruleset = CURRENT) -> None:
+        self.ruleset = ruleset
+        self.engine_version = ruleset.version
+
+    def for_version(self, engine_version: str) -> NeonEngine:
+        if engine_version == self.engine_version:
+            return self
+        return ENGINES[RULESETS[engine_version].version]
+
+    def match_options(self, mode: str, seats: int,
+                      teams: Any = None) -> dict[str, Any]:
+        """The Automa in a game of two ("In a 2-player game the Automa always takes part")
+        and, for Coalition, the team split as lists of seats."""
+        options: dict[str, Any] = {}
+        if seats == 2:
+            options["automa"] = True
+        if mode == "coalition" and teams:
+            options["teams"] = [sorted(int(s) for s in team) for team in teams]
+        return options
 
     def modes(self) -> dict[str, ModeInfo]:
         return dict(MODES)
@@ -103,7 +168,9 @@ class NeonEngine:
         if not mode.min_seats <= config.seats <= mode.max_seats:
             raise ConfigError(f"{mode.name} needs {mode.min_seats}-{mode.max_seats} seats")
         options = dict(config.options)
-        unknown = set(options) - {"fighters", "teams", "automa"}
+        known = {"fighters", "teams", "automa"} | \
+            ({"round_board"} if self.ruleset.round_board_side else set())
+        unknown = set(options) - known
         if unknown:
             raise ConfigError(f"unknown options: {', '.join(sorted(unknown))}")
         automa = self._automa(config, options)
@@ -117,7 +184,9 @@ class NeonEngine:
             fighters = tuple(chosen)
         else:
             fighters = tuple(rng.shuffle(sorted(FIGHTERS)))[:config.seats]
-        w = Draft(setup_state(config, rng, fighters, teams, automa), rng)
+        board = self._round_board(options)
+        state = setup_state(config, rng, fighters, teams, automa, board)
+        w = Draft(replace(state, ruleset=self.ruleset.version), rng)
         advance(w)
         return w.s
 
@@ -129,11 +198,19 @@ class NeonEngine:
             if wanted is False:
                 raise ConfigError("the Automa always plays in a 2-player game")
             return True
+        if self.ruleset.automa_with_more_participants:
+            return bool(wanted)
         if wanted and config.mode == "coalition":
             raise ConfigError("the Automa does not play in Coalition")
         if wanted and config.seats >= 6:
             raise ConfigError("there are only 6 fighter boards and the Automa makes a 7th")
         return bool(wanted)
+
+    def _round_board(self, options: dict[str, Any]) -> str | None:
+        side = options.get("round_board")
+        if side is not None and side not in ("2-3", "4-6"):
+            raise ConfigError("round_board: \"2-3\" or \"4-6\" (the side of the round board)")
+        return side
 
     def _teams(self, config: MatchConfig, options: dict[str, Any]) -> tuple[tuple[int, ...], ...]:
         raw = options.get("teams")
@@ -171,22 +248,35 @@ class NeonEngine:
             return (frame_decision(s, s.stack[-1]),)
         if s.phase == "choose":
             return tuple(
-                Decision(i, "choose_cards", choice_actions(s.fighters[i].hand),
+                decision(i, "choose_cards", choice_actions(s.fighters[i].hand),
                          "choose 2 cards and how to overlap them", hidden=True)
                 for i in choosers(s) if s.fighters[i].choice is None)
         if s.phase == "act" and s.current is not None:
             f = s.fighters[s.current]
             kind = "land" if f.sector is None else "turn"
-            return (Decision(f.idx, kind, tuple(turn_actions(s, f.idx)),
+            legal = tuple(turn_actions(s, f.idx))
+            return (decision(f.idx, kind, legal,
                              "land in a sector" if kind == "land" else "your next action",
-                             optional=kind == "turn"),)
+                             optional=any(a["type"] == "pass" for a in legal)),)
         return ()
+
+    def standing(self, state: State) -> tuple[Decision, ...]:
+        """Resigning, for each seat still in the game (contract v2; not in ruleset 2)."""
+        if state.ended or not state.rules.resign:
+            return ()
+        return tuple(Decision(f.idx, "resign", (dict(RESIGN),), "resign from the Tournament",
+                              optional=True, standing=True, priority=-1)
+                     for f in state.fighters[:state.seats] if not f.eliminated)
 
     def validate(self, state: State, seat: int, action: Any) -> str | None:
         if state.ended:
             return "the game is over"
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             return "an action is an object with a type"
+        if action.get("type") == "resign" and state.rules.resign:
+            if any(d.seat == seat for d in self.standing(state)):
+                return None if dict(action) == dict(RESIGN) else "resign takes no options"
+            return "you are no longer in the game"
         mine = [d for d in self.pending(state) if d.seat == seat]
         if not mine:
             return "it is not your turn to act"
@@ -202,7 +292,9 @@ class NeonEngine:
         w = Draft(replace(state, serial=state.serial + 1), rng)
         act = normalize(action)
         s = w.s
-        if s.stack:
+        if act["type"] == "resign":
+            resign(w, seat)
+        elif s.stack:
             self._answer_frame(w, seat, act)
         elif s.phase == "choose":
             f = s.fighters[seat]
@@ -245,7 +337,17 @@ class NeonEngine:
         return outcome(state) if state.ended else None
 
     def encode(self, state: State) -> Any:
-        return to_json(state)
+        out = to_json(state)
+        if state.ruleset == "2":
+            # Engine version 2 states hashed without the fields added since, and with the
+            # attack frame's old key names.
+            del out["ruleset"]
+            for f in out["fighters"]:
+                del f["resigned"]
+            for fr in out["stack"]:
+                if fr["kind"] == "attack":
+                    fr["data"] = {LEGACY_ATTACK_KEYS.get(k, k): v for k, v in fr["data"].items()}
+        return out
 
 
 def to_json(value: Any) -> Any:
@@ -263,4 +365,5 @@ def to_json(value: Any) -> Any:
     return value
 
 
-ENGINE = NeonEngine()
+ENGINES = {version: NeonEngine(r) for version, r in RULESETS.items()}
+ENGINE = ENGINES[CURRENT.version]

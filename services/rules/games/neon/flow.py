@@ -14,9 +14,9 @@ from services.rules.games.neon.cards import (
     reveal,
 )
 from services.rules.games.neon.combat import (
-    AUTO_STAGES,
     attack_apply,
     attack_legal,
+    is_auto_stage,
     step,
     window_owner,
 )
@@ -48,14 +48,15 @@ from services.rules.games.neon.state import Draft, Fighter, State
 
 
 def setup_state(config: MatchConfig, rng: Randomness, fighters: tuple[str, ...],
-                teams: tuple[tuple[int, ...], ...], automa: bool) -> State:
+                teams: tuple[tuple[int, ...], ...], automa: bool,
+                board_side: str | None = None) -> State:
     """Steps 1-6 of the set-up, every shuffle through the injected randomness."""
     seats = config.seats
     participants = seats + (1 if automa else 0)
     ring = tuple(rng.shuffle(sorted(SECTORS)))
     scoreboard = tuple(rng.shuffle(sorted(SECTORS)))
     bots = tuple(rng.shuffle(BOT_TOKENS))
-    board = round_board(participants)
+    board = round_board(participants, board_side)
     loot = tuple(tuple(rng.shuffle(loot_deck(cls))) for cls in (1, 2, 3))
     upgrades = tuple(rng.shuffle(sorted(UPGRADES))) if config.mode != "battle-royale" else ()
     team_of = {i: t for t, members in enumerate(teams) for i in members}
@@ -92,7 +93,7 @@ def frame_needs_answer(s: State) -> bool:
     if top.kind in ("maintain", "strip"):
         return False
     if top.kind == "attack":
-        if top.get("stage") in AUTO_STAGES:
+        if is_auto_stage(top.get("stage")):
             return False
         legal = attack_legal(s, top)
         return not (len(legal) == 1 and legal[0]["type"] in ("roll", "done"))
@@ -112,7 +113,7 @@ def run_frame(w: Draft) -> None:
         w.pop()
         strip_equipment(w, top.owner)
     elif top.kind == "attack":
-        if top.get("stage") in AUTO_STAGES:
+        if is_auto_stage(top.get("stage")):
             step(w)
         else:
             only = attack_legal(w.s, top)[0]

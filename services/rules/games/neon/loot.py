@@ -100,12 +100,21 @@ def equipment_of_type(f: Fighter, kind: str) -> Equip | None:
     return next((e for e in f.equipment if LOOT[e.card].type == kind), None)
 
 
-def place_actions(f: Fighter, card: str) -> tuple[dict[str, Any], ...]:
-    """Lay a loot card out as equipment, tuck it as a supply, or discard it."""
+def place_actions(s: State, f: Fighter, card: str) -> tuple[dict[str, Any], ...]:
+    """Lay a loot card out as equipment (in a free place or on top of one of your equipment
+    cards), tuck it as a supply, or discard it."""
     out: list[dict[str, Any]] = []
     same = equipment_of_type(f, LOOT[card].type)
-    if same is None or shares_symbol(card, same.card):
+    if not s.rules.cover_any_equipment:
+        if same is None or shares_symbol(card, same.card):
+            out.append({"type": "place", "card": card, "as": "equipment"})
+    elif same is not None:
+        if shares_symbol(card, same.card):
+            out.append({"type": "place", "card": card, "as": "equipment", "on": same.card})
+    else:
         out.append({"type": "place", "card": card, "as": "equipment"})
+        out += [{"type": "place", "card": card, "as": "equipment", "on": e.card}
+                for e in f.equipment if shares_symbol(card, e.card)]
     for e in f.equipment:
         if len(e.supplies) < LOOT[e.card].max_supplies and shares_symbol(card, e.card):
             out.append({"type": "place", "card": card, "as": "supply", "under": e.card})
@@ -113,7 +122,7 @@ def place_actions(f: Fighter, card: str) -> tuple[dict[str, Any], ...]:
     return tuple(out)
 
 
-def place(w: Draft, idx: int, card: str, how: str, under: str = "") -> None:
+def place(w: Draft, idx: int, card: str, how: str, under: str = "", on: str = "") -> None:
     f = w.f(idx)
     if how == "discard":
         discard_loot(w, (card,))
@@ -125,6 +134,8 @@ def place(w: Draft, idx: int, card: str, how: str, under: str = "") -> None:
         w.emit("supply_tucked", {"fighter": idx, "card": card, "under": under})
         return
     same = equipment_of_type(f, LOOT[card].type)
+    if on:
+        same = next(e for e in f.equipment if e.card == on)
     if same is None:
         w.update(idx, equipment=f.equipment + (Equip(card),))
     else:
@@ -148,13 +159,31 @@ def strip_equipment(w: Draft, idx: int) -> None:
     discard_loot(w, cards)
 
 
+def payments(f: Fighter, card: str, supply: str, fresh: tuple[str, ...] = ()) -> list[str]:
+    """Every way to pay one effect of ``card`` needing ``supply``: ``supply:<card>`` (a tucked
+    supply of the type), ``bot:<token>`` (an unflipped bot token of the type, not one won in
+    this attack) or ``card`` (the card itself, which discards its supplies with it)."""
+    equip = next(e for e in f.equipment if e.card == card)
+    out = [f"supply:{s}" for s in equip.supplies if supply in LOOT[s].supplies]
+    out += [f"bot:{token}" for token, flipped in f.bots
+            if not flipped and token not in fresh and supply in bot_type(token).supplies]
+    return out + ["card"]
+
+
 def spend_supply(w: Draft, idx: int, card: str, supply: str,
-                 fresh: tuple[str, ...] = ()) -> str:
-    """Pay for one equipment effect: a tucked supply of the type, else an unflipped bot token of
-    the type (not one won in this attack), else the card itself (with everything under it)."""
+                 fresh: tuple[str, ...] = (), pay: str | None = None) -> str:
+    """Pay for one equipment effect with ``pay`` (one of :func:`payments`); without it, a
+    tucked supply of the type, else an unflipped bot token of the type (not one won in this
+    attack), else the card itself (with everything under it)."""
     f = w.f(idx)
     equip = next(e for e in f.equipment if e.card == card)
-    for s in equip.supplies:
+    if pay is not None and pay.startswith("supply:"):
+        chosen: tuple[str, ...] = (pay[7:],)
+    elif pay is not None:
+        chosen = ()
+    else:
+        chosen = equip.supplies
+    for s in chosen:
         if supply in LOOT[s].supplies:
             rest = list(equip.supplies)
             rest.remove(s)
@@ -163,6 +192,8 @@ def spend_supply(w: Draft, idx: int, card: str, supply: str,
             discard_loot(w, (s,))
             return s
     for i, (token, flipped) in enumerate(f.bots):
+        if pay is not None and pay != f"bot:{token}":
+            continue
         if not flipped and token not in fresh and supply in bot_type(token).supplies:
             bots = list(f.bots)
             bots[i] = (token, True)

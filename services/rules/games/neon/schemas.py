@@ -14,6 +14,9 @@ def _action(kind: str, props: dict[str, Any] | None = None,
 
 SECTOR = {"type": "integer", "minimum": 1, "maximum": 10}
 CARD = {"type": "string", "minLength": 1}
+PAY = {"type": "string", "pattern": "^(card|supply:.+|bot:.+)$",
+       "description": "which supply pays an equipment effect: a tucked card, a bot token or "
+                      "the equipment card itself"}
 TARGET = {"type": "string", "pattern": "^(f:[0-9]+|bot:[0-9]+|sector:[0-9]+)$"}
 
 ACTION_SCHEMA: dict[str, Any] = {
@@ -35,18 +38,21 @@ ACTION_SCHEMA: dict[str, Any] = {
                 ("weapon", "target")),
         _action("ability", {"ability": CARD, "sector": SECTOR}, ("ability",)),
         _action("pass"),
-        _action("boost", {"effect": CARD}, ("effect",)),
+        _action("boost", {"effect": CARD, "pay": PAY}, ("effect",)),
         _action("roll"),
         _action("reroll", {"by": {"enum": ["manoeuvre_a", "highway", "ally_manoeuvre_a"]},
                            "dice": {"type": "array", "items": {"type": "integer", "minimum": 0},
                                     "minItems": 1, "maxItems": 5}}, ("by", "dice")),
-        _action("effect", {"effect": CARD}, ("effect",)),
+        _action("effect", {"effect": CARD, "pay": PAY}, ("effect",)),
+        _action("assign_blocks", {"on_crits": {"type": "integer", "minimum": 0, "maximum": 3}},
+                ("on_crits",)),
+        _action("resign"),
         _action("done"),
         _action("dodge", {"sector": SECTOR}, ("sector",)),
         _action("keep", {"cards": {"type": "array", "items": CARD, "minItems": 2,
                                    "maxItems": 2}}, ("cards",)),
         _action("place", {"card": CARD, "as": {"enum": ["equipment", "supply", "discard"]},
-                          "under": CARD}, ("card", "as")),
+                          "under": CARD, "on": CARD}, ("card", "as")),
         _action("take_equipment", {"cards": {"type": "array", "items": CARD, "maxItems": 2}},
                 ("cards",)),
         _action("choose_upgrade", {"card": CARD}, ("card",)),
@@ -70,7 +76,10 @@ CONFIG_SCHEMA: dict[str, Any] = {
                              "items": {"type": "array", "minItems": 2, "maxItems": 3,
                                        "items": {"type": "integer", "minimum": 0}}}]},
         "automa": {"type": "boolean",
-                   "description": "bring the Automa in 3-5 player games; always on with 2"},
+                   "description": "bring the Automa in a game of 3 or more; always on with 2"},
+        "round_board": {"enum": ["2-3", "4-6"],
+                        "description": "the side of the round board; by default the side "
+                                       "recommended for the number of participants"},
     },
     "additionalProperties": False,
 }

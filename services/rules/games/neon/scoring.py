@@ -9,8 +9,6 @@ from services.rules.games.contract import Outcome
 from services.rules.games.neon.content import bot_type
 from services.rules.games.neon.state import State
 
-BATTLE_ROYALE_ROUND_LIMIT = 40
-
 
 def bot_points(tokens: list[str]) -> int:
     """1 VP per bot token, +1 VP per pair of tokens of the same colour and picture."""
@@ -21,7 +19,8 @@ def bot_points(tokens: list[str]) -> int:
 def groups(s: State) -> list[tuple[int, ...]]:
     """Who scores together: Coalition teams, otherwise each participant alone."""
     if s.mode == "coalition":
-        return [tuple(t) for t in s.teams]
+        automa = [(f.idx,) for f in s.fighters if f.automa]
+        return [tuple(t) for t in s.teams] + automa
     return [(f.idx,) for f in s.fighters]
 
 
@@ -49,7 +48,8 @@ def end_reason(s: State) -> str:
         return "one fighter remains on the arena" if s.mode != "coalition" \
             else "one team remains on the arena"
     if s.mode == "battle-royale":
-        if s.round >= BATTLE_ROYALE_ROUND_LIMIT:
+        limit = s.rules.battle_royale_round_limit
+        if limit is not None and s.round >= limit:
             return "round limit reached"
         return ""
     if s.round >= len(s.cells):
@@ -65,12 +65,20 @@ def last_eliminated(s: State, members: tuple[int, ...]) -> int:
 def outcome(s: State) -> Outcome:
     gs = groups(s)
     info = [group_breakdown(s, g) for g in gs]
+    stayed = [not all(s.fighters[i].resigned for i in g) for g in gs]
+    # A seat that resigned is placed last (a team only when all of it resigned).
     if s.mode == "battle-royale":
-        keys = [(b["alive"], last_eliminated(s, g)) for g, b in zip(gs, info, strict=True)]
+        keys = [(st, b["alive"], last_eliminated(s, g))
+                for st, g, b in zip(stayed, gs, info, strict=True)]
         scores_by_group = [sum(s.fighters[i].tokens for i in g) for g in gs]
+    elif s.mode == "coalition" and s.rules.coalition_ranks_by_vp:
+        # "The team with the most VP wins": an eliminated team keeps its VP.
+        keys = [(st, b["vp"], b["tokens_3"], b["tokens_2"], b["tokens_1"])
+                for st, b in zip(stayed, info, strict=True)]
+        scores_by_group = [b["vp"] for b in info]
     else:
-        keys = [(b["alive"], b["vp"], b["tokens_3"], b["tokens_2"], b["tokens_1"])
-                for b in info]
+        keys = [(st, b["alive"], b["vp"], b["tokens_3"], b["tokens_2"], b["tokens_1"])
+                for st, b in zip(stayed, info, strict=True)]
         scores_by_group = [b["vp"] for b in info]
     if s.ended == "no fighters remain on the arena" and s.mode != "coalition":
         # Battle Royale: "If no fighters remain, nobody wins." Rebirth: the winner is "the
@@ -97,5 +105,7 @@ def outcome(s: State) -> Outcome:
     if s.automa:
         automa = len(s.fighters) - 1
         breakdown["automa"] = {"rank": rank_of[automa], "score": score_of[automa]}
+    if any(f.resigned for f in s.fighters):
+        breakdown["resigned"] = [f.idx for f in s.fighters if f.resigned]
     teams = tuple(tuple(t) for t in s.teams) if s.mode == "coalition" else ()
     return Outcome(placements, scores, s.ended, draw, breakdown, teams)

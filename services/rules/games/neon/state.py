@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from services.rules.games.contract import EngineEvent, Randomness
+from services.rules.games.neon.ruleset import RULESETS, Ruleset
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class Fighter:
     shields: int = 0
     upgrades: tuple[str, ...] = ()
     used_upgrades: tuple[str, ...] = ()
+    resigned: bool = False
 
     @property
     def automa(self) -> bool:
@@ -131,6 +133,12 @@ class State:
     eliminations: tuple[tuple[int, int], ...] = ()
     ended: str = ""
     serial: int = 0
+    ruleset: str = "3"
+    """The engine version whose rulings this match follows (see ``ruleset.py``)."""
+
+    @property
+    def rules(self) -> Ruleset:
+        return RULESETS[self.ruleset]
 
     def fighter(self, idx: int) -> Fighter:
         return self.fighters[idx]

@@ -79,7 +79,10 @@ def turn_actions(s: State, idx: int) -> list[Action]:
     out: list[Action] = []
     for option in current_half(s, idx):
         out += half_actions(s, idx, option)
-    return out + turn_abilities(s, idx) + [{"type": "pass"}]
+    skip: list[Action] = [{"type": "pass"}]
+    if out and s.rules.row_skip_only_if_impossible:
+        skip = []  # "these are the 3 actions your fighter will perform": skipped only if impossible
+    return out + turn_abilities(s, idx) + skip
 
 
 def apply_turn(w: Draft, idx: int, action: Action) -> None:

@@ -1,0 +1,108 @@
+"""A rule-based NEON bot: it plays from what a client sees (its seat's view and the decision).
+
+It prefers progress: it attacks whenever it can (fighters before bots, the most dice first),
+lays out the cards it finds, moves toward the nearest opponent, spends energy on dice, and
+defends with what it has. Ties are broken by its own seeded randomness, so a bot built with the
+same seed answers the same view and decision the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from services.platform.draws import SeededRandomness
+from services.rules.games.contract import Decision
+from services.rules.games.neon.cards import action_row, choice_of
+
+Action = Mapping[str, Any]
+HALF_VALUE = {"attack": 4, "move": 2, "search": 2, "defense": 1, "energy1": 1, "energy2": 2,
+              "leadership": 1}
+TURN_ORDER = ("attack", "search", "move", "defense", "gain_energy", "leadership", "pass")
+
+
+class RuleBot:
+    name = "rule"
+
+    def __init__(self, seed: int | str = 0) -> None:
+        self.rng = SeededRandomness(f"neon-rule-bot:{seed}")
+
+    def pick(self, options: list[Action]) -> Action:
+        return options[self.rng.randbelow(len(options))] if len(options) > 1 else options[0]
+
+    def best(self, legal: tuple[Action, ...], score: Any) -> Action:
+        scored = [(score(a), a) for a in legal]
+        top = max(s for s, _ in scored)
+        return self.pick([a for s, a in scored if s == top])
+
+    def choose(self, view: Mapping[str, Any], decision: Decision) -> Action:
+        legal = decision.legal
+        kind = decision.kind
+        me = view["fighters"][decision.seat]
+        if kind == "choose_cards":
+            return self.best(legal, row_value)
+        if kind == "land":
+            return self.best(legal, lambda a: crowd(view, decision.seat, a["sector"]))
+        if kind == "turn":
+            return self.turn(view, decision.seat, legal)
+        if kind.startswith("attack_"):
+            return self.attack_window(me, kind, legal)
+        if kind == "keep_loot":
+            return self.pick(list(legal))
+        if kind == "place_loot":
+            return self.best(legal, lambda a: {"equipment": 3 if "on" not in a else 2,
+                                               "supply": 1}.get(a["as"], 0))
+        if kind == "trophy_equipment":
+            return self.best(legal, lambda a: len(a["cards"]))
+        if kind == "evacuate":
+            return self.best(legal, lambda a: (bool(a["manoeuvre_c"]),
+                                               crowd(view, decision.seat, a["sector"])))
+        return self.pick(list(legal))
+
+    def turn(self, view: Mapping[str, Any], seat: int, legal: tuple[Action, ...]) -> Action:
+        attacks = [a for a in legal if a["type"] == "attack"]
+        if attacks:
+            return self.best(tuple(attacks), lambda a: (a["target"].startswith("f:"),
+                                                        a["weapon"] != "base"))
+        moves = [a for a in legal if a["type"] == "move"]
+        if moves:
+            return self.best(tuple(moves), lambda a: crowd(view, seat, a["sector"]))
+        rank = {t: n for n, t in enumerate(TURN_ORDER)}
+        row = [a for a in legal if a["type"] != "ability"] or list(legal)
+        return min(row, key=lambda a: rank.get(a["type"], len(rank)))
+
+    def attack_window(self, me: Mapping[str, Any], kind: str,
+                      legal: tuple[Action, ...]) -> Action:
+        go_on = [a for a in legal if a["type"] in ("roll", "done")]
+        if kind in ("attack_blocks", "attack_worn"):
+            return legal[0]
+        if kind == "attack_dodge":
+            return self.pick([a for a in legal if a["type"] == "dodge"] or go_on)
+        useful = [a for a in legal if a["type"] in ("boost", "effect")
+                  and (me["energy"] >= 2 or str(a.get("effect", "")).startswith("equip:"))
+                  and a.get("pay") != "card"]
+        if useful:
+            return self.pick(useful)
+        return go_on[0] if go_on else legal[0]
+
+
+def row_value(action: Action) -> int:
+    row = action_row(choice_of(action))
+    return sum(max(HALF_VALUE.get(option, 0) for option in half) for half in row)
+
+
+def crowd(view: Mapping[str, Any], seat: int, sector: int) -> tuple[int, int]:
+    """How close ``sector`` is to the opponents: (opponents there or next door, bot there)."""
+    ring = [s["sector"] for s in view["ring"]]
+    if sector not in ring:
+        return (0, 0)
+    i = ring.index(sector)
+    near = {ring[(i + d) % len(ring)] for d in (-1, 0, 1)}
+    me = view["fighters"][seat]
+    foes = sum(1 for f in view["fighters"]
+               if f["fighter"] != seat and f["sector"] in near and not f["eliminated"]
+               and (view["mode"] != "coalition" or f["team"] != me["team"]))
+    bot = next((1 for s in view["ring"] if s["sector"] == sector and s["bot"]), 0)
+    return (foes, bot)
+
+

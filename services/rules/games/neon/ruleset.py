@@ -1,0 +1,56 @@
+"""Rulesets: each ruling that changed between engine versions, as a flag.
+
+A match keeps the ruleset of the engine version it was created with (``State.ruleset``), so
+``neon verify`` replays an export of engine version 2 with the version-2 rulings while new
+matches get the current ones. Each changed ruling branches on one flag here; RULES.md says
+what each version changed and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    version: str
+    defender_assigns_full_blocks: bool
+    """"Each full block cancels 1 critical hit or 1 normal hit, at the defender's choice."""
+    player_chooses_supply: bool
+    """The player names the supply (tucked card, bot token or the card itself) that pays."""
+    hook_reaches_bots: bool
+    """Akari's Hook may move a bot ("applies to an opponent (or the target of an attack)")."""
+    abilities_any_number_of_times: bool
+    """Abilities and sector effects are not limited to once per attack."""
+    row_skip_only_if_impossible: bool
+    """A row action may be skipped only when it cannot be performed."""
+    coalition_ranks_by_vp: bool
+    """"The team with the most VP wins", eliminated or not."""
+    cover_any_equipment: bool
+    """Equipment may be laid on top of any equipment card sharing a supply symbol."""
+    automa_with_more_participants: bool
+    """The Automa may join Coalition and 6-seat games."""
+    battle_royale_round_limit: int | None
+    """An engine-added round cap (version 2 only); the rulebook has none."""
+    resign: bool
+    """Contract v2: any seat may resign at any time."""
+    round_board_side: bool
+    """Option ``round_board``: the players may choose the other side of the round board."""
+
+
+V2 = Ruleset("2", defender_assigns_full_blocks=False, player_chooses_supply=False,
+             hook_reaches_bots=False, abilities_any_number_of_times=False,
+             row_skip_only_if_impossible=False, coalition_ranks_by_vp=False,
+             cover_any_equipment=False, automa_with_more_participants=False,
+             battle_royale_round_limit=40, resign=False, round_board_side=False)
+V3 = Ruleset("3", defender_assigns_full_blocks=True, player_chooses_supply=True,
+             hook_reaches_bots=True, abilities_any_number_of_times=True,
+             row_skip_only_if_impossible=True, coalition_ranks_by_vp=True,
+             cover_any_equipment=True, automa_with_more_participants=True,
+             battle_royale_round_limit=None, resign=True, round_board_side=True)
+RULESETS = {r.version: r for r in (V2, V3)}
+CURRENT = V3
+
+
+def ruleset_of(version: str) -> Ruleset:
+    return RULESETS[version]
