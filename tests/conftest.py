@@ -93,3 +93,14 @@ async def nats_client(nats_url: str) -> AsyncIterator[object]:
     nc = await connect(nats_url, "tests")
     yield nc
     await nc.drain()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Long fuzz and soak runs (``@pytest.mark.slow``) run only when asked: ``-m slow``
+    (or NEON_SLOW=1); CI runs their short versions, which are ordinary tests."""
+    if "slow" in (config.getoption("-m") or "") or os.environ.get("NEON_SLOW"):
+        return
+    skip = pytest.mark.skip(reason="long run: use -m slow or NEON_SLOW=1 (bench/ has the command)")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
