@@ -216,7 +216,7 @@ def _terminal_seat(client: Any, game: str, ask: Any = None) -> Any:
 @app.command()
 @friendly
 def play(
-    game: str = typer.Argument(..., help="neon-reign, neon, ..."),
+    game: str = typer.Argument(..., help="a game id (see: neon games)"),
     mode: str = typer.Option("", help="the game's mode (default: its first)"),
     bots: str = typer.Option("", help="bots only, one per seat, e.g. random,random"),
     seats: int = typer.Option(0, help="seats with a human at seat 0 (default: the mode's minimum)"),
@@ -349,23 +349,34 @@ def export_match(
 @app.command()
 @friendly
 def verify(
-    file: Path,
+    files: list[Path] = typer.Argument(..., help="one or more exports (a campaign: all its matches)"),
     public_key: str = typer.Option("", help="the organiser's Ed25519 public key (hex) to pin"),
 ) -> None:
-    """Check an export offline: chain, signature, seed, every draw and a full replay."""
-    from services.rules.verify import verify_export
+    """Check exports offline: chain, signature, seed, every draw, a full replay, and the
+    links between the matches of a campaign."""
+    from services.rules.verify import campaign_links, verify_export
 
     _settings(log_file=True)
     check_public_key(public_key)
-    report = verify_export(file.read_bytes(), public_key or None)
-    for check in report.checks:
-        console.print(f"[green]ok[/] {check}")
-    for warning in report.warnings:
-        console.print(f"[yellow]note[/] {warning}")
-    if not report.ok:
-        err_console.print(f"FAILED: {report.failure}")
+    failed = False
+    exports = [file.read_bytes() for file in files]
+    for file, data in zip(files, exports):
+        report = verify_export(data, public_key or None)
+        prefix = f"{file.name}: " if len(files) > 1 else ""
+        for check in report.checks:
+            console.print(f"{prefix}[green]ok[/] {check}")
+        for warning in report.warnings:
+            console.print(f"{prefix}[yellow]note[/] {warning}")
+        if not report.ok:
+            err_console.print(f"{prefix}FAILED: {report.failure}")
+            failed = True
+        else:
+            console.print(f"{prefix}verified: match {report.match_id}, {report.events} events")
+    for problem in campaign_links(exports):
+        err_console.print(f"FAILED: campaign link: {problem}")
+        failed = True
+    if failed:
         raise typer.Exit(1)
-    console.print(f"verified: match {report.match_id}, {report.events} events")
 
 
 def check_public_key(public_key: str) -> None:
@@ -380,6 +391,25 @@ def check_public_key(public_key: str) -> None:
     if len(raw) != 32:
         raise CliError(f"--public-key has {len(raw)} bytes; an Ed25519 public key has 32 "
                        "(64 hex digits)", USAGE)
+
+
+@app.command()
+@friendly
+def games() -> None:
+    """The games this build serves: modes, seats, teams, engine-played sides and bots."""
+    from services.rules.bots import bot_kinds
+    from services.rules.games import available, load_engine
+
+    table = Table("game", "mode", "seats", "teams", "played by the engine", "bots")
+    for game_id in available():
+        engine = load_engine(game_id)
+        for mode in engine.modes().values():
+            teams = ", ".join(f"{t.seats} as teams of {t.team_size}"
+                              for t in getattr(mode, "team_layouts", ()))
+            table.add_row(game_id, mode.name, f"{mode.min_seats}-{mode.max_seats}", teams,
+                          ", ".join(getattr(mode, "ai_participants", ())),
+                          ", ".join(bot_kinds(game_id)))
+    console.print(table)
 
 
 @app.command()

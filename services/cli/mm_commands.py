@@ -177,7 +177,7 @@ def embedded_config(accept_timeout: float = 60.0) -> Any:
 
 @friendly
 def queue(
-    game: str = typer.Argument(..., help="neon-reign, neon, ..."),
+    game: str = typer.Argument(..., help="a game id (see: neon games)"),
     mode: str = typer.Option("", help="the game's mode (default: its first)"),
     player: str = typer.Option("", help="your player id (default: generated)"),
     bots: bool = typer.Option(True, help="accept bots in empty seats after the backfill wait"),

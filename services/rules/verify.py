@@ -149,3 +149,39 @@ def _check_draws(records: list[dict[str, Any]], report: Report) -> str | None:
             total += 1
     report.checks.append(f"{total} draws recomputed from the seed")
     return None
+
+
+def campaign_links(exports: list[bytes]) -> list[str]:
+    """Check the links between the matches of a campaign, given all their exports.
+
+    Each match that continues an earlier one (``MatchCreated.campaign``) must name a
+    match among ``exports`` with that final chain hash, and start from exactly what that
+    match's outcome carried on. Returns the problems in words (empty: every link holds).
+    Each export on its own is checked by :func:`verify_export`.
+    """
+    ends: dict[str, tuple[str, object]] = {}
+    starts: list[tuple[str, dict[str, Any]]] = []
+    for data in exports:
+        try:
+            records, _ = parse_export(data)
+        except ValueError as err:
+            return [str(err)]
+        if not records:
+            continue
+        match_id = str(records[0].get("match_id"))
+        ended = next((r for r in records if r.get("type") == "MatchEnded"), None)
+        ends[match_id] = (records[-1].get("hash", ""), (ended or {}).get("outcome", {}).get("carry"))
+        if records[0].get("campaign"):
+            starts.append((match_id, records[0]["campaign"]))
+    problems = []
+    for match_id, link in starts:
+        previous = str(link.get("previous_match_id"))
+        if previous not in ends:
+            problems.append(f"{match_id}: continues {previous}, whose export was not given")
+            continue
+        final, carry = ends[previous]
+        if link.get("previous_final_hash") != final:
+            problems.append(f"{match_id}: names another final hash than {previous} ends with")
+        elif link.get("carried") != carry:
+            problems.append(f"{match_id}: starts from other carried state than {previous} carried on")
+    return problems

@@ -374,8 +374,6 @@ async def test_neon_reign_party_limits_and_a_match(env: Env) -> None:
 
 
 @pytest.mark.skipif("neon" not in available(), reason="the NEON engine is not in this build")
-@pytest.mark.xfail(strict=False, reason="the rules service derives the Automa of a 2-seat NEON "
-                                        "match itself (issue 10, rules side in progress)")
 async def test_a_two_player_neon_match_always_brings_the_automa(env: Env) -> None:
     svc = await env.start(dataclasses.replace(FAST, auto_accept=True))
     mm = Client(svc.address)
