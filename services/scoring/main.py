@@ -8,6 +8,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
+from services.platform import storehealth
 from services.platform.grpc_kit import start_server
 from services.platform.keys import Keys
 from services.platform.logs import get_logger
@@ -65,7 +66,8 @@ async def start(
             await results.stop()
         app.close()
         raise
-    closers: list[Any] = [results.stop] if results is not None else []
+    closers: list[Any] = [storehealth.watch(settings, handle, NAME)]
+    closers += [results.stop] if results is not None else []
     closers.append(app.close)
     log.info("scoring up", port=handle.port, durable=results.durable if results else "")
     return RunningService(NAME, handle, f"{settings.host}:{handle.port}", closers=closers,
