@@ -177,6 +177,9 @@ class _CallScope:
                 return True
             if isinstance(exc, asyncio.CancelledError):
                 return False
+            if isinstance(exc, NotImplementedError):  # a generated servicer's default
+                await self.context.abort(grpc.StatusCode.UNIMPLEMENTED, "not implemented here")
+                return True
             if is_store_outage(exc):
                 log.warning("event store unreachable", error=repr(exc))
                 await self.context.abort(
