@@ -21,6 +21,7 @@ from typing import Any
 
 import grpc
 from hypothesis import HealthCheck, given, settings
+from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from services.genproto.neon.dice.v1 import dice_pb2, dice_pb2_grpc
@@ -194,16 +195,19 @@ def requests(target: Target) -> st.SearchStrategy[Callable[[], None]]:
     return st.one_of(submit, reuse, legal, legal, garbage, reads, create, dice, reserve, session)
 
 
-def run(target: Target, examples: int, seed: int = 0) -> FuzzReport:
-    """``examples`` fuzz steps (each one to three requests), then the stored-actions check."""
+def run(target: Target, examples: int, seed: int | None = None) -> FuzzReport:
+    """``examples`` fuzz steps (each one to three requests), then the stored-actions check.
 
-    @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
+    Without ``seed`` the run is the same every time (CI); the long run passes one per batch.
+    """
+
+    @settings(max_examples=examples, deadline=None, database=None, derandomize=seed is None,
               suppress_health_check=list(HealthCheck))
     @given(step=requests(target))
     def fuzz(step: Callable[[], None]) -> None:
         step()
 
-    fuzz()
+    (hypothesis_seed(seed)(fuzz) if seed is not None else fuzz)()
     stored = target.stored_actions()
     if sorted(stored) != sorted(target.accepted) or len(stored) != len(set(stored)):
         extra = sorted(set(stored) - target.accepted)[:5]
