@@ -19,7 +19,7 @@ from tests.integration.conftest import make_settings
 from tests.support.campaign import faults, fuzz, leaks
 
 LEAK_GAMES_PER_GAME = 2
-FUZZ_EXAMPLES = 2000
+FUZZ_EXAMPLES = 3000
 FAULT_PLAYERS = 6
 
 
