@@ -95,6 +95,8 @@ class Matchmaker:
         self.stale = True
         """True until the open tickets are loaded, and again after a failed save."""
         self._info_checked: dict[str, float] = {}
+        self._served: set[str] = set()
+        """Games whose rules service has answered at least once: down now means try again."""
         self._creating: set[asyncio.Task[None]] = set()
         self._create_slots = asyncio.Semaphore(config.create_concurrency)
         self.cycles = 0
@@ -167,6 +169,8 @@ class Matchmaker:
 
         A game nobody knows is None. A game with a rules service that does not answer is
         UNAVAILABLE: its matches could not be created, so queueing for it would only churn.
+        A game whose rules service has never answered since we started is FAILED_PRECONDITION:
+        it is not served here (its engine is not in this build, or no rules service runs it).
         """
         now = time.monotonic()
         if now - self._info_checked.get(game, -math.inf) <= INFO_REFRESH:
@@ -175,7 +179,11 @@ class Matchmaker:
             return self.catalogue.get(game)
         live = await self.rules.modes(game)
         if live is None:
+            if game not in self._served:
+                raise FailedPrecondition(
+                    f"game {game} is not served here: no rules service for it has answered")
             raise Unavailable(f"the rules service of {game} does not answer; try again later")
+        self._served.add(game)
         self._info_checked[game] = now
         return self.catalogue.learn(game, live)
 

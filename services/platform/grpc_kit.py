@@ -2,7 +2,8 @@
 
 One interceptor does the cross-cutting work of every call: it binds a request id, the
 method and the match id into the structlog context, reads the bearer token into
-:data:`current_claims`, and maps :class:`ServiceError` to its status code with the reason.
+:data:`current_claims`, and maps :class:`ServiceError` to its status code with the reason
+(and an unreachable event store to UNAVAILABLE, see storehealth.py).
 Anything else becomes INTERNAL with the request id, logged with its traceback; the
 servicer never crashes the server.
 """
@@ -23,8 +24,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
-from services.platform.errors import PermissionDenied, ServiceError, Unauthenticated
+from services.platform.errors import PermissionDenied, ServiceError, Unauthenticated, Unavailable
 from services.platform.logs import bound_contextvars, get_logger
+from services.platform.storehealth import StoreGate, is_store_outage
 from services.platform.tokens import Claims, TokenIssuer, bearer
 
 current_claims: contextvars.ContextVar[Claims | None] = contextvars.ContextVar(
@@ -44,6 +46,7 @@ def _metadata_value(metadata: Iterable[tuple[str, Any]] | None, key: str) -> str
 class KernelInterceptor(grpc.aio.ServerInterceptor):
     def __init__(self, issuer: TokenIssuer | None) -> None:
         self._issuer = issuer
+        self.store_gate = StoreGate()
 
     async def intercept_service(
         self,
@@ -60,11 +63,15 @@ class KernelInterceptor(grpc.aio.ServerInterceptor):
         if handler.unary_unary:
             inner = handler.unary_unary
 
+            gated = not method.startswith("/grpc.")
+
             async def unary(raw: bytes, context: grpc.aio.ServicerContext) -> Any:
                 request = await _decode(decode, raw, context)
                 async with self._call(method, request, context) as ok:
                     if ok:
-                        return await inner(request, context)
+                        if not gated or not self.store_gate.armed:
+                            return await inner(request, context)
+                        return await _unless_store_down(self.store_gate, inner(request, context))
                 return None
 
             return grpc.unary_unary_rpc_method_handler(
@@ -114,6 +121,24 @@ class KernelInterceptor(grpc.aio.ServerInterceptor):
 
     def _call(self, method: str, request: Any, context: grpc.aio.ServicerContext) -> Any:
         return _CallScope(self._issuer, method, request, context)
+
+
+async def _unless_store_down(gate: StoreGate, call: Any) -> Any:
+    """The call's answer, or UNAVAILABLE as soon as the store is (or goes) down."""
+    if not gate.up:
+        call.close()
+        raise Unavailable("the event store does not answer; try again shortly")
+    work = asyncio.ensure_future(call)
+    down = asyncio.ensure_future(gate.wait_down())
+    try:
+        await asyncio.wait({work, down}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        down.cancel()
+        if not work.done():
+            work.cancel()
+    if work.done() and not work.cancelled():
+        return work.result()
+    raise Unavailable("the event store went down during the call; try again shortly")
 
 
 async def _decode(decode: Any, raw: bytes, context: grpc.aio.ServicerContext) -> Any:
@@ -168,6 +193,15 @@ class _CallScope:
                 return True
             if isinstance(exc, asyncio.CancelledError):
                 return False
+            if isinstance(exc, NotImplementedError):  # a generated servicer's default
+                await self.context.abort(grpc.StatusCode.UNIMPLEMENTED, "not implemented here")
+                return True
+            if is_store_outage(exc):
+                log.warning("event store unreachable", error=repr(exc))
+                await self.context.abort(
+                    grpc.StatusCode.UNAVAILABLE, "the event store does not answer; try again"
+                )
+                return True
             log.error("unexpected error", exc_info=(exc_type, exc, tb))
             await self.context.abort(
                 grpc.StatusCode.INTERNAL, f"internal error (request id {self.request_id})"
@@ -201,6 +235,8 @@ class ServerHandle:
 
     def __init__(self, server: grpc.aio.Server, health: HealthServicer, port: int, names: list[str]):
         self.server, self.health, self.port, self.names = server, health, port, names
+        self.stopping = False
+        self.store_gate: StoreGate | None = None
 
     async def set_serving(self, serving: bool) -> None:
         status = (
@@ -212,6 +248,7 @@ class ServerHandle:
             await self.health.set(name, status)
 
     async def stop(self, grace: float) -> None:
+        self.stopping = True
         await self.set_serving(False)
         await self.server.stop(grace)
 
@@ -223,8 +260,9 @@ async def start_server(
     issuer: TokenIssuer | None,
 ) -> ServerHandle:
     """Start an aio server on ``address`` with health, reflection and the kernel interceptor."""
+    kernel = KernelInterceptor(issuer)
     server = grpc.aio.server(
-        interceptors=[KernelInterceptor(issuer)],
+        interceptors=[kernel],
         options=[
             ("grpc.max_receive_message_length", 8 * 1024 * 1024),
             ("grpc.so_reuseport", 0),
@@ -243,6 +281,7 @@ async def start_server(
         raise RuntimeError(f"could not bind gRPC server to {address}")
     await server.start()
     handle = ServerHandle(server, health, port, service_names)
+    handle.store_gate = kernel.store_gate
     await handle.set_serving(True)
     return handle
 

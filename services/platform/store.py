@@ -7,6 +7,7 @@ from typing import TypeVar
 from urllib.parse import unquote, urlparse
 
 from services.platform.settings import Settings
+from services.platform.storehealth import fail_fast_env
 
 T = TypeVar("T")
 SCHEMA_LOCK = 0x4E454F4E  # "NEON": one advisory lock for every service's table set-up
@@ -37,7 +38,7 @@ def eventsourcing_env(settings: Settings, service: str) -> dict[str, str]:
         }
         if settings.database_schema:
             env["POSTGRES_SCHEMA"] = settings.database_schema
-        return env
+        return fail_fast_env(env)
     raise ValueError(f"unknown NEON_PERSISTENCE {settings.persistence!r}")
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from services.platform import bus
 from services.platform.grpc_kit import start_server
 from services.platform.keys import Keys
@@ -17,6 +19,7 @@ from services.rules.app import rules_application
 from services.rules.dice_client import DiceClient
 from services.rules.games import load_engine
 from services.rules.host import MatchHost
+from services.rules.results import sign_result
 from services.rules.service import SERVICE_NAME, register
 
 SERVICE_TOKEN_TTL = 10 * 365 * 24 * 3600
@@ -35,8 +38,12 @@ def results_subject(game: str, match_id: str, namespace: str = "") -> str:
     return bus.events_subject(namespace, "results", game, match_id)
 
 
-def projection(game: str, namespace: str = "") -> bus.Projection:
-    """Public messages for each stored match event: hidden parts stripped (records.project)."""
+def projection(game: str, signing_key: Ed25519PrivateKey, namespace: str = "") -> bus.Projection:
+    """Public messages for each stored match event: hidden parts stripped (records.project).
+
+    A MatchEnded goes out a second time on the results subject as a signed result
+    (rules/results.py), so that scoring and tournaments act only on real results.
+    """
 
     def project(event: Any) -> list[tuple[str, dict[str, Any]]]:
         record = getattr(event, "record", None)
@@ -45,7 +52,8 @@ def projection(game: str, namespace: str = "") -> bus.Projection:
         public = {"game": game, **records.project(record, None)}
         messages = [(subject(game, record["match_id"], namespace), public)]
         if public["type"] == "MatchEnded":
-            messages.append((results_subject(game, record["match_id"], namespace), public))
+            messages.append((results_subject(game, record["match_id"], namespace),
+                             sign_result(public, signing_key)))
         return messages
 
     return project
@@ -65,7 +73,7 @@ async def start(
     relay = None
     if nats_client is not None:
         relay = bus.OutboxRelay(app, name, nats_client.jetstream(),
-                                projection(game, settings.namespace),
+                                projection(game, keys.signing_key, settings.namespace),
                                 interval=settings.outbox_interval, namespace=settings.namespace)
         await relay.start()
     host = MatchHost(

@@ -47,7 +47,7 @@ class ScoringApplication(Application):
         with self._write:
             for _ in range(SAVE_ATTEMPTS):
                 self.board.catch_up()
-                existing = self.board.result(outcome.match_id)
+                existing = self.board.result(outcome.game, outcome.match_id)
                 if existing is not None:
                     return Scored(existing, False)
                 aggregates, data = self._score(outcome, stream_seq)
@@ -119,15 +119,24 @@ class ScoringApplication(Application):
         fresh = default_skill()
         return Standing(game, mode, player, fresh.mu, fresh.sigma)
 
-    def result(self, match_id: str) -> dict[str, Any]:
+    def result(self, match_id: str, game: str = "") -> dict[str, Any]:
+        """The result of ``match_id`` in ``game``; without a game, the one game that has it."""
         if not res.MATCH_ID.match(match_id or ""):
             raise InvalidArgument("match_id must be 1-64 letters, digits, '-' or '_'")
+        if game and not res.GAME_ID.match(game):
+            raise InvalidArgument("game must be a game id such as 'neon-reign'")
         self.board.catch_up(force=False)
-        found = self.board.result(match_id)
-        if found is None:
-            raise NotFound(f"no result for match {match_id!r} (unknown, still running, or "
-                           "not scored yet)")
-        return found
+        found = self.board.results_of(match_id)
+        if game:
+            found = [r for r in found if r["game"] == game]
+        if not found:
+            raise NotFound(f"no result for match {match_id!r}{f' of {game}' if game else ''} "
+                           "(unknown, still running, or not scored yet)")
+        if len(found) > 1:
+            games = ", ".join(r["game"] for r in found)
+            raise InvalidArgument(f"match id {match_id!r} was played in several games ({games}): "
+                                  "name the game")
+        return found[0]
 
     def leaderboard(self, game: str, mode: str, by_score: bool | None) -> tuple[list[Standing], bool]:
         """Standings in leaderboard order; ``by_score`` None picks (ordinal unless none rated)."""

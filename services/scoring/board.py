@@ -32,8 +32,9 @@ class Board:
         self._last = 0.0
         self.standings: dict[uuid.UUID, Standing] = {}
         self.boards: dict[tuple[str, str], set[uuid.UUID]] = defaultdict(set)
-        self.results: dict[str, dict[str, Any]] = {}
-        self.history: dict[str, list[str]] = defaultdict(list)
+        self.results: dict[tuple[str, str], dict[str, Any]] = {}
+        """Keyed by (game, match id): match ids are per game."""
+        self.history: dict[str, list[tuple[str, str]]] = defaultdict(list)
         self.modes: dict[str, set[str]] = defaultdict(set)
 
     def catch_up(self, force: bool = True) -> None:
@@ -54,11 +55,12 @@ class Board:
     def _fold(self, domain_event: Any) -> None:
         if isinstance(domain_event, MatchRecord.Recorded):
             data = domain_event.data
-            self.results[data["match_id"]] = data
+            key = (data["game"], data["match_id"])
+            self.results[key] = data
             self.modes[data["game"]].add(data["mode"])
             for player, bot in zip(data["players"], data["bots"], strict=True):
-                if player and not bot and data["match_id"] not in self.history[player][-1:]:
-                    self.history[player].append(data["match_id"])
+                if player and not bot and key not in self.history[player][-1:]:
+                    self.history[player].append(key)
             return
         standing = domain_event.mutate(self.standings.get(domain_event.originator_id))
         self.standings[standing.id] = standing
@@ -71,9 +73,14 @@ class Board:
         with self._lock:
             return set(self.modes)
 
-    def result(self, match_id: str) -> dict[str, Any] | None:
+    def result(self, game: str, match_id: str) -> dict[str, Any] | None:
         with self._lock:
-            return self.results.get(match_id)
+            return self.results.get((game, match_id))
+
+    def results_of(self, match_id: str) -> list[dict[str, Any]]:
+        """Every game's result under ``match_id`` (ids are per game)."""
+        with self._lock:
+            return [data for (_, m), data in sorted(self.results.items()) if m == match_id]
 
     def standing(self, game: str, mode: str, player: str) -> Standing | None:
         with self._lock:

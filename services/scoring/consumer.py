@@ -35,6 +35,7 @@ from nats.js.errors import NotFoundError
 
 from services.platform import bus
 from services.platform.logs import bound_contextvars, get_logger
+from services.platform.signed import SIGNED_RESULT, Untrusted, open_result
 from services.scoring.app import Scored, ScoringApplication
 from services.scoring.domain import LEDGER_ID
 from services.scoring.results import MalformedResult, parse_match_ended
@@ -54,6 +55,9 @@ class ConsumerOptions:
     retry_delay: float = 0.5
     deliver_new: bool = False
     """A new consumer starts at the end of the stream rather than its beginning (tests)."""
+    trusted_keys: tuple[str, ...] = ()
+    """Hex Ed25519 public keys whose signed results are scored (NEON_TRUSTED_RESULT_KEYS);
+    empty means the deployment's own signing key (scoring/main.py fills it in)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ConsumerOptions:
@@ -64,7 +68,21 @@ class ConsumerOptions:
             durable_prefix=e.get("NEON_SCORING_DURABLE_PREFIX") or "scoring",
             batch=int(e.get("NEON_SCORING_BATCH") or 100),
             ack_wait=float(e.get("NEON_SCORING_ACK_WAIT") or 30.0),
+            trusted_keys=trusted_keys_from(e.get("NEON_TRUSTED_RESULT_KEYS", "")),
         )
+
+
+def trusted_keys_from(text: str) -> tuple[str, ...]:
+    """A comma list of hex public keys; a key that is not 32 bytes of hex is an error."""
+    keys = tuple(k.strip().lower() for k in text.split(",") if k.strip())
+    for key in keys:
+        try:
+            ok = len(bytes.fromhex(key)) == 32
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"NEON_TRUSTED_RESULT_KEYS: {key[:16]!r}... is not a hex Ed25519 public key")
+    return keys
 
 
 @dataclass
@@ -73,6 +91,8 @@ class Stats:
     duplicates: int = 0
     skipped: int = 0
     rejected: int = 0
+    refused: int = 0
+    """Results not signed by a trusted key: acked, logged, never rated."""
     recovered: int = 0
     errors: int = 0
 
@@ -156,7 +176,7 @@ class ResultConsumer:
                 return
             if raw.seq >= before:
                 return
-            if await self._handle(raw.data or b"", raw.seq) != "rejected":
+            if await self._handle(raw.data or b"", raw.seq) not in ("rejected", "refused"):
                 self.stats.recovered += 1
             self.position = raw.seq
 
@@ -198,16 +218,24 @@ class ResultConsumer:
             payload = json.loads(data)
         except ValueError:
             payload = None
-        if not isinstance(payload, dict) or payload.get("type") != "MatchEnded":
-            if payload is None:
-                self.stats.rejected += 1
-                log.error("result event is not JSON", stream_seq=seq)
-                return "rejected"
+        if not isinstance(payload, dict):
+            self.stats.rejected += 1
+            log.error("result event is not a JSON object", stream_seq=seq)
+            return "rejected"
+        if payload.get("type") not in ("MatchEnded", SIGNED_RESULT):
             self.stats.skipped += 1
             return "skipped"
-        with bound_contextvars(match_id=str(payload.get("match_id", "")), stream_seq=seq):
+        inner = payload.get("result")
+        match_id = inner.get("match_id", "") if isinstance(inner, dict) else payload.get("match_id", "")
+        with bound_contextvars(match_id=str(match_id), stream_seq=seq):
             try:
-                outcome = parse_match_ended(payload)
+                result = open_result(payload, self.options.trusted_keys)
+            except Untrusted as err:
+                self.stats.refused += 1
+                log.warning("untrusted result refused", reason=str(err))
+                return "refused"
+            try:
+                outcome = parse_match_ended(result)
             except MalformedResult as err:
                 self.stats.rejected += 1
                 log.error("malformed match result refused", reason=str(err))

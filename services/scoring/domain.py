@@ -5,9 +5,9 @@ All three are written in one ``save()`` (one transaction) per match:
 - :class:`Ledger` (one): its version is the sequence of applied results, and it keeps
   the JetStream position last applied. Every scoring save touches it, so two writers
   racing on the same store conflict instead of interleaving ratings.
-- :class:`MatchRecord` (one per match id): the result as scored, with every rating
-  before and after. Its id is derived from the match id, so a second record of the
-  same match cannot be saved: that is what makes a redelivery change nothing.
+- :class:`MatchRecord` (one per game and match id): the result as scored, with every rating
+  before and after. Its id is derived from the game and match id, so a second record
+  of the same match cannot be saved: that is what makes a redelivery change nothing.
 - :class:`Standing` (one per game, mode and player; mode "" is the game-wide rating):
   mu and sigma as openskill gave them, plus counters and the best score.
 """
@@ -25,8 +25,9 @@ NAMESPACE = uuid.UUID("9d1c4b7e-3a52-4f08-8e61-5b2a7c0d9f44")
 LEDGER_ID = uuid.uuid5(NAMESPACE, "ledger")
 
 
-def record_id(match_id: str) -> uuid.UUID:
-    return uuid.uuid5(NAMESPACE, f"result:{match_id}")
+def record_id(game: str, match_id: str) -> uuid.UUID:
+    """Match ids are per game (each rules service names its own): the game is in the id."""
+    return uuid.uuid5(NAMESPACE, f"result:{game}\x1f{match_id}")
 
 
 def standing_id(game: str, mode: str, player: str) -> uuid.UUID:
@@ -60,8 +61,8 @@ class MatchRecord(Aggregate):
         self.data = data
 
     @staticmethod
-    def create_id(match_id: str, *args: Any, **kwargs: Any) -> uuid.UUID:
-        return record_id(match_id)
+    def create_id(match_id: str, data: dict[str, Any], *args: Any, **kwargs: Any) -> uuid.UUID:
+        return record_id(data["game"], match_id)
 
 
 class Standing(Aggregate):

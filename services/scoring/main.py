@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 from collections.abc import Iterable
 from typing import Any
 
+from services.platform import storehealth
 from services.platform.grpc_kit import start_server
 from services.platform.keys import Keys
 from services.platform.logs import get_logger
 from services.platform.running import RunningService
 from services.platform.settings import GAMES, Settings
+from services.platform.signing import public_key_hex
 from services.platform.store import eventsourcing_env, open_application
 from services.platform.tokens import TokenIssuer
 from services.scoring.app import ScoringApplication
@@ -48,7 +51,11 @@ async def start(
     results = None
     try:
         if nats_client is not None:
-            results = ResultConsumer(app, nats_client.jetstream(), consumer, on_scored)
+            options = consumer or ConsumerOptions.from_env()
+            if not options.trusted_keys:
+                options = dataclasses.replace(
+                    options, trusted_keys=(public_key_hex(keys.signing_key),))
+            results = ResultConsumer(app, nats_client.jetstream(), options, on_scored)
             await results.start()
         handle = await start_server(
             f"{settings.bind_host}:{settings.ports.get(NAME, 0)}",
@@ -59,7 +66,8 @@ async def start(
             await results.stop()
         app.close()
         raise
-    closers: list[Any] = [results.stop] if results is not None else []
+    closers: list[Any] = [storehealth.watch(settings, handle, NAME)]
+    closers += [results.stop] if results is not None else []
     closers.append(app.close)
     log.info("scoring up", port=handle.port, durable=results.durable if results else "")
     return RunningService(NAME, handle, f"{settings.host}:{handle.port}", closers=closers,

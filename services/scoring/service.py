@@ -115,7 +115,7 @@ class ScoringServicer(scoring_pb2_grpc.ScoringServiceServicer):
         return scoring_pb2.GetPlayerHistoryResponse(results=[result_message(r) for r in found[:limit]])
 
     async def GetMatchResult(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        data = await asyncio.to_thread(self.app.result, request.match_id)
+        data = await asyncio.to_thread(self.app.result, request.match_id, request.game)
         return scoring_pb2.GetMatchResultResponse(result=result_message(data))
 
 

@@ -449,3 +449,31 @@ async def test_modes_and_teams_come_from_the_rules_service_and_go_back_as_teams(
         await mm.channel.close()
     finally:
         await server.stop(0)
+
+
+async def test_a_game_that_is_not_served_here_says_so(env: Env, tmp_path: Path) -> None:
+    """Issue 17, defect 9: a ticket for a game whose rules service never answered (its engine is
+    not in this build) is FAILED_PRECONDITION "not served", not UNAVAILABLE "try again"."""
+    import socket
+
+    with socket.socket() as s:  # a port where nothing listens
+        s.bind(("127.0.0.1", 0))
+        nowhere = f"127.0.0.1:{s.getsockname()[1]}"
+    cat = catalogue()
+    cat.register(GameSpec("unbuilt", (ModeSpec("duel", 2, 2),)))
+    settings = env.backend.settings
+    svc = await mm_main.start(
+        dataclasses.replace(settings, addresses={**settings.addresses, "rules-unbuilt": nowhere,
+                                                 **{n: s.address for n, s in env.backend.services.items()}}),
+        env.backend.keys, env.backend.nats_client, config=FAST, ratings=StaticRatings(), catalogue=cat)
+    env.running.append(svc)
+    mm = Client(svc.address)
+    a = env.id("ann")
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await mm.call("CreateTicket", env.player(a), ticket_id=env.id("u"), game="unbuilt", players=[a])
+    assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "game unbuilt is not served here" in info.value.details()
+    # A served game still queues.
+    made = await mm.call("CreateTicket", env.player(a), ticket_id=env.id("t"), game="toy", players=[a],
+                         rating_window=0.5)
+    assert made.status == S.TICKET_STATUS_WAITING

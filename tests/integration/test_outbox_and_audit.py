@@ -10,6 +10,8 @@ from services.cli.backend import Backend
 from services.cli.client import RulesClient
 from services.cli.play import play_match
 from services.platform.bus import STREAM
+from services.platform.signed import open_result
+from services.platform.signing import public_key_hex
 from services.rules.verify import verify_export
 from tests.support import toy
 
@@ -50,7 +52,10 @@ async def test_match_events_are_published_once_and_redacted(backend: Backend, na
         assert not any(card in payload for card in cards), payload
     assert result.outcome is not None
     results = await published(nats_client, f"neon.events.results.toy.{match_id}", 2, timeout=2)
-    assert [json.loads(m.data)["type"] for m in results] == ["MatchEnded"]
+    assert [json.loads(m.data)["type"] for m in results] == ["SignedResult"]
+    trusted = [public_key_hex(backend.keys.signing_key)]
+    ended = open_result(json.loads(results[0].data), trusted)  # signed by the rules service
+    assert ended["type"] == "MatchEnded" and ended["match_id"] == match_id and ended["game"] == "toy"
     assert results[0].headers["Nats-Msg-Id"].endswith("#1")
     await client.close()
 

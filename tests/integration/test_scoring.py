@@ -13,6 +13,7 @@ from typing import Any
 
 import grpc
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from openskill.models import PlackettLuce
 
 from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
@@ -20,11 +21,16 @@ from services.platform import bus
 from services.platform.keys import load_keys
 from services.platform.running import RunningService
 from services.platform.settings import Settings
+from services.platform.signing import public_key_hex
+from services.rules.results import sign_result
 from services.scoring import main as scoring_main
 from services.scoring.consumer import ConsumerOptions
 from tests.integration.conftest import make_settings
 
 OS = PlackettLuce()
+RULES_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+"""The rules services' signing key in these tests; every Scoring here trusts only it."""
+RULES_PUBLIC = public_key_hex(RULES_KEY)
 
 
 class Crash(Exception):
@@ -59,8 +65,9 @@ class Scoring:
 
     async def start(self, on_scored: Any = None) -> Scoring:
         self.nc = await bus.connect(self.settings.nats_url, "scoring-test")
-        options = ConsumerOptions(filter_subject=f"neon.events.rules.{self.game}.>",
-                                  inactive_threshold=300, **self.options)
+        options = ConsumerOptions(**{
+            "filter_subject": f"neon.events.rules.{self.game}.>", "inactive_threshold": 300,
+            "trusted_keys": (RULES_PUBLIC,), **self.options})
         self.running = await scoring_main.start(self.settings, load_keys(self.settings), self.nc,
                                                 consumer=options, on_scored=on_scored)
         self.durables.add(self.consumer.durable)
@@ -158,10 +165,15 @@ def ended(game: str, match_id: str, players: list[str], placements: list[int], *
     }
 
 
-async def publish(js: Any, payload: dict[str, Any], msg_id: str | None = None) -> None:
-    subject = f"neon.events.rules.{payload['game']}.{payload['match_id']}"
+async def publish(js: Any, payload: dict[str, Any], msg_id: str | None = None,
+                  key: Ed25519PrivateKey | None = RULES_KEY) -> None:
+    """On the match's subject; a MatchEnded signed as the rules host signs it (unless key=None)."""
+    game = payload["game"]
+    subject = f"neon.events.rules.{game}.{payload['match_id']}"
+    if payload.get("type") == "MatchEnded" and key is not None:
+        payload = sign_result(payload, key)
     await js.publish(subject, json.dumps(payload).encode(), stream=bus.STREAM,
-                     headers={"Nats-Msg-Id": msg_id or f"rules-{payload['game']}:s:{uuid.uuid4().hex}"})
+                     headers={"Nats-Msg-Id": msg_id or f"rules-{game}:s:{uuid.uuid4().hex}"})
 
 
 async def publish_noise(js: Any, game: str, match_id: str) -> None:
@@ -329,8 +341,8 @@ async def test_killed_mid_stream_ends_with_the_ratings_of_an_unbroken_run(
     assert starts == 4 and crashy.consumer.stats.recovered >= 1
     assert await crashy.ratings(players) == reference
     assert await crashy.ratings(players, "royale") == reference_royale
-    sequences = {r["match_id"]: r["sequence"] for r in crashy.app.board.results.values()}
-    assert sequences == {r["match_id"]: r["sequence"] for r in unbroken.app.board.results.values()}
+    sequences = {k: r["sequence"] for k, r in crashy.app.board.results.items()}
+    assert sequences == {k: r["sequence"] for k, r in unbroken.app.board.results.items()}
 
     # And once more, stopped abruptly at a random moment while results flow in.
     more = season(game, 90)[60:]
@@ -434,3 +446,74 @@ async def test_bad_input_is_answered_with_clear_status_codes(
     # The service is still fine and known games answer even before their first result.
     reply = await s.GetRatings(scoring_pb2.GetRatingsRequest(game="neon-reign", players=["ann"]))
     assert reply.ratings[0].mu == OS.mu
+
+
+async def _publish_on_results(js: Any, message: dict[str, Any], game: str, match_id: str) -> None:
+    await js.publish(f"neon.events.results.{game}.{match_id}", json.dumps(message).encode(),
+                     stream=bus.STREAM, headers={"Nats-Msg-Id": f"forger:{uuid.uuid4().hex}"})
+
+
+async def test_forged_results_are_refused_and_the_real_one_stands(
+        scorings: list[Scoring], settings: Settings, nats_client: Any) -> None:
+    """Defect 3: results published by hand (unsigned, tampered, signed by another key) are
+    acked, logged and never rated; a forgery published before the real result cannot stand."""
+    game = new_game()
+    scoring = await Scoring(settings, game, filter_subject=f"neon.events.results.{game}.>").start()
+    scorings.append(scoring)
+    js = nats_client.jetstream()
+    # A match never played, and a forgery of "real" published before the real result.
+    await _publish_on_results(js, ended(game, "never-played", ["mallory", "ann"], [1, 2]),
+                              game, "never-played")
+    await _publish_on_results(js, ended(game, "real", ["mallory", "ann"], [1, 2]), game, "real")
+    tampered = sign_result(ended(game, "real", ["ann", "mallory"], [1, 2]), RULES_KEY)
+    tampered["result"]["outcome"]["placements"] = [2, 1]
+    await _publish_on_results(js, tampered, game, "real")
+    stranger = Ed25519PrivateKey.generate()
+    await _publish_on_results(js, sign_result(ended(game, "real", ["mallory", "ann"], [1, 2]), stranger),
+                              game, "real")
+    not_a_result = sign_result(ended(game, "real", ["mallory", "ann"], [1, 2]), RULES_KEY)
+    not_a_result["result"]["type"] = "MatchCreated"
+    not_a_result["signature"] = sign_result(ended(game, "x", ["a", "b"], [1, 2]), RULES_KEY)["signature"]
+    await _publish_on_results(js, not_a_result, game, "real")
+    await _publish_on_results(js, sign_result(ended(game, "real", ["ann", "mallory"], [1, 2]), RULES_KEY),
+                              game, "real")
+    await scoring.wait_for(1)
+    assert scoring.consumer.stats.refused == 5 and scoring.consumer.stats.scored == 1
+    assert scoring.consumer.stats.duplicates == 0
+    real = (await scoring.stub.GetMatchResult(
+        scoring_pb2.GetMatchResultRequest(match_id="real", game=game), timeout=5)).result
+    assert list(real.players) == ["ann", "mallory"] and list(real.placements) == [1, 2]
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await scoring.stub.GetMatchResult(
+            scoring_pb2.GetMatchResultRequest(match_id="never-played"), timeout=5)
+    assert info.value.code() == grpc.StatusCode.NOT_FOUND
+    ratings = await scoring.ratings(["ann", "mallory"])
+    assert ratings["ann"][0] > OS.mu > ratings["mallory"][0]
+
+
+async def test_the_same_match_id_in_two_games_is_scored_twice(
+        scorings: list[Scoring], settings: Settings, nats_client: Any) -> None:
+    """Defect 7: match ids are per game, so a result is keyed by game and match id."""
+    first, second = new_game(), new_game()
+    scoring = await Scoring(settings, first, filter_subject="neon.events.rules.>",
+                            deliver_new=True).start()
+    scorings.append(scoring)
+    js = nats_client.jetstream()
+    await publish(js, ended(first, "m-1", ["ann", "bob"], [1, 2]))
+    await publish(js, ended(second, "m-1", ["ann", "bob"], [2, 1]))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 20
+    while scoring.consumer.stats.scored + scoring.consumer.stats.duplicates < 2:
+        assert loop.time() < deadline, scoring.consumer.stats
+        await asyncio.sleep(0.05)
+    assert scoring.consumer.stats.duplicates == 0
+    for game, placements in ((first, [1, 2]), (second, [2, 1])):
+        got = (await scoring.stub.GetMatchResult(
+            scoring_pb2.GetMatchResultRequest(match_id="m-1", game=game), timeout=5)).result
+        assert (got.game, list(got.placements)) == (game, placements)
+        board = await scoring.stub.GetRatings(
+            scoring_pb2.GetRatingsRequest(game=game, players=["ann"]), timeout=5)
+        assert board.ratings[0].matches == 1
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await scoring.stub.GetMatchResult(scoring_pb2.GetMatchResultRequest(match_id="m-1"), timeout=5)
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "name the game" in info.value.details()

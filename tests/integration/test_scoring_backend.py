@@ -14,6 +14,7 @@ from services.cli.backend import Backend, start_backend
 from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
 from services.platform.grpc_kit import channel
 from services.platform.settings import Settings
+from services.platform.signing import public_key_hex
 from tests.integration.conftest import make_settings
 from tests.integration.test_rules_host_toy import play_to_end
 from tests.integration.test_scoring import Scoring, delete_consumers, scoring_settings
@@ -27,7 +28,9 @@ def settings(tmp_path: Path, nats_url: str, request: pytest.FixtureRequest) -> S
 
 
 async def test_toy_matches_are_scored(backend: Backend, settings: Settings, nats_url: str) -> None:
-    scoring = await Scoring(settings, "toy", deliver_new=True).start()
+    # The real path: signed results on neon.events.results.>, trusted by the deployment's key.
+    scoring = await Scoring(settings, "toy", deliver_new=True, filter_subject="neon.events.results.toy.>",
+                            trusted_keys=(public_key_hex(backend.keys.signing_key),)).start()
     try:
         client = RulesClient(backend.address("rules-toy"))
         organiser = backend.organiser_token()
@@ -46,6 +49,7 @@ async def test_toy_matches_are_scored(backend: Backend, settings: Settings, nats
             assert list(result.scores) == outcome["scores"]
             assert result.draw == outcome["draw"] and result.mode == "race"
             assert json.loads(result.breakdown_json) == outcome["breakdown"]
+        assert scoring.consumer.stats.refused == 0
         got = await scoring.ratings([ann, bob])
         replayed = scoring.app.replay_ratings("toy")
         assert got == {p: (replayed[p].mu, replayed[p].sigma) for p in (ann, bob)}

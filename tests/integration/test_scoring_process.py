@@ -16,7 +16,14 @@ from services.platform import bus
 from services.scoring.app import ScoringApplication
 from services.scoring.results import parse_match_ended
 from tests.e2e.procs import ServiceProcess, service_env
-from tests.integration.test_scoring import _drop_schemas, _new_schema, new_game, publish, season  # noqa: F401
+from tests.integration.test_scoring import (  # noqa: F401
+    RULES_PUBLIC,
+    _drop_schemas,
+    _new_schema,
+    new_game,
+    publish,
+    season,
+)
 
 
 def free_port() -> int:
@@ -31,7 +38,7 @@ async def test_sigkill_mid_stream_then_restart_gives_the_unbroken_ratings(
     port = free_port()
     env = {"NATS_URL": nats_url, "NEON_VAR_DIR": str(tmp_path / "var"), "NEON_SCORING_PORT": str(port),
            "NEON_SCORING_FILTER": f"neon.events.rules.{game}.>", "NEON_LOG_LEVEL": "warning",
-           "NEON_SCORING_BATCH": "8"}
+           "NEON_SCORING_BATCH": "8", "NEON_TRUSTED_RESULT_KEYS": RULES_PUBLIC}
     if os.environ.get("DATABASE_URL"):
         env.update(DATABASE_URL=os.environ["DATABASE_URL"], POSTGRES_PASSWORD="",
                    NEON_POSTGRES_SCHEMA=_new_schema(os.environ["DATABASE_URL"]))

@@ -205,3 +205,61 @@ def test_compose_start_order_follows_health_checks() -> None:
     mm = services["matchmaking"]["depends_on"]
     assert "scoring" in mm and all(r in mm for r in NEON_SERVICES if r.startswith("rules-"))
     assert set(services["dice"]["depends_on"]) == {"postgres", "nats"}
+
+
+# -- NATS users and permissions (issue 17, defect 3) ----------------------------------------
+
+def nats_users(conf: str) -> dict[str, tuple[str, str]]:
+    """user -> (password variable, permissions block name) of an authorization block."""
+    return {u: (pw, role) for u, pw, role in re.findall(
+        r"\{\s*user:\s*([a-z-]+),\s*password:\s*\$([A-Z_]+),\s*permissions:\s*\$([A-Z]+)\s*\}", conf)}
+
+
+def nats_permissions(conf: str, role: str) -> dict[str, list[str]]:
+    """'publish.allow', 'publish.deny', 'subscribe.allow' ... of one permissions block."""
+    block = re.search(role + r" = \{(.*?)\n  \}", conf, re.S)
+    assert block, role
+    found: dict[str, list[str]] = {}
+    for kind, body in re.findall(r"(publish|subscribe) = \{(.*?)\}\n", block.group(1) + "\n", re.S):
+        for rule, items in re.findall(r"(allow|deny) = \[(.*?)\]", body, re.S):
+            found[f"{kind}.{rule}"] = re.findall(r'"([^"]+)"', items)
+    return found
+
+
+def test_only_rules_may_publish_match_events_and_results() -> None:
+    conf = (DEPLOY / "nats-auth.conf").read_text()
+    users = nats_users(conf)
+    assert set(users) == {"rules", "matchmaking", "scoring"}
+    for user, (_, role) in users.items():
+        perms = nats_permissions(conf, role)
+        publishes = perms["publish.allow"]
+        mine = {"neon.events.rules.>", "neon.events.results.>"} & set(publishes)
+        assert bool(mine) == (user == "rules"), user
+        assert "neon.events.>" not in publishes and ">" not in publishes, user
+        assert perms["subscribe.allow"] == ["_INBOX.>"], user
+    consumer = nats_permissions(conf, users["scoring"][1])
+    assert "neon.events.>" in consumer["publish.deny"]
+    assert not any(p.startswith(("$JS.API.STREAM.PURGE", "$JS.API.STREAM.DELETE", "$JS.API.STREAM.UPDATE",
+                                 "$JS.API.STREAM.MSG.DELETE")) or p == "$JS.API.>"
+                   for p in consumer["publish.allow"])
+    assert "include ./nats-auth.conf" in (DEPLOY / "nats.conf").read_text()
+
+
+def test_compose_services_connect_to_nats_as_their_own_user() -> None:
+    services = compose()["services"]
+    conf = (DEPLOY / "nats-auth.conf").read_text()
+    users = nats_users(conf)
+    nats = services["nats"]
+    assert "-c" in nats["command"]
+    mounted = {c["source"]: c["target"] for c in nats["configs"]}
+    assert mounted == {"nats-conf": "/etc/nats/nats.conf", "nats-auth": "/etc/nats/nats-auth.conf"}
+    assert {k: v["file"] for k, v in compose()["configs"].items()} == {
+        "nats-conf": "./nats.conf", "nats-auth": "./nats-auth.conf"}
+    server_env = {k: resolved(v) for k, v in nats["environment"].items()}
+    for name, service in neon_services().items():
+        if name == "dice":
+            continue  # dice does not use NATS
+        url = urlparse(resolved(str(service["environment"]["NATS_URL"])))
+        expected = "rules" if name.startswith("rules-") else name
+        assert url.username == expected, name
+        assert url.password and url.password == server_env[users[expected][0]], name

@@ -188,7 +188,11 @@ def test_config_map_and_secret_are_kept_apart_and_hold_only_known_settings() -> 
 def test_every_env_var_in_the_deployments_is_one_the_code_reads() -> None:
     known = known_env_names()
     for name, dep in objects("Deployment").items():
+        names = {env["name"] for env in container(dep)["env"]}
         for env in container(dep)["env"]:
+            if env["name"] == "NATS_PASSWORD":  # only a part of NATS_URL: $(NATS_PASSWORD)
+                assert "NATS_URL" in names, name
+                continue
             assert env["name"] in known, f"{name}: {env['name']}"
 
 
@@ -349,3 +353,35 @@ def test_the_event_stream_is_replicated_on_the_three_node_nats_cluster() -> None
     config = objects("ConfigMap")["neon-config"]["data"]
     nats = objects("StatefulSet")["nats"]
     assert int(config["NEON_STREAM_REPLICAS"]) == nats["spec"]["replicas"] == 3
+
+
+# -- NATS users and permissions (issue 17, defect 3) ----------------------------------------
+
+def test_nats_cluster_enforces_the_users_and_permissions_of_deploy() -> None:
+    from tests.unit.test_deploy_docker import nats_users
+
+    auth = (ROOT / "deploy/nats-auth.conf").read_text()
+    block = auth[auth.index("authorization {"):]
+    conf = objects("ConfigMap")["nats-config"]["data"]["nats.conf"]
+    assert block in conf + "\n"
+    users = nats_users(auth)
+    secret = objects("Secret")["nats-users"]["stringData"]
+    assert set(secret) == set(users) and all(v == "REPLACE_ME" for v in secret.values())
+    server_env = {e["name"]: e for e in container(objects("StatefulSet")["nats"])["env"]}
+    for user, (variable, _) in users.items():
+        ref = server_env[variable]["valueFrom"]["secretKeyRef"]
+        assert (ref["name"], ref["key"]) == ("nats-users", user)
+
+
+def test_each_service_connects_to_nats_as_its_own_user() -> None:
+    for name, dep in objects("Deployment").items():
+        env = {e["name"]: e for e in container(dep)["env"]}
+        if name == "dice":
+            assert "NATS_PASSWORD" not in env  # dice does not use NATS
+            continue
+        user = "rules" if name.startswith("rules-") else name
+        ref = env["NATS_PASSWORD"]["valueFrom"]["secretKeyRef"]
+        assert (ref["name"], ref["key"]) == ("nats-users", user), name
+        assert env["NATS_URL"]["value"] == f"nats://{user}:$(NATS_PASSWORD)@nats:4222", name
+        names = [e["name"] for e in container(dep)["env"]]
+        assert names.index("NATS_PASSWORD") < names.index("NATS_URL"), "k8s expands earlier vars only"

@@ -142,7 +142,7 @@ def test_the_same_match_twice_changes_nothing(app: ScoringApplication) -> None:
     assert first.new and not second.new and second.data == first.data
     ann = app.standing("neon", "", "ann")
     assert (ann.matches, ann.wins, ann.rated_matches) == (1, 1, 1)
-    assert app.board.results["m1"]["sequence"] == 1
+    assert app.board.results[("neon", "m1")]["sequence"] == 1
 
 
 def test_stored_ratings_equal_openskill_over_the_stored_results(app: ScoringApplication) -> None:

@@ -168,11 +168,13 @@ class GetPlayerHistoryResponse(_message.Message):
         ...
 
 class GetMatchResultRequest(_message.Message):
-    __slots__ = ('match_id',)
+    __slots__ = ('match_id', 'game')
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
     match_id: str
+    game: str
 
-    def __init__(self, match_id: _Optional[str]=...) -> None:
+    def __init__(self, match_id: _Optional[str]=..., game: _Optional[str]=...) -> None:
         ...
 
 class GetMatchResultResponse(_message.Message):

@@ -1,0 +1,103 @@
+"""The campaign of issue 17, short: leaks, fuzzing and fault injection, measured on every change.
+
+The long run with the same code: ``python bench/campaign.py`` (see its --help).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from services.cli.backend import Backend, start_backend
+from services.platform.tokens import TokenIssuer
+from services.rules.games import available, load_engine
+from tests.integration.conftest import make_settings
+from tests.support.campaign import faults, fuzz, leaks
+
+LEAK_GAMES_PER_GAME = 2
+FUZZ_EXAMPLES = 3000
+FAULT_PLAYERS = 6
+
+
+def test_no_channel_leaks_a_hidden_card_in_bot_games() -> None:
+    report = leaks.run(LEAK_GAMES_PER_GAME, seed=17)
+    print(f"leaks: {report.games} games, {report.actions} actions, {report.checks} checks, "
+          f"{len(report.leaks)} leaks")
+    assert report.games >= LEAK_GAMES_PER_GAME * len([g for g in available() if g in leaks.HIDDEN_ZONES])
+    assert report.leaks == []
+
+
+def test_the_leak_checker_finds_a_planted_leak(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A view that shows the opponent's hand is caught: the checker can fail."""
+    engine = load_engine("neon-reign")
+    honest = engine.view
+
+    def leaky(state: Any, viewer: int | None) -> Any:
+        out = honest(state, viewer)
+        return {**out, "debug": [list(side.hand) for side in state.sides]}
+
+    monkeypatch.setattr(type(engine), "view", lambda self, state, viewer: leaky(state, viewer))
+    report = leaks.play_one("neon-reign", "single", 2, seed=1, max_steps=20)
+    assert report.leaks and "view of spectator" in report.leaks[0]
+
+
+@pytest.fixture
+def fuzz_target(tmp_path: Path, nats_url: str) -> Iterator[fuzz.Target]:
+    loop = fuzz.LoopThread()
+    settings = make_settings(tmp_path, nats_url)
+    backend: Backend = loop.run(start_backend(settings, games=["neon-reign"], embedded_nats=False))
+    issuer = TokenIssuer(backend.keys.token_secret)
+    organiser = backend.organiser_token()
+    match_id, other = f"fz-{uuid.uuid4().hex[:8]}", f"fz-{uuid.uuid4().hex[:8]}"
+    from services.cli.client import RulesClient
+
+    async def create() -> dict[str, str | None]:
+        client = RulesClient(backend.address("rules-neon-reign"))
+        made = await client.create(organiser, match_id=match_id, mode="single", seats=2)
+        other_made = await client.create(organiser, match_id=other, mode="single", seats=2)
+        await client.close()
+        tokens: dict[str, str | None] = {f"seat{t.seat}": t.token for t in made.seat_tokens}
+        tokens.update(organiser=organiser, other_seat=other_made.seat_tokens[0].token,
+                      service=issuer.issue("service", "*", player="fuzz"), garbage="not.a.token",
+                      expired=issuer.issue("seat", match_id, 0, ttl=-60), none=None)
+        return tokens
+
+    tokens = loop.run(create())
+    target = fuzz.Target(backend.address("rules-neon-reign"), backend.address("dice"), tokens,
+                         match_id, other)
+    yield target
+    target.close()
+    loop.run(backend.stop(1))
+    loop.close()
+
+
+def test_fuzzing_the_rules_and_dice_surface_never_gives_internal(fuzz_target: fuzz.Target) -> None:
+    report = fuzz.run(fuzz_target, FUZZ_EXAMPLES)
+    print(f"fuzz: {report.requests} requests, {report.accepted} accepted, codes {dict(report.codes)}")
+    for line in sorted({i.split("<- ")[-1] for i in report.internal}):
+        print("INTERNAL <-", line.replace(chr(10), " "))
+    assert report.requests >= FUZZ_EXAMPLES
+    assert report.internal == [], sorted({i.split(" <- ")[0].split("(request id")[0][:160] for i in report.internal})
+    assert report.stored_mismatch == []
+    assert report.accepted > 0, "legal play never went through: the fuzzer stayed shallow"
+
+
+async def test_faults_lose_nothing_and_double_nothing(tmp_path: Path) -> None:
+    campaign = faults.Campaign(tmp_path)
+    campaign.start()
+    try:
+        report = await campaign.run(players=FAULT_PLAYERS, pause=1.2, cycles=1)
+    finally:
+        campaign.stop()
+    print(f"faults: {report.summary()}")
+    assert campaign.cluster is not None
+    assert set(report.kills) == {v for v in faults.VICTIMS if v == "nats" or v in campaign.cluster.procs}
+    assert report.unexpected == [], report.unexpected[:5]
+    assert report.finished == report.matches > FAULT_PLAYERS
+    assert (report.lost, report.doubled) == (0, 0)
+    assert report.unverified == []
+    assert report.scored == report.matches

@@ -1,0 +1,185 @@
+"""Leak checker: what a viewer receives never holds another seat's hidden cards.
+
+Secrets come from ``engine.encode(state)``: the strings in a game's hidden zones (another
+seat's hand, every deck's order, a face-down choice) that appear nowhere in the zones the
+viewer may see. Every seat view, the spectator view and ``records.project`` of every record
+for every viewer must not contain one of them (as a whole JSON string). Strings that a
+record's public events reveal (a card struck face up) count as revealed from then on: the
+engines decide what their events show; this checker holds the host's side (views, hidden
+actions, per-seat events) and every engine's views to it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.platform.canonical import state_hash
+from services.platform.draws import SeededRandomness
+from services.rules import records
+from services.rules.bots import RandomBot
+from services.rules.games import available, load_engine
+from services.rules.games.contract import ConfigError, MatchConfig
+
+Zone = tuple[int | None, Any]
+"""(the seat that may see it, or None for nobody; the JSON held there)."""
+
+
+def _neon_reign_zones(encoded: dict[str, Any]) -> list[Zone]:
+    zones: list[Zone] = []
+    for index, side in enumerate(encoded["sides"]):
+        zones += [(index, side["hand"]), (None, side["deck"])]
+    return zones
+
+
+def _neon_zones(encoded: dict[str, Any]) -> list[Zone]:
+    zones: list[Zone] = []
+    for index, fighter in enumerate(encoded["fighters"]):
+        zones += [(index, fighter["hand"]), (None, fighter["deck"])]
+        if fighter.get("choice") and not fighter.get("row"):
+            zones.append((index, fighter["choice"]))
+    zones += [(None, deck) for deck in encoded.get("loot_decks", [])]
+    zones.append((None, encoded.get("upgrade_deck", [])))
+    # Loot to place is not a secret: kept loot "must immediately be laid out in front of you"
+    # (neon.txt, Search), and the keep action that chose it is public.
+    for frame in encoded.get("stack", []):
+        if frame.get("kind") in ("keep", "upgrade"):
+            zones.append((frame.get("owner"), frame.get("data")))
+    return zones
+
+
+HIDDEN_ZONES: dict[str, Callable[[dict[str, Any]], list[Zone]]] = {
+    "neon-reign": _neon_reign_zones,
+    "neon": _neon_zones,
+}
+
+
+def strings(value: Any) -> set[str]:
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return set().union(*(strings(v) for v in value.values())) if value else set()
+    if isinstance(value, (list, tuple)):
+        return set().union(*(strings(v) for v in value)) if value else set()
+    return set()
+
+
+def _without(value: Any, hidden: list[Any]) -> Any:
+    """``value`` with the hidden zones (by identity) taken out."""
+    if any(value is h for h in hidden):
+        return None
+    if isinstance(value, dict):
+        return {k: _without(v, hidden) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without(v, hidden) for v in value]
+    return value
+
+
+def secrets(game: str, encoded: Any, viewer: int | None) -> set[str]:
+    """Strings ``viewer`` must not receive in this state."""
+    zones = HIDDEN_ZONES[game](encoded)
+    mine = [z for owner, z in zones if owner is not None and owner == viewer]
+    hidden = [z for owner, z in zones if owner is None or owner != viewer]
+    seen = strings(_without(encoded, hidden)) | strings(mine)
+    return strings(hidden) - seen
+
+
+def found_in(value: Any, secret: set[str]) -> set[str]:
+    return strings(value) & secret
+
+
+@dataclass
+class LeakReport:
+    games: int = 0
+    actions: int = 0
+    checks: int = 0
+    leaks: list[str] = field(default_factory=list)
+
+    def add(self, other: LeakReport) -> None:
+        self.games += other.games
+        self.actions += other.actions
+        self.checks += other.checks
+        self.leaks += other.leaks
+
+
+def setups(game: str) -> Iterator[tuple[str, int]]:
+    """Every (mode, seat count) of a game's engine."""
+    engine = load_engine(game)
+    for name, mode in engine.modes().items():
+        for seats in range(mode.min_seats, mode.max_seats + 1):
+            yield name, seats
+
+
+def play_one(game: str, mode: str, seats: int, seed: int | str, max_steps: int = 3000) -> LeakReport:
+    """One random-bot game, every channel checked after every action."""
+    engine = load_engine(game)
+    report = LeakReport()
+    options = dict(engine.match_options(mode, seats)) if hasattr(engine, "match_options") else {}
+    rng = SeededRandomness(f"leaks:{game}:{mode}:{seats}:{seed}")
+    try:
+        state = engine.setup(MatchConfig(mode, seats, options), rng)
+    except ConfigError:
+        return report
+    match_id = f"leak-{seed}"
+    bot = RandomBot(f"{game}:{seed}")
+    chain: list[dict[str, Any]] = []
+    revealed: set[str] = set()
+    viewers: list[int | None] = [None, *range(seats)]
+    label = f"{game}/{mode}/{seats}/{seed}"
+    for step in range(max_steps):
+        if engine.outcome(state) is not None:
+            break
+        pending = engine.pending(state)
+        if not pending:
+            break
+        decision = pending[bot.pick(list(range(len(pending))))]
+        action = bot.choose(decision)
+        transition = engine.apply(state, decision.seat, action, rng)
+        state = transition.state
+        after = engine.encode(state)
+        body = {
+            "type": "ActionAccepted", "seat": decision.seat, "command_id": f"c{step}",
+            "action": action, "decision": decision.kind, "hidden": decision.hidden,
+            "draws": [], "events": records.engine_events_json(transition.events),
+            "state_hash": state_hash(after),
+        }
+        record = records.seal_record(match_id, len(chain) + 1, records.head(chain), body)
+        chain.append(record)
+        revealed |= strings(records.project(record, None).get("events", []))
+        report.actions += 1
+        for viewer in viewers:
+            secret = secrets(game, after, viewer) - revealed
+            for channel, value in (("view", engine.view(state, viewer)),
+                                   ("record", records.project(record, viewer))):
+                report.checks += 1
+                leaked = found_in(value, secret)
+                if leaked:
+                    who = "spectator" if viewer is None else f"seat {viewer}"
+                    report.leaks.append(f"{label} step {step} ({decision.kind}): {channel} of {who} holds "
+                                        f"{sorted(leaked)[:3]}")
+            if decision.hidden and viewer != decision.seat:
+                report.checks += 1
+                if "action" in records.project(record, viewer):
+                    report.leaks.append(f"{label} step {step}: hidden action reaches {viewer}")
+    report.games = 1
+    return report
+
+
+def run(games_per_game: int, seed: int = 0, games: list[str] | None = None,
+        progress: Callable[[LeakReport], None] | None = None) -> LeakReport:
+    """``games_per_game`` bot games of each game, spread over its modes and seat counts."""
+    total = LeakReport()
+    for game in games or [g for g in available() if g in HIDDEN_ZONES]:
+        combos = list(setups(game))
+        for i in range(games_per_game):
+            mode, seats = combos[i % len(combos)]
+            total.add(play_one(game, mode, seats, seed + i))
+            if progress is not None:
+                progress(total)
+    return total
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
