@@ -7,6 +7,7 @@ import asyncio
 from services.dice.app import DiceApplication
 from services.dice.domain import dev_secret
 from services.dice.service import SERVICE_NAME, register
+from services.platform import storehealth
 from services.platform.grpc_kit import start_server
 from services.platform.keys import Keys
 from services.platform.running import RunningService
@@ -28,4 +29,4 @@ async def start(settings: Settings, keys: Keys) -> RunningService:
         address, lambda server: register(server, app), [SERVICE_NAME],
         TokenIssuer(keys.token_secret),
     )
-    return RunningService(NAME, handle, f"{settings.host}:{handle.port}", closers=[app.close])
+    return RunningService(NAME, handle, f"{settings.host}:{handle.port}", closers=[storehealth.watch(settings, handle, NAME), app.close])

@@ -7,14 +7,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.platform import bus
+
 PREFIX = "neon.events.matchmaking"
 
 
-def subject(ticket_id: str) -> str:
-    return f"{PREFIX}.ticket.{ticket_id}"
+def subject(ticket_id: str, namespace: str = "") -> str:
+    return bus.events_subject(namespace, "matchmaking", "ticket", ticket_id)
 
 
-def project(event: Any) -> list[tuple[str, dict[str, Any]]]:
+def projection(namespace: str = "") -> Any:
+    """The relay's projection for a deployment's namespace (NEON_NAMESPACE)."""
+    return lambda event: project(event, namespace)
+
+
+def project(event: Any, namespace: str = "") -> list[tuple[str, dict[str, Any]]]:
     kind = type(event).__name__
     ticket_id = getattr(event, "ticket_id", None)
     if ticket_id is None or not type(event).__qualname__.startswith("Ticket."):
@@ -39,7 +46,7 @@ def project(event: Any) -> list[tuple[str, dict[str, Any]]]:
                        rules_address=a["rules_address"], seats=[_public(s) for s in a["seats"]])
     elif kind in ("Cancelled", "Expired"):
         payload.update(reason=event.reason)
-    return [(subject(ticket_id), payload)]
+    return [(subject(ticket_id, namespace), payload)]
 
 
 def _public(seat: dict[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from services.matchmaking.matchmaker import Config, Matchmaker, config_from_env
 from services.matchmaking.ratings import RatingSource, ScoringRatings
 from services.matchmaking.rules_port import RulesGateway
 from services.matchmaking.service import SERVICE_NAME
-from services.platform import bus
+from services.platform import bus, storehealth
 from services.platform.grpc_kit import start_server
 from services.platform.keys import Keys
 from services.platform.logs import get_logger
@@ -58,8 +58,9 @@ async def start(
         ratings = owned_ratings
     relay = None
     if nats_client is not None:
-        relay = bus.OutboxRelay(app, NAME, nats_client.jetstream(), events.project,
-                                interval=settings.outbox_interval)
+        relay = bus.OutboxRelay(app, NAME, nats_client.jetstream(),
+                                events.projection(settings.namespace),
+                                interval=settings.outbox_interval, namespace=settings.namespace)
         await relay.start()
     matchmaker = Matchmaker(app, rules, ratings, config, catalogue,
                             on_saved=relay.poke if relay else (lambda: None))
@@ -76,7 +77,7 @@ async def start(
         await asyncio.gather(loop_task, return_exceptions=True)
         await matchmaker.drain()
 
-    closers: list[Any] = [stop_cycle]
+    closers: list[Any] = [storehealth.watch(settings, handle, NAME), stop_cycle]
     if relay is not None:
         closers += [relay.drain, relay.stop]
     closers += [rules.close]

@@ -105,8 +105,10 @@ def _refuse_constant(name: str) -> Any:
 def _not_canonical(value: Any, depth: int = 0) -> str | None:
     if depth > 64:
         return "nested too deeply"
-    if isinstance(value, bool) or value is None or isinstance(value, str):
+    if isinstance(value, bool) or value is None:
         return None
+    if isinstance(value, str):
+        return None if _is_unicode(value) else "strings must be valid Unicode (no lone surrogates)"
     if isinstance(value, int):
         return None if -MAX_SAFE_INT <= value <= MAX_SAFE_INT else f"integer {value} is out of range (|n| < 2**53)"
     if isinstance(value, float):
@@ -114,8 +116,18 @@ def _not_canonical(value: Any, depth: int = 0) -> str | None:
     if isinstance(value, list):
         return next((p for p in (_not_canonical(v, depth + 1) for v in value) if p), None)
     if isinstance(value, dict):
+        if not all(_is_unicode(k) for k in value):
+            return "keys must be valid Unicode (no lone surrogates)"
         return next((p for p in (_not_canonical(v, depth + 1) for v in value.values()) if p), None)
     return "not a JSON value"
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class MatchHost:

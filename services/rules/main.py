@@ -7,7 +7,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from services.platform import bus
+from services.platform import bus, storehealth
 from services.platform.grpc_kit import start_server
 from services.platform.keys import Keys
 from services.platform.running import RunningService
@@ -85,7 +85,7 @@ async def start(
         f"{settings.bind_host}:{settings.ports.get(name, 0)}", lambda server: register(server, host),
         [SERVICE_NAME], issuer,
     )
-    closers: list[Any] = []
+    closers: list[Any] = [storehealth.watch(settings, handle, name)]
     if relay is not None:
         closers += [relay.drain, relay.stop]
     closers += [dice.close, host.close, app.close]

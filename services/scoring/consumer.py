@@ -23,6 +23,7 @@ of another store.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 from collections.abc import Awaitable, Callable, Mapping
@@ -55,6 +56,8 @@ class ConsumerOptions:
     retry_delay: float = 0.5
     deliver_new: bool = False
     """A new consumer starts at the end of the stream rather than its beginning (tests)."""
+    stream: str = bus.STREAM
+    """The JetStream stream (``<ns>_NEON_EVENTS`` in a namespace)."""
     trusted_keys: tuple[str, ...] = ()
     """Hex Ed25519 public keys whose signed results are scored (NEON_TRUSTED_RESULT_KEYS);
     empty means the deployment's own signing key (scoring/main.py fills it in)."""
@@ -131,14 +134,14 @@ class ResultConsumer:
         self.durable = f"{self.options.durable_prefix}-{store_id}"
         info = await self._consumer()
         await self._recover(info)
-        self._sub = await self.js.pull_subscribe_bind(durable=self.durable, stream=bus.STREAM)
+        self._sub = await self.js.pull_subscribe_bind(durable=self.durable, stream=self.options.stream)
         self.task = asyncio.create_task(self._run(), name="scoring-consumer")
         log.info("scoring consumer started", durable=self.durable,
                  filter=self.options.filter_subject, recovered=self.stats.recovered)
 
     async def _consumer(self) -> Any:
         try:
-            return await self.js.consumer_info(bus.STREAM, self.durable)
+            return await self.js.consumer_info(self.options.stream, self.durable)
         except NotFoundError:
             pass
         ledger = await asyncio.to_thread(self.app.find, LEDGER_ID)
@@ -153,7 +156,7 @@ class ResultConsumer:
                 DeliverPolicy.NEW if self.options.deliver_new else DeliverPolicy.ALL),
             opt_start_seq=position + 1 if position else None,
         )
-        return await self.js.add_consumer(bus.STREAM, config)
+        return await self.js.add_consumer(self.options.stream, config)
 
     async def _recover(self, info: Any) -> None:
         """Score what an earlier instance was delivered but never acked (a crash)."""
@@ -170,7 +173,7 @@ class ResultConsumer:
         """Handle, in order, every message on our subjects after our position and before ``before``."""
         while self.position + 1 < before:
             try:
-                raw = await self.js.get_msg(bus.STREAM, seq=self.position + 1,
+                raw = await self.js.get_msg(self.options.stream, seq=self.position + 1,
                                             subject=self.options.filter_subject, next=True)
             except NotFoundError:
                 return
@@ -285,3 +288,15 @@ class ResultConsumer:
                 await self._sub.unsubscribe()
             except Exception:  # connection already gone
                 pass
+
+
+def in_namespace(options: ConsumerOptions, namespace: str) -> ConsumerOptions:
+    """The options of a deployment in ``namespace`` (NEON_NAMESPACE): its stream, its
+    results subject and its own durable, so deployments sharing a NATS never meet."""
+    if not namespace:
+        return options
+    subject = options.filter_subject
+    if not subject.startswith(bus.subject_prefix(namespace)):
+        subject = f"{namespace}.{subject}"
+    return dataclasses.replace(options, stream=bus.stream_name(namespace), filter_subject=subject,
+                               durable_prefix=bus.durable_name(namespace, options.durable_prefix))

@@ -18,7 +18,7 @@ from services.platform.signing import public_key_hex
 from services.platform.store import eventsourcing_env, open_application
 from services.platform.tokens import TokenIssuer
 from services.scoring.app import ScoringApplication
-from services.scoring.consumer import ConsumerOptions, ResultConsumer
+from services.scoring.consumer import ConsumerOptions, ResultConsumer, in_namespace
 from services.scoring.service import SERVICE_NAME, register
 
 NAME = "scoring"
@@ -51,7 +51,7 @@ async def start(
     results = None
     try:
         if nats_client is not None:
-            options = consumer or ConsumerOptions.from_env()
+            options = in_namespace(consumer or ConsumerOptions.from_env(), settings.namespace)
             if not options.trusted_keys:
                 options = dataclasses.replace(
                     options, trusted_keys=(public_key_hex(keys.signing_key),))
