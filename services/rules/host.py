@@ -38,9 +38,12 @@ from services.rules import access
 from services.rules import records as rec
 from services.rules.app import RulesApplication
 from services.rules.chance import run_with_blocks
+from services.rules.clocks import ClockConfig, Clocks, ClockStep
+from services.rules.clockwork import ClockScheduler, wall_now_ms
 from services.rules.dice_client import DiceClient
 from services.rules.export import build_export
 from services.rules.games.contract import (
+    RESIGN,
     ConfigError,
     Decision,
     GameEngine,
@@ -79,6 +82,7 @@ class Answer:
     replayed: bool = False
     decisions: list[Decision] = field(default_factory=list)
     view: Any = None
+    clocks: list[dict[str, Any]] = field(default_factory=list)
 
 
 def parse_json_object(text: str, what: str, limit: int = MAX_ACTION_BYTES) -> dict[str, Any]:
@@ -144,6 +148,7 @@ class MatchHost:
         call_timeout: float = 5.0,
         on_saved: Callable[[], None] = lambda: None,
         cache_bytes: int = CACHE_BYTES,
+        now_ms: Callable[[], int] = wall_now_ms,
     ) -> None:
         self.engine, self.app, self.dice, self.issuer = engine, app, dice, issuer
         self.signing_key = signing_key
@@ -158,10 +163,13 @@ class MatchHost:
         self._changed: dict[str, asyncio.Condition] = {}
         self._action_validator = jsonschema.Draft202012Validator(engine.action_schema())
         self._config_validator = jsonschema.Draft202012Validator(engine.config_schema())
+        self.now_ms = now_ms
+        self.clockwork = ClockScheduler(self._expire, now_ms=now_ms)
 
     # -- plumbing -----------------------------------------------------------------
 
     async def close(self) -> None:
+        await self.clockwork.close()
         await self.committer.close()
 
     def require_organiser(self, claims: Claims | None) -> None:
@@ -234,6 +242,8 @@ class MatchHost:
             live.add(record)
             for draw in record.get("draws", []):
                 live.blocks.counter = max(live.blocks.counter, int(draw["next"]))
+            if "clocks" in record:
+                live.clocks = Clocks.from_json(record["clocks"])
         if live.status == "created":
             return live
         snapshot = self.store.latest_snapshot(match_id, engine.engine_version)
@@ -302,9 +312,12 @@ class MatchHost:
             raise Unavailable(f"the match store is unavailable: {err}") from None
         for record in records:
             live.add(record)
+            if "clocks" in record:
+                live.clocks = Clocks.from_json(record["clocks"])
         if state is not None:
             live.state = state
         self.live.resize(live)
+        self._arm(live)
         await self._notify(live.match_id)
 
     # -- creating and starting ------------------------------------------------------
@@ -386,7 +399,12 @@ class MatchHost:
             if session.state_key:
                 body["state_hash_scheme"] = KEYED_SCHEME
             if clock:
-                body["clock"] = clock
+                try:
+                    config_clock = ClockConfig.from_json(clock)
+                except ValueError as err:
+                    raise InvalidArgument(str(err)) from None
+                if config_clock.enabled:
+                    body["clock"] = config_clock.to_json()
             if campaign is not None:
                 body["campaign"] = campaign
             record = rec.seal_record(match_id, 1, rec.head([]), body)
@@ -435,6 +453,9 @@ class MatchHost:
             "draws": [d.to_json() for d in rng.records], "events": [],
             "state_hash": self._hash(live, state),
         }
+        if live.created.get("clock"):
+            clocks = Clocks.create(ClockConfig.from_json(live.created["clock"]), live.config.seats)
+            body.update(_clock_fields(clocks.start(self._owed(live.engine, state), self.now_ms())))
         return self._seal(live, body, n, prev), state
 
     async def add_client_seed(self, claims: Claims, match_id: str, seed: str) -> int:
@@ -501,6 +522,11 @@ class MatchHost:
             "state_hash": self._hash(live, transition.state),
             **(extra or {}),
         }
+        if live.clocks is not None:
+            step = live.clocks.after_step(
+                self.now_ms(), self._owed(engine, transition.state),
+                None if decision.standing else seat, bool(extra and extra.get("timeout")))
+            body.update(_clock_fields(step))
         records = [self._seal(live, body, n, live.head)]
         outcome = engine.outcome(transition.state)
         if outcome is not None:
@@ -569,7 +595,104 @@ class MatchHost:
             status="ended" if ended else "running", outcome=outcome,
             decisions=self.decisions_of(live, seat),
             view=live.engine.view(live.state, seat) if live.state is not None else None,
+            clocks=self.clocks_view(live),
         )
+
+    # -- clocks ----------------------------------------------------------------------
+
+    @staticmethod
+    def _owed(engine: GameEngine, state: Any) -> set[int]:
+        return {d.seat for d in engine.pending(state)} if engine.outcome(state) is None else set()
+
+    def _arm(self, live: LiveMatch) -> None:
+        """Arm the match's next deadline, or hand a bot-played seat its move."""
+        if live.clocks is None or live.status != "running":
+            self.clockwork.cancel(live.match_id)
+            return
+        owed = self._owed(live.engine, live.state)
+        if owed & set(live.clocks.bots):
+            self.clockwork.arm(live.match_id, self.now_ms(), ("bot", live.version))
+            return
+        deadline = live.clocks.next_deadline()
+        if deadline is None:
+            self.clockwork.cancel(live.match_id)
+        else:
+            ms, seat = deadline
+            self.clockwork.arm(live.match_id, ms, (seat, ms))
+
+    async def _expire(self, match_id: str, token: object) -> None:
+        """A deadline passed (or a bot-played seat owes): apply the default action, once."""
+        live = await self._get(match_id)
+        async with live.lock:
+            if live.clocks is None or live.status != "running":
+                return
+            kind, when = token  # type: ignore[misc]
+            if kind == "bot":
+                await self._bot_moves(live)
+                return
+            seat = int(kind)
+            if not live.clocks.is_due(seat, int(when), self.now_ms()):
+                self._arm(live)
+                return
+            owed = [d for d in live.engine.pending(live.state) if d.seat == seat]
+            if not owed:
+                self._arm(live)
+                return
+            decision = owed[0]
+            action = dict(decision.default) if decision.default is not None else dict(decision.legal[0])
+            records, state = await self._act(live, seat, f"timeout:{live.version + 1}", action,
+                                             decision, {"timeout": True})
+            forfeit = records[0].get("clock_events", {}).get("forfeit_due", [])
+            await self._commit(live, records, state)
+            log.info("clock expired", match_id=match_id, seat=seat, version=records[0]["n"])
+            if forfeit and live.status == "running":
+                await self._resign(live, seat)
+
+    async def _resign(self, live: LiveMatch, seat: int) -> None:
+        mine = self.decisions_of(live, seat)
+        decision = answering(mine, RESIGN)
+        if decision is None:
+            log.warning("forfeit due but the engine offers no resign", match_id=live.match_id)
+            return
+        records, state = await self._act(live, seat, f"forfeit:{live.version + 1}", dict(RESIGN),
+                                         decision, {"timeout": "forfeit"})
+        await self._commit(live, records, state)
+
+    async def _bot_moves(self, live: LiveMatch) -> None:
+        """Seats a bot plays after their timeouts (policy "bot") answer with their default."""
+        from services.rules.bots import make_bot
+
+        bots = set(live.clocks.bots) if live.clocks else set()
+        for _ in range(64):
+            if live.status != "running":
+                return
+            owed = [d for d in live.engine.pending(live.state) if d.seat in bots]
+            if not owed:
+                return
+            decision = owed[0]
+            view = live.engine.view(live.state, decision.seat)
+            bot = make_bot("rule" if "rule" in _game_bot_kinds(self.engine.game_id) else "random",
+                           f"{live.match_id}:{decision.seat}:{live.version}", self.engine.game_id)
+            action = dict(bot.choose(decision, view))
+            if live.engine.validate(live.state, decision.seat, action) is not None:
+                action = dict(decision.default or decision.legal[0])
+            records, state = await self._act(live, decision.seat, f"bot:{live.version + 1}", action,
+                                             decision, {"by": "bot"})
+            await self._commit(live, records, state)
+
+    async def rearm_clocks(self) -> int:
+        """After a start: find running matches with clocks and arm them (deadlines already
+        past fire at once, once). Reads only the MatchCreated and MatchSealed events."""
+        found = await asyncio.to_thread(_clocked_matches, self.app)
+        for match_id in found:
+            try:
+                self._arm(await self._get(match_id))
+            except Exception as err:  # one broken match must not keep the others unarmed
+                log.warning("cannot rearm clock", match_id=match_id, error=repr(err))
+        return len(found)
+
+    def clocks_view(self, live: LiveMatch) -> list[dict[str, Any]]:
+        return live.clocks.view(self.now_ms()) if live.clocks is not None else []
 
     # -- queries ---------------------------------------------------------------------
 
@@ -652,3 +775,42 @@ def _fold(engine: GameEngine, config: MatchConfig, state: Any, record: dict[str,
 
 def _draws(record: dict[str, Any]) -> list[DrawRecord]:
     return [DrawRecord.from_json(d) for d in record.get("draws", [])]
+
+
+def _clock_fields(step: ClockStep) -> dict[str, Any]:
+    """What a record keeps of a clock step: the clocks (deadlines stored, so they survive a
+    restart) and the clock events (started, stopped, bot, forfeit)."""
+    events = {k: list(v) for k, v in (("started", step.started), ("stopped", step.stopped),
+                                      ("now_bot", step.now_bot), ("forfeit_due", step.forfeit_due)) if v}
+    return {"clocks": step.clocks.to_json(), "clock_events": events}
+
+
+def _game_bot_kinds(game: str) -> list[str]:
+    from services.rules.bots import bot_kinds
+
+    return bot_kinds(game)
+
+
+def _clocked_matches(app: RulesApplication) -> list[str]:
+    """Match ids with a clock that are not sealed, from the notification log's created and
+    sealed events only."""
+    from eventsourcing.utils import get_topic
+
+    from services.rules.app import Match
+
+    topics = [get_topic(Match.MatchCreated), get_topic(Match.MatchSealed)]
+    clocked: dict[str, bool] = {}
+    position = 1
+    while True:
+        page = app.recorder.select_notifications(position, 500, topics=topics)
+        if not page:
+            break
+        for notification in page:
+            event = app.mapper.to_domain_event(notification)
+            record = getattr(event, "record", {})
+            if record.get("type") == "MatchCreated" and record.get("clock"):
+                clocked[record["match_id"]] = True
+            elif record.get("type") == "MatchSealed":
+                clocked.pop(record.get("match_id", ""), None)
+        position = page[-1].id + 1
+    return list(clocked)

@@ -85,7 +85,8 @@ async def start(
         f"{settings.bind_host}:{settings.ports.get(name, 0)}", lambda server: register(server, host),
         [SERVICE_NAME], issuer,
     )
-    closers: list[Any] = [storehealth.watch(settings, handle, name)]
+    rearm = asyncio.create_task(host.rearm_clocks(), name=f"rearm-{name}")
+    closers: list[Any] = [storehealth.watch(settings, handle, name), rearm.cancel]
     if relay is not None:
         closers += [relay.drain, relay.stop]
     closers += [dice.close, host.close, app.close]

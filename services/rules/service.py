@@ -16,6 +16,7 @@ from services.platform.logs import get_logger
 from services.platform.tokens import require_may_seat
 from services.rules import access
 from services.rules import records as rec
+from services.rules.clocks import ClockConfig
 from services.rules.games import load_presentation
 from services.rules.games.contract import Decision, is_v2
 from services.rules.host import Answer, MatchHost
@@ -27,8 +28,6 @@ STATUS = {
     "ended": rules_pb2.MATCH_STATUS_ENDED,
     "sealed": rules_pb2.MATCH_STATUS_ENDED,
 }
-CLOCK_KINDS = {rules_pb2.CLOCK_KIND_PER_DECISION: "per_decision", rules_pb2.CLOCK_KIND_FISCHER: "fischer"}
-POLICIES = {rules_pb2.TIMEOUT_POLICY_BOT: "bot", rules_pb2.TIMEOUT_POLICY_FORFEIT: "forfeit"}
 log = get_logger("rules")
 
 
@@ -65,19 +64,15 @@ def decision_message(d: Decision) -> rules_pb2.Decision:
 
 def clock_config(message: Any) -> dict[str, Any] | None:
     """The stored form of a CreateMatchRequest.clock (None: no clock)."""
-    kind = CLOCK_KINDS.get(message.kind)
-    if kind is None:
-        return None
-    config = {"kind": kind, "per_decision_ms": message.per_decision_ms, "bank_ms": message.bank_ms,
-              "increment_ms": message.increment_ms, "max_timeouts": message.max_timeouts,
-              "policy": POLICIES.get(message.policy, "default")}
-    if kind == "per_decision" and not 0 < config["per_decision_ms"] <= 86_400_000:
-        raise InvalidArgument("clock: per_decision_ms must be 1..86400000")
-    if kind == "fischer" and not 0 < config["bank_ms"] <= 86_400_000:
-        raise InvalidArgument("clock: bank_ms must be 1..86400000")
-    if not 0 <= config["increment_ms"] <= 3_600_000 or config["max_timeouts"] < 0:
-        raise InvalidArgument("clock: increment_ms must be 0..3600000 and max_timeouts >= 0")
-    return config
+    try:
+        config = ClockConfig.from_proto(message)
+    except ValueError as err:
+        raise InvalidArgument(str(err)) from None
+    return config.to_json() if config.enabled else None
+
+
+def clock_messages(views: list[dict[str, Any]]) -> list[rules_pb2.SeatClock]:
+    return [rules_pb2.SeatClock(**v) for v in views]
 
 
 class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
@@ -155,7 +150,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             replayed=answer.replayed,
             decisions=[decision_message(d) for d in answer.decisions],
             view_json=dumps(answer.view) if answer.view is not None else "",
-            game_id=self.game_id,
+            game_id=self.game_id, clocks=clock_messages(answer.clocks),
         )
 
     async def SubmitAction(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
@@ -182,7 +177,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             pending=[rules_pb2.PendingSeat(seat=s, kind=k) for s, k in v["pending"]],
             outcome_json=dumps(v["outcome"]) if v["outcome"] is not None else "",
             state_hash=v["state_hash"], game_id=created["game"], mode=created["mode"],
-            seats=created["seats"],
+            seats=created["seats"], clocks=clock_messages(self.host.clocks_view(v["match"])),
         )
 
     async def WatchMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
@@ -240,6 +235,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             decisions=[decision_message(d) for d in self.host.decisions_of(live, seat)],
             view_json=dumps(live.engine.view(live.state, seat)) if live.state is not None else "",
             outcome_json=dumps(outcome) if outcome is not None else "",
+            clocks=clock_messages(self.host.clocks_view(live)),
         )
 
     async def _read_actions(self, requests: AsyncIterator[Any], who: Any, match_id: str, seat: int,

@@ -61,3 +61,15 @@ def test_random_duels_end_by_their_own_rule():
             action = bot.choose(decision)
             state = ENGINE.apply(state, decision.seat, action, rng).state
         assert ENGINE.outcome(state) is not None
+
+
+def test_verify_refuses_a_timeout_that_did_not_apply_the_default():
+    import pytest
+
+    from services.rules.replay import ReplayError, _check_timeout
+
+    state = State(active=0)  # seat 0 owes its turn; the default is to rest
+    _check_timeout(ENGINE, state, 0, {"type": "rest"}, {"n": 3, "timeout": True})
+    with pytest.raises(ReplayError, match="not its decision's default"):
+        _check_timeout(ENGINE, state, 0, STRIKE, {"n": 3, "timeout": True})
+    _check_timeout(ENGINE, state, 0, {"type": "resign"}, {"n": 3, "timeout": "forfeit"})

@@ -1,0 +1,177 @@
+"""Contract v2 and turn clocks on the served path (issue 10), with the Counter Duel toy.
+
+Real gRPC, real NATS, the store of the test's settings; the duel engine is
+tests/support/duel.py (any-time exchanges, a last-in-first-out counter chain).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from services.cli.backend import Backend, start_backend
+from services.cli.client import RulesClient
+from services.genproto.neon.rules.v1 import rules_pb2
+from services.rules import main as rules_main
+from services.rules.verify import verify_export
+from tests.integration.conftest import make_settings
+from tests.support import duel
+
+STRIKE, REST, COUNTER, PASS, EXCHANGE = (duel.STRIKE, duel.REST, duel.COUNTER, duel.PASS,
+                                         duel.EXCHANGE)
+
+
+@pytest.fixture
+async def backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
+    b = await start_backend(make_settings(tmp_path, nats_url), games=[], embedded_nats=False,
+                            engines={"duel": duel.ENGINE})
+    yield b
+    await b.stop(1)
+
+
+async def create(backend: Backend, client: RulesClient, match_id: str,
+                 clock: rules_pb2.ClockConfig | None = None) -> dict[int, str]:
+    request = rules_pb2.CreateMatchRequest(match_id=match_id, mode="duel", seats=2, dev_seed="7")
+    if clock is not None:
+        request.clock.CopyFrom(clock)
+    created = await client.stub.CreateMatch(
+        request, metadata=(("authorization", f"Bearer {backend.organiser_token()}"),), timeout=10)
+    return {t.seat: t.token for t in created.seat_tokens}
+
+
+async def first_seat(client: RulesClient, match_id: str) -> int:
+    return (await client.view(match_id)).pending[0].seat
+
+
+async def export_of(backend: Backend, client: RulesClient, match_id: str) -> bytes:
+    return (await client.export(backend.organiser_token(), match_id)).export_jsonl
+
+
+async def test_any_time_actions_of_two_seats_interleave_with_a_counter_chain(backend: Backend) -> None:
+    client = RulesClient(backend.address("rules-duel"))
+    tokens = await create(backend, client, "interleave")
+    a = await first_seat(client, "interleave")
+    b = 1 - a
+    script = [(b, EXCHANGE), (a, STRIKE), (a, EXCHANGE), (b, COUNTER), (a, COUNTER),
+              (b, EXCHANGE), (b, COUNTER), (a, PASS)]
+    answer = None
+    for i, (seat, action) in enumerate(script):
+        answer = await client.submit(tokens[seat], "interleave", f"c{i}", action)
+        assert answer.game_id == "duel"
+        assert answer.view_json, "SubmitAction answers with the seat's view"
+    assert answer is not None
+    view = json.loads(answer.view_json)
+    # chain strike(a) counter(b) counter(a) counter(b): b's last counter cancels a's counter,
+    # b's first counter then cancels the strike; exchanges cost 2 health for 1 spark each.
+    health, sparks = view["health"], view["sparks"]
+    assert (health[a], health[b]) == (8, 6) and (sparks[a], sparks[b]) == (2, 2)
+    decisions = {d.kind: d for d in answer.decisions}
+    assert decisions["any_time"].standing and decisions["any_time"].priority == 1
+    assert not decisions["any_time"].default_json
+    # Answering out of turn is refused; an any-time action is not.
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await client.submit(tokens[a], "interleave", "late", STRIKE)
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    await client.submit(tokens[a], "interleave", "any", EXCHANGE)
+    await client.submit(tokens[a], "interleave", "bye", {"type": "resign"})
+    report = verify_export(await export_of(backend, client, "interleave"), engine=duel.ENGINE)
+    assert report.ok, report.failure
+    assert report.outcome is not None and report.outcome["placements"][a] == 2
+    await client.close()
+
+
+async def test_a_seat_that_never_answers_gets_its_default_and_the_match_finishes(backend: Backend) -> None:
+    client = RulesClient(backend.address("rules-duel"))
+    clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_PER_DECISION, per_decision_ms=150)
+    tokens = await create(backend, client, "silent", clock)
+    active = await first_seat(client, "silent")
+    silent = 1 - active
+    n = 0
+    for _ in range(200):  # the active seat strikes whenever it owes; the silent one never answers
+        view = await client.view("silent")
+        if view.status == rules_pb2.MATCH_STATUS_ENDED:
+            break
+        if any(p.seat == active for p in view.pending):
+            decisions = await client.legal(tokens[active], "silent")
+            owed = [d for d in decisions.decisions if not d.standing]
+            if owed:
+                legal = [json.loads(x) for x in owed[0].legal_json]
+                action = STRIKE if STRIKE in legal else PASS
+                try:
+                    await client.submit(tokens[active], "silent", f"a{n}", action)
+                except grpc.aio.AioRpcError as err:
+                    assert err.code() == grpc.StatusCode.FAILED_PRECONDITION  # a timeout came first
+                n += 1
+                continue
+        await asyncio.sleep(0.05)
+    view = await client.view("silent")
+    assert view.status == rules_pb2.MATCH_STATUS_ENDED, "the match did not finish on timeouts"
+    data = await export_of(backend, client, "silent")
+    records = [json.loads(line) for line in data.splitlines()[:-1]]
+    timeouts = [r for r in records if r.get("timeout")]
+    assert timeouts and all(r["seat"] == silent for r in timeouts)
+    assert all(r["action"] == PASS for r in timeouts if r["decision"] == "respond")
+    assert json.loads(view.outcome_json)["placements"][active] == 1
+    report = verify_export(data, engine=duel.ENGINE)
+    assert report.ok, report.failure
+    await client.close()
+
+
+async def test_fischer_banks_add_their_increment_and_show_in_views(backend: Backend) -> None:
+    client = RulesClient(backend.address("rules-duel"))
+    clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_FISCHER, bank_ms=60_000,
+                                  increment_ms=5_000)
+    tokens = await create(backend, client, "fischer", clock)
+    a = await first_seat(client, "fischer")
+    for i in range(3):  # a rests three times (it owes a turn every other action)
+        answer = await client.submit(tokens[a], "fischer", f"r{i}", REST)
+        b = 1 - a
+        await client.submit(tokens[b], "fischer", f"b{i}", REST)
+    view = await client.stub.GetView(rules_pb2.GetViewRequest(match_id="fischer"),
+                                     metadata=(("authorization", f"Bearer {tokens[a]}"),), timeout=5)
+    clocks = {c.seat: c for c in view.clocks}
+    # 60 s + 3 x 5 s, less the little time each answer took.
+    assert 60_000 + 3 * 5_000 - 3_000 <= clocks[a].remaining_ms <= 60_000 + 3 * 5_000
+    assert clocks[a].running and clocks[a].deadline_unix_ms > 0
+    assert not clocks[b].running
+    assert answer.clocks, "SubmitAction's answer carries the clocks"
+    await client.close()
+
+
+async def test_a_restarted_rules_service_applies_a_running_expiry_once(backend: Backend) -> None:
+    client = RulesClient(backend.address("rules-duel"))
+    clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_PER_DECISION, per_decision_ms=1_500)
+    await create(backend, client, "restart", clock)
+    await client.close()
+    old = backend.services.pop("rules-duel")
+    await old.stop(1)
+    await asyncio.sleep(2.0)  # the deadline passes while no rules service runs
+    service = await rules_main.start("duel", backend.settings, backend.keys, backend.nats_client,
+                                     duel.ENGINE)
+    backend.services[service.name] = service
+    client = RulesClient(service.address)
+    for _ in range(50):
+        data = await export_of(backend, client, "restart")
+        if b'"timeout":true' in data:
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(0.5)  # a second expiry, if any, would land now
+    records = [json.loads(line) for line in (await export_of(backend, client, "restart")).splitlines()[:-1]]
+    first = [r for r in records if r.get("timeout")]
+    assert len([r for r in first if r["n"] == 3]) == 1, "the expiry applied once"
+    await client.close()
+
+
+async def test_bad_clocks_are_refused_with_a_reason(backend: Backend) -> None:
+    client = RulesClient(backend.address("rules-duel"))
+    clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_FISCHER)  # no bank
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await create(backend, client, "bad-clock", clock)
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "clock" in (info.value.details() or "")
+    await client.close()
