@@ -21,17 +21,11 @@ import asyncio
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from services.cli.backend import start_backend  # noqa: E402
-from services.cli.client import RulesClient  # noqa: E402
 from services.platform.natsrv import EmbeddedNats  # noqa: E402
-from services.platform.settings import DEFAULT_PORTS, Settings  # noqa: E402
-from services.platform.tokens import TokenIssuer  # noqa: E402
 from tests.support.campaign import faults, fuzz, leaks  # noqa: E402
 
 
@@ -50,52 +44,27 @@ def run_leaks(games: int) -> leaks.LeakReport:
 
 
 def run_fuzz(requests: int, folder: Path) -> fuzz.FuzzReport:
-    import dataclasses
-
-    loop = fuzz.LoopThread()
     nats = EmbeddedNats(folder / "nats").start()
-    settings = dataclasses.replace(Settings(), var_dir=folder / "var", persistence="sqlite",
-                                   nats_url=nats.url, ports={n: 0 for n in DEFAULT_PORTS},
-                                   log_level="warning")
-    backend = loop.run(start_backend(settings, games=["neon-reign"], embedded_nats=False))
-    issuer = TokenIssuer(backend.keys.token_secret)
     total = fuzz.FuzzReport()
     try:
-        batch = 0
-        while total.requests < requests:
-            match_id, other = f"fz-{uuid.uuid4().hex[:8]}", f"fz-{uuid.uuid4().hex[:8]}"
-            tokens = loop.run(_fuzz_tokens(backend, issuer, match_id, other))
-            target = fuzz.Target(backend.address("rules-neon-reign"), backend.address("dice"),
-                                 tokens, match_id, other)
-            report = fuzz.run(target, max(50, min(2000, requests - total.requests)), seed=batch)
-            target.close()
-            total.requests += report.requests
-            total.codes.update(report.codes)
-            total.internal += report.internal
-            total.accepted += report.accepted
-            total.stored_mismatch += report.stored_mismatch
-            batch += 1
-            print(f"  fuzz: {total.requests} requests, {len(total.internal)} INTERNAL", flush=True)
+        with fuzz.served(folder, nats.url) as (rules, dice, issuer):
+            batch = 0
+            while total.requests < requests:
+                target = fuzz.new_target(rules, dice, issuer)
+                report = fuzz.run(target, max(50, min(2000, requests - total.requests)), seed=batch)
+                target.close()
+                total.requests += report.requests
+                total.codes.update(report.codes)
+                total.internal += report.internal
+                total.accepted += report.accepted
+                total.stored_mismatch += report.stored_mismatch
+                batch += 1
+                print(f"  fuzz: {total.requests} requests, {len(total.internal)} INTERNAL", flush=True)
     finally:
-        loop.run(backend.stop(1))
-        loop.close()
         nats.stop()
     for line in sorted({i.split("(request id")[0] + i.split("<- ")[-1][:120] for i in total.internal})[:10]:
         print("  INTERNAL", line.replace("\n", " "))
     return total
-
-
-async def _fuzz_tokens(backend: Any, issuer: TokenIssuer, match_id: str, other: str) -> dict[str, Any]:
-    client = RulesClient(backend.address("rules-neon-reign"))
-    organiser = backend.organiser_token()
-    made = await client.create(organiser, match_id=match_id, mode="single", seats=2)
-    other_made = await client.create(organiser, match_id=other, mode="single", seats=2)
-    await client.close()
-    tokens: dict[str, Any] = {f"seat{t.seat}": t.token for t in made.seat_tokens}
-    tokens.update(organiser=organiser, other_seat=other_made.seat_tokens[0].token,
-                  service=issuer.issue("service", "*", player="fuzz"), garbage="not.a.token",
-                  expired=issuer.issue("seat", match_id, 0, ttl=-60), none=None)
-    return tokens
 
 
 def run_faults(cycles: int, players: int, folder: Path) -> faults.FaultReport:

@@ -65,7 +65,7 @@ class KernelInterceptor(grpc.aio.ServerInterceptor):
 
             gated = not method.startswith("/grpc.")
 
-            async def unary(raw: bytes, context: grpc.aio.ServicerContext) -> Any:
+            async def handle(raw: bytes, context: grpc.aio.ServicerContext) -> Any:
                 request = await _decode(decode, raw, context)
                 async with self._call(method, request, context) as ok:
                     if ok:
@@ -74,6 +74,13 @@ class KernelInterceptor(grpc.aio.ServerInterceptor):
                         return await _unless_store_down(self.store_gate, inner(request, context))
                 return None
 
+            async def unary(raw: bytes, context: grpc.aio.ServicerContext) -> Any:
+                # The call's context variables (log binding, claims) live in a Context of
+                # our own, in a task of our own, never in the Context grpc runs the handler
+                # in: setting them there crashed the process under fuzzing (a use-after-free
+                # in that Context's HAMT; grpcio 1.85, CPython 3.11).
+                return await asyncio.create_task(handle(raw, context), context=contextvars.Context())
+
             return grpc.unary_unary_rpc_method_handler(
                 unary, response_serializer=handler.response_serializer
             )
@@ -81,22 +88,29 @@ class KernelInterceptor(grpc.aio.ServerInterceptor):
             inner_stream = handler.unary_stream
             if not inspect.isasyncgenfunction(inner_stream):
                 # A coroutine handler that writes with context.write() (grpc_health's Watch).
-                async def writer(raw: bytes, context: grpc.aio.ServicerContext) -> None:
+                async def write(raw: bytes, context: grpc.aio.ServicerContext) -> None:
                     request = await _decode(decode, raw, context)
                     async with self._call(method, request, context) as ok:
                         if ok:
                             await inner_stream(request, context)
 
+                async def writer(raw: bytes, context: grpc.aio.ServicerContext) -> None:
+                    await asyncio.create_task(write(raw, context), context=contextvars.Context())
+
                 return grpc.unary_stream_rpc_method_handler(
                     writer, response_serializer=handler.response_serializer
                 )
 
-            async def stream(raw: bytes, context: grpc.aio.ServicerContext) -> Any:
+            async def items(raw: bytes, context: grpc.aio.ServicerContext) -> Any:
                 request = await _decode(decode, raw, context)
                 async with self._call(method, request, context) as ok:
                     if ok:
                         async for item in inner_stream(request, context):
                             yield item
+
+            async def stream(raw: bytes, context: grpc.aio.ServicerContext) -> Any:
+                async for item in _in_own_context(items(raw, context)):
+                    yield item
 
             return grpc.unary_stream_rpc_method_handler(
                 stream, response_serializer=handler.response_serializer
@@ -104,7 +118,8 @@ class KernelInterceptor(grpc.aio.ServerInterceptor):
         if handler.stream_stream:
             inner_bidi = handler.stream_stream
 
-            async def bidi(raw_requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> Any:
+            async def exchange(raw_requests: AsyncIterator[bytes],
+                               context: grpc.aio.ServicerContext) -> Any:
                 async def requests() -> AsyncIterator[Any]:
                     async for raw in raw_requests:
                         yield await _decode(decode, raw, context)
@@ -114,6 +129,10 @@ class KernelInterceptor(grpc.aio.ServerInterceptor):
                         async for item in inner_bidi(requests(), context):
                             yield item
 
+            async def bidi(raw_requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> Any:
+                async for item in _in_own_context(exchange(raw_requests, context)):
+                    yield item
+
             return grpc.stream_stream_rpc_method_handler(
                 bidi, response_serializer=handler.response_serializer
             )
@@ -121,6 +140,29 @@ class KernelInterceptor(grpc.aio.ServerInterceptor):
 
     def _call(self, method: str, request: Any, context: grpc.aio.ServicerContext) -> Any:
         return _CallScope(self._issuer, method, request, context)
+
+
+async def _in_own_context(generator: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    """Run a streaming handler's generator in a Context of its own (see ``unary`` above):
+    each step is a task in that Context, so no context variable is ever set in grpc's."""
+    own = contextvars.Context()
+
+    async def step() -> Any:
+        return await generator.__anext__()
+
+    try:
+        while True:
+            try:
+                item = await asyncio.create_task(step(), context=own)
+            except StopAsyncIteration:
+                return
+            yield item
+    finally:
+        await asyncio.create_task(_close(generator), context=own)
+
+
+async def _close(generator: Any) -> None:
+    await generator.aclose()
 
 
 async def _unless_store_down(gate: StoreGate, call: Any) -> Any:

@@ -5,17 +5,13 @@ The long run with the same code: ``python bench/campaign.py`` (see its --help).
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from services.cli.backend import Backend, start_backend
-from services.platform.tokens import TokenIssuer
 from services.rules.games import available, load_engine
-from tests.integration.conftest import make_settings
 from tests.support.campaign import faults, fuzz, leaks
 
 LEAK_GAMES_PER_GAME = 2
@@ -47,32 +43,10 @@ def test_the_leak_checker_finds_a_planted_leak(monkeypatch: pytest.MonkeyPatch) 
 
 @pytest.fixture
 def fuzz_target(tmp_path: Path, nats_url: str) -> Iterator[fuzz.Target]:
-    loop = fuzz.LoopThread()
-    settings = make_settings(tmp_path, nats_url)
-    backend: Backend = loop.run(start_backend(settings, games=["neon-reign"], embedded_nats=False))
-    issuer = TokenIssuer(backend.keys.token_secret)
-    organiser = backend.organiser_token()
-    match_id, other = f"fz-{uuid.uuid4().hex[:8]}", f"fz-{uuid.uuid4().hex[:8]}"
-    from services.cli.client import RulesClient
-
-    async def create() -> dict[str, str | None]:
-        client = RulesClient(backend.address("rules-neon-reign"))
-        made = await client.create(organiser, match_id=match_id, mode="single", seats=2)
-        other_made = await client.create(organiser, match_id=other, mode="single", seats=2)
-        await client.close()
-        tokens: dict[str, str | None] = {f"seat{t.seat}": t.token for t in made.seat_tokens}
-        tokens.update(organiser=organiser, other_seat=other_made.seat_tokens[0].token,
-                      service=issuer.issue("service", "*", player="fuzz"), garbage="not.a.token",
-                      expired=issuer.issue("seat", match_id, 0, ttl=-60), none=None)
-        return tokens
-
-    tokens = loop.run(create())
-    target = fuzz.Target(backend.address("rules-neon-reign"), backend.address("dice"), tokens,
-                         match_id, other)
-    yield target
-    target.close()
-    loop.run(backend.stop(1))
-    loop.close()
+    with fuzz.served(tmp_path, nats_url) as (rules, dice, issuer):
+        target = fuzz.new_target(rules, dice, issuer)
+        yield target
+        target.close()
 
 
 def test_fuzzing_the_rules_and_dice_surface_never_gives_internal(fuzz_target: fuzz.Target) -> None:

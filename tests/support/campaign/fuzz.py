@@ -12,11 +12,14 @@ stored actions are exactly the accepted command ids); the services keep answerin
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
+import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -26,6 +29,7 @@ from hypothesis import strategies as st
 
 from services.genproto.neon.dice.v1 import dice_pb2, dice_pb2_grpc
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
+from services.platform.tokens import TokenIssuer
 
 BAD = (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN)
 HUGE = [2**53, 2**53 + 1, -(2**63), 2**63 - 1, 2**64, 10**30, -(10**30)]
@@ -218,17 +222,54 @@ def run(target: Target, examples: int, seed: int | None = None) -> FuzzReport:
     return target.report
 
 
-class LoopThread:
-    """An asyncio loop in a thread, to run in-process services under a sync fuzzer."""
+SECRET = "fuzz-token-secret-0123456789abcdef"
 
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
 
-    def run(self, coro: Any, timeout: float = 60) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+@contextlib.contextmanager
+def served(folder: Path, nats_url: str) -> Iterator[tuple[str, str, TokenIssuer]]:
+    """Dice and the Neon Reign rules service as their own processes (as deployed), on
+    SQLite under ``folder``: a crash of a server is a finding, not the fuzzer's own death.
+    Yields the rules and dice addresses and the issuer of the deployment's tokens."""
+    from services.platform.settings import DEFAULT_PORTS
+    from tests.e2e.procs import Cluster, port_env, service_env
 
-    def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
+    env = service_env({
+        "NATS_URL": nats_url, "NEON_VAR_DIR": str(folder / "var"), "NEON_TOKEN_SECRET": SECRET,
+        "NEON_SIGNING_KEY": "22" * 32, "NEON_PERSISTENCE": "sqlite", "NEON_LOG_LEVEL": "warning",
+        "PYTHONFAULTHANDLER": "1",
+        **port_env(list(DEFAULT_PORTS)),
+    })
+    env["NEON_DICE_ADDR"] = f"127.0.0.1:{env['NEON_DICE_PORT']}"
+    cluster = Cluster(["dice", "rules-neon-reign"], env, folder).start()
+    try:
+        yield cluster["rules-neon-reign"].address, cluster["dice"].address, TokenIssuer(SECRET.encode())
+        for name in ("dice", "rules-neon-reign"):
+            proc = cluster[name].proc
+            assert proc is not None and proc.poll() is None, \
+                f"{name} died under the fuzzer (exit {proc.poll() if proc else None}):\n" \
+                + cluster[name].log_path.read_text()[-3000:]
+    finally:
+        cluster.stop()
+
+
+def new_target(rules: str, dice: str, issuer: TokenIssuer) -> Target:
+    """Two fresh Neon Reign matches on ``rules`` and every kind of token, for one fuzz run."""
+    from services.cli.client import RulesClient
+
+    organiser = issuer.issue("organiser", "*")
+    match_id, other = f"fz-{uuid.uuid4().hex[:8]}", f"fz-{uuid.uuid4().hex[:8]}"
+
+    async def create() -> dict[str, str | None]:
+        client = RulesClient(rules)
+        try:
+            made = await client.create(organiser, match_id=match_id, mode="single", seats=2)
+            other_made = await client.create(organiser, match_id=other, mode="single", seats=2)
+        finally:
+            await client.close()
+        tokens: dict[str, str | None] = {f"seat{t.seat}": t.token for t in made.seat_tokens}
+        tokens.update(organiser=organiser, other_seat=other_made.seat_tokens[0].token,
+                      service=issuer.issue("service", "*", player="fuzz"), garbage="not.a.token",
+                      expired=issuer.issue("seat", match_id, 0, ttl=-60), none=None)
+        return tokens
+
+    return Target(rules, dice, asyncio.run(create()), match_id, other)
