@@ -64,6 +64,9 @@ async def test_a_client_from_the_protos_alone_plays_a_whole_match(
     assert report["held"], "the client never saw a hand"
     assert report["unnamed"] == []
     assert not any("?" in line for line in report["hands_drawn"])
+    assert report["most_hands_in_a_view"] == 1, "a seat's view showed another seat's hand"
+    # most positions came from SubmitAction's own answers, not from asking again
+    assert report["positions_from_queries"] < report["actions"]
     assert report["schemas"] == {"view": True, "event": True}
     assert report["events_with_text"] > 0
 

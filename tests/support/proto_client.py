@@ -11,10 +11,10 @@ that code and grpc, and then, using only what the rules service serves:
 
 * reads ``GetGameInfo``: the content pack (``content_json``) it names cards with;
 * creates a match with the organiser token and plays every seat to the end, each seat from
-  its own seat token: the first owed decision answered with a random legal action, the next
-  position taken from ``SubmitAction``'s answer (``decisions``, ``view_json``) and, for a
-  seat whose position went stale because another seat moved, from ``ListLegalActions`` and
-  ``GetView``;
+  its own seat token: the first owed decision answered with a random legal action, the seat's
+  next position taken from ``SubmitAction``'s answer (``decisions``, ``view_json``); only
+  when no seat owes by what it last heard does it ask the others where they stand
+  (``ListLegalActions`` and ``GetView``: an answer tells only the seat that acted);
 * draws each seat's hand by card name from the content pack (the ``hand`` lists of a seat's
   view: the view schemas say only the seat's own hand is in its view);
 * prints served messages as proto3 JSON with fields at their default values included.
@@ -127,27 +127,29 @@ def play(args: argparse.Namespace) -> dict[str, Any]:
     rng = random.Random(args.seed)
     held: set[str] = set()
     drawn: list[str] = []
-    texts = actions = 0
+    texts = actions = from_queries = most_hands = 0
     version = created.version
     outcome: Any = None
     for _ in range(args.max_actions):
-        for seat in seats.values():
-            if seat.version != version:  # another seat moved: ask where this one stands
-                legal = rules.ListLegalActions(pb.ListLegalActionsRequest(
-                    match_id=created.match_id), metadata=bearer(seat.token), timeout=10)
-                view = rules.GetView(pb.GetViewRequest(match_id=created.match_id),
-                                     metadata=bearer(seat.token), timeout=10)
-                if legal.version != view.version:
-                    break  # the match moved between the two calls: look again
-                seat.version, seat.decisions = view.version, list(legal.decisions)
-                seat.view = json.loads(view.view_json or "null")
-                version = max(version, view.version)
         owing = [s for s in seats.values() if s.version == version and s.owed()]
-        if not owing:
-            version = max(s.version for s in seats.values())
+        if not owing:  # no seat owes by what it last heard: ask the stale ones where they stand
+            for seat in seats.values():
+                if seat.version != version:
+                    from_queries += 1
+                    legal = rules.ListLegalActions(pb.ListLegalActionsRequest(
+                        match_id=created.match_id), metadata=bearer(seat.token), timeout=10)
+                    view = rules.GetView(pb.GetViewRequest(match_id=created.match_id),
+                                         metadata=bearer(seat.token), timeout=10)
+                    if legal.version != view.version:
+                        break  # the match moved between the two calls: look again
+                    seat.version, seat.decisions = view.version, list(legal.decisions)
+                    seat.view = json.loads(view.view_json or "null")
+                    version = max(version, view.version)
             continue
         seat = owing[0]
-        for hand in hands(seat.view):
+        seen = list(hands(seat.view))
+        most_hands = max(most_hands, len(seen))
+        for hand in seen:
             held.update(hand)
             drawn.append(f"seat {seat.seat} holds: " + ", ".join(names.get(c, f"?{c}")
                                                                   for c in hand))
@@ -171,7 +173,7 @@ def play(args: argparse.Namespace) -> dict[str, Any]:
     report.update(
         actions=actions, outcome=outcome, held=sorted(held),
         unnamed=sorted(c for c in held if c not in names), hands_drawn=drawn[:40],
-        events_with_text=texts,
+        events_with_text=texts, positions_from_queries=from_queries, most_hands_in_a_view=most_hands,
         project_modules=sorted(m for m in sys.modules if m.split(".")[0] in ("services", "tests")),
     )
     return report
