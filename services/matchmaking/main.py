@@ -19,7 +19,7 @@ from services.platform.logs import get_logger
 from services.platform.running import RunningService
 from services.platform.settings import Settings
 from services.platform.store import eventsourcing_env, open_application
-from services.platform.tokens import TokenIssuer
+from services.platform.tokens import TokenIssuer, external_identity
 
 NAME = "matchmaking"
 SERVICE_TOKEN_TTL = 10 * 365 * 24 * 3600
@@ -49,7 +49,7 @@ async def start(
     config = config or config_from_env()
     app = await asyncio.to_thread(open_application, settings, lambda: MatchmakingApplication(
         env={**eventsourcing_env(settings, NAME), "AGGREGATE_CACHE_MAXSIZE": "5000"}))
-    issuer = TokenIssuer(keys.token_secret)
+    issuer = TokenIssuer(keys.token_secret, external=external_identity(settings))
     token = issuer.issue("service", "*", player=NAME, ttl=SERVICE_TOKEN_TTL)
     rules = RulesGateway(rules_address(settings), token, settings.call_timeout)
     owned_ratings = None

@@ -1,17 +1,29 @@
-"""Organisers mint player tokens on matchmaking; the tokens open tickets."""
+"""Organisers mint player tokens on matchmaking; the tokens open tickets, and so do JWTs of an
+external identity provider the deployment trusts; forged, expired or misaddressed JWTs do not."""
 
 from __future__ import annotations
 
+import dataclasses
+import time
+import uuid
 from pathlib import Path
+from typing import Any
 
 import grpc
+import jwt
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from services.cli.backend import start_backend
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as pb
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
+from services.matchmaking import main as mm_main
+from services.matchmaking.ratings import StaticRatings
 from services.platform.grpc_kit import call_metadata, channel
 from tests.integration.conftest import make_settings
+from tests.integration.test_matchmaking import FAST, catalogue
+from tests.support import toy
 
 
 async def test_an_organiser_mints_a_player_token_that_opens_a_ticket(tmp_path: Path,
@@ -45,4 +57,77 @@ async def test_an_organiser_mints_a_player_token_that_opens_a_ticket(tmp_path: P
             assert refused.value.code() == code, refused.value.details()
     finally:
         await ch.close()
+        await backend.stop(1)
+
+
+AUDIENCE, ISSUER = "neon-arena", "https://id.example"
+
+
+def _pem(key: Any) -> str:
+    return key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+
+
+def _jwt(key: Any, sub: str, *, aud: str = AUDIENCE, iss: str = ISSUER, ttl: int = 600) -> str:
+    now = int(time.time())
+    return jwt.encode({"sub": sub, "aud": aud, "iss": iss, "iat": now, "exp": now + ttl},
+                      key, algorithm="EdDSA")
+
+
+async def test_tickets_open_with_a_minted_token_or_an_external_jwt_and_bad_jwts_are_refused(
+        tmp_path: Path, nats_url: str) -> None:
+    provider, forger = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    settings = make_settings(tmp_path, nats_url, jwt_public_key=_pem(provider),
+                             jwt_audience=AUDIENCE, jwt_issuer=ISSUER)
+    backend = await start_backend(settings, games=[], embedded_nats=False,
+                                  engines={"toy": toy.ENGINE})
+    addresses = {name: svc.address for name, svc in backend.services.items()}
+    mm = await mm_main.start(
+        dataclasses.replace(backend.settings, addresses={**settings.addresses, **addresses}),
+        backend.keys, backend.nats_client, config=FAST, ratings=StaticRatings(),
+        catalogue=catalogue())
+    ch = channel(mm.address)
+    stub = pb_grpc.MatchmakingServiceStub(ch)
+    tag = uuid.uuid4().hex[:8]
+
+    async def ticket(token: str, player: str) -> Any:
+        reply = await stub.CreateTicket(
+            pb.CreateTicketRequest(ticket_id=f"t-{player}", game="toy", players=[player],
+                                   rating_window=0.5),
+            metadata=call_metadata(token), timeout=10)
+        return reply.ticket
+
+    try:
+        minted = await stub.MintPlayerToken(
+            pb.MintPlayerTokenRequest(player_id=f"ana-{tag}", ttl_seconds=600),
+            metadata=call_metadata(backend.organiser_token()), timeout=10)
+        made = await ticket(minted.token, f"ana-{tag}")
+        assert made.status == pb.TICKET_STATUS_WAITING
+        external = await ticket(_jwt(provider, f"jo-{tag}"), f"jo-{tag}")
+        assert external.status == pb.TICKET_STATUS_WAITING and external.players == [f"jo-{tag}"]
+
+        cases = {
+            "forged": (_jwt(forger, f"eve-{tag}"), grpc.StatusCode.UNAUTHENTICATED, "JWT"),
+            "expired": (_jwt(provider, f"eve-{tag}", ttl=-3600),
+                        grpc.StatusCode.UNAUTHENTICATED, "expired"),
+            "wrong audience": (_jwt(provider, f"eve-{tag}", aud="another-app"),
+                               grpc.StatusCode.UNAUTHENTICATED, "audience"),
+            "wrong issuer": (_jwt(provider, f"eve-{tag}", iss="https://evil.example"),
+                             grpc.StatusCode.UNAUTHENTICATED, "issuer"),
+            "unsigned": (jwt.encode({"sub": f"eve-{tag}", "aud": AUDIENCE, "iss": ISSUER,
+                                     "exp": int(time.time()) + 600}, None, algorithm="none"),
+                         grpc.StatusCode.UNAUTHENTICATED, "algorithm"),
+            "a bot's id": (_jwt(provider, "bot-eve"), grpc.StatusCode.PERMISSION_DENIED, "bot-"),
+            "someone else's party": (_jwt(provider, f"eve-{tag}"),
+                                     grpc.StatusCode.PERMISSION_DENIED, "party"),
+        }
+        for name, (token, code, words) in cases.items():
+            player = f"ben-{tag}" if name == "someone else's party" else f"eve-{tag}"
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await ticket(token, player)
+            assert refused.value.code() == code, (name, refused.value.details())
+            assert words in (refused.value.details() or ""), (name, refused.value.details())
+    finally:
+        await ch.close()
+        await mm.stop(0.5)
         await backend.stop(1)

@@ -25,6 +25,9 @@ def test_the_content_pack_names_every_card_fighter_and_sector() -> None:
     assert {c["id"] for c in pack["loot"]} == set(LOOT)
     assert len(pack["sectors"]) == 10 and all(s["text"] for s in pack["sectors"])
     assert all(c["name"] and c["effects"] for c in pack["loot"])
+    names = {c["id"]: c["name"] for c in pack["cards"]}
+    assert names["akari-1"] == "Move / Attack" and names["akari-7"] == "Joker Card"
+    assert names["akari-3"] == "Move + 1 Energy / Defense"
 
 
 def test_every_event_kind_of_a_fuzz_run_is_described_and_fits_the_schemas() -> None:
@@ -64,9 +67,11 @@ def test_render_shows_the_table_for_every_view_of_a_game() -> None:
             console = Console(record=True, width=120)
             console.print(present.render(view, d.seat))
             text = console.export_text()
-            assert all(f["name"] in text for f in view["fighters"])
+            assert all(present.fighter_name(f["name"]) in text for f in view["fighters"])
             if view["fighters"][d.seat].get("hand"):
                 assert "Your hand" in text
+                assert all(present.action_card_name(c) in text
+                           for c in view["fighters"][d.seat]["hand"])
         views += 1
         state = ENGINE.apply(state, d.seat, bots[d.seat].choose(view, d), rng).state
     spectator = Console(record=True, width=120)

@@ -45,6 +45,26 @@ SECTOR_TEXT = {"park": "[When attacking] 1 energy: flip 1 conditional miss (?) t
                "tv_tower": "Using abilities costs 1 more energy"}
 
 
+ACTION_WORDS = {"move": "Move", "attack": "Attack", "search": "Search", "defense": "Defense",
+                "leadership": "Leadership", "energy1": "1 Energy", "energy2": "2 Energy"}
+
+
+def action_card_name(card_id: str) -> str:
+    """An action card by its printed halves ("Move / Attack"); the Joker Card by its name.
+    The rulebook names no action cards, so the name is what the card shows."""
+    c = ACTION_CARDS.get(card_id)
+    if c is None:
+        return card_id
+    if c.joker:
+        return "Joker Card"
+    return " / ".join(" + ".join(ACTION_WORDS.get(a, a) for a in half) for half in c.halves)
+
+
+def fighter_name(fighter_id: Any) -> str:
+    f = FIGHTERS.get(str(fighter_id))
+    return f.name if f is not None else str(fighter_id)
+
+
 def effect_text(effect: Effect) -> str:
     does = DOES.get(effect.kind, effect.kind).format(hit=HIT.get(effect.hit, "hit"))
     return f"{WHEN.get(effect.when, effect.when)}: discard 1 {effect.supply} supply: {does}"
@@ -58,7 +78,8 @@ def content() -> dict[str, Any]:
                       "abilities": [{"id": a.id, "name": a.name, "cost": a.cost,
                                      "moment": a.moment, "text": a.text} for a in f.abilities]}
                      for f in FIGHTERS.values()],
-        "cards": [{"id": c.id, "fighter": c.fighter, "joker": c.joker,
+        "cards": [{"id": c.id, "name": action_card_name(c.id), "fighter": c.fighter,
+                   "joker": c.joker,
                    "halves": [list(h) for h in c.halves], "initiative": list(c.initiative)}
                   for c in ACTION_CARDS.values()],
         "loot": [{"id": card.id, "name": card.name, "class": card.cls, "type": card.type,
@@ -165,7 +186,11 @@ def describe_event(event: Mapping[str, Any], viewer: int | None) -> str:
     f = who(d)
     texts = {
         "cards_chosen": f"{f} has chosen 2 cards",
-        "cards_chosen_private": f"you chose {d.get('top')} over {d.get('bottom')}",
+        "cards_chosen_private": f"you chose {action_card_name(str(d.get('top')))} over "
+                                f"{action_card_name(str(d.get('bottom')))}",
+        "cards_revealed": "cards revealed: " + "; ".join(
+            f"fighter {r.get('fighter')} initiative {r.get('initiative')}"
+            for r in seq(d, "rows") if isinstance(r, Mapping)),
         "landed": f"{f} lands in sector {d.get('sector')}",
         "moved": f"{f} moves to sector {d.get('sector')}",
         "action": f"{f} performs {dict(d.get('action') or {}).get('type', 'an action')}",
@@ -210,7 +235,9 @@ def describe_action(action: Mapping[str, Any], view: Any) -> str:
     t = str(action.get("type"))
     pay = f" (pay with {action['pay'].replace(':', ' ')})" if action.get("pay") else ""
     if t == "choose_cards":
-        return (f"play {action['top']} over {action['bottom']} covering its {action['cover']}"
+        top, bottom = action["top"], action["bottom"]
+        return (f"play {action_card_name(top)} ({top}) over {action_card_name(bottom)} "
+                f"({bottom}) covering its {action['cover']}"
                 f" half" + (" (top turned)" if action.get("top_rotated") else "")
                 + (" (bottom turned)" if action.get("bottom_rotated") else ""))
     if t == "attack":
@@ -253,7 +280,7 @@ def render(view: Mapping[str, Any], viewer: int | None) -> Any:
     for col in ("sector", "name", "bot", "search", "fighters"):
         ring.add_column(col)
     for s in view.get("ring", []):
-        here = [f"{f['name']} ({f['fighter']})" for f in fighters
+        here = [f"{fighter_name(f['name'])} ({f['fighter']})" for f in fighters
                 if f.get("sector") == s["sector"] and not f.get("eliminated")]
         ring.add_row(str(s["sector"]), s["name"], s.get("bot") or "-",
                      str(s.get("search_tokens", 0)), ", ".join(here))
@@ -265,7 +292,7 @@ def render(view: Mapping[str, Any], viewer: int | None) -> Any:
         status = "eliminated" if f.get("eliminated") else \
             ("ship" if f.get("sector") is None else str(f.get("sector")))
         people.add_row(str(f["fighter"]) + (" *" if view.get("leader") == f["fighter"] else ""),
-                       f["name"], f.get("side", ""), status, str(f.get("energy")),
+                       fighter_name(f["name"]), f.get("side", ""), status, str(f.get("energy")),
                        str(f.get("health")), str(f.get("shields", 0)),
                        ", ".join(card_name(e["card"]) for e in f.get("equipment", [])),
                        str(sum(f.get("trophies", []))))
@@ -282,4 +309,4 @@ def card_text(card: str) -> str:
     if card not in ACTION_CARDS:
         return card
     c = ACTION_CARDS[card]
-    return f"{card} [{'/'.join(c.halves[0])} | {'/'.join(c.halves[1])}, init {c.initiative[0]}]"
+    return f"{action_card_name(card)} ({card}, initiative {c.initiative[0]}/{c.initiative[1]})"
