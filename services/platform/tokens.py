@@ -51,6 +51,7 @@ def _unb64(text: str) -> bytes:
     return data
 
 
+VERIFIED_CACHE = 50_000
 BOT_PREFIX = "bot-"
 """Player ids starting with this are bots: tickets may not use it, scoring never rates them,
 and only a service token (the bot driver) may seat one."""
@@ -169,6 +170,9 @@ class TokenIssuer:
             raise ValueError("token secret must be at least 16 bytes")
         self._secret = secret
         self._clock = clock
+        self._verified: dict[str, Claims] = {}
+        """Tokens whose signature and claims were checked already (expiry is checked on
+        every use); bounded by VERIFIED_CACHE."""
         if external is _FROM_SETTINGS:
             from services.platform.settings import load
 
@@ -203,6 +207,11 @@ class TokenIssuer:
             raise Unauthenticated("malformed token") from None
         if version != "v1":
             raise Unauthenticated("unknown token version")
+        known = self._verified.get(token)
+        if known is not None:
+            if known.exp < self._now():
+                raise Unauthenticated("token has expired")
+            return known
         expected = hmac.new(self._secret, body.encode(), hashlib.sha256).digest()
         try:
             given = _unb64(sig)
@@ -220,6 +229,9 @@ class TokenIssuer:
             raise Unauthenticated("malformed token claims") from None
         if claims.exp < self._now():
             raise Unauthenticated("token has expired")
+        if len(self._verified) >= VERIFIED_CACHE:
+            self._verified.clear()
+        self._verified[token] = claims
         return claims
 
 

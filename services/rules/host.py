@@ -50,6 +50,7 @@ from services.rules.games.contract import (
     MatchConfig,
     answering,
     is_v2,
+    json_key,
     standing_options,
 )
 from services.rules.live import LiveMatch, LiveMatches
@@ -550,17 +551,44 @@ class MatchHost:
         """What ``seat`` owes now, then its standing options."""
         if live.status != "running":
             return []
-        owed = [d for d in live.engine.pending(live.state) if d.seat == seat]
-        return owed + [d for d in standing_options(live.engine, live.state) if d.seat == seat]
+        return live.derived(("decisions", seat), lambda: [
+            *(d for d in self._pending(live) if d.seat == seat),
+            *(d for d in live.derived("standing", lambda: standing_options(live.engine, live.state))
+              if d.seat == seat)])
+
+    def _pending(self, live: LiveMatch) -> tuple[Decision, ...]:
+        return live.derived("pending", lambda: tuple(live.engine.pending(live.state)))  # type: ignore[no-any-return]
+
+    def _view(self, live: LiveMatch, viewer: int | None) -> Any:
+        return live.derived(("view", viewer), lambda: live.engine.view(live.state, viewer))
+
+    def _listed(self, live: LiveMatch, seat: int) -> dict[str, Decision]:
+        """Each listed action of ``seat`` (by its JSON key) and the decision it answers."""
+
+        def index() -> dict[str, Decision]:
+            out: dict[str, Decision] = {}
+            mine = self.decisions_of(live, seat)
+            for i in sorted(range(len(mine)), key=lambda i: (-mine[i].priority, mine[i].standing, i)):
+                for action in mine[i].legal:
+                    out.setdefault(json_key(action), mine[i])
+            return out
+
+        return live.derived(("listed", seat), index)  # type: ignore[no-any-return]
 
     def _decision(self, live: LiveMatch, seat: int, action: dict[str, Any]) -> Decision:
+        """The decision ``action`` answers. A listed legal action needs no further check
+        (the engine lists every legal answer); anything else is checked against the
+        action schema and the engine's validate, for a precise reason."""
+        listed = self._listed(live, seat).get(json_key(action))
+        if listed is not None:
+            return listed
         errors = sorted(self._action_validator.iter_errors(action), key=lambda e: e.path)
         if errors:
             raise InvalidArgument(f"action does not match the {self.engine.game_id} schema: "
                                   f"{errors[0].message}")
         mine = self.decisions_of(live, seat)
         if not mine:
-            waiting = sorted({d.seat for d in live.engine.pending(live.state)})
+            waiting = sorted({d.seat for d in self._pending(live)})
             raise FailedPrecondition(f"not your turn: waiting for seat(s) {waiting}")
         reason = live.engine.validate(live.state, seat, action)
         if reason is not None:
@@ -594,7 +622,7 @@ class MatchHost:
             events=[rec.project(r, seat) for r in shown],
             status="ended" if ended else "running", outcome=outcome,
             decisions=self.decisions_of(live, seat),
-            view=live.engine.view(live.state, seat) if live.state is not None else None,
+            view=self._view(live, seat) if live.state is not None else None,
             clocks=self.clocks_view(live),
         )
 
@@ -711,8 +739,8 @@ class MatchHost:
         }
         if live.status == "created":
             return out
-        out["view"] = live.engine.view(live.state, viewer)
-        out["pending"] = [(d.seat, d.kind) for d in live.engine.pending(live.state)]
+        out["view"] = self._view(live, viewer)
+        out["pending"] = [(d.seat, d.kind) for d in self._pending(live)]
         if viewer is not None:
             out["state_hash"] = live.state_hash
         if live.status in ("ended", "sealed"):

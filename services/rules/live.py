@@ -40,6 +40,17 @@ class LiveMatch:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     clocks: Any = None
     state_bytes: int = 0
+    memo: dict[Any, Any] = field(default_factory=dict)
+    """Values derived from the state at ``version`` (pending decisions, views), cleared
+    whenever the match moves."""
+
+    def derived(self, key: Any, make: Any) -> Any:
+        """``make()`` once per version of the match."""
+        try:
+            return self.memo[key]
+        except KeyError:
+            value = self.memo[key] = make()
+            return value
 
     @property
     def dice_key(self) -> str:
@@ -53,6 +64,7 @@ class LiveMatch:
         return None
 
     def add(self, record: dict[str, Any]) -> None:
+        self.memo.clear()
         self.recent.append(record)
         self.version = record["n"]
         self.head = record["hash"]

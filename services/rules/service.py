@@ -233,7 +233,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         return rules_pb2.SeatUpdate(
             version=live.version, status=STATUS[live.status],
             decisions=[decision_message(d) for d in self.host.decisions_of(live, seat)],
-            view_json=dumps(live.engine.view(live.state, seat)) if live.state is not None else "",
+            view_json=dumps(self.host._view(live, seat)) if live.state is not None else "",
             outcome_json=dumps(outcome) if outcome is not None else "",
             clocks=clock_messages(self.host.clocks_view(live)),
         )

@@ -50,7 +50,6 @@ async def test_a_served_match_publishes_only_public_events_and_verifies(
 
 async def test_the_same_dev_seed_and_bots_give_the_same_state_hashes(backend: Backend) -> None:
     client = RulesClient(backend.address("rules-neon-reign"))
-    organiser = backend.organiser_token()
     a, b, c = [await play_match(client, backend.bot_driver_token(), mode="single", seats=["random", "random"],
                                 seed=seed, match_id=f"nr-det-{uuid.uuid4().hex[:8]}")
                for seed in (42, 42, 43)]

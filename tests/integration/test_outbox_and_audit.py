@@ -117,7 +117,6 @@ async def test_export_verifies_and_any_tampering_fails(backend: Backend) -> None
 
 async def test_same_dev_seed_and_actions_give_same_state_hashes(backend: Backend) -> None:
     client = RulesClient(backend.address("rules-toy"))
-    organiser = backend.organiser_token()
     a = await play_match(client, backend.bot_driver_token(), mode="race", seats=["random", "random"], seed=11, match_id="det-a")
     b = await play_match(client, backend.bot_driver_token(), mode="race", seats=["random", "random"], seed=11, match_id="det-b")
     c = await play_match(client, backend.bot_driver_token(), mode="race", seats=["random", "random"], seed=12, match_id="det-c")

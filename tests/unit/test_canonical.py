@@ -1,0 +1,51 @@
+"""The fast canonical JSON path agrees with RFC 8785 (the rfc8785 package) byte for byte."""
+
+import rfc8785
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from services.platform.canonical import canonical_json
+from services.platform.draws import SeededRandomness
+from services.rules.bots import RandomBot
+from services.rules.games import available, load_engine
+from services.rules.games.contract import MatchConfig
+
+keys = st.text(max_size=6) | st.sampled_from(["a", "B", "\u00e9", "\ue000", "\U0001f600", "_"])
+scalars = (st.none() | st.booleans() | st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
+           | st.text(max_size=8) | st.floats(allow_nan=False, allow_infinity=False))
+values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
+                      | st.dictionaries(keys, inner, max_size=4), max_leaves=20)
+
+
+@settings(max_examples=500, deadline=None)
+@given(values)
+def test_any_json_value_encodes_as_rfc8785_does(value):
+    assert canonical_json(value) == rfc8785.dumps(value)
+
+
+def test_keys_that_sort_differently_by_utf16_take_the_rfc8785_path():
+    value = {"\ue000": 1, "\U0001f600": 2}  # code points and UTF-16 units disagree
+    assert canonical_json(value) == rfc8785.dumps(value)
+    assert list(rfc8785.dumps(value).decode()).index("\U0001f600") < list(
+        rfc8785.dumps(value).decode()).index("\ue000")
+
+
+def test_every_state_shape_the_engines_produce_encodes_as_rfc8785_does():
+    for game in available():
+        engine = load_engine(game)
+        for mode in engine.modes().values():
+            rng = SeededRandomness(f"{game}:{mode.name}")
+            seats = max(mode.min_seats, min(mode.max_seats, 4))
+            if mode.team_layouts:
+                seats = mode.team_layouts[0].seats
+            options = dict(engine.match_options(mode.name, seats, None)) if hasattr(
+                engine, "match_options") else {}
+            state = engine.setup(MatchConfig(mode.name, seats, options), rng)
+            bot = RandomBot(game)
+            for _ in range(150):
+                if engine.outcome(state) is not None:
+                    break
+                encoded = engine.encode(state)
+                assert canonical_json(encoded) == rfc8785.dumps(encoded), (game, mode.name)
+                decision = engine.pending(state)[0]
+                state = engine.apply(state, decision.seat, bot.choose(decision), rng).state
