@@ -46,7 +46,8 @@ async def play_until_choice(backend: Backend, game: str, mode: str, seats: int, 
                                           dev_seed=f"fidelity-{attempt}")
             tokens = {t.seat: t.token for t in created.seat_tokens}
 
-            def choose(turn: SeatTurn) -> dict[str, Any]:
+            def choose(turn: SeatTurn, chosen: dict[str, Any] = chosen,
+                       rng: SeededRandomness = rng) -> dict[str, Any]:
                 decision = turn.decisions[0]
                 if offered(decision) and len(decision.legal) > 1 and not chosen:
                     action = pick(decision)

@@ -495,12 +495,14 @@ async def test_the_same_match_id_in_two_games_is_scored_twice(
         scorings: list[Scoring], settings: Settings, nats_client: Any) -> None:
     """Defect 7: match ids are per game, so a result is keyed by game and match id."""
     first, second = new_game(), new_game()
-    scoring = await Scoring(settings, first, filter_subject="neon.events.rules.>",
+    scoring = await Scoring(settings, first, filter_subject="neon.events.results.>",
                             deliver_new=True).start()
     scorings.append(scoring)
     js = nats_client.jetstream()
-    await publish(js, ended(first, "m-1", ["ann", "bob"], [1, 2]))
-    await publish(js, ended(second, "m-1", ["ann", "bob"], [2, 1]))
+    await _publish_on_results(js, sign_result(ended(first, "m-1", ["ann", "bob"], [1, 2]), RULES_KEY),
+                              first, "m-1")
+    await _publish_on_results(js, sign_result(ended(second, "m-1", ["ann", "bob"], [2, 1]), RULES_KEY),
+                              second, "m-1")
     loop = asyncio.get_running_loop()
     deadline = loop.time() + 20
     while scoring.consumer.stats.scored + scoring.consumer.stats.duplicates < 2:
