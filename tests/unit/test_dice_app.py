@@ -229,3 +229,14 @@ def test_a_save_that_keeps_conflicting_is_aborted_not_internal(monkeypatch: pyte
     assert len(calls) == 3
     monkeypatch.undo()
     assert dice.session("g/m").counter == 0  # nothing unsaved stayed in memory
+
+
+def test_a_replica_reads_what_another_replica_wrote(tmp_path: Path) -> None:
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "dice.db")}
+    first, second = DiceApplication(env=dict(env)), DiceApplication(env=dict(env))
+    first.open("g/m")
+    assert not second.session("g/m").closed
+    first.reserve_blocks("g/m", 0, 16)
+    first.close_session("g/m")
+    seen = second.session("g/m")
+    assert seen.closed and seen.reserved == 16
