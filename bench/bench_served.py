@@ -483,7 +483,7 @@ def report(profile: Profile, results: Results, extras: dict[str, Any]) -> None:
     print()
     print(f"{TABLE_TITLE} (separate processes; ratios against echo {IN_FLIGHT} in flight and the pure engine)")
     header = (f"  {'db':<8} {'game':<11} {'matches':>7} {'client':<6} {'actions/s':>22} {'calls/s':>22} "
-              f"{'p50 ms':>18} {'p99 ms':>20} {'calls/echo':>10} {'actions/pure':>12}")
+              f"{'p50 ms':>18} {'p99 ms':>20} {'calls/echo':>10} {'actions/echo':>12} {'actions/pure':>12}")
     print(header)
     for key, samples in results.items():
         if key[0] != "served":
@@ -495,7 +495,7 @@ def report(profile: Profile, results: Results, extras: dict[str, Any]) -> None:
               f"{spread([s.call_rate for s in samples]):>22} "
               f"{spread([1000 * s.percentile(0.5) for s in samples], 1):>18} "
               f"{spread([1000 * s.percentile(0.99) for s in samples], 1):>20} "
-              f"{calls / echo32:>10.3f} {rate / pure[game]:>12.4f}")
+              f"{calls / echo32:>10.3f} {rate / echo32:>12.3f} {rate / pure[game]:>12.4f}")
     for db in profile.dbs:
         for game in profile.games:
             one = [statistics.median(s.rate for s in results[("served", db, game, "1", "answer")])] \
