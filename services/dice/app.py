@@ -86,10 +86,20 @@ class DiceApplication(Application):
             return None
 
     def _read(self, match_id: str, command: Callable[[DiceSession], R]) -> R:
+        """Run ``command`` on the session, first brought up to date with the store.
+
+        Another replica may have changed the session since it was loaded here; commands
+        find out through the store's version check, reads by reading the newer events.
+        """
         with self._sessions.hold(check_match_key(match_id), lambda: self._load(match_id)) as held:
-            if held.value is None:
+            session = held.value
+            if session is None:
                 raise NotFound(f"no dice session for match {match_id!r}")
-            return command(held.value)
+            newer = self.repository.event_store.get(session.id, gt=session.version)
+            for domain_event in newer:
+                session = domain_event.mutate(session)
+            held.set(session)
+            return command(session)
 
     def _change(self, match_id: str, command: Callable[[DiceSession], R]) -> R:
         """Run ``command`` on the session under its lock and save what it changed.

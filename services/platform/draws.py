@@ -142,7 +142,9 @@ class BlockStream(_Sampler):
     Holds the words of blocks ``first, first + 1, ...`` (as the dice service's
     ReserveBlocks returns them); :meth:`add` appends more. Asking for a block it does not
     hold raises :class:`NeedBlocks` instead of waiting on the network: the caller reserves
-    more and runs the draw again. :func:`perform` moves no counter when a draw fails.
+    more and runs the draw again. :func:`perform` moves no counter when a draw fails; an
+    action that made earlier draws before the missing block must put ``counter`` back to
+    where the action started and run the (pure) action again, so its records stay whole.
     """
 
     def __init__(self, first: int = 0, words: Sequence[int] = (), counter: int | None = None) -> None:

@@ -158,3 +158,85 @@ def test_a_concurrent_save_by_another_writer_is_retried_not_internal(tmp_path: P
     b = second.draw("g/m", "b", "randbelow", 6, 1)  # stale: conflicts, reloads, retries
     assert (a.first, b.first) == (0, 1)
     assert first.draw("g/m", "c", "randbelow", 6, 1).first == 2
+
+
+def test_a_session_in_use_does_not_hold_up_another() -> None:
+    """One lock per session: a slow command on one match never blocks another match."""
+    dice = app()
+    dice.open("g/slow")
+    dice.open("g/fast")
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(session: object) -> None:
+        entered.set()
+        release.wait(10)
+
+    blocker = threading.Thread(target=dice._read, args=("g/slow", slow))
+    blocker.start()
+    assert entered.wait(5)
+    done = threading.Event()
+    threading.Thread(target=lambda: (dice.draw("g/fast", "r", "roll", 6, 1), done.set())).start()
+    assert done.wait(5), "a draw on another session waited for the slow one"
+    release.set()
+    blocker.join(5)
+
+
+def test_one_key_keeps_one_lock_even_when_evicted_from_the_table() -> None:
+    from services.dice.sessions import SessionTable
+
+    table: SessionTable[int] = SessionTable(keep=1)
+    inside, release, second_in = threading.Event(), threading.Event(), threading.Event()
+
+    def first() -> None:
+        with table.hold("a", lambda: 1):
+            inside.set()
+            release.wait(10)
+
+    def second() -> None:
+        with table.hold("a", lambda: 1):
+            second_in.set()
+
+    t1 = threading.Thread(target=first)
+    t1.start()
+    assert inside.wait(5)
+    with table.hold("b", lambda: 2):  # evicts "a" from the recent list
+        pass
+    t2 = threading.Thread(target=second)
+    t2.start()
+    assert not second_in.wait(0.3), "two holders of one key at once"
+    release.set()
+    assert second_in.wait(5)
+    t1.join(5)
+    t2.join(5)
+
+
+def test_a_save_that_keeps_conflicting_is_aborted_not_internal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from eventsourcing.persistence import IntegrityError
+
+    from services.platform.errors import Aborted
+
+    dice = app()
+    dice.open("g/m")
+    calls = []
+
+    def conflict(*args: object, **kw: object) -> None:
+        calls.append(1)
+        raise IntegrityError("version taken")
+
+    monkeypatch.setattr(dice, "save", conflict)
+    with pytest.raises(Aborted, match="changed concurrently"):
+        dice.draw("g/m", "r", "roll", 6, 1)
+    assert len(calls) == 3
+    monkeypatch.undo()
+    assert dice.session("g/m").counter == 0  # nothing unsaved stayed in memory
+
+
+def test_a_replica_reads_what_another_replica_wrote(tmp_path: Path) -> None:
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "dice.db")}
+    first, second = DiceApplication(env=dict(env)), DiceApplication(env=dict(env))
+    first.open("g/m")
+    assert not second.session("g/m").closed
+    first.reserve_blocks("g/m", 0, 16)
+    first.close_session("g/m")
+    seen = second.session("g/m")
+    assert seen.closed and seen.reserved == 16

@@ -1,0 +1,33 @@
+"""The served benchmark runs end to end in its short CI form and prints its table."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.timeout(60)
+def test_bench_served_quick_prints_the_table() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEON_")}
+    env.pop("DATABASE_URL", None)  # the CI form measures SQLite only
+    run = subprocess.run(
+        [sys.executable, "bench/bench_served.py", "--quick", "--seconds", "0.6"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=55,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = run.stdout
+    assert re.search(r"grpc\.aio echo, 32 in flight: [\d,]+ .*calls/s", out)
+    assert re.search(r"pure engine neon-reign .*: [\d,]+ .*actions/s", out)
+    assert "served play" in out
+    rows = re.findall(r"^\s+sqlite\s+(neon-reign|neon)\s+(1|8)\s+(answer|legal)\s+[\d,]+", out, re.M)
+    assert len(rows) == 8, out
+    assert re.search(r"long match sqlite: \d+ of 120 actions.*last/first [\d.]+x", out)
+    assert re.search(r"live matches sqlite \(neon-reign\): \d+ of 64.*KiB per live match", out)
+    assert "load average at start" in out and "load average at end" in out
