@@ -1,0 +1,140 @@
+"""Issue 17, defects 1, 2 and 5, on the served path (real gRPC, real NATS).
+
+1. A seat's state hash must not let it test guesses of hidden state: it is keyed with a
+   per-match secret (derived from the committed dice seed) and checkable after the seal.
+2. A dev seed must not be published: the public MatchCreated names no seed.
+5. A reused command id with JSON that cannot be canonicalised is INVALID_ARGUMENT.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from services.cli.backend import Backend, start_backend
+from services.cli.client import RulesClient
+from services.platform.canonical import KEYED_SCHEME, canonical_json, sha256_hex
+from services.platform.draws import SeededRandomness, keyed_state_hash, state_key
+from services.platform.playing import SeatTurn, play_table
+from services.rules import records as rec
+from services.rules.replay import replay
+from services.rules.verify import verify_export
+from tests.integration.conftest import make_settings
+from tests.support import toy
+
+NON_CANONICAL = ['{"type":"pick","step":1,"x":9007199254740992}', '{"type":"pick","step":NaN}',
+                 '{"type":"pick","step":Infinity}', '{"type":"pick","step":1e999}',
+                 '{"type":"pick","step":-99999999999999999999999}', '{"type":"pick","s":"\\ud800"}']
+
+
+@pytest.fixture
+async def backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
+    b = await start_backend(make_settings(tmp_path, nats_url), games=[], embedded_nats=False,
+                            engines={"toy": toy.ENGINE})
+    yield b
+    await b.stop(1)
+
+
+async def play(backend: Backend, client: RulesClient, dev_seed: str = "") -> tuple[str, list[str]]:
+    created = await client.create(backend.organiser_token(), mode="race", seats=2, dev_seed=dev_seed)
+    tokens = {t.seat: t.token for t in created.seat_tokens}
+    rng = SeededRandomness(f"chooser:{dev_seed or created.match_id}")
+    hashes: list[str] = []
+
+    def choose(turn: SeatTurn) -> dict[str, Any]:
+        legal = turn.decisions[0].legal
+        return dict(legal[rng.randbelow(len(legal))])
+
+    await play_table(client.stub, created.match_id, tokens, choose,
+                     on_answer=lambda answer: hashes.append(answer.state_hash))
+    return created.match_id, hashes
+
+
+async def test_a_seats_state_hash_is_keyed_and_verify_checks_it_after_the_seal(backend: Backend) -> None:
+    client = RulesClient(backend.address("rules-toy"))
+    match_id, seen = await play(backend, client)
+    export = (await client.export(backend.organiser_token(), match_id)).export_jsonl
+    records = [json.loads(line) for line in export.splitlines()[:-1]]
+    assert records[0]["state_hash_scheme"] == KEYED_SCHEME
+    # What a seat saw is not the plain hash of the state, which it could test guesses against.
+    plain = [sha256_hex(canonical_json(toy.ENGINE.encode(s)))
+             for s in _states(records)]
+    assert seen and not set(seen) & set(plain)
+    # After the seal anyone recomputes the key from the revealed seed and checks every hash.
+    seal = records[-1]
+    key = state_key(bytes.fromhex(seal["seed"]), records[0]["dice"]["stream_id"])
+    replayed = replay(toy.ENGINE, records, key)
+    assert [h for _, h in replayed.state_hashes] == [r["state_hash"] for r in records
+                                                      if "state_hash" in r]
+    assert set(seen) <= {h for _, h in replayed.state_hashes}
+    report = verify_export(export, engine=toy.ENGINE)
+    assert report.ok and any("keyed" in c for c in report.checks), report
+    # A hash computed with another key does not verify.
+    forged = records[2] | {"state_hash": keyed_state_hash(b"k" * 32, b"{}")}
+    assert forged["state_hash"] != records[2]["state_hash"]
+    await client.close()
+
+
+def _states(records: list[dict[str, Any]]) -> list[Any]:
+    from services.platform.draws import DrawRecord, ReplayRandomness
+    from services.rules.replay import config_of
+
+    state, out = None, []
+    for r in records:
+        draws = ReplayRandomness([DrawRecord.from_json(d) for d in r.get("draws", [])])
+        if r["type"] == "MatchStarted":
+            state = toy.ENGINE.setup(config_of(records[0]), draws)
+            out.append(state)
+        elif r["type"] == "ActionAccepted":
+            state = toy.ENGINE.apply(state, r["seat"], r["action"], draws).state
+            out.append(state)
+    return out
+
+
+async def test_a_dev_seed_is_not_published(backend: Backend) -> None:
+    client = RulesClient(backend.address("rules-toy"))
+    match_id, first = await play(backend, client, dev_seed="4242")
+    again, second = await play(backend, client, dev_seed="4242")
+    assert first == second, "the same dev seed still replays the same match on one deployment"
+    for m in (match_id, again):
+        export = (await client.export(backend.organiser_token(), m)).export_jsonl
+        created = json.loads(export.splitlines()[0])
+        public = rec.project(created, None)
+        assert "4242" not in json.dumps(public) and public["dice"]["stream_id"] == "dev"
+        watched = [json.loads(e.event.payload_json) async for e in client.stub.WatchMatch(
+            _watch(m), timeout=10)]
+        assert "4242" not in json.dumps(watched[0])
+        assert verify_export(export, engine=toy.ENGINE).ok
+    await client.close()
+
+
+def _watch(match_id: str) -> Any:
+    from services.genproto.neon.rules.v1 import rules_pb2
+
+    return rules_pb2.WatchMatchRequest(match_id=match_id)
+
+
+async def test_a_reused_command_id_with_json_that_cannot_be_canonical_is_invalid(backend: Backend) -> None:
+    from services.genproto.neon.rules.v1 import rules_pb2
+
+    client = RulesClient(backend.address("rules-toy"))
+    created = await client.create(backend.organiser_token(), mode="race", seats=2)
+    token = {t.seat: t.token for t in created.seat_tokens}
+    match_id = created.match_id
+    await client.submit(token[0], match_id, "c1", {"type": "pick", "step": 1})
+    for text in NON_CANONICAL:
+        for command_id in ("c1", "fresh"):
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await client.stub.SubmitAction(rules_pb2.SubmitActionRequest(
+                    match_id=match_id, command_id=command_id, action_json=text),
+                    metadata=(("authorization", f"Bearer {token[0]}"),), timeout=5)
+            assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT, (text, info.value.details())
+    export = (await client.export(backend.organiser_token(), match_id)).export_jsonl
+    actions = [json.loads(line) for line in export.splitlines()[:-1]]
+    assert [r["command_id"] for r in actions if r["type"] == "ActionAccepted"] == ["c1"]
+    await client.close()
