@@ -230,6 +230,16 @@ async def test_two_replicas_serve_64_matches_addressed_at_random_with_one_owner_
             counts[match.match_id] = check_export(match, export)
         # each replica's outbox relays the shared log; JetStream keeps every event once
         assert await wait_bus(nats_url, counts) == counts
+
+        # the owner gone: its matches are UNAVAILABLE through the other replica, never served
+        # there; the other replica's own matches go on
+        replicas[1].kill()
+        theirs = next(m for m in matches if owner_of(m.match_id, 2) == 1)
+        ours = next(m for m in matches if owner_of(m.match_id, 2) == 0)
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await clients[0].view(theirs.match_id)
+        assert refused.value.code() == grpc.StatusCode.UNAVAILABLE, refused.value
+        assert (await clients[0].view(ours.match_id)).version == ours.version
     finally:
         for client in clients:
             await client.close()
