@@ -204,6 +204,9 @@ async def test_two_replicas_serve_64_matches_addressed_at_random_with_one_owner_
         owners = Counter(owner_of(m.match_id, 2) for m in matches)
         assert min(owners.values()) >= MATCHES // 4, owners  # both replicas owned matches
         assert "ABORTED" not in tally.refused and not tally.refused, tally
+        through_one, tally, seconds = await run(clients[:1], f"rep-{run_id}-one", seed=8)
+        figure("2 replicas, every action through replica 0", through_one, seconds)
+        assert not tally.refused, tally
 
         # the streams through the replica that does not own the match: Play and WatchMatch
         extra, seated = owned_by(0, f"rep-{run_id}-stream", 2)
@@ -225,7 +228,7 @@ async def test_two_replicas_serve_64_matches_addressed_at_random_with_one_owner_
 
         counts = {}
         rng = random.Random(11)
-        for match in matches:
+        for match in [*matches, *through_one]:
             export = (await rng.choice(clients).export(ORGANISER, match.match_id)).export_jsonl
             counts[match.match_id] = check_export(match, export)
         # each replica's outbox relays the shared log; JetStream keeps every event once
