@@ -28,13 +28,20 @@ from structlog.contextvars import get_contextvars
 
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.errors import Unavailable
-from services.platform.grpc_kit import channel
 from services.platform.logs import get_logger
 from services.platform.settings import Settings
 from services.rules.host import MatchHost
 from services.rules.ownership import Replicas
 from services.rules.service import RulesServicer
 
+PEER_CHANNEL_OPTIONS = (
+    ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+    # a restarted owner is reached again within a second or two, not after gRPC's default
+    # reconnect backoff (up to two minutes), during which every forwarded call is UNAVAILABLE
+    ("grpc.initial_reconnect_backoff_ms", 200),
+    ("grpc.min_reconnect_backoff_ms", 200),
+    ("grpc.max_reconnect_backoff_ms", 1000),
+)
 FORWARDED = "x-neon-forwarded"
 """Metadata on a forwarded call: the forwarding replica's replica-list fingerprint."""
 log = get_logger("rules")
@@ -59,7 +66,8 @@ class Router:
 
     def stub(self, ordinal: int) -> rules_pb2_grpc.RulesServiceStub:
         if ordinal not in self._stubs:
-            self._channels[ordinal] = channel(self.replicas.peers[ordinal])
+            self._channels[ordinal] = grpc.aio.insecure_channel(
+                self.replicas.peers[ordinal], options=PEER_CHANNEL_OPTIONS)
             self._stubs[ordinal] = rules_pb2_grpc.RulesServiceStub(self._channels[ordinal])
         return self._stubs[ordinal]
 

@@ -235,14 +235,22 @@ async def test_two_replicas_serve_64_matches_addressed_at_random_with_one_owner_
         assert await wait_bus(nats_url, counts) == counts
 
         # the owner gone: its matches are UNAVAILABLE through the other replica, never served
-        # there; the other replica's own matches go on
-        replicas[1].kill()
-        theirs = next(m for m in matches if owner_of(m.match_id, 2) == 1)
+        # there; the other replica's own matches go on; the owner back, its match goes on
+        (theirs_id,) = owned_by(1, f"rep-{run_id}-restart", 1)
+        created = await clients[0].create(ORGANISER, match_id=theirs_id, mode="race", seats=2)
+        theirs = Match(theirs_id, {t.seat: t.token for t in created.seat_tokens}, created.version)
         ours = next(m for m in matches if owner_of(m.match_id, 2) == 0)
+        replicas[1].kill()
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await clients[0].view(theirs.match_id)
         assert refused.value.code() == grpc.StatusCode.UNAVAILABLE, refused.value
         assert (await clients[0].view(ours.match_id)).version == ours.version
+        replicas[1].start()
+        started = time.perf_counter()
+        tally = Tally()
+        await play(theirs, clients[:1], random.Random(5), tally)
+        assert set(tally.refused) <= {"UNAVAILABLE"} and time.perf_counter() - started < 5, tally
+        check_export(theirs, (await clients[0].export(ORGANISER, theirs.match_id)).export_jsonl)
     finally:
         for client in clients:
             await client.close()
