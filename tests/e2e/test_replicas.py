@@ -234,12 +234,24 @@ async def test_two_replicas_serve_64_matches_addressed_at_random_with_one_owner_
         # each replica's outbox relays the shared log; JetStream keeps every event once
         assert await wait_bus(nats_url, counts) == counts
 
+        # refusals come back through the other replica as the owner gave them
+        ours = next(m for m in matches if owner_of(m.match_id, 2) == 0)
+        (missing,) = owned_by(0, f"rep-{run_id}-missing", 1)
+        for call in (lambda c: c.submit(ours.tokens[0], ours.match_id, "late", {"type": "pick", "step": 1}),
+                     lambda c: c.submit(ours.tokens[0], matches[1].match_id, "x", {"type": "pick", "step": 1}),
+                     lambda c: c.view(missing)):
+            answers = []
+            for client in clients:
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await call(client)
+                answers.append((refused.value.code(), refused.value.details()))
+            assert answers[0] == answers[1], answers
+
         # the owner gone: its matches are UNAVAILABLE through the other replica, never served
         # there; the other replica's own matches go on; the owner back, its match goes on
         (theirs_id,) = owned_by(1, f"rep-{run_id}-restart", 1)
         created = await clients[0].create(ORGANISER, match_id=theirs_id, mode="race", seats=2)
         theirs = Match(theirs_id, {t.seat: t.token for t in created.seat_tokens}, created.version)
-        ours = next(m for m in matches if owner_of(m.match_id, 2) == 0)
         replicas[1].kill()
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await clients[0].view(theirs.match_id)
