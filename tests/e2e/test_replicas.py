@@ -213,7 +213,10 @@ async def test_two_replicas_serve_64_matches_addressed_at_random_with_one_owner_
         created = await clients[0].create(ORGANISER, match_id=extra, mode="race", seats=2)
         stranger = replicas[1].address
         tokens = {t.seat: t.token for t in created.seat_tokens}
-        assert await play_through_streams(stranger, extra, tokens) >= 2
+        streamed = await play_through_streams(stranger, extra, tokens)
+        records = records_of((await clients[0].export(ORGANISER, extra)).export_jsonl)
+        assert streamed == sum(r["type"] == "ActionAccepted" for r in records) >= 2
+        assert records[-1]["type"] == "MatchSealed"
         other = RulesClient(stranger)
         try:
             watched = [r.event.version async for r in other.watch(extra)]
