@@ -86,7 +86,7 @@ async def start(
         f"{settings.bind_host}:{settings.ports.get(name, 0)}",
         lambda server: routing.register(server, host, router), [SERVICE_NAME], issuer,
     )
-    rearm = asyncio.create_task(host.rearm_clocks(), name=f"rearm-{name}")
+    rearm = asyncio.create_task(host.rearm_clocks(routing.owned_here(router)), name=f"rearm-{name}")
     closers: list[Any] = [storehealth.watch(settings, handle, name), rearm.cancel]
     if relay is not None:
         closers += [relay.drain, relay.stop]

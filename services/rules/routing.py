@@ -204,6 +204,12 @@ class RoutedRulesServicer(RulesServicer):
             yield item
 
 
+def owned_here(router: Router | None) -> Callable[[str], bool]:
+    """Whether this replica owns a match (every match, when it runs alone): the host arms the
+    turn clocks of these only, so a deadline is applied by one process."""
+    return (lambda _: True) if router is None else router.replicas.mine
+
+
 def register(server: grpc.aio.Server, host: MatchHost, router: Router | None) -> None:
     """The rules service of one replica (plain when it runs alone)."""
     servicer = RulesServicer(host) if router is None else RoutedRulesServicer(host, router)
