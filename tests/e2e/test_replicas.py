@@ -15,6 +15,7 @@ import random
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,18 @@ class Tally:
     retries: int = 0
 
 
-async def play(match: Match, clients: list[RulesClient], rng: random.Random, tally: Tally) -> None:
+Pick = Callable[[Match, random.Random], RulesClient]
+
+
+def at_random(clients: list[RulesClient]) -> Pick:
+    return lambda match, rng: rng.choice(clients)
+
+
+def to_owner(clients: list[RulesClient]) -> Pick:
+    return lambda match, rng: clients[owner_of(match.match_id, len(clients))]
+
+
+async def play(match: Match, pick: Pick, rng: random.Random, tally: Tally) -> None:
     """The seats pick in turn (0, 1, 0, 1...: always legal in the toy race), each action sent
     to a replica chosen at random, with a command id and the expected version. UNAVAILABLE is
     retried with the same command, as a client would."""
@@ -89,7 +101,7 @@ async def play(match: Match, clients: list[RulesClient], rng: random.Random, tal
         action = {"type": "pick", "step": 1 + rng.randrange(3)}
         for _ in range(50):
             try:
-                answer = await rng.choice(clients).submit(
+                answer = await pick(match, rng).submit(
                     match.tokens[seat], match.match_id, command_id, action,
                     expected_version=match.version)
                 break
@@ -118,12 +130,15 @@ async def create(clients: list[RulesClient], rng: random.Random, prefix: str) ->
     return list(await asyncio.gather(*(one(i) for i in range(MATCHES))))
 
 
-async def run(clients: list[RulesClient], prefix: str, seed: int) -> tuple[list[Match], Tally, float]:
+async def run(clients: list[RulesClient], prefix: str, seed: int,
+              pick: Pick | None = None) -> tuple[list[Match], Tally, float]:
+    """64 matches created through ``clients`` at random, then played to the end at once, each
+    action sent where ``pick`` says (default: to one of ``clients`` at random)."""
     rng = random.Random(seed)
     matches = await create(clients, rng, prefix)
     tally = Tally()
     started = time.perf_counter()
-    await asyncio.gather(*(play(m, clients, random.Random(seed + i), tally)
+    await asyncio.gather(*(play(m, pick or at_random(clients), random.Random(seed + i), tally)
                            for i, m in enumerate(matches)))
     return matches, tally, time.perf_counter() - started
 
@@ -207,6 +222,9 @@ async def test_two_replicas_serve_64_matches_addressed_at_random_with_one_owner_
         through_one, tally, seconds = await run(clients[:1], f"rep-{run_id}-one", seed=8)
         figure("2 replicas, every action through replica 0", through_one, seconds)
         assert not tally.refused, tally
+        direct, tally, seconds = await run(clients, f"rep-{run_id}-direct", 9, to_owner(clients))
+        figure("2 replicas, each action to its match's owner (no forwarding)", direct, seconds)
+        assert not tally.refused, tally
 
         # the streams through the replica that does not own the match: Play and WatchMatch
         extra, seated = owned_by(0, f"rep-{run_id}-stream", 2)
@@ -231,7 +249,7 @@ async def test_two_replicas_serve_64_matches_addressed_at_random_with_one_owner_
 
         counts = {}
         rng = random.Random(11)
-        for match in [*matches, *through_one]:
+        for match in [*matches, *through_one, *direct]:
             export = (await rng.choice(clients).export(ORGANISER, match.match_id)).export_jsonl
             counts[match.match_id] = check_export(match, export)
         # each replica's outbox relays the shared log; JetStream keeps every event once
@@ -263,7 +281,7 @@ async def test_two_replicas_serve_64_matches_addressed_at_random_with_one_owner_
         replicas[1].start()
         started = time.perf_counter()
         tally = Tally()
-        await play(theirs, clients[:1], random.Random(5), tally)
+        await play(theirs, at_random(clients[:1]), random.Random(5), tally)
         assert set(tally.refused) <= {"UNAVAILABLE"} and time.perf_counter() - started < 5, tally
         check_export(theirs, (await clients[0].export(ORGANISER, theirs.match_id)).export_jsonl)
     finally:
