@@ -80,6 +80,12 @@ class Settings:
     jwt_jwks_file: str = ""
     jwt_audience: str = ""
     jwt_issuer: str = ""
+    rules_peers: tuple[str, ...] = ()
+    """The replicas of this rules service, host:port in ordinal order (NEON_RULES_PEERS, comma
+    separated); each match has one owner among them (rules/routing.py). Empty: one replica."""
+    rules_ordinal: int = -1
+    """This replica's place in rules_peers: NEON_RULES_ORDINAL, else the number that ends the pod
+    name (NEON_POD_NAME or HOSTNAME, as a StatefulSet names pods: rules-neon-reign-1)."""
 
     @property
     def tournament(self) -> bool:
@@ -100,6 +106,13 @@ class Settings:
         if self.postgres_schema:
             return self.postgres_schema
         return f"neon_{self.namespace.replace('-', '_')}" if self.namespace else ""
+
+
+def _rules_ordinal(e: dict[str, str]) -> int:
+    if e.get("NEON_RULES_ORDINAL", "").strip():
+        return int(e["NEON_RULES_ORDINAL"])
+    found = re.search(r"-(\d+)$", (e.get("NEON_POD_NAME") or e.get("HOSTNAME") or "").strip())
+    return int(found.group(1)) if found else -1
 
 
 def load(environ: dict[str, str] | None = None) -> Settings:
@@ -145,4 +158,6 @@ def load(environ: dict[str, str] | None = None) -> Settings:
         jwt_jwks_file=e.get("NEON_JWT_JWKS_FILE", ""),
         jwt_audience=e.get("NEON_JWT_AUDIENCE", ""),
         jwt_issuer=e.get("NEON_JWT_ISSUER", ""),
+        rules_peers=tuple(p.strip() for p in e.get("NEON_RULES_PEERS", "").split(",") if p.strip()),
+        rules_ordinal=_rules_ordinal(e),
     )

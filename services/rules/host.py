@@ -708,10 +708,11 @@ class MatchHost:
                                              decision, {"by": "bot"})
             await self._commit(live, records, state)
 
-    async def rearm_clocks(self) -> int:
+    async def rearm_clocks(self, owned: Callable[[str], bool] = lambda _: True) -> int:
         """After a start: find running matches with clocks and arm them (deadlines already
-        past fire at once, once). Reads only the MatchCreated and MatchSealed events."""
-        found = await asyncio.to_thread(_clocked_matches, self.app)
+        past fire at once, once). Reads only the MatchCreated and MatchSealed events. With
+        several replicas, only the matches this one ``owned`` (the others are their owners')."""
+        found = [m for m in await asyncio.to_thread(_clocked_matches, self.app) if owned(m)]
         for match_id in found:
             try:
                 self._arm(await self._get(match_id))

@@ -14,13 +14,13 @@ from services.platform.running import RunningService
 from services.platform.settings import Settings
 from services.platform.store import eventsourcing_env, open_application
 from services.platform.tokens import TokenIssuer
-from services.rules import records
+from services.rules import records, routing
 from services.rules.app import rules_application
 from services.rules.dice_client import DiceClient
 from services.rules.games import load_engine
 from services.rules.host import MatchHost
 from services.rules.results import sign_result
-from services.rules.service import SERVICE_NAME, register
+from services.rules.service import SERVICE_NAME
 
 SERVICE_TOKEN_TTL = 10 * 365 * 24 * 3600
 
@@ -64,6 +64,7 @@ async def start(
 ) -> RunningService:
     engine = engine or load_engine(game)
     name = service_name(game)
+    router = routing.Router.from_settings(settings)  # None: a single replica
     app = await asyncio.to_thread(
         open_application, settings, lambda: rules_application(name, eventsourcing_env(settings, name))
     )
@@ -82,13 +83,13 @@ async def start(
         call_timeout=settings.call_timeout, on_saved=relay.poke if relay else (lambda: None),
     )
     handle = await start_server(
-        f"{settings.bind_host}:{settings.ports.get(name, 0)}", lambda server: register(server, host),
-        [SERVICE_NAME], issuer,
+        f"{settings.bind_host}:{settings.ports.get(name, 0)}",
+        lambda server: routing.register(server, host, router), [SERVICE_NAME], issuer,
     )
-    rearm = asyncio.create_task(host.rearm_clocks(), name=f"rearm-{name}")
+    rearm = asyncio.create_task(host.rearm_clocks(routing.owned_here(router)), name=f"rearm-{name}")
     closers: list[Any] = [storehealth.watch(settings, handle, name), rearm.cancel]
     if relay is not None:
         closers += [relay.drain, relay.stop]
-    closers += [dice.close, host.close, app.close]
+    closers += [dice.close, host.close, app.close, *([router.close] if router else [])]
     return RunningService(name, handle, f"{settings.host}:{handle.port}", closers=closers,
                           extra={"host": host, "relay": relay, "app": app})

@@ -73,6 +73,13 @@ def objects(kind: str) -> dict[str, dict[str, Any]]:
     return {d["metadata"]["name"]: d for _, d in DOCS if d["kind"] == kind}
 
 
+def workloads() -> dict[str, dict[str, Any]]:
+    """The pods of each service: a Deployment, or for the rules services (live matches in
+    memory, one owner each) a StatefulSet."""
+    found = {**objects("Deployment"), **objects("StatefulSet")}
+    return {name: found[name] for name in DEFAULT_PORTS if name in found}
+
+
 def container(deployment: dict[str, Any]) -> dict[str, Any]:
     containers = deployment["spec"]["template"]["spec"]["containers"]
     assert len(containers) == 1
@@ -119,9 +126,10 @@ def test_every_object_is_in_the_namespace() -> None:
 
 # -- services agree with settings.py ------------------------------------------------------------
 
-def test_a_deployment_and_service_per_service_of_the_architecture() -> None:
-    deployments, services = objects("Deployment"), objects("Service")
+def test_a_workload_and_service_per_service_of_the_architecture() -> None:
+    deployments, services = workloads(), objects("Service")
     assert set(deployments) == set(DEFAULT_PORTS)
+    assert {n for n in objects("Deployment") if n.startswith("rules-")} == set()
     assert {f"rules-{g}" for g in GAMES} <= set(deployments)
     assert set(offered_services()) <= set(deployments)
     for name, port in DEFAULT_PORTS.items():
@@ -145,8 +153,8 @@ def test_a_deployment_and_service_per_service_of_the_architecture() -> None:
         assert svc["spec"]["ports"][0]["targetPort"] == "grpc"
 
 
-def test_rules_deployments_share_the_image_and_differ_by_game() -> None:
-    deployments = objects("Deployment")
+def test_rules_statefulsets_share_the_image_and_differ_by_game() -> None:
+    deployments = objects("StatefulSet")
     rules = {n: d for n, d in deployments.items() if n.startswith("rules-")}
     assert len(rules) == len(GAMES) == 4
     assert len({container(d)["image"] for d in rules.values()}) == 1
@@ -155,7 +163,7 @@ def test_rules_deployments_share_the_image_and_differ_by_game() -> None:
 
 def test_termination_grace_covers_the_services_grace_period() -> None:
     grace = float(objects("ConfigMap")["neon-config"]["data"]["NEON_GRACE_SECONDS"])
-    for name, dep in objects("Deployment").items():
+    for name, dep in workloads().items():
         spec = dep["spec"]["template"]["spec"]
         pre_stop = container(dep)["lifecycle"]["preStop"]["sleep"]["seconds"]
         assert spec["terminationGracePeriodSeconds"] > pre_stop + grace, name
@@ -187,7 +195,7 @@ def test_config_map_and_secret_are_kept_apart_and_hold_only_known_settings() -> 
 
 def test_every_env_var_in_the_deployments_is_one_the_code_reads() -> None:
     known = known_env_names()
-    for name, dep in objects("Deployment").items():
+    for name, dep in workloads().items():
         names = {env["name"] for env in container(dep)["env"]}
         for env in container(dep)["env"]:
             if env["name"] == "NATS_PASSWORD":  # only a part of NATS_URL: $(NATS_PASSWORD)
@@ -196,15 +204,13 @@ def test_every_env_var_in_the_deployments_is_one_the_code_reads() -> None:
             assert env["name"] in known, f"{name}: {env['name']}"
 
 
-def test_autoscalers_for_rules_and_disruption_budgets_for_all() -> None:
-    deployments = objects("Deployment")
+def test_disruption_budgets_for_all_and_no_autoscaler_for_services_with_owners() -> None:
+    """An HPA would change the rules replica count without changing NEON_RULES_PEERS, and
+    matchmaking runs as one replica (k8s/README.md)."""
+    deployments = workloads()
     hpas = objects("HorizontalPodAutoscaler")
-    assert set(hpas) == {n for n in deployments if n.startswith("rules-")}
-    for name, hpa in hpas.items():
-        assert hpa["apiVersion"] == "autoscaling/v2"
-        assert hpa["spec"]["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment",
-                                                 "name": name}
-        assert 2 <= hpa["spec"]["minReplicas"] < hpa["spec"]["maxReplicas"]
+    assert not {h["spec"]["scaleTargetRef"]["name"] for h in hpas.values()} & (
+        {n for n in deployments if n.startswith("rules-")} | {"matchmaking"})
     pdbs = objects("PodDisruptionBudget")
     for name, dep in deployments.items():
         labels = dep["spec"]["template"]["metadata"]["labels"]
@@ -214,6 +220,42 @@ def test_autoscalers_for_rules_and_disruption_budgets_for_all() -> None:
                 f"{name}: a PDB that keeps a single replica would block node drains"
         else:
             assert dep["spec"]["replicas"] >= 2
+
+
+def test_rules_replicas_find_each_other_and_know_their_place() -> None:
+    """Each rules StatefulSet: a headless Service for the replicas' own addresses, the client
+    Service for everyone else, and NEON_RULES_PEERS naming every replica in ordinal order; a
+    pod learns its ordinal from its name, which the settings turn into its place."""
+    from services.platform.settings import load
+    from services.rules.routing import Router
+
+    services = objects("Service")
+    sets = {n: s for n, s in objects("StatefulSet").items() if n.startswith("rules-")}
+    assert set(sets) == {f"rules-{g}" for g in GAMES}
+    for name, sts in sets.items():
+        port = DEFAULT_PORTS[name]
+        labels = sts["spec"]["template"]["metadata"]["labels"]
+        headless = services[sts["spec"]["serviceName"]]
+        assert headless["metadata"]["name"] != name
+        assert headless["spec"]["clusterIP"] == "None"
+        assert headless["spec"]["publishNotReadyAddresses"] is True
+        assert headless["spec"]["selector"].items() <= labels.items()
+        assert headless["spec"]["ports"][0]["port"] == port
+        assert services[name]["spec"].get("clusterIP") != "None"  # clients: one address
+        env = {e["name"]: e for e in container(sts)["env"]}
+        assert env["NEON_POD_NAME"]["valueFrom"] == {"fieldRef": {"fieldPath": "metadata.name"}}
+        peers = env["NEON_RULES_PEERS"]["value"].split(",")
+        replicas = sts["spec"]["replicas"]
+        assert replicas >= 2
+        assert peers == [f"{name}-{i}.{headless['metadata']['name']}.{NAMESPACE}.svc.cluster.local:{port}"
+                         for i in range(replicas)]
+        for ordinal in range(replicas):
+            settings = load({"NEON_RULES_PEERS": env["NEON_RULES_PEERS"]["value"],
+                             "NEON_POD_NAME": f"{name}-{ordinal}"})
+            router = Router.from_settings(settings)
+            assert router is not None and router.replicas.me == ordinal
+    readme = (ROOT / "k8s" / "README.md").read_text()
+    assert "Rules replicas" in readme and "rollout" in readme
 
 
 def test_matchmaking_runs_as_exactly_one_replica() -> None:
@@ -313,6 +355,7 @@ def allowed(src: str | None, dst: str, port: int, protocol: str = "TCP") -> bool
 RULES = [f"rules-{g}" for g in GAMES]
 NEEDED = (
     [(r, "dice", 50051) for r in RULES] + [(r, "nats", 4222) for r in RULES]
+    + [(r, r, DEFAULT_PORTS[r]) for r in RULES]
     + [("matchmaking", r, DEFAULT_PORTS[r]) for r in RULES]
     + [("matchmaking", "scoring", 50053), ("matchmaking", "nats", 4222), ("scoring", "nats", 4222)]
     + [(s, "postgres", 5432) for s in DEFAULT_PORTS]
@@ -374,7 +417,7 @@ def test_nats_cluster_enforces_the_users_and_permissions_of_deploy() -> None:
 
 
 def test_each_service_connects_to_nats_as_its_own_user() -> None:
-    for name, dep in objects("Deployment").items():
+    for name, dep in workloads().items():
         env = {e["name"]: e for e in container(dep)["env"]}
         if name == "dice":
             assert "NATS_PASSWORD" not in env  # dice does not use NATS
