@@ -10,6 +10,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -174,4 +175,62 @@ async def test_bad_clocks_are_refused_with_a_reason(backend: Backend) -> None:
         await create(backend, client, "bad-clock", clock)
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "clock" in (info.value.details() or "")
+    await client.close()
+
+
+async def test_a_campaign_match_starts_from_what_the_previous_one_carried(
+        backend: Backend, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from services.cli.main import app
+    from services.rules.verify import campaign_links
+
+    client = RulesClient(backend.address("rules-duel"))
+    organiser = (("authorization", f"Bearer {backend.organiser_token()}"),)
+
+    async def series(match_id: str, previous: str = "", final: str = "") -> Any:
+        return await client.stub.CreateMatch(rules_pb2.CreateMatchRequest(
+            match_id=match_id, mode="series", seats=2, previous_match_id=previous,
+            previous_final_hash=final), metadata=organiser, timeout=10)
+
+    first = await series("series-1")
+    with pytest.raises(grpc.aio.AioRpcError) as running:
+        await series("series-x", "series-1", "0" * 64)
+    assert running.value.code() == grpc.StatusCode.FAILED_PRECONDITION  # not ended yet
+    tokens = {t.seat: t.token for t in first.seat_tokens}
+    await client.submit(tokens[0], "series-1", "bye", {"type": "resign"})  # seat 1 wins
+    export1 = await export_of(backend, client, "series-1")
+    final = json.loads(export1.splitlines()[-1])["final_hash"]
+    with pytest.raises(grpc.aio.AioRpcError) as wrong:
+        await series("series-y", "series-1", "f" * 64)
+    assert wrong.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    with pytest.raises(grpc.aio.AioRpcError) as not_campaign:
+        await client.stub.CreateMatch(rules_pb2.CreateMatchRequest(
+            match_id="duel-z", mode="duel", seats=2, previous_match_id="series-1",
+            previous_final_hash=final), metadata=organiser, timeout=10)
+    assert not_campaign.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+    second = await series("series-2", "series-1", final)
+    view = json.loads((await client.view("series-2")).view_json)
+    assert view["won"] == [0, 1] and view["health"] == [10, 9], "the carried state shapes the start"
+    tokens2 = {t.seat: t.token for t in second.seat_tokens}
+    await client.submit(tokens2[1], "series-2", "bye", {"type": "resign"})
+    export2 = await export_of(backend, client, "series-2")
+    assert json.loads(export2.splitlines()[0])["campaign"]["carried"] == {"won": [0, 1]}
+    assert verify_export(export2, engine=duel.ENGINE).ok
+    assert campaign_links([export1, export2]) == []
+    assert campaign_links([export2]) == ["series-2: continues series-1, whose export was not given"]
+    tampered = export1.replace(b'"won":[0,1]', b'"won":[1,0]')
+    assert campaign_links([tampered, export2])  # the carried state no longer matches
+    # The command line checks the links too (the duel engine is a plug-in here).
+    files = []
+    for name, data in (("one.jsonl", export1), ("two.jsonl", export2)):
+        (tmp_path / name).write_bytes(data)
+        files.append(str(tmp_path / name))
+    runner = CliRunner()
+    only_second = runner.invoke(app, ["verify", files[1]],
+                                env={"NEON_ENGINES": "duel=tests.support.duel"})
+    assert only_second.exit_code == 1 and "campaign link" in only_second.output
+    both = runner.invoke(app, ["verify", *files], env={"NEON_ENGINES": "duel=tests.support.duel"})
+    assert both.exit_code == 0, both.output
     await client.close()

@@ -8,6 +8,10 @@ chain. When a seat passes, the chain resolves last in, first out: each counter c
 the item just below it. At any time, even on the other seat's turn or inside a chain,
 a seat may *exchange* 2 health for 1 spark (a standing option) or resign. The first
 seat at 0 health loses.
+
+Mode "series" is a campaign: each duel carries on the seats' won duels so far
+(``Outcome.carry``), and a seat starts each later duel with 1 health fewer per duel it
+has won (a handicap), so the carried state visibly shapes the next match.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ class State:
     chain: Stack[tuple[str, int]] = Stack("lifo")
     resigned: int | None = None
     turn: int = 1
+    won: tuple[int, int] = (0, 0)
+    """Series: duels each seat won before this one (carried from the previous match)."""
 
 
 def _set(pair: tuple[int, int], seat: int, value: int) -> tuple[int, int]:
@@ -55,7 +61,9 @@ class DuelEngine:
     contract_version = 2
 
     def modes(self) -> dict[str, ModeInfo]:
-        return {"duel": ModeInfo("duel", 2, 2, "first to 0 health loses")}
+        return {"duel": ModeInfo("duel", 2, 2, "first to 0 health loses"),
+                "series": ModeInfo("series", 2, 2, "duels in a row, winners handicapped",
+                                   campaign=True)}
 
     def config_schema(self) -> dict[str, Any]:
         return {"type": "object", "additionalProperties": False}
@@ -76,7 +84,13 @@ class DuelEngine:
     def setup(self, config: MatchConfig, rng: Randomness) -> State:
         if config.options:
             raise ConfigError("Counter Duel takes no options")
-        return State(active=rng.randbelow(2))
+        won = (0, 0)
+        if config.carried is not None:
+            if config.mode != "series" or not isinstance(config.carried, dict):
+                raise ConfigError("only a series duel continues an earlier one")
+            won = (int(config.carried["won"][0]), int(config.carried["won"][1]))
+        health = (HEALTH - won[0], HEALTH - won[1])
+        return State(health=health, active=rng.randbelow(2), won=won)
 
     def _owed(self, state: State) -> int:
         """The seat whose answer the match waits for."""
@@ -158,7 +172,8 @@ class DuelEngine:
 
     def view(self, state: State, viewer: int | None) -> dict[str, Any]:
         return {"health": list(state.health), "sparks": list(state.sparks), "active": state.active,
-                "chain": [list(i) for i in state.chain.items], "turn": state.turn}
+                "chain": [list(i) for i in state.chain.items], "turn": state.turn,
+                "won": list(state.won)}
 
     def outcome(self, state: State) -> Outcome | None:
         if state.resigned is not None:
@@ -167,8 +182,10 @@ class DuelEngine:
             loser = state.health.index(0)
         else:
             return None
+        won = tuple(w + (1 if s != loser else 0) for s, w in enumerate(state.won))
         return Outcome(tuple(2 if s == loser else 1 for s in (0, 1)), state.health,
-                       f"seat {loser} {'resigned' if state.resigned is not None else 'fell'}")
+                       f"seat {loser} {'resigned' if state.resigned is not None else 'fell'}",
+                       carry={"won": list(won)})
 
     def encode(self, state: State) -> dict[str, Any]:
         return {**self.view(state, None), "resigned": state.resigned}
