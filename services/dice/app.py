@@ -190,15 +190,21 @@ class DiceApplication(Application):
         if not 0 <= first <= MAX_COUNTER - count:
             raise InvalidArgument(f"first must be in 0..{MAX_COUNTER - count}, got {first}")
 
-        def reserve(session: DiceSession) -> Callable[[int, int], list[int]]:
+        def reserve(session: DiceSession) -> tuple[Callable[[int, int], list[int]], int]:
             if session.closed:
-                raise FailedPrecondition("dice session is closed")
+                # Blocks reserved before the close may be read again (fewer than asked,
+                # up to the mark): a rules service that crashed between sealing a match
+                # and saving it replays the last action with the same blocks. Nothing new
+                # is handed out once the seed is public.
+                if first >= session.reserved:
+                    raise FailedPrecondition("dice session is closed")
+                return session.words, min(count, session.reserved - first)
             if first + count > session.reserved:
                 session.reserve(first + count)
-            return session.words
+            return session.words, count
 
-        words = self._change(match_id, reserve)
-        return Blocks(first, tuple(words(first, count)))
+        words, given = self._change(match_id, reserve)
+        return Blocks(first, tuple(words(first, given)))
 
     def close_session(self, match_id: str) -> SessionView:
         def close(session: DiceSession) -> SessionView:

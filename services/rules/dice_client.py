@@ -69,7 +69,7 @@ class DiceClient:
             self._stub.ReserveBlocks,
             dice_pb2.ReserveBlocksRequest(match_id=match_key, first=first, count=count),
         )
-        if response.first != first or len(response.words) != count:
+        if response.first != first or not 0 < len(response.words) <= count:
             raise Unavailable("dice: ReserveBlocks answered another range than asked")
         return list(response.words)
 

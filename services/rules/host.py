@@ -311,6 +311,12 @@ class MatchHost:
         except (OSError, ConnectionError) as err:
             self.live.drop(live.match_id)
             raise Unavailable(f"the match store is unavailable: {err}") from None
+        except BaseException:
+            # The store failed, or the call was cancelled (deadline, store outage) while its
+            # events were on their way: whether they are stored is unknown, so the match is
+            # rebuilt from the store on its next call rather than trusted in memory.
+            self.live.drop(live.match_id)
+            raise
         for record in records:
             live.add(record)
             if "clocks" in record:

@@ -121,6 +121,9 @@ async def test_a_callback_may_arm_the_next_deadline_of_its_match() -> None:
 async def test_a_failing_callback_is_logged_and_the_scheduler_goes_on(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    from services.platform import logs
+
+    logs.configure("info")  # to stderr, whatever an earlier test (the CLI's log file) set
     wall = Wall(T0 + 1)
     done: list[str] = []
 

@@ -63,12 +63,17 @@ def test_bad_reservations_are_invalid_arguments(first: int, count: int) -> None:
         dice.reserve_blocks("g/m", first, count)
 
 
-def test_a_closed_or_missing_session_reserves_nothing() -> None:
+def test_a_closed_or_missing_session_reserves_nothing_new() -> None:
     dice = app()
     dice.open("g/m")
+    before = dice.reserve_blocks("g/m", 0, 8)
     dice.close_session("g/m")
     with pytest.raises(FailedPrecondition, match="closed"):
-        dice.reserve_blocks("g/m", 0, 8)
+        dice.reserve_blocks("g/m", 8, 1)
+    assert dice.reserve_blocks("g/m", 4, 100) == type(before)(4, before.words[4:])  # up to the mark
+    # What was reserved before the close reads again the same (a crashed rules service
+    # replays the match's last action with the same draws).
+    assert dice.reserve_blocks("g/m", 2, 6) == type(before)(2, before.words[2:])
     with pytest.raises(NotFound):
         dice.reserve_blocks("g/other", 0, 8)
 
