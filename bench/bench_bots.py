@@ -32,7 +32,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from services.platform.draws import SeededRandomness  # noqa: E402
-from services.rules.bots import make_bot  # noqa: E402
+from services.rules.bots import game_bots, make_bot  # noqa: E402
 from services.rules.games import available, load_engine  # noqa: E402
 from services.rules.games.contract import GameEngine, MatchConfig  # noqa: E402
 
@@ -130,6 +130,9 @@ def run_mode(game: str, mode: str, games: int, limit: int) -> Tally:
 def targets(game: str | None, mode: str | None) -> Iterator[tuple[str, str]]:
     games = [game] if game else available()
     for g in games:
+        if "rule" not in game_bots(g):
+            print(f"{g}: no rule-based bot (BOTS[\"rule\"] of its package), skipped", flush=True)
+            continue
         modes = list(load_engine(g).modes())
         if mode and mode not in modes:
             raise SystemExit(f"{g} has no mode {mode!r}; modes: {', '.join(modes)}")
