@@ -170,6 +170,12 @@ def declare(w: Draft, idx: int, action: Action) -> None:
 
 # ---- who owes the answer in each stage ---------------------------------------------------------
 
+def attack_on_top(s: State) -> Attack:
+    fr = s.stack[-1]
+    assert isinstance(fr, Attack), f"the top frame is {fr.kind}, not an attack"
+    return fr
+
+
 def defender_of(fr: Attack) -> int | None:
     return fr.defending_fighter
 
@@ -464,7 +470,7 @@ def flip_first(dice: tuple[str, ...], face: str, to: str) -> tuple[str, ...]:
 
 
 def attack_apply(w: Draft, seat: int, action: Action) -> None:
-    fr = w.s.stack[-1]
+    fr = attack_on_top(w.s)
     stage, kind = fr.stage, action["type"]
     if stage == "prep":
         if kind == "boost":
@@ -519,7 +525,7 @@ def attack_apply(w: Draft, seat: int, action: Action) -> None:
         elif full_block_choices(w.s, fr):
             w.replace_top(fr.but(stage="blocks"))
         else:
-            resolve(w, w.s.stack[-1])
+            resolve(w, attack_on_top(w.s))
     elif stage == "dodge":
         w.pop()
         if kind == "dodge":
@@ -575,7 +581,7 @@ def target_order(s: State, targets: tuple[str, ...]) -> tuple[str, ...]:
 
 def step(w: Draft) -> None:
     """Advance an automatic stage of the attack on top of the stack."""
-    fr = w.s.stack[-1]
+    fr = attack_on_top(w.s)
     if fr.stage.startswith(RESUME):
         after_help(w, fr.but(stage=""), fr.stage[len(RESUME):])
         return
