@@ -74,7 +74,7 @@ def test_hook_may_target_a_bot() -> None:
     assert hook in legal(state, 0)
     state = act(state, 0, hook)
     assert state.bots == ((5, "red-1"),)
-    assert state.stack[-1].get("targets") == ("bot:5",)
+    assert state.stack[-1].targets == ("bot:5",)
 
 
 def test_abilities_may_be_used_again_in_the_same_attack() -> None:
@@ -85,7 +85,7 @@ def test_abilities_may_be_used_again_in_the_same_attack() -> None:
     state = act(state, 0, {"type": "boost", "effect": "focus"})
     assert {"type": "boost", "effect": "focus"} in legal(state, 0)
     state = act(state, 0, {"type": "boost", "effect": "focus"})
-    assert state.stack[-1].get("count") == 3 and fighter(state, 0).energy == 2
+    assert state.stack[-1].attack_dice == 3 and fighter(state, 0).energy == 2
 
 
 def test_a_row_action_is_skipped_only_when_it_cannot_be_performed() -> None:

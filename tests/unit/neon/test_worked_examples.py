@@ -139,7 +139,7 @@ def test_stabilizer_example_once_per_round() -> None:
     state = go_on(state, 0, "roll", dice)
     assert {"type": "effect", "effect": "stabilizer"} in legal(state, 0)
     state = act(state, 0, {"type": "effect", "effect": "stabilizer"}, dice)
-    assert state.stack[-1].get("dice") == ("hit",)
+    assert state.stack[-1].attack_roll == ("hit",)
     assert fighter(state, 0).used_upgrades == ("stabilizer",)
     state = go_on(state, 0, "done", dice)
     state = go_on(state, 1, "roll", dice)

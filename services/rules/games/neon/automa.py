@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.rules.games.neon.combat import new_attack
+from services.rules.games.neon.attack import new_attack
 from services.rules.games.neon.content import AUTOMA
 from services.rules.games.neon.ring import distance, neighbours, step_toward
 from services.rules.games.neon.sectors import enter

@@ -1,8 +1,8 @@
 """Attack in four stages: target, attack roll, defense roll, results.
 
-An attack is a frame on the stack that walks through its stages; each stage is a window in
-which one side may apply effects before passing ("roll" or "done"). Windows with nothing to
-apply pass by themselves.
+An attack is a typed frame on the stack (:class:`~services.rules.games.neon.attack.Attack`)
+that walks through its stages; each stage is a response window in which one side may apply
+effects before passing ("roll" or "done"). Windows with nothing to apply pass by themselves.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
+from services.rules.games.neon.attack import AlliesWindow, Attack, new_attack
 from services.rules.games.neon.cards import round_order
 from services.rules.games.neon.content import (
     ATTACK_DIE,
@@ -36,7 +37,8 @@ from services.rules.games.neon.fighters import (
 from services.rules.games.neon.loot import payments, spend_supply
 from services.rules.games.neon.ring import distance, neighbours
 from services.rules.games.neon.sectors import enter
-from services.rules.games.neon.state import Draft, Fighter, Frame, State, frame
+from services.rules.games.neon.state import Draft, Fighter, State
+from services.rules.games.windows import ResponseWindow
 
 Action = dict[str, Any]
 AUTO_STAGES = ("next", "finish")
@@ -166,27 +168,22 @@ def declare(w: Draft, idx: int, action: Action) -> None:
     w.push(new_attack(idx, weapon, targets, count))
 
 
-def new_attack(idx: int, weapon: str, targets: tuple[str, ...], count: int) -> Frame:
-    return frame("attack", idx, weapon=weapon, targets=targets, stage="prep", count=count,
-                 dice=(), rerolled=False, used=(), bot_defense_rolls=(), queue=(), defender="", defense_count=0,
-                 defense_roll=(), defense_rerolled=False, defender_used=(), hits_cancelled=0, blocks_as_fails=0, dealt=False, fresh=())
-
-
 # ---- who owes the answer in each stage ---------------------------------------------------------
 
-def defender_of(fr: Frame) -> int | None:
-    cur = fr.get("defender")
-    return int(cur[2:]) if cur.startswith("f:") else None
+def attack_on_top(s: State) -> Attack:
+    fr = s.stack[-1]
+    assert isinstance(fr, Attack), f"the top frame is {fr.kind}, not an attack"
+    return fr
 
 
-def window_owner(fr: Frame) -> int:
-    if fr.get("stage") == "help":
-        return int(fr.get("helpers")[0])
-    if fr.get("stage") in ("dprep", "dafter", "blocks", "worn"):
-        owner = defender_of(fr)
-        assert owner is not None
-        return owner
-    return fr.owner
+def defender_of(fr: Attack) -> int | None:
+    return fr.defending_fighter
+
+
+def window_owner(fr: Attack) -> int:
+    owner = fr.answering.current
+    assert owner is not None
+    return owner
 
 
 def simultaneous(s: State, target: str) -> bool:
@@ -239,7 +236,7 @@ def can_reroll(s: State, idx: int) -> bool:
 
 # ---- legal answers per stage -------------------------------------------------------------------
 
-def with_payments(s: State, idx: int, fr: Frame, actions: list[Action]) -> list[Action]:
+def with_payments(s: State, idx: int, fr: Attack, actions: list[Action]) -> list[Action]:
     """Ruleset 3: an equipment effect is offered once per way to pay it (``pay``)."""
     if not s.rules.player_chooses_supply:
         return actions
@@ -249,7 +246,7 @@ def with_payments(s: State, idx: int, fr: Frame, actions: list[Action]) -> list[
         key = str(a.get("effect", ""))
         if a["type"] in ("boost", "effect") and key.startswith(("equip:", "team:")):
             card, supply = effect_supply(key)
-            out += [{**a, "pay": p} for p in payments(f, card, supply, fr.get("fresh"))]
+            out += [{**a, "pay": p} for p in payments(f, card, supply, fr.bots_won)]
         else:
             out.append(a)
     return out
@@ -266,14 +263,14 @@ def effect_supply(key: str) -> tuple[str, str]:
     return card, LOOT[card].effects[int(parts[2])].supply
 
 
-def attack_legal(s: State, fr: Frame) -> list[Action]:
-    stage = fr.get("stage")
+def attack_legal(s: State, fr: Attack) -> list[Action]:
+    stage = fr.stage
     legal = stage_legal(s, fr)
     return with_payments(s, window_owner(fr), fr, legal) if stage not in ("blocks", "worn") \
         else legal
 
 
-def full_block_choices(s: State, fr: Frame) -> range:
+def full_block_choices(s: State, fr: Attack) -> range:
     """How many full blocks the defender may put on critical hits (the rest on normal hits).
 
     Empty unless the choice matters: the defender wears a mandatory helmet or armour effect,
@@ -291,11 +288,11 @@ def full_block_choices(s: State, fr: Frame) -> range:
     return range(low, high + 1) if high > low else range(0)
 
 
-def stage_legal(s: State, fr: Frame) -> list[Action]:
-    stage = fr.get("stage")
+def stage_legal(s: State, fr: Attack) -> list[Action]:
+    stage = fr.stage
     idx = fr.owner
     me = s.fighters[idx]
-    used = fr.get("used")
+    used = fr.attacker_used
     if stage == "blocks":
         return [{"type": "assign_blocks", "on_crits": k}
                 for k in reversed(full_block_choices(s, fr))]
@@ -303,14 +300,14 @@ def stage_legal(s: State, fr: Frame) -> list[Action]:
         return worn_legal(s, fr)
     if stage == "prep":
         out: list[Action] = []
-        if not me.automa and fr.get("count") < MAX_ATTACK_DICE:
+        if not me.automa and fr.attack_dice < MAX_ATTACK_DICE:
             out += [{"type": "boost", "effect": k} for k in attack_boosts(s, fr)]
         return out + [{"type": "roll"}]
     if stage == "after":
         out = []
         if not me.automa:
-            dice = fr.get("dice")
-            if not fr.get("rerolled") and can_reroll(s, idx) and dice:
+            dice = fr.attack_roll
+            if not fr.attack_rerolled and can_reroll(s, idx) and dice:
                 if in_sector(s, idx, "highway"):
                     out += reroll_actions(dice, "highway", True)
                 if can_afford(s, idx, manoeuvre_cost(s, idx, "A")):
@@ -321,19 +318,19 @@ def stage_legal(s: State, fr: Frame) -> list[Action]:
         defender = defender_of(fr)
         assert defender is not None
         out = []
-        if fr.get("defense_count") < MAX_DEFENSE_DICE:
+        if fr.defense_dice < MAX_DEFENSE_DICE:
             out += [{"type": "boost", "effect": k} for k in defense_boosts(s, fr, defender)]
         return out + [{"type": "roll"}]
     if stage == "dafter":
         defender = defender_of(fr)
         assert defender is not None
         out = []
-        ddice = fr.get("defense_roll")
-        if not fr.get("defense_rerolled") and ddice and \
+        ddice = fr.defense_roll
+        if not fr.defense_rerolled and ddice and \
                 can_reroll(s, defender) and \
                 can_afford(s, defender, manoeuvre_cost(s, defender, "A")):
             out += reroll_actions(ddice, "manoeuvre_a", False)
-        if unused(s, ["phantom"], fr.get("defender_used")) and \
+        if unused(s, ["phantom"], fr.defender_used) and \
                 usable_unique(s, defender, "phantom") is not None and settle_current(s, fr)[1] > 0:
             out.append({"type": "effect", "effect": "phantom"})
         return out + [{"type": "done"}]
@@ -341,11 +338,11 @@ def stage_legal(s: State, fr: Frame) -> list[Action]:
         out = []
         if not me.automa and blocks_left(s, fr) > 0:
             out += [{"type": "effect", "effect": k}
-                    for k, _ in weapon_effects(s, idx, fr.get("weapon"), "after_defense")
+                    for k, _ in weapon_effects(s, idx, fr.weapon, "after_defense")
                     if k not in used]
         return out + [{"type": "done"}]
     if stage == "help":
-        return help_legal(s, fr, int(fr.get("helpers")[0])) + [{"type": "done"}]
+        return help_legal(s, fr, window_owner(fr)) + [{"type": "done"}]
     if stage == "dodge":
         here = me.sector
         moves = [{"type": "dodge", "sector": n} for n in neighbours(s.ring, here)] \
@@ -358,8 +355,8 @@ def effect_cost(effect: str) -> int:
     return SECTORS[SECTOR_BY_EFFECT[effect]].cost
 
 
-def attack_boosts(s: State, fr: Frame) -> list[str]:
-    idx, used, weapon = fr.owner, fr.get("used"), fr.get("weapon")
+def attack_boosts(s: State, fr: Attack) -> list[str]:
+    idx, used, weapon = fr.owner, fr.attacker_used, fr.weapon
     me = s.fighters[idx]
     out = []
     if in_sector(s, idx, "factory") and me.energy >= effect_cost("factory"):
@@ -374,8 +371,8 @@ def attack_boosts(s: State, fr: Frame) -> list[str]:
     return unused(s, out, used)
 
 
-def attack_flips(s: State, fr: Frame) -> list[str]:
-    idx, used, dice = fr.owner, fr.get("used"), fr.get("dice")
+def attack_flips(s: State, fr: Attack) -> list[str]:
+    idx, used, dice = fr.owner, fr.attacker_used, fr.attack_roll
     me = s.fighters[idx]
     out = []
     if "maybe" in dice:
@@ -383,19 +380,19 @@ def attack_flips(s: State, fr: Frame) -> list[str]:
             out.append("park")
         if "stabilizer" in me.upgrades and "stabilizer" not in me.used_upgrades:
             out.append("stabilizer")
-        out += [k for k, _ in weapon_effects(s, idx, fr.get("weapon"), "after_attack")]
+        out += [k for k, _ in weapon_effects(s, idx, fr.weapon, "after_attack")]
     if "miss" in dice and usable_unique(s, idx, "overload") is not None:
         out.append("overload")
     return unused(s, out, used)
 
 
-def defense_boosts(s: State, fr: Frame, defender: int) -> list[str]:
+def defense_boosts(s: State, fr: Attack, defender: int) -> list[str]:
     me = s.fighters[defender]
     out = [a for a in ("shield", "static") if usable_unique(s, defender, a) is not None]
     if "cortex-link" in me.upgrades and "cortex-link" not in me.used_upgrades:
         out.append("cortex-link")
     out += [k for k, _, _ in worn_effects(me, "optional_before_defense")]
-    return unused(s, out, fr.get("defender_used"))
+    return unused(s, out, fr.defender_used)
 
 
 # ---- dice arithmetic ---------------------------------------------------------------------------
@@ -431,32 +428,32 @@ def in_stadium(s: State, target: str) -> bool:
     return sector is not None and SECTORS[sector].effect == "stadium"
 
 
-def settle_current(s: State, fr: Frame) -> tuple[int, int]:
-    cur = fr.get("defender")
-    return settle(fr.get("dice"), fr.get("defense_roll"), in_stadium(s, cur),
-                  fr.get("blocks_as_fails"), fr.get("hits_cancelled"), fr.get("fulls_on_crits"))
+def settle_current(s: State, fr: Attack) -> tuple[int, int]:
+    cur = fr.defender
+    return settle(fr.attack_roll, fr.defense_roll, in_stadium(s, cur),
+                  fr.blocks_as_fails, fr.hits_cancelled, fr.full_blocks_on_crits)
 
 
-def after_normal_blocks(s: State, fr: Frame) -> tuple[int, int, int]:
-    return normal_blocked(fr.get("dice"), fr.get("defense_roll"),
-                          in_stadium(s, fr.get("defender")), fr.get("blocks_as_fails"))
+def after_normal_blocks(s: State, fr: Attack) -> tuple[int, int, int]:
+    return normal_blocked(fr.attack_roll, fr.defense_roll,
+                          in_stadium(s, fr.defender), fr.blocks_as_fails)
 
 
-def blocks_left(s: State, fr: Frame) -> int:
-    if in_stadium(s, fr.get("defender")):
+def blocks_left(s: State, fr: Attack) -> int:
+    if in_stadium(s, fr.defender):
         return 0
-    return fr.get("defense_roll").count("block") - fr.get("blocks_as_fails")
+    return fr.defense_roll.count("block") - fr.blocks_as_fails
 
 
 # ---- applying answers --------------------------------------------------------------------------
 
-def pay_effect(w: Draft, idx: int, key: str, fr: Frame, pay: str | None = None) -> None:
+def pay_effect(w: Draft, idx: int, key: str, fr: Attack, pay: str | None = None) -> None:
     """Pay for an effect by its key: energy for abilities and sectors, a supply for equipment
     (the one the player named in ``pay``, ruleset 3)."""
     s = w.s
     if key.startswith("equip:"):
         _, card, i = key.split(":")
-        spend_supply(w, idx, card, LOOT[card].effects[int(i)].supply, fr.get("fresh"), pay)
+        spend_supply(w, idx, card, LOOT[card].effects[int(i)].supply, fr.bots_won, pay)
     elif key in ("factory", "park"):
         spend_energy(w, idx, effect_cost(key))
     elif key in ("stabilizer", "targeting-module", "cortex-link"):
@@ -473,25 +470,25 @@ def flip_first(dice: tuple[str, ...], face: str, to: str) -> tuple[str, ...]:
 
 
 def attack_apply(w: Draft, seat: int, action: Action) -> None:
-    fr = w.s.stack[-1]
-    stage, kind = fr.get("stage"), action["type"]
+    fr = attack_on_top(w.s)
+    stage, kind = fr.stage, action["type"]
     if stage == "prep":
         if kind == "boost":
             key = action["effect"]
             pay_effect(w, seat, key, fr, action.get("pay"))
-            w.replace_top(fr.but(count=fr.get("count") + 1, used=fr.get("used") + (key,)))
+            w.replace_top(fr.but(attack_dice=fr.attack_dice + 1, attacker_used=fr.attacker_used + (key,)))
         else:
             ask_allies(w, fr, "attack_prep")
     elif stage == "after":
         if kind == "reroll":
-            reroll(w, seat, action, fr, "dice", "rerolled", ATTACK_DIE)
+            reroll(w, seat, action, fr, "attack")
         elif kind == "effect":
             key = action["effect"]
             pay_effect(w, seat, key, fr, action.get("pay"))
             face = "miss" if key == "overload" else "maybe"
-            dice = flip_first(fr.get("dice"), face, "hit")
+            dice = flip_first(fr.attack_roll, face, "hit")
             w.emit("dice_changed", {"fighter": seat, "dice": list(dice)})
-            w.replace_top(fr.but(dice=dice, used=fr.get("used") + (key,)))
+            w.replace_top(fr.but(attack_roll=dice, attacker_used=fr.attacker_used + (key,)))
         else:
             ask_allies(w, fr, "attack_after")
     elif stage == "dprep":
@@ -499,22 +496,22 @@ def attack_apply(w: Draft, seat: int, action: Action) -> None:
             key = action["effect"]
             pay_effect(w, seat, key, fr, action.get("pay"))
             bonus = 2 if key == "shield" else 1
-            w.replace_top(fr.but(defense_count=fr.get("defense_count") + bonus, defender_used=fr.get("defender_used") + (key,)))
+            w.replace_top(fr.but(defense_dice=fr.defense_dice + bonus, defender_used=fr.defender_used + (key,)))
         else:
             ask_allies(w, fr, "defense_prep")
     elif stage == "dafter":
         if kind == "reroll":
-            reroll(w, seat, action, fr, "defense_roll", "defense_rerolled", DEFENSE_DIE)
+            reroll(w, seat, action, fr, "defense")
         elif kind == "effect":
             pay_effect(w, seat, "phantom", fr)
-            w.replace_top(fr.but(hits_cancelled=fr.get("hits_cancelled") + 1,
-                                 defender_used=fr.get("defender_used") + ("phantom",)))
+            w.replace_top(fr.but(hits_cancelled=fr.hits_cancelled + 1,
+                                 defender_used=fr.defender_used + ("phantom",)))
         else:
             ask_allies(w, fr, "defense_after")
     elif stage == "help":
         help_apply(w, seat, action, fr)
     elif stage == "blocks":
-        resolve(w, fr.but(fulls_on_crits=int(action["on_crits"])))
+        resolve(w, fr.but(full_blocks_on_crits=int(action["on_crits"]), blocks_assigned=True))
     elif stage == "worn":
         nxt = worn_left(w.s, fr)[2]
         assert nxt is not None
@@ -523,12 +520,12 @@ def attack_apply(w: Draft, seat: int, action: Action) -> None:
         if kind == "effect":
             key = action["effect"]
             pay_effect(w, seat, key, fr, action.get("pay"))
-            w.replace_top(fr.but(blocks_as_fails=fr.get("blocks_as_fails") + 1,
-                                 used=fr.get("used") + (key,)))
+            w.replace_top(fr.but(blocks_as_fails=fr.blocks_as_fails + 1,
+                                 attacker_used=fr.attacker_used + (key,)))
         elif full_block_choices(w.s, fr):
             w.replace_top(fr.but(stage="blocks"))
         else:
-            resolve(w, w.s.stack[-1])
+            resolve(w, attack_on_top(w.s))
     elif stage == "dodge":
         w.pop()
         if kind == "dodge":
@@ -537,32 +534,41 @@ def attack_apply(w: Draft, seat: int, action: Action) -> None:
             enter(w, seat, action["sector"])
 
 
-def reroll(w: Draft, seat: int, action: Action, fr: Frame, field: str, flag: str,
-           faces: tuple[str, ...]) -> None:
+def reroll(w: Draft, seat: int, action: Action, fr: Attack, side: str) -> None:
+    """The one reroll of the attack (``side`` "attack") or defense dice of this attack."""
     if action["by"] == "manoeuvre_a":
         spend_energy(w, seat, manoeuvre_cost(w.s, seat, "A"))
-    picked = list(action["dice"])
-    new = w.rng.roll(faces, len(picked))
-    dice = list(fr.get(field))
-    for i, face in zip(picked, new, strict=True):
-        dice[i] = face
+    dice = rerolled(w, action, fr, side)
     w.emit("reroll", {"fighter": seat, "by": action["by"], "dice": list(dice)})
-    used_key = "defender_used" if field == "defense_roll" else "used"
-    w.replace_top(fr.but(**{field: tuple(dice), flag: True,
-                            used_key: fr.get(used_key) + (action["by"],)}))
+    if side == "attack":
+        w.replace_top(fr.but(attack_roll=dice, attack_rerolled=True,
+                             attacker_used=fr.attacker_used + (action["by"],)))
+    else:
+        w.replace_top(fr.but(defense_roll=dice, defense_rerolled=True,
+                             defender_used=fr.defender_used + (action["by"],)))
 
 
-def roll_attack(w: Draft, fr: Frame) -> None:
-    count = min(fr.get("count"), MAX_ATTACK_DICE)
+def rerolled(w: Draft, action: Action, fr: Attack, side: str) -> tuple[str, ...]:
+    """The attack or defense roll with the dice the action picked rolled again."""
+    faces = ATTACK_DIE if side == "attack" else DEFENSE_DIE
+    dice = list(fr.attack_roll if side == "attack" else fr.defense_roll)
+    picked = list(action["dice"])
+    for i, face in zip(picked, w.rng.roll(faces, len(picked)), strict=True):
+        dice[i] = face
+    return tuple(dice)
+
+
+def roll_attack(w: Draft, fr: Attack) -> None:
+    count = min(fr.attack_dice, MAX_ATTACK_DICE)
     dice = tuple(w.rng.roll(ATTACK_DIE, count))
     sim = []
-    for target in fr.get("targets"):
+    for target in fr.targets:
         if simultaneous(w.s, target):
             n = min(defense_dice(w.s, target), MAX_DEFENSE_DICE)
             sim.append((target, tuple(w.rng.roll(DEFENSE_DIE, n))))
     w.emit("attack_roll", {"fighter": fr.owner, "dice": list(dice),
                            "defense": [[t, list(d)] for t, d in sim]})
-    w.replace_top(fr.but(stage="after", dice=dice, bot_defense_rolls=tuple(sim)))
+    w.replace_top(fr.but(stage="after", attack_roll=dice, simultaneous_defense=tuple(sim)))
 
 
 def target_order(s: State, targets: tuple[str, ...]) -> tuple[str, ...]:
@@ -575,36 +581,36 @@ def target_order(s: State, targets: tuple[str, ...]) -> tuple[str, ...]:
 
 def step(w: Draft) -> None:
     """Advance an automatic stage of the attack on top of the stack."""
-    fr = w.s.stack[-1]
-    if fr.get("stage").startswith(RESUME):
-        after_help(w, fr.but(stage=""), fr.get("stage")[len(RESUME):])
+    fr = attack_on_top(w.s)
+    if fr.stage.startswith(RESUME):
+        after_help(w, fr.but(stage=""), fr.stage[len(RESUME):])
         return
-    if fr.get("stage") == "next":
-        queue = fr.get("queue")
+    if fr.stage == "next":
+        queue = fr.defenders_left
         if not queue:
             w.replace_top(fr.but(stage="finish"))
             return
         cur, rest = queue[0], queue[1:]
-        base = dict(queue=rest, defender=cur, defense_roll=(), defense_rerolled=False, defender_used=(), hits_cancelled=0, blocks_as_fails=0)
+        fr = fr.but(defenders_left=rest, defender=cur, defense_roll=(), defense_rerolled=False,
+                    defender_used=(), hits_cancelled=0, blocks_as_fails=0)
         if target_sector(w.s, cur) is None and cur.startswith("f:"):
-            w.replace_top(fr.but(**base))
-            return
-        if simultaneous(w.s, cur):
-            ddice = dict(fr.get("bot_defense_rolls")).get(cur, ())
-            w.replace_top(fr.but(stage="counter", **{**base, "defense_roll": ddice}))
+            w.replace_top(fr)
+        elif simultaneous(w.s, cur):
+            ddice = dict(fr.simultaneous_defense).get(cur, ())
+            w.replace_top(fr.but(stage="counter", defense_roll=ddice))
         else:
-            w.replace_top(fr.but(stage="dprep", defense_count=defense_dice(w.s, cur), **base))
+            w.replace_top(fr.but(stage="dprep", defense_dice=defense_dice(w.s, cur)))
         return
     w.pop()
     attacker = fr.owner
     me = w.f(attacker)
-    if not fr.get("dealt") and not me.automa and me.on_arena and \
+    if not fr.damage_dealt and not me.automa and me.on_arena and \
             can_afford(w.s, attacker, manoeuvre_cost(w.s, attacker, "B")) and \
             neighbours(w.s.ring, me.sector):
         w.push(fr.but(stage="dodge"))
 
 
-def worn_left(s: State, fr: Frame) -> tuple[int, int, tuple[str, str] | None]:
+def worn_left(s: State, fr: Attack) -> tuple[int, int, tuple[str, str] | None]:
     """Uncancelled (critical hits, normal hits) after the mandatory helmet and armour effects
     already applied (their card may be gone, paid for with itself), and the next one that
     must apply: (key, supply), or ``None``."""
@@ -612,7 +618,7 @@ def worn_left(s: State, fr: Frame) -> tuple[int, int, tuple[str, str] | None]:
     defender = defender_of(fr)
     if defender is None or s.fighters[defender].automa:
         return crits, hits, None
-    used = fr.get("defender_used")
+    used = fr.defender_used
     for key in used:
         if key.startswith("equip:"):
             _, card, i = key.split(":")
@@ -627,7 +633,7 @@ def worn_left(s: State, fr: Frame) -> tuple[int, int, tuple[str, str] | None]:
     return crits, hits, None
 
 
-def worn_legal(s: State, fr: Frame) -> list[Action]:
+def worn_legal(s: State, fr: Attack) -> list[Action]:
     defender = defender_of(fr)
     nxt = worn_left(s, fr)[2]
     if defender is None or nxt is None:
@@ -637,15 +643,15 @@ def worn_legal(s: State, fr: Frame) -> list[Action]:
             for p in payments(s.fighters[defender], card, nxt[1])]
 
 
-def apply_worn(w: Draft, fr: Frame, key: str, supply: str, pay: str | None) -> Frame:
+def apply_worn(w: Draft, fr: Attack, key: str, supply: str, pay: str | None) -> Attack:
     defender = defender_of(fr)
     assert defender is not None
     spend_supply(w, defender, key.split(":")[1], supply, (), pay)
     w.emit("effect_used", {"fighter": defender, "effect": key, "mandatory": True})
-    return fr.but(defender_used=fr.get("defender_used") + (key,))
+    return fr.but(defender_used=fr.defender_used + (key,))
 
 
-def resolve(w: Draft, fr: Frame) -> None:
+def resolve(w: Draft, fr: Attack) -> None:
     """Apply mandatory helmet and armour effects (ruleset 3: the defender names the supply
     when there is more than one way to pay), then the damage of the current target."""
     while True:
@@ -657,16 +663,16 @@ def resolve(w: Draft, fr: Frame) -> None:
             return
         fr = apply_worn(w, fr, nxt[0], nxt[1], None)
     s = w.s
-    cur = fr.get("defender")
-    dused = fr.get("defender_used")
+    cur = fr.defender
+    dused = fr.defender_used
     defender = defender_of(fr)
     if defender is not None and not s.fighters[defender].automa:
-        energy = fr.get("defense_roll").count("fail_energy")
+        energy = fr.defense_roll.count("fail_energy")
         if energy:
             gain_energy(w, defender, energy)
     attacker = w.f(fr.owner)
     damage = crits + hits + (crits if "critical-core" in attacker.upgrades else 0)
-    fresh = fr.get("fresh")
+    fresh = fr.bots_won
     w.emit("attack_result", {"fighter": fr.owner, "target": cur, "damage": damage})
     if cur.startswith("bot:") and damage > 0:
         sector = int(cur[4:])
@@ -675,10 +681,10 @@ def resolve(w: Draft, fr: Frame) -> None:
         w.update(fr.owner, bots=attacker.bots + ((token, False),))
         w.emit("bot_destroyed", {"fighter": fr.owner, "sector": sector, "token": token})
         fresh += (token,)
-    done = fr.but(stage="next", dealt=fr.get("dealt") or damage > 0, fresh=fresh,
+    done = fr.but(stage="next", damage_dealt=fr.damage_dealt or damage > 0, bots_won=fresh,
                   defender_used=dused, defender="")
-    if fr.get("fulls_on_crits") is not None:
-        done = done.but(fulls_on_crits=None)
+    if fr.full_blocks_on_crits is not None:
+        done = done.but(full_blocks_on_crits=None)
     w.replace_top(done)
     if defender is not None and damage > 0:
         take_damage(w, defender, damage, fr.owner)
@@ -690,7 +696,7 @@ HELP_SIDE = {"attack_prep": "attack", "attack_after": "attack", "defense_prep": 
              "defense_after": "defense"}
 
 
-def side_fighter(fr: Frame, side: str) -> int | None:
+def side_fighter(fr: Attack, side: str) -> int | None:
     return fr.owner if side == "attack" else defender_of(fr)
 
 
@@ -710,81 +716,86 @@ def team_effects(s: State, ally: int, when: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def help_legal(s: State, fr: Frame, ally: int) -> list[Action]:
-    which = fr.get("help")
+def help_legal(s: State, fr: Attack, ally: int) -> list[Action]:
+    assert fr.allies is not None
+    which = fr.allies.moment
     side = HELP_SIDE[which]
     helped = side_fighter(fr, side)
     if helped is None:
         return []
-    used = fr.get("used") if side == "attack" else fr.get("defender_used")
+    used = fr.attacker_used if side == "attack" else fr.defender_used
     if which in ("attack_prep", "defense_prep"):
         limit = MAX_ATTACK_DICE if side == "attack" else MAX_DEFENSE_DICE
-        count = fr.get("count") if side == "attack" else fr.get("defense_count")
+        count = fr.attack_dice if side == "attack" else fr.defense_dice
         if count >= limit:
             return []
         when = "ally_before_attack" if side == "attack" else "ally_before_defense"
         return [{"type": "boost", "effect": key} for key, _, _ in team_effects(s, ally, when)
                 if key not in used]
-    dice = fr.get("dice") if side == "attack" else fr.get("defense_roll")
-    rerolled = fr.get("rerolled") if side == "attack" else fr.get("defense_rerolled")
+    dice = fr.attack_roll if side == "attack" else fr.defense_roll
+    rerolled = fr.attack_rerolled if side == "attack" else fr.defense_rerolled
     if rerolled or not dice or not can_reroll(s, helped) or \
             not can_afford(s, ally, manoeuvre_cost(s, ally, "A")):
         return []
     return reroll_actions(dice, "ally_manoeuvre_a", False)
 
 
-def ask_allies(w: Draft, fr: Frame, which: str) -> None:
+def ask_allies(w: Draft, fr: Attack, which: str) -> None:
     """Open a window for each ally in the sector of the side that just passed, then go on."""
     helped = side_fighter(fr, HELP_SIDE[which])
     helpers: tuple[int, ...] = ()
     if helped is not None and w.s.mode == "coalition" and not w.f(helped).automa:
         helpers = allies_in_sector(w.s, helped)
     if helpers:
-        w.replace_top(fr.but(stage="help", help=which, helpers=helpers))
+        w.replace_top(fr.but(stage="help", allies=AlliesWindow(which, ResponseWindow(helpers))))
     else:
         after_help(w, fr, which)
 
 
-def after_help(w: Draft, fr: Frame, which: str) -> None:
+def after_help(w: Draft, fr: Attack, which: str) -> None:
     if which == "attack_prep":
         roll_attack(w, fr)
     elif which == "attack_after":
-        w.replace_top(fr.but(stage="next", queue=target_order(w.s, fr.get("targets"))))
+        w.replace_top(fr.but(stage="next", defenders_left=target_order(w.s, fr.targets)))
     elif which == "defense_prep":
-        ddice = w.rng.roll(DEFENSE_DIE, min(fr.get("defense_count"), MAX_DEFENSE_DICE))
+        ddice = w.rng.roll(DEFENSE_DIE, min(fr.defense_dice, MAX_DEFENSE_DICE))
         w.emit("defense_roll", {"fighter": defender_of(fr), "dice": list(ddice)})
         w.replace_top(fr.but(stage="dafter", defense_roll=tuple(ddice)))
     else:
         w.replace_top(fr.but(stage="counter"))
 
 
-def help_apply(w: Draft, ally: int, action: Action, fr: Frame) -> None:
-    which = fr.get("help")
+def help_apply(w: Draft, ally: int, action: Action, fr: Attack) -> None:
+    """An ally's answer: a team effect or Manoeuvre A (the window waits for its next answer),
+    or ``done`` (the window moves on to the next ally, or closes and the attack goes on)."""
+    allies_window = fr.allies
+    assert allies_window is not None
+    which = allies_window.moment
     side = HELP_SIDE[which]
     if action["type"] == "boost":
         key = action["effect"]
         card = key.split(":", 1)[1]
         team = LOOT[card].team_effect
         assert team is not None
-        spend_supply(w, ally, card, team.supply, fr.get("fresh"), action.get("pay"))
+        spend_supply(w, ally, card, team.supply, fr.bots_won, action.get("pay"))
         w.emit("effect_used", {"fighter": ally, "effect": key, "team": True})
         if side == "attack":
-            w.replace_top(fr.but(count=fr.get("count") + 1, used=fr.get("used") + (key,)))
+            w.replace_top(fr.but(attack_dice=fr.attack_dice + 1, attacker_used=fr.attacker_used + (key,)))
         else:
-            w.replace_top(fr.but(defense_count=fr.get("defense_count") + 1, defender_used=fr.get("defender_used") + (key,)))
+            w.replace_top(fr.but(defense_dice=fr.defense_dice + 1, defender_used=fr.defender_used + (key,)))
         return
     if action["type"] == "reroll":
         spend_energy(w, ally, manoeuvre_cost(w.s, ally, "A"))
-        field, flag = ("dice", "rerolled") if side == "attack" else ("defense_roll", "defense_rerolled")
-        faces = ATTACK_DIE if side == "attack" else DEFENSE_DIE
-        dice = list(fr.get(field))
-        for i, face in zip(action["dice"], w.rng.roll(faces, len(action["dice"])), strict=True):
-            dice[i] = face
-        w.emit("reroll", {"fighter": ally, "by": "ally_manoeuvre_a", "dice": dice})
-        w.replace_top(fr.but(**{field: tuple(dice), flag: True}))
+        dice = rerolled(w, action, fr, side)
+        w.emit("reroll", {"fighter": ally, "by": "ally_manoeuvre_a", "dice": list(dice)})
+        if side == "attack":
+            w.replace_top(fr.but(attack_roll=dice, attack_rerolled=True))
+        else:
+            w.replace_top(fr.but(defense_roll=dice, defense_rerolled=True))
         return
-    rest = fr.get("helpers")[1:]
-    if rest:
-        w.replace_top(fr.but(helpers=rest))
-    else:
+    window = allies_window.window.pass_(ally)
+    fr = fr.but(allies=AlliesWindow(which, window))
+    if window.closed:
         after_help(w, fr.but(stage=""), which)
+    else:
+        w.replace_top(fr)

@@ -17,6 +17,7 @@ from services.rules.games.contract import (
     Transition,
 )
 from services.rules.games.neon import views
+from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.cards import choice_actions, choice_of, choosers
 from services.rules.games.neon.combat import attack_apply, attack_legal, window_owner
 from services.rules.games.neon.content import CONTENT_VERSION, FIGHTERS
@@ -34,7 +35,7 @@ from services.rules.games.neon.ruleset import CURRENT, RULESETS, Ruleset
 from services.rules.games.neon.schemas import ACTION_SCHEMA, CONFIG_SCHEMA
 from services.rules.games.neon.scoring import outcome
 from services.rules.games.neon.sectors import evacuate, evacuate_options
-from services.rules.games.neon.state import Draft, Frame, State, frame
+from services.rules.games.neon.state import Draft, StackFrame, State, frame
 from services.rules.games.neon.turns import apply_turn, turn_actions
 
 Action = dict[str, Any]
@@ -91,11 +92,11 @@ def decision(seat: int, kind: str, legal: tuple[Action, ...], prompt: str, *,
                     default=default_of(legal))
 
 
-def frame_decision(s: State, fr: Frame) -> Decision:
-    if fr.kind == "attack":
+def frame_decision(s: State, fr: StackFrame) -> Decision:
+    if isinstance(fr, Attack):
         owner = window_owner(fr)
         legal = tuple(attack_legal(s, fr))
-        return decision(owner, f"attack_{fr.get('stage')}", legal,
+        return decision(owner, f"attack_{fr.stage}", legal,
                         "attack: apply an effect or go on",
                         optional=any(a["type"] in PASSES for a in legal))
     if fr.kind == "keep":
@@ -310,7 +311,7 @@ class NeonEngine:
 
     def _answer_frame(self, w: Draft, seat: int, act: Action) -> None:
         fr = w.s.stack[-1]
-        if fr.kind == "attack":
+        if isinstance(fr, Attack):
             attack_apply(w, seat, act)
         elif fr.kind == "keep":
             w.pop()
@@ -351,6 +352,9 @@ class NeonEngine:
 
 
 def to_json(value: Any) -> Any:
+    if isinstance(value, Attack):
+        return {"kind": value.kind, "owner": value.attacker,
+                "data": {k: to_json(v) for k, v in value.encoded().items()}}
     if is_dataclass(value) and not isinstance(value, type):
         out = {f.name: to_json(getattr(value, f.name)) for f in fields(value)}
         if "data" in out and hasattr(value, "kind"):

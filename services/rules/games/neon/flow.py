@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from services.rules.games.contract import MatchConfig, Randomness
+from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.automa import automa_turn
 from services.rules.games.neon.cards import (
     choosers,
@@ -92,8 +93,8 @@ def frame_needs_answer(s: State) -> bool:
         return False
     if top.kind in ("maintain", "strip"):
         return False
-    if top.kind == "attack":
-        if is_auto_stage(top.get("stage")):
+    if isinstance(top, Attack):
+        if is_auto_stage(top.stage):
             return False
         legal = attack_legal(s, top)
         return not (len(legal) == 1 and legal[0]["type"] in ("roll", "done"))
@@ -112,8 +113,8 @@ def run_frame(w: Draft) -> None:
     elif top.kind == "strip":
         w.pop()
         strip_equipment(w, top.owner)
-    elif top.kind == "attack":
-        if is_auto_stage(top.get("stage")):
+    elif isinstance(top, Attack):
+        if is_auto_stage(top.stage):
             step(w)
         else:
             only = attack_legal(w.s, top)[0]

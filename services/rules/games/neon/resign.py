@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from services.rules.games.neon.combat import defender_of
+from services.rules.games.neon.attack import AlliesWindow, Attack
+from services.rules.games.neon.combat import RESUME, defender_of
 from services.rules.games.neon.loot import discard_loot, strip_equipment
-from services.rules.games.neon.state import Draft, Frame
+from services.rules.games.neon.state import Draft, StackFrame
+from services.rules.games.windows import ResponseWindow
 
 LOOT_FRAMES = ("keep", "place")
 
@@ -45,7 +47,7 @@ def _chosen(w: Draft, seat: int) -> tuple[str, ...]:
 
 
 def _close_frames(w: Draft, seat: int) -> None:
-    kept: list[Frame] = []
+    kept: list[StackFrame] = []
     for fr in w.s.stack:
         closed = _close(w, fr, seat)
         if closed is not None:
@@ -53,7 +55,7 @@ def _close_frames(w: Draft, seat: int) -> None:
     w.set(stack=tuple(kept))
 
 
-def _close(w: Draft, fr: Frame, seat: int) -> Frame | None:
+def _close(w: Draft, fr: StackFrame, seat: int) -> StackFrame | None:
     if fr.kind in LOOT_FRAMES and fr.owner == seat:
         discard_loot(w, tuple(fr.get("cards")))
         return None
@@ -69,23 +71,25 @@ def _close(w: Draft, fr: Frame, seat: int) -> Frame | None:
         if not queue:
             return None
         return replace(fr.but(queue=queue), owner=queue[0])
-    if fr.kind == "attack":
+    if isinstance(fr, Attack):
         return _close_attack(fr, seat)
     return fr
 
 
-def _close_attack(fr: Frame, seat: int) -> Frame | None:
-    if fr.owner == seat:
+def _close_attack(fr: Attack, seat: int) -> Attack | None:
+    if fr.attacker == seat:
         return None
     target = f"f:{seat}"
-    fr = fr.but(targets=tuple(t for t in fr.get("targets") if t != target),
-                queue=tuple(t for t in fr.get("queue") if t != target))
+    fr = fr.but(targets=tuple(t for t in fr.targets if t != target),
+                defenders_left=tuple(t for t in fr.defenders_left if t != target))
     if defender_of(fr) == seat:
         return fr.but(stage="next", defender="")
-    helpers = fr.get("helpers")
-    if fr.get("stage") == "help" and helpers and seat in helpers:
-        rest = tuple(h for h in helpers if h != seat)
-        if rest:
-            return fr.but(helpers=rest)
-        return fr.but(stage="resume_" + str(fr.get("help")), helpers=())
+    allies = fr.allies
+    if fr.stage == "help" and allies is not None and seat in allies.helpers_encoded():
+        window = allies.window.skip_seats({seat})
+        if not window.closed:
+            return fr.but(allies=AlliesWindow(allies.moment, window))
+        # Nobody left to ask: the window goes on by itself (encoded with no helpers).
+        return fr.but(stage=RESUME + allies.moment,
+                      allies=AlliesWindow(allies.moment, ResponseWindow(())))
     return fr

@@ -2,7 +2,9 @@
 
 Participants are numbered like seats; when the Automa plays it is the extra participant whose
 index equals the number of seats. Open decisions live on a stack of frames (an attack, a loot
-choice, a trophy pick, a sector evacuation...), the top frame being the one answered next.
+choice, a trophy pick, a sector evacuation...), the top frame being the one answered next. An
+attack is a typed :class:`~services.rules.games.neon.attack.Attack`; the other frames are
+:class:`Frame`.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from services.rules.games.contract import EngineEvent, Randomness
+from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.ruleset import RULESETS, Ruleset
 
 
@@ -103,6 +106,9 @@ def frame(kind: str, owner: int, **data: Any) -> Frame:
     return Frame(kind, owner, tuple(sorted(data.items())))
 
 
+StackFrame = Frame | Attack
+
+
 @dataclass(frozen=True)
 class State:
     mode: str
@@ -127,7 +133,7 @@ class State:
     phase: str = "choose"
     current: int | None = None
     acted_order: tuple[int, ...] = ()
-    stack: tuple[Frame, ...] = ()
+    stack: tuple[StackFrame, ...] = ()
     closes_left: int = 0
     closing_sector: int | None = None
     eliminations: tuple[tuple[int, int], ...] = ()
@@ -148,7 +154,7 @@ class State:
         return range(len(self.fighters))
 
     @property
-    def top(self) -> Frame | None:
+    def top(self) -> StackFrame | None:
         return self.stack[-1] if self.stack else None
 
 
@@ -179,13 +185,13 @@ class Draft:
     def emit(self, kind: str, data: dict[str, Any], to: frozenset[int] | None = None) -> None:
         self.events.append(EngineEvent(kind, data, to))
 
-    def push(self, fr: Frame) -> None:
+    def push(self, fr: StackFrame) -> None:
         self.set(stack=self.s.stack + (fr,))
 
-    def pop(self) -> Frame:
+    def pop(self) -> StackFrame:
         fr = self.s.stack[-1]
         self.set(stack=self.s.stack[:-1])
         return fr
 
-    def replace_top(self, fr: Frame) -> None:
+    def replace_top(self, fr: StackFrame) -> None:
         self.set(stack=self.s.stack[:-1] + (fr,))

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from services.rules.games.contract import Decision
+from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.content import SECTORS
 from services.rules.games.neon.loot import search_tokens
-from services.rules.games.neon.state import Fighter, Frame, State
+from services.rules.games.neon.state import Fighter, StackFrame, State
 
 PRIVATE_FRAMES = ("keep", "upgrade", "place")
 
@@ -43,10 +44,14 @@ def fighter_view(s: State, f: Fighter, viewer: int | None) -> dict[str, Any]:
     return out
 
 
-def frame_view(fr: Frame, viewer: int | None) -> dict[str, Any]:
-    if fr.kind in PRIVATE_FRAMES and viewer != fr.owner:
+def frame_view(fr: StackFrame, viewer: int | None) -> dict[str, Any]:
+    if isinstance(fr, Attack):
+        pairs = list(fr.encoded().items())
+    elif fr.kind in PRIVATE_FRAMES and viewer != fr.owner:
         return {"kind": fr.kind, "owner": fr.owner, "cards": len(fr.get("cards"))}
-    data = {k: list(v) if isinstance(v, tuple) else v for k, v in fr.data}
+    else:
+        pairs = list(fr.data)
+    data = {k: list(v) if isinstance(v, tuple) else v for k, v in pairs}
     return {"kind": fr.kind, "owner": fr.owner, **data}
 
 

@@ -1,0 +1,142 @@
+"""The attack in progress: a typed frame on the decision stack, in the rulebook's words.
+
+"Attack" has four steps: target, attack stage, defense stage, results. Inside them the attack
+walks through *stages*, each a window in which one side may apply effects before it passes
+(``roll`` or ``done``); :attr:`Attack.answering` is that window, a :class:`ResponseWindow`:
+
+========== ===================================================== =========================
+stage      what happens                                          who answers
+========== ===================================================== =========================
+prep       effects before the attack roll (Focus, Factory, ...)  the attacker
+help       Coalition: each ally in the helped fighter's sector,  the allies, in turn
+           in turn, may add a team effect or Manoeuvre A
+after      after the attack roll: one reroll, flip effects       the attacker
+next       (automatic) the next defender, in turn order          nobody
+dprep      the defender's effects before its defense roll        the defender
+dafter     after the defense roll: one reroll, Phantom           the defender
+counter    the attacker's effects after the defense roll         the attacker
+blocks     where full blocks go (critical or normal hits)        the defender
+worn       which supply pays a mandatory helmet/armour effect    the defender
+finish     (automatic) the attack is over                        nobody
+dodge      Manoeuvre B after an attack that dealt no damage      the attacker
+resume_*   (automatic) an allies' window whose helpers all left  nobody
+========== ===================================================== =========================
+
+The stage names, and the key names of :meth:`Attack.encoded`, are those engine versions 2 and
+3 hash (``engine.encode``), so they stay as they are; the fields carry the rulebook's words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from services.rules.games.windows import ResponseWindow
+
+DEFENDER_STAGES = ("dprep", "dafter", "blocks", "worn")
+ALLY_MOMENTS = ("attack_prep", "attack_after", "defense_prep", "defense_after")
+
+
+@dataclass(frozen=True)
+class AlliesWindow:
+    """Coalition: "allies in the same sector" may help, each in turn, at one ``moment``
+    of the attack (one of :data:`ALLY_MOMENTS`)."""
+
+    moment: str
+    window: ResponseWindow
+
+    def helpers_encoded(self) -> tuple[int, ...]:
+        """The allies still to answer; once closed, the last one asked (as versions 2 and 3
+        encode it)."""
+        order = self.window.order
+        return order[self.window.position:] if not self.window.closed else order[-1:]
+
+
+@dataclass(frozen=True)
+class Attack:
+    """One attack, from the declared targets to Manoeuvre B."""
+
+    kind: ClassVar[str] = "attack"
+
+    attacker: int
+    weapon: str
+    """A loot card id, ``base`` (the fighter's base melee weapon) or ``howitzer``."""
+    targets: tuple[str, ...]
+    """``f:<fighter>`` and ``bot:<sector>``, as declared (an area weapon: everyone there)."""
+    stage: str = "prep"
+    attack_dice: int = 0
+    """Dice the attack will roll (the 5-dice limit applies when rolling)."""
+    attack_roll: tuple[str, ...] = ()
+    attack_rerolled: bool = False
+    attacker_used: tuple[str, ...] = ()
+    """Effects the attacker's side used in this attack (keys such as ``equip:<card>:<i>``)."""
+    simultaneous_defense: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Defense dice of bots and the Automa, rolled with the attack dice."""
+    defenders_left: tuple[str, ...] = ()
+    """Targets still to defend, in turn order, bots last."""
+    defender: str = ""
+    """The target defending now, ``""`` between defenders."""
+    defense_dice: int = 0
+    defense_roll: tuple[str, ...] = ()
+    defense_rerolled: bool = False
+    defender_used: tuple[str, ...] = ()
+    hits_cancelled: int = 0
+    """Normal hits cancelled by the defender's effects (Phantom)."""
+    blocks_as_fails: int = 0
+    """The defender's normal blocks the attacker's after-defense effects turned into fails."""
+    damage_dealt: bool = False
+    bots_won: tuple[str, ...] = ()
+    """Bot tokens won in this attack: they cannot pay for its effects."""
+    full_blocks_on_crits: int | None = None
+    """How many full blocks the defender put on critical hits (``None``: critical hits first)."""
+    blocks_assigned: bool = False
+    """A defender of this attack has answered ``blocks`` (the encoding then holds the choice)."""
+    allies: AlliesWindow | None = None
+    """The latest allies' window of this attack (open while ``stage`` is ``help``)."""
+
+    @property
+    def owner(self) -> int:
+        return self.attacker
+
+    @property
+    def defending_fighter(self) -> int | None:
+        """The fighter defending now (``None`` for a bot or between defenders)."""
+        return int(self.defender[2:]) if self.defender.startswith("f:") else None
+
+    @property
+    def answering(self) -> ResponseWindow:
+        """The window of the current stage: whose answer the attack waits for."""
+        if self.stage == "help":
+            assert self.allies is not None
+            return self.allies.window
+        if self.stage in DEFENDER_STAGES:
+            defender = self.defending_fighter
+            assert defender is not None
+            return ResponseWindow((defender,))
+        return ResponseWindow((self.attacker,))
+
+    def but(self, **changes: Any) -> Attack:
+        return replace(self, **changes)
+
+    def encoded(self) -> dict[str, Any]:
+        """The frame's data under the keys engine versions 2 and 3 hash and views show."""
+        data: dict[str, Any] = {
+            "weapon": self.weapon, "targets": self.targets, "stage": self.stage,
+            "count": self.attack_dice, "dice": self.attack_roll, "rerolled": self.attack_rerolled,
+            "used": self.attacker_used, "bot_defense_rolls": self.simultaneous_defense,
+            "queue": self.defenders_left, "defender": self.defender,
+            "defense_count": self.defense_dice, "defense_roll": self.defense_roll,
+            "defense_rerolled": self.defense_rerolled, "defender_used": self.defender_used,
+            "hits_cancelled": self.hits_cancelled, "blocks_as_fails": self.blocks_as_fails,
+            "dealt": self.damage_dealt, "fresh": self.bots_won,
+        }
+        if self.blocks_assigned:
+            data["fulls_on_crits"] = self.full_blocks_on_crits
+        if self.allies is not None:
+            data["help"] = self.allies.moment
+            data["helpers"] = self.allies.helpers_encoded()
+        return dict(sorted(data.items()))
+
+
+def new_attack(attacker: int, weapon: str, targets: tuple[str, ...], dice: int) -> Attack:
+    return Attack(attacker, weapon, targets, attack_dice=dice)
