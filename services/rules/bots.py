@@ -58,10 +58,10 @@ def bot_kinds(game: str = "") -> list[str]:
 def game_bots(game: str) -> dict[str, Any]:
     if not game:
         return {}
-    from services.rules.games import ENGINE_MODULES
+    from services.rules.games import ENGINE_MODULES, available
 
     module = ENGINE_MODULES.get(game)
-    if module is None:
+    if module is None or game not in available():
         return {}
     return dict(getattr(importlib.import_module(module), "BOTS", {}))
 

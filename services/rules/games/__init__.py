@@ -11,7 +11,10 @@ from services.rules.games.contract import GameEngine
 ENGINE_MODULES = {
     "neon-reign": "services.rules.games.neon_reign",
     "neon": "services.rules.games.neon",
+    "neon-knights-2086": "services.rules.games.neon_knights",
+    "barbaric": "services.rules.games.barbaric",
 }
+"""Every game's package; one that is missing, or has no ``ENGINE`` yet, is not served."""
 
 
 def _modules() -> dict[str, str]:
@@ -42,7 +45,12 @@ def load_engine(game_id: str) -> GameEngine:
     module = modules.get(game_id)
     if module is None:
         raise KeyError(f"unknown game {game_id!r}; known: {', '.join(modules)}")
-    loaded = importlib.import_module(module)
+    try:
+        loaded = importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        if err.name is None or not module.startswith(err.name):
+            raise
+        raise KeyError(f"the {game_id!r} engine is not in this build yet") from None
     if not hasattr(loaded, "ENGINE"):
         raise KeyError(f"the {game_id!r} engine is not written yet")
     return loaded.ENGINE  # type: ignore[no-any-return]
