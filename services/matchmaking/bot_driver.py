@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import grpc
 
 from services.matchmaking.rules_port import RulesGateway
-from services.platform.draws import SeededRandomness
 from services.platform.logs import get_logger
-from services.platform.playing import ActionRefused, Choose, SeatTurn, play_seats
+from services.platform.playing import ActionRefused, Choose, play_seats, random_choice
 
 log = get_logger("matchmaking")
 GIVE_UP = (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED,
@@ -30,15 +28,7 @@ COMMAND_PREFIX = "mm-bot-"
 
 def random_bot(match_id: str) -> Choose:
     """The first owed decision's legal actions, one picked by a seed of match, seat, version."""
-
-    def choose(turn: SeatTurn) -> dict[str, Any] | None:
-        owed = [d for d in turn.decisions if d.legal]
-        if not owed:
-            return None
-        rng = SeededRandomness(f"mm-bot:{match_id}:{turn.seat}:{turn.version}")
-        return owed[0].legal[rng.randbelow(len(owed[0].legal))]
-
-    return choose
+    return random_choice(f"mm-bot:{match_id}")
 
 
 class BotDriver:

@@ -32,6 +32,7 @@ from typing import Any
 import grpc
 
 from services.genproto.neon.rules.v1 import rules_pb2
+from services.platform.draws import SeededRandomness
 from services.platform.grpc_kit import call_metadata
 from services.platform.logs import get_logger
 
@@ -397,6 +398,21 @@ async def play_seats(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
     return next((o for o in outcomes if o is not None), None)
+
+
+def random_choice(seed: str) -> Choose:
+    """A uniformly random legal answer to the seat's first owed decision, reproducible from
+    ``seed``, the seat and the version (the same position always gets the same answer, so a
+    bot that replays a move after a restart sends the same action)."""
+
+    def choose(turn: SeatTurn) -> dict[str, Any] | None:
+        owed = [d for d in turn.decisions if d.legal]
+        if not owed:
+            return None
+        rng = SeededRandomness(f"{seed}:{turn.seat}:{turn.version}")
+        return owed[0].legal[rng.randbelow(len(owed[0].legal))]
+
+    return choose
 
 
 async def play_table(

@@ -10,8 +10,7 @@ import grpc
 
 from services.cli.client import RulesClient
 from services.genproto.neon.dice.v1 import dice_pb2_grpc
-from services.platform.draws import SeededRandomness
-from services.platform.playing import Choose, SeatTurn, play_seat, play_seats
+from services.platform.playing import Choose, play_seat, play_seats, random_choice
 
 __all__ = ["RulesClient", "dice_stub", "play_match", "play_one", "random_choose"]
 
@@ -21,18 +20,7 @@ def dice_stub(address: str) -> tuple[grpc.aio.Channel, Any]:
     return channel, dice_pb2_grpc.DiceServiceStub(channel)
 
 
-def random_choose(seed: str) -> Choose:
-    """A uniformly random legal answer to the seat's first owed decision, reproducible from
-    ``seed``, the seat and the version (the same position always gets the same answer)."""
-
-    def choose(turn: SeatTurn) -> dict[str, Any] | None:
-        owed = [d for d in turn.decisions if d.legal]
-        if not owed:
-            return None
-        rng = SeededRandomness(f"{seed}:{turn.seat}:{turn.version}")
-        return owed[0].legal[rng.randbelow(len(owed[0].legal))]
-
-    return choose
+random_choose = random_choice
 
 
 async def play_one(client: RulesClient, match_id: str, token: str, choose: Choose | None = None,
