@@ -379,6 +379,18 @@ class MatchHost:
         if campaign is not None:
             config = MatchConfig(config.mode, config.seats, config.options, campaign["carried"])
         lock = self._creating.setdefault(match_id, asyncio.Lock())
+        try:
+            return await self._create_locked(lock, match_id, mode, seats, requested, players,
+                                             await_client_seeds, dev_seed, clock, config, campaign)
+        finally:
+            if not lock.locked():
+                self._creating.pop(match_id, None)
+
+    async def _create_locked(self, lock: asyncio.Lock, match_id: str, mode: str, seats: int,
+                             requested: dict[str, Any], players: list[str],
+                             await_client_seeds: bool, dev_seed: str,
+                             clock: dict[str, Any] | None, config: MatchConfig,
+                             campaign: dict[str, Any] | None) -> tuple[LiveMatch, dict[int, str]]:
         async with lock:
             try:
                 existing = await self._get(match_id)
@@ -424,7 +436,6 @@ class MatchHost:
                 records.append(started)
             await self._commit(live, records, state)
             self.live.put(live)
-            self._creating.pop(match_id, None)
             log.info("match created", match_id=match_id, mode=mode, seats=seats,
                      dev_seed=bool(dev_seed))
             return live, self._tokens(live)
