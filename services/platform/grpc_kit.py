@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import contextvars
 import inspect
+import os
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
@@ -205,7 +206,7 @@ class _CallScope:
 
     async def __aenter__(self) -> bool:
         metadata = self.context.invocation_metadata()
-        request_id = _metadata_value(metadata, "x-request-id") or uuid.uuid4().hex[:16]
+        request_id = _metadata_value(metadata, "x-request-id") or os.urandom(8).hex()
         fields: dict[str, Any] = {"request_id": request_id, "method": self.method}
         match_id = getattr(self.request, "match_id", "")
         if match_id:

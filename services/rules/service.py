@@ -80,6 +80,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         self.host = host
         self.game_id = host.engine.game_id
         self.narrator = Narrator(self.game_id)
+        self._info: rules_pb2.GetGameInfoResponse | None = None
 
     def event_message(self, match_id: str, event: dict[str, Any], viewer: int | None) -> rules_pb2.MatchEvent:
         return rules_pb2.MatchEvent(
@@ -90,6 +91,11 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         )
 
     async def GetGameInfo(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        if self._info is None:  # the same for the service's whole life: built once
+            self._info = self.game_info()
+        return self._info
+
+    def game_info(self) -> rules_pb2.GetGameInfoResponse:
         engine = self.host.engine
         present = self.narrator.present
         return rules_pb2.GetGameInfoResponse(
