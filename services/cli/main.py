@@ -395,6 +395,32 @@ def check_public_key(public_key: str) -> None:
 
 @app.command()
 @friendly
+def selfplay(
+    game: str = typer.Argument(..., help="a game id (see: neon games)"),
+    games_: int = typer.Option(100, "--games", help="games per mode"),
+    mode: str = typer.Option("", help="only this mode (default: every mode)"),
+    bot: str = typer.Option("rule", help="the bots that play every seat: rule or random"),
+) -> None:
+    """Bots against each other on the pure engine: endings, lengths, games/s and actions/s
+    per core. Seeded, so a run is reproducible; exits 1 if a game fails or never ends."""
+    from services.rules.games import available
+    from services.rules.selfplay import report, run_mode, targets
+
+    _settings(log_file=True)
+    if game not in available():
+        raise CliError(f"no engine for {game!r} in this build; games: {', '.join(available())}",
+                       USAGE)
+    failed = False
+    for g, m in targets(game, mode or None, bot):
+        tally = run_mode(g, m, games_, bot=bot)
+        console.print(report(tally), markup=False, highlight=False)
+        failed = failed or bool(tally.failures)
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+@friendly
 def games() -> None:
     """The games this build serves: modes, seats, teams, engine-played sides and bots."""
     from services.rules.bots import bot_kinds

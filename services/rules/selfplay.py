@@ -1,0 +1,141 @@
+"""Self-play: a game's bots against each other on the pure engine, in process.
+
+Seeded randomness (``SeededRandomness``), so a run is reproducible. A mode's games cycle
+through the seat counts and team layouts its ``ModeInfo`` declares, with the options
+``match_options`` gives them; bots see what a client sees (their seat's view, as JSON).
+Used by ``neon selfplay`` and ``bench/bench_bots.py``: how every mode ends, how long its
+games are, and games/s and actions/s per core (CPU time of this process, bots included).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.platform.draws import SeededRandomness
+from services.rules.bots import game_bots, make_bot
+from services.rules.games import available, load_engine
+from services.rules.games.contract import GameEngine, MatchConfig
+
+ACTION_LIMIT = 20_000
+"""Generous: rule-bot games of the existing games end in well under a thousand actions."""
+
+
+@dataclass(frozen=True)
+class Setup:
+    seats: int
+    options: dict[str, Any]
+
+    @property
+    def label(self) -> str:
+        teams = self.options.get("teams")
+        return f"{self.seats} seats" + (f", teams {teams}" if teams else "")
+
+
+@dataclass
+class Tally:
+    game: str
+    mode: str
+    endings: Counter[str] = field(default_factory=Counter)
+    lengths: list[int] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    cpu: float = 0.0
+
+    @property
+    def games(self) -> int:
+        return len(self.lengths) + len(self.failures)
+
+
+def setups(engine: GameEngine, mode: str) -> list[Setup]:
+    """Every seat count and team layout the mode declares, with the options it needs."""
+    info = engine.modes()[mode]
+    out = []
+    for seats in info.seat_counts():
+        splits: Sequence[int | None] = info.team_sizes_for(seats) or (None,)
+        for size in splits:
+            teams = None if size is None else [list(range(t, seats, seats // size))
+                                               for t in range(seats // size)]
+            options = dict(engine.match_options(mode, seats, teams))  # type: ignore[attr-defined]
+            out.append(Setup(seats, options))
+    return out
+
+
+def play(engine: GameEngine, game: str, mode: str, setup: Setup, seed: int,
+         limit: int, bot: str = "rule") -> tuple[str, int]:
+    """One game; returns (ending reason, actions). Raises on any failure."""
+    rng = SeededRandomness(f"bench-bots:{game}:{mode}:{setup.label}:{seed}")
+    state = engine.setup(MatchConfig(mode, setup.seats, setup.options), rng)
+    bots = [make_bot(bot, f"{seed}-{seat}", game) for seat in range(setup.seats)]
+    actions = 0
+    while pending := engine.pending(state):
+        if actions >= limit:
+            raise RuntimeError(f"no ending after {limit} actions")
+        decision = pending[0]
+        view = json.loads(json.dumps(engine.view(state, decision.seat)))
+        action = bots[decision.seat].choose(decision, view)
+        refused = engine.validate(state, decision.seat, action)
+        if refused is not None:
+            raise RuntimeError(f"bot answer {action} to {decision.kind} refused: {refused}")
+        state = engine.apply(state, decision.seat, action, rng).state
+        actions += 1
+    outcome = engine.outcome(state)
+    if outcome is None:
+        raise RuntimeError("no decision pending but no outcome")
+    return outcome.reason, actions
+
+
+def ending(reason: str) -> str:
+    """The reason with seat numbers taken out, so endings group by kind, not by winner."""
+    return re.sub(r"\bseat \d+", "a seat", reason)
+
+
+def run_mode(game: str, mode: str, games: int, limit: int = ACTION_LIMIT, bot: str = "rule") -> Tally:
+    engine = load_engine(game)
+    tally = Tally(game, mode)
+    plans = setups(engine, mode)
+    start = time.process_time()
+    for n in range(games):
+        setup = plans[n % len(plans)]
+        try:
+            reason, actions = play(engine, game, mode, setup, n, limit, bot)
+        except Exception as err:  # noqa: BLE001 - every failure is reported, then exit 1
+            tally.failures.append(f"{game} {mode} ({setup.label}) game {n}: "
+                                  f"{type(err).__name__}: {err}")
+            continue
+        tally.endings[ending(reason)] += 1
+        tally.lengths.append(actions)
+    tally.cpu = time.process_time() - start
+    return tally
+
+
+def targets(game: str | None, mode: str | None, bot: str = "rule") -> Iterator[tuple[str, str]]:
+    games = [game] if game else available()
+    for g in games:
+        if bot != "random" and bot not in game_bots(g):
+            print(f"{g}: no {bot!r} bot in its package, skipped", flush=True)
+            continue
+        modes = list(load_engine(g).modes())
+        if mode and mode not in modes:
+            raise SystemExit(f"{g} has no mode {mode!r}; modes: {', '.join(modes)}")
+        for m in [mode] if mode else modes:
+            yield g, m
+
+
+def report(tally: Tally) -> str:
+    lengths = tally.lengths or [0]
+    cpu = max(tally.cpu, 1e-9)
+    lines = [f"{tally.game} / {tally.mode}: {tally.games} games, "
+             f"actions mean {statistics.fmean(lengths):.0f} median {statistics.median(lengths):.0f} "
+             f"max {max(lengths)}, {tally.games / cpu:.1f} games/s, "
+             f"{sum(tally.lengths) / cpu:.0f} actions/s per core"]
+    for reason, count in tally.endings.most_common():
+        lines.append(f"    {count:6d}  {reason}")
+    if tally.failures:
+        lines.append(f"    {len(tally.failures):6d}  FAILED (first: {tally.failures[0]})")
+    return "\n".join(lines)
