@@ -380,6 +380,9 @@ def verify(
         raise typer.Exit(1)
 
 
+PARALLEL_FROM = 8
+
+
 def _verify_all(exports: list[bytes], public_key: str | None, jobs: int) -> list[Any]:
     """Reports in the order given; across processes when there is more than one export."""
     import multiprocessing
@@ -388,6 +391,8 @@ def _verify_all(exports: list[bytes], public_key: str | None, jobs: int) -> list
 
     from services.rules.verify import verify_export
 
+    if not jobs and len(exports) < PARALLEL_FROM:
+        jobs = 1  # starting worker processes costs more than a few exports take
     workers = min(len(exports), jobs or os.cpu_count() or 1)
     if workers <= 1:
         return [verify_export(data, public_key) for data in exports]
