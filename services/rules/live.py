@@ -18,6 +18,9 @@ from services.rules.games.contract import GameEngine, MatchConfig
 
 RECENT = 32
 """Records kept in memory per match, for repeats and watchers (older ones are read back)."""
+SEALED_KEEP = 256
+"""Finished matches kept in memory (the most recently sealed), for the last answers and
+watchers; older ones are read back from the store. Running matches are what memory is for."""
 BASE_BYTES = 4096
 
 
@@ -99,6 +102,7 @@ class LiveMatches:
         self.budget = budget_bytes
         self._matches: OrderedDict[str, LiveMatch] = OrderedDict()
         self._bytes: dict[str, int] = {}
+        self._sealed: OrderedDict[str, None] = OrderedDict()
         self.total = 0
         self.evictions = 0
 
@@ -120,10 +124,22 @@ class LiveMatches:
         size = live.size()
         self.total += size - self._bytes.get(live.match_id, 0)
         self._bytes[live.match_id] = size
+        if live.status == "sealed":
+            self._sealed[live.match_id] = None
+            self._sealed.move_to_end(live.match_id)
+            while len(self._sealed) > SEALED_KEEP:
+                oldest = next(iter(self._sealed))
+                held = self._matches.get(oldest)
+                if held is not None and held.lock.locked():
+                    break
+                self._sealed.pop(oldest)
+                self.drop(oldest)
+                self.evictions += 1
         if self.total > self.budget:
             self._evict()
 
     def drop(self, match_id: str) -> None:
+        self._sealed.pop(match_id, None)
         if self._matches.pop(match_id, None) is not None:
             self.total -= self._bytes.pop(match_id, 0)
 
