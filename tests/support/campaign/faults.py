@@ -34,7 +34,7 @@ import grpc
 
 from services.cli.client import RulesClient
 from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
-from services.platform.natsrv import EmbeddedNats, free_port
+from services.platform.natsrv import EmbeddedNats, free_port, port_open
 from services.platform.settings import DEFAULT_PORTS
 from services.platform.tokens import TokenIssuer
 from services.rules.verify import verify_export
@@ -75,6 +75,17 @@ class FaultReport:
                 f"({self.outage_seconds:.0f} s), "
                 f"retried {dict(self.retried)}, unexpected {len(self.unexpected)}, lost {self.lost}, "
                 f"doubled {self.doubled}, unverified {len(self.unverified)}, scored {self.scored}")
+
+
+def stopped(pid: int, timeout: float = 2.0) -> bool:
+    """Whether process ``pid`` is in the stopped state (T), within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        # the state follows the command name, which is in parentheses
+        if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "T":
+            return True
+        time.sleep(0.02)
+    return False
 
 
 class Campaign:
@@ -147,6 +158,8 @@ class Campaign:
         assert self.nats.process is not None
         self.nats.process.send_signal(signal.SIGSTOP)
         try:
+            if not stopped(self.nats.process.pid):
+                raise RuntimeError("nats-server did not stop on SIGSTOP")
             time.sleep(seconds)
         finally:
             self.nats.process.send_signal(signal.SIGCONT)
@@ -157,6 +170,8 @@ class Campaign:
         assert self.postgres is not None
         self.postgres.stop()
         try:
+            if port_open("127.0.0.1", self.postgres.port):
+                raise RuntimeError("PostgreSQL still accepts connections after pg_ctl stop")
             time.sleep(seconds)
         finally:
             self.postgres.start()
