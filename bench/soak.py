@@ -138,6 +138,11 @@ def verdict(windows: list[Window], target: float) -> tuple[bool, list[str]]:
         lines.append(f"memory {name}: {before:.1f} -> {after:.1f} MiB (sample {second.index} to "
                      f"{last.index}), growth {after - before:+.1f} MiB, bound {bound:.1f} MiB: "
                      f"{'flat' if flat else 'GROWING'}")
+        if not flat:  # a bounded cache filling up levels off; a leak does not
+            tail = windows[-max(2, len(windows) // 3):]
+            late = (tail[-1].rss_kib[name] - tail[0].rss_kib[name]) / 1024
+            lines.append(f"  (not in the verdict) {name} over samples {tail[0].index} to "
+                         f"{tail[-1].index}: {late:+.1f} MiB")
     first_p99, last_p99 = windows[0].sample.percentile(0.99), last.sample.percentile(0.99)
     stable = last_p99 <= P99_FACTOR * first_p99
     ok &= stable
