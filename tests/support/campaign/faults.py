@@ -213,7 +213,8 @@ class Campaign:
                     self.report.retried[err.code().name] += 1
                     await asyncio.sleep(0.1)
                     continue
-                self.report.unexpected.append(f"{what}: {err.code().name} {err.details()}")
+                self.report.unexpected.append(
+                    f"{time.strftime('%H:%M:%S')} {what}: {err.code().name} {err.details()}")
                 return None
         self.report.unexpected.append(f"{what}: no answer after 400 tries")
         return None
