@@ -1,4 +1,5 @@
-"""Fault injection: services as OS processes, SIGKILLed in turn while matches are played.
+"""Fault injection: services as OS processes, killed, frozen or cut off from their store in turn
+while matches are played.
 
 Every service of the build runs as its own ``neon serve`` process (tests/e2e/procs.py) on
 its own NATS server (a bundled nats-server the campaign starts, kills and freezes) and SQLite
@@ -9,11 +10,10 @@ machine's shared one) and stops for a few seconds mid-run. The faults, in turn:
 - ``nats-freeze``: SIGSTOP the nats-server for ``freeze`` seconds, then SIGCONT;
 - ``postgres``: stop the cluster (``pg_ctl -m immediate``) for ``pg_stop`` seconds, then start it.
 
-Clients play
-concurrent matches of the toy engine ("Hidden Race") and keep a ledger of every action the
-server acknowledged; a client that gets UNAVAILABLE, DEADLINE_EXCEEDED or ABORTED repeats
-the same command id (a repeat is answered from the log, never applied twice). Any other
-status is "unexpected". At the end, per match: the stored ActionAccepted command ids equal
+Clients play concurrent matches of the toy engine ("Hidden Race") and keep a ledger of every
+action the server acknowledged; a client that gets UNAVAILABLE, DEADLINE_EXCEEDED or ABORTED
+repeats the same command id (a repeat is answered from the log, never applied twice). Any
+other status is "unexpected". At the end, per match: the stored ActionAccepted command ids equal
 the acknowledged ones (else "lost" or "doubled"), and the export verifies offline.
 """
 
