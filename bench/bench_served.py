@@ -260,6 +260,12 @@ def rss_kib(pid: int) -> int:
 # ---------------------------------------------------------------- the client
 
 
+def owed(decisions: list[Any]) -> list[Any]:
+    """The decisions a seat owes now, without its standing options (resign and the like, which
+    a seat may take at any time: a bot picking them would end most matches after two actions)."""
+    return [d for d in decisions if not d.standing]
+
+
 class Seats:
     """One match played by one client holding every seat's token."""
 
@@ -274,7 +280,7 @@ class Seats:
     async def _legal(self, seat: int) -> list[Any]:
         answer = await self.client.legal(self.tokens[seat], self.match_id)
         self.sample.calls += 1
-        return decisions_of(answer)
+        return owed(decisions_of(answer))
 
     async def _next(self) -> tuple[int, Any] | None:
         """The seat to act and its decision: from the last answer, else ListLegalActions."""
@@ -303,7 +309,7 @@ class Seats:
         self.sample.calls += 1
         self.sample.actions += 1
         self.steps += 1
-        self.known = {seat: decisions_of(answer)}
+        self.known = {seat: owed(decisions_of(answer))}
         self.over = bool(answer.outcome_json)
         return time.perf_counter() - t0
 

@@ -2,15 +2,20 @@
 
 Usage: python bench/campaign.py [--leak-games 10000] [--fuzz-requests 100000]
                                 [--fault-cycles 5] [--fault-players 24] [--only leaks,fuzz,faults]
+                                [--store postgres|sqlite] [--freeze 10-20] [--pg-stop 3-6]
 
 - leaks: random-bot games of every engine, in-process; every view and every projected record,
   for every seat and the spectator, against the secrets of the encoded state.
 - fuzz: hypothesis against a running rules service (Neon Reign) and dice service over gRPC:
   INTERNAL answers, and stored actions against accepted ones.
-- faults: every service and NATS as processes, SIGKILLed in turn while matches are played:
-  acknowledged against stored actions, exports verified, every result scored once.
+- faults: every service and NATS as processes, SIGKILLed in turn while matches are played,
+  NATS frozen (SIGSTOP for --freeze seconds, then SIGCONT), and the services' PostgreSQL
+  cluster (one the campaign starts itself under /tmp, never the machine's shared one)
+  stopped for --pg-stop seconds and started again: acknowledged against stored actions,
+  exports verified, every result scored once. ``--store sqlite`` (the default when the
+  PostgreSQL binaries are missing) leaves the PostgreSQL stop out.
 
-Prints ``requests, kills, games, leaks, lost, doubled`` (and the detail of each part) and
+Prints ``requests, kills, outages, games, leaks, lost, doubled`` (and the detail of each part) and
 exits 1 when anything was found. The short versions run in CI: tests/e2e/test_campaign.py.
 """
 
@@ -27,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from services.platform.natsrv import EmbeddedNats  # noqa: E402
 from tests.support.campaign import faults, fuzz, leaks  # noqa: E402
+from tests.support.pgcluster import binaries  # noqa: E402
 
 
 def run_leaks(games: int) -> leaks.LeakReport:
@@ -67,17 +73,31 @@ def run_fuzz(requests: int, folder: Path) -> fuzz.FuzzReport:
     return total
 
 
-def run_faults(cycles: int, players: int, folder: Path) -> faults.FaultReport:
-    campaign = faults.Campaign(folder)
+def run_faults(cycles: int, players: int, folder: Path, store: str,
+               freeze: tuple[float, float], pg_stop: tuple[float, float]) -> faults.FaultReport:
+    campaign = faults.Campaign(folder, store=store, freeze=freeze, pg_stop=pg_stop,
+                               seed=int(time.time()))
     campaign.start()
+    chosen = faults.FAULTS if store == "postgres" else tuple(
+        f for f in faults.FAULTS if f != "postgres")
+    print(f"  faults on {store}: {', '.join(chosen)} in turn, {cycles} cycles, "
+          f"{players} players", flush=True)
     try:
-        report = asyncio.run(campaign.run(players=players, pause=1.5, cycles=cycles))
+        report = asyncio.run(campaign.run(players=players, pause=1.5, cycles=cycles,
+                                          faults=chosen))
     finally:
         campaign.stop()
+    for line in report.log:
+        print("   ", line)
     print("  faults:", report.summary(), flush=True)
     for line in (report.unexpected + report.unverified)[:10]:
         print("  FAULT", line)
     return report
+
+
+def span(text: str) -> tuple[float, float]:
+    low, _, high = text.partition("-")
+    return float(low), float(high or low)
 
 
 def main() -> int:
@@ -87,10 +107,17 @@ def main() -> int:
     parser.add_argument("--fault-cycles", type=int, default=5, help="kills of each service")
     parser.add_argument("--fault-players", type=int, default=24, help="concurrent matches")
     parser.add_argument("--only", default="leaks,fuzz,faults")
+    parser.add_argument("--store", choices=("postgres", "sqlite"),
+                        default="postgres" if binaries() else "sqlite",
+                        help="the fault run's store (postgres: a cluster of its own, stopped mid-run)")
+    parser.add_argument("--freeze", type=span, default=(10.0, 20.0),
+                        help="seconds NATS is frozen, MIN-MAX")
+    parser.add_argument("--pg-stop", type=span, default=(3.0, 6.0),
+                        help="seconds PostgreSQL is stopped, MIN-MAX")
     args = parser.parse_args()
     parts = set(args.only.split(","))
     folder = Path(tempfile.mkdtemp(prefix="neon-campaign-"))
-    requests = kills = games = leaked = lost = doubled = internal = other = 0
+    requests = kills = outages = games = leaked = lost = doubled = internal = other = 0
     if "leaks" in parts:
         report = run_leaks(args.leak_games)
         games, leaked = report.games, len(report.leaks)
@@ -100,13 +127,14 @@ def main() -> int:
         internal = len(fz.internal)
         other += len(fz.stored_mismatch)
     if "faults" in parts:
-        ft = run_faults(args.fault_cycles, args.fault_players, folder / "faults")
+        ft = run_faults(args.fault_cycles, args.fault_players, folder / "faults", args.store,
+                        args.freeze, args.pg_stop)
         requests += ft.requests
-        kills = sum(ft.kills.values())
+        kills, outages = sum(ft.kills.values()), sum(ft.outages.values())
         games += ft.matches
         lost, doubled = ft.lost, ft.doubled
         other += len(ft.unexpected) + len(ft.unverified) + (ft.matches - ft.scored)
-    print(f"requests {requests}, kills {kills}, games {games}, leaks {leaked}, lost {lost}, "
+    print(f"requests {requests}, kills {kills}, outages {outages}, games {games}, leaks {leaked}, lost {lost}, "
           f"doubled {doubled}, INTERNAL {internal}, other findings {other}")
     return 1 if leaked or lost or doubled or internal or other else 0
 

@@ -13,6 +13,7 @@ import pytest
 
 from services.rules.games import available, load_engine
 from tests.support.campaign import faults, fuzz, leaks
+from tests.support.pgcluster import binaries
 
 LEAK_GAMES_PER_GAME = 2
 FUZZ_EXAMPLES = 3000
@@ -73,5 +74,29 @@ async def test_faults_lose_nothing_and_double_nothing(tmp_path: Path) -> None:
     assert report.unexpected == [], report.unexpected[:5]
     assert report.finished == report.matches > FAULT_PLAYERS
     assert (report.lost, report.doubled) == (0, 0)
+    assert report.unverified == []
+    assert report.scored == report.matches
+
+
+async def test_faults_with_postgres_stopped_mid_run_lose_nothing(tmp_path: Path) -> None:
+    """The services on a PostgreSQL cluster of the test's own, stopped for a few seconds and
+    started again while matches are played; NATS frozen for a moment; rules killed once, to
+    rebuild from that store. The long run (bench/campaign.py) freezes NATS for 10-20 s."""
+    if binaries() is None:
+        pytest.skip("no PostgreSQL binaries under /usr/lib/postgresql/*/bin to start a cluster of our own")
+    campaign = faults.Campaign(tmp_path, store="postgres", pg_stop=(2.0, 3.0), freeze=(3.0, 3.0))
+    campaign.start()
+    try:
+        report = await campaign.run(players=FAULT_PLAYERS, pause=1.5, cycles=1,
+                                    faults=("postgres", "nats-freeze", "rules-toy"))
+    finally:
+        campaign.stop()
+    print(f"faults on postgres: {report.summary()}")
+    assert report.outages == {"postgres": 1, "nats-freeze": 1}, report.log
+    assert report.kills == {"rules-toy": 1}, report.log
+    assert report.retried["UNAVAILABLE"] > 0, "the outage was not seen by any client"
+    assert (report.lost, report.doubled) == (0, 0)
+    assert report.unexpected == [], report.unexpected[:5]
+    assert report.finished == report.matches > FAULT_PLAYERS
     assert report.unverified == []
     assert report.scored == report.matches

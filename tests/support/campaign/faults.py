@@ -1,11 +1,19 @@
-"""Fault injection: services as OS processes, SIGKILLed in turn while matches are played.
+"""Fault injection: services as OS processes, killed, frozen or cut off from their store in turn
+while matches are played.
 
 Every service of the build runs as its own ``neon serve`` process (tests/e2e/procs.py) on
-its own NATS server (which the campaign kills too) and SQLite or PostgreSQL. Clients play
-concurrent matches of the toy engine ("Hidden Race") and keep a ledger of every action the
-server acknowledged; a client that gets UNAVAILABLE, DEADLINE_EXCEEDED or ABORTED repeats
-the same command id (a repeat is answered from the log, never applied twice). Any other
-status is "unexpected". At the end, per match: the stored ActionAccepted command ids equal
+its own NATS server (a bundled nats-server the campaign starts, kills and freezes) and SQLite
+or a PostgreSQL cluster the campaign starts itself (tests/support/pgcluster.py, never the
+machine's shared one) and stops for a few seconds mid-run. The faults, in turn:
+
+- ``rules-toy``, ``dice``, ``matchmaking``, ``scoring``, ``nats``: SIGKILL, then start again;
+- ``nats-freeze``: SIGSTOP the nats-server for ``freeze`` seconds, then SIGCONT;
+- ``postgres``: stop the cluster (``pg_ctl -m immediate``) for ``pg_stop`` seconds, then start it.
+
+Clients play concurrent matches of the toy engine ("Hidden Race") and keep a ledger of every
+action the server acknowledged; a client that gets UNAVAILABLE, DEADLINE_EXCEEDED or ABORTED
+repeats the same command id (a repeat is answered from the log, never applied twice). Any
+other status is "unexpected". At the end, per match: the stored ActionAccepted command ids equal
 the acknowledged ones (else "lost" or "doubled"), and the export verifies offline.
 """
 
@@ -14,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import signal
 import time
 import uuid
 from collections import Counter
@@ -25,18 +34,21 @@ import grpc
 
 from services.cli.client import RulesClient
 from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
-from services.platform.natsrv import EmbeddedNats, free_port
+from services.platform.natsrv import EmbeddedNats, free_port, port_open
 from services.platform.settings import DEFAULT_PORTS
 from services.platform.tokens import TokenIssuer
 from services.rules.verify import verify_export
 from tests.e2e.procs import Cluster, port_env, service_env, services_in_build
 from tests.support import toy
+from tests.support.pgcluster import PgCluster, binaries
 
 SECRET = "campaign-token-secret-0123456789abcdef"
 SIGNING = "22" * 32
 ENGINES = "toy=tests.support.toy"
 RETRY = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.ABORTED)
-VICTIMS = ("rules-toy", "dice", "matchmaking", "scoring", "nats")
+VICTIMS = ("rules-toy", "dice", "matchmaking", "scoring", "nats")  # SIGKILLed
+OUTAGES = ("nats-freeze", "postgres")  # frozen, or stopped, then let go again
+FAULTS = (*VICTIMS, *OUTAGES)
 
 
 @dataclass
@@ -46,6 +58,8 @@ class FaultReport:
     requests: int = 0
     actions: int = 0
     kills: Counter[str] = field(default_factory=Counter)
+    outages: Counter[str] = field(default_factory=Counter)
+    outage_seconds: float = 0.0
     retried: Counter[str] = field(default_factory=Counter)
     unexpected: list[str] = field(default_factory=list)
     lost: int = 0
@@ -57,16 +71,42 @@ class FaultReport:
     def summary(self) -> str:
         return (f"matches {self.matches} (finished {self.finished}), requests {self.requests}, "
                 f"actions {self.actions}, kills {sum(self.kills.values())} {dict(self.kills)}, "
+                f"outages {sum(self.outages.values())} {dict(self.outages)} "
+                f"({self.outage_seconds:.0f} s), "
                 f"retried {dict(self.retried)}, unexpected {len(self.unexpected)}, lost {self.lost}, "
                 f"doubled {self.doubled}, unverified {len(self.unverified)}, scored {self.scored}")
 
 
+def stopped(pid: int, timeout: float = 2.0) -> bool:
+    """Whether process ``pid`` is in the stopped state (T), within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        # the state follows the command name, which is in parentheses
+        if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "T":
+            return True
+        time.sleep(0.02)
+    return False
+
+
 class Campaign:
     def __init__(self, folder: Path, persistence: dict[str, str] | None = None,
-                 call_timeout: float = 3.0, seed: int = 0) -> None:
+                 call_timeout: float = 3.0, seed: int = 0, store: str = "sqlite",
+                 freeze: tuple[float, float] = (10.0, 20.0),
+                 pg_stop: tuple[float, float] = (3.0, 6.0)) -> None:
+        """``store`` "postgres" starts a throwaway cluster (needs the PostgreSQL binaries);
+        ``freeze`` and ``pg_stop`` are the (min, max) seconds of those outages."""
         self.folder, self.call_timeout = folder, call_timeout
-        self.random = random.Random(seed)  # only picks kill moments: no game randomness here
+        self.freeze, self.pg_stop = freeze, pg_stop
+        self.random = random.Random(seed)  # only picks fault moments: no game randomness here
         self.nats = EmbeddedNats(folder / "nats", port=free_port())
+        self.postgres: PgCluster | None = None
+        if store == "postgres":
+            found = binaries()
+            if found is None:
+                raise RuntimeError("no PostgreSQL binaries under /usr/lib/postgresql/*/bin")
+            self.postgres = PgCluster(found)
+            persistence = {"NEON_PERSISTENCE": "postgres", "DATABASE_URL": self.postgres.url,
+                           **(persistence or {})}
         env = {
             "NATS_URL": self.nats.url, "NEON_VAR_DIR": str(folder / "var"),
             "NEON_TOKEN_SECRET": SECRET, "NEON_SIGNING_KEY": SIGNING, "NEON_ENGINES": ENGINES,
@@ -86,6 +126,8 @@ class Campaign:
     # -- the services -------------------------------------------------------------------
 
     def start(self) -> None:
+        if self.postgres is not None:
+            self.postgres.init().start()
         self.nats.start()
         services = [s for s in services_in_build(ENGINES) if s in ("dice", "rules-toy", "scoring",
                                                                     "matchmaking")]
@@ -94,7 +136,51 @@ class Campaign:
     def stop(self) -> None:
         if self.cluster is not None:
             self.cluster.stop()
+        if self.nats.process is not None and self.nats.process.poll() is None:
+            self.nats.process.send_signal(signal.SIGCONT)  # a frozen server cannot exit
         self.nats.stop()
+        if self.postgres is not None:
+            self.postgres.destroy()
+
+    def inject(self, fault: str) -> None:
+        """One fault of FAULTS; one that this campaign cannot inject (no PostgreSQL, a
+        service not in the build) is passed over."""
+        if fault == "nats-freeze":
+            self.freeze_nats(self.random.uniform(*self.freeze))
+        elif fault == "postgres":
+            if self.postgres is not None:
+                self.stop_postgres(self.random.uniform(*self.pg_stop))
+        else:
+            self.kill(fault)
+
+    def freeze_nats(self, seconds: float) -> None:
+        """SIGSTOP the nats-server for ``seconds``, then SIGCONT: a hung, not a dead, server."""
+        assert self.nats.process is not None
+        self.nats.process.send_signal(signal.SIGSTOP)
+        try:
+            if not stopped(self.nats.process.pid):
+                raise RuntimeError("nats-server did not stop on SIGSTOP")
+            time.sleep(seconds)
+        finally:
+            self.nats.process.send_signal(signal.SIGCONT)
+        self.note("nats-freeze", seconds)
+
+    def stop_postgres(self, seconds: float) -> None:
+        """Stop the campaign's own PostgreSQL cluster for ``seconds``, then start it again."""
+        assert self.postgres is not None
+        self.postgres.stop()
+        try:
+            if port_open("127.0.0.1", self.postgres.port):
+                raise RuntimeError("PostgreSQL still accepts connections after pg_ctl stop")
+            time.sleep(seconds)
+        finally:
+            self.postgres.start()
+        self.note("postgres", seconds)
+
+    def note(self, outage: str, seconds: float) -> None:
+        self.report.outages[outage] += 1
+        self.report.outage_seconds += seconds
+        self.report.log.append(f"{time.strftime('%H:%M:%S')} {outage} for {seconds:.1f} s")
 
     def kill(self, victim: str) -> None:
         """SIGKILL one service (or NATS) and start it again."""
@@ -127,7 +213,8 @@ class Campaign:
                     self.report.retried[err.code().name] += 1
                     await asyncio.sleep(0.1)
                     continue
-                self.report.unexpected.append(f"{what}: {err.code().name} {err.details()}")
+                self.report.unexpected.append(
+                    f"{time.strftime('%H:%M:%S')} {what}: {err.code().name} {err.details()}")
                 return None
         self.report.unexpected.append(f"{what}: no answer after 400 tries")
         return None
@@ -169,22 +256,24 @@ class Campaign:
             await self.play(client, match_id, think)
             round_ += 1
 
-    async def chaos(self, done: asyncio.Event, pause: float, cycles: int) -> None:
-        """Every victim in turn, ``cycles`` times, ``pause`` seconds (on average) apart."""
-        for turn in range(cycles * len(VICTIMS)):
+    async def chaos(self, done: asyncio.Event, pause: float, cycles: int,
+                    faults: tuple[str, ...]) -> None:
+        """Every fault in turn, ``cycles`` times, ``pause`` seconds (on average) apart."""
+        for turn in range(cycles * len(faults)):
             await asyncio.sleep(pause * (0.5 + self.random.random()))
-            await asyncio.to_thread(self.kill, VICTIMS[turn % len(VICTIMS)])
+            await asyncio.to_thread(self.inject, faults[turn % len(faults)])
+        await asyncio.sleep(pause)  # some play after the last fault
         done.set()
 
     async def run(self, players: int = 6, pause: float = 1.0, cycles: int = 1,
-                  think: float = 0.2) -> FaultReport:
-        """Matches played by ``players`` clients while services are killed, then the checks."""
+                  think: float = 0.2, faults: tuple[str, ...] = VICTIMS) -> FaultReport:
+        """Matches played by ``players`` clients while ``faults`` happen, then the checks."""
         assert self.cluster is not None
         address = self.cluster["rules-toy"].address
         client = RulesClient(address, timeout=self.call_timeout)
         ids: list[str] = []
         done = asyncio.Event()
-        await asyncio.gather(self.chaos(done, pause, cycles),
+        await asyncio.gather(self.chaos(done, pause, cycles, faults),
                              *(self.player(client, i, ids, done, think) for i in range(players)))
         for match_id in ids:
             await self.check(client, match_id)
