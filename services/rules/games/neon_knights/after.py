@@ -83,12 +83,10 @@ def score_race(doc: Doc, events: list[EngineEvent]) -> None:
 
 
 def acquire_seat(doc: Doc) -> int | None:
-    acq = doc["acquire"]
-    while acq["index"] < len(doc["order"]):
-        seat = doc["order"][acq["index"]]
+    """The next player in player order still racing who may take an implant (pure)."""
+    for seat in doc["order"][doc["acquire"]["index"]:]:
         if not doc["players"][seat]["out"]:
             return int(seat)
-        acq["index"] += 1
     return None
 
 
@@ -112,7 +110,7 @@ def acquire_act(doc: Doc, seat: int, action: Action, events: list[EngineEvent]) 
         doc["players"][seat]["implant_hand"].append(iid)
         events.append(EngineEvent("implant_acquired", {"seat": seat, "level": IMPLANTS[iid]["level"]}))
         events.append(EngineEvent("implant_taken", {"seat": seat, "implant": iid}, frozenset({seat})))
-    doc["acquire"]["index"] += 1
+    doc["acquire"]["index"] = doc["order"].index(seat) + 1
 
 
 def clean_up(doc: Doc, rng: Randomness, events: list[EngineEvent]) -> None:

@@ -223,7 +223,7 @@ class NeonKnightsEngine:
                        carry=carry)
 
     def encode(self, state: State) -> Any:
-        return state.doc
+        return thaw(state)
 
 
 def resign(doc: Doc, seat: int, events: list[EngineEvent]) -> None:
