@@ -8,7 +8,7 @@ import pytest
 
 from services.rules.games.contract import ConfigError, MatchConfig
 from services.rules.games.neon_knights import days, race
-from services.rules.games.neon_knights.state import MAX_FANS, thaw
+from services.rules.games.neon_knights.state import MAX_FANS, freeze, thaw
 
 from .support import ENGINE, ScriptedRandomness, decision_of, edit, new_game, play_defaults, racing
 
@@ -195,7 +195,7 @@ def test_order_by_speed_ties_by_zone_power_then_previous_order() -> None:
     doc["players"][b]["car"]["yellow"] = "y10"  # power 5 in the yellow zone
     doc["players"][c].update(speed=9)
     doc["racing"]["index"] = 3
-    race.end_round(doc, ScriptedRandomness(), [])
+    race.end_round(doc, [])
     assert doc["racing"]["order"] == [c, b, a]
 
 
@@ -235,6 +235,29 @@ def test_slam_blank_gains_a_fan_damage_hurts() -> None:
     doc["players"][b].update(row=5, lane=1, fans=5, ap=5)
     race.slams(doc, ScriptedRandomness(["blank", "hit-2"]), [])
     assert (doc["players"][a]["fans"], doc["players"][b]["ap"]) == (6, 3)
+
+
+def test_a_slam_die_can_be_removed_with_a_part_ability() -> None:
+    """Part abilities: "Remove a die ... You can do these at ANY time" (here: on a slam)."""
+    from services.rules.games.neon_knights.engine import advance
+    state = racing(2)
+    doc = thaw(state)
+    a, b = doc["racing"]["order"]
+    doc["players"][a].update(row=5, lane=1, ap=5)
+    doc["players"][a]["car"]["red"] = "r05"
+    doc["players"][b].update(row=5, lane=1, ap=5)
+    doc["racing"]["index"] = 2
+    rng = ScriptedRandomness(["hit-2", "hit-1"])
+    advance(doc, rng, [])
+    state = freeze(doc)
+    decision = decision_of(state)
+    assert (decision.seat, decision.kind) == (a, "slam_roll")
+    action = {"type": "remove_die", "part": "r05", "part_to": "hand", "die": 0}
+    assert action in [dict(x) for x in decision.legal]
+    state = ENGINE.apply(state, a, action, rng).state  # the removed die neither hurts nor cheers
+    pa, pb = state.doc["players"][a], state.doc["players"][b]
+    assert (pa["ap"], pb["ap"], pa["hand"]) == (5, 4, ["r05"])
+    assert state.doc["racing"]["round"] == 3
 
 
 def test_activation_space_reactivates_unless_a_car_stopped_there() -> None:

@@ -232,6 +232,8 @@ def resign(doc: Doc, seat: int, events: list[EngineEvent]) -> None:
     doc["wealthy"] = [w for w in doc["wealthy"] if w["seat"] != seat]
     if doc["racing"]:
         doc["racing"]["hits"] = [h for h in doc["racing"]["hits"] if h["target"] != seat]
+        if doc["racing"]["slam_rolls"]:
+            doc["racing"]["slam_rolls"] = [e for e in doc["racing"]["slam_rolls"] if e["seat"] != seat]
     if doc["phase"] == "actions" and doc["order"][doc["turn"]] == seat:
         doc["sub"] = None
     events.append(EngineEvent("resigned", {"seat": seat}))

@@ -69,7 +69,8 @@ def speeds_advance(doc: Doc, events: list[EngineEvent]) -> bool:
     doc["phase"] = "race"
     order = [s for s in doc["grid"] if not doc["players"][s]["out"]]
     doc["racing"] = {"round": 1, "order": order, "index": 0, "step": "start", "moves": 0,
-                     "roll": None, "hits": [], "finished": [], "length": len(rows)}
+                     "roll": None, "hits": [], "finished": [], "length": len(rows),
+                     "slam_rolls": None}
     events.append(EngineEvent("race_started", {"race": doc["race"], "order": order}))
     return True
 
@@ -99,7 +100,14 @@ def race_advance(doc: Doc, rng: Randomness, events: list[EngineEvent]) -> bool:
             return True
         return False
     if r["index"] >= len(r["order"]):
-        end_round(doc, rng, events)
+        if r["slam_rolls"] is None:
+            roll_slams(doc, rng, events)
+        elif r["slam_rolls"] and slam_ability_options(doc, r["slam_rolls"][0]):
+            return False
+        elif r["slam_rolls"]:
+            apply_slam(doc, r["slam_rolls"].pop(0), events)
+        else:
+            end_round(doc, events)
         return True
     seat = current(doc)
     if not _on_track(doc, seat):
@@ -148,6 +156,9 @@ def race_legal(doc: Doc) -> tuple[int, str, list[Action], Action]:
         hit = r["hits"][0]
         return hit["target"], "shield", [{"type": "shield", "use": False}, {"type": "shield", "use": True}], \
             {"type": "shield", "use": False}
+    if r["index"] >= len(r["order"]):
+        entry = r["slam_rolls"][0]
+        return entry["seat"], "slam_roll", [ACCEPT, *slam_ability_options(doc, entry)], ACCEPT
     seat = current(doc)
     step = r["step"]
     if step == "adjust":
@@ -424,40 +435,90 @@ def check_damage(doc: Doc, seat: int, dice: list[int], events: list[EngineEvent]
 
 
 # -- the end of a round ------------------------------------------------------------------------
-def slams(doc: Doc, rng: Randomness, events: list[EngineEvent]) -> None:
+def roll_slams(doc: Doc, rng: Randomness, events: list[EngineEvent]) -> None:
+    """When all have moved, cars on the same space slam: each involved rolls one die."""
     r = doc["racing"]
     spots: dict[tuple[int, int], list[int]] = {}
     for seat in r["order"]:
         if _on_track(doc, seat):
             p = doc["players"][seat]
             spots.setdefault((p["row"], p["lane"]), []).append(seat)
+    rolls = []
     for spot in sorted(spots):
         cars = spots[spot]
         if len(cars) < 2:
             continue
         events.append(EngineEvent("slam", {"seats": cars, "row": spot[0], "lane": spot[1]}))
         for seat in cars:
-            p = doc["players"][seat]
-            p["stats"]["slams"] += 1
+            doc["players"][seat]["stats"]["slams"] += 1
             damage = rng.roll(DIE_FACES, 1)[0]["damage"]
-            if damage == 0:
-                gain_fans(doc, seat, 1 + implant_total(p, "slam_fans"))
-                events.append(EngineEvent("slam_roll", {"seat": seat, "damage": 0}))
-            else:
-                events.append(EngineEvent("slam_roll", {"seat": seat, "damage": damage}))
-                _damage_no_armour(p, damage, events)
+            events.append(EngineEvent("slam_roll", {"seat": seat, "damage": damage}))
+            rolls.append({"seat": seat, "dice": [damage]})
+    r["slam_rolls"] = rolls
 
 
-def end_round(doc: Doc, rng: Randomness, events: list[EngineEvent]) -> None:
+def slam_ability_options(doc: Doc, entry: Doc) -> list[Action]:
+    """A damaging slam die may be re-rolled or removed with a part ability ("at ANY time")."""
+    if sum(entry["dice"]) == 0:
+        return []
+    p = doc["players"][entry["seat"]]
+    legal: list[Action] = []
+    for part in _ability_parts(p, "reroll"):
+        legal += [{"type": "reroll", "part": part, "part_to": to, "dice": [0]} for to in ("discard", "hand")]
+    for part in _ability_parts(p, "remove_die"):
+        legal += [{"type": "remove_die", "part": part, "part_to": to, "die": 0} for to in ("discard", "hand")]
+    return legal
+
+
+def apply_slam(doc: Doc, entry: Doc, events: list[EngineEvent]) -> None:
+    """A blank gains a fan (a VP at the maximum); damage may leave the car without armour. A
+    removed die does neither."""
+    seat = entry["seat"]
+    p = doc["players"][seat]
+    if not entry["dice"]:
+        return
+    damage = entry["dice"][0]
+    if damage == 0:
+        gain_fans(doc, seat, 1 + implant_total(p, "slam_fans"))
+    else:
+        _damage_no_armour(p, damage, events)
+
+
+def slams(doc: Doc, rng: Randomness, events: list[EngineEvent]) -> None:
+    """Roll and resolve every slam with no abilities used (tests and automatic play)."""
+    roll_slams(doc, rng, events)
+    for entry in doc["racing"]["slam_rolls"]:
+        apply_slam(doc, entry, events)
+    doc["racing"]["slam_rolls"] = []
+
+
+def slam_act(doc: Doc, seat: int, action: Action, rng: Randomness, events: list[EngineEvent]) -> None:
     r = doc["racing"]
-    slams(doc, rng, events)
+    entry = r["slam_rolls"][0]
+    p = doc["players"][seat]
+    if action["type"] == "accept":
+        apply_slam(doc, r["slam_rolls"].pop(0), events)
+        return
+    _use_part(doc, p, action["part"], action["part_to"])
+    if action["type"] == "reroll":
+        entry["dice"] = [rng.roll(DIE_FACES, 1)[0]["damage"]]
+        events.append(EngineEvent("rerolled", {"seat": seat, "part": action["part"], "dice": entry["dice"]}))
+    else:
+        entry["dice"] = []
+        events.append(EngineEvent("die_removed", {"seat": seat, "part": action["part"], "dice": []}))
+
+
+def end_round(doc: Doc, events: list[EngineEvent]) -> None:
+    """After the slams: the race ends with the round in which the first car finished; else
+    the next round, fastest first."""
+    r = doc["racing"]
     if r["finished"]:
         doc["phase"] = "race_over"
         return
     previous = [s for s in r["order"] if _on_track(doc, s)]
     previous.sort(key=lambda s: (-doc["players"][s]["speed"], -zone_power(doc["players"][s])))
     r["round"] += 1
-    r["order"], r["index"], r["step"], r["moves"] = previous, 0, "start", 0
+    r["order"], r["index"], r["step"], r["moves"], r["slam_rolls"] = previous, 0, "start", 0, None
     events.append(EngineEvent("round_began", {"round": r["round"], "order": previous}))
     if not previous:
         doc["phase"] = "race_over"
@@ -490,6 +551,8 @@ def race_act(doc: Doc, seat: int, action: Action, rng: Randomness, events: list[
         fire(doc, seat, action, events)
     elif kind == "step":
         step(doc, seat, action["dir"], rng, events)
+    elif kind in ("accept", "reroll", "remove_die") and r["index"] >= len(r["order"]):
+        slam_act(doc, seat, action, rng, events)
     elif kind in ("accept", "reroll", "remove_die"):
         roll_act(doc, seat, action, rng, events)
     elif kind == "pit_repair":
