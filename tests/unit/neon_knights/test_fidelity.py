@@ -315,3 +315,41 @@ def test_bad_options_are_config_errors() -> None:
             ENGINE.setup(MatchConfig("normal", 2, options), ScriptedRandomness())
     with pytest.raises(ConfigError):
         ENGINE.setup(MatchConfig("normal", 7, {}), ScriptedRandomness())
+
+
+def test_campaign_ends_when_a_driver_reaches_the_target() -> None:
+    """Campaign: "You can play until a player reaches a certain amount of victory points"."""
+    from .support import new_game as fresh
+    assert fresh(2, mode="campaign", target_vp=12).doc["target_vp"] == 12
+    with pytest.raises(ConfigError):
+        fresh(2, mode="normal", target_vp=12)
+    rng = ScriptedRandomness()
+    state = ENGINE.setup(MatchConfig("campaign", 2, {"target_vp": 5}), rng)
+    state = play_defaults(state, lambda d: d["phase"] == "over", rng=rng, limit=20000)
+    outcome = ENGINE.outcome(state)
+    assert outcome is not None and "target of 5 VP" in outcome.reason
+    assert state.doc["race"] == 1 and outcome.carry["complete"] is True
+    with pytest.raises(ConfigError, match="over"):
+        ENGINE.setup(MatchConfig("campaign", 2, {}, carried=outcome.carry), rng)
+
+
+def test_epic_campaign_plays_all_sixteen_stage_cards_over_four_matches() -> None:
+    """"Play all 16 Stage Cards, starting with stage 1": one stage (4 races) a match."""
+    from services.rules.games.neon_knights.content import STAGES
+    rng = ScriptedRandomness()
+    carried = None
+    played: list[str] = []
+    for match in range(1, 5):
+        state = ENGINE.setup(MatchConfig("epic-campaign", 2, {}, carried=carried), rng)
+        while state.doc["phase"] != "over":
+            if state.doc["stage"] and (not played or played[-1] != state.doc["stage"]):
+                played.append(state.doc["stage"])
+            decision = ENGINE.pending(state)[0]
+            state = ENGINE.apply(state, decision.seat, decision.default, rng).state
+        outcome = ENGINE.outcome(state)
+        assert outcome is not None and state.doc["match"] == match
+        carried = outcome.carry
+    assert [STAGES[s]["stage"] for s in played] == [1] * 4 + [2] * 4 + [3] * 4 + [4] * 4
+    assert outcome.reason == "all 16 stage cards have been played" and carried["complete"]
+    with pytest.raises(ConfigError):
+        ENGINE.setup(MatchConfig("epic-campaign", 2, {}, carried=carried), rng)

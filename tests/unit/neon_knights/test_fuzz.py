@@ -93,8 +93,10 @@ def play(mode: str, seats: int, seed: int, leaks: bool = True, resign_at: int | 
         for d in pending:
             assert d.legal and d.default is not None
             assert json_key(d.default) in {json_key(a) for a in d.legal}, d
-        for d in ENGINE.standing(state):
-            assert {"type": "resign"} in [dict(a) for a in d.legal]
+        standing = ENGINE.standing(state)
+        assert sorted(d.seat for d in standing) == [p["seat"] for p in state.doc["players"] if not p["out"]]
+        for d in standing:
+            assert d.standing and {"type": "resign"} in [dict(a) for a in d.legal]
         if resign_at is not None and step == resign_at:
             seat, action = pending[0].seat, {"type": "resign"}
         else:

@@ -134,7 +134,10 @@ def clean_up(doc: Doc, rng: Randomness, events: list[EngineEvent]) -> None:
     doc["track"], doc["builder"], doc["racing"], doc["acquire"], doc["stage"] = None, None, None, None, None
     doc["day"] = 1
     events.append(EngineEvent("cleaned_up", {"race": doc["race"]}))
-    if doc["race"] >= doc["races"]:
+    target = doc.get("target_vp")
+    if target is not None and max(p["vp"] for p in doc["players"] if not p["out"]) >= target:
+        doc["ended_by"] = "target"
+    if doc["race"] >= doc["races"] or doc["ended_by"] == "target":
         doc["phase"] = "over"
         events.append(EngineEvent("game_over", {"vp": [p["vp"] for p in doc["players"]]}))
     else:

@@ -215,8 +215,14 @@ class NeonKnightsEngine:
         placements = tuple(1 + sum(1 for k in key if k > mine) for mine in key)
         resigned = len(active_seats(doc)) <= 1 and doc["race"] <= doc["races"] and any(
             p["out"] for p in doc["players"])
-        reason = ("all other drivers resigned" if resigned
-                  else f"the last race ({doc['races']}) has been run")
+        if resigned:
+            reason = "all other drivers resigned"
+        elif doc["ended_by"] == "target":
+            reason = f"a driver reached the campaign's target of {doc['target_vp']} VP"
+        elif doc["mode"] == "epic-campaign" and not doc["stage_deck"]:
+            reason = "all 16 stage cards have been played"
+        else:
+            reason = f"the last race ({doc['races']}) has been run"
         carry = setup.carry(doc) if doc["mode"] != "normal" else None
         return Outcome(placements, vp, reason, draw=len(set(placements)) == 1,
                        breakdown={"vp": list(vp), "fans": [p["fans"] for p in doc["players"]]},

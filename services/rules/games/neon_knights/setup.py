@@ -43,7 +43,7 @@ def setup(config: MatchConfig, rng: Randomness) -> Doc:
     if not 2 <= config.seats <= 6:
         raise ConfigError("Neon Knights: 2086 is played by 2 to 6 players")
     options = dict(config.options)
-    unknown = sorted(set(options) - {"hidden_speeds", "races", "random_order"})
+    unknown = sorted(set(options) - {"hidden_speeds", "races", "random_order", "target_vp"})
     if unknown:
         raise ConfigError(f"unknown option(s): {', '.join(unknown)}")
     hidden = options.get("hidden_speeds", False)
@@ -57,6 +57,10 @@ def setup(config: MatchConfig, rng: Randomness) -> Doc:
     random_order = options.get("random_order", False)
     if not isinstance(random_order, bool):
         raise ConfigError("random_order must be true or false")
+    target = options.get("target_vp")
+    if target is not None and (config.mode == "normal" or not isinstance(target, int)
+                               or isinstance(target, bool) or not 2 <= target <= 1000):
+        raise ConfigError("target_vp is a whole number from 2 to 1000, for campaign modes only")
     if config.carried is not None and config.mode == "normal":
         raise ConfigError("only a Campaign or Epic Campaign match continues an earlier one")
 
@@ -73,6 +77,7 @@ def setup(config: MatchConfig, rng: Randomness) -> Doc:
         "discards": {"sponsors": [], "parts": [], "upgrades": [], "bets": []},
         "rows": {"sponsors": [], "parts": [], "upgrades": []},
         "piles": {"1": [], "2": [], "3": []}, "stage_deck": [], "match": 1, "acquire": None,
+        "target_vp": target, "ended_by": None,
     }
     if random_order:
         doc["order"] = list(rng.shuffle(list(range(seats))))
@@ -125,6 +130,10 @@ def _continue(doc: Doc, carried: Any, seats: int) -> None:
         doc["order"] = [int(s) for s in carried["order"]]
         doc["grid"] = [int(s) for s in carried["grid"]]
         doc["stage_deck"] = list(carried.get("stage_deck", []))
+        if carried.get("complete"):
+            raise ConfigError("this campaign is over")
+        if carried.get("target_vp") is not None:
+            doc["target_vp"] = int(carried["target_vp"])
         doc["match"] = int(carried["match"]) + 1
         if doc["mode"] != carried["mode"]:
             raise ConfigError("a campaign continues in the same mode")
@@ -137,8 +146,10 @@ def _continue(doc: Doc, carried: Any, seats: int) -> None:
 
 
 def carry(doc: Doc) -> Doc:
+    complete = doc["ended_by"] == "target" or (doc["mode"] == "epic-campaign" and not doc["stage_deck"])
     return {"mode": doc["mode"], "match": doc["match"], "order": doc["order"], "grid": doc["grid"],
-            "piles": doc["piles"], "stage_deck": doc["stage_deck"],
+            "piles": doc["piles"], "stage_deck": doc["stage_deck"], "target_vp": doc["target_vp"],
+            "complete": complete,
             "players": [{k: p[k] for k in CARRIED_PLAYER_KEYS} for p in doc["players"]]}
 
 
