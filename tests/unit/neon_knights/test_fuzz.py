@@ -23,7 +23,7 @@ shuffled back into the deck). They may name a card now in a hand or deck."""
 
 
 def hidden_zones(encoded: dict[str, Any], viewer: int | None) -> list[Any]:
-    zones: list[Any] = list(encoded["decks"].values()) + [encoded["discards"]["bets"]]
+    zones: list[Any] = [*encoded["decks"].values(), encoded["discards"]["bets"], encoded["stage_deck"]]
     for p in encoded["players"]:
         if p["seat"] != viewer:
             zones += [p["hand"], p["bets"], p["implant_hand"]]

@@ -204,7 +204,7 @@ class NeonKnightsEngine:
         return Transition(freeze(doc), tuple(events))
 
     def view(self, state: State, viewer: int | None) -> Any:
-        return view_of(state.doc, viewer)
+        return view_of(state, viewer)
 
     def outcome(self, state: State) -> Outcome | None:
         doc = state.doc

@@ -6,17 +6,34 @@ before it (spot 1 at the front). Entering the finish line's row is crossing it.
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Any
 
 from .content import FINISH_TILE, LANES, TILES
 
 
 def rows_of(tiles: list[str]) -> list[dict[str, Any]]:
+    """The track's rows (shared and cached: read them, never change them)."""
+    return _rows(tuple(tiles))
+
+
+def rows_json(tiles: list[str]) -> str:
+    return _rows_text(tuple(tiles))
+
+
+@lru_cache(maxsize=256)
+def _rows(tiles: tuple[str, ...]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for tile in [*tiles, FINISH_TILE["id"]]:
         data = FINISH_TILE if tile == FINISH_TILE["id"] else TILES[tile]
         rows.extend({**row, "tile": tile} for row in data["rows"])
     return rows
+
+
+@lru_cache(maxsize=256)
+def _rows_text(tiles: tuple[str, ...]) -> str:
+    return json.dumps(_rows(tiles))
 
 
 def finish_row(rows: list[dict[str, Any]]) -> int:

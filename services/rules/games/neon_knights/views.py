@@ -1,24 +1,26 @@
 """What a seat (or a spectator) may know: the table with every hidden zone redacted.
 
-Hidden: deck orders, the Fan Bet discard pile, another player's hand of parts, Fan Bets,
+Hidden: deck orders (the Epic Campaign's stage deck too), the Fan Bet discard pile, another player's hand of parts, Fan Bets,
 implant deck and draft packet, and (with hidden starting speeds) speeds not yet revealed.
 """
 
 from __future__ import annotations
 
-import copy
+import json
 from typing import Any
 
-from .state import Doc, max_ap
-from .track import rows_of
+from .state import Doc, State, max_ap
+from .track import rows_json
 
 PRIVATE_PLAYER = ("hand", "bets", "implant_hand")
 
 
-def view_of(doc: Doc, viewer: int | None) -> dict[str, Any]:
-    out = copy.deepcopy(doc)
+def view_of(state: State, viewer: int | None) -> dict[str, Any]:
+    doc = state.doc
+    out: Doc = json.loads(state.text)
     out["viewer"] = viewer
     out["decks"] = {k: len(v) for k, v in doc["decks"].items()}
+    out["stage_deck"] = len(doc["stage_deck"])  # shuffled within each stage: order hidden
     out["discards"] = {**doc["discards"], "bets": len(doc["discards"]["bets"])}
     for p in out["players"]:
         p["max_ap"] = max_ap(p)
@@ -33,5 +35,5 @@ def view_of(doc: Doc, viewer: int | None) -> dict[str, Any]:
     if doc["speeds"] is not None and doc["hidden_speeds"]:
         out["speeds"] = [s if i == viewer else (None if s is None else "chosen")
                          for i, s in enumerate(doc["speeds"])]
-    out["track_rows"] = rows_of(doc["track"]) if doc["track"] and len(doc["track"]) == 8 else None
+    out["track_rows"] = json.loads(rows_json(doc["track"])) if doc["track"] and len(doc["track"]) == 8 else None
     return out
