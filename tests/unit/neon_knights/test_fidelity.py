@@ -353,3 +353,15 @@ def test_epic_campaign_plays_all_sixteen_stage_cards_over_four_matches() -> None
     assert outcome.reason == "all 16 stage cards have been played" and carried["complete"]
     with pytest.raises(ConfigError):
         ENGINE.setup(MatchConfig("epic-campaign", 2, {}, carried=carried), rng)
+
+
+def test_fan_bet_choice_is_a_hidden_decision() -> None:
+    """Fan Bets are "hidden from other players": keeping or discarding one is a hidden answer."""
+    state = play_defaults(new_game(2, mode="campaign"), lambda d: d["phase"] == "actions")
+    seat = decision_of(state).seat
+    state = ENGINE.apply(state, seat, {"type": "draw_bet"}, ScriptedRandomness()).state
+    decision = decision_of(state)
+    assert (decision.kind, decision.hidden, decision.seat) == ("fan_bet", True, seat)
+    assert {a["type"] for a in decision.legal} == {"keep_bets", "discard_bet"}
+    assert not decision_of(play_defaults(new_game(2, mode="campaign"),
+                                         lambda d: d["phase"] == "actions")).hidden

@@ -76,6 +76,9 @@ class RuleBot:
             return repairs[-1]
         return {"type": "pass"}
 
+    def _fan_bet(self, view: JSON, me: JSON, legal: list[Action]) -> Action:
+        return {"type": "keep_bets"}
+
     def _shop_worth(self, view: JSON, me: JSON) -> bool:
         if isinstance(me["hand"], list) and any(me["car"][PARTS[p]["colour"]] is None for p in me["hand"]):
             return True

@@ -82,8 +82,10 @@ def owed(doc: Doc) -> list[Decision]:
                          f"choose track tile {len(doc['track']) + 1} of 8", default=legal[0])]
     if phase == "actions":
         seat = days.acting_seat(doc)
-        return [Decision(seat, "day_action", tuple(days.day_legal(doc)),
-                         f"day {doc['day']}: choose an action", default=days.day_default(doc))]
+        betting = doc["sub"] is not None and doc["sub"]["kind"] == "bet"
+        return [Decision(seat, "fan_bet" if betting else "day_action", tuple(days.day_legal(doc)),
+                         "keep or discard a Fan Bet" if betting else f"day {doc['day']}: choose an action",
+                         default=days.day_default(doc), hidden=betting)]
     if phase == "speeds":
         legal = race.speed_legal()
         return [Decision(seat, "start_speed", tuple(legal), "choose a starting speed (2-10)",
