@@ -365,3 +365,27 @@ def test_fan_bet_choice_is_a_hidden_decision() -> None:
     assert {a["type"] for a in decision.legal} == {"keep_bets", "discard_bet"}
     assert not decision_of(play_defaults(new_game(2, mode="campaign"),
                                          lambda d: d["phase"] == "actions")).hidden
+
+
+def test_resigning_track_builder_hands_the_track_to_the_next() -> None:
+    state = new_game(3, mode="campaign")
+    builder = state.doc["builder"]
+    state = ENGINE.apply(state, builder, {"type": "resign"}, ScriptedRandomness()).state
+    assert state.doc["players"][builder]["out"] and state.doc["builder"] != builder
+    assert decision_of(state).seat == state.doc["builder"]
+
+
+def test_resigning_in_the_draft_keeps_it_going() -> None:
+    state = new_game(2)
+    state = ENGINE.apply(state, 1, {"type": "resign"}, ScriptedRandomness()).state
+    outcome = ENGINE.outcome(state)
+    assert outcome is not None and outcome.placements == (1, 2)
+    assert outcome.reason == "all other drivers resigned"
+    state = new_game(3)
+    state = ENGINE.apply(state, 2, {"type": "resign"}, ScriptedRandomness()).state
+    for d in ENGINE.pending(state):
+        state = ENGINE.apply(state, d.seat, d.default, ScriptedRandomness()).state
+    # the round resolved: seat 2's pick is made for it (its first card), already for the next round
+    assert [len(p["implant_hand"]) for p in state.doc["players"]] == [1, 1, 1]
+    picks = state.doc["draft"]["picks"]
+    assert picks[:2] == [None, None] and picks[2] is not None

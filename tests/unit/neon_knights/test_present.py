@@ -37,6 +37,7 @@ def test_views_events_and_words_on_a_real_game() -> None:
         if step % 50 == 0:
             view_schema.validate(view)
             console.print(present.render(view, decision.seat))
+            console.print(present.render(ENGINE.view(state, None), None))
         for action in decision.legal[:5]:
             assert present.describe_action(action, view)
         transition = ENGINE.apply(state, decision.seat, bot.choose(decision), rng)
