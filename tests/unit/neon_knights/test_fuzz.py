@@ -16,10 +16,12 @@ from services.rules.games.neon_knights.state import MAX_CHIPS, MAX_FANS, MAX_REP
 from .support import ENGINE
 
 MODES = ("normal", "campaign", "epic-campaign")
-OPEN_MOVES = {"part_bought", "rerolled", "die_removed", "repaired", "fan_bet_won"}
-"""Events about cards everybody saw move: a part bought from the face-up shop, a part taken
-back from the car into the hand for its ability, a Fan Bet won (placed face up, then
-shuffled back into the deck). They may name a card now in a hand or deck."""
+OPEN_MOVES = {"part_bought", "rerolled", "die_removed", "repaired", "fan_bet_won", "upgrade_bought",
+              "part_sold", "paid"}
+"""Events about cards everybody saw move: a part bought from the face-up shop or taken back
+from the car into the hand for its ability, a Fan Bet won (placed face up), a card discarded
+face up (a replaced upgrade, a sold part, paid sponsors) that a refill may shuffle straight
+back into its deck. They may name a card now in a hand or a deck."""
 
 
 def hidden_zones(encoded: dict[str, Any], viewer: int | None) -> list[Any]:
