@@ -1,0 +1,191 @@
+"""Game and Player Setup, the implant draft (Normal) and the Campaign's dealt implants."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.rules.games.contract import ConfigError, EngineEvent, MatchConfig, Randomness
+
+from .content import (
+    DECK_PARTS,
+    FAN_BETS,
+    IMPLANTS,
+    SPONSOR_ROW,
+    SPONSORS,
+    STAGES,
+    UPGRADE_ROW,
+    UPGRADES,
+)
+from .state import MAX_AP_BY_PLAYERS, RACES, Doc, new_player
+
+MODES = ("normal", "campaign", "epic-campaign")
+PARTS_ROW = 5
+EPIC_RACES = 4
+"""An Epic Campaign match plays one stage: its four stage cards, one race each (RULES.md)."""
+CARRIED_PLAYER_KEYS = ("chips", "vp", "reputation", "ap", "car", "hand", "weapon", "shield",
+                       "specials", "implants", "implant_hand")
+
+
+def fill_rows(doc: Doc, rng: Randomness) -> None:
+    from .state import draw
+    for deck, size in (("sponsors", SPONSOR_ROW), ("parts", PARTS_ROW), ("upgrades", UPGRADE_ROW)):
+        row = doc["rows"][deck]
+        for i in range(size):
+            if i >= len(row):
+                row.append(None)
+            if row[i] is None:
+                row[i] = draw(doc, deck, rng)
+
+
+def setup(config: MatchConfig, rng: Randomness) -> Doc:
+    if config.mode not in MODES:
+        raise ConfigError(f"unknown mode {config.mode!r}; modes: {', '.join(MODES)}")
+    if not 2 <= config.seats <= 6:
+        raise ConfigError("Neon Knights: 2086 is played by 2 to 6 players")
+    options = dict(config.options)
+    unknown = sorted(set(options) - {"hidden_speeds", "races", "random_order", "target_vp"})
+    if unknown:
+        raise ConfigError(f"unknown option(s): {', '.join(unknown)}")
+    hidden = options.get("hidden_speeds", False)
+    if not isinstance(hidden, bool):
+        raise ConfigError("hidden_speeds must be true or false")
+    races = options.get("races", EPIC_RACES if config.mode == "epic-campaign" else RACES)
+    if not isinstance(races, int) or isinstance(races, bool) or not 1 <= races <= 16:
+        raise ConfigError("races must be a whole number from 1 to 16")
+    if config.mode == "epic-campaign" and races != EPIC_RACES:
+        raise ConfigError("an Epic Campaign match plays one stage of 4 races")
+    random_order = options.get("random_order", False)
+    if not isinstance(random_order, bool):
+        raise ConfigError("random_order must be true or false")
+    target = options.get("target_vp")
+    if target is not None and (config.mode == "normal" or not isinstance(target, int)
+                               or isinstance(target, bool) or not 2 <= target <= 1000):
+        raise ConfigError("target_vp is a whole number from 2 to 1000, for campaign modes only")
+    if config.carried is not None and config.mode == "normal":
+        raise ConfigError("only a Campaign or Epic Campaign match continues an earlier one")
+
+    seats = config.seats
+    ap = MAX_AP_BY_PLAYERS[seats]
+    doc: Doc = {
+        "mode": config.mode, "seats": seats, "races": races, "race": 1, "phase": "prep",
+        "hidden_speeds": hidden, "day": 1, "turn": 0, "paid": False, "sub": None,
+        "players": [new_player(s, ap) for s in range(seats)],
+        "order": list(range(seats)), "grid": [], "wealthy": [], "track": None, "builder": None,
+        "stage": None, "draft": None, "racing": None, "speeds": None, "standings": None,
+        "decks": {"sponsors": list(rng.shuffle(sorted(SPONSORS))), "parts": list(rng.shuffle(DECK_PARTS)),
+                  "upgrades": list(rng.shuffle(sorted(UPGRADES))), "bets": list(rng.shuffle(sorted(FAN_BETS)))},
+        "discards": {"sponsors": [], "parts": [], "upgrades": [], "bets": []},
+        "rows": {"sponsors": [], "parts": [], "upgrades": []},
+        "piles": {"1": [], "2": [], "3": []}, "stage_deck": [], "match": 1, "acquire": None,
+        "target_vp": target, "ended_by": None,
+    }
+    if random_order:
+        doc["order"] = list(rng.shuffle(list(range(seats))))
+    # The last player takes spot 1 of the grid, the second to last spot 2, and so on.
+    doc["grid"] = list(reversed(doc["order"]))
+    fill_rows(doc, rng)
+    if config.mode == "normal":
+        _deal_draft(doc, rng)
+    elif config.carried is None:
+        _deal_campaign(doc, rng)
+    else:
+        _continue(doc, config.carried, seats)
+    if config.mode == "epic-campaign" and not doc["stage_deck"]:
+        for stage in (1, 2, 3, 4):
+            doc["stage_deck"] += list(rng.shuffle(sorted(s for s, v in STAGES.items() if v["stage"] == stage)))
+    return doc
+
+
+def _deal_draft(doc: Doc, rng: Randomness) -> None:
+    """Deal the implants evenly (extra cards leave the game); picks pass to the left."""
+    seats = doc["seats"]
+    cards = list(rng.shuffle(sorted(IMPLANTS)))
+    each = len(cards) // seats
+    doc["draft"] = {"packets": [cards[s * each:(s + 1) * each] for s in range(seats)],
+                    "picks": [None] * seats}
+    doc["phase"] = "draft"
+
+
+def _deal_campaign(doc: Doc, rng: Randomness) -> None:
+    """Shuffle the level 1 implants and deal 2 to each player; the rest form the piles."""
+    level1 = list(rng.shuffle(sorted(i for i, v in IMPLANTS.items() if v["level"] == 1)))
+    for _ in range(2):
+        for seat in range(doc["seats"]):
+            if level1:
+                doc["players"][seat]["implant_hand"].append(level1.pop(0))
+    doc["piles"] = {"1": level1,
+                    "2": sorted(i for i, v in IMPLANTS.items() if v["level"] == 2),
+                    "3": sorted(i for i, v in IMPLANTS.items() if v["level"] == 3)}
+
+
+def _continue(doc: Doc, carried: Any, seats: int) -> None:
+    try:
+        players = carried["players"]
+        if len(players) != seats:
+            raise ConfigError(f"the carried campaign has {len(players)} players, not {seats}")
+        for seat, data in enumerate(players):
+            for key in CARRIED_PLAYER_KEYS:
+                doc["players"][seat][key] = data[key]
+        doc["piles"] = {k: list(carried["piles"][k]) for k in ("1", "2", "3")}
+        doc["order"] = [int(s) for s in carried["order"]]
+        doc["grid"] = [int(s) for s in carried["grid"]]
+        doc["stage_deck"] = list(carried.get("stage_deck", []))
+        if carried.get("complete"):
+            raise ConfigError("this campaign is over")
+        if carried.get("target_vp") is not None:
+            doc["target_vp"] = int(carried["target_vp"])
+        doc["match"] = int(carried["match"]) + 1
+        if doc["mode"] != carried["mode"]:
+            raise ConfigError("a campaign continues in the same mode")
+        if doc["mode"] == "epic-campaign" and not doc["stage_deck"]:
+            raise ConfigError("every stage of this Epic Campaign has been played")
+    except (KeyError, TypeError, IndexError, ValueError) as err:
+        if isinstance(err, ConfigError):
+            raise
+        raise ConfigError(f"the carried campaign state is malformed ({type(err).__name__})") from err
+
+
+def carry(doc: Doc) -> Doc:
+    complete = doc["ended_by"] == "target" or (doc["mode"] == "epic-campaign" and not doc["stage_deck"])
+    return {"mode": doc["mode"], "match": doc["match"], "order": doc["order"], "grid": doc["grid"],
+            "piles": doc["piles"], "stage_deck": doc["stage_deck"], "target_vp": doc["target_vp"],
+            "complete": complete,
+            "players": [{k: p[k] for k in CARRIED_PLAYER_KEYS} for p in doc["players"]]}
+
+
+def draft_decisions(doc: Doc) -> list[tuple[int, list[dict[str, Any]]]]:
+    draft = doc["draft"]
+    out = []
+    for seat in range(doc["seats"]):
+        if draft["picks"][seat] is None and not doc["players"][seat]["out"]:
+            packet = sorted(set(draft["packets"][seat]))
+            out.append((seat, [{"type": "draft", "implant": i} for i in packet]))
+    return out
+
+
+def draft_pick(doc: Doc, seat: int, implant: str, events: list[EngineEvent]) -> None:
+    doc["draft"]["picks"][seat] = implant
+    events.append(EngineEvent("implant_drafted", {"seat": seat, "implant": implant}, frozenset({seat})))
+    events.append(EngineEvent("draft_pick_made", {"seat": seat}))
+
+
+def draft_advance(doc: Doc, events: list[EngineEvent]) -> bool:
+    """Resolve a draft round once every player has picked; True when something moved."""
+    draft = doc["draft"]
+    seats = doc["seats"]
+    for seat in range(seats):  # a resigned seat's pick is the first card of its packet
+        if draft["picks"][seat] is None and doc["players"][seat]["out"] and draft["packets"][seat]:
+            draft["picks"][seat] = sorted(draft["packets"][seat])[0]
+    if any(p is None for p in draft["picks"]):
+        return False
+    for seat in range(seats):
+        draft["packets"][seat].remove(draft["picks"][seat])
+        doc["players"][seat]["implant_hand"].append(draft["picks"][seat])
+    # pass the rest to the player on the left (the next seat)
+    draft["packets"] = [draft["packets"][(s - 1) % seats] for s in range(seats)]
+    draft["picks"] = [None] * seats
+    events.append(EngineEvent("draft_passed", {"left": len(draft["packets"][0])}))
+    if not draft["packets"][0]:
+        doc["draft"] = None
+        doc["phase"] = "prep"
+    return True
