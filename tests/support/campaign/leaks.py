@@ -50,9 +50,23 @@ def _neon_zones(encoded: dict[str, Any]) -> list[Zone]:
     return zones
 
 
+def _neon_knights_zones(encoded: dict[str, Any]) -> list[Zone]:
+    """Every deck, the Fan Bet discards and the stage deck are nobody's; a player's hand of
+    parts, Fan Bets and implants, and its draft packet and pick, are its own."""
+    zones: list[Zone] = [(None, deck) for deck in encoded["decks"].values()]
+    zones += [(None, encoded["discards"]["bets"]), (None, encoded["stage_deck"])]
+    for p in encoded["players"]:
+        zones += [(p["seat"], p["hand"]), (p["seat"], p["bets"]), (p["seat"], p["implant_hand"])]
+    if encoded.get("draft"):
+        for seat, packet in enumerate(encoded["draft"]["packets"]):
+            zones += [(seat, packet), (seat, [encoded["draft"]["picks"][seat]])]
+    return zones
+
+
 HIDDEN_ZONES: dict[str, Callable[[dict[str, Any]], list[Zone]]] = {
     "neon-reign": _neon_reign_zones,
     "neon": _neon_zones,
+    "neon-knights-2086": _neon_knights_zones,
 }
 
 
@@ -151,6 +165,8 @@ def play_one(game: str, mode: str, seats: int, seed: int | str, max_steps: int =
         report.actions += 1
         for viewer in viewers:
             secret = secrets(game, after, viewer) - revealed
+            if viewer == decision.seat:  # a seat knows what it did (a card it just discarded)
+                secret -= strings(action)
             for channel, value in (("view", engine.view(state, viewer)),
                                    ("record", records.project(record, viewer))):
                 report.checks += 1
