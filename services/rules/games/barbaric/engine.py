@@ -110,7 +110,7 @@ class BarbaricEngine:
 
     def _any_time(self, g: Play, seat: int) -> list[dict[str, Any]]:
         p = g.t.player(seat)
-        if p.rider is None or p.gear is None or len(p.hand) + len(p.learned) == 0:
+        if g.t.round == 0:  # set-up is not finished
             return []
         out = turns.exchange_options(p)
         if p.on_map:

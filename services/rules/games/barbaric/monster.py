@@ -64,15 +64,15 @@ def minion_passable(g: Play, moving: Hex) -> list[Hex]:
 
 
 def routes(start: Hex, steps: int, passable: list[Hex], goal: Hex, rng: int) -> list[Hex]:
-    """Where the piece may end: within range of its goal if it can be (fewest moves first),
-    else as close as possible. Staying put counts when already within range."""
+    """Where the piece may end: any reachable space within range of its goal if there is
+    one, else the reachable spaces as close to it as possible. Already within range, it
+    stays put."""
     reach = hexes.reachable(start, steps, passable)
     if hexes.distance(start, goal) <= rng:
         return [start]
     in_range = [h for h in reach if hexes.distance(h, goal) <= rng]
     if in_range:
-        fewest = min(reach[h] for h in in_range)
-        return sorted(h for h in in_range if reach[h] == fewest)
+        return sorted(in_range)
     closest = min(hexes.distance(h, goal) for h in reach)
     return sorted(h for h in reach if hexes.distance(h, goal) == closest)
 
