@@ -318,7 +318,7 @@ def event_phase(g: Play) -> None:
 # -- victory ---------------------------------------------------------------------------------
 def check_victory(g: Play) -> None:
     t = g.t
-    if t.over or t.mode == "solo" or t.stage < 0 and t.round == 0 and _setting_up(g):
+    if t.over or t.mode == "solo":
         return
     need = victory_tokens_needed(t.seats)
     for p in t.players:
@@ -331,10 +331,6 @@ def check_victory(g: Play) -> None:
         t.over, t.winner, t.reason = True, left[0], "every other player was eliminated"
     elif not left:
         t.over, t.winner, t.reason = True, None, "every player was eliminated"
-
-
-def _setting_up(g: Play) -> bool:
-    return any(p.rider is None or p.gear is None for p in g.t.players)
 
 
 # -- the runner ------------------------------------------------------------------------------
