@@ -227,3 +227,60 @@ def test_day_night_marker_rounds_and_twilight() -> None:
     assert flow.SEQUENCE["competitive"] == ("event:day", "players:day", "event:night",
                                             "players:night", "monster")
     assert flow.SEQUENCE["solo"][2] == "monster_actions"  # after the Day turn in Solo
+
+
+def test_theodore_defensive_stance_spends_sub_stamina_to_reduce_damage() -> None:
+    t = table(2, positions=[(1, -2), (1, -3)])
+    t.minions = []
+    t.players[B].rider = "theodore"
+    t.players[B].stance = "defensive"
+    t.players[B].subs["rider"] = t.players[B].subs_ready["rider"] = 1
+    t.players[A].learned = {"jackrabbit-carrot-missile": ["jackrabbit-carrot-missile/1"]}
+    state = _at_act(t)
+    state = act(state, A, {"type": "skill", "skill": "jackrabbit-carrot-missile", "at": [1, -3]})
+    seat, kind, legal = owed(state)
+    assert {"type": "allocate", "health": 0, "shields": 0, "spend": 1} in legal
+    state = act(state, B, {"type": "allocate", "health": 0, "shields": 0, "spend": 1})
+    b = state.data["players"][B]
+    assert (b["health_damage"], b["shield_damage"], b["subs_ready"]["rider"]) == (0, 0, 0)
+
+
+def test_theodore_offensive_stance_spends_sub_stamina_to_add_damage() -> None:
+    t = table(2, positions=[(1, -2), (1, -3)])
+    t.minions = []
+    t.players[A].rider = "theodore"
+    t.players[A].stance = "offensive"
+    t.players[A].subs["rider"] = t.players[A].subs_ready["rider"] = 1
+    t.players[A].learned = {"theodore-shield-bash": ["theodore-shield-bash/1"]}
+    state = _at_act(t)
+    state = act(state, A, {"type": "skill", "skill": "theodore-shield-bash", "at": [1, -3],
+                           "boost": 1})
+    seat, kind, legal = owed(state)
+    assert (seat, kind) == (B, "allocate")
+    assert {a["health"] + a["shields"] for a in legal} == {3}  # SHIELD BASH 2, +1 spent
+    a = state.data["players"][A]  # spent 1, then the experience revealed a Sub Stamina
+    assert (a["subs"]["rider"], a["subs_ready"]["rider"]) == (2, 1)
+
+
+def test_solo_day_turn_is_followed_by_monster_actions_only() -> None:
+    t = table(1, mode="solo", positions=[(4, -2)])
+    t.monster_deck = ["stalk"]
+    state = _at_act(t)
+    state = act(state, A, {"type": "end_actions"})
+    seat, kind, legal = owed(state)
+    assert (seat, kind) == (A, "route")  # the targeted player chooses the Monster's route
+    state = act(state, A, legal[0])
+    d = state.data
+    assert d["monster_face"] == "stalk" and d["time"] == "night"  # on to the Night
+    assert d["monster"]["pos"] != [0, 0] and len(d["minions"]) == 6 and d["rage"] == 8
+
+
+def test_solo_vortex_and_haze_on_the_monster() -> None:
+    t = table(1, mode="solo", positions=[(2, -1)])
+    t.monster.tokens = ["vortex", "vortex", "haze"]
+    t.monster_deck = ["stalk"]
+    t.agenda = [{"step": "monster_card"}, {"step": "monster_end"}]
+    g = Play(t, FixedDice())
+    flow.advance(g)
+    assert t.monster.pos == (0, 0)  # 2 Vortex: the Monster cannot move
+    assert t.monster.tokens == []  # discarded at the end of the Monster Phase

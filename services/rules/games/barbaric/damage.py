@@ -17,6 +17,23 @@ def to_character(p: Player, amount: int, source: dict[str, Any], credit: int | N
             "credit": credit, "designated": designated}
 
 
+def stance_spends(g: Play, step: dict[str, Any]) -> range:
+    """Theodore in Defensive Stance may spend any amount of Sub Stamina to reduce damage."""
+    p = g.t.player(step["seat"])
+    if p.rider == "theodore" and p.stance == "defensive":
+        return range(min(p.subs_ready["rider"], step["amount"]) + 1)
+    return range(1)
+
+
+def allocation_actions(g: Play, step: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for spend in stance_spends(g, step):
+        for h, s in allocations(g, {**step, "amount": step["amount"] - spend}):
+            out.append({"type": "allocate", "health": h, "shields": s,
+                        **({"spend": spend} if spend else {})})
+    return out
+
+
 def allocations(g: Play, step: dict[str, Any]) -> list[tuple[int, int]]:
     """Every legal ``(health, shields)`` split of the step's damage.
 
@@ -47,10 +64,13 @@ def shielded(g: Play, p: Player, amount: int, source: dict[str, Any]) -> int:
     return amount
 
 
-def allocate(g: Play, step: dict[str, Any], health: int, shields: int) -> None:
+def allocate(g: Play, step: dict[str, Any], health: int, shields: int, spend: int = 0) -> None:
     p = g.t.player(step["seat"])
     if not p.on_map:
         return
+    if spend:
+        p.subs_ready["rider"] -= spend
+        g.say("stance_spent", {"seat": p.seat, "stance": "defensive", "sub_stamina": spend})
     p.health_damage = min(6, p.health_damage + health)
     p.shield_damage = min(6, p.shield_damage + shields)
     g.say("damaged", {"seat": p.seat, "health": health, "shields": shields,

@@ -117,8 +117,9 @@ class BarbaricEngine:
             for card in sorted(set(p.hand)):
                 s = skill_of(card)
                 if s.kind == "ultimate" and p.subs_ready[s.side] > 0:
-                    out += [{"type": "ultimate", "card": card, **t}
-                            for t in skills.targets(g, p, s, 1)]
+                    out += [{"type": "ultimate", "card": card, **t, **b}
+                            for t in skills.targets(g, p, s, 1)
+                            for b in skills.boosts(p, s, int(s.side == "rider"))]
             out += [{"type": "mastery", "mastery": m} for m in skills.mastery_usable(g, p)]
             out += turns.survivor_options(g, p)
         return out
@@ -176,7 +177,8 @@ class BarbaricEngine:
             p.subs_ready[s.side] -= 1
             p.hand.remove(a["card"])
             p.discard.append(a["card"])
-            skills.resolve(g, p, s, 1, {k: v for k, v in a.items() if k in ("at", "dir")})
+            skills.resolve(g, p, s, 1, {k: v for k, v in a.items() if k in ("at", "dir")},
+                           a.get("boost", 0))
             g.experience(p, s.side)
         elif kind == "mastery":
             skills.use_mastery(g, p, a["mastery"])

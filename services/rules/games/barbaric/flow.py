@@ -68,8 +68,7 @@ def options(g: Play, step: dict[str, Any]) -> list[dict[str, Any]]:
     if kind == "allocate":
         if not p.on_map:
             return []
-        return [{"type": "allocate", "health": h, "shields": s}
-                for h, s in damage.allocations(g, step)]
+        return damage.allocation_actions(g, step)
     if kind == "counter":
         if not p.on_map:
             return []
@@ -121,7 +120,7 @@ def default_of(step: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, A
         if cheap in legal:
             return cheap
     if step["step"] == "allocate":
-        return min(legal, key=lambda a: (a["health"], a["shields"]))
+        return min(legal, key=lambda a: (a["health"], a.get("spend", 0), a["shields"]))
     return legal[0]
 
 
@@ -158,7 +157,7 @@ def answer(g: Play, seat: int, action: dict[str, Any]) -> None:
     elif kind == "aid_discard":
         turns.aid_discard(g, step, action)
     elif kind == "allocate":
-        damage.allocate(g, step, action["health"], action["shields"])
+        damage.allocate(g, step, action["health"], action["shields"], action.get("spend", 0))
     elif kind == "counter":
         if t == "counter":
             _counter(g, p, action["card"], step["attacker"])

@@ -34,5 +34,7 @@ def action_schema() -> dict[str, Any]:
             "health": {"type": "integer", "minimum": 0, "maximum": 6},
             "shields": {"type": "integer", "minimum": 0, "maximum": 6},
             "seat": {"type": "integer", "minimum": 0},
+            "spend": {"type": "integer", "minimum": 1, "maximum": 3},
+            "boost": {"type": "integer", "minimum": 1, "maximum": 3},
         },
     }

@@ -81,9 +81,22 @@ def hit(g: Play, p: Player, skill: Skill, lvl: int, target: dict[str, Any]) -> l
     return []
 
 
-def resolve(g: Play, p: Player, skill: Skill, lvl: int, target: dict[str, Any]) -> None:
+def boosts(p: Player, skill: Skill, spent: int = 0) -> list[dict[str, int]]:
+    """Theodore in Offensive Stance may spend any amount of Sub Stamina to increase the
+    damage a skill deals by the same amount (``{}``: spend none)."""
+    if p.rider != "theodore" or p.stance != "offensive" or not skill.effect.get("damage"):
+        return [{}]
+    return [{}] + [{"boost": k} for k in range(1, p.subs_ready["rider"] - spent + 1)]
+
+
+def resolve(g: Play, p: Player, skill: Skill, lvl: int, target: dict[str, Any],
+            boost: int = 0) -> None:
     """Resolve a skill's effect, then queue the damage it deals and any Monster Reaction."""
     eff = effect_at(skill, lvl)
+    if boost:
+        p.subs_ready["rider"] -= boost
+        eff["damage"] = eff.get("damage", 0) + boost
+        g.say("stance_spent", {"seat": p.seat, "stance": "offensive", "sub_stamina": boost})
     g.say("skill_used", {"seat": p.seat, "skill": skill.id, "level": lvl, "target": target})
     steps: list[dict[str, Any]] = []
     monster_hit = 0

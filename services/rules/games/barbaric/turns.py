@@ -236,8 +236,8 @@ def _skill_actions(g: Play, p: Player, side: str) -> list[dict[str, Any]]:
         if skill.side != side:
             continue
         lvl = skills.level(p, skill_id)
-        out += [{"type": "skill", "skill": skill_id, **t}
-                for t in skills.targets(g, p, skill, lvl)]
+        out += [{"type": "skill", "skill": skill_id, **t, **b}
+                for t in skills.targets(g, p, skill, lvl) for b in skills.boosts(p, skill)]
     return out
 
 
@@ -269,7 +269,7 @@ def act(g: Play, step: dict[str, Any], action: dict[str, Any]) -> None:
     else:
         skill = skills.skill(action["skill"])
         target = {k: v for k, v in action.items() if k in ("at", "dir")}
-        skills.resolve(g, p, skill, skills.level(p, skill.id), target)
+        skills.resolve(g, p, skill, skills.level(p, skill.id), target, action.get("boost", 0))
         g.experience(p, side)
 
 
@@ -312,13 +312,13 @@ def search(g: Play, p: Player) -> None:
         for _ in range(len(icon)):
             g.roll_resource(p)
     if p.pos in g.t.survivor_tokens and g.t.survivor_deck:
-        g.t.agenda.insert(_after_choices(g), {"step": "discover", "seat": p.seat})
+        g.t.agenda.insert(_after(g, ("choose_resource",)), {"step": "discover", "seat": p.seat})
 
 
-def _after_choices(g: Play) -> int:
-    """Where a step goes so that it comes after the resource choices just queued."""
+def _after(g: Play, kinds: tuple[str, ...]) -> int:
+    """Where a step goes so that it comes after the steps of ``kinds`` just queued."""
     i = 0
-    while i < len(g.t.agenda) and g.t.agenda[i]["step"] == "choose_resource":
+    while i < len(g.t.agenda) and g.t.agenda[i]["step"] in kinds:
         i += 1
     return i
 
@@ -405,7 +405,8 @@ def end_turn(g: Play, seat: int) -> None:
         g.t.tracks[other].append(seat)
     g.say("turn_ended", {"seat": seat})
     if g.t.tracker >= 5:
-        g.t.agenda.insert(0, {"step": "rising_threat"})
+        g.t.agenda.insert(_after(g, ("allocate", "counter", "choose_resource")),
+                          {"step": "rising_threat"})
 
 
 def whirl(g: Play, p: Player) -> None:
