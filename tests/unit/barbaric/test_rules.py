@@ -3,7 +3,7 @@ nothing; damage, Recovery, experience, Whirlpools, the Rising Threat, victory, S
 
 from __future__ import annotations
 
-from services.rules.games.barbaric import flow
+from services.rules.games.barbaric import flow, hexes
 from services.rules.games.barbaric.play import Play
 
 from .support import ENGINE, A, B, C, FixedDice, act, owed, table, turn_of
@@ -84,7 +84,7 @@ def test_a_counter_is_offered_only_when_its_condition_is_met() -> None:
     t.players[B].subs["rider"] = t.players[B].subs_ready["rider"] = 1
     t.players[A].learned = {"jackrabbit-carrot-missile": ["jackrabbit-carrot-missile/1"]}
     state = _at_act(t)
-    _refused(state, B, {"type": "counter", "card": "theodore-riposte/1"}, "")
+    _refused(state, B, {"type": "counter", "card": "theodore-riposte/1"}, "condition is not met")
     state = act(state, A, {"type": "skill", "skill": "jackrabbit-carrot-missile", "at": [1, -3]})
     assert owed(state)[:2] == (B, "allocate")
     state = act(state, B, {"type": "allocate", "health": 0, "shields": 1})
@@ -284,3 +284,26 @@ def test_solo_vortex_and_haze_on_the_monster() -> None:
     flow.advance(g)
     assert t.monster.pos == (0, 0)  # 2 Vortex: the Monster cannot move
     assert t.monster.tokens == []  # discarded at the end of the Monster Phase
+
+
+def test_the_atomic_core_is_taken_on_its_space_and_dropped_on_defeat() -> None:
+    t = table(2, positions=[(1, -1), (2, 2)])
+    t.minions, t.monster.pos = [], (3, -3)
+    state = _at_act(t)
+    state = act(state, A, {"type": "move", "to": [0, 0]})
+    assert state.data["players"][A]["core"] and state.data["core_at"] is None
+    t = state.table()
+    from services.rules.games.barbaric.damage import defeat
+    defeat(Play(t, FixedDice()), t.players[A], None)
+    assert t.core_at == (0, 0) and not t.players[A].core
+
+
+def test_solo_time_dimension_moves_the_monster_toward_the_player_instead() -> None:
+    t = table(1, mode="solo", positions=[(4, -2)])
+    t.monster.tokens = ["time-dimension", "time-dimension"]
+    t.monster_deck = ["stalk"]
+    t.stage = 2  # the Day Monster Actions
+    t.agenda = [{"step": "monster_card"}, {"step": "monster_end"}]
+    flow.advance(Play(t, FixedDice()))
+    assert t.monster_deck == ["stalk"]  # no Monster card drawn
+    assert hexes.distance(t.monster.pos, (4, -2)) == 3  # 1 space toward the player

@@ -146,6 +146,8 @@ class BarbaricEngine:
         kind = action.get("type")
         p = g.t.player(seat)
         owed = self.pending(state)
+        if kind == "counter":
+            return "the Counter Skill's condition is not met"
         if kind in ("exchange", "ultimate", "mastery", "survivor"):
             if kind == "mastery" and p.mastery.get(str(action.get("mastery"))) == g.t.turn.number:
                 return "a Mastery Skill cannot be used the turn it is gained"
@@ -159,8 +161,6 @@ class BarbaricEngine:
             return turns.move_problem(g, p, action)
         if kind in ("search", "first_aid", "skill", "repair") and step == "act":
             return "only one Rider action and one Gear action may be used each turn"
-        if kind == "counter":
-            return "the Counter Skill's condition is not met"
         return f"{kind} is not a legal answer to {step} now"
 
     def apply(self, state: State, seat: int, action: Action, rng: Randomness) -> Transition:
