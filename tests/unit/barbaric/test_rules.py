@@ -307,3 +307,20 @@ def test_solo_time_dimension_moves_the_monster_toward_the_player_instead() -> No
     flow.advance(Play(t, FixedDice()))
     assert t.monster_deck == ["stalk"]  # no Monster card drawn
     assert hexes.distance(t.monster.pos, (4, -2)) == 3  # 1 space toward the player
+
+
+def test_face_up_events_limit_range_and_exchanges() -> None:
+    """"Event Cards affect all players while they are face-up": DUST STORM, MARKET CRASH."""
+    t = table(2, positions=[(1, -1), (-2, 1)])
+    t.minions = []
+    t.players[A].learned = {"jackrabbit-carrot-missile": ["jackrabbit-carrot-missile/1"]}
+    t.players[A].resources["fuel"] = 2
+    state = _at_act(t)
+    aim = {"type": "skill", "skill": "jackrabbit-carrot-missile", "at": [-2, 1]}  # Range 3
+    assert aim in owed(state)[2]
+    assert ENGINE.validate(state, A, {"type": "exchange", "give": "fuel", "get": "food"}) is None
+    t = state.table()
+    t.event_face = "dust-storm"
+    assert aim not in owed(t.freeze())[2]
+    t.event_face = "market-crash"
+    _refused(t.freeze(), A, {"type": "exchange", "give": "fuel", "get": "food"}, "not possible")

@@ -100,7 +100,7 @@ def attacker_hex(g: Play, attacker: dict[str, Any]) -> Hex | None:
 
 def counters(g: Play, p: Player, attacker: dict[str, Any]) -> list[str]:
     """Counter Skill cards ``p`` may play now against ``attacker`` ("After X takes damage")."""
-    from . import hexes
+    from . import hexes, skills
 
     at = attacker_hex(g, attacker)
     if at is None or p.pos is None:
@@ -108,7 +108,7 @@ def counters(g: Play, p: Player, attacker: dict[str, Any]) -> list[str]:
     out = []
     for card in sorted(set(p.hand)):
         skill = skill_of(card)
-        reach = min(skill.range, 1) if "haze" in p.tokens else skill.range
+        reach = skills.reach(p, skill, 1, g.t.event_face)
         if (skill.kind == "counter" and skill.condition == "after_you_take_damage"
                 and p.subs_ready[skill.side] > 0 and hexes.distance(p.pos, at) <= reach):
             out.append(card)

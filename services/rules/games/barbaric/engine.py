@@ -112,7 +112,7 @@ class BarbaricEngine:
         p = g.t.player(seat)
         if g.t.round == 0:  # set-up is not finished
             return []
-        out = turns.exchange_options(p)
+        out = turns.exchange_options(g, p)
         if p.on_map:
             for card in sorted(set(p.hand)):
                 s = skill_of(card)

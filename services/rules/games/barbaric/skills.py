@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import damage, hexes
-from .content import MASTERY, NESTS, SKILLS, Hex, Skill
+from .content import EVENTS, MASTERY, NESTS, SKILLS, Hex, Skill
 from .play import Play
 from .state import Player
 
@@ -26,8 +26,12 @@ def effect_at(skill: Skill, lvl: int) -> dict[str, Any]:
     return out
 
 
-def reach(p: Player, skill: Skill, lvl: int) -> int:
+def reach(p: Player, skill: Skill, lvl: int, face_up: str | None = None) -> int:
+    """The skill's Range: Level II bonus, Haze (at most 1), a face-up Event's limit."""
     rng = skill.range + (skill.level2.get("range", 0) if lvl >= 2 else 0)
+    limit = EVENTS[face_up]["effect"].get("face_up", {}).get("max_range") if face_up else None
+    if limit is not None:
+        rng = min(rng, limit)
     return min(rng, 1) if "haze" in p.tokens else rng
 
 
@@ -46,7 +50,7 @@ def targets(g: Play, p: Player, skill: Skill, lvl: int) -> list[dict[str, Any]]:
     """The target choices of a skill now (an empty list: it cannot be used)."""
     if p.pos is None:
         return []
-    rng = reach(p, skill, lvl)
+    rng = reach(p, skill, lvl, g.t.event_face)
     shape = skill.shape
     if shape == "single":
         return [{"at": list(h)} for h in sorted(pieces(g, p.seat))
@@ -69,7 +73,7 @@ def _area(origin: Hex, shape: str, direction: int, rng: int) -> tuple[Hex, ...]:
 def hit(g: Play, p: Player, skill: Skill, lvl: int, target: dict[str, Any]) -> list[Hex]:
     """The spaces whose pieces the skill affects."""
     assert p.pos is not None
-    rng = reach(p, skill, lvl)
+    rng = reach(p, skill, lvl, g.t.event_face)
     found = pieces(g, p.seat)
     if skill.shape == "single":
         return [(target["at"][0], target["at"][1])]

@@ -10,6 +10,7 @@ from services.rules.games.windows import ResponseWindow
 
 from . import damage, hexes, skills
 from .content import (
+    EVENTS,
     EXITS,
     NESTS,
     SPACES,
@@ -155,7 +156,9 @@ def turn_order(g: Play) -> list[int]:
 
 
 # -- Exchange (any time) ----------------------------------------------------------------------
-def exchange_options(p: Player) -> list[dict[str, Any]]:
+def exchange_options(g: Play, p: Player) -> list[dict[str, Any]]:
+    if g.t.event_face and EVENTS[g.t.event_face]["effect"].get("face_up", {}).get("no_exchange"):
+        return []
     return [{"type": "exchange", "give": give, "get": get}
             for give in RESOURCES if p.resources[give] >= 2 for get in RESOURCES if get != give]
 
