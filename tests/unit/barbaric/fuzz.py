@@ -6,6 +6,8 @@ import json
 import random
 from typing import Any
 
+import jsonschema
+
 from services.platform.draws import SeededRandomness
 from services.rules.games.barbaric.content import NESTS, SPACES
 from services.rules.games.barbaric.engine import BarbaricEngine
@@ -38,12 +40,17 @@ def check_invariants(state: State) -> None:
     assert carriers + (d["core_at"] is not None) == 1 or d["over"]
 
 
+ACTIONS = jsonschema.Draft202012Validator(ENGINE.action_schema())
+
+
 def check_contract(state: State) -> None:
     pending = ENGINE.pending(state)
     assert bool(pending) == (ENGINE.outcome(state) is None)
     for d in pending:
         assert d.legal and d.default in d.legal
         assert d.hidden == (d.kind == "choose_card")
+        for action in d.legal[:4]:
+            ACTIONS.validate(action)
     standing = {d.seat for d in ENGINE.standing(state)}
     if ENGINE.outcome(state) is None:
         in_game = {p["seat"] for p in state.data["players"]
