@@ -324,3 +324,21 @@ def test_face_up_events_limit_range_and_exchanges() -> None:
     assert aim not in owed(t.freeze())[2]
     t.event_face = "market-crash"
     _refused(t.freeze(), A, {"type": "exchange", "give": "fuel", "get": "food"}, "not possible")
+
+
+def test_oil_hunt_moves_adjacent_only_to_a_target_at_half_shields() -> None:
+    """OIL HUNT: "Move adjacent to the target. Usage condition: the target must have half
+    or less of their total Shields remaining." """
+    t = table(2, positions=[(1, -3), (-1, -1)])
+    t.minions = []
+    t.players[A].gear = "megalodon"
+    t.players[A].learned = {"megalodon-oil-hunt": ["megalodon-oil-hunt/1"]}
+    state = _at_act(t)
+    assert not [a for a in owed(state)[2] if a.get("skill") == "megalodon-oil-hunt"]
+    t = state.table()
+    t.players[B].shield_damage = 1  # 1 of 2 Shields left: half
+    state = t.freeze()
+    hunts = [a for a in owed(state)[2] if a.get("skill") == "megalodon-oil-hunt"]
+    assert hunts and all(a["at"] == [-1, -1] for a in hunts)
+    state = act(state, A, hunts[0])
+    assert hexes.distance(tuple(state.data["players"][A]["pos"]), (-1, -1)) == 1

@@ -177,7 +177,7 @@ class BarbaricEngine:
             p.subs_ready[s.side] -= 1
             p.hand.remove(a["card"])
             p.discard.append(a["card"])
-            skills.resolve(g, p, s, 1, {k: v for k, v in a.items() if k in ("at", "dir")},
+            skills.resolve(g, p, s, 1, {k: v for k, v in a.items() if k in ("at", "dir", "to")},
                            a.get("boost", 0))
             g.experience(p, s.side)
         elif kind == "mastery":

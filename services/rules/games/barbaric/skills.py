@@ -53,8 +53,17 @@ def targets(g: Play, p: Player, skill: Skill, lvl: int) -> list[dict[str, Any]]:
     rng = reach(p, skill, lvl, g.t.event_face)
     shape = skill.shape
     if shape == "single":
-        return [{"at": list(h)} for h in sorted(pieces(g, p.seat))
-                if 0 < hexes.distance(p.pos, h) <= rng]
+        found = pieces(g, p.seat)
+        aims = [h for h in sorted(found) if 0 < hexes.distance(p.pos, h) <= rng]
+        if skill.condition == "target_half_shields":
+            aims = [h for h in aims if found[h]["kind"] == "seat"
+                    and half_shields(g, g.t.player(found[h]["seat"]))]
+        if skill.effect.get("move_adjacent"):
+            if g.broken(p):
+                return []
+            return [{"at": list(h), "to": list(n)} for h in aims
+                    for n in hexes.neighbours(h) if g.can_enter(n)]
+        return [{"at": list(h)} for h in aims]
     if shape in ("linear", "fan"):
         return [{"dir": d} for d in range(6) if _area(p.pos, shape, d, rng)]
     if shape == "empty":
@@ -63,6 +72,12 @@ def targets(g: Play, p: Player, skill: Skill, lvl: int) -> list[dict[str, Any]]:
         return [{"at": list(h)} for h in hexes.within(p.pos, rng)
                 if not g.occupied(h) and h not in NESTS and h not in taken]
     return [{}]
+
+
+def half_shields(g: Play, p: Player) -> bool:
+    """OIL HUNT's usage condition: half or less of the target's total Shields remain."""
+    total = g.max_of(p, "gear")
+    return 2 * (total - p.shield_damage) <= total
 
 
 def _area(origin: Hex, shape: str, direction: int, rng: int) -> tuple[Hex, ...]:
@@ -119,6 +134,10 @@ def resolve(g: Play, p: Player, skill: Skill, lvl: int, target: dict[str, Any],
             damage.to_minion(g, h, eff.get("damage", 0), p.seat)
     if skill.shape == "empty":
         place_gadget(g, p, eff, (target["at"][0], target["at"][1]))
+    if eff.get("move_adjacent") and "to" in target:
+        p.pos = (target["to"][0], target["to"][1])
+        g.say("moved", {"seat": p.seat, "to": list(p.pos)})
+        entered(g, p)
     _on_self(g, p, skill, eff)
     steps += damage.to_monster(g, monster_hit, p.seat)
     g.now(*steps)
