@@ -342,3 +342,25 @@ def test_oil_hunt_moves_adjacent_only_to_a_target_at_half_shields() -> None:
     assert hunts and all(a["at"] == [-1, -1] for a in hunts)
     state = act(state, A, hunts[0])
     assert hexes.distance(tuple(state.data["players"][A]["pos"]), (-1, -1)) == 1
+
+
+def test_a_counter_of_a_counter_resolves_last_in_first_out() -> None:
+    t = table(2, positions=[(1, -2), (1, -3)])
+    t.minions = []
+    for p in t.players:
+        p.rider = "theodore"
+        p.dial = {"rider": 7, "gear": 7}  # 6 Health and 6 Shields
+        p.subs["rider"] = p.subs_ready["rider"] = 1
+    t.players[A].hand = ["theodore-riposte/1"]
+    t.players[B].hand = ["theodore-riposte/2"]
+    t.players[A].learned = {"theodore-shield-bash": ["theodore-shield-bash/1"]}
+    state = _at_act(t)
+    state = act(state, A, {"type": "skill", "skill": "theodore-shield-bash", "at": [1, -3]})
+    state = act(state, B, {"type": "allocate", "health": 0, "shields": 2})
+    state = act(state, B, {"type": "counter", "card": "theodore-riposte/2"})
+    state = act(state, A, {"type": "allocate", "health": 0, "shields": 2})
+    assert owed(state)[:2] == (A, "counter")  # A answers B's Counterattack in turn
+    state = act(state, A, {"type": "counter", "card": "theodore-riposte/1"})
+    state = act(state, B, {"type": "allocate", "health": 0, "shields": 2})
+    assert owed(state)[:2] == (A, "act")  # the chain is resolved; back to A's Action Phase
+    assert [p["shield_damage"] for p in state.data["players"]] == [2, 4]
