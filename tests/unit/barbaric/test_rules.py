@@ -364,3 +364,42 @@ def test_a_counter_of_a_counter_resolves_last_in_first_out() -> None:
     state = act(state, B, {"type": "allocate", "health": 0, "shields": 2})
     assert owed(state)[:2] == (A, "act")  # the chain is resolved; back to A's Action Phase
     assert [p["shield_damage"] for p in state.data["players"]] == [2, 4]
+
+
+def test_search_with_two_question_marks_rolls_the_resource_die_twice() -> None:
+    t = table(2, positions=[(-1, -2), (2, 2)])  # a "??" space
+    state = _at_act(t)
+    state = act(state, A, {"type": "search"}, FixedDice(["scrap", "blank"]))
+    assert state.data["players"][A]["resources"] == {"fuel": 0, "food": 0, "scrap": 1}
+    t = table(2, positions=[(1, 1), (2, 2)])  # a "?" space
+    state = act(_at_act(t), A, {"type": "search"}, FixedDice(["any"]))
+    seat, kind, legal = owed(state)
+    assert (seat, kind) == (A, "choose_resource") and len(legal) == 3  # any 1 Resource
+
+
+def test_discovering_survivors_plunder_and_rescue() -> None:
+    t = table(2, positions=[(3, 0), (2, 2)])  # a Survivors Space
+    t.survivor_deck = ["survivor-01", "survivor-02"]
+    state = act(_at_act(t), A, {"type": "search"})
+    seat, kind, legal = owed(state)
+    assert (seat, kind) == (A, "discover") and {"type": "decline"} in legal
+    state = act(state, A, {"type": "discover"})
+    seat, kind, legal = owed(state)
+    assert {"type": "rescue"} not in legal  # RESCUE needs 1 Sub Stamina
+    state = act(state, A, {"type": "plunder"})
+    state = act(state, A, {"type": "allocate", "health": 0, "shields": 1})
+    d = state.data
+    assert d["players"][A]["resources"]["fuel"] == 1 and [3, 0] not in d["survivor_tokens"]
+    t = table(2, positions=[(0, 3), (2, 2)])
+    t.survivor_deck = ["survivor-01"]
+    t.players[A].subs["rider"] = t.players[A].subs_ready["rider"] = 1
+    state = act(_at_act(t), A, {"type": "search"})
+    state = act(state, A, {"type": "discover"})
+    state = act(state, A, {"type": "rescue"})
+    a = state.data["players"][A]
+    assert a["survivors"] == ["survivor-01"] and a["subs_ready"]["rider"] == 0
+    t = state.table()
+    t.players[A].shield_damage = 1
+    state = act(t.freeze(), A, {"type": "survivor", "card": "survivor-01"})  # once per turn
+    assert state.data["players"][A]["shield_damage"] == 0
+    _refused(state, A, {"type": "survivor", "card": "survivor-01"}, "not possible")
