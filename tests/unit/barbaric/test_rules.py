@@ -403,3 +403,23 @@ def test_discovering_survivors_plunder_and_rescue() -> None:
     state = act(t.freeze(), A, {"type": "survivor", "card": "survivor-01"})  # once per turn
     assert state.data["players"][A]["shield_damage"] == 0
     _refused(state, A, {"type": "survivor", "card": "survivor-01"}, "not possible")
+
+
+def test_monster_reaction_rampage_lets_the_roller_attack_and_take_the_victory_token() -> None:
+    """Board A: a Character damaging the Monster rolls the Monster Die; the roller controls
+    the Monster, and a Character defeated by it gives the roller a Victory Token."""
+    t = table(3, positions=[(2, -1), (-1, 1), (-4, 2)])
+    t.minions = []
+    t.players[B].health_damage = 1
+    t.players[A].learned = {"jackrabbit-carrot-missile": ["jackrabbit-carrot-missile/1"]}
+    state = _at_act(t)
+    state = act(state, A, {"type": "skill", "skill": "jackrabbit-carrot-missile", "at": [0, 0]},
+                FixedDice([5]))  # 5: Rampage
+    seat, kind, legal = owed(state)
+    assert (seat, kind) == (A, "control_move")
+    state = act(state, A, {"type": "control_move", "to": [0, 0]})
+    seat, kind, legal = owed(state)
+    assert (seat, kind, legal) == (A, "control_attack", ({"type": "control_attack", "seat": B},))
+    state = act(state, A, legal[0])
+    state = act(state, B, {"type": "allocate", "health": 1, "shields": 1})
+    assert state.data["players"][B]["recovering"] and state.data["players"][A]["victory"] == 1
