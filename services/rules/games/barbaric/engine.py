@@ -9,7 +9,6 @@ from services.rules.games.contract import (
     RESIGN,
     Action,
     Decision,
-    EngineEvent,
     GameEngine,
     MatchConfig,
     ModeInfo,
@@ -243,4 +242,4 @@ class _NoDice:
 
 
 _NO_DICE = _NoDice()
-__all__ = ["BarbaricEngine", "EngineEvent"]
+__all__ = ["BarbaricEngine"]
