@@ -1,0 +1,34 @@
+"""Random bot games in every mode and player count: they end, invariants hold, no leaks."""
+
+from __future__ import annotations
+
+import pytest
+
+from .fuzz import ENGINE, play
+
+SETUPS = [("solo", 1), *(("competitive", n) for n in range(2, 7))]
+
+
+@pytest.mark.parametrize(("mode", "seats"), SETUPS)
+def test_random_games_end_by_a_rulebook_ending(mode: str, seats: int) -> None:
+    for seed in range(3):
+        outcome = ENGINE.outcome(play(mode, seats, seed))
+        assert outcome is not None
+        assert outcome.reason in {
+            "left the map with the Atomic Core", "gained 2 Victory Tokens",
+            "gained 3 Victory Tokens", "every other player was eliminated",
+            "every player was eliminated", "the Character was defeated",
+            "the Event deck was shuffled", "the player resigned"}
+
+
+@pytest.mark.parametrize(("mode", "seats"), SETUPS)
+def test_resigning_at_random_moments_still_ends_the_game(mode: str, seats: int) -> None:
+    for seed in range(100, 102):
+        assert ENGINE.outcome(play(mode, seats, seed, resign_chance=0.02)) is not None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("mode", "seats"), SETUPS)
+def test_many_random_games(mode: str, seats: int) -> None:
+    for seed in range(1000, 1200):
+        assert ENGINE.outcome(play(mode, seats, seed)) is not None
