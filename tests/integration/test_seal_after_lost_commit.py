@@ -16,7 +16,6 @@ it from the store.
 
 from __future__ import annotations
 
-import gc
 import json
 
 import grpc
@@ -27,15 +26,15 @@ from services.cli.client import RulesClient
 from services.rules.host import MatchHost
 
 
-def _host(game: str) -> MatchHost:
-    hosts = [o for o in gc.get_objects() if isinstance(o, MatchHost) and o.engine.game_id == game]
-    assert len(hosts) == 1, hosts
-    return hosts[0]
+def _host(backend: Backend, game: str) -> MatchHost:
+    host = backend.services[f"rules-{game}"].extra["host"]
+    assert isinstance(host, MatchHost)
+    return host
 
 
 async def test_a_final_action_whose_commit_failed_finishes_on_retry(
         backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
-    host = _host("toy")
+    host = _host(backend, "toy")
     real_commit = host.committer.commit
     failed: list[int] = []
 

@@ -91,7 +91,9 @@ async def test_a_human_plays_neon_reign_in_the_terminal(
     assert re.search(r"health\D{0,12}\d+", text, re.IGNORECASE)
     assert "result" in text and "ended after" in text
     # the options in words, numbered; JSON only when asked for with j
-    assert '"action":' in text and text.count('"action":') <= 60
+    # (one decision's options can number about 70 with Neon Reign 1.2.0's decks; JSON for every
+    # decision of a whole game would run to many hundreds)
+    assert '"action":' in text and text.count('"action":') <= 150
     assert "type a number to choose" in text
     if load_presentation("neon-reign").from_game:  # the game's own words: card names
         content = load_presentation("neon-reign").source.content()

@@ -63,10 +63,22 @@ def _neon_knights_zones(encoded: dict[str, Any]) -> list[Zone]:
     return zones
 
 
+def _barbaric_zones(encoded: dict[str, Any]) -> list[Zone]:
+    """A player's hand is its own; Character decks and the event, monster and survivor decks
+    are nobody's."""
+    zones: list[Zone] = []
+    for index, player in enumerate(encoded["players"]):
+        zones += [(index, player["hand"]), (None, player["deck"])]
+    zones += [(None, encoded["event_deck"]), (None, encoded["monster_deck"]),
+              (None, encoded["survivor_deck"])]
+    return zones
+
+
 HIDDEN_ZONES: dict[str, Callable[[dict[str, Any]], list[Zone]]] = {
     "neon-reign": _neon_reign_zones,
     "neon": _neon_zones,
     "neon-knights-2086": _neon_knights_zones,
+    "barbaric": _barbaric_zones,
 }
 
 
