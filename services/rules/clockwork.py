@@ -19,6 +19,7 @@ host (``arm`` needs the running loop).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import itertools
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -121,7 +122,10 @@ class ClockScheduler:
             arm.handle = loop.call_at(loop.time() + wait_s, self._wake, match_id, number)
             return
         del self._arms[match_id]
-        task = asyncio.get_running_loop().create_task(self._expire(match_id, arm))
+        # A Context of its own: not the one of the call that armed the clock (its request id
+        # and method would be bound to every later expiry's log lines).
+        task = asyncio.get_running_loop().create_task(self._expire(match_id, arm),
+                                                      context=contextvars.Context())
         self._running.add(task)
         task.add_done_callback(self._running.discard)
 

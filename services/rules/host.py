@@ -541,9 +541,10 @@ class MatchHost:
             **(extra or {}),
         }
         if live.clocks is not None:
+            # A forfeit after repeated timeouts is the seat's resignation, not another timeout.
             step = live.clocks.after_step(
                 self.now_ms(), self._owed(engine, transition.state),
-                None if decision.standing else seat, bool(extra and extra.get("timeout")))
+                None if decision.standing else seat, bool(extra) and extra.get("timeout") is True)
             body.update(_clock_fields(step))
         records = [self._seal(live, body, n, live.head)]
         outcome = engine.outcome(transition.state)

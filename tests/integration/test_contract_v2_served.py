@@ -234,3 +234,34 @@ async def test_a_campaign_match_starts_from_what_the_previous_one_carried(
     both = runner.invoke(app, ["verify", *files], env={"NEON_ENGINES": "duel=tests.support.duel"})
     assert both.exit_code == 0, both.output
     await client.close()
+
+
+@pytest.mark.parametrize("policy", [rules_pb2.TIMEOUT_POLICY_FORFEIT, rules_pb2.TIMEOUT_POLICY_BOT])
+async def test_after_repeated_timeouts_the_seat_forfeits_or_a_bot_takes_over(
+        backend: Backend, policy: int) -> None:
+    client = RulesClient(backend.address("rules-duel"))
+    clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_PER_DECISION, per_decision_ms=150,
+                                  max_timeouts=2, policy=policy)
+    match_id = f"policy-{policy}"
+    await create(backend, client, match_id, clock)
+    for _ in range(150):  # nobody answers at all
+        view = await client.view(match_id)
+        if view.status == rules_pb2.MATCH_STATUS_ENDED:
+            break
+        await asyncio.sleep(0.1)
+    assert view.status == rules_pb2.MATCH_STATUS_ENDED, "the match did not end without players"
+    export = await export_of(backend, client, match_id)
+    records = [json.loads(line) for line in export.splitlines()[:-1]]
+    timeouts = [r for r in records if r.get("timeout") is True]
+    if policy == rules_pb2.TIMEOUT_POLICY_FORFEIT:
+        forfeits = [r for r in records if r.get("timeout") == "forfeit"]
+        assert len(forfeits) == 1 and forfeits[0]["action"] == {"type": "resign"}
+        loser = forfeits[0]["seat"]
+        assert len([r for r in timeouts if r["seat"] == loser]) == 2
+        assert json.loads(view.outcome_json)["placements"][loser] == 2
+    else:
+        by_bot = [r for r in records if r.get("by") == "bot"]
+        assert by_bot, "no bot took over a seat"
+        assert all(len([r for r in timeouts if r["seat"] == s]) == 2 for s in {r["seat"] for r in by_bot})
+    assert verify_export(export, engine=duel.ENGINE).ok
+    await client.close()
