@@ -9,13 +9,8 @@ from typing import Any
 import grpc
 
 from services.genproto.neon.dice.v1 import dice_pb2, dice_pb2_grpc
-from services.platform.draws import DrawRecord
 from services.platform.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
 from services.platform.grpc_kit import call_metadata, channel
-
-OPS = {"randbelow": dice_pb2.DRAW_OP_RANDBELOW, "shuffle": dice_pb2.DRAW_OP_SHUFFLE,
-       "roll": dice_pb2.DRAW_OP_ROLL}
-OP_NAMES = {v: k for k, v in OPS.items()}
 
 
 @dataclass(frozen=True)
@@ -72,14 +67,6 @@ class DiceClient:
         if response.first != first or not 0 < len(response.words) <= count:
             raise Unavailable("dice: ReserveBlocks answered another range than asked")
         return list(response.words)
-
-    async def draw(self, match_id: str, request_id: str, op: str, n: int, count: int) -> DrawRecord:
-        response = await self._call(
-            self._stub.Draw,
-            dice_pb2.DrawRequest(match_id=match_id, request_id=request_id, op=OPS[op], n=n, count=count),
-        )
-        d = response.draw
-        return DrawRecord(OP_NAMES[d.op], d.n, d.count, tuple(d.result), d.first, d.next)
 
     async def client_seeds(self, match_id: str) -> list[list[Any]]:
         response = await self._call(

@@ -70,7 +70,6 @@ MAX_SAFE_INT = (1 << 53) - 1
 CACHE_BYTES = 512 * 1024 * 1024
 
 log = get_logger("rules")
-organiser_check = access.require_organiser
 
 
 @dataclass
