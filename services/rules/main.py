@@ -29,6 +29,12 @@ def service_name(game: str) -> str:
     return f"rules-{game}"
 
 
+def game_service_name(game: str) -> str:
+    """The name under which a rules service's game shows in reflection and health checks:
+    ``neon.rules.v1.RulesService.<game id>`` (every game's API is the one RulesService)."""
+    return f"{SERVICE_NAME}.{game}"
+
+
 def subject(game: str, match_id: str, namespace: str = "") -> str:
     return bus.events_subject(namespace, "rules", game, match_id)
 
@@ -84,7 +90,8 @@ async def start(
     )
     handle = await start_server(
         f"{settings.bind_host}:{settings.ports.get(name, 0)}",
-        lambda server: routing.register(server, host, router), [SERVICE_NAME], issuer,
+        lambda server: routing.register(server, host, router),
+        [SERVICE_NAME, game_service_name(engine.game_id)], issuer,
     )
     rearm = asyncio.create_task(host.rearm_clocks(routing.owned_here(router)), name=f"rearm-{name}")
     closers: list[Any] = [storehealth.watch(settings, handle, name), rearm.cancel]

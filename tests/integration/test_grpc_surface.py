@@ -28,6 +28,11 @@ async def test_health_and_reflection(backend: Backend, service: str) -> None:
             names |= {s.name for s in r.list_services_response.service}
         expected = "neon.dice.v1.DiceService" if service == "dice" else "neon.rules.v1.RulesService"
         assert expected in names and "grpc.health.v1.Health" in names
+        if service == "rules-toy":  # the game a rules service serves, by its id
+            assert "neon.rules.v1.RulesService.toy" in names
+            per_game = await health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service="neon.rules.v1.RulesService.toy"), timeout=5)
+            assert per_game.status == health_pb2.HealthCheckResponse.SERVING
 
 
 @pytest.mark.parametrize("method", [
