@@ -5,12 +5,11 @@ Every file is validated against ``content/schema.json`` when this module is impo
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jsonschema
+from services.rules.games.content_pack import ContentPack
 
 CONTENT_DIR = Path(__file__).parent / "content"
 FILES = ("map", "monster", "characters", "events", "survivors")
@@ -18,18 +17,8 @@ FILES = ("map", "monster", "characters", "events", "survivors")
 Hex = tuple[int, int]
 
 
-def load_raw(name: str) -> Any:
-    return json.loads((CONTENT_DIR / f"{name}.json").read_text(encoding="utf-8"))
-
-
-def schema_for(name: str) -> dict[str, Any]:
-    root = json.loads((CONTENT_DIR / "schema.json").read_text(encoding="utf-8"))
-    return {"$ref": f"#/$defs/{name}", "$defs": root["$defs"]}
-
-
-def validate_content(name: str, data: Any) -> None:
-    """Raise ``jsonschema.ValidationError`` when ``data`` is not a valid ``name`` file."""
-    jsonschema.Draft202012Validator(schema_for(name)).validate(data)
+PACK = ContentPack(CONTENT_DIR)
+load_raw, schema_for, validate_content = PACK.load_raw, PACK.schema_for, PACK.validate
 
 
 RAW: dict[str, Any] = {name: load_raw(name) for name in FILES}

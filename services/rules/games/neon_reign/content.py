@@ -5,11 +5,10 @@ Every file is validated against ``content/schema.json`` before use.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-import jsonschema
+from services.rules.games.content_pack import ContentPack
 
 from .cards import Card, ComputerCard, Hero, card_from_json, computer_card_from_json, hero_from_json
 
@@ -20,18 +19,8 @@ DECK_PACKS = ("decks", "decks-reference-2")
 that old matches replay; a card id means the same card in every pack that holds it."""
 
 
-def load_raw(name: str) -> Any:
-    return json.loads((CONTENT_DIR / f"{name}.json").read_text(encoding="utf-8"))
-
-
-def schema_for(name: str) -> dict[str, Any]:
-    root = json.loads((CONTENT_DIR / "schema.json").read_text(encoding="utf-8"))
-    return {"$ref": f"#/$defs/{name}", "$defs": root["$defs"]}
-
-
-def validate_content(name: str, data: Any) -> None:
-    """Raise ``jsonschema.ValidationError`` when ``data`` is not a valid ``name`` file."""
-    jsonschema.Draft202012Validator(schema_for(name)).validate(data)
+PACK = ContentPack(CONTENT_DIR)
+load_raw, schema_for, validate_content = PACK.load_raw, PACK.schema_for, PACK.validate
 
 
 def _load() -> dict[str, Any]:
