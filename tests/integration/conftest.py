@@ -28,6 +28,17 @@ async def backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
     await b.stop(1)
 
 
+@pytest.fixture
+async def duel_backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
+    """Dice and the Counter Duel toy (contract v2: any-time actions, counters, campaigns)."""
+    from tests.support import duel
+
+    b = await start_backend(make_settings(tmp_path, nats_url), games=[], embedded_nats=False,
+                            engines={"duel": duel.ENGINE})
+    yield b
+    await b.stop(1)
+
+
 def _has(game: str) -> bool:
     from services.rules.games import available
 

@@ -8,40 +8,31 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 
-from services.cli.backend import Backend, start_backend
+from services.cli.backend import Backend
 from services.cli.client import RulesClient
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.rules import main as rules_main
 from services.rules.verify import verify_export
-from tests.integration.conftest import make_settings
 from tests.support import duel
 
 STRIKE, REST, COUNTER, PASS, EXCHANGE = (duel.STRIKE, duel.REST, duel.COUNTER, duel.PASS,
                                          duel.EXCHANGE)
 
 
-@pytest.fixture
-async def backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
-    b = await start_backend(make_settings(tmp_path, nats_url), games=[], embedded_nats=False,
-                            engines={"duel": duel.ENGINE})
-    yield b
-    await b.stop(1)
 
-
-async def create(backend: Backend, client: RulesClient, match_id: str,
+async def create(duel_backend: Backend, client: RulesClient, match_id: str,
                  clock: rules_pb2.ClockConfig | None = None) -> dict[int, str]:
     request = rules_pb2.CreateMatchRequest(match_id=match_id, mode="duel", seats=2, dev_seed="7")
     if clock is not None:
         request.clock.CopyFrom(clock)
     created = await client.stub.CreateMatch(
-        request, metadata=(("authorization", f"Bearer {backend.organiser_token()}"),), timeout=10)
+        request, metadata=(("authorization", f"Bearer {duel_backend.organiser_token()}"),), timeout=10)
     return {t.seat: t.token for t in created.seat_tokens}
 
 
@@ -49,13 +40,13 @@ async def first_seat(client: RulesClient, match_id: str) -> int:
     return (await client.view(match_id)).pending[0].seat
 
 
-async def export_of(backend: Backend, client: RulesClient, match_id: str) -> bytes:
-    return (await client.export(backend.organiser_token(), match_id)).export_jsonl
+async def export_of(duel_backend: Backend, client: RulesClient, match_id: str) -> bytes:
+    return (await client.export(duel_backend.organiser_token(), match_id)).export_jsonl
 
 
-async def test_any_time_actions_of_two_seats_interleave_with_a_counter_chain(backend: Backend) -> None:
-    client = RulesClient(backend.address("rules-duel"))
-    tokens = await create(backend, client, "interleave")
+async def test_any_time_actions_of_two_seats_interleave_with_a_counter_chain(duel_backend: Backend) -> None:
+    client = RulesClient(duel_backend.address("rules-duel"))
+    tokens = await create(duel_backend, client, "interleave")
     a = await first_seat(client, "interleave")
     b = 1 - a
     script = [(b, EXCHANGE), (a, STRIKE), (a, EXCHANGE), (b, COUNTER), (a, COUNTER),
@@ -80,16 +71,16 @@ async def test_any_time_actions_of_two_seats_interleave_with_a_counter_chain(bac
     assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     await client.submit(tokens[a], "interleave", "any", EXCHANGE)
     await client.submit(tokens[a], "interleave", "bye", {"type": "resign"})
-    report = verify_export(await export_of(backend, client, "interleave"), engine=duel.ENGINE)
+    report = verify_export(await export_of(duel_backend, client, "interleave"), engine=duel.ENGINE)
     assert report.ok, report.failure
     assert report.outcome is not None and report.outcome["placements"][a] == 2
     await client.close()
 
 
-async def test_a_seat_that_never_answers_gets_its_default_and_the_match_finishes(backend: Backend) -> None:
-    client = RulesClient(backend.address("rules-duel"))
+async def test_a_seat_that_never_answers_gets_its_default_and_the_match_finishes(duel_backend: Backend) -> None:
+    client = RulesClient(duel_backend.address("rules-duel"))
     clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_PER_DECISION, per_decision_ms=150)
-    tokens = await create(backend, client, "silent", clock)
+    tokens = await create(duel_backend, client, "silent", clock)
     active = await first_seat(client, "silent")
     silent = 1 - active
     n = 0
@@ -112,7 +103,7 @@ async def test_a_seat_that_never_answers_gets_its_default_and_the_match_finishes
         await asyncio.sleep(0.05)
     view = await client.view("silent")
     assert view.status == rules_pb2.MATCH_STATUS_ENDED, "the match did not finish on timeouts"
-    data = await export_of(backend, client, "silent")
+    data = await export_of(duel_backend, client, "silent")
     records = [json.loads(line) for line in data.splitlines()[:-1]]
     timeouts = [r for r in records if r.get("timeout")]
     assert timeouts and all(r["seat"] == silent for r in timeouts)
@@ -123,11 +114,11 @@ async def test_a_seat_that_never_answers_gets_its_default_and_the_match_finishes
     await client.close()
 
 
-async def test_fischer_banks_add_their_increment_and_show_in_views(backend: Backend) -> None:
-    client = RulesClient(backend.address("rules-duel"))
+async def test_fischer_banks_add_their_increment_and_show_in_views(duel_backend: Backend) -> None:
+    client = RulesClient(duel_backend.address("rules-duel"))
     clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_FISCHER, bank_ms=60_000,
                                   increment_ms=5_000)
-    tokens = await create(backend, client, "fischer", clock)
+    tokens = await create(duel_backend, client, "fischer", clock)
     a = await first_seat(client, "fischer")
     for i in range(3):  # a rests three times (it owes a turn every other action)
         answer = await client.submit(tokens[a], "fischer", f"r{i}", REST)
@@ -144,49 +135,49 @@ async def test_fischer_banks_add_their_increment_and_show_in_views(backend: Back
     await client.close()
 
 
-async def test_a_restarted_rules_service_applies_a_running_expiry_once(backend: Backend) -> None:
-    client = RulesClient(backend.address("rules-duel"))
+async def test_a_restarted_rules_service_applies_a_running_expiry_once(duel_backend: Backend) -> None:
+    client = RulesClient(duel_backend.address("rules-duel"))
     clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_PER_DECISION, per_decision_ms=1_500)
-    await create(backend, client, "restart", clock)
+    await create(duel_backend, client, "restart", clock)
     await client.close()
-    old = backend.services.pop("rules-duel")
+    old = duel_backend.services.pop("rules-duel")
     await old.stop(1)
     await asyncio.sleep(2.0)  # the deadline passes while no rules service runs
-    service = await rules_main.start("duel", backend.settings, backend.keys, backend.nats_client,
+    service = await rules_main.start("duel", duel_backend.settings, duel_backend.keys, duel_backend.nats_client,
                                      duel.ENGINE)
-    backend.services[service.name] = service
+    duel_backend.services[service.name] = service
     client = RulesClient(service.address)
     for _ in range(50):
-        data = await export_of(backend, client, "restart")
+        data = await export_of(duel_backend, client, "restart")
         if b'"timeout":true' in data:
             break
         await asyncio.sleep(0.1)
     await asyncio.sleep(0.5)  # a second expiry, if any, would land now
-    records = [json.loads(line) for line in (await export_of(backend, client, "restart")).splitlines()[:-1]]
+    records = [json.loads(line) for line in (await export_of(duel_backend, client, "restart")).splitlines()[:-1]]
     first = [r for r in records if r.get("timeout")]
     assert len([r for r in first if r["n"] == 3]) == 1, "the expiry applied once"
     await client.close()
 
 
-async def test_bad_clocks_are_refused_with_a_reason(backend: Backend) -> None:
-    client = RulesClient(backend.address("rules-duel"))
+async def test_bad_clocks_are_refused_with_a_reason(duel_backend: Backend) -> None:
+    client = RulesClient(duel_backend.address("rules-duel"))
     clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_FISCHER)  # no bank
     with pytest.raises(grpc.aio.AioRpcError) as info:
-        await create(backend, client, "bad-clock", clock)
+        await create(duel_backend, client, "bad-clock", clock)
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "clock" in (info.value.details() or "")
     await client.close()
 
 
 async def test_a_campaign_match_starts_from_what_the_previous_one_carried(
-        backend: Backend, tmp_path: Path) -> None:
+        duel_backend: Backend, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
     from services.cli.main import app
     from services.rules.verify import campaign_links
 
-    client = RulesClient(backend.address("rules-duel"))
-    organiser = (("authorization", f"Bearer {backend.organiser_token()}"),)
+    client = RulesClient(duel_backend.address("rules-duel"))
+    organiser = (("authorization", f"Bearer {duel_backend.organiser_token()}"),)
 
     async def series(match_id: str, previous: str = "", final: str = "") -> Any:
         return await client.stub.CreateMatch(rules_pb2.CreateMatchRequest(
@@ -199,7 +190,7 @@ async def test_a_campaign_match_starts_from_what_the_previous_one_carried(
     assert running.value.code() == grpc.StatusCode.FAILED_PRECONDITION  # not ended yet
     tokens = {t.seat: t.token for t in first.seat_tokens}
     await client.submit(tokens[0], "series-1", "bye", {"type": "resign"})  # seat 1 wins
-    export1 = await export_of(backend, client, "series-1")
+    export1 = await export_of(duel_backend, client, "series-1")
     final = json.loads(export1.splitlines()[-1])["final_hash"]
     with pytest.raises(grpc.aio.AioRpcError) as wrong:
         await series("series-y", "series-1", "f" * 64)
@@ -215,7 +206,7 @@ async def test_a_campaign_match_starts_from_what_the_previous_one_carried(
     assert view["won"] == [0, 1] and view["health"] == [10, 9], "the carried state shapes the start"
     tokens2 = {t.seat: t.token for t in second.seat_tokens}
     await client.submit(tokens2[1], "series-2", "bye", {"type": "resign"})
-    export2 = await export_of(backend, client, "series-2")
+    export2 = await export_of(duel_backend, client, "series-2")
     assert json.loads(export2.splitlines()[0])["campaign"]["carried"] == {"won": [0, 1]}
     assert verify_export(export2, engine=duel.ENGINE).ok
     assert campaign_links([export1, export2]) == []
@@ -238,19 +229,19 @@ async def test_a_campaign_match_starts_from_what_the_previous_one_carried(
 
 @pytest.mark.parametrize("policy", [rules_pb2.TIMEOUT_POLICY_FORFEIT, rules_pb2.TIMEOUT_POLICY_BOT])
 async def test_after_repeated_timeouts_the_seat_forfeits_or_a_bot_takes_over(
-        backend: Backend, policy: int) -> None:
-    client = RulesClient(backend.address("rules-duel"))
+        duel_backend: Backend, policy: int) -> None:
+    client = RulesClient(duel_backend.address("rules-duel"))
     clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_PER_DECISION, per_decision_ms=150,
                                   max_timeouts=2, policy=policy)
     match_id = f"policy-{policy}"
-    await create(backend, client, match_id, clock)
+    await create(duel_backend, client, match_id, clock)
     for _ in range(150):  # nobody answers at all
         view = await client.view(match_id)
         if view.status == rules_pb2.MATCH_STATUS_ENDED:
             break
         await asyncio.sleep(0.1)
     assert view.status == rules_pb2.MATCH_STATUS_ENDED, "the match did not end without players"
-    export = await export_of(backend, client, match_id)
+    export = await export_of(duel_backend, client, match_id)
     records = [json.loads(line) for line in export.splitlines()[:-1]]
     timeouts = [r for r in records if r.get("timeout") is True]
     if policy == rules_pb2.TIMEOUT_POLICY_FORFEIT:

@@ -5,31 +5,21 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 
-from services.cli.backend import Backend, start_backend
+from services.cli.backend import Backend
 from services.cli.client import RulesClient
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.platform.grpc_kit import call_metadata
-from tests.integration.conftest import make_settings
 from tests.support import duel
 
 
-@pytest.fixture
-async def backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
-    b = await start_backend(make_settings(tmp_path, nats_url), games=[], embedded_nats=False,
-                            engines={"duel": duel.ENGINE})
-    yield b
-    await b.stop(1)
-
-
-async def test_a_seat_plays_a_whole_match_on_its_stream(backend: Backend) -> None:
-    client = RulesClient(backend.address("rules-duel"))
-    created = await client.create(backend.organiser_token(), mode="duel", seats=2, dev_seed="9")
+async def test_a_seat_plays_a_whole_match_on_its_stream(duel_backend: Backend) -> None:
+    client = RulesClient(duel_backend.address("rules-duel"))
+    created = await client.create(duel_backend.organiser_token(), mode="duel", seats=2, dev_seed="9")
     match_id, tokens = created.match_id, {t.seat: t.token for t in created.seat_tokens}
     stats: dict[int, dict[str, Any]] = {}
 
@@ -80,9 +70,9 @@ async def test_a_seat_plays_a_whole_match_on_its_stream(backend: Backend) -> Non
     await client.close()
 
 
-async def test_bad_streams_get_clear_statuses_and_a_refused_action_keeps_the_stream(backend: Backend) -> None:
-    client = RulesClient(backend.address("rules-duel"))
-    created = await client.create(backend.organiser_token(), mode="duel", seats=2)
+async def test_bad_streams_get_clear_statuses_and_a_refused_action_keeps_the_stream(duel_backend: Backend) -> None:
+    client = RulesClient(duel_backend.address("rules-duel"))
+    created = await client.create(duel_backend.organiser_token(), mode="duel", seats=2)
     match_id, tokens = created.match_id, {t.seat: t.token for t in created.seat_tokens}
 
     async def only(*messages: Any) -> AsyncIterator[Any]:
@@ -95,7 +85,7 @@ async def test_bad_streams_get_clear_statuses_and_a_refused_action_keeps_the_str
         (tokens[0], action, grpc.StatusCode.INVALID_ARGUMENT),          # no open first
         (None, rules_pb2.PlayRequest(open=rules_pb2.PlayOpen(match_id=match_id)),
          grpc.StatusCode.UNAUTHENTICATED),
-        (backend.organiser_token(), rules_pb2.PlayRequest(open=rules_pb2.PlayOpen(match_id=match_id)),
+        (duel_backend.organiser_token(), rules_pb2.PlayRequest(open=rules_pb2.PlayOpen(match_id=match_id)),
          grpc.StatusCode.PERMISSION_DENIED),
         (tokens[0], rules_pb2.PlayRequest(open=rules_pb2.PlayOpen(match_id="nope")),
          grpc.StatusCode.PERMISSION_DENIED),                            # a token for another match

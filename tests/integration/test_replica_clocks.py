@@ -5,48 +5,35 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator
-from pathlib import Path
 
-import pytest
-
-from services.cli.backend import Backend, start_backend
+from services.cli.backend import Backend
 from services.cli.client import RulesClient
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.rules import main as rules_main
 from services.rules.ownership import owner_of
-from tests.integration.conftest import make_settings
 from tests.support import duel
-
-
-@pytest.fixture
-async def backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
-    b = await start_backend(make_settings(tmp_path, nats_url), games=[], embedded_nats=False,
-                            engines={"duel": duel.ENGINE})
-    yield b
-    await b.stop(1)
 
 
 def owned_by(replica: int) -> str:
     return next(m for m in (f"clocked-{i}" for i in range(100)) if owner_of(m, 2) == replica)
 
 
-async def test_a_restarted_replica_applies_the_expiries_of_its_own_matches_only(backend: Backend) -> None:
-    client = RulesClient(backend.address("rules-duel"))
+async def test_a_restarted_replica_applies_the_expiries_of_its_own_matches_only(duel_backend: Backend) -> None:
+    client = RulesClient(duel_backend.address("rules-duel"))
     clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_PER_DECISION, per_decision_ms=1_000)
     ours, theirs = owned_by(0), owned_by(1)
     for match_id in (ours, theirs):
         request = rules_pb2.CreateMatchRequest(match_id=match_id, mode="duel", seats=2, dev_seed="7")
         request.clock.CopyFrom(clock)
         await client.stub.CreateMatch(request, metadata=(
-            ("authorization", f"Bearer {backend.organiser_token()}"),), timeout=10)
+            ("authorization", f"Bearer {duel_backend.organiser_token()}"),), timeout=10)
     await client.close()
-    await backend.services.pop("rules-duel").stop(1)
+    await duel_backend.services.pop("rules-duel").stop(1)
     await asyncio.sleep(1.5)  # both deadlines pass while no rules service runs
-    settings = dataclasses.replace(backend.settings, rules_peers=("127.0.0.1:1", "127.0.0.1:2"),
+    settings = dataclasses.replace(duel_backend.settings, rules_peers=("127.0.0.1:1", "127.0.0.1:2"),
                                    rules_ordinal=0)  # replica 0 of two; replica 1 is not running
-    service = await rules_main.start("duel", settings, backend.keys, backend.nats_client, duel.ENGINE)
-    backend.services[service.name] = service
+    service = await rules_main.start("duel", settings, duel_backend.keys, duel_backend.nats_client, duel.ENGINE)
+    duel_backend.services[service.name] = service
     host = service.extra["host"]
 
     async def timeouts(match_id: str) -> int:
