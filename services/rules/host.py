@@ -22,7 +22,7 @@ from typing import Any
 import jsonschema
 from eventsourcing.persistence import IntegrityError
 
-from services.platform.canonical import KEYED_SCHEME, canonical_json, sha256_hex, state_hash
+from services.platform.canonical import KEYED_SCHEME, canonical_json, sha256_hex
 from services.platform.draws import DrawRecord, ReplayRandomness, SeededRandomness, keyed_state_hash
 from services.platform.errors import (
     Aborted,
@@ -250,12 +250,14 @@ class MatchHost:
         start, state = snapshot if snapshot and snapshot[0] <= len(records) else (0, None)
         for record in records[start:]:
             state = _fold(engine, live.config, state, record)
+        data = canonical_json(engine.encode(state))
         if not created.get("state_hash_scheme"):  # keyed hashes are checked by verify, with the seed
             expected = next((r["state_hash"] for r in reversed(records) if "state_hash" in r), "")
-            if state_hash(engine.encode(state)) != expected:
+            if sha256_hex(data) != expected:
                 state = self._replay_checked(engine, records)
+                data = canonical_json(engine.encode(state))
         live.state = state
-        live.state_bytes = len(canonical_json(engine.encode(state)))
+        live.state_bytes = len(data)
         return live
 
     def _replay_checked(self, engine: GameEngine, records: list[dict[str, Any]]) -> Any:
