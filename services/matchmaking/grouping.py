@@ -33,19 +33,21 @@ tried, so a cycle is O(n log n) overall.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
+from typing import NamedTuple, TypeVar
 
 from services.matchmaking.catalogue import ModeSpec
 from services.platform.tokens import BOT_PREFIX as RESERVED_FOR_BOTS
 
+T = TypeVar("T")
 BOT_PREFIX = RESERVED_FOR_BOTS + "random-"
 """Matchmaking's own backfill bots: ``bot-random-<n>``."""
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One waiting ticket as the grouping sees it."""
+class Entry(NamedTuple):
+    """One waiting ticket as the grouping sees it (a named tuple: a cycle makes one per ticket)."""
 
     ticket_id: str
     players: tuple[str, ...]
@@ -80,8 +82,7 @@ class Policy:
     scan_limit: int = 32
 
 
-@dataclass(frozen=True)
-class Seat:
+class Seat(NamedTuple):
     player: str
     ticket_id: str
     """Empty for a bot."""
@@ -91,8 +92,7 @@ class Seat:
     """1-based team number in team modes, 0 otherwise."""
 
 
-@dataclass(frozen=True)
-class Group:
+class Group(NamedTuple):
     mode: str
     seats: tuple[Seat, ...]
     ticket_ids: tuple[str, ...]
@@ -106,6 +106,10 @@ class Group:
     @property
     def bots(self) -> int:
         return sum(1 for s in self.seats if s.bot)
+
+
+_new_seat = tuple.__new__
+"""Builds a Seat from a full tuple of its fields without the keyword-handling constructor."""
 
 
 def window(entry: Entry, policy: Policy) -> float:
@@ -125,7 +129,8 @@ def form_groups(modes: Sequence[ModeSpec], entries: Iterable[Entry], policy: Pol
     for region in [*sorted(by_region), ""]:
         members = by_region[region] + anywhere if region else anywhere
         for mode in modes:
-            pool = [e for e in members if e.ticket_id not in used and mode.name in e.modes]
+            name = mode.name
+            pool = [e for e in members if name in e.modes and e.ticket_id not in used]
             for group in _form_in_mode(mode, pool, policy):
                 used.update(group.ticket_ids)
                 groups.append(group)
@@ -133,21 +138,46 @@ def form_groups(modes: Sequence[ModeSpec], entries: Iterable[Entry], policy: Pol
 
 
 class _Pool:
-    """Entries of one mode sorted by rating, on a linked list of the unmatched."""
+    """Entries of one mode sorted by rating, on a linked list of the unmatched.
+
+    Everything the inner loop reads is a plain list indexed by position in rating order;
+    the seat counts an entry allows are also a bit mask (bit ``s`` set: ``s`` seats).
+    """
 
     def __init__(self, mode: ModeSpec, entries: list[Entry], policy: Policy) -> None:
         counts = mode.seat_counts()
-        max_team = max((t for _, t in mode.team_layouts), default=0)
-        fit: list[tuple[Entry, tuple[int, ...]]] = []
-        for e in entries:
-            allowed = tuple(s for s in counts if e.min_seats <= s <= e.max_seats and e.size <= s)
-            if allowed and (not mode.teams or e.size <= max_team):
-                fit.append((e, allowed))
-        fit.sort(key=lambda pair: pair[0].rating)
-        self.entries = [e for e, _ in fit]
-        self.allowed = [a for _, a in fit]
-        self.rating = [e.rating for e in self.entries]
-        self.window = [window(e, policy) for e in self.entries]
+        max_team = max((t for _, t in mode.team_layouts), default=0) if mode.teams else 1 << 30
+        allowed_of: dict[tuple[int, int, int], tuple[int, ...]] = {}
+        keep: list[int] = []
+        allowed: list[tuple[int, ...]] = []
+        rating: list[float] = []
+        for n, e in enumerate(entries):
+            players, ratings, lo, hi = e[1], e[2], e[4], e[5]
+            size = len(players)
+            key = (lo, hi, size)
+            seats = allowed_of.get(key)
+            if seats is None:
+                seats = allowed_of[key] = tuple(s for s in counts if lo <= s <= hi and size <= s)
+            if seats and size <= max_team:
+                keep.append(n)
+                allowed.append(seats)
+                rating.append((ratings[0] if size == 1 else sum(ratings) / size) if ratings else 0.0)
+        order = sorted(range(len(keep)), key=rating.__getitem__)  # stable: ties in queue order
+        pick = _gather(order)
+        self.entries: list[Entry] = _gather([keep[i] for i in order])(entries)
+        self.allowed = pick(allowed)
+        self.rating: list[float] = pick(rating)
+        self.size = [len(e[1]) for e in self.entries]
+        self.waited = [e[6] for e in self.entries]
+        self.bots = [e[8] for e in self.entries]
+        masks = {a: sum(1 << s for s in a) for a in allowed_of.values()}
+        self.mask = [masks[a] for a in self.allowed]
+        self.descending = {a: tuple(sorted(a, reverse=True)) for a in allowed_of.values()}
+        base, widen, cap = policy.base_window, policy.widen_per_second, policy.max_window
+        self.window = [
+            min(e[7] if e[7] > 0 else cap, base + widen * (e[6] if e[6] > 0 else 0.0))
+            for e in self.entries]
+        self.team_size = {s: mode.team_size_for(s) for s in counts}
         n = len(self.entries)
         self.prev = list(range(-1, n - 1))
         self.next = list(range(1, n + 1))
@@ -163,36 +193,45 @@ class _Pool:
         self.alive[i] = False
 
 
+def _gather(order: list[int]) -> Callable[[Sequence[T]], list[T]]:
+    """A function that takes the items at ``order`` from a sequence, in that order."""
+    if not order:
+        return lambda _: []
+    get = itemgetter(*order)
+    return (lambda seq: [get(seq)]) if len(order) == 1 else (lambda seq: list(get(seq)))
+
+
 def _form_in_mode(mode: ModeSpec, entries: list[Entry], policy: Policy) -> list[Group]:
     pool = _Pool(mode, entries, policy)
-    order = sorted(range(len(pool.entries)), key=lambda i: (-pool.entries[i].waited, i))
+    waited = pool.waited
+    order = sorted(range(len(pool.entries)), key=lambda i: -waited[i])  # stable: ties by rating
+    alive, remove, pool_entries = pool.alive, pool.remove, pool.entries
     groups = []
     for a in order:
-        if not pool.alive[a]:
+        if not alive[a]:
             continue
         group = _group_for(mode, pool, a, policy)
         if group is None:
             continue
         members, seats = group
-        built = _seat(mode, [pool.entries[i] for i in members], seats)
+        built = _seat(mode, [pool_entries[i] for i in members], seats)
         if built is None:
             continue
         for i in members:
-            pool.remove(i)
+            remove(i)
         groups.append(built)
     return groups
 
 
 def _group_for(mode: ModeSpec, pool: _Pool, a: int, policy: Policy) -> tuple[list[int], int] | None:
-    anchor = pool.entries[a]
-    counts = sorted(pool.allowed[a], reverse=True)
-    patient = anchor.waited >= policy.partial_after
-    for seats in counts if patient else counts[:1]:
-        members, total = _fill(mode, pool, a, seats, policy, bots_only=False)
+    counts = pool.descending[pool.allowed[a]]
+    waited = pool.waited[a]
+    for seats in counts if waited >= policy.partial_after else counts[:1]:
+        members, total = _fill(pool, a, seats, policy.scan_limit, bots_only=False)
         if total == seats:
             return members, seats
-    if policy.bots and anchor.allow_bots and anchor.waited >= policy.backfill_after:
-        members, total = _fill(mode, pool, a, counts[0], policy, bots_only=True)
+    if policy.bots and pool.bots[a] and waited >= policy.backfill_after:
+        members, total = _fill(pool, a, counts[0], policy.scan_limit, bots_only=True)
         common = set(pool.allowed[a]).intersection(*(pool.allowed[i] for i in members))
         fitting = sorted(s for s in common if s >= total)
         if fitting:
@@ -200,60 +239,80 @@ def _group_for(mode: ModeSpec, pool: _Pool, a: int, policy: Policy) -> tuple[lis
     return None
 
 
-def _fill(
-    mode: ModeSpec, pool: _Pool, a: int, seats: int, policy: Policy, bots_only: bool
-) -> tuple[list[int], int]:
-    """Grow a group around anchor ``a`` towards ``seats`` players, closest ratings first."""
+def _fill(pool: _Pool, a: int, seats: int, scan_limit: int, bots_only: bool) -> tuple[list[int], int]:
+    """Grow a group around anchor ``a`` towards ``seats`` players, closest ratings first.
+
+    The pool is in rating order, so a candidate on the left widens the range to ``high -
+    its rating`` and one on the right to ``its rating - low``.
+    """
+    rating, window_, size, mask, bots = pool.rating, pool.window, pool.size, pool.mask, pool.bots
+    prev, nxt = pool.prev, pool.next
     members = [a]
-    total = pool.entries[a].size
-    low = high = pool.rating[a]
-    limit = pool.window[a]
-    team_size = mode.team_size_for(seats)
-    side = [pool.prev[a], pool.next[a]]
-    skips = [0, 0]
-    while total < seats and (side[0] >= 0 or side[1] >= 0):
-        widen = [
-            (max(high, pool.rating[c]) - min(low, pool.rating[c])) if c >= 0 else math.inf
-            for c in side
-        ]
-        s = 0 if widen[0] <= widen[1] else 1
-        c = side[s]
-        side[s] = pool.prev[c] if s == 0 else pool.next[c]
-        if widen[s] > limit:
-            side[s] = -1
+    total = size[a]
+    low = high = rating[a]
+    limit = window_[a]
+    team_size = pool.team_size[seats]
+    bit = 1 << seats
+    left, right = prev[a], nxt[a]
+    skip_left = skip_right = 0
+    inf = math.inf
+    while total < seats and (left >= 0 or right >= 0):
+        w_left = high - rating[left] if left >= 0 else inf
+        w_right = rating[right] - low if right >= 0 else inf
+        on_left = w_left <= w_right
+        if on_left:
+            c, w = left, w_left
+            left = prev[c]
+        else:
+            c, w = right, w_right
+            right = nxt[c]
+        if w > limit:  # ratings only grow further away on this side
+            if on_left:
+                left = -1
+            else:
+                right = -1
             continue
-        e = pool.entries[c]
-        fits = (
-            seats in pool.allowed[c]
-            and e.size <= seats - total
-            and widen[s] <= pool.window[c]
-            and (not bots_only or e.allow_bots)
-            and (not team_size or e.size <= team_size)
-        )
-        if not fits:
-            skips[s] += 1
-            if skips[s] > policy.scan_limit:
-                side[s] = -1
+        n = size[c]
+        if (not mask[c] & bit or n > seats - total or w > window_[c]
+                or (bots_only and not bots[c]) or (team_size and n > team_size)):
+            if on_left:
+                skip_left += 1
+                if skip_left > scan_limit:
+                    left = -1
+            else:
+                skip_right += 1
+                if skip_right > scan_limit:
+                    right = -1
             continue
         members.append(c)
-        total += e.size
-        low, high = min(low, pool.rating[c]), max(high, pool.rating[c])
-        limit = min(limit, pool.window[c])
+        total += n
+        if on_left:
+            low = rating[c]
+        else:
+            high = rating[c]
+        if window_[c] < limit:
+            limit = window_[c]
     return members, total
 
 
 def _seat(mode: ModeSpec, parties: list[Entry], seats: int) -> Group | None:
     """Seat the parties (and bots for the empty seats); None when teams cannot be formed."""
+    ids = tuple(p.ticket_id for p in parties)
+    sizes = mode.team_sizes_for(seats) if mode.team_layouts else ()
+    if not sizes:
+        out = [_new_seat(Seat, (pl, p.ticket_id, r, False, 0))
+               for p in parties for pl, r in zip(p.players, p.ratings)]
+        if len(out) < seats:
+            mean = sum(s.rating for s in out) / len(out)
+            out += [Seat(f"{BOT_PREFIX}{n}", "", mean, True)
+                    for n in range(1, seats - len(out) + 1)]
+        return Group(mode.name, tuple(out), ids)
     humans = sum(p.size for p in parties)
     mean = sum(r for p in parties for r in p.ratings) / humans
     units: list[list[Seat]] = [
         [Seat(pl, p.ticket_id, r) for pl, r in zip(p.players, p.ratings)] for p in parties
     ]
     units += [[Seat(f"{BOT_PREFIX}{n}", "", mean, bot=True)] for n in range(1, seats - humans + 1)]
-    ids = tuple(p.ticket_id for p in parties)
-    sizes = mode.team_sizes_for(seats)
-    if not sizes:
-        return Group(mode.name, tuple(s for u in units for s in u), ids)
     ratings = [[s.rating for s in u] for u in units]
     best: tuple[float, int, list[int]] | None = None
     for team_size in sizes:
@@ -267,7 +326,7 @@ def _seat(mode: ModeSpec, parties: list[Entry], seats: int) -> Group | None:
     _, team_size, teams = best
     rosters: list[list[Seat]] = [[] for _ in range(seats // team_size)]
     for unit, team in zip(units, teams):
-        rosters[team] += [_with_team(s, team + 1) for s in unit]
+        rosters[team] += [s._replace(team=team + 1) for s in unit]
     interleaved = [r[i] for i in range(team_size) for r in rosters]
     return Group(mode.name, tuple(interleaved), ids)
 
@@ -280,10 +339,6 @@ def team_gap(units: Sequence[Sequence[float]], teams: Sequence[int], count: int)
         size[team] += len(unit)
     means = [t / n for t, n in zip(total, size) if n]
     return max(means) - min(means) if means else 0.0
-
-
-def _with_team(seat: Seat, team: int) -> Seat:
-    return Seat(seat.player, seat.ticket_id, seat.rating, seat.bot, team)
 
 
 def balance_teams(units: Sequence[Sequence[float]], teams: int, size: int) -> list[int] | None:
