@@ -3,20 +3,45 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass, field
 
 from eventsourcing.application import AggregateNotFoundError, Application
 
-from services.matchmaking.domain import BotMatch, Ticket, ticket_uuid
+from services.matchmaking.domain import BotMatch, ProposalBatch, Queue, Ticket, ticket_uuid
 
 OPENING = ("Ticket.Created",)
 CLOSING = ("Ticket.Matched", "Ticket.Cancelled", "Ticket.Expired")
 BOTS_OPENING = ("BotMatch.Created",)
 BOTS_CLOSING = ("BotMatch.Finished",)
+BATCH_OPENING = ("ProposalBatch.Created",)
+BATCH_CLOSING = ("ProposalBatch.Closed",)
+QUEUE = (":Queue.Created", ":Queue.Proposed")
 PAGE = 5000
+
+
+@dataclass
+class OpenIds:
+    """What a restart must load, from the notification log: ids in creation order."""
+
+    tickets: list[uuid.UUID] = field(default_factory=list)
+    bots: list[uuid.UUID] = field(default_factory=list)
+    batches: list[uuid.UUID] = field(default_factory=list)
+    queues: dict[uuid.UUID, int] = field(default_factory=dict)
+    """Every queue, with the version its events in the log add up to."""
+
+
+@dataclass
+class OpenState:
+    tickets: list[Ticket]
+    bots: list[BotMatch]
+    batches: list[ProposalBatch]
+    """Open proposal batches, oldest first."""
+    queues: list[Queue]
 
 
 class MatchmakingApplication(Application):
     name = "matchmaking"
+    snapshotting_intervals = {Queue: 100}  # noqa: RUF012 (eventsourcing's class variable)
 
     def find(self, ticket_id: str) -> Ticket | None:
         try:
@@ -24,35 +49,56 @@ class MatchmakingApplication(Application):
         except AggregateNotFoundError:
             return None
 
-    def open_ids(self) -> tuple[list[uuid.UUID], list[uuid.UUID]]:
-        """Open tickets and unfinished bot matches, in creation order, from the notification log.
+    def open_ids(self) -> OpenIds:
+        """Open tickets, unfinished bot matches, open proposal batches and every queue.
 
         Reads only topics and ids (no event bodies), so it stays cheap for long logs.
         """
         tickets: dict[uuid.UUID, None] = {}
         bots: dict[uuid.UUID, None] = {}
+        batches: dict[uuid.UUID, None] = {}
+        queues: dict[uuid.UUID, int] = {}
         start = 1
         while True:
             page = self.recorder.select_notifications(start, PAGE)
             for n in page:
-                topic = n.topic
-                if topic.endswith(OPENING) and not topic.endswith(BOTS_OPENING):
-                    tickets[n.originator_id] = None  # type: ignore[index]
+                topic, oid = n.topic, n.originator_id
+                if topic.endswith(OPENING) and not topic.endswith(BOTS_OPENING + BATCH_OPENING):
+                    tickets[oid] = None  # type: ignore[index]
                 elif topic.endswith(CLOSING):
-                    tickets.pop(n.originator_id, None)  # type: ignore[arg-type]
+                    tickets.pop(oid, None)  # type: ignore[arg-type]
                 elif topic.endswith(BOTS_OPENING):
-                    bots[n.originator_id] = None  # type: ignore[index]
+                    bots[oid] = None  # type: ignore[index]
                 elif topic.endswith(BOTS_CLOSING):
-                    bots.pop(n.originator_id, None)  # type: ignore[arg-type]
+                    bots.pop(oid, None)  # type: ignore[arg-type]
+                elif topic.endswith(BATCH_OPENING):
+                    batches[oid] = None  # type: ignore[index]
+                elif topic.endswith(BATCH_CLOSING):
+                    batches.pop(oid, None)  # type: ignore[arg-type]
+                elif topic.endswith(QUEUE):
+                    queues[oid] = max(queues.get(oid, 0), n.originator_version)  # type: ignore[index,arg-type]
             if len(page) < PAGE:
-                return list(tickets), list(bots)
+                return OpenIds(list(tickets), list(bots), list(batches), queues)
             start = page[-1].id + 1
 
     def open_ticket_ids(self) -> list[uuid.UUID]:
-        return self.open_ids()[0]
+        return self.open_ids().tickets
 
-    def load_open(self) -> tuple[list[Ticket], list[BotMatch]]:
-        ticket_ids, bot_ids = self.open_ids()
-        tickets = [self.repository.get(i) for i in ticket_ids]
-        bots = [self.repository.get(i) for i in bot_ids]
-        return [t for t in tickets if t.is_open], [b for b in bots if not b.finished]
+    def load_open(self) -> OpenState:
+        """Everything open, consistent with the queues' versions.
+
+        The queues are read first and must be at the versions the scan saw: a batch that
+        another process saved after the scan would otherwise go unseen while this process
+        holds the queue's newer version and could propose the same tickets again. (It
+        rescans then; with one owner per queue that does not happen.)
+        """
+        while True:
+            ids = self.open_ids()
+            queues = [self.repository.get(i) for i in ids.queues]
+            if all(q.version == ids.queues[q.id] for q in queues):
+                break
+        tickets = [self.repository.get(i) for i in ids.tickets]
+        bots = [self.repository.get(i) for i in ids.bots]
+        batches = [self.repository.get(i) for i in ids.batches]
+        return OpenState([t for t in tickets if t.is_open], [b for b in bots if not b.finished],
+                         [b for b in batches if not b.closed], queues)

@@ -3,6 +3,12 @@
 Statuses: waiting -> proposed -> (matched | back to waiting) ; waiting or proposed ->
 cancelled | expired. ``queued_at`` never changes, so a ticket sent back to the queue keeps
 its waiting time. A matched ticket's assignment holds seat tokens of its own players only.
+
+Proposals are not events of the tickets: a matchmaking cycle proposes thousands of matches
+at once, so it records them all in one :class:`ProposalBatch` (with a :class:`Queue` event
+that orders the cycles of one queue). A ticket is proposed when the latest batch naming it
+proposed it and the ticket has not been sent back from that match since (``released``).
+Stores written before batches hold ``Ticket.Proposed`` events, which still load.
 """
 
 from __future__ import annotations
@@ -38,6 +44,8 @@ class Ticket(Aggregate):
         self.accepted: list[str] = []
         self.assignment: dict[str, Any] | None = None
         self.ended_at = 0.0
+        self.released = ""
+        """The match this ticket was last sent back from (its proposal no longer holds)."""
 
     @staticmethod
     def create_id(ticket_id: str, *args: Any, **kwargs: Any) -> uuid.UUID:
@@ -73,6 +81,7 @@ class Ticket(Aggregate):
 
     @event("Requeued")
     def requeue(self, ticket_id: str, match_id: str, reason: str) -> None:
+        self.released = match_id
         self.status = "waiting"
         self.proposal = None
         self.accepted = []
@@ -125,3 +134,89 @@ class BotMatch(Aggregate):
     def finish(self, reason: str) -> None:
         self.finished = True
         self.reason = reason
+
+
+def queue_uuid(game: str) -> uuid.UUID:
+    return uuid.uuid5(NAMESPACE, f"queue:{game}")
+
+
+class Queue(Aggregate):
+    """One game's queue: a version per cycle that proposed matches.
+
+    Its only job is ordering: each batch of proposals is saved with the next version of its
+    queue, so two processes that both believe they own a queue cannot both propose from it
+    (the store refuses the second writer of a version). Snapshots keep it cheap to load.
+    """
+
+    @event("Created")
+    def __init__(self, game: str) -> None:
+        self.game = game
+        self.batches = 0
+        self.last_batch = ""
+
+    @staticmethod
+    def create_id(game: str, *args: Any, **kwargs: Any) -> uuid.UUID:
+        return queue_uuid(game)
+
+    @event("Proposed")
+    def proposed(self, batch_id: str, matches: int) -> None:
+        self.batches += 1
+        self.last_batch = batch_id
+
+
+def batch_uuid(batch_id: str) -> uuid.UUID:
+    return uuid.uuid5(NAMESPACE, f"batch:{batch_id}")
+
+
+class ProposalBatch(Aggregate):
+    """Every match one cycle proposed for one game, in one event, as flat columns.
+
+    Match ``k`` has the id ``f"{batch_id}{k:08x}"``, mode ``modes[mode_of[k]]``, the tickets
+    ``tickets[...]`` (``parties[k]`` of them, in the group's order) and the seats
+    ``players[...]`` (``seat_counts[k]`` of them, in seat order), each with its ticket
+    (``seat_tickets``: empty for a bot) and team (``teams``, 0 without teams). All share one
+    ``deadline``; with ``accepted`` the players accepted when proposed (auto-accept).
+    The batch is closed when none of its proposals is open any more.
+    """
+
+    @event("Created")
+    def __init__(self, batch_id: str, game: str, deadline: float, accepted: bool,
+                 modes: list[str], mode_of: list[int], parties: list[int], tickets: list[str],
+                 seat_counts: list[int], players: list[str], seat_tickets: list[str],
+                 teams: list[int]) -> None:
+        self.batch_id, self.game, self.deadline, self.accepted = batch_id, game, deadline, accepted
+        self.modes, self.mode_of, self.parties, self.tickets = modes, mode_of, parties, tickets
+        self.seat_counts, self.players, self.seat_tickets = seat_counts, players, seat_tickets
+        self.teams = teams
+        self.closed = False
+
+    @staticmethod
+    def create_id(batch_id: str, *args: Any, **kwargs: Any) -> uuid.UUID:
+        return batch_uuid(batch_id)
+
+    @event("Closed")
+    def close(self) -> None:
+        self.closed = True
+
+    def proposals(self) -> list[dict[str, Any]]:
+        return proposals_of(self)
+
+
+def proposals_of(batch: Any) -> list[dict[str, Any]]:
+    """The proposals of a ProposalBatch (or of its Created event) as the tickets hold them:
+    match_id, mode, seats (seat, player, bot, team, ticket_id), ticket_ids, deadline."""
+    out = []
+    t = s = 0
+    prefix, modes, deadline = batch.batch_id, batch.modes, batch.deadline
+    players, seat_tickets, teams, tickets = batch.players, batch.seat_tickets, batch.teams, batch.tickets
+    for k, (mode, parties, seats) in enumerate(zip(batch.mode_of, batch.parties, batch.seat_counts)):
+        out.append({
+            "match_id": f"{prefix}{k:08x}", "mode": modes[mode], "deadline": deadline,
+            "ticket_ids": tickets[t:t + parties],
+            "seats": [{"seat": n, "player": players[s + n], "bot": not seat_tickets[s + n],
+                       "team": teams[s + n], "ticket_id": seat_tickets[s + n]}
+                      for n in range(seats)],
+        })
+        t += parties
+        s += seats
+    return out

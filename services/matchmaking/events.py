@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.matchmaking.domain import proposals_of
 from services.platform import bus
 
 PREFIX = "neon.events.matchmaking"
@@ -22,6 +23,8 @@ def projection(namespace: str = "") -> Any:
 
 
 def project(event: Any, namespace: str = "") -> list[tuple[str, dict[str, Any]]]:
+    if type(event).__qualname__ == "ProposalBatch.Created":
+        return _proposed(event, namespace)
     kind = type(event).__name__
     ticket_id = getattr(event, "ticket_id", None)
     if ticket_id is None or not type(event).__qualname__.startswith("Ticket."):
@@ -51,3 +54,17 @@ def project(event: Any, namespace: str = "") -> list[tuple[str, dict[str, Any]]]
 
 def _public(seat: dict[str, Any]) -> dict[str, Any]:
     return {k: seat[k] for k in ("seat", "player", "bot", "team")}
+
+
+def _proposed(event: Any, namespace: str) -> list[tuple[str, dict[str, Any]]]:
+    """A cycle's batch of proposals: one TicketProposed message per ticket, as before batches."""
+    timestamp = event.timestamp.isoformat()
+    out = []
+    for p in proposals_of(event):
+        seats = [_public(s) for s in p["seats"]]
+        for ticket_id in p["ticket_ids"]:
+            out.append((subject(ticket_id, namespace), {
+                "type": "TicketProposed", "ticket_id": ticket_id, "timestamp": timestamp,
+                "match_id": p["match_id"], "mode": p["mode"], "ticket_ids": p["ticket_ids"],
+                "seats": seats, "deadline": p["deadline"]}))
+    return out

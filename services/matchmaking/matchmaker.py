@@ -18,10 +18,12 @@ down.
 from __future__ import annotations
 
 import asyncio
+import gc
 import math
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +34,7 @@ from services.matchmaking.app import MatchmakingApplication
 from services.matchmaking.bot_driver import BotDriver
 from services.matchmaking.catalogue import Catalogue, GameSpec
 from services.matchmaking.config import Config, config_from_env
-from services.matchmaking.domain import BotMatch, Ticket, bot_match_uuid
+from services.matchmaking.domain import BotMatch, ProposalBatch, Queue, Ticket, bot_match_uuid
 from services.matchmaking.grouping import Entry, Group, form_groups
 from services.matchmaking.ratings import DEFAULT_ORDINAL, RatingSource
 from services.matchmaking.requests import TicketRequest, check_shape, resolve
@@ -68,6 +70,8 @@ class Proposal:
     deadline: float
     creating: bool = False
     attempts: int = 0
+    batch: str = ""
+    """The ProposalBatch that recorded it ("" for a proposal stored as Ticket events)."""
 
 
 class Matchmaker:
@@ -99,6 +103,12 @@ class Matchmaker:
         """Games whose rules service has answered at least once: down now means try again."""
         self._creating: set[asyncio.Task[None]] = set()
         self._create_slots = asyncio.Semaphore(config.create_concurrency)
+        self.batches: dict[str, tuple[ProposalBatch, set[str]]] = {}
+        """Open proposal batches and the match ids of their proposals still open."""
+        self.queues: dict[str, Queue] = {}
+        """Each game's Queue as of the last reload (or new since): its version orders cycles."""
+        self._static: dict[str, tuple[Any, ...]] = {}
+        """Each rated waiting ticket's Entry fields but the wait (made once per ticket)."""
         self.cycles = 0
         self.last_cycle: dict[str, float] = {}
 
@@ -111,13 +121,27 @@ class Matchmaker:
 
     async def _reload(self) -> int:
         """Rebuild the in-memory queue from the store (the lock is held)."""
-        tickets, bot_matches = await asyncio.to_thread(self.app.load_open)
+        state = await asyncio.to_thread(self.app.load_open)
+        tickets = state.tickets
         now = self.clock()
         self.tickets.clear()
         self.player_ticket.clear()
         self.proposals.clear()
+        self.batches.clear()
+        self.queues = {q.game: q for q in state.queues}
         for t in tickets:
             self._remember(t)
+        batch_of: dict[str, ProposalBatch] = {}
+        latest: dict[str, tuple[dict[str, Any], ProposalBatch]] = {}
+        for batch in state.batches:  # oldest first: a later batch wins
+            for p in batch.proposals():
+                batch_of[p["match_id"]] = batch
+                for i in p["ticket_ids"]:
+                    latest[i] = (p, batch)
+        for i, (p, batch) in latest.items():
+            t = self.tickets.get(i)
+            if t is not None and t.status == "waiting" and t.released != p["match_id"]:
+                _mark_proposed(t, p, t.players if batch.accepted else t.accepted)
         stale: list[Ticket] = []
         for t in tickets:
             if t.status != "proposed" or t.proposal is None:
@@ -130,19 +154,31 @@ class Matchmaker:
                    != p["match_id"] for m in members):
                 stale += [m for m in members if m is not None and m.status == "proposed"]
                 continue
+            batch = batch_of.get(p["match_id"])
             self.proposals[p["match_id"]] = Proposal(
                 p["match_id"], t.game, p["mode"], p["seats"], list(p["ticket_ids"]),
-                max(float(p["deadline"]), now + self.config.accept_timeout))
+                max(float(p["deadline"]), now + self.config.accept_timeout),
+                batch=batch.batch_id if batch is not None else "")
+        changed: list[Aggregate] = []
         for t in stale:
             t.requeue(t.ticket_id, t.proposal["match_id"],  # type: ignore[index]
                       "the proposed match was lost in a restart")
-        if stale:
-            await self._save(stale)
+            changed.append(t)
+        for batch in state.batches:
+            open_here = {m for m, b in batch_of.items() if b is batch and m in self.proposals}
+            if open_here:
+                self.batches[batch.batch_id] = (batch, open_here)
+            else:
+                batch.close()
+                changed.append(batch)
+        if changed:
+            await self._save(changed)
         self.stale = False
-        for b in bot_matches:
+        for b in state.bots:
             self.bots.drive(b.game, b.match_id, {int(k): v for k, v in b.seats.items()})
         log.info("matchmaking state loaded", open_tickets=len(tickets),
-                 proposals=len(self.proposals), bot_matches=len(bot_matches))
+                 proposals=len(self.proposals), open_batches=len(self.batches),
+                 bot_matches=len(state.bots))
         return len(tickets)
 
     def _remember(self, t: Ticket) -> None:
@@ -153,6 +189,7 @@ class Matchmaker:
     def _forget(self, t: Ticket) -> None:
         self.tickets.pop(t.ticket_id, None)
         self.ratings.pop(t.ticket_id, None)
+        self._static.pop(t.ticket_id, None)
         for p in t.players:
             if self.player_ticket.get(p) == t.ticket_id:
                 del self.player_ticket[p]
@@ -346,20 +383,18 @@ class Matchmaker:
                 await self._save(changed)
             entries = self._entries(now)
         t2 = time.perf_counter()
-        groups = await asyncio.to_thread(self._group, entries)
-        t3 = time.perf_counter()
-        async with self.lock:
-            now = self.clock()
-            changed, formed = [], []
-            for game, group in groups:
-                if all(self._waiting(i) for i in group.ticket_ids):
-                    changed += self._propose(game, group, now)
-                    formed.append(group)
-            if changed:
-                await self._save(changed)
-            ready = [p for p in self.proposals.values() if not p.creating and self._accepted(p)]
-            for p in ready:
-                p.creating = True
+        with _gc_paused():  # a cycle makes a few objects per ticket: no collections meanwhile
+            groups = await asyncio.to_thread(self._group, entries)
+            t3 = time.perf_counter()
+            async with self.lock:
+                formed = [(game, g) for game, g in groups
+                          if all(self._waiting(i) for i in g.ticket_ids)]
+                if formed:
+                    await self._propose(formed, self.clock())
+                ready = [p for p in self.proposals.values()
+                         if not p.creating and self._accepted(p)]
+                for p in ready:
+                    p.creating = True
         for p in ready:
             task = asyncio.create_task(self._create(p))
             self._creating.add(task)
@@ -370,7 +405,7 @@ class Matchmaker:
                            "propose_and_save": t4 - t3, "total": t4 - t0,
                            "waiting": sum(len(v) for v in entries.values()),
                            "groups": len(formed)}
-        return formed
+        return [g for _, g in formed]
 
     def _waiting(self, ticket_id: str) -> bool:
         t = self.tickets.get(ticket_id)
@@ -408,8 +443,8 @@ class Matchmaker:
                 out.append(t)
         return out
 
-    def _time_out_proposals(self, now: float) -> list[Ticket]:
-        changed: list[Ticket] = []
+    def _time_out_proposals(self, now: float) -> list[Aggregate]:
+        changed: list[Aggregate] = []
         for p in list(self.proposals.values()):
             if p.creating or now < p.deadline or self._accepted(p):
                 continue
@@ -426,27 +461,51 @@ class Matchmaker:
                                                f"{', '.join(missing)} did not accept in time")
         return changed
 
-    def _dissolve(self, p: Proposal, ended: set[str], reason: str) -> list[Ticket]:
+    def _dissolve(self, p: Proposal, ended: set[str], reason: str) -> list[Aggregate]:
         """Send the other tickets of a proposal back to the queue (waiting time kept)."""
-        self.proposals.pop(p.match_id, None)
-        back = []
+        back: list[Aggregate] = []
         for i in p.ticket_ids:
             t = self.tickets[i]
             if i not in ended and t.status == "proposed":
                 t.requeue(i, p.match_id, reason)
                 back.append(t)
-        return back
+        return back + self._end(p)
+
+    def _end(self, p: Proposal) -> list[Aggregate]:
+        """The proposal is over (matched or not): its batch closes with its last proposal."""
+        self.proposals.pop(p.match_id, None)
+        held = self.batches.get(p.batch)
+        if held is None:
+            return []
+        batch, still_open = held
+        still_open.discard(p.match_id)
+        if still_open:
+            return []
+        del self.batches[p.batch]
+        batch.close()
+        return [batch]
 
     def _entries(self, now: float) -> dict[str, list[Entry]]:
         by_game: dict[str, list[Entry]] = {}
+        static, ratings, new = self._static, self.ratings, tuple.__new__
         for t in self.tickets.values():
-            if t.status != "waiting" or t.ticket_id not in self.ratings:
+            if t.status != "waiting":
                 continue
-            r = t.resolved
-            by_game.setdefault(t.game, []).append(Entry(
-                t.ticket_id, tuple(r["players"]), self.ratings[t.ticket_id], tuple(r["modes"]),
-                int(r["min_seats"]), int(r["max_seats"]), now - t.queued_at,
-                float(r["rating_window"]), bool(r["allow_bots"]), str(r["region"])))
+            fields = static.get(t.ticket_id)
+            if fields is None:
+                if t.ticket_id not in ratings:
+                    continue
+                r = t.resolved
+                fields = static[t.ticket_id] = (
+                    t.game, t.queued_at, t.ticket_id, tuple(r["players"]), ratings[t.ticket_id],
+                    tuple(r["modes"]), int(r["min_seats"]), int(r["max_seats"]),
+                    float(r["rating_window"]), bool(r["allow_bots"]), str(r["region"]))
+            game, queued_at, *head, window, bots, region = fields
+            entry = new(Entry, (*head, now - queued_at, window, bots, region))
+            if game in by_game:
+                by_game[game].append(entry)
+            else:
+                by_game[game] = [entry]
         return by_game
 
     def _group(self, entries: dict[str, list[Entry]]) -> list[tuple[str, Group]]:
@@ -457,25 +516,63 @@ class Matchmaker:
                 out += [(game, g) for g in form_groups(spec.modes, entries[game], self.config.policy)]
         return out
 
-    def _propose(self, game: str, group: Group, now: float) -> list[Ticket]:
-        match_id = f"mm-{uuid.uuid4().hex[:20]}"
-        seats = [{"seat": n, "player": s.player, "bot": s.bot, "team": s.team, "ticket_id": s.ticket_id}
-                 for n, s in enumerate(group.seats)]
+    async def _propose(self, formed: list[tuple[str, Group]], now: float) -> None:
+        """Record the groups as proposals: per game one ProposalBatch and the next version of
+        the game's Queue, all in one transaction; only then do the tickets become proposed."""
         deadline = now + self.config.accept_timeout
-        proposal = {"match_id": match_id, "mode": group.mode, "seats": seats,
-                    "ticket_ids": list(group.ticket_ids), "deadline": deadline}
-        changed = []
-        for i in group.ticket_ids:
-            t = self.tickets[i]
-            t.propose(i, proposal)
-            if self.config.auto_accept:
-                t.accept(i, match_id, t.players)
-            changed.append(t)
-        self.proposals[match_id] = Proposal(match_id, game, group.mode, seats,
-                                            list(group.ticket_ids), deadline)
-        log.info("match proposed", match_id=match_id, game=game, mode=group.mode,
-                 seats=len(seats), bots=group.bots, spread=round(group.spread, 2))
-        return changed
+        by_game: dict[str, list[Group]] = {}
+        for game, group in formed:
+            by_game.setdefault(game, []).append(group)
+        saved: list[Aggregate] = []
+        made: list[tuple[str, ProposalBatch, list[Group]]] = []
+        for game, groups in by_game.items():
+            batch = self._batch(game, groups, deadline)
+            queue = self.queues.get(game)
+            if queue is None:  # none in the store at the last reload: this process starts it
+                queue = self.queues[game] = Queue(game)
+            queue.proposed(batch.batch_id, len(groups))
+            saved += [queue, batch]
+            made.append((game, batch, groups))
+        await self._save(saved)
+        told: list[Ticket] = []
+        auto = self.config.auto_accept
+        for game, batch, groups in made:
+            open_here: set[str] = set()
+            for group, p in zip(groups, batch.proposals()):
+                match_id = p["match_id"]
+                for i in group.ticket_ids:
+                    t = self.tickets[i]
+                    _mark_proposed(t, p, t.players if auto else [])
+                    told.append(t)
+                self.proposals[match_id] = Proposal(match_id, game, group.mode, p["seats"],
+                                                    list(group.ticket_ids), deadline,
+                                                    batch=batch.batch_id)
+                open_here.add(match_id)
+            self.batches[batch.batch_id] = (batch, open_here)
+            spreads = [g.spread for g in groups]
+            log.info("matches proposed", game=game, batch=batch.batch_id, matches=len(groups),
+                     tickets=sum(len(g.ticket_ids) for g in groups),
+                     bots=sum(g.bots for g in groups),
+                     mean_spread=round(sum(spreads) / len(spreads), 2))
+        self._tell(told)
+
+    def _batch(self, game: str, groups: list[Group], deadline: float) -> ProposalBatch:
+        """The proposals of one cycle for one game, as the columns ProposalBatch stores."""
+        batch_id = f"mm-{uuid.uuid4().hex[:12]}"  # its matches: mm-<20 hex digits>, as ever
+        modes: dict[str, int] = {}
+        mode_of, parties, tickets, seat_counts = [], [], [], []
+        players, seat_tickets, teams = [], [], []
+        for g in groups:
+            mode_of.append(modes.setdefault(g.mode, len(modes)))
+            parties.append(len(g.ticket_ids))
+            tickets += g.ticket_ids
+            seat_counts.append(len(g.seats))
+            for seat in g.seats:
+                players.append(seat.player)
+                seat_tickets.append(seat.ticket_id)
+                teams.append(seat.team)
+        return ProposalBatch(batch_id, game, deadline, self.config.auto_accept, list(modes),
+                             mode_of, parties, tickets, seat_counts, players, seat_tickets, teams)
 
     def _accepted(self, p: Proposal) -> bool:
         return all(i in self.tickets and self.tickets[i].fully_accepted for i in p.ticket_ids)
@@ -516,7 +613,7 @@ class Matchmaker:
             bot_seats = {s["seat"]: tokens.get(s["seat"], "") for s in p.seats if s["bot"]}
             if bot_seats:
                 changed.append(BotMatch(p.match_id, p.game, {str(k): v for k, v in bot_seats.items()}))
-            self.proposals.pop(p.match_id, None)
+            changed += self._end(p)
             await self._save(changed)
         if bot_seats:
             self.bots.drive(p.game, p.match_id, bot_seats)
@@ -535,8 +632,7 @@ class Matchmaker:
             if code in TRANSIENT and p.attempts < CREATE_ATTEMPTS:
                 p.creating = False
                 return
-            self.proposals.pop(p.match_id, None)
-            changed = []
+            changed: list[Aggregate] = self._end(p)
             for i in p.ticket_ids:
                 t = self.tickets[i]
                 if code in TRANSIENT:
@@ -583,14 +679,18 @@ class Matchmaker:
                 except Exception as again:  # still down: the next cycle tries again
                     log.error("reloading the matchmaking store failed", error=repr(again))
             raise Unavailable("the matchmaking store did not take the change; try again") from None
-        for t in unique:
-            if not isinstance(t, Ticket):
-                continue
+        self._tell([t for t in unique if isinstance(t, Ticket)])
+        self.on_saved()
+
+    def _tell(self, tickets: Sequence[Ticket]) -> None:
+        """Tickets whose change is stored: closed ones are forgotten, watchers told."""
+        watchers = self.watchers
+        for t in tickets:
             if not t.is_open:
                 self._forget(t)
-            for queue in self.watchers.get(t.ticket_id, ()):
-                queue.put_nowait(self.view(t))
-        self.on_saved()
+            if t.ticket_id in watchers:
+                for queue in watchers[t.ticket_id]:
+                    queue.put_nowait(self.view(t))
 
     def view(self, t: Ticket) -> dict[str, Any]:
         """What a ticket's players may see of it (tokens of their own seats only)."""
@@ -612,6 +712,27 @@ class Matchmaker:
             "waited_seconds": max(0.0, end - t.queued_at), "assignment": assignment,
             "accepted": list(t.accepted), "accept_seconds_left": accept_left,
         }
+
+
+def _mark_proposed(t: Ticket, proposal: dict[str, Any], accepted: Sequence[str]) -> None:
+    """The ticket as its proposal (stored in a ProposalBatch, not as its own event) leaves it."""
+    t.status = "proposed"
+    t.proposal = proposal
+    t.accepted = sorted(accepted)
+    t.reason = ""
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No garbage collection inside: a cycle over a large queue makes hundreds of thousands
+    of small objects, and each full collection would walk every open ticket held in memory."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def teams_of(seats: Sequence[dict[str, Any]]) -> list[list[int]]:
