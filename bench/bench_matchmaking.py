@@ -1,31 +1,43 @@
 """Matchmaking cycle: time and rating spread, against first-come-first-served, same run.
 
-Usage: python bench/bench_matchmaking.py [--sizes 10000 100000] [--seed 1] [--no-service]
+Usage: python bench/bench_matchmaking.py [--sizes 10000 100000] [--seed 1] [--repeats 3]
+                                         [--stores memory sqlite postgres] [--no-service]
 
 For each queue size and each scenario (Neon Reign 1v1; NEON with parties, seat limits,
 several modes and Coalition teams) it builds that many waiting tickets and measures, in
-the same run:
+the same run, ``--repeats`` times (median and range):
 
 - rating-aware: one pass of the pure grouping (services/matchmaking/grouping.py);
 - first-come: a naive first-come-first-served grouping (queue order, parties kept whole,
-  no ratings) over the same tickets;
+  no ratings) over the same tickets: the baseline of the spread and the time;
 - service cycle: one whole ``Matchmaker.cycle()`` of the matchmaking service over the same
-  tickets held as event-sourced Ticket aggregates in an in-memory event store: expiry,
-  snapshot, grouping, and saving every ``Proposed`` event (one transaction).
+  tickets held as event-sourced Ticket aggregates (expiry, snapshot, grouping, proposals and
+  their durable record: one ProposalBatch and the game's Queue version, one transaction)
+  on each store: ``memory`` (no durability), ``sqlite`` (a fresh file), ``postgres`` (a
+  fresh schema on DATABASE_URL, dropped afterwards; skipped when DATABASE_URL is unset).
+  The tickets are saved to the store and held in memory as after their CreateTicket calls;
+  the ratings lookup (a network call to scoring) is made before the timed cycle.
 
-It prints the time per cycle, matches, players seated, and the mean / p95 rating spread
-(max - min rating of the humans of a match), with the ratios against first-come.
+Times are wall clock and CPU time of this process ("per core": the work one core does; on
+PostgreSQL the server's own CPU is not in it, the wall clock is). The load average is
+printed at the start and the end: compare ratios within one run.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
+import os
 import random
 import statistics
 import sys
+import tempfile
 import time
+import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -38,7 +50,12 @@ from services.matchmaking.matchmaker import Matchmaker  # noqa: E402
 from services.matchmaking.ratings import StaticRatings  # noqa: E402
 from services.matchmaking.rules_port import RulesGateway  # noqa: E402
 from services.platform import logs  # noqa: E402
+from services.platform.settings import load  # noqa: E402
+from services.platform.store import eventsourcing_env, open_application  # noqa: E402
 from tests.support.mm_games import GAMES  # noqa: E402
+
+ISSUE_18 = {"neon-reign": "11.9 s rating-aware, 41 s with saves (issue 18, 100k)",
+            "neon": "4.6 s rating-aware, 13.5 s with saves (bench/README.md before, 100k)"}
 
 
 def tickets(scenario: str, n: int, seed: int) -> list[Entry]:
@@ -95,10 +112,57 @@ def spread_stats(groups: list[Group]) -> tuple[float, float, int]:
     return statistics.fmean(spreads), p95, seated
 
 
-async def service_cycle(scenario: str, entries: list[Entry]) -> tuple[dict[str, float], list[Group]]:
-    """One ``Matchmaker.cycle()`` over ``entries`` queued as Ticket aggregates (in memory)."""
+def load_average() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f}  ({os.cpu_count()} cpus)"
+
+
+def spans(values: list[float], scale: float = 1000.0, fmt: str = ".0f") -> str:
+    """Median (min-max) of ``values`` times ``scale``."""
+    v = [x * scale for x in values]
+    return f"{statistics.median(v):{fmt}} ({min(v):{fmt}}-{max(v):{fmt}})"
+
+
+def timed(fn: Callable[[], Any]) -> tuple[Any, float, float]:
+    """Result, wall seconds, CPU seconds of this process (every thread)."""
+    gc.collect()
+    w, c = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - w, time.process_time() - c
+
+
+class Store:
+    """A fresh store of one kind for one measurement: a SQLite file or a PostgreSQL schema."""
+
+    def __init__(self, kind: str, workdir: Path) -> None:
+        self.kind, self.schema = kind, ""
+        env = {"NEON_PERSISTENCE": kind, "NEON_VAR_DIR": str(workdir / uuid.uuid4().hex[:8])}
+        if kind == "postgres":
+            import psycopg
+
+            self.schema = f"bench_mm_{uuid.uuid4().hex[:10]}"
+            with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True) as conn:
+                conn.execute(f'CREATE SCHEMA "{self.schema}"')
+            env.update(DATABASE_URL=os.environ["DATABASE_URL"], NEON_POSTGRES_SCHEMA=self.schema,
+                       POSTGRES_PASSWORD=os.environ.get("POSTGRES_PASSWORD", ""))
+        settings = load(env)
+        self.app = open_application(settings, lambda: MatchmakingApplication(
+            env={**eventsourcing_env(settings, "matchmaking"), "AGGREGATE_CACHE_MAXSIZE": "5000"}))
+
+    def close(self) -> None:
+        self.app.close()
+        if self.schema:
+            import psycopg
+
+            with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA "{self.schema}" CASCADE')
+
+
+async def service_cycle(scenario: str, entries: list[Entry], store: Store
+                        ) -> tuple[float, float, dict[str, float], list[Group]]:
+    """One ``Matchmaker.cycle()`` over ``entries`` queued as Ticket aggregates in ``store``."""
     now = time.time()
-    app = MatchmakingApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    app = store.app
     table: dict[str, float] = {}
     tickets = []
     for e in entries:
@@ -107,58 +171,92 @@ async def service_cycle(scenario: str, entries: list[Entry]) -> tuple[dict[str, 
                     "min_seats": e.min_seats, "max_seats": e.max_seats, "region": e.region,
                     "rating_window": e.rating_window, "allow_bots": e.allow_bots}
         tickets.append(Ticket(e.ticket_id, resolved, resolved, now - e.waited, "bench"))
-    for start in range(0, len(tickets), 1000):
-        app.save(*tickets[start:start + 1000])
+    for start in range(0, len(tickets), 2000):
+        app.save(*tickets[start:start + 2000])
     rules = RulesGateway(lambda game: None, "", 1.0)
     mm = Matchmaker(app, rules, StaticRatings(table), Config(ticket_ttl=3600),
                     Catalogue({scenario: GAMES[scenario]}))
-    await mm.recover()
+    await mm.recover()  # an empty queue: the tickets are added as CreateTicket leaves them
+    for t in tickets:
+        mm._remember(t)
     await mm._rate_new_tickets()  # the ratings lookup is measured apart: it is a network call
+    gc.collect()
+    w, c = time.perf_counter(), time.process_time()
     groups = await mm.cycle()
-    return mm.last_cycle, groups
+    wall, cpu = time.perf_counter() - w, time.process_time() - c
+    assert len(mm.batches) == 1 and not mm.stale, "the cycle's batch was not saved"
+    return wall, cpu, mm.last_cycle, groups
 
 
-def run(scenario: str, n: int, seed: int, service: bool) -> None:
+def run(scenario: str, n: int, seed: int, repeats: int, stores: list[str], workdir: Path) -> None:
     modes = GAMES[scenario].modes
     entries = tickets(scenario, n, seed)
     policy = Policy()
-    t0 = time.perf_counter()
-    ours = form_groups(modes, entries, policy)
-    t_ours = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    naive = first_come(modes, entries)
-    t_naive = time.perf_counter() - t0
+    humans = sum(e.size for e in entries)
+    print(f"\n{scenario} {n} tickets ({humans} players); before this work: {ISSUE_18[scenario]}")
+    aware_w, aware_c, naive_w, naive_c = [], [], [], []
+    for _ in range(repeats):
+        ours, w, c = timed(lambda: form_groups(modes, entries, policy))
+        aware_w.append(w)
+        aware_c.append(c)
+        naive, w, c = timed(lambda: first_come(modes, entries))
+        naive_w.append(w)
+        naive_c.append(c)
     mo, po, so = spread_stats(ours)
     mn, pn, sn = spread_stats(naive)
-    humans = sum(e.size for e in entries)
-    print(f"{scenario:>10} {n:>7} tickets ({humans} players)")
-    print(f"   rating-aware : {t_ours * 1000:8.1f} ms/cycle  {len(ours):6} matches  "
-          f"{so:6} seated  spread mean {mo:6.2f}  p95 {po:6.2f}  bots {sum(g.bots for g in ours)}")
-    print(f"   first-come   : {t_naive * 1000:8.1f} ms/cycle  {len(naive):6} matches  "
-          f"{sn:6} seated  spread mean {mn:6.2f}  p95 {pn:6.2f}")
-    print(f"   ratios       : time x{t_ours / t_naive:5.2f}   spread mean /{mn / mo if mo else float('inf'):5.1f}"
-          f"   p95 /{pn / po if po else float('inf'):5.1f}   seated {so / sn if sn else 0:5.2f}")
-    if service:
-        timing, groups = asyncio.run(service_cycle(scenario, entries))
-        ms, ps, ss = spread_stats(groups)
-        print(f"   service cycle: {timing['total'] * 1000:8.1f} ms/cycle  {len(groups):6} matches  "
-              f"{ss:6} seated  spread mean {ms:6.2f}  p95 {ps:6.2f}  (snapshot "
-              f"{timing['snapshot'] * 1000:.0f} ms, grouping {timing['grouping'] * 1000:.0f} ms, "
-              f"propose+save {timing['propose_and_save'] * 1000:.0f} ms)")
+    print(f"  {'':24} {'wall ms':>22} {'CPU ms':>22} {'matches':>8} {'seated':>7} "
+          f"{'spread mean':>11} {'p95':>6}")
+    print(f"  {'rating-aware grouping':24} {spans(aware_w):>22} {spans(aware_c):>22} "
+          f"{len(ours):8} {so:7} {mo:11.2f} {po:6.2f}")
+    print(f"  {'first-come grouping':24} {spans(naive_w):>22} {spans(naive_c):>22} "
+          f"{len(naive):8} {sn:7} {mn:11.2f} {pn:6.2f}")
+    print(f"  {'ratio aware/first-come':24} time x{statistics.median(aware_c) / statistics.median(naive_c):.2f} "
+          f"(CPU), spread mean 1/{mn / mo if mo else float('inf'):.0f}, "
+          f"p95 1/{pn / po if po else float('inf'):.1f}, seated x{so / sn if sn else 0:.2f}")
+    for kind in stores:
+        walls, cpus, saves, spreads = [], [], [], []
+        count = 0
+        for _ in range(repeats):
+            store = Store(kind, workdir)
+            try:
+                wall, cpu, timing, groups = asyncio.run(service_cycle(scenario, entries, store))
+            finally:
+                store.close()
+            walls.append(wall)
+            cpus.append(cpu)
+            saves.append(timing["propose_and_save"])
+            spreads.append(spread_stats(groups)[0])
+            count = len(groups)
+        label = f"service cycle, {kind}" + (" (no durability)" if kind == "memory" else "")
+        print(f"  {label:24} {spans(walls):>22} {spans(cpus):>22} {count:8} {'':7} "
+              f"{statistics.median(spreads):11.2f}   propose+save {spans(saves)} ms; "
+              f"{n / statistics.median(cpus):,.0f} tickets per CPU-second")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--scenarios", nargs="+", default=["neon-reign", "neon"])
+    parser.add_argument("--stores", nargs="+", default=["memory", "sqlite", "postgres"],
+                        choices=["memory", "sqlite", "postgres"])
     parser.add_argument("--no-service", action="store_true",
                         help="skip the whole-service cycle (event store included)")
     args = parser.parse_args()
     logs.configure("warning", "console")
-    print("one matchmaking cycle over N waiting tickets (waits uniform 0-60 s, ratings N(10, 8))")
-    for n in args.sizes:
-        for scenario in ("neon-reign", "neon"):
-            run(scenario, n, args.seed, not args.no_service)
+    stores = [] if args.no_service else list(args.stores)
+    if "postgres" in stores and not os.environ.get("DATABASE_URL"):
+        print("postgres: skipped (DATABASE_URL is not set)")
+        stores.remove("postgres")
+    print(f"load average at start: {load_average()}")
+    print("one matchmaking cycle over N waiting tickets (waits uniform 0-60 s, ratings N(10, 8)); "
+          f"median (min-max) of {args.repeats}")
+    with tempfile.TemporaryDirectory(prefix="bench-mm-") as workdir:
+        for n in args.sizes:
+            for scenario in args.scenarios:
+                run(scenario, n, args.seed, args.repeats, stores, Path(workdir))
+    print(f"\nload average at end: {load_average()}")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ Stores written before batches hold ``Ticket.Proposed`` events, which still load.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator, Mapping
+from itertools import accumulate
 from typing import Any
 
 from eventsourcing.domain import Aggregate, event
@@ -198,25 +200,58 @@ class ProposalBatch(Aggregate):
     def close(self) -> None:
         self.closed = True
 
-    def proposals(self) -> list[dict[str, Any]]:
-        return proposals_of(self)
+    def proposals(self) -> list[BatchProposal]:
+        return rows_of(self)
+
+
+class BatchProposal(Mapping[str, Any]):
+    """One proposal of a ProposalBatch, read from the batch's columns when asked: the same
+    keys as a proposal stored on a ticket (match_id, mode, seats, ticket_ids, deadline).
+    A cycle makes one per match; the seats are only spelled out for whoever looks."""
+
+    __slots__ = ("batch", "k", "first_ticket", "first_seat", "match_id")
+    KEYS = ("match_id", "mode", "seats", "ticket_ids", "deadline")
+
+    def __init__(self, batch: Any, k: int, first_ticket: int, first_seat: int) -> None:
+        self.batch, self.k, self.first_ticket, self.first_seat = batch, k, first_ticket, first_seat
+        self.match_id = f"{batch.batch_id}{k:08x}"
+
+    def __getitem__(self, key: str) -> Any:
+        b, k = self.batch, self.k
+        if key == "match_id":
+            return self.match_id
+        if key == "mode":
+            return b.modes[b.mode_of[k]]
+        if key == "deadline":
+            return b.deadline
+        if key == "ticket_ids":
+            return b.tickets[self.first_ticket:self.first_ticket + b.parties[k]]
+        if key == "seats":
+            s = self.first_seat
+            return [{"seat": n, "player": b.players[s + n], "bot": not b.seat_tickets[s + n],
+                     "team": b.teams[s + n], "ticket_id": b.seat_tickets[s + n]}
+                    for n in range(b.seat_counts[k])]
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.KEYS)
+
+    def __len__(self) -> int:
+        return len(self.KEYS)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> BatchProposal:
+        """Rows never change: a copied ticket (eventsourcing's cache copies what it hands out)
+        shares its row rather than copying the whole batch."""
+        return self
+
+
+def rows_of(batch: Any) -> list[BatchProposal]:
+    """The proposals of a ProposalBatch (or of its Created event), in order."""
+    tickets = [0, *accumulate(batch.parties)]
+    seats = [0, *accumulate(batch.seat_counts)]
+    return [BatchProposal(batch, k, tickets[k], seats[k]) for k in range(len(batch.parties))]
 
 
 def proposals_of(batch: Any) -> list[dict[str, Any]]:
-    """The proposals of a ProposalBatch (or of its Created event) as the tickets hold them:
-    match_id, mode, seats (seat, player, bot, team, ticket_id), ticket_ids, deadline."""
-    out = []
-    t = s = 0
-    prefix, modes, deadline = batch.batch_id, batch.modes, batch.deadline
-    players, seat_tickets, teams, tickets = batch.players, batch.seat_tickets, batch.teams, batch.tickets
-    for k, (mode, parties, seats) in enumerate(zip(batch.mode_of, batch.parties, batch.seat_counts)):
-        out.append({
-            "match_id": f"{prefix}{k:08x}", "mode": modes[mode], "deadline": deadline,
-            "ticket_ids": tickets[t:t + parties],
-            "seats": [{"seat": n, "player": players[s + n], "bot": not seat_tickets[s + n],
-                       "team": teams[s + n], "ticket_id": seat_tickets[s + n]}
-                      for n in range(seats)],
-        })
-        t += parties
-        s += seats
-    return out
+    """The proposals of a ProposalBatch (or of its Created event) as plain dicts."""
+    return [dict(row) for row in rows_of(batch)]

@@ -22,9 +22,11 @@ import gc
 import math
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
+from itertools import chain
 from typing import Any
 
 import grpc
@@ -34,7 +36,14 @@ from services.matchmaking.app import MatchmakingApplication
 from services.matchmaking.bot_driver import BotDriver
 from services.matchmaking.catalogue import Catalogue, GameSpec
 from services.matchmaking.config import Config, config_from_env
-from services.matchmaking.domain import BotMatch, ProposalBatch, Queue, Ticket, bot_match_uuid
+from services.matchmaking.domain import (
+    BatchProposal,
+    BotMatch,
+    ProposalBatch,
+    Queue,
+    Ticket,
+    bot_match_uuid,
+)
 from services.matchmaking.grouping import Entry, Group, form_groups
 from services.matchmaking.ratings import DEFAULT_ORDINAL, RatingSource
 from services.matchmaking.requests import TicketRequest, check_shape, resolve
@@ -65,13 +74,18 @@ class Proposal:
     match_id: str
     game: str
     mode: str
-    seats: list[dict[str, Any]]
-    ticket_ids: list[str]
+    record: Mapping[str, Any]
+    """As stored: a ticket's proposal dict, or a row of a ProposalBatch."""
+    ticket_ids: Sequence[str]
     deadline: float
     creating: bool = False
     attempts: int = 0
     batch: str = ""
     """The ProposalBatch that recorded it ("" for a proposal stored as Ticket events)."""
+
+    @cached_property
+    def seats(self) -> list[dict[str, Any]]:
+        return list(self.record["seats"])
 
 
 class Matchmaker:
@@ -107,6 +121,9 @@ class Matchmaker:
         """Open proposal batches and the match ids of their proposals still open."""
         self.queues: dict[str, Queue] = {}
         """Each game's Queue as of the last reload (or new since): its version orders cycles."""
+        self._maybe_ready: set[str] = set()
+        """Proposals that may have been accepted by everyone since the cycle last looked."""
+        self._games: set[str] = set()
         self._static: dict[str, tuple[Any, ...]] = {}
         """Each rated waiting ticket's Entry fields but the wait (made once per ticket)."""
         self.cycles = 0
@@ -132,7 +149,7 @@ class Matchmaker:
         for t in tickets:
             self._remember(t)
         batch_of: dict[str, ProposalBatch] = {}
-        latest: dict[str, tuple[dict[str, Any], ProposalBatch]] = {}
+        latest: dict[str, tuple[BatchProposal, ProposalBatch]] = {}
         for batch in state.batches:  # oldest first: a later batch wins
             for p in batch.proposals():
                 batch_of[p["match_id"]] = batch
@@ -156,7 +173,7 @@ class Matchmaker:
                 continue
             batch = batch_of.get(p["match_id"])
             self.proposals[p["match_id"]] = Proposal(
-                p["match_id"], t.game, p["mode"], p["seats"], list(p["ticket_ids"]),
+                p["match_id"], t.game, p["mode"], p, list(p["ticket_ids"]),
                 max(float(p["deadline"]), now + self.config.accept_timeout),
                 batch=batch.batch_id if batch is not None else "")
         changed: list[Aggregate] = []
@@ -173,6 +190,7 @@ class Matchmaker:
                 changed.append(batch)
         if changed:
             await self._save(changed)
+        self._maybe_ready = set(self.proposals)
         self.stale = False
         for b in state.bots:
             self.bots.drive(b.game, b.match_id, {int(k): v for k, v in b.seats.items()})
@@ -183,6 +201,7 @@ class Matchmaker:
 
     def _remember(self, t: Ticket) -> None:
         self.tickets[t.ticket_id] = t
+        self._games.add(t.game)
         for p in t.players:
             self.player_ticket[p] = t.ticket_id
 
@@ -300,6 +319,8 @@ class Matchmaker:
                 ticket.accept(ticket_id, match_id, players)
                 await self._save([ticket])
             ready = match_id in self.proposals and self._accepted(self.proposals[match_id])
+            if ready:
+                self._maybe_ready.add(match_id)
         if ready:
             self.wake.set()
         return self.view(ticket)
@@ -369,51 +390,57 @@ class Matchmaker:
         are not held up by a large queue; a group is proposed only if all its tickets still
         wait when the lock is taken again.
         """
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         if self.stale:
             async with self.lock:
                 await self._reload()
         await self._learn_games()
         await self._rate_new_tickets()
-        t1 = time.perf_counter()
-        async with self.lock:
-            now = self.clock()
-            changed = self._expire(now) + self._time_out_proposals(now)
-            if changed:
-                await self._save(changed)
-            entries = self._entries(now)
-        t2 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         with _gc_paused():  # a cycle makes a few objects per ticket: no collections meanwhile
-            groups = await asyncio.to_thread(self._group, entries)
-            t3 = time.perf_counter()
             async with self.lock:
-                formed = [(game, g) for game, g in groups
-                          if all(self._waiting(i) for i in g.ticket_ids)]
+                now = self.clock()
+                changed = self._expire(now) + self._time_out_proposals(now)
+                if changed:
+                    await self._save(changed)
+                entries = self._entries(now)
+            t2, c2 = time.perf_counter(), time.process_time()
+            groups = await asyncio.to_thread(self._group, entries)
+            t3, c3 = time.perf_counter(), time.process_time()
+            async with self.lock:
+                waiting = {i for i, t in self.tickets.items() if t.status == "waiting"}
+                formed = [(game, g) for game, g in groups if waiting.issuperset(g.ticket_ids)]
                 if formed:
                     await self._propose(formed, self.clock())
-                ready = [p for p in self.proposals.values()
-                         if not p.creating and self._accepted(p)]
-                for p in ready:
-                    p.creating = True
+                ready = self._ready_to_create()
         for p in ready:
             task = asyncio.create_task(self._create(p))
             self._creating.add(task)
             task.add_done_callback(self._creating.discard)
-        t4 = time.perf_counter()
+        t4, c4 = time.perf_counter(), time.process_time()
         self.cycles += 1
         self.last_cycle = {"ratings": t1 - t0, "snapshot": t2 - t1, "grouping": t3 - t2,
                            "propose_and_save": t4 - t3, "total": t4 - t0,
+                           "cpu_snapshot": c2 - c1, "cpu_grouping": c3 - c2,
+                           "cpu_propose_and_save": c4 - c3, "cpu_total": c4 - c0,
                            "waiting": sum(len(v) for v in entries.values()),
                            "groups": len(formed)}
         return [g for _, g in formed]
 
-    def _waiting(self, ticket_id: str) -> bool:
-        t = self.tickets.get(ticket_id)
-        return t is not None and t.status == "waiting"
+    def _ready_to_create(self) -> list[Proposal]:
+        """Proposals accepted by everyone since the last look, now marked as being created."""
+        ready = []
+        for match_id in self._maybe_ready:
+            p = self.proposals.get(match_id)
+            if p is not None and not p.creating and self._accepted(p):
+                p.creating = True
+                ready.append(p)
+        self._maybe_ready.clear()
+        return ready
 
     async def _learn_games(self) -> None:
         """Games of restored tickets that the catalogue only learns from their rules service."""
-        for game in {t.game for t in self.tickets.values()} - set(self.catalogue.games):
+        for game in self._games - set(self.catalogue.games):
             try:
                 await self.game_spec(game)
             except Unavailable:
@@ -434,6 +461,15 @@ class Matchmaker:
             for t in tickets:
                 self.ratings[t.ticket_id] = tuple(
                     float(found.get(p, DEFAULT_ORDINAL)) for p in t.players)
+                self._static[t.ticket_id] = self._entry_fields(t)
+
+    def _entry_fields(self, t: Ticket) -> tuple[Any, ...]:
+        """A rated ticket's game, queue time and Entry fields but its wait, made once."""
+        r = t.resolved
+        return (t.game, t.queued_at,
+                (t.ticket_id, tuple(r["players"]), self.ratings[t.ticket_id], tuple(r["modes"]),
+                 int(r["min_seats"]), int(r["max_seats"])),
+                (float(r["rating_window"]), bool(r["allow_bots"]), str(r["region"])))
 
     def _expire(self, now: float) -> list[Ticket]:
         out = []
@@ -495,13 +531,9 @@ class Matchmaker:
             if fields is None:
                 if t.ticket_id not in ratings:
                     continue
-                r = t.resolved
-                fields = static[t.ticket_id] = (
-                    t.game, t.queued_at, t.ticket_id, tuple(r["players"]), ratings[t.ticket_id],
-                    tuple(r["modes"]), int(r["min_seats"]), int(r["max_seats"]),
-                    float(r["rating_window"]), bool(r["allow_bots"]), str(r["region"]))
-            game, queued_at, *head, window, bots, region = fields
-            entry = new(Entry, (*head, now - queued_at, window, bots, region))
+                fields = static[t.ticket_id] = self._entry_fields(t)
+            game, queued_at, head, tail = fields
+            entry = new(Entry, head + (now - queued_at,) + tail)
             if game in by_game:
                 by_game[game].append(entry)
             else:
@@ -534,43 +566,37 @@ class Matchmaker:
             saved += [queue, batch]
             made.append((game, batch, groups))
         await self._save(saved)
-        told: list[Ticket] = []
         auto = self.config.auto_accept
+        tickets, watchers = self.tickets, self.watchers
         for game, batch, groups in made:
             open_here: set[str] = set()
-            for group, p in zip(groups, batch.proposals()):
-                match_id = p["match_id"]
-                for i in group.ticket_ids:
-                    t = self.tickets[i]
-                    _mark_proposed(t, p, t.players if auto else [])
-                    told.append(t)
-                self.proposals[match_id] = Proposal(match_id, game, group.mode, p["seats"],
-                                                    list(group.ticket_ids), deadline,
-                                                    batch=batch.batch_id)
+            for group, row in zip(groups, batch.proposals()):
+                match_id = row.match_id
+                for i in group.ticket_ids:  # _mark_proposed, inlined: once per ticket
+                    t = tickets[i]
+                    t.status, t.proposal, t.reason = "proposed", row, ""
+                    t.accepted = sorted(t.players) if auto else []
+                self.proposals[match_id] = Proposal(match_id, game, group.mode, row,
+                                                    group.ticket_ids, deadline, batch=batch.batch_id)
                 open_here.add(match_id)
             self.batches[batch.batch_id] = (batch, open_here)
-            spreads = [g.spread for g in groups]
-            log.info("matches proposed", game=game, batch=batch.batch_id, matches=len(groups),
-                     tickets=sum(len(g.ticket_ids) for g in groups),
-                     bots=sum(g.bots for g in groups),
-                     mean_spread=round(sum(spreads) / len(spreads), 2))
-        self._tell(told)
+            if auto:
+                self._maybe_ready |= open_here
+            log.info("matches proposed", game=game, batch=batch.batch_id, matches=len(groups))
+            watched = set(watchers).intersection(batch.tickets)
+            self._tell([tickets[i] for i in watched])
 
     def _batch(self, game: str, groups: list[Group], deadline: float) -> ProposalBatch:
         """The proposals of one cycle for one game, as the columns ProposalBatch stores."""
         batch_id = f"mm-{uuid.uuid4().hex[:12]}"  # its matches: mm-<20 hex digits>, as ever
         modes: dict[str, int] = {}
-        mode_of, parties, tickets, seat_counts = [], [], [], []
-        players, seat_tickets, teams = [], [], []
-        for g in groups:
-            mode_of.append(modes.setdefault(g.mode, len(modes)))
-            parties.append(len(g.ticket_ids))
-            tickets += g.ticket_ids
-            seat_counts.append(len(g.seats))
-            for seat in g.seats:
-                players.append(seat.player)
-                seat_tickets.append(seat.ticket_id)
-                teams.append(seat.team)
+        names, seats_of, tickets_of = zip(*groups)  # Group: mode, seats, ticket_ids
+        mode_of = [modes.setdefault(m, len(modes)) for m in names]
+        parties = list(map(len, tickets_of))
+        tickets = list(chain.from_iterable(tickets_of))
+        seat_counts = list(map(len, seats_of))
+        # Seat: player, ticket_id, rating, bot, team
+        players, seat_tickets, _, _, teams = map(list, zip(*chain.from_iterable(seats_of)))
         return ProposalBatch(batch_id, game, deadline, self.config.auto_accept, list(modes),
                              mode_of, parties, tickets, seat_counts, players, seat_tickets, teams)
 
@@ -631,6 +657,7 @@ class Matchmaker:
                 return
             if code in TRANSIENT and p.attempts < CREATE_ATTEMPTS:
                 p.creating = False
+                self._maybe_ready.add(p.match_id)
                 return
             changed: list[Aggregate] = self._end(p)
             for i in p.ticket_ids:
@@ -714,7 +741,7 @@ class Matchmaker:
         }
 
 
-def _mark_proposed(t: Ticket, proposal: dict[str, Any], accepted: Sequence[str]) -> None:
+def _mark_proposed(t: Ticket, proposal: Mapping[str, Any], accepted: Sequence[str]) -> None:
     """The ticket as its proposal (stored in a ProposalBatch, not as its own event) leaves it."""
     t.status = "proposed"
     t.proposal = proposal
