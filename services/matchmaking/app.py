@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -84,7 +85,7 @@ class MatchmakingApplication(Application):
     def open_ticket_ids(self) -> list[uuid.UUID]:
         return self.open_ids().tickets
 
-    def load_open(self) -> OpenState:
+    def load_open(self, owns: Callable[[str], bool] = lambda game: True) -> OpenState:
         """Everything open, consistent with the queues' versions.
 
         The queues are read first and must be at the versions the scan saw: a batch that
@@ -100,5 +101,7 @@ class MatchmakingApplication(Application):
         tickets = [self.repository.get(i) for i in ids.tickets]
         bots = [self.repository.get(i) for i in ids.bots]
         batches = [self.repository.get(i) for i in ids.batches]
-        return OpenState([t for t in tickets if t.is_open], [b for b in bots if not b.finished],
-                         [b for b in batches if not b.closed], queues)
+        return OpenState([t for t in tickets if t.is_open and owns(t.game)],
+                         [b for b in bots if not b.finished and owns(b.game)],
+                         [b for b in batches if not b.closed and owns(b.game)],
+                         [q for q in queues if owns(q.game)])

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
+from collections.abc import Mapping
 from typing import Any
 
-from services.matchmaking import events, identity
+from services.matchmaking import events, routing
 from services.matchmaking.app import MatchmakingApplication
 from services.matchmaking.catalogue import Catalogue
 from services.matchmaking.matchmaker import Config, Matchmaker, config_from_env
@@ -44,8 +46,10 @@ async def start(
     config: Config | None = None,
     ratings: RatingSource | None = None,
     catalogue: Catalogue | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> RunningService:
-    """``config`` defaults to ``NEON_MATCHMAKING_*`` variables; ``ratings`` to the scoring service."""
+    """``config`` defaults to ``NEON_MATCHMAKING_*`` variables; ``ratings`` to the scoring service;
+    the replicas (``NEON_MATCHMAKING_PEERS``, ordinal) are read from ``environ`` (os.environ)."""
     config = config or config_from_env()
     app = await asyncio.to_thread(open_application, settings, lambda: MatchmakingApplication(
         env={**eventsourcing_env(settings, NAME), "AGGREGATE_CACHE_MAXSIZE": "5000"}))
@@ -62,12 +66,15 @@ async def start(
                                 events.projection(settings.namespace),
                                 interval=settings.outbox_interval, namespace=settings.namespace)
         await relay.start()
+    replicas = routing.replicas_from_env(os.environ if environ is None else environ)
+    router = routing.QueueRouter(replicas) if replicas is not None else None
     matchmaker = Matchmaker(app, rules, ratings, config, catalogue,
-                            on_saved=relay.poke if relay else (lambda: None))
+                            on_saved=relay.poke if relay else (lambda: None),
+                            owns=routing.owner_check(replicas))
     await matchmaker.recover()
     handle = await start_server(
         f"{settings.bind_host}:{settings.ports[NAME]}",
-        lambda server: identity.register(server, matchmaker, issuer),
+        lambda server: routing.register(server, matchmaker, issuer, router),
         [SERVICE_NAME], issuer,
     )
     loop_task = asyncio.create_task(matchmaker.run(), name="matchmaking-cycle")
@@ -81,9 +88,12 @@ async def start(
     if relay is not None:
         closers += [relay.drain, relay.stop]
     closers += [rules.close]
+    if router is not None:
+        closers.append(router.close)
     if owned_ratings is not None:
         closers.append(owned_ratings.close)
     closers.append(app.close)
-    log.info("matchmaking up", port=handle.port, auto_accept=config.auto_accept)
+    log.info("matchmaking up", port=handle.port, auto_accept=config.auto_accept,
+             replica=replicas.me if replicas else 0, replicas=len(replicas.peers) if replicas else 1)
     return RunningService(NAME, handle, f"{settings.host}:{handle.port}", closers=closers,
                           extra={"matchmaker": matchmaker, "relay": relay, "app": app})

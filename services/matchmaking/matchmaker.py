@@ -98,10 +98,14 @@ class Matchmaker:
         catalogue: Catalogue | None = None,
         clock: Callable[[], float] = time.time,
         on_saved: Callable[[], None] = lambda: None,
+        owns: Callable[[str], bool] = lambda game: True,
     ) -> None:
         self.app, self.rules, self.ratings_source, self.config = app, rules, ratings, config
         self.catalogue = catalogue or Catalogue()
         self.clock, self.on_saved = clock, on_saved
+        self.owns = owns
+        """Whether this process owns a game's queue (services/matchmaking/routing.py): it holds,
+        cycles and answers for the tickets of those games only."""
         self.tickets: dict[str, Ticket] = {}
         self.player_ticket: dict[str, str] = {}
         self.proposals: dict[str, Proposal] = {}
@@ -138,7 +142,7 @@ class Matchmaker:
 
     async def _reload(self) -> int:
         """Rebuild the in-memory queue from the store (the lock is held)."""
-        state = await asyncio.to_thread(self.app.load_open)
+        state = await asyncio.to_thread(self.app.load_open, self.owns)
         tickets = state.tickets
         now = self.clock()
         self.tickets.clear()
@@ -259,6 +263,9 @@ class Matchmaker:
             known = ", ".join(sorted(self.catalogue.games))
             raise InvalidArgument(f"unknown game {req.game!r}; games: {known}")
         resolved = resolve(spec, req, players)
+        if not self.owns(req.game):
+            raise Unavailable(f"this matchmaking replica does not own the queue of {req.game}; "
+                              "try again")
         async with self.lock:
             self._ready()
             raced = self.tickets.get(req.ticket_id)

@@ -1,0 +1,152 @@
+"""Several matchmaking replicas, one owner per queue: a ticket call for a queue another
+replica owns is forwarded to that owner.
+
+A queue is one game's waiting tickets (regions are grouped inside it). Its owner is fixed by
+rendezvous hashing of the game over the replicas (``NEON_MATCHMAKING_PEERS``, in ordinal
+order), the same scheme and code as the rules service's match owners
+(services/rules/ownership.py, services/rules/routing.py). Only the owner holds the queue's
+tickets in memory, runs its cycle, times out its proposals and drives its bots, so replicas
+never split a queue; the game's Queue version in the store is the safety net should two
+ever think they own it (the second writer is refused and reloads).
+
+- CreateTicket names its game; the other calls name a ticket, whose game a non-owner reads
+  from the store (one read) before forwarding. An unknown ticket is answered here.
+- Forwarded calls carry the caller's metadata and what is left of its deadline, and the
+  forwarder's replica-list fingerprint; a replica that does not own the queue, or holds
+  another list (a rollout that changes the count), refuses with UNAVAILABLE: no loops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any
+
+import grpc
+
+from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
+from services.matchmaking.identity import IdentityServicer
+from services.platform.errors import Unavailable
+from services.platform.tokens import TokenIssuer
+from services.rules.ownership import Replicas
+from services.rules.routing import PEER_CHANNEL_OPTIONS, Router, _relay_status
+
+Local = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
+
+
+def queue_key(game: str) -> str:
+    """What the owner of a game's queue is chosen by."""
+    return f"matchmaking-queue:{game}"
+
+
+def replicas_from_env(environ: Mapping[str, str]) -> Replicas | None:
+    """``NEON_MATCHMAKING_PEERS`` (addresses in ordinal order) and this replica's ordinal
+    (``NEON_MATCHMAKING_ORDINAL``, else the number ending the pod name, as a StatefulSet
+    names pods); None when matchmaking runs as one replica."""
+    peers = tuple(p.strip() for p in environ.get("NEON_MATCHMAKING_PEERS", "").split(",")
+                  if p.strip())
+    if len(peers) < 2:
+        return None
+    ordinal = environ.get("NEON_MATCHMAKING_ORDINAL", "").strip()
+    if not ordinal:
+        pod = (environ.get("NEON_POD_NAME") or environ.get("HOSTNAME") or "").strip()
+        tail = pod.rsplit("-", 1)[-1] if "-" in pod else ""
+        ordinal = tail if tail.isdigit() else "-1"
+    return Replicas(peers, int(ordinal))
+
+
+def owner_check(replicas: Replicas | None) -> Callable[[str], bool]:
+    """Whether this replica owns a game's queue (every queue, when it runs alone)."""
+    if replicas is None:
+        return lambda _game: True
+    return lambda game: replicas.mine(queue_key(game))
+
+
+class QueueRouter(Router):
+    """The rules router's ownership and forwarding, with matchmaking stubs to the peers."""
+
+    def owner_elsewhere(self, key: str, context: grpc.aio.ServicerContext) -> int | None:
+        try:
+            return super().owner_elsewhere(key, context)
+        except Unavailable:
+            raise Unavailable("the matchmaking replicas disagree on who owns this queue (their "
+                              "replica lists differ during a rollout); try again shortly") from None
+
+    def stub(self, ordinal: int) -> Any:
+        if ordinal not in self._stubs:
+            self._channels[ordinal] = grpc.aio.insecure_channel(
+                self.replicas.peers[ordinal], options=PEER_CHANNEL_OPTIONS)
+            self._stubs[ordinal] = pb_grpc.MatchmakingServiceStub(self._channels[ordinal])  # type: ignore[assignment]
+        return self._stubs[ordinal]
+
+
+class RoutedMatchmakingServicer(IdentityServicer):
+    """The matchmaking servicer of one replica: serves the queues it owns, forwards the rest."""
+
+    def __init__(self, matchmaker: Any, issuer: TokenIssuer, router: QueueRouter) -> None:
+        super().__init__(matchmaker, issuer)
+        self.router = router
+
+    async def _game_of(self, ticket_id: str) -> str:
+        held = self.mm.tickets.get(ticket_id)
+        if held is not None:
+            return str(held.game)
+        if not ticket_id:
+            return ""
+        found = await self.mm._find(ticket_id)
+        return str(found.game) if found is not None else ""
+
+    def _owner(self, game: str, context: grpc.aio.ServicerContext) -> int | None:
+        return self.router.owner_elsewhere(queue_key(game), context) if game else None
+
+    async def _unary(self, name: str, request: Any, context: grpc.aio.ServicerContext,
+                     local: Local, game: str) -> Any:
+        owner = self._owner(game, context)
+        if owner is None:
+            return await local(request, context)
+        try:
+            return await getattr(self.router.stub(owner), name)(
+                request, metadata=self.router.metadata(context), timeout=context.time_remaining())
+        except grpc.aio.AioRpcError as err:
+            await _relay_status(context, err, owner)
+
+    async def CreateTicket(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return await self._unary("CreateTicket", request, context, super().CreateTicket,
+                                 request.game)
+
+    async def CancelTicket(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return await self._unary("CancelTicket", request, context, super().CancelTicket,
+                                 await self._game_of(request.ticket_id))
+
+    async def GetTicket(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return await self._unary("GetTicket", request, context, super().GetTicket,
+                                 await self._game_of(request.ticket_id))
+
+    async def AcceptMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return await self._unary("AcceptMatch", request, context, super().AcceptMatch,
+                                 await self._game_of(request.ticket_id))
+
+    async def WatchTicket(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        owner = self._owner(await self._game_of(request.ticket_id), context)
+        if owner is None:
+            async for item in super().WatchTicket(request, context):
+                yield item
+            return
+        call = self.router.stub(owner).WatchTicket(
+            request, metadata=self.router.metadata(context), timeout=context.time_remaining())
+        try:
+            async for item in call:
+                yield item
+        except grpc.aio.AioRpcError as err:
+            await _relay_status(context, err, owner)
+        finally:
+            call.cancel()
+
+
+def register(server: grpc.aio.Server, matchmaker: Any, issuer: TokenIssuer,
+             router: QueueRouter | None) -> None:
+    """The matchmaking service of one replica (plain, with MintPlayerToken, when alone)."""
+    if router is None:
+        pb_grpc.add_MatchmakingServiceServicer_to_server(IdentityServicer(matchmaker, issuer), server)
+    else:
+        pb_grpc.add_MatchmakingServiceServicer_to_server(
+            RoutedMatchmakingServicer(matchmaker, issuer, router), server)
