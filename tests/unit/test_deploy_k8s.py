@@ -74,8 +74,8 @@ def objects(kind: str) -> dict[str, dict[str, Any]]:
 
 
 def workloads() -> dict[str, dict[str, Any]]:
-    """The pods of each service: a Deployment, or for the rules services (live matches in
-    memory, one owner each) a StatefulSet."""
+    """The pods of each service: a Deployment, or for the rules services and matchmaking
+    (live matches or queues in memory, one owner each) a StatefulSet."""
     found = {**objects("Deployment"), **objects("StatefulSet")}
     return {name: found[name] for name in DEFAULT_PORTS if name in found}
 
@@ -205,8 +205,8 @@ def test_every_env_var_in_the_deployments_is_one_the_code_reads() -> None:
 
 
 def test_disruption_budgets_for_all_and_no_autoscaler_for_services_with_owners() -> None:
-    """An HPA would change the rules replica count without changing NEON_RULES_PEERS, and
-    matchmaking runs as one replica (k8s/README.md)."""
+    """An HPA would change the rules or matchmaking replica count without changing their
+    peer lists (k8s/README.md)."""
     deployments = workloads()
     hpas = objects("HorizontalPodAutoscaler")
     assert not {h["spec"]["scaleTargetRef"]["name"] for h in hpas.values()} & (
@@ -258,14 +258,38 @@ def test_rules_replicas_find_each_other_and_know_their_place() -> None:
     assert "Rules replicas" in readme and "rollout" in readme
 
 
-def test_matchmaking_runs_as_exactly_one_replica() -> None:
-    """Its queues live in one process's memory (k8s/README.md says why): one replica, the old
-    pod stopped before the new one starts, and nothing that scales it."""
-    dep = objects("Deployment")["matchmaking"]
-    assert dep["spec"]["replicas"] == 1
-    assert dep["spec"]["strategy"] == {"type": "Recreate"}
+def test_matchmaking_replicas_find_each_other_and_own_every_queue_once() -> None:
+    """Matchmaking: a StatefulSet whose NEON_MATCHMAKING_PEERS names every replica in ordinal
+    order through its headless Service; each pod learns its place from its name, and every
+    game's queue has exactly one owner among them (services/matchmaking/routing.py)."""
+    from services.matchmaking.routing import owner_check, replicas_from_env
+
+    assert "matchmaking" not in objects("Deployment")
+    sts = objects("StatefulSet")["matchmaking"]
+    services = objects("Service")
+    headless = services[sts["spec"]["serviceName"]]
+    labels = sts["spec"]["template"]["metadata"]["labels"]
+    assert headless["spec"]["clusterIP"] == "None" and headless["spec"]["publishNotReadyAddresses"]
+    assert headless["spec"]["selector"].items() <= labels.items()
+    assert services["matchmaking"]["spec"].get("clusterIP") != "None"
+    env = {e["name"]: e for e in container(sts)["env"]}
+    assert env["NEON_POD_NAME"]["valueFrom"] == {"fieldRef": {"fieldPath": "metadata.name"}}
+    replicas = sts["spec"]["replicas"]
+    assert replicas >= 2
+    peers = env["NEON_MATCHMAKING_PEERS"]["value"]
+    assert peers.split(",") == [
+        f"matchmaking-{i}.{headless['metadata']['name']}.{NAMESPACE}.svc.cluster.local:50052"
+        for i in range(replicas)]
+    owns = []
+    for ordinal in range(replicas):
+        found = replicas_from_env({"NEON_MATCHMAKING_PEERS": peers,
+                                   "NEON_POD_NAME": f"matchmaking-{ordinal}"})
+        assert found is not None and found.me == ordinal
+        owns.append(owner_check(found))
+    for game in [*GAMES, "toy"]:
+        assert sum(own(game) for own in owns) == 1
     assert "matchmaking" not in objects("HorizontalPodAutoscaler")
-    assert "Matchmaking runs as one replica" in (ROOT / "k8s" / "README.md").read_text()
+    assert "Matchmaking replicas" in (ROOT / "k8s" / "README.md").read_text()
 
 
 # -- NATS and PostgreSQL ------------------------------------------------------------------------
@@ -358,6 +382,7 @@ NEEDED = (
     + [(r, r, DEFAULT_PORTS[r]) for r in RULES]
     + [("matchmaking", r, DEFAULT_PORTS[r]) for r in RULES]
     + [("matchmaking", "scoring", 50053), ("matchmaking", "nats", 4222), ("scoring", "nats", 4222)]
+    + [("matchmaking", "matchmaking", 50052)]
     + [(s, "postgres", 5432) for s in DEFAULT_PORTS]
     + [(None, r, DEFAULT_PORTS[r]) for r in RULES]
     + [(None, "matchmaking", 50052), (None, "scoring", 50053)]
