@@ -112,6 +112,24 @@ def spread_stats(groups: list[Group]) -> tuple[float, float, int]:
     return statistics.fmean(spreads), p95, seated
 
 
+def old_grouping(ref: str) -> Any:
+    """services/matchmaking/grouping.py as it was at git ``ref`` (the path before this work),
+    loaded as a module of its own so that both run side by side."""
+    import importlib.util
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    source = subprocess.run(["git", "-C", str(root), "show", f"{ref}:services/matchmaking/grouping.py"],
+                            check=True, capture_output=True, text=True).stdout
+    path = Path(tempfile.mkdtemp(prefix="bench-mm-old-")) / "old_grouping.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("old_grouping", path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules["old_grouping"] = module
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
 def load_average() -> str:
     one, five, fifteen = os.getloadavg()
     return f"{one:.2f} {five:.2f} {fifteen:.2f}  ({os.cpu_count()} cpus)"
@@ -188,7 +206,8 @@ async def service_cycle(scenario: str, entries: list[Entry], store: Store
     return wall, cpu, mm.last_cycle, groups
 
 
-def run(scenario: str, n: int, seed: int, repeats: int, stores: list[str], workdir: Path) -> None:
+def run(scenario: str, n: int, seed: int, repeats: int, stores: list[str], workdir: Path,
+        old: Any = None) -> None:
     modes = GAMES[scenario].modes
     entries = tickets(scenario, n, seed)
     policy = Policy()
@@ -202,6 +221,14 @@ def run(scenario: str, n: int, seed: int, repeats: int, stores: list[str], workd
         naive, w, c = timed(lambda: first_come(modes, entries))
         naive_w.append(w)
         naive_c.append(c)
+    old_c: list[float] = []
+    if old is not None:
+        old_entries = [old.Entry(*e) for e in entries]
+        old_policy = old.Policy(**policy.__dict__)
+        for _ in range(repeats):
+            theirs, _, c = timed(lambda: old.form_groups(modes, old_entries, old_policy))
+            old_c.append(c)
+        same = [(g.mode, g.ticket_ids) for g in theirs] == [(g.mode, g.ticket_ids) for g in ours]
     mo, po, so = spread_stats(ours)
     mn, pn, sn = spread_stats(naive)
     print(f"  {'':24} {'wall ms':>22} {'CPU ms':>22} {'matches':>8} {'seated':>7} "
@@ -210,6 +237,10 @@ def run(scenario: str, n: int, seed: int, repeats: int, stores: list[str], workd
           f"{len(ours):8} {so:7} {mo:11.2f} {po:6.2f}")
     print(f"  {'first-come grouping':24} {spans(naive_w):>22} {spans(naive_c):>22} "
           f"{len(naive):8} {sn:7} {mn:11.2f} {pn:6.2f}")
+    if old_c:
+        print(f"  {'rating-aware, old code':24} {'':>22} {spans(old_c):>22}   "
+              f"new/old CPU x{statistics.median(aware_c) / statistics.median(old_c):.2f}, "
+              f"{'the same groups' if same else 'DIFFERENT GROUPS'}")
     print(f"  {'ratio aware/first-come':24} time x{statistics.median(aware_c) / statistics.median(naive_c):.2f} "
           f"(CPU), spread mean 1/{mn / mo if mo else float('inf'):.0f}, "
           f"p95 1/{pn / po if po else float('inf'):.1f}, seated x{so / sn if sn else 0:.2f}")
@@ -241,6 +272,9 @@ def main() -> None:
     parser.add_argument("--scenarios", nargs="+", default=["neon-reign", "neon"])
     parser.add_argument("--stores", nargs="+", default=["memory", "sqlite", "postgres"],
                         choices=["memory", "sqlite", "postgres"])
+    parser.add_argument("--old", default="", metavar="GIT_REF",
+                        help="also run the grouping as it was at this git ref (e.g. main before "
+                             "this work, af9380f), side by side")
     parser.add_argument("--no-service", action="store_true",
                         help="skip the whole-service cycle (event store included)")
     args = parser.parse_args()
@@ -252,10 +286,11 @@ def main() -> None:
     print(f"load average at start: {load_average()}")
     print("one matchmaking cycle over N waiting tickets (waits uniform 0-60 s, ratings N(10, 8)); "
           f"median (min-max) of {args.repeats}")
+    old = old_grouping(args.old) if args.old else None
     with tempfile.TemporaryDirectory(prefix="bench-mm-") as workdir:
         for n in args.sizes:
             for scenario in args.scenarios:
-                run(scenario, n, args.seed, args.repeats, stores, Path(workdir))
+                run(scenario, n, args.seed, args.repeats, stores, Path(workdir), old)
     print(f"\nload average at end: {load_average()}")
 
 

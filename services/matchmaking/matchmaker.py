@@ -153,10 +153,13 @@ class Matchmaker:
         for t in tickets:
             self._remember(t)
         batch_of: dict[str, ProposalBatch] = {}
+        matches_of: dict[str, list[str]] = {}
         latest: dict[str, tuple[BatchProposal, ProposalBatch]] = {}
         for batch in state.batches:  # oldest first: a later batch wins
-            for p in batch.proposals():
-                batch_of[p["match_id"]] = batch
+            rows = batch.proposals()
+            matches_of[batch.batch_id] = [p.match_id for p in rows]
+            for p in rows:
+                batch_of[p.match_id] = batch
                 for i in p["ticket_ids"]:
                     latest[i] = (p, batch)
         for i, (p, batch) in latest.items():
@@ -186,7 +189,7 @@ class Matchmaker:
                       "the proposed match was lost in a restart")
             changed.append(t)
         for batch in state.batches:
-            open_here = {m for m, b in batch_of.items() if b is batch and m in self.proposals}
+            open_here = {m for m in matches_of[batch.batch_id] if m in self.proposals}
             if open_here:
                 self.batches[batch.batch_id] = (batch, open_here)
             else:
