@@ -1,0 +1,36 @@
+"""Which matchmaking replica owns a game's queue: from NEON_MATCHMAKING_PEERS and the ordinal."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.matchmaking.routing import owner_check, queue_key, replicas_from_env
+from services.rules.ownership import owner_of
+
+PEERS = "mm-0.peers:50052,mm-1.peers:50052,mm-2.peers:50052"
+GAMES = [f"game-{i}" for i in range(30)]
+
+
+def test_one_replica_owns_every_queue() -> None:
+    assert replicas_from_env({}) is None
+    assert replicas_from_env({"NEON_MATCHMAKING_PEERS": "only:50052"}) is None
+    assert all(owner_check(None)(g) for g in GAMES)
+
+
+def test_the_ordinal_comes_from_the_setting_or_the_pod_name() -> None:
+    assert replicas_from_env({"NEON_MATCHMAKING_PEERS": PEERS,
+                              "NEON_MATCHMAKING_ORDINAL": "2"}).me == 2  # type: ignore[union-attr]
+    assert replicas_from_env({"NEON_MATCHMAKING_PEERS": PEERS,
+                              "NEON_POD_NAME": "matchmaking-1"}).me == 1  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="ordinal"):
+        replicas_from_env({"NEON_MATCHMAKING_PEERS": PEERS, "HOSTNAME": "laptop"})
+
+
+def test_every_queue_has_exactly_one_owner_and_they_are_spread() -> None:
+    owns = [owner_check(replicas_from_env({"NEON_MATCHMAKING_PEERS": PEERS,
+                                           "NEON_MATCHMAKING_ORDINAL": str(i)}))
+            for i in range(3)]
+    for game in GAMES:
+        owners = [i for i, own in enumerate(owns) if own(game)]
+        assert owners == [owner_of(queue_key(game), 3)]
+    assert all(any(own(g) for g in GAMES) for own in owns)  # 30 games: each replica owns some
