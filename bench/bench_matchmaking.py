@@ -189,12 +189,14 @@ async def service_cycle(scenario: str, entries: list[Entry], store: Store
                     "min_seats": e.min_seats, "max_seats": e.max_seats, "region": e.region,
                     "rating_window": e.rating_window, "allow_bots": e.allow_bots}
         tickets.append(Ticket(e.ticket_id, resolved, resolved, now - e.waited, "bench"))
-    for start in range(0, len(tickets), 2000):
-        app.save(*tickets[start:start + 2000])
     rules = RulesGateway(lambda game: None, "", 1.0)
     mm = Matchmaker(app, rules, StaticRatings(table), Config(ticket_ttl=3600),
                     Catalogue({scenario: GAMES[scenario]}))
-    await mm.recover()  # an empty queue: the tickets are added as CreateTicket leaves them
+    await mm.recover()  # an empty store; the tickets are then added as CreateTicket leaves them
+    to_stored = app.mapper.to_stored_event
+    for start in range(0, len(tickets), 5000):  # set-up: straight to the recorder, in chunks
+        app.recorder.insert_events([to_stored(e) for t in tickets[start:start + 5000]
+                                    for e in t.collect_events()])
     for t in tickets:
         mm._remember(t)
     await mm._rate_new_tickets()  # the ratings lookup is measured apart: it is a network call
