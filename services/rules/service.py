@@ -195,6 +195,18 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         data, final, count = await self.host.export(claims(), request.match_id)
         return rules_pb2.ExportMatchResponse(export_jsonl=data, final_hash=final, event_count=count)
 
+    async def ListMatches(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        if request.limit < 0:
+            raise InvalidArgument("limit must not be negative")
+        limit = min(request.limit or 50, 200)
+        return rules_pb2.ListMatchesResponse(game_id=self.game_id, matches=[
+            rules_pb2.MatchSummary(
+                match_id=live.match_id, game_id=self.game_id, mode=str(live.created["mode"]),
+                seats=int(live.created["seats"]), status=STATUS[live.status],
+                version=live.version)
+            for live in self.host.live.held()[:limit]
+        ])
+
     async def Play(self, request_iterator: AsyncIterator[Any],
                    context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         """The seat stream: events, decisions and views pushed; actions answered in order."""
