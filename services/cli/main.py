@@ -102,7 +102,16 @@ def up(
         raise typer.Exit(run_processes(settings, _endpoint_table, console.print))
 
     async def run() -> None:
+        from services.gateway import main as gateway_main
+
         backend = await start_backend(settings, scoring=True, matchmaking=True)
+        try:
+            gateway = await gateway_main.start(
+                backend.settings, backend.keys,
+                addresses={k: v for k, v in backend.endpoints().items() if k != "nats"})
+        except BaseException:
+            await backend.stop(0)
+            raise
         token_file = settings.var_dir / "organiser.token"
         token_file.write_text(backend.organiser_token() + "\n")
         table = Table(title="Neon Arena is up")
@@ -110,12 +119,14 @@ def up(
         table.add_column("endpoint")
         for name, address in backend.endpoints().items():
             table.add_row(name, address)
+        table.add_row("gateway (HTTP/JSON, viewer)", gateway.url)
         console.print(table)
         console.print(f"organiser token: {token_file}  (Ctrl-C stops)")
         try:
             await _wait_for_signal()
         finally:
             console.print("stopping...")
+            await gateway.stop()
             await backend.stop(settings.grace_seconds)
             console.print("stopped")
 
@@ -133,7 +144,7 @@ def _endpoint_table(endpoints: dict[str, str]) -> None:
 
 @app.command()
 @friendly
-def serve(service: str = typer.Argument(..., help="dice or rules-<game>")) -> None:
+def serve(service: str = typer.Argument(..., help="dice, rules-<game>, matchmaking, scoring or gateway")) -> None:
     """Run one service on its own, configured by environment variables."""
     from services.dice import main as dice_main
     from services.platform import bus
@@ -142,7 +153,7 @@ def serve(service: str = typer.Argument(..., help="dice or rules-<game>")) -> No
     from services.rules.games import available
 
     settings = _settings()
-    known = ["dice", "matchmaking", "scoring", *(f"rules-{game}" for game in available())]
+    known = ["dice", "matchmaking", "scoring", "gateway", *(f"rules-{game}" for game in available())]
     if service not in known:
         raise CliError(f"unknown service {service!r}; services here: {', '.join(known)}", USAGE)
 
@@ -164,6 +175,10 @@ def serve(service: str = typer.Argument(..., help="dice or rules-<game>")) -> No
 
             nc = await bus.connect(settings.nats_url, service)
             running = await scoring_main.start(settings, keys, nc)
+        elif service == "gateway":
+            from services.gateway import main as gateway_main
+
+            running = await gateway_main.start(settings, keys)
         else:
             err_console.print(f"{service} is not part of this build yet")
             raise typer.Exit(2)

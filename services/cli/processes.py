@@ -38,11 +38,15 @@ SERVICE_MODULES = {
     "dice": "services.dice.main",
     "scoring": "services.scoring.main",
     "matchmaking": "services.matchmaking.main",
+    "gateway": "services.gateway.main",
 }
 """Services other than the rules services, and the module whose ``start`` runs each."""
 
-TIERS: tuple[tuple[str, ...], ...] = (("dice", "scoring"), ("rules",), ("matchmaking",))
-"""Start order; stopping goes the other way (matchmaking calls rules, rules call dice)."""
+TIERS: tuple[tuple[str, ...], ...] = (("dice", "scoring"), ("rules",), ("matchmaking",), ("gateway",))
+"""Start order; stopping goes the other way (the gateway calls everyone, matchmaking calls
+rules, rules call dice)."""
+HTTP_SERVICES = {"gateway": 8080}
+"""Services that answer HTTP rather than gRPC (their health is GET /healthz), default port."""
 
 STOP_MARGIN = 5.0
 """Seconds beyond NEON_GRACE_SECONDS before a service that ignores SIGTERM is killed."""
@@ -107,6 +111,16 @@ def health_status(address: str, timeout: float = 0.5) -> int | None:
         except grpc.RpcError:
             return None
         return int(reply.status)
+
+
+def http_serving(address: str, timeout: float = 0.5) -> bool:
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://{address}/healthz", timeout=timeout) as answer:
+            return bool(answer.status == 200)
+    except OSError:
+        return False
 
 
 def serving(address: str) -> bool:
@@ -179,7 +193,7 @@ class Child:
                 if code == 2 and "unknown service" in tail:
                     raise NotServable(f"{self.service}: `neon serve` does not offer it yet")
                 raise StartError(f"{self.service} exited with {code} while starting:\n{tail}")
-            if serving(self.address):
+            if http_serving(self.address) if self.service in HTTP_SERVICES else serving(self.address):
                 return
             time.sleep(0.1)
         raise StartError(f"{self.service} did not answer SERVING within {timeout:.0f}s:\n"
@@ -219,7 +233,7 @@ class Supervisor:
 
     def plan(self) -> dict[str, str]:
         """Pick the services and their loopback ports; the environment every child shares."""
-        names = self.services if self.services is not None else available_services()
+        names = self.services if self.services is not None else [*available_services(), "gateway"]
         env = dict(self.environ)
         env.setdefault("NEON_HOST", HOST)
         env.setdefault("NEON_BIND_HOST", HOST)
@@ -228,6 +242,9 @@ class Supervisor:
             key = f"NEON_{env_key(name)}_PORT"
             if not env.get(key):
                 port = self.settings.ports.get(name) or free_port()  # plug-in games: any port
+                if name in HTTP_SERVICES:  # the browser's door: its usual port when free
+                    usual = HTTP_SERVICES[name]
+                    port = usual if not port_open(env["NEON_HOST"], usual) else free_port()
                 env[key] = str(port)
             address = env.get(f"NEON_{env_key(name)}_ADDR") or f"{env['NEON_HOST']}:{env[key]}"
             bind = f"{env['NEON_BIND_HOST']}:{env[key]}"
