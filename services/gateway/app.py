@@ -38,6 +38,7 @@ STREAM_JSON = "application/connect+json"
 STREAM_PROTO = "application/connect+proto"
 PASSED_HEADERS = ("authorization", "x-request-id")
 log = get_logger("gateway")
+CONFIG = web.AppKey("config", GatewayConfig)
 
 
 class Upstreams:
@@ -239,7 +240,7 @@ class Gateway:
 
 @web.middleware
 async def cors(request: web.Request, handler: Any) -> web.StreamResponse:
-    config: GatewayConfig = request.app["config"]
+    config = request.app[CONFIG]
     origin = request.headers.get("Origin", "")
     allowed = config.allows(origin)
     if request.method == "OPTIONS":
@@ -269,7 +270,7 @@ def cors_headers(config: GatewayConfig, origin: str) -> dict[str, str]:
 
 def build_app(gateway: Gateway) -> web.Application:
     app = web.Application(client_max_size=MAX_EXPORT_BYTES + 1024, middlewares=[cors])
-    app["config"] = gateway.config
+    app[CONFIG] = gateway.config
     app.router.add_get("/", gateway.index)
     app.router.add_get("/healthz", gateway.healthz)
     app.router.add_get("/api/games", gateway.games)

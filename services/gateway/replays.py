@@ -16,7 +16,7 @@ from services.rules.export import parse_export
 from services.rules.games import load_engine, load_presentation
 from services.rules.games.contract import is_v2
 from services.rules.replay import Replayed, ReplayError, step
-from services.rules.verify import verify_export
+from services.rules.verify import _state_key, verify_export
 
 MAX_EXPORT_BYTES = 32 * 1024 * 1024
 
@@ -52,7 +52,11 @@ def public_frames(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]], st
     except (KeyError, ModuleNotFoundError) as err:
         return facts, [], f"cannot replay this game here: {err}"
     present = load_presentation(facts["game_id"])
-    replayed = Replayed()
+    try:
+        key = _state_key(records)  # keyed state hashes: the key comes from the revealed seed
+    except (StopIteration, KeyError, ValueError):
+        return facts, [], "the match is not sealed: its state hashes cannot be checked yet"
+    replayed = Replayed(key=key)
     frames: list[dict[str, Any]] = []
     for record in records:
         try:
