@@ -65,7 +65,7 @@ def _has_start(module: str) -> bool:
 
 
 def available_services() -> list[str]:
-    """Services whose code is in this build, in start order."""
+    """The gRPC services whose code is in this build, in start order."""
     from services.rules.games import available
 
     present: list[str] = []
@@ -73,6 +73,8 @@ def available_services() -> list[str]:
         for name in tier:
             if name == "rules":
                 present += [f"rules-{game}" for game in available()]
+            elif name in HTTP_SERVICES:
+                continue  # gRPC services only; `neon up --processes` adds the gateway itself
             elif _has_start(SERVICE_MODULES[name]):
                 present.append(name)
     return present

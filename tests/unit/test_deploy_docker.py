@@ -139,7 +139,7 @@ def neon_services() -> dict[str, dict[str, Any]]:
 
 def test_compose_runs_every_service_plus_nats_and_postgres() -> None:
     services = compose()["services"]
-    assert set(services) == NEON_SERVICES | {"nats", "postgres"}
+    assert set(services) == NEON_SERVICES | {"nats", "postgres", "gateway"}  # gateway: HTTP
     assert set(offered_services()) <= set(services)
     nats = services["nats"]
     assert "-js" in nats["command"]
