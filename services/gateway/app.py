@@ -49,13 +49,22 @@ class Upstreams:
         self._channels: dict[str, grpc.aio.Channel] = {}
 
     def games(self) -> list[str]:
-        return sorted(name.removeprefix("rules-") for name in self.addresses if name.startswith("rules-"))
+        return sorted(
+            name.removeprefix("rules-") for name in self.addresses if name.startswith("rules-")
+        )
 
     def channel(self, service: str) -> grpc.aio.Channel:
         if service not in self.addresses:
-            what = f"game {service.removeprefix('rules-')!r}" if service.startswith("rules-") else service
-            raise ConnectError("not_found", f"this gateway does not reach {what}; it serves "
-                               f"games {', '.join(self.games()) or 'none'}")
+            what = (
+                f"game {service.removeprefix('rules-')!r}"
+                if service.startswith("rules-")
+                else service
+            )
+            raise ConnectError(
+                "not_found",
+                f"this gateway does not reach {what}; it serves "
+                f"games {', '.join(self.games()) or 'none'}",
+            )
         if service not in self._channels:
             self._channels[service] = grpc.aio.insecure_channel(self.addresses[service])
         return self._channels[service]
@@ -67,14 +76,21 @@ class Upstreams:
 
 
 def _codec(request: web.Request, streaming: bool) -> str:
-    """"json" or "proto" from the content type; anything else is refused with 415."""
+    """ "json" or "proto" from the content type; anything else is refused with 415."""
     ctype = request.content_type.lower()
-    wanted = {STREAM_JSON: "json", STREAM_PROTO: "proto"} if streaming else {JSON: "json", PROTO: "proto"}
+    wanted = (
+        {STREAM_JSON: "json", STREAM_PROTO: "proto"}
+        if streaming
+        else {JSON: "json", PROTO: "proto"}
+    )
     if ctype not in wanted:
         accepted = ", ".join(wanted)
         raise web.HTTPUnsupportedMediaType(
             text=f'{{"code":"invalid_argument","message":"content-type must be one of {accepted}, '
-                 f'not {ctype or "none"!s}"}}', content_type=JSON, headers={"Accept-Post": accepted})
+            f'not {ctype or "none"!s}"}}',
+            content_type=JSON,
+            headers={"Accept-Post": accepted},
+        )
     return wanted[ctype]
 
 
@@ -92,8 +108,13 @@ def _error_response(err: ConnectError) -> web.Response:
 
 
 class Gateway:
-    def __init__(self, config: GatewayConfig, upstreams: Upstreams, service_token: Any = None,
-                 public_key: str | None = None) -> None:
+    def __init__(
+        self,
+        config: GatewayConfig,
+        upstreams: Upstreams,
+        service_token: Any = None,
+        public_key: str | None = None,
+    ) -> None:
         self.config = config
         self.upstreams = upstreams
         self.methods = public_methods()
@@ -109,12 +130,17 @@ class Gateway:
         path = f"/{request.match_info['service']}/{request.match_info['method']}"
         method = self.methods.get(path)
         if method is None:
-            raise ConnectError("unimplemented", f"no method {path[1:]} here (Play, a "
-                               "bidirectional stream, is gRPC only)")
+            raise ConnectError(
+                "unimplemented",
+                f"no method {path[1:]} here (Play, a bidirectional stream, is gRPC only)",
+            )
         if method.service == "rules":
             if not game:
-                raise ConnectError("not_found", "rules calls name their game: POST "
-                                   f"/games/<game>{path} (games: {', '.join(self.upstreams.games())})")
+                raise ConnectError(
+                    "not_found",
+                    "rules calls name their game: POST "
+                    f"/games/<game>{path} (games: {', '.join(self.upstreams.games())})",
+                )
             return method, f"rules-{game}"
         if game:
             raise ConnectError("not_found", f"{path[1:]} is not a game's call; POST {path}")
@@ -143,31 +169,51 @@ class Gateway:
                 log.info("call refused", code=err.code, reason=err.message)
                 return _error_response(err)
 
-    async def _unary(self, request: web.Request, method: Method, channel: grpc.aio.Channel,
-                     raw: bytes, codec: str, metadata: list[tuple[str, str]]) -> web.Response:
+    async def _unary(
+        self,
+        request: web.Request,
+        method: Method,
+        channel: grpc.aio.Channel,
+        raw: bytes,
+        codec: str,
+        metadata: list[tuple[str, str]],
+    ) -> web.Response:
         call = channel.unary_unary(method.path)
         try:
-            answer = await call(raw, metadata=metadata,
-                                timeout=_timeout(request, self.config.unary_timeout))
+            answer = await call(
+                raw, metadata=metadata, timeout=_timeout(request, self.config.unary_timeout)
+            )
         except grpc.aio.AioRpcError as err:
             return _error_response(ConnectError.from_grpc(err))
         if codec == "json":
             return web.Response(body=method.encode_json(answer), content_type=JSON)
         return web.Response(body=answer, content_type=PROTO)
 
-    async def _stream(self, request: web.Request, method: Method, channel: grpc.aio.Channel,
-                      raw: bytes, codec: str, metadata: list[tuple[str, str]]) -> web.StreamResponse:
-        call = channel.unary_stream(method.path)(raw, metadata=metadata,
-                                                 timeout=_timeout(request, None))
-        response = web.StreamResponse(headers={
-            "Content-Type": STREAM_JSON if codec == "json" else STREAM_PROTO,
-            **cors_headers(self.config, request.headers.get("Origin", ""))})
+    async def _stream(
+        self,
+        request: web.Request,
+        method: Method,
+        channel: grpc.aio.Channel,
+        raw: bytes,
+        codec: str,
+        metadata: list[tuple[str, str]],
+    ) -> web.StreamResponse:
+        call = channel.unary_stream(method.path)(
+            raw, metadata=metadata, timeout=_timeout(request, None)
+        )
+        response = web.StreamResponse(
+            headers={
+                "Content-Type": STREAM_JSON if codec == "json" else STREAM_PROTO,
+                **cors_headers(self.config, request.headers.get("Origin", "")),
+            }
+        )
         await response.prepare(request)
         error: ConnectError | None = None
         try:
             async for item in call:
-                await response.write(connect.envelope(method.encode_json(item) if codec == "json"
-                                                      else item))
+                await response.write(
+                    connect.envelope(method.encode_json(item) if codec == "json" else item)
+                )
         except grpc.aio.AioRpcError as err:
             error = ConnectError.from_grpc(err)
         except (ConnectionResetError, asyncio.CancelledError):
@@ -183,14 +229,19 @@ class Gateway:
     # -- the viewer's API -------------------------------------------------------------------
 
     async def games(self, request: web.Request) -> web.Response:
-        return web.json_response({"games": self.upstreams.games(),
-                                  "replays_from_service": self.service_token is not None})
+        return web.json_response(
+            {
+                "games": self.upstreams.games(),
+                "replays_from_service": self.service_token is not None,
+            }
+        )
 
     async def replay_upload(self, request: web.Request) -> web.Response:
         data = await request.read()
         if not data:
-            return _error_response(ConnectError("invalid_argument", "send the export file as "
-                                                "the request body"))
+            return _error_response(
+                ConnectError("invalid_argument", "send the export file as the request body")
+            )
         if len(data) > MAX_EXPORT_BYTES:
             return _error_response(ConnectError("resource_exhausted", "export too large"))
         report = await asyncio.to_thread(replay_report, data, self.public_key)
@@ -200,8 +251,10 @@ class Gateway:
         game, match_id = request.match_info["game"], request.match_info["match_id"]
         try:
             if self.service_token is None:
-                raise ConnectError("unimplemented", "this gateway does not fetch exports; "
-                                   "upload the export file instead")
+                raise ConnectError(
+                    "unimplemented",
+                    "this gateway does not fetch exports; upload the export file instead",
+                )
             channel = self.upstreams.channel(f"rules-{game}")
             view = await channel.unary_unary(
                 "/neon.rules.v1.RulesService/GetView",
@@ -209,15 +262,19 @@ class Gateway:
                 response_deserializer=rules_pb2.GetViewResponse.FromString,
             )(rules_pb2.GetViewRequest(match_id=match_id), timeout=self.config.unary_timeout)
             if view.status != rules_pb2.MATCH_STATUS_ENDED:
-                raise ConnectError("failed_precondition", "the match is not over: watch it live; "
-                                   "its replay opens when it has ended")
+                raise ConnectError(
+                    "failed_precondition",
+                    "the match is not over: watch it live; its replay opens when it has ended",
+                )
             exported = await channel.unary_unary(
                 "/neon.rules.v1.RulesService/ExportMatch",
                 request_serializer=rules_pb2.ExportMatchRequest.SerializeToString,
                 response_deserializer=rules_pb2.ExportMatchResponse.FromString,
-            )(rules_pb2.ExportMatchRequest(match_id=match_id),
-              metadata=[("authorization", f"Bearer {self.service_token()}")],
-              timeout=self.config.unary_timeout)
+            )(
+                rules_pb2.ExportMatchRequest(match_id=match_id),
+                metadata=[("authorization", f"Bearer {self.service_token()}")],
+                timeout=self.config.unary_timeout,
+            )
         except ConnectError as err:
             return _error_response(err)
         except grpc.aio.AioRpcError as err:
@@ -234,8 +291,9 @@ class Gateway:
         return web.Response(text="ok")
 
     async def not_found(self, request: web.Request) -> web.Response:
-        return _error_response(ConnectError("not_found", f"nothing at {request.method} "
-                                            f"{request.path}"))
+        return _error_response(
+            ConnectError("not_found", f"nothing at {request.method} {request.path}")
+        )
 
 
 @web.middleware
@@ -262,7 +320,7 @@ def cors_headers(config: GatewayConfig, origin: str) -> dict[str, str]:
         "Access-Control-Allow-Origin": "*" if "*" in config.cors_origins else origin,
         "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
         "Access-Control-Allow-Headers": "authorization, content-type, connect-protocol-version, "
-                                        "connect-timeout-ms, x-request-id",
+        "connect-timeout-ms, x-request-id",
         "Access-Control-Max-Age": "600",
         "Vary": "Origin",
     }

@@ -28,10 +28,13 @@ class GatewayConfig:
 
 def load_config(environ: dict[str, str] | None = None) -> GatewayConfig:
     e = os.environ if environ is None else environ
-    origins = tuple(o.strip() for o in e.get("NEON_GATEWAY_CORS_ORIGINS", "").split(",") if o.strip())
+    origins = tuple(
+        o.strip() for o in e.get("NEON_GATEWAY_CORS_ORIGINS", "").split(",") if o.strip()
+    )
     return GatewayConfig(
         port=int(e.get("NEON_GATEWAY_PORT") or DEFAULT_PORT),
         cors_origins=origins,
         unary_timeout=float(e.get("NEON_GATEWAY_TIMEOUT") or 30.0),
-        replay_from_service=e.get("NEON_GATEWAY_REPLAYS", "1").strip().lower() not in ("0", "false", "no", "off"),
+        replay_from_service=e.get("NEON_GATEWAY_REPLAYS", "1").strip().lower()
+        not in ("0", "false", "no", "off"),
     )

@@ -19,10 +19,21 @@ FLAG_END_STREAM = 0x02
 HEADER = struct.Struct(">BI")
 
 HTTP_STATUS = {
-    "canceled": 499, "unknown": 500, "invalid_argument": 400, "deadline_exceeded": 504,
-    "not_found": 404, "already_exists": 409, "permission_denied": 403,
-    "resource_exhausted": 429, "failed_precondition": 400, "aborted": 409, "out_of_range": 400,
-    "unimplemented": 501, "internal": 500, "unavailable": 503, "data_loss": 500,
+    "canceled": 499,
+    "unknown": 500,
+    "invalid_argument": 400,
+    "deadline_exceeded": 504,
+    "not_found": 404,
+    "already_exists": 409,
+    "permission_denied": 403,
+    "resource_exhausted": 429,
+    "failed_precondition": 400,
+    "aborted": 409,
+    "out_of_range": 400,
+    "unimplemented": 501,
+    "internal": 500,
+    "unavailable": 503,
+    "data_loss": 500,
     "unauthenticated": 401,
 }
 """Connect code -> HTTP status of a unary error (the Connect spec's table)."""
@@ -64,8 +75,10 @@ def end_of_stream(error: ConnectError | None = None) -> bytes:
 def single_envelope(body: bytes, limit: int) -> bytes:
     """The one message of a server-stream request; anything else is ``invalid_argument``."""
     if len(body) < HEADER.size:
-        raise ConnectError("invalid_argument", "a streaming request body must be one Connect "
-                           "envelope (flags, 4-byte length, message)")
+        raise ConnectError(
+            "invalid_argument",
+            "a streaming request body must be one Connect envelope (flags, 4-byte length, message)",
+        )
     flags, length = HEADER.unpack_from(body)
     if flags & FLAG_COMPRESSED:
         raise ConnectError("unimplemented", "compressed envelopes are not supported")
@@ -74,6 +87,8 @@ def single_envelope(body: bytes, limit: int) -> bytes:
     if length > limit:
         raise ConnectError("resource_exhausted", f"message of {length} bytes exceeds {limit}")
     if len(body) != HEADER.size + length:
-        raise ConnectError("invalid_argument", f"envelope says {length} bytes, the body holds "
-                           f"{len(body) - HEADER.size}")
-    return body[HEADER.size:]
+        raise ConnectError(
+            "invalid_argument",
+            f"envelope says {length} bytes, the body holds {len(body) - HEADER.size}",
+        )
+    return body[HEADER.size :]

@@ -47,8 +47,12 @@ class RunningGateway:
         log.info("gateway stopped")
 
 
-async def start(settings: Settings, keys: Keys, config: GatewayConfig | None = None,
-                addresses: dict[str, str] | None = None) -> RunningGateway:
+async def start(
+    settings: Settings,
+    keys: Keys,
+    config: GatewayConfig | None = None,
+    addresses: dict[str, str] | None = None,
+) -> RunningGateway:
     config = config or load_config()
     upstreams = Upstreams(addresses if addresses is not None else upstream_addresses(settings))
     issuer = TokenIssuer(keys.token_secret)
@@ -56,19 +60,26 @@ async def start(settings: Settings, keys: Keys, config: GatewayConfig | None = N
     def service_token() -> str:
         return issuer.issue("service", "*", player="gateway", ttl=300)
 
-    gateway = Gateway(config, upstreams, service_token if config.replay_from_service else None,
-                      public_key_hex(keys.signing_key))
+    gateway = Gateway(
+        config,
+        upstreams,
+        service_token if config.replay_from_service else None,
+        public_key_hex(keys.signing_key),
+    )
     runner = web.AppRunner(build_app(gateway), access_log=None, shutdown_timeout=1.0)
     await runner.setup()
     site = web.TCPSite(runner, settings.bind_host, config.port)
     await site.start()
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     address = f"{settings.host}:{port}"
-    log.info("gateway serving", address=address, upstreams=upstreams.addresses,
-             cors=list(config.cors_origins))
+    log.info(
+        "gateway serving",
+        address=address,
+        upstreams=upstreams.addresses,
+        cors=list(config.cors_origins),
+    )
     return RunningGateway(runner, upstreams, address)
 
 
 def with_port(config: GatewayConfig, port: int) -> GatewayConfig:
     return dataclasses.replace(config, port=port)
-

@@ -45,41 +45,55 @@ class Method:
             text = body.decode("utf-8") if body.strip() else "{}"
             json_format.Parse(text, message)
         except (UnicodeDecodeError, json_format.ParseError) as err:
-            raise ConnectError("invalid_argument", f"{self.request.DESCRIPTOR.full_name}: "
-                               f"not valid JSON for this message: {err}") from None
+            raise ConnectError(
+                "invalid_argument",
+                f"{self.request.DESCRIPTOR.full_name}: not valid JSON for this message: {err}",
+            ) from None
         return message.SerializeToString()
 
     def check_binary(self, body: bytes) -> bytes:
         try:
             self.request.FromString(body)
         except DecodeError as err:
-            raise ConnectError("invalid_argument", f"{self.request.DESCRIPTOR.full_name}: "
-                               f"not a valid protobuf message: {err}") from None
+            raise ConnectError(
+                "invalid_argument",
+                f"{self.request.DESCRIPTOR.full_name}: not a valid protobuf message: {err}",
+            ) from None
         return body
 
     def encode_json(self, raw: bytes) -> bytes:
         """Proto3 JSON with default values included (seat 0 and empty lists stay visible)."""
         return json_format.MessageToJson(
-            self.response.FromString(raw), always_print_fields_with_no_presence=True,
-            indent=None).encode()
+            self.response.FromString(raw), always_print_fields_with_no_presence=True, indent=None
+        ).encode()
 
 
-def _methods(file: Any, service_name: str, service: str, only: set[str] | None = None) -> list[Method]:
+def _methods(
+    file: Any, service_name: str, service: str, only: set[str] | None = None
+) -> list[Method]:
     descriptor = file.DESCRIPTOR.services_by_name[service_name]
     out = []
     for m in descriptor.methods:
         if m.client_streaming or (only is not None and m.name not in only):
             continue
-        out.append(Method(service, f"{descriptor.full_name}/{m.name}",
-                          GetMessageClass(m.input_type), GetMessageClass(m.output_type),
-                          m.server_streaming))
+        out.append(
+            Method(
+                service,
+                f"{descriptor.full_name}/{m.name}",
+                GetMessageClass(m.input_type),
+                GetMessageClass(m.output_type),
+                m.server_streaming,
+            )
+        )
     return out
 
 
 def public_methods() -> dict[str, Method]:
     """By path: /neon.rules.v1.RulesService/GetView -> Method."""
-    methods = (_methods(rules_pb2, "RulesService", "rules")
-               + _methods(matchmaking_pb2, "MatchmakingService", "matchmaking")
-               + _methods(scoring_pb2, "ScoringService", "scoring")
-               + _methods(dice_pb2, "DiceService", "dice", PUBLIC_DICE))
+    methods = (
+        _methods(rules_pb2, "RulesService", "rules")
+        + _methods(matchmaking_pb2, "MatchmakingService", "matchmaking")
+        + _methods(scoring_pb2, "ScoringService", "scoring")
+        + _methods(dice_pb2, "DiceService", "dice", PUBLIC_DICE)
+    )
     return {m.path: m for m in methods}

@@ -41,9 +41,13 @@ def public_frames(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]], st
     if not records or records[0].get("type") != "MatchCreated":
         return {}, [], "the export does not start with MatchCreated"
     created = records[0]
-    facts = {"match_id": str(created.get("match_id", "")), "game_id": str(created.get("game", "")),
-             "mode": str(created.get("mode", "")), "seats": created.get("seats"),
-             "players": [str(p) for p in created.get("players") or []]}
+    facts = {
+        "match_id": str(created.get("match_id", "")),
+        "game_id": str(created.get("game", "")),
+        "mode": str(created.get("mode", "")),
+        "seats": created.get("seats"),
+        "players": [str(p) for p in created.get("players") or []],
+    }
     try:
         engine = load_engine(facts["game_id"])
         version = str(created.get("engine_version"))
@@ -65,11 +69,16 @@ def public_frames(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]], st
             return facts, frames, str(err)
         public = rec.project(record, None)
         view = engine.view(replayed.state, None) if replayed.state is not None else None
-        frames.append({
-            "n": record.get("n"), "type": record.get("type"), "seat": record.get("seat", -1),
-            "text": _texts(present, public), "view": view,
-            "outcome": record.get("outcome") if record.get("type") == "MatchEnded" else None,
-        })
+        frames.append(
+            {
+                "n": record.get("n"),
+                "type": record.get("type"),
+                "seat": record.get("seat", -1),
+                "text": _texts(present, public),
+                "view": view,
+                "outcome": record.get("outcome") if record.get("type") == "MatchEnded" else None,
+            }
+        )
     return facts, frames, ""
 
 
@@ -79,9 +88,14 @@ def replay_report(data: bytes, public_key: str | None = None) -> dict[str, Any]:
     facts, frames, stopped = public_frames(data)
     return {
         **facts,
-        "verification": {"ok": report.ok, "checks": report.checks, "failure": report.failure,
-                         "warnings": report.warnings, "events": report.events,
-                         "public_key_pinned": bool(public_key)},
+        "verification": {
+            "ok": report.ok,
+            "checks": report.checks,
+            "failure": report.failure,
+            "warnings": report.warnings,
+            "events": report.events,
+            "public_key_pinned": bool(public_key),
+        },
         "frames": frames,
         "stopped": stopped,
     }

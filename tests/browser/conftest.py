@@ -25,8 +25,16 @@ from tests.integration.conftest import make_settings
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 CHROMIUM = os.environ.get("NEON_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _need_chromium() -> None:
@@ -51,11 +59,15 @@ class Served:
 @pytest.fixture
 async def served(tmp_path: Path, nats_url: str) -> AsyncIterator[Served]:
     """Dice and every game's rules service, and the gateway in front of them."""
-    backend = await start_backend(make_settings(tmp_path, nats_url), games=available(),
-                                  embedded_nats=False)
+    backend = await start_backend(
+        make_settings(tmp_path, nats_url), games=available(), embedded_nats=False
+    )
     gateway = await gateway_main.start(
-        backend.settings, backend.keys, GatewayConfig(port=0),
-        addresses={k: v for k, v in backend.endpoints().items() if k != "nats"})
+        backend.settings,
+        backend.keys,
+        GatewayConfig(port=0),
+        addresses={k: v for k, v in backend.endpoints().items() if k != "nats"},
+    )
     try:
         yield Served(backend, gateway)
     finally:

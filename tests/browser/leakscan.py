@@ -16,9 +16,9 @@ from typing import Any
 
 from services.rules.export import parse_export
 from services.rules.games import load_engine
+from services.rules.records import project
 from services.rules.replay import Replayed, step
 from services.rules.verify import _state_key
-from services.rules.records import project
 from tests.support.campaign.leaks import found_in, secrets, strings
 
 
@@ -46,7 +46,7 @@ def stream_frames(body: bytes) -> list[dict[str, Any]]:
     frames, at = [], 0
     while at + 5 <= len(body):
         flags, length = struct.unpack_from(">BI", body, at)
-        frames.append({"flags": flags, "message": json.loads(body[at + 5: at + 5 + length])})
+        frames.append({"flags": flags, "message": json.loads(body[at + 5 : at + 5 + length])})
         at += 5 + length
     return frames
 

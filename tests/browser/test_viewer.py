@@ -24,8 +24,11 @@ CLOCKED = "neon-reign"
 
 
 def two_seat_mode(game: str) -> str:
-    return next(name for name, mode in load_engine(game).modes().items()
-                if mode.min_seats <= 2 <= mode.max_seats)
+    return next(
+        name
+        for name, mode in load_engine(game).modes().items()
+        if mode.min_seats <= 2 <= mode.max_seats
+    )
 
 
 async def create(served: Served, game: str) -> tuple[Any, Any, str, dict[int, str]]:
@@ -33,11 +36,17 @@ async def create(served: Served, game: str) -> tuple[Any, Any, str, dict[int, st
     stub = rules_pb2_grpc.RulesServiceStub(channel)
     organiser = [("authorization", f"Bearer {served.backend.organiser_token()}")]
     request = rules_pb2.CreateMatchRequest(
-        match_id=f"web-{uuid.uuid4().hex[:10]}", mode=two_seat_mode(game), seats=2,
-        dev_seed=f"browser-{game}")
+        match_id=f"web-{uuid.uuid4().hex[:10]}",
+        mode=two_seat_mode(game),
+        seats=2,
+        dev_seed=f"browser-{game}",
+    )
     if game == CLOCKED:
-        request.clock.CopyFrom(rules_pb2.ClockConfig(
-            kind=rules_pb2.CLOCK_KIND_FISCHER, bank_ms=600_000, increment_ms=1_000))
+        request.clock.CopyFrom(
+            rules_pb2.ClockConfig(
+                kind=rules_pb2.CLOCK_KIND_FISCHER, bank_ms=600_000, increment_ms=1_000
+            )
+        )
     created = await stub.CreateMatch(request, metadata=organiser)
     return channel, stub, created.match_id, {t.seat: t.token for t in created.seat_tokens}
 
@@ -45,8 +54,9 @@ async def create(served: Served, game: str) -> tuple[Any, Any, str, dict[int, st
 async def export(served: Served, stub: Any, match_id: str) -> bytes:
     organiser = [("authorization", f"Bearer {served.backend.organiser_token()}")]
     for _ in range(100):  # the seal follows the end
-        answer = await stub.ExportMatch(rules_pb2.ExportMatchRequest(match_id=match_id),
-                                        metadata=organiser)
+        answer = await stub.ExportMatch(
+            rules_pb2.ExportMatchRequest(match_id=match_id), metadata=organiser
+        )
         if b'"MatchSealed"' in answer.export_jsonl:
             return bytes(answer.export_jsonl)
         await asyncio.sleep(0.05)
@@ -88,7 +98,8 @@ async def test_the_page_loads_without_console_errors(served: Served, browser: Br
 
 @pytest.mark.parametrize("game", available())
 async def test_a_spectator_follows_a_live_bot_match_to_its_end(
-        served: Served, browser: Browser, game: str) -> None:
+    served: Served, browser: Browser, game: str
+) -> None:
     channel, stub, match_id, tokens = await create(served, game)
     try:
         page = browser.page
@@ -106,11 +117,15 @@ async def test_a_spectator_follows_a_live_bot_match_to_its_end(
         log = await page.eval_on_selector_all("#log li", "ls => ls.map(l => l.textContent)")
         data = await export(served, stub, match_id)
         events = len(data.splitlines()) - 1
-        versions = await page.eval_on_selector_all("#log li", "ls => ls.map(l => +l.dataset.version)")
+        versions = await page.eval_on_selector_all(
+            "#log li", "ls => ls.map(l => +l.dataset.version)"
+        )
         assert max(versions) == events, "the log reaches the match's last event"
         assert len(log) >= events // 2 and all(line.strip() for line in log)
         if game == CLOCKED:
-            clocks = await page.eval_on_selector_all("#clocks .clock", "cs => cs.map(c => c.textContent)")
+            clocks = await page.eval_on_selector_all(
+                "#clocks .clock", "cs => cs.map(c => c.textContent)"
+            )
             assert [c.split(":")[0] for c in clocks] == ["seat 0", "seat 1"]
         await browser.screenshot(f"live-{game}")
         leaks, checked = scan(await received_bodies(browser), data)
@@ -122,7 +137,8 @@ async def test_a_spectator_follows_a_live_bot_match_to_its_end(
 
 
 async def test_a_replay_steps_forward_and_back_and_a_tampered_export_fails(
-        served: Served, browser: Browser, tmp_path: Any) -> None:
+    served: Served, browser: Browser, tmp_path: Any
+) -> None:
     game = "neon-reign" if "neon-reign" in available() else available()[0]
     channel, stub, match_id, tokens = await create(served, game)
     try:
@@ -144,7 +160,11 @@ async def test_a_replay_steps_forward_and_back_and_a_tampered_export_fails(
     assert await page.get_attribute("#step-label", "data-n") == "1"
     for _ in range(3):
         await page.click("#step-next")
-    assert await page.get_attribute("#step-label", "data-n") == "4", (await page.text_content("#status"), await page.text_content("#step-label"), browser.console_errors)
+    assert await page.get_attribute("#step-label", "data-n") == "4", (
+        await page.text_content("#status"),
+        await page.text_content("#step-label"),
+        browser.console_errors,
+    )
     await page.click("#step-prev")
     assert await page.get_attribute("#step-label", "data-n") == "3"
     await page.wait_for_selector(f"#replay-board svg[data-game='{game}']")

@@ -23,8 +23,11 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 def walkthrough() -> str:
     text = README.read_text()
-    block = re.search(r"<!-- curl-walkthrough:start -->\n```sh\n(.*?)```\n<!-- curl-walkthrough:end -->",
-                      text, re.S)
+    block = re.search(
+        r"<!-- curl-walkthrough:start -->\n```sh\n(.*?)```\n<!-- curl-walkthrough:end -->",
+        text,
+        re.S,
+    )
     assert block, "the README's curl walkthrough is missing"
     return block.group(1)
 
@@ -40,20 +43,34 @@ def _tools() -> None:
 
 @pytest.mark.timeout(180)
 async def test_the_readme_curl_walkthrough_plays_a_whole_neon_reign_match(
-        backend: Backend, tmp_path: Path) -> None:
+    backend: Backend, tmp_path: Path
+) -> None:
     _tools()
     running = await gateway_main.start(
-        backend.settings, backend.keys, GatewayConfig(port=0),
-        addresses={k: v for k, v in backend.endpoints().items() if k != "nats"})
+        backend.settings,
+        backend.keys,
+        GatewayConfig(port=0),
+        addresses={k: v for k, v in backend.endpoints().items() if k != "nats"},
+    )
     try:
         env: dict[str, Any] = {
-            **os.environ, "GW": running.url, "ORG": backend.organiser_token(),
+            **os.environ,
+            "GW": running.url,
+            "ORG": backend.organiser_token(),
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
             "NEON_VAR_DIR": str(tmp_path / "var"),
         }
         proc = await asyncio.create_subprocess_exec(
-            "bash", "-euo", "pipefail", "-c", walkthrough(), cwd=tmp_path, env=env,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+            "bash",
+            "-euo",
+            "pipefail",
+            "-c",
+            walkthrough(),
+            cwd=tmp_path,
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
         out, _ = await asyncio.wait_for(proc.communicate(), timeout=150)
     finally:
         await running.stop()

@@ -23,7 +23,9 @@ def test_compose_runs_the_gateway_on_its_port_in_front_of_every_service() -> Non
     assert addresses["dice"] == f"dice:{DEFAULT_PORTS['dice']}"
     for game in GAMES:
         assert addresses[f"rules-{game}"] == f"rules-{game}:{DEFAULT_PORTS[f'rules-{game}']}"
-    assert addresses["matchmaking"] == "matchmaking:50052" and addresses["scoring"] == "scoring:50053"
+    assert (
+        addresses["matchmaking"] == "matchmaking:50052" and addresses["scoring"] == "scoring:50053"
+    )
 
 
 def test_k8s_runs_the_gateway_with_http_probes_and_the_shared_config() -> None:
@@ -41,16 +43,20 @@ def test_k8s_runs_the_gateway_with_http_probes_and_the_shared_config() -> None:
     assert deployment["spec"]["replicas"] >= 2, "stateless: several replicas behind the Service"
 
 
-@pytest.mark.parametrize(("src", "dst", "port", "ok"), [
-    (None, "gateway", DEFAULT_PORT, True),
-    *[("gateway", f"rules-{g}", DEFAULT_PORTS[f"rules-{g}"], True) for g in GAMES],
-    ("gateway", "matchmaking", 50052, True),
-    ("gateway", "scoring", 50053, True),
-    ("gateway", "dice", 50051, True),
-    ("gateway", "postgres", 5432, False),
-    ("gateway", "nats", 4222, False),
-    (None, "dice", 50051, False),
-])
+@pytest.mark.parametrize(
+    ("src", "dst", "port", "ok"),
+    [
+        (None, "gateway", DEFAULT_PORT, True),
+        *[("gateway", f"rules-{g}", DEFAULT_PORTS[f"rules-{g}"], True) for g in GAMES],
+        ("gateway", "matchmaking", 50052, True),
+        ("gateway", "scoring", 50053, True),
+        ("gateway", "dice", 50051, True),
+        ("gateway", "postgres", 5432, False),
+        ("gateway", "nats", 4222, False),
+        (None, "dice", 50051, False),
+    ],
+)
 def test_network_policies_let_the_gateway_reach_the_public_services_only(
-        src: str | None, dst: str, port: int, ok: bool) -> None:
+    src: str | None, dst: str, port: int, ok: bool
+) -> None:
     assert allowed(src, dst, port) is ok
