@@ -108,7 +108,7 @@ async def test_a_spectator_follows_a_live_bot_match_to_its_end(
         # the match is listed (ListMatches) and picked from the list
         await page.click(f"#match-list button[data-match-id='{match_id}']")
         await page.wait_for_selector(f"#board svg[data-game='{game}']")
-        pause = 0.02 if game in ("neon-knights-2086", "barbaric") else 0.04
+        pause = {"neon-knights-2086": 0.005, "barbaric": 0.01, "neon": 0.015}.get(game, 0.04)
         outcome = await play_table(stub, match_id, tokens, slow(random_choice(game), pause))
         assert outcome is not None
         await page.wait_for_selector("#board[data-ended='1']", timeout=60_000)
