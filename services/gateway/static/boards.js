@@ -12,7 +12,7 @@ function el(name, attrs = {}, text = undefined) {
 }
 
 function svgRoot(width, height, game) {
-  return el("svg", { viewBox: `0 0 ${width} ${height}`, width: "100%", "data-game": game,
+  return el("svg", { viewBox: `0 0 ${width} ${height}`, width, height, "data-game": game,
                      role: "img", "aria-label": `${game} board` });
 }
 
@@ -122,7 +122,7 @@ function neonKnights(view) {
   const rows = view.track_rows || [];
   const players = view.players || [];
   const cell = 26;
-  const width = 3 * cell + 260;
+  const width = 3 * cell + 420;
   const height = Math.max(rows.length * cell + 40, 60 + players.length * 20);
   const svg = svgRoot(width, height, "neon-knights-2086");
   rows.forEach((row, r) => {
@@ -134,11 +134,15 @@ function neonKnights(view) {
     });
   });
   players.forEach((p) => {
+    if (!rows.length) return;
     const r = Math.min(p.row ?? 0, Math.max(rows.length - 1, 0));
     const y = 20 + (rows.length - 1 - r) * cell;
     svg.append(el("rect", { x: 14 + (p.lane ?? 0) * cell, y: y + 4, width: cell - 10, height: cell - 10, rx: 4,
                             fill: SEAT_COLOURS[p.seat % SEAT_COLOURS.length], class: "car", "data-car": p.seat }));
   });
+  if (!rows.length) {
+    svg.append(el("text", { x: 10, y: 16, class: "small" }, "no track laid"));
+  }
   const info = el("g", { transform: `translate(${3 * cell + 30},20)` });
   info.append(el("text", { x: 0, y: 10, class: "label" }, `race ${view.race ?? "?"}/${view.races ?? "?"} · day ${view.day ?? "?"} · ${view.phase || ""}`));
   players.forEach((p, k) => {
