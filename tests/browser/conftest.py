@@ -1,13 +1,16 @@
 """Browser tests: the viewer in a real headless Chromium (Debian's /usr/bin/chromium) driven
 by Playwright for Python, against the real services and the gateway.
 
+The test modules make their own fixtures from ``serving`` and ``chromium_page``: a fixture
+in a conftest would run in another event loop than the module's tests.
+
 Screenshots go to tests/browser/artifacts/ (git-ignored), one per test. Without a Chromium the
 tests are skipped locally; under CI (CI=true) they fail, so a missing browser is never silent.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import contextlib
 import os
 import shutil
 from collections.abc import AsyncIterator
@@ -56,11 +59,11 @@ class Served:
         return self.gateway.url
 
 
-@pytest.fixture
-async def served(tmp_path: Path, nats_url: str) -> AsyncIterator[Served]:
+@contextlib.asynccontextmanager
+async def serving(folder: Path, nats_url: str) -> AsyncIterator[Served]:
     """Dice and every game's rules service, and the gateway in front of them."""
     backend = await start_backend(
-        make_settings(tmp_path, nats_url), games=available(), embedded_nats=False
+        make_settings(folder, nats_url), games=available(), embedded_nats=False
     )
     gateway = await gateway_main.start(
         backend.settings,
@@ -88,8 +91,9 @@ class Browser:
         return path
 
 
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
+@contextlib.asynccontextmanager
+async def chromium_page() -> AsyncIterator[Browser]:
+    """A fresh page of a headless Chromium that records console errors and responses."""
     _need_chromium()
     from playwright.async_api import async_playwright
 
@@ -105,7 +109,3 @@ async def browser() -> AsyncIterator[Browser]:
             yield Browser(page, errors, responses)
         finally:
             await chromium.close()
-
-
-def with_port(config: GatewayConfig, port: int) -> GatewayConfig:
-    return dataclasses.replace(config, port=port)
