@@ -36,6 +36,13 @@ async def browser() -> AsyncIterator[Browser]:
         yield page
 
 
+PIECES = {
+    "neon-reign": ".hero",
+    "neon": ".fighter",
+    "neon-knights-2086": ".car",
+    "barbaric": ".rider",
+}
+"""What each game's board draws for its seats (services/gateway/static/boards.js)."""
 CLOCKED = "neon-reign"
 """The game whose match runs with Fischer clocks, so the page shows a clock per seat."""
 
@@ -126,7 +133,13 @@ async def test_a_spectator_follows_a_live_bot_match_to_its_end(
         await page.click(f"#match-list button[data-match-id='{match_id}']")
         await page.wait_for_selector(f"#board svg[data-game='{game}']")
         pause = {"neon-knights-2086": 0.005, "barbaric": 0.01, "neon": 0.015}.get(game, 0.04)
-        outcome = await play_table(stub, match_id, tokens, slow(random_choice(game), pause))
+        playing = asyncio.create_task(
+            play_table(stub, match_id, tokens, slow(random_choice(game), pause))
+        )
+        # while it is played, the board shows the game's pieces (heroes, fighters, cars, riders)
+        await page.wait_for_selector(f"#board svg {PIECES[game]}", timeout=30_000)
+        await browser.screenshot(f"live-{game}-playing")
+        outcome = await playing
         assert outcome is not None
         await page.wait_for_selector("#board[data-ended='1']", timeout=60_000)
         shown = await page.text_content("#outcome")

@@ -137,7 +137,8 @@ function neonKnights(view) {
     if (!rows.length) return;
     const r = Math.min(p.row ?? 0, Math.max(rows.length - 1, 0));
     const y = 20 + (rows.length - 1 - r) * cell;
-    svg.append(el("rect", { x: 14 + (p.lane ?? 0) * cell, y: y + 4, width: cell - 10, height: cell - 10, rx: 4,
+    const shift = (p.seat % 3) * 4;  // cars on one cell stay visible side by side
+    svg.append(el("rect", { x: 12 + (p.lane ?? 0) * cell + shift, y: y + 2 + shift, width: cell - 12, height: cell - 12, rx: 4,
                             fill: SEAT_COLOURS[p.seat % SEAT_COLOURS.length], class: "car", "data-car": p.seat }));
   });
   if (!rows.length) {
