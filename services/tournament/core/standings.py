@@ -19,6 +19,9 @@ Tie-breaks (values shown in every row, in the configured order):
 - ``placement-points``: the points themselves (multiplayer events list it for clarity).
 - ``game-tiebreak``: the sum of the game's own tie-break values (``TableResult.game_tiebreak``).
 
+Elimination formats rank first by how far a player got in the bracket (the champion, then
+the last one knocked out, ...), then by points (wins) and the tie-breaks.
+
 Players still level after all tie-breaks are ranked by seed order (rating, then
 registration order, then player id), so ranks are always 1..n without gaps or repeats.
 Players whose round-robin results were annulled (withdrawal before half their games) are
@@ -102,6 +105,11 @@ def standings(config: FormatConfig, history: History) -> tuple[StandingRow, ...]
         totals[p] = 0.0
     dropped = drop_rounds(history)
     seeds = {e.player_id: i for i, e in enumerate(seed_order(history.entrants))}
+    levels: dict[str, int] = {}
+    if config.is_elimination:
+        from services.tournament.core.elimination import exit_levels
+
+        levels = exit_levels(config, history)
     rows = []
     for player in book:
         tbs = tuple((name, tiebreak_value(name, player, book, totals)) for name in config.tiebreaks)
@@ -109,6 +117,7 @@ def standings(config: FormatConfig, history: History) -> tuple[StandingRow, ...]
     rows.sort(
         key=lambda row: (
             row[0] in annulled,
+            -levels.get(row[0], 0),
             -totals[row[0]],
             tuple(-v for _, v in row[1]),
             seeds[row[0]],

@@ -217,7 +217,7 @@ def _match(
 ) -> list[tuple[int, int]] | None:
     """Pairs of indices into ``order``, or None when no pairing without a rematch exists.
 
-    The graph first holds only the promising edges (:func:`_candidates`, width 8): the
+    The graph first holds only the promising edges (:func:`_candidates`, width 4): the
     neighbours in the order and those near the "top half against bottom half" opponent.
     When that graph has no perfect matching, the width doubles until the graph is
     complete, so a pairing is found whenever one exists."""
@@ -235,7 +235,7 @@ def _match(
     met = [opponents(book[p]) for p in order]
     floated = [float_history[p] for p in order]
     units = Units.for_field(n, len(values))
-    width = 8
+    width = 4
     while True:
         graph = nx.Graph()
         graph.add_nodes_from(range(n))
