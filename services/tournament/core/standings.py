@@ -18,6 +18,7 @@ Tie-breaks (values shown in every row, in the configured order):
   A shared first place is not a win.
 - ``placement-points``: the points themselves (multiplayer events list it for clarity).
 - ``game-tiebreak``: the sum of the game's own tie-break values (``TableResult.game_tiebreak``).
+  Multiplayer events always apply it first, before the configured ones.
 
 Elimination formats rank first by how far a player got in the bracket (the champion, then
 the last one knocked out, ...), then by points (wins) and the tie-breaks.
@@ -97,6 +98,14 @@ def tiebreak_value(
     raise ValueError(f"unknown tie-break {name!r}")
 
 
+def effective_tiebreaks(config: FormatConfig) -> tuple[str, ...]:
+    """The configured tie-breaks; multiplayer events always break ties by the game's own
+    tie-break first."""
+    if config.format == "multiplayer" and "game-tiebreak" not in config.tiebreaks:
+        return ("game-tiebreak", *config.tiebreaks)
+    return tuple(config.tiebreaks)
+
+
 def standings(config: FormatConfig, history: History) -> tuple[StandingRow, ...]:
     book = ledger(config, history)
     totals = {p: points(rounds) for p, rounds in book.items()}
@@ -112,7 +121,10 @@ def standings(config: FormatConfig, history: History) -> tuple[StandingRow, ...]
         levels = exit_levels(config, history)
     rows = []
     for player in book:
-        tbs = tuple((name, tiebreak_value(name, player, book, totals)) for name in config.tiebreaks)
+        tbs = tuple(
+            (name, tiebreak_value(name, player, book, totals))
+            for name in effective_tiebreaks(config)
+        )
         rows.append((player, tbs))
     rows.sort(
         key=lambda row: (
