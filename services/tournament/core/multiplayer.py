@@ -22,7 +22,12 @@ from itertools import combinations
 
 from services.tournament.core.ledger import Round
 from services.tournament.core.model import FormatConfig, History, Table, TournamentError
-from services.tournament.core.progress import active_players, next_round_number, require_complete
+from services.tournament.core.progress import (
+    active_players,
+    check_late_entries,
+    next_round_number,
+    require_complete,
+)
 
 MAX_SWAP_PASSES = 50
 
@@ -135,6 +140,7 @@ def pair_multiplayer(config: FormatConfig, history: History) -> tuple[Table, ...
     book = require_complete(config, history)
     number = next_round_number(history)
     players = active_players(history, number)
+    check_late_entries(config, history, number)
     if number == 1:
         ranked = players
     else:

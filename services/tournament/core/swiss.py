@@ -42,6 +42,7 @@ from services.tournament.core.ledger import Round
 from services.tournament.core.model import FormatConfig, History, Table, TournamentError
 from services.tournament.core.progress import (
     active_players,
+    check_late_entries,
     next_round_number,
     pairing_order,
     require_complete,
@@ -292,6 +293,7 @@ def pair_swiss(config: FormatConfig, history: History) -> tuple[Table, ...]:
     book = require_complete(config, history)
     number = next_round_number(history)
     players = active_players(history, number)
+    check_late_entries(config, history, number)
     if len(players) < 2:
         raise TournamentError(f"round {number}: fewer than two players left to pair")
     ranked = pairing_order(players, book, history)

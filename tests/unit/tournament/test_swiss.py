@@ -227,3 +227,15 @@ def test_a_256_player_round_pairs_everyone_once_by_score_group() -> None:
     assert sorted(p for t in tables for p in t.seats) == sorted(e.player_id for e in field(256))
     points = {r.player_id: r.points for r in standings(config, history)}
     assert all(points[t.seats[0]] == points[t.seats[1]] for t in tables)  # 128 + 128: no float
+
+
+def test_a_late_entry_after_the_allowed_round_is_refused() -> None:
+    config = FormatConfig("swiss", rounds=4, late_entry_until=2)
+    history = History((*field(8), Entrant("tardy", 2000, 8)), late=(("tardy", 3),))
+    for _ in range(2):
+        tables = pair_next_round(config, history)
+        history = with_round(
+            history, tables, [TableResult(t.number, t.seats, (1, 2)) for t in tables]
+        )
+    with pytest.raises(TournamentError, match="late entries may only start up to round 2"):
+        pair_next_round(config, History(history.entrants, history.rounds, late=history.late))
