@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.tournament.core import (
     Entrant,
@@ -132,3 +134,39 @@ def test_a_dropped_player_loses_by_walkover() -> None:
     assert is_finished(config, history)
     with pytest.raises(TournamentError, match="finished"):
         pair_next_round(config, history)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    n=st.integers(2, 20),
+    double=st.booleans(),
+    upsets=st.lists(st.booleans(), min_size=1, max_size=40),
+)
+def test_any_bracket_ends_with_one_champion(n, double, upsets) -> None:
+    config = FormatConfig("double-elimination" if double else "single-elimination")
+    history = History(seeds(n))
+    k = 0
+    while not is_finished(config, history):
+        tables = pair_next_round(config, history)
+        seated = [p for t in tables for p in t.seats]
+        assert len(seated) == len(set(seated))
+        results = []
+        for t in tables:
+            if not t.bye:
+                results.append(
+                    TableResult(t.number, t.seats, (2, 1) if upsets[k % len(upsets)] else (1, 2))
+                )
+                k += 1
+        number = len(history.rounds) + 1
+        history = History(
+            history.entrants, (*history.rounds, RoundRecord(number, tables, tuple(results)))
+        )
+        assert number <= 2 * n + 2
+    champion = bracket(config, history)["champion"]
+    rows = standings(config, history)
+    assert rows[0].player_id == champion
+    games = sum(1 for r in history.rounds for t in r.tables if not t.bye)
+    if not double:
+        assert games == n - 1
+    else:
+        assert games in (2 * n - 2, 2 * n - 1)  # without or with the reset final

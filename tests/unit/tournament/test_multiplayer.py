@@ -6,6 +6,8 @@ from collections import Counter
 from itertools import combinations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.tournament.core import (
     Entrant,
@@ -120,3 +122,31 @@ def test_a_field_that_cannot_be_split_gives_byes_to_the_lowest() -> None:
     history = play(NEON, history)
     second = pair_next_round(NEON, history)
     assert second[1].bye and second[1].seats != ("p04",)
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    n=st.integers(3, 30),
+    sizes=st.sampled_from([(3, 4), (3, 4, 5, 6), (4, 5), (3,)]),
+    seed=st.integers(0, 10**6),
+)
+def test_every_player_sits_once_a_round_at_an_allowed_table(n, sizes, seed) -> None:
+    config = FormatConfig("multiplayer", rounds=3, table_sizes=sizes, placement_points=(4, 2, 1, 0))
+    history = History(players(n))
+    for number in range(1, 4):
+        tables = pair_next_round(config, history)
+        seated = Counter(p for t in tables for p in t.seats)
+        assert set(seated.values()) == {1} and len(seated) == n
+        assert all(t.bye or len(t.seats) in sizes for t in tables)
+        results = tuple(
+            TableResult(
+                t.number,
+                t.seats,
+                tuple(1 + (seed * (i + 3) * number) % len(t.seats) for i in range(len(t.seats))),
+            )
+            for t in tables
+            if not t.bye
+        )
+        history = History(history.entrants, (*history.rounds, RoundRecord(number, tables, results)))
+    rows = standings(config, history)
+    assert [r.rank for r in rows] == list(range(1, n + 1))
