@@ -28,6 +28,7 @@ from services.tournament.core.progress import (
     next_round_number,
     require_complete,
 )
+from services.tournament.core.standings import standings
 
 MAX_SWAP_PASSES = 50
 
@@ -144,8 +145,6 @@ def pair_multiplayer(config: FormatConfig, history: History) -> tuple[Table, ...
     if number == 1:
         ranked = players
     else:
-        from services.tournament.core.standings import standings
-
         order = [row.player_id for row in standings(config, history)]
         position = {p: i for i, p in enumerate(order)}
         ranked = sorted(players, key=lambda p: position[p])
