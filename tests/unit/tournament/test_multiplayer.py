@@ -150,3 +150,14 @@ def test_every_player_sits_once_a_round_at_an_allowed_table(n, sizes, seed) -> N
         history = History(history.entrants, (*history.rounds, RoundRecord(number, tables, results)))
     rows = standings(config, history)
     assert [r.rank for r in rows] == list(range(1, n + 1))
+
+
+def test_a_seat_that_never_showed_scores_nothing_and_the_rest_are_placed_among_themselves() -> None:
+    history = History(players(4))
+    tables = pair_next_round(NEON, history)
+    seats = tables[0].seats
+    result = TableResult(1, seats, (4, 1, 2, 3), forfeited=(seats[0],))
+    history = History(history.entrants, (RoundRecord(1, tables, (result,)),))
+    rows = {r.player_id: r for r in standings(NEON, history)}
+    assert [rows[p].points for p in seats] == [0.0, 4.0, 2.0, 1.0]
+    assert [rows[p].games for p in seats] == [0, 1, 1, 1]
