@@ -60,3 +60,21 @@ def test_network_policies_let_the_gateway_reach_the_public_services_only(
     src: str | None, dst: str, port: int, ok: bool
 ) -> None:
     assert allowed(src, dst, port) is ok
+
+
+def test_the_viewers_files_ship_in_the_package() -> None:
+    """An install from the wheel (the image builds one) serves the viewer: every static file
+    matches the package data of pyproject.toml."""
+    import fnmatch
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["services.gateway"]
+    static = root / "services" / "gateway" / "static"
+    files = [p.relative_to(static.parent).as_posix() for p in static.iterdir()]
+    assert {"static/index.html", "static/viewer.js", "static/boards.js"} <= set(files)
+    for name in files:
+        assert any(fnmatch.fnmatch(name, p) for p in patterns), f"{name} would not ship"
