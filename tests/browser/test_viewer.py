@@ -17,7 +17,7 @@ from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.playing import play_table, random_choice
 from services.rules.games import available, load_engine
 from tests.browser.conftest import Browser, Served, chromium_page, serving
-from tests.browser.leakscan import scan
+from tests.browser.leakscan import scan, stream_frames
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.asyncio(loop_scope="module")]
 
@@ -158,8 +158,14 @@ async def test_a_spectator_follows_a_live_bot_match_to_its_end(
             )
             assert [c.split(":")[0] for c in clocks] == ["seat 0", "seat 1"]
         await browser.screenshot(f"live-{game}")
-        leaks, checked = scan(await received_bodies(browser), data)
-        assert checked >= 10
+        received = await received_bodies(browser)
+        streamed = [
+            f for url, body in received if url.endswith("/WatchMatch") for f in stream_frames(body)
+        ]
+        assert len(streamed) == events + 1, "every event frame, then the end of the stream"
+        views = [body for url, body in received if url.endswith("/GetView")]
+        leaks, checked = scan(received, data)
+        assert checked >= events + len(views)
         assert leaks == []
         assert browser.console_errors == []
     finally:
