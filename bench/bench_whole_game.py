@@ -2,6 +2,7 @@
 
 Usage: python bench/bench_whole_game.py GAME [--mode MODE] [--seats N] [--games 3]
                                          [--bot rule] [--db sqlite|postgres] [--echo-calls 2000]
+                                         [--warmup 1] [--pause 1.0]
 
 Starts NATS, `neon serve dice` and `neon serve rules-GAME` as separate processes (fresh
 storage, as bench/bench_served.py does), then plays ``--games`` whole games one after the
@@ -19,6 +20,11 @@ SubmitAction is timed on the client. Prints, in the same run:
   slowed down as the game grows shows here;
 - the load average before and after, and whether p99 is under the target (``--target-ms``,
   default 20).
+
+``--warmup`` whole games (default 1) are played first and not measured (the rules process's
+first match fills its caches and connections), and each game is followed by ``--pause``
+seconds (default 1) so that sealing and publishing the ended match does not overlap the
+first actions of the next.
 
 The exit code is 0 even when the target is missed (a benchmark reports; tests decide).
 """
@@ -139,7 +145,8 @@ def run(args: argparse.Namespace) -> int:
         sys.exit(f"unknown mode {mode!r}; modes: {', '.join(modes)}")
     seats = args.seats or modes[mode].min_seats
     print(
-        f"whole served games: {args.game} {mode}, {seats} seats, {args.bot} bots, {args.games} games, "
+        f"whole served games: {args.game} {mode}, {seats} seats, {args.bot} bots, {args.games} games "
+        f"after {args.warmup} unmeasured, "
         f"{args.db}; engine {engine.engine_version}"
     )
     print(f"load average before: {fmt_load()}  (cpus: {os.cpu_count()})")
@@ -151,6 +158,11 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         address = stack.address(f"rules-{args.game}")
+        for w in range(args.warmup):  # the rules process's first match: caches, connections
+            asyncio.run(
+                play_game(address, args.game, mode, seats, args.bot, f"{args.seed}-warmup-{w}")
+            )
+            time.sleep(args.pause)
         for g in range(args.games):
             echoes.append(asyncio.run(echo_calls(echo_address, args.echo_calls)))
             latencies, outcome = asyncio.run(
@@ -159,6 +171,7 @@ def run(args: argparse.Namespace) -> int:
             if outcome is None:
                 raise RuntimeError("a game did not end")
             games.append(latencies)
+            time.sleep(args.pause)  # the ended match is sealed and published before the next
             print(
                 f"  game {g + 1}: {len(latencies)} actions, p50 {pct(latencies, 0.5):.2f} ms, "
                 f"p99 {pct(latencies, 0.99):.2f} ms, max {max(latencies) * 1000:.2f} ms",
@@ -230,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
         help="the rules service's store (postgres needs DATABASE_URL)",
     )
     parser.add_argument("--echo-calls", type=int, default=2000)
+    parser.add_argument("--warmup", type=int, default=1, help="unmeasured whole games played first")
+    parser.add_argument("--pause", type=float, default=1.0, help="seconds between games")
     parser.add_argument("--seed", default="bench")
     parser.add_argument("--target-ms", type=float, default=20.0)
     args = parser.parse_args(argv)
