@@ -178,3 +178,55 @@ async def test_a_campaign_of_three_matches_and_an_epic_stage_verify_with_their_l
     carry = rows[-3]["outcome"]["carry"]
     assert len(carry["stage_deck"]) == 12 and carry["match"] == 1
     assert verify_cli(epic).exit_code == 0
+
+
+async def test_a_campaign_outcome_is_served_without_the_carried_hidden_zones(
+    tmp_path: Path, nats_url: str
+) -> None:
+    """``Outcome.carry`` holds every driver's hand of parts and implant hand for the next match:
+    only the export (and the next match, through the rules service) reads it. Seats and the
+    public get the outcome without it: GetView, SubmitAction's last answer, WatchMatch."""
+    import asyncio
+
+    from services.cli.backend import start_backend
+    from services.cli.client import RulesClient
+    from services.cli.play import play_match
+
+    backend = await start_backend(
+        make_settings(tmp_path, nats_url), games=[GAME], embedded_nats=False
+    )
+    client = RulesClient(backend.address(f"rules-{GAME}"))
+    try:
+        service = backend.issuer.issue("service", "*", player="test", ttl=600)
+        answers: list[Any] = []
+        seen: list[Any] = []
+        played = await play_match(
+            client,
+            service,
+            mode="campaign",
+            seats=["rule", "rule"],
+            seed=4,
+            options={"races": 1},
+            on_event=seen.append,
+        )
+        del answers
+        match_id = played.match_id
+        assert played.outcome is not None and "carry" not in played.outcome
+        view = await client.view(match_id)  # the public
+        assert view.outcome_json and "carry" not in json.loads(view.outcome_json)
+        watched = []
+        async for event in client.watch(match_id):
+            watched.append(json.loads(event.event.payload_json))
+            if watched[-1]["type"] == "MatchSealed":
+                break
+        ended = next(e for e in watched if e["type"] == "MatchEnded")
+        assert ended["outcome"]["placements"] and "carry" not in ended["outcome"]
+        export = (await client.export(service, match_id)).export_jsonl
+        carry = next(
+            json.loads(line) for line in export.splitlines() if b'"type":"MatchEnded"' in line
+        )["outcome"]["carry"]
+        assert len(carry["players"]) == 2 and "implant_hand" in carry["players"][0]
+        await asyncio.sleep(0)
+    finally:
+        await client.close()
+        await backend.stop(1)
