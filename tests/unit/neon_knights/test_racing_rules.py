@@ -361,3 +361,29 @@ def test_clean_up_after_a_race() -> None:
     assert (p["fans"], p["ap"], doc["day"], doc["race"]) == (5, 3, 1, 2)
     assert all(None not in row for row in doc["rows"].values())
     assert doc["racing"] is None and doc["phase"] in ("track", "actions")
+
+
+def test_after_the_race_the_grid_follows_the_finish_and_order_follows_vp() -> None:
+    """ "Coming in second will place you one space ahead of the player who came in first on the
+    starting grid"; "Change the player order track according to the Victory Points. The
+    player with the least points will become the first player ... In case of a tie, the
+    player farthest back on the starting grid wins the tie.\""""
+    state = racing(3)
+    doc = thaw(state)
+    a, b, c = doc["racing"]["order"]
+    doc["racing"]["finished"] = [a, b, c]
+    for seat in (a, b, c):
+        doc["players"][seat].update(fans=0, bets=[], vp=10)
+    after.score_race(doc, [])
+    # the winner takes the spot numbered as the players (the back), the last spot 1
+    assert doc["grid"] == [c, b, a]
+    assert [doc["players"][s]["vp"] for s in (a, b, c)] == [13, 12, 11]
+    assert doc["order"] == [c, b, a]
+
+    tied = thaw(state)
+    tied["racing"]["finished"] = [a, b, c]
+    for seat, vp in ((a, 9), (b, 10), (c, 11)):  # 3, 2 and 1 grid VP: all end on 12
+        tied["players"][seat].update(fans=0, bets=[], vp=vp)
+    after.score_race(tied, [])
+    assert {tied["players"][s]["vp"] for s in (a, b, c)} == {12}
+    assert tied["order"] == [a, b, c]  # the farthest back on the new grid (the winner) first
