@@ -15,6 +15,7 @@ from services.matchmaking.service import SERVICE_NAME
 from services.platform import bus, storehealth
 from services.platform.grpc_kit import start_server
 from services.platform.keys import Keys
+from services.platform.leadership import relay_leadership
 from services.platform.logs import get_logger
 from services.platform.running import RunningService
 from services.platform.settings import Settings
@@ -60,7 +61,8 @@ async def start(
     if nats_client is not None:
         relay = bus.OutboxRelay(app, NAME, nats_client.jetstream(),
                                 events.projection(settings.namespace),
-                                interval=settings.outbox_interval, namespace=settings.namespace)
+                                interval=settings.outbox_interval, namespace=settings.namespace,
+                                leader=relay_leadership(settings, NAME))
         await relay.start()
     matchmaker = Matchmaker(app, rules, ratings, config, catalogue,
                             on_saved=relay.poke if relay else (lambda: None))
