@@ -18,6 +18,8 @@ SubmitAction is timed on the client. Prints, in the same run:
 - p50 and p99 per tenth of the game (the actions of each game cut into ten equal parts, the
   same tenth of every game pooled), with the last tenth against the first: a served path that
   slowed down as the game grows shows here;
+- CPU milliseconds per action of the rules and dice processes and of the client (the figure
+  a busy, shared machine disturbs least), against the echo server's CPU per call;
 - the load average before and after, and whether p99 is under the target (``--target-ms``,
   default 20).
 
@@ -46,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.bench_served import (  # noqa: E402
     SECRET,
+    CpuMeter,
     Sample,
     Stack,
     fmt_load,
@@ -82,13 +85,16 @@ class TimedStub:
         return timed
 
 
-async def echo_calls(address: str, calls: int) -> list[float]:
-    """``calls`` echo calls one at a time (measure_echo runs for a time; here a count)."""
+async def echo_calls(address: str, calls: int) -> tuple[list[float], float]:
+    """``calls`` echo calls one at a time (measure_echo runs for a time; here a count), and
+    the echo server's CPU ms per call."""
     sample = Sample()
+    cpu = 0.0
     while len(sample.latencies) < calls:
         part = await measure_echo(address, 0.2, 1)
         sample.latencies += part.latencies
-    return sample.latencies[:calls]
+        cpu += part.cpu.get("server", 0.0)
+    return sample.latencies[:calls], 1000 * cpu / max(1, len(sample.latencies))
 
 
 async def play_game(
@@ -155,6 +161,8 @@ def run(args: argparse.Namespace) -> int:
     stack = Stack(args.db, [args.game], workdir).start()
     games: list[list[float]] = []
     echoes: list[list[float]] = []
+    cpu: list[dict[str, float]] = []
+    echo_cpu: list[float] = []
     started = time.perf_counter()
     try:
         address = stack.address(f"rules-{args.game}")
@@ -164,10 +172,15 @@ def run(args: argparse.Namespace) -> int:
             )
             time.sleep(args.pause)
         for g in range(args.games):
-            echoes.append(asyncio.run(echo_calls(echo_address, args.echo_calls)))
-            latencies, outcome = asyncio.run(
-                play_game(address, args.game, mode, seats, args.bot, f"{args.seed}-{g}")
-            )
+            latencies_echo, per_call = asyncio.run(echo_calls(echo_address, args.echo_calls))
+            echoes.append(latencies_echo)
+            echo_cpu.append(per_call)
+            pids = {"rules": stack.pid(f"rules-{args.game}"), "dice": stack.pid("dice")}
+            with CpuMeter(pids) as meter:
+                latencies, outcome = asyncio.run(
+                    play_game(address, args.game, mode, seats, args.bot, f"{args.seed}-{g}")
+                )
+            cpu.append({who: 1000 * used / len(latencies) for who, used in meter.used.items()})
             if outcome is None:
                 raise RuntimeError("a game did not end")
             games.append(latencies)
@@ -224,6 +237,12 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"  all actions pooled: p50 {pct(everything, 0.5):.2f} ms, p99 {overall:.2f} ms: "
         f"{verdict} the {args.target_ms:g} ms target"
+    )
+    per = {who: [c[who] for c in cpu] for who in ("client", "rules", "dice")}
+    print(
+        f"CPU ms per action (median (min-max) over the games; the figure a shared machine "
+        f"disturbs least): rules {spread(per['rules'], 3)}, dice {spread(per['dice'], 3)}, "
+        f"client {spread(per['client'], 3)}; echo server per call {spread(echo_cpu, 3)}"
     )
     print(f"load average after: {fmt_load()}  ({elapsed:.0f} s)")
     return 0
