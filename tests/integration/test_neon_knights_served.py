@@ -228,3 +228,27 @@ async def test_a_campaign_outcome_is_served_without_the_carried_hidden_zones(
     finally:
         await client.close()
         await backend.stop(1)
+
+
+async def test_a_person_plays_neon_knights_in_the_terminal(
+    tmp_path: Path,
+    nats_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """ "The terminal ... show[s] this game as people know it: components by name with their
+    printed values ... and what happened since the seat's last decision in words.\""""
+    from services.cli.screen import load_presentation
+    from tests.integration.test_terminal_play import play_as_a_human
+
+    played = await play_as_a_human(tmp_path, nats_url, monkeypatch, capfd, GAME, seed=3)
+    text = played.text
+    assert played.opponent_moves(), "the bot never moved"
+    assert text.count("bot-random-1:") == len(played.opponent_moves())
+    assert "since your last move" in text and "your move" in text
+    assert "result" in text and "ended after" in text
+    assert '"action":' not in text, "the options are words unless j is typed"
+    content = load_presentation(GAME).source.content()
+    parts = {p["name"] for p in content["parts"]}
+    assert sum(name in text for name in parts) >= 3, "parts by name"
+    played.assert_no_json_log_line()
