@@ -242,6 +242,8 @@ def play(
     export: Path | None = typer.Option(None, help="write the audit export here at the end"),
     options: str = typer.Option("{}", help="game options as a JSON object"),
     match_id: str = typer.Option("", help="match id (default: generated)"),
+    after: str = typer.Option("", help="continue this finished match of a campaign mode: "
+                              "its export file, or its match id on the same backend"),
 ) -> None:
     """Play a match in the terminal: you against bots, or bots only with --bots."""
     settings = _settings(log_file=True)
@@ -253,14 +255,14 @@ def play(
         raise CliError("--options must be a JSON object, e.g. '{\"difficulty\": \"hard\"}'", USAGE)
     raise typer.Exit(asyncio.run(play_in_terminal(
         settings, game, mode=mode, bots=bots, seats=seats, seed=seed, embedded=embedded,
-        var_dir=var_dir, export=export, options=parsed, match_id=match_id)))
+        var_dir=var_dir, export=export, options=parsed, match_id=match_id, after=after)))
 
 
 async def play_in_terminal(settings: Settings, game: str, *, mode: str = "", bots: str = "",
                            seats: int = 0, seed: int | None = None, embedded: bool = False,
                            var_dir: Path | None = None, export: Path | None = None,
                            options: dict[str, Any] | None = None, match_id: str = "",
-                           ask: Any = None) -> int:
+                           ask: Any = None, after: str = "") -> int:
     """The body of ``neon play`` (tests call it with ``ask`` feeding the choices)."""
     from services.cli.backend import start_backend
     from services.cli.client import RulesClient
@@ -296,10 +298,11 @@ async def play_in_terminal(settings: Settings, game: str, *, mode: str = "", bot
         else:
             count = seats or modes[chosen].min_seats
             players = ["human"] + ["random"] * (count - 1)
+        previous = await _previous_match(client, creator, after) if after else None
         terminal = _terminal_seat(client, game, ask)
         result = await play_match(
             client, creator, mode=chosen, seats=players, seed=seed, options=options or {},
-            match_id=match_id, human_seat=terminal,
+            match_id=match_id, human_seat=terminal, previous=previous,
         )
         for seat in terminal.seats.values():
             await seat.finish(result.outcome)
@@ -315,6 +318,22 @@ async def play_in_terminal(settings: Settings, game: str, *, mode: str = "", bot
         await client.close()
         if backend is not None:
             await backend.stop(1)
+
+
+async def _previous_match(client: Any, token: str, after: str) -> tuple[str, str]:
+    """``--after``: the (match id, final hash) of the match a campaign match continues, read
+    from its export file, or from the rules service's export of that match id."""
+    from services.rules.export import parse_export
+
+    path = Path(after)
+    data = path.read_bytes() if path.is_file() else (await client.export(token, after)).export_jsonl
+    try:
+        records, _ = parse_export(data)
+    except ValueError as err:
+        raise CliError(f"--after {after}: not an export ({err})", USAGE) from None
+    if not records:
+        raise CliError(f"--after {after}: the export holds no records", USAGE)
+    return str(records[0]["match_id"]), str(records[-1]["hash"])
 
 
 @app.command("export")

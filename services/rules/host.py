@@ -639,7 +639,7 @@ class MatchHost:
         return Answer(
             version=version, state_hash=record["state_hash"],
             events=[rec.project(r, seat) for r in shown],
-            status="ended" if ended else "running", outcome=outcome,
+            status="ended" if ended else "running", outcome=rec.public_outcome(outcome),
             decisions=self.decisions_of(live, seat),
             view=self._view(live, seat) if live.state is not None else None,
             clocks=self.clocks_view(live),
@@ -764,7 +764,7 @@ class MatchHost:
         if viewer is not None:
             out["state_hash"] = live.state_hash
         if live.status in ("ended", "sealed"):
-            out["outcome"] = live.outcome or await self._stored_outcome(live)
+            out["outcome"] = rec.public_outcome(live.outcome or await self._stored_outcome(live))
         return out
 
     async def _stored_outcome(self, live: LiveMatch) -> dict[str, Any] | None:

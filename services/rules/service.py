@@ -247,7 +247,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     async def _update(self, match_id: str, seat: int) -> rules_pb2.SeatUpdate:
         live = await self.host.live_match(match_id)
-        outcome = live.outcome if live.status in ("ended", "sealed") else None
+        outcome = rec.public_outcome(live.outcome) if live.status in ("ended", "sealed") else None
         return rules_pb2.SeatUpdate(
             version=live.version, status=STATUS[live.status],
             decisions=[decision_message(d) for d in self.host.decisions_of(live, seat)],
