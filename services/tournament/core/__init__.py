@@ -1,0 +1,47 @@
+"""The pure core of the tournament service: pairings, standings and the audit pieces.
+
+No I/O, no clock, no randomness: everything is computed from its inputs, so a verifier
+recomputes exactly what the service published.
+"""
+
+from services.tournament.core.formats import (
+    bracket,
+    is_finished,
+    pair_next_round,
+    planned_rounds,
+)
+from services.tournament.core.model import (
+    FORMATS,
+    OPPONENT_WITHDRAWN,
+    TIEBREAKS,
+    Entrant,
+    FormatConfig,
+    History,
+    RoundRecord,
+    StandingRow,
+    Table,
+    TableResult,
+    TournamentError,
+    seed_order,
+)
+from services.tournament.core.standings import standings
+
+__all__ = [
+    "FORMATS",
+    "OPPONENT_WITHDRAWN",
+    "TIEBREAKS",
+    "Entrant",
+    "FormatConfig",
+    "History",
+    "RoundRecord",
+    "StandingRow",
+    "Table",
+    "TableResult",
+    "TournamentError",
+    "bracket",
+    "is_finished",
+    "pair_next_round",
+    "planned_rounds",
+    "seed_order",
+    "standings",
+]
