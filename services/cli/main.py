@@ -362,6 +362,13 @@ def verify(
     check_public_key(public_key)
     exports = [file.read_bytes() for file in files]
     failed = False
+    bundles = [(file, data) for file, data in zip(files, exports) if _is_bundle(data)]
+    if bundles:
+        failed = _verify_bundles(bundles, public_key or None, len(files) > 1)
+        pairs = [(f, d) for f, d in zip(files, exports) if not _is_bundle(d)]
+        files, exports = [f for f, _ in pairs], [d for _, d in pairs]
+        if not files:
+            raise typer.Exit(1 if failed else 0)
     for file, report in zip(files, _verify_all(exports, public_key or None, jobs)):
         prefix = f"{file.name}: " if len(files) > 1 else ""
         for check in report.checks:
@@ -381,6 +388,33 @@ def verify(
 
 
 PARALLEL_FROM = 8
+
+
+def _is_bundle(data: bytes) -> bool:
+    from services.tournament.bundle import is_bundle
+
+    return is_bundle(data)
+
+
+def _verify_bundles(bundles: list[tuple[Path, bytes]], public_key: str | None, many: bool) -> bool:
+    """Verify tournament bundles (services/tournament/bundle.py); True when one failed."""
+    from services.tournament.bundle import verify_bundle
+
+    failed = False
+    for file, data in bundles:
+        prefix = f"{file.name}: " if many else ""
+        report = verify_bundle(data, public_key)
+        for check in report.checks:
+            console.print(f"{prefix}[green]ok[/] {check}")
+        for warning in report.warnings:
+            console.print(f"{prefix}[yellow]note[/] {warning}")
+        for failure in report.failures:
+            err_console.print(f"{prefix}FAILED: {failure}")
+        if report.ok:
+            console.print(f"{prefix}verified: tournament {report.tournament_id}, "
+                          f"{report.matches} matches")
+        failed = failed or not report.ok
+    return failed
 
 
 def _verify_all(exports: list[bytes], public_key: str | None, jobs: int) -> list[Any]:
@@ -503,6 +537,10 @@ def token(
 from services.cli import mm_commands  # noqa: E402  (registers queue and simulate)
 
 mm_commands.register(app)
+
+from services.cli import tournament_commands  # noqa: E402  (registers `neon tournament ...`)
+
+tournament_commands.register(app)
 
 if __name__ == "__main__":
     app()

@@ -1,0 +1,485 @@
+"""The tournament audit bundle: one JSON Lines file, and its offline verification.
+
+Lines (each canonical JSON)::
+
+    {"type": "TournamentBundle", "version": 1, "tournament_id", "game", "public_key",
+     "result_keys": [...]}
+    {"type": "LogRecord", "record": {...}}            every record of the tournament's log
+    {"type": "MatchExport", "round", "table", "match_id", "export": "<the match's JSONL>"}
+    {"type": "RoundCheckpoint", "checkpoint": {...}}   as published in the log
+    {"type": "InclusionProof", "round", "table", "match_id", "final_hash", "index", "size",
+     "proof": [...], "root"}
+    {"type": "BundleSeal", "tournament_id", "log_length", "log_head", "matches",
+     "public_key", "signature"}                         signed when exported
+
+:func:`verify_bundle` checks the log's hash chain and the seal, every match export as
+``neon verify`` does (chain, signature, seed, every draw, a full replay), that each
+export is the match the log paired (players, game, no dev seed, a client seed from every
+seat that came) and ended with the result the log recorded (and the rules service
+signed), every round checkpoint's signature, Merkle root and log head, every inclusion
+proof, and then recomputes every round's pairings and the standings from the results
+and the format's rules. Each failure names what failed. Pure code apart from the match
+verifier's engines: no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.platform.canonical import canonical_json
+from services.platform.signed import Untrusted, open_result
+from services.tournament import formats, proofs
+from services.tournament import log as tlog
+from services.tournament.core.model import TournamentError
+
+BUNDLE = "TournamentBundle"
+SEAL_DOMAIN = "neon-arena/tournament-bundle-seal/v1"
+TOLERANCE = 1e-9
+
+
+def is_bundle(data: bytes) -> bool:
+    first = data.split(b"\n", 1)[0]
+    try:
+        return json.loads(first).get("type") == BUNDLE
+    except (ValueError, AttributeError):
+        return False
+
+
+def build_bundle(
+    tournament_id: str,
+    game: str,
+    records: Sequence[Mapping[str, Any]],
+    exports: Mapping[str, bytes],
+    key: Any,
+    result_keys: Sequence[str],
+) -> bytes:
+    """``records``: the chained log; ``exports``: each sealed match's export by match id."""
+    from services.platform.signing import public_key_hex
+
+    replayed = tlog.replay_log(records)
+    lines: list[dict[str, Any]] = [
+        {
+            "type": BUNDLE,
+            "version": 1,
+            "tournament_id": tournament_id,
+            "game": game,
+            "public_key": public_key_hex(key),
+            "result_keys": list(result_keys),
+        }
+    ]
+    lines += [{"type": "LogRecord", "record": dict(r)} for r in records]
+    proofs_out: list[dict[str, Any]] = []
+    for rnd in replayed.rounds:
+        for table in sorted(rnd["matches"]):
+            match_id = rnd["matches"][table]
+            if match_id in exports:
+                lines.append(
+                    {
+                        "type": "MatchExport",
+                        "round": rnd["number"],
+                        "table": table,
+                        "match_id": match_id,
+                        "export": exports[match_id].decode(),
+                    }
+                )
+        checkpoint = rnd["checkpoint"]
+        if checkpoint is None:
+            continue
+        lines.append({"type": "RoundCheckpoint", "checkpoint": checkpoint})
+        hashes = [rnd["sealed"][t] for t in _leaf_tables(rnd)]
+        for index, table in enumerate(_leaf_tables(rnd)):
+            proofs_out.append(
+                {
+                    "type": "InclusionProof",
+                    "round": rnd["number"],
+                    "table": table,
+                    "match_id": rnd["matches"][table],
+                    "final_hash": hashes[index],
+                    "index": index,
+                    "size": len(hashes),
+                    "proof": proofs.inclusion(hashes, index),
+                    "root": checkpoint["merkle_root"],
+                }
+            )
+    lines += proofs_out
+    seal = proofs.sign_body(
+        {
+            "domain": SEAL_DOMAIN,
+            "tournament_id": tournament_id,
+            "log_length": len(records),
+            "log_head": tlog.head(list(records)),
+            "matches": sorted(exports),
+        },
+        key,
+    )
+    lines.append({"type": "BundleSeal", **seal})
+    return b"\n".join(canonical_json(line) for line in lines) + b"\n"
+
+
+def _leaf_tables(rnd: Mapping[str, Any]) -> list[int]:
+    """Tables whose sealed match hash is a leaf of the round's tree, in table order."""
+    return [
+        t.number
+        for t in sorted(rnd["tables"], key=lambda t: t.number)
+        if not t.bye and t.number in rnd["sealed"]
+    ]
+
+
+@dataclass
+class BundleReport:
+    ok: bool = True
+    checks: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    tournament_id: str = ""
+    matches: int = 0
+
+    def fail(self, reason: str) -> None:
+        self.ok = False
+        self.failures.append(reason)
+
+    @property
+    def failure(self) -> str:
+        return "; ".join(self.failures)
+
+
+def verify_bundle(
+    data: bytes, public_key: str | None = None, verify_match: Any = None
+) -> BundleReport:
+    """Every check of the module docstring; ``public_key`` pins the organiser's key.
+    ``verify_match(export_bytes, key)`` defaults to the rules verifier (neon verify)."""
+    report = BundleReport()
+    try:
+        header, records, exports, checkpoints, inclusion, seal = _parse(data)
+    except ValueError as err:
+        report.fail(str(err))
+        return report
+    tid = str(header.get("tournament_id", ""))
+    report.tournament_id = tid
+    key = str(header.get("public_key", ""))
+    if public_key and key != public_key:
+        report.fail("bundle: made with another organiser key than the one given")
+        return report
+    if not public_key:
+        report.warnings.append(
+            "signatures checked with the key in the bundle; pass --public-key to pin it"
+        )
+    result_keys = [str(k) for k in header.get("result_keys") or [key]]
+
+    problem = tlog.check_chain(tid, records)
+    if problem:
+        report.fail(problem)
+    else:
+        report.checks.append(f"tournament log: hash chain of {len(records)} records")
+    _check_seal(report, seal, records, key, tid)
+    try:
+        replayed = tlog.replay_log(records)
+    except ValueError as err:
+        report.fail(str(err))
+        return report
+    if replayed.config is None:
+        report.fail("tournament log: no Created record")
+        return report
+    _check_matches(report, replayed, exports, result_keys, verify_match)
+    _check_checkpoints(report, replayed, records, checkpoints, inclusion, key)
+    _recheck(report, replayed)
+    return report
+
+
+def _parse(
+    data: bytes,
+) -> tuple[
+    dict[str, Any],
+    list[dict[str, Any]],
+    dict[str, dict[str, Any]],
+    list[dict[str, Any]],
+    list[dict[str, Any]],
+    dict[str, Any],
+]:
+    rows = []
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as err:
+            raise ValueError(f"bundle line {number} is not JSON: {err}") from None
+        if not isinstance(row, dict):
+            raise ValueError(f"bundle line {number} is not a JSON object")
+        rows.append(row)
+    if not rows or rows[0].get("type") != BUNDLE:
+        raise ValueError("not a tournament bundle (the first line is not TournamentBundle)")
+    if rows[-1].get("type") != "BundleSeal":
+        raise ValueError("the bundle does not end with its signed seal (cut short?)")
+    records = [dict(r["record"]) for r in rows if r.get("type") == "LogRecord"]
+    exports = {str(r["match_id"]): r for r in rows if r.get("type") == "MatchExport"}
+    checkpoints = [dict(r["checkpoint"]) for r in rows if r.get("type") == "RoundCheckpoint"]
+    inclusion = [r for r in rows if r.get("type") == "InclusionProof"]
+    return rows[0], records, exports, checkpoints, inclusion, rows[-1]
+
+
+def _check_seal(
+    report: BundleReport, seal: dict[str, Any], records: list[dict[str, Any]], key: str, tid: str
+) -> None:
+    if seal.get("public_key") != key:
+        report.fail("bundle seal: signed with another key than the bundle names")
+    elif not proofs.check_signature({k: v for k, v in seal.items() if k != "type"}):
+        report.fail("bundle seal: the Ed25519 signature is invalid")
+    elif (
+        seal.get("tournament_id") != tid
+        or seal.get("log_length") != len(records)
+        or seal.get("log_head") != tlog.head(records)
+    ):
+        report.fail(
+            f"bundle seal: signs a log of {seal.get('log_length')} records ending "
+            f"{str(seal.get('log_head'))[:12]}, the bundle holds {len(records)} ending "
+            f"{tlog.head(records)[:12]}"
+        )
+    else:
+        report.checks.append("bundle seal signature (Ed25519) over the whole log")
+
+
+def _default_verify(export: bytes, key: str | None) -> Any:
+    from services.rules.verify import verify_export
+
+    return verify_export(export, key)
+
+
+def _check_matches(
+    report: BundleReport,
+    replayed: tlog.Replayed,
+    exports: dict[str, dict[str, Any]],
+    result_keys: list[str],
+    verify_match: Any,
+) -> None:
+    from services.rules.export import parse_export
+
+    verify_match = verify_match or _default_verify
+    game = str(replayed.settings.get("game"))
+    seen = 0
+    for rnd in replayed.rounds:
+        n = rnd["number"]
+        tables = {t.number: t for t in rnd["tables"]}
+        for number, match_id in sorted(rnd["matches"].items()):
+            where = f"round {n} table {number} (match {match_id})"
+            table = tables.get(number)
+            if table is None:
+                report.fail(f"{where}: the log creates a match for a table it never paired")
+                continue
+            result = rnd["results"].get(number)
+            line = exports.get(match_id)
+            if line is None:
+                if result is not None or number in rnd["sealed"]:
+                    report.fail(f"{where}: the match's export is missing from the bundle")
+                continue
+            data = str(line.get("export", "")).encode()
+            match_report = verify_match(data, None)
+            if not match_report.ok:
+                report.fail(f"{where}: {match_report.failure}")
+                continue
+            records, checkpoint = parse_export(data)
+            if str(checkpoint.get("public_key")) not in result_keys:
+                report.fail(f"{where}: the export is signed by a key the bundle does not trust")
+                continue
+            created = records[0]
+            if created.get("game") != game:
+                report.fail(f"{where}: the export is a match of {created.get('game')}, not {game}")
+            if list(created.get("players") or []) != list(table.seats):
+                report.fail(
+                    f"{where}: the match seats {created.get('players')}, the log paired "
+                    f"{list(table.seats)}"
+                )
+            if (created.get("dice") or {}).get("dev"):
+                report.fail(f"{where}: the match used a dev seed")
+            if not created.get("await_client_seeds"):
+                report.fail(f"{where}: the match did not wait for the seats' client seeds")
+            started = next((r for r in records if r.get("type") == "MatchStarted"), {})
+            seeded = {int(s) for s, _ in started.get("client_seeds") or []}
+            absent = set(rnd["absent"].get(number, []))
+            missing = [s for s in range(len(table.seats)) if s not in seeded and s not in absent]
+            if missing:
+                report.fail(
+                    f"{where}: no client seed from seat(s) {missing}, which the log "
+                    "says were present"
+                )
+            final = records[-1].get("hash")
+            if number in rnd["sealed"] and rnd["sealed"][number] != final:
+                report.fail(
+                    f"{where}: the export ends with hash {str(final)[:12]}, the log "
+                    f"sealed {rnd['sealed'][number][:12]}"
+                )
+            ended = next((r for r in records if r.get("type") == "MatchEnded"), None)
+            if result is not None and ended is not None:
+                played = [int(p) for p in ended["outcome"]["placements"]]
+                if number in rnd["corrected"]:
+                    report.warnings.append(
+                        f"{where}: result corrected by the organiser ({rnd['corrected'][number]})"
+                    )
+                elif played != list(result.placements):
+                    report.fail(
+                        f"{where}: the log records placements {list(result.placements)}, "
+                        f"the match ended {played}"
+                    )
+                signed = rnd.get("signed", {}).get(number)
+                if signed is not None:
+                    _check_signed(report, where, signed, result_keys, played)
+            seen += 1
+    report.matches = seen
+    report.checks.append(
+        f"{seen} match exports verified (chain, signature, seed, draws, replay) "
+        "and matched to their tables and results"
+    )
+
+
+def _check_signed(
+    report: BundleReport, where: str, signed: Any, keys: list[str], played: list[int]
+) -> None:
+    try:
+        body = open_result(signed, keys)
+    except Untrusted as err:
+        report.fail(f"{where}: the signed result in the log does not hold: {err}")
+        return
+    if [int(p) for p in body["outcome"]["placements"]] != played:
+        report.fail(f"{where}: the signed result differs from the match's export")
+
+
+def _check_checkpoints(
+    report: BundleReport,
+    replayed: tlog.Replayed,
+    records: list[dict[str, Any]],
+    checkpoints: list[dict[str, Any]],
+    inclusion: list[dict[str, Any]],
+    key: str,
+) -> None:
+    count = 0
+    by_round = {int(c.get("round", 0)): c for c in checkpoints}
+    for rnd in replayed.rounds:
+        n = rnd["number"]
+        c = rnd["checkpoint"]
+        if c is None:
+            continue
+        where = f"round {n} checkpoint"
+        if by_round.get(n) != c:
+            report.fail(f"{where}: the bundle's copy differs from the one in the log")
+        if c.get("public_key") != key:
+            report.fail(f"{where}: signed with another key than the organiser's")
+            continue
+        if not proofs.check_signature(c):
+            report.fail(f"{where}: the Ed25519 signature is invalid")
+            continue
+        leaves = [(rnd["matches"][t], rnd["sealed"][t]) for t in _leaf_tables(rnd)]
+        expected = proofs.checkpoint_body(replayed.tournament_id, n, leaves, 0, "")
+        if c.get("matches") != expected["matches"]:
+            report.fail(
+                f"{where}: covers matches {c.get('matches')}, the log sealed {expected['matches']}"
+            )
+        elif c.get("merkle_root") != expected["merkle_root"]:
+            report.fail(f"{where}: the Merkle root does not match the round's sealed match hashes")
+        length = int(c.get("log_length", -1))
+        if not 0 <= length <= len(records) or tlog.head(records[:length]) != c.get("log_head"):
+            report.fail(
+                f"{where}: the log's first {length} records do not end with the signed head"
+            )
+        count += 1
+    report.checks.append(f"{count} round checkpoints: signature, Merkle root and log head")
+    proved = 0
+    for p in inclusion:
+        n, table = int(p.get("round", 0)), int(p.get("table", 0))
+        where = f"inclusion proof of round {n} table {table}"
+        if not 1 <= n <= len(replayed.rounds) or replayed.rounds[n - 1]["checkpoint"] is None:
+            report.fail(f"{where}: no such checkpoint")
+            continue
+        rnd = replayed.rounds[n - 1]
+        root = rnd["checkpoint"]["merkle_root"]
+        if rnd["sealed"].get(table) != p.get("final_hash"):
+            report.fail(f"{where}: proves another hash than the log sealed")
+        elif not proofs.check_inclusion(
+            str(p.get("final_hash")),
+            int(p.get("index", -1)),
+            int(p.get("size", 0)),
+            list(p.get("proof") or []),
+            root,
+        ):
+            report.fail(f"{where}: does not lead to the checkpoint's Merkle root")
+        else:
+            proved += 1
+    expected_proofs = sum(
+        len(_leaf_tables(r)) for r in replayed.rounds if r["checkpoint"] is not None
+    )
+    if proved != expected_proofs and report.ok:
+        report.fail(f"inclusion proofs: {proved} hold, {expected_proofs} expected")
+    report.checks.append(f"{proved} inclusion proofs lead to their round's Merkle root")
+
+
+def _recheck(report: BundleReport, replayed: tlog.Replayed) -> None:
+    """Recompute every round's pairings and the standings from the format's rules."""
+    config = replayed.config
+    assert config is not None
+    for rnd in replayed.rounds:
+        n = rnd["number"]
+        try:
+            again = formats.pair(config, replayed.history(before_round=n))
+        except TournamentError as err:
+            report.fail(f"round {n} pairings: the format pairs no round here ({err})")
+            continue
+        published = sorted(rnd["tables"], key=lambda t: t.number)
+        if [(t.number, t.seats, t.bye) for t in published] != [
+            (t.number, tuple(t.seats), t.bye) for t in sorted(again, key=lambda t: t.number)
+        ]:
+            report.fail(
+                f"round {n} pairings differ from the format's rules: published "
+                f"{_tables(published)}, recomputed {_tables(again)}"
+            )
+    report.checks.append(f"pairings of {len(replayed.rounds)} rounds recomputed")
+    if replayed.standings is None:
+        return
+    rows = [formats.row_json(r) for r in formats.standings(config, replayed.history())]
+    differences = _standing_differences(replayed.standings, rows)
+    for d in differences:
+        report.fail(f"standings: {d}")
+    if not differences:
+        report.checks.append(f"standings of {len(rows)} players recomputed (points and tie-breaks)")
+
+
+def _tables(tables: Sequence[Any]) -> str:
+    return "; ".join(
+        f"{t.number}: {' v '.join(t.seats)}{' (bye)' if t.bye else ''}"
+        for t in sorted(tables, key=lambda t: t.number)
+    )
+
+
+def _standing_differences(
+    published: list[dict[str, Any]], again: list[dict[str, Any]]
+) -> list[str]:
+    out = []
+    if len(published) != len(again):
+        return [f"{len(published)} rows published, {len(again)} recomputed"]
+    for mine, theirs in zip(published, again):
+        who = theirs["player_id"]
+        if mine.get("player_id") != who:
+            out.append(
+                f"rank {theirs['rank']}: published {mine.get('player_id')}, recomputed {who}"
+            )
+            continue
+        for field_name in ("rank", "points", "games", "wins", "dropped"):
+            if not _same(mine.get(field_name), theirs[field_name]):
+                out.append(
+                    f"{who}: {field_name} published {mine.get(field_name)}, "
+                    f"recomputed {theirs[field_name]}"
+                )
+        mine_tb = {str(n): v for n, v in mine.get("tiebreaks") or []}
+        for name, value in theirs["tiebreaks"]:
+            if not _same(mine_tb.get(name), value):
+                out.append(
+                    f"{who}: tie-break {name} published {mine_tb.get(name)}, recomputed {value}"
+                )
+    return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return abs(float(a) - float(b)) <= TOLERANCE
+    return a == b
