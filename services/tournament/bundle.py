@@ -423,7 +423,7 @@ def _recheck(report: BundleReport, replayed: tlog.Replayed) -> None:
         try:
             again = formats.pair(config, replayed.history(before_round=n))
         except TournamentError as err:
-            report.fail(f"round {n} pairings: the format pairs no round here ({err})")
+            report.fail(f"round {n} pairings cannot be recomputed: {err}")
             continue
         published = sorted(rnd["tables"], key=lambda t: t.number)
         if [(t.number, t.seats, t.bye) for t in published] != [
@@ -436,7 +436,11 @@ def _recheck(report: BundleReport, replayed: tlog.Replayed) -> None:
     report.checks.append(f"pairings of {len(replayed.rounds)} rounds recomputed")
     if replayed.standings is None:
         return
-    rows = [formats.row_json(r) for r in formats.standings(config, replayed.history())]
+    try:
+        rows = [formats.row_json(r) for r in formats.standings(config, replayed.history())]
+    except TournamentError as err:
+        report.fail(f"standings cannot be recomputed: {err}")
+        return
     differences = _standing_differences(replayed.standings, rows)
     for d in differences:
         report.fail(f"standings: {d}")
@@ -477,6 +481,12 @@ def _standing_differences(
                     f"{who}: tie-break {name} published {mine_tb.get(name)}, recomputed {value}"
                 )
     return out
+
+
+def _num(value: Any) -> str:
+    if isinstance(value, float | int) and not isinstance(value, bool):
+        return f"{value:g}"
+    return str(value)
 
 
 def _same(a: Any, b: Any) -> bool:
