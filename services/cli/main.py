@@ -102,7 +102,7 @@ def up(
         raise typer.Exit(run_processes(settings, _endpoint_table, console.print))
 
     async def run() -> None:
-        backend = await start_backend(settings, scoring=True, matchmaking=True)
+        backend = await start_backend(settings, scoring=True, matchmaking=True, tournament=True)
         token_file = settings.var_dir / "organiser.token"
         token_file.write_text(backend.organiser_token() + "\n")
         table = Table(title="Neon Arena is up")
@@ -133,7 +133,8 @@ def _endpoint_table(endpoints: dict[str, str]) -> None:
 
 @app.command()
 @friendly
-def serve(service: str = typer.Argument(..., help="dice or rules-<game>")) -> None:
+def serve(service: str = typer.Argument(
+        ..., help="dice, scoring, matchmaking, tournament or rules-<game>")) -> None:
     """Run one service on its own, configured by environment variables."""
     from services.dice import main as dice_main
     from services.platform import bus
@@ -142,7 +143,8 @@ def serve(service: str = typer.Argument(..., help="dice or rules-<game>")) -> No
     from services.rules.games import available
 
     settings = _settings()
-    known = ["dice", "matchmaking", "scoring", *(f"rules-{game}" for game in available())]
+    known = ["dice", "matchmaking", "scoring", "tournament",
+             *(f"rules-{game}" for game in available())]
     if service not in known:
         raise CliError(f"unknown service {service!r}; services here: {', '.join(known)}", USAGE)
 
@@ -164,6 +166,11 @@ def serve(service: str = typer.Argument(..., help="dice or rules-<game>")) -> No
 
             nc = await bus.connect(settings.nats_url, service)
             running = await scoring_main.start(settings, keys, nc)
+        elif service == "tournament":
+            from services.tournament import main as tournament_main
+
+            nc = await bus.connect(settings.nats_url, service)
+            running = await tournament_main.start(settings, keys, nc)
         else:
             err_console.print(f"{service} is not part of this build yet")
             raise typer.Exit(2)
