@@ -4,6 +4,12 @@ No I/O, no clock, no randomness: everything is computed from its inputs, so a ve
 recomputes exactly what the service published.
 """
 
+from services.tournament.core.audit import (  # noqa: E402 (needs the functions above)
+    Problem,
+    history_events,
+    recheck,
+    replay,
+)
 from services.tournament.core.formats import (
     bracket,
     is_finished,
@@ -27,6 +33,10 @@ from services.tournament.core.model import (
 from services.tournament.core.standings import standings
 
 __all__ = [
+    "Problem",
+    "history_events",
+    "recheck",
+    "replay",
     "FORMATS",
     "OPPONENT_WITHDRAWN",
     "TIEBREAKS",

@@ -164,12 +164,14 @@ class FormatConfig:
 @dataclass(frozen=True)
 class History:
     """Everything that happened so far. ``dropped``: (player, round after which they left);
-    ``late``: (player, first round they play)."""
+    ``late``: (player, first round they play); ``absent``: (player, one round they sit
+    out and come back after: FIDE's zero-point bye, not paired, 0 points, no game)."""
 
     entrants: tuple[Entrant, ...]
     rounds: tuple[RoundRecord, ...] = ()
     dropped: tuple[tuple[str, int], ...] = ()
     late: tuple[tuple[str, int], ...] = ()
+    absent: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)

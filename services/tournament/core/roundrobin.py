@@ -8,7 +8,9 @@ meets it that round has the bye). With an even n and m = n - 1, in round r:
   in 1..m.
 
 This reproduces the published tables (board 1 is the one with player n). A double round
-robin plays the tables twice, the second cycle with colours reversed.
+robin plays the tables twice, the second cycle with colours reversed, and, as FIDE
+recommends, with the last two rounds of the first cycle switched (so that nobody gets
+the same colour three times running across the two cycles).
 
 Withdrawals: a player who drops out is never seated again; their scheduled opponent gets
 a bye table noted :data:`OPPONENT_WITHDRAWN`, scored as a forfeit win when the withdrawn
@@ -70,7 +72,10 @@ def pair_round_robin(config: FormatConfig, history: History) -> tuple[Table, ...
         raise TournamentError(f"the round robin is finished after {total} rounds")
     cycle = cycle_rounds(n)
     second = number > cycle
-    boards = berger_round(n + n % 2, number - cycle if second else number)
+    within = number - cycle if second else number
+    if config.double_rounds and not second and cycle >= 2 and within >= cycle - 1:
+        within = 2 * cycle - 1 - within  # the last two rounds of the first cycle switched
+    boards = berger_round(n + n % 2, within)
     dropped = {p: r for p, r in history.dropped}
     gone = {p for p in players if p in dropped and dropped[p] < number}
     tables: list[Table] = []

@@ -18,6 +18,10 @@ Tie-breaks (values shown in every row, in the configured order):
   A shared first place is not a win.
 - ``placement-points``: the points themselves (multiplayer events list it for clarity).
 - ``game-tiebreak``: the sum of the game's own tie-break values (``TableResult.game_tiebreak``).
+  Multiplayer events always apply it first, before the configured ones.
+
+Elimination formats rank first by how far a player got in the bracket (the champion, then
+the last one knocked out, ...), then by points (wins) and the tie-breaks.
 
 Players still level after all tie-breaks are ranked by seed order (rating, then
 registration order, then player id), so ranks are always 1..n without gaps or repeats.
@@ -94,6 +98,14 @@ def tiebreak_value(
     raise ValueError(f"unknown tie-break {name!r}")
 
 
+def effective_tiebreaks(config: FormatConfig) -> tuple[str, ...]:
+    """The configured tie-breaks; multiplayer events always break ties by the game's own
+    tie-break first."""
+    if config.format == "multiplayer" and "game-tiebreak" not in config.tiebreaks:
+        return ("game-tiebreak", *config.tiebreaks)
+    return tuple(config.tiebreaks)
+
+
 def standings(config: FormatConfig, history: History) -> tuple[StandingRow, ...]:
     book = ledger(config, history)
     totals = {p: points(rounds) for p, rounds in book.items()}
@@ -102,13 +114,22 @@ def standings(config: FormatConfig, history: History) -> tuple[StandingRow, ...]
         totals[p] = 0.0
     dropped = drop_rounds(history)
     seeds = {e.player_id: i for i, e in enumerate(seed_order(history.entrants))}
+    levels: dict[str, int] = {}
+    if config.is_elimination:
+        from services.tournament.core.elimination import exit_levels
+
+        levels = exit_levels(config, history)
     rows = []
     for player in book:
-        tbs = tuple((name, tiebreak_value(name, player, book, totals)) for name in config.tiebreaks)
+        tbs = tuple(
+            (name, tiebreak_value(name, player, book, totals))
+            for name in effective_tiebreaks(config)
+        )
         rows.append((player, tbs))
     rows.sort(
         key=lambda row: (
             row[0] in annulled,
+            -levels.get(row[0], 0),
             -totals[row[0]],
             tuple(-v for _, v in row[1]),
             seeds[row[0]],

@@ -34,6 +34,8 @@ under a second (see tests/unit/tournament/test_swiss.py).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import networkx as nx
 
 from services.tournament.core.ledger import Round
@@ -48,11 +50,43 @@ from services.tournament.core.progress import (
 WHITE, BLACK = 0, 1
 NONE, MILD, STRONG, ABSOLUTE = 0, 1, 2, 3
 
-ORDER_UNIT = 1
-COLOUR_UNIT = 1_000
-SCORE_UNIT = 100_000
-ABSOLUTE_CLASH = 100_000_000
-BASE = 10**13
+DOWN, UP = -1, 1
+
+
+@dataclass(frozen=True)
+class Units:
+    """Penalty units, each larger than every sum of the units below it can reach, so
+    the matching honours the criteria in order (an integer lexicographic weight)."""
+
+    order: int
+    float_: int
+    colour: int
+    score: int
+    absolute: int
+    base: int
+
+    @classmethod
+    def for_field(cls, n: int, n_groups: int) -> Units:
+        order = 1
+        float_ = order * (n + 1) ** 3 * 4
+        colour = float_ * 8 * (n + 1)
+        score = colour * 4 * (n + 1) * (n_groups + 1)
+        absolute = score * (2 * n_groups**3 + 2 * n_groups + 1) * (n + 1)
+        return cls(order, float_, colour, score, absolute, absolute * (n + 1) * 2)
+
+
+def totals_before_each_round(book: dict[str, list[Round]]) -> dict[int, dict[str, float]]:
+    """Round -> every player's points before that round."""
+    out: dict[int, dict[str, float]] = {}
+    running = dict.fromkeys(book, 0.0)
+    rounds = sorted({r.round for rs in book.values() for r in rs})
+    for number in rounds:
+        out[number] = dict(running)
+        for p, rs in book.items():
+            for r in rs:
+                if r.round == number:
+                    running[p] += r.points
+    return out
 
 
 def colour_history(rounds: list[Round]) -> list[int]:
@@ -87,6 +121,25 @@ def had_pairing_bye(rounds: list[Round]) -> bool:
     return any(r.paired_bye or r.kind == "forfeit-win" for r in rounds)
 
 
+def floats(
+    rounds: list[Round], totals_before: dict[int, dict[str, float]], me: str
+) -> dict[int, int]:
+    """Round -> DOWN or UP for the rounds in which the player floated. A pairing bye and
+    a forfeit win count as a downfloat (FIDE C.04.3 A.4)."""
+    out: dict[int, int] = {}
+    for r in rounds:
+        if r.paired_bye or r.kind == "forfeit-win":
+            out[r.round] = DOWN
+        elif r.is_game and r.table_size == 2:
+            mine = totals_before[r.round][me]
+            theirs = totals_before[r.round][r.opponents[0]]
+            if mine > theirs:
+                out[r.round] = DOWN
+            elif mine < theirs:
+                out[r.round] = UP
+    return out
+
+
 def _edge_penalty(
     i: int,
     j: int,
@@ -94,49 +147,118 @@ def _edge_penalty(
     positions: list[int],
     group_sizes: dict[int, int],
     prefs: list[tuple[int | None, int]],
+    float_history: list[dict[int, int]],
+    this_round: int,
+    units: Units,
 ) -> int:
     (ca, sa), (cb, sb) = prefs[i], prefs[j]
     penalty = 0
     if ca is not None and ca == cb:
         if sa == ABSOLUTE and sb == ABSOLUTE:
-            penalty += ABSOLUTE_CLASH
+            penalty += units.absolute
         else:
-            penalty += COLOUR_UNIT * (2 if min(sa, sb) >= STRONG else 1)
+            # a clash weighs more in a higher score bracket (where the pair is made:
+            # the lower player's), as the Dutch system settles brackets top down
+            weight = len(group_sizes) - groups[j]
+            penalty += units.colour * (2 if min(sa, sb) >= STRONG else 1) * weight
     gap = groups[j] - groups[i]
-    penalty += SCORE_UNIT * gap * gap
+    size = group_sizes[groups[i]]
     if gap == 0:
-        half = group_sizes[groups[i]] // 2
-        penalty += ORDER_UNIT * abs((positions[j] - positions[i]) - half)
-    else:
-        penalty += ORDER_UNIT * (j - i)
+        half = size // 2
+        penalty += units.order * abs((positions[j] - positions[i]) - half)
+        if (positions[i] < half) == (positions[j] < half):
+            penalty += units.order * size  # an exchange between S1 and S2 comes last
+        return penalty
+    # Floating as few score groups as possible, and from as low a group as possible
+    # (the higher groups are paired completely first).
+    n_groups = len(group_sizes)
+    penalty += units.score * (2 * n_groups * gap * gap + n_groups - groups[i])
+    # The same float as last round, or as two rounds before (FIDE B5, B6).
+    for back, weight in ((1, 2), (2, 1)):
+        if float_history[i].get(this_round - back) == DOWN:
+            penalty += units.float_ * weight
+        if float_history[j].get(this_round - back) == UP:
+            penalty += units.float_ * weight
+    # A player moved down meets the highest resident it can, and the player moved down
+    # is the lowest of its group it can be.
+    penalty += units.order * (
+        (group_sizes[groups[j]] + 1) * positions[j] + size * size * (size - 1 - positions[i])
+    )
     return penalty
 
 
+def _candidates(
+    i: int,
+    groups: list[int],
+    positions: list[int],
+    starts: dict[int, int],
+    sizes: dict[int, int],
+    n: int,
+    width: int,
+) -> list[int]:
+    """Opponents worth an edge for ``i`` (indices above ``i``): its neighbours in the
+    order and the players near its ideal opponent in its score group."""
+    near = set(range(i + 1, min(n, i + 1 + width)))
+    g = groups[i]
+    half = sizes[g] // 2
+    ideal = starts[g] + positions[i] + half
+    for j in range(ideal - width // 2, ideal + width // 2 + 1):
+        if i < j < n and groups[j] == g:
+            near.add(j)
+    return sorted(near)
+
+
 def _match(
-    order: list[str], book: dict[str, list[Round]], scores: list[float]
+    order: list[str],
+    book: dict[str, list[Round]],
+    scores: list[float],
+    float_history: dict[str, dict[int, int]],
+    this_round: int,
 ) -> list[tuple[int, int]] | None:
-    """Pairs of indices into ``order``, or None when no pairing without a rematch exists."""
+    """Pairs of indices into ``order``, or None when no pairing without a rematch exists.
+
+    The graph first holds only the promising edges (:func:`_candidates`, width 4): the
+    neighbours in the order and those near the "top half against bottom half" opponent.
+    When that graph has no perfect matching, the width doubles until the graph is
+    complete, so a pairing is found whenever one exists."""
+    n = len(order)
     values = sorted(set(scores), reverse=True)
     groups = [values.index(s) for s in scores]
     sizes: dict[int, int] = {}
+    starts: dict[int, int] = {}
     positions = []
-    for g in groups:
+    for i, g in enumerate(groups):
+        starts.setdefault(g, i)
         positions.append(sizes.get(g, 0))
         sizes[g] = sizes.get(g, 0) + 1
     prefs = [colour_preference(colour_history(book[p])) for p in order]
     met = [opponents(book[p]) for p in order]
-    graph = nx.Graph()
-    graph.add_nodes_from(range(len(order)))
-    for i in range(len(order)):
-        for j in range(i + 1, len(order)):
-            if order[j] in met[i]:
-                continue
-            weight = BASE - _edge_penalty(i, j, groups, positions, sizes, prefs)
-            graph.add_edge(i, j, weight=weight)
-    matching = nx.max_weight_matching(graph, maxcardinality=True)
-    if 2 * len(matching) != len(order):
-        return None
-    return sorted((min(a, b), max(a, b)) for a, b in matching)
+    floated = [float_history[p] for p in order]
+    units = Units.for_field(n, len(values))
+    width = 4
+    while True:
+        graph = nx.Graph()
+        graph.add_nodes_from(range(n))
+        complete = width >= n
+        for i in range(n):
+            others = (
+                range(i + 1, n)
+                if complete
+                else _candidates(i, groups, positions, starts, sizes, n, width)
+            )
+            for j in others:
+                if order[j] in met[i]:
+                    continue
+                penalty = _edge_penalty(
+                    i, j, groups, positions, sizes, prefs, floated, this_round, units
+                )
+                graph.add_edge(i, j, weight=units.base - penalty)
+        matching = nx.max_weight_matching(graph, maxcardinality=True)
+        if 2 * len(matching) == n:
+            return sorted((min(a, b), max(a, b)) for a, b in matching)
+        if complete:
+            return None
+        width *= 2
 
 
 def _colours(high: str, low: str, book: dict[str, list[Round]], board: int) -> tuple[str, str]:
@@ -173,6 +295,8 @@ def pair_swiss(config: FormatConfig, history: History) -> tuple[Table, ...]:
     if len(players) < 2:
         raise TournamentError(f"round {number}: fewer than two players left to pair")
     ranked = pairing_order(players, book, history)
+    before = totals_before_each_round(book)
+    float_history = {p: floats(book[p], before, p) for p in players}
     bye_player = None
     pairs = None
     if len(ranked) % 2 == 1:
@@ -181,7 +305,7 @@ def pair_swiss(config: FormatConfig, history: History) -> tuple[Table, ...]:
             if had_pairing_bye(book[candidate]):
                 continue
             rest = ranked[:k] + ranked[k + 1 :]
-            pairs = _match([p for p, _ in rest], book, [s for _, s in rest])
+            pairs = _match([p for p, _ in rest], book, [s for _, s in rest], float_history, number)
             if pairs is not None:
                 bye_player = candidate
                 ranked = rest
@@ -192,7 +316,7 @@ def pair_swiss(config: FormatConfig, history: History) -> tuple[Table, ...]:
                 "and avoids every rematch"
             )
     else:
-        pairs = _match([p for p, _ in ranked], book, [s for _, s in ranked])
+        pairs = _match([p for p, _ in ranked], book, [s for _, s in ranked], float_history, number)
     if pairs is None:
         raise TournamentError(f"round {number}: every pairing would repeat an opponent")
     # Boards: the pair with the higher top score first, then higher sum, then higher rank.
