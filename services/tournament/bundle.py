@@ -9,8 +9,8 @@ Lines (each canonical JSON)::
     {"type": "RoundCheckpoint", "checkpoint": {...}}   as published in the log
     {"type": "InclusionProof", "round", "table", "match_id", "final_hash", "index", "size",
      "proof": [...], "root"}
-    {"type": "BundleSeal", "tournament_id", "log_length", "log_head", "matches",
-     "public_key", "signature"}                         signed when exported
+    {"type": "TournamentBundleSeal", "version": 1, "seal": {"tournament_id",
+     "log_length", "log_head", "matches"}, "key", "signature"}   signed when exported
 
 :func:`verify_bundle` checks the log's hash chain and the seal, every match export as
 ``neon verify`` does (chain, signature, seed, every draw, a full replay), that each
@@ -31,13 +31,11 @@ from typing import Any
 
 from services.platform.canonical import canonical_json
 from services.platform.signed import Untrusted, open_result
-from services.tournament import formats, proofs
 from services.tournament import log as tlog
-from services.tournament.core.model import TournamentError
+from services.tournament import proofs
+from services.tournament.core import audit, checkpoint
 
 BUNDLE = "TournamentBundle"
-SEAL_DOMAIN = "neon-arena/tournament-bundle-seal/v1"
-TOLERANCE = 1e-9
 
 
 def is_bundle(data: bytes) -> bool:
@@ -101,21 +99,14 @@ def build_bundle(
                     "index": index,
                     "size": len(hashes),
                     "proof": proofs.inclusion(hashes, index),
-                    "root": checkpoint["merkle_root"],
+                    "root": proofs.body(checkpoint)["root"],
                 }
             )
     lines += proofs_out
-    seal = proofs.sign_body(
-        {
-            "domain": SEAL_DOMAIN,
-            "tournament_id": tournament_id,
-            "log_length": len(records),
-            "log_head": tlog.head(list(records)),
-            "matches": sorted(exports),
-        },
-        key,
-    )
-    lines.append({"type": "BundleSeal", **seal})
+    seal = proofs.seal_bundle(
+        {"tournament_id": tournament_id, "log_length": len(records),
+         "log_head": tlog.head(list(records)), "matches": sorted(exports)}, key)
+    lines.append(seal)
     return b"\n".join(canonical_json(line) for line in lines) + b"\n"
 
 
@@ -212,7 +203,7 @@ def _parse(
         rows.append(row)
     if not rows or rows[0].get("type") != BUNDLE:
         raise ValueError("not a tournament bundle (the first line is not TournamentBundle)")
-    if rows[-1].get("type") != "BundleSeal":
+    if rows[-1].get("type") != proofs.BUNDLE_SEAL:
         raise ValueError("the bundle does not end with its signed seal (cut short?)")
     records = [dict(r["record"]) for r in rows if r.get("type") == "LogRecord"]
     exports = {str(r["match_id"]): r for r in rows if r.get("type") == "MatchExport"}
@@ -221,23 +212,18 @@ def _parse(
     return rows[0], records, exports, checkpoints, inclusion, rows[-1]
 
 
-def _check_seal(
-    report: BundleReport, seal: dict[str, Any], records: list[dict[str, Any]], key: str, tid: str
-) -> None:
-    if seal.get("public_key") != key:
-        report.fail("bundle seal: signed with another key than the bundle names")
-    elif not proofs.check_signature({k: v for k, v in seal.items() if k != "type"}):
-        report.fail("bundle seal: the Ed25519 signature is invalid")
-    elif (
-        seal.get("tournament_id") != tid
-        or seal.get("log_length") != len(records)
-        or seal.get("log_head") != tlog.head(records)
-    ):
-        report.fail(
-            f"bundle seal: signs a log of {seal.get('log_length')} records ending "
-            f"{str(seal.get('log_head'))[:12]}, the bundle holds {len(records)} ending "
-            f"{tlog.head(records)[:12]}"
-        )
+def _check_seal(report: BundleReport, seal: dict[str, Any], records: list[dict[str, Any]],
+                key: str, tid: str) -> None:
+    try:
+        body = proofs.open_bundle_seal(seal, key)
+    except proofs.Untrusted as err:
+        report.fail(f"bundle seal: {err}")
+        return
+    if body.get("tournament_id") != tid or body.get("log_length") != len(records) \
+            or body.get("log_head") != tlog.head(records):
+        report.fail(f"bundle seal: signs a log of {body.get('log_length')} records ending "
+                    f"{str(body.get('log_head'))[:12]}, the bundle holds {len(records)} ending "
+                    f"{tlog.head(records)[:12]}")
     else:
         report.checks.append("bundle seal signature (Ed25519) over the whole log")
 
@@ -346,44 +332,26 @@ def _check_signed(
         report.fail(f"{where}: the signed result differs from the match's export")
 
 
-def _check_checkpoints(
-    report: BundleReport,
-    replayed: tlog.Replayed,
-    records: list[dict[str, Any]],
-    checkpoints: list[dict[str, Any]],
-    inclusion: list[dict[str, Any]],
-    key: str,
-) -> None:
+def _check_checkpoints(report: BundleReport, replayed: tlog.Replayed,
+                       records: list[dict[str, Any]], checkpoints: list[dict[str, Any]],
+                       inclusion: list[dict[str, Any]], key: str) -> None:
+    """Each round's signed checkpoint (core/checkpoint.py) and every inclusion proof."""
+    events = tlog.bodies(records)
+    copies = {int(proofs.body(c).get("round", 0)): c for c in checkpoints}
     count = 0
-    by_round = {int(c.get("round", 0)): c for c in checkpoints}
     for rnd in replayed.rounds:
-        n = rnd["number"]
-        c = rnd["checkpoint"]
-        if c is None:
+        n, message = rnd["number"], rnd["checkpoint"]
+        if message is None:
             continue
-        where = f"round {n} checkpoint"
-        if by_round.get(n) != c:
-            report.fail(f"{where}: the bundle's copy differs from the one in the log")
-        if c.get("public_key") != key:
-            report.fail(f"{where}: signed with another key than the organiser's")
-            continue
-        if not proofs.check_signature(c):
-            report.fail(f"{where}: the Ed25519 signature is invalid")
-            continue
-        leaves = [(rnd["matches"][t], rnd["sealed"][t]) for t in _leaf_tables(rnd)]
-        expected = proofs.checkpoint_body(replayed.tournament_id, n, leaves, 0, "")
-        if c.get("matches") != expected["matches"]:
-            report.fail(
-                f"{where}: covers matches {c.get('matches')}, the log sealed {expected['matches']}"
-            )
-        elif c.get("merkle_root") != expected["merkle_root"]:
-            report.fail(f"{where}: the Merkle root does not match the round's sealed match hashes")
-        length = int(c.get("log_length", -1))
-        if not 0 <= length <= len(records) or tlog.head(records[:length]) != c.get("log_head"):
-            report.fail(
-                f"{where}: the log's first {length} records do not end with the signed head"
-            )
-        count += 1
+        if copies.get(n) != message:
+            report.fail(f"round {n} checkpoint: the bundle's copy differs from the one in the log")
+        hashes = [rnd["sealed"][t] for t in _leaf_tables(rnd)]
+        problems = checkpoint.verify_checkpoint(
+            message, [key], tournament_id=replayed.tournament_id, round_number=n,
+            match_hashes=hashes, events=events)
+        for problem in problems:
+            report.fail(problem)
+        count += not problems
     report.checks.append(f"{count} round checkpoints: signature, Merkle root and log head")
     proved = 0
     for p in inclusion:
@@ -393,103 +361,26 @@ def _check_checkpoints(
             report.fail(f"{where}: no such checkpoint")
             continue
         rnd = replayed.rounds[n - 1]
-        root = rnd["checkpoint"]["merkle_root"]
         if rnd["sealed"].get(table) != p.get("final_hash"):
             report.fail(f"{where}: proves another hash than the log sealed")
-        elif not proofs.check_inclusion(
-            str(p.get("final_hash")),
-            int(p.get("index", -1)),
-            int(p.get("size", 0)),
-            list(p.get("proof") or []),
-            root,
-        ):
+        elif not checkpoint.verify_match_inclusion(
+                str(p.get("final_hash")), int(p.get("index", -1)), list(p.get("proof") or []),
+                proofs.body(rnd["checkpoint"])):
             report.fail(f"{where}: does not lead to the checkpoint's Merkle root")
         else:
             proved += 1
-    expected_proofs = sum(
-        len(_leaf_tables(r)) for r in replayed.rounds if r["checkpoint"] is not None
-    )
-    if proved != expected_proofs and report.ok:
-        report.fail(f"inclusion proofs: {proved} hold, {expected_proofs} expected")
+    expected = sum(len(_leaf_tables(r)) for r in replayed.rounds if r["checkpoint"] is not None)
+    if proved != expected:
+        report.fail(f"inclusion proofs: {proved} hold, {expected} expected")
     report.checks.append(f"{proved} inclusion proofs lead to their round's Merkle root")
 
 
 def _recheck(report: BundleReport, replayed: tlog.Replayed) -> None:
-    """Recompute every round's pairings and the standings from the format's rules."""
-    config = replayed.config
-    assert config is not None
-    for rnd in replayed.rounds:
-        n = rnd["number"]
-        try:
-            again = formats.pair(config, replayed.history(before_round=n))
-        except TournamentError as err:
-            report.fail(f"round {n} pairings cannot be recomputed: {err}")
-            continue
-        published = sorted(rnd["tables"], key=lambda t: t.number)
-        if [(t.number, t.seats, t.bye) for t in published] != [
-            (t.number, tuple(t.seats), t.bye) for t in sorted(again, key=lambda t: t.number)
-        ]:
-            report.fail(
-                f"round {n} pairings differ from the format's rules: published "
-                f"{_tables(published)}, recomputed {_tables(again)}"
-            )
-    report.checks.append(f"pairings of {len(replayed.rounds)} rounds recomputed")
-    if replayed.standings is None:
-        return
-    try:
-        rows = [formats.row_json(r) for r in formats.standings(config, replayed.history())]
-    except TournamentError as err:
-        report.fail(f"standings cannot be recomputed: {err}")
-        return
-    differences = _standing_differences(replayed.standings, rows)
-    for d in differences:
-        report.fail(f"standings: {d}")
-    if not differences:
-        report.checks.append(f"standings of {len(rows)} players recomputed (points and tie-breaks)")
-
-
-def _tables(tables: Sequence[Any]) -> str:
-    return "; ".join(
-        f"{t.number}: {' v '.join(t.seats)}{' (bye)' if t.bye else ''}"
-        for t in sorted(tables, key=lambda t: t.number)
-    )
-
-
-def _standing_differences(
-    published: list[dict[str, Any]], again: list[dict[str, Any]]
-) -> list[str]:
-    out = []
-    if len(published) != len(again):
-        return [f"{len(published)} rows published, {len(again)} recomputed"]
-    for mine, theirs in zip(published, again):
-        who = theirs["player_id"]
-        if mine.get("player_id") != who:
-            out.append(
-                f"rank {theirs['rank']}: published {mine.get('player_id')}, recomputed {who}"
-            )
-            continue
-        for field_name in ("rank", "points", "games", "wins", "dropped"):
-            if not _same(mine.get(field_name), theirs[field_name]):
-                out.append(
-                    f"{who}: {field_name} published {mine.get(field_name)}, "
-                    f"recomputed {theirs[field_name]}"
-                )
-        mine_tb = {str(n): v for n, v in mine.get("tiebreaks") or []}
-        for name, value in theirs["tiebreaks"]:
-            if not _same(mine_tb.get(name), value):
-                out.append(
-                    f"{who}: tie-break {name} published {mine_tb.get(name)}, recomputed {value}"
-                )
-    return out
-
-
-def _num(value: Any) -> str:
-    if isinstance(value, float | int) and not isinstance(value, bool):
-        return f"{value:g}"
-    return str(value)
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
-        return abs(float(a) - float(b)) <= TOLERANCE
-    return a == b
+    """Recompute every round's pairings and the standings (core/audit.py ``recheck``)."""
+    assert replayed.config is not None
+    problems = audit.recheck(replayed.config, replayed.audit_events)
+    for problem in problems:
+        report.fail(str(problem))
+    if not problems:
+        report.checks.append(f"pairings of {len(replayed.rounds)} rounds and the standings "
+                             "recomputed from the results and the format's rules")

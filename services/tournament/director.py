@@ -606,7 +606,7 @@ class Director:
             )
             t.publish_checkpoint(number, checkpoint)
             await self._save(t)
-            log.info("round checkpoint published", round=number, root=checkpoint["merkle_root"])
+            log.info("round checkpoint published", round=number, root=proofs.body(checkpoint)["root"])
             return True
 
     # -- results ------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """The tournament's log as public records, hash-chained like a match's log.
 
 Each stored event of a Tournament becomes one record: ``{"type", "n", "timestamp",
-...the event's fields}``, and ``hash = SHA-256(canonical JSON of [domain, tournament id,
-n, previous hash, record])``. A round checkpoint signs the log's length and head hash,
-so an edit anywhere before a checkpoint breaks its signature.
+...the event's fields}``, chained by the core's log hash (core/checkpoint.py:
+``hash_n = SHA-256(canonical JSON of [domain, n-1, hash_n-1, record])``). A round
+checkpoint signs the log's length and head hash, so an edit anywhere before a checkpoint
+breaks its signature.
 
 Also turns the records back into the core's values (:func:`replay_log`): the service and
 the offline verifier read the same records the same way. Pure code: no I/O.
@@ -15,7 +16,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.platform.canonical import canonical_json, sha256_hex
+from services.tournament.core import checkpoint
+from services.tournament.core.codec import (
+    result_from_dict,
+    result_to_dict,
+    table_from_dict,
+    table_to_dict,
+)
 from services.tournament.core.model import (
     Entrant,
     FormatConfig,
@@ -25,9 +32,8 @@ from services.tournament.core.model import (
     TableResult,
 )
 
-LOG_DOMAIN = "neon-arena/tournament-log/v1"
 SKIP = {"originator_id", "originator_version", "timestamp", "originator_topic"}
-GENESIS = ""
+GENESIS = checkpoint.GENESIS
 
 
 def record_of(event: Any) -> dict[str, Any]:
@@ -51,7 +57,13 @@ def _plain(value: Any) -> Any:
 
 
 def link(tournament_id: str, n: int, previous: str, record: Mapping[str, Any]) -> str:
-    return sha256_hex(canonical_json([LOG_DOMAIN, tournament_id, n, previous, dict(record)]))
+    """The core's log chain (core/checkpoint.py): record n is event n-1 of the chain."""
+    return checkpoint.log_link(previous, n - 1, dict(record))
+
+
+def bodies(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The records without their hashes: the events the core's log head is made of."""
+    return [{k: v for k, v in r.items() if k != "hash"} for r in records]
 
 
 def chain(tournament_id: str, records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -89,45 +101,19 @@ def check_chain(tournament_id: str, records: list[Mapping[str, Any]]) -> str | N
 
 
 def table_of(data: Mapping[str, Any]) -> Table:
-    return Table(
-        number=int(data["number"]),
-        seats=tuple(data["seats"]),
-        bye=bool(data["bye"]),
-        note=str(data.get("note", "")),
-    )
+    return table_from_dict(dict(data))
 
 
 def table_json(table: Table) -> dict[str, Any]:
-    return {
-        "number": table.number,
-        "seats": list(table.seats),
-        "bye": table.bye,
-        "note": table.note,
-    }
+    return table_to_dict(table)
 
 
 def result_of(data: Mapping[str, Any]) -> TableResult:
-    return TableResult(
-        table=int(data["table"]),
-        seats=tuple(data["seats"]),
-        placements=tuple(int(p) for p in data["placements"]),
-        kind=str(data["kind"]),
-        forfeited=tuple(data.get("forfeited", ())),
-        game_tiebreak=tuple(float(x) for x in data.get("game_tiebreak", ())),
-        match_id=str(data.get("match_id", "")),
-    )
+    return result_from_dict(dict(data))
 
 
 def result_json(result: TableResult) -> dict[str, Any]:
-    return {
-        "table": result.table,
-        "seats": list(result.seats),
-        "placements": list(result.placements),
-        "kind": result.kind,
-        "forfeited": list(result.forfeited),
-        "game_tiebreak": [float(x) for x in result.game_tiebreak],
-        "match_id": result.match_id,
-    }
+    return result_to_dict(result)
 
 
 @dataclass
@@ -148,6 +134,8 @@ class Replayed:
     status: str = ""
     at: dict[str, int] = field(default_factory=dict)
     """Log position (0-based) of each late entry's and each drop's record, by player."""
+    audit_events: list[dict[str, Any]] = field(default_factory=list)
+    """The log in the terms of the core's audit (core/audit.py ``recheck``)."""
 
     def history(self, before_round: int | None = None) -> History:
         """The core's History: everything, or what the log held when round
@@ -192,12 +180,33 @@ def _last_before(entries: list[tuple[int, TableResult]], cut: int) -> TableResul
     return found
 
 
+def _audit_event(out: Replayed, r: Mapping[str, Any]) -> None:
+    kind = r.get("type")
+    if kind == "Started":
+        out.audit_events.append({"type": "entrants", "entrants": list(r["entrants"])})
+    elif kind == "LateEntry":
+        out.audit_events.append({"type": "late", "player_id": r["player_id"],
+                                 "first_round": r["first_round"], "rating": r["rating"],
+                                 "registered": r["registered"]})
+    elif kind == "PlayerDropped":
+        out.audit_events.append({"type": "dropped", "player_id": r["player_id"],
+                                 "after_round": r["after_round"]})
+    elif kind == "RoundPaired":
+        out.audit_events.append({"type": "round", "round": r["round"], "tables": list(r["tables"])})
+    elif kind in ("ResultRecorded", "ResultCorrected"):
+        out.audit_events.append({"type": "result", "round": r["round"], **dict(r["result"])})
+    elif kind == "StandingsPublished":
+        out.audit_events.append({"type": "standings", "round": len(out.rounds),
+                                 "rows": list(r["rows"])})
+
+
 def replay_log(records: Iterable[Mapping[str, Any]]) -> Replayed:
     """Fold the public records into :class:`Replayed` (ValueError on a malformed record)."""
     out = Replayed()
     for index, r in enumerate(records):
         kind = r.get("type")
         try:
+            _audit_event(out, r)
             if kind == "Created":
                 out.tournament_id = str(r["tournament_id"])
                 out.settings = dict(r["settings"])

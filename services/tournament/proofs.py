@@ -1,12 +1,10 @@
-"""Round checkpoints: a Merkle root over a round's sealed match hashes, signed with the log.
+"""Round checkpoints and inclusion proofs, as the service stores and the bundle carries them.
 
-A round's leaves are the final chain hashes of its matches (32 bytes each), in table
-order. The checkpoint signs, with the organiser's Ed25519 key, the tournament id, the
-round, the Merkle root (RFC 9162), the number of leaves and the match id of each leaf,
-and the tournament log's length and head hash at that moment. An inclusion proof shows
-that one match's final hash is leaf ``index`` of the round's tree.
-
-Pure code: no I/O.
+The pure pieces are the core's (core/merkle.py, core/checkpoint.py): a round's leaves are
+the final chain hashes of its sealed matches in table order; the checkpoint body names
+the tournament, the round, the Merkle root (RFC 9162) and tree size, and the tournament
+log's length and head, and is signed with the organiser's Ed25519 key under its own
+domain tag. This module picks a stored round's leaves and signs the bundle's seal.
 """
 
 from __future__ import annotations
@@ -14,16 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.platform.canonical import canonical_json
-from services.platform.signing import public_key_hex, sign, verify
+from services.platform.signed import Untrusted, open_signed, seal
+from services.tournament.core import checkpoint
 
-try:
-    from services.tournament.core import merkle
-except ImportError:  # until the core has its own
-    from services.tournament import _merkle as merkle  # type: ignore[no-redef]
-
-CHECKPOINT_DOMAIN = "neon-arena/tournament-checkpoint/v1"
-BUNDLE_DOMAIN = "neon-arena/tournament-bundle/v1"
+BUNDLE_SEAL = "TournamentBundleSeal"
+BUNDLE_SEAL_DOMAIN = "neon-arena/tournament-bundle/v1"
 
 
 def round_leaves(rnd: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -37,76 +30,31 @@ def round_leaves(rnd: Mapping[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-def leaf_bytes(final_hash: str) -> bytes:
-    return bytes.fromhex(final_hash)
+def round_checkpoint(tournament_id: str, number: int, leaves: Sequence[tuple[str, str]],
+                     log_length: int, log_head: str, key: Any) -> dict[str, Any]:
+    """The signed checkpoint message (core/checkpoint.py ``sign_checkpoint``)."""
+    body = checkpoint.checkpoint_body(tournament_id, number, [h for _, h in leaves],
+                                      log_length, log_head)
+    return checkpoint.sign_checkpoint(body, key)
 
 
-def root_hex(final_hashes: Sequence[str]) -> str:
-    return merkle.root([leaf_bytes(h) for h in final_hashes]).hex()
+def body(message: Mapping[str, Any]) -> dict[str, Any]:
+    """The body of a stored checkpoint message (not checked: see the verifier)."""
+    return dict(message.get(checkpoint.CHECKPOINT_FIELD) or {})
 
 
 def inclusion(final_hashes: Sequence[str], index: int) -> list[str]:
-    return [h.hex() for h in merkle.inclusion_proof([leaf_bytes(h) for h in final_hashes], index)]
+    return checkpoint.inclusion_proofs(final_hashes)[index]
 
 
-def check_inclusion(
-    final_hash: str, index: int, size: int, proof: Sequence[str], root: str
-) -> bool:
-    try:
-        return merkle.verify_inclusion(
-            leaf_bytes(final_hash),
-            index,
-            size,
-            [bytes.fromhex(p) for p in proof],
-            bytes.fromhex(root),
-        )
-    except (ValueError, IndexError):
-        return False
+def seal_bundle(data: Mapping[str, Any], key: Any) -> dict[str, Any]:
+    return seal(BUNDLE_SEAL, "seal", BUNDLE_SEAL_DOMAIN, data, key)
 
 
-def checkpoint_body(
-    tournament_id: str,
-    number: int,
-    leaves: Sequence[tuple[str, str]],
-    log_length: int,
-    log_head: str,
-) -> dict[str, Any]:
-    return {
-        "domain": CHECKPOINT_DOMAIN,
-        "tournament_id": tournament_id,
-        "round": number,
-        "merkle_root": root_hex([h for _, h in leaves]) if leaves else "",
-        "leaves": len(leaves),
-        "matches": [m for m, _ in leaves],
-        "log_length": log_length,
-        "log_head": log_head,
-    }
+def open_bundle_seal(message: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """The seal's body, or :class:`Untrusted`."""
+    return open_signed(message, BUNDLE_SEAL, "seal", BUNDLE_SEAL_DOMAIN, [key])
 
 
-def round_checkpoint(
-    tournament_id: str,
-    number: int,
-    leaves: Sequence[tuple[str, str]],
-    log_length: int,
-    log_head: str,
-    key: Any,
-) -> dict[str, Any]:
-    body = checkpoint_body(tournament_id, number, leaves, log_length, log_head)
-    return {**body, "public_key": public_key_hex(key), "signature": sign(key, canonical_json(body))}
-
-
-def check_signature(checkpoint: Mapping[str, Any]) -> bool:
-    body = {k: v for k, v in checkpoint.items() if k not in ("public_key", "signature")}
-    return verify(
-        str(checkpoint.get("public_key", "")),
-        canonical_json(body),
-        str(checkpoint.get("signature", "")),
-    )
-
-
-def sign_body(body: Mapping[str, Any], key: Any) -> dict[str, Any]:
-    return {
-        **body,
-        "public_key": public_key_hex(key),
-        "signature": sign(key, canonical_json(dict(body))),
-    }
+__all__ = ["Untrusted", "body", "inclusion", "open_bundle_seal", "round_checkpoint",
+           "round_leaves", "seal_bundle"]

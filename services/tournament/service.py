@@ -90,16 +90,12 @@ def result_message(result: dict[str, Any] | None) -> pb.Result | None:
 def checkpoint_message(c: dict[str, Any] | None) -> pb.Checkpoint | None:
     if c is None:
         return None
+    body = c.get("checkpoint") or {}
     return pb.Checkpoint(
-        round=c["round"],
-        merkle_root=c["merkle_root"],
-        leaves=c["leaves"],
-        log_length=c["log_length"],
-        log_head=c["log_head"],
-        public_key=c["public_key"],
-        signature=c["signature"],
-        checkpoint_json=canonical_json(c).decode(),
-    )
+        round=int(body.get("round", 0)), merkle_root=str(body.get("root", "")),
+        leaves=int(body.get("tree_size", 0)), log_length=int(body.get("log_version", 0)),
+        log_head=str(body.get("log_head", "")), public_key=str(c.get("key", "")),
+        signature=str(c.get("signature", "")), checkpoint_json=canonical_json(c).decode())
 
 
 def round_message(view: dict[str, Any]) -> pb.Round:
