@@ -402,7 +402,7 @@ def export(tournament_id: str,
 @friendly
 def simulate(
     fmt: str = typer.Option("swiss", "--format", help=", ".join(FORMAT_NAMES)),
-    game: str = typer.Option("neon-reign", help="game id"),
+    game: str = typer.Option(..., help="game id (see: neon games)"),
     players: int = typer.Option(16, help="how many bots"),
     rounds: int = typer.Option(0, help="rounds (0: the format's natural number)"),
     mode: str = typer.Option("", help="the game's mode (default: its first)"),
