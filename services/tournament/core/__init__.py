@@ -2,6 +2,15 @@
 
 No I/O, no clock, no randomness: everything is computed from its inputs, so a verifier
 recomputes exactly what the service published.
+
+- ``model``: the values (Entrant, Table, TableResult, RoundRecord, FormatConfig, History,
+  StandingRow, TournamentError);
+- ``ledger``: what each round meant for each player (points, games, opponents, seats);
+- ``formats``: ``pair_next_round``, ``is_finished``, ``planned_rounds``, ``bracket``;
+  per format ``swiss``, ``roundrobin``, ``elimination``, ``multiplayer``;
+- ``standings``: points, tie-breaks, ranks;
+- ``merkle`` (RFC 9162), ``checkpoint`` (signed round checkpoints), ``audit`` (recheck a
+  tournament's events against the rules), ``codec`` (JSON forms).
 """
 
 from services.tournament.core.audit import (  # noqa: E402 (needs the functions above)

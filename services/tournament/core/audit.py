@@ -319,27 +319,27 @@ def standings_event(after: int, rows: Iterable[StandingRow]) -> dict[str, Any]:
 def history_events(
     history: History, published: Mapping[int, Iterable[StandingRow]] | None = None
 ) -> list[dict[str, Any]]:
-    """The events of a History, in the order :func:`recheck` reads them (entrants, then per
-    round: absences, the pairing, its results, withdrawals after it, late entries for the
-    next round, published standings)."""
+    """The events of a History, in the order :func:`recheck` reads them: entrants, late
+    entries, then per round: absences, the pairing, its results, withdrawals after it,
+    the published standings (``published``: round -> rows)."""
     late = dict(history.late)
     starters = [e for e in history.entrants if e.player_id not in late]
     events: list[dict[str, Any]] = [entrants_event(starters)]
+    for e in history.entrants:  # a History does not say when they registered: up front
+        if e.player_id in late:
+            events.append(
+                {
+                    "type": "late",
+                    "player_id": e.player_id,
+                    "first_round": late[e.player_id],
+                    "rating": e.rating,
+                    "registered": e.registered,
+                }
+            )
     for p, r in history.dropped:
         if r < 1:
             events.append({"type": "dropped", "player_id": p, "after_round": r})
     for record in history.rounds:
-        for e in history.entrants:
-            if late.get(e.player_id) == record.number:
-                events.append(
-                    {
-                        "type": "late",
-                        "player_id": e.player_id,
-                        "first_round": record.number,
-                        "rating": e.rating,
-                        "registered": e.registered,
-                    }
-                )
         for p, r in history.absent:
             if r == record.number:
                 events.append({"type": "absent", "player_id": p, "round": r})

@@ -134,6 +134,8 @@ class State:
     played_in: dict[str, tuple[int, int]] = field(default_factory=dict)
     byes_in: dict[str, int] = field(default_factory=dict)
     """Match id -> the round whose pairing showed the bye."""
+    dropped: dict[str, int] = field(default_factory=dict)
+    """Player -> the round after which they withdrew: they lose later matches by walkover."""
 
     def player(self, src: Source) -> str | None:
         """The player a source names, EMPTY for nobody, None while not yet known."""
@@ -156,8 +158,11 @@ class State:
         return self.winner["GF1"] == self.player(gf1.sources[1])
 
     def settle_byes(self, round_number: int) -> list[str]:
-        """Decide every match with a bye in it; the ids of those with one real player."""
+        """Decide every match with a bye or a withdrawn player in it; the ids of the byes
+        with one real player (a withdrawn player loses by walkover; two withdrawn: the
+        higher seed goes on, to lose the next match the same way)."""
         shown: list[str] = []
+        gone = {p for p, r in self.dropped.items() if r < round_number}
         changed = True
         while changed:
             changed = False
@@ -173,6 +178,13 @@ class State:
                     if real != EMPTY:
                         shown.append(m.id)
                         self.byes_in[m.id] = round_number
+                    changed = True
+                elif a in gone or b in gone:
+                    if a in gone and b in gone:
+                        won = min((a, b), key=lambda p: self.seed_rank[p])
+                    else:
+                        won = b if a in gone else a
+                    self.winner[m.id], self.loser[m.id] = won, b if won == a else a
                     changed = True
         return shown
 
@@ -208,6 +220,7 @@ def replay(config: FormatConfig, history: History) -> State:
         build(config, len(ordered)),
         {i + 1: e.player_id for i, e in enumerate(ordered)},
         {e.player_id: i for i, e in enumerate(ordered)},
+        dropped=dict(history.dropped),
     )
     for record in history.rounds:
         state.settle_byes(record.number)
@@ -266,23 +279,7 @@ def pair_elimination(config: FormatConfig, history: History) -> tuple[Table, ...
             )
     state = replay(config, history)
     shown = state.settle_byes(number)
-    dropped = {p for p, r in history.dropped if r < number}
     tables: list[Table] = []
-    while True:
-        ready = state.ready()
-        # A player who dropped out loses the match by walkover.
-        walkover = [m for m in ready if any(p in dropped for p in state.players(m))]
-        if not walkover:
-            break
-        for m in walkover:
-            a, b = state.players(m)
-            assert a is not None and b is not None
-            gone_a, gone_b = a in dropped, b in dropped
-            won = b if gone_a and not gone_b else a
-            if gone_a and gone_b:
-                won = min((a, b), key=lambda p: state.seed_rank[p])
-            state.winner[m.id], state.loser[m.id] = won, b if won == a else a
-        state.settle_byes(number)
     for m in state.ready():
         a, b = state.players(m)
         assert a and b

@@ -5,7 +5,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from services.tournament.core.elimination import (
+    champion,
+    describe,
+    elimination_rounds,
+    pair_elimination,
+)
 from services.tournament.core.model import FormatConfig, History, Table, TournamentError
+from services.tournament.core.multiplayer import pair_multiplayer
 from services.tournament.core.progress import next_round_number
 from services.tournament.core.roundrobin import pair_round_robin, round_robin_rounds
 from services.tournament.core.swiss import pair_swiss
@@ -23,8 +30,6 @@ def planned_rounds(config: FormatConfig, n_entrants: int) -> int:
         return config.rounds or max(1, math.ceil(math.log2(n)))
     if config.format == "multiplayer":
         return config.rounds or DEFAULT_MULTIPLAYER_ROUNDS
-    from services.tournament.core.elimination import elimination_rounds
-
     return elimination_rounds(config, n)
 
 
@@ -38,8 +43,6 @@ def _rounds_complete(history: History) -> bool:
 
 def is_finished(config: FormatConfig, history: History) -> bool:
     if config.is_elimination:
-        from services.tournament.core.elimination import champion
-
         return champion(config, history) is not None
     played = len(history.rounds)
     return played >= planned_rounds(config, len(history.entrants)) and _rounds_complete(history)
@@ -55,12 +58,8 @@ def pair_next_round(config: FormatConfig, history: History) -> tuple[Table, ...]
     if config.format == "round-robin":
         return pair_round_robin(config, history)
     if config.format == "multiplayer":
-        from services.tournament.core.multiplayer import pair_multiplayer
-
         return pair_multiplayer(config, history)
     if config.is_elimination:
-        from services.tournament.core.elimination import pair_elimination
-
         return pair_elimination(config, history)
     raise TournamentError(f"round {number}: unknown format {config.format!r}")
 
@@ -69,6 +68,4 @@ def bracket(config: FormatConfig, history: History) -> dict[str, Any]:
     """A JSON-able description of an elimination bracket (see ``elimination.describe``)."""
     if not config.is_elimination:
         raise TournamentError(f"{config.format} has no bracket")
-    from services.tournament.core.elimination import describe
-
     return describe(config, history)

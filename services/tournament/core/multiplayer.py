@@ -7,9 +7,10 @@
    no split exists (5 at 3-4), the lowest-ranked players who have not had a bye yet sit
    the round out with a bye until one does.
 3. Grouping by standing: the ranking is cut into consecutive tables (the top players
-   together). Then players of neighbouring tables are swapped, one pair at a time, while
-   a swap lowers the number of repeated table-mates (pairs who already shared a table),
-   with the smallest move in the ranking preferred; a deterministic hill climb.
+   together). Then players of two tables are swapped, one pair at a time, while a swap
+   lowers the repeated table-mates (for each pair at a table, the square of the times
+   they already shared one), the largest gain first, then the smallest move in the
+   ranking; a deterministic hill climb (at most 50 swaps).
 4. Seats: filled from seat 0 (the first player) on; each seat goes to the player who has
    sat there least often before, then the one whose seats so far were latest on average,
    then the better ranked. Nobody is first player every round.
@@ -21,7 +22,13 @@ from itertools import combinations
 
 from services.tournament.core.ledger import Round
 from services.tournament.core.model import FormatConfig, History, Table, TournamentError
-from services.tournament.core.progress import active_players, next_round_number, require_complete
+from services.tournament.core.progress import (
+    active_players,
+    check_late_entries,
+    next_round_number,
+    require_complete,
+)
+from services.tournament.core.standings import standings
 
 MAX_SWAP_PASSES = 50
 
@@ -77,14 +84,18 @@ def _met(book: dict[str, list[Round]]) -> dict[frozenset[str], int]:
 
 
 def _repeats(table: list[str], met: dict[frozenset[str], int]) -> int:
-    return sum(met.get(frozenset(pair), 0) for pair in combinations(table, 2))
+    """Prior meetings among a table's players, squared per pair (a third meeting is much
+    worse than a second)."""
+    return sum(met.get(frozenset(pair), 0) ** 2 for pair in combinations(table, 2))
 
 
 def _improve(tables: list[list[str]], rank: dict[str, int], met: dict) -> None:
+    """Swap players between tables while a swap lowers the repeats; of the swaps that do,
+    the largest gain, then the smallest move in the ranking, then the highest ranked."""
     for _ in range(MAX_SWAP_PASSES):
         best = None
-        for t in range(len(tables) - 1):
-            a_table, b_table = tables[t], tables[t + 1]
+        for t, u in combinations(range(len(tables)), 2):
+            a_table, b_table = tables[t], tables[u]
             before = _repeats(a_table, met) + _repeats(b_table, met)
             if before == 0:
                 continue
@@ -97,11 +108,11 @@ def _improve(tables: list[list[str]], rank: dict[str, int], met: dict) -> None:
                         continue
                     key = (-gain, abs(rank[a] - rank[b]), rank[a], rank[b])
                     if best is None or key < best[0]:
-                        best = (key, t, i, j)
+                        best = (key, t, u, i, j)
         if best is None:
             return
-        _, t, i, j = best
-        tables[t][i], tables[t + 1][j] = tables[t + 1][j], tables[t][i]
+        _, t, u, i, j = best
+        tables[t][i], tables[u][j] = tables[u][j], tables[t][i]
 
 
 def _seat(
@@ -130,11 +141,10 @@ def pair_multiplayer(config: FormatConfig, history: History) -> tuple[Table, ...
     book = require_complete(config, history)
     number = next_round_number(history)
     players = active_players(history, number)
+    check_late_entries(config, history, number)
     if number == 1:
         ranked = players
     else:
-        from services.tournament.core.standings import standings
-
         order = [row.player_id for row in standings(config, history)]
         position = {p: i for i, p in enumerate(order)}
         ranked = sorted(players, key=lambda p: position[p])

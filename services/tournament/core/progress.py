@@ -51,3 +51,13 @@ def pairing_order(
     seeds = {e.player_id: i for i, e in enumerate(seed_order(history.entrants))}
     scored = [(p, points(book[p])) for p in players]
     return sorted(scored, key=lambda item: (-item[1], seeds[item[0]]))
+
+
+def check_late_entries(config: FormatConfig, history: History, round_number: int) -> None:
+    """Late entries may first play no later than ``late_entry_until``."""
+    for player, first in sorted(history.late):
+        if first == round_number and first > config.late_entry_until:
+            raise TournamentError(
+                f"round {round_number}: {player} enters late, but late entries may only "
+                f"start up to round {config.late_entry_until}"
+            )

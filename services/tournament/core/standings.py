@@ -31,6 +31,7 @@ listed last with no points.
 
 from __future__ import annotations
 
+from services.tournament.core.elimination import exit_levels
 from services.tournament.core.ledger import Round, annulled_players, drop_rounds, ledger, points
 from services.tournament.core.model import (
     FormatConfig,
@@ -116,8 +117,6 @@ def standings(config: FormatConfig, history: History) -> tuple[StandingRow, ...]
     seeds = {e.player_id: i for i, e in enumerate(seed_order(history.entrants))}
     levels: dict[str, int] = {}
     if config.is_elimination:
-        from services.tournament.core.elimination import exit_levels
-
         levels = exit_levels(config, history)
     rows = []
     for player in book:

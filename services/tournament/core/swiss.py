@@ -15,11 +15,28 @@ every machine. Penalties, from heaviest to lightest:
 
 1. two players with the same absolute colour preference (colour difference beyond +-1,
    or the same colour twice running) - FIDE C.04.3 C3;
-2. the square of how many score groups apart the two are (pair within the score group;
-   when someone must float, float as little as possible);
-3. same strong or mild colour preference (seat balance);
-4. within a score group, how far the pair is from "top half against bottom half"
-   (S1 against S2, the Dutch system's order); across groups, their distance in the order.
+2. floating: the square of how many score groups apart the two are, and a float from
+   a higher group costing more than one from a lower group (the higher groups are
+   paired completely first);
+3. same strong or mild colour preference, weighted by the score group in which the pair
+   is made (the lower player's), higher groups first, as the Dutch system settles its
+   brackets top down;
+4. the same float as last round or as two rounds before (FIDE B5/B6; a bye or a forfeit
+   win counts as a downfloat);
+5. order: within a score group, how far the pair is from "top half against bottom half"
+   (S1 against S2), an exchange between the halves costing more than any transposition;
+   a player moved down meets the highest resident it can, and the one moved down is the
+   lowest of its group it can be.
+
+The units (:class:`Units`) are scaled to the field so that each criterion outweighs all
+the lighter ones together. With these, the engine reproduces the five rounds of a
+published Dutch-system example exactly (tests/unit/tournament/test_swiss_published.py);
+it is not a complete implementation of every Dutch rule (no acceleration, no D.4
+heterogeneous-bracket special cases, no requested half-point byes).
+
+The graph holds the promising edges only (:func:`_candidates`); when it has no perfect
+matching, the candidate width doubles until the graph is complete, so a pairing is
+found whenever one exists.
 
 Round 1 therefore pairs seed 1 against seed n/2+1, 2 against n/2+2, ... Colours (seat 0
 is white) follow FIDE C.04.3 E: both preferences granted; else the stronger one; else
@@ -28,8 +45,8 @@ ranked player's preference; in round 1 the higher ranked player gets white on od
 boards and black on even boards (FIDE draws the first colour by lot; here it is fixed
 so that the pairing is reproducible).
 
-Cost: O(n^2) edges and networkx's O(n^3) blossom algorithm; 256 players take well
-under a second (see tests/unit/tournament/test_swiss.py).
+Cost: O(n * width) edges and networkx's blossom algorithm; pairing a round of 256
+players took 0.19-0.28 s of CPU time when measured (rounds 2-7).
 """
 
 from __future__ import annotations
@@ -42,6 +59,7 @@ from services.tournament.core.ledger import Round
 from services.tournament.core.model import FormatConfig, History, Table, TournamentError
 from services.tournament.core.progress import (
     active_players,
+    check_late_entries,
     next_round_number,
     pairing_order,
     require_complete,
@@ -292,6 +310,7 @@ def pair_swiss(config: FormatConfig, history: History) -> tuple[Table, ...]:
     book = require_complete(config, history)
     number = next_round_number(history)
     players = active_players(history, number)
+    check_late_entries(config, history, number)
     if len(players) < 2:
         raise TournamentError(f"round {number}: fewer than two players left to pair")
     ranked = pairing_order(players, book, history)

@@ -168,13 +168,16 @@ def test_a_finished_event_pairs_no_more() -> None:
         pair_next_round(config, history)
 
 
-def run(n: int, rounds: int, choices: list[int], drops: dict[int, list[int]]) -> History:
-    config = FormatConfig("swiss", rounds=rounds)
-    history = History(field(n))
+def run(
+    n: int, rounds: int, choices: list[int], drops: dict[int, list[int]], late: tuple = ()
+) -> History:
+    config = FormatConfig("swiss", rounds=rounds, late_entry_until=3)
+    history = History(field(n), late=late)
+    first = dict(late)
     k = 0
     for number in range(1, rounds + 1):
         tables = pair_next_round(config, history)
-        active = {e.player_id for e in history.entrants} - {
+        active = {e.player_id for e in history.entrants if first.get(e.player_id, 1) <= number} - {
             p for p, r in history.dropped if r < number
         }
         seated = Counter(p for t in tables for p in t.seats)
@@ -186,7 +189,7 @@ def run(n: int, rounds: int, choices: list[int], drops: dict[int, list[int]]) ->
                 k += 1
         history = with_round(history, tables, results)
         gone = tuple((f"p{i:02d}", number) for i in drops.get(number, ()))
-        history = History(history.entrants, history.rounds, history.dropped + gone)
+        history = History(history.entrants, history.rounds, history.dropped + gone, history.late)
     return history
 
 
@@ -198,14 +201,16 @@ def run(n: int, rounds: int, choices: list[int], drops: dict[int, list[int]]) ->
     drops=st.dictionaries(
         st.integers(1, 6), st.lists(st.integers(0, 15), max_size=2, unique=True), max_size=2
     ),
+    late=st.dictionaries(st.integers(16, 20), st.integers(2, 3), max_size=3),
 )
-def test_random_events_never_rematch_nor_bye_twice(n, rounds, choices, drops) -> None:
+def test_random_events_never_rematch_nor_bye_twice(n, rounds, choices, drops, late) -> None:
     # a player drops at most once
     seen: set[int] = set()
     drops = {
         r: [p for p in ps if not (p in seen or seen.add(p))] for r, ps in sorted(drops.items())
     }
-    history = run(n, rounds, choices, drops)
+    joining = tuple((f"p{i:02d}", r) for i, r in sorted(late.items()) if i < n)
+    history = run(n, rounds, choices, drops, joining)
     pairs = [frozenset(t.seats) for r in history.rounds for t in r.tables if not t.bye]
     assert len(pairs) == len(set(pairs)), "a rematch"
     byes = Counter(t.seats[0] for r in history.rounds for t in r.tables if t.bye)
@@ -227,3 +232,27 @@ def test_a_256_player_round_pairs_everyone_once_by_score_group() -> None:
     assert sorted(p for t in tables for p in t.seats) == sorted(e.player_id for e in field(256))
     points = {r.player_id: r.points for r in standings(config, history)}
     assert all(points[t.seats[0]] == points[t.seats[1]] for t in tables)  # 128 + 128: no float
+
+
+def test_a_late_entry_after_the_allowed_round_is_refused() -> None:
+    config = FormatConfig("swiss", rounds=4, late_entry_until=2)
+    history = History((*field(8), Entrant("tardy", 2000, 8)), late=(("tardy", 3),))
+    for _ in range(2):
+        tables = pair_next_round(config, history)
+        history = with_round(
+            history, tables, [TableResult(t.number, t.seats, (1, 2)) for t in tables]
+        )
+    with pytest.raises(TournamentError, match="late entries may only start up to round 2"):
+        pair_next_round(config, History(history.entrants, history.rounds, late=history.late))
+
+
+def test_players_whose_game_was_forfeited_may_still_meet() -> None:
+    config = FormatConfig("swiss", rounds=3)
+    history = History(field(2))
+    tables = pair_next_round(config, history)
+    forfeit = TableResult(
+        1, tables[0].seats, (1, 2), kind="forfeit", forfeited=(tables[0].seats[1],)
+    )
+    history = with_round(history, tables, [forfeit])
+    again = pair_next_round(config, history)
+    assert {frozenset(t.seats) for t in again} == {frozenset(tables[0].seats)}
