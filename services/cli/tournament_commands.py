@@ -140,6 +140,7 @@ class SimReport:
     standings: list[Any] = field(default_factory=list)
     bundle: bytes = b""
     verify: Any = None
+    tournament: Any = None
     stages: dict[str, float] = field(default_factory=dict)
 
 
@@ -196,6 +197,7 @@ async def simulate_run(address: str, issue: Callable[..., str], game: str, fmt_j
             del paired
         finished = await client.call("FinishTournament", organiser, tournament_id=tid)
         report.standings = list(finished.rows)
+        report.tournament = finished.tournament
         t2 = time.perf_counter()
         exported = await client.call("ExportTournament", organiser, tournament_id=tid)
         report.bundle = exported.bundle_jsonl

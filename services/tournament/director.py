@@ -49,6 +49,7 @@ from services.platform.tokens import Claims
 from services.tournament import formats, proofs
 from services.tournament import log as tlog
 from services.tournament.app import TournamentApplication
+from services.tournament.core import bracket as core_bracket
 from services.tournament.core.model import FormatConfig, TableResult, TournamentError
 from services.tournament.domain import ENDED, Tournament, match_id_of
 from services.tournament.rules_port import TRANSIENT, RulesGateway
@@ -872,6 +873,18 @@ class Director:
         return [
             formats.row_json(r) for r in formats.standings(replayed.config, replayed.history())
         ], False
+
+    async def bracket(self, t: Tournament) -> dict[str, Any] | None:
+        """The elimination bracket (core ``bracket``), None for other formats or before the start."""
+        if not t.entrants or not FormatConfig.from_dict(t.settings["format"]).is_elimination:
+            return None
+        replayed = await self.replayed(t.tournament_id)
+        assert replayed.config is not None
+        try:
+            return dict(core_bracket(replayed.config, replayed.history()))
+        except TournamentError as err:
+            log.warning("no bracket", error=str(err))
+            return None
 
     async def planned_rounds(self, t: Tournament) -> int:
         if not t.entrants:

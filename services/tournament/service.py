@@ -49,7 +49,8 @@ def clock_message(clock: dict[str, Any]) -> pb.Clock:
     )
 
 
-def tournament_message(t: Tournament, planned: int = 0) -> pb.Tournament:
+def tournament_message(t: Tournament, planned: int = 0,
+                       bracket: dict[str, Any] | None = None) -> pb.Tournament:
     s = t.settings
     current = t.current
     return pb.Tournament(
@@ -73,6 +74,7 @@ def tournament_message(t: Tournament, planned: int = 0) -> pb.Tournament:
         clock=clock_message(s["clock"]),
         version=int(t.version),
         reason=t.reason,
+        bracket_json=json.dumps(bracket, sort_keys=True) if bracket is not None else "",
     )
 
 
@@ -160,7 +162,7 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):
         self.d = director
 
     async def _t(self, t: Tournament) -> pb.Tournament:
-        return tournament_message(t, await self.d.planned_rounds(t))
+        return tournament_message(t, await self.d.planned_rounds(t), await self.d.bracket(t))
 
     async def CreateTournament(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         clock = None

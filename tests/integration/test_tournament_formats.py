@@ -40,6 +40,9 @@ async def test_single_elimination_of_8_neon_reign(tmp_path: Path, nats_url: str)
                  for t in r.tables if not t.bye}
     champion = report.standings[0].player_id
     assert alive == {champion}
+    bracket = json.loads(report.tournament.bracket_json)
+    assert bracket["champion"] == champion
+    assert sum(1 for m in bracket["matches"] if m["status"] == "decided") == 7
     assert report.verify.ok, report.verify.failures
     assert report.verify.matches == 7
     assert verify_bundle(report.bundle).ok

@@ -110,7 +110,7 @@ class Player(_message.Message):
         ...
 
 class Tournament(_message.Message):
-    __slots__ = ('tournament_id', 'name', 'game', 'mode', 'format_json', 'status', 'players', 'rounds_paired', 'planned_rounds', 'round_complete', 'no_show', 'check_in_seconds', 'clock', 'version', 'reason')
+    __slots__ = ('tournament_id', 'name', 'game', 'mode', 'format_json', 'status', 'players', 'rounds_paired', 'planned_rounds', 'round_complete', 'no_show', 'check_in_seconds', 'clock', 'version', 'reason', 'bracket_json')
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
@@ -126,6 +126,7 @@ class Tournament(_message.Message):
     CLOCK_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    BRACKET_JSON_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     name: str
     game: str
@@ -141,8 +142,9 @@ class Tournament(_message.Message):
     clock: Clock
     version: int
     reason: str
+    bracket_json: str
 
-    def __init__(self, tournament_id: _Optional[str]=..., name: _Optional[str]=..., game: _Optional[str]=..., mode: _Optional[str]=..., format_json: _Optional[str]=..., status: _Optional[_Union[TournamentStatus, str]]=..., players: _Optional[_Iterable[_Union[Player, _Mapping]]]=..., rounds_paired: _Optional[int]=..., planned_rounds: _Optional[int]=..., round_complete: _Optional[bool]=..., no_show: _Optional[_Union[NoShowPolicy, str]]=..., check_in_seconds: _Optional[int]=..., clock: _Optional[_Union[Clock, _Mapping]]=..., version: _Optional[int]=..., reason: _Optional[str]=...) -> None:
+    def __init__(self, tournament_id: _Optional[str]=..., name: _Optional[str]=..., game: _Optional[str]=..., mode: _Optional[str]=..., format_json: _Optional[str]=..., status: _Optional[_Union[TournamentStatus, str]]=..., players: _Optional[_Iterable[_Union[Player, _Mapping]]]=..., rounds_paired: _Optional[int]=..., planned_rounds: _Optional[int]=..., round_complete: _Optional[bool]=..., no_show: _Optional[_Union[NoShowPolicy, str]]=..., check_in_seconds: _Optional[int]=..., clock: _Optional[_Union[Clock, _Mapping]]=..., version: _Optional[int]=..., reason: _Optional[str]=..., bracket_json: _Optional[str]=...) -> None:
         ...
 
 class OpenRegistrationRequest(_message.Message):
