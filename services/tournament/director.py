@@ -598,7 +598,8 @@ class Director:
                     continue
                 if key not in rnd["results"]:
                     return False
-                if key in rnd["matches"] and key not in rnd["sealed"]:
+                if key in rnd["matches"] and key not in rnd["sealed"] \
+                        and key not in rnd.get("corrected", {}):
                     return False
             records = await self.records(tournament_id)
             leaves = proofs.round_leaves(rnd)
@@ -838,7 +839,7 @@ class Director:
                         f"match {match['match_id']} now ends with another hash than the "
                         "tournament sealed: its store was changed"
                     )
-                if sealed is not None or str(key) in rnd["results"]:
+                if sealed is not None:
                     exports[match["match_id"]] = bytes(reply.export_jsonl)
         data = await asyncio.to_thread(
             build_bundle,

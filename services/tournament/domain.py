@@ -162,7 +162,12 @@ class Tournament(Aggregate):
     def correct_result(
         self, round: int, table: int, result: dict[str, Any], reason: str, by: str
     ) -> None:
-        self.round(round)["results"][str(table)] = result
+        """A result the organiser set: it stands even if the table's match never ends
+        (a broken match, a game played on paper); such a match is left out of the round's
+        Merkle tree."""
+        rnd = self.round(round)
+        rnd["results"][str(table)] = result
+        rnd.setdefault("corrected", {})[str(table)] = reason
 
     @event("MatchSealed")
     def match_sealed(

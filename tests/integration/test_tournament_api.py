@@ -143,3 +143,59 @@ async def test_a_no_show_forfeits_after_the_check_in_window(b: Backend) -> None:
     records = [json.loads(x)["record"] for x in bundle.splitlines() if json.loads(x)["type"] == "LogRecord"]
     started = next(r for r in records if r["type"] == "MatchStarted")
     assert started["absent"] == [gone]
+
+
+async def test_corrections_drops_late_entries_and_force_end_verify(b: Backend) -> None:
+    """Round 1 decided by the organiser (results entered with a reason, matches never played),
+    a drop and a late entry before round 2, round 2 played by bots, then a force-end: the
+    bundle verifies, notes the corrections, and round 2 pairs the late entry, not the drop."""
+    c = TournamentClient(b.address("tournament"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    names = ["a1", "a2", "a3", "a4", "late"]
+    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in names}
+    rules: dict[str, RulesClient] = {}
+    tid = "edits"
+    try:
+        await c.call("CreateTournament", org, tournament_id=tid, game="neon-reign", mode="single",
+                     format_json=format_json("swiss", 3, extra='{"late_entry_until": 2}'))
+        await c.call("OpenRegistration", org, tournament_id=tid)
+        for n in names[:4]:
+            await c.call("Register", tokens[n], tournament_id=tid)
+        await c.call("StartTournament", org, tournament_id=tid)
+        code, why = await _code(c.call("Register", tokens["late"], tournament_id=tid))
+        assert code == grpc.StatusCode.FAILED_PRECONDITION and "late entry" in why
+        first = (await c.call("NextRound", org, tournament_id=tid)).round
+        for t in first.tables:
+            await c.call("CorrectResult", org, tournament_id=tid, round=1, table=t.number,
+                         placements=[1, 2], reason="played on paper")
+        for _ in range(100):
+            r = (await c.call("GetRound", tournament_id=tid, round=1)).round
+            if r.complete:
+                break
+            await asyncio.sleep(0.1)
+        assert r.complete and r.checkpoint.leaves == 0
+        await c.call("DropPlayer", tokens["a1"], tournament_id=tid, reason="had to leave")
+        await c.call("AddLateEntry", org, tournament_id=tid, player_id="late")
+        second = (await c.call("NextRound", org, tournament_id=tid)).round
+        seated = {p for t in second.tables for p in t.seats}
+        assert "late" in seated and "a1" not in seated
+        await asyncio.gather(*(play_round_as(c, rules, tokens[n], tid, n, timeout=60)
+                               for n in names if n != "a1"))
+        for _ in range(200):
+            r = (await c.call("GetRound", tournament_id=tid, round=2)).round
+            if r.complete:
+                break
+            await asyncio.sleep(0.1)
+        assert r.complete
+        await c.call("ForceEnd", org, tournament_id=tid, reason="time is up")
+        standings = (await c.call("GetStandings", tournament_id=tid))
+        assert standings.final and {row.player_id for row in standings.rows} == set(names)
+        assert next(row for row in standings.rows if row.player_id == "a1").dropped
+        bundle = (await c.call("ExportTournament", org, tournament_id=tid)).bundle_jsonl
+    finally:
+        await c.close()
+        for rc in rules.values():
+            await rc.close()
+    report = verify_bundle(bundle)
+    assert report.ok, report.failures
+    assert sum("result set by the organiser (played on paper)" in w for w in report.warnings) == 2
