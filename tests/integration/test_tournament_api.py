@@ -104,7 +104,10 @@ async def test_bad_input_gets_a_clear_status(b: Backend) -> None:
         await c.close()
 
 
-async def test_a_no_show_forfeits_after_the_check_in_window(b: Backend) -> None:
+@pytest.mark.parametrize("policy", ["forfeit", "bot"])
+async def test_a_no_show_after_the_check_in_window(b: Backend, policy: str) -> None:
+    """Forfeit: the rules clock resigns the absent seat, a forfeit (no game for tie-breaks).
+    Bot: the rules service's bot plays the absent seat to the end, an ordinary game."""
     c = TournamentClient(b.address("tournament"))
     org = b.issuer.issue("organiser", "*", player="org", ttl=600)
     names = ["here", "gone"]
@@ -113,7 +116,7 @@ async def test_a_no_show_forfeits_after_the_check_in_window(b: Backend) -> None:
     try:
         await c.call("CreateTournament", org, tournament_id="noshow", game="neon-reign",
                      mode="single", format_json=format_json("swiss", 1), check_in_seconds=1,
-                     no_show=pb.NO_SHOW_POLICY_FORFEIT,
+                     no_show=pb.NO_SHOW_POLICY_FORFEIT if policy == "forfeit" else pb.NO_SHOW_POLICY_BOT,
                      clock=pb.Clock(per_decision_ms=400, max_timeouts=1))
         await c.call("OpenRegistration", org, tournament_id="noshow")
         for n in names:
@@ -128,11 +131,15 @@ async def test_a_no_show_forfeits_after_the_check_in_window(b: Backend) -> None:
             await asyncio.sleep(0.1)
         table = r.tables[0]
         gone = list(table.seats).index("gone")
-        assert table.result.kind == "forfeit" and table.result.placements[gone] == 2
         standings = {row.player_id: row for row in
                      (await c.call("FinishTournament", org, tournament_id="noshow")).rows}
-        assert standings["here"].points == 1 and standings["here"].games == 0  # not a game
-        assert standings["gone"].points == 0
+        if policy == "forfeit":
+            assert table.result.kind == "forfeit" and table.result.placements[gone] == 2
+            assert standings["here"].points == 1 and standings["here"].games == 0  # not a game
+            assert standings["gone"].points == 0
+        else:
+            assert table.result.kind == "played" and not table.result.forfeited
+            assert standings["gone"].games == standings["here"].games == 1
         bundle = (await c.call("ExportTournament", org, tournament_id="noshow")).bundle_jsonl
     finally:
         await c.close()
@@ -143,6 +150,10 @@ async def test_a_no_show_forfeits_after_the_check_in_window(b: Backend) -> None:
     records = [json.loads(x)["record"] for x in bundle.splitlines() if json.loads(x)["type"] == "LogRecord"]
     started = next(r for r in records if r["type"] == "MatchStarted")
     assert started["absent"] == [gone]
+    export = next(json.loads(x)["export"] for x in bundle.splitlines()
+                  if json.loads(x)["type"] == "MatchExport")
+    timeouts = [json.loads(x) for x in export.splitlines() if '"timeout"' in x]
+    assert timeouts and all(t.get("seat") == gone for t in timeouts if "seat" in t)
 
 
 async def test_corrections_drops_late_entries_and_force_end_verify(b: Backend) -> None:
