@@ -70,3 +70,25 @@ async def test_neon_event_of_12_at_tables_of_3_and_4(tmp_path: Path, nats_url: s
     assert report.verify.ok, report.verify.failures
     lines = [json.loads(x) for x in report.bundle.splitlines()]
     assert sum(1 for x in lines if x["type"] == "MatchExport") == sum(len(r.tables) for r in report.rounds)
+
+
+async def test_round_robin_of_5_and_double_elimination_of_4(tmp_path: Path, nats_url: str) -> None:
+    """Every pairing once with a bye a round (Berger, odd field); a double elimination with a
+    losers' bracket. Both verify offline."""
+    b = await _backend(tmp_path, nats_url, "neon-reign")
+    try:
+        rr = await simulate_run(b.address("tournament"), b.issuer.issue, "neon-reign",
+                                format_json("round-robin", 0), 5, mode="single")
+        de = await simulate_run(b.address("tournament"), b.issuer.issue, "neon-reign",
+                                format_json("double-elimination", 0), 4, mode="single")
+    finally:
+        await b.stop(1)
+    assert len(rr.rounds) == 5
+    pairs = [frozenset(t.seats) for r in rr.rounds for t in r.tables if not t.bye]
+    assert len(pairs) == len(set(pairs)) == 10
+    assert all(sum(t.bye for t in r.tables) == 1 for r in rr.rounds)
+    assert rr.verify.ok, rr.verify.failures
+    assert de.verify.ok, de.verify.failures
+    bracket = json.loads(de.tournament.bracket_json)
+    assert {m["bracket"] for m in bracket["matches"]} >= {"winners", "losers"}
+    assert bracket["champion"] == de.standings[0].player_id
