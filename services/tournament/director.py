@@ -45,7 +45,7 @@ from services.platform.errors import (
     Unavailable,
 )
 from services.platform.logs import bound_contextvars, get_logger
-from services.platform.tokens import Claims
+from services.platform.tokens import BOT_PREFIX, Claims, is_bot
 from services.tournament import formats, proofs
 from services.tournament import log as tlog
 from services.tournament.app import TournamentApplication
@@ -112,6 +112,8 @@ def _check_player_id(player_id: str) -> None:
         raise InvalidArgument(
             f"player id {player_id[:70]!r} must be 1-64 letters, digits or . _ : @ -"
         )
+    if is_bot(player_id):
+        raise InvalidArgument(f"player ids starting with {BOT_PREFIX!r} are reserved for bots")
 
 
 def clock_settings(clock: dict[str, Any] | None, no_show: str) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from services.cli.backend import Backend, start_backend
 from services.cli.client import RulesClient
 from services.cli.tournament_commands import TournamentClient, format_json, play_round_as
 from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+from services.platform.grpc_kit import call_metadata
 from services.tournament.bundle import verify_bundle
 from tests.integration.conftest import make_settings
 
@@ -71,6 +72,8 @@ async def test_bad_input_gets_a_clear_status(b: Backend) -> None:
         await c.call("OpenRegistration", org, tournament_id="api_1")
         code, _ = await _code(c.call("Register", alice, tournament_id="api_1", player_id="bob"))
         assert code == S.PERMISSION_DENIED
+        code, why = await _code(c.call("Register", org, tournament_id="api_1", player_id="bot-7"))
+        assert code == S.INVALID_ARGUMENT and "reserved for bots" in why
         await c.call("Register", alice, tournament_id="api_1")
         code, why = await _code(c.call("StartTournament", org, tournament_id="api_1"))
         assert code == S.FAILED_PRECONDITION and "at least 2 players" in why
@@ -78,7 +81,31 @@ async def test_bad_input_gets_a_clear_status(b: Backend) -> None:
         assert code == S.FAILED_PRECONDITION and "not running" in why
         await c.call("Register", org, tournament_id="api_1", player_id="bob")
         await c.call("StartTournament", org, tournament_id="api_1")
+        mine_stream = c.stub.WatchMyMatches(pb.WatchMyMatchesRequest(tournament_id="api_1"),
+                                            metadata=call_metadata(alice), timeout=30)
+        everyone = c.stub.WatchTournament(pb.WatchTournamentRequest(tournament_id="api_1"),
+                                          timeout=30)
+        first_seen = await mine_stream.read()
+        assert not first_seen.HasField("assignment")
+        assert (await everyone.read()).tournament.status == pb.TOURNAMENT_STATUS_RUNNING
         paired = await c.call("NextRound", org, tournament_id="api_1")
+        handed = await mine_stream.read()
+        while not handed.assignment.seat_token:
+            handed = await mine_stream.read()
+        assert handed.assignment.match_id == paired.round.tables[0].match_id
+        assert handed.assignment.seats == paired.round.tables[0].seats
+        seen = await everyone.read()
+        while not seen.HasField("round"):
+            seen = await everyone.read()
+        assert seen.round.number == 1 and seen.tournament.rounds_paired == 1
+        mine_stream.cancel()
+        everyone.cancel()
+        bob = b.issuer.issue("player", "*", player="bob", ttl=600)
+        other = c.stub.WatchMyMatches(pb.WatchMyMatchesRequest(tournament_id="api_1"),
+                                      metadata=call_metadata(bob), timeout=30)
+        bobs = await other.read()
+        assert bobs.assignment.seat_token != handed.assignment.seat_token  # each its own seat
+        other.cancel()
         assert paired.round.number == 1 and len(paired.round.tables) == 1
         again_round = await c.call("NextRound", org, tournament_id="api_1", round=1)
         assert again_round.round.tables[0].match_id == paired.round.tables[0].match_id
