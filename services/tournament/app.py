@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, ClassVar
 
 from eventsourcing.application import AggregateNotFoundError, Application
 
@@ -17,6 +17,8 @@ PAGE = 5000
 
 class TournamentApplication(Application):
     name = "tournament"
+    snapshotting_intervals: ClassVar[dict[type[Any], int]] = {Tournament: 200}
+    """A long event is rebuilt from its latest snapshot; the log itself stays whole."""
 
     def find(self, tournament_id: str) -> Tournament | None:
         try:

@@ -703,6 +703,10 @@ class Director:
                     previous.get("match_id", rnd["matches"].get(str(table), {}).get("match_id", ""))
                 ),
             )
+            same = (previous == tlog.result_json(result)
+                    and rnd.get("corrected", {}).get(str(table)) == reason.strip()[:500])
+            if same:  # a repeat of the same correction (a retried call) changes nothing
+                return await self.round_view(t, number)
             t.correct_result(
                 number, table, tlog.result_json(result), reason.strip()[:500], who.player
             )
