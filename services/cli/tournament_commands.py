@@ -219,7 +219,7 @@ async def simulate_run(address: str, issue: Callable[..., str], game: str, fmt_j
 def print_round(r: Any) -> None:
     table = Table(title=f"round {r.number}")
     for column in ("table", "seats", "result", "match"):
-        table.add_column(column)
+        table.add_column(column, no_wrap=column != "seats")
     for t in r.tables:
         if t.bye:
             table.add_row(str(t.number), t.seats[0], "bye", "")
@@ -236,16 +236,24 @@ def print_round(r: Any) -> None:
                       f"{r.checkpoint.leaves} matches, signed")
 
 
+SHORT = {"buchholz": "Bh", "median-buchholz": "mBh", "sonneborn-berger": "SB",
+         "head-to-head": "H2H", "wins": "W", "placement-points": "PP", "game-tiebreak": "GT"}
+
+
 def print_standings(rows: list[Any], title: str = "standings") -> None:
     table = Table(title=title)
     names = [tb.name for tb in rows[0].tiebreaks] if rows else []
-    for column in ("rank", "player", "points", "games", "wins", *names):
-        table.add_column(column)
+    table.add_column("rank", justify="right")
+    table.add_column("player", no_wrap=True)
+    for column in ("points", "games", "wins", *(SHORT.get(n, n) for n in names)):
+        table.add_column(column, justify="right")
     for r in rows:
         table.add_row(str(r.rank), r.player_id + (" (dropped)" if r.dropped else ""),
                       f"{r.points:g}", str(r.games), str(r.wins),
                       *(f"{tb.value:g}" for tb in r.tiebreaks))
     console.print(table)
+    if names:
+        console.print("tie-breaks: " + ", ".join(f"{SHORT.get(n, n)} {n}" for n in names))
 
 
 def print_bundle_report(report: Any) -> None:
