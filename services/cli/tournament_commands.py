@@ -362,6 +362,35 @@ def next_round(tournament_id: str) -> None:
     _run(go)
 
 
+@tournament_app.command("round")
+@friendly
+def show_round(tournament_id: str,
+               number: int = typer.Argument(0, help="the round (default: the last paired)"),
+               watch: bool = typer.Option(False, help="follow it live until it is complete")) -> None:
+    """A round's tables, matches, results and checkpoint (--watch: live)."""
+
+    async def go(client: TournamentClient, token: str) -> None:
+        if not watch:
+            reply = await client.call("GetRound", tournament_id=tournament_id, round=number)
+            print_round(reply.round)
+            return
+        call = client.stub.WatchTournament(pb.WatchTournamentRequest(tournament_id=tournament_id),
+                                           metadata=call_metadata())
+        shown = ""
+        async for update in call:
+            if not update.HasField("round") or (number and update.round.number != number):
+                continue
+            key = update.round.SerializeToString(deterministic=True).hex()
+            if key != shown:
+                shown = key
+                print_round(update.round)
+            if update.round.complete:
+                call.cancel()
+                return
+
+    _run(go)
+
+
 @tournament_app.command("standings")
 @friendly
 def standings(tournament_id: str) -> None:

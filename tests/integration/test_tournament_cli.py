@@ -58,6 +58,8 @@ async def test_an_organiser_runs_an_event_from_the_command_line(tmp_path: Path, 
                 if r.round.complete:
                     break
                 await asyncio.sleep(0.1)
+        shown = await run("tournament", "round", "cli_cup", "1")
+        assert shown.returncode == 0 and "checkpoint: Merkle root" in shown.stdout
         early = await run("tournament", "next-round", "cli_cup")
         assert early.returncode == 1 and "finish" in early.stderr
         finished = await run("tournament", "finish", "cli_cup")
