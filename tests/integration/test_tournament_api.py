@@ -142,9 +142,9 @@ async def test_a_no_show_after_the_check_in_window(b: Backend, policy: str) -> N
     rules: dict[str, RulesClient] = {}
     try:
         await c.call("CreateTournament", org, tournament_id="noshow", game="neon-reign",
-                     mode="single", format_json=format_json("swiss", 1), check_in_seconds=1,
+                     mode="single", format_json=format_json("swiss", 1), check_in_seconds=3,
                      no_show=pb.NO_SHOW_POLICY_FORFEIT if policy == "forfeit" else pb.NO_SHOW_POLICY_BOT,
-                     clock=pb.Clock(per_decision_ms=400, max_timeouts=1))
+                     clock=pb.Clock(per_decision_ms=1500, max_timeouts=1))
         await c.call("OpenRegistration", org, tournament_id="noshow")
         for n in names:
             await c.call("Register", tokens[n], tournament_id="noshow")
