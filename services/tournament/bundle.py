@@ -10,7 +10,7 @@ Lines (each canonical JSON)::
     {"type": "InclusionProof", "round", "table", "match_id", "final_hash", "index", "size",
      "proof": [...], "root"}
     {"type": "TournamentBundleSeal", "version": 1, "seal": {"tournament_id",
-     "log_length", "log_head", "matches"}, "key", "signature"}   signed when exported
+     "log_length", "log_head", "matches", "result_keys"}, "key", "signature"}   signed
 
 :func:`verify_bundle` checks the log's hash chain and the seal, every match export as
 ``neon verify`` does (chain, signature, seed, every draw, a full replay), that each
@@ -58,6 +58,7 @@ def build_bundle(
     from services.platform.signing import public_key_hex
 
     replayed = tlog.replay_log(records)
+    result_keys = list(result_keys) or [public_key_hex(key)]
     lines: list[dict[str, Any]] = [
         {
             "type": BUNDLE,
@@ -105,7 +106,8 @@ def build_bundle(
     lines += proofs_out
     seal = proofs.seal_bundle(
         {"tournament_id": tournament_id, "log_length": len(records),
-         "log_head": tlog.head(list(records)), "matches": sorted(exports)}, key)
+         "log_head": tlog.head(list(records)), "matches": sorted(exports),
+         "result_keys": sorted(result_keys)}, key)
     lines.append(seal)
     return b"\n".join(canonical_json(line) for line in lines) + b"\n"
 
@@ -165,7 +167,7 @@ def verify_bundle(
         report.fail(problem)
     else:
         report.checks.append(f"tournament log: hash chain of {len(records)} records")
-    _check_seal(report, seal, records, key, tid)
+    _check_seal(report, seal, records, key, tid, result_keys)
     try:
         replayed = tlog.replay_log(records)
     except ValueError as err:
@@ -213,12 +215,15 @@ def _parse(
 
 
 def _check_seal(report: BundleReport, seal: dict[str, Any], records: list[dict[str, Any]],
-                key: str, tid: str) -> None:
+                key: str, tid: str, result_keys: list[str]) -> None:
     try:
         body = proofs.open_bundle_seal(seal, key)
     except proofs.Untrusted as err:
         report.fail(f"bundle seal: {err}")
         return
+    if sorted(body.get("result_keys") or []) != sorted(result_keys):
+        report.fail("bundle seal: the rules keys the bundle trusts are not the ones the "
+                    "organiser signed")
     if body.get("tournament_id") != tid or body.get("log_length") != len(records) \
             or body.get("log_head") != tlog.head(records):
         report.fail(f"bundle seal: signs a log of {body.get('log_length')} records ending "

@@ -198,3 +198,10 @@ def test_a_bundle_cut_short_fails(swiss: SimReport, tmp_path: Path) -> None:
     lines = _lines(swiss.bundle)
     text = failures(_write(lines[:-1]))
     assert "does not end with its signed seal" in text
+
+
+def test_trusting_another_rules_key_fails(swiss: SimReport) -> None:
+    lines = _lines(swiss.bundle)
+    lines[0]["result_keys"] = [*lines[0]["result_keys"], "ab" * 32]
+    assert "the rules keys the bundle trusts are not the ones the organiser signed" in \
+        failures(_write(lines))
