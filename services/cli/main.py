@@ -371,7 +371,7 @@ def verify(
     failed = False
     bundles = [(file, data) for file, data in zip(files, exports) if _is_bundle(data)]
     if bundles:
-        failed = _verify_bundles(bundles, public_key or None, len(files) > 1)
+        failed = _verify_bundles(bundles, public_key or None, len(files) > 1, jobs)
         pairs = [(f, d) for f, d in zip(files, exports) if not _is_bundle(d)]
         files, exports = [f for f, _ in pairs], [d for _, d in pairs]
         if not files:
@@ -403,14 +403,15 @@ def _is_bundle(data: bytes) -> bool:
     return is_bundle(data)
 
 
-def _verify_bundles(bundles: list[tuple[Path, bytes]], public_key: str | None, many: bool) -> bool:
+def _verify_bundles(bundles: list[tuple[Path, bytes]], public_key: str | None, many: bool,
+                    jobs: int = 0) -> bool:
     """Verify tournament bundles (services/tournament/bundle.py); True when one failed."""
     from services.tournament.bundle import verify_bundle
 
     failed = False
     for file, data in bundles:
         prefix = f"{file.name}: " if many else ""
-        report = verify_bundle(data, public_key)
+        report = verify_bundle(data, public_key, jobs=jobs)
         for check in report.checks:
             console.print(f"{prefix}[green]ok[/] {check}")
         for warning in report.warnings:

@@ -139,11 +139,32 @@ class BundleReport:
         return "; ".join(self.failures)
 
 
+PARALLEL_FROM = 64
+"""Match exports verified in worker processes from this many on (starting them costs ~1 s)."""
+
+
+def _verify_all(exports: list[bytes], jobs: int) -> list[Any]:
+    """The rules verifier's report of each export, in order; across processes when many."""
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    from services.rules.verify import verify_export
+
+    workers = min(len(exports), jobs or os.cpu_count() or 1)
+    if workers <= 1 or (not jobs and len(exports) < PARALLEL_FROM):
+        return [verify_export(data, None) for data in exports]
+    # spawn, not fork: the caller may hold gRPC threads, which fork breaks
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return list(pool.map(verify_export, exports, chunksize=8))
+
+
 def verify_bundle(
-    data: bytes, public_key: str | None = None, verify_match: Any = None
+    data: bytes, public_key: str | None = None, verify_match: Any = None, jobs: int = 0
 ) -> BundleReport:
     """Every check of the module docstring; ``public_key`` pins the organiser's key.
-    ``verify_match(export_bytes, key)`` defaults to the rules verifier (neon verify)."""
+    ``verify_match(export_bytes, key)`` defaults to the rules verifier (neon verify), run in
+    ``jobs`` processes (0: one per core once there are many matches)."""
     report = BundleReport()
     try:
         header, records, exports, checkpoints, inclusion, seal = _parse(data)
@@ -176,7 +197,12 @@ def verify_bundle(
     if replayed.config is None:
         report.fail("tournament log: no Created record")
         return report
-    _check_matches(report, replayed, exports, result_keys, verify_match)
+    texts = {m: str(line.get("export", "")).encode() for m, line in exports.items()}
+    if verify_match is None:
+        reports = dict(zip(texts, _verify_all(list(texts.values()), jobs)))
+    else:
+        reports = {m: verify_match(text, None) for m, text in texts.items()}
+    _check_matches(report, replayed, exports, result_keys, reports)
     _check_checkpoints(report, replayed, records, checkpoints, inclusion, key)
     _recheck(report, replayed)
     return report
@@ -233,22 +259,15 @@ def _check_seal(report: BundleReport, seal: dict[str, Any], records: list[dict[s
         report.checks.append("bundle seal signature (Ed25519) over the whole log")
 
 
-def _default_verify(export: bytes, key: str | None) -> Any:
-    from services.rules.verify import verify_export
-
-    return verify_export(export, key)
-
-
 def _check_matches(
     report: BundleReport,
     replayed: tlog.Replayed,
     exports: dict[str, dict[str, Any]],
     result_keys: list[str],
-    verify_match: Any,
+    reports: dict[str, Any],
 ) -> None:
     from services.rules.export import parse_export
 
-    verify_match = verify_match or _default_verify
     game = str(replayed.settings.get("game"))
     seen = 0
     for rnd in replayed.rounds:
@@ -271,7 +290,7 @@ def _check_matches(
                     report.fail(f"{where}: the match's export is missing from the bundle")
                 continue
             data = str(line.get("export", "")).encode()
-            match_report = verify_match(data, None)
+            match_report = reports[match_id]
             if not match_report.ok:
                 report.fail(f"{where}: {match_report.failure}")
                 continue

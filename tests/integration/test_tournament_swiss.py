@@ -117,6 +117,8 @@ def failures(bundle: bytes) -> str:
 def test_the_untouched_bundle_verifies_with_the_pinned_key(swiss: SimReport) -> None:
     key = _lines(swiss.bundle)[0]["public_key"]
     assert verify_bundle(swiss.bundle, key).ok
+    in_processes = verify_bundle(swiss.bundle, key, jobs=2)  # match exports in 2 workers
+    assert in_processes.ok and in_processes.matches == 32
     assert not verify_bundle(swiss.bundle, "00" * 32).ok
 
 
