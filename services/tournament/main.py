@@ -82,7 +82,7 @@ async def start(
                 app,
                 NAME,
                 js,
-                events.projection(settings.namespace),
+                events.projection(settings.namespace, app),
                 interval=settings.outbox_interval,
                 namespace=settings.namespace,
             )

@@ -16,6 +16,7 @@ from services.cli.backend import Backend, start_backend
 from services.cli.client import RulesClient
 from services.cli.tournament_commands import TournamentClient, format_json, play_round_as
 from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+from services.platform import bus
 from services.platform.grpc_kit import call_metadata
 from services.tournament.bundle import verify_bundle
 from tests.integration.conftest import make_settings
@@ -241,3 +242,16 @@ async def test_corrections_drops_late_entries_and_force_end_verify(b: Backend) -
     records = [json.loads(x)["record"] for x in bundle.splitlines()
                if json.loads(x)["type"] == "LogRecord"]
     assert sum(1 for r in records if r["type"] == "ResultCorrected") == 2
+    # every step is published on NATS too, tokens never (neon.events.tournament.<id>)
+    js = b.nats_client.jetstream()
+    for _ in range(50):
+        try:
+            last = await js.get_last_msg(bus.STREAM, f"neon.events.tournament.{tid}")
+            if json.loads(last.data)["type"] == "ForceEnded":
+                break
+        except Exception:  # not relayed yet
+            pass
+        await asyncio.sleep(0.1)
+    payload = json.loads(last.data)
+    assert payload["type"] == "ForceEnded" and payload["reason"] == "time is up"
+    assert payload["n"] == len(records)
