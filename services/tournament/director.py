@@ -52,7 +52,7 @@ from services.tournament.app import TournamentApplication
 from services.tournament.core import bracket as core_bracket
 from services.tournament.core.model import FormatConfig, TableResult, TournamentError
 from services.tournament.domain import ENDED, Tournament, match_id_of
-from services.tournament.rules_port import TRANSIENT, RulesGateway
+from services.tournament.rules_port import RulesGateway
 
 log = get_logger("tournament")
 TOURNAMENT_ID = re.compile(r"^[A-Za-z0-9_]{1,40}$")
@@ -68,7 +68,6 @@ MAX_PLAYERS = 4096
 class Options:
     poll: float = 0.5
     """Longest the round driver sleeps before it looks again."""
-    seal_wait: float = 0.2
 
 
 def _player(claims: Claims | None) -> Claims:
@@ -1062,7 +1061,3 @@ class Director:
             if key != last:
                 last = key
                 yield mine, t
-
-
-def transient(err: BaseException) -> bool:
-    return isinstance(err, grpc.aio.AioRpcError) and err.code() in TRANSIENT

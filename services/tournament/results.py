@@ -99,7 +99,7 @@ class ResultConsumer:
                 continue
             for msg in messages:
                 try:
-                    outcome = await self.handle(msg.data)
+                    await self.handle(msg.data)
                 except asyncio.CancelledError:
                     raise
                 except Exception as err:  # the store is down: redelivered later
@@ -110,7 +110,6 @@ class ResultConsumer:
                     await msg.nak(delay=1.0)
                     continue
                 await msg.ack()
-                del outcome
 
     async def handle(self, data: bytes) -> str:
         try:

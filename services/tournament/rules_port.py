@@ -16,14 +16,6 @@ POLICIES = {
     "bot": rules_pb2.TIMEOUT_POLICY_BOT,
     "forfeit": rules_pb2.TIMEOUT_POLICY_FORFEIT,
 }
-TRANSIENT = (
-    grpc.StatusCode.UNAVAILABLE,
-    grpc.StatusCode.DEADLINE_EXCEEDED,
-    grpc.StatusCode.RESOURCE_EXHAUSTED,
-    grpc.StatusCode.ABORTED,
-    grpc.StatusCode.UNKNOWN,
-    grpc.StatusCode.INTERNAL,
-)
 
 
 def clock_message(clock: dict[str, Any]) -> rules_pb2.ClockConfig | None:
