@@ -104,7 +104,7 @@ def up(
     async def run() -> None:
         from services.gateway import main as gateway_main
 
-        backend = await start_backend(settings, scoring=True, matchmaking=True)
+        backend = await start_backend(settings, scoring=True, matchmaking=True, tournament=True)
         try:
             gateway = await gateway_main.start(
                 backend.settings, backend.keys,
@@ -144,7 +144,8 @@ def _endpoint_table(endpoints: dict[str, str]) -> None:
 
 @app.command()
 @friendly
-def serve(service: str = typer.Argument(..., help="dice, rules-<game>, matchmaking, scoring or gateway")) -> None:
+def serve(service: str = typer.Argument(
+        ..., help="dice, scoring, matchmaking, tournament, gateway or rules-<game>")) -> None:
     """Run one service on its own, configured by environment variables."""
     from services.dice import main as dice_main
     from services.platform import bus
@@ -153,7 +154,8 @@ def serve(service: str = typer.Argument(..., help="dice, rules-<game>, matchmaki
     from services.rules.games import available
 
     settings = _settings()
-    known = ["dice", "matchmaking", "scoring", "gateway", *(f"rules-{game}" for game in available())]
+    known = ["dice", "matchmaking", "scoring", "tournament", "gateway",
+             *(f"rules-{game}" for game in available())]
     if service not in known:
         raise CliError(f"unknown service {service!r}; services here: {', '.join(known)}", USAGE)
 
@@ -179,6 +181,11 @@ def serve(service: str = typer.Argument(..., help="dice, rules-<game>, matchmaki
             from services.gateway import main as gateway_main
 
             running = await gateway_main.start(settings, keys)
+        elif service == "tournament":
+            from services.tournament import main as tournament_main
+
+            nc = await bus.connect(settings.nats_url, service)
+            running = await tournament_main.start(settings, keys, nc)
         else:
             err_console.print(f"{service} is not part of this build yet")
             raise typer.Exit(2)
@@ -396,6 +403,13 @@ def verify(
     check_public_key(public_key)
     exports = [file.read_bytes() for file in files]
     failed = False
+    bundles = [(file, data) for file, data in zip(files, exports) if _is_bundle(data)]
+    if bundles:
+        failed = _verify_bundles(bundles, public_key or None, len(files) > 1, jobs)
+        pairs = [(f, d) for f, d in zip(files, exports) if not _is_bundle(d)]
+        files, exports = [f for f, _ in pairs], [d for _, d in pairs]
+        if not files:
+            raise typer.Exit(1 if failed else 0)
     for file, report in zip(files, _verify_all(exports, public_key or None, jobs)):
         prefix = f"{file.name}: " if len(files) > 1 else ""
         for check in report.checks:
@@ -415,6 +429,34 @@ def verify(
 
 
 PARALLEL_FROM = 8
+
+
+def _is_bundle(data: bytes) -> bool:
+    from services.tournament.bundle import is_bundle
+
+    return is_bundle(data)
+
+
+def _verify_bundles(bundles: list[tuple[Path, bytes]], public_key: str | None, many: bool,
+                    jobs: int = 0) -> bool:
+    """Verify tournament bundles (services/tournament/bundle.py); True when one failed."""
+    from services.tournament.bundle import verify_bundle
+
+    failed = False
+    for file, data in bundles:
+        prefix = f"{file.name}: " if many else ""
+        report = verify_bundle(data, public_key, jobs=jobs)
+        for check in report.checks:
+            console.print(f"{prefix}[green]ok[/] {check}")
+        for warning in report.warnings:
+            console.print(f"{prefix}[yellow]note[/] {warning}")
+        for failure in report.failures:
+            err_console.print(f"{prefix}FAILED: {failure}")
+        if report.ok:
+            console.print(f"{prefix}verified: tournament {report.tournament_id}, "
+                          f"{report.matches} matches")
+        failed = failed or not report.ok
+    return failed
 
 
 def _verify_all(exports: list[bytes], public_key: str | None, jobs: int) -> list[Any]:
@@ -537,6 +579,10 @@ def token(
 from services.cli import mm_commands  # noqa: E402  (registers queue and simulate)
 
 mm_commands.register(app)
+
+from services.cli import tournament_commands  # noqa: E402  (registers `neon tournament ...`)
+
+tournament_commands.register(app)
 
 if __name__ == "__main__":
     app()

@@ -3,7 +3,7 @@
 The supervisor finds the services whose code is in this build (dice; scoring and matchmaking
 once their packages exist; one rules service per engine present, plug-ins included), starts a
 bundled nats-server unless ``NATS_URL`` is set, starts the services in dependency order
-(dice and scoring, then the rules services, then matchmaking), waits for each to answer its gRPC
+(dice and scoring, then the rules services, then matchmaking and tournament), waits for each to answer its gRPC
 health check with SERVING, and prints the endpoints. Each service logs to
 ``<NEON_VAR_DIR>/logs/<service>.log``.
 
@@ -38,13 +38,15 @@ SERVICE_MODULES = {
     "dice": "services.dice.main",
     "scoring": "services.scoring.main",
     "matchmaking": "services.matchmaking.main",
+    "tournament": "services.tournament.main",
     "gateway": "services.gateway.main",
 }
 """Services other than the rules services, and the module whose ``start`` runs each."""
 
-TIERS: tuple[tuple[str, ...], ...] = (("dice", "scoring"), ("rules",), ("matchmaking",), ("gateway",))
-"""Start order; stopping goes the other way (the gateway calls everyone, matchmaking calls
-rules, rules call dice)."""
+TIERS: tuple[tuple[str, ...], ...] = (
+    ("dice", "scoring"), ("rules",), ("matchmaking", "tournament"), ("gateway",))
+"""Start order; stopping goes the other way (the gateway calls everyone, matchmaking and
+tournament call rules, rules call dice)."""
 HTTP_SERVICES = {"gateway": 8080}
 """Services that answer HTTP rather than gRPC (their health is GET /healthz), default port."""
 

@@ -1,0 +1,122 @@
+"""Generated protocol buffer code."""
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import descriptor_pool as _descriptor_pool
+from google.protobuf import runtime_version as _runtime_version
+from google.protobuf import symbol_database as _symbol_database
+from google.protobuf.internal import builder as _builder
+_runtime_version.ValidateProtobufRuntimeVersion(_runtime_version.Domain.PUBLIC, 7, 35, 1, '', 'neon/tournament/v1/tournament.proto')
+_sym_db = _symbol_database.Default()
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#neon/tournament/v1/tournament.proto\x12\x12neon.tournament.v1"k\n\x05Clock\x12\x17\n\x0fper_decision_ms\x18\x01 \x01(\x03\x12\x0f\n\x07bank_ms\x18\x02 \x01(\x03\x12\x14\n\x0cincrement_ms\x18\x03 \x01(\x03\x12\x14\n\x0cmax_timeouts\x18\x04 \x01(\x05\x12\x0c\n\x04none\x18\x05 \x01(\x08"\x97\x02\n\x17CreateTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12\x0c\n\x04mode\x18\x04 \x01(\t\x12\x13\n\x0bformat_json\x18\x05 \x01(\t\x12(\n\x05clock\x18\x06 \x01(\x0b2\x19.neon.tournament.v1.Clock\x121\n\x07no_show\x18\x07 \x01(\x0e2 .neon.tournament.v1.NoShowPolicy\x12\x18\n\x10check_in_seconds\x18\x08 \x01(\x05\x12\x14\n\x0coptions_json\x18\t \x01(\t\x12\x19\n\x11seed_from_ratings\x18\n \x01(\x08"N\n\x18CreateTournamentResponse\x122\n\ntournament\x18\x01 \x01(\x0b2\x1e.neon.tournament.v1.Tournament"I\n\x06Player\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0e\n\x06status\x18\x02 \x01(\t\x12\x0e\n\x06rating\x18\x03 \x01(\x01\x12\x0c\n\x04late\x18\x04 \x01(\x08"\xba\x03\n\nTournament\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12\x0c\n\x04mode\x18\x04 \x01(\t\x12\x13\n\x0bformat_json\x18\x05 \x01(\t\x124\n\x06status\x18\x06 \x01(\x0e2$.neon.tournament.v1.TournamentStatus\x12+\n\x07players\x18\x07 \x03(\x0b2\x1a.neon.tournament.v1.Player\x12\x15\n\rrounds_paired\x18\x08 \x01(\x05\x12\x16\n\x0eplanned_rounds\x18\t \x01(\x05\x12\x16\n\x0eround_complete\x18\n \x01(\x08\x121\n\x07no_show\x18\x0b \x01(\x0e2 .neon.tournament.v1.NoShowPolicy\x12\x18\n\x10check_in_seconds\x18\x0c \x01(\x05\x12(\n\x05clock\x18\r \x01(\x0b2\x19.neon.tournament.v1.Clock\x12\x0f\n\x07version\x18\x0e \x01(\x03\x12\x0e\n\x06reason\x18\x0f \x01(\t\x12\x14\n\x0cbracket_json\x18\x10 \x01(\t"0\n\x17OpenRegistrationRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t"N\n\x18OpenRegistrationResponse\x122\n\ntournament\x18\x01 \x01(\x0b2\x1e.neon.tournament.v1.Tournament";\n\x0fRegisterRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t"F\n\x10RegisterResponse\x122\n\ntournament\x18\x01 \x01(\x0b2\x1e.neon.tournament.v1.Tournament";\n\x0fWithdrawRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t"F\n\x10WithdrawResponse\x122\n\ntournament\x18\x01 \x01(\x0b2\x1e.neon.tournament.v1.Tournament":\n\x0eCheckInRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t"E\n\x0fCheckInResponse\x122\n\ntournament\x18\x01 \x01(\x0b2\x1e.neon.tournament.v1.Tournament"/\n\x16StartTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t"M\n\x17StartTournamentResponse\x122\n\ntournament\x18\x01 \x01(\x0b2\x1e.neon.tournament.v1.Tournament"8\n\x10NextRoundRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\x05"=\n\x11NextRoundResponse\x12(\n\x05round\x18\x01 \x01(\x0b2\x19.neon.tournament.v1.Round"]\n\x06Result\x12\x12\n\nplacements\x18\x01 \x03(\x05\x12\x0e\n\x06scores\x18\x02 \x03(\x05\x12\x11\n\tforfeited\x18\x03 \x01(\x08\x12\x0c\n\x04kind\x18\x04 \x01(\t\x12\x0e\n\x06reason\x18\x05 \x01(\t"\xd1\x01\n\tTableInfo\x12\x0e\n\x06number\x18\x01 \x01(\x05\x12\r\n\x05seats\x18\x02 \x03(\t\x12\x0b\n\x03bye\x18\x03 \x01(\x08\x12\x10\n\x08match_id\x18\x04 \x01(\t\x12\x15\n\rrules_address\x18\x05 \x01(\t\x12/\n\x06status\x18\x06 \x01(\x0e2\x1f.neon.tournament.v1.TableStatus\x12*\n\x06result\x18\x07 \x01(\x0b2\x1a.neon.tournament.v1.Result\x12\x12\n\nfinal_hash\x18\x08 \x01(\t"\xa6\x01\n\nCheckpoint\x12\r\n\x05round\x18\x01 \x01(\x05\x12\x13\n\x0bmerkle_root\x18\x02 \x01(\t\x12\x0e\n\x06leaves\x18\x03 \x01(\x05\x12\x12\n\nlog_length\x18\x04 \x01(\x03\x12\x10\n\x08log_head\x18\x05 \x01(\t\x12\x12\n\npublic_key\x18\x06 \x01(\t\x12\x11\n\tsignature\x18\x07 \x01(\t\x12\x17\n\x0fcheckpoint_json\x18\x08 \x01(\t"\xa3\x01\n\x05Round\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0e\n\x06number\x18\x02 \x01(\x05\x12-\n\x06tables\x18\x03 \x03(\x0b2\x1d.neon.tournament.v1.TableInfo\x12\x10\n\x08complete\x18\x04 \x01(\x08\x122\n\ncheckpoint\x18\x05 \x01(\x0b2\x1e.neon.tournament.v1.Checkpoint"7\n\x0fGetRoundRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\x05"<\n\x10GetRoundResponse\x12(\n\x05round\x18\x01 \x01(\x0b2\x19.neon.tournament.v1.Round"-\n\x14GetTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t"K\n\x15GetTournamentResponse\x122\n\ntournament\x18\x01 \x01(\x0b2\x1e.neon.tournament.v1.Tournament"\'\n\x08TieBreak\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01"\x9d\x01\n\x0bStandingRow\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x0e\n\x06points\x18\x03 \x01(\x01\x12\r\n\x05games\x18\x04 \x01(\x05\x12\x0c\n\x04wins\x18\x05 \x01(\x05\x12/\n\ttiebreaks\x18\x06 \x03(\x0b2\x1c.neon.tournament.v1.TieBreak\x12\x0f\n\x07dropped\x18\x07 \x01(\x08",\n\x13GetStandingsRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t"T\n\x14GetStandingsResponse\x12-\n\x04rows\x18\x01 \x03(\x0b2\x1f.neon.tournament.v1.StandingRow\x12\r\n\x05final\x18\x02 \x01(\x08"\x82\x01\n\x14CorrectResultRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\x05\x12\r\n\x05table\x18\x03 \x01(\x05\x12\x12\n\nplacements\x18\x04 \x03(\x05\x12\x11\n\tforfeited\x18\x05 \x01(\x08\x12\x0e\n\x06reason\x18\x06 \x01(\t"A\n\x15CorrectResultResponse\x12(\n\x05round\x18\x01 \x01(\x0b2\x19.neon.tournament.v1.Round"M\n\x11DropPlayerRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t"H\n\x12DropPlayerResponse\x122\n\ntournament\x18\x01 \x01(\x0b2\x1e.neon.tournament.v1.Tournament"?\n\x13AddLateEntryRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t"J\n\x14AddLateEntryResponse\x122\n\ntournament\x18\x01 \x01(\x0b2\x1e.neon.tournament.v1.Tournament"8\n\x0fForceEndRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t"F\n\x10ForceEndResponse\x122\n\ntournament\x18\x01 \x01(\x0b2\x1e.neon.tournament.v1.Tournament"0\n\x17FinishTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t"}\n\x18FinishTournamentResponse\x122\n\ntournament\x18\x01 \x01(\x0b2\x1e.neon.tournament.v1.Tournament\x12-\n\x04rows\x18\x02 \x03(\x0b2\x1f.neon.tournament.v1.StandingRow"0\n\x17ExportTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t"V\n\x18ExportTournamentResponse\x12\x14\n\x0cbundle_jsonl\x18\x01 \x01(\x0c\x12\x0f\n\x07matches\x18\x02 \x01(\x05\x12\x13\n\x0bcheckpoints\x18\x03 \x01(\x05"+\n\x12MyNextMatchRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t"\x99\x02\n\x0fMatchAssignment\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\x05\x12\r\n\x05table\x18\x03 \x01(\x05\x12\x10\n\x08match_id\x18\x04 \x01(\t\x12\x0c\n\x04game\x18\x05 \x01(\t\x12\x0c\n\x04mode\x18\x06 \x01(\t\x12\x15\n\rrules_address\x18\x07 \x01(\t\x12\x0c\n\x04seat\x18\x08 \x01(\x05\x12\x12\n\nseat_token\x18\t \x01(\t\x12\x0b\n\x03bye\x18\n \x01(\x08\x12\r\n\x05seats\x18\x0b \x03(\t\x12/\n\x06status\x18\x0c \x01(\x0e2\x1f.neon.tournament.v1.TableStatus\x12\x1d\n\x15check_in_seconds_left\x18\r \x01(\x01"\x84\x01\n\x13MyNextMatchResponse\x127\n\nassignment\x18\x01 \x01(\x0b2#.neon.tournament.v1.MatchAssignment\x124\n\x06status\x18\x02 \x01(\x0e2$.neon.tournament.v1.TournamentStatus"?\n\x14ReadyForMatchRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t"=\n\x15ReadyForMatchResponse\x12\x13\n\x0bseats_ready\x18\x01 \x01(\x05\x12\x0f\n\x07started\x18\x02 \x01(\x08"/\n\x16WatchTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t"w\n\x17WatchTournamentResponse\x122\n\ntournament\x18\x01 \x01(\x0b2\x1e.neon.tournament.v1.Tournament\x12(\n\x05round\x18\x02 \x01(\x0b2\x19.neon.tournament.v1.Round".\n\x15WatchMyMatchesRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t"\x87\x01\n\x16WatchMyMatchesResponse\x127\n\nassignment\x18\x01 \x01(\x0b2#.neon.tournament.v1.MatchAssignment\x124\n\x06status\x18\x02 \x01(\x0e2$.neon.tournament.v1.TournamentStatus*\xda\x01\n\x10TournamentStatus\x12!\n\x1dTOURNAMENT_STATUS_UNSPECIFIED\x10\x00\x12\x1d\n\x19TOURNAMENT_STATUS_CREATED\x10\x01\x12"\n\x1eTOURNAMENT_STATUS_REGISTRATION\x10\x02\x12\x1d\n\x19TOURNAMENT_STATUS_RUNNING\x10\x03\x12\x1e\n\x1aTOURNAMENT_STATUS_FINISHED\x10\x04\x12!\n\x1dTOURNAMENT_STATUS_FORCE_ENDED\x10\x05*b\n\x0cNoShowPolicy\x12\x1e\n\x1aNO_SHOW_POLICY_UNSPECIFIED\x10\x00\x12\x1a\n\x16NO_SHOW_POLICY_FORFEIT\x10\x01\x12\x16\n\x12NO_SHOW_POLICY_BOT\x10\x02*\xac\x01\n\x0bTableStatus\x12\x1c\n\x18TABLE_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13TABLE_STATUS_PAIRED\x10\x01\x12\x1f\n\x1bTABLE_STATUS_AWAITING_SEATS\x10\x02\x12\x18\n\x14TABLE_STATUS_RUNNING\x10\x03\x12\x15\n\x11TABLE_STATUS_DONE\x10\x04\x12\x14\n\x10TABLE_STATUS_BYE\x10\x052\xd3\x0f\n\x11TournamentService\x12m\n\x10CreateTournament\x12+.neon.tournament.v1.CreateTournamentRequest\x1a,.neon.tournament.v1.CreateTournamentResponse\x12m\n\x10OpenRegistration\x12+.neon.tournament.v1.OpenRegistrationRequest\x1a,.neon.tournament.v1.OpenRegistrationResponse\x12U\n\x08Register\x12#.neon.tournament.v1.RegisterRequest\x1a$.neon.tournament.v1.RegisterResponse\x12U\n\x08Withdraw\x12#.neon.tournament.v1.WithdrawRequest\x1a$.neon.tournament.v1.WithdrawResponse\x12R\n\x07CheckIn\x12".neon.tournament.v1.CheckInRequest\x1a#.neon.tournament.v1.CheckInResponse\x12j\n\x0fStartTournament\x12*.neon.tournament.v1.StartTournamentRequest\x1a+.neon.tournament.v1.StartTournamentResponse\x12X\n\tNextRound\x12$.neon.tournament.v1.NextRoundRequest\x1a%.neon.tournament.v1.NextRoundResponse\x12U\n\x08GetRound\x12#.neon.tournament.v1.GetRoundRequest\x1a$.neon.tournament.v1.GetRoundResponse\x12d\n\rGetTournament\x12(.neon.tournament.v1.GetTournamentRequest\x1a).neon.tournament.v1.GetTournamentResponse\x12a\n\x0cGetStandings\x12\'.neon.tournament.v1.GetStandingsRequest\x1a(.neon.tournament.v1.GetStandingsResponse\x12d\n\rCorrectResult\x12(.neon.tournament.v1.CorrectResultRequest\x1a).neon.tournament.v1.CorrectResultResponse\x12[\n\nDropPlayer\x12%.neon.tournament.v1.DropPlayerRequest\x1a&.neon.tournament.v1.DropPlayerResponse\x12a\n\x0cAddLateEntry\x12\'.neon.tournament.v1.AddLateEntryRequest\x1a(.neon.tournament.v1.AddLateEntryResponse\x12U\n\x08ForceEnd\x12#.neon.tournament.v1.ForceEndRequest\x1a$.neon.tournament.v1.ForceEndResponse\x12m\n\x10FinishTournament\x12+.neon.tournament.v1.FinishTournamentRequest\x1a,.neon.tournament.v1.FinishTournamentResponse\x12m\n\x10ExportTournament\x12+.neon.tournament.v1.ExportTournamentRequest\x1a,.neon.tournament.v1.ExportTournamentResponse\x12^\n\x0bMyNextMatch\x12&.neon.tournament.v1.MyNextMatchRequest\x1a\'.neon.tournament.v1.MyNextMatchResponse\x12d\n\rReadyForMatch\x12(.neon.tournament.v1.ReadyForMatchRequest\x1a).neon.tournament.v1.ReadyForMatchResponse\x12l\n\x0fWatchTournament\x12*.neon.tournament.v1.WatchTournamentRequest\x1a+.neon.tournament.v1.WatchTournamentResponse0\x01\x12i\n\x0eWatchMyMatches\x12).neon.tournament.v1.WatchMyMatchesRequest\x1a*.neon.tournament.v1.WatchMyMatchesResponse0\x01b\x06proto3')
+_globals = globals()
+_builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
+_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'neon.tournament.v1.tournament_pb2', _globals)
+if not _descriptor._USE_C_DESCRIPTORS:
+    DESCRIPTOR._loaded_options = None
+    _globals['_TOURNAMENTSTATUS']._serialized_start = 4932
+    _globals['_TOURNAMENTSTATUS']._serialized_end = 5150
+    _globals['_NOSHOWPOLICY']._serialized_start = 5152
+    _globals['_NOSHOWPOLICY']._serialized_end = 5250
+    _globals['_TABLESTATUS']._serialized_start = 5253
+    _globals['_TABLESTATUS']._serialized_end = 5425
+    _globals['_CLOCK']._serialized_start = 59
+    _globals['_CLOCK']._serialized_end = 166
+    _globals['_CREATETOURNAMENTREQUEST']._serialized_start = 169
+    _globals['_CREATETOURNAMENTREQUEST']._serialized_end = 448
+    _globals['_CREATETOURNAMENTRESPONSE']._serialized_start = 450
+    _globals['_CREATETOURNAMENTRESPONSE']._serialized_end = 528
+    _globals['_PLAYER']._serialized_start = 530
+    _globals['_PLAYER']._serialized_end = 603
+    _globals['_TOURNAMENT']._serialized_start = 606
+    _globals['_TOURNAMENT']._serialized_end = 1048
+    _globals['_OPENREGISTRATIONREQUEST']._serialized_start = 1050
+    _globals['_OPENREGISTRATIONREQUEST']._serialized_end = 1098
+    _globals['_OPENREGISTRATIONRESPONSE']._serialized_start = 1100
+    _globals['_OPENREGISTRATIONRESPONSE']._serialized_end = 1178
+    _globals['_REGISTERREQUEST']._serialized_start = 1180
+    _globals['_REGISTERREQUEST']._serialized_end = 1239
+    _globals['_REGISTERRESPONSE']._serialized_start = 1241
+    _globals['_REGISTERRESPONSE']._serialized_end = 1311
+    _globals['_WITHDRAWREQUEST']._serialized_start = 1313
+    _globals['_WITHDRAWREQUEST']._serialized_end = 1372
+    _globals['_WITHDRAWRESPONSE']._serialized_start = 1374
+    _globals['_WITHDRAWRESPONSE']._serialized_end = 1444
+    _globals['_CHECKINREQUEST']._serialized_start = 1446
+    _globals['_CHECKINREQUEST']._serialized_end = 1504
+    _globals['_CHECKINRESPONSE']._serialized_start = 1506
+    _globals['_CHECKINRESPONSE']._serialized_end = 1575
+    _globals['_STARTTOURNAMENTREQUEST']._serialized_start = 1577
+    _globals['_STARTTOURNAMENTREQUEST']._serialized_end = 1624
+    _globals['_STARTTOURNAMENTRESPONSE']._serialized_start = 1626
+    _globals['_STARTTOURNAMENTRESPONSE']._serialized_end = 1703
+    _globals['_NEXTROUNDREQUEST']._serialized_start = 1705
+    _globals['_NEXTROUNDREQUEST']._serialized_end = 1761
+    _globals['_NEXTROUNDRESPONSE']._serialized_start = 1763
+    _globals['_NEXTROUNDRESPONSE']._serialized_end = 1824
+    _globals['_RESULT']._serialized_start = 1826
+    _globals['_RESULT']._serialized_end = 1919
+    _globals['_TABLEINFO']._serialized_start = 1922
+    _globals['_TABLEINFO']._serialized_end = 2131
+    _globals['_CHECKPOINT']._serialized_start = 2134
+    _globals['_CHECKPOINT']._serialized_end = 2300
+    _globals['_ROUND']._serialized_start = 2303
+    _globals['_ROUND']._serialized_end = 2466
+    _globals['_GETROUNDREQUEST']._serialized_start = 2468
+    _globals['_GETROUNDREQUEST']._serialized_end = 2523
+    _globals['_GETROUNDRESPONSE']._serialized_start = 2525
+    _globals['_GETROUNDRESPONSE']._serialized_end = 2585
+    _globals['_GETTOURNAMENTREQUEST']._serialized_start = 2587
+    _globals['_GETTOURNAMENTREQUEST']._serialized_end = 2632
+    _globals['_GETTOURNAMENTRESPONSE']._serialized_start = 2634
+    _globals['_GETTOURNAMENTRESPONSE']._serialized_end = 2709
+    _globals['_TIEBREAK']._serialized_start = 2711
+    _globals['_TIEBREAK']._serialized_end = 2750
+    _globals['_STANDINGROW']._serialized_start = 2753
+    _globals['_STANDINGROW']._serialized_end = 2910
+    _globals['_GETSTANDINGSREQUEST']._serialized_start = 2912
+    _globals['_GETSTANDINGSREQUEST']._serialized_end = 2956
+    _globals['_GETSTANDINGSRESPONSE']._serialized_start = 2958
+    _globals['_GETSTANDINGSRESPONSE']._serialized_end = 3042
+    _globals['_CORRECTRESULTREQUEST']._serialized_start = 3045
+    _globals['_CORRECTRESULTREQUEST']._serialized_end = 3175
+    _globals['_CORRECTRESULTRESPONSE']._serialized_start = 3177
+    _globals['_CORRECTRESULTRESPONSE']._serialized_end = 3242
+    _globals['_DROPPLAYERREQUEST']._serialized_start = 3244
+    _globals['_DROPPLAYERREQUEST']._serialized_end = 3321
+    _globals['_DROPPLAYERRESPONSE']._serialized_start = 3323
+    _globals['_DROPPLAYERRESPONSE']._serialized_end = 3395
+    _globals['_ADDLATEENTRYREQUEST']._serialized_start = 3397
+    _globals['_ADDLATEENTRYREQUEST']._serialized_end = 3460
+    _globals['_ADDLATEENTRYRESPONSE']._serialized_start = 3462
+    _globals['_ADDLATEENTRYRESPONSE']._serialized_end = 3536
+    _globals['_FORCEENDREQUEST']._serialized_start = 3538
+    _globals['_FORCEENDREQUEST']._serialized_end = 3594
+    _globals['_FORCEENDRESPONSE']._serialized_start = 3596
+    _globals['_FORCEENDRESPONSE']._serialized_end = 3666
+    _globals['_FINISHTOURNAMENTREQUEST']._serialized_start = 3668
+    _globals['_FINISHTOURNAMENTREQUEST']._serialized_end = 3716
+    _globals['_FINISHTOURNAMENTRESPONSE']._serialized_start = 3718
+    _globals['_FINISHTOURNAMENTRESPONSE']._serialized_end = 3843
+    _globals['_EXPORTTOURNAMENTREQUEST']._serialized_start = 3845
+    _globals['_EXPORTTOURNAMENTREQUEST']._serialized_end = 3893
+    _globals['_EXPORTTOURNAMENTRESPONSE']._serialized_start = 3895
+    _globals['_EXPORTTOURNAMENTRESPONSE']._serialized_end = 3981
+    _globals['_MYNEXTMATCHREQUEST']._serialized_start = 3983
+    _globals['_MYNEXTMATCHREQUEST']._serialized_end = 4026
+    _globals['_MATCHASSIGNMENT']._serialized_start = 4029
+    _globals['_MATCHASSIGNMENT']._serialized_end = 4310
+    _globals['_MYNEXTMATCHRESPONSE']._serialized_start = 4313
+    _globals['_MYNEXTMATCHRESPONSE']._serialized_end = 4445
+    _globals['_READYFORMATCHREQUEST']._serialized_start = 4447
+    _globals['_READYFORMATCHREQUEST']._serialized_end = 4510
+    _globals['_READYFORMATCHRESPONSE']._serialized_start = 4512
+    _globals['_READYFORMATCHRESPONSE']._serialized_end = 4573
+    _globals['_WATCHTOURNAMENTREQUEST']._serialized_start = 4575
+    _globals['_WATCHTOURNAMENTREQUEST']._serialized_end = 4622
+    _globals['_WATCHTOURNAMENTRESPONSE']._serialized_start = 4624
+    _globals['_WATCHTOURNAMENTRESPONSE']._serialized_end = 4743
+    _globals['_WATCHMYMATCHESREQUEST']._serialized_start = 4745
+    _globals['_WATCHMYMATCHESREQUEST']._serialized_end = 4791
+    _globals['_WATCHMYMATCHESRESPONSE']._serialized_start = 4794
+    _globals['_WATCHMYMATCHESRESPONSE']._serialized_end = 4929
+    _globals['_TOURNAMENTSERVICE']._serialized_start = 5428
+    _globals['_TOURNAMENTSERVICE']._serialized_end = 7431
