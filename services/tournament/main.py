@@ -9,6 +9,7 @@ from typing import Any
 from services.platform import bus, storehealth
 from services.platform.grpc_kit import start_server
 from services.platform.keys import Keys
+from services.platform.leadership import relay_leadership
 from services.platform.logs import get_logger
 from services.platform.running import RunningService
 from services.platform.settings import Settings
@@ -85,6 +86,7 @@ async def start(
                 events.projection(settings.namespace, app),
                 interval=settings.outbox_interval,
                 namespace=settings.namespace,
+                leader=relay_leadership(settings, NAME),
             )
             await relay.start()
             director.on_saved = relay.poke
