@@ -3,7 +3,8 @@ viewer's static files, and replays of finished matches.
 
 Routes:
   POST /games/<game>/neon.rules.v1.RulesService/<Method>   a game's rules service
-  POST /neon.<area>.v1.<Service>/<Method>                  matchmaking, scoring, public dice
+  POST /neon.<area>.v1.<Service>/<Method>                  matchmaking, scoring, tournament,
+                                                           public dice
   GET  /api/games                                          the games behind this gateway
   POST /api/replay                                         an uploaded export, verified
   POST /api/games/<game>/matches/<id>/replay               a finished match, from its service

@@ -24,7 +24,7 @@ def upstream_addresses(settings: Settings) -> dict[str, str]:
     else NEON_HOST and the service's port), for every game this build has."""
     from services.rules.games import available
 
-    names = ["matchmaking", "scoring", "dice", *(f"rules-{g}" for g in available())]
+    names = ["matchmaking", "scoring", "tournament", "dice", *(f"rules-{g}" for g in available())]
     names += [n for n in settings.addresses if n.startswith("rules-") and n not in names]
     return {n: settings.address(n) for n in names if n in settings.addresses or n in settings.ports}
 

@@ -19,6 +19,7 @@ from services.genproto.neon.dice.v1 import dice_pb2
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.genproto.neon.scoring.v1 import scoring_pb2
+from services.genproto.neon.tournament.v1 import tournament_pb2
 
 PUBLIC_DICE = {"GetCommitment", "RevealSeed"}
 """Dice calls anyone may make (the commitment, the revealed seed); the rest are internal."""
@@ -27,7 +28,8 @@ PUBLIC_DICE = {"GetCommitment", "RevealSeed"}
 @dataclass(frozen=True)
 class Method:
     service: str
-    """The upstream service in settings terms: "rules", "matchmaking", "scoring", "dice"."""
+    """The upstream service in settings terms: "rules", "matchmaking", "scoring", "tournament",
+    "dice"."""
     full_name: str
     """neon.rules.v1.RulesService/GetView"""
     request: type[Message]
@@ -94,6 +96,7 @@ def public_methods() -> dict[str, Method]:
         _methods(rules_pb2, "RulesService", "rules")
         + _methods(matchmaking_pb2, "MatchmakingService", "matchmaking")
         + _methods(scoring_pb2, "ScoringService", "scoring")
+        + _methods(tournament_pb2, "TournamentService", "tournament")
         + _methods(dice_pb2, "DiceService", "dice", PUBLIC_DICE)
     )
     return {m.path: m for m in methods}

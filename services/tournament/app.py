@@ -6,6 +6,7 @@ import uuid
 from typing import Any, ClassVar
 
 from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.utils import get_topic
 
 from services.tournament import log as tlog
 from services.tournament.domain import Tournament, tournament_uuid
@@ -30,6 +31,20 @@ class TournamentApplication(Application):
         """The tournament's log as public records with their chain hashes."""
         events = self.repository.event_store.get(tournament_uuid(tournament_id), lte=upto)
         return tlog.chain(tournament_id, (tlog.record_of(e) for e in events))
+
+    def newest(self, limit: int) -> list[Tournament]:
+        """The ``limit`` most recently created tournaments, newest first (one notification
+        per tournament is read: its Created event)."""
+        created = [get_topic(Tournament.Created)]  # type: ignore[attr-defined]
+        ids: list[uuid.UUID] = []
+        start = 1
+        while True:
+            page = self.recorder.select_notifications(start, PAGE, topics=created)
+            ids.extend(n.originator_id for n in page)  # type: ignore[misc]
+            if len(page) < PAGE:
+                break
+            start = page[-1].id + 1
+        return [self.repository.get(uid) for uid in reversed(ids[-limit:])]
 
     def open_ids(self) -> list[uuid.UUID]:
         """Tournaments not finished, in creation order, from the notification log's topics."""

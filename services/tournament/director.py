@@ -62,6 +62,8 @@ DEFAULT_CLOCK = {"kind": "per_decision", "per_decision_ms": 60_000, "max_timeout
 DEFAULT_CHECK_IN = 300
 MAX_CHECK_IN = 24 * 3600
 MAX_PLAYERS = 4096
+LIST_DEFAULT, LIST_MAX = 50, 200
+"""ListTournaments: how many when the caller does not say, and at most."""
 
 
 @dataclass(frozen=True)
@@ -868,6 +870,12 @@ class Director:
 
     async def get(self, tournament_id: str) -> Tournament:
         return await self._find(tournament_id)
+
+    async def newest(self, limit: int) -> list[Tournament]:
+        if limit < 0:
+            raise InvalidArgument(f"limit must be 0 (the default, {LIST_DEFAULT}) or more")
+        wanted = min(limit or LIST_DEFAULT, LIST_MAX)
+        return await asyncio.to_thread(self.app.newest, wanted)
 
     async def standings(self, tournament_id: str) -> tuple[list[dict[str, Any]], bool]:
         t = await self._find(tournament_id)

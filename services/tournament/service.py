@@ -122,6 +122,21 @@ def round_message(view: dict[str, Any]) -> pb.Round:
     )
 
 
+def summary_message(t: Tournament) -> pb.TournamentSummary:
+    """What anyone may know of a tournament at a glance (no player ids)."""
+    s = t.settings
+    return pb.TournamentSummary(
+        tournament_id=t.tournament_id,
+        name=s["name"],
+        game=s["game"],
+        mode=s["mode"],
+        format=str(s["format"]["format"]),
+        status=STATUS[t.status],
+        players=sum(1 for p in t.players.values() if p["status"] != "withdrawn"),
+        rounds_paired=len(t.rounds),
+    )
+
+
 def rows_message(rows: list[dict[str, Any]]) -> list[pb.StandingRow]:
     return [
         pb.StandingRow(
@@ -224,6 +239,10 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):
     async def GetStandings(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         rows, final = await self.d.standings(request.tournament_id)
         return pb.GetStandingsResponse(rows=rows_message(rows), final=final)
+
+    async def ListTournaments(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        found = await self.d.newest(request.limit)
+        return pb.ListTournamentsResponse(tournaments=[summary_message(t) for t in found])
 
     async def CorrectResult(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         view = await self.d.correct_result(

@@ -26,6 +26,11 @@ def test_compose_runs_the_gateway_on_its_port_in_front_of_every_service() -> Non
     assert (
         addresses["matchmaking"] == "matchmaking:50052" and addresses["scoring"] == "scoring:50053"
     )
+    assert addresses["tournament"] == f"tournament:{DEFAULT_PORTS['tournament']}"
+    assert gateway["depends_on"]["tournament"] == {
+        "condition": "service_healthy",
+        "required": False,
+    }
 
 
 def test_k8s_runs_the_gateway_with_http_probes_and_the_shared_config() -> None:
@@ -50,6 +55,8 @@ def test_k8s_runs_the_gateway_with_http_probes_and_the_shared_config() -> None:
         *[("gateway", f"rules-{g}", DEFAULT_PORTS[f"rules-{g}"], True) for g in GAMES],
         ("gateway", "matchmaking", 50052, True),
         ("gateway", "scoring", 50053, True),
+        ("gateway", "tournament", 50054, True),
+        ("gateway", "tournament", 50053, False),
         ("gateway", "dice", 50051, True),
         ("gateway", "postgres", 5432, False),
         ("gateway", "nats", 4222, False),

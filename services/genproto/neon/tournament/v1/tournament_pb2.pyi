@@ -361,6 +361,44 @@ class GetTournamentResponse(_message.Message):
     def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]]=...) -> None:
         ...
 
+class ListTournamentsRequest(_message.Message):
+    __slots__ = ('limit',)
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+
+    def __init__(self, limit: _Optional[int]=...) -> None:
+        ...
+
+class TournamentSummary(_message.Message):
+    __slots__ = ('tournament_id', 'name', 'game', 'mode', 'format', 'status', 'players', 'rounds_paired')
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    ROUNDS_PAIRED_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    name: str
+    game: str
+    mode: str
+    format: str
+    status: TournamentStatus
+    players: int
+    rounds_paired: int
+
+    def __init__(self, tournament_id: _Optional[str]=..., name: _Optional[str]=..., game: _Optional[str]=..., mode: _Optional[str]=..., format: _Optional[str]=..., status: _Optional[_Union[TournamentStatus, str]]=..., players: _Optional[int]=..., rounds_paired: _Optional[int]=...) -> None:
+        ...
+
+class ListTournamentsResponse(_message.Message):
+    __slots__ = ('tournaments',)
+    TOURNAMENTS_FIELD_NUMBER: _ClassVar[int]
+    tournaments: _containers.RepeatedCompositeFieldContainer[TournamentSummary]
+
+    def __init__(self, tournaments: _Optional[_Iterable[_Union[TournamentSummary, _Mapping]]]=...) -> None:
+        ...
+
 class TieBreak(_message.Message):
     __slots__ = ('name', 'value')
     NAME_FIELD_NUMBER: _ClassVar[int]
