@@ -1,8 +1,9 @@
-// The spectator and replay viewer. Live: ListMatches, then GetView (the spectator view,
+// The spectator and replay viewer (and the tournament page, tournament.js). Live: ListMatches, then GetView (the spectator view,
 // never a token) and the WatchMatch stream. Replay: the gateway verifies an export and sends
 // back public frames only (services/gateway/replays.py).
 import { unary, serverStream } from "/static/connect.js";
 import { drawBoard, SEAT_COLOURS } from "/static/boards.js";
+import * as tournaments from "/static/tournament.js";
 
 const $ = (id) => document.getElementById(id);
 const RULES = "neon.rules.v1.RulesService";
@@ -230,7 +231,7 @@ function step(delta) {
 
 // -- set-up ----------------------------------------------------------------------------------
 function showPage(name) {
-  for (const page of ["live", "replay"]) {
+  for (const page of ["live", "replay", "tournament"]) {
     $(page).hidden = page !== name;
     $(`tab-${page}`).classList.toggle("on", page === name);
   }
@@ -239,6 +240,8 @@ function showPage(name) {
 async function main() {
   $("tab-live").addEventListener("click", () => showPage("live"));
   $("tab-replay").addEventListener("click", () => showPage("replay"));
+  $("tab-tournament").addEventListener("click", () => { showPage("tournament"); tournaments.listTournaments(); });
+  tournaments.setup(status);
   $("refresh-matches").addEventListener("click", listMatches);
   $("game-select").addEventListener("change", listMatches);
   $("replay-open").addEventListener("click", () => replayFromService().catch((err) => status(err.message)));
@@ -264,6 +267,11 @@ async function main() {
   if (wanted.get("game")) $("game-select").value = wanted.get("game");
   await listMatches();
   if (wanted.get("match")) watch($("game-select").value, wanted.get("match"));
+  if (wanted.get("tournament")) {
+    showPage("tournament");
+    await tournaments.listTournaments();
+    tournaments.follow(wanted.get("tournament"));
+  }
   document.body.dataset.ready = "1";
 }
 
