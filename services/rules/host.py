@@ -595,24 +595,33 @@ class MatchHost:
     def _view(self, live: LiveMatch, viewer: int | None) -> Any:
         return live.derived(("view", viewer), lambda: live.engine.view(live.state, viewer))
 
-    def _listed(self, live: LiveMatch, seat: int) -> dict[str, Decision]:
-        """Each listed action of ``seat`` (by its JSON key) and the decision it answers."""
+    def _by_priority(self, live: LiveMatch, seat: int) -> list[Decision]:
+        """The decisions of ``seat``, the one an action answers first when several list it."""
 
-        def index() -> dict[str, Decision]:
-            out: dict[str, Decision] = {}
+        def order() -> list[Decision]:
             mine = self.decisions_of(live, seat)
-            for i in sorted(range(len(mine)), key=lambda i: (-mine[i].priority, mine[i].standing, i)):
-                for action in mine[i].legal:
-                    out.setdefault(json_key(action), mine[i])
-            return out
+            ranked = sorted(range(len(mine)), key=lambda i: (-mine[i].priority, mine[i].standing, i))
+            return [mine[i] for i in ranked]
 
-        return live.derived(("listed", seat), index)  # type: ignore[no-any-return]
+        return live.derived(("by-priority", seat), order)  # type: ignore[no-any-return]
+
+    def _listed(self, live: LiveMatch, seat: int, action: dict[str, Any]) -> Decision | None:
+        """The decision whose legal list has ``action``, if any. Compared as dicts first (no
+        encoding of the whole list), then by JSON key, where true and 1 stay different."""
+        key = None
+        for decision in self._by_priority(live, seat):
+            for listed in decision.legal:
+                if listed == action:
+                    key = key or json_key(action)
+                    if json_key(listed) == key:
+                        return decision
+        return None
 
     def _decision(self, live: LiveMatch, seat: int, action: dict[str, Any]) -> Decision:
         """The decision ``action`` answers. A listed legal action needs no further check
         (the engine lists every legal answer); anything else is checked against the
         action schema and the engine's validate, for a precise reason."""
-        listed = self._listed(live, seat).get(json_key(action))
+        listed = self._listed(live, seat, action)
         if listed is not None:
             return listed
         errors = sorted(self._action_validator.iter_errors(action), key=lambda e: e.path)
