@@ -143,7 +143,7 @@ class GroupCommitter:
     async def commit(self, events: list[DomainEvent]) -> None:
         self.start()
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        await self._queue.put(_Pending(events, done))
+        self._queue.put_nowait(_Pending(events, done))  # unbounded: never waits
         await done
 
     async def close(self) -> None:
