@@ -32,6 +32,8 @@ STREAM = "NEON_EVENTS"
 SUBJECTS = ["neon.events.>"]
 POSITIONS_BUCKET = "neon_outbox_positions"
 DUPLICATE_WINDOW = 15 * 60.0
+ACK_TIMEOUT = 5.0
+"""Seconds the relay waits for JetStream's acks of one batch before it publishes it again."""
 """The names without a namespace; with ``NEON_NAMESPACE=<ns>`` use the functions below."""
 
 
@@ -221,34 +223,41 @@ class OutboxRelay:
     async def _idle(self) -> None:
         self._wake.clear()
         try:
-            await asyncio.wait_for(self._wake.wait(), timeout=self.interval * 20)
+            async with asyncio.timeout(self.interval * 20):  # no task per wait, unlike wait_for
+                await self._wake.wait()
         except TimeoutError:
             pass
 
     async def publish_pending(self) -> int:
         """Publish the next batch of notifications, then write the position once.
 
-        The batch's publishes go out together on one connection (so in order) and are
-        awaited together; a failure leaves the position where it was, and the re-publish
-        of the whole batch is deduplicated by JetStream through the message ids.
+        The batch's publishes go out together on one connection (so in order), each with
+        its ack as a future (no task or request per message), and the acks are awaited
+        together; a failure or a missing ack leaves the position where it was, and the
+        re-publish of the whole batch is deduplicated by JetStream through the message ids.
         """
         notifications = await asyncio.to_thread(
             self.app.recorder.select_notifications, self.position + 1, self.batch
         )
         if not notifications:
             return 0
-        acks = []
-        for notification in notifications:
-            event = self.app.mapper.to_domain_event(notification)
-            for index, (subject, payload) in enumerate(self.project(event)):
-                ident = msg_id(self.service, notification.id, self.store_id)
-                acks.append(self.js.publish(
-                    subject,
-                    json.dumps(payload, separators=(",", ":"), sort_keys=True).encode(),
-                    stream=stream_for_subject(subject),
-                    headers={"Nats-Msg-Id": f"{ident}#{index}" if index else ident},
-                ))
-        await asyncio.gather(*acks)
+        acks: list[asyncio.Future[Any]] = []
+        try:
+            async with asyncio.timeout(ACK_TIMEOUT):
+                for notification in notifications:
+                    event = self.app.mapper.to_domain_event(notification)
+                    for index, (subject, payload) in enumerate(self.project(event)):
+                        ident = msg_id(self.service, notification.id, self.store_id)
+                        acks.append(await self.js.publish_async(
+                            subject,
+                            json.dumps(payload, separators=(",", ":"), sort_keys=True).encode(),
+                            stream=stream_for_subject(subject),
+                            headers={"Nats-Msg-Id": f"{ident}#{index}" if index else ident},
+                        ))
+                await asyncio.gather(*acks)
+        finally:
+            for ack in acks:
+                ack.cancel()  # acks still out after a failure: nobody waits for them
         self.position = notifications[-1].id
         self.sent += len(notifications)
         await self._kv.put(self._key, str(self.position).encode())
