@@ -177,6 +177,10 @@ async def test_a_swiss_followed_live_to_its_final_standings(
     ]
     assert [r.player_id for r in standings.rows] == [r.player_id for r in report.standings]
     assert await page.text_content("#standings-title") == "Final standings"
+    calls = [r.request for r in browser.responses if r.request.method == "POST"]
+    assert any(c.url.endswith("/WatchTournament") for c in calls)
+    sent = [await c.all_headers() for c in calls]
+    assert all("content-type" in h and "authorization" not in h for h in sent), "no token sent"
     assert "finished" in (await page.text_content("#tournament-meta") or "")
     assert browser.console_errors == []
 

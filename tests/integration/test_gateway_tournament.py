@@ -182,6 +182,26 @@ async def test_tournament_calls_over_http_json_with_and_without_tokens(served: S
     assert last["round"]["number"] == 1 and "error" not in end
     status, frames = await curl(call + "/WatchTournament", {"tournamentId": "nope"}, stream=True)
     assert status == 200 and frames[-1][1]["error"]["code"] == "not_found"
+    # a player's own stream takes the player's token
+    status, frames = await curl(call + "/WatchMyMatches", {"tournamentId": "web_1"}, stream=True)
+    assert status == 200 and frames[-1][1]["error"]["code"] == "unauthenticated"
+    status, frames = await curl(
+        call + "/WatchMyMatches", {"tournamentId": "web_1"}, alice, stream=True
+    )
+    assert status == 200 and "error" not in frames[-1][1]
+    assert frames[0][1]["status"] == "TOURNAMENT_STATUS_FORCE_ENDED"
+
+
+def test_the_gateway_serves_every_tournament_call_from_the_protos() -> None:
+    from services.gateway.methods import public_methods
+    from services.genproto.neon.tournament.v1 import tournament_pb2
+
+    methods = public_methods()
+    names = tournament_pb2.DESCRIPTOR.services_by_name["TournamentService"].methods_by_name
+    for name, m in names.items():
+        served = methods[f"{TOURNAMENT}/{name}"]
+        assert served.service == "tournament" and served.server_streaming == m.server_streaming
+    assert methods[f"{TOURNAMENT}/WatchTournament"].server_streaming
 
 
 async def test_list_tournaments_newest_first_and_limited(served: Served) -> None:
