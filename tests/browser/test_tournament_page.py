@@ -5,7 +5,6 @@ bracket. What the page shows is compared with the tournament service's own answe
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -20,6 +19,8 @@ from services.cli.tournament_commands import TournamentClient, format_json, simu
 from services.gateway import main as gateway_main
 from services.gateway.config import GatewayConfig
 from services.rules.games import available
+from services.tournament.core import bracket as core_bracket
+from services.tournament.core.model import Entrant, FormatConfig, History
 from tests.browser.conftest import Browser, Served, chromium_page
 from tests.integration.conftest import make_settings
 
@@ -232,6 +233,41 @@ async def test_a_single_elimination_bracket_is_drawn(served: Served, browser: Br
         for m in bracket["matches"]
     ]
     assert len(await page.query_selector_all("#bracket svg .bracket-line")) == 2
-    await asyncio.sleep(0)  # the last frame drawn before the screenshot
     await browser.screenshot("tournament-bracket")
+    assert browser.console_errors == []
+
+
+async def test_a_double_elimination_bracket_draws_every_part(
+    served: Served, browser: Browser
+) -> None:
+    """The drawing alone, from the pure core's bracket of 8 before round 1: winners' and
+    losers' brackets and the grand finals, every match once, each winner's path a line."""
+    config = FormatConfig.from_dict({"format": "double-elimination", "grand_final_reset": True})
+    history = History(tuple(Entrant(f"p{i}", 100.0 - i, i) for i in range(8)))
+    bracket = core_bracket(config, history)
+    page = browser.page
+    await page.goto(served.url + "/")
+    await page.wait_for_selector("body[data-ready='1']")
+    await page.click("#tab-tournament")
+    await page.evaluate(
+        "b => import('/static/tournament.js').then(m => m.drawBracket(b))",
+        json.loads(json.dumps(bracket)),
+    )
+    drawn = await page.eval_on_selector_all(
+        "#bracket svg .bracket-match", "gs => gs.map(g => g.dataset.id)"
+    )
+    assert drawn == [m["id"] for m in bracket["matches"]]
+    assert {m["bracket"] for m in bracket["matches"]} == {"winners", "losers", "final"}
+    boxes = await page.eval_on_selector_all(
+        "#bracket svg .bracket-match rect",
+        "rs => rs.map(r => [+r.getAttribute('x'), +r.getAttribute('y')])",
+    )
+    assert len(set(map(tuple, boxes))) == len(boxes), "no two matches drawn on each other"
+    winner_links = sum(1 for m in bracket["matches"] for f in m["from"] if f.startswith("winner:"))
+    assert len(await page.query_selector_all("#bracket svg .bracket-line")) == winner_links
+    first_round = await page.eval_on_selector_all(
+        "#bracket svg .bracket-match[data-id='W1-1'] .player", "ts => ts.map(t => t.dataset.player)"
+    )
+    assert first_round == ["p0", "p7"], "seed 1 meets seed 8"
+    await browser.screenshot("tournament-double-elimination")
     assert browser.console_errors == []
