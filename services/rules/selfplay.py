@@ -155,7 +155,13 @@ def export_game(game: str, mode: str, setup: Setup, seed: int, key: Any, bot: st
     import hashlib
 
     from services.platform.canonical import KEYED_SCHEME, canonical_json, sha256_hex
-    from services.platform.draws import DrawStream, RecordingRandomness, keyed_state_hash, perform, state_key
+    from services.platform.draws import (
+        DrawStream,
+        RecordingRandomness,
+        keyed_state_hash,
+        perform,
+        state_key,
+    )
     from services.rules import records as rec
     from services.rules.export import build_export
     from services.rules.replay import outcome_json
