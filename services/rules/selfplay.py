@@ -99,6 +99,7 @@ def run_mode(game: str, mode: str, games: int, limit: int = ACTION_LIMIT, bot: s
     engine = load_engine(game)
     tally = Tally(game, mode)
     plans = setups(engine, mode)
+    make_bot(bot, "warm-up", game)  # imports the bots' packages before the clock starts
     start = time.process_time()
     for n in range(games):
         setup = plans[n % len(plans)]

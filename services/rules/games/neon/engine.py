@@ -135,6 +135,7 @@ class NeonEngine:
     def __init__(self, ruleset: Ruleset = CURRENT) -> None:
         self.ruleset = ruleset
         self.engine_version = ruleset.version
+        self._pending_memo: tuple[Any, tuple[Decision, ...]] = (None, ())
 
     def for_version(self, engine_version: str) -> NeonEngine:
         if engine_version == self.engine_version:
@@ -243,6 +244,17 @@ class NeonEngine:
     # ---- who acts ------------------------------------------------------------------------------
 
     def pending(self, state: State) -> tuple[Decision, ...]:
+        # Asked several times about one state (who acts, validate, view): the last answer is
+        # kept. States are immutable, so it stays right; one (state, answer) pair is
+        # swapped in whole, so threads sharing the engine never see half of one.
+        last = self._pending_memo
+        if last[0] is state:
+            return last[1]
+        answer = self._pending(state)
+        self._pending_memo = (state, answer)
+        return answer
+
+    def _pending(self, state: State) -> tuple[Decision, ...]:
         s = state
         if s.ended:
             return ()
@@ -282,6 +294,9 @@ class NeonEngine:
         mine = [d for d in self.pending(state) if d.seat == seat]
         if not mine:
             return "it is not your turn to act"
+        for decision in mine:
+            if action in decision.legal:  # listed as it is: its normal form is listed too
+                return None
         wanted = normalize(action)
         for decision in mine:
             if any(normalize(legal) == wanted for legal in decision.legal):
