@@ -3,6 +3,28 @@
 Checks, in order: the hash chain, the signed checkpoint, the revealed seed against its
 commitment, every recorded draw recomputed from the seed, and a full rules replay to
 the same state hashes and outcome. The first failure names the event.
+
+What is checked, and what is not checked twice (issue 18):
+
+- **Chain.** Every record's hash is recomputed over RFC 8785 bytes. When no line of the
+  export holds a float (the parser notes any), those bytes come from the C JSON encoder
+  without the walk that looks for floats (``canonical_json_float_free``; equal to RFC 8785
+  for float-free values, a property test checks it); otherwise every record takes the
+  general path (``records.check_chain``). A record hashed over any other spelling fails.
+- **Signature, seed, draws.** Unchanged: the checkpoint's Ed25519 signature over the final
+  hash, the seed against its commitment, and every draw recomputed from the seed (one
+  stream per match, positioned at each draw's first block, as ``replay_draw`` does).
+  Each draw is parsed once; the replay is handed exactly the draws checked here.
+- **Replay.** Every action goes through the engine's own ``validate`` before ``apply``
+  (the chain proves only that the organiser wrote the record, not that the action was
+  legal: a re-signed export with an illegal action fails here), timeouts are checked
+  against the decision's default, each step must use exactly its recorded draws, and the
+  state hash of every record that stores one (MatchStarted, every ActionAccepted) is
+  recomputed from the replayed state, keyed when the match's hashes are keyed. Nothing
+  is deep-copied: engine states are immutable.
+- **Not re-checked:** the JSON Schema of actions (``validate`` checks every field the
+  engine reads and refuses unknown ones), and the views and events stored in records
+  (``events`` are descriptions for people and clients; no rule reads them).
 """
 
 from __future__ import annotations
