@@ -18,6 +18,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from services.platform.draws import SeededRandomness
 from services.rules.bots import game_bots, make_bot
 from services.rules.games import available, load_engine
@@ -77,7 +79,7 @@ def play(engine: GameEngine, game: str, mode: str, setup: Setup, seed: int,
         if actions >= limit:
             raise RuntimeError(f"no ending after {limit} actions")
         decision = pending[0]
-        view = json.loads(json.dumps(engine.view(state, decision.seat)))
+        view = as_client_json(engine.view(state, decision.seat))
         action = bots[decision.seat].choose(decision, view)
         refused = engine.validate(state, decision.seat, action)
         if refused is not None:
@@ -88,6 +90,21 @@ def play(engine: GameEngine, game: str, mode: str, setup: Setup, seed: int,
     if outcome is None:
         raise RuntimeError("no decision pending but no outcome")
     return outcome.reason, actions
+
+
+def as_client_json(value: Any) -> Any:
+    """``value`` as a client reads it, ``json.loads(json.dumps(value))``, through orjson
+    (several times faster). The two agree on every JSON value (tuples become lists, floats
+    read back the same); what orjson refuses (keys that are not strings, integers beyond
+    64 bits) takes the json module. Only NaN and infinity, which no view holds and no
+    client could parse, would differ (orjson writes them as null)."""
+    try:
+        return orjson.loads(orjson.dumps(value, option=_PASSTHROUGH))
+    except TypeError:
+        return json.loads(json.dumps(value))
+
+
+_PASSTHROUGH = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
 
 
 def ending(reason: str) -> str:

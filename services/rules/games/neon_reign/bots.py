@@ -10,6 +10,7 @@ seeded draw stream, so a bot with a given seed always plays the same game.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from services.platform.draws import SeededRandomness
@@ -38,6 +39,14 @@ def _button_damage(ability: Mapping[str, Any], c: Card) -> int:
 
 def attack_worth(cards: Sequence[str], ability: Mapping[str, Any]) -> int:
     """What an Attack is worth to its player if nothing answers it, in half damage points."""
+    return _attack_worth(tuple(cards), ability.get("type"), ability.get("colour"),
+                         ability.get("amount", 0))
+
+
+@lru_cache(maxsize=16384)
+def _attack_worth(cards: tuple[str, ...], kind: Any, colour: Any, amount: Any) -> int:
+    """Remembered by the cards and the three fields of the ability it reads."""
+    ability = {"type": kind, "colour": colour, "amount": amount}
     played = [card(i) for i in cards]
     worth = 0
     for c in played:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from math import comb
 from typing import Any
 
@@ -51,7 +52,13 @@ def _exact_match(combo: dict[str, Any], cards: Sequence[Card]) -> bool:
 
 def universal_combos(cards: Iterable[Card]) -> tuple[ComboHit, ...]:
     """Every Universal Combo instance the played ``cards`` meet, in helper-card order."""
-    played = tuple(cards)
+    return _universal_combos(tuple(cards))
+
+
+@lru_cache(maxsize=8192)
+def _universal_combos(played: tuple[Card, ...]) -> tuple[ComboHit, ...]:
+    """Remembered: the answer depends on the cards alone (immutable) and is immutable; the
+    rule bot and the resolution ask about the same few card sets again and again."""
     hits: list[ComboHit] = []
     for combo in COMBOS:
         times = _pair_count(combo, played) if combo["match"] == "pairs" else int(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import combinations, product
 from typing import Any
 
@@ -124,6 +125,22 @@ def _eligible(hand: Sequence[str], fighter: Hero) -> list[str]:
 def defense_options(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
                     strict: bool = True) -> list[dict[str, Any]]:
     """Every legal non-pass defence, with concrete card ids and targets, in a fixed order."""
+    found = _defense_options(tuple(hand), fighter, tuple(attack), strict)
+    return [{"type": "defend", "cards": list(cards), "targets": list(aimed)} if aimed
+            else {"type": "defend", "cards": list(cards)} for cards, aimed in found]
+
+
+@lru_cache(maxsize=4096)
+def _defense_options(hand: tuple[str, ...], fighter: Hero, attack: tuple[str, ...],
+                     strict: bool) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
+    """The defences as (cards, targets), remembered: they depend on these immutable
+    arguments alone, and listing them tries every combination of the hand."""
+    return tuple((tuple(a["cards"]), tuple(a.get("targets", ())))
+                 for a in _list_defense_options(hand, fighter, attack, strict))
+
+
+def _list_defense_options(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
+                          strict: bool = True) -> list[dict[str, Any]]:
     eligible = _eligible(hand, fighter)
     sticks = [i for i in attack if card(i).kind == JOYSTICK]
     buttons = [i for i in attack if card(i).kind == BUTTON]
