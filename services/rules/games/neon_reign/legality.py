@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from itertools import combinations, product
 from typing import Any
 
@@ -124,19 +123,39 @@ def _eligible(hand: Sequence[str], fighter: Hero) -> list[str]:
 
 def defense_options(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
                     strict: bool = True) -> list[dict[str, Any]]:
-    """Every legal non-pass defence, with concrete card ids and targets, in a fixed order."""
-    found = _defense_options(tuple(hand), fighter, tuple(attack), strict)
-    return [{"type": "defend", "cards": list(cards), "targets": list(aimed)} if aimed
-            else {"type": "defend", "cards": list(cards)} for cards, aimed in found]
+    """Every legal non-pass defence, with concrete card ids and targets, in a fixed order.
+
+    Which defences are legal depends on the cards' faces (kind, designation, colour,
+    direction...), not on their ids, when no id is repeated: the list is remembered by the
+    faces of the eligible cards (in the order they are tried) and of the Attack, as
+    positions in those two lists, and read back with this call's ids.
+    """
+    hand_t, attack_t = tuple(hand), tuple(attack)
+    if len(set(hand_t)) != len(hand_t) or len(set(attack_t)) != len(attack_t):
+        return _list_defense_options(hand_t, fighter, attack_t, strict)
+    eligible = tuple(_eligible(hand_t, fighter))
+    key = (tuple(map(_face, eligible)), tuple(map(_face, attack_t)), fighter, strict)
+    shapes = _DEFENCE_SHAPES.get(key)
+    if shapes is None:
+        found = _list_defense_options(hand_t, fighter, attack_t, strict)
+        shapes = tuple((tuple(eligible.index(i) for i in a["cards"]),
+                        tuple(attack_t.index(t) for t in a.get("targets", ()))) for a in found)
+        if len(_DEFENCE_SHAPES) >= 8192:
+            _DEFENCE_SHAPES.clear()
+        _DEFENCE_SHAPES[key] = shapes
+    return [{"type": "defend", "cards": [eligible[i] for i in played],
+             "targets": [attack_t[j] for j in aimed]} if aimed
+            else {"type": "defend", "cards": [eligible[i] for i in played]}
+            for played, aimed in shapes]
 
 
-@lru_cache(maxsize=4096)
-def _defense_options(hand: tuple[str, ...], fighter: Hero, attack: tuple[str, ...],
-                     strict: bool) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
-    """The defences as (cards, targets), remembered: they depend on these immutable
-    arguments alone, and listing them tries every combination of the hand."""
-    return tuple((tuple(a["cards"]), tuple(a.get("targets", ())))
-                 for a in _list_defense_options(hand, fighter, attack, strict))
+_DEFENCE_SHAPES: dict[Any, tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]] = {}
+
+
+def _face(card_id: str) -> tuple[Any, ...]:
+    """Everything about a card but its id."""
+    c = card(card_id)
+    return (c.kind, c.play, c.colour, c.damage, c.direction, c.effects)
 
 
 def _list_defense_options(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
