@@ -123,43 +123,7 @@ def _eligible(hand: Sequence[str], fighter: Hero) -> list[str]:
 
 def defense_options(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
                     strict: bool = True) -> list[dict[str, Any]]:
-    """Every legal non-pass defence, with concrete card ids and targets, in a fixed order.
-
-    Which defences are legal depends on the cards' faces (kind, designation, colour,
-    direction...), not on their ids, when no id is repeated: the list is remembered by the
-    faces of the eligible cards (in the order they are tried) and of the Attack, as
-    positions in those two lists, and read back with this call's ids.
-    """
-    hand_t, attack_t = tuple(hand), tuple(attack)
-    if len(set(hand_t)) != len(hand_t) or len(set(attack_t)) != len(attack_t):
-        return _list_defense_options(hand_t, fighter, attack_t, strict)
-    eligible = tuple(_eligible(hand_t, fighter))
-    key = (tuple(map(_face, eligible)), tuple(map(_face, attack_t)), fighter, strict)
-    shapes = _DEFENCE_SHAPES.get(key)
-    if shapes is None:
-        found = _list_defense_options(hand_t, fighter, attack_t, strict)
-        shapes = tuple((tuple(eligible.index(i) for i in a["cards"]),
-                        tuple(attack_t.index(t) for t in a.get("targets", ()))) for a in found)
-        if len(_DEFENCE_SHAPES) >= 8192:
-            _DEFENCE_SHAPES.clear()
-        _DEFENCE_SHAPES[key] = shapes
-    return [{"type": "defend", "cards": [eligible[i] for i in played],
-             "targets": [attack_t[j] for j in aimed]} if aimed
-            else {"type": "defend", "cards": [eligible[i] for i in played]}
-            for played, aimed in shapes]
-
-
-_DEFENCE_SHAPES: dict[Any, tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]] = {}
-
-
-def _face(card_id: str) -> tuple[Any, ...]:
-    """Everything about a card but its id."""
-    c = card(card_id)
-    return (c.kind, c.play, c.colour, c.damage, c.direction, c.effects)
-
-
-def _list_defense_options(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
-                          strict: bool = True) -> list[dict[str, Any]]:
+    """Every legal non-pass defence, with concrete card ids and targets, in a fixed order."""
     eligible = _eligible(hand, fighter)
     sticks = [i for i in attack if card(i).kind == JOYSTICK]
     buttons = [i for i in attack if card(i).kind == BUTTON]
