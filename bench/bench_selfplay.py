@@ -48,8 +48,14 @@ DEFAULT_PLAN = "neon-reign:single:300,neon-reign:solo:300,neon:rebirth:20,neon:b
 
 def run(tree: Path, game: str, mode: str, games: int, bot: str) -> dict:
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    out = subprocess.run([sys.executable, "-c", CHILD, game, mode, str(games), bot], env=env,
-                         cwd=tree, check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, game, mode, str(games), bot],
+        env=env,
+        cwd=tree,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -61,8 +67,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plan", default=DEFAULT_PLAN)
     args = parser.parse_args(argv)
     plan = [(g, m, int(n)) for g, m, n in (item.split(":") for item in args.plan.split(","))]
-    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}  "
-          f"({os.cpu_count()} cpus)", flush=True)
+    print(
+        f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}  "
+        f"({os.cpu_count()} cpus)",
+        flush=True,
+    )
     failed = False
     with tempfile.TemporaryDirectory() as tmp:
         trees = {"baseline": baseline_tree(args.baseline, Path(tmp)), "current": ROOT}
@@ -71,7 +80,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"round {r + 1}/{args.rounds}", flush=True)
             for game, mode, games in plan:
                 for name, tree in trees.items():
-                    rows.setdefault((game, mode, name), []).append(run(tree, game, mode, games, args.bot))
+                    rows.setdefault((game, mode, name), []).append(
+                        run(tree, game, mode, games, args.bot)
+                    )
         print(f"\nself-play, {args.bot} bots (per core = per CPU second of the child process)")
         for game, mode, games in plan:
             rates = {}
@@ -82,14 +93,19 @@ def main(argv: list[str] | None = None) -> int:
                 rates[name] = statistics.median(per_core)
                 problems = [f for run in runs for f in run["failures"]]
                 failed = failed or bool(problems)
-                print(f"  {game:10s} {mode:13s} {name:8s} {games:4d} games: "
-                      f"{statistics.median(per_core):,.1f} ({min(per_core):,.1f}-{max(per_core):,.1f}) games/s, "
-                      f"{spread(actions)} actions/s per core" + (f"  FAILED {problems[:1]}" if problems else ""))
+                print(
+                    f"  {game:10s} {mode:13s} {name:8s} {games:4d} games: "
+                    f"{statistics.median(per_core):,.1f} ({min(per_core):,.1f}-{max(per_core):,.1f}) games/s, "
+                    f"{spread(actions)} actions/s per core"
+                    + (f"  FAILED {problems[:1]}" if problems else "")
+                )
             base, cur = rows[(game, mode, "baseline")][0], rows[(game, mode, "current")][0]
             same = base["lengths"] == cur["lengths"] and base["endings"] == cur["endings"]
             failed = failed or not same
-            print(f"  {game:10s} {mode:13s} current/baseline {rates['current'] / rates['baseline']:.1f}x; "
-                  f"same games in both trees: {'yes' if same else 'NO'}")
+            print(
+                f"  {game:10s} {mode:13s} current/baseline {rates['current'] / rates['baseline']:.1f}x; "
+                f"same games in both trees: {'yes' if same else 'NO'}"
+            )
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 1 if failed else 0
 

@@ -38,8 +38,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-PLAN = [("neon-reign", "single"), ("neon-reign", "best-of-three"), ("neon-reign", "hero-match"),
-        ("neon-reign", "solo"), ("neon", "rebirth"), ("neon", "battle-royale"), ("neon", "coalition")]
+PLAN = [
+    ("neon-reign", "single"),
+    ("neon-reign", "best-of-three"),
+    ("neon-reign", "hero-match"),
+    ("neon-reign", "solo"),
+    ("neon", "rebirth"),
+    ("neon", "battle-royale"),
+    ("neon", "coalition"),
+]
 
 CHILD = r"""
 import json, sys, time
@@ -82,8 +89,9 @@ def make_exports(folder: Path, games: int) -> dict[str, int]:
 
 
 def baseline_tree(ref: str, into: Path) -> Path:
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "services"],
-                             check=True, capture_output=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", ref, "services"], check=True, capture_output=True
+    ).stdout
     tree = into / f"baseline-{ref}"
     tree.mkdir()
     with tarfile.open(fileobj=__import__("io").BytesIO(archive)) as tar:
@@ -93,8 +101,14 @@ def baseline_tree(ref: str, into: Path) -> Path:
 
 def in_process(tree: Path, folder: Path, only: str) -> dict:
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    out = subprocess.run([sys.executable, "-c", CHILD, str(folder), only], env=env, cwd=tree,
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(folder), only],
+        env=env,
+        cwd=tree,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -103,9 +117,21 @@ def whole_command(tree: Path, folder: Path, jobs: int) -> dict:
     env = {**os.environ, "PYTHONPATH": str(tree), "NEON_VAR_DIR": str(folder.parent / "var")}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", "from services.cli.main import app; app()",
-                           "verify", "--jobs", str(jobs), *files], env=env, cwd=tree,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from services.cli.main import app; app()",
+            "verify",
+            "--jobs",
+            str(jobs),
+            *files,
+        ],
+        env=env,
+        cwd=tree,
+        capture_output=True,
+        text=True,
+    )
     wall = time.perf_counter() - wall
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -126,15 +152,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=0, help="neon verify --jobs (0: one per core)")
     parser.add_argument("--no-command", action="store_true", help="skip the whole-command runs")
     args = parser.parse_args(argv)
-    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}  "
-          f"({os.cpu_count()} cpus)", flush=True)
+    print(
+        f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}  "
+        f"({os.cpu_count()} cpus)",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "exports"
         folder.mkdir()
         counts = make_exports(folder, args.games)
         total = len(list(folder.glob("*.jsonl")))
-        print(f"exports: {total} files, " + ", ".join(f"{g} {n:,} events" for g, n in counts.items()),
-              flush=True)
+        print(
+            f"exports: {total} files, " + ", ".join(f"{g} {n:,} events" for g, n in counts.items()),
+            flush=True,
+        )
         trees = {"baseline": baseline_tree(args.baseline, Path(tmp)), "current": ROOT}
         rows: dict[tuple[str, str], list[dict]] = {}
         for r in range(args.rounds):
@@ -144,7 +175,9 @@ def main(argv: list[str] | None = None) -> int:
                     rows.setdefault((what, name), []).append(in_process(tree, folder, what))
             if not args.no_command:
                 for name, tree in trees.items():
-                    rows.setdefault(("command", name), []).append(whole_command(tree, folder, args.jobs))
+                    rows.setdefault(("command", name), []).append(
+                        whole_command(tree, folder, args.jobs)
+                    )
         print("\nin process (verify_export over the folder; events/s per core = events / CPU s)")
         per_core: dict[tuple[str, str], float] = {}
         for what in ("neon-reign", "neon", "all"):
@@ -154,22 +187,30 @@ def main(argv: list[str] | None = None) -> int:
                 rates = [run["events"] / run["cpu"] for run in runs]
                 walls = [run["events"] / run["wall"] for run in runs]
                 per_core[(what, name)] = statistics.median(rates)
-                print(f"  {what:10s} {name:8s} {runs[0]['files']:4d} files {runs[0]['events']:7,d} events: "
-                      f"{spread(rates)} events/s per core, {spread(walls)} per wall s, "
-                      f"start-up {statistics.median(r['startup'] for r in runs):.2f} s CPU"
-                      + (f"  FAILED {failed[:2]}" if failed else ""))
-            print(f"  {what:10s} current/baseline: "
-                  f"{per_core[(what, 'current')] / per_core[(what, 'baseline')]:.1f}x")
+                print(
+                    f"  {what:10s} {name:8s} {runs[0]['files']:4d} files {runs[0]['events']:7,d} events: "
+                    f"{spread(rates)} events/s per core, {spread(walls)} per wall s, "
+                    f"start-up {statistics.median(r['startup'] for r in runs):.2f} s CPU"
+                    + (f"  FAILED {failed[:2]}" if failed else "")
+                )
+            print(
+                f"  {what:10s} current/baseline: "
+                f"{per_core[(what, 'current')] / per_core[(what, 'baseline')]:.1f}x"
+            )
         if not args.no_command:
             events = sum(counts.values())
-            print(f"\nwhole command: neon verify --jobs {args.jobs or os.cpu_count()} over {total} files")
+            print(
+                f"\nwhole command: neon verify --jobs {args.jobs or os.cpu_count()} over {total} files"
+            )
             medians = {}
             for name in trees:
                 runs = rows[("command", name)]
                 medians[name] = statistics.median(events / run["cpu"] for run in runs)
-                print(f"  {name:8s} {spread([events / run['cpu'] for run in runs])} events/s per core "
-                      f"(CPU of the command and its workers), {spread([events / run['wall'] for run in runs])} "
-                      f"events/s wall, {statistics.median(run['wall'] for run in runs):.2f} s wall")
+                print(
+                    f"  {name:8s} {spread([events / run['cpu'] for run in runs])} events/s per core "
+                    f"(CPU of the command and its workers), {spread([events / run['wall'] for run in runs])} "
+                    f"events/s wall, {statistics.median(run['wall'] for run in runs):.2f} s wall"
+                )
             print(f"  current/baseline (per core): {medians['current'] / medians['baseline']:.1f}x")
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0

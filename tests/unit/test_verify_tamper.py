@@ -31,8 +31,11 @@ def _export(game: str, mode: str, seed: int = 3, keyed: bool = True) -> bytes:
 
 @pytest.fixture(scope="module")
 def exports() -> dict[str, bytes]:
-    return {"neon-reign": _export("neon-reign", "single"), "neon": _export("neon", "rebirth"),
-            "neon-reign-plain": _export("neon-reign", "hero-match", keyed=False)}
+    return {
+        "neon-reign": _export("neon-reign", "single"),
+        "neon": _export("neon", "rebirth"),
+        "neon-reign-plain": _export("neon-reign", "hero-match", keyed=False),
+    }
 
 
 def _resigned(data: bytes, change: Any) -> bytes:
@@ -146,15 +149,20 @@ def test_an_export_with_floats_takes_the_rfc8785_path(exports: dict[str, bytes])
     records, checkpoint = parse_export(good)
     sealed = records[-1]
     body = {k: v for k, v in sealed.items() if k != "hash"}
-    text = json.dumps(["neon-arena/chain/v1", sealed["match_id"], sealed["n"], sealed["prev"], body],
-                      sort_keys=True, separators=(",", ":"))
+    text = json.dumps(
+        ["neon-arena/chain/v1", sealed["match_id"], sealed["n"], sealed["prev"], body],
+        sort_keys=True,
+        separators=(",", ":"),
+    )
     assert "1e-07" in text
     sealed["hash"] = hashlib.sha256(text.encode()).hexdigest()
     lines = [json.dumps(r, sort_keys=True, separators=(",", ":")).encode() for r in records]
     forged = build_export(checkpoint["match_id"], checkpoint["game"], records, KEY)
     assert forged.splitlines()[:-2] == lines[:-1]
     report = verify_export(forged)
-    assert not report.ok and report.failure == f"event {sealed['n']}: hash does not match its content"
+    assert (
+        not report.ok and report.failure == f"event {sealed['n']}: hash does not match its content"
+    )
 
 
 def test_the_float_free_encoder_is_rfc8785_on_export_records(exports: dict[str, bytes]):

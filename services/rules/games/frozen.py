@@ -24,7 +24,11 @@ _FIELDS: dict[type, frozenset[str] | None] = {}
 
 def _plain_fields(cls: type) -> frozenset[str] | None:
     """The field names of ``cls`` when its instances hold exactly their fields, else None."""
-    if not dataclasses.is_dataclass(cls) or hasattr(cls, "__post_init__") or "__slots__" in vars(cls):
+    if (
+        not dataclasses.is_dataclass(cls)
+        or hasattr(cls, "__post_init__")
+        or "__slots__" in vars(cls)
+    ):
         return None
     found = dataclasses.fields(cls)
     if any(not f.init for f in found):

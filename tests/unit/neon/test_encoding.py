@@ -12,8 +12,10 @@ def _states(mode: str, bot: str, games: int):
     for n, setup in zip(range(games), setups(ENGINE, mode) * games, strict=False):
         rng = SeededRandomness(f"encoding:{mode}:{n}")
         state = ENGINE.setup(MatchConfig(mode, setup.seats, setup.options), rng)
-        bots = [make_bot(bot, f"{n}-{s}", "neon") if bot != "random" else RandomBot(n * 10 + s)
-                for s in range(setup.seats)]
+        bots = [
+            make_bot(bot, f"{n}-{s}", "neon") if bot != "random" else RandomBot(n * 10 + s)
+            for s in range(setup.seats)
+        ]
         yield state
         while pending := ENGINE.pending(state):
             decision = pending[0]

@@ -19,8 +19,11 @@ from services.rules.games.neon.state import CardChoice, Fighter, Frame, State
 def to_json(value: Any) -> Any:
     """The generic encoder: dataclasses as objects of their fields, tuples as lists."""
     if isinstance(value, Attack):
-        return {"kind": value.kind, "owner": value.attacker,
-                "data": {k: to_json(v) for k, v in value.encoded().items()}}
+        return {
+            "kind": value.kind,
+            "owner": value.attacker,
+            "data": {k: to_json(v) for k, v in value.encoded().items()},
+        }
     if is_dataclass(value) and not isinstance(value, type):
         out = {f.name: to_json(getattr(value, f.name)) for f in fields(value)}
         if "data" in out and hasattr(value, "kind"):
@@ -58,35 +61,73 @@ def _frame(fr: Any) -> dict[str, Any]:
 def _choice(choice: CardChoice | None) -> dict[str, Any] | None:
     if choice is None:
         return None
-    return {"top": choice.top, "bottom": choice.bottom, "cover": choice.cover,
-            "top_rotated": choice.top_rotated, "bottom_rotated": choice.bottom_rotated}
+    return {
+        "top": choice.top,
+        "bottom": choice.bottom,
+        "cover": choice.cover,
+        "top_rotated": choice.top_rotated,
+        "bottom_rotated": choice.bottom_rotated,
+    }
 
 
 def _fighter(f: Fighter) -> dict[str, Any]:
     return {
-        "idx": f.idx, "fighter": f.fighter, "team": f.team, "side": f.side, "sector": f.sector,
-        "eliminated": f.eliminated, "energy": f.energy, "health": _rows(f.health),
-        "trophies": list(f.trophies), "bots": _rows(f.bots),
+        "idx": f.idx,
+        "fighter": f.fighter,
+        "team": f.team,
+        "side": f.side,
+        "sector": f.sector,
+        "eliminated": f.eliminated,
+        "energy": f.energy,
+        "health": _rows(f.health),
+        "trophies": list(f.trophies),
+        "bots": _rows(f.bots),
         "equipment": [{"card": e.card, "supplies": list(e.supplies)} for e in f.equipment],
-        "hand": list(f.hand), "deck": list(f.deck), "discard": list(f.discard),
-        "choice": _choice(f.choice), "row": _rows(f.row), "initiative": f.initiative,
-        "step": f.step, "acted": f.acted, "shields": f.shields, "upgrades": list(f.upgrades),
-        "used_upgrades": list(f.used_upgrades), "resigned": f.resigned,
+        "hand": list(f.hand),
+        "deck": list(f.deck),
+        "discard": list(f.discard),
+        "choice": _choice(f.choice),
+        "row": _rows(f.row),
+        "initiative": f.initiative,
+        "step": f.step,
+        "acted": f.acted,
+        "shields": f.shields,
+        "upgrades": list(f.upgrades),
+        "used_upgrades": list(f.used_upgrades),
+        "resigned": f.resigned,
     }
 
 
 def encode(s: State) -> dict[str, Any]:
     """``to_json(s)``, written out."""
     return {
-        "mode": s.mode, "seats": s.seats, "automa": s.automa, "teams": _rows(s.teams),
-        "cells": list(s.cells), "fighters": [_fighter(f) for f in s.fighters],
-        "ring": list(s.ring), "scoreboard": list(s.scoreboard), "round_board": _rows(s.round_board),
-        "bots": _rows(s.bots), "search": _rows(s.search), "search_supply": s.search_supply,
-        "tokens": _rows(s.tokens), "loot_decks": _rows(s.loot_decks),
-        "loot_discards": _rows(s.loot_discards), "upgrade_deck": list(s.upgrade_deck),
-        "health_supply": list(s.health_supply), "leader": s.leader, "round": s.round,
-        "phase": s.phase, "current": s.current, "acted_order": list(s.acted_order),
-        "stack": [_frame(fr) for fr in s.stack], "closes_left": s.closes_left,
-        "closing_sector": s.closing_sector, "eliminations": _rows(s.eliminations),
-        "ended": s.ended, "serial": s.serial, "ruleset": s.ruleset,
+        "mode": s.mode,
+        "seats": s.seats,
+        "automa": s.automa,
+        "teams": _rows(s.teams),
+        "cells": list(s.cells),
+        "fighters": [_fighter(f) for f in s.fighters],
+        "ring": list(s.ring),
+        "scoreboard": list(s.scoreboard),
+        "round_board": _rows(s.round_board),
+        "bots": _rows(s.bots),
+        "search": _rows(s.search),
+        "search_supply": s.search_supply,
+        "tokens": _rows(s.tokens),
+        "loot_decks": _rows(s.loot_decks),
+        "loot_discards": _rows(s.loot_discards),
+        "upgrade_deck": list(s.upgrade_deck),
+        "health_supply": list(s.health_supply),
+        "leader": s.leader,
+        "round": s.round,
+        "phase": s.phase,
+        "current": s.current,
+        "acted_order": list(s.acted_order),
+        "stack": [_frame(fr) for fr in s.stack],
+        "closes_left": s.closes_left,
+        "closing_sector": s.closing_sector,
+        "eliminations": _rows(s.eliminations),
+        "ended": s.ended,
+        "serial": s.serial,
+        "ruleset": s.ruleset,
     }
