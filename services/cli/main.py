@@ -472,9 +472,32 @@ def _verify_all(exports: list[bytes], public_key: str | None, jobs: int) -> list
     workers = min(len(exports), jobs or os.cpu_count() or 1)
     if workers <= 1:
         return [verify_export(data, public_key) for data in exports]
-    # spawn, not fork: the caller may hold gRPC threads (tests, neon up), which fork breaks
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return list(pool.map(partial(verify_export, public_key=public_key), exports))
+    # A lone thread (the `neon verify` command) forks: workers start with every module and
+    # engine already imported, where a spawned worker spends about a second importing the
+    # command line again. Spawn when other threads run (tests, neon up: gRPC threads break
+    # in a forked child).
+    import threading
+
+    fork = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+    if fork:
+        _import_engines(exports)
+    context = multiprocessing.get_context("fork" if fork else "spawn")
+    chunk = max(1, len(exports) // (workers * 4))
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        return list(pool.map(partial(verify_export, public_key=public_key), exports,
+                             chunksize=chunk))
+
+
+def _import_engines(exports: list[bytes]) -> None:
+    """Import the engines the exports name, once, before workers are forked."""
+    import re
+
+    from services.rules.games import load_engine
+
+    for game in sorted({m.group(1).decode() for data in exports
+                        if (m := re.search(rb'"game":"([a-z0-9-]+)"', data[:4096]))}):
+        with contextlib.suppress(KeyError, ModuleNotFoundError):
+            load_engine(game)
 
 
 def check_public_key(public_key: str) -> None:
