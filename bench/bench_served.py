@@ -87,6 +87,13 @@ class Sample:
     calls: int = 0
     elapsed: float = 0.0
     latencies: list[float] = field(default_factory=list)
+    cpu: dict[str, float] = field(default_factory=dict)
+    """CPU seconds used during the window, by process ("client", "server", "rules", "dice")."""
+
+    def cpu_ms_per(self, who: str) -> float:
+        """CPU milliseconds of one process per call (echo) or per action (served)."""
+        count = self.actions or self.calls
+        return 1000 * self.cpu.get(who, 0.0) / count if count else float("nan")
 
     @property
     def rate(self) -> float:
@@ -116,6 +123,33 @@ async def echo_server(port: int) -> None:
     await server.wait_for_termination()
 
 
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process so far (``/proc/<pid>/stat``). CPU time per
+    action is the figure a busy, shared machine disturbs least: other jobs stretch the wall
+    clock, not the work each call costs."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+class CpuMeter:
+    """CPU used by this process and by some others between ``start`` and ``stop``."""
+
+    def __init__(self, pids: dict[str, int]) -> None:
+        self.pids = pids
+
+    def __enter__(self) -> CpuMeter:
+        self.client0 = time.process_time()
+        self.others0 = {who: cpu_seconds(pid) for who, pid in self.pids.items()}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.used = {"client": time.process_time() - self.client0}
+        self.used.update({who: cpu_seconds(pid) - self.others0[who] for who, pid in self.pids.items()})
+
+
 async def measure_echo(address: str, seconds: float, in_flight: int) -> Sample:
     async with grpc.aio.insecure_channel(address) as channel:
         call = channel.unary_unary(ECHO_METHOD)
@@ -131,8 +165,10 @@ async def measure_echo(address: str, seconds: float, in_flight: int) -> Sample:
                 sample.calls += 1
 
         start = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(in_flight)))
+        with CpuMeter({"server": ECHO_PID[0]} if ECHO_PID else {}) as meter:
+            await asyncio.gather(*(worker() for _ in range(in_flight)))
         sample.elapsed = time.perf_counter() - start
+        sample.cpu = meter.used
         sample.actions = sample.calls
         return sample
 
@@ -338,8 +374,10 @@ async def measure_served(stack: Stack, game: str, matches: int, mode: str, secon
             m += 1
 
     start = time.perf_counter()
-    await asyncio.gather(*(worker(w) for w in range(matches)))
+    with CpuMeter({"rules": stack.pid(f"rules-{game}"), "dice": stack.pid("dice")}) as meter:
+        await asyncio.gather(*(worker(w) for w in range(matches)))
     sample.elapsed = time.perf_counter() - start
+    sample.cpu = meter.used
     await client.close()
     return sample
 
@@ -389,12 +427,16 @@ async def measure_live(stack: Stack, game: str, count: int, cap: float) -> dict[
 # ---------------------------------------------------------------- the run
 
 
+ECHO_PID: list[int] = []
+
+
 def start_echo(workdir: Path) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     log = open(workdir / "echo.log", "ab")  # noqa: SIM115
     proc = subprocess.Popen([sys.executable, __file__, "--echo-server", str(port)],
                             cwd=ROOT, stdout=log, stderr=log)
     address = f"127.0.0.1:{port}"
+    ECHO_PID[:] = [proc.pid]
 
     async def ready() -> None:
         deadline = time.monotonic() + 20
@@ -502,6 +544,23 @@ def report(profile: Profile, results: Results, extras: dict[str, Any]) -> None:
               f"{spread([1000 * s.percentile(0.5) for s in samples], 1):>18} "
               f"{spread([1000 * s.percentile(0.99) for s in samples], 1):>20} "
               f"{calls / echo32:>10.3f} {rate / echo32:>12.3f} {rate / pure[game]:>12.4f}")
+    print()
+    echo_samples = results[("echo", str(IN_FLIGHT))]
+    echo_cpu = {who: statistics.median(s.cpu_ms_per(who) for s in echo_samples) for who in ("client", "server")}
+    echo_total = sum(echo_cpu.values())
+    print(f"CPU per call or action, ms (median over rounds; PostgreSQL's own processes not counted). "
+          f"echo {IN_FLIGHT} in flight: client {echo_cpu['client']:.3f}, server {echo_cpu['server']:.3f}")
+    print(f"  {'db':<8} {'game':<11} {'matches':>7} {'client':<6} {'client':>8} {'rules':>8} {'dice':>8} "
+          f"{'rules/echo server':>17} {'all/echo all':>12}")
+    for key, samples in results.items():
+        if key[0] != "served":
+            continue
+        _, db, game, matches, mode = key
+        cpu = {who: statistics.median(s.cpu_ms_per(who) for s in samples) for who in ("client", "rules", "dice")}
+        print(f"  {db:<8} {game:<11} {matches:>7} {mode:<6} {cpu['client']:>8.3f} {cpu['rules']:>8.3f} "
+              f"{cpu['dice']:>8.3f} {cpu['rules'] / echo_cpu['server']:>17.1f} "
+              f"{sum(cpu.values()) / echo_total:>12.1f}")
+    print()
     for db in profile.dbs:
         for game in profile.games:
             one = [statistics.median(s.rate for s in results[("served", db, game, "1", "answer")])] \

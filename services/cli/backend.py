@@ -77,6 +77,8 @@ async def start_backend(
     scoring: bool = False,
     matchmaking: bool = False,
     matchmaking_config: Any = None,
+    tournament: bool = False,
+    tournament_options: Any = None,
 ) -> Backend:
     """Start NATS (bundled unless NATS_URL is set, or as ``embedded_nats`` says), dice, rules.
 
@@ -84,6 +86,8 @@ async def start_backend(
     ``scoring`` starts the scoring service (results and ratings from the match events).
     ``matchmaking`` starts the matchmaking service last, pointed at every service started
     before it (``matchmaking_config``: a matchmaking ``Config``, default from the environment).
+    ``tournament`` starts the tournament service last (``tournament_options``: its
+    director's ``Options``).
     """
     keys = load_keys(settings)
     backend = Backend(settings, keys)
@@ -117,6 +121,14 @@ async def start_backend(
                 settings = _with_address(settings, name, svc.address)
             service = await mm_main.start(settings, keys, backend.nats_client,
                                           config=matchmaking_config)
+            backend.services[service.name] = service
+        if tournament:
+            from services.tournament import main as tournament_main
+
+            for name, svc in backend.services.items():
+                settings = _with_address(settings, name, svc.address)
+            service = await tournament_main.start(settings, keys, backend.nats_client,
+                                                  options=tournament_options)
             backend.services[service.name] = service
         backend.settings = settings
     except BaseException:

@@ -102,7 +102,16 @@ def up(
         raise typer.Exit(run_processes(settings, _endpoint_table, console.print))
 
     async def run() -> None:
-        backend = await start_backend(settings, scoring=True, matchmaking=True)
+        from services.gateway import main as gateway_main
+
+        backend = await start_backend(settings, scoring=True, matchmaking=True, tournament=True)
+        try:
+            gateway = await gateway_main.start(
+                backend.settings, backend.keys,
+                addresses={k: v for k, v in backend.endpoints().items() if k != "nats"})
+        except BaseException:
+            await backend.stop(0)
+            raise
         token_file = settings.var_dir / "organiser.token"
         token_file.write_text(backend.organiser_token() + "\n")
         table = Table(title="Neon Arena is up")
@@ -110,12 +119,14 @@ def up(
         table.add_column("endpoint")
         for name, address in backend.endpoints().items():
             table.add_row(name, address)
+        table.add_row("gateway (HTTP/JSON, viewer)", gateway.url)
         console.print(table)
         console.print(f"organiser token: {token_file}  (Ctrl-C stops)")
         try:
             await _wait_for_signal()
         finally:
             console.print("stopping...")
+            await gateway.stop()
             await backend.stop(settings.grace_seconds)
             console.print("stopped")
 
@@ -133,7 +144,8 @@ def _endpoint_table(endpoints: dict[str, str]) -> None:
 
 @app.command()
 @friendly
-def serve(service: str = typer.Argument(..., help="dice or rules-<game>")) -> None:
+def serve(service: str = typer.Argument(
+        ..., help="dice, scoring, matchmaking, tournament, gateway or rules-<game>")) -> None:
     """Run one service on its own, configured by environment variables."""
     from services.dice import main as dice_main
     from services.platform import bus
@@ -142,7 +154,8 @@ def serve(service: str = typer.Argument(..., help="dice or rules-<game>")) -> No
     from services.rules.games import available
 
     settings = _settings()
-    known = ["dice", "matchmaking", "scoring", *(f"rules-{game}" for game in available())]
+    known = ["dice", "matchmaking", "scoring", "tournament", "gateway",
+             *(f"rules-{game}" for game in available())]
     if service not in known:
         raise CliError(f"unknown service {service!r}; services here: {', '.join(known)}", USAGE)
 
@@ -164,6 +177,15 @@ def serve(service: str = typer.Argument(..., help="dice or rules-<game>")) -> No
 
             nc = await bus.connect(settings.nats_url, service)
             running = await scoring_main.start(settings, keys, nc)
+        elif service == "gateway":
+            from services.gateway import main as gateway_main
+
+            running = await gateway_main.start(settings, keys)
+        elif service == "tournament":
+            from services.tournament import main as tournament_main
+
+            nc = await bus.connect(settings.nats_url, service)
+            running = await tournament_main.start(settings, keys, nc)
         else:
             err_console.print(f"{service} is not part of this build yet")
             raise typer.Exit(2)
@@ -227,6 +249,8 @@ def play(
     export: Path | None = typer.Option(None, help="write the audit export here at the end"),
     options: str = typer.Option("{}", help="game options as a JSON object"),
     match_id: str = typer.Option("", help="match id (default: generated)"),
+    after: str = typer.Option("", help="continue this finished match of a campaign mode: "
+                              "its export file, or its match id on the same backend"),
 ) -> None:
     """Play a match in the terminal: you against bots, or bots only with --bots."""
     settings = _settings(log_file=True)
@@ -238,14 +262,14 @@ def play(
         raise CliError("--options must be a JSON object, e.g. '{\"difficulty\": \"hard\"}'", USAGE)
     raise typer.Exit(asyncio.run(play_in_terminal(
         settings, game, mode=mode, bots=bots, seats=seats, seed=seed, embedded=embedded,
-        var_dir=var_dir, export=export, options=parsed, match_id=match_id)))
+        var_dir=var_dir, export=export, options=parsed, match_id=match_id, after=after)))
 
 
 async def play_in_terminal(settings: Settings, game: str, *, mode: str = "", bots: str = "",
                            seats: int = 0, seed: int | None = None, embedded: bool = False,
                            var_dir: Path | None = None, export: Path | None = None,
                            options: dict[str, Any] | None = None, match_id: str = "",
-                           ask: Any = None) -> int:
+                           ask: Any = None, after: str = "") -> int:
     """The body of ``neon play`` (tests call it with ``ask`` feeding the choices)."""
     from services.cli.backend import start_backend
     from services.cli.client import RulesClient
@@ -281,10 +305,11 @@ async def play_in_terminal(settings: Settings, game: str, *, mode: str = "", bot
         else:
             count = seats or modes[chosen].min_seats
             players = ["human"] + ["random"] * (count - 1)
+        previous = await _previous_match(client, creator, after) if after else None
         terminal = _terminal_seat(client, game, ask)
         result = await play_match(
             client, creator, mode=chosen, seats=players, seed=seed, options=options or {},
-            match_id=match_id, human_seat=terminal,
+            match_id=match_id, human_seat=terminal, previous=previous,
         )
         for seat in terminal.seats.values():
             await seat.finish(result.outcome)
@@ -300,6 +325,22 @@ async def play_in_terminal(settings: Settings, game: str, *, mode: str = "", bot
         await client.close()
         if backend is not None:
             await backend.stop(1)
+
+
+async def _previous_match(client: Any, token: str, after: str) -> tuple[str, str]:
+    """``--after``: the (match id, final hash) of the match a campaign match continues, read
+    from its export file, or from the rules service's export of that match id."""
+    from services.rules.export import parse_export
+
+    path = Path(after)
+    data = path.read_bytes() if path.is_file() else (await client.export(token, after)).export_jsonl
+    try:
+        records, _ = parse_export(data)
+    except ValueError as err:
+        raise CliError(f"--after {after}: not an export ({err})", USAGE) from None
+    if not records:
+        raise CliError(f"--after {after}: the export holds no records", USAGE)
+    return str(records[0]["match_id"]), str(records[-1]["hash"])
 
 
 @app.command("export")
@@ -362,6 +403,13 @@ def verify(
     check_public_key(public_key)
     exports = [file.read_bytes() for file in files]
     failed = False
+    bundles = [(file, data) for file, data in zip(files, exports) if _is_bundle(data)]
+    if bundles:
+        failed = _verify_bundles(bundles, public_key or None, len(files) > 1, jobs)
+        pairs = [(f, d) for f, d in zip(files, exports) if not _is_bundle(d)]
+        files, exports = [f for f, _ in pairs], [d for _, d in pairs]
+        if not files:
+            raise typer.Exit(1 if failed else 0)
     for file, report in zip(files, _verify_all(exports, public_key or None, jobs)):
         prefix = f"{file.name}: " if len(files) > 1 else ""
         for check in report.checks:
@@ -383,6 +431,34 @@ def verify(
 PARALLEL_FROM = 8
 
 
+def _is_bundle(data: bytes) -> bool:
+    from services.tournament.bundle import is_bundle
+
+    return is_bundle(data)
+
+
+def _verify_bundles(bundles: list[tuple[Path, bytes]], public_key: str | None, many: bool,
+                    jobs: int = 0) -> bool:
+    """Verify tournament bundles (services/tournament/bundle.py); True when one failed."""
+    from services.tournament.bundle import verify_bundle
+
+    failed = False
+    for file, data in bundles:
+        prefix = f"{file.name}: " if many else ""
+        report = verify_bundle(data, public_key, jobs=jobs)
+        for check in report.checks:
+            console.print(f"{prefix}[green]ok[/] {check}")
+        for warning in report.warnings:
+            console.print(f"{prefix}[yellow]note[/] {warning}")
+        for failure in report.failures:
+            err_console.print(f"{prefix}FAILED: {failure}")
+        if report.ok:
+            console.print(f"{prefix}verified: tournament {report.tournament_id}, "
+                          f"{report.matches} matches")
+        failed = failed or not report.ok
+    return failed
+
+
 def _verify_all(exports: list[bytes], public_key: str | None, jobs: int) -> list[Any]:
     """Reports in the order given; across processes when there is more than one export."""
     import multiprocessing
@@ -396,9 +472,32 @@ def _verify_all(exports: list[bytes], public_key: str | None, jobs: int) -> list
     workers = min(len(exports), jobs or os.cpu_count() or 1)
     if workers <= 1:
         return [verify_export(data, public_key) for data in exports]
-    # spawn, not fork: the caller may hold gRPC threads (tests, neon up), which fork breaks
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return list(pool.map(partial(verify_export, public_key=public_key), exports))
+    # A lone thread (the `neon verify` command) forks: workers start with every module and
+    # engine already imported, where a spawned worker spends about a second importing the
+    # command line again. Spawn when other threads run (tests, neon up: gRPC threads break
+    # in a forked child).
+    import threading
+
+    fork = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+    if fork:
+        _import_engines(exports)
+    context = multiprocessing.get_context("fork" if fork else "spawn")
+    chunk = max(1, len(exports) // (workers * 4))
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        return list(pool.map(partial(verify_export, public_key=public_key), exports,
+                             chunksize=chunk))
+
+
+def _import_engines(exports: list[bytes]) -> None:
+    """Import the engines the exports name, once, before workers are forked."""
+    import re
+
+    from services.rules.games import load_engine
+
+    for game in sorted({m.group(1).decode() for data in exports
+                        if (m := re.search(rb'"game":"([a-z0-9-]+)"', data[:4096]))}):
+        with contextlib.suppress(KeyError, ModuleNotFoundError):
+            load_engine(game)
 
 
 def check_public_key(public_key: str) -> None:
@@ -503,6 +602,10 @@ def token(
 from services.cli import mm_commands  # noqa: E402  (registers queue and simulate)
 
 mm_commands.register(app)
+
+from services.cli import tournament_commands  # noqa: E402  (registers `neon tournament ...`)
+
+tournament_commands.register(app)
 
 if __name__ == "__main__":
     app()

@@ -49,6 +49,7 @@ async def play_match(
     human_seat: HumanSeat | None = None,
     on_event: Callable[[dict[str, Any]], None] | None = None,
     game: str = "",
+    previous: tuple[str, str] | None = None,
 ) -> MatchResult:
     """``seats`` names each seat's player: a bot kind ("random", "rule") or "human".
 
@@ -56,12 +57,14 @@ async def play_match(
     driver may seat ``bot-`` players). A human seat is answered by ``human_seat(...)``'s
     chooser when given, else by ``human``. Seats act one at a time, the lowest owing seat
     first (services.platform.playing.play_table), so a dev seed replays the same match.
+    ``previous`` (match id, final hash) makes a campaign match continue that finished one.
     """
     players = [f"{kind}-{i}" if kind == "human" else f"{BOT_PREFIX}{kind}-{i}"
                for i, kind in enumerate(seats)]
     created = await client.create(
         organiser, match_id=match_id, mode=mode, seats=len(seats), options=options or {},
         players=players, dev_seed="" if seed is None else str(seed),
+        **({"previous_match_id": previous[0], "previous_final_hash": previous[1]} if previous else {}),
     )
     match_id = created.match_id
     tokens = {t.seat: t.token for t in created.seat_tokens}

@@ -3,7 +3,7 @@
 The supervisor finds the services whose code is in this build (dice; scoring and matchmaking
 once their packages exist; one rules service per engine present, plug-ins included), starts a
 bundled nats-server unless ``NATS_URL`` is set, starts the services in dependency order
-(dice and scoring, then the rules services, then matchmaking), waits for each to answer its gRPC
+(dice and scoring, then the rules services, then matchmaking and tournament), waits for each to answer its gRPC
 health check with SERVING, and prints the endpoints. Each service logs to
 ``<NEON_VAR_DIR>/logs/<service>.log``.
 
@@ -38,11 +38,17 @@ SERVICE_MODULES = {
     "dice": "services.dice.main",
     "scoring": "services.scoring.main",
     "matchmaking": "services.matchmaking.main",
+    "tournament": "services.tournament.main",
+    "gateway": "services.gateway.main",
 }
 """Services other than the rules services, and the module whose ``start`` runs each."""
 
-TIERS: tuple[tuple[str, ...], ...] = (("dice", "scoring"), ("rules",), ("matchmaking",))
-"""Start order; stopping goes the other way (matchmaking calls rules, rules call dice)."""
+TIERS: tuple[tuple[str, ...], ...] = (
+    ("dice", "scoring"), ("rules",), ("matchmaking", "tournament"), ("gateway",))
+"""Start order; stopping goes the other way (the gateway calls everyone, matchmaking and
+tournament call rules, rules call dice)."""
+HTTP_SERVICES = {"gateway": 8080}
+"""Services that answer HTTP rather than gRPC (their health is GET /healthz), default port."""
 
 STOP_MARGIN = 5.0
 """Seconds beyond NEON_GRACE_SECONDS before a service that ignores SIGTERM is killed."""
@@ -61,7 +67,7 @@ def _has_start(module: str) -> bool:
 
 
 def available_services() -> list[str]:
-    """Services whose code is in this build, in start order."""
+    """The gRPC services whose code is in this build, in start order."""
     from services.rules.games import available
 
     present: list[str] = []
@@ -69,6 +75,8 @@ def available_services() -> list[str]:
         for name in tier:
             if name == "rules":
                 present += [f"rules-{game}" for game in available()]
+            elif name in HTTP_SERVICES:
+                continue  # gRPC services only; `neon up --processes` adds the gateway itself
             elif _has_start(SERVICE_MODULES[name]):
                 present.append(name)
     return present
@@ -107,6 +115,16 @@ def health_status(address: str, timeout: float = 0.5) -> int | None:
         except grpc.RpcError:
             return None
         return int(reply.status)
+
+
+def http_serving(address: str, timeout: float = 0.5) -> bool:
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://{address}/healthz", timeout=timeout) as answer:
+            return bool(answer.status == 200)
+    except OSError:
+        return False
 
 
 def serving(address: str) -> bool:
@@ -179,7 +197,7 @@ class Child:
                 if code == 2 and "unknown service" in tail:
                     raise NotServable(f"{self.service}: `neon serve` does not offer it yet")
                 raise StartError(f"{self.service} exited with {code} while starting:\n{tail}")
-            if serving(self.address):
+            if http_serving(self.address) if self.service in HTTP_SERVICES else serving(self.address):
                 return
             time.sleep(0.1)
         raise StartError(f"{self.service} did not answer SERVING within {timeout:.0f}s:\n"
@@ -219,7 +237,7 @@ class Supervisor:
 
     def plan(self) -> dict[str, str]:
         """Pick the services and their loopback ports; the environment every child shares."""
-        names = self.services if self.services is not None else available_services()
+        names = self.services if self.services is not None else [*available_services(), "gateway"]
         env = dict(self.environ)
         env.setdefault("NEON_HOST", HOST)
         env.setdefault("NEON_BIND_HOST", HOST)
@@ -228,6 +246,9 @@ class Supervisor:
             key = f"NEON_{env_key(name)}_PORT"
             if not env.get(key):
                 port = self.settings.ports.get(name) or free_port()  # plug-in games: any port
+                if name in HTTP_SERVICES:  # the browser's door: its usual port when free
+                    usual = HTTP_SERVICES[name]
+                    port = usual if not port_open(env["NEON_HOST"], usual) else free_port()
                 env[key] = str(port)
             address = env.get(f"NEON_{env_key(name)}_ADDR") or f"{env['NEON_HOST']}:{env[key]}"
             bind = f"{env['NEON_BIND_HOST']}:{env[key]}"

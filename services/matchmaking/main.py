@@ -17,6 +17,7 @@ from services.matchmaking.service import SERVICE_NAME
 from services.platform import bus, storehealth
 from services.platform.grpc_kit import start_server
 from services.platform.keys import Keys
+from services.platform.leadership import relay_leadership
 from services.platform.logs import get_logger
 from services.platform.running import RunningService
 from services.platform.settings import Settings
@@ -64,7 +65,8 @@ async def start(
     if nats_client is not None:
         relay = bus.OutboxRelay(app, NAME, nats_client.jetstream(),
                                 events.projection(settings.namespace),
-                                interval=settings.outbox_interval, namespace=settings.namespace)
+                                interval=settings.outbox_interval, namespace=settings.namespace,
+                                leader=relay_leadership(settings, NAME))
         await relay.start()
     replicas = routing.replicas_from_env(os.environ if environ is None else environ)
     router = routing.QueueRouter(replicas) if replicas is not None else None

@@ -25,12 +25,15 @@ from nats.js.api import KeyValueConfig, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, KeyNotFoundError, NotFoundError
 
 from services.platform import settings
+from services.platform.leadership import AlwaysLead, Leadership
 from services.platform.logs import get_logger
 
 STREAM = "NEON_EVENTS"
 SUBJECTS = ["neon.events.>"]
 POSITIONS_BUCKET = "neon_outbox_positions"
 DUPLICATE_WINDOW = 15 * 60.0
+ACK_TIMEOUT = 5.0
+"""Seconds the relay waits for JetStream's acks of one batch before it publishes it again."""
 """The names without a namespace; with ``NEON_NAMESPACE=<ns>`` use the functions below."""
 
 
@@ -152,8 +155,13 @@ class OutboxRelay:
     def __init__(
         self, app: Any, service: str, js: JetStreamContext, project: Projection,
         interval: float = 0.05, batch: int = 200, namespace: str | None = None,
+        leader: Leadership | None = None,
     ) -> None:
         self.app, self.service, self.js, self.project = app, service, js, project
+        self.leader: Leadership = leader or AlwaysLead()
+        self.leading = False
+        self.sent = 0
+        """Notifications this relay has published (a follower's stays 0)."""
         self.namespace = _namespace(namespace)
         self.interval, self.batch = interval, batch
         self.position = 0
@@ -170,20 +178,39 @@ class OutboxRelay:
         await ensure_stream(self.js, namespace=self.namespace)
         self._kv = await positions(self.js, self.namespace)
         self.store_id = await asyncio.to_thread(store_identity, self.app)
-        try:
-            entry = await self._kv.get(self._key)
-            self.position = int(entry.value.decode())
-        except KeyNotFoundError:
-            self.position = 0
+        await self._load_position()
         self._task = asyncio.create_task(self._run(), name=f"outbox-{self.service}")
 
     @property
     def _key(self) -> str:
         return f"{self.service}.{self.store_id}"
 
+    async def _load_position(self) -> None:
+        try:
+            entry = await self._kv.get(self._key)
+            self.position = int(entry.value.decode())
+        except KeyNotFoundError:
+            self.position = 0
+
+    async def _lead(self) -> bool:
+        """Whether this replica's relay may publish now; on taking over from another, it
+        resumes from the position that one wrote, not from its own stale one."""
+        leading = await self.leader.lead()
+        if leading and not self.leading:
+            await self._load_position()
+        self.leading = leading
+        return leading
+
     async def _run(self) -> None:
         while not self._stopped.is_set():
             try:
+                if not await self._lead():
+                    # a follower asks again now and then, not on every poke
+                    try:
+                        await asyncio.wait_for(self._stopped.wait(), timeout=self.interval * 20)
+                    except TimeoutError:
+                        pass
+                    continue
                 published = await self.publish_pending()
             except Exception as err:  # keep relaying through NATS or store hiccups
                 log.warning("outbox relay error", error=repr(err))
@@ -191,37 +218,48 @@ class OutboxRelay:
                 await asyncio.sleep(0.5)
             if published:
                 continue
-            self._wake.clear()
-            try:
-                await asyncio.wait_for(self._wake.wait(), timeout=self.interval * 20)
-            except TimeoutError:
-                pass
+            await self._idle()
+
+    async def _idle(self) -> None:
+        self._wake.clear()
+        try:
+            async with asyncio.timeout(self.interval * 20):  # no task per wait, unlike wait_for
+                await self._wake.wait()
+        except TimeoutError:
+            pass
 
     async def publish_pending(self) -> int:
         """Publish the next batch of notifications, then write the position once.
 
-        The batch's publishes go out together on one connection (so in order) and are
-        awaited together; a failure leaves the position where it was, and the re-publish
-        of the whole batch is deduplicated by JetStream through the message ids.
+        The batch's publishes go out together on one connection (so in order), each with
+        its ack as a future (no task or request per message), and the acks are awaited
+        together; a failure or a missing ack leaves the position where it was, and the
+        re-publish of the whole batch is deduplicated by JetStream through the message ids.
         """
         notifications = await asyncio.to_thread(
             self.app.recorder.select_notifications, self.position + 1, self.batch
         )
         if not notifications:
             return 0
-        acks = []
-        for notification in notifications:
-            event = self.app.mapper.to_domain_event(notification)
-            for index, (subject, payload) in enumerate(self.project(event)):
-                ident = msg_id(self.service, notification.id, self.store_id)
-                acks.append(self.js.publish(
-                    subject,
-                    json.dumps(payload, separators=(",", ":"), sort_keys=True).encode(),
-                    stream=stream_for_subject(subject),
-                    headers={"Nats-Msg-Id": f"{ident}#{index}" if index else ident},
-                ))
-        await asyncio.gather(*acks)
+        acks: list[asyncio.Future[Any]] = []
+        try:
+            async with asyncio.timeout(ACK_TIMEOUT):
+                for notification in notifications:
+                    event = self.app.mapper.to_domain_event(notification)
+                    for index, (subject, payload) in enumerate(self.project(event)):
+                        ident = msg_id(self.service, notification.id, self.store_id)
+                        acks.append(await self.js.publish_async(
+                            subject,
+                            json.dumps(payload, separators=(",", ":"), sort_keys=True).encode(),
+                            stream=stream_for_subject(subject),
+                            headers={"Nats-Msg-Id": f"{ident}#{index}" if index else ident},
+                        ))
+                await asyncio.gather(*acks)
+        finally:
+            for ack in acks:
+                ack.cancel()  # acks still out after a failure: nobody waits for them
         self.position = notifications[-1].id
+        self.sent += len(notifications)
         await self._kv.put(self._key, str(self.position).encode())
         return len(notifications)
 
@@ -229,6 +267,8 @@ class OutboxRelay:
         """Publish everything stored so far (used at shutdown)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
+        if not await self._lead():
+            return  # another replica's relay publishes this store
         while loop.time() < deadline:
             if not await self.publish_pending():
                 return
@@ -238,3 +278,4 @@ class OutboxRelay:
         self._wake.set()
         if self._task:
             await asyncio.gather(self._task, return_exceptions=True)
+        await self.leader.close()

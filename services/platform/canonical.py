@@ -6,6 +6,7 @@ import hashlib
 import json
 from typing import Any
 
+import orjson
 import rfc8785
 
 CHAIN_DOMAIN = "neon-arena/chain/v1"
@@ -14,6 +15,21 @@ GENESIS = "0" * 64
 
 _compact = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"),
                             allow_nan=False).encode
+_orjson_dumps = orjson.dumps
+_SORTED = (orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+           | orjson.OPT_PASSTHROUGH_SUBCLASS)
+"""Sorted keys; dataclasses, dates and subclasses of str, int, dict and list are handed to the
+json module, which encodes (or refuses) them as it always did."""
+
+
+def _compact_bytes(value: Any) -> bytes:
+    """Compact JSON with sorted keys, as UTF-8: orjson (20-50 times faster than the json
+    module), or the json module's C encoder for what orjson refuses (keys that are not
+    strings, integers beyond 64 bits, tuple subclasses)."""
+    try:
+        return _orjson_dumps(value, option=_SORTED)
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return _compact(value).encode()
 
 
 def canonical_json(value: Any) -> bytes:
@@ -22,14 +38,27 @@ def canonical_json(value: Any) -> bytes:
     For JSON without floats whose text is ASCII (every engine state and match record in
     practice) RFC 8785 is exactly compact JSON with sorted keys: integers print as
     integers, ASCII keys sort the same by UTF-16 code units as by code points, and the
-    escapes are the same. Those values take the C json encoder, about 3 times faster;
-    anything else (floats, non-ASCII text) takes the rfc8785 package. A property test
-    checks the two agree (tests/unit/test_canonical.py).
+    escapes are the same. Those values take orjson (or the C json encoder); anything else
+    (floats, non-ASCII text) takes the rfc8785 package. Property tests check they agree
+    (tests/unit/test_canonical.py).
     """
     if _float_free(value):
-        text = _compact(value)
-        if text.isascii():
-            return text.encode()
+        data = _compact_bytes(value)
+        if data.isascii():
+            return data
+    return rfc8785.dumps(value)
+
+
+def canonical_json_float_free(value: Any) -> bytes:
+    """:func:`canonical_json` of a value its caller knows holds no float (nor NaN).
+
+    For values parsed by a decoder that saw no float (``neon verify`` parses exports with
+    one that notes any float it meets): skips the walk over the value that looks for
+    floats. Non-ASCII text still takes the rfc8785 package.
+    """
+    data = _compact_bytes(value)
+    if data.isascii():
+        return data
     return rfc8785.dumps(value)
 
 

@@ -28,6 +28,7 @@ from services.platform.canonical import canonical_json
 DOMAIN = "neon-arena/draw/v1"
 STATE_KEY_DOMAIN = b"neon-arena/state-key/v1"
 MAX_BOUND = 1 << 32
+_hmac_digest = hmac.digest
 T = TypeVar("T")
 
 
@@ -60,7 +61,7 @@ def state_key(seed: bytes, stream_id: str) -> bytes:
 
 def keyed_state_hash(key: bytes, canonical_state: bytes) -> str:
     """The hiding state hash (hex): HMAC-SHA256(state key, canonical state bytes)."""
-    return hmac.new(key, canonical_state, hashlib.sha256).hexdigest()
+    return _hmac_digest(key, canonical_state, "sha256").hex()
 
 
 class NeedBlocks(Exception):  # noqa: N818 - a request for more blocks, not a failure
@@ -129,11 +130,19 @@ class DrawStream(_Sampler):
         self._match_id = match_id
         self._client_seeds = tuple(sorted((int(s), str(c)) for s, c in client_seeds))
         self.counter = counter
+        # block()'s message is canonical JSON of [DOMAIN, match id, client seeds, n]: the
+        # same bytes up to n, so they are encoded once and n is appended (an int's
+        # canonical form is its decimal digits). tests/unit/test_draws.py checks word().
+        message = canonical_json([DOMAIN, match_id, [[s, c] for s, c in self._client_seeds], 0])
+        if not message.endswith(b",0]"):
+            raise AssertionError("unexpected canonical form of a block message")
+        self._prefix = message[:-2]
 
     def _next_u64(self) -> int:
-        value = word(self._seed, self._match_id, self._client_seeds, self.counter)
-        self.counter += 1
-        return value
+        counter = self.counter
+        digest = _hmac_digest(self._seed, self._prefix + b"%d]" % counter, "sha256")
+        self.counter = counter + 1
+        return int.from_bytes(digest[:8], "big")
 
 
 class BlockStream(_Sampler):

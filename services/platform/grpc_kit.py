@@ -167,21 +167,35 @@ async def _close(generator: Any) -> None:
 
 
 async def _unless_store_down(gate: StoreGate, call: Any) -> Any:
-    """The call's answer, or UNAVAILABLE as soon as the store is (or goes) down."""
+    """The call's answer, or UNAVAILABLE as soon as the store is (or goes) down.
+
+    The call runs in the caller's own task (no task per call): the store going down
+    cancels that task, and the cancellation is answered UNAVAILABLE."""
     if not gate.up:
         call.close()
         raise Unavailable("the event store does not answer; try again shortly")
-    work = asyncio.ensure_future(call)
-    down = asyncio.ensure_future(gate.wait_down())
+    task = asyncio.current_task()
+    went_down = False
+
+    def down() -> None:
+        nonlocal went_down
+        went_down = True
+        if task is not None:
+            task.cancel()
+
+    forget = gate.on_down(down)
     try:
-        await asyncio.wait({work, down}, return_when=asyncio.FIRST_COMPLETED)
+        result = await call
+        if went_down and task is not None:
+            task.uncancel()  # the call finished all the same: its answer stands
+        return result
+    except asyncio.CancelledError:
+        if not went_down or task is None:
+            raise
+        task.uncancel()
+        raise Unavailable("the event store went down during the call; try again shortly") from None
     finally:
-        down.cancel()
-        if not work.done():
-            work.cancel()
-    if work.done() and not work.cancelled():
-        return work.result()
-    raise Unavailable("the event store went down during the call; try again shortly")
+        forget()
 
 
 async def _decode(decode: Any, raw: bytes, context: grpc.aio.ServicerContext) -> Any:

@@ -13,6 +13,7 @@ DEFAULT_PORTS = {
     "dice": 50051,
     "matchmaking": 50052,
     "scoring": 50053,
+    "tournament": 50054,
     "rules-neon-reign": 50061,
     "rules-neon": 50062,
     "rules-neon-knights-2086": 50063,

@@ -101,6 +101,12 @@ class StoreGate:
         self.armed = False
         """True once a probe watches the store; unarmed, calls go straight through."""
         self._down: asyncio.Event | None = None
+        self._watchers: set[Callable[[], None]] = set()
+
+    def on_down(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback`` when the store goes down; returns what stops that."""
+        self._watchers.add(callback)
+        return lambda: self._watchers.discard(callback)
 
     def _event(self) -> asyncio.Event:
         if self._down is None:
@@ -113,6 +119,8 @@ class StoreGate:
             self._event().clear()
         else:
             self._event().set()
+            for callback in list(self._watchers):
+                callback()
 
     async def wait_down(self) -> None:
         await self._event().wait()

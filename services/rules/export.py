@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from services.platform.canonical import canonical_json
@@ -30,14 +31,17 @@ def build_export(match_id: str, game: str, records: list[dict[str, Any]], key: A
     return b"\n".join(lines) + b"\n"
 
 
-def parse_export(data: bytes) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Split an export into records and checkpoint; ValueError names the bad line."""
+def parse_export(data: bytes, loads: Callable[[bytes], Any] = json.loads
+                 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Split an export into records and checkpoint; ValueError names the bad line.
+
+    ``loads`` parses one line (verify passes a decoder that notes any float it meets)."""
     rows: list[dict[str, Any]] = []
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = loads(line)
         except ValueError as err:
             raise ValueError(f"line {number} is not JSON: {err}") from None
         if not isinstance(row, dict):

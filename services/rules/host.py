@@ -68,6 +68,8 @@ MAX_COMMAND_ID = 128
 MAX_ACTION_BYTES = 64 * 1024
 MAX_SAFE_INT = (1 << 53) - 1
 CACHE_BYTES = 512 * 1024 * 1024
+CHECKED_CONFIGS = 1024
+"""Match configurations remembered as setting up without a ConfigError."""
 
 log = get_logger("rules")
 
@@ -83,6 +85,9 @@ class Answer:
     decisions: list[Decision] = field(default_factory=list)
     view: Any = None
     clocks: list[dict[str, Any]] = field(default_factory=list)
+    live: LiveMatch | None = None
+    """The match the answer was taken from, at ``version`` while the answer is encoded
+    (so encodings can be memoised per version: ``live.derived``)."""
 
 
 def parse_json_object(text: str, what: str, limit: int = MAX_ACTION_BYTES) -> dict[str, Any]:
@@ -163,6 +168,7 @@ class MatchHost:
         self._changed: dict[str, asyncio.Condition] = {}
         self._action_validator = jsonschema.Draft202012Validator(engine.action_schema())
         self._config_validator = jsonschema.Draft202012Validator(engine.config_schema())
+        self._checked_configs: set[tuple[str, int, str]] = set()
         self.now_ms = now_ms
         self.clockwork = ClockScheduler(self._expire, now_ms=now_ms)
 
@@ -275,7 +281,8 @@ class MatchHost:
 
     async def _store(self, fn: Callable[..., Any], *args: Any) -> Any:
         try:
-            return await asyncio.wait_for(asyncio.to_thread(fn, *args), self.call_timeout * 2)
+            async with asyncio.timeout(self.call_timeout * 2):  # no task per call, unlike wait_for
+                return await asyncio.to_thread(fn, *args)
         except TimeoutError:
             raise Unavailable("the match store did not answer in time") from None
 
@@ -302,7 +309,8 @@ class MatchHost:
         if state is not None and any(r["n"] % SNAPSHOT_EVERY == 0 for r in records):
             events.append(snapshot_event(live.match_id, last, live.engine.engine_version, state))
         try:
-            await asyncio.wait_for(self.committer.commit(events), self.call_timeout * 2)
+            async with asyncio.timeout(self.call_timeout * 2):
+                await self.committer.commit(events)
         except IntegrityError:
             self.live.drop(live.match_id)
             raise Aborted("the match changed concurrently; fetch the view and retry") from None
@@ -358,10 +366,16 @@ class MatchHost:
         if errors:
             raise InvalidArgument(f"options: {errors[0].message}")
         config = MatchConfig(mode=mode, seats=seats, options=options)
+        checked = (mode, seats, json_key(options))
+        if checked in self._checked_configs:  # set-up is pure: a config that set up once does again
+            return config
         try:
             self.engine.setup(config, SeededRandomness(0))
         except ConfigError as err:
             raise InvalidArgument(f"options: {err}") from None
+        if len(self._checked_configs) >= CHECKED_CONFIGS:
+            self._checked_configs.clear()
+        self._checked_configs.add(checked)
         return config
 
     async def create_match(
@@ -581,24 +595,33 @@ class MatchHost:
     def _view(self, live: LiveMatch, viewer: int | None) -> Any:
         return live.derived(("view", viewer), lambda: live.engine.view(live.state, viewer))
 
-    def _listed(self, live: LiveMatch, seat: int) -> dict[str, Decision]:
-        """Each listed action of ``seat`` (by its JSON key) and the decision it answers."""
+    def _by_priority(self, live: LiveMatch, seat: int) -> list[Decision]:
+        """The decisions of ``seat``, the one an action answers first when several list it."""
 
-        def index() -> dict[str, Decision]:
-            out: dict[str, Decision] = {}
+        def order() -> list[Decision]:
             mine = self.decisions_of(live, seat)
-            for i in sorted(range(len(mine)), key=lambda i: (-mine[i].priority, mine[i].standing, i)):
-                for action in mine[i].legal:
-                    out.setdefault(json_key(action), mine[i])
-            return out
+            ranked = sorted(range(len(mine)), key=lambda i: (-mine[i].priority, mine[i].standing, i))
+            return [mine[i] for i in ranked]
 
-        return live.derived(("listed", seat), index)  # type: ignore[no-any-return]
+        return live.derived(("by-priority", seat), order)  # type: ignore[no-any-return]
+
+    def _listed(self, live: LiveMatch, seat: int, action: dict[str, Any]) -> Decision | None:
+        """The decision whose legal list has ``action``, if any. Compared as dicts first (no
+        encoding of the whole list), then by JSON key, where true and 1 stay different."""
+        key = None
+        for decision in self._by_priority(live, seat):
+            for listed in decision.legal:
+                if listed == action:
+                    key = key or json_key(action)
+                    if json_key(listed) == key:
+                        return decision
+        return None
 
     def _decision(self, live: LiveMatch, seat: int, action: dict[str, Any]) -> Decision:
         """The decision ``action`` answers. A listed legal action needs no further check
         (the engine lists every legal answer); anything else is checked against the
         action schema and the engine's validate, for a precise reason."""
-        listed = self._listed(live, seat).get(json_key(action))
+        listed = self._listed(live, seat, action)
         if listed is not None:
             return listed
         errors = sorted(self._action_validator.iter_errors(action), key=lambda e: e.path)
@@ -639,10 +662,10 @@ class MatchHost:
         return Answer(
             version=version, state_hash=record["state_hash"],
             events=[rec.project(r, seat) for r in shown],
-            status="ended" if ended else "running", outcome=outcome,
+            status="ended" if ended else "running", outcome=rec.public_outcome(outcome),
             decisions=self.decisions_of(live, seat),
             view=self._view(live, seat) if live.state is not None else None,
-            clocks=self.clocks_view(live),
+            clocks=self.clocks_view(live), live=live,
         )
 
     # -- clocks ----------------------------------------------------------------------
@@ -745,9 +768,13 @@ class MatchHost:
     # -- queries ---------------------------------------------------------------------
 
     async def legal(self, claims: Claims | None, match_id: str) -> tuple[int, list[Decision]]:
-        seat = access.seat_of(claims, match_id)
-        live = await self._get(match_id)
+        live, seat = await self.seat_match(claims, match_id)
         return live.version, self.decisions_of(live, seat)
+
+    async def seat_match(self, claims: Claims | None, match_id: str) -> tuple[LiveMatch, int]:
+        """The live match and the seat of ``claims`` in it (for queries answered from it)."""
+        seat = access.seat_of(claims, match_id)
+        return await self._get(match_id), seat
 
     async def view(self, claims: Claims | None, match_id: str) -> dict[str, Any]:
         viewer = access.viewer_of(claims, match_id)
@@ -764,7 +791,7 @@ class MatchHost:
         if viewer is not None:
             out["state_hash"] = live.state_hash
         if live.status in ("ended", "sealed"):
-            out["outcome"] = live.outcome or await self._stored_outcome(live)
+            out["outcome"] = rec.public_outcome(live.outcome or await self._stored_outcome(live))
         return out
 
     async def _stored_outcome(self, live: LiveMatch) -> dict[str, Any] | None:

@@ -115,6 +115,11 @@ class LiveMatches:
             self._matches.move_to_end(match_id)
         return live
 
+    def held(self) -> list[LiveMatch]:
+        """The matches in memory, running ones first, then the most recently used."""
+        newest_first = list(reversed(self._matches.values()))
+        return sorted(newest_first, key=lambda live: live.status in ("ended", "sealed"))
+
     def put(self, live: LiveMatch) -> None:
         self._matches[live.match_id] = live
         self._matches.move_to_end(live.match_id)

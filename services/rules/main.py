@@ -10,6 +10,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from services.platform import bus, storehealth
 from services.platform.grpc_kit import start_server
 from services.platform.keys import Keys
+from services.platform.leadership import relay_leadership
 from services.platform.running import RunningService
 from services.platform.settings import Settings
 from services.platform.store import eventsourcing_env, open_application
@@ -81,7 +82,8 @@ async def start(
     if nats_client is not None:
         relay = bus.OutboxRelay(app, name, nats_client.jetstream(),
                                 projection(game, keys.signing_key, settings.namespace),
-                                interval=settings.outbox_interval, namespace=settings.namespace)
+                                interval=settings.outbox_interval, namespace=settings.namespace,
+                                leader=relay_leadership(settings, name))
         await relay.start()
     host = MatchHost(
         engine, app, dice, issuer, keys.signing_key,

@@ -23,6 +23,7 @@ from typing import Any
 
 from eventsourcing.domain import DomainEvent
 from eventsourcing.persistence import IntegrityError
+from eventsourcing.sqlite import SQLiteApplicationRecorder
 from eventsourcing.utils import get_topic
 
 from services.platform.logs import get_logger
@@ -94,8 +95,20 @@ class MatchLog:
         return None
 
     def save(self, events: Sequence[DomainEvent]) -> None:
-        """One transaction; raises IntegrityError when any version is taken already."""
-        self.app.save(*events)
+        """One transaction; raises IntegrityError when any version is taken already.
+
+        Straight to the recorder (the Application's save adds nothing the host uses: no
+        aggregates, no snapshots, no listeners); on SQLite one ``executemany`` for the
+        batch, since the notification ids the per-row inserts return are not needed."""
+        stored = [self.app.mapper.to_stored_event(e) for e in events]
+        recorder = self.app.recorder
+        if isinstance(recorder, SQLiteApplicationRecorder):
+            rows = [(s.originator_id.hex if isinstance(s.originator_id, uuid.UUID) else s.originator_id,
+                     s.originator_version, s.topic, s.state) for s in stored]
+            with recorder.datastore.transaction(commit=True) as cursor:
+                cursor.executemany(recorder.insert_events_statement, rows)
+        else:
+            recorder.insert_events(stored)
 
 
 @dataclass
@@ -130,7 +143,7 @@ class GroupCommitter:
     async def commit(self, events: list[DomainEvent]) -> None:
         self.start()
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        await self._queue.put(_Pending(events, done))
+        self._queue.put_nowait(_Pending(events, done))  # unbounded: never waits
         await done
 
     async def close(self) -> None:

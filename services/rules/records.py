@@ -61,6 +61,15 @@ def _visible(event: dict[str, Any], viewer: int | None) -> bool:
     return seen is None or (viewer is not None and viewer in seen)
 
 
+def public_outcome(outcome: dict[str, Any] | None) -> dict[str, Any] | None:
+    """An outcome as seats and the public get it: without ``carry``, which holds a campaign's
+    whole table for its next match (hands and other hidden zones); only the export and the
+    rules service creating the next match read it."""
+    if outcome is None or "carry" not in outcome:
+        return outcome
+    return {k: v for k, v in outcome.items() if k != "carry"}
+
+
 def project(record: dict[str, Any], viewer: int | None) -> dict[str, Any]:
     """The record as ``viewer`` may see it (a seat, or ``None`` for the public).
 
@@ -89,7 +98,7 @@ def project(record: dict[str, Any], viewer: int | None) -> dict[str, Any]:
         if viewer is not None:
             out["state_hash"] = record.get("state_hash", "")
     elif kind == "MatchEnded":
-        out["outcome"] = copy.deepcopy(record["outcome"])
+        out["outcome"] = copy.deepcopy(public_outcome(record["outcome"]))
         out["players"] = list(record.get("players", []))
         out["mode"] = record.get("mode", "")
     elif kind == "MatchSealed":

@@ -6,7 +6,7 @@ Used by the rules host after a restart and by ``neon verify`` offline.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,15 +39,21 @@ def draws_of(record: dict[str, Any]) -> list[DrawRecord]:
     return [DrawRecord.from_json(d) for d in record.get("draws", [])]
 
 
-def _rng(record: dict[str, Any]) -> ReplayRandomness:
+def _rng(record: dict[str, Any], draws: list[DrawRecord] | None = None) -> ReplayRandomness:
+    if draws is not None:
+        return ReplayRandomness(draws)
     try:
         return ReplayRandomness(draws_of(record))
     except (KeyError, TypeError, ValueError) as err:
         raise ReplayError(f"event {record.get('n')}: malformed draws ({err})") from None
 
 
-def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any]) -> None:
-    """Fold one record into ``replayed``; raises :class:`ReplayError` on any mismatch."""
+def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
+         draws: list[DrawRecord] | None = None) -> None:
+    """Fold one record into ``replayed``; raises :class:`ReplayError` on any mismatch.
+
+    ``draws``: the record's draws already parsed (verify parses them once, to check them
+    against the seed, and hands the same objects to the replay)."""
     n = record.get("n")
     kind = record.get("type")
     try:
@@ -60,7 +66,7 @@ def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any]) -> None
         elif kind == "MatchStarted":
             if replayed.config is None:
                 raise ReplayError(f"event {n}: MatchStarted before MatchCreated")
-            rng = _rng(record)
+            rng = _rng(record, draws)
             replayed.state = engine.setup(replayed.config, rng)
             _finish_step(engine, replayed, record, rng)
         elif kind == "ActionAccepted":
@@ -72,7 +78,7 @@ def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any]) -> None
                 raise ReplayError(f"event {n}: action of seat {seat} is illegal: {reason}")
             if record.get("timeout"):
                 _check_timeout(engine, replayed.state, seat, action, record)
-            rng = _rng(record)
+            rng = _rng(record, draws)
             replayed.state = engine.apply(replayed.state, seat, action, rng).state
             _finish_step(engine, replayed, record, rng)
         elif kind == "MatchEnded":
@@ -117,10 +123,16 @@ def _finish_step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
     replayed.state_hashes.append((int(n), digest))  # type: ignore[arg-type]
 
 
-def replay(engine: GameEngine, records: Iterable[dict[str, Any]], key: bytes | None = None) -> Replayed:
+def replay(engine: GameEngine, records: Iterable[dict[str, Any]], key: bytes | None = None,
+           draws: Sequence[list[DrawRecord]] | None = None) -> Replayed:
+    """Replay ``records``; ``draws[i]``, when given, are the parsed draws of record ``i``."""
     replayed = Replayed(key=key)
-    for record in records:
-        step(engine, replayed, record)
+    if draws is None:
+        for record in records:
+            step(engine, replayed, record)
+    else:
+        for record, parsed in zip(records, draws, strict=True):
+            step(engine, replayed, record, parsed)
     return replayed
 
 

@@ -19,6 +19,7 @@ net it was meant to be rather than a conflict every other call.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -187,6 +188,28 @@ class RoutedRulesServicer(RulesServicer):
             request, metadata=self.router.metadata(context), timeout=context.time_remaining())
         async for item in self._relay(call, context, owner):
             yield item
+
+    async def ListMatches(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        """This replica's matches, plus every other replica's when the call is not itself a
+        forwarded one; a replica that does not answer is left out of the list."""
+        mine = await super().ListMatches(request, context)
+        if _metadata_value(context, FORWARDED) is not None:
+            return mine
+        others = [o for o in range(len(self.router.replicas.peers)) if o != self.router.replicas.me]
+        answers = await asyncio.gather(*(
+            self.router.stub(o).ListMatches(request, metadata=self.router.metadata(context),
+                                            timeout=context.time_remaining())
+            for o in others), return_exceptions=True)
+        merged = list(mine.matches)
+        for answer in answers:
+            if isinstance(answer, grpc.aio.AioRpcError):
+                log.warning("replica left out of ListMatches", details=answer.details())
+            elif not isinstance(answer, BaseException):
+                merged += list(answer.matches)
+        merged.sort(key=lambda m: m.status == rules_pb2.MATCH_STATUS_ENDED)
+        del mine.matches[:]
+        mine.matches.extend(merged[: min(request.limit or 50, 200)])
+        return mine
 
     async def Play(self, request_iterator: AsyncIterator[Any],
                    context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:

@@ -18,6 +18,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from services.platform.draws import SeededRandomness
 from services.rules.bots import game_bots, make_bot
 from services.rules.games import available, load_engine
@@ -77,7 +79,7 @@ def play(engine: GameEngine, game: str, mode: str, setup: Setup, seed: int,
         if actions >= limit:
             raise RuntimeError(f"no ending after {limit} actions")
         decision = pending[0]
-        view = json.loads(json.dumps(engine.view(state, decision.seat)))
+        view = as_client_json(engine.view(state, decision.seat))
         action = bots[decision.seat].choose(decision, view)
         refused = engine.validate(state, decision.seat, action)
         if refused is not None:
@@ -90,6 +92,21 @@ def play(engine: GameEngine, game: str, mode: str, setup: Setup, seed: int,
     return outcome.reason, actions
 
 
+def as_client_json(value: Any) -> Any:
+    """``value`` as a client reads it, ``json.loads(json.dumps(value))``, through orjson
+    (several times faster). The two agree on every JSON value (tuples become lists, floats
+    read back the same); what orjson refuses (keys that are not strings, integers beyond
+    64 bits) takes the json module. Only NaN and infinity, which no view holds and no
+    client could parse, would differ (orjson writes them as null)."""
+    try:
+        return orjson.loads(orjson.dumps(value, option=_PASSTHROUGH))
+    except TypeError:
+        return json.loads(json.dumps(value))
+
+
+_PASSTHROUGH = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+
+
 def ending(reason: str) -> str:
     """The reason with seat numbers taken out, so endings group by kind, not by winner."""
     return re.sub(r"\bseat \d+", "a seat", reason)
@@ -99,6 +116,7 @@ def run_mode(game: str, mode: str, games: int, limit: int = ACTION_LIMIT, bot: s
     engine = load_engine(game)
     tally = Tally(game, mode)
     plans = setups(engine, mode)
+    make_bot(bot, "warm-up", game)  # imports the bots' packages before the clock starts
     start = time.process_time()
     for n in range(games):
         setup = plans[n % len(plans)]
@@ -139,3 +157,86 @@ def report(tally: Tally) -> str:
     if tally.failures:
         lines.append(f"    {len(tally.failures):6d}  FAILED (first: {tally.failures[0]})")
     return "\n".join(lines)
+
+
+def export_game(game: str, mode: str, setup: Setup, seed: int, key: Any, bot: str = "rule",
+                keyed: bool = True) -> bytes:
+    """One self-play game as a signed audit export, offline (no dice or rules service).
+
+    The records have the shape the rules host writes (MatchCreated with the dice commitment,
+    MatchStarted and ActionAccepted with their draws and state hashes, MatchEnded,
+    MatchSealed with the revealed seed), chained and closed by a checkpoint signed with
+    ``key`` (Ed25519): a folder of such exports is what ``neon verify`` and
+    ``bench/bench_verify.py`` check. Draws come from a dice seed derived from ``seed``;
+    ``keyed`` hashes states with the per-match state key, as a deployment does.
+    """
+    import hashlib
+
+    from services.platform.canonical import KEYED_SCHEME, canonical_json, sha256_hex
+    from services.platform.draws import (
+        DrawStream,
+        RecordingRandomness,
+        keyed_state_hash,
+        perform,
+        state_key,
+    )
+    from services.rules import records as rec
+    from services.rules.export import build_export
+    from services.rules.replay import outcome_json
+
+    engine = load_engine(game)
+    match_id = f"selfplay-{game}-{mode}-{setup.seats}-{bot}-{seed}"
+    dice_seed = hashlib.sha256(f"selfplay-seed:{match_id}".encode()).digest()
+    stream_id = f"dev:{match_id}"
+    stream = DrawStream(dice_seed, stream_id)
+    hash_key = state_key(dice_seed, stream_id) if keyed else None
+
+    def rng() -> RecordingRandomness:
+        return RecordingRandomness(lambda op, n, count: perform(stream, op, n, count))
+
+    def digest(state: Any) -> str:
+        data = canonical_json(engine.encode(state))
+        return keyed_state_hash(hash_key, data) if hash_key else sha256_hex(data)
+
+    records: list[dict[str, Any]] = []
+
+    def add(body: dict[str, Any]) -> None:
+        records.append(rec.seal_record(match_id, len(records) + 1, rec.head(records), body))
+
+    players = [f"bot-{bot}-{seat}" for seat in range(setup.seats)]
+    created: dict[str, Any] = {
+        "type": "MatchCreated", "match_id": match_id, "game": game, "mode": mode,
+        "seats": setup.seats, "options": dict(setup.options), "players": players,
+        "engine_version": engine.engine_version, "content_version": engine.content_version,
+        "dice": {"stream_id": stream_id, "commitment": hashlib.sha256(dice_seed).hexdigest(),
+                 "dev": True, "session": f"{game}/{match_id}"},
+        "await_client_seeds": False,
+    }
+    if keyed:
+        created["state_hash_scheme"] = KEYED_SCHEME
+    add(created)
+    r = rng()
+    state = engine.setup(MatchConfig(mode, setup.seats, setup.options), r)
+    add({"type": "MatchStarted", "client_seeds": [], "draws": [d.to_json() for d in r.records],
+         "events": [], "state_hash": digest(state)})
+    bots = [make_bot(bot, f"{seed}-{seat}", game) for seat in range(setup.seats)]
+    while pending := engine.pending(state):
+        if len(records) > ACTION_LIMIT:
+            raise RuntimeError(f"no ending after {ACTION_LIMIT} actions")
+        decision = pending[0]
+        view = json.loads(json.dumps(engine.view(state, decision.seat)))
+        action = json.loads(json.dumps(bots[decision.seat].choose(decision, view)))
+        r = rng()
+        transition = engine.apply(state, decision.seat, action, r)
+        state = transition.state
+        add({"type": "ActionAccepted", "seat": decision.seat, "command_id": f"c{len(records)}",
+             "action": action, "decision": decision.kind, "hidden": decision.hidden,
+             "draws": [d.to_json() for d in r.records],
+             "events": rec.engine_events_json(transition.events), "state_hash": digest(state)})
+    outcome = engine.outcome(state)
+    if outcome is None:
+        raise RuntimeError("no decision pending but no outcome")
+    add({"type": "MatchEnded", "outcome": outcome_json(outcome), "players": players,
+         "game": game, "mode": mode})
+    add({"type": "MatchSealed", "seed": dice_seed.hex(), "commitment": created["dice"]["commitment"]})
+    return build_export(match_id, game, records, key)

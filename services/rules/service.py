@@ -20,6 +20,7 @@ from services.rules.clocks import ClockConfig
 from services.rules.games import load_presentation
 from services.rules.games.contract import Decision, is_v2
 from services.rules.host import Answer, MatchHost
+from services.rules.live import LiveMatch
 
 SERVICE_NAME = rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
 STATUS = {
@@ -148,16 +149,30 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         return rules_pb2.StartMatchResponse(version=live.version, state_hash=live.state_hash)
 
     def _submit_response(self, match_id: str, seat: int, answer: Answer) -> rules_pb2.SubmitActionResponse:
+        live = answer.live
+        if live is None:
+            decisions = [decision_message(d) for d in answer.decisions]
+            view_json = dumps(answer.view) if answer.view is not None else ""
+        else:  # encoded once per version and seat, shared with ListLegalActions and GetView
+            decisions = self._decision_messages(live, seat, answer.decisions)
+            view_json = live.derived(("view-json", seat), lambda: dumps(answer.view)) \
+                if answer.view is not None else ""
         return rules_pb2.SubmitActionResponse(
             version=answer.version, state_hash=answer.state_hash,
             events=[self.event_message(match_id, e, seat) for e in answer.events],
             status=STATUS[answer.status],
             outcome_json=dumps(answer.outcome) if answer.outcome is not None else "",
-            replayed=answer.replayed,
-            decisions=[decision_message(d) for d in answer.decisions],
-            view_json=dumps(answer.view) if answer.view is not None else "",
+            replayed=answer.replayed, decisions=decisions, view_json=view_json,
             game_id=self.game_id, clocks=clock_messages(answer.clocks),
         )
+
+    @staticmethod
+    def _decision_messages(live: LiveMatch, seat: int,
+                           decisions: list[Decision]) -> list[rules_pb2.Decision]:
+        """``decisions`` (the seat's at the match's current version) as messages, encoded
+        once per version."""
+        return live.derived(  # type: ignore[no-any-return]
+            ("decisions-pb", seat), lambda: [decision_message(d) for d in decisions])
 
     async def SubmitAction(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         expected = request.expected_version if request.HasField("expected_version") else None
@@ -167,19 +182,28 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         return self._submit_response(request.match_id, who.seat, answer)  # type: ignore[union-attr]
 
     async def ListLegalActions(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        version, decisions = await self.host.legal(claims(), request.match_id)
-        return rules_pb2.ListLegalActionsResponse(
-            version=version, decisions=[decision_message(d) for d in decisions],
-            game_id=self.game_id,
-        )
+        live, seat = await self.host.seat_match(claims(), request.match_id)
+
+        def response() -> rules_pb2.ListLegalActionsResponse:
+            decisions = self._decision_messages(live, seat, self.host.decisions_of(live, seat))
+            return rules_pb2.ListLegalActionsResponse(
+                version=live.version, decisions=decisions, game_id=self.game_id)
+
+        # the same message for every ListLegalActions of this seat at this version
+        return live.derived(("legal-pb", seat), response)
 
     async def GetView(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         v = await self.host.view(claims(), request.match_id)
-        created = v["match"].created
+        live = v["match"]
+        created = live.created
+        view_json = ""
+        if v["view"] is not None:
+            view_json = live.derived(("view-json", v["viewer"]), lambda: dumps(v["view"])) \
+                if live.version == v["version"] else dumps(v["view"])
         return rules_pb2.GetViewResponse(
             match_id=request.match_id, version=v["version"], status=STATUS[v["status"]],
             viewer=-1 if v["viewer"] is None else v["viewer"],
-            view_json=dumps(v["view"]) if v["view"] is not None else "",
+            view_json=view_json,
             pending=[rules_pb2.PendingSeat(seat=s, kind=k) for s, k in v["pending"]],
             outcome_json=dumps(v["outcome"]) if v["outcome"] is not None else "",
             state_hash=v["state_hash"], game_id=created["game"], mode=created["mode"],
@@ -194,6 +218,18 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     async def ExportMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         data, final, count = await self.host.export(claims(), request.match_id)
         return rules_pb2.ExportMatchResponse(export_jsonl=data, final_hash=final, event_count=count)
+
+    async def ListMatches(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        if request.limit < 0:
+            raise InvalidArgument("limit must not be negative")
+        limit = min(request.limit or 50, 200)
+        return rules_pb2.ListMatchesResponse(game_id=self.game_id, matches=[
+            rules_pb2.MatchSummary(
+                match_id=live.match_id, game_id=self.game_id, mode=str(live.created["mode"]),
+                seats=int(live.created["seats"]), status=STATUS[live.status],
+                version=live.version)
+            for live in self.host.live.held()[:limit]
+        ])
 
     async def Play(self, request_iterator: AsyncIterator[Any],
                    context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
@@ -235,11 +271,12 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     async def _update(self, match_id: str, seat: int) -> rules_pb2.SeatUpdate:
         live = await self.host.live_match(match_id)
-        outcome = live.outcome if live.status in ("ended", "sealed") else None
+        outcome = rec.public_outcome(live.outcome) if live.status in ("ended", "sealed") else None
         return rules_pb2.SeatUpdate(
             version=live.version, status=STATUS[live.status],
-            decisions=[decision_message(d) for d in self.host.decisions_of(live, seat)],
-            view_json=dumps(self.host._view(live, seat)) if live.state is not None else "",
+            decisions=self._decision_messages(live, seat, self.host.decisions_of(live, seat)),
+            view_json=live.derived(("view-json", seat), lambda: dumps(self.host._view(live, seat)))
+            if live.state is not None else "",
             outcome_json=dumps(outcome) if outcome is not None else "",
             clocks=clock_messages(self.host.clocks_view(live)),
         )

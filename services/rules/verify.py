@@ -3,16 +3,44 @@
 Checks, in order: the hash chain, the signed checkpoint, the revealed seed against its
 commitment, every recorded draw recomputed from the seed, and a full rules replay to
 the same state hashes and outcome. The first failure names the event.
+
+What is checked, and what is not checked twice (issue 18):
+
+- **Chain.** Every record's hash is recomputed over RFC 8785 bytes. When no line of the
+  export holds a float (the parser notes any), those bytes come from the C JSON encoder
+  without the walk that looks for floats (``canonical_json_float_free``; equal to RFC 8785
+  for float-free values, a property test checks it); otherwise every record takes the
+  general path (``records.check_chain``). A record hashed over any other spelling fails.
+- **Signature, seed, draws.** Unchanged: the checkpoint's Ed25519 signature over the final
+  hash, the seed against its commitment, and every draw recomputed from the seed (one
+  stream per match, positioned at each draw's first block, as ``replay_draw`` does).
+  Each draw is parsed once; the replay is handed exactly the draws checked here.
+- **Replay.** Every action goes through the engine's own ``validate`` before ``apply``
+  (the chain proves only that the organiser wrote the record, not that the action was
+  legal: a re-signed export with an illegal action fails here), timeouts are checked
+  against the decision's default, each step must use exactly its recorded draws, and the
+  state hash of every record that stores one (MatchStarted, every ActionAccepted) is
+  recomputed from the replayed state, keyed when the match's hashes are keyed. Nothing
+  is deep-copied: engine states are immutable.
+- **Not re-checked:** the JSON Schema of actions (``validate`` checks every field the
+  engine reads and refuses unknown ones), and the views and events stored in records
+  (``events`` are descriptions for people and clients; no rule reads them).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.platform.canonical import KEYED_SCHEME
-from services.platform.draws import DrawRecord, replay_draw, state_key
+from services.platform.canonical import (
+    CHAIN_DOMAIN,
+    GENESIS,
+    KEYED_SCHEME,
+    canonical_json_float_free,
+)
+from services.platform.draws import DrawRecord, DrawStream, perform, state_key
 from services.platform.signing import verify as verify_signature
 from services.rules import records as rec
 from services.rules.export import checkpoint_message, parse_export
@@ -40,22 +68,24 @@ class Report:
 def verify_export(data: bytes, public_key: str | None = None, engine: GameEngine | None = None) -> Report:
     """Verify an export; ``engine`` overrides the built-in engine of the match's game."""
     report = Report()
+    decoder = _Decoder()
     try:
-        records, checkpoint = parse_export(data)
+        records, checkpoint = parse_export(data, decoder.loads)
     except ValueError as err:
         return report.fail(str(err))
     match_id = str(checkpoint.get("match_id", ""))
     report.match_id, report.events = match_id, len(records)
     if not records or records[0].get("type") != "MatchCreated":
         return report.fail("event 1: the export does not start with MatchCreated")
-    problem = rec.check_chain(match_id, records)
+    problem = _check_chain(match_id, records) if decoder.float_free else rec.check_chain(match_id, records)
     if problem:
         return report.fail(problem)
     report.checks.append(f"hash chain of {len(records)} events")
     problem = _check_checkpoint(checkpoint, records, public_key, report)
     if problem:
         return report.fail(problem)
-    problem = _check_draws(records, report)
+    draws: list[list[DrawRecord]] = []
+    problem = _check_draws(records, report, draws)
     if problem:
         return report.fail(problem)
     created = records[0]
@@ -75,7 +105,7 @@ def verify_export(data: bytes, public_key: str | None = None, engine: GameEngine
             report.warnings.append(f"exported with engine {version}, replayed with {engine.engine_version}")
     key = _state_key(records)
     try:
-        replayed = replay(engine, records, key)
+        replayed = replay(engine, records, key, draws)
     except ReplayError as err:
         return report.fail(str(err))
     if key is not None:
@@ -117,7 +147,50 @@ def _check_checkpoint(checkpoint: dict[str, Any], records: list[dict[str, Any]],
     return None
 
 
-def _check_draws(records: list[dict[str, Any]], report: Report) -> str | None:
+class _Decoder:
+    """Parses export lines like ``json.loads`` and notes whether any number was a float."""
+
+    def __init__(self) -> None:
+        self.float_free = True
+        self._decoder = json.JSONDecoder(parse_float=self._float, parse_constant=self._constant)
+
+    def _float(self, text: str) -> float:
+        self.float_free = False
+        return float(text)
+
+    def _constant(self, text: str) -> float:
+        self.float_free = False
+        return float(text)  # NaN, Infinity, -Infinity: as json.loads reads them
+
+    def loads(self, line: bytes) -> Any:
+        return self._decoder.decode(line.decode())
+
+
+def _check_chain(match_id: str, records: list[dict[str, Any]]) -> str | None:
+    """``records.check_chain`` for records parsed without a float: the same checks and
+    words, each chain hash over the same RFC 8785 bytes, encoded without the walk that
+    looks for floats (``canonical_json_float_free``)."""
+    prev = GENESIS
+    domain = CHAIN_DOMAIN
+    for index, record in enumerate(records, start=1):
+        if record.get("match_id") != match_id:
+            return f"event {index}: belongs to match {record.get('match_id')!r}, not {match_id!r}"
+        if record.get("n") != index:
+            return f"event {index}: position is {record.get('n')!r}, expected {index}"
+        if record.get("prev") != prev:
+            return f"event {index}: previous hash does not match event {index - 1}"
+        body = {k: v for k, v in record.items() if k != "hash"}
+        digest = hashlib.sha256(canonical_json_float_free([domain, match_id, index, prev, body]))
+        if digest.hexdigest() != record.get("hash"):
+            return f"event {index}: hash does not match its content"
+        prev = record["hash"]
+    return None
+
+
+def _check_draws(records: list[dict[str, Any]], report: Report,
+                 parsed: list[list[DrawRecord]] | None = None) -> str | None:
+    """Every draw recomputed from the revealed seed; ``parsed`` receives each record's
+    draws (for the replay, which then hands the engine exactly the draws checked here)."""
     sealed = [r for r in records if r["type"] == "MatchSealed"]
     if not sealed:
         return "the match is not sealed: its seed is not revealed, so draws cannot be checked"
@@ -134,13 +207,19 @@ def _check_draws(records: list[dict[str, Any]], report: Report) -> str | None:
     client_seeds = [(int(s), str(c)) for s, c in (started[0].get("client_seeds") or [])] if started else []
     counter = 0
     total = 0
+    stream = DrawStream(seed, str(dice.get("stream_id")), client_seeds)
     for record in records:
+        mine: list[DrawRecord] = []
+        if parsed is not None:
+            parsed.append(mine)
         for draw in record.get("draws", []):
             try:
                 stored = DrawRecord.from_json(draw)
-                again = replay_draw(seed, str(dice.get("stream_id")), client_seeds, stored)
+                stream.counter = stored.first  # as replay_draw: a stream from the draw's first block
+                again = perform(stream, stored.op, stored.n, stored.count)
             except (KeyError, TypeError, ValueError) as err:
                 return f"event {record['n']}: malformed draw ({err})"
+            mine.append(stored)
             if stored.first < counter:
                 return f"event {record['n']}: draw reuses block {stored.first} (already at {counter})"
             if again != stored:

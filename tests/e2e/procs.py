@@ -102,7 +102,7 @@ def services_in_build(engines: str) -> list[str]:
             os.environ["NEON_ENGINES"] = old
 
 
-TIERS = (("dice", "scoring"), ("rules",), ("matchmaking",))
+TIERS = (("dice", "scoring"), ("rules",), ("matchmaking", "tournament"))
 
 
 def tier(service: str) -> int:

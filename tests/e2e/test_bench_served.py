@@ -26,8 +26,11 @@ def test_bench_served_quick_prints_the_table() -> None:
     assert re.search(r"grpc\.aio echo, 32 in flight: [\d,]+ .*calls/s", out)
     assert re.search(r"pure engine neon-reign .*: [\d,]+ .*actions/s", out)
     assert "served play" in out
-    rows = re.findall(r"^\s+sqlite\s+(neon-reign|neon)\s+(1|8)\s+(answer|legal)\s+[\d,]+", out, re.M)
-    assert len(rows) == 8, out
+    served, _, cpu = out.partition("CPU per call or action")
+    row = r"^\s+sqlite\s+(neon-reign|neon)\s+(1|8)\s+(answer|legal)\s+[\d,.]+"
+    assert len(re.findall(row, served, re.M)) == 8, out
+    assert re.search(r"echo 32 in flight: client [\d.]+, server [\d.]+", cpu), out
+    assert len(re.findall(row, cpu, re.M)) == 8, out  # CPU ms per action of client, rules, dice
     assert re.search(r"long match sqlite: \d+ of 120 actions.*last/first [\d.]+x", out)
     assert re.search(r"live matches sqlite \(neon-reign\): \d+ of 64.*KiB per live match", out)
     assert "load average at start" in out and "load average at end" in out

@@ -19,7 +19,8 @@ from services.platform import bus
 from services.platform.natsrv import binary, free_port, port_open
 
 ROOT = Path(__file__).resolve().parents[2]
-PASSWORDS = {"rules": "r-secret", "matchmaking": "m-secret", "scoring": "s-secret"}
+PASSWORDS = {"rules": "r-secret", "matchmaking": "m-secret", "scoring": "s-secret",
+             "tournament": "t-secret"}
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +68,7 @@ async def test_only_rules_publish_results_and_scoring_only_reads(secured_nats: s
     rules = await _connect(secured_nats, "rules")
     scoring = await _connect(secured_nats, "scoring")
     matchmaking = await _connect(secured_nats, "matchmaking")
+    tournament = await _connect(secured_nats, "tournament")
     try:
         js = rules.jetstream()
         await bus.ensure_stream(js, replicas=1)
@@ -75,11 +77,14 @@ async def test_only_rules_publish_results_and_scoring_only_reads(secured_nats: s
         await js.publish("neon.events.rules.neon.m1", b"{}", stream=bus.STREAM, timeout=2)
         assert ack.seq >= 1
 
-        for client in (scoring, matchmaking):
+        for client in (scoring, matchmaking, tournament):
             for subject in ("neon.events.results.neon.forged", "neon.events.rules.neon.forged"):
                 with pytest.raises(Exception):  # noqa: B017 - no ack: the server dropped it
                     await client.jetstream().publish(subject, b"forged", timeout=1)
         await matchmaking.jetstream().publish("neon.events.matchmaking.t1", b"{}", timeout=2)
+        await tournament.jetstream().publish("neon.events.tournament.t1", b"{}", timeout=2)
+        with pytest.raises(Exception):  # noqa: B017
+            await tournament.jetstream().publish("neon.events.matchmaking.t1", b"{}", timeout=1)
         with pytest.raises(Exception):  # noqa: B017
             await rules.jetstream().publish("neon.events.matchmaking.t1", b"{}", timeout=1)
 
@@ -110,7 +115,7 @@ async def test_only_rules_publish_results_and_scoring_only_reads(secured_nats: s
         with pytest.raises(Exception):  # noqa: B017
             await sjs.purge_stream(bus.STREAM)
         info = await js.stream_info(bus.STREAM)
-        assert info.state.messages == 4  # three JetStream publishes and the core one: none purged
+        assert info.state.messages == 5  # four JetStream publishes and the core one: none purged
     finally:
-        for nc in (rules, scoring, matchmaking):
+        for nc in (rules, scoring, matchmaking, tournament):
             await nc.close()

@@ -322,7 +322,9 @@ async def test_killed_mid_stream_ends_with_the_ratings_of_an_unbroken_run(
             crash_at.discard(scored.data["sequence"])
             raise Crash(scored.data["match_id"])
 
-    crashy = Scoring(crashy_settings, game, batch=16)
+    # a crashed instance's deliveries come back after ack_wait: short, so that a loaded
+    # machine still finishes inside wait_for's window
+    crashy = Scoring(crashy_settings, game, batch=16, ack_wait=5.0)
     scorings.append(crashy)
     starts = 0
     while True:
@@ -336,7 +338,7 @@ async def test_killed_mid_stream_ends_with_the_ratings_of_an_unbroken_run(
         if task.done() and isinstance(task.exception(), Crash):
             await crashy.kill()
             continue
-        await crashy.wait_for(len(results))
+        await crashy.wait_for(len(results), timeout=60)
         break
     assert starts == 4 and crashy.consumer.stats.recovered >= 1
     assert await crashy.ratings(players) == reference

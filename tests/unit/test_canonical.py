@@ -1,14 +1,17 @@
 """The fast canonical JSON path agrees with RFC 8785 (the rfc8785 package) byte for byte."""
 
+import json
+
 import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.platform.canonical import canonical_json
+from services.platform.canonical import canonical_json, canonical_json_float_free
 from services.platform.draws import SeededRandomness
-from services.rules.bots import RandomBot
+from services.rules.bots import RandomBot, game_bots, make_bot
 from services.rules.games import available, load_engine
 from services.rules.games.contract import MatchConfig
+from services.rules.selfplay import setups
 
 keys = st.text(max_size=6) | st.sampled_from(["a", "B", "\u00e9", "\ue000", "\U0001f600", "_"])
 scalars = (st.none() | st.booleans() | st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
@@ -49,3 +52,44 @@ def test_every_state_shape_the_engines_produce_encodes_as_rfc8785_does():
                 assert canonical_json(encoded) == rfc8785.dumps(encoded), (game, mode.name)
                 decision = engine.pending(state)[0]
                 state = engine.apply(state, decision.seat, bot.choose(decision), rng).state
+
+
+float_free = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
+    | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=4),
+    max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(float_free)
+def test_the_float_free_encoder_is_rfc8785_on_any_float_free_value(value):
+    assert canonical_json_float_free(value) == rfc8785.dumps(value)
+
+
+GAMES = available()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(GAMES), st.data(), st.integers(0, 2**32), st.sampled_from(["rule", "random"]))
+def test_states_of_games_drawn_by_hypothesis_encode_as_rfc8785_does(game, data, seed, bot):
+    """Every state of a seeded game of any engine, any mode and seat count, rule-based or
+    random bots, from the set-up to the end (or 400 actions)."""
+    engine = load_engine(game)
+    mode = data.draw(st.sampled_from(sorted(engine.modes())))
+    plans = setups(engine, mode)
+    setup = plans[data.draw(st.integers(0, len(plans) - 1))]
+    if bot not in game_bots(game):
+        bot = "random"
+    rng = SeededRandomness(f"canonical:{game}:{mode}:{seed}")
+    state = engine.setup(MatchConfig(mode, setup.seats, setup.options), rng)
+    bots = [make_bot(bot, f"{seed}-{s}", game) for s in range(setup.seats)]
+    for _ in range(400):
+        encoded = engine.encode(state)
+        assert canonical_json(encoded) == rfc8785.dumps(encoded), (game, mode)
+        pending = engine.pending(state)
+        if not pending:
+            break
+        decision = pending[0]
+        view = json.loads(json.dumps(engine.view(state, decision.seat)))
+        state = engine.apply(state, decision.seat, bots[decision.seat].choose(decision, view), rng).state

@@ -139,7 +139,7 @@ def neon_services() -> dict[str, dict[str, Any]]:
 
 def test_compose_runs_every_service_plus_nats_and_postgres() -> None:
     services = compose()["services"]
-    assert set(services) == NEON_SERVICES | {"nats", "postgres"}
+    assert set(services) == NEON_SERVICES | {"nats", "postgres", "gateway"}  # gateway: HTTP
     assert set(offered_services()) <= set(services)
     nats = services["nats"]
     assert "-js" in nats["command"]
@@ -229,7 +229,7 @@ def nats_permissions(conf: str, role: str) -> dict[str, list[str]]:
 def test_only_rules_may_publish_match_events_and_results() -> None:
     conf = (DEPLOY / "nats-auth.conf").read_text()
     users = nats_users(conf)
-    assert set(users) == {"rules", "matchmaking", "scoring"}
+    assert set(users) == {"rules", "matchmaking", "scoring", "tournament"}
     for user, (_, role) in users.items():
         perms = nats_permissions(conf, role)
         publishes = perms["publish.allow"]

@@ -385,7 +385,9 @@ NEEDED = (
     + [("matchmaking", "matchmaking", 50052)]
     + [(s, "postgres", 5432) for s in DEFAULT_PORTS]
     + [(None, r, DEFAULT_PORTS[r]) for r in RULES]
-    + [(None, "matchmaking", 50052), (None, "scoring", 50053)]
+    + [(None, "matchmaking", 50052), (None, "scoring", 50053), (None, "tournament", 50054)]
+    + [("tournament", r, DEFAULT_PORTS[r]) for r in RULES]
+    + [("tournament", "scoring", 50053), ("tournament", "nats", 4222)]
     + [("nats", "nats", 6222)]
 )
 FORBIDDEN = [
@@ -394,6 +396,7 @@ FORBIDDEN = [
     ("scoring", "rules-neon", 50062), ("rules-neon", "scoring", 50053),
     ("rules-neon", "matchmaking", 50052), ("dice", "rules-neon", 50062),
     ("postgres", "nats", 4222), ("nats", "postgres", 5432), ("rules-neon", "dice", 5432),
+    ("tournament", "dice", 50051), ("rules-neon", "tournament", 50054),
 ]
 
 

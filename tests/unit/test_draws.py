@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.platform.draws import (
     DrawStream,
@@ -96,3 +99,17 @@ def test_replay_randomness_refuses_a_draw_the_log_does_not_hold() -> None:
 def test_bounds_are_checked(bad: int) -> None:
     with pytest.raises(ValueError):
         DrawStream(b"\x07" * 32, "m").randbelow(bad)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(min_size=1, max_size=40), st.text(max_size=12),
+       st.lists(st.tuples(st.integers(0, 9), st.text(max_size=6)), max_size=3),
+       st.integers(0, 10**12))
+def test_a_streams_words_are_the_blocks_of_the_spec(seed, match_id, client_seeds, counter):
+    from services.platform.draws import keyed_state_hash, word
+
+    stream = DrawStream(seed, match_id, client_seeds, counter=counter)
+    ordered = sorted((int(s), str(c)) for s, c in client_seeds)
+    assert [stream._next_u64() for _ in range(3)] == [
+        word(seed, match_id, ordered, n) for n in range(counter, counter + 3)]
+    assert keyed_state_hash(seed, match_id.encode()) == hmac.new(seed, match_id.encode(), "sha256").hexdigest()

@@ -1,5 +1,5 @@
-"""Matchmaking and the command line name no game (issue 10): modes, seat counts, teams and
-engine-played sides come from each rules service's GetGameInfo. This searches their source,
+"""Matchmaking, the tournament service and the command line name no game (issue 10): modes,
+seat counts, teams and engine-played sides come from each rules service's GetGameInfo. This searches their source,
 comments and help texts included, for the games' ids and mode names."""
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ def test_the_pattern_finds_names_and_only_names() -> None:
 @pytest.mark.parametrize("folder", [
     "services/matchmaking",
     "services/cli",
+    "services/tournament",
 ])
 def test_no_game_is_named_in(folder: str) -> None:
     assert (ROOT / folder).is_dir()

@@ -76,9 +76,11 @@ def check_invariants(state: Any) -> None:
 
 
 def play(mode: str, seats: int, seed: int, leaks: bool = True, resign_at: int | None = None,
-         hidden_speeds: bool = False) -> tuple[int, Any]:
+         hidden_speeds: bool = False, house: bool = False) -> tuple[int, Any]:
     rng = SeededRandomness(f"fuzz:{mode}:{seats}:{seed}")
     options = {"hidden_speeds": True} if hidden_speeds else {}
+    if house:
+        options["weapons_during_movement"] = True
     state = ENGINE.setup(MatchConfig(mode, seats, options), rng)
     bot = RandomBot(f"{mode}:{seats}:{seed}")
     viewers: list[int | None] = [None, *range(seats)]
@@ -141,6 +143,11 @@ def test_hidden_starting_speeds(seats: int) -> None:
     play("normal", seats, 2, leaks=seats == 3, hidden_speeds=True)
 
 
+@pytest.mark.parametrize("seats", [2, 4])
+def test_the_house_rule_during_movement(seats: int) -> None:
+    play("campaign", seats, 4, leaks=seats == 2, house=True)
+
+
 @pytest.mark.parametrize("moment", [0, 40, 300])
 def test_resign_at_any_moment_still_ends_the_game(moment: int) -> None:
     _, outcome = play("normal", 2, 3, leaks=False, resign_at=moment)
@@ -154,9 +161,21 @@ def test_same_actions_and_draws_give_the_same_states() -> None:
     assert json.dumps(a[1].breakdown) == json.dumps(b[1].breakdown)
 
 
+@pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
+def test_thirty_random_games_at_every_player_count(seats: int) -> None:
+    """The short run of bench/fuzz_neon_knights.py (thousands of games): 2 games per mode and
+    player count, invariants after every action (leaks are checked in the tests above)."""
+    for mode in MODES:
+        for seed in (200, 201):
+            steps, outcome = play(mode, seats, seed, leaks=False, hidden_speeds=seed % 2 == 1,
+                                  house=seed % 2 == 0)
+            assert steps > 0 and len(outcome.placements) == seats
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
 def test_many_random_games(mode: str, seats: int) -> None:
     for seed in range(20):
-        play(mode, seats, 100 + seed, leaks=seed % 5 == 0, hidden_speeds=seed % 2 == 1)
+        play(mode, seats, 100 + seed, leaks=seed % 5 == 0, hidden_speeds=seed % 2 == 1,
+             house=seed % 3 == 0)

@@ -28,9 +28,10 @@ The stage names, and the key names of :meth:`Attack.encoded`, are those engine v
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from services.rules.games.frozen import replace
 from services.rules.games.windows import ResponseWindow
 
 DEFENDER_STAGES = ("dprep", "dafter", "blocks", "worn")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import fields, is_dataclass, replace
 from typing import Any
 
 from services.rules.games.contract import (
@@ -16,6 +15,7 @@ from services.rules.games.contract import (
     TeamLayout,
     Transition,
 )
+from services.rules.games.frozen import replace
 from services.rules.games.neon import views
 from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.cards import choice_actions, choice_of, choosers
@@ -27,6 +27,7 @@ from services.rules.games.neon.defeat import (
     take_trophy_equipment,
     trophy_actions,
 )
+from services.rules.games.neon.encoding import encode as encode_state
 from services.rules.games.neon.flow import advance, setup_state
 from services.rules.games.neon.legality import explain
 from services.rules.games.neon.loot import discard_loot, keep_actions, place_actions
@@ -134,6 +135,7 @@ class NeonEngine:
     def __init__(self, ruleset: Ruleset = CURRENT) -> None:
         self.ruleset = ruleset
         self.engine_version = ruleset.version
+        self._pending_memo: tuple[Any, tuple[Decision, ...]] = (None, ())
 
     def for_version(self, engine_version: str) -> NeonEngine:
         if engine_version == self.engine_version:
@@ -242,6 +244,17 @@ class NeonEngine:
     # ---- who acts ------------------------------------------------------------------------------
 
     def pending(self, state: State) -> tuple[Decision, ...]:
+        # Asked several times about one state (who acts, validate, view): the last answer is
+        # kept. States are immutable, so it stays right; one (state, answer) pair is
+        # swapped in whole, so threads sharing the engine never see half of one.
+        last = self._pending_memo
+        if last[0] is state:
+            return last[1]
+        answer = self._pending(state)
+        self._pending_memo = (state, answer)
+        return answer
+
+    def _pending(self, state: State) -> tuple[Decision, ...]:
         s = state
         if s.ended:
             return ()
@@ -281,6 +294,9 @@ class NeonEngine:
         mine = [d for d in self.pending(state) if d.seat == seat]
         if not mine:
             return "it is not your turn to act"
+        for decision in mine:
+            if action in decision.legal:  # listed as it is: its normal form is listed too
+                return None
         wanted = normalize(action)
         for decision in mine:
             if any(normalize(legal) == wanted for legal in decision.legal):
@@ -338,7 +354,7 @@ class NeonEngine:
         return outcome(state) if state.ended else None
 
     def encode(self, state: State) -> Any:
-        out = to_json(state)
+        out = encode_state(state)
         if state.ruleset == "2":
             # Engine version 2 states hashed without the fields added since, and with the
             # attack frame's old key names.
@@ -349,24 +365,6 @@ class NeonEngine:
                 if fr["kind"] == "attack":
                     fr["data"] = {LEGACY_ATTACK_KEYS.get(k, k): v for k, v in fr["data"].items()}
         return out
-
-
-def to_json(value: Any) -> Any:
-    if isinstance(value, Attack):
-        return {"kind": value.kind, "owner": value.attacker,
-                "data": {k: to_json(v) for k, v in value.encoded().items()}}
-    if is_dataclass(value) and not isinstance(value, type):
-        out = {f.name: to_json(getattr(value, f.name)) for f in fields(value)}
-        if "data" in out and hasattr(value, "kind"):
-            out["data"] = {k: to_json(v) for k, v in value.data}
-        return out
-    if isinstance(value, tuple | list):
-        return [to_json(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): to_json(v) for k, v in value.items()}
-    if isinstance(value, float):
-        raise TypeError("no floats in NEON states")
-    return value
 
 
 ENGINES = {version: NeonEngine(r) for version, r in RULESETS.items()}

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from services.rules.games.contract import MatchConfig, Randomness
+from services.rules.games.frozen import replace
 from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.automa import automa_turn
 from services.rules.games.neon.cards import (

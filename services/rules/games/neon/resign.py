@@ -8,8 +8,7 @@ for the others (in Coalition its team plays on) and stays finishable.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from services.rules.games.frozen import replace
 from services.rules.games.neon.attack import AlliesWindow, Attack
 from services.rules.games.neon.combat import RESUME, defender_of
 from services.rules.games.neon.loot import discard_loot, strip_equipment

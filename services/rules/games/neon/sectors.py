@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
+from services.rules.games.frozen import replace
 from services.rules.games.neon.cards import clockwise_from_leader
 from services.rules.games.neon.content import SECTORS
 from services.rules.games.neon.defeat import take_damage

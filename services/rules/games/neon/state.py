@@ -9,10 +9,11 @@ attack is a typed :class:`~services.rules.games.neon.attack.Attack`; the other f
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from services.rules.games.contract import EngineEvent, Randomness
+from services.rules.games.frozen import replace
 from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.ruleset import RULESETS, Ruleset
 

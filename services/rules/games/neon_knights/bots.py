@@ -144,6 +144,12 @@ class RuleBot:
     _fire_after = _fire
 
     def _move(self, view: JSON, me: JSON, legal: list[Action]) -> Action:
+        fires = [a for a in legal if a["type"] == "fire"]  # the house rule "During"
+        if fires:
+            best = self._fire(view, me, [{"type": "go"}, *fires])
+            if best["type"] == "fire":
+                return best
+        legal = [a for a in legal if a["type"] == "step"]
         rows = view.get("track_rows") or []
 
         def score(a: Action) -> int:

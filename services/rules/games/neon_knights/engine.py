@@ -115,12 +115,21 @@ def repair_ability(doc: Doc, seat: int) -> list[dict[str, Any]]:
             for part in parts for to in ("discard", "hand") for n in range(1, room + 1)]
 
 
+ENGINE_VERSION = "0.2.0"
+RULESETS = {"0.1.0": {"house_rules": False}, "0.2.0": {"house_rules": True}}
+"""Every engine version kept for replaying its exports (RULES.md, "Version history"). 0.2.0
+only added the house-rule option; without it a game is the same, state for state."""
+
+
 class NeonKnightsEngine:
     game_id = "neon-knights-2086"
     title = "Neon Knights: 2086"
-    engine_version = "0.1.0"
     content_version = CONTENT_VERSION
     contract_version = 2
+
+    def __init__(self, engine_version: str = ENGINE_VERSION) -> None:
+        self.engine_version = engine_version
+        self._house_rules = RULESETS[engine_version]["house_rules"]
 
     def modes(self) -> dict[str, ModeInfo]:
         return {
@@ -132,7 +141,10 @@ class NeonKnightsEngine:
         }
 
     def config_schema(self) -> Any:
-        return CONFIG_SCHEMA
+        if self._house_rules:
+            return CONFIG_SCHEMA
+        return {**CONFIG_SCHEMA, "properties": {k: v for k, v in CONFIG_SCHEMA["properties"].items()
+                                                if k not in setup.HOUSE_RULES}}
 
     def action_schema(self) -> Any:
         return ACTION_SCHEMA
@@ -141,12 +153,16 @@ class NeonKnightsEngine:
         return {}
 
     def for_version(self, engine_version: str) -> NeonKnightsEngine:
-        if engine_version != self.engine_version:
-            raise KeyError(engine_version)
-        return self
+        """The engine that replays matches made with ``engine_version``; ``KeyError`` if none."""
+        if engine_version == self.engine_version:
+            return self
+        if engine_version not in RULESETS:
+            raise KeyError(f"neon-knights-2086 engine {engine_version!r} is not kept; "
+                           f"replayable versions: {', '.join(RULESETS)}")
+        return NeonKnightsEngine(engine_version)
 
     def setup(self, config: MatchConfig, rng: Randomness) -> State:
-        doc = setup.setup(config, rng)
+        doc = setup.setup(config, rng, house_rules=self._house_rules)
         advance(doc, rng, [])
         return freeze(doc)
 

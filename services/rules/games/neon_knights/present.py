@@ -109,6 +109,8 @@ def view_schema() -> JSON:
     return {"type": "object", "required": ["mode", "phase", "race", "players", "order", "grid", "rows", "decks"],
             "properties": {"players": {"type": "array", "items": player},
                            "decks": {"type": "object", "additionalProperties": {"type": "integer"}},
+                           "house": {"type": "object", "description": "house rules in play, e.g. "
+                                     "weapons_during_movement (absent: none)"},
                            "phase": {"enum": ["draft", "prep", "track", "actions", "speeds", "race",
                                               "race_over", "after_race", "over"]}}}
 

@@ -173,6 +173,8 @@ def race_legal(doc: Doc) -> tuple[int, str, list[Action], Action]:
         p = doc["players"][seat]
         rows = _rows(doc)
         legal = [{"type": "step", "dir": d} for d in (0, -1, 1) if step_legal(rows, p["row"], p["lane"], d) is None]
+        if fire_during_movement(doc):
+            legal += fire_options(doc, seat)
         return seat, "move", legal, legal[0]
     if step == "roll":
         return seat, "damage_roll", roll_options(doc, seat), ACCEPT
@@ -248,6 +250,12 @@ def land(doc: Doc, seat: int, events: list[EngineEvent]) -> None:
 
 
 # -- weapons, shields, specials ----------------------------------------------------------------
+def fire_during_movement(doc: Doc) -> bool:
+    """The rulebook's house rule "During" (option ``weapons_during_movement``): weapons and
+    specials may also be used between two movement points."""
+    return bool(doc.get("house", {}).get("weapons_during_movement"))
+
+
 def _face_up(p: Doc) -> list[str]:
     cards = [p["weapon"], *p["specials"]]
     return sorted({c["id"] for c in cards if c and c["up"]})

@@ -14,6 +14,9 @@ CONFIG_SCHEMA: dict[str, Any] = {
         "hidden_speeds": {"type": "boolean", "description": "choose starting speeds simultaneously"},
         "races": {"type": "integer", "minimum": 1, "maximum": 16},
         "random_order": {"type": "boolean", "description": "random player order at set-up"},
+        "weapons_during_movement": {"type": "boolean", "description":
+                                    "house rule: weapons and specials may also be used during "
+                                    "the movement, between two movement points"},
         "target_vp": {"type": "integer", "minimum": 2, "maximum": 1000,
                       "description": "campaign modes: the campaign ends after the race in which a "
                                      "driver reaches this many VP"},

@@ -37,13 +37,18 @@ def fill_rows(doc: Doc, rng: Randomness) -> None:
                 row[i] = draw(doc, deck, rng)
 
 
-def setup(config: MatchConfig, rng: Randomness) -> Doc:
+OPTIONS = ("hidden_speeds", "races", "random_order", "target_vp")
+HOUSE_RULES = ("weapons_during_movement",)
+"""Options of the rulebook's house rules (engine 0.2.0 on); a 0.1.0 engine refuses them."""
+
+
+def setup(config: MatchConfig, rng: Randomness, house_rules: bool = True) -> Doc:
     if config.mode not in MODES:
         raise ConfigError(f"unknown mode {config.mode!r}; modes: {', '.join(MODES)}")
     if not 2 <= config.seats <= 6:
         raise ConfigError("Neon Knights: 2086 is played by 2 to 6 players")
     options = dict(config.options)
-    unknown = sorted(set(options) - {"hidden_speeds", "races", "random_order", "target_vp"})
+    unknown = sorted(set(options) - {*OPTIONS, *(HOUSE_RULES if house_rules else ())})
     if unknown:
         raise ConfigError(f"unknown option(s): {', '.join(unknown)}")
     hidden = options.get("hidden_speeds", False)
@@ -61,6 +66,9 @@ def setup(config: MatchConfig, rng: Randomness) -> Doc:
     if target is not None and (config.mode == "normal" or not isinstance(target, int)
                                or isinstance(target, bool) or not 2 <= target <= 1000):
         raise ConfigError("target_vp is a whole number from 2 to 1000, for campaign modes only")
+    during = options.get("weapons_during_movement", False)
+    if not isinstance(during, bool):
+        raise ConfigError("weapons_during_movement must be true or false")
     if config.carried is not None and config.mode == "normal":
         raise ConfigError("only a Campaign or Epic Campaign match continues an earlier one")
 
@@ -79,6 +87,8 @@ def setup(config: MatchConfig, rng: Randomness) -> Doc:
         "piles": {"1": [], "2": [], "3": []}, "stage_deck": [], "match": 1, "acquire": None,
         "target_vp": target, "ended_by": None,
     }
+    if during:  # only when set, so a game without house rules is the same text as in 0.1.0
+        doc["house"] = {"weapons_during_movement": True}
     if random_order:
         doc["order"] = list(rng.shuffle(list(range(seats))))
     # The last player takes spot 1 of the grid, the second to last spot 2, and so on.

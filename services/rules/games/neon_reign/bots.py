@@ -10,7 +10,8 @@ seeded draw stream, so a bot with a given seed always plays the same game.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 from services.platform.draws import SeededRandomness
 from services.rules.games.contract import Action, Decision
@@ -30,7 +31,7 @@ def _effects_worth(effects: Mapping[str, int] | Sequence[tuple[str, int]]) -> in
     return sum(_WORTH.get(name, 0) * amount for name, amount in items)
 
 
-def _button_damage(ability: Mapping[str, Any], c: Card) -> int:
+def _button_damage(ability: Mapping[str, Any], c: Card | _Face) -> int:
     bonus = ability.get("amount", 0) if (ability.get("type") == "button_colour_bonus"
                                           and ability.get("colour") == c.colour) else 0
     return c.damage + bonus
@@ -38,7 +39,29 @@ def _button_damage(ability: Mapping[str, Any], c: Card) -> int:
 
 def attack_worth(cards: Sequence[str], ability: Mapping[str, Any]) -> int:
     """What an Attack is worth to its player if nothing answers it, in half damage points."""
-    played = [card(i) for i in cards]
+    faces = tuple(sorted([_face(card(i)) for i in cards]))
+    return _attack_worth(faces, ability.get("type"), ability.get("colour"), ability.get("amount", 0))
+
+
+class _Face(NamedTuple):
+    """What the worth of an Attack reads of a card (not its id)."""
+
+    kind: str
+    colour: str
+    direction: str
+    damage: int
+    effects: tuple[tuple[str, int], ...]
+
+
+def _face(c: Card) -> _Face:
+    return _Face(c.kind, c.colour, c.direction, c.damage, c.effects)
+
+
+@lru_cache(maxsize=16384)
+def _attack_worth(played: tuple[_Face, ...], kind: Any, colour: Any, amount: Any) -> int:
+    """Remembered by the cards' faces (the sum does not depend on their order) and the
+    three fields of the ability it reads."""
+    ability = {"type": kind, "colour": colour, "amount": amount}
     worth = 0
     for c in played:
         if c.kind == BUTTON:

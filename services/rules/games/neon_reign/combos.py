@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from math import comb
-from typing import Any
+from typing import Any, NamedTuple
 
 from .cards import BUTTON, JOYSTICK, Card
 from .content import COMBOS
@@ -27,7 +28,7 @@ class ComboHit:
         return dict(self.effects).get(name, 0)
 
 
-def _pair_count(combo: dict[str, Any], cards: Sequence[Card]) -> int:
+def _pair_count(combo: dict[str, Any], cards: Sequence[Card | Face]) -> int:
     if combo["pair"] == "same_button_colour":
         groups = Counter(c.colour for c in cards if c.kind == BUTTON)
     else:
@@ -35,7 +36,7 @@ def _pair_count(combo: dict[str, Any], cards: Sequence[Card]) -> int:
     return sum(comb(n, 2) for n in groups.values())
 
 
-def _exact_match(combo: dict[str, Any], cards: Sequence[Card]) -> bool:
+def _exact_match(combo: dict[str, Any], cards: Sequence[Card | Face]) -> bool:
     buttons = [c for c in cards if c.kind == BUTTON]
     joysticks = [c for c in cards if c.kind == JOYSTICK]
     if (len(joysticks), len(buttons)) != (combo["joysticks"], combo["buttons"]):
@@ -49,9 +50,24 @@ def _exact_match(combo: dict[str, Any], cards: Sequence[Card]) -> bool:
     return True
 
 
-def universal_combos(cards: Iterable[Card]) -> tuple[ComboHit, ...]:
+class Face(NamedTuple):
+    """What a Universal Combo reads of a card: its kind, Button colour, Joystick direction."""
+
+    kind: str
+    colour: str
+    direction: str
+
+
+def universal_combos(cards: Iterable[Card | Face]) -> tuple[ComboHit, ...]:
     """Every Universal Combo instance the played ``cards`` meet, in helper-card order."""
-    played = tuple(cards)
+    return _universal_combos(tuple(sorted([Face(c.kind, c.colour, c.direction) for c in cards])))
+
+
+@lru_cache(maxsize=4096)
+def _universal_combos(played: tuple[Face, ...]) -> tuple[ComboHit, ...]:
+    """Remembered by the cards' faces (sorted: which combos fire and how often does not
+    depend on the order of the cards): the reference pack has 21 different faces, and the
+    rule bot and the resolution ask about the same few sets again and again."""
     hits: list[ComboHit] = []
     for combo in COMBOS:
         times = _pair_count(combo, played) if combo["match"] == "pairs" else int(

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
+
+from services.rules.games.frozen import replace
 
 from .cards import BUTTON, JOYSTICK
 from .content import COMPUTER_CARDS, card

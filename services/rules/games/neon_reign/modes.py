@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from services.rules.games.contract import (
@@ -13,6 +13,7 @@ from services.rules.games.contract import (
     ModeInfo,
     Randomness,
 )
+from services.rules.games.frozen import replace
 
 from .cards import HAND_SIZE, STARTING_HEALTH
 from .content import COMPUTER_DECK, COMPUTER_HEROES, DECKS, HEROES, pack_decks

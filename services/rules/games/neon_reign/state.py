@@ -140,15 +140,23 @@ def encode_state(state: State) -> dict[str, Any]:
         "results": to_json(state.results), "winner": state.winner, "reason": state.reason,
     }
     if not state.rules.legacy:
-        encoded["rules"] = to_json(state.rules)
+        encoded["rules"] = _rules_json(state.rules)
         encoded["resolving"] = to_json(state.resolving)
     return encoded
 
 
 def to_json(value: Any) -> Any:
     """Canonical JSON for frozen dataclasses and tuples (no floats, no sets)."""
-    if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_json(getattr(value, f.name)) for f in fields(value)}
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is tuple or kind is list:
+        return [to_json(v) for v in value]
+    names = _FIELD_NAMES.get(kind)
+    if names is None and is_dataclass(value) and not isinstance(value, type):
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in fields(value))
+    if names is not None:
+        return {name: to_json(getattr(value, name)) for name in names}
     if isinstance(value, (tuple, list)):
         return [to_json(v) for v in value]
     if isinstance(value, dict):
@@ -156,3 +164,18 @@ def to_json(value: Any) -> Any:
     if isinstance(value, float):
         raise TypeError("floats are not allowed in Neon Reign states")
     return value
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+"""The field names of each dataclass met, in order (``fields()`` on every call was most of
+an encoding's cost)."""
+_RULES_JSON: dict[Ruleset, dict[str, Any]] = {}
+
+
+def _rules_json(rules: Ruleset) -> dict[str, Any]:
+    """A ruleset's encoding (the same for every state of a match: computed once)."""
+    try:
+        return dict(_RULES_JSON[rules])
+    except KeyError:
+        _RULES_JSON[rules] = to_json(rules)
+        return dict(_RULES_JSON[rules])

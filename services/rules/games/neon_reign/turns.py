@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from services.rules.games.contract import EngineEvent, Randomness
+from services.rules.games.frozen import replace
 
 from . import computer
 from .cards import HAND_SIZE

@@ -512,3 +512,39 @@ class PlayResponse(_message.Message):
 
     def __init__(self, event: _Optional[_Union[MatchEvent, _Mapping]]=..., update: _Optional[_Union[SeatUpdate, _Mapping]]=..., result: _Optional[_Union[ActionResult, _Mapping]]=...) -> None:
         ...
+
+class ListMatchesRequest(_message.Message):
+    __slots__ = ('limit',)
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+
+    def __init__(self, limit: _Optional[int]=...) -> None:
+        ...
+
+class MatchSummary(_message.Message):
+    __slots__ = ('match_id', 'game_id', 'mode', 'seats', 'status', 'version')
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    game_id: str
+    mode: str
+    seats: int
+    status: MatchStatus
+    version: int
+
+    def __init__(self, match_id: _Optional[str]=..., game_id: _Optional[str]=..., mode: _Optional[str]=..., seats: _Optional[int]=..., status: _Optional[_Union[MatchStatus, str]]=..., version: _Optional[int]=...) -> None:
+        ...
+
+class ListMatchesResponse(_message.Message):
+    __slots__ = ('matches', 'game_id')
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    matches: _containers.RepeatedCompositeFieldContainer[MatchSummary]
+    game_id: str
+
+    def __init__(self, matches: _Optional[_Iterable[_Union[MatchSummary, _Mapping]]]=..., game_id: _Optional[str]=...) -> None:
+        ...

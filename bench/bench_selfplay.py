@@ -1,0 +1,114 @@
+"""Self-play throughput per core, today's engines against the engines before issue 18.
+
+Usage: python bench/bench_selfplay.py [--rounds 5] [--baseline af9380f] [--bot rule]
+       [--plan neon-reign:single:300,neon:rebirth:20]
+
+For each game mode of ``--plan`` (game:mode:games), round after round, alternating the two
+code trees, a child process imports ``services.rules.selfplay`` from one tree, plays one
+game to warm up (imports, caches), then ``games`` seeded games between the bots
+(``run_mode``: the same games in both trees, bots seeing their seat's view as JSON) and
+reports its CPU time (``time.process_time``) and wall time. "baseline" is ``git archive``
+of ``--baseline``'s ``services/``; "current" is this worktree. Prints games/s and
+actions/s per core (per CPU second), median (min-max) over the rounds, the ratio, whether
+both trees played the same games (lengths and endings), and the load average at start and
+end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+sys.path.insert(0, str(ROOT / "bench"))
+from bench_verify import baseline_tree, spread  # noqa: E402
+
+CHILD = r"""
+import json, sys, time
+from services.rules.selfplay import run_mode
+game, mode, games, bot = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+run_mode(game, mode, 1, bot=bot)
+wall = time.perf_counter()
+tally = run_mode(game, mode, games, bot=bot)
+print(json.dumps({"cpu": tally.cpu, "wall": time.perf_counter() - wall, "games": tally.games,
+                  "actions": sum(tally.lengths), "lengths": tally.lengths,
+                  "endings": sorted(tally.endings.items()), "failures": tally.failures[:3]}))
+"""
+
+DEFAULT_PLAN = "neon-reign:single:300,neon-reign:solo:300,neon:rebirth:20,neon:battle-royale:10"
+
+
+def run(tree: Path, game: str, mode: str, games: int, bot: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, game, mode, str(games), bot],
+        env=env,
+        cwd=tree,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--baseline", default="af9380f")
+    parser.add_argument("--bot", default="rule")
+    parser.add_argument("--plan", default=DEFAULT_PLAN)
+    args = parser.parse_args(argv)
+    plan = [(g, m, int(n)) for g, m, n in (item.split(":") for item in args.plan.split(","))]
+    print(
+        f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}  "
+        f"({os.cpu_count()} cpus)",
+        flush=True,
+    )
+    failed = False
+    with tempfile.TemporaryDirectory() as tmp:
+        trees = {"baseline": baseline_tree(args.baseline, Path(tmp)), "current": ROOT}
+        rows: dict[tuple[str, str, str], list[dict]] = {}
+        for r in range(args.rounds):
+            print(f"round {r + 1}/{args.rounds}", flush=True)
+            for game, mode, games in plan:
+                for name, tree in trees.items():
+                    rows.setdefault((game, mode, name), []).append(
+                        run(tree, game, mode, games, args.bot)
+                    )
+        print(f"\nself-play, {args.bot} bots (per core = per CPU second of the child process)")
+        for game, mode, games in plan:
+            rates = {}
+            for name in trees:
+                runs = rows[(game, mode, name)]
+                per_core = [run["games"] / run["cpu"] for run in runs]
+                actions = [run["actions"] / run["cpu"] for run in runs]
+                rates[name] = statistics.median(per_core)
+                problems = [f for run in runs for f in run["failures"]]
+                failed = failed or bool(problems)
+                print(
+                    f"  {game:10s} {mode:13s} {name:8s} {games:4d} games: "
+                    f"{statistics.median(per_core):,.1f} ({min(per_core):,.1f}-{max(per_core):,.1f}) games/s, "
+                    f"{spread(actions)} actions/s per core"
+                    + (f"  FAILED {problems[:1]}" if problems else "")
+                )
+            base, cur = rows[(game, mode, "baseline")][0], rows[(game, mode, "current")][0]
+            same = base["lengths"] == cur["lengths"] and base["endings"] == cur["endings"]
+            failed = failed or not same
+            print(
+                f"  {game:10s} {mode:13s} current/baseline {rates['current'] / rates['baseline']:.1f}x; "
+                f"same games in both trees: {'yes' if same else 'NO'}"
+            )
+    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

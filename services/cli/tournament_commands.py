@@ -1,0 +1,509 @@
+"""``neon tournament ...``: run a tournament from the command line.
+
+Organisers: ``create``, ``register``, ``start``, ``next-round``, ``standings``, ``export``,
+``finish`` against a running backend (``neon up``). ``simulate`` runs a whole event with
+bots through the real services (``--embedded`` starts them for the command): every
+simulated player asks the tournament service for its match, adds a client seed on the
+rules service, says it is ready and plays random legal moves; the command prints each
+round's pairings and the final standings, then exports the bundle and verifies it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from services.cli.client import RulesClient
+from services.cli.errors import USAGE, CliError, friendly, target
+from services.genproto.neon.rules.v1 import rules_pb2
+from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+from services.genproto.neon.tournament.v1 import tournament_pb2_grpc as pb_grpc
+from services.platform import playing
+from services.platform.grpc_kit import call_metadata, channel
+
+console = Console()
+err_console = Console(stderr=True)
+tournament_app = typer.Typer(help="Run a tournament: create, register, start, pair rounds, "
+                             "standings, export and verify.", no_args_is_help=True)
+FORMAT_NAMES = ("swiss", "round-robin", "single-elimination", "double-elimination", "multiplayer")
+
+
+class TournamentClient:
+    def __init__(self, address: str, timeout: float = 15.0) -> None:
+        self.channel = channel(address)
+        self.stub = pb_grpc.TournamentServiceStub(self.channel)
+        self.timeout = timeout
+
+    async def call(self, rpc: str, token: str | None = None, /, **kw: Any) -> Any:
+        request = getattr(pb, f"{rpc}Request")(**kw)
+        return await getattr(self.stub, rpc)(request, metadata=call_metadata(token),
+                                             timeout=self.timeout)
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+
+def format_json(fmt: str, rounds: int, table_sizes: str = "", points: str = "",
+                tiebreaks: str = "", extra: str = "") -> str:
+    if fmt not in FORMAT_NAMES:
+        raise CliError(f"unknown format {fmt!r}; formats: {', '.join(FORMAT_NAMES)}", USAGE)
+    data: dict[str, Any] = {"format": fmt}
+    if rounds:
+        data["rounds"] = rounds
+    if table_sizes:
+        data["table_sizes"] = [int(x) for x in table_sizes.split(",")]
+    if points:
+        data["placement_points"] = [float(x) for x in points.split(",")]
+    if tiebreaks:
+        data["tiebreaks"] = [x.strip() for x in tiebreaks.split(",") if x.strip()]
+    elif fmt in ("swiss", "round-robin"):
+        data["tiebreaks"] = ["buchholz", "median-buchholz", "sonneborn-berger", "wins"]
+    elif fmt == "multiplayer":
+        data["tiebreaks"] = ["placement-points", "game-tiebreak"]
+    if extra:
+        try:
+            data.update(json.loads(extra))
+        except ValueError as err:
+            raise CliError(f"--format-json is not JSON: {err}", USAGE) from None
+    return json.dumps(data)
+
+
+# ----------------------------------------------------------------------------- bots
+
+
+async def play_round_as(client: TournamentClient, rules: dict[str, RulesClient], token: str,
+                        tournament_id: str, player: str, *, timeout: float = 300.0) -> str:
+    """Play the player's table of the current round as a random bot, through the real
+    flow: MyNextMatch, a client seed on the rules service, ReadyForMatch, then every
+    decision until the match ends. Returns "bye", "played" or "none"."""
+    deadline = time.monotonic() + timeout
+    while True:
+        reply = await client.call("MyNextMatch", token, tournament_id=tournament_id)
+        if not reply.HasField("assignment"):
+            return "none"
+        a = reply.assignment
+        if a.bye:
+            return "bye"
+        if a.status == pb.TABLE_STATUS_DONE:
+            return "played"
+        if a.match_id and a.seat_token:
+            break
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{player}: no match handed out in {timeout:g} s")
+        await asyncio.sleep(0.1)
+    rc = rules.setdefault(a.rules_address, RulesClient(a.rules_address))
+    if a.status == pb.TABLE_STATUS_AWAITING_SEATS:
+        try:
+            await rc.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
+                match_id=a.match_id, seed=uuid.uuid4().hex), a.seat_token)
+        except grpc.aio.AioRpcError as err:
+            if err.code() != grpc.StatusCode.FAILED_PRECONDITION:  # started without us
+                raise
+        await client.call("ReadyForMatch", token, tournament_id=tournament_id, match_id=a.match_id)
+    await playing.play_seat(rc.stub, a.seat_token, a.match_id,
+                            playing.random_choice(f"{player}:{a.match_id}"), seat=a.seat,
+                            wait=10.0)
+    return "played"
+
+
+async def wait_round_complete(client: TournamentClient, tournament_id: str, number: int,
+                              timeout: float) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        reply = await client.call("GetRound", tournament_id=tournament_id, round=number)
+        if reply.round.complete:
+            return reply.round
+        if time.monotonic() > deadline:
+            pending = [t.number for t in reply.round.tables if t.status != pb.TABLE_STATUS_DONE
+                       and not t.bye]
+            raise RuntimeError(f"round {number} incomplete after {timeout:g} s (tables {pending})")
+        await asyncio.sleep(0.2)
+
+
+@dataclass
+class SimReport:
+    tournament_id: str = ""
+    rounds: list[Any] = field(default_factory=list)
+    standings: list[Any] = field(default_factory=list)
+    bundle: bytes = b""
+    verify: Any = None
+    tournament: Any = None
+    stages: dict[str, float] = field(default_factory=dict)
+
+
+async def simulate_run(address: str, issue: Callable[..., str], game: str, fmt_json: str,
+                       players: int, *, mode: str = "", tournament_id: str = "",
+                       check_in_seconds: int = 60, on_round: Callable[[Any], None] = lambda r: None,
+                       between_rounds: Any = None, timeout: float = 300.0,
+                       clock: pb.Clock | None = None) -> SimReport:
+    """A whole tournament with ``players`` bots; ``between_rounds(number)`` may act (tests)."""
+    from services.tournament.bundle import verify_bundle
+
+    report = SimReport(tournament_id=tournament_id or f"sim_{uuid.uuid4().hex[:10]}")
+    tid = report.tournament_id
+    organiser = issue("organiser", "*", player="organiser", ttl=int(timeout) * 10 + 3600)
+    names = [f"p{i:02d}-{tid[-4:]}" for i in range(players)]
+    tokens = {n: issue("player", "*", player=n, ttl=int(timeout) * 10 + 3600) for n in names}
+    client = TournamentClient(address)
+    rules: dict[str, RulesClient] = {}
+    t0 = time.perf_counter()
+    try:
+        kw: dict[str, Any] = {}
+        if clock is not None:
+            kw["clock"] = clock
+        await client.call("CreateTournament", organiser, tournament_id=tid, name=f"simulation {tid}",
+                          game=game, mode=mode, format_json=fmt_json,
+                          check_in_seconds=check_in_seconds, **kw)
+        await client.call("OpenRegistration", organiser, tournament_id=tid)
+        for n in names:
+            await client.call("Register", tokens[n], tournament_id=tid)
+        await client.call("StartTournament", organiser, tournament_id=tid)
+        report.stages["create, register, start"] = time.perf_counter() - t0
+        number = 0
+        while True:
+            number += 1
+            t1 = time.perf_counter()
+            try:
+                paired = await client.call("NextRound", organiser, tournament_id=tid, round=number)
+            except grpc.aio.AioRpcError as err:
+                if err.code() == grpc.StatusCode.FAILED_PRECONDITION and "finish" in (err.details() or ""):
+                    break
+                raise
+            plays = [asyncio.create_task(play_round_as(client, rules, tokens[n], tid, n,
+                                                       timeout=timeout)) for n in names]
+            if between_rounds is not None:
+                await between_rounds(number)
+            results = await asyncio.gather(*plays, return_exceptions=True)
+            problems = [r for r in results if isinstance(r, BaseException)]
+            if problems:
+                raise problems[0]
+            done = await wait_round_complete(client, tid, number, timeout)
+            report.rounds.append(done)
+            on_round(done)
+            report.stages[f"round {number}"] = time.perf_counter() - t1
+            del paired
+        finished = await client.call("FinishTournament", organiser, tournament_id=tid)
+        report.standings = list(finished.rows)
+        report.tournament = finished.tournament
+        t2 = time.perf_counter()
+        exported = await client.call("ExportTournament", organiser, tournament_id=tid)
+        report.bundle = exported.bundle_jsonl
+        report.stages["export"] = time.perf_counter() - t2
+        t3 = time.perf_counter()
+        report.verify = await asyncio.to_thread(verify_bundle, report.bundle)
+        report.stages["verify offline"] = time.perf_counter() - t3
+    finally:
+        await client.close()
+        for rc in rules.values():
+            await rc.close()
+    report.stages["total"] = time.perf_counter() - t0
+    return report
+
+
+# ----------------------------------------------------------------------------- printing
+
+
+def print_round(r: Any) -> None:
+    table = Table(title=f"round {r.number}")
+    for column in ("table", "seats", "result", "match"):
+        table.add_column(column, no_wrap=column != "seats")
+    for t in r.tables:
+        if t.bye:
+            table.add_row(str(t.number), t.seats[0], "bye", "")
+            continue
+        result = ""
+        if t.HasField("result"):
+            result = " ".join(f"{p}" for p in t.result.placements)
+            if t.result.kind != "played":
+                result += f" ({t.result.kind})"
+        table.add_row(str(t.number), " v ".join(t.seats), result, t.match_id)
+    console.print(table)
+    if r.HasField("checkpoint"):
+        console.print(f"checkpoint: Merkle root {r.checkpoint.merkle_root[:16]}... over "
+                      f"{r.checkpoint.leaves} matches, signed")
+
+
+SHORT = {"buchholz": "Bh", "median-buchholz": "mBh", "sonneborn-berger": "SB",
+         "head-to-head": "H2H", "wins": "W", "placement-points": "PP", "game-tiebreak": "GT"}
+
+
+def print_standings(rows: list[Any], title: str = "standings") -> None:
+    table = Table(title=title)
+    names = [tb.name for tb in rows[0].tiebreaks] if rows else []
+    table.add_column("rank", justify="right")
+    table.add_column("player", no_wrap=True)
+    for column in ("points", "games", "wins", *(SHORT.get(n, n) for n in names)):
+        table.add_column(column, justify="right")
+    for r in rows:
+        table.add_row(str(r.rank), r.player_id + (" (dropped)" if r.dropped else ""),
+                      f"{r.points:g}", str(r.games), str(r.wins),
+                      *(f"{tb.value:g}" for tb in r.tiebreaks))
+    console.print(table)
+    if names:
+        console.print("tie-breaks: " + ", ".join(f"{SHORT.get(n, n)} {n}" for n in names))
+
+
+def print_bundle_report(report: Any) -> None:
+    for check in report.checks:
+        console.print(f"[green]ok[/] {check}")
+    for warning in report.warnings:
+        console.print(f"[yellow]note[/] {warning}")
+    for failure in report.failures:
+        err_console.print(f"FAILED: {failure}")
+    if report.ok:
+        console.print(f"verified: tournament {report.tournament_id}, {report.matches} matches")
+
+
+# ----------------------------------------------------------------------------- commands
+
+
+def _client_and_token(role: str = "organiser") -> tuple[TournamentClient, str]:
+    from services.cli.main import _settings, _token
+
+    settings = _settings(log_file=True)
+    address = settings.address("tournament") if "tournament" in settings.ports or \
+        "tournament" in settings.addresses else f"{settings.host}:50054"
+    target("tournament service", address)
+    return TournamentClient(address), _token(settings, role, player="organiser")
+
+
+def _run(coro_factory: Callable[[TournamentClient, str], Any]) -> None:
+    async def run() -> None:
+        client, token = _client_and_token()
+        try:
+            await coro_factory(client, token)
+        finally:
+            await client.close()
+
+    asyncio.run(run())
+
+
+@tournament_app.command("create")
+@friendly
+def create(
+    tournament_id: str = typer.Argument(..., help="1-40 letters, digits or _"),
+    game: str = typer.Option(..., help="game id"),
+    fmt: str = typer.Option("swiss", "--format", help=", ".join(FORMAT_NAMES)),
+    rounds: int = typer.Option(0, help="rounds (0: the format's natural number)"),
+    mode: str = typer.Option("", help="the game's mode (default: its first)"),
+    table_sizes: str = typer.Option("", help="multiplayer: seats per table, e.g. 3,4"),
+    points: str = typer.Option("", help="placement points, e.g. 4,2,1,0"),
+    tiebreaks: str = typer.Option("", help="comma list: buchholz, median-buchholz, ..."),
+    format_extra: str = typer.Option("", "--format-json", help="more format settings as JSON"),
+    no_show: str = typer.Option("forfeit", help="forfeit or bot"),
+    check_in: int = typer.Option(300, help="seconds a seat has to be ready at its table"),
+    name: str = typer.Option("", help="the event's name"),
+) -> None:
+    """Create a tournament (organiser token from the deployment's keys)."""
+    fj = format_json(fmt, rounds, table_sizes, points, tiebreaks, format_extra)
+    policy = {"forfeit": pb.NO_SHOW_POLICY_FORFEIT, "bot": pb.NO_SHOW_POLICY_BOT}.get(no_show)
+    if policy is None:
+        raise CliError("--no-show must be forfeit or bot", USAGE)
+
+    async def go(client: TournamentClient, token: str) -> None:
+        reply = await client.call("CreateTournament", token, tournament_id=tournament_id,
+                                  game=game, mode=mode, format_json=fj, no_show=policy,
+                                  check_in_seconds=check_in, name=name)
+        await client.call("OpenRegistration", token, tournament_id=tournament_id)
+        console.print(f"tournament {reply.tournament.tournament_id} created "
+                      f"({reply.tournament.game} {reply.tournament.mode}); registration open")
+
+    _run(go)
+
+
+@tournament_app.command("register")
+@friendly
+def register_players(tournament_id: str, players: list[str] = typer.Argument(...)) -> None:
+    """Register players (organiser)."""
+
+    async def go(client: TournamentClient, token: str) -> None:
+        for p in players:
+            await client.call("Register", token, tournament_id=tournament_id, player_id=p)
+        console.print(f"{len(players)} registered")
+
+    _run(go)
+
+
+@tournament_app.command("start")
+@friendly
+def start(tournament_id: str) -> None:
+    """Start the tournament with the checked-in (else all registered) players."""
+
+    async def go(client: TournamentClient, token: str) -> None:
+        reply = await client.call("StartTournament", token, tournament_id=tournament_id)
+        console.print(f"started with {sum(p.status == 'playing' for p in reply.tournament.players)} "
+                      f"players; {reply.tournament.planned_rounds} rounds planned")
+
+    _run(go)
+
+
+@tournament_app.command("next-round")
+@friendly
+def next_round(tournament_id: str) -> None:
+    """Pair the next round and create its matches."""
+
+    async def go(client: TournamentClient, token: str) -> None:
+        reply = await client.call("NextRound", token, tournament_id=tournament_id)
+        print_round(reply.round)
+
+    _run(go)
+
+
+@tournament_app.command("round")
+@friendly
+def show_round(tournament_id: str,
+               number: int = typer.Argument(0, help="the round (default: the last paired)"),
+               watch: bool = typer.Option(False, help="follow it live until it is complete")) -> None:
+    """A round's tables, matches, results and checkpoint (--watch: live)."""
+
+    async def go(client: TournamentClient, token: str) -> None:
+        if not watch:
+            reply = await client.call("GetRound", tournament_id=tournament_id, round=number)
+            print_round(reply.round)
+            return
+        call = client.stub.WatchTournament(pb.WatchTournamentRequest(tournament_id=tournament_id),
+                                           metadata=call_metadata())
+        shown = ""
+        async for update in call:
+            if not update.HasField("round") or (number and update.round.number != number):
+                continue
+            key = update.round.SerializeToString(deterministic=True).hex()
+            if key != shown:
+                shown = key
+                print_round(update.round)
+            if update.round.complete:
+                call.cancel()
+                return
+
+    _run(go)
+
+
+@tournament_app.command("standings")
+@friendly
+def standings(tournament_id: str) -> None:
+    """The standings with their tie-break values."""
+
+    async def go(client: TournamentClient, token: str) -> None:
+        reply = await client.call("GetStandings", tournament_id=tournament_id)
+        print_standings(list(reply.rows), "final standings" if reply.final else "standings")
+
+    _run(go)
+
+
+@tournament_app.command("finish")
+@friendly
+def finish(tournament_id: str,
+           force: str = typer.Option("", help="force-end now, with this reason")) -> None:
+    """Finish after the last round (or --force REASON) and publish the standings."""
+
+    async def go(client: TournamentClient, token: str) -> None:
+        if force:
+            await client.call("ForceEnd", token, tournament_id=tournament_id, reason=force)
+            reply = await client.call("GetStandings", tournament_id=tournament_id)
+            print_standings(list(reply.rows), "final standings (force-ended)")
+            return
+        reply = await client.call("FinishTournament", token, tournament_id=tournament_id)
+        print_standings(list(reply.rows), "final standings")
+
+    _run(go)
+
+
+@tournament_app.command("export")
+@friendly
+def export(tournament_id: str,
+           output: Path = typer.Option(..., "-o", "--output", help="the bundle file to write")) -> None:
+    """Write the audit bundle: the log, every match export, checkpoints and proofs."""
+
+    async def go(client: TournamentClient, token: str) -> None:
+        client.timeout = 120.0
+        reply = await client.call("ExportTournament", token, tournament_id=tournament_id)
+        output.write_bytes(reply.bundle_jsonl)
+        console.print(f"{reply.matches} matches and {reply.checkpoints} round checkpoints of "
+                      f"{tournament_id} written to {output}; check it with: neon verify {output}")
+
+    _run(go)
+
+
+@tournament_app.command("simulate")
+@friendly
+def simulate(
+    fmt: str = typer.Option("swiss", "--format", help=", ".join(FORMAT_NAMES)),
+    game: str = typer.Option(..., help="game id (see: neon games)"),
+    players: int = typer.Option(16, help="how many bots"),
+    rounds: int = typer.Option(0, help="rounds (0: the format's natural number)"),
+    mode: str = typer.Option("", help="the game's mode (default: its first)"),
+    table_sizes: str = typer.Option("", help="multiplayer: seats per table, e.g. 3,4"),
+    points: str = typer.Option("", help="placement points, e.g. 4,2,1,0"),
+    embedded: bool = typer.Option(False, help="start the backend for the duration of the command"),
+    output: Path = typer.Option(None, "-o", "--output", help="also write the bundle here"),
+    timeout: float = typer.Option(300.0, help="seconds a round may take"),
+) -> None:
+    """Run a whole tournament with bots through the real services, print each round and
+    the standings, export the bundle and verify it. Exits 0 only when it verifies."""
+    from services.cli.main import _settings
+
+    if not 2 <= players <= 512:
+        raise CliError("--players must be 2..512", USAGE)
+    fj = format_json(fmt, rounds, table_sizes, points)
+    settings = _settings(log_file=True)
+
+    async def run() -> int:
+        backend = None
+        if embedded:
+            from services.cli.backend import start_backend
+            from services.rules.games import available
+
+            if game not in available():
+                raise CliError(f"no engine for {game!r}; games: {', '.join(available())}", USAGE)
+            var = Path(tempfile.mkdtemp(prefix="neon-tournament-"))
+            zero = {name: 0 for name in settings.ports}
+            backend = await start_backend(
+                dataclasses.replace(settings, ports={**zero, "tournament": 0}, var_dir=var),
+                games=[game], scoring=True, tournament=True)
+            address, issue = backend.address("tournament"), backend.issuer.issue
+        else:
+            from services.platform.keys import load_keys
+            from services.platform.tokens import TokenIssuer
+
+            address = settings.address("tournament") if "tournament" in settings.ports else \
+                f"{settings.host}:50054"
+            issue = TokenIssuer(load_keys(settings).token_secret).issue
+        target("tournament service", address)
+        try:
+            report = await simulate_run(address, issue, game, fj, players, mode=mode,
+                                        on_round=print_round, timeout=timeout)
+        finally:
+            if backend is not None:
+                await backend.stop(1)
+        print_standings(report.standings, "final standings")
+        if output is not None:
+            output.write_bytes(report.bundle)
+            console.print(f"bundle written to {output}")
+        console.print(f"bundle: {len(report.bundle)} bytes; verifying offline")
+        print_bundle_report(report.verify)
+        stages = Table(title="stages")
+        stages.add_column("stage")
+        stages.add_column("seconds", justify="right")
+        for stage, seconds in report.stages.items():
+            stages.add_row(stage, f"{seconds:.2f}")
+        console.print(stages)
+        return 0 if report.verify.ok else 1
+
+    raise typer.Exit(asyncio.run(run()))
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(tournament_app, name="tournament")

@@ -1,0 +1,342 @@
+"""The gateway's HTTP application: Connect calls forwarded to the services over gRPC, the
+viewer's static files, and replays of finished matches.
+
+Routes:
+  POST /games/<game>/neon.rules.v1.RulesService/<Method>   a game's rules service
+  POST /neon.<area>.v1.<Service>/<Method>                  matchmaking, scoring, tournament,
+                                                           public dice
+  GET  /api/games                                          the games behind this gateway
+  POST /api/replay                                         an uploaded export, verified
+  POST /api/games/<game>/matches/<id>/replay               a finished match, from its service
+  GET  /  and /static/...                                  the viewer
+  GET  /healthz
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from pathlib import Path
+from typing import Any
+
+import grpc
+from aiohttp import web
+from structlog.contextvars import bound_contextvars
+
+from services.gateway import connect
+from services.gateway.config import GatewayConfig
+from services.gateway.connect import ConnectError
+from services.gateway.methods import Method, public_methods
+from services.gateway.replays import MAX_EXPORT_BYTES, replay_report
+from services.genproto.neon.rules.v1 import rules_pb2
+from services.platform.logs import get_logger
+
+STATIC = Path(__file__).parent / "static"
+JSON = "application/json"
+PROTO = "application/proto"
+STREAM_JSON = "application/connect+json"
+STREAM_PROTO = "application/connect+proto"
+PASSED_HEADERS = ("authorization", "x-request-id")
+log = get_logger("gateway")
+CONFIG = web.AppKey("config", GatewayConfig)
+
+
+class Upstreams:
+    """One gRPC channel per upstream address, opened on first use."""
+
+    def __init__(self, addresses: dict[str, str]) -> None:
+        self.addresses = addresses
+        self._channels: dict[str, grpc.aio.Channel] = {}
+
+    def games(self) -> list[str]:
+        return sorted(
+            name.removeprefix("rules-") for name in self.addresses if name.startswith("rules-")
+        )
+
+    def channel(self, service: str) -> grpc.aio.Channel:
+        if service not in self.addresses:
+            what = (
+                f"game {service.removeprefix('rules-')!r}"
+                if service.startswith("rules-")
+                else service
+            )
+            raise ConnectError(
+                "not_found",
+                f"this gateway does not reach {what}; it serves "
+                f"games {', '.join(self.games()) or 'none'}",
+            )
+        if service not in self._channels:
+            self._channels[service] = grpc.aio.insecure_channel(self.addresses[service])
+        return self._channels[service]
+
+    async def close(self) -> None:
+        for channel in self._channels.values():
+            await channel.close()
+        self._channels.clear()
+
+
+def _codec(request: web.Request, streaming: bool) -> str:
+    """ "json" or "proto" from the content type; anything else is refused with 415."""
+    ctype = request.content_type.lower()
+    wanted = (
+        {STREAM_JSON: "json", STREAM_PROTO: "proto"}
+        if streaming
+        else {JSON: "json", PROTO: "proto"}
+    )
+    if ctype not in wanted:
+        accepted = ", ".join(wanted)
+        raise web.HTTPUnsupportedMediaType(
+            text=f'{{"code":"invalid_argument","message":"content-type must be one of {accepted}, '
+            f'not {ctype or "none"!s}"}}',
+            content_type=JSON,
+            headers={"Accept-Post": accepted},
+        )
+    return wanted[ctype]
+
+
+def _timeout(request: web.Request, default: float | None) -> float | None:
+    raw = request.headers.get("connect-timeout-ms")
+    if raw is None:
+        return default
+    if not raw.isdigit() or len(raw) > 10:
+        raise ConnectError("invalid_argument", "connect-timeout-ms must be a positive integer")
+    return int(raw) / 1000
+
+
+def _error_response(err: ConnectError) -> web.Response:
+    return web.json_response(err.body(), status=err.http_status)
+
+
+class Gateway:
+    def __init__(
+        self,
+        config: GatewayConfig,
+        upstreams: Upstreams,
+        service_token: Any = None,
+        public_key: str | None = None,
+    ) -> None:
+        self.config = config
+        self.upstreams = upstreams
+        self.methods = public_methods()
+        self.service_token = service_token
+        """() -> a service token, for exporting finished matches (None: no replays from the
+        services)."""
+        self.public_key = public_key
+
+    # -- Connect ----------------------------------------------------------------------------
+
+    def _method(self, request: web.Request) -> tuple[Method, str]:
+        game = request.match_info.get("game")
+        path = f"/{request.match_info['service']}/{request.match_info['method']}"
+        method = self.methods.get(path)
+        if method is None:
+            raise ConnectError(
+                "unimplemented",
+                f"no method {path[1:]} here (Play, a bidirectional stream, is gRPC only)",
+            )
+        if method.service == "rules":
+            if not game:
+                raise ConnectError(
+                    "not_found",
+                    "rules calls name their game: POST "
+                    f"/games/<game>{path} (games: {', '.join(self.upstreams.games())})",
+                )
+            return method, f"rules-{game}"
+        if game:
+            raise ConnectError("not_found", f"{path[1:]} is not a game's call; POST {path}")
+        return method, method.service
+
+    async def call(self, request: web.Request) -> web.StreamResponse:
+        request_id = request.headers.get("x-request-id") or uuid.uuid4().hex[:16]
+        with bound_contextvars(request_id=request_id, path=request.path):
+            try:
+                method, service = self._method(request)
+                codec = _codec(request, method.server_streaming)
+                body = await request.read()
+                if len(body) > self.config.max_message_bytes + connect.HEADER.size:
+                    raise ConnectError("resource_exhausted", "request body too large")
+                metadata = [(k, request.headers[k]) for k in PASSED_HEADERS if k in request.headers]
+                if "x-request-id" not in request.headers:
+                    metadata.append(("x-request-id", request_id))
+                channel = self.upstreams.channel(service)
+                if method.server_streaming:
+                    raw = connect.single_envelope(body, self.config.max_message_bytes)
+                    raw = method.decode_json(raw) if codec == "json" else method.check_binary(raw)
+                    return await self._stream(request, method, channel, raw, codec, metadata)
+                raw = method.decode_json(body) if codec == "json" else method.check_binary(body)
+                return await self._unary(request, method, channel, raw, codec, metadata)
+            except ConnectError as err:
+                log.info("call refused", code=err.code, reason=err.message)
+                return _error_response(err)
+
+    async def _unary(
+        self,
+        request: web.Request,
+        method: Method,
+        channel: grpc.aio.Channel,
+        raw: bytes,
+        codec: str,
+        metadata: list[tuple[str, str]],
+    ) -> web.Response:
+        call = channel.unary_unary(method.path)
+        try:
+            answer = await call(
+                raw, metadata=metadata, timeout=_timeout(request, self.config.unary_timeout)
+            )
+        except grpc.aio.AioRpcError as err:
+            return _error_response(ConnectError.from_grpc(err))
+        if codec == "json":
+            return web.Response(body=method.encode_json(answer), content_type=JSON)
+        return web.Response(body=answer, content_type=PROTO)
+
+    async def _stream(
+        self,
+        request: web.Request,
+        method: Method,
+        channel: grpc.aio.Channel,
+        raw: bytes,
+        codec: str,
+        metadata: list[tuple[str, str]],
+    ) -> web.StreamResponse:
+        call = channel.unary_stream(method.path)(
+            raw, metadata=metadata, timeout=_timeout(request, None)
+        )
+        response = web.StreamResponse(
+            headers={
+                "Content-Type": STREAM_JSON if codec == "json" else STREAM_PROTO,
+                **cors_headers(self.config, request.headers.get("Origin", "")),
+            }
+        )
+        await response.prepare(request)
+        error: ConnectError | None = None
+        try:
+            async for item in call:
+                await response.write(
+                    connect.envelope(method.encode_json(item) if codec == "json" else item)
+                )
+        except grpc.aio.AioRpcError as err:
+            error = ConnectError.from_grpc(err)
+        except (ConnectionResetError, asyncio.CancelledError):
+            call.cancel()
+            raise
+        finally:
+            call.cancel()
+        with contextlib.suppress(ConnectionResetError):
+            await response.write(connect.end_of_stream(error))
+            await response.write_eof()
+        return response
+
+    # -- the viewer's API -------------------------------------------------------------------
+
+    async def games(self, request: web.Request) -> web.Response:
+        return web.json_response(
+            {
+                "games": self.upstreams.games(),
+                "replays_from_service": self.service_token is not None,
+            }
+        )
+
+    async def replay_upload(self, request: web.Request) -> web.Response:
+        data = await request.read()
+        if not data:
+            return _error_response(
+                ConnectError("invalid_argument", "send the export file as the request body")
+            )
+        if len(data) > MAX_EXPORT_BYTES:
+            return _error_response(ConnectError("resource_exhausted", "export too large"))
+        report = await asyncio.to_thread(replay_report, data, self.public_key)
+        return web.json_response(report)
+
+    async def replay_match(self, request: web.Request) -> web.Response:
+        game, match_id = request.match_info["game"], request.match_info["match_id"]
+        try:
+            if self.service_token is None:
+                raise ConnectError(
+                    "unimplemented",
+                    "this gateway does not fetch exports; upload the export file instead",
+                )
+            channel = self.upstreams.channel(f"rules-{game}")
+            view = await channel.unary_unary(
+                "/neon.rules.v1.RulesService/GetView",
+                request_serializer=rules_pb2.GetViewRequest.SerializeToString,
+                response_deserializer=rules_pb2.GetViewResponse.FromString,
+            )(rules_pb2.GetViewRequest(match_id=match_id), timeout=self.config.unary_timeout)
+            if view.status != rules_pb2.MATCH_STATUS_ENDED:
+                raise ConnectError(
+                    "failed_precondition",
+                    "the match is not over: watch it live; its replay opens when it has ended",
+                )
+            exported = await channel.unary_unary(
+                "/neon.rules.v1.RulesService/ExportMatch",
+                request_serializer=rules_pb2.ExportMatchRequest.SerializeToString,
+                response_deserializer=rules_pb2.ExportMatchResponse.FromString,
+            )(
+                rules_pb2.ExportMatchRequest(match_id=match_id),
+                metadata=[("authorization", f"Bearer {self.service_token()}")],
+                timeout=self.config.unary_timeout,
+            )
+        except ConnectError as err:
+            return _error_response(err)
+        except grpc.aio.AioRpcError as err:
+            return _error_response(ConnectError.from_grpc(err))
+        report = await asyncio.to_thread(replay_report, exported.export_jsonl, self.public_key)
+        return web.json_response(report)
+
+    # -- the rest ---------------------------------------------------------------------------
+
+    async def index(self, request: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC / "index.html")
+
+    async def healthz(self, request: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+    async def not_found(self, request: web.Request) -> web.Response:
+        return _error_response(
+            ConnectError("not_found", f"nothing at {request.method} {request.path}")
+        )
+
+
+@web.middleware
+async def cors(request: web.Request, handler: Any) -> web.StreamResponse:
+    config = request.app[CONFIG]
+    origin = request.headers.get("Origin", "")
+    allowed = config.allows(origin)
+    if request.method == "OPTIONS":
+        if not allowed:
+            return web.Response(status=403, text="CORS is not allowed for this origin")
+        response: web.StreamResponse = web.Response(status=204)
+    else:
+        response = await handler(request)
+    if not response.prepared:  # a stream set its own before it started
+        response.headers.update(cors_headers(config, origin))
+    return response
+
+
+def cors_headers(config: GatewayConfig, origin: str) -> dict[str, str]:
+    """The CORS headers for a request from ``origin``; none when CORS is off or not allowed."""
+    if not config.allows(origin):
+        return {}
+    return {
+        "Access-Control-Allow-Origin": "*" if "*" in config.cors_origins else origin,
+        "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+        "Access-Control-Allow-Headers": "authorization, content-type, connect-protocol-version, "
+        "connect-timeout-ms, x-request-id",
+        "Access-Control-Max-Age": "600",
+        "Vary": "Origin",
+    }
+
+
+def build_app(gateway: Gateway) -> web.Application:
+    app = web.Application(client_max_size=MAX_EXPORT_BYTES + 1024, middlewares=[cors])
+    app[CONFIG] = gateway.config
+    app.router.add_get("/", gateway.index)
+    app.router.add_get("/healthz", gateway.healthz)
+    app.router.add_get("/api/games", gateway.games)
+    app.router.add_post("/api/replay", gateway.replay_upload)
+    app.router.add_post("/api/games/{game}/matches/{match_id}/replay", gateway.replay_match)
+    app.router.add_static("/static/", STATIC, show_index=False)
+    app.router.add_post("/games/{game}/{service}/{method}", gateway.call)
+    app.router.add_post("/{service}/{method}", gateway.call)
+    app.router.add_route("*", "/{tail:.*}", gateway.not_found)
+    return app

@@ -1,0 +1,101 @@
+"""A finished match for the browser: the export's verification and a public step-through.
+
+The verification is the project's own (``rules.verify.verify_export``: chain, signature,
+seed, draws, rules replay). The step-through folds the records with ``rules.replay.step`` and
+keeps, per event, only what a spectator may see: the record as ``records.project`` shows it to
+nobody in particular, its words, and the engine's spectator view after it. The export itself
+(hands, deck orders, draws) never goes back to the browser.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.rules import records as rec
+from services.rules.export import parse_export
+from services.rules.games import load_engine, load_presentation
+from services.rules.games.contract import is_v2
+from services.rules.replay import Replayed, ReplayError, step
+from services.rules.verify import _state_key, verify_export
+
+MAX_EXPORT_BYTES = 32 * 1024 * 1024
+
+
+def _texts(present: Any, record: dict[str, Any]) -> list[str]:
+    out = []
+    for event in record.get("events", []):
+        try:
+            out.append(str(present.describe_event(event, None)) if present else event["kind"])
+        except Exception:  # words are a courtesy: never fail a replay for them
+            out.append(str(event.get("kind", "")))
+    return out
+
+
+def public_frames(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]], str]:
+    """(match facts, one frame per event as a spectator sees it, the error that stopped the
+    step-through or "")."""
+    try:
+        records, _ = parse_export(data)
+    except Exception as err:  # not an export at all: say so, do not fail the request
+        return {}, [], f"not a match export: {err}"
+    if not records or records[0].get("type") != "MatchCreated":
+        return {}, [], "the export does not start with MatchCreated"
+    created = records[0]
+    facts = {
+        "match_id": str(created.get("match_id", "")),
+        "game_id": str(created.get("game", "")),
+        "mode": str(created.get("mode", "")),
+        "seats": created.get("seats"),
+        "players": [str(p) for p in created.get("players") or []],
+    }
+    try:
+        engine = load_engine(facts["game_id"])
+        version = str(created.get("engine_version"))
+        if version != engine.engine_version and is_v2(engine):
+            engine = engine.for_version(version)  # type: ignore[attr-defined]
+    except (KeyError, ModuleNotFoundError) as err:
+        return facts, [], f"cannot replay this game here: {err}"
+    present = load_presentation(facts["game_id"])
+    try:
+        key = _state_key(records)  # keyed state hashes: the key comes from the revealed seed
+    except (StopIteration, KeyError, ValueError):
+        return facts, [], "the match is not sealed: its state hashes cannot be checked yet"
+    replayed = Replayed(key=key)
+    frames: list[dict[str, Any]] = []
+    for record in records:
+        try:
+            step(engine, replayed, record)
+        except ReplayError as err:
+            return facts, frames, str(err)
+        public = rec.project(record, None)
+        view = engine.view(replayed.state, None) if replayed.state is not None else None
+        frames.append(
+            {
+                "n": record.get("n"),
+                "type": record.get("type"),
+                "seat": record.get("seat", -1),
+                "text": _texts(present, public),
+                "view": view,
+                "outcome": record.get("outcome") if record.get("type") == "MatchEnded" else None,
+            }
+        )
+    return facts, frames, ""
+
+
+def replay_report(data: bytes, public_key: str | None = None) -> dict[str, Any]:
+    """What the viewer shows for an export: verification, then the public frames."""
+    report = verify_export(data, public_key=public_key)
+    facts, frames, stopped = public_frames(data)
+    return {
+        **facts,
+        "verification": {
+            "ok": report.ok,
+            "checks": report.checks,
+            "failure": report.failure,
+            "warnings": report.warnings,
+            "events": report.events,
+            "public_key_pinned": bool(public_key),
+        },
+        "frames": frames,
+        "stopped": stopped,
+    }

@@ -1,0 +1,70 @@
+// The Connect protocol from the browser: unary JSON calls and server streams (envelopes).
+// No library and no build step; see services/gateway/connect.py for the server side.
+
+export class ConnectError extends Error {
+  constructor(code, message) {
+    super(`${code}: ${message}`);
+    this.code = code;
+    this.reason = message;
+  }
+}
+
+function headers(token, contentType) {
+  const h = { "Content-Type": contentType, "Connect-Protocol-Version": "1" };
+  if (token) h.Authorization = `Bearer ${token}`;
+  return h;
+}
+
+export async function unary(path, body = {}, token = "") {
+  const response = await fetch(path, {
+    method: "POST", headers: headers(token, "application/json"), body: JSON.stringify(body),
+  });
+  const data = await response.json().catch(() => ({ code: "unknown", message: response.statusText }));
+  if (!response.ok) throw new ConnectError(data.code || "unknown", data.message || "");
+  return data;
+}
+
+function envelope(message) {
+  const bytes = new TextEncoder().encode(JSON.stringify(message));
+  const out = new Uint8Array(5 + bytes.length);
+  new DataView(out.buffer).setUint32(1, bytes.length);
+  out.set(bytes, 5);
+  return out;
+}
+
+// Yields each message of a server stream; throws ConnectError when the stream ends with one.
+export async function* serverStream(path, body = {}, token = "", signal = undefined) {
+  const response = await fetch(path, {
+    method: "POST", headers: headers(token, "application/connect+json"), body: envelope(body), signal,
+  });
+  if (!response.ok) {
+    const data = await response.json().catch(() => ({}));
+    throw new ConnectError(data.code || "unknown", data.message || response.statusText);
+  }
+  const reader = response.body.getReader();
+  let buffer = new Uint8Array(0);
+  const decoder = new TextDecoder();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (value) {
+      const joined = new Uint8Array(buffer.length + value.length);
+      joined.set(buffer);
+      joined.set(value, buffer.length);
+      buffer = joined;
+    }
+    while (buffer.length >= 5) {
+      const view = new DataView(buffer.buffer, buffer.byteOffset);
+      const flags = view.getUint8(0);
+      const length = view.getUint32(1);
+      if (buffer.length < 5 + length) break;
+      const message = JSON.parse(decoder.decode(buffer.subarray(5, 5 + length)));
+      buffer = buffer.slice(5 + length);
+      if (flags & 0x02) {
+        if (message.error) throw new ConnectError(message.error.code, message.error.message || "");
+        return;
+      }
+      yield message;
+    }
+    if (done) return;
+  }
+}

@@ -1,0 +1,264 @@
+// The tournament page: pick a tournament (ListTournaments), then follow it live from the
+// WatchTournament stream: each round's pairings and tables (each match linked to the live
+// spectator view), the bracket of elimination formats, and the standings with their
+// tie-break values (GetStandings, asked again whenever the tournament changes). Public calls
+// only: the page never sends a token.
+import { unary, serverStream } from "/static/connect.js";
+
+const $ = (id) => document.getElementById(id);
+const SERVICE = "/neon.tournament.v1.TournamentService";
+const call = (method, body) => unary(`${SERVICE}/${method}`, body);
+const short = (enumValue, prefix) => String(enumValue || "").replace(prefix, "").toLowerCase().replace(/_/g, " ");
+const SVG = "http://www.w3.org/2000/svg";
+
+let following = null;
+let rounds = new Map();
+let status = (text) => { $("status").textContent = text; };
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("data-")) node.dataset[k.slice(5).replace(/-(.)/g, (_, c) => c.toUpperCase())] = v;
+    else node.setAttribute(k, v);
+  }
+  node.append(...children);
+  return node;
+}
+
+function svg(tag, attrs = {}, text = "") {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text) node.textContent = text;
+  return node;
+}
+
+function ordinal(n) {
+  return `${n}${n === 1 ? "st" : n === 2 ? "nd" : n === 3 ? "rd" : "th"}`;
+}
+
+function number(value) {
+  const n = Number(value);
+  return Number.isInteger(n) ? String(n) : n.toFixed(2);
+}
+
+// -- the list --------------------------------------------------------------------------------
+export async function listTournaments() {
+  const list = $("tournament-list");
+  list.replaceChildren();
+  try {
+    const answer = await call("ListTournaments", { limit: 50 });
+    for (const t of answer.tournaments || []) {
+      const button = el("button", { type: "button", "data-tournament-id": t.tournamentId },
+        `${t.name || t.tournamentId} · ${t.game} ${t.mode} · ${t.format} · ${t.players} players · `
+        + `${short(t.status, "TOURNAMENT_STATUS_")}`);
+      button.addEventListener("click", () => follow(t.tournamentId));
+      list.append(el("li", {}, button));
+    }
+    status(`${(answer.tournaments || []).length} tournaments`);
+  } catch (err) {
+    status(`could not list tournaments: ${err.message}`);
+  }
+}
+
+// -- drawing ---------------------------------------------------------------------------------
+function drawHeader(t) {
+  let format = {};
+  try { format = JSON.parse(t.formatJson || "{}"); } catch { /* shown as is */ }
+  $("tournament-title").textContent = t.name || t.tournamentId;
+  const planned = t.plannedRounds ? ` of ${t.plannedRounds}` : "";
+  $("tournament-meta").textContent = `${t.game} · ${t.mode} · ${format.format || "?"} · `
+    + `${(t.players || []).length} players · round ${t.roundsPaired}${planned} · `
+    + `${short(t.status, "TOURNAMENT_STATUS_")}${t.reason ? ` (${t.reason})` : ""}`;
+  $("tournament").dataset.status = short(t.status, "TOURNAMENT_STATUS_");
+}
+
+function resultText(table) {
+  const r = table.result;
+  if (!r) return "";
+  const kind = r.forfeited ? " (forfeit)" : r.kind && !["match", "played"].includes(r.kind) ? ` (${r.kind})` : "";
+  return table.seats.map((p, i) => `${p}: ${ordinal(r.placements[i])}`).join(", ") + kind;
+}
+
+function drawRound(game, round) {
+  const rows = (round.tables || []).map((table) => {
+    const state = short(table.status, "TABLE_STATUS_");
+    const seats = el("td", { class: "seats" });
+    table.seats.forEach((player, seat) => {
+      const won = table.result && table.result.placements[seat] === 1;
+      if (seat) seats.append(table.seats.length === 2 ? " vs " : ", ");
+      seats.append(el("span", { class: `seat${won ? " won" : ""}`, "data-player": player }, player));
+    });
+    const link = table.matchId
+      ? el("a", { class: "watch", href: `/?game=${encodeURIComponent(game)}&match=${encodeURIComponent(table.matchId)}`,
+                  "data-match-id": table.matchId }, state === "done" ? "watch again" : "watch live")
+      : "";
+    return el("tr", { class: "pairing", "data-table": table.number, "data-status": state },
+      el("td", {}, table.bye ? "bye" : `table ${table.number}`), seats,
+      el("td", { class: "state" }, state), el("td", { class: "result" }, resultText(table)),
+      el("td", {}, link));
+  });
+  const cp = round.checkpoint;
+  const note = round.complete && cp
+    ? el("p", { class: "small checkpoint" }, `signed checkpoint: Merkle root ${cp.merkleRoot.slice(0, 16)}… over ${cp.leaves} match${cp.leaves === 1 ? "" : "es"}`)
+    : el("p", { class: "small" }, "in play");
+  return el("section", { class: "round", "data-round": round.number, "data-complete": round.complete ? "1" : "0" },
+    el("h3", {}, `Round ${round.number}`), el("table", { class: "pairings" }, ...rows), note);
+}
+
+function drawRounds(game) {
+  const box = $("rounds");
+  box.replaceChildren(...[...rounds.values()].sort((a, b) => b.number - a.number).map((r) => drawRound(game, r)));
+}
+
+export function drawStandings(rows, final) {
+  const table = $("standings");
+  table.dataset.final = final ? "1" : "0";
+  const names = rows.length ? rows[0].tiebreaks.map((t) => t.name) : [];
+  const head = el("tr", {}, ...["#", "player", "points", "games", "wins", ...names].map((n) => el("th", {}, n)));
+  const body = rows.map((r) => el("tr", { "data-player": r.playerId, class: r.dropped ? "dropped" : "" },
+    el("td", { "data-col": "rank" }, String(r.rank)),
+    el("td", { "data-col": "player" }, r.playerId + (r.dropped ? " (dropped)" : "")),
+    el("td", { "data-col": "points", "data-value": r.points }, number(r.points)),
+    el("td", { "data-col": "games" }, String(r.games)),
+    el("td", { "data-col": "wins" }, String(r.wins)),
+    ...r.tiebreaks.map((t) => el("td", { "data-col": t.name, "data-value": t.value }, number(t.value)))));
+  table.replaceChildren(el("thead", {}, head), el("tbody", {}, ...body));
+  $("standings-title").textContent = final ? "Final standings" : "Standings";
+}
+
+// The bracket: one column per level of each part (winners, losers, final), a box per match
+// with its two players, the winner marked, and a line from each match to the one its winner
+// goes to.
+export function drawBracket(bracket) {
+  const box = $("bracket");
+  box.replaceChildren();
+  if (!bracket || !bracket.matches) return;
+  const W = 190, H = 54, GAP_X = 40, GAP_Y = 14, TOP = 30;
+  const parts = ["winners", "losers", "final"];
+  const place = new Map();
+  let y0 = TOP, width = 0;
+  let finalX = 0;
+  for (const part of parts.slice(0, 2)) {
+    const ms = bracket.matches.filter((m) => m.bracket === part);
+    if (!ms.length) continue;
+    const levels = [...new Set(ms.map((m) => m.level))].sort((a, b) => a - b);
+    const rowsAt = Math.max(...levels.map((l) => ms.filter((m) => m.level === l).length));
+    const height = rowsAt * (H + GAP_Y);
+    levels.forEach((level, col) => {
+      const here = ms.filter((m) => m.level === level);
+      here.forEach((m, i) => {
+        const slot = height / here.length;
+        place.set(m.id, { x: 10 + col * (W + GAP_X), y: y0 + slot * i + (slot - H) / 2 });
+      });
+      finalX = Math.max(finalX, 10 + (col + 1) * (W + GAP_X));
+    });
+    y0 += height + TOP;
+  }
+  const finals = bracket.matches.filter((m) => m.bracket === "final");
+  finals.forEach((m, i) => place.set(m.id, { x: finalX + i * (W + GAP_X), y: TOP + 20 }));
+  width = Math.max(finalX + finals.length * (W + GAP_X), ...[...place.values()].map((p) => p.x + W + 10));
+  const root = svg("svg", { viewBox: `0 0 ${width} ${y0}`, width, height: y0, "data-format": bracket.format,
+                             "data-champion": bracket.champion || "" });
+  root.append(svg("text", { x: 10, y: 18, class: "label" }, bracket.champion ? `Champion: ${bracket.champion}` : "Bracket"));
+  for (const m of bracket.matches) {
+    for (const source of m.from || []) {
+      const [kind, ref] = source.split(":");
+      if (kind !== "winner" || !place.has(ref)) continue;
+      const a = place.get(ref), b = place.get(m.id);
+      root.append(svg("path", { class: "bracket-line",
+        d: `M${a.x + W},${a.y + H / 2} H${(a.x + W + b.x) / 2} V${b.y + H / 2} H${b.x}` }));
+    }
+  }
+  for (const m of bracket.matches) {
+    const p = place.get(m.id);
+    if (!p) continue;
+    const g = svg("g", { class: `bracket-match ${m.status.replace(/ /g, "-")}`, "data-id": m.id,
+                         "data-status": m.status, "data-winner": m.winner || "" });
+    g.append(svg("rect", { x: p.x, y: p.y, width: W, height: H, rx: 6, class: "panel" }));
+    (m.players || [null, null]).forEach((player, i) => {
+      const name = player === null ? "…" : player;
+      const won = m.winner && player === m.winner;
+      g.append(svg("text", { x: p.x + 8, y: p.y + 20 + i * 22, class: `label player${won ? " won" : ""}`,
+                             "data-player": player || "" }, name));
+    });
+    g.append(svg("text", { x: p.x + W - 6, y: p.y + 12, class: "small end" },
+                  `${m.id}${m.round ? ` · r${m.round}` : ""}`));
+    root.append(g);
+  }
+  box.append(root);
+}
+
+// -- following -------------------------------------------------------------------------------
+async function refreshStandings(id, token) {
+  const answer = await call("GetStandings", { tournamentId: id });
+  if (token === following) drawStandings(answer.rows || [], answer.final);
+  return answer;
+}
+
+async function catchUp(t, token) {
+  const missing = [];
+  for (let n = 1; n <= t.roundsPaired; n++) {
+    const known = rounds.get(n);
+    if (!known || !known.complete) missing.push(n);
+  }
+  const fetched = await Promise.all(missing.map((n) => call("GetRound", { tournamentId: t.tournamentId, round: n })));
+  if (token !== following) return;
+  for (const answer of fetched) rounds.set(answer.round.number, answer.round);
+}
+
+export async function follow(id) {
+  if (following) following.abort();
+  const token = new AbortController();
+  following = token;
+  rounds = new Map();
+  $("rounds").replaceChildren();
+  $("bracket").replaceChildren();
+  drawStandings([], false);
+  $("tournament").dataset.tournamentId = id;
+  $("tournament").dataset.ended = "0";
+  history.replaceState(null, "", `/?tournament=${encodeURIComponent(id)}`);
+  status("following the tournament…");
+  let t = null;
+  let pending = null, again = false;
+  const refresh = () => {
+    if (pending) { again = true; return pending; }
+    const current = t;
+    pending = Promise.all([catchUp(current, token), refreshStandings(id, token)])
+      .then(() => { if (token === following) drawRounds(current.game); })
+      .catch((err) => { if (token === following) status(`tournament: ${err.message}`); })
+      .finally(() => { pending = null; if (again) { again = false; refresh(); } });
+    return pending;
+  };
+  for (let attempt = 0; token === following; attempt++) {
+    try {
+      for await (const frame of serverStream(`${SERVICE}/WatchTournament`, { tournamentId: id }, "", token.signal)) {
+        t = frame.tournament;
+        drawHeader(t);
+        if (frame.round) rounds.set(frame.round.number, frame.round);
+        drawRounds(t.game);
+        drawBracket(t.bracketJson ? JSON.parse(t.bracketJson) : null);
+        refresh();
+      }
+      if (t && !/FINISHED|FORCE_ENDED/.test(t.status)) continue; // the stream was cut: resume
+      break;
+    } catch (err) {
+      if (err.name === "AbortError" || token !== following) return;
+      status(`stream: ${err.message}`);
+      if (err.code === "not_found" || attempt > 20) return;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+  while (pending) await pending;
+  if (!t || token !== following) return;
+  await refresh();
+  if (token !== following) return;
+  $("tournament").dataset.ended = "1";
+  await listTournaments();
+  status(`the tournament is over (${short(t.status, "TOURNAMENT_STATUS_")})`);
+}
+
+export function setup(setStatus) {
+  status = setStatus;
+  $("refresh-tournaments").addEventListener("click", listTournaments);
+}

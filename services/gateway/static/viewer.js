@@ -1,0 +1,279 @@
+// The spectator and replay viewer (and the tournament page, tournament.js). Live: ListMatches, then GetView (the spectator view,
+// never a token) and the WatchMatch stream. Replay: the gateway verifies an export and sends
+// back public frames only (services/gateway/replays.py).
+import { unary, serverStream } from "/static/connect.js";
+import { drawBoard, SEAT_COLOURS } from "/static/boards.js";
+import * as tournaments from "/static/tournament.js";
+
+const $ = (id) => document.getElementById(id);
+const RULES = "neon.rules.v1.RulesService";
+const rules = (game, method) => `/games/${encodeURIComponent(game)}/${RULES}/${method}`;
+const info = new Map();
+let watching = null;
+let clockTimer = null;
+
+function status(text) { $("status").textContent = text; }
+
+async function gameInfo(game) {
+  if (!info.has(game)) {
+    const answer = await unary(rules(game, "GetGameInfo"));
+    info.set(game, { title: answer.title, content: JSON.parse(answer.contentJson || "{}") });
+  }
+  return info.get(game);
+}
+
+function describeOutcome(outcome, seats) {
+  if (!outcome) return "";
+  const placements = outcome.placements || [];
+  const scores = outcome.scores || [];
+  const lines = [];
+  for (let seat = 0; seat < (seats || placements.length); seat++) {
+    lines.push(`seat ${seat}: place ${placements[seat] ?? "?"}, score ${scores[seat] ?? "?"}`);
+  }
+  const head = outcome.draw ? "Draw" : `Winner: seat ${placements.indexOf(1)}`;
+  return `${head}${outcome.reason ? ` — ${outcome.reason}` : ""}. ${lines.join("; ")}`;
+}
+
+// -- live ------------------------------------------------------------------------------------
+async function listMatches() {
+  const game = $("game-select").value;
+  if (!game) return;
+  const list = $("match-list");
+  list.replaceChildren();
+  try {
+    const answer = await unary(rules(game, "ListMatches"), { limit: 50 });
+    for (const m of answer.matches || []) {
+      const li = document.createElement("li");
+      const button = document.createElement("button");
+      button.type = "button";
+      button.dataset.matchId = m.matchId;
+      button.dataset.status = m.status;
+      const state = m.status === "MATCH_STATUS_ENDED" ? "ended" : m.status === "MATCH_STATUS_RUNNING" ? "live" : "waiting";
+      button.textContent = `${m.mode} · ${m.seats} seats · ${state} · v${m.version} · ${m.matchId.slice(0, 8)}`;
+      button.addEventListener("click", () => watch(game, m.matchId));
+      li.append(button);
+      list.append(li);
+    }
+    status(`${(answer.matches || []).length} matches of ${game}`);
+  } catch (err) {
+    status(`could not list matches: ${err.message}`);
+  }
+}
+
+function drawClocks(clocks) {
+  const box = $("clocks");
+  box.replaceChildren();
+  for (const c of clocks || []) {
+    const span = document.createElement("span");
+    span.className = `clock${c.running ? " running" : ""}`;
+    span.dataset.seat = c.seat;
+    span.dataset.deadline = c.running ? c.deadlineUnixMs : "";
+    span.dataset.remaining = c.remainingMs;
+    span.style.color = SEAT_COLOURS[c.seat % SEAT_COLOURS.length];
+    box.append(span);
+  }
+  tickClocks();
+}
+
+function tickClocks() {
+  for (const span of $("clocks").children) {
+    const deadline = Number(span.dataset.deadline || 0);
+    const left = deadline ? Math.max(0, deadline - Date.now()) : Number(span.dataset.remaining || 0);
+    span.textContent = `seat ${span.dataset.seat}: ${(left / 1000).toFixed(1)} s`;
+  }
+}
+
+async function refreshView(game, matchId, token) {
+  const view = await unary(rules(game, "GetView"), { matchId });
+  if (token !== watching) return view;
+  const { content } = await gameInfo(game);
+  $("board").replaceChildren(drawBoard(game, view.viewJson ? JSON.parse(view.viewJson) : null, content));
+  drawClocks(view.clocks);
+  if (view.outcomeJson) {
+    $("outcome").hidden = false;
+    $("outcome").textContent = describeOutcome(JSON.parse(view.outcomeJson), view.seats);
+  }
+  return view;
+}
+
+async function watch(game, matchId) {
+  if (watching) watching.abort();
+  const token = new AbortController();
+  watching = token;
+  $("log").replaceChildren();
+  $("outcome").hidden = true;
+  $("match-title").textContent = `${(await gameInfo(game)).title}: ${matchId}`;
+  $("board").dataset.matchId = matchId;
+  status("following the match…");
+  let pending = null;
+  let again = false;
+  const refresh = () => {
+    if (pending) { again = true; return pending; }
+    pending = refreshView(game, matchId, token)
+      .catch((err) => status(`view: ${err.message}`))
+      .finally(() => { pending = null; if (again) { again = false; refresh(); } });
+    return pending;
+  };
+  await refresh();
+  try {
+    for await (const frame of serverStream(rules(game, "WatchMatch"), { matchId, fromVersion: 0 }, "", token.signal)) {
+      const event = frame.event || {};
+      const texts = (event.text && event.text.length) ? event.text : [event.type];
+      for (const line of texts) {
+        const li = document.createElement("li");
+        li.textContent = line;
+        li.dataset.version = event.version;
+        $("log").append(li);
+      }
+      $("log").lastElementChild?.scrollIntoView({ block: "nearest" });
+      refresh();
+    }
+    while (pending) await pending;
+    await refreshView(game, matchId, token);
+    if (token === watching) {
+      status("the match is over");
+      $("board").dataset.ended = "1";
+    }
+  } catch (err) {
+    if (err.name !== "AbortError") status(`stream: ${err.message}`);
+  }
+}
+
+// -- replay ----------------------------------------------------------------------------------
+let replay = null;
+let replayIndex = 0;
+
+function showReplay(report) {
+  replay = report;
+  replayIndex = 0;
+  const v = report.verification || {};
+  const box = $("verification");
+  box.replaceChildren();
+  const head = document.createElement("p");
+  head.id = v.ok ? "verify-ok" : "verify-failure";
+  head.className = v.ok ? "verify-ok" : "verify-bad";
+  head.textContent = v.ok ? "Verified: every check passed" : `Verification FAILED: ${v.failure}`;
+  box.append(head);
+  const ul = document.createElement("ul");
+  for (const check of v.checks || []) {
+    const li = document.createElement("li");
+    li.textContent = `✔ ${check}`;
+    ul.append(li);
+  }
+  for (const warning of v.warnings || []) {
+    const li = document.createElement("li");
+    li.textContent = `note: ${warning}`;
+    ul.append(li);
+  }
+  box.append(ul);
+  if (report.stopped) {
+    const p = document.createElement("p");
+    p.className = "verify-bad";
+    p.textContent = `Step-through stops: ${report.stopped}`;
+    box.append(p);
+  }
+  drawFrame();
+}
+
+async function drawFrame() {
+  const frames = (replay && replay.frames) || [];
+  if (!frames.length) {
+    $("step-label").textContent = "no events to show";
+    $("replay-board").replaceChildren();
+    return;
+  }
+  replayIndex = Math.max(0, Math.min(replayIndex, frames.length - 1));
+  const frame = frames[replayIndex];
+  $("step-label").textContent = `event ${frame.n} of ${frames.length}: ${frame.type}`;
+  $("step-label").dataset.n = frame.n;
+  let content = {};
+  try { content = (await gameInfo(replay.game_id)).content; } catch { /* a game this gateway does not serve */ }
+  $("replay-board").replaceChildren(drawBoard(replay.game_id, frame.view, content));
+  const log = $("replay-log");
+  log.replaceChildren();
+  for (const line of frame.text.length ? frame.text : [frame.type]) {
+    const li = document.createElement("li");
+    li.textContent = line;
+    log.append(li);
+  }
+  const ended = frames.find((f) => f.outcome);
+  $("replay-outcome").hidden = !(ended && frame.n >= ended.n);
+  if (ended) $("replay-outcome").textContent = describeOutcome(ended.outcome, replay.seats);
+}
+
+async function replayFromService() {
+  const game = $("replay-game").value;
+  const matchId = $("replay-match").value.trim();
+  if (!matchId) { status("enter a finished match id"); return; }
+  status("verifying…");
+  const response = await fetch(`/api/games/${encodeURIComponent(game)}/matches/${encodeURIComponent(matchId)}/replay`, { method: "POST" });
+  const data = await response.json();
+  if (!response.ok) { status(`replay: ${data.code}: ${data.message}`); return; }
+  status("replay open");
+  showReplay(data);
+}
+
+async function replayFromFile(file) {
+  status("verifying…");
+  const response = await fetch("/api/replay", { method: "POST", body: await file.arrayBuffer(),
+                                                headers: { "Content-Type": "application/octet-stream" } });
+  const data = await response.json();
+  if (!response.ok) { status(`replay: ${data.code}: ${data.message}`); return; }
+  status(`replay of ${file.name} open`);
+  showReplay(data);
+}
+
+function step(delta) {
+  if (!replay) return;
+  replayIndex = delta === -Infinity ? 0 : delta === Infinity ? replay.frames.length - 1 : replayIndex + delta;
+  drawFrame();
+}
+
+// -- set-up ----------------------------------------------------------------------------------
+function showPage(name) {
+  for (const page of ["live", "replay", "tournament"]) {
+    $(page).hidden = page !== name;
+    $(`tab-${page}`).classList.toggle("on", page === name);
+  }
+}
+
+async function main() {
+  $("tab-live").addEventListener("click", () => showPage("live"));
+  $("tab-replay").addEventListener("click", () => showPage("replay"));
+  $("tab-tournament").addEventListener("click", () => { showPage("tournament"); tournaments.listTournaments(); });
+  tournaments.setup(status);
+  $("refresh-matches").addEventListener("click", listMatches);
+  $("game-select").addEventListener("change", listMatches);
+  $("replay-open").addEventListener("click", () => replayFromService().catch((err) => status(err.message)));
+  $("replay-file").addEventListener("change", (e) => {
+    const file = e.target.files[0];
+    if (file) replayFromFile(file).catch((err) => status(err.message));
+  });
+  $("step-first").addEventListener("click", () => step(-Infinity));
+  $("step-prev").addEventListener("click", () => step(-1));
+  $("step-next").addEventListener("click", () => step(1));
+  $("step-last").addEventListener("click", () => step(Infinity));
+  clockTimer = setInterval(tickClocks, 250);
+  const { games } = await (await fetch("/api/games")).json();
+  for (const select of [$("game-select"), $("replay-game")]) {
+    for (const game of games) {
+      const option = document.createElement("option");
+      option.value = game;
+      option.textContent = game;
+      select.append(option);
+    }
+  }
+  const wanted = new URLSearchParams(location.search);
+  if (wanted.get("game")) $("game-select").value = wanted.get("game");
+  await listMatches();
+  if (wanted.get("match")) watch($("game-select").value, wanted.get("match"));
+  if (wanted.get("tournament")) {
+    showPage("tournament");
+    await tournaments.listTournaments();
+    tournaments.follow(wanted.get("tournament"));
+  }
+  document.body.dataset.ready = "1";
+}
+
+main().catch((err) => status(`could not start: ${err.message}`));
+export { clockTimer };

@@ -1,0 +1,55 @@
+"""``replace`` for the engines' frozen dataclasses, without ``dataclasses.replace``'s cost.
+
+``dataclasses.replace`` builds keyword arguments for every field and runs the generated
+``__init__``, which sets each field through ``object.__setattr__``: for a state of thirty
+fields changed in one, most of the work copies what does not change. :func:`replace`
+copies the instance's attributes in one step and sets the changed ones. It gives the same
+object ``dataclasses.replace`` gives for a class whose instances hold only their fields
+(no ``__post_init__``, no ``init=False`` field, no ``__slots__``, no cached properties);
+for any other class, and for a name that is not a field, it calls ``dataclasses.replace``
+(which raises as before). The result is as immutable as the original: frozen classes
+refuse assignment whichever way the instance was made.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_FIELDS: dict[type, frozenset[str] | None] = {}
+
+
+def _plain_fields(cls: type) -> frozenset[str] | None:
+    """The field names of ``cls`` when its instances hold exactly their fields, else None."""
+    if (
+        not dataclasses.is_dataclass(cls)
+        or hasattr(cls, "__post_init__")
+        or "__slots__" in vars(cls)
+    ):
+        return None
+    found = dataclasses.fields(cls)
+    if any(not f.init for f in found):
+        return None
+    for klass in cls.__mro__:
+        if any(isinstance(v, functools.cached_property) for v in vars(klass).values()):
+            return None
+    return frozenset(f.name for f in found)
+
+
+def replace(obj: T, /, **changes: Any) -> T:
+    """``dataclasses.replace(obj, **changes)``, copying the attributes at once."""
+    cls = type(obj)
+    try:
+        names = _FIELDS[cls]
+    except KeyError:
+        names = _FIELDS[cls] = _plain_fields(cls)
+    if names is None or not names.issuperset(changes):
+        return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+    new = object.__new__(cls)
+    attrs = new.__dict__
+    attrs.update(obj.__dict__)
+    attrs.update(changes)
+    return new

@@ -1,0 +1,133 @@
+"""A NEON state as the JSON its state hash is taken over, without reflection.
+
+:func:`encode` builds exactly what :func:`to_json` (the generic, reflective encoder over
+the dataclasses) builds, field by field; a state is encoded at every action (its hash is
+recorded and checked by ``neon verify``), and reflection over every field of every fighter
+was most of an action's cost. tests/unit/neon/test_encoding.py compares both encoders on
+states of real games, so a field added later and left out here fails there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields, is_dataclass
+from typing import Any
+
+from services.rules.games.neon.attack import Attack
+from services.rules.games.neon.state import CardChoice, Fighter, Frame, State
+
+
+def to_json(value: Any) -> Any:
+    """The generic encoder: dataclasses as objects of their fields, tuples as lists."""
+    if isinstance(value, Attack):
+        return {
+            "kind": value.kind,
+            "owner": value.attacker,
+            "data": {k: to_json(v) for k, v in value.encoded().items()},
+        }
+    if is_dataclass(value) and not isinstance(value, type):
+        out = {f.name: to_json(getattr(value, f.name)) for f in fields(value)}
+        if "data" in out and hasattr(value, "kind"):
+            out["data"] = {k: to_json(v) for k, v in value.data}
+        return out
+    if isinstance(value, tuple | list):
+        return [to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_json(v) for k, v in value.items()}
+    if isinstance(value, float):
+        raise TypeError("no floats in NEON states")
+    return value
+
+
+def _value(value: Any) -> Any:
+    """:func:`to_json` of a value in a frame's data: scalars as they are, the rest generic."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is tuple and all(type(v) is str or type(v) is int for v in value):
+        return list(value)
+    return to_json(value)
+
+
+def _rows(rows: tuple[tuple[Any, ...], ...]) -> list[list[Any]]:
+    return [list(row) for row in rows]
+
+
+def _frame(fr: Any) -> dict[str, Any]:
+    if type(fr) is Frame:
+        return {"kind": fr.kind, "owner": fr.owner, "data": {k: _value(v) for k, v in fr.data}}
+    return to_json(fr)
+
+
+def _choice(choice: CardChoice | None) -> dict[str, Any] | None:
+    if choice is None:
+        return None
+    return {
+        "top": choice.top,
+        "bottom": choice.bottom,
+        "cover": choice.cover,
+        "top_rotated": choice.top_rotated,
+        "bottom_rotated": choice.bottom_rotated,
+    }
+
+
+def _fighter(f: Fighter) -> dict[str, Any]:
+    return {
+        "idx": f.idx,
+        "fighter": f.fighter,
+        "team": f.team,
+        "side": f.side,
+        "sector": f.sector,
+        "eliminated": f.eliminated,
+        "energy": f.energy,
+        "health": _rows(f.health),
+        "trophies": list(f.trophies),
+        "bots": _rows(f.bots),
+        "equipment": [{"card": e.card, "supplies": list(e.supplies)} for e in f.equipment],
+        "hand": list(f.hand),
+        "deck": list(f.deck),
+        "discard": list(f.discard),
+        "choice": _choice(f.choice),
+        "row": _rows(f.row),
+        "initiative": f.initiative,
+        "step": f.step,
+        "acted": f.acted,
+        "shields": f.shields,
+        "upgrades": list(f.upgrades),
+        "used_upgrades": list(f.used_upgrades),
+        "resigned": f.resigned,
+    }
+
+
+def encode(s: State) -> dict[str, Any]:
+    """``to_json(s)``, written out."""
+    return {
+        "mode": s.mode,
+        "seats": s.seats,
+        "automa": s.automa,
+        "teams": _rows(s.teams),
+        "cells": list(s.cells),
+        "fighters": [_fighter(f) for f in s.fighters],
+        "ring": list(s.ring),
+        "scoreboard": list(s.scoreboard),
+        "round_board": _rows(s.round_board),
+        "bots": _rows(s.bots),
+        "search": _rows(s.search),
+        "search_supply": s.search_supply,
+        "tokens": _rows(s.tokens),
+        "loot_decks": _rows(s.loot_decks),
+        "loot_discards": _rows(s.loot_discards),
+        "upgrade_deck": list(s.upgrade_deck),
+        "health_supply": list(s.health_supply),
+        "leader": s.leader,
+        "round": s.round,
+        "phase": s.phase,
+        "current": s.current,
+        "acted_order": list(s.acted_order),
+        "stack": [_frame(fr) for fr in s.stack],
+        "closes_left": s.closes_left,
+        "closing_sector": s.closing_sector,
+        "eliminations": _rows(s.eliminations),
+        "ended": s.ended,
+        "serial": s.serial,
+        "ruleset": s.ruleset,
+    }

@@ -1,0 +1,1 @@
+"""Tournaments: registration, rounds, pairings, standings and round checkpoints."""

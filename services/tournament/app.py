@@ -1,0 +1,62 @@
+"""The tournament Application: the Tournament store, its log, and finding open tournaments."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, ClassVar
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.utils import get_topic
+
+from services.tournament import log as tlog
+from services.tournament.domain import Tournament, tournament_uuid
+
+OPENING = ("Tournament.Created",)
+CLOSING = ("Tournament.Finished", "Tournament.ForceEnded")
+PAGE = 5000
+
+
+class TournamentApplication(Application):
+    name = "tournament"
+    snapshotting_intervals: ClassVar[dict[type[Any], int]] = {Tournament: 200}
+    """A long event is rebuilt from its latest snapshot; the log itself stays whole."""
+
+    def find(self, tournament_id: str) -> Tournament | None:
+        try:
+            return self.repository.get(tournament_uuid(tournament_id))
+        except AggregateNotFoundError:
+            return None
+
+    def records(self, tournament_id: str, upto: int | None = None) -> list[dict[str, Any]]:
+        """The tournament's log as public records with their chain hashes."""
+        events = self.repository.event_store.get(tournament_uuid(tournament_id), lte=upto)
+        return tlog.chain(tournament_id, (tlog.record_of(e) for e in events))
+
+    def newest(self, limit: int) -> list[Tournament]:
+        """The ``limit`` most recently created tournaments, newest first (one notification
+        per tournament is read: its Created event)."""
+        created = [get_topic(Tournament.Created)]  # type: ignore[attr-defined]
+        ids: list[uuid.UUID] = []
+        start = 1
+        while True:
+            page = self.recorder.select_notifications(start, PAGE, topics=created)
+            ids.extend(n.originator_id for n in page)  # type: ignore[misc]
+            if len(page) < PAGE:
+                break
+            start = page[-1].id + 1
+        return [self.repository.get(uid) for uid in reversed(ids[-limit:])]
+
+    def open_ids(self) -> list[uuid.UUID]:
+        """Tournaments not finished, in creation order, from the notification log's topics."""
+        found: dict[uuid.UUID, None] = {}
+        start = 1
+        while True:
+            page = self.recorder.select_notifications(start, PAGE)
+            for n in page:
+                if n.topic.endswith(OPENING):
+                    found[n.originator_id] = None  # type: ignore[index]
+                elif n.topic.endswith(CLOSING):
+                    found.pop(n.originator_id, None)  # type: ignore[arg-type]
+            if len(page) < PAGE:
+                return list(found)
+            start = page[-1].id + 1

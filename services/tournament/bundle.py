@@ -1,0 +1,412 @@
+"""The tournament audit bundle: one JSON Lines file, and its offline verification.
+
+Lines (each canonical JSON)::
+
+    {"type": "TournamentBundle", "version": 1, "tournament_id", "game", "public_key",
+     "result_keys": [...]}
+    {"type": "LogRecord", "record": {...}}            every record of the tournament's log
+    {"type": "MatchExport", "round", "table", "match_id", "export": "<the match's JSONL>"}
+    {"type": "RoundCheckpoint", "checkpoint": {...}}   as published in the log
+    {"type": "InclusionProof", "round", "table", "match_id", "final_hash", "index", "size",
+     "proof": [...], "root"}
+    {"type": "TournamentBundleSeal", "version": 1, "seal": {"tournament_id",
+     "log_length", "log_head", "matches", "result_keys"}, "key", "signature"}   signed
+
+:func:`verify_bundle` checks the log's hash chain and the seal, every match export as
+``neon verify`` does (chain, signature, seed, every draw, a full replay), that each
+export is the match the log paired (players, game, no dev seed, a client seed from every
+seat that came) and ended with the result the log recorded (and the rules service
+signed), every round checkpoint's signature, Merkle root and log head, every inclusion
+proof, and then recomputes every round's pairings and the standings from the results
+and the format's rules. Each failure names what failed. Pure code apart from the match
+verifier's engines: no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.platform.canonical import canonical_json
+from services.platform.signed import Untrusted, open_result
+from services.tournament import log as tlog
+from services.tournament import proofs
+from services.tournament.core import audit, checkpoint
+
+BUNDLE = "TournamentBundle"
+
+
+def is_bundle(data: bytes) -> bool:
+    first = data.split(b"\n", 1)[0]
+    try:
+        return json.loads(first).get("type") == BUNDLE
+    except (ValueError, AttributeError):
+        return False
+
+
+def build_bundle(
+    tournament_id: str,
+    game: str,
+    records: Sequence[Mapping[str, Any]],
+    exports: Mapping[str, bytes],
+    key: Any,
+    result_keys: Sequence[str],
+) -> bytes:
+    """``records``: the chained log; ``exports``: each sealed match's export by match id."""
+    from services.platform.signing import public_key_hex
+
+    replayed = tlog.replay_log(records)
+    result_keys = list(result_keys) or [public_key_hex(key)]
+    lines: list[dict[str, Any]] = [
+        {
+            "type": BUNDLE,
+            "version": 1,
+            "tournament_id": tournament_id,
+            "game": game,
+            "public_key": public_key_hex(key),
+            "result_keys": list(result_keys),
+        }
+    ]
+    lines += [{"type": "LogRecord", "record": dict(r)} for r in records]
+    proofs_out: list[dict[str, Any]] = []
+    for rnd in replayed.rounds:
+        for table in sorted(rnd["matches"]):
+            match_id = rnd["matches"][table]
+            if match_id in exports:
+                lines.append(
+                    {
+                        "type": "MatchExport",
+                        "round": rnd["number"],
+                        "table": table,
+                        "match_id": match_id,
+                        "export": exports[match_id].decode(),
+                    }
+                )
+        checkpoint = rnd["checkpoint"]
+        if checkpoint is None:
+            continue
+        lines.append({"type": "RoundCheckpoint", "checkpoint": checkpoint})
+        hashes = [rnd["sealed"][t] for t in _leaf_tables(rnd)]
+        for index, table in enumerate(_leaf_tables(rnd)):
+            proofs_out.append(
+                {
+                    "type": "InclusionProof",
+                    "round": rnd["number"],
+                    "table": table,
+                    "match_id": rnd["matches"][table],
+                    "final_hash": hashes[index],
+                    "index": index,
+                    "size": len(hashes),
+                    "proof": proofs.inclusion(hashes, index),
+                    "root": proofs.body(checkpoint)["root"],
+                }
+            )
+    lines += proofs_out
+    seal = proofs.seal_bundle(
+        {"tournament_id": tournament_id, "log_length": len(records),
+         "log_head": tlog.head(list(records)), "matches": sorted(exports),
+         "result_keys": sorted(result_keys)}, key)
+    lines.append(seal)
+    return b"\n".join(canonical_json(line) for line in lines) + b"\n"
+
+
+def _leaf_tables(rnd: Mapping[str, Any]) -> list[int]:
+    """Tables whose sealed match hash is a leaf of the round's tree, in table order."""
+    return [
+        t.number
+        for t in sorted(rnd["tables"], key=lambda t: t.number)
+        if not t.bye and t.number in rnd["sealed"]
+    ]
+
+
+@dataclass
+class BundleReport:
+    ok: bool = True
+    checks: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    tournament_id: str = ""
+    matches: int = 0
+
+    def fail(self, reason: str) -> None:
+        self.ok = False
+        self.failures.append(reason)
+
+    @property
+    def failure(self) -> str:
+        return "; ".join(self.failures)
+
+
+PARALLEL_FROM = 64
+"""Match exports verified in worker processes from this many on (starting them costs ~1 s)."""
+
+
+def _verify_all(exports: list[bytes], jobs: int) -> list[Any]:
+    """The rules verifier's report of each export, in order; across processes when many."""
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    from services.rules.verify import verify_export
+
+    workers = min(len(exports), jobs or os.cpu_count() or 1)
+    if workers <= 1 or (not jobs and len(exports) < PARALLEL_FROM):
+        return [verify_export(data, None) for data in exports]
+    # spawn, not fork: the caller may hold gRPC threads, which fork breaks
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return list(pool.map(verify_export, exports, chunksize=8))
+
+
+def verify_bundle(
+    data: bytes, public_key: str | None = None, verify_match: Any = None, jobs: int = 0
+) -> BundleReport:
+    """Every check of the module docstring; ``public_key`` pins the organiser's key.
+    ``verify_match(export_bytes, key)`` defaults to the rules verifier (neon verify), run in
+    ``jobs`` processes (0: one per core once there are many matches)."""
+    report = BundleReport()
+    try:
+        header, records, exports, checkpoints, inclusion, seal = _parse(data)
+    except ValueError as err:
+        report.fail(str(err))
+        return report
+    tid = str(header.get("tournament_id", ""))
+    report.tournament_id = tid
+    key = str(header.get("public_key", ""))
+    if public_key and key != public_key:
+        report.fail("bundle: made with another organiser key than the one given")
+        return report
+    if not public_key:
+        report.warnings.append(
+            "signatures checked with the key in the bundle; pass --public-key to pin it"
+        )
+    result_keys = [str(k) for k in header.get("result_keys") or [key]]
+
+    problem = tlog.check_chain(tid, records)
+    if problem:
+        report.fail(problem)
+    else:
+        report.checks.append(f"tournament log: hash chain of {len(records)} records")
+    _check_seal(report, seal, records, key, tid, result_keys)
+    try:
+        replayed = tlog.replay_log(records)
+    except ValueError as err:
+        report.fail(str(err))
+        return report
+    if replayed.config is None:
+        report.fail("tournament log: no Created record")
+        return report
+    texts = {m: str(line.get("export", "")).encode() for m, line in exports.items()}
+    if verify_match is None:
+        reports = dict(zip(texts, _verify_all(list(texts.values()), jobs)))
+    else:
+        reports = {m: verify_match(text, None) for m, text in texts.items()}
+    _check_matches(report, replayed, exports, result_keys, reports)
+    _check_checkpoints(report, replayed, records, checkpoints, inclusion, key)
+    _recheck(report, replayed)
+    return report
+
+
+def _parse(
+    data: bytes,
+) -> tuple[
+    dict[str, Any],
+    list[dict[str, Any]],
+    dict[str, dict[str, Any]],
+    list[dict[str, Any]],
+    list[dict[str, Any]],
+    dict[str, Any],
+]:
+    rows = []
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as err:
+            raise ValueError(f"bundle line {number} is not JSON: {err}") from None
+        if not isinstance(row, dict):
+            raise ValueError(f"bundle line {number} is not a JSON object")
+        rows.append(row)
+    if not rows or rows[0].get("type") != BUNDLE:
+        raise ValueError("not a tournament bundle (the first line is not TournamentBundle)")
+    if rows[-1].get("type") != proofs.BUNDLE_SEAL:
+        raise ValueError("the bundle does not end with its signed seal (cut short?)")
+    records = [dict(r["record"]) for r in rows if r.get("type") == "LogRecord"]
+    exports = {str(r["match_id"]): r for r in rows if r.get("type") == "MatchExport"}
+    checkpoints = [dict(r["checkpoint"]) for r in rows if r.get("type") == "RoundCheckpoint"]
+    inclusion = [r for r in rows if r.get("type") == "InclusionProof"]
+    return rows[0], records, exports, checkpoints, inclusion, rows[-1]
+
+
+def _check_seal(report: BundleReport, seal: dict[str, Any], records: list[dict[str, Any]],
+                key: str, tid: str, result_keys: list[str]) -> None:
+    try:
+        body = proofs.open_bundle_seal(seal, key)
+    except proofs.Untrusted as err:
+        report.fail(f"bundle seal: {err}")
+        return
+    if sorted(body.get("result_keys") or []) != sorted(result_keys):
+        report.fail("bundle seal: the rules keys the bundle trusts are not the ones the "
+                    "organiser signed")
+    if body.get("tournament_id") != tid or body.get("log_length") != len(records) \
+            or body.get("log_head") != tlog.head(records):
+        report.fail(f"bundle seal: signs a log of {body.get('log_length')} records ending "
+                    f"{str(body.get('log_head'))[:12]}, the bundle holds {len(records)} ending "
+                    f"{tlog.head(records)[:12]}")
+    else:
+        report.checks.append("bundle seal signature (Ed25519) over the whole log")
+
+
+def _check_matches(
+    report: BundleReport,
+    replayed: tlog.Replayed,
+    exports: dict[str, dict[str, Any]],
+    result_keys: list[str],
+    reports: dict[str, Any],
+) -> None:
+    from services.rules.export import parse_export
+
+    game = str(replayed.settings.get("game"))
+    seen = 0
+    for rnd in replayed.rounds:
+        n = rnd["number"]
+        tables = {t.number: t for t in rnd["tables"]}
+        for number, match_id in sorted(rnd["matches"].items()):
+            where = f"round {n} table {number} (match {match_id})"
+            table = tables.get(number)
+            if table is None:
+                report.fail(f"{where}: the log creates a match for a table it never paired")
+                continue
+            result = rnd["results"].get(number)
+            if number in rnd["corrected"]:
+                report.warnings.append(f"{where}: result set by the organiser "
+                                       f"({rnd['corrected'][number]})")
+            line = exports.get(match_id)
+            if line is None:
+                if number in rnd["sealed"] or (result is not None
+                                               and number not in rnd["corrected"]):
+                    report.fail(f"{where}: the match's export is missing from the bundle")
+                continue
+            data = str(line.get("export", "")).encode()
+            match_report = reports[match_id]
+            if not match_report.ok:
+                report.fail(f"{where}: {match_report.failure}")
+                continue
+            records, checkpoint = parse_export(data)
+            if str(checkpoint.get("public_key")) not in result_keys:
+                report.fail(f"{where}: the export is signed by a key the bundle does not trust")
+                continue
+            created = records[0]
+            if created.get("game") != game:
+                report.fail(f"{where}: the export is a match of {created.get('game')}, not {game}")
+            if list(created.get("players") or []) != list(table.seats):
+                report.fail(
+                    f"{where}: the match seats {created.get('players')}, the log paired "
+                    f"{list(table.seats)}"
+                )
+            if (created.get("dice") or {}).get("dev"):
+                report.fail(f"{where}: the match used a dev seed")
+            if not created.get("await_client_seeds"):
+                report.fail(f"{where}: the match did not wait for the seats' client seeds")
+            started = next((r for r in records if r.get("type") == "MatchStarted"), {})
+            seeded = {int(s) for s, _ in started.get("client_seeds") or []}
+            absent = set(rnd["absent"].get(number, []))
+            missing = [s for s in range(len(table.seats)) if s not in seeded and s not in absent]
+            if missing:
+                report.fail(
+                    f"{where}: no client seed from seat(s) {missing}, which the log "
+                    "says were present"
+                )
+            final = records[-1].get("hash")
+            if number in rnd["sealed"] and rnd["sealed"][number] != final:
+                report.fail(
+                    f"{where}: the export ends with hash {str(final)[:12]}, the log "
+                    f"sealed {rnd['sealed'][number][:12]}"
+                )
+            ended = next((r for r in records if r.get("type") == "MatchEnded"), None)
+            if result is not None and ended is not None:
+                played = [int(p) for p in ended["outcome"]["placements"]]
+                if number in rnd["corrected"]:
+                    pass
+                elif played != list(result.placements):
+                    report.fail(
+                        f"{where}: the log records placements {list(result.placements)}, "
+                        f"the match ended {played}"
+                    )
+                signed = rnd.get("signed", {}).get(number)
+                if signed is not None:
+                    _check_signed(report, where, signed, result_keys, played)
+            seen += 1
+    report.matches = seen
+    report.checks.append(
+        f"{seen} match exports verified (chain, signature, seed, draws, replay) "
+        "and matched to their tables and results"
+    )
+
+
+def _check_signed(
+    report: BundleReport, where: str, signed: Any, keys: list[str], played: list[int]
+) -> None:
+    try:
+        body = open_result(signed, keys)
+    except Untrusted as err:
+        report.fail(f"{where}: the signed result in the log does not hold: {err}")
+        return
+    if [int(p) for p in body["outcome"]["placements"]] != played:
+        report.fail(f"{where}: the signed result differs from the match's export")
+
+
+def _check_checkpoints(report: BundleReport, replayed: tlog.Replayed,
+                       records: list[dict[str, Any]], checkpoints: list[dict[str, Any]],
+                       inclusion: list[dict[str, Any]], key: str) -> None:
+    """Each round's signed checkpoint (core/checkpoint.py) and every inclusion proof."""
+    events = tlog.bodies(records)
+    copies = {int(proofs.body(c).get("round", 0)): c for c in checkpoints}
+    count = 0
+    for rnd in replayed.rounds:
+        n, message = rnd["number"], rnd["checkpoint"]
+        if message is None:
+            continue
+        if copies.get(n) != message:
+            report.fail(f"round {n} checkpoint: the bundle's copy differs from the one in the log")
+        hashes = [rnd["sealed"][t] for t in _leaf_tables(rnd)]
+        problems = checkpoint.verify_checkpoint(
+            message, [key], tournament_id=replayed.tournament_id, round_number=n,
+            match_hashes=hashes, events=events)
+        for problem in problems:
+            report.fail(problem)
+        count += not problems
+    report.checks.append(f"{count} round checkpoints: signature, Merkle root and log head")
+    proved = 0
+    for p in inclusion:
+        n, table = int(p.get("round", 0)), int(p.get("table", 0))
+        where = f"inclusion proof of round {n} table {table}"
+        if not 1 <= n <= len(replayed.rounds) or replayed.rounds[n - 1]["checkpoint"] is None:
+            report.fail(f"{where}: no such checkpoint")
+            continue
+        rnd = replayed.rounds[n - 1]
+        if rnd["sealed"].get(table) != p.get("final_hash"):
+            report.fail(f"{where}: proves another hash than the log sealed")
+        elif not checkpoint.verify_match_inclusion(
+                str(p.get("final_hash")), int(p.get("index", -1)), list(p.get("proof") or []),
+                proofs.body(rnd["checkpoint"])):
+            report.fail(f"{where}: does not lead to the checkpoint's Merkle root")
+        else:
+            proved += 1
+    expected = sum(len(_leaf_tables(r)) for r in replayed.rounds if r["checkpoint"] is not None)
+    if proved != expected:
+        report.fail(f"inclusion proofs: {proved} hold, {expected} expected")
+    report.checks.append(f"{proved} inclusion proofs lead to their round's Merkle root")
+
+
+def _recheck(report: BundleReport, replayed: tlog.Replayed) -> None:
+    """Recompute every round's pairings and the standings (core/audit.py ``recheck``)."""
+    assert replayed.config is not None
+    problems = audit.recheck(replayed.config, replayed.audit_events)
+    for problem in problems:
+        report.fail(str(problem))
+    if not problems:
+        report.checks.append(f"pairings of {len(replayed.rounds)} rounds and the standings "
+                             "recomputed from the results and the format's rules")

@@ -1,0 +1,201 @@
+"""The vocabulary of the tournament core: entrants, tables, results, rounds and formats.
+
+Everything here is an immutable value; the functions of this package compute pairings and
+standings from these values alone (no I/O, no clock, no randomness), so that a verifier
+recomputes exactly what the service published.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+FORMATS = ("swiss", "round-robin", "single-elimination", "double-elimination", "multiplayer")
+TIEBREAKS = (
+    "buchholz",
+    "median-buchholz",
+    "sonneborn-berger",
+    "head-to-head",
+    "wins",
+    "placement-points",
+    "game-tiebreak",
+)
+WITHDRAWAL_RULES = ("void-if-under-half", "keep")
+LATE_ENTRY_POINTS = ("zero", "bye")
+RESULT_KINDS = ("played", "forfeit", "bye")
+
+OPPONENT_WITHDRAWN = "opponent-withdrawn"
+"""Note on a bye table of a round robin: the scheduled opponent had withdrawn."""
+
+
+class TournamentError(ValueError):
+    """No legal pairing exists, the event is finished, or the input is inconsistent."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A registered player: ``rating`` from scoring (openskill ordinal), ``registered`` the
+    registration order. Seed order is rating (highest first), then registration."""
+
+    player_id: str
+    rating: float = 0.0
+    registered: int = 0
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of a round. Seat order matters (seat 0 = first player / white). A bye is a
+    table with one seat and ``bye=True``; ``note`` says why when it is not a plain pairing
+    bye (:data:`OPPONENT_WITHDRAWN`, naming the withdrawn opponent in ``absent``)."""
+
+    number: int
+    seats: tuple[str, ...]
+    bye: bool = False
+    note: str = ""
+    absent: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TableResult:
+    """The result of one table. ``placements[i]`` is the place of ``seats[i]`` (1 = first,
+    equal numbers = tie). ``kind``: "played"; "forfeit" (no game: the seats in
+    ``forfeited`` lost by forfeit, the others win by forfeit); "bye". A "played" result may
+    also name ``forfeited`` seats (a multiplayer seat that never showed up): they score
+    nothing and that table is not a game for them."""
+
+    table: int
+    seats: tuple[str, ...]
+    placements: tuple[int, ...]
+    kind: str = "played"
+    forfeited: tuple[str, ...] = ()
+    game_tiebreak: tuple[float, ...] = ()
+    match_id: str = ""
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    number: int
+    tables: tuple[Table, ...]
+    results: tuple[TableResult, ...] = ()
+
+
+@dataclass(frozen=True)
+class FormatConfig:
+    """How a tournament pairs and scores. Stored in the tournament's events as JSON.
+
+    ``rounds`` 0 means the format's natural number (round robin: every pairing once;
+    elimination: until one is left; Swiss: ceil(log2 n)). ``placement_points[i]`` is what
+    place i+1 scores; tied places share the average of the places they cover (two seats:
+    ``draw_points`` each). ``withdrawal_rule`` (round robin): "void-if-under-half" (FIDE:
+    the results of a player who withdraws before playing half their games are annulled,
+    else kept and the rest forfeited) or "keep". ``late_entry_until``: the last round a late
+    entry may first play in (0: none allowed); ``late_entry_points``: "zero" or "bye"
+    (bye_points for each round missed). ``grand_final_reset``: double elimination plays a
+    second final when the losers-bracket winner wins the first."""
+
+    format: str
+    rounds: int = 0
+    table_sizes: tuple[int, ...] = (2,)
+    placement_points: tuple[float, ...] = (1.0, 0.0)
+    draw_points: float = 0.5
+    bye_points: float = 1.0
+    forfeit_win_points: float = 1.0
+    tiebreaks: tuple[str, ...] = ()
+    withdrawal_rule: str = "void-if-under-half"
+    double_rounds: bool = False
+    late_entry_until: int = 0
+    late_entry_points: str = "zero"
+    grand_final_reset: bool = True
+
+    def __post_init__(self) -> None:
+        if self.format not in FORMATS:
+            raise TournamentError(f"unknown format {self.format!r}; one of {', '.join(FORMATS)}")
+        for name in self.tiebreaks:
+            if name not in TIEBREAKS:
+                raise TournamentError(f"unknown tie-break {name!r}; one of {', '.join(TIEBREAKS)}")
+        if self.withdrawal_rule not in WITHDRAWAL_RULES:
+            raise TournamentError(f"unknown withdrawal rule {self.withdrawal_rule!r}")
+        if self.late_entry_points not in LATE_ENTRY_POINTS:
+            raise TournamentError(f"unknown late entry points {self.late_entry_points!r}")
+        if not self.table_sizes or any(s < 2 or s > 6 for s in self.table_sizes):
+            raise TournamentError("table sizes must be between 2 and 6 seats")
+        if self.format != "multiplayer" and tuple(self.table_sizes) != (2,):
+            raise TournamentError(f"{self.format} is for two-seat tables")
+        if self.rounds < 0:
+            raise TournamentError("rounds must not be negative")
+
+    @property
+    def is_elimination(self) -> bool:
+        return self.format in ("single-elimination", "double-elimination")
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        for key, value in out.items():
+            if isinstance(value, tuple):
+                out[key] = list(value)
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FormatConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise TournamentError(f"unknown format setting(s): {', '.join(unknown)}")
+        args = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        if "format" not in args:
+            raise TournamentError("a format config needs 'format'")
+        return cls(**args)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> FormatConfig:
+        try:
+            data = json.loads(text)
+        except ValueError as err:
+            raise TournamentError(f"format config is not JSON: {err}") from err
+        if not isinstance(data, dict):
+            raise TournamentError("format config must be a JSON object")
+        return cls.from_dict(data)
+
+
+@dataclass(frozen=True)
+class History:
+    """Everything that happened so far. ``dropped``: (player, round after which they left);
+    ``late``: (player, first round they play); ``absent``: (player, one round they sit
+    out and come back after: FIDE's zero-point bye, not paired, 0 points, no game)."""
+
+    entrants: tuple[Entrant, ...]
+    rounds: tuple[RoundRecord, ...] = ()
+    dropped: tuple[tuple[str, int], ...] = ()
+    late: tuple[tuple[str, int], ...] = ()
+    absent: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class StandingRow:
+    rank: int
+    player_id: str
+    points: float
+    games: int
+    wins: int
+    tiebreaks: tuple[tuple[str, float], ...]
+    dropped: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "player_id": self.player_id,
+            "points": self.points,
+            "games": self.games,
+            "wins": self.wins,
+            "tiebreaks": [[name, value] for name, value in self.tiebreaks],
+            "dropped": self.dropped,
+        }
+
+
+def seed_order(entrants: tuple[Entrant, ...] | list[Entrant]) -> list[Entrant]:
+    """Rating (highest first), then registration order, then player id."""
+    return sorted(entrants, key=lambda e: (-e.rating, e.registered, e.player_id))

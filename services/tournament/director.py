@@ -1,0 +1,1071 @@
+"""The tournament director: every command of the API, and the driver of each running round.
+
+Commands take the tournament's lock, check, and save one or a few events; every check
+that can fail says why (INVALID_ARGUMENT, FAILED_PRECONDITION, NOT_FOUND, ...). The
+pairings and standings come from the pure core, fed from the tournament's own log
+(:func:`services.tournament.log.replay_log`), so the service computes exactly what an
+offline verifier recomputes from the exported log.
+
+A round, once paired, is driven by one task per tournament:
+
+1. create each table's match on the game's rules service (deterministic match id, so a
+   restart finds the match rather than making another; seats must add client seeds;
+   never a dev seed) and record ``MatchCreated``;
+2. start each match when every seat said it is ready, or when the check-in window ran
+   out (``MatchStarted`` names the absent seats: the rules service's clock then forfeits
+   them or hands them to a bot, as the organiser chose);
+3. results arrive from the signed results on NATS (:mod:`services.tournament.results`);
+4. export each finished match for its final chain hash (``MatchSealed``);
+5. when every table has its result and hash: the round checkpoint, a Merkle root over
+   the sealed hashes and the log's head, signed with the organiser's key.
+
+Every step looks at what is stored first, so a restart mid-round resumes it without
+losing or doubling anything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from eventsourcing.persistence import IntegrityError
+
+from services.platform.errors import (
+    AlreadyExists,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    Unauthenticated,
+    Unavailable,
+)
+from services.platform.logs import bound_contextvars, get_logger
+from services.platform.tokens import BOT_PREFIX, Claims, is_bot
+from services.tournament import formats, proofs
+from services.tournament import log as tlog
+from services.tournament.app import TournamentApplication
+from services.tournament.core import bracket as core_bracket
+from services.tournament.core.model import FormatConfig, TableResult, TournamentError
+from services.tournament.domain import ENDED, Tournament, match_id_of
+from services.tournament.rules_port import RulesGateway
+
+log = get_logger("tournament")
+TOURNAMENT_ID = re.compile(r"^[A-Za-z0-9_]{1,40}$")
+PLAYER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
+MATCH_OF = re.compile(r"^(?P<t>[A-Za-z0-9_]{1,40})-r(?P<r>\d{1,4})-t(?P<k>\d{1,4})$")
+DEFAULT_CLOCK = {"kind": "per_decision", "per_decision_ms": 60_000, "max_timeouts": 2}
+DEFAULT_CHECK_IN = 300
+MAX_CHECK_IN = 24 * 3600
+MAX_PLAYERS = 4096
+LIST_DEFAULT, LIST_MAX = 50, 200
+"""ListTournaments: how many when the caller does not say, and at most."""
+
+
+@dataclass(frozen=True)
+class Options:
+    poll: float = 0.5
+    """Longest the round driver sleeps before it looks again."""
+
+
+def _player(claims: Claims | None) -> Claims:
+    if claims is None:
+        raise Unauthenticated("this call needs a bearer token")
+    if claims.role != "player":
+        raise PermissionDenied(f"this call needs a player token, not {claims.role}")
+    return claims
+
+
+def _organiser(claims: Claims | None) -> Claims:
+    if claims is None:
+        raise Unauthenticated("this call needs a bearer token")
+    if claims.role != "organiser":
+        raise PermissionDenied(f"this call needs an organiser token, not {claims.role}")
+    return claims
+
+
+def _organiser_or_player(claims: Claims | None, player_id: str) -> tuple[Claims, str]:
+    """The caller and the player it acts for: organisers name any player, a player only itself."""
+    if claims is None:
+        raise Unauthenticated("this call needs a bearer token")
+    if claims.role == "organiser":
+        if not player_id:
+            raise InvalidArgument("player_id is required")
+        return claims, player_id
+    if claims.role == "player":
+        if player_id and player_id != claims.player:
+            raise PermissionDenied("a player token acts only for its own player")
+        return claims, claims.player
+    raise PermissionDenied(f"this call needs an organiser or player token, not {claims.role}")
+
+
+def _check_id(tournament_id: str) -> None:
+    if not TOURNAMENT_ID.match(tournament_id or ""):
+        raise InvalidArgument("tournament_id must be 1-40 letters, digits or '_'")
+
+
+def _check_player_id(player_id: str) -> None:
+    if not PLAYER_ID.match(player_id or ""):
+        raise InvalidArgument(
+            f"player id {player_id[:70]!r} must be 1-64 letters, digits or . _ : @ -"
+        )
+    if is_bot(player_id):
+        raise InvalidArgument(f"player ids starting with {BOT_PREFIX!r} are reserved for bots")
+
+
+def clock_settings(clock: dict[str, Any] | None, no_show: str) -> dict[str, Any]:
+    """The stored clock: the default unless given; ``none`` only when asked for."""
+    policy = "bot" if no_show == "bot" else "forfeit"
+    c = dict(clock or {})
+    if c.get("none"):
+        return {"kind": "none"}
+    max_timeouts = int(c.get("max_timeouts") or DEFAULT_CLOCK["max_timeouts"])
+    if c.get("bank_ms"):
+        if int(c["bank_ms"]) <= 0 or int(c.get("increment_ms", 0)) < 0:
+            raise InvalidArgument("clock: bank_ms must be positive and increment_ms not negative")
+        return {
+            "kind": "fischer",
+            "bank_ms": int(c["bank_ms"]),
+            "increment_ms": int(c.get("increment_ms", 0)),
+            "max_timeouts": max_timeouts,
+            "policy": policy,
+        }
+    per = int(c.get("per_decision_ms") or DEFAULT_CLOCK["per_decision_ms"])
+    if per <= 0:
+        raise InvalidArgument("clock: per_decision_ms must be positive")
+    return {
+        "kind": "per_decision",
+        "per_decision_ms": per,
+        "max_timeouts": max_timeouts,
+        "policy": policy,
+    }
+
+
+class Director:
+    def __init__(
+        self,
+        app: TournamentApplication,
+        rules: RulesGateway,
+        ratings: Any,
+        signing_key: Any,
+        options: Options | None = None,
+        on_saved: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.app, self.rules, self.ratings = app, rules, ratings
+        self.signing_key = signing_key
+        self.options = options or Options()
+        self.on_saved = on_saved
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._changed: dict[str, asyncio.Condition] = {}
+        self._tokens: dict[str, dict[int, str]] = {}
+        """Seat tokens by match id, in memory only (asked again after a restart)."""
+        self._drivers: dict[str, asyncio.Task[None]] = {}
+        self._closing = False
+        self.result_keys: tuple[str, ...] = ()
+        """The rules services' public keys whose signed results count (set by main)."""
+
+    # -- plumbing -----------------------------------------------------------------
+
+    def lock(self, tournament_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(tournament_id, asyncio.Lock())
+
+    def condition(self, tournament_id: str) -> asyncio.Condition:
+        return self._changed.setdefault(tournament_id, asyncio.Condition())
+
+    async def notify(self, tournament_id: str) -> None:
+        cond = self.condition(tournament_id)
+        async with cond:
+            cond.notify_all()
+
+    async def _find(self, tournament_id: str) -> Tournament:
+        _check_id(tournament_id)
+        found = await asyncio.to_thread(self.app.find, tournament_id)
+        if found is None:
+            raise NotFound(f"no tournament {tournament_id!r}")
+        return found
+
+    async def _save(self, t: Tournament) -> None:
+        try:
+            await asyncio.to_thread(self.app.save, t)
+        except IntegrityError:
+            raise Unavailable("the tournament changed under this call; try again") from None
+        self.on_saved()
+        await self.notify(t.tournament_id)
+
+    async def records(self, tournament_id: str, upto: int | None = None) -> list[dict[str, Any]]:
+        return await asyncio.to_thread(self.app.records, tournament_id, upto)
+
+    async def replayed(self, tournament_id: str) -> tlog.Replayed:
+        return tlog.replay_log(await self.records(tournament_id))
+
+    async def recover(self) -> None:
+        """Resume the driver of every running tournament's last round."""
+        ids = await asyncio.to_thread(self.app.open_ids)
+        for uid in ids:
+            t = await asyncio.to_thread(self.app.repository.get, uid)
+            if t.status == "running" and t.rounds:
+                self._drive(t.tournament_id)
+        log.info("tournaments recovered", open=len(ids))
+
+    async def close(self) -> None:
+        self._closing = True
+        for task in list(self._drivers.values()):
+            task.cancel()
+        await asyncio.gather(*self._drivers.values(), return_exceptions=True)
+
+    # -- organiser: set-up --------------------------------------------------------
+
+    async def create(
+        self, claims: Claims | None, tournament_id: str, settings: dict[str, Any]
+    ) -> Tournament:
+        who = _organiser(claims)
+        _check_id(tournament_id)
+        resolved = await self._resolve(settings)
+        async with self.lock(tournament_id):
+            existing = await asyncio.to_thread(self.app.find, tournament_id)
+            if existing is not None:
+                if existing.settings != resolved:
+                    raise AlreadyExists(f"tournament {tournament_id!r} exists with other settings")
+                return existing
+            t = Tournament(tournament_id, resolved, who.player)
+            await self._save(t)
+            log.info(
+                "tournament created",
+                tournament_id=tournament_id,
+                game=resolved["game"],
+                format=resolved["format"]["format"],
+            )
+            return t
+
+    async def _resolve(self, s: dict[str, Any]) -> dict[str, Any]:
+        game = str(s.get("game") or "")
+        if not game:
+            raise InvalidArgument("game is required")
+        try:
+            config = FormatConfig.from_json(s.get("format_json") or "")
+        except TournamentError as err:
+            raise InvalidArgument(f"format_json: {err}") from None
+        except (TypeError, ValueError) as err:
+            raise InvalidArgument(f"format_json: {err}") from None
+        if not self.rules.address(game):
+            raise NotFound(f"no rules service for game {game!r} is configured here")
+        try:
+            info = await self.rules.game_info(game)
+        except grpc.aio.AioRpcError as err:
+            raise Unavailable(
+                f"the rules service of {game} does not answer: {err.code().name}"
+            ) from None
+        modes = {m.name: m for m in info.modes}
+        mode = str(s.get("mode") or (info.modes[0].name if info.modes else ""))
+        if mode not in modes:
+            raise InvalidArgument(f"unknown mode {mode!r} of {game}; modes: {', '.join(modes)}")
+        m = modes[mode]
+        for size in config.table_sizes:
+            if not m.min_seats <= size <= m.max_seats:
+                raise InvalidArgument(
+                    f"mode {mode} of {game} seats {m.min_seats}-{m.max_seats}, not tables of {size}"
+                )
+        no_show = str(s.get("no_show") or "forfeit")
+        if no_show not in ("forfeit", "bot"):
+            raise InvalidArgument("no_show must be forfeit or bot")
+        check_in = int(s.get("check_in_seconds") or DEFAULT_CHECK_IN)
+        if not 0 < check_in <= MAX_CHECK_IN:
+            raise InvalidArgument(f"check_in_seconds must be 1-{MAX_CHECK_IN}")
+        options = str(s.get("options_json") or "")
+        if options:
+            import json
+
+            try:
+                if not isinstance(json.loads(options), dict):
+                    raise ValueError("not an object")
+            except ValueError as err:
+                raise InvalidArgument(f"options_json must be a JSON object ({err})") from None
+        name = str(s.get("name") or "")
+        if len(name) > 200:
+            raise InvalidArgument("name is at most 200 characters")
+        return {
+            "name": name,
+            "game": game,
+            "mode": mode,
+            "format": config.to_dict(),
+            "clock": clock_settings(s.get("clock"), no_show),
+            "no_show": no_show,
+            "check_in_seconds": check_in,
+            "options_json": options,
+            "seed_from_ratings": bool(s.get("seed_from_ratings")),
+        }
+
+    async def open_registration(self, claims: Claims | None, tournament_id: str) -> Tournament:
+        _organiser(claims)
+        async with self.lock(tournament_id):
+            t = await self._find(tournament_id)
+            if t.status == "registration":
+                return t
+            if t.status != "created":
+                raise FailedPrecondition(f"registration cannot open: the tournament is {t.status}")
+            t.open_registration()
+            await self._save(t)
+            return t
+
+    async def register(
+        self, claims: Claims | None, tournament_id: str, player_id: str
+    ) -> Tournament:
+        who, player_id = _organiser_or_player(claims, player_id)
+        _check_player_id(player_id)
+        async with self.lock(tournament_id):
+            t = await self._find(tournament_id)
+            current = t.players.get(player_id)
+            if current is not None and current["status"] in ("registered", "checked-in"):
+                return t
+            if t.status != "registration":
+                raise FailedPrecondition(
+                    f"registration is not open (the tournament is {t.status})"
+                    + ("; an organiser may add a late entry" if t.status == "running" else "")
+                )
+            if len(t.players) >= MAX_PLAYERS:
+                raise FailedPrecondition(f"the tournament is full ({MAX_PLAYERS} players)")
+            t.register(player_id, who.player)
+            await self._save(t)
+            return t
+
+    async def withdraw(
+        self, claims: Claims | None, tournament_id: str, player_id: str
+    ) -> Tournament:
+        who, player_id = _organiser_or_player(claims, player_id)
+        async with self.lock(tournament_id):
+            t = await self._find(tournament_id)
+            current = t.players.get(player_id)
+            if current is None:
+                raise NotFound(f"{player_id!r} is not registered")
+            if current["status"] == "withdrawn":
+                return t
+            if t.status not in ("created", "registration"):
+                raise FailedPrecondition("the tournament has started: drop the player instead")
+            t.withdraw(player_id, who.player)
+            await self._save(t)
+            return t
+
+    async def check_in(
+        self, claims: Claims | None, tournament_id: str, player_id: str
+    ) -> Tournament:
+        who, player_id = _organiser_or_player(claims, player_id)
+        async with self.lock(tournament_id):
+            t = await self._find(tournament_id)
+            current = t.players.get(player_id)
+            if current is None or current["status"] == "withdrawn":
+                raise NotFound(f"{player_id!r} is not registered")
+            if current["status"] == "checked-in":
+                return t
+            if t.status != "registration":
+                raise FailedPrecondition(f"check-in is over (the tournament is {t.status})")
+            t.check_in(player_id, who.player)
+            await self._save(t)
+            return t
+
+    async def start(self, claims: Claims | None, tournament_id: str) -> Tournament:
+        _organiser(claims)
+        async with self.lock(tournament_id):
+            t = await self._find(tournament_id)
+            if t.status == "running":
+                return t
+            if t.status not in ("created", "registration"):
+                raise FailedPrecondition(f"the tournament is {t.status}")
+            checked = [p for p, v in t.players.items() if v["status"] == "checked-in"]
+            playing = checked or [p for p, v in t.players.items() if v["status"] == "registered"]
+            if len(playing) < 2:
+                raise FailedPrecondition(
+                    f"a tournament needs at least 2 players, not {len(playing)}"
+                )
+            ratings: dict[str, float] = {}
+            if t.settings["seed_from_ratings"] and self.ratings is not None:
+                ratings = await self.ratings.ratings(t.game, playing)
+            entrants = [
+                {
+                    "player_id": p,
+                    "rating": float(ratings.get(p, 0.0)),
+                    "registered": int(t.players[p]["order"]),
+                }
+                for p in sorted(playing, key=lambda p: t.players[p]["order"])
+            ]
+            t.start(entrants)
+            await self._save(t)
+            log.info("tournament started", tournament_id=tournament_id, players=len(entrants))
+            return t
+
+    # -- rounds -------------------------------------------------------------------
+
+    async def next_round(
+        self, claims: Claims | None, tournament_id: str, number: int
+    ) -> dict[str, Any]:
+        _organiser(claims)
+        if number < 0:
+            raise InvalidArgument("round must not be negative")
+        async with self.lock(tournament_id):
+            t = await self._find(tournament_id)
+            if number and number <= len(t.rounds):
+                return await self.round_view(t, number)
+            if t.status != "running":
+                raise FailedPrecondition(f"the tournament is {t.status}, not running")
+            if number and number != len(t.rounds) + 1:
+                raise FailedPrecondition(f"the next round is {len(t.rounds) + 1}, not {number}")
+            current = t.current
+            if current is not None:
+                missing = [
+                    k["number"]
+                    for k in current["tables"]
+                    if not k["bye"] and str(k["number"]) not in current["results"]
+                ]
+                if missing:
+                    raise FailedPrecondition(
+                        f"round {current['number']} still waits for the results of table(s) "
+                        f"{', '.join(map(str, missing))}"
+                    )
+                if current["checkpoint"] is None:
+                    raise FailedPrecondition(
+                        f"round {current['number']} is complete but its checkpoint is not "
+                        "published yet; try again shortly"
+                    )
+            replayed = await self.replayed(tournament_id)
+            assert replayed.config is not None
+            history = replayed.history()
+            try:
+                if formats.finished(replayed.config, history):
+                    raise FailedPrecondition(
+                        "every round of the format is played: finish the tournament"
+                    )
+                tables = formats.pair(replayed.config, history)
+            except TournamentError as err:
+                raise FailedPrecondition(f"cannot pair round {len(t.rounds) + 1}: {err}") from None
+            number = len(t.rounds) + 1
+            t.pair_round(number, [tlog.table_json(k) for k in tables])
+            await self._save(t)
+            log.info("round paired", tournament_id=tournament_id, round=number, tables=len(tables))
+        try:
+            await self._create_matches(tournament_id, number)
+        except Exception as err:  # the driver retries
+            log.warning(
+                "creating the round's matches failed; the driver retries",
+                tournament_id=tournament_id,
+                round=number,
+                error=repr(err),
+            )
+        self._drive(tournament_id)
+        return await self.round_view(await self._find(tournament_id), number)
+
+    def _drive(self, tournament_id: str) -> None:
+        if self._closing:
+            return
+        task = self._drivers.get(tournament_id)
+        if task is not None and not task.done():
+            return
+        task = asyncio.create_task(self._driver(tournament_id), name=f"round-{tournament_id}")
+        self._drivers[tournament_id] = task
+
+    async def _driver(self, tournament_id: str) -> None:
+        backoff = 0.1
+        with bound_contextvars(tournament_id=tournament_id):
+            while not self._closing:
+                try:
+                    done = await self._step(tournament_id)
+                    backoff = 0.1
+                except asyncio.CancelledError:
+                    raise
+                except Exception as err:  # a rules service or the store is down: retry
+                    log.warning("round driver step failed, retrying", error=repr(err))
+                    await asyncio.sleep(backoff)
+                    backoff = min(5.0, backoff * 2)
+                    continue
+                if done:
+                    return
+                cond = self.condition(tournament_id)
+                async with cond:
+                    try:
+                        await asyncio.wait_for(cond.wait(), self.options.poll)
+                    except TimeoutError:
+                        pass
+
+    async def _step(self, tournament_id: str) -> bool:
+        """One look at the current round; True when there is nothing left to drive."""
+        t = await self._find(tournament_id)
+        rnd = t.current
+        if t.status in ENDED or rnd is None:
+            return True
+        if rnd["checkpoint"] is not None:
+            return True
+        number = rnd["number"]
+        await self._create_matches(tournament_id, number)
+        await self._start_due(tournament_id, number)
+        await self._seal(tournament_id, number)
+        return await self._checkpoint(tournament_id, number)
+
+    async def _create_matches(self, tournament_id: str, number: int) -> None:
+        """Create (or re-find) the match of every table of the round; record new ones."""
+        t = await self._find(tournament_id)
+        rnd = t.round(number)
+        s = t.settings
+        for table in rnd["tables"]:
+            if table["bye"]:
+                continue
+            match_id = match_id_of(tournament_id, number, table["number"])
+            known = str(table["number"]) in rnd["matches"]
+            if known and match_id in self._tokens:
+                continue
+            tokens, commitment = await self.rules.create_match(
+                t.game, match_id, s["mode"], list(table["seats"]), s["options_json"], s["clock"]
+            )
+            self._tokens[match_id] = tokens
+            if not known:
+                async with self.lock(tournament_id):
+                    t = await self._find(tournament_id)
+                    if str(table["number"]) not in t.round(number)["matches"]:
+                        deadline = round(time.time() + float(s["check_in_seconds"]), 3)
+                        t.match_created(
+                            number,
+                            table["number"],
+                            match_id,
+                            self.rules.address(t.game),
+                            commitment,
+                            deadline,
+                        )
+                        await self._save(t)
+                        log.info(
+                            "match created", match_id=match_id, round=number, table=table["number"]
+                        )
+
+    async def _start_due(self, tournament_id: str, number: int) -> None:
+        t = await self._find(tournament_id)
+        rnd = t.round(number)
+        for key, match in rnd["matches"].items():
+            if key in rnd["started"] or key in rnd["results"]:
+                continue
+            table = next(k for k in rnd["tables"] if str(k["number"]) == key)
+            ready = rnd["ready"].get(key, [])
+            if len(ready) < len(table["seats"]) and time.time() < float(match["deadline"]):
+                continue
+            await self._start(tournament_id, number, int(key))
+
+    async def _start(self, tournament_id: str, number: int, table: int) -> bool:
+        t = await self._find(tournament_id)
+        rnd = t.round(number)
+        key = str(table)
+        if key in rnd["started"]:
+            return True
+        match = rnd["matches"][key]
+        await self.rules.start_match(t.game, match["match_id"])
+        async with self.lock(tournament_id):
+            t = await self._find(tournament_id)
+            rnd = t.round(number)
+            if key in rnd["started"]:
+                return True
+            seats = next(k for k in rnd["tables"] if k["number"] == table)["seats"]
+            ready = rnd["ready"].get(key, [])
+            absent = [s for s in range(len(seats)) if s not in ready]
+            t.match_started(number, table, absent)
+            await self._save(t)
+        log.info("match started", match_id=match["match_id"], absent=absent)
+        return True
+
+    async def _seal(self, tournament_id: str, number: int) -> None:
+        t = await self._find(tournament_id)
+        rnd = t.round(number)
+        for key, result in list(rnd["results"].items()):
+            if key in rnd["sealed"] or key not in rnd["matches"]:
+                continue
+            if result.get("kind") == "forfeit" and not result.get("match_id"):
+                continue
+            match_id = rnd["matches"][key]["match_id"]
+            reply = await self.rules.export_match(t.game, match_id)
+            last = reply.export_jsonl.rstrip(b"\n").split(b"\n")
+            if len(last) < 2 or b'"MatchSealed"' not in last[-2]:
+                continue  # ended but not sealed yet: look again
+            async with self.lock(tournament_id):
+                t = await self._find(tournament_id)
+                if key in t.round(number)["sealed"]:
+                    continue
+                t.match_sealed(number, int(key), match_id, reply.final_hash, int(reply.event_count))
+                await self._save(t)
+
+    async def _checkpoint(self, tournament_id: str, number: int) -> bool:
+        async with self.lock(tournament_id):
+            t = await self._find(tournament_id)
+            rnd = t.round(number)
+            if rnd["checkpoint"] is not None:
+                return True
+            for table in rnd["tables"]:
+                key = str(table["number"])
+                if table["bye"]:
+                    continue
+                if key not in rnd["results"]:
+                    return False
+                if key in rnd["matches"] and key not in rnd["sealed"] \
+                        and key not in rnd.get("corrected", {}):
+                    return False
+            records = await self.records(tournament_id)
+            leaves = proofs.round_leaves(rnd)
+            checkpoint = proofs.round_checkpoint(
+                tournament_id, number, leaves, len(records), tlog.head(records), self.signing_key
+            )
+            t.publish_checkpoint(number, checkpoint)
+            await self._save(t)
+            log.info("round checkpoint published", round=number, root=proofs.body(checkpoint)["root"])
+            return True
+
+    # -- results ------------------------------------------------------------------
+
+    async def record_signed_result(self, result: dict[str, Any], signed: dict[str, Any]) -> str:
+        """Record a verified MatchEnded of one of our matches: "recorded", "duplicate" or
+        "ignored" (not ours, or not a table we know)."""
+        found = MATCH_OF.match(str(result.get("match_id", "")))
+        if found is None:
+            return "ignored"
+        tournament_id, number, table = found["t"], int(found["r"]), int(found["k"])
+        async with self.lock(tournament_id):
+            t = await asyncio.to_thread(self.app.find, tournament_id)
+            if t is None or number > len(t.rounds) or result.get("game") != t.game:
+                return "ignored"
+            rnd = t.round(number)
+            tables = [k for k in rnd["tables"] if k["number"] == table and not k["bye"]]
+            if not tables:
+                return "ignored"
+            if str(table) in rnd["results"]:
+                return "duplicate"
+            seats = list(tables[0]["seats"])
+            outcome = result.get("outcome") or {}
+            placements = [int(p) for p in outcome.get("placements", [])]
+            if list(result.get("players") or []) != seats or len(placements) != len(seats):
+                log.error("a result does not fit its table", match_id=result.get("match_id"))
+                return "ignored"
+            absent = rnd["started"].get(str(table), {}).get("absent", [])
+            forfeited: list[str] = []
+            kind = "played"
+            if t.settings["no_show"] == "forfeit" and absent:
+                forfeited = [seats[s] for s in absent]
+                if len(seats) == 2:
+                    kind = "forfeit"
+            scores = outcome.get("scores") or [0] * len(seats)
+            table_result = TableResult(
+                table=table,
+                seats=tuple(seats),
+                placements=tuple(placements),
+                kind=kind,
+                forfeited=tuple(forfeited),
+                game_tiebreak=tuple(float(x) for x in scores),
+                match_id=str(result["match_id"]),
+            )
+            t.record_result(number, table, tlog.result_json(table_result), signed)
+            await self._save(t)
+            log.info("result recorded", match_id=result.get("match_id"), placements=placements)
+            self._drive(tournament_id)
+            return "recorded"
+
+    async def correct_result(
+        self,
+        claims: Claims | None,
+        tournament_id: str,
+        number: int,
+        table: int,
+        placements: list[int],
+        forfeited: bool,
+        reason: str,
+    ) -> dict[str, Any]:
+        who = _organiser(claims)
+        if not reason.strip():
+            raise InvalidArgument("a correction needs a reason")
+        async with self.lock(tournament_id):
+            t = await self._find(tournament_id)
+            if not 1 <= number <= len(t.rounds):
+                raise NotFound(f"no round {number} (rounds paired: {len(t.rounds)})")
+            rnd = t.round(number)
+            found = [k for k in rnd["tables"] if k["number"] == table]
+            if not found:
+                raise NotFound(f"round {number} has no table {table}")
+            if found[0]["bye"]:
+                raise FailedPrecondition(f"table {table} of round {number} is a bye")
+            seats = list(found[0]["seats"])
+            if len(placements) != len(seats) or any(p < 1 or p > len(seats) for p in placements):
+                raise InvalidArgument(
+                    f"placements must give 1-{len(seats)} for each of the {len(seats)} seats"
+                )
+            best = min(placements)
+            losers = [seats[i] for i, p in enumerate(placements) if p > best] if forfeited else []
+            previous = rnd["results"].get(str(table), {})
+            result = TableResult(
+                table=table,
+                seats=tuple(seats),
+                placements=tuple(placements),
+                kind="forfeit" if forfeited and len(seats) == 2 else "played",
+                forfeited=tuple(losers),
+                game_tiebreak=tuple(previous.get("game_tiebreak", ())),
+                match_id=str(
+                    previous.get("match_id", rnd["matches"].get(str(table), {}).get("match_id", ""))
+                ),
+            )
+            same = (previous == tlog.result_json(result)
+                    and rnd.get("corrected", {}).get(str(table)) == reason.strip()[:500])
+            if same:  # a repeat of the same correction (a retried call) changes nothing
+                return await self.round_view(t, number)
+            t.correct_result(
+                number, table, tlog.result_json(result), reason.strip()[:500], who.player
+            )
+            await self._save(t)
+            log.info("result corrected", round=number, table=table, reason=reason)
+        self._drive(tournament_id)
+        return await self.round_view(await self._find(tournament_id), number)
+
+    # -- players during the event -------------------------------------------------
+
+    async def drop(
+        self, claims: Claims | None, tournament_id: str, player_id: str, reason: str
+    ) -> Tournament:
+        who, player_id = _organiser_or_player(claims, player_id)
+        async with self.lock(tournament_id):
+            t = await self._find(tournament_id)
+            current = t.players.get(player_id)
+            if current is None or current["status"] not in ("playing", "dropped"):
+                raise NotFound(f"{player_id!r} does not play in this tournament")
+            if current["status"] == "dropped":
+                return t
+            if t.status != "running":
+                raise FailedPrecondition(f"the tournament is {t.status}")
+            t.drop(player_id, len(t.rounds), reason[:500], who.player)
+            await self._save(t)
+            return t
+
+    async def add_late(
+        self, claims: Claims | None, tournament_id: str, player_id: str
+    ) -> Tournament:
+        _organiser(claims)
+        _check_player_id(player_id)
+        async with self.lock(tournament_id):
+            t = await self._find(tournament_id)
+            if player_id in t.players and t.players[player_id]["status"] == "playing":
+                return t
+            if t.status != "running":
+                raise FailedPrecondition(
+                    f"late entries join a running tournament, not a {t.status} one"
+                )
+            if player_id in t.players and t.players[player_id]["status"] in ("dropped",):
+                raise FailedPrecondition(f"{player_id!r} dropped out of this tournament")
+            config = FormatConfig.from_dict(t.settings["format"])
+            first = len(t.rounds) + 1
+            if config.late_entry_until < first:
+                raise FailedPrecondition(
+                    f"the format takes late entries until round {config.late_entry_until}; "
+                    f"the next round is {first}"
+                )
+            rating = 0.0
+            if t.settings["seed_from_ratings"] and self.ratings is not None:
+                rating = float(
+                    (await self.ratings.ratings(t.game, [player_id])).get(player_id, 0.0)
+                )
+            t.late_entry(player_id, first, rating, len(t.players))
+            await self._save(t)
+            return t
+
+    # -- the end ------------------------------------------------------------------
+
+    async def finish(
+        self, claims: Claims | None, tournament_id: str
+    ) -> tuple[Tournament, list[dict[str, Any]]]:
+        _organiser(claims)
+        async with self.lock(tournament_id):
+            t = await self._find(tournament_id)
+            if t.status in ENDED:
+                return t, list(t.standings or [])
+            if t.status != "running":
+                raise FailedPrecondition(f"the tournament is {t.status}")
+            replayed = await self.replayed(tournament_id)
+            assert replayed.config is not None
+            history = replayed.history()
+            if not formats.finished(replayed.config, history):
+                raise FailedPrecondition(
+                    f"{len(t.rounds)} of {formats.planned(replayed.config, history)} rounds are "
+                    "complete; play the rest or force-end the tournament"
+                )
+            current = t.current
+            if current is not None and current["checkpoint"] is None:
+                raise FailedPrecondition("the last round's checkpoint is not published yet")
+            rows = [formats.row_json(r) for r in formats.standings(replayed.config, history)]
+            t.publish_standings(rows, True)
+            t.finish()
+            await self._save(t)
+            log.info("tournament finished", tournament_id=tournament_id)
+            return t, rows
+
+    async def force_end(self, claims: Claims | None, tournament_id: str, reason: str) -> Tournament:
+        who = _organiser(claims)
+        if not reason.strip():
+            raise InvalidArgument("force-ending needs a reason")
+        async with self.lock(tournament_id):
+            t = await self._find(tournament_id)
+            if t.status in ENDED:
+                return t
+            replayed = await self.replayed(tournament_id)
+            rows: list[dict[str, Any]] = []
+            if replayed.config is not None and replayed.entrants:
+                rows = [
+                    formats.row_json(r)
+                    for r in formats.standings(replayed.config, replayed.history())
+                ]
+            t.publish_standings(rows, True)
+            t.force_end(reason.strip()[:500], who.player)
+            await self._save(t)
+        task = self._drivers.get(tournament_id)
+        if task is not None:
+            task.cancel()
+        return t
+
+    # -- the audit bundle ---------------------------------------------------------
+
+    async def export(self, claims: Claims | None, tournament_id: str) -> tuple[bytes, int, int]:
+        """The bundle: the log, every match export, the checkpoints and inclusion proofs."""
+        from services.tournament.bundle import build_bundle
+
+        _organiser(claims)
+        t = await self._find(tournament_id)
+        records = await self.records(tournament_id)
+        exports: dict[str, bytes] = {}
+        for rnd in t.rounds:
+            for key, match in rnd["matches"].items():
+                try:
+                    reply = await self.rules.export_match(t.game, match["match_id"])
+                except grpc.aio.AioRpcError as err:
+                    if err.code() == grpc.StatusCode.NOT_FOUND:
+                        continue
+                    raise Unavailable(
+                        f"the rules service of {t.game} could not export "
+                        f"{match['match_id']}: {err.code().name}"
+                    ) from None
+                sealed = rnd["sealed"].get(key)
+                if sealed is not None and reply.final_hash != sealed["final_hash"]:
+                    raise FailedPrecondition(
+                        f"match {match['match_id']} now ends with another hash than the "
+                        "tournament sealed: its store was changed"
+                    )
+                if sealed is not None:
+                    exports[match["match_id"]] = bytes(reply.export_jsonl)
+        data = await asyncio.to_thread(
+            build_bundle,
+            tournament_id,
+            t.game,
+            records,
+            exports,
+            self.signing_key,
+            list(self.result_keys),
+        )
+        checkpoints = sum(1 for r in t.rounds if r["checkpoint"] is not None)
+        log.info(
+            "tournament exported",
+            tournament_id=tournament_id,
+            matches=len(exports),
+            bytes=len(data),
+        )
+        return data, len(exports), checkpoints
+
+    # -- queries ------------------------------------------------------------------
+
+    async def get(self, tournament_id: str) -> Tournament:
+        return await self._find(tournament_id)
+
+    async def newest(self, limit: int) -> list[Tournament]:
+        if limit < 0:
+            raise InvalidArgument(f"limit must be 0 (the default, {LIST_DEFAULT}) or more")
+        wanted = min(limit or LIST_DEFAULT, LIST_MAX)
+        return await asyncio.to_thread(self.app.newest, wanted)
+
+    async def standings(self, tournament_id: str) -> tuple[list[dict[str, Any]], bool]:
+        t = await self._find(tournament_id)
+        if t.status in ENDED and t.standings is not None:
+            return list(t.standings), True
+        replayed = await self.replayed(tournament_id)
+        if replayed.config is None or not replayed.entrants:
+            return [], False
+        return [
+            formats.row_json(r) for r in formats.standings(replayed.config, replayed.history())
+        ], False
+
+    async def bracket(self, t: Tournament) -> dict[str, Any] | None:
+        """The elimination bracket (core ``bracket``), None for other formats or before the start."""
+        if not t.entrants or not FormatConfig.from_dict(t.settings["format"]).is_elimination:
+            return None
+        replayed = await self.replayed(t.tournament_id)
+        assert replayed.config is not None
+        try:
+            return dict(core_bracket(replayed.config, replayed.history()))
+        except TournamentError as err:
+            log.warning("no bracket", error=str(err))
+            return None
+
+    async def planned_rounds(self, t: Tournament) -> int:
+        if not t.entrants:
+            return 0
+        replayed = await self.replayed(t.tournament_id)
+        assert replayed.config is not None
+        try:
+            return formats.planned(replayed.config, replayed.history())
+        except TournamentError:
+            return 0
+
+    async def round_view(self, t: Tournament, number: int) -> dict[str, Any]:
+        if number == 0:
+            number = len(t.rounds)
+        if not 1 <= number <= len(t.rounds):
+            raise NotFound(f"no round {number} (rounds paired: {len(t.rounds)})")
+        rnd = t.round(number)
+        tables = []
+        for table in rnd["tables"]:
+            key = str(table["number"])
+            match = rnd["matches"].get(key)
+            if table["bye"]:
+                status = "bye"
+            elif key in rnd["results"]:
+                status = "done"
+            elif key in rnd["started"]:
+                status = "running"
+            elif match is not None:
+                status = "awaiting"
+            else:
+                status = "paired"
+            tables.append(
+                {
+                    **table,
+                    "match": match,
+                    "status": status,
+                    "result": rnd["results"].get(key),
+                    "final_hash": rnd["sealed"].get(key, {}).get("final_hash", ""),
+                }
+            )
+        return {
+            "tournament_id": t.tournament_id,
+            "number": number,
+            "tables": tables,
+            "complete": rnd["checkpoint"] is not None,
+            "checkpoint": rnd["checkpoint"],
+        }
+
+    # -- players: their matches ---------------------------------------------------
+
+    async def my_match(
+        self, claims: Claims | None, tournament_id: str
+    ) -> tuple[dict[str, Any] | None, Tournament]:
+        who = _player(claims)
+        t = await self._find(tournament_id)
+        if who.player not in t.players:
+            raise NotFound(f"{who.player!r} is not registered in {tournament_id!r}")
+        rnd = t.current
+        if rnd is None or t.status in ENDED:
+            return None, t
+        for table in rnd["tables"]:
+            if who.player not in table["seats"]:
+                continue
+            key = str(table["number"])
+            base = {
+                "tournament_id": tournament_id,
+                "round": rnd["number"],
+                "table": table["number"],
+                "game": t.game,
+                "mode": t.settings["mode"],
+                "seats": list(table["seats"]),
+                "bye": table["bye"],
+                "match_id": "",
+                "rules_address": "",
+                "seat": 0,
+                "seat_token": "",
+                "check_in_seconds_left": 0.0,
+            }
+            if table["bye"]:
+                return {**base, "status": "bye"}, t
+            if key in rnd["results"]:
+                return {
+                    **base,
+                    "status": "done",
+                    "match_id": rnd["matches"].get(key, {}).get("match_id", ""),
+                }, t
+            match = rnd["matches"].get(key)
+            if match is None:
+                return {**base, "status": "paired"}, t
+            seat = table["seats"].index(who.player)
+            tokens = self._tokens.get(match["match_id"])
+            if tokens is None:
+                await self._create_matches(tournament_id, rnd["number"])
+                tokens = self._tokens.get(match["match_id"], {})
+            left = 0.0
+            if key not in rnd["started"]:
+                left = max(0.0, float(match["deadline"]) - time.time())
+            return {
+                **base,
+                "match_id": match["match_id"],
+                "rules_address": match["rules_address"],
+                "seat": seat,
+                "seat_token": tokens.get(seat, ""),
+                "status": "running" if key in rnd["started"] else "awaiting",
+                "check_in_seconds_left": left,
+            }, t
+        return None, t
+
+    async def ready(
+        self, claims: Claims | None, tournament_id: str, match_id: str
+    ) -> tuple[int, bool]:
+        who = _player(claims)
+        found = MATCH_OF.match(match_id or "")
+        if found is None or found["t"] != tournament_id:
+            raise InvalidArgument(f"{match_id!r} is not a match of tournament {tournament_id!r}")
+        number, table = int(found["r"]), int(found["k"])
+        async with self.lock(tournament_id):
+            t = await self._find(tournament_id)
+            if number > len(t.rounds):
+                raise NotFound(f"no round {number}")
+            rnd = t.round(number)
+            key = str(table)
+            tables = [k for k in rnd["tables"] if k["number"] == table and not k["bye"]]
+            if not tables or key not in rnd["matches"]:
+                raise NotFound(f"no match {match_id!r} yet")
+            seats = tables[0]["seats"]
+            if who.player not in seats:
+                raise PermissionDenied(f"{who.player!r} has no seat at {match_id!r}")
+            if key in rnd["started"]:
+                return len(rnd["ready"].get(key, [])), True
+            seat = seats.index(who.player)
+            if seat not in rnd["ready"].get(key, []):
+                t.seat_ready(number, table, seat, who.player)
+                await self._save(t)
+            count = len(t.round(number)["ready"].get(key, []))
+            everyone = count == len(seats)
+        if everyone:
+            await self._start(tournament_id, number, table)
+        return count, everyone
+
+    async def watch(self, tournament_id: str) -> AsyncIterator[Tournament]:
+        t = await self._find(tournament_id)
+        cond = self.condition(tournament_id)
+        version = -1
+        while True:
+            if t.version != version:
+                version = t.version
+                yield t
+            if t.status in ENDED:
+                return
+            async with cond:
+                try:
+                    await asyncio.wait_for(cond.wait(), 5.0)
+                except TimeoutError:
+                    pass
+            t = await self._find(tournament_id)
+
+    async def watch_mine(
+        self, claims: Claims | None, tournament_id: str
+    ) -> AsyncIterator[tuple[dict[str, Any] | None, Tournament]]:
+        last: Any = object()
+        async for t in self.watch(tournament_id):
+            mine, t = await self.my_match(claims, tournament_id)
+            key = (
+                None if mine is None else (mine["round"], mine["status"], mine["match_id"]),
+                t.status,
+            )
+            if key != last:
+                last = key
+                yield mine, t

@@ -1,0 +1,214 @@
+"""The Tournament aggregate: one per organiser-chosen tournament id, every step an event.
+
+The events are the tournament's log: the audit bundle carries them (as public records,
+see :mod:`services.tournament.log`), and ``neon verify`` recomputes the pairings and the
+standings from them. Nothing secret is stored here: seat tokens are asked again from the
+rules service (``CreateMatch`` is idempotent per match id) and held in memory only.
+
+Statuses: created -> registration -> running -> finished | force-ended.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from eventsourcing.domain import Aggregate, event
+
+NAMESPACE = uuid.UUID("6a0f2d3c-7e41-4b59-a8c2-1d9e5f3b7a60")
+OPEN = ("created", "registration", "running")
+ENDED = ("finished", "force-ended")
+
+
+def tournament_uuid(tournament_id: str) -> uuid.UUID:
+    return uuid.uuid5(NAMESPACE, f"tournament:{tournament_id}")
+
+
+def match_id_of(tournament_id: str, round_number: int, table: int) -> str:
+    """Deterministic: a restart re-finds the match of a table instead of making another."""
+    return f"{tournament_id}-r{round_number}-t{table}"
+
+
+class Tournament(Aggregate):
+    @event("Created")
+    def __init__(self, tournament_id: str, settings: dict[str, Any], created_by: str) -> None:
+        self.tournament_id = tournament_id
+        self.settings = settings
+        """name, game, mode, format (FormatConfig dict), clock, no_show, check_in_seconds,
+        options, seed_from_ratings."""
+        self.created_by = created_by
+        self.status = "created"
+        self.reason = ""
+        self.players: dict[str, dict[str, Any]] = {}
+        """player id -> {"status", "order", "rating", "late"}."""
+        self.entrants: list[dict[str, Any]] = []
+        self.rounds: list[dict[str, Any]] = []
+        self.dropped: list[list[Any]] = []
+        self.late: list[list[Any]] = []
+        self.standings: list[dict[str, Any]] | None = None
+
+    @staticmethod
+    def create_id(tournament_id: str, *args: Any, **kwargs: Any) -> uuid.UUID:
+        return tournament_uuid(tournament_id)
+
+    # -- queries ------------------------------------------------------------------
+
+    @property
+    def game(self) -> str:
+        return str(self.settings["game"])
+
+    @property
+    def is_open(self) -> bool:
+        return self.status in OPEN
+
+    def round(self, number: int) -> dict[str, Any]:
+        return self.rounds[number - 1]
+
+    @property
+    def current(self) -> dict[str, Any] | None:
+        return self.rounds[-1] if self.rounds else None
+
+    @staticmethod
+    def round_complete(rnd: dict[str, Any]) -> bool:
+        return all(t["bye"] or str(t["number"]) in rnd["results"] for t in rnd["tables"])
+
+    # -- registration -------------------------------------------------------------
+
+    @event("RegistrationOpened")
+    def open_registration(self) -> None:
+        self.status = "registration"
+
+    @event("Registered")
+    def register(self, player_id: str, by: str) -> None:
+        self.players[player_id] = {
+            "status": "registered",
+            "order": len(self.players),
+            "rating": 0.0,
+            "late": False,
+        }
+
+    @event("Withdrawn")
+    def withdraw(self, player_id: str, by: str) -> None:
+        self.players[player_id]["status"] = "withdrawn"
+
+    @event("CheckedIn")
+    def check_in(self, player_id: str, by: str) -> None:
+        self.players[player_id]["status"] = "checked-in"
+
+    @event("Started")
+    def start(self, entrants: list[dict[str, Any]]) -> None:
+        """``entrants``: player_id, rating, registered (the core's Entrant)."""
+        self.status = "running"
+        self.entrants = entrants
+        for e in entrants:
+            self.players[e["player_id"]].update(status="playing", rating=e["rating"])
+
+    # -- rounds -------------------------------------------------------------------
+
+    @event("RoundPaired")
+    def pair_round(self, round: int, tables: list[dict[str, Any]]) -> None:
+        """``tables``: number, seats, bye, note (the core's Table)."""
+        self.rounds.append(
+            {
+                "number": round,
+                "tables": tables,
+                "matches": {},
+                "ready": {},
+                "started": {},
+                "results": {},
+                "sealed": {},
+                "checkpoint": None,
+            }
+        )
+
+    @event("MatchCreated")
+    def match_created(
+        self,
+        round: int,
+        table: int,
+        match_id: str,
+        rules_address: str,
+        dice_commitment: str,
+        deadline: float,
+    ) -> None:
+        """``deadline``: when the check-in window closes (Unix seconds); the match starts
+        then without the seats that are not ready."""
+        self.round(round)["matches"][str(table)] = {
+            "match_id": match_id,
+            "rules_address": rules_address,
+            "dice_commitment": dice_commitment,
+            "deadline": deadline,
+        }
+
+    @event("SeatReady")
+    def seat_ready(self, round: int, table: int, seat: int, player_id: str) -> None:
+        ready = self.round(round)["ready"].setdefault(str(table), [])
+        if seat not in ready:
+            ready.append(seat)
+
+    @event("MatchStarted")
+    def match_started(self, round: int, table: int, absent: list[int]) -> None:
+        self.round(round)["started"][str(table)] = {"absent": absent}
+
+    @event("ResultRecorded")
+    def record_result(
+        self, round: int, table: int, result: dict[str, Any], signed: dict[str, Any]
+    ) -> None:
+        """``result``: the core's TableResult as a dict; ``signed``: the rules service's
+        signed result message it was taken from."""
+        self.round(round)["results"][str(table)] = result
+
+    @event("ResultCorrected")
+    def correct_result(
+        self, round: int, table: int, result: dict[str, Any], reason: str, by: str
+    ) -> None:
+        """A result the organiser set: it stands even if the table's match never ends
+        (a broken match, a game played on paper); such a match is left out of the round's
+        Merkle tree."""
+        rnd = self.round(round)
+        rnd["results"][str(table)] = result
+        rnd.setdefault("corrected", {})[str(table)] = reason
+
+    @event("MatchSealed")
+    def match_sealed(
+        self, round: int, table: int, match_id: str, final_hash: str, event_count: int
+    ) -> None:
+        self.round(round)["sealed"][str(table)] = {
+            "final_hash": final_hash,
+            "event_count": event_count,
+        }
+
+    @event("CheckpointPublished")
+    def publish_checkpoint(self, round: int, checkpoint: dict[str, Any]) -> None:
+        self.round(round)["checkpoint"] = checkpoint
+
+    @event("PlayerDropped")
+    def drop(self, player_id: str, after_round: int, reason: str, by: str) -> None:
+        self.players[player_id]["status"] = "dropped"
+        self.dropped.append([player_id, after_round])
+
+    @event("LateEntry")
+    def late_entry(self, player_id: str, first_round: int, rating: float, registered: int) -> None:
+        self.players[player_id] = {
+            "status": "playing",
+            "order": registered,
+            "rating": rating,
+            "late": True,
+        }
+        self.entrants.append({"player_id": player_id, "rating": rating, "registered": registered})
+        self.late.append([player_id, first_round])
+
+    # -- the end ------------------------------------------------------------------
+
+    @event("StandingsPublished")
+    def publish_standings(self, rows: list[dict[str, Any]], final: bool) -> None:
+        self.standings = rows
+
+    @event("Finished")
+    def finish(self) -> None:
+        self.status = "finished"
+
+    @event("ForceEnded")
+    def force_end(self, reason: str, by: str) -> None:
+        self.status = "force-ended"
+        self.reason = reason

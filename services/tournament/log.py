@@ -1,0 +1,277 @@
+"""The tournament's log as public records, hash-chained like a match's log.
+
+Each stored event of a Tournament becomes one record: ``{"type", "n", "timestamp",
+...the event's fields}``, chained by the core's log hash (core/checkpoint.py:
+``hash_n = SHA-256(canonical JSON of [domain, n-1, hash_n-1, record])``). A round
+checkpoint signs the log's length and head hash, so an edit anywhere before a checkpoint
+breaks its signature.
+
+Also turns the records back into the core's values (:func:`replay_log`): the service and
+the offline verifier read the same records the same way. Pure code: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.tournament.core import checkpoint
+from services.tournament.core.codec import (
+    result_from_dict,
+    result_to_dict,
+    table_from_dict,
+    table_to_dict,
+)
+from services.tournament.core.model import (
+    Entrant,
+    FormatConfig,
+    History,
+    RoundRecord,
+    Table,
+    TableResult,
+)
+
+SKIP = {"originator_id", "originator_version", "timestamp", "originator_topic"}
+GENESIS = checkpoint.GENESIS
+
+
+def record_of(event: Any) -> dict[str, Any]:
+    """One stored domain event as its public record (without the hash)."""
+    kind = type(event).__name__
+    body = {k: v for k, v in vars(event).items() if k not in SKIP}
+    return {
+        "type": kind,
+        "n": int(event.originator_version),
+        "timestamp": event.timestamp.isoformat(),
+        **_plain(body),
+    }
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def link(tournament_id: str, n: int, previous: str, record: Mapping[str, Any]) -> str:
+    """The core's log chain (core/checkpoint.py): record n is event n-1 of the chain."""
+    return checkpoint.log_link(previous, n - 1, dict(record))
+
+
+def bodies(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The records without their hashes: the events the core's log head is made of."""
+    return [{k: v for k, v in r.items() if k != "hash"} for r in records]
+
+
+def chain(tournament_id: str, records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The records with their ``hash`` fields."""
+    out, previous = [], GENESIS
+    for record in records:
+        body = {k: v for k, v in record.items() if k != "hash"}
+        previous = link(tournament_id, int(body["n"]), previous, body)
+        out.append({**body, "hash": previous})
+    return out
+
+
+def head(records: list[Mapping[str, Any]]) -> str:
+    return str(records[-1]["hash"]) if records else GENESIS
+
+
+def check_chain(tournament_id: str, records: list[Mapping[str, Any]]) -> str | None:
+    """The first broken link in words, or None."""
+    previous = GENESIS
+    for index, record in enumerate(records, start=1):
+        if record.get("n") != index:
+            return f"tournament log record {index}: numbered {record.get('n')!r}"
+        body = {k: v for k, v in record.items() if k != "hash"}
+        expected = link(tournament_id, index, previous, body)
+        if record.get("hash") != expected:
+            return (
+                f"tournament log record {index} ({record.get('type')}): its hash does not "
+                "match its content and the record before it"
+            )
+        previous = expected
+    return None
+
+
+# -- back to the core's values ------------------------------------------------------
+
+
+def table_of(data: Mapping[str, Any]) -> Table:
+    return table_from_dict(dict(data))
+
+
+def table_json(table: Table) -> dict[str, Any]:
+    return table_to_dict(table)
+
+
+def result_of(data: Mapping[str, Any]) -> TableResult:
+    return result_from_dict(dict(data))
+
+
+def result_json(result: TableResult) -> dict[str, Any]:
+    return result_to_dict(result)
+
+
+@dataclass
+class Replayed:
+    """What a tournament log says, in the core's terms."""
+
+    tournament_id: str = ""
+    settings: dict[str, Any] = field(default_factory=dict)
+    config: FormatConfig | None = None
+    entrants: list[Entrant] = field(default_factory=list)
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    """Per round: number, tables (Table), results (table -> TableResult), matches (table ->
+    match id), sealed (table -> final hash), checkpoint, log_length_before (records before
+    its RoundPaired)."""
+    dropped: list[tuple[str, int]] = field(default_factory=list)
+    late: list[tuple[str, int]] = field(default_factory=list)
+    standings: list[dict[str, Any]] | None = None
+    status: str = ""
+    at: dict[str, int] = field(default_factory=dict)
+    """Log position (0-based) of each late entry's and each drop's record, by player."""
+    audit_events: list[dict[str, Any]] = field(default_factory=list)
+    """The log in the terms of the core's audit (core/audit.py ``recheck``)."""
+
+    def history(self, before_round: int | None = None) -> History:
+        """The core's History: everything, or what the log held when round
+        ``before_round`` was paired (the rounds before it, and the drops and late entries
+        recorded before its RoundPaired)."""
+        if before_round is None:
+            rounds, cut = self.rounds, 10**12
+        else:
+            rounds = self.rounds[: before_round - 1]
+            cut = (
+                self.rounds[before_round - 1]["log_length_before"]
+                if before_round <= len(self.rounds)
+                else 10**12
+            )
+        records = tuple(
+            RoundRecord(
+                number=r["number"],
+                tables=tuple(r["tables"]),
+                results=tuple(
+                    found
+                    for k in sorted(r["results_at"])
+                    if (found := _last_before(r["results_at"][k], cut)) is not None
+                ),
+            )
+            for r in rounds
+        )
+        late = tuple((p, first) for p, first in self.late if self.at[f"late:{p}"] < cut)
+        late_ids = {p for p, _ in self.late} - {p for p, _ in late}
+        return History(
+            entrants=tuple(e for e in self.entrants if e.player_id not in late_ids),
+            rounds=records,
+            dropped=tuple((p, after) for p, after in self.dropped if self.at[f"drop:{p}"] < cut),
+            late=late,
+        )
+
+
+def _last_before(entries: list[tuple[int, TableResult]], cut: int) -> TableResult | None:
+    found = None
+    for index, result in entries:
+        if index < cut:
+            found = result
+    return found
+
+
+def _audit_event(out: Replayed, r: Mapping[str, Any]) -> None:
+    kind = r.get("type")
+    if kind == "Started":
+        out.audit_events.append({"type": "entrants", "entrants": list(r["entrants"])})
+    elif kind == "LateEntry":
+        out.audit_events.append({"type": "late", "player_id": r["player_id"],
+                                 "first_round": r["first_round"], "rating": r["rating"],
+                                 "registered": r["registered"]})
+    elif kind == "PlayerDropped":
+        out.audit_events.append({"type": "dropped", "player_id": r["player_id"],
+                                 "after_round": r["after_round"]})
+    elif kind == "RoundPaired":
+        out.audit_events.append({"type": "round", "round": r["round"], "tables": list(r["tables"])})
+    elif kind in ("ResultRecorded", "ResultCorrected"):
+        out.audit_events.append({"type": "result", "round": r["round"], **dict(r["result"])})
+    elif kind == "StandingsPublished":
+        out.audit_events.append({"type": "standings", "round": len(out.rounds),
+                                 "rows": list(r["rows"])})
+
+
+def replay_log(records: Iterable[Mapping[str, Any]]) -> Replayed:
+    """Fold the public records into :class:`Replayed` (ValueError on a malformed record)."""
+    out = Replayed()
+    for index, r in enumerate(records):
+        kind = r.get("type")
+        try:
+            _audit_event(out, r)
+            if kind == "Created":
+                out.tournament_id = str(r["tournament_id"])
+                out.settings = dict(r["settings"])
+                out.config = FormatConfig.from_dict(dict(r["settings"]["format"]))
+                out.status = "created"
+            elif kind == "Started":
+                out.entrants = [
+                    Entrant(str(e["player_id"]), float(e["rating"]), int(e["registered"]))
+                    for e in r["entrants"]
+                ]
+                out.status = "running"
+            elif kind == "RoundPaired":
+                out.rounds.append(
+                    {
+                        "number": int(r["round"]),
+                        "tables": [table_of(t) for t in r["tables"]],
+                        "results": {},
+                        "results_at": {},
+                        "matches": {},
+                        "sealed": {},
+                        "absent": {},
+                        "corrected": {},
+                        "checkpoint": None,
+                        "log_length_before": index,
+                    }
+                )
+            elif kind == "MatchCreated":
+                out.rounds[int(r["round"]) - 1]["matches"][int(r["table"])] = str(r["match_id"])
+            elif kind in ("ResultRecorded", "ResultCorrected"):
+                rnd, table, result = (
+                    out.rounds[int(r["round"]) - 1],
+                    int(r["table"]),
+                    result_of(r["result"]),
+                )
+                rnd["results"][table] = result
+                rnd["results_at"].setdefault(table, []).append((index, result))
+                if kind == "ResultCorrected":
+                    rnd["corrected"][table] = str(r.get("reason", ""))
+                else:
+                    rnd.setdefault("signed", {})[table] = r.get("signed")
+            elif kind == "MatchStarted":
+                out.rounds[int(r["round"]) - 1]["absent"][int(r["table"])] = [
+                    int(x) for x in r["absent"]
+                ]
+            elif kind == "MatchSealed":
+                out.rounds[int(r["round"]) - 1]["sealed"][int(r["table"])] = str(r["final_hash"])
+            elif kind == "CheckpointPublished":
+                out.rounds[int(r["round"]) - 1]["checkpoint"] = dict(r["checkpoint"])
+            elif kind == "PlayerDropped":
+                out.dropped.append((str(r["player_id"]), int(r["after_round"])))
+                out.at[f"drop:{r['player_id']}"] = index
+            elif kind == "LateEntry":
+                out.entrants.append(
+                    Entrant(str(r["player_id"]), float(r["rating"]), int(r["registered"]))
+                )
+                out.late.append((str(r["player_id"]), int(r["first_round"])))
+                out.at[f"late:{r['player_id']}"] = index
+            elif kind == "StandingsPublished":
+                out.standings = list(r["rows"])
+            elif kind == "Finished":
+                out.status = "finished"
+            elif kind == "ForceEnded":
+                out.status = "force-ended"
+        except (KeyError, IndexError, TypeError, ValueError) as err:
+            raise ValueError(
+                f"tournament log record {index + 1} ({kind}): malformed ({err!r})"
+            ) from err
+    return out

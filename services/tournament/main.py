@@ -1,0 +1,126 @@
+"""Start the tournament service: gRPC server, outbox relay, the results consumer and the
+drivers of running rounds."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from services.platform import bus, storehealth
+from services.platform.grpc_kit import start_server
+from services.platform.keys import Keys
+from services.platform.leadership import relay_leadership
+from services.platform.logs import get_logger
+from services.platform.running import RunningService
+from services.platform.settings import Settings
+from services.platform.signing import public_key_hex
+from services.platform.store import eventsourcing_env, open_application
+from services.platform.tokens import TokenIssuer, external_identity
+from services.tournament import events
+from services.tournament.app import TournamentApplication
+from services.tournament.director import Director, Options
+from services.tournament.ratings import ScoringRatings
+from services.tournament.results import ResultConsumer
+from services.tournament.rules_port import RulesGateway
+from services.tournament.service import SERVICE_NAME, register
+
+NAME = "tournament"
+DEFAULT_PORT = 50054
+SERVICE_TOKEN_TTL = 10 * 365 * 24 * 3600
+log = get_logger(NAME)
+
+
+def rules_address(settings: Settings) -> Any:
+    def address(game: str) -> str | None:
+        name = f"rules-{game}"
+        if name in settings.addresses or name in settings.ports:
+            return settings.address(name)
+        return None
+
+    return address
+
+
+def trusted_keys(keys: Keys) -> tuple[str, ...]:
+    """NEON_TRUSTED_RESULT_KEYS as scoring reads it, else the deployment's own signing key."""
+    import os
+
+    text = os.environ.get("NEON_TRUSTED_RESULT_KEYS", "")
+    found = tuple(k.strip().lower() for k in text.split(",") if k.strip())
+    return found or (public_key_hex(keys.signing_key),)
+
+
+async def start(
+    settings: Settings,
+    keys: Keys,
+    nats_client: Any = None,
+    *,
+    options: Options | None = None,
+    ratings: Any = None,
+) -> RunningService:
+    """Without ``nats_client`` no result arrives: only for tests of the API alone."""
+    app = await asyncio.to_thread(
+        open_application,
+        settings,
+        lambda: TournamentApplication(
+            env={**eventsourcing_env(settings, NAME), "AGGREGATE_CACHE_MAXSIZE": "1000"}
+        ),
+    )
+    issuer = TokenIssuer(keys.token_secret, external=external_identity(settings))
+    token = issuer.issue("organiser", "*", player=NAME, ttl=SERVICE_TOKEN_TTL)
+    rules = RulesGateway(rules_address(settings), token, settings.call_timeout)
+    owned_ratings = None
+    if ratings is None and ("scoring" in settings.addresses or "scoring" in settings.ports):
+        owned_ratings = ratings = ScoringRatings(
+            settings.address("scoring"), settings.call_timeout, token
+        )
+    relay = consumer = None
+    director = Director(app, rules, ratings, keys.signing_key, options)
+    director.result_keys = trusted_keys(keys)
+    try:
+        if nats_client is not None:
+            js = nats_client.jetstream()
+            relay = bus.OutboxRelay(
+                app,
+                NAME,
+                js,
+                events.projection(settings.namespace, app),
+                interval=settings.outbox_interval,
+                namespace=settings.namespace,
+                leader=relay_leadership(settings, NAME),
+            )
+            await relay.start()
+            director.on_saved = relay.poke
+            consumer = ResultConsumer(director, js, trusted_keys(keys), settings.namespace)
+            await consumer.start()
+        await director.recover()
+        handle = await start_server(
+            f"{settings.bind_host}:{settings.ports.get(NAME, DEFAULT_PORT)}",
+            lambda server: register(server, director),
+            [SERVICE_NAME],
+            issuer,
+        )
+    except BaseException:
+        await director.close()
+        if consumer is not None:
+            await consumer.stop()
+        if relay is not None:
+            await relay.stop()
+        app.close()
+        raise
+    closers: list[Any] = [storehealth.watch(settings, handle, NAME), director.close]
+    if consumer is not None:
+        closers.append(consumer.stop)
+    if relay is not None:
+        closers += [relay.drain, relay.stop]
+    closers.append(rules.close)
+    if owned_ratings is not None:
+        closers.append(owned_ratings.close)
+    closers.append(app.close)
+    log.info("tournament up", port=handle.port)
+    return RunningService(
+        NAME,
+        handle,
+        f"{settings.host}:{handle.port}",
+        closers=closers,
+        extra={"director": director, "app": app, "consumer": consumer},
+    )

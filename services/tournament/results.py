@@ -1,0 +1,152 @@
+"""Results of the tournament's matches from JetStream: the rules services' signed results.
+
+A durable pull consumer on ``neon.events.results.>``. A message is acted on only when it
+is a result signed by a trusted rules key (platform/signed.py) of a match whose id names
+one of our tables (``<tournament>-r<round>-t<table>``); anything else is acked and left.
+Recording is idempotent (a table's first result stands; a redelivery is a duplicate), so
+messages are acked after the result is saved and a crash before the ack only repeats it.
+Order does not matter here: each table's result stands alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any
+
+from nats.js import JetStreamContext
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from nats.js.errors import NotFoundError
+
+from services.platform import bus
+from services.platform.logs import bound_contextvars, get_logger
+from services.platform.signed import SIGNED_RESULT, Untrusted, open_result
+from services.tournament.director import MATCH_OF, Director
+
+FILTER = "neon.events.results.>"
+log = get_logger("tournament")
+
+
+@dataclass
+class Stats:
+    recorded: int = 0
+    duplicates: int = 0
+    ignored: int = 0
+    refused: int = 0
+    errors: int = 0
+
+
+class ResultConsumer:
+    def __init__(
+        self,
+        director: Director,
+        js: JetStreamContext,
+        trusted_keys: Collection[str],
+        namespace: str = "",
+        batch: int = 50,
+        ack_wait: float = 30.0,
+    ) -> None:
+        self.director, self.js = director, js
+        self.trusted = tuple(trusted_keys)
+        self.namespace = namespace
+        self.stream = bus.stream_name(namespace)
+        self.filter = f"{namespace}.{FILTER}" if namespace else FILTER
+        self.batch, self.ack_wait = batch, ack_wait
+        self.stats = Stats()
+        self.durable = ""
+        self._sub: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = False
+
+    async def start(self) -> None:
+        await bus.ensure_stream(self.js, namespace=self.namespace)
+        store_id = await asyncio.to_thread(bus.store_identity, self.director.app)
+        self.durable = bus.durable_name(self.namespace, f"tournament-{store_id}")
+        try:
+            await self.js.consumer_info(self.stream, self.durable)
+        except NotFoundError:
+            await self.js.add_consumer(
+                self.stream,
+                ConsumerConfig(
+                    durable_name=self.durable,
+                    name=self.durable,
+                    ack_policy=AckPolicy.EXPLICIT,
+                    ack_wait=self.ack_wait,
+                    max_ack_pending=1000,
+                    filter_subject=self.filter,
+                    max_deliver=-1,
+                    deliver_policy=DeliverPolicy.ALL,
+                    inactive_threshold=14 * 24 * 3600.0,
+                ),
+            )
+        self._sub = await self.js.pull_subscribe_bind(durable=self.durable, stream=self.stream)
+        self._task = asyncio.create_task(self._run(), name="tournament-results")
+        log.info("tournament results consumer started", durable=self.durable)
+
+    async def _run(self) -> None:
+        while not self._stopping:
+            try:
+                messages = await self._sub.fetch(self.batch, timeout=1.0)
+            except TimeoutError:
+                continue
+            except asyncio.CancelledError:
+                raise
+            except Exception as err:  # NATS hiccup: the durable consumer keeps our place
+                log.warning("results fetch failed", error=repr(err))
+                await asyncio.sleep(0.5)
+                continue
+            for msg in messages:
+                try:
+                    await self.handle(msg.data)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as err:  # the store is down: redelivered later
+                    self.stats.errors += 1
+                    log.warning(
+                        "could not record a result; it will be redelivered", error=repr(err)
+                    )
+                    await msg.nak(delay=1.0)
+                    continue
+                await msg.ack()
+
+    async def handle(self, data: bytes) -> str:
+        try:
+            payload = json.loads(data)
+        except ValueError:
+            payload = None
+        if not isinstance(payload, dict) or payload.get("type") != SIGNED_RESULT:
+            self.stats.ignored += 1
+            return "ignored"
+        inner = payload.get("result")
+        match_id = str(inner.get("match_id", "")) if isinstance(inner, dict) else ""
+        if not MATCH_OF.match(match_id):
+            self.stats.ignored += 1
+            return "ignored"
+        with bound_contextvars(match_id=match_id):
+            try:
+                result = open_result(payload, self.trusted)
+            except Untrusted as err:
+                self.stats.refused += 1
+                log.warning("untrusted result refused", reason=str(err))
+                return "refused"
+            outcome = await self.director.record_signed_result(result, payload)
+        if outcome == "recorded":
+            self.stats.recorded += 1
+        elif outcome == "duplicate":
+            self.stats.duplicates += 1
+        else:
+            self.stats.ignored += 1
+        return outcome
+
+    async def stop(self) -> None:
+        self._stopping = True
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        if self._sub is not None:
+            try:
+                await self._sub.unsubscribe()
+            except Exception:  # connection already gone
+                pass

@@ -1,0 +1,115 @@
+"""The rules services of the games, as the tournament service uses them: game info, match
+creation (with client seeds, never a dev seed), starting a match, and its audit export."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+
+from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
+from services.platform.grpc_kit import call_metadata, channel
+
+POLICIES = {
+    "default": rules_pb2.TIMEOUT_POLICY_DEFAULT_ACTION,
+    "bot": rules_pb2.TIMEOUT_POLICY_BOT,
+    "forfeit": rules_pb2.TIMEOUT_POLICY_FORFEIT,
+}
+
+
+def clock_message(clock: dict[str, Any]) -> rules_pb2.ClockConfig | None:
+    kind = clock.get("kind", "none")
+    if kind == "none":
+        return None
+    return rules_pb2.ClockConfig(
+        kind=rules_pb2.CLOCK_KIND_PER_DECISION
+        if kind == "per_decision"
+        else rules_pb2.CLOCK_KIND_FISCHER,
+        per_decision_ms=int(clock.get("per_decision_ms", 0)),
+        bank_ms=int(clock.get("bank_ms", 0)),
+        increment_ms=int(clock.get("increment_ms", 0)),
+        max_timeouts=int(clock.get("max_timeouts", 0)),
+        policy=POLICIES[clock.get("policy", "default")],
+    )
+
+
+class RulesGateway:
+    """gRPC client of every game's rules service, one channel per address."""
+
+    def __init__(self, address_of: Callable[[str], str | None], token: str, timeout: float) -> None:
+        self.address_of, self.token, self.timeout = address_of, token, timeout
+        self._stubs: dict[str, tuple[grpc.aio.Channel, Any]] = {}
+
+    def address(self, game: str) -> str:
+        return self.address_of(game) or ""
+
+    def stub(self, game: str) -> Any:
+        """The RulesService stub of ``game`` (LookupError when it has no address)."""
+        address = self.address(game)
+        if not address:
+            raise LookupError(f"no rules service address for game {game!r}")
+        if address not in self._stubs:
+            ch = channel(address)
+            self._stubs[address] = (ch, rules_pb2_grpc.RulesServiceStub(ch))
+        return self._stubs[address][1]
+
+    async def game_info(self, game: str) -> Any:
+        return await self.stub(game).GetGameInfo(
+            rules_pb2.GetGameInfoRequest(), metadata=call_metadata(), timeout=self.timeout
+        )
+
+    async def create_match(
+        self,
+        game: str,
+        match_id: str,
+        mode: str,
+        players: list[str],
+        options_json: str,
+        clock: dict[str, Any],
+    ) -> tuple[dict[int, str], str]:
+        """Seat tokens by seat and the dice commitment. Idempotent per match id: the same
+        request after a restart answers the existing match and its tokens. Tournament
+        matches wait for the seats' client seeds and never carry a dev seed."""
+        message = clock_message(clock)
+        request = rules_pb2.CreateMatchRequest(
+            match_id=match_id,
+            mode=mode,
+            seats=len(players),
+            players=players,
+            options_json=options_json or "",
+            await_client_seeds=True,
+        )
+        if message is not None:
+            request.clock.CopyFrom(message)
+        reply = await self.stub(game).CreateMatch(
+            request, metadata=call_metadata(self.token), timeout=self.timeout
+        )
+        return {t.seat: t.token for t in reply.seat_tokens}, reply.dice_commitment
+
+    async def start_match(self, game: str, match_id: str) -> None:
+        """Start a match that waits for client seeds; one already started is fine."""
+        try:
+            await self.stub(game).StartMatch(
+                rules_pb2.StartMatchRequest(match_id=match_id),
+                metadata=call_metadata(self.token),
+                timeout=self.timeout,
+            )
+        except grpc.aio.AioRpcError as err:
+            if err.code() == grpc.StatusCode.FAILED_PRECONDITION and "already started" in (
+                err.details() or ""
+            ):
+                return
+            raise
+
+    async def export_match(self, game: str, match_id: str) -> Any:
+        return await self.stub(game).ExportMatch(
+            rules_pb2.ExportMatchRequest(match_id=match_id),
+            metadata=call_metadata(self.token),
+            timeout=max(self.timeout, 10.0),
+        )
+
+    async def close(self) -> None:
+        for ch, _ in self._stubs.values():
+            await ch.close()
+        self._stubs.clear()

@@ -1,0 +1,111 @@
+"""Browser tests: the viewer in a real headless Chromium (Debian's /usr/bin/chromium) driven
+by Playwright for Python, against the real services and the gateway.
+
+The test modules make their own fixtures from ``serving`` and ``chromium_page``: a fixture
+in a conftest would run in another event loop than the module's tests.
+
+Screenshots go to tests/browser/artifacts/ (git-ignored), one per test. Without a Chromium the
+tests are skipped locally; under CI (CI=true) they fail, so a missing browser is never silent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from services.cli.backend import Backend, start_backend
+from services.gateway import main as gateway_main
+from services.gateway.config import GatewayConfig
+from services.rules.games import available
+from tests.integration.conftest import make_settings
+
+ARTIFACTS = Path(__file__).parent / "artifacts"
+CHROMIUM = os.environ.get("NEON_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _need_chromium() -> None:
+    if shutil.which(CHROMIUM) or Path(CHROMIUM).exists():
+        return
+    reason = f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@dataclass
+class Served:
+    backend: Backend
+    gateway: gateway_main.RunningGateway
+
+    @property
+    def url(self) -> str:
+        return self.gateway.url
+
+
+@contextlib.asynccontextmanager
+async def serving(folder: Path, nats_url: str) -> AsyncIterator[Served]:
+    """Dice and every game's rules service, and the gateway in front of them."""
+    backend = await start_backend(
+        make_settings(folder, nats_url), games=available(), embedded_nats=False
+    )
+    gateway = await gateway_main.start(
+        backend.settings,
+        backend.keys,
+        GatewayConfig(port=0),
+        addresses={k: v for k, v in backend.endpoints().items() if k != "nats"},
+    )
+    try:
+        yield Served(backend, gateway)
+    finally:
+        await gateway.stop()
+        await backend.stop(1)
+
+
+@dataclass
+class Browser:
+    page: Any
+    console_errors: list[str]
+    responses: list[Any]
+
+    async def screenshot(self, name: str) -> Path:
+        ARTIFACTS.mkdir(exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        await self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+
+@contextlib.asynccontextmanager
+async def chromium_page() -> AsyncIterator[Browser]:
+    """A fresh page of a headless Chromium that records console errors and responses."""
+    _need_chromium()
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        chromium = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = await chromium.new_page(viewport={"width": 1400, "height": 900})
+            errors: list[str] = []
+            responses: list[Any] = []
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("response", lambda r: responses.append(r))
+            yield Browser(page, errors, responses)
+        finally:
+            await chromium.close()

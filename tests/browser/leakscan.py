@@ -1,0 +1,102 @@
+"""Scan what the spectator page received for hidden cards (tests/support/campaign/leaks.py).
+
+From the match's export (after the end) the match is replayed; for every position the strings
+of its hidden zones that no spectator may see yet are the secrets of that position. Every
+GetView answer and every WatchMatch frame the page received names its version, and must hold
+none of that version's secrets (less what public events revealed by then, as in leaks.py);
+no message at all may hold a string that stayed hidden from
+the first position to the last.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from typing import Any
+
+from services.rules.export import parse_export
+from services.rules.games import load_engine
+from services.rules.records import project
+from services.rules.replay import Replayed, step
+from services.rules.verify import _state_key
+from tests.support.campaign.leaks import found_in, secrets, strings
+
+
+def secrets_by_version(export: bytes) -> tuple[dict[int, set[str]], set[str]]:
+    records, _ = parse_export(export)
+    game = str(records[0]["game"])
+    engine = load_engine(game)
+    replayed = Replayed(key=_state_key(records))
+    by_version: dict[int, set[str]] = {}
+    revealed: set[str] = set()
+    for record in records:
+        step(engine, replayed, record)
+        revealed |= strings(project(record, None).get("events", []))
+        if replayed.state is not None:
+            hidden = secrets(game, engine.encode(replayed.state), None)
+            by_version[int(record["n"])] = hidden - revealed
+        else:
+            by_version[int(record["n"])] = set()
+    started = [s for s in by_version.values() if s]
+    always = set.intersection(*started) if started else set()
+    return by_version, always
+
+
+def stream_frames(body: bytes) -> list[dict[str, Any]]:
+    frames, at = [], 0
+    while at + 5 <= len(body):
+        flags, length = struct.unpack_from(">BI", body, at)
+        frames.append({"flags": flags, "message": json.loads(body[at + 5 : at + 5 + length])})
+        at += 5 + length
+    return frames
+
+
+def _expanded(message: Any) -> Any:
+    """The message with its *_json strings parsed, so their contents are scanned too."""
+    if isinstance(message, dict):
+        out = {}
+        for key, value in message.items():
+            if key.endswith("Json") and isinstance(value, str) and value:
+                try:
+                    value = json.loads(value)
+                except ValueError:
+                    pass
+            out[key] = _expanded(value)
+        return out
+    if isinstance(message, list):
+        return [_expanded(v) for v in message]
+    return message
+
+
+def scan(received: list[tuple[str, bytes]], export: bytes) -> tuple[list[str], int]:
+    """(the leaks found, how many messages were checked) in (url, body) pairs the page got."""
+    by_version, always = secrets_by_version(export)
+    leaks: list[str] = []
+    checked = 0
+
+    def check(url: str, message: Any, version: int | None) -> None:
+        nonlocal checked
+        checked += 1
+        message = _expanded(message)
+        if version is not None and found_in(message, by_version.get(version, set())):
+            leaks.append(f"{url} v{version}: {sorted(found_in(message, by_version[version]))}")
+        if found_in(message, always):
+            leaks.append(f"{url}: never-revealed {sorted(found_in(message, always))}")
+
+    for url, body in received:
+        if url.endswith("/WatchMatch"):
+            for frame in stream_frames(body):
+                event = frame["message"].get("event")
+                check(url, frame["message"], int(event["version"]) if event else None)
+        elif url.endswith("/GetView"):
+            message = json.loads(body)
+            check(url, message, int(message.get("version", 0)))
+        elif url.endswith("/replay"):
+            for frame in json.loads(body).get("frames", []):
+                check(url, frame, int(frame["n"]))
+        elif not url.endswith("/GetGameInfo"):  # the content pack names every card there is
+            try:
+                check(url, json.loads(body), None)
+            except ValueError:
+                continue
+    return leaks, checked

@@ -1,0 +1,273 @@
+"""The tournament page in headless Chromium, following tournaments that bots play through the
+real services (tournament, rules, dice; the gateway in front): a 4-player Swiss of Neon Reign
+followed live round by round to its final standings, and a 4-player single elimination's
+bracket. What the page shows is compared with the tournament service's own answers."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from services.cli.backend import start_backend
+from services.cli.tournament_commands import TournamentClient, format_json, simulate_run
+from services.gateway import main as gateway_main
+from services.gateway.config import GatewayConfig
+from services.rules.games import available
+from services.tournament.core import bracket as core_bracket
+from services.tournament.core.model import Entrant, FormatConfig, History
+from tests.browser.conftest import Browser, Served, chromium_page
+from tests.integration.conftest import make_settings
+
+pytestmark = [
+    pytest.mark.timeout(120),
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.skipif("neon-reign" not in available(), reason="needs Neon Reign"),
+]
+GAME = "neon-reign"
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def served(tmp_path_factory: pytest.TempPathFactory, nats_url: str) -> AsyncIterator[Served]:
+    """Dice, Neon Reign's rules service and the tournament service, the gateway in front."""
+    folder: Path = tmp_path_factory.mktemp("tournament-page")
+    backend = await start_backend(
+        make_settings(folder, nats_url), games=[GAME], embedded_nats=False, tournament=True
+    )
+    gateway = await gateway_main.start(
+        backend.settings,
+        backend.keys,
+        GatewayConfig(port=0),
+        addresses={k: v for k, v in backend.endpoints().items() if k != "nats"},
+    )
+    try:
+        yield Served(backend, gateway)
+    finally:
+        await gateway.stop()
+        await backend.stop(1)
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    async with chromium_page() as page:
+        yield page
+
+
+async def open_tournament(browser: Browser, served: Served, tournament_id: str) -> None:
+    """From the front page: the Tournaments tab, then the tournament picked from the list."""
+    page = browser.page
+    await page.goto(served.url + "/")
+    await page.wait_for_selector("body[data-ready='1']")
+    await page.click("#tab-tournament")
+    await page.click(f"#tournament-list button[data-tournament-id='{tournament_id}']")
+    await page.wait_for_selector(f"#tournament[data-tournament-id='{tournament_id}']")
+
+
+async def shown_round(page: Any, number: int) -> list[dict[str, Any]]:
+    return await page.eval_on_selector_all(
+        f"#rounds .round[data-round='{number}'] tr.pairing",
+        """rows => rows.map(r => ({
+            table: +r.dataset.table, status: r.dataset.status,
+            seats: [...r.querySelectorAll('.seat')].map(s => s.dataset.player),
+            href: r.querySelector('a.watch')?.getAttribute('href') || ''}))""",
+    )
+
+
+async def shown_standings(page: Any) -> list[dict[str, Any]]:
+    return await page.eval_on_selector_all(
+        "#standings tbody tr",
+        """rows => rows.map(r => Object.fromEntries([...r.querySelectorAll('td')].map(
+            td => [td.dataset.col, td.dataset.value ?? td.textContent])))""",
+    )
+
+
+def expected_round(r: Any) -> list[dict[str, Any]]:
+    return [
+        {
+            "table": t.number,
+            "status": "bye" if t.bye else "done",
+            "seats": list(t.seats),
+            "href": f"/?game={GAME}&match={t.match_id}" if t.match_id else "",
+        }
+        for t in r.tables
+    ]
+
+
+async def test_the_tournament_tab_loads_without_console_errors(
+    served: Served, browser: Browser
+) -> None:
+    page = browser.page
+    await page.goto(served.url + "/")
+    await page.wait_for_selector("body[data-ready='1']")
+    await page.click("#tab-tournament")
+    assert await page.is_visible("#tournament") and not await page.is_visible("#live")
+    assert await page.text_content("#tournament-title") == "Pick a tournament"
+    assert browser.console_errors == []
+
+
+async def test_a_swiss_followed_live_to_its_final_standings(
+    served: Served, browser: Browser
+) -> None:
+    page = browser.page
+    tid = f"swiss_{uuid.uuid4().hex[:8]}"
+    seen_live: list[int] = []
+
+    async def watch_round(number: int) -> None:
+        """While the round's matches are played: the page shows its pairings, pushed by
+        WatchTournament (round 2 is paired long after the page opened)."""
+        if number == 1:
+            await open_tournament(browser, served, tid)
+        await page.wait_for_selector(f"#rounds .round[data-round='{number}']", timeout=20_000)
+        assert await page.get_attribute("#tournament", "data-ended") == "0"
+        if number == 2:
+            await browser.screenshot("tournament-swiss-live")
+        seen_live.append(number)
+
+    report = await simulate_run(
+        served.backend.address("tournament"),
+        served.backend.issuer.issue,
+        GAME,
+        format_json("swiss", 2),
+        4,
+        mode="single",
+        tournament_id=tid,
+        between_rounds=watch_round,
+        timeout=60,
+    )
+    assert seen_live == [1, 2]
+    await page.wait_for_selector("#tournament[data-ended='1']", timeout=20_000)
+    await page.wait_for_selector("#standings[data-final='1']")
+    await browser.screenshot("tournament-swiss")
+
+    # the page's pairings and results are the service's rounds
+    client = TournamentClient(served.backend.address("tournament"))
+    try:
+        for number in (1, 2):
+            served_round = (await client.call("GetRound", tournament_id=tid, round=number)).round
+            assert await shown_round(page, number) == expected_round(served_round)
+            complete = await page.get_attribute(
+                f"#rounds .round[data-round='{number}']", "data-complete"
+            )
+            assert complete == "1" and served_round.complete
+        standings = await client.call("GetStandings", tournament_id=tid)
+    finally:
+        await client.close()
+    assert standings.final
+    # the page's standings are the service's, with every tie-break value
+    assert await shown_standings(page) == [
+        {
+            "rank": str(r.rank),
+            "player": r.player_id,
+            "points": f"{r.points:g}",
+            "games": str(r.games),
+            "wins": str(r.wins),
+            **{t.name: f"{t.value:g}" for t in r.tiebreaks},
+        }
+        for r in standings.rows
+    ]
+    assert [t.name for t in standings.rows[0].tiebreaks] == [
+        "buchholz",
+        "median-buchholz",
+        "sonneborn-berger",
+        "wins",
+    ]
+    assert [r.player_id for r in standings.rows] == [r.player_id for r in report.standings]
+    assert await page.text_content("#standings-title") == "Final standings"
+    calls = [r.request for r in browser.responses if r.request.method == "POST"]
+    assert any(c.url.endswith("/WatchTournament") for c in calls)
+    sent = [await c.all_headers() for c in calls]
+    assert all("content-type" in h and "authorization" not in h for h in sent), "no token sent"
+    assert "finished" in (await page.text_content("#tournament-meta") or "")
+    assert browser.console_errors == []
+
+    # a table's link opens its match in the live spectator view
+    first = (await shown_round(page, 1))[0]
+    await page.click(
+        f"#rounds .round[data-round='1'] tr.pairing[data-table='{first['table']}'] a.watch"
+    )
+    match_id = first["href"].rsplit("=", 1)[1]
+    await page.wait_for_selector(
+        f"#board[data-match-id='{match_id}'][data-ended='1']", timeout=20_000
+    )
+    assert await page.is_visible("#outcome")
+    assert browser.console_errors == []
+
+
+async def test_a_single_elimination_bracket_is_drawn(served: Served, browser: Browser) -> None:
+    page = browser.page
+    tid = f"knockout_{uuid.uuid4().hex[:8]}"
+
+    async def watch_round(number: int) -> None:
+        if number == 1:
+            await open_tournament(browser, served, tid)
+            await page.wait_for_selector("#bracket svg .bracket-match[data-id='W2-1']")
+
+    report = await simulate_run(
+        served.backend.address("tournament"),
+        served.backend.issuer.issue,
+        GAME,
+        format_json("single-elimination", 0),
+        4,
+        mode="single",
+        tournament_id=tid,
+        between_rounds=watch_round,
+        timeout=60,
+    )
+    await page.wait_for_selector("#tournament[data-ended='1']", timeout=20_000)
+    bracket = json.loads(report.tournament.bracket_json)
+    champion = report.standings[0].player_id
+    assert bracket["champion"] == champion
+    assert await page.get_attribute("#bracket svg", "data-champion") == champion
+    drawn = await page.eval_on_selector_all(
+        "#bracket svg .bracket-match",
+        """gs => gs.map(g => ({id: g.dataset.id, winner: g.dataset.winner,
+            players: [...g.querySelectorAll('.player')].map(t => t.dataset.player)}))""",
+    )
+    assert drawn == [
+        {"id": m["id"], "winner": m["winner"] or "", "players": [p or "" for p in m["players"]]}
+        for m in bracket["matches"]
+    ]
+    assert len(await page.query_selector_all("#bracket svg .bracket-line")) == 2
+    await browser.screenshot("tournament-bracket")
+    assert browser.console_errors == []
+
+
+async def test_a_double_elimination_bracket_draws_every_part(
+    served: Served, browser: Browser
+) -> None:
+    """The drawing alone, from the pure core's bracket of 8 before round 1: winners' and
+    losers' brackets and the grand finals, every match once, each winner's path a line."""
+    config = FormatConfig.from_dict({"format": "double-elimination", "grand_final_reset": True})
+    history = History(tuple(Entrant(f"p{i}", 100.0 - i, i) for i in range(8)))
+    bracket = core_bracket(config, history)
+    page = browser.page
+    await page.goto(served.url + "/")
+    await page.wait_for_selector("body[data-ready='1']")
+    await page.click("#tab-tournament")
+    await page.evaluate(
+        "b => import('/static/tournament.js').then(m => m.drawBracket(b))",
+        json.loads(json.dumps(bracket)),
+    )
+    drawn = await page.eval_on_selector_all(
+        "#bracket svg .bracket-match", "gs => gs.map(g => g.dataset.id)"
+    )
+    assert drawn == [m["id"] for m in bracket["matches"]]
+    assert {m["bracket"] for m in bracket["matches"]} == {"winners", "losers", "final"}
+    boxes = await page.eval_on_selector_all(
+        "#bracket svg .bracket-match rect",
+        "rs => rs.map(r => [+r.getAttribute('x'), +r.getAttribute('y')])",
+    )
+    assert len(set(map(tuple, boxes))) == len(boxes), "no two matches drawn on each other"
+    winner_links = sum(1 for m in bracket["matches"] for f in m["from"] if f.startswith("winner:"))
+    assert len(await page.query_selector_all("#bracket svg .bracket-line")) == winner_links
+    first_round = await page.eval_on_selector_all(
+        "#bracket svg .bracket-match[data-id='W1-1'] .player", "ts => ts.map(t => t.dataset.player)"
+    )
+    assert first_round == ["p0", "p7"], "seed 1 meets seed 8"
+    await browser.screenshot("tournament-double-elimination")
+    assert browser.console_errors == []

@@ -1,0 +1,280 @@
+"""The gateway against the real services: Connect unary calls and server streams, the same
+tokens and status codes as gRPC, clear errors for bad input, CORS off by default."""
+
+from __future__ import annotations
+
+import json
+import struct
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+import pytest
+
+from services.cli.backend import Backend
+from services.gateway import main as gateway_main
+from services.gateway.config import GatewayConfig
+from services.genproto.neon.rules.v1 import rules_pb2
+
+RULES = "/games/neon-reign/neon.rules.v1.RulesService"
+JSON = {"Content-Type": "application/json"}
+
+
+@pytest.fixture
+async def gateway(backend: Backend) -> AsyncIterator[tuple[Backend, str]]:
+    running = await gateway_main.start(
+        backend.settings,
+        backend.keys,
+        GatewayConfig(port=0),
+        addresses={k: v for k, v in backend.endpoints().items() if k != "nats"},
+    )
+    yield backend, running.url
+    await running.stop()
+
+
+async def post(
+    url: str,
+    body: Any = None,
+    token: str = "",
+    raw: bytes | None = None,
+    content_type: str = "application/json",
+    headers: dict[str, str] | None = None,
+) -> tuple[int, Any, dict[str, str]]:
+    sent = {"Content-Type": content_type, **(headers or {})}
+    if token:
+        sent["Authorization"] = f"Bearer {token}"
+    data = raw if raw is not None else json.dumps(body or {}).encode()
+    async with aiohttp.ClientSession() as http, http.post(url, data=data, headers=sent) as r:
+        payload = await r.read()
+        try:
+            decoded: Any = json.loads(payload)
+        except ValueError:
+            decoded = payload
+        return r.status, decoded, dict(r.headers)
+
+
+async def create(url: str, backend: Backend) -> dict[str, Any]:
+    status, created, _ = await post(
+        url + RULES + "/CreateMatch",
+        {"mode": "single", "seats": 2, "devSeed": "7"},
+        backend.organiser_token(),
+    )
+    assert status == 200, created
+    return created
+
+
+async def test_unary_json_calls_reach_the_rules_service_with_the_callers_token(
+    gateway: Any,
+) -> None:
+    backend, url = gateway
+    status, info, headers = await post(url + RULES + "/GetGameInfo")
+    assert status == 200 and info["gameId"] == "neon-reign"
+    assert headers["Content-Type"].startswith("application/json")
+    created = await create(url, backend)
+    assert created["status"] == "MATCH_STATUS_RUNNING" and len(created["seatTokens"]) == 2
+    assert created["seatTokens"][0]["seat"] == 0, "defaults are printed (seat 0)"
+    match = created["matchId"]
+    status, view, _ = await post(url + RULES + "/GetView", {"matchId": match})
+    assert status == 200 and view["viewer"] == -1, "no token: the spectator view"
+    seat = view["pending"][0]["seat"]
+    token = created["seatTokens"][seat]["token"]
+    status, seat_view, _ = await post(url + RULES + "/GetView", {"match_id": match}, token)
+    assert status == 200 and seat_view["viewer"] == seat, "proto field names work too"
+    status, legal, _ = await post(url + RULES + "/ListLegalActions", {"matchId": match}, token)
+    assert status == 200 and legal["decisions"][0]["legalJson"]
+    action = next(d for d in legal["decisions"] if not d["standing"])["legalJson"][0]
+    status, answer, _ = await post(
+        url + RULES + "/SubmitAction",
+        {"matchId": match, "commandId": "c1", "actionJson": action},
+        token,
+    )
+    assert status == 200 and int(answer["version"]) == int(view["version"]) + 1
+    status, listed, _ = await post(url + RULES + "/ListMatches", {})
+    assert status == 200 and match in [m["matchId"] for m in listed["matches"]]
+    summary = next(m for m in listed["matches"] if m["matchId"] == match)
+    assert set(summary) == {"matchId", "gameId", "mode", "seats", "status", "version"}
+
+
+async def test_binary_protobuf_calls_work_too(gateway: Any) -> None:
+    _, url = gateway
+    status, body, headers = await post(
+        url + RULES + "/GetGameInfo", raw=b"", content_type="application/proto"
+    )
+    assert status == 200 and headers["Content-Type"].startswith("application/proto")
+    assert rules_pb2.GetGameInfoResponse.FromString(body).game_id == "neon-reign"
+
+
+async def test_errors_carry_the_grpc_status_as_a_connect_code_and_the_reason(gateway: Any) -> None:
+    backend, url = gateway
+    created = await create(url, backend)
+    match = created["matchId"]
+    other = (await create(url, backend))["seatTokens"][0]["token"]
+    submit = url + RULES + "/SubmitAction"
+    body = {"matchId": match, "commandId": "x", "actionJson": "{}"}
+    status, err, _ = await post(submit, body)
+    assert (status, err["code"]) == (401, "unauthenticated") and "seat token" in err["message"]
+    status, err, _ = await post(submit, body, other)
+    assert (status, err["code"]) == (403, "permission_denied") and "another match" in err["message"]
+    status, err, _ = await post(submit, body, "not-a-token")
+    assert (status, err["code"]) == (401, "unauthenticated")
+    token = created["seatTokens"][0]["token"]
+    status, err, _ = await post(submit, {**body, "actionJson": '{"type": "no-such-action"}'}, token)
+    assert status == 400 and err["code"] in ("invalid_argument", "failed_precondition"), err
+    assert err["message"]
+    status, err, _ = await post(url + RULES + "/GetView", {"matchId": "no-such-match"})
+    assert (status, err["code"]) == (404, "not_found")
+
+
+@pytest.mark.parametrize(
+    ("path", "raw", "ctype", "status", "code"),
+    [
+        (RULES + "/GetView", b'{"matchId": ', "application/json", 400, "invalid_argument"),
+        (RULES + "/GetView", b'{"noSuchField": 1}', "application/json", 400, "invalid_argument"),
+        (RULES + "/GetView", b'{"matchId": 5}', "application/json", 400, "invalid_argument"),
+        (RULES + "/GetView", b"\xff\xfe\x00garbage", "application/json", 400, "invalid_argument"),
+        (RULES + "/GetView", b"\xff\xff\xff\xff", "application/proto", 400, "invalid_argument"),
+        (RULES + "/GetView", b"{}", "text/plain", 415, "invalid_argument"),
+        (RULES + "/NoSuchMethod", b"{}", "application/json", 501, "unimplemented"),
+        (RULES + "/Play", b"{}", "application/json", 501, "unimplemented"),
+        (
+            "/games/no-such-game/neon.rules.v1.RulesService/GetView",
+            b"{}",
+            "application/json",
+            404,
+            "not_found",
+        ),
+        ("/neon.rules.v1.RulesService/GetView", b"{}", "application/json", 404, "not_found"),
+        ("/neon.dice.v1.DiceService/Draw", b"{}", "application/json", 501, "unimplemented"),
+        (RULES + "/WatchMatch", b"{}", "application/connect+json", 400, "invalid_argument"),
+        (
+            RULES + "/WatchMatch",
+            b"\x00\x00\x00\x00\x09{}",
+            "application/connect+json",
+            400,
+            "invalid_argument",
+        ),
+    ],
+)
+async def test_bad_requests_get_a_clear_error_and_the_gateway_goes_on(
+    gateway: Any, path: str, raw: bytes, ctype: str, status: int, code: str
+) -> None:
+    _, url = gateway
+    got, err, _ = await post(url + path, raw=raw, content_type=ctype)
+    assert (got, err["code"]) == (status, code), err
+    assert err["message"]
+    got, info, _ = await post(url + RULES + "/GetGameInfo")
+    assert got == 200 and info["gameId"] == "neon-reign"
+
+
+def envelopes(body: bytes) -> list[tuple[int, Any]]:
+    out, at = [], 0
+    while at < len(body):
+        flags, length = struct.unpack_from(">BI", body, at)
+        out.append((flags, json.loads(body[at + 5 : at + 5 + length])))
+        at += 5 + length
+    return out
+
+
+def envelope(message: Any) -> bytes:
+    data = json.dumps(message).encode()
+    return struct.pack(">BI", 0, len(data)) + data
+
+
+async def test_watch_match_is_a_connect_server_stream_ending_with_its_status(gateway: Any) -> None:
+    backend, url = gateway
+    created = await create(url, backend)
+    match = created["matchId"]
+    status, body, headers = await post(
+        url + RULES + "/WatchMatch",
+        raw=envelope({"matchId": match, "fromVersion": 0}),
+        content_type="application/connect+json",
+        headers={"connect-timeout-ms": "1500"},
+    )
+    assert status == 200 and headers["Content-Type"] == "application/connect+json"
+    frames = envelopes(body)
+    events = [m["event"] for flags, m in frames if flags == 0]
+    assert [int(e["version"]) for e in events][:2] == [1, 2]
+    assert events[0]["type"] == "MatchCreated"
+    flags, end = frames[-1]
+    assert flags == 2 and end["error"]["code"] == "deadline_exceeded", "the match runs on"
+    status, body, _ = await post(
+        url + RULES + "/WatchMatch",
+        raw=envelope({"matchId": "nope"}),
+        content_type="application/connect+json",
+    )
+    assert status == 200
+    flags, end = envelopes(body)[-1]
+    assert flags == 2 and end["error"]["code"] == "not_found"
+
+
+async def test_an_unreachable_service_is_unavailable(backend: Backend) -> None:
+    running = await gateway_main.start(
+        backend.settings,
+        backend.keys,
+        GatewayConfig(port=0),
+        addresses={"rules-neon-reign": "127.0.0.1:1"},
+    )
+    try:
+        status, err, _ = await post(
+            running.url + RULES + "/GetGameInfo", headers={"connect-timeout-ms": "2000"}
+        )
+        assert (status, err["code"]) == (503, "unavailable")
+    finally:
+        await running.stop()
+
+
+async def test_cors_is_off_by_default_and_allows_only_the_configured_origins(
+    backend: Backend,
+) -> None:
+    addresses = {k: v for k, v in backend.endpoints().items() if k != "nats"}
+    preflight = {
+        "Origin": "http://app.example",
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type",
+    }
+    for origins, allowed in (
+        ((), False),
+        (("http://app.example",), True),
+        (("http://other",), False),
+    ):
+        running = await gateway_main.start(
+            backend.settings,
+            backend.keys,
+            GatewayConfig(port=0, cors_origins=origins),
+            addresses=addresses,
+        )
+        try:
+            async with aiohttp.ClientSession() as http:
+                async with http.options(
+                    running.url + RULES + "/GetGameInfo", headers=preflight
+                ) as r:
+                    assert (r.status == 204) is allowed
+                    assert ("Access-Control-Allow-Origin" in r.headers) is allowed
+                async with http.post(
+                    running.url + RULES + "/GetGameInfo",
+                    data=b"{}",
+                    headers={**JSON, "Origin": "http://app.example"},
+                ) as r:
+                    assert r.status == 200
+                    assert r.headers.get("Access-Control-Allow-Origin") == (
+                        "http://app.example" if allowed else None
+                    )
+        finally:
+            await running.stop()
+
+
+async def test_viewer_files_are_served(gateway: Any) -> None:
+    _, url = gateway
+    async with aiohttp.ClientSession() as http:
+        for path, kind in (
+            ("/", "text/html"),
+            ("/static/viewer.js", "javascript"),
+            ("/static/style.css", "text/css"),
+            ("/static/favicon.svg", "svg"),
+        ):
+            async with http.get(url + path) as r:
+                assert r.status == 200 and kind in r.headers["Content-Type"], path
+        async with http.get(url + "/static/../app.py") as r:
+            assert r.status in (403, 404)
+        async with http.get(url + "/api/games") as r:
+            assert (await r.json())["games"] == ["neon-reign", "toy"]

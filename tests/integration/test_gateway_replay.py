@@ -1,0 +1,188 @@
+"""Replays through the gateway: verified server-side, stepped through in public frames only;
+refused while a match runs; never a crash on a file that is not an export."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import grpc
+import pytest
+
+from services.cli.backend import Backend
+from services.gateway import main as gateway_main
+from services.gateway.config import GatewayConfig
+from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
+from services.platform.natsrv import free_port
+from services.platform.playing import play_table, random_choice
+from tests.browser.leakscan import scan, secrets_by_version
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+async def gateway(backend: Backend) -> AsyncIterator[tuple[Backend, str]]:
+    running = await gateway_main.start(
+        backend.settings,
+        backend.keys,
+        GatewayConfig(port=0),
+        addresses={k: v for k, v in backend.endpoints().items() if k != "nats"},
+    )
+    yield backend, running.url
+    await running.stop()
+
+
+async def finished_match(backend: Backend, play: bool = True) -> tuple[str, bytes]:
+    organiser = [("authorization", f"Bearer {backend.organiser_token()}")]
+    async with grpc.aio.insecure_channel(backend.address("rules-neon-reign")) as channel:
+        stub = rules_pb2_grpc.RulesServiceStub(channel)
+        created = await stub.CreateMatch(
+            rules_pb2.CreateMatchRequest(mode="single", seats=2, dev_seed="replay"),
+            metadata=organiser,
+        )
+        if not play:
+            return created.match_id, b""
+        await play_table(
+            stub,
+            created.match_id,
+            {t.seat: t.token for t in created.seat_tokens},
+            random_choice("replay"),
+        )
+        for _ in range(100):
+            exported = await stub.ExportMatch(
+                rules_pb2.ExportMatchRequest(match_id=created.match_id), metadata=organiser
+            )
+            if b'"MatchSealed"' in exported.export_jsonl:
+                return created.match_id, bytes(exported.export_jsonl)
+            await asyncio.sleep(0.05)
+    raise AssertionError("never sealed")
+
+
+async def post(url: str, data: bytes = b"") -> tuple[int, Any]:
+    async with aiohttp.ClientSession() as http, http.post(url, data=data) as r:
+        return r.status, await r.json()
+
+
+async def test_a_finished_match_replays_in_public_frames_with_its_verification(
+    gateway: Any,
+) -> None:
+    backend, url = gateway
+    match_id, export = await finished_match(backend)
+    status, report = await post(f"{url}/api/games/neon-reign/matches/{match_id}/replay")
+    assert status == 200, report
+    verification = report["verification"]
+    assert verification["ok"] and verification["public_key_pinned"], verification
+    assert any("rules replay" in c for c in verification["checks"])
+    records = export.splitlines()[:-1]
+    assert [f["n"] for f in report["frames"]] == list(range(1, len(records) + 1))
+    assert report["stopped"] == ""
+    assert all("draws" not in json.dumps(f) for f in report["frames"])
+    assert any(f["text"] for f in report["frames"]) and report["frames"][-2]["outcome"]
+    body = json.dumps(report).encode()
+    leaks, checked = scan([(f"{url}/replay", body)], export)
+    assert checked == len(records) and leaks == []
+    status, uploaded = await post(f"{url}/api/replay", export)
+    assert status == 200 and uploaded["frames"] == report["frames"]
+
+
+async def test_the_leak_scan_finds_a_planted_hidden_card(gateway: Any) -> None:
+    """The browser tests' scan is not vacuous: a hand card in a message is found."""
+    backend, _ = gateway
+    _, export = await finished_match(backend)
+    by_version, _ = secrets_by_version(export)
+    version, hidden = next((v, s) for v, s in sorted(by_version.items()) if s)
+    card = sorted(hidden)[0]
+    planted = json.dumps(
+        {"version": str(version), "viewJson": json.dumps({"sides": [{"hand": [card]}]})}
+    )
+    leaks, _ = scan([("http://x/GetView", planted.encode())], export)
+    assert leaks and card in leaks[0]
+    clean = json.dumps({"version": str(version), "viewJson": json.dumps({"sides": []})})
+    assert scan([("http://x/GetView", clean.encode())], export)[0] == []
+
+
+async def test_a_running_match_is_not_replayed_and_garbage_is_a_clear_failure(gateway: Any) -> None:
+    backend, url = gateway
+    match_id, _ = await finished_match(backend, play=False)
+    status, err = await post(f"{url}/api/games/neon-reign/matches/{match_id}/replay")
+    assert (status, err["code"]) == (400, "failed_precondition") and "not over" in err["message"]
+    status, err = await post(f"{url}/api/games/neon-reign/matches/nope/replay")
+    assert (status, err["code"]) == (404, "not_found")
+    status, err = await post(f"{url}/api/replay")
+    assert (status, err["code"]) == (400, "invalid_argument")
+    for garbage in (b"\xff\xfe garbage", b'{"type": "MatchCreated"}\n', b"[]\n[]\n"):
+        status, report = await post(f"{url}/api/replay", garbage)
+        assert status == 200 and not report["verification"]["ok"]
+        assert report["verification"]["failure"] and report["frames"] == []
+
+
+async def test_replays_from_the_services_can_be_turned_off(backend: Backend) -> None:
+    running = await gateway_main.start(
+        backend.settings,
+        backend.keys,
+        GatewayConfig(port=0, replay_from_service=False),
+        addresses={k: v for k, v in backend.endpoints().items() if k != "nats"},
+    )
+    try:
+        status, err = await post(f"{running.url}/api/games/neon-reign/matches/x/replay")
+        assert (status, err["code"]) == (501, "unimplemented")
+    finally:
+        await running.stop()
+
+
+async def test_neon_serve_gateway_runs_as_its_own_process_and_stops_on_sigterm(
+    backend: Backend,
+) -> None:
+    port = free_port()
+    env = {
+        **os.environ,
+        "NEON_GATEWAY_PORT": str(port),
+        "NEON_VAR_DIR": str(backend.settings.var_dir),
+        "NEON_RULES_NEON_REIGN_ADDR": backend.address("rules-neon-reign"),
+        "NEON_DICE_ADDR": backend.address("dice"),
+        "NEON_LOG_LEVEL": "warning",
+        "PYTHONPATH": str(ROOT),
+    }
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "services.cli.main",
+        "serve",
+        "gateway",
+        env=env,
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        async with aiohttp.ClientSession() as http:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    async with http.get(base + "/healthz") as r:
+                        assert r.status == 200
+                        break
+                except aiohttp.ClientConnectionError:
+                    assert time.monotonic() < deadline and proc.returncode is None
+                    await asyncio.sleep(0.2)
+            async with http.post(
+                base + "/games/neon-reign/neon.rules.v1.RulesService/GetGameInfo",
+                data=b"{}",
+                headers={"Content-Type": "application/json"},
+            ) as r:
+                assert (await r.json())["gameId"] == "neon-reign"
+        proc.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(proc.wait(), 20) == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()

@@ -1,0 +1,84 @@
+"""One outbox relay publishes a store at a time: the others wait, and take over where it stopped.
+
+Two replicas of a service on one store each run a relay; the store's lock (a PostgreSQL
+advisory lock, or a file lock beside a SQLite database) lets one of them publish.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from services.cli.backend import Backend
+from services.cli.client import RulesClient
+from services.cli.play import play_match
+from services.platform.bus import OutboxRelay
+from services.platform.leadership import FileLead, PostgresLead, relay_leadership
+from services.rules.main import projection
+
+
+async def test_a_file_lock_has_one_holder_at_a_time(tmp_path: Path) -> None:
+    first, second = FileLead(tmp_path / "x.lock"), FileLead(tmp_path / "x.lock")
+    assert await first.lead() and await first.lead()
+    assert not await second.lead()
+    await first.close()
+    assert await second.lead()
+    assert not await first.lead()
+    await second.close()
+
+
+@pytest.mark.postgres
+async def test_a_postgres_lock_has_one_holder_and_is_freed_when_its_connection_dies() -> None:
+    url = os.environ.get("DATABASE_URL")
+    if not url:
+        pytest.skip("needs DATABASE_URL")
+    name = f"test-lock-{uuid.uuid4().hex}"
+    first, second = PostgresLead(url, name, recheck=0), PostgresLead(url, name, recheck=0)
+    try:
+        assert await first.lead()
+        assert not await second.lead()
+        pid = first._conn.info.backend_pid
+        with psycopg.connect(url, autocommit=True) as admin:  # the holder's session ends
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        assert not await first.lead(), "a holder whose connection died must stop at once"
+        assert await second.lead()
+        assert not await first.lead()
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_a_second_relay_on_the_same_store_waits_then_takes_over(backend: Backend) -> None:
+    service = backend.services["rules-toy"]
+    leader: OutboxRelay = service.extra["relay"]
+    follower = OutboxRelay(service.extra["app"], "rules-toy", backend.nats_client.jetstream(),
+                           projection("toy", backend.keys.signing_key, backend.settings.namespace),
+                           interval=0.01, leader=relay_leadership(backend.settings, "rules-toy"))
+    await follower.start()
+    client = RulesClient(backend.address("rules-toy"))
+    try:
+        await play_match(client, backend.bot_driver_token(), mode="race", seats=["random", "random"],
+                         seed=3, match_id=f"lead-{uuid.uuid4().hex[:8]}")
+        await leader.drain()
+        await follower.drain()
+        assert leader.sent > 0 and follower.sent == 0
+        handed_over = leader.position
+
+        await leader.stop()  # the leading replica goes away
+        match_id = f"lead-{uuid.uuid4().hex[:8]}"
+        await play_match(client, backend.bot_driver_token(), mode="race", seats=["random", "random"],
+                         seed=4, match_id=match_id)
+        await follower.drain()
+        version = (await client.view(match_id)).version
+        assert follower.leading
+        assert follower.position > handed_over
+        # it resumed from the leader's position: only the new match's records were sent
+        assert follower.sent == follower.position - handed_over
+        assert follower.sent >= version
+    finally:
+        await follower.stop()
+        await client.close()

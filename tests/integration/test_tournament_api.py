@@ -1,0 +1,257 @@
+"""The tournament API over real gRPC: clear statuses for bad input and wrong tokens, and a
+no-show forfeited by the rules service's clock after the check-in window."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from services.cli.backend import Backend, start_backend
+from services.cli.client import RulesClient
+from services.cli.tournament_commands import TournamentClient, format_json, play_round_as
+from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+from services.platform import bus
+from services.platform.grpc_kit import call_metadata
+from services.tournament.bundle import verify_bundle
+from tests.integration.conftest import make_settings
+
+pytestmark = pytest.mark.timeout(120)
+SWISS = format_json("swiss", 2)
+
+
+@pytest.fixture
+async def b(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
+    settings = make_settings(tmp_path, nats_url)
+    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
+    backend = await start_backend(settings, games=["neon-reign"], embedded_nats=False,
+                                  tournament=True)
+    yield backend
+    await backend.stop(1)
+
+
+async def _code(call: object) -> tuple[grpc.StatusCode, str]:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await call  # type: ignore[misc]
+    return caught.value.code(), caught.value.details() or ""
+
+
+async def test_bad_input_gets_a_clear_status(b: Backend) -> None:
+    c = TournamentClient(b.address("tournament"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    alice = b.issuer.issue("player", "*", player="alice", ttl=600)
+    S = grpc.StatusCode
+    try:
+        ok = dict(tournament_id="api_1", game="neon-reign", mode="single", format_json=SWISS)
+        assert (await _code(c.call("CreateTournament", None, **ok)))[0] == S.UNAUTHENTICATED
+        assert (await _code(c.call("CreateTournament", alice, **ok)))[0] == S.PERMISSION_DENIED
+        code, why = await _code(c.call("CreateTournament", org, **{**ok, "tournament_id": "a b"}))
+        assert code == S.INVALID_ARGUMENT and "tournament_id" in why
+        code, why = await _code(c.call("CreateTournament", org, **{**ok, "format_json": '{"format": "chess960"}'}))
+        assert code == S.INVALID_ARGUMENT and "unknown format" in why
+        code, why = await _code(c.call("CreateTournament", org, **{**ok, "format_json": "{"}))
+        assert code == S.INVALID_ARGUMENT and "format_json" in why
+        code, why = await _code(c.call("CreateTournament", org, **{**ok, "game": "chess"}))
+        assert code == S.NOT_FOUND and "chess" in why
+        code, why = await _code(c.call("CreateTournament", org, **{**ok, "mode": "speed"}))
+        assert code == S.INVALID_ARGUMENT and "unknown mode" in why
+        code, why = await _code(c.call("CreateTournament", org, **{
+            **ok, "format_json": format_json("multiplayer", 2, table_sizes="3,4")}))
+        assert code == S.INVALID_ARGUMENT and "tables of 3" in why
+        first = await c.call("CreateTournament", org, **ok)
+        again = await c.call("CreateTournament", org, **ok)  # idempotent
+        assert first.tournament.version == again.tournament.version
+        code, _ = await _code(c.call("CreateTournament", org, **{**ok, "name": "other"}))
+        assert code == S.ALREADY_EXISTS
+        code, why = await _code(c.call("Register", alice, tournament_id="api_1"))
+        assert code == S.FAILED_PRECONDITION and "registration is not open" in why
+        await c.call("OpenRegistration", org, tournament_id="api_1")
+        code, _ = await _code(c.call("Register", alice, tournament_id="api_1", player_id="bob"))
+        assert code == S.PERMISSION_DENIED
+        code, why = await _code(c.call("Register", org, tournament_id="api_1", player_id="bot-7"))
+        assert code == S.INVALID_ARGUMENT and "reserved for bots" in why
+        await c.call("Register", alice, tournament_id="api_1")
+        code, why = await _code(c.call("StartTournament", org, tournament_id="api_1"))
+        assert code == S.FAILED_PRECONDITION and "at least 2 players" in why
+        code, why = await _code(c.call("NextRound", org, tournament_id="api_1"))
+        assert code == S.FAILED_PRECONDITION and "not running" in why
+        await c.call("Register", org, tournament_id="api_1", player_id="bob")
+        await c.call("StartTournament", org, tournament_id="api_1")
+        mine_stream = c.stub.WatchMyMatches(pb.WatchMyMatchesRequest(tournament_id="api_1"),
+                                            metadata=call_metadata(alice), timeout=30)
+        everyone = c.stub.WatchTournament(pb.WatchTournamentRequest(tournament_id="api_1"),
+                                          timeout=30)
+        first_seen = await mine_stream.read()
+        assert not first_seen.HasField("assignment")
+        assert (await everyone.read()).tournament.status == pb.TOURNAMENT_STATUS_RUNNING
+        paired = await c.call("NextRound", org, tournament_id="api_1")
+        handed = await mine_stream.read()
+        while not handed.assignment.seat_token:
+            handed = await mine_stream.read()
+        assert handed.assignment.match_id == paired.round.tables[0].match_id
+        assert handed.assignment.seats == paired.round.tables[0].seats
+        seen = await everyone.read()
+        while not seen.HasField("round"):
+            seen = await everyone.read()
+        assert seen.round.number == 1 and seen.tournament.rounds_paired == 1
+        mine_stream.cancel()
+        everyone.cancel()
+        bob = b.issuer.issue("player", "*", player="bob", ttl=600)
+        other = c.stub.WatchMyMatches(pb.WatchMyMatchesRequest(tournament_id="api_1"),
+                                      metadata=call_metadata(bob), timeout=30)
+        bobs = await other.read()
+        assert bobs.assignment.seat_token != handed.assignment.seat_token  # each its own seat
+        other.cancel()
+        assert paired.round.number == 1 and len(paired.round.tables) == 1
+        again_round = await c.call("NextRound", org, tournament_id="api_1", round=1)
+        assert again_round.round.tables[0].match_id == paired.round.tables[0].match_id
+        code, why = await _code(c.call("NextRound", org, tournament_id="api_1"))
+        assert code == S.FAILED_PRECONDITION and "still waits for the results" in why
+        code, why = await _code(c.call("CorrectResult", org, tournament_id="api_1", round=1,
+                                       table=1, placements=[1, 2]))
+        assert code == S.INVALID_ARGUMENT and "reason" in why
+        code, why = await _code(c.call("CorrectResult", org, tournament_id="api_1", round=1,
+                                       table=1, placements=[1, 7], reason="typo"))
+        assert code == S.INVALID_ARGUMENT and "placements" in why
+        code, _ = await _code(c.call("GetRound", tournament_id="nope", round=1))
+        assert code == S.NOT_FOUND
+        code, _ = await _code(c.call("FinishTournament", org, tournament_id="api_1"))
+        assert code == S.FAILED_PRECONDITION
+        mine = await c.call("MyNextMatch", alice, tournament_id="api_1")
+        assert mine.assignment.match_id == paired.round.tables[0].match_id and mine.assignment.seat_token
+        code, _ = await _code(c.call("ReadyForMatch", alice, tournament_id="api_1", match_id="zzz"))
+        assert code == S.INVALID_ARGUMENT
+        ended = await c.call("ForceEnd", org, tournament_id="api_1", reason="venue closed")
+        assert ended.tournament.status == pb.TOURNAMENT_STATUS_FORCE_ENDED
+    finally:
+        await c.close()
+
+
+@pytest.mark.parametrize("policy", ["forfeit", "bot"])
+async def test_a_no_show_after_the_check_in_window(b: Backend, policy: str) -> None:
+    """Forfeit: the rules clock resigns the absent seat, a forfeit (no game for tie-breaks).
+    Bot: the rules service's bot plays the absent seat to the end, an ordinary game."""
+    c = TournamentClient(b.address("tournament"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    names = ["here", "gone"]
+    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in names}
+    rules: dict[str, RulesClient] = {}
+    try:
+        await c.call("CreateTournament", org, tournament_id="noshow", game="neon-reign",
+                     mode="single", format_json=format_json("swiss", 1), check_in_seconds=3,
+                     no_show=pb.NO_SHOW_POLICY_FORFEIT if policy == "forfeit" else pb.NO_SHOW_POLICY_BOT,
+                     clock=pb.Clock(per_decision_ms=1500, max_timeouts=1))
+        await c.call("OpenRegistration", org, tournament_id="noshow")
+        for n in names:
+            await c.call("Register", tokens[n], tournament_id="noshow")
+        await c.call("StartTournament", org, tournament_id="noshow")
+        await c.call("NextRound", org, tournament_id="noshow")
+        assert await play_round_as(c, rules, tokens["here"], "noshow", "here", timeout=30) == "played"
+        for _ in range(100):
+            r = (await c.call("GetRound", tournament_id="noshow", round=1)).round
+            if r.complete:
+                break
+            await asyncio.sleep(0.1)
+        table = r.tables[0]
+        gone = list(table.seats).index("gone")
+        standings = {row.player_id: row for row in
+                     (await c.call("FinishTournament", org, tournament_id="noshow")).rows}
+        if policy == "forfeit":
+            assert table.result.kind == "forfeit" and table.result.placements[gone] == 2
+            assert standings["here"].points == 1 and standings["here"].games == 0  # not a game
+            assert standings["gone"].points == 0
+        else:
+            assert table.result.kind == "played" and not table.result.forfeited
+            assert standings["gone"].games == standings["here"].games == 1
+        bundle = (await c.call("ExportTournament", org, tournament_id="noshow")).bundle_jsonl
+    finally:
+        await c.close()
+        for rc in rules.values():
+            await rc.close()
+    report = verify_bundle(bundle)
+    assert report.ok, report.failures
+    records = [json.loads(x)["record"] for x in bundle.splitlines() if json.loads(x)["type"] == "LogRecord"]
+    started = next(r for r in records if r["type"] == "MatchStarted")
+    assert started["absent"] == [gone]
+    export = next(json.loads(x)["export"] for x in bundle.splitlines()
+                  if json.loads(x)["type"] == "MatchExport")
+    timeouts = [json.loads(x) for x in export.splitlines() if '"timeout"' in x]
+    assert timeouts and all(t.get("seat") == gone for t in timeouts if "seat" in t)
+
+
+async def test_corrections_drops_late_entries_and_force_end_verify(b: Backend) -> None:
+    """Round 1 decided by the organiser (results entered with a reason, matches never played),
+    a drop and a late entry before round 2, round 2 played by bots, then a force-end: the
+    bundle verifies, notes the corrections, and round 2 pairs the late entry, not the drop."""
+    c = TournamentClient(b.address("tournament"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    names = ["a1", "a2", "a3", "a4", "late"]
+    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in names}
+    rules: dict[str, RulesClient] = {}
+    tid = "edits"
+    try:
+        await c.call("CreateTournament", org, tournament_id=tid, game="neon-reign", mode="single",
+                     format_json=format_json("swiss", 3, extra='{"late_entry_until": 2}'))
+        await c.call("OpenRegistration", org, tournament_id=tid)
+        for n in names[:4]:
+            await c.call("Register", tokens[n], tournament_id=tid)
+        await c.call("StartTournament", org, tournament_id=tid)
+        code, why = await _code(c.call("Register", tokens["late"], tournament_id=tid))
+        assert code == grpc.StatusCode.FAILED_PRECONDITION and "late entry" in why
+        first = (await c.call("NextRound", org, tournament_id=tid)).round
+        for t in first.tables:
+            for _ in range(2):  # a retried call records the correction once
+                await c.call("CorrectResult", org, tournament_id=tid, round=1, table=t.number,
+                             placements=[1, 2], reason="played on paper")
+        for _ in range(100):
+            r = (await c.call("GetRound", tournament_id=tid, round=1)).round
+            if r.complete:
+                break
+            await asyncio.sleep(0.1)
+        assert r.complete and r.checkpoint.leaves == 0
+        await c.call("DropPlayer", tokens["a1"], tournament_id=tid, reason="had to leave")
+        await c.call("AddLateEntry", org, tournament_id=tid, player_id="late")
+        second = (await c.call("NextRound", org, tournament_id=tid)).round
+        seated = {p for t in second.tables for p in t.seats}
+        assert "late" in seated and "a1" not in seated
+        await asyncio.gather(*(play_round_as(c, rules, tokens[n], tid, n, timeout=60)
+                               for n in names if n != "a1"))
+        for _ in range(200):
+            r = (await c.call("GetRound", tournament_id=tid, round=2)).round
+            if r.complete:
+                break
+            await asyncio.sleep(0.1)
+        assert r.complete
+        await c.call("ForceEnd", org, tournament_id=tid, reason="time is up")
+        standings = (await c.call("GetStandings", tournament_id=tid))
+        assert standings.final and {row.player_id for row in standings.rows} == set(names)
+        assert next(row for row in standings.rows if row.player_id == "a1").dropped
+        bundle = (await c.call("ExportTournament", org, tournament_id=tid)).bundle_jsonl
+    finally:
+        await c.close()
+        for rc in rules.values():
+            await rc.close()
+    report = verify_bundle(bundle)
+    assert report.ok, report.failures
+    assert sum("result set by the organiser (played on paper)" in w for w in report.warnings) == 2
+    records = [json.loads(x)["record"] for x in bundle.splitlines()
+               if json.loads(x)["type"] == "LogRecord"]
+    assert sum(1 for r in records if r["type"] == "ResultCorrected") == 2
+    # every step is published on NATS too, tokens never (neon.events.tournament.<id>)
+    js = b.nats_client.jetstream()
+    for _ in range(50):
+        try:
+            last = await js.get_last_msg(bus.STREAM, f"neon.events.tournament.{tid}")
+            if json.loads(last.data)["type"] == "ForceEnded":
+                break
+        except Exception:  # not relayed yet
+            pass
+        await asyncio.sleep(0.1)
+    payload = json.loads(last.data)
+    assert payload["type"] == "ForceEnded" and payload["reason"] == "time is up"
+    assert payload["n"] == len(records)

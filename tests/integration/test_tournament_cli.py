@@ -1,0 +1,83 @@
+"""``neon tournament ...`` and ``neon verify BUNDLE`` as an organiser runs them, against a
+running backend (the commands run as their own processes)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from services.cli.backend import start_backend
+from services.cli.client import RulesClient
+from services.cli.tournament_commands import TournamentClient, play_round_as
+from tests.integration.conftest import make_settings
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.timeout(180)
+
+
+def neon(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "services.cli.main", *args], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+
+
+async def test_an_organiser_runs_an_event_from_the_command_line(tmp_path: Path, nats_url: str) -> None:
+    settings = make_settings(tmp_path, nats_url)
+    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
+    b = await start_backend(settings, games=["neon-reign"], embedded_nats=False, tournament=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEON_")}
+    env.update(PYTHONPATH=str(ROOT), NEON_VAR_DIR=str(settings.var_dir),
+               NEON_TOURNAMENT_ADDR=b.address("tournament"), COLUMNS="200")
+    run = lambda *a: asyncio.to_thread(neon, env, *a)  # noqa: E731
+    names = ["ann", "ben", "cat", "dan"]
+    rules: dict[str, RulesClient] = {}
+    client = TournamentClient(b.address("tournament"))
+    try:
+        out = await run("tournament", "create", "cli_cup", "--game", "neon-reign", "--mode", "single",
+                        "--format", "swiss", "--rounds", "2")
+        assert out.returncode == 0, out.stderr
+        assert "registration open" in out.stdout
+        assert (await run("tournament", "register", "cli_cup", *names)).returncode == 0
+        assert (await run("tournament", "start", "cli_cup")).returncode == 0
+        for number in (1, 2):
+            paired = await run("tournament", "next-round", "cli_cup")
+            assert paired.returncode == 0, paired.stderr
+            assert f"round {number}" in paired.stdout and "cli_cup-r" in paired.stdout
+            tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in names}
+            await asyncio.gather(*(play_round_as(client, rules, tokens[n], "cli_cup", n) for n in names))
+            for _ in range(200):
+                r = await client.call("GetRound", tournament_id="cli_cup", round=number)
+                if r.round.complete:
+                    break
+                await asyncio.sleep(0.1)
+        shown = await run("tournament", "round", "cli_cup", "1")
+        assert shown.returncode == 0 and "checkpoint: Merkle root" in shown.stdout
+        early = await run("tournament", "next-round", "cli_cup")
+        assert early.returncode == 1 and "finish" in early.stderr
+        finished = await run("tournament", "finish", "cli_cup")
+        assert finished.returncode == 0 and "final standings" in finished.stdout
+        assert all(n in finished.stdout for n in names)
+        bundle = tmp_path / "cup.jsonl"
+        exported = await run("tournament", "export", "cli_cup", "-o", str(bundle))
+        assert exported.returncode == 0 and "4 matches and 2 round checkpoints" in exported.stdout
+        key = json.loads(bundle.read_bytes().splitlines()[0])["public_key"]
+        verified = await run("verify", str(bundle), "--public-key", key)
+        assert verified.returncode == 0, verified.stderr
+        assert "verified: tournament cli_cup, 4 matches" in verified.stdout
+        lines = bundle.read_text().splitlines()
+        cut = [x for x in lines if not (json.loads(x)["type"] == "InclusionProof"
+                                        and json.loads(x)["round"] == 2 and json.loads(x)["table"] == 1)]
+        (tmp_path / "cut.jsonl").write_text("\n".join(cut) + "\n")
+        failed = await run("verify", str(tmp_path / "cut.jsonl"))
+        assert failed.returncode == 1 and "inclusion proofs: 3 hold, 4 expected" in failed.stderr
+    finally:
+        await client.close()
+        for rc in rules.values():
+            await rc.close()
+        await b.stop(1)

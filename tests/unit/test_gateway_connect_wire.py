@@ -1,0 +1,78 @@
+"""The Connect protocol's wire pieces of the gateway (pure functions)."""
+
+from __future__ import annotations
+
+import json
+
+import grpc
+import pytest
+
+from services.gateway import connect
+from services.gateway.config import load_config
+from services.gateway.connect import ConnectError
+from services.gateway.methods import public_methods
+
+
+def test_every_grpc_status_has_a_connect_name_and_an_http_status() -> None:
+    for code in grpc.StatusCode:
+        if code == grpc.StatusCode.OK:
+            continue
+        name = connect.code_name(code)
+        assert name in connect.HTTP_STATUS, code
+    assert connect.code_name(grpc.StatusCode.CANCELLED) == "canceled"
+    assert ConnectError("failed_precondition", "not your turn").http_status == 400
+    assert ConnectError("unauthenticated", "").http_status == 401
+    assert ConnectError("unavailable", "").http_status == 503
+
+
+def test_an_envelope_round_trips_and_the_end_of_stream_carries_the_error() -> None:
+    framed = connect.envelope(b'{"a":1}')
+    assert framed[:5] == b"\x00\x00\x00\x00\x07"
+    assert connect.single_envelope(framed, 100) == b'{"a":1}'
+    end = connect.end_of_stream(ConnectError("not_found", "no such match"))
+    assert end[0] == connect.FLAG_END_STREAM
+    assert json.loads(end[5:]) == {
+        "metadata": {},
+        "error": {"code": "not_found", "message": "no such match"},
+    }
+    assert json.loads(connect.end_of_stream()[5:]) == {"metadata": {}}
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        (b"", "invalid_argument"),
+        (b"\x00\x00\x00", "invalid_argument"),
+        (b"\x00\x00\x00\x00\x05{}", "invalid_argument"),
+        (b"\x00\x00\x00\x00\x01{}", "invalid_argument"),
+        (b"\x01\x00\x00\x00\x02{}", "unimplemented"),
+        (b"\x02\x00\x00\x00\x02{}", "invalid_argument"),
+        (b"\x00\x7f\xff\xff\xff", "resource_exhausted"),
+    ],
+)
+def test_a_bad_stream_request_is_refused_with_a_reason(body: bytes, code: str) -> None:
+    with pytest.raises(ConnectError) as err:
+        connect.single_envelope(body, 1024)
+    assert err.value.code == code and err.value.message
+
+
+def test_the_public_api_is_read_from_the_protos_without_internal_or_bidi_calls() -> None:
+    methods = public_methods()
+    assert "/neon.rules.v1.RulesService/ListMatches" in methods
+    assert methods["/neon.rules.v1.RulesService/WatchMatch"].server_streaming
+    assert methods["/neon.matchmaking.v1.MatchmakingService/WatchTicket"].server_streaming
+    assert "/neon.rules.v1.RulesService/Play" not in methods
+    assert "/neon.dice.v1.DiceService/Draw" not in methods
+    assert "/neon.dice.v1.DiceService/RevealSeed" in methods
+    view = methods["/neon.rules.v1.RulesService/GetView"]
+    assert view.decode_json(b'{"matchId": "m1"}') == view.decode_json(b'{"match_id": "m1"}')
+    with pytest.raises(ConnectError, match="not valid JSON"):
+        view.decode_json(b'["m1"]')
+
+
+def test_cors_is_off_unless_origins_are_configured() -> None:
+    assert load_config({}).cors_origins == () and not load_config({}).allows("http://x")
+    config = load_config({"NEON_GATEWAY_CORS_ORIGINS": "http://a, http://b"})
+    assert config.allows("http://b") and not config.allows("http://c") and not config.allows("")
+    assert load_config({"NEON_GATEWAY_CORS_ORIGINS": "*"}).allows("http://anything")
+    assert load_config({"NEON_GATEWAY_PORT": "9090"}).port == 9090

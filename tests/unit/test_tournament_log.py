@@ -1,0 +1,111 @@
+"""The tournament's log, its replay into the core's values and the bundle verifier, without
+any service: a whole Swiss run on the Tournament aggregate in memory, results entered as
+organiser corrections (no matches), checkpoints signed, bundle built and verified."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from services.platform.canonical import canonical_json
+from services.tournament import formats, proofs
+from services.tournament import log as tlog
+from services.tournament.bundle import build_bundle, is_bundle, verify_bundle
+from services.tournament.core.model import TableResult
+from services.tournament.domain import Tournament
+
+KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+PLAYERS = [f"p{i}" for i in range(6)]
+
+
+def _records(t: Tournament, events: list) -> list[dict]:
+    events.extend(t.collect_events())
+    return tlog.chain(t.tournament_id, (tlog.record_of(e) for e in events))
+
+
+def run_swiss(rounds: int = 3, drop_after: int = 0) -> tuple[Tournament, list[dict]]:
+    events: list = []
+    settings = {"name": "", "game": "g", "mode": "m", "clock": {"kind": "none"},
+                "no_show": "forfeit", "check_in_seconds": 60, "options_json": "",
+                "seed_from_ratings": False,
+                "format": {"format": "swiss", "rounds": rounds,
+                           "tiebreaks": ["buchholz", "sonneborn-berger", "wins"]}}
+    t = Tournament("unit", settings, "org")
+    t.open_registration()
+    for p in PLAYERS:
+        t.register(p, "org")
+    t.start([{"player_id": p, "rating": 0.0, "registered": i} for i, p in enumerate(PLAYERS)])
+    for number in range(1, rounds + 1):
+        replayed = tlog.replay_log(_records(t, events))
+        tables = formats.pair(replayed.config, replayed.history())
+        t.pair_round(number, [tlog.table_json(k) for k in tables])
+        for k in tables:
+            if k.bye:
+                continue
+            first_wins = (number + k.number) % 2 == 0
+            result = TableResult(table=k.number, seats=k.seats,
+                                 placements=(1, 2) if first_wins else (2, 1))
+            t.correct_result(number, k.number, tlog.result_json(result), "entered by hand", "org")
+        if number == drop_after:
+            t.drop(PLAYERS[0], number, "ill", "org")
+        records = _records(t, events)
+        t.publish_checkpoint(number, proofs.round_checkpoint(
+            "unit", number, [], len(records), tlog.head(records), KEY))
+    replayed = tlog.replay_log(_records(t, events))
+    rows = [formats.row_json(r) for r in formats.standings(replayed.config, replayed.history())]
+    t.publish_standings(rows, True)
+    t.finish()
+    return t, _records(t, events)
+
+
+def test_the_log_chain_detects_an_edit_and_a_reorder() -> None:
+    _, records = run_swiss()
+    assert tlog.check_chain("unit", records) is None
+    edited = [dict(r) for r in records]
+    edited[3]["player_id"] = "mallory"
+    assert "record 4" in (tlog.check_chain("unit", edited) or "")
+    swapped = [records[1], records[0], *records[2:]]
+    assert tlog.check_chain("unit", swapped) is not None
+
+
+def test_history_before_a_round_is_what_the_service_paired_from() -> None:
+    _, records = run_swiss(rounds=3, drop_after=1)
+    replayed = tlog.replay_log(records)
+    assert replayed.history(before_round=1).rounds == ()
+    assert replayed.history(before_round=2).dropped == (("p0", 1),)
+    assert replayed.history(before_round=1).dropped == ()
+    for number in (1, 2, 3):  # the published pairings are what the core pairs from that history
+        again = formats.pair(replayed.config, replayed.history(before_round=number))
+        assert [k.seats for k in again] == [k.seats for k in replayed.rounds[number - 1]["tables"]]
+    assert all("p0" not in k.seats for k in replayed.rounds[1]["tables"] if not k.bye)
+
+
+def test_a_bundle_of_a_tournament_without_matches_verifies_and_catches_an_edit() -> None:
+    _, records = run_swiss()
+    bundle = build_bundle("unit", "g", records, {}, KEY, [])
+    assert is_bundle(bundle) and not is_bundle(b'{"type":"MatchCreated"}\n')
+    from services.platform.signing import public_key_hex
+
+    report = verify_bundle(bundle, public_key_hex(KEY))
+    assert report.ok, report.failures
+    assert any("standings" in c for c in report.checks)
+    lines = [json.loads(x) for x in bundle.splitlines()]
+    log_lines = [x for x in lines if x["type"] == "LogRecord"]
+    rows = next(x for x in log_lines if x["record"]["type"] == "StandingsPublished")["record"]["rows"]
+    rows[0]["points"] += 1
+    forged = b"\n".join(canonical_json(x) for x in lines) + b"\n"
+    text = "\n".join(verify_bundle(forged).failures)
+    assert "hash does not match" in text
+
+
+@pytest.mark.parametrize("garbage,reason", [
+    (b"", "not a tournament bundle"),
+    (b"{}\n", "not a tournament bundle"),
+    (b'{"type":"TournamentBundle"}\nnot json\n', "line 2 is not JSON"),
+    (b'{"type":"TournamentBundle"}\n', "does not end with its signed seal"),
+])
+def test_malformed_bundles_are_refused_with_the_reason(garbage: bytes, reason: str) -> None:
+    report = verify_bundle(garbage)
+    assert not report.ok and reason in report.failure
