@@ -42,8 +42,9 @@ def replicas_from_env(environ: Mapping[str, str]) -> Replicas | None:
     """``NEON_MATCHMAKING_PEERS`` (addresses in ordinal order) and this replica's ordinal
     (``NEON_MATCHMAKING_ORDINAL``, else the number ending the pod name, as a StatefulSet
     names pods); None when matchmaking runs as one replica."""
-    peers = tuple(p.strip() for p in environ.get("NEON_MATCHMAKING_PEERS", "").split(",")
-                  if p.strip())
+    peers = tuple(
+        p.strip() for p in environ.get("NEON_MATCHMAKING_PEERS", "").split(",") if p.strip()
+    )
     if len(peers) < 2:
         return None
     ordinal = environ.get("NEON_MATCHMAKING_ORDINAL", "").strip()
@@ -68,13 +69,16 @@ class QueueRouter(Router):
         try:
             return super().owner_elsewhere(key, context)
         except Unavailable:
-            raise Unavailable("the matchmaking replicas disagree on who owns this queue (their "
-                              "replica lists differ during a rollout); try again shortly") from None
+            raise Unavailable(
+                "the matchmaking replicas disagree on who owns this queue (their "
+                "replica lists differ during a rollout); try again shortly"
+            ) from None
 
     def stub(self, ordinal: int) -> Any:
         if ordinal not in self._stubs:
             self._channels[ordinal] = grpc.aio.insecure_channel(
-                self.replicas.peers[ordinal], options=PEER_CHANNEL_OPTIONS)
+                self.replicas.peers[ordinal], options=PEER_CHANNEL_OPTIONS
+            )
             self._stubs[ordinal] = pb_grpc.MatchmakingServiceStub(self._channels[ordinal])  # type: ignore[assignment]
         return self._stubs[ordinal]
 
@@ -98,41 +102,58 @@ class RoutedMatchmakingServicer(IdentityServicer):
     def _owner(self, game: str, context: grpc.aio.ServicerContext) -> int | None:
         return self.router.owner_elsewhere(queue_key(game), context) if game else None
 
-    async def _unary(self, name: str, request: Any, context: grpc.aio.ServicerContext,
-                     local: Local, game: str) -> Any:
+    async def _unary(
+        self, name: str, request: Any, context: grpc.aio.ServicerContext, local: Local, game: str
+    ) -> Any:
         owner = self._owner(game, context)
         if owner is None:
             return await local(request, context)
         try:
             return await getattr(self.router.stub(owner), name)(
-                request, metadata=self.router.metadata(context), timeout=context.time_remaining())
+                request, metadata=self.router.metadata(context), timeout=context.time_remaining()
+            )
         except grpc.aio.AioRpcError as err:
             await _relay_status(context, err, owner)
 
     async def CreateTicket(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        return await self._unary("CreateTicket", request, context, super().CreateTicket,
-                                 request.game)
+        return await self._unary(
+            "CreateTicket", request, context, super().CreateTicket, request.game
+        )
 
     async def CancelTicket(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        return await self._unary("CancelTicket", request, context, super().CancelTicket,
-                                 await self._game_of(request.ticket_id))
+        return await self._unary(
+            "CancelTicket",
+            request,
+            context,
+            super().CancelTicket,
+            await self._game_of(request.ticket_id),
+        )
 
     async def GetTicket(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        return await self._unary("GetTicket", request, context, super().GetTicket,
-                                 await self._game_of(request.ticket_id))
+        return await self._unary(
+            "GetTicket", request, context, super().GetTicket, await self._game_of(request.ticket_id)
+        )
 
     async def AcceptMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        return await self._unary("AcceptMatch", request, context, super().AcceptMatch,
-                                 await self._game_of(request.ticket_id))
+        return await self._unary(
+            "AcceptMatch",
+            request,
+            context,
+            super().AcceptMatch,
+            await self._game_of(request.ticket_id),
+        )
 
-    async def WatchTicket(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+    async def WatchTicket(
+        self, request: Any, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[Any]:
         owner = self._owner(await self._game_of(request.ticket_id), context)
         if owner is None:
             async for item in super().WatchTicket(request, context):
                 yield item
             return
         call = self.router.stub(owner).WatchTicket(
-            request, metadata=self.router.metadata(context), timeout=context.time_remaining())
+            request, metadata=self.router.metadata(context), timeout=context.time_remaining()
+        )
         try:
             async for item in call:
                 yield item
@@ -142,11 +163,15 @@ class RoutedMatchmakingServicer(IdentityServicer):
             call.cancel()
 
 
-def register(server: grpc.aio.Server, matchmaker: Any, issuer: TokenIssuer,
-             router: QueueRouter | None) -> None:
+def register(
+    server: grpc.aio.Server, matchmaker: Any, issuer: TokenIssuer, router: QueueRouter | None
+) -> None:
     """The matchmaking service of one replica (plain, with MintPlayerToken, when alone)."""
     if router is None:
-        pb_grpc.add_MatchmakingServiceServicer_to_server(IdentityServicer(matchmaker, issuer), server)
+        pb_grpc.add_MatchmakingServiceServicer_to_server(
+            IdentityServicer(matchmaker, issuer), server
+        )
     else:
         pb_grpc.add_MatchmakingServiceServicer_to_server(
-            RoutedMatchmakingServicer(matchmaker, issuer, router), server)
+            RoutedMatchmakingServicer(matchmaker, issuer, router), server
+        )

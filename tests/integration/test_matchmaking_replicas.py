@@ -27,8 +27,12 @@ from services.rules.routing import FORWARDED
 from tests.integration.conftest import make_settings
 
 GAMES = [f"game-{i}" for i in range(8)]
-FAST = Config(interval=0.05, ticket_ttl=60, accept_timeout=30,
-              policy=Policy(partial_after=0, backfill_after=3600))
+FAST = Config(
+    interval=0.05,
+    ticket_ttl=60,
+    accept_timeout=30,
+    policy=Policy(partial_after=0, backfill_after=3600),
+)
 S = pb.TicketStatus
 
 
@@ -39,39 +43,53 @@ def catalogue() -> Catalogue:
     return c
 
 
-async def test_each_queue_has_one_owner_and_the_other_replica_forwards(tmp_path: Path,
-                                                                      nats_url: str) -> None:
+async def test_each_queue_has_one_owner_and_the_other_replica_forwards(
+    tmp_path: Path, nats_url: str
+) -> None:
     settings = make_settings(tmp_path, nats_url)
     keys = load_keys(settings)
     issuer = TokenIssuer(keys.token_secret)
     ports = [free_port(), free_port()]
     peers = ",".join(f"127.0.0.1:{p}" for p in ports)
-    environs = [{"NEON_MATCHMAKING_PEERS": peers, "NEON_MATCHMAKING_ORDINAL": str(i)}
-                for i in range(2)]
+    environs = [
+        {"NEON_MATCHMAKING_PEERS": peers, "NEON_MATCHMAKING_ORDINAL": str(i)} for i in range(2)
+    ]
     owners = [owner_check(replicas_from_env(e)) for e in environs]
     mine = {i: [g for g in GAMES if owners[i](g)] for i in range(2)}
     assert all(mine.values()) and not set(mine[0]) & set(mine[1])
     game = mine[0][0]  # replica 0's queue; every call below goes to replica 1
-    services = [await mm_main.start(
-        dataclasses.replace(settings, ports={**settings.ports, "matchmaking": ports[i]}), keys,
-        config=FAST, ratings=StaticRatings(), catalogue=catalogue(), environ=environs[i])
-        for i in range(2)]
+    services = [
+        await mm_main.start(
+            dataclasses.replace(settings, ports={**settings.ports, "matchmaking": ports[i]}),
+            keys,
+            config=FAST,
+            ratings=StaticRatings(),
+            catalogue=catalogue(),
+            environ=environs[i],
+        )
+        for i in range(2)
+    ]
     ch, zero = channel(services[1].address), channel(services[0].address)
     stub = pb_grpc.MatchmakingServiceStub(ch)
     try:
         tokens = {p: issuer.issue("player", "*", player=p, ttl=600) for p in ("ann", "bob")}
         for p in ("ann", "bob"):
-            made = await stub.CreateTicket(pb.CreateTicketRequest(
-                ticket_id=f"t-{p}", game=game, players=[p]),
-                metadata=call_metadata(tokens[p]), timeout=10)
+            made = await stub.CreateTicket(
+                pb.CreateTicketRequest(ticket_id=f"t-{p}", game=game, players=[p]),
+                metadata=call_metadata(tokens[p]),
+                timeout=10,
+            )
             assert made.ticket.status == S.TICKET_STATUS_WAITING
         owner, other = (s.extra["matchmaker"] for s in services)
         assert {"t-ann", "t-bob"} <= set(owner.tickets) and not other.tickets
 
         async def proposed() -> Any:
             for _ in range(100):
-                got = await stub.GetTicket(pb.GetTicketRequest(ticket_id="t-ann"),
-                                           metadata=call_metadata(tokens["ann"]), timeout=10)
+                got = await stub.GetTicket(
+                    pb.GetTicketRequest(ticket_id="t-ann"),
+                    metadata=call_metadata(tokens["ann"]),
+                    timeout=10,
+                )
                 if got.ticket.status == S.TICKET_STATUS_PROPOSED:
                     return got.ticket
                 await asyncio.sleep(0.05)
@@ -81,19 +99,27 @@ async def test_each_queue_has_one_owner_and_the_other_replica_forwards(tmp_path:
         assert {s.player for s in ticket.assignment.seats} == {"ann", "bob"}
         accepted = await stub.AcceptMatch(
             pb.AcceptMatchRequest(ticket_id="t-ann", match_id=ticket.assignment.match_id),
-            metadata=call_metadata(tokens["ann"]), timeout=10)
+            metadata=call_metadata(tokens["ann"]),
+            timeout=10,
+        )
         assert list(accepted.ticket.accepted) == ["ann"]
         assert owner.tickets["t-ann"].accepted == ["ann"] and not other.tickets
         # a watch through the other replica streams the owner's view
-        watch = stub.WatchTicket(pb.WatchTicketRequest(ticket_id="t-bob"),
-                                 metadata=call_metadata(tokens["bob"]), timeout=10)
+        watch = stub.WatchTicket(
+            pb.WatchTicketRequest(ticket_id="t-bob"),
+            metadata=call_metadata(tokens["bob"]),
+            timeout=10,
+        )
         first = await anext(aiter(watch))
         assert first.ticket.status == S.TICKET_STATUS_PROPOSED
         watch.cancel()
         # an unknown ticket is answered where it was asked
         with pytest.raises(grpc.aio.AioRpcError) as missing:
-            await stub.GetTicket(pb.GetTicketRequest(ticket_id="t-nobody"),
-                                 metadata=call_metadata(tokens["ann"]), timeout=10)
+            await stub.GetTicket(
+                pb.GetTicketRequest(ticket_id="t-nobody"),
+                metadata=call_metadata(tokens["ann"]),
+                timeout=10,
+            )
         assert missing.value.code() == grpc.StatusCode.NOT_FOUND
         # a call forwarded to a replica that does not own the queue is refused, not forwarded
         to_zero = pb_grpc.MatchmakingServiceStub(zero)
@@ -101,8 +127,12 @@ async def test_each_queue_has_one_owner_and_the_other_replica_forwards(tmp_path:
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await to_zero.CreateTicket(
                 pb.CreateTicketRequest(ticket_id="t-cy", game=mine[1][0], players=["cy"]),
-                metadata=(*call_metadata(issuer.issue("player", "*", player="cy", ttl=600)),
-                          (FORWARDED, fingerprint)), timeout=10)
+                metadata=(
+                    *call_metadata(issuer.issue("player", "*", player="cy", ttl=600)),
+                    (FORWARDED, fingerprint),
+                ),
+                timeout=10,
+            )
         assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
         assert "who owns this queue" in (refused.value.details() or "")
         assert not owner.tickets.keys() & {"t-cy"}

@@ -35,8 +35,9 @@ class Store:
         self.env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(path)}
         self.apps: list[MatchmakingApplication] = []
 
-    async def open(self, ratings: dict[str, float] | None = None,
-                   auto_accept: bool = False) -> Matchmaker:
+    async def open(
+        self, ratings: dict[str, float] | None = None, auto_accept: bool = False
+    ) -> Matchmaker:
         app = MatchmakingApplication(env=self.env)
         self.apps.append(app)
         catalogue = Catalogue()
@@ -53,10 +54,14 @@ class Store:
 
 def state(mm: Matchmaker) -> dict[str, Any]:
     return {
-        "tickets": {i: (t.status, (t.proposal or {}).get("match_id"), tuple(t.accepted))
-                    for i, t in mm.tickets.items()},
-        "proposals": {m: (p.mode, tuple(p.ticket_ids), tuple(s["player"] for s in p.seats))
-                      for m, p in mm.proposals.items()},
+        "tickets": {
+            i: (t.status, (t.proposal or {}).get("match_id"), tuple(t.accepted))
+            for i, t in mm.tickets.items()
+        },
+        "proposals": {
+            m: (p.mode, tuple(p.ticket_ids), tuple(s["player"] for s in p.seats))
+            for m, p in mm.proposals.items()
+        },
     }
 
 
@@ -70,7 +75,10 @@ async def test_proposals_accepts_and_requeues_survive_a_restart(tmp_path: Path) 
     before = mm.app.recorder.max_notification_id()
     groups = await mm.cycle()
     assert sorted(sorted(g.ticket_ids) for g in groups) == [
-        ["t-a1", "t-a2"], ["t-b1", "t-b2"], ["t-c1", "t-c2"]]
+        ["t-a1", "t-a2"],
+        ["t-b1", "t-b2"],
+        ["t-c1", "t-c2"],
+    ]
     # one cycle, a few stored events whatever the number of matches: the queue (created the
     # first time) and the batch
     assert mm.app.recorder.max_notification_id() - before == 3
@@ -114,8 +122,7 @@ async def test_a_batch_closes_with_its_last_proposal(tmp_path: Path) -> None:
     await mm.cancel_ticket(ORGANISER, partner)
     assert mm.app.open_ids().batches == [] and not mm.batches
     again = await store.open()
-    assert {i: t.status for i, t in again.tickets.items()} == {
-        i: "waiting" for i in mm.tickets}
+    assert {i: t.status for i, t in again.tickets.items()} == {i: "waiting" for i in mm.tickets}
     assert not again.proposals
     store.close()
 
@@ -144,6 +151,9 @@ async def test_the_batch_is_published_as_one_proposed_message_per_ticket(tmp_pat
     assert sorted(m["ticket_id"] for _, m in messages) == ["t-ann", "t-bob", "t-cy", "t-dee"]
     for subject, m in messages:
         assert subject == f"neon.events.matchmaking.ticket.{m['ticket_id']}"
-        assert m["type"] == "TicketProposed" and m["match_id"] == mm.tickets[m["ticket_id"]].proposal["match_id"]  # type: ignore[index]
+        assert (
+            m["type"] == "TicketProposed"
+            and m["match_id"] == mm.tickets[m["ticket_id"]].proposal["match_id"]
+        )  # type: ignore[index]
         assert [set(s) for s in m["seats"]] == [{"seat", "player", "bot", "team"}] * 2
     store.close()

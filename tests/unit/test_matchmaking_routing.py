@@ -18,18 +18,25 @@ def test_one_replica_owns_every_queue() -> None:
 
 
 def test_the_ordinal_comes_from_the_setting_or_the_pod_name() -> None:
-    assert replicas_from_env({"NEON_MATCHMAKING_PEERS": PEERS,
-                              "NEON_MATCHMAKING_ORDINAL": "2"}).me == 2  # type: ignore[union-attr]
-    assert replicas_from_env({"NEON_MATCHMAKING_PEERS": PEERS,
-                              "NEON_POD_NAME": "matchmaking-1"}).me == 1  # type: ignore[union-attr]
+    assert (
+        replicas_from_env({"NEON_MATCHMAKING_PEERS": PEERS, "NEON_MATCHMAKING_ORDINAL": "2"}).me
+        == 2
+    )  # type: ignore[union-attr]
+    assert (
+        replicas_from_env({"NEON_MATCHMAKING_PEERS": PEERS, "NEON_POD_NAME": "matchmaking-1"}).me
+        == 1
+    )  # type: ignore[union-attr]
     with pytest.raises(ValueError, match="ordinal"):
         replicas_from_env({"NEON_MATCHMAKING_PEERS": PEERS, "HOSTNAME": "laptop"})
 
 
 def test_every_queue_has_exactly_one_owner_and_they_are_spread() -> None:
-    owns = [owner_check(replicas_from_env({"NEON_MATCHMAKING_PEERS": PEERS,
-                                           "NEON_MATCHMAKING_ORDINAL": str(i)}))
-            for i in range(3)]
+    owns = [
+        owner_check(
+            replicas_from_env({"NEON_MATCHMAKING_PEERS": PEERS, "NEON_MATCHMAKING_ORDINAL": str(i)})
+        )
+        for i in range(3)
+    ]
     for game in GAMES:
         owners = [i for i, own in enumerate(owns) if own(game)]
         assert owners == [owner_of(queue_key(game), 3)]
