@@ -32,9 +32,13 @@ STREAM = "NEON_EVENTS"
 SUBJECTS = ["neon.events.>"]
 POSITIONS_BUCKET = "neon_outbox_positions"
 DUPLICATE_WINDOW = 15 * 60.0
-ACK_TIMEOUT = 5.0
-"""Seconds the relay waits for JetStream's acks of one batch before it publishes it again."""
 """The names without a namespace; with ``NEON_NAMESPACE=<ns>`` use the functions below."""
+ACK_TIMEOUT = 5.0
+"""Seconds the relay waits for one window of JetStream's acks before it gives the batch up
+(and publishes it again: the message ids make the second copy a no-op)."""
+ACK_WINDOW = 1024
+"""Acks in flight at most: a stored event that fans out to 100,000 messages (a matchmaking
+cycle's proposals) is published window by window, each within ACK_TIMEOUT."""
 
 
 def _namespace(where: settings.Settings | str | None) -> str:
@@ -149,6 +153,14 @@ def store_identity(app: Any) -> str:
         return str(app.repository.get(STORE_IDENTITY).store_id)
 
 
+async def _settle(acks: list[asyncio.Future[Any]]) -> None:
+    """Wait for a window of acks (ACK_TIMEOUT for the window, not for the whole batch, so a
+    batch of any size progresses), then forget them."""
+    async with asyncio.timeout(ACK_TIMEOUT):
+        await asyncio.gather(*acks)
+    acks.clear()
+
+
 class OutboxRelay:
     """Publishes an Application's new notifications to JetStream, in order, once each."""
 
@@ -243,18 +255,20 @@ class OutboxRelay:
             return 0
         acks: list[asyncio.Future[Any]] = []
         try:
-            async with asyncio.timeout(ACK_TIMEOUT):
-                for notification in notifications:
-                    event = self.app.mapper.to_domain_event(notification)
-                    for index, (subject, payload) in enumerate(self.project(event)):
-                        ident = msg_id(self.service, notification.id, self.store_id)
+            for notification in notifications:
+                event = self.app.mapper.to_domain_event(notification)
+                for index, (subject, payload) in enumerate(self.project(event)):
+                    ident = msg_id(self.service, notification.id, self.store_id)
+                    async with asyncio.timeout(ACK_TIMEOUT):
                         acks.append(await self.js.publish_async(
                             subject,
                             json.dumps(payload, separators=(",", ":"), sort_keys=True).encode(),
                             stream=stream_for_subject(subject),
                             headers={"Nats-Msg-Id": f"{ident}#{index}" if index else ident},
                         ))
-                await asyncio.gather(*acks)
+                    if len(acks) >= ACK_WINDOW:  # one stored event may fan out to many messages
+                        await _settle(acks)
+            await _settle(acks)
         finally:
             for ack in acks:
                 ack.cancel()  # acks still out after a failure: nobody waits for them

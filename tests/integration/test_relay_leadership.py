@@ -6,6 +6,7 @@ advisory lock, or a file lock beside a SQLite database) lets one of them publish
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from pathlib import Path
@@ -82,3 +83,29 @@ async def test_a_second_relay_on_the_same_store_waits_then_takes_over(backend: B
     finally:
         await follower.stop()
         await client.close()
+
+
+async def test_one_stored_event_that_fans_out_to_thousands_of_messages_is_published_whole(
+        backend: Backend, nats_client: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A matchmaking cycle's proposals are one stored event and one message per ticket: the
+    relay publishes it window by window (each window's acks inside ACK_TIMEOUT), all of it."""
+    from services.platform import bus
+    from tests.integration.test_outbox_and_audit import published
+
+    monkeypatch.setattr(bus, "ACK_WINDOW", 200)
+    service = backend.services["rules-toy"]
+    run = uuid.uuid4().hex[:8]
+    fan_out = 2_500
+
+    def project(event: object) -> list[tuple[str, dict]]:
+        return [(f"neon.events.fanout.{run}.{i}", {"i": i}) for i in range(fan_out)]
+
+    relay = OutboxRelay(service.extra["app"], f"fanout-{run}", backend.nats_client.jetstream(), project)
+    await relay.start()
+    try:
+        relay.position = max(relay.app.recorder.max_notification_id() - 1, 0)  # the last event only
+        assert await relay.publish_pending() == 1
+    finally:
+        await relay.stop()
+    messages = await published(nats_client, f"neon.events.fanout.{run}.>", fan_out)
+    assert sorted(json.loads(m.data)["i"] for m in messages) == list(range(fan_out))
