@@ -37,6 +37,8 @@ PROMPTS = {
     "aid_discard": "discard a card to heal (First Aid) or regain a Shield (Repair), or done",
     "allocate": "allocate the damage between Health and Shields",
     "counter": "you took damage: play a Counter Skill against the Attacker, or pass",
+    "chain_order": "several Counter Skills answer the same damage: choose the next one added "
+                   "to the Resolution Chain (the last added resolves first)",
     "choose_resource": "gain any 1 Resource: choose which",
     "discover": "Discover Survivors: draw a Survivors card, then Rescue, Plunder or Ignore",
     "route": "choose where the Monster or Minion ends its movement",
@@ -79,13 +81,13 @@ class BarbaricEngine:
         return schemas.action_schema()
 
     def setup(self, config: MatchConfig, rng: Randomness) -> State:
-        g = Play(setup(config, rng), rng)
+        g = Play(setup(config, rng), rng, self.rules)
         flow.advance(g)
         return g.t.freeze()
 
     # -- who acts now -------------------------------------------------------------------------
     def pending(self, state: State) -> tuple[Decision, ...]:
-        g = Play(state.table(), _NO_DICE)
+        g = Play(state.table(), _NO_DICE, self.rules)
         if g.t.over or not g.t.agenda:
             return ()
         step = g.t.agenda[0]
@@ -99,7 +101,7 @@ class BarbaricEngine:
                          default=flow.default_of(step, legal)),)
 
     def standing(self, state: State) -> tuple[Decision, ...]:
-        g = Play(state.table(), _NO_DICE)
+        g = Play(state.table(), _NO_DICE, self.rules)
         if g.t.over:
             return ()
         return tuple(Decision(s, "any_time", tuple(self._any_time(g, s)) + (RESIGN,),
@@ -141,7 +143,7 @@ class BarbaricEngine:
         return self._why_not(state, seat, action)
 
     def _why_not(self, state: State, seat: int, action: Any) -> str:
-        g = Play(state.table(), _NO_DICE)
+        g = Play(state.table(), _NO_DICE, self.rules)
         kind = action.get("type")
         p = g.t.player(seat)
         owed = self.pending(state)
@@ -163,7 +165,7 @@ class BarbaricEngine:
         return f"{kind} is not a legal answer to {step} now"
 
     def apply(self, state: State, seat: int, action: Action, rng: Randomness) -> Transition:
-        g = Play(state.table(), rng)
+        g = Play(state.table(), rng, self.rules)
         a = dict(action)
         kind = a["type"]
         p = g.t.player(seat)
@@ -201,6 +203,8 @@ class BarbaricEngine:
         if data["mode"] == "solo":
             return Outcome((1 if winner == 0 else 2,), (1 if winner == 0 else 0,),
                            data["reason"])
+        if data["reason"] == flow.ROUND_CAP_REASON:
+            return _ranked_at_the_cap(data)
         if winner is None:
             return Outcome(tuple(1 for _ in range(seats)), victory, data["reason"], draw=True)
         return Outcome(tuple(1 if s == winner else 2 for s in range(seats)), victory,
@@ -208,6 +212,16 @@ class BarbaricEngine:
 
     def encode(self, state: State) -> Any:
         return state.data
+
+
+def _ranked_at_the_cap(data: dict[str, Any]) -> Outcome:
+    """At the round cap: players still in the game before those out of it, then by
+    Victory Tokens; equal keys share a rank."""
+    players = data["players"]
+    keys = [(not (p["eliminated"] or p["resigned"]), p["victory"]) for p in players]
+    places = tuple(1 + sum(other > mine for other in keys) for mine in keys)
+    return Outcome(places, tuple(p["victory"] for p in players), data["reason"],
+                   draw=places.count(1) > 1)
 
 
 def _resign(g: Play, seat: int) -> None:

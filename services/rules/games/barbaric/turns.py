@@ -408,7 +408,8 @@ def end_turn(g: Play, seat: int) -> None:
         g.t.tracks[other].append(seat)
     g.say("turn_ended", {"seat": seat})
     if g.t.tracker >= 5:
-        g.t.agenda.insert(_after(g, ("allocate", "counter", "choose_resource")),
+        g.t.agenda.insert(_after(g, ("allocate", "counter", "choose_resource", "chain_order",
+                                     "counter_resolve")),
                           {"step": "rising_threat"})
 
 
