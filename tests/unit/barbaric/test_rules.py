@@ -211,6 +211,24 @@ def test_solo_loses_when_the_event_deck_is_shuffled() -> None:
     assert t.over and t.winner is None and t.reason == "the Event deck was shuffled"
 
 
+def test_an_event_applies_to_all_and_an_empty_deck_is_reshuffled_first() -> None:
+    """Event Phase: draw the top card, apply it to every Character; if the deck is empty at
+    the beginning of the Event Phase, shuffle the discard pile to form the Event deck."""
+    t = table(3, positions=SPREAD[:3])
+    t.players[C].resigned, t.players[C].pos = True, None
+    t.event_deck, t.event_discard, t.event_face = [], ["field-medic"], "scrap-yard"
+    t.stage = len(flow.SEQUENCE["competitive"]) - 1  # the next phase: Event (Day)
+    for p in t.players:
+        p.health_damage = p.shield_damage = 1
+    g = Play(t, FixedDice())
+    flow.next_stage(g)
+    kinds = [e.kind for e in g.events]
+    assert kinds.index("events_reshuffled") < kinds.index("event")
+    assert t.event_face == "field-medic" and t.event_deck == ["scrap-yard"]  # old face too
+    assert [p.health_damage for p in t.players] == [0, 0, 1]  # FIELD MEDIC: heal 1, all in play
+    assert not t.over
+
+
 def test_solo_armor_three_then_a_disruption() -> None:
     t = table(1, mode="solo", positions=[(1, -1)])
     g = Play(t, FixedDice([1]))
