@@ -454,25 +454,25 @@ def _end_of_round(rounds: int, victory: list[int], engine=ENGINE):
     return g.t.freeze()
 
 
-def test_round_cap_ends_a_competitive_game_after_round_30() -> None:
+def test_round_cap_ends_a_competitive_game_after_round_100() -> None:
     """Ruling 27: the rulebook allows endless games (the Event deck reshuffles); after the
-    30th round's Monster Phase the player still in the game with the most Victory Tokens
+    100th round's Monster Phase the player still in the game with the most Victory Tokens
     wins; tied leaders draw; players out of the game rank last."""
-    state = _end_of_round(29, [1, 0, 1])
-    assert not state.data["over"] and state.data["round"] == 30
-    state = _end_of_round(30, [1, 0, 1])
+    state = _end_of_round(99, [1, 0, 1])
+    assert not state.data["over"] and state.data["round"] == 100
+    state = _end_of_round(100, [1, 0, 1])
     outcome = ENGINE.outcome(state)
     assert outcome is not None and outcome.reason == flow.ROUND_CAP_REASON
     assert outcome.placements == (1, 2, 3) and not outcome.draw
-    outcome = ENGINE.outcome(_end_of_round(30, [1, 1, 0]))
+    outcome = ENGINE.outcome(_end_of_round(100, [1, 1, 0]))
     assert outcome is not None and outcome.placements == (1, 1, 3) and outcome.draw
     old = ENGINE.for_version("0.1.0")  # engine 0.1.0 had no cap
-    assert old.outcome(_end_of_round(30, [1, 0, 1], old)) is None
+    assert old.outcome(_end_of_round(100, [1, 0, 1], old)) is None
 
 
 def test_solo_has_no_round_cap() -> None:
     t = table(1, mode="solo", positions=SPREAD[:1])
-    t.round, t.stage = 30, len(flow.SEQUENCE["solo"]) - 1
+    t.round, t.stage = 100, len(flow.SEQUENCE["solo"]) - 1
     g = Play(t, FixedDice())
     flow.advance(g)
-    assert not g.t.over and g.t.round == 31
+    assert not g.t.over and g.t.round == 101

@@ -24,6 +24,6 @@ class Ruleset:
 
 
 V0_1 = Ruleset("0.1.0")
-V0_2 = Ruleset("0.2.0", round_cap=30, response_chain=True)
+V0_2 = Ruleset("0.2.0", round_cap=100, response_chain=True)
 RULESETS = {r.version: r for r in (V0_1, V0_2)}
 CURRENT = V0_2
