@@ -476,3 +476,63 @@ def test_solo_has_no_round_cap() -> None:
     g = Play(t, FixedDice())
     flow.advance(g)
     assert not g.t.over and g.t.round == 101
+
+
+def _megalodon_with_traps(traps: list[tuple[int, int]], engine=ENGINE):
+    t = table(2, positions=[(1, 1), (4, -2)])
+    t.minions = []
+    t.players[A].gear = "megalodon"
+    t.players[A].learned = {"megalodon-tidal-trap": ["megalodon-tidal-trap/1"]}
+    t.gadgets = [{"kind": "tidal-trap", "hex": h, "owner": A, "damage": 1} for h in traps]
+    state = turn_of(t, A).freeze()
+    state = ENGINE.apply(state, A, {"type": "pass"}, FixedDice()).state
+    return state, [a for a in engine.pending(state)[0].legal
+                   if a.get("skill") == "megalodon-tidal-trap"]
+
+
+def test_a_tidal_trap_hurts_and_vortexes_another_character_but_not_its_owner() -> None:
+    """Gadget: a Character moving into a Tidal Trap takes its damage and a Vortex token, and
+    the trap is discarded; "the Gadget's owners ... will not take damage" from it."""
+    state, traps = _megalodon_with_traps([])
+    assert {"type": "skill", "skill": "megalodon-tidal-trap", "at": [1, 2]} in traps
+    state = act(state, A, {"type": "skill", "skill": "megalodon-tidal-trap", "at": [1, 2]})
+    assert state.data["gadgets"] == [{"kind": "tidal-trap", "hex": [1, 2], "owner": A,
+                                      "damage": 1}]
+    t = state.table()
+    t.players[B].pos = (2, 2)  # next to the trap
+    state = turn_of(t, B).freeze()
+    state = act(state, B, {"type": "pass"})
+    state = act(state, B, {"type": "move", "to": [1, 2]})
+    seat, kind, legal = owed(state)
+    assert (seat, kind) == (B, "allocate") and legal[0]["health"] + legal[0]["shields"] == 1
+    b = state.data["players"][B]
+    assert "vortex" in b["tokens"] and state.data["gadgets"] == []
+    t = state.table()
+    t.gadgets = [{"kind": "tidal-trap", "hex": (1, 2), "owner": A, "damage": 1}]
+    t.players[B].pos, t.players[A].pos = (4, -2), (2, 2)
+    t.players[A].tokens, t.players[A].ready = [], {"rider": True, "gear": True}
+    state = act(act(turn_of(t, A).freeze(), A, {"type": "pass"}), A,
+                {"type": "move", "to": [1, 2]})
+    assert state.data["players"][A]["tokens"] == [] and len(state.data["gadgets"]) == 1
+
+
+def test_at_the_gadget_limit_the_player_chooses_which_trap_to_move() -> None:
+    """"If ... there are no more Gadget Tokens remaining, that player may move a Gadget of
+    that name to a space within Range instead" (Tidal Trap: Gadget Limit 5)."""
+    five = [(-3, 1), (-3, 3), (3, -3), (0, -3), (1, 3)]
+    state, traps = _megalodon_with_traps(five)
+    assert traps and all("from" in a for a in traps)
+    assert {tuple(a["from"]) for a in traps} == set(five)  # any of the five, player's choice
+    state = act(state, A, {"type": "skill", "skill": "megalodon-tidal-trap", "at": [1, 2],
+                           "from": [3, -3]})
+    assert sorted(tuple(g["hex"]) for g in state.data["gadgets"]) == sorted(
+        [(-3, 1), (-3, 3), (1, 2), (0, -3), (1, 3)])
+    # another player's traps do not count toward this player's limit
+    t = state.table()
+    for g in t.gadgets[:2]:
+        g["owner"] = B
+    state, traps = _megalodon_with_traps([tuple(g["hex"]) for g in t.gadgets[2:]])
+    assert traps and not any("from" in a for a in traps)
+    old = ENGINE.for_version("0.1.0")  # 0.1.0: the oldest trap moves, nobody chooses
+    _, traps = _megalodon_with_traps(five, old)
+    assert traps and not any("from" in a for a in traps)

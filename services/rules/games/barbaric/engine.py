@@ -23,6 +23,7 @@ from .content import CONTENT_VERSION, skill_of
 from .modes import MODES, setup
 from .play import Play
 from .rulesets import CURRENT, RULESETS, Ruleset
+from .skills import TARGET_KEYS
 from .state import State
 
 PROMPTS = {
@@ -178,7 +179,7 @@ class BarbaricEngine:
             p.subs_ready[s.side] -= 1
             p.hand.remove(a["card"])
             p.discard.append(a["card"])
-            skills.resolve(g, p, s, 1, {k: v for k, v in a.items() if k in ("at", "dir", "to")},
+            skills.resolve(g, p, s, 1, {k: v for k, v in a.items() if k in TARGET_KEYS},
                            a.get("boost", 0))
             g.experience(p, s.side)
         elif kind == "mastery":

@@ -167,6 +167,8 @@ WORDS = {
                           else "avoids the damage completely")),
     "gadget_placed": lambda d: (f"{_seat(d['seat'])} places a {_token(d['gadget'])} at "
                                 f"{_at(d['at'])}"),
+    "gadget_moved": lambda d: (f"{_seat(d['seat'])} moves a {_token(d['gadget'])} from "
+                               f"{_at(d['from'])} to {_at(d['to'])}"),
     "gadget_triggered": lambda d: f"{_seat(d['seat'])} springs a {_token(d['gadget'])}",
     "gear_broken": lambda d: f"{_seat(d['seat'])}'s Gear is Broken: it cannot Move",
     "core_dropped": lambda d: f"{_seat(d['seat'])} drops the Atomic Core at {_at(d['at'])}",
@@ -218,7 +220,10 @@ def describe_action(action: Mapping[str, JSON], view: JSON) -> str:
     if t in ("learn", "choose_card", "counter", "ultimate", "discard", "survivor"):
         return f"{t.replace('_', ' ')} {_name(action.get('card'))}"
     if t == "skill":
-        where = action.get("at") or (f"direction {action['dir']}" if "dir" in action else "")
+        where = (f"at {_at(action['at'])}" if "at" in action
+                 else f"direction {action['dir']}" if "dir" in action else "")
+        if "from" in action:
+            where += f", moving the one at {_at(action['from'])}"
         return f"use {_name(action.get('skill'))} {where}".strip()
     if t == "move":
         return "exit the map" if action.get("exit") else f"move to {action.get('to')}"

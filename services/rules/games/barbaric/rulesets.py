@@ -21,9 +21,13 @@ class Ruleset:
     turn order from the active player, the active player orders several responses, then
     they resolve last in, first out (ruling 28). Before: each victim's Counter resolved at
     once, right after its own damage."""
+    gadget_choice: bool = False
+    """The Gadget limit counts the player's own tokens of that name, and at the limit the
+    player chooses which of their Gadgets to move instead (ruling 17). Before: the oldest
+    Gadget of that name on the map moved."""
 
 
 V0_1 = Ruleset("0.1.0")
-V0_2 = Ruleset("0.2.0", round_cap=100, response_chain=True)
+V0_2 = Ruleset("0.2.0", round_cap=100, response_chain=True, gadget_choice=True)
 RULESETS = {r.version: r for r in (V0_1, V0_2)}
 CURRENT = V0_2

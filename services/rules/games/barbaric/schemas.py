@@ -27,7 +27,7 @@ def action_schema() -> dict[str, Any]:
             "rider": {"type": "string"}, "gear": {"type": "string"},
             "card": {"type": "string"}, "skill": {"type": "string"},
             "mastery": {"type": "string"},
-            "at": _HEX, "to": _HEX, "dir": {"type": "integer", "minimum": 0, "maximum": 5},
+            "at": _HEX, "to": _HEX, "from": _HEX, "dir": {"type": "integer", "minimum": 0, "maximum": 5},
             "exit": {"const": True},
             "resource": _RES, "give": _RES, "get": _RES,
             "benefit": {"enum": ["move", "draw", "heal", "shields"]},
