@@ -58,6 +58,7 @@ def _respond_in_turn_order(state):
     for seat in (A, B, C):  # the window goes from the active player D in turn order
         who, kind, legal = owed(state)
         assert (who, kind) == (seat, "counter") and {"type": "pass"} in legal
+        assert ENGINE.view(state, None)["waiting_for"] == {"step": "counter", "seat": seat}
         state = _do(ENGINE, state, seat, {"type": "counter", "card": COUNTERS[seat]})
     return state
 

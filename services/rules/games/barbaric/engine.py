@@ -193,7 +193,12 @@ class BarbaricEngine:
 
     # -- what seats see -----------------------------------------------------------------------
     def view(self, state: State, viewer: int | None) -> Any:
-        return views.view(state, viewer)
+        out = views.view(state, viewer)
+        waiting = out["waiting_for"]
+        if waiting is not None and waiting["seat"] is None:  # a response window: whose turn
+            g = Play(state.table(), _NO_DICE, self.rules)
+            waiting["seat"] = flow.owed_seat(g, g.t.agenda[0])
+        return out
 
     def outcome(self, state: State) -> Outcome | None:
         data = state.data
