@@ -138,8 +138,12 @@ class BarbaricEngine:
         if action.get("type") == "resign":
             return None
         key = json_key(action)
-        for d in (*self.standing(state), *self.pending(state)):
+        for d in self.pending(state):
             if d.seat == seat and any(json_key(a) == key for a in d.legal):
+                return None
+        if action.get("type") in _ANY_TIME:  # only this seat's standing options
+            g = Play(state.table(), _NO_DICE, self.rules)
+            if any(json_key(a) == key for a in self._any_time(g, seat)):
                 return None
         return self._why_not(state, seat, action)
 
@@ -246,6 +250,8 @@ def _resign(g: Play, seat: int) -> None:
 
 
 _PASSES = {"pass", "end_actions", "done", "ignore", "decline"}
+_ANY_TIME = {"exchange", "ultimate", "mastery", "survivor"}
+"""The action types of the standing option (besides resign)."""
 
 
 class _NoDice:
