@@ -98,7 +98,6 @@ def test_freezing_a_table_gives_the_canonical_text_of_its_fields() -> None:
     """The fast freeze writes exactly what ``asdict`` + sorted compact JSON writes (state
     hashes of exports depend on it)."""
     import json
-    import random
 
     rng, pick = SeededRandomness(11), random.Random(11)
     state = ENGINE.setup(MatchConfig("competitive", 3), rng)
