@@ -104,6 +104,8 @@ def test_the_active_player_decides_the_order_of_responses_to_one_instance() -> N
 
 def test_passing_players_are_left_out_and_a_single_response_needs_no_ordering() -> None:
     state = _scrap_storm()
+    early = ENGINE.validate(state, C, {"type": "counter", "card": COUNTERS[C]})
+    assert early is not None and "seat 0 answers first" in early  # turn order: A first
     state = _do(ENGINE, state, A, {"type": "pass"})
     state = _do(ENGINE, state, B, {"type": "counter", "card": COUNTERS[B]})
     log: list = []

@@ -18,7 +18,7 @@ from services.rules.games.contract import (
     json_key,
 )
 
-from . import flow, schemas, skills, turns, views
+from . import chain, flow, schemas, skills, turns, views
 from .content import CONTENT_VERSION, skill_of
 from .modes import MODES, setup
 from .play import Play
@@ -153,6 +153,10 @@ class BarbaricEngine:
         p = g.t.player(seat)
         owed = self.pending(state)
         if kind == "counter":
+            head = g.t.agenda[0] if g.t.agenda else None
+            if owed and head and chain.is_window(head) and seat in head["seats"]:
+                return (f"the response window goes in turn order: seat {owed[0].seat} "
+                        "answers first")
             return "the Counter Skill's condition is not met"
         if kind in ("exchange", "ultimate", "mastery", "survivor"):
             if kind == "mastery" and p.mastery.get(str(action.get("mastery"))) == g.t.turn.number:
