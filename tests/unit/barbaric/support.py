@@ -67,6 +67,7 @@ def turn_of(t: Table, seat: int) -> Table:
     current Time Track take their turns next."""
     t.turn.seat = seat
     t.turn.number += 1
+    t.turn.rider_used = t.turn.gear_used = t.turn.aided = t.turn.whirled = False
     track = t.tracks[t.time]
     later = track[track.index(seat) + 1:] if seat in track else []
     t.agenda = [{"step": "prep", "seat": seat}, {"step": "act", "seat": seat},

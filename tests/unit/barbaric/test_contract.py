@@ -92,3 +92,20 @@ def test_resign_is_standing_and_ends_a_two_player_game() -> None:
     out = ENGINE.outcome(state)
     assert out and out.placements == (1, 2) and ENGINE.pending(state) == ()
     assert ENGINE.validate(state, 0, {"type": "pass"}) == "the game is over"
+
+
+def test_freezing_a_table_gives_the_canonical_text_of_its_fields() -> None:
+    """The fast freeze writes exactly what ``asdict`` + sorted compact JSON writes (state
+    hashes of exports depend on it)."""
+    import json
+
+    rng, pick = SeededRandomness(11), random.Random(11)
+    state = ENGINE.setup(MatchConfig("competitive", 3), rng)
+    for _ in range(150):
+        t = state.table()
+        assert t.freeze().doc == state.doc == json.dumps(
+            t.to_json(), sort_keys=True, separators=(",", ":"))
+        if ENGINE.outcome(state) is not None:
+            break
+        (d,) = ENGINE.pending(state)
+        state = ENGINE.apply(state, d.seat, pick.choice(d.legal), rng).state

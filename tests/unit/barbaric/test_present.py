@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import io
+import random
+import re
+from pathlib import Path
 
 import jsonschema
+import pytest
 from rich.console import Console
 
 from services.platform.draws import SeededRandomness
-from services.rules.games.barbaric import present
+from services.rules.games.barbaric import content, present
 from services.rules.games.barbaric.bots import RuleBot
 from services.rules.games.barbaric.engine import BarbaricEngine
 from services.rules.games.contract import MatchConfig
@@ -48,3 +52,61 @@ def test_content_names_ruthless_tail_and_the_skills() -> None:
     assert any(c["name"] == "RUTHLESS TAIL" for c in pack["monster"]["cards"])
     assert present.describe_action({"type": "learn", "card": "jackrabbit-carrot-missile/1"},
                                    {}) == "learn CARROT MISSILE"
+
+
+PACKAGE = Path(present.__file__).parent
+SURVIVOR_CHOICES = ("survivors_rescue", "survivors_plunder", "survivors_ignore")
+RAW_IDS = {i for table in (content.SKILLS, content.EVENTS, content.MONSTER_CARDS,
+                           content.SURVIVORS, content.MASTERY) for i in table if "-" in i}
+RAW_IDS |= {"time-dimension", "tidal-trap"}
+
+
+def test_every_event_the_engine_says_has_words() -> None:
+    said = set()
+    for source in PACKAGE.glob("*.py"):
+        said |= set(re.findall(r'say\(\s*"([a-z_]+)"', source.read_text()))
+    said |= {"repair", *SURVIVOR_CHOICES}  # said through an expression
+    said.discard("survivors_")
+    assert said - set(present.WORDS) == set()
+
+
+@pytest.mark.parametrize(("mode", "seats"), [("solo", 1), ("competitive", 4)])
+def test_events_of_random_games_read_as_words_with_names(mode: str, seats: int) -> None:
+    """Every event of real games is told in words (no fallback to its kind), with the
+    printed names of the cards and boards it names."""
+    seen = set()
+    for seed in range(2):
+        rng = SeededRandomness(seed)
+        pick = random.Random(seed)
+        state = ENGINE.setup(MatchConfig(mode, seats), rng)
+        while ENGINE.outcome(state) is None:
+            (d,) = ENGINE.pending(state)
+            transition = ENGINE.apply(state, d.seat, pick.choice(d.legal), rng)
+            for e in transition.events:
+                line = present.WORDS[e.kind](dict(e.data))  # KeyError: a kind without words
+                assert "/" not in line and not any(i in line for i in RAW_IDS), line
+                seen.add(e.kind)
+            state = transition.state
+    assert {"event", "turn_started", "damaged"} <= seen
+    line = present.describe_event(
+        {"kind": "rider_picked", "data": {"seat": 1, "rider": "keltz"}}, None)
+    assert line == "seat 1 picks the Rider Keltz, the Vagabond"
+
+
+def test_the_table_shows_components_by_name_with_printed_values() -> None:
+    from .support import table
+
+    t = table(2, positions=[(4, -2), (2, 2)])
+    t.rage = 6  # revealed: Monster Move +1, Minion Move +1
+    t.event_face = "dust-storm"
+    t.players[0].learned = {"keltz-time-rift": ["keltz-time-rift/1", "keltz-time-rift/2"]}
+    state = t.freeze()
+    console = Console(file=io.StringIO(), width=250)
+    console.print(present.render(ENGINE.view(state, 0), 0))
+    text = console.file.getvalue()
+    assert "Keltz, the Vagabond / Jackrabbit, the Outrunner" in text
+    assert "Move 2, Attack 2, Range 1" in text  # board A's 1/2/1 plus Move +1
+    assert "Minions (6): Move 1, Attack 1, Range 1, Health 1" in text
+    assert "DUST STORM - While this Event is face-up, Skills have a maximum Range of 2." in text
+    assert "2 max, 0 dmg" in text and "(4, -2)" in text
+    assert "TIME RIFT II" in text

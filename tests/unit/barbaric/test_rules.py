@@ -211,6 +211,24 @@ def test_solo_loses_when_the_event_deck_is_shuffled() -> None:
     assert t.over and t.winner is None and t.reason == "the Event deck was shuffled"
 
 
+def test_an_event_applies_to_all_and_an_empty_deck_is_reshuffled_first() -> None:
+    """Event Phase: draw the top card, apply it to every Character; if the deck is empty at
+    the beginning of the Event Phase, shuffle the discard pile to form the Event deck."""
+    t = table(3, positions=SPREAD[:3])
+    t.players[C].resigned, t.players[C].pos = True, None
+    t.event_deck, t.event_discard, t.event_face = [], ["field-medic"], "scrap-yard"
+    t.stage = len(flow.SEQUENCE["competitive"]) - 1  # the next phase: Event (Day)
+    for p in t.players:
+        p.health_damage = p.shield_damage = 1
+    g = Play(t, FixedDice())
+    flow.next_stage(g)
+    kinds = [e.kind for e in g.events]
+    assert kinds.index("events_reshuffled") < kinds.index("event")
+    assert t.event_face == "field-medic" and t.event_deck == ["scrap-yard"]  # old face too
+    assert [p.health_damage for p in t.players] == [0, 0, 1]  # FIELD MEDIC: heal 1, all in play
+    assert not t.over
+
+
 def test_solo_armor_three_then_a_disruption() -> None:
     t = table(1, mode="solo", positions=[(1, -1)])
     g = Play(t, FixedDice([1]))
@@ -423,3 +441,98 @@ def test_monster_reaction_rampage_lets_the_roller_attack_and_take_the_victory_to
     state = act(state, A, legal[0])
     state = act(state, B, {"type": "allocate", "health": 1, "shields": 1})
     assert state.data["players"][B]["recovering"] and state.data["players"][A]["victory"] == 1
+
+
+def _end_of_round(rounds: int, victory: list[int], engine=ENGINE):
+    t = table(3, positions=SPREAD[:3])
+    t.round, t.stage, t.time = rounds, len(flow.SEQUENCE["competitive"]) - 1, "twilight"
+    for p, v in zip(t.players, victory, strict=True):
+        p.victory = v
+    t.players[C].eliminated, t.players[C].pos = True, None
+    g = Play(t, FixedDice(), engine.rules)
+    flow.advance(g)
+    return g.t.freeze()
+
+
+def test_round_cap_ends_a_competitive_game_after_round_100() -> None:
+    """Ruling 27: the rulebook allows endless games (the Event deck reshuffles); after the
+    100th round's Monster Phase the player still in the game with the most Victory Tokens
+    wins; tied leaders draw; players out of the game rank last."""
+    state = _end_of_round(99, [1, 0, 1])
+    assert not state.data["over"] and state.data["round"] == 100
+    state = _end_of_round(100, [1, 0, 1])
+    outcome = ENGINE.outcome(state)
+    assert outcome is not None and outcome.reason == flow.ROUND_CAP_REASON
+    assert outcome.placements == (1, 2, 3) and not outcome.draw
+    outcome = ENGINE.outcome(_end_of_round(100, [1, 1, 0]))
+    assert outcome is not None and outcome.placements == (1, 1, 3) and outcome.draw
+    old = ENGINE.for_version("0.1.0")  # engine 0.1.0 had no cap
+    assert old.outcome(_end_of_round(100, [1, 0, 1], old)) is None
+
+
+def test_solo_has_no_round_cap() -> None:
+    t = table(1, mode="solo", positions=SPREAD[:1])
+    t.round, t.stage = 100, len(flow.SEQUENCE["solo"]) - 1
+    g = Play(t, FixedDice())
+    flow.advance(g)
+    assert not g.t.over and g.t.round == 101
+
+
+def _megalodon_with_traps(traps: list[tuple[int, int]], engine=ENGINE):
+    t = table(2, positions=[(1, 1), (4, -2)])
+    t.minions = []
+    t.players[A].gear = "megalodon"
+    t.players[A].learned = {"megalodon-tidal-trap": ["megalodon-tidal-trap/1"]}
+    t.gadgets = [{"kind": "tidal-trap", "hex": h, "owner": A, "damage": 1} for h in traps]
+    state = turn_of(t, A).freeze()
+    state = ENGINE.apply(state, A, {"type": "pass"}, FixedDice()).state
+    return state, [a for a in engine.pending(state)[0].legal
+                   if a.get("skill") == "megalodon-tidal-trap"]
+
+
+def test_a_tidal_trap_hurts_and_vortexes_another_character_but_not_its_owner() -> None:
+    """Gadget: a Character moving into a Tidal Trap takes its damage and a Vortex token, and
+    the trap is discarded; "the Gadget's owners ... will not take damage" from it."""
+    state, traps = _megalodon_with_traps([])
+    assert {"type": "skill", "skill": "megalodon-tidal-trap", "at": [1, 2]} in traps
+    state = act(state, A, {"type": "skill", "skill": "megalodon-tidal-trap", "at": [1, 2]})
+    assert state.data["gadgets"] == [{"kind": "tidal-trap", "hex": [1, 2], "owner": A,
+                                      "damage": 1}]
+    t = state.table()
+    t.players[B].pos = (2, 2)  # next to the trap
+    state = turn_of(t, B).freeze()
+    state = act(state, B, {"type": "pass"})
+    state = act(state, B, {"type": "move", "to": [1, 2]})
+    seat, kind, legal = owed(state)
+    assert (seat, kind) == (B, "allocate") and legal[0]["health"] + legal[0]["shields"] == 1
+    b = state.data["players"][B]
+    assert "vortex" in b["tokens"] and state.data["gadgets"] == []
+    t = state.table()
+    t.gadgets = [{"kind": "tidal-trap", "hex": (1, 2), "owner": A, "damage": 1}]
+    t.players[B].pos, t.players[A].pos = (4, -2), (2, 2)
+    t.players[A].tokens, t.players[A].ready = [], {"rider": True, "gear": True}
+    state = act(act(turn_of(t, A).freeze(), A, {"type": "pass"}), A,
+                {"type": "move", "to": [1, 2]})
+    assert state.data["players"][A]["tokens"] == [] and len(state.data["gadgets"]) == 1
+
+
+def test_at_the_gadget_limit_the_player_chooses_which_trap_to_move() -> None:
+    """"If ... there are no more Gadget Tokens remaining, that player may move a Gadget of
+    that name to a space within Range instead" (Tidal Trap: Gadget Limit 5)."""
+    five = [(-3, 1), (-3, 3), (3, -3), (0, -3), (1, 3)]
+    state, traps = _megalodon_with_traps(five)
+    assert traps and all("from" in a for a in traps)
+    assert {tuple(a["from"]) for a in traps} == set(five)  # any of the five, player's choice
+    state = act(state, A, {"type": "skill", "skill": "megalodon-tidal-trap", "at": [1, 2],
+                           "from": [3, -3]})
+    assert sorted(tuple(g["hex"]) for g in state.data["gadgets"]) == sorted(
+        [(-3, 1), (-3, 3), (1, 2), (0, -3), (1, 3)])
+    # another player's traps do not count toward this player's limit
+    t = state.table()
+    for g in t.gadgets[:2]:
+        g["owner"] = B
+    state, traps = _megalodon_with_traps([tuple(g["hex"]) for g in t.gadgets[2:]])
+    assert traps and not any("from" in a for a in traps)
+    old = ENGINE.for_version("0.1.0")  # 0.1.0: the oldest trap moves, nobody chooses
+    _, traps = _megalodon_with_traps(five, old)
+    assert traps and not any("from" in a for a in traps)

@@ -82,7 +82,26 @@ def allocate(g: Play, step: dict[str, Any], health: int, shields: int, spend: in
         g.say("gear_broken", {"seat": p.seat})
     attacker = step["source"]
     if attacker.get("kind") in ("seat", "monster", "minion") and counters(g, p, attacker):
-        g.now({"step": "counter", "seat": p.seat, "attacker": attacker})
+        if g.rules.response_chain:
+            join_responses(g, p.seat, attacker)
+        else:
+            g.now({"step": "counter", "seat": p.seat, "attacker": attacker})
+
+
+def join_responses(g: Play, seat: int, attacker: dict[str, Any]) -> None:
+    """Offer ``seat`` a response to this damage instance: the one response window that
+    follows the instance's last allocation (made here if the instance has none yet)."""
+    agenda = g.t.agenda
+    i = 0
+    while i < len(agenda) and agenda[i]["step"] == "allocate" and agenda[i]["source"] == attacker:
+        i += 1
+    nxt = agenda[i] if i < len(agenda) else None
+    if (nxt is not None and nxt["step"] == "counter" and nxt.get("attacker") == attacker
+            and nxt.get("window") is None):
+        nxt["seats"].append(seat)
+        return
+    agenda.insert(i, {"step": "counter", "attacker": attacker, "seats": [seat],
+                      "window": None, "chain": []})
 
 
 def attacker_hex(g: Play, attacker: dict[str, Any]) -> Hex | None:

@@ -18,11 +18,12 @@ from services.rules.games.contract import (
     json_key,
 )
 
-from . import flow, schemas, skills, turns, views
+from . import chain, flow, schemas, skills, turns, views
 from .content import CONTENT_VERSION, skill_of
 from .modes import MODES, setup
 from .play import Play
 from .rulesets import CURRENT, RULESETS, Ruleset
+from .skills import TARGET_KEYS
 from .state import State
 
 PROMPTS = {
@@ -37,6 +38,8 @@ PROMPTS = {
     "aid_discard": "discard a card to heal (First Aid) or regain a Shield (Repair), or done",
     "allocate": "allocate the damage between Health and Shields",
     "counter": "you took damage: play a Counter Skill against the Attacker, or pass",
+    "chain_order": "several Counter Skills answer the same damage: choose the next one added "
+                   "to the Resolution Chain (the last added resolves first)",
     "choose_resource": "gain any 1 Resource: choose which",
     "discover": "Discover Survivors: draw a Survivors card, then Rescue, Plunder or Ignore",
     "route": "choose where the Monster or Minion ends its movement",
@@ -79,13 +82,13 @@ class BarbaricEngine:
         return schemas.action_schema()
 
     def setup(self, config: MatchConfig, rng: Randomness) -> State:
-        g = Play(setup(config, rng), rng)
+        g = Play(setup(config, rng), rng, self.rules)
         flow.advance(g)
         return g.t.freeze()
 
     # -- who acts now -------------------------------------------------------------------------
     def pending(self, state: State) -> tuple[Decision, ...]:
-        g = Play(state.table(), _NO_DICE)
+        g = Play(state.table(), _NO_DICE, self.rules)
         if g.t.over or not g.t.agenda:
             return ()
         step = g.t.agenda[0]
@@ -99,7 +102,7 @@ class BarbaricEngine:
                          default=flow.default_of(step, legal)),)
 
     def standing(self, state: State) -> tuple[Decision, ...]:
-        g = Play(state.table(), _NO_DICE)
+        g = Play(state.table(), _NO_DICE, self.rules)
         if g.t.over:
             return ()
         return tuple(Decision(s, "any_time", tuple(self._any_time(g, s)) + (RESIGN,),
@@ -135,17 +138,25 @@ class BarbaricEngine:
         if action.get("type") == "resign":
             return None
         key = json_key(action)
-        for d in (*self.standing(state), *self.pending(state)):
+        for d in self.pending(state):
             if d.seat == seat and any(json_key(a) == key for a in d.legal):
+                return None
+        if action.get("type") in _ANY_TIME:  # only this seat's standing options
+            g = Play(state.table(), _NO_DICE, self.rules)
+            if any(json_key(a) == key for a in self._any_time(g, seat)):
                 return None
         return self._why_not(state, seat, action)
 
     def _why_not(self, state: State, seat: int, action: Any) -> str:
-        g = Play(state.table(), _NO_DICE)
+        g = Play(state.table(), _NO_DICE, self.rules)
         kind = action.get("type")
         p = g.t.player(seat)
         owed = self.pending(state)
         if kind == "counter":
+            head = g.t.agenda[0] if g.t.agenda else None
+            if owed and head and chain.is_window(head) and seat in head["seats"]:
+                return (f"the response window goes in turn order: seat {owed[0].seat} "
+                        "answers first")
             return "the Counter Skill's condition is not met"
         if kind in ("exchange", "ultimate", "mastery", "survivor"):
             if kind == "mastery" and p.mastery.get(str(action.get("mastery"))) == g.t.turn.number:
@@ -163,7 +174,7 @@ class BarbaricEngine:
         return f"{kind} is not a legal answer to {step} now"
 
     def apply(self, state: State, seat: int, action: Action, rng: Randomness) -> Transition:
-        g = Play(state.table(), rng)
+        g = Play(state.table(), rng, self.rules)
         a = dict(action)
         kind = a["type"]
         p = g.t.player(seat)
@@ -176,7 +187,7 @@ class BarbaricEngine:
             p.subs_ready[s.side] -= 1
             p.hand.remove(a["card"])
             p.discard.append(a["card"])
-            skills.resolve(g, p, s, 1, {k: v for k, v in a.items() if k in ("at", "dir", "to")},
+            skills.resolve(g, p, s, 1, {k: v for k, v in a.items() if k in TARGET_KEYS},
                            a.get("boost", 0))
             g.experience(p, s.side)
         elif kind == "mastery":
@@ -190,7 +201,12 @@ class BarbaricEngine:
 
     # -- what seats see -----------------------------------------------------------------------
     def view(self, state: State, viewer: int | None) -> Any:
-        return views.view(state, viewer)
+        out = views.view(state, viewer)
+        waiting = out["waiting_for"]
+        if waiting is not None and waiting["seat"] is None:  # a response window: whose turn
+            g = Play(state.table(), _NO_DICE, self.rules)
+            waiting["seat"] = flow.owed_seat(g, g.t.agenda[0])
+        return out
 
     def outcome(self, state: State) -> Outcome | None:
         data = state.data
@@ -201,6 +217,8 @@ class BarbaricEngine:
         if data["mode"] == "solo":
             return Outcome((1 if winner == 0 else 2,), (1 if winner == 0 else 0,),
                            data["reason"])
+        if data["reason"] == flow.ROUND_CAP_REASON:
+            return _ranked_at_the_cap(data)
         if winner is None:
             return Outcome(tuple(1 for _ in range(seats)), victory, data["reason"], draw=True)
         return Outcome(tuple(1 if s == winner else 2 for s in range(seats)), victory,
@@ -208,6 +226,16 @@ class BarbaricEngine:
 
     def encode(self, state: State) -> Any:
         return state.data
+
+
+def _ranked_at_the_cap(data: dict[str, Any]) -> Outcome:
+    """At the round cap: players still in the game before those out of it, then by
+    Victory Tokens; equal keys share a rank."""
+    players = data["players"]
+    keys = [(not (p["eliminated"] or p["resigned"]), p["victory"]) for p in players]
+    places = tuple(1 + sum(other > mine for other in keys) for mine in keys)
+    return Outcome(places, tuple(p["victory"] for p in players), data["reason"],
+                   draw=places.count(1) > 1)
 
 
 def _resign(g: Play, seat: int) -> None:
@@ -226,6 +254,8 @@ def _resign(g: Play, seat: int) -> None:
 
 
 _PASSES = {"pass", "end_actions", "done", "ignore", "decline"}
+_ANY_TIME = {"exchange", "ultimate", "mastery", "survivor"}
+"""The action types of the standing option (besides resign)."""
 
 
 class _NoDice:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import damage, monster, skills, turns
+from . import chain, damage, monster, turns
 from .content import EVENTS, GEARS, RIDERS, card_ids, skill_of
 from .play import Play
 
@@ -39,6 +39,8 @@ def victory_tokens_needed(seats: int) -> int:
 def owed_seat(g: Play, step: dict[str, Any]) -> int | None:
     if step["step"] == "prep_follow":
         return turns.window_seat(g, step)
+    if chain.is_window(step):
+        return chain.owed(g, step)
     return step.get("seat")
 
 
@@ -70,10 +72,14 @@ def options(g: Play, step: dict[str, Any]) -> list[dict[str, Any]]:
             return []
         return damage.allocation_actions(g, step)
     if kind == "counter":
+        if chain.is_window(step):
+            return chain.options(g, step)
         if not p.on_map:
             return []
         cards = damage.counters(g, p, step["attacker"])
         return [{"type": "pass"}] + [{"type": "counter", "card": c} for c in cards] if cards else []
+    if kind == "chain_order":
+        return chain.order_options(step)
     if kind == "choose_resource":
         return [{"type": "choose_resource", "resource": r} for r in ("fuel", "food", "scrap")]
     if kind == "discover":
@@ -158,9 +164,13 @@ def answer(g: Play, seat: int, action: dict[str, Any]) -> None:
         turns.aid_discard(g, step, action)
     elif kind == "allocate":
         damage.allocate(g, step, action["health"], action["shields"], action.get("spend", 0))
+    elif kind == "counter" and chain.is_window(step):
+        chain.answer(g, step, seat, action)
     elif kind == "counter":
         if t == "counter":
             _counter(g, p, action["card"], step["attacker"])
+    elif kind == "chain_order":
+        chain.order(g, step, action)
     elif kind == "choose_resource":
         g.gain(p, action["resource"])
     elif kind == "discover":
@@ -186,29 +196,15 @@ def answer(g: Play, seat: int, action: dict[str, Any]) -> None:
 
 
 def _counter(g: Play, p: Any, card: str, attacker: dict[str, Any]) -> None:
-    """A Counter Skill: spend a Sub token, Counterattack the Attacker, discard, experience."""
+    """Engine 0.1.0: a Counter Skill is played and resolves at once."""
+    at = damage.attacker_hex(g, attacker)
+    assert at is not None
     s = skill_of(card)
     p.subs_ready[s.side] -= 1
     p.hand.remove(card)
     p.discard.append(card)
-    at = damage.attacker_hex(g, attacker)
-    assert at is not None
     g.say("counter_used", {"seat": p.seat, "card": card, "skill": s.id, "at": list(at)})
-    eff = skills.effect_at(s, 1)
-    amount = eff.get("damage", 0)
-    steps: list[dict[str, Any]] = []
-    if attacker["kind"] == "seat":
-        victim = g.t.player(attacker["seat"])
-        amount = damage.shielded(g, victim, amount, {"kind": "seat", "seat": p.seat})
-        if amount:
-            steps.append(damage.to_character(victim, amount, {"kind": "seat", "seat": p.seat},
-                                             p.seat))
-    elif attacker["kind"] == "monster":
-        steps += damage.to_monster(g, amount, p.seat)
-    else:
-        damage.to_minion(g, at, amount, p.seat)
-    g.experience(p, s.side)
-    g.now(*steps)
+    chain.counterattack(g, p, s, attacker, at)
 
 
 # -- automatic steps ------------------------------------------------------------------------
@@ -245,6 +241,8 @@ def run_auto(g: Play, step: dict[str, Any]) -> None:
         monster.reaction(g, step["seat"])
     elif kind == "disruption":
         monster.disruption(g, step["seat"])
+    elif kind == "counter_resolve":
+        chain.resolve_counter(g, g.t.player(step["seat"]), step["card"], step["attacker"])
 
 
 def next_stage(g: Play) -> None:
@@ -252,6 +250,8 @@ def next_stage(g: Play) -> None:
     seq = SEQUENCE[t.mode]
     t.stage += 1
     if t.stage >= len(seq) or t.round == 0:
+        if _round_cap_reached(g):
+            return
         t.stage = 0
         t.round += 1
         g.say("round_started", {"round": t.round})
@@ -315,6 +315,24 @@ def event_phase(g: Play) -> None:
 
 
 # -- victory ---------------------------------------------------------------------------------
+ROUND_CAP_REASON = "the round cap was reached"
+
+
+def _round_cap_reached(g: Play) -> bool:
+    """Ruling 27: a competitive game ends when its last allowed round is over; the player
+    still in the game with the most Victory Tokens wins (tied leaders share a draw)."""
+    t, cap = g.t, g.rules.round_cap
+    if cap is None or t.mode == "solo" or t.round < cap:
+        return False
+    left = t.in_game()
+    top = max((t.player(s).victory for s in left), default=0)
+    leaders = [s for s in left if t.player(s).victory == top]
+    t.over, t.reason = True, ROUND_CAP_REASON
+    t.winner = leaders[0] if len(leaders) == 1 else None
+    g.say("round_cap", {"rounds": cap, "leaders": leaders})
+    return True
+
+
 def check_victory(g: Play) -> None:
     t = g.t
     if t.over or t.mode == "solo":
@@ -344,6 +362,10 @@ def advance(g: Play) -> None:
             next_stage(g)
             continue
         step = g.t.agenda[0]
+        if chain.is_window(step) and owed_seat(g, step) is None:
+            g.t.agenda.pop(0)
+            chain.close(g, step)
+            continue
         if step["step"] in _DECISIONS:
             seat = owed_seat(g, step)
             if seat is not None and not g.t.player(seat).in_game:
@@ -368,7 +390,7 @@ def advance(g: Play) -> None:
     raise RuntimeError("the agenda did not settle")
 
 
-_DECISIONS = ALWAYS_ASK | {"allocate", "route", "minion_target", "nest", "spawn"}
+_DECISIONS = ALWAYS_ASK | {"allocate", "route", "minion_target", "nest", "spawn", "chain_order"}
 
 
 def is_decision(step: dict[str, Any]) -> bool:

@@ -12,6 +12,7 @@ from services.rules.games.contract import EngineEvent, Randomness
 
 from . import hexes
 from .content import BOARDS, GEARS, NESTS, RESOURCE_DIE, RIDERS, SPACES, Hex
+from .rulesets import CURRENT, Ruleset
 from .state import Player, Table
 
 
@@ -19,6 +20,8 @@ from .state import Player, Table
 class Play:
     t: Table
     rng: Randomness
+    rules: Ruleset = CURRENT
+    """The rulings of the engine version that created the match."""
     events: list[EngineEvent] = field(default_factory=list)
 
     # -- events -----------------------------------------------------------------------------

@@ -9,7 +9,7 @@ ACTION_TYPES = (
     "choose_card", "place", "spawn", "pass", "learn", "consume", "end_actions", "search",
     "first_aid", "repair", "move", "skill", "done", "discard", "allocate", "counter",
     "choose_resource", "discover", "decline", "rescue", "plunder", "ignore", "route",
-    "minion_target", "nest", "control_move", "control_attack")
+    "minion_target", "nest", "control_move", "control_attack", "chain")
 
 _HEX = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}
 _RES = {"enum": ["fuel", "food", "scrap"]}
@@ -27,7 +27,7 @@ def action_schema() -> dict[str, Any]:
             "rider": {"type": "string"}, "gear": {"type": "string"},
             "card": {"type": "string"}, "skill": {"type": "string"},
             "mastery": {"type": "string"},
-            "at": _HEX, "to": _HEX, "dir": {"type": "integer", "minimum": 0, "maximum": 5},
+            "at": _HEX, "to": _HEX, "from": _HEX, "dir": {"type": "integer", "minimum": 0, "maximum": 5},
             "exit": {"const": True},
             "resource": _RES, "give": _RES, "get": _RES,
             "benefit": {"enum": ["move", "draw", "heal", "shields"]},

@@ -11,6 +11,8 @@ from .play import Play
 from .state import Player
 
 GADGET_LIMIT = {"tidal-trap": 5}
+TARGET_KEYS = ("at", "dir", "to", "from")
+"""The keys of a skill action that say what it targets."""
 
 
 def level(p: Player, skill_id: str) -> int:
@@ -69,8 +71,12 @@ def targets(g: Play, p: Player, skill: Skill, lvl: int) -> list[dict[str, Any]]:
     if shape == "empty":
         gadget = skill.effect.get("gadget")
         taken = {g_["hex"] for g_ in g.t.gadgets if g_["kind"] == gadget}
-        return [{"at": list(h)} for h in hexes.within(p.pos, rng)
-                if not g.occupied(h) and h not in NESTS and h not in taken]
+        spaces = [h for h in hexes.within(p.pos, rng)
+                  if not g.occupied(h) and h not in NESTS and h not in taken]
+        mine = own_gadgets(g, p, str(gadget))
+        if g.rules.gadget_choice and len(mine) >= GADGET_LIMIT[str(gadget)]:
+            return [{"at": list(h), "from": list(x["hex"])} for x in mine for h in spaces]
+        return [{"at": list(h)} for h in spaces]
     return [{}]
 
 
@@ -133,7 +139,9 @@ def resolve(g: Play, p: Player, skill: Skill, lvl: int, target: dict[str, Any],
         else:
             damage.to_minion(g, h, eff.get("damage", 0), p.seat)
     if skill.shape == "empty":
-        place_gadget(g, p, eff, (target["at"][0], target["at"][1]))
+        moved = target.get("from")
+        place_gadget(g, p, eff, (target["at"][0], target["at"][1]),
+                     None if moved is None else (moved[0], moved[1]))
     if eff.get("move_adjacent") and "to" in target:
         p.pos = (target["to"][0], target["to"][1])
         g.say("moved", {"seat": p.seat, "to": list(p.pos)})
@@ -174,11 +182,28 @@ def _on_self(g: Play, p: Player, skill: Skill, eff: dict[str, Any]) -> None:
         g.say("token", {"seat": p.seat, "token": eff["token"]})
 
 
-def place_gadget(g: Play, p: Player, eff: dict[str, Any], at: Hex) -> None:
+def own_gadgets(g: Play, p: Player, kind: str) -> list[dict[str, Any]]:
+    """``p``'s Gadget tokens of that name on the map, in map order."""
+    return sorted((x for x in g.t.gadgets if x["kind"] == kind and x["owner"] == p.seat),
+                  key=lambda x: x["hex"])
+
+
+def place_gadget(g: Play, p: Player, eff: dict[str, Any], at: Hex,
+                 moved: Hex | None = None) -> None:
+    """Place a Gadget token; with none left (the limit), move one of the player's own of
+    that name to the space instead (engine 0.1.0: the oldest of that name moves)."""
     kind = eff["gadget"]
-    mine = [x for x in g.t.gadgets if x["kind"] == kind]
-    if len(mine) >= GADGET_LIMIT[kind]:
-        g.t.gadgets.remove(mine[0])
+    if g.rules.gadget_choice:
+        if moved is not None:
+            gadget = next(x for x in own_gadgets(g, p, kind) if x["hex"] == moved)
+            gadget["hex"] = at
+            g.say("gadget_moved", {"seat": p.seat, "gadget": kind, "from": list(moved),
+                                   "to": list(at)})
+            return
+    else:
+        mine = [x for x in g.t.gadgets if x["kind"] == kind]
+        if len(mine) >= GADGET_LIMIT[kind]:
+            g.t.gadgets.remove(mine[0])
     g.t.gadgets.append({"kind": kind, "hex": at, "owner": p.seat,
                         "damage": eff.get("trap_damage", 0)})
     g.say("gadget_placed", {"seat": p.seat, "gadget": kind, "at": list(at)})

@@ -128,7 +128,16 @@ class Table:
         return asdict(self)
 
     def freeze(self) -> State:
-        return State(json.dumps(self.to_json(), sort_keys=True, separators=(",", ":")))
+        """The canonical JSON of the table; the same text as ``json.dumps(to_json())`` with
+        sorted keys, without ``asdict``'s deep copy (the dataclasses are encoded by their
+        fields as the encoder meets them)."""
+        return State(json.dumps(self, default=_fields, sort_keys=True, separators=(",", ":")))
+
+
+def _fields(obj: Any) -> dict[str, Any]:
+    if isinstance(obj, Table | Player | Monster | Turn):
+        return vars(obj)
+    raise TypeError(f"{type(obj).__name__} is not part of a table")
 
 
 def _hex(value: Any) -> Hex | None:

@@ -271,7 +271,7 @@ def act(g: Play, step: dict[str, Any], action: dict[str, Any]) -> None:
         move_to(g, p, (action["to"][0], action["to"][1]))
     else:
         skill = skills.skill(action["skill"])
-        target = {k: v for k, v in action.items() if k in ("at", "dir", "to")}
+        target = {k: v for k, v in action.items() if k in skills.TARGET_KEYS}
         skills.resolve(g, p, skill, skills.level(p, skill.id), target, action.get("boost", 0))
         g.experience(p, side)
 
@@ -408,7 +408,8 @@ def end_turn(g: Play, seat: int) -> None:
         g.t.tracks[other].append(seat)
     g.say("turn_ended", {"seat": seat})
     if g.t.tracker >= 5:
-        g.t.agenda.insert(_after(g, ("allocate", "counter", "choose_resource")),
+        g.t.agenda.insert(_after(g, ("allocate", "counter", "choose_resource", "chain_order",
+                                     "counter_resolve")),
                           {"step": "rising_threat"})
 
 
