@@ -57,3 +57,19 @@ def test_describe_a_speed_and_a_private_bet() -> None:
     assert present.describe_action({"type": "speed", "to": 7}, {}) == "Speed 7 (yellow)"
     line = present.describe_event({"kind": "fan_bet_dealt", "data": {"seat": 0, "bet": "b01"}}, 0)
     assert "Podium Finish" in line
+
+
+def test_the_terminal_shows_cars_and_the_shop_with_printed_values() -> None:
+    state = ENGINE.setup(MatchConfig("normal", 2, {}), SeededRandomness("printed"))
+    view = ENGINE.view(state, 0)
+    console = Console(width=400, record=True)
+    console.print(present.render(view, 0))
+    text = console.export_text()
+    for slot, part in view["players"][0]["car"].items():
+        if part is not None:
+            printed = present.PARTS[part]
+            assert f"{slot[0].upper()}:{printed['name']} P{printed['power']}+{printed['bonus']}" in text
+    shown = [c for cards in view["rows"].values() for c in cards]
+    assert shown, "the shop's rows hold cards at set-up"
+    for card in shown:
+        assert present.card_text(card) in text

@@ -59,6 +59,25 @@ def part_text(part: str) -> str:
     return f"{p['name']} ({p['colour']}, Power {p['power']}, bonus {p['bonus']}{', ' + ability if ability else ''})"
 
 
+def car_part_text(part: str | None) -> str:
+    """A part in a car's slot, short: name, Power and bonus as printed."""
+    if part is None or part not in PARTS:
+        return name_of(part)
+    p = PARTS[part]
+    return f"{p['name']} P{p['power']}+{p['bonus']}"
+
+
+def card_text(card: str) -> str:
+    """Any card a row of the shop may hold, with its printed values."""
+    if card in PARTS:
+        return part_text(card)
+    if card in UPGRADES:
+        return upgrade_text(card)
+    if card in IMPLANTS:
+        return implant_text(card)
+    return name_of(card)
+
+
 def upgrade_text(uid: str) -> str:
     u = UPGRADES[uid]
     if u["kind"] == "weapon":
@@ -248,7 +267,7 @@ def render(view: JSON, viewer: int | None) -> Any:
     for col in ("seat", "VP", "chips", "fans", "AP", "speed", "position", "car", "upgrades", "implants"):
         table.add_column(col)
     for p in view["players"]:
-        car = ", ".join(f"{c[0].upper()}:{name_of(v)}" for c, v in p["car"].items())
+        car = ", ".join(f"{c[0].upper()}:{car_part_text(v)}" for c, v in p["car"].items())
         ups = ", ".join(f"{name_of(u['id'])}{'' if u['up'] else ' (down)'}"
                         for u in [p["weapon"], p["shield"], *p["specials"]] if u)
         table.add_row(f"{p['seat']}{' (you)' if p['seat'] == viewer else ''}{' (out)' if p['out'] else ''}",
@@ -258,7 +277,7 @@ def render(view: JSON, viewer: int | None) -> Any:
     shop.add_column("row")
     shop.add_column("cards")
     for row, cards in view["rows"].items():
-        shop.add_row(row, ", ".join(name_of(c) for c in cards))
+        shop.add_row(row, "; ".join(card_text(c) for c in cards))
     parts: list[Any] = [head, table, shop]
     if viewer is not None and viewer < len(view["players"]):
         me = view["players"][viewer]
