@@ -10,6 +10,7 @@ import grpc
 
 from services.genproto.neon.rules.v1 import rules_pb2_grpc
 from services.platform.grpc_kit import channel
+from services.platform.settings import Settings
 
 
 class RulesChannels:
@@ -36,3 +37,16 @@ class RulesChannels:
         for ch, _ in self._stubs.values():
             await ch.close()
         self._stubs.clear()
+
+
+def rules_address(settings: Settings) -> Callable[[str], str | None]:
+    """The address of a game's rules service (``rules-<game>``) in ``settings``; None for a
+    game the settings name no address or port for."""
+
+    def address(game: str) -> str | None:
+        name = f"rules-{game}"
+        if name in settings.addresses or name in settings.ports:
+            return settings.address(name)
+        return None
+
+    return address
