@@ -273,15 +273,18 @@ def print_standings(rows: list[Any], title: str = "standings") -> None:
         console.print("tie-breaks: " + ", ".join(f"{SHORT.get(n, n)} {n}" for n in names))
 
 
-def print_bundle_report(report: Any) -> None:
+def print_bundle_report(report: Any, prefix: str = "") -> None:
+    """A tournament bundle's verification report; ``prefix`` names the file among several."""
     for check in report.checks:
-        console.print(f"[green]ok[/] {check}")
+        console.print(f"{prefix}[green]ok[/] {check}")
     for warning in report.warnings:
-        console.print(f"[yellow]note[/] {warning}")
+        console.print(f"{prefix}[yellow]note[/] {warning}")
     for failure in report.failures:
-        err_console.print(f"FAILED: {failure}")
+        err_console.print(f"{prefix}FAILED: {failure}")
     if report.ok:
-        console.print(f"verified: tournament {report.tournament_id}, {report.matches} matches")
+        console.print(
+            f"{prefix}verified: tournament {report.tournament_id}, {report.matches} matches"
+        )
 
 
 # ----------------------------------------------------------------------------- commands
