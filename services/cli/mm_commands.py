@@ -289,7 +289,7 @@ class SimReport:
 async def simulate_run(ends: Endpoints, game: str, players: int, mode: str = "",
                        timeout: float = 300.0, rating_timeout: float = 60.0) -> SimReport:
     """The whole path for ``players`` simulated players; see :func:`simulate`."""
-    from services.cli.client import RulesClient
+    from services.cli.client import client_for, close_all
 
     report = SimReport()
     tag = uuid.uuid4().hex[:6]
@@ -322,7 +322,7 @@ async def simulate_run(ends: Endpoints, game: str, players: int, mode: str = "",
 
         async def play(n: str, ticket: Any) -> str:
             a = ticket.assignment
-            client = rules.setdefault(a.rules_address, RulesClient(a.rules_address))
+            client = client_for(rules, a.rules_address)
             seat, token = own_seat(ticket, n)
             await play_seat(client, a.match_id, seat, token, random_chooser(f"{n}:{a.match_id}"))
             return str(a.match_id)
@@ -344,8 +344,7 @@ async def simulate_run(ends: Endpoints, game: str, players: int, mode: str = "",
         report.stages["rate (scoring leaderboard lists everyone)"] = time.perf_counter() - t3
     finally:
         await mm.close()
-        for client in rules.values():
-            await client.close()
+        await close_all(rules)
     report.stages["total"] = time.perf_counter() - t0
     return report
 

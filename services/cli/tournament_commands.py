@@ -97,7 +97,7 @@ async def play_round_as(client: TournamentClient, rules: dict[str, RulesClient],
     decision until the match ends. Returns "bye", "played" or "none"."""
     import grpc
 
-    from services.cli.client import RulesClient
+    from services.cli.client import client_for
     from services.genproto.neon.rules.v1 import rules_pb2
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
     from services.platform import playing
@@ -117,7 +117,7 @@ async def play_round_as(client: TournamentClient, rules: dict[str, RulesClient],
         if time.monotonic() > deadline:
             raise RuntimeError(f"{player}: no match handed out in {timeout:g} s")
         await asyncio.sleep(0.1)
-    rc = rules.setdefault(a.rules_address, RulesClient(a.rules_address))
+    rc = client_for(rules, a.rules_address)
     if a.status == pb.TABLE_STATUS_AWAITING_SEATS:
         try:
             await rc.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
@@ -167,6 +167,7 @@ async def simulate_run(address: str, issue: Callable[..., str], game: str, fmt_j
     """A whole tournament with ``players`` bots; ``between_rounds(number)`` may act (tests)."""
     import grpc
 
+    from services.cli.client import close_all
     from services.tournament.bundle import verify_bundle
 
     report = SimReport(tournament_id=tournament_id or f"sim_{uuid.uuid4().hex[:10]}")
@@ -224,8 +225,7 @@ async def simulate_run(address: str, issue: Callable[..., str], game: str, fmt_j
         report.stages["verify offline"] = time.perf_counter() - t3
     finally:
         await client.close()
-        for rc in rules.values():
-            await rc.close()
+        await close_all(rules)
     report.stages["total"] = time.perf_counter() - t0
     return report
 
