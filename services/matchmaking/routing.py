@@ -18,6 +18,7 @@ ever think they own it (the second writer is refused and reloads).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
@@ -25,7 +26,7 @@ import grpc
 
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
 from services.matchmaking.identity import IdentityServicer
-from services.platform.replicas import PeerRouter, Replicas, relay_status
+from services.platform.replicas import PeerRouter, Replicas
 from services.platform.tokens import TokenIssuer
 
 Local = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
@@ -93,12 +94,7 @@ class RoutedMatchmakingServicer(IdentityServicer):
         owner = self._owner(game, context)
         if owner is None:
             return await local(request, context)
-        try:
-            return await getattr(self.router.stub(owner), name)(
-                request, metadata=self.router.metadata(context), timeout=context.time_remaining()
-            )
-        except grpc.aio.AioRpcError as err:
-            await relay_status(context, err, owner)
+        return await self.router.forward(name, request, context, owner)
 
     async def CreateTicket(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         return await self._unary(
@@ -139,13 +135,9 @@ class RoutedMatchmakingServicer(IdentityServicer):
         call = self.router.stub(owner).WatchTicket(
             request, metadata=self.router.metadata(context), timeout=context.time_remaining()
         )
-        try:
-            async for item in call:
+        async with contextlib.aclosing(self.router.relay(call, context, owner)) as items:
+            async for item in items:
                 yield item
-        except grpc.aio.AioRpcError as err:
-            await relay_status(context, err, owner)
-        finally:
-            call.cancel()
 
 
 def register(

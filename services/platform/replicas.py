@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,6 +137,31 @@ class PeerRouter:
             request_id = get_contextvars().get("request_id") or uuid.uuid4().hex[:16]
             passed.append(("x-request-id", request_id))
         return (*passed, (FORWARDED, self.replicas.fingerprint))
+
+    async def forward(
+        self, name: str, request: Any, context: grpc.aio.ServicerContext, owner: int
+    ) -> Any:
+        """The owner's answer to the unary call ``name``, made with the caller's metadata and
+        what is left of its deadline; the owner's status relayed unchanged when it fails."""
+        try:
+            return await getattr(self.stub(owner), name)(
+                request, metadata=self.metadata(context), timeout=context.time_remaining()
+            )
+        except grpc.aio.AioRpcError as err:
+            await relay_status(context, err, owner)
+
+    async def relay(
+        self, call: Any, context: grpc.aio.ServicerContext, owner: int
+    ) -> AsyncIterator[Any]:
+        """The owner's stream ``call`` item by item, its status relayed unchanged; the call
+        is cancelled when the caller goes away."""
+        try:
+            async for item in call:
+                yield item
+        except grpc.aio.AioRpcError as err:
+            await relay_status(context, err, owner)
+        finally:
+            call.cancel()
 
     async def close(self) -> None:
         for ch in self._channels.values():

@@ -34,7 +34,6 @@ from services.platform.replicas import (
     PeerRouter,
     Replicas,
     metadata_value,
-    relay_status,
 )
 from services.platform.settings import Settings
 from services.rules.host import MatchHost
@@ -77,20 +76,7 @@ class RoutedRulesServicer(RulesServicer):
         owner = self.router.owner_elsewhere(request.match_id, context)
         if owner is None:
             return await local(request, context)
-        try:
-            return await getattr(self.router.stub(owner), name)(
-                request, metadata=self.router.metadata(context), timeout=context.time_remaining())
-        except grpc.aio.AioRpcError as err:
-            await relay_status(context, err, owner)
-
-    async def _relay(self, call: Any, context: grpc.aio.ServicerContext, owner: int) -> AsyncIterator[Any]:
-        try:
-            async for item in call:
-                yield item
-        except grpc.aio.AioRpcError as err:
-            await relay_status(context, err, owner)
-        finally:
-            call.cancel()
+        return await self.router.forward(name, request, context, owner)
 
     async def CreateMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         if not request.match_id:
@@ -126,7 +112,7 @@ class RoutedRulesServicer(RulesServicer):
             return
         call = self.router.stub(owner).WatchMatch(
             request, metadata=self.router.metadata(context), timeout=context.time_remaining())
-        async for item in self._relay(call, context, owner):
+        async for item in self.router.relay(call, context, owner):
             yield item
 
     async def ListMatches(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
@@ -163,7 +149,7 @@ class RoutedRulesServicer(RulesServicer):
             return
         call = self.router.stub(owner).Play(
             requests, metadata=self.router.metadata(context), timeout=context.time_remaining())
-        async for item in self._relay(call, context, owner):
+        async for item in self.router.relay(call, context, owner):
             yield item
 
 
