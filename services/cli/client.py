@@ -64,3 +64,17 @@ class RulesClient:
 
 def is_code(err: BaseException, code: grpc.StatusCode) -> bool:
     return isinstance(err, grpc.aio.AioRpcError) and err.code() == code
+
+
+def client_for(clients: dict[str, RulesClient], address: str) -> RulesClient:
+    """The client of the rules service at ``address`` in ``clients``, opened on first use:
+    one channel per address, however many seats play there."""
+    if address not in clients:
+        clients[address] = RulesClient(address)
+    return clients[address]
+
+
+async def close_all(clients: dict[str, RulesClient]) -> None:
+    for client in clients.values():
+        await client.close()
+    clients.clear()

@@ -440,21 +440,14 @@ def _is_bundle(data: bytes) -> bool:
 def _verify_bundles(bundles: list[tuple[Path, bytes]], public_key: str | None, many: bool,
                     jobs: int = 0) -> bool:
     """Verify tournament bundles (services/tournament/bundle.py); True when one failed."""
+    from services.cli.tournament_commands import print_bundle_report
     from services.tournament.bundle import verify_bundle
 
     failed = False
     for file, data in bundles:
         prefix = f"{file.name}: " if many else ""
         report = verify_bundle(data, public_key, jobs=jobs)
-        for check in report.checks:
-            console.print(f"{prefix}[green]ok[/] {check}")
-        for warning in report.warnings:
-            console.print(f"{prefix}[yellow]note[/] {warning}")
-        for failure in report.failures:
-            err_console.print(f"{prefix}FAILED: {failure}")
-        if report.ok:
-            console.print(f"{prefix}verified: tournament {report.tournament_id}, "
-                          f"{report.matches} matches")
+        print_bundle_report(report, prefix)
         failed = failed or not report.ok
     return failed
 

@@ -17,47 +17,54 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import grpc
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from services.cli.client import RulesClient
 from services.cli.errors import friendly
-from services.cli.play import contract_decision
-from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as mm_pb
-from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as mm_grpc
-from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
-from services.platform import playing
-from services.platform.grpc_kit import call_metadata, channel
-from services.platform.playing import SeatTurn
-from services.platform.settings import Settings
-from services.rules.bots import make_bot
-from services.rules.games.contract import Decision
+
+if TYPE_CHECKING:
+    from services.cli.client import RulesClient
+    from services.platform.playing import SeatTurn
+    from services.platform.settings import Settings
+    from services.rules.games.contract import Decision
+
+    Chooser = Callable[[int, dict[str, Any], list[Decision]], Awaitable[dict[str, Any]]]
+
+# gRPC, the generated messages, the rules client and the bots are imported where they are
+# used, so that every other `neon` command starts without them (services/cli/main.py imports
+# this module to register `queue` and `simulate`).
 
 console = Console()
 err_console = Console(stderr=True)
-S = mm_pb.TicketStatus
-Chooser = Callable[[int, dict[str, Any], list[Decision]], Awaitable[dict[str, Any]]]
 MAX_SIM_PLAYERS = 1000
 """The scoring leaderboard lists at most 1000 players, and simulate checks all are listed."""
 
 
 class MatchmakingClient:
     def __init__(self, address: str, timeout: float = 15.0) -> None:
+        from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as mm_grpc
+        from services.platform.grpc_kit import channel
+
         self.channel = channel(address)
         self.stub = mm_grpc.MatchmakingServiceStub(self.channel)
         self.timeout = timeout
 
     async def call(self, name: str, token: str, **kw: Any) -> Any:
+        from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as mm_pb
+        from services.platform.grpc_kit import call_metadata
+
         request = getattr(mm_pb, f"{name}Request")(**kw)
         reply = await getattr(self.stub, name)(request, metadata=call_metadata(token),
                                                timeout=self.timeout)
         return reply.ticket
 
     async def watch(self, token: str, ticket_id: str, timeout: float) -> AsyncIterator[Any]:
+        from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as mm_pb
+        from services.platform.grpc_kit import call_metadata
+
         call = self.stub.WatchTicket(mm_pb.WatchTicketRequest(ticket_id=ticket_id),
                                      metadata=call_metadata(token), timeout=timeout)
         async for message in call:
@@ -71,6 +78,8 @@ async def wait_for_match(mm: MatchmakingClient, token: str, ticket_id: str, play
                          accept: Callable[[Any], Awaitable[bool]], timeout: float,
                          on_status: Callable[[Any], None] = lambda t: None) -> Any:
     """Follow a ticket, accepting proposals as ``accept`` decides; the matched ticket."""
+    from services.genproto.neon.matchmaking.v1.matchmaking_pb2 import TicketStatus as S
+
     async for ticket in mm.watch(token, ticket_id, timeout):
         on_status(ticket)
         if ticket.status == S.TICKET_STATUS_PROPOSED and player not in ticket.accepted:
@@ -90,6 +99,8 @@ async def play_seat(rules: RulesClient, match_id: str, seat: int, token: str,
                     choose: Chooser, wait: float = 10.0) -> dict[str, Any] | None:
     """Answer every decision of one seat until the match ends; returns the outcome
     (the shared loop, services.platform.playing.play_seat)."""
+    from services.cli.play import contract_decision
+    from services.platform import playing
 
     async def answer(turn: SeatTurn) -> dict[str, Any] | None:
         if not turn.owes:
@@ -102,6 +113,8 @@ async def play_seat(rules: RulesClient, match_id: str, seat: int, token: str,
 
 
 def random_chooser(seed: str) -> Chooser:
+    from services.rules.bots import make_bot
+
     bot = make_bot("random", seed)
 
     async def choose(seat: int, view: dict[str, Any], decisions: list[Decision]) -> dict[str, Any]:
@@ -187,6 +200,7 @@ def queue(
     timeout: float = typer.Option(600.0, help="seconds to wait for a match"),
 ) -> None:
     """Queue yourself for a match, accept it and play it in the terminal."""
+    from services.cli.client import RulesClient
     from services.cli.errors import USAGE, CliError, target
     from services.cli.main import _settings
     from services.cli.terminal import TerminalSeat
@@ -207,6 +221,8 @@ def queue(
         return answer.strip().lower() in ("", "y", "yes")
 
     def show(ticket: Any) -> None:
+        from services.genproto.neon.matchmaking.v1.matchmaking_pb2 import TicketStatus as S
+
         reason = f" ({ticket.reason})" if ticket.reason else ""
         console.print(f"ticket {S.Name(ticket.status).removeprefix('TICKET_STATUS_').lower()}"
                       f" after {ticket.waited_seconds:.1f} s{reason}")
@@ -273,6 +289,8 @@ class SimReport:
 async def simulate_run(ends: Endpoints, game: str, players: int, mode: str = "",
                        timeout: float = 300.0, rating_timeout: float = 60.0) -> SimReport:
     """The whole path for ``players`` simulated players; see :func:`simulate`."""
+    from services.cli.client import client_for, close_all
+
     report = SimReport()
     tag = uuid.uuid4().hex[:6]
     names = [f"sim-{tag}-{i:04d}" for i in range(players)]
@@ -304,7 +322,7 @@ async def simulate_run(ends: Endpoints, game: str, players: int, mode: str = "",
 
         async def play(n: str, ticket: Any) -> str:
             a = ticket.assignment
-            client = rules.setdefault(a.rules_address, RulesClient(a.rules_address))
+            client = client_for(rules, a.rules_address)
             seat, token = own_seat(ticket, n)
             await play_seat(client, a.match_id, seat, token, random_chooser(f"{n}:{a.match_id}"))
             return str(a.match_id)
@@ -326,8 +344,7 @@ async def simulate_run(ends: Endpoints, game: str, players: int, mode: str = "",
         report.stages["rate (scoring leaderboard lists everyone)"] = time.perf_counter() - t3
     finally:
         await mm.close()
-        for client in rules.values():
-            await client.close()
+        await close_all(rules)
     report.stages["total"] = time.perf_counter() - t0
     return report
 
@@ -339,6 +356,11 @@ async def _await_leaderboard(report: SimReport, ends: Endpoints, game: str, name
     A player whose only opponents were bots has no rated match, so the scoring service
     lists it on the best-score board only: that board is asked for when there is one.
     """
+    import grpc
+
+    from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
+    from services.platform.grpc_kit import call_metadata, channel
+
     only_bots = any(sum(1 for s in t.assignment.seats if not s.bot) < 2 for t in matched.values())
     ranked_by = scoring_pb2.RANKED_BY_BEST_SCORE if only_bots else scoring_pb2.RANKED_BY_UNSPECIFIED
     ch = channel(ends.scoring)
@@ -378,6 +400,9 @@ async def _check_ratings(report: SimReport, ends: Endpoints) -> None:
     rank by their best placement, sides of one human-only result.
     """
     from openskill.models import PlackettLuce
+
+    from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
+    from services.platform.grpc_kit import call_metadata, channel
 
     model = PlackettLuce()
     ch = channel(ends.scoring)

@@ -19,20 +19,20 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import grpc
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from services.cli.client import RulesClient
 from services.cli.errors import USAGE, CliError, friendly, target
-from services.genproto.neon.rules.v1 import rules_pb2
-from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
-from services.genproto.neon.tournament.v1 import tournament_pb2_grpc as pb_grpc
-from services.platform import playing
-from services.platform.grpc_kit import call_metadata, channel
+
+if TYPE_CHECKING:
+    from services.cli.client import RulesClient
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
+# gRPC, the generated messages and the rules client are imported where they are used, so that
+# every other `neon` command starts without them (services/cli/main.py imports this module).
 
 console = Console()
 err_console = Console(stderr=True)
@@ -43,11 +43,17 @@ FORMAT_NAMES = ("swiss", "round-robin", "single-elimination", "double-eliminatio
 
 class TournamentClient:
     def __init__(self, address: str, timeout: float = 15.0) -> None:
+        from services.genproto.neon.tournament.v1 import tournament_pb2_grpc as pb_grpc
+        from services.platform.grpc_kit import channel
+
         self.channel = channel(address)
         self.stub = pb_grpc.TournamentServiceStub(self.channel)
         self.timeout = timeout
 
     async def call(self, rpc: str, token: str | None = None, /, **kw: Any) -> Any:
+        from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+        from services.platform.grpc_kit import call_metadata
+
         request = getattr(pb, f"{rpc}Request")(**kw)
         return await getattr(self.stub, rpc)(request, metadata=call_metadata(token),
                                              timeout=self.timeout)
@@ -89,6 +95,13 @@ async def play_round_as(client: TournamentClient, rules: dict[str, RulesClient],
     """Play the player's table of the current round as a random bot, through the real
     flow: MyNextMatch, a client seed on the rules service, ReadyForMatch, then every
     decision until the match ends. Returns "bye", "played" or "none"."""
+    import grpc
+
+    from services.cli.client import client_for
+    from services.genproto.neon.rules.v1 import rules_pb2
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+    from services.platform import playing
+
     deadline = time.monotonic() + timeout
     while True:
         reply = await client.call("MyNextMatch", token, tournament_id=tournament_id)
@@ -104,7 +117,7 @@ async def play_round_as(client: TournamentClient, rules: dict[str, RulesClient],
         if time.monotonic() > deadline:
             raise RuntimeError(f"{player}: no match handed out in {timeout:g} s")
         await asyncio.sleep(0.1)
-    rc = rules.setdefault(a.rules_address, RulesClient(a.rules_address))
+    rc = client_for(rules, a.rules_address)
     if a.status == pb.TABLE_STATUS_AWAITING_SEATS:
         try:
             await rc.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
@@ -121,6 +134,8 @@ async def play_round_as(client: TournamentClient, rules: dict[str, RulesClient],
 
 async def wait_round_complete(client: TournamentClient, tournament_id: str, number: int,
                               timeout: float) -> Any:
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
     deadline = time.monotonic() + timeout
     while True:
         reply = await client.call("GetRound", tournament_id=tournament_id, round=number)
@@ -150,6 +165,9 @@ async def simulate_run(address: str, issue: Callable[..., str], game: str, fmt_j
                        between_rounds: Any = None, timeout: float = 300.0,
                        clock: pb.Clock | None = None) -> SimReport:
     """A whole tournament with ``players`` bots; ``between_rounds(number)`` may act (tests)."""
+    import grpc
+
+    from services.cli.client import close_all
     from services.tournament.bundle import verify_bundle
 
     report = SimReport(tournament_id=tournament_id or f"sim_{uuid.uuid4().hex[:10]}")
@@ -207,8 +225,7 @@ async def simulate_run(address: str, issue: Callable[..., str], game: str, fmt_j
         report.stages["verify offline"] = time.perf_counter() - t3
     finally:
         await client.close()
-        for rc in rules.values():
-            await rc.close()
+        await close_all(rules)
     report.stages["total"] = time.perf_counter() - t0
     return report
 
@@ -256,15 +273,18 @@ def print_standings(rows: list[Any], title: str = "standings") -> None:
         console.print("tie-breaks: " + ", ".join(f"{SHORT.get(n, n)} {n}" for n in names))
 
 
-def print_bundle_report(report: Any) -> None:
+def print_bundle_report(report: Any, prefix: str = "") -> None:
+    """A tournament bundle's verification report; ``prefix`` names the file among several."""
     for check in report.checks:
-        console.print(f"[green]ok[/] {check}")
+        console.print(f"{prefix}[green]ok[/] {check}")
     for warning in report.warnings:
-        console.print(f"[yellow]note[/] {warning}")
+        console.print(f"{prefix}[yellow]note[/] {warning}")
     for failure in report.failures:
-        err_console.print(f"FAILED: {failure}")
+        err_console.print(f"{prefix}FAILED: {failure}")
     if report.ok:
-        console.print(f"verified: tournament {report.tournament_id}, {report.matches} matches")
+        console.print(
+            f"{prefix}verified: tournament {report.tournament_id}, {report.matches} matches"
+        )
 
 
 # ----------------------------------------------------------------------------- commands
@@ -308,6 +328,8 @@ def create(
     name: str = typer.Option("", help="the event's name"),
 ) -> None:
     """Create a tournament (organiser token from the deployment's keys)."""
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
     fj = format_json(fmt, rounds, table_sizes, points, tiebreaks, format_extra)
     policy = {"forfeit": pb.NO_SHOW_POLICY_FORFEIT, "bot": pb.NO_SHOW_POLICY_BOT}.get(no_show)
     if policy is None:
@@ -368,6 +390,8 @@ def show_round(tournament_id: str,
                number: int = typer.Argument(0, help="the round (default: the last paired)"),
                watch: bool = typer.Option(False, help="follow it live until it is complete")) -> None:
     """A round's tables, matches, results and checkpoint (--watch: live)."""
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+    from services.platform.grpc_kit import call_metadata
 
     async def go(client: TournamentClient, token: str) -> None:
         if not watch:

@@ -19,6 +19,7 @@ from services.platform.grpc_kit import start_server
 from services.platform.keys import Keys
 from services.platform.leadership import relay_leadership
 from services.platform.logs import get_logger
+from services.platform.rules_channels import rules_address
 from services.platform.running import RunningService
 from services.platform.settings import Settings
 from services.platform.store import eventsourcing_env, open_application
@@ -27,16 +28,6 @@ from services.platform.tokens import TokenIssuer, external_identity
 NAME = "matchmaking"
 SERVICE_TOKEN_TTL = 10 * 365 * 24 * 3600
 log = get_logger(NAME)
-
-
-def rules_address(settings: Settings) -> Any:
-    def address(game: str) -> str | None:
-        name = f"rules-{game}"
-        if name in settings.addresses or name in settings.ports:
-            return settings.address(name)
-        return None
-
-    return address
 
 
 async def start(

@@ -4,7 +4,7 @@ replica owns is forwarded to that owner.
 A queue is one game's waiting tickets (regions are grouped inside it). Its owner is fixed by
 rendezvous hashing of the game over the replicas (``NEON_MATCHMAKING_PEERS``, in ordinal
 order), the same scheme and code as the rules service's match owners
-(services/rules/ownership.py, services/rules/routing.py). Only the owner holds the queue's
+(services/platform/replicas.py). Only the owner holds the queue's
 tickets in memory, runs its cycle, times out its proposals and drives its bots, so replicas
 never split a queue; the game's Queue version in the store is the safety net should two
 ever think they own it (the second writer is refused and reloads).
@@ -18,6 +18,7 @@ ever think they own it (the second writer is refused and reloads).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
@@ -25,10 +26,8 @@ import grpc
 
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
 from services.matchmaking.identity import IdentityServicer
-from services.platform.errors import Unavailable
+from services.platform.replicas import PeerRouter, Replicas
 from services.platform.tokens import TokenIssuer
-from services.rules.ownership import Replicas
-from services.rules.routing import PEER_CHANNEL_OPTIONS, Router, _relay_status
 
 Local = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
 
@@ -62,25 +61,12 @@ def owner_check(replicas: Replicas | None) -> Callable[[str], bool]:
     return lambda game: replicas.mine(queue_key(game))
 
 
-class QueueRouter(Router):
-    """The rules router's ownership and forwarding, with matchmaking stubs to the peers."""
+class QueueRouter(PeerRouter):
+    """Ownership and forwarding of queues, with matchmaking stubs to the peers."""
 
-    def owner_elsewhere(self, key: str, context: grpc.aio.ServicerContext) -> int | None:
-        try:
-            return super().owner_elsewhere(key, context)
-        except Unavailable:
-            raise Unavailable(
-                "the matchmaking replicas disagree on who owns this queue (their "
-                "replica lists differ during a rollout); try again shortly"
-            ) from None
-
-    def stub(self, ordinal: int) -> Any:
-        if ordinal not in self._stubs:
-            self._channels[ordinal] = grpc.aio.insecure_channel(
-                self.replicas.peers[ordinal], options=PEER_CHANNEL_OPTIONS
-            )
-            self._stubs[ordinal] = pb_grpc.MatchmakingServiceStub(self._channels[ordinal])  # type: ignore[assignment]
-        return self._stubs[ordinal]
+    service = "matchmaking"
+    owned = "queue"
+    stub_class = pb_grpc.MatchmakingServiceStub
 
 
 class RoutedMatchmakingServicer(IdentityServicer):
@@ -108,12 +94,7 @@ class RoutedMatchmakingServicer(IdentityServicer):
         owner = self._owner(game, context)
         if owner is None:
             return await local(request, context)
-        try:
-            return await getattr(self.router.stub(owner), name)(
-                request, metadata=self.router.metadata(context), timeout=context.time_remaining()
-            )
-        except grpc.aio.AioRpcError as err:
-            await _relay_status(context, err, owner)
+        return await self.router.forward(name, request, context, owner)
 
     async def CreateTicket(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         return await self._unary(
@@ -154,13 +135,9 @@ class RoutedMatchmakingServicer(IdentityServicer):
         call = self.router.stub(owner).WatchTicket(
             request, metadata=self.router.metadata(context), timeout=context.time_remaining()
         )
-        try:
-            async for item in call:
+        async with contextlib.aclosing(self.router.relay(call, context, owner)) as items:
+            async for item in items:
                 yield item
-        except grpc.aio.AioRpcError as err:
-            await _relay_status(context, err, owner)
-        finally:
-            call.cancel()
 
 
 def register(

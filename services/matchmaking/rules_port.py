@@ -3,15 +3,15 @@ and the stub the bots of backfilled matches play through."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import grpc
 
-from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
+from services.genproto.neon.rules.v1 import rules_pb2
 from services.matchmaking.catalogue import ModeSpec
-from services.platform.grpc_kit import call_metadata, channel
+from services.platform.grpc_kit import call_metadata
 from services.platform.logs import get_logger
+from services.platform.rules_channels import RulesChannels
 
 log = get_logger("matchmaking")
 TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
@@ -19,25 +19,9 @@ TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
              grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL)
 
 
-class RulesGateway:
+class RulesGateway(RulesChannels):
     """gRPC client of every game's rules service, one channel per address."""
 
-    def __init__(self, address_of: Callable[[str], str | None], token: str, timeout: float) -> None:
-        self.address_of, self.token, self.timeout = address_of, token, timeout
-        self._stubs: dict[str, tuple[grpc.aio.Channel, Any]] = {}
-
-    def address(self, game: str) -> str:
-        return self.address_of(game) or ""
-
-    def stub(self, game: str) -> Any:
-        """The RulesService stub of ``game`` (LookupError when it has no address)."""
-        address = self.address(game)
-        if not address:
-            raise LookupError(f"no rules service address for game {game!r}")
-        if address not in self._stubs:
-            ch = channel(address)
-            self._stubs[address] = (ch, rules_pb2_grpc.RulesServiceStub(ch))
-        return self._stubs[address][1]
 
     async def modes(self, game: str) -> list[ModeSpec] | None:
         """The modes the game's rules service reports, None when unreachable."""
@@ -61,11 +45,6 @@ class RulesGateway:
             metadata=call_metadata(self.token), timeout=self.timeout,
         )
         return {t.seat: t.token for t in reply.seat_tokens}
-
-    async def close(self) -> None:
-        for ch, _ in self._stubs.values():
-            await ch.close()
-        self._stubs.clear()
 
 
 def modes_of(info: Any) -> list[ModeSpec]:

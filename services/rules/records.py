@@ -21,6 +21,7 @@ MatchSealed
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from services.platform.canonical import GENESIS, chain_hash
@@ -35,8 +36,14 @@ def seal_record(match_id: str, n: int, prev: str, body: dict[str, Any]) -> dict[
     return record
 
 
-def check_chain(match_id: str, records: list[dict[str, Any]]) -> str | None:
-    """``None`` if the chain holds, else the first problem in words."""
+def check_chain(
+    match_id: str,
+    records: list[dict[str, Any]],
+    hash_of: Callable[[str, int, str, dict[str, Any]], str] = chain_hash,
+) -> str | None:
+    """``None`` if the chain holds, else the first problem in words. ``hash_of`` is
+    ``chain_hash`` or one that gives the same hashes faster for records known to hold no
+    float (verify's)."""
     prev = GENESIS
     for index, record in enumerate(records, start=1):
         if record.get("match_id") != match_id:
@@ -46,7 +53,7 @@ def check_chain(match_id: str, records: list[dict[str, Any]]) -> str | None:
         if record.get("prev") != prev:
             return f"event {index}: previous hash does not match event {index - 1}"
         body = {k: v for k, v in record.items() if k != "hash"}
-        if chain_hash(match_id, index, prev, body) != record.get("hash"):
+        if hash_of(match_id, index, prev, body) != record.get("hash"):
             return f"event {index}: hash does not match its content"
         prev = record["hash"]
     return None

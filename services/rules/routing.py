@@ -1,12 +1,13 @@
 """Several rules replicas, one writer per match: a call for a match another replica owns is
 forwarded to that owner.
 
-The owner of a match is fixed by its id (ownership.py). A replica serves the matches it owns
-from memory (the MatchHost) and forwards every other call, unary or streaming (WatchMatch,
-Play), to the owner with the caller's metadata (authorization, x-request-id) and what is left
-of the caller's deadline, then relays the owner's answer, stream or status unchanged. So a
-match lives in the memory of one process only, and the store's version check stays the safety
-net it was meant to be rather than a conflict every other call.
+The owner of a match is fixed by its id (services/platform/replicas.py). A replica serves
+the matches it owns from memory (the MatchHost) and forwards every other call, unary or
+streaming (WatchMatch, Play), to the owner with the caller's metadata (authorization,
+x-request-id) and what is left of the caller's deadline, then relays the owner's answer,
+stream or status unchanged. So a match lives in the memory of one process only, and the
+store's version check stays the safety net it was meant to be rather than a conflict every
+other call.
 
 - CreateMatch without a match id gets one here first, so the owner of that id creates it.
 - GetGameInfo, and calls with no match id (which only fail validation), are served locally.
@@ -25,38 +26,28 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
-from structlog.contextvars import get_contextvars
 
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
-from services.platform.errors import Unavailable
 from services.platform.logs import get_logger
+from services.platform.replicas import (
+    FORWARDED,
+    PeerRouter,
+    Replicas,
+    metadata_value,
+)
 from services.platform.settings import Settings
 from services.rules.host import MatchHost
-from services.rules.ownership import Replicas
 from services.rules.service import RulesServicer
 
-PEER_CHANNEL_OPTIONS = (
-    ("grpc.max_receive_message_length", 64 * 1024 * 1024),
-    # a restarted owner is reached again within a second or two, not after gRPC's default
-    # reconnect backoff (up to two minutes), during which every forwarded call is UNAVAILABLE
-    ("grpc.initial_reconnect_backoff_ms", 200),
-    ("grpc.min_reconnect_backoff_ms", 200),
-    ("grpc.max_reconnect_backoff_ms", 1000),
-)
-FORWARDED = "x-neon-forwarded"
-"""Metadata on a forwarded call: the forwarding replica's replica-list fingerprint."""
 log = get_logger("rules")
 
 Local = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
 
 
-class Router:
-    """This replica's place among the replicas, and channels to the others (opened on first use)."""
+class Router(PeerRouter):
+    """This replica's place among the rules replicas, and channels to the others."""
 
-    def __init__(self, replicas: Replicas) -> None:
-        self.replicas = replicas
-        self._channels: dict[int, grpc.aio.Channel] = {}
-        self._stubs: dict[int, rules_pb2_grpc.RulesServiceStub] = {}
+    stub_class = rules_pb2_grpc.RulesServiceStub
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Router | None:
@@ -64,58 +55,6 @@ class Router:
         if len(settings.rules_peers) < 2:
             return None
         return cls(Replicas(settings.rules_peers, settings.rules_ordinal))
-
-    def stub(self, ordinal: int) -> rules_pb2_grpc.RulesServiceStub:
-        if ordinal not in self._stubs:
-            self._channels[ordinal] = grpc.aio.insecure_channel(
-                self.replicas.peers[ordinal], options=PEER_CHANNEL_OPTIONS)
-            self._stubs[ordinal] = rules_pb2_grpc.RulesServiceStub(self._channels[ordinal])
-        return self._stubs[ordinal]
-
-    def owner_elsewhere(self, match_id: str, context: grpc.aio.ServicerContext) -> int | None:
-        """The owner's ordinal when another replica owns ``match_id``; None: serve it here."""
-        if not match_id:
-            return None
-        owner = self.replicas.owner(match_id)
-        hop = _metadata_value(context, FORWARDED)
-        if hop is None:
-            return None if owner == self.replicas.me else owner
-        if hop != self.replicas.fingerprint or owner != self.replicas.me:
-            log.warning("forwarded call refused", owner=owner, me=self.replicas.me,
-                        same_replica_list=hop == self.replicas.fingerprint)
-            raise Unavailable("the rules replicas disagree on who owns this match "
-                              "(their replica lists differ during a rollout); try again shortly")
-        return None
-
-    def metadata(self, context: grpc.aio.ServicerContext) -> tuple[tuple[str, Any], ...]:
-        """The caller's metadata worth passing on, the request id, and the forwarding mark."""
-        passed = [(k, v) for k, v in context.invocation_metadata() or ()
-                  if (k == "authorization" or k.startswith("x-")) and k != FORWARDED]
-        if not any(k == "x-request-id" for k, _ in passed):
-            request_id = get_contextvars().get("request_id") or uuid.uuid4().hex[:16]
-            passed.append(("x-request-id", request_id))
-        return (*passed, (FORWARDED, self.replicas.fingerprint))
-
-    async def close(self) -> None:
-        for ch in self._channels.values():
-            await ch.close()
-        self._channels.clear()
-        self._stubs.clear()
-
-
-def _metadata_value(context: grpc.aio.ServicerContext, key: str) -> str | None:
-    for k, v in context.invocation_metadata() or ():
-        if k == key:
-            return v.decode() if isinstance(v, bytes) else str(v)
-    return None
-
-
-async def _relay_status(context: grpc.aio.ServicerContext, err: grpc.aio.AioRpcError, owner: int) -> None:
-    """End this call with the owner's status, details and trailing metadata, unchanged."""
-    if err.code() == grpc.StatusCode.UNAVAILABLE:
-        log.warning("owner replica unavailable", owner=owner, details=err.details())
-    trailers = tuple((k, v) for k, v in (err.trailing_metadata() or ()) if not k.startswith("grpc-"))
-    await context.abort(err.code(), err.details() or "", trailers)
 
 
 async def _prepend(first: Any, rest: AsyncIterator[Any]) -> AsyncIterator[Any]:
@@ -137,20 +76,7 @@ class RoutedRulesServicer(RulesServicer):
         owner = self.router.owner_elsewhere(request.match_id, context)
         if owner is None:
             return await local(request, context)
-        try:
-            return await getattr(self.router.stub(owner), name)(
-                request, metadata=self.router.metadata(context), timeout=context.time_remaining())
-        except grpc.aio.AioRpcError as err:
-            await _relay_status(context, err, owner)
-
-    async def _relay(self, call: Any, context: grpc.aio.ServicerContext, owner: int) -> AsyncIterator[Any]:
-        try:
-            async for item in call:
-                yield item
-        except grpc.aio.AioRpcError as err:
-            await _relay_status(context, err, owner)
-        finally:
-            call.cancel()
+        return await self.router.forward(name, request, context, owner)
 
     async def CreateMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         if not request.match_id:
@@ -186,14 +112,14 @@ class RoutedRulesServicer(RulesServicer):
             return
         call = self.router.stub(owner).WatchMatch(
             request, metadata=self.router.metadata(context), timeout=context.time_remaining())
-        async for item in self._relay(call, context, owner):
+        async for item in self.router.relay(call, context, owner):
             yield item
 
     async def ListMatches(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         """This replica's matches, plus every other replica's when the call is not itself a
         forwarded one; a replica that does not answer is left out of the list."""
         mine = await super().ListMatches(request, context)
-        if _metadata_value(context, FORWARDED) is not None:
+        if metadata_value(context, FORWARDED) is not None:
             return mine
         others = [o for o in range(len(self.router.replicas.peers)) if o != self.router.replicas.me]
         answers = await asyncio.gather(*(
@@ -223,7 +149,7 @@ class RoutedRulesServicer(RulesServicer):
             return
         call = self.router.stub(owner).Play(
             requests, metadata=self.router.metadata(context), timeout=context.time_remaining())
-        async for item in self._relay(call, context, owner):
+        async for item in self.router.relay(call, context, owner):
             yield item
 
 

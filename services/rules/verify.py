@@ -36,9 +36,9 @@ from typing import Any
 
 from services.platform.canonical import (
     CHAIN_DOMAIN,
-    GENESIS,
     KEYED_SCHEME,
     canonical_json_float_free,
+    chain_hash,
 )
 from services.platform.draws import DrawRecord, DrawStream, perform, state_key
 from services.platform.signing import verify as verify_signature
@@ -77,7 +77,9 @@ def verify_export(data: bytes, public_key: str | None = None, engine: GameEngine
     report.match_id, report.events = match_id, len(records)
     if not records or records[0].get("type") != "MatchCreated":
         return report.fail("event 1: the export does not start with MatchCreated")
-    problem = _check_chain(match_id, records) if decoder.float_free else rec.check_chain(match_id, records)
+    problem = rec.check_chain(
+        match_id, records, _float_free_chain_hash if decoder.float_free else chain_hash
+    )
     if problem:
         return report.fail(problem)
     report.checks.append(f"hash chain of {len(records)} events")
@@ -166,25 +168,12 @@ class _Decoder:
         return self._decoder.decode(line.decode())
 
 
-def _check_chain(match_id: str, records: list[dict[str, Any]]) -> str | None:
-    """``records.check_chain`` for records parsed without a float: the same checks and
-    words, each chain hash over the same RFC 8785 bytes, encoded without the walk that
-    looks for floats (``canonical_json_float_free``)."""
-    prev = GENESIS
-    domain = CHAIN_DOMAIN
-    for index, record in enumerate(records, start=1):
-        if record.get("match_id") != match_id:
-            return f"event {index}: belongs to match {record.get('match_id')!r}, not {match_id!r}"
-        if record.get("n") != index:
-            return f"event {index}: position is {record.get('n')!r}, expected {index}"
-        if record.get("prev") != prev:
-            return f"event {index}: previous hash does not match event {index - 1}"
-        body = {k: v for k, v in record.items() if k != "hash"}
-        digest = hashlib.sha256(canonical_json_float_free([domain, match_id, index, prev, body]))
-        if digest.hexdigest() != record.get("hash"):
-            return f"event {index}: hash does not match its content"
-        prev = record["hash"]
-    return None
+def _float_free_chain_hash(match_id: str, n: int, prev: str, body: dict[str, Any]) -> str:
+    """``chain_hash`` for records parsed without a float: the same hash over the same
+    RFC 8785 bytes, encoded without the walk that looks for floats
+    (``canonical_json_float_free``)."""
+    encoded = canonical_json_float_free([CHAIN_DOMAIN, match_id, n, prev, body])
+    return hashlib.sha256(encoded).hexdigest()
 
 
 def _check_draws(records: list[dict[str, Any]], report: Report,

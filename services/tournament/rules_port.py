@@ -3,13 +3,13 @@ creation (with client seeds, never a dev seed), starting a match, and its audit 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import grpc
 
-from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
-from services.platform.grpc_kit import call_metadata, channel
+from services.genproto.neon.rules.v1 import rules_pb2
+from services.platform.grpc_kit import call_metadata
+from services.platform.rules_channels import RulesChannels
 
 POLICIES = {
     "default": rules_pb2.TIMEOUT_POLICY_DEFAULT_ACTION,
@@ -34,25 +34,8 @@ def clock_message(clock: dict[str, Any]) -> rules_pb2.ClockConfig | None:
     )
 
 
-class RulesGateway:
+class RulesGateway(RulesChannels):
     """gRPC client of every game's rules service, one channel per address."""
-
-    def __init__(self, address_of: Callable[[str], str | None], token: str, timeout: float) -> None:
-        self.address_of, self.token, self.timeout = address_of, token, timeout
-        self._stubs: dict[str, tuple[grpc.aio.Channel, Any]] = {}
-
-    def address(self, game: str) -> str:
-        return self.address_of(game) or ""
-
-    def stub(self, game: str) -> Any:
-        """The RulesService stub of ``game`` (LookupError when it has no address)."""
-        address = self.address(game)
-        if not address:
-            raise LookupError(f"no rules service address for game {game!r}")
-        if address not in self._stubs:
-            ch = channel(address)
-            self._stubs[address] = (ch, rules_pb2_grpc.RulesServiceStub(ch))
-        return self._stubs[address][1]
 
     async def game_info(self, game: str) -> Any:
         return await self.stub(game).GetGameInfo(
@@ -108,8 +91,3 @@ class RulesGateway:
             metadata=call_metadata(self.token),
             timeout=max(self.timeout, 10.0),
         )
-
-    async def close(self) -> None:
-        for ch, _ in self._stubs.values():
-            await ch.close()
-        self._stubs.clear()

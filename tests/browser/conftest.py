@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 
-from services.cli.backend import Backend, start_backend
+from services.cli.backend import Backend
 from services.gateway import main as gateway_main
-from services.gateway.config import GatewayConfig
 from services.rules.games import available
 from tests.integration.conftest import make_settings
+from tests.support.gateway import backend_and_gateway
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 CHROMIUM = os.environ.get("NEON_CHROMIUM", "/usr/bin/chromium")
@@ -62,20 +62,9 @@ class Served:
 @contextlib.asynccontextmanager
 async def serving(folder: Path, nats_url: str) -> AsyncIterator[Served]:
     """Dice and every game's rules service, and the gateway in front of them."""
-    backend = await start_backend(
-        make_settings(folder, nats_url), games=available(), embedded_nats=False
-    )
-    gateway = await gateway_main.start(
-        backend.settings,
-        backend.keys,
-        GatewayConfig(port=0),
-        addresses={k: v for k, v in backend.endpoints().items() if k != "nats"},
-    )
-    try:
+    settings = make_settings(folder, nats_url)
+    async with backend_and_gateway(settings, games=available()) as (backend, gateway):
         yield Served(backend, gateway)
-    finally:
-        await gateway.stop()
-        await backend.stop(1)
 
 
 @dataclass

@@ -14,15 +14,13 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from services.cli.backend import start_backend
 from services.cli.tournament_commands import TournamentClient, format_json, simulate_run
-from services.gateway import main as gateway_main
-from services.gateway.config import GatewayConfig
 from services.rules.games import available
 from services.tournament.core import bracket as core_bracket
 from services.tournament.core.model import Entrant, FormatConfig, History
 from tests.browser.conftest import Browser, Served, chromium_page
 from tests.integration.conftest import make_settings
+from tests.support.gateway import backend_and_gateway
 
 pytestmark = [
     pytest.mark.timeout(120),
@@ -36,20 +34,9 @@ GAME = "neon-reign"
 async def served(tmp_path_factory: pytest.TempPathFactory, nats_url: str) -> AsyncIterator[Served]:
     """Dice, Neon Reign's rules service and the tournament service, the gateway in front."""
     folder: Path = tmp_path_factory.mktemp("tournament-page")
-    backend = await start_backend(
-        make_settings(folder, nats_url), games=[GAME], embedded_nats=False, tournament=True
-    )
-    gateway = await gateway_main.start(
-        backend.settings,
-        backend.keys,
-        GatewayConfig(port=0),
-        addresses={k: v for k, v in backend.endpoints().items() if k != "nats"},
-    )
-    try:
+    settings = make_settings(folder, nats_url)
+    async with backend_and_gateway(settings, games=[GAME], tournament=True) as (backend, gateway):
         yield Served(backend, gateway)
-    finally:
-        await gateway.stop()
-        await backend.stop(1)
 
 
 @pytest_asyncio.fixture(loop_scope="module")

@@ -28,7 +28,7 @@ from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.grpc_kit import call_metadata
 from services.platform.natsrv import free_port
 from services.platform.playing import play_seats
-from services.rules.ownership import owner_of
+from services.platform.replicas import owner_of
 from services.rules.verify import verify_export
 from tests.e2e.procs import ServiceProcess, service_env
 from tests.e2e.test_processes import ORGANISER, base_env, records_of, use_postgres, wait_bus

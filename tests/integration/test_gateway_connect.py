@@ -15,6 +15,7 @@ from services.cli.backend import Backend
 from services.gateway import main as gateway_main
 from services.gateway.config import GatewayConfig
 from services.genproto.neon.rules.v1 import rules_pb2
+from tests.support.gateway import gateway_for
 
 RULES = "/games/neon-reign/neon.rules.v1.RulesService"
 JSON = {"Content-Type": "application/json"}
@@ -22,14 +23,8 @@ JSON = {"Content-Type": "application/json"}
 
 @pytest.fixture
 async def gateway(backend: Backend) -> AsyncIterator[tuple[Backend, str]]:
-    running = await gateway_main.start(
-        backend.settings,
-        backend.keys,
-        GatewayConfig(port=0),
-        addresses={k: v for k, v in backend.endpoints().items() if k != "nats"},
-    )
-    yield backend, running.url
-    await running.stop()
+    async with gateway_for(backend) as running:
+        yield backend, running.url
 
 
 async def post(
@@ -208,19 +203,11 @@ async def test_watch_match_is_a_connect_server_stream_ending_with_its_status(gat
 
 
 async def test_an_unreachable_service_is_unavailable(backend: Backend) -> None:
-    running = await gateway_main.start(
-        backend.settings,
-        backend.keys,
-        GatewayConfig(port=0),
-        addresses={"rules-neon-reign": "127.0.0.1:1"},
-    )
-    try:
+    async with gateway_for(backend, addresses={"rules-neon-reign": "127.0.0.1:1"}) as running:
         status, err, _ = await post(
             running.url + RULES + "/GetGameInfo", headers={"connect-timeout-ms": "2000"}
         )
         assert (status, err["code"]) == (503, "unavailable")
-    finally:
-        await running.stop()
 
 
 async def test_cors_is_off_by_default_and_allows_only_the_configured_origins(

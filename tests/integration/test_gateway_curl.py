@@ -14,9 +14,8 @@ from typing import Any
 import pytest
 
 from services.cli.backend import Backend
-from services.gateway import main as gateway_main
-from services.gateway.config import GatewayConfig
 from services.rules.verify import verify_export
+from tests.support.gateway import gateway_for
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -46,13 +45,7 @@ async def test_the_readme_curl_walkthrough_plays_a_whole_neon_reign_match(
     backend: Backend, tmp_path: Path
 ) -> None:
     _tools()
-    running = await gateway_main.start(
-        backend.settings,
-        backend.keys,
-        GatewayConfig(port=0),
-        addresses={k: v for k, v in backend.endpoints().items() if k != "nats"},
-    )
-    try:
+    async with gateway_for(backend) as running:
         env: dict[str, Any] = {
             **os.environ,
             "GW": running.url,
@@ -72,8 +65,6 @@ async def test_the_readme_curl_walkthrough_plays_a_whole_neon_reign_match(
             stderr=asyncio.subprocess.STDOUT,
         )
         out, _ = await asyncio.wait_for(proc.communicate(), timeout=150)
-    finally:
-        await running.stop()
     text = out.decode(errors="replace")
     assert proc.returncode == 0, text[-3000:]
     data = (tmp_path / "match.jsonl").read_bytes()

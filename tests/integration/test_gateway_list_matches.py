@@ -10,8 +10,8 @@ import grpc
 from services.cli.backend import Backend
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.natsrv import free_port
+from services.platform.replicas import owner_of
 from services.rules import main as rules_main
-from services.rules.ownership import owner_of
 from tests.support import duel
 
 

@@ -18,26 +18,20 @@ import grpc
 import pytest
 
 from services.cli.backend import Backend
-from services.gateway import main as gateway_main
 from services.gateway.config import GatewayConfig
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.natsrv import free_port
 from services.platform.playing import play_table, random_choice
 from tests.browser.leakscan import scan, secrets_by_version
+from tests.support.gateway import gateway_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 async def gateway(backend: Backend) -> AsyncIterator[tuple[Backend, str]]:
-    running = await gateway_main.start(
-        backend.settings,
-        backend.keys,
-        GatewayConfig(port=0),
-        addresses={k: v for k, v in backend.endpoints().items() if k != "nats"},
-    )
-    yield backend, running.url
-    await running.stop()
+    async with gateway_for(backend) as running:
+        yield backend, running.url
 
 
 async def finished_match(backend: Backend, play: bool = True) -> tuple[str, bytes]:
@@ -125,17 +119,9 @@ async def test_a_running_match_is_not_replayed_and_garbage_is_a_clear_failure(ga
 
 
 async def test_replays_from_the_services_can_be_turned_off(backend: Backend) -> None:
-    running = await gateway_main.start(
-        backend.settings,
-        backend.keys,
-        GatewayConfig(port=0, replay_from_service=False),
-        addresses={k: v for k, v in backend.endpoints().items() if k != "nats"},
-    )
-    try:
+    async with gateway_for(backend, GatewayConfig(port=0, replay_from_service=False)) as running:
         status, err = await post(f"{running.url}/api/games/neon-reign/matches/x/replay")
         assert (status, err["code"]) == (501, "unimplemented")
-    finally:
-        await running.stop()
 
 
 async def test_neon_serve_gateway_runs_as_its_own_process_and_stops_on_sigterm(

@@ -16,11 +16,10 @@ from typing import Any
 
 import pytest
 
-from services.cli.backend import Backend, start_backend
+from services.cli.backend import Backend
 from services.cli.tournament_commands import format_json
-from services.gateway import main as gateway_main
-from services.gateway.config import GatewayConfig
 from tests.integration.conftest import make_settings
+from tests.support.gateway import backend_and_gateway
 
 pytestmark = pytest.mark.timeout(120)
 TOURNAMENT = "/neon.tournament.v1.TournamentService"
@@ -42,20 +41,11 @@ async def served(tmp_path: Path, nats_url: str) -> AsyncIterator[Served]:
             pytest.fail("needs curl (apt-get install curl)")
         pytest.skip("needs curl")
     settings = make_settings(tmp_path, nats_url)
-    backend = await start_backend(
-        settings, games=["neon-reign"], embedded_nats=False, tournament=True
-    )
-    gateway = await gateway_main.start(
-        backend.settings,
-        backend.keys,
-        GatewayConfig(port=0),
-        addresses={k: v for k, v in backend.endpoints().items() if k != "nats"},
-    )
-    try:
+    async with backend_and_gateway(settings, games=["neon-reign"], tournament=True) as (
+        backend,
+        gateway,
+    ):
         yield Served(backend, gateway.url)
-    finally:
-        await gateway.stop()
-        await backend.stop(1)
 
 
 async def curl(

@@ -9,8 +9,8 @@ import dataclasses
 from services.cli.backend import Backend
 from services.cli.client import RulesClient
 from services.genproto.neon.rules.v1 import rules_pb2
+from services.platform.replicas import owner_of
 from services.rules import main as rules_main
-from services.rules.ownership import owner_of
 from tests.support import duel
 
 

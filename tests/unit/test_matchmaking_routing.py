@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from services.matchmaking.routing import owner_check, queue_key, replicas_from_env
-from services.rules.ownership import owner_of
+from services.matchmaking.routing import QueueRouter, owner_check, queue_key, replicas_from_env
+from services.platform.errors import Unavailable
+from services.platform.replicas import FORWARDED, owner_of
 
 PEERS = "mm-0.peers:50052,mm-1.peers:50052,mm-2.peers:50052"
 GAMES = [f"game-{i}" for i in range(30)]
@@ -41,3 +42,25 @@ def test_every_queue_has_exactly_one_owner_and_they_are_spread() -> None:
         owners = [i for i, own in enumerate(owns) if own(game)]
         assert owners == [owner_of(queue_key(game), 3)]
     assert all(any(own(g) for g in GAMES) for own in owns)  # 30 games: each replica owns some
+
+
+class _Context:
+    def __init__(self, *metadata: tuple[str, str]) -> None:
+        self._metadata = metadata
+
+    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
+        return self._metadata
+
+
+def test_a_forwarded_call_for_a_queue_held_elsewhere_is_refused_in_matchmaking_words() -> None:
+    replicas = replicas_from_env({"NEON_MATCHMAKING_PEERS": PEERS, "NEON_MATCHMAKING_ORDINAL": "0"})
+    router = QueueRouter(replicas)  # type: ignore[arg-type]
+    elsewhere = next(g for g in GAMES if owner_of(queue_key(g), 3) != 0)
+    here = next(g for g in GAMES if owner_of(queue_key(g), 3) == 0)
+    assert router.owner_elsewhere(queue_key(elsewhere), _Context()) == owner_of(
+        queue_key(elsewhere), 3
+    )
+    mark = (FORWARDED, router.replicas.fingerprint)
+    assert router.owner_elsewhere(queue_key(here), _Context(mark)) is None
+    with pytest.raises(Unavailable, match="matchmaking replicas disagree on who owns this queue"):
+        router.owner_elsewhere(queue_key(elsewhere), _Context(mark))

@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
+from services.platform.replicas import Replicas, owner_of
 from services.platform.settings import load
-from services.rules.ownership import Replicas, owner_of
 
 IDS = [f"match-{i}" for i in range(6000)]
 

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from services.platform.errors import Unavailable
+from services.platform.replicas import Replicas, owner_of
 from services.platform.settings import Settings
-from services.rules.ownership import Replicas, owner_of
 from services.rules.routing import FORWARDED, Router
 
 PEERS = ("127.0.0.1:1", "127.0.0.1:2")

@@ -1,0 +1,189 @@
+"""Several replicas of one service, one owner per key: rendezvous hashing of the key over the
+replicas, and the forwarding of a call to the owner. Game-agnostic: the rules service routes
+by match id (services/rules/routing.py), matchmaking by queue (services/matchmaking/routing.py).
+
+Every replica of one service holds the same list of replicas (in ordinal order), so each
+computes the same owner for a key without talking to the others. Rendezvous (highest random
+weight) hashing scores every replica with SHA-256 of its ordinal and the key and picks the
+highest: the choice is stable across processes and machines, spreads keys evenly, and when a
+replica is added only the keys the new one wins change owner (about 1/N of them), never a key
+between two old replicas.
+
+Cost: one SHA-256 of a short string per replica per call (a few microseconds for N <= 16).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from structlog.contextvars import get_contextvars
+
+from services.platform.errors import Unavailable
+from services.platform.logs import get_logger
+
+_DOMAIN = b"neon-rules-owner\x00"
+"""Part of every weight; changing it moves every key to another owner."""
+
+PEER_CHANNEL_OPTIONS = (
+    ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+    # a restarted owner is reached again within a second or two, not after gRPC's default
+    # reconnect backoff (up to two minutes), during which every forwarded call is UNAVAILABLE
+    ("grpc.initial_reconnect_backoff_ms", 200),
+    ("grpc.min_reconnect_backoff_ms", 200),
+    ("grpc.max_reconnect_backoff_ms", 1000),
+)
+FORWARDED = "x-neon-forwarded"
+"""Metadata on a forwarded call: the forwarding replica's replica-list fingerprint."""
+log = get_logger("rules")
+
+
+def weight(replica: int, key: str) -> int:
+    digest = hashlib.sha256(_DOMAIN + f"{replica}\x00{key}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def owner_of(key: str, replicas: int) -> int:
+    """The ordinal (0..replicas-1) of the replica that owns ``key``."""
+    if replicas < 1:
+        raise ValueError("there must be at least one replica")
+    return max(range(replicas), key=lambda r: weight(r, key))
+
+
+@dataclass(frozen=True)
+class Replicas:
+    """The replicas of one service (addresses in ordinal order) and which one this is."""
+
+    peers: tuple[str, ...]
+    me: int
+
+    def __post_init__(self) -> None:
+        if not self.peers:
+            raise ValueError("NEON_RULES_PEERS lists no replica")
+        if not 0 <= self.me < len(self.peers):
+            raise ValueError(
+                f"this replica's ordinal {self.me} is not a place in NEON_RULES_PEERS "
+                f"({len(self.peers)} replicas): set NEON_RULES_ORDINAL or run as a StatefulSet pod"
+            )
+
+    @property
+    def fingerprint(self) -> str:
+        """Names the replica list: two replicas with different lists must not trust each other's
+        forwarding (during a rollout that changes the count, say)."""
+        return hashlib.sha256("\n".join(self.peers).encode()).hexdigest()[:16]
+
+    def owner(self, key: str) -> int:
+        return owner_of(key, len(self.peers))
+
+    def mine(self, key: str) -> bool:
+        return self.owner(key) == self.me
+
+
+class PeerRouter:
+    """This replica's place among the replicas, and channels to the others (opened on first
+    use). Subclasses name their service and what a key stands for (for the refusal), and the
+    stub class the peers are called through."""
+
+    service = "rules"
+    owned = "match"
+    stub_class: Callable[[grpc.aio.Channel], Any]
+
+    def __init__(self, replicas: Replicas) -> None:
+        self.replicas = replicas
+        self._channels: dict[int, grpc.aio.Channel] = {}
+        self._stubs: dict[int, Any] = {}
+
+    def stub(self, ordinal: int) -> Any:
+        if ordinal not in self._stubs:
+            self._channels[ordinal] = grpc.aio.insecure_channel(
+                self.replicas.peers[ordinal], options=PEER_CHANNEL_OPTIONS
+            )
+            self._stubs[ordinal] = type(self).stub_class(self._channels[ordinal])
+        return self._stubs[ordinal]
+
+    def owner_elsewhere(self, key: str, context: grpc.aio.ServicerContext) -> int | None:
+        """The owner's ordinal when another replica owns ``key``; None: serve it here."""
+        if not key:
+            return None
+        owner = self.replicas.owner(key)
+        hop = metadata_value(context, FORWARDED)
+        if hop is None:
+            return None if owner == self.replicas.me else owner
+        if hop != self.replicas.fingerprint or owner != self.replicas.me:
+            log.warning(
+                "forwarded call refused",
+                owner=owner,
+                me=self.replicas.me,
+                same_replica_list=hop == self.replicas.fingerprint,
+            )
+            raise Unavailable(
+                f"the {self.service} replicas disagree on who owns this {self.owned} "
+                "(their replica lists differ during a rollout); try again shortly"
+            )
+        return None
+
+    def metadata(self, context: grpc.aio.ServicerContext) -> tuple[tuple[str, Any], ...]:
+        """The caller's metadata worth passing on, the request id, and the forwarding mark."""
+        passed = [
+            (k, v)
+            for k, v in context.invocation_metadata() or ()
+            if (k == "authorization" or k.startswith("x-")) and k != FORWARDED
+        ]
+        if not any(k == "x-request-id" for k, _ in passed):
+            request_id = get_contextvars().get("request_id") or uuid.uuid4().hex[:16]
+            passed.append(("x-request-id", request_id))
+        return (*passed, (FORWARDED, self.replicas.fingerprint))
+
+    async def forward(
+        self, name: str, request: Any, context: grpc.aio.ServicerContext, owner: int
+    ) -> Any:
+        """The owner's answer to the unary call ``name``, made with the caller's metadata and
+        what is left of its deadline; the owner's status relayed unchanged when it fails."""
+        try:
+            return await getattr(self.stub(owner), name)(
+                request, metadata=self.metadata(context), timeout=context.time_remaining()
+            )
+        except grpc.aio.AioRpcError as err:
+            await relay_status(context, err, owner)
+
+    async def relay(
+        self, call: Any, context: grpc.aio.ServicerContext, owner: int
+    ) -> AsyncIterator[Any]:
+        """The owner's stream ``call`` item by item, its status relayed unchanged; the call
+        is cancelled when the caller goes away."""
+        try:
+            async for item in call:
+                yield item
+        except grpc.aio.AioRpcError as err:
+            await relay_status(context, err, owner)
+        finally:
+            call.cancel()
+
+    async def close(self) -> None:
+        for ch in self._channels.values():
+            await ch.close()
+        self._channels.clear()
+        self._stubs.clear()
+
+
+def metadata_value(context: grpc.aio.ServicerContext, key: str) -> str | None:
+    for k, v in context.invocation_metadata() or ():
+        if k == key:
+            return v.decode() if isinstance(v, bytes) else str(v)
+    return None
+
+
+async def relay_status(
+    context: grpc.aio.ServicerContext, err: grpc.aio.AioRpcError, owner: int
+) -> None:
+    """End this call with the owner's status, details and trailing metadata, unchanged."""
+    if err.code() == grpc.StatusCode.UNAVAILABLE:
+        log.warning("owner replica unavailable", owner=owner, details=err.details())
+    trailers = tuple(
+        (k, v) for k, v in (err.trailing_metadata() or ()) if not k.startswith("grpc-")
+    )
+    await context.abort(err.code(), err.details() or "", trailers)
