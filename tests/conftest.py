@@ -13,10 +13,18 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from services.platform.natsrv import EmbeddedNats
 
 RULEBOOKS = Path(__file__).resolve().parents[2] / "shared" / "rulebooks"
+
+# In CI (``.ci/run`` sets CI) property tests draw the same examples on every run, so a run
+# fails only for a change of the code, never for a newly drawn example; anywhere else they
+# explore afresh each time.
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 def docker_available() -> tuple[bool, str]:

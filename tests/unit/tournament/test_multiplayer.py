@@ -6,7 +6,7 @@ from collections import Counter
 from itertools import combinations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from services.tournament.core import (
@@ -15,6 +15,7 @@ from services.tournament.core import (
     History,
     RoundRecord,
     TableResult,
+    TournamentError,
     pair_next_round,
     standings,
 )
@@ -131,6 +132,7 @@ def test_a_field_that_cannot_be_split_gives_byes_to_the_lowest() -> None:
     seed=st.integers(0, 10**6),
 )
 def test_every_player_sits_once_a_round_at_an_allowed_table(n, sizes, seed) -> None:
+    assume(n >= min(sizes))  # fewer players than the smallest table: refused (test below)
     config = FormatConfig("multiplayer", rounds=3, table_sizes=sizes, placement_points=(4, 2, 1, 0))
     history = History(players(n))
     for number in range(1, 4):
@@ -161,3 +163,9 @@ def test_a_seat_that_never_showed_scores_nothing_and_the_rest_are_placed_among_t
     rows = {r.player_id: r for r in standings(NEON, history)}
     assert [rows[p].points for p in seats] == [0.0, 4.0, 2.0, 1.0]
     assert [rows[p].games for p in seats] == [0, 1, 1, 1]
+
+
+def test_fewer_players_than_the_smallest_table_are_refused_with_the_reason() -> None:
+    config = FormatConfig("multiplayer", rounds=3, table_sizes=(4, 5), placement_points=(4, 2, 1, 0))
+    with pytest.raises(TournamentError, match="3 players cannot fill a table of 4"):
+        pair_next_round(config, History(players(3)))
