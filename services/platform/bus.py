@@ -11,9 +11,10 @@ colliding with the ids and position of another store of the same service.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import nats
@@ -153,14 +154,6 @@ def store_identity(app: Any) -> str:
         return str(app.repository.get(STORE_IDENTITY).store_id)
 
 
-async def _settle(acks: list[asyncio.Future[Any]]) -> None:
-    """Wait for a window of acks (ACK_TIMEOUT for the window, not for the whole batch, so a
-    batch of any size progresses), then forget them."""
-    async with asyncio.timeout(ACK_TIMEOUT):
-        await asyncio.gather(*acks)
-    acks.clear()
-
-
 class OutboxRelay:
     """Publishes an Application's new notifications to JetStream, in order, once each."""
 
@@ -243,39 +236,47 @@ class OutboxRelay:
     async def publish_pending(self) -> int:
         """Publish the next batch of notifications, then write the position once.
 
-        The batch's publishes go out together on one connection (so in order), each with
-        its ack as a future (no task or request per message), and the acks are awaited
-        together; a failure or a missing ack leaves the position where it was, and the
-        re-publish of the whole batch is deduplicated by JetStream through the message ids.
+        The batch's publishes go out on one connection (so in order), each with its ack as a
+        future (no task or request per message), awaited window by window (ACK_WINDOW
+        messages within ACK_TIMEOUT); a failure or a missing ack leaves the position where
+        it was, and the re-publish of the whole batch is deduplicated by JetStream through
+        the message ids.
         """
         notifications = await asyncio.to_thread(
             self.app.recorder.select_notifications, self.position + 1, self.batch
         )
         if not notifications:
             return 0
-        acks: list[asyncio.Future[Any]] = []
-        try:
-            for notification in notifications:
-                event = self.app.mapper.to_domain_event(notification)
-                for index, (subject, payload) in enumerate(self.project(event)):
-                    ident = msg_id(self.service, notification.id, self.store_id)
-                    async with asyncio.timeout(ACK_TIMEOUT):
-                        acks.append(await self.js.publish_async(
-                            subject,
-                            json.dumps(payload, separators=(",", ":"), sort_keys=True).encode(),
-                            stream=stream_for_subject(subject),
-                            headers={"Nats-Msg-Id": f"{ident}#{index}" if index else ident},
-                        ))
-                    if len(acks) >= ACK_WINDOW:  # one stored event may fan out to many messages
-                        await _settle(acks)
-            await _settle(acks)
-        finally:
-            for ack in acks:
-                ack.cancel()  # acks still out after a failure: nobody waits for them
+        messages = self._messages(notifications)
+        while window := list(itertools.islice(messages, ACK_WINDOW)):
+            await self._publish_window(window)
         self.position = notifications[-1].id
         self.sent += len(notifications)
         await self._kv.put(self._key, str(self.position).encode())
         return len(notifications)
+
+    def _messages(self, notifications: list[Any]) -> Iterator[tuple[str, bytes, dict[str, str]]]:
+        """(subject, body, headers) of every message the notifications project to, in order."""
+        for notification in notifications:
+            ident = msg_id(self.service, notification.id, self.store_id)
+            event = self.app.mapper.to_domain_event(notification)
+            for index, (subject, payload) in enumerate(self.project(event)):
+                body = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
+                yield subject, body, {"Nats-Msg-Id": f"{ident}#{index}" if index else ident}
+
+    async def _publish_window(self, window: list[tuple[str, bytes, dict[str, str]]]) -> None:
+        """Publish a window of messages and wait for their acks, all within ACK_TIMEOUT (per
+        window, not per batch: one stored event may fan out to 100,000 messages)."""
+        acks: list[asyncio.Future[Any]] = []
+        try:
+            async with asyncio.timeout(ACK_TIMEOUT):
+                for subject, body, headers in window:
+                    acks.append(await self.js.publish_async(
+                        subject, body, stream=stream_for_subject(subject), headers=headers))
+                await asyncio.gather(*acks)
+        finally:
+            for ack in acks:
+                ack.cancel()  # acks still out after a failure: nobody waits for them
 
     async def drain(self, timeout: float = 5.0) -> None:
         """Publish everything stored so far (used at shutdown)."""
