@@ -17,10 +17,8 @@ end.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -29,7 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 sys.path.insert(0, str(ROOT / "bench"))
-from bench_verify import baseline_tree, spread  # noqa: E402
+from bench_verify import baseline_tree, run_child  # noqa: E402
+
+from bench.bench_served import fmt_load, spread  # noqa: E402
 
 CHILD = r"""
 import json, sys, time
@@ -47,16 +47,7 @@ DEFAULT_PLAN = "neon-reign:single:300,neon-reign:solo:300,neon:rebirth:20,neon:b
 
 
 def run(tree: Path, game: str, mode: str, games: int, bot: str) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, game, mode, str(games), bot],
-        env=env,
-        cwd=tree,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    return run_child(tree, CHILD, game, mode, str(games), bot)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     plan = [(g, m, int(n)) for g, m, n in (item.split(":") for item in args.plan.split(","))]
     print(
-        f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}  "
+        f"load average at start: {fmt_load()}  "
         f"({os.cpu_count()} cpus)",
         flush=True,
     )
@@ -106,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"  {game:10s} {mode:13s} current/baseline {rates['current'] / rates['baseline']:.1f}x; "
                 f"same games in both trees: {'yes' if same else 'NO'}"
             )
-    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average at end: {fmt_load()}")
     return 1 if failed else 0
 
 

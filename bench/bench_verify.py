@@ -38,6 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.bench_served import fmt_load, spread  # noqa: E402
+
 PLAN = [
     ("neon-reign", "single"),
     ("neon-reign", "best-of-three"),
@@ -99,17 +101,22 @@ def baseline_tree(ref: str, into: Path) -> Path:
     return tree
 
 
-def in_process(tree: Path, folder: Path, only: str) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+def run_child(tree: Path, code: str, *args: str) -> dict:
+    """Run ``code`` in a child process importing the code of ``tree``; its last line of
+    output is the JSON answer."""
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(folder), only],
-        env=env,
+        [sys.executable, "-c", code, *args],
+        env={**os.environ, "PYTHONPATH": str(tree)},
         cwd=tree,
         check=True,
         capture_output=True,
         text=True,
     ).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def in_process(tree: Path, folder: Path, only: str) -> dict:
+    return run_child(tree, CHILD, str(folder), only)
 
 
 def whole_command(tree: Path, folder: Path, jobs: int) -> dict:
@@ -140,10 +147,6 @@ def whole_command(tree: Path, folder: Path, jobs: int) -> dict:
     return {"cpu": cpu, "wall": wall}
 
 
-def spread(values: list[float]) -> str:
-    return f"{statistics.median(values):,.0f} ({min(values):,.0f}-{max(values):,.0f})"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=20, help="exports per game mode (default 20)")
@@ -153,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-command", action="store_true", help="skip the whole-command runs")
     args = parser.parse_args(argv)
     print(
-        f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}  "
+        f"load average at start: {fmt_load()}  "
         f"({os.cpu_count()} cpus)",
         flush=True,
     )
@@ -212,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"events/s wall, {statistics.median(run['wall'] for run in runs):.2f} s wall"
                 )
             print(f"  current/baseline (per core): {medians['current'] / medians['baseline']:.1f}x")
-    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average at end: {fmt_load()}")
     return 0
 
 
