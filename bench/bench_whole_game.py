@@ -53,7 +53,6 @@ from bench.bench_served import (  # noqa: E402
     Stack,
     fmt_load,
     measure_echo,
-    spread,
     start_echo,
 )
 from services.cli.client import RulesClient  # noqa: E402
@@ -132,6 +131,10 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p * len(ordered)))] * 1000
 
 
+def spread(values: list[float], digits: int = 2) -> str:
+    return f"{statistics.median(values):.{digits}f} ({min(values):.{digits}f}-{max(values):.{digits}f})"
+
+
 def tenths(latencies: list[float]) -> list[list[float]]:
     n = len(latencies)
     return [latencies[k * n // TENTHS : (k + 1) * n // TENTHS] for k in range(TENTHS)]
@@ -205,10 +208,10 @@ def run(args: argparse.Namespace) -> int:
         f"{statistics.median(len(g) for g in games):.0f} actions each):"
     )
     print(
-        f"  p50 {spread(p50, 2)} ms = {statistics.median(p50) / statistics.median(echo50):.1f}x echo p50"
+        f"  p50 {spread(p50)} ms = {statistics.median(p50) / statistics.median(echo50):.1f}x echo p50"
     )
     print(
-        f"  p99 {spread(p99, 2)} ms = {statistics.median(p99) / statistics.median(echo99):.1f}x echo p99"
+        f"  p99 {spread(p99)} ms = {statistics.median(p99) / statistics.median(echo99):.1f}x echo p99"
     )
     pooled = [sum((tenths(g)[k] for g in games), []) for k in range(TENTHS)]
     print(
