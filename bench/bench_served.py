@@ -5,14 +5,16 @@ Usage: python bench/bench_served.py [--quick] [--games neon-reign,neon] [--match
 
 Prints, in the same run on the same machine:
 
-- bare grpc.aio unary echo to a separate process: one call at a time, and 32 in flight;
+- bare grpc.aio unary echo to a separate process: one call at a time, 32 in flight, and as
+  many in flight as the largest served run has matches (the floor under its p99);
 - the pure engine: actions/s of random bots, in this process, no I/O;
 - served play: `neon serve dice` and `neon serve rules-<game>` as separate processes (a
   fresh var dir, or a fresh PostgreSQL schema when DATABASE_URL is set), with 1, 8 and 64
   concurrent matches of random bots: actions/s, client calls/s, SubmitAction p50 and p99,
   and each figure as a ratio of echo (32 in flight) and of the pure engine. Client mode
   `answer` acts on SubmitAction's `decisions` and falls back to ListLegalActions when the
-  answer has none; mode `legal` calls ListLegalActions before every action;
+  answer has none; mode `legal` calls ListLegalActions before every action; mode `play`
+  holds one Play stream per seat and acts on the decisions the service pushes;
 - a 2,000-action match (bench/longgame.py): the cost of its last 100 actions against its
   first 100;
 - RSS per live match with 10,000 live matches in one rules service (one action each).
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import shutil
 import signal
@@ -46,7 +49,9 @@ import grpc  # noqa: E402
 
 from services.cli.client import RulesClient  # noqa: E402
 from services.cli.play import decisions_of  # noqa: E402
+from services.genproto.neon.rules.v1 import rules_pb2  # noqa: E402
 from services.platform.draws import SeededRandomness  # noqa: E402
+from services.platform.grpc_kit import call_metadata  # noqa: E402
 from services.platform.natsrv import EmbeddedNats, free_port  # noqa: E402
 from services.platform.settings import env_key  # noqa: E402
 from services.platform.tokens import TokenIssuer  # noqa: E402
@@ -60,7 +65,7 @@ ECHO_METHOD = "/bench.Echo/Echo"
 ECHO_PAYLOAD = b"x" * 120
 IN_FLIGHT = 32
 LONG_GAME = "longgame"
-CLIENT_MODES = ("answer", "legal")
+CLIENT_MODES = ("answer", "legal", "play")
 TABLE_TITLE = "served play"
 
 
@@ -74,6 +79,7 @@ class Profile:
     long_actions: int
     live: int
     cap: float
+    clients: list[str] = field(default_factory=lambda: list(CLIENT_MODES))
 
 
 # ---------------------------------------------------------------- measurements
@@ -350,6 +356,54 @@ class Seats:
         return time.perf_counter() - t0
 
 
+async def play_streams(client: RulesClient, match_id: str, tokens: dict[int, str], seed: str,
+                       sample: Sample, end: float) -> None:
+    """One match played through one Play stream per seat: each seat acts on the decisions
+    pushed to it. p50/p99 are from sending an action to its ActionResult; calls/s counts
+    the actions sent (a stream's pushes are not calls)."""
+    done = asyncio.Event()
+
+    async def seat_loop(seat: int, token: str) -> None:
+        bot = make_bot("random", f"{seed}:{seat}")
+        call = client.stub.Play(metadata=call_metadata(token))
+        await call.write(rules_pb2.PlayRequest(open=rules_pb2.PlayOpen(match_id=match_id)))
+        sent: dict[str, float] = {}
+        acted_at = -1
+        n = 0
+        try:
+            while not done.is_set():
+                response = await call.read()
+                if response is grpc.aio.EOF:
+                    break
+                kind = response.WhichOneof("kind")
+                if kind == "result":
+                    t = sent.pop(response.result.command_id, None)
+                    if t is not None:
+                        sample.latencies.append(time.perf_counter() - t)
+                        sample.actions += 1
+                    if response.result.code not in ("OK", ""):
+                        acted_at = -1  # refused (a race): act again on the next update
+                elif kind == "update":
+                    update = response.update
+                    if update.outcome_json or time.perf_counter() >= end:
+                        done.set()
+                        break
+                    mine = owed(decisions_of(update))
+                    if mine and update.version != acted_at:
+                        acted_at = update.version
+                        command = f"p{seat}-{n}"
+                        n += 1
+                        sent[command] = time.perf_counter()
+                        sample.calls += 1
+                        await call.write(rules_pb2.PlayRequest(action=rules_pb2.PlayAction(
+                            command_id=command, expected_version=update.version,
+                            action_json=json.dumps(dict(bot.choose(mine[0]))))))
+        finally:
+            call.cancel()
+
+    await asyncio.gather(*(seat_loop(seat, token) for seat, token in sorted(tokens.items())))
+
+
 async def create(client: RulesClient, organiser: str, game: str, seed: str,
                  options: dict[str, Any] | None = None) -> tuple[str, dict[int, str]]:
     mode, seats = default_mode(game)
@@ -368,6 +422,10 @@ async def measure_served(stack: Stack, game: str, matches: int, mode: str, secon
         m = 0
         while time.perf_counter() < end:
             match_id, tokens = await create(client, organiser, game, f"{w}-{m}")
+            if mode == "play":
+                await play_streams(client, match_id, tokens, f"{w}-{m}", sample, end)
+                m += 1
+                continue
             seats = Seats(client, match_id, tokens, f"{w}-{m}", sample, mode)
             while not seats.over and time.perf_counter() < end:
                 await seats.step()
@@ -486,13 +544,16 @@ def one_round(profile: Profile, db: str, echo_address: str, workdir: Path, resul
     results[("echo", "1")].append(asyncio.run(measure_echo(echo_address, profile.seconds, 1)))
     results[("echo", str(IN_FLIGHT))].append(
         asyncio.run(measure_echo(echo_address, profile.seconds, IN_FLIGHT)))
+    top = max(profile.matches)
+    if top not in (1, IN_FLIGHT):
+        results[("echo", str(top))].append(asyncio.run(measure_echo(echo_address, profile.seconds, top)))
     for game in profile.games:
         results[("pure", game)].append(measure_pure(game, profile.seconds))
     stack = Stack(db, [*profile.games, LONG_GAME], workdir).start()
     try:
         for game in profile.games:
             for matches in profile.matches:
-                for mode in CLIENT_MODES:
+                for mode in profile.clients:
                     results[("served", db, game, str(matches), mode)].append(asyncio.run(
                         measure_served(stack, game, matches, mode, profile.seconds)))
                 # the other side again, so a slow phase of the machine hits both
@@ -517,8 +578,10 @@ def report(profile: Profile, results: Results, extras: dict[str, Any]) -> None:
     echo32 = statistics.median(s.call_rate for s in results[("echo", str(IN_FLIGHT))])
     print()
     print("limits (median (min-max) over rounds)")
-    for in_flight in ("1", str(IN_FLIGHT)):
-        samples = results[("echo", in_flight)]
+    for in_flight in sorted({"1", str(IN_FLIGHT), str(max(profile.matches))}, key=int):
+        samples = results.get(("echo", in_flight))
+        if not samples:
+            continue
         print(f"  grpc.aio echo, {in_flight:>2} in flight: {spread([s.call_rate for s in samples])} calls/s, "
               f"p50 {spread([1000 * s.percentile(0.5) for s in samples], 2)} ms, "
               f"p99 {spread([1000 * s.percentile(0.99) for s in samples], 2)} ms")
@@ -593,6 +656,8 @@ def parse(argv: list[str] | None = None) -> tuple[argparse.Namespace, Profile]:
     parser.add_argument("--quick", action="store_true", help="a short run for CI (seconds)")
     parser.add_argument("--games", default="neon-reign,neon")
     parser.add_argument("--matches", default="", help="concurrent matches, e.g. 1,8,64")
+    parser.add_argument("--clients", default=",".join(CLIENT_MODES),
+                        help="client modes: answer, legal, play (Play streams)")
     parser.add_argument("--db", default="", help="sqlite,postgres (postgres needs DATABASE_URL)")
     parser.add_argument("--rounds", type=int, default=0)
     parser.add_argument("--seconds", type=float, default=0, help="length of each timed run")
@@ -614,7 +679,11 @@ def parse(argv: list[str] | None = None) -> tuple[argparse.Namespace, Profile]:
         long_actions=args.long_actions or (120 if quick else 2_000),
         live=args.live or (64 if quick else 10_000),
         cap=args.cap or (20.0 if quick else 300.0),
+        clients=[c for c in args.clients.split(",") if c],
     )
+    unknown = set(profile.clients) - set(CLIENT_MODES)
+    if unknown:
+        parser.error(f"unknown client modes: {', '.join(sorted(unknown))}")
     return args, profile
 
 
