@@ -17,7 +17,9 @@ Prints, in the same run on the same machine:
   holds one Play stream per seat and acts on the decisions the service pushes;
 - a 2,000-action match (bench/longgame.py): the cost of its last 100 actions against its
   first 100;
-- RSS per live match with 10,000 live matches in one rules service (one action each).
+- RSS per live match with 10,000 live matches in one rules service (one action each);
+- after a SIGKILL and restart of the rules process, the time each of 1,000 live matches
+  takes to answer its next action, from its first request.
 
 Echo, engine and served runs are interleaved, in ``--rounds`` rounds; each figure is the
 median with the range over the rounds. The load average is printed before and after.
@@ -79,6 +81,7 @@ class Profile:
     long_actions: int
     live: int
     cap: float
+    restart: int = 0
     clients: list[str] = field(default_factory=lambda: list(CLIENT_MODES))
 
 
@@ -482,6 +485,57 @@ async def measure_live(stack: Stack, game: str, count: int, cap: float) -> dict[
             "per_match_kib": (after - before) / max(made, 1), "seconds": elapsed}
 
 
+async def measure_restart(stack: Stack, game: str, count: int, cap: float) -> dict[str, Any]:
+    """The first answer of each live match after the rules process is killed and started
+    again: ``count`` matches are played 1-40 actions each (32 in flight), the process is
+    killed (SIGKILL) and restarted, then each match, one at a time in a shuffled order, is
+    asked for its next action (SubmitAction on the decisions its last answer carried, after a
+    ListLegalActions when that answer owed nothing to the seat that acted). Each figure is
+    the wall time from that match's first request to the action's answer: the rebuild from
+    the store (snapshot, then the records after it) plus the action."""
+    service = f"rules-{game}"
+    client = RulesClient(stack.address(service), timeout=60)
+    organiser = TokenIssuer(SECRET.encode()).issue("organiser", "*")
+    tables: list[Seats] = []
+    deadline = time.perf_counter() + cap
+    made = 0
+
+    async def worker(w: int) -> None:
+        nonlocal made
+        while made < count and time.perf_counter() < deadline:
+            made += 1
+            seed = f"restart-{w}-{made}"
+            match_id, tokens = await create(client, organiser, game, seed)
+            seats = Seats(client, match_id, tokens, seed, Sample(), "answer")
+            for _ in range(1 + uuid.uuid5(uuid.NAMESPACE_URL, seed).int % 40):
+                await seats.step()
+                if seats.over:
+                    break
+            if not seats.over:
+                tables.append(seats)
+
+    await asyncio.gather(*(worker(w) for w in range(IN_FLIGHT)))
+    await client.close()
+    proc = stack.procs[service]
+    proc.kill()
+    proc.wait(10)
+    stack._spawn(service)
+    wait_healthy(stack.address(service), stack.procs[service], stack.workdir / f"{service}.log")
+    client = RulesClient(stack.address(service), timeout=60)
+    order = SeededRandomness("restart-order").shuffle(tables)
+    firsts: list[float] = []
+    for seats in order:
+        seats.client = client
+        firsts.append(await seats.step())
+    await client.close()
+    firsts.sort()
+    return {"game": game, "matches": len(firsts), "target": count,
+            "p50_ms": 1000 * firsts[len(firsts) // 2] if firsts else float("nan"),
+            "p99_ms": 1000 * firsts[min(len(firsts) - 1, int(0.99 * len(firsts)))] if firsts else float("nan"),
+            "max_ms": 1000 * firsts[-1] if firsts else float("nan"),
+            "over_50": sum(1 for f in firsts if f > 0.050)}
+
+
 # ---------------------------------------------------------------- the run
 
 
@@ -563,6 +617,9 @@ def one_round(profile: Profile, db: str, echo_address: str, workdir: Path, resul
         if last:
             extras[f"long {db}"] = asyncio.run(measure_long_game(stack, profile.long_actions, profile.cap))
             extras[f"live {db}"] = asyncio.run(measure_live(stack, profile.games[0], profile.live, profile.cap))
+            if profile.restart:
+                extras[f"restart {db}"] = asyncio.run(
+                    measure_restart(stack, profile.games[0], profile.restart, profile.cap))
     finally:
         stack.stop()
 
@@ -645,6 +702,11 @@ def report(profile: Profile, results: Results, extras: dict[str, Any]) -> None:
               f"in {live['seconds']:.0f} s; rules RSS {live['before_kib'] / 1024:.0f} -> "
               f"{live['after_kib'] / 1024:.0f} MiB, {live['per_match_kib']:.1f} KiB per live match "
               f"({live['per_match_kib'] * 10_000 / 1024 / 1024:.2f} GiB at 10,000)")
+    for name, after in sorted((k, v) for k, v in extras.items() if k.startswith("restart")):
+        print(f"restart {name.split()[1]} ({after['game']}): {after['matches']} live matches (of "
+              f"{after['target']} made; the rest ended) after SIGKILL and restart, one at a time: "
+              f"first request to the next action's answer p50 {after['p50_ms']:.1f} ms, p99 "
+              f"{after['p99_ms']:.1f} ms, max {after['max_ms']:.1f} ms; {after['over_50']} over 50 ms")
 
 
 def fmt_load() -> str:
@@ -663,6 +725,8 @@ def parse(argv: list[str] | None = None) -> tuple[argparse.Namespace, Profile]:
     parser.add_argument("--seconds", type=float, default=0, help="length of each timed run")
     parser.add_argument("--long-actions", type=int, default=0)
     parser.add_argument("--live", type=int, default=0, help="live matches for the RSS figure")
+    parser.add_argument("--restart", type=int, default=-1,
+                        help="live matches asked after a restart of the rules process (0: skip)")
     parser.add_argument("--cap", type=float, default=0, help="seconds cap of the long and live runs")
     parser.add_argument("--echo-server", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -680,6 +744,7 @@ def parse(argv: list[str] | None = None) -> tuple[argparse.Namespace, Profile]:
         live=args.live or (64 if quick else 10_000),
         cap=args.cap or (20.0 if quick else 300.0),
         clients=[c for c in args.clients.split(",") if c],
+        restart=args.restart if args.restart >= 0 else (64 if quick else 1_000),
     )
     unknown = set(profile.clients) - set(CLIENT_MODES)
     if unknown:

@@ -37,4 +37,7 @@ def test_bench_served_quick_prints_the_table() -> None:
     assert len(re.findall(row, cpu, re.M)) == 12, out  # CPU ms per action of client, rules, dice
     assert re.search(r"long match sqlite: \d+ of 120 actions.*last/first [\d.]+x", out)
     assert re.search(r"live matches sqlite \(neon-reign\): \d+ of 64.*KiB per live match", out)
+    # killed and restarted: the live matches answer again, each timed from its first request
+    restart = re.search(r"restart sqlite \(neon-reign\): (\d+) live matches .* p50 [\d.]+ ms, p99 [\d.]+ ms", out)
+    assert restart and int(restart.group(1)) > 0, out
     assert "load average at start" in out and "load average at end" in out
