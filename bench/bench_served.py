@@ -363,8 +363,8 @@ async def play_streams(client: RulesClient, match_id: str, tokens: dict[int, str
                        sample: Sample, end: float) -> None:
     """One match played through one Play stream per seat: each seat acts on the decisions
     pushed to it. p50/p99 are from sending an action to its ActionResult; calls/s counts
-    the actions sent (a stream's pushes are not calls)."""
-    done = asyncio.Event()
+    the actions sent (a stream's pushes are not calls). The match's streams close together
+    when it ends or the window closes."""
 
     async def seat_loop(seat: int, token: str) -> None:
         bot = make_bot("random", f"{seed}:{seat}")
@@ -372,39 +372,57 @@ async def play_streams(client: RulesClient, match_id: str, tokens: dict[int, str
         await call.write(rules_pb2.PlayRequest(open=rules_pb2.PlayOpen(match_id=match_id)))
         sent: dict[str, float] = {}
         acted_at = -1
+        latest: Any = None
         n = 0
+
+        async def act(update: Any) -> None:
+            nonlocal acted_at, n
+            mine = owed(decisions_of(update))
+            if not mine or update.version == acted_at:
+                return
+            acted_at = update.version
+            command = f"p{seat}-{n}"
+            n += 1
+            sent[command] = time.perf_counter()
+            sample.calls += 1
+            await call.write(rules_pb2.PlayRequest(action=rules_pb2.PlayAction(
+                command_id=command, expected_version=update.version,
+                action_json=json.dumps(dict(bot.choose(mine[0]))))))
+
         try:
-            while not done.is_set():
+            while True:
                 response = await call.read()
                 if response is grpc.aio.EOF:
-                    break
+                    return
                 kind = response.WhichOneof("kind")
                 if kind == "result":
                     t = sent.pop(response.result.command_id, None)
-                    if t is not None:
-                        sample.latencies.append(time.perf_counter() - t)
-                        sample.actions += 1
-                    if response.result.code not in ("OK", ""):
-                        acted_at = -1  # refused (a race): act again on the next update
+                    if response.result.code == "OK":
+                        if t is not None:
+                            sample.latencies.append(time.perf_counter() - t)
+                            sample.actions += 1
+                    elif latest is not None:  # refused (a stale version): the next update, or again
+                        acted_at = -1
+                        await act(latest)
                 elif kind == "update":
-                    update = response.update
-                    if update.outcome_json or time.perf_counter() >= end:
-                        done.set()
-                        break
-                    mine = owed(decisions_of(update))
-                    if mine and update.version != acted_at:
-                        acted_at = update.version
-                        command = f"p{seat}-{n}"
-                        n += 1
-                        sent[command] = time.perf_counter()
-                        sample.calls += 1
-                        await call.write(rules_pb2.PlayRequest(action=rules_pb2.PlayAction(
-                            command_id=command, expected_version=update.version,
-                            action_json=json.dumps(dict(bot.choose(mine[0]))))))
+                    latest = response.update
+                    if latest.outcome_json or time.perf_counter() >= end:
+                        return
+                    await act(latest)
         finally:
             call.cancel()
 
-    await asyncio.gather(*(seat_loop(seat, token) for seat, token in sorted(tokens.items())))
+    tasks = [asyncio.create_task(seat_loop(seat, token)) for seat, token in sorted(tokens.items())]
+    try:
+        # the first seat to see the end (or the window close) ends the match for all: a seat
+        # that owes nothing would wait on its stream forever
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            task.result()
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def create(client: RulesClient, organiser: str, game: str, seed: str,

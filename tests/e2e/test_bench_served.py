@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -17,12 +18,19 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_bench_served_quick_prints_the_table() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEON_")}
     env.pop("DATABASE_URL", None)  # the CI form measures SQLite only
-    run = subprocess.run(
+    # its own process group, so a timeout takes the services it started down with it
+    proc = subprocess.Popen(
         [sys.executable, "bench/bench_served.py", "--quick", "--seconds", "0.6"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=115,
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
     )
-    assert run.returncode == 0, run.stderr[-3000:]
-    out = run.stdout
+    try:
+        out, err = proc.communicate(timeout=115)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        pytest.fail(f"bench_served --quick did not finish in 115 s:\n{out[-3000:]}")
+    assert proc.returncode == 0, err[-3000:]
     assert re.search(r"grpc\.aio echo, 32 in flight: [\d,]+ .*calls/s", out)
     assert re.search(r"grpc\.aio echo,  8 in flight: [\d,]+ .*calls/s, p50 .* p99 ", out), out
     assert re.search(r"pure engine neon-reign .*: [\d,]+ .*actions/s", out)
