@@ -233,10 +233,18 @@ class MatchHost:
         records = await self._store(self.store.records, match_id)
         if not records:
             raise NotFound(f"no match {match_id!r}")
-        live = await asyncio.to_thread(self._rebuild_from, match_id, records)
-        if live.status in ("created", "running") and live.created.get("state_hash_scheme") == KEYED_SCHEME:
-            session = await self.dice.open(live.dice_key, "")
+        status = "created"
+        for record in records:  # as LiveMatch.add sets it
+            status = _STATUS_AFTER.get(record["type"], status)
+        rebuilt = asyncio.to_thread(self._rebuild_from, match_id, records)
+        if status in ("created", "running") and records[0].get("state_hash_scheme") == KEYED_SCHEME:
+            # the state key from the dice service while the state is rebuilt (one round trip
+            # less on the way to the match's first answer after a restart)
+            dice_key = str(records[0].get("dice", {}).get("session") or match_id)
+            live, session = await asyncio.gather(rebuilt, self.dice.open(dice_key, ""))
             live.key = bytes.fromhex(session.state_key)
+        else:
+            live = await rebuilt
         log.info("match rebuilt", match_id=match_id, version=live.version)
         return live
 
@@ -835,6 +843,10 @@ class MatchHost:
         records = await self._store(self.store.records, match_id)
         data = build_export(match_id, self.engine.game_id, records, self.signing_key)
         return data, live.head if live.version == len(records) else records[-1]["hash"], len(records)
+
+
+_STATUS_AFTER = {"MatchStarted": "running", "MatchEnded": "ended", "MatchSealed": "sealed"}
+"""The status a record of each type leaves a match in (LiveMatch.add)."""
 
 
 def _fold(engine: GameEngine, config: MatchConfig, state: Any, record: dict[str, Any]) -> Any:
