@@ -10,7 +10,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from services.rules.games.neon.attack import AlliesWindow, Attack, new_attack
+from services.rules.games.neon.attack import DEFENDER_STAGES, AlliesWindow, Attack, new_attack
 from services.rules.games.neon.cards import round_order
 from services.rules.games.neon.content import (
     ATTACK_DIE,
@@ -181,7 +181,14 @@ def defender_of(fr: Attack) -> int | None:
 
 
 def window_owner(fr: Attack) -> int:
-    owner = fr.answering.current
+    """``fr.answering.current``, without building the window of a one-seat stage."""
+    stage = fr.stage
+    if stage in DEFENDER_STAGES:
+        owner = fr.defending_fighter
+    elif stage == "help":
+        owner = fr.answering.current
+    else:
+        return fr.attacker
     assert owner is not None
     return owner
 
@@ -264,10 +271,22 @@ def effect_supply(key: str) -> tuple[str, str]:
 
 
 def attack_legal(s: State, fr: Attack) -> list[Action]:
+    """The legal answers to the attack ``fr`` in ``s``. ``advance`` asks whether the top
+    attack needs an answer, then ``pending`` asks for the same list about the same state:
+    the last (state, frame, answer) is kept (both immutable; read, never changed)."""
+    global _LEGAL_MEMO
+    last = _LEGAL_MEMO
+    if last[0] is s and last[1] is fr:
+        return last[2]
     stage = fr.stage
     legal = stage_legal(s, fr)
-    return with_payments(s, window_owner(fr), fr, legal) if stage not in ("blocks", "worn") \
-        else legal
+    if stage not in ("blocks", "worn"):
+        legal = with_payments(s, window_owner(fr), fr, legal)
+    _LEGAL_MEMO = (s, fr, legal)
+    return legal
+
+
+_LEGAL_MEMO: tuple[Any, Any, list[Action]] = (None, None, [])
 
 
 def full_block_choices(s: State, fr: Attack) -> range:

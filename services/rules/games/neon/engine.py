@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from services.rules.games.contract import (
@@ -91,6 +92,14 @@ def decision(seat: int, kind: str, legal: tuple[Action, ...], prompt: str, *,
              optional: bool = False, hidden: bool = False) -> Decision:
     return Decision(seat, kind, legal, prompt, optional=optional, hidden=hidden,
                     default=default_of(legal))
+
+
+@functools.lru_cache(maxsize=4096)
+def choose_decision(seat: int, hand: tuple[str, ...]) -> Decision:
+    """The seat's card choice: it depends on the hand alone, so it is made once per hand
+    (decisions and their legal lists are read, never changed)."""
+    return decision(seat, "choose_cards", choice_actions(hand),
+                    "choose 2 cards and how to overlap them", hidden=True)
 
 
 def frame_decision(s: State, fr: StackFrame) -> Decision:
@@ -261,10 +270,8 @@ class NeonEngine:
         if s.stack:
             return (frame_decision(s, s.stack[-1]),)
         if s.phase == "choose":
-            return tuple(
-                decision(i, "choose_cards", choice_actions(s.fighters[i].hand),
-                         "choose 2 cards and how to overlap them", hidden=True)
-                for i in choosers(s) if s.fighters[i].choice is None)
+            return tuple(choose_decision(i, s.fighters[i].hand)
+                         for i in choosers(s) if s.fighters[i].choice is None)
         if s.phase == "act" and s.current is not None:
             f = s.fighters[s.current]
             kind = "land" if f.sector is None else "turn"

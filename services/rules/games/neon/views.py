@@ -1,4 +1,13 @@
-"""What a seat (or a spectator) may see: never another seat's hand, hidden choice or deck order."""
+"""What a seat (or a spectator) may see: never another seat's hand, hidden choice or deck order.
+
+A view is built for every decision, and most of it is the same as the last one: one action
+changes one or two fighters, and the ring rarely. States are immutable and share what an
+action leaves alone (the same ``Fighter`` object, the same ``ring`` tuple), so the parts of
+a view are kept by the identity of what they were made from and reused while that object
+is the one asked about. Views are read, never changed, by whoever asks for them (the host
+already hands one view object to several readers); the parts they share are as read-only
+as the rest.
+"""
 
 from __future__ import annotations
 
@@ -7,20 +16,37 @@ from typing import Any
 from services.rules.games.contract import Decision
 from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.content import SECTORS
-from services.rules.games.neon.loot import search_tokens
 from services.rules.games.neon.state import Fighter, StackFrame, State
 
 PRIVATE_FRAMES = ("keep", "upgrade", "place")
+ALL_SECTORS = frozenset(SECTORS)
+CACHE_SIZE = 4096
+"""Parts kept per cache; when full it starts again (a game's live parts are a few dozen)."""
+
+_FIGHTERS: dict[tuple[int, str, bool], tuple[Fighter, dict[str, Any]]] = {}
+_RINGS: dict[tuple[int, int, int], tuple[Any, Any, Any, list[Any], list[int]]] = {}
 
 
 def fighter_view(s: State, f: Fighter, viewer: int | None) -> dict[str, Any]:
     mine = viewer == f.idx
+    key = (id(f), s.mode, mine)
+    hit = _FIGHTERS.get(key)
+    if hit is not None and hit[0] is f:
+        return hit[1]
+    out = _fighter_view(s.mode, f, mine)
+    if len(_FIGHTERS) >= CACHE_SIZE:
+        _FIGHTERS.clear()
+    _FIGHTERS[key] = (f, out)
+    return out
+
+
+def _fighter_view(mode: str, f: Fighter, mine: bool) -> dict[str, Any]:
     revealed = bool(f.row)
     out: dict[str, Any] = {
         "fighter": f.idx, "name": f.fighter, "team": f.team, "side": f.side,
         "sector": f.sector, "on_ship": f.sector is None and not f.eliminated,
         "eliminated": f.eliminated, "automa": f.automa, "energy": f.energy,
-        "health": [list(r) for r in f.health] if s.mode != "battle-royale"
+        "health": [list(r) for r in f.health] if mode != "battle-royale"
         else [len(r) for r in f.health],
         "trophies": list(f.trophies),
         "bots": [{"token": t, "flipped": flipped} for t, flipped in f.bots],
@@ -33,15 +59,29 @@ def fighter_view(s: State, f: Fighter, viewer: int | None) -> dict[str, Any]:
     }
     if mine:
         out["hand"] = list(f.hand)
-        if f.choice is not None:
-            c = f.choice
-            out["choice"] = {"top": c.top, "bottom": c.bottom, "cover": c.cover,
-                             "top_rotated": c.top_rotated, "bottom_rotated": c.bottom_rotated}
-    elif f.choice is not None and revealed:
+    if f.choice is not None and (mine or revealed):
         c = f.choice
         out["choice"] = {"top": c.top, "bottom": c.bottom, "cover": c.cover,
                          "top_rotated": c.top_rotated, "bottom_rotated": c.bottom_rotated}
     return out
+
+
+def ring_view(s: State) -> tuple[list[dict[str, Any]], list[int]]:
+    """The open sectors (with their bot and search tokens) and the closed ones."""
+    ring, bots, search = s.ring, s.bots, s.search
+    key = (id(ring), id(bots), id(search))
+    hit = _RINGS.get(key)
+    if hit is not None and hit[0] is ring and hit[1] is bots and hit[2] is search:
+        return hit[3], hit[4]
+    on = dict(bots)
+    tokens = dict(search)
+    shown = [{"sector": n, "name": SECTORS[n].name, "class": SECTORS[n].cls,
+              "bot": on.get(n), "search_tokens": tokens.get(n, 0)} for n in ring]
+    closed = sorted(ALL_SECTORS - set(ring))
+    if len(_RINGS) >= CACHE_SIZE:
+        _RINGS.clear()
+    _RINGS[key] = (ring, bots, search, shown, closed)
+    return shown, closed
 
 
 def frame_view(fr: StackFrame, viewer: int | None) -> dict[str, Any]:
@@ -56,14 +96,13 @@ def frame_view(fr: StackFrame, viewer: int | None) -> dict[str, Any]:
 
 
 def view(s: State, viewer: int | None, pending: tuple[Decision, ...]) -> dict[str, Any]:
+    ring, closed = ring_view(s)
     return {
         "mode": s.mode, "round": s.round, "rounds": len(s.cells), "phase": s.phase,
         "ended": s.ended or None, "seats": s.seats, "automa": s.automa,
         "teams": [list(t) for t in s.teams], "you": viewer,
-        "ring": [{"sector": n, "name": SECTORS[n].name, "class": SECTORS[n].cls,
-                  "bot": dict(s.bots).get(n), "search_tokens": search_tokens(s, n)}
-                 for n in s.ring],
-        "closed": sorted(set(SECTORS) - set(s.ring)),
+        "ring": ring,
+        "closed": closed,
         "next_to_close": s.scoreboard[0] if s.scoreboard else None,
         "scoreboard_left": len(s.scoreboard),
         "round_board": [list(c) for c in s.round_board], "cells": list(s.cells),
