@@ -73,6 +73,8 @@ def normalize(action: Any) -> Action:
 
 PASSES = ("roll", "done", "pass")
 CHEAPEST_TURN = ("defense", "gain_energy", "leadership", "move", "land", "search", "attack")
+TURN_RANK = {kind: n for n, kind in enumerate(CHEAPEST_TURN)}
+UNRANKED = len(TURN_RANK)
 
 
 def default_of(legal: tuple[Action, ...]) -> Action:
@@ -81,11 +83,18 @@ def default_of(legal: tuple[Action, ...]) -> Action:
     for action in legal:
         if action["type"] in PASSES:
             return action
-    free = [a for a in legal if not a.get("manoeuvre_c") and a.get("as") in (None, "discard")
-            and a["type"] != "ability"]
-    pool = free or list(legal)
-    rank = {kind: n for n, kind in enumerate(CHEAPEST_TURN)}
-    return min(pool, key=lambda a: rank.get(str(a["type"]), len(rank)))
+    # min(free or legal, key=rank): the first answer of the lowest rank
+    best: Action | None = None
+    best_rank = 0
+    for a in legal:
+        if not a.get("manoeuvre_c") and a.get("as") in (None, "discard") and \
+                a["type"] != "ability":
+            r = TURN_RANK.get(str(a["type"]), UNRANKED)
+            if best is None or r < best_rank:
+                best, best_rank = a, r
+    if best is not None:
+        return best
+    return min(legal, key=lambda a: TURN_RANK.get(str(a["type"]), UNRANKED))
 
 
 def decision(seat: int, kind: str, legal: tuple[Action, ...], prompt: str, *,

@@ -24,6 +24,8 @@ CACHE_SIZE = 4096
 """Parts kept per cache; when full it starts again (a game's live parts are a few dozen)."""
 
 _FIGHTERS: dict[tuple[int, str, bool], tuple[Fighter, dict[str, Any]]] = {}
+_LISTS: dict[tuple[int, str, int | None], tuple[tuple[Fighter, ...], list[dict[str, Any]]]] = {}
+_FRAMES: dict[tuple[int, bool], tuple[StackFrame, dict[str, Any]]] = {}
 _RINGS: dict[tuple[int, int, int], tuple[Any, Any, Any, list[Any], list[int]]] = {}
 
 
@@ -37,6 +39,20 @@ def fighter_view(s: State, f: Fighter, viewer: int | None) -> dict[str, Any]:
     if len(_FIGHTERS) >= CACHE_SIZE:
         _FIGHTERS.clear()
     _FIGHTERS[key] = (f, out)
+    return out
+
+
+def fighters_view(s: State, viewer: int | None) -> list[dict[str, Any]]:
+    """Every fighter's part; the same list while the state's ``fighters`` tuple is."""
+    fighters = s.fighters
+    key = (id(fighters), s.mode, viewer)
+    hit = _LISTS.get(key)
+    if hit is not None and hit[0] is fighters:
+        return hit[1]
+    out = [fighter_view(s, f, viewer) for f in fighters]
+    if len(_LISTS) >= CACHE_SIZE:
+        _LISTS.clear()
+    _LISTS[key] = (fighters, out)
     return out
 
 
@@ -85,6 +101,19 @@ def ring_view(s: State) -> tuple[list[dict[str, Any]], list[int]]:
 
 
 def frame_view(fr: StackFrame, viewer: int | None) -> dict[str, Any]:
+    owner = viewer == fr.owner
+    key = (id(fr), owner)
+    hit = _FRAMES.get(key)
+    if hit is not None and hit[0] is fr:
+        return hit[1]
+    out = _frame_view(fr, viewer)
+    if len(_FRAMES) >= CACHE_SIZE:
+        _FRAMES.clear()
+    _FRAMES[key] = (fr, out)
+    return out
+
+
+def _frame_view(fr: StackFrame, viewer: int | None) -> dict[str, Any]:
     if isinstance(fr, Attack):
         pairs = list(fr.encoded().items())
     elif fr.kind in PRIVATE_FRAMES and viewer != fr.owner:
@@ -112,7 +141,7 @@ def view(s: State, viewer: int | None, pending: tuple[Decision, ...]) -> dict[st
         "loot_discards": [list(d) for d in s.loot_discards],
         "upgrade_deck": len(s.upgrade_deck), "search_supply": s.search_supply,
         "health_supply": list(s.health_supply),
-        "fighters": [fighter_view(s, f, viewer) for f in s.fighters],
+        "fighters": fighters_view(s, viewer),
         "stack": [frame_view(fr, viewer) for fr in s.stack],
         "pending": [{"seat": d.seat, "kind": d.kind} for d in pending],
     }
