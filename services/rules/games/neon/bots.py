@@ -31,9 +31,18 @@ class RuleBot:
         return options[self.rng.randbelow(len(options))] if len(options) > 1 else options[0]
 
     def best(self, legal: tuple[Action, ...], score: Any) -> Action:
-        scored = [(score(a), a) for a in legal]
-        top = max(s for s, _ in scored)
-        return self.pick([a for s, a in scored if s == top])
+        """A random one of the best scored answers (ties in the order listed)."""
+        if not legal:
+            raise ValueError("max() arg is an empty sequence")
+        top: Any = None
+        picks: list[Action] = []
+        for a in legal:
+            value = score(a)
+            if not picks or value > top:
+                top, picks = value, [a]
+            elif value == top:
+                picks.append(a)
+        return self.pick(picks)
 
     def choose(self, view: Mapping[str, Any], decision: Decision) -> Action:
         legal = decision.legal

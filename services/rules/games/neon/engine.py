@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from services.rules.games.contract import (
@@ -103,10 +102,7 @@ def decision(seat: int, kind: str, legal: tuple[Action, ...], prompt: str, *,
                     default=default_of(legal))
 
 
-@functools.lru_cache(maxsize=4096)
 def choose_decision(seat: int, hand: tuple[str, ...]) -> Decision:
-    """The seat's card choice: it depends on the hand alone, so it is made once per hand
-    (decisions and their legal lists are read, never changed)."""
     return decision(seat, "choose_cards", choice_actions(hand),
                     "choose 2 cards and how to overlap them", hidden=True)
 

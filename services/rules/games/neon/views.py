@@ -2,11 +2,13 @@
 
 A view is built for every decision, and most of it is the same as the last one: one action
 changes one or two fighters, and the ring rarely. States are immutable and share what an
-action leaves alone (the same ``Fighter`` object, the same ``ring`` tuple), so the parts of
-a view are kept by the identity of what they were made from and reused while that object
-is the one asked about. Views are read, never changed, by whoever asks for them (the host
-already hands one view object to several readers); the parts they share are as read-only
-as the rest.
+action leaves alone (the same ``Fighter`` object, the same ``ring`` tuple), so each part of
+a view is kept in a slot (per fighter seat, per stack depth, ...) with the object it was
+made from, and reused while that object is the one asked about. A slot holds one part: the
+cache stays small, and what it replaces is freed at once (a cache that keeps thousands of
+parts alive costs more in garbage collection than it saves). Views are read, never
+changed, by whoever asks for them (the host already hands one view object to several
+readers); the parts they share are as read-only as the rest.
 """
 
 from __future__ import annotations
@@ -20,24 +22,19 @@ from services.rules.games.neon.state import Fighter, StackFrame, State
 
 PRIVATE_FRAMES = ("keep", "upgrade", "place")
 ALL_SECTORS = frozenset(SECTORS)
-CACHE_SIZE = 4096
-"""Parts kept per cache; when full it starts again (a game's live parts are a few dozen)."""
-
-_FIGHTERS: dict[tuple[int, str, bool], tuple[Fighter, dict[str, Any]]] = {}
-_LISTS: dict[tuple[int, str, int | None], tuple[tuple[Fighter, ...], list[dict[str, Any]]]] = {}
+_FIGHTERS: dict[tuple[int, bool, str], tuple[Fighter, dict[str, Any]]] = {}
+_LISTS: dict[tuple[int | None, str], tuple[tuple[Fighter, ...], list[dict[str, Any]]]] = {}
 _FRAMES: dict[tuple[int, bool], tuple[StackFrame, dict[str, Any]]] = {}
-_RINGS: dict[tuple[int, int, int], tuple[Any, Any, Any, list[Any], list[int]]] = {}
+_RING: list[Any] = [None, None, None, [], []]
 
 
 def fighter_view(s: State, f: Fighter, viewer: int | None) -> dict[str, Any]:
     mine = viewer == f.idx
-    key = (id(f), s.mode, mine)
+    key = (f.idx, mine, s.mode)
     hit = _FIGHTERS.get(key)
     if hit is not None and hit[0] is f:
         return hit[1]
     out = _fighter_view(s.mode, f, mine)
-    if len(_FIGHTERS) >= CACHE_SIZE:
-        _FIGHTERS.clear()
     _FIGHTERS[key] = (f, out)
     return out
 
@@ -45,13 +42,11 @@ def fighter_view(s: State, f: Fighter, viewer: int | None) -> dict[str, Any]:
 def fighters_view(s: State, viewer: int | None) -> list[dict[str, Any]]:
     """Every fighter's part; the same list while the state's ``fighters`` tuple is."""
     fighters = s.fighters
-    key = (id(fighters), s.mode, viewer)
+    key = (viewer, s.mode)
     hit = _LISTS.get(key)
     if hit is not None and hit[0] is fighters:
         return hit[1]
     out = [fighter_view(s, f, viewer) for f in fighters]
-    if len(_LISTS) >= CACHE_SIZE:
-        _LISTS.clear()
     _LISTS[key] = (fighters, out)
     return out
 
@@ -84,31 +79,26 @@ def _fighter_view(mode: str, f: Fighter, mine: bool) -> dict[str, Any]:
 
 def ring_view(s: State) -> tuple[list[dict[str, Any]], list[int]]:
     """The open sectors (with their bot and search tokens) and the closed ones."""
+    global _RING
     ring, bots, search = s.ring, s.bots, s.search
-    key = (id(ring), id(bots), id(search))
-    hit = _RINGS.get(key)
-    if hit is not None and hit[0] is ring and hit[1] is bots and hit[2] is search:
-        return hit[3], hit[4]
+    last = _RING
+    if last[0] is ring and last[1] is bots and last[2] is search:
+        return last[3], last[4]
     on = dict(bots)
     tokens = dict(search)
     shown = [{"sector": n, "name": SECTORS[n].name, "class": SECTORS[n].cls,
               "bot": on.get(n), "search_tokens": tokens.get(n, 0)} for n in ring]
     closed = sorted(ALL_SECTORS - set(ring))
-    if len(_RINGS) >= CACHE_SIZE:
-        _RINGS.clear()
-    _RINGS[key] = (ring, bots, search, shown, closed)
+    _RING = [ring, bots, search, shown, closed]
     return shown, closed
 
 
-def frame_view(fr: StackFrame, viewer: int | None) -> dict[str, Any]:
-    owner = viewer == fr.owner
-    key = (id(fr), owner)
+def frame_view(depth: int, fr: StackFrame, viewer: int | None) -> dict[str, Any]:
+    key = (depth, viewer == fr.owner)
     hit = _FRAMES.get(key)
     if hit is not None and hit[0] is fr:
         return hit[1]
     out = _frame_view(fr, viewer)
-    if len(_FRAMES) >= CACHE_SIZE:
-        _FRAMES.clear()
     _FRAMES[key] = (fr, out)
     return out
 
@@ -142,6 +132,6 @@ def view(s: State, viewer: int | None, pending: tuple[Decision, ...]) -> dict[st
         "upgrade_deck": len(s.upgrade_deck), "search_supply": s.search_supply,
         "health_supply": list(s.health_supply),
         "fighters": fighters_view(s, viewer),
-        "stack": [frame_view(fr, viewer) for fr in s.stack],
+        "stack": [frame_view(n, fr, viewer) for n, fr in enumerate(s.stack)],
         "pending": [{"seat": d.seat, "kind": d.kind} for d in pending],
     }
