@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from services.rules.games.frozen import replace
+from services.rules.games.neon.frozen_copy import but
 from services.rules.games.windows import ResponseWindow
 
 DEFENDER_STAGES = ("dprep", "dafter", "blocks", "worn")
@@ -117,7 +117,7 @@ class Attack:
         return ResponseWindow((self.attacker,))
 
     def but(self, **changes: Any) -> Attack:
-        return replace(self, **changes)
+        return but(self, changes)
 
     def encoded(self) -> dict[str, Any]:
         """The frame's data under the keys engine versions 2 and 3 hash and views show."""

@@ -29,6 +29,7 @@ from services.rules.games.neon.defeat import (
 )
 from services.rules.games.neon.encoding import encode as encode_state
 from services.rules.games.neon.flow import advance, setup_state
+from services.rules.games.neon.frozen_copy import but
 from services.rules.games.neon.legality import explain
 from services.rules.games.neon.loot import discard_loot, keep_actions, place_actions
 from services.rules.games.neon.resign import resign
@@ -103,8 +104,19 @@ def decision(seat: int, kind: str, legal: tuple[Action, ...], prompt: str, *,
 
 
 def choose_decision(seat: int, hand: tuple[str, ...]) -> Decision:
-    return decision(seat, "choose_cards", choice_actions(hand),
+    """The seat's card choice, which depends on its hand alone: while the others choose,
+    the seats still choosing keep theirs (one decision kept per seat; decisions and their
+    legal lists are read, never changed)."""
+    last = _CHOICES.get(seat)
+    if last is not None and last[0] == hand:
+        return last[1]
+    made = decision(seat, "choose_cards", choice_actions(hand),
                     "choose 2 cards and how to overlap them", hidden=True)
+    _CHOICES[seat] = (hand, made)
+    return made
+
+
+_CHOICES: dict[int, tuple[tuple[str, ...], Decision]] = {}
 
 
 def frame_decision(s: State, fr: StackFrame) -> Decision:
@@ -318,7 +330,7 @@ class NeonEngine:
     # ---- acting --------------------------------------------------------------------------------
 
     def apply(self, state: State, seat: int, action: Any, rng: Randomness) -> Transition:
-        w = Draft(replace(state, serial=state.serial + 1), rng)
+        w = Draft(but(state, {"serial": state.serial + 1}), rng)
         act = normalize(action)
         s = w.s
         if act["type"] == "resign":
