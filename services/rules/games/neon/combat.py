@@ -98,19 +98,22 @@ def attack_options(s: State, idx: int) -> list[Action]:
     here = f.sector
     assert here is not None
     foes = opponents(s, idx)
+    ring = s.ring
     out: list[Action] = []
     weapons = ["base"] + [e.card for e in f.equipment if LOOT[e.card].is_weapon]
     pull = FIGHTERS[f.fighter].ability("pull") and usable_unique(s, idx, "pull") is not None
+    far: list[tuple[str, int, int]] | None = None  # (target, sector, distance), once
     for weapon in weapons:
         rng = weapon_range(s, idx, weapon)
         if weapon in LOOT and LOOT[weapon].area:
-            for sector in s.ring:
-                if dice_at(rng, distance(s.ring, here, sector)) and any(
+            for sector in ring:
+                if dice_at(rng, distance(ring, here, sector)) and any(
                         sec == sector for _, sec in foes):
                     out.append({"type": "attack", "weapon": weapon, "target": f"sector:{sector}"})
             continue
-        for target, sector in foes:
-            d = distance(s.ring, here, sector)
+        if far is None:
+            far = [(target, sector, distance(ring, here, sector)) for target, sector in foes]
+        for target, _, d in far:
             if dice_at(rng, d):
                 out.append({"type": "attack", "weapon": weapon, "target": target})
             if pull and d == 1 and dice_at(rng, 0) and hookable(s, target, here):
@@ -118,7 +121,7 @@ def attack_options(s: State, idx: int) -> list[Action]:
     howitzer = FIGHTERS[f.fighter].ability("howitzer")
     if howitzer and usable_unique(s, idx, "howitzer") is not None:
         for target, sector in foes:
-            if distance(s.ring, here, sector) >= howitzer.min_range:
+            if distance(ring, here, sector) >= howitzer.min_range:
                 out.append({"type": "attack", "weapon": "howitzer", "target": target})
     return out
 
@@ -308,6 +311,8 @@ def full_block_choices(s: State, fr: Attack) -> range:
 
 
 def stage_legal(s: State, fr: Attack) -> list[Action]:
+    """The answers of the stage's window; its pass (``roll`` or ``done``), when it has one,
+    comes last and once (``engine.pass_last`` relies on it)."""
     stage = fr.stage
     idx = fr.owner
     me = s.fighters[idx]

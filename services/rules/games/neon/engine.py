@@ -98,9 +98,19 @@ def default_of(legal: tuple[Action, ...]) -> Action:
 
 
 def decision(seat: int, kind: str, legal: tuple[Action, ...], prompt: str, *,
-             optional: bool = False, hidden: bool = False) -> Decision:
+             optional: bool = False, hidden: bool = False,
+             default: Action | None = None) -> Decision:
     return Decision(seat, kind, legal, prompt, optional=optional, hidden=hidden,
-                    default=default_of(legal))
+                    default=default_of(legal) if default is None else default)
+
+
+def pass_last(legal: tuple[Action, ...]) -> Action | None:
+    """The pass of a list that lists its pass, if any, last and once (an attack window's
+    ``roll``/``done``, a turn's ``pass``: see ``stage_legal`` and ``turn_actions``), which is
+    then ``default_of(legal)``; ``None`` when the list has no pass."""
+    if legal and legal[-1]["type"] in PASSES:
+        return legal[-1]
+    return None
 
 
 def choose_decision(seat: int, hand: tuple[str, ...]) -> Decision:
@@ -123,9 +133,10 @@ def frame_decision(s: State, fr: StackFrame) -> Decision:
     if isinstance(fr, Attack):
         owner = window_owner(fr)
         legal = tuple(attack_legal(s, fr))
+        go_on = pass_last(legal)
         return decision(owner, f"attack_{fr.stage}", legal,
                         "attack: apply an effect or go on",
-                        optional=any(a["type"] in PASSES for a in legal))
+                        optional=go_on is not None, default=go_on)
     if fr.kind == "keep":
         legal = keep_actions(fr.get("cards"))
         return decision(fr.owner, "keep_loot", legal, "keep 2 of the loot cards you look at")
@@ -293,9 +304,10 @@ class NeonEngine:
             f = s.fighters[s.current]
             kind = "land" if f.sector is None else "turn"
             legal = tuple(turn_actions(s, f.idx))
+            skip = pass_last(legal)
             return (decision(f.idx, kind, legal,
                              "land in a sector" if kind == "land" else "your next action",
-                             optional=any(a["type"] == "pass" for a in legal)),)
+                             optional=skip is not None, default=skip),)
         return ()
 
     def standing(self, state: State) -> tuple[Decision, ...]:
