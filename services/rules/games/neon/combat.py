@@ -7,6 +7,7 @@ effects before passing ("roll" or "done"). Windows with nothing to apply pass by
 
 from __future__ import annotations
 
+import functools
 from itertools import combinations
 from typing import Any
 
@@ -234,10 +235,17 @@ def worn_effects(f: Fighter, when: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def reroll_actions(dice: tuple[str, ...], by: str, single: bool) -> list[Action]:
-    sizes = (1,) if single else range(1, len(dice) + 1)
-    return [{"type": "reroll", "by": by, "dice": list(c)}
-            for n in sizes for c in combinations(range(len(dice)), n)]
+def reroll_actions(dice: tuple[str, ...], by: str, single: bool) -> tuple[Action, ...]:
+    return reroll_choices(len(dice), by, single)
+
+
+@functools.lru_cache(maxsize=256)
+def reroll_choices(count: int, by: str, single: bool) -> tuple[Action, ...]:
+    """Which of ``count`` dice to roll again: the same answers for every roll of that many
+    dice (legal answers are read, never changed, so they are made once)."""
+    sizes = (1,) if single else range(1, count + 1)
+    return tuple({"type": "reroll", "by": by, "dice": list(c)}
+                 for n in sizes for c in combinations(range(count), n))
 
 
 def can_reroll(s: State, idx: int) -> bool:
@@ -761,7 +769,7 @@ def help_legal(s: State, fr: Attack, ally: int) -> list[Action]:
     if rerolled or not dice or not can_reroll(s, helped) or \
             not can_afford(s, ally, manoeuvre_cost(s, ally, "A")):
         return []
-    return reroll_actions(dice, "ally_manoeuvre_a", False)
+    return list(reroll_actions(dice, "ally_manoeuvre_a", False))
 
 
 def ask_allies(w: Draft, fr: Attack, which: str) -> None:

@@ -23,6 +23,7 @@ from services.rules.games.neon.state import Fighter, StackFrame, State
 PRIVATE_FRAMES = ("keep", "upgrade", "place")
 ALL_SECTORS = frozenset(SECTORS)
 _FIGHTERS: dict[tuple[int, bool, str], tuple[Fighter, dict[str, Any]]] = {}
+_PUBLIC: dict[tuple[int, str], tuple[Fighter, dict[str, Any]]] = {}
 _LISTS: dict[tuple[int | None, str], tuple[tuple[Fighter, ...], list[dict[str, Any]]]] = {}
 _FRAMES: dict[tuple[int, bool], tuple[StackFrame, dict[str, Any]]] = {}
 _RING: list[Any] = [None, None, None, [], []]
@@ -52,8 +53,30 @@ def fighters_view(s: State, viewer: int | None) -> list[dict[str, Any]]:
 
 
 def _fighter_view(mode: str, f: Fighter, mine: bool) -> dict[str, Any]:
+    """The fighter as everyone sees it, plus its hand (and hidden choice) for its seat."""
+    key = (f.idx, mode)
+    hit = _PUBLIC.get(key)
+    if hit is not None and hit[0] is f:
+        public = hit[1]
+    else:
+        public = _public_view(mode, f)
+        _PUBLIC[key] = (f, public)
     revealed = bool(f.row)
-    out: dict[str, Any] = {
+    if not mine and (f.choice is None or not revealed):
+        return public
+    out = dict(public)
+    if mine:
+        out["hand"] = list(f.hand)
+    if f.choice is not None and (mine or revealed):
+        c = f.choice
+        out["choice"] = {"top": c.top, "bottom": c.bottom, "cover": c.cover,
+                         "top_rotated": c.top_rotated, "bottom_rotated": c.bottom_rotated}
+    return out
+
+
+def _public_view(mode: str, f: Fighter) -> dict[str, Any]:
+    revealed = bool(f.row)
+    return {
         "fighter": f.idx, "name": f.fighter, "team": f.team, "side": f.side,
         "sector": f.sector, "on_ship": f.sector is None and not f.eliminated,
         "eliminated": f.eliminated, "automa": f.automa, "energy": f.energy,
@@ -68,13 +91,6 @@ def _fighter_view(mode: str, f: Fighter, mine: bool) -> dict[str, Any]:
         "row": [list(h) for h in f.row], "initiative": f.initiative if revealed else None,
         "step": f.step, "acted": f.acted,
     }
-    if mine:
-        out["hand"] = list(f.hand)
-    if f.choice is not None and (mine or revealed):
-        c = f.choice
-        out["choice"] = {"top": c.top, "bottom": c.bottom, "cover": c.cover,
-                         "top_rotated": c.top_rotated, "bottom_rotated": c.bottom_rotated}
-    return out
 
 
 def ring_view(s: State) -> tuple[list[dict[str, Any]], list[int]]:
