@@ -140,4 +140,9 @@ class Attack:
 
 
 def new_attack(attacker: int, weapon: str, targets: tuple[str, ...], dice: int) -> Attack:
-    return Attack(attacker, weapon, targets, attack_dice=dice)
+    """``Attack(attacker, weapon, targets, attack_dice=dice)``, copied from a blank one."""
+    return but(_BLANK, {"attacker": attacker, "weapon": weapon, "targets": targets,
+                        "attack_dice": dice})
+
+
+_BLANK = Attack(0, "", ())

@@ -130,23 +130,46 @@ def _frame_view(fr: StackFrame, viewer: int | None) -> dict[str, Any]:
     return {"kind": fr.kind, "owner": fr.owner, **data}
 
 
+def table_view(s: State) -> tuple[Any, ...]:
+    """The teams, round board, cells, special tokens and loot piles as the view shows them
+    (they change a few times a round)."""
+    global _TABLE
+    last = _TABLE
+    src = last[0]
+    if src is not None and src[0] is s.teams and src[1] is s.round_board and \
+            src[2] is s.cells and src[3] is s.tokens and src[4] is s.loot_decks and \
+            src[5] is s.loot_discards and src[6] is s.health_supply:
+        return last[1]
+    parts = ([list(t) for t in s.teams], [list(c) for c in s.round_board], list(s.cells),
+             [{"token": t, "owner": o, "sector": n} for t, o, n in s.tokens],
+             [len(d) for d in s.loot_decks], [list(d) for d in s.loot_discards],
+             list(s.health_supply))
+    _TABLE = ((s.teams, s.round_board, s.cells, s.tokens, s.loot_decks, s.loot_discards,
+               s.health_supply), parts)
+    return parts
+
+
+_TABLE: tuple[Any, tuple[Any, ...]] = (None, ())
+
+
 def view(s: State, viewer: int | None, pending: tuple[Decision, ...]) -> dict[str, Any]:
     ring, closed = ring_view(s)
+    teams, round_board, cells, tokens, loot_decks, loot_discards, health = table_view(s)
     return {
         "mode": s.mode, "round": s.round, "rounds": len(s.cells), "phase": s.phase,
         "ended": s.ended or None, "seats": s.seats, "automa": s.automa,
-        "teams": [list(t) for t in s.teams], "you": viewer,
+        "teams": teams, "you": viewer,
         "ring": ring,
         "closed": closed,
         "next_to_close": s.scoreboard[0] if s.scoreboard else None,
         "scoreboard_left": len(s.scoreboard),
-        "round_board": [list(c) for c in s.round_board], "cells": list(s.cells),
-        "tokens": [{"token": t, "owner": o, "sector": n} for t, o, n in s.tokens],
+        "round_board": round_board, "cells": cells,
+        "tokens": tokens,
         "leader": s.leader, "current": s.current,
-        "loot_decks": [len(d) for d in s.loot_decks],
-        "loot_discards": [list(d) for d in s.loot_discards],
+        "loot_decks": loot_decks,
+        "loot_discards": loot_discards,
         "upgrade_deck": len(s.upgrade_deck), "search_supply": s.search_supply,
-        "health_supply": list(s.health_supply),
+        "health_supply": health,
         "fighters": fighters_view(s, viewer),
         "stack": [frame_view(n, fr, viewer) for n, fr in enumerate(s.stack)],
         "pending": [{"seat": d.seat, "kind": d.kind} for d in pending],
