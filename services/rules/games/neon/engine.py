@@ -120,8 +120,10 @@ def choose_decision(seat: int, hand: tuple[str, ...]) -> Decision:
     last = _CHOICES.get(seat)
     if last is not None and last[0] == hand:
         return last[1]
-    made = decision(seat, "choose_cards", choice_actions(hand),
-                    "choose 2 cards and how to overlap them", hidden=True)
+    legal = choice_actions(hand)
+    # default_of(legal) is the first: no pass, and every choice ranks the same
+    made = decision(seat, "choose_cards", legal, "choose 2 cards and how to overlap them",
+                    hidden=True, default=legal[0] if legal else None)
     _CHOICES[seat] = (hand, made)
     return made
 
