@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from services.rules.games.frozen import replace
+from services.rules.games.neon.frozen_copy import but
 from services.rules.games.windows import ResponseWindow
 
 DEFENDER_STAGES = ("dprep", "dafter", "blocks", "worn")
@@ -117,7 +117,7 @@ class Attack:
         return ResponseWindow((self.attacker,))
 
     def but(self, **changes: Any) -> Attack:
-        return replace(self, **changes)
+        return but(self, changes)
 
     def encoded(self) -> dict[str, Any]:
         """The frame's data under the keys engine versions 2 and 3 hash and views show."""
@@ -140,4 +140,9 @@ class Attack:
 
 
 def new_attack(attacker: int, weapon: str, targets: tuple[str, ...], dice: int) -> Attack:
-    return Attack(attacker, weapon, targets, attack_dice=dice)
+    """``Attack(attacker, weapon, targets, attack_dice=dice)``, copied from a blank one."""
+    return but(_BLANK, {"attacker": attacker, "weapon": weapon, "targets": targets,
+                        "attack_dice": dice})
+
+
+_BLANK = Attack(0, "", ())

@@ -31,9 +31,18 @@ class RuleBot:
         return options[self.rng.randbelow(len(options))] if len(options) > 1 else options[0]
 
     def best(self, legal: tuple[Action, ...], score: Any) -> Action:
-        scored = [(score(a), a) for a in legal]
-        top = max(s for s, _ in scored)
-        return self.pick([a for s, a in scored if s == top])
+        """A random one of the best scored answers (ties in the order listed)."""
+        if not legal:
+            raise ValueError("max() arg is an empty sequence")
+        top: Any = None
+        picks: list[Action] = []
+        for a in legal:
+            value = score(a)
+            if not picks or value > top:
+                top, picks = value, [a]
+            elif value == top:
+                picks.append(a)
+        return self.pick(picks)
 
     def choose(self, view: Mapping[str, Any], decision: Decision) -> Action:
         legal = decision.legal
@@ -87,8 +96,19 @@ class RuleBot:
 
 
 def row_value(action: Action) -> int:
-    row = action_row(choice_of(action))
-    return sum(max(HALF_VALUE.get(option, 0) for option in half) for half in row)
+    key = (action["top"], action["bottom"], action["cover"], bool(action["top_rotated"]),
+           bool(action["bottom_rotated"]))
+    value = _ROW_VALUES.get(key)
+    if value is None:
+        row = action_row(choice_of(action))
+        value = _ROW_VALUES[key] = sum(max(HALF_VALUE.get(option, 0) for option in half)
+                                       for half in row)
+    return value
+
+
+_ROW_VALUES: dict[tuple[str, str, str, bool, bool], int] = {}
+"""A row's worth by the choice that lays it out: the content pack's cards are fixed, so the
+worth of (top, bottom, cover, rotations) never changes (at most 48 per hand of 3 cards)."""
 
 
 def crowd(view: Mapping[str, Any], seat: int, sector: int) -> tuple[int, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from itertools import permutations
 from typing import Any
 
@@ -37,15 +38,20 @@ def action_row(choice: CardChoice) -> tuple[Half, Half, Half]:
 
 def choice_actions(hand: tuple[str, ...]) -> tuple[dict[str, Any], ...]:
     """Pick 2 of 3 x which on top x which half covered x rotations: at most 48 answers."""
-    out = []
+    out: list[dict[str, Any]] = []
     for top, bottom in permutations(hand, 2):
-        for cover in ("left", "right"):
-            for top_rot in (False, True):
-                for bottom_rot in (False, True):
-                    out.append({"type": "choose_cards", "top": top, "bottom": bottom,
-                                "cover": cover, "top_rotated": top_rot,
-                                "bottom_rotated": bottom_rot})
+        out += pair_choices(top, bottom)
     return tuple(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def pair_choices(top: str, bottom: str) -> tuple[dict[str, Any], ...]:
+    """The 8 ways to lay ``top`` over ``bottom`` (legal answers are read, never changed, so
+    the same dicts serve every hand holding both cards)."""
+    return tuple({"type": "choose_cards", "top": top, "bottom": bottom, "cover": cover,
+                  "top_rotated": top_rot, "bottom_rotated": bottom_rot}
+                 for cover in ("left", "right") for top_rot in (False, True)
+                 for bottom_rot in (False, True))
 
 
 def choice_of(action: Any) -> CardChoice:

@@ -7,10 +7,11 @@ effects before passing ("roll" or "done"). Windows with nothing to apply pass by
 
 from __future__ import annotations
 
+import functools
 from itertools import combinations
 from typing import Any
 
-from services.rules.games.neon.attack import AlliesWindow, Attack, new_attack
+from services.rules.games.neon.attack import DEFENDER_STAGES, AlliesWindow, Attack, new_attack
 from services.rules.games.neon.cards import round_order
 from services.rules.games.neon.content import (
     ATTACK_DIE,
@@ -98,19 +99,22 @@ def attack_options(s: State, idx: int) -> list[Action]:
     here = f.sector
     assert here is not None
     foes = opponents(s, idx)
+    ring = s.ring
     out: list[Action] = []
     weapons = ["base"] + [e.card for e in f.equipment if LOOT[e.card].is_weapon]
     pull = FIGHTERS[f.fighter].ability("pull") and usable_unique(s, idx, "pull") is not None
+    far: list[tuple[str, int, int]] | None = None  # (target, sector, distance), once
     for weapon in weapons:
         rng = weapon_range(s, idx, weapon)
         if weapon in LOOT and LOOT[weapon].area:
-            for sector in s.ring:
-                if dice_at(rng, distance(s.ring, here, sector)) and any(
+            for sector in ring:
+                if dice_at(rng, distance(ring, here, sector)) and any(
                         sec == sector for _, sec in foes):
                     out.append({"type": "attack", "weapon": weapon, "target": f"sector:{sector}"})
             continue
-        for target, sector in foes:
-            d = distance(s.ring, here, sector)
+        if far is None:
+            far = [(target, sector, distance(ring, here, sector)) for target, sector in foes]
+        for target, _, d in far:
             if dice_at(rng, d):
                 out.append({"type": "attack", "weapon": weapon, "target": target})
             if pull and d == 1 and dice_at(rng, 0) and hookable(s, target, here):
@@ -118,7 +122,7 @@ def attack_options(s: State, idx: int) -> list[Action]:
     howitzer = FIGHTERS[f.fighter].ability("howitzer")
     if howitzer and usable_unique(s, idx, "howitzer") is not None:
         for target, sector in foes:
-            if distance(s.ring, here, sector) >= howitzer.min_range:
+            if distance(ring, here, sector) >= howitzer.min_range:
                 out.append({"type": "attack", "weapon": "howitzer", "target": target})
     return out
 
@@ -181,7 +185,14 @@ def defender_of(fr: Attack) -> int | None:
 
 
 def window_owner(fr: Attack) -> int:
-    owner = fr.answering.current
+    """``fr.answering.current``, without building the window of a one-seat stage."""
+    stage = fr.stage
+    if stage in DEFENDER_STAGES:
+        owner = fr.defending_fighter
+    elif stage == "help":
+        owner = fr.answering.current
+    else:
+        return fr.attacker
     assert owner is not None
     return owner
 
@@ -224,10 +235,17 @@ def worn_effects(f: Fighter, when: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def reroll_actions(dice: tuple[str, ...], by: str, single: bool) -> list[Action]:
-    sizes = (1,) if single else range(1, len(dice) + 1)
-    return [{"type": "reroll", "by": by, "dice": list(c)}
-            for n in sizes for c in combinations(range(len(dice)), n)]
+def reroll_actions(dice: tuple[str, ...], by: str, single: bool) -> tuple[Action, ...]:
+    return reroll_choices(len(dice), by, single)
+
+
+@functools.lru_cache(maxsize=256)
+def reroll_choices(count: int, by: str, single: bool) -> tuple[Action, ...]:
+    """Which of ``count`` dice to roll again: the same answers for every roll of that many
+    dice (legal answers are read, never changed, so they are made once)."""
+    sizes = (1,) if single else range(1, count + 1)
+    return tuple({"type": "reroll", "by": by, "dice": list(c)}
+                 for n in sizes for c in combinations(range(count), n))
 
 
 def can_reroll(s: State, idx: int) -> bool:
@@ -264,10 +282,22 @@ def effect_supply(key: str) -> tuple[str, str]:
 
 
 def attack_legal(s: State, fr: Attack) -> list[Action]:
+    """The legal answers to the attack ``fr`` in ``s``. ``advance`` asks whether the top
+    attack needs an answer, then ``pending`` asks for the same list about the same state:
+    the last (state, frame, answer) is kept (both immutable; read, never changed)."""
+    global _LEGAL_MEMO
+    last = _LEGAL_MEMO
+    if last[0] is s and last[1] is fr:
+        return last[2]
     stage = fr.stage
     legal = stage_legal(s, fr)
-    return with_payments(s, window_owner(fr), fr, legal) if stage not in ("blocks", "worn") \
-        else legal
+    if stage not in ("blocks", "worn"):
+        legal = with_payments(s, window_owner(fr), fr, legal)
+    _LEGAL_MEMO = (s, fr, legal)
+    return legal
+
+
+_LEGAL_MEMO: tuple[Any, Any, list[Action]] = (None, None, [])
 
 
 def full_block_choices(s: State, fr: Attack) -> range:
@@ -289,6 +319,8 @@ def full_block_choices(s: State, fr: Attack) -> range:
 
 
 def stage_legal(s: State, fr: Attack) -> list[Action]:
+    """The answers of the stage's window; its pass (``roll`` or ``done``), when it has one,
+    comes last and once (``engine.pass_last`` relies on it)."""
     stage = fr.stage
     idx = fr.owner
     me = s.fighters[idx]
@@ -737,7 +769,7 @@ def help_legal(s: State, fr: Attack, ally: int) -> list[Action]:
     if rerolled or not dice or not can_reroll(s, helped) or \
             not can_afford(s, ally, manoeuvre_cost(s, ally, "A")):
         return []
-    return reroll_actions(dice, "ally_manoeuvre_a", False)
+    return list(reroll_actions(dice, "ally_manoeuvre_a", False))
 
 
 def ask_allies(w: Draft, fr: Attack, which: str) -> None:

@@ -79,7 +79,10 @@ class FighterDef:
     abilities: tuple[Ability, ...]
 
     def ability(self, ability_id: str) -> Ability | None:
-        return next((a for a in self.abilities if a.id == ability_id), None)
+        for a in self.abilities:
+            if a.id == ability_id:
+                return a
+        return None
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from services.rules.games.neon.defeat import (
 )
 from services.rules.games.neon.encoding import encode as encode_state
 from services.rules.games.neon.flow import advance, setup_state
+from services.rules.games.neon.frozen_copy import but
 from services.rules.games.neon.legality import explain
 from services.rules.games.neon.loot import discard_loot, keep_actions, place_actions
 from services.rules.games.neon.resign import resign
@@ -72,6 +73,8 @@ def normalize(action: Any) -> Action:
 
 PASSES = ("roll", "done", "pass")
 CHEAPEST_TURN = ("defense", "gain_energy", "leadership", "move", "land", "search", "attack")
+TURN_RANK = {kind: n for n, kind in enumerate(CHEAPEST_TURN)}
+UNRANKED = len(TURN_RANK)
 
 
 def default_of(legal: tuple[Action, ...]) -> Action:
@@ -80,26 +83,62 @@ def default_of(legal: tuple[Action, ...]) -> Action:
     for action in legal:
         if action["type"] in PASSES:
             return action
-    free = [a for a in legal if not a.get("manoeuvre_c") and a.get("as") in (None, "discard")
-            and a["type"] != "ability"]
-    pool = free or list(legal)
-    rank = {kind: n for n, kind in enumerate(CHEAPEST_TURN)}
-    return min(pool, key=lambda a: rank.get(str(a["type"]), len(rank)))
+    # min(free or legal, key=rank): the first answer of the lowest rank
+    best: Action | None = None
+    best_rank = 0
+    for a in legal:
+        if not a.get("manoeuvre_c") and a.get("as") in (None, "discard") and \
+                a["type"] != "ability":
+            r = TURN_RANK.get(str(a["type"]), UNRANKED)
+            if best is None or r < best_rank:
+                best, best_rank = a, r
+    if best is not None:
+        return best
+    return min(legal, key=lambda a: TURN_RANK.get(str(a["type"]), UNRANKED))
 
 
 def decision(seat: int, kind: str, legal: tuple[Action, ...], prompt: str, *,
-             optional: bool = False, hidden: bool = False) -> Decision:
+             optional: bool = False, hidden: bool = False,
+             default: Action | None = None) -> Decision:
     return Decision(seat, kind, legal, prompt, optional=optional, hidden=hidden,
-                    default=default_of(legal))
+                    default=default_of(legal) if default is None else default)
+
+
+def pass_last(legal: tuple[Action, ...]) -> Action | None:
+    """The pass of a list that lists its pass, if any, last and once (an attack window's
+    ``roll``/``done``, a turn's ``pass``: see ``stage_legal`` and ``turn_actions``), which is
+    then ``default_of(legal)``; ``None`` when the list has no pass."""
+    if legal and legal[-1]["type"] in PASSES:
+        return legal[-1]
+    return None
+
+
+def choose_decision(seat: int, hand: tuple[str, ...]) -> Decision:
+    """The seat's card choice, which depends on its hand alone: while the others choose,
+    the seats still choosing keep theirs (one decision kept per seat; decisions and their
+    legal lists are read, never changed)."""
+    last = _CHOICES.get(seat)
+    if last is not None and last[0] == hand:
+        return last[1]
+    legal = choice_actions(hand)
+    # default_of(legal) is the first: no pass, and every choice ranks the same
+    made = decision(seat, "choose_cards", legal, "choose 2 cards and how to overlap them",
+                    hidden=True, default=legal[0] if legal else None)
+    _CHOICES[seat] = (hand, made)
+    return made
+
+
+_CHOICES: dict[int, tuple[tuple[str, ...], Decision]] = {}
 
 
 def frame_decision(s: State, fr: StackFrame) -> Decision:
     if isinstance(fr, Attack):
         owner = window_owner(fr)
         legal = tuple(attack_legal(s, fr))
+        go_on = pass_last(legal)
         return decision(owner, f"attack_{fr.stage}", legal,
                         "attack: apply an effect or go on",
-                        optional=any(a["type"] in PASSES for a in legal))
+                        optional=go_on is not None, default=go_on)
     if fr.kind == "keep":
         legal = keep_actions(fr.get("cards"))
         return decision(fr.owner, "keep_loot", legal, "keep 2 of the loot cards you look at")
@@ -261,17 +300,16 @@ class NeonEngine:
         if s.stack:
             return (frame_decision(s, s.stack[-1]),)
         if s.phase == "choose":
-            return tuple(
-                decision(i, "choose_cards", choice_actions(s.fighters[i].hand),
-                         "choose 2 cards and how to overlap them", hidden=True)
-                for i in choosers(s) if s.fighters[i].choice is None)
+            return tuple(choose_decision(i, s.fighters[i].hand)
+                         for i in choosers(s) if s.fighters[i].choice is None)
         if s.phase == "act" and s.current is not None:
             f = s.fighters[s.current]
             kind = "land" if f.sector is None else "turn"
             legal = tuple(turn_actions(s, f.idx))
+            skip = pass_last(legal)
             return (decision(f.idx, kind, legal,
                              "land in a sector" if kind == "land" else "your next action",
-                             optional=any(a["type"] == "pass" for a in legal)),)
+                             optional=skip is not None, default=skip),)
         return ()
 
     def standing(self, state: State) -> tuple[Decision, ...]:
@@ -306,7 +344,7 @@ class NeonEngine:
     # ---- acting --------------------------------------------------------------------------------
 
     def apply(self, state: State, seat: int, action: Any, rng: Randomness) -> Transition:
-        w = Draft(replace(state, serial=state.serial + 1), rng)
+        w = Draft(but(state, {"serial": state.serial + 1}), rng)
         act = normalize(action)
         s = w.s
         if act["type"] == "resign":

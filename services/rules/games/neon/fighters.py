@@ -62,7 +62,10 @@ def ability_cost(s: State, idx: int, base: int) -> int:
 
 
 def manoeuvre_cost(s: State, idx: int, letter: str) -> int:
-    return ability_cost(s, idx, dict(FIGHTERS[s.fighters[idx].fighter].manoeuvres)[letter])
+    for name, cost in FIGHTERS[s.fighters[idx].fighter].manoeuvres:
+        if name == letter:
+            return ability_cost(s, idx, cost)
+    raise KeyError(letter)
 
 
 def can_afford(s: State, idx: int, cost: int) -> bool:

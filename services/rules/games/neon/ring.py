@@ -20,8 +20,11 @@ def steps(ring: tuple[int, ...], a: int, b: int) -> tuple[int, int]:
 
 
 def distance(ring: tuple[int, ...], a: int, b: int) -> int:
-    cw, ccw = steps(ring, a, b)
-    return min(cw, ccw)
+    """``min(steps(ring, a, b))``."""
+    n = len(ring)
+    cw = (ring.index(b) - ring.index(a)) % n
+    ccw = (n - cw) % n
+    return cw if cw < ccw else ccw
 
 
 def step_toward(ring: tuple[int, ...], a: int, b: int) -> int | None:

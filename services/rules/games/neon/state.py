@@ -15,6 +15,7 @@ from typing import Any
 from services.rules.games.contract import EngineEvent, Randomness
 from services.rules.games.frozen import replace
 from services.rules.games.neon.attack import Attack
+from services.rules.games.neon.frozen_copy import but
 from services.rules.games.neon.ruleset import RULESETS, Ruleset
 
 
@@ -76,7 +77,7 @@ class Fighter:
         return self.sector is not None and not self.eliminated
 
     def but(self, **changes: Any) -> Fighter:
-        return replace(self, **changes)
+        return but(self, changes)
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,7 @@ class Draft:
     events: list[EngineEvent] = field(default_factory=list)
 
     def set(self, **changes: Any) -> None:
-        self.s = replace(self.s, **changes)
+        self.s = but(self.s, changes)
 
     def f(self, idx: int) -> Fighter:
         return self.s.fighters[idx]
@@ -176,10 +177,10 @@ class Draft:
     def put(self, fighter: Fighter) -> None:
         fighters = list(self.s.fighters)
         fighters[fighter.idx] = fighter
-        self.s = replace(self.s, fighters=tuple(fighters))
+        self.s = but(self.s, {"fighters": tuple(fighters)})
 
     def update(self, idx: int, **changes: Any) -> Fighter:
-        fighter = self.f(idx).but(**changes)
+        fighter = but(self.s.fighters[idx], changes)
         self.put(fighter)
         return fighter
 
@@ -187,12 +188,12 @@ class Draft:
         self.events.append(EngineEvent(kind, data, to))
 
     def push(self, fr: StackFrame) -> None:
-        self.set(stack=self.s.stack + (fr,))
+        self.s = but(self.s, {"stack": self.s.stack + (fr,)})
 
     def pop(self) -> StackFrame:
         fr = self.s.stack[-1]
-        self.set(stack=self.s.stack[:-1])
+        self.s = but(self.s, {"stack": self.s.stack[:-1]})
         return fr
 
     def replace_top(self, fr: StackFrame) -> None:
-        self.set(stack=self.s.stack[:-1] + (fr,))
+        self.s = but(self.s, {"stack": self.s.stack[:-1] + (fr,)})

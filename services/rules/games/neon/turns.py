@@ -73,6 +73,8 @@ def turn_abilities(s: State, idx: int) -> list[Action]:
 
 
 def turn_actions(s: State, idx: int) -> list[Action]:
+    """Landing, or the row's next action, the abilities, then ``pass`` (last and only once:
+    ``engine.pass_last`` relies on it) when skipping is allowed."""
     f = s.fighters[idx]
     if f.sector is None:
         return [{"type": "land", "sector": n} for n in s.ring]

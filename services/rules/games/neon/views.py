@@ -1,4 +1,15 @@
-"""What a seat (or a spectator) may see: never another seat's hand, hidden choice or deck order."""
+"""What a seat (or a spectator) may see: never another seat's hand, hidden choice or deck order.
+
+A view is built for every decision, and most of it is the same as the last one: one action
+changes one or two fighters, and the ring rarely. States are immutable and share what an
+action leaves alone (the same ``Fighter`` object, the same ``ring`` tuple), so each part of
+a view is kept in a slot (per fighter seat, per stack depth, ...) with the object it was
+made from, and reused while that object is the one asked about. A slot holds one part: the
+cache stays small, and what it replaces is freed at once (a cache that keeps thousands of
+parts alive costs more in garbage collection than it saves). Views are read, never
+changed, by whoever asks for them (the host already hands one view object to several
+readers); the parts they share are as read-only as the rest.
+"""
 
 from __future__ import annotations
 
@@ -7,20 +18,69 @@ from typing import Any
 from services.rules.games.contract import Decision
 from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.content import SECTORS
-from services.rules.games.neon.loot import search_tokens
 from services.rules.games.neon.state import Fighter, StackFrame, State
 
 PRIVATE_FRAMES = ("keep", "upgrade", "place")
+ALL_SECTORS = frozenset(SECTORS)
+_FIGHTERS: dict[tuple[int, bool, str], tuple[Fighter, dict[str, Any]]] = {}
+_PUBLIC: dict[tuple[int, str], tuple[Fighter, dict[str, Any]]] = {}
+_LISTS: dict[tuple[int | None, str], tuple[tuple[Fighter, ...], list[dict[str, Any]]]] = {}
+_FRAMES: dict[tuple[int, bool], tuple[StackFrame, dict[str, Any]]] = {}
+_RING: list[Any] = [None, None, None, [], []]
 
 
 def fighter_view(s: State, f: Fighter, viewer: int | None) -> dict[str, Any]:
     mine = viewer == f.idx
+    key = (f.idx, mine, s.mode)
+    hit = _FIGHTERS.get(key)
+    if hit is not None and hit[0] is f:
+        return hit[1]
+    out = _fighter_view(s.mode, f, mine)
+    _FIGHTERS[key] = (f, out)
+    return out
+
+
+def fighters_view(s: State, viewer: int | None) -> list[dict[str, Any]]:
+    """Every fighter's part; the same list while the state's ``fighters`` tuple is."""
+    fighters = s.fighters
+    key = (viewer, s.mode)
+    hit = _LISTS.get(key)
+    if hit is not None and hit[0] is fighters:
+        return hit[1]
+    out = [fighter_view(s, f, viewer) for f in fighters]
+    _LISTS[key] = (fighters, out)
+    return out
+
+
+def _fighter_view(mode: str, f: Fighter, mine: bool) -> dict[str, Any]:
+    """The fighter as everyone sees it, plus its hand (and hidden choice) for its seat."""
+    key = (f.idx, mode)
+    hit = _PUBLIC.get(key)
+    if hit is not None and hit[0] is f:
+        public = hit[1]
+    else:
+        public = _public_view(mode, f)
+        _PUBLIC[key] = (f, public)
     revealed = bool(f.row)
-    out: dict[str, Any] = {
+    if not mine and (f.choice is None or not revealed):
+        return public
+    out = dict(public)
+    if mine:
+        out["hand"] = list(f.hand)
+    if f.choice is not None and (mine or revealed):
+        c = f.choice
+        out["choice"] = {"top": c.top, "bottom": c.bottom, "cover": c.cover,
+                         "top_rotated": c.top_rotated, "bottom_rotated": c.bottom_rotated}
+    return out
+
+
+def _public_view(mode: str, f: Fighter) -> dict[str, Any]:
+    revealed = bool(f.row)
+    return {
         "fighter": f.idx, "name": f.fighter, "team": f.team, "side": f.side,
         "sector": f.sector, "on_ship": f.sector is None and not f.eliminated,
         "eliminated": f.eliminated, "automa": f.automa, "energy": f.energy,
-        "health": [list(r) for r in f.health] if s.mode != "battle-royale"
+        "health": [list(r) for r in f.health] if mode != "battle-royale"
         else [len(r) for r in f.health],
         "trophies": list(f.trophies),
         "bots": [{"token": t, "flipped": flipped} for t, flipped in f.bots],
@@ -31,20 +91,35 @@ def fighter_view(s: State, f: Fighter, viewer: int | None) -> dict[str, Any]:
         "row": [list(h) for h in f.row], "initiative": f.initiative if revealed else None,
         "step": f.step, "acted": f.acted,
     }
-    if mine:
-        out["hand"] = list(f.hand)
-        if f.choice is not None:
-            c = f.choice
-            out["choice"] = {"top": c.top, "bottom": c.bottom, "cover": c.cover,
-                             "top_rotated": c.top_rotated, "bottom_rotated": c.bottom_rotated}
-    elif f.choice is not None and revealed:
-        c = f.choice
-        out["choice"] = {"top": c.top, "bottom": c.bottom, "cover": c.cover,
-                         "top_rotated": c.top_rotated, "bottom_rotated": c.bottom_rotated}
+
+
+def ring_view(s: State) -> tuple[list[dict[str, Any]], list[int]]:
+    """The open sectors (with their bot and search tokens) and the closed ones."""
+    global _RING
+    ring, bots, search = s.ring, s.bots, s.search
+    last = _RING
+    if last[0] is ring and last[1] is bots and last[2] is search:
+        return last[3], last[4]
+    on = dict(bots)
+    tokens = dict(search)
+    shown = [{"sector": n, "name": SECTORS[n].name, "class": SECTORS[n].cls,
+              "bot": on.get(n), "search_tokens": tokens.get(n, 0)} for n in ring]
+    closed = sorted(ALL_SECTORS - set(ring))
+    _RING = [ring, bots, search, shown, closed]
+    return shown, closed
+
+
+def frame_view(depth: int, fr: StackFrame, viewer: int | None) -> dict[str, Any]:
+    key = (depth, viewer == fr.owner)
+    hit = _FRAMES.get(key)
+    if hit is not None and hit[0] is fr:
+        return hit[1]
+    out = _frame_view(fr, viewer)
+    _FRAMES[key] = (fr, out)
     return out
 
 
-def frame_view(fr: StackFrame, viewer: int | None) -> dict[str, Any]:
+def _frame_view(fr: StackFrame, viewer: int | None) -> dict[str, Any]:
     if isinstance(fr, Attack):
         pairs = list(fr.encoded().items())
     elif fr.kind in PRIVATE_FRAMES and viewer != fr.owner:
@@ -55,25 +130,47 @@ def frame_view(fr: StackFrame, viewer: int | None) -> dict[str, Any]:
     return {"kind": fr.kind, "owner": fr.owner, **data}
 
 
+def table_view(s: State) -> tuple[Any, ...]:
+    """The teams, round board, cells, special tokens and loot piles as the view shows them
+    (they change a few times a round)."""
+    global _TABLE
+    last = _TABLE
+    src = last[0]
+    if src is not None and src[0] is s.teams and src[1] is s.round_board and \
+            src[2] is s.cells and src[3] is s.tokens and src[4] is s.loot_decks and \
+            src[5] is s.loot_discards and src[6] is s.health_supply:
+        return last[1]
+    parts = ([list(t) for t in s.teams], [list(c) for c in s.round_board], list(s.cells),
+             [{"token": t, "owner": o, "sector": n} for t, o, n in s.tokens],
+             [len(d) for d in s.loot_decks], [list(d) for d in s.loot_discards],
+             list(s.health_supply))
+    _TABLE = ((s.teams, s.round_board, s.cells, s.tokens, s.loot_decks, s.loot_discards,
+               s.health_supply), parts)
+    return parts
+
+
+_TABLE: tuple[Any, tuple[Any, ...]] = (None, ())
+
+
 def view(s: State, viewer: int | None, pending: tuple[Decision, ...]) -> dict[str, Any]:
+    ring, closed = ring_view(s)
+    teams, round_board, cells, tokens, loot_decks, loot_discards, health = table_view(s)
     return {
         "mode": s.mode, "round": s.round, "rounds": len(s.cells), "phase": s.phase,
         "ended": s.ended or None, "seats": s.seats, "automa": s.automa,
-        "teams": [list(t) for t in s.teams], "you": viewer,
-        "ring": [{"sector": n, "name": SECTORS[n].name, "class": SECTORS[n].cls,
-                  "bot": dict(s.bots).get(n), "search_tokens": search_tokens(s, n)}
-                 for n in s.ring],
-        "closed": sorted(set(SECTORS) - set(s.ring)),
+        "teams": teams, "you": viewer,
+        "ring": ring,
+        "closed": closed,
         "next_to_close": s.scoreboard[0] if s.scoreboard else None,
         "scoreboard_left": len(s.scoreboard),
-        "round_board": [list(c) for c in s.round_board], "cells": list(s.cells),
-        "tokens": [{"token": t, "owner": o, "sector": n} for t, o, n in s.tokens],
+        "round_board": round_board, "cells": cells,
+        "tokens": tokens,
         "leader": s.leader, "current": s.current,
-        "loot_decks": [len(d) for d in s.loot_decks],
-        "loot_discards": [list(d) for d in s.loot_discards],
+        "loot_decks": loot_decks,
+        "loot_discards": loot_discards,
         "upgrade_deck": len(s.upgrade_deck), "search_supply": s.search_supply,
-        "health_supply": list(s.health_supply),
-        "fighters": [fighter_view(s, f, viewer) for f in s.fighters],
-        "stack": [frame_view(fr, viewer) for fr in s.stack],
+        "health_supply": health,
+        "fighters": fighters_view(s, viewer),
+        "stack": [frame_view(n, fr, viewer) for n, fr in enumerate(s.stack)],
         "pending": [{"seat": d.seat, "kind": d.kind} for d in pending],
     }
