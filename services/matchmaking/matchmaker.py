@@ -132,6 +132,10 @@ class Matchmaker:
         """Each rated waiting ticket's Entry fields but the wait (made once per ticket)."""
         self.cycles = 0
         self.last_cycle: dict[str, float] = {}
+        self._dequeued = 0
+        """Counts the ways a waiting ticket leaves the queue outside a cycle's own steps (a
+        cancel, a reload): while it stands still, every group formed on a cycle's snapshot
+        still has all its tickets waiting, and the cycle need not look at each again."""
 
     # ----------------------------------------------------------------- start-up
 
@@ -142,6 +146,7 @@ class Matchmaker:
 
     async def _reload(self) -> int:
         """Rebuild the in-memory queue from the store (the lock is held)."""
+        self._dequeued += 1
         state = await asyncio.to_thread(self.app.load_open, self.owns)
         tickets = state.tickets
         now = self.clock()
@@ -302,6 +307,8 @@ class Matchmaker:
             if proposal is not None and proposal.creating:
                 raise FailedPrecondition("the match of this ticket is being created")
             who = claims.player or claims.role  # type: ignore[union-attr]
+            if ticket.status == "waiting":
+                self._dequeued += 1
             ticket.cancel(ticket_id, f"cancelled by {who}", self.clock())
             changed = [ticket]
             if proposal is not None:
@@ -414,12 +421,18 @@ class Matchmaker:
                 if changed:
                     await self._save(changed)
                 entries = self._entries(now)
+                dequeued = self._dequeued
             t2, c2 = time.perf_counter(), time.process_time()
+            waiting_count = sum(map(len, entries.values()))
             groups = await asyncio.to_thread(self._group, entries)
+            del entries  # 100,000 entries need not outlive the grouping
             t3, c3 = time.perf_counter(), time.process_time()
             async with self.lock:
-                waiting = {i for i, t in self.tickets.items() if t.status == "waiting"}
-                formed = [(game, g) for game, g in groups if waiting.issuperset(g.ticket_ids)]
+                if dequeued == self._dequeued:  # no ticket of the snapshot has left the queue
+                    formed = groups
+                else:
+                    waiting = {i for i, t in self.tickets.items() if t.status == "waiting"}
+                    formed = [(game, g) for game, g in groups if waiting.issuperset(g.ticket_ids)]
                 if formed:
                     await self._propose(formed, self.clock())
                 ready = self._ready_to_create()
@@ -433,7 +446,7 @@ class Matchmaker:
                            "propose_and_save": t4 - t3, "total": t4 - t0,
                            "cpu_snapshot": c2 - c1, "cpu_grouping": c3 - c2,
                            "cpu_propose_and_save": c4 - c3, "cpu_total": c4 - c0,
-                           "waiting": sum(len(v) for v in entries.values()),
+                           "waiting": waiting_count,
                            "groups": len(formed)}
         return [g for _, g in formed]
 
@@ -762,13 +775,20 @@ def _mark_proposed(t: Ticket, proposal: Mapping[str, Any], accepted: Sequence[st
 @contextmanager
 def _gc_paused() -> Iterator[None]:
     """No garbage collection inside: a cycle over a large queue makes hundreds of thousands
-    of small objects, and each full collection would walk every open ticket held in memory."""
+    of small objects, and each full collection would walk every open ticket held in memory.
+
+    On the way out, what the cycle made and still holds (proposals, batch rows, its groups)
+    goes straight to the oldest generation (``freeze`` then ``unfreeze``: two list splices)
+    instead of being walked by the first young collection after (0.2 s for a cycle over
+    100,000 tickets). Cyclic garbage among them is still found by the next full collection."""
     was = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was:
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 
