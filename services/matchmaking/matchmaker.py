@@ -25,7 +25,6 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cached_property
 from itertools import chain
 from typing import Any
 
@@ -69,7 +68,7 @@ __all__ = ["Config", "Matchmaker", "TicketRequest", "config_from_env"]
 log = get_logger("matchmaking")
 
 
-@dataclass
+@dataclass(slots=True)
 class Proposal:
     match_id: str
     game: str
@@ -83,8 +82,9 @@ class Proposal:
     batch: str = ""
     """The ProposalBatch that recorded it ("" for a proposal stored as Ticket events)."""
 
-    @cached_property
+    @property
     def seats(self) -> list[dict[str, Any]]:
+        """Spelled out when asked (a cycle makes thousands of proposals; few are looked at)."""
         return list(self.record["seats"])
 
 
@@ -635,10 +635,11 @@ class Matchmaker:
         a match once per id, so a retry (or a restart between creation and saving) gets
         the same match and the same tokens back.
         """
+        seats = p.seats
         async with self._create_slots:
             try:
                 tokens = await self.rules.create_match(
-                    p.game, p.match_id, p.mode, [s["player"] for s in p.seats], teams_of(p.seats))
+                    p.game, p.match_id, p.mode, [s["player"] for s in seats], teams_of(seats))
             except (grpc.aio.AioRpcError, LookupError) as err:
                 await self._creation_failed(p, err)
                 return
@@ -655,11 +656,11 @@ class Matchmaker:
                     "rules_address": self.rules.address(p.game),
                     "seats": [{**{k: s[k] for k in ("seat", "player", "bot", "team")},
                                "token": tokens.get(s["seat"], "") if s["player"] in own else ""}
-                              for s in p.seats],
+                              for s in seats],
                 }
                 t.match(i, assignment, now)
                 changed.append(t)
-            bot_seats = {s["seat"]: tokens.get(s["seat"], "") for s in p.seats if s["bot"]}
+            bot_seats = {s["seat"]: tokens.get(s["seat"], "") for s in seats if s["bot"]}
             if bot_seats:
                 changed.append(BotMatch(p.match_id, p.game, {str(k): v for k, v in bot_seats.items()}))
             changed += self._end(p)
