@@ -35,7 +35,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
+from itertools import chain, compress
+from operator import itemgetter, truediv
 from typing import NamedTuple, TypeVar
 
 from services.matchmaking.catalogue import ModeSpec
@@ -120,77 +121,38 @@ def window(entry: Entry, policy: Policy) -> float:
 
 def form_groups(modes: Sequence[ModeSpec], entries: Iterable[Entry], policy: Policy) -> list[Group]:
     """Matches for one game's waiting tickets. Each ticket appears in at most one group."""
+    entries = entries if isinstance(entries, list) else list(entries)
     by_region: dict[str, list[Entry]] = {}
-    anywhere: list[Entry] = []
-    for e in entries:
-        (by_region.setdefault(e.region, []) if e.region else anywhere).append(e)
+    anywhere: list[Entry] = entries
+    if any(map(_REGION, entries)):
+        anywhere = []
+        for e in entries:
+            (by_region.setdefault(e.region, []) if e.region else anywhere).append(e)
     groups: list[Group] = []
     used: set[str] = set()
     for region in [*sorted(by_region), ""]:
         members = by_region[region] + anywhere if region else anywhere
+        kinds = list(map(_MODES, members))
+        distinct = set(kinds)
         for mode in modes:
             name = mode.name
-            pool = [e for e in members if name in e.modes and e.ticket_id not in used]
-            for group in _form_in_mode(mode, pool, policy):
-                used.update(group.ticket_ids)
-                groups.append(group)
+            fit = {k for k in distinct if name in k}
+            if not fit:
+                continue
+            if len(fit) == len(distinct):  # every ticket allows the mode
+                pool = [e for e in members if e[0] not in used] if used else members
+            else:
+                pool = [e for e, k in zip(members, kinds) if k in fit and e[0] not in used]
+            formed = _form_in_mode(mode, pool, policy)
+            used.update(chain.from_iterable(map(_TICKET_IDS, formed)))
+            groups += formed
     return groups
 
 
-class _Pool:
-    """Entries of one mode sorted by rating, on a linked list of the unmatched.
-
-    Everything the inner loop reads is a plain list indexed by position in rating order;
-    the seat counts an entry allows are also a bit mask (bit ``s`` set: ``s`` seats).
-    """
-
-    def __init__(self, mode: ModeSpec, entries: list[Entry], policy: Policy) -> None:
-        counts = mode.seat_counts()
-        max_team = max((t for _, t in mode.team_layouts), default=0) if mode.teams else 1 << 30
-        allowed_of: dict[tuple[int, int, int], tuple[int, ...]] = {}
-        keep: list[int] = []
-        allowed: list[tuple[int, ...]] = []
-        rating: list[float] = []
-        for n, e in enumerate(entries):
-            players, ratings, lo, hi = e[1], e[2], e[4], e[5]
-            size = len(players)
-            key = (lo, hi, size)
-            seats = allowed_of.get(key)
-            if seats is None:
-                seats = allowed_of[key] = tuple(s for s in counts if lo <= s <= hi and size <= s)
-            if seats and size <= max_team:
-                keep.append(n)
-                allowed.append(seats)
-                rating.append((ratings[0] if size == 1 else sum(ratings) / size) if ratings else 0.0)
-        order = sorted(range(len(keep)), key=rating.__getitem__)  # stable: ties in queue order
-        pick = _gather(order)
-        self.entries: list[Entry] = _gather([keep[i] for i in order])(entries)
-        self.allowed = pick(allowed)
-        self.rating: list[float] = pick(rating)
-        self.size = [len(e[1]) for e in self.entries]
-        self.waited = [e[6] for e in self.entries]
-        self.bots = [e[8] for e in self.entries]
-        masks = {a: sum(1 << s for s in a) for a in allowed_of.values()}
-        self.mask = [masks[a] for a in self.allowed]
-        self.descending = {a: tuple(sorted(a, reverse=True)) for a in allowed_of.values()}
-        base, widen, cap = policy.base_window, policy.widen_per_second, policy.max_window
-        self.window = [
-            min(e[7] if e[7] > 0 else cap, base + widen * (e[6] if e[6] > 0 else 0.0))
-            for e in self.entries]
-        self.team_size = {s: mode.team_size_for(s) for s in counts}
-        n = len(self.entries)
-        self.prev = list(range(-1, n - 1))
-        self.next = list(range(1, n + 1))
-        self.next[-1:] = [-1] if n else []
-        self.alive = [True] * n
-
-    def remove(self, i: int) -> None:
-        p, n = self.prev[i], self.next[i]
-        if p >= 0:
-            self.next[p] = n
-        if n >= 0:
-            self.prev[n] = p
-        self.alive[i] = False
+_REGION, _MODES, _TICKET_IDS = itemgetter(9), itemgetter(3), itemgetter(2)
+_PLAYERS, _RATINGS, _MIN, _MAX, _WAITED, _OWN_WINDOW, _BOTS = (
+    itemgetter(1), itemgetter(2), itemgetter(4), itemgetter(5), itemgetter(6), itemgetter(7),
+    itemgetter(8))
 
 
 def _gather(order: list[int]) -> Callable[[Sequence[T]], list[T]]:
@@ -202,111 +164,159 @@ def _gather(order: list[int]) -> Callable[[Sequence[T]], list[T]]:
 
 
 def _form_in_mode(mode: ModeSpec, entries: list[Entry], policy: Policy) -> list[Group]:
-    pool = _Pool(mode, entries, policy)
-    waited = pool.waited
-    order = sorted(range(len(pool.entries)), key=lambda i: -waited[i])  # stable: ties by rating
-    alive, remove, pool_entries = pool.alive, pool.remove, pool.entries
-    groups = []
-    for a in order:
+    """The groups of one mode's pool: columns in rating order (plain lists indexed by
+    position, built with C-level ``map``/``itemgetter`` passes), the unmatched on a doubly
+    linked list, anchors oldest first; one function, so that the loop reads locals only."""
+    counts = mode.seat_counts()
+    max_team = max((t for _, t in mode.team_layouts), default=0) if mode.teams else 1 << 30
+    sizes = list(map(len, map(_PLAYERS, entries)))
+    keys = list(zip(map(_MIN, entries), map(_MAX, entries), sizes))
+    allowed_of = {k: tuple(s for s in counts if k[0] <= s <= k[1] and k[2] <= s)
+                  for k in set(keys)}
+    fits = {k: bool(a) and k[2] <= max_team for k, a in allowed_of.items()}
+    if not all(fits.values()):
+        kept = list(map(fits.__getitem__, keys))
+        entries, keys, sizes = (list(compress(c, kept)) for c in (entries, keys, sizes))
+    if not entries:
+        return []
+    ratings = list(map(_RATINGS, entries))
+    if 0 not in sizes and list(map(len, ratings)) == sizes:
+        rating = list(map(truediv, map(sum, ratings), sizes))
+    else:  # malformed entries (no players, or not one rating per player): as ever
+        rating = [(r[0] if n == 1 else sum(r) / n) if r else 0.0 for r, n in zip(ratings, sizes)]
+    # Every column is read from the entries in their own order (memory order: the inner loop's
+    # cost is mostly cache misses), then put in rating order; kinds are small ints.
+    kind_of = {k: i for i, k in enumerate(allowed_of)}
+    allowed_k = list(allowed_of.values())
+    mask_k = [sum(1 << s for s in a) for a in allowed_k]
+    descending_k = [tuple(sorted(a, reverse=True)) for a in allowed_k]
+    waited = list(map(_WAITED, entries))
+    base, widen, cap = policy.base_window, policy.widen_per_second, policy.max_window
+    window_ = [min(own if own > 0 else cap, base + widen * (w if w > 0 else 0.0))
+               for own, w in zip(map(_OWN_WINDOW, entries), waited)]
+    order = sorted(range(len(entries)), key=rating.__getitem__)  # stable: ties in queue order
+    pick = _gather(order)
+    rating, size, waited, window_ = pick(rating), pick(sizes), pick(waited), pick(window_)
+    kind = pick(list(map(kind_of.__getitem__, keys)))
+    bots = pick(list(map(_BOTS, entries)))
+    mask = list(map(mask_k.__getitem__, kind))
+    n = len(order)
+    team_size_of = {s: mode.team_size_for(s) for s in counts}
+    prev = list(range(-1, n - 1))
+    nxt = list(range(1, n + 1))
+    nxt[-1] = -1
+    alive = [True] * n
+    scan_limit, partial_after, backfill_after = policy.scan_limit, policy.partial_after, policy.backfill_after
+    backfill = policy.bots
+    inf = math.inf
+
+    def fill(a: int, seats: int, bots_only: bool) -> tuple[list[int], int]:
+        """Grow a group around anchor ``a`` towards ``seats`` players, closest ratings first.
+
+        The pool is in rating order, so a candidate on the left widens the range to ``high -
+        its rating`` and one on the right to ``its rating - low``."""
+        members = [a]
+        total = size[a]
+        low = high = rating[a]
+        limit = window_[a]
+        team_size = team_size_of[seats]
+        bit = 1 << seats
+        left, right = prev[a], nxt[a]
+        skip_left = skip_right = 0
+        while total < seats and (left >= 0 or right >= 0):
+            w_left = high - rating[left] if left >= 0 else inf
+            w_right = rating[right] - low if right >= 0 else inf
+            on_left = w_left <= w_right
+            if on_left:
+                c, w = left, w_left
+                left = prev[c]
+            else:
+                c, w = right, w_right
+                right = nxt[c]
+            if w > limit:  # ratings only grow further away on this side
+                if on_left:
+                    left = -1
+                else:
+                    right = -1
+                continue
+            k = size[c]
+            if (not mask[c] & bit or k > seats - total or w > window_[c]
+                    or (bots_only and not bots[c]) or (team_size and k > team_size)):
+                if on_left:
+                    skip_left += 1
+                    if skip_left > scan_limit:
+                        left = -1
+                else:
+                    skip_right += 1
+                    if skip_right > scan_limit:
+                        right = -1
+                continue
+            members.append(c)
+            total += k
+            if on_left:
+                low = rating[c]
+            else:
+                high = rating[c]
+            if window_[c] < limit:
+                limit = window_[c]
+        return members, total
+
+    name = mode.name
+    teamed = {s: bool(mode.team_sizes_for(s)) for s in counts}
+    new = tuple.__new__
+    groups: list[Group] = []
+    for a in sorted(range(n), key=waited.__getitem__, reverse=True):  # stable: ties by rating
         if not alive[a]:
             continue
-        group = _group_for(mode, pool, a, policy)
-        if group is None:
-            continue
-        members, seats = group
-        built = _seat(mode, [pool_entries[i] for i in members], seats)
-        if built is None:
-            continue
+        counts_a = descending_k[kind[a]]
+        target = counts_a[0]
+        members, total = fill(a, target, False)
+        if total != target:
+            found = False
+            wait = waited[a]
+            if wait >= partial_after:
+                for target in counts_a[1:]:
+                    members, total = fill(a, target, False)
+                    if total == target:
+                        found = True
+                        break
+            if not found:
+                if not (backfill and bots[a] and wait >= backfill_after):
+                    continue
+                members, total = fill(a, counts_a[0], True)
+                common = set(allowed_k[kind[a]]).intersection(*(allowed_k[kind[i]] for i in members))
+                fitting = sorted(s for s in common if s >= total)
+                if not fitting:
+                    continue
+                target = fitting[0]
+        parties = [entries[order[i]] for i in members]
+        if not teamed[target]:
+            out = [new(Seat, (pl, p[0], r, False, 0))
+                   for p in parties for pl, r in zip(p[1], p[2])]
+            if len(out) < target:
+                mean = sum(s[2] for s in out) / len(out)
+                out += [new(Seat, (f"{BOT_PREFIX}{k}", "", mean, True, 0))
+                        for k in range(1, target - len(out) + 1)]
+            built: Group | None = new(Group, (name, tuple(out), tuple([p[0] for p in parties])))
+        else:
+            built = _seat_teams(mode, parties, target)
+            if built is None:
+                continue
         for i in members:
-            remove(i)
-        groups.append(built)
+            p, q = prev[i], nxt[i]
+            if p >= 0:
+                nxt[p] = q
+            if q >= 0:
+                prev[q] = p
+            alive[i] = False
+        groups.append(built)  # type: ignore[arg-type]
     return groups
 
 
-def _group_for(mode: ModeSpec, pool: _Pool, a: int, policy: Policy) -> tuple[list[int], int] | None:
-    counts = pool.descending[pool.allowed[a]]
-    waited = pool.waited[a]
-    for seats in counts if waited >= policy.partial_after else counts[:1]:
-        members, total = _fill(pool, a, seats, policy.scan_limit, bots_only=False)
-        if total == seats:
-            return members, seats
-    if policy.bots and pool.bots[a] and waited >= policy.backfill_after:
-        members, total = _fill(pool, a, counts[0], policy.scan_limit, bots_only=True)
-        common = set(pool.allowed[a]).intersection(*(pool.allowed[i] for i in members))
-        fitting = sorted(s for s in common if s >= total)
-        if fitting:
-            return members, fitting[0]
-    return None
-
-
-def _fill(pool: _Pool, a: int, seats: int, scan_limit: int, bots_only: bool) -> tuple[list[int], int]:
-    """Grow a group around anchor ``a`` towards ``seats`` players, closest ratings first.
-
-    The pool is in rating order, so a candidate on the left widens the range to ``high -
-    its rating`` and one on the right to ``its rating - low``.
-    """
-    rating, window_, size, mask, bots = pool.rating, pool.window, pool.size, pool.mask, pool.bots
-    prev, nxt = pool.prev, pool.next
-    members = [a]
-    total = size[a]
-    low = high = rating[a]
-    limit = window_[a]
-    team_size = pool.team_size[seats]
-    bit = 1 << seats
-    left, right = prev[a], nxt[a]
-    skip_left = skip_right = 0
-    inf = math.inf
-    while total < seats and (left >= 0 or right >= 0):
-        w_left = high - rating[left] if left >= 0 else inf
-        w_right = rating[right] - low if right >= 0 else inf
-        on_left = w_left <= w_right
-        if on_left:
-            c, w = left, w_left
-            left = prev[c]
-        else:
-            c, w = right, w_right
-            right = nxt[c]
-        if w > limit:  # ratings only grow further away on this side
-            if on_left:
-                left = -1
-            else:
-                right = -1
-            continue
-        n = size[c]
-        if (not mask[c] & bit or n > seats - total or w > window_[c]
-                or (bots_only and not bots[c]) or (team_size and n > team_size)):
-            if on_left:
-                skip_left += 1
-                if skip_left > scan_limit:
-                    left = -1
-            else:
-                skip_right += 1
-                if skip_right > scan_limit:
-                    right = -1
-            continue
-        members.append(c)
-        total += n
-        if on_left:
-            low = rating[c]
-        else:
-            high = rating[c]
-        if window_[c] < limit:
-            limit = window_[c]
-    return members, total
-
-
-def _seat(mode: ModeSpec, parties: list[Entry], seats: int) -> Group | None:
-    """Seat the parties (and bots for the empty seats); None when teams cannot be formed."""
+def _seat_teams(mode: ModeSpec, parties: list[Entry], seats: int) -> Group | None:
+    """Seat the parties (and bots for the empty seats) in teams; None when they cannot be formed."""
     ids = tuple(p.ticket_id for p in parties)
-    sizes = mode.team_sizes_for(seats) if mode.team_layouts else ()
-    if not sizes:
-        out = [_new_seat(Seat, (pl, p.ticket_id, r, False, 0))
-               for p in parties for pl, r in zip(p.players, p.ratings)]
-        if len(out) < seats:
-            mean = sum(s.rating for s in out) / len(out)
-            out += [Seat(f"{BOT_PREFIX}{n}", "", mean, True)
-                    for n in range(1, seats - len(out) + 1)]
-        return Group(mode.name, tuple(out), ids)
+    sizes = mode.team_sizes_for(seats)
     humans = sum(p.size for p in parties)
     mean = sum(r for p in parties for r in p.ratings) / humans
     units: list[list[Seat]] = [

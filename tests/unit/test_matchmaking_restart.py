@@ -3,6 +3,7 @@ ticket and no proposal is lost or doubled, whatever happened to the proposals si
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -156,4 +157,29 @@ async def test_the_batch_is_published_as_one_proposed_message_per_ticket(tmp_pat
             and m["match_id"] == mm.tickets[m["ticket_id"]].proposal["match_id"]
         )  # type: ignore[index]
         assert [set(s) for s in m["seats"]] == [{"seat", "player", "bot", "team"}] * 2
+    store.close()
+
+
+async def test_a_ticket_cancelled_while_the_cycle_groups_is_not_proposed(tmp_path: Path) -> None:
+    """The grouping runs outside the lock: a group one of whose tickets was cancelled
+    meanwhile is dropped, the others are proposed, and a restart agrees."""
+    store = Store(tmp_path / "mm.db")
+    ratings = {"a1": 0, "a2": 1, "b1": 50, "b2": 51}
+    mm = await store.open(ratings)
+    for p in ratings:
+        await mm.create_ticket(claims(p), TicketRequest(f"t-{p}", "toy", players=(p,)))
+    loop = asyncio.get_running_loop()
+    grouping = mm._group
+
+    def group_then_cancel(entries: Any) -> Any:
+        groups = grouping(entries)
+        asyncio.run_coroutine_threadsafe(mm.cancel_ticket(claims("a1"), "t-a1"), loop).result()
+        return groups
+
+    mm._group = group_then_cancel  # type: ignore[method-assign]
+    [group] = await mm.cycle()
+    assert sorted(group.ticket_ids) == ["t-b1", "t-b2"]
+    assert mm.tickets["t-a2"].status == "waiting" and "t-a1" not in mm.tickets
+    again = await store.open(ratings)
+    assert state(again) == state(mm)
     store.close()
