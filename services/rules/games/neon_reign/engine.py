@@ -16,6 +16,7 @@ from services.rules.games.contract import (
     Randomness,
     Transition,
 )
+from services.rules.games.frozen import replace
 
 from . import schemas, turns, views
 from .content import hero
@@ -27,6 +28,10 @@ from .state import DEFEND, OVER, PICK, SHIELDS, TURN, State, encode_state, to_js
 ENGINE_VERSION = CURRENT.version
 _RECOVER = {"type": "recover"}
 _PASS = {"type": "pass"}
+# The decisions' fixed fields; each pending decision is one of these with its seat and lists.
+_TURN = Decision(0, "turn", (_RECOVER,), "Attack with 1-3 cards, or Recover", default=_RECOVER)
+_DEFEND = Decision(1, "defend", (_PASS,), "Defend with up to 2 cards, or pass", optional=True,
+                   default=_PASS)
 
 
 class NeonReignEngine:
@@ -86,21 +91,20 @@ class NeonReignEngine:
         side = state.sides[defender]
         options = defense_options(side.hand, hero(side.hero), state.in_play,
                                   state.rules.strict_combo_breaker)
-        return (Decision(defender, "defend", (_PASS, *options),
-                         "Defend with up to 2 cards, or pass", optional=True, default=_PASS),)
+        return (replace(_DEFEND, seat=defender, legal=(_PASS, *options)),)
 
     @staticmethod
     def _turn(state: State) -> Decision:
         side = state.sides[state.active]
-        legal = tuple({"type": "attack", "cards": list(c)} for c in attack_options(side.hand))
-        if turns.may_recover(state, side):
-            legal += (_RECOVER,)
+        legal = [{"type": "attack", "cards": [*c]} for c in attack_options(side.hand)]
+        recover = turns.may_recover(state, side)
+        if recover:
+            legal.append(_RECOVER)
         # The clock's answer: a Recover that draws (or the only way to end the turn), else
         # the first one-card Attack, so a timed-out seat still moves the game on.
         useful = turns.recover_draws(side) or not can_attack(side.hand)
-        default = _RECOVER if useful and _RECOVER in legal else legal[0]
-        return Decision(state.active, "turn", legal, "Attack with 1-3 cards, or Recover",
-                        default=default)
+        default = _RECOVER if useful and recover else legal[0]
+        return replace(_TURN, seat=state.active, legal=tuple(legal), default=default)
 
     @staticmethod
     def _shields(state: State) -> Decision:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import combinations, product
 from typing import Any
 
@@ -149,17 +150,49 @@ def defense_options(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
         return _defense_options_asking(hand, fighter, attack, strict)
     kind = KIND
     with_buttons = _defends_with_buttons(fighter)
-    buttons_ok = with_buttons or any(kind[i] == COMBO_BREAKER for i in hand)
+    buttons_ok = with_buttons or any([kind[i] == COMBO_BREAKER for i in hand])
     eligible = [i for i in sorted(hand) if _DEFENDS[i] and (buttons_ok or kind[i] != BUTTON)]
     sticks = [i for i in attack if kind[i] == JOYSTICK]
     buttons = [i for i in attack if kind[i] == BUTTON]
-    combos_left: dict[tuple[str, ...], bool] = {}
+    aims: dict[tuple[int, int, int], list[tuple[str, ...]]] = {}
     out: list[dict[str, Any]] = []
+    for picked, throws, blocks, idle in _shapes(tuple([kind[i] for i in eligible]),
+                                                with_buttons, strict):
+        targets = aims.get((throws, blocks, idle))
+        if targets is None:
+            targets = aims[throws, blocks, idle] = _aims(attack, sticks, buttons, throws,
+                                                         blocks, idle)
+        for aimed in targets:
+            action: dict[str, Any] = {"type": "defend", "cards": [eligible[j] for j in picked]}
+            if aimed:
+                action["targets"] = list(aimed)
+            out.append(action)
+    return out
+
+
+def _aims(attack: Sequence[str], sticks: list[str], buttons: list[str], throws: int,
+          blocks: int, idle: int) -> list[tuple[str, ...]]:
+    """The targets of ``throws`` Throws and ``blocks`` Blocks, in order; with an idle
+    Combo Breaker, only those that leave a Universal Combo for it to stop."""
+    return [thrown + blocked
+            for thrown, blocked in product(combinations(sticks, throws),
+                                           combinations(buttons, blocks))
+            if not idle or combos_after_counters(attack, thrown + blocked)]
+
+
+@lru_cache(maxsize=4096)
+def _shapes(kinds: tuple[str, ...], with_buttons: bool,
+            strict: bool) -> tuple[tuple[tuple[int, ...], int, int, int], ...]:
+    """Which sets of the eligible cards (by place; ``kinds`` are theirs, in order) make a
+    legal defence, in order, each with its number of Throws, Blocks and idle Combo
+    Breakers. Remembered by the kinds: hands sorted by id group their kinds the same way
+    again and again."""
+    out = []
     for n in range(1, MAX_DEFEND * 2 + 1):
-        for played in combinations(eligible, n):
+        for picked in combinations(range(len(kinds)), n):
             pressed = breakers = throws = blocks = 0
-            for i in played:
-                k = kind[i]
+            for j in picked:
+                k = kinds[j]
                 if k == BUTTON:
                     pressed += 1
                 elif k == COMBO_BREAKER:
@@ -174,20 +207,8 @@ def defense_options(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
             idle = breakers - paired
             if n - paired > MAX_DEFEND or idle > 1 or (strict and idle and paired):
                 continue
-            for thrown, blocked in product(combinations(sticks, throws),
-                                           combinations(buttons, blocks)):
-                aimed = thrown + blocked
-                if idle:
-                    stops = combos_left.get(aimed)
-                    if stops is None:
-                        stops = combos_left[aimed] = bool(combos_after_counters(attack, aimed))
-                    if not stops:
-                        continue
-                action: dict[str, Any] = {"type": "defend", "cards": list(played)}
-                if aimed:
-                    action["targets"] = list(aimed)
-                out.append(action)
-    return out
+            out.append((picked, throws, blocks, idle))
+    return tuple(out)
 
 
 def _defense_options_asking(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
