@@ -45,6 +45,7 @@ class NeonReignEngine:
         self.rules = rules
         self.engine_version = rules.version
         self.content_version = rules.content
+        self._pending_memo: tuple[Any, tuple[Decision, ...]] = (None, ())
 
     def for_version(self, engine_version: str) -> GameEngine:
         """The engine that replays matches made with ``engine_version``; ``KeyError`` if none."""
@@ -74,6 +75,17 @@ class NeonReignEngine:
 
     # -- who acts now -----------------------------------------------------------------------
     def pending(self, state: State) -> tuple[Decision, ...]:
+        # Asked again about one state (who acts, then validate): the last answer is kept.
+        # States are immutable, so it stays right; the (state, answer) pair is swapped in
+        # whole, so threads sharing the engine never see half of one.
+        last = self._pending_memo
+        if last[0] is state:
+            return last[1]
+        answer = self._pending(state)
+        self._pending_memo = (state, answer)
+        return answer
+
+    def _pending(self, state: State) -> tuple[Decision, ...]:
         if state.phase == OVER:
             return ()
         if state.phase == PICK:
@@ -123,6 +135,12 @@ class NeonReignEngine:
                               standing=True) for seat in range(_seats(state)))
 
     def validate(self, state: State, seat: int, action: Action) -> str | None:
+        last = self._pending_memo
+        if last[0] is state:
+            # The very action object listed for this seat (a bot's answer) is legal.
+            for decision in last[1]:
+                if decision.seat == seat and any(a is action for a in decision.legal):
+                    return None
         if state.phase == OVER:
             return "the match is over"
         if not isinstance(action, Mapping) or not isinstance(action.get("type"), str):

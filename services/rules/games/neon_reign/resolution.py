@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from types import SimpleNamespace
-from typing import Any
 
 from services.rules.games.contract import EngineEvent
 from services.rules.games.frozen import replace
@@ -74,14 +72,14 @@ def combos_after_counters(attack: Iterable[str], removed: Iterable[str]) -> tupl
 
 
 class Table:
-    """The two sides as working copies (namespaces of their fields, changed in place while
-    the resolution runs; :meth:`result` hands back immutable sides)."""
+    """The two sides of one resolution. A side's first change makes it a new :class:`Side`
+    (a copy), which the resolution then changes in place: it is this Table's own until
+    :meth:`result` hands it out, and no one changes it after that. So a resolution makes
+    one new value per changed side, not one per change."""
 
     def __init__(self, sides: tuple[Side, Side], attacker: int, rules: Ruleset,
                  shield_answers: tuple[int, ...] = ()) -> None:
-        self.before = sides
-        self.sides: list[Any] = [SimpleNamespace(**vars(sides[0])),
-                                 SimpleNamespace(**vars(sides[1]))]
+        self.sides = [sides[0], sides[1]]
         self.changed = [False, False]
         self.heroes = (hero(sides[0].hero), hero(sides[1].hero))
         """A resolution never changes a side's hero."""
@@ -93,10 +91,8 @@ class Table:
         self.events: list[EngineEvent] = []
 
     def result(self) -> tuple[Side, Side]:
-        """The sides as they stand, as immutable values (unchanged sides are the ones given)."""
-        out = [replace(before, **vars(now)) if changed else before
-               for before, now, changed in zip(self.before, self.sides, self.changed)]
-        return out[0], out[1]
+        """The sides as they stand (an unchanged side is the one given)."""
+        return self.sides[0], self.sides[1]
 
     def put_away(self, attack: tuple[str, ...], defended: tuple[str, ...]) -> None:
         """The turn's played cards onto their discard piles."""
@@ -110,8 +106,11 @@ class Table:
         return self.heroes[side]
 
     def set(self, side: int, **changes: object) -> None:
-        vars(self.sides[side]).update(changes)
-        self.changed[side] = True
+        if self.changed[side]:
+            vars(self.sides[side]).update(changes)
+        else:
+            self.sides[side] = replace(self.sides[side], **changes)  # type: ignore[arg-type]
+            self.changed[side] = True
 
     def emit(self, kind: str, visible_to: frozenset[int] | None = None, **data: object) -> None:
         self.events.append(EngineEvent(kind, data, visible_to))
