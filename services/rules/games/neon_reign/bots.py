@@ -119,15 +119,13 @@ class RuleBot:
             return legal[0]
         ability = _ability(me)
         kind, colour, amount = ability.get("type"), ability.get("colour"), ability.get("amount", 0)
-        known = _WORTH_BY_IDS
-        if len(known) > _WORTH_BY_IDS_MAX:
-            known.clear()
+        known = _known(_WORTH_BY_IDS, (kind, colour, amount))
         scores = []
         for a in attacks:
-            key = (tuple(a["cards"]), kind, colour, amount)
-            worth = known.get(key)
+            played = tuple(a["cards"])
+            worth = known.get(played)
             if worth is None:
-                worth = known[key] = _attack_worth(_faces(key[0]), kind, colour, amount)
+                worth = known[played] = _attack_worth(_faces(played), kind, colour, amount)
             scores.append(worth)
         return self._best(attacks, scores)
 
@@ -136,9 +134,7 @@ class RuleBot:
         attack = tuple([str(i) for i in view.get("in_play", [])])
         theirs, mine = _ability(_side_of(view, int(view["attacker"]))), _ability(me)
         against = (attack, theirs.get("type"), theirs.get("colour"), theirs.get("amount", 0))
-        known = _LEFT
-        if len(known) > _LEFT_MAX:
-            known.clear()
+        known = _known(_LEFT, against)
         unanswered = _left(known, against, (), False)
         bonus_colour = (mine.get("colour") if mine.get("type") == "button_colour_bonus"
                         else _NO_COLOUR)
@@ -176,10 +172,20 @@ class RuleBot:
         return {"type": "shields", "spend": most}
 
 
-_WORTH_BY_IDS: dict[tuple[Any, ...], int] = {}
-"""Attack worths by the played ids and the ability (no sorting into faces for an Attack
+_WORTH_BY_IDS: dict[tuple[Any, ...], dict[tuple[str, ...], int]] = {}
+"""Attack worths by the ability, then the played ids (no sorting into faces for an Attack
 met before: the same hands offer the same Attacks turn after turn)."""
-_WORTH_BY_IDS_MAX = 1 << 16
+_KNOWN_MAX = 1 << 14
+
+
+def _known(memo: dict[Any, dict[Any, int]], key: Any) -> dict[Any, int]:
+    """``memo``'s answers for ``key`` (forgotten when they grow large: a memo is bounded)."""
+    known = memo.get(key)
+    if known is None or len(known) > _KNOWN_MAX:
+        if len(memo) > _KNOWN_MAX:
+            memo.clear()
+        known = memo[key] = {}
+    return known
 
 _NO_COLOUR = object()
 """No Button colour gets a bonus (matches no colour read from a view)."""
@@ -188,17 +194,17 @@ _PRINTED: dict[str, tuple[str, str, int, int]] = {
 """What a defence's worth reads of each card: kind, colour, damage, worth of its effects."""
 
 
-_LEFT: dict[tuple[Any, ...], int] = {}
+_LEFT: dict[tuple[Any, ...], dict[tuple[tuple[str, ...], bool], int]] = {}
 """What an Attack is still worth after a defence, by the Attack and its player's ability,
-the cards the defence removes and whether it stops the Universal Combos."""
-_LEFT_MAX = 1 << 16
+then the cards the defence removes and whether it stops the Universal Combos."""
 
 
-def _left(known: dict[tuple[Any, ...], int], against: tuple[Any, ...],
-          targets: tuple[str, ...], breakers: bool) -> int:
-    """What the Attack (``against``: its cards and its player's ability) is still worth
-    once ``targets`` are removed (and, with a Combo Breaker, without its Universal Combos)."""
-    key = (against, targets, breakers)
+def _left(known: dict[Any, int], against: tuple[Any, ...], targets: tuple[str, ...],
+          breakers: bool) -> int:
+    """What the Attack (``against``: its cards and its player's ability; ``known``: the
+    answers for it) is still worth once ``targets`` are removed (and, with a Combo
+    Breaker, without its Universal Combos)."""
+    key = (targets, breakers)
     left = known.get(key)
     if left is None:
         attack, kind, colour, amount = against

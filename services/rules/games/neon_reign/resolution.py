@@ -309,6 +309,8 @@ class Table:
         for stick_id in defense.joysticks:
             _add(gains[dfd], joystick_gains(self.heroes[dfd], card(stick_id)).items())
         _add(gains[dfd], dict(defense.gains).items())
+        if not gains[att] and not gains[dfd]:
+            return  # nothing gained: every effect below would do nothing
         for side in (att, dfd):
             got = gains[side]
             if got.get("shields"):

@@ -62,12 +62,20 @@ def game_over_without_ko(state: State) -> str | None:
         if all(out_of_cards(side) for side in state.sides):
             return "both players ran out of cards (neither can Attack or draw): double KO"
         return None
-    if all(ran_out(side) for side in state.sides):
+    sides = state.sides
+    if not (_spent(sides[0]) and _spent(sides[1])):  # the usual case, asked first
+        return None
+    if ran_out(sides[0]) and ran_out(sides[1]):
         return "both players ran out of cards before either was KO'd: double KO"
-    if all(ran_out(side) or stuck(side) for side in state.sides):
-        return ("neither player can Attack or draw ever again (no resources to continue, "
-                "as when both run out of cards): double KO")
-    return None
+    return ("neither player can Attack or draw ever again (no resources to continue, "
+            "as when both run out of cards): double KO")
+
+
+def _spent(side: Side) -> bool:
+    """``ran_out(side) or stuck(side)``, asking ``can_attack`` once."""
+    if side.computer:
+        return not side.deck
+    return not can_attack(side.hand) and (not side.deck or not recover_draws(side))
 
 
 def pick_hero(state: State, seat: int, chosen: str) -> tuple[State, Events]:
