@@ -98,14 +98,14 @@ def attack(state: State, cards: tuple[str, ...], rng: Randomness) -> tuple[State
     att = state.active
     side = state.sides[att]
     hand = tuple([i for i in side.hand if i not in cards])
-    state = replace(state, sides=_sides_with(state.sides, att, replace(side, hand=hand)),
-                    in_play=cards, mirror=False, phase=DEFEND)
+    sides = _sides_with(state.sides, att, replace(side, hand=hand))
     events = (EngineEvent("attacked", {"side": att, "cards": list(cards)}),)
-    if not state.sides[1 - att].computer:
-        return state, events
+    if not sides[1 - att].computer:
+        return replace(state, sides=sides, in_play=cards, mirror=False, phase=DEFEND), events
     flips = computer.DEFEND_FLIPS[state.difficulty]
-    cpu, answer, flipped = computer.defense(state.sides[1], cards, flips)
-    state = _with_side(state, 1, cpu)
+    cpu, answer, flipped = computer.defense(sides[1], cards, flips)
+    state = replace(state, sides=_sides_with(sides, 1, cpu), in_play=cards, mirror=False,
+                    phase=DEFEND)
     flip_event = EngineEvent("computer_defends", {"flipped": list(flipped)})
     state, more = settle(state, answer, rng)
     return state, events + (flip_event,) + more
@@ -235,13 +235,8 @@ def computer_turn(state: State, rng: Randomness) -> tuple[State, Events]:
         state, more = next_turn(state, rng)
         return state, (event,) + more
     cpu, cards, flipped = computer.offense(cpu)
-    state = _with_side(state, 1, cpu)
-    state = replace(state, in_play=cards, phase=DEFEND)
+    state = replace(state, sides=_sides_with(state.sides, 1, cpu), in_play=cards, phase=DEFEND)
     return state, (EngineEvent("computer_attacks", {"flipped": flipped, "cards": list(cards)}),)
-
-
-def _with_side(state: State, index: int, side: Side) -> State:
-    return replace(state, sides=_sides_with(state.sides, index, side))
 
 
 def _sides_with(sides: tuple[Side, Side], index: int, side: Side) -> tuple[Side, Side]:
