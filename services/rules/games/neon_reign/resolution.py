@@ -116,10 +116,13 @@ class Table:
         self.events.append(EngineEvent(kind, data, visible_to))
 
     def knocked_out(self) -> tuple[int, ...]:
-        return tuple(s for s in (0, 1) if self.sides[s].health <= 0)
+        first, second = self.sides[0].health <= 0, self.sides[1].health <= 0
+        if first or second:
+            return (0, 1) if first and second else (0,) if first else (1,)
+        return ()
 
     def check_ko(self) -> None:
-        if self.knocked_out():
+        if self.sides[0].health <= 0 or self.sides[1].health <= 0:
             raise Knockout
 
     def gain_shields(self, side: int, amount: int, source: str) -> None:
@@ -189,11 +192,12 @@ class Table:
     def _hurt(self, hits: Mapping[int, int], shieldable: bool, source: str) -> list[int]:
         """Apply simultaneous damage; Shields may prevent it, never Star Power damage."""
         star_gains = [0, 0]
+        hurt = sorted([(side, amount) for side, amount in hits.items() if amount > 0])
+        if not hurt:
+            return star_gains
         spent = {side: self._shields_spent(side, amount, source) if shieldable else 0
-                 for side, amount in sorted(hits.items()) if amount > 0}
-        for side, amount in sorted(hits.items()):
-            if amount <= 0:
-                continue
+                 for side, amount in hurt}
+        for side, amount in hurt:
             current = self.sides[side]
             prevented = spent[side]
             lost = min(current.health, amount - prevented)
