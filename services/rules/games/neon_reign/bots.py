@@ -9,7 +9,7 @@ seeded draw stream, so a bot with a given seed always plays the same game.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -18,7 +18,7 @@ from services.rules.games.contract import Action, Decision
 
 from .cards import BUTTON, COMBO_BREAKER, JOYSTICK, Card
 from .combos import universal_combos
-from .content import card
+from .content import CARDS, card
 
 JSON = Any
 # Worth of each effect, in halves of a damage point (integers: bots stay exactly repeatable).
@@ -39,8 +39,8 @@ def _button_damage(ability: Mapping[str, Any], c: Card | _Face) -> int:
 
 def attack_worth(cards: Sequence[str], ability: Mapping[str, Any]) -> int:
     """What an Attack is worth to its player if nothing answers it, in half damage points."""
-    faces = tuple(sorted([_face(card(i)) for i in cards]))
-    return _attack_worth(faces, ability.get("type"), ability.get("colour"), ability.get("amount", 0))
+    return _attack_worth(_faces(cards), ability.get("type"), ability.get("colour"),
+                         ability.get("amount", 0))
 
 
 class _Face(NamedTuple):
@@ -57,10 +57,23 @@ def _face(c: Card) -> _Face:
     return _Face(c.kind, c.colour, c.direction, c.damage, c.effects)
 
 
+_FACES: tuple[_Face, ...] = tuple(sorted({_face(c) for c in CARDS.values()}))
+"""Every different face of the printed cards, in order."""
+_FACE_OF: dict[str, int] = {card_id: _FACES.index(_face(c)) for card_id, c in CARDS.items()}
+"""Each card's face, as its place in ``_FACES``."""
+
+
+def _faces(cards: Iterable[str]) -> tuple[int, ...]:
+    """The cards' faces (as places in ``_FACES``), sorted: what an Attack's worth reads."""
+    face_of = _FACE_OF
+    return tuple(sorted([face_of[i] for i in cards]))
+
+
 @lru_cache(maxsize=16384)
-def _attack_worth(played: tuple[_Face, ...], kind: Any, colour: Any, amount: Any) -> int:
+def _attack_worth(faces: tuple[int, ...], kind: Any, colour: Any, amount: Any) -> int:
     """Remembered by the cards' faces (the sum does not depend on their order) and the
     three fields of the ability it reads."""
+    played = tuple(_FACES[f] for f in faces)
     ability = {"type": kind, "colour": colour, "amount": amount}
     worth = 0
     for c in played:
@@ -105,31 +118,44 @@ class RuleBot:
         if not attacks:
             return legal[0]
         ability = _ability(me)
-        return self._best(attacks, [attack_worth(a["cards"], ability) for a in attacks])
+        kind, colour, amount = ability.get("type"), ability.get("colour"), ability.get("amount", 0)
+        known = _known(_WORTH_BY_IDS, (kind, colour, amount))
+        scores = []
+        for a in attacks:
+            played = tuple(a["cards"])
+            worth = known.get(played)
+            if worth is None:
+                worth = known[played] = _attack_worth(_faces(played), kind, colour, amount)
+            scores.append(worth)
+        return self._best(attacks, scores)
 
     def _defend(self, view: Mapping[str, Any], me: Mapping[str, Any],
                 legal: Sequence[Action]) -> Action:
-        attack = [str(i) for i in view.get("in_play", [])]
-        attacker = _side_of(view, int(view["attacker"]))
-        theirs, mine = _ability(attacker), _ability(me)
-        unanswered = attack_worth(attack, theirs)
+        attack = tuple([str(i) for i in view.get("in_play", [])])
+        theirs, mine = _ability(_side_of(view, int(view["attacker"]))), _ability(me)
+        against = (attack, theirs.get("type"), theirs.get("colour"), theirs.get("amount", 0))
+        known = _known(_LEFT, against)
+        unanswered = _left(known, against, (), False)
+        bonus_colour = (mine.get("colour") if mine.get("type") == "button_colour_bonus"
+                        else _NO_COLOUR)
+        bonus = mine.get("amount", 0)
         scores = []
         for action in legal:
             if action["type"] == "pass":
                 scores.append(0)
                 continue
-            cards = [card(i) for i in action["cards"]]
-            removed = set(action.get("targets", []))
-            standing = [i for i in attack if i not in removed]
-            breakers = sum(c.kind == COMBO_BREAKER for c in cards)
-            left = attack_worth(standing, theirs)
-            if breakers:  # every Universal Combo stopped
-                hits = universal_combos(card(i) for i in standing)
-                left -= sum(_effects_worth(h.effects) for h in hits)
-            saved = unanswered - left
-            gained = sum(2 * _button_damage(mine, c) if c.kind == BUTTON
-                         else _effects_worth(c.effects) for c in cards)
-            scores.append(saved + gained - 2 * len(cards))  # a card is worth about 1 damage
+            played = action["cards"]
+            breakers = False
+            gained = 0
+            for i in played:
+                kind, colour, damage, worth = _PRINTED[i]
+                if kind == BUTTON:
+                    gained += 2 * (damage + (bonus if colour == bonus_colour else 0))
+                else:
+                    gained += worth
+                    breakers = breakers or kind == COMBO_BREAKER
+            left = _left(known, against, tuple(action.get("targets", ())), breakers)
+            scores.append(unanswered - left + gained - 2 * len(played))
         return self._best(legal, scores)
 
     def _shields(self, view: Mapping[str, Any], me: Mapping[str, Any],
@@ -144,6 +170,52 @@ class RuleBot:
                 and health > amount + 8):
             return {"type": "shields", "spend": most - 1}
         return {"type": "shields", "spend": most}
+
+
+_WORTH_BY_IDS: dict[tuple[Any, ...], dict[tuple[str, ...], int]] = {}
+"""Attack worths by the ability, then the played ids (no sorting into faces for an Attack
+met before: the same hands offer the same Attacks turn after turn)."""
+_KNOWN_MAX = 1 << 14
+
+
+def _known(memo: dict[Any, dict[Any, int]], key: Any) -> dict[Any, int]:
+    """``memo``'s answers for ``key`` (forgotten when they grow large: a memo is bounded)."""
+    known = memo.get(key)
+    if known is None or len(known) > _KNOWN_MAX:
+        if len(memo) > _KNOWN_MAX:
+            memo.clear()
+        known = memo[key] = {}
+    return known
+
+_NO_COLOUR = object()
+"""No Button colour gets a bonus (matches no colour read from a view)."""
+_PRINTED: dict[str, tuple[str, str, int, int]] = {
+    card_id: (c.kind, c.colour, c.damage, _effects_worth(c.effects)) for card_id, c in CARDS.items()}
+"""What a defence's worth reads of each card: kind, colour, damage, worth of its effects."""
+
+
+_LEFT: dict[tuple[Any, ...], dict[tuple[tuple[str, ...], bool], int]] = {}
+"""What an Attack is still worth after a defence, by the Attack and its player's ability,
+then the cards the defence removes and whether it stops the Universal Combos."""
+
+
+def _left(known: dict[Any, int], against: tuple[Any, ...], targets: tuple[str, ...],
+          breakers: bool) -> int:
+    """What the Attack (``against``: its cards and its player's ability; ``known``: the
+    answers for it) is still worth once ``targets`` are removed (and, with a Combo
+    Breaker, without its Universal Combos)."""
+    key = (targets, breakers)
+    left = known.get(key)
+    if left is None:
+        attack, kind, colour, amount = against
+        removed = set(targets)
+        standing = [i for i in attack if i not in removed]
+        left = _attack_worth(_faces(standing), kind, colour, amount)
+        if breakers:  # every Universal Combo stopped
+            hits = universal_combos(card(i) for i in standing)
+            left -= sum(_effects_worth(h.effects) for h in hits)
+        known[key] = left
+    return left
 
 
 def _my_side(view: Mapping[str, Any], seat: int) -> Mapping[str, Any]:

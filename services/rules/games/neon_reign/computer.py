@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 from services.rules.games.frozen import replace
 
 from .cards import BUTTON, JOYSTICK
@@ -35,20 +33,21 @@ def defense(side: Side, attack: tuple[str, ...],
     nothing (the Computer cannot choose not to flip).
     """
     side, flipped = flip(side, flips)
-    total: Counter[str] = Counter()
-    for cpu_id in flipped:
-        total += Counter(dict(COMPUTER_CARDS[cpu_id].defend))
+    total: dict[str, int] = {}
+    for cpu_id in flipped:  # every count is positive (the content schema): a plain sum
+        for name, amount in COMPUTER_CARDS[cpu_id].defend:
+            total[name] = total.get(name, 0) + amount
     sticks = [i for i in attack if card(i).kind == JOYSTICK]
     buttons = sorted((i for i in attack if card(i).kind == BUTTON),
                      key=lambda i: (-card(i).damage, attack.index(i)))
-    thrown = tuple(sticks[: total["throw"]])
-    blocked = tuple(buttons[: total["block"]])
+    thrown = tuple(sticks[: total.get("throw", 0)])
+    blocked = tuple(buttons[: total.get("block", 0)])
     answer = Defense(
         targets=thrown + blocked,
         throws=len(thrown),
         blocks=len(blocked),
-        combo_breakers=min(1, total["combo_breaker"]),
-        early_damage=total["damage"],
-        gains=tuple(sorted((k, total[k]) for k in ("stars", "shields", "heal") if total[k])),
+        combo_breakers=min(1, total.get("combo_breaker", 0)),
+        early_damage=total.get("damage", 0),
+        gains=tuple(sorted((k, total[k]) for k in ("stars", "shields", "heal") if total.get(k))),
     )
     return side, answer, flipped

@@ -16,6 +16,7 @@ from services.rules.games.contract import (
     Randomness,
     Transition,
 )
+from services.rules.games.frozen import replace
 
 from . import schemas, turns, views
 from .content import hero
@@ -27,6 +28,10 @@ from .state import DEFEND, OVER, PICK, SHIELDS, TURN, State, encode_state, to_js
 ENGINE_VERSION = CURRENT.version
 _RECOVER = {"type": "recover"}
 _PASS = {"type": "pass"}
+# The decisions' fixed fields; each pending decision is one of these with its seat and lists.
+_TURN = Decision(0, "turn", (_RECOVER,), "Attack with 1-3 cards, or Recover", default=_RECOVER)
+_DEFEND = Decision(1, "defend", (_PASS,), "Defend with up to 2 cards, or pass", optional=True,
+                   default=_PASS)
 
 
 class NeonReignEngine:
@@ -40,6 +45,7 @@ class NeonReignEngine:
         self.rules = rules
         self.engine_version = rules.version
         self.content_version = rules.content
+        self._pending_memo: tuple[Any, tuple[Decision, ...]] = (None, ())
 
     def for_version(self, engine_version: str) -> GameEngine:
         """The engine that replays matches made with ``engine_version``; ``KeyError`` if none."""
@@ -69,6 +75,17 @@ class NeonReignEngine:
 
     # -- who acts now -----------------------------------------------------------------------
     def pending(self, state: State) -> tuple[Decision, ...]:
+        # Asked again about one state (who acts, then validate): the last answer is kept.
+        # States are immutable, so it stays right; the (state, answer) pair is swapped in
+        # whole, so threads sharing the engine never see half of one.
+        last = self._pending_memo
+        if last[0] is state:
+            return last[1]
+        answer = self._pending(state)
+        self._pending_memo = (state, answer)
+        return answer
+
+    def _pending(self, state: State) -> tuple[Decision, ...]:
         if state.phase == OVER:
             return ()
         if state.phase == PICK:
@@ -86,21 +103,20 @@ class NeonReignEngine:
         side = state.sides[defender]
         options = defense_options(side.hand, hero(side.hero), state.in_play,
                                   state.rules.strict_combo_breaker)
-        return (Decision(defender, "defend", (_PASS, *options),
-                         "Defend with up to 2 cards, or pass", optional=True, default=_PASS),)
+        return (replace(_DEFEND, seat=defender, legal=(_PASS, *options)),)
 
     @staticmethod
     def _turn(state: State) -> Decision:
         side = state.sides[state.active]
-        legal = tuple({"type": "attack", "cards": list(c)} for c in attack_options(side.hand))
-        if turns.may_recover(state, side):
-            legal += (_RECOVER,)
+        legal = [{"type": "attack", "cards": [*c]} for c in attack_options(side.hand)]
+        recover = turns.may_recover(state, side)
+        if recover:
+            legal.append(_RECOVER)
         # The clock's answer: a Recover that draws (or the only way to end the turn), else
         # the first one-card Attack, so a timed-out seat still moves the game on.
         useful = turns.recover_draws(side) or not can_attack(side.hand)
-        default = _RECOVER if useful and _RECOVER in legal else legal[0]
-        return Decision(state.active, "turn", legal, "Attack with 1-3 cards, or Recover",
-                        default=default)
+        default = _RECOVER if useful and recover else legal[0]
+        return replace(_TURN, seat=state.active, legal=tuple(legal), default=default)
 
     @staticmethod
     def _shields(state: State) -> Decision:
@@ -119,6 +135,12 @@ class NeonReignEngine:
                               standing=True) for seat in range(_seats(state)))
 
     def validate(self, state: State, seat: int, action: Action) -> str | None:
+        last = self._pending_memo
+        if last[0] is state:
+            # The very action object listed for this seat (a bot's answer) is legal.
+            for decision in last[1]:
+                if decision.seat == seat and any(a is action for a in decision.legal):
+                    return None
         if state.phase == OVER:
             return "the match is over"
         if not isinstance(action, Mapping) or not isinstance(action.get("type"), str):

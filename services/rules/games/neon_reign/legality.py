@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import combinations, product
 from typing import Any
 
@@ -37,12 +38,17 @@ def attack_problem(hand: Sequence[str], cards: Any) -> str | None:
 
 
 def attack_options(hand: Sequence[str]) -> list[tuple[str, ...]]:
-    usable = sorted(i for i in hand if card(i).usable_when_attacking)
+    usable = sorted([i for i in hand if _ATTACKS[i]])
     return [combo for n in range(1, MAX_ATTACK + 1) for combo in combinations(usable, n)]
 
 
 def can_attack(hand: Sequence[str]) -> bool:
-    return any(card(i).usable_when_attacking for i in hand)
+    attacks = _ATTACKS
+    return any([attacks[i] for i in hand])
+
+
+_ATTACKS: dict[str, bool] = {card_id: c.usable_when_attacking for card_id, c in CARDS.items()}
+"""Whether each card may be played when Attacking."""
 
 
 def _defends_with_buttons(fighter: Hero) -> bool:
@@ -121,9 +127,94 @@ def _eligible(hand: Sequence[str], fighter: Hero) -> list[str]:
     return out
 
 
+KIND: dict[str, str] = {card_id: c.kind for card_id, c in CARDS.items()}
+"""Each card's kind, read straight from a table (the legal lists ask for it constantly)."""
+_DEFENDS: dict[str, bool] = {
+    card_id: c.kind in COUNTERS or c.kind == BUTTON or (c.kind == JOYSTICK and c.defend_icon)
+    for card_id, c in CARDS.items()}
+"""May the card be among a defence's cards at all (a Button further needs a Combo Breaker
+in hand or a Hero Ability)."""
+
+
 def defense_options(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
                     strict: bool = True) -> list[dict[str, Any]]:
-    """Every legal non-pass defence, with concrete card ids and targets, in a fixed order."""
+    """Every legal non-pass defence, with concrete card ids and targets, in a fixed order:
+    by number of cards, then the cards' combinations of the sorted eligible hand, then
+    the Throws' and the Blocks' targets in the order of the Attack.
+
+    The same list as asking :func:`defense_problem` about every candidate, built without
+    the questions whose answer the enumeration already fixes (cards from hand, each once,
+    one target of the right kind per Throw and Block).
+    """
+    if len(set(hand)) != len(hand) or len(set(attack)) != len(attack):
+        return _defense_options_asking(hand, fighter, attack, strict)
+    kind = KIND
+    with_buttons = _defends_with_buttons(fighter)
+    buttons_ok = with_buttons or any([kind[i] == COMBO_BREAKER for i in hand])
+    eligible = [i for i in sorted(hand) if _DEFENDS[i] and (buttons_ok or kind[i] != BUTTON)]
+    sticks = [i for i in attack if kind[i] == JOYSTICK]
+    buttons = [i for i in attack if kind[i] == BUTTON]
+    aims: dict[tuple[int, int, int], list[tuple[str, ...]]] = {}
+    out: list[dict[str, Any]] = []
+    for picked, throws, blocks, idle in _shapes(tuple([kind[i] for i in eligible]),
+                                                with_buttons, strict):
+        targets = aims.get((throws, blocks, idle))
+        if targets is None:
+            targets = aims[throws, blocks, idle] = _aims(attack, sticks, buttons, throws,
+                                                         blocks, idle)
+        for aimed in targets:
+            action: dict[str, Any] = {"type": "defend", "cards": [eligible[j] for j in picked]}
+            if aimed:
+                action["targets"] = list(aimed)
+            out.append(action)
+    return out
+
+
+def _aims(attack: Sequence[str], sticks: list[str], buttons: list[str], throws: int,
+          blocks: int, idle: int) -> list[tuple[str, ...]]:
+    """The targets of ``throws`` Throws and ``blocks`` Blocks, in order; with an idle
+    Combo Breaker, only those that leave a Universal Combo for it to stop."""
+    return [thrown + blocked
+            for thrown, blocked in product(combinations(sticks, throws),
+                                           combinations(buttons, blocks))
+            if not idle or combos_after_counters(attack, thrown + blocked)]
+
+
+@lru_cache(maxsize=4096)
+def _shapes(kinds: tuple[str, ...], with_buttons: bool,
+            strict: bool) -> tuple[tuple[tuple[int, ...], int, int, int], ...]:
+    """Which sets of the eligible cards (by place; ``kinds`` are theirs, in order) make a
+    legal defence, in order, each with its number of Throws, Blocks and idle Combo
+    Breakers. Remembered by the kinds: hands sorted by id group their kinds the same way
+    again and again."""
+    out = []
+    for n in range(1, MAX_DEFEND * 2 + 1):
+        for picked in combinations(range(len(kinds)), n):
+            pressed = breakers = throws = blocks = 0
+            for j in picked:
+                k = kinds[j]
+                if k == BUTTON:
+                    pressed += 1
+                elif k == COMBO_BREAKER:
+                    breakers += 1
+                elif k == THROW:
+                    throws += 1
+                elif k == BLOCK:
+                    blocks += 1
+            if pressed > breakers and not with_buttons:
+                continue
+            paired = min(pressed, breakers)
+            idle = breakers - paired
+            if n - paired > MAX_DEFEND or idle > 1 or (strict and idle and paired):
+                continue
+            out.append((picked, throws, blocks, idle))
+    return tuple(out)
+
+
+def _defense_options_asking(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
+                            strict: bool = True) -> list[dict[str, Any]]:
+    """:func:`defense_options` by asking :func:`defense_problem` about every candidate
+    (kept for hands or attacks that repeat a card id, which no deck deals)."""
     eligible = _eligible(hand, fighter)
     sticks = [i for i in attack if card(i).kind == JOYSTICK]
     buttons = [i for i in attack if card(i).kind == BUTTON]

@@ -7,7 +7,6 @@ once (``Knockout``), as the rulebook says the game ends "at any point" a hero re
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -52,12 +51,19 @@ def button_damage(fighter: Hero, button: Card) -> int:
     return button.damage + bonus
 
 
-def joystick_gains(fighter: Hero, stick: Card) -> Counter[str]:
-    gains: Counter[str] = Counter(dict(stick.effects))
+def joystick_gains(fighter: Hero, stick: Card) -> dict[str, int]:
+    gains = dict(stick.effects)
     ability = fighter.ability
     if ability.type == "joystick_star_bonus" and ability.direction == stick.direction:
-        gains["stars"] += ability.amount
+        gains["stars"] = gains.get("stars", 0) + ability.amount
     return gains
+
+
+def _add(total: dict[str, int], gains: Iterable[tuple[str, int]]) -> None:
+    """Add ``gains`` into ``total`` (every amount is positive: the content schema's counts,
+    so this sums as adding ``Counter``s did)."""
+    for name, amount in gains:
+        total[name] = total.get(name, 0) + amount
 
 
 def combos_after_counters(attack: Iterable[str], removed: Iterable[str]) -> tuple[ComboHit, ...]:
@@ -66,9 +72,17 @@ def combos_after_counters(attack: Iterable[str], removed: Iterable[str]) -> tupl
 
 
 class Table:
+    """The two sides of one resolution. A side's first change makes it a new :class:`Side`
+    (a copy), which the resolution then changes in place: it is this Table's own until
+    :meth:`result` hands it out, and no one changes it after that. So a resolution makes
+    one new value per changed side, not one per change."""
+
     def __init__(self, sides: tuple[Side, Side], attacker: int, rules: Ruleset,
                  shield_answers: tuple[int, ...] = ()) -> None:
-        self.sides = list(sides)
+        self.sides = [sides[0], sides[1]]
+        self.changed = [False, False]
+        self.heroes = (hero(sides[0].hero), hero(sides[1].hero))
+        """A resolution never changes a side's hero."""
         self.attacker = attacker
         self.defender = 1 - attacker
         self.rules = rules
@@ -76,21 +90,39 @@ class Table:
         self.answered = 0
         self.events: list[EngineEvent] = []
 
+    def result(self) -> tuple[Side, Side]:
+        """The sides as they stand (an unchanged side is the one given)."""
+        return self.sides[0], self.sides[1]
+
+    def put_away(self, attack: tuple[str, ...], defended: tuple[str, ...]) -> None:
+        """The turn's played cards onto their discard piles."""
+        att, dfd = self.attacker, self.defender
+        if not self.sides[att].computer:
+            self.set(att, discard=self.sides[att].discard + attack)
+        self.set(dfd, discard=self.sides[dfd].discard + defended)
+
     # -- small effects -------------------------------------------------------------------
     def hero(self, side: int) -> Hero:
-        return hero(self.sides[side].hero)
+        return self.heroes[side]
 
     def set(self, side: int, **changes: object) -> None:
-        self.sides[side] = replace(self.sides[side], **changes)  # type: ignore[arg-type]
+        if self.changed[side]:
+            vars(self.sides[side]).update(changes)
+        else:
+            self.sides[side] = replace(self.sides[side], **changes)  # type: ignore[arg-type]
+            self.changed[side] = True
 
     def emit(self, kind: str, visible_to: frozenset[int] | None = None, **data: object) -> None:
-        self.events.append(EngineEvent(kind, dict(data), visible_to))
+        self.events.append(EngineEvent(kind, data, visible_to))
 
     def knocked_out(self) -> tuple[int, ...]:
-        return tuple(s for s in (0, 1) if self.sides[s].health <= 0)
+        first, second = self.sides[0].health <= 0, self.sides[1].health <= 0
+        if first or second:
+            return (0, 1) if first and second else (0,) if first else (1,)
+        return ()
 
     def check_ko(self) -> None:
-        if self.knocked_out():
+        if self.sides[0].health <= 0 or self.sides[1].health <= 0:
             raise Knockout
 
     def gain_shields(self, side: int, amount: int, source: str) -> None:
@@ -160,17 +192,19 @@ class Table:
     def _hurt(self, hits: Mapping[int, int], shieldable: bool, source: str) -> list[int]:
         """Apply simultaneous damage; Shields may prevent it, never Star Power damage."""
         star_gains = [0, 0]
+        hurt = sorted([(side, amount) for side, amount in hits.items() if amount > 0])
+        if not hurt:
+            return star_gains
         spent = {side: self._shields_spent(side, amount, source) if shieldable else 0
-                 for side, amount in sorted(hits.items()) if amount > 0}
-        for side, amount in sorted(hits.items()):
-            if amount <= 0:
-                continue
+                 for side, amount in hurt}
+        for side, amount in hurt:
             current = self.sides[side]
             prevented = spent[side]
             lost = min(current.health, amount - prevented)
-            self.set(side, health=current.health - lost, shields=current.shields - prevented)
+            health = current.health - lost
+            self.set(side, health=health, shields=current.shields - prevented)
             self.emit("damage", side=side, amount=amount, prevented=prevented, lost=lost,
-                      health=current.health - lost, source=source)
+                      health=health, source=source)
             ability = self.hero(side).ability
             if lost > 0 and ability.type == "star_on_damage_taken":
                 star_gains[side] += ability.amount
@@ -270,30 +304,34 @@ class Table:
     def step2_joysticks(self, standing: list[Card], defense: Defense,
                         hits: tuple[ComboHit, ...]) -> None:
         att, dfd = self.attacker, self.defender
-        gains: list[Counter[str]] = [Counter(), Counter()]
+        gains: list[dict[str, int]] = [{}, {}]
         for stick in standing:
             if stick.kind == JOYSTICK:
-                gains[att] += joystick_gains(self.hero(att), stick)
+                _add(gains[att], joystick_gains(self.heroes[att], stick).items())
         for hit in hits:
-            gains[att] += Counter({k: v for k, v in hit.effects if k != "damage"})
+            _add(gains[att], [(k, v) for k, v in hit.effects if k != "damage"])
         for stick_id in defense.joysticks:
-            gains[dfd] += joystick_gains(self.hero(dfd), card(stick_id))
-        gains[dfd] += Counter(dict(defense.gains))
+            _add(gains[dfd], joystick_gains(self.heroes[dfd], card(stick_id)).items())
+        _add(gains[dfd], dict(defense.gains).items())
+        if not gains[att] and not gains[dfd]:
+            return  # nothing gained: every effect below would do nothing
         for side in (att, dfd):
-            if gains[side]["shields"]:
-                self.gain_shields(side, gains[side]["shields"], "joystick")
-            if gains[side]["heal"]:
-                self.heal(side, gains[side]["heal"], "joystick")
+            got = gains[side]
+            if got.get("shields"):
+                self.gain_shields(side, got["shields"], "joystick")
+            if got.get("heal"):
+                self.heal(side, got["heal"], "joystick")
         for side in (att, dfd):
-            if gains[side]["strike"]:
+            if gains[side].get("strike"):
                 self.strike(1 - side, gains[side]["strike"], "joystick")
         for side in (att, dfd):
-            if gains[side]["draw"]:
-                self.draw(side, gains[side]["draw"], "joystick")
-            if gains[side]["recycle_throw"]:
-                self.recycle_throw(side, gains[side]["recycle_throw"])
+            got = gains[side]
+            if got.get("draw"):
+                self.draw(side, got["draw"], "joystick")
+            if got.get("recycle_throw"):
+                self.recycle_throw(side, got["recycle_throw"])
         queue = [0, 0]
-        queue[att], queue[dfd] = gains[att]["stars"], gains[dfd]["stars"]
+        queue[att], queue[dfd] = gains[att].get("stars", 0), gains[dfd].get("stars", 0)
         self.gain_stars(queue, "joystick")
 
     def step3_buttons(self, standing: list[Card], defense: Defense,
@@ -322,9 +360,13 @@ class Table:
 
 def resolve(sides: tuple[Side, Side], attacker: int, attack: tuple[str, ...],
             defense: Defense, rules: Ruleset,
-            shield_answers: tuple[int, ...] = ()) -> Resolution:
+            shield_answers: tuple[int, ...] = (), settle: bool = False) -> Resolution:
     """Resolve one Attack and its Defense in Resolution Order, as far as the Shield
-    decisions given so far (``shield_answers``, in the order they were asked) allow."""
+    decisions given so far (``shield_answers``, in the order they were asked) allow.
+
+    ``settle``: once the resolution is over (not paused), the played cards go to their
+    discard piles: the Attacker's (a player's; the Computer's are virtual) and the defence's.
+    """
     table = Table(sides, attacker, rules, shield_answers)
     paused = None
     try:
@@ -333,5 +375,6 @@ def resolve(sides: tuple[Side, Side], attacker: int, attack: tuple[str, ...],
         pass
     except NeedShields as need:
         paused = need.ask
-    return Resolution((table.sides[0], table.sides[1]), tuple(table.events),
-                      table.knocked_out(), paused)
+    if settle and paused is None:
+        table.put_away(attack, defense.cards)
+    return Resolution(table.result(), tuple(table.events), table.knocked_out(), paused)

@@ -62,12 +62,20 @@ def game_over_without_ko(state: State) -> str | None:
         if all(out_of_cards(side) for side in state.sides):
             return "both players ran out of cards (neither can Attack or draw): double KO"
         return None
-    if all(ran_out(side) for side in state.sides):
+    sides = state.sides
+    if not (_spent(sides[0]) and _spent(sides[1])):  # the usual case, asked first
+        return None
+    if ran_out(sides[0]) and ran_out(sides[1]):
         return "both players ran out of cards before either was KO'd: double KO"
-    if all(ran_out(side) or stuck(side) for side in state.sides):
-        return ("neither player can Attack or draw ever again (no resources to continue, "
-                "as when both run out of cards): double KO")
-    return None
+    return ("neither player can Attack or draw ever again (no resources to continue, "
+            "as when both run out of cards): double KO")
+
+
+def _spent(side: Side) -> bool:
+    """``ran_out(side) or stuck(side)``, asking ``can_attack`` once."""
+    if side.computer:
+        return not side.deck
+    return not can_attack(side.hand) and (not side.deck or not recover_draws(side))
 
 
 def pick_hero(state: State, seat: int, chosen: str) -> tuple[State, Events]:
@@ -89,15 +97,15 @@ def pick_hero(state: State, seat: int, chosen: str) -> tuple[State, Events]:
 def attack(state: State, cards: tuple[str, ...], rng: Randomness) -> tuple[State, Events]:
     att = state.active
     side = state.sides[att]
-    hand = tuple(i for i in side.hand if i not in cards)
-    state = _with_side(state, att, replace(side, hand=hand))
-    state = replace(state, in_play=cards, mirror=False, phase=DEFEND)
+    hand = tuple([i for i in side.hand if i not in cards])
+    sides = _sides_with(state.sides, att, replace(side, hand=hand))
     events = (EngineEvent("attacked", {"side": att, "cards": list(cards)}),)
-    if not state.sides[1 - att].computer:
-        return state, events
+    if not sides[1 - att].computer:
+        return replace(state, sides=sides, in_play=cards, mirror=False, phase=DEFEND), events
     flips = computer.DEFEND_FLIPS[state.difficulty]
-    cpu, answer, flipped = computer.defense(state.sides[1], cards, flips)
-    state = _with_side(state, 1, cpu)
+    cpu, answer, flipped = computer.defense(sides[1], cards, flips)
+    state = replace(state, sides=_sides_with(sides, 1, cpu), in_play=cards, mirror=False,
+                    phase=DEFEND)
     flip_event = EngineEvent("computer_defends", {"flipped": list(flipped)})
     state, more = settle(state, answer, rng)
     return state, events + (flip_event,) + more
@@ -105,27 +113,33 @@ def attack(state: State, cards: tuple[str, ...], rng: Randomness) -> tuple[State
 
 def defend(state: State, seat: int, action: dict[str, Any],
            rng: Randomness) -> tuple[State, Events]:
+    sides = state.sides
     if action["type"] == "pass":
-        answer = Defense()
+        answer = _PASSED
         events: Events = (EngineEvent("passed", {"side": seat}),)
     else:
         cards = tuple(action["cards"])
         targets = tuple(action.get("targets") or ())
-        answer = build_defense(hero(state.sides[seat].hero), cards, targets)
-        side = state.sides[seat]
-        state = _with_side(state, seat, replace(
-            side, hand=tuple(i for i in side.hand if i not in cards)))
+        side = sides[seat]
+        answer = build_defense(hero(side.hero), cards, targets)
+        sides = _sides_with(sides, seat, replace(
+            side, hand=tuple([i for i in side.hand if i not in cards])))
         events = (EngineEvent("defended", {"side": seat, "cards": list(cards),
                                            "targets": list(targets)}),)
-    state, more = settle(state, answer, rng)
+    # The resolution starts from the sides as the defence leaves them (no state of its own).
+    state, more = _resolve(state, Resolving(sides, answer), rng)
     return state, events + more
+
+
+_PASSED = Defense()
+"""The answer of a defender who passes (an immutable value, the same every time)."""
 
 
 def recover(state: State, rng: Randomness) -> tuple[State, Events]:
     seat = state.active
     side = state.sides[seat]
     drawn = side.deck[:max(0, HAND_SIZE - len(side.hand))]
-    side = replace(side, deck=side.deck[len(drawn):], hand=side.hand + drawn)
+    changes: dict[str, Any] = {"deck": side.deck[len(drawn):], "hand": side.hand + drawn}
     events: list[EngineEvent] = [
         EngineEvent("recovered", {"side": seat, "drew": len(drawn)}),
         EngineEvent("drew", {"side": seat, "cards": list(drawn), "source": "recover"},
@@ -136,13 +150,12 @@ def recover(state: State, rng: Randomness) -> tuple[State, Events]:
         healed = min(25, side.health + ability.amount)
         events.append(EngineEvent("healed", {"side": seat, "healed": healed - side.health,
                                              "health": healed, "source": "hero ability"}))
-        side = replace(side, health=healed)
-    state = _with_side(state, seat, side)
+        changes["health"] = healed
     # Training: the Computer recovers too, but not after a Recover that drew nothing (a player
     # who cannot Attack or draw only ends the turn; mirroring that would stall the game).
     training = state.solo and state.difficulty == "training" and bool(drawn)
-    state = replace(state, mirror=training)
-    state, more = next_turn(state, rng)
+    state, more = next_turn(state, rng, sides=_sides_with(state.sides, seat, replace(side, **changes)),
+                            mirror=training)
     return state, tuple(events) + more
 
 
@@ -161,7 +174,7 @@ def spend_shields(state: State, spend: int, rng: Randomness) -> tuple[State, Eve
 def _resolve(state: State, resolving: Resolving, rng: Randomness) -> tuple[State, Events]:
     att = state.active
     result = resolve(resolving.before, att, state.in_play, resolving.defense, state.rules,
-                     resolving.shields)
+                     resolving.shields, settle=True)
     events = result.events[resolving.emitted:]
     if result.paused is not None:
         paused = replace(resolving, emitted=len(result.events), ask=result.paused)
@@ -169,15 +182,10 @@ def _resolve(state: State, resolving: Resolving, rng: Randomness) -> tuple[State
         events += (EngineEvent("shield_decision", {"side": ask.side, "amount": ask.amount,
                                                    "most": ask.most, "source": ask.source}),)
         return replace(state, sides=result.sides, phase=SHIELDS, resolving=paused), events
-    answer = resolving.defense
-    sides = list(result.sides)
-    if not sides[att].computer:
-        sides[att] = replace(sides[att], discard=sides[att].discard + state.in_play)
-    sides[1 - att] = replace(sides[1 - att], discard=sides[1 - att].discard + answer.cards)
-    state = replace(state, sides=(sides[0], sides[1]), in_play=(), phase=TURN, resolving=None)
     if result.knocked_out:
+        state = replace(state, sides=result.sides, in_play=(), phase=TURN, resolving=None)
         return _knockout(state, result.knocked_out, "health reduced to 0", rng, events)
-    state, more = next_turn(state, rng)
+    state, more = next_turn(state, rng, sides=result.sides, in_play=(), resolving=None)
     return state, events + more
 
 
@@ -205,9 +213,10 @@ def _knockout(state: State, knocked_out: tuple[int, ...], reason: str, rng: Rand
     return state, events + after.events + more
 
 
-def next_turn(state: State, rng: Randomness) -> tuple[State, Events]:
-    """End the turn: the other side becomes the Attacker, unless the game cannot go on."""
-    state = replace(state, active=1 - state.active, turn=state.turn + 1, phase=TURN)
+def next_turn(state: State, rng: Randomness, **changes: Any) -> tuple[State, Events]:
+    """End the turn: the other side becomes the Attacker, unless the game cannot go on.
+    ``changes``: further fields of the state that the turn's end sets (one new state)."""
+    state = replace(state, active=1 - state.active, turn=state.turn + 1, phase=TURN, **changes)
     why = game_over_without_ko(state)
     if why:
         return _knockout(state, (0, 1), why, rng, out_of_cards=True)
@@ -226,15 +235,12 @@ def computer_turn(state: State, rng: Randomness) -> tuple[State, Events]:
         state, more = next_turn(state, rng)
         return state, (event,) + more
     cpu, cards, flipped = computer.offense(cpu)
-    state = _with_side(state, 1, cpu)
-    state = replace(state, in_play=cards, phase=DEFEND)
+    state = replace(state, sides=_sides_with(state.sides, 1, cpu), in_play=cards, phase=DEFEND)
     return state, (EngineEvent("computer_attacks", {"flipped": flipped, "cards": list(cards)}),)
 
 
-def _with_side(state: State, index: int, side: Side) -> State:
-    sides = list(state.sides)
-    sides[index] = side
-    return replace(state, sides=(sides[0], sides[1]))
+def _sides_with(sides: tuple[Side, Side], index: int, side: Side) -> tuple[Side, Side]:
+    return (side, sides[1]) if index == 0 else (sides[0], side)
 
 
 __all__ = ["OVER", "PICK", "attack", "defend", "may_recover", "next_turn", "pick_hero", "recover",

@@ -11,9 +11,19 @@ from .state import PICK, Side, State, to_json
 def _hero_card(hero_id: str) -> dict[str, Any] | None:
     if not hero_id:
         return None
-    card = hero(hero_id)
-    return {"id": card.id, "name": card.name, "star_limit": card.star_limit,
-            "star_power": dict(card.star_power), "ability": to_json(card.ability)}
+    card = _HERO_CARDS.get(hero_id)
+    if card is None:
+        h = hero(hero_id)
+        card = _HERO_CARDS[hero_id] = {"id": h.id, "name": h.name, "star_limit": h.star_limit,
+                                       "star_power": dict(h.star_power),
+                                       "ability": to_json(h.ability)}
+    # A new dict each time (a view is its reader's to keep); the inner ones hold only
+    # strings and numbers, so copying them is copying them whole.
+    return {**card, "star_power": dict(card["star_power"]), "ability": dict(card["ability"])}
+
+
+_HERO_CARDS: dict[str, dict[str, Any]] = {}
+"""Each hero card's JSON, built once (the printed card never changes)."""
 
 
 def _side(state: State, index: int, side: Side, viewer: int | None) -> dict[str, Any]:
