@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 from typing import Any
@@ -62,7 +63,98 @@ def canonical_json_float_free(value: Any) -> bytes:
     return rfc8785.dumps(value)
 
 
+def canonical_fast(value: Any) -> bytes | None:
+    """:func:`canonical_json` of ``value`` when it takes the fast path through orjson
+    (float-free, encoded by orjson, ASCII), else ``None``: the caller then takes
+    :func:`canonical_json` of the whole value it is part of.
+
+    Bytes from here may be embedded in a larger value as an ``orjson.Fragment``
+    (:class:`CanonicalMemo`): orjson writes every member of an object or array
+    independently of what surrounds it, so a value whose parts are all on the fast path
+    encodes, fragments spliced in, to the bytes orjson gives for the whole, which is
+    :func:`canonical_json` of the whole (tests/unit/test_canonical_state.py checks states
+    of real games against the reference path).
+    """
+    if not _float_free(value):
+        return None
+    try:
+        data = _orjson_dumps(value, option=_SORTED)
+    except TypeError:
+        return None
+    return data if data.isascii() else None
+
+
+class NotFast(Exception):  # noqa: N818 - a signal to take the reference path, not a failure
+    """A part of a value is not on :func:`canonical_fast`'s path (a float, non-ASCII text,
+    something orjson refuses): the caller encodes the whole value with :func:`canonical_json`."""
+
+
+Fragment = orjson.Fragment
+
+
+class CanonicalMemo:
+    """Canonical bytes of immutable objects (frozen dataclasses, tuples), remembered by
+    identity, as ``orjson.Fragment`` to splice into the encoding of what holds them.
+
+    An engine's states share their unchanged parts between steps (a fighter, a side, a
+    deck tuple that did not change is the same object), so each part is encoded once
+    instead of at every step. ``encode`` turns the object into its JSON value (the
+    engine's own encoder of that part); :meth:`__call__` raises :class:`NotFast` when that
+    value is not on :func:`canonical_fast`'s path. Entries hold the object itself, so an
+    identity is never reused while it is remembered; the memo empties itself past
+    ``limit`` entries. Only for objects that are never mutated after they are shared.
+    """
+
+    __slots__ = ("_encode", "_memo", "_limit")
+
+    def __init__(self, encode: Any, limit: int = 4096) -> None:
+        self._encode = encode
+        self._memo: dict[int, tuple[Any, Any]] = {}
+        self._limit = limit
+
+    def __call__(self, obj: Any) -> Any:
+        hit = self._memo.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        data = canonical_fast(self._encode(obj))
+        if data is None:
+            raise NotFast
+        fragment = Fragment(data)
+        memo = self._memo
+        if len(memo) >= self._limit:
+            memo.clear()
+        memo[id(obj)] = (obj, fragment)
+        return fragment
+
+
+_PLAIN = frozenset({dict, list, tuple, str, int, bool, type(None), orjson.Fragment})
+_referents = gc.get_referents
+
+
 def _float_free(value: Any) -> bool:
+    """No float among the values of dicts and the items of lists and tuples, at any depth.
+
+    Walks the value a level at a time in C: ``gc.get_referents`` of a level's containers
+    gives their items (and a dict's values; a str-keyed dict only those, any other its keys
+    too), strs, ints, bools and None give nothing. While every object met is of a plain
+    JSON type (exactly: no subclass, no float) the value holds no float; the first level
+    holding anything else (a float, a subclass, any other object) and values deeper than
+    64 levels take :func:`_float_free_walk`, the walk in Python, which decides. So both
+    always agree (tests/unit/test_canonical.py checks them on hypothesis values).
+    """
+    level = [value]
+    for _ in range(64):
+        if not set(map(type, level)) <= _PLAIN:
+            return _float_free_walk(value)
+        level = _referents(*level)
+        if not level:
+            return True
+    return _float_free_walk(value)
+
+
+def _float_free_walk(value: Any) -> bool:
+    """The definition of :func:`_float_free`: no float (exactly ``float``) among the values
+    of dicts and the items of lists and tuples, at any depth."""
     stack = [value]
     pop, push = stack.pop, stack.extend
     while stack:

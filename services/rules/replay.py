@@ -10,9 +10,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.platform.canonical import canonical_json, state_hash
+from services.platform.canonical import sha256_hex
 from services.platform.draws import DrawRecord, ReplayMismatch, ReplayRandomness, keyed_state_hash
-from services.rules.games.contract import RESIGN, GameEngine, MatchConfig, Outcome, json_key
+from services.rules.games.contract import (
+    RESIGN,
+    GameEngine,
+    MatchConfig,
+    Outcome,
+    canonical_state,
+    json_key,
+)
 
 
 class ReplayError(Exception):
@@ -116,8 +123,8 @@ def _finish_step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
     n = record.get("n")
     if not rng.exhausted:
         raise ReplayError(f"event {n}: the log holds draws the engine did not ask for")
-    encoded = engine.encode(replayed.state)
-    digest = keyed_state_hash(replayed.key, canonical_json(encoded)) if replayed.key else state_hash(encoded)
+    data = canonical_state(engine, replayed.state)  # canonical_json(engine.encode(state))
+    digest = keyed_state_hash(replayed.key, data) if replayed.key else sha256_hex(data)
     if digest != record.get("state_hash"):
         raise ReplayError(f"event {n}: replayed state hash differs from the stored one")
     replayed.state_hashes.append((int(n), digest))  # type: ignore[arg-type]

@@ -64,6 +64,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from services.platform.canonical import canonical_json
+
 JSON = Any
 """A JSON value: dict (str keys), list, str, int, bool or None. No floats."""
 
@@ -276,6 +278,9 @@ class GameEngine(Protocol):
         """
         ...
 
+    # Optional: ``canonical_state(state) -> bytes``, exactly ``canonical_json(encode(state))``
+    # made faster (e.g. remembering the bytes of unchanged parts); see :func:`canonical_state`.
+
 
 class GameEngineV2(GameEngine, Protocol):
     """Contract v2: what the four games, clocks and tournaments need from an engine.
@@ -336,6 +341,20 @@ class Presentation(Protocol):
     def render(self, view: JSON, viewer: int | None) -> Any:
         """A ``rich`` renderable of the table as ``viewer`` sees it."""
         ...
+
+
+def canonical_state(engine: GameEngine, state: State) -> bytes:
+    """The bytes a state hash is taken over: RFC 8785 of ``engine.encode(state)``.
+
+    An engine may offer ``canonical_state(state)`` giving the same bytes faster (NEON and
+    Neon Reign remember the bytes of the parts of a state that did not change since the
+    last step); ``canonical_json(engine.encode(state))`` stays the definition, and
+    tests/unit/test_canonical_state.py compares both on the states of real games.
+    """
+    fast = getattr(engine, "canonical_state", None)
+    if fast is not None:
+        return fast(state)  # type: ignore[no-any-return]
+    return canonical_json(engine.encode(state))
 
 
 def is_v2(engine: GameEngine) -> bool:

@@ -5,6 +5,11 @@ the dataclasses) builds, field by field; a state is encoded at every action (its
 recorded and checked by ``neon verify``), and reflection over every field of every fighter
 was most of an action's cost. tests/unit/neon/test_encoding.py compares both encoders on
 states of real games, so a field added later and left out here fails there.
+
+:func:`canonical_state` gives ``canonical_json(encode(s))`` without encoding again the
+fighters, stack frames and tuples that did not change since the last step (the same
+objects: states share what they do not replace); tests/unit/test_canonical_state.py
+compares the bytes.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 from dataclasses import fields, is_dataclass
 from typing import Any
 
+from services.platform.canonical import CanonicalMemo, NotFast, canonical_fast, canonical_json
 from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.state import CardChoice, Fighter, Frame, State
 
@@ -131,3 +137,57 @@ def encode(s: State) -> dict[str, Any]:
         "serial": s.serial,
         "ruleset": s.ruleset,
     }
+
+
+def _frame_json(fr: Any) -> dict[str, Any]:
+    """:func:`_frame`, with an attack's data written out (``to_json`` of an attack)."""
+    if type(fr) is Attack:
+        return {"kind": fr.kind, "owner": fr.attacker,
+                "data": {k: _value(v) for k, v in fr.encoded().items()}}
+    return _frame(fr)
+
+
+_FIGHTERS = CanonicalMemo(_fighter)
+_FRAMES = CanonicalMemo(_frame_json)
+_ROWS = CanonicalMemo(_rows)
+_LIST = CanonicalMemo(list)
+
+
+def canonical_state(s: State) -> bytes:
+    """``canonical_json(encode(s))``; each fighter, stack frame and tuple of the table
+    encoded once while it stays the same object (``CanonicalMemo``)."""
+    try:
+        data = canonical_fast({
+            "mode": s.mode,
+            "seats": s.seats,
+            "automa": s.automa,
+            "teams": _ROWS(s.teams),
+            "cells": _LIST(s.cells),
+            "fighters": [_FIGHTERS(f) for f in s.fighters],
+            "ring": _LIST(s.ring),
+            "scoreboard": _LIST(s.scoreboard),
+            "round_board": _ROWS(s.round_board),
+            "bots": _ROWS(s.bots),
+            "search": _ROWS(s.search),
+            "search_supply": s.search_supply,
+            "tokens": _ROWS(s.tokens),
+            "loot_decks": _ROWS(s.loot_decks),
+            "loot_discards": _ROWS(s.loot_discards),
+            "upgrade_deck": _LIST(s.upgrade_deck),
+            "health_supply": _LIST(s.health_supply),
+            "leader": s.leader,
+            "round": s.round,
+            "phase": s.phase,
+            "current": s.current,
+            "acted_order": _LIST(s.acted_order),
+            "stack": [_FRAMES(fr) for fr in s.stack],
+            "closes_left": s.closes_left,
+            "closing_sector": s.closing_sector,
+            "eliminations": _ROWS(s.eliminations),
+            "ended": s.ended,
+            "serial": s.serial,
+            "ruleset": s.ruleset,
+        })
+    except NotFast:
+        data = None
+    return data if data is not None else canonical_json(encode(s))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.platform.canonical import canonical_json
 from services.rules.games.contract import (
     RESIGN,
     ConfigError,
@@ -27,6 +28,7 @@ from services.rules.games.neon.defeat import (
     take_trophy_equipment,
     trophy_actions,
 )
+from services.rules.games.neon.encoding import canonical_state
 from services.rules.games.neon.encoding import encode as encode_state
 from services.rules.games.neon.flow import advance, setup_state
 from services.rules.games.neon.frozen_copy import but
@@ -403,6 +405,12 @@ class NeonEngine:
                 if fr["kind"] == "attack":
                     fr["data"] = {LEGACY_ATTACK_KEYS.get(k, k): v for k, v in fr["data"].items()}
         return out
+
+    def canonical_state(self, state: State) -> bytes:
+        """``canonical_json(self.encode(state))``, faster (``encoding.canonical_state``)."""
+        if state.ruleset == "2":
+            return canonical_json(self.encode(state))
+        return canonical_state(state)
 
 
 ENGINES = {version: NeonEngine(r) for version, r in RULESETS.items()}
