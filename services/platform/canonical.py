@@ -131,7 +131,7 @@ _PLAIN = frozenset({dict, list, tuple, str, int, bool, type(None), orjson.Fragme
 _referents = gc.get_referents
 
 
-def _float_free(value: Any) -> bool:
+def float_free(value: Any) -> bool:
     """No float among the values of dicts and the items of lists and tuples, at any depth.
 
     Walks the value a level at a time in C: ``gc.get_referents`` of a level's containers
@@ -150,6 +150,9 @@ def _float_free(value: Any) -> bool:
         if not level:
             return True
     return _float_free_walk(value)
+
+
+_float_free = float_free
 
 
 def _float_free_walk(value: Any) -> bool:

@@ -28,7 +28,6 @@ from services.platform.canonical import canonical_json
 DOMAIN = "neon-arena/draw/v1"
 STATE_KEY_DOMAIN = b"neon-arena/state-key/v1"
 MAX_BOUND = 1 << 32
-_hmac_digest = hmac.digest
 T = TypeVar("T")
 
 
@@ -61,7 +60,46 @@ def state_key(seed: bytes, stream_id: str) -> bytes:
 
 def keyed_state_hash(key: bytes, canonical_state: bytes) -> str:
     """The hiding state hash (hex): HMAC-SHA256(state key, canonical state bytes)."""
-    return _hmac_digest(key, canonical_state, "sha256").hex()
+    hasher = _KEYED.get(key)
+    if hasher is None:
+        if len(_KEYED) >= 256:
+            _KEYED.clear()
+        hasher = _KEYED[key] = HmacSha256(key)
+    return hasher.digest(canonical_state).hex()
+
+
+class HmacSha256:
+    """HMAC-SHA256 (RFC 2104) under one key, optionally of messages that all start with
+    ``prefix``: the hash states after the padded key (and the prefix) are computed once and
+    copied for each message.
+
+    ``hmac.digest`` sets the key up again at every call, which with OpenSSL 3 costs more
+    than hashing a block message; copying two SHA-256 states does not. The digests are
+    HMAC's (tests/unit/test_draws.py compares them with ``hmac.digest``).
+    """
+
+    __slots__ = ("_inner", "_outer")
+
+    def __init__(self, key: bytes, prefix: bytes = b"") -> None:
+        if len(key) > _SHA256_BLOCK:
+            key = hashlib.sha256(key).digest()
+        key = key.ljust(_SHA256_BLOCK, b"\0")
+        self._inner = hashlib.sha256(key.translate(hmac.trans_36))
+        self._inner.update(prefix)
+        self._outer = hashlib.sha256(key.translate(hmac.trans_5C))
+
+    def digest(self, message: bytes = b"") -> bytes:
+        """HMAC-SHA256(key, prefix + message)."""
+        inner = self._inner.copy()
+        inner.update(message)
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return outer.digest()
+
+
+_SHA256_BLOCK = 64
+_KEYED: dict[bytes, HmacSha256] = {}
+"""The HMAC of each state key met (a few per process; emptied past 256)."""
 
 
 class NeedBlocks(Exception):  # noqa: N818 - a request for more blocks, not a failure
@@ -137,10 +175,11 @@ class DrawStream(_Sampler):
         if not message.endswith(b",0]"):
             raise AssertionError("unexpected canonical form of a block message")
         self._prefix = message[:-2]
+        self._hmac = HmacSha256(seed, self._prefix)  # HMAC(seed, prefix + b"<n>]")
 
     def _next_u64(self) -> int:
         counter = self.counter
-        digest = _hmac_digest(self._seed, self._prefix + b"%d]" % counter, "sha256")
+        digest = self._hmac.digest(b"%d]" % counter)
         self.counter = counter + 1
         return int.from_bytes(digest[:8], "big")
 

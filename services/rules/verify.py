@@ -6,11 +6,12 @@ the same state hashes and outcome. The first failure names the event.
 
 What is checked, and what is not checked twice (issue 18):
 
-- **Chain.** Every record's hash is recomputed over RFC 8785 bytes. When no line of the
-  export holds a float (the parser notes any), those bytes come from the C JSON encoder
-  without the walk that looks for floats (``canonical_json_float_free``; equal to RFC 8785
-  for float-free values, a property test checks it); otherwise every record takes the
-  general path (``records.check_chain``). A record hashed over any other spelling fails.
+- **Chain.** Every record's hash is recomputed over RFC 8785 bytes. Lines are parsed by
+  orjson; when it reads a float anywhere (or refuses a line) the json module parses the
+  export again and decides (``_parse``). When no line holds a float, those bytes come from
+  orjson without the walk that looks for floats (``canonical_json_float_free``; equal to
+  RFC 8785 for float-free values, a property test checks it); otherwise every record takes
+  the general path (``records.check_chain``). A record hashed over any other spelling fails.
 - **Signature, seed, draws.** Unchanged: the checkpoint's Ed25519 signature over the final
   hash, the seed against its commitment, and every draw recomputed from the seed (one
   stream per match, positioned at each draw's first block, as ``replay_draw`` does).
@@ -34,11 +35,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from services.platform.canonical import (
     CHAIN_DOMAIN,
     KEYED_SCHEME,
     canonical_json_float_free,
     chain_hash,
+    float_free,
 )
 from services.platform.draws import DrawRecord, DrawStream, perform, state_key
 from services.platform.signing import verify as verify_signature
@@ -68,9 +72,8 @@ class Report:
 def verify_export(data: bytes, public_key: str | None = None, engine: GameEngine | None = None) -> Report:
     """Verify an export; ``engine`` overrides the built-in engine of the match's game."""
     report = Report()
-    decoder = _Decoder()
     try:
-        records, checkpoint = parse_export(data, decoder.loads)
+        records, checkpoint, float_free = _parse(data)
     except ValueError as err:
         return report.fail(str(err))
     match_id = str(checkpoint.get("match_id", ""))
@@ -78,7 +81,7 @@ def verify_export(data: bytes, public_key: str | None = None, engine: GameEngine
     if not records or records[0].get("type") != "MatchCreated":
         return report.fail("event 1: the export does not start with MatchCreated")
     problem = rec.check_chain(
-        match_id, records, _float_free_chain_hash if decoder.float_free else chain_hash
+        match_id, records, _float_free_chain_hash if float_free else chain_hash
     )
     if problem:
         return report.fail(problem)
@@ -147,6 +150,31 @@ def _check_checkpoint(checkpoint: dict[str, Any], records: list[dict[str, Any]],
     if not public_key:
         report.warnings.append("signature checked with the key in the file; pass --public-key to pin it")
     return None
+
+
+def _parse(data: bytes) -> tuple[list[dict[str, Any]], dict[str, Any], bool]:
+    """The export's records and checkpoint, and whether they hold no float (which picks
+    the chain's encoder, see ``_float_free_chain_hash``).
+
+    orjson parses every line; when the values it read hold a float, or a line is not JSON
+    to it, the whole export is parsed again by :class:`_Decoder` (the json module), which
+    gives the values and messages verify always gave. When orjson's values hold no float,
+    json reads the same values: a number with a fraction or an exponent is a float to both,
+    and orjson reads an integer beyond 64 bits as a float (json: an int) and refuses NaN,
+    Infinity, lone surrogates and invalid UTF-8, all of which send the export to the json
+    module (tests/unit/test_verify_parse.py). (A float overwritten by a later duplicate key
+    is now not noted: the values hold none, so both encoders give the same bytes.)
+    """
+    try:
+        records, checkpoint = parse_export(data, orjson.loads)
+    except ValueError:
+        pass
+    else:
+        if float_free([records, checkpoint]):
+            return records, checkpoint, True
+    decoder = _Decoder()
+    records, checkpoint = parse_export(data, decoder.loads)
+    return records, checkpoint, decoder.float_free
 
 
 class _Decoder:

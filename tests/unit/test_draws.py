@@ -113,3 +113,25 @@ def test_a_streams_words_are_the_blocks_of_the_spec(seed, match_id, client_seeds
     assert [stream._next_u64() for _ in range(3)] == [
         word(seed, match_id, ordered, n) for n in range(counter, counter + 3)]
     assert keyed_state_hash(seed, match_id.encode()) == hmac.new(seed, match_id.encode(), "sha256").hexdigest()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.binary(max_size=150), st.binary(max_size=80), st.binary(max_size=300))
+def test_the_hmac_with_its_key_set_up_once_is_hmac_sha256(key, prefix, message) -> None:
+    """``HmacSha256`` (draw blocks, keyed state hashes) gives ``hmac.digest``'s bytes, for
+    keys shorter and longer than a SHA-256 block, with and without a message prefix."""
+    from services.platform.draws import HmacSha256, keyed_state_hash
+
+    hasher = HmacSha256(key, prefix)
+    assert hasher.digest(message) == hmac.digest(key, prefix + message, "sha256")
+    assert hasher.digest(message) == hasher.digest(message)  # the set-up states are not used up
+    assert keyed_state_hash(key, message) == hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def test_draw_stream_words_are_the_documented_blocks() -> None:
+    seed = hashlib.sha256(b"words").digest()
+    seeds = [(1, "b"), (0, "a")]
+    stream = DrawStream(seed, "m-words", seeds)
+    for n in (0, 1, 9, 10, 99, 100, 12345):
+        stream.counter = n
+        assert stream._next_u64() == int.from_bytes(block(seed, "m-words", sorted(seeds), n)[:8], "big")

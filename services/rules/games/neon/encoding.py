@@ -15,6 +15,7 @@ compares the bytes.
 from __future__ import annotations
 
 from dataclasses import fields, is_dataclass
+from operator import attrgetter, is_
 from typing import Any
 
 from services.platform.canonical import CanonicalMemo, NotFast, canonical_fast, canonical_json
@@ -151,43 +152,53 @@ _FIGHTERS = CanonicalMemo(_fighter)
 _FRAMES = CanonicalMemo(_frame_json)
 _ROWS = CanonicalMemo(_rows)
 _LIST = CanonicalMemo(list)
+_ROW_FIELDS = ("teams", "round_board", "bots", "search", "tokens", "loot_decks",
+               "loot_discards", "eliminations")
+_LIST_FIELDS = ("cells", "ring", "scoreboard", "upgrade_deck", "health_supply", "acted_order")
+_table_fields = attrgetter(*_ROW_FIELDS, *_LIST_FIELDS)
+_last_table: tuple[tuple[Any, ...], dict[str, Any]] = ((), {})
+
+
+def _table(s: State) -> dict[str, Any]:
+    """The table's tuples as fragments (``_rows`` or ``list`` of each, as :func:`encode`
+    writes them); those of the last state asked about are kept whole, since most steps
+    change none of them."""
+    global _last_table
+    parts = _table_fields(s)
+    last, fragments = _last_table
+    if len(last) == len(parts) and all(map(is_, parts, last)):
+        return fragments
+    rows = len(_ROW_FIELDS)
+    fragments = {name: _ROWS(value) for name, value in zip(_ROW_FIELDS, parts[:rows], strict=True)}
+    fragments.update((name, _LIST(value))
+                     for name, value in zip(_LIST_FIELDS, parts[rows:], strict=True))
+    _last_table = (parts, fragments)
+    return fragments
 
 
 def canonical_state(s: State) -> bytes:
     """``canonical_json(encode(s))``; each fighter, stack frame and tuple of the table
     encoded once while it stays the same object (``CanonicalMemo``)."""
     try:
-        data = canonical_fast({
-            "mode": s.mode,
-            "seats": s.seats,
-            "automa": s.automa,
-            "teams": _ROWS(s.teams),
-            "cells": _LIST(s.cells),
-            "fighters": [_FIGHTERS(f) for f in s.fighters],
-            "ring": _LIST(s.ring),
-            "scoreboard": _LIST(s.scoreboard),
-            "round_board": _ROWS(s.round_board),
-            "bots": _ROWS(s.bots),
-            "search": _ROWS(s.search),
-            "search_supply": s.search_supply,
-            "tokens": _ROWS(s.tokens),
-            "loot_decks": _ROWS(s.loot_decks),
-            "loot_discards": _ROWS(s.loot_discards),
-            "upgrade_deck": _LIST(s.upgrade_deck),
-            "health_supply": _LIST(s.health_supply),
-            "leader": s.leader,
-            "round": s.round,
-            "phase": s.phase,
-            "current": s.current,
-            "acted_order": _LIST(s.acted_order),
-            "stack": [_FRAMES(fr) for fr in s.stack],
-            "closes_left": s.closes_left,
-            "closing_sector": s.closing_sector,
-            "eliminations": _ROWS(s.eliminations),
-            "ended": s.ended,
-            "serial": s.serial,
-            "ruleset": s.ruleset,
-        })
+        out = dict(_table(s))
+        out.update(
+            mode=s.mode,
+            seats=s.seats,
+            automa=s.automa,
+            fighters=[_FIGHTERS(f) for f in s.fighters],
+            search_supply=s.search_supply,
+            leader=s.leader,
+            round=s.round,
+            phase=s.phase,
+            current=s.current,
+            stack=[_FRAMES(fr) for fr in s.stack],
+            closes_left=s.closes_left,
+            closing_sector=s.closing_sector,
+            ended=s.ended,
+            serial=s.serial,
+            ruleset=s.ruleset,
+        )
+        data = canonical_fast(out)
     except NotFast:
         data = None
     return data if data is not None else canonical_json(encode(s))
