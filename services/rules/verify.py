@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -152,7 +153,8 @@ def _check_checkpoint(checkpoint: dict[str, Any], records: list[dict[str, Any]],
     return None
 
 
-def _parse(data: bytes) -> tuple[list[dict[str, Any]], dict[str, Any], bool]:
+def _parse(data: bytes, fallback: Callable[[bytes], Any] | None = None
+           ) -> tuple[list[dict[str, Any]], dict[str, Any], bool]:
     """The export's records and checkpoint, and whether they hold no float (which picks
     the chain's encoder, see ``_float_free_chain_hash``).
 
@@ -164,6 +166,8 @@ def _parse(data: bytes) -> tuple[list[dict[str, Any]], dict[str, Any], bool]:
     Infinity, lone surrogates and invalid UTF-8, all of which send the export to the json
     module (tests/unit/test_verify_parse.py). (A float overwritten by a later duplicate key
     is now not noted: the values hold none, so both encoders give the same bytes.)
+    ``fallback`` parses instead of :class:`_Decoder` (``campaign_links``: ``json.loads``),
+    and the answer is then False.
     """
     try:
         records, checkpoint = parse_export(data, orjson.loads)
@@ -172,6 +176,9 @@ def _parse(data: bytes) -> tuple[list[dict[str, Any]], dict[str, Any], bool]:
     else:
         if float_free([records, checkpoint]):
             return records, checkpoint, True
+    if fallback is not None:
+        records, checkpoint = parse_export(data, fallback)
+        return records, checkpoint, False
     decoder = _Decoder()
     records, checkpoint = parse_export(data, decoder.loads)
     return records, checkpoint, decoder.float_free
@@ -259,7 +266,7 @@ def campaign_links(exports: list[bytes]) -> list[str]:
     starts: list[tuple[str, dict[str, Any]]] = []
     for data in exports:
         try:
-            records, _ = parse_export(data)
+            records, _, _ = _parse(data, json.loads)  # json.loads' values and errors
         except ValueError as err:
             return [str(err)]
         if not records:

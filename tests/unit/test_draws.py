@@ -135,3 +135,41 @@ def test_draw_stream_words_are_the_documented_blocks() -> None:
     for n in (0, 1, 9, 10, 99, 100, 12345):
         stream.counter = n
         assert stream._next_u64() == int.from_bytes(block(seed, "m-words", sorted(seeds), n)[:8], "big")
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.binary(min_size=1, max_size=40), st.integers(0, 300), st.integers(0, 10**6),
+       st.lists(st.tuples(st.integers(0, 5), st.text(max_size=4)), max_size=3))
+def test_draw_stream_shuffles_as_the_generic_sampler_does(seed, n, counter, client_seeds) -> None:
+    """DrawStream's own permutation (blocks hashed in its loop) makes the swaps of
+    ``_Sampler.permutation`` from the same blocks and ends at the same counter."""
+    from services.platform.draws import _Sampler
+
+    fast = DrawStream(seed, "m-perm", client_seeds, counter=counter)
+    generic = DrawStream(seed, "m-perm", client_seeds, counter=counter)
+    assert fast.permutation(n) == _Sampler.permutation(generic, n)
+    assert fast.counter == generic.counter
+    assert perform(fast, "shuffle", n) == perform(generic, "shuffle", n)
+
+
+def test_draw_stream_refuses_the_shuffle_sizes_the_sampler_refuses() -> None:
+    for n in (-1, 10_001):
+        with pytest.raises(ValueError, match="shuffle size"):
+            DrawStream(b"\x01" * 32, "m").permutation(n)
+
+
+def test_draw_stream_shuffles_reject_words_as_the_sampler_does() -> None:
+    """Words at or above the largest multiple of the bound are rejected by both (forced
+    here: a real block does that about once in 2**50 draws)."""
+    from services.platform.draws import _Sampler
+
+    class Words:
+        def digest(self, message: bytes) -> bytes:
+            n = int(message[:-1])
+            top = (1 << 64) - 1 - (n % 3)  # at or above every limit for bounds 3..30
+            return (top if n % 4 == 1 else n * 7919).to_bytes(8, "big") + b"\0" * 24
+
+    fast, generic = DrawStream(b"s", "m"), DrawStream(b"s", "m")
+    fast._hmac = generic._hmac = Words()  # type: ignore[assignment]
+    assert fast.permutation(30) == _Sampler.permutation(generic, 30)
+    assert fast.counter == generic.counter > 29 + 5

@@ -114,3 +114,21 @@ def test_a_float_or_a_big_integer_is_noted_as_before():
         records, _, free = _parse(line + b"\n" + CHECKPOINT + b"\n")
         assert free is float_free
         assert same(records, json.loads(b"[" + line + b"]"))
+
+
+@pytest.mark.parametrize("line", EDGES)
+def test_campaign_links_read_exports_as_json_loads_does(line):
+    """``campaign_links`` parses with ``json.loads`` (bytes: BOM and UTF-16 detected) when
+    orjson reads a float or refuses a line, as before."""
+    for data in (line + b"\n" + CHECKPOINT + b"\n", line + b"\n"):
+        try:
+            want = parse_export(data, json.loads)
+        except ValueError as err:
+            want = ("error", str(err))
+        except RecursionError:
+            continue
+        try:
+            got = _parse(data, json.loads)[:2]
+        except ValueError as err:
+            got = ("error", str(err))
+        assert same(got, want)
