@@ -81,13 +81,17 @@ class HmacSha256:
 
     __slots__ = ("_inner", "_outer")
 
-    def __init__(self, key: bytes, prefix: bytes = b"") -> None:
+    def __init__(self, key: bytes, prefix: bytes = b"", short: bool = False) -> None:
+        """``short``: for messages of a few bytes (draw blocks), hashed with CPython's own
+        SHA-256, whose states copy faster than OpenSSL's (OpenSSL hashes long messages
+        faster)."""
+        sha256 = _short_sha256 if short else hashlib.sha256
         if len(key) > _SHA256_BLOCK:
             key = hashlib.sha256(key).digest()
         key = key.ljust(_SHA256_BLOCK, b"\0")
-        self._inner = hashlib.sha256(key.translate(hmac.trans_36))
+        self._inner = sha256(key.translate(hmac.trans_36))
         self._inner.update(prefix)
-        self._outer = hashlib.sha256(key.translate(hmac.trans_5C))
+        self._outer = sha256(key.translate(hmac.trans_5C))
 
     def digest(self, message: bytes = b"") -> bytes:
         """HMAC-SHA256(key, prefix + message)."""
@@ -99,6 +103,13 @@ class HmacSha256:
 
 
 _SHA256_BLOCK = 64
+try:  # CPython's own SHA-256 (3.12+: _sha2; 3.11: _sha256); else OpenSSL's
+    from _sha2 import sha256 as _short_sha256  # type: ignore[import-not-found]
+except ImportError:
+    try:
+        from _sha256 import sha256 as _short_sha256  # type: ignore[import-not-found,no-redef]
+    except ImportError:
+        _short_sha256 = hashlib.sha256  # type: ignore[assignment]
 _KEYED: dict[bytes, HmacSha256] = {}
 """The HMAC of each state key met (a few per process; emptied past 256)."""
 
@@ -176,7 +187,7 @@ class DrawStream(_Sampler):
         if not message.endswith(b",0]"):
             raise AssertionError("unexpected canonical form of a block message")
         self._prefix = message[:-2]
-        self._hmac = HmacSha256(seed, self._prefix)  # HMAC(seed, prefix + b"<n>]")
+        self._hmac = HmacSha256(seed, self._prefix, short=True)  # HMAC(seed, prefix + b"<n>]")
 
     def _next_u64(self) -> int:
         counter = self.counter

@@ -124,6 +124,7 @@ def test_the_hmac_with_its_key_set_up_once_is_hmac_sha256(key, prefix, message) 
 
     hasher = HmacSha256(key, prefix)
     assert hasher.digest(message) == hmac.digest(key, prefix + message, "sha256")
+    assert HmacSha256(key, prefix, short=True).digest(message) == hasher.digest(message)
     assert hasher.digest(message) == hasher.digest(message)  # the set-up states are not used up
     assert keyed_state_hash(key, message) == hmac.new(key, message, hashlib.sha256).hexdigest()
 
