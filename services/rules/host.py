@@ -49,6 +49,7 @@ from services.rules.games.contract import (
     GameEngine,
     MatchConfig,
     answering,
+    canonical_state,
     is_v2,
     json_key,
     standing_options,
@@ -264,12 +265,12 @@ class MatchHost:
         start, state = snapshot if snapshot and snapshot[0] <= len(records) else (0, None)
         for record in records[start:]:
             state = _fold(engine, live.config, state, record)
-        data = canonical_json(engine.encode(state))
+        data = canonical_state(engine, state)
         if not created.get("state_hash_scheme"):  # keyed hashes are checked by verify, with the seed
             expected = next((r["state_hash"] for r in reversed(records) if "state_hash" in r), "")
             if sha256_hex(data) != expected:
                 state = self._replay_checked(engine, records)
-                data = canonical_json(engine.encode(state))
+                data = canonical_state(engine, state)
         live.state = state
         live.state_bytes = len(data)
         return live
@@ -301,7 +302,7 @@ class MatchHost:
         return await run_with_blocks(live.blocks, lambda f, c: self._reserve(live, f, c), call)
 
     def _hash(self, live: LiveMatch, state: Any) -> str:
-        data = canonical_json(live.engine.encode(state))
+        data = canonical_state(live.engine, state)  # canonical_json(engine.encode(state))
         live.state_bytes = len(data)
         if live.key is not None:
             return keyed_state_hash(live.key, data)

@@ -23,7 +23,7 @@ import orjson
 from services.platform.draws import SeededRandomness
 from services.rules.bots import game_bots, make_bot
 from services.rules.games import available, load_engine
-from services.rules.games.contract import GameEngine, MatchConfig
+from services.rules.games.contract import GameEngine, MatchConfig, canonical_state
 
 ACTION_LIMIT = 20_000
 """Generous: rule-bot games of the existing games end in well under a thousand actions."""
@@ -172,7 +172,7 @@ def export_game(game: str, mode: str, setup: Setup, seed: int, key: Any, bot: st
     """
     import hashlib
 
-    from services.platform.canonical import KEYED_SCHEME, canonical_json, sha256_hex
+    from services.platform.canonical import KEYED_SCHEME, sha256_hex
     from services.platform.draws import (
         DrawStream,
         RecordingRandomness,
@@ -195,7 +195,7 @@ def export_game(game: str, mode: str, setup: Setup, seed: int, key: Any, bot: st
         return RecordingRandomness(lambda op, n, count: perform(stream, op, n, count))
 
     def digest(state: Any) -> str:
-        data = canonical_json(engine.encode(state))
+        data = canonical_state(engine, state)  # canonical_json(engine.encode(state))
         return keyed_state_hash(hash_key, data) if hash_key else sha256_hex(data)
 
     records: list[dict[str, Any]] = []
