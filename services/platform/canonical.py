@@ -84,6 +84,29 @@ def canonical_fast(value: Any) -> bytes | None:
     return data if data.isascii() else None
 
 
+_SCALAR_TYPES = frozenset({str, int, bool, type(None)})
+
+
+def plain_scalars(values: Any) -> bool:
+    """Every one of ``values`` is exactly a str, int, bool or None (no float, no subclass),
+    in one pass in C. A value built only of such scalars, of lists and dicts of them and of
+    fragments from :class:`CanonicalMemo` holds no float: :func:`canonical_checked` of it
+    is :func:`canonical_json` of it."""
+    return set(map(type, values)) <= _SCALAR_TYPES
+
+
+def canonical_checked(value: Any) -> bytes | None:
+    """:func:`canonical_fast` of a value its caller has shown to hold no float (every leaf
+    put into it passed :func:`plain_scalars`, every fragment came from a
+    :class:`CanonicalMemo`): orjson's bytes when orjson encodes it and they are ASCII, else
+    ``None``."""
+    try:
+        data = _orjson_dumps(value, option=_SORTED)
+    except TypeError:
+        return None
+    return data if data.isascii() else None
+
+
 class NotFast(Exception):  # noqa: N818 - a signal to take the reference path, not a failure
     """A part of a value is not on :func:`canonical_fast`'s path (a float, non-ASCII text,
     something orjson refuses): the caller encodes the whole value with :func:`canonical_json`."""

@@ -136,8 +136,8 @@ def _states(game: str, count: int = 40):
 @pytest.mark.parametrize("game", FAST)
 @pytest.mark.parametrize("odd", ["float", "non-ascii"])
 def test_a_state_off_the_fast_path_still_gets_the_reference_bytes(game, odd):
-    """A float or non-ASCII text anywhere in a part (a side, a fighter) or in the table takes
-    the reference path: RFC 8785 through the rfc8785 package."""
+    """A float or non-ASCII text anywhere in a part (a side, a fighter, a deck) or in the
+    table takes the reference path: RFC 8785 through the rfc8785 package."""
     engine, states = _states(game)
     value = 1.5 if odd == "float" else "h\u00e9ro"
     for state in states[:: max(1, len(states) // 8)]:
@@ -145,11 +145,15 @@ def test_a_state_off_the_fast_path_still_gets_the_reference_bytes(game, odd):
         if game == "neon":
             fighter = dataclasses.replace(state.fighters[0], energy=value)
             variants = [dataclasses.replace(state, fighters=(fighter, *state.fighters[1:])),
-                        dataclasses.replace(state, round=value)]
+                        dataclasses.replace(state, round=value),
+                        dataclasses.replace(state, cells=(*state.cells, value))]
         else:
             side = dataclasses.replace(state.sides[0], health=value)
+            deck = dataclasses.replace(state.sides[1], deck=(*state.sides[1].deck, value))
             variants = [dataclasses.replace(state, sides=(side, state.sides[1])),
-                        dataclasses.replace(state, turn=value)]
+                        dataclasses.replace(state, sides=(state.sides[0], deck)),
+                        dataclasses.replace(state, turn=value),
+                        dataclasses.replace(state, in_play=(value,))]
         for changed in variants:
             want = canonical_json(engine.encode(changed))
             assert want == rfc8785.dumps(engine.encode(changed))

@@ -18,7 +18,13 @@ from dataclasses import fields, is_dataclass
 from operator import attrgetter, is_
 from typing import Any
 
-from services.platform.canonical import CanonicalMemo, NotFast, canonical_fast, canonical_json
+from services.platform.canonical import (
+    CanonicalMemo,
+    NotFast,
+    canonical_checked,
+    canonical_json,
+    plain_scalars,
+)
 from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.state import CardChoice, Fighter, Frame, State
 
@@ -180,25 +186,19 @@ def canonical_state(s: State) -> bytes:
     """``canonical_json(encode(s))``; each fighter, stack frame and tuple of the table
     encoded once while it stays the same object (``CanonicalMemo``)."""
     try:
+        scalars = (s.mode, s.seats, s.automa, s.search_supply, s.leader, s.round, s.phase,
+                   s.current, s.closes_left, s.closing_sector, s.ended, s.serial, s.ruleset)
+        if not plain_scalars(scalars):
+            raise NotFast
         out = dict(_table(s))
-        out.update(
-            mode=s.mode,
-            seats=s.seats,
-            automa=s.automa,
-            fighters=[_FIGHTERS(f) for f in s.fighters],
-            search_supply=s.search_supply,
-            leader=s.leader,
-            round=s.round,
-            phase=s.phase,
-            current=s.current,
-            stack=[_FRAMES(fr) for fr in s.stack],
-            closes_left=s.closes_left,
-            closing_sector=s.closing_sector,
-            ended=s.ended,
-            serial=s.serial,
-            ruleset=s.ruleset,
-        )
-        data = canonical_fast(out)
+        out.update(zip(_SCALAR_FIELDS, scalars, strict=True))
+        out["fighters"] = [_FIGHTERS(f) for f in s.fighters]
+        out["stack"] = [_FRAMES(fr) for fr in s.stack]
+        data = canonical_checked(out)  # scalars checked, the rest fragments
     except NotFast:
         data = None
     return data if data is not None else canonical_json(encode(s))
+
+
+_SCALAR_FIELDS = ("mode", "seats", "automa", "search_supply", "leader", "round", "phase",
+                  "current", "closes_left", "closing_sector", "ended", "serial", "ruleset")

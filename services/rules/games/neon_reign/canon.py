@@ -5,20 +5,28 @@ results, the ruleset and a paused resolution (with the sides it started from) ar
 objects from one state to the next while they do not change (states are frozen dataclasses
 that share what they do not replace), so their bytes are remembered by identity
 (``CanonicalMemo``) instead of being encoded again by the reflective ``to_json`` at every
-step. The sides change at nearly every step and are encoded as ``encode_state`` does.
-Anything off the fast path (a float, non-ASCII text) takes
-``canonical_json(encode_state(state))``. tests/unit/test_canonical_state.py compares both
+step. The sides change at nearly every step and are written out as ``encode_side`` does;
+every scalar put into the encoding is checked to be a plain str, int, bool or None in one
+pass (``plain_scalars``) instead of walking the encoded value for floats. Anything off the
+fast path (a float, a subclass, non-ASCII text) takes ``canonical_json(encode_state(state))``. tests/unit/test_canonical_state.py compares both
 on the states of real games.
 """
 
 from __future__ import annotations
 
 from dataclasses import fields
+from itertools import chain
 from typing import Any
 
-from services.platform.canonical import CanonicalMemo, NotFast, canonical_fast, canonical_json
+from services.platform.canonical import (
+    CanonicalMemo,
+    NotFast,
+    canonical_checked,
+    canonical_json,
+    plain_scalars,
+)
 
-from .state import State, encode_side, encode_state, to_json
+from .state import State, encode_state, to_json
 
 _PARTS = CanonicalMemo(to_json)
 """``to_json`` of the results, the ruleset and the parts of a paused resolution."""
@@ -48,18 +56,35 @@ _RESOLVING = CanonicalMemo(_fields_json)
 def canonical_state(state: State) -> bytes:
     """``canonical_json(encode_state(state))``."""
     try:
+        sides = []
+        leaves = [(state.mode, state.difficulty, state.phase, state.active, state.turn,
+                   state.game, state.starter, state.mirror, state.winner, state.reason)]
+        for side in state.sides:
+            deck, hand, discard = list(side.deck), list(side.hand), list(side.discard)
+            bench, fallen = list(side.bench), list(side.fallen)
+            scalars = (side.hero, side.health, side.stars, side.shields, side.computer)
+            leaves += (scalars, deck, hand, discard, bench, fallen)
+            sides.append({"hero": scalars[0], "health": scalars[1], "stars": scalars[2],
+                          "shields": scalars[3], "deck": deck, "hand": hand,
+                          "discard": discard, "bench": bench, "fallen": fallen,
+                          "computer": scalars[4]})
+        decks, in_play = list(state.decks), list(state.in_play)
+        picks, tokens = list(state.picks), list(state.tokens)
+        leaves += (decks, in_play, picks, tokens)
+        if not plain_scalars(chain.from_iterable(leaves)):
+            raise NotFast
         encoded = {
-            "mode": state.mode, "difficulty": state.difficulty, "decks": list(state.decks),
-            "sides": [encode_side(side) for side in state.sides], "phase": state.phase,
-            "active": state.active, "in_play": list(state.in_play), "turn": state.turn,
+            "mode": state.mode, "difficulty": state.difficulty, "decks": decks,
+            "sides": sides, "phase": state.phase,
+            "active": state.active, "in_play": in_play, "turn": state.turn,
             "game": state.game, "starter": state.starter,
-            "mirror": state.mirror, "picks": list(state.picks), "tokens": list(state.tokens),
+            "mirror": state.mirror, "picks": picks, "tokens": tokens,
             "results": _PARTS(state.results), "winner": state.winner, "reason": state.reason,
         }
         if not state.rules.legacy:
             encoded["rules"] = _PARTS(state.rules)
             encoded["resolving"] = None if state.resolving is None else _RESOLVING(state.resolving)
-        data = canonical_fast(encoded)
+        data = canonical_checked(encoded)  # every leaf checked above, the rest fragments
     except NotFast:
         data = None
     return data if data is not None else canonical_json(encode_state(state))
