@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from services.rules.games.neon.frozen_copy import but
+from services.rules.games.frozen import but
 from services.rules.games.windows import ResponseWindow
 
 DEFENDER_STAGES = ("dprep", "dafter", "blocks", "worn")

@@ -16,7 +16,7 @@ from services.rules.games.contract import (
     TeamLayout,
     Transition,
 )
-from services.rules.games.frozen import replace
+from services.rules.games.frozen import but, replace
 from services.rules.games.neon import views
 from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.cards import choice_actions, choice_of, choosers
@@ -31,7 +31,6 @@ from services.rules.games.neon.defeat import (
 from services.rules.games.neon.encoding import canonical_state
 from services.rules.games.neon.encoding import encode as encode_state
 from services.rules.games.neon.flow import advance, setup_state
-from services.rules.games.neon.frozen_copy import but
 from services.rules.games.neon.legality import explain
 from services.rules.games.neon.loot import discard_loot, keep_actions, place_actions
 from services.rules.games.neon.resign import resign

@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.rules.games.contract import EngineEvent, Randomness
-from services.rules.games.frozen import replace
+from services.rules.games.frozen import but, replace
 from services.rules.games.neon.attack import Attack
-from services.rules.games.neon.frozen_copy import but
 from services.rules.games.neon.ruleset import RULESETS, Ruleset
 
 
