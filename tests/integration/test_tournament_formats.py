@@ -50,13 +50,13 @@ async def test_single_elimination_of_8_neon_reign(tmp_path: Path, nats_url: str)
 
 async def test_neon_event_of_12_at_tables_of_3_and_4(tmp_path: Path, nats_url: str) -> None:
     b = await _backend(tmp_path, nats_url, "neon")
-    fmt = format_json("multiplayer", 3, table_sizes="3,4", points="4,2,1,0")
+    fmt = format_json("multiplayer", 2, table_sizes="3,4", points="4,2,1,0")
     try:
         report = await simulate_run(b.address("tournament"), b.issuer.issue, "neon", fmt, 12,
                                     mode="rebirth")
     finally:
         await b.stop(1)
-    assert len(report.rounds) == 3
+    assert len(report.rounds) == 2
     for r in report.rounds:
         sizes = sorted(len(t.seats) for t in r.tables)
         assert all(s in (3, 4) for s in sizes) and sum(sizes) == 12

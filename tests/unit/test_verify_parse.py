@@ -74,7 +74,7 @@ def _line(value, ascii_only: bool) -> bytes:
     return json.dumps(value, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
 
 
-@settings(max_examples=500, deadline=None, derandomize=True)
+@settings(max_examples=200, deadline=None, derandomize=True)
 @given(st.lists(st.dictionaries(keys, values, max_size=5), max_size=4), st.booleans(), values)
 def test_any_export_parses_as_the_json_module_parses_it(rows, ascii_only, extra):
     lines = [_line(row, ascii_only) for row in rows]
