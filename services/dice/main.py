@@ -12,7 +12,7 @@ from services.platform.grpc_kit import start_server
 from services.platform.keys import Keys
 from services.platform.running import RunningService
 from services.platform.settings import Settings
-from services.platform.store import eventsourcing_env, open_application
+from services.platform.store import close_when_idle, eventsourcing_env, open_application
 from services.platform.tokens import TokenIssuer
 
 NAME = "dice"
@@ -29,4 +29,4 @@ async def start(settings: Settings, keys: Keys) -> RunningService:
         address, lambda server: register(server, app), [SERVICE_NAME],
         TokenIssuer(keys.token_secret),
     )
-    return RunningService(NAME, handle, f"{settings.host}:{handle.port}", closers=[storehealth.watch(settings, handle, NAME), app.close])
+    return RunningService(NAME, handle, f"{settings.host}:{handle.port}", closers=[storehealth.watch(settings, handle, NAME), lambda: close_when_idle(app)])

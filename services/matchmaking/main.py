@@ -22,7 +22,7 @@ from services.platform.logs import get_logger
 from services.platform.rules_channels import rules_address
 from services.platform.running import RunningService
 from services.platform.settings import Settings
-from services.platform.store import eventsourcing_env, open_application
+from services.platform.store import close_when_idle, eventsourcing_env, open_application
 from services.platform.tokens import TokenIssuer, external_identity
 
 NAME = "matchmaking"
@@ -85,7 +85,7 @@ async def start(
         closers.append(router.close)
     if owned_ratings is not None:
         closers.append(owned_ratings.close)
-    closers.append(app.close)
+    closers.append(lambda: close_when_idle(app))
     log.info("matchmaking up", port=handle.port, auto_accept=config.auto_accept,
              replica=replicas.me if replicas else 0, replicas=len(replicas.peers) if replicas else 1)
     return RunningService(NAME, handle, f"{settings.host}:{handle.port}", closers=closers,

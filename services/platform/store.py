@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 from urllib.parse import unquote, urlparse
 
 from services.platform.settings import Settings
@@ -74,3 +75,19 @@ def open_application(settings: Settings, factory: Callable[[], T]) -> T:
             return factory()
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
+
+
+async def close_when_idle(app: Any, poll: float = 0.01) -> None:
+    """``app.close()`` once no thread holds a connection of its store.
+
+    eventsourcing's pool ``close()`` also closes the connections that are in use, and closing
+    an SQLite connection while another thread runs a statement on it crashes the process (a
+    segfault seen in the suite: a scoring save still running in a worker thread when an
+    embedded stack shut down). Services stop taking work first (server, consumers), so the
+    wait ends when the last store call in flight returns; ``RunningService.stop`` bounds it
+    with its grace period (past which the store is left open, never closed under a thread).
+    """
+    pool = getattr(getattr(getattr(app, "recorder", None), "datastore", None), "pool", None)
+    while pool is not None and pool.num_in_use:
+        await asyncio.sleep(poll)
+    app.close()

@@ -13,7 +13,7 @@ from services.platform.keys import Keys
 from services.platform.leadership import relay_leadership
 from services.platform.running import RunningService
 from services.platform.settings import Settings
-from services.platform.store import eventsourcing_env, open_application
+from services.platform.store import close_when_idle, eventsourcing_env, open_application
 from services.platform.tokens import TokenIssuer
 from services.rules import records, routing
 from services.rules.app import rules_application
@@ -99,6 +99,6 @@ async def start(
     closers: list[Any] = [storehealth.watch(settings, handle, name), rearm.cancel]
     if relay is not None:
         closers += [relay.drain, relay.stop]
-    closers += [dice.close, host.close, app.close, *([router.close] if router else [])]
+    closers += [dice.close, host.close, lambda: close_when_idle(app), *([router.close] if router else [])]
     return RunningService(name, handle, f"{settings.host}:{handle.port}", closers=closers,
                           extra={"host": host, "relay": relay, "app": app})

@@ -15,7 +15,7 @@ from services.platform.logs import get_logger
 from services.platform.running import RunningService
 from services.platform.settings import GAMES, Settings
 from services.platform.signing import public_key_hex
-from services.platform.store import eventsourcing_env, open_application
+from services.platform.store import close_when_idle, eventsourcing_env, open_application
 from services.platform.tokens import TokenIssuer
 from services.scoring.app import ScoringApplication
 from services.scoring.consumer import ConsumerOptions, ResultConsumer, in_namespace
@@ -68,7 +68,7 @@ async def start(
         raise
     closers: list[Any] = [storehealth.watch(settings, handle, NAME)]
     closers += [results.stop] if results is not None else []
-    closers.append(app.close)
+    closers.append(lambda: close_when_idle(app))
     log.info("scoring up", port=handle.port, durable=results.durable if results else "")
     return RunningService(NAME, handle, f"{settings.host}:{handle.port}", closers=closers,
                           extra={"app": app, "consumer": results})

@@ -15,7 +15,7 @@ from services.platform.rules_channels import rules_address
 from services.platform.running import RunningService
 from services.platform.settings import Settings
 from services.platform.signing import public_key_hex
-from services.platform.store import eventsourcing_env, open_application
+from services.platform.store import close_when_idle, eventsourcing_env, open_application
 from services.platform.tokens import TokenIssuer, external_identity
 from services.tournament import events
 from services.tournament.app import TournamentApplication
@@ -106,7 +106,7 @@ async def start(
     closers.append(rules.close)
     if owned_ratings is not None:
         closers.append(owned_ratings.close)
-    closers.append(app.close)
+    closers.append(lambda: close_when_idle(app))
     log.info("tournament up", port=handle.port)
     return RunningService(
         NAME,
