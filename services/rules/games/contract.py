@@ -223,6 +223,27 @@ class Outcome:
     """Campaigns: what the next match of the campaign starts from (JSON), else ``None``."""
 
 
+class RemembersPending:
+    """An engine's ``pending`` that keeps its last answer (engines write ``_pending``).
+
+    One state is asked about several times (who acts, then ``validate``, the view): the last
+    (state, answer) pair answers again. States are immutable, so it stays right; the pair is
+    swapped in whole, so threads sharing the engine never see half of one."""
+
+    _pending_memo: tuple[Any, tuple[Decision, ...]] = (None, ())
+
+    def pending(self, state: Any) -> tuple[Decision, ...]:
+        last = self._pending_memo
+        if last[0] is state:
+            return last[1]
+        answer = self._pending(state)
+        self._pending_memo = (state, answer)
+        return answer
+
+    def _pending(self, state: Any) -> tuple[Decision, ...]:
+        raise NotImplementedError
+
+
 class GameEngine(Protocol):
     """A pure game engine. See the module docstring for the vocabulary."""
 

@@ -13,6 +13,7 @@ from services.rules.games.contract import (
     ModeInfo,
     Outcome,
     Randomness,
+    RemembersPending,
     TeamLayout,
     Transition,
 )
@@ -160,7 +161,7 @@ def frame_decision(s: State, fr: StackFrame) -> Decision:
     raise ValueError(f"no decision for frame {fr.kind}")
 
 
-class NeonEngine:
+class NeonEngine(RemembersPending):
     """The NEON engine of one ruleset (the current one, or an older one kept for replay).
 
     Versions: 2 (Rebirth with no fighter left has no winner); 3 (contract v2 and the
@@ -175,7 +176,6 @@ class NeonEngine:
     def __init__(self, ruleset: Ruleset = CURRENT) -> None:
         self.ruleset = ruleset
         self.engine_version = ruleset.version
-        self._pending_memo: tuple[Any, tuple[Decision, ...]] = (None, ())
 
     def for_version(self, engine_version: str) -> NeonEngine:
         if engine_version == self.engine_version:
@@ -282,17 +282,6 @@ class NeonEngine:
         return tuple(tuple(sorted(t)) for t in raw)
 
     # ---- who acts ------------------------------------------------------------------------------
-
-    def pending(self, state: State) -> tuple[Decision, ...]:
-        # Asked several times about one state (who acts, validate, view): the last answer is
-        # kept. States are immutable, so it stays right; one (state, answer) pair is
-        # swapped in whole, so threads sharing the engine never see half of one.
-        last = self._pending_memo
-        if last[0] is state:
-            return last[1]
-        answer = self._pending(state)
-        self._pending_memo = (state, answer)
-        return answer
 
     def _pending(self, state: State) -> tuple[Decision, ...]:
         s = state

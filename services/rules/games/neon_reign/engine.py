@@ -14,6 +14,7 @@ from services.rules.games.contract import (
     ModeInfo,
     Outcome,
     Randomness,
+    RemembersPending,
     Transition,
 )
 from services.rules.games.frozen import replace
@@ -35,7 +36,7 @@ _DEFEND = Decision(1, "defend", (_PASS,), "Defend with up to 2 cards, or pass", 
                    default=_PASS)
 
 
-class NeonReignEngine:
+class NeonReignEngine(RemembersPending):
     """The engine of one ruleset (the current one unless :meth:`for_version` chose another)."""
 
     game_id = "neon-reign"
@@ -46,7 +47,6 @@ class NeonReignEngine:
         self.rules = rules
         self.engine_version = rules.version
         self.content_version = rules.content
-        self._pending_memo: tuple[Any, tuple[Decision, ...]] = (None, ())
 
     def for_version(self, engine_version: str) -> GameEngine:
         """The engine that replays matches made with ``engine_version``; ``KeyError`` if none."""
@@ -75,17 +75,6 @@ class NeonReignEngine:
         return setup(config, rng, self.rules)
 
     # -- who acts now -----------------------------------------------------------------------
-    def pending(self, state: State) -> tuple[Decision, ...]:
-        # Asked again about one state (who acts, then validate): the last answer is kept.
-        # States are immutable, so it stays right; the (state, answer) pair is swapped in
-        # whole, so threads sharing the engine never see half of one.
-        last = self._pending_memo
-        if last[0] is state:
-            return last[1]
-        answer = self._pending(state)
-        self._pending_memo = (state, answer)
-        return answer
-
     def _pending(self, state: State) -> tuple[Decision, ...]:
         if state.phase == OVER:
             return ()
