@@ -778,18 +778,17 @@ def _gc_paused() -> Iterator[None]:
     """No garbage collection inside: a cycle over a large queue makes hundreds of thousands
     of small objects, and each full collection would walk every open ticket held in memory.
 
-    On the way out, what the cycle made and still holds (proposals, batch rows, its groups)
-    goes straight to the oldest generation (``freeze`` then ``unfreeze``: two list splices)
-    instead of being walked by the first young collection after (0.2 s for a cycle over
-    100,000 tickets). Cyclic garbage among them is still found by the next full collection."""
+    Not ``gc.freeze``/``unfreeze`` on the way out (tried: it saves the 0.2 s young
+    collection after a cycle over 100,000 tickets): they splice the collector's generation
+    lists without checking that a collection is running, and one may be, in another thread
+    whose finalizer released the GIL (closing an SQLite cursor); the suite segfaulted twice
+    in SQLite and asyncio code while they were in."""
     was = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was:
-            gc.freeze()
-            gc.unfreeze()
             gc.enable()
 
 
