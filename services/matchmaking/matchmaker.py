@@ -781,8 +781,8 @@ def _gc_paused() -> Iterator[None]:
     Not ``gc.freeze``/``unfreeze`` on the way out (tried: it saves the 0.2 s young
     collection after a cycle over 100,000 tickets): they splice the collector's generation
     lists without checking that a collection is running, and one may be, in another thread
-    whose finalizer released the GIL (closing an SQLite cursor); the suite segfaulted twice
-    in SQLite and asyncio code while they were in."""
+    whose finalizer released the GIL (closing an SQLite cursor). The suite segfaulted twice
+    in SQLite and asyncio code while they were in, and this is the likely cause."""
     was = gc.isenabled()
     gc.disable()
     try:
