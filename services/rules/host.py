@@ -54,7 +54,7 @@ from services.rules.games.contract import (
     json_key,
     standing_options,
 )
-from services.rules.live import LiveMatch, LiveMatches
+from services.rules.live import STATUS_AFTER, LiveMatch, LiveMatches, dice_key_of
 from services.rules.matchlog import (
     SNAPSHOT_EVERY,
     GroupCommitter,
@@ -235,14 +235,14 @@ class MatchHost:
         if not records:
             raise NotFound(f"no match {match_id!r}")
         status = "created"
-        for record in records:  # as LiveMatch.add sets it
-            status = _STATUS_AFTER.get(record["type"], status)
+        for record in records:
+            status = STATUS_AFTER.get(record["type"], status)
         rebuilt = asyncio.to_thread(self._rebuild_from, match_id, records)
         if status in ("created", "running") and records[0].get("state_hash_scheme") == KEYED_SCHEME:
             # the state key from the dice service while the state is rebuilt (one round trip
             # less on the way to the match's first answer after a restart)
-            dice_key = str(records[0].get("dice", {}).get("session") or match_id)
-            live, session = await asyncio.gather(rebuilt, self.dice.open(dice_key, ""))
+            live, session = await asyncio.gather(
+                rebuilt, self.dice.open(dice_key_of(records[0], match_id), ""))
             live.key = bytes.fromhex(session.state_key)
         else:
             live = await rebuilt
@@ -844,10 +844,6 @@ class MatchHost:
         records = await self._store(self.store.records, match_id)
         data = build_export(match_id, self.engine.game_id, records, self.signing_key)
         return data, live.head if live.version == len(records) else records[-1]["hash"], len(records)
-
-
-_STATUS_AFTER = {"MatchStarted": "running", "MatchEnded": "ended", "MatchSealed": "sealed"}
-"""The status a record of each type leaves a match in (LiveMatch.add)."""
 
 
 def _fold(engine: GameEngine, config: MatchConfig, state: Any, record: dict[str, Any]) -> Any:

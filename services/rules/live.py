@@ -24,6 +24,15 @@ watchers; older ones are read back from the store. Running matches are what memo
 BASE_BYTES = 4096
 
 
+STATUS_AFTER = {"MatchStarted": "running", "MatchEnded": "ended", "MatchSealed": "sealed"}
+"""The status a record of each type leaves a match in (other types leave it as it was)."""
+
+
+def dice_key_of(created: dict[str, Any], match_id: str) -> str:
+    """The dice session of a match, from its MatchCreated record."""
+    return str(created.get("dice", {}).get("session") or match_id)
+
+
 @dataclass
 class LiveMatch:
     match_id: str
@@ -57,7 +66,7 @@ class LiveMatch:
 
     @property
     def dice_key(self) -> str:
-        return str(self.created.get("dice", {}).get("session") or self.match_id)
+        return dice_key_of(self.created, self.match_id)
 
     @property
     def outcome(self) -> dict[str, Any] | None:
@@ -72,14 +81,9 @@ class LiveMatch:
         self.version = record["n"]
         self.head = record["hash"]
         kind = record["type"]
-        if kind == "MatchStarted":
-            self.status = "running"
-        elif kind == "ActionAccepted":
+        self.status = STATUS_AFTER.get(kind, self.status)
+        if kind == "ActionAccepted":
             self.commands[record["command_id"]] = record["n"]
-        elif kind == "MatchEnded":
-            self.status = "ended"
-        elif kind == "MatchSealed":
-            self.status = "sealed"
         if "state_hash" in record:
             self.state_hash = record["state_hash"]
 
