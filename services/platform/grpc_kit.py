@@ -11,7 +11,6 @@ servicer never crashes the server.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import inspect
 import os
@@ -26,7 +25,7 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
 from services.platform.errors import PermissionDenied, ServiceError, Unauthenticated, Unavailable
-from services.platform.logs import bound_contextvars, get_logger
+from services.platform.logs import bind_contextvars, get_logger
 from services.platform.storehealth import StoreGate, is_store_outage
 from services.platform.tokens import Claims, TokenIssuer, bearer
 
@@ -78,8 +77,7 @@ class KernelInterceptor(grpc.aio.ServerInterceptor):
             async def unary(raw: bytes, context: grpc.aio.ServicerContext) -> Any:
                 # The call's context variables (log binding, claims) live in a Context of
                 # our own, in a task of our own, never in the Context grpc runs the handler
-                # in: setting them there crashed the process under fuzzing (a use-after-free
-                # in that Context's HAMT; grpcio 1.85, CPython 3.11).
+                # in: they are set once there and never reset (see _CallScope.__aenter__).
                 return await asyncio.create_task(handle(raw, context), context=contextvars.Context())
 
             return grpc.unary_unary_rpc_method_handler(
@@ -215,8 +213,6 @@ class _CallScope:
         self, issuer: TokenIssuer | None, method: str, request: Any, context: grpc.aio.ServicerContext
     ) -> None:
         self.issuer, self.method, self.request, self.context = issuer, method, request, context
-        self._bound: Any = None
-        self._token: Any = None
 
     async def __aenter__(self) -> bool:
         metadata = self.context.invocation_metadata()
@@ -225,8 +221,14 @@ class _CallScope:
         match_id = getattr(self.request, "match_id", "")
         if match_id:
             fields["match_id"] = match_id
-        self._bound = bound_contextvars(**fields)
-        self._bound.__enter__()
+        # Set once in the call's own Context (KernelInterceptor runs every call in a fresh
+        # one) and never reset: the Context goes with the call. Nothing here may set a
+        # context variable on the way out. A reset in a finaliser (the generator of
+        # structlog's bound_contextvars left open when a refusal aborted the call, closed
+        # later by the garbage collector) can run while the collector interrupts another
+        # ContextVar.set, which frees the HAMT that set is still walking (CPython
+        # gh-148891): the server segfaulted under bad-token traffic.
+        bind_contextvars(**fields)
         self.request_id = request_id
         try:
             token = bearer(metadata)
@@ -234,7 +236,7 @@ class _CallScope:
         except ServiceError as err:
             await self._abort(err)
             return False
-        self._token = current_claims.set(claims)
+        current_claims.set(claims)
         return True
 
     async def _abort(self, err: ServiceError) -> None:
@@ -242,36 +244,27 @@ class _CallScope:
         await self.context.abort(err.code, err.reason)
 
     async def __aexit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
-        try:
-            if exc is None or isinstance(exc, (grpc.aio.AbortError, GeneratorExit)):
-                return False
-            if isinstance(exc, ServiceError):
-                await self._abort(exc)
-                return True
-            if isinstance(exc, asyncio.CancelledError):
-                return False
-            if isinstance(exc, NotImplementedError):  # a generated servicer's default
-                await self.context.abort(grpc.StatusCode.UNIMPLEMENTED, "not implemented here")
-                return True
-            if is_store_outage(exc):
-                log.warning("event store unreachable", error=repr(exc))
-                await self.context.abort(
-                    grpc.StatusCode.UNAVAILABLE, "the event store does not answer; try again"
-                )
-                return True
-            log.error("unexpected error", exc_info=(exc_type, exc, tb))
+        if exc is None or isinstance(exc, (grpc.aio.AbortError, GeneratorExit)):
+            return False
+        if isinstance(exc, ServiceError):
+            await self._abort(exc)
+            return True
+        if isinstance(exc, asyncio.CancelledError):
+            return False
+        if isinstance(exc, NotImplementedError):  # a generated servicer's default
+            await self.context.abort(grpc.StatusCode.UNIMPLEMENTED, "not implemented here")
+            return True
+        if is_store_outage(exc):
+            log.warning("event store unreachable", error=repr(exc))
             await self.context.abort(
-                grpc.StatusCode.INTERNAL, f"internal error (request id {self.request_id})"
+                grpc.StatusCode.UNAVAILABLE, "the event store does not answer; try again"
             )
             return True
-        finally:
-            # A stream closed by its client is finalised from another context, where these
-            # tokens cannot be reset; that context is gone with the call anyway.
-            with contextlib.suppress(ValueError):
-                if self._token is not None:
-                    current_claims.reset(self._token)
-            with contextlib.suppress(ValueError):
-                self._bound.__exit__(None, None, None)
+        log.error("unexpected error", exc_info=(exc_type, exc, tb))
+        await self.context.abort(
+            grpc.StatusCode.INTERNAL, f"internal error (request id {self.request_id})"
+        )
+        return True
 
 
 def claims() -> Claims | None:
