@@ -25,7 +25,7 @@ from tests.e2e.procs import Cluster, port_env, service_env
 pytestmark = pytest.mark.timeout(180)
 
 SECRET = "kernel-gc-token-secret-0123456789ab"
-CALLS = 4000
+CALLS = 3000
 THREADS = 8
 
 
