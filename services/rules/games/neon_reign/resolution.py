@@ -14,8 +14,8 @@ from services.rules.games.contract import EngineEvent
 from services.rules.games.frozen import replace
 
 from .cards import BUTTON, JOYSTICK, SHIELD_LIMIT, STARTING_HEALTH, THROW, Card, Hero
-from .combos import ComboHit, combo_total, universal_combos
-from .content import card, hero
+from .combos import ComboHit, combo_total, combos_of
+from .content import CARDS, card, hero
 from .rulesets import Ruleset
 from .state import Defense, ShieldAsk, Side
 
@@ -51,12 +51,13 @@ def button_damage(fighter: Hero, button: Card) -> int:
     return button.damage + bonus
 
 
-def joystick_gains(fighter: Hero, stick: Card) -> dict[str, int]:
-    gains = dict(stick.effects)
+def joystick_gains(total: dict[str, int], fighter: Hero, stick: Card) -> None:
+    """Add what a Joystick gives its player into ``total``: its effects, plus the Hero
+    Ability's Stars for its direction."""
+    _add(total, stick.effects)
     ability = fighter.ability
     if ability.type == "joystick_star_bonus" and ability.direction == stick.direction:
-        gains["stars"] = gains.get("stars", 0) + ability.amount
-    return gains
+        total["stars"] = total.get("stars", 0) + ability.amount
 
 
 def _add(total: dict[str, int], gains: Iterable[tuple[str, int]]) -> None:
@@ -68,7 +69,7 @@ def _add(total: dict[str, int], gains: Iterable[tuple[str, int]]) -> None:
 
 def combos_after_counters(attack: Iterable[str], removed: Iterable[str]) -> tuple[ComboHit, ...]:
     gone = set(removed)
-    return universal_combos(card(i) for i in attack if i not in gone)
+    return combos_of([i for i in attack if i not in gone])
 
 
 class Table:
@@ -99,7 +100,8 @@ class Table:
         att, dfd = self.attacker, self.defender
         if not self.sides[att].computer:
             self.set(att, discard=self.sides[att].discard + attack)
-        self.set(dfd, discard=self.sides[dfd].discard + defended)
+        if defended:  # a pass leaves the defender's side as it is (no copy of it)
+            self.set(dfd, discard=self.sides[dfd].discard + defended)
 
     # -- small effects -------------------------------------------------------------------
     def hero(self, side: int) -> Hero:
@@ -223,6 +225,8 @@ class Table:
         the step's Stars together: each goes on gaining until its next Star Power, and the
         powers reached so resolve simultaneously (so both heroes can fall: a double KO).
         """
+        if not (queue[0] or queue[1]):
+            return  # no Star gained (the usual case after damage): nothing below happens
         queue = list(queue)
         for side in (0, 1):
             if queue[side]:
@@ -296,8 +300,9 @@ class Table:
             self.gain_shields(dfd, ability.amount * defense.blocks, "hero ability")
         if ability.type == "strike_on_throw" and defense.throws:
             self.strike(att, ability.amount * defense.throws, "hero ability")
-        early = defense.early_damage + sum(
-            button_damage(self.hero(dfd), card(b)) for b in defense.early_buttons)
+        early = defense.early_damage
+        for button in defense.early_buttons:
+            early += button_damage(self.hero(dfd), CARDS[button])
         if early:
             self.deal({att: early}, shieldable=True, source="combo breaker button")
 
@@ -307,12 +312,13 @@ class Table:
         gains: list[dict[str, int]] = [{}, {}]
         for stick in standing:
             if stick.kind == JOYSTICK:
-                _add(gains[att], joystick_gains(self.heroes[att], stick).items())
+                joystick_gains(gains[att], self.heroes[att], stick)
         for hit in hits:
             _add(gains[att], [(k, v) for k, v in hit.effects if k != "damage"])
         for stick_id in defense.joysticks:
-            _add(gains[dfd], joystick_gains(self.heroes[dfd], card(stick_id)).items())
-        _add(gains[dfd], dict(defense.gains).items())
+            joystick_gains(gains[dfd], self.heroes[dfd], CARDS[stick_id])
+        if defense.gains:
+            _add(gains[dfd], dict(defense.gains).items())
         if not gains[att] and not gains[dfd]:
             return  # nothing gained: every effect below would do nothing
         for side in (att, dfd):
@@ -338,20 +344,25 @@ class Table:
                       hits: tuple[ComboHit, ...]) -> None:
         att, dfd = self.attacker, self.defender
         attacker_hero, defender_hero = self.hero(att), self.hero(dfd)
-        to_defender = sum(button_damage(attacker_hero, c) for c in standing if c.kind == BUTTON)
-        to_defender += combo_total(hits, "damage")
-        if attacker_hero.ability.type == "combo_damage_bonus":
-            to_defender += attacker_hero.ability.amount * len(hits)
-        to_attacker = sum(button_damage(defender_hero, card(b)) for b in defense.late_buttons)
+        to_defender = 0
+        for c in standing:
+            if c.kind == BUTTON:
+                to_defender += button_damage(attacker_hero, c)
+        if hits:
+            to_defender += combo_total(hits, "damage")
+            if attacker_hero.ability.type == "combo_damage_bonus":
+                to_defender += attacker_hero.ability.amount * len(hits)
+        to_attacker = 0
+        for button in defense.late_buttons:
+            to_attacker += button_damage(defender_hero, CARDS[button])
         self.deal({dfd: to_defender, att: to_attacker}, shieldable=True, source="buttons")
 
     def run(self, attack: tuple[str, ...], defense: Defense) -> None:
         self.step1_counters(defense)
-        removed = set(defense.targets)
-        standing = [card(i) for i in attack if i not in removed]
-        hits: tuple[ComboHit, ...] = ()
-        if not defense.combo_breakers:
-            hits = universal_combos(standing)
+        removed = defense.targets
+        played = [i for i in attack if i not in removed]
+        standing = [CARDS[i] for i in played]
+        hits = () if defense.combo_breakers else combos_of(played)
         if hits:
             self.emit("combos", side=self.attacker, combos=[hit.id for hit in hits])
         self.step2_joysticks(standing, defense, hits)
