@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
+from math import prod
 from typing import Any
 
 from services.platform.draws import SeededRandomness
 from services.rules.games.contract import Action, Decision
 
 from .cards import BUTTON, COMBO_BREAKER, JOYSTICK, Card
-from .combos import Face, universal_combos
+from .combos import FACE_PRIME, universal_combos
 from .content import CARDS
 
 JSON = Any
@@ -44,43 +45,21 @@ def attack_worth(cards: Sequence[str], ability: Mapping[str, Any]) -> int:
 
 # An Attack's worth is the sum of its cards' own worths (a Button's damage, with the
 # player's colour bonus, counts double; a Joystick's effects) and the worth of the
-# Universal Combos its cards make. Those depend only on the multiset of the cards' combo
-# faces (11 in the reference pack), which the product of one prime per face names (an
-# integer factorises one way). So an Attack costs a few table reads, whether or not these
-# cards were met before.
-
-def _primes(count: int) -> list[int]:
-    found: list[int] = []
-    n = 2
-    while len(found) < count:
-        if all(n % p for p in found):
-            found.append(n)
-        n += 1
-    return found
-
-
-def _face(c: Card) -> Face:
-    return Face(c.kind, c.colour, c.direction)
-
-
-_COMBO_FACES = sorted({_face(c) for c in CARDS.values()})
-_PRIME_OF: dict[Face, int] = dict(zip(_COMBO_FACES, _primes(len(_COMBO_FACES))))
-_FACE_PRIME: dict[str, int] = {card_id: _PRIME_OF[_face(c)] for card_id, c in CARDS.items()}
-"""Each card's combo face, as a prime of its own."""
-
+# Universal Combos its cards make, which depend only on the multiset of the cards' faces
+# (``FACE_PRIME``). So an Attack costs a few table reads, whether or not these cards were
+# met before.
 
 @lru_cache(maxsize=64)
-def _own_worths(kind: Any, colour: Any, amount: Any) -> dict[str, tuple[int, int]]:
-    """Each card's own worth in an Attack by a player with this ability, and its face's
-    prime, by card id (one table per ability: the reference pack has 11)."""
+def _own_worths(kind: Any, colour: Any, amount: Any) -> dict[str, int]:
+    """Each card's own worth in an Attack by a player with this ability, by card id (one
+    table per ability: the reference pack has 11)."""
     ability = {"type": kind, "colour": colour, "amount": amount}
-    return {card_id: (2 * _button_damage(ability, c) if c.kind == BUTTON
-                      else _effects_worth(c.effects) if c.kind == JOYSTICK else 0,
-                      _FACE_PRIME[card_id])
+    return {card_id: 2 * _button_damage(ability, c) if c.kind == BUTTON
+            else _effects_worth(c.effects) if c.kind == JOYSTICK else 0
             for card_id, c in CARDS.items()}
 
 
-def _worths(ability: Mapping[str, Any]) -> tuple[dict[str, tuple[int, int]], Any]:
+def _worths(ability: Mapping[str, Any]) -> tuple[dict[str, int], Any]:
     """The card worths of a player with this ability, and its worth per Universal Combo
     met (a Combo Damage bonus counts double)."""
     kind, amount = ability.get("type"), ability.get("amount", 0)
@@ -88,26 +67,24 @@ def _worths(ability: Mapping[str, Any]) -> tuple[dict[str, tuple[int, int]], Any
             2 * amount if kind == "combo_damage_bonus" else 0)
 
 
-def _attack_worths(attacks: Iterable[Sequence[str]], own: Mapping[str, tuple[int, int]],
+def _attack_worths(attacks: Iterable[Sequence[str]], own: Mapping[str, int],
                    per_combo: Any, broken: bool = False) -> list[Any]:
     """What each Attack (its cards) is worth to a player of card worths ``own`` and worth
     ``per_combo`` for each Universal Combo; ``broken``: without the combos' effects (a Combo
     Breaker stopped them), as the bot has always counted it, the per-combo worth kept."""
     known = _COMBOS_BY_FACES
+    worth_of, prime_of = own.__getitem__, FACE_PRIME.__getitem__
     out = []
     for cards in attacks:
-        worth, faces = 0, 1
-        for i in cards:
-            card_worth, prime = own[i]
-            worth += card_worth
-            faces *= prime
+        faces = prod(map(prime_of, cards))
         combos = known.get(faces)
         if combos is None:
             if len(known) > 4096:  # a bound: the reference pack's Attacks make a few hundred
                 known.clear()
             hits = universal_combos(CARDS[i] for i in cards)
             combos = known[faces] = sum(_effects_worth(hit.effects) for hit in hits), len(hits)
-        out.append(worth + (0 if broken else combos[0]) + per_combo * combos[1])
+        out.append(sum(map(worth_of, cards)) + (0 if broken else combos[0])
+                   + per_combo * combos[1])
     return out
 
 
@@ -163,30 +140,22 @@ class RuleBot:
         # whether it stops the Universal Combos (many defences share them).
         left: dict[tuple[tuple[str, ...], bool], int] = {}
         unanswered = _attack_worths([attack], own, per_combo)[0]
-        bonus_colour = (mine.get("colour") if mine.get("type") == "button_colour_bonus"
-                        else _NO_COLOUR)
-        bonus = mine.get("amount", 0)
+        gain_of = _defence_worths(mine.get("type"), mine.get("colour"),
+                                  mine.get("amount", 0)).__getitem__
+        is_breaker = _BREAKERS.__contains__
         scores = []
         for action in legal:
             if action["type"] == "pass":
                 scores.append(0)
                 continue
             played = action["cards"]
-            breakers = False
-            gained = 0
-            for i in played:
-                kind, colour, damage, worth = _PRINTED[i]
-                if kind == BUTTON:
-                    gained += 2 * (damage + (bonus if colour == bonus_colour else 0))
-                else:
-                    gained += worth
-                    breakers = breakers or kind == COMBO_BREAKER
-            key = (tuple(action.get("targets", ())), breakers)
+            gained = sum(map(gain_of, played))
+            key = (tuple(action.get("targets", ())), any(map(is_breaker, played)))
             still = left.get(key)
             if still is None:
                 removed = set(key[0])
                 still = left[key] = _attack_worths([[i for i in attack if i not in removed]],
-                                                   own, per_combo, breakers)[0]
+                                                   own, per_combo, key[1])[0]
             scores.append(unanswered - still + gained - 2 * len(played))
         return self._best(legal, scores)
 
@@ -204,11 +173,20 @@ class RuleBot:
         return {"type": "shields", "spend": most}
 
 
+@lru_cache(maxsize=64)
+def _defence_worths(kind: Any, colour: Any, amount: Any) -> dict[str, int]:
+    """What each card gains its player in a defence, by card id, for a player with this
+    ability: a Button's damage (with the ability's colour bonus) counts double, any other
+    card the worth of its effects."""
+    bonus_colour = colour if kind == "button_colour_bonus" else _NO_COLOUR
+    return {card_id: 2 * (c.damage + (amount if c.colour == bonus_colour else 0))
+            if c.kind == BUTTON else _effects_worth(c.effects)
+            for card_id, c in CARDS.items()}
+
+
 _NO_COLOUR = object()
 """No Button colour gets a bonus (matches no colour read from a view)."""
-_PRINTED: dict[str, tuple[str, str, int, int]] = {
-    card_id: (c.kind, c.colour, c.damage, _effects_worth(c.effects)) for card_id, c in CARDS.items()}
-"""What a defence's worth reads of each card: kind, colour, damage, worth of its effects."""
+_BREAKERS = frozenset(card_id for card_id, c in CARDS.items() if c.kind == COMBO_BREAKER)
 
 
 def _my_side(view: Mapping[str, Any], seat: int) -> Mapping[str, Any]:
