@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from math import prod
 from typing import Any
 
 from services.platform.draws import SeededRandomness
@@ -50,16 +49,17 @@ def attack_worth(cards: Sequence[str], ability: Mapping[str, Any]) -> int:
 # met before.
 
 @lru_cache(maxsize=64)
-def _own_worths(kind: Any, colour: Any, amount: Any) -> dict[str, int]:
-    """Each card's own worth in an Attack by a player with this ability, by card id (one
-    table per ability: the reference pack has 11)."""
+def _own_worths(kind: Any, colour: Any, amount: Any) -> dict[str, tuple[int, int]]:
+    """Each card's own worth in an Attack by a player with this ability, and its face's
+    prime, by card id (one table per ability: the reference pack has 11)."""
     ability = {"type": kind, "colour": colour, "amount": amount}
-    return {card_id: 2 * _button_damage(ability, c) if c.kind == BUTTON
-            else _effects_worth(c.effects) if c.kind == JOYSTICK else 0
+    return {card_id: (2 * _button_damage(ability, c) if c.kind == BUTTON
+                      else _effects_worth(c.effects) if c.kind == JOYSTICK else 0,
+                      FACE_PRIME[card_id])
             for card_id, c in CARDS.items()}
 
 
-def _worths(ability: Mapping[str, Any]) -> tuple[dict[str, int], Any]:
+def _worths(ability: Mapping[str, Any]) -> tuple[dict[str, tuple[int, int]], Any]:
     """The card worths of a player with this ability, and its worth per Universal Combo
     met (a Combo Damage bonus counts double)."""
     kind, amount = ability.get("type"), ability.get("amount", 0)
@@ -67,24 +67,26 @@ def _worths(ability: Mapping[str, Any]) -> tuple[dict[str, int], Any]:
             2 * amount if kind == "combo_damage_bonus" else 0)
 
 
-def _attack_worths(attacks: Iterable[Sequence[str]], own: Mapping[str, int],
+def _attack_worths(attacks: Iterable[Sequence[str]], own: Mapping[str, tuple[int, int]],
                    per_combo: Any, broken: bool = False) -> list[Any]:
     """What each Attack (its cards) is worth to a player of card worths ``own`` and worth
     ``per_combo`` for each Universal Combo; ``broken``: without the combos' effects (a Combo
     Breaker stopped them), as the bot has always counted it, the per-combo worth kept."""
     known = _COMBOS_BY_FACES
-    worth_of, prime_of = own.__getitem__, FACE_PRIME.__getitem__
     out = []
-    for cards in attacks:
-        faces = prod(map(prime_of, cards))
+    for cards in attacks:  # a plain loop: map() objects cost more than 1-3 cards
+        worth, faces = 0, 1
+        for i in cards:
+            card_worth, prime = own[i]
+            worth += card_worth
+            faces *= prime
         combos = known.get(faces)
         if combos is None:
             if len(known) > 4096:  # a bound: the reference pack's Attacks make a few hundred
                 known.clear()
             hits = universal_combos(CARDS[i] for i in cards)
             combos = known[faces] = sum(_effects_worth(hit.effects) for hit in hits), len(hits)
-        out.append(sum(map(worth_of, cards)) + (0 if broken else combos[0])
-                   + per_combo * combos[1])
+        out.append(worth + (0 if broken else combos[0]) + per_combo * combos[1])
     return out
 
 
@@ -140,17 +142,18 @@ class RuleBot:
         # whether it stops the Universal Combos (many defences share them).
         left: dict[tuple[tuple[str, ...], bool], int] = {}
         unanswered = _attack_worths([attack], own, per_combo)[0]
-        gain_of = _defence_worths(mine.get("type"), mine.get("colour"),
-                                  mine.get("amount", 0)).__getitem__
-        is_breaker = _BREAKERS.__contains__
+        gains = _defence_worths(mine.get("type"), mine.get("colour"), mine.get("amount", 0))
         scores = []
         for action in legal:
             if action["type"] == "pass":
                 scores.append(0)
                 continue
             played = action["cards"]
-            gained = sum(map(gain_of, played))
-            key = (tuple(action.get("targets", ())), any(map(is_breaker, played)))
+            gained, breakers = 0, False
+            for i in played:
+                gained += gains[i]
+                breakers = breakers or i in _BREAKERS
+            key = (tuple(action.get("targets", ())), breakers)
             still = left.get(key)
             if still is None:
                 removed = set(key[0])
