@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import repeat
-from operator import is_
 from typing import Any
 
 from services.rules.games.contract import (
@@ -131,8 +129,10 @@ class NeonReignEngine(RemembersPending):
         if last[0] is state:
             # The very action object listed for this seat (a bot's answer) is legal.
             for decision in last[1]:
-                if decision.seat == seat and any(map(is_, decision.legal, repeat(action))):
-                    return None
+                if decision.seat == seat:
+                    for listed in decision.legal:
+                        if listed is action:
+                            return None
         if state.phase == OVER:
             return "the match is over"
         if not isinstance(action, Mapping) or not isinstance(action.get("type"), str):

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from services.rules.games.contract import EngineEvent
-from services.rules.games.frozen import replace
+from services.rules.games.frozen import but
 
 from .cards import BUTTON, JOYSTICK, SHIELD_LIMIT, STARTING_HEALTH, THROW, Card, Hero
 from .combos import ComboHit, combo_total, combos_of
@@ -78,6 +78,9 @@ class Table:
     :meth:`result` hands it out, and no one changes it after that. So a resolution makes
     one new value per changed side, not one per change."""
 
+    __slots__ = ("sides", "changed", "heroes", "attacker", "defender", "rules",
+                 "shield_answers", "answered", "events")
+
     def __init__(self, sides: tuple[Side, Side], attacker: int, rules: Ruleset,
                  shield_answers: tuple[int, ...] = ()) -> None:
         self.sides = [sides[0], sides[1]]
@@ -104,14 +107,11 @@ class Table:
             self.set(dfd, discard=self.sides[dfd].discard + defended)
 
     # -- small effects -------------------------------------------------------------------
-    def hero(self, side: int) -> Hero:
-        return self.heroes[side]
-
     def set(self, side: int, **changes: object) -> None:
         if self.changed[side]:
             vars(self.sides[side]).update(changes)
         else:
-            self.sides[side] = replace(self.sides[side], **changes)  # type: ignore[arg-type]
+            self.sides[side] = but(self.sides[side], changes)
             self.changed[side] = True
 
     def emit(self, kind: str, visible_to: frozenset[int] | None = None, **data: object) -> None:
@@ -207,7 +207,7 @@ class Table:
             self.set(side, health=health, shields=current.shields - prevented)
             self.emit("damage", side=side, amount=amount, prevented=prevented, lost=lost,
                       health=health, source=source)
-            ability = self.hero(side).ability
+            ability = self.heroes[side].ability
             if lost > 0 and ability.type == "star_on_damage_taken":
                 star_gains[side] += ability.amount
         return star_gains
@@ -237,7 +237,7 @@ class Table:
         while any(queue):
             fired = []
             for side in (self.attacker, self.defender):
-                limit = self.hero(side).star_limit
+                limit = self.heroes[side].star_limit
                 while queue[side] > 0:
                     queue[side] -= 1
                     stars = self.sides[side].stars + 1
@@ -258,7 +258,7 @@ class Table:
                 if queue[side] <= 0:
                     continue
                 queue[side] -= 1
-                limit = self.hero(side).star_limit
+                limit = self.heroes[side].star_limit
                 stars = self.sides[side].stars + 1
                 if stars >= limit:
                     stars -= limit
@@ -271,18 +271,18 @@ class Table:
     def star_powers(self, fired: list[int]) -> list[int]:
         for side in fired:
             self.emit("star_power", side=side, hero=self.sides[side].hero,
-                      effects=dict(self.hero(side).star_power))
+                      effects=dict(self.heroes[side].star_power))
         for side in fired:
-            power = self.hero(side)
+            power = self.heroes[side]
             if power.power("heal"):
                 self.heal(side, power.power("heal"), "star power")
             if power.power("shields"):
                 self.gain_shields(side, power.power("shields"), "star power")
-        hits = {1 - side: self.hero(side).power("damage") for side in fired}
+        hits = {1 - side: self.heroes[side].power("damage") for side in fired}
         star_gains = self._hurt(hits, shieldable=False, source="star power")
         self.check_ko()
         for side in fired:
-            power = self.hero(side)
+            power = self.heroes[side]
             if power.power("strike"):
                 self.strike(1 - side, power.power("strike"), "star power")
             if power.power("draw"):
@@ -295,14 +295,14 @@ class Table:
         if defense.targets or defense.combo_breakers:
             self.emit("countered", side=dfd, removed=list(defense.targets),
                       combo_breakers=defense.combo_breakers)
-        ability = self.hero(dfd).ability
+        ability = self.heroes[dfd].ability
         if ability.type == "shield_on_block" and defense.blocks:
             self.gain_shields(dfd, ability.amount * defense.blocks, "hero ability")
         if ability.type == "strike_on_throw" and defense.throws:
             self.strike(att, ability.amount * defense.throws, "hero ability")
         early = defense.early_damage
         for button in defense.early_buttons:
-            early += button_damage(self.hero(dfd), CARDS[button])
+            early += button_damage(self.heroes[dfd], CARDS[button])
         if early:
             self.deal({att: early}, shieldable=True, source="combo breaker button")
 
@@ -343,7 +343,7 @@ class Table:
     def step3_buttons(self, standing: list[Card], defense: Defense,
                       hits: tuple[ComboHit, ...]) -> None:
         att, dfd = self.attacker, self.defender
-        attacker_hero, defender_hero = self.hero(att), self.hero(dfd)
+        attacker_hero, defender_hero = self.heroes[att], self.heroes[dfd]
         to_defender = 0
         for c in standing:
             if c.kind == BUTTON:
