@@ -28,7 +28,7 @@ from services.platform.canonical import (
     plain_scalars,
 )
 
-from .state import State, encode_state, to_json
+from .state import Side, State, encode_side, encode_state, to_json
 
 _PARTS = CanonicalMemo(to_json)
 """``to_json`` of the results, the ruleset and the parts of a paused resolution."""
@@ -39,8 +39,24 @@ _NAMES: dict[type, tuple[str, ...]] = {}
 
 
 def _part(value: Any) -> Any:
-    """``to_json(value)``: a scalar as it is, anything else from the memo."""
-    return value if type(value) in _SCALARS else _PARTS(value)
+    """``to_json(value)``: a scalar as it is, anything else from a memo."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is tuple and value and type(value[0]) is Side:
+        return _SIDES(value)
+    return _PARTS(value)
+
+
+def _sides_json(sides: tuple[Side, ...]) -> list[dict[str, Any]]:
+    """``to_json`` of sides: each as ``encode_side`` writes it (the same keys and values,
+    without reflecting on the fields of every side)."""
+    return [encode_side(side) for side in sides]
+
+
+_SIDES = CanonicalMemo(_sides_json)
+"""The sides a paused resolution started from (``before``): a new tuple at each Attack
+that pauses for a Shield decision."""
 
 
 def _fields_json(value: Any) -> dict[str, Any]:
