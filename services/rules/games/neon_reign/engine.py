@@ -237,8 +237,9 @@ def _validate_shields(state: State, seat: int, action: Action) -> str | None:
 
 
 def _extra_keys(action: Action, allowed: set[str]) -> str | None:
-    extra = sorted(set(action) - allowed)
-    return f"unexpected field {extra[0]!r}" if extra else None
+    if action.keys() <= allowed:  # the usual answer, without building the difference
+        return None
+    return f"unexpected field {sorted(set(action) - allowed)[0]!r}"
 
 
 def _scores(state: State, seats: int) -> tuple[int, ...]:
