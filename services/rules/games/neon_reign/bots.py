@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
 from services.platform.draws import SeededRandomness
 from services.rules.games.contract import Action, Decision
 
 from .cards import BUTTON, COMBO_BREAKER, JOYSTICK, Card
-from .combos import universal_combos
-from .content import CARDS, card
+from .combos import FACE_PRIME, universal_combos
+from .content import CARDS
 
 JSON = Any
 # Worth of each effect, in halves of a damage point (integers: bots stay exactly repeatable).
@@ -31,7 +31,7 @@ def _effects_worth(effects: Mapping[str, int] | Sequence[tuple[str, int]]) -> in
     return sum(_WORTH.get(name, 0) * amount for name, amount in items)
 
 
-def _button_damage(ability: Mapping[str, Any], c: Card | _Face) -> int:
+def _button_damage(ability: Mapping[str, Any], c: Card) -> int:
     bonus = ability.get("amount", 0) if (ability.get("type") == "button_colour_bonus"
                                           and ability.get("colour") == c.colour) else 0
     return c.damage + bonus
@@ -39,53 +39,60 @@ def _button_damage(ability: Mapping[str, Any], c: Card | _Face) -> int:
 
 def attack_worth(cards: Sequence[str], ability: Mapping[str, Any]) -> int:
     """What an Attack is worth to its player if nothing answers it, in half damage points."""
-    return _attack_worth(_faces(cards), ability.get("type"), ability.get("colour"),
-                         ability.get("amount", 0))
+    return _attack_worths([cards], *_worths(ability))[0]
 
 
-class _Face(NamedTuple):
-    """What the worth of an Attack reads of a card (not its id)."""
+# An Attack's worth is the sum of its cards' own worths (a Button's damage, with the
+# player's colour bonus, counts double; a Joystick's effects) and the worth of the
+# Universal Combos its cards make, which depend only on the multiset of the cards' faces
+# (``FACE_PRIME``). So an Attack costs a few table reads, whether or not these cards were
+# met before.
 
-    kind: str
-    colour: str
-    direction: str
-    damage: int
-    effects: tuple[tuple[str, int], ...]
-
-
-def _face(c: Card) -> _Face:
-    return _Face(c.kind, c.colour, c.direction, c.damage, c.effects)
-
-
-_FACES: tuple[_Face, ...] = tuple(sorted({_face(c) for c in CARDS.values()}))
-"""Every different face of the printed cards, in order."""
-_FACE_OF: dict[str, int] = {card_id: _FACES.index(_face(c)) for card_id, c in CARDS.items()}
-"""Each card's face, as its place in ``_FACES``."""
-
-
-def _faces(cards: Iterable[str]) -> tuple[int, ...]:
-    """The cards' faces (as places in ``_FACES``), sorted: what an Attack's worth reads."""
-    face_of = _FACE_OF
-    return tuple(sorted([face_of[i] for i in cards]))
-
-
-@lru_cache(maxsize=16384)
-def _attack_worth(faces: tuple[int, ...], kind: Any, colour: Any, amount: Any) -> int:
-    """Remembered by the cards' faces (the sum does not depend on their order) and the
-    three fields of the ability it reads."""
-    played = tuple(_FACES[f] for f in faces)
+@lru_cache(maxsize=64)
+def _own_worths(kind: Any, colour: Any, amount: Any) -> dict[str, tuple[int, int]]:
+    """Each card's own worth in an Attack by a player with this ability, and its face's
+    prime, by card id (one table per ability: the reference pack has 11)."""
     ability = {"type": kind, "colour": colour, "amount": amount}
-    worth = 0
-    for c in played:
-        if c.kind == BUTTON:
-            worth += 2 * _button_damage(ability, c)
-        elif c.kind == JOYSTICK:
-            worth += _effects_worth(c.effects)
-    hits = universal_combos(played)
-    worth += sum(_effects_worth(hit.effects) for hit in hits)
-    if ability.get("type") == "combo_damage_bonus":
-        worth += 2 * ability.get("amount", 0) * len(hits)
-    return worth
+    return {card_id: (2 * _button_damage(ability, c) if c.kind == BUTTON
+                      else _effects_worth(c.effects) if c.kind == JOYSTICK else 0,
+                      FACE_PRIME[card_id])
+            for card_id, c in CARDS.items()}
+
+
+def _worths(ability: Mapping[str, Any]) -> tuple[dict[str, tuple[int, int]], Any]:
+    """The card worths of a player with this ability, and its worth per Universal Combo
+    met (a Combo Damage bonus counts double)."""
+    kind, amount = ability.get("type"), ability.get("amount", 0)
+    return (_own_worths(kind, ability.get("colour"), amount),
+            2 * amount if kind == "combo_damage_bonus" else 0)
+
+
+def _attack_worths(attacks: Iterable[Sequence[str]], own: Mapping[str, tuple[int, int]],
+                   per_combo: Any, broken: bool = False) -> list[Any]:
+    """What each Attack (its cards) is worth to a player of card worths ``own`` and worth
+    ``per_combo`` for each Universal Combo; ``broken``: without the combos' effects (a Combo
+    Breaker stopped them), as the bot has always counted it, the per-combo worth kept."""
+    known = _COMBOS_BY_FACES
+    out = []
+    for cards in attacks:  # a plain loop: map() objects cost more than 1-3 cards
+        worth, faces = 0, 1
+        for i in cards:
+            card_worth, prime = own[i]
+            worth += card_worth
+            faces *= prime
+        combos = known.get(faces)
+        if combos is None:
+            if len(known) > 4096:  # a bound: the reference pack's Attacks make a few hundred
+                known.clear()
+            hits = universal_combos(CARDS[i] for i in cards)
+            combos = known[faces] = sum(_effects_worth(hit.effects) for hit in hits), len(hits)
+        out.append(worth + (0 if broken else combos[0]) + per_combo * combos[1])
+    return out
+
+
+_COMBOS_BY_FACES: dict[int, tuple[int, int]] = {}
+"""The worth of the Universal Combos of an Attack and how many they are, by the product of
+its cards' face primes."""
 
 
 class RuleBot:
@@ -94,7 +101,9 @@ class RuleBot:
     name = "rule"
 
     def __init__(self, seed: int | str = 0) -> None:
-        self._rng = SeededRandomness(f"neon-reign-rule-bot:{seed}")
+        self._seed = seed
+        self._rng: SeededRandomness | None = None
+        """Made at the first tie (many games need none): the same draws, later."""
 
     def choose(self, view: JSON, decision: Decision) -> Action:
         if not decision.legal:
@@ -111,51 +120,46 @@ class RuleBot:
     def _best(self, legal: Sequence[Action], scores: Sequence[int]) -> Action:
         top = max(scores)
         tied = [a for a, s in zip(legal, scores) if s == top]
-        return tied[self._rng.randbelow(len(tied))] if len(tied) > 1 else tied[0]
+        if len(tied) == 1:
+            return tied[0]
+        if self._rng is None:
+            self._rng = SeededRandomness(f"neon-reign-rule-bot:{self._seed}")
+        return tied[self._rng.randbelow(len(tied))]
 
     def _turn(self, me: Mapping[str, Any], legal: Sequence[Action]) -> Action:
         attacks = [a for a in legal if a["type"] == "attack"]
         if not attacks:
             return legal[0]
-        ability = _ability(me)
-        kind, colour, amount = ability.get("type"), ability.get("colour"), ability.get("amount", 0)
-        known = _known(_WORTH_BY_IDS, (kind, colour, amount))
-        scores = []
-        for a in attacks:
-            played = tuple(a["cards"])
-            worth = known.get(played)
-            if worth is None:
-                worth = known[played] = _attack_worth(_faces(played), kind, colour, amount)
-            scores.append(worth)
-        return self._best(attacks, scores)
+        return self._best(attacks, _attack_worths([a["cards"] for a in attacks],
+                                                  *_worths(_ability(me))))
 
     def _defend(self, view: Mapping[str, Any], me: Mapping[str, Any],
                 legal: Sequence[Action]) -> Action:
-        attack = tuple([str(i) for i in view.get("in_play", [])])
+        attack = [str(i) for i in view.get("in_play", [])]
         theirs, mine = _ability(_side_of(view, int(view["attacker"]))), _ability(me)
-        against = (attack, theirs.get("type"), theirs.get("colour"), theirs.get("amount", 0))
-        known = _known(_LEFT, against)
-        unanswered = _left(known, against, (), False)
-        bonus_colour = (mine.get("colour") if mine.get("type") == "button_colour_bonus"
-                        else _NO_COLOUR)
-        bonus = mine.get("amount", 0)
+        own, per_combo = _worths(theirs)
+        # What the Attack is still worth after a defence: by the cards it removes and
+        # whether it stops the Universal Combos (many defences share them).
+        left: dict[tuple[tuple[str, ...], bool], int] = {}
+        unanswered = _attack_worths([attack], own, per_combo)[0]
+        gains = _defence_worths(mine.get("type"), mine.get("colour"), mine.get("amount", 0))
         scores = []
         for action in legal:
             if action["type"] == "pass":
                 scores.append(0)
                 continue
             played = action["cards"]
-            breakers = False
-            gained = 0
+            gained, breakers = 0, False
             for i in played:
-                kind, colour, damage, worth = _PRINTED[i]
-                if kind == BUTTON:
-                    gained += 2 * (damage + (bonus if colour == bonus_colour else 0))
-                else:
-                    gained += worth
-                    breakers = breakers or kind == COMBO_BREAKER
-            left = _left(known, against, tuple(action.get("targets", ())), breakers)
-            scores.append(unanswered - left + gained - 2 * len(played))
+                gained += gains[i]
+                breakers = breakers or i in _BREAKERS
+            key = (tuple(action.get("targets", ())), breakers)
+            still = left.get(key)
+            if still is None:
+                removed = set(key[0])
+                still = left[key] = _attack_worths([[i for i in attack if i not in removed]],
+                                                   own, per_combo, key[1])[0]
+            scores.append(unanswered - still + gained - 2 * len(played))
         return self._best(legal, scores)
 
     def _shields(self, view: Mapping[str, Any], me: Mapping[str, Any],
@@ -172,50 +176,20 @@ class RuleBot:
         return {"type": "shields", "spend": most}
 
 
-_WORTH_BY_IDS: dict[tuple[Any, ...], dict[tuple[str, ...], int]] = {}
-"""Attack worths by the ability, then the played ids (no sorting into faces for an Attack
-met before: the same hands offer the same Attacks turn after turn)."""
-_KNOWN_MAX = 1 << 14
+@lru_cache(maxsize=64)
+def _defence_worths(kind: Any, colour: Any, amount: Any) -> dict[str, int]:
+    """What each card gains its player in a defence, by card id, for a player with this
+    ability: a Button's damage (with the ability's colour bonus) counts double, any other
+    card the worth of its effects."""
+    bonus_colour = colour if kind == "button_colour_bonus" else _NO_COLOUR
+    return {card_id: 2 * (c.damage + (amount if c.colour == bonus_colour else 0))
+            if c.kind == BUTTON else _effects_worth(c.effects)
+            for card_id, c in CARDS.items()}
 
-
-def _known(memo: dict[Any, dict[Any, int]], key: Any) -> dict[Any, int]:
-    """``memo``'s answers for ``key`` (forgotten when they grow large: a memo is bounded)."""
-    known = memo.get(key)
-    if known is None or len(known) > _KNOWN_MAX:
-        if len(memo) > _KNOWN_MAX:
-            memo.clear()
-        known = memo[key] = {}
-    return known
 
 _NO_COLOUR = object()
 """No Button colour gets a bonus (matches no colour read from a view)."""
-_PRINTED: dict[str, tuple[str, str, int, int]] = {
-    card_id: (c.kind, c.colour, c.damage, _effects_worth(c.effects)) for card_id, c in CARDS.items()}
-"""What a defence's worth reads of each card: kind, colour, damage, worth of its effects."""
-
-
-_LEFT: dict[tuple[Any, ...], dict[tuple[tuple[str, ...], bool], int]] = {}
-"""What an Attack is still worth after a defence, by the Attack and its player's ability,
-then the cards the defence removes and whether it stops the Universal Combos."""
-
-
-def _left(known: dict[Any, int], against: tuple[Any, ...], targets: tuple[str, ...],
-          breakers: bool) -> int:
-    """What the Attack (``against``: its cards and its player's ability; ``known``: the
-    answers for it) is still worth once ``targets`` are removed (and, with a Combo
-    Breaker, without its Universal Combos)."""
-    key = (targets, breakers)
-    left = known.get(key)
-    if left is None:
-        attack, kind, colour, amount = against
-        removed = set(targets)
-        standing = [i for i in attack if i not in removed]
-        left = _attack_worth(_faces(standing), kind, colour, amount)
-        if breakers:  # every Universal Combo stopped
-            hits = universal_combos(card(i) for i in standing)
-            left -= sum(_effects_worth(h.effects) for h in hits)
-        known[key] = left
-    return left
+_BREAKERS = frozenset(card_id for card_id, c in CARDS.items() if c.kind == COMBO_BREAKER)
 
 
 def _my_side(view: Mapping[str, Any], seat: int) -> Mapping[str, Any]:

@@ -5,7 +5,9 @@ results, the ruleset and a paused resolution (with the sides it started from) ar
 objects from one state to the next while they do not change (states are frozen dataclasses
 that share what they do not replace), so their bytes are remembered by identity
 (``CanonicalMemo``) instead of being encoded again by the reflective ``to_json`` at every
-step. The sides change at nearly every step and are written out as ``encode_side`` does;
+step; so are a side's deck and discard pile (the longest lists, which a step seldom
+changes: a side copied with a new hand or health keeps the same tuples). The rest of the
+sides changes at nearly every step and is written out as ``encode_side`` does;
 every scalar put into the encoding is checked to be a plain str, int, bool or None in one
 pass (``plain_scalars``) instead of walking the encoded value for floats. Anything off the
 fast path (a float, a subclass, non-ASCII text) takes ``canonical_json(encode_state(state))``. tests/unit/test_canonical_state.py compares both
@@ -26,17 +28,35 @@ from services.platform.canonical import (
     plain_scalars,
 )
 
-from .state import State, encode_state, to_json
+from .state import Side, State, encode_side, encode_state, to_json
 
 _PARTS = CanonicalMemo(to_json)
 """``to_json`` of the results, the ruleset and the parts of a paused resolution."""
+_PILES = CanonicalMemo(list)
+"""A side's deck or discard pile, as ``encode_side`` writes it."""
 _SCALARS = (str, int, bool, type(None))
 _NAMES: dict[type, tuple[str, ...]] = {}
 
 
 def _part(value: Any) -> Any:
-    """``to_json(value)``: a scalar as it is, anything else from the memo."""
-    return value if type(value) in _SCALARS else _PARTS(value)
+    """``to_json(value)``: a scalar as it is, anything else from a memo."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is tuple and value and type(value[0]) is Side:
+        return _SIDES(value)
+    return _PARTS(value)
+
+
+def _sides_json(sides: tuple[Side, ...]) -> list[dict[str, Any]]:
+    """``to_json`` of sides: each as ``encode_side`` writes it (the same keys and values,
+    without reflecting on the fields of every side)."""
+    return [encode_side(side) for side in sides]
+
+
+_SIDES = CanonicalMemo(_sides_json)
+"""The sides a paused resolution started from (``before``): a new tuple at each Attack
+that pauses for a Shield decision."""
 
 
 def _fields_json(value: Any) -> dict[str, Any]:
@@ -60,13 +80,12 @@ def canonical_state(state: State) -> bytes:
         leaves = [(state.mode, state.difficulty, state.phase, state.active, state.turn,
                    state.game, state.starter, state.mirror, state.winner, state.reason)]
         for side in state.sides:
-            deck, hand, discard = list(side.deck), list(side.hand), list(side.discard)
-            bench, fallen = list(side.bench), list(side.fallen)
+            hand, bench, fallen = list(side.hand), list(side.bench), list(side.fallen)
             scalars = (side.hero, side.health, side.stars, side.shields, side.computer)
-            leaves += (scalars, deck, hand, discard, bench, fallen)
+            leaves += (scalars, hand, bench, fallen)
             sides.append({"hero": scalars[0], "health": scalars[1], "stars": scalars[2],
-                          "shields": scalars[3], "deck": deck, "hand": hand,
-                          "discard": discard, "bench": bench, "fallen": fallen,
+                          "shields": scalars[3], "deck": _PILES(side.deck), "hand": hand,
+                          "discard": _PILES(side.discard), "bench": bench, "fallen": fallen,
                           "computer": scalars[4]})
         decks, in_play = list(state.decks), list(state.in_play)
         picks, tokens = list(state.picks), list(state.tokens)

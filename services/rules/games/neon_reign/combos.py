@@ -15,7 +15,7 @@ from math import comb
 from typing import Any, NamedTuple
 
 from .cards import BUTTON, JOYSTICK, Card
-from .content import COMBOS
+from .content import CARDS, COMBOS
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def universal_combos(cards: Iterable[Card | Face]) -> tuple[ComboHit, ...]:
 @lru_cache(maxsize=4096)
 def _universal_combos(played: tuple[Face, ...]) -> tuple[ComboHit, ...]:
     """Remembered by the cards' faces (sorted: which combos fire and how often does not
-    depend on the order of the cards): the reference pack has 21 different faces, and the
+    depend on the order of the cards): the reference pack has 11 different faces, and the
     rule bot and the resolution ask about the same few sets again and again."""
     hits: list[ComboHit] = []
     for combo in COMBOS:
@@ -75,6 +75,45 @@ def _universal_combos(played: tuple[Face, ...]) -> tuple[ComboHit, ...]:
         effects = tuple(sorted(combo["effects"].items()))
         hits.extend(ComboHit(combo["id"], combo["name"], effects) for _ in range(times))
     return tuple(hits)
+
+
+def _primes(count: int) -> list[int]:
+    found: list[int] = []
+    n = 2
+    while len(found) < count:
+        if all(n % p for p in found):
+            found.append(n)
+        n += 1
+    return found
+
+
+def _face(c: Card) -> Face:
+    return Face(c.kind, c.colour, c.direction)
+
+
+_FACES = sorted({_face(c) for c in CARDS.values()})
+_PRIME_OF: dict[Face, int] = dict(zip(_FACES, _primes(len(_FACES))))
+FACE_PRIME: dict[str, int] = {card_id: _PRIME_OF[_face(c)] for card_id, c in CARDS.items()}
+"""Each card's face as a prime of its own, by card id. The product of some cards' primes
+names the multiset of their faces (an integer factorises one way), which is all that
+their Universal Combos depend on: a key made by multiplying, without sorting."""
+
+
+def combos_of(card_ids: Iterable[str]) -> tuple[ComboHit, ...]:
+    """:func:`universal_combos` of the cards with these ids, remembered by their faces."""
+    ids = list(card_ids)
+    faces = 1
+    for i in ids:
+        faces *= FACE_PRIME[i]
+    hits = _BY_FACES.get(faces)
+    if hits is None:
+        if len(_BY_FACES) > 4096:  # a bound: the reference pack's Attacks make a few hundred
+            _BY_FACES.clear()
+        hits = _BY_FACES[faces] = universal_combos(CARDS[i] for i in ids)
+    return hits
+
+
+_BY_FACES: dict[int, tuple[ComboHit, ...]] = {}
 
 
 def combo_total(hits: Iterable[ComboHit], name: str) -> int:

@@ -129,8 +129,10 @@ class NeonReignEngine(RemembersPending):
         if last[0] is state:
             # The very action object listed for this seat (a bot's answer) is legal.
             for decision in last[1]:
-                if decision.seat == seat and any(a is action for a in decision.legal):
-                    return None
+                if decision.seat == seat:
+                    for listed in decision.legal:
+                        if listed is action:
+                            return None
         if state.phase == OVER:
             return "the match is over"
         if not isinstance(action, Mapping) or not isinstance(action.get("type"), str):
@@ -235,8 +237,9 @@ def _validate_shields(state: State, seat: int, action: Action) -> str | None:
 
 
 def _extra_keys(action: Action, allowed: set[str]) -> str | None:
-    extra = sorted(set(action) - allowed)
-    return f"unexpected field {extra[0]!r}" if extra else None
+    if action.keys() <= allowed:  # the usual answer, without building the difference
+        return None
+    return f"unexpected field {sorted(set(action) - allowed)[0]!r}"
 
 
 def _scores(state: State, seats: int) -> tuple[int, ...]:

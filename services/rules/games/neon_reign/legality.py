@@ -43,8 +43,7 @@ def attack_options(hand: Sequence[str]) -> list[tuple[str, ...]]:
 
 
 def can_attack(hand: Sequence[str]) -> bool:
-    attacks = _ATTACKS
-    return any([attacks[i] for i in hand])
+    return any(map(_ATTACKS.__getitem__, hand))
 
 
 _ATTACKS: dict[str, bool] = {card_id: c.usable_when_attacking for card_id, c in CARDS.items()}
@@ -242,9 +241,11 @@ def build_defense(fighter: Hero, cards: Sequence[str], targets: Sequence[str]) -
     The Buttons played with Combo Breakers are the strongest ones (ties by id); any
     further Buttons (a Hero Ability allowing it) resolve in Step 3.
     """
-    kinds = [card(i).kind for i in cards]
-    buttons = sorted((i for i in cards if card(i).kind == BUTTON),
-                     key=lambda i: (-button_damage(fighter, card(i)), i))
+    kind = KIND
+    kinds = [kind[i] for i in cards]
+    buttons = [i for i in cards if kind[i] == BUTTON]
+    if len(buttons) > 1:
+        buttons.sort(key=lambda i: (-button_damage(fighter, card(i)), i))
     free = min(len(buttons), kinds.count(COMBO_BREAKER))
     return Defense(
         cards=tuple(cards),
@@ -253,7 +254,7 @@ def build_defense(fighter: Hero, cards: Sequence[str], targets: Sequence[str]) -
         blocks=kinds.count(BLOCK),
         combo_breakers=kinds.count(COMBO_BREAKER),
         early_buttons=tuple(buttons[:free]),
-        joysticks=tuple(i for i in cards if card(i).kind == JOYSTICK),
+        joysticks=tuple([i for i in cards if kind[i] == JOYSTICK]),
         late_buttons=tuple(buttons[free:]),
     )
 

@@ -11,11 +11,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from services.rules.games.contract import EngineEvent
-from services.rules.games.frozen import replace
+from services.rules.games.frozen import but
 
 from .cards import BUTTON, JOYSTICK, SHIELD_LIMIT, STARTING_HEALTH, THROW, Card, Hero
-from .combos import ComboHit, combo_total, universal_combos
-from .content import card, hero
+from .combos import ComboHit, combo_total, combos_of
+from .content import CARDS, card, hero
 from .rulesets import Ruleset
 from .state import Defense, ShieldAsk, Side
 
@@ -51,12 +51,13 @@ def button_damage(fighter: Hero, button: Card) -> int:
     return button.damage + bonus
 
 
-def joystick_gains(fighter: Hero, stick: Card) -> dict[str, int]:
-    gains = dict(stick.effects)
+def joystick_gains(total: dict[str, int], fighter: Hero, stick: Card) -> None:
+    """Add what a Joystick gives its player into ``total``: its effects, plus the Hero
+    Ability's Stars for its direction."""
+    _add(total, stick.effects)
     ability = fighter.ability
     if ability.type == "joystick_star_bonus" and ability.direction == stick.direction:
-        gains["stars"] = gains.get("stars", 0) + ability.amount
-    return gains
+        total["stars"] = total.get("stars", 0) + ability.amount
 
 
 def _add(total: dict[str, int], gains: Iterable[tuple[str, int]]) -> None:
@@ -68,7 +69,7 @@ def _add(total: dict[str, int], gains: Iterable[tuple[str, int]]) -> None:
 
 def combos_after_counters(attack: Iterable[str], removed: Iterable[str]) -> tuple[ComboHit, ...]:
     gone = set(removed)
-    return universal_combos(card(i) for i in attack if i not in gone)
+    return combos_of([i for i in attack if i not in gone])
 
 
 class Table:
@@ -76,6 +77,9 @@ class Table:
     (a copy), which the resolution then changes in place: it is this Table's own until
     :meth:`result` hands it out, and no one changes it after that. So a resolution makes
     one new value per changed side, not one per change."""
+
+    __slots__ = ("sides", "changed", "heroes", "attacker", "defender", "rules",
+                 "shield_answers", "answered", "events")
 
     def __init__(self, sides: tuple[Side, Side], attacker: int, rules: Ruleset,
                  shield_answers: tuple[int, ...] = ()) -> None:
@@ -99,17 +103,15 @@ class Table:
         att, dfd = self.attacker, self.defender
         if not self.sides[att].computer:
             self.set(att, discard=self.sides[att].discard + attack)
-        self.set(dfd, discard=self.sides[dfd].discard + defended)
+        if defended:  # a pass leaves the defender's side as it is (no copy of it)
+            self.set(dfd, discard=self.sides[dfd].discard + defended)
 
     # -- small effects -------------------------------------------------------------------
-    def hero(self, side: int) -> Hero:
-        return self.heroes[side]
-
     def set(self, side: int, **changes: object) -> None:
         if self.changed[side]:
             vars(self.sides[side]).update(changes)
         else:
-            self.sides[side] = replace(self.sides[side], **changes)  # type: ignore[arg-type]
+            self.sides[side] = but(self.sides[side], changes)
             self.changed[side] = True
 
     def emit(self, kind: str, visible_to: frozenset[int] | None = None, **data: object) -> None:
@@ -205,7 +207,7 @@ class Table:
             self.set(side, health=health, shields=current.shields - prevented)
             self.emit("damage", side=side, amount=amount, prevented=prevented, lost=lost,
                       health=health, source=source)
-            ability = self.hero(side).ability
+            ability = self.heroes[side].ability
             if lost > 0 and ability.type == "star_on_damage_taken":
                 star_gains[side] += ability.amount
         return star_gains
@@ -223,6 +225,8 @@ class Table:
         the step's Stars together: each goes on gaining until its next Star Power, and the
         powers reached so resolve simultaneously (so both heroes can fall: a double KO).
         """
+        if not (queue[0] or queue[1]):
+            return  # no Star gained (the usual case after damage): nothing below happens
         queue = list(queue)
         for side in (0, 1):
             if queue[side]:
@@ -233,7 +237,7 @@ class Table:
         while any(queue):
             fired = []
             for side in (self.attacker, self.defender):
-                limit = self.hero(side).star_limit
+                limit = self.heroes[side].star_limit
                 while queue[side] > 0:
                     queue[side] -= 1
                     stars = self.sides[side].stars + 1
@@ -254,7 +258,7 @@ class Table:
                 if queue[side] <= 0:
                     continue
                 queue[side] -= 1
-                limit = self.hero(side).star_limit
+                limit = self.heroes[side].star_limit
                 stars = self.sides[side].stars + 1
                 if stars >= limit:
                     stars -= limit
@@ -267,18 +271,18 @@ class Table:
     def star_powers(self, fired: list[int]) -> list[int]:
         for side in fired:
             self.emit("star_power", side=side, hero=self.sides[side].hero,
-                      effects=dict(self.hero(side).star_power))
+                      effects=dict(self.heroes[side].star_power))
         for side in fired:
-            power = self.hero(side)
+            power = self.heroes[side]
             if power.power("heal"):
                 self.heal(side, power.power("heal"), "star power")
             if power.power("shields"):
                 self.gain_shields(side, power.power("shields"), "star power")
-        hits = {1 - side: self.hero(side).power("damage") for side in fired}
+        hits = {1 - side: self.heroes[side].power("damage") for side in fired}
         star_gains = self._hurt(hits, shieldable=False, source="star power")
         self.check_ko()
         for side in fired:
-            power = self.hero(side)
+            power = self.heroes[side]
             if power.power("strike"):
                 self.strike(1 - side, power.power("strike"), "star power")
             if power.power("draw"):
@@ -291,13 +295,14 @@ class Table:
         if defense.targets or defense.combo_breakers:
             self.emit("countered", side=dfd, removed=list(defense.targets),
                       combo_breakers=defense.combo_breakers)
-        ability = self.hero(dfd).ability
+        ability = self.heroes[dfd].ability
         if ability.type == "shield_on_block" and defense.blocks:
             self.gain_shields(dfd, ability.amount * defense.blocks, "hero ability")
         if ability.type == "strike_on_throw" and defense.throws:
             self.strike(att, ability.amount * defense.throws, "hero ability")
-        early = defense.early_damage + sum(
-            button_damage(self.hero(dfd), card(b)) for b in defense.early_buttons)
+        early = defense.early_damage
+        for button in defense.early_buttons:
+            early += button_damage(self.heroes[dfd], CARDS[button])
         if early:
             self.deal({att: early}, shieldable=True, source="combo breaker button")
 
@@ -307,12 +312,13 @@ class Table:
         gains: list[dict[str, int]] = [{}, {}]
         for stick in standing:
             if stick.kind == JOYSTICK:
-                _add(gains[att], joystick_gains(self.heroes[att], stick).items())
+                joystick_gains(gains[att], self.heroes[att], stick)
         for hit in hits:
             _add(gains[att], [(k, v) for k, v in hit.effects if k != "damage"])
         for stick_id in defense.joysticks:
-            _add(gains[dfd], joystick_gains(self.heroes[dfd], card(stick_id)).items())
-        _add(gains[dfd], dict(defense.gains).items())
+            joystick_gains(gains[dfd], self.heroes[dfd], CARDS[stick_id])
+        if defense.gains:
+            _add(gains[dfd], dict(defense.gains).items())
         if not gains[att] and not gains[dfd]:
             return  # nothing gained: every effect below would do nothing
         for side in (att, dfd):
@@ -337,21 +343,26 @@ class Table:
     def step3_buttons(self, standing: list[Card], defense: Defense,
                       hits: tuple[ComboHit, ...]) -> None:
         att, dfd = self.attacker, self.defender
-        attacker_hero, defender_hero = self.hero(att), self.hero(dfd)
-        to_defender = sum(button_damage(attacker_hero, c) for c in standing if c.kind == BUTTON)
-        to_defender += combo_total(hits, "damage")
-        if attacker_hero.ability.type == "combo_damage_bonus":
-            to_defender += attacker_hero.ability.amount * len(hits)
-        to_attacker = sum(button_damage(defender_hero, card(b)) for b in defense.late_buttons)
+        attacker_hero, defender_hero = self.heroes[att], self.heroes[dfd]
+        to_defender = 0
+        for c in standing:
+            if c.kind == BUTTON:
+                to_defender += button_damage(attacker_hero, c)
+        if hits:
+            to_defender += combo_total(hits, "damage")
+            if attacker_hero.ability.type == "combo_damage_bonus":
+                to_defender += attacker_hero.ability.amount * len(hits)
+        to_attacker = 0
+        for button in defense.late_buttons:
+            to_attacker += button_damage(defender_hero, CARDS[button])
         self.deal({dfd: to_defender, att: to_attacker}, shieldable=True, source="buttons")
 
     def run(self, attack: tuple[str, ...], defense: Defense) -> None:
         self.step1_counters(defense)
-        removed = set(defense.targets)
-        standing = [card(i) for i in attack if i not in removed]
-        hits: tuple[ComboHit, ...] = ()
-        if not defense.combo_breakers:
-            hits = universal_combos(standing)
+        removed = defense.targets
+        played = [i for i in attack if i not in removed]
+        standing = [CARDS[i] for i in played]
+        hits = () if defense.combo_breakers else combos_of(played)
         if hits:
             self.emit("combos", side=self.attacker, combos=[hit.id for hit in hits])
         self.step2_joysticks(standing, defense, hits)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.rules.games.contract import EngineEvent, Randomness
-from services.rules.games.frozen import replace
+from services.rules.games.frozen import but, replace
 
 from . import computer
 from .cards import HAND_SIZE
@@ -216,7 +216,8 @@ def _knockout(state: State, knocked_out: tuple[int, ...], reason: str, rng: Rand
 def next_turn(state: State, rng: Randomness, **changes: Any) -> tuple[State, Events]:
     """End the turn: the other side becomes the Attacker, unless the game cannot go on.
     ``changes``: further fields of the state that the turn's end sets (one new state)."""
-    state = replace(state, active=1 - state.active, turn=state.turn + 1, phase=TURN, **changes)
+    state = but(state, {"active": 1 - state.active, "turn": state.turn + 1, "phase": TURN,
+                        **changes})
     why = game_over_without_ko(state)
     if why:
         return _knockout(state, (0, 1), why, rng, out_of_cards=True)

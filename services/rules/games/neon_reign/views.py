@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .content import hero
-from .state import PICK, Side, State, to_json
+from .state import PICK, ShieldAsk, Side, State, to_json
 
 
 def _hero_card(hero_id: str) -> dict[str, Any] | None:
@@ -51,6 +51,7 @@ def _side(state: State, index: int, side: Side, viewer: int | None) -> dict[str,
 
 
 def view(state: State, viewer: int | None) -> dict[str, Any]:
+    sides, results, resolving = state.sides, state.results, state.resolving
     return {
         "mode": state.mode,
         "difficulty": state.difficulty or None,
@@ -61,19 +62,18 @@ def view(state: State, viewer: int | None) -> dict[str, Any]:
         "game": state.game,
         "decks": list(state.decks),
         "in_play": list(state.in_play),
-        "sides": [_side(state, i, side, viewer) for i, side in enumerate(state.sides)],
+        "sides": [_side(state, 0, sides[0], viewer), _side(state, 1, sides[1], viewer)],
         "arcade_tokens": list(state.tokens),
-        "results": to_json(state.results),
+        "results": to_json(results) if results else [],
         "winner": state.winner,
         "reason": state.reason,
         "engine_version": state.rules.version,
-        "pending_damage": _pending_damage(state),
+        "pending_damage": None if resolving is None else _pending_damage(resolving.ask),
     }
 
 
-def _pending_damage(state: State) -> dict[str, Any] | None:
+def _pending_damage(ask: ShieldAsk | None) -> dict[str, Any] | None:
     """While a Shield decision is owed: the damage about to be dealt (public knowledge)."""
-    ask = state.resolving.ask if state.resolving else None
     if ask is None:
         return None
     return {"side": ask.side, "amount": ask.amount, "most": ask.most, "source": ask.source}
