@@ -121,6 +121,10 @@ class Attack:
 
     def encoded(self) -> dict[str, Any]:
         """The frame's data under the keys engine versions 2 and 3 hash and views show."""
+        return dict(sorted(self.encoded_unsorted().items()))
+
+    def encoded_unsorted(self) -> dict[str, Any]:
+        """:meth:`encoded` in field order, for encoders that sort keys themselves."""
         data: dict[str, Any] = {
             "weapon": self.weapon, "targets": self.targets, "stage": self.stage,
             "count": self.attack_dice, "dice": self.attack_roll, "rerolled": self.attack_rerolled,
@@ -136,7 +140,7 @@ class Attack:
         if self.allies is not None:
             data["help"] = self.allies.moment
             data["helpers"] = self.allies.helpers_encoded()
-        return dict(sorted(data.items()))
+        return data
 
 
 def new_attack(attacker: int, weapon: str, targets: tuple[str, ...], dice: int) -> Attack:
