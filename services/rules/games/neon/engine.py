@@ -319,17 +319,29 @@ class NeonEngine(RemembersPending):
             if any(d.seat == seat for d in self.standing(state)):
                 return None if dict(action) == dict(RESIGN) else "resign takes no options"
             return "you are no longer in the game"
+        if not state.stack and state.phase == "act" and state.current == seat and \
+                self._pending_memo[0] is not state:
+            # the seat's turn (``_pending``), its list not made yet: the answers of the
+            # action's type alone decide (a replay checks each recorded action once)
+            f = state.fighters[seat]
+            return self._refusal(state, seat, "land" if f.sector is None else "turn",
+                                 (turn_actions(state, seat, only=action["type"]),), action)
         mine = [d for d in self.pending(state) if d.seat == seat]
         if not mine:
             return "it is not your turn to act"
-        for decision in mine:
-            if action in decision.legal:  # listed as it is: its normal form is listed too
+        return self._refusal(state, seat, mine[0].kind, [d.legal for d in mine], action)
+
+    def _refusal(self, state: State, seat: int, kind: str, lists: Any, action: Action) -> str | None:
+        """``None`` if ``action`` is one of ``lists``' answers, as it is or in normal form,
+        else why not (for the seat's first decision, of ``kind``)."""
+        for legal in lists:
+            if action in legal:  # listed as it is: its normal form is listed too
                 return None
         wanted = normalize(action)
-        for decision in mine:
-            if any(normalize(legal) == wanted for legal in decision.legal):
+        for legal in lists:
+            if any(normalize(a) == wanted for a in legal):
                 return None
-        return explain(state, seat, mine[0].kind, wanted)
+        return explain(state, seat, kind, wanted)
 
     # ---- acting --------------------------------------------------------------------------------
 
