@@ -152,10 +152,10 @@ def encode(s: State) -> dict[str, Any]:
 
 def _frame_json(fr: Any) -> dict[str, Any]:
     """:func:`_frame` as the canonical encoder takes it: an attack's data with its tuples
-    as they are and its keys unsorted (orjson sorts them and writes tuples as arrays, so
-    the bytes are those of ``to_json``); nearly every step of an attack makes a new one."""
+    as they are (orjson writes them as the same arrays, so the bytes are those of
+    ``to_json``); nearly every step of an attack makes a new one."""
     if type(fr) is Attack:
-        return {"kind": fr.kind, "owner": fr.attacker, "data": fr.encoded_unsorted()}
+        return {"kind": fr.kind, "owner": fr.attacker, "data": fr.encoded()}
     return _frame(fr)
 
 
