@@ -1,7 +1,9 @@
 """``validate`` checks a turn's answer against the answers of its type alone
-(``turn_actions(..., only=type)``) when the turn's list is not made yet: the same answers,
-in the same order, as the whole list filtered by type, and the same verdict and reason as
-the check against the whole list, on every turn of seeded games of every mode and ruleset."""
+(``turn_actions(..., only=type)``), and an attack window's answer against the window's
+list, when the decisions are not made yet: the same answers, in the same order, as the
+whole list filtered by type, and the same verdict and reason as the check against the
+pending decisions, on every turn and attack window of seeded games of every mode and
+ruleset, for the seat that owes the answer and for another one."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from services.rules.games.neon.turns import turn_actions
 from services.rules.selfplay import as_client_json, setups
 
 TYPES = ("land", "move", "attack", "search", "defense", "gain_energy", "leadership", "ability",
-         "pass", "resign", "choose_cards", "roll")
+         "pass", "resign", "choose_cards", "roll", "done", "boost", "effect", "reroll",
+         "assign_blocks", "dodge")
 
 
 def _variants(legal: list[dict]) -> list[dict]:
@@ -39,8 +42,8 @@ def _verdict(engine, state, seat, action, listed: bool, other):
     return engine.validate(state, seat, action)
 
 
-def test_a_turn_checked_by_type_is_checked_as_against_the_whole_list():
-    turns = 0
+def test_a_turn_or_attack_window_checked_directly_is_checked_as_against_pending():
+    turns = windows = 0
     for version, engine in ENGINES.items():
         for mode in ("rebirth", "battle-royale", "coalition"):
             for n, setup in enumerate(setups(engine, mode)[:3]):
@@ -49,17 +52,20 @@ def test_a_turn_checked_by_type_is_checked_as_against_the_whole_list():
                 bots = [make_bot("rule", f"{n}-{s}", "neon") for s in range(setup.seats)]
                 while pending := engine.pending(state):
                     decision = pending[0]
+                    seat = decision.seat
                     if decision.kind in ("turn", "land"):
                         turns += 1
-                        seat = decision.seat
                         whole = turn_actions(state, seat)
                         for t in TYPES:
                             assert turn_actions(state, seat, only=t) == \
                                 [a for a in whole if a["type"] == t], (version, mode, t)
-                        for action in _variants(whole):
-                            assert _verdict(engine, state, seat, action, False, first) == \
-                                _verdict(engine, state, seat, action, True, first), action
+                    if decision.kind in ("turn", "land") or decision.kind.startswith("attack_"):
+                        windows += decision.kind.startswith("attack_")
+                        for who in (seat, (seat + 1) % setup.seats):
+                            for action in _variants(list(decision.legal)):
+                                assert _verdict(engine, state, who, action, False, first) == \
+                                    _verdict(engine, state, who, action, True, first), action
                     view = as_client_json(engine.view(state, decision.seat))
                     action = bots[decision.seat].choose(decision, view)
                     state = engine.apply(state, decision.seat, action, rng).state
-    assert turns > 300
+    assert turns > 300 and windows > 300
