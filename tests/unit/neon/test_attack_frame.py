@@ -110,3 +110,14 @@ def test_the_full_blocks_choice_is_encoded_once_a_defender_made_it() -> None:
     chose = attack.but(full_blocks_on_crits=None, blocks_assigned=True)
     assert chose.encoded()["fulls_on_crits"] is None
     assert isinstance(chose, Attack) and chose.kind == "attack" and chose.owner == 0
+
+
+@pytest.mark.parametrize("assigned", [False, True])
+@pytest.mark.parametrize("helping", [False, True])
+def test_the_encoded_keys_come_sorted(assigned: bool, helping: bool) -> None:
+    """Views show the attack's keys in sorted order; ``encoded`` writes them so, unsorted."""
+    window = AlliesWindow("attack_prep", ResponseWindow((2, 4))) if helping else None
+    attack = new_attack(0, "base", ("f:1",), 2).but(blocks_assigned=assigned, allies=window)
+    keys = list(attack.encoded())
+    assert keys == sorted(keys)
+    assert ("fulls_on_crits" in keys) is assigned and ("helpers" in keys) is helping

@@ -107,9 +107,9 @@ def attack_options(s: State, idx: int) -> list[Action]:
     for weapon in weapons:
         rng = weapon_range(s, idx, weapon)
         if weapon in LOOT and LOOT[weapon].area:
+            foe_sectors = {sec for _, sec in foes}
             for sector in ring:
-                if dice_at(rng, distance(ring, here, sector)) and any(
-                        sec == sector for _, sec in foes):
+                if sector in foe_sectors and dice_at(rng, distance(ring, here, sector)):
                     out.append({"type": "attack", "weapon": weapon, "target": f"sector:{sector}"})
             continue
         if far is None:

@@ -14,6 +14,7 @@ compares the bytes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields, is_dataclass
 from operator import attrgetter, is_
 from typing import Any
@@ -83,7 +84,10 @@ def _choice(choice: CardChoice | None) -> dict[str, Any] | None:
     }
 
 
-def _fighter(f: Fighter) -> dict[str, Any]:
+def _fighter(f: Fighter, seq: Callable[[Any], Any] = list,
+             rows: Callable[[Any], Any] = _rows) -> dict[str, Any]:
+    """The fighter as :func:`to_json` writes it; ``seq=rows=tuple`` leaves its tuples as
+    they are (the same objects, no copy), which orjson writes as the same arrays."""
     return {
         "idx": f.idx,
         "fighter": f.fighter,
@@ -92,21 +96,21 @@ def _fighter(f: Fighter) -> dict[str, Any]:
         "sector": f.sector,
         "eliminated": f.eliminated,
         "energy": f.energy,
-        "health": _rows(f.health),
-        "trophies": list(f.trophies),
-        "bots": _rows(f.bots),
-        "equipment": [{"card": e.card, "supplies": list(e.supplies)} for e in f.equipment],
-        "hand": list(f.hand),
-        "deck": list(f.deck),
-        "discard": list(f.discard),
+        "health": rows(f.health),
+        "trophies": seq(f.trophies),
+        "bots": rows(f.bots),
+        "equipment": [{"card": e.card, "supplies": seq(e.supplies)} for e in f.equipment],
+        "hand": seq(f.hand),
+        "deck": seq(f.deck),
+        "discard": seq(f.discard),
         "choice": _choice(f.choice),
-        "row": _rows(f.row),
+        "row": rows(f.row),
         "initiative": f.initiative,
         "step": f.step,
         "acted": f.acted,
         "shields": f.shields,
-        "upgrades": list(f.upgrades),
-        "used_upgrades": list(f.used_upgrades),
+        "upgrades": seq(f.upgrades),
+        "used_upgrades": seq(f.used_upgrades),
         "resigned": f.resigned,
     }
 
@@ -147,14 +151,20 @@ def encode(s: State) -> dict[str, Any]:
 
 
 def _frame_json(fr: Any) -> dict[str, Any]:
-    """:func:`_frame`, with an attack's data written out (``to_json`` of an attack)."""
+    """:func:`_frame` as the canonical encoder takes it: an attack's data with its tuples
+    as they are (orjson writes them as the same arrays, so the bytes are those of
+    ``to_json``); nearly every step of an attack makes a new one."""
     if type(fr) is Attack:
-        return {"kind": fr.kind, "owner": fr.attacker,
-                "data": {k: _value(v) for k, v in fr.encoded().items()}}
+        return {"kind": fr.kind, "owner": fr.attacker, "data": fr.encoded()}
     return _frame(fr)
 
 
-_FIGHTERS = CanonicalMemo(_fighter)
+def _fighter_json(f: Fighter) -> dict[str, Any]:
+    """:func:`_fighter` as the canonical encoder takes it, tuples left as they are."""
+    return _fighter(f, tuple, tuple)
+
+
+_FIGHTERS = CanonicalMemo(_fighter_json)
 _FRAMES = CanonicalMemo(_frame_json)
 _ROWS = CanonicalMemo(_rows)
 _LIST = CanonicalMemo(list)

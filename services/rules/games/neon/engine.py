@@ -319,17 +319,43 @@ class NeonEngine(RemembersPending):
             if any(d.seat == seat for d in self.standing(state)):
                 return None if dict(action) == dict(RESIGN) else "resign takes no options"
             return "you are no longer in the game"
+        owed = self._owed(state, seat, action["type"]) if self._pending_memo[0] is not state \
+            else None
+        if owed is not None:
+            return self._refusal(state, seat, owed[0], (owed[1],), action)
         mine = [d for d in self.pending(state) if d.seat == seat]
         if not mine:
             return "it is not your turn to act"
-        for decision in mine:
-            if action in decision.legal:  # listed as it is: its normal form is listed too
+        return self._refusal(state, seat, mine[0].kind, [d.legal for d in mine], action)
+
+    @staticmethod
+    def _owed(s: State, seat: int, kind: str) -> tuple[str, list[Action]] | None:
+        """For a state whose decisions are not made yet (a replay checks each recorded
+        action once): the kind of the seat's turn or attack window, as ``_pending`` names
+        it, and the answers it would list (of a turn, those of type ``kind`` alone: every
+        move, target and ability is not needed for one check); ``None`` for any other
+        decision, or when the seat owes none of these."""
+        if s.stack:
+            top = s.stack[-1]
+            if isinstance(top, Attack) and window_owner(top) == seat:
+                return f"attack_{top.stage}", attack_legal(s, top)
+            return None
+        if s.phase == "act" and s.current == seat:
+            f = s.fighters[seat]
+            return ("land" if f.sector is None else "turn"), turn_actions(s, seat, only=kind)
+        return None
+
+    def _refusal(self, state: State, seat: int, kind: str, lists: Any, action: Action) -> str | None:
+        """``None`` if ``action`` is one of ``lists``' answers, as it is or in normal form,
+        else why not (for the seat's first decision, of ``kind``)."""
+        for legal in lists:
+            if action in legal:  # listed as it is: its normal form is listed too
                 return None
         wanted = normalize(action)
-        for decision in mine:
-            if any(normalize(legal) == wanted for legal in decision.legal):
+        for legal in lists:
+            if any(normalize(a) == wanted for a in legal):
                 return None
-        return explain(state, seat, mine[0].kind, wanted)
+        return explain(state, seat, kind, wanted)
 
     # ---- acting --------------------------------------------------------------------------------
 

@@ -72,18 +72,38 @@ def turn_abilities(s: State, idx: int) -> list[Action]:
     return out
 
 
-def turn_actions(s: State, idx: int) -> list[Action]:
+OPTION_TYPES = {"move": "move", "attack": "attack", "search": "search", "defense": "defense",
+                "leadership": "leadership"}
+"""The type of the answers ``half_actions`` gives for a row option (``energy<n>``:
+``gain_energy``; any other option gives none)."""
+
+
+def option_type(option: str) -> str | None:
+    return "gain_energy" if option.startswith("energy") else OPTION_TYPES.get(option)
+
+
+def turn_actions(s: State, idx: int, only: str | None = None) -> list[Action]:
     """Landing, or the row's next action, the abilities, then ``pass`` (last and only once:
-    ``engine.pass_last`` relies on it) when skipping is allowed."""
+    ``engine.pass_last`` relies on it) when skipping is allowed.
+
+    ``only``: the answers of that type alone, in the same order (``validate`` checks an
+    answer against those instead of listing every move, target and ability)."""
     f = s.fighters[idx]
     if f.sector is None:
-        return [{"type": "land", "sector": n} for n in s.ring]
+        return [{"type": "land", "sector": n} for n in s.ring] if only in (None, "land") else []
+    if only == "ability":
+        return turn_abilities(s, idx)
     out: list[Action] = []
     for option in current_half(s, idx):
-        out += half_actions(s, idx, option)
+        if only is None or only == "pass" or option_type(option) == only:
+            out += half_actions(s, idx, option)
+    if only not in (None, "pass"):
+        return out
     skip: list[Action] = [{"type": "pass"}]
     if out and s.rules.row_skip_only_if_impossible:
         skip = []  # "these are the 3 actions your fighter will perform": skipped only if impossible
+    if only == "pass":
+        return skip
     return out + turn_abilities(s, idx) + skip
 
 

@@ -1,0 +1,71 @@
+"""``validate`` checks a turn's answer against the answers of its type alone
+(``turn_actions(..., only=type)``), and an attack window's answer against the window's
+list, when the decisions are not made yet: the same answers, in the same order, as the
+whole list filtered by type, and the same verdict and reason as the check against the
+pending decisions, on every turn and attack window of seeded games of every mode and
+ruleset, for the seat that owes the answer and for another one."""
+
+from __future__ import annotations
+
+from services.platform.draws import SeededRandomness
+from services.rules.bots import make_bot
+from services.rules.games.contract import MatchConfig
+from services.rules.games.neon.engine import ENGINES
+from services.rules.games.neon.turns import turn_actions
+from services.rules.selfplay import as_client_json, setups
+
+TYPES = ("land", "move", "attack", "search", "defense", "gain_energy", "leadership", "ability",
+         "pass", "resign", "choose_cards", "roll", "done", "boost", "effect", "reroll",
+         "assign_blocks", "dodge")
+
+
+def _variants(legal: list[dict]) -> list[dict]:
+    """Each legal answer, and answers near them that may not be legal."""
+    out = [dict(a) for a in legal]
+    for a in legal:
+        if "sector" in a:
+            out.append({**a, "sector": (a["sector"] + 1) % 12})
+        if "target" in a:
+            out += [{**a, "target": "f:0"}, {**a, "target": "bot:3"}, {**a, "pull": True}]
+        if "weapon" in a:
+            out.append({**a, "weapon": "howitzer"})
+        if "amount" in a:
+            out.append({**a, "amount": a["amount"] + 1})
+    return out + [{"type": t} for t in TYPES] + [{"type": "attack", "weapon": "base",
+                                                  "target": "f:9"}]
+
+
+def _verdict(engine, state, seat, action, listed: bool, other):
+    # ``listed``: the turn's whole list is made (pending remembers this state), else not
+    engine.pending(state if listed else other)
+    assert (engine._pending_memo[0] is state) is listed
+    return engine.validate(state, seat, action)
+
+
+def test_a_turn_or_attack_window_checked_directly_is_checked_as_against_pending():
+    turns = windows = 0
+    for version, engine in ENGINES.items():
+        for mode in ("rebirth", "battle-royale", "coalition"):
+            for n, setup in enumerate(setups(engine, mode)[:3]):
+                rng = SeededRandomness(f"turn-check:{version}:{mode}:{n}")
+                state = first = engine.setup(MatchConfig(mode, setup.seats, setup.options), rng)
+                bots = [make_bot("rule", f"{n}-{s}", "neon") for s in range(setup.seats)]
+                while pending := engine.pending(state):
+                    decision = pending[0]
+                    seat = decision.seat
+                    if decision.kind in ("turn", "land"):
+                        turns += 1
+                        whole = turn_actions(state, seat)
+                        for t in TYPES:
+                            assert turn_actions(state, seat, only=t) == \
+                                [a for a in whole if a["type"] == t], (version, mode, t)
+                    if decision.kind in ("turn", "land") or decision.kind.startswith("attack_"):
+                        windows += decision.kind.startswith("attack_")
+                        for who in (seat, (seat + 1) % setup.seats):
+                            for action in _variants(list(decision.legal)):
+                                assert _verdict(engine, state, who, action, False, first) == \
+                                    _verdict(engine, state, who, action, True, first), action
+                    view = as_client_json(engine.view(state, decision.seat))
+                    action = bots[decision.seat].choose(decision, view)
+                    state = engine.apply(state, decision.seat, action, rng).state
+    assert turns > 300 and windows > 300
