@@ -411,6 +411,9 @@ def verify(
         if not files:
             raise typer.Exit(1 if failed else 0)
     reports = _verify_all(exports, public_key or None, jobs)
+    # Numbers and names are highlighted only where colours show (without, the text is the
+    # same): rich's highlighting is most of the cost of printing a folder's reports.
+    highlight = console.color_system is not None
     for file, report in zip(files, reports):
         prefix = f"{file.name}: " if len(files) > 1 else ""
         # One print per file: rich's cost is mostly per call (highlighting, wrapping), and
@@ -420,7 +423,7 @@ def verify(
         if report.ok:
             lines.append(f"{prefix}verified: match {report.match_id}, {report.events} events")
         if lines:
-            console.print("\n".join(lines))
+            console.print("\n".join(lines), highlight=highlight)
         if not report.ok:
             err_console.print(f"{prefix}FAILED: {report.failure}")
             failed = True
