@@ -442,10 +442,16 @@ def _starts_campaign(data: bytes) -> bool:
     to check and finds no problem (each export parsed with orjson or the json module in
     verify, so ``json.loads`` parses it too), so the command skips reading every export
     again. First lines that do not parse count as a campaign: ``campaign_links`` decides."""
+    first = _first_record(data)
+    return not isinstance(first, dict) or bool(first.get("campaign"))
+
+
+def _first_record(data: bytes) -> Any:
+    """The first line of a file as JSON (``None`` when it is not JSON)."""
     try:
-        return bool(json.loads(data.split(b"\n", 1)[0]).get("campaign"))
-    except (ValueError, AttributeError):
-        return True
+        return json.loads(data.split(b"\n", 1)[0])
+    except ValueError:
+        return None
 
 
 PARALLEL_FROM = 8
@@ -455,11 +461,9 @@ def _is_bundle(data: bytes) -> bool:
     """Whether ``data`` is a tournament bundle. An export starts with its MatchCreated
     record; only other files import the tournament package (networkx and all: a quarter
     of a second of the command's start-up)."""
-    try:
-        if json.loads(data.split(b"\n", 1)[0]).get("type") == "MatchCreated":
-            return False
-    except (ValueError, AttributeError):
-        return False  # is_bundle reads the same first line, and says the same
+    first = _first_record(data)
+    if not isinstance(first, dict) or first.get("type") == "MatchCreated":
+        return False  # is_bundle reads the same first line: not an object, not a bundle
     from services.tournament.bundle import is_bundle
 
     return is_bundle(data)
