@@ -8,7 +8,8 @@ coalition; rule-based bots, keyed state hashes, as a deployment writes them), th
 after round, alternating the two code paths:
 
 - **in process**: a child process imports ``verify_export`` from one code tree, verifies one
-  export to warm up, then verifies every export of the folder; it reports its CPU time
+  export of each game to warm up (so that "all" does not count importing the second
+  engine), then verifies every export of the folder; it reports its CPU time
   (``time.process_time``), wall time and the events checked. "baseline" is the tree of
   ``--baseline`` (``git archive`` of ``services/`` into a temporary folder), i.e. the code
   path before the shortcuts, run from the same exports in the same run; "current" is this
@@ -58,7 +59,8 @@ from services.rules.verify import verify_export
 files = sorted(Path(sys.argv[1]).glob("*.jsonl"))
 only = sys.argv[2]
 datas = [(f.name, f.read_bytes()) for f in files if only == "all" or f.name.startswith(only + "--")]
-verify_export(datas[0][1])
+for game in sorted({name.split("--")[0] for name, _ in datas}):  # warm up: each game's engine
+    verify_export(next(data for name, data in datas if name.startswith(game + "--")))
 imported = time.process_time() - start
 cpu, wall = time.process_time(), time.perf_counter()
 events = 0

@@ -17,6 +17,7 @@ a rules service draws locally. The seed also keys the match's hiding state hashe
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 from collections.abc import Sequence
@@ -180,13 +181,7 @@ class DrawStream(_Sampler):
         self._match_id = match_id
         self._client_seeds = tuple(sorted((int(s), str(c)) for s, c in client_seeds))
         self.counter = counter
-        # block()'s message is canonical JSON of [DOMAIN, match id, client seeds, n]: the
-        # same bytes up to n, so they are encoded once and n is appended (an int's
-        # canonical form is its decimal digits). tests/unit/test_draws.py checks word().
-        message = canonical_json([DOMAIN, match_id, [[s, c] for s, c in self._client_seeds], 0])
-        if not message.endswith(b",0]"):
-            raise AssertionError("unexpected canonical form of a block message")
-        self._prefix = message[:-2]
+        self._prefix = _block_prefix(match_id, self._client_seeds)
         self._hmac = HmacSha256(seed, self._prefix, short=True)  # HMAC(seed, prefix + b"<n>]")
 
     def _next_u64(self) -> int:
@@ -217,6 +212,18 @@ class DrawStream(_Sampler):
             order[i], order[j] = order[j], order[i]
         self.counter = counter
         return order
+
+
+@functools.lru_cache(maxsize=256)
+def _block_prefix(match_id: str, client_seeds: tuple[tuple[int, str], ...]) -> bytes:
+    """block()'s message is canonical JSON of [DOMAIN, match id, client seeds, n]: the same
+    bytes up to n, so they are encoded once and n is appended (an int's canonical form is
+    its decimal digits). tests/unit/test_draws.py checks word(). Remembered per stream id
+    and client seeds: bots and self-play make a stream per game, most of them "local"."""
+    message = canonical_json([DOMAIN, match_id, [[s, c] for s, c in client_seeds], 0])
+    if not message.endswith(b",0]"):
+        raise AssertionError("unexpected canonical form of a block message")
+    return message[:-2]
 
 
 class BlockStream(_Sampler):
@@ -362,11 +369,11 @@ class RecordingRandomness:
         if len(items) <= 1:
             return items
         order = self._take("shuffle", len(items)).result
-        return tuple(items[i] for i in order)
+        return tuple(map(items.__getitem__, order))
 
     def roll(self, faces: Sequence[T], count: int = 1) -> tuple[T, ...]:
         faces = tuple(faces)
-        return tuple(faces[i] for i in self._take("roll", len(faces), count).result)
+        return tuple(map(faces.__getitem__, self._take("roll", len(faces), count).result))
 
 
 class SeededRandomness(RecordingRandomness):

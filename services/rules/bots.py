@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from services.platform.draws import SeededRandomness
@@ -67,9 +67,17 @@ def game_bots(game: str) -> dict[str, Any]:
 
 
 def make_bot(kind: str, seed: int | str, game: str = "") -> Bot:
+    return bot_maker(kind, game)(seed)
+
+
+def bot_maker(kind: str, game: str = "") -> Callable[[int | str], Bot]:
+    """What makes a ``kind`` bot of ``game`` from a seed. Found once, it makes many bots
+    (self-play makes one per seat per game; finding the game's bots imports every game's
+    package to list those available)."""
     if kind in BOTS:
-        return BOTS[kind](seed)
+        return BOTS[kind]
     own = game_bots(game)
     if kind in own:
-        return _GameBot(own[kind](seed))
+        made = own[kind]
+        return lambda seed: _GameBot(made(seed))
     raise ValueError(f"unknown bot {kind!r}; bots: {', '.join(bot_kinds(game))}")

@@ -14,14 +14,14 @@ import re
 import statistics
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from services.platform.draws import SeededRandomness
-from services.rules.bots import game_bots, make_bot
+from services.rules.bots import Bot, bot_maker, game_bots, make_bot
 from services.rules.games import available, load_engine
 from services.rules.games.contract import GameEngine, MatchConfig, canonical_state
 
@@ -69,11 +69,14 @@ def setups(engine: GameEngine, mode: str) -> list[Setup]:
 
 
 def play(engine: GameEngine, game: str, mode: str, setup: Setup, seed: int,
-         limit: int, bot: str = "rule") -> tuple[str, int]:
-    """One game; returns (ending reason, actions). Raises on any failure."""
+         limit: int, bot: str = "rule",
+         maker: Callable[[int | str], Bot] | None = None) -> tuple[str, int]:
+    """One game; returns (ending reason, actions). Raises on any failure. ``maker``:
+    ``bot_maker(bot, game)``, found once for many games."""
     rng = SeededRandomness(f"bench-bots:{game}:{mode}:{setup.label}:{seed}")
     state = engine.setup(MatchConfig(mode, setup.seats, setup.options), rng)
-    bots = [make_bot(bot, f"{seed}-{seat}", game) for seat in range(setup.seats)]
+    maker = maker or bot_maker(bot, game)
+    bots = [maker(f"{seed}-{seat}") for seat in range(setup.seats)]
     actions = 0
     while pending := engine.pending(state):
         if actions >= limit:
@@ -116,12 +119,13 @@ def run_mode(game: str, mode: str, games: int, limit: int = ACTION_LIMIT, bot: s
     engine = load_engine(game)
     tally = Tally(game, mode)
     plans = setups(engine, mode)
-    make_bot(bot, "warm-up", game)  # imports the bots' packages before the clock starts
+    maker = bot_maker(bot, game)
+    maker("warm-up")  # imports the bots' packages before the clock starts
     start = time.process_time()
     for n in range(games):
         setup = plans[n % len(plans)]
         try:
-            reason, actions = play(engine, game, mode, setup, n, limit, bot)
+            reason, actions = play(engine, game, mode, setup, n, limit, bot, maker)
         except Exception as err:  # noqa: BLE001 - every failure is reported, then exit 1
             tally.failures.append(f"{game} {mode} ({setup.label}) game {n}: "
                                   f"{type(err).__name__}: {err}")
