@@ -194,12 +194,6 @@ class Tickets:
         t.own_window, t.bots, t.region = (list(map(f, entries)) for f in (_OWN_WINDOW, _BOTS, _REGION))
         return t
 
-    def entry(self, slot: int, waited: float = 0.0) -> Entry:
-        lo, hi, _ = self.limits[slot]
-        return Entry(self.ids[slot], self.players[slot], self.ratings[slot],
-                     self.kinds[self.kind[slot]], lo, hi, waited, self.own_window[slot],
-                     self.bots[slot], self.region[slot])
-
 
 def _mean(ratings: tuple[float, ...], size: int) -> float:
     """A party's rating; a malformed entry (not one rating per player) is grouped as ever."""
@@ -447,7 +441,7 @@ def _form_in_mode(mode: ModeSpec, tickets: Tickets, pool: Sequence[int], waited_
         return members, total
 
     name = mode.name
-    teamed = {s: bool(mode.team_sizes_for(s)) for s in counts}
+    team_sizes = {s: mode.team_sizes_for(s) for s in counts}
     out_mode, out_table, out_start, out_slots, out_teams = (
         out.mode, out.table, out.start, out.slots, out.teams)
     for a in sorted(range(n), key=waited.__getitem__, reverse=True):  # stable: ties by rating
@@ -474,8 +468,9 @@ def _form_in_mode(mode: ModeSpec, tickets: Tickets, pool: Sequence[int], waited_
                 if not fitting:
                     continue
                 target = fitting[0]
-        if teamed[target]:
-            seated = _seat_teams(mode, [tickets.entry(order[i]) for i in members], target)
+        if team_sizes[target]:
+            seated = _seat_teams(name, team_sizes[target], tickets,
+                                 list(map(order.__getitem__, members)), target)
             if seated is None:
                 continue
             out_teams[len(out_mode)] = seated
@@ -492,32 +487,37 @@ def _form_in_mode(mode: ModeSpec, tickets: Tickets, pool: Sequence[int], waited_
             alive[i] = False
 
 
-def _seat_teams(mode: ModeSpec, parties: list[Entry], seats: int) -> Group | None:
-    """Seat the parties (and bots for the empty seats) in teams; None when they cannot be formed."""
-    ids = tuple(p.ticket_id for p in parties)
-    sizes = mode.team_sizes_for(seats)
-    humans = sum(p.size for p in parties)
-    mean = sum(r for p in parties for r in p.ratings) / humans
-    units: list[list[Seat]] = [
-        [Seat(pl, p.ticket_id, r) for pl, r in zip(p.players, p.ratings)] for p in parties
-    ]
-    units += [[Seat(f"{BOT_PREFIX}{n}", "", mean, bot=True)] for n in range(1, seats - humans + 1)]
-    ratings = [[s.rating for s in u] for u in units]
+def _seat_teams(mode: str, sizes: tuple[int, ...], tickets: Tickets, slots: list[int],
+                seats: int) -> Group | None:
+    """Seat the parties (rows ``slots`` of ``tickets``) and bots for the empty seats in teams
+    of one of ``sizes``; None when they cannot be formed."""
+    ids, players, ratings = tickets.ids, tickets.players, tickets.ratings
+    humans = sum(len(players[s]) for s in slots)
+    mean = sum(r for s in slots for r in ratings[s]) / humans
+    units = [list(ratings[s][:len(players[s])]) for s in slots]  # a seat per player with a rating
+    units += [[mean] for _ in range(seats - humans)]
     best: tuple[float, int, list[int]] | None = None
     for team_size in sizes:
-        teams = balance_teams(ratings, seats // team_size, team_size)
+        teams = balance_teams(units, seats // team_size, team_size)
         if teams is not None:
-            gap = team_gap(ratings, teams, seats // team_size)
+            gap = team_gap(units, teams, seats // team_size)
             if best is None or gap < best[0]:
                 best = (gap, team_size, teams)
     if best is None:
         return None
     _, team_size, teams = best
     rosters: list[list[Seat]] = [[] for _ in range(seats // team_size)]
-    for unit, team in zip(units, teams):
-        rosters[team] += [s._replace(team=team + 1) for s in unit]
+    parties = len(slots)
+    for k, team in enumerate(teams):
+        if k < parties:
+            s = slots[k]
+            rosters[team] += [_new_seat(Seat, (pl, ids[s], r, False, team + 1))
+                              for pl, r in zip(players[s], ratings[s])]
+        else:
+            rosters[team].append(_new_seat(Seat, (f"{BOT_PREFIX}{k - parties + 1}", "", mean,
+                                                  True, team + 1)))
     interleaved = [r[i] for i in range(team_size) for r in rosters]
-    return Group(mode.name, tuple(interleaved), ids)
+    return Group(mode, tuple(interleaved), tuple([ids[s] for s in slots]))
 
 
 def team_gap(units: Sequence[Sequence[float]], teams: Sequence[int], count: int) -> float:
