@@ -583,8 +583,9 @@ class Matchmaker:
         tickets, watchers, proposals = self.tickets, self.watchers, self.proposals
         for game, batch in made:
             rows = batch.proposals()
-            for i, row in zip(batch.tickets, chain.from_iterable(map(repeat, rows, batch.parties))):
-                t = tickets[i]  # _mark_proposed, inlined: once per ticket
+            proposed = map(tickets.__getitem__, batch.tickets)
+            for t, row in zip(proposed, chain.from_iterable(map(repeat, rows, batch.parties))):
+                # _mark_proposed, inlined: once per ticket
                 t.status, t.proposal, t.reason = "proposed", row, ""
                 if auto:
                     t.accepted = sorted(t.players)
@@ -616,6 +617,7 @@ class Matchmaker:
         tickets = list(map(column.ids.__getitem__, slots))
         party_players = list(map(column.players.__getitem__, slots))
         sizes = list(map(len, party_players))
+        singles = sizes.count(1) == len(sizes)  # then a seat's ticket is its party's
         seated = [0, *accumulate(sizes)]
         humans = map(sub, map(seated.__getitem__, start[1:]), map(seated.__getitem__, start[:-1]))
         spelled = sorted({k for k, (h, n) in enumerate(zip(humans, groups.table)) if h != n}
@@ -628,7 +630,8 @@ class Matchmaker:
         for k in [*spelled, len(groups)]:
             first, last = start[done], start[k]
             players += chain.from_iterable(party_players[first:last])
-            seat_tickets += chain.from_iterable(map(repeat, tickets[first:last], sizes[first:last]))
+            seat_tickets += tickets[first:last] if singles else chain.from_iterable(
+                map(repeat, tickets[first:last], sizes[first:last]))
             if k == len(groups):
                 break
             seats = groups[k].seats
