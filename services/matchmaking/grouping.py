@@ -35,8 +35,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import compress
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import add, itemgetter, lt, mul
 from typing import NamedTuple, TypeVar
 
 from services.matchmaking.catalogue import ModeSpec
@@ -374,8 +374,13 @@ def _form_in_mode(mode: ModeSpec, tickets: Tickets, pool: Sequence[int], waited_
     base, widen, cap = policy.base_window, policy.widen_per_second, policy.max_window
     rating, waited, key = pick(rating_of), pick(waited_of), pick(limits)
     size = list(map(_SIZE, key))
-    window_ = [min(own if own > 0 else cap, base + widen * (w if w > 0 else 0.0))
-               for own, w in zip(pick(tickets.own_window), waited)]
+    # window(): min(own window or cap, base + widen * max(wait, 0)), in C-level passes
+    widened = map(add, repeat(base), map(mul, repeat(widen), map(max, repeat(0.0), waited)))
+    own = pick(tickets.own_window)
+    if any(map(lt, repeat(0), own)):
+        window_ = [min(o if o > 0 else cap, w) for o, w in zip(own, widened)]
+    else:
+        window_ = list(map(min, repeat(cap), widened))
     kind = list(map(kind_of.__getitem__, key))
     bots = pick(tickets.bots)
     mask = list(map(mask_k.__getitem__, kind))
@@ -444,6 +449,7 @@ def _form_in_mode(mode: ModeSpec, tickets: Tickets, pool: Sequence[int], waited_
     team_sizes = {s: mode.team_sizes_for(s) for s in counts}
     out_mode, out_table, out_start, out_slots, out_teams = (
         out.mode, out.table, out.start, out.slots, out.teams)
+    first = len(out_slots)  # this mode's groups list positions in ``order`` until the end
     for a in sorted(range(n), key=waited.__getitem__, reverse=True):  # stable: ties by rating
         if not alive[a]:
             continue
@@ -476,7 +482,7 @@ def _form_in_mode(mode: ModeSpec, tickets: Tickets, pool: Sequence[int], waited_
             out_teams[len(out_mode)] = seated
         out_mode.append(name)
         out_table.append(target)
-        out_slots += map(order.__getitem__, members)
+        out_slots += members
         out_start.append(len(out_slots))
         for i in members:
             p, q = prev[i], nxt[i]
@@ -485,6 +491,7 @@ def _form_in_mode(mode: ModeSpec, tickets: Tickets, pool: Sequence[int], waited_
             if q >= 0:
                 prev[q] = p
             alive[i] = False
+    out_slots[first:] = map(order.__getitem__, out_slots[first:])
 
 
 def _seat_teams(mode: str, sizes: tuple[int, ...], tickets: Tickets, slots: list[int],
