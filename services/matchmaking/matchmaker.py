@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, repeat
-from operator import attrgetter, sub
+from operator import attrgetter, ne, sub
 from typing import Any
 
 import grpc
@@ -430,6 +430,7 @@ class Matchmaker:
                 if changed:
                     await self._save(changed)
                 pools = {game: rows.pool(now) for game, rows in self._rows.items()}
+                holders = {game: rows.holder for game, rows in self._rows.items()}
                 dequeued = self._dequeued
             t2, c2 = time.perf_counter(), time.process_time()
             waiting_count = sum(len(live) for _, live, _ in pools.values())
@@ -446,7 +447,7 @@ class Matchmaker:
                               for game, g in groups.items()}
                 formed = {game: g for game, g in formed.items() if len(g)}
                 if formed:
-                    await self._propose(formed, self.clock())
+                    await self._propose(formed, holders, self.clock())
                 ready = self._ready_to_create()
         for p in ready:
             task = asyncio.create_task(self._create(p))
@@ -564,9 +565,13 @@ class Matchmaker:
                 out[game] = group_tickets(spec.modes, columns, live, waited, self.config.policy)
         return out
 
-    async def _propose(self, formed: dict[str, Groups], now: float) -> None:
+    async def _propose(self, formed: dict[str, Groups], holders: dict[str, list[Any]],
+                       now: float) -> None:
         """Record the groups as proposals: per game one ProposalBatch and the next version of
-        the game's Queue, all in one transaction; only then do the tickets become proposed."""
+        the game's Queue, all in one transaction; only then do the tickets become proposed.
+
+        ``holders``: each game's Ticket per row of the columns the groups were formed on (as
+        taken with them: the rows of tickets that were still waiting hold the same Ticket)."""
         deadline = now + self.config.accept_timeout
         saved: list[Aggregate] = []
         made: list[tuple[str, ProposalBatch]] = []
@@ -583,7 +588,7 @@ class Matchmaker:
         tickets, watchers, proposals = self.tickets, self.watchers, self.proposals
         for game, batch in made:
             rows = batch.proposals()
-            proposed = map(tickets.__getitem__, batch.tickets)
+            proposed = map(holders[game].__getitem__, formed[game].slots)
             for t, row in zip(proposed, chain.from_iterable(map(repeat, rows, batch.parties))):
                 # _mark_proposed, inlined: once per ticket
                 t.status, t.proposal, t.reason = "proposed", row, ""
@@ -620,8 +625,8 @@ class Matchmaker:
         singles = sizes.count(1) == len(sizes)  # then a seat's ticket is its party's
         seated = [0, *accumulate(sizes)]
         humans = map(sub, map(seated.__getitem__, start[1:]), map(seated.__getitem__, start[:-1]))
-        spelled = sorted({k for k, (h, n) in enumerate(zip(humans, groups.table)) if h != n}
-                         | set(groups.teams))
+        spelled = sorted({*compress(range(len(groups)), map(ne, humans, groups.table)),
+                          *groups.teams})
         players: list[str] = []
         seat_tickets: list[str] = []
         teamed: list[tuple[int, list[int]]] = []
