@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from operator import add, itemgetter, lt, mul
 from typing import NamedTuple, TypeVar
 
@@ -500,7 +500,7 @@ def _seat_teams(mode: str, sizes: tuple[int, ...], tickets: Tickets, slots: list
     of one of ``sizes``; None when they cannot be formed."""
     ids, players, ratings = tickets.ids, tickets.players, tickets.ratings
     humans = sum(len(players[s]) for s in slots)
-    mean = sum(r for s in slots for r in ratings[s]) / humans
+    mean = sum(chain.from_iterable(map(ratings.__getitem__, slots))) / humans
     units = [list(ratings[s][:len(players[s])]) for s in slots]  # a seat per player with a rating
     units += [[mean] for _ in range(seats - humans)]
     best: tuple[float, int, list[int]] | None = None
@@ -544,16 +544,23 @@ def balance_teams(units: Sequence[Sequence[float]], teams: int, size: int) -> li
     the team with the lowest rating total that has room for it: a greedy balance that, for
     single players, is the snake draft.
     """
-    order = sorted(range(len(units)), key=lambda i: (-len(units[i]), -sum(units[i]), i))
+    lengths, sums = list(map(len, units)), list(map(sum, units))
+    # by (-length, -sum, index): two stable sorts (reverse=True keeps ties in index order)
+    order = sorted(range(len(units)), key=sums.__getitem__, reverse=True)
+    order.sort(key=lengths.__getitem__, reverse=True)
     room = [size] * teams
     total = [0.0] * teams
     out = [-1] * len(units)
     for i in order:
-        options = [t for t in range(teams) if room[t] >= len(units[i])]
-        if not options:
+        need = lengths[i]
+        best = -1  # the team with room of the least (total, -room, index)
+        for t in range(teams):
+            if room[t] >= need and (best < 0 or total[t] < total[best]
+                                    or (total[t] == total[best] and room[t] > room[best])):
+                best = t
+        if best < 0:
             return None
-        t = min(options, key=lambda t: (total[t], -room[t], t))
-        out[i] = t
-        room[t] -= len(units[i])
-        total[t] += sum(units[i])
+        out[i] = best
+        room[best] -= need
+        total[best] += sums[i]
     return out
