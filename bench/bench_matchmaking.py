@@ -7,7 +7,9 @@ For each queue size and each scenario (Neon Reign 1v1; NEON with parties, seat l
 several modes and Coalition teams) it builds that many waiting tickets and measures, in
 the same run, ``--repeats`` times (median and range):
 
-- rating-aware: one pass of the pure grouping (services/matchmaking/grouping.py);
+- rating-aware: one pass of the pure grouping (services/matchmaking/grouping.py), from
+  entries to groups with their seats (``form_groups``), and as the service's cycle runs it:
+  over the columns the service keeps between cycles, groups as columns (``group_tickets``);
 - first-come: a naive first-come-first-served grouping (queue order, parties kept whole,
   no ratings) over the same tickets: the baseline of the spread and the time;
 - service cycle: one whole ``Matchmaker.cycle()`` of the matchmaking service over the same
@@ -16,7 +18,9 @@ the same run, ``--repeats`` times (median and range):
   on each store: ``memory`` (no durability), ``sqlite`` (a fresh file), ``postgres`` (a
   fresh schema on DATABASE_URL, dropped afterwards; skipped when DATABASE_URL is unset).
   The tickets are saved to the store and held in memory as after their CreateTicket calls;
-  the ratings lookup (a network call to scoring) is made before the timed cycle.
+  the ratings lookup (a network call to scoring) is made before the timed cycle. What the
+  service does per ticket as it arrives (its row in the grouping's columns, its ratings) is
+  timed apart: "admission", outside the cycle.
 
 Times are wall clock and CPU time of this process ("per core": the work one core does; on
 PostgreSQL the server's own CPU is not in it, the wall clock is). The load average is
@@ -45,7 +49,15 @@ from services.matchmaking.app import MatchmakingApplication  # noqa: E402
 from services.matchmaking.catalogue import Catalogue, ModeSpec  # noqa: E402
 from services.matchmaking.config import Config  # noqa: E402
 from services.matchmaking.domain import Ticket  # noqa: E402
-from services.matchmaking.grouping import Entry, Group, Policy, Seat, form_groups  # noqa: E402
+from services.matchmaking.grouping import (  # noqa: E402
+    Entry,
+    Group,
+    Policy,
+    Seat,
+    Tickets,
+    form_groups,
+    group_tickets,
+)
 from services.matchmaking.matchmaker import Matchmaker  # noqa: E402
 from services.matchmaking.ratings import StaticRatings  # noqa: E402
 from services.matchmaking.rules_port import RulesGateway  # noqa: E402
@@ -177,7 +189,7 @@ class Store:
 
 
 async def service_cycle(scenario: str, entries: list[Entry], store: Store
-                        ) -> tuple[float, float, dict[str, float], list[Group]]:
+                        ) -> tuple[float, float, float, dict[str, float], list[Group]]:
     """One ``Matchmaker.cycle()`` over ``entries`` queued as Ticket aggregates in ``store``."""
     now = time.time()
     app = store.app
@@ -197,15 +209,18 @@ async def service_cycle(scenario: str, entries: list[Entry], store: Store
     for start in range(0, len(tickets), 5000):  # set-up: straight to the recorder, in chunks
         app.recorder.insert_events([to_stored(e) for t in tickets[start:start + 5000]
                                     for e in t.collect_events()])
+    gc.collect()
+    admission = time.process_time()
     for t in tickets:
         mm._remember(t)
-    await mm._rate_new_tickets()  # the ratings lookup is measured apart: it is a network call
+    await mm._rate_new_tickets()  # includes the ratings lookup (a network call in the service)
+    admission = time.process_time() - admission
     gc.collect()
     w, c = time.perf_counter(), time.process_time()
     groups = await mm.cycle()
     wall, cpu = time.perf_counter() - w, time.process_time() - c
     assert len(mm.batches) == 1 and not mm.stale, "the cycle's batch was not saved"
-    return wall, cpu, mm.last_cycle, groups
+    return wall, cpu, admission, mm.last_cycle, list(groups)
 
 
 def run(scenario: str, n: int, seed: int, repeats: int, stores: list[str], workdir: Path,
@@ -215,11 +230,15 @@ def run(scenario: str, n: int, seed: int, repeats: int, stores: list[str], workd
     policy = Policy()
     humans = sum(e.size for e in entries)
     print(f"\n{scenario} {n} tickets ({humans} players); before this work: {ISSUE_18[scenario]}")
-    aware_w, aware_c, naive_w, naive_c = [], [], [], []
+    aware_w, aware_c, naive_w, naive_c, cols_w, cols_c = [], [], [], [], [], []
+    columns, live, waits = Tickets.of(entries), range(len(entries)), [e.waited for e in entries]
     for _ in range(repeats):
         ours, w, c = timed(lambda: form_groups(modes, entries, policy))
         aware_w.append(w)
         aware_c.append(c)
+        as_columns, w, c = timed(lambda: group_tickets(modes, columns, live, waits, policy))
+        cols_w.append(w)
+        cols_c.append(c)
         naive, w, c = timed(lambda: first_come(modes, entries))
         naive_w.append(w)
         naive_c.append(c)
@@ -230,13 +249,15 @@ def run(scenario: str, n: int, seed: int, repeats: int, stores: list[str], workd
         for _ in range(repeats):
             theirs, _, c = timed(lambda: old.form_groups(modes, old_entries, old_policy))
             old_c.append(c)
-        same = [(g.mode, g.ticket_ids) for g in theirs] == [(g.mode, g.ticket_ids) for g in ours]
+        same = ([(g.mode, g.ticket_ids) for g in theirs] == [(g.mode, g.ticket_ids) for g in ours]
+                == [(g.mode, g.ticket_ids) for g in as_columns])
     mo, po, so = spread_stats(ours)
     mn, pn, sn = spread_stats(naive)
     print(f"  {'':24} {'wall ms':>22} {'CPU ms':>22} {'matches':>8} {'seated':>7} "
           f"{'spread mean':>11} {'p95':>6}")
     print(f"  {'rating-aware grouping':24} {spans(aware_w):>22} {spans(aware_c):>22} "
           f"{len(ours):8} {so:7} {mo:11.2f} {po:6.2f}")
+    print(f"  {'  on kept columns':24} {spans(cols_w):>22} {spans(cols_c):>22} {len(as_columns):8}")
     print(f"  {'first-come grouping':24} {spans(naive_w):>22} {spans(naive_c):>22} "
           f"{len(naive):8} {sn:7} {mn:11.2f} {pn:6.2f}")
     if old_c:
@@ -247,23 +268,26 @@ def run(scenario: str, n: int, seed: int, repeats: int, stores: list[str], workd
           f"(CPU), spread mean 1/{mn / mo if mo else float('inf'):.0f}, "
           f"p95 1/{pn / po if po else float('inf'):.1f}, seated x{so / sn if sn else 0:.2f}")
     for kind in stores:
-        walls, cpus, saves, spreads = [], [], [], []
+        walls, cpus, saves, spreads, admissions = [], [], [], [], []
         count = 0
         for _ in range(repeats):
             store = Store(kind, workdir)
             try:
-                wall, cpu, timing, groups = asyncio.run(service_cycle(scenario, entries, store))
+                wall, cpu, admitted, timing, groups = asyncio.run(
+                    service_cycle(scenario, entries, store))
             finally:
                 store.close()
             walls.append(wall)
             cpus.append(cpu)
+            admissions.append(admitted)
             saves.append(timing["propose_and_save"])
             spreads.append(spread_stats(groups)[0])
             count = len(groups)
         label = f"service cycle, {kind}" + (" (no durability)" if kind == "memory" else "")
         print(f"  {label:24} {spans(walls):>22} {spans(cpus):>22} {count:8} {'':7} "
               f"{statistics.median(spreads):11.2f}   propose+save {spans(saves)} ms; "
-              f"{n / statistics.median(cpus):,.0f} tickets per CPU-second")
+              f"{n / statistics.median(cpus):,.0f} tickets per CPU-second; "
+              f"admission (outside the cycle) {spans(admissions)} ms CPU")
 
 
 def main() -> None:

@@ -6,8 +6,12 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
+import orjson
 from eventsourcing.application import AggregateNotFoundError, Application, Repository
+from eventsourcing.persistence import JSONTranscoder, Transcoder
+from eventsourcing.utils import get_topic
 
 from services.matchmaking.domain import BotMatch, ProposalBatch, Queue, Ticket, ticket_uuid
 
@@ -41,9 +45,34 @@ class OpenState:
     queues: list[Queue]
 
 
+class BatchTranscoder(JSONTranscoder):
+    """eventsourcing's JSON, but a ProposalBatch's Created event (a cycle's proposals: flat
+    lists of hundreds of thousands of strings and ints) is written by orjson, about ten times
+    faster than the json module. It is the same JSON, read back by the json decoder as ever:
+    datetimes and dataclasses still go through the registered transcodings (passed through to
+    ``default``), and the event holds no UUID (orjson would write one as a plain string)."""
+
+    BATCH = get_topic(ProposalBatch)
+    OPTIONS = (orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+               | orjson.OPT_PASSTHROUGH_SUBCLASS)
+
+    def encode(self, obj: Any) -> bytes:
+        if type(obj) is dict and obj.get("originator_topic") == self.BATCH:
+            try:
+                return orjson.dumps(obj, default=self._encode_obj, option=self.OPTIONS)
+            except TypeError:  # what orjson refuses (an int beyond 64 bits): as ever
+                pass
+        return super().encode(obj)
+
+
 class MatchmakingApplication(Application):
     name = "matchmaking"
     snapshotting_intervals = {Queue: 100}  # noqa: RUF012 (eventsourcing's class variable)
+
+    def construct_transcoder(self) -> Transcoder:
+        transcoder = BatchTranscoder()
+        self.register_transcodings(transcoder)
+        return transcoder
 
     def find(self, ticket_id: str) -> Ticket | None:
         try:

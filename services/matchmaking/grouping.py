@@ -33,10 +33,10 @@ tried, so a cycle is O(n log n) overall.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import chain, compress
-from operator import itemgetter, truediv
+from itertools import chain, compress, repeat
+from operator import add, itemgetter, lt, mul
 from typing import NamedTuple, TypeVar
 
 from services.matchmaking.catalogue import ModeSpec
@@ -100,13 +100,17 @@ class Group(NamedTuple):
 
     @property
     def spread(self) -> float:
-        """Rating range of the human players."""
-        ratings = [s.rating for s in self.seats if not s.bot]
-        return max(ratings) - min(ratings) if ratings else 0.0
+        return _spread(self.seats)
 
     @property
     def bots(self) -> int:
         return sum(1 for s in self.seats if s.bot)
+
+
+def _spread(seats: Iterable[Seat]) -> float:
+    """Rating range of the human players."""
+    ratings = [s.rating for s in seats if not s.bot]
+    return max(ratings) - min(ratings) if ratings else 0.0
 
 
 _new_seat = tuple.__new__
@@ -119,40 +123,220 @@ def window(entry: Entry, policy: Policy) -> float:
     return min(cap, policy.base_window + policy.widen_per_second * max(entry.waited, 0.0))
 
 
+class Tickets:
+    """One game's tickets as columns, a row ("slot") per ticket in queue order.
+
+    The grouping reads the pool through these lists by slot, with C-level gathers, instead of
+    one object per ticket: the matchmaker keeps one per game between cycles (a row is added
+    when a ticket is queued, its ratings once they are known), so a cycle neither makes nor
+    re-reads an object per waiting ticket. Rows are only ever appended (ratings filled in
+    once): a formed group keeps reading the rows it was formed from, whatever the owner does
+    with the columns afterwards (it builds new ones to drop the rows of closed tickets)."""
+
+    __slots__ = ("ids", "players", "ratings", "rating", "kind", "kinds", "limits", "own_window",
+                 "bots", "region", "_kind_of", "_limits_of")
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.players: list[tuple[str, ...]] = []
+        self.ratings: list[tuple[float, ...]] = []
+        self.rating: list[float] = []
+        """The party's mean rating: the order of the pool."""
+        self.kind: list[int] = []
+        """Index of the ticket's modes in ``kinds``."""
+        self.kinds: list[tuple[str, ...]] = []
+        self.limits: list[tuple[int, int, int]] = []
+        """(min seats, max seats, party size), one shared tuple per distinct value."""
+        self.own_window: list[float] = []
+        self.bots: list[bool] = []
+        self.region: list[str] = []
+        self._kind_of: dict[tuple[str, ...], int] = {}
+        self._limits_of: dict[tuple[int, int, int], tuple[int, int, int]] = {}
+
+    def add(self, ticket_id: str, players: tuple[str, ...], modes: tuple[str, ...], min_seats: int,
+            max_seats: int, rating_window: float, allow_bots: bool, region: str,
+            ratings: tuple[float, ...] = ()) -> int:
+        """A new row (its ratings now or later with :meth:`rate`); returns its slot."""
+        kind = self._kind_of.get(modes)
+        if kind is None:
+            kind = self._kind_of[modes] = len(self.kinds)
+            self.kinds.append(modes)
+        limits = (min_seats, max_seats, len(players))
+        self.ids.append(ticket_id)
+        self.players.append(players)
+        self.ratings.append(ratings)
+        self.rating.append(_mean(ratings, len(players)))
+        self.kind.append(kind)
+        self.limits.append(self._limits_of.setdefault(limits, limits))
+        self.own_window.append(rating_window)
+        self.bots.append(allow_bots)
+        self.region.append(region)
+        return len(self.ids) - 1
+
+    def rate(self, slot: int, ratings: tuple[float, ...]) -> None:
+        """The ratings of a row added without them (before it is ever grouped)."""
+        self.ratings[slot] = ratings
+        self.rating[slot] = _mean(ratings, len(self.players[slot]))
+
+    @classmethod
+    def of(cls, entries: list[Entry]) -> Tickets:
+        """Columns of ``entries``, slot = position (built with C-level passes)."""
+        t = cls()
+        t.ids, t.players, t.ratings = (list(map(f, entries)) for f in (_ID, _PLAYERS, _RATINGS))
+        t.rating = list(map(_mean, t.ratings, map(len, t.players)))
+        modes = list(map(_MODES, entries))
+        t._kind_of = {k: i for i, k in enumerate(dict.fromkeys(modes))}
+        t.kinds = list(t._kind_of)
+        t.kind = list(map(t._kind_of.__getitem__, modes))
+        limits = list(zip(map(_MIN, entries), map(_MAX, entries), map(len, t.players)))
+        t._limits_of = {k: k for k in limits}
+        t.limits = list(map(t._limits_of.__getitem__, limits))
+        t.own_window, t.bots, t.region = (list(map(f, entries)) for f in (_OWN_WINDOW, _BOTS, _REGION))
+        return t
+
+
+def _mean(ratings: tuple[float, ...], size: int) -> float:
+    """A party's rating; a malformed entry (not one rating per player) is grouped as ever."""
+    if not ratings:
+        return 0.0
+    return ratings[0] if size == 1 else sum(ratings) / size
+
+
+class Formed(NamedTuple):
+    """One group of :class:`Groups`: its tickets' rows, the seats spelled out when asked."""
+
+    mode: str
+    table: int
+    """Seats at the table, bots included."""
+    slots: list[int]
+    """Rows of ``tickets``: the parties, in the group's order."""
+    tickets: Tickets
+    teams: Group | None
+    """In team modes, the group seated in teams."""
+
+    @property
+    def ticket_ids(self) -> tuple[str, ...]:
+        ids = self.tickets.ids
+        return tuple([ids[s] for s in self.slots])
+
+    @property
+    def seats(self) -> tuple[Seat, ...]:
+        if self.teams is not None:
+            return self.teams.seats
+        t = self.tickets
+        ids, players, ratings = t.ids, t.players, t.ratings
+        out = [_new_seat(Seat, (pl, ids[s], r, False, 0))
+               for s in self.slots for pl, r in zip(players[s], ratings[s])]
+        if len(out) < self.table:
+            mean = sum(s[2] for s in out) / len(out)
+            out += [_new_seat(Seat, (f"{BOT_PREFIX}{k}", "", mean, True, 0))
+                    for k in range(1, self.table - len(out) + 1)]
+        return tuple(out)
+
+    @property
+    def spread(self) -> float:
+        return _spread(self.seats)
+
+    @property
+    def bots(self) -> int:
+        return self.table - sum(len(self.tickets.players[s]) for s in self.slots)
+
+    def group(self) -> Group:
+        return Group(self.mode, self.seats, self.ticket_ids)
+
+
+class Groups(Sequence[Formed]):
+    """The groups formed over one :class:`Tickets`, as columns: a cycle forms tens of thousands,
+    and one object per group would be made, kept and walked by the garbage collector only for
+    the matchmaker to read the rows back. ``groups[k]`` spells group ``k`` out."""
+
+    __slots__ = ("tickets", "mode", "table", "start", "slots", "teams")
+
+    def __init__(self, tickets: Tickets) -> None:
+        self.tickets = tickets
+        self.mode: list[str] = []
+        self.table: list[int] = []
+        """Seats at each table, bots included."""
+        self.start = [0]
+        """Group ``k``'s parties are the rows ``slots[start[k]:start[k + 1]]``."""
+        self.slots: list[int] = []
+        self.teams: dict[int, Group] = {}
+        """The groups of team modes, seated in teams."""
+
+    def __len__(self) -> int:
+        return len(self.mode)
+
+    def __getitem__(self, k: int) -> Formed:  # type: ignore[override]
+        if not -len(self.mode) <= k < len(self.mode):
+            raise IndexError(k)
+        k %= len(self.mode)
+        return Formed(self.mode[k], self.table[k], self.slots[self.start[k]:self.start[k + 1]],
+                      self.tickets, self.teams.get(k))
+
+    def __iter__(self) -> Iterator[Formed]:
+        return map(self.__getitem__, range(len(self.mode)))
+
+    def ticket_ids(self, k: int) -> list[str]:
+        return list(map(self.tickets.ids.__getitem__, self.slots[self.start[k]:self.start[k + 1]]))
+
+    def select(self, keep: Iterable[int]) -> Groups:
+        """Only the groups ``keep``, in that order."""
+        out = Groups(self.tickets)
+        for k in keep:
+            out.mode.append(self.mode[k])
+            out.table.append(self.table[k])
+            out.slots += self.slots[self.start[k]:self.start[k + 1]]
+            out.start.append(len(out.slots))
+            if k in self.teams:
+                out.teams[len(out.mode) - 1] = self.teams[k]
+        return out
+
+
 def form_groups(modes: Sequence[ModeSpec], entries: Iterable[Entry], policy: Policy) -> list[Group]:
     """Matches for one game's waiting tickets. Each ticket appears in at most one group."""
     entries = entries if isinstance(entries, list) else list(entries)
-    by_region: dict[str, list[Entry]] = {}
-    anywhere: list[Entry] = entries
-    if any(map(_REGION, entries)):
+    formed = group_tickets(modes, Tickets.of(entries), range(len(entries)),
+                           list(map(_WAITED, entries)), policy)
+    return [f.group() for f in formed]
+
+
+def group_tickets(modes: Sequence[ModeSpec], tickets: Tickets, live: Sequence[int],
+                  waited: Sequence[float], policy: Policy) -> Groups:
+    """:func:`form_groups` over the rows ``live`` (in queue order) of ``tickets``, each having
+    waited ``waited[slot]`` seconds."""
+    region = tickets.region
+    by_region: dict[str, list[int]] = {}
+    anywhere: Sequence[int] = live
+    if any(map(region.__getitem__, live)):
         anywhere = []
-        for e in entries:
-            (by_region.setdefault(e.region, []) if e.region else anywhere).append(e)
-    groups: list[Group] = []
-    used: set[str] = set()
-    for region in [*sorted(by_region), ""]:
-        members = by_region[region] + anywhere if region else anywhere
-        kinds = list(map(_MODES, members))
+        for s in live:
+            (by_region.setdefault(region[s], []) if region[s] else anywhere).append(s)
+    groups = Groups(tickets)
+    used: set[int] = set()
+    kind_column, kinds_known = tickets.kind, tickets.kinds
+    for place in [*sorted(by_region), ""]:
+        members = by_region[place] + list(anywhere) if place else anywhere
+        kinds = list(map(kind_column.__getitem__, members))
         distinct = set(kinds)
         for mode in modes:
             name = mode.name
-            fit = {k for k in distinct if name in k}
+            fit = {k for k in distinct if name in kinds_known[k]}
             if not fit:
                 continue
             if len(fit) == len(distinct):  # every ticket allows the mode
-                pool = [e for e in members if e[0] not in used] if used else members
+                pool = [s for s in members if s not in used] if used else members
             else:
-                pool = [e for e, k in zip(members, kinds) if k in fit and e[0] not in used]
-            formed = _form_in_mode(mode, pool, policy)
-            used.update(chain.from_iterable(map(_TICKET_IDS, formed)))
-            groups += formed
+                pool = [s for s, k in zip(members, kinds) if k in fit and s not in used]
+            before = len(groups.slots)
+            _form_in_mode(mode, tickets, pool, waited, policy, groups)
+            used.update(groups.slots[before:])
     return groups
 
 
-_REGION, _MODES, _TICKET_IDS = itemgetter(9), itemgetter(3), itemgetter(2)
-_PLAYERS, _RATINGS, _MIN, _MAX, _WAITED, _OWN_WINDOW, _BOTS = (
-    itemgetter(1), itemgetter(2), itemgetter(4), itemgetter(5), itemgetter(6), itemgetter(7),
-    itemgetter(8))
+_ID, _PLAYERS, _RATINGS, _MODES, _MIN, _MAX, _WAITED, _OWN_WINDOW, _BOTS, _REGION = (
+    itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3), itemgetter(4), itemgetter(5),
+    itemgetter(6), itemgetter(7), itemgetter(8), itemgetter(9))
+_SIZE = itemgetter(2)
 
 
 def _gather(order: list[int]) -> Callable[[Sequence[T]], list[T]]:
@@ -163,42 +347,42 @@ def _gather(order: list[int]) -> Callable[[Sequence[T]], list[T]]:
     return (lambda seq: [get(seq)]) if len(order) == 1 else (lambda seq: list(get(seq)))
 
 
-def _form_in_mode(mode: ModeSpec, entries: list[Entry], policy: Policy) -> list[Group]:
-    """The groups of one mode's pool: columns in rating order (plain lists indexed by
-    position, built with C-level ``map``/``itemgetter`` passes), the unmatched on a doubly
-    linked list, anchors oldest first; one function, so that the loop reads locals only."""
+def _form_in_mode(mode: ModeSpec, tickets: Tickets, pool: Sequence[int], waited_of: Sequence[float],
+                  policy: Policy, out: Groups) -> None:
+    """The groups of one mode's pool (rows of ``tickets``), added to ``out``: columns in rating order (plain
+    lists indexed by position, gathered with C-level ``itemgetter`` passes), the unmatched on
+    a doubly linked list, anchors oldest first; one function, so that the loop reads locals only."""
     counts = mode.seat_counts()
     max_team = max((t for _, t in mode.team_layouts), default=0) if mode.teams else 1 << 30
-    sizes = list(map(len, map(_PLAYERS, entries)))
-    keys = list(zip(map(_MIN, entries), map(_MAX, entries), sizes))
+    limits = tickets.limits
+    keys = list(map(limits.__getitem__, pool))
     allowed_of = {k: tuple(s for s in counts if k[0] <= s <= k[1] and k[2] <= s)
                   for k in set(keys)}
     fits = {k: bool(a) and k[2] <= max_team for k, a in allowed_of.items()}
     if not all(fits.values()):
-        kept = list(map(fits.__getitem__, keys))
-        entries, keys, sizes = (list(compress(c, kept)) for c in (entries, keys, sizes))
-    if not entries:
-        return []
-    ratings = list(map(_RATINGS, entries))
-    if 0 not in sizes and list(map(len, ratings)) == sizes:
-        rating = list(map(truediv, map(sum, ratings), sizes))
-    else:  # malformed entries (no players, or not one rating per player): as ever
-        rating = [(r[0] if n == 1 else sum(r) / n) if r else 0.0 for r, n in zip(ratings, sizes)]
-    # Every column is read from the entries in their own order (memory order: the inner loop's
-    # cost is mostly cache misses), then put in rating order; kinds are small ints.
+        pool = list(compress(pool, map(fits.__getitem__, keys)))
+    if not pool:
+        return
+    rating_of = tickets.rating
+    order = sorted(pool, key=rating_of.__getitem__)  # stable: ties in queue order
+    pick = _gather(order)
+    # kinds (seat limits and party size) are small ints
     kind_of = {k: i for i, k in enumerate(allowed_of)}
     allowed_k = list(allowed_of.values())
     mask_k = [sum(1 << s for s in a) for a in allowed_k]
     descending_k = [tuple(sorted(a, reverse=True)) for a in allowed_k]
-    waited = list(map(_WAITED, entries))
     base, widen, cap = policy.base_window, policy.widen_per_second, policy.max_window
-    window_ = [min(own if own > 0 else cap, base + widen * (w if w > 0 else 0.0))
-               for own, w in zip(map(_OWN_WINDOW, entries), waited)]
-    order = sorted(range(len(entries)), key=rating.__getitem__)  # stable: ties in queue order
-    pick = _gather(order)
-    rating, size, waited, window_ = pick(rating), pick(sizes), pick(waited), pick(window_)
-    kind = pick(list(map(kind_of.__getitem__, keys)))
-    bots = pick(list(map(_BOTS, entries)))
+    rating, waited, key = pick(rating_of), pick(waited_of), pick(limits)
+    size = list(map(_SIZE, key))
+    # window(): min(own window or cap, base + widen * max(wait, 0)), in C-level passes
+    widened = map(add, repeat(base), map(mul, repeat(widen), map(max, repeat(0.0), waited)))
+    own = pick(tickets.own_window)
+    if any(map(lt, repeat(0), own)):
+        window_ = [min(o if o > 0 else cap, w) for o, w in zip(own, widened)]
+    else:
+        window_ = list(map(min, repeat(cap), widened))
+    kind = list(map(kind_of.__getitem__, key))
+    bots = pick(tickets.bots)
     mask = list(map(mask_k.__getitem__, kind))
     n = len(order)
     team_size_of = {s: mode.team_size_for(s) for s in counts}
@@ -262,9 +446,10 @@ def _form_in_mode(mode: ModeSpec, entries: list[Entry], policy: Policy) -> list[
         return members, total
 
     name = mode.name
-    teamed = {s: bool(mode.team_sizes_for(s)) for s in counts}
-    new = tuple.__new__
-    groups: list[Group] = []
+    team_sizes = {s: mode.team_sizes_for(s) for s in counts}
+    out_mode, out_table, out_start, out_slots, out_teams = (
+        out.mode, out.table, out.start, out.slots, out.teams)
+    first = len(out_slots)  # this mode's groups list positions in ``order`` until the end
     for a in sorted(range(n), key=waited.__getitem__, reverse=True):  # stable: ties by rating
         if not alive[a]:
             continue
@@ -289,19 +474,16 @@ def _form_in_mode(mode: ModeSpec, entries: list[Entry], policy: Policy) -> list[
                 if not fitting:
                     continue
                 target = fitting[0]
-        parties = [entries[order[i]] for i in members]
-        if not teamed[target]:
-            out = [new(Seat, (pl, p[0], r, False, 0))
-                   for p in parties for pl, r in zip(p[1], p[2])]
-            if len(out) < target:
-                mean = sum(s[2] for s in out) / len(out)
-                out += [new(Seat, (f"{BOT_PREFIX}{k}", "", mean, True, 0))
-                        for k in range(1, target - len(out) + 1)]
-            built: Group | None = new(Group, (name, tuple(out), tuple([p[0] for p in parties])))
-        else:
-            built = _seat_teams(mode, parties, target)
-            if built is None:
+        if team_sizes[target]:
+            seated = _seat_teams(name, team_sizes[target], tickets,
+                                 list(map(order.__getitem__, members)), target)
+            if seated is None:
                 continue
+            out_teams[len(out_mode)] = seated
+        out_mode.append(name)
+        out_table.append(target)
+        out_slots += members
+        out_start.append(len(out_slots))
         for i in members:
             p, q = prev[i], nxt[i]
             if p >= 0:
@@ -309,36 +491,40 @@ def _form_in_mode(mode: ModeSpec, entries: list[Entry], policy: Policy) -> list[
             if q >= 0:
                 prev[q] = p
             alive[i] = False
-        groups.append(built)  # type: ignore[arg-type]
-    return groups
+    out_slots[first:] = map(order.__getitem__, out_slots[first:])
 
 
-def _seat_teams(mode: ModeSpec, parties: list[Entry], seats: int) -> Group | None:
-    """Seat the parties (and bots for the empty seats) in teams; None when they cannot be formed."""
-    ids = tuple(p.ticket_id for p in parties)
-    sizes = mode.team_sizes_for(seats)
-    humans = sum(p.size for p in parties)
-    mean = sum(r for p in parties for r in p.ratings) / humans
-    units: list[list[Seat]] = [
-        [Seat(pl, p.ticket_id, r) for pl, r in zip(p.players, p.ratings)] for p in parties
-    ]
-    units += [[Seat(f"{BOT_PREFIX}{n}", "", mean, bot=True)] for n in range(1, seats - humans + 1)]
-    ratings = [[s.rating for s in u] for u in units]
+def _seat_teams(mode: str, sizes: tuple[int, ...], tickets: Tickets, slots: list[int],
+                seats: int) -> Group | None:
+    """Seat the parties (rows ``slots`` of ``tickets``) and bots for the empty seats in teams
+    of one of ``sizes``; None when they cannot be formed."""
+    ids, players, ratings = tickets.ids, tickets.players, tickets.ratings
+    humans = sum(len(players[s]) for s in slots)
+    mean = sum(chain.from_iterable(map(ratings.__getitem__, slots))) / humans
+    units = [list(ratings[s][:len(players[s])]) for s in slots]  # a seat per player with a rating
+    units += [[mean] for _ in range(seats - humans)]
     best: tuple[float, int, list[int]] | None = None
     for team_size in sizes:
-        teams = balance_teams(ratings, seats // team_size, team_size)
+        teams = balance_teams(units, seats // team_size, team_size)
         if teams is not None:
-            gap = team_gap(ratings, teams, seats // team_size)
+            gap = team_gap(units, teams, seats // team_size)
             if best is None or gap < best[0]:
                 best = (gap, team_size, teams)
     if best is None:
         return None
     _, team_size, teams = best
     rosters: list[list[Seat]] = [[] for _ in range(seats // team_size)]
-    for unit, team in zip(units, teams):
-        rosters[team] += [s._replace(team=team + 1) for s in unit]
+    parties = len(slots)
+    for k, team in enumerate(teams):
+        if k < parties:
+            s = slots[k]
+            rosters[team] += [_new_seat(Seat, (pl, ids[s], r, False, team + 1))
+                              for pl, r in zip(players[s], ratings[s])]
+        else:
+            rosters[team].append(_new_seat(Seat, (f"{BOT_PREFIX}{k - parties + 1}", "", mean,
+                                                  True, team + 1)))
     interleaved = [r[i] for i in range(team_size) for r in rosters]
-    return Group(mode.name, tuple(interleaved), ids)
+    return Group(mode, tuple(interleaved), tuple([ids[s] for s in slots]))
 
 
 def team_gap(units: Sequence[Sequence[float]], teams: Sequence[int], count: int) -> float:
@@ -358,16 +544,23 @@ def balance_teams(units: Sequence[Sequence[float]], teams: int, size: int) -> li
     the team with the lowest rating total that has room for it: a greedy balance that, for
     single players, is the snake draft.
     """
-    order = sorted(range(len(units)), key=lambda i: (-len(units[i]), -sum(units[i]), i))
+    lengths, sums = list(map(len, units)), list(map(sum, units))
+    # by (-length, -sum, index): two stable sorts (reverse=True keeps ties in index order)
+    order = sorted(range(len(units)), key=sums.__getitem__, reverse=True)
+    order.sort(key=lengths.__getitem__, reverse=True)
     room = [size] * teams
     total = [0.0] * teams
     out = [-1] * len(units)
     for i in order:
-        options = [t for t in range(teams) if room[t] >= len(units[i])]
-        if not options:
+        need = lengths[i]
+        best = -1  # the team with room of the least (total, -room, index)
+        for t in range(teams):
+            if room[t] >= need and (best < 0 or total[t] < total[best]
+                                    or (total[t] == total[best] and room[t] > room[best])):
+                best = t
+        if best < 0:
             return None
-        t = min(options, key=lambda t: (total[t], -room[t], t))
-        out[i] = t
-        room[t] -= len(units[i])
-        total[t] += sum(units[i])
+        out[i] = best
+        room[best] -= need
+        total[best] += sums[i]
     return out

@@ -25,7 +25,8 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import chain
+from itertools import accumulate, chain, compress, repeat
+from operator import attrgetter, ne, sub
 from typing import Any
 
 import grpc
@@ -43,7 +44,7 @@ from services.matchmaking.domain import (
     Ticket,
     bot_match_uuid,
 )
-from services.matchmaking.grouping import Entry, Group, form_groups
+from services.matchmaking.grouping import Formed, Groups, Tickets, group_tickets
 from services.matchmaking.ratings import DEFAULT_ORDINAL, RatingSource
 from services.matchmaking.requests import TicketRequest, check_shape, resolve
 from services.matchmaking.rules_port import TRANSIENT, RulesGateway
@@ -75,12 +76,15 @@ class Proposal:
     mode: str
     record: Mapping[str, Any]
     """As stored: a ticket's proposal dict, or a row of a ProposalBatch."""
-    ticket_ids: Sequence[str]
     deadline: float
     creating: bool = False
     attempts: int = 0
     batch: str = ""
     """The ProposalBatch that recorded it ("" for a proposal stored as Ticket events)."""
+
+    @property
+    def ticket_ids(self) -> Sequence[str]:
+        return self.record["ticket_ids"]  # type: ignore[no-any-return]
 
     @property
     def seats(self) -> list[dict[str, Any]]:
@@ -109,7 +113,6 @@ class Matchmaker:
         self.tickets: dict[str, Ticket] = {}
         self.player_ticket: dict[str, str] = {}
         self.proposals: dict[str, Proposal] = {}
-        self.ratings: dict[str, tuple[float, ...]] = {}
         self.watchers: dict[str, set[asyncio.Queue[dict[str, Any]]]] = {}
         self.lock = asyncio.Lock()
         self.wake = asyncio.Event()
@@ -128,8 +131,8 @@ class Matchmaker:
         self._maybe_ready: set[str] = set()
         """Proposals that may have been accepted by everyone since the cycle last looked."""
         self._games: set[str] = set()
-        self._static: dict[str, tuple[Any, ...]] = {}
-        """Each rated waiting ticket's Entry fields but the wait (made once per ticket)."""
+        self._rows: dict[str, _Rows] = {}
+        """Each game's open tickets as the grouping's columns, kept between cycles."""
         self.cycles = 0
         self.last_cycle: dict[str, float] = {}
         self._dequeued = 0
@@ -154,6 +157,7 @@ class Matchmaker:
         self.player_ticket.clear()
         self.proposals.clear()
         self.batches.clear()
+        self._rows.clear()
         self.queues = {q.game: q for q in state.queues}
         for t in tickets:
             self._remember(t)
@@ -185,7 +189,7 @@ class Matchmaker:
                 continue
             batch = batch_of.get(p["match_id"])
             self.proposals[p["match_id"]] = Proposal(
-                p["match_id"], t.game, p["mode"], p, list(p["ticket_ids"]),
+                p["match_id"], t.game, p["mode"], p,
                 max(float(p["deadline"]), now + self.config.accept_timeout),
                 batch=batch.batch_id if batch is not None else "")
         changed: list[Aggregate] = []
@@ -216,11 +220,16 @@ class Matchmaker:
         self._games.add(t.game)
         for p in t.players:
             self.player_ticket[p] = t.ticket_id
+        rows = self._rows.get(t.game)
+        if rows is None:
+            rows = self._rows[t.game] = _Rows()
+        rows.add(t)
 
     def _forget(self, t: Ticket) -> None:
         self.tickets.pop(t.ticket_id, None)
-        self.ratings.pop(t.ticket_id, None)
-        self._static.pop(t.ticket_id, None)
+        rows = self._rows.get(t.game)
+        if rows is not None and rows.remove(t.ticket_id):
+            self._rows[t.game] = rows.rebuilt()
         for p in t.players:
             if self.player_ticket.get(p) == t.ticket_id:
                 del self.player_ticket[p]
@@ -400,7 +409,7 @@ class Matchmaker:
             except TimeoutError:
                 pass
 
-    async def cycle(self) -> list[Group]:
+    async def cycle(self) -> Sequence[Formed]:
         """Expire, time out proposals, group the waiting, propose; start accepted matches.
 
         The grouping runs in a thread outside the lock, on a snapshot, so that ticket calls
@@ -420,21 +429,25 @@ class Matchmaker:
                 changed = self._expire(now) + self._time_out_proposals(now)
                 if changed:
                     await self._save(changed)
-                entries = self._entries(now)
+                pools = {game: rows.pool(now) for game, rows in self._rows.items()}
+                holders = {game: rows.holder for game, rows in self._rows.items()}
                 dequeued = self._dequeued
             t2, c2 = time.perf_counter(), time.process_time()
-            waiting_count = sum(map(len, entries.values()))
-            groups = await asyncio.to_thread(self._group, entries)
-            del entries  # 100,000 entries need not outlive the grouping
+            waiting_count = sum(len(live) for _, live, _ in pools.values())
+            groups = await asyncio.to_thread(self._group, pools)
+            del pools
             t3, c3 = time.perf_counter(), time.process_time()
             async with self.lock:
                 if dequeued == self._dequeued:  # no ticket of the snapshot has left the queue
                     formed = groups
                 else:
                     waiting = {i for i, t in self.tickets.items() if t.status == "waiting"}
-                    formed = [(game, g) for game, g in groups if waiting.issuperset(g.ticket_ids)]
+                    formed = {game: g.select([k for k in range(len(g))
+                                              if waiting.issuperset(g.ticket_ids(k))])
+                              for game, g in groups.items()}
+                formed = {game: g for game, g in formed.items() if len(g)}
                 if formed:
-                    await self._propose(formed, self.clock())
+                    await self._propose(formed, holders, self.clock())
                 ready = self._ready_to_create()
         for p in ready:
             task = asyncio.create_task(self._create(p))
@@ -447,8 +460,8 @@ class Matchmaker:
                            "cpu_snapshot": c2 - c1, "cpu_grouping": c3 - c2,
                            "cpu_propose_and_save": c4 - c3, "cpu_total": c4 - c0,
                            "waiting": waiting_count,
-                           "groups": len(formed)}
-        return [g for _, g in formed]
+                           "groups": sum(map(len, formed.values()))}
+        return _Joined(list(formed.values()))
 
     def _ready_to_create(self) -> list[Proposal]:
         """Proposals accepted by everyone since the last look, now marked as being created."""
@@ -470,36 +483,35 @@ class Matchmaker:
                 pass
 
     async def _rate_new_tickets(self) -> None:
-        todo: dict[str, list[Ticket]] = {}
-        for t in list(self.tickets.values()):
-            if t.status == "waiting" and t.ticket_id not in self.ratings:
-                todo.setdefault(t.game, []).append(t)
-        for game, tickets in todo.items():
-            players = sorted({p for t in tickets for p in t.players})
+        todo: dict[str, list[tuple[_Rows, int, Ticket]]] = {}
+        for game, rows in self._rows.items():
+            for slot in rows.unrated:
+                t = rows.holder[slot]
+                if t.status == "waiting":
+                    todo.setdefault(game, []).append((rows, slot, t))
+        for game, rated in todo.items():
+            players = sorted({p for _, _, t in rated for p in t.players})
             try:
                 found = await self.ratings_source.ratings(game, players)
             except Exception as err:  # ratings are a preference, never a reason to stall
                 log.warning("ratings lookup failed, using defaults", game=game, error=repr(err))
                 found = {}
-            for t in tickets:
-                self.ratings[t.ticket_id] = tuple(
-                    float(found.get(p, DEFAULT_ORDINAL)) for p in t.players)
-                self._static[t.ticket_id] = self._entry_fields(t)
-
-    def _entry_fields(self, t: Ticket) -> tuple[Any, ...]:
-        """A rated ticket's game, queue time and Entry fields but its wait, made once."""
-        r = t.resolved
-        return (t.game, t.queued_at,
-                (t.ticket_id, tuple(r["players"]), self.ratings[t.ticket_id], tuple(r["modes"]),
-                 int(r["min_seats"]), int(r["max_seats"])),
-                (float(r["rating_window"]), bool(r["allow_bots"]), str(r["region"])))
+            for rows, slot, t in rated:
+                rows.rate(slot, tuple(float(found.get(p, DEFAULT_ORDINAL)) for p in t.players))
 
     def _expire(self, now: float) -> list[Ticket]:
         out = []
-        for t in list(self.tickets.values()):
-            if t.status == "waiting" and now - t.queued_at >= self.config.ticket_ttl:
-                t.expire(t.ticket_id, f"no match found within {self.config.ticket_ttl:g} s", now)
-                out.append(t)
+        ttl = self.config.ticket_ttl
+        for rows in self._rows.values():
+            live = rows.waiting()
+            queued_at = rows.queued_at
+            if not live or now - min(map(queued_at.__getitem__, live)) < ttl:
+                continue
+            for slot in live:
+                t = rows.holder[slot]
+                if now - t.queued_at >= ttl:
+                    t.expire(t.ticket_id, f"no match found within {ttl:g} s", now)
+                    out.append(t)
         return out
 
     def _time_out_proposals(self, now: float) -> list[Aggregate]:
@@ -544,84 +556,101 @@ class Matchmaker:
         batch.close()
         return [batch]
 
-    def _entries(self, now: float) -> dict[str, list[Entry]]:
-        by_game: dict[str, list[Entry]] = {}
-        static, ratings, new = self._static, self.ratings, tuple.__new__
-        for t in self.tickets.values():
-            if t.status != "waiting":
-                continue
-            fields = static.get(t.ticket_id)
-            if fields is None:
-                if t.ticket_id not in ratings:
-                    continue
-                fields = static[t.ticket_id] = self._entry_fields(t)
-            game, queued_at, head, tail = fields
-            entry = new(Entry, head + (now - queued_at,) + tail)
-            if game in by_game:
-                by_game[game].append(entry)
-            else:
-                by_game[game] = [entry]
-        return by_game
-
-    def _group(self, entries: dict[str, list[Entry]]) -> list[tuple[str, Group]]:
-        out = []
-        for game in sorted(entries):
+    def _group(self, pools: dict[str, tuple[Tickets, list[int], list[float]]]) -> dict[str, Groups]:
+        out = {}
+        for game in sorted(pools):
             spec = self.catalogue.get(game)
             if spec is not None:
-                out += [(game, g) for g in form_groups(spec.modes, entries[game], self.config.policy)]
+                columns, live, waited = pools[game]
+                out[game] = group_tickets(spec.modes, columns, live, waited, self.config.policy)
         return out
 
-    async def _propose(self, formed: list[tuple[str, Group]], now: float) -> None:
+    async def _propose(self, formed: dict[str, Groups], holders: dict[str, list[Any]],
+                       now: float) -> None:
         """Record the groups as proposals: per game one ProposalBatch and the next version of
-        the game's Queue, all in one transaction; only then do the tickets become proposed."""
+        the game's Queue, all in one transaction; only then do the tickets become proposed.
+
+        ``holders``: each game's Ticket per row of the columns the groups were formed on (as
+        taken with them: the rows of tickets that were still waiting hold the same Ticket)."""
         deadline = now + self.config.accept_timeout
-        by_game: dict[str, list[Group]] = {}
-        for game, group in formed:
-            by_game.setdefault(game, []).append(group)
         saved: list[Aggregate] = []
-        made: list[tuple[str, ProposalBatch, list[Group]]] = []
-        for game, groups in by_game.items():
+        made: list[tuple[str, ProposalBatch]] = []
+        for game, groups in formed.items():
             batch = self._batch(game, groups, deadline)
             queue = self.queues.get(game)
             if queue is None:  # none in the store at the last reload: this process starts it
                 queue = self.queues[game] = Queue(game)
             queue.proposed(batch.batch_id, len(groups))
             saved += [queue, batch]
-            made.append((game, batch, groups))
+            made.append((game, batch))
         await self._save(saved)
         auto = self.config.auto_accept
-        tickets, watchers = self.tickets, self.watchers
-        for game, batch, groups in made:
+        tickets, watchers, proposals = self.tickets, self.watchers, self.proposals
+        for game, batch in made:
+            rows = batch.proposals()
+            proposed = map(holders[game].__getitem__, formed[game].slots)
+            for t, row in zip(proposed, chain.from_iterable(map(repeat, rows, batch.parties))):
+                # _mark_proposed, inlined: once per ticket
+                t.status, t.proposal, t.reason = "proposed", row, ""
+                if auto:
+                    t.accepted = sorted(t.players)
+                elif t.accepted:  # a waiting ticket has accepted nothing: no new list each
+                    t.accepted = []
             open_here: set[str] = set()
-            for group, row in zip(groups, batch.proposals()):
+            batch_id, modes = batch.batch_id, batch.modes
+            for row, mode in zip(rows, batch.mode_of):
                 match_id = row.match_id
-                for i in group.ticket_ids:  # _mark_proposed, inlined: once per ticket
-                    t = tickets[i]
-                    t.status, t.proposal, t.reason = "proposed", row, ""
-                    t.accepted = sorted(t.players) if auto else []
-                self.proposals[match_id] = Proposal(match_id, game, group.mode, row,
-                                                    group.ticket_ids, deadline, batch=batch.batch_id)
+                proposals[match_id] = Proposal(match_id, game, modes[mode], row, deadline,
+                                               batch=batch_id)
                 open_here.add(match_id)
-            self.batches[batch.batch_id] = (batch, open_here)
+            self.batches[batch_id] = (batch, open_here)
             if auto:
                 self._maybe_ready |= open_here
-            log.info("matches proposed", game=game, batch=batch.batch_id, matches=len(groups))
+            log.info("matches proposed", game=game, batch=batch_id, matches=len(rows))
             watched = set(watchers).intersection(batch.tickets)
             self._tell([tickets[i] for i in watched])
 
-    def _batch(self, game: str, groups: list[Group], deadline: float) -> ProposalBatch:
-        """The proposals of one cycle for one game, as the columns ProposalBatch stores."""
+    def _batch(self, game: str, groups: Groups, deadline: float) -> ProposalBatch:
+        """The proposals of one cycle for one game, as the columns ProposalBatch stores, read
+        from the grouping's columns: seats are only spelled out for the groups with bots or
+        teams, the others' seats are their parties' players in order."""
         batch_id = f"mm-{uuid.uuid4().hex[:12]}"  # its matches: mm-<20 hex digits>, as ever
-        modes: dict[str, int] = {}
-        names, seats_of, tickets_of = zip(*groups)  # Group: mode, seats, ticket_ids
-        mode_of = [modes.setdefault(m, len(modes)) for m in names]
-        parties = list(map(len, tickets_of))
-        tickets = list(chain.from_iterable(tickets_of))
-        seat_counts = list(map(len, seats_of))
-        # Seat: player, ticket_id, rating, bot, team
-        players, seat_tickets, _, _, teams = map(list, zip(*chain.from_iterable(seats_of)))
+        modes = {m: i for i, m in enumerate(dict.fromkeys(groups.mode))}
+        mode_of = list(map(modes.__getitem__, groups.mode))
+        start, slots, column = groups.start, groups.slots, groups.tickets
+        parties = list(map(sub, start[1:], start[:-1]))
+        tickets = list(map(column.ids.__getitem__, slots))
+        party_players = list(map(column.players.__getitem__, slots))
+        sizes = list(map(len, party_players))
+        singles = sizes.count(1) == len(sizes)  # then a seat's ticket is its party's
+        seated = [0, *accumulate(sizes)]
+        humans = map(sub, map(seated.__getitem__, start[1:]), map(seated.__getitem__, start[:-1]))
+        spelled = sorted({*compress(range(len(groups)), map(ne, humans, groups.table)),
+                          *groups.teams})
+        players: list[str] = []
+        seat_tickets: list[str] = []
+        teamed: list[tuple[int, list[int]]] = []
+        """(first seat, teams) of each group seated in teams: every other seat is in team 0."""
+        done = 0  # groups before this one are in the columns
+        for k in [*spelled, len(groups)]:
+            first, last = start[done], start[k]
+            players += chain.from_iterable(party_players[first:last])
+            seat_tickets += tickets[first:last] if singles else chain.from_iterable(
+                map(repeat, tickets[first:last], sizes[first:last]))
+            if k == len(groups):
+                break
+            seats = groups[k].seats
+            if k in groups.teams:
+                teamed.append((len(players), [s.team for s in seats]))
+            players += [s.player for s in seats]
+            seat_tickets += [s.ticket_id for s in seats]
+            done = k + 1
+        teams = [0] * len(players)
+        for first, of_seats in teamed:
+            teams[first:first + len(of_seats)] = of_seats
         return ProposalBatch(batch_id, game, deadline, self.config.auto_accept, list(modes),
-                             mode_of, parties, tickets, seat_counts, players, seat_tickets, teams)
+                             mode_of, parties, tickets, list(groups.table), players,
+                             seat_tickets, teams)
 
     def _accepted(self, p: Proposal) -> bool:
         return all(i in self.tickets and self.tickets[i].fully_accepted for i in p.ticket_ids)
@@ -763,6 +792,105 @@ class Matchmaker:
             "waited_seconds": max(0.0, end - t.queued_at), "assignment": assignment,
             "accepted": list(t.accepted), "accept_seconds_left": accept_left,
         }
+
+
+_STATUS = attrgetter("status")
+
+
+class _Gone:
+    """The holder of a row whose ticket was forgotten."""
+
+    status = "forgotten"
+
+
+_GONE = _Gone()
+
+
+class _Rows:
+    """One game's open tickets as the grouping's columns, in queue order: a row is added when
+    a ticket is remembered (its ratings once known), so a cycle reads lists instead of making
+    an entry per ticket. Rows of forgotten tickets stay (their holder is ``_GONE``) until they
+    are half of all, then the columns are built anew without them."""
+
+    __slots__ = ("columns", "holder", "queued_at", "slot", "unrated", "gone")
+    COMPACT_AFTER = 1024
+
+    def __init__(self) -> None:
+        self.columns = Tickets()
+        self.holder: list[Ticket | _Gone] = []
+        self.queued_at: list[float] = []
+        self.slot: dict[str, int] = {}
+        self.unrated: set[int] = set()
+        """Rows whose ratings are not known yet: not grouped."""
+        self.gone = 0
+
+    def add(self, t: Ticket, ratings: tuple[float, ...] | None = None) -> None:
+        slot = self.slot.get(t.ticket_id)
+        if slot is not None:
+            self.holder[slot] = t
+            return
+        r = t.resolved
+        slot = self.slot[t.ticket_id] = self.columns.add(
+            t.ticket_id, tuple(r["players"]), tuple(r["modes"]), int(r["min_seats"]),
+            int(r["max_seats"]), float(r["rating_window"]), bool(r["allow_bots"]),
+            str(r["region"]), ratings or ())
+        self.holder.append(t)
+        self.queued_at.append(t.queued_at)
+        if ratings is None:
+            self.unrated.add(slot)
+
+    def rate(self, slot: int, ratings: tuple[float, ...]) -> None:
+        if slot in self.unrated:
+            self.columns.rate(slot, ratings)
+            self.unrated.discard(slot)
+
+    def remove(self, ticket_id: str) -> bool:
+        """Forget a ticket's row; True when the columns should be built anew."""
+        slot = self.slot.pop(ticket_id, None)
+        if slot is None:
+            return False
+        self.holder[slot] = _GONE
+        self.unrated.discard(slot)
+        self.gone += 1
+        return self.gone > self.COMPACT_AFTER and 2 * self.gone > len(self.holder)
+
+    def rebuilt(self) -> _Rows:
+        """New columns with the rows still held, in the same order (the old ones stay as they
+        are for the groups formed from them)."""
+        out = _Rows()
+        ratings = self.columns.ratings
+        for slot, t in enumerate(self.holder):
+            if isinstance(t, Ticket):
+                out.add(t, None if slot in self.unrated else ratings[slot])
+        return out
+
+    def waiting(self) -> list[int]:
+        """Rows of the tickets waiting now, in queue order."""
+        return list(compress(range(len(self.holder)), map("waiting".__eq__, map(_STATUS, self.holder))))
+
+    def pool(self, now: float) -> tuple[Tickets, list[int], list[float]]:
+        """What the grouping reads: the columns, the rows of the rated waiting tickets, and
+        each row's wait."""
+        live = self.waiting()
+        if self.unrated:
+            live = [s for s in live if s not in self.unrated]
+        return self.columns, live, [now - q for q in self.queued_at]
+
+
+class _Joined(Sequence[Formed]):
+    """The groups a cycle proposed, game after game."""
+
+    def __init__(self, parts: list[Groups]) -> None:
+        self.parts = parts
+
+    def __len__(self) -> int:
+        return sum(map(len, self.parts))
+
+    def __getitem__(self, k: int) -> Formed:  # type: ignore[override]
+        return list(self)[k]
+
+    def __iter__(self) -> Iterator[Formed]:
+        return chain.from_iterable(self.parts)
 
 
 def _mark_proposed(t: Ticket, proposal: Mapping[str, Any], accepted: Sequence[str]) -> None:
