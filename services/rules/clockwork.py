@@ -25,7 +25,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
-from services.platform.logs import bound_contextvars, get_logger
+from services.platform.logs import bind_contextvars, get_logger
 
 OnExpire = Callable[[str, object], Awaitable[None]]
 
@@ -130,8 +130,10 @@ class ClockScheduler:
         task.add_done_callback(self._running.discard)
 
     async def _expire(self, match_id: str, arm: _Arm) -> None:
-        with bound_contextvars(match_id=match_id):
-            try:
-                await self._on_expire(match_id, arm.token)
-            except Exception:
-                log.exception("clock expiry failed", deadline_ms=arm.deadline_ms)
+        # Bound in the task's own Context and never unbound: nothing may set a context
+        # variable from a finaliser (see services/platform/grpc_kit.py, _CallScope).
+        bind_contextvars(match_id=match_id)
+        try:
+            await self._on_expire(match_id, arm.token)
+        except Exception:
+            log.exception("clock expiry failed", deadline_ms=arm.deadline_ms)

@@ -44,7 +44,7 @@ from services.platform.errors import (
     Unauthenticated,
     Unavailable,
 )
-from services.platform.logs import bound_contextvars, get_logger
+from services.platform.logs import bind_contextvars, get_logger
 from services.platform.tokens import BOT_PREFIX, Claims, is_bot
 from services.tournament import formats, proofs
 from services.tournament import log as tlog
@@ -467,26 +467,28 @@ class Director:
 
     async def _driver(self, tournament_id: str) -> None:
         backoff = 0.1
-        with bound_contextvars(tournament_id=tournament_id):
-            while not self._closing:
+        # The task's own copy of the Context: bound for its life, never unbound (nothing may
+        # set a context variable from a finaliser; see platform/grpc_kit.py, _CallScope).
+        bind_contextvars(tournament_id=tournament_id)
+        while not self._closing:
+            try:
+                done = await self._step(tournament_id)
+                backoff = 0.1
+            except asyncio.CancelledError:
+                raise
+            except Exception as err:  # a rules service or the store is down: retry
+                log.warning("round driver step failed, retrying", error=repr(err))
+                await asyncio.sleep(backoff)
+                backoff = min(5.0, backoff * 2)
+                continue
+            if done:
+                return
+            cond = self.condition(tournament_id)
+            async with cond:
                 try:
-                    done = await self._step(tournament_id)
-                    backoff = 0.1
-                except asyncio.CancelledError:
-                    raise
-                except Exception as err:  # a rules service or the store is down: retry
-                    log.warning("round driver step failed, retrying", error=repr(err))
-                    await asyncio.sleep(backoff)
-                    backoff = min(5.0, backoff * 2)
-                    continue
-                if done:
-                    return
-                cond = self.condition(tournament_id)
-                async with cond:
-                    try:
-                        await asyncio.wait_for(cond.wait(), self.options.poll)
-                    except TimeoutError:
-                        pass
+                    await asyncio.wait_for(cond.wait(), self.options.poll)
+                except TimeoutError:
+                    pass
 
     async def _step(self, tournament_id: str) -> bool:
         """One look at the current round; True when there is nothing left to drive."""
