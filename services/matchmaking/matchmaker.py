@@ -906,11 +906,13 @@ def _gc_paused() -> Iterator[None]:
     """No garbage collection inside: a cycle over a large queue makes hundreds of thousands
     of small objects, and each full collection would walk every open ticket held in memory.
 
-    Not ``gc.freeze``/``unfreeze`` on the way out (tried: it saves the 0.2 s young
-    collection after a cycle over 100,000 tickets): they splice the collector's generation
-    lists without checking that a collection is running, and one may be, in another thread
-    whose finalizer released the GIL (closing an SQLite cursor). The suite segfaulted twice
-    in SQLite and asyncio code while they were in, and this is the likely cause."""
+    Not ``gc.freeze``/``unfreeze`` on the way out (tried: it saved the 0.2 s young
+    collection after a cycle over 100,000 tickets; the kept columns have since cut that
+    collection to about 0.04 s). They were taken out when the suite segfaulted twice while
+    they were in; the crash later reproduced and fixed was another (a context variable set
+    from a finaliser, CPython gh-148891: services/platform/grpc_kit.py, _CallScope), so
+    their part is unproven, and they stay out: they splice the collector's generation lists
+    without checking that a collection is running in another thread."""
     was = gc.isenabled()
     gc.disable()
     try:
