@@ -88,6 +88,8 @@ async def close_when_idle(app: Any, poll: float = 0.01) -> None:
     with its grace period (past which the store is left open, never closed under a thread).
     """
     pool = getattr(getattr(getattr(app, "recorder", None), "datastore", None), "pool", None)
-    while pool is not None and pool.num_in_use:
+    # eventsourcing's own pools (SQLite) count the connections in use; PostgreSQL's is a
+    # psycopg_pool, whose close() leaves a connection in use to be closed on its return.
+    while getattr(pool, "num_in_use", 0):
         await asyncio.sleep(poll)
     app.close()

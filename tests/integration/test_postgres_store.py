@@ -44,3 +44,22 @@ async def test_match_on_postgres_resumes_after_restart(tmp_path: Path, nats_url:
     assert verify_export(export, engine=toy.ENGINE).ok
     await client.close()
     await backend.stop(1)
+
+
+async def test_a_postgres_store_closes_when_idle(tmp_path: Path, nats_url: str, postgres_url: str,
+                                                 postgres_schema: str) -> None:
+    """PostgreSQL's pool is a psycopg_pool, which has no count of connections in use: the
+    store still closes (it once raised AttributeError on stop and was left open)."""
+    from eventsourcing.application import Application
+
+    from services.platform.store import close_when_idle, eventsourcing_env, open_application
+
+    settings = dataclasses.replace(
+        make_settings(tmp_path, nats_url, persistence="postgres"),
+        database_url=postgres_url, postgres_schema=postgres_schema,
+    )
+    app = open_application(settings, lambda: Application(env=eventsourcing_env(settings, "closing")))
+    pool = app.recorder.datastore.pool  # type: ignore[attr-defined]
+    assert not pool.closed
+    await close_when_idle(app)
+    assert pool.closed

@@ -480,6 +480,12 @@ async def test_forged_results_are_refused_and_the_real_one_stands(
     await _publish_on_results(js, sign_result(ended(game, "real", ["ann", "mallory"], [1, 2]), RULES_KEY),
                               game, "real")
     await scoring.wait_for(1)
+    # The board shows the result once it is saved; the consumer counts it a moment later,
+    # when the save returns to its loop.
+    for _ in range(100):
+        if scoring.consumer.stats.scored:
+            break
+        await asyncio.sleep(0.05)
     assert scoring.consumer.stats.refused == 5 and scoring.consumer.stats.scored == 1
     assert scoring.consumer.stats.duplicates == 0
     real = (await scoring.stub.GetMatchResult(
