@@ -172,6 +172,9 @@ class NeonEngine(RemembersPending):
     title = "NEON"
     contract_version = 2
     content_version = CONTENT_VERSION
+    json_views = True
+    """Views hold JSON values only, equal type for type to what a client reads back from
+    their JSON (see ``views``): self-play gives them to the bots without a round trip."""
 
     def __init__(self, ruleset: Ruleset = CURRENT) -> None:
         self.ruleset = ruleset

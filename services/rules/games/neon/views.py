@@ -9,6 +9,11 @@ cache stays small, and what it replaces is freed at once (a cache that keeps tho
 parts alive costs more in garbage collection than it saves). Views are read, never
 changed, by whoever asks for them (the host already hands one view object to several
 readers); the parts they share are as read-only as the rest.
+
+A view holds JSON values only (dicts with string keys, lists, strings, integers, booleans,
+``None``: no tuple), so it equals what a client reads back from its JSON, type for type
+(``NeonEngine.json_views``; tests/unit/neon/test_views_json.py): self-play hands it to the
+bots as it is, without the JSON round trip.
 """
 
 from __future__ import annotations
@@ -126,8 +131,14 @@ def _frame_view(fr: StackFrame, viewer: int | None) -> dict[str, Any]:
         return {"kind": fr.kind, "owner": fr.owner, "cards": len(fr.get("cards"))}
     else:
         pairs = list(fr.data)
-    data = {k: list(v) if isinstance(v, tuple) else v for k, v in pairs}
+    data = {k: _json(v) if isinstance(v, tuple) else v for k, v in pairs}
     return {"kind": fr.kind, "owner": fr.owner, **data}
+
+
+def _json(value: tuple[Any, ...]) -> list[Any]:
+    """A tuple as JSON reads it back: lists all the way down (an attack's simultaneous
+    defense rolls are pairs holding tuples)."""
+    return [_json(v) if isinstance(v, tuple) else v for v in value]
 
 
 def table_view(s: State) -> tuple[Any, ...]:
