@@ -17,7 +17,6 @@ from services.rules.games.contract import (
     TeamLayout,
     Transition,
 )
-from services.rules.games.frozen import but, replace
 from services.rules.games.neon import views
 from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.cards import choice_actions, choice_of, choosers
@@ -232,9 +231,9 @@ class NeonEngine(RemembersPending):
             fighters = tuple(rng.shuffle(sorted(FIGHTERS)))[:config.seats]
         board = self._round_board(options)
         state = setup_state(config, rng, fighters, teams, automa, board)
-        w = Draft(replace(state, ruleset=self.ruleset.version), rng)
+        w = Draft(state, rng, ruleset=self.ruleset.version)
         advance(w)
-        return w.s
+        return w.finish()
 
     def _automa(self, config: MatchConfig, options: dict[str, Any]) -> bool:
         wanted = options.get("automa")
@@ -363,7 +362,7 @@ class NeonEngine(RemembersPending):
     # ---- acting --------------------------------------------------------------------------------
 
     def apply(self, state: State, seat: int, action: Any, rng: Randomness) -> Transition:
-        w = Draft(but(state, {"serial": state.serial + 1}), rng)
+        w = Draft(state, rng, serial=state.serial + 1)
         act = normalize(action)
         s = w.s
         if act["type"] == "resign":
@@ -380,7 +379,7 @@ class NeonEngine(RemembersPending):
         else:
             apply_turn(w, seat, act)
         advance(w)
-        return Transition(w.s, tuple(w.events))
+        return Transition(w.finish(), tuple(w.events))
 
     def _answer_frame(self, w: Draft, seat: int, act: Action) -> None:
         fr = w.s.stack[-1]
