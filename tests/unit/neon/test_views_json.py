@@ -67,3 +67,29 @@ def test_self_play_hands_json_views_as_they_are_and_round_trips_the_others():
     other = load_engine("neon-reign")
     assert not getattr(other, "json_views", False)
     assert client_view(other) is as_client_json
+
+
+def test_a_fighter_view_made_from_the_last_one_is_the_one_made_afresh():
+    """Views keep the lists of a fighter's unchanged fields (``_public_view`` with the last
+    version) and the parts of unchanged fighters (``fighters_view``): the view is the same
+    as one built with no cache."""
+    from services.rules.games.neon import views
+
+    engine = ENGINE
+    for mode, seats in (("rebirth", 3), ("battle-royale", 4)):
+        rng = SeededRandomness(f"views-reuse:{mode}")
+        state = engine.setup(MatchConfig(mode, seats, engine.match_options(mode, seats)), rng)
+        bots = [make_bot("rule", f"reuse-{seat}", "neon") for seat in range(seats)]
+        last = state
+        while pending := engine.pending(state):
+            for f, g in zip(state.fighters, last.fighters, strict=True):
+                fresh = views._public_view(mode, f)
+                assert views._public_view(mode, f, g, views._public_view(mode, g)) == fresh
+            decision = pending[0]
+            view = engine.view(state, decision.seat)
+            for cache in (views._FIGHTERS, views._PUBLIC, views._LISTS, views._FRAMES):
+                cache.clear()
+            assert engine.view(state, decision.seat) == view
+            last = state
+            state = engine.apply(state, decision.seat, bots[decision.seat].choose(decision, view),
+                                 rng).state
