@@ -17,6 +17,7 @@ from services.rules.games.contract import (
     TeamLayout,
     Transition,
 )
+from services.rules.games.frozen import but
 from services.rules.games.neon import views
 from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.cards import choice_actions, choice_of, choosers
@@ -101,8 +102,14 @@ def default_of(legal: tuple[Action, ...]) -> Action:
 def decision(seat: int, kind: str, legal: tuple[Action, ...], prompt: str, *,
              optional: bool = False, hidden: bool = False,
              default: Action | None = None) -> Decision:
-    return Decision(seat, kind, legal, prompt, optional=optional, hidden=hidden,
-                    default=default_of(legal) if default is None else default)
+    # Decision(seat, kind, legal, prompt, ...) copied from a blank one (frozen.but: one
+    # dict copy, not a frozen __init__ setting each field in turn)
+    return but(_BLANK_DECISION, {"seat": seat, "kind": kind, "legal": legal, "prompt": prompt,
+                                 "optional": optional, "hidden": hidden,
+                                 "default": default_of(legal) if default is None else default})
+
+
+_BLANK_DECISION = Decision(0, "", ())
 
 
 def pass_last(legal: tuple[Action, ...]) -> Action | None:
