@@ -77,12 +77,13 @@ def play(engine: GameEngine, game: str, mode: str, setup: Setup, seed: int,
     state = engine.setup(MatchConfig(mode, setup.seats, setup.options), rng)
     maker = maker or bot_maker(bot, game)
     bots = [maker(f"{seed}-{seat}") for seat in range(setup.seats)]
+    client = client_view(engine)
     actions = 0
     while pending := engine.pending(state):
         if actions >= limit:
             raise RuntimeError(f"no ending after {limit} actions")
         decision = pending[0]
-        view = as_client_json(engine.view(state, decision.seat))
+        view = client(engine.view(state, decision.seat))
         action = bots[decision.seat].choose(decision, view)
         refused = engine.validate(state, decision.seat, action)
         if refused is not None:
@@ -93,6 +94,20 @@ def play(engine: GameEngine, game: str, mode: str, setup: Setup, seed: int,
     if outcome is None:
         raise RuntimeError("no decision pending but no outcome")
     return outcome.reason, actions
+
+
+def client_view(engine: GameEngine) -> Callable[[Any], Any]:
+    """What turns the engine's view into what a client reads: :func:`as_client_json`, or
+    nothing for an engine whose ``json_views`` is true (its views hold JSON values only,
+    lists and not tuples, string keys: the round trip would give an equal copy, type for
+    type; views and their shared parts are read, never changed, bots included)."""
+    if getattr(engine, "json_views", False):
+        return _as_it_is
+    return as_client_json
+
+
+def _as_it_is(value: Any) -> Any:
+    return value
 
 
 def as_client_json(value: Any) -> Any:

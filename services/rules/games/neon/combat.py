@@ -11,6 +11,7 @@ import functools
 from itertools import combinations
 from typing import Any
 
+from services.rules.games.neon import state as state_module
 from services.rules.games.neon.attack import DEFENDER_STAGES, AlliesWindow, Attack, new_attack
 from services.rules.games.neon.cards import round_order
 from services.rules.games.neon.content import (
@@ -284,20 +285,17 @@ def effect_supply(key: str) -> tuple[str, str]:
 def attack_legal(s: State, fr: Attack) -> list[Action]:
     """The legal answers to the attack ``fr`` in ``s``. ``advance`` asks whether the top
     attack needs an answer, then ``pending`` asks for the same list about the same state:
-    the last (state, frame, answer) is kept (both immutable; read, never changed)."""
-    global _LEGAL_MEMO
-    last = _LEGAL_MEMO
+    the last (state, frame, answer) is kept (``state.LEGAL_MEMO``: a draft's state changes
+    in place, and each change forgets it; answers are read, never changed)."""
+    last = state_module.LEGAL_MEMO
     if last[0] is s and last[1] is fr:
-        return last[2]
+        return last[2]  # type: ignore[no-any-return]
     stage = fr.stage
     legal = stage_legal(s, fr)
     if stage not in ("blocks", "worn"):
         legal = with_payments(s, window_owner(fr), fr, legal)
-    _LEGAL_MEMO = (s, fr, legal)
+    state_module.LEGAL_MEMO = (s, fr, legal)
     return legal
-
-
-_LEGAL_MEMO: tuple[Any, Any, list[Action]] = (None, None, [])
 
 
 def full_block_choices(s: State, fr: Attack) -> range:

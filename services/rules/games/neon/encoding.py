@@ -192,6 +192,25 @@ def _table(s: State) -> dict[str, Any]:
     return fragments
 
 
+def _fighters(fighters: tuple[Fighter, ...]) -> list[Any]:
+    """The fighters' fragments; those of the fighters the last state asked about shared
+    (the same objects) are taken from its list without asking the memo again."""
+    global _last_fighters
+    last, parts = _last_fighters
+    if last is fighters:
+        return parts
+    if len(last) == len(fighters):
+        parts = [part if f is g else _FIGHTERS(f)
+                 for f, g, part in zip(fighters, last, parts, strict=True)]
+    else:
+        parts = [_FIGHTERS(f) for f in fighters]
+    _last_fighters = (fighters, parts)
+    return parts
+
+
+_last_fighters: tuple[tuple[Fighter, ...], list[Any]] = ((), [])
+
+
 def canonical_state(s: State) -> bytes:
     """``canonical_json(encode(s))``; each fighter, stack frame and tuple of the table
     encoded once while it stays the same object (``CanonicalMemo``)."""
@@ -202,7 +221,7 @@ def canonical_state(s: State) -> bytes:
             raise NotFast
         out = dict(_table(s))
         out.update(zip(_SCALAR_FIELDS, scalars, strict=True))
-        out["fighters"] = [_FIGHTERS(f) for f in s.fighters]
+        out["fighters"] = _fighters(s.fighters)
         out["stack"] = [_FRAMES(fr) for fr in s.stack]
         data = canonical_checked(out)  # scalars checked, the rest fragments
     except NotFast:

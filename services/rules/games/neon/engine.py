@@ -17,7 +17,7 @@ from services.rules.games.contract import (
     TeamLayout,
     Transition,
 )
-from services.rules.games.frozen import but, replace
+from services.rules.games.frozen import but
 from services.rules.games.neon import views
 from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.cards import choice_actions, choice_of, choosers
@@ -102,8 +102,14 @@ def default_of(legal: tuple[Action, ...]) -> Action:
 def decision(seat: int, kind: str, legal: tuple[Action, ...], prompt: str, *,
              optional: bool = False, hidden: bool = False,
              default: Action | None = None) -> Decision:
-    return Decision(seat, kind, legal, prompt, optional=optional, hidden=hidden,
-                    default=default_of(legal) if default is None else default)
+    # Decision(seat, kind, legal, prompt, ...) copied from a blank one (frozen.but: one
+    # dict copy, not a frozen __init__ setting each field in turn)
+    return but(_BLANK_DECISION, {"seat": seat, "kind": kind, "legal": legal, "prompt": prompt,
+                                 "optional": optional, "hidden": hidden,
+                                 "default": default_of(legal) if default is None else default})
+
+
+_BLANK_DECISION = Decision(0, "", ())
 
 
 def pass_last(legal: tuple[Action, ...]) -> Action | None:
@@ -172,6 +178,9 @@ class NeonEngine(RemembersPending):
     title = "NEON"
     contract_version = 2
     content_version = CONTENT_VERSION
+    json_views = True
+    """Views hold JSON values only, equal type for type to what a client reads back from
+    their JSON (see ``views``): self-play gives them to the bots without a round trip."""
 
     def __init__(self, ruleset: Ruleset = CURRENT) -> None:
         self.ruleset = ruleset
@@ -229,9 +238,9 @@ class NeonEngine(RemembersPending):
             fighters = tuple(rng.shuffle(sorted(FIGHTERS)))[:config.seats]
         board = self._round_board(options)
         state = setup_state(config, rng, fighters, teams, automa, board)
-        w = Draft(replace(state, ruleset=self.ruleset.version), rng)
+        w = Draft(state, rng, ruleset=self.ruleset.version)
         advance(w)
-        return w.s
+        return w.finish()
 
     def _automa(self, config: MatchConfig, options: dict[str, Any]) -> bool:
         wanted = options.get("automa")
@@ -360,7 +369,7 @@ class NeonEngine(RemembersPending):
     # ---- acting --------------------------------------------------------------------------------
 
     def apply(self, state: State, seat: int, action: Any, rng: Randomness) -> Transition:
-        w = Draft(but(state, {"serial": state.serial + 1}), rng)
+        w = Draft(state, rng, serial=state.serial + 1)
         act = normalize(action)
         s = w.s
         if act["type"] == "resign":
@@ -377,7 +386,7 @@ class NeonEngine(RemembersPending):
         else:
             apply_turn(w, seat, act)
         advance(w)
-        return Transition(w.s, tuple(w.events))
+        return Transition(w.finish(), tuple(w.events))
 
     def _answer_frame(self, w: Draft, seat: int, act: Action) -> None:
         fr = w.s.stack[-1]

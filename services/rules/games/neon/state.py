@@ -9,7 +9,7 @@ attack is a typed :class:`~services.rules.games.neon.attack.Attack`; the other f
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from services.rules.games.contract import EngineEvent, Randomness
@@ -159,24 +159,54 @@ class State:
         return self.stack[-1] if self.stack else None
 
 
-@dataclass
-class Draft:
-    """A state being worked on during one ``apply``: each change makes a new frozen state."""
+LEGAL_MEMO: tuple[Any, Any, Any] = (None, None, None)
+"""``combat.attack_legal``'s last (state, frame, answers). A draft changes its state in
+place, so every change of a draft forgets it (a state handed out never changes: its entry
+stays right)."""
+_FORGOTTEN = LEGAL_MEMO
 
-    s: State
-    rng: Randomness
-    events: list[EngineEvent] = field(default_factory=list)
+
+class Draft:
+    """A state being worked on during one ``apply``.
+
+    The draft owns a copy of the state it starts from (made once, with ``changes``) and
+    changes that copy in place: ``w.s`` is always the same object, whose fields are
+    replaced (tuples and fighters stay immutable: a new tuple, a new ``Fighter``), so a
+    step costs no copy of the whole state. Nothing outside the draft has seen that copy;
+    ``finish`` hands it out, frozen from then on (the draft refuses any further change),
+    which keeps every state handed out immutable. Reading ``w.s`` and keeping a field
+    (a fighter, the stack) is safe; keeping ``w.s`` itself across a change sees the change.
+    """
+
+    __slots__ = ("s", "rng", "events", "_d")
+
+    def __init__(self, s: State, rng: Randomness, events: list[EngineEvent] | None = None,
+                 **changes: Any) -> None:
+        self.s = but(s, changes)
+        self._d: dict[str, Any] | None = self.s.__dict__
+        self.rng = rng
+        self.events = [] if events is None else events
+
+    def finish(self) -> State:
+        """The state, handed out: the draft changes it no more."""
+        self._d = None
+        return self.s
 
     def set(self, **changes: Any) -> None:
-        self.s = but(self.s, changes)
+        global LEGAL_MEMO
+        self._d.update(changes)  # type: ignore[union-attr]
+        LEGAL_MEMO = _FORGOTTEN
 
     def f(self, idx: int) -> Fighter:
         return self.s.fighters[idx]
 
     def put(self, fighter: Fighter) -> None:
-        fighters = list(self.s.fighters)
+        global LEGAL_MEMO
+        d = self._d
+        fighters = list(d["fighters"])  # type: ignore[index]
         fighters[fighter.idx] = fighter
-        self.s = but(self.s, {"fighters": tuple(fighters)})
+        d["fighters"] = tuple(fighters)  # type: ignore[index]
+        LEGAL_MEMO = _FORGOTTEN
 
     def update(self, idx: int, **changes: Any) -> Fighter:
         fighter = but(self.s.fighters[idx], changes)
@@ -187,12 +217,21 @@ class Draft:
         self.events.append(EngineEvent(kind, data, to))
 
     def push(self, fr: StackFrame) -> None:
-        self.s = but(self.s, {"stack": self.s.stack + (fr,)})
+        global LEGAL_MEMO
+        d = self._d
+        d["stack"] = d["stack"] + (fr,)  # type: ignore[index]
+        LEGAL_MEMO = _FORGOTTEN
 
     def pop(self) -> StackFrame:
-        fr = self.s.stack[-1]
-        self.s = but(self.s, {"stack": self.s.stack[:-1]})
-        return fr
+        global LEGAL_MEMO
+        d = self._d
+        stack = d["stack"]  # type: ignore[index]
+        d["stack"] = stack[:-1]  # type: ignore[index]
+        LEGAL_MEMO = _FORGOTTEN
+        return stack[-1]  # type: ignore[no-any-return]
 
     def replace_top(self, fr: StackFrame) -> None:
-        self.s = but(self.s, {"stack": self.s.stack[:-1] + (fr,)})
+        global LEGAL_MEMO
+        d = self._d
+        d["stack"] = d["stack"][:-1] + (fr,)  # type: ignore[index]
+        LEGAL_MEMO = _FORGOTTEN

@@ -9,6 +9,11 @@ cache stays small, and what it replaces is freed at once (a cache that keeps tho
 parts alive costs more in garbage collection than it saves). Views are read, never
 changed, by whoever asks for them (the host already hands one view object to several
 readers); the parts they share are as read-only as the rest.
+
+A view holds JSON values only (dicts with string keys, lists, strings, integers, booleans,
+``None``: no tuple), so it equals what a client reads back from its JSON, type for type
+(``NeonEngine.json_views``; tests/unit/neon/test_views_json.py): self-play hands it to the
+bots as it is, without the JSON round trip.
 """
 
 from __future__ import annotations
@@ -45,8 +50,16 @@ def fighters_view(s: State, viewer: int | None) -> list[dict[str, Any]]:
     fighters = s.fighters
     key = (viewer, s.mode)
     hit = _LISTS.get(key)
-    if hit is not None and hit[0] is fighters:
-        return hit[1]
+    if hit is not None:
+        last, parts = hit
+        if last is fighters:
+            return parts
+        if len(last) == len(fighters):
+            # an action changes one or two fighters: the others keep their part
+            out = [part if f is g else fighter_view(s, f, viewer)
+                   for f, g, part in zip(fighters, last, parts, strict=True)]
+            _LISTS[key] = (fighters, out)
+            return out
     out = [fighter_view(s, f, viewer) for f in fighters]
     _LISTS[key] = (fighters, out)
     return out
@@ -59,7 +72,7 @@ def _fighter_view(mode: str, f: Fighter, mine: bool) -> dict[str, Any]:
     if hit is not None and hit[0] is f:
         public = hit[1]
     else:
-        public = _public_view(mode, f)
+        public = _public_view(mode, f) if hit is None else _public_view(mode, f, *hit)
         _PUBLIC[key] = (f, public)
     revealed = bool(f.row)
     if not mine and (f.choice is None or not revealed):
@@ -74,23 +87,45 @@ def _fighter_view(mode: str, f: Fighter, mine: bool) -> dict[str, Any]:
     return out
 
 
-def _public_view(mode: str, f: Fighter) -> dict[str, Any]:
+def _public_view(mode: str, f: Fighter, last: Fighter | None = None,
+                 before: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The fighter as everyone sees it. ``last`` and ``before``: the fighter's previous
+    version and its part; an action changes a few fields, and the lists made from those it
+    left alone (the same tuples) are taken from ``before`` (read, never changed, like every
+    part of a view)."""
     revealed = bool(f.row)
+    was = last if last is not None else _NOBODY
+    old = before if before is not None else {}
     return {
         "fighter": f.idx, "name": f.fighter, "team": f.team, "side": f.side,
         "sector": f.sector, "on_ship": f.sector is None and not f.eliminated,
         "eliminated": f.eliminated, "automa": f.automa, "energy": f.energy,
-        "health": [list(r) for r in f.health] if mode != "battle-royale"
-        else [len(r) for r in f.health],
-        "trophies": list(f.trophies),
-        "bots": [{"token": t, "flipped": flipped} for t, flipped in f.bots],
-        "equipment": [{"card": e.card, "supplies": list(e.supplies)} for e in f.equipment],
-        "upgrades": list(f.upgrades), "used_upgrades": list(f.used_upgrades),
-        "hand_size": len(f.hand), "deck_size": len(f.deck), "discard": list(f.discard),
+        "health": old["health"] if f.health is was.health else
+        [list(r) for r in f.health] if mode != "battle-royale" else [len(r) for r in f.health],
+        "trophies": old["trophies"] if f.trophies is was.trophies else list(f.trophies),
+        "bots": old["bots"] if f.bots is was.bots else
+        [{"token": t, "flipped": flipped} for t, flipped in f.bots],
+        "equipment": old["equipment"] if f.equipment is was.equipment else
+        [{"card": e.card, "supplies": list(e.supplies)} for e in f.equipment],
+        "upgrades": old["upgrades"] if f.upgrades is was.upgrades else list(f.upgrades),
+        "used_upgrades": old["used_upgrades"] if f.used_upgrades is was.used_upgrades
+        else list(f.used_upgrades),
+        "hand_size": len(f.hand), "deck_size": len(f.deck),
+        "discard": old["discard"] if f.discard is was.discard else list(f.discard),
         "chosen": f.choice is not None or revealed, "shields": f.shields,
-        "row": [list(h) for h in f.row], "initiative": f.initiative if revealed else None,
+        "row": old["row"] if f.row is was.row else [list(h) for h in f.row],
+        "initiative": f.initiative if revealed else None,
         "step": f.step, "acted": f.acted,
     }
+
+
+class _Nobody:
+    """A fighter none of whose fields is any fighter's (``_public_view`` with no last)."""
+
+    health = trophies = bots = equipment = upgrades = used_upgrades = discard = row = object()
+
+
+_NOBODY: Any = _Nobody()
 
 
 def ring_view(s: State) -> tuple[list[dict[str, Any]], list[int]]:
@@ -126,8 +161,14 @@ def _frame_view(fr: StackFrame, viewer: int | None) -> dict[str, Any]:
         return {"kind": fr.kind, "owner": fr.owner, "cards": len(fr.get("cards"))}
     else:
         pairs = list(fr.data)
-    data = {k: list(v) if isinstance(v, tuple) else v for k, v in pairs}
+    data = {k: _json(v) if isinstance(v, tuple) else v for k, v in pairs}
     return {"kind": fr.kind, "owner": fr.owner, **data}
+
+
+def _json(value: tuple[Any, ...]) -> list[Any]:
+    """A tuple as JSON reads it back: lists all the way down (an attack's simultaneous
+    defense rolls are pairs holding tuples)."""
+    return [_json(v) if isinstance(v, tuple) else v for v in value]
 
 
 def table_view(s: State) -> tuple[Any, ...]:

@@ -1,0 +1,95 @@
+"""NEON views are JSON values as a client reads them back, so self-play skips the round trip.
+
+``NeonEngine.json_views`` promises that a view (of a seat or a spectator) holds dicts with
+string keys, lists (never tuples), strings, integers, booleans and ``None`` only: equal,
+type for type, to ``json.loads(json.dumps(view))``. ``selfplay.client_view`` then hands
+the view to the bots as it is; the bots read it and never change it (views share parts
+with the views before them).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from services.platform.draws import SeededRandomness
+from services.rules.bots import make_bot
+from services.rules.games import load_engine
+from services.rules.games.contract import MatchConfig
+from services.rules.games.neon import ENGINE
+from services.rules.selfplay import as_client_json, client_view, setups
+
+
+def same_json(value: Any, back: Any, path: str = "view") -> None:
+    """``value`` equals ``back`` with the same type at every level (``==`` alone takes a
+    tuple for a list's equal only when both are lists, and True for 1)."""
+    assert type(value) is type(back), f"{path}: {type(value).__name__} != {type(back).__name__}"
+    if type(value) is dict:
+        assert list(value) == list(back), f"{path}: keys"
+        for key in value:
+            same_json(value[key], back[key], f"{path}.{key}")
+    elif type(value) is list:
+        assert len(value) == len(back), f"{path}: length"
+        for n, (a, b) in enumerate(zip(value, back, strict=True)):
+            same_json(a, b, f"{path}[{n}]")
+    else:
+        assert value == back, path
+
+
+def test_views_are_what_a_client_reads_and_bots_leave_them_as_they_are():
+    engine = ENGINE
+    assert engine.json_views
+    kinds: set[str] = set()
+    for mode in ("rebirth", "battle-royale", "coalition"):
+        plans = setups(engine, mode)
+        for n, setup in enumerate(plans * 2):
+            rng = SeededRandomness(f"views-json:{mode}:{n}")
+            state = engine.setup(MatchConfig(mode, setup.seats, setup.options), rng)
+            bots = [make_bot("rule", f"{n}-{seat}", "neon") for seat in range(setup.seats)]
+            while pending := engine.pending(state):
+                decision = pending[0]
+                kinds.add(decision.kind)
+                spectator = engine.view(state, None)
+                same_json(spectator, json.loads(json.dumps(spectator)))
+                view = engine.view(state, decision.seat)
+                before = json.dumps(view)
+                same_json(view, json.loads(before))
+                action = bots[decision.seat].choose(decision, client_view(engine)(view))
+                assert json.dumps(view) == before, "a bot changed the view it read"
+                state = engine.apply(state, decision.seat, action, rng).state
+    # attack windows hold the frame's nested tuples (bots' and the Automa's defense rolls)
+    assert {"turn", "choose_cards", "attack_prep", "attack_dprep"} <= kinds
+
+
+def test_self_play_hands_json_views_as_they_are_and_round_trips_the_others():
+    view = {"a": [1, 2]}
+    assert client_view(ENGINE)(view) is view
+    other = load_engine("neon-reign")
+    assert not getattr(other, "json_views", False)
+    assert client_view(other) is as_client_json
+
+
+def test_a_fighter_view_made_from_the_last_one_is_the_one_made_afresh():
+    """Views keep the lists of a fighter's unchanged fields (``_public_view`` with the last
+    version) and the parts of unchanged fighters (``fighters_view``): the view is the same
+    as one built with no cache."""
+    from services.rules.games.neon import views
+
+    engine = ENGINE
+    for mode, seats in (("rebirth", 3), ("battle-royale", 4)):
+        rng = SeededRandomness(f"views-reuse:{mode}")
+        state = engine.setup(MatchConfig(mode, seats, engine.match_options(mode, seats)), rng)
+        bots = [make_bot("rule", f"reuse-{seat}", "neon") for seat in range(seats)]
+        last = state
+        while pending := engine.pending(state):
+            for f, g in zip(state.fighters, last.fighters, strict=True):
+                fresh = views._public_view(mode, f)
+                assert views._public_view(mode, f, g, views._public_view(mode, g)) == fresh
+            decision = pending[0]
+            view = engine.view(state, decision.seat)
+            for cache in (views._FIGHTERS, views._PUBLIC, views._LISTS, views._FRAMES):
+                cache.clear()
+            assert engine.view(state, decision.seat) == view
+            last = state
+            state = engine.apply(state, decision.seat, bots[decision.seat].choose(decision, view),
+                                 rng).state
