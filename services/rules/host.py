@@ -97,7 +97,7 @@ def parse_json_object(text: str, what: str, limit: int = MAX_ACTION_BYTES) -> di
     if len(text) > limit:
         raise InvalidArgument(f"{what} is larger than {limit} bytes")
     try:
-        value = json.loads(text, parse_constant=_refuse_constant) if text else {}
+        value = json.loads(text, parse_constant=_refuse_constant, parse_float=_number) if text else {}
     except (ValueError, RecursionError) as err:
         raise InvalidArgument(f"{what} is not valid JSON: {err}") from None
     if not isinstance(value, dict):
@@ -105,6 +105,17 @@ def parse_json_object(text: str, what: str, limit: int = MAX_ACTION_BYTES) -> di
     problem = _not_canonical(value)
     if problem:
         raise InvalidArgument(f"{what}: {problem}")
+    return value
+
+
+def _number(text: str) -> float | int:
+    """A JSON number with a fraction or exponent: an integer when it is one (``3.0``,
+    ``3e0``). JSON and RFC 8785 know one number there, as the state hashes do; reading it
+    as an integer lets ``{"sector": 3.0}`` answer like the listed ``{"sector": 3}``, and
+    keeps floats out of engine states and views, whose rules count in integers."""
+    value = float(text)
+    if value.is_integer() and -MAX_SAFE_INT <= value <= MAX_SAFE_INT:
+        return int(value)
     return value
 
 

@@ -43,3 +43,19 @@ def test_the_highest_priority_decision_answers_an_action_listed_twice() -> None:
     host, live = host_and_match([owed, standing])
     assert host._listed(live, 0, pass_) is standing
     assert host._listed(live, 0, {"type": "block"}) is owed
+
+
+def test_an_integral_float_on_the_wire_is_read_as_the_integer() -> None:
+    """``n: 1.0`` from a client is the JSON number 1 (RFC 8785 writes both as 1): it is read
+    as the integer, so it answers the listed ``n: 1`` and no float reaches the engine; a
+    number with a fraction, or beyond 2**53, stays a float."""
+    from services.rules.host import parse_json_object
+
+    flag = Decision(0, "choose", ({"type": "choose", "n": 1},))
+    host, live = host_and_match([flag])
+    action = parse_json_object('{"type": "choose", "n": 1.0}', "action_json")
+    assert type(action["n"]) is int and host._listed(live, 0, action) is flag
+    mixed = parse_json_object('{"a": 3e0, "b": -0.0, "c": 2.5, "d": [1E2, 1e300]}', "action_json")
+    assert mixed == {"a": 3, "b": 0, "c": 2.5, "d": [100, 1e300]}
+    assert [type(mixed[k]) for k in "abc"] == [int, int, float]
+    assert [type(v) for v in mixed["d"]] == [int, float]
