@@ -9,7 +9,8 @@ from typing import Any
 
 from .cards import BLOCK, BUTTON, COMBO_BREAKER, COUNTERS, JOYSTICK, THROW, Hero
 from .content import CARDS, card
-from .resolution import Defense, button_damage, combos_after_counters
+from .resolution import button_damage, combos_after_counters
+from .state import Defense, defense
 
 MAX_ATTACK = 3
 MAX_DEFEND = 2
@@ -251,16 +252,9 @@ def build_defense(fighter: Hero, cards: Sequence[str], targets: Sequence[str]) -
     if len(buttons) > 1:
         buttons.sort(key=lambda i: (-button_damage(fighter, card(i)), i))
     free = min(len(buttons), kinds.count(COMBO_BREAKER))
-    return Defense(
-        cards=tuple(cards),
-        targets=tuple(targets),
-        throws=kinds.count(THROW),
-        blocks=kinds.count(BLOCK),
-        combo_breakers=kinds.count(COMBO_BREAKER),
-        early_buttons=tuple(buttons[:free]),
-        joysticks=tuple([i for i in cards if kind[i] == JOYSTICK]),
-        late_buttons=tuple(buttons[free:]),
-    )
+    return defense(tuple(cards), tuple(targets), kinds.count(THROW), kinds.count(BLOCK),
+                   kinds.count(COMBO_BREAKER), tuple(buttons[:free]),
+                   tuple([i for i in cards if kind[i] == JOYSTICK]), tuple(buttons[free:]))
 
 
 def known_card(card_id: Any) -> bool:

@@ -8,7 +8,7 @@ once (``Knockout``), as the rulebook says the game ends "at any point" a hero re
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from services.rules.games.contract import EngineEvent
 from services.rules.games.frozen import but
@@ -17,13 +17,12 @@ from .cards import BUTTON, JOYSTICK, SHIELD_LIMIT, STARTING_HEALTH, THROW, Card,
 from .combos import ComboHit, combo_total, combos_of
 from .content import CARDS, card, hero
 from .rulesets import Ruleset
-from .state import Defense, ShieldAsk, Side
+from .state import Defense, ShieldAsk, Side, event
 
 STEP2_GAINS = ("shields", "heal", "strike", "draw", "recycle_throw", "stars")
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(NamedTuple):
     sides: tuple[Side, Side]
     events: tuple[EngineEvent, ...]
     knocked_out: tuple[int, ...]
@@ -115,7 +114,7 @@ class Table:
             self.changed[side] = True
 
     def emit(self, kind: str, visible_to: frozenset[int] | None = None, **data: object) -> None:
-        self.events.append(EngineEvent(kind, data, visible_to))
+        self.events.append(event(kind, data, visible_to))
 
     def knocked_out(self) -> tuple[int, ...]:
         first, second = self.sides[0].health <= 0, self.sides[1].health <= 0
