@@ -33,7 +33,7 @@ from services.platform.canonical import (
     plain_scalars,
 )
 
-from .state import Side, State, encode_side, encode_state, to_json
+from .state import Defense, Resolving, Side, State, encode_side, encode_state, to_json
 
 _PARTS = CanonicalMemo(to_json)
 """``to_json`` of the results, the ruleset and the parts of a paused resolution."""
@@ -120,7 +120,7 @@ def canonical_state(state: State) -> bytes:
         encoded["rules"] = hit[1]
         resolving = state.resolving
         if resolving is not None:
-            encoded["resolving"] = _RESOLVING(resolving)
+            encoded["resolving"] = _resolving(resolving)
         data = canonical_checked(encoded)
     except NotFast:
         data = None
@@ -129,7 +129,11 @@ def canonical_state(state: State) -> bytes:
 
 _STATE_KEYS = frozenset(f.name for f in fields(State))
 _SIDE_KEYS = frozenset(f.name for f in fields(Side))
+_RESOLVING_KEYS = frozenset(f.name for f in fields(Resolving))
+_DEFENSE_KEYS = frozenset(f.name for f in fields(Defense))
 _SIDE_MEMO: dict[int, tuple[Side, Any]] = {}
+_RESOLVING_MEMO: dict[int, tuple[Resolving, Any]] = {}
+_DEFENSE_MEMO: dict[int, tuple[Defense, Any]] = {}
 _RULES: dict[int, tuple[Any, Any]] = {}
 _LIMIT = 4096
 _STRS: set[str] = set()
@@ -155,6 +159,59 @@ def _learn(values: Iterable[Any]) -> bool:
     return True
 
 
+def _resolving(resolving: Resolving) -> Any:
+    """A paused resolution's canonical bytes as a fragment (``to_json``'s JSON: the instance
+    dict; the sides it started from as :func:`_side` writes them, its defence as
+    :func:`_defense` does), remembered by identity."""
+    hit = _RESOLVING_MEMO.get(id(resolving))
+    if hit is not None and hit[0] is resolving:
+        return hit[1]
+    attrs = vars(resolving)
+    before, shields, ask = resolving.before, resolving.shields, resolving.ask
+    if (type(resolving) is not Resolving or attrs.keys() != _RESOLVING_KEYS
+            or type(before) is not tuple or type(shields) is not tuple
+            or float in map(type, shields) or type(resolving.emitted) is float):
+        raise NotFast
+    encoded = attrs.copy()
+    encoded["before"] = tuple([_side(side) for side in before])
+    encoded["defense"] = _defense(resolving.defense)
+    if ask is not None:
+        encoded["ask"] = _PARTS(ask)
+    data = canonical_checked(encoded)
+    if data is None:
+        raise NotFast
+    return _remember(_RESOLVING_MEMO, resolving, Fragment(data))
+
+
+def _defense(defense: Defense) -> Any:
+    """A defence's canonical bytes as a fragment (its instance dict), remembered by
+    identity; one with the Computer's Defend-section gains takes ``CanonicalMemo``."""
+    hit = _DEFENSE_MEMO.get(id(defense))
+    if hit is not None and hit[0] is defense:
+        return hit[1]
+    attrs = vars(defense)
+    cards, targets, early, sticks, late = (defense.cards, defense.targets, defense.early_buttons,
+                                           defense.joysticks, defense.late_buttons)
+    if (type(defense) is not Defense or attrs.keys() != _DEFENSE_KEYS or defense.gains != ()
+            or type(cards) is not tuple or type(targets) is not tuple or type(early) is not tuple
+            or type(sticks) is not tuple or type(late) is not tuple
+            or float in (type(defense.throws), type(defense.blocks),
+                         type(defense.combo_breakers), type(defense.early_damage))
+            or not _known(cards, targets, early, sticks, late)):
+        return _PARTS(defense)
+    data = canonical_checked(attrs)
+    if data is None:
+        raise NotFast
+    return _remember(_DEFENSE_MEMO, defense, Fragment(data))
+
+
+def _remember(memo: dict[int, tuple[Any, Any]], obj: Any, fragment: Any) -> Any:
+    if len(memo) >= _LIMIT:
+        memo.clear()
+    memo[id(obj)] = (obj, fragment)
+    return fragment
+
+
 def _side(side: Side) -> Any:
     """A side's canonical bytes as a fragment (``encode_side``'s JSON: its instance dict,
     tuples as arrays), remembered by identity: a side an action leaves alone is the same
@@ -176,11 +233,7 @@ def _side(side: Side) -> Any:
     data = canonical_checked(attrs)
     if data is None:
         raise NotFast
-    fragment = Fragment(data)
-    if len(_SIDE_MEMO) >= _LIMIT:
-        _SIDE_MEMO.clear()
-    _SIDE_MEMO[id(side)] = (side, fragment)
-    return fragment
+    return _remember(_SIDE_MEMO, side, Fragment(data))
 
 
 def _general(state: State) -> bytes:
