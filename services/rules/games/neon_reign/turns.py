@@ -12,7 +12,7 @@ from .cards import HAND_SIZE
 from .content import hero
 from .legality import build_defense, can_attack
 from .modes import after_ko, finish
-from .resolution import resolve
+from .resolution import Resolution, resolve, resume
 from .state import (
     DEFEND,
     OVER,
@@ -177,22 +177,36 @@ def settle(state: State, answer: Defense, rng: Randomness) -> tuple[State, Event
 
 
 def spend_shields(state: State, spend: int, rng: Randomness) -> tuple[State, Events]:
-    """The damaged player's answer to a Shield decision; the resolution goes on."""
-    assert state.resolving is not None
-    resolving = replace(state.resolving, shields=state.resolving.shields + (spend,), ask=None)
-    return _resolve(state, resolving, rng)
+    """The damaged player's answer to a Shield decision; the resolution goes on from where it
+    paused (``resolution.resume``; from the start if it cannot)."""
+    before = state.resolving
+    assert before is not None and before.ask is not None
+    resolving = replace(before, shields=before.shields + (spend,), ask=None)
+    result = resume(state.sides, state.active, state.in_play, before.defense, state.rules,
+                    resolving.shields, before.ask, settle=True)
+    if result is None:
+        return _resolve(state, resolving, rng)
+    return _resolved(state, resolving, result, result.events,
+                     before.emitted + len(result.events), rng)
 
 
 def _resolve(state: State, resolving: Resolving, rng: Randomness) -> tuple[State, Events]:
     att = state.active
     result = resolve(resolving.before, att, state.in_play, resolving.defense, state.rules,
                      resolving.shields, settle=True)
-    events = result.events[resolving.emitted:]
+    return _resolved(state, resolving, result, result.events[resolving.emitted:],
+                     len(result.events), rng)
+
+
+def _resolved(state: State, resolving: Resolving, result: Resolution, events: Events,
+              emitted: int, rng: Randomness) -> tuple[State, Events]:
+    """The state after a resolution: paused for a Shield decision (``emitted``: its events
+    handed out so far), or over (a KO, or the end of the turn)."""
     if result.paused is not None:
-        paused = replace(resolving, emitted=len(result.events), ask=result.paused)
+        paused = replace(resolving, emitted=emitted, ask=result.paused)
         ask = result.paused
         events += (event("shield_decision", {"side": ask.side, "amount": ask.amount,
-                                                   "most": ask.most, "source": ask.source}),)
+                                             "most": ask.most, "source": ask.source}),)
         return replace(state, sides=result.sides, phase=SHIELDS, resolving=paused), events
     if result.knocked_out:
         state = replace(state, sides=result.sides, in_play=(), phase=TURN, resolving=None)
