@@ -15,9 +15,13 @@ from services.rules.games.frozen import but
 
 from .cards import BUTTON, JOYSTICK, SHIELD_LIMIT, STARTING_HEALTH, THROW, Card, Hero
 from .combos import ComboHit, combo_total, combos_of
-from .content import CARDS, card, hero
+from .content import ALL_HEROES, CARDS, card
 from .rulesets import Ruleset
-from .state import Defense, ShieldAsk, Side, event
+from .state import Defense, ShieldAsk, Side, _fast_event, event
+
+_FAST_EVENTS = event is _fast_event
+_NEW = object.__new__
+_SET = object.__setattr__
 
 STEP2_GAINS = ("shields", "heal", "strike", "draw", "recycle_throw", "stars")
 STEP1_SOURCE = "combo breaker button"
@@ -88,7 +92,7 @@ class Table:
                  shield_answers: tuple[int, ...] = ()) -> None:
         self.sides = [sides[0], sides[1]]
         self.changed = [False, False]
-        self.heroes = (hero(sides[0].hero), hero(sides[1].hero))
+        self.heroes = (ALL_HEROES[sides[0].hero], ALL_HEROES[sides[1].hero])  # hero()
         """A resolution never changes a side's hero."""
         self.attacker = attacker
         self.defender = 1 - attacker
@@ -118,7 +122,12 @@ class Table:
             self.changed[side] = True
 
     def emit(self, kind: str, visible_to: frozenset[int] | None = None, **data: object) -> None:
-        self.events.append(event(kind, data, visible_to))
+        if _FAST_EVENTS:  # ``event(kind, data, visible_to)`` written out (the most made object)
+            new = _NEW(EngineEvent)
+            _SET(new, "__dict__", {"kind": kind, "data": data, "visible_to": visible_to})
+            self.events.append(new)
+        else:
+            self.events.append(event(kind, data, visible_to))
 
     def knocked_out(self) -> tuple[int, ...]:
         first, second = self.sides[0].health <= 0, self.sides[1].health <= 0
