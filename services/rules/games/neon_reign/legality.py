@@ -9,7 +9,8 @@ from typing import Any
 
 from .cards import BLOCK, BUTTON, COMBO_BREAKER, COUNTERS, JOYSTICK, THROW, Hero
 from .content import CARDS, card
-from .resolution import Defense, button_damage, combos_after_counters
+from .resolution import button_damage, combos_after_counters
+from .state import Defense, defense
 
 MAX_ATTACK = 3
 MAX_DEFEND = 2
@@ -32,7 +33,7 @@ def attack_problem(hand: Sequence[str], cards: Any) -> str | None:
     for card_id in played:
         if card_id not in hand:
             return f"{card_id} is not in your hand"
-        if not card(card_id).usable_when_attacking:
+        if not _ATTACKS[card_id]:  # a card in hand is a card of the pack (KeyError as before)
             return f"{card_id} cannot be played when Attacking"
     return None
 
@@ -48,6 +49,9 @@ def can_attack(hand: Sequence[str]) -> bool:
 
 _ATTACKS: dict[str, bool] = {card_id: c.usable_when_attacking for card_id, c in CARDS.items()}
 """Whether each card may be played when Attacking."""
+_STICK_WITHOUT_DEFEND: dict[str, bool] = {
+    card_id: c.kind == JOYSTICK and not c.defend_icon for card_id, c in CARDS.items()}
+"""A Joystick without a Defend icon (it may not be played when Defending)."""
 
 
 def _defends_with_buttons(fighter: Hero) -> bool:
@@ -62,10 +66,9 @@ def _cards_problem(hand: Sequence[str], fighter: Hero, played: list[str]) -> str
     for card_id in played:
         if card_id not in hand:
             return f"{card_id} is not in your hand"
-        c = card(card_id)
-        if c.kind == JOYSTICK and not c.defend_icon:
+        if _STICK_WITHOUT_DEFEND[card_id]:
             return f"{card_id} has no Defend icon"
-    kinds = [card(i).kind for i in played]
+    kinds = [KIND[i] for i in played]
     buttons, breakers = kinds.count(BUTTON), kinds.count(COMBO_BREAKER)
     if buttons > breakers and not _defends_with_buttons(fighter):
         return "a Button can only be played when Defending together with a Combo Breaker"
@@ -92,13 +95,15 @@ def defense_problem(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
     problem = _cards_problem(hand, fighter, played)
     if problem:
         return problem
-    kinds = [card(i).kind for i in played]
+    kind = KIND
+    kinds = [kind[i] for i in played]
     if len(set(aimed)) != len(aimed) or any(t not in attack for t in aimed):
         return "each target must be a different one of the Attacker's played cards"
-    aimed_kinds = [card(t).kind for t in aimed]
-    if kinds.count(THROW) > sum(card(i).kind == JOYSTICK for i in attack):
+    aimed_kinds = [kind[t] for t in aimed]
+    attack_kinds = [kind[i] for i in attack]
+    if kinds.count(THROW) > attack_kinds.count(JOYSTICK):
         return "a Throw would have no effect: it needs a played Joystick to remove"
-    if kinds.count(BLOCK) > sum(card(i).kind == BUTTON for i in attack):
+    if kinds.count(BLOCK) > attack_kinds.count(BUTTON):
         return "a Block would have no effect: it needs a played Button to remove"
     if aimed_kinds.count(JOYSTICK) != kinds.count(THROW):
         return "name one Joystick target for each Throw"
@@ -247,16 +252,9 @@ def build_defense(fighter: Hero, cards: Sequence[str], targets: Sequence[str]) -
     if len(buttons) > 1:
         buttons.sort(key=lambda i: (-button_damage(fighter, card(i)), i))
     free = min(len(buttons), kinds.count(COMBO_BREAKER))
-    return Defense(
-        cards=tuple(cards),
-        targets=tuple(targets),
-        throws=kinds.count(THROW),
-        blocks=kinds.count(BLOCK),
-        combo_breakers=kinds.count(COMBO_BREAKER),
-        early_buttons=tuple(buttons[:free]),
-        joysticks=tuple([i for i in cards if kind[i] == JOYSTICK]),
-        late_buttons=tuple(buttons[free:]),
-    )
+    return defense(tuple(cards), tuple(targets), kinds.count(THROW), kinds.count(BLOCK),
+                   kinds.count(COMBO_BREAKER), tuple(buttons[:free]),
+                   tuple([i for i in cards if kind[i] == JOYSTICK]), tuple(buttons[free:]))
 
 
 def known_card(card_id: Any) -> bool:

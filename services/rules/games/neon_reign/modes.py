@@ -18,7 +18,7 @@ from services.rules.games.frozen import replace
 from .cards import HAND_SIZE, STARTING_HEALTH
 from .content import COMPUTER_DECK, COMPUTER_HEROES, DECKS, HEROES, pack_decks
 from .rulesets import CURRENT, Ruleset
-from .state import OVER, PICK, TURN, GameResult, Side, State
+from .state import OVER, PICK, TURN, GameResult, Side, State, event
 
 SINGLE, BEST_OF_THREE, HERO_MATCH, SOLO = "single", "best-of-three", "hero-match", "solo"
 DIFFICULTIES = ("training", "normal", "hard")
@@ -194,7 +194,7 @@ def after_ko(state: State, knocked_out: tuple[int, ...], reason: str,
     """
     state = record(state, knocked_out, reason)
     survivors = tuple(s for s in (0, 1) if s not in knocked_out)
-    ko_event = EngineEvent("ko", {"knocked_out": list(knocked_out), "reason": reason,
+    ko_event = event("ko", {"knocked_out": list(knocked_out), "reason": reason,
                                   "game": state.game})
     ends = out_of_cards and state.mode == HERO_MATCH and state.rules.out_of_cards_ends_hero_match
     if state.mode in (SINGLE, SOLO) or ends:
@@ -209,7 +209,7 @@ def _best_of_three(state: State, knocked_out: tuple[int, ...], survivors: tuple[
     awarded = survivors or (0, 1)
     tokens = tuple(t + (1 if s in awarded else 0) for s, t in enumerate(state.tokens))
     state = replace(state, tokens=(tokens[0], tokens[1]))
-    events = [ko_event, EngineEvent("arcade_tokens", {"awarded": list(awarded),
+    events = [ko_event, event("arcade_tokens", {"awarded": list(awarded),
                                                       "tokens": list(tokens)})]
     champions = tuple(s for s in (0, 1) if tokens[s] >= TOKENS_TO_WIN)
     if champions:
@@ -223,9 +223,9 @@ def _best_of_three(state: State, knocked_out: tuple[int, ...], survivors: tuple[
         sides.append(dealt)
     state = replace(state, sides=(sides[0], sides[1]), game=state.game + 1, starter=starter,
                     active=starter, phase=TURN, turn=1)
-    events.append(EngineEvent("game_started", {"game": state.game, "first_player": starter}))
+    events.append(event("game_started", {"game": state.game, "first_player": starter}))
     for seat in (0, 1):
-        events.append(EngineEvent("drew", {"side": seat, "cards": list(sides[seat].hand),
+        events.append(event("drew", {"side": seat, "cards": list(sides[seat].hand),
                                            "source": "starting hand"}, frozenset({seat})))
     return Aftermath(state, False, tuple(events))
 
@@ -238,7 +238,7 @@ def _hero_match(state: State, knocked_out: tuple[int, ...], reason: str,
         side = replace(sides[s], fallen=sides[s].fallen + (sides[s].hero,))
         if side.bench:
             side = replace(fresh(side, side.bench[0]), bench=side.bench[1:])
-            events.append(EngineEvent("hero_enters", {"side": s, "hero": side.hero}))
+            events.append(event("hero_enters", {"side": s, "hero": side.hero}))
         sides[s] = side
     state = replace(state, sides=(sides[0], sides[1]))
     beaten = tuple(s for s in knocked_out if not state.sides[s].bench

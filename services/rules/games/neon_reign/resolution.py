@@ -8,22 +8,29 @@ once (``Knockout``), as the rulebook says the game ends "at any point" a hero re
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from services.rules.games.contract import EngineEvent
 from services.rules.games.frozen import but
 
 from .cards import BUTTON, JOYSTICK, SHIELD_LIMIT, STARTING_HEALTH, THROW, Card, Hero
 from .combos import ComboHit, combo_total, combos_of
-from .content import CARDS, card, hero
+from .content import ALL_HEROES, CARDS, card
 from .rulesets import Ruleset
-from .state import Defense, ShieldAsk, Side
+from .state import Defense, ShieldAsk, Side, _fast_event, event
+
+_FAST_EVENTS = event is _fast_event
+_NEW = object.__new__
+_SET = object.__setattr__
 
 STEP2_GAINS = ("shields", "heal", "strike", "draw", "recycle_throw", "stars")
+STEP1_SOURCE = "combo breaker button"
+STEP3_SOURCE = "buttons"
+"""The sources of the only damage Shields may prevent (Step 1's and Step 3's Buttons): so the
+only places a resolution pauses for a Shield decision."""
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(NamedTuple):
     sides: tuple[Side, Side]
     events: tuple[EngineEvent, ...]
     knocked_out: tuple[int, ...]
@@ -85,7 +92,7 @@ class Table:
                  shield_answers: tuple[int, ...] = ()) -> None:
         self.sides = [sides[0], sides[1]]
         self.changed = [False, False]
-        self.heroes = (hero(sides[0].hero), hero(sides[1].hero))
+        self.heroes = (ALL_HEROES[sides[0].hero], ALL_HEROES[sides[1].hero])  # hero()
         """A resolution never changes a side's hero."""
         self.attacker = attacker
         self.defender = 1 - attacker
@@ -115,7 +122,12 @@ class Table:
             self.changed[side] = True
 
     def emit(self, kind: str, visible_to: frozenset[int] | None = None, **data: object) -> None:
-        self.events.append(EngineEvent(kind, data, visible_to))
+        if _FAST_EVENTS:  # ``event(kind, data, visible_to)`` written out (the most made object)
+            new = _NEW(EngineEvent)
+            _SET(new, "__dict__", {"kind": kind, "data": data, "visible_to": visible_to})
+            self.events.append(new)
+        else:
+            self.events.append(event(kind, data, visible_to))
 
     def knocked_out(self) -> tuple[int, ...]:
         first, second = self.sides[0].health <= 0, self.sides[1].health <= 0
@@ -300,11 +312,17 @@ class Table:
             self.gain_shields(dfd, ability.amount * defense.blocks, "hero ability")
         if ability.type == "strike_on_throw" and defense.throws:
             self.strike(att, ability.amount * defense.throws, "hero ability")
+        early = self.early_damage(defense)
+        if early:
+            self.deal({att: early}, shieldable=True, source=STEP1_SOURCE)
+
+    def early_damage(self, defense: Defense) -> int:
+        """Step 1's damage to the Attacker: the Buttons played with Combo Breakers (and the
+        Computer's Defend-section damage)."""
         early = defense.early_damage
         for button in defense.early_buttons:
-            early += button_damage(self.heroes[dfd], CARDS[button])
-        if early:
-            self.deal({att: early}, shieldable=True, source="combo breaker button")
+            early += button_damage(self.heroes[self.defender], CARDS[button])
+        return early
 
     def step2_joysticks(self, standing: list[Card], defense: Defense,
                         hits: tuple[ComboHit, ...]) -> None:
@@ -342,6 +360,13 @@ class Table:
 
     def step3_buttons(self, standing: list[Card], defense: Defense,
                       hits: tuple[ComboHit, ...]) -> None:
+        self.deal(self.button_hits(standing, defense, hits), shieldable=True,
+                  source=STEP3_SOURCE)
+
+    def button_hits(self, standing: list[Card], defense: Defense,
+                    hits: tuple[ComboHit, ...]) -> dict[int, int]:
+        """Step 3's damage: the standing Buttons and the Universal Combos to the defender,
+        the Buttons a Hero Ability let the defender play to the Attacker."""
         att, dfd = self.attacker, self.defender
         attacker_hero, defender_hero = self.heroes[att], self.heroes[dfd]
         to_defender = 0
@@ -355,19 +380,61 @@ class Table:
         to_attacker = 0
         for button in defense.late_buttons:
             to_attacker += button_damage(defender_hero, CARDS[button])
-        self.deal({dfd: to_defender, att: to_attacker}, shieldable=True, source="buttons")
+        return {dfd: to_defender, att: to_attacker}
 
     def run(self, attack: tuple[str, ...], defense: Defense) -> None:
         self.step1_counters(defense)
+        self.after_counters(attack, defense)
+
+    @staticmethod
+    def standing(attack: tuple[str, ...],
+                 defense: Defense) -> tuple[list[str], list[Card], tuple[ComboHit, ...]]:
+        """The Attacker's cards left after Step 1, as ids and cards, and their Universal
+        Combos (none after a Combo Breaker)."""
         removed = defense.targets
         played = [i for i in attack if i not in removed]
-        standing = [CARDS[i] for i in played]
-        hits = () if defense.combo_breakers else combos_of(played)
+        return played, [CARDS[i] for i in played], (
+            () if defense.combo_breakers else combos_of(played))
+
+    def after_counters(self, attack: tuple[str, ...], defense: Defense) -> None:
+        """Steps 2 and 3."""
+        _, standing, hits = self.standing(attack, defense)
         if hits:
             self.emit("combos", side=self.attacker, combos=[hit.id for hit in hits])
         self.step2_joysticks(standing, defense, hits)
         self.step3_buttons(standing, defense, hits)
 
+    def resume(self, attack: tuple[str, ...], defense: Defense, ask: ShieldAsk) -> bool:
+        """Go on with a resolution that paused at ``ask``, from the sides it left then (a
+        pause comes before the damage it asks about changes anything: the Shields of every
+        side hurt are asked first), the answers so far in ``shield_answers``. The damage
+        that asked is dealt again from its first Shield question: the answers given to it
+        before the pause come again from ``shield_answers``, so its sides spend as they did.
+        False (nothing done) for a pause of an unknown source."""
+        if ask.source == STEP1_SOURCE:
+            hits = {self.attacker: self.early_damage(defense)}
+        elif ask.source == STEP3_SOURCE:
+            _, standing, combos = self.standing(attack, defense)
+            hits = self.button_hits(standing, defense, combos)
+        else:
+            return False
+        asked_before = 0  # Shield questions this damage asked before ``ask`` (a lower side)
+        for side, amount in sorted(hits.items()):
+            if side >= ask.side:
+                break
+            if amount > 0 and self._asks(side, amount):
+                asked_before += 1
+        self.answered = len(self.shield_answers) - 1 - asked_before
+        self.deal(hits, shieldable=True, source=ask.source)
+        if ask.source == STEP1_SOURCE:
+            self.after_counters(attack, defense)
+        return True
+
+    def _asks(self, side: int, amount: int) -> bool:
+        """Would ``_shields_spent`` ask ``side`` about ``amount`` damage?"""
+        current = self.sides[side]
+        return (min(current.shields, amount) > 0 and not current.computer
+                and self.rules.shield_choice)
 
 def resolve(sides: tuple[Side, Side], attacker: int, attack: tuple[str, ...],
             defense: Defense, rules: Ruleset,
@@ -382,6 +449,27 @@ def resolve(sides: tuple[Side, Side], attacker: int, attack: tuple[str, ...],
     paused = None
     try:
         table.run(attack, defense)
+    except Knockout:
+        pass
+    except NeedShields as need:
+        paused = need.ask
+    if settle and paused is None:
+        table.put_away(attack, defense.cards)
+    return Resolution(table.result(), tuple(table.events), table.knocked_out(), paused)
+
+
+def resume(sides: tuple[Side, Side], attacker: int, attack: tuple[str, ...],
+           defense: Defense, rules: Ruleset, shield_answers: tuple[int, ...],
+           ask: ShieldAsk, settle: bool = False) -> Resolution | None:
+    """:func:`resolve` of a resolution that paused at ``ask`` leaving ``sides``, now that
+    ``shield_answers`` (the last one new) answer it: the same sides and pause as resolving
+    again from the start, and only the events that come after the pause. ``None`` if the
+    pause is not one :meth:`Table.resume` knows (then resolve again from the start)."""
+    table = Table(sides, attacker, rules, shield_answers)
+    paused = None
+    try:
+        if not table.resume(attack, defense, ask):
+            return None
     except Knockout:
         pass
     except NeedShields as need:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
+
+from services.rules.games.contract import JSON, EngineEvent
 
 from .cards import STARTING_HEALTH
 from .rulesets import CURRENT, Ruleset
@@ -179,3 +182,56 @@ def _rules_json(rules: Ruleset) -> dict[str, Any]:
     except KeyError:
         _RULES_JSON[rules] = to_json(rules)
         return dict(_RULES_JSON[rules])
+
+
+_NEW = object.__new__
+_SET = object.__setattr__
+
+
+def _fast_event(kind: str, data: Mapping[str, JSON],
+                visible_to: frozenset[int] | None = None) -> EngineEvent:
+    """``EngineEvent(kind, data, visible_to)``, the instance dict set at once (the generated
+    ``__init__`` of a frozen dataclass sets each field through ``object.__setattr__``)."""
+    new = _NEW(EngineEvent)
+    _SET(new, "__dict__", {"kind": kind, "data": data, "visible_to": visible_to})
+    return new
+
+
+def _plain(cls: type, names: tuple[str, ...]) -> bool:
+    """``cls`` is a frozen dataclass whose instances hold exactly the fields ``names``, in
+    this order, set by its generated ``__init__`` (so an instance made by setting its dict
+    is the object that ``__init__`` makes)."""
+    return (tuple(f.name for f in fields(cls)) == names and all(f.init for f in fields(cls))
+            and not hasattr(cls, "__post_init__") and "__slots__" not in vars(cls))
+
+
+event = _fast_event if _plain(EngineEvent, ("kind", "data", "visible_to")) else EngineEvent
+"""Make an engine event (the same object as ``EngineEvent(...)``; that constructor itself
+if the class ever stops holding just these fields)."""
+
+
+def resolving(before: tuple[Side, Side], defense: Defense) -> Resolving:
+    """``Resolving(before, defense)`` (a new resolution: no Shield answer yet)."""
+    new = _NEW(Resolving)
+    _SET(new, "__dict__", {"before": before, "defense": defense, "shields": (), "emitted": 0,
+                           "ask": None})
+    return new
+
+
+def defense(cards: tuple[str, ...], targets: tuple[str, ...], throws: int, blocks: int,
+            combo_breakers: int, early_buttons: tuple[str, ...], joysticks: tuple[str, ...],
+            late_buttons: tuple[str, ...]) -> Defense:
+    """``Defense(...)`` of a player's cards (no Computer Defend-section effects)."""
+    new = _NEW(Defense)
+    _SET(new, "__dict__", {"cards": cards, "targets": targets, "throws": throws,
+                           "blocks": blocks, "combo_breakers": combo_breakers,
+                           "early_buttons": early_buttons, "joysticks": joysticks,
+                           "late_buttons": late_buttons, "early_damage": 0, "gains": ()})
+    return new
+
+
+if not (_plain(Resolving, ("before", "defense", "shields", "emitted", "ask"))
+        and _plain(Defense, ("cards", "targets", "throws", "blocks", "combo_breakers",
+                             "early_buttons", "joysticks", "late_buttons", "early_damage",
+                             "gains"))):
+    raise AssertionError("resolving() and defense() make Resolving and Defense by their dict")

@@ -12,8 +12,20 @@ from .cards import HAND_SIZE
 from .content import hero
 from .legality import build_defense, can_attack
 from .modes import after_ko, finish
-from .resolution import resolve
-from .state import DEFEND, OVER, PICK, SHIELDS, TURN, Defense, Resolving, Side, State
+from .resolution import Resolution, resolve, resume
+from .state import (
+    DEFEND,
+    OVER,
+    PICK,
+    SHIELDS,
+    TURN,
+    Defense,
+    Resolving,
+    Side,
+    State,
+    event,
+    resolving,
+)
 
 Events = tuple[EngineEvent, ...]
 
@@ -83,14 +95,14 @@ def pick_hero(state: State, seat: int, chosen: str) -> tuple[State, Events]:
     picks[seat] = chosen
     state = replace(state, picks=(picks[0], picks[1]))
     events: list[EngineEvent] = [
-        EngineEvent("hero_picked", {"side": seat, "hero": chosen}, frozenset({seat})),
-        EngineEvent("hero_pick_made", {"side": seat}),
+        event("hero_picked", {"side": seat, "hero": chosen}, frozenset({seat})),
+        event("hero_pick_made", {"side": seat}),
     ]
     if "" in picks:
         return state, tuple(events)
     sides = tuple(replace(side, hero=pick, bench=tuple(h for h in side.bench if h != pick))
                   for side, pick in zip(state.sides, picks))
-    events.append(EngineEvent("heroes_revealed", {"heroes": picks}))
+    events.append(event("heroes_revealed", {"heroes": picks}))
     return replace(state, sides=(sides[0], sides[1]), phase=TURN), tuple(events)
 
 
@@ -99,14 +111,14 @@ def attack(state: State, cards: tuple[str, ...], rng: Randomness) -> tuple[State
     side = state.sides[att]
     hand = tuple([i for i in side.hand if i not in cards])
     sides = _sides_with(state.sides, att, replace(side, hand=hand))
-    events = (EngineEvent("attacked", {"side": att, "cards": list(cards)}),)
+    events = (event("attacked", {"side": att, "cards": list(cards)}),)
     if not sides[1 - att].computer:
         return replace(state, sides=sides, in_play=cards, mirror=False, phase=DEFEND), events
     flips = computer.DEFEND_FLIPS[state.difficulty]
     cpu, answer, flipped = computer.defense(sides[1], cards, flips)
     state = replace(state, sides=_sides_with(sides, 1, cpu), in_play=cards, mirror=False,
                     phase=DEFEND)
-    flip_event = EngineEvent("computer_defends", {"flipped": list(flipped)})
+    flip_event = event("computer_defends", {"flipped": list(flipped)})
     state, more = settle(state, answer, rng)
     return state, events + (flip_event,) + more
 
@@ -116,7 +128,7 @@ def defend(state: State, seat: int, action: dict[str, Any],
     sides = state.sides
     if action["type"] == "pass":
         answer = _PASSED
-        events: Events = (EngineEvent("passed", {"side": seat}),)
+        events: Events = (event("passed", {"side": seat}),)
     else:
         cards = tuple(action["cards"])
         targets = tuple(action.get("targets") or ())
@@ -124,10 +136,10 @@ def defend(state: State, seat: int, action: dict[str, Any],
         answer = build_defense(hero(side.hero), cards, targets)
         sides = _sides_with(sides, seat, replace(
             side, hand=tuple([i for i in side.hand if i not in cards])))
-        events = (EngineEvent("defended", {"side": seat, "cards": list(cards),
+        events = (event("defended", {"side": seat, "cards": list(cards),
                                            "targets": list(targets)}),)
     # The resolution starts from the sides as the defence leaves them (no state of its own).
-    state, more = _resolve(state, Resolving(sides, answer), rng)
+    state, more = _resolve(state, resolving(sides, answer), rng)
     return state, events + more
 
 
@@ -141,14 +153,14 @@ def recover(state: State, rng: Randomness) -> tuple[State, Events]:
     drawn = side.deck[:max(0, HAND_SIZE - len(side.hand))]
     changes: dict[str, Any] = {"deck": side.deck[len(drawn):], "hand": side.hand + drawn}
     events: list[EngineEvent] = [
-        EngineEvent("recovered", {"side": seat, "drew": len(drawn)}),
-        EngineEvent("drew", {"side": seat, "cards": list(drawn), "source": "recover"},
+        event("recovered", {"side": seat, "drew": len(drawn)}),
+        event("drew", {"side": seat, "cards": list(drawn), "source": "recover"},
                     frozenset({seat})),
     ]
     ability = hero(side.hero).ability
     if ability.type == "heal_on_recover":
         healed = min(25, side.health + ability.amount)
-        events.append(EngineEvent("healed", {"side": seat, "healed": healed - side.health,
+        events.append(event("healed", {"side": seat, "healed": healed - side.health,
                                              "health": healed, "source": "hero ability"}))
         changes["health"] = healed
     # Training: the Computer recovers too, but not after a Recover that drew nothing (a player
@@ -161,26 +173,40 @@ def recover(state: State, rng: Randomness) -> tuple[State, Events]:
 
 def settle(state: State, answer: Defense, rng: Randomness) -> tuple[State, Events]:
     """Resolve the Attack in play, put every played card on its discard pile, end the turn."""
-    return _resolve(state, Resolving(state.sides, answer), rng)
+    return _resolve(state, resolving(state.sides, answer), rng)
 
 
 def spend_shields(state: State, spend: int, rng: Randomness) -> tuple[State, Events]:
-    """The damaged player's answer to a Shield decision; the resolution goes on."""
-    assert state.resolving is not None
-    resolving = replace(state.resolving, shields=state.resolving.shields + (spend,), ask=None)
-    return _resolve(state, resolving, rng)
+    """The damaged player's answer to a Shield decision; the resolution goes on from where it
+    paused (``resolution.resume``; from the start if it cannot)."""
+    before = state.resolving
+    assert before is not None and before.ask is not None
+    resolving = replace(before, shields=before.shields + (spend,), ask=None)
+    result = resume(state.sides, state.active, state.in_play, before.defense, state.rules,
+                    resolving.shields, before.ask, settle=True)
+    if result is None:
+        return _resolve(state, resolving, rng)
+    return _resolved(state, resolving, result, result.events,
+                     before.emitted + len(result.events), rng)
 
 
 def _resolve(state: State, resolving: Resolving, rng: Randomness) -> tuple[State, Events]:
     att = state.active
     result = resolve(resolving.before, att, state.in_play, resolving.defense, state.rules,
                      resolving.shields, settle=True)
-    events = result.events[resolving.emitted:]
+    return _resolved(state, resolving, result, result.events[resolving.emitted:],
+                     len(result.events), rng)
+
+
+def _resolved(state: State, resolving: Resolving, result: Resolution, events: Events,
+              emitted: int, rng: Randomness) -> tuple[State, Events]:
+    """The state after a resolution: paused for a Shield decision (``emitted``: its events
+    handed out so far), or over (a KO, or the end of the turn)."""
     if result.paused is not None:
-        paused = replace(resolving, emitted=len(result.events), ask=result.paused)
+        paused = replace(resolving, emitted=emitted, ask=result.paused)
         ask = result.paused
-        events += (EngineEvent("shield_decision", {"side": ask.side, "amount": ask.amount,
-                                                   "most": ask.most, "source": ask.source}),)
+        events += (event("shield_decision", {"side": ask.side, "amount": ask.amount,
+                                             "most": ask.most, "source": ask.source}),)
         return replace(state, sides=result.sides, phase=SHIELDS, resolving=paused), events
     if result.knocked_out:
         state = replace(state, sides=result.sides, in_play=(), phase=TURN, resolving=None)
@@ -201,7 +227,7 @@ def resign(state: State, seat: int) -> tuple[State, Events]:
         played = state.resolving.defense.cards
         sides[1 - att] = replace(sides[1 - att], discard=sides[1 - att].discard + played)
     state = replace(state, sides=(sides[0], sides[1]), in_play=(), resolving=None)
-    return finish(state, (1 - seat,), why), (EngineEvent("resigned", {"side": seat}),)
+    return finish(state, (1 - seat,), why), (event("resigned", {"side": seat}),)
 
 
 def _knockout(state: State, knocked_out: tuple[int, ...], reason: str, rng: Randomness,
@@ -232,12 +258,12 @@ def computer_turn(state: State, rng: Randomness) -> tuple[State, Events]:
         why = ("training: the Computer recovers too" if state.mirror
                else "the Computer deck is empty")
         state = replace(state, mirror=False)
-        event = EngineEvent("computer_passes", {"reason": why})
+        passes = event("computer_passes", {"reason": why})
         state, more = next_turn(state, rng)
-        return state, (event,) + more
+        return state, (passes,) + more
     cpu, cards, flipped = computer.offense(cpu)
     state = replace(state, sides=_sides_with(state.sides, 1, cpu), in_play=cards, phase=DEFEND)
-    return state, (EngineEvent("computer_attacks", {"flipped": flipped, "cards": list(cards)}),)
+    return state, (event("computer_attacks", {"flipped": flipped, "cards": list(cards)}),)
 
 
 def _sides_with(sides: tuple[Side, Side], index: int, side: Side) -> tuple[Side, Side]:
