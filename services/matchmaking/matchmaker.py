@@ -639,11 +639,16 @@ class Matchmaker:
                 map(repeat, tickets[first:last], sizes[first:last]))
             if k == len(groups):
                 break
-            seats = groups[k].seats
-            if k in groups.teams:
-                teamed.append((len(players), [s.team for s in seats]))
-            players += [s.player for s in seats]
-            seat_tickets += [s.ticket_id for s in seats]
+            seating = groups.teams.get(k)
+            if seating is not None:
+                of_player, of_ticket, _, of_team = seating.spell(column, slots[start[k]:start[k + 1]])
+                teamed.append((len(players), of_team))
+                players += of_player
+                seat_tickets += of_ticket
+            else:
+                seats = groups[k].seats
+                players += [s.player for s in seats]
+                seat_tickets += [s.ticket_id for s in seats]
             done = k + 1
         teams = [0] * len(players)
         for first, of_seats in teamed:

@@ -57,3 +57,49 @@ def test_a_batch_is_written_as_the_json_transcoder_writes_it() -> None:
     app.save(again)
     loaded = app.repository.get(again.id)
     assert (loaded.players, loaded.deadline, loaded.accepted) == (["p"], 2.5, True)
+
+
+async def test_the_batch_seats_teams_and_bots_as_the_groups_do() -> None:
+    """Team groups are seated (grouping.Seating) and spelled into the batch's columns without
+    a Seat per player: each proposal's seats, read back from the batch, are the group's."""
+    import random
+
+    from tests.support.mm_games import NEON
+
+    rng = random.Random(3)
+    parties = [tuple(f"p{i}-{k}" for k in range(rng.choice((1, 1, 1, 2, 3)))) for i in range(120)]
+    ratings = {p: rng.gauss(10, 8) for party in parties for p in party}
+    ratings.update({f"q{i}": 10.0 + i for i in range(3)})
+    ratings.update({f"d{i}-{k}": 500.0 + i + k for i in range(3) for k in range(2)})
+    catalogue = Catalogue()
+    catalogue.register(NEON)
+    mm = matchmaker.Matchmaker(MatchmakingApplication(env=MEMORY), NoRules(),  # type: ignore[arg-type]
+                               StaticRatings(ratings),
+                               Config(policy=Policy(base_window=30, partial_after=0, backfill_after=0)),
+                               catalogue)
+    await mm.recover()
+    for i, party in enumerate(parties):
+        modes = rng.choice((("coalition",), ("rebirth", "coalition"), ("rebirth",)))
+        await mm.create_ticket(ORGANISER, TicketRequest(
+            f"t-{i}", "neon", modes=modes, players=party, allow_bots=rng.random() < 0.5))
+    groups = list(await mm.cycle())
+    for i in range(3):  # then three lone players (a coalition of four with a bot) and three duos
+        await mm.create_ticket(ORGANISER, TicketRequest(
+            f"u-{i}", "neon", modes=("coalition",), players=(f"q{i}",), allow_bots=True))
+        await mm.create_ticket(ORGANISER, TicketRequest(
+            f"d-{i}", "neon", modes=("coalition",), players=(f"d{i}-0", f"d{i}-1")))
+    groups += await mm.cycle()
+    assert {g.mode for g in groups} >= {"coalition", "rebirth"}
+    assert any(g.bots for g in groups if g.mode == "coalition") and any(
+        len({s.team for s in g.seats}) == 3 for g in groups)
+    for g in groups:
+        proposal = mm.proposals[mm.tickets[g.ticket_ids[0]].proposal["match_id"]]  # type: ignore[index]
+        assert proposal.seats == [
+            {"seat": n, "player": s.player, "bot": s.bot, "team": s.team, "ticket_id": s.ticket_id}
+            for n, s in enumerate(g.seats)]
+        assert tuple(proposal.ticket_ids) == g.ticket_ids and proposal.mode == g.mode
+        assert all(s.player in mm.tickets[s.ticket_id].players and s.rating == ratings[s.player]
+                   for s in g.seats if not s.bot)
+        if g.mode == "coalition":
+            assert all(s.team for s in g.seats) and all(
+                len({s.team for s in g.seats if s.ticket_id == i}) == 1 for i in g.ticket_ids)
