@@ -35,9 +35,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import chain, compress, repeat
+from itertools import accumulate, chain, compress, repeat
 from operator import getitem, itemgetter, lt
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from services.matchmaking.catalogue import ModeSpec
 from services.platform.tokens import BOT_PREFIX as RESERVED_FOR_BOTS
@@ -505,38 +505,50 @@ class Seating(NamedTuple):
     team_of: list[int]
     mean: float
     """The humans' mean rating: every bot's."""
+    lengths: tuple[int, ...]
+    """Seats of each unit: a party's players with a rating (as zip() pairs them), 1 per bot."""
 
-    def spell(self, tickets: Tickets, slots: Sequence[int]
-              ) -> tuple[list[str], list[str], list[float], list[int]]:
-        """Player, ticket (empty for a bot), rating and team number (1-based) of each seat, in
-        seat order: the teams' first seats, then their second seats, and so on; a team's seats
-        are its units' in the group's order."""
-        ids, players, ratings = tickets.ids, tickets.players, tickets.ratings
-        count, parties = self.teams, len(slots)
-        of_player: list[list[str]] = [[] for _ in range(count)]
-        of_ticket: list[list[str]] = [[] for _ in range(count)]
-        of_rating: list[list[float]] = [[] for _ in range(count)]
-        for u, t in enumerate(self.team_of):
-            if u < parties:
-                s = slots[u]
-                pl, rt = players[s], ratings[s]
-                if len(pl) != len(rt):  # a malformed entry: seats as zip() pairs them
-                    pl, rt = pl[:len(rt)], rt[:len(pl)]
-                of_player[t] += pl
-                of_rating[t] += rt
-                of_ticket[t] += [ids[s]] * len(pl)
-            else:
-                of_player[t].append(f"{BOT_PREFIX}{u - parties + 1}")
-                of_rating[t].append(self.mean)
-                of_ticket[t].append("")
-        interleave = chain.from_iterable
-        return (list(interleave(zip(*of_player))), list(interleave(zip(*of_ticket))),
-                list(interleave(zip(*of_rating))), list(range(1, count + 1)) * self.team_size)
+    def order(self) -> tuple[Callable[[Sequence[T]], list[T]], list[int]]:
+        """Which of the group's seats in unit order sits at each seat, and the team numbers:
+        the teams' first seats, then their second seats, and so on; a team's seats are its
+        units' in the group's order. Shared by the groups seated alike (a few hundred)."""
+        key = (self.lengths, *self.team_of)
+        known = _SEAT_ORDERS.get(key)
+        if known is None:
+            starts = [0, *accumulate(self.lengths)]
+            rosters: list[list[int]] = [[] for _ in range(self.teams)]
+            for u, t in enumerate(self.team_of):
+                rosters[t] += range(starts[u], starts[u + 1])
+            if len(_SEAT_ORDERS) >= 4096:
+                _SEAT_ORDERS.clear()
+            known = _SEAT_ORDERS[key] = (_gather(list(chain.from_iterable(zip(*rosters)))),
+                                         list(range(1, self.teams + 1)) * self.team_size)
+        return known
+
+    def columns(self, tickets: Tickets, slots: Sequence[int]) -> tuple[list[str], list[str], list[int]]:
+        """Player, ticket (empty for a bot) and team number (1-based) of each seat."""
+        pick, teams = self.order()
+        parties = len(slots)
+        bots = len(self.lengths) - parties
+        players = list(chain.from_iterable(map(getitem, map(tickets.players.__getitem__, slots),
+                                               map(slice, self.lengths))))
+        ids = list(chain.from_iterable(map(repeat, map(tickets.ids.__getitem__, slots), self.lengths)))
+        if bots:
+            players += [f"{BOT_PREFIX}{k}" for k in range(1, bots + 1)]
+            ids += [""] * bots
+        return pick(players), pick(ids), teams
 
     def seats(self, tickets: Tickets, slots: Sequence[int]) -> tuple[Seat, ...]:
-        player, ticket, rating, team = self.spell(tickets, slots)
+        pick, teams = self.order()
+        player, ticket, _ = self.columns(tickets, slots)
+        ratings = list(chain.from_iterable(map(getitem, map(tickets.ratings.__getitem__, slots),
+                                               map(slice, self.lengths))))
+        ratings += [self.mean] * (len(self.lengths) - len(slots))
         return tuple([_new_seat(Seat, (p, i, r, not i, t))
-                      for p, i, r, t in zip(player, ticket, rating, team)])
+                      for p, i, r, t in zip(player, ticket, pick(ratings), teams)])
+
+
+_SEAT_ORDERS: dict[tuple[Any, ...], tuple[Callable[[Sequence[Any]], list[Any]], list[int]]] = {}
 
 
 def _seat_teams(sizes: tuple[int, ...], tickets: Tickets, slots: list[int],
@@ -559,14 +571,14 @@ def _seat_teams(sizes: tuple[int, ...], tickets: Tickets, slots: list[int],
         teams = _balance(unit_lengths, sums, count, team_size)
         if teams is not None:
             if len(sizes) == 1:
-                return Seating(team_size, count, teams, mean)
+                return Seating(team_size, count, teams, mean, tuple(unit_lengths))
             gap = _gap(unit_lengths, sums, teams, count)
             if best is None or gap < best[0]:
                 best = (gap, team_size, teams)
     if best is None:
         return None
     _, team_size, teams = best
-    return Seating(team_size, seats // team_size, teams, mean)
+    return Seating(team_size, seats // team_size, teams, mean, tuple(unit_lengths))
 
 
 def _gap(lengths: Sequence[int], sums: Sequence[float], teams: Sequence[int], count: int) -> float:

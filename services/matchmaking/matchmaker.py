@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, repeat
-from operator import attrgetter, ne, sub
+from operator import attrgetter, itemgetter, ne, sub
 from typing import Any
 
 import grpc
@@ -426,10 +426,13 @@ class Matchmaker:
         with _gc_paused():  # a cycle makes a few objects per ticket: no collections meanwhile
             async with self.lock:
                 now = self.clock()
-                changed = self._expire(now) + self._time_out_proposals(now)
+                waiting = {game: rows.waiting() for game, rows in self._rows.items()}
+                changed = self._expire(now, waiting) + self._time_out_proposals(now)
                 if changed:
                     await self._save(changed)
-                pools = {game: rows.pool(now) for game, rows in self._rows.items()}
+                    waiting.clear()  # tickets left or came back: listed again
+                pools = {game: rows.pool(now, waiting.get(game))
+                         for game, rows in self._rows.items()}
                 holders = {game: rows.holder for game, rows in self._rows.items()}
                 dequeued = self._dequeued
             t2, c2 = time.perf_counter(), time.process_time()
@@ -483,27 +486,36 @@ class Matchmaker:
                 pass
 
     async def _rate_new_tickets(self) -> None:
-        todo: dict[str, list[tuple[_Rows, int, Ticket]]] = {}
+        todo: dict[str, list[Ticket]] = {}
         for game, rows in self._rows.items():
             for slot in rows.unrated:
                 t = rows.holder[slot]
                 if t.status == "waiting":
-                    todo.setdefault(game, []).append((rows, slot, t))
+                    todo.setdefault(game, []).append(t)
         for game, rated in todo.items():
-            players = sorted({p for _, _, t in rated for p in t.players})
+            players = sorted({p for t in rated for p in t.players})
             try:
                 found = await self.ratings_source.ratings(game, players)
             except Exception as err:  # ratings are a preference, never a reason to stall
                 log.warning("ratings lookup failed, using defaults", game=game, error=repr(err))
                 found = {}
-            for rows, slot, t in rated:
-                rows.rate(slot, tuple(float(found.get(p, DEFAULT_ORDINAL)) for p in t.players))
+            # the rows as they are now: the columns may have been built anew during the lookup
+            # (the rows of the new ones would otherwise stay unrated and be looked up again)
+            rows = self._rows.get(game)
+            if rows is None:
+                continue
+            slot_of = rows.slot
+            for t in rated:
+                slot = slot_of.get(t.ticket_id)
+                if slot is not None:
+                    rows.rate(slot, tuple(float(found.get(p, DEFAULT_ORDINAL)) for p in t.players))
 
-    def _expire(self, now: float) -> list[Ticket]:
+    def _expire(self, now: float, waiting: dict[str, list[int]]) -> list[Ticket]:
+        """Expire the tickets that waited too long; ``waiting``: each game's waiting rows."""
         out = []
         ttl = self.config.ticket_ttl
-        for rows in self._rows.values():
-            live = rows.waiting()
+        for game, rows in self._rows.items():
+            live = waiting[game]
             queued_at = rows.queued_at
             if not live or now - min(map(queued_at.__getitem__, live)) < ttl:
                 continue
@@ -612,8 +624,9 @@ class Matchmaker:
 
     def _batch(self, game: str, groups: Groups, deadline: float) -> ProposalBatch:
         """The proposals of one cycle for one game, as the columns ProposalBatch stores, read
-        from the grouping's columns: seats are only spelled out for the groups with bots or
-        teams, the others' seats are their parties' players in order."""
+        from the grouping's columns: every group's seats are first its parties' players in
+        order; a group seated in teams then has its seats reordered in place (one reordering
+        per way of seating, shared), and the seats of a group with bots are spelled out."""
         batch_id = f"mm-{uuid.uuid4().hex[:12]}"  # its matches: mm-<20 hex digits>, as ever
         modes = {m: i for i, m in enumerate(dict.fromkeys(groups.mode))}
         mode_of = list(map(modes.__getitem__, groups.mode))
@@ -621,41 +634,65 @@ class Matchmaker:
         parties = list(map(sub, start[1:], start[:-1]))
         tickets = list(map(column.ids.__getitem__, slots))
         party_players = list(map(column.players.__getitem__, slots))
-        sizes = list(map(len, party_players))
+        sizes = list(map(_SIZE, map(column.limits.__getitem__, slots)))  # no visit to each party
         singles = sizes.count(1) == len(sizes)  # then a seat's ticket is its party's
         seated = [0, *accumulate(sizes)]
-        humans = map(sub, map(seated.__getitem__, start[1:]), map(seated.__getitem__, start[:-1]))
-        spelled = sorted({*compress(range(len(groups)), map(ne, humans, groups.table)),
-                          *groups.teams})
-        players: list[str] = []
-        seat_tickets: list[str] = []
-        teamed: list[tuple[int, list[int]]] = []
-        """(first seat, teams) of each group seated in teams: every other seat is in team 0."""
-        done = 0  # groups before this one are in the columns
+        at = list(map(seated.__getitem__, start))  # each group's first seat
+        players = list(chain.from_iterable(party_players))
+        seat_tickets = list(tickets) if singles else list(
+            chain.from_iterable(map(repeat, tickets, sizes)))
+        teams = [0] * len(players)
+        spelled = set(compress(range(len(groups)), map(ne, map(sub, at[1:], at[:-1]), groups.table)))
+        """Groups with bots: their seats are spelled out."""
+        for k, seating in groups.teams.items():
+            if k in spelled:
+                continue
+            first, last = start[k], start[k + 1]
+            if seating.lengths != tuple(sizes[first:last]):  # not a seat per player: spelled
+                spelled.add(k)
+                continue
+            pick, numbers = seating.order()
+            a, b = at[k], at[k + 1]
+            players[a:b] = pick(players[a:b])
+            seat_tickets[a:b] = pick(seat_tickets[a:b])
+            teams[a:b] = numbers
+        if spelled:
+            players, seat_tickets, teams = self._spelled(groups, sorted(spelled), at, players,
+                                                         seat_tickets, teams)
+        return ProposalBatch(batch_id, game, deadline, self.config.auto_accept, list(modes),
+                             mode_of, parties, tickets, list(groups.table), players,
+                             seat_tickets, teams)
+
+    @staticmethod
+    def _spelled(groups: Groups, spelled: list[int], at: list[int], players: list[str],
+                 seat_tickets: list[str], teams: list[int]
+                 ) -> tuple[list[str], list[str], list[int]]:
+        """The seat columns with the seats of the groups ``spelled`` (in order) spelled out:
+        the others' seats are taken as they are."""
+        out_players: list[str] = []
+        out_tickets: list[str] = []
+        out_teams: list[int] = []
+        done = 0  # seats before this one are in the columns
         for k in [*spelled, len(groups)]:
-            first, last = start[done], start[k]
-            players += chain.from_iterable(party_players[first:last])
-            seat_tickets += tickets[first:last] if singles else chain.from_iterable(
-                map(repeat, tickets[first:last], sizes[first:last]))
+            out_players += players[done:at[k]]
+            out_tickets += seat_tickets[done:at[k]]
+            out_teams += teams[done:at[k]]
             if k == len(groups):
                 break
             seating = groups.teams.get(k)
             if seating is not None:
-                of_player, of_ticket, _, of_team = seating.spell(column, slots[start[k]:start[k + 1]])
-                teamed.append((len(players), of_team))
-                players += of_player
-                seat_tickets += of_ticket
+                of_player, of_ticket, of_team = seating.columns(
+                    groups.tickets, groups.slots[groups.start[k]:groups.start[k + 1]])
+                out_players += of_player
+                out_tickets += of_ticket
+                out_teams += of_team
             else:
                 seats = groups[k].seats
-                players += [s.player for s in seats]
-                seat_tickets += [s.ticket_id for s in seats]
-            done = k + 1
-        teams = [0] * len(players)
-        for first, of_seats in teamed:
-            teams[first:first + len(of_seats)] = of_seats
-        return ProposalBatch(batch_id, game, deadline, self.config.auto_accept, list(modes),
-                             mode_of, parties, tickets, list(groups.table), players,
-                             seat_tickets, teams)
+                out_players += [s.player for s in seats]
+                out_tickets += [s.ticket_id for s in seats]
+                out_teams += [0] * len(seats)
+            done = at[k + 1]
+        return out_players, out_tickets, out_teams
 
     def _accepted(self, p: Proposal) -> bool:
         return all(i in self.tickets and self.tickets[i].fully_accepted for i in p.ticket_ids)
@@ -800,6 +837,8 @@ class Matchmaker:
 
 
 _STATUS = attrgetter("status")
+_SIZE = itemgetter(2)
+"""A party's size in its row's seat limits."""
 
 
 class _Gone:
@@ -873,10 +912,11 @@ class _Rows:
         """Rows of the tickets waiting now, in queue order."""
         return list(compress(range(len(self.holder)), map("waiting".__eq__, map(_STATUS, self.holder))))
 
-    def pool(self, now: float) -> tuple[Tickets, list[int], list[float]]:
+    def pool(self, now: float, waiting: list[int] | None = None
+             ) -> tuple[Tickets, list[int], list[float]]:
         """What the grouping reads: the columns, the rows of the rated waiting tickets, and
-        each row's wait."""
-        live = self.waiting()
+        each row's wait. ``waiting``: :meth:`waiting` if it was just listed."""
+        live = self.waiting() if waiting is None else waiting
         if self.unrated:
             live = [s for s in live if s not in self.unrated]
         return self.columns, live, [now - q for q in self.queued_at]
@@ -892,7 +932,16 @@ class _Joined(Sequence[Formed]):
         return sum(map(len, self.parts))
 
     def __getitem__(self, k: int) -> Formed:  # type: ignore[override]
-        return list(self)[k]
+        if isinstance(k, slice):
+            return list(self)[k]  # type: ignore[return-value]
+        if k < 0:
+            k += len(self)
+        if k >= 0:
+            for part in self.parts:
+                if k < len(part):
+                    return part[k]
+                k -= len(part)
+        raise IndexError("group index out of range")
 
     def __iter__(self) -> Iterator[Formed]:
         return chain.from_iterable(self.parts)

@@ -103,3 +103,35 @@ async def test_the_batch_seats_teams_and_bots_as_the_groups_do() -> None:
         if g.mode == "coalition":
             assert all(s.team for s in g.seats) and all(
                 len({s.team for s in g.seats if s.ticket_id == i}) == 1 for i in g.ticket_ids)
+
+
+async def test_tickets_are_rated_once_when_the_columns_are_built_anew_during_the_lookup(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ratings lookup is a network call outside the lock: tickets cancelled meanwhile can
+    have the columns built anew, and the rows of the new ones are rated from that answer."""
+    monkeypatch.setattr(matchmaker._Rows, "COMPACT_AFTER", 2)
+    catalogue = Catalogue()
+    catalogue.register(GameSpec("toy", (ModeSpec("race", 2, 2),)))
+    asked: list[str] = []
+    mm: matchmaker.Matchmaker
+
+    class Cancelling:
+        async def ratings(self, game: str, players: list[str]) -> dict[str, float]:
+            asked.extend(players)
+            for i in (0, 2, 4, 6, 7):
+                await mm.cancel_ticket(ORGANISER, f"t-{i}")
+            return {p: float(p[1:]) for p in players}
+
+    mm = matchmaker.Matchmaker(MatchmakingApplication(env=MEMORY), NoRules(),  # type: ignore[arg-type]
+                               Cancelling(), Config(policy=Policy()), catalogue)
+    await mm.recover()
+    for i in range(8):
+        await mm.create_ticket(claims(f"p{i}"), TicketRequest(f"t-{i}", "toy", players=(f"p{i}",)))
+    first = mm._rows["toy"]
+    joined = await mm.cycle()
+    assert mm._rows["toy"] is not first and not mm._rows["toy"].unrated
+    assert sorted(asked) == [f"p{i}" for i in range(8)]  # each player asked for once
+    assert [set(g.ticket_ids) for g in joined] == [{"t-1", "t-3"}]
+    assert joined[-1] == joined[0] == list(joined)[0] and len(joined[:5]) == 1
+    with pytest.raises(IndexError):
+        joined[1]
