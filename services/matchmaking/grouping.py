@@ -508,8 +508,9 @@ class Seating(NamedTuple):
     lengths: tuple[int, ...]
     """Seats of each unit: a party's players with a rating (as zip() pairs them), 1 per bot."""
 
-    def order(self) -> tuple[Callable[[Sequence[T]], list[T]], list[int]]:
-        """Which of the group's seats in unit order sits at each seat, and the team numbers:
+    def order(self) -> tuple[Callable[[Sequence[T]], list[T]], list[int], list[int]]:
+        """Which of the group's seats in unit order sits at each seat (as a function that picks
+        them from a list, and as their places), and the team numbers:
         the teams' first seats, then their second seats, and so on; a team's seats are its
         units' in the group's order. Shared by the groups seated alike (a few hundred)."""
         key = (self.lengths, *self.team_of)
@@ -521,13 +522,14 @@ class Seating(NamedTuple):
                 rosters[t] += range(starts[u], starts[u + 1])
             if len(_SEAT_ORDERS) >= 4096:
                 _SEAT_ORDERS.clear()
-            known = _SEAT_ORDERS[key] = (_gather(list(chain.from_iterable(zip(*rosters)))),
+            order = list(chain.from_iterable(zip(*rosters)))
+            known = _SEAT_ORDERS[key] = (_gather(order), order,
                                          list(range(1, self.teams + 1)) * self.team_size)
         return known
 
     def columns(self, tickets: Tickets, slots: Sequence[int]) -> tuple[list[str], list[str], list[int]]:
         """Player, ticket (empty for a bot) and team number (1-based) of each seat."""
-        pick, teams = self.order()
+        pick, _, teams = self.order()
         parties = len(slots)
         bots = len(self.lengths) - parties
         players = list(chain.from_iterable(map(getitem, map(tickets.players.__getitem__, slots),
@@ -539,7 +541,7 @@ class Seating(NamedTuple):
         return pick(players), pick(ids), teams
 
     def seats(self, tickets: Tickets, slots: Sequence[int]) -> tuple[Seat, ...]:
-        pick, teams = self.order()
+        pick, _, teams = self.order()
         player, ticket, _ = self.columns(tickets, slots)
         ratings = list(chain.from_iterable(map(getitem, map(tickets.ratings.__getitem__, slots),
                                                map(slice, self.lengths))))
@@ -548,7 +550,7 @@ class Seating(NamedTuple):
                       for p, i, r, t in zip(player, ticket, pick(ratings), teams)])
 
 
-_SEAT_ORDERS: dict[tuple[Any, ...], tuple[Callable[[Sequence[Any]], list[Any]], list[int]]] = {}
+_SEAT_ORDERS: dict[tuple[Any, ...], tuple[Callable[[Sequence[Any]], list[Any]], list[int], list[int]]] = {}
 
 
 def _seat_teams(sizes: tuple[int, ...], tickets: Tickets, slots: list[int],

@@ -44,7 +44,7 @@ from services.matchmaking.domain import (
     Ticket,
     bot_match_uuid,
 )
-from services.matchmaking.grouping import Formed, Groups, Tickets, group_tickets
+from services.matchmaking.grouping import BOT_PREFIX, Formed, Groups, Tickets, group_tickets
 from services.matchmaking.ratings import DEFAULT_ORDINAL, RatingSource
 from services.matchmaking.requests import TicketRequest, check_shape, resolve
 from services.matchmaking.rules_port import TRANSIENT, RulesGateway
@@ -624,9 +624,48 @@ class Matchmaker:
 
     def _batch(self, game: str, groups: Groups, deadline: float) -> ProposalBatch:
         """The proposals of one cycle for one game, as the columns ProposalBatch stores, read
-        from the grouping's columns: every group's seats are first its parties' players in
-        order; a group seated in teams then has its seats reordered in place (one reordering
-        per way of seating, shared), and the seats of a group with bots are spelled out."""
+        from the grouping's columns. Seats are written in party order (each group's parties'
+        players, then its bots) with the parties' sizes, so that no seat's ticket is written;
+        the groups seated in teams add their seat order and teams (one per way of seating,
+        shared between the groups seated alike)."""
+        batch_id = f"mm-{uuid.uuid4().hex[:12]}"  # its matches: mm-<20 hex digits>, as ever
+        modes = {m: i for i, m in enumerate(dict.fromkeys(groups.mode))}
+        mode_of = list(map(modes.__getitem__, groups.mode))
+        start, slots, column = groups.start, groups.slots, groups.tickets
+        parties = list(map(sub, start[1:], start[:-1]))
+        tickets = list(map(column.ids.__getitem__, slots))
+        sizes = list(map(_SIZE, map(column.limits.__getitem__, slots)))  # no visit to each party
+        reordered = sorted(groups.teams)
+        seat_order: list[int] = []
+        teams: list[int] = []
+        for k in reordered:
+            seating = groups.teams[k]
+            if seating.lengths[:parties[k]] != tuple(sizes[start[k]:start[k + 1]]):
+                # a party without a rating per player: its seats are not its players
+                return self._batch_seat_by_seat(game, groups, deadline)
+            _, order, numbers = seating.order()
+            seat_order += order
+            teams += numbers
+        players = list(chain.from_iterable(map(column.players.__getitem__, slots)))
+        seated = [0, *accumulate(sizes)]
+        at = list(map(seated.__getitem__, start))  # each group's first human seat
+        with_bots = list(compress(range(len(groups)), map(ne, map(sub, at[1:], at[:-1]), groups.table)))
+        if with_bots:  # each group's bots after its humans
+            humans, players = players, []
+            done = 0
+            for k in with_bots:
+                players += humans[done:at[k + 1]]
+                players += [f"{BOT_PREFIX}{n}"
+                            for n in range(1, groups.table[k] - (at[k + 1] - at[k]) + 1)]
+                done = at[k + 1]
+            players += humans[done:]
+        return ProposalBatch(batch_id, game, deadline, self.config.auto_accept, list(modes),
+                             mode_of, parties, tickets, list(groups.table), players, [], teams,
+                             sizes, reordered, seat_order)
+
+    def _batch_seat_by_seat(self, game: str, groups: Groups, deadline: float) -> ProposalBatch:
+        """:meth:`_batch` with every seat's player, ticket and team written in seat order (as
+        batches were written before party sizes)."""
         batch_id = f"mm-{uuid.uuid4().hex[:12]}"  # its matches: mm-<20 hex digits>, as ever
         modes = {m: i for i, m in enumerate(dict.fromkeys(groups.mode))}
         mode_of = list(map(modes.__getitem__, groups.mode))
@@ -651,7 +690,7 @@ class Matchmaker:
             if seating.lengths != tuple(sizes[first:last]):  # not a seat per player: spelled
                 spelled.add(k)
                 continue
-            pick, numbers = seating.order()
+            pick, _, numbers = seating.order()
             a, b = at[k], at[k + 1]
             players[a:b] = pick(players[a:b])
             seat_tickets[a:b] = pick(seat_tickets[a:b])

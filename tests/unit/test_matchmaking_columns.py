@@ -135,3 +135,47 @@ async def test_tickets_are_rated_once_when_the_columns_are_built_anew_during_the
     assert joined[-1] == joined[0] == list(joined)[0] and len(joined[:5]) == 1
     with pytest.raises(IndexError):
         joined[1]
+
+
+def test_both_ways_of_writing_a_batch_read_back_the_groups_seats() -> None:
+    """A batch written in party order with party sizes (and the team groups' seat order) reads
+    back, proposal by proposal, the seats the grouping formed, as one written seat by seat
+    does (stores keep batches of both kinds)."""
+    import random
+    import types
+
+    from services.matchmaking import grouping
+    from services.matchmaking.domain import proposals_of
+    from tests.support.mm_games import NEON
+
+    rng = random.Random(5)
+    modes = (*NEON.modes, ModeSpec("big", 4, 8, team_layouts=((4, 2), (6, 3), (6, 2), (8, 2))))
+    names = [m.name for m in modes]
+    owner = types.SimpleNamespace(config=Config(), _spelled=matchmaker.Matchmaker._spelled)
+    seen = {"bots": 0, "teams": 0, "team bots": 0}
+    for _ in range(300):
+        entries = []
+        for i in range(rng.randint(1, 50)):
+            size = rng.choice((1, 1, 1, 2, 2, 3, 4))
+            lo = rng.randint(1, 6)
+            entries.append(grouping.Entry(
+                f"t{i}", tuple(f"p{i}-{k}" for k in range(size)),
+                tuple(rng.gauss(10, 8) for _ in range(size)),
+                tuple(rng.sample(names, rng.randint(1, len(names)))), lo, rng.randint(lo, 8),
+                rng.uniform(0, 60), 0.0, rng.random() < 0.6))
+        groups = grouping.group_tickets(
+            modes, grouping.Tickets.of(entries), range(len(entries)), [e.waited for e in entries],
+            Policy(base_window=rng.choice((5.0, 30.0)), partial_after=0,
+                   backfill_after=rng.choice((0.0, 30.0))))
+        compact = matchmaker.Matchmaker._batch(owner, "x", groups, 1.0)  # type: ignore[arg-type]
+        by_seat = matchmaker.Matchmaker._batch_seat_by_seat(owner, "x", groups, 1.0)  # type: ignore[arg-type]
+        assert compact.seat_tickets == [] and by_seat.party_sizes is None
+        for a, b, g in zip(proposals_of(compact), proposals_of(by_seat), groups, strict=True):
+            assert a["seats"] == [{"seat": n, "player": s.player, "bot": s.bot, "team": s.team,
+                                   "ticket_id": s.ticket_id} for n, s in enumerate(g.seats)]
+            assert {**a, "match_id": ""} == {**b, "match_id": ""}
+            assert list(a["ticket_ids"]) == list(g.ticket_ids) and a["mode"] == g.mode
+            seen["bots"] += g.bots > 0
+            seen["teams"] += g.teams is not None
+            seen["team bots"] += g.bots > 0 and g.teams is not None
+    assert min(seen.values()) > 20, seen
