@@ -274,11 +274,11 @@ class BatchProposal(Mapping[str, Any]):
         return self
 
 
-def rows_of(batch: Any) -> list[BatchProposal]:
-    """The proposals of a ProposalBatch (or of its Created event), in order."""
+def rows_of(batch: Any, row: type[BatchProposal] | None = None) -> list[Any]:
+    """The proposals of a ProposalBatch (or of its Created event), in order, as ``row``s."""
     tickets = [0, *accumulate(batch.parties)]
     seats = [0, *accumulate(batch.seat_counts)]
-    rows = list(map(BatchProposal, repeat(batch), range(len(batch.parties)), tickets, seats))
+    rows = list(map(row or BatchProposal, repeat(batch), range(len(batch.parties)), tickets, seats))
     reordered = getattr(batch, "reordered", None)
     if reordered:
         counts = batch.seat_counts

@@ -43,6 +43,7 @@ from services.matchmaking.domain import (
     Queue,
     Ticket,
     bot_match_uuid,
+    rows_of,
 )
 from services.matchmaking.grouping import BOT_PREFIX, Formed, Groups, Tickets, group_tickets
 from services.matchmaking.ratings import DEFAULT_ORDINAL, RatingSource
@@ -79,7 +80,7 @@ class Proposal:
     deadline: float
     creating: bool = False
     attempts: int = 0
-    batch: str = ""
+    batch_id: str = ""
     """The ProposalBatch that recorded it ("" for a proposal stored as Ticket events)."""
 
     @property
@@ -90,6 +91,39 @@ class Proposal:
     def seats(self) -> list[dict[str, Any]]:
         """Spelled out when asked (a cycle makes thousands of proposals; few are looked at)."""
         return list(self.record["seats"])
+
+
+class RowProposal(BatchProposal):
+    """A proposal a cycle made, as a :class:`Proposal` reads, and the row of its batch that its
+    tickets hold (its own record): one object per match instead of two."""
+
+    __slots__ = ("game", "mode", "deadline", "creating", "attempts")
+
+    def __init__(self, batch: ProposalBatch, k: int, first_ticket: int, first_seat: int,
+                 first_order: int = -1) -> None:
+        self.batch, self.k, self.first_ticket, self.first_seat = batch, k, first_ticket, first_seat
+        self.match_id = f"{batch.batch_id}{k:08x}"
+        self.first_order = first_order
+        self.game, self.mode = batch.game, batch.modes[batch.mode_of[k]]
+        self.deadline = batch.deadline
+        self.creating, self.attempts = False, 0
+
+    @property
+    def record(self) -> Mapping[str, Any]:
+        return self
+
+    @property
+    def batch_id(self) -> str:
+        return self.batch.batch_id  # type: ignore[no-any-return]
+
+    @property
+    def ticket_ids(self) -> Sequence[str]:
+        b, first = self.batch, self.first_ticket
+        return b.tickets[first:first + b.parties[self.k]]  # type: ignore[no-any-return]
+
+    @property
+    def seats(self) -> list[dict[str, Any]]:
+        return list(self["seats"])
 
 
 class Matchmaker:
@@ -112,7 +146,7 @@ class Matchmaker:
         cycles and answers for the tickets of those games only."""
         self.tickets: dict[str, Ticket] = {}
         self.player_ticket: dict[str, str] = {}
-        self.proposals: dict[str, Proposal] = {}
+        self.proposals: dict[str, Proposal | RowProposal] = {}
         self.watchers: dict[str, set[asyncio.Queue[dict[str, Any]]]] = {}
         self.lock = asyncio.Lock()
         self.wake = asyncio.Event()
@@ -191,7 +225,7 @@ class Matchmaker:
             self.proposals[p["match_id"]] = Proposal(
                 p["match_id"], t.game, p["mode"], p,
                 max(float(p["deadline"]), now + self.config.accept_timeout),
-                batch=batch.batch_id if batch is not None else "")
+                batch_id=batch.batch_id if batch is not None else "")
         changed: list[Aggregate] = []
         for t in stale:
             t.requeue(t.ticket_id, t.proposal["match_id"],  # type: ignore[index]
@@ -466,7 +500,7 @@ class Matchmaker:
                            "groups": sum(map(len, formed.values()))}
         return _Joined(list(formed.values()))
 
-    def _ready_to_create(self) -> list[Proposal]:
+    def _ready_to_create(self) -> list[Proposal | RowProposal]:
         """Proposals accepted by everyone since the last look, now marked as being created."""
         ready = []
         for match_id in self._maybe_ready:
@@ -544,7 +578,7 @@ class Matchmaker:
                                                f"{', '.join(missing)} did not accept in time")
         return changed
 
-    def _dissolve(self, p: Proposal, ended: set[str], reason: str) -> list[Aggregate]:
+    def _dissolve(self, p: Proposal | RowProposal, ended: set[str], reason: str) -> list[Aggregate]:
         """Send the other tickets of a proposal back to the queue (waiting time kept)."""
         back: list[Aggregate] = []
         for i in p.ticket_ids:
@@ -554,17 +588,17 @@ class Matchmaker:
                 back.append(t)
         return back + self._end(p)
 
-    def _end(self, p: Proposal) -> list[Aggregate]:
+    def _end(self, p: Proposal | RowProposal) -> list[Aggregate]:
         """The proposal is over (matched or not): its batch closes with its last proposal."""
         self.proposals.pop(p.match_id, None)
-        held = self.batches.get(p.batch)
+        held = self.batches.get(p.batch_id)
         if held is None:
             return []
         batch, still_open = held
         still_open.discard(p.match_id)
         if still_open:
             return []
-        del self.batches[p.batch]
+        del self.batches[p.batch_id]
         batch.close()
         return [batch]
 
@@ -599,7 +633,7 @@ class Matchmaker:
         auto = self.config.auto_accept
         tickets, watchers, proposals = self.tickets, self.watchers, self.proposals
         for game, batch in made:
-            rows = batch.proposals()
+            rows = rows_of(batch, RowProposal)
             proposed = map(holders[game].__getitem__, formed[game].slots)
             for t, row in zip(proposed, chain.from_iterable(map(repeat, rows, batch.parties))):
                 # _mark_proposed, inlined: once per ticket
@@ -608,13 +642,10 @@ class Matchmaker:
                     t.accepted = sorted(t.players)
                 elif t.accepted:  # a waiting ticket has accepted nothing: no new list each
                     t.accepted = []
-            open_here: set[str] = set()
-            batch_id, modes = batch.batch_id, batch.modes
-            for row, mode in zip(rows, batch.mode_of):
-                match_id = row.match_id
-                proposals[match_id] = Proposal(match_id, game, modes[mode], row, deadline,
-                                               batch=batch_id)
-                open_here.add(match_id)
+            match_ids = list(map(_MATCH_ID, rows))
+            proposals.update(zip(match_ids, rows))
+            open_here = set(match_ids)
+            batch_id = batch.batch_id
             self.batches[batch_id] = (batch, open_here)
             if auto:
                 self._maybe_ready |= open_here
@@ -733,12 +764,12 @@ class Matchmaker:
             done = at[k + 1]
         return out_players, out_tickets, out_teams
 
-    def _accepted(self, p: Proposal) -> bool:
+    def _accepted(self, p: Proposal | RowProposal) -> bool:
         return all(i in self.tickets and self.tickets[i].fully_accepted for i in p.ticket_ids)
 
     # ----------------------------------------------------------------- creating matches
 
-    async def _create(self, p: Proposal) -> None:
+    async def _create(self, p: Proposal | RowProposal) -> None:
         """Create the accepted match on the rules service and hand out the seat tokens.
 
         The match id was fixed when the match was proposed, and the rules service creates
@@ -780,7 +811,7 @@ class Matchmaker:
         log.info("match created", match_id=p.match_id, game=p.game, mode=p.mode,
                  bots=len(bot_seats))
 
-    async def _creation_failed(self, p: Proposal, err: BaseException) -> None:
+    async def _creation_failed(self, p: Proposal | RowProposal, err: BaseException) -> None:
         code = err.code() if isinstance(err, grpc.aio.AioRpcError) else grpc.StatusCode.UNAVAILABLE
         why = err.details() if isinstance(err, grpc.aio.AioRpcError) else str(err)
         p.attempts += 1
@@ -876,6 +907,7 @@ class Matchmaker:
 
 
 _STATUS = attrgetter("status")
+_MATCH_ID = attrgetter("match_id")
 _SIZE = itemgetter(2)
 """A party's size in its row's seat limits."""
 
