@@ -3,6 +3,9 @@ fast JSON: what they change must not show."""
 
 from __future__ import annotations
 
+import zlib
+from pathlib import Path
+
 import pytest
 from eventsourcing.persistence import JSONTranscoder
 
@@ -10,7 +13,7 @@ from services.matchmaking import matchmaker
 from services.matchmaking.app import MatchmakingApplication
 from services.matchmaking.catalogue import Catalogue, GameSpec, ModeSpec
 from services.matchmaking.config import Config
-from services.matchmaking.domain import ProposalBatch
+from services.matchmaking.domain import ProposalBatch, Queue
 from services.matchmaking.grouping import Policy
 from services.matchmaking.ratings import StaticRatings
 from services.matchmaking.requests import TicketRequest
@@ -43,7 +46,9 @@ async def test_rows_of_closed_tickets_are_dropped_and_the_others_still_grouped(
     assert [s.player for s in groups[0].seats] == ["p0", "p3"] and groups[0].spread == 3
 
 
-def test_a_batch_is_written_as_the_json_transcoder_writes_it() -> None:
+def test_a_batch_is_written_as_the_json_transcoder_writes_it_compressed(tmp_path: Path) -> None:
+    """The batch's Created event is the JSON eventsourcing's transcoder writes, zlib-compressed;
+    other events are as ever, and batches stored uncompressed (before) still load."""
     app = MatchmakingApplication(env=MEMORY)
     plain = JSONTranscoder()
     app.register_transcodings(plain)
@@ -52,11 +57,32 @@ def test_a_batch_is_written_as_the_json_transcoder_writes_it() -> None:
                           ["t-a", "t-b", "t-c", ""], [0, 0, 1, 2])
     [created] = batch.collect_events()
     state = {k: v for k, v in vars(created).items() if k not in ("originator_id", "originator_version")}
-    assert app.mapper.transcoder.encode(state) == plain.encode(state)
+    stored = app.mapper.transcoder.encode(state)
+    assert stored[:1] == b"x" and zlib.decompress(stored) == plain.encode(state)
+    assert app.mapper.transcoder.decode(stored) == plain.decode(plain.encode(state))
+    queue = Queue("toy")
+    [queued] = queue.collect_events()
+    queue_state = {k: v for k, v in vars(queued).items() if k not in ("originator_id", "originator_version")}
+    assert app.mapper.transcoder.encode(queue_state) == plain.encode(queue_state)
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "mm.db")}
+    store = MatchmakingApplication(env=env)
     again = ProposalBatch("mm-y", "toy", 2.5, True, ["race"], [0], [1], ["t"], [1], ["p"], ["t"], [0])
-    app.save(again)
-    loaded = app.repository.get(again.id)
-    assert (loaded.players, loaded.deadline, loaded.accepted) == (["p"], 2.5, True)
+    store.save(again)
+    [row] = store.recorder.select_events(again.id)
+    assert row.state[:1] == b"x"
+    old = ProposalBatch("mm-z", "toy", 3.5, False, ["race"], [0], [1], ["t"], [1], ["q"], ["t"], [0])
+    [old_created] = old.collect_events()
+    as_before = store.mapper.to_stored_event(old_created)
+    as_before = type(as_before)(as_before.originator_id, as_before.originator_version,
+                                as_before.topic, zlib.decompress(as_before.state))
+    store.recorder.insert_events([as_before])  # as stored before compression
+    restarted = MatchmakingApplication(env=env)
+    for b, players, deadline in ((again, ["p"], 2.5), (old, ["q"], 3.5)):
+        loaded = restarted.repository.get(b.id)
+        assert (loaded.players, loaded.deadline, loaded.proposals()[0]["ticket_ids"]) == (
+            players, deadline, ["t"])
+    restarted.close()
+    store.close()
 
 
 async def test_the_batch_seats_teams_and_bots_as_the_groups_do() -> None:
