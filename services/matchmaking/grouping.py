@@ -133,12 +133,14 @@ class Tickets:
     once): a formed group keeps reading the rows it was formed from, whatever the owner does
     with the columns afterwards (it builds new ones to drop the rows of closed tickets)."""
 
-    __slots__ = ("ids", "players", "ratings", "rating", "kind", "kinds", "limits", "own_window",
-                 "bots", "region", "_kind_of", "_limits_of")
+    __slots__ = ("ids", "players", "lead", "ratings", "rating", "kind", "kinds", "limits",
+                 "own_window", "bots", "region", "_kind_of", "_limits_of")
 
     def __init__(self) -> None:
         self.ids: list[str] = []
         self.players: list[tuple[str, ...]] = []
+        self.lead: list[str] = []
+        """The party's first player: a one-player party's seat, read without visiting its tuple."""
         self.ratings: list[tuple[float, ...]] = []
         self.rating: list[float] = []
         """The party's mean rating: the order of the pool."""
@@ -164,6 +166,7 @@ class Tickets:
         limits = (min_seats, max_seats, len(players))
         self.ids.append(ticket_id)
         self.players.append(players)
+        self.lead.append(players[0] if players else "")
         self.ratings.append(ratings)
         self.rating.append(_mean(ratings, len(players)))
         self.kind.append(kind)
@@ -172,6 +175,10 @@ class Tickets:
         self.bots.append(allow_bots)
         self.region.append(region)
         return len(self.ids) - 1
+
+    def distinct_limits(self) -> Iterable[tuple[int, int, int]]:
+        """Every (min seats, max seats, party size) of a row, once each."""
+        return self._limits_of.values()
 
     def rate(self, slot: int, ratings: tuple[float, ...]) -> None:
         """The ratings of a row added without them (before it is ever grouped)."""
@@ -183,6 +190,7 @@ class Tickets:
         """Columns of ``entries``, slot = position (built with C-level passes)."""
         t = cls()
         t.ids, t.players, t.ratings = (list(map(f, entries)) for f in (_ID, _PLAYERS, _RATINGS))
+        t.lead = [p[0] if p else "" for p in t.players]
         t.rating = list(map(_mean, t.ratings, map(len, t.players)))
         modes = list(map(_MODES, entries))
         t._kind_of = {k: i for i, k in enumerate(dict.fromkeys(modes))}

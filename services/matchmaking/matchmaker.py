@@ -665,7 +665,11 @@ class Matchmaker:
         start, slots, column = groups.start, groups.slots, groups.tickets
         parties = list(map(sub, start[1:], start[:-1]))
         tickets = list(map(column.ids.__getitem__, slots))
-        sizes = list(map(_SIZE, map(column.limits.__getitem__, slots)))  # no visit to each party
+        singles = all(limits[2] == 1 for limits in column.distinct_limits())
+        if singles:  # every party is one player
+            sizes = [1] * len(slots)
+        else:
+            sizes = list(map(_SIZE, map(column.limits.__getitem__, slots)))  # no visit to each party
         reordered = sorted(groups.teams)
         seat_order: list[int] = []
         teams: list[int] = []
@@ -677,7 +681,8 @@ class Matchmaker:
             _, order, numbers = seating.order()
             seat_order += order
             teams += numbers
-        players = list(chain.from_iterable(map(column.players.__getitem__, slots)))
+        players = list(map(column.lead.__getitem__, slots)) if singles else list(
+            chain.from_iterable(map(column.players.__getitem__, slots)))
         seated = [0, *accumulate(sizes)]
         at = list(map(seated.__getitem__, start))  # each group's first human seat
         with_bots = list(compress(range(len(groups)), map(ne, map(sub, at[1:], at[:-1]), groups.table)))
