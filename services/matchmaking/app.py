@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -48,9 +49,13 @@ class OpenState:
 class BatchTranscoder(JSONTranscoder):
     """eventsourcing's JSON, but a ProposalBatch's Created event (a cycle's proposals: flat
     lists of hundreds of thousands of strings and ints) is written by orjson, about ten times
-    faster than the json module. It is the same JSON, read back by the json decoder as ever:
-    datetimes and dataclasses still go through the registered transcodings (passed through to
-    ``default``), and the event holds no UUID (orjson would write one as a plain string)."""
+    faster than the json module, and stored zlib-compressed (level 1: a 100,000-ticket batch
+    is about 0.9 MB instead of 2.9, which PostgreSQL would otherwise escape, parse, compress
+    and log as it is). It is the same JSON, read back by the json decoder as ever: datetimes
+    and dataclasses still go through the registered transcodings (passed through to
+    ``default``), and the event holds no UUID (orjson would write one as a plain string).
+    Stored states that are not compressed (every other event, and batches stored before)
+    start with ``{``; a zlib stream starts with ``x``."""
 
     BATCH = get_topic(ProposalBatch)
     OPTIONS = (orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
@@ -59,10 +64,16 @@ class BatchTranscoder(JSONTranscoder):
     def encode(self, obj: Any) -> bytes:
         if type(obj) is dict and obj.get("originator_topic") == self.BATCH:
             try:
-                return orjson.dumps(obj, default=self._encode_obj, option=self.OPTIONS)
+                data = orjson.dumps(obj, default=self._encode_obj, option=self.OPTIONS)
             except TypeError:  # what orjson refuses (an int beyond 64 bits): as ever
-                pass
+                data = super().encode(obj)
+            return zlib.compress(data, 1)
         return super().encode(obj)
+
+    def decode(self, data: bytes) -> Any:
+        if data[:1] == b"x":
+            data = zlib.decompress(data)
+        return super().decode(data)
 
 
 class MatchmakingApplication(Application):

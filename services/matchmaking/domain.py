@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator, Mapping
-from itertools import accumulate
+from itertools import accumulate, repeat
 from typing import Any
 
 from eventsourcing.domain import Aggregate, event
@@ -174,22 +174,31 @@ class ProposalBatch(Aggregate):
     """Every match one cycle proposed for one game, in one event, as flat columns.
 
     Match ``k`` has the id ``f"{batch_id}{k:08x}"``, mode ``modes[mode_of[k]]``, the tickets
-    ``tickets[...]`` (``parties[k]`` of them, in the group's order) and the seats
-    ``players[...]`` (``seat_counts[k]`` of them, in seat order), each with its ticket
-    (``seat_tickets``: empty for a bot) and team (``teams``, 0 without teams). All share one
-    ``deadline``; with ``accepted`` the players accepted when proposed (auto-accept).
-    The batch is closed when none of its proposals is open any more.
+    ``tickets[...]`` (``parties[k]`` of them, in the group's order) and ``seat_counts[k]``
+    seats. All share one ``deadline``; with ``accepted`` the players accepted when proposed
+    (auto-accept). The batch is closed when none of its proposals is open any more.
+
+    The seats are written one of two ways. Without ``party_sizes`` (batches written before
+    it): ``players``, ``seat_tickets`` (empty for a bot) and ``teams`` (0 without teams) give
+    every seat in seat order. With ``party_sizes`` (the players of each party of
+    ``tickets``): ``players`` lists each match's seats in party order (its parties' players,
+    then its bots), so that a seat's ticket follows from the sizes and ``seat_tickets`` is
+    empty; the matches ``reordered`` (seated in teams) are seated in another order, given,
+    for their seats one after the other, by ``seat_order`` (each seat's place in the party
+    order) and ``teams`` (its team, from 1). Every other seat is in team 0.
     """
 
     @event("Created")
     def __init__(self, batch_id: str, game: str, deadline: float, accepted: bool,
                  modes: list[str], mode_of: list[int], parties: list[int], tickets: list[str],
                  seat_counts: list[int], players: list[str], seat_tickets: list[str],
-                 teams: list[int]) -> None:
+                 teams: list[int], party_sizes: list[int] | None = None,
+                 reordered: list[int] | None = None, seat_order: list[int] | None = None) -> None:
         self.batch_id, self.game, self.deadline, self.accepted = batch_id, game, deadline, accepted
         self.modes, self.mode_of, self.parties, self.tickets = modes, mode_of, parties, tickets
         self.seat_counts, self.players, self.seat_tickets = seat_counts, players, seat_tickets
         self.teams = teams
+        self.party_sizes, self.reordered, self.seat_order = party_sizes, reordered, seat_order
         self.closed = False
 
     @staticmethod
@@ -209,12 +218,15 @@ class BatchProposal(Mapping[str, Any]):
     keys as a proposal stored on a ticket (match_id, mode, seats, ticket_ids, deadline).
     A cycle makes one per match; the seats are only spelled out for whoever looks."""
 
-    __slots__ = ("batch", "k", "first_ticket", "first_seat", "match_id")
+    __slots__ = ("batch", "k", "first_ticket", "first_seat", "match_id", "first_order")
     KEYS = ("match_id", "mode", "seats", "ticket_ids", "deadline")
 
-    def __init__(self, batch: Any, k: int, first_ticket: int, first_seat: int) -> None:
+    def __init__(self, batch: Any, k: int, first_ticket: int, first_seat: int,
+                 first_order: int = -1) -> None:
         self.batch, self.k, self.first_ticket, self.first_seat = batch, k, first_ticket, first_seat
         self.match_id = f"{batch.batch_id}{k:08x}"
+        self.first_order = first_order
+        """Where this match's seats start in ``seat_order`` (-1: not reordered)."""
 
     def __getitem__(self, key: str) -> Any:
         b, k = self.batch, self.k
@@ -227,10 +239,27 @@ class BatchProposal(Mapping[str, Any]):
         if key == "ticket_ids":
             return b.tickets[self.first_ticket:self.first_ticket + b.parties[k]]
         if key == "seats":
-            s = self.first_seat
-            return [{"seat": n, "player": b.players[s + n], "bot": not b.seat_tickets[s + n],
-                     "team": b.teams[s + n], "ticket_id": b.seat_tickets[s + n]}
-                    for n in range(b.seat_counts[k])]
+            s, count = self.first_seat, b.seat_counts[k]
+            sizes = getattr(b, "party_sizes", None)
+            if sizes is None:
+                return [{"seat": n, "player": b.players[s + n], "bot": not b.seat_tickets[s + n],
+                         "team": b.teams[s + n], "ticket_id": b.seat_tickets[s + n]}
+                        for n in range(count)]
+            players = b.players[s:s + count]
+            first = self.first_ticket
+            tickets = [i for j in range(first, first + b.parties[k])
+                       for i in [b.tickets[j]] * sizes[j]]
+            tickets += [""] * (count - len(tickets))
+            if self.first_order < 0:
+                teams = [0] * count
+            else:
+                o = self.first_order
+                order = b.seat_order[o:o + count]
+                teams = b.teams[o:o + count]
+                players = [players[i] for i in order]
+                tickets = [tickets[i] for i in order]
+            return [{"seat": n, "player": players[n], "bot": not tickets[n], "team": teams[n],
+                     "ticket_id": tickets[n]} for n in range(count)]
         raise KeyError(key)
 
     def __iter__(self) -> Iterator[str]:
@@ -245,11 +274,17 @@ class BatchProposal(Mapping[str, Any]):
         return self
 
 
-def rows_of(batch: Any) -> list[BatchProposal]:
-    """The proposals of a ProposalBatch (or of its Created event), in order."""
+def rows_of(batch: Any, row: type[BatchProposal] | None = None) -> list[Any]:
+    """The proposals of a ProposalBatch (or of its Created event), in order, as ``row``s."""
     tickets = [0, *accumulate(batch.parties)]
     seats = [0, *accumulate(batch.seat_counts)]
-    return [BatchProposal(batch, k, tickets[k], seats[k]) for k in range(len(batch.parties))]
+    rows = list(map(row or BatchProposal, repeat(batch), range(len(batch.parties)), tickets, seats))
+    reordered = getattr(batch, "reordered", None)
+    if reordered:
+        counts = batch.seat_counts
+        for k, first in zip(reordered, accumulate(map(counts.__getitem__, reordered), initial=0)):
+            rows[k].first_order = first
+    return rows
 
 
 def proposals_of(batch: Any) -> list[dict[str, Any]]:

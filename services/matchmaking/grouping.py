@@ -35,9 +35,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import chain, compress, repeat
-from operator import add, itemgetter, lt, mul
-from typing import NamedTuple, TypeVar
+from itertools import accumulate, chain, compress, repeat
+from operator import getitem, itemgetter, lt
+from typing import Any, NamedTuple, TypeVar
 
 from services.matchmaking.catalogue import ModeSpec
 from services.platform.tokens import BOT_PREFIX as RESERVED_FOR_BOTS
@@ -133,12 +133,14 @@ class Tickets:
     once): a formed group keeps reading the rows it was formed from, whatever the owner does
     with the columns afterwards (it builds new ones to drop the rows of closed tickets)."""
 
-    __slots__ = ("ids", "players", "ratings", "rating", "kind", "kinds", "limits", "own_window",
-                 "bots", "region", "_kind_of", "_limits_of")
+    __slots__ = ("ids", "players", "lead", "ratings", "rating", "kind", "kinds", "limits",
+                 "own_window", "bots", "region", "_kind_of", "_limits_of")
 
     def __init__(self) -> None:
         self.ids: list[str] = []
         self.players: list[tuple[str, ...]] = []
+        self.lead: list[str] = []
+        """The party's first player: a one-player party's seat, read without visiting its tuple."""
         self.ratings: list[tuple[float, ...]] = []
         self.rating: list[float] = []
         """The party's mean rating: the order of the pool."""
@@ -164,6 +166,7 @@ class Tickets:
         limits = (min_seats, max_seats, len(players))
         self.ids.append(ticket_id)
         self.players.append(players)
+        self.lead.append(players[0] if players else "")
         self.ratings.append(ratings)
         self.rating.append(_mean(ratings, len(players)))
         self.kind.append(kind)
@@ -172,6 +175,10 @@ class Tickets:
         self.bots.append(allow_bots)
         self.region.append(region)
         return len(self.ids) - 1
+
+    def distinct_limits(self) -> Iterable[tuple[int, int, int]]:
+        """Every (min seats, max seats, party size) of a row, once each."""
+        return self._limits_of.values()
 
     def rate(self, slot: int, ratings: tuple[float, ...]) -> None:
         """The ratings of a row added without them (before it is ever grouped)."""
@@ -183,6 +190,7 @@ class Tickets:
         """Columns of ``entries``, slot = position (built with C-level passes)."""
         t = cls()
         t.ids, t.players, t.ratings = (list(map(f, entries)) for f in (_ID, _PLAYERS, _RATINGS))
+        t.lead = [p[0] if p else "" for p in t.players]
         t.rating = list(map(_mean, t.ratings, map(len, t.players)))
         modes = list(map(_MODES, entries))
         t._kind_of = {k: i for i, k in enumerate(dict.fromkeys(modes))}
@@ -211,8 +219,8 @@ class Formed(NamedTuple):
     slots: list[int]
     """Rows of ``tickets``: the parties, in the group's order."""
     tickets: Tickets
-    teams: Group | None
-    """In team modes, the group seated in teams."""
+    teams: Seating | None
+    """In team modes, how the group is seated in teams."""
 
     @property
     def ticket_ids(self) -> tuple[str, ...]:
@@ -222,7 +230,7 @@ class Formed(NamedTuple):
     @property
     def seats(self) -> tuple[Seat, ...]:
         if self.teams is not None:
-            return self.teams.seats
+            return self.teams.seats(self.tickets, self.slots)
         t = self.tickets
         ids, players, ratings = t.ids, t.players, t.ratings
         out = [_new_seat(Seat, (pl, ids[s], r, False, 0))
@@ -260,8 +268,8 @@ class Groups(Sequence[Formed]):
         self.start = [0]
         """Group ``k``'s parties are the rows ``slots[start[k]:start[k + 1]]``."""
         self.slots: list[int] = []
-        self.teams: dict[int, Group] = {}
-        """The groups of team modes, seated in teams."""
+        self.teams: dict[int, Seating] = {}
+        """How the groups of team modes are seated in teams."""
 
     def __len__(self) -> int:
         return len(self.mode)
@@ -374,13 +382,15 @@ def _form_in_mode(mode: ModeSpec, tickets: Tickets, pool: Sequence[int], waited_
     base, widen, cap = policy.base_window, policy.widen_per_second, policy.max_window
     rating, waited, key = pick(rating_of), pick(waited_of), pick(limits)
     size = list(map(_SIZE, key))
-    # window(): min(own window or cap, base + widen * max(wait, 0)), in C-level passes
-    widened = map(add, repeat(base), map(mul, repeat(widen), map(max, repeat(0.0), waited)))
+    # window(): min(own window or cap, base + widen * max(wait, 0)), spelled out as min and
+    # max decide (the same floats, NaN included), without a call per ticket
     own = pick(tickets.own_window)
     if any(map(lt, repeat(0), own)):
-        window_ = [min(o if o > 0 else cap, w) for o, w in zip(own, widened)]
+        window_ = [min(o if o > 0 else cap, base + widen * (w if w > 0.0 else 0.0))
+                   for o, w in zip(own, waited)]
     else:
-        window_ = list(map(min, repeat(cap), widened))
+        window_ = [x if (x := base + widen * (w if w > 0.0 else 0.0)) < cap else cap
+                   for w in waited]
     kind = list(map(kind_of.__getitem__, key))
     bots = pick(tickets.bots)
     mask = list(map(mask_k.__getitem__, kind))
@@ -475,7 +485,7 @@ def _form_in_mode(mode: ModeSpec, tickets: Tickets, pool: Sequence[int], waited_
                     continue
                 target = fitting[0]
         if team_sizes[target]:
-            seated = _seat_teams(name, team_sizes[target], tickets,
+            seated = _seat_teams(team_sizes[target], tickets,
                                  list(map(order.__getitem__, members)), target)
             if seated is None:
                 continue
@@ -494,47 +504,106 @@ def _form_in_mode(mode: ModeSpec, tickets: Tickets, pool: Sequence[int], waited_
     out_slots[first:] = map(order.__getitem__, out_slots[first:])
 
 
-def _seat_teams(mode: str, sizes: tuple[int, ...], tickets: Tickets, slots: list[int],
-                seats: int) -> Group | None:
+class Seating(NamedTuple):
+    """How a group of a team mode is seated: the team of each unit (its parties in the group's
+    order, then one unit per bot), spelled out into seats only when asked."""
+
+    team_size: int
+    teams: int
+    team_of: list[int]
+    mean: float
+    """The humans' mean rating: every bot's."""
+    lengths: tuple[int, ...]
+    """Seats of each unit: a party's players with a rating (as zip() pairs them), 1 per bot."""
+
+    def order(self) -> tuple[Callable[[Sequence[T]], list[T]], list[int], list[int]]:
+        """Which of the group's seats in unit order sits at each seat (as a function that picks
+        them from a list, and as their places), and the team numbers:
+        the teams' first seats, then their second seats, and so on; a team's seats are its
+        units' in the group's order. Shared by the groups seated alike (a few hundred)."""
+        key = (self.lengths, *self.team_of)
+        known = _SEAT_ORDERS.get(key)
+        if known is None:
+            starts = [0, *accumulate(self.lengths)]
+            rosters: list[list[int]] = [[] for _ in range(self.teams)]
+            for u, t in enumerate(self.team_of):
+                rosters[t] += range(starts[u], starts[u + 1])
+            if len(_SEAT_ORDERS) >= 4096:
+                _SEAT_ORDERS.clear()
+            order = list(chain.from_iterable(zip(*rosters)))
+            known = _SEAT_ORDERS[key] = (_gather(order), order,
+                                         list(range(1, self.teams + 1)) * self.team_size)
+        return known
+
+    def columns(self, tickets: Tickets, slots: Sequence[int]) -> tuple[list[str], list[str], list[int]]:
+        """Player, ticket (empty for a bot) and team number (1-based) of each seat."""
+        pick, _, teams = self.order()
+        parties = len(slots)
+        bots = len(self.lengths) - parties
+        players = list(chain.from_iterable(map(getitem, map(tickets.players.__getitem__, slots),
+                                               map(slice, self.lengths))))
+        ids = list(chain.from_iterable(map(repeat, map(tickets.ids.__getitem__, slots), self.lengths)))
+        if bots:
+            players += [f"{BOT_PREFIX}{k}" for k in range(1, bots + 1)]
+            ids += [""] * bots
+        return pick(players), pick(ids), teams
+
+    def seats(self, tickets: Tickets, slots: Sequence[int]) -> tuple[Seat, ...]:
+        pick, _, teams = self.order()
+        player, ticket, _ = self.columns(tickets, slots)
+        ratings = list(chain.from_iterable(map(getitem, map(tickets.ratings.__getitem__, slots),
+                                               map(slice, self.lengths))))
+        ratings += [self.mean] * (len(self.lengths) - len(slots))
+        return tuple([_new_seat(Seat, (p, i, r, not i, t))
+                      for p, i, r, t in zip(player, ticket, pick(ratings), teams)])
+
+
+_SEAT_ORDERS: dict[tuple[Any, ...], tuple[Callable[[Sequence[Any]], list[Any]], list[int], list[int]]] = {}
+
+
+def _seat_teams(sizes: tuple[int, ...], tickets: Tickets, slots: list[int],
+                seats: int) -> Seating | None:
     """Seat the parties (rows ``slots`` of ``tickets``) and bots for the empty seats in teams
     of one of ``sizes``; None when they cannot be formed."""
-    ids, players, ratings = tickets.ids, tickets.players, tickets.ratings
-    humans = sum(len(players[s]) for s in slots)
-    mean = sum(chain.from_iterable(map(ratings.__getitem__, slots))) / humans
-    units = [list(ratings[s][:len(players[s])]) for s in slots]  # a seat per player with a rating
-    units += [[mean] for _ in range(seats - humans)]
+    players, ratings = tickets.players, tickets.ratings
+    rated = list(map(ratings.__getitem__, slots))
+    lengths = list(map(len, map(players.__getitem__, slots)))
+    humans = sum(lengths)
+    mean = sum(chain.from_iterable(rated)) / humans
+    # a unit per party (a seat per player with a rating), then one per bot
+    units = list(map(getitem, rated, map(slice, lengths)))
+    bots = seats - humans
+    unit_lengths = list(map(len, units)) + [1] * bots
+    sums = list(map(sum, units)) + [sum([mean])] * bots  # as sum() gives a unit's
     best: tuple[float, int, list[int]] | None = None
     for team_size in sizes:
-        teams = balance_teams(units, seats // team_size, team_size)
+        count = seats // team_size
+        teams = _balance(unit_lengths, sums, count, team_size)
         if teams is not None:
-            gap = team_gap(units, teams, seats // team_size)
+            if len(sizes) == 1:
+                return Seating(team_size, count, teams, mean, tuple(unit_lengths))
+            gap = _gap(unit_lengths, sums, teams, count)
             if best is None or gap < best[0]:
                 best = (gap, team_size, teams)
     if best is None:
         return None
     _, team_size, teams = best
-    rosters: list[list[Seat]] = [[] for _ in range(seats // team_size)]
-    parties = len(slots)
-    for k, team in enumerate(teams):
-        if k < parties:
-            s = slots[k]
-            rosters[team] += [_new_seat(Seat, (pl, ids[s], r, False, team + 1))
-                              for pl, r in zip(players[s], ratings[s])]
-        else:
-            rosters[team].append(_new_seat(Seat, (f"{BOT_PREFIX}{k - parties + 1}", "", mean,
-                                                  True, team + 1)))
-    interleaved = [r[i] for i in range(team_size) for r in rosters]
-    return Group(mode, tuple(interleaved), tuple([ids[s] for s in slots]))
+    return Seating(team_size, seats // team_size, teams, mean, tuple(unit_lengths))
+
+
+def _gap(lengths: Sequence[int], sums: Sequence[float], teams: Sequence[int], count: int) -> float:
+    """:func:`team_gap` of units with these lengths and rating sums."""
+    total, size = [0.0] * count, [0] * count
+    for n, s, team in zip(lengths, sums, teams):
+        total[team] += s
+        size[team] += n
+    means = [t / n for t, n in zip(total, size) if n]
+    return max(means) - min(means) if means else 0.0
 
 
 def team_gap(units: Sequence[Sequence[float]], teams: Sequence[int], count: int) -> float:
     """Spread of the teams' average ratings: 0 for perfectly even teams."""
-    total, size = [0.0] * count, [0] * count
-    for unit, team in zip(units, teams):
-        total[team] += sum(unit)
-        size[team] += len(unit)
-    means = [t / n for t, n in zip(total, size) if n]
-    return max(means) - min(means) if means else 0.0
+    return _gap(list(map(len, units)), list(map(sum, units)), teams, count)
 
 
 def balance_teams(units: Sequence[Sequence[float]], teams: int, size: int) -> list[int] | None:
@@ -544,13 +613,17 @@ def balance_teams(units: Sequence[Sequence[float]], teams: int, size: int) -> li
     the team with the lowest rating total that has room for it: a greedy balance that, for
     single players, is the snake draft.
     """
-    lengths, sums = list(map(len, units)), list(map(sum, units))
+    return _balance(list(map(len, units)), list(map(sum, units)), teams, size)
+
+
+def _balance(lengths: list[int], sums: list[float], teams: int, size: int) -> list[int] | None:
+    """:func:`balance_teams` of units with these lengths and rating sums."""
     # by (-length, -sum, index): two stable sorts (reverse=True keeps ties in index order)
-    order = sorted(range(len(units)), key=sums.__getitem__, reverse=True)
+    order = sorted(range(len(sums)), key=sums.__getitem__, reverse=True)
     order.sort(key=lengths.__getitem__, reverse=True)
     room = [size] * teams
     total = [0.0] * teams
-    out = [-1] * len(units)
+    out = [-1] * len(sums)
     for i in order:
         need = lengths[i]
         best = -1  # the team with room of the least (total, -room, index)

@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, repeat
-from operator import attrgetter, ne, sub
+from operator import attrgetter, itemgetter, ne, sub
 from typing import Any
 
 import grpc
@@ -43,8 +43,9 @@ from services.matchmaking.domain import (
     Queue,
     Ticket,
     bot_match_uuid,
+    rows_of,
 )
-from services.matchmaking.grouping import Formed, Groups, Tickets, group_tickets
+from services.matchmaking.grouping import BOT_PREFIX, Formed, Groups, Tickets, group_tickets
 from services.matchmaking.ratings import DEFAULT_ORDINAL, RatingSource
 from services.matchmaking.requests import TicketRequest, check_shape, resolve
 from services.matchmaking.rules_port import TRANSIENT, RulesGateway
@@ -79,7 +80,7 @@ class Proposal:
     deadline: float
     creating: bool = False
     attempts: int = 0
-    batch: str = ""
+    batch_id: str = ""
     """The ProposalBatch that recorded it ("" for a proposal stored as Ticket events)."""
 
     @property
@@ -90,6 +91,39 @@ class Proposal:
     def seats(self) -> list[dict[str, Any]]:
         """Spelled out when asked (a cycle makes thousands of proposals; few are looked at)."""
         return list(self.record["seats"])
+
+
+class RowProposal(BatchProposal):
+    """A proposal a cycle made, as a :class:`Proposal` reads, and the row of its batch that its
+    tickets hold (its own record): one object per match instead of two."""
+
+    __slots__ = ("game", "mode", "deadline", "creating", "attempts")
+
+    def __init__(self, batch: ProposalBatch, k: int, first_ticket: int, first_seat: int,
+                 first_order: int = -1) -> None:
+        self.batch, self.k, self.first_ticket, self.first_seat = batch, k, first_ticket, first_seat
+        self.match_id = f"{batch.batch_id}{k:08x}"
+        self.first_order = first_order
+        self.game, self.mode = batch.game, batch.modes[batch.mode_of[k]]
+        self.deadline = batch.deadline
+        self.creating, self.attempts = False, 0
+
+    @property
+    def record(self) -> Mapping[str, Any]:
+        return self
+
+    @property
+    def batch_id(self) -> str:
+        return self.batch.batch_id  # type: ignore[no-any-return]
+
+    @property
+    def ticket_ids(self) -> Sequence[str]:
+        b, first = self.batch, self.first_ticket
+        return b.tickets[first:first + b.parties[self.k]]  # type: ignore[no-any-return]
+
+    @property
+    def seats(self) -> list[dict[str, Any]]:
+        return list(self["seats"])
 
 
 class Matchmaker:
@@ -112,7 +146,7 @@ class Matchmaker:
         cycles and answers for the tickets of those games only."""
         self.tickets: dict[str, Ticket] = {}
         self.player_ticket: dict[str, str] = {}
-        self.proposals: dict[str, Proposal] = {}
+        self.proposals: dict[str, Proposal | RowProposal] = {}
         self.watchers: dict[str, set[asyncio.Queue[dict[str, Any]]]] = {}
         self.lock = asyncio.Lock()
         self.wake = asyncio.Event()
@@ -191,7 +225,7 @@ class Matchmaker:
             self.proposals[p["match_id"]] = Proposal(
                 p["match_id"], t.game, p["mode"], p,
                 max(float(p["deadline"]), now + self.config.accept_timeout),
-                batch=batch.batch_id if batch is not None else "")
+                batch_id=batch.batch_id if batch is not None else "")
         changed: list[Aggregate] = []
         for t in stale:
             t.requeue(t.ticket_id, t.proposal["match_id"],  # type: ignore[index]
@@ -426,10 +460,13 @@ class Matchmaker:
         with _gc_paused():  # a cycle makes a few objects per ticket: no collections meanwhile
             async with self.lock:
                 now = self.clock()
-                changed = self._expire(now) + self._time_out_proposals(now)
+                waiting = {game: rows.waiting() for game, rows in self._rows.items()}
+                changed = self._expire(now, waiting) + self._time_out_proposals(now)
                 if changed:
                     await self._save(changed)
-                pools = {game: rows.pool(now) for game, rows in self._rows.items()}
+                    waiting.clear()  # tickets left or came back: listed again
+                pools = {game: rows.pool(now, waiting.get(game))
+                         for game, rows in self._rows.items()}
                 holders = {game: rows.holder for game, rows in self._rows.items()}
                 dequeued = self._dequeued
             t2, c2 = time.perf_counter(), time.process_time()
@@ -463,7 +500,7 @@ class Matchmaker:
                            "groups": sum(map(len, formed.values()))}
         return _Joined(list(formed.values()))
 
-    def _ready_to_create(self) -> list[Proposal]:
+    def _ready_to_create(self) -> list[Proposal | RowProposal]:
         """Proposals accepted by everyone since the last look, now marked as being created."""
         ready = []
         for match_id in self._maybe_ready:
@@ -483,27 +520,36 @@ class Matchmaker:
                 pass
 
     async def _rate_new_tickets(self) -> None:
-        todo: dict[str, list[tuple[_Rows, int, Ticket]]] = {}
+        todo: dict[str, list[Ticket]] = {}
         for game, rows in self._rows.items():
             for slot in rows.unrated:
                 t = rows.holder[slot]
                 if t.status == "waiting":
-                    todo.setdefault(game, []).append((rows, slot, t))
+                    todo.setdefault(game, []).append(t)
         for game, rated in todo.items():
-            players = sorted({p for _, _, t in rated for p in t.players})
+            players = sorted({p for t in rated for p in t.players})
             try:
                 found = await self.ratings_source.ratings(game, players)
             except Exception as err:  # ratings are a preference, never a reason to stall
                 log.warning("ratings lookup failed, using defaults", game=game, error=repr(err))
                 found = {}
-            for rows, slot, t in rated:
-                rows.rate(slot, tuple(float(found.get(p, DEFAULT_ORDINAL)) for p in t.players))
+            # the rows as they are now: the columns may have been built anew during the lookup
+            # (the rows of the new ones would otherwise stay unrated and be looked up again)
+            rows = self._rows.get(game)
+            if rows is None:
+                continue
+            slot_of = rows.slot
+            for t in rated:
+                slot = slot_of.get(t.ticket_id)
+                if slot is not None:
+                    rows.rate(slot, tuple(float(found.get(p, DEFAULT_ORDINAL)) for p in t.players))
 
-    def _expire(self, now: float) -> list[Ticket]:
+    def _expire(self, now: float, waiting: dict[str, list[int]]) -> list[Ticket]:
+        """Expire the tickets that waited too long; ``waiting``: each game's waiting rows."""
         out = []
         ttl = self.config.ticket_ttl
-        for rows in self._rows.values():
-            live = rows.waiting()
+        for game, rows in self._rows.items():
+            live = waiting[game]
             queued_at = rows.queued_at
             if not live or now - min(map(queued_at.__getitem__, live)) < ttl:
                 continue
@@ -532,7 +578,7 @@ class Matchmaker:
                                                f"{', '.join(missing)} did not accept in time")
         return changed
 
-    def _dissolve(self, p: Proposal, ended: set[str], reason: str) -> list[Aggregate]:
+    def _dissolve(self, p: Proposal | RowProposal, ended: set[str], reason: str) -> list[Aggregate]:
         """Send the other tickets of a proposal back to the queue (waiting time kept)."""
         back: list[Aggregate] = []
         for i in p.ticket_ids:
@@ -542,17 +588,17 @@ class Matchmaker:
                 back.append(t)
         return back + self._end(p)
 
-    def _end(self, p: Proposal) -> list[Aggregate]:
+    def _end(self, p: Proposal | RowProposal) -> list[Aggregate]:
         """The proposal is over (matched or not): its batch closes with its last proposal."""
         self.proposals.pop(p.match_id, None)
-        held = self.batches.get(p.batch)
+        held = self.batches.get(p.batch_id)
         if held is None:
             return []
         batch, still_open = held
         still_open.discard(p.match_id)
         if still_open:
             return []
-        del self.batches[p.batch]
+        del self.batches[p.batch_id]
         batch.close()
         return [batch]
 
@@ -587,7 +633,7 @@ class Matchmaker:
         auto = self.config.auto_accept
         tickets, watchers, proposals = self.tickets, self.watchers, self.proposals
         for game, batch in made:
-            rows = batch.proposals()
+            rows = rows_of(batch, RowProposal)
             proposed = map(holders[game].__getitem__, formed[game].slots)
             for t, row in zip(proposed, chain.from_iterable(map(repeat, rows, batch.parties))):
                 # _mark_proposed, inlined: once per ticket
@@ -596,13 +642,10 @@ class Matchmaker:
                     t.accepted = sorted(t.players)
                 elif t.accepted:  # a waiting ticket has accepted nothing: no new list each
                     t.accepted = []
-            open_here: set[str] = set()
-            batch_id, modes = batch.batch_id, batch.modes
-            for row, mode in zip(rows, batch.mode_of):
-                match_id = row.match_id
-                proposals[match_id] = Proposal(match_id, game, modes[mode], row, deadline,
-                                               batch=batch_id)
-                open_here.add(match_id)
+            match_ids = list(map(_MATCH_ID, rows))
+            proposals.update(zip(match_ids, rows))
+            open_here = set(match_ids)
+            batch_id = batch.batch_id
             self.batches[batch_id] = (batch, open_here)
             if auto:
                 self._maybe_ready |= open_here
@@ -612,8 +655,53 @@ class Matchmaker:
 
     def _batch(self, game: str, groups: Groups, deadline: float) -> ProposalBatch:
         """The proposals of one cycle for one game, as the columns ProposalBatch stores, read
-        from the grouping's columns: seats are only spelled out for the groups with bots or
-        teams, the others' seats are their parties' players in order."""
+        from the grouping's columns. Seats are written in party order (each group's parties'
+        players, then its bots) with the parties' sizes, so that no seat's ticket is written;
+        the groups seated in teams add their seat order and teams (one per way of seating,
+        shared between the groups seated alike)."""
+        batch_id = f"mm-{uuid.uuid4().hex[:12]}"  # its matches: mm-<20 hex digits>, as ever
+        modes = {m: i for i, m in enumerate(dict.fromkeys(groups.mode))}
+        mode_of = list(map(modes.__getitem__, groups.mode))
+        start, slots, column = groups.start, groups.slots, groups.tickets
+        parties = list(map(sub, start[1:], start[:-1]))
+        tickets = list(map(column.ids.__getitem__, slots))
+        singles = all(limits[2] == 1 for limits in column.distinct_limits())
+        if singles:  # every party is one player
+            sizes = [1] * len(slots)
+        else:
+            sizes = list(map(_SIZE, map(column.limits.__getitem__, slots)))  # no visit to each party
+        reordered = sorted(groups.teams)
+        seat_order: list[int] = []
+        teams: list[int] = []
+        for k in reordered:
+            seating = groups.teams[k]
+            if seating.lengths[:parties[k]] != tuple(sizes[start[k]:start[k + 1]]):
+                # a party without a rating per player: its seats are not its players
+                return self._batch_seat_by_seat(game, groups, deadline)
+            _, order, numbers = seating.order()
+            seat_order += order
+            teams += numbers
+        players = list(map(column.lead.__getitem__, slots)) if singles else list(
+            chain.from_iterable(map(column.players.__getitem__, slots)))
+        seated = [0, *accumulate(sizes)]
+        at = list(map(seated.__getitem__, start))  # each group's first human seat
+        with_bots = list(compress(range(len(groups)), map(ne, map(sub, at[1:], at[:-1]), groups.table)))
+        if with_bots:  # each group's bots after its humans
+            humans, players = players, []
+            done = 0
+            for k in with_bots:
+                players += humans[done:at[k + 1]]
+                players += [f"{BOT_PREFIX}{n}"
+                            for n in range(1, groups.table[k] - (at[k + 1] - at[k]) + 1)]
+                done = at[k + 1]
+            players += humans[done:]
+        return ProposalBatch(batch_id, game, deadline, self.config.auto_accept, list(modes),
+                             mode_of, parties, tickets, list(groups.table), players, [], teams,
+                             sizes, reordered, seat_order)
+
+    def _batch_seat_by_seat(self, game: str, groups: Groups, deadline: float) -> ProposalBatch:
+        """:meth:`_batch` with every seat's player, ticket and team written in seat order (as
+        batches were written before party sizes)."""
         batch_id = f"mm-{uuid.uuid4().hex[:12]}"  # its matches: mm-<20 hex digits>, as ever
         modes = {m: i for i, m in enumerate(dict.fromkeys(groups.mode))}
         mode_of = list(map(modes.__getitem__, groups.mode))
@@ -621,43 +709,72 @@ class Matchmaker:
         parties = list(map(sub, start[1:], start[:-1]))
         tickets = list(map(column.ids.__getitem__, slots))
         party_players = list(map(column.players.__getitem__, slots))
-        sizes = list(map(len, party_players))
+        sizes = list(map(_SIZE, map(column.limits.__getitem__, slots)))  # no visit to each party
         singles = sizes.count(1) == len(sizes)  # then a seat's ticket is its party's
         seated = [0, *accumulate(sizes)]
-        humans = map(sub, map(seated.__getitem__, start[1:]), map(seated.__getitem__, start[:-1]))
-        spelled = sorted({*compress(range(len(groups)), map(ne, humans, groups.table)),
-                          *groups.teams})
-        players: list[str] = []
-        seat_tickets: list[str] = []
-        teamed: list[tuple[int, list[int]]] = []
-        """(first seat, teams) of each group seated in teams: every other seat is in team 0."""
-        done = 0  # groups before this one are in the columns
-        for k in [*spelled, len(groups)]:
-            first, last = start[done], start[k]
-            players += chain.from_iterable(party_players[first:last])
-            seat_tickets += tickets[first:last] if singles else chain.from_iterable(
-                map(repeat, tickets[first:last], sizes[first:last]))
-            if k == len(groups):
-                break
-            seats = groups[k].seats
-            if k in groups.teams:
-                teamed.append((len(players), [s.team for s in seats]))
-            players += [s.player for s in seats]
-            seat_tickets += [s.ticket_id for s in seats]
-            done = k + 1
+        at = list(map(seated.__getitem__, start))  # each group's first seat
+        players = list(chain.from_iterable(party_players))
+        seat_tickets = list(tickets) if singles else list(
+            chain.from_iterable(map(repeat, tickets, sizes)))
         teams = [0] * len(players)
-        for first, of_seats in teamed:
-            teams[first:first + len(of_seats)] = of_seats
+        spelled = set(compress(range(len(groups)), map(ne, map(sub, at[1:], at[:-1]), groups.table)))
+        """Groups with bots: their seats are spelled out."""
+        for k, seating in groups.teams.items():
+            if k in spelled:
+                continue
+            first, last = start[k], start[k + 1]
+            if seating.lengths != tuple(sizes[first:last]):  # not a seat per player: spelled
+                spelled.add(k)
+                continue
+            pick, _, numbers = seating.order()
+            a, b = at[k], at[k + 1]
+            players[a:b] = pick(players[a:b])
+            seat_tickets[a:b] = pick(seat_tickets[a:b])
+            teams[a:b] = numbers
+        if spelled:
+            players, seat_tickets, teams = self._spelled(groups, sorted(spelled), at, players,
+                                                         seat_tickets, teams)
         return ProposalBatch(batch_id, game, deadline, self.config.auto_accept, list(modes),
                              mode_of, parties, tickets, list(groups.table), players,
                              seat_tickets, teams)
 
-    def _accepted(self, p: Proposal) -> bool:
+    @staticmethod
+    def _spelled(groups: Groups, spelled: list[int], at: list[int], players: list[str],
+                 seat_tickets: list[str], teams: list[int]
+                 ) -> tuple[list[str], list[str], list[int]]:
+        """The seat columns with the seats of the groups ``spelled`` (in order) spelled out:
+        the others' seats are taken as they are."""
+        out_players: list[str] = []
+        out_tickets: list[str] = []
+        out_teams: list[int] = []
+        done = 0  # seats before this one are in the columns
+        for k in [*spelled, len(groups)]:
+            out_players += players[done:at[k]]
+            out_tickets += seat_tickets[done:at[k]]
+            out_teams += teams[done:at[k]]
+            if k == len(groups):
+                break
+            seating = groups.teams.get(k)
+            if seating is not None:
+                of_player, of_ticket, of_team = seating.columns(
+                    groups.tickets, groups.slots[groups.start[k]:groups.start[k + 1]])
+                out_players += of_player
+                out_tickets += of_ticket
+                out_teams += of_team
+            else:
+                seats = groups[k].seats
+                out_players += [s.player for s in seats]
+                out_tickets += [s.ticket_id for s in seats]
+                out_teams += [0] * len(seats)
+            done = at[k + 1]
+        return out_players, out_tickets, out_teams
+
+    def _accepted(self, p: Proposal | RowProposal) -> bool:
         return all(i in self.tickets and self.tickets[i].fully_accepted for i in p.ticket_ids)
 
     # ----------------------------------------------------------------- creating matches
 
-    async def _create(self, p: Proposal) -> None:
+    async def _create(self, p: Proposal | RowProposal) -> None:
         """Create the accepted match on the rules service and hand out the seat tokens.
 
         The match id was fixed when the match was proposed, and the rules service creates
@@ -699,7 +816,7 @@ class Matchmaker:
         log.info("match created", match_id=p.match_id, game=p.game, mode=p.mode,
                  bots=len(bot_seats))
 
-    async def _creation_failed(self, p: Proposal, err: BaseException) -> None:
+    async def _creation_failed(self, p: Proposal | RowProposal, err: BaseException) -> None:
         code = err.code() if isinstance(err, grpc.aio.AioRpcError) else grpc.StatusCode.UNAVAILABLE
         why = err.details() if isinstance(err, grpc.aio.AioRpcError) else str(err)
         p.attempts += 1
@@ -795,6 +912,9 @@ class Matchmaker:
 
 
 _STATUS = attrgetter("status")
+_MATCH_ID = attrgetter("match_id")
+_SIZE = itemgetter(2)
+"""A party's size in its row's seat limits."""
 
 
 class _Gone:
@@ -868,10 +988,11 @@ class _Rows:
         """Rows of the tickets waiting now, in queue order."""
         return list(compress(range(len(self.holder)), map("waiting".__eq__, map(_STATUS, self.holder))))
 
-    def pool(self, now: float) -> tuple[Tickets, list[int], list[float]]:
+    def pool(self, now: float, waiting: list[int] | None = None
+             ) -> tuple[Tickets, list[int], list[float]]:
         """What the grouping reads: the columns, the rows of the rated waiting tickets, and
-        each row's wait."""
-        live = self.waiting()
+        each row's wait. ``waiting``: :meth:`waiting` if it was just listed."""
+        live = self.waiting() if waiting is None else waiting
         if self.unrated:
             live = [s for s in live if s not in self.unrated]
         return self.columns, live, [now - q for q in self.queued_at]
@@ -887,7 +1008,16 @@ class _Joined(Sequence[Formed]):
         return sum(map(len, self.parts))
 
     def __getitem__(self, k: int) -> Formed:  # type: ignore[override]
-        return list(self)[k]
+        if isinstance(k, slice):
+            return list(self)[k]  # type: ignore[return-value]
+        if k < 0:
+            k += len(self)
+        if k >= 0:
+            for part in self.parts:
+                if k < len(part):
+                    return part[k]
+                k -= len(part)
+        raise IndexError("group index out of range")
 
     def __iter__(self) -> Iterator[Formed]:
         return chain.from_iterable(self.parts)
