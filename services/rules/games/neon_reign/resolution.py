@@ -7,7 +7,7 @@ once (``Knockout``), as the rulebook says the game ends "at any point" a hero re
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
 
 from services.rules.games.contract import EngineEvent
@@ -446,16 +446,9 @@ def resolve(sides: tuple[Side, Side], attacker: int, attack: tuple[str, ...],
     discard piles: the Attacker's (a player's; the Computer's are virtual) and the defence's.
     """
     table = Table(sides, attacker, rules, shield_answers)
-    paused = None
-    try:
-        table.run(attack, defense)
-    except Knockout:
-        pass
-    except NeedShields as need:
-        paused = need.ask
-    if settle and paused is None:
-        table.put_away(attack, defense.cards)
-    return Resolution(table.result(), tuple(table.events), table.knocked_out(), paused)
+    resolution = _played(table, attack, defense, settle, lambda: table.run(attack, defense))
+    assert resolution is not None  # run answers None, never False
+    return resolution
 
 
 def resume(sides: tuple[Side, Side], attacker: int, attack: tuple[str, ...],
@@ -466,9 +459,17 @@ def resume(sides: tuple[Side, Side], attacker: int, attack: tuple[str, ...],
     again from the start, and only the events that come after the pause. ``None`` if the
     pause is not one :meth:`Table.resume` knows (then resolve again from the start)."""
     table = Table(sides, attacker, rules, shield_answers)
+    return _played(table, attack, defense, settle, lambda: table.resume(attack, defense, ask))
+
+
+def _played(table: Table, attack: tuple[str, ...], defense: Defense, settle: bool,
+            play: Callable[[], object]) -> Resolution | None:
+    """Run ``play`` on ``table`` (``None`` if it answers False: nothing done) until it ends,
+    a knockout ends it, or it pauses for a Shield decision; then settle as :func:`resolve`
+    says, and the resolution."""
     paused = None
     try:
-        if not table.resume(attack, defense, ask):
+        if play() is False:
             return None
     except Knockout:
         pass
