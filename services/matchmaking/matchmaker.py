@@ -659,12 +659,8 @@ class Matchmaker:
         players, then its bots) with the parties' sizes, so that no seat's ticket is written;
         the groups seated in teams add their seat order and teams (one per way of seating,
         shared between the groups seated alike)."""
-        batch_id = f"mm-{uuid.uuid4().hex[:12]}"  # its matches: mm-<20 hex digits>, as ever
-        modes = {m: i for i, m in enumerate(dict.fromkeys(groups.mode))}
-        mode_of = list(map(modes.__getitem__, groups.mode))
+        batch_id, modes, mode_of, parties, tickets = self._batch_head(groups)
         start, slots, column = groups.start, groups.slots, groups.tickets
-        parties = list(map(sub, start[1:], start[:-1]))
-        tickets = list(map(column.ids.__getitem__, slots))
         singles = all(limits[2] == 1 for limits in column.distinct_limits())
         if singles:  # every party is one player
             sizes = [1] * len(slots)
@@ -695,19 +691,27 @@ class Matchmaker:
                             for n in range(1, groups.table[k] - (at[k + 1] - at[k]) + 1)]
                 done = at[k + 1]
             players += humans[done:]
-        return ProposalBatch(batch_id, game, deadline, self.config.auto_accept, list(modes),
+        return ProposalBatch(batch_id, game, deadline, self.config.auto_accept, modes,
                              mode_of, parties, tickets, list(groups.table), players, [], teams,
                              sizes, reordered, seat_order)
+
+    @staticmethod
+    def _batch_head(groups: Groups) -> tuple[str, list[str], list[int], list[int], list[str]]:
+        """A new batch's id, its modes, each group's mode (an index into them), parties per
+        group and the parties' tickets, from the grouping's columns."""
+        batch_id = f"mm-{uuid.uuid4().hex[:12]}"  # its matches: mm-<20 hex digits>, as ever
+        modes = {m: i for i, m in enumerate(dict.fromkeys(groups.mode))}
+        mode_of = list(map(modes.__getitem__, groups.mode))
+        start = groups.start
+        parties = list(map(sub, start[1:], start[:-1]))
+        tickets = list(map(groups.tickets.ids.__getitem__, groups.slots))
+        return batch_id, list(modes), mode_of, parties, tickets
 
     def _batch_seat_by_seat(self, game: str, groups: Groups, deadline: float) -> ProposalBatch:
         """:meth:`_batch` with every seat's player, ticket and team written in seat order (as
         batches were written before party sizes)."""
-        batch_id = f"mm-{uuid.uuid4().hex[:12]}"  # its matches: mm-<20 hex digits>, as ever
-        modes = {m: i for i, m in enumerate(dict.fromkeys(groups.mode))}
-        mode_of = list(map(modes.__getitem__, groups.mode))
+        batch_id, modes, mode_of, parties, tickets = self._batch_head(groups)
         start, slots, column = groups.start, groups.slots, groups.tickets
-        parties = list(map(sub, start[1:], start[:-1]))
-        tickets = list(map(column.ids.__getitem__, slots))
         party_players = list(map(column.players.__getitem__, slots))
         sizes = list(map(_SIZE, map(column.limits.__getitem__, slots)))  # no visit to each party
         singles = sizes.count(1) == len(sizes)  # then a seat's ticket is its party's
@@ -734,7 +738,7 @@ class Matchmaker:
         if spelled:
             players, seat_tickets, teams = self._spelled(groups, sorted(spelled), at, players,
                                                          seat_tickets, teams)
-        return ProposalBatch(batch_id, game, deadline, self.config.auto_accept, list(modes),
+        return ProposalBatch(batch_id, game, deadline, self.config.auto_accept, modes,
                              mode_of, parties, tickets, list(groups.table), players,
                              seat_tickets, teams)
 

@@ -177,7 +177,8 @@ def test_both_ways_of_writing_a_batch_read_back_the_groups_seats() -> None:
     rng = random.Random(5)
     modes = (*NEON.modes, ModeSpec("big", 4, 8, team_layouts=((4, 2), (6, 3), (6, 2), (8, 2))))
     names = [m.name for m in modes]
-    owner = types.SimpleNamespace(config=Config(), _spelled=matchmaker.Matchmaker._spelled)
+    owner = types.SimpleNamespace(config=Config(), _spelled=matchmaker.Matchmaker._spelled,
+                                  _batch_head=matchmaker.Matchmaker._batch_head)
     seen = {"bots": 0, "teams": 0, "team bots": 0}
     for _ in range(300):
         entries = []
