@@ -71,3 +71,26 @@ def test_a_change_of_the_draft_forgets_the_attack_answers_it_kept():
         action = bots[decision.seat].choose(decision, engine.view(state, decision.seat))
         state = engine.apply(state, decision.seat, action, rng).state
     assert checked
+
+
+def test_a_drafts_events_are_the_events_their_constructor_makes():
+    """``Draft.emit`` sets an event's fields in one step: equal to ``EngineEvent(...)``,
+    the same fields in the same order, as frozen."""
+    import dataclasses
+
+    from services.rules.games.contract import EngineEvent
+
+    state = ENGINE.setup(MatchConfig("rebirth", 3, ENGINE.match_options("rebirth", 3)),
+                         SeededRandomness("events"))
+    w = Draft(state, SeededRandomness("events-draft"))
+    w.emit("public", {"a": 1})
+    w.emit("private", {"b": [2]}, frozenset({1}))
+    made = [EngineEvent("public", {"a": 1}), EngineEvent("private", {"b": [2]}, frozenset({1}))]
+    assert w.events == made
+    for event, other in zip(w.events, made, strict=True):
+        assert type(event) is EngineEvent
+        assert vars(event) == vars(other) and list(vars(event)) == list(vars(other))
+        assert dataclasses.astuple(event) == dataclasses.astuple(other)
+        assert repr(event) == repr(other)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            event.kind = "changed"  # type: ignore[misc]
