@@ -190,6 +190,28 @@ class DrawStream(_Sampler):
         self.counter = counter + 1
         return int.from_bytes(digest[:8], "big")
 
+    def randbelow(self, k: int) -> int:
+        """:meth:`_Sampler.randbelow` with the block hashed in the loop (the same value
+        from the same blocks; tests/unit/test_draws.py compares both)."""
+        if not 1 <= k <= MAX_BOUND:
+            return super().randbelow(k)  # raises
+        limit = _TWO_64 - (_TWO_64 % k)
+        digest = self._hmac.digest
+        counter = self.counter
+        while True:
+            value = int.from_bytes(digest(b"%d]" % counter)[:8], "big")
+            counter += 1
+            if value < limit:
+                self.counter = counter
+                return value % k
+
+    def rolls(self, sides: int, count: int) -> list[int]:
+        """:meth:`_Sampler.rolls` through this stream's :meth:`randbelow`."""
+        if not 1 <= count <= 100 or not 1 <= sides <= MAX_BOUND:
+            return super().rolls(sides, count)  # raises
+        randbelow = self.randbelow
+        return [randbelow(sides) for _ in range(count)]
+
     def permutation(self, n: int) -> list[int]:
         """:meth:`_Sampler.permutation` with the blocks hashed in the loop: the same swaps
         from the same blocks (tests/unit/test_draws.py compares both), without three calls
@@ -386,6 +408,47 @@ class SeededRandomness(RecordingRandomness):
             seed = hashlib.sha256(seed.encode()).digest()
         self.stream = DrawStream(seed, match_id)
         super().__init__(lambda op, n, count: perform(self.stream, op, n, count))
+
+    # What the draw function above does, without its calls per draw (perform, _perform,
+    # the record's frozen __init__): the same values, the same records, the same counter
+    # (put back when a draw raises). tests/unit/test_draws.py compares both ways.
+
+    def randbelow(self, n: int) -> int:
+        stream = self.stream
+        first = stream.counter
+        try:
+            value = stream.randbelow(n)
+        except BaseException:
+            stream.counter = first
+            raise
+        self.records.append(_record("randbelow", n, 1, (value,), first, stream.counter))
+        return value
+
+    def roll(self, faces: Sequence[T], count: int = 1) -> tuple[T, ...]:
+        faces = tuple(faces)
+        stream = self.stream
+        first = stream.counter
+        try:
+            result = tuple(stream.rolls(len(faces), count))
+        except BaseException:
+            stream.counter = first
+            raise
+        self.records.append(_record("roll", len(faces), count, result, first, stream.counter))
+        return tuple(map(faces.__getitem__, result))
+
+
+def _record(op: str, n: int, count: int, result: tuple[int, ...], first: int,
+            next_: int) -> DrawRecord:
+    """``DrawRecord(op, n, count, result, first, next_)``, its fields set in one step (the
+    frozen ``__init__`` sets each through ``object.__setattr__``): an equal record."""
+    record = _NEW(DrawRecord)
+    _SET(record, "__dict__", {"op": op, "n": n, "count": count, "result": result,
+                              "first": first, "next": next_})
+    return record
+
+
+_NEW = object.__new__
+_SET = object.__setattr__
 
 
 class ReplayMismatch(Exception):

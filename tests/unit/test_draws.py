@@ -174,3 +174,65 @@ def test_draw_stream_shuffles_reject_words_as_the_sampler_does() -> None:
     fast._hmac = generic._hmac = Words()  # type: ignore[assignment]
     assert fast.permutation(30) == _Sampler.permutation(generic, 30)
     assert fast.counter == generic.counter > 29 + 5
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.binary(min_size=1, max_size=40), st.integers(0, 10**6),
+       st.lists(st.tuples(st.sampled_from(["randbelow", "roll", "shuffle"]),
+                          st.integers(1, 40), st.integers(1, 6)), max_size=12))
+def test_seeded_randomness_draws_as_the_generic_path_does(seed, counter, ops) -> None:
+    """DrawStream's own randbelow and rolls, and SeededRandomness's draws without
+    ``perform``, give the values, records (equal, type for type) and counters of
+    ``_Sampler`` through ``perform``."""
+    from services.platform.draws import DrawRecord, RecordingRandomness, _Sampler
+
+    fast, generic = DrawStream(seed, "m-draw", counter=counter), DrawStream(seed, "m-draw", counter=counter)
+    assert fast.randbelow(7) == _Sampler.randbelow(generic, 7)
+    assert fast.rolls(6, 3) == _Sampler.rolls(generic, 6, 3)
+    assert fast.counter == generic.counter
+    seeded = SeededRandomness(seed)
+    plain = RecordingRandomness(lambda op, n, count, s=DrawStream(seed, "local"): perform(s, op, n, count))
+    faces = tuple(range(100))
+    for op, n, count in ops:
+        if op == "randbelow":
+            assert seeded.randbelow(n) == plain.randbelow(n)
+        elif op == "roll":
+            assert seeded.roll(faces[:n], count) == plain.roll(faces[:n], count)
+        else:
+            assert seeded.shuffle(faces[:n]) == plain.shuffle(faces[:n])
+    assert seeded.records == plain.records
+    assert all(type(r) is DrawRecord for r in seeded.records)
+    assert [r.to_json() for r in seeded.records] == [r.to_json() for r in plain.records]
+    assert len({hash(r) for r in seeded.records}) == len(set(plain.records))
+
+
+def test_seeded_randomness_refuses_bad_draws_and_keeps_its_counter() -> None:
+    seeded = SeededRandomness("bad draws")
+    seeded.randbelow(5)
+    at = seeded.stream.counter
+    for bad in (lambda: seeded.randbelow(0), lambda: seeded.randbelow((1 << 32) + 1),
+                lambda: seeded.roll((), 1), lambda: seeded.roll((1, 2), 0),
+                lambda: seeded.roll((1, 2), 101)):
+        with pytest.raises(ValueError):
+            bad()
+        assert seeded.stream.counter == at
+    assert len(seeded.records) == 1
+    with pytest.raises(ValueError):
+        DrawStream(b"\x07" * 32, "m").rolls(0, 2)
+
+
+def test_draw_stream_randbelow_rejects_words_as_the_sampler_does() -> None:
+    from services.platform.draws import _Sampler
+
+    class Words:
+        def digest(self, message: bytes) -> bytes:
+            n = int(message[:-1])
+            top = (1 << 64) - 1 - (n % 3)
+            return (top if n % 4 == 1 else n * 7919).to_bytes(8, "big") + b"\0" * 24
+
+    fast, generic = DrawStream(b"s", "m"), DrawStream(b"s", "m")
+    fast._hmac = generic._hmac = Words()  # type: ignore[assignment]
+    for k in range(3, 30):
+        assert fast.randbelow(k) == _Sampler.randbelow(generic, k)
+        assert fast.rolls(k, 3) == _Sampler.rolls(generic, k, 3)
+        assert fast.counter == generic.counter

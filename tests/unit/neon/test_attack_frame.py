@@ -121,3 +121,24 @@ def test_the_encoded_keys_come_sorted(assigned: bool, helping: bool) -> None:
     keys = list(attack.encoded())
     assert keys == sorted(keys)
     assert ("fulls_on_crits" in keys) is assigned and ("helpers" in keys) is helping
+
+
+def test_an_attacks_but_is_frozen_but():
+    """``Attack.but`` writes ``frozen.but`` out: the same attack, a new object, frozen, and
+    a name that is no field refused as ``dataclasses.replace`` refuses it."""
+    import dataclasses
+
+    from services.rules.games.frozen import but as frozen_but
+    from services.rules.games.neon.attack import Attack, new_attack
+
+    fr = new_attack(1, "base", ("f:0",), 2)
+    for changes in ({}, {"stage": "after"}, {"attack_roll": ("hit",), "attack_dice": 3}):
+        made = fr.but(**changes)
+        assert made == frozen_but(fr, changes) == dataclasses.replace(fr, **changes)
+        assert made is not fr and type(made) is Attack
+        assert list(vars(made)) == list(vars(dataclasses.replace(fr, **changes)))
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            made.stage = "x"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        fr.but(not_a_field=1)
+    assert fr == new_attack(1, "base", ("f:0",), 2)

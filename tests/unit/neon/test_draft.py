@@ -71,3 +71,46 @@ def test_a_change_of_the_draft_forgets_the_attack_answers_it_kept():
         action = bots[decision.seat].choose(decision, engine.view(state, decision.seat))
         state = engine.apply(state, decision.seat, action, rng).state
     assert checked
+
+
+def test_a_drafts_events_are_the_events_their_constructor_makes():
+    """``Draft.emit`` sets an event's fields in one step: equal to ``EngineEvent(...)``,
+    the same fields in the same order, as frozen."""
+    import dataclasses
+
+    from services.rules.games.contract import EngineEvent
+
+    state = ENGINE.setup(MatchConfig("rebirth", 3, ENGINE.match_options("rebirth", 3)),
+                         SeededRandomness("events"))
+    w = Draft(state, SeededRandomness("events-draft"))
+    w.emit("public", {"a": 1})
+    w.emit("private", {"b": [2]}, frozenset({1}))
+    made = [EngineEvent("public", {"a": 1}), EngineEvent("private", {"b": [2]}, frozenset({1}))]
+    assert w.events == made
+    for event, other in zip(w.events, made, strict=True):
+        assert type(event) is EngineEvent
+        assert vars(event) == vars(other) and list(vars(event)) == list(vars(other))
+        assert dataclasses.astuple(event) == dataclasses.astuple(other)
+        assert repr(event) == repr(other)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            event.kind = "changed"  # type: ignore[misc]
+
+
+def test_a_drafts_update_is_frozen_but():
+    """``Draft.update`` writes ``frozen.but`` out: the fighter with the changes, a new
+    frozen object in the draft's fighters, and a name that is no field refused."""
+    import dataclasses
+
+    state = ENGINE.setup(MatchConfig("rebirth", 3, ENGINE.match_options("rebirth", 3)),
+                         SeededRandomness("updates"))
+    w = Draft(state, SeededRandomness("updates-draft"))
+    before = state.fighters[1]
+    made = w.update(1, energy=before.energy + 2, shields=1)
+    assert made == dataclasses.replace(before, energy=before.energy + 2, shields=1)
+    assert list(vars(made)) == list(vars(before))
+    assert w.s.fighters[1] is made and state.fighters[1] is before
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.energy = 0  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        w.update(1, not_a_field=1)
+    assert w.s.fighters[1] is made

@@ -93,3 +93,35 @@ def test_a_fighter_view_made_from_the_last_one_is_the_one_made_afresh():
             last = state
             state = engine.apply(state, decision.seat, bots[decision.seat].choose(decision, view),
                                  rng).state
+
+
+def test_an_attack_view_made_from_the_last_one_is_the_one_made_afresh():
+    """``_attack_view`` takes the lists of the tuples an answer left alone from the attack's
+    last view: it equals the view built afresh, type for type, in every mode (Coalition:
+    allies' windows), whatever attack was shown before."""
+    from services.rules.games.neon import views
+    from services.rules.games.neon.attack import Attack
+
+    engine = ENGINE
+    seen = 0
+    for mode, seats in (("rebirth", 3), ("coalition", 4), ("battle-royale", 4)):
+        rng = SeededRandomness(f"attack-view-reuse:{mode}")
+        state = engine.setup(MatchConfig(mode, seats, engine.match_options(mode, seats)), rng)
+        bots = [make_bot("rule", f"attack-reuse-{seat}", "neon") for seat in range(seats)]
+        last: tuple[dict, dict] | None = None
+        while pending := engine.pending(state):
+            for fr in state.stack:
+                if isinstance(fr, Attack):
+                    encoded = fr.encoded()
+                    fresh = views._frame_view(fr, None)
+                    made = views._attack_view(fr, encoded, *(last or (None, None)))
+                    assert made == fresh
+                    assert json.dumps(made) == json.dumps(fresh)
+                    assert views._attack_view(fr, encoded, None, None) == fresh
+                    last = (encoded, made)
+                    seen += 1
+            decision = pending[0]
+            view = engine.view(state, decision.seat)
+            state = engine.apply(state, decision.seat, bots[decision.seat].choose(decision, view),
+                                 rng).state
+    assert seen > 100

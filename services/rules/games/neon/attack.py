@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from services.rules.games.frozen import but
+from services.rules.games.frozen import _plain_fields, but
 from services.rules.games.windows import ResponseWindow
 
 DEFENDER_STAGES = ("dprep", "dafter", "blocks", "worn")
@@ -117,6 +117,13 @@ class Attack:
         return ResponseWindow((self.attacker,))
 
     def but(self, **changes: Any) -> Attack:
+        # frozen.but(self, changes), its steps written out (the attack's most frequent call)
+        if self.__class__ is Attack and _ATTACK_FIELDS and _ATTACK_FIELDS.issuperset(changes):
+            attrs = self.__dict__.copy()
+            attrs.update(changes)
+            new = _NEW(Attack)
+            _SET(new, "__dict__", attrs)
+            return new
         return but(self, changes)
 
     def encoded(self) -> dict[str, Any]:
@@ -147,3 +154,8 @@ def new_attack(attacker: int, weapon: str, targets: tuple[str, ...], dice: int) 
 
 
 _BLANK = Attack(0, "", ())
+_ATTACK_FIELDS: frozenset[str] = _plain_fields(Attack) or frozenset()
+"""Attack's fields when ``frozen.but`` copies its instances in one step (else empty, and
+every change takes ``frozen.but``)."""
+_NEW = object.__new__
+_SET = object.__setattr__

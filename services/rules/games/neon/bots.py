@@ -44,12 +44,35 @@ class RuleBot:
                 picks.append(a)
         return self.pick(picks)
 
+    def best_row(self, legal: tuple[Action, ...]) -> Action:
+        """``best(legal, row_value)``, the best rows of a list found once: the engine lists
+        a hand's choices with the same answer objects every time (``pair_choices``), so the
+        list's answers, by identity, name it (the entry keeps the list, so no identity in
+        its key is reused while it lasts; answers are read, never changed)."""
+        key = tuple(map(id, legal))
+        hit = _BEST_ROWS.get(key)
+        if hit is None:
+            if not legal:
+                return self.best(legal, row_value)  # raises
+            top = 0
+            picks: list[Action] = []
+            for a in legal:
+                value = row_value(a)
+                if not picks or value > top:
+                    top, picks = value, [a]
+                elif value == top:
+                    picks.append(a)
+            if len(_BEST_ROWS) >= 4096:
+                _BEST_ROWS.clear()
+            hit = _BEST_ROWS[key] = (legal, picks)
+        return self.pick(hit[1])
+
     def choose(self, view: Mapping[str, Any], decision: Decision) -> Action:
         legal = decision.legal
         kind = decision.kind
         me = view["fighters"][decision.seat]
         if kind == "choose_cards":
-            return self.best(legal, row_value)
+            return self.best_row(legal)
         if kind == "land":
             return self.best(legal, lambda a: crowd(view, decision.seat, a["sector"]))
         if kind == "turn":
@@ -107,6 +130,8 @@ def row_value(action: Action) -> int:
 
 
 _ROW_VALUES: dict[tuple[str, str, str, bool, bool], int] = {}
+_BEST_ROWS: dict[tuple[int, ...], tuple[tuple[Action, ...], list[Action]]] = {}
+"""The best rows of each choice list met, by its answers' identities (``RuleBot.best_row``)."""
 """A row's worth by the choice that lays it out: the content pack's cards are fixed, so the
 worth of (top, bottom, cover, rotations) never changes (at most 48 per hand of 3 cards)."""
 

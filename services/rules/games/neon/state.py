@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.rules.games.contract import EngineEvent, Randomness
-from services.rules.games.frozen import but, replace
+from services.rules.games.frozen import _plain_fields, but, replace
 from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.ruleset import RULESETS, Ruleset
 
@@ -159,6 +159,11 @@ class State:
         return self.stack[-1] if self.stack else None
 
 
+_NEW = object.__new__
+_SET = object.__setattr__
+_FIGHTER_FIELDS: frozenset[str] = _plain_fields(Fighter) or frozenset()
+"""Fighter's fields when ``frozen.but`` copies its instances in one step (else empty, and
+every update takes ``frozen.but``)."""
 LEGAL_MEMO: tuple[Any, Any, Any] = (None, None, None)
 """``combat.attack_legal``'s last (state, frame, answers). A draft changes its state in
 place, so every change of a draft forgets it (a state handed out never changes: its entry
@@ -209,12 +214,24 @@ class Draft:
         LEGAL_MEMO = _FORGOTTEN
 
     def update(self, idx: int, **changes: Any) -> Fighter:
-        fighter = but(self.s.fighters[idx], changes)
+        old = self.s.fighters[idx]
+        if old.__class__ is Fighter and _FIGHTER_FIELDS and _FIGHTER_FIELDS.issuperset(changes):
+            # frozen.but(old, changes), its steps written out (the draft's most frequent call)
+            attrs = old.__dict__.copy()
+            attrs.update(changes)
+            fighter = _NEW(Fighter)
+            _SET(fighter, "__dict__", attrs)
+        else:
+            fighter = but(old, changes)
         self.put(fighter)
         return fighter
 
     def emit(self, kind: str, data: dict[str, Any], to: frozenset[int] | None = None) -> None:
-        self.events.append(EngineEvent(kind, data, to))
+        # EngineEvent(kind, data, to), its fields set in one step (the frozen __init__ sets
+        # each through object.__setattr__): an equal event (tests/unit/neon/test_draft.py)
+        event = _NEW(EngineEvent)
+        _SET(event, "__dict__", {"kind": kind, "data": data, "visible_to": to})
+        self.events.append(event)
 
     def push(self, fr: StackFrame) -> None:
         global LEGAL_MEMO

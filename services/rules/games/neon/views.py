@@ -30,7 +30,7 @@ ALL_SECTORS = frozenset(SECTORS)
 _FIGHTERS: dict[tuple[int, bool, str], tuple[Fighter, dict[str, Any]]] = {}
 _PUBLIC: dict[tuple[int, str], tuple[Fighter, dict[str, Any]]] = {}
 _LISTS: dict[tuple[int | None, str], tuple[tuple[Fighter, ...], list[dict[str, Any]]]] = {}
-_FRAMES: dict[tuple[int, bool], tuple[StackFrame, dict[str, Any]]] = {}
+_FRAMES: dict[tuple[int, bool], tuple[StackFrame, dict[str, Any], dict[str, Any] | None]] = {}
 _RING: list[Any] = [None, None, None, [], []]
 
 
@@ -149,9 +149,37 @@ def frame_view(depth: int, fr: StackFrame, viewer: int | None) -> dict[str, Any]
     hit = _FRAMES.get(key)
     if hit is not None and hit[0] is fr:
         return hit[1]
+    if isinstance(fr, Attack):
+        encoded = fr.encoded()
+        out = _attack_view(fr, encoded, hit[2] if hit is not None else None,
+                           hit[1] if hit is not None else None)
+        _FRAMES[key] = (fr, out, encoded)
+        return out
     out = _frame_view(fr, viewer)
-    _FRAMES[key] = (fr, out)
+    _FRAMES[key] = (fr, out, None)
     return out
+
+
+def _attack_view(fr: Attack, encoded: dict[str, Any], last: dict[str, Any] | None,
+                 before: dict[str, Any] | None) -> dict[str, Any]:
+    """``_frame_view`` of an attack from its encoded data. ``last`` and ``before``: the
+    encoded data and the view of the attack last shown at this depth; an answer changes a
+    few of its fields, and the lists made from the tuples it left alone (the same objects)
+    are taken from ``before`` (read, never changed, like every part of a view)."""
+    out: dict[str, Any] = {"kind": fr.kind, "owner": fr.owner}
+    if last is None or before is None:
+        for k, v in encoded.items():
+            out[k] = _json(v) if isinstance(v, tuple) else v
+        return out
+    for k, v in encoded.items():
+        if isinstance(v, tuple):
+            out[k] = before[k] if last.get(k, _ABSENT) is v else _json(v)
+        else:
+            out[k] = v
+    return out
+
+
+_ABSENT = object()
 
 
 def _frame_view(fr: StackFrame, viewer: int | None) -> dict[str, Any]:
