@@ -32,17 +32,7 @@ class RuleBot:
 
     def best(self, legal: tuple[Action, ...], score: Any) -> Action:
         """A random one of the best scored answers (ties in the order listed)."""
-        if not legal:
-            raise ValueError("max() arg is an empty sequence")
-        top: Any = None
-        picks: list[Action] = []
-        for a in legal:
-            value = score(a)
-            if not picks or value > top:
-                top, picks = value, [a]
-            elif value == top:
-                picks.append(a)
-        return self.pick(picks)
+        return self.pick(_best_picks(legal, score))
 
     def best_row(self, legal: tuple[Action, ...]) -> Action:
         """``best(legal, row_value)``, the best rows of a list found once: the engine lists
@@ -52,16 +42,7 @@ class RuleBot:
         key = tuple(map(id, legal))
         hit = _BEST_ROWS.get(key)
         if hit is None:
-            if not legal:
-                return self.best(legal, row_value)  # raises
-            top = 0
-            picks: list[Action] = []
-            for a in legal:
-                value = row_value(a)
-                if not picks or value > top:
-                    top, picks = value, [a]
-                elif value == top:
-                    picks.append(a)
+            picks = _best_picks(legal, row_value)
             if len(_BEST_ROWS) >= 4096:
                 _BEST_ROWS.clear()
             hit = _BEST_ROWS[key] = (legal, picks)
@@ -130,10 +111,25 @@ def row_value(action: Action) -> int:
 
 
 _ROW_VALUES: dict[tuple[str, str, str, bool, bool], int] = {}
-_BEST_ROWS: dict[tuple[int, ...], tuple[tuple[Action, ...], list[Action]]] = {}
-"""The best rows of each choice list met, by its answers' identities (``RuleBot.best_row``)."""
 """A row's worth by the choice that lays it out: the content pack's cards are fixed, so the
 worth of (top, bottom, cover, rotations) never changes (at most 48 per hand of 3 cards)."""
+_BEST_ROWS: dict[tuple[int, ...], tuple[tuple[Action, ...], list[Action]]] = {}
+"""The best rows of each choice list met, by its answers' identities (``RuleBot.best_row``)."""
+
+
+def _best_picks(legal: tuple[Action, ...], score: Any) -> list[Action]:
+    """The best scored answers, in the order listed (``RuleBot.best``)."""
+    if not legal:
+        raise ValueError("max() arg is an empty sequence")
+    top: Any = None
+    picks: list[Action] = []
+    for a in legal:
+        value = score(a)
+        if not picks or value > top:
+            top, picks = value, [a]
+        elif value == top:
+            picks.append(a)
+    return picks
 
 
 def crowd(view: Mapping[str, Any], seat: int, sector: int) -> tuple[int, int]:
