@@ -147,12 +147,21 @@ def _endpoint_table(endpoints: dict[str, str]) -> None:
 def serve(service: str = typer.Argument(
         ..., help="dice, scoring, matchmaking, tournament, gateway or rules-<game>")) -> None:
     """Run one service on its own, configured by environment variables."""
+    import faulthandler
+    import signal
+
     from services.dice import main as dice_main
     from services.platform import bus
     from services.platform.keys import load_keys
     from services.rules import main as rules_main
     from services.rules.games import available
 
+    # SIGUSR1 writes every thread's stack to stderr (the service's log under `neon up
+    # --processes`, which asks for it when a service does not start in time).
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
+    from services.cli.processes import die_with_supervisor
+
+    die_with_supervisor()
     settings = _settings()
     known = ["dice", "matchmaking", "scoring", "tournament", "gateway",
              *(f"rules-{game}" for game in available())]

@@ -26,7 +26,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -88,19 +88,51 @@ def tier_of(service: str) -> int:
 
 
 def _parent_death_signal() -> Callable[[], None] | None:
-    """A preexec_fn asking Linux to SIGTERM the child when the supervisor dies."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        prctl = libc.prctl
-    except (OSError, AttributeError):
+    """A preexec_fn asking Linux to SIGTERM the child when the supervisor dies.
+
+    Only for the bundled nats-server, started before the supervisor has any thread: a
+    preexec_fn runs Python between fork and exec, and in a process with threads (gRPC's,
+    once a health check ran) the child can deadlock there, and the parent with it, waiting
+    in ``Popen`` for an exec that never comes (seen: `neon up --processes` hung, silent, on
+    spawning matchmaking). Services ask for the signal themselves (:func:`die_with_supervisor`).
+    """
+    prctl = _prctl()
+    if prctl is None:
         return None
 
     def preexec() -> None:
-        prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+        prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
 
     return preexec
+
+
+PR_SET_PDEATHSIG = 1
+SUPERVISOR_PID = "NEON_SUPERVISOR_PID"
+"""Set by `neon up --processes` in each service's environment: the pid that, when it dies,
+takes the service with it (:func:`die_with_supervisor`)."""
+
+
+def _prctl() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
+
+
+def die_with_supervisor(environ: Mapping[str, str] = os.environ) -> bool:
+    """In a service started by `neon up --processes`: SIGTERM this process when the
+    supervisor dies (Linux), and exit at once if it already has. False when not supervised."""
+    pid = environ.get(SUPERVISOR_PID, "")
+    if not pid.isdigit():
+        return False
+    prctl = _prctl()
+    if prctl is not None:
+        prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
+    if os.getppid() != int(pid):  # the supervisor died before the signal was asked for
+        raise SystemExit(f"the supervisor (pid {pid}) is gone")
+    return True
 
 
 def health_status(address: str, timeout: float = 0.5) -> int | None:
@@ -179,8 +211,8 @@ class Child:
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "services.cli.main", "serve", self.service],
-                env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True, preexec_fn=_parent_death_signal(),
+                env={**self.env, SUPERVISOR_PID: str(os.getpid())}, stdin=subprocess.DEVNULL,
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )
         finally:
             log.close()
@@ -200,8 +232,17 @@ class Child:
             if http_serving(self.address) if self.service in HTTP_SERVICES else serving(self.address):
                 return
             time.sleep(0.1)
-        raise StartError(f"{self.service} did not answer SERVING within {timeout:.0f}s:\n"
-                         f"{self.log_tail()}")
+        raise StartError(f"{self.service} did not answer SERVING within {timeout:.0f}s; where it "
+                         f"was (its log, its threads' stacks last):\n{self.stacks()}")
+
+    def stacks(self, wait: float = 1.0) -> str:
+        """The log's tail after asking the process for its threads' stacks (``neon serve``
+        writes them to its log on SIGUSR1): where a service that does not start is stuck."""
+        if self.running():
+            assert self.proc is not None
+            self.proc.send_signal(signal.SIGUSR1)
+            time.sleep(wait)
+        return self.log_tail(6000)
 
     def terminate(self) -> None:
         if self.running():
