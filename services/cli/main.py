@@ -158,7 +158,10 @@ def serve(service: str = typer.Argument(
 
     # SIGUSR1 writes every thread's stack to stderr (the service's log under `neon up
     # --processes`, which asks for it when a service does not start in time).
-    faulthandler.register(signal.SIGUSR1, all_threads=True)
+    try:
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    except (ValueError, OSError, AttributeError):  # stderr is not a file (in process, tests)
+        pass
     from services.cli.processes import die_with_supervisor
 
     die_with_supervisor()
