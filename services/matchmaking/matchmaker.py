@@ -101,9 +101,7 @@ class RowProposal(BatchProposal):
 
     def __init__(self, batch: ProposalBatch, k: int, first_ticket: int, first_seat: int,
                  first_order: int = -1) -> None:
-        self.batch, self.k, self.first_ticket, self.first_seat = batch, k, first_ticket, first_seat
-        self.match_id = f"{batch.batch_id}{k:08x}"
-        self.first_order = first_order
+        super().__init__(batch, k, first_ticket, first_seat, first_order)
         self.game, self.mode = batch.game, batch.modes[batch.mode_of[k]]
         self.deadline = batch.deadline
         self.creating, self.attempts = False, 0
