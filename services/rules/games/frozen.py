@@ -63,3 +63,19 @@ def but(obj: T, changes: dict[str, Any]) -> T:
     new = _NEW(cls)
     _SET(new, "__dict__", attrs)
     return new
+
+
+def _event_by_dict(kind: str, data: Any, visible_to: frozenset[int] | None = None) -> Any:
+    """``EngineEvent(kind, data, visible_to)``, its instance dict set at once (the generated
+    ``__init__`` of a frozen dataclass sets each field through ``object.__setattr__``)."""
+    new = _NEW(EngineEvent)
+    _SET(new, "__dict__", {"kind": kind, "data": data, "visible_to": visible_to})
+    return new
+
+
+from services.rules.games.contract import EngineEvent  # noqa: E402
+
+event = (_event_by_dict if _plain_fields(EngineEvent) == {"kind", "data", "visible_to"}
+         else EngineEvent)
+"""Make an engine event, the engines' most made object: the same object as
+``EngineEvent(...)`` (that constructor itself if the class ever holds more than these fields)."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.rules.games.contract import EngineEvent, Randomness
-from services.rules.games.frozen import _plain_fields, but, replace
+from services.rules.games.frozen import _plain_fields, but, event, replace
 from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.ruleset import RULESETS, Ruleset
 
@@ -227,11 +227,7 @@ class Draft:
         return fighter
 
     def emit(self, kind: str, data: dict[str, Any], to: frozenset[int] | None = None) -> None:
-        # EngineEvent(kind, data, to), its fields set in one step (the frozen __init__ sets
-        # each through object.__setattr__): an equal event (tests/unit/neon/test_draft.py)
-        event = _NEW(EngineEvent)
-        _SET(event, "__dict__", {"kind": kind, "data": data, "visible_to": to})
-        self.events.append(event)
+        self.events.append(event(kind, data, to))  # frozen.event: EngineEvent(kind, data, to)
 
     def push(self, fr: StackFrame) -> None:
         global LEGAL_MEMO

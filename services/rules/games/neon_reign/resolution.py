@@ -17,9 +17,8 @@ from .cards import BUTTON, JOYSTICK, SHIELD_LIMIT, STARTING_HEALTH, THROW, Card,
 from .combos import ComboHit, combo_total, combos_of
 from .content import ALL_HEROES, CARDS, card
 from .rulesets import Ruleset
-from .state import Defense, ShieldAsk, Side, _fast_event, event
+from .state import Defense, ShieldAsk, Side, event
 
-_FAST_EVENTS = event is _fast_event
 _NEW = object.__new__
 _SET = object.__setattr__
 
@@ -122,12 +121,7 @@ class Table:
             self.changed[side] = True
 
     def emit(self, kind: str, visible_to: frozenset[int] | None = None, **data: object) -> None:
-        if _FAST_EVENTS:  # ``event(kind, data, visible_to)`` written out (the most made object)
-            new = _NEW(EngineEvent)
-            _SET(new, "__dict__", {"kind": kind, "data": data, "visible_to": visible_to})
-            self.events.append(new)
-        else:
-            self.events.append(event(kind, data, visible_to))
+        self.events.append(event(kind, data, visible_to))
 
     def knocked_out(self) -> tuple[int, ...]:
         first, second = self.sides[0].health <= 0, self.sides[1].health <= 0

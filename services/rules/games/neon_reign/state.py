@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
-from services.rules.games.contract import JSON, EngineEvent
+from services.rules.games.frozen import event  # noqa: F401 - the engine's events are made by it
 
 from .cards import STARTING_HEALTH
 from .rulesets import CURRENT, Ruleset
@@ -188,26 +187,12 @@ _NEW = object.__new__
 _SET = object.__setattr__
 
 
-def _fast_event(kind: str, data: Mapping[str, JSON],
-                visible_to: frozenset[int] | None = None) -> EngineEvent:
-    """``EngineEvent(kind, data, visible_to)``, the instance dict set at once (the generated
-    ``__init__`` of a frozen dataclass sets each field through ``object.__setattr__``)."""
-    new = _NEW(EngineEvent)
-    _SET(new, "__dict__", {"kind": kind, "data": data, "visible_to": visible_to})
-    return new
-
-
 def _plain(cls: type, names: tuple[str, ...]) -> bool:
     """``cls`` is a frozen dataclass whose instances hold exactly the fields ``names``, in
     this order, set by its generated ``__init__`` (so an instance made by setting its dict
     is the object that ``__init__`` makes)."""
     return (tuple(f.name for f in fields(cls)) == names and all(f.init for f in fields(cls))
             and not hasattr(cls, "__post_init__") and "__slots__" not in vars(cls))
-
-
-event = _fast_event if _plain(EngineEvent, ("kind", "data", "visible_to")) else EngineEvent
-"""Make an engine event (the same object as ``EngineEvent(...)``; that constructor itself
-if the class ever stops holding just these fields)."""
 
 
 def resolving(before: tuple[Side, Side], defense: Defense) -> Resolving:
