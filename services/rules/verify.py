@@ -81,9 +81,11 @@ def verify_export(data: bytes, public_key: str | None = None, engine: GameEngine
     report.match_id, report.events = match_id, len(records)
     if not records or records[0].get("type") != "MatchCreated":
         return report.fail("event 1: the export does not start with MatchCreated")
-    problem = rec.check_chain(
-        match_id, records, _float_free_chain_hash if float_free else chain_hash
-    )
+    hash_of = _float_free_chain_hash if float_free else chain_hash
+    try:
+        problem = rec.check_chain(match_id, records, hash_of)
+    except (ValueError, RecursionError):  # rfc8785's CanonicalizationError is a ValueError
+        problem = _unencodable(match_id, records, hash_of)
     if problem:
         return report.fail(problem)
     report.checks.append(f"hash chain of {len(records)} events")
@@ -122,6 +124,21 @@ def verify_export(data: bytes, public_key: str | None = None, engine: GameEngine
         report.outcome = ended[0]["outcome"]
         report.checks.append("outcome matches the replay")
     return report
+
+
+def _unencodable(match_id: str, records: list[dict[str, Any]],
+                 hash_of: Callable[[str, int, str, dict[str, Any]], str]) -> str:
+    """The first record canonical JSON cannot encode (NaN, Infinity or an overflowing
+    number such as 1e400, an integer beyond RFC 8785's range beside a float, nesting
+    deeper than the encoder recurses), in words. Only called when the chain check raised,
+    so the records before it were hashed without error."""
+    for n, record in enumerate(records, start=1):
+        try:
+            hash_of(match_id, n, str(record.get("prev")), record)
+        except (ValueError, RecursionError) as err:
+            reason = str(err) or type(err).__name__
+            return f"event {n}: holds a value canonical JSON cannot encode ({reason})"
+    return "the hash chain cannot be encoded as canonical JSON"
 
 
 def _state_key(records: list[dict[str, Any]]) -> bytes | None:
