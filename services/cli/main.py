@@ -18,7 +18,6 @@ from rich.table import Table
 
 from services.cli import errors
 from services.cli.errors import USAGE, CliError, friendly, target
-from services.platform import logs
 from services.platform.settings import Settings, load
 
 app = typer.Typer(help="Neon Arena: authoritative game server for four tabletop games.",
@@ -36,25 +35,37 @@ def main_options(
     errors.state.debug = debug
 
 
-def _settings(log_file: bool = False, **overrides: Any) -> Settings:
+def _settings(log_file: bool = False, configure_logs: bool = True, **overrides: Any) -> Settings:
     """The settings; with ``log_file`` every log line goes to ``<var>/logs/cli.log`` (a
-    person is reading the terminal), else to stderr (a service's output)."""
+    person is reading the terminal), else to stderr (a service's output). Without
+    ``configure_logs`` logging is left alone (and structlog unimported): for commands that
+    log nothing (``neon verify``), which configure it with :func:`_cli_log` when they need."""
     try:
         settings = load()
     except ValueError as err:
         raise CliError(str(err), USAGE) from None
-    if log_file:
-        logs_to_file(settings.var_dir / "logs" / "cli.log", settings.log_level,
-                     settings.log_format)
+    if not configure_logs:
+        pass
+    elif log_file:
+        _cli_log(settings)
     else:
+        from services.platform import logs
+
         logs.configure(settings.log_level, settings.log_format)
     return dataclasses.replace(settings, **overrides) if overrides else settings
+
+
+def _cli_log(settings: Settings) -> None:
+    """Every log line to ``<var>/logs/cli.log``."""
+    logs_to_file(settings.var_dir / "logs" / "cli.log", settings.log_level, settings.log_format)
 
 
 def logs_to_file(path: Path, level: str = "info", fmt: str = "json") -> Path:
     """Send structlog and the standard library's logging (grpc, nats, eventsourcing) to
     ``path``, so that no log line reaches the terminal a person is playing in."""
     import logging
+
+    from services.platform import logs
 
     path.parent.mkdir(parents=True, exist_ok=True)
     stream = open(path, "a", buffering=1)  # noqa: SIM115 - open for the process's life
@@ -411,12 +422,13 @@ def verify(
     links between the matches of a campaign. Several files are checked in parallel."""
     from services.rules.verify import campaign_links
 
-    _settings(log_file=True)
+    settings = _settings(log_file=True, configure_logs=False)  # verifying logs nothing
     check_public_key(public_key)
     exports = [file.read_bytes() for file in files]
     failed = False
     bundles = [(file, data) for file, data in zip(files, exports) if _is_bundle(data)]
     if bundles:
+        _cli_log(settings)  # the tournament's code may log
         failed = _verify_bundles(bundles, public_key or None, len(files) > 1, jobs)
         pairs = [(f, d) for f, d in zip(files, exports) if not _is_bundle(d)]
         files, exports = [f for f, _ in pairs], [d for _, d in pairs]
