@@ -1,6 +1,7 @@
 """An export holding a number canonical JSON cannot encode (NaN, Infinity, 1e400), a number
 beyond RFC 8785's range, or a line nested too deeply fails its file with a reason: it does not
-crash `neon verify` (which verified the other files) with a traceback."""
+crash `neon verify` (which verified the other files) with a traceback. And verify_export pauses
+the garbage collector only while it runs."""
 
 from __future__ import annotations
 
@@ -73,3 +74,35 @@ def test_the_command_fails_the_file_and_verifies_the_others(export: bytes, tmp_p
         in result.output
     assert "deep.jsonl: FAILED: line 1 is not JSON: " in result.output
     assert "unexpected error" not in result.output
+
+
+def test_verify_pauses_the_garbage_collector_and_restores_it(export: bytes, monkeypatch):
+    import gc
+
+    from services.rules import verify
+
+    seen = []
+    real = verify._check_draws
+
+    def spy(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(verify, "_check_draws", spy)
+    assert gc.isenabled()
+    assert verify_export(export).ok
+    assert seen == [False] and gc.isenabled()
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(verify, "_check_draws", boom)
+    with pytest.raises(RuntimeError):
+        verify_export(export)
+    assert gc.isenabled()  # back on after a failure
+    gc.disable()
+    try:
+        assert verify_export(_with(export, 2, b"NaN")).failure
+        assert not gc.isenabled()  # left off when it was off
+    finally:
+        gc.enable()
