@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import json
@@ -78,7 +77,17 @@ def logs_to_file(path: Path, level: str = "info", fmt: str = "json") -> Path:
     return path
 
 
+def run_async(coro: Any) -> Any:
+    """``asyncio.run(coro)``: asyncio (a tenth of the command line's import) is imported by
+    the commands that run a loop, not by every command (``neon verify`` has none)."""
+    import asyncio
+
+    return asyncio.run(coro)
+
+
 async def _wait_for_signal() -> None:
+    import asyncio
+
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -89,6 +98,8 @@ async def _wait_for_signal() -> None:
 async def _close_nats(nc: Any, timeout: float = 2.0) -> None:
     """Drain the NATS connection at shutdown; when NATS is unreachable just close it (what is
     not yet published stays in the store's outbox and goes out after the restart)."""
+    import asyncio
+
     try:
         await asyncio.wait_for(nc.drain(), timeout)
     except Exception as err:  # shutting down: a NATS outage must not turn SIGTERM into a crash
@@ -141,7 +152,7 @@ def up(
             await backend.stop(settings.grace_seconds)
             console.print("stopped")
 
-    asyncio.run(run())
+    run_async(run())
 
 
 def _endpoint_table(endpoints: dict[str, str]) -> None:
@@ -220,7 +231,7 @@ def serve(service: str = typer.Argument(
             if nc is not None:
                 await _close_nats(nc)
 
-    asyncio.run(run())
+    run_async(run())
 
 
 def _token(settings: Settings, role: str = "organiser", player: str = "cli") -> str:
@@ -283,7 +294,7 @@ def play(
         raise CliError(f"--options is not a JSON object: {err.msg}", USAGE) from None
     if not isinstance(parsed, dict):
         raise CliError("--options must be a JSON object, e.g. '{\"difficulty\": \"hard\"}'", USAGE)
-    raise typer.Exit(asyncio.run(play_in_terminal(
+    raise typer.Exit(run_async(play_in_terminal(
         settings, game, mode=mode, bots=bots, seats=seats, seed=seed, embedded=embedded,
         var_dir=var_dir, export=export, options=parsed, match_id=match_id, after=after)))
 
@@ -408,7 +419,7 @@ def export_match(
         raise CliError(f"no running rules service knows match {match_id!r} (asked: "
                        f"{', '.join(games)})", errors.FAILED)
 
-    raise typer.Exit(asyncio.run(run()))
+    raise typer.Exit(run_async(run()))
 
 
 @app.command()

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 HEAVY = ("grpc", "psycopg", "google.protobuf", "services.cli.client", "services.rules.bots",
-         "structlog")
+         "structlog", "asyncio")
 
 
 def test_importing_the_cli_leaves_grpc_psycopg_and_protobuf_unloaded() -> None:
@@ -37,9 +37,10 @@ def test_the_commands_that_need_them_still_load_them() -> None:
     assert out.stdout.strip() == "True"
 
 
-def test_verify_imports_neither_structlog_nor_jsonschema(tmp_path) -> None:
-    """`neon verify` logs nothing (structlog is configured only for bundles) and trusts the
-    shipped content packs (validated.json), so neither is imported on its way."""
+def test_verify_imports_neither_structlog_jsonschema_nor_asyncio(tmp_path) -> None:
+    """`neon verify` logs nothing (structlog is configured only for bundles), runs no event
+    loop (asyncio) and trusts the shipped content packs (validated.json, no jsonschema): none
+    of them is imported on its way."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     from services.rules.games import load_engine
@@ -51,7 +52,7 @@ def test_verify_imports_neither_structlog_nor_jsonschema(tmp_path) -> None:
                                    Ed25519PrivateKey.generate()))
     probe = (
         "import atexit, json, sys; "
-        "atexit.register(lambda: print(json.dumps([m for m in ('structlog', 'jsonschema', "
+        "atexit.register(lambda: print(json.dumps([m for m in ('structlog', 'jsonschema', 'asyncio', "
         "'services.rules.bots') if m in sys.modules]))); "
         "from services.cli.main import app; app()"
     )
