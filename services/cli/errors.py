@@ -7,10 +7,10 @@ not answer; 130 interrupted. A traceback only with ``neon --debug``.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -95,9 +95,6 @@ def friendly(fn: F) -> F:
             return fn(*args, **kwargs)
         except (typer.Exit, typer.Abort, SystemExit):
             raise
-        except (KeyboardInterrupt, asyncio.CancelledError):
-            err_console.print("interrupted")
-            raise typer.Exit(INTERRUPTED) from None
         except Exception as err:
             found = explain(err)
             if found is None or state.debug:
@@ -108,5 +105,19 @@ def friendly(fn: F) -> F:
                 raise
             err_console.print(found.message)
             raise typer.Exit(found.code) from None
+        except BaseException as err:
+            if not _interrupted(err):
+                raise
+            err_console.print("interrupted")
+            raise typer.Exit(INTERRUPTED) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _interrupted(err: BaseException) -> bool:
+    """Ctrl-C, or asyncio's CancelledError (only raised once asyncio is imported: the
+    commands that do not use it, such as ``neon verify``, do not import it)."""
+    if isinstance(err, KeyboardInterrupt):
+        return True
+    asyncio = sys.modules.get("asyncio")
+    return asyncio is not None and isinstance(err, asyncio.CancelledError)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import json
@@ -18,7 +17,6 @@ from rich.table import Table
 
 from services.cli import errors
 from services.cli.errors import USAGE, CliError, friendly, target
-from services.platform import logs
 from services.platform.settings import Settings, load
 
 app = typer.Typer(help="Neon Arena: authoritative game server for four tabletop games.",
@@ -36,25 +34,37 @@ def main_options(
     errors.state.debug = debug
 
 
-def _settings(log_file: bool = False, **overrides: Any) -> Settings:
+def _settings(log_file: bool = False, configure_logs: bool = True, **overrides: Any) -> Settings:
     """The settings; with ``log_file`` every log line goes to ``<var>/logs/cli.log`` (a
-    person is reading the terminal), else to stderr (a service's output)."""
+    person is reading the terminal), else to stderr (a service's output). Without
+    ``configure_logs`` logging is left alone (and structlog unimported): for commands that
+    log nothing (``neon verify``), which configure it with :func:`_cli_log` when they need."""
     try:
         settings = load()
     except ValueError as err:
         raise CliError(str(err), USAGE) from None
-    if log_file:
-        logs_to_file(settings.var_dir / "logs" / "cli.log", settings.log_level,
-                     settings.log_format)
+    if not configure_logs:
+        pass
+    elif log_file:
+        _cli_log(settings)
     else:
+        from services.platform import logs
+
         logs.configure(settings.log_level, settings.log_format)
     return dataclasses.replace(settings, **overrides) if overrides else settings
+
+
+def _cli_log(settings: Settings) -> None:
+    """Every log line to ``<var>/logs/cli.log``."""
+    logs_to_file(settings.var_dir / "logs" / "cli.log", settings.log_level, settings.log_format)
 
 
 def logs_to_file(path: Path, level: str = "info", fmt: str = "json") -> Path:
     """Send structlog and the standard library's logging (grpc, nats, eventsourcing) to
     ``path``, so that no log line reaches the terminal a person is playing in."""
     import logging
+
+    from services.platform import logs
 
     path.parent.mkdir(parents=True, exist_ok=True)
     stream = open(path, "a", buffering=1)  # noqa: SIM115 - open for the process's life
@@ -67,7 +77,17 @@ def logs_to_file(path: Path, level: str = "info", fmt: str = "json") -> Path:
     return path
 
 
+def run_async(coro: Any) -> Any:
+    """``asyncio.run(coro)``: asyncio (a tenth of the command line's import) is imported by
+    the commands that run a loop, not by every command (``neon verify`` has none)."""
+    import asyncio
+
+    return asyncio.run(coro)
+
+
 async def _wait_for_signal() -> None:
+    import asyncio
+
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -78,6 +98,8 @@ async def _wait_for_signal() -> None:
 async def _close_nats(nc: Any, timeout: float = 2.0) -> None:
     """Drain the NATS connection at shutdown; when NATS is unreachable just close it (what is
     not yet published stays in the store's outbox and goes out after the restart)."""
+    import asyncio
+
     try:
         await asyncio.wait_for(nc.drain(), timeout)
     except Exception as err:  # shutting down: a NATS outage must not turn SIGTERM into a crash
@@ -130,7 +152,7 @@ def up(
             await backend.stop(settings.grace_seconds)
             console.print("stopped")
 
-    asyncio.run(run())
+    run_async(run())
 
 
 def _endpoint_table(endpoints: dict[str, str]) -> None:
@@ -209,7 +231,7 @@ def serve(service: str = typer.Argument(
             if nc is not None:
                 await _close_nats(nc)
 
-    asyncio.run(run())
+    run_async(run())
 
 
 def _token(settings: Settings, role: str = "organiser", player: str = "cli") -> str:
@@ -272,7 +294,7 @@ def play(
         raise CliError(f"--options is not a JSON object: {err.msg}", USAGE) from None
     if not isinstance(parsed, dict):
         raise CliError("--options must be a JSON object, e.g. '{\"difficulty\": \"hard\"}'", USAGE)
-    raise typer.Exit(asyncio.run(play_in_terminal(
+    raise typer.Exit(run_async(play_in_terminal(
         settings, game, mode=mode, bots=bots, seats=seats, seed=seed, embedded=embedded,
         var_dir=var_dir, export=export, options=parsed, match_id=match_id, after=after)))
 
@@ -397,7 +419,7 @@ def export_match(
         raise CliError(f"no running rules service knows match {match_id!r} (asked: "
                        f"{', '.join(games)})", errors.FAILED)
 
-    raise typer.Exit(asyncio.run(run()))
+    raise typer.Exit(run_async(run()))
 
 
 @app.command()
@@ -411,12 +433,13 @@ def verify(
     links between the matches of a campaign. Several files are checked in parallel."""
     from services.rules.verify import campaign_links
 
-    _settings(log_file=True)
+    settings = _settings(log_file=True, configure_logs=False)  # verifying logs nothing
     check_public_key(public_key)
     exports = [file.read_bytes() for file in files]
     failed = False
     bundles = [(file, data) for file, data in zip(files, exports) if _is_bundle(data)]
     if bundles:
+        _cli_log(settings)  # the tournament's code may log
         failed = _verify_bundles(bundles, public_key or None, len(files) > 1, jobs)
         pairs = [(f, d) for f, d in zip(files, exports) if not _is_bundle(d)]
         files, exports = [f for f, _ in pairs], [d for _, d in pairs]
@@ -462,7 +485,7 @@ def _first_record(data: bytes) -> Any:
     """The first line of a file as JSON (``None`` when it is not JSON)."""
     try:
         return json.loads(data.split(b"\n", 1)[0])
-    except ValueError:
+    except (ValueError, RecursionError):  # a line nested too deeply: verify says so
         return None
 
 

@@ -7,7 +7,6 @@ rules service, results and ratings in the scoring service) and times each stage.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import inspect
@@ -200,6 +199,8 @@ def queue(
     timeout: float = typer.Option(600.0, help="seconds to wait for a match"),
 ) -> None:
     """Queue yourself for a match, accept it and play it in the terminal."""
+    import asyncio
+
     from services.cli.client import RulesClient
     from services.cli.errors import USAGE, CliError, target
     from services.cli.main import _settings
@@ -289,6 +290,8 @@ class SimReport:
 async def simulate_run(ends: Endpoints, game: str, players: int, mode: str = "",
                        timeout: float = 300.0, rating_timeout: float = 60.0) -> SimReport:
     """The whole path for ``players`` simulated players; see :func:`simulate`."""
+    import asyncio
+
     from services.cli.client import client_for, close_all
 
     report = SimReport()
@@ -356,6 +359,8 @@ async def _await_leaderboard(report: SimReport, ends: Endpoints, game: str, name
     A player whose only opponents were bots has no rated match, so the scoring service
     lists it on the best-score board only: that board is asked for when there is one.
     """
+    import asyncio
+
     import grpc
 
     from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
@@ -473,6 +478,8 @@ def simulate(
     Exits 0 only when every player was matched, every match ended and the scoring
     leaderboard lists every player.
     """
+    import asyncio
+
     from services.cli.errors import target
     from services.cli.main import _settings
 

@@ -10,7 +10,6 @@ round's pairings and the final standings, then exports the bundle and verifies i
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import tempfile
@@ -95,6 +94,8 @@ async def play_round_as(client: TournamentClient, rules: dict[str, RulesClient],
     """Play the player's table of the current round as a random bot, through the real
     flow: MyNextMatch, a client seed on the rules service, ReadyForMatch, then every
     decision until the match ends. Returns "bye", "played" or "none"."""
+    import asyncio
+
     import grpc
 
     from services.cli.client import client_for
@@ -134,6 +135,8 @@ async def play_round_as(client: TournamentClient, rules: dict[str, RulesClient],
 
 async def wait_round_complete(client: TournamentClient, tournament_id: str, number: int,
                               timeout: float) -> Any:
+    import asyncio
+
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 
     deadline = time.monotonic() + timeout
@@ -165,6 +168,8 @@ async def simulate_run(address: str, issue: Callable[..., str], game: str, fmt_j
                        between_rounds: Any = None, timeout: float = 300.0,
                        clock: pb.Clock | None = None) -> SimReport:
     """A whole tournament with ``players`` bots; ``between_rounds(number)`` may act (tests)."""
+    import asyncio
+
     import grpc
 
     from services.cli.client import close_all
@@ -301,6 +306,8 @@ def _client_and_token(role: str = "organiser") -> tuple[TournamentClient, str]:
 
 
 def _run(coro_factory: Callable[[TournamentClient, str], Any]) -> None:
+    import asyncio
+
     async def run() -> None:
         client, token = _client_and_token()
         try:
@@ -477,6 +484,8 @@ def simulate(
 ) -> None:
     """Run a whole tournament with bots through the real services, print each round and
     the standings, export the bundle and verify it. Exits 0 only when it verifies."""
+    import asyncio
+
     from services.cli.main import _settings
 
     if not 2 <= players <= 512:

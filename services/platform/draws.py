@@ -318,14 +318,13 @@ class DrawRecord:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DrawRecord:
-        return cls(
-            op=str(data["op"]),
-            n=int(data["n"]),
-            count=int(data["count"]),
-            result=tuple(int(x) for x in data["result"]),
-            first=int(data["first"]),
-            next=int(data["next"]),
-        )
+        if cls is not DrawRecord:  # a subclass: its own __init__
+            return cls(op=str(data["op"]), n=int(data["n"]), count=int(data["count"]),
+                       result=tuple(int(x) for x in data["result"]), first=int(data["first"]),
+                       next=int(data["next"]))
+        # The same conversions, in the same order, the record built in one step (_record).
+        return _record(str(data["op"]), int(data["n"]), int(data["count"]),
+                       tuple(map(int, data["result"])), int(data["first"]), int(data["next"]))
 
 
 OPS = ("randbelow", "shuffle", "roll")
@@ -356,7 +355,7 @@ def _perform(stream: WordStream, op: str, n: int, count: int, first: int) -> Dra
         result = stream.rolls(n, count)
     else:
         raise ValueError(f"unknown draw op {op!r}; expected one of {', '.join(OPS)}")
-    return DrawRecord(op, n, count, tuple(result), first, stream.counter)
+    return _record(op, n, count, tuple(result), first, stream.counter)
 
 
 def replay_draw(

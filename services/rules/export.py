@@ -44,6 +44,8 @@ def parse_export(data: bytes, loads: Callable[[bytes], Any] = json.loads
             row = loads(line)
         except ValueError as err:
             raise ValueError(f"line {number} is not JSON: {err}") from None
+        except RecursionError:  # the json module's parser recurses per level
+            raise ValueError(f"line {number} is not JSON: nested too deeply") from None
         if not isinstance(row, dict):
             raise ValueError(f"line {number} is not a JSON object")
         rows.append(row)

@@ -52,7 +52,8 @@ def check_chain(
             return f"event {index}: position is {record.get('n')!r}, expected {index}"
         if record.get("prev") != prev:
             return f"event {index}: previous hash does not match event {index - 1}"
-        body = {k: v for k, v in record.items() if k != "hash"}
+        body = record.copy()  # the record without its hash, in the same order
+        body.pop("hash", None)
         if hash_of(match_id, index, prev, body) != record.get("hash"):
             return f"event {index}: hash does not match its content"
         prev = record["hash"]

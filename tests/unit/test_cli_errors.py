@@ -102,3 +102,29 @@ def test_a_bad_namespace_is_a_usage_error(env: dict[str, str]) -> None:
 def test_debug_shows_the_traceback(env: dict[str, str], tmp_path: Path) -> None:
     result = runner.invoke(app, ["--debug", "verify", str(tmp_path / "missing.jsonl")], env=env)
     assert result.exit_code != 0 and isinstance(result.exception, FileNotFoundError)
+
+
+@pytest.mark.parametrize("raised", ["KeyboardInterrupt", "CancelledError", "GeneratorExit"])
+def test_an_interrupted_command_exits_130_and_other_base_exceptions_pass(raised: str):
+    """``friendly`` says "interrupted" for Ctrl-C and asyncio's CancelledError (asyncio is
+    imported only by the commands that run a loop) and lets any other BaseException through."""
+    import asyncio
+
+    import typer
+
+    from services.cli.errors import INTERRUPTED, friendly
+
+    error = {"KeyboardInterrupt": KeyboardInterrupt, "CancelledError": asyncio.CancelledError,
+             "GeneratorExit": GeneratorExit}[raised]
+
+    @friendly
+    def command() -> None:
+        raise error()
+
+    if raised == "GeneratorExit":
+        with pytest.raises(GeneratorExit):
+            command()
+        return
+    with pytest.raises(typer.Exit) as exited:
+        command()
+    assert exited.value.exit_code == INTERRUPTED
