@@ -50,6 +50,8 @@ def test_the_fields_are_those_encode_writes_in_sorted_order():
     state = next(_game("rebirth", 0, "rule", 0))
     assert list(encoding._NAMES) == sorted(encode(state))
     assert list(encoding._NAMES) == sorted(f.name for f in dataclasses.fields(State))
+    assert list(encoding._F_NAMES) == sorted(encode(state)["fighters"][0])
+    assert list(encoding._F_NAMES) == sorted(f.name for f in dataclasses.fields(Fighter))
 
 
 @settings(max_examples=30, deadline=None, derandomize=True)
@@ -150,6 +152,14 @@ def _odd_variants(state: State) -> list[State]:
         put(state, fighters=(put(f, hand=(*f.hand, float("nan"))), *fighters)),
         put(state, fighters=(put(f, health=((1.5,),)), *fighters)),
         put(state, fighters=(put(f, energy=Int(3)), *fighters)),
+        put(state, fighters=(put(f, energy=2**70), *fighters)),
+        put(state, fighters=(put(f, hand=list(f.hand)), *fighters)),
+        put(state, fighters=(put(f, hand=Row(f.hand)), *fighters)),
+        put(state, fighters=(put(f, deck=(*f.deck, ("a", "b"))), *fighters)),
+        put(state, fighters=(put(f, health=tuple(list(r) for r in f.health)), *fighters)),
+        put(state, fighters=(put(f, row=(("move", Str("attack")),)), *fighters)),
+        put(state, fighters=(put(f, bots=(("x", 1.0),)), *fighters)),
+        put(state, fighters=(put(f, upgrades=("\u00fc",)), *fighters)),
         put(state, fighters=(OddFighter(**{k.name: getattr(f, k.name)
                                            for k in dataclasses.fields(Fighter)}), *fighters)),
         put(state, stack=(*state.stack, frame("keep", 0, cards=("a", 1.5)))),

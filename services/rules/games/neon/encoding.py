@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import fields, is_dataclass
-from itertools import compress
+from itertools import chain, compress
 from operator import attrgetter, is_not
 from typing import Any
 
@@ -187,11 +187,86 @@ def _fast(encoder: Callable[[Any], Any]) -> Callable[[Any], bytes]:
     return encode_part
 
 
+def _flat_part(value: Any) -> bytes:
+    """``canonical_fast(list(value))`` of a tuple of plain scalars (a hand, a deck), checked
+    by type in one pass in C; anything else :class:`NotFast`."""
+    if type(value) is not tuple or not set(map(type, value)) <= _SCALAR_TYPES:
+        raise NotFast
+    return _scalar_array(value)
+
+
+def _rows_checked(value: Any) -> bytes:
+    """``canonical_fast(_rows(value))`` of a tuple of tuples of plain scalars (health, a
+    row), checked by type in C; anything else :class:`NotFast`."""
+    if type(value) is not tuple or not set(map(type, value)) <= _TUPLE \
+            or not set(map(type, _flat(value))) <= _SCALAR_TYPES:
+        raise NotFast
+    return _scalar_array(value)
+
+
+def _scalar_array(value: tuple[Any, ...]) -> bytes:
+    try:
+        data = _dumps(value)
+    except TypeError:  # an int beyond 64 bits
+        raise NotFast from None
+    if not data.isascii():
+        raise NotFast
+    return data
+
+
+def _equipment(equipment: tuple[Any, ...]) -> list[dict[str, Any]]:
+    return [{"card": e.card, "supplies": list(e.supplies)} for e in equipment]
+
+
+def _fighter_entry(f: Fighter, last: tuple[Any, ...] | None) -> tuple[Any, ...]:
+    """``(field values, "key":value bytes of each field, the fighter's bytes)``, the bytes
+    being ``canonical_fast(_fighter_json(f))``; fields that are the objects of ``last`` (the
+    entry of the fighter at the same place in the match's last state) are not encoded again.
+    A subclass of ``Fighter`` (or a part off the fast path) raises :class:`NotFast`."""
+    if type(f) is not Fighter:
+        raise NotFast
+    values = _fighter_values(f)
+    if last is None:
+        parts = [key + encode_part(value)
+                 for key, encode_part, value in zip(_F_KEYS, _F_ENCODERS, values, strict=True)]
+    else:
+        parts = last[1].copy()
+        for j in compress(_F_INDEXES, map(is_not, values, last[0])):
+            parts[j] = _F_KEYS[j] + _F_ENCODERS[j](values[j])
+    return values, parts, b"{" + b",".join(parts) + b"}"
+
+
+def _fighter_entries(fighters: tuple[Any, ...], last: tuple[Any, ...],
+                     last_entries: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The entry of each fighter: that of the same object at the same place of ``last``,
+    else :func:`_fighter_entry` from it."""
+    n = len(last)
+    out = []
+    for i, f in enumerate(fighters):
+        if i < n:
+            out.append(last_entries[i] if f is last[i] else _fighter_entry(f, last_entries[i]))
+        else:
+            out.append(_fighter_entry(f, None))
+    return out
+
+
 _SCALAR_TYPES = frozenset({str, int, bool, type(None)})
+_TUPLE = frozenset({tuple})
+_flat = chain.from_iterable
 _dumps = orjson.dumps
 _ROWS_PART = _fast(_rows)
 _LIST_PART = _fast(list)
-_FIGHTER_PART = _fast(_fighter_json)
+_F_NAMES = tuple(sorted(f.name for f in fields(Fighter)))
+"""A fighter's fields in sorted-key order: :func:`_fighter` writes each once under its name."""
+_F_KEYS = tuple(_dumps(name) + b":" for name in _F_NAMES)
+_F_FLAT = frozenset({"trophies", "hand", "deck", "discard", "upgrades", "used_upgrades"})
+_F_ROWS = frozenset({"health", "bots", "row"})
+_F_ENCODERS: tuple[Callable[[Any], bytes], ...] = tuple(
+    _flat_part if name in _F_FLAT else _rows_checked if name in _F_ROWS
+    else _fast(_equipment) if name == "equipment" else _fast(_choice) if name == "choice"
+    else _scalar for name in _F_NAMES)
+_F_INDEXES = range(len(_F_NAMES))
+_fighter_values = attrgetter(*_F_NAMES)
 _FRAME_PART = _fast(_frame_json)
 _ROW_FIELDS = frozenset({"teams", "round_board", "bots", "search", "tokens", "loot_decks",
                          "loot_discards", "eliminations"})
@@ -216,7 +291,8 @@ _INDEXES = range(len(_NAMES))
 class _Last:
     """What :func:`canonical_state` wrote for the last state of one match: the field values
     (the objects themselves, held so that no identity is reused while remembered), each
-    field's ``"key":value`` bytes, and the fighters and stack frames with their bytes."""
+    field's ``"key":value`` bytes, the fighters with their entries (:func:`_fighter_entry`)
+    and the stack frames with their bytes."""
 
     __slots__ = ("values", "parts", "fighters", "fighter_parts", "stack", "frame_parts")
 
@@ -224,7 +300,7 @@ class _Last:
         self.values: tuple[Any, ...] = ()
         self.parts: list[bytes] = []
         self.fighters: tuple[Any, ...] = ()
-        self.fighter_parts: list[bytes] = []
+        self.fighter_parts: list[tuple[Any, ...]] = []
         self.stack: tuple[Any, ...] = ()
         self.frame_parts: list[bytes] = []
 
@@ -265,9 +341,9 @@ def _written(s: State) -> bytes:
     for i in changed:
         value = values[i]
         if i == _FIGHTERS_AT:
-            fighter_parts = _items(value, fighters, fighter_parts, _FIGHTER_PART)
+            fighter_parts = _fighter_entries(value, fighters, fighter_parts)
             fighters = value
-            data = b"[" + b",".join(fighter_parts) + b"]"
+            data = b"[" + b",".join([entry[2] for entry in fighter_parts]) + b"]"
         elif i == _STACK_AT:
             frame_parts = _items(value, stack, frame_parts, _FRAME_PART)
             stack = value
