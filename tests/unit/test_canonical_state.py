@@ -2,7 +2,8 @@
 ``canonical_json(engine.encode(state))`` (the reference) on the states of real games.
 
 NEON and Neon Reign remember the canonical bytes of the parts of a state that did not change
-since the previous step (``CanonicalMemo``, by identity); the games below run step after step
+since the previous step, by identity (Neon Reign through ``CanonicalMemo``; NEON the bytes of
+each field of the last state of each match, ``neon.encoding``); the games below run step after step
 through one engine object, as a replay does, so the remembered parts are reused as they are
 in ``neon verify``. The engines' other versions (older rulesets, other encodings) are played
 too, and states pushed off the fast path (a float, non-ASCII text) still match.

@@ -6,26 +6,25 @@ recorded and checked by ``neon verify``), and reflection over every field of eve
 was most of an action's cost. tests/unit/neon/test_encoding.py compares both encoders on
 states of real games, so a field added later and left out here fails there.
 
-:func:`canonical_state` gives ``canonical_json(encode(s))`` without encoding again the
-fighters, stack frames and tuples that did not change since the last step (the same
-objects: states share what they do not replace); tests/unit/test_canonical_state.py
-compares the bytes.
+:func:`canonical_state` gives ``canonical_json(encode(s))`` by writing the state's fields'
+bytes itself in sorted-key order, encoding again only the fields, fighters and stack frames
+that are not the same objects as in the last state of the same match (states share what
+they do not replace); anything off orjson's fast path takes the reference path.
+tests/unit/neon/test_canonical_fast.py and tests/unit/test_canonical_state.py compare the
+bytes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import fields, is_dataclass
-from operator import attrgetter, is_
+from itertools import chain, compress
+from operator import attrgetter, is_not
 from typing import Any
 
-from services.platform.canonical import (
-    CanonicalMemo,
-    NotFast,
-    canonical_checked,
-    canonical_json,
-    plain_scalars,
-)
+import orjson
+
+from services.platform.canonical import NotFast, canonical_fast, canonical_json
 from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.state import CardChoice, Fighter, Frame, State
 
@@ -164,70 +163,213 @@ def _fighter_json(f: Fighter) -> dict[str, Any]:
     return _fighter(f, tuple, tuple)
 
 
-_FIGHTERS = CanonicalMemo(_fighter_json)
-_FRAMES = CanonicalMemo(_frame_json)
-_ROWS = CanonicalMemo(_rows)
-_LIST = CanonicalMemo(list)
-_ROW_FIELDS = ("teams", "round_board", "bots", "search", "tokens", "loot_decks",
-               "loot_discards", "eliminations")
-_LIST_FIELDS = ("cells", "ring", "scoreboard", "upgrade_deck", "health_supply", "acted_order")
-_table_fields = attrgetter(*_ROW_FIELDS, *_LIST_FIELDS)
-_last_table: tuple[tuple[Any, ...], dict[str, Any]] = ((), {})
+def _scalar(value: Any) -> bytes:
+    """Canonical bytes of a plain scalar (exactly a str, int, bool or None; ASCII; an int
+    orjson writes), else :class:`NotFast`."""
+    if type(value) not in _SCALAR_TYPES:
+        raise NotFast
+    try:
+        data = _dumps(value)
+    except TypeError:  # an int beyond 64 bits
+        raise NotFast from None
+    if not data.isascii():
+        raise NotFast
+    return data
 
 
-def _table(s: State) -> dict[str, Any]:
-    """The table's tuples as fragments (``_rows`` or ``list`` of each, as :func:`encode`
-    writes them); those of the last state asked about are kept whole, since most steps
-    change none of them."""
-    global _last_table
-    parts = _table_fields(s)
-    last, fragments = _last_table
-    if len(last) == len(parts) and all(map(is_, parts, last)):
-        return fragments
-    rows = len(_ROW_FIELDS)
-    fragments = {name: _ROWS(value) for name, value in zip(_ROW_FIELDS, parts[:rows], strict=True)}
-    fragments.update((name, _LIST(value))
-                     for name, value in zip(_LIST_FIELDS, parts[rows:], strict=True))
-    _last_table = (parts, fragments)
-    return fragments
+def _fast(encoder: Callable[[Any], Any]) -> Callable[[Any], bytes]:
+    """``canonical_fast(encoder(value))``, or :class:`NotFast` when it is off that path."""
+    def encode_part(value: Any) -> bytes:
+        data = canonical_fast(encoder(value))
+        if data is None:
+            raise NotFast
+        return data
+    return encode_part
 
 
-def _fighters(fighters: tuple[Fighter, ...]) -> list[Any]:
-    """The fighters' fragments; those of the fighters the last state asked about shared
-    (the same objects) are taken from its list without asking the memo again."""
-    global _last_fighters
-    last, parts = _last_fighters
-    if last is fighters:
-        return parts
-    if len(last) == len(fighters):
-        parts = [part if f is g else _FIGHTERS(f)
-                 for f, g, part in zip(fighters, last, parts, strict=True)]
+def _flat_part(value: Any) -> bytes:
+    """``canonical_fast(list(value))`` of a tuple of plain scalars (a hand, a deck), checked
+    by type in one pass in C; anything else :class:`NotFast`."""
+    if type(value) is not tuple or not set(map(type, value)) <= _SCALAR_TYPES:
+        raise NotFast
+    return _scalar_array(value)
+
+
+def _rows_checked(value: Any) -> bytes:
+    """``canonical_fast(_rows(value))`` of a tuple of tuples of plain scalars (health, a
+    row), checked by type in C; anything else :class:`NotFast`."""
+    if type(value) is not tuple or not set(map(type, value)) <= _TUPLE \
+            or not set(map(type, _flat(value))) <= _SCALAR_TYPES:
+        raise NotFast
+    return _scalar_array(value)
+
+
+def _scalar_array(value: tuple[Any, ...]) -> bytes:
+    try:
+        data = _dumps(value)
+    except TypeError:  # an int beyond 64 bits
+        raise NotFast from None
+    if not data.isascii():
+        raise NotFast
+    return data
+
+
+def _equipment(equipment: tuple[Any, ...]) -> list[dict[str, Any]]:
+    return [{"card": e.card, "supplies": list(e.supplies)} for e in equipment]
+
+
+def _fighter_entry(f: Fighter, last: tuple[Any, ...] | None) -> tuple[Any, ...]:
+    """``(field values, "key":value bytes of each field, the fighter's bytes)``, the bytes
+    being ``canonical_fast(_fighter_json(f))``; fields that are the objects of ``last`` (the
+    entry of the fighter at the same place in the match's last state) are not encoded again.
+    A subclass of ``Fighter`` (or a part off the fast path) raises :class:`NotFast`."""
+    if type(f) is not Fighter:
+        raise NotFast
+    values = _fighter_values(f)
+    if last is None:
+        parts = [key + encode_part(value)
+                 for key, encode_part, value in zip(_F_KEYS, _F_ENCODERS, values, strict=True)]
     else:
-        parts = [_FIGHTERS(f) for f in fighters]
-    _last_fighters = (fighters, parts)
-    return parts
+        parts = last[1].copy()
+        for j in compress(_F_INDEXES, map(is_not, values, last[0])):
+            parts[j] = _F_KEYS[j] + _F_ENCODERS[j](values[j])
+    return values, parts, b"{" + b",".join(parts) + b"}"
 
 
-_last_fighters: tuple[tuple[Fighter, ...], list[Any]] = ((), [])
+def _fighter_entries(fighters: tuple[Any, ...], last: tuple[Any, ...],
+                     last_entries: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The entry of each fighter: that of the same object at the same place of ``last``,
+    else :func:`_fighter_entry` from it."""
+    n = len(last)
+    out = []
+    for i, f in enumerate(fighters):
+        if i < n:
+            out.append(last_entries[i] if f is last[i] else _fighter_entry(f, last_entries[i]))
+        else:
+            out.append(_fighter_entry(f, None))
+    return out
+
+
+_SCALAR_TYPES = frozenset({str, int, bool, type(None)})
+_TUPLE = frozenset({tuple})
+_flat = chain.from_iterable
+_dumps = orjson.dumps
+_ROWS_PART = _fast(_rows)
+_LIST_PART = _fast(list)
+_F_NAMES = tuple(sorted(f.name for f in fields(Fighter)))
+"""A fighter's fields in sorted-key order: :func:`_fighter` writes each once under its name."""
+_F_KEYS = tuple(_dumps(name) + b":" for name in _F_NAMES)
+_F_FLAT = frozenset({"trophies", "hand", "deck", "discard", "upgrades", "used_upgrades"})
+_F_ROWS = frozenset({"health", "bots", "row"})
+_F_ENCODERS: tuple[Callable[[Any], bytes], ...] = tuple(
+    _flat_part if name in _F_FLAT else _rows_checked if name in _F_ROWS
+    else _fast(_equipment) if name == "equipment" else _fast(_choice) if name == "choice"
+    else _scalar for name in _F_NAMES)
+_F_INDEXES = range(len(_F_NAMES))
+_fighter_values = attrgetter(*_F_NAMES)
+_FRAME_PART = _fast(_frame_json)
+_ROW_FIELDS = frozenset({"teams", "round_board", "bots", "search", "tokens", "loot_decks",
+                         "loot_discards", "eliminations"})
+_LIST_FIELDS = frozenset({"cells", "ring", "scoreboard", "upgrade_deck", "health_supply",
+                          "acted_order"})
+_NAMES = tuple(sorted(f.name for f in fields(State)))
+"""The state's fields in the order canonical JSON writes its keys (ASCII names: code
+points and UTF-16 units sort alike); :func:`encode` writes each field once under its name
+(tests/unit/neon/test_canonical_fast.py checks both)."""
+_KEYS = tuple(_dumps(name) + b":" for name in _NAMES)
+_FIGHTERS_AT = _NAMES.index("fighters")
+_STACK_AT = _NAMES.index("stack")
+_ENCODERS: tuple[Callable[[Any], bytes] | None, ...] = tuple(
+    _ROWS_PART if name in _ROW_FIELDS else _LIST_PART if name in _LIST_FIELDS
+    else None if name in ("fighters", "stack") else _scalar
+    for name in _NAMES)
+_state_values = attrgetter(*_NAMES)
+_MATCH_LIMIT = 64
+_INDEXES = range(len(_NAMES))
+
+
+class _Last:
+    """What :func:`canonical_state` wrote for the last state of one match: the field values
+    (the objects themselves, held so that no identity is reused while remembered), each
+    field's ``"key":value`` bytes, the fighters with their entries (:func:`_fighter_entry`)
+    and the stack frames with their bytes."""
+
+    __slots__ = ("values", "parts", "fighters", "fighter_parts", "stack", "frame_parts")
+
+    def __init__(self) -> None:
+        self.values: tuple[Any, ...] = ()
+        self.parts: list[bytes] = []
+        self.fighters: tuple[Any, ...] = ()
+        self.fighter_parts: list[tuple[Any, ...]] = []
+        self.stack: tuple[Any, ...] = ()
+        self.frame_parts: list[bytes] = []
+
+
+_MATCHES: dict[int, tuple[Any, _Last]] = {}
+"""The last state's encoding per match, by the identity of its ``cells`` tuple (made once
+at set-up, shared by every state of the match; held in the entry), most recent last, at
+most ``_MATCH_LIMIT``. Which entry a state finds only decides how much is reused: a part is
+reused only for the very object it was written from."""
+
+
+def _items(objs: tuple[Any, ...], last: tuple[Any, ...], last_parts: list[bytes],
+           encode_part: Callable[[Any], bytes]) -> list[bytes]:
+    """The bytes of each of ``objs``: those of the object at the same place of ``last``
+    when it is the same object, else encoded."""
+    n = len(last)
+    return [last_parts[i] if i < n and obj is last[i] else encode_part(obj)
+            for i, obj in enumerate(objs)]
+
+
+def _written(s: State) -> bytes:
+    """``canonical_json(encode(s))`` written field by field, re-encoding only the fields,
+    fighters and frames that are not the objects of the match's last state; raises
+    :class:`NotFast` when a part is off the fast path (nothing is remembered then)."""
+    anchor = s.cells
+    entry = _MATCHES.pop(id(anchor), None)
+    last = entry[1] if entry is not None and entry[0] is anchor else _Last()
+    values = _state_values(s)
+    old = last.values
+    if old:
+        parts = last.parts.copy()
+        changed = compress(_INDEXES, map(is_not, values, old))  # in C
+    else:
+        parts = [b""] * len(values)
+        changed = _INDEXES
+    fighters, fighter_parts = last.fighters, last.fighter_parts
+    stack, frame_parts = last.stack, last.frame_parts
+    for i in changed:
+        value = values[i]
+        if i == _FIGHTERS_AT:
+            fighter_parts = _fighter_entries(value, fighters, fighter_parts)
+            fighters = value
+            data = b"[" + b",".join([entry[2] for entry in fighter_parts]) + b"]"
+        elif i == _STACK_AT:
+            frame_parts = _items(value, stack, frame_parts, _FRAME_PART)
+            stack = value
+            data = b"[" + b",".join(frame_parts) + b"]"
+        else:
+            data = _ENCODERS[i](value)  # type: ignore[misc]
+        parts[i] = _KEYS[i] + data
+    if type(fighters) is not tuple or type(stack) is not tuple:
+        raise NotFast
+    last.values, last.parts = values, parts
+    last.fighters, last.fighter_parts = fighters, fighter_parts
+    last.stack, last.frame_parts = stack, frame_parts
+    if len(_MATCHES) >= _MATCH_LIMIT:
+        del _MATCHES[next(iter(_MATCHES))]
+    _MATCHES[id(anchor)] = (anchor, last)
+    return b"{" + b",".join(parts) + b"}"
 
 
 def canonical_state(s: State) -> bytes:
-    """``canonical_json(encode(s))``; each fighter, stack frame and tuple of the table
-    encoded once while it stays the same object (``CanonicalMemo``)."""
-    try:
-        scalars = (s.mode, s.seats, s.automa, s.search_supply, s.leader, s.round, s.phase,
-                   s.current, s.closes_left, s.closing_sector, s.ended, s.serial, s.ruleset)
-        if not plain_scalars(scalars):
-            raise NotFast
-        out = dict(_table(s))
-        out.update(zip(_SCALAR_FIELDS, scalars, strict=True))
-        out["fighters"] = _fighters(s.fighters)
-        out["stack"] = [_FRAMES(fr) for fr in s.stack]
-        data = canonical_checked(out)  # scalars checked, the rest fragments
-    except NotFast:
-        data = None
-    return data if data is not None else canonical_json(encode(s))
-
-
-_SCALAR_FIELDS = ("mode", "seats", "automa", "search_supply", "leader", "round", "phase",
-                  "current", "closes_left", "closing_sector", "ended", "serial", "ruleset")
+    """``canonical_json(encode(s))``: written field by field from the bytes of the match's
+    last state, each field, fighter and stack frame encoded again only when it is not the
+    same object (states share what they do not replace); anything off the fast path (a
+    float, non-ASCII text, a subclass, an int beyond 64 bits) takes the reference path."""
+    if type(s) is State:
+        try:
+            return _written(s)
+        except NotFast:
+            pass
+    return canonical_json(encode(s))

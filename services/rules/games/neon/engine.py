@@ -20,7 +20,7 @@ from services.rules.games.contract import (
 from services.rules.games.frozen import but
 from services.rules.games.neon import views
 from services.rules.games.neon.attack import Attack
-from services.rules.games.neon.cards import choice_actions, choice_of, choosers
+from services.rules.games.neon.cards import choice_actions, choice_of, choosers, pair_choices
 from services.rules.games.neon.combat import attack_apply, attack_legal, window_owner
 from services.rules.games.neon.content import CONTENT_VERSION, FIGHTERS
 from services.rules.games.neon.defeat import (
@@ -39,7 +39,7 @@ from services.rules.games.neon.ruleset import CURRENT, RULESETS, Ruleset
 from services.rules.games.neon.schemas import ACTION_SCHEMA, CONFIG_SCHEMA
 from services.rules.games.neon.scoring import outcome
 from services.rules.games.neon.sectors import evacuate, evacuate_options
-from services.rules.games.neon.state import Draft, StackFrame, State, frame
+from services.rules.games.neon.state import Draft, Frame, StackFrame, State, frame
 from services.rules.games.neon.turns import apply_turn, turn_actions
 
 Action = dict[str, Any]
@@ -147,24 +147,46 @@ def frame_decision(s: State, fr: StackFrame) -> Decision:
         return decision(owner, f"attack_{fr.stage}", legal,
                         "attack: apply an effect or go on",
                         optional=go_on is not None, default=go_on)
+    kind, legal = frame_legal(s, fr)
+    return decision(fr.owner, kind, legal, FRAME_PROMPTS[kind], optional=kind == "trophy_equipment")
+
+
+def frame_legal(s: State, fr: Frame) -> tuple[str, tuple[Action, ...]]:
+    """The decision kind of a frame other than an attack, and the answers it lists (its
+    owner answers it)."""
     if fr.kind == "keep":
-        legal = keep_actions(fr.get("cards"))
-        return decision(fr.owner, "keep_loot", legal, "keep 2 of the loot cards you look at")
+        return "keep_loot", keep_actions(fr.get("cards"))
     if fr.kind == "place":
-        legal = place_actions(s, s.fighters[fr.owner], fr.get("cards")[0])
-        return decision(fr.owner, "place_loot", legal, "lay out a loot card")
+        return "place_loot", place_actions(s, s.fighters[fr.owner], fr.get("cards")[0])
     if fr.kind == "trophy":
         victim = s.fighters[fr.get("victim")]
-        legal = trophy_actions(tuple(e.card for e in victim.equipment))
-        return decision(fr.owner, "trophy_equipment", legal,
-                        "take up to 2 equipment cards as trophies", optional=True)
+        return "trophy_equipment", trophy_actions(tuple(e.card for e in victim.equipment))
     if fr.kind == "upgrade":
-        legal = tuple({"type": "choose_upgrade", "card": c} for c in fr.get("cards"))
-        return decision(fr.owner, "choose_upgrade", legal, "keep 1 of 2 upgrade cards")
+        return "choose_upgrade", tuple({"type": "choose_upgrade", "card": c}
+                                       for c in fr.get("cards"))
     if fr.kind == "evacuate":
-        legal = tuple(evacuate_options(s, fr.owner, fr))
-        return decision(fr.owner, "evacuate", legal, "your sector closes: where to?")
+        return "evacuate", tuple(evacuate_options(s, fr.owner, fr))
     raise ValueError(f"no decision for frame {fr.kind}")
+
+
+FRAME_PROMPTS = {"keep_loot": "keep 2 of the loot cards you look at",
+                 "place_loot": "lay out a loot card",
+                 "trophy_equipment": "take up to 2 equipment cards as trophies",
+                 "choose_upgrade": "keep 1 of 2 upgrade cards",
+                 "evacuate": "your sector closes: where to?"}
+FRAME_KINDS = frozenset({"keep", "place", "trophy", "upgrade", "evacuate"})
+NOT_OWED = ("", [])
+"""``NeonEngine._owed``'s answer for a seat that owes no decision now."""
+
+
+def choice_legal(hand: tuple[str, ...], action: Any) -> tuple[Action, ...]:
+    """The answers of ``choice_actions(hand)`` that ``action`` (or its normal form, which
+    keeps its cards and cover) can equal: the 8 of its top and bottom cards when they are
+    two cards of the hand (``permutations(hand, 2)``), else none."""
+    top, bottom = action.get("top"), action.get("bottom")
+    if top in hand and bottom in hand and (top != bottom or hand.count(top) >= 2):
+        return pair_choices(top, bottom)
+    return ()
 
 
 class NeonEngine(RemembersPending):
@@ -328,8 +350,10 @@ class NeonEngine(RemembersPending):
             if any(d.seat == seat for d in self.standing(state)):
                 return None if dict(action) == dict(RESIGN) else "resign takes no options"
             return "you are no longer in the game"
-        owed = self._owed(state, seat, action["type"]) if self._pending_memo[0] is not state \
+        owed = self._owed(state, seat, action) if self._pending_memo[0] is not state \
             else None
+        if owed is NOT_OWED:
+            return "it is not your turn to act"
         if owed is not None:
             return self._refusal(state, seat, owed[0], (owed[1],), action)
         mine = [d for d in self.pending(state) if d.seat == seat]
@@ -338,21 +362,33 @@ class NeonEngine(RemembersPending):
         return self._refusal(state, seat, mine[0].kind, [d.legal for d in mine], action)
 
     @staticmethod
-    def _owed(s: State, seat: int, kind: str) -> tuple[str, list[Action]] | None:
+    def _owed(s: State, seat: int, action: Action) -> tuple[str, Any] | None:
         """For a state whose decisions are not made yet (a replay checks each recorded
-        action once): the kind of the seat's turn or attack window, as ``_pending`` names
-        it, and the answers it would list (of a turn, those of type ``kind`` alone: every
-        move, target and ability is not needed for one check); ``None`` for any other
-        decision, or when the seat owes none of these."""
+        action once): the kind of the seat's decision, as ``_pending`` names it, and the
+        answers it would list that ``action`` can equal (of a turn, those of the action's
+        type alone; of a card choice, those of its two cards), without building the
+        decisions; :data:`NOT_OWED` when the seat owes none; ``None`` for a frame of
+        another kind (``pending`` then decides, as it always did)."""
         if s.stack:
             top = s.stack[-1]
-            if isinstance(top, Attack) and window_owner(top) == seat:
-                return f"attack_{top.stage}", attack_legal(s, top)
-            return None
-        if s.phase == "act" and s.current == seat:
+            if isinstance(top, Attack):
+                if window_owner(top) == seat:
+                    return f"attack_{top.stage}", attack_legal(s, top)
+                return NOT_OWED
+            if top.kind not in FRAME_KINDS:
+                return None
+            return frame_legal(s, top) if top.owner == seat else NOT_OWED
+        if s.phase == "choose":
+            if seat in choosers(s) and s.fighters[seat].choice is None:
+                return "choose_cards", choice_legal(s.fighters[seat].hand, action)
+            return NOT_OWED
+        if s.phase == "act" and s.current is not None:
+            if s.current != seat:
+                return NOT_OWED
             f = s.fighters[seat]
-            return ("land" if f.sector is None else "turn"), turn_actions(s, seat, only=kind)
-        return None
+            return ("land" if f.sector is None else "turn"), \
+                turn_actions(s, seat, only=action["type"])
+        return NOT_OWED
 
     def _refusal(self, state: State, seat: int, kind: str, lists: Any, action: Action) -> str | None:
         """``None`` if ``action`` is one of ``lists``' answers, as it is or in normal form,

@@ -1,0 +1,190 @@
+"""``encoding.canonical_state`` writes the state's fields' bytes itself, in sorted-key order,
+re-encoding only the fields, fighters and frames that are not the objects of the last state
+of the same match: its bytes are those of the reference, RFC 8785 through
+``canonical_json(encode(state))``, on every state of seeded games of every mode, on states
+with odd values (which take the reference path), and when matches interleave."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import rfc8785
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from services.platform.canonical import canonical_json
+from services.platform.draws import SeededRandomness
+from services.rules.bots import RandomBot, make_bot
+from services.rules.games.contract import MatchConfig
+from services.rules.games.neon import encoding
+from services.rules.games.neon.encoding import canonical_state, encode
+from services.rules.games.neon.engine import ENGINE
+from services.rules.games.neon.state import Fighter, State, frame
+from services.rules.selfplay import setups
+
+MODES = ("rebirth", "battle-royale", "coalition")
+
+
+def _reference(state: State) -> bytes:
+    return canonical_json(encode(state))
+
+
+def _game(mode: str, plan: int, bot: str, seed: int):
+    """The states of one seeded game, from the set-up to the end."""
+    plans = setups(ENGINE, mode)
+    setup = plans[plan % len(plans)]
+    rng = SeededRandomness(f"canonical-fast:{mode}:{seed}")
+    state = ENGINE.setup(MatchConfig(mode, setup.seats, dict(setup.options)), rng)
+    bots = [make_bot("rule", f"{seed}-{s}", "neon") if bot == "rule" else RandomBot(seed * 10 + s)
+            for s in range(setup.seats)]
+    yield state
+    while pending := ENGINE.pending(state):
+        decision = pending[0]
+        action = bots[decision.seat].choose(decision, ENGINE.view(state, decision.seat))
+        state = ENGINE.apply(state, decision.seat, action, rng).state
+        yield state
+
+
+def test_the_fields_are_those_encode_writes_in_sorted_order():
+    state = next(_game("rebirth", 0, "rule", 0))
+    assert list(encoding._NAMES) == sorted(encode(state))
+    assert list(encoding._NAMES) == sorted(f.name for f in dataclasses.fields(State))
+    assert list(encoding._F_NAMES) == sorted(encode(state)["fighters"][0])
+    assert list(encoding._F_NAMES) == sorted(f.name for f in dataclasses.fields(Fighter))
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(st.sampled_from(MODES), st.integers(0, 5), st.sampled_from(["rule", "random"]),
+       st.integers(0, 2**32))
+def test_every_state_of_seeded_games_has_the_reference_bytes(mode, plan, bot, seed):
+    steps = 0
+    for state in _game(mode, plan, bot, seed):
+        want = _reference(state)
+        assert canonical_state(state) == want, (mode, plan, bot, seed, steps)
+        steps += 1
+    assert steps > 1
+    assert want == rfc8785.dumps(encode(state))  # the reference is RFC 8785
+
+
+def test_many_games_of_every_mode_step_by_step():
+    seen = 0
+    for mode in MODES:
+        for n in range(4):
+            for state in _game(mode, n, "rule" if n % 2 else "random", 100 + n):
+                assert canonical_state(state) == _reference(state), (mode, n, seen)
+                seen += 1
+    assert seen > 1000
+
+
+def test_matches_interleaved_step_by_step():
+    """Two (then many more than the remembered 64) matches stepped in turn: each state's
+    bytes are its own, whichever match was encoded just before."""
+    games = [_game("rebirth", 0, "rule", 1), _game("coalition", 1, "random", 2)]
+    both = 0
+    while games:
+        for game in list(games):
+            state = next(game, None)
+            if state is None:
+                games.remove(game)
+                continue
+            assert canonical_state(state) == _reference(state)
+            both += 1
+    assert both > 100
+    many = [_game(MODES[n % 3], n, "random", 300 + n) for n in range(70)]
+    for _ in range(12):
+        for game in many:
+            state = next(game, None)
+            if state is not None:
+                assert canonical_state(state) == _reference(state)
+    assert len(encoding._MATCHES) <= encoding._MATCH_LIMIT
+
+
+def test_a_state_met_again_after_later_states_of_its_match():
+    states = list(_game("battle-royale", 0, "rule", 7))[:80]
+    for state in states:
+        canonical_state(state)
+    for state in reversed(states):
+        assert canonical_state(state) == _reference(state)
+    for state in states[::7] + states[3::5]:
+        assert canonical_state(state) == _reference(state)
+
+
+class Str(str):
+    pass
+
+
+class Int(int):
+    pass
+
+
+class Row(tuple):
+    pass
+
+
+@dataclasses.dataclass(frozen=True)
+class OddFighter(Fighter):
+    pass
+
+
+@dataclasses.dataclass(frozen=True)
+class OddState(State):
+    pass
+
+
+def _odd_variants(state: State) -> list[State]:
+    f = state.fighters[0]
+    put = dataclasses.replace
+    fighters = state.fighters[1:]
+    return [
+        put(state, round=1.5),
+        put(state, serial=float(state.serial)),
+        put(state, phase="ch\u00f6ose"),
+        put(state, phase=Str(state.phase)),
+        put(state, serial=Int(state.serial)),
+        put(state, serial=2**70),
+        put(state, cells=(*state.cells, 0.5)),
+        put(state, ring=Row(state.ring)),
+        put(state, teams=((1.0, 2),)),
+        put(state, loot_decks=(("\u00e9p\u00e9e",), (), ())),
+        put(state, fighters=(put(f, energy=2.5), *fighters)),
+        put(state, fighters=(put(f, fighter="h\u00e9ro"), *fighters)),
+        put(state, fighters=(put(f, hand=(*f.hand, float("nan"))), *fighters)),
+        put(state, fighters=(put(f, health=((1.5,),)), *fighters)),
+        put(state, fighters=(put(f, energy=Int(3)), *fighters)),
+        put(state, fighters=(put(f, energy=2**70), *fighters)),
+        put(state, fighters=(put(f, hand=list(f.hand)), *fighters)),
+        put(state, fighters=(put(f, hand=Row(f.hand)), *fighters)),
+        put(state, fighters=(put(f, deck=(*f.deck, ("a", "b"))), *fighters)),
+        put(state, fighters=(put(f, health=tuple(list(r) for r in f.health)), *fighters)),
+        put(state, fighters=(put(f, row=(("move", Str("attack")),)), *fighters)),
+        put(state, fighters=(put(f, bots=(("x", 1.0),)), *fighters)),
+        put(state, fighters=(put(f, upgrades=("\u00fc",)), *fighters)),
+        put(state, fighters=(OddFighter(**{k.name: getattr(f, k.name)
+                                           for k in dataclasses.fields(Fighter)}), *fighters)),
+        put(state, stack=(*state.stack, frame("keep", 0, cards=("a", 1.5)))),
+        put(state, stack=(*state.stack, frame("keep", 0, cards=("\u00e9",)))),
+        OddState(**{k.name: getattr(state, k.name) for k in dataclasses.fields(State)}),
+    ]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_odd_values_take_the_reference_path(mode):
+    """Floats, NaN, non-ASCII text, subclasses of str, int, tuple, Fighter and State, ints
+    beyond 64 bits, in a scalar field, a table tuple, a fighter or a stack frame: the bytes
+    (or the refusal) of the reference path; the match's next ordinary state is still right."""
+    states = list(_game(mode, 0, "random", 11))
+    checked = 0
+    for state in states[:: max(1, len(states) // 6)]:
+        canonical_state(state)  # the match's last state remembered on the fast path
+        for odd in _odd_variants(state):
+            try:
+                want = _reference(odd)
+            except Exception as refused:  # noqa: BLE001 - the same refusal is expected
+                with pytest.raises(type(refused)):
+                    canonical_state(odd)
+                continue
+            assert canonical_state(odd) == want
+            checked += 1
+        assert canonical_state(state) == _reference(state)
+    assert checked > 20

@@ -1,0 +1,105 @@
+"""``validate`` on a state whose decisions are not made yet (a replay) skips building them:
+``_owed`` gives the seat's decision kind and only the answers the action can equal (of a
+card choice, the 8 of its two cards; of a loot, trophy, upgrade or evacuation frame, the
+frame's answers with no decision around them). Its verdicts are those of the path through
+``pending`` (the decisions built), on every seat, for legal and illegal actions of games of
+every mode."""
+
+from __future__ import annotations
+
+import random
+
+from services.platform.draws import SeededRandomness
+from services.rules.bots import RandomBot, make_bot
+from services.rules.games.contract import MatchConfig
+from services.rules.games.neon.engine import ENGINE, NOT_OWED, NeonEngine
+from services.rules.selfplay import setups
+
+MODES = ("rebirth", "battle-royale", "coalition")
+
+
+def _games():
+    for mode in MODES:
+        plans = setups(ENGINE, mode)
+        for n in range(3):
+            setup = plans[n % len(plans)]
+            rng = SeededRandomness(f"validate-owed:{mode}:{n}")
+            state = ENGINE.setup(MatchConfig(mode, setup.seats, dict(setup.options)), rng)
+            bots = [make_bot("rule", f"{n}-{s}", "neon") if n % 2 else RandomBot(n * 10 + s)
+                    for s in range(setup.seats)]
+            while pending := ENGINE.pending(state):
+                yield state, pending
+                decision = pending[0]
+                action = bots[decision.seat].choose(decision, ENGINE.view(state, decision.seat))
+                state = ENGINE.apply(state, decision.seat, action, rng).state
+
+
+def _variants(action: dict, pick: random.Random, others: list[dict]) -> list[dict]:
+    """The action and illegal (or differently written) neighbours of it."""
+    out = [action, {**action, "pull": False}, {**action, "pull": True}, {**action, "x": 1}]
+    for key, value in action.items():
+        if key == "type":
+            continue
+        out.append({k: v for k, v in action.items() if k != key})
+        if isinstance(value, bool):
+            out += [{**action, key: int(value)}, {**action, key: not value},
+                    {**action, key: float(value)}]
+        elif isinstance(value, str):
+            out += [{**action, key: value + "x"}, {**action, key: [value]}]
+        elif isinstance(value, list):
+            out += [{**action, key: list(reversed(value))}, {**action, key: value[:1]},
+                    {**action, key: value + value}]
+    if "top" in action:
+        out.append({**action, "top": action["bottom"], "bottom": action["top"]})
+        out.append({**action, "bottom": action["top"]})
+    out += pick.sample(others, min(3, len(others)))
+    return out
+
+
+def _old_verdict(engine: NeonEngine, state, seat: int, action) -> str | None:
+    """``validate`` with the state's decisions built first (the path through ``pending``)."""
+    engine._pending_memo = (state, engine._pending(state))
+    try:
+        return engine.validate(state, seat, action)
+    finally:
+        engine._pending_memo = (None, ())
+
+
+def test_verdicts_match_the_path_through_pending_on_legal_and_illegal_actions():
+    engine = NeonEngine()
+    pick = random.Random(18)
+    others: list[dict] = []
+    checked = kinds = 0
+    seen_kinds: set[str] = set()
+    legal_ok = refused = 0
+    for state, pending in _games():
+        actions: list[dict] = []
+        for decision in pending:
+            seen_kinds.add(decision.kind)
+            listed = list(decision.legal)
+            for action in pick.sample(listed, min(4, len(listed))):
+                actions += _variants(dict(action), pick, others)
+            others += listed[:2]
+        others = others[-200:]
+        for action in actions:
+            for seat in range(len(state.fighters) + 1):
+                engine._pending_memo = (None, ())
+                new = engine.validate(state, seat, action)
+                assert new == _old_verdict(engine, state, seat, action), (
+                    state.phase, [d.kind for d in pending], seat, action)
+                checked += 1
+                legal_ok += new is None
+                refused += new is not None
+    kinds = len(seen_kinds)
+    assert {"choose_cards", "turn", "keep_loot", "place_loot"} <= seen_kinds, seen_kinds
+    assert kinds >= 6 and checked > 20000 and legal_ok > 1000 and refused > 10000
+
+
+def test_a_seat_owing_nothing_is_told_so_without_the_decisions():
+    for state, pending in _games():
+        owing = {d.seat for d in pending}
+        for seat in range(len(state.fighters)):
+            if seat not in owing:
+                assert ENGINE._owed(state, seat, {"type": "pass"}) in (NOT_OWED, None)
+        if state.serial > 200:
+            break
