@@ -124,13 +124,16 @@ class CanonicalMemo:
     instead of at every step. ``encode`` turns the object into its JSON value (the
     engine's own encoder of that part); :meth:`__call__` raises :class:`NotFast` when that
     value is not on :func:`canonical_fast`'s path. Entries hold the object itself, so an
-    identity is never reused while it is remembered; the memo empties itself past
-    ``limit`` entries. Only for objects that are never mutated after they are shared.
+    identity is never reused while it is remembered; past ``limit`` entries the oldest is
+    dropped (dicts keep insertion order). The parts a step shares are those of the last
+    few states, so a small memo keeps every hit that matters, while thousands of dead
+    states held cost more in memory traffic than they save. Only for objects that are
+    never mutated after they are shared.
     """
 
     __slots__ = ("_encode", "_memo", "_limit")
 
-    def __init__(self, encode: Any, limit: int = 4096) -> None:
+    def __init__(self, encode: Any, limit: int = 64) -> None:
         self._encode = encode
         self._memo: dict[int, tuple[Any, Any]] = {}
         self._limit = limit
@@ -145,7 +148,7 @@ class CanonicalMemo:
         fragment = Fragment(data)
         memo = self._memo
         if len(memo) >= self._limit:
-            memo.clear()
+            del memo[next(iter(memo))]
         memo[id(obj)] = (obj, fragment)
         return fragment
 
