@@ -19,6 +19,7 @@ compare both on the states of real games and on states the engine never makes.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import fields
 from itertools import chain
@@ -134,6 +135,10 @@ _SIDE_MEMO: dict[int, tuple[Side, Any]] = {}
 _RESOLVING_MEMO: dict[int, tuple[Resolving, Any]] = {}
 _DEFENSE_MEMO: dict[int, tuple[Defense, Any]] = {}
 _RULES: dict[int, tuple[Any, Any]] = {}
+_ORDER: dict[int, deque[int]] = {id(memo): deque() for memo in (
+    _SIDE_MEMO, _RESOLVING_MEMO, _DEFENSE_MEMO, _RULES)}
+"""Each memo's keys, oldest first (a dict's oldest key would be found by scanning past
+the entries deleted before it)."""
 _LIMIT = 64
 """Entries each identity memo keeps, the oldest dropped first: the parts of the last few
 states, which are the ones the next state shares. Thousands of dead states held instead
@@ -211,10 +216,13 @@ def _defense(defense: Defense) -> Any:
 def _remember(memo: dict[int, tuple[Any, Any]], obj: Any, fragment: Any) -> Any:
     """Remember ``fragment`` for ``obj`` (held by the entry, so its identity is not reused
     while remembered), dropping the oldest entry past :data:`_LIMIT` (dicts keep insertion
-    order)."""
-    if len(memo) >= _LIMIT:
-        del memo[next(iter(memo))]
-    memo[id(obj)] = (obj, fragment)
+    order, kept in :data:`_ORDER`)."""
+    order = _ORDER[id(memo)]
+    if len(order) >= _LIMIT:
+        del memo[order.popleft()]
+    key = id(obj)
+    memo[key] = (obj, fragment)
+    order.append(key)
     return fragment
 
 
