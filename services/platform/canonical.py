@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+from collections import deque
 from typing import Any
 
 import orjson
@@ -124,16 +125,21 @@ class CanonicalMemo:
     instead of at every step. ``encode`` turns the object into its JSON value (the
     engine's own encoder of that part); :meth:`__call__` raises :class:`NotFast` when that
     value is not on :func:`canonical_fast`'s path. Entries hold the object itself, so an
-    identity is never reused while it is remembered; the memo empties itself past
-    ``limit`` entries. Only for objects that are never mutated after they are shared.
+    identity is never reused while it is remembered; past ``limit`` entries the oldest is
+    dropped (a deque of the keys, oldest first: a dict's oldest key would be found by
+    scanning past the entries deleted before it). The parts a step shares are those of the last
+    few states, so a small memo keeps every hit that matters, while thousands of dead
+    states held cost more in memory traffic than they save. Only for objects that are
+    never mutated after they are shared.
     """
 
-    __slots__ = ("_encode", "_memo", "_limit")
+    __slots__ = ("_encode", "_memo", "_limit", "_order")
 
-    def __init__(self, encode: Any, limit: int = 4096) -> None:
+    def __init__(self, encode: Any, limit: int = 64) -> None:
         self._encode = encode
         self._memo: dict[int, tuple[Any, Any]] = {}
         self._limit = limit
+        self._order: deque[int] = deque()  # the keys, oldest first
 
     def __call__(self, obj: Any) -> Any:
         hit = self._memo.get(id(obj))
@@ -143,10 +149,12 @@ class CanonicalMemo:
         if data is None:
             raise NotFast
         fragment = Fragment(data)
-        memo = self._memo
-        if len(memo) >= self._limit:
-            memo.clear()
-        memo[id(obj)] = (obj, fragment)
+        memo, order = self._memo, self._order
+        if len(order) >= self._limit:
+            del memo[order.popleft()]
+        key = id(obj)
+        memo[key] = (obj, fragment)
+        order.append(key)
         return fragment
 
 

@@ -177,9 +177,13 @@ def test_the_memo_gives_the_bytes_of_the_same_object_and_refuses_values_off_the_
     for odd in ((1.5,), ("\u00e9",), (2**70,)):
         with pytest.raises(NotFast):
             memo(odd)
-    for n in range(10):
-        memo((n, "x"))
-    assert len(memo._memo) <= 3  # emptied past its limit
+    rows = [(n, "x") for n in range(10)]
+    for r in rows:
+        assert bytes(orjson.dumps(memo(r))) == canonical_json(list(r))
+    assert list(memo._memo) == [id(r) for r in rows[-3:]]  # the oldest dropped past its limit
+    calls.clear()
+    memo(rows[-1])
+    assert calls == []  # the newest still remembered
 
 
 keys = st.text(max_size=4) | st.sampled_from(["a", "b", "\u00e9"])

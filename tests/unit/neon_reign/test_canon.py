@@ -175,3 +175,25 @@ def test_paused_resolutions_on_and_off_the_fast_path():
                         canon.canonical_state(other)
                 else:
                     assert canon.canonical_state(other) == want
+
+
+def test_the_identity_memos_stay_bounded_and_keep_the_newest():
+    """Many distinct sides, resolutions and defences: each memo keeps at most ``_LIMIT``
+    entries, the newest ones (each holding its object), and every state still gets the
+    reference bytes, the first time and again from the memo."""
+    paused = _paused_states()
+    states = [dataclasses.replace(
+        state, sides=(dataclasses.replace(state.sides[0], health=n % 7), state.sides[1]))
+        for n, state in enumerate(paused * (1 + 3 * canon._LIMIT // len(paused)))]
+    assert len(states) > 3 * canon._LIMIT
+    for state in states:
+        assert canon.canonical_state(state) == _reference(state)
+    memos = (canon._SIDE_MEMO, canon._RESOLVING_MEMO, canon._DEFENSE_MEMO, canon._RULES)
+    for memo in memos:
+        assert len(memo) <= canon._LIMIT
+        for key, (obj, _fragment) in memo.items():
+            assert id(obj) == key
+    assert id(states[-1].sides[0]) in canon._SIDE_MEMO  # the newest kept
+    assert id(states[0].sides[0]) not in canon._SIDE_MEMO  # the oldest dropped
+    for state in states[-8:]:  # remembered: the same bytes again
+        assert canon.canonical_state(state) == _reference(state)

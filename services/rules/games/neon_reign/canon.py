@@ -19,6 +19,7 @@ compare both on the states of real games and on states the engine never makes.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import fields
 from itertools import chain
@@ -115,9 +116,8 @@ def canonical_state(state: State) -> bytes:
             raise NotFast
         rules = state.rules
         hit = _RULES.get(id(rules))
-        if hit is None or hit[0] is not rules:
-            _RULES[id(rules)] = hit = (rules, _PARTS(rules))
-        encoded["rules"] = hit[1]
+        encoded["rules"] = (hit[1] if hit is not None and hit[0] is rules
+                            else _remember(_RULES, rules, _PARTS(rules)))
         resolving = state.resolving
         if resolving is not None:
             encoded["resolving"] = _resolving(resolving)
@@ -135,7 +135,15 @@ _SIDE_MEMO: dict[int, tuple[Side, Any]] = {}
 _RESOLVING_MEMO: dict[int, tuple[Resolving, Any]] = {}
 _DEFENSE_MEMO: dict[int, tuple[Defense, Any]] = {}
 _RULES: dict[int, tuple[Any, Any]] = {}
-_LIMIT = 4096
+_ORDER: dict[int, deque[int]] = {id(memo): deque() for memo in (
+    _SIDE_MEMO, _RESOLVING_MEMO, _DEFENSE_MEMO, _RULES)}
+"""Each memo's keys, oldest first (a dict's oldest key would be found by scanning past
+the entries deleted before it)."""
+_LIMIT = 64
+"""Entries each identity memo keeps, the oldest dropped first: the parts of the last few
+states, which are the ones the next state shares. Thousands of dead states held instead
+(a larger memo emptied all at once) cost more in memory traffic than the rare hit they
+give."""
 _STRS: set[str] = set()
 """Exact strs met in states before (card and hero ids, phases, reasons...): one of these
 is no float, and no subclass of str either (a subclass is never added, and orjson
@@ -206,9 +214,15 @@ def _defense(defense: Defense) -> Any:
 
 
 def _remember(memo: dict[int, tuple[Any, Any]], obj: Any, fragment: Any) -> Any:
-    if len(memo) >= _LIMIT:
-        memo.clear()
-    memo[id(obj)] = (obj, fragment)
+    """Remember ``fragment`` for ``obj`` (held by the entry, so its identity is not reused
+    while remembered), dropping the oldest entry past :data:`_LIMIT` (dicts keep insertion
+    order, kept in :data:`_ORDER`)."""
+    order = _ORDER[id(memo)]
+    if len(order) >= _LIMIT:
+        del memo[order.popleft()]
+    key = id(obj)
+    memo[key] = (obj, fragment)
+    order.append(key)
     return fragment
 
 

@@ -133,38 +133,44 @@ class NeonReignEngine(RemembersPending):
                     for listed in decision.legal:
                         if listed is action:
                             return None
-        if state.phase == OVER:
+        phase = state.phase
+        if phase == OVER:
             return "the match is over"
-        if not isinstance(action, Mapping) or not isinstance(action.get("type"), str):
+        if type(action) is dict:  # an action parsed from JSON: no ABC check
+            kind = action.get("type")
+            if type(kind) is not str and not isinstance(kind, str):
+                return "an action is an object with a type"
+        elif not isinstance(action, Mapping) or not isinstance(action.get("type"), str):
             return "an action is an object with a type"
-        kind = action["type"]
+        else:
+            kind = action["type"]
         if kind == "resign":
             if not isinstance(seat, int) or not 0 <= seat < _seats(state):
                 return "no such seat"
-            return _extra_keys(action, {"type"})
-        if state.phase == PICK:
+            return _extra_keys(action, _ONLY_TYPE)
+        if phase == PICK:
             return self._validate_pick(state, seat, action)
-        if state.phase == SHIELDS:
+        if phase == SHIELDS:
             return _validate_shields(state, seat, action)
-        if state.phase == TURN:
+        if phase == TURN:
             if seat != state.active:
                 return "it is not your turn"
             if kind == "recover":
                 if not turns.may_recover(state, state.sides[seat]):
                     return "Recover would draw no card while you can Attack: Attack instead"
-                return _extra_keys(action, {"type"})
+                return _extra_keys(action, _ONLY_TYPE)
             if kind != "attack":
                 return "on your turn you Attack or Recover"
-            return _extra_keys(action, {"type", "cards"}) or attack_problem(
+            return _extra_keys(action, _ATTACK_FIELDS) or attack_problem(
                 state.sides[seat].hand, action.get("cards"))
         if seat != 1 - state.active:
             return "only the defender may answer an Attack"
         if kind == "pass":
-            return _extra_keys(action, {"type"})
+            return _extra_keys(action, _ONLY_TYPE)
         if kind != "defend":
             return "answer the Attack with defend or pass"
         side = state.sides[seat]
-        return _extra_keys(action, {"type", "cards", "targets"}) or defense_problem(
+        return _extra_keys(action, _DEFEND_FIELDS) or defense_problem(
             side.hand, hero(side.hero), state.in_play, action.get("cards"),
             action.get("targets"), state.rules.strict_combo_breaker)
 
@@ -178,7 +184,7 @@ class NeonReignEngine(RemembersPending):
             return "you already picked your starting hero"
         if action.get("hero") not in state.sides[seat].bench:
             return "pick one of your two heroes"
-        return _extra_keys(action, {"type", "hero"})
+        return _extra_keys(action, _PICK_FIELDS)
 
     def apply(self, state: State, seat: int, action: Action, rng: Randomness) -> Transition:
         kind = action["type"]
@@ -233,10 +239,18 @@ def _validate_shields(state: State, seat: int, action: Action) -> str | None:
     spend = action.get("spend")
     if not isinstance(spend, int) or isinstance(spend, bool) or not 0 <= spend <= ask.most:
         return f"spend must be a whole number from 0 to {ask.most}"
-    return _extra_keys(action, {"type", "spend"})
+    return _extra_keys(action, _SHIELDS_FIELDS)
 
 
-def _extra_keys(action: Action, allowed: set[str]) -> str | None:
+# The fields each kind of action may have, built once (not a set per call).
+_ONLY_TYPE = frozenset({"type"})
+_ATTACK_FIELDS = frozenset({"type", "cards"})
+_DEFEND_FIELDS = frozenset({"type", "cards", "targets"})
+_PICK_FIELDS = frozenset({"type", "hero"})
+_SHIELDS_FIELDS = frozenset({"type", "spend"})
+
+
+def _extra_keys(action: Action, allowed: frozenset[str]) -> str | None:
     if action.keys() <= allowed:  # the usual answer, without building the difference
         return None
     return f"unexpected field {sorted(set(action) - allowed)[0]!r}"

@@ -17,9 +17,14 @@ MAX_DEFEND = 2
 
 
 def _card_list(value: Any) -> list[str] | None:
+    if type(value) is list and _ONLY_STR.issuperset(map(type, value)):
+        return value  # a list of exact strs (an action parsed from JSON), checked in C
     if not isinstance(value, list) or not all(isinstance(i, str) for i in value):
         return None
     return value
+
+
+_ONLY_STR = frozenset({str})
 
 
 def attack_problem(hand: Sequence[str], cards: Any) -> str | None:
