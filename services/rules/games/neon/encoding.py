@@ -168,13 +168,7 @@ def _scalar(value: Any) -> bytes:
     orjson writes), else :class:`NotFast`."""
     if type(value) not in _SCALAR_TYPES:
         raise NotFast
-    try:
-        data = _dumps(value)
-    except TypeError:  # an int beyond 64 bits
-        raise NotFast from None
-    if not data.isascii():
-        raise NotFast
-    return data
+    return _ascii_json(value)
 
 
 def _fast(encoder: Callable[[Any], Any]) -> Callable[[Any], bytes]:
@@ -192,7 +186,7 @@ def _flat_part(value: Any) -> bytes:
     by type in one pass in C; anything else :class:`NotFast`."""
     if type(value) is not tuple or not set(map(type, value)) <= _SCALAR_TYPES:
         raise NotFast
-    return _scalar_array(value)
+    return _ascii_json(value)
 
 
 def _rows_checked(value: Any) -> bytes:
@@ -201,10 +195,12 @@ def _rows_checked(value: Any) -> bytes:
     if type(value) is not tuple or not set(map(type, value)) <= _TUPLE \
             or not set(map(type, _flat(value))) <= _SCALAR_TYPES:
         raise NotFast
-    return _scalar_array(value)
+    return _ascii_json(value)
 
 
-def _scalar_array(value: tuple[Any, ...]) -> bytes:
+def _ascii_json(value: Any) -> bytes:
+    """orjson's bytes of a value already checked to hold plain scalars only, when they are
+    ASCII; :class:`NotFast` for non-ASCII text or an int beyond 64 bits."""
     try:
         data = _dumps(value)
     except TypeError:  # an int beyond 64 bits
