@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
+from services.platform.draws import SeededRandomness
 from services.rules.games.contract import MatchConfig
 from services.rules.games.neon.engine import ENGINE
 from services.rules.games.neon.state import Equip, Fighter, State
@@ -112,3 +113,16 @@ def go_on(state: State, seat: int, kind: str, rng: Any = None) -> State:
     if {"type": kind} in legal(state, seat):
         return act(state, seat, {"type": kind}, rng)
     return state
+
+
+def played(mode: str, setup: Any, bots: Sequence[Any], key: str) -> Iterator[State]:
+    """Every state of one game of ``setup`` (a ``selfplay.setups`` plan), from the set-up to
+    the end: each decision answered by its seat's bot, draws seeded by ``key``."""
+    rng = SeededRandomness(key)
+    state = ENGINE.setup(MatchConfig(mode, setup.seats, dict(setup.options)), rng)
+    yield state
+    while pending := ENGINE.pending(state):
+        decision = pending[0]
+        action = bots[decision.seat].choose(decision, ENGINE.view(state, decision.seat))
+        state = ENGINE.apply(state, decision.seat, action, rng).state
+        yield state

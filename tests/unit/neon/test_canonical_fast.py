@@ -14,14 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.platform.canonical import canonical_json
-from services.platform.draws import SeededRandomness
 from services.rules.bots import RandomBot, make_bot
-from services.rules.games.contract import MatchConfig
 from services.rules.games.neon import encoding
 from services.rules.games.neon.encoding import canonical_state, encode
 from services.rules.games.neon.engine import ENGINE
 from services.rules.games.neon.state import Fighter, State, frame
 from services.rules.selfplay import setups
+
+from .helpers import played
 
 MODES = ("rebirth", "battle-royale", "coalition")
 
@@ -34,16 +34,9 @@ def _game(mode: str, plan: int, bot: str, seed: int):
     """The states of one seeded game, from the set-up to the end."""
     plans = setups(ENGINE, mode)
     setup = plans[plan % len(plans)]
-    rng = SeededRandomness(f"canonical-fast:{mode}:{seed}")
-    state = ENGINE.setup(MatchConfig(mode, setup.seats, dict(setup.options)), rng)
     bots = [make_bot("rule", f"{seed}-{s}", "neon") if bot == "rule" else RandomBot(seed * 10 + s)
             for s in range(setup.seats)]
-    yield state
-    while pending := ENGINE.pending(state):
-        decision = pending[0]
-        action = bots[decision.seat].choose(decision, ENGINE.view(state, decision.seat))
-        state = ENGINE.apply(state, decision.seat, action, rng).state
-        yield state
+    return played(mode, setup, bots, f"canonical-fast:{mode}:{seed}")
 
 
 def test_the_fields_are_those_encode_writes_in_sorted_order():

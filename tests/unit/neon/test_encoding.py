@@ -7,21 +7,16 @@ from services.rules.games.neon.encoding import encode, to_json
 from services.rules.games.neon.engine import ENGINE, ENGINES
 from services.rules.selfplay import setups
 
+from .helpers import played
+
 
 def _states(mode: str, bot: str, games: int):
     for n, setup in zip(range(games), setups(ENGINE, mode) * games, strict=False):
-        rng = SeededRandomness(f"encoding:{mode}:{n}")
-        state = ENGINE.setup(MatchConfig(mode, setup.seats, setup.options), rng)
         bots = [
             make_bot(bot, f"{n}-{s}", "neon") if bot != "random" else RandomBot(n * 10 + s)
             for s in range(setup.seats)
         ]
-        yield state
-        while pending := ENGINE.pending(state):
-            decision = pending[0]
-            action = bots[decision.seat].choose(decision, ENGINE.view(state, decision.seat))
-            state = ENGINE.apply(state, decision.seat, action, rng).state
-            yield state
+        yield from played(mode, setup, bots, f"encoding:{mode}:{n}")
 
 
 def test_every_state_of_real_games_encodes_as_the_reflective_encoder_does():
