@@ -116,6 +116,42 @@ class NotFast(Exception):  # noqa: N818 - a signal to take the reference path, n
 Fragment = orjson.Fragment
 
 
+class IdentityMemo(dict[int, tuple[Any, Any]]):
+    """Values remembered by the identity of the immutable objects they were made from, the
+    newest ``limit`` kept and the oldest dropped first.
+
+    An entry is ``id(obj) -> (obj, value)``: it holds the object, so an identity is never
+    reused while it is remembered. Look up with ``memo.get(id(obj))`` (a plain dict lookup,
+    for hot paths) and check ``hit[0] is obj``; add with :meth:`remember`. The keys are
+    kept oldest first in a deque (a dict's oldest key would be found by scanning past the
+    entries deleted before it). Small by default: the parts a step shares are those of the
+    last few states, while thousands of dead states held cost more in memory traffic than
+    the rare hit they give. Only for objects that are never mutated after they are shared.
+    """
+
+    __slots__ = ("limit", "_order")
+
+    def __init__(self, limit: int = 64) -> None:
+        super().__init__()
+        self.limit = limit
+        self._order: deque[int] = deque()  # the keys, oldest first
+
+    def remember(self, obj: Any, value: Any) -> Any:
+        """Remember ``value`` for ``obj`` (not remembered yet), dropping the oldest entry
+        past the limit; returns ``value``."""
+        order = self._order
+        if len(order) >= self.limit:
+            del self[order.popleft()]
+        key = id(obj)
+        self[key] = (obj, value)
+        order.append(key)
+        return value
+
+    def clear(self) -> None:
+        super().clear()
+        self._order.clear()
+
+
 class CanonicalMemo:
     """Canonical bytes of immutable objects (frozen dataclasses, tuples), remembered by
     identity, as ``orjson.Fragment`` to splice into the encoding of what holds them.
@@ -124,22 +160,15 @@ class CanonicalMemo:
     deck tuple that did not change is the same object), so each part is encoded once
     instead of at every step. ``encode`` turns the object into its JSON value (the
     engine's own encoder of that part); :meth:`__call__` raises :class:`NotFast` when that
-    value is not on :func:`canonical_fast`'s path. Entries hold the object itself, so an
-    identity is never reused while it is remembered; past ``limit`` entries the oldest is
-    dropped (a deque of the keys, oldest first: a dict's oldest key would be found by
-    scanning past the entries deleted before it). The parts a step shares are those of the last
-    few states, so a small memo keeps every hit that matters, while thousands of dead
-    states held cost more in memory traffic than they save. Only for objects that are
-    never mutated after they are shared.
+    value is not on :func:`canonical_fast`'s path. The bytes are kept in an
+    :class:`IdentityMemo` of ``limit`` entries.
     """
 
-    __slots__ = ("_encode", "_memo", "_limit", "_order")
+    __slots__ = ("_encode", "_memo")
 
     def __init__(self, encode: Any, limit: int = 64) -> None:
         self._encode = encode
-        self._memo: dict[int, tuple[Any, Any]] = {}
-        self._limit = limit
-        self._order: deque[int] = deque()  # the keys, oldest first
+        self._memo = IdentityMemo(limit)
 
     def __call__(self, obj: Any) -> Any:
         hit = self._memo.get(id(obj))
@@ -148,14 +177,7 @@ class CanonicalMemo:
         data = canonical_fast(self._encode(obj))
         if data is None:
             raise NotFast
-        fragment = Fragment(data)
-        memo, order = self._memo, self._order
-        if len(order) >= self._limit:
-            del memo[order.popleft()]
-        key = id(obj)
-        memo[key] = (obj, fragment)
-        order.append(key)
-        return fragment
+        return self._memo.remember(obj, Fragment(data))
 
 
 _PLAIN = frozenset({dict, list, tuple, str, int, bool, type(None), orjson.Fragment})

@@ -19,7 +19,6 @@ compare both on the states of real games and on states the engine never makes.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable
 from dataclasses import fields
 from itertools import chain
@@ -28,6 +27,7 @@ from typing import Any
 from services.platform.canonical import (
     CanonicalMemo,
     Fragment,
+    IdentityMemo,
     NotFast,
     canonical_checked,
     canonical_json,
@@ -117,7 +117,7 @@ def canonical_state(state: State) -> bytes:
         rules = state.rules
         hit = _RULES.get(id(rules))
         encoded["rules"] = (hit[1] if hit is not None and hit[0] is rules
-                            else _remember(_RULES, rules, _PARTS(rules)))
+                            else _RULES.remember(rules, _PARTS(rules)))
         resolving = state.resolving
         if resolving is not None:
             encoded["resolving"] = _resolving(resolving)
@@ -131,19 +131,13 @@ _STATE_KEYS = frozenset(f.name for f in fields(State))
 _SIDE_KEYS = frozenset(f.name for f in fields(Side))
 _RESOLVING_KEYS = frozenset(f.name for f in fields(Resolving))
 _DEFENSE_KEYS = frozenset(f.name for f in fields(Defense))
-_SIDE_MEMO: dict[int, tuple[Side, Any]] = {}
-_RESOLVING_MEMO: dict[int, tuple[Resolving, Any]] = {}
-_DEFENSE_MEMO: dict[int, tuple[Defense, Any]] = {}
-_RULES: dict[int, tuple[Any, Any]] = {}
-_ORDER: dict[int, deque[int]] = {id(memo): deque() for memo in (
-    _SIDE_MEMO, _RESOLVING_MEMO, _DEFENSE_MEMO, _RULES)}
-"""Each memo's keys, oldest first (a dict's oldest key would be found by scanning past
-the entries deleted before it)."""
 _LIMIT = 64
-"""Entries each identity memo keeps, the oldest dropped first: the parts of the last few
-states, which are the ones the next state shares. Thousands of dead states held instead
-(a larger memo emptied all at once) cost more in memory traffic than the rare hit they
-give."""
+"""Entries each identity memo keeps (:class:`IdentityMemo`): the parts of the last few
+states, which are the ones the next state shares."""
+_SIDE_MEMO = IdentityMemo(_LIMIT)
+_RESOLVING_MEMO = IdentityMemo(_LIMIT)
+_DEFENSE_MEMO = IdentityMemo(_LIMIT)
+_RULES = IdentityMemo(_LIMIT)
 _STRS: set[str] = set()
 """Exact strs met in states before (card and hero ids, phases, reasons...): one of these
 is no float, and no subclass of str either (a subclass is never added, and orjson
@@ -188,7 +182,7 @@ def _resolving(resolving: Resolving) -> Any:
     data = canonical_checked(encoded)
     if data is None:
         raise NotFast
-    return _remember(_RESOLVING_MEMO, resolving, Fragment(data))
+    return _RESOLVING_MEMO.remember(resolving, Fragment(data))
 
 
 def _defense(defense: Defense) -> Any:
@@ -210,20 +204,7 @@ def _defense(defense: Defense) -> Any:
     data = canonical_checked(attrs)
     if data is None:
         raise NotFast
-    return _remember(_DEFENSE_MEMO, defense, Fragment(data))
-
-
-def _remember(memo: dict[int, tuple[Any, Any]], obj: Any, fragment: Any) -> Any:
-    """Remember ``fragment`` for ``obj`` (held by the entry, so its identity is not reused
-    while remembered), dropping the oldest entry past :data:`_LIMIT` (dicts keep insertion
-    order, kept in :data:`_ORDER`)."""
-    order = _ORDER[id(memo)]
-    if len(order) >= _LIMIT:
-        del memo[order.popleft()]
-    key = id(obj)
-    memo[key] = (obj, fragment)
-    order.append(key)
-    return fragment
+    return _DEFENSE_MEMO.remember(defense, Fragment(data))
 
 
 def _side(side: Side) -> Any:
@@ -247,7 +228,7 @@ def _side(side: Side) -> Any:
     data = canonical_checked(attrs)
     if data is None:
         raise NotFast
-    return _remember(_SIDE_MEMO, side, Fragment(data))
+    return _SIDE_MEMO.remember(side, Fragment(data))
 
 
 def _general(state: State) -> bytes:
