@@ -136,14 +136,10 @@ class NeonReignEngine(RemembersPending):
         phase = state.phase
         if phase == OVER:
             return "the match is over"
-        if type(action) is dict:  # an action parsed from JSON: no ABC check
-            kind = action.get("type")
-            if type(kind) is not str and not isinstance(kind, str):
-                return "an action is an object with a type"
-        elif not isinstance(action, Mapping) or not isinstance(action.get("type"), str):
+        # an action parsed from JSON is a dict: no ABC check for it
+        kind = action.get("type") if type(action) is dict or isinstance(action, Mapping) else None
+        if not isinstance(kind, str):
             return "an action is an object with a type"
-        else:
-            kind = action["type"]
         if kind == "resign":
             if not isinstance(seat, int) or not 0 <= seat < _seats(state):
                 return "no such seat"
