@@ -43,11 +43,9 @@ def _settings(log_file: bool = False, configure_logs: bool = True, **overrides: 
         settings = load()
     except ValueError as err:
         raise CliError(str(err), USAGE) from None
-    if not configure_logs:
-        pass
-    elif log_file:
+    if configure_logs and log_file:
         _cli_log(settings)
-    else:
+    elif configure_logs:
         from services.platform import logs
 
         logs.configure(settings.log_level, settings.log_format)
@@ -433,7 +431,7 @@ def verify(
     links between the matches of a campaign. Several files are checked in parallel."""
     from services.rules.verify import campaign_links
 
-    settings = _settings(log_file=True, configure_logs=False)  # verifying logs nothing
+    settings = _settings(configure_logs=False)  # verifying logs nothing
     check_public_key(public_key)
     exports = [file.read_bytes() for file in files]
     failed = False
