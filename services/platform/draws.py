@@ -318,13 +318,10 @@ class DrawRecord:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DrawRecord:
-        if cls is not DrawRecord:  # a subclass: its own __init__
-            return cls(op=str(data["op"]), n=int(data["n"]), count=int(data["count"]),
-                       result=tuple(int(x) for x in data["result"]), first=int(data["first"]),
-                       next=int(data["next"]))
-        # The same conversions, in the same order, the record built in one step (_record).
-        return _record(str(data["op"]), int(data["n"]), int(data["count"]),
-                       tuple(map(int, data["result"])), int(data["first"]), int(data["next"]))
+        values = (str(data["op"]), int(data["n"]), int(data["count"]),
+                  tuple(map(int, data["result"])), int(data["first"]), int(data["next"]))
+        # the record built in one step (_record); a subclass through its own __init__
+        return _record(*values) if cls is DrawRecord else cls(*values)
 
 
 OPS = ("randbelow", "shuffle", "roll")
