@@ -603,6 +603,8 @@ def roll_attack(w: Draft, fr: Attack) -> None:
 
 def target_order(s: State, targets: tuple[str, ...]) -> tuple[str, ...]:
     """Defenders in turn order, bots last (in ring order)."""
+    if len(targets) == 1 and targets[0].startswith(("f:", "bot:")):
+        return targets  # one target (most attacks): no turn order to find
     order = {idx: n for n, idx in enumerate(round_order(s))}
     fighters = sorted((t for t in targets if t.startswith("f:")),
                       key=lambda t: order.get(int(t[2:]), 99))
