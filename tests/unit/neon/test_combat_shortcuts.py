@@ -6,9 +6,19 @@ from __future__ import annotations
 from services.platform.draws import SeededRandomness
 from services.rules.bots import RandomBot, make_bot
 from services.rules.games.contract import MatchConfig
+from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.cards import round_order
-from services.rules.games.neon.combat import opponents, target_order
+from services.rules.games.neon.combat import (
+    effect_supply,
+    is_auto_stage,
+    opponents,
+    stage_legal,
+    target_order,
+    window_owner,
+    with_payments,
+)
 from services.rules.games.neon.engine import ENGINE
+from services.rules.games.neon.loot import payments
 from services.rules.selfplay import setups
 
 MODES = ("rebirth", "battle-royale", "coalition")
@@ -48,4 +58,38 @@ def test_a_single_target_is_its_own_order_and_several_keep_the_turn_order():
                 checked += 1
             assert target_order(s, foes) == _in_turn_order(s, foes)
             assert target_order(s, foes[::-1]) == _in_turn_order(s, foes[::-1])
+    assert checked > 1000
+
+
+def _with_every_payment(s, idx, fr, actions):
+    """``with_payments`` without its shortcut for a list of one pass."""
+    if not s.rules.player_chooses_supply:
+        return actions
+    out = []
+    f = s.fighters[idx]
+    for a in actions:
+        key = str(a.get("effect", ""))
+        if a["type"] in ("boost", "effect") and key.startswith(("equip:", "team:")):
+            card, supply = effect_supply(key)
+            out += [{**a, "pay": p} for p in payments(f, card, supply, fr.bots_won)]
+        else:
+            out.append(a)
+    return out
+
+
+def test_a_window_with_its_pass_alone_has_nothing_to_pay_for():
+    """Windows answered by their pass alone go on by themselves (so no decision shows
+    one): every window's list, and each of its answers alone, is checked."""
+    checked = 0
+    for s in _states():
+        fr = s.stack[-1] if s.stack else None
+        if not isinstance(fr, Attack) or fr.stage in ("blocks", "worn") or \
+                is_auto_stage(fr.stage):
+            continue
+        legal = stage_legal(s, fr)
+        owner = window_owner(fr)
+        for actions in (legal, *([a] for a in legal)):
+            assert with_payments(s, owner, fr, actions) == \
+                _with_every_payment(s, owner, fr, actions)
+            checked += 1
     assert checked > 1000

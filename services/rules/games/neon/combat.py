@@ -257,8 +257,9 @@ def can_reroll(s: State, idx: int) -> bool:
 
 def with_payments(s: State, idx: int, fr: Attack, actions: list[Action]) -> list[Action]:
     """Ruleset 3: an equipment effect is offered once per way to pay it (``pay``)."""
-    if not s.rules.player_chooses_supply:
-        return actions
+    if not s.rules.player_chooses_supply or \
+            (len(actions) == 1 and actions[0]["type"] not in ("boost", "effect")):
+        return actions  # nothing to pay for (a window's pass alone: most windows)
     out: list[Action] = []
     f = s.fighters[idx]
     for a in actions:
