@@ -96,32 +96,48 @@ def test_a_fighter_view_made_from_the_last_one_is_the_one_made_afresh():
 
 
 def test_an_attack_view_made_from_the_last_one_is_the_one_made_afresh():
-    """``_attack_view`` takes the lists of the tuples an answer left alone from the attack's
-    last view: it equals the view built afresh, type for type, in every mode (Coalition:
-    allies' windows), whatever attack was shown before."""
+    """``attack_view_since`` makes again only the keys of the fields an answer replaced,
+    taking the others from the last attack's view: it equals the view built afresh, type
+    for type and key order included, in every mode (Coalition: allies' windows), whatever
+    attack was shown before (the same attack one answer earlier, or another one)."""
     from services.rules.games.neon import views
     from services.rules.games.neon.attack import Attack
 
     engine = ENGINE
     seen = 0
-    for mode, seats in (("rebirth", 3), ("coalition", 4), ("battle-royale", 4)):
-        rng = SeededRandomness(f"attack-view-reuse:{mode}")
+    for mode, seats in (("rebirth", 3), ("coalition", 4), ("battle-royale", 4),
+                        ("rebirth", 6), ("coalition", 6)):
+        rng = SeededRandomness(f"attack-view-reuse:{mode}:{seats}")
         state = engine.setup(MatchConfig(mode, seats, engine.match_options(mode, seats)), rng)
         bots = [make_bot("rule", f"attack-reuse-{seat}", "neon") for seat in range(seats)]
-        last: tuple[dict, dict] | None = None
+        shown: list[tuple[Attack, dict]] = []
         while pending := engine.pending(state):
             for fr in state.stack:
                 if isinstance(fr, Attack):
-                    encoded = fr.encoded()
                     fresh = views._frame_view(fr, None)
-                    made = views._attack_view(fr, encoded, *(last or (None, None)))
-                    assert made == fresh
-                    assert json.dumps(made) == json.dumps(fresh)
-                    assert views._attack_view(fr, encoded, None, None) == fresh
-                    last = (encoded, made)
+                    for last, before in shown[-3:]:
+                        made = views.attack_view_since(fr, last, before)
+                        assert made == fresh
+                        assert json.dumps(made) == json.dumps(fresh)
+                    shown.append((fr, fresh))
                     seen += 1
             decision = pending[0]
             view = engine.view(state, decision.seat)
             state = engine.apply(state, decision.seat, bots[decision.seat].choose(decision, view),
                                  rng).state
     assert seen > 100
+
+
+def test_every_attack_field_has_its_view_key_or_decides_the_keys():
+    """A field added to ``Attack`` must be shown by ``attack.VIEW_KEYS`` (or handled with
+    the fields that decide which keys a view has), else views made from the last one would
+    keep its old value."""
+    from dataclasses import fields
+
+    from services.rules.games.neon.attack import VIEW_KEYS, Attack
+
+    names = {f.name for f in fields(Attack)}
+    assert names == set(VIEW_KEYS) | {"full_blocks_on_crits", "blocks_assigned", "allies"}
+    blank = Attack(0, "base", ("f:1",))
+    for name, key in VIEW_KEYS.items():
+        assert key == "owner" or key in blank.encoded(), name

@@ -147,6 +147,20 @@ class Attack:
         return data
 
 
+VIEW_KEYS = {
+    "attacker": "owner", "weapon": "weapon", "targets": "targets", "stage": "stage",
+    "attack_dice": "count", "attack_roll": "dice", "attack_rerolled": "rerolled",
+    "attacker_used": "used", "simultaneous_defense": "bot_defense_rolls",
+    "defenders_left": "queue", "defender": "defender", "defense_dice": "defense_count",
+    "defense_roll": "defense_roll", "defense_rerolled": "defense_rerolled",
+    "defender_used": "defender_used", "hits_cancelled": "hits_cancelled",
+    "blocks_as_fails": "blocks_as_fails", "damage_dealt": "dealt", "bots_won": "fresh",
+}
+"""The key of a view of the attack (``owner``, then :meth:`Attack.encoded`'s) that shows each
+field on its own; the others (``full_blocks_on_crits``, ``blocks_assigned``, ``allies``)
+decide which keys there are."""
+
+
 def new_attack(attacker: int, weapon: str, targets: tuple[str, ...], dice: int) -> Attack:
     """``Attack(attacker, weapon, targets, attack_dice=dice)``, copied from a blank one."""
     return but(_BLANK, {"attacker": attacker, "weapon": weapon, "targets": targets,

@@ -257,8 +257,9 @@ def can_reroll(s: State, idx: int) -> bool:
 
 def with_payments(s: State, idx: int, fr: Attack, actions: list[Action]) -> list[Action]:
     """Ruleset 3: an equipment effect is offered once per way to pay it (``pay``)."""
-    if not s.rules.player_chooses_supply:
-        return actions
+    if not s.rules.player_chooses_supply or \
+            (len(actions) == 1 and actions[0]["type"] not in ("boost", "effect")):
+        return actions  # nothing to pay for (a window's pass alone: most windows)
     out: list[Action] = []
     f = s.fighters[idx]
     for a in actions:
@@ -603,6 +604,8 @@ def roll_attack(w: Draft, fr: Attack) -> None:
 
 def target_order(s: State, targets: tuple[str, ...]) -> tuple[str, ...]:
     """Defenders in turn order, bots last (in ring order)."""
+    if len(targets) == 1 and targets[0].startswith(("f:", "bot:")):
+        return targets  # one target (most attacks): no turn order to find
     order = {idx: n for n, idx in enumerate(round_order(s))}
     fighters = sorted((t for t in targets if t.startswith("f:")),
                       key=lambda t: order.get(int(t[2:]), 99))

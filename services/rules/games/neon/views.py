@@ -18,10 +18,12 @@ bots as it is, without the JSON round trip.
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import attrgetter, is_not
 from typing import Any
 
 from services.rules.games.contract import Decision
-from services.rules.games.neon.attack import Attack
+from services.rules.games.neon.attack import VIEW_KEYS, Attack
 from services.rules.games.neon.content import SECTORS
 from services.rules.games.neon.state import Fighter, StackFrame, State
 
@@ -30,7 +32,7 @@ ALL_SECTORS = frozenset(SECTORS)
 _FIGHTERS: dict[tuple[int, bool, str], tuple[Fighter, dict[str, Any]]] = {}
 _PUBLIC: dict[tuple[int, str], tuple[Fighter, dict[str, Any]]] = {}
 _LISTS: dict[tuple[int | None, str], tuple[tuple[Fighter, ...], list[dict[str, Any]]]] = {}
-_FRAMES: dict[tuple[int, bool], tuple[StackFrame, dict[str, Any], dict[str, Any] | None]] = {}
+_FRAMES: dict[tuple[int, bool], tuple[StackFrame, dict[str, Any]]] = {}
 _RING: list[Any] = [None, None, None, [], []]
 
 
@@ -147,39 +149,37 @@ def ring_view(s: State) -> tuple[list[dict[str, Any]], list[int]]:
 def frame_view(depth: int, fr: StackFrame, viewer: int | None) -> dict[str, Any]:
     key = (depth, viewer == fr.owner)
     hit = _FRAMES.get(key)
-    if hit is not None and hit[0] is fr:
-        return hit[1]
-    if isinstance(fr, Attack):
-        encoded = fr.encoded()
-        out = _attack_view(fr, encoded, hit[2] if hit is not None else None,
-                           hit[1] if hit is not None else None)
-        _FRAMES[key] = (fr, out, encoded)
-        return out
+    if hit is not None:
+        last = hit[0]
+        if last is fr:
+            return hit[1]
+        if type(fr) is Attack and type(last) is Attack:
+            out = attack_view_since(fr, last, hit[1])
+            _FRAMES[key] = (fr, out)
+            return out
     out = _frame_view(fr, viewer)
-    _FRAMES[key] = (fr, out, None)
+    _FRAMES[key] = (fr, out)
     return out
 
 
-def _attack_view(fr: Attack, encoded: dict[str, Any], last: dict[str, Any] | None,
-                 before: dict[str, Any] | None) -> dict[str, Any]:
-    """``_frame_view`` of an attack from its encoded data. ``last`` and ``before``: the
-    encoded data and the view of the attack last shown at this depth; an answer changes a
-    few of its fields, and the lists made from the tuples it left alone (the same objects)
-    are taken from ``before`` (read, never changed, like every part of a view)."""
-    out: dict[str, Any] = {"kind": fr.kind, "owner": fr.owner}
-    if last is None or before is None:
-        for k, v in encoded.items():
-            out[k] = _json(v) if isinstance(v, tuple) else v
-        return out
-    for k, v in encoded.items():
-        if isinstance(v, tuple):
-            out[k] = before[k] if last.get(k, _ABSENT) is v else _json(v)
-        else:
-            out[k] = v
+def attack_view_since(fr: Attack, last: Attack, before: dict[str, Any]) -> dict[str, Any]:
+    """``_frame_view`` of the attack ``fr``, from ``before``, the view of the attack
+    ``last``: an answer changes a few of an attack's fields, and only the keys of the
+    fields that are not the same objects are made again (``attack.VIEW_KEYS``); a change
+    of the fields that decide which keys there are makes the view afresh."""
+    if fr.allies is not last.allies or fr.blocks_assigned is not last.blocks_assigned or \
+            fr.full_blocks_on_crits != last.full_blocks_on_crits:
+        return _frame_view(fr, None)
+    out = before.copy()
+    now = _ATTACK_FIELDS(fr)
+    for key, value in compress(zip(_ATTACK_KEYS, now),
+                               map(is_not, now, _ATTACK_FIELDS(last))):
+        out[key] = _json(value) if isinstance(value, tuple) else value
     return out
 
 
-_ABSENT = object()
+_ATTACK_FIELDS = attrgetter(*VIEW_KEYS)
+_ATTACK_KEYS = tuple(VIEW_KEYS.values())
 
 
 def _frame_view(fr: StackFrame, viewer: int | None) -> dict[str, Any]:
@@ -222,24 +222,59 @@ _TABLE: tuple[Any, tuple[Any, ...]] = (None, ())
 
 
 def view(s: State, viewer: int | None, pending: tuple[Decision, ...]) -> dict[str, Any]:
+    """The view: a copy of the board's part (``board_view``), with the round, the turn,
+    the fighters, the stack and the pending decisions set."""
+    out = board_view(s).copy()
+    out["round"] = s.round
+    out["phase"] = s.phase
+    out["ended"] = s.ended or None
+    out["you"] = viewer
+    out["leader"] = s.leader
+    out["current"] = s.current
+    out["fighters"] = fighters_view(s, viewer)
+    out["stack"] = [frame_view(n, fr, viewer) for n, fr in enumerate(s.stack)]
+    out["pending"] = [{"seat": d.seat, "kind": d.kind} for d in pending]
+    return out
+
+
+BOARD_FIELDS = attrgetter("mode", "seats", "automa", "teams", "cells", "ring", "bots", "search",
+                          "scoreboard", "round_board", "tokens", "loot_decks", "loot_discards",
+                          "upgrade_deck", "search_supply", "health_supply")
+"""The state's fields the board's part of a view is made from."""
+
+
+def board_view(s: State) -> dict[str, Any]:
+    """Every key of a view, in its order, with the values made from ``BOARD_FIELDS`` (the
+    others are ``None``, set by ``view`` on a copy). The same dict while those fields are
+    equal (a few actions a round change one); read, never changed, like every part."""
+    global _BOARD
+    fields = BOARD_FIELDS(s)
+    last = _BOARD
+    if last[0] == fields:
+        return last[1]
     ring, closed = ring_view(s)
     teams, round_board, cells, tokens, loot_decks, loot_discards, health = table_view(s)
-    return {
-        "mode": s.mode, "round": s.round, "rounds": len(s.cells), "phase": s.phase,
-        "ended": s.ended or None, "seats": s.seats, "automa": s.automa,
-        "teams": teams, "you": viewer,
+    part = {
+        "mode": s.mode, "round": None, "rounds": len(s.cells), "phase": None,
+        "ended": None, "seats": s.seats, "automa": s.automa,
+        "teams": teams, "you": None,
         "ring": ring,
         "closed": closed,
         "next_to_close": s.scoreboard[0] if s.scoreboard else None,
         "scoreboard_left": len(s.scoreboard),
         "round_board": round_board, "cells": cells,
         "tokens": tokens,
-        "leader": s.leader, "current": s.current,
+        "leader": None, "current": None,
         "loot_decks": loot_decks,
         "loot_discards": loot_discards,
         "upgrade_deck": len(s.upgrade_deck), "search_supply": s.search_supply,
         "health_supply": health,
-        "fighters": fighters_view(s, viewer),
-        "stack": [frame_view(n, fr, viewer) for n, fr in enumerate(s.stack)],
-        "pending": [{"seat": d.seat, "kind": d.kind} for d in pending],
+        "fighters": None,
+        "stack": None,
+        "pending": None,
     }
+    _BOARD = (fields, part)
+    return part
+
+
+_BOARD: tuple[Any, dict[str, Any]] = ((), {})

@@ -1,0 +1,95 @@
+"""Shortcuts of the attack's steps give what the general steps give, on states of seeded
+games of every mode (rule and random bots)."""
+
+from __future__ import annotations
+
+from services.platform.draws import SeededRandomness
+from services.rules.bots import RandomBot, make_bot
+from services.rules.games.contract import MatchConfig
+from services.rules.games.neon.attack import Attack
+from services.rules.games.neon.cards import round_order
+from services.rules.games.neon.combat import (
+    effect_supply,
+    is_auto_stage,
+    opponents,
+    stage_legal,
+    target_order,
+    window_owner,
+    with_payments,
+)
+from services.rules.games.neon.engine import ENGINE
+from services.rules.games.neon.loot import payments
+from services.rules.selfplay import setups
+
+MODES = ("rebirth", "battle-royale", "coalition")
+
+
+def _states():
+    for mode in MODES:
+        plans = setups(ENGINE, mode)
+        for n in range(4):
+            setup = plans[n % len(plans)]
+            rng = SeededRandomness(f"combat-shortcuts:{mode}:{n}")
+            state = ENGINE.setup(MatchConfig(mode, setup.seats, dict(setup.options)), rng)
+            bots = [make_bot("rule", f"{n}-{s}", "neon") if n % 2 else RandomBot(n * 10 + s)
+                    for s in range(setup.seats)]
+            while pending := ENGINE.pending(state):
+                yield state
+                decision = pending[0]
+                action = bots[decision.seat].choose(decision, ENGINE.view(state, decision.seat))
+                state = ENGINE.apply(state, decision.seat, action, rng).state
+
+
+def _in_turn_order(s, targets):
+    """``target_order`` without its one-target shortcut."""
+    order = {idx: n for n, idx in enumerate(round_order(s))}
+    fighters = sorted((t for t in targets if t.startswith("f:")),
+                      key=lambda t: order.get(int(t[2:]), 99))
+    return tuple(fighters) + tuple(t for t in targets if t.startswith("bot:"))
+
+
+def test_a_single_target_is_its_own_order_and_several_keep_the_turn_order():
+    checked = 0
+    for s in _states():
+        for f in s.fighters:
+            foes = tuple(t for t, _ in opponents(s, f.idx))
+            for t in foes:
+                assert target_order(s, (t,)) == _in_turn_order(s, (t,)) == (t,)
+                checked += 1
+            assert target_order(s, foes) == _in_turn_order(s, foes)
+            assert target_order(s, foes[::-1]) == _in_turn_order(s, foes[::-1])
+    assert checked > 1000
+
+
+def _with_every_payment(s, idx, fr, actions):
+    """``with_payments`` without its shortcut for a list of one pass."""
+    if not s.rules.player_chooses_supply:
+        return actions
+    out = []
+    f = s.fighters[idx]
+    for a in actions:
+        key = str(a.get("effect", ""))
+        if a["type"] in ("boost", "effect") and key.startswith(("equip:", "team:")):
+            card, supply = effect_supply(key)
+            out += [{**a, "pay": p} for p in payments(f, card, supply, fr.bots_won)]
+        else:
+            out.append(a)
+    return out
+
+
+def test_a_window_with_its_pass_alone_has_nothing_to_pay_for():
+    """Windows answered by their pass alone go on by themselves (so no decision shows
+    one): every window's list, and each of its answers alone, is checked."""
+    checked = 0
+    for s in _states():
+        fr = s.stack[-1] if s.stack else None
+        if not isinstance(fr, Attack) or fr.stage in ("blocks", "worn") or \
+                is_auto_stage(fr.stage):
+            continue
+        legal = stage_legal(s, fr)
+        owner = window_owner(fr)
+        for actions in (legal, *([a] for a in legal)):
+            assert with_payments(s, owner, fr, actions) == \
+                _with_every_payment(s, owner, fr, actions)
+            checked += 1
+    assert checked > 1000
