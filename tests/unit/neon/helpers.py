@@ -126,3 +126,22 @@ def played(mode: str, setup: Any, bots: Sequence[Any], key: str) -> Iterator[Sta
         action = bots[decision.seat].choose(decision, ENGINE.view(state, decision.seat))
         state = ENGINE.apply(state, decision.seat, action, rng).state
         yield state
+
+
+MODES = ("rebirth", "battle-royale", "coalition")
+
+
+def every_mode(tag: str, games: int) -> Iterator[State]:
+    """Every state of ``games`` seeded games of each mode (``selfplay.setups`` plans in
+    turn), rule bots in the odd games and random bots in the even ones; draws seeded by
+    ``tag``, the mode and the game's number."""
+    from services.rules.bots import RandomBot, make_bot
+    from services.rules.selfplay import setups
+
+    for mode in MODES:
+        plans = setups(ENGINE, mode)
+        for n in range(games):
+            setup = plans[n % len(plans)]
+            bots = [make_bot("rule", f"{n}-{s}", "neon") if n % 2 else RandomBot(n * 10 + s)
+                    for s in range(setup.seats)]
+            yield from played(mode, setup, bots, f"{tag}:{mode}:{n}")

@@ -3,9 +3,6 @@ games of every mode (rule and random bots)."""
 
 from __future__ import annotations
 
-from services.platform.draws import SeededRandomness
-from services.rules.bots import RandomBot, make_bot
-from services.rules.games.contract import MatchConfig
 from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.cards import round_order
 from services.rules.games.neon.combat import (
@@ -17,27 +14,13 @@ from services.rules.games.neon.combat import (
     window_owner,
     with_payments,
 )
-from services.rules.games.neon.engine import ENGINE
 from services.rules.games.neon.loot import payments
-from services.rules.selfplay import setups
 
-MODES = ("rebirth", "battle-royale", "coalition")
+from .helpers import every_mode
 
 
 def _states():
-    for mode in MODES:
-        plans = setups(ENGINE, mode)
-        for n in range(4):
-            setup = plans[n % len(plans)]
-            rng = SeededRandomness(f"combat-shortcuts:{mode}:{n}")
-            state = ENGINE.setup(MatchConfig(mode, setup.seats, dict(setup.options)), rng)
-            bots = [make_bot("rule", f"{n}-{s}", "neon") if n % 2 else RandomBot(n * 10 + s)
-                    for s in range(setup.seats)]
-            while pending := ENGINE.pending(state):
-                yield state
-                decision = pending[0]
-                action = bots[decision.seat].choose(decision, ENGINE.view(state, decision.seat))
-                state = ENGINE.apply(state, decision.seat, action, rng).state
+    return every_mode("combat-shortcuts", 4)
 
 
 def _in_turn_order(s, targets):

@@ -9,29 +9,16 @@ from __future__ import annotations
 
 import random
 
-from services.platform.draws import SeededRandomness
-from services.rules.bots import RandomBot, make_bot
-from services.rules.games.contract import MatchConfig
 from services.rules.games.neon.engine import ENGINE, NOT_OWED, NeonEngine
-from services.rules.selfplay import setups
 
-MODES = ("rebirth", "battle-royale", "coalition")
+from .helpers import every_mode
 
 
 def _games():
-    for mode in MODES:
-        plans = setups(ENGINE, mode)
-        for n in range(3):
-            setup = plans[n % len(plans)]
-            rng = SeededRandomness(f"validate-owed:{mode}:{n}")
-            state = ENGINE.setup(MatchConfig(mode, setup.seats, dict(setup.options)), rng)
-            bots = [make_bot("rule", f"{n}-{s}", "neon") if n % 2 else RandomBot(n * 10 + s)
-                    for s in range(setup.seats)]
-            while pending := ENGINE.pending(state):
-                yield state, pending
-                decision = pending[0]
-                action = bots[decision.seat].choose(decision, ENGINE.view(state, decision.seat))
-                state = ENGINE.apply(state, decision.seat, action, rng).state
+    """Every state that owes a decision, with its decisions."""
+    for state in every_mode("validate-owed", 3):
+        if pending := ENGINE.pending(state):
+            yield state, pending
 
 
 def _variants(action: dict, pick: random.Random, others: list[dict]) -> list[dict]:
