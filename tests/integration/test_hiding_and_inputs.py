@@ -138,3 +138,40 @@ async def test_a_reused_command_id_with_json_that_cannot_be_canonical_is_invalid
     actions = [json.loads(line) for line in export.splitlines()[:-1]]
     assert [r["command_id"] for r in actions if r["type"] == "ActionAccepted"] == ["c1"]
     await client.close()
+
+
+async def test_a_hidden_choice_cannot_be_found_from_its_chain_hash(backend: Backend) -> None:
+    """The chain hash every seat and the public receive covers the whole record: the hidden
+    action, its private events and draws. Command ids are guessable (the shared client
+    library's are ``<prefix><seat>-v<version>``), so without a secret in the record an
+    opponent recomputes the hash for each legal answer and learns the face-down pick."""
+    from services.platform.canonical import chain_hash
+    from services.platform.playing import command_id
+
+    client = RulesClient(backend.address("rules-toy"))
+    created = await client.create(backend.organiser_token(), mode="race", seats=2)
+    match_id = created.match_id
+    tokens = {t.seat: t.token for t in created.seat_tokens}
+    before = (await client.view(match_id, tokens[1])).version
+    mine = command_id("seat", 0, before)
+    await client.submit(tokens[0], match_id, mine, {"type": "pick", "step": 2})
+    # What seat 1 receives: every record, projected for it.
+    seen: list[dict[str, Any]] = []
+    async for response in client.watch(match_id, tokens[1]):
+        seen.append(json.loads(response.event.payload_json))
+        if response.event.version == before + 1:
+            break
+    pick, prev = seen[-1], seen[-2]["hash"]
+    assert "action" not in pick
+
+    def guess(step: int) -> str:
+        body = {"type": "ActionAccepted", "seat": 0, "command_id": mine,
+                "action": {"type": "pick", "step": step}, "decision": pick["decision"],
+                "hidden": True, "draws": [],
+                "events": [{"kind": "picked", "data": {"seat": 0, "step": step}, "visible_to": [0]},
+                           *({**e, "visible_to": None} for e in pick["events"])],
+                "state_hash": pick["state_hash"], "match_id": match_id, "n": pick["n"], "prev": prev}
+        return chain_hash(match_id, pick["n"], prev, body)
+
+    assert [s for s in (1, 2, 3) if guess(s) == pick["hash"]] == []
+    await client.close()
