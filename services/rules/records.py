@@ -16,6 +16,12 @@ MatchEnded
     outcome (placements, scores, breakdown), players.
 MatchSealed
     the revealed dice seed (checked against the commitment by verify).
+
+A record that holds something ``project`` withholds from some viewer (a hidden action,
+draws, private events, a campaign's carry) also holds ``blind``: 128 random bits, never
+projected. Every viewer receives each record's chain hash; without the blind a seat could
+recompute it for each guess of what was withheld (command ids are guessable) and learn a
+face-down choice. Exports keep it, so verify recomputes the chain as before.
 """
 
 from __future__ import annotations
@@ -62,6 +68,19 @@ def check_chain(
 
 def head(records: list[dict[str, Any]]) -> str:
     return records[-1]["hash"] if records else GENESIS
+
+
+def withholds(body: dict[str, Any]) -> bool:
+    """Whether ``project`` withholds part of this record from some viewer (so its chain
+    hash needs a blind)."""
+    if body.get("hidden") or body.get("draws"):
+        return True
+    if any(e.get("visible_to") is not None for e in body.get("events", ())):
+        return True
+    if body.get("campaign"):  # MatchCreated: the table carried from the match before
+        return True
+    outcome = body.get("outcome")
+    return isinstance(outcome, dict) and "carry" in outcome
 
 
 def _visible(event: dict[str, Any], viewer: int | None) -> bool:
