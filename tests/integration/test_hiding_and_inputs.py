@@ -164,8 +164,8 @@ async def test_a_hidden_choice_cannot_be_found_from_its_chain_hash(backend: Back
     pick, prev = seen[-1], seen[-2]["hash"]
     assert "action" not in pick
 
-    def guess(step: int) -> str:
-        body = {"type": "ActionAccepted", "seat": 0, "command_id": mine,
+    def guess(step: int, **secret: str) -> str:
+        body = {**secret, "type": "ActionAccepted", "seat": 0, "command_id": mine,
                 "action": {"type": "pick", "step": step}, "decision": pick["decision"],
                 "hidden": True, "draws": [],
                 "events": [{"kind": "picked", "data": {"seat": 0, "step": step}, "visible_to": [0]},
@@ -174,4 +174,9 @@ async def test_a_hidden_choice_cannot_be_found_from_its_chain_hash(backend: Back
         return chain_hash(match_id, pick["n"], prev, body)
 
     assert [s for s in (1, 2, 3) if guess(s) == pick["hash"]] == []
+    # The guess is the stored record but for its blind: with it (from the organiser's
+    # export), the picked step gives the hash, so only the blind stops the search.
+    export = (await client.export(backend.organiser_token(), match_id)).export_jsonl
+    stored = next(r for r in map(json.loads, export.splitlines()) if r.get("n") == pick["n"])
+    assert [s for s in (1, 2, 3) if guess(s, blind=stored["blind"]) == pick["hash"]] == [2]
     await client.close()
