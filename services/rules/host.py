@@ -64,7 +64,7 @@ from services.rules.matchlog import (
 )
 from services.rules.replay import ReplayError, config_of, outcome_json, replay
 
-MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 MAX_COMMAND_ID = 128
 MAX_ACTION_BYTES = 64 * 1024
 MAX_SAFE_INT = (1 << 53) - 1
