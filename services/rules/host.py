@@ -66,6 +66,9 @@ from services.rules.replay import ReplayError, config_of, outcome_json, replay
 
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 MAX_COMMAND_ID = 128
+RESERVED_COMMANDS = ("timeout:", "forfeit:", "bot:")
+"""Command id prefixes of the service's own actions (a clock's timeout, a forfeit, a bot's
+move: ``timeout:N`` makes version N); a client's id of that form could name one of them."""
 MAX_ACTION_BYTES = 64 * 1024
 MAX_SAFE_INT = (1 << 53) - 1
 CACHE_BYTES = 512 * 1024 * 1024
@@ -540,6 +543,9 @@ class MatchHost:
         seat = access.seat_of(claims, match_id)
         if not command_id or len(command_id) > MAX_COMMAND_ID:
             raise InvalidArgument(f"command_id must be 1-{MAX_COMMAND_ID} characters")
+        if command_id.startswith(RESERVED_COMMANDS):
+            raise InvalidArgument(f"command ids starting {', '.join(map(repr, RESERVED_COMMANDS))} "
+                                  "are reserved for the service's own actions")
         action = parse_json_object(action_json, "action_json")
         live = await self._get(match_id)
         async with live.lock:
