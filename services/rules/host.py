@@ -434,10 +434,20 @@ class MatchHost:
                 existing = await self._get(match_id)
             except NotFound:
                 existing = None
+            clock_json = None
+            if clock:
+                try:
+                    config_clock = ClockConfig.from_json(clock)
+                except ValueError as err:
+                    raise InvalidArgument(str(err)) from None
+                clock_json = config_clock.to_json() if config_clock.enabled else None
             if existing is not None:
                 c = existing.created
-                if (c["mode"], c["seats"], c.get("requested_options", c["options"]), c["players"]) != (
-                        mode, seats, requested, players):
+                asked = (mode, seats, requested, players, dict(config.options), clock_json,
+                         bool(await_client_seeds), _link(campaign))
+                if asked != (c["mode"], c["seats"], c.get("requested_options", c["options"]),
+                             c["players"], c["options"], c.get("clock"),
+                             bool(c.get("await_client_seeds")), _link(c.get("campaign"))):
                     raise AlreadyExists(f"match {match_id!r} exists with another configuration")
                 return existing, self._tokens(existing)
             dice_key = f"{self.engine.game_id}/{match_id}"
@@ -455,13 +465,8 @@ class MatchHost:
                 body["requested_options"] = requested
             if session.state_key:
                 body["state_hash_scheme"] = KEYED_SCHEME
-            if clock:
-                try:
-                    config_clock = ClockConfig.from_json(clock)
-                except ValueError as err:
-                    raise InvalidArgument(str(err)) from None
-                if config_clock.enabled:
-                    body["clock"] = config_clock.to_json()
+            if clock_json:
+                body["clock"] = clock_json
             if campaign is not None:
                 body["campaign"] = campaign
             record = rec.seal_record(match_id, 1, rec.head([]), body)
@@ -861,6 +866,11 @@ class MatchHost:
         records = await self._store(self.store.records, match_id)
         data = build_export(match_id, self.engine.game_id, records, self.signing_key)
         return data, live.head if live.version == len(records) else records[-1]["hash"], len(records)
+
+
+def _link(campaign: dict[str, Any] | None) -> tuple[Any, Any]:
+    """The earlier match a campaign match continues (its id and final hash), or Nones."""
+    return (campaign or {}).get("previous_match_id"), (campaign or {}).get("previous_final_hash")
 
 
 def _fold(engine: GameEngine, config: MatchConfig, state: Any, record: dict[str, Any]) -> Any:
