@@ -17,7 +17,8 @@ def replay_export(console: Console, data: bytes, viewer: int | None, pause: bool
     from services.rules import records as rec
     from services.rules.export import parse_export
     from services.rules.games import load_engine
-    from services.rules.replay import Replayed, step
+    from services.rules.replay import Replayed, ReplayError, step
+    from services.rules.verify import _state_key
 
     try:
         records, _ = parse_export(data)
@@ -25,20 +26,28 @@ def replay_export(console: Console, data: bytes, viewer: int | None, pause: bool
         raise CliError(f"not a match export: {err}", USAGE) from None
     if not records:
         raise CliError("the export holds no events", USAGE)
-    game = records[0]["game"]
+    game = str(records[0].get("game", ""))
     try:
         engine = load_engine(game)
     except KeyError as err:
         raise CliError(f"cannot replay: {err.args[0]}", USAGE) from None
+    try:  # keyed state hashes (a deployment's): the key comes from the revealed seed
+        key = _state_key(records)
+    except (StopIteration, KeyError, ValueError):
+        raise CliError("cannot replay: the match is not sealed, so its state hashes cannot be "
+                       "checked yet", USAGE) from None
     presenter = load_presentation(game)
     players = records[0].get("players") or []
     names = {i: str(p) for i, p in enumerate(players)}
     if viewer is not None:
         names[viewer] = "you"
-    replayed = Replayed()
+    replayed = Replayed(key=key)
     view: Any = {}
     for record in records:
-        step(engine, replayed, record)
+        try:
+            step(engine, replayed, record)
+        except ReplayError as err:
+            raise CliError(f"the export does not replay: {err}", USAGE) from None
         public = rec.project(record, viewer)
         if replayed.state is not None:
             view = engine.view(replayed.state, viewer)

@@ -99,7 +99,7 @@ def _timeout(request: web.Request, default: float | None) -> float | None:
     raw = request.headers.get("connect-timeout-ms")
     if raw is None:
         return default
-    if not raw.isdigit() or len(raw) > 10:
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 10:
         raise ConnectError("invalid_argument", "connect-timeout-ms must be a positive integer")
     return int(raw) / 1000
 

@@ -41,12 +41,13 @@ def public_frames(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]], st
     if not records or records[0].get("type") != "MatchCreated":
         return {}, [], "the export does not start with MatchCreated"
     created = records[0]
+    players = created.get("players")
     facts = {
         "match_id": str(created.get("match_id", "")),
         "game_id": str(created.get("game", "")),
         "mode": str(created.get("mode", "")),
         "seats": created.get("seats"),
-        "players": [str(p) for p in created.get("players") or []],
+        "players": [str(p) for p in players] if isinstance(players, list) else [],
     }
     try:
         engine = load_engine(facts["game_id"])
@@ -67,7 +68,10 @@ def public_frames(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]], st
             step(engine, replayed, record)
         except ReplayError as err:
             return facts, frames, str(err)
-        public = rec.project(record, None)
+        try:  # verify does not read events (descriptions for people); shown, they must fit
+            public = rec.project(record, None)
+        except (KeyError, TypeError, AttributeError) as err:
+            return facts, frames, f"event {record.get('n')}: cannot be shown ({type(err).__name__}: {err})"
         view = engine.view(replayed.state, None) if replayed.state is not None else None
         frames.append(
             {

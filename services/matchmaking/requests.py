@@ -11,8 +11,8 @@ from services.matchmaking.catalogue import GameSpec
 from services.matchmaking.grouping import RESERVED_FOR_BOTS
 from services.platform.errors import InvalidArgument
 
-TICKET_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-PLAYER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
+TICKET_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
+PLAYER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}\Z")
 MAX_PARTY = 6
 MAX_REGION = 32
 MAX_SEATS = 24

@@ -26,7 +26,7 @@ def env_key(service: str) -> str:
     return service.upper().replace("-", "_")
 
 
-NAMESPACE = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?)?$")
+NAMESPACE = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?)?\Z")
 """A deployment namespace: lowercase letters, digits and inner hyphens, at most 32 (or empty)."""
 
 

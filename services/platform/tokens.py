@@ -30,7 +30,7 @@ from services.platform.canonical import canonical_json
 from services.platform.errors import PermissionDenied, Unauthenticated
 
 ROLES = ("seat", "player", "organiser", "service")
-_B64URL = re.compile(r"^[A-Za-z0-9_-]*$")
+_B64URL = re.compile(r"^[A-Za-z0-9_-]*\Z")
 
 
 def _b64(data: bytes) -> str:

@@ -65,8 +65,11 @@ from services.rules.matchlog import (
 )
 from services.rules.replay import ReplayError, config_of, outcome_json, replay
 
-MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 MAX_COMMAND_ID = 128
+RESERVED_COMMANDS = ("timeout:", "forfeit:", "bot:")
+"""Command id prefixes of the service's own actions (a clock's timeout, a forfeit, a bot's
+move: ``timeout:N`` makes version N); a client's id of that form could name one of them."""
 MAX_ACTION_BYTES = 64 * 1024
 MAX_SAFE_INT = (1 << 53) - 1
 CACHE_BYTES = 512 * 1024 * 1024
@@ -434,10 +437,20 @@ class MatchHost:
                 existing = await self._get(match_id)
             except NotFound:
                 existing = None
+            clock_json = None
+            if clock:
+                try:
+                    config_clock = ClockConfig.from_json(clock)
+                except ValueError as err:
+                    raise InvalidArgument(str(err)) from None
+                clock_json = config_clock.to_json() if config_clock.enabled else None
             if existing is not None:
                 c = existing.created
-                if (c["mode"], c["seats"], c.get("requested_options", c["options"]), c["players"]) != (
-                        mode, seats, requested, players):
+                asked = (mode, seats, requested, players, dict(config.options), clock_json,
+                         bool(await_client_seeds), _link(campaign))
+                if asked != (c["mode"], c["seats"], c.get("requested_options", c["options"]),
+                             c["players"], c["options"], c.get("clock"),
+                             bool(c.get("await_client_seeds")), _link(c.get("campaign"))):
                     raise AlreadyExists(f"match {match_id!r} exists with another configuration")
                 return existing, self._tokens(existing)
             dice_key = f"{self.engine.game_id}/{match_id}"
@@ -455,13 +468,8 @@ class MatchHost:
                 body["requested_options"] = requested
             if session.state_key:
                 body["state_hash_scheme"] = KEYED_SCHEME
-            if clock:
-                try:
-                    config_clock = ClockConfig.from_json(clock)
-                except ValueError as err:
-                    raise InvalidArgument(str(err)) from None
-                if config_clock.enabled:
-                    body["clock"] = config_clock.to_json()
+            if clock_json:
+                body["clock"] = clock_json
             if campaign is not None:
                 body["campaign"] = campaign
             if rec.withholds(body):
@@ -545,6 +553,9 @@ class MatchHost:
         seat = access.seat_of(claims, match_id)
         if not command_id or len(command_id) > MAX_COMMAND_ID:
             raise InvalidArgument(f"command_id must be 1-{MAX_COMMAND_ID} characters")
+        if command_id.startswith(RESERVED_COMMANDS):
+            raise InvalidArgument(f"command ids starting {', '.join(map(repr, RESERVED_COMMANDS))} "
+                                  "are reserved for the service's own actions")
         action = parse_json_object(action_json, "action_json")
         live = await self._get(match_id)
         async with live.lock:
@@ -860,6 +871,11 @@ class MatchHost:
         records = await self._store(self.store.records, match_id)
         data = build_export(match_id, self.engine.game_id, records, self.signing_key)
         return data, live.head if live.version == len(records) else records[-1]["hash"], len(records)
+
+
+def _link(campaign: dict[str, Any] | None) -> tuple[Any, Any]:
+    """The earlier match a campaign match continues (its id and final hash), or Nones."""
+    return (campaign or {}).get("previous_match_id"), (campaign or {}).get("previous_final_hash")
 
 
 def _fold(engine: GameEngine, config: MatchConfig, state: Any, record: dict[str, Any]) -> Any:

@@ -167,7 +167,7 @@ def _state_key(records: list[dict[str, Any]]) -> bytes | None:
     """The key of a match's hiding state hashes, from its revealed seed (None: unkeyed)."""
     if records[0].get("state_hash_scheme") != KEYED_SCHEME:
         return None
-    seal = next(r for r in records if r["type"] == "MatchSealed")
+    seal = next(r for r in records if r.get("type") == "MatchSealed")
     return state_key(bytes.fromhex(str(seal["seed"])), str((records[0].get("dice") or {}).get("stream_id")))
 
 
@@ -254,7 +254,7 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
                  parsed: list[list[DrawRecord]] | None = None) -> str | None:
     """Every draw recomputed from the revealed seed; ``parsed`` receives each record's
     draws (for the replay, which then hands the engine exactly the draws checked here)."""
-    sealed = [r for r in records if r["type"] == "MatchSealed"]
+    sealed = [r for r in records if r.get("type") == "MatchSealed"]
     if not sealed:
         return "the match is not sealed: its seed is not revealed, so draws cannot be checked"
     seal = sealed[-1]
@@ -266,8 +266,11 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
     if hashlib.sha256(seed).hexdigest() != dice.get("commitment") or seal.get("commitment") != dice.get("commitment"):
         return f"event {seal['n']}: the revealed seed does not match the commitment"
     report.checks.append("seed matches its SHA-256 commitment")
-    started = [r for r in records if r["type"] == "MatchStarted"]
-    client_seeds = [(int(s), str(c)) for s, c in (started[0].get("client_seeds") or [])] if started else []
+    started = [r for r in records if r.get("type") == "MatchStarted"]
+    try:
+        client_seeds = [(int(s), str(c)) for s, c in (started[0].get("client_seeds") or [])] if started else []
+    except (TypeError, ValueError) as err:
+        return f"event {started[0]['n']}: malformed client seeds ({err})"
     counter = 0
     total = 0
     stream = DrawStream(seed, str(dice.get("stream_id")), client_seeds)
@@ -275,7 +278,10 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
         mine: list[DrawRecord] = []
         if parsed is not None:
             parsed.append(mine)
-        for draw in record.get("draws", []):
+        stored_draws = record.get("draws", [])
+        if not isinstance(stored_draws, list):
+            return f"event {record['n']}: malformed draws (not a list)"
+        for draw in stored_draws:
             try:
                 stored = DrawRecord.from_json(draw)
                 stream.counter = stored.first  # as replay_draw: a stream from the draw's first block

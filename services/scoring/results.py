@@ -17,8 +17,8 @@ from typing import Any
 
 from services.platform.tokens import is_bot
 
-GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
-MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}\Z")
+MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 MAX_SEATS = 16
 MAX_PLAYER_ID = 128
 

@@ -55,9 +55,9 @@ from services.tournament.domain import ENDED, Tournament, match_id_of
 from services.tournament.rules_port import RulesGateway
 
 log = get_logger("tournament")
-TOURNAMENT_ID = re.compile(r"^[A-Za-z0-9_]{1,40}$")
-PLAYER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
-MATCH_OF = re.compile(r"^(?P<t>[A-Za-z0-9_]{1,40})-r(?P<r>\d{1,4})-t(?P<k>\d{1,4})$")
+TOURNAMENT_ID = re.compile(r"^[A-Za-z0-9_]{1,40}\Z")
+PLAYER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}\Z")
+MATCH_OF = re.compile(r"^(?P<t>[A-Za-z0-9_]{1,40})-r(?P<r>[0-9]{1,4})-t(?P<k>[0-9]{1,4})\Z")
 DEFAULT_CLOCK = {"kind": "per_decision", "per_decision_ms": 60_000, "max_timeouts": 2}
 DEFAULT_CHECK_IN = 300
 MAX_CHECK_IN = 24 * 3600

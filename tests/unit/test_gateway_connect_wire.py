@@ -76,3 +76,16 @@ def test_cors_is_off_unless_origins_are_configured() -> None:
     assert config.allows("http://b") and not config.allows("http://c") and not config.allows("")
     assert load_config({"NEON_GATEWAY_CORS_ORIGINS": "*"}).allows("http://anything")
     assert load_config({"NEON_GATEWAY_PORT": "9090"}).port == 9090
+
+
+@pytest.mark.parametrize("raw", ["\u00b2", "1\u00b2", "\u0663", "-1", "1.5", "12345678901"])
+def test_a_connect_timeout_that_is_not_ascii_digits_is_invalid_argument(raw: str) -> None:
+    # "²".isdigit() is true but int("²") raises: that was a 500, not invalid_argument
+    from aiohttp.test_utils import make_mocked_request
+
+    from services.gateway.app import _timeout
+
+    request = make_mocked_request("POST", "/", headers={"connect-timeout-ms": raw})
+    with pytest.raises(ConnectError) as info:
+        _timeout(request, 5.0)
+    assert info.value.code == "invalid_argument"

@@ -1,0 +1,57 @@
+"""``neon replay`` on exports as deployments write them (keyed state hashes) and on bad ones.
+
+Every export of a deployment whose dice service hands out state keys has keyed state hashes:
+the replay needs the key from the revealed seed, as verify and the gateway's replays use it,
+or it stops at event 2. A bad export is a one-line usage error with the reason.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from rich.console import Console
+
+from services.cli.errors import CliError
+from services.cli.replaying import replay_export
+from services.rules.games import load_engine
+from services.rules.selfplay import export_game, setups
+
+
+@pytest.fixture(scope="module")
+def export() -> bytes:
+    engine = load_engine("neon-reign")
+    return export_game("neon-reign", "single", setups(engine, "single")[0], 3, Ed25519PrivateKey.generate())
+
+
+def _replay(data: bytes) -> str:
+    out = io.StringIO()
+    replay_export(Console(file=out, width=120), data, None)
+    return out.getvalue()
+
+
+def _lines(data: bytes) -> list[dict]:
+    return [json.loads(line) for line in data.splitlines()]
+
+
+def _join(rows: list[dict]) -> bytes:
+    return b"\n".join(json.dumps(r).encode() for r in rows)
+
+
+def test_a_keyed_export_replays_to_its_end(export: bytes) -> None:
+    assert _lines(export)[0]["state_hash_scheme"]
+    assert "MatchSealed" in _replay(export)
+
+
+def test_a_bad_export_is_a_usage_error_with_the_reason(export: bytes) -> None:
+    rows = _lines(export)
+    tampered = [dict(r) for r in rows]
+    tampered[3]["action"] = {"type": "bogus"}
+    unsealed = rows[:-3] + rows[-1:]
+    nameless = [{k: v for k, v in rows[0].items() if k != "game"}] + rows[1:]
+    for data, reason in ((tampered, "event 4"), (unsealed, "not sealed"), (nameless, "game")):
+        with pytest.raises(CliError) as info:
+            _replay(_join(data))
+        assert reason in str(info.value), str(info.value)

@@ -1,0 +1,69 @@
+"""Exports whose records have the wrong shape fail verification with a reason, never a
+traceback: ``neon verify`` goes on with other files, and the gateway's public
+``POST /api/replay`` answers with its report instead of a 500.
+
+The checkpoint's key is in the file unless ``--public-key`` pins one, so anyone can sign
+such an export; the chain and the signature hold, and only the later checks see the shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from services.gateway.replays import replay_report
+from services.rules import records as rec
+from services.rules.export import build_export, parse_export
+from services.rules.games import load_engine
+from services.rules.selfplay import export_game, setups
+from services.rules.verify import verify_export
+
+KEY = Ed25519PrivateKey.generate()
+
+
+@pytest.fixture(scope="module")
+def export() -> bytes:
+    return export_game("neon-reign", "single", setups(load_engine("neon-reign"), "single")[0], 3, KEY)
+
+
+def _resigned(data: bytes, kind: str, change: Any) -> bytes:
+    """The export with ``change(record)`` applied to the first record of ``kind``, re-chained
+    and signed again."""
+    records, checkpoint = parse_export(data)
+    change(next(r for r in records if r["type"] == kind))
+    chained: list[dict[str, Any]] = []
+    for record in records:
+        body = {k: v for k, v in record.items() if k not in ("hash", "n", "prev", "match_id")}
+        chained.append(rec.seal_record(checkpoint["match_id"], len(chained) + 1, rec.head(chained), body))
+    return build_export(checkpoint["match_id"], checkpoint["game"], chained, KEY)
+
+
+def _set(key: str, value: Any) -> Any:
+    return lambda record: record.__setitem__(key, value)
+
+
+MALFORMED = {
+    "no type": ("ActionAccepted", lambda record: record.pop("type")),
+    "draws a number": ("ActionAccepted", _set("draws", 0)),
+    "draws null": ("MatchStarted", _set("draws", None)),
+    "a client seed not a pair": ("MatchStarted", _set("client_seeds", [0])),
+    "client seeds a number": ("MatchStarted", _set("client_seeds", 5)),
+}
+
+
+@pytest.mark.parametrize("name", MALFORMED)
+def test_a_record_of_the_wrong_shape_fails_verify_with_a_reason(export: bytes, name: str) -> None:
+    kind, change = MALFORMED[name]
+    report = verify_export(_resigned(export, kind, change))
+    assert not report.ok and report.failure.startswith("event "), report.failure
+    assert replay_report(_resigned(export, kind, change))["verification"]["ok"] is False
+
+
+@pytest.mark.parametrize("events", [7, [0], [[1]], [{"data": {}}], {"a": 1}])
+def test_events_of_the_wrong_shape_stop_the_public_replay_with_a_reason(export: bytes, events: Any) -> None:
+    # verify does not read events (descriptions for people): the step-through does
+    report = replay_report(_resigned(export, "ActionAccepted", _set("events", events)))
+    assert report["stopped"].startswith("event "), report["stopped"]
+    assert report["frames"] and all(f["type"] for f in report["frames"])
