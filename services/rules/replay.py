@@ -79,7 +79,9 @@ def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
         elif kind == "ActionAccepted":
             if replayed.state is None:
                 raise ReplayError(f"event {n}: action before the match started")
-            seat, action = int(record["seat"]), record["action"]
+            seat, action = record["seat"], record["action"]
+            if type(seat) is not int:  # as the host writes it: "1", 1.0 or true is no seat
+                raise ReplayError(f"event {n}: seat {seat!r} is not an integer")
             reason = engine.validate(replayed.state, seat, action)
             if reason is not None:
                 raise ReplayError(f"event {n}: action of seat {seat} is illegal: {reason}")

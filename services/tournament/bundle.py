@@ -164,13 +164,27 @@ def verify_bundle(
 ) -> BundleReport:
     """Every check of the module docstring; ``public_key`` pins the organiser's key.
     ``verify_match(export_bytes, key)`` defaults to the rules verifier (neon verify), run in
-    ``jobs`` processes (0: one per core once there are many matches)."""
+    ``jobs`` processes (0: one per core once there are many matches). A bundle whose
+    parts are of the wrong shape (a signed one can be made by anyone with their own key)
+    fails with the reason, never a traceback: ``neon verify`` goes on with other files."""
     report = BundleReport()
     try:
         header, records, exports, checkpoints, inclusion, seal = _parse(data)
     except ValueError as err:
         report.fail(str(err))
         return report
+    try:
+        return _verify_parsed(report, header, records, exports, checkpoints, inclusion, seal,
+                              public_key, verify_match, jobs)
+    except (TypeError, KeyError, ValueError, AttributeError, IndexError) as err:
+        report.fail(f"bundle: malformed ({type(err).__name__}: {err})")
+        return report
+
+
+def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[dict[str, Any]],
+                   exports: dict[str, dict[str, Any]], checkpoints: list[dict[str, Any]],
+                   inclusion: list[dict[str, Any]], seal: dict[str, Any],
+                   public_key: str | None, verify_match: Any, jobs: int) -> BundleReport:
     tid = str(header.get("tournament_id", ""))
     report.tournament_id = tid
     key = str(header.get("public_key", ""))
@@ -233,8 +247,13 @@ def _parse(
         raise ValueError("not a tournament bundle (the first line is not TournamentBundle)")
     if rows[-1].get("type") != proofs.BUNDLE_SEAL:
         raise ValueError("the bundle does not end with its signed seal (cut short?)")
+    for number, row in enumerate(rows, start=1):
+        part = {"LogRecord": "record", "RoundCheckpoint": "checkpoint"}.get(str(row.get("type")))
+        if part is not None and not isinstance(row.get(part), dict):
+            raise ValueError(f"bundle line {number}: {row['type']} without a JSON object "
+                             f"as its {part}")
     records = [dict(r["record"]) for r in rows if r.get("type") == "LogRecord"]
-    exports = {str(r["match_id"]): r for r in rows if r.get("type") == "MatchExport"}
+    exports = {str(r.get("match_id")): r for r in rows if r.get("type") == "MatchExport"}
     checkpoints = [dict(r["checkpoint"]) for r in rows if r.get("type") == "RoundCheckpoint"]
     inclusion = [r for r in rows if r.get("type") == "InclusionProof"]
     return rows[0], records, exports, checkpoints, inclusion, rows[-1]

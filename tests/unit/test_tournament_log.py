@@ -5,6 +5,7 @@ organiser corrections (no matches), checkpoints signed, bundle built and verifie
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -109,3 +110,30 @@ def test_a_bundle_of_a_tournament_without_matches_verifies_and_catches_an_edit()
 def test_malformed_bundles_are_refused_with_the_reason(garbage: bytes, reason: str) -> None:
     report = verify_bundle(garbage)
     assert not report.ok and reason in report.failure
+
+
+def _reshaped(bundle: bytes, change: Any) -> bytes:
+    lines = [json.loads(x) for x in bundle.splitlines()]
+    change(lines)
+    return b"\n".join(canonical_json(x) for x in lines) + b"\n"
+
+
+def _first(kind: str, key: str, value: Any) -> Any:
+    def change(lines: list[dict]) -> None:
+        next(x for x in lines if x["type"] == kind)[key] = value
+    return change
+
+
+@pytest.mark.parametrize("change,reason", [
+    (_first("RoundCheckpoint", "checkpoint", [1]), "RoundCheckpoint without a JSON object"),
+    (_first("LogRecord", "record", "x"), "LogRecord without a JSON object"),
+    (_first("TournamentBundle", "result_keys", 5), "bundle: malformed (TypeError"),
+])
+def test_bundle_parts_of_the_wrong_shape_fail_with_the_reason(change: Any, reason: str) -> None:
+    """A bundle signed with the key in it (anyone's) whose parts have the wrong shape fails
+    with the reason instead of raising (``neon verify`` then goes on with other files)."""
+    _, records = run_swiss()
+    bundle = build_bundle("unit", "g", records, {}, KEY, [])
+    assert verify_bundle(bundle).ok
+    report = verify_bundle(_reshaped(bundle, change))
+    assert not report.ok and reason in report.failure, report.failures

@@ -67,3 +67,14 @@ def test_events_of_the_wrong_shape_stop_the_public_replay_with_a_reason(export: 
     report = replay_report(_resigned(export, "ActionAccepted", _set("events", events)))
     assert report["stopped"].startswith("event "), report["stopped"]
     assert report["frames"] and all(f["type"] for f in report["frames"])
+
+
+@pytest.mark.parametrize("seat", ["0", "1", True, False, 1.5, None])
+def test_a_seat_that_is_not_an_integer_fails_verify(export: bytes, seat: Any) -> None:
+    # the host writes seats as integers; int() would have read "1", true or 1.5 as a seat
+    records, _ = parse_export(export)
+    first = next(r for r in records if r["type"] == "ActionAccepted")
+    assert type(first["seat"]) is int and verify_export(export).ok
+    report = verify_export(_resigned(export, "ActionAccepted", _set("seat", seat)))
+    assert not report.ok
+    assert report.failure == f"event {first['n']}: seat {seat!r} is not an integer"
