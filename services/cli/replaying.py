@@ -48,10 +48,14 @@ def replay_export(console: Console, data: bytes, viewer: int | None, pause: bool
             step(engine, replayed, record)
         except ReplayError as err:
             raise CliError(f"the export does not replay: {err}", USAGE) from None
-        public = rec.project(record, viewer)
-        if replayed.state is not None:
-            view = engine.view(replayed.state, viewer)
-        lines = narrate(presenter, [public], None, view, names)  # every seat's action told
+        try:  # events are descriptions for people (verify does not read them): they must fit
+            public = rec.project(record, viewer)
+            if replayed.state is not None:
+                view = engine.view(replayed.state, viewer)
+            lines = narrate(presenter, [public], None, view, names)  # every seat's action told
+        except (KeyError, TypeError, AttributeError, ValueError) as err:
+            raise CliError(f"event {record.get('n')}: cannot be shown ({type(err).__name__}: "
+                           f"{err})", USAGE) from None
         console.rule(f"event {record['n']}: {record['type']}")
         if lines:
             console.print("\n".join(lines))

@@ -55,3 +55,15 @@ def test_a_bad_export_is_a_usage_error_with_the_reason(export: bytes) -> None:
         with pytest.raises(CliError) as info:
             _replay(_join(data))
         assert reason in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("events", [7, [0], [{"data": {}}]])
+def test_events_of_the_wrong_shape_are_a_usage_error_naming_the_event(export: bytes, events: object) -> None:
+    # the chain of this export is broken by the edit, but replay does not check chains
+    # (verify does): the step-through must still stop with a reason, not a traceback
+    rows = _lines(export)
+    n = next(i for i, r in enumerate(rows) if r["type"] == "ActionAccepted")
+    rows[n] = {**rows[n], "events": events}
+    with pytest.raises(CliError) as info:
+        _replay(_join(rows))
+    assert str(info.value).startswith(f"event {rows[n]['n']}: cannot be shown"), str(info.value)
