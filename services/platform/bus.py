@@ -87,6 +87,21 @@ def positions_bucket(where: settings.Settings | str | None = None) -> str:
 
 log = get_logger("bus")
 
+MAX_PAYLOAD = 1024 * 1024
+"""NATS's default max_payload: a larger message is refused by the server."""
+
+
+def unpublishable(subject: str, body: bytes, max_payload: int = MAX_PAYLOAD) -> str | None:
+    """Why NATS would refuse this message whatever the retries (a subject token that is
+    empty, holds white space or is a wildcard; a body over ``max_payload``), else None."""
+    for token in subject.split("."):
+        if not token or token in ("*", ">") or any(c in token for c in " \t\r\n\f\v\0"):
+            return f"subject {subject!r} is not a NATS subject"
+    if len(body) > max_payload:
+        return f"message of {len(body)} bytes is over NATS's max_payload ({max_payload})"
+    return None
+
+
 Projection = Callable[[Any], "list[tuple[str, dict[str, Any]]]"]
 """Maps a stored domain event to the (subject, public payload) messages to publish."""
 
@@ -167,6 +182,11 @@ class OutboxRelay:
         self.leading = False
         self.sent = 0
         """Notifications this relay has published (a follower's stays 0)."""
+        self.dropped: set[tuple[int, int]] = set()
+        """(notification id, message index) of the messages NATS would never take
+        (``unpublishable``): each logged as an error once and passed over, so that one cannot
+        hold back every later event. The event stays in the store."""
+        self.max_payload = MAX_PAYLOAD
         self.namespace = _namespace(namespace)
         self.interval, self.batch = interval, batch
         self.position = 0
@@ -181,6 +201,7 @@ class OutboxRelay:
 
     async def start(self) -> None:
         await ensure_stream(self.js, namespace=self.namespace)
+        self.max_payload = getattr(getattr(self.js, "_nc", None), "max_payload", 0) or MAX_PAYLOAD
         self._kv = await positions(self.js, self.namespace)
         self.store_id = await asyncio.to_thread(store_identity, self.app)
         await self._load_position()
@@ -262,6 +283,13 @@ class OutboxRelay:
             event = self.app.mapper.to_domain_event(notification)
             for index, (subject, payload) in enumerate(self.project(event)):
                 body = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
+                problem = unpublishable(subject, body, self.max_payload)
+                if problem:
+                    if (notification.id, index) not in self.dropped:
+                        self.dropped.add((notification.id, index))
+                        log.error("outbox message passed over", service=self.service,
+                                  notification=notification.id, index=index, reason=problem)
+                    continue
                 yield subject, body, {"Nats-Msg-Id": f"{ident}#{index}" if index else ident}
 
     async def _publish_window(self, window: list[tuple[str, bytes, dict[str, str]]]) -> None:

@@ -1,0 +1,81 @@
+"""A message NATS would never take does not hold back the events after it.
+
+Ids are checked where they come in (a ticket id ending in a newline once made a subject
+NATS refused, and the relay retried that event for ever, publishing nothing after it).
+Should one get into a store anyway, or a message grow over the server's max_payload, the
+relay logs it as an error, passes over it and publishes the rest, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+import pytest
+from eventsourcing.application import Application
+from eventsourcing.domain import Aggregate, event
+
+from services.platform.bus import MAX_PAYLOAD, STREAM, OutboxRelay, unpublishable
+
+
+class Note(Aggregate):
+    @event("Written")
+    def __init__(self, token: str, size: int = 0) -> None:
+        self.token, self.size = token, size
+
+
+class Notes(Application):
+    pass
+
+
+@pytest.mark.parametrize("subject,size,refused", [
+    ("neon.events.a.b", 10, False),
+    ("neon.events.a\n", 10, True),
+    ("neon.events.a b", 10, True),
+    ("neon.events..b", 10, True),
+    ("neon.events.*", 10, True),
+    ("neon.events.>", 10, True),
+    ("neon.events.a", MAX_PAYLOAD, False),
+    ("neon.events.a", MAX_PAYLOAD + 1, True),
+])
+def test_unpublishable_names_what_nats_refuses(subject: str, size: int, refused: bool) -> None:
+    assert (unpublishable(subject, b"x" * size) is not None) is refused
+
+
+async def test_the_relay_passes_over_a_message_nats_refuses_and_publishes_the_rest(
+    nats_client: Any,
+) -> None:
+    run = f"poison-{uuid.uuid4().hex[:8]}"
+    app = Notes()
+    for token, size in (("first", 0), ("bad token", 0), ("big", 2 * MAX_PAYLOAD), ("last", 0)):
+        app.save(Note(token, size))
+
+    def project(domain_event: Any) -> list[tuple[str, dict[str, Any]]]:
+        if not isinstance(domain_event, Note.Written):
+            return []
+        return [(f"neon.events.{run}.{domain_event.token}",
+                 {"token": domain_event.token, "pad": "x" * domain_event.size})]
+
+    relay = OutboxRelay(app, run, nats_client.jetstream(), project, interval=0.01)
+    await relay.start()
+    try:
+        await relay.drain()
+        assert relay.dropped == {(2, 0), (3, 0)}
+        assert relay.position == app.recorder.max_notification_id()
+    finally:
+        await relay.stop()
+    js = nats_client.jetstream()
+    sub = await js.pull_subscribe(f"neon.events.{run}.>", stream=STREAM)
+    got: list[str] = []
+    deadline = asyncio.get_running_loop().time() + 10
+    while len(got) < 2 and asyncio.get_running_loop().time() < deadline:
+        try:
+            batch = await sub.fetch(10, timeout=0.5)
+        except TimeoutError:
+            continue
+        for message in batch:
+            await message.ack()
+            got.append(message.subject.rsplit(".", 1)[-1])
+    await sub.unsubscribe()
+    assert got == ["first", "last"]
