@@ -12,6 +12,10 @@ Counter (its Sub token and card are spent at once) or passes. When the window cl
 active player orders two or more responses (``chain_order``), and the chain resolves last
 in, first out (``counter_resolve`` steps); damage a response deals opens its own window,
 which is resolved before the rest of the chain.
+
+From engine 0.3.0 (``Ruleset.public_windows``, ruling 32) who is asked depends on public
+information only (``damage.may_counter``), so a seat with no usable Counter in hand is asked
+too and may only pass; 0.2.0 asked only the seats holding one.
 """
 
 from __future__ import annotations
@@ -55,12 +59,18 @@ def _window(g: Play, step: dict[str, Any]) -> ResponseWindow:
 def owed(g: Play, step: dict[str, Any]) -> int | None:
     """The seat the window waits for, passing over seats that can no longer respond."""
     window = _window(g, step)
-    while window.current is not None and not damage.counters(
-        g, g.t.player(window.current), step["attacker"]
-    ):
+    while window.current is not None and not _may_respond(g, window.current, step["attacker"]):
         window = window.pass_(window.current)
     step["window"] = window.to_json()
     return window.current
+
+
+def _may_respond(g: Play, seat: int, attacker: dict[str, Any]) -> bool:
+    """Engine 0.3.0 asks by public information only (ruling 32); 0.2.0 by the hand."""
+    p = g.t.player(seat)
+    if g.rules.public_windows:
+        return damage.may_counter(g, p, attacker)
+    return bool(damage.counters(g, p, attacker))
 
 
 def options(g: Play, step: dict[str, Any]) -> list[dict[str, Any]]:
@@ -68,6 +78,8 @@ def options(g: Play, step: dict[str, Any]) -> list[dict[str, Any]]:
     if seat is None:
         return []
     cards = damage.counters(g, g.t.player(seat), step["attacker"])
+    # Under public windows a seat with no usable Counter in hand is asked all the same and
+    # may only pass (its decision looks like any other to the rest of the table).
     return [{"type": "pass"}] + [{"type": "counter", "card": c} for c in cards]
 
 

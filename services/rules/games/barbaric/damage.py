@@ -81,7 +81,12 @@ def allocate(g: Play, step: dict[str, Any], health: int, shields: int, spend: in
     if shields and g.broken(p):
         g.say("gear_broken", {"seat": p.seat})
     attacker = step["source"]
-    if attacker.get("kind") in ("seat", "monster", "minion") and counters(g, p, attacker):
+    if attacker.get("kind") not in ("seat", "monster", "minion"):
+        return
+    if g.rules.public_windows:
+        if may_counter(g, p, attacker):
+            join_responses(g, p.seat, attacker)
+    elif counters(g, p, attacker):
         if g.rules.response_chain:
             join_responses(g, p.seat, attacker)
         else:
@@ -132,6 +137,29 @@ def counters(g: Play, p: Player, attacker: dict[str, Any]) -> list[str]:
                 and p.subs_ready[skill.side] > 0 and hexes.distance(p.pos, at) <= reach):
             out.append(card)
     return out
+
+
+def may_counter(g: Play, p: Player, attacker: dict[str, Any]) -> bool:
+    """Whether ``p`` could play a Counter against ``attacker`` now, judging only by what every
+    seat sees (engine 0.3.0, ruling 32): ``p`` and the Attacker are on the map, ``p`` holds a
+    card, and a Counter Skill of ``p``'s own Rider or Gear board (the only cards a hand can
+    hold) has a Sub token of its side ready and a Range reaching the Attacker. The hand's
+    cards play no part; a seat that holds a usable Counter always passes this test."""
+    from . import hexes, skills
+    from .content import GEARS, RIDERS, card_ids
+
+    at = attacker_hex(g, attacker)
+    if at is None or not p.on_map or p.pos is None or not p.hand:
+        return False
+    boards = ([RIDERS[p.rider]] if p.rider else []) + ([GEARS[p.gear]] if p.gear else [])
+    for board in boards:
+        for card in sorted(set(card_ids(board))):
+            skill = skill_of(card)
+            if (skill.kind == "counter" and skill.condition == "after_you_take_damage"
+                    and p.subs_ready[skill.side] > 0
+                    and hexes.distance(p.pos, at) <= skills.reach(p, skill, 1, g.t.event_face)):
+                return True
+    return False
 
 
 def defeat(g: Play, p: Player, credit: int | None) -> None:

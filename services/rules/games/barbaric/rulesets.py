@@ -25,9 +25,18 @@ class Ruleset:
     """The Gadget limit counts the player's own tokens of that name, and at the limit the
     player chooses which of their Gadgets to move instead (ruling 17). Before: the oldest
     Gadget of that name on the map moved."""
+    public_windows: bool = False
+    """Who a response window asks, and whether it opens, depends on public information only:
+    every seat the damage reached that could hold a playable Counter judging by what is
+    public (on the map, the Attacker on the map, a card in hand, and a Sub token ready for a
+    Counter Skill of its own boards whose Range reaches the Attacker) is asked, in turn order;
+    a seat with no usable Counter in hand may only pass (ruling 32). Before: a window opened,
+    and asked a seat, only if that seat held a usable Counter (its hidden hand showed)."""
 
 
 V0_1 = Ruleset("0.1.0")
 V0_2 = Ruleset("0.2.0", round_cap=100, response_chain=True, gadget_choice=True)
-RULESETS = {r.version: r for r in (V0_1, V0_2)}
-CURRENT = V0_2
+V0_3 = Ruleset("0.3.0", round_cap=100, response_chain=True, gadget_choice=True,
+               public_windows=True)
+RULESETS = {r.version: r for r in (V0_1, V0_2, V0_3)}
+CURRENT = V0_3
