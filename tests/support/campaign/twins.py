@@ -62,8 +62,7 @@ def _twin_neon_knights(state: Any, keep: int | None, rng: SeededRandomness) -> A
     for p in doc["players"]:
         if p["seat"] != keep:
             p["bets"], doc["decks"]["bets"] = _split(rng, p["bets"], doc["decks"]["bets"])
-            parts = [c for c in p["hand"] if c in doc["decks"]["parts"] or True]
-            p["hand"], doc["decks"]["parts"] = _split(rng, parts, doc["decks"]["parts"])
+            p["hand"], doc["decks"]["parts"] = _split(rng, p["hand"], doc["decks"]["parts"])
     for name, deck in doc["decks"].items():
         doc["decks"][name] = list(rng.shuffle(deck))
     doc["stage_deck"] = list(rng.shuffle(doc["stage_deck"]))
