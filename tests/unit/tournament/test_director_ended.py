@@ -95,3 +95,23 @@ async def test_a_result_arriving_after_a_force_end_is_not_recorded(d: Director) 
          "outcome": {"placements": [1, 2]}}, {})
     assert outcome == "ignored"
     assert len(await d.records("forced")) == length
+
+
+async def test_late_entries_keep_distinct_registration_orders(d: Director) -> None:
+    """A player who withdrew before the start and comes back as a late entry, then another
+    late entry: each late entrant gets its own registration order (seed order ties are
+    broken by it, README "Formats" / core standings), not the same number twice."""
+    await d.create(ORG, "late", {"game": "g", "mode": "single", "format_json": json.dumps(
+        {"format": "swiss", "rounds": 2, "late_entry_until": 1})})
+    await d.open_registration(ORG, "late")
+    for p in ("p0", "p1", "p2", "zed"):
+        await d.register(ORG, "late", p)
+    await d.withdraw(ORG, "late", "zed")
+    await d.start(ORG, "late")
+    await d.add_late(ORG, "late", "zed")
+    await d.add_late(ORG, "late", "amy")
+    orders = [e["registered"] for e in (await d.get("late")).entrants]
+    assert len(set(orders)) == len(orders), orders
+    replayed = await d.replayed("late")
+    seeds = [e.player_id for e in sorted(replayed.entrants, key=lambda e: e.registered)]
+    assert seeds[-2:] == ["zed", "amy"]
