@@ -772,7 +772,10 @@ class Director:
                 rating = float(
                     (await self.ratings.ratings(t.game, [player_id])).get(player_id, 0.0)
                 )
-            t.late_entry(player_id, first, rating, len(t.players))
+            # After every order given so far: a player who withdrew before the start keeps
+            # its key in t.players, so len(t.players) would be handed out twice.
+            order = 1 + max((int(v["order"]) for v in t.players.values()), default=-1)
+            t.late_entry(player_id, first, rating, order)
             await self._save(t)
             return t
 
