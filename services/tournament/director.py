@@ -629,6 +629,10 @@ class Director:
             t = await asyncio.to_thread(self.app.find, tournament_id)
             if t is None or number > len(t.rounds) or result.get("game") != t.game:
                 return "ignored"
+            if t.status in ENDED:  # the final standings are published: the log is closed
+                log.warning("a result after the tournament ended is left out",
+                            match_id=result.get("match_id"), status=t.status)
+                return "ignored"
             rnd = t.round(number)
             tables = [k for k in rnd["tables"] if k["number"] == table and not k["bye"]]
             if not tables:
@@ -710,6 +714,10 @@ class Director:
                     and rnd.get("corrected", {}).get(str(table)) == reason.strip()[:500])
             if same:  # a repeat of the same correction (a retried call) changes nothing
                 return await self.round_view(t, number)
+            if t.status in ENDED:
+                raise FailedPrecondition(
+                    f"the tournament is {t.status}: its final standings are published"
+                )
             t.correct_result(
                 number, table, tlog.result_json(result), reason.strip()[:500], who.player
             )
@@ -764,7 +772,10 @@ class Director:
                 rating = float(
                     (await self.ratings.ratings(t.game, [player_id])).get(player_id, 0.0)
                 )
-            t.late_entry(player_id, first, rating, len(t.players))
+            # After every order given so far: a player who withdrew before the start keeps
+            # its key in t.players, so len(t.players) would be handed out twice.
+            order = 1 + max((int(v["order"]) for v in t.players.values()), default=-1)
+            t.late_entry(player_id, first, rating, order)
             await self._save(t)
             return t
 

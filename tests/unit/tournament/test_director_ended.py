@@ -1,0 +1,117 @@
+"""The Director on an in-memory store with a stand-in rules service: once a tournament has
+ended (finished or force-ended, final standings published) its log takes no more results,
+neither an organiser's correction nor a signed result that arrives late."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import types
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from services.platform.errors import FailedPrecondition
+from services.platform.tokens import Claims
+from services.tournament.app import TournamentApplication
+from services.tournament.director import Director, Options
+
+ORG = Claims("organiser", "*", player="org")
+KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+
+
+class StandInRules:
+    """Creates matches that never start; their export is never sealed."""
+
+    def address(self, game: str) -> str:
+        return "127.0.0.1:1"
+
+    async def game_info(self, game: str) -> Any:
+        mode = types.SimpleNamespace(name="single", min_seats=2, max_seats=2)
+        return types.SimpleNamespace(modes=[mode])
+
+    async def create_match(self, game: str, match_id: str, mode: str, seats: list[str],
+                           options: str, clock: Any) -> tuple[dict[int, str], str]:
+        return {i: f"seat-{i}" for i in range(len(seats))}, "commitment"
+
+    async def start_match(self, game: str, match_id: str) -> None:
+        return None
+
+    async def export_match(self, game: str, match_id: str) -> Any:
+        return types.SimpleNamespace(export_jsonl=b"{}\n", final_hash="", event_count=0)
+
+
+@pytest.fixture
+async def d() -> AsyncIterator[Director]:
+    app = TournamentApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    director = Director(app, StandInRules(), None, KEY, Options(poll=0.02))
+    yield director
+    await director.close()
+
+
+async def _running(d: Director, tid: str, rounds: int) -> None:
+    await d.create(ORG, tid, {"game": "g", "mode": "single",
+                              "format_json": json.dumps({"format": "swiss", "rounds": rounds})})
+    await d.open_registration(ORG, tid)
+    for p in ("p0", "p1", "p2", "p3"):
+        await d.register(ORG, tid, p)
+    await d.start(ORG, tid)
+
+
+async def _play_round_on_paper(d: Director, tid: str, number: int) -> None:
+    view = await d.next_round(ORG, tid, 0)
+    for k in view["tables"]:
+        if not k["bye"]:
+            await d.correct_result(ORG, tid, number, k["number"], [1, 2], False, "paper")
+    for _ in range(250):
+        if (await d.get(tid)).round(number)["checkpoint"] is not None:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"round {number} got no checkpoint")
+
+
+async def test_a_finished_tournament_takes_no_correction(d: Director) -> None:
+    await _running(d, "fin", 1)
+    await _play_round_on_paper(d, "fin", 1)
+    _, final = await d.finish(ORG, "fin")
+    length = len(await d.records("fin"))
+    with pytest.raises(FailedPrecondition):
+        await d.correct_result(ORG, "fin", 1, 1, [2, 1], False, "changed my mind")
+    assert len(await d.records("fin")) == length
+    rows, is_final = await d.standings("fin")
+    assert is_final and rows == final
+
+
+async def test_a_result_arriving_after_a_force_end_is_not_recorded(d: Director) -> None:
+    await _running(d, "forced", 2)
+    view = await d.next_round(ORG, "forced", 0)
+    await d.force_end(ORG, "forced", "venue closed")
+    length = len(await d.records("forced"))
+    table = view["tables"][0]
+    outcome = await d.record_signed_result(
+        {"match_id": "forced-r1-t1", "game": "g", "players": list(table["seats"]),
+         "outcome": {"placements": [1, 2]}}, {})
+    assert outcome == "ignored"
+    assert len(await d.records("forced")) == length
+
+
+async def test_late_entries_keep_distinct_registration_orders(d: Director) -> None:
+    """A player who withdrew before the start and comes back as a late entry, then another
+    late entry: each late entrant gets its own registration order (seed order ties are
+    broken by it, README "Formats" / core standings), not the same number twice."""
+    await d.create(ORG, "late", {"game": "g", "mode": "single", "format_json": json.dumps(
+        {"format": "swiss", "rounds": 2, "late_entry_until": 1})})
+    await d.open_registration(ORG, "late")
+    for p in ("p0", "p1", "p2", "zed"):
+        await d.register(ORG, "late", p)
+    await d.withdraw(ORG, "late", "zed")
+    await d.start(ORG, "late")
+    await d.add_late(ORG, "late", "zed")
+    await d.add_late(ORG, "late", "amy")
+    orders = [e["registered"] for e in (await d.get("late")).entrants]
+    assert len(set(orders)) == len(orders), orders
+    replayed = await d.replayed("late")
+    seeds = [e.player_id for e in sorted(replayed.entrants, key=lambda e: e.registered)]
+    assert seeds[-2:] == ["zed", "amy"]
