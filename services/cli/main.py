@@ -132,7 +132,7 @@ def up(
         except BaseException:
             await backend.stop(0)
             raise
-        token_file = settings.var_dir / "organiser.token"
+        token_file = settings.state_dir / "organiser.token"
         token_file.write_text(backend.organiser_token() + "\n")
         table = Table(title="Neon Arena is up")
         table.add_column("service")

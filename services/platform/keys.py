@@ -6,6 +6,7 @@ import json
 import os
 import secrets as _secrets
 from dataclasses import dataclass
+from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -20,27 +21,42 @@ class Keys:
 
 
 def load_keys(settings: Settings) -> Keys:
-    """Keys from NEON_TOKEN_SECRET / NEON_SIGNING_KEY; in dev, var/keys.json is made once."""
+    """Keys from NEON_TOKEN_SECRET / NEON_SIGNING_KEY; in dev, ``keys.json`` is made once in
+    the deployment's folder (``settings.state_dir``: ``var/``, or ``var/<namespace>/``), so
+    deployments of other namespaces never accept each other's tokens.
+
+    A namespace whose folder was made before its keys moved there (its SQLite files were
+    already in it) keeps the keys it had, those of ``var/keys.json``."""
     if settings.token_secret and settings.signing_key:
         return Keys(settings.token_secret.encode(), load_private_key(settings.signing_key))
     if settings.tournament:
         raise RuntimeError("tournament mode needs NEON_TOKEN_SECRET and NEON_SIGNING_KEY")
-    path = settings.var_dir / "keys.json"
+    folder = settings.state_dir
+    path = folder / "keys.json"
+    shared = settings.var_dir / "keys.json"
+    if not path.exists() and folder != settings.var_dir and shared.exists() \
+            and any(folder.glob("*.sqlite")):
+        _write_once(path, json.loads(shared.read_text()))
     if not path.exists():
-        settings.var_dir.mkdir(parents=True, exist_ok=True)
-        data = {
+        _write_once(path, {
             "token_secret": _secrets.token_hex(32),
             "signing_key": private_key_hex(Ed25519PrivateKey.generate()),
-        }
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data))
-        os.chmod(tmp, 0o600)
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            pass
-        tmp.unlink()
+        })
     data = json.loads(path.read_text())
     secret = settings.token_secret or data["token_secret"]
     key = settings.signing_key or data["signing_key"]
     return Keys(secret.encode(), load_private_key(key))
+
+
+def _write_once(path: Path, data: dict[str, str]) -> None:
+    """Write ``path`` unless it exists (racing processes agree on the first written), readable
+    by its owner only."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data))
+    os.chmod(tmp, 0o600)
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        pass
+    tmp.unlink()

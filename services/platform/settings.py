@@ -95,10 +95,15 @@ class Settings:
     def address(self, service: str) -> str:
         return self.addresses.get(service) or f"{self.host}:{self.ports[service]}"
 
+    @property
+    def state_dir(self) -> Path:
+        """The deployment's own folder: ``<var>``, or ``<var>/<namespace>`` with a namespace
+        (its SQLite files, its dev keys, its organiser token)."""
+        return self.var_dir / self.namespace if self.namespace else self.var_dir
+
     def sqlite_path(self, service: str) -> Path:
         """``<var>/<service>.sqlite``; with a namespace ``<var>/<namespace>/<service>.sqlite``."""
-        folder = self.var_dir / self.namespace if self.namespace else self.var_dir
-        return folder / f"{service}.sqlite"
+        return self.state_dir / f"{service}.sqlite"
 
     @property
     def database_schema(self) -> str:
