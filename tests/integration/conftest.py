@@ -29,6 +29,15 @@ async def backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
 
 
 @pytest.fixture
+async def toy_backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
+    """Dice, scoring and the Hidden Race toy's rules service only (no built-in game)."""
+    b = await start_backend(make_settings(tmp_path, nats_url), games=[], embedded_nats=False,
+                            engines={"toy": toy.ENGINE})
+    yield b
+    await b.stop(1)
+
+
+@pytest.fixture
 async def duel_backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
     """Dice and the Counter Duel toy (contract v2: any-time actions, counters, campaigns)."""
     from tests.support import duel

@@ -9,14 +9,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 
-from services.cli.backend import Backend, start_backend
+from services.cli.backend import Backend
 from services.cli.client import RulesClient
 from services.platform.canonical import KEYED_SCHEME, canonical_json, sha256_hex
 from services.platform.draws import SeededRandomness, keyed_state_hash, state_key
@@ -24,7 +22,6 @@ from services.platform.playing import SeatTurn, play_table
 from services.rules import records as rec
 from services.rules.replay import replay
 from services.rules.verify import verify_export
-from tests.integration.conftest import make_settings
 from tests.support import toy
 
 NON_CANONICAL = ['{"type":"pick","step":1,"x":9007199254740992}', '{"type":"pick","step":NaN}',
@@ -33,11 +30,8 @@ NON_CANONICAL = ['{"type":"pick","step":1,"x":9007199254740992}', '{"type":"pick
 
 
 @pytest.fixture
-async def backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
-    b = await start_backend(make_settings(tmp_path, nats_url), games=[], embedded_nats=False,
-                            engines={"toy": toy.ENGINE})
-    yield b
-    await b.stop(1)
+def backend(toy_backend: Backend) -> Backend:
+    return toy_backend
 
 
 async def play(backend: Backend, client: RulesClient, dev_seed: str = "") -> tuple[str, list[str]]:

@@ -9,24 +9,16 @@ export held two actions with that id. Such ids are refused up front now.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import grpc
 import pytest
 
-from services.cli.backend import Backend, start_backend
+from services.cli.backend import Backend
 from services.cli.client import RulesClient
-from tests.integration.conftest import make_settings
-from tests.support import toy
 
 
 @pytest.fixture
-async def backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
-    b = await start_backend(make_settings(tmp_path, nats_url), games=[], embedded_nats=False,
-                            engines={"toy": toy.ENGINE})
-    yield b
-    await b.stop(1)
+def backend(toy_backend: Backend) -> Backend:
+    return toy_backend
 
 
 async def test_the_services_own_command_ids_are_refused(backend: Backend) -> None:
