@@ -36,6 +36,10 @@ class Notes(Application):
     ("neon.events..b", 10, True),
     ("neon.events.*", 10, True),
     ("neon.events.>", 10, True),
+    ("neon.events.*.b", 10, True),
+    ("neon.events.", 10, True),
+    ("", 10, True),
+    ("neon.events.*a.b>", 10, False),
     ("neon.events.a", MAX_PAYLOAD, False),
     ("neon.events.a", MAX_PAYLOAD + 1, True),
 ])
