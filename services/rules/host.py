@@ -14,7 +14,6 @@ import asyncio
 import json
 import math
 import re
-import secrets
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -324,9 +323,7 @@ class MatchHost:
         return sha256_hex(data)
 
     def _seal(self, live: LiveMatch, body: dict[str, Any], n: int, prev: str) -> dict[str, Any]:
-        if rec.withholds(body):
-            body = {**body, "blind": secrets.token_hex(16)}
-        return rec.seal_record(live.match_id, n, prev, body)
+        return rec.seal_record(live.match_id, n, prev, rec.blinded(body))
 
     async def _commit(self, live: LiveMatch, records: list[dict[str, Any]], state: Any) -> None:
         """Make ``records`` durable (with a snapshot when one is due), then advance."""
@@ -472,9 +469,7 @@ class MatchHost:
                 body["clock"] = clock_json
             if campaign is not None:
                 body["campaign"] = campaign
-            if rec.withholds(body):
-                body["blind"] = secrets.token_hex(16)
-            record = rec.seal_record(match_id, 1, rec.head([]), body)
+            record = rec.seal_record(match_id, 1, rec.head([]), rec.blinded(body))
             live = LiveMatch(match_id, self.engine, record, config)
             live.key = bytes.fromhex(session.state_key) if session.state_key else None
             records = [record]

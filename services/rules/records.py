@@ -27,6 +27,7 @@ face-down choice. Exports keep it, so verify recomputes the chain as before.
 from __future__ import annotations
 
 import copy
+import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -81,6 +82,13 @@ def withholds(body: dict[str, Any]) -> bool:
         return True
     outcome = body.get("outcome")
     return isinstance(outcome, dict) and "carry" in outcome
+
+
+def blinded(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` with a fresh ``blind`` when it :func:`withholds` something, else as it is:
+    what the rules service seals (never the records of tests or self-play, which stay
+    reproducible)."""
+    return {**body, "blind": secrets.token_hex(16)} if withholds(body) else body
 
 
 def _visible(event: dict[str, Any], viewer: int | None) -> bool:
