@@ -18,7 +18,7 @@ def replay_export(console: Console, data: bytes, viewer: int | None, pause: bool
     from services.rules.export import parse_export
     from services.rules.games import load_engine
     from services.rules.replay import Replayed, ReplayError, step
-    from services.rules.verify import _state_key
+    from services.rules.verify import engine_at, state_key_of
 
     try:
         records, _ = parse_export(data)
@@ -28,11 +28,11 @@ def replay_export(console: Console, data: bytes, viewer: int | None, pause: bool
         raise CliError("the export holds no events", USAGE)
     game = str(records[0].get("game", ""))
     try:
-        engine = load_engine(game)
+        engine = engine_at(load_engine(game), str(records[0].get("engine_version")))
     except KeyError as err:
         raise CliError(f"cannot replay: {err.args[0]}", USAGE) from None
     try:  # keyed state hashes (a deployment's): the key comes from the revealed seed
-        key = _state_key(records)
+        key = state_key_of(records)
     except (StopIteration, KeyError, ValueError):
         raise CliError("cannot replay: the match is not sealed, so its state hashes cannot be "
                        "checked yet", USAGE) from None

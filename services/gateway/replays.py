@@ -14,9 +14,8 @@ from typing import Any
 from services.rules import records as rec
 from services.rules.export import parse_export
 from services.rules.games import load_engine, load_presentation
-from services.rules.games.contract import is_v2
 from services.rules.replay import Replayed, ReplayError, step
-from services.rules.verify import _state_key, verify_export
+from services.rules.verify import engine_at, state_key_of, verify_export
 
 MAX_EXPORT_BYTES = 32 * 1024 * 1024
 
@@ -50,15 +49,12 @@ def public_frames(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]], st
         "players": [str(p) for p in players] if isinstance(players, list) else [],
     }
     try:
-        engine = load_engine(facts["game_id"])
-        version = str(created.get("engine_version"))
-        if version != engine.engine_version and is_v2(engine):
-            engine = engine.for_version(version)  # type: ignore[attr-defined]
+        engine = engine_at(load_engine(facts["game_id"]), str(created.get("engine_version")))
     except (KeyError, ModuleNotFoundError) as err:
         return facts, [], f"cannot replay this game here: {err}"
     present = load_presentation(facts["game_id"])
     try:
-        key = _state_key(records)  # keyed state hashes: the key comes from the revealed seed
+        key = state_key_of(records)  # keyed state hashes: the key comes from the revealed seed
     except (StopIteration, KeyError, ValueError):
         return facts, [], "the match is not sealed: its state hashes cannot be checked yet"
     replayed = Replayed(key=key)

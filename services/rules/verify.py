@@ -124,16 +124,14 @@ def _verify_export(data: bytes, public_key: str | None, engine: GameEngine | Non
     except (KeyError, ModuleNotFoundError) as err:
         return report.fail(f"event 1: {err}")
     version = str(created.get("engine_version"))
-    if version != engine.engine_version:
-        if is_v2(engine):
-            try:
-                engine = engine.for_version(version)  # type: ignore[attr-defined]
-            except KeyError:
-                return report.fail(f"event 1: engine version {version} of this match cannot be "
-                                   f"replayed by engine {engine.engine_version}")
-        else:
-            report.warnings.append(f"exported with engine {version}, replayed with {engine.engine_version}")
-    key = _state_key(records)
+    try:
+        engine = engine_at(engine, version)
+    except KeyError:
+        return report.fail(f"event 1: engine version {version} of this match cannot be "
+                           f"replayed by engine {engine.engine_version}")
+    if version != engine.engine_version:  # an engine that keeps no earlier versions
+        report.warnings.append(f"exported with engine {version}, replayed with {engine.engine_version}")
+    key = state_key_of(records)
     try:
         replayed = replay(engine, records, key, draws)
     except ReplayError as err:
@@ -163,8 +161,19 @@ def _unencodable(match_id: str, records: list[dict[str, Any]],
     return "the hash chain cannot be encoded as canonical JSON"
 
 
-def _state_key(records: list[dict[str, Any]]) -> bytes | None:
-    """The key of a match's hiding state hashes, from its revealed seed (None: unkeyed)."""
+def engine_at(engine: GameEngine, version: str) -> GameEngine:
+    """``engine`` as it was at ``version`` (the match's ``engine_version``): the ruleset it
+    keeps for that version (``for_version``, contract v2), else ``engine`` itself. Raises
+    ``KeyError`` when the engine keeps versions but not that one."""
+    if version != engine.engine_version and is_v2(engine):
+        return engine.for_version(version)  # type: ignore[attr-defined,no-any-return]
+    return engine
+
+
+def state_key_of(records: list[dict[str, Any]]) -> bytes | None:
+    """The key of a match's hiding state hashes, from its revealed seed (None: unkeyed).
+    Raises ``StopIteration``, ``KeyError`` or ``ValueError`` when a keyed match is not
+    sealed (or its seal has no seed)."""
     if records[0].get("state_hash_scheme") != KEYED_SCHEME:
         return None
     seal = next(r for r in records if r.get("type") == "MatchSealed")

@@ -18,15 +18,15 @@ from services.rules.export import parse_export
 from services.rules.games import load_engine
 from services.rules.records import project
 from services.rules.replay import Replayed, step
-from services.rules.verify import _state_key
+from services.rules.verify import engine_at, state_key_of
 from tests.support.campaign.leaks import found_in, secrets, strings
 
 
 def secrets_by_version(export: bytes) -> tuple[dict[int, set[str]], set[str]]:
     records, _ = parse_export(export)
     game = str(records[0]["game"])
-    engine = load_engine(game)
-    replayed = Replayed(key=_state_key(records))
+    engine = engine_at(load_engine(game), str(records[0].get("engine_version")))
+    replayed = Replayed(key=state_key_of(records))
     by_version: dict[int, set[str]] = {}
     revealed: set[str] = set()
     for record in records:
