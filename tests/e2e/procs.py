@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import random
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -159,8 +161,31 @@ def address(env: dict[str, str], service: str) -> str:
 
 
 def port_env(services: list[str]) -> dict[str, str]:
-    """A free loopback port for each service (NEON_<SERVICE>_PORT)."""
-    from services.platform.natsrv import free_port
+    """A free loopback port for each service (NEON_<SERVICE>_PORT), from :func:`listen_port`."""
     from services.platform.settings import env_key
 
-    return {f"NEON_{env_key(name)}_PORT": str(free_port()) for name in services}
+    taken: set[int] = set()
+    return {f"NEON_{env_key(name)}_PORT": str(listen_port(taken)) for name in services}
+
+
+def listen_port(taken: set[int]) -> int:
+    """A loopback port free now, below the kernel's ephemeral range, not in ``taken`` (and
+    added to it). A port-0 pick comes from the ephemeral range, where any outgoing
+    connection (to NATS, PostgreSQL, another service) may take it before the service binds
+    it ("port busy": once seen in a full run); below that range only an explicit bind can."""
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    pick = random.SystemRandom()
+    while True:
+        port = pick.randrange(max(1024, low - 12000), low)
+        if port in taken:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        taken.add(port)
+        return port
