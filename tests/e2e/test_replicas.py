@@ -26,11 +26,10 @@ import pytest
 from services.cli.client import RulesClient
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.grpc_kit import call_metadata
-from services.platform.natsrv import free_port
 from services.platform.playing import play_seats
 from services.platform.replicas import owner_of
 from services.rules.verify import verify_export
-from tests.e2e.procs import ServiceProcess, service_env
+from tests.e2e.procs import ServiceProcess, listen_port, service_env
 from tests.e2e.test_processes import ORGANISER, base_env, records_of, use_postgres, wait_bus
 from tests.support import toy
 
@@ -47,7 +46,8 @@ def env(tmp_path: Path, nats_url: str, request: pytest.FixtureRequest) -> dict[s
 
 def start_replicas(env: dict[str, str], count: int, tmp_path: Path) -> list[ServiceProcess]:
     """``count`` rules-toy processes on one store; with two or more, each knows the others."""
-    ports = [free_port() for _ in range(count)]
+    taken: set[int] = set()
+    ports = [listen_port(taken) for _ in range(count)]
     peers = ",".join(f"127.0.0.1:{p}" for p in ports)
     started: list[ServiceProcess] = []
     try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
 from services.platform import bus
 from services.scoring.app import ScoringApplication
 from services.scoring.results import parse_match_ended
-from tests.e2e.procs import ServiceProcess, service_env
+from tests.e2e.procs import ServiceProcess, listen_port, service_env
 from tests.integration.test_scoring import (  # noqa: F401
     RULES_PUBLIC,
     _drop_schemas,
@@ -26,16 +25,10 @@ from tests.integration.test_scoring import (  # noqa: F401
 )
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 async def test_sigkill_mid_stream_then_restart_gives_the_unbroken_ratings(
         tmp_path: Path, nats_url: str, nats_client: Any) -> None:
     game = new_game()
-    port = free_port()
+    port = listen_port(set())
     env = {"NATS_URL": nats_url, "NEON_VAR_DIR": str(tmp_path / "var"), "NEON_SCORING_PORT": str(port),
            "NEON_SCORING_FILTER": f"neon.events.rules.{game}.>", "NEON_LOG_LEVEL": "warning",
            "NEON_SCORING_BATCH": "8", "NEON_TRUSTED_RESULT_KEYS": RULES_PUBLIC}
