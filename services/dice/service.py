@@ -10,7 +10,7 @@ import grpc
 from services.dice.app import DiceApplication, SessionView
 from services.genproto.neon.dice.v1 import dice_pb2, dice_pb2_grpc
 from services.platform.errors import FailedPrecondition, InvalidArgument
-from services.platform.grpc_kit import require_claims
+from services.platform.grpc_kit import claims, require_claims
 
 OP_NAMES = {
     dice_pb2.DRAW_OP_RANDBELOW: "randbelow",
@@ -21,12 +21,21 @@ OP_ENUMS = {name: value for value, name in OP_NAMES.items()}
 SERVICE_NAME = dice_pb2.DESCRIPTOR.services_by_name["DiceService"].full_name
 
 
-def session_message(s: SessionView) -> dice_pb2.Session:
+def session_message(s: SessionView, counter: bool = True) -> dice_pb2.Session:
+    """``counter=False`` leaves the block counter out (0) while the session is open."""
     return dice_pb2.Session(
         match_id=s.match_id, stream_id=s.stream_id, commitment=s.commitment,
         client_seeds=[dice_pb2.ClientSeed(seat=seat, seed=seed) for seat, seed in s.client_seeds],
-        counter=s.counter, closed=s.closed, dev=s.dev,
+        counter=s.counter if counter or s.closed else 0, closed=s.closed, dev=s.dev,
     )
+
+
+def _sees_counter() -> bool:
+    """The services and the organiser. How many blocks an open match has drawn is a running
+    signal of its hidden play (rerolls, shuffles, secret picks), so a seat, a player or an
+    anonymous caller of the public reads gets 0 until the seed is revealed."""
+    found = claims()
+    return found is not None and found.role in ("service", "organiser")
 
 
 def _match_id(request: Any) -> str:
@@ -37,7 +46,8 @@ def _match_id(request: Any) -> str:
 
 class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
     """Mutating calls need a service or organiser token (ReserveBlocks: service); reads are
-    public. Only a service token sees a session's state key."""
+    public. Only a service token sees a session's state key; only a service or organiser
+    token sees an open session's counter."""
 
     def __init__(self, app: DiceApplication) -> None:
         self.app = app
@@ -76,7 +86,7 @@ class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
 
     async def GetCommitment(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         session = await asyncio.to_thread(self.app.session, _match_id(request))
-        return dice_pb2.GetCommitmentResponse(session=session_message(session))
+        return dice_pb2.GetCommitmentResponse(session=session_message(session, _sees_counter()))
 
     async def CloseSession(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         require_claims("service", "organiser")

@@ -87,3 +87,29 @@ async def test_dice_commits_reveals_only_after_close_and_takes_seeds_before_draw
         await dice.GetCommitment(dice_pb2.GetCommitmentRequest(match_id="nope"), timeout=5)
     assert info.value.code() == grpc.StatusCode.NOT_FOUND
     await channel.close()
+
+
+async def test_public_commitment_hides_the_draw_counter_until_the_seal(backend: Backend) -> None:
+    """The counter tells how many draw blocks a match has used: a running signal of hidden
+    play (a reroll, a shuffle, a secret pick). Anyone may read the commitment, but only the
+    services and the organiser see the counter while the session is open."""
+    channel, dice = dice_stub(backend.address("dice"))
+    md = call_metadata(backend.organiser_token())
+    player = call_metadata(backend.issuer.issue("seat", "dice-2", seat=0, player="alice", ttl=600))
+    await dice.OpenSession(dice_pb2.OpenSessionRequest(match_id="dice-2"), metadata=md, timeout=5)
+    for i in range(3):
+        await dice.Draw(dice_pb2.DrawRequest(match_id="dice-2", request_id=f"d{i}",
+                                             op=dice_pb2.DRAW_OP_SHUFFLE, n=20), metadata=md, timeout=5)
+    seen = (await dice.GetCommitment(dice_pb2.GetCommitmentRequest(match_id="dice-2"),
+                                     metadata=md, timeout=5)).session
+    assert seen.counter > 0 and not seen.closed
+    for metadata in (None, player):
+        public = (await dice.GetCommitment(dice_pb2.GetCommitmentRequest(match_id="dice-2"),
+                                           metadata=metadata, timeout=5)).session
+        assert public.counter == 0
+        assert public.commitment == seen.commitment
+    await dice.CloseSession(dice_pb2.CloseSessionRequest(match_id="dice-2"), metadata=md, timeout=5)
+    sealed = (await dice.GetCommitment(dice_pb2.GetCommitmentRequest(match_id="dice-2"),
+                                       timeout=5)).session
+    assert sealed.closed and sealed.counter == seen.counter
+    await channel.close()

@@ -63,7 +63,8 @@ class DiceServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetCommitment(self, request, context):
-        """Public: the commitment and client seeds of a session.
+        """Public: the commitment and client seeds of a session (the counter only for service and
+        organiser tokens, or once the session is closed).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
