@@ -14,6 +14,10 @@ after round, alternating the two code paths:
   ``--baseline`` (``git archive`` of ``services/`` into a temporary folder), i.e. the code
   path before the shortcuts, run from the same exports in the same run; "current" is this
   worktree.
+- **floor** (current tree only): the engines' ``setup``/``apply`` alone over the same
+  exports' actions and checked draws, parsed before the clock starts, then again with
+  ``canonical_state`` of every state: what any replay in this language must run at the
+  least, whatever verify around it does. It is the pure-engine baseline of the figures.
 - **whole command**: ``neon verify --jobs J FILE...`` over the folder, as a separate process
   of each tree (start-up, imports, parsing, printing included); wall time, and CPU time of
   the command and its worker processes (``RUSAGE_CHILDREN``).
@@ -72,6 +76,52 @@ for name, data in datas:
         failed.append(f"{name}: {report.failure}")
 print(json.dumps({"cpu": time.process_time() - cpu, "wall": time.perf_counter() - wall,
                   "events": events, "files": len(datas), "failed": failed, "startup": imported}))
+"""
+
+FLOOR = r"""
+import json, sys, time
+from pathlib import Path
+from services.platform.draws import ReplayRandomness
+from services.rules import verify as v
+from services.rules.games import load_engine
+from services.rules.games.contract import canonical_state
+from services.rules.replay import config_of
+files = sorted(Path(sys.argv[1]).glob("*.jsonl"))
+only = sys.argv[2]
+prepared = []  # parsed outside the clock: records, each record's draws, the engine
+for f in files:
+    if only != "all" and not f.name.startswith(only + "--"):
+        continue
+    records, _, _ = v._parse(f.read_bytes())
+    draws = []
+    assert v._check_draws(records, v.Report(), draws) is None
+    engine = v.engine_at(load_engine(records[0]["game"]), records[0]["engine_version"])
+    steps = [(r["type"], r.get("seat"), r.get("action"), d) for r, d in zip(records, draws)]
+    prepared.append((engine, config_of(records[0]), steps, len(records)))
+
+def run(hash_states):
+    events = 0
+    for engine, config, steps, n in prepared:
+        state = None
+        for kind, seat, action, draws in steps:
+            if kind == "MatchStarted":
+                state = engine.setup(config, ReplayRandomness(draws))
+            elif kind == "ActionAccepted":
+                state = engine.apply(state, seat, action, ReplayRandomness(draws)).state
+            else:
+                continue
+            if hash_states:
+                canonical_state(engine, state)
+        events += n
+    return events
+
+run(True)  # warm up
+out = {}
+for name, hashing in (("apply", False), ("apply+canonical", True)):
+    cpu = time.process_time()
+    events = run(hashing)
+    out[name] = events / (time.process_time() - cpu)
+print(json.dumps(out))
 """
 
 
@@ -156,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", default="af9380f", help="git ref of the code before issue 18")
     parser.add_argument("--jobs", type=int, default=0, help="neon verify --jobs (0: one per core)")
     parser.add_argument("--no-command", action="store_true", help="skip the whole-command runs")
+    parser.add_argument("--no-floor", action="store_true",
+                        help="skip the floor: the current engines alone over the same exports")
     args = parser.parse_args(argv)
     print(
         f"load average at start: {fmt_load()}  "
@@ -178,6 +230,9 @@ def main(argv: list[str] | None = None) -> int:
             for what in ("neon-reign", "neon", "all"):
                 for name, tree in trees.items():
                     rows.setdefault((what, name), []).append(in_process(tree, folder, what))
+                if not args.no_floor:
+                    rows.setdefault((what, "floor"), []).append(
+                        run_child(ROOT, FLOOR, str(folder), what))
             if not args.no_command:
                 for name, tree in trees.items():
                     rows.setdefault(("command", name), []).append(
@@ -202,6 +257,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"  {what:10s} current/baseline: "
                 f"{per_core[(what, 'current')] / per_core[(what, 'baseline')]:.1f}x"
             )
+            if not args.no_floor:
+                floor = rows[(what, "floor")]
+                for part in ("apply", "apply+canonical"):
+                    rates = [run[part] for run in floor]
+                    print(f"  {what:10s} floor, the engines' {part} alone (no parse, chain, "
+                          f"draw check, validate or hash): {spread(rates)} events/s per core; "
+                          f"verify is {per_core[(what, 'current')] / statistics.median(rates):.2f}x of it")
         if not args.no_command:
             events = sum(counts.values())
             print(
