@@ -55,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--baseline", default="af9380f")
     parser.add_argument("--bot", default="rule")
-    parser.add_argument("--plan", default=DEFAULT_PLAN)
+    parser.add_argument("--plan", default=DEFAULT_PLAN,
+                        help=f"game:mode:games, comma-separated (default {DEFAULT_PLAN})")
     args = parser.parse_args(argv)
     plan = [(g, m, int(n)) for g, m, n in (item.split(":") for item in args.plan.split(","))]
     print(

@@ -1,0 +1,51 @@
+"""Short runs of issue 18's other benches, so they cannot rot between their long runs:
+bench/bench_selfplay.py (both trees play the same games) and bench/bench_matchmaking.py
+(rating-aware grouping against first-come, and the service cycle on each store)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(*args: str, timeout: int) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEON_")}
+    run = subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=timeout)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run.stdout
+
+
+@pytest.mark.timeout(240)
+def test_bench_selfplay_plays_the_same_games_in_both_trees() -> None:
+    out = _run("bench/bench_selfplay.py", "--rounds", "1",
+               "--plan", "neon-reign:single:20,neon:rebirth:2", timeout=230)
+    for game, mode in (("neon-reign", "single"), ("neon", "rebirth")):
+        for tree in ("baseline", "current"):
+            row = re.search(rf"{game}\s+{mode}\s+{tree}\s+(\d+) games: ([\d.,]+)", out)
+            assert row and float(row.group(2).replace(",", "")) > 0, out
+        same = re.search(rf"{game}\s+{mode}\s+current/baseline [\d.]+x; same games in both "
+                         r"trees: (\w+)", out)
+        assert same and same.group(1) == "yes", out
+
+
+@pytest.mark.timeout(240)
+def test_bench_matchmaking_groups_closer_than_first_come_on_every_store() -> None:
+    stores = ["memory", "sqlite"] + (["postgres"] if os.environ.get("DATABASE_URL") else [])
+    out = _run("bench/bench_matchmaking.py", "--sizes", "2000", "--repeats", "1",
+               "--stores", *stores, timeout=230)
+    for scenario in ("neon-reign", "neon"):
+        block = out.split(f"\n{scenario} 2000 tickets", 1)[1].split("\n\n", 1)[0]
+        aware = re.search(r"rating-aware grouping .* (\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\n", block)
+        first = re.search(r"first-come grouping .* (\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\n", block)
+        assert aware and first, block
+        assert float(aware.group(3)) < float(first.group(3)) / 2, block  # spread far below
+        for store in stores:
+            assert re.search(rf"service cycle, {store}\b.*tickets per CPU-second", block), block
