@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import gc
 import sys
 import tempfile
 import time
@@ -52,7 +53,7 @@ async def served(game: str, mode: str, seats: int, matches: int, persistence: st
         )
         backend = await start_backend(settings, games=[game])
         client = RulesClient(backend.address(f"rules-{game}"))
-        organiser = backend.organiser_token()
+        organiser = backend.bot_driver_token()  # only a service token may seat bot- players
         actions = 0
         start = time.perf_counter()
         for m in range(matches):
@@ -61,6 +62,8 @@ async def served(game: str, mode: str, seats: int, matches: int, persistence: st
         elapsed = time.perf_counter() - start
         await client.close()
         await backend.stop(1)
+        del backend, client
+        gc.collect()  # grpc's servers go while the loop runs (else: "Event loop is closed")
         return actions, elapsed
 
 

@@ -1,6 +1,7 @@
-"""Short runs of issue 18's other benches, so they cannot rot between their long runs:
-bench/bench_selfplay.py (both trees play the same games) and bench/bench_matchmaking.py
-(rating-aware grouping against first-come, and the service cycle on each store)."""
+"""Short runs of the benches that had no test, so they cannot rot between their long runs:
+bench/bench_selfplay.py (both trees play the same games), bench/bench_matchmaking.py
+(rating-aware grouping against first-come, the service cycle on each store),
+bench/bench_rules.py and bench/bench_gateway.py."""
 
 from __future__ import annotations
 
@@ -49,3 +50,20 @@ def test_bench_matchmaking_groups_closer_than_first_come_on_every_store() -> Non
         assert float(aware.group(3)) < float(first.group(3)) / 2, block  # spread far below
         for store in stores:
             assert re.search(rf"service cycle, {store}\b.*tickets per CPU-second", block), block
+
+
+@pytest.mark.timeout(120)
+def test_bench_rules_serves_bot_matches_against_the_pure_engine() -> None:
+    """It had rotted: its organiser token could no longer seat ``bot-`` players."""
+    out = _run("bench/bench_rules.py", "--matches", "2", timeout=110)
+    served = re.search(r"served \(sqlite, gRPC, dice, outbox\): (\d+) actions", out)
+    assert served and int(served.group(1)) > 0, out
+    assert re.search(r"ratio served/pure: [\d.]+", out), out
+
+
+@pytest.mark.timeout(120)
+def test_bench_gateway_measures_what_the_gateway_adds() -> None:
+    out = _run("bench/bench_gateway.py", "--calls", "50", "--rounds", "1", timeout=110)
+    for path in ("grpc direct", "gateway json", "gateway proto"):
+        assert re.search(rf"{path}\s+p50\s+[\d.]+ ms", out), out
+    assert re.search(r"target: gateway json adds at most 2 ms p50: (met|NOT met)", out), out
