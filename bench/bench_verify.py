@@ -79,7 +79,7 @@ print(json.dumps({"cpu": time.process_time() - cpu, "wall": time.perf_counter() 
 """
 
 FLOOR = r"""
-import json, sys, time
+import gc, json, sys, time
 from pathlib import Path
 from services.platform.draws import ReplayRandomness
 from services.rules import verify as v
@@ -116,6 +116,7 @@ def run(hash_states):
     return events
 
 run(True)  # warm up
+gc.disable()  # as verify_export runs
 out = {}
 for name, hashing in (("apply", False), ("apply+canonical", True)):
     cpu = time.process_time()
