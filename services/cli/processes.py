@@ -166,12 +166,11 @@ def serving(address: str) -> bool:
 
 
 class SessionNats(EmbeddedNats):
-    """The bundled nats-server in its own session, like the services: a terminal's Ctrl-C must
-    not stop it before the services have drained their outboxes into it."""
+    """The bundled nats-server in its own session (as every bundled one), like the services,
+    and stopped by Linux when the supervisor dies."""
 
     def popen_options(self) -> dict[str, Any]:
-        return {"stdin": subprocess.DEVNULL, "start_new_session": True,
-                "preexec_fn": _parent_death_signal()}
+        return {**super().popen_options(), "preexec_fn": _parent_death_signal()}
 
     def start(self, timeout: float = 10.0) -> SessionNats:
         try:
