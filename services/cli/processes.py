@@ -415,7 +415,8 @@ def run_processes(settings: Settings, print_table: Callable[[dict[str, str]], No
         except StartError as err:
             out(f"could not start: {err}")
             return 1
-        token_file = settings.var_dir / "organiser.token"
+        token_file = settings.state_dir / "organiser.token"  # var/<namespace>/ with one
+        token_file.parent.mkdir(parents=True, exist_ok=True)
         token_file.write_text(TokenIssuer(keys.token_secret).issue(
             "organiser", "*", player="organiser", ttl=30 * 24 * 3600) + "\n")
         if print_table:
