@@ -1,8 +1,9 @@
 """Expected failures of ``neon`` commands: one line saying what happened and what to do.
 
 Exit codes (README, "Exit codes"): 0 success; 1 verification failed or another failure;
-2 usage (unknown game or mode, bad option, missing file, bad key); 3 a backend service does
-not answer; 130 interrupted. A traceback only with ``neon --debug``.
+2 usage (unknown game or mode, bad option, missing file, bad key; a request the service
+answers INVALID_ARGUMENT); 3 a backend service does not answer; 130 interrupted. A traceback
+only with ``neon --debug``.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ def explain(err: BaseException) -> CliError | None:
         if code in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
             return CliError(f"{code.name}: {err.details()} (is this the deployment whose keys "
                             "are in NEON_VAR_DIR / NEON_TOKEN_SECRET?)", FAILED)
+        if code == grpc.StatusCode.INVALID_ARGUMENT:  # what the command was given is wrong
+            return CliError(f"{code.name}: {err.details()}", USAGE)
         return CliError(f"{code.name}: {err.details()}", FAILED)
     if isinstance(err, FileNotFoundError):
         return CliError(f"file not found: {err.filename}", USAGE)

@@ -166,12 +166,11 @@ def serving(address: str) -> bool:
 
 
 class SessionNats(EmbeddedNats):
-    """The bundled nats-server in its own session, like the services: a terminal's Ctrl-C must
-    not stop it before the services have drained their outboxes into it."""
+    """The bundled nats-server in its own session (as every bundled one), like the services,
+    and stopped by Linux when the supervisor dies."""
 
     def popen_options(self) -> dict[str, Any]:
-        return {"stdin": subprocess.DEVNULL, "start_new_session": True,
-                "preexec_fn": _parent_death_signal()}
+        return {**super().popen_options(), "preexec_fn": _parent_death_signal()}
 
     def start(self, timeout: float = 10.0) -> SessionNats:
         try:
@@ -416,7 +415,8 @@ def run_processes(settings: Settings, print_table: Callable[[dict[str, str]], No
         except StartError as err:
             out(f"could not start: {err}")
             return 1
-        token_file = settings.var_dir / "organiser.token"
+        token_file = settings.state_dir / "organiser.token"  # var/<namespace>/ with one
+        token_file.parent.mkdir(parents=True, exist_ok=True)
         token_file.write_text(TokenIssuer(keys.token_secret).issue(
             "organiser", "*", player="organiser", ttl=30 * 24 * 3600) + "\n")
         if print_table:

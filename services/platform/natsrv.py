@@ -66,8 +66,10 @@ class EmbeddedNats:
         raise RuntimeError("nats-server did not start in time")
 
     def popen_options(self) -> dict[str, Any]:
-        """Extra ``subprocess.Popen`` arguments for the server process."""
-        return {}
+        """Extra ``subprocess.Popen`` arguments for the server process: its own session, so
+        that a terminal's Ctrl-C (SIGINT to the whole foreground process group) does not stop
+        it before the services that publish into it have drained; :meth:`stop` stops it."""
+        return {"stdin": subprocess.DEVNULL, "start_new_session": True}
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:

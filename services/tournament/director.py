@@ -380,6 +380,13 @@ class Director:
                 raise FailedPrecondition(
                     f"a tournament needs at least 2 players, not {len(playing)}"
                 )
+            from services.tournament.core import too_many_rounds
+
+            why = too_many_rounds(FormatConfig.from_dict(t.settings["format"]), len(playing))
+            if why:
+                raise FailedPrecondition(
+                    f"{why}: register more players, or create the tournament with fewer rounds"
+                )
             ratings: dict[str, float] = {}
             if t.settings["seed_from_ratings"] and self.ratings is not None:
                 ratings = await self.ratings.ratings(t.game, playing)

@@ -87,7 +87,7 @@ async def test_tournament_calls_over_http_json_with_and_without_tokens(served: S
         "name": "Friday night",
         "game": "neon-reign",
         "mode": "single",
-        "formatJson": format_json("swiss", 2),
+        "formatJson": format_json("swiss", 1),
     }
 
     # organiser calls: no token 401, a player's token 403, the organiser's 200

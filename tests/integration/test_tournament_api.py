@@ -22,7 +22,6 @@ from services.tournament.bundle import verify_bundle
 from tests.integration.conftest import make_settings
 
 pytestmark = pytest.mark.timeout(120)
-SWISS = format_json("swiss", 2)
 
 
 @pytest.fixture
@@ -47,7 +46,8 @@ async def test_bad_input_gets_a_clear_status(b: Backend) -> None:
     alice = b.issuer.issue("player", "*", player="alice", ttl=600)
     S = grpc.StatusCode
     try:
-        ok = dict(tournament_id="api_1", game="neon-reign", mode="single", format_json=SWISS)
+        ok = dict(tournament_id="api_1", game="neon-reign", mode="single",
+                  format_json=format_json("swiss", 1))  # two players: one round, no rematch
         assert (await _code(c.call("CreateTournament", None, **ok)))[0] == S.UNAUTHENTICATED
         assert (await _code(c.call("CreateTournament", alice, **ok)))[0] == S.PERMISSION_DENIED
         code, why = await _code(c.call("CreateTournament", org, **{**ok, "tournament_id": "a b"}))
@@ -128,6 +128,27 @@ async def test_bad_input_gets_a_clear_status(b: Backend) -> None:
         assert code == S.INVALID_ARGUMENT
         ended = await c.call("ForceEnd", org, tournament_id="api_1", reason="venue closed")
         assert ended.tournament.status == pb.TOURNAMENT_STATUS_FORCE_ENDED
+    finally:
+        await c.close()
+
+
+async def test_a_swiss_longer_than_its_players_allow_does_not_start(b: Backend) -> None:
+    """Four players meet every other after three rounds: a fourth could only be a rematch,
+    so StartTournament says so, not NextRound after three rounds (the README's example)."""
+    c = TournamentClient(b.address("tournament"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    try:
+        for tid, rounds in (("four_in_4", 4), ("four_in_3", 3)):
+            await c.call("CreateTournament", org, tournament_id=tid, game="neon-reign",
+                         mode="single", format_json=format_json("swiss", rounds))
+            await c.call("OpenRegistration", org, tournament_id=tid)
+            for p in ("alice", "bob", "carol", "dave"):
+                await c.call("Register", org, tournament_id=tid, player_id=p)
+        code, why = await _code(c.call("StartTournament", org, tournament_id="four_in_4"))
+        assert code == grpc.StatusCode.FAILED_PRECONDITION
+        assert "4 players" in why and "at most 3 rounds" in why, why
+        started = await c.call("StartTournament", org, tournament_id="four_in_3")
+        assert started.tournament.planned_rounds == 3
     finally:
         await c.close()
 

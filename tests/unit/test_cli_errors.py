@@ -128,3 +128,15 @@ def test_an_interrupted_command_exits_130_and_other_base_exceptions_pass(raised:
     with pytest.raises(typer.Exit) as exited:
         command()
     assert exited.value.exit_code == INTERRUPTED
+
+
+@pytest.mark.skipif("neon-reign" not in available(), reason="no Neon Reign engine")
+def test_game_options_or_seats_the_rules_service_refuses_are_usage_errors(
+        env: dict[str, str]) -> None:
+    """The README's exit codes: 2 for a bad option, also when the rules service is the one
+    that finds it wrong (INVALID_ARGUMENT), with its reason."""
+    line = run(["play", "neon-reign", "--mode", "solo", "--bots", "random", "--embedded",
+                "--options", '{"difficulty": "nope"}'], env, 2)
+    assert line.startswith("INVALID_ARGUMENT: options:") and "'nope'" in line
+    assert "takes 2-2 seats" in run(["play", "neon-reign", "--bots", "random", "--embedded"],
+                                    env, 2)

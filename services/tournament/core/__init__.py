@@ -6,7 +6,8 @@ recomputes exactly what the service published.
 - ``model``: the values (Entrant, Table, TableResult, RoundRecord, FormatConfig, History,
   StandingRow, TournamentError);
 - ``ledger``: what each round meant for each player (points, games, opponents, seats);
-- ``formats``: ``pair_next_round``, ``is_finished``, ``planned_rounds``, ``bracket``;
+- ``formats``: ``pair_next_round``, ``is_finished``, ``planned_rounds``, ``too_many_rounds``,
+  ``bracket``;
   per format ``swiss``, ``roundrobin``, ``elimination``, ``multiplayer``;
 - ``standings``: points, tie-breaks, ranks;
 - ``merkle`` (RFC 9162), ``checkpoint`` (signed round checkpoints), ``audit`` (recheck a
@@ -24,6 +25,7 @@ from services.tournament.core.formats import (
     is_finished,
     pair_next_round,
     planned_rounds,
+    too_many_rounds,
 )
 from services.tournament.core.model import (
     FORMATS,
@@ -63,4 +65,5 @@ __all__ = [
     "planned_rounds",
     "seed_order",
     "standings",
+    "too_many_rounds",
 ]

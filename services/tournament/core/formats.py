@@ -33,6 +33,20 @@ def planned_rounds(config: FormatConfig, n_entrants: int) -> int:
     return elimination_rounds(config, n)
 
 
+def too_many_rounds(config: FormatConfig, n_entrants: int) -> str | None:
+    """Why ``n_entrants`` cannot play the planned rounds of a Swiss without a rematch (None
+    when they may): an even field meets every other player in n - 1 rounds, an odd one (a
+    bye each) in n. With late entries allowed the field may still grow: not checked."""
+    if config.format != "swiss" or config.late_entry_until or n_entrants < 2:
+        return None
+    most = n_entrants - 1 if n_entrants % 2 == 0 else n_entrants
+    rounds = planned_rounds(config, n_entrants)
+    if rounds <= most:
+        return None
+    return (f"a Swiss of {n_entrants} players has at most {most} rounds without a rematch, "
+            f"not {rounds}")
+
+
 def _rounds_complete(history: History) -> bool:
     if not history.rounds:
         return False

@@ -96,6 +96,24 @@ def test_a_star_power_event_reads_like_the_table_talk() -> None:
     assert present.describe_event(hit, 0) == "You take 4 damage (star power), health 21"
 
 
+def test_events_read_in_english_for_you_and_for_another_seat() -> None:
+    """The verb agrees with its subject: "You attack", "Seat 1 attacks"; "your top card", not
+    "you's" (seen in the README's curl walkthrough)."""
+    said = lambda kind, viewer, **data: present.describe_event(  # noqa: E731
+        {"kind": kind, "data": {"side": 1, **data}}, viewer)
+    assert said("attacked", 1, cards=["NP-45"]) == "You attack with Neon Punch (red, 4 damage)"
+    assert said("attacked", 0, cards=["NP-45"]) == "Seat 1 attacks with Neon Punch (red, 4 damage)"
+    assert said("passed", 0) == "Seat 1 does not defend" and said("passed", 1) == "You do not defend"
+    assert said("stars", 0, gained=2) == "Seat 1 gains 2 Star(s)"
+    assert said("struck", 1, card="NP-45") == (
+        "Strike: your top card Neon Punch (red, 4 damage) is discarded")
+    assert said("struck", None, card="NP-45").startswith("Strike: seat 1's top card")
+    assert said("strike_missed", 0) == "Strike: seat 1 has no card left to discard"
+    assert said("recovered", 0, drew=2) == "Seat 1 Recovers and draws 2 card(s)"
+    assert said("damage", 0, lost=3, health=9) == "Seat 1 takes 3 damage, health 9"
+    assert said("resigned", 1) == "You resign" and said("resigned", 0) == "Seat 1 resigns"
+
+
 def test_actions_are_described_by_card_names_and_printed_values() -> None:
     line = present.describe_action({"type": "attack", "cards": ["NP-45", "NP-21"]}, {})
     assert line == ("Attack with Neon Punch (red, 4 damage) + Guard Stance (down Joystick: "

@@ -256,3 +256,19 @@ def test_players_whose_game_was_forfeited_may_still_meet() -> None:
     history = with_round(history, tables, [forfeit])
     again = pair_next_round(config, history)
     assert {frozenset(t.seats) for t in again} == {frozenset(tables[0].seats)}
+
+
+def test_too_many_rounds_for_the_field_is_named_before_the_start() -> None:
+    """Even fields meet everyone in n - 1 rounds, odd ones (a bye each) in n; late entries
+    may still grow the field, and the default round count always fits."""
+    from services.tournament.core import too_many_rounds
+
+    swiss = lambda rounds, **kw: FormatConfig(format="swiss", rounds=rounds, **kw)  # noqa: E731
+    assert too_many_rounds(swiss(4), 4) == (
+        "a Swiss of 4 players has at most 3 rounds without a rematch, not 4")
+    assert too_many_rounds(swiss(3), 4) is None
+    assert too_many_rounds(swiss(5), 5) is None and too_many_rounds(swiss(6), 5)
+    assert too_many_rounds(swiss(2), 2) and too_many_rounds(swiss(1), 2) is None
+    assert too_many_rounds(swiss(4, late_entry_until=2), 4) is None
+    assert all(too_many_rounds(swiss(0), n) is None for n in range(2, 40))
+    assert too_many_rounds(FormatConfig(format="round-robin", rounds=9), 4) is None

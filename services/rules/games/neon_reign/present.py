@@ -233,6 +233,15 @@ def _who(side: Any, viewer: int | None) -> str:
     return "you" if side == viewer else f"seat {side}"
 
 
+def _does(who: str, verb: str, third: str = "") -> str:
+    """"You attack", "Seat 1 attacks": the subject and its verb, agreeing."""
+    return f"{who.capitalize()} {verb if who == 'you' else third or verb + 's'}"
+
+
+def _whose(who: str) -> str:
+    return "your" if who == "you" else f"{who}'s"
+
+
 def _cards(ids: Sequence[str]) -> str:
     return " + ".join(card_label(i) for i in ids) or "nothing"
 
@@ -249,40 +258,42 @@ def describe_event(event: Mapping[str, JSON], viewer: int | None) -> str:
     who = _who(d.get("side"), viewer)
     source = f" ({d['source']})" if d.get("source") else ""
     lines = {
-        "attacked": lambda: f"{who.capitalize()} attack with {_cards(d.get('cards', []))}",
-        "defended": lambda: f"{who.capitalize()} defend with {_cards(d.get('cards', []))}",
-        "passed": lambda: f"{who.capitalize()} do not defend",
+        "attacked": lambda: f"{_does(who, 'attack')} with {_cards(d.get('cards', []))}",
+        "defended": lambda: f"{_does(who, 'defend')} with {_cards(d.get('cards', []))}",
+        "passed": lambda: f"{_does(who, 'do', 'does')} not defend",
         "countered": lambda: (f"Counters remove {_cards(d.get('removed', []))}"
                               + (" and stop every Universal Combo"
                                  if d.get("combo_breakers") else "")),
         "combos": lambda: f"Universal Combos for {who}: {', '.join(d.get('combos', []))}",
-        "shields": lambda: f"{who.capitalize()} gain {d.get('gained', 0)} Shield(s){source}",
-        "healed": lambda: f"{who.capitalize()} heal {d.get('healed', 0)}{source}, "
+        "shields": lambda: f"{_does(who, 'gain')} {d.get('gained', 0)} Shield(s){source}",
+        "healed": lambda: f"{_does(who, 'heal')} {d.get('healed', 0)}{source}, "
                           f"health {d.get('health')}",
-        "struck": lambda: f"Strike{source}: {who}'s top card {card_label(str(d.get('card')))} "
-                          "is discarded",
-        "strike_missed": lambda: f"Strike{source}: {who} have no card left to discard",
-        "drew": lambda: f"{who.capitalize()} draw {_cards(d.get('cards', []))}{source}",
-        "drew_count": lambda: f"{who.capitalize()} draw {d.get('count', 0)} card(s){source}",
-        "recycled": lambda: f"{who.capitalize()} take {card_label(str(d.get('card')))} back",
-        "recycled_throw": lambda: f"{who.capitalize()} take a Throw back into hand",
-        "stars": lambda: f"{who.capitalize()} gain {d.get('gained', 0)} Star(s){source}",
+        "struck": lambda: (f"Strike{source}: {_whose(who)} top card "
+                           f"{card_label(str(d.get('card')))} is discarded"),
+        "strike_missed": lambda: (f"Strike{source}: {_does(who, 'have', 'has').lower()} no card "
+                                  "left to discard"),
+        "drew": lambda: f"{_does(who, 'draw')} {_cards(d.get('cards', []))}{source}",
+        "drew_count": lambda: f"{_does(who, 'draw')} {d.get('count', 0)} card(s){source}",
+        "recycled": lambda: f"{_does(who, 'take')} {card_label(str(d.get('card')))} back",
+        "recycled_throw": lambda: f"{_does(who, 'take')} a Throw back into hand",
+        "stars": lambda: f"{_does(who, 'gain')} {d.get('gained', 0)} Star(s){source}",
         "star_power": lambda: f"{_hero_name(d.get('hero'))}'s Star Power fires for {who}: "
                               f"{effects_text(d.get('effects') or {})}",
-        "damage": lambda: (f"{who.capitalize()} take {d.get('lost', 0)} damage{source}"
+        "damage": lambda: (f"{_does(who, 'take')} {d.get('lost', 0)} damage{source}"
                            + (f", {d['prevented']} prevented by Shields"
                               if d.get("prevented") else "")
                            + f", health {d.get('health')}"),
         "shield_decision": lambda: f"{d.get('amount')} damage{source} is about to hit {who}: "
                                    "Shields may prevent it",
-        "recovered": lambda: f"{who.capitalize()} Recover and draw {d.get('drew', 0)} card(s)",
+        "recovered": lambda: (f"{_does(who, 'Recover')} and {'draw' if who == 'you' else 'draws'}"
+                              f" {d.get('drew', 0)} card(s)"),
         "ko": lambda: (f"KO of {' and '.join(_who(s, viewer) for s in d.get('knocked_out', []))}"
                        f": {d.get('reason', '')}"),
         "arcade_tokens": lambda: f"Arcade tokens now {d.get('tokens')}",
         "game_started": lambda: f"Game {d.get('game')} starts; seat {d.get('first_player')} "
                                 "attacks first",
         "hero_enters": lambda: f"{_hero_name(d.get('hero'))} enters the fight for {who}",
-        "hero_picked": lambda: f"{who.capitalize()} pick {_hero_name(d.get('hero'))}",
+        "hero_picked": lambda: f"{_does(who, 'pick')} {_hero_name(d.get('hero'))}",
         "hero_pick_made": lambda: f"{who.capitalize()} picked a starting hero",
         "heroes_revealed": lambda: "Starting heroes: " + " vs ".join(
             _hero_name(h) for h in d.get("heroes", [])),
@@ -290,7 +301,7 @@ def describe_event(event: Mapping[str, JSON], viewer: int | None) -> str:
                                     f"{_cards(d.get('cards', []))}",
         "computer_defends": lambda: f"The Computer defends with {', '.join(d.get('flipped', []))}",
         "computer_passes": lambda: f"The Computer passes: {d.get('reason', '')}",
-        "resigned": lambda: f"{who.capitalize()} resign",
+        "resigned": lambda: f"{_does(who, 'resign')}",
     }
     line = lines.get(kind)
     return line() if line else f"{kind.replace('_', ' ')}"

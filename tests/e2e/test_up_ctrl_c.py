@@ -1,0 +1,41 @@
+"""`./dev up` (`neon up`, one process) stopped by a terminal's Ctrl-C: the terminal sends
+SIGINT to the whole foreground process group, so the bundled nats-server must not be in it,
+or it dies before the services have drained into it and the stop fails."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from services.platform.settings import DEFAULT_PORTS
+from tests.e2e.procs import ROOT, port_env, service_env
+
+
+def test_ctrl_c_on_the_terminal_stops_neon_up_cleanly(tmp_path: Path) -> None:
+    env = service_env({"NEON_VAR_DIR": str(tmp_path / "var"), "NEON_GRACE_SECONDS": "2",
+                       **port_env([*DEFAULT_PORTS, "gateway"])})
+    env.pop("NATS_URL", None)  # the bundled nats-server, as on a fresh clone
+    out = tmp_path / "up.out"
+    with open(out, "wb") as sink:
+        proc = subprocess.Popen([sys.executable, "-m", "services.cli.main", "up"], env=env,
+                                cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT,
+                                start_new_session=True)  # its own group, like a shell's job
+    try:
+        deadline = time.monotonic() + 90
+        while "Ctrl-C stops" not in out.read_text(errors="replace"):
+            assert proc.poll() is None, out.read_text(errors="replace")
+            assert time.monotonic() < deadline, out.read_text(errors="replace")
+            time.sleep(0.1)
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        code = proc.wait(60)
+        text = out.read_text(errors="replace")
+        assert code == 0, text
+        assert "unexpected error" not in text and text.rstrip().endswith("stopped"), text
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
