@@ -50,6 +50,7 @@ from services.tournament import formats, proofs
 from services.tournament import log as tlog
 from services.tournament.app import TournamentApplication
 from services.tournament.core import bracket as core_bracket
+from services.tournament.core import too_many_rounds
 from services.tournament.core.model import FormatConfig, TableResult, TournamentError
 from services.tournament.domain import ENDED, Tournament, match_id_of
 from services.tournament.rules_port import RulesGateway
@@ -380,8 +381,6 @@ class Director:
                 raise FailedPrecondition(
                     f"a tournament needs at least 2 players, not {len(playing)}"
                 )
-            from services.tournament.core import too_many_rounds
-
             why = too_many_rounds(FormatConfig.from_dict(t.settings["format"]), len(playing))
             if why:
                 raise FailedPrecondition(
