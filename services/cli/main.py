@@ -657,6 +657,22 @@ def token(
     print(minted)
 
 
+@app.command("public-key")
+@friendly
+def public_key() -> None:
+    """Print this deployment's Ed25519 public key (hex): what signs its exports, results and
+    tournament checkpoints, and what `neon verify --public-key` pins. Publish it to players."""
+    from services.platform.keys import load_keys
+    from services.platform.signing import public_key_hex
+
+    settings = _settings(log_file=True)
+    try:
+        keys = load_keys(settings)
+    except (RuntimeError, ValueError) as err:
+        raise CliError(str(err), USAGE) from None
+    print(public_key_hex(keys.signing_key))
+
+
 from services.cli import mm_commands  # noqa: E402  (registers queue and simulate)
 
 mm_commands.register(app)
