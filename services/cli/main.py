@@ -605,15 +605,22 @@ def games() -> None:
     from services.rules.bots import bot_kinds
     from services.rules.games import available, load_engine
 
-    table = Table("game", "mode", "seats", "teams", "played by the engine", "bots")
+    rows = []
     for game_id in available():
         engine = load_engine(game_id)
         for mode in engine.modes().values():
             teams = ", ".join(f"{t.seats} as teams of {t.team_size}"
                               for t in getattr(mode, "team_layouts", ()))
-            table.add_row(game_id, mode.name, f"{mode.min_seats}-{mode.max_seats}", teams,
-                          ", ".join(getattr(mode, "ai_participants", ())),
-                          ", ".join(bot_kinds(game_id)))
+            rows.append((game_id, mode.name, f"{mode.min_seats}-{mode.max_seats}", teams,
+                         ", ".join(getattr(mode, "ai_participants", ())),
+                         ", ".join(bot_kinds(game_id))))
+    table = Table()
+    for i, name in enumerate(("game", "mode")):  # ids a person copies: never cut or wrapped
+        table.add_column(name, no_wrap=True, min_width=max(len(row[i]) for row in rows))
+    for name in ("seats", "teams", "played by the engine", "bots"):
+        table.add_column(name)
+    for row in rows:
+        table.add_row(*row)
     console.print(table)
 
 

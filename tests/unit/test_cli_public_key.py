@@ -57,3 +57,4 @@ def test_a_production_key_from_the_environment(tmp_path: Path) -> None:
 
     assert _key(env) == public_key_hex(key)
     assert not (tmp_path / "var" / "keys.json").exists()  # nothing made on disk
+
