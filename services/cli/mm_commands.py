@@ -73,6 +73,19 @@ class MatchmakingClient:
         await self.channel.close()
 
 
+def on_change(show: Callable[[Any], None]) -> Callable[[Any], None]:
+    """``show`` called only when a ticket's status or reason changes: the watch also sends a
+    ticket again when a player accepts, which printed "ticket proposed" twice."""
+    last: list[tuple[int, str]] = []
+
+    def shown(ticket: Any) -> None:
+        now = (ticket.status, ticket.reason)
+        if not last or last[0] != now:
+            last[:] = [now]
+            show(ticket)
+    return shown
+
+
 async def wait_for_match(mm: MatchmakingClient, token: str, ticket_id: str, player: str,
                          accept: Callable[[Any], Awaitable[bool]], timeout: float,
                          on_status: Callable[[Any], None] = lambda t: None) -> Any:
@@ -241,7 +254,8 @@ def queue(
                           region=region)
             console.print(f"{name} queued for {game} (ticket {ticket_id}); Ctrl-C leaves the queue")
             try:
-                matched = await wait_for_match(mm, token, ticket_id, name, accept, timeout, show)
+                matched = await wait_for_match(mm, token, ticket_id, name, accept, timeout,
+                                             on_change(show))
             except BaseException:
                 with contextlib.suppress(Exception):
                     await mm.call("CancelTicket", token, ticket_id=ticket_id)

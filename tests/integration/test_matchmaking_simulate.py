@@ -56,3 +56,5 @@ def test_queue_matches_the_human_with_a_bot_and_plays_from_the_terminal(
     assert result.exit_code == 0, out
     assert "match found" in out and "(bot)" in out
     assert "your move" in out and "ended" in out
+    statuses = [line.split(" after ")[0] for line in out.splitlines() if line.startswith("ticket ")]
+    assert statuses.count("ticket proposed") == 1, statuses  # not again when ann accepts
