@@ -424,7 +424,8 @@ def export_match(
 @friendly
 def verify(
     files: list[Path] = typer.Argument(..., help="one or more exports (a campaign: all its matches)"),
-    public_key: str = typer.Option("", help="the organiser's Ed25519 public key (hex) to pin"),
+    public_key: str = typer.Option(
+        "", help="the organiser's Ed25519 public key (hex) to pin: `neon public-key` prints it"),
     jobs: int = typer.Option(0, help="processes to verify in (default: one per core)"),
 ) -> None:
     """Check exports offline: chain, signature, seed, every draw, a full replay, and the

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 console = Console()
 err_console = Console(stderr=True)
 tournament_app = typer.Typer(help="Run a tournament: create, register, start, pair rounds, "
-                             "standings, export and verify.", no_args_is_help=True)
+                             "standings and the audit export (`neon verify` checks it).", no_args_is_help=True)
 FORMAT_NAMES = ("swiss", "round-robin", "single-elimination", "double-elimination", "multiplayer")
 
 
