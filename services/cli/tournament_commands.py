@@ -238,6 +238,19 @@ async def simulate_run(address: str, issue: Callable[..., str], game: str, fmt_j
 # ----------------------------------------------------------------------------- printing
 
 
+def result_text(seats: list[str], placements: list[int]) -> str:
+    """A table's result in words: "alice wins", "draw", or the places in order
+    ("1 carol, 2 alice, 2 bob") for more seats; placements are per seat, 1 is first."""
+    if len(placements) != len(seats) or not placements:
+        return " ".join(str(p) for p in placements)
+    if len(set(placements)) == 1:
+        return "draw"
+    if len(seats) == 2:
+        return f"{seats[placements.index(min(placements))]} wins"
+    ranked = sorted(zip(placements, seats))
+    return ", ".join(f"{place} {player}" for place, player in ranked)
+
+
 def print_round(r: Any) -> None:
     table = Table(title=f"round {r.number}")
     for column in ("table", "seats", "result", "match"):
@@ -248,7 +261,7 @@ def print_round(r: Any) -> None:
             continue
         result = ""
         if t.HasField("result"):
-            result = " ".join(f"{p}" for p in t.result.placements)
+            result = result_text(list(t.seats), list(t.result.placements))
             if t.result.kind != "played":
                 result += f" ({t.result.kind})"
         table.add_row(str(t.number), " v ".join(t.seats), result, t.match_id)
