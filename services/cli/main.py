@@ -454,7 +454,10 @@ def verify(
         lines = [f"{prefix}[green]ok[/] {check}" for check in report.checks]
         lines += [f"{prefix}[yellow]note[/] {warning}" for warning in report.warnings]
         if report.ok:
-            lines.append(f"{prefix}verified: match {report.match_id}, {report.events} events")
+            abandoned = (f", abandoned (no result): {report.abandoned['reason']}"
+                         if report.abandoned else "")
+            lines.append(f"{prefix}verified: match {report.match_id}, {report.events} events"
+                         f"{abandoned}")
         if lines:
             console.print("\n".join(lines), highlight=highlight)
         if not report.ok:

@@ -223,7 +223,7 @@ async def test_actions_racing_an_abandon_lose_nothing_and_double_nothing(toy_bac
 async def test_an_abandon_stops_the_clocks(duel_backend: Backend) -> None:
     client = RulesClient(duel_backend.address("rules-duel"))
     organiser = duel_backend.organiser_token()
-    clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_PER_DECISION, per_decision_ms=400,
+    clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_PER_DECISION, per_decision_ms=400, max_timeouts=1,
                                   policy=rules_pb2.TIMEOUT_POLICY_BOT)
     created = await client.create(organiser, match_id="clocked-ab", mode="duel", seats=2,
                                   clock=clock, players=["ann", "bob"])
@@ -268,7 +268,14 @@ async def test_scoring_rates_no_abandoned_match(toy_backend: Backend, tmp_path: 
         with pytest.raises(grpc.aio.AioRpcError) as info:
             await scoring.stub.GetMatchResult(scoring_pb2.GetMatchResultRequest(match_id=gone), timeout=5)
         assert info.value.code() == grpc.StatusCode.NOT_FOUND
-        assert await scoring.ratings([f"ann-{tag}", f"bob-{tag}"]) == {}
+        reply = await scoring.stub.GetRatings(scoring_pb2.GetRatingsRequest(
+            game="toy", players=[f"ann-{tag}", f"bob-{tag}", f"never-{tag}"]), timeout=5)
+        fresh = {r.player: (r.mu, r.sigma, r.matches) for r in reply.ratings}
+        assert fresh[f"ann-{tag}"] == fresh[f"bob-{tag}"] == fresh[f"never-{tag}"]  # untouched
+        assert fresh[f"ann-{tag}"][2] == 0  # no match recorded
+        board = await scoring.stub.GetLeaderboard(
+            scoring_pb2.GetLeaderboardRequest(game="toy", limit=1000), timeout=5)
+        assert not {f"ann-{tag}", f"bob-{tag}"} & {e.rating.player for e in board.entries}
         assert scoring.consumer.stats.rejected == 0  # not refused as malformed: skipped
         assert scoring.consumer.stats.skipped >= 1
         history = await scoring.stub.GetPlayerHistory(
