@@ -341,3 +341,46 @@ async def test_force_end_abandons_the_tournaments_running_matches(tmp_path: Any,
         await c.close()
         await client.close()
         await b.stop(1)
+
+
+async def test_neon_abandon_then_export_and_verify_from_the_command_line(backend: Backend,
+                                                                         tmp_path: Any) -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEON_")}
+    env.update(PYTHONPATH=str(root), NEON_VAR_DIR=str(backend.settings.var_dir), COLUMNS="200",
+               NEON_RULES_NEON_REIGN_ADDR=backend.address("rules-neon-reign"))
+
+    def neon(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "services.cli.main", *args], env=env, cwd=root,
+                              capture_output=True, text=True, timeout=60)
+
+    client = RulesClient(backend.address("rules-neon-reign"))
+    created = await client.create(backend.organiser_token(), mode="single", seats=2)
+    match_id = created.match_id
+    out = await asyncio.to_thread(neon, "abandon", match_id, "--reason", " ", "--game", "neon-reign")
+    assert out.returncode == 2 and "--reason" in out.stderr
+    assert (await client.view(match_id)).status == rules_pb2.MATCH_STATUS_RUNNING
+    out = await asyncio.to_thread(neon, "abandon", match_id, "--reason", "table 4 is broken",
+                                  "--game", "neon-reign")
+    assert out.returncode == 0, out.stderr
+    assert "abandoned" in out.stdout and "table 4 is broken" in out.stdout
+    out = await asyncio.to_thread(neon, "abandon", match_id, "--reason", "again")
+    assert out.returncode == 0, out.stderr
+    assert "already abandoned" in out.stdout and "table 4 is broken" in out.stdout
+    view = await client.view(match_id)
+    assert view.status == rules_pb2.MATCH_STATUS_ENDED
+    out = await asyncio.to_thread(neon, "abandon", "no-such-match", "--reason", "x",
+                                  "--game", "neon-reign")
+    assert out.returncode == 1 and "no-such-match" in out.stderr
+    path = tmp_path / "abandoned.jsonl"
+    out = await asyncio.to_thread(neon, "export", match_id, "-o", str(path), "--game", "neon-reign")
+    assert out.returncode == 0, out.stderr
+    out = await asyncio.to_thread(neon, "verify", str(path))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "abandoned (no result): table 4 is broken" in out.stdout
+    await client.close()

@@ -155,3 +155,15 @@ def test_neon_verify_says_abandoned(played: bytes, tmp_path: Any) -> None:
     result = CliRunner().invoke(app, ["verify", str(path), "--jobs", "1"])
     assert result.exit_code == 0, result.output
     assert "abandoned" in result.output and REASON in result.output
+
+
+def test_the_gateways_replay_shows_the_abandon(played: bytes) -> None:
+    from services.gateway.replays import replay_report
+
+    report = replay_report(_abandoned(played, 6))
+    assert report["verification"]["ok"], report["verification"]["failure"]
+    assert not report["stopped"]
+    ended = report["frames"][-2]
+    assert ended["type"] == "MatchEnded"
+    assert ended["outcome"] == rec.abandoned_outcome(REASON, "org")
+    assert ended["view"] is not None  # the spectator view where the match stopped
