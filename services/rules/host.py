@@ -527,6 +527,8 @@ class MatchHost:
         seat = access.seat_of(claims, match_id)
         live = await self._get(match_id)
         async with live.lock:
+            if live.status in ("ended", "sealed"):
+                raise FailedPrecondition(self._ended_reason(live))
             if live.status != "created":
                 raise FailedPrecondition("client seeds are only taken before the match starts")
             session = await self.dice.add_client_seed(live.dice_key, seat, seed)

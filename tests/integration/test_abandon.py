@@ -175,9 +175,12 @@ async def test_the_export_of_an_abandoned_match_verifies_and_says_so(toy_backend
     assert "draws" not in ended and "blind" not in ended  # nothing hidden in the end record
 
     # created but never started (waiting for client seeds): it ends too, and verifies
-    waiting, _ = await running_toy(toy_backend, client, await_client_seeds=True)
+    waiting, waiting_tokens = await running_toy(toy_backend, client, await_client_seeds=True)
     reply = await abandon(client, organiser, waiting, "nobody came")
     assert reply.status == rules_pb2.MATCH_STATUS_ENDED
+    code, why = await code_of(client.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
+        match_id=waiting, seed="ab" * 16), waiting_tokens[0]))
+    assert code == grpc.StatusCode.FAILED_PRECONDITION and "abandoned" in why
     view = await client.view(waiting)
     assert view.status == rules_pb2.MATCH_STATUS_ENDED and not view.view_json
     assert json.loads(view.outcome_json)["reason"] == "nobody came"
