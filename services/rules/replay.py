@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.platform.canonical import sha256_hex
+from services.platform.canonical import canonical_json, sha256_hex
 from services.platform.draws import DrawRecord, ReplayMismatch, ReplayRandomness, keyed_state_hash
 from services.rules import records as rec
 from services.rules.games.contract import (
@@ -128,7 +128,8 @@ def _check_abandon(engine: GameEngine, replayed: Replayed, record: dict[str, Any
         raise ReplayError(f"event {n}: abandons a match that was over")
     reason, by = outcome.get("reason"), outcome.get("by")
     if not isinstance(reason, str) or not reason.strip() or len(reason) > rec.MAX_REASON \
-            or not isinstance(by, str) or outcome != rec.abandoned_outcome(reason, by):
+            or not isinstance(by, str) \
+            or canonical_json(outcome) != canonical_json(rec.abandoned_outcome(reason, by)):
         raise ReplayError(f"event {n}: an abandoned MatchEnded must hold exactly a reason "
                           "(1-500 characters), who abandoned, and no result")
     replayed.abandoned = {"reason": reason, "by": by}

@@ -88,6 +88,8 @@ def test_an_altered_abandon_record_fails_the_chain(played: bytes) -> None:
     {"placements": [1, 2]},          # an abandon that names a winner
     {"scores": [3, 0]},
     {"draw": True},
+    {"draw": 0},                     # equal to False in Python, not in the canonical bytes
+    {"teams": [[0], [1]]},
     {"reason": ""},                  # no reason
     {"reason": 7},
     {"by": 3},
