@@ -55,6 +55,12 @@ class RulesClient:
             "ExportMatch", rules_pb2.ExportMatchRequest(match_id=match_id), organiser
         )
 
+    async def abandon(self, organiser: str, match_id: str, reason: str) -> Any:
+        return await self.call(
+            "AbandonMatch", rules_pb2.AbandonMatchRequest(match_id=match_id, reason=reason),
+            organiser,
+        )
+
     def watch(self, match_id: str, token: str | None = None, from_version: int = 0) -> Any:
         return self.stub.WatchMatch(
             rules_pb2.WatchMatchRequest(match_id=match_id, from_version=from_version),

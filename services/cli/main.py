@@ -420,6 +420,60 @@ def export_match(
     raise typer.Exit(run_async(run()))
 
 
+@app.command("abandon")
+@friendly
+def abandon_match(
+    match_id: str,
+    reason: str = typer.Option(..., "--reason", help="why, in words (required; 500 characters kept)"),
+    game: str = typer.Option("", help="the match's game (default: ask every rules service)"),
+) -> None:
+    """Organiser: end a running match (or one waiting for its seats) with no result. Players
+    can act no more, clocks stop, scoring and tournaments take no result from it; its export
+    verifies as abandoned. Again on an abandoned match, it says so and changes nothing."""
+    import grpc
+
+    from services.cli.client import RulesClient, is_code
+    from services.rules.games import available
+
+    if not reason.strip():
+        raise CliError("--reason must say why the match is abandoned", USAGE)
+    settings = _settings(log_file=True)
+    games = [game] if game else available()
+
+    async def run() -> int:
+        organiser = _organiser_token(settings)
+        unreachable: list[str] = []
+        for name in games:
+            target(f"rules service for {name}", settings.address(f"rules-{name}"))
+            client = RulesClient(settings.address(f"rules-{name}"), timeout=10)
+            try:
+                reply = await client.abandon(organiser, match_id, reason)
+            except grpc.aio.AioRpcError as err:
+                if is_code(err, grpc.StatusCode.UNAVAILABLE):
+                    unreachable.append(name)
+                    continue
+                if is_code(err, grpc.StatusCode.NOT_FOUND):
+                    continue
+                raise
+            finally:
+                await client.close()
+            outcome = json.loads(reply.outcome_json or "{}")
+            if reply.already_abandoned:
+                console.print(f"match {match_id} was already abandoned by {outcome.get('by')}: "
+                              f"{outcome.get('reason')} (nothing changed)")
+            else:
+                console.print(f"match {match_id} abandoned at version {reply.version}: "
+                              f"{outcome.get('reason')}")
+            return 0
+        if len(unreachable) == len(games):
+            raise CliError(f"no rules service answers ({', '.join(unreachable)}); start them "
+                           "with ./dev up", errors.UNREACHABLE)
+        raise CliError(f"no running rules service knows match {match_id!r} (asked: "
+                       f"{', '.join(games)})", errors.FAILED)
+
+    raise typer.Exit(run_async(run()))
+
+
 @app.command()
 @friendly
 def verify(
@@ -455,7 +509,10 @@ def verify(
         lines = [f"{prefix}[green]ok[/] {check}" for check in report.checks]
         lines += [f"{prefix}[yellow]note[/] {warning}" for warning in report.warnings]
         if report.ok:
-            lines.append(f"{prefix}verified: match {report.match_id}, {report.events} events")
+            abandoned = (f", abandoned (no result): {report.abandoned['reason']}"
+                         if report.abandoned else "")
+            lines.append(f"{prefix}verified: match {report.match_id}, {report.events} events"
+                         f"{abandoned}")
         if lines:
             console.print("\n".join(lines), highlight=highlight)
         if not report.ok:

@@ -175,7 +175,11 @@ def narrate(presenter: Presenter, records: list[Mapping[str, JSON]], viewer: int
         elif kind == "MatchStarted":
             lines.append("the match begins")
         elif kind == "MatchEnded":
-            lines.append("the match is over")
+            outcome = record.get("outcome")
+            if isinstance(outcome, Mapping) and outcome.get("abandoned") is True:
+                lines.append(f"the match was abandoned: {outcome.get('reason', '')}")
+            else:
+                lines.append("the match is over")
         texts = list(record.get("text") or ())
         events = list(record.get("events") or ())
         if texts and len(texts) == len(events) and not presenter.from_game:

@@ -117,6 +117,8 @@ def describe_outcome(outcome: Any, seat: int | None) -> str:
     """Ranks (``placements[seat]`` is the seat's rank, 1 best), scores and the reason, in words."""
     if not isinstance(outcome, Mapping):
         return "the match ended"
+    if outcome.get("abandoned") is True:  # AbandonMatch: ended by an organiser, no result
+        return f"abandoned by {outcome.get('by') or 'the organiser'}, no result: {outcome.get('reason', '')}"
 
     def who(s: int) -> str:
         return "you" if s == seat else f"seat {s}"

@@ -76,7 +76,8 @@ def public_frames(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]], st
                 "seat": record.get("seat", -1),
                 "text": _texts(present, public),
                 "view": view,
-                "outcome": record.get("outcome") if record.get("type") == "MatchEnded" else None,
+                # as the public sees it (no campaign carry); an abandon's says abandoned
+                "outcome": public.get("outcome") if record.get("type") == "MatchEnded" else None,
             }
         )
     return facts, frames, ""

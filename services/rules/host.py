@@ -267,13 +267,15 @@ class MatchHost:
         created = records[0]
         engine = self._engine_for(created)
         live = LiveMatch(match_id, engine, created, self._config_of(created))
+        started = False
         for record in records:
             live.add(record)
+            started = started or record["type"] == "MatchStarted"
             for draw in record.get("draws", []):
                 live.blocks.counter = max(live.blocks.counter, int(draw["next"]))
             if "clocks" in record:
                 live.clocks = Clocks.from_json(record["clocks"])
-        if live.status == "created":
+        if not started:  # waiting for client seeds, or abandoned before it started: no state
             return live
         snapshot = self.store.latest_snapshot(match_id, engine.engine_version)
         start, state = snapshot if snapshot and snapshot[0] <= len(records) else (0, None)
@@ -494,6 +496,8 @@ class MatchHost:
         if before.head != final_hash:
             raise FailedPrecondition(f"match {previous_id!r} ends with another final hash")
         outcome = before.outcome or (await self._store(self.store.records, previous_id))[-2]["outcome"]
+        if rec.is_abandoned(outcome):
+            raise FailedPrecondition(f"match {previous_id!r} was abandoned: it carries nothing on")
         return {"previous_match_id": previous_id, "previous_final_hash": final_hash,
                 "carried": outcome.get("carry")}
 
@@ -523,6 +527,8 @@ class MatchHost:
         seat = access.seat_of(claims, match_id)
         live = await self._get(match_id)
         async with live.lock:
+            if live.status in ("ended", "sealed"):
+                raise FailedPrecondition(self._ended_reason(live))
             if live.status != "created":
                 raise FailedPrecondition("client seeds are only taken before the match starts")
             session = await self.dice.add_client_seed(live.dice_key, seat, seed)
@@ -532,6 +538,8 @@ class MatchHost:
         access.require_organiser(claims)
         live = await self._get(match_id)
         async with live.lock:
+            if live.status in ("ended", "sealed"):
+                raise FailedPrecondition(self._ended_reason(live))
             if live.status != "created":
                 raise FailedPrecondition("the match has already started")
             seeds = await self.dice.client_seeds(live.dice_key)
@@ -559,7 +567,7 @@ class MatchHost:
             if live.status == "created":
                 raise FailedPrecondition("the match has not started yet")
             if live.status in ("ended", "sealed"):
-                raise FailedPrecondition("the match has ended")
+                raise FailedPrecondition(self._ended_reason(live))
             if expected_version is not None and expected_version != live.version:
                 raise Aborted(
                     f"expected version {expected_version}, but the match is at {live.version}"
@@ -570,6 +578,56 @@ class MatchHost:
             log.info("action accepted", match_id=match_id, seat=seat, version=records[0]["n"],
                      decision=decision.kind)
             return self._answer(live, records[0], seat, records)
+
+    @staticmethod
+    def _ended_reason(live: LiveMatch) -> str:
+        """Why a finished match takes no more commands, in words."""
+        outcome = live.outcome
+        if rec.is_abandoned(outcome):
+            return (f"the match was abandoned by {outcome['by']} ({outcome['reason']}); "  # type: ignore[index]
+                    "it takes no more actions")
+        return "the match has ended"
+
+    async def abandon(self, claims: Claims | None, match_id: str,
+                      reason: str) -> tuple[LiveMatch, bool]:
+        """End a match that has not ended, with no result (an organiser's AbandonMatch):
+        MatchEnded with an abandoned outcome, then MatchSealed with the revealed seed, in one
+        commit under the match's lock (as an action's end is), so an action racing it is
+        either before it in the log or refused after it. Clocks stop (recorded in the end
+        record) and nothing is armed again. Returns the match and whether it had been
+        abandoned already (then nothing is written); a match that ended with a result is
+        FAILED_PRECONDITION."""
+        access.require_organiser(claims)
+        assert claims is not None
+        reason = (reason or "").strip()[:rec.MAX_REASON]
+        if not reason:
+            raise InvalidArgument("abandoning a match needs a reason")
+        live = await self._get(match_id)
+        async with live.lock:
+            if live.status in ("ended", "sealed"):
+                outcome = live.outcome or await self._stored_outcome(live)
+                if rec.is_abandoned(outcome):
+                    return live, True
+                raise FailedPrecondition("the match has already ended with a result; "
+                                         "there is nothing to abandon")
+            by = claims.player or claims.role
+            body: dict[str, Any] = {
+                "type": "MatchEnded", "outcome": rec.abandoned_outcome(reason, by),
+                "players": live.created["players"], "game": self.engine.game_id,
+                "mode": live.created["mode"],
+            }
+            if live.clocks is not None:  # every running clock stops; nobody owes anything
+                body.update(_clock_fields(live.clocks.after_step(self.now_ms(), (), None, False)))
+            ended = self._seal(live, body, live.version + 1, live.head)
+            session, seed = await self.dice.close_session(live.dice_key)
+            sealed = self._seal(live, {
+                "type": "MatchSealed", "seed": seed, "commitment": session.commitment,
+            }, ended["n"] + 1, ended["hash"])
+            was = live.status
+            await self._commit(live, [ended, sealed], None)
+            log.info("match abandoned", match_id=match_id, by=by, reason=reason, was=was,
+                     version=live.version)
+            return live, False
 
     async def _act(self, live: LiveMatch, seat: int, command_id: str, action: dict[str, Any],
                    decision: Decision, extra: dict[str, Any] | None = None
@@ -685,11 +743,18 @@ class MatchHost:
                 following: list[dict[str, Any]]) -> Answer:
         """The answer to the action of ``record``: it and the end records that followed it,
         as ``seat`` sees them, plus the seat's decisions and view now."""
-        shown = [record] + [r for r in following if r["type"] in ("MatchEnded", "MatchSealed")
-                            and record["n"] < r["n"] <= record["n"] + 2]
+        n = record["n"]
+        # its own end: MatchEnded and MatchSealed right after it, written with it (an
+        # organiser's abandon later is not this action's end)
+        own = [r for r in following if (r["n"], r["type"]) in ((n + 1, "MatchEnded"), (n + 2, "MatchSealed"))]
+        if not own or own[0]["type"] != "MatchEnded" or rec.is_abandoned(own[0]["outcome"]):
+            own = []
+        shown = [record] + own
         version = shown[-1]["n"]
         ended = shown[-1]["type"] == "MatchSealed"
-        outcome = next((r["outcome"] for r in shown if r["type"] == "MatchEnded"), None)
+        outcome = own[0]["outcome"] if own else None
+        if not ended and live.status in ("ended", "sealed"):  # a repeat, after an abandon
+            ended, outcome = True, live.outcome
         return Answer(
             version=version, state_hash=record["state_hash"],
             events=[rec.project(r, seat) for r in shown],
@@ -815,14 +880,15 @@ class MatchHost:
             "status": live.status, "view": None, "pending": [], "outcome": None,
             "state_hash": "",
         }
-        if live.status == "created":
-            return out
-        out["view"] = self._view(live, viewer)
-        out["pending"] = [(d.seat, d.kind) for d in self._pending(live)]
-        if viewer is not None:
-            out["state_hash"] = live.state_hash
         if live.status in ("ended", "sealed"):
             out["outcome"] = rec.public_outcome(live.outcome or await self._stored_outcome(live))
+        if live.state is None:  # not started (waiting for seeds, or abandoned before it)
+            return out
+        out["view"] = self._view(live, viewer)
+        if live.status == "running":  # an ended match (also an abandoned one) owes nothing
+            out["pending"] = [(d.seat, d.kind) for d in self._pending(live)]
+        if viewer is not None:
+            out["state_hash"] = live.state_hash
         return out
 
     async def _stored_outcome(self, live: LiveMatch) -> dict[str, Any] | None:

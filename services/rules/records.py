@@ -13,7 +13,10 @@ ActionAccepted
     seat, command id, action, decision kind, whether the decision was hidden, the
     draws it used, engine events, state hash.
 MatchEnded
-    outcome (placements, scores, breakdown), players.
+    outcome (placements, scores, breakdown), players. A match an organiser abandoned
+    (AbandonMatch) ends with the outcome of :func:`abandoned_outcome`: ``abandoned: true``,
+    the reason, who (the caller's player id), and no result (empty placements and scores);
+    the engine's state is then not over. Scoring and tournaments take no result from it.
 MatchSealed
     the revealed dice seed (checked against the commitment by verify).
 
@@ -34,6 +37,21 @@ from typing import Any
 from services.platform.canonical import GENESIS, chain_hash
 
 TYPES = ("MatchCreated", "MatchStarted", "ActionAccepted", "MatchEnded", "MatchSealed")
+MAX_REASON = 500
+"""Characters of an abandon's reason kept (as a tournament's ForceEnd keeps)."""
+
+
+def abandoned_outcome(reason: str, by: str) -> dict[str, Any]:
+    """The outcome of a MatchEnded that abandons a match: no placements, no scores, no
+    winner; the keys of a normal outcome are all there (empty), so a reader that indexes
+    ``placements`` finds a list, and a result reader that needs one finds none."""
+    return {"abandoned": True, "reason": reason, "by": by, "placements": [], "scores": [],
+            "draw": False, "breakdown": {}, "teams": []}
+
+
+def is_abandoned(outcome: Any) -> bool:
+    """Whether an outcome (a MatchEnded's, or a public one) is an abandon's."""
+    return isinstance(outcome, dict) and outcome.get("abandoned") is True
 
 
 def seal_record(match_id: str, n: int, prev: str, body: dict[str, Any]) -> dict[str, Any]:

@@ -10,8 +10,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.platform.canonical import sha256_hex
+from services.platform.canonical import canonical_json, sha256_hex
 from services.platform.draws import DrawRecord, ReplayMismatch, ReplayRandomness, keyed_state_hash
+from services.rules import records as rec
 from services.rules.games.contract import (
     RESIGN,
     GameEngine,
@@ -35,6 +36,10 @@ class Replayed:
     config: MatchConfig | None = None
     key: bytes | None = None
     """The state-hash key of a match whose hashes are keyed (from the revealed seed)."""
+    ended: bool = False
+    """A MatchEnded was replayed: only the seal may follow."""
+    abandoned: dict[str, Any] | None = None
+    """The abandon's outcome (reason, by) when the match was abandoned."""
 
 
 def config_of(created: dict[str, Any]) -> MatchConfig:
@@ -63,6 +68,8 @@ def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
     against the seed, and hands the same objects to the replay)."""
     n = record.get("n")
     kind = record.get("type")
+    if replayed.ended and kind != "MatchSealed":
+        raise ReplayError(f"event {n}: {kind} after the match ended")
     try:
         if kind == "MatchCreated":
             replayed.config = config_of(record)
@@ -90,6 +97,8 @@ def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
             rng = _rng(record, draws)
             replayed.state = engine.apply(replayed.state, seat, action, rng).state
             _finish_step(engine, replayed, record, rng)
+        elif kind == "MatchEnded" and rec.is_abandoned(record.get("outcome")):
+            _check_abandon(engine, replayed, record)
         elif kind == "MatchEnded":
             outcome = engine.outcome(replayed.state) if replayed.state is not None else None
             if outcome is None:
@@ -97,6 +106,7 @@ def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
             if outcome_json(outcome) != record.get("outcome"):
                 raise ReplayError(f"event {n}: stored outcome differs from the replayed outcome")
             replayed.outcome = outcome
+            replayed.ended = True
         elif kind == "MatchSealed":
             pass
         else:
@@ -106,6 +116,24 @@ def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
         raise ReplayError(f"event {n}: does not replay ({type(err).__name__}: {err})") from None
     replayed.version = int(n) if isinstance(n, int) else replayed.version
+
+
+def _check_abandon(engine: GameEngine, replayed: Replayed, record: dict[str, Any]) -> None:
+    """An organiser's abandon: the match was not over (an engine outcome is the match's own
+    end, written with its last action), and the record has exactly an abandon's shape (a
+    reason, who, and no result), so nothing can pass as a result under its name."""
+    n = record.get("n")
+    outcome = record["outcome"]
+    if replayed.state is not None and engine.outcome(replayed.state) is not None:
+        raise ReplayError(f"event {n}: abandons a match that was over")
+    reason, by = outcome.get("reason"), outcome.get("by")
+    if not isinstance(reason, str) or not reason.strip() or len(reason) > rec.MAX_REASON \
+            or not isinstance(by, str) \
+            or canonical_json(outcome) != canonical_json(rec.abandoned_outcome(reason, by)):
+        raise ReplayError(f"event {n}: an abandoned MatchEnded must hold exactly a reason "
+                          "(1-500 characters), who abandoned, and no result")
+    replayed.abandoned = {"reason": reason, "by": by}
+    replayed.ended = True
 
 
 def _check_timeout(engine: GameEngine, state: Any, seat: int, action: Any,

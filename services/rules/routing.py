@@ -104,6 +104,9 @@ class RoutedRulesServicer(RulesServicer):
     async def ExportMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         return await self._unary("ExportMatch", request, context, super().ExportMatch)
 
+    async def AbandonMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return await self._unary("AbandonMatch", request, context, super().AbandonMatch)
+
     async def WatchMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         owner = self.router.owner_elsewhere(request.match_id, context)
         if owner is None:

@@ -219,6 +219,15 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         data, final, count = await self.host.export(claims(), request.match_id)
         return rules_pb2.ExportMatchResponse(export_jsonl=data, final_hash=final, event_count=count)
 
+    async def AbandonMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        live, already = await self.host.abandon(claims(), request.match_id, request.reason)
+        outcome = rec.public_outcome(live.outcome or await self.host._stored_outcome(live))
+        return rules_pb2.AbandonMatchResponse(
+            match_id=live.match_id, version=live.version, status=STATUS[live.status],
+            outcome_json=dumps(outcome) if outcome is not None else "", final_hash=live.head,
+            already_abandoned=already, game_id=self.game_id,
+        )
+
     async def ListMatches(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         if request.limit < 0:
             raise InvalidArgument("limit must not be negative")
@@ -227,7 +236,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             rules_pb2.MatchSummary(
                 match_id=live.match_id, game_id=self.game_id, mode=str(live.created["mode"]),
                 seats=int(live.created["seats"]), status=STATUS[live.status],
-                version=live.version)
+                version=live.version,
+                abandoned=live.status in ("ended", "sealed") and rec.is_abandoned(live.outcome))
             for live in self.host.live.held()[:limit]
         ])
 

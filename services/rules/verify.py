@@ -26,7 +26,12 @@ What is checked, and what is not checked twice (issue 18):
   against the decision's default, each step must use exactly its recorded draws, and the
   state hash of every record that stores one (MatchStarted, every ActionAccepted) is
   recomputed from the replayed state, keyed when the match's hashes are keyed. Nothing
-  is deep-copied: engine states are immutable.
+  is deep-copied: engine states are immutable. Nothing but the seal may follow MatchEnded.
+- **Abandoned matches.** A MatchEnded whose outcome is an abandon's (AbandonMatch:
+  ``records.abandoned_outcome``, exactly that shape: a reason, who, no result) is taken on a
+  state that is not over, after every step before it was checked as above; an abandon of a
+  state that is over fails, and so does a normal outcome on a state that is not over. The
+  report says abandoned, with the reason (``Report.abandoned``).
 - **Not re-checked:** the JSON Schema of actions (``validate`` checks every field the
   engine reads and refuses unknown ones), and the views and events stored in records
   (``events`` are descriptions for people and clients; no rule reads them).
@@ -72,6 +77,9 @@ class Report:
     match_id: str = ""
     events: int = 0
     outcome: dict[str, Any] | None = None
+    abandoned: dict[str, Any] | None = None
+    """``{"reason", "by"}`` when the match was abandoned (AbandonMatch): it ended with no
+    result, and the replay checked every step up to the abandon."""
 
     def fail(self, reason: str) -> Report:
         self.ok = False
@@ -142,7 +150,12 @@ def _verify_export(data: bytes, public_key: str | None, engine: GameEngine | Non
     ended = [r for r in records if r["type"] == "MatchEnded"]
     if ended:
         report.outcome = ended[0]["outcome"]
-        report.checks.append("outcome matches the replay")
+        if replayed.abandoned is not None:
+            report.abandoned = replayed.abandoned
+            report.checks.append(f"abandoned by {replayed.abandoned['by']} before the end, with no "
+                                 f"result: {replayed.abandoned['reason']}")
+        else:
+            report.checks.append("outcome matches the replay")
     return report
 
 

@@ -7,7 +7,9 @@ What it reads
     point at ``neon.events.rules.>`` instead), through a durable pull consumer
     (consumer.py). The public MatchEnded payload carries all it needs: game, mode,
     players (one per seat) and the outcome with placements, scores, draw, breakdown and
-    teams. Other match events on those subjects are acked and skipped.
+    teams. Other match events on those subjects are acked and skipped, and so is the
+    MatchEnded of an abandoned match (``outcome.abandoned``, no placements: the rules
+    service's AbandonMatch): it is no result, so nothing is recorded or rated.
 
 Once, in order, nothing lost
     Each result is saved in one transaction together with its rating changes and the

@@ -39,7 +39,7 @@ from services.platform.logs import bound_contextvars, get_logger
 from services.platform.signed import SIGNED_RESULT, Untrusted, open_result
 from services.scoring.app import Scored, ScoringApplication
 from services.scoring.domain import LEDGER_ID
-from services.scoring.results import MalformedResult, parse_match_ended
+from services.scoring.results import MalformedResult, abandoned, parse_match_ended
 
 FILTER = "neon.events.results.>"
 log = get_logger("scoring")
@@ -237,6 +237,12 @@ class ResultConsumer:
                 self.stats.refused += 1
                 log.warning("untrusted result refused", reason=str(err))
                 return "refused"
+            if abandoned(result):  # an organiser ended it with no result: nothing to rate
+                self.stats.skipped += 1
+                outcome_of = result.get("outcome") or {}
+                log.info("abandoned match: no result to record or rate",
+                         reason=str(outcome_of.get("reason", "")), by=str(outcome_of.get("by", "")))
+                return "skipped"
             try:
                 outcome = parse_match_ended(result)
             except MalformedResult as err:

@@ -92,6 +92,14 @@ def _teams(value: Any, seats: int) -> tuple[tuple[int, ...], ...]:
     return teams
 
 
+def abandoned(payload: Mapping[str, Any]) -> bool:
+    """Whether a public MatchEnded payload ends an abandoned match (the rules service's
+    AbandonMatch: ``outcome.abandoned`` true, no placements). It is no result: nothing to
+    record or rate."""
+    outcome = payload.get("outcome")
+    return isinstance(outcome, dict) and outcome.get("abandoned") is True
+
+
 def parse_match_ended(payload: Mapping[str, Any]) -> MatchOutcome:
     """The outcome of a public MatchEnded payload, or :class:`MalformedResult`."""
     if payload.get("type") != "MatchEnded":

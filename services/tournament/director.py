@@ -44,7 +44,7 @@ from services.platform.errors import (
     Unauthenticated,
     Unavailable,
 )
-from services.platform.logs import bind_contextvars, get_logger
+from services.platform.logs import bind_contextvars, bound_contextvars, get_logger
 from services.platform.tokens import BOT_PREFIX, Claims, is_bot
 from services.tournament import formats, proofs
 from services.tournament import log as tlog
@@ -647,6 +647,10 @@ class Director:
                 return "duplicate"
             seats = list(tables[0]["seats"])
             outcome = result.get("outcome") or {}
+            if outcome.get("abandoned") is True:  # AbandonMatch: ended with no result
+                log.info("an abandoned match is no result; the organiser may correct the table",
+                         match_id=result.get("match_id"), reason=str(outcome.get("reason", "")))
+                return "ignored"
             placements = [int(p) for p in outcome.get("placements", [])]
             if list(result.get("players") or []) != seats or len(placements) != len(seats):
                 log.error("a result does not fit its table", match_id=result.get("match_id"))
@@ -821,22 +825,52 @@ class Director:
             raise InvalidArgument("force-ending needs a reason")
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
-            if t.status in ENDED:
+            if t.status == "finished":
                 return t
-            replayed = await self.replayed(tournament_id)
-            rows: list[dict[str, Any]] = []
-            if replayed.config is not None and replayed.entrants:
-                rows = [
-                    formats.row_json(r)
-                    for r in formats.standings(replayed.config, replayed.history())
-                ]
-            t.publish_standings(rows, True)
-            t.force_end(reason.strip()[:500], who.player)
-            await self._save(t)
+            if t.status not in ENDED:
+                replayed = await self.replayed(tournament_id)
+                rows: list[dict[str, Any]] = []
+                if replayed.config is not None and replayed.entrants:
+                    rows = [
+                        formats.row_json(r)
+                        for r in formats.standings(replayed.config, replayed.history())
+                    ]
+                t.publish_standings(rows, True)
+                t.force_end(reason.strip()[:500], who.player)
+                await self._save(t)
         task = self._drivers.get(tournament_id)
         if task is not None:
             task.cancel()
+        # also on a repeat: the abandons a rules service missed the first time are tried again
+        await self._abandon_unfinished(t, t.reason)
         return t
+
+    async def _abandon_unfinished(self, t: Tournament, reason: str) -> None:
+        """Abandon, on the rules service, every match of the tournament that has no result
+        yet (running, or waiting for its seats), with the force-end's reason: players stop
+        playing and clocks stop. A rules service that does not answer, or a match that ended
+        meanwhile, is logged and passed over: the tournament has ended either way, and a
+        result that arrives later is left out of its closed log."""
+        matches = [match["match_id"] for rnd in t.rounds
+                   for key, match in rnd["matches"].items() if key not in rnd["results"]]
+
+        async def abandon(match_id: str) -> None:
+            with bound_contextvars(tournament_id=t.tournament_id, match_id=match_id):
+                try:
+                    reply = await self.rules.abandon_match(t.game, match_id, reason)
+                except grpc.aio.AioRpcError as err:
+                    if err.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                        log.info("match ended before it could be abandoned", reason=err.details())
+                    else:
+                        log.warning("could not abandon a match of the force-ended tournament",
+                                    code=err.code().name, reason=err.details())
+                except Exception as err:  # no address for the game, a channel error...
+                    log.warning("could not abandon a match of the force-ended tournament",
+                                error=repr(err))
+                else:
+                    log.info("match abandoned", already=bool(reply.already_abandoned))
+
+        await asyncio.gather(*(abandon(m) for m in matches))
 
     # -- the audit bundle ---------------------------------------------------------
 

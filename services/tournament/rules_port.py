@@ -1,5 +1,6 @@
 """The rules services of the games, as the tournament service uses them: game info, match
-creation (with client seeds, never a dev seed), starting a match, and its audit export."""
+creation (with client seeds, never a dev seed), starting a match, abandoning one (a
+force-ended tournament's), and its audit export."""
 
 from __future__ import annotations
 
@@ -90,4 +91,13 @@ class RulesGateway(RulesChannels):
             rules_pb2.ExportMatchRequest(match_id=match_id),
             metadata=call_metadata(self.token),
             timeout=max(self.timeout, 10.0),
+        )
+
+    async def abandon_match(self, game: str, match_id: str, reason: str) -> Any:
+        """End a match with no result (AbandonMatch). One already abandoned answers as it is;
+        one that ended with a result is FAILED_PRECONDITION (the caller decides)."""
+        return await self.stub(game).AbandonMatch(
+            rules_pb2.AbandonMatchRequest(match_id=match_id, reason=reason),
+            metadata=call_metadata(self.token),
+            timeout=self.timeout,
         )

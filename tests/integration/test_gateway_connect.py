@@ -87,7 +87,23 @@ async def test_unary_json_calls_reach_the_rules_service_with_the_callers_token(
     status, listed, _ = await post(url + RULES + "/ListMatches", {})
     assert status == 200 and match in [m["matchId"] for m in listed["matches"]]
     summary = next(m for m in listed["matches"] if m["matchId"] == match)
-    assert set(summary) == {"matchId", "gameId", "mode", "seats", "status", "version"}
+    assert set(summary) == {"matchId", "gameId", "mode", "seats", "status", "version",
+                            "abandoned"}
+    assert summary["abandoned"] is False
+    # AbandonMatch: organiser-only over HTTP as over gRPC, a reason required
+    abandon = url + RULES + "/AbandonMatch"
+    status, err, _ = await post(abandon, {"matchId": match, "reason": "broken table"})
+    assert (status, err["code"]) == (401, "unauthenticated")
+    status, err, _ = await post(abandon, {"matchId": match, "reason": "broken table"}, token)
+    assert (status, err["code"]) == (403, "permission_denied")
+    status, err, _ = await post(abandon, {"matchId": match}, backend.organiser_token())
+    assert (status, err["code"]) == (400, "invalid_argument") and "reason" in err["message"]
+    status, ended, _ = await post(abandon, {"matchId": match, "reason": "broken table"},
+                                  backend.organiser_token())
+    assert status == 200 and ended["status"] == "MATCH_STATUS_ENDED"
+    assert json.loads(ended["outcomeJson"])["reason"] == "broken table"
+    status, listed, _ = await post(url + RULES + "/ListMatches", {})
+    assert next(m for m in listed["matches"] if m["matchId"] == match)["abandoned"] is True
 
 
 async def test_binary_protobuf_calls_work_too(gateway: Any) -> None:

@@ -24,6 +24,9 @@ async function gameInfo(game) {
 
 function describeOutcome(outcome, seats) {
   if (!outcome) return "";
+  if (outcome.abandoned === true) {  // AbandonMatch: ended by an organiser with no result
+    return `Abandoned by ${outcome.by || "the organiser"}, no result — ${outcome.reason || ""}`;
+  }
   const placements = outcome.placements || [];
   const scores = outcome.scores || [];
   const lines = [];
@@ -48,7 +51,7 @@ async function listMatches() {
       button.type = "button";
       button.dataset.matchId = m.matchId;
       button.dataset.status = m.status;
-      const state = m.status === "MATCH_STATUS_ENDED" ? "ended" : m.status === "MATCH_STATUS_RUNNING" ? "live" : "waiting";
+      const state = m.abandoned ? "abandoned" : m.status === "MATCH_STATUS_ENDED" ? "ended" : m.status === "MATCH_STATUS_RUNNING" ? "live" : "waiting";
       button.textContent = `${m.mode} · ${m.seats} seats · ${state} · v${m.version} · ${m.matchId.slice(0, 8)}`;
       button.addEventListener("click", () => watch(game, m.matchId));
       li.append(button);

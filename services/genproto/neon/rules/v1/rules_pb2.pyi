@@ -522,21 +522,23 @@ class ListMatchesRequest(_message.Message):
         ...
 
 class MatchSummary(_message.Message):
-    __slots__ = ('match_id', 'game_id', 'mode', 'seats', 'status', 'version')
+    __slots__ = ('match_id', 'game_id', 'mode', 'seats', 'status', 'version', 'abandoned')
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    ABANDONED_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     game_id: str
     mode: str
     seats: int
     status: MatchStatus
     version: int
+    abandoned: bool
 
-    def __init__(self, match_id: _Optional[str]=..., game_id: _Optional[str]=..., mode: _Optional[str]=..., seats: _Optional[int]=..., status: _Optional[_Union[MatchStatus, str]]=..., version: _Optional[int]=...) -> None:
+    def __init__(self, match_id: _Optional[str]=..., game_id: _Optional[str]=..., mode: _Optional[str]=..., seats: _Optional[int]=..., status: _Optional[_Union[MatchStatus, str]]=..., version: _Optional[int]=..., abandoned: _Optional[bool]=...) -> None:
         ...
 
 class ListMatchesResponse(_message.Message):
@@ -547,4 +549,34 @@ class ListMatchesResponse(_message.Message):
     game_id: str
 
     def __init__(self, matches: _Optional[_Iterable[_Union[MatchSummary, _Mapping]]]=..., game_id: _Optional[str]=...) -> None:
+        ...
+
+class AbandonMatchRequest(_message.Message):
+    __slots__ = ('match_id', 'reason')
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    reason: str
+
+    def __init__(self, match_id: _Optional[str]=..., reason: _Optional[str]=...) -> None:
+        ...
+
+class AbandonMatchResponse(_message.Message):
+    __slots__ = ('match_id', 'version', 'status', 'outcome_json', 'final_hash', 'already_abandoned', 'game_id')
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_JSON_FIELD_NUMBER: _ClassVar[int]
+    FINAL_HASH_FIELD_NUMBER: _ClassVar[int]
+    ALREADY_ABANDONED_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    version: int
+    status: MatchStatus
+    outcome_json: str
+    final_hash: str
+    already_abandoned: bool
+    game_id: str
+
+    def __init__(self, match_id: _Optional[str]=..., version: _Optional[int]=..., status: _Optional[_Union[MatchStatus, str]]=..., outcome_json: _Optional[str]=..., final_hash: _Optional[str]=..., already_abandoned: _Optional[bool]=..., game_id: _Optional[str]=...) -> None:
         ...

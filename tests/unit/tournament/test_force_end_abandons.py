@@ -1,0 +1,124 @@
+"""ForceEnd abandons the tournament's matches that have no result, on a stand-in rules service:
+with the tournament's reason, never a table that has its result, and a rules service that
+does not answer neither fails the ForceEnd nor goes unlogged; a repeat tries again."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+import pytest
+from structlog.contextvars import get_contextvars
+
+from services.tournament import director as director_module
+from services.tournament.app import TournamentApplication
+from services.tournament.director import Director, Options
+from tests.unit.tournament.test_director_ended import KEY, ORG, StandInRules
+
+
+class AbandoningRules(StandInRules):
+    def __init__(self) -> None:
+        self.abandoned: list[tuple[str, str, str]] = []
+        self.down = False
+
+    async def abandon_match(self, game: str, match_id: str, reason: str) -> Any:
+        if self.down:
+            raise grpc.aio.AioRpcError(grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(),
+                                       grpc.aio.Metadata(), "connection refused")
+        self.abandoned.append((game, match_id, reason))
+
+        class Reply:
+            already_abandoned = False
+
+        return Reply()
+
+
+class Logged:
+    """Stands in for the director's logger: each call with the context bound at the time."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, str, dict[str, Any]]] = []
+
+    def __getattr__(self, level: str) -> Any:
+        def emit(event: str, **kw: Any) -> None:
+            self.lines.append((level, event, {**get_contextvars(), **kw}))
+        return emit
+
+
+@pytest.fixture
+async def setup() -> AsyncIterator[tuple[Director, AbandoningRules]]:
+    app = TournamentApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    rules = AbandoningRules()
+    director = Director(app, rules, None, KEY, Options(poll=0.02))
+    yield director, rules
+    await director.close()
+
+
+async def _round_one(d: Director, tid: str) -> dict[str, Any]:
+    await d.create(ORG, tid, {"game": "g", "mode": "single",
+                              "format_json": json.dumps({"format": "swiss", "rounds": 2})})
+    await d.open_registration(ORG, tid)
+    for p in ("p0", "p1", "p2", "p3"):
+        await d.register(ORG, tid, p)
+    await d.start(ORG, tid)
+    return await d.next_round(ORG, tid, 0)
+
+
+async def _matches(d: Director, tid: str) -> list[str]:
+    import asyncio
+
+    for _ in range(250):  # the driver creates the round's matches
+        rnd = (await d.get(tid)).round(1)
+        if len(rnd["matches"]) == 2:
+            return sorted(m["match_id"] for m in rnd["matches"].values())
+        await asyncio.sleep(0.02)
+    raise AssertionError("the round's matches were not created")
+
+
+async def test_force_end_abandons_the_matches_without_a_result(setup: Any) -> None:
+    d, rules = setup
+    view = await _round_one(d, "fe")
+    matches = await _matches(d, "fe")
+    decided = view["tables"][0]["number"]
+    await d.correct_result(ORG, "fe", 1, decided, [1, 2], False, "played on paper")
+    t = await d.force_end(ORG, "fe", "  the venue closed  ")
+    assert t.status == "force-ended"
+    open_match = next(m for m in matches if not m.endswith(f"-t{decided}"))
+    assert rules.abandoned == [("g", open_match, "the venue closed")]
+
+
+async def test_an_unreachable_rules_service_does_not_fail_the_force_end(
+        setup: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    d, rules = setup
+    logged = Logged()
+    monkeypatch.setattr(director_module, "log", logged)
+    await _round_one(d, "down")
+    matches = await _matches(d, "down")
+    rules.down = True
+    t = await d.force_end(ORG, "down", "storm")
+    assert t.status == "force-ended" and rules.abandoned == []
+    warned = [kw for level, _, kw in logged.lines if level == "warning"]
+    assert sorted(kw["match_id"] for kw in warned) == matches
+    assert all(kw["tournament_id"] == "down" and kw["code"] == "UNAVAILABLE" for kw in warned)
+    rules.down = False  # a repeat ForceEnd tries the abandons again, with the stored reason
+    again = await d.force_end(ORG, "down", "another reason")
+    assert again.status == "force-ended"
+    assert sorted(rules.abandoned) == [("g", m, "storm") for m in matches]
+
+
+async def test_an_abandoned_matchs_end_is_no_result(setup: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    d, _ = setup
+    logged = Logged()
+    monkeypatch.setattr(director_module, "log", logged)
+    view = await _round_one(d, "ab")
+    table = view["tables"][0]
+    outcome = await d.record_signed_result(
+        {"match_id": f"ab-r1-t{table['number']}", "game": "g", "players": list(table["seats"]),
+         "outcome": {"abandoned": True, "reason": "cheating report", "by": "org",
+                     "placements": [], "scores": []}}, {})
+    assert outcome == "ignored"
+    assert str(table["number"]) not in (await d.get("ab")).round(1)["results"]
+    assert not [line for line in logged.lines if line[0] == "error"]  # no "does not fit" error
+    assert any("abandoned" in event for _, event, _ in logged.lines)
