@@ -30,6 +30,7 @@ from services.platform.errors import (
     FailedPrecondition,
     InvalidArgument,
     NotFound,
+    ServiceError,
     Unavailable,
 )
 from services.platform.logs import get_logger
@@ -225,6 +226,8 @@ class MatchHost:
             raise InvalidArgument("match_id must be 1-64 letters, digits, '-' or '_'")
         live = self.live.get(match_id)
         if live is not None:
+            if live.status == "ended":
+                await self._seal_end(live)
             return live
         loading = self._loading.get(match_id)
         if loading is None:
@@ -240,6 +243,8 @@ class MatchHost:
                 raise
             finally:
                 self._loading.pop(match_id, None)
+            if live.status == "ended":
+                await self._seal_end(live)
             return live
         return await asyncio.shield(loading)
 
@@ -328,7 +333,9 @@ class MatchHost:
         return rec.seal_record(live.match_id, n, prev, rec.blinded(body))
 
     async def _commit(self, live: LiveMatch, records: list[dict[str, Any]], state: Any) -> None:
-        """Make ``records`` durable (with a snapshot when one is due), then advance."""
+        """Make ``records`` durable (with a snapshot when one is due), then advance. When they
+        end the match, the seal follows in its own commit (:meth:`_seal_end`) and is appended
+        to ``records``."""
         events = [record_event(live.match_id, r) for r in records]
         last = records[-1]["n"]
         if state is not None and any(r["n"] % SNAPSHOT_EVERY == 0 for r in records):
@@ -360,6 +367,38 @@ class MatchHost:
         self.live.resize(live)
         self._arm(live)
         await self._notify(live.match_id)
+        if records[-1]["type"] == "MatchEnded":  # durable now: reveal the seed and seal
+            sealed = await self._seal_end(live, locked=True)
+            if sealed is not None:
+                records.append(sealed)  # so the caller's answer shows the seal too
+
+    async def _seal_end(self, live: LiveMatch, locked: bool = False) -> dict[str, Any] | None:
+        """The seal of a match whose MatchEnded is stored: the dice session is closed (the
+        seed revealed) only now, never before the end is durable, or a failed commit would
+        leave a running match with a public seed (every later draw and its state-hash key
+        known). Returns the stored MatchSealed, or None when it must wait (the dice service
+        or the store did not answer: logged; the next call on the match tries again, and an
+        ended match takes no action meanwhile)."""
+        if not locked:
+            async with live.lock:
+                return await self._seal_end(live, locked=True)
+        if live.status != "ended":
+            return None
+        try:
+            session, seed = await self.dice.close_session(live.dice_key)
+            sealed = self._seal(live, {
+                "type": "MatchSealed", "seed": seed, "commitment": session.commitment,
+            }, live.version + 1, live.head)
+            await self._commit(live, [sealed], None)
+        except (ServiceError, OSError, TimeoutError) as err:
+            log.warning("match ended, its seal waits for the next call", match_id=live.match_id,
+                        error=str(err) or type(err).__name__)
+            return None
+        except Exception:  # the end is stored and answered whatever the seal met
+            log.exception("match ended, its seal failed; the next call tries again",
+                          match_id=live.match_id)
+            return None
+        return sealed
 
     # -- creating and starting ------------------------------------------------------
 
@@ -618,13 +657,8 @@ class MatchHost:
             }
             if live.clocks is not None:  # every running clock stops; nobody owes anything
                 body.update(_clock_fields(live.clocks.after_step(self.now_ms(), (), None, False)))
-            ended = self._seal(live, body, live.version + 1, live.head)
-            session, seed = await self.dice.close_session(live.dice_key)
-            sealed = self._seal(live, {
-                "type": "MatchSealed", "seed": seed, "commitment": session.commitment,
-            }, ended["n"] + 1, ended["hash"])
             was = live.status
-            await self._commit(live, [ended, sealed], None)
+            await self._commit(live, [self._seal(live, body, live.version + 1, live.head)], None)
             log.info("match abandoned", match_id=match_id, by=by, reason=reason, was=was,
                      version=live.version)
             return live, False
@@ -658,16 +692,12 @@ class MatchHost:
         return records, transition.state
 
     async def _finish(self, live: LiveMatch, outcome: Any, last: dict[str, Any]) -> list[dict[str, Any]]:
-        ended = self._seal(live, {
+        """MatchEnded after the last action; :meth:`_commit` seals it once both are stored."""
+        return [self._seal(live, {
             "type": "MatchEnded", "outcome": outcome_json(outcome),
             "players": live.created["players"], "game": self.engine.game_id,
             "mode": live.created["mode"],
-        }, last["n"] + 1, last["hash"])
-        session, seed = await self.dice.close_session(live.dice_key)
-        sealed = self._seal(live, {
-            "type": "MatchSealed", "seed": seed, "commitment": session.commitment,
-        }, ended["n"] + 1, ended["hash"])
-        return [ended, sealed]
+        }, last["n"] + 1, last["hash"])]
 
     def decisions_of(self, live: LiveMatch, seat: int) -> list[Decision]:
         """What ``seat`` owes now, then its standing options."""
@@ -848,7 +878,8 @@ class MatchHost:
 
     async def rearm_clocks(self, owned: Callable[[str], bool] = lambda _: True) -> int:
         """After a start: find running matches with clocks and arm them (deadlines already
-        past fire at once, once). Reads only the MatchCreated and MatchSealed events. With
+        past fire at once, once), and seal ended matches whose seal is missing (loading one
+        seals it). Reads only the MatchCreated, MatchEnded and MatchSealed events. With
         several replicas, only the matches this one ``owned`` (the others are their owners')."""
         found = [m for m in await asyncio.to_thread(_clocked_matches, self.app) if owned(m)]
         for match_id in found:
@@ -969,14 +1000,16 @@ def _game_bot_kinds(game: str) -> list[str]:
 
 
 def _clocked_matches(app: RulesApplication) -> list[str]:
-    """Match ids with a clock that are not sealed, from the notification log's created and
-    sealed events only."""
+    """Match ids with a clock that are not sealed, and ended ones whose seal is missing (a
+    restart between the end's commit and the seal's), from the notification log's created,
+    ended and sealed events only."""
     from eventsourcing.utils import get_topic
 
     from services.rules.app import Match
 
-    topics = [get_topic(Match.MatchCreated), get_topic(Match.MatchSealed)]
-    clocked: dict[str, bool] = {}
+    topics = [get_topic(Match.MatchCreated), get_topic(Match.MatchEnded),
+              get_topic(Match.MatchSealed)]
+    unsealed: dict[str, bool] = {}
     position = 1
     while True:
         page = app.recorder.select_notifications(position, 500, topics=topics)
@@ -986,8 +1019,10 @@ def _clocked_matches(app: RulesApplication) -> list[str]:
             event = app.mapper.to_domain_event(notification)
             record = getattr(event, "record", {})
             if record.get("type") == "MatchCreated" and record.get("clock"):
-                clocked[record["match_id"]] = True
+                unsealed[record["match_id"]] = True
+            elif record.get("type") == "MatchEnded":
+                unsealed[record.get("match_id", "")] = True
             elif record.get("type") == "MatchSealed":
-                clocked.pop(record.get("match_id", ""), None)
+                unsealed.pop(record.get("match_id", ""), None)
         position = page[-1].id + 1
-    return list(clocked)
+    return list(unsealed)

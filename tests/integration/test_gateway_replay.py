@@ -78,7 +78,7 @@ async def test_a_finished_match_replays_in_public_frames_with_its_verification(
     records = export.splitlines()[:-1]
     assert [f["n"] for f in report["frames"]] == list(range(1, len(records) + 1))
     assert report["stopped"] == ""
-    assert all("draws" not in json.dumps(f) for f in report["frames"])
+    assert all('"draws"' not in json.dumps(f) for f in report["frames"])  # no draw records (the text may say 'draws')
     assert any(f["text"] for f in report["frames"]) and report["frames"][-2]["outcome"]
     body = json.dumps(report).encode()
     leaks, checked = scan([(f"{url}/replay", body)], export)

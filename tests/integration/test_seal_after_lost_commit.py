@@ -69,3 +69,142 @@ async def test_a_final_action_whose_commit_failed_finishes_on_retry(
         assert kinds[-3:] == ["MatchEnded", "MatchSealed", "Checkpoint"]
     finally:
         await rules.close()
+
+
+async def _play_to_the_end(rules: RulesClient, tokens: dict[int, str], match_id: str,
+                           tries: int = 5) -> list[grpc.StatusCode]:
+    """Every seat plays its first legal action until nothing is owed; each action is retried
+    with its command id on UNAVAILABLE or ABORTED. The codes of the failed tries."""
+    codes: list[grpc.StatusCode] = []
+    for step in range(200):
+        view = await rules.view(match_id)
+        if not view.pending:
+            return codes
+        seat = view.pending[0].seat
+        action = json.loads((await rules.legal(tokens[seat], match_id)).decisions[0].legal_json[0])
+        for _ in range(tries):
+            try:
+                await rules.submit(tokens[seat], match_id, f"c{step}", action)
+                break
+            except grpc.aio.AioRpcError as err:
+                assert err.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED), (
+                    err.code(), err.details())
+                codes.append(err.code())
+    raise AssertionError("the match did not end in 200 actions")
+
+
+async def _seed_public(backend: Backend, dice_key: str) -> bool:
+    """Whether the dice service reveals the seed of the session ``dice_key`` to anyone."""
+    from services.genproto.neon.dice.v1 import dice_pb2
+    from tests.support.client import dice_stub
+
+    channel, dice = dice_stub(backend.address("dice"))
+    try:
+        await dice.RevealSeed(dice_pb2.RevealSeedRequest(match_id=dice_key), timeout=5)
+        return True
+    except grpc.aio.AioRpcError as err:
+        assert err.code() == grpc.StatusCode.FAILED_PRECONDITION, err.details()
+        return False
+    finally:
+        await channel.close()
+
+
+async def test_the_seed_stays_secret_while_the_final_action_is_not_stored(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host closed the dice session (revealing the seed) before it stored the final
+    action. When that store failed, the match went on running with its seed public: every
+    later draw and the state-hash key were known, and after an ABORTED ("fetch the view and
+    retry") a seat may well send another action than the one that would have ended it. Now
+    the end is stored first and the seed revealed after it."""
+    host = _host(backend, "toy")
+    real_commit = host.committer.commit
+    seen: list[bool] = []
+    key: list[str] = []
+
+    async def commit(events: list) -> None:  # type: ignore[type-arg]
+        if key and not seen and any(type(e).__name__ == "MatchEnded" for e in events):
+            seen.append(await _seed_public(backend, key[0]))
+            raise TimeoutError("the store went away")
+        await real_commit(events)
+
+    monkeypatch.setattr(host.committer, "commit", commit)
+    rules = RulesClient(backend.address("rules-toy"), timeout=5)
+    try:
+        created = await rules.create(backend.organiser_token(), match_id="seal-order",
+                                     mode="race", seats=2)
+        key.append((await host.live_match("seal-order")).dice_key)
+        tokens = {t.seat: t.token for t in created.seat_tokens}
+        codes = await _play_to_the_end(rules, tokens, "seal-order")
+        assert seen == [False], "the seed was public while the final action was not stored"
+        assert grpc.StatusCode.UNAVAILABLE in codes
+        assert await _seed_public(backend, key[0])  # and revealed once the end is stored
+        export = await rules.export(backend.organiser_token(), "seal-order")
+        kinds = [json.loads(line)["type"] for line in export.export_jsonl.splitlines()]
+        assert kinds[-3:] == ["MatchEnded", "MatchSealed", "Checkpoint"]
+    finally:
+        await rules.close()
+
+
+async def test_a_match_whose_seal_failed_is_sealed_on_its_next_call(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dice service does not answer at the end: the final action is stored and answered
+    (the match has ended, nobody can act), the seal waits, and the next call on the match
+    (here the export) seals it."""
+    from services.platform.errors import Unavailable
+
+    host = _host(backend, "toy")
+    real_close = host.dice.close_session
+    refused: list[str] = []
+
+    async def close_session(match_id: str):  # type: ignore[no-untyped-def]
+        if not refused:
+            refused.append(match_id)
+            raise Unavailable("dice: the service does not answer")
+        return await real_close(match_id)
+
+    monkeypatch.setattr(host.dice, "close_session", close_session)
+    rules = RulesClient(backend.address("rules-toy"), timeout=5)
+    try:
+        created = await rules.create(backend.organiser_token(), match_id="seal-later",
+                                     mode="race", seats=2)
+        tokens = {t.seat: t.token for t in created.seat_tokens}
+        assert await _play_to_the_end(rules, tokens, "seal-later", tries=1) == []
+        assert refused, "the test did not reach the end"
+        view = await rules.view("seal-later")
+        assert not view.pending and view.outcome_json  # ended, with its result
+        export = await rules.export(backend.organiser_token(), "seal-later")
+        kinds = [json.loads(line)["type"] for line in export.export_jsonl.splitlines()]
+        assert kinds[-3:] == ["MatchEnded", "MatchSealed", "Checkpoint"]
+        assert await _seed_public(backend, (await host.live_match("seal-later")).dice_key)
+    finally:
+        await rules.close()
+
+
+async def test_a_restart_seals_the_matches_that_ended_unsealed(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rules process that stops between the end's commit and the seal's: at its next start
+    (``rearm_clocks``) it seals the match without waiting for a call on it."""
+    from services.platform.errors import Unavailable
+
+    host = _host(backend, "toy")
+    real_close = host.dice.close_session
+
+    async def down(match_id: str):  # type: ignore[no-untyped-def]
+        raise Unavailable("dice: the service does not answer")
+
+    monkeypatch.setattr(host.dice, "close_session", down)
+    rules = RulesClient(backend.address("rules-toy"), timeout=5)
+    try:
+        created = await rules.create(backend.organiser_token(), match_id="seal-restart",
+                                     mode="race", seats=2)
+        tokens = {t.seat: t.token for t in created.seat_tokens}
+        await _play_to_the_end(rules, tokens, "seal-restart", tries=1)
+    finally:
+        await rules.close()
+    stored = host.store.records("seal-restart")
+    assert stored[-1]["type"] == "MatchEnded"
+    host.live.drop("seal-restart")  # as after a restart: nothing in memory
+    monkeypatch.setattr(host.dice, "close_session", real_close)
+    await host.rearm_clocks()
+    assert [r["type"] for r in host.store.records("seal-restart")][-2:] == ["MatchEnded",
+                                                                           "MatchSealed"]
