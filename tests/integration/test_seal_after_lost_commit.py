@@ -12,6 +12,10 @@ Fixed: dice reads the blocks it reserved before a close again (up to its high-wa
 nothing new once the seed is public), so the retry draws what the first try drew and the
 match seals; a commit whose outcome is unknown drops the live match, so the retry rebuilds
 it from the store.
+
+Later (the tests below the first): the host no longer reveals the seed before the end is
+stored. MatchEnded is committed with the final action, then the dice session is closed and
+MatchSealed committed on its own; a seal that fails waits for the next call or a restart.
 """
 
 from __future__ import annotations
