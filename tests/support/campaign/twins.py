@@ -1,26 +1,45 @@
 """Twin-state probes: what a viewer receives must not depend on what it may not see.
 
-``twin(game, state, keep, rng)`` is another state that differs from ``state`` only in zones
-``keep`` may not see: every deck's order, and each other seat's hand shuffled together with
-its own deck (same sizes; a deck's cards stay with their owner, so the twin is a table the
-rules could have dealt). ``keep`` is a seat, or ``None`` for a spectator.
+``twin(game, state, keep, rng, seen)`` is another state that differs from ``state`` only in
+what ``keep`` may not see (``keep`` is a seat, or ``None`` for a spectator; ``seen`` holds
+every string ``keep`` could see in a state of the game so far, its own zones and the
+public ones):
 
-For a twin, the viewer's view, the public pending list ``(seat, kind)`` (what the host shows
-everyone) and the public events of the same next action must be the same as for ``state``.
-A difference names a side channel: something public that depends on a hidden card.
+- every deck's order, and each other seat's hand shuffled together with its own deck (same
+  sizes; a deck's cards stay with their owner, so the twin is a table the rules could have
+  dealt);
+- NEON: another fighter's face-down card choice (the two chosen cards go back into the pool
+  of its hand and deck, and two cards of that pool are laid, in one of the 8 ways the
+  choice allows), and the cards of another fighter's private loot or upgrade frame (keep,
+  place, upgrade), each swapped with a card of the same loot class from its deck (the
+  upgrade deck for upgrades): how many, and of which class, stays as public as it was;
+- Neon Knights: 2086: the implants ``keep`` never saw, moved among the other seats' draft
+  packets and implant hands (same sizes: a packet ``keep`` held keeps every card it saw),
+  then another seat's pick of this draft round redrawn from its packet; another seat's
+  hidden starting speed (``hidden_speeds``) redrawn from 2-10;
+- Neon Reign: another seat's secret starting-hero pick redrawn from its two heroes.
+
+For a twin, ``probe`` requires the same, for the viewer: its view; the public pending list
+``(seat, kind)`` and each public decision's shape (hidden, standing); the viewer's own
+decisions (legal actions, prompt, default, everything); the answer the host would give the
+viewer's illegal actions (``refusal``: another seat's legal actions, and the viewer's own
+with a string swapped for a hidden one); and the public events of the same next action. A
+difference names a side channel: something public that depends on a hidden card or pick.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from dataclasses import replace
 from typing import Any
 
 from services.platform.draws import SeededRandomness
 from services.rules.bots import RandomBot
 from services.rules.games import load_engine
-from services.rules.games.contract import ConfigError, MatchConfig
-from tests.support.campaign.leaks import secrets, strings
+from services.rules.games.contract import ConfigError, MatchConfig, standing_options
+from tests.support.campaign.leaks import HIDDEN_ZONES, _without, secrets, strings
 
 
 def _split(rng: SeededRandomness, *zones: list[Any]) -> list[list[Any]]:
@@ -32,7 +51,8 @@ def _split(rng: SeededRandomness, *zones: list[Any]) -> list[list[Any]]:
     return out
 
 
-def _twin_neon_reign(state: Any, keep: int | None, rng: SeededRandomness) -> Any:
+def _twin_neon_reign(state: Any, keep: int | None, rng: SeededRandomness,
+                     seen: set[str]) -> Any:
     sides = []
     for index, side in enumerate(state.sides):
         if index == keep:
@@ -40,23 +60,58 @@ def _twin_neon_reign(state: Any, keep: int | None, rng: SeededRandomness) -> Any
         else:
             hand, deck = _split(rng, list(side.hand), list(side.deck))
             sides.append(replace(side, hand=tuple(hand), deck=tuple(deck)))
-    return replace(state, sides=tuple(sides))
+    # a secret starting-hero pick: either of the seat's two heroes (its bench is public)
+    if state.phase != "pick":
+        return replace(state, sides=tuple(sides))
+    picks = [p if not p or index == keep
+             else state.sides[index].bench[rng.randbelow(len(state.sides[index].bench))]
+             for index, p in enumerate(state.picks)]
+    return replace(state, sides=tuple(sides), picks=(picks[0], picks[1]))
 
 
-def _twin_neon(state: Any, keep: int | None, rng: SeededRandomness) -> Any:
+def _twin_neon(state: Any, keep: int | None, rng: SeededRandomness, seen: set[str]) -> Any:
+    from services.rules.games.neon.attack import Attack
+    from services.rules.games.neon.cards import choice_of, pair_choices
+    from services.rules.games.neon.content import LOOT
+    from services.rules.games.neon.views import PRIVATE_FRAMES
     fighters = []
     for f in state.fighters:
-        if f.idx == keep or f.choice is not None or f.row:
+        if f.idx == keep:
             fighters.append(replace(f, deck=tuple(rng.shuffle(f.deck))))
+        elif f.choice is not None and not f.row:
+            # chosen face down: the two cards are as hidden as the hand they came from
+            c = f.choice
+            hand, deck, pair = _split(rng, list(f.hand), list(f.deck), [c.top, c.bottom])
+            ways = pair_choices(pair[0], pair[1])
+            fighters.append(replace(f, hand=tuple(hand), deck=tuple(deck),
+                                    choice=choice_of(ways[rng.randbelow(len(ways))])))
         else:
             hand, deck = _split(rng, list(f.hand), list(f.deck))
             fighters.append(replace(f, hand=tuple(hand), deck=tuple(deck)))
-    return replace(state, fighters=tuple(fighters),
-                   loot_decks=tuple(tuple(rng.shuffle(d)) for d in state.loot_decks),
-                   upgrade_deck=tuple(rng.shuffle(state.upgrade_deck)))
+    loot = [list(d) for d in state.loot_decks]
+    upgrades = list(state.upgrade_deck)
+    stack = list(state.stack)
+    for i, fr in enumerate(stack):
+        if isinstance(fr, Attack) or fr.kind not in PRIVATE_FRAMES or fr.owner == keep:
+            continue
+        cards = list(fr.get("cards"))
+        if fr.kind == "upgrade":
+            cards, upgrades = _split(rng, cards, upgrades)
+        else:  # each card swapped with one of its loot class: the class is public
+            for j, card in enumerate(cards):
+                pool = loot[LOOT[card].cls - 1]
+                if pool:
+                    k = rng.randbelow(len(pool))
+                    cards[j], pool[k] = pool[k], card
+        stack[i] = fr.but(cards=tuple(cards))
+    return replace(state, fighters=tuple(fighters), stack=tuple(stack),
+                   loot_decks=tuple(tuple(rng.shuffle(d)) for d in loot),
+                   upgrade_deck=tuple(rng.shuffle(upgrades)))
 
 
-def _twin_neon_knights(state: Any, keep: int | None, rng: SeededRandomness) -> Any:
+def _twin_neon_knights(state: Any, keep: int | None, rng: SeededRandomness,
+                       seen: set[str]) -> Any:
+    from services.rules.games.neon_knights.race import SPEEDS
     from services.rules.games.neon_knights.state import freeze, thaw
     doc = thaw(state)
     for p in doc["players"]:
@@ -66,14 +121,32 @@ def _twin_neon_knights(state: Any, keep: int | None, rng: SeededRandomness) -> A
     for name, deck in doc["decks"].items():
         doc["decks"][name] = list(rng.shuffle(deck))
     doc["stage_deck"] = list(rng.shuffle(doc["stage_deck"]))
+    # implants the viewer never saw, anywhere among the other seats' packets and hands
+    zones = [p["implant_hand"] for p in doc["players"] if p["seat"] != keep]
+    draft = doc["draft"]
+    if draft is not None:
+        zones += [packet for seat, packet in enumerate(draft["packets"]) if seat != keep]
+    slots = [(zone, i) for zone in zones for i, card in enumerate(zone) if card not in seen]
+    for (zone, i), card in zip(slots, rng.shuffle([zone[i] for zone, i in slots])):
+        zone[i] = card
+    if draft is not None:  # this round's pick: any card of the seat's packet
+        for seat, packet in enumerate(draft["packets"]):
+            if seat != keep and draft["picks"][seat] is not None:
+                draft["picks"][seat] = packet[rng.randbelow(len(packet))]
+    if doc["speeds"] is not None and doc["hidden_speeds"]:
+        doc["speeds"] = [s if seat == keep or s is None else SPEEDS[rng.randbelow(len(SPEEDS))]
+                         for seat, s in enumerate(doc["speeds"])]
     return freeze(doc)
 
 
-def _twin_barbaric(state: Any, keep: int | None, rng: SeededRandomness) -> Any:
+def _twin_barbaric(state: Any, keep: int | None, rng: SeededRandomness,
+                   seen: set[str]) -> Any:
     table = state.table()
+    choosing = {step.get("seat") for step in table.agenda if step["step"] == "choose_card"}
     for p in table.players:
         if p.seat == keep:
-            p.deck = list(rng.shuffle(p.deck))
+            if p.seat not in choosing:  # before its starting hand is chosen, in printed order
+                p.deck = list(rng.shuffle(p.deck))
         else:
             p.hand, p.deck = _split(rng, p.hand, p.deck)
     for name in ("event_deck", "monster_deck", "survivor_deck"):
@@ -85,8 +158,70 @@ TWINS = {"neon-reign": _twin_neon_reign, "neon": _twin_neon,
          "neon-knights-2086": _twin_neon_knights, "barbaric": _twin_barbaric}
 
 
+def twin(game: str, state: Any, keep: int | None, rng: SeededRandomness,
+         seen: set[str] | frozenset[str] = frozenset()) -> Any:
+    return TWINS[game](state, keep, rng, set(seen))
+
+
 def public_pending(engine: Any, state: Any) -> list[tuple[int, str]]:
     return [(d.seat, d.kind) for d in engine.pending(state)]
+
+
+def public_shape(engine: Any, state: Any) -> list[tuple[Any, ...]]:
+    """What the host lets everyone read of every decision, owed or standing: who, what
+    kind, whether the answer stays hidden (an accepted action's record says so)."""
+    return [(d.seat, d.kind, d.hidden, d.standing)
+            for d in (*engine.pending(state), *standing_options(engine, state))]
+
+
+def own_decisions(engine: Any, state: Any, seat: int) -> list[Any]:
+    """``seat``'s decisions as the host hands them to it (``decisions_of``), whole."""
+    return [d for d in (*engine.pending(state), *standing_options(engine, state))
+            if d.seat == seat]
+
+
+def refusal(engine: Any, state: Any, seat: int, action: Any) -> str | None:
+    """What the host answers ``seat`` submitting ``action`` (``RulesApplication._decision``,
+    past the schema check, which depends on no state): ``None`` when accepted."""
+    mine = own_decisions(engine, state, seat)
+    if any(action in d.legal for d in mine):
+        return None
+    if not mine:
+        waiting = sorted({d.seat for d in engine.pending(state)})
+        return f"not your turn: waiting for seat(s) {waiting}"
+    reason = engine.validate(state, seat, action)
+    return None if reason is None else f"illegal action: {reason}"
+
+
+def _swap_strings(value: Any, old: str, new: str) -> Any:
+    if value == old:
+        return new
+    if isinstance(value, dict):
+        return {k: _swap_strings(v, old, new) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_swap_strings(v, old, new) for v in value]
+    return value
+
+
+def probe_actions(engine: Any, state: Any, seat: int, hidden: set[str],
+                  rng: SeededRandomness, count: int) -> list[Any]:
+    """Illegal actions a clever ``seat`` might send to learn something: another seat's
+    legal actions, and its own with one string swapped for a hidden one."""
+    others = [a for d in engine.pending(state) if d.seat != seat for a in d.legal]
+    own = [a for d in own_decisions(engine, state, seat) for a in d.legal]
+    out: list[Any] = [others[rng.randbelow(len(others))] for _ in range(count) if others]
+    names = sorted(hidden)
+    for _ in range(count if own and names else 0):
+        action = own[rng.randbelow(len(own))]
+        words = sorted(strings(action) - {action.get("type")})
+        if words:
+            out.append(_swap_strings(action, words[rng.randbelow(len(words))],
+                                     names[rng.randbelow(len(names))]))
+    return out
+
+
+def _named(text: str, hidden: set[str]) -> set[str]:
+    return {w for w in re.findall(r"[\w\-:.']+", text) if w in hidden}
 
 
 def public_events(events: Any, viewer: int | None, masked: set[str] = frozenset()) -> list[Any]:
@@ -107,14 +242,51 @@ def _same_until_a_reveal(a: list[Any], b: list[Any]) -> bool:
     return a[:cut] == b[:cut]
 
 
+REDRAWN = frozenset({"picks", "cover", "speeds"})
+"""Keys whose values a twin redraws instead of moving: a pick (a copy of a card of its
+packet or bench), NEON's cover, NK's hidden speeds."""
+
+
+def _cards(value: Any) -> Counter[str]:
+    """Every string of an encoded state, with its count: a twin only moves cards."""
+    out: list[str] = []
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, dict):
+            todo += [x for k, x in v.items() if k not in REDRAWN]
+        elif isinstance(v, (list, tuple)):
+            todo += v
+    return Counter(out)
+
+
+def known(game: str, encoded: Any, viewer: int | None) -> tuple[set[str], set[str]]:
+    """The strings ``viewer`` may see in this state (public zones and its own), and those
+    it may not: from the state's zones (tests/support/campaign/leaks.py), never from what
+    the engine shows, so a leaking view cannot make its leak count as seen."""
+    zones = HIDDEN_ZONES[game](encoded)
+    mine = [z for owner, z in zones if owner is not None and owner == viewer]
+    hidden = [z for owner, z in zones if owner is None or owner != viewer]
+    visible = strings(_without(encoded, hidden)) | strings(mine)
+    return visible, strings(hidden) - visible
+
+
 def probe(game: str, mode: str, seats: int, seed: int, steps: int = 400,
-          twins_per_state: int = 1) -> list[str]:
-    """Findings of one random-bot game. Views and pending lists must never differ; public
-    events that differ need a reading (a struck card that has a twin id elsewhere is not
-    masked), and Barbaric's starting-hand choice lists the first copy in a deck whose order
-    is still public (not shuffled yet), so an own action refused there is expected."""
-    engine = load_engine(game)
-    options = dict(engine.match_options(mode, seats))
+          twins_per_state: int = 1, engine: Any = None, options: dict[str, Any] | None = None,
+          refusals: int = 2, start: int = 0, first: bool = False) -> list[str]:
+    """Findings of one random-bot game. Views, pending lists, own decisions and refusals
+    must never differ; public events that differ need a reading (a struck card that has a
+    twin id elsewhere is not masked), and Barbaric's starting-hand choice lists the first
+    copy in a deck whose order is still public (not shuffled yet), so an own action refused
+    there is expected. ``engine``: another engine object for the game (a planted leak);
+    ``options``: match options over the mode's defaults; ``refusals``: illegal actions of
+    each kind tried per viewer and step; ``start``: the steps played before the first one
+    looked at (what a viewer saw in them still counts as seen); ``first``: stop at the
+    first step with a finding."""
+    engine = engine if engine is not None else load_engine(game)
+    options = {**engine.match_options(mode, seats), **(options or {})}
     rng = SeededRandomness(f"twins:{game}:{mode}:{seats}:{seed}")
     try:
         state = engine.setup(MatchConfig(mode, seats, options), rng)
@@ -123,6 +295,9 @@ def probe(game: str, mode: str, seats: int, seed: int, steps: int = 400,
     bot = RandomBot(f"twins:{game}:{seed}")
     found: list[str] = []
     label = f"{game}/{mode}/{seats}/{seed}"
+    viewers: list[int | None] = [None, *range(seats)]
+    seen: dict[int | None, set[str]] = {v: set() for v in viewers}
+    words = strings(engine.action_schema())  # "left", "right": not a card's name
     for step in range(steps):
         if engine.outcome(state) is not None:
             break
@@ -131,17 +306,47 @@ def probe(game: str, mode: str, seats: int, seed: int, steps: int = 400,
             break
         decision = pending[bot.pick(list(range(len(pending))))]
         action = bot.choose(decision)
-        for keep in [None, *range(seats)]:
+        encoded = engine.encode(state)
+        if step < start:
+            for keep in viewers:
+                seen[keep] |= known(game, encoded, keep)[0]
+            state = engine.apply(state, decision.seat, action, rng).state
+            continue
+        cards = _cards(encoded)
+        for keep in viewers:
+            view = engine.view(state, keep)
+            visible, hidden = known(game, encoded, keep)
+            seen[keep] |= visible
             for t in range(twins_per_state):
                 trng = SeededRandomness(f"twin:{label}:{step}:{keep}:{t}")
-                other = TWINS[game](state, keep, trng)
+                other = twin(game, state, keep, trng, seen[keep])
                 where = f"{label} step {step} viewer {keep}"
-                if engine.view(other, keep) != engine.view(state, keep):
+                if _cards(engine.encode(other)) != cards:
+                    found.append(f"{where}: the twin is not the same cards moved")
+                if engine.view(other, keep) != view:
                     found.append(f"{where}: view differs")
                     continue
                 a, b = public_pending(engine, state), public_pending(engine, other)
                 if a != b:
                     found.append(f"{where}: pending {a} vs {b}")
+                elif public_shape(engine, state) != public_shape(engine, other):
+                    found.append(f"{where}: pending shape {public_shape(engine, state)} vs "
+                                 f"{public_shape(engine, other)}")
+                if keep is not None:
+                    mine = own_decisions(engine, state, keep)
+                    if mine != own_decisions(engine, other, keep):
+                        found.append(f"{where}: own decisions differ "
+                                     f"{[d.kind for d in mine]}")
+                    prng = SeededRandomness(f"refuse:{label}:{step}:{keep}:{t}")
+                    names = hidden - seen[keep] - words
+                    for tried in probe_actions(engine, state, keep, names, prng, refusals):
+                        r1, r2 = refusal(engine, state, keep, tried), \
+                            refusal(engine, other, keep, tried)
+                        if r1 != r2:
+                            found.append(f"{where}: refusal of {tried} differs: {r1!r} vs {r2!r}")
+                        elif r1 and _named(r1, names) - strings(tried):
+                            found.append(f"{where}: refusal of {tried} names hidden "
+                                         f"{sorted(_named(r1, names) - strings(tried))}: {r1!r}")
                 if decision.seat == keep or keep is None:
                     if engine.validate(other, decision.seat, action) is not None:
                         if decision.seat == keep:
@@ -151,12 +356,14 @@ def probe(game: str, mode: str, seats: int, seed: int, steps: int = 400,
                     r2 = SeededRandomness(f"apply:{label}:{step}")
                     e1 = engine.apply(state, decision.seat, action, r1).events
                     e2 = engine.apply(other, decision.seat, action, r2).events
-                    masked = (secrets(game, engine.encode(state), None)
+                    masked = (secrets(game, encoded, None)
                               | secrets(game, engine.encode(other), None))
                     p1, p2 = public_events(e1, keep, masked), public_events(e2, keep, masked)
                     if keep is None and not _same_until_a_reveal(p1, p2):
                         found.append(f"{where}: public events of {action} differ: "
                                      f"{json.dumps(p1, default=str)[:600]} vs "
                                      f"{json.dumps(p2, default=str)[:600]}")
+        if first and found:
+            break
         state = engine.apply(state, decision.seat, action, rng).state
     return found

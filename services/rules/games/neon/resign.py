@@ -25,9 +25,14 @@ def resign(w: Draft, seat: int) -> None:
         for value in row:
             supply[value - 1] += 1
     w.set(health_supply=tuple(supply))
-    w.update(seat, resigned=True, eliminated=True, sector=None, shields=0,
-             health=tuple(() for _ in f.health), hand=(), deck=(),
-             discard=f.discard + f.hand + f.deck + _chosen(w, seat))
+    if w.s.rules.resign_keeps_cards_hidden:
+        # engine 4: nothing of what the fighter held is shown (ruling in RULES.md)
+        w.update(seat, resigned=True, eliminated=True, sector=None, shields=0,
+                 health=tuple(() for _ in f.health), hand=f.hand + _chosen(w, seat))
+    else:
+        w.update(seat, resigned=True, eliminated=True, sector=None, shields=0,
+                 health=tuple(() for _ in f.health), hand=(), deck=(),
+                 discard=f.discard + f.hand + f.deck + _chosen(w, seat))
     w.set(eliminations=w.s.eliminations + ((seat, w.s.serial),))
     w.emit("resigned", {"fighter": seat})
     w.emit("eliminated", {"fighter": seat, "by": None})

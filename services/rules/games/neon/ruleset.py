@@ -8,7 +8,7 @@ what each version changed and why.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -36,20 +36,27 @@ class Ruleset:
     """Contract v2: any seat may resign at any time."""
     round_board_side: bool
     """Option ``round_board``: the players may choose the other side of the round board."""
+    resign_keeps_cards_hidden: bool = True
+    """A resigning fighter keeps its hand and deck (a face-down card choice back in its
+    hand), hidden as an eliminated fighter's; version 3 laid them all, in order, on its
+    public discard pile."""
 
 
 V2 = Ruleset("2", defender_assigns_full_blocks=False, player_chooses_supply=False,
              hook_reaches_bots=False, abilities_any_number_of_times=False,
              row_skip_only_if_impossible=False, coalition_ranks_by_vp=False,
              cover_any_equipment=False, automa_with_more_participants=False,
-             battle_royale_round_limit=40, resign=False, round_board_side=False)
+             battle_royale_round_limit=40, resign=False, round_board_side=False,
+             resign_keeps_cards_hidden=False)
 V3 = Ruleset("3", defender_assigns_full_blocks=True, player_chooses_supply=True,
              hook_reaches_bots=True, abilities_any_number_of_times=True,
              row_skip_only_if_impossible=True, coalition_ranks_by_vp=True,
              cover_any_equipment=True, automa_with_more_participants=True,
-             battle_royale_round_limit=None, resign=True, round_board_side=True)
-RULESETS = {r.version: r for r in (V2, V3)}
-CURRENT = V3
+             battle_royale_round_limit=None, resign=True, round_board_side=True,
+             resign_keeps_cards_hidden=False)
+V4 = replace(V3, version="4", resign_keeps_cards_hidden=True)
+RULESETS = {r.version: r for r in (V2, V3, V4)}
+CURRENT = V4
 
 
 def ruleset_of(version: str) -> Ruleset:
