@@ -37,7 +37,7 @@ NON_CANONICAL = ['{"type":"pass","x":9007199254740992}', '{"type":"pass","x":NaN
                  '{"type":"pass","x":Infinity}', '{"type":"pass","x":1e999}',
                  '{"type":"pass","x":-99999999999999999999999}', '{"type":"pass","x":-Infinity}']
 RULES_METHODS = ["GetGameInfo", "CreateMatch", "AddClientSeed", "StartMatch", "SubmitAction",
-                 "ListLegalActions", "GetView", "ExportMatch"]
+                 "ListLegalActions", "GetView", "ExportMatch", "AbandonMatch", "ListMatches"]
 DICE_METHODS = ["OpenSession", "AddClientSeed", "Draw", "GetCommitment", "CloseSession",
                 "RevealSeed", "ReserveBlocks"]
 
@@ -196,7 +196,14 @@ def requests(target: Target) -> st.SearchStrategy[Callable[[], None]]:
     session = st.builds(lambda k, m, t: lambda: target.call(
         target.dice, k, getattr(dice_pb2, f"{k}Request")(match_id=m), target.tokens.get(t)),
         st.sampled_from(["GetCommitment", "RevealSeed", "OpenSession"]), matches, tokens)
-    return st.one_of(submit, reuse, legal, legal, garbage, reads, create, dice, reserve, session)
+    # never the match the other steps play deep into: an abandon would end it
+    abandon = st.builds(lambda m, r, t: lambda: target.call(
+        target.rules, "AbandonMatch", rules_pb2.AbandonMatchRequest(match_id=m, reason=r),
+        target.tokens.get(t)),
+        st.sampled_from([target.other_match, "", "nope", "x" * 200, "../etc"]),
+        st.text(max_size=20) | st.sampled_from(["", " ", "\u0000", "x" * 5000]), tokens)
+    return st.one_of(submit, reuse, legal, legal, garbage, reads, create, dice, reserve, session,
+                     abandon)
 
 
 def run(target: Target, examples: int, seed: int | None = None) -> FuzzReport:
