@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -375,6 +376,40 @@ async def _previous_match(client: Any, token: str, after: str) -> tuple[str, str
     return str(records[0]["match_id"]), str(records[-1]["hash"])
 
 
+async def _on_its_rules_service(settings: Settings, game: str, match_id: str,
+                                call: Callable[[Any, str], Awaitable[Any]]) -> Any:
+    """``call(client, organiser token)`` on the rules service of ``game``, or of each game in
+    turn until one knows ``match_id``: its answer. None answering, or none knowing the
+    match, is a one-line error."""
+    import grpc
+
+    from services.cli.client import RulesClient, is_code
+    from services.rules.games import available
+
+    games = [game] if game else available()
+    organiser = _organiser_token(settings)
+    unreachable: list[str] = []
+    for name in games:
+        target(f"rules service for {name}", settings.address(f"rules-{name}"))
+        client = RulesClient(settings.address(f"rules-{name}"), timeout=10)
+        try:
+            return await call(client, organiser)
+        except grpc.aio.AioRpcError as err:
+            if is_code(err, grpc.StatusCode.UNAVAILABLE):
+                unreachable.append(name)
+                continue
+            if is_code(err, grpc.StatusCode.NOT_FOUND):
+                continue
+            raise
+        finally:
+            await client.close()
+    if len(unreachable) == len(games):
+        raise CliError(f"no rules service answers ({', '.join(unreachable)}); start them "
+                       "with ./dev up", errors.UNREACHABLE)
+    raise CliError(f"no running rules service knows match {match_id!r} (asked: "
+                   f"{', '.join(games)})", errors.FAILED)
+
+
 @app.command("export")
 @friendly
 def export_match(
@@ -383,39 +418,14 @@ def export_match(
     game: str = typer.Option("", help="the match's game (default: ask every rules service)"),
 ) -> None:
     """Export a match's audit log (JSON Lines plus a signed checkpoint)."""
-    import grpc
-
-    from services.cli.client import RulesClient, is_code
-    from services.rules.games import available
-
     settings = _settings(log_file=True)
-    games = [game] if game else available()
 
     async def run() -> int:
-        organiser = _organiser_token(settings)
-        unreachable: list[str] = []
-        for name in games:
-            target(f"rules service for {name}", settings.address(f"rules-{name}"))
-            client = RulesClient(settings.address(f"rules-{name}"), timeout=10)
-            try:
-                response = await client.export(organiser, match_id)
-            except grpc.aio.AioRpcError as err:
-                if is_code(err, grpc.StatusCode.UNAVAILABLE):
-                    unreachable.append(name)
-                    continue
-                if is_code(err, grpc.StatusCode.NOT_FOUND):
-                    continue
-                raise
-            finally:
-                await client.close()
-            output.write_bytes(response.export_jsonl)
-            console.print(f"{response.event_count} events of {match_id} written to {output}")
-            return 0
-        if len(unreachable) == len(games):
-            raise CliError(f"no rules service answers ({', '.join(unreachable)}); start them "
-                           "with ./dev up", errors.UNREACHABLE)
-        raise CliError(f"no running rules service knows match {match_id!r} (asked: "
-                       f"{', '.join(games)})", errors.FAILED)
+        response = await _on_its_rules_service(
+            settings, game, match_id, lambda client, token: client.export(token, match_id))
+        output.write_bytes(response.export_jsonl)
+        console.print(f"{response.event_count} events of {match_id} written to {output}")
+        return 0
 
     raise typer.Exit(run_async(run()))
 
@@ -430,46 +440,22 @@ def abandon_match(
     """Organiser: end a running match (or one waiting for its seats) with no result. Players
     can act no more, clocks stop, scoring and tournaments take no result from it; its export
     verifies as abandoned. Again on an abandoned match, it says so and changes nothing."""
-    import grpc
-
-    from services.cli.client import RulesClient, is_code
-    from services.rules.games import available
-
     if not reason.strip():
         raise CliError("--reason must say why the match is abandoned", USAGE)
     settings = _settings(log_file=True)
-    games = [game] if game else available()
 
     async def run() -> int:
-        organiser = _organiser_token(settings)
-        unreachable: list[str] = []
-        for name in games:
-            target(f"rules service for {name}", settings.address(f"rules-{name}"))
-            client = RulesClient(settings.address(f"rules-{name}"), timeout=10)
-            try:
-                reply = await client.abandon(organiser, match_id, reason)
-            except grpc.aio.AioRpcError as err:
-                if is_code(err, grpc.StatusCode.UNAVAILABLE):
-                    unreachable.append(name)
-                    continue
-                if is_code(err, grpc.StatusCode.NOT_FOUND):
-                    continue
-                raise
-            finally:
-                await client.close()
-            outcome = json.loads(reply.outcome_json or "{}")
-            if reply.already_abandoned:
-                console.print(f"match {match_id} was already abandoned by {outcome.get('by')}: "
-                              f"{outcome.get('reason')} (nothing changed)")
-            else:
-                console.print(f"match {match_id} abandoned at version {reply.version}: "
-                              f"{outcome.get('reason')}")
-            return 0
-        if len(unreachable) == len(games):
-            raise CliError(f"no rules service answers ({', '.join(unreachable)}); start them "
-                           "with ./dev up", errors.UNREACHABLE)
-        raise CliError(f"no running rules service knows match {match_id!r} (asked: "
-                       f"{', '.join(games)})", errors.FAILED)
+        reply = await _on_its_rules_service(
+            settings, game, match_id,
+            lambda client, token: client.abandon(token, match_id, reason))
+        outcome = json.loads(reply.outcome_json or "{}")
+        if reply.already_abandoned:
+            console.print(f"match {match_id} was already abandoned by {outcome.get('by')}: "
+                          f"{outcome.get('reason')} (nothing changed)")
+        else:
+            console.print(f"match {match_id} abandoned at version {reply.version}: "
+                          f"{outcome.get('reason')}")
+        return 0
 
     raise typer.Exit(run_async(run()))
 
