@@ -21,6 +21,7 @@ MatchSealed committed on its own; a seal that fails waits for the next call or a
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 
 import grpc
 import pytest
@@ -97,6 +98,21 @@ async def _play_to_the_end(rules: RulesClient, tokens: dict[int, str], match_id:
     raise AssertionError("the match did not end in 200 actions")
 
 
+async def _race(backend: Backend, match_id: str, tries: int = 5,
+                before: Callable[[], Awaitable[None]] | None = None) -> list[grpc.StatusCode]:
+    """A toy race of two seats, created (then ``before()``) and played to its end."""
+    rules = RulesClient(backend.address("rules-toy"), timeout=5)
+    try:
+        created = await rules.create(backend.organiser_token(), match_id=match_id, mode="race",
+                                     seats=2)
+        if before is not None:
+            await before()
+        tokens = {t.seat: t.token for t in created.seat_tokens}
+        return await _play_to_the_end(rules, tokens, match_id, tries)
+    finally:
+        await rules.close()
+
+
 async def _seed_public(backend: Backend, dice_key: str) -> bool:
     """Whether the dice service reveals the seed of the session ``dice_key`` to anyone."""
     from services.genproto.neon.dice.v1 import dice_pb2
@@ -111,6 +127,17 @@ async def _seed_public(backend: Backend, dice_key: str) -> bool:
         return False
     finally:
         await channel.close()
+
+
+async def _ends_sealed(backend: Backend, match_id: str) -> bool:
+    """Whether the match's export ends with its end, its seal and the checkpoint."""
+    rules = RulesClient(backend.address("rules-toy"), timeout=5)
+    try:
+        export = await rules.export(backend.organiser_token(), match_id)
+    finally:
+        await rules.close()
+    kinds = [json.loads(line)["type"] for line in export.export_jsonl.splitlines()]
+    return kinds[-3:] == ["MatchEnded", "MatchSealed", "Checkpoint"]
 
 
 async def test_the_seed_stays_secret_while_the_final_action_is_not_stored(
@@ -132,21 +159,15 @@ async def test_the_seed_stays_secret_while_the_final_action_is_not_stored(
         await real_commit(events)
 
     monkeypatch.setattr(host.committer, "commit", commit)
-    rules = RulesClient(backend.address("rules-toy"), timeout=5)
-    try:
-        created = await rules.create(backend.organiser_token(), match_id="seal-order",
-                                     mode="race", seats=2)
+
+    async def note_key() -> None:
         key.append((await host.live_match("seal-order")).dice_key)
-        tokens = {t.seat: t.token for t in created.seat_tokens}
-        codes = await _play_to_the_end(rules, tokens, "seal-order")
-        assert seen == [False], "the seed was public while the final action was not stored"
-        assert grpc.StatusCode.UNAVAILABLE in codes
-        assert await _seed_public(backend, key[0])  # and revealed once the end is stored
-        export = await rules.export(backend.organiser_token(), "seal-order")
-        kinds = [json.loads(line)["type"] for line in export.export_jsonl.splitlines()]
-        assert kinds[-3:] == ["MatchEnded", "MatchSealed", "Checkpoint"]
-    finally:
-        await rules.close()
+
+    codes = await _race(backend, "seal-order", before=note_key)
+    assert seen == [False], "the seed was public while the final action was not stored"
+    assert grpc.StatusCode.UNAVAILABLE in codes
+    assert await _seed_public(backend, key[0])  # and revealed once the end is stored
+    assert await _ends_sealed(backend, "seal-order")
 
 
 async def test_a_match_whose_seal_failed_is_sealed_on_its_next_call(
@@ -167,21 +188,16 @@ async def test_a_match_whose_seal_failed_is_sealed_on_its_next_call(
         return await real_close(match_id)
 
     monkeypatch.setattr(host.dice, "close_session", close_session)
+    assert await _race(backend, "seal-later", tries=1) == []
+    assert refused, "the test did not reach the end"
     rules = RulesClient(backend.address("rules-toy"), timeout=5)
     try:
-        created = await rules.create(backend.organiser_token(), match_id="seal-later",
-                                     mode="race", seats=2)
-        tokens = {t.seat: t.token for t in created.seat_tokens}
-        assert await _play_to_the_end(rules, tokens, "seal-later", tries=1) == []
-        assert refused, "the test did not reach the end"
         view = await rules.view("seal-later")
         assert not view.pending and view.outcome_json  # ended, with its result
-        export = await rules.export(backend.organiser_token(), "seal-later")
-        kinds = [json.loads(line)["type"] for line in export.export_jsonl.splitlines()]
-        assert kinds[-3:] == ["MatchEnded", "MatchSealed", "Checkpoint"]
-        assert await _seed_public(backend, (await host.live_match("seal-later")).dice_key)
     finally:
         await rules.close()
+    assert await _ends_sealed(backend, "seal-later")  # the export's call sealed it
+    assert await _seed_public(backend, (await host.live_match("seal-later")).dice_key)
 
 
 async def test_a_restart_seals_the_matches_that_ended_unsealed(
@@ -197,14 +213,7 @@ async def test_a_restart_seals_the_matches_that_ended_unsealed(
         raise Unavailable("dice: the service does not answer")
 
     monkeypatch.setattr(host.dice, "close_session", down)
-    rules = RulesClient(backend.address("rules-toy"), timeout=5)
-    try:
-        created = await rules.create(backend.organiser_token(), match_id="seal-restart",
-                                     mode="race", seats=2)
-        tokens = {t.seat: t.token for t in created.seat_tokens}
-        await _play_to_the_end(rules, tokens, "seal-restart", tries=1)
-    finally:
-        await rules.close()
+    await _race(backend, "seal-restart", tries=1)
     stored = host.store.records("seal-restart")
     assert stored[-1]["type"] == "MatchEnded"
     host.live.drop("seal-restart")  # as after a restart: nothing in memory
