@@ -126,7 +126,16 @@ print(json.dumps(out))
 """
 
 
-def make_exports(folder: Path, games: int) -> dict[str, int]:
+VERSIONS = r"""
+import json
+from services.rules.games import load_engine
+print(json.dumps({g: load_engine(g).engine_version for g in ("neon-reign", "neon")}))
+"""
+
+
+def make_exports(folder: Path, games: int, versions: dict[str, str] | None = None) -> dict[str, int]:
+    """Self-play exports; ``versions``: each game's engine version to play (the baseline
+    tree's, which cannot replay a newer one; the current tree replays both)."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     from services.rules.games import load_engine
@@ -137,7 +146,8 @@ def make_exports(folder: Path, games: int) -> dict[str, int]:
     for game, mode in PLAN:
         plans = setups(load_engine(game), mode)
         for n in range(games):
-            data = export_game(game, mode, plans[n % len(plans)], n, key)
+            data = export_game(game, mode, plans[n % len(plans)], n, key,
+                               version=(versions or {}).get(game))
             (folder / f"{game}--{mode}-{n:03d}.jsonl").write_bytes(data)
             counts[game] = counts.get(game, 0) + data.count(b"\n") - 1
     return counts
@@ -218,13 +228,16 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "exports"
         folder.mkdir()
-        counts = make_exports(folder, args.games)
+        trees = {"baseline": baseline_tree(args.baseline, Path(tmp)), "current": ROOT}
+        versions = run_child(trees["baseline"], VERSIONS)
+        counts = make_exports(folder, args.games, versions)
         total = len(list(folder.glob("*.jsonl")))
         print(
-            f"exports: {total} files, " + ", ".join(f"{g} {n:,} events" for g, n in counts.items()),
+            f"exports: {total} files, " + ", ".join(f"{g} {n:,} events" for g, n in counts.items())
+            + " (engine versions of the baseline: "
+            + ", ".join(f"{g} {v}" for g, v in versions.items()) + ")",
             flush=True,
         )
-        trees = {"baseline": baseline_tree(args.baseline, Path(tmp)), "current": ROOT}
         rows: dict[tuple[str, str], list[dict]] = {}
         for r in range(args.rounds):
             print(f"round {r + 1}/{args.rounds}", flush=True)

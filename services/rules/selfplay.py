@@ -179,7 +179,7 @@ def report(tally: Tally) -> str:
 
 
 def export_game(game: str, mode: str, setup: Setup, seed: int, key: Any, bot: str = "rule",
-                keyed: bool = True) -> bytes:
+                keyed: bool = True, version: str | None = None) -> bytes:
     """One self-play game as a signed audit export, offline (no dice or rules service).
 
     The records have the shape the rules host writes (MatchCreated with the dice commitment,
@@ -187,7 +187,9 @@ def export_game(game: str, mode: str, setup: Setup, seed: int, key: Any, bot: st
     MatchSealed with the revealed seed), chained and closed by a checkpoint signed with
     ``key`` (Ed25519): a folder of such exports is what ``neon verify`` and
     ``bench/bench_verify.py`` check. Draws come from a dice seed derived from ``seed``;
-    ``keyed`` hashes states with the per-match state key, as a deployment does.
+    ``keyed`` hashes states with the per-match state key, as a deployment does; ``version``
+    plays the engine as it was at that earlier version (``for_version``), as a deployment
+    of that version would have (a benchmark's baseline tree replays only what it knows).
     """
     import hashlib
 
@@ -204,6 +206,8 @@ def export_game(game: str, mode: str, setup: Setup, seed: int, key: Any, bot: st
     from services.rules.replay import outcome_json
 
     engine = load_engine(game)
+    if version is not None and version != engine.engine_version:
+        engine = engine.for_version(version)
     match_id = f"selfplay-{game}-{mode}-{setup.seats}-{bot}-{seed}"
     dice_seed = hashlib.sha256(f"selfplay-seed:{match_id}".encode()).digest()
     stream_id = f"dev:{match_id}"

@@ -188,13 +188,14 @@ def check_match(table: Table, match_id: str, export: bytes) -> int:
 # -- the whole build, SIGKILL of rules and dice mid-match ---------------------------------------
 
 async def kill_dice_mid_match(cluster: Cluster, client: RulesClient, table: Table) -> None:
-    """SIGKILL dice: the first action that needs the dice service is refused UNAVAILABLE and
-    leaves its match unchanged; after the restart the same command goes through.
-
-    The rules service draws from blocks it reserved ahead (services/rules/chance.py), so an
-    action may need the dice service only when those run out, and always at the match's end
-    (the seed is revealed by closing the session). The match is played on until then: a
-    bound of a few rounds made the test depend on how long the dice let the race run."""
+    """SIGKILL dice, then play one match on. The rules service draws from blocks it reserved
+    ahead (services/rules/chance.py), so an action needs the dice service only when those
+    run out: that action is refused UNAVAILABLE, leaves its match unchanged, and goes through
+    after the restart. Or the match reaches its end first: its last action is stored and
+    answered (the match has ended, nobody can act), and its seal, which reveals the seed and
+    so needs the dice service, waits until the dice service is back (the next call on the
+    match makes it). The match is played on until one of the two: a bound of a few rounds
+    made the test depend on how long the dice let the race run."""
     cluster["dice"].kill()
     match_id = next(m for m in table.ids if m not in table.done)
     refused, steps = None, 0
@@ -207,12 +208,28 @@ async def kill_dice_mid_match(cluster: Cluster, client: RulesClient, table: Tabl
             refused = err
             assert (await client.view(match_id)).version == before
         steps += 1
-    assert refused is not None, (
-        f"{match_id} took {steps} actions with the dice service down, to "
-        f"{'its end' if match_id in table.done else 'the bound'}, and none was refused")
+    if refused is None:
+        assert match_id in table.done, (
+            f"{match_id} took {steps} actions with the dice service down and none was refused")
+        view = await client.view(match_id)
+        assert not view.pending and view.outcome_json, "ended with the dice down: no result"
+        assert not await sealed(client, match_id), "sealed with the dice service down"
+        cluster["dice"].start()
+        deadline = time.monotonic() + 20
+        while not await sealed(client, match_id):
+            assert time.monotonic() < deadline, f"{match_id} was not sealed after dice came back"
+            await asyncio.sleep(0.2)
+        return
     assert refused.code() == grpc.StatusCode.UNAVAILABLE, refused
     cluster["dice"].start()
     await until_answered(lambda: table.step(client, match_id))
+
+
+async def sealed(client: RulesClient, match_id: str) -> bool:
+    """Whether the match's export ends with its seal (an export's call also seals a match
+    whose seal waited, when the dice service answers)."""
+    export = (await client.export(ORGANISER, match_id)).export_jsonl
+    return [r["type"] for r in records_of(export)][-1:] == ["MatchSealed"]
 
 
 async def test_every_service_as_a_process_survives_sigkill_of_rules_and_dice(
