@@ -67,6 +67,8 @@ from services.rules.replay import ReplayError, config_of, outcome_json, replay
 
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 MAX_COMMAND_ID = 128
+SEAL_RETRY_MS = 5000
+"""How soon a match whose seal failed (dice or store down at its end) is tried again."""
 RESERVED_COMMANDS = ("timeout:", "forfeit:", "bot:")
 """Command id prefixes of the service's own actions (a clock's timeout, a forfeit, a bot's
 move: ``timeout:N`` makes version N); a client's id of that form could name one of them."""
@@ -187,6 +189,7 @@ class MatchHost:
         self._checked_configs: set[tuple[str, int, str]] = set()
         self.now_ms = now_ms
         self.clockwork = ClockScheduler(self._expire, now_ms=now_ms)
+        self.seal_retry_ms = SEAL_RETRY_MS
 
     # -- plumbing -----------------------------------------------------------------
 
@@ -377,8 +380,8 @@ class MatchHost:
         seed revealed) only now, never before the end is durable, or a failed commit would
         leave a running match with a public seed (every later draw and its state-hash key
         known). Returns the stored MatchSealed, or None when it must wait (the dice service
-        or the store did not answer: logged; the next call on the match tries again, and an
-        ended match takes no action meanwhile)."""
+        or the store did not answer: logged; a timer, the next call on the match or a restart
+        tries again, and an ended match takes no action meanwhile)."""
         if not locked:
             async with live.lock:
                 return await self._seal_end(live, locked=True)
@@ -391,14 +394,16 @@ class MatchHost:
             }, live.version + 1, live.head)
             await self._commit(live, [sealed], None)
         except (ServiceError, OSError, TimeoutError) as err:
-            log.warning("match ended, its seal waits for the next call", match_id=live.match_id,
-                        error=str(err) or type(err).__name__)
-            return None
+            log.warning("match ended, its seal waits", match_id=live.match_id,
+                        error=str(err) or type(err).__name__, retry_ms=self.seal_retry_ms)
         except Exception:  # the end is stored and answered whatever the seal met
-            log.exception("match ended, its seal failed; the next call tries again",
-                          match_id=live.match_id)
-            return None
-        return sealed
+            log.exception("match ended, its seal failed", match_id=live.match_id,
+                          retry_ms=self.seal_retry_ms)
+        else:
+            return sealed
+        # tried again on a timer (and at any call on the match, and at a restart)
+        self.clockwork.arm(live.match_id, self.now_ms() + self.seal_retry_ms, ("seal", 0))
+        return None
 
     # -- creating and starting ------------------------------------------------------
 
@@ -817,7 +822,17 @@ class MatchHost:
             self.clockwork.arm(live.match_id, ms, (seat, ms))
 
     async def _expire(self, match_id: str, token: object) -> None:
-        """A deadline passed (or a bot-played seat owes): apply the default action, once."""
+        """A deadline passed (or a bot-played seat owes): apply the default action, once. A
+        seal's retry needs only the match loaded: :meth:`_get` seals an ended match (or arms
+        the next try); a store that cannot load it yet arms the next try here."""
+        if isinstance(token, tuple) and token[0] == "seal":
+            try:
+                await self._get(match_id)
+            except Exception as err:
+                log.warning("match ended, its seal waits for the store", match_id=match_id,
+                            error=str(err) or type(err).__name__)
+                self.clockwork.arm(match_id, self.now_ms() + self.seal_retry_ms, token)
+            return
         live = await self._get(match_id)
         async with live.lock:
             if live.clocks is None or live.status != "running":

@@ -20,6 +20,7 @@ MatchSealed committed on its own; a seal that fails waits for the next call or a
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
 
@@ -221,3 +222,32 @@ async def test_a_restart_seals_the_matches_that_ended_unsealed(
     await host.rearm_clocks()
     assert [r["type"] for r in host.store.records("seal-restart")][-2:] == ["MatchEnded",
                                                                            "MatchSealed"]
+
+
+async def test_a_seal_that_failed_is_tried_again_without_any_call(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nobody calls on the match after its end (no view, no export, no restart): the host
+    tries the seal again by itself, on a timer, until the dice service answers."""
+    from services.platform.errors import Unavailable
+
+    host = _host(backend, "toy")
+    monkeypatch.setattr(host, "seal_retry_ms", 100)
+    real_close = host.dice.close_session
+    refused: list[str] = []
+
+    async def close_session(match_id: str):  # type: ignore[no-untyped-def]
+        if len(refused) < 3:
+            refused.append(match_id)
+            raise Unavailable("dice: the service does not answer")
+        return await real_close(match_id)
+
+    monkeypatch.setattr(host.dice, "close_session", close_session)
+    await _race(backend, "seal-timer", tries=1)
+    for _ in range(100):
+        if host.store.records("seal-timer")[-1]["type"] == "MatchSealed":
+            break
+        await asyncio.sleep(0.05)
+    # tries at the end and at the last view (the only calls after it) failed, then a timed
+    # one, and the next timed one sealed: without the timer it would never seal
+    assert len(refused) == 3
+    assert host.store.records("seal-timer")[-1]["type"] == "MatchSealed"
