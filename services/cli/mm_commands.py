@@ -76,12 +76,12 @@ class MatchmakingClient:
 def on_change(show: Callable[[Any], None]) -> Callable[[Any], None]:
     """``show`` called only when a ticket's status or reason changes: the watch also sends a
     ticket again when a player accepts, which printed "ticket proposed" twice."""
-    last: list[tuple[int, str]] = []
+    last: tuple[int, str] | None = None
 
     def shown(ticket: Any) -> None:
-        now = (ticket.status, ticket.reason)
-        if not last or last[0] != now:
-            last[:] = [now]
+        nonlocal last
+        if last != (ticket.status, ticket.reason):
+            last = (ticket.status, ticket.reason)
             show(ticket)
     return shown
 

@@ -15,7 +15,7 @@ import json
 import math
 import re
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -649,8 +649,7 @@ class MatchHost:
         live = await self._get(match_id)
         async with live.lock:
             if live.status in ("ended", "sealed"):
-                outcome = live.outcome or await self._stored_outcome(live)
-                if rec.is_abandoned(outcome):
+                if rec.is_abandoned(await self.outcome_of(live)):
                     return live, True
                 raise FailedPrecondition("the match has already ended with a result; "
                                          "there is nothing to abandon")
@@ -753,12 +752,9 @@ class MatchHost:
             raise InvalidArgument(f"action does not match the {self.engine.game_id} schema: "
                                   f"{errors[0].message}")
         mine = self.decisions_of(live, seat)
-        if not mine:
-            waiting = sorted({d.seat for d in self._pending(live)})
-            raise FailedPrecondition(f"not your turn: waiting for seat(s) {waiting}")
-        reason = live.engine.validate(live.state, seat, action)
+        reason = refusal(live.engine, live.state, seat, action, mine, self._pending(live))
         if reason is not None:
-            raise FailedPrecondition(f"illegal action: {reason}")
+            raise FailedPrecondition(reason)
         return answering(mine, action) or mine[0]
 
     async def _repeat(self, live: LiveMatch, seat: int, command_id: str,
@@ -927,7 +923,7 @@ class MatchHost:
             "state_hash": "",
         }
         if live.status in ("ended", "sealed"):
-            out["outcome"] = rec.public_outcome(live.outcome or await self._stored_outcome(live))
+            out["outcome"] = rec.public_outcome(await self.outcome_of(live))
         if live.state is None:  # not started (waiting for seeds, or abandoned before it)
             return out
         out["view"] = self._view(live, viewer)
@@ -937,7 +933,11 @@ class MatchHost:
             out["state_hash"] = live.state_hash
         return out
 
-    async def _stored_outcome(self, live: LiveMatch) -> dict[str, Any] | None:
+    async def outcome_of(self, live: LiveMatch) -> dict[str, Any] | None:
+        """The stored outcome of an ended match (None before its end): from the records in
+        memory, else read back from the store."""
+        if live.outcome is not None:
+            return live.outcome
         records = await self._store(self.store.records, live.match_id, max(0, live.version - 3))
         return next((r["outcome"] for r in records if r["type"] == "MatchEnded"), None)
 
@@ -978,6 +978,20 @@ class MatchHost:
         records = await self._store(self.store.records, match_id)
         data = build_export(match_id, self.engine.game_id, records, self.signing_key)
         return data, live.head if live.version == len(records) else records[-1]["hash"], len(records)
+
+
+def refusal(engine: GameEngine, state: Any, seat: int, action: dict[str, Any],
+            mine: Sequence[Decision], pending: Sequence[Decision]) -> str | None:
+    """Why ``seat``, owing ``mine`` while ``pending`` is owed, may not play ``action`` (an
+    action past the schema check and not listed as it is), in the words the host answers
+    FAILED_PRECONDITION with; None when the engine's ``validate`` accepts it. The hiding
+    probe (tests/support/campaign/twins.py) asks it too: these words must name nothing a
+    seat may not see."""
+    if not mine:
+        waiting = sorted({d.seat for d in pending})
+        return f"not your turn: waiting for seat(s) {waiting}"
+    reason = engine.validate(state, seat, action)
+    return None if reason is None else f"illegal action: {reason}"
 
 
 def _link(campaign: dict[str, Any] | None) -> tuple[Any, Any]:

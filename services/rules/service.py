@@ -221,7 +221,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     async def AbandonMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         live, already = await self.host.abandon(claims(), request.match_id, request.reason)
-        outcome = rec.public_outcome(live.outcome or await self.host._stored_outcome(live))
+        outcome = rec.public_outcome(await self.host.outcome_of(live))
         return rules_pb2.AbandonMatchResponse(
             match_id=live.match_id, version=live.version, status=STATUS[live.status],
             outcome_json=dumps(outcome) if outcome is not None else "", final_hash=live.head,

@@ -39,6 +39,7 @@ from services.platform.draws import SeededRandomness
 from services.rules.bots import RandomBot
 from services.rules.games import load_engine
 from services.rules.games.contract import ConfigError, MatchConfig, standing_options
+from services.rules.host import refusal as host_refusal
 from tests.support.campaign.leaks import HIDDEN_ZONES, _without, secrets, strings
 
 
@@ -181,16 +182,13 @@ def own_decisions(engine: Any, state: Any, seat: int) -> list[Any]:
 
 
 def refusal(engine: Any, state: Any, seat: int, action: Any) -> str | None:
-    """What the host answers ``seat`` submitting ``action`` (``RulesApplication._decision``,
-    past the schema check, which depends on no state): ``None`` when accepted."""
+    """What the host answers ``seat`` submitting ``action`` (``MatchHost._decision``, past
+    the schema check, which depends on no state): ``None`` when accepted. The host's own
+    words, from ``services.rules.host.refusal``."""
     mine = own_decisions(engine, state, seat)
     if any(action in d.legal for d in mine):
         return None
-    if not mine:
-        waiting = sorted({d.seat for d in engine.pending(state)})
-        return f"not your turn: waiting for seat(s) {waiting}"
-    reason = engine.validate(state, seat, action)
-    return None if reason is None else f"illegal action: {reason}"
+    return host_refusal(engine, state, seat, action, mine, engine.pending(state))
 
 
 def _swap_strings(value: Any, old: str, new: str) -> Any:
