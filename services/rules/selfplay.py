@@ -204,10 +204,11 @@ def export_game(game: str, mode: str, setup: Setup, seed: int, key: Any, bot: st
     from services.rules import records as rec
     from services.rules.export import build_export
     from services.rules.replay import outcome_json
+    from services.rules.verify import engine_at
 
     engine = load_engine(game)
-    if version is not None and version != engine.engine_version:
-        engine = engine.for_version(version)
+    if version is not None:
+        engine = engine_at(engine, version)
     match_id = f"selfplay-{game}-{mode}-{setup.seats}-{bot}-{seed}"
     dice_seed = hashlib.sha256(f"selfplay-seed:{match_id}".encode()).digest()
     stream_id = f"dev:{match_id}"
