@@ -60,3 +60,16 @@ class TournamentApplication(Application):
             if len(page) < PAGE:
                 return list(found)
             start = page[-1].id + 1
+
+    def force_ended_ids(self) -> list[uuid.UUID]:
+        """Force-ended tournaments, in the order they were force-ended (one notification
+        per tournament is read: its ForceEnded event)."""
+        topic = [get_topic(Tournament.ForceEnded)]  # type: ignore[attr-defined]
+        ids: list[uuid.UUID] = []
+        start = 1
+        while True:
+            page = self.recorder.select_notifications(start, PAGE, topics=topic)
+            ids.extend(n.originator_id for n in page)  # type: ignore[misc]
+            if len(page) < PAGE:
+                return ids
+            start = page[-1].id + 1

@@ -71,6 +71,10 @@ LIST_DEFAULT, LIST_MAX = 50, 200
 class Options:
     poll: float = 0.5
     """Longest the round driver sleeps before it looks again."""
+    abandon_retries: tuple[float, ...] = (1, 2, 5, 10, 30, 60, 120)
+    """Seconds between the tries to abandon a force-ended tournament's unfinished matches
+    on a rules service that did not answer; after the last, a repeat ForceEnd or the next
+    start of this service tries again."""
 
 
 def _player(claims: Claims | None) -> Claims:
@@ -146,6 +150,12 @@ def clock_settings(clock: dict[str, Any] | None, no_show: str) -> dict[str, Any]
     }
 
 
+def _unfinished(t: Tournament) -> list[str]:
+    """The tournament's matches with no result recorded."""
+    return [match["match_id"] for rnd in t.rounds
+            for key, match in rnd["matches"].items() if key not in rnd["results"]]
+
+
 class Director:
     def __init__(
         self,
@@ -165,6 +175,8 @@ class Director:
         self._tokens: dict[str, dict[int, str]] = {}
         """Seat tokens by match id, in memory only (asked again after a restart)."""
         self._drivers: dict[str, asyncio.Task[None]] = {}
+        self._abandoning: dict[str, asyncio.Task[None]] = {}
+        """Per force-ended tournament: the abandons still being tried again."""
         self._closing = False
         self.result_keys: tuple[str, ...] = ()
         """The rules services' public keys whose signed results count (set by main)."""
@@ -210,13 +222,22 @@ class Director:
             t = await asyncio.to_thread(self.app.repository.get, uid)
             if t.status == "running" and t.rounds:
                 self._drive(t.tournament_id)
-        log.info("tournaments recovered", open=len(ids))
+        # A stop between a ForceEnd's save and its abandons (or a rules service that never
+        # answered them) left matches playing: every force-ended tournament's matches with
+        # no result are abandoned again (a repeat is answered "already abandoned").
+        ended = await asyncio.to_thread(self.app.force_ended_ids)
+        for uid in ended:
+            t = await asyncio.to_thread(self.app.repository.get, uid)
+            if _unfinished(t):
+                self._abandon_in_background(t)
+        log.info("tournaments recovered", open=len(ids), force_ended=len(ended))
 
     async def close(self) -> None:
         self._closing = True
-        for task in list(self._drivers.values()):
+        tasks = [*self._drivers.values(), *self._abandoning.values()]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._drivers.values(), return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     # -- organiser: set-up --------------------------------------------------------
 
@@ -842,35 +863,66 @@ class Director:
         if task is not None:
             task.cancel()
         # also on a repeat: the abandons a rules service missed the first time are tried again
-        await self._abandon_unfinished(t, t.reason)
+        missed = await self._abandon_unfinished(t, _unfinished(t))
+        if missed:
+            self._abandon_in_background(t, missed)
         return t
 
-    async def _abandon_unfinished(self, t: Tournament, reason: str) -> None:
-        """Abandon, on the rules service, every match of the tournament that has no result
-        yet (running, or waiting for its seats), with the force-end's reason: players stop
-        playing and clocks stop. A rules service that does not answer, or a match that ended
-        meanwhile, is logged and passed over: the tournament has ended either way, and a
-        result that arrives later is left out of its closed log."""
-        matches = [match["match_id"] for rnd in t.rounds
-                   for key, match in rnd["matches"].items() if key not in rnd["results"]]
+    async def _abandon_unfinished(self, t: Tournament, matches: list[str]) -> list[str]:
+        """Abandon, on the rules service, each of ``matches`` (the tournament's matches with
+        no result yet: running, or waiting for their seats) with the force-end's reason:
+        players stop playing and clocks stop. A match that ended meanwhile is logged and
+        passed over: the tournament has ended either way, and a result that arrives later
+        is left out of its closed log. Returns the matches whose rules service did not
+        answer (or had no address), to be tried again."""
 
-        async def abandon(match_id: str) -> None:
+        async def abandon(match_id: str) -> str | None:
             with bound_contextvars(tournament_id=t.tournament_id, match_id=match_id):
                 try:
-                    reply = await self.rules.abandon_match(t.game, match_id, reason)
+                    reply = await self.rules.abandon_match(t.game, match_id, t.reason)
                 except grpc.aio.AioRpcError as err:
                     if err.code() == grpc.StatusCode.FAILED_PRECONDITION:
                         log.info("match ended before it could be abandoned", reason=err.details())
-                    else:
-                        log.warning("could not abandon a match of the force-ended tournament",
-                                    code=err.code().name, reason=err.details())
+                        return None
+                    log.warning("could not abandon a match of the force-ended tournament",
+                                code=err.code().name, reason=err.details())
+                    return match_id
                 except Exception as err:  # no address for the game, a channel error...
                     log.warning("could not abandon a match of the force-ended tournament",
                                 error=repr(err))
-                else:
-                    log.info("match abandoned", already=bool(reply.already_abandoned))
+                    return match_id
+                log.info("match abandoned", already=bool(reply.already_abandoned))
+                return None
 
-        await asyncio.gather(*(abandon(m) for m in matches))
+        missed = await asyncio.gather(*(abandon(m) for m in matches))
+        return [m for m in missed if m is not None]
+
+    def _abandon_in_background(self, t: Tournament, matches: list[str] | None = None) -> None:
+        """Try the abandons again, after each of ``Options.abandon_retries``, until none is
+        missed (one task per tournament; a newer call replaces an older one's)."""
+        if self._closing:
+            return
+        old = self._abandoning.pop(t.tournament_id, None)
+        if old is not None:
+            old.cancel()
+
+        async def retry() -> None:
+            left = list(matches) if matches is not None else _unfinished(t)
+            at_once = (0.0,) if matches is None else ()  # at a start: try before waiting
+            for delay in (*at_once, *self.options.abandon_retries):
+                await asyncio.sleep(delay)
+                left = await self._abandon_unfinished(t, left)
+                if not left:
+                    return
+            with bound_contextvars(tournament_id=t.tournament_id):
+                log.error("gave up abandoning the force-ended tournament's matches for now; "
+                          "a repeat ForceEnd or the next start tries again", matches=left)
+
+        task = asyncio.get_running_loop().create_task(retry())
+        self._abandoning[t.tournament_id] = task
+        task.add_done_callback(
+            lambda done: self._abandoning.pop(t.tournament_id, None)
+            if self._abandoning.get(t.tournament_id) is done else None)
 
     # -- the audit bundle ---------------------------------------------------------
 

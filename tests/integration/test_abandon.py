@@ -16,6 +16,7 @@ import pytest
 from services.cli.backend import Backend
 from services.cli.client import RulesClient
 from services.genproto.neon.rules.v1 import rules_pb2
+from services.genproto.neon.tournament.v1 import tournament_pb2
 from services.platform.grpc_kit import call_metadata
 from services.rules.verify import verify_export
 from tests.support import duel, toy
@@ -290,58 +291,162 @@ async def test_scoring_rates_no_abandoned_match(toy_backend: Backend, tmp_path: 
         await delete_consumers(nats_url, scoring.durables)
 
 
+async def _tournament_backend(settings: Any, **options: Any) -> Any:
+    from services.cli.backend import start_backend
+    from services.tournament.director import Options
+
+    return await start_backend(settings, games=[], embedded_nats=False,
+                               engines={"toy": toy.ENGINE}, tournament=True,
+                               tournament_options=Options(**options))
+
+
+async def _first_round(b: Any, client: RulesClient, org: str) -> tuple[Any, str, list[str]]:
+    """A Swiss tournament of four on the toy game, its first round paired: two matches on
+    the rules service, the first started. Returns the tournament client, id and matches."""
+    from services.cli.tournament_commands import TournamentClient, format_json
+
+    c = TournamentClient(b.address("tournament"))
+    names = ["p1", "p2", "p3", "p4"]
+    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in names}
+    tid = f"fe{uuid.uuid4().hex[:6]}"
+    await c.call("CreateTournament", org, tournament_id=tid, game="toy", mode="race",
+                 format_json=format_json("swiss", 2))
+    await c.call("OpenRegistration", org, tournament_id=tid)
+    for n in names:
+        await c.call("Register", tokens[n], tournament_id=tid)
+    await c.call("StartTournament", org, tournament_id=tid)
+    await c.call("NextRound", org, tournament_id=tid)
+    for _ in range(100):  # the matches are created on the rules service
+        tables = (await c.call("GetRound", tournament_id=tid, round=1)).round.tables
+        match_ids = [t.match_id for t in tables if t.match_id]
+        if len(match_ids) == 2:
+            break
+        await asyncio.sleep(0.1)
+    assert len(match_ids) == 2
+    for match_id in match_ids:  # created on the rules service
+        for _ in range(100):
+            try:
+                await client.view(match_id)
+                break
+            except grpc.aio.AioRpcError:
+                await asyncio.sleep(0.1)
+    started = match_ids[0]  # one running, one still waiting for its seats' client seeds
+    await client.call("StartMatch", rules_pb2.StartMatchRequest(match_id=started), org)
+    assert (await client.view(started)).status == rules_pb2.MATCH_STATUS_RUNNING
+    return c, tid, match_ids
+
+
+async def _abandoned(client: RulesClient, match_id: str, wait: float = 0) -> bool:
+    for _ in range(int(wait / 0.1) + 1):
+        view = await client.view(match_id)
+        if view.status == rules_pb2.MATCH_STATUS_ENDED:
+            outcome = json.loads(view.outcome_json)
+            assert outcome["abandoned"] is True and outcome["reason"] == "the venue closed"
+            return True
+        await asyncio.sleep(0.1)
+    return False
+
+
 async def test_force_end_abandons_the_tournaments_running_matches(tmp_path: Any, nats_url: str) -> None:
     import dataclasses
 
-    from services.cli.backend import start_backend
-    from services.cli.tournament_commands import TournamentClient, format_json
     from tests.integration.conftest import make_settings
 
     settings = make_settings(tmp_path, nats_url)
     settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
-    b = await start_backend(settings, games=[], embedded_nats=False, engines={"toy": toy.ENGINE},
-                            tournament=True)
-    c = TournamentClient(b.address("tournament"))
+    b = await _tournament_backend(settings)
     client = RulesClient(b.address("rules-toy"))
     org = b.issuer.issue("organiser", "*", player="org", ttl=600)
-    names = ["p1", "p2", "p3", "p4"]
-    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in names}
-    tid = f"fe{uuid.uuid4().hex[:6]}"
+    c = None
     try:
-        await c.call("CreateTournament", org, tournament_id=tid, game="toy", mode="race",
-                     format_json=format_json("swiss", 2))
-        await c.call("OpenRegistration", org, tournament_id=tid)
-        for n in names:
-            await c.call("Register", tokens[n], tournament_id=tid)
-        await c.call("StartTournament", org, tournament_id=tid)
-        await c.call("NextRound", org, tournament_id=tid)
-        for _ in range(100):  # the matches are created on the rules service
-            tables = (await c.call("GetRound", tournament_id=tid, round=1)).round.tables
-            match_ids = [t.match_id for t in tables if t.match_id]
-            if len(match_ids) == 2:
-                break
-            await asyncio.sleep(0.1)
-        assert len(match_ids) == 2
-        for match_id in match_ids:  # created on the rules service
-            for _ in range(100):
-                try:
-                    await client.view(match_id)
-                    break
-                except grpc.aio.AioRpcError:
-                    await asyncio.sleep(0.1)
-        started = match_ids[0]  # one running, one still waiting for its seats' client seeds
-        await client.call("StartMatch", rules_pb2.StartMatchRequest(match_id=started), org)
-        assert (await client.view(started)).status == rules_pb2.MATCH_STATUS_RUNNING
+        c, tid, match_ids = await _first_round(b, client, org)
         await c.call("ForceEnd", org, tournament_id=tid, reason="the venue closed")
         for match_id in match_ids:
-            view = await client.view(match_id)
-            assert view.status == rules_pb2.MATCH_STATUS_ENDED, match_id
-            outcome = json.loads(view.outcome_json)
-            assert outcome["abandoned"] is True and outcome["reason"] == "the venue closed"
+            assert await _abandoned(client, match_id), match_id
         round_ = (await c.call("GetRound", tournament_id=tid, round=1)).round
         assert not any(t.HasField("result") and list(t.result.placements) for t in round_.tables)
     finally:
-        await c.close()
+        if c is not None:
+            await c.close()
+        await client.close()
+        await b.stop(1)
+
+
+async def test_abandons_a_rules_service_missed_are_tried_again(tmp_path: Any, nats_url: str) -> None:
+    """The rules service does not answer the ForceEnd's first abandon of each match: the
+    tournament service tries again on its own, and ForceEnd does not wait for it."""
+    import dataclasses
+
+    from tests.integration.conftest import make_settings
+
+    settings = make_settings(tmp_path, nats_url)
+    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
+    b = await _tournament_backend(settings, abandon_retries=(0.2, 0.2, 0.2))
+    client = RulesClient(b.address("rules-toy"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    director = b.services["tournament"].extra["director"]
+    real, tried = director.rules.abandon_match, []
+
+    async def flaky(game: str, match_id: str, reason: str) -> Any:
+        tried.append(match_id)
+        if tried.count(match_id) == 1:
+            raise ConnectionError("the rules service is restarting")
+        return await real(game, match_id, reason)
+
+    director.rules.abandon_match = flaky
+    c = None
+    try:
+        c, tid, match_ids = await _first_round(b, client, org)
+        await c.call("ForceEnd", org, tournament_id=tid, reason="the venue closed")
+        assert sorted(tried) == sorted(match_ids)  # one try each, both missed
+        assert not await _abandoned(client, match_ids[0])
+        for match_id in match_ids:
+            assert await _abandoned(client, match_id, wait=5), match_id
+        assert sorted(tried) == sorted(match_ids * 2)  # tried again once each, then done
+    finally:
+        if c is not None:
+            await c.close()
+        await client.close()
+        await b.stop(1)
+
+
+async def test_a_restart_abandons_what_a_stopped_force_end_left_playing(tmp_path: Any,
+                                                                        nats_url: str) -> None:
+    """The service stops between ForceEnd's save and its abandons (here: it never makes
+    them): at its next start the force-ended tournament's matches are abandoned."""
+    import dataclasses
+
+    from tests.integration.conftest import make_settings
+
+    settings = make_settings(tmp_path, nats_url)
+    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
+    b = await _tournament_backend(settings)
+    client = RulesClient(b.address("rules-toy"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    director = b.services["tournament"].extra["director"]
+
+    async def stopped_first(t: Any, matches: list[str]) -> list[str]:
+        return []
+
+    director._abandon_unfinished = stopped_first
+    c = None
+    try:
+        c, tid, match_ids = await _first_round(b, client, org)
+        await c.call("ForceEnd", org, tournament_id=tid, reason="the venue closed")
+        status = (await c.call("GetTournament", tournament_id=tid)).tournament.status
+        assert status == tournament_pb2.TOURNAMENT_STATUS_FORCE_ENDED
+        assert not any([await _abandoned(client, m) for m in match_ids])
+    finally:
+        if c is not None:
+            await c.close()
+        await client.close()
+        await b.stop(1)
+    b = await _tournament_backend(settings)
+    client = RulesClient(b.address("rules-toy"))
+    try:
+        for match_id in match_ids:
+            assert await _abandoned(client, match_id, wait=5), match_id
+    finally:
         await client.close()
         await b.stop(1)
 
