@@ -2,7 +2,7 @@
 
 Usage: python scripts/gen_protos.py [--out DIR]
 
-The generated package is never edited by hand; tests/unit/test_genproto_drift.py fails
+The generated package is never edited by hand; tests/unit/test_protos.py fails
 when it differs from what this script produces.
 """
 

@@ -93,7 +93,7 @@ async def play_round_as(client: TournamentClient, rules: dict[str, RulesClient],
                         tournament_id: str, player: str, *, timeout: float = 300.0) -> str:
     """Play the player's table of the current round as a random bot, through the real
     flow: MyNextMatch, a client seed on the rules service, ReadyForMatch, then every
-    decision until the match ends. Returns "bye", "played" or "none"."""
+    decision until the match ends. Returns "bye", "played", "abandoned" or "none"."""
     import asyncio
 
     import grpc
@@ -113,6 +113,8 @@ async def play_round_as(client: TournamentClient, rules: dict[str, RulesClient],
             return "bye"
         if a.status == pb.TABLE_STATUS_DONE:
             return "played"
+        if a.status == pb.TABLE_STATUS_ABANDONED:
+            return "abandoned"
         if a.match_id and a.seat_token:
             break
         if time.monotonic() > deadline:
@@ -264,6 +266,8 @@ def print_round(r: Any) -> None:
             result = result_text(list(t.seats), list(t.result.placements))
             if t.result.kind != "played":
                 result += f" ({t.result.kind})"
+        elif t.abandoned_reason:
+            result = f"abandoned: {t.abandoned_reason} (awaiting the organiser's correction)"
         table.add_row(str(t.number), " v ".join(t.seats), result, t.match_id)
     console.print(table)
     if r.HasField("checkpoint"):

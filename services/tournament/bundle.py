@@ -329,11 +329,11 @@ def _check_matches(
                 report.fail(f"{where}: the match used a dev seed")
             if not created.get("await_client_seeds"):
                 report.fail(f"{where}: the match did not wait for the seats' client seeds")
-            started = next((r for r in records if r.get("type") == "MatchStarted"), {})
-            seeded = {int(s) for s, _ in started.get("client_seeds") or []}
+            started = next((r for r in records if r.get("type") == "MatchStarted"), None)
+            seeded = {int(s) for s, _ in (started or {}).get("client_seeds") or []}
             absent = set(rnd["absent"].get(number, []))
             missing = [s for s in range(len(table.seats)) if s not in seeded and s not in absent]
-            if missing:
+            if missing and started is not None:  # abandoned before it started: no seeds asked
                 report.fail(
                     f"{where}: no client seed from seat(s) {missing}, which the log "
                     "says were present"
@@ -345,7 +345,13 @@ def _check_matches(
                     f"sealed {rnd['sealed'][number][:12]}"
                 )
             ended = next((r for r in records if r.get("type") == "MatchEnded"), None)
-            if result is not None and ended is not None:
+            abandoned = ended is not None and (ended.get("outcome") or {}).get("abandoned") is True
+            if number in rnd.get("abandoned", {}) and not abandoned:
+                report.fail(f"{where}: the log says the match was abandoned, its export does not")
+            if abandoned and result is not None and number not in rnd["corrected"]:
+                report.fail(f"{where}: the match was abandoned, but the log records a result "
+                            "that the organiser did not set")
+            if result is not None and ended is not None and not abandoned:
                 played = [int(p) for p in ended["outcome"]["placements"]]
                 if number in rnd["corrected"]:
                     pass

@@ -569,8 +569,8 @@ class Director:
         t = await self._find(tournament_id)
         rnd = t.round(number)
         for key, match in rnd["matches"].items():
-            if key in rnd["started"] or key in rnd["results"]:
-                continue
+            if key in rnd["started"] or key in rnd["results"] or key in rnd.get("abandoned", {}):
+                continue  # an abandoned match waiting for its seats never starts
             table = next(k for k in rnd["tables"] if str(k["number"]) == key)
             ready = rnd["ready"].get(key, [])
             if len(ready) < len(table["seats"]) and time.time() < float(match["deadline"]):
@@ -669,9 +669,15 @@ class Director:
             seats = list(tables[0]["seats"])
             outcome = result.get("outcome") or {}
             if outcome.get("abandoned") is True:  # AbandonMatch: ended with no result
+                if str(table) in rnd.get("abandoned", {}):
+                    return "duplicate"
+                reason = str(outcome.get("reason", ""))[:500]
                 log.info("an abandoned match is no result; the organiser may correct the table",
-                         match_id=result.get("match_id"), reason=str(outcome.get("reason", "")))
-                return "ignored"
+                         match_id=result.get("match_id"), reason=reason)
+                t.match_abandoned(number, table, str(result.get("match_id")), reason,
+                                  str(outcome.get("by", ""))[:200])
+                await self._save(t)
+                return "recorded"
             placements = [int(p) for p in outcome.get("placements", [])]
             if list(result.get("players") or []) != seats or len(placements) != len(seats):
                 log.error("a result does not fit its table", match_id=result.get("match_id"))
@@ -863,6 +869,9 @@ class Director:
         if task is not None:
             task.cancel()
         # also on a repeat: the abandons a rules service missed the first time are tried again
+        retrying = self._abandoning.pop(tournament_id, None)
+        if retrying is not None:  # this try takes over from the earlier one's retries
+            retrying.cancel()
         missed = await self._abandon_unfinished(t, _unfinished(t))
         if missed:
             self._abandon_in_background(t, missed)
@@ -1029,6 +1038,8 @@ class Director:
                 status = "bye"
             elif key in rnd["results"]:
                 status = "done"
+            elif key in rnd.get("abandoned", {}):
+                status = "abandoned"
             elif key in rnd["started"]:
                 status = "running"
             elif match is not None:
@@ -1042,6 +1053,7 @@ class Director:
                     "status": status,
                     "result": rnd["results"].get(key),
                     "final_hash": rnd["sealed"].get(key, {}).get("final_hash", ""),
+                    "abandoned": rnd.get("abandoned", {}).get(key, {}).get("reason"),
                 }
             )
         return {
@@ -1093,6 +1105,8 @@ class Director:
             match = rnd["matches"].get(key)
             if match is None:
                 return {**base, "status": "paired"}, t
+            if key in rnd.get("abandoned", {}):
+                return {**base, "status": "abandoned", "match_id": match["match_id"]}, t
             seat = table["seats"].index(who.player)
             tokens = self._tokens.get(match["match_id"])
             if tokens is None:

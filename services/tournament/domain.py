@@ -169,6 +169,12 @@ class Tournament(Aggregate):
         rnd["results"][str(table)] = result
         rnd.setdefault("corrected", {})[str(table)] = reason
 
+    @event("MatchAbandoned")
+    def match_abandoned(self, round: int, table: int, match_id: str, reason: str, by: str) -> None:
+        """The table's match was abandoned on its rules service (AbandonMatch): it ended
+        with no result. The table waits for the organiser's CorrectResult."""
+        self.round(round).setdefault("abandoned", {})[str(table)] = {"reason": reason, "by": by}
+
     @event("MatchSealed")
     def match_sealed(
         self, round: int, table: int, match_id: str, final_hash: str, event_count: int

@@ -251,6 +251,9 @@ def replay_log(records: Iterable[Mapping[str, Any]]) -> Replayed:
                 out.rounds[int(r["round"]) - 1]["absent"][int(r["table"])] = [
                     int(x) for x in r["absent"]
                 ]
+            elif kind == "MatchAbandoned":
+                out.rounds[int(r["round"]) - 1].setdefault("abandoned", {})[int(r["table"])] = \
+                    str(r["reason"])
             elif kind == "MatchSealed":
                 out.rounds[int(r["round"]) - 1]["sealed"][int(r["table"])] = str(r["final_hash"])
             elif kind == "CheckpointPublished":

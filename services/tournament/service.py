@@ -35,6 +35,7 @@ TABLE = {
     "running": pb.TABLE_STATUS_RUNNING,
     "done": pb.TABLE_STATUS_DONE,
     "bye": pb.TABLE_STATUS_BYE,
+    "abandoned": pb.TABLE_STATUS_ABANDONED,
 }
 
 
@@ -116,6 +117,7 @@ def round_message(view: dict[str, Any]) -> pb.Round:
                 status=TABLE[k["status"]],
                 result=result_message(k["result"]),
                 final_hash=k["final_hash"],
+                abandoned_reason=k.get("abandoned") or "",
             )
             for k in view["tables"]
         ],

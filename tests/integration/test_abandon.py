@@ -19,6 +19,7 @@ from services.genproto.neon.rules.v1 import rules_pb2
 from services.genproto.neon.tournament.v1 import tournament_pb2
 from services.platform.grpc_kit import call_metadata
 from services.rules.verify import verify_export
+from services.tournament.bundle import verify_bundle
 from tests.support import duel, toy
 
 pytestmark = pytest.mark.timeout(120)
@@ -300,9 +301,11 @@ async def _tournament_backend(settings: Any, **options: Any) -> Any:
                                tournament_options=Options(**options))
 
 
-async def _first_round(b: Any, client: RulesClient, org: str) -> tuple[Any, str, list[str]]:
+async def _first_round(b: Any, client: RulesClient, org: str, start: bool = True,
+                       **settings: Any) -> tuple[Any, str, list[str]]:
     """A Swiss tournament of four on the toy game, its first round paired: two matches on
-    the rules service, the first started. Returns the tournament client, id and matches."""
+    the rules service, the first started by the organiser on the rules service (``start``).
+    Returns the tournament client, id and matches."""
     from services.cli.tournament_commands import TournamentClient, format_json
 
     c = TournamentClient(b.address("tournament"))
@@ -310,7 +313,7 @@ async def _first_round(b: Any, client: RulesClient, org: str) -> tuple[Any, str,
     tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in names}
     tid = f"fe{uuid.uuid4().hex[:6]}"
     await c.call("CreateTournament", org, tournament_id=tid, game="toy", mode="race",
-                 format_json=format_json("swiss", 2))
+                 format_json=format_json("swiss", 2), **settings)
     await c.call("OpenRegistration", org, tournament_id=tid)
     for n in names:
         await c.call("Register", tokens[n], tournament_id=tid)
@@ -330,6 +333,8 @@ async def _first_round(b: Any, client: RulesClient, org: str) -> tuple[Any, str,
                 break
             except grpc.aio.AioRpcError:
                 await asyncio.sleep(0.1)
+    if not start:
+        return c, tid, match_ids
     started = match_ids[0]  # one running, one still waiting for its seats' client seeds
     await client.call("StartMatch", rules_pb2.StartMatchRequest(match_id=started), org)
     assert (await client.view(started)).status == rules_pb2.MATCH_STATUS_RUNNING
@@ -365,6 +370,63 @@ async def test_force_end_abandons_the_tournaments_running_matches(tmp_path: Any,
             assert await _abandoned(client, match_id), match_id
         round_ = (await c.call("GetRound", tournament_id=tid, round=1)).round
         assert not any(t.HasField("result") and list(t.result.placements) for t in round_.tables)
+    finally:
+        if c is not None:
+            await c.close()
+        await client.close()
+        await b.stop(1)
+
+
+async def test_a_match_abandoned_mid_tournament_waits_for_the_organisers_correction(
+        tmp_path: Any, nats_url: str) -> None:
+    """AbandonMatch on a tournament's match: the table shows it (status and reason, to the
+    organiser and to its players), a match waiting for its seats is never started at its
+    check-in deadline, and once the organiser corrects both tables the round is signed and
+    its bundle verifies."""
+    import dataclasses
+
+    from tests.integration.conftest import make_settings
+
+    settings = make_settings(tmp_path, nats_url)
+    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
+    b = await _tournament_backend(settings, poll=0.1)
+    client = RulesClient(b.address("rules-toy"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    c = None
+    try:
+        c, tid, match_ids = await _first_round(b, client, org, start=False, check_in_seconds=1)
+        for match_id in match_ids:
+            await abandon(client, org, match_id, "the venue closed")
+        t_status = tournament_pb2.TABLE_STATUS_ABANDONED
+        for _ in range(100):  # the signed ends reach the tournament over NATS
+            tables = (await c.call("GetRound", tournament_id=tid, round=1)).round.tables
+            if all(t.status == t_status for t in tables):
+                break
+            await asyncio.sleep(0.1)
+        assert [(t.status, t.abandoned_reason) for t in tables] == [(t_status, "the venue closed")] * 2
+        seat = tables[1].seats[0]
+        token = b.issuer.issue("player", "*", player=seat, ttl=600)
+        mine = (await c.call("MyNextMatch", token, tournament_id=tid)).assignment
+        assert mine.status == t_status and mine.match_id == match_ids[1] and not mine.seat_token
+        await asyncio.sleep(1.5)  # past the check-in deadline of the table that never started
+        for t in tables:
+            await c.call("CorrectResult", org, tournament_id=tid, round=1, table=t.number,
+                         placements=[1, 2], reason="replayed on paper")
+        for _ in range(100):
+            round_ = (await c.call("GetRound", tournament_id=tid, round=1)).round
+            if round_.complete:
+                break
+            await asyncio.sleep(0.1)
+        assert round_.complete, [(t.status, t.final_hash) for t in round_.tables]
+        assert [t.status for t in round_.tables] == [tournament_pb2.TABLE_STATUS_DONE] * 2
+        assert [t.abandoned_reason for t in round_.tables] == ["the venue closed"] * 2
+        director = b.services["tournament"].extra["director"]
+        kinds = [r["type"] for r in await director.records(tid)]
+        assert kinds.count("MatchAbandoned") == 2  # once each, the seal's repeat is no second
+        bundle = (await c.call("ExportTournament", org, tournament_id=tid)).bundle_jsonl
+        report = verify_bundle(bundle, verify_match=lambda data, key: verify_export(
+            data, key, engine=toy.ENGINE))
+        assert report.ok, report.failures
     finally:
         if c is not None:
             await c.close()

@@ -138,6 +138,22 @@ def test_changing_one_result_fails(swiss: SimReport) -> None:
     assert "bundle seal" in text and "checkpoint" in text
 
 
+def test_a_forged_abandon_of_a_played_match_fails(swiss: SimReport) -> None:
+    claimed: list[str] = []
+
+    def abandon(records: list[dict[str, Any]]) -> None:
+        for i, r in enumerate(records):
+            if r["type"] == "MatchCreated":
+                claimed.append(r["match_id"])
+                records.insert(i + 1, {**r, "type": "MatchAbandoned", "reason": "forged",
+                                       "by": "org"})
+                return
+
+    text = failures(forge_log(swiss.bundle, abandon))
+    assert claimed
+    assert f"(match {claimed[0]}): the log says the match was abandoned, its export does not" in text
+
+
 def test_dropping_a_match_fails(swiss: SimReport) -> None:
     lines = _lines(swiss.bundle)
     dropped = next(x for x in lines if x["type"] == "MatchExport" and x["round"] == 2)

@@ -75,7 +75,7 @@ function drawHeader(t) {
 
 function resultText(table) {
   const r = table.result;
-  if (!r) return "";
+  if (!r) return table.abandonedReason ? `abandoned: ${table.abandonedReason}` : "";
   const kind = r.forfeited ? " (forfeit)" : r.kind && !["match", "played"].includes(r.kind) ? ` (${r.kind})` : "";
   return table.seats.map((p, i) => `${p}: ${ordinal(r.placements[i])}`).join(", ") + kind;
 }
@@ -91,7 +91,7 @@ function drawRound(game, round) {
     });
     const link = table.matchId
       ? el("a", { class: "watch", href: `/?game=${encodeURIComponent(game)}&match=${encodeURIComponent(table.matchId)}`,
-                  "data-match-id": table.matchId }, state === "done" ? "watch again" : "watch live")
+                  "data-match-id": table.matchId }, ["done", "abandoned"].includes(state) ? "watch again" : "watch live")
       : "";
     return el("tr", { class: "pairing", "data-table": table.number, "data-status": state },
       el("td", {}, table.bye ? "bye" : `table ${table.number}`), seats,

@@ -118,7 +118,17 @@ async def test_an_abandoned_matchs_end_is_no_result(setup: Any, monkeypatch: pyt
         {"match_id": f"ab-r1-t{table['number']}", "game": "g", "players": list(table["seats"]),
          "outcome": {"abandoned": True, "reason": "cheating report", "by": "org",
                      "placements": [], "scores": []}}, {})
-    assert outcome == "ignored"
-    assert str(table["number"]) not in (await d.get("ab")).round(1)["results"]
+    assert outcome == "recorded"  # as the table's abandon, not as a result
+    rnd = (await d.get("ab")).round(1)
+    assert str(table["number"]) not in rnd["results"]
+    assert rnd["abandoned"] == {str(table["number"]): {"reason": "cheating report", "by": "org"}}
     assert not [line for line in logged.lines if line[0] == "error"]  # no "does not fit" error
     assert any("abandoned" in event for _, event, _ in logged.lines)
+    view = await d.round_view(await d.get("ab"), 1)
+    shown = next(t for t in view["tables"] if t["number"] == table["number"])
+    assert (shown["status"], shown["abandoned"]) == ("abandoned", "cheating report")
+    again = await d.record_signed_result(
+        {"match_id": f"ab-r1-t{table['number']}", "game": "g", "players": list(table["seats"]),
+         "outcome": {"abandoned": True, "reason": "cheating report", "by": "org",
+                     "placements": [], "scores": []}}, {})
+    assert again == "duplicate"

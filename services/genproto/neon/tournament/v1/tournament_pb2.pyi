@@ -29,6 +29,7 @@ class TableStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TABLE_STATUS_RUNNING: _ClassVar[TableStatus]
     TABLE_STATUS_DONE: _ClassVar[TableStatus]
     TABLE_STATUS_BYE: _ClassVar[TableStatus]
+    TABLE_STATUS_ABANDONED: _ClassVar[TableStatus]
 TOURNAMENT_STATUS_UNSPECIFIED: TournamentStatus
 TOURNAMENT_STATUS_CREATED: TournamentStatus
 TOURNAMENT_STATUS_REGISTRATION: TournamentStatus
@@ -44,6 +45,7 @@ TABLE_STATUS_AWAITING_SEATS: TableStatus
 TABLE_STATUS_RUNNING: TableStatus
 TABLE_STATUS_DONE: TableStatus
 TABLE_STATUS_BYE: TableStatus
+TABLE_STATUS_ABANDONED: TableStatus
 
 class Clock(_message.Message):
     __slots__ = ('per_decision_ms', 'bank_ms', 'increment_ms', 'max_timeouts', 'none')
@@ -268,7 +270,7 @@ class Result(_message.Message):
         ...
 
 class TableInfo(_message.Message):
-    __slots__ = ('number', 'seats', 'bye', 'match_id', 'rules_address', 'status', 'result', 'final_hash')
+    __slots__ = ('number', 'seats', 'bye', 'match_id', 'rules_address', 'status', 'result', 'final_hash', 'abandoned_reason')
     NUMBER_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     BYE_FIELD_NUMBER: _ClassVar[int]
@@ -277,6 +279,7 @@ class TableInfo(_message.Message):
     STATUS_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
     FINAL_HASH_FIELD_NUMBER: _ClassVar[int]
+    ABANDONED_REASON_FIELD_NUMBER: _ClassVar[int]
     number: int
     seats: _containers.RepeatedScalarFieldContainer[str]
     bye: bool
@@ -285,8 +288,9 @@ class TableInfo(_message.Message):
     status: TableStatus
     result: Result
     final_hash: str
+    abandoned_reason: str
 
-    def __init__(self, number: _Optional[int]=..., seats: _Optional[_Iterable[str]]=..., bye: _Optional[bool]=..., match_id: _Optional[str]=..., rules_address: _Optional[str]=..., status: _Optional[_Union[TableStatus, str]]=..., result: _Optional[_Union[Result, _Mapping]]=..., final_hash: _Optional[str]=...) -> None:
+    def __init__(self, number: _Optional[int]=..., seats: _Optional[_Iterable[str]]=..., bye: _Optional[bool]=..., match_id: _Optional[str]=..., rules_address: _Optional[str]=..., status: _Optional[_Union[TableStatus, str]]=..., result: _Optional[_Union[Result, _Mapping]]=..., final_hash: _Optional[str]=..., abandoned_reason: _Optional[str]=...) -> None:
         ...
 
 class Checkpoint(_message.Message):
