@@ -35,16 +35,21 @@ class TournamentApplication(Application):
     def newest(self, limit: int) -> list[Tournament]:
         """The ``limit`` most recently created tournaments, newest first (one notification
         per tournament is read: its Created event)."""
-        created = [get_topic(Tournament.Created)]  # type: ignore[attr-defined]
+        ids = self._originators(Tournament.Created)  # type: ignore[attr-defined]
+        return [self.repository.get(uid) for uid in reversed(ids[-limit:])]
+
+    def _originators(self, event_class: type[Any]) -> list[uuid.UUID]:
+        """The tournaments with an event of ``event_class``, in the order of those events
+        (from the notification log, one topic: a tournament's one Created or ForceEnded)."""
+        topic = [get_topic(event_class)]
         ids: list[uuid.UUID] = []
         start = 1
         while True:
-            page = self.recorder.select_notifications(start, PAGE, topics=created)
+            page = self.recorder.select_notifications(start, PAGE, topics=topic)
             ids.extend(n.originator_id for n in page)  # type: ignore[misc]
             if len(page) < PAGE:
-                break
+                return ids
             start = page[-1].id + 1
-        return [self.repository.get(uid) for uid in reversed(ids[-limit:])]
 
     def open_ids(self) -> list[uuid.UUID]:
         """Tournaments not finished, in creation order, from the notification log's topics."""
@@ -64,12 +69,4 @@ class TournamentApplication(Application):
     def force_ended_ids(self) -> list[uuid.UUID]:
         """Force-ended tournaments, in the order they were force-ended (one notification
         per tournament is read: its ForceEnded event)."""
-        topic = [get_topic(Tournament.ForceEnded)]  # type: ignore[attr-defined]
-        ids: list[uuid.UUID] = []
-        start = 1
-        while True:
-            page = self.recorder.select_notifications(start, PAGE, topics=topic)
-            ids.extend(n.originator_id for n in page)  # type: ignore[misc]
-            if len(page) < PAGE:
-                return ids
-            start = page[-1].id + 1
+        return self._originators(Tournament.ForceEnded)  # type: ignore[attr-defined]

@@ -385,6 +385,7 @@ async def test_a_match_abandoned_mid_tournament_waits_for_the_organisers_correct
     its bundle verifies."""
     import dataclasses
 
+    from services.cli.tournament_commands import wait_round_complete
     from tests.integration.conftest import make_settings
 
     settings = make_settings(tmp_path, nats_url)
@@ -412,12 +413,7 @@ async def test_a_match_abandoned_mid_tournament_waits_for_the_organisers_correct
         for t in tables:
             await c.call("CorrectResult", org, tournament_id=tid, round=1, table=t.number,
                          placements=[1, 2], reason="replayed on paper")
-        for _ in range(100):
-            round_ = (await c.call("GetRound", tournament_id=tid, round=1)).round
-            if round_.complete:
-                break
-            await asyncio.sleep(0.1)
-        assert round_.complete, [(t.status, t.final_hash) for t in round_.tables]
+        round_ = await wait_round_complete(c, tid, 1, timeout=10)
         assert [t.status for t in round_.tables] == [tournament_pb2.TABLE_STATUS_DONE] * 2
         assert [t.abandoned_reason for t in round_.tables] == ["the venue closed"] * 2
         director = b.services["tournament"].extra["director"]
