@@ -258,3 +258,43 @@ async def test_a_double_elimination_bracket_draws_every_part(
     assert first_round == ["p0", "p7"], "seed 1 meets seed 8"
     await browser.screenshot("tournament-double-elimination")
     assert browser.console_errors == []
+
+
+async def test_an_abandoned_table_shows_why(served: Served, browser: Browser) -> None:
+    """A match of the tournament abandoned on its rules service: its row says so, with the
+    organiser's reason, and still links to the match."""
+    from services.cli.client import RulesClient
+    from services.genproto.neon.rules.v1 import rules_pb2
+
+    page = browser.page
+    tid = f"abandon_{uuid.uuid4().hex[:8]}"
+    backend = served.backend
+    org = backend.issuer.issue("organiser", "*", player="org", ttl=600)
+    tokens = {n: backend.issuer.issue("player", "*", player=n, ttl=600) for n in ("ann", "bob")}
+    client = TournamentClient(backend.address("tournament"))
+    rules = RulesClient(backend.address(f"rules-{GAME}"))
+    try:
+        await client.call("CreateTournament", org, tournament_id=tid, game=GAME, mode="single",
+                          format_json=format_json("swiss", 1))
+        await client.call("OpenRegistration", org, tournament_id=tid)
+        for token in tokens.values():
+            await client.call("Register", token, tournament_id=tid)
+        await client.call("StartTournament", org, tournament_id=tid)
+        table = (await client.call("NextRound", org, tournament_id=tid)).round.tables[0]
+        await open_tournament(browser, served, tid)
+        await page.wait_for_selector("#rounds .round[data-round='1'] tr.pairing")
+        await rules.call("AbandonMatch", rules_pb2.AbandonMatchRequest(
+            match_id=table.match_id, reason="a fire alarm"), org)
+        row = f"#rounds .round[data-round='1'] tr.pairing[data-table='{table.number}']"
+        await page.wait_for_selector(f"{row}[data-status='abandoned']", timeout=20_000)
+        assert await page.text_content(f"{row} td.result") == "abandoned: a fire alarm"
+        assert await page.text_content(f"{row} a.watch") == "watch again"
+        note = await page.text_content("#rounds .round[data-round='1'] p.small")
+        assert note == "in play; an abandoned table waits for the organiser's correction"
+        served_round = (await client.call("GetRound", tournament_id=tid, round=1)).round
+        assert served_round.tables[0].abandoned_reason == "a fire alarm"
+        await browser.screenshot("tournament-abandoned")
+    finally:
+        await client.close()
+        await rules.close()
+    assert browser.console_errors == []
