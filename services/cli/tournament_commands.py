@@ -1,7 +1,8 @@
 """``neon tournament ...``: run a tournament from the command line.
 
-Organisers: ``create``, ``register``, ``start``, ``next-round``, ``standings``, ``export``,
-``finish`` against a running backend (``neon up``). ``simulate`` runs a whole event with
+Organisers: ``create``, ``register``, ``start``, ``next-round``, ``round``, ``correct``,
+``drop``, ``late-entry``, ``standings``, ``export``, ``finish`` against a running backend
+(``neon up``). ``simulate`` runs a whole event with
 bots through the real services (``--embedded`` starts them for the command): every
 simulated player asks the tournament service for its match, adds a client seed on the
 rules service, says it is ready and plays random legal moves; the command prints each
@@ -465,6 +466,60 @@ def finish(tournament_id: str,
             return
         reply = await client.call("FinishTournament", token, tournament_id=tournament_id)
         print_standings(list(reply.rows), "final standings")
+
+    _run(go)
+
+
+@tournament_app.command("correct")
+@friendly
+def correct(
+    tournament_id: str,
+    number: int = typer.Argument(..., metavar="ROUND", help="the round"),
+    table: int = typer.Argument(..., help="the table"),
+    placements: str = typer.Option(..., help="placement of each seat, e.g. 1,2 (seat 0 won)"),
+    reason: str = typer.Option(..., help="why (kept in the tournament log)"),
+    forfeited: bool = typer.Option(False, help="a forfeit: no game for the tie-breaks"),
+) -> None:
+    """Set a table's result by hand (an abandoned match, a game played on paper); the
+    original stays in the log."""
+    try:
+        places = [int(x) for x in placements.split(",")]
+    except ValueError:
+        raise CliError(f"--placements must be numbers separated by commas, not {placements!r}",
+                       USAGE) from None
+
+    async def go(client: TournamentClient, token: str) -> None:
+        reply = await client.call("CorrectResult", token, tournament_id=tournament_id,
+                                  round=number, table=table, placements=places,
+                                  forfeited=forfeited, reason=reason)
+        print_round(reply.round)
+
+    _run(go)
+
+
+@tournament_app.command("drop")
+@friendly
+def drop(tournament_id: str, player: str,
+         reason: str = typer.Option("", help="why (kept in the tournament log)")) -> None:
+    """Drop a player from the next rounds (the rounds played stay in the standings)."""
+
+    async def go(client: TournamentClient, token: str) -> None:
+        reply = await client.call("DropPlayer", token, tournament_id=tournament_id,
+                                  player_id=player, reason=reason)
+        console.print(f"{player} dropped from {tournament_id} after round "
+                      f"{reply.tournament.rounds_paired}")
+
+    _run(go)
+
+
+@tournament_app.command("late-entry")
+@friendly
+def late_entry(tournament_id: str, player: str) -> None:
+    """Add a player to a running tournament from the next round on."""
+
+    async def go(client: TournamentClient, token: str) -> None:
+        await client.call("AddLateEntry", token, tournament_id=tournament_id, player_id=player)
+        console.print(f"{player} enters {tournament_id} from the next round")
 
     _run(go)
 

@@ -15,7 +15,12 @@ import pytest
 
 from services.cli.backend import start_backend
 from services.cli.client import RulesClient
-from services.cli.tournament_commands import TournamentClient, play_round_as
+from services.cli.tournament_commands import (
+    TournamentClient,
+    format_json,
+    play_round_as,
+    wait_round_complete,
+)
 from tests.integration.conftest import make_settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,4 +85,58 @@ async def test_an_organiser_runs_an_event_from_the_command_line(tmp_path: Path, 
         await client.close()
         for rc in rules.values():
             await rc.close()
+        await b.stop(1)
+
+
+async def test_an_organiser_mends_an_event_from_the_command_line(tmp_path: Path, nats_url: str) -> None:
+    """A table's match abandoned (`neon abandon`), shown as such by `neon tournament round`,
+    then set by hand (`correct`); a player dropped and another entered late: the next round
+    pairs them accordingly."""
+    settings = make_settings(tmp_path, nats_url)
+    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
+    b = await start_backend(settings, games=["neon-reign"], embedded_nats=False, tournament=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEON_")}
+    env.update(PYTHONPATH=str(ROOT), NEON_VAR_DIR=str(settings.var_dir),
+               NEON_TOURNAMENT_ADDR=b.address("tournament"),
+               NEON_RULES_NEON_REIGN_ADDR=b.address("rules-neon-reign"), COLUMNS="200")
+    run = lambda *a: asyncio.to_thread(neon, env, *a)  # noqa: E731
+    client = TournamentClient(b.address("tournament"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    try:
+        await client.call("CreateTournament", org, tournament_id="mend", game="neon-reign",
+                          mode="single",
+                          format_json=format_json("swiss", 2, extra='{"late_entry_until": 2}'))
+        await client.call("OpenRegistration", org, tournament_id="mend")
+        for n in ("ann", "ben", "cat", "dan"):
+            await client.call("Register", org, tournament_id="mend", player_id=n)
+        await client.call("StartTournament", org, tournament_id="mend")
+        tables = (await client.call("NextRound", org, tournament_id="mend")).round.tables
+        gone = await run("abandon", tables[0].match_id, "--reason", "power cut")
+        assert gone.returncode == 0, gone.stderr
+        for _ in range(100):  # the signed end reaches the tournament over NATS
+            shown = (await client.call("GetRound", tournament_id="mend", round=1)).round
+            if shown.tables[0].abandoned_reason:
+                break
+            await asyncio.sleep(0.1)
+        listed = await run("tournament", "round", "mend", "1")
+        assert listed.returncode == 0, listed.stderr
+        assert "abandoned: power cut (awaiting the organiser's correction)" in listed.stdout
+        bad = await run("tournament", "correct", "mend", "1", "1", "--placements", "first",
+                        "--reason", "x")
+        assert bad.returncode == 2 and "--placements" in bad.stderr
+        for t in tables:
+            fixed = await run("tournament", "correct", "mend", "1", str(t.number),
+                              "--placements", "2,1", "--reason", "replayed on paper")
+            assert fixed.returncode == 0, fixed.stderr
+        assert all(f"{t.seats[1]} wins" in fixed.stdout for t in tables), fixed.stdout
+        dropped = await run("tournament", "drop", "mend", "dan", "--reason", "went home")
+        assert dropped.returncode == 0 and "dan dropped from mend after round 1" in dropped.stdout
+        late = await run("tournament", "late-entry", "mend", "eve")
+        assert late.returncode == 0 and "eve enters mend from the next round" in late.stdout
+        await wait_round_complete(client, "mend", 1, timeout=20)
+        second = await run("tournament", "next-round", "mend")
+        assert second.returncode == 0, second.stderr
+        assert "eve" in second.stdout and "dan" not in second.stdout
+    finally:
+        await client.close()
         await b.stop(1)
