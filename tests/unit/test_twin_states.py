@@ -6,7 +6,7 @@ private loot and upgrade cards, Neon Knights' draft packets, picks and hidden sp
 Reign's secret hero picks; tests/support/campaign/twins.py). For the viewer, its view, who is
 asked for what (``(seat, kind)`` as the host shows everyone, and each decision's public
 shape), its own decisions and the host's answer to its illegal actions must be the same for
-both. Planted leaks prove each of these dimensions is looked at: a probe that cannot see
+both, also in the steps after a seat resigned. Planted leaks prove each of these dimensions is looked at: a probe that cannot see
 them would pass vacuously.
 """
 
@@ -27,6 +27,7 @@ from tests.support.campaign.twins import probe, twin
 GAMES = ("neon", "neon-reign", "neon-knights-2086", "barbaric")
 STEPS = int(os.environ.get("NEON_TWIN_STEPS", "60"))
 LONG_GAMES, LONG_STEPS = 2, 1500  # the slow run: every set-up, 2 games of up to 1,500 steps
+# (and 2 more with a resignation about every 60 steps)
 FAILURES = ("view differs", ": pending ", "own decisions differ", ": refusal of ",
             "not the same cards")
 
@@ -45,6 +46,18 @@ def test_twin_states_look_the_same_and_ask_the_same_seats(game: str) -> None:
     assert found == []
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_twin_states_after_resignations_look_the_same(game: str) -> None:
+    """Seats resign at random (about one step in 15): a resigned seat's hand, deck and
+    choices stay as hidden as they were, in the steps that follow (with three seats or
+    more; Neon Reign seats two, and its game ends at a resignation)."""
+    most = max(s for _, s in setups(game))
+    combos = [(m, s) for m, s in setups(game) if s == most]  # the most seats: play goes on
+    mode, seats = combos[-1]
+    assert _failures(probe(game, mode, seats, 100, steps=STEPS, refusals=1,
+                           resign_every=15)) == []
+
+
 def test_hidden_starting_speeds_are_varied_and_look_the_same() -> None:
     # seed 7 reaches the starting speeds of race 1 at step 68
     found = probe("neon-knights-2086", "normal", 3, 7, steps=80, start=64,
@@ -61,6 +74,8 @@ def test_long_games_of_twin_states(game: str, mode: str, seats: int) -> None:
     found: list[str] = []
     for seed in range(LONG_GAMES):
         found += _failures(probe(game, mode, seats, 1000 + seed, steps=LONG_STEPS))
+        found += _failures(probe(game, mode, seats, 3000 + seed, steps=LONG_STEPS,
+                                 resign_every=60))
         if game == "neon-knights-2086" and mode == "normal":
             found += _failures(probe(game, mode, seats, 2000 + seed, steps=LONG_STEPS,
                                      options={"hidden_speeds": True}))
@@ -114,6 +129,17 @@ def test_a_planted_private_loot_leak_is_found() -> None:
         fr.get("cards") for fr in s.stack if getattr(fr, "kind", "") in ("keep", "place", "upgrade")
         and fr.owner != v]))
     assert _found("neon", "rebirth", 2, engine, "view differs", steps=400)
+
+
+def test_a_planted_resigned_hand_leak_is_found_only_with_resignations() -> None:
+    """NEON: the hand of a fighter that resigned, in every other view."""
+    engine = Planted("neon", view=_view_with(lambda s, v: [
+        sorted(f.hand) if f.resigned and f.idx != v else None for f in s.fighters]))
+    with_resigns = [f for f in probe("neon", "battle-royale", 3, 1, steps=60, engine=engine,
+                                     first=True, resign_every=6) if "view differs" in f]
+    assert with_resigns
+    assert not [f for f in probe("neon", "battle-royale", 3, 1, steps=60, engine=engine,
+                                 first=True) if "view differs" in f]
 
 
 def test_a_planted_draft_pick_leak_is_found() -> None:

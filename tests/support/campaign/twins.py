@@ -30,6 +30,7 @@ difference names a side channel: something public that depends on a hidden card 
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections import Counter
 from dataclasses import replace
@@ -38,7 +39,7 @@ from typing import Any
 from services.platform.draws import SeededRandomness
 from services.rules.bots import RandomBot
 from services.rules.games import load_engine
-from services.rules.games.contract import ConfigError, MatchConfig, standing_options
+from services.rules.games.contract import RESIGN, ConfigError, MatchConfig, standing_options
 from services.rules.host import refusal as host_refusal
 from tests.support.campaign.leaks import HIDDEN_ZONES, _without, secrets, strings
 
@@ -273,7 +274,8 @@ def known(game: str, encoded: Any, viewer: int | None) -> tuple[set[str], set[st
 
 def probe(game: str, mode: str, seats: int, seed: int, steps: int = 400,
           twins_per_state: int = 1, engine: Any = None, options: dict[str, Any] | None = None,
-          refusals: int = 2, start: int = 0, first: bool = False) -> list[str]:
+          refusals: int = 2, start: int = 0, first: bool = False,
+          resign_every: int = 0) -> list[str]:
     """Findings of one random-bot game. Views, pending lists, own decisions and refusals
     must never differ; public events that differ need a reading (a struck card that has a
     twin id elsewhere is not masked), and Barbaric's starting-hand choice lists the first
@@ -282,7 +284,9 @@ def probe(game: str, mode: str, seats: int, seed: int, steps: int = 400,
     ``options``: match options over the mode's defaults; ``refusals``: illegal actions of
     each kind tried per viewer and step; ``start``: the steps played before the first one
     looked at (what a viewer saw in them still counts as seen); ``first``: stop at the
-    first step with a finding."""
+    first step with a finding; ``resign_every``: about once in that many steps, a seat
+    still in the game resigns instead (its standing resign), so the steps after a
+    resignation are looked at too (with three seats or more the game goes on)."""
     engine = engine if engine is not None else load_engine(game)
     options = {**engine.match_options(mode, seats), **(options or {})}
     rng = SeededRandomness(f"twins:{game}:{mode}:{seats}:{seed}")
@@ -291,6 +295,7 @@ def probe(game: str, mode: str, seats: int, seed: int, steps: int = 400,
     except ConfigError:
         return []
     bot = RandomBot(f"twins:{game}:{seed}")
+    resigner = random.Random(f"twins-resign:{game}:{mode}:{seats}:{seed}")
     found: list[str] = []
     label = f"{game}/{mode}/{seats}/{seed}"
     viewers: list[int | None] = [None, *range(seats)]
@@ -304,6 +309,10 @@ def probe(game: str, mode: str, seats: int, seed: int, steps: int = 400,
             break
         decision = pending[bot.pick(list(range(len(pending))))]
         action = bot.choose(decision)
+        if resign_every and resigner.randrange(resign_every) == 0:
+            resigning = [d for d in standing_options(engine, state) if RESIGN in d.legal]
+            if resigning:
+                decision, action = resigner.choice(resigning), dict(RESIGN)
         encoded = engine.encode(state)
         if step < start:
             for keep in viewers:
