@@ -25,6 +25,8 @@ decisions (legal actions, prompt, default, everything); the answer the host woul
 viewer's illegal actions (``refusal``: another seat's legal actions, and the viewer's own
 with a string swapped for a hidden one); and the public events of the same next action. A
 difference names a side channel: something public that depends on a hidden card or pick.
+With ``resign_every``, seats also resign at random, so what a resignation leaves hidden is
+probed in the steps after it.
 """
 
 from __future__ import annotations
