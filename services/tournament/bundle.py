@@ -299,6 +299,9 @@ def _check_matches(
                 report.fail(f"{where}: the log creates a match for a table it never paired")
                 continue
             result = rnd["results"].get(number)
+            if number in rnd.get("abandoned", {}):
+                report.warnings.append(f"{where}: the match was abandoned "
+                                       f"({rnd['abandoned'][number]})")
             if number in rnd["corrected"]:
                 report.warnings.append(f"{where}: result set by the organiser "
                                        f"({rnd['corrected'][number]})")

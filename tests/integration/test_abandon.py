@@ -423,6 +423,10 @@ async def test_a_match_abandoned_mid_tournament_waits_for_the_organisers_correct
         report = verify_bundle(bundle, verify_match=lambda data, key: verify_export(
             data, key, engine=toy.ENGINE))
         assert report.ok, report.failures
+        for t in tables:
+            where = f"round 1 table {t.number} (match {t.match_id})"
+            assert f"{where}: the match was abandoned (the venue closed)" in report.warnings
+            assert f"{where}: result set by the organiser (replayed on paper)" in report.warnings
     finally:
         if c is not None:
             await c.close()
