@@ -1,8 +1,8 @@
 """``neon tournament ...``: run a tournament from the command line.
 
 Organisers: ``create``, ``register``, ``start``, ``next-round``, ``round``, ``correct``,
-``drop``, ``late-entry``, ``standings``, ``export``, ``finish`` against a running backend
-(``neon up``). ``simulate`` runs a whole event with
+``drop``, ``late-entry``, ``standings``, ``export``, ``finish``, and ``list`` and ``show``,
+against a running backend (``neon up``). ``simulate`` runs a whole event with
 bots through the real services (``--embedded`` starts them for the command): every
 simulated player asks the tournament service for its match, adds a client seed on the
 rules service, says it is ready and plays random legal moves; the command prints each
@@ -436,6 +436,53 @@ def show_round(tournament_id: str,
             if update.round.complete:
                 call.cancel()
                 return
+
+    _run(go)
+
+
+def _status(value: int) -> str:
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
+    return pb.TournamentStatus.Name(value).removeprefix("TOURNAMENT_STATUS_").lower()
+
+
+@tournament_app.command("list")
+@friendly
+def list_tournaments(limit: int = typer.Option(50, help="at most this many, newest first")) -> None:
+    """The newest tournaments: id, game, format, status, players and rounds."""
+
+    async def go(client: TournamentClient, token: str) -> None:
+        reply = await client.call("ListTournaments", limit=limit)
+        table = Table(title="tournaments")
+        for column in ("tournament", "name", "game", "format", "status", "players", "rounds"):
+            table.add_column(column, no_wrap=column != "name")
+        for t in reply.tournaments:
+            table.add_row(t.tournament_id, t.name, f"{t.game} {t.mode}", t.format,
+                          _status(t.status), str(t.players), str(t.rounds_paired))
+        console.print(table)
+
+    _run(go)
+
+
+@tournament_app.command("show")
+@friendly
+def show(tournament_id: str) -> None:
+    """One tournament: its settings, status, players and rounds."""
+
+    async def go(client: TournamentClient, token: str) -> None:
+        t = (await client.call("GetTournament", tournament_id=tournament_id)).tournament
+        planned = f" of {t.planned_rounds}" if t.planned_rounds else ""
+        console.print(f"{t.tournament_id}{f' ({t.name})' if t.name else ''}: {t.game} "
+                      f"{t.mode}, {json.loads(t.format_json or '{}').get('format', '?')}, "
+                      f"{_status(t.status)}{f' ({t.reason})' if t.reason else ''}; round "
+                      f"{t.rounds_paired}{planned}"
+                      f"{', complete' if t.round_complete else ''}")
+        table = Table(title="players")
+        for column in ("player", "status", "rating"):
+            table.add_column(column, no_wrap=True)
+        for p in t.players:
+            table.add_row(p.player_id + (" (late)" if p.late else ""), p.status, f"{p.rating:g}")
+        console.print(table)
 
     _run(go)
 

@@ -88,6 +88,12 @@ async def test_an_organiser_runs_an_event_from_the_command_line(tmp_path: Path, 
         await b.stop(1)
 
 
+def _rows(text: str) -> list[list[str]]:
+    """The cells of each row of the rich tables in ``text``."""
+    return [[c.strip() for c in line.split("│")[1:-1]] for line in text.splitlines()
+            if line.startswith("│")]
+
+
 async def test_an_organiser_mends_an_event_from_the_command_line(tmp_path: Path, nats_url: str) -> None:
     """A table's match abandoned (`neon abandon`), shown as such by `neon tournament round`,
     then set by hand (`correct`); a player dropped and another entered late: the next round
@@ -133,6 +139,16 @@ async def test_an_organiser_mends_an_event_from_the_command_line(tmp_path: Path,
         assert dropped.returncode == 0 and "dan dropped from mend after round 1" in dropped.stdout
         late = await run("tournament", "late-entry", "mend", "eve")
         assert late.returncode == 0 and "eve enters mend from the next round" in late.stdout
+        shown = await run("tournament", "show", "mend")
+        assert shown.returncode == 0, shown.stderr
+        assert "mend: neon-reign single, swiss, running; round 1 of 2" in shown.stdout
+        players = {row[0]: row[1] for row in _rows(shown.stdout)}
+        assert players == {"ann": "playing", "ben": "playing", "cat": "playing",
+                           "dan": "dropped", "eve (late)": "playing"}
+        listed = await run("tournament", "list")
+        assert listed.returncode == 0, listed.stderr
+        assert ["mend", "", "neon-reign single", "swiss", "running", "5", "1"] in \
+            _rows(listed.stdout)
         await wait_round_complete(client, "mend", 1, timeout=20)
         second = await run("tournament", "next-round", "mend")
         assert second.returncode == 0, second.stderr
