@@ -20,6 +20,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from services.platform.logs import get_logger
+from services.rules.records import is_abandoned
 
 JSON = Any
 PRESENTATION_METHODS = ("render", "describe_event", "describe_action")
@@ -176,7 +177,7 @@ def narrate(presenter: Presenter, records: list[Mapping[str, JSON]], viewer: int
             lines.append("the match begins")
         elif kind == "MatchEnded":
             outcome = record.get("outcome")
-            if isinstance(outcome, Mapping) and outcome.get("abandoned") is True:
+            if is_abandoned(outcome):
                 lines.append(f"the match was abandoned: {outcome.get('reason', '')}")
             else:
                 lines.append("the match is over")

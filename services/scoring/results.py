@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.platform.tokens import is_bot
+from services.rules.records import is_abandoned
 
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}\Z")
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
@@ -96,8 +97,7 @@ def abandoned(payload: Mapping[str, Any]) -> bool:
     """Whether a public MatchEnded payload ends an abandoned match (the rules service's
     AbandonMatch: ``outcome.abandoned`` true, no placements). It is no result: nothing to
     record or rate."""
-    outcome = payload.get("outcome")
-    return isinstance(outcome, dict) and outcome.get("abandoned") is True
+    return is_abandoned(payload.get("outcome"))
 
 
 def parse_match_ended(payload: Mapping[str, Any]) -> MatchOutcome:

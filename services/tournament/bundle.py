@@ -31,6 +31,7 @@ from typing import Any
 
 from services.platform.canonical import canonical_json
 from services.platform.signed import Untrusted, open_result
+from services.rules.records import is_abandoned
 from services.tournament import log as tlog
 from services.tournament import proofs
 from services.tournament.core import audit, checkpoint
@@ -348,7 +349,7 @@ def _check_matches(
                     f"sealed {rnd['sealed'][number][:12]}"
                 )
             ended = next((r for r in records if r.get("type") == "MatchEnded"), None)
-            abandoned = ended is not None and (ended.get("outcome") or {}).get("abandoned") is True
+            abandoned = ended is not None and is_abandoned(ended.get("outcome"))
             if number in rnd.get("abandoned", {}) and not abandoned:
                 report.fail(f"{where}: the log says the match was abandoned, its export does not")
             if abandoned and result is not None and number not in rnd["corrected"]:

@@ -46,6 +46,7 @@ from services.platform.errors import (
 )
 from services.platform.logs import bind_contextvars, bound_contextvars, get_logger
 from services.platform.tokens import BOT_PREFIX, Claims, is_bot
+from services.rules.records import is_abandoned
 from services.tournament import formats, proofs
 from services.tournament import log as tlog
 from services.tournament.app import TournamentApplication
@@ -668,7 +669,7 @@ class Director:
                 return "duplicate"
             seats = list(tables[0]["seats"])
             outcome = result.get("outcome") or {}
-            if outcome.get("abandoned") is True:  # AbandonMatch: ended with no result
+            if is_abandoned(outcome):  # AbandonMatch: ended with no result
                 if str(table) in rnd.get("abandoned", {}):
                     return "duplicate"
                 reason = str(outcome.get("reason", ""))[:500]
