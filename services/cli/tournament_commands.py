@@ -440,6 +440,15 @@ def show_round(tournament_id: str,
     _run(go)
 
 
+def _print_table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    table = Table(title=title)
+    for column in columns:
+        table.add_column(column, no_wrap=column != "name")
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+
+
 def _status(value: int) -> str:
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 
@@ -453,13 +462,11 @@ def list_tournaments(limit: int = typer.Option(50, help="at most this many, newe
 
     async def go(client: TournamentClient, token: str) -> None:
         reply = await client.call("ListTournaments", limit=limit)
-        table = Table(title="tournaments")
-        for column in ("tournament", "name", "game", "format", "status", "players", "rounds"):
-            table.add_column(column, no_wrap=column != "name")
-        for t in reply.tournaments:
-            table.add_row(t.tournament_id, t.name, f"{t.game} {t.mode}", t.format,
-                          _status(t.status), str(t.players), str(t.rounds_paired))
-        console.print(table)
+        _print_table("tournaments",
+                     ("tournament", "name", "game", "format", "status", "players", "rounds"),
+                     [(t.tournament_id, t.name, f"{t.game} {t.mode}", t.format,
+                       _status(t.status), str(t.players), str(t.rounds_paired))
+                      for t in reply.tournaments])
 
     _run(go)
 
@@ -477,12 +484,9 @@ def show(tournament_id: str) -> None:
                       f"{_status(t.status)}{f' ({t.reason})' if t.reason else ''}; round "
                       f"{t.rounds_paired}{planned}"
                       f"{', complete' if t.round_complete else ''}")
-        table = Table(title="players")
-        for column in ("player", "status", "rating"):
-            table.add_column(column, no_wrap=True)
-        for p in t.players:
-            table.add_row(p.player_id + (" (late)" if p.late else ""), p.status, f"{p.rating:g}")
-        console.print(table)
+        _print_table("players", ("player", "status", "rating"),
+                     [(p.player_id + (" (late)" if p.late else ""), p.status, f"{p.rating:g}")
+                      for p in t.players])
 
     _run(go)
 
