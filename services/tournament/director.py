@@ -1032,14 +1032,17 @@ class Director:
             raise NotFound(f"no round {number} (rounds paired: {len(t.rounds)})")
         rnd = t.round(number)
         tables = []
+        abandoned = {k: v["reason"] for k, v in rnd.get("abandoned", {}).items()}
         for table in rnd["tables"]:
             key = str(table["number"])
             match = rnd["matches"].get(key)
+            if t.status == "force-ended" and not table["bye"] and key not in rnd["results"]:
+                abandoned.setdefault(key, t.reason)  # ForceEnd abandons every such table
             if table["bye"]:
                 status = "bye"
             elif key in rnd["results"]:
                 status = "done"
-            elif key in rnd.get("abandoned", {}):
+            elif key in abandoned:
                 status = "abandoned"
             elif key in rnd["started"]:
                 status = "running"
@@ -1054,7 +1057,7 @@ class Director:
                     "status": status,
                     "result": rnd["results"].get(key),
                     "final_hash": rnd["sealed"].get(key, {}).get("final_hash", ""),
-                    "abandoned": rnd.get("abandoned", {}).get(key, {}).get("reason"),
+                    "abandoned": abandoned.get(key),
                 }
             )
         return {

@@ -298,3 +298,30 @@ async def test_an_abandoned_table_shows_why(served: Served, browser: Browser) ->
         await client.close()
         await rules.close()
     assert browser.console_errors == []
+
+
+async def test_a_force_ended_round_shows_its_tables_abandoned(served: Served,
+                                                             browser: Browser) -> None:
+    page = browser.page
+    tid = f"ended_{uuid.uuid4().hex[:8]}"
+    backend = served.backend
+    org = backend.issuer.issue("organiser", "*", player="org", ttl=600)
+    client = TournamentClient(backend.address("tournament"))
+    try:
+        await client.call("CreateTournament", org, tournament_id=tid, game=GAME, mode="single",
+                          format_json=format_json("swiss", 1))
+        await client.call("OpenRegistration", org, tournament_id=tid)
+        for player in ("ann", "bob"):
+            await client.call("Register", org, tournament_id=tid, player_id=player)
+        await client.call("StartTournament", org, tournament_id=tid)
+        table = (await client.call("NextRound", org, tournament_id=tid)).round.tables[0]
+        await client.call("ForceEnd", org, tournament_id=tid, reason="the hall closed")
+    finally:
+        await client.close()
+    await open_tournament(browser, served, tid)
+    row = f"#rounds .round[data-round='1'] tr.pairing[data-table='{table.number}']"
+    await page.wait_for_selector(f"{row}[data-status='abandoned']", timeout=20_000)
+    assert await page.text_content(f"{row} td.result") == "abandoned: the hall closed"
+    note = await page.text_content("#rounds .round[data-round='1'] p.small")
+    assert note == "force-ended before this round was complete"
+    assert browser.console_errors == []

@@ -370,6 +370,8 @@ async def test_force_end_abandons_the_tournaments_running_matches(tmp_path: Any,
             assert await _abandoned(client, match_id), match_id
         round_ = (await c.call("GetRound", tournament_id=tid, round=1)).round
         assert not any(t.HasField("result") and list(t.result.placements) for t in round_.tables)
+        assert [(t.status, t.abandoned_reason) for t in round_.tables] == \
+            [(tournament_pb2.TABLE_STATUS_ABANDONED, "the venue closed")] * 2
     finally:
         if c is not None:
             await c.close()

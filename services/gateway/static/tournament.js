@@ -101,8 +101,10 @@ function drawRound(game, round) {
   const cp = round.checkpoint;
   const note = round.complete && cp
     ? el("p", { class: "small checkpoint" }, `signed checkpoint: Merkle root ${cp.merkleRoot.slice(0, 16)}… over ${cp.leaves} match${cp.leaves === 1 ? "" : "es"}`)
-    : el("p", { class: "small" }, (round.tables || []).some((t) => short(t.status, "TABLE_STATUS_") === "abandoned")
-      ? "in play; an abandoned table waits for the organiser's correction" : "in play");
+    : el("p", { class: "small" }, $("tournament").dataset.status === "force ended"
+      ? "force-ended before this round was complete"
+      : (round.tables || []).some((t) => short(t.status, "TABLE_STATUS_") === "abandoned")
+        ? "in play; an abandoned table waits for the organiser's correction" : "in play");
   return el("section", { class: "round", "data-round": round.number, "data-complete": round.complete ? "1" : "0" },
     el("h3", {}, `Round ${round.number}`), el("table", { class: "pairings" }, ...rows), note);
 }

@@ -87,6 +87,10 @@ async def test_force_end_abandons_the_matches_without_a_result(setup: Any) -> No
     assert t.status == "force-ended"
     open_match = next(m for m in matches if not m.endswith(f"-t{decided}"))
     assert rules.abandoned == [("g", open_match, "the venue closed")]
+    shown = {k["number"]: (k["status"], k["abandoned"])
+             for k in (await d.round_view(t, 1))["tables"]}
+    undecided = next(n for n in shown if n != decided)
+    assert shown == {decided: ("done", None), undecided: ("abandoned", "the venue closed")}
 
 
 async def test_an_unreachable_rules_service_does_not_fail_the_force_end(
