@@ -268,7 +268,7 @@ def print_round(r: Any) -> None:
             if t.result.kind != "played":
                 result += f" ({t.result.kind})"
         elif t.abandoned_reason:
-            result = f"abandoned: {t.abandoned_reason} (awaiting the organiser's correction)"
+            result = f"abandoned: {t.abandoned_reason}"
         table.add_row(str(t.number), " v ".join(t.seats), result, t.match_id)
     console.print(table)
     if r.HasField("checkpoint"):
