@@ -311,6 +311,9 @@ def _check_matches(
                 if number in rnd["sealed"] or (result is not None
                                                and number not in rnd["corrected"]):
                     report.fail(f"{where}: the match's export is missing from the bundle")
+                elif number in rnd.get("abandoned", {}):
+                    report.fail(f"{where}: the log says the match was abandoned, and its "
+                                "export is missing from the bundle")
                 continue
             data = str(line.get("export", "")).encode()
             match_report = reports[match_id]
@@ -333,11 +336,14 @@ def _check_matches(
                 report.fail(f"{where}: the match used a dev seed")
             if not created.get("await_client_seeds"):
                 report.fail(f"{where}: the match did not wait for the seats' client seeds")
+            ended = next((r for r in records if r.get("type") == "MatchEnded"), None)
+            abandoned = ended is not None and is_abandoned(ended.get("outcome"))
             started = next((r for r in records if r.get("type") == "MatchStarted"), None)
             seeded = {int(s) for s, _ in (started or {}).get("client_seeds") or []}
             absent = set(rnd["absent"].get(number, []))
             missing = [s for s in range(len(table.seats)) if s not in seeded and s not in absent]
-            if missing and started is not None:  # abandoned before it started: no seeds asked
+            # a match abandoned before it started asked no seed
+            if missing and (started is not None or not abandoned):
                 report.fail(
                     f"{where}: no client seed from seat(s) {missing}, which the log "
                     "says were present"
@@ -348,8 +354,6 @@ def _check_matches(
                     f"{where}: the export ends with hash {str(final)[:12]}, the log "
                     f"sealed {rnd['sealed'][number][:12]}"
                 )
-            ended = next((r for r in records if r.get("type") == "MatchEnded"), None)
-            abandoned = ended is not None and is_abandoned(ended.get("outcome"))
             if number in rnd.get("abandoned", {}) and not abandoned:
                 report.fail(f"{where}: the log says the match was abandoned, its export does not")
             if abandoned and result is not None and number not in rnd["corrected"]:

@@ -177,6 +177,7 @@ class Director:
         """Seat tokens by match id, in memory only (asked again after a restart)."""
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._abandoning: dict[str, asyncio.Task[None]] = {}
+        self._sweep: asyncio.Task[None] | None = None
         """Per force-ended tournament: the abandons still being tried again."""
         self._closing = False
         self.result_keys: tuple[str, ...] = ()
@@ -226,16 +227,26 @@ class Director:
         # A stop between a ForceEnd's save and its abandons (or a rules service that never
         # answered them) left matches playing: every force-ended tournament's matches with
         # no result are abandoned again (a repeat is answered "already abandoned").
+        self._sweep = asyncio.get_running_loop().create_task(self._abandon_force_ended())
+        log.info("tournaments recovered", open=len(ids))
+
+    async def _abandon_force_ended(self) -> None:
+        """In the background of a start: every force-ended tournament's matches with no
+        result, abandoned again, one tournament after another."""
         ended = await asyncio.to_thread(self.app.force_ended_ids)
         for uid in ended:
             t = await asyncio.to_thread(self.app.repository.get, uid)
-            if _unfinished(t):
-                self._abandon_in_background(t)
-        log.info("tournaments recovered", open=len(ids), force_ended=len(ended))
+            left = _unfinished(t)
+            if left and not self._closing:
+                missed = await self._abandon_unfinished(t, left)
+                if missed:
+                    self._abandon_in_background(t, missed)
+        log.info("force-ended tournaments' matches abandoned again", tournaments=len(ended))
 
     async def close(self) -> None:
         self._closing = True
-        tasks = [*self._drivers.values(), *self._abandoning.values()]
+        tasks = [*self._drivers.values(), *self._abandoning.values(),
+                 *([self._sweep] if self._sweep is not None else [])]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -631,9 +642,9 @@ class Director:
                     continue
                 if key not in rnd["results"]:
                     return False
-                if key in rnd["matches"] and key not in rnd["sealed"] \
-                        and key not in rnd.get("corrected", {}):
-                    return False
+                if key in rnd["matches"] and key not in rnd["sealed"] and (
+                        key not in rnd.get("corrected", {}) or key in rnd.get("abandoned", {})):
+                    return False  # an abandoned match ends, so it is sealed: wait for it
             records = await self.records(tournament_id)
             leaves = proofs.round_leaves(rnd)
             checkpoint = proofs.round_checkpoint(
@@ -894,6 +905,9 @@ class Director:
                     if err.code() == grpc.StatusCode.FAILED_PRECONDITION:
                         log.info("match ended before it could be abandoned", reason=err.details())
                         return None
+                    if err.code() == grpc.StatusCode.NOT_FOUND:  # no such match: nothing plays
+                        log.warning("the rules service knows no such match", reason=err.details())
+                        return None
                     log.warning("could not abandon a match of the force-ended tournament",
                                 code=err.code().name, reason=err.details())
                     return match_id
@@ -907,7 +921,7 @@ class Director:
         missed = await asyncio.gather(*(abandon(m) for m in matches))
         return [m for m in missed if m is not None]
 
-    def _abandon_in_background(self, t: Tournament, matches: list[str] | None = None) -> None:
+    def _abandon_in_background(self, t: Tournament, matches: list[str]) -> None:
         """Try the abandons again, after each of ``Options.abandon_retries``, until none is
         missed (one task per tournament; a newer call replaces an older one's)."""
         if self._closing:
@@ -917,9 +931,8 @@ class Director:
             old.cancel()
 
         async def retry() -> None:
-            left = list(matches) if matches is not None else _unfinished(t)
-            at_once = (0.0,) if matches is None else ()  # at a start: try before waiting
-            for delay in (*at_once, *self.options.abandon_retries):
+            left = list(matches)
+            for delay in self.options.abandon_retries:
                 await asyncio.sleep(delay)
                 left = await self._abandon_unfinished(t, left)
                 if not left:
@@ -1036,8 +1049,8 @@ class Director:
         for table in rnd["tables"]:
             key = str(table["number"])
             match = rnd["matches"].get(key)
-            if t.status == "force-ended" and not table["bye"] and key not in rnd["results"]:
-                abandoned.setdefault(key, t.reason)  # ForceEnd abandons every such table
+            if t.status == "force-ended" and match is not None and key not in rnd["results"]:
+                abandoned.setdefault(key, t.reason)  # ForceEnd abandons every such match
             if table["bye"]:
                 status = "bye"
             elif key in rnd["results"]:
@@ -1152,6 +1165,11 @@ class Director:
                 raise PermissionDenied(f"{who.player!r} has no seat at {match_id!r}")
             if key in rnd["started"]:
                 return len(rnd["ready"].get(key, [])), True
+            if t.status in ENDED:
+                raise FailedPrecondition(f"the tournament is {t.status}")
+            if key in rnd.get("abandoned", {}) or key in rnd["results"]:
+                raise FailedPrecondition(f"{match_id!r} was abandoned or has its result: "
+                                         "it will not start")
             seat = seats.index(who.player)
             if seat not in rnd["ready"].get(key, []):
                 t.seat_ready(number, table, seat, who.player)

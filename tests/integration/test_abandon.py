@@ -411,6 +411,10 @@ async def test_a_match_abandoned_mid_tournament_waits_for_the_organisers_correct
         token = b.issuer.issue("player", "*", player=seat, ttl=600)
         mine = (await c.call("MyNextMatch", token, tournament_id=tid)).assignment
         assert mine.status == t_status and mine.match_id == match_ids[1] and not mine.seat_token
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await c.call("ReadyForMatch", token, tournament_id=tid, match_id=match_ids[1])
+        assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert "abandoned" in (refused.value.details() or "")
         await asyncio.sleep(1.5)  # past the check-in deadline of the table that never started
         for t in tables:
             await c.call("CorrectResult", org, tournament_id=tid, round=1, table=t.number,
@@ -421,14 +425,24 @@ async def test_a_match_abandoned_mid_tournament_waits_for_the_organisers_correct
         director = b.services["tournament"].extra["director"]
         kinds = [r["type"] for r in await director.records(tid)]
         assert kinds.count("MatchAbandoned") == 2  # once each, the seal's repeat is no second
+        assert kinds.count("MatchSealed") == 2  # the round was signed after both seals
         bundle = (await c.call("ExportTournament", org, tournament_id=tid)).bundle_jsonl
         report = verify_bundle(bundle, verify_match=lambda data, key: verify_export(
             data, key, engine=toy.ENGINE))
         assert report.ok, report.failures
+        assert report.matches == 2
         for t in tables:
             where = f"round 1 table {t.number} (match {t.match_id})"
             assert f"{where}: the match was abandoned (the venue closed)" in report.warnings
             assert f"{where}: result set by the organiser (replayed on paper)" in report.warnings
+        # a bundle without an abandoned match's export does not pass on the log's word
+        lines = bundle.splitlines()
+        cut = b"\n".join(x for x in lines if not (json.loads(x)["type"] == "MatchExport" and
+                                                  json.loads(x)["match_id"] == match_ids[0]))
+        failed = verify_bundle(cut + b"\n", verify_match=lambda data, key: verify_export(
+            data, key, engine=toy.ENGINE))
+        assert f"round 1 table 1 (match {match_ids[0]}): the match's export is missing from " \
+            "the bundle" in failed.failures
     finally:
         if c is not None:
             await c.close()
@@ -445,7 +459,7 @@ async def test_abandons_a_rules_service_missed_are_tried_again(tmp_path: Any, na
 
     settings = make_settings(tmp_path, nats_url)
     settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
-    b = await _tournament_backend(settings, abandon_retries=(0.2, 0.2, 0.2))
+    b = await _tournament_backend(settings, abandon_retries=(1.5, 0.2, 0.2))
     client = RulesClient(b.address("rules-toy"))
     org = b.issuer.issue("organiser", "*", player="org", ttl=600)
     director = b.services["tournament"].extra["director"]

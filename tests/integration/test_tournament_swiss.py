@@ -154,6 +154,31 @@ def test_a_forged_abandon_of_a_played_match_fails(swiss: SimReport) -> None:
     assert f"(match {claimed[0]}): the log says the match was abandoned, its export does not" in text
 
 
+def test_an_abandon_claimed_without_its_export_fails(swiss: SimReport) -> None:
+    """A log that turns a played match into an abandoned one set by hand, with its seal and
+    export left out, does not pass on the log's word."""
+    claimed: list[str] = []
+
+    def abandon(records: list[dict[str, Any]]) -> None:
+        played = next(r for r in records if r["type"] == "ResultRecorded")
+        claimed.append(played["result"]["match_id"])
+        at = (played["round"], played["table"])
+        records[:] = [r for r in records if not (r["type"] == "MatchSealed" and
+                                                (r["round"], r["table"]) == at)]
+        i = records.index(played)
+        records[i:i + 1] = [
+            {**played, "type": "MatchAbandoned", "match_id": claimed[0], "reason": "forged",
+             "by": "org"},
+            {k: v for k, v in {**played, "type": "ResultCorrected", "reason": "forged",
+                               "by": "org"}.items() if k != "signed"}]
+
+    lines = _lines(forge_log(swiss.bundle, abandon))
+    text = failures(_write([x for x in lines if not (x["type"] == "MatchExport"
+                                                     and x["match_id"] == claimed[0])]))
+    assert f"(match {claimed[0]}): the log says the match was abandoned, and its export is " \
+        "missing from the bundle" in text
+
+
 def test_dropping_a_match_fails(swiss: SimReport) -> None:
     lines = _lines(swiss.bundle)
     dropped = next(x for x in lines if x["type"] == "MatchExport" and x["round"] == 2)

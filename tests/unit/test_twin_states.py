@@ -54,8 +54,17 @@ def test_twin_states_after_resignations_look_the_same(game: str) -> None:
     most = max(s for _, s in setups(game))
     combos = [(m, s) for m, s in setups(game) if s == most]  # the most seats: play goes on
     mode, seats = combos[-1]
-    assert _failures(probe(game, mode, seats, 100, steps=STEPS, refusals=1,
-                           resign_every=15)) == []
+    resigned: set[int] = set()
+
+    def apply(engine: Any, state: Any, seat: int, action: Any, rng: Any) -> Any:
+        if action == {"type": "resign"}:
+            resigned.add(seat)
+        return engine.apply(state, seat, action, rng)
+
+    found = probe(game, mode, seats, 100, steps=STEPS, refusals=1, resign_every=15,
+                  engine=Planted(game, apply=apply))
+    assert _failures(found) == []
+    assert resigned  # the steps after a resignation were looked at
 
 
 def test_hidden_starting_speeds_are_varied_and_look_the_same() -> None:
