@@ -23,6 +23,7 @@ from services.cli.client import RulesClient
 from services.cli.screen import Presenter, load_presentation, narrate, options_table
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.platform.grpc_kit import call_metadata
+from services.rules.records import is_abandoned
 
 Ask = Callable[[str], Awaitable[str]]
 HELP = "type a number to choose; j: the options as JSON; v: the view as JSON; ?: this help"
@@ -117,7 +118,7 @@ def describe_outcome(outcome: Any, seat: int | None) -> str:
     """Ranks (``placements[seat]`` is the seat's rank, 1 best), scores and the reason, in words."""
     if not isinstance(outcome, Mapping):
         return "the match ended"
-    if outcome.get("abandoned") is True:  # AbandonMatch: ended by an organiser, no result
+    if is_abandoned(outcome):  # AbandonMatch: ended by an organiser, no result
         return f"abandoned by {outcome.get('by') or 'the organiser'}, no result: {outcome.get('reason', '')}"
 
     def who(s: int) -> str:

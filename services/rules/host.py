@@ -571,7 +571,7 @@ class MatchHost:
         seat = access.seat_of(claims, match_id)
         live = await self._get(match_id)
         async with live.lock:
-            if live.status in ("ended", "sealed"):
+            if live.over:
                 raise FailedPrecondition(self._ended_reason(live))
             if live.status != "created":
                 raise FailedPrecondition("client seeds are only taken before the match starts")
@@ -582,7 +582,7 @@ class MatchHost:
         access.require_organiser(claims)
         live = await self._get(match_id)
         async with live.lock:
-            if live.status in ("ended", "sealed"):
+            if live.over:
                 raise FailedPrecondition(self._ended_reason(live))
             if live.status != "created":
                 raise FailedPrecondition("the match has already started")
@@ -610,7 +610,7 @@ class MatchHost:
                 return await self._repeat(live, seat, command_id, action)
             if live.status == "created":
                 raise FailedPrecondition("the match has not started yet")
-            if live.status in ("ended", "sealed"):
+            if live.over:
                 raise FailedPrecondition(self._ended_reason(live))
             if expected_version is not None and expected_version != live.version:
                 raise Aborted(
@@ -648,7 +648,7 @@ class MatchHost:
             raise InvalidArgument("abandoning a match needs a reason")
         live = await self._get(match_id)
         async with live.lock:
-            if live.status in ("ended", "sealed"):
+            if live.over:
                 if rec.is_abandoned(await self.outcome_of(live)):
                     return live, True
                 raise FailedPrecondition("the match has already ended with a result; "
@@ -784,7 +784,7 @@ class MatchHost:
         version = shown[-1]["n"]
         ended = shown[-1]["type"] == "MatchSealed"
         outcome = own[0]["outcome"] if own else None
-        if not ended and live.status in ("ended", "sealed"):  # a repeat, after an abandon
+        if not ended and live.over:  # a repeat, after an abandon
             ended, outcome = True, live.outcome
         return Answer(
             version=version, state_hash=record["state_hash"],
@@ -922,7 +922,7 @@ class MatchHost:
             "status": live.status, "view": None, "pending": [], "outcome": None,
             "state_hash": "",
         }
-        if live.status in ("ended", "sealed"):
+        if live.over:
             out["outcome"] = rec.public_outcome(await self.outcome_of(live))
         if live.state is None:  # not started (waiting for seeds, or abandoned before it)
             return out

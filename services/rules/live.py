@@ -69,6 +69,11 @@ class LiveMatch:
         return dice_key_of(self.created, self.match_id)
 
     @property
+    def over(self) -> bool:
+        """Ended (with a result or abandoned), sealed or not: it takes no more commands."""
+        return self.status in ("ended", "sealed")
+
+    @property
     def outcome(self) -> dict[str, Any] | None:
         for record in self.recent:
             if record["type"] == "MatchEnded":
@@ -122,7 +127,7 @@ class LiveMatches:
     def held(self) -> list[LiveMatch]:
         """The matches in memory, running ones first, then the most recently used."""
         newest_first = list(reversed(self._matches.values()))
-        return sorted(newest_first, key=lambda live: live.status in ("ended", "sealed"))
+        return sorted(newest_first, key=lambda live: live.over)
 
     def put(self, live: LiveMatch) -> None:
         self._matches[live.match_id] = live

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import copy
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from services.platform.canonical import GENESIS, chain_hash
@@ -51,7 +51,7 @@ def abandoned_outcome(reason: str, by: str) -> dict[str, Any]:
 
 def is_abandoned(outcome: Any) -> bool:
     """Whether an outcome (a MatchEnded's, or a public one) is an abandon's."""
-    return isinstance(outcome, dict) and outcome.get("abandoned") is True
+    return isinstance(outcome, Mapping) and outcome.get("abandoned") is True
 
 
 def seal_record(match_id: str, n: int, prev: str, body: dict[str, Any]) -> dict[str, Any]:

@@ -237,7 +237,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                 match_id=live.match_id, game_id=self.game_id, mode=str(live.created["mode"]),
                 seats=int(live.created["seats"]), status=STATUS[live.status],
                 version=live.version,
-                abandoned=live.status in ("ended", "sealed") and rec.is_abandoned(live.outcome))
+                abandoned=live.over and rec.is_abandoned(live.outcome))
             for live in self.host.live.held()[:limit]
         ])
 
@@ -281,7 +281,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     async def _update(self, match_id: str, seat: int) -> rules_pb2.SeatUpdate:
         live = await self.host.live_match(match_id)
-        outcome = rec.public_outcome(live.outcome) if live.status in ("ended", "sealed") else None
+        outcome = rec.public_outcome(live.outcome) if live.over else None
         return rules_pb2.SeatUpdate(
             version=live.version, status=STATUS[live.status],
             decisions=self._decision_messages(live, seat, self.host.decisions_of(live, seat)),
