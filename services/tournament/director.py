@@ -236,11 +236,8 @@ class Director:
         ended = await asyncio.to_thread(self.app.force_ended_ids)
         for uid in ended:
             t = await asyncio.to_thread(self.app.repository.get, uid)
-            left = _unfinished(t)
-            if left and not self._closing:
-                missed = await self._abandon_unfinished(t, left)
-                if missed:
-                    self._abandon_in_background(t, missed)
+            if not self._closing:
+                await self._abandon_all(t)
         log.info("force-ended tournaments' matches abandoned again", tournaments=len(ended))
 
     async def close(self) -> None:
@@ -884,10 +881,15 @@ class Director:
         retrying = self._abandoning.pop(tournament_id, None)
         if retrying is not None:  # this try takes over from the earlier one's retries
             retrying.cancel()
+        await self._abandon_all(t)
+        return t
+
+    async def _abandon_all(self, t: Tournament) -> None:
+        """Abandon the tournament's matches with no result; those a rules service missed
+        are tried again in the background."""
         missed = await self._abandon_unfinished(t, _unfinished(t))
         if missed:
             self._abandon_in_background(t, missed)
-        return t
 
     async def _abandon_unfinished(self, t: Tournament, matches: list[str]) -> list[str]:
         """Abandon, on the rules service, each of ``matches`` (the tournament's matches with
