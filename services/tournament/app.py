@@ -40,7 +40,8 @@ class TournamentApplication(Application):
 
     def _originators(self, event_class: type[Any]) -> list[uuid.UUID]:
         """The tournaments with an event of ``event_class``, in the order of those events
-        (from the notification log, one topic: a tournament's one Created or ForceEnded)."""
+        (from the notification log, one topic: a tournament's one Created, ForceEnded or
+        AbandonsConfirmed)."""
         topic = [get_topic(event_class)]
         ids: list[uuid.UUID] = []
         start = 1
@@ -67,6 +68,9 @@ class TournamentApplication(Application):
             start = page[-1].id + 1
 
     def force_ended_ids(self) -> list[uuid.UUID]:
-        """Force-ended tournaments, in the order they were force-ended (one notification
-        per tournament is read: its ForceEnded event)."""
-        return self._originators(Tournament.ForceEnded)  # type: ignore[attr-defined]
+        """Force-ended tournaments whose abandons were not all confirmed, in the order they
+        were force-ended (from two topics of the notification log: each tournament's one
+        ForceEnded and its one AbandonsConfirmed)."""
+        confirmed = set(self._originators(Tournament.AbandonsConfirmed))  # type: ignore[attr-defined]
+        return [uid for uid in self._originators(Tournament.ForceEnded)  # type: ignore[attr-defined]
+                if uid not in confirmed]

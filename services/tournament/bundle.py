@@ -314,6 +314,13 @@ def _check_matches(
                 elif number in rnd.get("abandoned", {}):
                     report.fail(f"{where}: the log says the match was abandoned, and its "
                                 "export is missing from the bundle")
+                elif result is None and replayed.status == "force-ended":
+                    stopped = ("its rules service confirmed it stopped"
+                               if match_id in (replayed.confirmed or ()) else
+                               "the log records no confirmation from its rules service "
+                               "that it stopped")
+                    report.warnings.append(f"{where}: no result, the tournament was "
+                                           f"force-ended ({replayed.reason}); {stopped}")
                 continue
             data = str(line.get("export", "")).encode()
             match_report = reports[match_id]

@@ -886,10 +886,25 @@ class Director:
 
     async def _abandon_all(self, t: Tournament) -> None:
         """Abandon the tournament's matches with no result; those a rules service missed
-        are tried again in the background."""
-        missed = await self._abandon_unfinished(t, _unfinished(t))
+        are tried again in the background. Once every one was answered, the log records
+        it (AbandonsConfirmed), and later starts leave the tournament alone."""
+        matches = _unfinished(t)
+        missed = await self._abandon_unfinished(t, matches)
         if missed:
-            self._abandon_in_background(t, missed)
+            self._abandon_in_background(t, missed, matches)
+        else:
+            await self._confirm_abandons(t.tournament_id, matches)
+
+    async def _confirm_abandons(self, tournament_id: str, matches: list[str]) -> None:
+        """Record, once, that the force-end's abandons were all answered."""
+        async with self.lock(tournament_id):
+            t = await self._find(tournament_id)
+            if t.confirmed:
+                return
+            t.abandons_confirmed(matches)
+            await self._save(t)
+        with bound_contextvars(tournament_id=tournament_id):
+            log.info("every match of the force-ended tournament is stopped", matches=len(matches))
 
     async def _abandon_unfinished(self, t: Tournament, matches: list[str]) -> list[str]:
         """Abandon, on the rules service, each of ``matches`` (the tournament's matches with
@@ -923,9 +938,10 @@ class Director:
         missed = await asyncio.gather(*(abandon(m) for m in matches))
         return [m for m in missed if m is not None]
 
-    def _abandon_in_background(self, t: Tournament, matches: list[str]) -> None:
-        """Try the abandons again, after each of ``Options.abandon_retries``, until none is
-        missed (one task per tournament; a newer call replaces an older one's)."""
+    def _abandon_in_background(self, t: Tournament, matches: list[str], every: list[str]) -> None:
+        """Try the abandons of ``matches`` again, after each of ``Options.abandon_retries``,
+        until none is missed, then confirm ``every`` match (one task per tournament; a
+        newer call replaces an older one's)."""
         if self._closing:
             return
         old = self._abandoning.pop(t.tournament_id, None)
@@ -938,6 +954,7 @@ class Director:
                 await asyncio.sleep(delay)
                 left = await self._abandon_unfinished(t, left)
                 if not left:
+                    await self._confirm_abandons(t.tournament_id, every)
                     return
             with bound_contextvars(tournament_id=t.tournament_id):
                 log.error("gave up abandoning the force-ended tournament's matches for now; "

@@ -218,3 +218,14 @@ class Tournament(Aggregate):
     def force_end(self, reason: str, by: str) -> None:
         self.status = "force-ended"
         self.reason = reason
+
+    @event("AbandonsConfirmed")
+    def abandons_confirmed(self, matches: list[str]) -> None:
+        """Every match the force-end left without a result (``matches``) was answered by
+        its rules service: abandoned now or before, ended before, or unknown to it. A
+        start abandons again only the force-ended tournaments without this event."""
+        self.confirmed = True
+
+    confirmed = False
+    """Whether the force-end's abandons were confirmed (a class default: snapshots taken
+    before the event existed hold no such attribute)."""

@@ -136,6 +136,11 @@ class Replayed:
     """Log position (0-based) of each late entry's and each drop's record, by player."""
     audit_events: list[dict[str, Any]] = field(default_factory=list)
     """The log in the terms of the core's audit (core/audit.py ``recheck``)."""
+    reason: str = ""
+    """Why the tournament was force-ended (ForceEnded)."""
+    confirmed: list[str] | None = None
+    """The matches without a result whose abandon every rules service answered, once the
+    log records it (AbandonsConfirmed, after a ForceEnded)."""
 
     def history(self, before_round: int | None = None) -> History:
         """The core's History: everything, or what the log held when round
@@ -273,6 +278,9 @@ def replay_log(records: Iterable[Mapping[str, Any]]) -> Replayed:
                 out.status = "finished"
             elif kind == "ForceEnded":
                 out.status = "force-ended"
+                out.reason = str(r["reason"])
+            elif kind == "AbandonsConfirmed":
+                out.confirmed = [str(m) for m in r["matches"]]
         except (KeyError, IndexError, TypeError, ValueError) as err:
             raise ValueError(
                 f"tournament log record {index + 1} ({kind}): malformed ({err!r})"

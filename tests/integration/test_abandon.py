@@ -491,7 +491,9 @@ async def test_abandons_a_rules_service_missed_are_tried_again(tmp_path: Any, na
 async def test_a_restart_abandons_what_a_stopped_force_end_left_playing(tmp_path: Any,
                                                                         nats_url: str) -> None:
     """The service stops between ForceEnd's save and its abandons (here: it never makes
-    them): at its next start the force-ended tournament's matches are abandoned."""
+    them): at its next start the force-ended tournament's matches are abandoned, and the log
+    records that every one was answered; the bundle notes each table as stopped, confirmed
+    or not."""
     import dataclasses
 
     from tests.integration.conftest import make_settings
@@ -503,10 +505,18 @@ async def test_a_restart_abandons_what_a_stopped_force_end_left_playing(tmp_path
     org = b.issuer.issue("organiser", "*", player="org", ttl=600)
     director = b.services["tournament"].extra["director"]
 
-    async def stopped_first(t: Any, matches: list[str]) -> list[str]:
-        return []
+    async def stopped_first(t: Any) -> None:
+        return None
 
-    director._abandon_unfinished = stopped_first
+    director._abandon_all = stopped_first
+
+    async def notes(c: Any) -> list[str]:
+        bundle = (await c.call("ExportTournament", org, tournament_id=tid)).bundle_jsonl
+        report = verify_bundle(bundle, verify_match=lambda data, key: verify_export(
+            data, key, engine=toy.ENGINE))
+        assert report.ok, report.failures
+        return [w for w in report.warnings if "force-ended" in w]
+
     c = None
     try:
         c, tid, match_ids = await _first_round(b, client, org)
@@ -514,6 +524,10 @@ async def test_a_restart_abandons_what_a_stopped_force_end_left_playing(tmp_path
         status = (await c.call("GetTournament", tournament_id=tid)).tournament.status
         assert status == tournament_pb2.TOURNAMENT_STATUS_FORCE_ENDED
         assert not any([await _abandoned(client, m) for m in match_ids])
+        assert sorted(await notes(c)) == sorted(
+            f"round 1 table {m.rsplit('-t', 1)[1]} (match {m}): no result, the tournament was "
+            "force-ended (the venue closed); the log records no confirmation from its rules "
+            "service that it stopped" for m in match_ids)
     finally:
         if c is not None:
             await c.close()
@@ -521,10 +535,27 @@ async def test_a_restart_abandons_what_a_stopped_force_end_left_playing(tmp_path
         await b.stop(1)
     b = await _tournament_backend(settings)
     client = RulesClient(b.address("rules-toy"))
+    c = None
     try:
         for match_id in match_ids:
             assert await _abandoned(client, match_id, wait=5), match_id
+        director = b.services["tournament"].extra["director"]
+        for _ in range(50):  # the sweep records the answers once it has them all
+            confirmed = [r["matches"] for r in await director.records(tid)
+                         if r["type"] == "AbandonsConfirmed"]
+            if confirmed:
+                break
+            await asyncio.sleep(0.1)
+        assert [sorted(m) for m in confirmed] == [sorted(match_ids)]
+        assert director.app.force_ended_ids() == []
+        from services.cli.tournament_commands import TournamentClient
+
+        c = TournamentClient(b.address("tournament"))
+        assert all(n.endswith("; its rules service confirmed it stopped") for n in await notes(c))
+        assert len(await notes(c)) == len(match_ids)
     finally:
+        if c is not None:
+            await c.close()
         await client.close()
         await b.stop(1)
 

@@ -268,11 +268,13 @@ async def test_corrections_drops_late_entries_and_force_end_verify(b: Backend) -
     for _ in range(50):
         try:
             last = await js.get_last_msg(bus.STREAM, f"neon.events.tournament.{tid}")
-            if json.loads(last.data)["type"] == "ForceEnded":
+            if json.loads(last.data)["type"] == "AbandonsConfirmed":
                 break
         except Exception:  # not relayed yet
             pass
         await asyncio.sleep(0.1)
     payload = json.loads(last.data)
-    assert payload["type"] == "ForceEnded" and payload["reason"] == "time is up"
+    # every table had its result: nothing to abandon, confirmed at once, after the ForceEnded
+    assert payload["type"] == "AbandonsConfirmed" and payload["matches"] == []
     assert payload["n"] == len(records)
+    assert records[-2]["type"] == "ForceEnded" and records[-2]["reason"] == "time is up"

@@ -15,6 +15,7 @@ from structlog.contextvars import get_contextvars
 from services.tournament import director as director_module
 from services.tournament.app import TournamentApplication
 from services.tournament.director import Director, Options
+from services.tournament.domain import tournament_uuid
 from tests.unit.tournament.test_director_ended import KEY, ORG, StandInRules
 
 
@@ -91,6 +92,16 @@ async def test_force_end_abandons_the_matches_without_a_result(setup: Any) -> No
              for k in (await d.round_view(t, 1))["tables"]}
     undecided = next(n for n in shown if n != decided)
     assert shown == {decided: ("done", None), undecided: ("abandoned", "the venue closed")}
+    # every abandon was answered: the log says so, once, and a start leaves the tournament be
+    assert await _confirmed(d, "fe") == [[open_match]]
+    assert d.app.force_ended_ids() == []
+    await d.force_end(ORG, "fe", "again")
+    assert await _confirmed(d, "fe") == [[open_match]]
+
+
+async def _confirmed(d: Director, tid: str) -> list[list[str]]:
+    """The matches of each AbandonsConfirmed record of the tournament's log."""
+    return [r["matches"] for r in await d.records(tid) if r["type"] == "AbandonsConfirmed"]
 
 
 async def test_an_unreachable_rules_service_does_not_fail_the_force_end(
@@ -106,10 +117,61 @@ async def test_an_unreachable_rules_service_does_not_fail_the_force_end(
     warned = [kw for level, _, kw in logged.lines if level == "warning"]
     assert sorted(kw["match_id"] for kw in warned) == matches
     assert all(kw["tournament_id"] == "down" and kw["code"] == "UNAVAILABLE" for kw in warned)
+    assert await _confirmed(d, "down") == []  # nothing answered: a start tries again
+    assert d.app.force_ended_ids() == [tournament_uuid("down")]
     rules.down = False  # a repeat ForceEnd tries the abandons again, with the stored reason
     again = await d.force_end(ORG, "down", "another reason")
     assert again.status == "force-ended"
     assert sorted(rules.abandoned) == [("g", m, "storm") for m in matches]
+    assert [sorted(m) for m in await _confirmed(d, "down")] == [matches]
+    assert d.app.force_ended_ids() == []
+
+
+async def test_a_start_abandons_only_what_no_rules_service_confirmed() -> None:
+    """ForceEnd with the rules service down and no retries: the next start abandons the
+    matches and records the confirmation; a start after that sends no abandon at all."""
+    import asyncio
+
+    app = TournamentApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    down = AbandoningRules()
+    down.down = True
+    first = Director(app, down, None, KEY, Options(poll=0.02, abandon_retries=()))
+    await _round_one(first, "st")
+    matches = await _matches(first, "st")
+    await first.force_end(ORG, "st", "power cut")
+    await first.close()
+    assert down.abandoned == [] and await _confirmed(first, "st") == []
+    starts = []
+    for _ in range(2):
+        rules = AbandoningRules()
+        d = Director(app, rules, None, KEY, Options(poll=0.02))
+        await d.recover()
+        assert d._sweep is not None
+        await asyncio.wait_for(d._sweep, 5)
+        await d.close()
+        starts.append(sorted(rules.abandoned))
+    assert starts == [[("g", m, "power cut") for m in matches], []]
+    assert [sorted(m) for m in await _confirmed(d, "st")] == [matches]
+
+
+async def test_abandons_retried_in_the_background_are_confirmed_when_all_answer(
+        setup: Any) -> None:
+    import asyncio
+
+    d, rules = setup
+    d.options = Options(poll=0.02, abandon_retries=(0.05, 0.05, 0.05))
+    await _round_one(d, "bg")
+    matches = await _matches(d, "bg")
+    rules.down = True
+    await d.force_end(ORG, "bg", "flood")
+    assert await _confirmed(d, "bg") == []
+    rules.down = False
+    for _ in range(100):
+        if await _confirmed(d, "bg"):
+            break
+        await asyncio.sleep(0.02)
+    assert [sorted(m) for m in await _confirmed(d, "bg")] == [matches]
+    assert sorted(rules.abandoned) == [("g", m, "flood") for m in matches]
 
 
 async def test_an_abandoned_matchs_end_is_no_result(setup: Any, monkeypatch: pytest.MonkeyPatch) -> None:
