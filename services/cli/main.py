@@ -8,7 +8,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -463,33 +463,39 @@ def abandon_match(
 @app.command()
 @friendly
 def verify(
-    files: list[Path] = typer.Argument(..., help="one or more exports (a campaign: all its matches)"),
+    files: list[Path] = typer.Argument(
+        ..., help="exports, tournament bundles, or folders of them (every *.jsonl under a "
+                  "folder, subfolders too; a campaign: all its matches)"),
     public_key: str = typer.Option(
         "", help="the organiser's Ed25519 public key (hex) to pin: `neon public-key` prints it"),
     jobs: int = typer.Option(0, help="processes to verify in (default: one per core)"),
 ) -> None:
     """Check exports offline: chain, signature, seed, every draw, a full replay, and the
-    links between the matches of a campaign. Several files are checked in parallel."""
+    links between the matches of a campaign. Several files are checked in parallel, each
+    report printed as it comes; a folder's files are read by the workers, one at a time."""
     from services.rules.verify import campaign_links
 
     settings = _settings(configure_logs=False)  # verifying logs nothing
     check_public_key(public_key)
-    exports = [file.read_bytes() for file in files]
+    labels = _expand(files)
+    firsts = [_first_line(path) for path in labels]  # a file that cannot be read stops here
     failed = False
-    bundles = [(file, data) for file, data in zip(files, exports) if _is_bundle(data)]
+    bundles = [path for path, first in zip(labels, firsts) if _is_bundle(first)]
     if bundles:
         _cli_log(settings)  # the tournament's code may log
-        failed = _verify_bundles(bundles, public_key or None, len(files) > 1, jobs)
-        pairs = [(f, d) for f, d in zip(files, exports) if not _is_bundle(d)]
-        files, exports = [f for f, _ in pairs], [d for _, d in pairs]
-        if not files:
-            raise typer.Exit(1 if failed else 0)
-    reports = _verify_all(exports, public_key or None, jobs)
+        failed = _verify_bundles([(p, p.read_bytes()) for p in bundles], public_key or None,
+                                 len(labels) > 1, jobs)
+    pairs = [(path, first) for path, first in zip(labels, firsts) if not _is_bundle(first)]
+    if not pairs:
+        raise typer.Exit(1 if failed else 0)
+    many = len(labels) > 1
     # Numbers and names are highlighted only where colours show (without, the text is the
     # same): rich's highlighting is most of the cost of printing a folder's reports.
     highlight = console.color_system is not None
-    for file, report in zip(files, reports):
-        prefix = f"{file.name}: " if len(files) > 1 else ""
+    verified, events, bad = 0, 0, []
+    for (path, _), report in zip(pairs, _verify_paths([p for p, _ in pairs], public_key or None,
+                                                      jobs, [f for _, f in pairs])):
+        prefix = f"{labels[path]}: " if many else ""
         # One print per file: rich's cost is mostly per call (highlighting, wrapping), and
         # the lines come out the same as printed one by one.
         lines = [f"{prefix}[green]ok[/] {check}" for check in report.checks]
@@ -499,17 +505,48 @@ def verify(
                          if report.abandoned else "")
             lines.append(f"{prefix}verified: match {report.match_id}, {report.events} events"
                          f"{abandoned}")
+            verified, events = verified + 1, events + report.events
         if lines:
             console.print("\n".join(lines), highlight=highlight)
         if not report.ok:
             err_console.print(f"{prefix}FAILED: {report.failure}")
-            failed = True
-    if failed or any(_starts_campaign(data) for data in exports):
-        for problem in campaign_links(exports):
+            bad.append(labels[path])
+    if any(_starts_campaign(first) for _, first in pairs):
+        for problem in campaign_links([path.read_bytes() for path, _ in pairs]):
             err_console.print(f"FAILED: campaign link: {problem}")
             failed = True
-    if failed:
+    if len(pairs) > 1:
+        console.print(f"{verified} of {len(pairs)} exports verified ({events:,} events)",
+                      highlight=highlight)
+    if bad:
+        shown = ", ".join(bad[:10]) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
+        err_console.print(f"FAILED: {len(bad)} of {len(pairs)} exports: {shown}")
+    if failed or bad:
         raise typer.Exit(1)
+
+
+def _expand(files: list[Path]) -> dict[Path, str]:
+    """The files to verify, in the order given, each with the name its reports are printed
+    under: a folder stands for every ``*.jsonl`` file under it (subfolders too), sorted,
+    each named by its path inside the folder; a file given by itself is named by its name
+    (as before folders were taken). A file given twice is verified once."""
+    out: dict[Path, str] = {}
+    for given in files:
+        if given.is_dir():
+            found = sorted(p for p in given.rglob("*.jsonl") if p.is_file())
+            if not found:
+                raise CliError(f"{given}: no .jsonl file in this folder", USAGE)
+            for path in found:
+                out.setdefault(path, str(path.relative_to(given)))
+        else:
+            out.setdefault(given, given.name)
+    return out
+
+
+def _first_line(path: Path) -> bytes:
+    """The file's first line (``OSError`` when it cannot be read: the command says so)."""
+    with path.open("rb") as handle:
+        return handle.readline()
 
 
 def _starts_campaign(data: bytes) -> bool:
@@ -561,19 +598,33 @@ def _verify_bundles(bundles: list[tuple[Path, bytes]], public_key: str | None, m
     return failed
 
 
-def _verify_all(exports: list[bytes], public_key: str | None, jobs: int) -> list[Any]:
-    """Reports in the order given; across processes when there is more than one export."""
+def _verify_file(path: Path, public_key: str | None) -> Any:
+    """``verify_export`` of the file's bytes, read here (in the worker); a file that cannot
+    be read fails by itself, the others go on."""
+    from services.rules.verify import Report, verify_export
+
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        return Report().fail(f"cannot read {path}: {err.strerror}")
+    return verify_export(data, public_key)
+
+
+def _verify_paths(paths: list[Path], public_key: str | None, jobs: int,
+                  firsts: list[bytes]) -> Iterator[Any]:
+    """Reports in the order given, each as soon as it and those before it are done; across
+    processes when there are several files (``firsts``: their first lines)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from functools import partial
 
-    from services.rules.verify import verify_export
-
-    if not jobs and len(exports) < PARALLEL_FROM:
+    if not jobs and len(paths) < PARALLEL_FROM:
         jobs = 1  # starting worker processes costs more than a few exports take
-    workers = min(len(exports), jobs or os.cpu_count() or 1)
+    workers = min(len(paths), jobs or os.cpu_count() or 1)
     if workers <= 1:
-        return [verify_export(data, public_key) for data in exports]
+        for path in paths:
+            yield _verify_file(path, public_key)
+        return
     # A lone thread (the `neon verify` command) forks: workers start with every module and
     # engine already imported, where a spawned worker spends about a second importing the
     # command line again. Spawn when other threads run (tests, neon up: gRPC threads break
@@ -582,22 +633,25 @@ def _verify_all(exports: list[bytes], public_key: str | None, jobs: int) -> list
 
     fork = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
     if fork:
-        _import_engines(exports)
+        _import_engines(firsts)
     context = multiprocessing.get_context("fork" if fork else "spawn")
-    chunk = max(1, len(exports) // (workers * 4))
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        return list(pool.map(partial(verify_export, public_key=public_key), exports,
-                             chunksize=chunk))
+    chunk = max(1, min(16, len(paths) // (workers * 4)))
+    pool = ProcessPoolExecutor(workers, mp_context=context)
+    try:
+        yield from pool.map(partial(_verify_file, public_key=public_key), paths,
+                            chunksize=chunk)
+    finally:  # also when the printing stops early (Ctrl-C): drop what has not started
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _import_engines(exports: list[bytes]) -> None:
-    """Import the engines the exports name, once, before workers are forked."""
+def _import_engines(firsts: list[bytes]) -> None:
+    """Import the engines the exports' first lines name, once, before workers are forked."""
     import re
 
     from services.rules.games import load_engine
 
-    for game in sorted({m.group(1).decode() for data in exports
-                        if (m := re.search(rb'"game":"([a-z0-9-]+)"', data[:4096]))}):
+    for game in sorted({m.group(1).decode() for first in firsts
+                        if (m := re.search(rb'"game":"([a-z0-9-]+)"', first))}):
         with contextlib.suppress(KeyError, ModuleNotFoundError):
             load_engine(game)
 
