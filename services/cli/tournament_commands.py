@@ -269,6 +269,9 @@ def print_round(r: Any) -> None:
                 result += f" ({t.result.kind})"
         elif t.abandoned_reason:
             result = f"abandoned: {t.abandoned_reason}"
+        rematches = [f"rematch of {e.match_id} (abandoned: {e.abandoned_reason}; "
+                     f"again: {e.rematch_reason})" for e in t.earlier]
+        result = "; ".join(part for part in (result, *rematches) if part)
         table.add_row(str(t.number), " v ".join(t.seats), result, t.match_id)
     console.print(table)
     if r.HasField("checkpoint"):
@@ -543,6 +546,25 @@ def correct(
         reply = await client.call("CorrectResult", token, tournament_id=tournament_id,
                                   round=number, table=table, placements=places,
                                   forfeited=forfeited, reason=reason)
+        print_round(reply.round)
+
+    _run(go)
+
+
+@tournament_app.command("rematch")
+@friendly
+def rematch(
+    tournament_id: str,
+    number: int = typer.Argument(..., metavar="ROUND", help="the round"),
+    table: int = typer.Argument(..., help="the table"),
+    reason: str = typer.Option(..., help="why the table plays again (kept in the log)"),
+) -> None:
+    """Have an abandoned table play again: a new match for the same seats (its abandoned
+    match stays in the log and the bundle), with a new check-in window."""
+
+    async def go(client: TournamentClient, token: str) -> None:
+        reply = await client.call("RematchTable", token, tournament_id=tournament_id,
+                                  round=number, table=table, reason=reason)
         print_round(reply.round)
 
     _run(go)

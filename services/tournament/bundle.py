@@ -55,7 +55,8 @@ def build_bundle(
     key: Any,
     result_keys: Sequence[str],
 ) -> bytes:
-    """``records``: the chained log; ``exports``: each sealed match's export by match id."""
+    """``records``: the chained log; ``exports``: each sealed match's export by match id
+    (a rematched table's earlier matches too)."""
     from services.platform.signing import public_key_hex
 
     replayed = tlog.replay_log(records)
@@ -73,8 +74,9 @@ def build_bundle(
     lines += [{"type": "LogRecord", "record": dict(r)} for r in records]
     proofs_out: list[dict[str, Any]] = []
     for rnd in replayed.rounds:
-        for table in sorted(rnd["matches"]):
-            match_id = rnd["matches"][table]
+        earlier = [(table, m["match_id"]) for table, ms in sorted(rnd.get("earlier", {}).items())
+                   for m in ms]
+        for table, match_id in sorted([*earlier, *rnd["matches"].items()]):
             if match_id in exports:
                 lines.append(
                     {
@@ -293,6 +295,11 @@ def _check_matches(
     for rnd in replayed.rounds:
         n = rnd["number"]
         tables = {t.number: t for t in rnd["tables"]}
+        for number, earlier in sorted(rnd.get("earlier", {}).items()):
+            for match in earlier:
+                seen += _check_earlier(report, f"round {n} table {number} (match "
+                                       f"{match['match_id']}, rematched)", match,
+                                       tables.get(number), exports, result_keys, reports, game)
         for number, match_id in sorted(rnd["matches"].items()):
             where = f"round {n} table {number} (match {match_id})"
             table = tables.get(number)
@@ -384,6 +391,42 @@ def _check_matches(
         f"{seen} match exports verified (chain, signature, seed, draws, replay) "
         "and matched to their tables and results"
     )
+
+
+def _check_earlier(report: BundleReport, where: str, match: dict[str, Any], table: Any,
+                   exports: dict[str, dict[str, Any]], result_keys: list[str],
+                   reports: dict[str, Any], game: str) -> int:
+    """A table's match that was abandoned and replaced by a rematch: its export is in the
+    bundle, verifies, is a match of the table's seats, ended abandoned, and ends with the
+    final hash the log recorded at the rematch. 1 when it was checked."""
+    from services.rules.export import parse_export
+
+    report.warnings.append(f"{where}: abandoned ({match['abandoned']}), then played again "
+                           f"({match['reason']})")
+    line = exports.get(match["match_id"])
+    if table is None:
+        report.fail(f"{where}: the log rematches a table it never paired")
+        return 0
+    if line is None:
+        report.fail(f"{where}: the rematched match's export is missing from the bundle")
+        return 0
+    match_report = reports[match["match_id"]]
+    if not match_report.ok:
+        report.fail(f"{where}: {match_report.failure}")
+        return 0
+    records, checkpoint = parse_export(str(line.get("export", "")).encode())
+    created = records[0]
+    ended = next((r for r in records if r.get("type") == "MatchEnded"), None)
+    if str(checkpoint.get("public_key")) not in result_keys:
+        report.fail(f"{where}: the export is signed by a key the bundle does not trust")
+    elif created.get("game") != game or list(created.get("players") or []) != list(table.seats):
+        report.fail(f"{where}: the export is not a match of the table's seats in {game}")
+    elif ended is None or not is_abandoned(ended.get("outcome")):
+        report.fail(f"{where}: the log rematched the table, but this match was not abandoned")
+    elif records[-1].get("hash") != match["final_hash"]:
+        report.fail(f"{where}: the export ends with hash {str(records[-1].get('hash'))[:12]}, "
+                    f"the log recorded {match['final_hash'][:12]} at the rematch")
+    return 1
 
 
 def _check_signed(

@@ -53,13 +53,22 @@ from services.tournament.app import TournamentApplication
 from services.tournament.core import bracket as core_bracket
 from services.tournament.core import too_many_rounds
 from services.tournament.core.model import FormatConfig, TableResult, TournamentError
-from services.tournament.domain import ENDED, Tournament, match_id_of
+from services.tournament.domain import (
+    ENDED,
+    MAX_REMATCHES,
+    Tournament,
+    attempt_of,
+    match_id_of,
+)
 from services.tournament.rules_port import RulesGateway
 
 log = get_logger("tournament")
 TOURNAMENT_ID = re.compile(r"^[A-Za-z0-9_]{1,40}\Z")
 PLAYER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}\Z")
-MATCH_OF = re.compile(r"^(?P<t>[A-Za-z0-9_]{1,40})-r(?P<r>[0-9]{1,4})-t(?P<k>[0-9]{1,4})\Z")
+MATCH_OF = re.compile(
+    r"^(?P<t>[A-Za-z0-9_]{1,40})-r(?P<r>[0-9]{1,4})-t(?P<k>[0-9]{1,4})(?:-g(?P<g>[0-9]{1,2}))?\Z")
+"""A tournament's match id (``domain.match_id_of``): tournament, round, table, and the
+attempt of a rematch."""
 DEFAULT_CLOCK = {"kind": "per_decision", "per_decision_ms": 60_000, "max_timeouts": 2}
 DEFAULT_CHECK_IN = 300
 MAX_CHECK_IN = 24 * 3600
@@ -548,7 +557,8 @@ class Director:
         for table in rnd["tables"]:
             if table["bye"]:
                 continue
-            match_id = match_id_of(tournament_id, number, table["number"])
+            match_id = match_id_of(tournament_id, number, table["number"],
+                                   attempt_of(rnd, table["number"]))
             known = str(table["number"]) in rnd["matches"]
             if known and match_id in self._tokens:
                 continue
@@ -559,7 +569,10 @@ class Director:
             if not known:
                 async with self.lock(tournament_id):
                     t = await self._find(tournament_id)
-                    if str(table["number"]) not in t.round(number)["matches"]:
+                    rnd = t.round(number)
+                    if (str(table["number"]) not in rnd["matches"]
+                            and match_id == match_id_of(tournament_id, number, table["number"],
+                                                        attempt_of(rnd, table["number"]))):
                         deadline = round(time.time() + float(s["check_in_seconds"]), 3)
                         t.match_created(
                             number,
@@ -673,6 +686,11 @@ class Director:
             tables = [k for k in rnd["tables"] if k["number"] == table and not k["bye"]]
             if not tables:
                 return "ignored"
+            current = rnd["matches"].get(str(table), {}).get("match_id")
+            if result.get("match_id") != current:  # an earlier match of a rematched table
+                log.info("a result of a match the table no longer plays is left out",
+                         match_id=result.get("match_id"), current=current)
+                return "ignored"
             if str(table) in rnd["results"]:
                 return "duplicate"
             seats = list(tables[0]["seats"])
@@ -771,6 +789,67 @@ class Director:
             log.info("result corrected", round=number, table=table, reason=reason)
         self._drive(tournament_id)
         return await self.round_view(await self._find(tournament_id), number)
+
+    async def rematch(self, claims: Claims | None, tournament_id: str, number: int, table: int,
+                      reason: str) -> dict[str, Any]:
+        """Have an abandoned table play again (RematchTable): the abandoned match, sealed,
+        stays in the log as one of the table's earlier matches (with its final hash, so the
+        round's checkpoint commits to it through the log head), and the driver creates the
+        table's next match, with a new check-in window."""
+        who = _organiser(claims)
+        reason = reason.strip()[:500]
+        if not reason:
+            raise InvalidArgument("a rematch needs a reason")
+        t = await self._find(tournament_id)
+        match_id = self._rematchable(t, number, table)["match_id"]
+        reply = await self._export_or_unavailable(t.game, match_id)
+        last = bytes(reply.export_jsonl).rstrip(b"\n").split(b"\n") if reply is not None else []
+        if len(last) < 2 or b'"MatchSealed"' not in last[-2]:
+            raise FailedPrecondition(f"{match_id!r} is not sealed yet (its seal follows its "
+                                     "abandon within seconds): try again")
+        async with self.lock(tournament_id):
+            t = await self._find(tournament_id)
+            if self._rematchable(t, number, table)["match_id"] != match_id:
+                raise FailedPrecondition(f"table {table} of round {number} changed meanwhile")
+            t.table_rematched(number, table, match_id, reply.final_hash, int(reply.event_count),
+                              reason, who.player)
+            await self._save(t)
+            with bound_contextvars(tournament_id=tournament_id, match_id=match_id):
+                log.info("table rematched", round=number, table=table, reason=reason)
+        try:  # the answer names the new match (the driver does it otherwise, retrying)
+            await self._create_matches(tournament_id, number)
+        except Exception as err:  # the rules service is down: the driver retries
+            log.warning("the rematch's match is not created yet", error=repr(err))
+        self._drive(tournament_id)
+        return await self.round_view(await self._find(tournament_id), number)
+
+    @staticmethod
+    def _rematchable(t: Tournament, number: int, table: int) -> dict[str, Any]:
+        """The table's abandoned match, or why the table cannot play again."""
+        if t.status in ENDED:
+            raise FailedPrecondition(f"the tournament is {t.status}")
+        if not 1 <= number <= len(t.rounds):
+            raise NotFound(f"no round {number} (rounds paired: {len(t.rounds)})")
+        rnd = t.round(number)
+        found = [k for k in rnd["tables"] if k["number"] == table]
+        if not found:
+            raise NotFound(f"round {number} has no table {table}")
+        key = str(table)
+        if found[0]["bye"]:
+            raise FailedPrecondition(f"table {table} of round {number} is a bye")
+        if rnd["checkpoint"] is not None:
+            raise FailedPrecondition(f"round {number} is complete (its checkpoint is signed)")
+        if key in rnd["results"]:
+            raise FailedPrecondition(f"table {table} of round {number} has its result "
+                                     "(CorrectResult changes a result)")
+        if key not in rnd.get("abandoned", {}):
+            raise FailedPrecondition(
+                f"table {table} of round {number} has no abandoned match: abandon its match "
+                "first (AbandonMatch, `neon abandon MATCH_ID --reason ...`)")
+        if attempt_of(rnd, table) > MAX_REMATCHES:
+            raise FailedPrecondition(f"table {table} of round {number} was rematched "
+                                     f"{MAX_REMATCHES} times already: CorrectResult decides it")
+        return dict(rnd["matches"][key])
 
     # -- players during the event -------------------------------------------------
 
@@ -978,15 +1057,9 @@ class Director:
         exports: dict[str, bytes] = {}
         for rnd in t.rounds:
             for key, match in rnd["matches"].items():
-                try:
-                    reply = await self.rules.export_match(t.game, match["match_id"])
-                except grpc.aio.AioRpcError as err:
-                    if err.code() == grpc.StatusCode.NOT_FOUND:
-                        continue
-                    raise Unavailable(
-                        f"the rules service of {t.game} could not export "
-                        f"{match['match_id']}: {err.code().name}"
-                    ) from None
+                reply = await self._export_or_unavailable(t.game, match["match_id"])
+                if reply is None:
+                    continue
                 sealed = rnd["sealed"].get(key)
                 if sealed is not None and reply.final_hash != sealed["final_hash"]:
                     raise FailedPrecondition(
@@ -994,6 +1067,16 @@ class Director:
                         "tournament sealed: its store was changed"
                     )
                 if sealed is not None:
+                    exports[match["match_id"]] = bytes(reply.export_jsonl)
+            for earlier in rnd.get("earlier", {}).values():
+                for match in earlier:  # abandoned and replaced: sealed before the rematch
+                    reply = await self._export_or_unavailable(t.game, match["match_id"])
+                    if reply is None:
+                        continue
+                    if reply.final_hash != match["final_hash"]:
+                        raise FailedPrecondition(
+                            f"match {match['match_id']} now ends with another hash than the "
+                            "tournament recorded at its rematch: its store was changed")
                     exports[match["match_id"]] = bytes(reply.export_jsonl)
         data = await asyncio.to_thread(
             build_bundle,
@@ -1014,6 +1097,18 @@ class Director:
         return data, len(exports), checkpoints
 
     # -- queries ------------------------------------------------------------------
+
+    async def _export_or_unavailable(self, game: str, match_id: str) -> Any:
+        """The rules service's ExportMatch reply; None when it knows no such match (the
+        bundle check then says the export is missing)."""
+        try:
+            return await self.rules.export_match(game, match_id)
+        except grpc.aio.AioRpcError as err:
+            if err.code() == grpc.StatusCode.NOT_FOUND:
+                return None
+            raise Unavailable(
+                f"the rules service of {game} could not export {match_id}: {err.code().name}"
+            ) from None
 
     async def get(self, tournament_id: str) -> Tournament:
         return await self._find(tournament_id)
@@ -1090,6 +1185,7 @@ class Director:
                     "result": rnd["results"].get(key),
                     "final_hash": rnd["sealed"].get(key, {}).get("final_hash", ""),
                     "abandoned": abandoned.get(key),
+                    "earlier": list(rnd.get("earlier", {}).get(key, [])),
                 }
             )
         return {
@@ -1179,6 +1275,10 @@ class Director:
             tables = [k for k in rnd["tables"] if k["number"] == table and not k["bye"]]
             if not tables or key not in rnd["matches"]:
                 raise NotFound(f"no match {match_id!r} yet")
+            if rnd["matches"][key]["match_id"] != match_id:
+                raise FailedPrecondition(
+                    f"{match_id!r} is not the table's match: the table plays "
+                    f"{rnd['matches'][key]['match_id']!r} (MyNextMatch names it)")
             seats = tables[0]["seats"]
             if who.player not in seats:
                 raise PermissionDenied(f"{who.player!r} has no seat at {match_id!r}")

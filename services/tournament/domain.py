@@ -24,9 +24,20 @@ def tournament_uuid(tournament_id: str) -> uuid.UUID:
     return uuid.uuid5(NAMESPACE, f"tournament:{tournament_id}")
 
 
-def match_id_of(tournament_id: str, round_number: int, table: int) -> str:
-    """Deterministic: a restart re-finds the match of a table instead of making another."""
-    return f"{tournament_id}-r{round_number}-t{table}"
+MAX_REMATCHES = 5
+"""RematchTable's limit per table."""
+
+
+def match_id_of(tournament_id: str, round_number: int, table: int, attempt: int = 1) -> str:
+    """Deterministic: a restart re-finds the match of a table instead of making another.
+    A rematch (``attempt`` 2 and on) adds ``-g<attempt>``."""
+    base = f"{tournament_id}-r{round_number}-t{table}"
+    return base if attempt == 1 else f"{base}-g{attempt}"
+
+
+def attempt_of(rnd: dict[str, Any], table: int) -> int:
+    """The attempt of the table's current (or next) match: 1 plus its earlier matches."""
+    return 1 + len(rnd.get("earlier", {}).get(str(table), []))
 
 
 class Tournament(Aggregate):
@@ -174,6 +185,25 @@ class Tournament(Aggregate):
         """The table's match was abandoned on its rules service (AbandonMatch): it ended
         with no result. The table waits for the organiser's CorrectResult."""
         self.round(round).setdefault("abandoned", {})[str(table)] = {"reason": reason, "by": by}
+
+    @event("TableRematched")
+    def table_rematched(self, round: int, table: int, match_id: str, final_hash: str,
+                        event_count: int, reason: str, by: str) -> None:
+        """The organiser has the table play again: its abandoned match ``match_id``, sealed
+        with ``final_hash``, becomes one of the table's earlier matches, and the table waits
+        for its next match (the driver creates it: MatchCreated)."""
+        rnd = self.round(round)
+        key = str(table)
+        abandoned = rnd.get("abandoned", {}).pop(key, {})
+        rnd.setdefault("earlier", {}).setdefault(key, []).append({
+            "match_id": match_id,
+            "final_hash": final_hash,
+            "event_count": event_count,
+            "abandoned": abandoned.get("reason", ""),
+            "reason": reason,
+        })
+        for part in ("matches", "ready", "started", "sealed"):
+            rnd[part].pop(key, None)
 
     @event("MatchSealed")
     def match_sealed(

@@ -127,7 +127,8 @@ class Replayed:
     rounds: list[dict[str, Any]] = field(default_factory=list)
     """Per round: number, tables (Table), results (table -> TableResult), matches (table ->
     match id), sealed (table -> final hash), checkpoint, log_length_before (records before
-    its RoundPaired)."""
+    its RoundPaired), and where tables were rematched, earlier (table -> its abandoned
+    matches: match_id, final_hash, abandoned and reason)."""
     dropped: list[tuple[str, int]] = field(default_factory=list)
     late: list[tuple[str, int]] = field(default_factory=list)
     standings: list[dict[str, Any]] | None = None
@@ -259,6 +260,18 @@ def replay_log(records: Iterable[Mapping[str, Any]]) -> Replayed:
             elif kind == "MatchAbandoned":
                 out.rounds[int(r["round"]) - 1].setdefault("abandoned", {})[int(r["table"])] = \
                     str(r["reason"])
+            elif kind == "TableRematched":
+                rnd, table = out.rounds[int(r["round"]) - 1], int(r["table"])
+                if rnd["matches"].get(table) != str(r["match_id"]):
+                    raise ValueError(f"rematches {r['match_id']}, which is not the table's match")
+                rnd.setdefault("earlier", {}).setdefault(table, []).append({
+                    "match_id": str(r["match_id"]),
+                    "final_hash": str(r["final_hash"]),
+                    "abandoned": str(rnd.get("abandoned", {}).pop(table, "")),
+                    "reason": str(r["reason"]),
+                })
+                for part in ("matches", "sealed", "absent"):
+                    rnd[part].pop(table, None)
             elif kind == "MatchSealed":
                 out.rounds[int(r["round"]) - 1]["sealed"][int(r["table"])] = str(r["final_hash"])
             elif kind == "CheckpointPublished":

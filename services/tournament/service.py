@@ -118,6 +118,11 @@ def round_message(view: dict[str, Any]) -> pb.Round:
                 result=result_message(k["result"]),
                 final_hash=k["final_hash"],
                 abandoned_reason=k.get("abandoned") or "",
+                earlier=[
+                    pb.EarlierMatch(match_id=e["match_id"], final_hash=e["final_hash"],
+                                    abandoned_reason=e["abandoned"], rematch_reason=e["reason"])
+                    for e in k.get("earlier", [])
+                ],
             )
             for k in view["tables"]
         ],
@@ -257,6 +262,11 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):
             request.reason,
         )
         return pb.CorrectResultResponse(round=round_message(view))
+
+    async def RematchTable(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        view = await self.d.rematch(claims(), request.tournament_id, request.round,
+                                    request.table, request.reason)
+        return pb.RematchTableResponse(round=round_message(view))
 
     async def DropPlayer(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         t = await self.d.drop(claims(), request.tournament_id, request.player_id, request.reason)

@@ -5,12 +5,14 @@ bracket. What the page shows is compared with the tournament service's own answe
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 import pytest_asyncio
 
@@ -294,6 +296,21 @@ async def test_an_abandoned_table_shows_why(served: Served, browser: Browser) ->
         served_round = (await client.call("GetRound", tournament_id=tid, round=1)).round
         assert served_round.tables[0].abandoned_reason == "a fire alarm"
         await browser.screenshot("tournament-abandoned")
+        # the organiser has the table play again: the row shows the new match and why
+        for _ in range(100):  # once the abandoned match is sealed
+            try:
+                await client.call("RematchTable", org, tournament_id=tid, round=1,
+                                  table=table.number, reason="the alarm was a test")
+                break
+            except grpc.aio.AioRpcError as err:
+                assert "not sealed yet" in (err.details() or ""), err.details()
+                await asyncio.sleep(0.1)
+        await page.wait_for_selector(f"{row}[data-status='awaiting seats']", timeout=20_000)
+        assert await page.text_content(f"{row} td.result") == (
+            f"rematch of {table.match_id} (abandoned: a fire alarm; again: the alarm was a test)")
+        assert await page.get_attribute(f"{row} a.watch", "data-match-id") == \
+            f"{table.match_id}-g2"
+        assert await page.text_content(f"{row} a.watch") == "watch live"
     finally:
         await client.close()
         await rules.close()

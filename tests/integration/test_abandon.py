@@ -601,3 +601,75 @@ async def test_neon_abandon_then_export_and_verify_from_the_command_line(backend
     assert out.returncode == 0, out.stdout + out.stderr
     assert "abandoned (no result): table 4 is broken" in out.stdout
     await client.close()
+
+
+async def test_an_abandoned_table_plays_again_and_the_bundle_holds_both_matches(
+        tmp_path: Any, nats_url: str) -> None:
+    """RematchTable: a tournament's match abandoned before its seats came is replaced by a
+    new match for the same seats, which its players find with MyNextMatch and play; the
+    round is signed once both tables have results, and the bundle verifies with the
+    abandoned match in it (and fails without it)."""
+    import dataclasses
+
+    from services.cli.tournament_commands import play_round_as, wait_round_complete
+    from tests.integration.conftest import make_settings
+
+    settings = make_settings(tmp_path, nats_url)
+    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
+    b = await _tournament_backend(settings, poll=0.1)
+    client = RulesClient(b.address("rules-toy"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in ("p1", "p2", "p3", "p4")}
+    c = None
+    rules: dict[str, Any] = {}
+    try:
+        c, tid, match_ids = await _first_round(b, client, org, start=False, check_in_seconds=60)
+        first = match_ids[0]
+        number = int(first.rsplit("-t", 1)[1])
+        with pytest.raises(grpc.aio.AioRpcError) as refused:  # nothing abandoned yet
+            await c.call("RematchTable", org, tournament_id=tid, round=1, table=number,
+                         reason="again")
+        assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        await abandon(client, org, first, "a player's laptop died")
+        for _ in range(100):  # the signed end reaches the tournament, and the seal is stored
+            try:
+                reply = await c.call("RematchTable", org, tournament_id=tid, round=1,
+                                     table=number, reason="a spare laptop")
+                break
+            except grpc.aio.AioRpcError as err:
+                assert err.code() == grpc.StatusCode.FAILED_PRECONDITION, err.details()
+                await asyncio.sleep(0.1)
+        table = next(t for t in reply.round.tables if t.number == number)
+        assert [(e.match_id, e.abandoned_reason, e.rematch_reason) for e in table.earlier] == \
+            [(first, "a player's laptop died", "a spare laptop")]
+        assert len(table.earlier[0].final_hash) == 64
+        assert table.status != tournament_pb2.TABLE_STATUS_ABANDONED
+        played = await asyncio.gather(*(play_round_as(c, rules, tokens[n], tid, n, timeout=30)
+                                        for n in tokens))
+        assert played == ["played"] * 4
+        round_ = await wait_round_complete(c, tid, 1, timeout=20)
+        table = next(t for t in round_.tables if t.number == number)
+        assert table.match_id == f"{first}-g2" and table.status == tournament_pb2.TABLE_STATUS_DONE
+        assert round_.checkpoint.leaves == 2  # the tables' final matches
+        bundle = (await c.call("ExportTournament", org, tournament_id=tid)).bundle_jsonl
+
+        def check(data: bytes) -> Any:
+            return verify_bundle(data, verify_match=lambda data, key: verify_export(
+                data, key, engine=toy.ENGINE))
+
+        report = check(bundle)
+        assert report.ok, report.failures
+        assert report.matches == 3
+        assert (f"round 1 table {number} (match {first}, rematched): abandoned (a player's "
+                "laptop died), then played again (a spare laptop)") in report.warnings
+        cut = b"\n".join(x for x in bundle.splitlines() if not (
+            json.loads(x)["type"] == "MatchExport" and json.loads(x)["match_id"] == first))
+        assert (f"round 1 table {number} (match {first}, rematched): the rematched match's "
+                "export is missing from the bundle") in check(cut + b"\n").failures
+    finally:
+        if c is not None:
+            await c.close()
+        for rc in rules.values():
+            await rc.close()
+        await client.close()
+        await b.stop(1)

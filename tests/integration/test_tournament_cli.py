@@ -96,7 +96,7 @@ def _rows(text: str) -> list[list[str]]:
 
 async def test_an_organiser_mends_an_event_from_the_command_line(tmp_path: Path, nats_url: str) -> None:
     """A table's match abandoned (`neon abandon`), shown as such by `neon tournament round`,
-    then set by hand (`correct`); a player dropped and another entered late: the next round
+    played again (`rematch`), then set by hand (`correct`); a player dropped and another entered late: the next round
     pairs them accordingly."""
     settings = make_settings(tmp_path, nats_url)
     settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
@@ -127,6 +127,16 @@ async def test_an_organiser_mends_an_event_from_the_command_line(tmp_path: Path,
         listed = await run("tournament", "round", "mend", "1")
         assert listed.returncode == 0, listed.stderr
         assert "abandoned: power cut" in listed.stdout
+        for _ in range(50):  # a rematch waits for the abandoned match's seal
+            again = await run("tournament", "rematch", "mend", "1", str(tables[0].number),
+                              "--reason", "a spare table")
+            if again.returncode == 0 or "not sealed yet" not in again.stderr:
+                break
+            await asyncio.sleep(0.1)
+        assert again.returncode == 0, again.stderr
+        assert (f"rematch of {tables[0].match_id} (abandoned: power cut; again: a spare "
+                "table)") in again.stdout
+        assert f"{tables[0].match_id}-g2" in again.stdout
         bad = await run("tournament", "correct", "mend", "1", "1", "--placements", "first",
                         "--reason", "x")
         assert bad.returncode == 2 and "--placements" in bad.stderr

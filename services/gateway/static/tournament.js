@@ -75,9 +75,15 @@ function drawHeader(t) {
 
 function resultText(table) {
   const r = table.result;
-  if (!r) return table.abandonedReason ? `abandoned: ${table.abandonedReason}` : "";
-  const kind = r.forfeited ? " (forfeit)" : r.kind && !["match", "played"].includes(r.kind) ? ` (${r.kind})` : "";
-  return table.seats.map((p, i) => `${p}: ${ordinal(r.placements[i])}`).join(", ") + kind;
+  // a table played again (RematchTable): each abandoned match it replaced, oldest first
+  const earlier = (table.earlier || []).map((e) =>
+    `rematch of ${e.matchId} (abandoned: ${e.abandonedReason}; again: ${e.rematchReason})`);
+  let text = table.abandonedReason ? `abandoned: ${table.abandonedReason}` : "";
+  if (r) {
+    const kind = r.forfeited ? " (forfeit)" : r.kind && !["match", "played"].includes(r.kind) ? ` (${r.kind})` : "";
+    text = table.seats.map((p, i) => `${p}: ${ordinal(r.placements[i])}`).join(", ") + kind;
+  }
+  return [text, ...earlier].filter(Boolean).join("; ");
 }
 
 function drawRound(game, round) {

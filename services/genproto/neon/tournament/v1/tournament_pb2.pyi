@@ -270,7 +270,7 @@ class Result(_message.Message):
         ...
 
 class TableInfo(_message.Message):
-    __slots__ = ('number', 'seats', 'bye', 'match_id', 'rules_address', 'status', 'result', 'final_hash', 'abandoned_reason')
+    __slots__ = ('number', 'seats', 'bye', 'match_id', 'rules_address', 'status', 'result', 'final_hash', 'abandoned_reason', 'earlier')
     NUMBER_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     BYE_FIELD_NUMBER: _ClassVar[int]
@@ -280,6 +280,7 @@ class TableInfo(_message.Message):
     RESULT_FIELD_NUMBER: _ClassVar[int]
     FINAL_HASH_FIELD_NUMBER: _ClassVar[int]
     ABANDONED_REASON_FIELD_NUMBER: _ClassVar[int]
+    EARLIER_FIELD_NUMBER: _ClassVar[int]
     number: int
     seats: _containers.RepeatedScalarFieldContainer[str]
     bye: bool
@@ -289,8 +290,23 @@ class TableInfo(_message.Message):
     result: Result
     final_hash: str
     abandoned_reason: str
+    earlier: _containers.RepeatedCompositeFieldContainer[EarlierMatch]
 
-    def __init__(self, number: _Optional[int]=..., seats: _Optional[_Iterable[str]]=..., bye: _Optional[bool]=..., match_id: _Optional[str]=..., rules_address: _Optional[str]=..., status: _Optional[_Union[TableStatus, str]]=..., result: _Optional[_Union[Result, _Mapping]]=..., final_hash: _Optional[str]=..., abandoned_reason: _Optional[str]=...) -> None:
+    def __init__(self, number: _Optional[int]=..., seats: _Optional[_Iterable[str]]=..., bye: _Optional[bool]=..., match_id: _Optional[str]=..., rules_address: _Optional[str]=..., status: _Optional[_Union[TableStatus, str]]=..., result: _Optional[_Union[Result, _Mapping]]=..., final_hash: _Optional[str]=..., abandoned_reason: _Optional[str]=..., earlier: _Optional[_Iterable[_Union[EarlierMatch, _Mapping]]]=...) -> None:
+        ...
+
+class EarlierMatch(_message.Message):
+    __slots__ = ('match_id', 'final_hash', 'abandoned_reason', 'rematch_reason')
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    FINAL_HASH_FIELD_NUMBER: _ClassVar[int]
+    ABANDONED_REASON_FIELD_NUMBER: _ClassVar[int]
+    REMATCH_REASON_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    final_hash: str
+    abandoned_reason: str
+    rematch_reason: str
+
+    def __init__(self, match_id: _Optional[str]=..., final_hash: _Optional[str]=..., abandoned_reason: _Optional[str]=..., rematch_reason: _Optional[str]=...) -> None:
         ...
 
 class Checkpoint(_message.Message):
@@ -470,6 +486,28 @@ class CorrectResultRequest(_message.Message):
         ...
 
 class CorrectResultResponse(_message.Message):
+    __slots__ = ('round',)
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    round: Round
+
+    def __init__(self, round: _Optional[_Union[Round, _Mapping]]=...) -> None:
+        ...
+
+class RematchTableRequest(_message.Message):
+    __slots__ = ('tournament_id', 'round', 'table', 'reason')
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    round: int
+    table: int
+    reason: str
+
+    def __init__(self, tournament_id: _Optional[str]=..., round: _Optional[int]=..., table: _Optional[int]=..., reason: _Optional[str]=...) -> None:
+        ...
+
+class RematchTableResponse(_message.Message):
     __slots__ = ('round',)
     ROUND_FIELD_NUMBER: _ClassVar[int]
     round: Round
