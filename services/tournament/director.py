@@ -160,6 +160,19 @@ def clock_settings(clock: dict[str, Any] | None, no_show: str) -> dict[str, Any]
     }
 
 
+def _played_table(t: Tournament, number: int, table: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The round and its table ``table`` that is not a bye, or why there is none."""
+    if not 1 <= number <= len(t.rounds):
+        raise NotFound(f"no round {number} (rounds paired: {len(t.rounds)})")
+    rnd = t.round(number)
+    found = [k for k in rnd["tables"] if k["number"] == table]
+    if not found:
+        raise NotFound(f"round {number} has no table {table}")
+    if found[0]["bye"]:
+        raise FailedPrecondition(f"table {table} of round {number} is a bye")
+    return rnd, found[0]
+
+
 def _unfinished(t: Tournament) -> list[str]:
     """The tournament's matches with no result recorded."""
     return [match["match_id"] for rnd in t.rounds
@@ -747,15 +760,8 @@ class Director:
             raise InvalidArgument("a correction needs a reason")
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
-            if not 1 <= number <= len(t.rounds):
-                raise NotFound(f"no round {number} (rounds paired: {len(t.rounds)})")
-            rnd = t.round(number)
-            found = [k for k in rnd["tables"] if k["number"] == table]
-            if not found:
-                raise NotFound(f"round {number} has no table {table}")
-            if found[0]["bye"]:
-                raise FailedPrecondition(f"table {table} of round {number} is a bye")
-            seats = list(found[0]["seats"])
+            rnd, paired = _played_table(t, number, table)
+            seats = list(paired["seats"])
             if len(placements) != len(seats) or any(p < 1 or p > len(seats) for p in placements):
                 raise InvalidArgument(
                     f"placements must give 1-{len(seats)} for each of the {len(seats)} seats"
@@ -828,15 +834,8 @@ class Director:
         """The table's abandoned match, or why the table cannot play again."""
         if t.status in ENDED:
             raise FailedPrecondition(f"the tournament is {t.status}")
-        if not 1 <= number <= len(t.rounds):
-            raise NotFound(f"no round {number} (rounds paired: {len(t.rounds)})")
-        rnd = t.round(number)
-        found = [k for k in rnd["tables"] if k["number"] == table]
-        if not found:
-            raise NotFound(f"round {number} has no table {table}")
+        rnd, _ = _played_table(t, number, table)
         key = str(table)
-        if found[0]["bye"]:
-            raise FailedPrecondition(f"table {table} of round {number} is a bye")
         if rnd["checkpoint"] is not None:
             raise FailedPrecondition(f"round {number} is complete (its checkpoint is signed)")
         if key in rnd["results"]:
