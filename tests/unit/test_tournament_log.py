@@ -106,10 +106,16 @@ def test_a_bundle_of_a_tournament_without_matches_verifies_and_catches_an_edit()
     (b"{}\n", "not a tournament bundle"),
     (b'{"type":"TournamentBundle"}\nnot json\n', "line 2 is not JSON"),
     (b'{"type":"TournamentBundle"}\n', "does not end with its signed seal"),
+    (b'{"type":"TournamentBundle"}\n' + b"[" * 5_000 + b"]" * 5_000 + b"\n",
+     "bundle line 2 is not JSON: nested too deeply"),
 ])
 def test_malformed_bundles_are_refused_with_the_reason(garbage: bytes, reason: str) -> None:
     report = verify_bundle(garbage)
     assert not report.ok and reason in report.failure
+
+
+def test_a_first_line_nested_too_deeply_is_not_a_bundle() -> None:
+    assert not is_bundle(b"[" * 5_000 + b"]" * 5_000 + b"\n")
 
 
 def _reshaped(bundle: bytes, change: Any) -> bytes:
