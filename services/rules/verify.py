@@ -17,7 +17,8 @@ What is checked, and what is not checked twice (issue 18):
   encode (...)", and a line nested deeper than the json module parses as "line N is not
   JSON: nested too deeply" (never a traceback: ``neon verify`` goes on with other files).
 - **Signature, seed, draws.** Unchanged: the checkpoint's Ed25519 signature over the final
-  hash, the seed against its commitment, and every draw recomputed from the seed (one
+  hash, the seed against its commitment (revealed by the one MatchSealed, the last record,
+  as the host writes it), and every draw recomputed from the seed (one
   stream per match, positioned at each draw's first block, as ``replay_draw`` does).
   Each draw is parsed once; the replay is handed exactly the draws checked here.
 - **Replay.** Every action goes through the engine's own ``validate`` before ``apply``
@@ -279,7 +280,11 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
     sealed = [r for r in records if r.get("type") == "MatchSealed"]
     if not sealed:
         return "the match is not sealed: its seed is not revealed, so draws cannot be checked"
-    seal = sealed[-1]
+    seal = sealed[0]  # the one the state key comes from (state_key_of)
+    if seal is not records[-1]:  # the host seals once, last
+        return f"event {seal['n']}: MatchSealed is not the last record"
+    if "seed" not in seal:
+        return f"event {seal['n']}: the seal reveals no seed"
     dice = records[0].get("dice") or {}
     try:
         seed = bytes.fromhex(str(seal["seed"]))
