@@ -281,7 +281,7 @@ def replay_log(records: Iterable[Mapping[str, Any]]) -> Replayed:
                 out.reason = str(r["reason"])
             elif kind == "AbandonsConfirmed":
                 out.confirmed = [str(m) for m in r["matches"]]
-        except (KeyError, IndexError, TypeError, ValueError) as err:
+        except (KeyError, IndexError, TypeError, ValueError, OverflowError) as err:
             raise ValueError(
                 f"tournament log record {index + 1} ({kind}): malformed ({err!r})"
             ) from err

@@ -143,3 +143,27 @@ def test_bundle_parts_of_the_wrong_shape_fail_with_the_reason(change: Any, reaso
     assert verify_bundle(bundle).ok
     report = verify_bundle(_reshaped(bundle, change))
     assert not report.ok and reason in report.failure, report.failures
+
+
+def _spliced(bundle: bytes, record_type: str, key: str, text: bytes) -> bytes:
+    """The bundle with ``key`` of its first log record of ``record_type`` set to the JSON
+    ``text`` as it is (canonical JSON writes no 400-digit integer, no nesting 900 deep)."""
+    lines = bundle.splitlines()
+    for i, line in enumerate(lines):
+        row = json.loads(line)
+        if row["type"] == "LogRecord" and row["record"]["type"] == record_type:
+            row["record"][key] = "@@here@@"
+            lines[i] = canonical_json(row).replace(b'"@@here@@"', text)
+            break
+    return b"\n".join(lines) + b"\n"
+
+
+def test_a_log_value_beyond_a_float_fails_with_the_record() -> None:
+    # float() of an integer beyond a double raised OverflowError out of verify_bundle
+    _, records = run_swiss()
+    bundle = build_bundle("unit", "g", records, {}, KEY, [])
+    rating = b'[{"player_id":"p0","rating":1' + b"0" * 400 + b',"registered":0}]'
+    report = verify_bundle(_spliced(bundle, "Started", "entrants", rating))
+    assert not report.ok
+    assert "tournament log record 9 (Started): malformed (OverflowError(" in report.failure, \
+        report.failures
