@@ -177,7 +177,8 @@ def verify_bundle(
     try:
         return _verify_parsed(report, header, records, exports, checkpoints, inclusion, seal,
                               public_key, verify_match, jobs)
-    except (TypeError, KeyError, ValueError, AttributeError, IndexError) as err:
+    except (TypeError, KeyError, ValueError, AttributeError, IndexError, OverflowError,
+            RecursionError) as err:  # int(1e400), float(10**400), a value nested too deeply
         report.fail(f"bundle: malformed ({type(err).__name__}: {err})")
         return report
 

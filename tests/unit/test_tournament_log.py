@@ -167,3 +167,13 @@ def test_a_log_value_beyond_a_float_fails_with_the_record() -> None:
     assert not report.ok
     assert "tournament log record 9 (Started): malformed (OverflowError(" in report.failure, \
         report.failures
+
+
+def test_an_inclusion_proof_of_round_1e400_fails_with_the_reason() -> None:
+    # int(1e400) raised OverflowError out of verify_bundle
+    _, records = run_swiss()
+    lines = build_bundle("unit", "g", records, {}, KEY, []).splitlines()
+    lines.insert(-1, b'{"type":"InclusionProof","round":1e400,"table":1}')
+    report = verify_bundle(b"\n".join(lines) + b"\n")
+    assert not report.ok
+    assert "bundle: malformed (OverflowError: cannot convert float infinity" in report.failure
