@@ -169,6 +169,23 @@ def test_a_log_value_beyond_a_float_fails_with_the_record() -> None:
         report.failures
 
 
+def test_a_log_value_the_chain_cannot_encode_fails_with_the_record() -> None:
+    """A value just shallow enough for the json module's parser is too deep for the chain's
+    encoder, which is called deeper in the stack: RecursionError escaped verify_bundle."""
+    _, records = run_swiss()
+    bundle = build_bundle("unit", "g", records, {}, KEY, [])
+    reasons = []
+    for depth in range(1_000, 850, -1):  # from too deep to parse to the deepest parsed
+        report = verify_bundle(_spliced(bundle, "Started", "x", b"[" * depth + b"]" * depth))
+        assert not report.ok
+        if "is not JSON: nested too deeply" not in report.failure:
+            reasons.append(report.failure)
+            break
+    assert reasons and reasons[0].startswith(
+        "tournament log record 9 (Started): holds a value canonical JSON cannot encode "
+        "(RecursionError"), reasons
+
+
 def test_an_inclusion_proof_of_round_1e400_fails_with_the_reason() -> None:
     # int(1e400) raised OverflowError out of verify_bundle
     _, records = run_swiss()
