@@ -191,7 +191,10 @@ def state_key_of(records: list[dict[str, Any]]) -> bytes | None:
     if records[0].get("state_hash_scheme") != KEYED_SCHEME:
         return None
     seal = next(r for r in records if r.get("type") == "MatchSealed")
-    return state_key(bytes.fromhex(str(seal["seed"])), str((records[0].get("dice") or {}).get("stream_id")))
+    dice = records[0].get("dice") or {}
+    if not isinstance(dice, dict):
+        raise ValueError("the match's dice are not an object")
+    return state_key(bytes.fromhex(str(seal["seed"])), str(dice.get("stream_id")))
 
 
 def _check_checkpoint(checkpoint: dict[str, Any], records: list[dict[str, Any]],
@@ -286,6 +289,8 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
     if "seed" not in seal:
         return f"event {seal['n']}: the seal reveals no seed"
     dice = records[0].get("dice") or {}
+    if not isinstance(dice, dict):
+        return f"event 1: malformed dice ({type(dice).__name__}, not an object)"
     try:
         seed = bytes.fromhex(str(seal["seed"]))
     except ValueError:

@@ -51,6 +51,8 @@ MALFORMED = {
     "a client seed not a pair": ("MatchStarted", _set("client_seeds", [0])),
     "client seeds a number": ("MatchStarted", _set("client_seeds", 5)),
     "a seal without its seed": ("MatchSealed", lambda record: record.pop("seed")),
+    "dice true": ("MatchCreated", _set("dice", True)),
+    "dice a list": ("MatchCreated", _set("dice", ["stream"])),
 }
 
 
