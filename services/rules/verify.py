@@ -350,11 +350,16 @@ def campaign_links(exports: list[bytes]) -> list[str]:
             continue
         match_id = str(records[0].get("match_id"))
         ended = next((r for r in records if r.get("type") == "MatchEnded"), None)
-        ends[match_id] = (records[-1].get("hash", ""), (ended or {}).get("outcome", {}).get("carry"))
+        outcome = (ended or {}).get("outcome")
+        ends[match_id] = (records[-1].get("hash", ""),
+                          outcome.get("carry") if isinstance(outcome, dict) else None)
         if records[0].get("campaign"):
             starts.append((match_id, records[0]["campaign"]))
     problems = []
     for match_id, link in starts:
+        if not isinstance(link, dict):
+            problems.append(f"{match_id}: its campaign link is not a JSON object")
+            continue
         previous = str(link.get("previous_match_id"))
         if previous not in ends:
             problems.append(f"{match_id}: continues {previous}, whose export was not given")

@@ -18,7 +18,7 @@ from services.rules import records as rec
 from services.rules.export import build_export, parse_export
 from services.rules.games import load_engine
 from services.rules.selfplay import export_game, setups
-from services.rules.verify import verify_export
+from services.rules.verify import campaign_links, verify_export
 
 KEY = Ed25519PrivateKey.generate()
 
@@ -115,3 +115,14 @@ def test_a_seal_before_the_end_fails_verify(export: bytes) -> None:
     data = _rechained(export, lambda records: records.insert(1, dict(records[-1])))
     report = verify_export(data)
     assert not report.ok and report.failure == "event 2: MatchSealed is not the last record"
+
+
+@pytest.mark.parametrize("data,problems", [
+    (b'{"type":"MatchCreated","match_id":"a"}\n{"type":"MatchEnded","outcome":null}\n'
+     b'{"type":"Checkpoint"}\n', []),
+    (b'{"type":"MatchCreated","match_id":"b","campaign":5}\n{"type":"Checkpoint"}\n',
+     ["b: its campaign link is not a JSON object"]),
+], ids=["outcome null", "link a number"])
+def test_campaign_links_of_the_wrong_shape_are_problems(data: bytes, problems: list[str]) -> None:
+    # an outcome or a campaign link that was not an object raised AttributeError
+    assert campaign_links([data]) == problems
