@@ -17,7 +17,8 @@ What is checked, and what is not checked twice (issue 18):
   encode (...)", and a line nested deeper than the json module parses as "line N is not
   JSON: nested too deeply" (never a traceback: ``neon verify`` goes on with other files).
 - **Signature, seed, draws.** Unchanged: the checkpoint's Ed25519 signature over the final
-  hash, the seed against its commitment, and every draw recomputed from the seed (one
+  hash, the seed against its commitment (revealed by the one MatchSealed, the last record,
+  as the host writes it), and every draw recomputed from the seed (one
   stream per match, positioned at each draw's first block, as ``replay_draw`` does).
   Each draw is parsed once; the replay is handed exactly the draws checked here.
 - **Replay.** Every action goes through the engine's own ``validate`` before ``apply``
@@ -190,7 +191,10 @@ def state_key_of(records: list[dict[str, Any]]) -> bytes | None:
     if records[0].get("state_hash_scheme") != KEYED_SCHEME:
         return None
     seal = next(r for r in records if r.get("type") == "MatchSealed")
-    return state_key(bytes.fromhex(str(seal["seed"])), str((records[0].get("dice") or {}).get("stream_id")))
+    dice = records[0].get("dice") or {}
+    if not isinstance(dice, dict):
+        raise ValueError("the match's dice are not an object")
+    return state_key(bytes.fromhex(str(seal["seed"])), str(dice.get("stream_id")))
 
 
 def _check_checkpoint(checkpoint: dict[str, Any], records: list[dict[str, Any]],
@@ -279,8 +283,14 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
     sealed = [r for r in records if r.get("type") == "MatchSealed"]
     if not sealed:
         return "the match is not sealed: its seed is not revealed, so draws cannot be checked"
-    seal = sealed[-1]
+    seal = sealed[0]  # the one the state key comes from (state_key_of)
+    if seal is not records[-1]:  # the host seals once, last
+        return f"event {seal['n']}: MatchSealed is not the last record"
+    if "seed" not in seal:
+        return f"event {seal['n']}: the seal reveals no seed"
     dice = records[0].get("dice") or {}
+    if not isinstance(dice, dict):
+        return f"event 1: malformed dice ({type(dice).__name__}, not an object)"
     try:
         seed = bytes.fromhex(str(seal["seed"]))
     except ValueError:
@@ -340,11 +350,16 @@ def campaign_links(exports: list[bytes]) -> list[str]:
             continue
         match_id = str(records[0].get("match_id"))
         ended = next((r for r in records if r.get("type") == "MatchEnded"), None)
-        ends[match_id] = (records[-1].get("hash", ""), (ended or {}).get("outcome", {}).get("carry"))
+        outcome = (ended or {}).get("outcome")
+        ends[match_id] = (records[-1].get("hash", ""),
+                          outcome.get("carry") if isinstance(outcome, dict) else None)
         if records[0].get("campaign"):
             starts.append((match_id, records[0]["campaign"]))
     problems = []
     for match_id, link in starts:
+        if not isinstance(link, dict):
+            problems.append(f"{match_id}: its campaign link is not a JSON object")
+            continue
         previous = str(link.get("previous_match_id"))
         if previous not in ends:
             problems.append(f"{match_id}: continues {previous}, whose export was not given")

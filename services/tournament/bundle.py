@@ -43,7 +43,7 @@ def is_bundle(data: bytes) -> bool:
     first = data.split(b"\n", 1)[0]
     try:
         return json.loads(first).get("type") == BUNDLE
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):  # not JSON, not an object, too deep
         return False
 
 
@@ -179,7 +179,8 @@ def verify_bundle(
     try:
         return _verify_parsed(report, header, records, exports, checkpoints, inclusion, seal,
                               public_key, verify_match, jobs)
-    except (TypeError, KeyError, ValueError, AttributeError, IndexError) as err:
+    except (TypeError, KeyError, ValueError, AttributeError, IndexError, OverflowError,
+            RecursionError) as err:  # int(1e400), float(10**400), a value nested too deeply
         report.fail(f"bundle: malformed ({type(err).__name__}: {err})")
         return report
 
@@ -243,6 +244,8 @@ def _parse(
             row = json.loads(line)
         except ValueError as err:
             raise ValueError(f"bundle line {number} is not JSON: {err}") from None
+        except RecursionError:  # the json module's parser recurses per level
+            raise ValueError(f"bundle line {number} is not JSON: nested too deeply") from None
         if not isinstance(row, dict):
             raise ValueError(f"bundle line {number} is not a JSON object")
         rows.append(row)

@@ -87,7 +87,11 @@ def check_chain(tournament_id: str, records: list[Mapping[str, Any]]) -> str | N
         if record.get("n") != index:
             return f"tournament log record {index}: numbered {record.get('n')!r}"
         body = {k: v for k, v in record.items() if k != "hash"}
-        expected = link(tournament_id, index, previous, body)
+        try:
+            expected = link(tournament_id, index, previous, body)
+        except (ValueError, RecursionError) as err:  # NaN, infinity, nesting too deep
+            return (f"tournament log record {index} ({record.get('type')}): holds a value "
+                    f"canonical JSON cannot encode ({type(err).__name__}: {err})")
         if record.get("hash") != expected:
             return (
                 f"tournament log record {index} ({record.get('type')}): its hash does not "
@@ -294,7 +298,7 @@ def replay_log(records: Iterable[Mapping[str, Any]]) -> Replayed:
                 out.reason = str(r["reason"])
             elif kind == "AbandonsConfirmed":
                 out.confirmed = [str(m) for m in r["matches"]]
-        except (KeyError, IndexError, TypeError, ValueError) as err:
+        except (KeyError, IndexError, TypeError, ValueError, OverflowError) as err:
             raise ValueError(
                 f"tournament log record {index + 1} ({kind}): malformed ({err!r})"
             ) from err

@@ -106,10 +106,16 @@ def test_a_bundle_of_a_tournament_without_matches_verifies_and_catches_an_edit()
     (b"{}\n", "not a tournament bundle"),
     (b'{"type":"TournamentBundle"}\nnot json\n', "line 2 is not JSON"),
     (b'{"type":"TournamentBundle"}\n', "does not end with its signed seal"),
+    (b'{"type":"TournamentBundle"}\n' + b"[" * 5_000 + b"]" * 5_000 + b"\n",
+     "bundle line 2 is not JSON: nested too deeply"),
 ])
 def test_malformed_bundles_are_refused_with_the_reason(garbage: bytes, reason: str) -> None:
     report = verify_bundle(garbage)
     assert not report.ok and reason in report.failure
+
+
+def test_a_first_line_nested_too_deeply_is_not_a_bundle() -> None:
+    assert not is_bundle(b"[" * 5_000 + b"]" * 5_000 + b"\n")
 
 
 def _reshaped(bundle: bytes, change: Any) -> bytes:
@@ -137,3 +143,54 @@ def test_bundle_parts_of_the_wrong_shape_fail_with_the_reason(change: Any, reaso
     assert verify_bundle(bundle).ok
     report = verify_bundle(_reshaped(bundle, change))
     assert not report.ok and reason in report.failure, report.failures
+
+
+def _spliced(bundle: bytes, record_type: str, key: str, text: bytes) -> bytes:
+    """The bundle with ``key`` of its first log record of ``record_type`` set to the JSON
+    ``text`` as it is (canonical JSON writes no 400-digit integer, no nesting 900 deep)."""
+    lines = bundle.splitlines()
+    for i, line in enumerate(lines):
+        row = json.loads(line)
+        if row["type"] == "LogRecord" and row["record"]["type"] == record_type:
+            row["record"][key] = "@@here@@"
+            lines[i] = canonical_json(row).replace(b'"@@here@@"', text)
+            break
+    return b"\n".join(lines) + b"\n"
+
+
+def test_a_log_value_beyond_a_float_fails_with_the_record() -> None:
+    # float() of an integer beyond a double raised OverflowError out of verify_bundle
+    _, records = run_swiss()
+    bundle = build_bundle("unit", "g", records, {}, KEY, [])
+    rating = b'[{"player_id":"p0","rating":1' + b"0" * 400 + b',"registered":0}]'
+    report = verify_bundle(_spliced(bundle, "Started", "entrants", rating))
+    assert not report.ok
+    assert "tournament log record 9 (Started): malformed (OverflowError(" in report.failure, \
+        report.failures
+
+
+def test_a_log_value_the_chain_cannot_encode_fails_with_the_record() -> None:
+    """A value just shallow enough for the json module's parser is too deep for the chain's
+    encoder, which is called deeper in the stack: RecursionError escaped verify_bundle."""
+    _, records = run_swiss()
+    bundle = build_bundle("unit", "g", records, {}, KEY, [])
+    reasons = []
+    for depth in range(1_000, 850, -1):  # from too deep to parse to the deepest parsed
+        report = verify_bundle(_spliced(bundle, "Started", "x", b"[" * depth + b"]" * depth))
+        assert not report.ok
+        if "is not JSON: nested too deeply" not in report.failure:
+            reasons.append(report.failure)
+            break
+    assert reasons and reasons[0].startswith(
+        "tournament log record 9 (Started): holds a value canonical JSON cannot encode "
+        "(RecursionError"), reasons
+
+
+def test_an_inclusion_proof_of_round_1e400_fails_with_the_reason() -> None:
+    # int(1e400) raised OverflowError out of verify_bundle
+    _, records = run_swiss()
+    lines = build_bundle("unit", "g", records, {}, KEY, []).splitlines()
+    lines.insert(-1, b'{"type":"InclusionProof","round":1e400,"table":1}')
+    report = verify_bundle(b"\n".join(lines) + b"\n")
+    assert not report.ok
+    assert "bundle: malformed (OverflowError: cannot convert float infinity" in report.failure

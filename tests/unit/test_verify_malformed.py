@@ -18,7 +18,7 @@ from services.rules import records as rec
 from services.rules.export import build_export, parse_export
 from services.rules.games import load_engine
 from services.rules.selfplay import export_game, setups
-from services.rules.verify import verify_export
+from services.rules.verify import campaign_links, verify_export
 
 KEY = Ed25519PrivateKey.generate()
 
@@ -50,6 +50,9 @@ MALFORMED = {
     "draws null": ("MatchStarted", _set("draws", None)),
     "a client seed not a pair": ("MatchStarted", _set("client_seeds", [0])),
     "client seeds a number": ("MatchStarted", _set("client_seeds", 5)),
+    "a seal without its seed": ("MatchSealed", lambda record: record.pop("seed")),
+    "dice true": ("MatchCreated", _set("dice", True)),
+    "dice a list": ("MatchCreated", _set("dice", ["stream"])),
 }
 
 
@@ -78,3 +81,48 @@ def test_a_seat_that_is_not_an_integer_fails_verify(export: bytes, seat: Any) ->
     report = verify_export(_resigned(export, "ActionAccepted", _set("seat", seat)))
     assert not report.ok
     assert report.failure == f"event {first['n']}: seat {seat!r} is not an integer"
+
+
+def _rechained(data: bytes, change: Any) -> bytes:
+    """The export with ``change(records)`` applied to the list of records, re-chained and
+    signed again."""
+    records, checkpoint = parse_export(data)
+    change(records)
+    chained: list[dict[str, Any]] = []
+    for record in records:
+        body = {k: v for k, v in record.items() if k not in ("hash", "n", "prev", "match_id")}
+        chained.append(rec.seal_record(checkpoint["match_id"], len(chained) + 1, rec.head(chained), body))
+    return build_export(checkpoint["match_id"], checkpoint["game"], chained, KEY)
+
+
+@pytest.mark.parametrize("seed", ["zz", None])
+def test_a_second_seal_fails_verify(export: bytes, seed: Any) -> None:
+    """The state key came from the first seal and the seed check read the last: a first
+    seal whose seed was not hex (or missing) raised. The host seals once, last."""
+    def two_seals(records: list[dict[str, Any]]) -> None:
+        early = {**records[-1], "seed": seed}
+        if seed is None:
+            del early["seed"]
+        records.insert(len(records) - 1, early)
+
+    data = _rechained(export, two_seals)
+    report = verify_export(data)
+    n = len(parse_export(data)[0]) - 1
+    assert not report.ok and report.failure == f"event {n}: MatchSealed is not the last record"
+
+
+def test_a_seal_before_the_end_fails_verify(export: bytes) -> None:
+    data = _rechained(export, lambda records: records.insert(1, dict(records[-1])))
+    report = verify_export(data)
+    assert not report.ok and report.failure == "event 2: MatchSealed is not the last record"
+
+
+@pytest.mark.parametrize("data,problems", [
+    (b'{"type":"MatchCreated","match_id":"a"}\n{"type":"MatchEnded","outcome":null}\n'
+     b'{"type":"Checkpoint"}\n', []),
+    (b'{"type":"MatchCreated","match_id":"b","campaign":5}\n{"type":"Checkpoint"}\n',
+     ["b: its campaign link is not a JSON object"]),
+], ids=["outcome null", "link a number"])
+def test_campaign_links_of_the_wrong_shape_are_problems(data: bytes, problems: list[str]) -> None:
+    # an outcome or a campaign link that was not an object raised AttributeError
+    assert campaign_links([data]) == problems
