@@ -206,7 +206,7 @@ def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[d
         report.fail(problem)
     else:
         report.checks.append(f"tournament log: hash chain of {len(records)} records")
-    _check_seal(report, seal, records, key, tid, result_keys)
+    _check_seal(report, seal, records, key, tid, result_keys, sorted(exports))
     try:
         replayed = tlog.replay_log(records)
     except ValueError as err:
@@ -224,6 +224,23 @@ def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[d
     _check_checkpoints(report, replayed, records, checkpoints, inclusion, key)
     _recheck(report, replayed)
     return report
+
+
+LINE_TYPES = (BUNDLE, "LogRecord", "MatchExport", "RoundCheckpoint", "InclusionProof",
+              proofs.BUNDLE_SEAL)
+"""Every kind of line a bundle holds (version 1)."""
+
+
+def _identity(kind: str, row: dict[str, Any]) -> Any:
+    """What a bundle holds one line of, per kind: a match's export, a round's checkpoint,
+    a table's inclusion proof (None for the other kinds)."""
+    if kind == "MatchExport":
+        return row.get("match_id")
+    if kind == "RoundCheckpoint":
+        return proofs.body(row["checkpoint"]).get("round")
+    if kind == "InclusionProof":
+        return [row.get("round"), row.get("table")]
+    return None
 
 
 def _parse(
@@ -253,11 +270,24 @@ def _parse(
         raise ValueError("not a tournament bundle (the first line is not TournamentBundle)")
     if rows[-1].get("type") != proofs.BUNDLE_SEAL:
         raise ValueError("the bundle does not end with its signed seal (cut short?)")
+    seen: set[tuple[str, str]] = set()
     for number, row in enumerate(rows, start=1):
-        part = {"LogRecord": "record", "RoundCheckpoint": "checkpoint"}.get(str(row.get("type")))
+        kind = str(row.get("type"))
+        if kind not in LINE_TYPES or (kind in (BUNDLE, proofs.BUNDLE_SEAL)
+                                      and number not in (1, len(rows))):
+            raise ValueError(f"bundle line {number}: a line of type {kind[:40]!r} has no "
+                             "place in a bundle")
+        part = {"LogRecord": "record", "RoundCheckpoint": "checkpoint"}.get(kind)
         if part is not None and not isinstance(row.get(part), dict):
             raise ValueError(f"bundle line {number}: {row['type']} without a JSON object "
                              f"as its {part}")
+        # one line per match, round checkpoint and proof: a second could say anything unchecked
+        which = _identity(kind, row)
+        if which is not None:
+            key = (kind, json.dumps(which, sort_keys=True, default=str))
+            if key in seen:
+                raise ValueError(f"bundle line {number}: a second {kind} of {key[1][:80]}")
+            seen.add(key)
     records = [dict(r["record"]) for r in rows if r.get("type") == "LogRecord"]
     exports = {str(r.get("match_id")): r for r in rows if r.get("type") == "MatchExport"}
     checkpoints = [dict(r["checkpoint"]) for r in rows if r.get("type") == "RoundCheckpoint"]
@@ -266,7 +296,7 @@ def _parse(
 
 
 def _check_seal(report: BundleReport, seal: dict[str, Any], records: list[dict[str, Any]],
-                key: str, tid: str, result_keys: list[str]) -> None:
+                key: str, tid: str, result_keys: list[str], matches: list[str]) -> None:
     try:
         body = proofs.open_bundle_seal(seal, key)
     except proofs.Untrusted as err:
@@ -275,6 +305,9 @@ def _check_seal(report: BundleReport, seal: dict[str, Any], records: list[dict[s
     if sorted(body.get("result_keys") or []) != sorted(result_keys):
         report.fail("bundle seal: the rules keys the bundle trusts are not the ones the "
                     "organiser signed")
+    if body.get("matches") != matches:
+        report.fail("bundle seal: the organiser signed other match exports than the bundle "
+                    "holds")
     if body.get("tournament_id") != tid or body.get("log_length") != len(records) \
             or body.get("log_head") != tlog.head(records):
         report.fail(f"bundle seal: signs a log of {body.get('log_length')} records ending "
@@ -340,6 +373,9 @@ def _check_matches(
             records, checkpoint = parse_export(data)
             if str(checkpoint.get("public_key")) not in result_keys:
                 report.fail(f"{where}: the export is signed by a key the bundle does not trust")
+                continue
+            if records[0].get("match_id") != match_id:
+                report.fail(f"{where}: the export is of match {records[0].get('match_id')}")
                 continue
             created = records[0]
             if created.get("game") != game:
@@ -422,6 +458,8 @@ def _check_earlier(report: BundleReport, where: str, match: dict[str, Any], tabl
     ended = next((r for r in records if r.get("type") == "MatchEnded"), None)
     if str(checkpoint.get("public_key")) not in result_keys:
         report.fail(f"{where}: the export is signed by a key the bundle does not trust")
+    elif created.get("match_id") != match["match_id"]:
+        report.fail(f"{where}: the export is of match {created.get('match_id')}")
     elif created.get("game") != game or list(created.get("players") or []) != list(table.seats):
         report.fail(f"{where}: the export is not a match of the table's seats in {game}")
     elif ended is None or not is_abandoned(ended.get("outcome")):
@@ -473,7 +511,10 @@ def _check_checkpoints(report: BundleReport, replayed: tlog.Replayed,
             report.fail(f"{where}: no such checkpoint")
             continue
         rnd = replayed.rounds[n - 1]
-        if rnd["sealed"].get(table) != p.get("final_hash"):
+        if p.get("match_id") != rnd["matches"].get(table):
+            report.fail(f"{where}: names match {p.get('match_id')}, the log's is "
+                        f"{rnd['matches'].get(table)}")
+        elif rnd["sealed"].get(table) != p.get("final_hash"):
             report.fail(f"{where}: proves another hash than the log sealed")
         elif not checkpoint.verify_match_inclusion(
                 str(p.get("final_hash")), int(p.get("index", -1)), list(p.get("proof") or []),

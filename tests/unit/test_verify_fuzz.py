@@ -646,3 +646,56 @@ def test_many_mutated_exports(data: st.DataObject) -> None:
 @given(st.data())
 def test_many_mutated_bundles(data: st.DataObject) -> None:
     _bundle_case(data)
+
+
+# -- lines a bundle must hold once, and what ties them to the log ---------------------
+
+
+def _lines(data: bytes) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in data.splitlines()]
+
+
+def _failures(rows: list[dict[str, Any]]) -> str:
+    report = verify_bundle(_resealed(rows))
+    assert not report.ok
+    return "\n".join(report.failures)
+
+
+def test_a_second_line_for_the_same_match_round_or_proof_fails() -> None:
+    rows = _lines(BUNDLE[0])
+    for kind in ("MatchExport", "RoundCheckpoint", "InclusionProof"):
+        at = next(i for i, r in enumerate(rows) if r["type"] == kind)
+        forged = json.loads(json.dumps(rows[at]))  # the genuine line comes after it
+        assert f"a second {kind} of" in _failures([*rows[:at], forged, *rows[at:]])
+
+
+def test_a_line_of_no_known_kind_fails() -> None:
+    rows = _lines(BUNDLE[0])
+    assert "has no place in a bundle" in _failures([*rows[:2], {"type": "Note"}, *rows[2:]])
+    assert "has no place in a bundle" in _failures([*rows[:2], dict(rows[0]), *rows[2:]])
+
+
+def test_an_export_filed_under_another_match_fails() -> None:
+    rows = _lines(BUNDLE[0])
+    first, second = [i for i, r in enumerate(rows) if r["type"] == "MatchExport"][:2]
+    swapped = [dict(r) for r in rows]
+    swapped[first]["export"], swapped[second]["export"] = \
+        rows[second]["export"], rows[first]["export"]
+    text = _failures(swapped)
+    assert f"(match {rows[first]['match_id']}): the export is of match " \
+        f"{rows[second]['match_id']}" in text
+
+
+def test_a_proof_naming_another_match_fails() -> None:
+    rows = _lines(BUNDLE[0])
+    at = next(i for i, r in enumerate(rows) if r["type"] == "InclusionProof")
+    rows[at] = {**rows[at], "match_id": "someone-else"}
+    assert "names match someone-else, the log's is" in _failures(rows)
+
+
+def test_an_export_the_organiser_did_not_seal_fails() -> None:
+    rows = _lines(BUNDLE[0])
+    at = next(i for i, r in enumerate(rows) if r["type"] == "MatchExport")
+    extra = {**rows[at], "match_id": "fuzz-r9-t9"}
+    assert "the organiser signed other match exports than the bundle holds" in \
+        _failures([*rows[:at], extra, *rows[at:]])
