@@ -5,6 +5,7 @@ organiser corrections (no matches), checkpoints signed, bundle built and verifie
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from services.tournament.core.model import TableResult
 from services.tournament.domain import Tournament
 
 KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+ROOT = Path(__file__).resolve().parents[2]
 PLAYERS = [f"p{i}" for i in range(6)]
 
 
@@ -194,3 +196,16 @@ def test_an_inclusion_proof_of_round_1e400_fails_with_the_reason() -> None:
     report = verify_bundle(b"\n".join(lines) + b"\n")
     assert not report.ok
     assert "bundle: malformed (OverflowError: cannot convert float infinity" in report.failure
+
+
+def test_a_bundle_made_before_the_checks_grew_still_verifies() -> None:
+    """Published bundles are promises: one built by main 33f18b3 (a Swiss of five over two
+    rounds, three neon-reign matches, one table set by the organiser), before rematches,
+    AbandonsConfirmed and the one-line-per-part checks, verifies today with its key pinned."""
+    data = (ROOT / "tests/fixtures/bundles/swiss-neon-reign-33f18b3.jsonl").read_bytes()
+    report = verify_bundle(
+        data, "79b5562e8fe654f94078b112e8a98ba7901f853ae695bed7e0e3910bad049664")
+    assert report.ok, report.failures
+    assert report.matches == 3
+    tampered = data.replace(b'"placements":[1,2]', b'"placements":[2,1]', 1)
+    assert tampered != data and not verify_bundle(tampered).ok
