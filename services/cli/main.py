@@ -512,7 +512,8 @@ def verify(
             err_console.print(f"{prefix}FAILED: {report.failure}")
             bad.append(labels[path])
     if any(_starts_campaign(first) for _, first in pairs):
-        for problem in campaign_links([path.read_bytes() for path, _ in pairs]):
+        for problem in campaign_links([path.read_bytes() for path, _ in pairs],
+                                      [labels[path] for path, _ in pairs]):
             err_console.print(f"FAILED: campaign link: {problem}")
             failed = True
     if len(pairs) > 1:

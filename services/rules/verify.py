@@ -331,21 +331,25 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
     return None
 
 
-def campaign_links(exports: list[bytes]) -> list[str]:
+def campaign_links(exports: list[bytes], names: list[str] | None = None) -> list[str]:
     """Check the links between the matches of a campaign, given all their exports.
 
     Each match that continues an earlier one (``MatchCreated.campaign``) must name a
     match among ``exports`` with that final chain hash, and start from exactly what that
-    match's outcome carried on. Returns the problems in words (empty: every link holds).
-    Each export on its own is checked by :func:`verify_export`.
+    match's outcome carried on. Returns the problems in words (empty: every link holds);
+    an export that does not parse is one (named by ``names``, the exports' file names,
+    when given), and the others' links are still checked. Each export on its own is
+    checked by :func:`verify_export`.
     """
     ends: dict[str, tuple[str, object]] = {}
     starts: list[tuple[str, dict[str, Any]]] = []
-    for data in exports:
+    problems = []
+    for index, data in enumerate(exports):
         try:
             records, _, _ = _parse(data, json.loads)  # json.loads' values and errors
-        except ValueError as err:
-            return [str(err)]
+        except ValueError as err:  # named, and the other exports' links still checked
+            problems.append(f"{names[index]}: {err}" if names else str(err))
+            continue
         if not records:
             continue
         match_id = str(records[0].get("match_id"))
@@ -355,7 +359,6 @@ def campaign_links(exports: list[bytes]) -> list[str]:
                           outcome.get("carry") if isinstance(outcome, dict) else None)
         if records[0].get("campaign"):
             starts.append((match_id, records[0]["campaign"]))
-    problems = []
     for match_id, link in starts:
         if not isinstance(link, dict):
             problems.append(f"{match_id}: its campaign link is not a JSON object")

@@ -126,3 +126,11 @@ def test_a_seal_before_the_end_fails_verify(export: bytes) -> None:
 def test_campaign_links_of_the_wrong_shape_are_problems(data: bytes, problems: list[str]) -> None:
     # an outcome or a campaign link that was not an object raised AttributeError
     assert campaign_links([data]) == problems
+
+
+def test_an_export_that_does_not_parse_is_named_and_the_other_links_still_checked() -> None:
+    broken = b'{"type":"MatchCreated","match_id":"a"}\nnot json\n{"type":"Checkpoint"}\n'
+    linked = b'{"type":"MatchCreated","match_id":"b","campaign":5}\n{"type":"Checkpoint"}\n'
+    problems = campaign_links([broken, linked], ["x.jsonl", "y.jsonl"])
+    assert [p.split(":")[0] for p in problems] == ["x.jsonl", "b"]
+    assert problems[0].startswith("x.jsonl: line 2 is not JSON")
