@@ -310,6 +310,8 @@ async def test_an_abandoned_table_shows_why(served: Served, browser: Browser) ->
             f"rematch of {table.match_id} (abandoned: a fire alarm; again: the alarm was a test)")
         assert await page.get_attribute(f"{row} a.watch", "data-match-id") == \
             f"{table.match_id}-g2"
+        assert await page.get_attribute(f"{row} td.result a.earlier", "href") == \
+            f"/?game={GAME}&match={table.match_id}"  # the abandoned match, to watch again
         assert await page.text_content(f"{row} a.watch") == "watch live"
     finally:
         await client.close()

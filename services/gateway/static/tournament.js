@@ -75,15 +75,23 @@ function drawHeader(t) {
 
 function resultText(table) {
   const r = table.result;
-  // a table played again (RematchTable): each abandoned match it replaced, oldest first
-  const earlier = (table.earlier || []).map((e) =>
-    `rematch of ${e.matchId} (abandoned: ${e.abandonedReason}; again: ${e.rematchReason})`);
-  let text = table.abandonedReason ? `abandoned: ${table.abandonedReason}` : "";
-  if (r) {
-    const kind = r.forfeited ? " (forfeit)" : r.kind && !["match", "played"].includes(r.kind) ? ` (${r.kind})` : "";
-    text = table.seats.map((p, i) => `${p}: ${ordinal(r.placements[i])}`).join(", ") + kind;
+  if (!r) return table.abandonedReason ? `abandoned: ${table.abandonedReason}` : "";
+  const kind = r.forfeited ? " (forfeit)" : r.kind && !["match", "played"].includes(r.kind) ? ` (${r.kind})` : "";
+  return table.seats.map((p, i) => `${p}: ${ordinal(r.placements[i])}`).join(", ") + kind;
+}
+
+// The result cell: the result (or why the match was abandoned), then, for a table played
+// again (RematchTable), each abandoned match it replaced, oldest first, linked to its replay.
+function resultCell(game, table) {
+  const parts = [resultText(table)].filter(Boolean);
+  for (const e of table.earlier || []) {
+    const link = el("a", { class: "earlier", href: `/?game=${encodeURIComponent(game)}&match=${encodeURIComponent(e.matchId)}`,
+                           "data-match-id": e.matchId }, e.matchId);
+    parts.push([`rematch of `, link, ` (abandoned: ${e.abandonedReason}; again: ${e.rematchReason})`]);
   }
-  return [text, ...earlier].filter(Boolean).join("; ");
+  const cell = el("td", { class: "result" });
+  parts.forEach((part, i) => cell.append(...(i ? ["; "] : []), ...[part].flat()));
+  return cell;
 }
 
 function drawRound(game, round) {
@@ -101,7 +109,7 @@ function drawRound(game, round) {
       : "";
     return el("tr", { class: "pairing", "data-table": table.number, "data-status": state },
       el("td", {}, table.bye ? "bye" : `table ${table.number}`), seats,
-      el("td", { class: "state" }, state), el("td", { class: "result" }, resultText(table)),
+      el("td", { class: "state" }, state), resultCell(game, table),
       el("td", {}, link));
   });
   const cp = round.checkpoint;
