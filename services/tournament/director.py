@@ -610,12 +610,16 @@ class Director:
             ready = rnd["ready"].get(key, [])
             if len(ready) < len(table["seats"]) and time.time() < float(match["deadline"]):
                 continue
-            await self._start(tournament_id, number, int(key))
+            await self._start(tournament_id, number, int(key), match["match_id"])
 
-    async def _start(self, tournament_id: str, number: int, table: int) -> bool:
+    async def _start(self, tournament_id: str, number: int, table: int, match_id: str) -> bool:
+        """Start the table's match ``match_id``; False when the table plays another match
+        by now (a rematch replaced it)."""
         t = await self._find(tournament_id)
         rnd = t.round(number)
         key = str(table)
+        if rnd["matches"].get(key, {}).get("match_id") != match_id:
+            return False
         if key in rnd["started"]:
             return True
         match = rnd["matches"][key]
@@ -623,6 +627,8 @@ class Director:
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
             rnd = t.round(number)
+            if rnd["matches"].get(key, {}).get("match_id") != match_id:
+                return False  # replaced by a rematch while the rules service started it
             if key in rnd["started"]:
                 return True
             seats = next(k for k in rnd["tables"] if k["number"] == table)["seats"]
@@ -1295,7 +1301,7 @@ class Director:
             count = len(t.round(number)["ready"].get(key, []))
             everyone = count == len(seats)
         if everyone:
-            await self._start(tournament_id, number, table)
+            await self._start(tournament_id, number, table, match_id)
         return count, everyone
 
     async def watch(self, tournament_id: str) -> AsyncIterator[Tournament]:
