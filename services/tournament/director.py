@@ -567,6 +567,8 @@ class Director:
         t = await self._find(tournament_id)
         rnd = t.round(number)
         s = t.settings
+        if t.status in ENDED:
+            return
         for table in rnd["tables"]:
             if table["bye"]:
                 continue
@@ -583,7 +585,7 @@ class Director:
                 async with self.lock(tournament_id):
                     t = await self._find(tournament_id)
                     rnd = t.round(number)
-                    if (str(table["number"]) not in rnd["matches"]
+                    if (t.status not in ENDED and str(table["number"]) not in rnd["matches"]
                             and match_id == match_id_of(tournament_id, number, table["number"],
                                                         attempt_of(rnd, table["number"]))):
                         deadline = round(time.time() + float(s["check_in_seconds"]), 3)
@@ -599,6 +601,10 @@ class Director:
                         log.info(
                             "match created", match_id=match_id, round=number, table=table["number"]
                         )
+                if t.status in ENDED:  # force-ended meanwhile: its log is closed, and its
+                    # abandons did not know this match, so it is abandoned here
+                    await self._abandon_unfinished(t, [match_id])
+                    return
 
     async def _start_due(self, tournament_id: str, number: int) -> None:
         t = await self._find(tournament_id)

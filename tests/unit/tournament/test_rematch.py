@@ -235,3 +235,28 @@ async def test_a_start_of_the_replaced_match_does_not_start_the_rematch(slow: An
     replayed = tlog.replay_log(await d.records("rs"))
     assert number not in replayed.rounds[0]["absent"]
 
+
+async def test_a_rematch_created_while_the_tournament_is_force_ended_is_not_logged(
+        slow: Any) -> None:
+    """The rematch's match is being created on the rules service when the organiser
+    force-ends the tournament: no MatchCreated follows the ForceEnded (the log is closed,
+    and its AbandonsConfirmed did not know the match), and the match is abandoned."""
+    d, rules = slow
+    view = await _round_one(d, "rf")
+    await _matches(d, "rf")
+    table = view["tables"][0]
+    number, seats = table["number"], list(table["seats"])
+    first, second = f"rf-r1-t{number}", f"rf-r1-t{number}-g2"
+    assert await d.record_signed_result(_ended(first, seats, ABANDONED), {}) == "recorded"
+    rules.sealed.add(first)
+    rules.hold.add(second)
+    rematching = asyncio.create_task(d.rematch(ORG, "rf", 1, number, "again"))
+    await _until(lambda: second in rules.waiting)
+    await d.force_end(ORG, "rf", "the venue closed")
+    rules.go.set()
+    await rematching
+    await asyncio.sleep(0.1)
+    kinds = [r["type"] for r in await d.records("rf")]
+    assert kinds.index("ForceEnded") > max(i for i, k in enumerate(kinds) if k == "MatchCreated")
+    assert "AbandonsConfirmed" in kinds
+    assert second in rules.abandoned
