@@ -173,6 +173,12 @@ def _played_table(t: Tournament, number: int, table: int) -> tuple[dict[str, Any
     return rnd, found[0]
 
 
+def _ends_sealed(reply: Any) -> bool:
+    """Whether an ExportMatch reply ends with the match's seal (then its checkpoint)."""
+    last = bytes(reply.export_jsonl).rstrip(b"\n").split(b"\n")
+    return len(last) >= 2 and b'"MatchSealed"' in last[-2]
+
+
 def _unfinished(t: Tournament) -> list[str]:
     """The tournament's matches with no result recorded."""
     return [match["match_id"] for rnd in t.rounds
@@ -1078,6 +1084,10 @@ class Director:
                         "tournament sealed: its store was changed"
                     )
                 if sealed is not None:
+                    exports[match["match_id"]] = bytes(reply.export_jsonl)
+                elif key in rnd.get("abandoned", {}) and _ends_sealed(reply):
+                    # abandoned and not decided (yet, or ever: a ForceEnd): the bundle
+                    # check asks for its export, which shows the abandon
                     exports[match["match_id"]] = bytes(reply.export_jsonl)
             for earlier in rnd.get("earlier", {}).values():
                 for match in earlier:  # abandoned and replaced: sealed before the rematch
