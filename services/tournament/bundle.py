@@ -233,14 +233,26 @@ LINE_TYPES = (BUNDLE, "LogRecord", "MatchExport", "RoundCheckpoint", "InclusionP
 
 def _identity(kind: str, row: dict[str, Any]) -> Any:
     """What a bundle holds one line of, per kind: a match's export, a round's checkpoint,
-    a table's inclusion proof (None for the other kinds)."""
+    a table's inclusion proof (None for the other kinds), read as the checks read them:
+    round 1.0 or "1" is round 1 (a body that is no object fails later, as malformed)."""
     if kind == "MatchExport":
-        return row.get("match_id")
+        return str(row.get("match_id"))
     if kind == "RoundCheckpoint":
-        return proofs.body(row["checkpoint"]).get("round")
+        try:
+            return _number(proofs.body(row["checkpoint"]).get("round", 0))
+        except (TypeError, ValueError):
+            return None
     if kind == "InclusionProof":
-        return [row.get("round"), row.get("table")]
+        return [_number(row.get("round", 0)), _number(row.get("table", 0))]
     return None
+
+
+def _number(value: Any) -> Any:
+    """``int(value)`` as the checks take it, or the value when it is no number."""
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        return value
 
 
 def _parse(

@@ -173,6 +173,12 @@ def _played_table(t: Tournament, number: int, table: int) -> tuple[dict[str, Any
     return rnd, found[0]
 
 
+def _ends_sealed(reply: Any) -> bool:
+    """Whether an ExportMatch reply ends with the match's seal (then its checkpoint)."""
+    last = bytes(reply.export_jsonl).rstrip(b"\n").split(b"\n")
+    return len(last) >= 2 and b'"MatchSealed"' in last[-2]
+
+
 def _unfinished(t: Tournament) -> list[str]:
     """The tournament's matches with no result recorded."""
     return [match["match_id"] for rnd in t.rounds
@@ -567,6 +573,8 @@ class Director:
         t = await self._find(tournament_id)
         rnd = t.round(number)
         s = t.settings
+        if t.status in ENDED:
+            return
         for table in rnd["tables"]:
             if table["bye"]:
                 continue
@@ -583,7 +591,7 @@ class Director:
                 async with self.lock(tournament_id):
                     t = await self._find(tournament_id)
                     rnd = t.round(number)
-                    if (str(table["number"]) not in rnd["matches"]
+                    if (t.status not in ENDED and str(table["number"]) not in rnd["matches"]
                             and match_id == match_id_of(tournament_id, number, table["number"],
                                                         attempt_of(rnd, table["number"]))):
                         deadline = round(time.time() + float(s["check_in_seconds"]), 3)
@@ -599,6 +607,10 @@ class Director:
                         log.info(
                             "match created", match_id=match_id, round=number, table=table["number"]
                         )
+                if t.status in ENDED:  # force-ended meanwhile: its log is closed, and its
+                    # abandons did not know this match, so it is abandoned here
+                    await self._abandon_unfinished(t, [match_id])
+                    return
 
     async def _start_due(self, tournament_id: str, number: int) -> None:
         t = await self._find(tournament_id)
@@ -610,12 +622,16 @@ class Director:
             ready = rnd["ready"].get(key, [])
             if len(ready) < len(table["seats"]) and time.time() < float(match["deadline"]):
                 continue
-            await self._start(tournament_id, number, int(key))
+            await self._start(tournament_id, number, int(key), match["match_id"])
 
-    async def _start(self, tournament_id: str, number: int, table: int) -> bool:
+    async def _start(self, tournament_id: str, number: int, table: int, match_id: str) -> bool:
+        """Start the table's match ``match_id``; False when the table plays another match
+        by now (a rematch replaced it)."""
         t = await self._find(tournament_id)
         rnd = t.round(number)
         key = str(table)
+        if rnd["matches"].get(key, {}).get("match_id") != match_id:
+            return False
         if key in rnd["started"]:
             return True
         match = rnd["matches"][key]
@@ -623,6 +639,8 @@ class Director:
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
             rnd = t.round(number)
+            if rnd["matches"].get(key, {}).get("match_id") != match_id:
+                return False  # replaced by a rematch while the rules service started it
             if key in rnd["started"]:
                 return True
             seats = next(k for k in rnd["tables"] if k["number"] == table)["seats"]
@@ -1067,6 +1085,10 @@ class Director:
                     )
                 if sealed is not None:
                     exports[match["match_id"]] = bytes(reply.export_jsonl)
+                elif key in rnd.get("abandoned", {}) and _ends_sealed(reply):
+                    # abandoned and not decided (yet, or ever: a ForceEnd): the bundle
+                    # check asks for its export, which shows the abandon
+                    exports[match["match_id"]] = bytes(reply.export_jsonl)
             for earlier in rnd.get("earlier", {}).values():
                 for match in earlier:  # abandoned and replaced: sealed before the rematch
                     reply = await self._export_or_unavailable(t.game, match["match_id"])
@@ -1295,7 +1317,7 @@ class Director:
             count = len(t.round(number)["ready"].get(key, []))
             everyone = count == len(seats)
         if everyone:
-            await self._start(tournament_id, number, table)
+            await self._start(tournament_id, number, table, match_id)
         return count, everyone
 
     async def watch(self, tournament_id: str) -> AsyncIterator[Tournament]:

@@ -673,3 +673,55 @@ async def test_an_abandoned_table_plays_again_and_the_bundle_holds_both_matches(
             await rc.close()
         await client.close()
         await b.stop(1)
+
+
+async def test_a_bundle_verifies_when_a_rematch_was_abandoned_again_and_the_event_force_ended(
+        tmp_path: Any, nats_url: str) -> None:
+    """A table's match abandoned, the table rematched, its new match abandoned too, and the
+    tournament force-ended before the organiser decided the table: the bundle carries the
+    last abandoned match's export (the check asks for it: the log says it was abandoned),
+    and verifies."""
+    import dataclasses
+
+    from tests.integration.conftest import make_settings
+
+    settings = make_settings(tmp_path, nats_url)
+    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
+    b = await _tournament_backend(settings, poll=0.1)
+    client = RulesClient(b.address("rules-toy"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    c = None
+    try:
+        c, tid, match_ids = await _first_round(b, client, org, start=False, check_in_seconds=60)
+        first = match_ids[0]
+        number = int(first.rsplit("-t", 1)[1])
+        await abandon(client, org, first, "a player's laptop died")
+        for _ in range(100):  # the signed end reaches the tournament, and the seal is stored
+            try:
+                await c.call("RematchTable", org, tournament_id=tid, round=1, table=number,
+                             reason="a spare laptop")
+                break
+            except grpc.aio.AioRpcError as err:
+                assert err.code() == grpc.StatusCode.FAILED_PRECONDITION, err.details()
+                await asyncio.sleep(0.1)
+        second = f"{first}-g2"
+        await abandon(client, org, second, "the spare died too")
+        for _ in range(100):
+            tables = (await c.call("GetRound", tournament_id=tid, round=1)).round.tables
+            table = next(t for t in tables if t.number == number)
+            if table.status == tournament_pb2.TABLE_STATUS_ABANDONED:
+                break
+            await asyncio.sleep(0.1)
+        assert table.match_id == second and table.abandoned_reason == "the spare died too"
+        await asyncio.sleep(0.5)  # its seal follows the abandon
+        await c.call("ForceEnd", org, tournament_id=tid, reason="the venue closed")
+        bundle = (await c.call("ExportTournament", org, tournament_id=tid)).bundle_jsonl
+        report = verify_bundle(bundle, verify_match=lambda data, key: verify_export(
+            data, key, engine=toy.ENGINE))
+        assert report.ok, report.failures
+        assert report.matches == 2  # the rematched match and the one that replaced it
+    finally:
+        if c is not None:
+            await c.close()
+        await client.close()
+        await b.stop(1)

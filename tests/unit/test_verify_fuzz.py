@@ -699,3 +699,27 @@ def test_an_export_the_organiser_did_not_seal_fails() -> None:
     extra = {**rows[at], "match_id": "fuzz-r9-t9"}
     assert "the organiser signed other match exports than the bundle holds" in \
         _failures([*rows[:at], extra, *rows[at:]])
+
+
+def test_a_second_checkpoint_of_a_round_spelled_otherwise_fails() -> None:
+    """Round 1 as 1.0 or "1" is round 1 to the checks: a forged copy so spelled before the
+    genuine one is a second line of the round, not a line nobody checks. No re-seal is
+    needed: the seal does not sign the checkpoint lines."""
+    rows = _lines(BUNDLE[0])
+    at = next(i for i, r in enumerate(rows) if r["type"] == "RoundCheckpoint")
+    for spelled in (1.0, "1"):
+        forged = json.loads(json.dumps(rows[at]))
+        forged["checkpoint"]["checkpoint"]["round"] = spelled
+        forged["checkpoint"]["checkpoint"]["root"] = "0" * 64
+        report = verify_bundle(_serialise([*rows[:at], forged, *rows[at:]]))
+        assert not report.ok, spelled
+        assert "a second RoundCheckpoint of" in report.failure
+
+
+def test_a_checkpoint_whose_body_is_not_an_object_fails_with_the_reason() -> None:
+    rows = _lines(BUNDLE[0])
+    at = next(i for i, r in enumerate(rows) if r["type"] == "RoundCheckpoint")
+    for body in (5, [1, 2], "x", True):
+        broken = {**rows[at], "checkpoint": {"checkpoint": body}}
+        report = verify_bundle(_serialise([*rows[:at], broken, *rows[at + 1:]]))
+        assert not report.ok and report.failures, body

@@ -159,3 +159,104 @@ async def test_no_rematch_of_an_unknown_table_or_once_the_tournament_ended(setup
     await d.force_end(ORG, "end", "the venue closed")
     with pytest.raises(FailedPrecondition, match="force-ended"):
         await d.rematch(ORG, "end", 1, number, "again")
+
+
+class SlowRules(SealingRules):
+    """StartMatch and CreateMatch of the matches named in ``hold`` wait for ``go``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hold: set[str] = set()
+        self.go = asyncio.Event()
+        self.waiting: set[str] = set()
+        self.started: list[str] = []
+        self.abandoned: list[str] = []
+
+    async def _wait(self, match_id: str) -> None:
+        if match_id in self.hold:
+            self.waiting.add(match_id)
+            await self.go.wait()
+
+    async def start_match(self, game: str, match_id: str) -> None:
+        await self._wait(match_id)
+        self.started.append(match_id)
+
+    async def create_match(self, game: str, match_id: str, *args: Any) -> Any:
+        await self._wait(match_id)
+        return await super().create_match(game, match_id, *args)
+
+    async def abandon_match(self, game: str, match_id: str, reason: str) -> Any:
+        self.abandoned.append(match_id)
+        return types.SimpleNamespace(already_abandoned=False)
+
+
+async def _until(check: Any) -> None:
+    for _ in range(250):
+        if check():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("waited in vain")
+
+
+@pytest.fixture
+async def slow() -> AsyncIterator[tuple[Director, SlowRules]]:
+    app = TournamentApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    rules = SlowRules()
+    director = Director(app, rules, None, KEY, Options(poll=0.02))
+    yield director, rules
+    await director.close()
+
+
+async def test_a_start_of_the_replaced_match_does_not_start_the_rematch(slow: Any) -> None:
+    """The table's seats are ready and its match is being started on the rules service when
+    it is abandoned and the table rematched: the start, once answered, is not recorded as
+    the start of the new match (which nobody started, and whose seats are not ready)."""
+    d, rules = slow
+    view = await _round_one(d, "rs")
+    await _matches(d, "rs")
+    table = view["tables"][0]
+    number, seats = table["number"], list(table["seats"])
+    first, second = f"rs-r1-t{number}", f"rs-r1-t{number}-g2"
+    rules.hold.add(first)
+    await d.ready(Claims("player", "*", player=seats[0]), "rs", first)
+    starting = asyncio.create_task(d.ready(Claims("player", "*", player=seats[1]), "rs", first))
+    await _until(lambda: first in rules.waiting)
+    assert await d.record_signed_result(_ended(first, seats, ABANDONED), {}) == "recorded"
+    rules.sealed.add(first)
+    await d.rematch(ORG, "rs", 1, number, "again")
+    await _current_match(d, "rs", number, second)
+    rules.go.set()
+    await starting
+    await asyncio.sleep(0.1)  # the driver looks again
+    mine = await _table(d, "rs", number)
+    assert mine["match"]["match_id"] == second
+    assert mine["status"] == "awaiting", mine
+    assert second not in rules.started
+    replayed = tlog.replay_log(await d.records("rs"))
+    assert number not in replayed.rounds[0]["absent"]
+
+
+async def test_a_rematch_created_while_the_tournament_is_force_ended_is_not_logged(
+        slow: Any) -> None:
+    """The rematch's match is being created on the rules service when the organiser
+    force-ends the tournament: no MatchCreated follows the ForceEnded (the log is closed,
+    and its AbandonsConfirmed did not know the match), and the match is abandoned."""
+    d, rules = slow
+    view = await _round_one(d, "rf")
+    await _matches(d, "rf")
+    table = view["tables"][0]
+    number, seats = table["number"], list(table["seats"])
+    first, second = f"rf-r1-t{number}", f"rf-r1-t{number}-g2"
+    assert await d.record_signed_result(_ended(first, seats, ABANDONED), {}) == "recorded"
+    rules.sealed.add(first)
+    rules.hold.add(second)
+    rematching = asyncio.create_task(d.rematch(ORG, "rf", 1, number, "again"))
+    await _until(lambda: second in rules.waiting)
+    await d.force_end(ORG, "rf", "the venue closed")
+    rules.go.set()
+    await rematching
+    await asyncio.sleep(0.1)
+    kinds = [r["type"] for r in await d.records("rf")]
+    assert kinds.index("ForceEnded") > max(i for i, k in enumerate(kinds) if k == "MatchCreated")
+    assert "AbandonsConfirmed" in kinds
+    assert second in rules.abandoned
