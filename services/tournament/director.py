@@ -626,11 +626,11 @@ class Director:
 
     async def _start(self, tournament_id: str, number: int, table: int, match_id: str) -> bool:
         """Start the table's match ``match_id``; False when the table plays another match
-        by now (a rematch replaced it)."""
+        by now (a rematch replaced it) or the tournament has ended."""
         t = await self._find(tournament_id)
         rnd = t.round(number)
         key = str(table)
-        if rnd["matches"].get(key, {}).get("match_id") != match_id:
+        if rnd["matches"].get(key, {}).get("match_id") != match_id or t.status in ENDED:
             return False
         if key in rnd["started"]:
             return True
@@ -641,13 +641,19 @@ class Director:
             rnd = t.round(number)
             if rnd["matches"].get(key, {}).get("match_id") != match_id:
                 return False  # replaced by a rematch while the rules service started it
-            if key in rnd["started"]:
-                return True
-            seats = next(k for k in rnd["tables"] if k["number"] == table)["seats"]
-            ready = rnd["ready"].get(key, [])
-            absent = [s for s in range(len(seats)) if s not in ready]
-            t.match_started(number, table, absent)
-            await self._save(t)
+            ended = t.status in ENDED
+            if not ended:
+                if key in rnd["started"]:
+                    return True
+                seats = next(k for k in rnd["tables"] if k["number"] == table)["seats"]
+                ready = rnd["ready"].get(key, [])
+                absent = [s for s in range(len(seats)) if s not in ready]
+                t.match_started(number, table, absent)
+                await self._save(t)
+        if ended:  # force-ended while the rules service started it: its log is closed, and
+            # its abandon may have come before this start: the match is abandoned (again)
+            await self._abandon_unfinished(t, [match_id])
+            return False
         log.info("match started", match_id=match["match_id"], absent=absent)
         return True
 

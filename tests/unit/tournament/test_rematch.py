@@ -260,3 +260,28 @@ async def test_a_rematch_created_while_the_tournament_is_force_ended_is_not_logg
     assert kinds.index("ForceEnded") > max(i for i, k in enumerate(kinds) if k == "MatchCreated")
     assert "AbandonsConfirmed" in kinds
     assert second in rules.abandoned
+
+
+async def test_a_start_answered_after_a_force_end_is_not_logged_and_is_abandoned(
+        slow: Any) -> None:
+    """Every seat is ready and the match is being started on the rules service when the
+    organiser force-ends the tournament: no MatchStarted follows the ForceEnded, and the
+    match, which the start may have set going after the force-end's abandon, is abandoned
+    again once the start is answered."""
+    d, rules = slow
+    view = await _round_one(d, "sf")
+    await _matches(d, "sf")
+    table = view["tables"][0]
+    number, seats = table["number"], list(table["seats"])
+    first = f"sf-r1-t{number}"
+    rules.hold.add(first)
+    await d.ready(Claims("player", "*", player=seats[0]), "sf", first)
+    starting = asyncio.create_task(d.ready(Claims("player", "*", player=seats[1]), "sf", first))
+    await _until(lambda: first in rules.waiting)
+    await d.force_end(ORG, "sf", "the venue closed")
+    assert rules.abandoned.count(first) == 1  # the force-end's
+    rules.go.set()
+    await starting
+    kinds = [r["type"] for r in await d.records("sf")]
+    assert "MatchStarted" not in kinds[kinds.index("ForceEnded"):]
+    assert rules.started == [first] and rules.abandoned.count(first) == 2
