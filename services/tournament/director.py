@@ -576,8 +576,8 @@ class Director:
         if t.status in ENDED:
             return
         for table in rnd["tables"]:
-            if table["bye"]:
-                continue
+            if table["bye"] or str(table["number"]) in rnd["results"]:
+                continue  # a table the organiser decided needs no (next) match
             match_id = match_id_of(tournament_id, number, table["number"],
                                    attempt_of(rnd, table["number"]))
             known = str(table["number"]) in rnd["matches"]
@@ -591,7 +591,9 @@ class Director:
                 async with self.lock(tournament_id):
                     t = await self._find(tournament_id)
                     rnd = t.round(number)
-                    if (t.status not in ENDED and str(table["number"]) not in rnd["matches"]
+                    key = str(table["number"])
+                    if (t.status not in ENDED and key not in rnd["matches"]
+                            and key not in rnd["results"]  # decided meanwhile: no match
                             and match_id == match_id_of(tournament_id, number, table["number"],
                                                         attempt_of(rnd, table["number"]))):
                         deadline = round(time.time() + float(s["check_in_seconds"]), 3)

@@ -285,3 +285,27 @@ async def test_a_start_answered_after_a_force_end_is_not_logged_and_is_abandoned
     kinds = [r["type"] for r in await d.records("sf")]
     assert "MatchStarted" not in kinds[kinds.index("ForceEnded"):]
     assert rules.started == [first] and rules.abandoned.count(first) == 2
+
+
+async def test_a_rematched_table_decided_before_its_match_exists_gets_none(slow: Any) -> None:
+    """The rules service does not create the rematch's match yet, and the organiser sets
+    the table's result meanwhile: the table's next match is never created."""
+    d, rules = slow
+    view = await _round_one(d, "rc")
+    await _matches(d, "rc")
+    table = view["tables"][0]
+    number, seats = table["number"], list(table["seats"])
+    first, second = f"rc-r1-t{number}", f"rc-r1-t{number}-g2"
+    assert await d.record_signed_result(_ended(first, seats, ABANDONED), {}) == "recorded"
+    rules.sealed.add(first)
+    rules.hold.add(second)
+    rematching = asyncio.create_task(d.rematch(ORG, "rc", 1, number, "again"))
+    await _until(lambda: second in rules.waiting)
+    await d.correct_result(ORG, "rc", 1, number, [1, 2], False, "decided on paper")
+    rules.hold.clear()
+    rules.go.set()
+    await rematching
+    await asyncio.sleep(0.2)  # the driver looks again
+    kinds = [(r["type"], r.get("match_id")) for r in await d.records("rc")]
+    assert ("MatchCreated", second) not in kinds
+    assert (await _table(d, "rc", number))["status"] == "done"
