@@ -179,7 +179,8 @@ def report(tally: Tally) -> str:
 
 
 def export_game(game: str, mode: str, setup: Setup, seed: int, key: Any, bot: str = "rule",
-                keyed: bool = True, version: str | None = None) -> bytes:
+                keyed: bool = True, version: str | None = None,
+                table: tuple[str, list[str]] | None = None) -> bytes:
     """One self-play game as a signed audit export, offline (no dice or rules service).
 
     The records have the shape the rules host writes (MatchCreated with the dice commitment,
@@ -190,6 +191,9 @@ def export_game(game: str, mode: str, setup: Setup, seed: int, key: Any, bot: st
     ``keyed`` hashes states with the per-match state key, as a deployment does; ``version``
     plays the engine as it was at that earlier version (``for_version``), as a deployment
     of that version would have (a benchmark's baseline tree replays only what it knows).
+    ``table`` (match id, player ids) makes the export a tournament table's: a client seed
+    from every seat mixed into the draws, no dev seed, as a tournament's rules service
+    writes it.
     """
     import hashlib
 
@@ -209,10 +213,12 @@ def export_game(game: str, mode: str, setup: Setup, seed: int, key: Any, bot: st
     engine = load_engine(game)
     if version is not None:
         engine = engine_at(engine, version)
-    match_id = f"selfplay-{game}-{mode}-{setup.seats}-{bot}-{seed}"
+    match_id = table[0] if table else f"selfplay-{game}-{mode}-{setup.seats}-{bot}-{seed}"
     dice_seed = hashlib.sha256(f"selfplay-seed:{match_id}".encode()).digest()
-    stream_id = f"dev:{match_id}"
-    stream = DrawStream(dice_seed, stream_id)
+    stream_id = f"{game}/{match_id}" if table else f"dev:{match_id}"
+    client_seeds = [[seat, hashlib.sha256(f"{seed}:{seat}".encode()).hexdigest()]
+                    for seat in range(setup.seats)] if table else []
+    stream = DrawStream(dice_seed, stream_id, [(s, c) for s, c in client_seeds])
     hash_key = state_key(dice_seed, stream_id) if keyed else None
 
     def rng() -> RecordingRandomness:
@@ -227,21 +233,21 @@ def export_game(game: str, mode: str, setup: Setup, seed: int, key: Any, bot: st
     def add(body: dict[str, Any]) -> None:
         records.append(rec.seal_record(match_id, len(records) + 1, rec.head(records), body))
 
-    players = [f"bot-{bot}-{seat}" for seat in range(setup.seats)]
+    players = list(table[1]) if table else [f"bot-{bot}-{seat}" for seat in range(setup.seats)]
     created: dict[str, Any] = {
         "type": "MatchCreated", "match_id": match_id, "game": game, "mode": mode,
         "seats": setup.seats, "options": dict(setup.options), "players": players,
         "engine_version": engine.engine_version, "content_version": engine.content_version,
         "dice": {"stream_id": stream_id, "commitment": hashlib.sha256(dice_seed).hexdigest(),
-                 "dev": True, "session": f"{game}/{match_id}"},
-        "await_client_seeds": False,
+                 **({} if table else {"dev": True, "session": f"{game}/{match_id}"})},
+        "await_client_seeds": bool(table),
     }
     if keyed:
         created["state_hash_scheme"] = KEYED_SCHEME
     add(created)
     r = rng()
     state = engine.setup(MatchConfig(mode, setup.seats, setup.options), r)
-    add({"type": "MatchStarted", "client_seeds": [], "draws": [d.to_json() for d in r.records],
+    add({"type": "MatchStarted", "client_seeds": client_seeds, "draws": [d.to_json() for d in r.records],
          "events": [], "state_hash": digest(state)})
     bots = [make_bot(bot, f"{seed}-{seat}", game) for seat in range(setup.seats)]
     while pending := engine.pending(state):

@@ -292,6 +292,16 @@ async def test_scoring_rates_no_abandoned_match(toy_backend: Backend, tmp_path: 
         await delete_consumers(nats_url, scoring.durables)
 
 
+def _tournament_settings(tmp_path: Any, nats_url: str) -> Any:
+    """A backend's settings with the tournament service on a free port."""
+    import dataclasses
+
+    from tests.integration.conftest import make_settings
+
+    settings = make_settings(tmp_path, nats_url)
+    return dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
+
+
 async def _tournament_backend(settings: Any, **options: Any) -> Any:
     from services.cli.backend import start_backend
     from services.tournament.director import Options
@@ -353,12 +363,9 @@ async def _abandoned(client: RulesClient, match_id: str, wait: float = 0) -> boo
 
 
 async def test_force_end_abandons_the_tournaments_running_matches(tmp_path: Any, nats_url: str) -> None:
-    import dataclasses
 
-    from tests.integration.conftest import make_settings
 
-    settings = make_settings(tmp_path, nats_url)
-    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
+    settings = _tournament_settings(tmp_path, nats_url)
     b = await _tournament_backend(settings)
     client = RulesClient(b.address("rules-toy"))
     org = b.issuer.issue("organiser", "*", player="org", ttl=600)
@@ -385,13 +392,10 @@ async def test_a_match_abandoned_mid_tournament_waits_for_the_organisers_correct
     organiser and to its players), a match waiting for its seats is never started at its
     check-in deadline, and once the organiser corrects both tables the round is signed and
     its bundle verifies."""
-    import dataclasses
 
     from services.cli.tournament_commands import wait_round_complete
-    from tests.integration.conftest import make_settings
 
-    settings = make_settings(tmp_path, nats_url)
-    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
+    settings = _tournament_settings(tmp_path, nats_url)
     b = await _tournament_backend(settings, poll=0.1)
     client = RulesClient(b.address("rules-toy"))
     org = b.issuer.issue("organiser", "*", player="org", ttl=600)
@@ -453,12 +457,9 @@ async def test_a_match_abandoned_mid_tournament_waits_for_the_organisers_correct
 async def test_abandons_a_rules_service_missed_are_tried_again(tmp_path: Any, nats_url: str) -> None:
     """The rules service does not answer the ForceEnd's first abandon of each match: the
     tournament service tries again on its own, and ForceEnd does not wait for it."""
-    import dataclasses
 
-    from tests.integration.conftest import make_settings
 
-    settings = make_settings(tmp_path, nats_url)
-    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
+    settings = _tournament_settings(tmp_path, nats_url)
     b = await _tournament_backend(settings, abandon_retries=(1.5, 0.2, 0.2))
     client = RulesClient(b.address("rules-toy"))
     org = b.issuer.issue("organiser", "*", player="org", ttl=600)
@@ -494,12 +495,9 @@ async def test_a_restart_abandons_what_a_stopped_force_end_left_playing(tmp_path
     them): at its next start the force-ended tournament's matches are abandoned, and the log
     records that every one was answered; the bundle notes each table as stopped, confirmed
     or not."""
-    import dataclasses
 
-    from tests.integration.conftest import make_settings
 
-    settings = make_settings(tmp_path, nats_url)
-    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
+    settings = _tournament_settings(tmp_path, nats_url)
     b = await _tournament_backend(settings)
     client = RulesClient(b.address("rules-toy"))
     org = b.issuer.issue("organiser", "*", player="org", ttl=600)
@@ -609,13 +607,10 @@ async def test_an_abandoned_table_plays_again_and_the_bundle_holds_both_matches(
     new match for the same seats, which its players find with MyNextMatch and play; the
     round is signed once both tables have results, and the bundle verifies with the
     abandoned match in it (and fails without it)."""
-    import dataclasses
 
     from services.cli.tournament_commands import play_round_as, wait_round_complete
-    from tests.integration.conftest import make_settings
 
-    settings = make_settings(tmp_path, nats_url)
-    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
+    settings = _tournament_settings(tmp_path, nats_url)
     b = await _tournament_backend(settings, poll=0.1)
     client = RulesClient(b.address("rules-toy"))
     org = b.issuer.issue("organiser", "*", player="org", ttl=600)
@@ -681,12 +676,9 @@ async def test_a_bundle_verifies_when_a_rematch_was_abandoned_again_and_the_even
     tournament force-ended before the organiser decided the table: the bundle carries the
     last abandoned match's export (the check asks for it: the log says it was abandoned),
     and verifies."""
-    import dataclasses
 
-    from tests.integration.conftest import make_settings
 
-    settings = make_settings(tmp_path, nats_url)
-    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
+    settings = _tournament_settings(tmp_path, nats_url)
     b = await _tournament_backend(settings, poll=0.1)
     client = RulesClient(b.address("rules-toy"))
     org = b.issuer.issue("organiser", "*", player="org", ttl=600)

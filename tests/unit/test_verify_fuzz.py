@@ -25,7 +25,6 @@ The default run takes a few seconds; ``-m slow`` (or NEON_SLOW=1) runs many more
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import signal
 from collections.abc import Iterator
@@ -37,21 +36,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.platform.canonical import KEYED_SCHEME, canonical_json
-from services.platform.draws import (
-    DrawStream,
-    RecordingRandomness,
-    keyed_state_hash,
-    perform,
-    state_key,
-)
+from services.platform.canonical import canonical_json
 from services.platform.signing import public_key_hex
 from services.rules import records as rec
-from services.rules.bots import make_bot
 from services.rules.export import build_export, parse_export
 from services.rules.games import load_engine
-from services.rules.games.contract import MatchConfig, canonical_state
-from services.rules.replay import outcome_json
 from services.rules.results import sign_result
 from services.rules.selfplay import export_game, setups
 from services.rules.verify import Report, campaign_links, verify_export
@@ -74,55 +63,9 @@ def _selfplay(game: str, mode: str, seed: int = 1) -> bytes:
 
 def tournament_export(game: str, mode: str, match_id: str, players: list[str], seed: int) -> bytes:
     """A match as a tournament's rules service exports it: played by rule bots with the
-    seats' player ids, a client seed from every seat, no dev seed, keyed state hashes
-    (self-play's ``export_game`` with the draws a real match makes)."""
-    engine = load_engine(game)
-    setup = next(s for s in setups(engine, mode) if s.seats == len(players))
-    dice_seed = hashlib.sha256(f"fuzz-seed:{match_id}".encode()).digest()
-    stream_id = f"{game}/{match_id}"
-    client_seeds = [[seat, hashlib.sha256(f"{seed}:{seat}".encode()).hexdigest()]
-                    for seat in range(len(players))]
-    stream = DrawStream(dice_seed, stream_id, [(s, c) for s, c in client_seeds])
-    key = state_key(dice_seed, stream_id)
-    records: list[dict[str, Any]] = []
-
-    def add(body: dict[str, Any]) -> None:
-        records.append(rec.seal_record(match_id, len(records) + 1, rec.head(records), body))
-
-    def rng() -> RecordingRandomness:
-        return RecordingRandomness(lambda op, n, count: perform(stream, op, n, count))
-
-    def digest(state: Any) -> str:
-        return keyed_state_hash(key, canonical_state(engine, state))
-
-    commitment = hashlib.sha256(dice_seed).hexdigest()
-    add({"type": "MatchCreated", "game": game, "mode": mode, "seats": setup.seats,
-         "options": dict(setup.options), "players": players,
-         "engine_version": engine.engine_version, "content_version": engine.content_version,
-         "dice": {"stream_id": stream_id, "commitment": commitment},
-         "await_client_seeds": True, "state_hash_scheme": KEYED_SCHEME})
-    r = rng()
-    state = engine.setup(MatchConfig(mode, setup.seats, setup.options), r)
-    add({"type": "MatchStarted", "client_seeds": client_seeds,
-         "draws": [d.to_json() for d in r.records], "events": [], "state_hash": digest(state)})
-    bots = [make_bot("rule", f"{seed}-{seat}", game) for seat in range(setup.seats)]
-    while pending := engine.pending(state):
-        decision = pending[0]
-        view = json.loads(json.dumps(engine.view(state, decision.seat)))
-        action = json.loads(json.dumps(bots[decision.seat].choose(decision, view)))
-        r = rng()
-        transition = engine.apply(state, decision.seat, action, r)
-        state = transition.state
-        add({"type": "ActionAccepted", "seat": decision.seat, "command_id": f"c{len(records)}",
-             "action": action, "decision": decision.kind, "hidden": decision.hidden,
-             "draws": [d.to_json() for d in r.records],
-             "events": rec.engine_events_json(transition.events), "state_hash": digest(state)})
-    outcome = engine.outcome(state)
-    assert outcome is not None
-    add({"type": "MatchEnded", "outcome": outcome_json(outcome), "players": players,
-         "game": game, "mode": mode})
-    add({"type": "MatchSealed", "seed": dice_seed.hex(), "commitment": commitment})
-    return build_export(match_id, game, records, KEY)
+    seats' player ids, a client seed from every seat, no dev seed, keyed state hashes."""
+    setup = next(s for s in setups(load_engine(game), mode) if s.seats == len(players))
+    return export_game(game, mode, setup, seed, KEY, table=(match_id, players))
 
 
 def tournament_bundle() -> bytes:
