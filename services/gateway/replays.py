@@ -55,8 +55,10 @@ def public_frames(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]], st
     present = load_presentation(facts["game_id"])
     try:
         key = state_key_of(records)  # keyed state hashes: the key comes from the revealed seed
-    except (StopIteration, KeyError, ValueError):
+    except StopIteration:
         return facts, [], "the match is not sealed: its state hashes cannot be checked yet"
+    except (KeyError, ValueError) as err:  # a seal without its seed, dice of another shape
+        return facts, [], f"the seal and dice do not give the state key ({type(err).__name__}: {err})"
     replayed = Replayed(key=key)
     frames: list[dict[str, Any]] = []
     for record in records:

@@ -134,3 +134,14 @@ def test_an_export_that_does_not_parse_is_named_and_the_other_links_still_checke
     problems = campaign_links([broken, linked], ["x.jsonl", "y.jsonl"])
     assert [p.split(":")[0] for p in problems] == ["x.jsonl", "b"]
     assert problems[0].startswith("x.jsonl: line 2 is not JSON")
+
+
+@pytest.mark.parametrize("name", ["a seal without its seed", "dice true"])
+def test_the_public_replay_says_why_there_is_no_state_key(export: bytes, name: str) -> None:
+    # it said "the match is not sealed" for a sealed match whose seal or dice are malformed
+    kind, change = MALFORMED[name]
+    stopped = replay_report(_resigned(export, kind, change))["stopped"]
+    assert stopped.startswith("the seal and dice do not give the state key ("), stopped
+    unsealed = b"\n".join(line for line in export.splitlines() if b'"MatchSealed"' not in line)
+    assert replay_report(unsealed)["stopped"] == \
+        "the match is not sealed: its state hashes cannot be checked yet"
