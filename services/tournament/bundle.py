@@ -179,10 +179,24 @@ def verify_bundle(
     try:
         return _verify_parsed(report, header, records, exports, checkpoints, inclusion, seal,
                               public_key, verify_match, jobs)
-    except (TypeError, KeyError, ValueError, AttributeError, IndexError, OverflowError,
-            RecursionError) as err:  # int(1e400), float(10**400), a value nested too deeply
+    except SHAPE_ERRORS as err:
         report.fail(f"bundle: malformed ({type(err).__name__}: {err})")
         return report
+
+
+SHAPE_ERRORS = (TypeError, KeyError, ValueError, AttributeError, IndexError, OverflowError,
+                RecursionError)
+"""What a part of the wrong shape raises: int(1e400), float(10**400), a value nested too
+deeply, a string where an object belongs..."""
+
+
+def _part(report: BundleReport, name: str, check: Any, *args: Any) -> None:
+    """Run one part's check; a part of the wrong shape fails, named, and the other parts
+    are still checked."""
+    try:
+        check(report, *args)
+    except SHAPE_ERRORS as err:
+        report.fail(f"bundle: {name}: malformed ({type(err).__name__}: {err})")
 
 
 def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[dict[str, Any]],
@@ -206,7 +220,7 @@ def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[d
         report.fail(problem)
     else:
         report.checks.append(f"tournament log: hash chain of {len(records)} records")
-    _check_seal(report, seal, records, key, tid, result_keys, sorted(exports))
+    _part(report, "seal", _check_seal, seal, records, key, tid, result_keys, sorted(exports))
     try:
         replayed = tlog.replay_log(records)
     except ValueError as err:
@@ -220,9 +234,10 @@ def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[d
         reports = dict(zip(texts, _verify_all(list(texts.values()), jobs)))
     else:
         reports = {m: verify_match(text, None) for m, text in texts.items()}
-    _check_matches(report, replayed, exports, result_keys, reports)
-    _check_checkpoints(report, replayed, records, checkpoints, inclusion, key)
-    _recheck(report, replayed)
+    _part(report, "match exports", _check_matches, replayed, exports, result_keys, reports)
+    _part(report, "round checkpoints and inclusion proofs", _check_checkpoints, replayed,
+          records, checkpoints, inclusion, key)
+    _part(report, "pairings and standings", _recheck, replayed)
     return report
 
 
