@@ -613,6 +613,10 @@ class Director:
                     # abandons did not know this match, so it is abandoned here
                     await self._abandon_unfinished(t, [match_id])
                     return
+                key = str(table["number"])
+                if key in rnd["results"] and rnd["matches"].get(key, {}).get("match_id") \
+                        != match_id:  # decided meanwhile: the match will never be played
+                    await self._abandon_unlogged(t.game, match_id)
 
     async def _start_due(self, tournament_id: str, number: int) -> None:
         t = await self._find(tournament_id)
@@ -1041,6 +1045,19 @@ class Director:
 
         missed = await asyncio.gather(*(abandon(m) for m in matches))
         return [m for m in missed if m is not None]
+
+    async def _abandon_unlogged(self, game: str, match_id: str) -> None:
+        """Abandon, on its rules service, a match created for a table the organiser decided
+        before the match was logged (best effort: it never starts either way, since no seat
+        is handed its token)."""
+        with bound_contextvars(match_id=match_id):
+            try:
+                await self.rules.abandon_match(game, match_id,
+                                               "the organiser decided the table before this "
+                                               "match was recorded")
+            except Exception as err:  # the rules service is down: the match waits, unused
+                log.warning("could not abandon a match the tournament did not record",
+                            error=repr(err))
 
     def _abandon_in_background(self, t: Tournament, matches: list[str], every: list[str]) -> None:
         """Try the abandons of ``matches`` again, after each of ``Options.abandon_retries``,

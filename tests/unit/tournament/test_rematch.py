@@ -289,7 +289,8 @@ async def test_a_start_answered_after_a_force_end_is_not_logged_and_is_abandoned
 
 async def test_a_rematched_table_decided_before_its_match_exists_gets_none(slow: Any) -> None:
     """The rules service does not create the rematch's match yet, and the organiser sets
-    the table's result meanwhile: the table's next match is never created."""
+    the table's result meanwhile: the table's next match is not logged, and it is abandoned
+    on the rules service."""
     d, rules = slow
     view = await _round_one(d, "rc")
     await _matches(d, "rc")
@@ -309,3 +310,4 @@ async def test_a_rematched_table_decided_before_its_match_exists_gets_none(slow:
     kinds = [(r["type"], r.get("match_id")) for r in await d.records("rc")]
     assert ("MatchCreated", second) not in kinds
     assert (await _table(d, "rc", number))["status"] == "done"
+    assert set(rules.abandoned) == {second}  # created on the rules service, abandoned there
