@@ -190,6 +190,13 @@ SHAPE_ERRORS = (TypeError, KeyError, ValueError, AttributeError, IndexError, Ove
 deeply, a string where an object belongs..."""
 
 
+def _export_bytes(line: dict[str, Any]) -> bytes:
+    """A MatchExport line's export as the bytes the match verifier reads. A lone surrogate
+    (JSON text may spell one) stays invalid UTF-8, which the verifier refuses naming its
+    line, rather than failing the whole bundle as malformed."""
+    return str(line.get("export", "")).encode("utf-8", "surrogatepass")
+
+
 def _part(report: BundleReport, name: str, check: Any, *args: Any) -> None:
     """Run one part's check; a part of the wrong shape fails, named, and the other parts
     are still checked."""
@@ -229,7 +236,7 @@ def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[d
     if replayed.config is None:
         report.fail("tournament log: no Created record")
         return report
-    texts = {m: str(line.get("export", "")).encode() for m, line in exports.items()}
+    texts = {m: _export_bytes(line) for m, line in exports.items()}
     if verify_match is None:
         reports = dict(zip(texts, _verify_all(list(texts.values()), jobs)))
     else:
@@ -392,7 +399,7 @@ def _check_matches(
                     report.warnings.append(f"{where}: no result, the tournament was "
                                            f"force-ended ({replayed.reason}); {stopped}")
                 continue
-            data = str(line.get("export", "")).encode()
+            data = _export_bytes(line)
             match_report = reports[match_id]
             if not match_report.ok:
                 report.fail(f"{where}: {match_report.failure}")
@@ -480,7 +487,7 @@ def _check_earlier(report: BundleReport, where: str, match: dict[str, Any], tabl
     if not match_report.ok:
         report.fail(f"{where}: {match_report.failure}")
         return 0
-    records, checkpoint = parse_export(str(line.get("export", "")).encode())
+    records, checkpoint = parse_export(_export_bytes(line))
     created = records[0]
     ended = next((r for r in records if r.get("type") == "MatchEnded"), None)
     if str(checkpoint.get("public_key")) not in result_keys:

@@ -666,3 +666,14 @@ def test_a_checkpoint_whose_body_is_not_an_object_fails_with_the_reason() -> Non
         broken = {**rows[at], "checkpoint": {"checkpoint": body}}
         report = verify_bundle(_serialise([*rows[:at], broken, *rows[at + 1:]]))
         assert not report.ok and report.failures, body
+
+
+def test_a_lone_surrogate_in_an_embedded_export_fails_that_match_by_its_line() -> None:
+    # it failed the whole bundle as "bundle: malformed (UnicodeEncodeError ...)"
+    rows = _lines(BUNDLE[0])
+    at = next(i for i, r in enumerate(rows) if r["type"] == "MatchExport")
+    rows[at]["export"] = rows[at]["export"].replace('"MatchStarted"', '"MatchStarted\ud800"', 1)
+    report = verify_bundle(_resealed(rows))
+    assert len(report.failures) == 1, report.failures
+    assert report.failure.startswith(f"round 1 table 1 (match {rows[at]['match_id']}): line 2 "
+                                     "is not JSON: 'utf-8' codec can't decode byte 0xed")
