@@ -236,22 +236,30 @@ async def test_a_start_of_the_replaced_match_does_not_start_the_rematch(slow: An
     assert number not in replayed.rounds[0]["absent"]
 
 
+async def _rematch_held(d: Director, rules: SlowRules, tid: str) -> tuple[int, str, Any]:
+    """Round 1 of ``tid``, its first table's match abandoned and sealed, and a rematch under
+    way whose new match the rules service is creating (held): the table, the new match's
+    id, and the rematch's task."""
+    view = await _round_one(d, tid)
+    await _matches(d, tid)
+    table = view["tables"][0]
+    number, seats = table["number"], list(table["seats"])
+    first, second = f"{tid}-r1-t{number}", f"{tid}-r1-t{number}-g2"
+    assert await d.record_signed_result(_ended(first, seats, ABANDONED), {}) == "recorded"
+    rules.sealed.add(first)
+    rules.hold.add(second)
+    rematching = asyncio.create_task(d.rematch(ORG, tid, 1, number, "again"))
+    await _until(lambda: second in rules.waiting)
+    return number, second, rematching
+
+
 async def test_a_rematch_created_while_the_tournament_is_force_ended_is_not_logged(
         slow: Any) -> None:
     """The rematch's match is being created on the rules service when the organiser
     force-ends the tournament: no MatchCreated follows the ForceEnded (the log is closed,
     and its AbandonsConfirmed did not know the match), and the match is abandoned."""
     d, rules = slow
-    view = await _round_one(d, "rf")
-    await _matches(d, "rf")
-    table = view["tables"][0]
-    number, seats = table["number"], list(table["seats"])
-    first, second = f"rf-r1-t{number}", f"rf-r1-t{number}-g2"
-    assert await d.record_signed_result(_ended(first, seats, ABANDONED), {}) == "recorded"
-    rules.sealed.add(first)
-    rules.hold.add(second)
-    rematching = asyncio.create_task(d.rematch(ORG, "rf", 1, number, "again"))
-    await _until(lambda: second in rules.waiting)
+    number, second, rematching = await _rematch_held(d, rules, "rf")
     await d.force_end(ORG, "rf", "the venue closed")
     rules.go.set()
     await rematching
@@ -292,16 +300,7 @@ async def test_a_rematched_table_decided_before_its_match_exists_gets_none(slow:
     the table's result meanwhile: the table's next match is not logged, and it is abandoned
     on the rules service."""
     d, rules = slow
-    view = await _round_one(d, "rc")
-    await _matches(d, "rc")
-    table = view["tables"][0]
-    number, seats = table["number"], list(table["seats"])
-    first, second = f"rc-r1-t{number}", f"rc-r1-t{number}-g2"
-    assert await d.record_signed_result(_ended(first, seats, ABANDONED), {}) == "recorded"
-    rules.sealed.add(first)
-    rules.hold.add(second)
-    rematching = asyncio.create_task(d.rematch(ORG, "rc", 1, number, "again"))
-    await _until(lambda: second in rules.waiting)
+    number, second, rematching = await _rematch_held(d, rules, "rc")
     await d.correct_result(ORG, "rc", 1, number, [1, 2], False, "decided on paper")
     rules.hold.clear()
     rules.go.set()
