@@ -173,6 +173,12 @@ def _played_table(t: Tournament, number: int, table: int) -> tuple[dict[str, Any
     return rnd, found[0]
 
 
+def _playing(rnd: dict[str, Any], key: str) -> str | None:
+    """The id of the match table ``key`` of the round plays now (None before its first)."""
+    match = rnd["matches"].get(key)
+    return None if match is None else str(match["match_id"])
+
+
 def _ends_sealed(reply: Any) -> bool:
     """Whether an ExportMatch reply ends with the match's seal (then its checkpoint)."""
     last = bytes(reply.export_jsonl).rstrip(b"\n").split(b"\n")
@@ -576,11 +582,12 @@ class Director:
         if t.status in ENDED:
             return
         for table in rnd["tables"]:
-            if table["bye"] or str(table["number"]) in rnd["results"]:
+            key = str(table["number"])
+            if table["bye"] or key in rnd["results"]:
                 continue  # a table the organiser decided needs no (next) match
             match_id = match_id_of(tournament_id, number, table["number"],
                                    attempt_of(rnd, table["number"]))
-            known = str(table["number"]) in rnd["matches"]
+            known = key in rnd["matches"]
             if known and match_id in self._tokens:
                 continue
             tokens, commitment = await self.rules.create_match(
@@ -591,7 +598,6 @@ class Director:
                 async with self.lock(tournament_id):
                     t = await self._find(tournament_id)
                     rnd = t.round(number)
-                    key = str(table["number"])
                     if (t.status not in ENDED and key not in rnd["matches"]
                             and key not in rnd["results"]  # decided meanwhile: no match
                             and match_id == match_id_of(tournament_id, number, table["number"],
@@ -613,9 +619,8 @@ class Director:
                     # abandons did not know this match, so it is abandoned here
                     await self._abandon_unfinished(t, [match_id])
                     return
-                key = str(table["number"])
-                if key in rnd["results"] and rnd["matches"].get(key, {}).get("match_id") \
-                        != match_id:  # decided meanwhile: the match will never be played
+                if key in rnd["results"] and _playing(rnd, key) != match_id:
+                    # decided meanwhile: the match will never be played
                     await self._abandon_unlogged(t.game, match_id)
 
     async def _start_due(self, tournament_id: str, number: int) -> None:
@@ -636,7 +641,7 @@ class Director:
         t = await self._find(tournament_id)
         rnd = t.round(number)
         key = str(table)
-        if rnd["matches"].get(key, {}).get("match_id") != match_id or t.status in ENDED:
+        if _playing(rnd, key) != match_id or t.status in ENDED:
             return False
         if key in rnd["started"]:
             return True
@@ -645,7 +650,7 @@ class Director:
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
             rnd = t.round(number)
-            if rnd["matches"].get(key, {}).get("match_id") != match_id:
+            if _playing(rnd, key) != match_id:
                 return False  # replaced by a rematch while the rules service started it
             ended = t.status in ENDED
             if not ended:
@@ -673,8 +678,7 @@ class Director:
                 continue
             match_id = rnd["matches"][key]["match_id"]
             reply = await self.rules.export_match(t.game, match_id)
-            last = reply.export_jsonl.rstrip(b"\n").split(b"\n")
-            if len(last) < 2 or b'"MatchSealed"' not in last[-2]:
+            if not _ends_sealed(reply):
                 continue  # ended but not sealed yet: look again
             async with self.lock(tournament_id):
                 t = await self._find(tournament_id)
@@ -729,7 +733,7 @@ class Director:
             tables = [k for k in rnd["tables"] if k["number"] == table and not k["bye"]]
             if not tables:
                 return "ignored"
-            current = rnd["matches"].get(str(table), {}).get("match_id")
+            current = _playing(rnd, str(table))
             if result.get("match_id") != current:  # an earlier match of a rematched table
                 log.info("a result of a match the table no longer plays is left out",
                          match_id=result.get("match_id"), current=current)
@@ -839,8 +843,7 @@ class Director:
         t = await self._find(tournament_id)
         match_id = self._rematchable(t, number, table)["match_id"]
         reply = await self._export_or_unavailable(t.game, match_id)
-        last = bytes(reply.export_jsonl).rstrip(b"\n").split(b"\n") if reply is not None else []
-        if len(last) < 2 or b'"MatchSealed"' not in last[-2]:
+        if reply is None or not _ends_sealed(reply):
             raise FailedPrecondition(f"{match_id!r} is not sealed yet (its seal follows its "
                                      "abandon within seconds): try again")
         async with self.lock(tournament_id):
@@ -1321,10 +1324,10 @@ class Director:
             tables = [k for k in rnd["tables"] if k["number"] == table and not k["bye"]]
             if not tables or key not in rnd["matches"]:
                 raise NotFound(f"no match {match_id!r} yet")
-            if rnd["matches"][key]["match_id"] != match_id:
+            if _playing(rnd, key) != match_id:
                 raise FailedPrecondition(
                     f"{match_id!r} is not the table's match: the table plays "
-                    f"{rnd['matches'][key]['match_id']!r} (MyNextMatch names it)")
+                    f"{_playing(rnd, key)!r} (MyNextMatch names it)")
             seats = tables[0]["seats"]
             if who.player not in seats:
                 raise PermissionDenied(f"{who.player!r} has no seat at {match_id!r}")
