@@ -358,8 +358,6 @@ def _check_matches(
     result_keys: list[str],
     reports: dict[str, Any],
 ) -> None:
-    from services.rules.export import parse_export
-
     game = str(replayed.settings.get("game"))
     seen = 0
     for rnd in replayed.rounds:
@@ -399,17 +397,8 @@ def _check_matches(
                     report.warnings.append(f"{where}: no result, the tournament was "
                                            f"force-ended ({replayed.reason}); {stopped}")
                 continue
-            data = _export_bytes(line)
-            match_report = reports[match_id]
-            if not match_report.ok:
-                report.fail(f"{where}: {match_report.failure}")
-                continue
-            records, checkpoint = parse_export(data)
-            if str(checkpoint.get("public_key")) not in result_keys:
-                report.fail(f"{where}: the export is signed by a key the bundle does not trust")
-                continue
-            if records[0].get("match_id") != match_id:
-                report.fail(f"{where}: the export is of match {records[0].get('match_id')}")
+            records = _opened(report, where, match_id, line, reports[match_id], result_keys)
+            if records is None:
                 continue
             created = records[0]
             if created.get("game") != game:
@@ -466,14 +455,32 @@ def _check_matches(
     )
 
 
+def _opened(report: BundleReport, where: str, match_id: str, line: dict[str, Any],
+            match_report: Any, result_keys: list[str]) -> list[dict[str, Any]] | None:
+    """The records of a MatchExport line whose export verified on its own, is signed by a
+    rules key the bundle trusts and is of the match it is filed under; else None, the
+    report failed with why."""
+    from services.rules.export import parse_export
+
+    if not match_report.ok:
+        report.fail(f"{where}: {match_report.failure}")
+        return None
+    records, checkpoint = parse_export(_export_bytes(line))
+    if str(checkpoint.get("public_key")) not in result_keys:
+        report.fail(f"{where}: the export is signed by a key the bundle does not trust")
+        return None
+    if records[0].get("match_id") != match_id:
+        report.fail(f"{where}: the export is of match {records[0].get('match_id')}")
+        return None
+    return records
+
+
 def _check_earlier(report: BundleReport, where: str, match: dict[str, Any], table: Any,
                    exports: dict[str, dict[str, Any]], result_keys: list[str],
                    reports: dict[str, Any], game: str) -> int:
     """A table's match that was abandoned and replaced by a rematch: its export is in the
     bundle, verifies, is a match of the table's seats, ended abandoned, and ends with the
     final hash the log recorded at the rematch. 1 when it was checked."""
-    from services.rules.export import parse_export
-
     report.warnings.append(f"{where}: abandoned ({match['abandoned']}), then played again "
                            f"({match['reason']})")
     line = exports.get(match["match_id"])
@@ -483,18 +490,13 @@ def _check_earlier(report: BundleReport, where: str, match: dict[str, Any], tabl
     if line is None:
         report.fail(f"{where}: the rematched match's export is missing from the bundle")
         return 0
-    match_report = reports[match["match_id"]]
-    if not match_report.ok:
-        report.fail(f"{where}: {match_report.failure}")
+    records = _opened(report, where, match["match_id"], line, reports[match["match_id"]],
+                      result_keys)
+    if records is None:
         return 0
-    records, checkpoint = parse_export(_export_bytes(line))
     created = records[0]
     ended = next((r for r in records if r.get("type") == "MatchEnded"), None)
-    if str(checkpoint.get("public_key")) not in result_keys:
-        report.fail(f"{where}: the export is signed by a key the bundle does not trust")
-    elif created.get("match_id") != match["match_id"]:
-        report.fail(f"{where}: the export is of match {created.get('match_id')}")
-    elif created.get("game") != game or list(created.get("players") or []) != list(table.seats):
+    if created.get("game") != game or list(created.get("players") or []) != list(table.seats):
         report.fail(f"{where}: the export is not a match of the table's seats in {game}")
     elif ended is None or not is_abandoned(ended.get("outcome")):
         report.fail(f"{where}: the log rematched the table, but this match was not abandoned")
