@@ -18,7 +18,7 @@ def replay_export(console: Console, data: bytes, viewer: int | None, pause: bool
     from services.rules.export import parse_export
     from services.rules.games import load_engine
     from services.rules.replay import Replayed, ReplayError, step
-    from services.rules.verify import engine_at, state_key_of
+    from services.rules.verify import engine_at, replay_key
 
     try:
         records, _ = parse_export(data)
@@ -32,13 +32,9 @@ def replay_export(console: Console, data: bytes, viewer: int | None, pause: bool
     except KeyError as err:
         raise CliError(f"cannot replay: {err.args[0]}", USAGE) from None
     try:  # keyed state hashes (a deployment's): the key comes from the revealed seed
-        key = state_key_of(records)
-    except StopIteration:
-        raise CliError("cannot replay: the match is not sealed, so its state hashes cannot be "
-                       "checked yet", USAGE) from None
-    except (KeyError, ValueError) as err:  # a seal without its seed, dice of another shape
-        raise CliError(f"cannot replay: the seal and dice do not give the state key "
-                       f"({type(err).__name__}: {err})", USAGE) from None
+        key = replay_key(records)
+    except ValueError as err:
+        raise CliError(f"cannot replay: {err}", USAGE) from None
     presenter = load_presentation(game)
     players = records[0].get("players") or []
     names = {i: str(p) for i, p in enumerate(players)}

@@ -15,7 +15,7 @@ from services.rules import records as rec
 from services.rules.export import parse_export
 from services.rules.games import load_engine, load_presentation
 from services.rules.replay import Replayed, ReplayError, step
-from services.rules.verify import engine_at, state_key_of, verify_export
+from services.rules.verify import engine_at, replay_key, verify_export
 
 MAX_EXPORT_BYTES = 32 * 1024 * 1024
 
@@ -54,11 +54,9 @@ def public_frames(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]], st
         return facts, [], f"cannot replay this game here: {err}"
     present = load_presentation(facts["game_id"])
     try:
-        key = state_key_of(records)  # keyed state hashes: the key comes from the revealed seed
-    except StopIteration:
-        return facts, [], "the match is not sealed: its state hashes cannot be checked yet"
-    except (KeyError, ValueError) as err:  # a seal without its seed, dice of another shape
-        return facts, [], f"the seal and dice do not give the state key ({type(err).__name__}: {err})"
+        key = replay_key(records)  # keyed state hashes: the key comes from the revealed seed
+    except ValueError as err:
+        return facts, [], str(err)
     replayed = Replayed(key=key)
     frames: list[dict[str, Any]] = []
     for record in records:

@@ -197,6 +197,19 @@ def state_key_of(records: list[dict[str, Any]]) -> bytes | None:
     return state_key(bytes.fromhex(str(seal["seed"])), str(dice.get("stream_id")))
 
 
+def replay_key(records: list[dict[str, Any]]) -> bytes | None:
+    """``state_key_of`` for a step-through (the public replay, ``neon replay``): a
+    ``ValueError`` saying, in words, why there is no key."""
+    try:
+        return state_key_of(records)
+    except StopIteration:
+        raise ValueError("the match is not sealed: its state hashes cannot be checked "
+                         "yet") from None
+    except (KeyError, ValueError) as err:  # a seal without its seed, dice of another shape
+        raise ValueError(f"the seal and dice do not give the state key "
+                         f"({type(err).__name__}: {err})") from None
+
+
 def _check_checkpoint(checkpoint: dict[str, Any], records: list[dict[str, Any]],
                       public_key: str | None, report: Report) -> str | None:
     if checkpoint.get("event_count") != len(records):
