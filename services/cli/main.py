@@ -480,12 +480,13 @@ def verify(
     labels = _expand(files)
     firsts = [_first_line(path) for path in labels]  # a file that cannot be read stops here
     failed = False
-    bundles = [path for path, first in zip(labels, firsts) if _is_bundle(first)]
+    kinds = [_is_bundle(first) for first in firsts]
+    bundles = [path for path, bundle in zip(labels, kinds) if bundle]
     if bundles:
         _cli_log(settings)  # the tournament's code may log
         failed = _verify_bundles([(p, p.read_bytes()) for p in bundles], public_key or None,
                                  len(labels) > 1, jobs)
-    pairs = [(path, first) for path, first in zip(labels, firsts) if not _is_bundle(first)]
+    pairs = [(path, first) for path, first, bundle in zip(labels, firsts, kinds) if not bundle]
     if not pairs:
         raise typer.Exit(1 if failed else 0)
     many = len(labels) > 1

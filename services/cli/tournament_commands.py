@@ -1,7 +1,7 @@
 """``neon tournament ...``: run a tournament from the command line.
 
 Organisers: ``create``, ``register``, ``start``, ``next-round``, ``round``, ``correct``,
-``drop``, ``late-entry``, ``standings``, ``export``, ``finish``, and ``list`` and ``show``,
+``rematch``, ``drop``, ``late-entry``, ``standings``, ``export``, ``finish``, and ``list`` and ``show``,
 against a running backend (``neon up``). ``simulate`` runs a whole event with
 bots through the real services (``--embedded`` starts them for the command): every
 simulated player asks the tournament service for its match, adds a client seed on the
