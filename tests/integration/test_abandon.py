@@ -363,8 +363,6 @@ async def _abandoned(client: RulesClient, match_id: str, wait: float = 0) -> boo
 
 
 async def test_force_end_abandons_the_tournaments_running_matches(tmp_path: Any, nats_url: str) -> None:
-
-
     settings = _tournament_settings(tmp_path, nats_url)
     b = await _tournament_backend(settings)
     client = RulesClient(b.address("rules-toy"))
@@ -457,8 +455,6 @@ async def test_a_match_abandoned_mid_tournament_waits_for_the_organisers_correct
 async def test_abandons_a_rules_service_missed_are_tried_again(tmp_path: Any, nats_url: str) -> None:
     """The rules service does not answer the ForceEnd's first abandon of each match: the
     tournament service tries again on its own, and ForceEnd does not wait for it."""
-
-
     settings = _tournament_settings(tmp_path, nats_url)
     b = await _tournament_backend(settings, abandon_retries=(1.5, 0.2, 0.2))
     client = RulesClient(b.address("rules-toy"))
@@ -495,8 +491,6 @@ async def test_a_restart_abandons_what_a_stopped_force_end_left_playing(tmp_path
     them): at its next start the force-ended tournament's matches are abandoned, and the log
     records that every one was answered; the bundle notes each table as stopped, confirmed
     or not."""
-
-
     settings = _tournament_settings(tmp_path, nats_url)
     b = await _tournament_backend(settings)
     client = RulesClient(b.address("rules-toy"))
@@ -676,8 +670,6 @@ async def test_a_bundle_verifies_when_a_rematch_was_abandoned_again_and_the_even
     tournament force-ended before the organiser decided the table: the bundle carries the
     last abandoned match's export (the check asks for it: the log says it was abandoned),
     and verifies."""
-
-
     settings = _tournament_settings(tmp_path, nats_url)
     b = await _tournament_backend(settings, poll=0.1)
     client = RulesClient(b.address("rules-toy"))
