@@ -304,6 +304,9 @@ def _parse(
         raise ValueError("not a tournament bundle (the first line is not TournamentBundle)")
     if rows[-1].get("type") != proofs.BUNDLE_SEAL:
         raise ValueError("the bundle does not end with its signed seal (cut short?)")
+    problem = _header_problem(rows[0])
+    if problem:
+        raise ValueError(f"bundle header (line 1): {problem}")
     seen: set[tuple[str, str]] = set()
     for number, row in enumerate(rows, start=1):
         kind = str(row.get("type"))
@@ -327,6 +330,31 @@ def _parse(
     checkpoints = [dict(r["checkpoint"]) for r in rows if r.get("type") == "RoundCheckpoint"]
     inclusion = [r for r in rows if r.get("type") == "InclusionProof"]
     return rows[0], records, exports, checkpoints, inclusion, rows[-1]
+
+
+def _header_problem(header: dict[str, Any]) -> str | None:
+    """What is of the wrong shape in the first line, in words (None: nothing): the
+    tournament id and the organiser's key are text, the result keys a list of texts (or
+    absent: the organiser's key alone). The checks read nothing else from it."""
+    for name in ("tournament_id", "public_key"):
+        if not isinstance(header.get(name), str):
+            return f"{name} is {_kind(header.get(name))}, not text"
+    keys = header.get("result_keys")
+    if keys is not None and not isinstance(keys, list):
+        return f"result_keys is {_kind(keys)}, not a list of keys (text)"
+    odd = next((k for k in keys or () if not isinstance(k, str)), "")
+    if not isinstance(odd, str):
+        return f"result_keys holds {_kind(odd)}, not only keys (text)"
+    return None
+
+
+def _kind(value: Any) -> str:
+    """A JSON value's kind, for a message (never the value: it may be anything)."""
+    if value is None:
+        return "missing (or null)"
+    names = {bool: "a boolean", int: "a number", float: "a number", str: "text",
+             list: "a list", dict: "an object"}
+    return names.get(type(value), type(value).__name__)
 
 
 def _check_seal(report: BundleReport, seal: dict[str, Any], records: list[dict[str, Any]],

@@ -135,7 +135,14 @@ def _first(kind: str, key: str, value: Any) -> Any:
 @pytest.mark.parametrize("change,reason", [
     (_first("RoundCheckpoint", "checkpoint", [1]), "RoundCheckpoint without a JSON object"),
     (_first("LogRecord", "record", "x"), "LogRecord without a JSON object"),
-    (_first("TournamentBundle", "result_keys", 5), "bundle: malformed (TypeError"),
+    (_first("TournamentBundle", "result_keys", 5),
+     "bundle header (line 1): result_keys is a number, not a list of keys (text)"),
+    (_first("TournamentBundle", "result_keys", ["ab", 7]),
+     "bundle header (line 1): result_keys holds a number, not only keys (text)"),
+    (_first("TournamentBundle", "public_key", {"k": 1}),
+     "bundle header (line 1): public_key is an object, not text"),
+    (_first("TournamentBundle", "tournament_id", None),
+     "bundle header (line 1): tournament_id is missing (or null), not text"),
 ])
 def test_bundle_parts_of_the_wrong_shape_fail_with_the_reason(change: Any, reason: str) -> None:
     """A bundle signed with the key in it (anyone's) whose parts have the wrong shape fails
