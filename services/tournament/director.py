@@ -574,6 +574,15 @@ class Director:
         await self._seal(tournament_id, number)
         return await self._checkpoint(tournament_id, number)
 
+    def _served(self, t: Tournament, match: dict[str, Any] | None) -> dict[str, Any] | None:
+        """A table's match as players are told it: at the address the game's rules service
+        has now. MatchCreated recorded the address of its day (kept in the log), which a
+        restart on other ports or hosts (an upgrade, a move) leaves pointing nowhere; the
+        director itself always reaches the rules service by game."""
+        if match is None:
+            return None
+        return {**match, "rules_address": self.rules.address(t.game) or match["rules_address"]}
+
     async def _create_matches(self, tournament_id: str, number: int) -> None:
         """Create (or re-find) the match of every table of the round; record new ones."""
         t = await self._find(tournament_id)
@@ -1229,7 +1238,7 @@ class Director:
             tables.append(
                 {
                     **table,
-                    "match": match,
+                    "match": self._served(t, match),
                     "status": status,
                     "result": rnd["results"].get(key),
                     "final_hash": rnd["sealed"].get(key, {}).get("final_hash", ""),
@@ -1299,7 +1308,7 @@ class Director:
             return {
                 **base,
                 "match_id": match["match_id"],
-                "rules_address": match["rules_address"],
+                "rules_address": self._served(t, match)["rules_address"],
                 "seat": seat,
                 "seat_token": tokens.get(seat, ""),
                 "status": "running" if key in rnd["started"] else "awaiting",
