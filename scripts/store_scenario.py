@@ -168,6 +168,7 @@ async def tournament(settings: Any, issue: Any, organiser: str) -> dict[str, Any
             if time.monotonic() > deadline:
                 raise RuntimeError("round 2's checked-in matches did not start")
             await asyncio.sleep(0.1)
+        at_stop = (await client.call("GetStandings", tournament_id=tid)).rows
         return {
             "tournament_id": tid, "game": "neon-reign", "mode": "single", "players": PLAYERS,
             "rounds": 2,
@@ -176,9 +177,8 @@ async def tournament(settings: Any, issue: Any, organiser: str) -> dict[str, Any
                 "checkpoint_leaves": one.checkpoint.leaves,
                 "tables": [table_facts(t) for t in one.tables],
             },
-            "standings_after_round1": [
-                {"rank": r.rank, "player_id": r.player_id, "points": r.points, "games": r.games,
-                 "wins": r.wins} for r in standings],
+            "standings_after_round1": standing_rows(standings),
+            "standings_at_stop": standing_rows(at_stop),
             "round2": {"tables": [table_facts(t) for t in two.tables], "abandoned": abandoned,
                        "unplayed": [t.number for t in playing]},
         }
@@ -186,6 +186,12 @@ async def tournament(settings: Any, issue: Any, organiser: str) -> dict[str, Any
         await client.close()
         for c in rules.values():
             await c.close()
+
+
+def standing_rows(rows: Any) -> list[dict[str, Any]]:
+    """GetStandings' rows (with round 2 paired they count its bye)."""
+    return [{"rank": r.rank, "player_id": r.player_id, "points": r.points, "games": r.games,
+             "wins": r.wins} for r in rows]
 
 
 def table_facts(t: Any) -> dict[str, Any]:
