@@ -10,6 +10,7 @@ Usage (the fixture script runs it): ``python store_scenario.py MANIFEST`` with t
 - a Swiss tournament of Neon Reign, 5 players, 2 rounds: round 1 played (results, checkpoint
   signed), round 2 paired with its matches created and started (every seat checked in, no
   action played); if the release has AbandonMatch, table 1's round-2 match abandoned;
+- a finished Swiss of 16 bots over 4 rounds, past 200 events: a Tournament snapshot;
 - ratings in scoring from 8 simulated players through matchmaking (``neon simulate``'s run);
 - a matchmaking ticket still waiting (a player who does not accept bots, alone in a mode).
 
@@ -218,6 +219,22 @@ async def check_in(client: Any, rules: dict[str, RulesClient], token: str, tid: 
     await client.call("ReadyForMatch", token, tournament_id=tid, match_id=a.match_id)
 
 
+async def long_tournament(settings: Any, issue: Any) -> dict[str, Any]:
+    """A finished Swiss of 16 bots over 4 rounds (``neon tournament simulate``'s run): past
+    200 events, so the store holds a snapshot of the Tournament as this release shaped it."""
+    from services.cli.tournament_commands import simulate_run
+
+    report = await simulate_run(settings.address("tournament"), issue, "neon-reign",
+                                format_json("swiss", 4), 16, mode="single",
+                                tournament_id="fx_long", timeout=300)
+    if not report.verify.ok:
+        raise RuntimeError(f"the long tournament's bundle does not verify: {report.verify}")
+    records = [json.loads(x) for x in report.bundle.splitlines()]
+    return {"tournament_id": "fx_long", "standings": standing_rows(report.standings),
+            "log_records": sum(1 for r in records if r.get("type") == "LogRecord"),
+            "matches": report.verify.matches}
+
+
 async def ratings(settings: Any, issue: Any) -> dict[str, Any]:
     from services.cli.mm_commands import Endpoints, simulate_run
     from services.genproto.neon.matchmaking.v1 import matchmaking_pb2  # noqa: F401
@@ -263,6 +280,7 @@ async def main(manifest: Path) -> None:
     ]
     out["in_progress"] = await live_match(settings, service)
     out["tournament"] = await tournament(settings, issue, organiser)
+    out["long_tournament"] = await long_tournament(settings, issue)
     out["ratings"] = await ratings(settings, issue)
     out["waiting_ticket"] = await waiting_ticket(settings, issue)
     manifest.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")

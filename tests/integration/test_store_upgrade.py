@@ -16,6 +16,7 @@ import asyncio
 import dataclasses
 import json
 import logging
+import sqlite3
 import tarfile
 import time
 from pathlib import Path
@@ -69,6 +70,9 @@ def log_file(tmp_path: Path) -> Any:
 async def test_an_earlier_releases_stores_load_and_go_on(fixture: Path, tmp_path: Path,
                                                          log_file: Path) -> None:
     manifest = unpack(fixture, tmp_path)
+    with sqlite3.connect(tmp_path / "var" / "tournament.sqlite") as db:  # what makes the
+        # long tournament's check one of an old snapshot (read before anything opens it)
+        assert db.execute("SELECT count(*) FROM stored_snapshots").fetchone()[0] >= 1
     settings = dataclasses.replace(
         Settings(), var_dir=tmp_path / "var", persistence="sqlite",
         ports={name: 0 for name in DEFAULT_PORTS}, log_level="info")
@@ -87,6 +91,7 @@ async def test_an_earlier_releases_stores_load_and_go_on(fixture: Path, tmp_path
         ratings_kept(manifest, before)
         await waiting_ticket_matches(manifest, backend)
         await tournament_goes_on(manifest, backend, organiser)
+        await long_tournament_from_its_snapshot(manifest, backend, organiser)
         await in_progress_match_goes_on(manifest, backend, rules["neon-reign"], organiser)
         await scoring_goes_on(manifest, backend.address("scoring"))
     finally:
@@ -209,6 +214,28 @@ async def tournament_goes_on(manifest: dict[str, Any], backend: Any, organiser: 
     assert report.matches == 4 + bool(abandoned), report.checks
     roots = [json.loads(x) for x in bundle.splitlines() if b'"RoundCheckpoint"' in x]
     assert t["round1"]["checkpoint_root"] in json.dumps(roots)
+
+
+async def long_tournament_from_its_snapshot(manifest: dict[str, Any], backend: Any,
+                                            organiser: str) -> None:
+    """A finished tournament past 200 events loads from the snapshot the old release took
+    (its Tournament as that release shaped it): same final standings, its bundle verifies."""
+    t = manifest["long_tournament"]
+    client = TournamentClient(backend.address("tournament"), timeout=60)
+    try:
+        reply = await client.call("GetStandings", tournament_id=t["tournament_id"])
+        bundle = (await client.call("ExportTournament", organiser,
+                                    tournament_id=t["tournament_id"])).bundle_jsonl
+    finally:
+        await client.close()
+    assert reply.final
+    assert [{"rank": r.rank, "player_id": r.player_id, "points": r.points, "games": r.games,
+             "wins": r.wins} for r in reply.rows] == t["standings"]
+    report = verify_bundle(bundle, jobs=1)
+    assert report.ok, report.failures
+    assert report.matches == t["matches"]
+    records = [json.loads(x) for x in bundle.splitlines()]
+    assert sum(1 for r in records if r.get("type") == "LogRecord") == t["log_records"] > 200
 
 
 async def in_progress_match_goes_on(manifest: dict[str, Any], backend: Any, client: RulesClient,
