@@ -380,6 +380,34 @@ class Clocks:
             return clock.bank_ms
         return self.config.per_decision_ms
 
+    def resumed(self, now_ms: int, grace_ms: int) -> tuple[Clocks, tuple[tuple[int, int], ...]]:
+        """The clocks when a service takes them up again after they ran with nobody serving
+        the match (a restart, an upgrade): each running clock with less than the grace left
+        now gets exactly the grace from now, its start moved by as much, so a Fischer seat is
+        charged none of the time added. The grace is ``grace_ms`` capped at what a fresh
+        decision gets (the per-decision time, or a Fischer match's starting bank): a seat
+        never comes back with more than a whole decision's time. Returns the clocks and
+        ``(seat, ms added)`` for each seat given time. Bot-played seats have no running
+        clock; ``grace_ms`` 0 changes nothing. A service cannot tell when it went down, so
+        the downtime beyond the grace still counts."""
+        if not self.config.enabled or grace_ms <= 0:
+            return self, ()
+        floor = min(grace_ms, self.config.per_decision_ms if self.config.kind == "per_decision"
+                    else self.config.bank_ms)
+        added: list[tuple[int, int]] = []
+        updated = []
+        for clock in self.seats:
+            if clock.deadline_ms is not None and clock.started_ms is not None \
+                    and clock.deadline_ms - now_ms < floor:
+                more = floor - (clock.deadline_ms - now_ms)
+                clock = replace(clock, started_ms=clock.started_ms + more,
+                                deadline_ms=clock.deadline_ms + more)
+                added.append((clock.seat, more))
+            updated.append(clock)
+        if not added:
+            return self, ()
+        return replace(self, seats=tuple(updated)), tuple(added)
+
     # -- queries -----------------------------------------------------------------------
 
     def expired(self, now_ms: int) -> tuple[int, ...]:

@@ -68,6 +68,9 @@ from services.rules.replay import ReplayError, config_of, outcome_json, replay
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 MAX_COMMAND_ID = 128
 SEAL_RETRY_MS = 5000
+CLOCK_GRACE_MS = 30_000
+"""What a seat whose clock ran while its match had no service gets when the service takes
+the match up again (capped at a whole decision's time; ``NEON_CLOCK_GRACE_MS``, 0: none)."""
 """How soon a match whose seal failed (dice or store down at its end) is tried again."""
 RESERVED_COMMANDS = ("timeout:", "forfeit:", "bot:")
 """Command id prefixes of the service's own actions (a clock's timeout, a forfeit, a bot's
@@ -172,6 +175,7 @@ class MatchHost:
         on_saved: Callable[[], None] = lambda: None,
         cache_bytes: int = CACHE_BYTES,
         now_ms: Callable[[], int] = wall_now_ms,
+        clock_grace_ms: int = CLOCK_GRACE_MS,
     ) -> None:
         self.engine, self.app, self.dice, self.issuer = engine, app, dice, issuer
         self.signing_key = signing_key
@@ -190,6 +194,12 @@ class MatchHost:
         self.now_ms = now_ms
         self.clockwork = ClockScheduler(self._expire, now_ms=now_ms)
         self.seal_retry_ms = SEAL_RETRY_MS
+        self.clock_grace_ms = clock_grace_ms
+        self.started_ms = now_ms()
+        self._resumed: dict[str, tuple[int, Clocks]] = {}
+        """The clocks each match was taken up with (see :meth:`_resume_clocks`), by match
+        id, with the version they belong to: a match dropped from memory and rebuilt at that
+        version gets them again, and none gets the grace twice."""
 
     # -- plumbing -----------------------------------------------------------------
 
@@ -268,8 +278,32 @@ class MatchHost:
             live.key = bytes.fromhex(session.state_key)
         else:
             live = await rebuilt
+        self._resume_clocks(live)
         log.info("match rebuilt", match_id=match_id, version=live.version)
         return live
+
+    def _resume_clocks(self, live: LiveMatch) -> None:
+        """A running match rebuilt with a clock that ran before this process started (it
+        ran while nobody served the match: a restart, an upgrade) gets the restart grace
+        (``Clocks.resumed``): a seat is not timed out for the service's downtime the moment
+        it comes back. Once per match and process: the clocks given are remembered with
+        their version, and a later rebuild at that version takes them again."""
+        if live.clocks is None or live.status != "running" or self.clock_grace_ms <= 0:
+            return
+        given = self._resumed.get(live.match_id)
+        if given is not None:
+            if given[0] == live.version:
+                live.clocks = given[1]
+            return
+        if not any(c.started_ms is not None and c.started_ms < self.started_ms
+                   for c in live.clocks.seats):
+            return
+        clocks, added = live.clocks.resumed(self.now_ms(), self.clock_grace_ms)
+        self._resumed[live.match_id] = (live.version, clocks)
+        if added:
+            live.clocks = clocks
+            log.info("clocks resumed after a restart", match_id=live.match_id,
+                     added_ms=dict(added))
 
     def _rebuild_from(self, match_id: str, records: list[dict[str, Any]]) -> LiveMatch:
         created = records[0]

@@ -89,6 +89,7 @@ async def start(
         engine, app, dice, issuer, keys.signing_key,
         allow_dev_seeds=not settings.tournament, seat_token_ttl=settings.seat_token_ttl,
         call_timeout=settings.call_timeout, on_saved=relay.poke if relay else (lambda: None),
+        clock_grace_ms=settings.clock_grace_ms,
     )
     handle = await start_server(
         f"{settings.bind_host}:{settings.ports.get(name, 0)}",

@@ -159,6 +159,60 @@ async def test_a_restarted_rules_service_applies_a_running_expiry_once(duel_back
     await client.close()
 
 
+async def _restart_rules(duel_backend: Backend, down_s: float, **settings: Any) -> Any:
+    """Stop the duel rules service, wait ``down_s`` with none running, start it again (with
+    ``settings`` changed); the new service."""
+    import dataclasses
+
+    old = duel_backend.services.pop("rules-duel")
+    await old.stop(1)
+    await asyncio.sleep(down_s)
+    service = await rules_main.start("duel", dataclasses.replace(duel_backend.settings, **settings),
+                                     duel_backend.keys, duel_backend.nats_client, duel.ENGINE)
+    duel_backend.services[service.name] = service
+    return service
+
+
+async def test_a_clock_that_ran_out_while_the_service_was_down_gets_the_restart_grace(
+        duel_backend: Backend) -> None:
+    """A seat is not timed out for the rules service's downtime the moment it comes back:
+    its running clock gets the grace (here capped at the 2.5 s of a whole decision), once,
+    also when the match is rebuilt again in the same process; with grace 0 the expiry
+    applies at once, as before."""
+    client = RulesClient(duel_backend.address("rules-duel"))
+    clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_PER_DECISION, per_decision_ms=2_500)
+    tokens = await create(duel_backend, client, "grace", clock)
+    await client.close()
+    service = await _restart_rules(duel_backend, 3.0)  # both deadlines pass while it is down
+    client = RulesClient(service.address)
+    view = await client.view("grace")
+    seat = view.pending[0].seat
+    running = {c.seat: c for c in view.clocks}[seat]
+    assert 1_500 < running.remaining_ms <= 2_500, running
+    await asyncio.sleep(1.0)  # an expiry applied at the restart would be stored by now
+    assert b'"timeout"' not in await export_of(duel_backend, client, "grace")
+    host = service.extra["host"]
+    host.live.drop("grace")  # rebuilt in the same process: no second grace
+    again = {c.seat: c for c in (await client.view("grace")).clocks}[seat]
+    assert again.deadline_unix_ms == running.deadline_unix_ms
+    await client.submit(tokens[seat], "grace", "in-time", STRIKE)
+    records = [json.loads(line) for line in (await export_of(duel_backend, client, "grace")).splitlines()[:-1]]
+    acted = [r for r in records if r["type"] == "ActionAccepted"]
+    assert acted[0]["command_id"] == "in-time" and not acted[0].get("timeout")
+
+    await create(duel_backend, client, "no-grace", clock)
+    await client.close()
+    service = await _restart_rules(duel_backend, 3.0, clock_grace_ms=0)
+    client = RulesClient(service.address)
+    for _ in range(10):  # no grace: the expiry of the downtime applies at once, not 2.5 s on
+        data = await export_of(duel_backend, client, "no-grace")
+        if b'"timeout":true' in data:
+            break
+        await asyncio.sleep(0.1)
+    assert b'"timeout":true' in data
+    await client.close()
+
+
 async def test_bad_clocks_are_refused_with_a_reason(duel_backend: Backend) -> None:
     client = RulesClient(duel_backend.address("rules-duel"))
     clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_FISCHER)  # no bank

@@ -277,3 +277,44 @@ def test_fischer_banks_are_the_start_minus_time_used_plus_increments(
         assert {s for s in range(3) if clocks.seat(s).running} == owed
     for s in range(3):
         assert clocks.remaining_ms(s, now) == 10**7 - used[s] + 1_234 * increments[s]
+
+
+def test_resumed_gives_a_clock_that_ran_out_while_down_the_grace_from_now() -> None:
+    clocks = Clocks.create(PER_DECISION, 3).start({0, 1}, T0).clocks  # both 30 s from T0
+    later = clocks.after_step(T0 + 20_000, {0, 1, 2}, answered_seat=None, timed_out=False).clocks
+    now = T0 + 45_000  # the service was down: 0 and 1 ran out, 2 has 5 s left
+    resumed, added = later.resumed(now, 10_000)
+    assert added == ((0, 25_000), (1, 25_000), (2, 5_000))
+    for seat in (0, 1, 2):
+        assert resumed.remaining_ms(seat, now) == 10_000
+        assert resumed.seat(seat).deadline_ms - resumed.seat(seat).started_ms == 30_000
+    assert resumed.expired(now + 9_999) == ()
+    assert resumed.expired(now + 10_000) == (0, 1, 2)
+    # a clock with the grace or more left, an idle one, grace 0 and no clock: unchanged
+    assert later.resumed(T0 + 20_000, 10_000) == (later, ())
+    assert later.resumed(now, 0) == (later, ())
+    idle = Clocks.create(PER_DECISION, 2).start({0}, T0).clocks
+    assert idle.resumed(T0 + 60_000, 10_000)[0].seat(1) == idle.seat(1)
+    none = Clocks.create(ClockConfig(), 2).start({0}, T0).clocks
+    assert none.resumed(T0 + 60_000, 10_000) == (none, ())
+
+
+def test_resumed_never_gives_more_than_a_whole_decision() -> None:
+    short = ClockConfig(kind="per_decision", per_decision_ms=3_000)
+    clocks = Clocks.create(short, 2).start({0}, T0).clocks
+    resumed, added = clocks.resumed(T0 + 60_000, 30_000)
+    assert added == ((0, 60_000),)
+    assert resumed.remaining_ms(0, T0 + 60_000) == 3_000
+
+
+def test_resumed_fischer_charges_none_of_the_time_it_adds() -> None:
+    clocks = Clocks.create(FISCHER, 2).start({0}, T0).clocks  # 60 s bank, 5 s increment
+    now = T0 + 70_000  # ran out while down
+    resumed, added = clocks.resumed(now, 15_000)
+    assert added == ((0, 25_000),)
+    # seat 0 answers 4 s after the service came back: charged 45 s + 4 s of its 60 s bank...
+    after = resumed.after_step(now + 4_000, {1}, answered_seat=0, timed_out=False).clocks
+    assert after.seat(0).bank_ms == 60_000 - (60_000 - 15_000) - 4_000 + 5_000
+    # ...where without the grace the clock had run out and the bank was empty
+    bare = clocks.after_step(now + 4_000, {1}, answered_seat=0, timed_out=False).clocks
+    assert bare.seat(0).bank_ms == 5_000
