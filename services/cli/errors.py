@@ -4,6 +4,11 @@ Exit codes (README, "Exit codes"): 0 success; 1 verification failed or another f
 2 usage (unknown game or mode, bad option, missing file, bad key; a request the service
 answers INVALID_ARGUMENT); 3 a backend service does not answer; 130 interrupted. A traceback
 only with ``neon --debug``.
+
+A command with ``--json`` (its ``as_json`` parameter) prints its answer as JSON on stdout and
+nothing else there; when it fails, stdout also gets one object ``{"error": {"code", "message"}}``
+(the gRPC status name for a failed call, else the exit code's name: USAGE, FAILED,
+UNREACHABLE, INTERRUPTED, UNEXPECTED), and stderr and the exit code are as without it.
 """
 
 from __future__ import annotations
@@ -27,14 +32,18 @@ err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 class CliError(Exception):
     """A failure to report in one line with an exit code."""
 
-    def __init__(self, message: str, code: int = FAILED) -> None:
+    def __init__(self, message: str, code: int = FAILED, status: str = "",
+                 detail: str = "") -> None:
         super().__init__(message)
         self.message, self.code = message, code
+        # For --json: the gRPC status name and its details when a call failed.
+        self.status, self.detail = status, detail
 
 
 @dataclass
 class State:
     debug: bool = False
+    json: bool = False
     targets: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -59,14 +68,15 @@ def explain(err: BaseException) -> CliError | None:
         return err
     if isinstance(err, grpc.aio.AioRpcError | grpc.RpcError) and hasattr(err, "code"):
         code = err.code()
+        called = {"status": code.name, "detail": err.details() or ""}
         if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-            return CliError(_unreachable(), UNREACHABLE)
+            return CliError(_unreachable(), UNREACHABLE, code.name)
         if code in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
             return CliError(f"{code.name}: {err.details()} (is this the deployment whose keys "
-                            "are in NEON_VAR_DIR / NEON_TOKEN_SECRET?)", FAILED)
+                            "are in NEON_VAR_DIR / NEON_TOKEN_SECRET?)", FAILED, **called)
         if code == grpc.StatusCode.INVALID_ARGUMENT:  # what the command was given is wrong
-            return CliError(f"{code.name}: {err.details()}", USAGE)
-        return CliError(f"{code.name}: {err.details()}", FAILED)
+            return CliError(f"{code.name}: {err.details()}", USAGE, **called)
+        return CliError(f"{code.name}: {err.details()}", FAILED, **called)
     if isinstance(err, FileNotFoundError):
         return CliError(f"file not found: {err.filename}", USAGE)
     if isinstance(err, IsADirectoryError | PermissionError):
@@ -94,6 +104,7 @@ def friendly(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         state.targets.clear()
+        state.json = bool(kwargs.get("as_json", False))
         try:
             return fn(*args, **kwargs)
         except (typer.Exit, typer.Abort, SystemExit):
@@ -102,19 +113,51 @@ def friendly(fn: F) -> F:
             found = explain(err)
             if found is None or state.debug:
                 if found is None and not state.debug:
-                    err_console.print(f"unexpected error: {type(err).__name__}: {err} "
-                                      "(run with --debug for the traceback; logs in var/logs)")
+                    message = (f"unexpected error: {type(err).__name__}: {err} "
+                               "(run with --debug for the traceback; logs in var/logs)")
+                    json_error("UNEXPECTED", message)
+                    err_console.print(message)
                     raise typer.Exit(FAILED) from None
                 raise
+            json_error(found.status or CODE_NAMES.get(found.code, "FAILED"),
+                       found.detail or found.message)
             err_console.print(found.message)
             raise typer.Exit(found.code) from None
         except BaseException as err:
             if not _interrupted(err):
                 raise
+            json_error("INTERRUPTED", "interrupted")
             err_console.print("interrupted")
             raise typer.Exit(INTERRUPTED) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+CODE_NAMES = {FAILED: "FAILED", USAGE: "USAGE", UNREACHABLE: "UNREACHABLE",
+              INTERRUPTED: "INTERRUPTED"}
+
+
+def emit(obj: Any) -> None:
+    """One JSON document on its own line of stdout, flushed (a script reads it as it comes)."""
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def json_error(code: str, message: str) -> None:
+    """With --json, the failure as ``{"error": {"code", "message"}}`` on stdout too."""
+    if state.json:
+        emit({"error": {"code": code, "message": message}})
+
+
+def message_dict(message: Any) -> dict[str, Any]:
+    """A protobuf message as proto3 JSON with default values included: the field names,
+    enum names and int64-as-text of gRPC's JSON mapping and of the HTTP gateway."""
+    from google.protobuf import json_format
+
+    try:
+        return json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+    except TypeError:  # protobuf before 5.26
+        return json_format.MessageToDict(message, including_default_value_fields=True)
 
 
 def _interrupted(err: BaseException) -> bool:
