@@ -469,11 +469,17 @@ def verify(
     public_key: str = typer.Option(
         "", help="the organiser's Ed25519 public key (hex) to pin: `neon public-key` prints it"),
     jobs: int = typer.Option(0, help="processes to verify in (default: one per core)"),
+    as_json: bool = typer.Option(
+        False, "--json", help="JSON Lines on stdout: one object per file as it is checked, "
+                              "then {\"summary\": ...}"),
 ) -> None:
     """Check exports offline: chain, signature, seed, every draw, a full replay, and the
     links between the matches of a campaign. Several files are checked in parallel, each
     report printed as it comes; a folder's files are read by the workers, one at a time."""
     from services.rules.verify import campaign_links
+
+    if as_json:
+        raise typer.Exit(_verify_json(files, public_key, jobs))
 
     settings = _settings(configure_logs=False)  # verifying logs nothing
     check_public_key(public_key)
@@ -583,6 +589,80 @@ def _is_bundle(data: bytes) -> bool:
     from services.tournament.bundle import is_bundle
 
     return is_bundle(data)
+
+
+def _verify_json(files: list[Path], public_key: str, jobs: int) -> int:
+    """``neon verify --json``: each file's report as one JSON object on stdout as it comes
+    (bundles first, then exports, as the text does), a campaign's links as one more object
+    when there is a campaign, then ``{"summary": ...}``; the failures also on stderr, as
+    without --json. Returns the exit code."""
+    from services.cli.errors import emit
+    from services.rules.verify import campaign_links
+
+    settings = _settings(configure_logs=False)
+    check_public_key(public_key)
+    labels = _expand(files)
+    firsts = [_first_line(path) for path in labels]
+    kinds = [_is_bundle(first) for first in firsts]
+    many = len(labels) > 1
+    verified, events, bad = 0, 0, []
+    campaign_failed = False
+    bundles = [path for path, bundle in zip(labels, kinds) if bundle]
+    if bundles:
+        from services.tournament.bundle import verify_bundle
+
+        _cli_log(settings)  # the tournament's code may log
+        for path in bundles:
+            report = verify_bundle(path.read_bytes(), public_key or None, jobs=jobs)
+            emit(bundle_json(labels[path], report))
+            for failure in report.failures:
+                err_console.print(f"{labels[path]}: FAILED: {failure}" if many
+                                  else f"FAILED: {failure}", markup=False)
+            if report.ok:
+                verified += 1
+            else:
+                bad.append(labels[path])
+    pairs = [(path, first) for path, first, bundle in zip(labels, firsts, kinds) if not bundle]
+    for (path, _), report in zip(pairs, _verify_paths([p for p, _ in pairs], public_key or None,
+                                                      jobs, [f for _, f in pairs])):
+        emit(export_json(labels[path], report))
+        if report.ok:
+            verified, events = verified + 1, events + report.events
+        else:
+            err_console.print(f"{labels[path]}: FAILED: {report.failure}" if many
+                              else f"FAILED: {report.failure}", markup=False)
+            bad.append(labels[path])
+    if any(_starts_campaign(first) for _, first in pairs):
+        problems = campaign_links([path.read_bytes() for path, _ in pairs],
+                                  [labels[path] for path, _ in pairs])
+        emit({"kind": "campaign", "ok": not problems, "failures": problems})
+        for problem in problems:
+            err_console.print(f"FAILED: campaign link: {problem}", markup=False)
+        campaign_failed = bool(problems)
+    emit({"summary": {"files": len(labels), "verified": verified, "failed": bad,
+                      "events": events, "ok": not bad and not campaign_failed}})
+    return 1 if bad or campaign_failed else 0
+
+
+def export_json(label: str, report: Any) -> dict[str, Any]:
+    """A match export's report (``services.rules.verify.Report``) for ``--json``. The
+    outcome is the public one: a campaign's ``carry`` (the whole table for the next match,
+    hands included) stays in the export."""
+    from services.rules.records import public_outcome
+
+    return {"file": label, "kind": "match", "ok": report.ok, "match_id": report.match_id,
+            "events": report.events, "checks": list(report.checks),
+            "warnings": list(report.warnings), "failure": report.failure or None,
+            "outcome": public_outcome(report.outcome) if report.ok else None,
+            "abandoned": report.abandoned}
+
+
+def bundle_json(label: str, report: Any) -> dict[str, Any]:
+    """A tournament bundle's report (``services.tournament.bundle.BundleReport``)."""
+    return {"file": label, "kind": "bundle", "ok": report.ok,
+            "tournament_id": report.tournament_id, "matches": report.matches,
+            "checks": list(report.checks), "warnings": list(report.warnings),
+            "failures": list(report.failures)}
 
 
 def _verify_bundles(bundles: list[tuple[Path, bytes]], public_key: str | None, many: bool,
