@@ -780,11 +780,17 @@ def selfplay(
 
 @app.command()
 @friendly
-def games() -> None:
+def games(as_json: bool = typer.Option(
+        False, "--json", help="print {\"games\": [...]} as JSON (names as in GetGameInfo)"),
+) -> None:
     """The games this build serves: modes, seats, teams, engine-played sides and bots."""
     from services.rules.bots import bot_kinds
     from services.rules.games import available, load_engine
 
+    if as_json:
+        errors.emit({"games": [games_json(game_id, load_engine(game_id), bot_kinds(game_id))
+                               for game_id in available()]})
+        return
     rows = []
     for game_id in available():
         engine = load_engine(game_id)
@@ -802,6 +808,17 @@ def games() -> None:
     for row in rows:
         table.add_row(*row)
     console.print(table)
+
+
+def games_json(game_id: str, engine: Any, bots: Any) -> dict[str, Any]:
+    """A game as ``neon games`` shows it, each mode with the field names of GetGameInfo's
+    ModeInfo in proto3 JSON."""
+    return {"game": game_id, "bots": list(bots),
+            "modes": [{"name": mode.name, "minSeats": mode.min_seats, "maxSeats": mode.max_seats,
+                       "teamLayouts": [{"seats": t.seats, "teamSize": t.team_size}
+                                       for t in getattr(mode, "team_layouts", ())],
+                       "aiParticipants": list(getattr(mode, "ai_participants", ()))}
+                      for mode in engine.modes().values()]}
 
 
 @app.command()
