@@ -25,7 +25,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from services.cli.errors import USAGE, CliError, friendly, target
+from services.cli.errors import USAGE, CliError, emit, friendly, message_dict, target
 
 if TYPE_CHECKING:
     from services.cli.client import RulesClient
@@ -38,6 +38,8 @@ console = Console()
 err_console = Console(stderr=True)
 tournament_app = typer.Typer(help="Run a tournament: create, register, start, pair rounds, "
                              "standings and the audit export (`neon verify` checks it).", no_args_is_help=True)
+JSON_HELP = ("print the service's answer as proto3 JSON (the field names of gRPC's JSON "
+             "mapping and the HTTP gateway, default values included)")
 FORMAT_NAMES = ("swiss", "round-robin", "single-elimination", "double-elimination", "multiplayer")
 
 
@@ -354,6 +356,7 @@ def create(
     no_show: str = typer.Option("forfeit", help="forfeit or bot"),
     check_in: int = typer.Option(300, help="seconds a seat has to be ready at its table"),
     name: str = typer.Option("", help="the event's name"),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP + " (OpenRegistration's)"),
 ) -> None:
     """Create a tournament (organiser token from the deployment's keys)."""
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
@@ -367,7 +370,10 @@ def create(
         reply = await client.call("CreateTournament", token, tournament_id=tournament_id,
                                   game=game, mode=mode, format_json=fj, no_show=policy,
                                   check_in_seconds=check_in, name=name)
-        await client.call("OpenRegistration", token, tournament_id=tournament_id)
+        opened = await client.call("OpenRegistration", token, tournament_id=tournament_id)
+        if as_json:
+            emit(message_dict(opened))
+            return
         console.print(f"tournament {reply.tournament.tournament_id} created "
                       f"({reply.tournament.game} {reply.tournament.mode}); registration open")
 
@@ -402,11 +408,15 @@ def start(tournament_id: str) -> None:
 
 @tournament_app.command("next-round")
 @friendly
-def next_round(tournament_id: str) -> None:
+def next_round(tournament_id: str,
+               as_json: bool = typer.Option(False, "--json", help=JSON_HELP)) -> None:
     """Pair the next round and create its matches."""
 
     async def go(client: TournamentClient, token: str) -> None:
         reply = await client.call("NextRound", token, tournament_id=tournament_id)
+        if as_json:
+            emit(message_dict(reply))
+            return
         print_round(reply.round)
 
     _run(go)
@@ -416,7 +426,10 @@ def next_round(tournament_id: str) -> None:
 @friendly
 def show_round(tournament_id: str,
                number: int = typer.Argument(0, help="the round (default: the last paired)"),
-               watch: bool = typer.Option(False, help="follow it live until it is complete")) -> None:
+               watch: bool = typer.Option(False, help="follow it live until it is complete"),
+               as_json: bool = typer.Option(
+                   False, "--json", help=JSON_HELP + "; with --watch one {\"round\": ...} "
+                                         "line per change")) -> None:
     """A round's tables, matches, results and checkpoint (--watch: live)."""
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
     from services.platform.grpc_kit import call_metadata
@@ -424,6 +437,9 @@ def show_round(tournament_id: str,
     async def go(client: TournamentClient, token: str) -> None:
         if not watch:
             reply = await client.call("GetRound", tournament_id=tournament_id, round=number)
+            if as_json:
+                emit(message_dict(reply))
+                return
             print_round(reply.round)
             return
         call = client.stub.WatchTournament(pb.WatchTournamentRequest(tournament_id=tournament_id),
@@ -435,7 +451,10 @@ def show_round(tournament_id: str,
             key = update.round.SerializeToString(deterministic=True).hex()
             if key != shown:
                 shown = key
-                print_round(update.round)
+                if as_json:  # the shape of GetRound's answer
+                    emit(message_dict(pb.GetRoundResponse(round=update.round)))
+                else:
+                    print_round(update.round)
             if update.round.complete:
                 call.cancel()
                 return
@@ -460,11 +479,15 @@ def _status(value: int) -> str:
 
 @tournament_app.command("list")
 @friendly
-def list_tournaments(limit: int = typer.Option(50, help="at most this many, newest first")) -> None:
+def list_tournaments(limit: int = typer.Option(50, help="at most this many, newest first"),
+                     as_json: bool = typer.Option(False, "--json", help=JSON_HELP)) -> None:
     """The newest tournaments: id, game, format, status, players and rounds."""
 
     async def go(client: TournamentClient, token: str) -> None:
         reply = await client.call("ListTournaments", limit=limit)
+        if as_json:
+            emit(message_dict(reply))
+            return
         _print_table("tournaments",
                      ("tournament", "name", "game", "format", "status", "players", "rounds"),
                      [(t.tournament_id, t.name, f"{t.game} {t.mode}", t.format,
@@ -476,11 +499,16 @@ def list_tournaments(limit: int = typer.Option(50, help="at most this many, newe
 
 @tournament_app.command("show")
 @friendly
-def show(tournament_id: str) -> None:
+def show(tournament_id: str,
+         as_json: bool = typer.Option(False, "--json", help=JSON_HELP)) -> None:
     """One tournament: its settings, status, players and rounds."""
 
     async def go(client: TournamentClient, token: str) -> None:
-        t = (await client.call("GetTournament", tournament_id=tournament_id)).tournament
+        reply = await client.call("GetTournament", tournament_id=tournament_id)
+        if as_json:
+            emit(message_dict(reply))
+            return
+        t = reply.tournament
         planned = f" of {t.planned_rounds}" if t.planned_rounds else ""
         console.print(f"{t.tournament_id}{f' ({t.name})' if t.name else ''}: {t.game} "
                       f"{t.mode}, {json.loads(t.format_json or '{}').get('format', '?')}, "
@@ -496,11 +524,15 @@ def show(tournament_id: str) -> None:
 
 @tournament_app.command("standings")
 @friendly
-def standings(tournament_id: str) -> None:
+def standings(tournament_id: str,
+              as_json: bool = typer.Option(False, "--json", help=JSON_HELP)) -> None:
     """The standings with their tie-break values."""
 
     async def go(client: TournamentClient, token: str) -> None:
         reply = await client.call("GetStandings", tournament_id=tournament_id)
+        if as_json:
+            emit(message_dict(reply))
+            return
         print_standings(list(reply.rows), "final standings" if reply.final else "standings")
 
     _run(go)
@@ -509,16 +541,29 @@ def standings(tournament_id: str) -> None:
 @tournament_app.command("finish")
 @friendly
 def finish(tournament_id: str,
-           force: str = typer.Option("", help="force-end now, with this reason")) -> None:
+           force: str = typer.Option("", help="force-end now, with this reason"),
+           as_json: bool = typer.Option(
+               False, "--json", help=JSON_HELP + " (FinishTournament's; with --force the "
+                                     "same shape: ForceEnd's tournament and the standings)"),
+           ) -> None:
     """Finish after the last round (or --force REASON) and publish the standings."""
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 
     async def go(client: TournamentClient, token: str) -> None:
         if force:
-            await client.call("ForceEnd", token, tournament_id=tournament_id, reason=force)
+            ended = await client.call("ForceEnd", token, tournament_id=tournament_id,
+                                      reason=force)
             reply = await client.call("GetStandings", tournament_id=tournament_id)
+            if as_json:
+                emit(message_dict(pb.FinishTournamentResponse(tournament=ended.tournament,
+                                                              rows=reply.rows)))
+                return
             print_standings(list(reply.rows), "final standings (force-ended)")
             return
         reply = await client.call("FinishTournament", token, tournament_id=tournament_id)
+        if as_json:
+            emit(message_dict(reply))
+            return
         print_standings(list(reply.rows), "final standings")
 
     _run(go)
