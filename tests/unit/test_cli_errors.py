@@ -140,3 +140,43 @@ def test_game_options_or_seats_the_rules_service_refuses_are_usage_errors(
     assert line.startswith("INVALID_ARGUMENT: options:") and "'nope'" in line
     assert "takes 2-2 seats" in run(["play", "neon-reign", "--bots", "random", "--embedded"],
                                     env, 2)
+
+
+def test_a_json_command_that_fails_says_so_in_json_on_stdout(env: dict[str, str]) -> None:
+    """With --json the failure is also one {"error": ...} object on stdout (the gRPC status
+    name, else the exit code's name); stderr and the exit code are as without --json."""
+    import json
+
+    env = {**env, "NEON_TOURNAMENT_PORT": env["NEON_DICE_PORT"], "NEON_TOURNAMENT_ADDR": ""}
+    result = runner.invoke(app, ["tournament", "show", "cup", "--json"], env=env)
+    assert result.exit_code == 3, result.output
+    unreachable = f"no tournament service answers on 127.0.0.1:{env['NEON_DICE_PORT']}"
+    assert json.loads(result.stdout) == {"error": {
+        "code": "UNAVAILABLE",
+        "message": f"{unreachable}; start one with ./dev up or pass --embedded"}}
+    assert unreachable in result.stderr
+    plain = runner.invoke(app, ["tournament", "show", "cup"], env=env)
+    assert plain.exit_code == 3 and plain.stdout == "" and unreachable in plain.stderr
+
+
+@pytest.mark.parametrize("raised", ["KeyboardInterrupt", "RuntimeError"])
+def test_a_json_command_interrupted_or_broken(raised: str, capsys: pytest.CaptureFixture[str]):
+    import json
+
+    import typer
+
+    from services.cli.errors import friendly
+
+    @friendly
+    def command(as_json: bool = False) -> None:
+        raise {"KeyboardInterrupt": KeyboardInterrupt, "RuntimeError": RuntimeError}[raised]("x")
+
+    with pytest.raises(typer.Exit) as exited:
+        command(as_json=True)
+    out = json.loads(capsys.readouterr().out)
+    assert out["error"]["code"] == {"KeyboardInterrupt": "INTERRUPTED",
+                                    "RuntimeError": "UNEXPECTED"}[raised]
+    assert exited.value.exit_code == {"KeyboardInterrupt": 130, "RuntimeError": 1}[raised]
+    with pytest.raises(typer.Exit):
+        command(as_json=False)
+    assert capsys.readouterr().out == ""
