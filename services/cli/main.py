@@ -476,59 +476,45 @@ def verify(
     """Check exports offline: chain, signature, seed, every draw, a full replay, and the
     links between the matches of a campaign. Several files are checked in parallel, each
     report printed as it comes; a folder's files are read by the workers, one at a time."""
-    from services.rules.verify import campaign_links
-
     if as_json:
         raise typer.Exit(_verify_json(files, public_key, jobs))
-
-    settings = _settings(configure_logs=False)  # verifying logs nothing
-    check_public_key(public_key)
-    labels = _expand(files)
-    firsts = [_first_line(path) for path in labels]  # a file that cannot be read stops here
-    failed = False
-    kinds = [_is_bundle(first) for first in firsts]
-    bundles = [path for path, bundle in zip(labels, kinds) if bundle]
-    if bundles:
-        _cli_log(settings)  # the tournament's code may log
-        failed = _verify_bundles([(p, p.read_bytes()) for p in bundles], public_key or None,
-                                 len(labels) > 1, jobs)
-    pairs = [(path, first) for path, first, bundle in zip(labels, firsts, kinds) if not bundle]
-    if not pairs:
-        raise typer.Exit(1 if failed else 0)
-    many = len(labels) > 1
     # Numbers and names are highlighted only where colours show (without, the text is the
     # same): rich's highlighting is most of the cost of printing a folder's reports.
     highlight = console.color_system is not None
-    verified, events, bad = 0, 0, []
-    for (path, _), report in zip(pairs, _verify_paths([p for p, _ in pairs], public_key or None,
-                                                      jobs, [f for _, f in pairs])):
-        prefix = f"{labels[path]}: " if many else ""
-        # One print per file: rich's cost is mostly per call (highlighting, wrapping), and
-        # the lines come out the same as printed one by one.
-        lines = [f"{prefix}[green]ok[/] {check}" for check in report.checks]
-        lines += [f"{prefix}[yellow]note[/] {warning}" for warning in report.warnings]
-        if report.ok:
-            abandoned = (f", abandoned (no result): {report.abandoned['reason']}"
-                         if report.abandoned else "")
-            lines.append(f"{prefix}verified: match {report.match_id}, {report.events} events"
-                         f"{abandoned}")
-            verified, events = verified + 1, events + report.events
-        if lines:
-            console.print("\n".join(lines), highlight=highlight)
-        if not report.ok:
-            err_console.print(f"{prefix}FAILED: {report.failure}")
-            bad.append(labels[path])
-    if any(_starts_campaign(first) for _, first in pairs):
-        for problem in campaign_links([path.read_bytes() for path, _ in pairs],
-                                      [labels[path] for path, _ in pairs]):
-            err_console.print(f"FAILED: campaign link: {problem}")
-            failed = True
-    if len(pairs) > 1:
-        console.print(f"{verified} of {len(pairs)} exports verified ({events:,} events)",
+    from services.cli.tournament_commands import print_bundle_report
+
+    exports, verified, events, bad, failed = 0, 0, 0, [], False
+    for kind, label, prefix, report in _verified(files, public_key, jobs):
+        if kind == "bundle":
+            print_bundle_report(report, prefix)
+            failed = failed or not report.ok
+        elif kind == "campaign":
+            for problem in report:
+                err_console.print(f"FAILED: campaign link: {problem}")
+            failed = failed or bool(report)
+        else:
+            exports += 1
+            # One print per file: rich's cost is mostly per call (highlighting, wrapping),
+            # and the lines come out the same as printed one by one.
+            lines = [f"{prefix}[green]ok[/] {check}" for check in report.checks]
+            lines += [f"{prefix}[yellow]note[/] {warning}" for warning in report.warnings]
+            if report.ok:
+                abandoned = (f", abandoned (no result): {report.abandoned['reason']}"
+                             if report.abandoned else "")
+                lines.append(f"{prefix}verified: match {report.match_id}, {report.events} "
+                             f"events{abandoned}")
+                verified, events = verified + 1, events + report.events
+            if lines:
+                console.print("\n".join(lines), highlight=highlight)
+            if not report.ok:
+                err_console.print(f"{prefix}FAILED: {report.failure}")
+                bad.append(label)
+    if exports > 1:
+        console.print(f"{verified} of {exports} exports verified ({events:,} events)",
                       highlight=highlight)
     if bad:
         shown = ", ".join(bad[:10]) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
-        err_console.print(f"FAILED: {len(bad)} of {len(pairs)} exports: {shown}")
+        err_console.print(f"FAILED: {len(bad)} of {exports} exports: {shown}")
     if failed or bad:
         raise typer.Exit(1)
 
@@ -591,55 +577,67 @@ def _is_bundle(data: bytes) -> bool:
     return is_bundle(data)
 
 
-def _verify_json(files: list[Path], public_key: str, jobs: int) -> int:
-    """``neon verify --json``: each file's report as one JSON object on stdout as it comes
-    (bundles first, then exports, as the text does), a campaign's links as one more object
-    when there is a campaign, then ``{"summary": ...}``; the failures also on stderr, as
-    without --json. Returns the exit code."""
-    from services.cli.errors import emit
+def _verified(files: list[Path], public_key: str, jobs: int) -> Iterator[tuple[str, str, str, Any]]:
+    """What ``neon verify`` checks, as it is checked: ``(kind, label, prefix, report)`` for
+    each tournament bundle first (kind "bundle", a ``BundleReport``), then each export
+    (kind "match", a ``Report``, across processes when there are several), then, when the
+    exports hold a campaign, its links (kind "campaign", the problems in words). ``label`` is
+    the file's name as given or found under a folder; ``prefix`` is ``"<label>: "`` when
+    several files are checked."""
     from services.rules.verify import campaign_links
 
-    settings = _settings(configure_logs=False)
+    settings = _settings(configure_logs=False)  # verifying logs nothing
     check_public_key(public_key)
     labels = _expand(files)
-    firsts = [_first_line(path) for path in labels]
+    firsts = [_first_line(path) for path in labels]  # a file that cannot be read stops here
     kinds = [_is_bundle(first) for first in firsts]
     many = len(labels) > 1
-    verified, events, bad = 0, 0, []
-    campaign_failed = False
+
+    def prefix(path: Path) -> str:
+        return f"{labels[path]}: " if many else ""
+
     bundles = [path for path, bundle in zip(labels, kinds) if bundle]
     if bundles:
         from services.tournament.bundle import verify_bundle
 
         _cli_log(settings)  # the tournament's code may log
         for path in bundles:
-            report = verify_bundle(path.read_bytes(), public_key or None, jobs=jobs)
-            emit(bundle_json(labels[path], report))
-            for failure in report.failures:
-                err_console.print(f"{labels[path]}: FAILED: {failure}" if many
-                                  else f"FAILED: {failure}", markup=False)
-            if report.ok:
-                verified += 1
-            else:
-                bad.append(labels[path])
+            yield "bundle", labels[path], prefix(path), verify_bundle(
+                path.read_bytes(), public_key or None, jobs=jobs)
     pairs = [(path, first) for path, first, bundle in zip(labels, firsts, kinds) if not bundle]
     for (path, _), report in zip(pairs, _verify_paths([p for p, _ in pairs], public_key or None,
                                                       jobs, [f for _, f in pairs])):
-        emit(export_json(labels[path], report))
-        if report.ok:
-            verified, events = verified + 1, events + report.events
-        else:
-            err_console.print(f"{labels[path]}: FAILED: {report.failure}" if many
-                              else f"FAILED: {report.failure}", markup=False)
-            bad.append(labels[path])
+        yield "match", labels[path], prefix(path), report
     if any(_starts_campaign(first) for _, first in pairs):
-        problems = campaign_links([path.read_bytes() for path, _ in pairs],
-                                  [labels[path] for path, _ in pairs])
-        emit({"kind": "campaign", "ok": not problems, "failures": problems})
-        for problem in problems:
-            err_console.print(f"FAILED: campaign link: {problem}", markup=False)
-        campaign_failed = bool(problems)
-    emit({"summary": {"files": len(labels), "verified": verified, "failed": bad,
+        yield "campaign", "", "", campaign_links([path.read_bytes() for path, _ in pairs],
+                                                 [labels[path] for path, _ in pairs])
+
+
+def _verify_json(files: list[Path], public_key: str, jobs: int) -> int:
+    """``neon verify --json``: each file's report as one JSON object on stdout as it comes
+    (bundles first, then exports, as the text does), a campaign's links as one more object
+    when there is a campaign, then ``{"summary": ...}``; the failures also on stderr, as
+    without --json. Returns the exit code."""
+    from services.cli.errors import emit
+
+    files_seen, verified, events, bad, campaign_failed = 0, 0, 0, [], False
+    for kind, label, prefix, report in _verified(files, public_key, jobs):
+        if kind == "campaign":
+            emit({"kind": "campaign", "ok": not report, "failures": report})
+            for problem in report:
+                err_console.print(f"FAILED: campaign link: {problem}", markup=False)
+            campaign_failed = bool(report)
+            continue
+        files_seen += 1
+        emit(bundle_json(label, report) if kind == "bundle" else export_json(label, report))
+        for failure in report.failures if kind == "bundle" else [report.failure] * (not report.ok):
+            err_console.print(f"{prefix}FAILED: {failure}", markup=False)
+        if report.ok:
+            verified += 1
+            events += report.events if kind == "match" else 0
+        else:
+            bad.append(label)
+    emit({"summary": {"files": files_seen, "verified": verified, "failed": bad,
                       "events": events, "ok": not bad and not campaign_failed}})
     return 1 if bad or campaign_failed else 0
 
@@ -663,21 +661,6 @@ def bundle_json(label: str, report: Any) -> dict[str, Any]:
             "tournament_id": report.tournament_id, "matches": report.matches,
             "checks": list(report.checks), "warnings": list(report.warnings),
             "failures": list(report.failures)}
-
-
-def _verify_bundles(bundles: list[tuple[Path, bytes]], public_key: str | None, many: bool,
-                    jobs: int = 0) -> bool:
-    """Verify tournament bundles (services/tournament/bundle.py); True when one failed."""
-    from services.cli.tournament_commands import print_bundle_report
-    from services.tournament.bundle import verify_bundle
-
-    failed = False
-    for file, data in bundles:
-        prefix = f"{file.name}: " if many else ""
-        report = verify_bundle(data, public_key, jobs=jobs)
-        print_bundle_report(report, prefix)
-        failed = failed or not report.ok
-    return failed
 
 
 def _verify_file(path: Path, public_key: str | None) -> Any:
