@@ -93,20 +93,23 @@ def format_json(fmt: str, rounds: int, table_sizes: str = "", points: str = "",
 
 
 async def play_round_as(client: TournamentClient, rules: dict[str, RulesClient], token: str,
-                        tournament_id: str, player: str, *, timeout: float = 300.0) -> str:
+                        tournament_id: str, player: str, *, timeout: float = 300.0,
+                        rematches: bool = False) -> str:
     """Play the player's table of the current round as a random bot, through the real
     flow: MyNextMatch, a client seed on the rules service, ReadyForMatch, then every
-    decision until the match ends. Returns "bye", "played", "abandoned" or "none"."""
+    decision until the match ends. Returns "bye", "played", "abandoned" or "none".
+
+    ``rematches``: follow the table until it is decided: when its match is abandoned, wait
+    for the organiser to play it again (RematchTable: a new match id, the same seats) and
+    play that one, or to set its result (CorrectResult); "abandoned" only if neither came
+    within ``timeout``. Without it, an abandoned table answers "abandoned" at once."""
     import asyncio
 
-    import grpc
-
     from services.cli.client import client_for
-    from services.genproto.neon.rules.v1 import rules_pb2
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
-    from services.platform import playing
 
     deadline = time.monotonic() + timeout
+    played: set[str] = set()
     while True:
         reply = await client.call("MyNextMatch", token, tournament_id=tournament_id)
         if not reply.HasField("assignment"):
@@ -116,14 +119,35 @@ async def play_round_as(client: TournamentClient, rules: dict[str, RulesClient],
             return "bye"
         if a.status == pb.TABLE_STATUS_DONE:
             return "played"
-        if a.status == pb.TABLE_STATUS_ABANDONED:
+        if a.status == pb.TABLE_STATUS_ABANDONED and not rematches:
             return "abandoned"
-        if a.match_id and a.seat_token:
-            break
+        if a.match_id and a.seat_token and a.match_id not in played \
+                and a.status != pb.TABLE_STATUS_ABANDONED:
+            played.add(a.match_id)
+            await _play_table_match(client, client_for(rules, a.rules_address), token,
+                                    tournament_id, player, a)
+            if not rematches:
+                return "played"
+            continue  # until the table is decided: its result learned, or a rematch
         if time.monotonic() > deadline:
+            if a.status == pb.TABLE_STATUS_ABANDONED:
+                return "abandoned"
+            if played:  # its result not learned yet: the round's wait says so
+                return "played"
             raise RuntimeError(f"{player}: no match handed out in {timeout:g} s")
         await asyncio.sleep(0.1)
-    rc = client_for(rules, a.rules_address)
+
+
+async def _play_table_match(client: TournamentClient, rc: RulesClient, token: str,
+                            tournament_id: str, player: str, a: Any) -> None:
+    """One match of the player's table: seed and ready while it awaits its seats, then play
+    the seat to the end (at once, when it was abandoned meanwhile)."""
+    import grpc
+
+    from services.genproto.neon.rules.v1 import rules_pb2
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+    from services.platform import playing
+
     if a.status == pb.TABLE_STATUS_AWAITING_SEATS:
         try:
             await rc.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
@@ -131,11 +155,16 @@ async def play_round_as(client: TournamentClient, rules: dict[str, RulesClient],
         except grpc.aio.AioRpcError as err:
             if err.code() != grpc.StatusCode.FAILED_PRECONDITION:  # started without us
                 raise
-        await client.call("ReadyForMatch", token, tournament_id=tournament_id, match_id=a.match_id)
+        try:
+            await client.call("ReadyForMatch", token, tournament_id=tournament_id,
+                              match_id=a.match_id)
+        except grpc.aio.AioRpcError as err:
+            if err.code() != grpc.StatusCode.FAILED_PRECONDITION:  # abandoned meanwhile
+                raise
+            return
     await playing.play_seat(rc.stub, a.seat_token, a.match_id,
                             playing.random_choice(f"{player}:{a.match_id}"), seat=a.seat,
                             wait=10.0)
-    return "played"
 
 
 async def wait_round_complete(client: TournamentClient, tournament_id: str, number: int,
@@ -211,7 +240,8 @@ async def simulate_run(address: str, issue: Callable[..., str], game: str, fmt_j
                     break
                 raise
             plays = [asyncio.create_task(play_round_as(client, rules, tokens[n], tid, n,
-                                                       timeout=timeout)) for n in names]
+                                                       timeout=timeout, rematches=True))
+                     for n in names]
             if between_rounds is not None:
                 await between_rounds(number)
             results = await asyncio.gather(*plays, return_exceptions=True)

@@ -664,6 +664,59 @@ async def test_an_abandoned_table_plays_again_and_the_bundle_holds_both_matches(
         await b.stop(1)
 
 
+async def test_bots_wait_at_an_abandoned_table_and_play_its_rematch(tmp_path: Any,
+                                                                  nats_url: str) -> None:
+    """``play_round_as(..., rematches=True)`` (what ``neon tournament simulate``'s bots do)
+    follows a table until it is decided: at an abandoned table it waits for the organiser's
+    RematchTable and plays the new match; without it, the bot answers "abandoned" at once."""
+    from services.cli.tournament_commands import play_round_as, wait_round_complete
+
+    settings = _tournament_settings(tmp_path, nats_url)
+    b = await _tournament_backend(settings, poll=0.1)
+    client = RulesClient(b.address("rules-toy"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in ("p1", "p2", "p3", "p4")}
+    c = None
+    rules: dict[str, Any] = {}
+    try:
+        c, tid, match_ids = await _first_round(b, client, org, start=False, check_in_seconds=60)
+        first = match_ids[0]
+        number = int(first.rsplit("-t", 1)[1])
+        await abandon(client, org, first, "the table's screen broke")
+        seats = next(t.seats for t in (await c.call("GetRound", tournament_id=tid, round=1)
+                                       ).round.tables if t.number == number)
+        for _ in range(100):  # the tournament learns of the abandon
+            quick = await play_round_as(c, rules, tokens[seats[0]], tid, seats[0], timeout=5)
+            if quick == "abandoned":
+                break
+            await asyncio.sleep(0.1)
+        assert quick == "abandoned"
+        bots = [asyncio.create_task(play_round_as(c, rules, tokens[n], tid, n, timeout=30,
+                                                  rematches=True)) for n in tokens]
+        await asyncio.sleep(1.0)
+        waiting = [n for n, bot in zip(tokens, bots) if not bot.done()]
+        assert sorted(waiting) == sorted(seats), "the abandoned table's bots wait"
+        for _ in range(100):  # once the seal is stored
+            try:
+                await c.call("RematchTable", org, tournament_id=tid, round=1, table=number,
+                             reason="a spare screen")
+                break
+            except grpc.aio.AioRpcError as err:
+                assert err.code() == grpc.StatusCode.FAILED_PRECONDITION, err.details()
+                await asyncio.sleep(0.1)
+        assert await asyncio.gather(*bots) == ["played"] * 4
+        round_ = await wait_round_complete(c, tid, 1, timeout=20)
+        table = next(t for t in round_.tables if t.number == number)
+        assert table.match_id == f"{first}-g2" and table.status == tournament_pb2.TABLE_STATUS_DONE
+    finally:
+        if c is not None:
+            await c.close()
+        for rc in rules.values():
+            await rc.close()
+        await client.close()
+        await b.stop(1)
+
+
 async def test_a_bundle_verifies_when_a_rematch_was_abandoned_again_and_the_event_force_ended(
         tmp_path: Any, nats_url: str) -> None:
     """A table's match abandoned, the table rematched, its new match abandoned too, and the
