@@ -53,6 +53,7 @@ from services.rules.games.contract import (
     canonical_state,
     is_v2,
     json_key,
+    setup_transition,
     standing_options,
 )
 from services.rules.live import STATUS_AFTER, LiveMatch, LiveMatches, dice_key_of
@@ -589,11 +590,14 @@ class MatchHost:
 
     async def _start_record(self, live: LiveMatch, client_seeds: list[list[Any]], n: int,
                             prev: str) -> tuple[dict[str, Any], Any]:
-        state, rng = await self._run(live, lambda r: live.engine.setup(live.config, r))
+        started, rng = await self._run(
+            live, lambda r: setup_transition(live.engine, live.config, r))
+        state = started.state
         live.blocks.spent(rng)
         body = {
             "type": "MatchStarted", "client_seeds": client_seeds,
-            "draws": [d.to_json() for d in rng.records], "events": [],
+            "draws": [d.to_json() for d in rng.records],
+            "events": rec.engine_events_json(started.events),
             "state_hash": self._hash(live, state),
         }
         if live.created.get("clock"):

@@ -301,6 +301,10 @@ class GameEngine(Protocol):
 
     # Optional: ``canonical_state(state) -> bytes``, exactly ``canonical_json(encode(state))``
     # made faster (e.g. remembering the bytes of unchanged parts); see :func:`canonical_state`.
+    # Optional: ``start(config, rng) -> Transition``, the state of :meth:`setup` (the same
+    # state from the same draws) with the events of set-up (cards dealt, a stage drawn):
+    # the host records them in MatchStarted, where seats and spectators see what each may
+    # (:func:`setup_transition`).
 
 
 class GameEngineV2(GameEngine, Protocol):
@@ -376,6 +380,16 @@ def canonical_state(engine: GameEngine, state: State) -> bytes:
     if fast is not None:
         return fast(state)  # type: ignore[no-any-return]
     return canonical_json(engine.encode(state))
+
+
+def setup_transition(engine: GameEngine, config: MatchConfig, rng: Randomness) -> Transition:
+    """The starting state with the events of set-up: the engine's ``start`` when it has
+    one, else :meth:`GameEngine.setup` with no events. Replays need only the state
+    (``setup``); the rules host records the events."""
+    start = getattr(engine, "start", None)
+    if start is not None:
+        return start(config, rng)  # type: ignore[no-any-return]
+    return Transition(engine.setup(config, rng))
 
 
 def is_v2(engine: GameEngine) -> bool:

@@ -118,3 +118,26 @@ def test_a_whole_game_with_the_house_rule_ends() -> None:
         state = ENGINE.apply(state, d.seat, action, rng).state
     assert ENGINE.outcome(state) is not None
     assert fired_moving > 0
+
+
+@pytest.mark.parametrize("mode", ["normal", "campaign", "epic-campaign"])
+@pytest.mark.parametrize("seats", [2, 4, 6])
+def test_start_gives_setups_state_from_the_same_draws_with_the_first_races_events(
+        mode: str, seats: int) -> None:
+    """``start`` (the host records its events in MatchStarted) and ``setup`` (replays) give
+    the same state from the same draws; outside the normal mode's draft, the first race is
+    dealt at set-up: a Fan Bet to each seat, visible to that seat only."""
+    from services.platform.canonical import canonical_json
+
+    config = MatchConfig(mode, seats, {})
+    a, b = SeededRandomness(9), SeededRandomness(9)
+    started = ENGINE.start(config, a)
+    assert canonical_json(ENGINE.encode(started.state)) == \
+        canonical_json(ENGINE.encode(ENGINE.setup(config, b)))
+    assert a.records == b.records
+    bets = [e for e in started.events if e.kind == "fan_bet_dealt"]
+    if mode == "normal":
+        assert started.events == ()  # the implant draft comes first; the race after it
+    else:
+        assert sorted((e.data["seat"], e.visible_to) for e in bets) == \
+            [(s, frozenset({s})) for s in range(seats)]

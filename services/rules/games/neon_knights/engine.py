@@ -162,9 +162,15 @@ class NeonKnightsEngine:
         return NeonKnightsEngine(engine_version)
 
     def setup(self, config: MatchConfig, rng: Randomness) -> State:
+        return self.start(config, rng).state
+
+    def start(self, config: MatchConfig, rng: Randomness) -> Transition:
+        """The set-up, with the first race's events: each seat's Fan Bet (to that seat),
+        then the track builder, or in Epic Campaign the stage card drawn and the first day."""
         doc = setup.setup(config, rng, house_rules=self._house_rules)
-        advance(doc, rng, [])
-        return freeze(doc)
+        events: list[EngineEvent] = []
+        advance(doc, rng, events)
+        return Transition(freeze(doc), tuple(events))
 
     def pending(self, state: State) -> tuple[Decision, ...]:
         return tuple(owed(state.doc))
