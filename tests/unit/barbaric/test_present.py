@@ -110,3 +110,30 @@ def test_the_table_shows_components_by_name_with_printed_values() -> None:
     assert "DUST STORM - While this Event is face-up, Skills have a maximum Range of 2." in text
     assert "2 max, 0 dmg" in text and "(4, -2)" in text
     assert "TIME RIFT II" in text
+
+
+def test_the_first_player_roll_off_is_told_as_set_up_events() -> None:
+    """``start`` gives ``setup``'s state from the same draws with the roll-off: every round
+    of rolls (the tied highest roll again) and who goes first, public and in words."""
+    from services.platform.canonical import canonical_json
+
+    for seed in range(20):
+        a, b = SeededRandomness(seed), SeededRandomness(seed)
+        started = ENGINE.start(MatchConfig("competitive", 4), a)
+        state = ENGINE.setup(MatchConfig("competitive", 4), b)
+        assert canonical_json(ENGINE.encode(started.state)) == canonical_json(ENGINE.encode(state))
+        assert a.records == b.records
+        *rounds, first = started.events
+        assert first.kind == "first_player" and first.visible_to is None
+        assert first.data["seat"] == state.data["first_player"]
+        rolling = [0, 1, 2, 3]
+        for event in rounds:
+            assert event.kind == "first_player_rolls" and event.visible_to is None
+            rolls = {r["seat"]: r["roll"] for r in event.data["rolls"]}
+            assert sorted(rolls) == rolling
+            rolling = sorted(s for s, r in rolls.items() if r == max(rolls.values()))
+        assert rolling == [first.data["seat"]]
+        text = present.describe_event({"kind": rounds[0].kind, "data": dict(rounds[0].data)}, None)
+        assert text.startswith("for first player: seat 0 rolls ")
+    solo = ENGINE.start(MatchConfig("solo", 1), SeededRandomness(1))
+    assert solo.events == ()  # one player: nobody to roll against

@@ -9,6 +9,7 @@ from services.rules.games.contract import (
     RESIGN,
     Action,
     Decision,
+    EngineEvent,
     GameEngine,
     MatchConfig,
     ModeInfo,
@@ -82,9 +83,14 @@ class BarbaricEngine:
         return schemas.action_schema()
 
     def setup(self, config: MatchConfig, rng: Randomness) -> State:
-        g = Play(setup(config, rng), rng, self.rules)
+        return self.start(config, rng).state
+
+    def start(self, config: MatchConfig, rng: Randomness) -> Transition:
+        """The set-up with its events: the first-player roll-off, round by round."""
+        rolled: list[EngineEvent] = []
+        g = Play(setup(config, rng, rolled), rng, self.rules)
         flow.advance(g)
-        return g.t.freeze()
+        return Transition(g.t.freeze(), (*rolled, *g.events))
 
     # -- who acts now -------------------------------------------------------------------------
     def pending(self, state: State) -> tuple[Decision, ...]:

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from services.rules.games.contract import ConfigError, MatchConfig, ModeInfo, Randomness
+from services.rules.games.contract import (
+    ConfigError,
+    EngineEvent,
+    MatchConfig,
+    ModeInfo,
+    Randomness,
+)
 
 from .content import (
     CORE_SPACE,
@@ -27,17 +33,25 @@ MODES = {
 }
 
 
-def first_player(seats: int, rng: Randomness) -> int:
-    """Every player rolls the Monster Die; the most wins, tied players roll again."""
+def first_player(seats: int, rng: Randomness, events: list[EngineEvent] | None = None) -> int:
+    """Every player rolls the Monster Die; the most wins, tied players roll again. Each
+    round of rolls is a public ``first_player_rolls`` event, the winner ``first_player``."""
     rolling = list(range(seats))
     while len(rolling) > 1:
         rolls = {s: int(rng.roll(MONSTER_DIE)[0]) for s in rolling}
         top = max(rolls.values())
+        if events is not None:
+            events.append(EngineEvent("first_player_rolls", {
+                "rolls": [{"seat": s, "roll": r} for s, r in rolls.items()]}))
         rolling = [s for s in rolling if rolls[s] == top]
+    if events is not None:
+        events.append(EngineEvent("first_player", {"seat": rolling[0]}))
     return rolling[0]
 
 
-def setup(config: MatchConfig, rng: Randomness) -> Table:
+def setup(config: MatchConfig, rng: Randomness, events: list[EngineEvent] | None = None) -> Table:
+    """The table before the first pick; ``events`` receives the set-up's events (the
+    first-player roll-off)."""
     if config.mode not in MODES:
         raise ConfigError(f"unknown mode {config.mode!r}; modes: {', '.join(MODES)}")
     info = MODES[config.mode]
@@ -57,7 +71,7 @@ def setup(config: MatchConfig, rng: Randomness) -> Table:
     t.event_deck = list(rng.shuffle(sorted(EVENTS)))
     t.survivor_deck = list(rng.shuffle(sorted(SURVIVORS)))
     t.monster_deck = list(rng.shuffle(sorted(MONSTER_CARDS)))
-    first = first_player(seats, rng) if seats > 1 else 0
+    first = first_player(seats, rng, events) if seats > 1 else 0
     t.first_player = first
     order = [(first + i) % seats for i in range(seats)]
     t.tracks = {"day": list(order), "night": []}

@@ -201,6 +201,9 @@ WORDS = {
     "survivors_plunder": lambda d: f"{_seat(d['seat'])} plunders {_name(d['card'])}",
     "survivors_ignore": lambda d: f"{_seat(d['seat'])} ignores {_name(d['card'])}",
     "survivor_used": lambda d: f"{_seat(d['seat'])} uses the Survivors {_name(d['card'])}",
+    "first_player_rolls": lambda d: "for first player: " + ", ".join(
+        f"{_seat(r['seat'])} rolls {r['roll']}" for r in d["rolls"]),
+    "first_player": lambda d: f"{_seat(d['seat'])} goes first",
 }
 
 
