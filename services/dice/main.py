@@ -27,6 +27,6 @@ async def start(settings: Settings, keys: Keys) -> RunningService:
     address = f"{settings.bind_host}:{settings.ports[NAME]}"
     handle = await start_server(
         address, lambda server: register(server, app), [SERVICE_NAME],
-        TokenIssuer(keys.token_secret),
+        TokenIssuer(keys.token_secret), settings.stream_limits(),
     )
     return RunningService(NAME, handle, f"{settings.host}:{handle.port}", closers=[storehealth.watch(settings, handle, NAME), lambda: close_when_idle(app)])

@@ -68,7 +68,7 @@ async def start(
     handle = await start_server(
         f"{settings.bind_host}:{settings.ports[NAME]}",
         lambda server: routing.register(server, matchmaker, issuer, router),
-        [SERVICE_NAME], issuer,
+        [SERVICE_NAME], issuer, settings.stream_limits(),
     )
     loop_task = asyncio.create_task(matchmaker.run(), name="matchmaking-cycle")
 

@@ -27,6 +27,7 @@ from grpc_reflection.v1alpha import reflection
 from services.platform.errors import PermissionDenied, ServiceError, Unauthenticated, Unavailable
 from services.platform.logs import bind_contextvars, get_logger
 from services.platform.storehealth import StoreGate, is_store_outage
+from services.platform.stream_limits import Refused, StreamLimiter, StreamLimits, caller_of
 from services.platform.tokens import Claims, TokenIssuer, bearer
 
 current_claims: contextvars.ContextVar[Claims | None] = contextvars.ContextVar(
@@ -44,9 +45,12 @@ def _metadata_value(metadata: Iterable[tuple[str, Any]] | None, key: str) -> str
 
 
 class KernelInterceptor(grpc.aio.ServerInterceptor):
-    def __init__(self, issuer: TokenIssuer | None) -> None:
+    def __init__(self, issuer: TokenIssuer | None, limits: StreamLimits | None = None) -> None:
         self._issuer = issuer
         self.store_gate = StoreGate()
+        self.streams = StreamLimiter(limits if limits is not None else StreamLimits())
+        """Open server-streaming and bidirectional calls, counted and limited per caller and
+        in all (stream_limits.py); health and reflection (``/grpc.*``) are not counted."""
 
     async def intercept_service(
         self,
@@ -89,7 +93,7 @@ class KernelInterceptor(grpc.aio.ServerInterceptor):
                 # A coroutine handler that writes with context.write() (grpc_health's Watch).
                 async def write(raw: bytes, context: grpc.aio.ServicerContext) -> None:
                     request = await _decode(decode, raw, context)
-                    async with self._call(method, request, context) as ok:
+                    async with self._call(method, request, context, stream=True) as ok:
                         if ok:
                             await inner_stream(request, context)
 
@@ -102,7 +106,7 @@ class KernelInterceptor(grpc.aio.ServerInterceptor):
 
             async def items(raw: bytes, context: grpc.aio.ServicerContext) -> Any:
                 request = await _decode(decode, raw, context)
-                async with self._call(method, request, context) as ok:
+                async with self._call(method, request, context, stream=True) as ok:
                     if ok:
                         async for item in inner_stream(request, context):
                             yield item
@@ -123,7 +127,7 @@ class KernelInterceptor(grpc.aio.ServerInterceptor):
                     async for raw in raw_requests:
                         yield await _decode(decode, raw, context)
 
-                async with self._call(method, None, context) as ok:
+                async with self._call(method, None, context, stream=True) as ok:
                     if ok:
                         async for item in inner_bidi(requests(), context):
                             yield item
@@ -137,8 +141,11 @@ class KernelInterceptor(grpc.aio.ServerInterceptor):
             )
         return handler
 
-    def _call(self, method: str, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        return _CallScope(self._issuer, method, request, context)
+    def _call(self, method: str, request: Any, context: grpc.aio.ServicerContext,
+              stream: bool = False) -> Any:
+        counted = stream and not method.startswith("/grpc.")
+        return _CallScope(self._issuer, method, request, context,
+                          self.streams if counted else None)
 
 
 async def _in_own_context(generator: AsyncIterator[Any]) -> AsyncIterator[Any]:
@@ -207,12 +214,17 @@ async def _decode(decode: Any, raw: bytes, context: grpc.aio.ServicerContext) ->
 
 
 class _CallScope:
-    """Async context manager around one call: context binding, auth and error mapping."""
+    """Async context manager around one call: context binding, auth, the stream limits (for a
+    stream: ``limiter``) and error mapping."""
 
     def __init__(
-        self, issuer: TokenIssuer | None, method: str, request: Any, context: grpc.aio.ServicerContext
+        self, issuer: TokenIssuer | None, method: str, request: Any, context: grpc.aio.ServicerContext,
+        limiter: StreamLimiter | None = None,
     ) -> None:
         self.issuer, self.method, self.request, self.context = issuer, method, request, context
+        self.limiter = limiter
+        self.slot: tuple[str, ...] | None = None
+        self.holding = False
 
     async def __aenter__(self) -> bool:
         metadata = self.context.invocation_metadata()
@@ -237,13 +249,32 @@ class _CallScope:
             await self._abort(err)
             return False
         current_claims.set(claims)
+        if self.limiter is not None:
+            caller = caller_of(claims, self.context.peer())
+            try:
+                self.slot = self.limiter.acquire(caller)
+            except Refused as refused:
+                # the key (a player id, a host) is not logged; the method is bound above
+                log.info("stream refused", code="RESOURCE_EXHAUSTED", limit=refused.limit,
+                         caller=caller.kind, reason=refused.reason)
+                await self.context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refused.reason)
+                return False
+            # no await between counting the stream and entering the block: __aexit__, which
+            # gives the slot back, runs however the stream ends
+            self.holding = True
         return True
+
+    def _release(self) -> None:
+        if self.holding and self.limiter is not None:
+            self.holding = False
+            self.limiter.release(self.slot)
 
     async def _abort(self, err: ServiceError) -> None:
         log.info("call refused", code=err.code.name, reason=err.reason)
         await self.context.abort(err.code, err.reason)
 
     async def __aexit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+        self._release()  # first: every way out below may raise (abort does)
         if exc is None or isinstance(exc, (grpc.aio.AbortError, GeneratorExit)):
             return False
         if isinstance(exc, ServiceError):
@@ -287,6 +318,7 @@ class ServerHandle:
         self.server, self.health, self.port, self.names = server, health, port, names
         self.stopping = False
         self.store_gate: StoreGate | None = None
+        self.streams: StreamLimiter | None = None
 
     async def set_serving(self, serving: bool) -> None:
         status = (
@@ -308,9 +340,11 @@ async def start_server(
     register: Callable[[grpc.aio.Server], None],
     service_names: list[str],
     issuer: TokenIssuer | None,
+    limits: StreamLimits | None = None,
 ) -> ServerHandle:
-    """Start an aio server on ``address`` with health, reflection and the kernel interceptor."""
-    kernel = KernelInterceptor(issuer)
+    """Start an aio server on ``address`` with health, reflection and the kernel interceptor
+    (``limits``: the open-stream limits; None: the defaults of :class:`StreamLimits`)."""
+    kernel = KernelInterceptor(issuer, limits)
     server = grpc.aio.server(
         interceptors=[kernel],
         options=[
@@ -332,6 +366,7 @@ async def start_server(
     await server.start()
     handle = ServerHandle(server, health, port, service_names)
     handle.store_gate = kernel.store_gate
+    handle.streams = kernel.streams
     await handle.set_serving(True)
     return handle
 

@@ -7,6 +7,13 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from services.platform.stream_limits import (
+    DEFAULT_ANONYMOUS_PER_PEER,
+    DEFAULT_PER_CALLER,
+    DEFAULT_TOTAL,
+    StreamLimits,
+)
+
 GAMES = ("neon-reign", "neon", "neon-knights-2086", "barbaric")
 
 DEFAULT_PORTS = {
@@ -91,6 +98,19 @@ class Settings:
     rules_ordinal: int = -1
     """This replica's place in rules_peers: NEON_RULES_ORDINAL, else the number that ends the pod
     name (NEON_POD_NAME or HOSTNAME, as a StatefulSet names pods: rules-neon-reign-1)."""
+    max_streams_per_caller: int = DEFAULT_PER_CALLER
+    """NEON_MAX_STREAMS_PER_CALLER: open streams (WatchMatch, Play, WatchTicket, ...) one seat or
+    player token may hold on one service process; organiser and service tokens are not limited
+    per caller (platform/stream_limits.py). 0: no limit."""
+    max_anonymous_streams_per_peer: int = DEFAULT_ANONYMOUS_PER_PEER
+    """NEON_MAX_ANONYMOUS_STREAMS_PER_PEER: open streams without a token from one host (a gateway
+    or a NAT carries many people). 0: no limit."""
+    max_streams: int = DEFAULT_TOTAL
+    """NEON_MAX_STREAMS: open streams of one service process in all. 0: no limit."""
+
+    def stream_limits(self) -> StreamLimits:
+        return StreamLimits(self.max_streams_per_caller, self.max_anonymous_streams_per_peer,
+                            self.max_streams)
 
     @property
     def tournament(self) -> bool:
@@ -116,6 +136,16 @@ class Settings:
         if self.postgres_schema:
             return self.postgres_schema
         return f"neon_{self.namespace.replace('-', '_')}" if self.namespace else ""
+
+
+def _count(e: dict[str, str], name: str, default: int) -> int:
+    """A limit from the environment: an integer, 0 or more (0: no limit)."""
+    raw = e.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit():
+        raise ValueError(f"{name} {raw!r}: use a whole number, 0 for no limit")
+    return int(raw)
 
 
 def _rules_ordinal(e: dict[str, str]) -> int:
@@ -171,4 +201,8 @@ def load(environ: dict[str, str] | None = None) -> Settings:
         jwt_issuer=e.get("NEON_JWT_ISSUER", ""),
         rules_peers=tuple(p.strip() for p in e.get("NEON_RULES_PEERS", "").split(",") if p.strip()),
         rules_ordinal=_rules_ordinal(e),
+        max_streams_per_caller=_count(e, "NEON_MAX_STREAMS_PER_CALLER", DEFAULT_PER_CALLER),
+        max_anonymous_streams_per_peer=_count(e, "NEON_MAX_ANONYMOUS_STREAMS_PER_PEER",
+                                              DEFAULT_ANONYMOUS_PER_PEER),
+        max_streams=_count(e, "NEON_MAX_STREAMS", DEFAULT_TOTAL),
     )

@@ -94,7 +94,7 @@ async def start(
     handle = await start_server(
         f"{settings.bind_host}:{settings.ports.get(name, 0)}",
         lambda server: routing.register(server, host, router),
-        [SERVICE_NAME, game_service_name(engine.game_id)], issuer,
+        [SERVICE_NAME, game_service_name(engine.game_id)], issuer, settings.stream_limits(),
     )
     rearm = asyncio.create_task(host.rearm_clocks(routing.owned_here(router)), name=f"rearm-{name}")
     closers: list[Any] = [storehealth.watch(settings, handle, name), rearm.cancel]

@@ -89,6 +89,7 @@ async def start(
             lambda server: register(server, director),
             [SERVICE_NAME],
             issuer,
+            settings.stream_limits(),
         )
     except BaseException:
         await director.close()

@@ -1,0 +1,159 @@
+"""Limits on open streams: how many server-streaming and bidirectional calls one caller, and
+one process in all, may hold open at once (the kernel interceptor, grpc_kit.py; the gateway
+counts its own HTTP clients with :class:`StreamCounter` too).
+
+A stream holds server resources for as long as its client keeps it open (a WatchMatch wakes on
+every action of its match and reads records), so without a limit one client, buggy or hostile,
+could open thousands and starve the service.
+
+Who the caller is (:func:`caller_of`):
+
+- a seat token: its match and seat; a player token: its player id;
+- an organiser or service token: trusted (the bot driver, the tournament service and rules
+  replicas forwarding calls hold many streams legitimately), no per-caller limit;
+- no token: the peer's host (``ipv4:1.2.3.4:5678`` -> ``1.2.3.4``), with its own, larger
+  limit, since a gateway or a NAT carries many people.
+
+Every stream, trusted or not, counts toward the process's total. A limit of 0 is no limit.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from dataclasses import dataclass
+
+from services.platform.tokens import Claims
+
+TRUSTED_ROLES = ("organiser", "service")
+"""Roles not limited per caller (they count toward the total)."""
+
+DEFAULT_PER_CALLER = 64
+DEFAULT_ANONYMOUS_PER_PEER = 1024
+DEFAULT_TOTAL = 20_000
+
+
+@dataclass(frozen=True)
+class StreamLimits:
+    per_caller: int = DEFAULT_PER_CALLER
+    """NEON_MAX_STREAMS_PER_CALLER: open streams of one seat or player token."""
+    anonymous_per_peer: int = DEFAULT_ANONYMOUS_PER_PEER
+    """NEON_MAX_ANONYMOUS_STREAMS_PER_PEER: open streams without a token from one host."""
+    total: int = DEFAULT_TOTAL
+    """NEON_MAX_STREAMS: open streams of the whole process."""
+
+    def __post_init__(self) -> None:
+        for name in ("per_caller", "anonymous_per_peer", "total"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"stream limit {name} must be 0 (no limit) or more")
+
+
+UNLIMITED = StreamLimits(0, 0, 0)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Whom a stream is counted against: ``key`` never leaves the process (it is not logged:
+    it may hold a player id), ``kind`` says which limit applies."""
+
+    kind: str
+    """"token" (seat or player), "anonymous" (by peer host) or "trusted"."""
+    key: tuple[str, ...]
+
+
+def peer_host(peer: str | None) -> str:
+    """The host of a gRPC peer string, without the port: ``ipv4:1.2.3.4:5678`` -> ``1.2.3.4``,
+    ``ipv6:[::1]:5678`` (or percent-encoded, as some gRPC versions write it) -> ``::1``;
+    ``unix:...`` and anything else unknown stays whole."""
+    text = urllib.parse.unquote(peer or "")
+    kind, _, rest = text.partition(":")
+    if kind == "ipv4":
+        return rest.rpartition(":")[0] or rest
+    if kind == "ipv6":
+        if rest.startswith("["):
+            return rest[1:].partition("]")[0]
+        return rest.rpartition(":")[0] or rest
+    return text or "unknown"
+
+
+def caller_of(claims: Claims | None, peer: str | None) -> Caller:
+    if claims is None:
+        return Caller("anonymous", ("peer", peer_host(peer)))
+    if claims.role in TRUSTED_ROLES:
+        return Caller("trusted", (claims.role, claims.player))
+    if claims.role == "seat":
+        return Caller("token", ("seat", claims.match, str(claims.seat)))
+    return Caller("token", (claims.role, claims.player))
+
+
+class Refused(Exception):
+    """A stream over a limit: ``reason`` is for the client, ``limit`` names the limit hit."""
+
+    def __init__(self, reason: str, limit: str) -> None:
+        super().__init__(reason)
+        self.reason, self.limit = reason, limit
+
+
+class StreamCounter:
+    """Open streams by key, with one limit per key and one in all (0: none). Not thread-safe:
+    one event loop uses it. ``acquire`` and ``release`` are paired by the caller."""
+
+    def __init__(self, total: int = 0) -> None:
+        self.total_limit = total
+        self.open: dict[tuple[str, ...], int] = {}
+        self.total = 0
+
+    def acquire(self, key: tuple[str, ...] | None, limit: int, reason: str,
+                name: str = "per_key") -> None:
+        """Count one more stream for ``key`` (None: only toward the total), or raise
+        :class:`Refused` with ``reason`` (``{limit}`` filled in) when ``key`` is at ``limit``."""
+        if self.total_limit and self.total >= self.total_limit:
+            raise Refused(
+                f"this server has too many open streams ({self.total_limit}); try again later",
+                "total",
+            )
+        if key is not None and limit and self.open.get(key, 0) >= limit:
+            raise Refused(reason.format(limit=limit), name)
+        self.total += 1
+        if key is not None:
+            self.open[key] = self.open.get(key, 0) + 1
+
+    def release(self, key: tuple[str, ...] | None) -> None:
+        self.total = max(0, self.total - 1)
+        if key is None:
+            return
+        left = self.open.get(key, 0) - 1
+        if left > 0:
+            self.open[key] = left
+        else:
+            self.open.pop(key, None)
+
+
+class StreamLimiter:
+    """The kernel interceptor's counter: :class:`StreamLimits` applied to :class:`Caller`."""
+
+    def __init__(self, limits: StreamLimits) -> None:
+        self.limits = limits
+        self.counter = StreamCounter(limits.total)
+
+    def acquire(self, caller: Caller) -> tuple[str, ...] | None:
+        """Count the stream (the key to release it with), or raise :class:`Refused`."""
+        if caller.kind == "trusted":
+            self.counter.acquire(None, 0, "")
+            return None
+        if caller.kind == "anonymous":
+            self.counter.acquire(
+                caller.key, self.limits.anonymous_per_peer,
+                "too many open streams without a token from this address ({limit}); "
+                "close one first, or call with a token",
+                "anonymous_per_peer",
+            )
+        else:
+            self.counter.acquire(
+                caller.key, self.limits.per_caller,
+                "too many open streams for this caller ({limit}); close one first",
+                "per_caller",
+            )
+        return caller.key
+
+    def release(self, key: tuple[str, ...] | None) -> None:
+        self.counter.release(key)
