@@ -31,6 +31,7 @@ from services.gateway.methods import Method, public_methods
 from services.gateway.replays import MAX_EXPORT_BYTES, replay_report
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.platform.logs import get_logger
+from services.platform.stream_limits import Refused, StreamCounter
 
 STATIC = Path(__file__).parent / "static"
 JSON = "application/json"
@@ -40,6 +41,10 @@ STREAM_PROTO = "application/connect+proto"
 PASSED_HEADERS = ("authorization", "x-request-id")
 log = get_logger("gateway")
 CONFIG = web.AppKey("config", GatewayConfig)
+DISCONNECT_POLL = 0.5
+"""Seconds between checks that a stream's HTTP client is still connected (aiohttp does not
+cancel a handler whose client went away: a quiet stream would hold its slot and its upstream
+call until the next message)."""
 
 
 class Upstreams:
@@ -123,6 +128,8 @@ class Gateway:
         """() -> a service token, for exporting finished matches (None: no replays from the
         services)."""
         self.public_key = public_key
+        self.streams = StreamCounter()
+        """Open server streams by client address (config.max_streams_per_client each)."""
 
     # -- Connect ----------------------------------------------------------------------------
 
@@ -163,7 +170,18 @@ class Gateway:
                 if method.server_streaming:
                     raw = connect.single_envelope(body, self.config.max_message_bytes)
                     raw = method.decode_json(raw) if codec == "json" else method.check_binary(raw)
-                    return await self._stream(request, method, channel, raw, codec, metadata)
+                    client = ("client", request.remote or "unknown")
+                    try:
+                        self.streams.acquire(
+                            client, self.config.max_streams_per_client,
+                            "too many open streams from this address ({limit}); close one first",
+                        )
+                    except Refused as refused:
+                        raise ConnectError("resource_exhausted", refused.reason) from None
+                    try:
+                        return await self._stream(request, method, channel, raw, codec, metadata)
+                    finally:
+                        self.streams.release(client)
                 raw = method.decode_json(body) if codec == "json" else method.check_binary(body)
                 return await self._unary(request, method, channel, raw, codec, metadata)
             except ConnectError as err:
@@ -210,6 +228,7 @@ class Gateway:
         )
         await response.prepare(request)
         error: ConnectError | None = None
+        watcher = asyncio.create_task(_cancel_when_gone(request, call))
         try:
             async for item in call:
                 await response.write(
@@ -219,9 +238,12 @@ class Gateway:
             error = ConnectError.from_grpc(err)
         except (ConnectionResetError, asyncio.CancelledError):
             call.cancel()
+            if watcher.done() and not _being_cancelled():
+                return response  # the client went away and the watcher ended the call
             raise
         finally:
             call.cancel()
+            watcher.cancel()
         with contextlib.suppress(ConnectionResetError):
             await response.write(connect.end_of_stream(error))
             await response.write_eof()
@@ -295,6 +317,21 @@ class Gateway:
         return _error_response(
             ConnectError("not_found", f"nothing at {request.method} {request.path}")
         )
+
+
+async def _cancel_when_gone(request: web.Request, call: Any) -> None:
+    """Cancel the upstream ``call`` once the HTTP client has disconnected."""
+    while not call.done():
+        await asyncio.sleep(DISCONNECT_POLL)
+        transport = request.transport
+        if transport is None or transport.is_closing():
+            call.cancel()
+            return
+
+
+def _being_cancelled() -> bool:
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 @web.middleware

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 DEFAULT_PORT = 8080
@@ -21,6 +22,11 @@ class GatewayConfig:
     replay_from_service: bool = True
     """NEON_GATEWAY_REPLAYS=0 turns off replays of finished matches fetched from the rules
     services with the gateway's own service token (uploaded exports still work)."""
+    max_streams_per_client: int = 64
+    """NEON_GATEWAY_MAX_STREAMS_PER_CLIENT: server streams (WatchMatch, WatchTicket, ...) one
+    HTTP client address may hold open through the gateway (0: no limit). The services see all
+    of the gateway's anonymous callers as one peer; this keeps one web client from using up
+    that peer's allowance."""
 
     def allows(self, origin: str) -> bool:
         return bool(origin) and ("*" in self.cors_origins or origin in self.cors_origins)
@@ -37,4 +43,14 @@ def load_config(environ: dict[str, str] | None = None) -> GatewayConfig:
         unary_timeout=float(e.get("NEON_GATEWAY_TIMEOUT") or 30.0),
         replay_from_service=e.get("NEON_GATEWAY_REPLAYS", "1").strip().lower()
         not in ("0", "false", "no", "off"),
+        max_streams_per_client=_count(e, "NEON_GATEWAY_MAX_STREAMS_PER_CLIENT", 64),
     )
+
+
+def _count(e: Mapping[str, str], name: str, default: int) -> int:
+    raw = e.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit():
+        raise ValueError(f"{name} {raw!r}: use a whole number, 0 for no limit")
+    return int(raw)
