@@ -25,7 +25,7 @@ from aiohttp import web
 from structlog.contextvars import bound_contextvars
 
 from services.gateway import connect
-from services.gateway.config import GatewayConfig
+from services.gateway.config import GatewayConfig, client_address
 from services.gateway.connect import ConnectError
 from services.gateway.methods import Method, public_methods
 from services.gateway.replays import MAX_EXPORT_BYTES, replay_report
@@ -170,7 +170,9 @@ class Gateway:
                 if method.server_streaming:
                     raw = connect.single_envelope(body, self.config.max_message_bytes)
                     raw = method.decode_json(raw) if codec == "json" else method.check_binary(raw)
-                    client = ("client", request.remote or "unknown")
+                    client = ("client", client_address(
+                        request.remote, request.headers.get("X-Forwarded-For"),
+                        self.config.trusted_proxies))
                     try:
                         self.streams.acquire(
                             client, self.config.max_streams_per_client,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,6 +28,11 @@ class GatewayConfig:
     HTTP client address may hold open through the gateway (0: no limit). The services see all
     of the gateway's anonymous callers as one peer; this keeps one web client from using up
     that peer's allowance."""
+    trusted_proxies: tuple[str, ...] = ()
+    """NEON_GATEWAY_TRUSTED_PROXIES: comma-separated addresses or networks (CIDR) of reverse
+    proxies in front of the gateway (an Ingress controller). Only for a connection from one of
+    them is ``X-Forwarded-For`` read, to find the client's address (the last hop that is not a
+    trusted proxy); empty (the default): the connection's address, the header is ignored."""
 
     def allows(self, origin: str) -> bool:
         return bool(origin) and ("*" in self.cors_origins or origin in self.cors_origins)
@@ -44,7 +50,45 @@ def load_config(environ: dict[str, str] | None = None) -> GatewayConfig:
         replay_from_service=e.get("NEON_GATEWAY_REPLAYS", "1").strip().lower()
         not in ("0", "false", "no", "off"),
         max_streams_per_client=_count(e, "NEON_GATEWAY_MAX_STREAMS_PER_CLIENT", 64),
+        trusted_proxies=_networks(e.get("NEON_GATEWAY_TRUSTED_PROXIES", "")),
     )
+
+
+def _networks(raw: str) -> tuple[str, ...]:
+    out = []
+    for item in (i.strip() for i in raw.split(",")):
+        if not item:
+            continue
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise ValueError(f"NEON_GATEWAY_TRUSTED_PROXIES {item!r}: not an address or "
+                             "network (10.0.0.0/8, 192.168.1.7, fd00::/8)") from None
+        out.append(item)
+    return tuple(out)
+
+
+def client_address(remote: str | None, forwarded_for: str | None,
+                   trusted_proxies: tuple[str, ...]) -> str:
+    """The address a client's streams are counted by: the connection's, unless it comes from
+    a trusted proxy; then the last ``X-Forwarded-For`` hop that is not a trusted proxy."""
+    networks = [ipaddress.ip_network(n, strict=False) for n in trusted_proxies]
+
+    def trusted(address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in n for n in networks)
+
+    address = remote or "unknown"
+    if not networks or not trusted(address):
+        return address
+    for hop in reversed([h.strip() for h in (forwarded_for or "").split(",") if h.strip()]):
+        if not trusted(hop):
+            return hop
+        address = hop
+    return address
 
 
 def _count(e: Mapping[str, str], name: str, default: int) -> int:

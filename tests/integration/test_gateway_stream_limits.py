@@ -7,6 +7,7 @@ quiet stream, gives its slot back."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import struct
 import uuid
@@ -19,7 +20,7 @@ from aiohttp import web
 
 from services.cli.backend import Backend
 from services.gateway.app import Gateway, Upstreams, build_app
-from services.gateway.config import GatewayConfig, load_config
+from services.gateway.config import GatewayConfig, client_address, load_config
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.grpc_kit import call_metadata, channel
 from tests.support.gateway import upstreams
@@ -29,12 +30,9 @@ REFUSED = {"code": "resource_exhausted",
            "message": "too many open streams from this address (2); close one first"}
 
 
-@pytest.fixture
-async def gateway(toy_backend: Backend) -> AsyncIterator[tuple[Gateway, str, str]]:
-    """A gateway allowing 2 streams per client, listening on 127.0.0.1 and on ::1, so that
-    two clients of different addresses reach the same gateway."""
-    app_gateway = Gateway(GatewayConfig(port=0, max_streams_per_client=2),
-                          Upstreams(upstreams(toy_backend)))
+@contextlib.asynccontextmanager
+async def serve(backend: Backend, config: GatewayConfig) -> AsyncIterator[tuple[Gateway, str, str]]:
+    app_gateway = Gateway(config, Upstreams(upstreams(backend)))
     runner = web.AppRunner(build_app(app_gateway), access_log=None, shutdown_timeout=1.0)
     await runner.setup()
     urls = []
@@ -48,6 +46,14 @@ async def gateway(toy_backend: Backend) -> AsyncIterator[tuple[Gateway, str, str
     finally:
         await runner.cleanup()
         await app_gateway.upstreams.close()
+
+
+@pytest.fixture
+async def gateway(toy_backend: Backend) -> AsyncIterator[tuple[Gateway, str, str]]:
+    """A gateway allowing 2 streams per client, listening on 127.0.0.1 and on ::1, so that
+    two clients of different addresses reach the same gateway."""
+    async with serve(toy_backend, GatewayConfig(port=0, max_streams_per_client=2)) as served:
+        yield served
 
 
 async def new_match(backend: Backend) -> str:
@@ -68,12 +74,14 @@ class Client:
         self.http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(force_close=True))
         self.open: list[aiohttp.ClientResponse] = []
 
-    async def watch(self, match_id: str) -> tuple[int, Any]:
+    async def watch(self, match_id: str, forwarded_for: str = "") -> tuple[int, Any]:
         """(200, the first event) for an open stream, else (status, the error body)."""
         data = json.dumps({"matchId": match_id}).encode()
+        headers = {"Content-Type": "application/connect+json"}
+        if forwarded_for:
+            headers["X-Forwarded-For"] = forwarded_for
         response = await self.http.post(
-            self.url + WATCH, data=struct.pack(">BI", 0, len(data)) + data,
-            headers={"Content-Type": "application/connect+json"})
+            self.url + WATCH, data=struct.pack(">BI", 0, len(data)) + data, headers=headers)
         if response.status != 200:
             body = await response.json()
             response.release()
@@ -102,6 +110,8 @@ async def test_a_client_past_its_limit_is_refused_others_are_not(
             status, event = await a.watch(match_id)
             assert status == 200 and event["type"] == "MatchCreated"
         assert await a.watch(match_id) == (429, REFUSED)
+        # X-Forwarded-For is not read unless the connection is from a trusted proxy
+        assert await a.watch(match_id, forwarded_for="203.0.113.9") == (429, REFUSED)
         status, _ = await b.watch(match_id)  # another address
         assert status == 200
         assert app_gateway.streams.total == 3
@@ -141,3 +151,39 @@ def test_the_limit_comes_from_the_environment() -> None:
     assert load_config({"NEON_GATEWAY_MAX_STREAMS_PER_CLIENT": "0"}).max_streams_per_client == 0
     with pytest.raises(ValueError, match="NEON_GATEWAY_MAX_STREAMS_PER_CLIENT"):
         load_config({"NEON_GATEWAY_MAX_STREAMS_PER_CLIENT": "many"})
+
+
+async def test_behind_a_trusted_proxy_clients_are_told_apart_by_x_forwarded_for(
+    toy_backend: Backend,
+) -> None:
+    config = GatewayConfig(port=0, max_streams_per_client=1, trusted_proxies=("127.0.0.0/8",))
+    async with serve(toy_backend, config) as (_, v4_url, v6_url):
+        match_id = await new_match(toy_backend)
+        proxy, direct = Client(v4_url), Client(v6_url)
+        try:
+            assert (await proxy.watch(match_id, "198.51.100.1"))[0] == 200
+            assert await proxy.watch(match_id, "198.51.100.1") == (429, {
+                **REFUSED, "message": REFUSED["message"].replace("(2)", "(1)")})
+            # a client's own X-Forwarded-For (left of the proxy's hop) does not help it
+            assert (await proxy.watch(match_id, "10.9.9.9, 198.51.100.1"))[0] == 429
+            assert (await proxy.watch(match_id, "198.51.100.2"))[0] == 200
+            assert (await direct.watch(match_id, "198.51.100.3"))[0] == 200  # ::1 not trusted
+            assert (await direct.watch(match_id, "198.51.100.4"))[0] == 429
+        finally:
+            await proxy.close()
+            await direct.close()
+
+
+def test_the_client_address_is_the_connections_unless_a_trusted_proxy_forwards() -> None:
+    trusted = ("10.0.0.0/8", "fd00::1")
+    assert client_address("192.0.2.1", "198.51.100.1", ()) == "192.0.2.1"
+    assert client_address("192.0.2.1", "198.51.100.1", trusted) == "192.0.2.1"
+    assert client_address("10.1.2.3", "198.51.100.1", trusted) == "198.51.100.1"
+    assert client_address("10.1.2.3", "6.6.6.6, 198.51.100.1, 10.0.0.5", trusted) == \
+        "198.51.100.1"
+    assert client_address("fd00::1", None, trusted) == "fd00::1"
+    assert client_address(None, None, trusted) == "unknown"
+    with pytest.raises(ValueError, match="NEON_GATEWAY_TRUSTED_PROXIES"):
+        load_config({"NEON_GATEWAY_TRUSTED_PROXIES": "10.0.0.0/8, ingress"})
+    assert load_config({"NEON_GATEWAY_TRUSTED_PROXIES": "10.0.0.0/8, fd00::/8"}).trusted_proxies \
+        == ("10.0.0.0/8", "fd00::/8")
