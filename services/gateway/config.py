@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import ipaddress
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
+
+from services.platform.settings import limit_from_env
 
 DEFAULT_PORT = 8080
 
@@ -49,7 +50,7 @@ def load_config(environ: dict[str, str] | None = None) -> GatewayConfig:
         unary_timeout=float(e.get("NEON_GATEWAY_TIMEOUT") or 30.0),
         replay_from_service=e.get("NEON_GATEWAY_REPLAYS", "1").strip().lower()
         not in ("0", "false", "no", "off"),
-        max_streams_per_client=_count(e, "NEON_GATEWAY_MAX_STREAMS_PER_CLIENT", 64),
+        max_streams_per_client=limit_from_env(e, "NEON_GATEWAY_MAX_STREAMS_PER_CLIENT", 64),
         trusted_proxies=_networks(e.get("NEON_GATEWAY_TRUSTED_PROXIES", "")),
     )
 
@@ -91,10 +92,3 @@ def client_address(remote: str | None, forwarded_for: str | None,
     return address
 
 
-def _count(e: Mapping[str, str], name: str, default: int) -> int:
-    raw = e.get(name, "").strip()
-    if not raw:
-        return default
-    if not raw.isdigit():
-        raise ValueError(f"{name} {raw!r}: use a whole number, 0 for no limit")
-    return int(raw)

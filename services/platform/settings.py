@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -138,7 +139,7 @@ class Settings:
         return f"neon_{self.namespace.replace('-', '_')}" if self.namespace else ""
 
 
-def _count(e: dict[str, str], name: str, default: int) -> int:
+def limit_from_env(e: Mapping[str, str], name: str, default: int) -> int:
     """A limit from the environment: an integer, 0 or more (0: no limit)."""
     raw = e.get(name, "").strip()
     if not raw:
@@ -201,8 +202,8 @@ def load(environ: dict[str, str] | None = None) -> Settings:
         jwt_issuer=e.get("NEON_JWT_ISSUER", ""),
         rules_peers=tuple(p.strip() for p in e.get("NEON_RULES_PEERS", "").split(",") if p.strip()),
         rules_ordinal=_rules_ordinal(e),
-        max_streams_per_caller=_count(e, "NEON_MAX_STREAMS_PER_CALLER", DEFAULT_PER_CALLER),
-        max_anonymous_streams_per_peer=_count(e, "NEON_MAX_ANONYMOUS_STREAMS_PER_PEER",
+        max_streams_per_caller=limit_from_env(e, "NEON_MAX_STREAMS_PER_CALLER", DEFAULT_PER_CALLER),
+        max_anonymous_streams_per_peer=limit_from_env(e, "NEON_MAX_ANONYMOUS_STREAMS_PER_PEER",
                                               DEFAULT_ANONYMOUS_PER_PEER),
-        max_streams=_count(e, "NEON_MAX_STREAMS", DEFAULT_TOTAL),
+        max_streams=limit_from_env(e, "NEON_MAX_STREAMS", DEFAULT_TOTAL),
     )

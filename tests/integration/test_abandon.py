@@ -5,6 +5,8 @@ clocks stop, the export verifies as abandoned, and nothing is written twice."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -351,6 +353,54 @@ async def _first_round(b: Any, client: RulesClient, org: str, start: bool = True
     return c, tid, match_ids
 
 
+@dataclasses.dataclass
+class _ToyEvent:
+    b: Any
+    client: RulesClient
+    org: str
+    tokens: dict[str, str]
+    c: Any
+    tid: str
+    first: str
+    """The first table's match (not started: its seats have not come)."""
+    rules: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+@contextlib.asynccontextmanager
+async def _toy_event(tmp_path: Any, nats_url: str) -> AsyncIterator[_ToyEvent]:
+    """A Swiss of four (p1-p4) on the toy game, round 1 paired and its matches created, not
+    started (check-in 60 s); everything closed and stopped afterwards."""
+    b = await _tournament_backend(_tournament_settings(tmp_path, nats_url), poll=0.1)
+    client = RulesClient(b.address("rules-toy"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in ("p1", "p2", "p3", "p4")}
+    ev = None
+    try:
+        c, tid, match_ids = await _first_round(b, client, org, start=False, check_in_seconds=60)
+        ev = _ToyEvent(b, client, org, tokens, c, tid, match_ids[0])
+        yield ev
+    finally:
+        if ev is not None:
+            await ev.c.close()
+            for rc in ev.rules.values():
+                await rc.close()
+        await client.close()
+        await b.stop(1)
+
+
+async def _rematch(c: Any, org: str, tid: str, table: int, reason: str) -> Any:
+    """RematchTable of round 1's ``table`` once it can be: when the abandon's signed end has
+    reached the tournament and the seal is stored (FAILED_PRECONDITION until then)."""
+    for _ in range(100):
+        try:
+            return await c.call("RematchTable", org, tournament_id=tid, round=1, table=table,
+                                reason=reason)
+        except grpc.aio.AioRpcError as err:
+            assert err.code() == grpc.StatusCode.FAILED_PRECONDITION, err.details()
+            await asyncio.sleep(0.1)
+    raise AssertionError("RematchTable was refused for 10 s")
+
+
 async def _abandoned(client: RulesClient, match_id: str, wait: float = 0) -> bool:
     for _ in range(int(wait / 0.1) + 1):
         view = await client.view(match_id)
@@ -604,30 +654,16 @@ async def test_an_abandoned_table_plays_again_and_the_bundle_holds_both_matches(
 
     from services.cli.tournament_commands import play_round_as, wait_round_complete
 
-    settings = _tournament_settings(tmp_path, nats_url)
-    b = await _tournament_backend(settings, poll=0.1)
-    client = RulesClient(b.address("rules-toy"))
-    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
-    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in ("p1", "p2", "p3", "p4")}
-    c = None
-    rules: dict[str, Any] = {}
-    try:
-        c, tid, match_ids = await _first_round(b, client, org, start=False, check_in_seconds=60)
-        first = match_ids[0]
+    async with _toy_event(tmp_path, nats_url) as ev:
+        client, org, tokens, c, tid, rules = ev.client, ev.org, ev.tokens, ev.c, ev.tid, ev.rules
+        first = ev.first
         number = int(first.rsplit("-t", 1)[1])
         with pytest.raises(grpc.aio.AioRpcError) as refused:  # nothing abandoned yet
             await c.call("RematchTable", org, tournament_id=tid, round=1, table=number,
                          reason="again")
         assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
         await abandon(client, org, first, "a player's laptop died")
-        for _ in range(100):  # the signed end reaches the tournament, and the seal is stored
-            try:
-                reply = await c.call("RematchTable", org, tournament_id=tid, round=1,
-                                     table=number, reason="a spare laptop")
-                break
-            except grpc.aio.AioRpcError as err:
-                assert err.code() == grpc.StatusCode.FAILED_PRECONDITION, err.details()
-                await asyncio.sleep(0.1)
+        reply = await _rematch(c, org, tid, number, "a spare laptop")
         table = next(t for t in reply.round.tables if t.number == number)
         assert [(e.match_id, e.abandoned_reason, e.rematch_reason) for e in table.earlier] == \
             [(first, "a player's laptop died", "a spare laptop")]
@@ -655,13 +691,6 @@ async def test_an_abandoned_table_plays_again_and_the_bundle_holds_both_matches(
             json.loads(x)["type"] == "MatchExport" and json.loads(x)["match_id"] == first))
         assert (f"round 1 table {number} (match {first}, rematched): the rematched match's "
                 "export is missing from the bundle") in check(cut + b"\n").failures
-    finally:
-        if c is not None:
-            await c.close()
-        for rc in rules.values():
-            await rc.close()
-        await client.close()
-        await b.stop(1)
 
 
 async def test_bots_wait_at_an_abandoned_table_and_play_its_rematch(tmp_path: Any,
@@ -671,16 +700,9 @@ async def test_bots_wait_at_an_abandoned_table_and_play_its_rematch(tmp_path: An
     RematchTable and plays the new match; without it, the bot answers "abandoned" at once."""
     from services.cli.tournament_commands import play_round_as, wait_round_complete
 
-    settings = _tournament_settings(tmp_path, nats_url)
-    b = await _tournament_backend(settings, poll=0.1)
-    client = RulesClient(b.address("rules-toy"))
-    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
-    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in ("p1", "p2", "p3", "p4")}
-    c = None
-    rules: dict[str, Any] = {}
-    try:
-        c, tid, match_ids = await _first_round(b, client, org, start=False, check_in_seconds=60)
-        first = match_ids[0]
+    async with _toy_event(tmp_path, nats_url) as ev:
+        client, org, tokens, c, tid, rules = ev.client, ev.org, ev.tokens, ev.c, ev.tid, ev.rules
+        first = ev.first
         number = int(first.rsplit("-t", 1)[1])
         await abandon(client, org, first, "the table's screen broke")
         seats = next(t.seats for t in (await c.call("GetRound", tournament_id=tid, round=1)
@@ -696,25 +718,11 @@ async def test_bots_wait_at_an_abandoned_table_and_play_its_rematch(tmp_path: An
         await asyncio.sleep(1.0)
         waiting = [n for n, bot in zip(tokens, bots) if not bot.done()]
         assert sorted(waiting) == sorted(seats), "the abandoned table's bots wait"
-        for _ in range(100):  # once the seal is stored
-            try:
-                await c.call("RematchTable", org, tournament_id=tid, round=1, table=number,
-                             reason="a spare screen")
-                break
-            except grpc.aio.AioRpcError as err:
-                assert err.code() == grpc.StatusCode.FAILED_PRECONDITION, err.details()
-                await asyncio.sleep(0.1)
+        await _rematch(c, org, tid, number, "a spare screen")
         assert await asyncio.gather(*bots) == ["played"] * 4
         round_ = await wait_round_complete(c, tid, 1, timeout=20)
         table = next(t for t in round_.tables if t.number == number)
         assert table.match_id == f"{first}-g2" and table.status == tournament_pb2.TABLE_STATUS_DONE
-    finally:
-        if c is not None:
-            await c.close()
-        for rc in rules.values():
-            await rc.close()
-        await client.close()
-        await b.stop(1)
 
 
 async def test_a_bundle_verifies_when_a_rematch_was_abandoned_again_and_the_event_force_ended(
@@ -723,24 +731,12 @@ async def test_a_bundle_verifies_when_a_rematch_was_abandoned_again_and_the_even
     tournament force-ended before the organiser decided the table: the bundle carries the
     last abandoned match's export (the check asks for it: the log says it was abandoned),
     and verifies."""
-    settings = _tournament_settings(tmp_path, nats_url)
-    b = await _tournament_backend(settings, poll=0.1)
-    client = RulesClient(b.address("rules-toy"))
-    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
-    c = None
-    try:
-        c, tid, match_ids = await _first_round(b, client, org, start=False, check_in_seconds=60)
-        first = match_ids[0]
+    async with _toy_event(tmp_path, nats_url) as ev:
+        client, org, c, tid = ev.client, ev.org, ev.c, ev.tid
+        first = ev.first
         number = int(first.rsplit("-t", 1)[1])
         await abandon(client, org, first, "a player's laptop died")
-        for _ in range(100):  # the signed end reaches the tournament, and the seal is stored
-            try:
-                await c.call("RematchTable", org, tournament_id=tid, round=1, table=number,
-                             reason="a spare laptop")
-                break
-            except grpc.aio.AioRpcError as err:
-                assert err.code() == grpc.StatusCode.FAILED_PRECONDITION, err.details()
-                await asyncio.sleep(0.1)
+        await _rematch(c, org, tid, number, "a spare laptop")
         second = f"{first}-g2"
         await abandon(client, org, second, "the spare died too")
         for _ in range(100):
@@ -757,8 +753,3 @@ async def test_a_bundle_verifies_when_a_rematch_was_abandoned_again_and_the_even
             data, key, engine=toy.ENGINE))
         assert report.ok, report.failures
         assert report.matches == 2  # the rematched match and the one that replaced it
-    finally:
-        if c is not None:
-            await c.close()
-        await client.close()
-        await b.stop(1)

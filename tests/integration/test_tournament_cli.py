@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,14 +33,22 @@ def neon(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=60)
 
 
-async def test_an_organiser_runs_an_event_from_the_command_line(tmp_path: Path, nats_url: str) -> None:
+async def organiser_cli(tmp_path: Path, nats_url: str) -> tuple[Any, Any]:
+    """A backend with the tournament service and neon-reign, and ``run(*args)``: a ``neon``
+    command as its own process against it (the deployment's keys, no other NEON_ setting
+    of the test's environment)."""
     settings = make_settings(tmp_path, nats_url)
     settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
     b = await start_backend(settings, games=["neon-reign"], embedded_nats=False, tournament=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEON_")}
     env.update(PYTHONPATH=str(ROOT), NEON_VAR_DIR=str(settings.var_dir),
-               NEON_TOURNAMENT_ADDR=b.address("tournament"), COLUMNS="200")
-    run = lambda *a: asyncio.to_thread(neon, env, *a)  # noqa: E731
+               NEON_TOURNAMENT_ADDR=b.address("tournament"),
+               NEON_RULES_NEON_REIGN_ADDR=b.address("rules-neon-reign"), COLUMNS="200")
+    return b, lambda *a: asyncio.to_thread(neon, env, *a)
+
+
+async def test_an_organiser_runs_an_event_from_the_command_line(tmp_path: Path, nats_url: str) -> None:
+    b, run = await organiser_cli(tmp_path, nats_url)
     names = ["ann", "ben", "cat", "dan"]
     rules: dict[str, RulesClient] = {}
     client = TournamentClient(b.address("tournament"))
@@ -98,14 +107,7 @@ async def test_an_organiser_mends_an_event_from_the_command_line(tmp_path: Path,
     """A table's match abandoned (`neon abandon`), shown as such by `neon tournament round`,
     played again (`rematch`), then set by hand (`correct`); a player dropped and another entered late: the next round
     pairs them accordingly."""
-    settings = make_settings(tmp_path, nats_url)
-    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
-    b = await start_backend(settings, games=["neon-reign"], embedded_nats=False, tournament=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NEON_")}
-    env.update(PYTHONPATH=str(ROOT), NEON_VAR_DIR=str(settings.var_dir),
-               NEON_TOURNAMENT_ADDR=b.address("tournament"),
-               NEON_RULES_NEON_REIGN_ADDR=b.address("rules-neon-reign"), COLUMNS="200")
-    run = lambda *a: asyncio.to_thread(neon, env, *a)  # noqa: E731
+    b, run = await organiser_cli(tmp_path, nats_url)
     client = TournamentClient(b.address("tournament"))
     org = b.issuer.issue("organiser", "*", player="org", ttl=600)
     try:

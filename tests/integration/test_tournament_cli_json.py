@@ -6,20 +6,16 @@ defaults, equal to what a direct gRPC call answers, and nothing else; a failed c
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from google.protobuf import json_format
 
-from services.cli.backend import start_backend
 from services.cli.client import RulesClient
 from services.cli.tournament_commands import TournamentClient, play_round_as, wait_round_complete
-from tests.integration.conftest import make_settings
-from tests.integration.test_tournament_cli import ROOT, neon
+from tests.integration.test_tournament_cli import organiser_cli
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -40,13 +36,7 @@ def parsed(out: Any) -> list[Any]:
 
 
 async def test_tournament_commands_answer_json(tmp_path: Path, nats_url: str) -> None:
-    settings = make_settings(tmp_path, nats_url)
-    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
-    b = await start_backend(settings, games=["neon-reign"], embedded_nats=False, tournament=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NEON_")}
-    env.update(PYTHONPATH=str(ROOT), NEON_VAR_DIR=str(settings.var_dir),
-               NEON_TOURNAMENT_ADDR=b.address("tournament"), COLUMNS="200")
-    run = lambda *a: asyncio.to_thread(neon, env, *a)  # noqa: E731
+    b, run = await organiser_cli(tmp_path, nats_url)
     names = ["ann", "ben", "cat", "dan"]
     rules: dict[str, RulesClient] = {}
     client = TournamentClient(b.address("tournament"))
