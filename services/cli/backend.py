@@ -33,6 +33,8 @@ class Backend:
     services: dict[str, RunningService] = field(default_factory=dict)
     nats: EmbeddedNats | None = None
     nats_client: Any = None
+    metrics: Any = None
+    """The ``/metrics`` endpoint (a metrics.MetricsServer) when settings.metrics_port is set."""
 
     @property
     def issuer(self) -> TokenIssuer:
@@ -53,9 +55,16 @@ class Backend:
         out["nats"] = self.settings.nats_url
         return out
 
+    @property
+    def metrics_url(self) -> str:
+        return self.metrics.url if self.metrics is not None else ""
+
     async def stop(self, grace: float = 5.0) -> None:
         for name in reversed(list(self.services)):
             await self.services.pop(name).stop(grace)
+        if self.metrics is not None:
+            await self.metrics.stop()
+            self.metrics = None
         if self.nats_client is not None:
             await self.nats_client.drain()
             self.nats_client = None
@@ -98,6 +107,11 @@ async def start_backend(
             settings = dataclasses.replace(settings, nats_url=backend.nats.url)
             backend.settings = settings
         backend.nats_client = await bus.connect(settings.nats_url, "neon-backend")
+        if settings.metrics_port:  # every service of the process reports into one registry
+            from services.platform import metrics
+
+            backend.metrics = await metrics.serve(settings.metrics_bind_host,
+                                                  settings.metrics_port, settings.host)
         dice = await dice_main.start(settings, keys)
         backend.services["dice"] = dice
         settings = _with_address(settings, "dice", dice.address)
@@ -134,7 +148,7 @@ async def start_backend(
     except BaseException:
         await backend.stop(0)
         raise
-    log.info("backend up", endpoints=backend.endpoints())
+    log.info("backend up", endpoints=backend.endpoints(), metrics=backend.metrics_url)
     return backend
 
 

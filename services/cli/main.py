@@ -125,7 +125,8 @@ def up(
     async def run() -> None:
         from services.gateway import main as gateway_main
 
-        backend = await start_backend(settings, scoring=True, matchmaking=True, tournament=True)
+        backend = await start_backend(up_metrics(settings), scoring=True, matchmaking=True,
+                                      tournament=True)
         try:
             gateway = await gateway_main.start(
                 backend.settings, backend.keys,
@@ -141,6 +142,8 @@ def up(
         for name, address in backend.endpoints().items():
             table.add_row(name, address)
         table.add_row("gateway (HTTP/JSON, viewer)", gateway.url)
+        if backend.metrics_url:
+            table.add_row("metrics (Prometheus)", backend.metrics_url)
         console.print(table)
         console.print(f"organiser token: {token_file}  (Ctrl-C stops)")
         try:
@@ -152,6 +155,19 @@ def up(
             console.print("stopped")
 
     run_async(run())
+
+
+def up_metrics(settings: Settings) -> Settings:
+    """``neon up``'s metrics port: NEON_METRICS_PORT when set (0: none), else the default
+    port, or any free one when another process holds it."""
+    if settings.metrics_port is not None:
+        return settings
+    from services.platform.natsrv import free_port, port_open
+    from services.platform.settings import DEFAULT_METRICS_PORT
+
+    host = settings.metrics_bind_host
+    busy = port_open("127.0.0.1" if host in ("0.0.0.0", "::", "") else host, DEFAULT_METRICS_PORT)
+    return dataclasses.replace(settings, metrics_port=free_port() if busy else DEFAULT_METRICS_PORT)
 
 
 def _endpoint_table(endpoints: dict[str, str]) -> None:
@@ -194,7 +210,12 @@ def serve(service: str = typer.Argument(
 
     async def run() -> None:
         keys = load_keys(settings)
-        nc = None
+        nc = served = None
+        if settings.metrics_port:  # first: a port taken fails before the service starts
+            from services.platform import metrics
+
+            served = await metrics.serve(settings.metrics_bind_host, settings.metrics_port,
+                                         settings.host)
         if service == "dice":
             running = await dice_main.start(settings, keys)
         elif service.startswith("rules-"):
@@ -222,11 +243,14 @@ def serve(service: str = typer.Argument(
         else:
             err_console.print(f"{service} is not part of this build yet")
             raise typer.Exit(2)
-        console.print(f"{service} serving on {running.address}")
+        console.print(f"{service} serving on {running.address}"
+                      + (f"; metrics on {served.url}" if served else ""))
         try:
             await _wait_for_signal()
         finally:
             await running.stop(settings.grace_seconds)
+            if served is not None:
+                await served.stop()
             if nc is not None:
                 await _close_nats(nc)
 

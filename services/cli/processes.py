@@ -196,6 +196,8 @@ class Child:
     log_path: Path
     proc: subprocess.Popen[bytes] | None = None
     restarts: list[float] = field(default_factory=list)
+    metrics_port: int = 0
+    """Its own ``/metrics`` port (0: none): each child is a process with its own registry."""
 
     @property
     def pid(self) -> int | None:
@@ -210,7 +212,8 @@ class Child:
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "services.cli.main", "serve", self.service],
-                env={**self.env, SUPERVISOR_PID: str(os.getpid())}, stdin=subprocess.DEVNULL,
+                env={**self.env, SUPERVISOR_PID: str(os.getpid()),
+                     "NEON_METRICS_PORT": str(self.metrics_port)}, stdin=subprocess.DEVNULL,
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )
         finally:
@@ -282,7 +285,8 @@ class Supervisor:
         env.setdefault("NEON_HOST", HOST)
         env.setdefault("NEON_BIND_HOST", HOST)
         env["NEON_VAR_DIR"] = str(Path(self.settings.var_dir).resolve())
-        for name in names:
+        metrics_base = env.pop("NEON_METRICS_PORT", "").strip()  # one port per child, not shared
+        for index, name in enumerate(names):
             key = f"NEON_{env_key(name)}_PORT"
             if not env.get(key):
                 port = self.settings.ports.get(name) or free_port()  # plug-in games: any port
@@ -296,7 +300,8 @@ class Supervisor:
                 raise StartError(f"{name}: port {env[key]} is already in use (another `neon up`?);"
                                  f" set {key} to move it")
             self.children[name] = Child(name, address, env, Path(env["NEON_VAR_DIR"]) / "logs"
-                                        / f"{name}.log")
+                                        / f"{name}.log",
+                                        metrics_port=_metrics_port(metrics_base, index))
         return env
 
     def start_nats(self, env: dict[str, str]) -> None:
@@ -329,6 +334,10 @@ class Supervisor:
     def endpoints(self) -> dict[str, str]:
         out = {name: child.address for name, child in self.children.items()}
         out["nats"] = self.nats_url + ("  (bundled)" if self.nats else "")
+        for name, child in self.children.items():
+            if child.metrics_port:
+                host = child.address.rpartition(":")[0] or HOST
+                out[f"metrics: {name}"] = f"http://{host}:{child.metrics_port}/metrics"
         return out
 
     # -- running --------------------------------------------------------------------------
@@ -385,6 +394,13 @@ class Supervisor:
             self.nats.stop()
             self.nats = None
         return codes
+
+
+def _metrics_port(base: str, index: int) -> int:
+    """A child's metrics port: NEON_METRICS_PORT plus its place (0: none), else a free one."""
+    if not base:
+        return free_port()
+    return int(base) + index if int(base) else 0
 
 
 def _split(address: str) -> tuple[str, int]:

@@ -9,6 +9,7 @@ from aiohttp import web
 
 from services.gateway.app import Gateway, Upstreams, build_app
 from services.gateway.config import GatewayConfig, load_config
+from services.platform import metrics
 from services.platform.keys import Keys
 from services.platform.logs import get_logger
 from services.platform.settings import Settings
@@ -66,7 +67,9 @@ async def start(
         service_token if config.replay_from_service else None,
         public_key_hex(keys.signing_key),
     )
-    runner = web.AppRunner(build_app(gateway), access_log=None, shutdown_timeout=1.0)
+    app = build_app(gateway)
+    app.middlewares.append(metrics.http_middleware(NAME))
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
     await runner.setup()
     site = web.TCPSite(runner, settings.bind_host, config.port)
     await site.start()

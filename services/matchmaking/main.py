@@ -14,7 +14,7 @@ from services.matchmaking.matchmaker import Config, Matchmaker, config_from_env
 from services.matchmaking.ratings import RatingSource, ScoringRatings
 from services.matchmaking.rules_port import RulesGateway
 from services.matchmaking.service import SERVICE_NAME
-from services.platform import bus, storehealth
+from services.platform import bus, metrics, storehealth
 from services.platform.grpc_kit import start_server
 from services.platform.keys import Keys
 from services.platform.leadership import relay_leadership
@@ -77,9 +77,12 @@ async def start(
         await asyncio.gather(loop_task, return_exceptions=True)
         await matchmaker.drain()
 
-    closers: list[Any] = [storehealth.watch(settings, handle, NAME), stop_cycle]
+    closers: list[Any] = [storehealth.watch(settings, handle, NAME), stop_cycle,
+                          metrics.watch(metrics.matchmaking(NAME, matchmaker), NAME,
+                                        metrics.MM_WAITING)]
     if relay is not None:
-        closers += [relay.drain, relay.stop]
+        closers += [metrics.watch(metrics.outbox(relay), NAME, metrics.OUTBOX_LAG),
+                    relay.drain, relay.stop]
     closers += [rules.close]
     if router is not None:
         closers.append(router.close)

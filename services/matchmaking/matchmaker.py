@@ -167,6 +167,8 @@ class Matchmaker:
         """Each game's open tickets as the grouping's columns, kept between cycles."""
         self.cycles = 0
         self.last_cycle: dict[str, float] = {}
+        self.on_cycle: Callable[[dict[str, float], dict[str, int]], None] = lambda stats, formed: None
+        """Told each cycle's timings and the matches it formed by game (the metrics)."""
         self._dequeued = 0
         """Counts the ways a waiting ticket leaves the queue outside a cycle's own steps (a
         cancel, a reload): while it stands still, every group formed on a cycle's snapshot
@@ -496,6 +498,7 @@ class Matchmaker:
                            "cpu_propose_and_save": c4 - c3, "cpu_total": c4 - c0,
                            "waiting": waiting_count,
                            "groups": sum(map(len, formed.values()))}
+        self.on_cycle(self.last_cycle, {game: len(g) for game, g in formed.items()})
         return _Joined(list(formed.values()))
 
     def _ready_to_create(self) -> list[Proposal | RowProposal]:

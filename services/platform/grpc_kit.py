@@ -342,11 +342,14 @@ async def start_server(
     issuer: TokenIssuer | None,
     limits: StreamLimits | None = None,
 ) -> ServerHandle:
-    """Start an aio server on ``address`` with health, reflection and the kernel interceptor
-    (``limits``: the open-stream limits; None: the defaults of :class:`StreamLimits`)."""
+    """Start an aio server on ``address`` with health, reflection, the metrics interceptor and
+    the kernel interceptor (``limits``: the open-stream limits; None: the defaults of
+    :class:`StreamLimits`)."""
+    from services.platform.metrics import GrpcMetrics  # here: clients never import prometheus
+
     kernel = KernelInterceptor(issuer, limits)
     server = grpc.aio.server(
-        interceptors=[kernel],
+        interceptors=[GrpcMetrics(service_names), kernel],  # metrics outermost: sees refusals
         options=[
             ("grpc.max_receive_message_length", 8 * 1024 * 1024),
             ("grpc.so_reuseport", 0),

@@ -28,6 +28,10 @@ DEFAULT_PORTS = {
     "rules-barbaric": 50064,
 }
 
+DEFAULT_METRICS_PORT = 9464
+"""Where ``neon up`` serves ``/metrics`` when NEON_METRICS_PORT is not set (the Prometheus
+exporters' usual port); ``neon serve`` serves none unless it is set."""
+
 
 def env_key(service: str) -> str:
     """NEON_<SERVICE>_ADDR style prefix: rules-neon-reign -> RULES_NEON_REIGN."""
@@ -96,6 +100,11 @@ class Settings:
     rules_peers: tuple[str, ...] = ()
     """The replicas of this rules service, host:port in ordinal order (NEON_RULES_PEERS, comma
     separated); each match has one owner among them (rules/routing.py). Empty: one replica."""
+    metrics_port: int | None = None
+    """Port of the ``/metrics`` endpoint (NEON_METRICS_PORT; unset: none for ``neon serve``,
+    DEFAULT_METRICS_PORT for ``neon up``; 0: none)."""
+    metrics_host: str = ""
+    """Where ``/metrics`` binds (NEON_METRICS_HOST; empty: the bind host)."""
     rules_ordinal: int = -1
     """This replica's place in rules_peers: NEON_RULES_ORDINAL, else the number that ends the pod
     name (NEON_POD_NAME or HOSTNAME, as a StatefulSet names pods: rules-neon-reign-1)."""
@@ -112,6 +121,10 @@ class Settings:
     def stream_limits(self) -> StreamLimits:
         return StreamLimits(self.max_streams_per_caller, self.max_anonymous_streams_per_peer,
                             self.max_streams)
+
+    @property
+    def metrics_bind_host(self) -> str:
+        return self.metrics_host or self.bind_host
 
     @property
     def tournament(self) -> bool:
@@ -206,4 +219,6 @@ def load(environ: dict[str, str] | None = None) -> Settings:
         max_anonymous_streams_per_peer=limit_from_env(e, "NEON_MAX_ANONYMOUS_STREAMS_PER_PEER",
                                               DEFAULT_ANONYMOUS_PER_PEER),
         max_streams=limit_from_env(e, "NEON_MAX_STREAMS", DEFAULT_TOTAL),
+        metrics_port=int(e["NEON_METRICS_PORT"]) if e.get("NEON_METRICS_PORT", "").strip() else None,
+        metrics_host=e.get("NEON_METRICS_HOST", "").strip(),
     )

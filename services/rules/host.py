@@ -186,6 +186,8 @@ class MatchHost:
         self.store = MatchLog(app)
         self.committer = GroupCommitter(self.store, on_saved)
         self.live = LiveMatches(cache_bytes)
+        self.meter: Any = None
+        """Counts the stored records: a metrics.RulesMeter (rules/main.py sets it)."""
         self._loading: dict[str, asyncio.Future[LiveMatch]] = {}
         self._creating: dict[str, asyncio.Lock] = {}
         self._changed: dict[str, asyncio.Condition] = {}
@@ -396,6 +398,8 @@ class MatchHost:
             # rebuilt from the store on its next call rather than trusted in memory.
             self.live.drop(live.match_id)
             raise
+        if self.meter is not None:
+            self.meter.stored(records)
         for record in records:
             live.add(record)
             if "clocks" in record:

@@ -7,7 +7,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from services.platform import bus, storehealth
+from services.platform import bus, metrics, storehealth
 from services.platform.grpc_kit import start_server
 from services.platform.keys import Keys
 from services.platform.leadership import relay_leadership
@@ -91,15 +91,20 @@ async def start(
         call_timeout=settings.call_timeout, on_saved=relay.poke if relay else (lambda: None),
         clock_grace_ms=settings.clock_grace_ms,
     )
+    host.meter = metrics.RulesMeter(name, engine.game_id)
+    host.committer.on_batch = host.meter.batch_size
     handle = await start_server(
         f"{settings.bind_host}:{settings.ports.get(name, 0)}",
         lambda server: routing.register(server, host, router),
         [SERVICE_NAME, game_service_name(engine.game_id)], issuer, settings.stream_limits(),
     )
     rearm = asyncio.create_task(host.rearm_clocks(routing.owned_here(router)), name=f"rearm-{name}")
-    closers: list[Any] = [storehealth.watch(settings, handle, name), rearm.cancel]
+    closers: list[Any] = [storehealth.watch(settings, handle, name), rearm.cancel,
+                          metrics.watch(metrics.live_matches(name, host.live), name,
+                                        metrics.RULES_LIVE)]
     if relay is not None:
-        closers += [relay.drain, relay.stop]
+        closers += [metrics.watch(metrics.outbox(relay), name, metrics.OUTBOX_LAG),
+                    relay.drain, relay.stop]
     closers += [dice.close, host.close, lambda: close_when_idle(app), *([router.close] if router else [])]
     return RunningService(name, handle, f"{settings.host}:{handle.port}", closers=closers,
                           extra={"host": host, "relay": relay, "app": app})

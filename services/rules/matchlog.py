@@ -135,6 +135,8 @@ class GroupCommitter:
         self._task: asyncio.Task[None] | None = None
         self.batches = 0
         self.saved = 0
+        self.on_batch: Any = lambda size: None
+        """Told each stored batch's number of commits (the metrics' batch-size histogram)."""
 
     def start(self) -> None:
         if self._task is None:
@@ -182,6 +184,7 @@ class GroupCommitter:
             return
         self.batches += 1
         self.saved += len(events)
+        self.on_batch(len(batch))
         for item in batch:
             if not item.done.done():
                 item.done.set_result(None)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from services.platform import bus, storehealth
+from services.platform import bus, metrics, storehealth
 from services.platform.grpc_kit import start_server
 from services.platform.keys import Keys
 from services.platform.leadership import relay_leadership
@@ -99,11 +99,14 @@ async def start(
             await relay.stop()
         app.close()
         raise
-    closers: list[Any] = [storehealth.watch(settings, handle, NAME), director.close]
+    closers: list[Any] = [storehealth.watch(settings, handle, NAME), director.close,
+                          metrics.watch(metrics.tournaments(NAME, director), NAME,
+                                        metrics.TOURNAMENT_ROUNDS)]
     if consumer is not None:
         closers.append(consumer.stop)
     if relay is not None:
-        closers += [relay.drain, relay.stop]
+        closers += [metrics.watch(metrics.outbox(relay), NAME, metrics.OUTBOX_LAG),
+                    relay.drain, relay.stop]
     closers.append(rules.close)
     if owned_ratings is not None:
         closers.append(owned_ratings.close)

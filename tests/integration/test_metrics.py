@@ -1,0 +1,194 @@
+"""/metrics over real HTTP from a backend in one process (dice and the toy's rules service,
+real gRPC over sockets, real NATS): the counters move by exactly what the calls did, refused
+calls are counted with their codes, and no match id or token shows in the scrape."""
+
+from __future__ import annotations
+
+import asyncio
+import urllib.request
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import grpc
+import pytest
+from prometheus_client import generate_latest
+from prometheus_client.parser import text_string_to_metric_families
+
+from services.cli.backend import Backend, start_backend
+from services.genproto.neon.rules.v1 import rules_pb2
+from services.platform.grpc_kit import call_metadata
+from services.platform.natsrv import free_port
+from tests.integration.conftest import make_settings
+from tests.support import toy
+from tests.support.client import RulesClient
+
+RULES = "neon.rules.v1.RulesService"
+GARBAGE = b"\xff\xff\xff\x07garbage"
+
+Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+
+@pytest.fixture
+async def metered(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
+    settings = make_settings(tmp_path, nats_url, metrics_port=free_port())
+    b = await start_backend(settings, games=[], embedded_nats=False, engines={"toy": toy.ENGINE})
+    yield b
+    await b.stop(1)
+
+
+async def scrape(url: str) -> tuple[str, Samples]:
+    def get() -> tuple[str, str]:
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return answer.headers["Content-Type"], answer.read().decode()
+
+    content_type, text = await asyncio.to_thread(get)
+    assert content_type.startswith("text/plain; version=0.0.4")
+    samples: Samples = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            samples[(s.name, frozenset(s.labels.items()))] = s.value
+    return text, samples
+
+
+def value(samples: Samples, name: str, **labels: str) -> float:
+    return samples.get((name, frozenset(labels.items())), 0.0)
+
+
+def calls(samples: Samples, method: str, code: str, service: str = "rules-toy") -> float:
+    return value(samples, "neon_grpc_calls_total", service=service,
+                 method=f"{RULES}/{method}", code=code)
+
+
+async def settled(url: str, service: str = "rules-toy") -> tuple[str, Samples]:
+    """A scrape once the relay has published everything stored (lag 0)."""
+    for _ in range(100):
+        text, samples = await scrape(url)
+        if value(samples, "neon_outbox_lag", service=service) == 0:
+            return text, samples
+        await asyncio.sleep(0.1)
+    raise AssertionError("the outbox relay did not catch up")
+
+
+async def test_metrics_count_calls_codes_actions_and_matches(metered: Backend) -> None:
+    url = metered.metrics_url
+    assert url.startswith("http://127.0.0.1:") and url.endswith("/metrics")
+    _, before = await settled(url)
+
+    client = RulesClient(metered.address("rules-toy"))
+    match_id = "metrics-match-7f3a"
+    created = await client.create(metered.organiser_token(), match_id=match_id, mode="race",
+                                  seats=2)
+    tokens = {t.seat: t.token for t in created.seat_tokens}
+    for n, seat in enumerate((0, 1, 0, 1)):  # two rounds of hidden picks: four actions
+        await client.submit(tokens[seat], match_id, f"c{n}", {"type": "pick", "step": 1})
+    with pytest.raises(grpc.aio.AioRpcError) as refused:  # a bad token
+        await client.submit("not-a-token", match_id, "c9", {"type": "pick", "step": 1})
+    assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    raw = client.channel.unary_unary(f"/{RULES}/SubmitAction")  # garbage bytes
+    with pytest.raises(grpc.aio.AioRpcError) as garbage:
+        await raw(GARBAGE, metadata=call_metadata(tokens[0]), timeout=10)
+    assert garbage.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    unknown = client.channel.unary_unary(f"/{RULES}/NoSuchMethod-{match_id}")
+    with pytest.raises(grpc.aio.AioRpcError) as missing:
+        await unknown(b"", timeout=10)
+    assert missing.value.code() == grpc.StatusCode.UNIMPLEMENTED
+
+    watch = client.watch(match_id, tokens[0])  # a stream, open while scraped
+    await watch.read()
+    text, during = await scrape(url)
+    assert value(during, "neon_grpc_open_streams", service="rules-toy",
+                 method=f"{RULES}/WatchMatch") == 1
+    watch.cancel()
+    for _ in range(50):
+        text, after = await settled(url)
+        if value(after, "neon_grpc_open_streams", service="rules-toy",
+                 method=f"{RULES}/WatchMatch") == 0:
+            break
+        await asyncio.sleep(0.1)
+    await client.close()
+
+    def moved(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert calls(after, "CreateMatch", "OK") - calls(before, "CreateMatch", "OK") == 1
+    assert calls(after, "SubmitAction", "OK") - calls(before, "SubmitAction", "OK") == 4
+    assert (calls(after, "SubmitAction", "UNAUTHENTICATED")
+            - calls(before, "SubmitAction", "UNAUTHENTICATED")) == 1
+    assert (calls(after, "SubmitAction", "INVALID_ARGUMENT")
+            - calls(before, "SubmitAction", "INVALID_ARGUMENT")) == 1
+    assert calls(after, "WatchMatch", "CANCELLED") - calls(before, "WatchMatch", "CANCELLED") == 1
+    assert moved("neon_grpc_calls_total", service="rules-toy", method="unknown",
+                 code="UNIMPLEMENTED") == 1
+    # unary calls are timed, refused ones too; streams are not
+    assert moved("neon_grpc_call_seconds_count", service="rules-toy",
+                 method=f"{RULES}/SubmitAction") == 6
+    assert moved("neon_grpc_call_seconds_count", service="rules-toy",
+                 method=f"{RULES}/WatchMatch") == 0
+    # the rules service called the dice service: its own series, in the same registry
+    assert sum(v - value(before, n, **dict(k)) for (n, k), v in after.items()
+               if n == "neon_grpc_calls_total" and ("service", "dice") in k) >= 1
+    # what the host stored
+    assert moved("neon_rules_actions_total", service="rules-toy", game="toy") == 4
+    assert moved("neon_rules_matches_created_total", service="rules-toy") == 1
+    assert moved("neon_rules_matches_ended_total", service="rules-toy") == 0
+    assert moved("neon_rules_clock_expiries_total", service="rules-toy") == 0
+    assert value(after, "neon_rules_live_matches", service="rules-toy", status="running") == 1
+    # MatchCreated, MatchStarted and four ActionAccepted: six notifications, published
+    assert moved("neon_outbox_published_total", service="rules-toy") == 6
+    assert value(after, "neon_outbox_lag", service="rules-toy") == 0
+    # commits: one per call that stored (a create with its start, four actions)
+    assert moved("neon_rules_commit_batch_size_sum", service="rules-toy") == 5
+
+    # nothing of a match, a player or a token: counts and timings only
+    assert match_id not in text and "metrics-match" not in text
+    for token in [*tokens.values(), metered.organiser_token(), "not-a-token"]:
+        assert token not in text
+    assert "NoSuchMethod" not in text
+
+
+async def test_abandon_and_clock_expiry_are_counted(metered: Backend) -> None:
+    url = metered.metrics_url
+    _, before = await scrape(url)
+    client = RulesClient(metered.address("rules-toy"))
+    organiser = metered.organiser_token()
+    clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_PER_DECISION, per_decision_ms=150)
+    await client.create(organiser, match_id="metrics-clock", mode="race", seats=2, clock=clock)
+    await client.create(organiser, match_id="metrics-gone", mode="race", seats=2)
+    await client.abandon(organiser, "metrics-gone", "testing the counters")
+    for _ in range(100):
+        _, after = await scrape(url)
+        if value(after, "neon_rules_clock_expiries_total", service="rules-toy") > value(
+                before, "neon_rules_clock_expiries_total", service="rules-toy"):
+            break
+        await asyncio.sleep(0.1)
+    await client.close()
+
+    def moved(name: str) -> float:
+        return value(after, name, service="rules-toy") - value(before, name, service="rules-toy")
+
+    assert moved("neon_rules_matches_created_total") == 2
+    assert moved("neon_rules_matches_abandoned_total") == 1
+    assert moved("neon_rules_matches_ended_total") == 0
+    assert moved("neon_rules_clock_expiries_total") >= 1
+    assert (value(after, "neon_rules_actions_total", service="rules-toy", game="toy")
+            - value(before, "neon_rules_actions_total", service="rules-toy", game="toy")
+            >= moved("neon_rules_clock_expiries_total"))
+
+
+async def test_a_stopped_backend_takes_its_gauges_along(tmp_path: Path, nats_url: str) -> None:
+    from services.platform import metrics
+
+    settings = make_settings(tmp_path, nats_url, metrics_port=free_port())
+    b = await start_backend(settings, games=[], embedded_nats=False,
+                            engines={"toy": toy.ENGINE})
+    _, samples = await scrape(b.metrics_url)
+    assert ("neon_rules_live_matches", frozenset({("service", "rules-toy"),
+                                                  ("status", "running")})) in samples
+    url = b.metrics_url
+    await b.stop(1)
+    assert b.metrics is None
+    with pytest.raises(OSError):
+        await scrape(url)
+    text = generate_latest(metrics.REGISTRY).decode()
+    assert 'neon_rules_live_matches{service="rules-toy"' not in text
+    assert 'neon_outbox_lag{service="rules-toy"' not in text
