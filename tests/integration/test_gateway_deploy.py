@@ -7,7 +7,7 @@ import pytest
 
 from services.gateway.config import DEFAULT_PORT, load_config
 from services.gateway.main import upstream_addresses
-from services.platform.settings import DEFAULT_PORTS, GAMES, load
+from services.platform.settings import DEFAULT_METRICS_PORT, DEFAULT_PORTS, GAMES, load
 from tests.unit.test_deploy_docker import compose, resolved
 from tests.unit.test_deploy_k8s import allowed, container, objects
 
@@ -37,7 +37,9 @@ def test_k8s_runs_the_gateway_with_http_probes_and_the_shared_config() -> None:
     deployment = objects("Deployment")["gateway"]
     c = container(deployment)
     assert c["args"] == ["gateway"]
-    assert c["ports"] == [{"name": "http", "containerPort": DEFAULT_PORT, "protocol": "TCP"}]
+    assert c["ports"] == [{"name": "http", "containerPort": DEFAULT_PORT, "protocol": "TCP"},
+                          {"name": "metrics", "containerPort": DEFAULT_METRICS_PORT,
+                           "protocol": "TCP"}]
     assert {"name": "NEON_GATEWAY_PORT", "value": str(DEFAULT_PORT)} in c["env"]
     for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
         assert c[probe]["httpGet"] == {"path": "/healthz", "port": DEFAULT_PORT}

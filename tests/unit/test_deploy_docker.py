@@ -15,7 +15,7 @@ from urllib.parse import urlparse
 import pytest
 import yaml
 
-from services.platform.settings import DEFAULT_PORTS, env_key
+from services.platform.settings import DEFAULT_METRICS_PORT, DEFAULT_PORTS, env_key
 from tests.unit.test_deploy_k8s import known_env_names, offered_services
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,7 +95,7 @@ def test_dockerfile_health_check_and_ports() -> None:
     health = [r for w, r in final if w == "HEALTHCHECK"]
     assert health and "healthcheck.py" in health[0]
     exposed = {int(p) for w, r in final if w == "EXPOSE" for p in r.split()}
-    assert exposed == set(DEFAULT_PORTS.values())
+    assert exposed == set(DEFAULT_PORTS.values()) | {DEFAULT_METRICS_PORT}
     assert (DEPLOY / "healthcheck.py").exists()
 
 
@@ -164,6 +164,7 @@ def test_compose_service_agrees_with_settings(name: str) -> None:
         if key in env:
             assert env[key] == f"{other}:{other_port}"
     assert env["NEON_DICE_ADDR"] == f"dice:{DEFAULT_PORTS['dice']}"
+    assert env["NEON_METRICS_PORT"] == str(DEFAULT_METRICS_PORT)  # /metrics in each container
     assert urlparse(env["NATS_URL"]).hostname == "nats"
     db = urlparse(env["DATABASE_URL"])
     pg = compose()["services"]["postgres"]["environment"]

@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 import pytest
 import yaml
 
-from services.platform.settings import DEFAULT_PORTS, GAMES, env_key
+from services.platform.settings import DEFAULT_METRICS_PORT, DEFAULT_PORTS, GAMES, env_key
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "k8s"
@@ -137,7 +137,9 @@ def test_a_workload_and_service_per_service_of_the_architecture() -> None:
         c = container(dep)
         assert c["args"] == [name], "the image's ENTRYPOINT is `neon serve`; the arg is the service"
         assert c["image"].startswith("neon-arena")
-        assert c["ports"] == [{"name": "grpc", "containerPort": port, "protocol": "TCP"}]
+        assert c["ports"] == [{"name": "grpc", "containerPort": port, "protocol": "TCP"},
+                              {"name": "metrics", "containerPort": DEFAULT_METRICS_PORT,
+                               "protocol": "TCP"}]
         assert {"name": f"NEON_{env_key(name)}_PORT", "value": str(port)} in c["env"]
         assert c["envFrom"] == [{"configMapRef": {"name": "neon-config"}},
                                 {"secretRef": {"name": "neon-secrets"}}]
@@ -151,6 +153,28 @@ def test_a_workload_and_service_per_service_of_the_architecture() -> None:
         assert svc["spec"]["selector"].items() <= pod["metadata"]["labels"].items()
         assert svc["spec"]["ports"][0]["port"] == port
         assert svc["spec"]["ports"][0]["targetPort"] == "grpc"
+
+
+def test_every_service_pod_is_scraped_on_its_metrics_port() -> None:
+    """Each service's container serves /metrics on NEON_METRICS_PORT (the ConfigMap's, the
+    default of `neon up`), names that port, and its pods carry the prometheus.io annotations;
+    the NetworkPolicies admit the scrape there and nowhere else."""
+    assert objects("ConfigMap")["neon-config"]["data"]["NEON_METRICS_PORT"] == str(
+        DEFAULT_METRICS_PORT)
+    found = {**objects("Deployment"), **objects("StatefulSet")}
+    for name in [*DEFAULT_PORTS, "gateway"]:
+        pod = found[name]["spec"]["template"]
+        ports = {p["name"]: p for p in container(found[name])["ports"]}
+        assert ports["metrics"] == {"name": "metrics", "containerPort": DEFAULT_METRICS_PORT,
+                                    "protocol": "TCP"}, name
+        assert pod["metadata"]["annotations"] == {
+            "prometheus.io/scrape": "true", "prometheus.io/port": str(DEFAULT_METRICS_PORT),
+            "prometheus.io/path": "/metrics"}, name
+        assert allowed(None, name, DEFAULT_METRICS_PORT), name
+    for name in ("nats", "postgres"):
+        assert not allowed(None, name, DEFAULT_METRICS_PORT)
+        assert "annotations" not in found[name]["spec"]["template"]["metadata"]
+    assert not allowed(None, "dice", DEFAULT_METRICS_PORT + 1)
 
 
 def test_rules_statefulsets_share_the_image_and_differ_by_game() -> None:
@@ -332,7 +356,13 @@ def pod_labels() -> dict[str, dict[str, str]]:
 
 
 def _selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
-    return selector.get("matchLabels", {}).items() <= labels.items()
+    if not selector.get("matchLabels", {}).items() <= labels.items():
+        return False
+    for rule in selector.get("matchExpressions", []):
+        assert rule["operator"] == "In", "only In is modelled here"
+        if labels.get(rule["key"]) not in rule["values"]:
+            return False
+    return True
 
 
 def _port_ok(ports: list[dict[str, Any]] | None, port: int, protocol: str) -> bool:
