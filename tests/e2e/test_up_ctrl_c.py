@@ -9,15 +9,18 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 from services.platform.settings import DEFAULT_PORTS
-from tests.e2e.procs import ROOT, port_env, service_env
+from tests.e2e.procs import ROOT, listen_port, port_env, service_env
 
 
 def test_ctrl_c_on_the_terminal_stops_neon_up_cleanly(tmp_path: Path) -> None:
+    ports = port_env([*DEFAULT_PORTS, "gateway"])
+    metrics_port = listen_port({int(p) for p in ports.values()})
     env = service_env({"NEON_VAR_DIR": str(tmp_path / "var"), "NEON_GRACE_SECONDS": "2",
-                       **port_env([*DEFAULT_PORTS, "gateway"])})
+                       "NEON_METRICS_PORT": str(metrics_port), **ports})
     env.pop("NATS_URL", None)  # the bundled nats-server, as on a fresh clone
     out = tmp_path / "up.out"
     with open(out, "wb") as sink:
@@ -30,6 +33,15 @@ def test_ctrl_c_on_the_terminal_stops_neon_up_cleanly(tmp_path: Path) -> None:
             assert proc.poll() is None, out.read_text(errors="replace")
             assert time.monotonic() < deadline, out.read_text(errors="replace")
             time.sleep(0.1)
+        # the endpoints table shows /metrics, and every service of the process reports there
+        url = f"http://127.0.0.1:{metrics_port}/metrics"
+        table = out.read_text(errors="replace").splitlines()
+        assert any("metrics (Prometheus)" in line and url in line for line in table), table
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            scraped = answer.read().decode()
+        for service in ("dice", "rules-neon", "matchmaking", "tournament"):
+            assert f'service="{service}"' in scraped, service
+        assert 'neon_matchmaking_tickets_waiting' in scraped or "neon_grpc_calls" in scraped
         os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
         code = proc.wait(60)
         text = out.read_text(errors="replace")
