@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 import uuid
 from pathlib import Path
 
@@ -68,6 +69,13 @@ async def test_up_processes_starts_every_service_and_stops_on_ctrl_c(tmp_path: P
             seat = view.pending[0].seat
             answer = await client.submit(token[seat], match_id, "c0", {"type": "pick", "step": 1})
             assert answer.version > 0
+            # each child serves /metrics on a port of its own, printed among the endpoints
+            found = re.search(r"metrics: rules-toy\W+(http://127\.0\.0\.1:\d+/metrics)", text)
+            assert found, text
+            with urllib.request.urlopen(found.group(1), timeout=10) as scraped:
+                body = scraped.read().decode()
+            assert 'neon_rules_actions_total{game="toy",service="rules-toy"} 1.0' in body, body
+            assert match_id not in body and 'service="dice"' not in body
         finally:
             await client.close()
         started = time.monotonic()
