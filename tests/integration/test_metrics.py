@@ -8,6 +8,7 @@ import asyncio
 import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -19,6 +20,7 @@ from services.genproto.neon.rules.v1 import rules_pb2
 from services.platform.grpc_kit import call_metadata
 from services.platform.natsrv import free_port
 from tests.integration.conftest import make_settings
+from tests.integration.test_matchmaking import env  # noqa: F401 - the fixture
 from tests.support import toy
 from tests.support.client import RulesClient
 
@@ -192,3 +194,33 @@ async def test_a_stopped_backend_takes_its_gauges_along(tmp_path: Path, nats_url
     text = generate_latest(metrics.REGISTRY).decode()
     assert 'neon_rules_live_matches{service="rules-toy"' not in text
     assert 'neon_outbox_lag{service="rules-toy"' not in text
+
+
+async def test_matchmaking_queue_cycles_and_formed_matches(env: Any) -> None:  # noqa: F811
+    """The matchmaking service's series, from the same registry (read as a scrape reads it)."""
+    from services.platform import metrics
+    from tests.integration.test_matchmaking import Client, S, status_is
+
+    def sample(name: str, **labels: str) -> float:
+        return metrics.REGISTRY.get_sample_value(name, labels) or 0.0
+
+    svc = await env.start()
+    mm = Client(svc.address)
+    a, b = env.id("ann"), env.id("bob")
+    ta, tb = env.player(a), env.player(b)
+    formed = sample("neon_matchmaking_matches_formed_total", service="matchmaking", game="toy")
+    await mm.call("CreateTicket", ta, ticket_id=env.id("t-ann"), game="toy", players=[a])
+    await metrics.refresh_all()
+    assert sample("neon_matchmaking_tickets_waiting", service="matchmaking", game="toy") == 1
+    cycles = sample("neon_matchmaking_cycle_seconds_count", service="matchmaking")
+    await asyncio.sleep(0.3)  # cycles every 0.05 s
+    assert sample("neon_matchmaking_cycle_seconds_count", service="matchmaking") > cycles
+    await mm.call("CreateTicket", tb, ticket_id=env.id("t-bob"), game="toy", players=[b])
+    await status_is(mm, ta, env.id("t-ann"), S.TICKET_STATUS_PROPOSED)
+    await metrics.refresh_all()
+    assert sample("neon_matchmaking_tickets_waiting", service="matchmaking", game="toy") == 0
+    assert sample("neon_matchmaking_matches_formed_total", service="matchmaking",
+                  game="toy") - formed == 1
+    body, _ = await metrics.scrape()
+    assert a.encode() not in body and env.tag.encode() not in body
+    await mm.channel.close()
