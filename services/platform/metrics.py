@@ -481,7 +481,7 @@ async def serve(bind_host: str, port: int, shown_host: str | None = None) -> Met
         raise RuntimeError(f"could not serve metrics on {bind_host}:{port}: {err}") from None
     bound = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     shown = shown_host or (bind_host if bind_host not in ("", "0.0.0.0", "::") else "127.0.0.1")
-    log.info("metrics serving", url=f"http://{shown}:{bound}/metrics")
+    log.debug("metrics serving", url=f"http://{shown}:{bound}/metrics")
     return MetricsServer(runner, shown, bound)
 
 

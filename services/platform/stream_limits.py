@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import urllib.parse
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from services.platform.tokens import Claims
+if TYPE_CHECKING:  # tokens imports grpc: settings, and so the CLI, import this module
+    from services.platform.tokens import Claims
 
 TRUSTED_ROLES = ("organiser", "service")
 """Roles not limited per caller (they count toward the total)."""
