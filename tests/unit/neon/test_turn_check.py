@@ -1,5 +1,6 @@
 """``validate`` checks a turn's answer against the answers of its type alone
-(``turn_actions(..., only=type)``), and an attack window's answer against the window's
+(``turn_actions(..., only=type)``; a declared attack against the attacks with its weapon and
+target alone), and an attack window's answer against the window's
 list, when the decisions are not made yet: the same answers, in the same order, as the
 whole list filtered by type, and the same verdict and reason as the check against the
 pending decisions, on every turn and attack window of seeded games of every mode and
@@ -59,6 +60,15 @@ def test_a_turn_or_attack_window_checked_directly_is_checked_as_against_pending(
                         for t in TYPES:
                             assert turn_actions(state, seat, only=t) == \
                                 [a for a in whole if a["type"] == t], (version, mode, t)
+                        attacks = [a for a in whole if a["type"] == "attack"]
+                        weapons = {a["weapon"] for a in attacks} | {"base", "howitzer", ""}
+                        targets = {a["target"] for a in attacks} | {"f:0", "bot:3", "sector:2"}
+                        for weapon in (*weapons, None):
+                            for target in (*targets, None):
+                                assert turn_actions(state, seat, only="attack", weapon=weapon,
+                                                    target=target) == \
+                                    [a for a in attacks if weapon in (None, a["weapon"]) and
+                                     target in (None, a["target"])], (version, mode)
                     if decision.kind in ("turn", "land") or decision.kind.startswith("attack_"):
                         windows += decision.kind.startswith("attack_")
                         for who in (seat, (seat + 1) % setup.seats):

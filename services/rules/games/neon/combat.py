@@ -93,7 +93,11 @@ def dice_at(rng: tuple[int | None, ...], d: int) -> int:
     return (rng[d] or 0) if d < len(rng) else 0
 
 
-def attack_options(s: State, idx: int) -> list[Action]:
+def attack_options(s: State, idx: int, weapon: Any = None, target: Any = None) -> list[Action]:
+    """The fighter's attacks: each weapon's targets in range (an area weapon's sectors),
+    with Hook's pulls, then the Howitzer's. ``weapon`` and ``target`` (when not ``None``):
+    those with that weapon and that target alone, in the same order (``validate`` checks a
+    declared attack against those)."""
     f = s.fighters[idx]
     if not f.on_arena:
         return []
@@ -103,28 +107,56 @@ def attack_options(s: State, idx: int) -> list[Action]:
     ring = s.ring
     out: list[Action] = []
     weapons = ["base"] + [e.card for e in f.equipment if LOOT[e.card].is_weapon]
-    pull = FIGHTERS[f.fighter].ability("pull") and usable_unique(s, idx, "pull") is not None
+    if weapon is not None:
+        weapons = [w for w in weapons if w == weapon]
+    pull = bool(weapons) and FIGHTERS[f.fighter].ability("pull") and \
+        usable_unique(s, idx, "pull") is not None
     far: list[tuple[str, int, int]] | None = None  # (target, sector, distance), once
-    for weapon in weapons:
-        rng = weapon_range(s, idx, weapon)
-        if weapon in LOOT and LOOT[weapon].area:
+    for weapon_id in weapons:
+        rng = weapon_range(s, idx, weapon_id)
+        if weapon_id in LOOT and LOOT[weapon_id].area:
             foe_sectors = {sec for _, sec in foes}
             for sector in ring:
                 if sector in foe_sectors and dice_at(rng, distance(ring, here, sector)):
-                    out.append({"type": "attack", "weapon": weapon, "target": f"sector:{sector}"})
+                    area = f"sector:{sector}"
+                    if target is None or area == target:
+                        out.append({"type": "attack", "weapon": weapon_id, "target": area})
             continue
         if far is None:
-            far = [(target, sector, distance(ring, here, sector)) for target, sector in foes]
-        for target, _, d in far:
+            far = _distances(ring, here, foes, target)
+        for foe, _, d in far:
             if dice_at(rng, d):
-                out.append({"type": "attack", "weapon": weapon, "target": target})
-            if pull and d == 1 and dice_at(rng, 0) and hookable(s, target, here):
-                out.append({"type": "attack", "weapon": weapon, "target": target, "pull": True})
+                out.append({"type": "attack", "weapon": weapon_id, "target": foe})
+            if pull and d == 1 and dice_at(rng, 0) and hookable(s, foe, here):
+                out.append({"type": "attack", "weapon": weapon_id, "target": foe,
+                            "pull": True})
+    if weapon is not None and weapon != "howitzer":
+        return out
     howitzer = FIGHTERS[f.fighter].ability("howitzer")
     if howitzer and usable_unique(s, idx, "howitzer") is not None:
-        for target, sector in foes:
-            if distance(ring, here, sector) >= howitzer.min_range:
-                out.append({"type": "attack", "weapon": "howitzer", "target": target})
+        if far is None:
+            far = _distances(ring, here, foes, target)
+        for foe, _, d in far:
+            if d >= howitzer.min_range:
+                out.append({"type": "attack", "weapon": "howitzer", "target": foe})
+    return out
+
+
+def _distances(ring: tuple[int, ...], here: int, foes: list[tuple[str, int]],
+               target: Any = None) -> list[tuple[str, int, int]]:
+    """(target, sector, ``distance(ring, here, sector)``) of each foe (``target``: of that
+    target alone, when not ``None``), the ring's places found once."""
+    if target is not None:
+        foes = [foe for foe in foes if foe[0] == target]
+    if not foes:
+        return []
+    n = len(ring)
+    at = ring.index(here)
+    out = []
+    for foe, sector in foes:
+        cw = (ring.index(sector) - at) % n
+        ccw = (n - cw) % n
+        out.append((foe, sector, cw if cw < ccw else ccw))
     return out
 
 

@@ -386,8 +386,15 @@ class NeonEngine(RemembersPending):
             if s.current != seat:
                 return NOT_OWED
             f = s.fighters[seat]
-            return ("land" if f.sector is None else "turn"), \
-                turn_actions(s, seat, only=action["type"])
+            kind = action["type"]
+            if kind == "attack":
+                # a declared attack can equal only the attacks with its weapon and target
+                # (normalize keeps both; a missing one is None: checked against them all,
+                # it equals none)
+                return ("land" if f.sector is None else "turn"), \
+                    turn_actions(s, seat, only=kind, weapon=action.get("weapon"),
+                                 target=action.get("target"))
+            return ("land" if f.sector is None else "turn"), turn_actions(s, seat, only=kind)
         return NOT_OWED
 
     def _refusal(self, state: State, seat: int, kind: str, lists: Any, action: Action) -> str | None:

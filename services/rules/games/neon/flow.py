@@ -14,6 +14,8 @@ from services.rules.games.neon.cards import (
     reveal,
 )
 from services.rules.games.neon.combat import (
+    AUTO_STAGES,
+    RESUME,
     attack_apply,
     attack_legal,
     is_auto_stage,
@@ -135,7 +137,21 @@ def advance(w: Draft) -> None:
         s = w.s
         if s.ended:
             return
-        if s.stack:
+        stack = s.stack
+        if stack:
+            top = stack[-1]
+            if isinstance(top, Attack):
+                # frame_needs_answer, then run_frame, for an attack (most frames), in one
+                # step: the stage and the window's answers looked up once
+                stage = top.stage
+                if stage in AUTO_STAGES or stage.startswith(RESUME):
+                    step(w)
+                    continue
+                legal = attack_legal(s, top)
+                if len(legal) == 1 and legal[0]["type"] in ("roll", "done"):
+                    attack_apply(w, window_owner(top), legal[0])
+                    continue
+                return
             if frame_needs_answer(s):
                 return
             run_frame(w)

@@ -36,12 +36,14 @@ def move_targets(s: State, idx: int) -> tuple[int, ...]:
     return neighbours(s.ring, here)
 
 
-def half_actions(s: State, idx: int, option: str) -> list[Action]:
+def half_actions(s: State, idx: int, option: str, weapon: Any = None,
+                 target: Any = None) -> list[Action]:
+    """The answers of a row option (``weapon``, ``target``: see ``attack_options``)."""
     f = s.fighters[idx]
     if option == "move":
         return [{"type": "move", "sector": n} for n in move_targets(s, idx)]
     if option == "attack":
-        return attack_options(s, idx)
+        return attack_options(s, idx, weapon, target)
     if option == "search":
         return [{"type": "search"}] if f.energy >= search_cost(s, idx) else []
     if option == "defense":
@@ -82,12 +84,15 @@ def option_type(option: str) -> str | None:
     return "gain_energy" if option.startswith("energy") else OPTION_TYPES.get(option)
 
 
-def turn_actions(s: State, idx: int, only: str | None = None) -> list[Action]:
+def turn_actions(s: State, idx: int, only: str | None = None,
+                 weapon: Any = None, target: Any = None) -> list[Action]:
     """Landing, or the row's next action, the abilities, then ``pass`` (last and only once:
     ``engine.pass_last`` relies on it) when skipping is allowed.
 
     ``only``: the answers of that type alone, in the same order (``validate`` checks an
-    answer against those instead of listing every move, target and ability)."""
+    answer against those instead of listing every move, target and ability); with
+    ``only="attack"``, ``weapon`` and ``target`` (when not ``None``) keep the attacks with
+    that weapon and that target alone."""
     f = s.fighters[idx]
     if f.sector is None:
         return [{"type": "land", "sector": n} for n in s.ring] if only in (None, "land") else []
@@ -96,7 +101,10 @@ def turn_actions(s: State, idx: int, only: str | None = None) -> list[Action]:
     out: list[Action] = []
     for option in current_half(s, idx):
         if only is None or only == "pass" or option_type(option) == only:
-            out += half_actions(s, idx, option)
+            if only == "attack":
+                out += half_actions(s, idx, option, weapon, target)
+            else:
+                out += half_actions(s, idx, option)
     if only not in (None, "pass"):
         return out
     skip: list[Action] = [{"type": "pass"}]
