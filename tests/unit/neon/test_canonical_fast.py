@@ -19,7 +19,7 @@ from services.rules.games.neon import encoding
 from services.rules.games.neon.attack import AlliesWindow, Attack, new_attack
 from services.rules.games.neon.encoding import canonical_state, encode
 from services.rules.games.neon.engine import ENGINE
-from services.rules.games.neon.state import Fighter, State, frame
+from services.rules.games.neon.state import CardChoice, Equip, Fighter, State, frame
 from services.rules.games.windows import ResponseWindow
 from services.rules.selfplay import setups
 
@@ -127,6 +127,16 @@ class OddState(State):
     pass
 
 
+@dataclasses.dataclass(frozen=True)
+class OddEquip(Equip):
+    pass
+
+
+@dataclasses.dataclass(frozen=True)
+class OddChoice(CardChoice):
+    pass
+
+
 def _odd_variants(state: State) -> list[State]:
     f = state.fighters[0]
     put = dataclasses.replace
@@ -155,6 +165,26 @@ def _odd_variants(state: State) -> list[State]:
         put(state, fighters=(put(f, row=(("move", Str("attack")),)), *fighters)),
         put(state, fighters=(put(f, bots=(("x", 1.0),)), *fighters)),
         put(state, fighters=(put(f, upgrades=("\u00fc",)), *fighters)),
+        put(state, fighters=(put(f, equipment=(Equip("a", ("b", 1.5)),)), *fighters)),
+        put(state, fighters=(put(f, equipment=(Equip(1.5, ("b",)),)), *fighters)),
+        put(state, fighters=(put(f, equipment=(Equip("\u00e9", ()),)), *fighters)),
+        put(state, fighters=(put(f, equipment=(Equip("a", ["b"]),)), *fighters)),
+        put(state, fighters=(put(f, equipment=(Equip("a", Row(("b",))),)), *fighters)),
+        put(state, fighters=(put(f, equipment=(OddEquip("a", ("b",)),)), *fighters)),
+        put(state, fighters=(put(f, equipment=[Equip("a", ("b",))]), *fighters)),
+        put(state, fighters=(put(f, equipment=Row((Equip("a", ("b",)),))), *fighters)),
+        put(state, fighters=(put(f, equipment=(Equip("a", ("b", 2**70)),)), *fighters)),
+        put(state, fighters=(put(f, choice=CardChoice("a", "b", "left", 0.5, True)), *fighters)),
+        put(state, fighters=(put(f, choice=CardChoice("a", Str("b"), "left", False, True)),
+                             *fighters)),
+        put(state, fighters=(put(f, choice=CardChoice("\u00e0", "b", "left", False, True)),
+                             *fighters)),
+        put(state, fighters=(put(f, choice=OddChoice("a", "b", "left", False, True)), *fighters)),
+        put(state, acted_order=[0]),
+        put(state, acted_order=(0, 1.5)),
+        put(state, bots=[(1, "x")]),
+        put(state, bots=((1, "x"), [2, "y"])),
+        put(state, search=((1, 2**70),)),
         put(state, fighters=(OddFighter(**{k.name: getattr(f, k.name)
                                            for k in dataclasses.fields(Fighter)}), *fighters)),
         put(state, stack=(*state.stack, frame("keep", 0, cards=("a", 1.5)))),

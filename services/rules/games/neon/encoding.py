@@ -26,7 +26,7 @@ import orjson
 
 from services.platform.canonical import NotFast, canonical_fast, canonical_json
 from services.rules.games.neon.attack import Attack
-from services.rules.games.neon.state import CardChoice, Fighter, Frame, State
+from services.rules.games.neon.state import CardChoice, Equip, Fighter, Frame, State
 
 
 def to_json(value: Any) -> Any:
@@ -214,6 +214,40 @@ def _equipment(equipment: tuple[Any, ...]) -> list[dict[str, Any]]:
     return [{"card": e.card, "supplies": list(e.supplies)} for e in equipment]
 
 
+def _equipment_part(value: Any) -> bytes:
+    """``canonical_fast(_equipment(value))`` of a tuple of ``Equip`` (exactly) whose card
+    and supplies (a tuple) are plain scalars, checked by type; anything else
+    :class:`NotFast`."""
+    if type(value) is not tuple:
+        raise NotFast
+    out = []
+    scalars = []
+    for e in value:
+        if type(e) is not Equip or type(e.supplies) is not tuple:
+            raise NotFast
+        out.append({"card": e.card, "supplies": e.supplies})
+        scalars.append(e.card)
+        scalars += e.supplies
+    if not set(map(type, scalars)) <= _SCALAR_TYPES:
+        raise NotFast
+    return _ascii_json(out)
+
+
+def _choice_part(value: Any) -> bytes:
+    """``canonical_fast(_choice(value))`` of ``None`` or a ``CardChoice`` (exactly) of
+    plain scalars, checked by type (its keys written in sorted order); anything else
+    :class:`NotFast`."""
+    if value is None:
+        return b"null"
+    if type(value) is not CardChoice:
+        raise NotFast
+    data = {"bottom": value.bottom, "bottom_rotated": value.bottom_rotated,
+            "cover": value.cover, "top": value.top, "top_rotated": value.top_rotated}
+    if not set(map(type, data.values())) <= _SCALAR_TYPES:
+        raise NotFast
+    return _ascii_json(data)
+
+
 def _fighter_entry(f: Fighter, last: tuple[Any, ...] | None) -> tuple[Any, ...]:
     """``(field values, "key":value bytes of each field, the fighter's bytes)``, the bytes
     being ``canonical_fast(_fighter_json(f))``; fields that are the objects of ``last`` (the
@@ -250,8 +284,10 @@ _SCALAR_TYPES = frozenset({str, int, bool, type(None)})
 _TUPLE = frozenset({tuple})
 _flat = chain.from_iterable
 _dumps = orjson.dumps
-_ROWS_PART = _fast(_rows)
-_LIST_PART = _fast(list)
+_ROWS_PART = _rows_checked
+"""A table's tuple of rows (``canonical_fast(_rows(value))``), checked by type in C."""
+_LIST_PART = _flat_part
+"""A table's tuple of scalars (``canonical_fast(list(value))``), checked by type in C."""
 _F_NAMES = tuple(sorted(f.name for f in fields(Fighter)))
 """A fighter's fields in sorted-key order: :func:`_fighter` writes each once under its name."""
 _F_KEYS = tuple(_dumps(name) + b":" for name in _F_NAMES)
@@ -259,7 +295,7 @@ _F_FLAT = frozenset({"trophies", "hand", "deck", "discard", "upgrades", "used_up
 _F_ROWS = frozenset({"health", "bots", "row"})
 _F_ENCODERS: tuple[Callable[[Any], bytes], ...] = tuple(
     _flat_part if name in _F_FLAT else _rows_checked if name in _F_ROWS
-    else _fast(_equipment) if name == "equipment" else _fast(_choice) if name == "choice"
+    else _equipment_part if name == "equipment" else _choice_part if name == "choice"
     else _scalar for name in _F_NAMES)
 _F_INDEXES = range(len(_F_NAMES))
 _fighter_values = attrgetter(*_F_NAMES)
