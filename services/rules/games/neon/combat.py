@@ -289,8 +289,8 @@ def can_reroll(s: State, idx: int) -> bool:
 
 def with_payments(s: State, idx: int, fr: Attack, actions: list[Action]) -> list[Action]:
     """Ruleset 3: an equipment effect is offered once per way to pay it (``pay``)."""
-    if not s.rules.player_chooses_supply or \
-            (len(actions) == 1 and actions[0]["type"] not in ("boost", "effect")):
+    if (len(actions) == 1 and actions[0]["type"] not in ("boost", "effect")) or \
+            not s.rules.player_chooses_supply:
         return actions  # nothing to pay for (a window's pass alone: most windows)
     out: list[Action] = []
     f = s.fighters[idx]
@@ -342,7 +342,7 @@ def full_block_choices(s: State, fr: Attack) -> range:
             s.fighters[defender].automa:
         return range(0)
     if not worn_effects(s.fighters[defender], "mandatory") and \
-            "critical-core" not in s.fighters[fr.owner].upgrades:
+            "critical-core" not in s.fighters[fr.attacker].upgrades:
         return range(0)
     crits, hits, full = after_normal_blocks(s, fr)
     low, high = max(0, full - hits), min(full, crits)
@@ -353,7 +353,7 @@ def stage_legal(s: State, fr: Attack) -> list[Action]:
     """The answers of the stage's window; its pass (``roll`` or ``done``), when it has one,
     comes last and once (``engine.pass_last`` relies on it)."""
     stage = fr.stage
-    idx = fr.owner
+    idx = fr.attacker
     me = s.fighters[idx]
     used = fr.attacker_used
     if stage == "blocks":
@@ -419,7 +419,7 @@ def effect_cost(effect: str) -> int:
 
 
 def attack_boosts(s: State, fr: Attack) -> list[str]:
-    idx, used, weapon = fr.owner, fr.attacker_used, fr.weapon
+    idx, used, weapon = fr.attacker, fr.attacker_used, fr.weapon
     me = s.fighters[idx]
     out = []
     if in_sector(s, idx, "factory") and me.energy >= effect_cost("factory"):
@@ -435,7 +435,7 @@ def attack_boosts(s: State, fr: Attack) -> list[str]:
 
 
 def attack_flips(s: State, fr: Attack) -> list[str]:
-    idx, used, dice = fr.owner, fr.attacker_used, fr.attack_roll
+    idx, used, dice = fr.attacker, fr.attacker_used, fr.attack_roll
     me = s.fighters[idx]
     out = []
     if "maybe" in dice:
@@ -533,7 +533,8 @@ def flip_first(dice: tuple[str, ...], face: str, to: str) -> tuple[str, ...]:
 
 
 def attack_apply(w: Draft, seat: int, action: Action) -> None:
-    fr = attack_on_top(w.s)
+    fr = w.s.stack[-1]  # attack_on_top(w.s), written out
+    assert isinstance(fr, Attack), f"the top frame is {fr.kind}, not an attack"
     stage, kind = fr.stage, action["type"]
     if stage == "prep":
         if kind == "boost":
@@ -629,7 +630,7 @@ def roll_attack(w: Draft, fr: Attack) -> None:
         if simultaneous(w.s, target):
             n = min(defense_dice(w.s, target), MAX_DEFENSE_DICE)
             sim.append((target, tuple(w.rng.roll(DEFENSE_DIE, n))))
-    w.emit("attack_roll", {"fighter": fr.owner, "dice": list(dice),
+    w.emit("attack_roll", {"fighter": fr.attacker, "dice": list(dice),
                            "defense": [[t, list(d)] for t, d in sim]})
     w.replace_top(fr.but(stage="after", attack_roll=dice, simultaneous_defense=tuple(sim)))
 
@@ -646,7 +647,8 @@ def target_order(s: State, targets: tuple[str, ...]) -> tuple[str, ...]:
 
 def step(w: Draft) -> None:
     """Advance an automatic stage of the attack on top of the stack."""
-    fr = attack_on_top(w.s)
+    fr = w.s.stack[-1]  # attack_on_top(w.s), written out
+    assert isinstance(fr, Attack), f"the top frame is {fr.kind}, not an attack"
     if fr.stage.startswith(RESUME):
         after_help(w, fr.but(stage=""), fr.stage[len(RESUME):])
         return
@@ -667,7 +669,7 @@ def step(w: Draft) -> None:
             w.replace_top(fr.but(stage="dprep", defense_dice=defense_dice(w.s, cur)))
         return
     w.pop()
-    attacker = fr.owner
+    attacker = fr.attacker
     me = w.f(attacker)
     if not fr.damage_dealt and not me.automa and me.on_arena and \
             can_afford(w.s, attacker, manoeuvre_cost(w.s, attacker, "B")) and \
@@ -735,16 +737,16 @@ def resolve(w: Draft, fr: Attack) -> None:
         energy = fr.defense_roll.count("fail_energy")
         if energy:
             gain_energy(w, defender, energy)
-    attacker = w.f(fr.owner)
+    attacker = w.f(fr.attacker)
     damage = crits + hits + (crits if "critical-core" in attacker.upgrades else 0)
     fresh = fr.bots_won
-    w.emit("attack_result", {"fighter": fr.owner, "target": cur, "damage": damage})
+    w.emit("attack_result", {"fighter": fr.attacker, "target": cur, "damage": damage})
     if cur.startswith("bot:") and damage > 0:
         sector = int(cur[4:])
         token = dict(w.s.bots)[sector]
         w.set(bots=tuple(b for b in w.s.bots if b[0] != sector))
-        w.update(fr.owner, bots=attacker.bots + ((token, False),))
-        w.emit("bot_destroyed", {"fighter": fr.owner, "sector": sector, "token": token})
+        w.update(fr.attacker, bots=attacker.bots + ((token, False),))
+        w.emit("bot_destroyed", {"fighter": fr.attacker, "sector": sector, "token": token})
         fresh += (token,)
     done = fr.but(stage="next", damage_dealt=fr.damage_dealt or damage > 0, bots_won=fresh,
                   defender_used=dused, defender="")
@@ -752,7 +754,7 @@ def resolve(w: Draft, fr: Attack) -> None:
         done = done.but(full_blocks_on_crits=None)
     w.replace_top(done)
     if defender is not None and damage > 0:
-        take_damage(w, defender, damage, fr.owner)
+        take_damage(w, defender, damage, fr.attacker)
 
 
 # ---- allies (Coalition): Manoeuvre A on an ally's dice, team effects ------------------------------
@@ -762,7 +764,7 @@ HELP_SIDE = {"attack_prep": "attack", "attack_after": "attack", "defense_prep": 
 
 
 def side_fighter(fr: Attack, side: str) -> int | None:
-    return fr.owner if side == "attack" else defender_of(fr)
+    return fr.attacker if side == "attack" else defender_of(fr)
 
 
 def allies_in_sector(s: State, idx: int) -> tuple[int, ...]:

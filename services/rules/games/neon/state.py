@@ -223,7 +223,13 @@ class Draft:
             _SET(fighter, "__dict__", attrs)
         else:
             fighter = but(old, changes)
-        self.put(fighter)
+        # self.put(fighter), written out
+        global LEGAL_MEMO
+        d = self._d
+        fighters = list(d["fighters"])  # type: ignore[index]
+        fighters[fighter.idx] = fighter
+        d["fighters"] = tuple(fighters)  # type: ignore[index]
+        LEGAL_MEMO = _FORGOTTEN
         return fighter
 
     def emit(self, kind: str, data: dict[str, Any], to: frozenset[int] | None = None) -> None:
