@@ -17,7 +17,7 @@ from services.rules.games.contract import (
     TeamLayout,
     Transition,
 )
-from services.rules.games.frozen import but
+from services.rules.games.frozen import _plain_fields, but
 from services.rules.games.neon import views
 from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.cards import choice_actions, choice_of, choosers, pair_choices
@@ -110,6 +110,21 @@ def decision(seat: int, kind: str, legal: tuple[Action, ...], prompt: str, *,
 
 
 _BLANK_DECISION = Decision(0, "", ())
+
+
+def _transition_by_dict(state: State, events: tuple[Any, ...]) -> Transition:
+    """``Transition(state, events)``, its instance dict set at once (as ``frozen.event``
+    makes events: the generated ``__init__`` of a frozen dataclass sets each field through
+    ``object.__setattr__``)."""
+    new = _NEW(Transition)
+    _SET(new, "__dict__", {"state": state, "events": events})
+    return new
+
+
+_NEW = object.__new__
+_SET = object.__setattr__
+_transition = (_transition_by_dict if _plain_fields(Transition) == {"state", "events"}
+               else Transition)
 
 
 def pass_last(legal: tuple[Action, ...]) -> Action | None:
@@ -429,7 +444,7 @@ class NeonEngine(RemembersPending):
         else:
             apply_turn(w, seat, act)
         advance(w)
-        return Transition(w.finish(), tuple(w.events))
+        return _transition(w.finish(), tuple(w.events))
 
     def _answer_frame(self, w: Draft, seat: int, act: Action) -> None:
         fr = w.s.stack[-1]
