@@ -119,7 +119,7 @@ class Attack:
     def but(self, **changes: Any) -> Attack:
         # frozen.but(self, changes), its steps written out (the attack's most frequent call)
         if self.__class__ is Attack and _ATTACK_FIELDS and _ATTACK_FIELDS.issuperset(changes):
-            attrs = self.__dict__.copy()
+            attrs = dict(self.__dict__)  # a combined dict: see state.Draft
             attrs.update(changes)
             new = _NEW(Attack)
             _SET(new, "__dict__", attrs)
@@ -162,9 +162,9 @@ decide which keys there are."""
 
 
 def new_attack(attacker: int, weapon: str, targets: tuple[str, ...], dice: int) -> Attack:
-    """``Attack(attacker, weapon, targets, attack_dice=dice)``, copied from a blank one."""
-    return but(_BLANK, {"attacker": attacker, "weapon": weapon, "targets": targets,
-                        "attack_dice": dice})
+    """``Attack(attacker, weapon, targets, attack_dice=dice)``, copied from a blank one
+    (``Attack.but``: its instance dict a combined dict, see ``state.Draft``)."""
+    return _BLANK.but(attacker=attacker, weapon=weapon, targets=targets, attack_dice=dice)
 
 
 _BLANK = Attack(0, "", ())

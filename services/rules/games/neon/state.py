@@ -161,6 +161,7 @@ class State:
 
 _NEW = object.__new__
 _SET = object.__setattr__
+_STATE_FIELDS: frozenset[str] = _plain_fields(State) or frozenset()
 _FIGHTER_FIELDS: frozenset[str] = _plain_fields(Fighter) or frozenset()
 """Fighter's fields when ``frozen.but`` copies its instances in one step (else empty, and
 every update takes ``frozen.but``)."""
@@ -181,13 +182,29 @@ class Draft:
     ``finish`` hands it out, frozen from then on (the draft refuses any further change),
     which keeps every state handed out immutable. Reading ``w.s`` and keeping a field
     (a fighter, the stack) is safe; keeping ``w.s`` itself across a change sees the change.
+
+    The copies of states and fighters (and ``Attack.but``'s of attacks) take ``dict(...)``
+    of the instance dict, not ``.copy()``: an instance made by its ``__init__`` keeps its
+    fields inline, and its ``__dict__`` is then a split dict, whose copies are split dicts
+    too; CPython 3.11 cannot specialise attribute reads on an instance holding a split
+    dict (``LOAD_ATTR_WITH_HINT`` gives up on it), so every ``s.phase`` or ``f.energy`` of
+    such copies took the generic lookup. ``dict(d)`` makes a combined dict (a plain clone
+    when ``d`` is one already), and so does every copy of it after.
     """
 
     __slots__ = ("s", "rng", "events", "_d")
 
     def __init__(self, s: State, rng: Randomness, events: list[EngineEvent] | None = None,
                  **changes: Any) -> None:
-        self.s = but(s, changes)
+        if s.__class__ is State and _STATE_FIELDS and _STATE_FIELDS.issuperset(changes):
+            # frozen.but(s, changes), the copy a combined dict (below)
+            attrs = dict(s.__dict__)
+            attrs.update(changes)
+            copy = _NEW(State)
+            _SET(copy, "__dict__", attrs)
+            self.s = copy
+        else:
+            self.s = but(s, changes)
         self._d: dict[str, Any] | None = self.s.__dict__
         self.rng = rng
         self.events = [] if events is None else events
@@ -216,8 +233,9 @@ class Draft:
     def update(self, idx: int, **changes: Any) -> Fighter:
         old = self.s.fighters[idx]
         if old.__class__ is Fighter and _FIGHTER_FIELDS and _FIGHTER_FIELDS.issuperset(changes):
-            # frozen.but(old, changes), its steps written out (the draft's most frequent call)
-            attrs = old.__dict__.copy()
+            # frozen.but(old, changes), its steps written out (the draft's most frequent
+            # call), the copy a combined dict (see the class)
+            attrs = dict(old.__dict__)
             attrs.update(changes)
             fighter = _NEW(Fighter)
             _SET(fighter, "__dict__", attrs)
