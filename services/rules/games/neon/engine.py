@@ -109,6 +109,14 @@ def decision(seat: int, kind: str, legal: tuple[Action, ...], prompt: str, *,
                                  "default": default_of(legal) if default is None else default})
 
 
+def _combined(obj: Any) -> Any:
+    """``obj``'s equal with a combined instance dict (see ``state.Draft``): the copies
+    ``frozen.but`` makes of it hold combined dicts too, whose attribute reads specialise."""
+    new = _NEW(obj.__class__)
+    _SET(new, "__dict__", dict(obj.__dict__))
+    return new
+
+
 _BLANK_DECISION = Decision(0, "", ())
 
 
@@ -125,6 +133,8 @@ _NEW = object.__new__
 _SET = object.__setattr__
 _transition = (_transition_by_dict if _plain_fields(Transition) == {"state", "events"}
                else Transition)
+if _plain_fields(Decision):
+    _BLANK_DECISION = _combined(_BLANK_DECISION)
 
 
 def pass_last(legal: tuple[Action, ...]) -> Action | None:
