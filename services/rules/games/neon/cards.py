@@ -71,20 +71,20 @@ def turn_key(s: State, idx: int) -> tuple[int, int]:
 
 def next_actor(s: State) -> int | None:
     waiting = [f.idx for f in s.fighters
-               if not f.automa and not f.eliminated and not f.acted and f.row]
+               if f.fighter != "automa" and not f.eliminated and not f.acted and f.row]
     return min(waiting, key=lambda i: turn_key(s, i)) if waiting else None
 
 
 def round_order(s: State) -> tuple[int, ...]:
     """Who has acted, then who will act as things stand, the Automa last."""
-    rest = sorted((f.idx for f in s.fighters if not f.automa and not f.acted and f.row),
+    rest = sorted((f.idx for f in s.fighters if f.fighter != "automa" and not f.acted and f.row),
                   key=lambda i: turn_key(s, i))
-    automa = [f.idx for f in s.fighters if f.automa and f.idx not in s.acted_order]
+    automa = [f.idx for f in s.fighters if f.fighter == "automa" and f.idx not in s.acted_order]
     return tuple(s.acted_order) + tuple(rest) + tuple(automa)
 
 
 def choosers(s: State) -> tuple[int, ...]:
-    return tuple(f.idx for f in s.fighters if not f.automa and not f.eliminated and f.hand)
+    return tuple(f.idx for f in s.fighters if f.fighter != "automa" and not f.eliminated and f.hand)
 
 
 def reveal(w: Draft) -> None:

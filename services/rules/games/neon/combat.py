@@ -232,7 +232,7 @@ def window_owner(fr: Attack) -> int:
 
 def simultaneous(s: State, target: str) -> bool:
     """Bots and the Automa roll their defense dice together with the attack dice."""
-    return target.startswith("bot:") or s.fighters[int(target[2:])].automa
+    return target.startswith("bot:") or s.fighters[int(target[2:])].fighter == "automa"
 
 
 def defense_dice(s: State, target: str) -> int:
@@ -242,7 +242,7 @@ def defense_dice(s: State, target: str) -> int:
     if target.startswith("bot:"):
         return 1 + extra
     f = s.fighters[int(target[2:])]
-    if f.automa:
+    if f.fighter == "automa":
         return AUTOMA["defense_dice"] + extra
     base = FIGHTERS[f.fighter].base_armour + (1 if "reactive-plating" in f.upgrades else 0)
     return base + f.shields + extra
@@ -339,7 +339,7 @@ def full_block_choices(s: State, fr: Attack) -> range:
     """
     defender = defender_of(fr)
     if not s.rules.defender_assigns_full_blocks or defender is None or \
-            s.fighters[defender].automa:
+            s.fighters[defender].fighter == "automa":
         return range(0)
     if not worn_effects(s.fighters[defender], "mandatory") and \
             "critical-core" not in s.fighters[fr.attacker].upgrades:
@@ -363,12 +363,12 @@ def stage_legal(s: State, fr: Attack) -> list[Action]:
         return worn_legal(s, fr)
     if stage == "prep":
         out: list[Action] = []
-        if not me.automa and fr.attack_dice < MAX_ATTACK_DICE:
+        if me.fighter != "automa" and fr.attack_dice < MAX_ATTACK_DICE:
             out += [{"type": "boost", "effect": k} for k in attack_boosts(s, fr)]
         return out + [{"type": "roll"}]
     if stage == "after":
         out = []
-        if not me.automa:
+        if me.fighter != "automa":
             dice = fr.attack_roll
             if not fr.attack_rerolled and can_reroll(s, idx) and dice:
                 if in_sector(s, idx, "highway"):
@@ -399,7 +399,7 @@ def stage_legal(s: State, fr: Attack) -> list[Action]:
         return out + [{"type": "done"}]
     if stage == "counter":
         out = []
-        if not me.automa and blocks_left(s, fr) > 0:
+        if me.fighter != "automa" and blocks_left(s, fr) > 0:
             out += [{"type": "effect", "effect": k}
                     for k, _ in weapon_effects(s, idx, fr.weapon, "after_defense")
                     if k not in used]
@@ -671,7 +671,7 @@ def step(w: Draft) -> None:
     w.pop()
     attacker = fr.attacker
     me = w.f(attacker)
-    if not fr.damage_dealt and not me.automa and me.on_arena and \
+    if not fr.damage_dealt and me.fighter != "automa" and me.on_arena and \
             can_afford(w.s, attacker, manoeuvre_cost(w.s, attacker, "B")) and \
             neighbours(w.s.ring, me.sector):
         w.push(fr.but(stage="dodge"))
@@ -683,7 +683,7 @@ def worn_left(s: State, fr: Attack) -> tuple[int, int, tuple[str, str] | None]:
     must apply: (key, supply), or ``None``."""
     crits, hits = settle_current(s, fr)
     defender = defender_of(fr)
-    if defender is None or s.fighters[defender].automa:
+    if defender is None or s.fighters[defender].fighter == "automa":
         return crits, hits, None
     used = fr.defender_used
     for key in used:
@@ -733,7 +733,7 @@ def resolve(w: Draft, fr: Attack) -> None:
     cur = fr.defender
     dused = fr.defender_used
     defender = defender_of(fr)
-    if defender is not None and not s.fighters[defender].automa:
+    if defender is not None and s.fighters[defender].fighter != "automa":
         energy = fr.defense_roll.count("fail_energy")
         if energy:
             gain_energy(w, defender, energy)
@@ -811,7 +811,7 @@ def ask_allies(w: Draft, fr: Attack, which: str) -> None:
     """Open a window for each ally in the sector of the side that just passed, then go on."""
     helped = side_fighter(fr, HELP_SIDE[which])
     helpers: tuple[int, ...] = ()
-    if helped is not None and w.s.mode == "coalition" and not w.f(helped).automa:
+    if helped is not None and w.s.mode == "coalition" and w.f(helped).fighter != "automa":
         helpers = allies_in_sector(w.s, helped)
     if helpers:
         w.replace_top(fr.but(stage="help", allies=AlliesWindow(which, ResponseWindow(helpers))))

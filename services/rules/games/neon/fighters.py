@@ -8,7 +8,7 @@ from services.rules.games.neon.state import Draft, Fighter, State
 
 def gain_energy(w: Draft, idx: int, amount: int) -> None:
     f = w.f(idx)
-    if f.automa or amount <= 0:
+    if f.fighter == "automa" or amount <= 0:
         return
     new = min(ENERGY_MAX, f.energy + amount)
     if new != f.energy:
@@ -50,7 +50,7 @@ def token_at(s: State, token: str) -> tuple[int, int] | None:
 def can_use_abilities(s: State, idx: int) -> bool:
     """Not on the landing ship, not eliminated, and no other fighter's Neko in the sector."""
     f = s.fighters[idx]
-    if not f.on_arena or f.automa:
+    if not f.on_arena or f.fighter == "automa":
         return False
     neko = token_at(s, "neko")
     return not (neko is not None and neko[1] == f.sector and neko[0] != idx)
@@ -75,7 +75,7 @@ def can_afford(s: State, idx: int, cost: int) -> bool:
 def unique_cost(s: State, idx: int, ability_id: str) -> int | None:
     """The energy cost of one of the fighter's unique abilities now, or None if it has none."""
     f: Fighter = s.fighters[idx]
-    if f.automa:
+    if f.fighter == "automa":
         return None
     ability = FIGHTERS[f.fighter].ability(ability_id)
     return None if ability is None else ability_cost(s, idx, ability.cost)

@@ -101,7 +101,7 @@ def frame_needs_answer(s: State) -> bool:
         return not (len(legal) == 1 and legal[0]["type"] in ("roll", "done"))
     if top.kind == "evacuate":
         f = s.fighters[top.owner]
-        return not f.automa and f.on_arena
+        return f.fighter != "automa" and f.on_arena
     return True
 
 
@@ -122,7 +122,7 @@ def run_frame(w: Draft) -> None:
             attack_apply(w, window_owner(top), only)
     elif top.kind == "evacuate":
         f = w.f(top.owner)
-        if f.automa and f.on_arena:
+        if f.fighter == "automa" and f.on_arena:
             automa_evacuate(w, top.owner)
         else:
             w.pop()
@@ -178,7 +178,7 @@ def act_step(w: Draft) -> bool:
     s = w.s
     if s.current is not None:
         f = s.fighters[s.current]
-        if f.automa or f.eliminated or f.step >= len(f.row):
+        if f.fighter == "automa" or f.eliminated or f.step >= len(f.row):
             end_turn(w, f.idx)
             return True
         return False
@@ -188,7 +188,7 @@ def act_step(w: Draft) -> bool:
         return_tokens_of(w, nxt)
         w.emit("turn", {"fighter": nxt})
         return True
-    automa = next((f for f in s.fighters if f.automa and not f.acted), None)
+    automa = next((f for f in s.fighters if f.fighter == "automa" and not f.acted), None)
     if automa is not None:
         automa_turn(w, automa.idx)
         return True
@@ -206,7 +206,7 @@ def act_step(w: Draft) -> bool:
 
 def end_turn(w: Draft, idx: int) -> None:
     f = w.f(idx)
-    if not f.automa:
+    if f.fighter != "automa":
         w.update(idx, acted=True)
         w.set(acted_order=w.s.acted_order + (idx,))
         if not f.eliminated:
