@@ -20,7 +20,7 @@ import gc
 from collections.abc import Callable
 from dataclasses import fields, is_dataclass
 from itertools import chain, compress
-from operator import attrgetter, is_not
+from operator import is_not, itemgetter
 from typing import Any
 
 import orjson
@@ -256,7 +256,10 @@ def _fighter_entry(f: Fighter, last: tuple[Any, ...] | None) -> tuple[Any, ...]:
     A subclass of ``Fighter`` (or a part off the fast path) raises :class:`NotFast`."""
     if type(f) is not Fighter:
         raise NotFast
-    values = _fighter_values(f)
+    try:
+        values = _fighter_values(f.__dict__)
+    except KeyError:  # a field missing from the instance (never made so): the reference
+        raise NotFast from None
     if last is None:
         parts = [key + encode_part(value)
                  for key, encode_part, value in zip(_F_KEYS, _F_ENCODERS, values, strict=True)]
@@ -299,7 +302,10 @@ _F_ENCODERS: tuple[Callable[[Any], bytes], ...] = tuple(
     else _equipment_part if name == "equipment" else _choice_part if name == "choice"
     else _scalar for name in _F_NAMES)
 _F_INDEXES = range(len(_F_NAMES))
-_fighter_values = attrgetter(*_F_NAMES)
+_fighter_values = itemgetter(*_F_NAMES)
+"""A fighter's field values, read from its instance dict (a ``Fighter``, exactly, holds
+each of its fields there): a dict lookup each, where ``attrgetter`` took the generic
+attribute lookup (the type's MRO, then the dict) for each."""
 _FRAME_JSON_PART = _fast(_frame_json)
 
 
@@ -340,7 +346,8 @@ _ENCODERS: tuple[Callable[[Any], bytes] | None, ...] = tuple(
     _ROWS_PART if name in _ROW_FIELDS else _LIST_PART if name in _LIST_FIELDS
     else None if name in ("fighters", "stack") else _scalar
     for name in _NAMES)
-_state_values = attrgetter(*_NAMES)
+_state_values = itemgetter(*_NAMES)
+"""A state's field values, read from its instance dict (see ``_fighter_values``)."""
 _MATCH_LIMIT = 64
 _INDEXES = range(len(_NAMES))
 
@@ -385,7 +392,10 @@ def _written(s: State) -> bytes:
     anchor = s.cells
     entry = _MATCHES.pop(id(anchor), None)
     last = entry[1] if entry is not None and entry[0] is anchor else _Last()
-    values = _state_values(s)
+    try:
+        values = _state_values(s.__dict__)
+    except KeyError:  # a field missing from the instance (never made so): the reference
+        raise NotFast from None
     old = last.values
     if old:
         parts = last.parts.copy()
