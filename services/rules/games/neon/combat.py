@@ -84,7 +84,8 @@ def target_sector(s: State, target: str) -> int | None:
 def opponents(s: State, idx: int) -> list[tuple[str, int]]:
     """Every opponent on the arena, as (target, sector): fighters, the Automa, then bots."""
     out = [(f"f:{f.idx}", f.sector) for f in s.fighters
-           if f.idx != idx and f.on_arena and not allies(s, idx, f.idx)]
+           if f.idx != idx and f.sector is not None and not f.eliminated  # on the arena
+           and not allies(s, idx, f.idx)]
     out += [(f"bot:{sector}", sector) for sector, _ in s.bots]
     return [(t, sec) for t, sec in out if sec is not None]
 
@@ -99,10 +100,9 @@ def attack_options(s: State, idx: int, weapon: Any = None, target: Any = None) -
     those with that weapon and that target alone, in the same order (``validate`` checks a
     declared attack against those)."""
     f = s.fighters[idx]
-    if not f.on_arena:
-        return []
     here = f.sector
-    assert here is not None
+    if here is None or f.eliminated:  # not on the arena
+        return []
     foes = opponents(s, idx)
     ring = s.ring
     out: list[Action] = []
@@ -214,14 +214,16 @@ def attack_on_top(s: State) -> Attack:
 
 
 def defender_of(fr: Attack) -> int | None:
-    return fr.defending_fighter
+    """``fr.defending_fighter``, written out (a property read is a generic lookup)."""
+    defender = fr.defender
+    return int(defender[2:]) if defender.startswith("f:") else None
 
 
 def window_owner(fr: Attack) -> int:
     """``fr.answering.current``, without building the window of a one-seat stage."""
     stage = fr.stage
     if stage in DEFENDER_STAGES:
-        owner = fr.defending_fighter
+        owner = defender_of(fr)
     elif stage == "help":
         owner = fr.answering.current
     else:

@@ -50,7 +50,7 @@ def token_at(s: State, token: str) -> tuple[int, int] | None:
 def can_use_abilities(s: State, idx: int) -> bool:
     """Not on the landing ship, not eliminated, and no other fighter's Neko in the sector."""
     f = s.fighters[idx]
-    if not f.on_arena or f.fighter == "automa":
+    if f.sector is None or f.eliminated or f.fighter == "automa":  # not on the arena, or the Automa
         return False
     neko = token_at(s, "neko")
     return not (neko is not None and neko[1] == f.sector and neko[0] != idx)
