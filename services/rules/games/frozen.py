@@ -58,7 +58,10 @@ def but(obj: T, changes: dict[str, Any]) -> T:
         names = _FIELDS[cls] = _plain_fields(cls)
     if names is None or not names.issuperset(changes):
         return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
-    attrs = obj.__dict__.copy()
+    # dict(d), not d.copy(): an instance made by its __init__ holds a split dict, whose
+    # copies stay split, and CPython 3.11 does not specialise attribute reads on instances
+    # holding one (the generic lookup on every read); dict(d) makes a combined dict
+    attrs = dict(obj.__dict__)
     attrs.update(changes)
     new = _NEW(cls)
     _SET(new, "__dict__", attrs)
