@@ -1,6 +1,6 @@
 """Make a deployment's stores with an EARLIER release, for the upgrade test.
 
-    python scripts/make_store_fixture.py REF OUT [--keep]
+    python scripts/make_store_fixture.py REF OUT [--keep] [--postgres URL]
 
 Extracts the code of git ref REF (``git archive REF services protos pyproject.toml``), starts
 THAT tree's ``neon up`` on a fresh var dir (SQLite, its bundled nats-server, dev keys: the
@@ -10,7 +10,14 @@ and packs the var dir (SQLite files, keys.json, organiser.token, the JetStream d
 with the scenario's ``manifest.json`` into OUT, an xz-compressed tarball.
 
 tests/integration/test_store_upgrade.py loads such tarballs (tests/fixtures/stores/) with the
-current code. Every service port is a free one (NEON_*_PORT), so a ``./dev up`` running on
+current code.
+
+With ``--postgres URL`` the old release keeps its event stores in PostgreSQL instead:
+``DATABASE_URL=URL`` and ``NEON_POSTGRES_SCHEMA`` a fresh schema of its own (created before,
+dropped after); the rest is as above (bundled NATS, the var dir for keys, token and JetStream
+data). After the stop, ``pg_dump --schema=<schema> --no-owner --no-privileges`` goes into the
+tarball as ``postgres.sql`` and the manifest records the schema's name (``postgres_schema``),
+so a test can restore it under a name of its own. Every service port is a free one (NEON_*_PORT), so a ``./dev up`` running on
 the default ports is not disturbed.
 """
 
@@ -27,6 +34,7 @@ import sys
 import tarfile
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,7 +62,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def backend_env(tree: Path, var: Path) -> dict[str, str]:
+def backend_env(tree: Path, var: Path, postgres: str = "", schema: str = "") -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if k not in ("NATS_URL", "DATABASE_URL", "NEON_PERSISTENCE", "POSTGRES_PASSWORD",
                         "NEON_NAMESPACE", "NEON_POSTGRES_SCHEMA", "PYTHONPATH")
@@ -62,6 +70,9 @@ def backend_env(tree: Path, var: Path) -> dict[str, str]:
     env.update({"PYTHONPATH": str(tree), "NEON_VAR_DIR": str(var), "NEON_LOG_LEVEL": "info",
                 "NEON_MATCHMAKING_INTERVAL": "0.1", "NEON_GRACE_SECONDS": "5",
                 "PYTHONDONTWRITEBYTECODE": "1"})
+    if postgres:
+        env.update({"DATABASE_URL": postgres, "NEON_PERSISTENCE": "postgres",
+                    "NEON_POSTGRES_SCHEMA": schema})
     for service in SERVICES:
         env[f"NEON_{service.upper().replace('-', '_')}_PORT"] = str(free_port())
     return env
@@ -90,7 +101,24 @@ def _open(port: int) -> bool:
         return False
 
 
-def pack(var: Path, manifest: Path, out: Path, ref: str, commit: str) -> None:
+def pg(url: str, statement: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(statement)
+
+
+def dump_schema(url: str, schema: str) -> bytes:
+    """The schema as plain SQL (tables, their rows, the functions eventsourcing made)."""
+    dump = subprocess.run(
+        ["pg_dump", "--schema", schema, "--no-owner", "--no-privileges", "--dbname", url],
+        check=True, capture_output=True).stdout
+    assert f"CREATE SCHEMA {schema};".encode() in dump, dump[:2000]
+    return dump
+
+
+def pack(var: Path, manifest: Path, out: Path, ref: str, commit: str,
+         postgres: tuple[str, bytes] | None = None) -> None:
     def keep(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
         parts = Path(info.name).parts
         if len(parts) > 1 and parts[1] in SKIPPED:
@@ -105,6 +133,10 @@ def pack(var: Path, manifest: Path, out: Path, ref: str, commit: str) -> None:
     data = json.loads(manifest.read_text())
     data["ref"] = ref
     data["commit"] = commit
+    if postgres:
+        data["postgres_schema"] = postgres[0]
+        if found := sorted(str(p.relative_to(var)) for p in var.rglob("*.sqlite*")):
+            raise SystemExit(f"SQLite files in the var dir of a PostgreSQL run: {found}")
     body = (json.dumps(data, indent=1, sort_keys=True) + "\n").encode()
     out.parent.mkdir(parents=True, exist_ok=True)
     with tarfile.open(out, "w:xz", preset=9) as tar:
@@ -112,6 +144,10 @@ def pack(var: Path, manifest: Path, out: Path, ref: str, commit: str) -> None:
         info.size = len(body)
         tar.addfile(info, io.BytesIO(body))
         tar.add(var, arcname="var", filter=keep)
+        if postgres:
+            info = tarfile.TarInfo("postgres.sql")
+            info.size = len(postgres[1])
+            tar.addfile(info, io.BytesIO(postgres[1]))
 
 
 def main() -> int:
@@ -119,13 +155,38 @@ def main() -> int:
     parser.add_argument("ref", help="a git ref of this repository (the earlier release)")
     parser.add_argument("out", type=Path, help="the tarball to write (.tar.xz)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    parser.add_argument("--postgres", metavar="URL", default="",
+                        help="keep the stores in this PostgreSQL database (a fresh schema, "
+                             "dumped into the tarball as postgres.sql) instead of SQLite")
     args = parser.parse_args()
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.ref],
                             check=True, capture_output=True, text=True).stdout.strip()
     tmp = Path(tempfile.mkdtemp(prefix=f"store-{commit}-"))
     tree = old_tree(args.ref, tmp)
     var = tmp / "var"
-    env = backend_env(tree, var)
+    schema = f"neonfx_{commit}_{uuid.uuid4().hex[:8]}" if args.postgres else ""
+    env = backend_env(tree, var, args.postgres, schema)
+    if schema:
+        pg(args.postgres, f'CREATE SCHEMA "{schema}"')
+        print(f"PostgreSQL schema {schema}", flush=True)
+    try:
+        run(args, tree, var, env, tmp, commit, schema)
+    finally:
+        if schema:
+            pg(args.postgres, f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    size = args.out.stat().st_size
+    print(f"wrote {args.out}: {size:,} bytes ({size / 1024:.0f} KiB), from {args.ref} ({commit})")
+    if not args.keep:
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        print(f"kept {tmp}")
+    return 0
+
+
+def run(args: argparse.Namespace, tree: Path, var: Path, env: dict[str, str], tmp: Path,
+        commit: str, schema: str) -> None:
     log = tmp / "up.log"
     print(f"old tree {args.ref} ({commit}) in {tree}; var dir {var}", flush=True)
     t0 = time.monotonic()
@@ -155,16 +216,8 @@ def main() -> int:
     if proc.returncode != 0:
         raise SystemExit(f"the old backend exited with {proc.returncode} on SIGINT:\n"
                          + log.read_text()[-3000:])
-    pack(var, manifest, args.out, args.ref, commit)
-    size = args.out.stat().st_size
-    print(f"wrote {args.out}: {size:,} bytes ({size / 1024:.0f} KiB), from {args.ref} ({commit})")
-    if not args.keep:
-        import shutil
-
-        shutil.rmtree(tmp, ignore_errors=True)
-    else:
-        print(f"kept {tmp}")
-    return 0
+    dump = (schema, dump_schema(args.postgres, schema)) if schema else None
+    pack(var, manifest, args.out, args.ref, commit, dump)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,12 @@ JetStream folder, not CI's NATS: a deployment on the embedded defaults upgrades 
 files and its NATS data together (the outbox relays' positions are a JetStream KV bucket,
 scoring's and the tournament's durable consumers live in the stream), so a fresh NATS would
 be another deployment, not an upgrade. No mocks: real gRPC, real NATS, real SQLite files.
+
+A ``*-postgres`` fixture holds the release's PostgreSQL schema instead of SQLite files
+(``postgres.sql``, a pg_dump of it; the manifest names the schema): it is restored under a
+fresh schema of this run in DATABASE_URL's database (skipped when DATABASE_URL is not set),
+the backend runs on it with persistence postgres, the same checks follow, and the schema is
+dropped at the end.
 """
 
 from __future__ import annotations
@@ -16,9 +22,14 @@ import asyncio
 import dataclasses
 import json
 import logging
+import os
+import re
 import sqlite3
 import tarfile
 import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +59,68 @@ def unpack(fixture: Path, into: Path) -> dict[str, Any]:
     return json.loads((into / "manifest.json").read_text())
 
 
+def postgres_fixture(fixture: Path) -> bool:
+    return fixture.name.endswith("-postgres.tar.xz")
+
+
+def restore(dump: str, old: str, new: str, url: str) -> None:
+    """Load a plain pg_dump of schema ``old`` as schema ``new`` (the name replaced in the
+    text, function bodies included), without psql: the statements as one script each, the
+    COPY blocks through psycopg's COPY; psql's meta-commands (\\restrict) are skipped."""
+    import psycopg
+
+    assert re.search(rf"^CREATE SCHEMA {re.escape(old)};$", dump, re.M), "not this dump's schema"
+    lines = dump.replace(old, new).split("\n")
+    with psycopg.connect(url, autocommit=True) as conn:
+        script: list[str] = []
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            i += 1
+            if line.startswith("\\"):
+                continue
+            if not (line.startswith("COPY ") and line.endswith(" FROM stdin;")):
+                script.append(line)
+                continue
+            if "".join(script).strip():
+                conn.execute("\n".join(script).encode())
+            script = []
+            end = lines.index("\\.", i)
+            with conn.cursor() as cur, cur.copy(line.encode()) as copy:
+                copy.write("".join(x + "\n" for x in lines[i:end]))
+            i = end + 1
+        if "".join(script).strip():
+            conn.execute("\n".join(script).encode())
+
+
+@contextmanager
+def store_settings(fixture: Path, manifest: dict[str, Any], var: Path) -> Iterator[Settings]:
+    """Settings of the current backend on the fixture's stores, after checking that the long
+    tournament's check is one of an old snapshot (read before anything opens the stores)."""
+    base = dataclasses.replace(Settings(), var_dir=var, ports={name: 0 for name in DEFAULT_PORTS},
+                               log_level="info")
+    if not postgres_fixture(fixture):
+        with sqlite3.connect(var / "tournament.sqlite") as db:
+            assert db.execute("SELECT count(*) FROM stored_snapshots").fetchone()[0] >= 1
+        yield dataclasses.replace(base, persistence="sqlite")
+        return
+    import psycopg
+
+    url = os.environ["DATABASE_URL"]
+    schema = f"t_upgrade_{uuid.uuid4().hex[:12]}"
+    try:
+        restore((var.parent / "postgres.sql").read_text(), manifest["postgres_schema"], schema,
+                url)
+        with psycopg.connect(url) as conn:
+            assert conn.execute(f'SELECT count(*) FROM "{schema}".tournament_snapshots'
+                                ).fetchone()[0] >= 1
+        yield dataclasses.replace(base, persistence="postgres", database_url=url,
+                                  postgres_schema=schema)
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
 @pytest.fixture
 def log_file(tmp_path: Path) -> Any:
     """Every structlog line and every standard-library warning (eventsourcing, grpc, nats)
@@ -69,13 +142,15 @@ def log_file(tmp_path: Path) -> Any:
 @pytest.mark.parametrize("fixture", FIXTURES, ids=[f.name.split(".")[0] for f in FIXTURES])
 async def test_an_earlier_releases_stores_load_and_go_on(fixture: Path, tmp_path: Path,
                                                          log_file: Path) -> None:
+    if postgres_fixture(fixture) and not os.environ.get("DATABASE_URL"):
+        pytest.skip("PostgreSQL fixture: DATABASE_URL is not set")
     manifest = unpack(fixture, tmp_path)
-    with sqlite3.connect(tmp_path / "var" / "tournament.sqlite") as db:  # what makes the
-        # long tournament's check one of an old snapshot (read before anything opens it)
-        assert db.execute("SELECT count(*) FROM stored_snapshots").fetchone()[0] >= 1
-    settings = dataclasses.replace(
-        Settings(), var_dir=tmp_path / "var", persistence="sqlite",
-        ports={name: 0 for name in DEFAULT_PORTS}, log_level="info")
+    with store_settings(fixture, manifest, tmp_path / "var") as settings:
+        await stores_go_on(fixture, manifest, settings, log_file)
+
+
+async def stores_go_on(fixture: Path, manifest: dict[str, Any], settings: Settings,
+                       log_file: Path) -> None:
     # the waiting ticket was queued when the fixture was made: a long ticket TTL keeps it
     # waiting (the default 600 s would expire it at the first cycle, which says nothing)
     mm_config = Config(interval=0.1, ticket_ttl=10 * 365 * 24 * 3600.0)
