@@ -5,6 +5,7 @@ neither an organiser's correction nor a signed result that arrives late."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import types
 from collections.abc import AsyncIterator
@@ -43,12 +44,22 @@ class StandInRules:
         return types.SimpleNamespace(export_jsonl=b"{}\n", final_hash="", event_count=0)
 
 
+@contextlib.asynccontextmanager
+async def director_on(rules: Any) -> AsyncIterator[Director]:
+    """A Director on an in-memory store with the stand-in ``rules``, polling every 20 ms;
+    closed afterwards (the tournament unit tests' fixtures)."""
+    app = TournamentApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    director = Director(app, rules, None, KEY, Options(poll=0.02))
+    try:
+        yield director
+    finally:
+        await director.close()
+
+
 @pytest.fixture
 async def d() -> AsyncIterator[Director]:
-    app = TournamentApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    director = Director(app, StandInRules(), None, KEY, Options(poll=0.02))
-    yield director
-    await director.close()
+    async with director_on(StandInRules()) as director:
+        yield director
 
 
 async def _running(d: Director, tid: str, rounds: int) -> None:

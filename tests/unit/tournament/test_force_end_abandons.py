@@ -16,7 +16,7 @@ from services.tournament import director as director_module
 from services.tournament.app import TournamentApplication
 from services.tournament.director import Director, Options
 from services.tournament.domain import tournament_uuid
-from tests.unit.tournament.test_director_ended import KEY, ORG, StandInRules
+from tests.unit.tournament.test_director_ended import KEY, ORG, StandInRules, director_on
 
 
 class AbandoningRules(StandInRules):
@@ -50,11 +50,9 @@ class Logged:
 
 @pytest.fixture
 async def setup() -> AsyncIterator[tuple[Director, AbandoningRules]]:
-    app = TournamentApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
     rules = AbandoningRules()
-    director = Director(app, rules, None, KEY, Options(poll=0.02))
-    yield director, rules
-    await director.close()
+    async with director_on(rules) as director:
+        yield director, rules
 
 
 async def _round_one(d: Director, tid: str) -> dict[str, Any]:

@@ -12,9 +12,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from services.platform.tokens import Claims
-from services.tournament.app import TournamentApplication
-from services.tournament.director import Director, Options
-from tests.unit.tournament.test_director_ended import KEY, ORG, StandInRules
+from services.tournament.director import Director
+from tests.unit.tournament.test_director_ended import ORG, StandInRules, director_on
 
 
 class MovingRules(StandInRules):
@@ -27,10 +26,8 @@ class MovingRules(StandInRules):
 
 @pytest.fixture
 async def d() -> AsyncIterator[Director]:
-    app = TournamentApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    director = Director(app, MovingRules(), None, KEY, Options(poll=0.02))
-    yield director
-    await director.close()
+    async with director_on(MovingRules()) as director:
+        yield director
 
 
 async def test_a_moved_rules_service_is_where_players_are_sent(d: Director) -> None:

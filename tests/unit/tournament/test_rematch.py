@@ -20,10 +20,9 @@ from services.platform.errors import (
 )
 from services.platform.tokens import Claims
 from services.tournament import log as tlog
-from services.tournament.app import TournamentApplication
-from services.tournament.director import Director, Options
+from services.tournament.director import Director
 from services.tournament.domain import MAX_REMATCHES
-from tests.unit.tournament.test_director_ended import KEY, ORG, StandInRules
+from tests.unit.tournament.test_director_ended import ORG, StandInRules, director_on
 from tests.unit.tournament.test_force_end_abandons import _matches, _round_one
 
 
@@ -49,11 +48,9 @@ class SealingRules(StandInRules):
 
 @pytest.fixture
 async def setup() -> AsyncIterator[tuple[Director, SealingRules]]:
-    app = TournamentApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
     rules = SealingRules()
-    director = Director(app, rules, None, KEY, Options(poll=0.02))
-    yield director, rules
-    await director.close()
+    async with director_on(rules) as director:
+        yield director, rules
 
 
 def _ended(match_id: str, seats: list[str], outcome: dict[str, Any]) -> dict[str, Any]:
@@ -200,11 +197,9 @@ async def _until(check: Any) -> None:
 
 @pytest.fixture
 async def slow() -> AsyncIterator[tuple[Director, SlowRules]]:
-    app = TournamentApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
     rules = SlowRules()
-    director = Director(app, rules, None, KEY, Options(poll=0.02))
-    yield director, rules
-    await director.close()
+    async with director_on(rules) as director:
+        yield director, rules
 
 
 async def test_a_start_of_the_replaced_match_does_not_start_the_rematch(slow: Any) -> None:
