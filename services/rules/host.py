@@ -69,10 +69,10 @@ from services.rules.replay import ReplayError, config_of, outcome_json, replay
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 MAX_COMMAND_ID = 128
 SEAL_RETRY_MS = 5000
+"""How soon a match whose seal failed (dice or store down at its end) is tried again."""
 CLOCK_GRACE_MS = 30_000
 """What a seat whose clock ran while its match had no service gets when the service takes
 the match up again (capped at a whole decision's time; ``NEON_CLOCK_GRACE_MS``, 0: none)."""
-"""How soon a match whose seal failed (dice or store down at its end) is tried again."""
 RESERVED_COMMANDS = ("timeout:", "forfeit:", "bot:")
 """Command id prefixes of the service's own actions (a clock's timeout, a forfeit, a bot's
 move: ``timeout:N`` makes version N); a client's id of that form could name one of them."""
