@@ -55,6 +55,10 @@ def _bool(value: str | None, default: bool = False) -> bool:
     return value.strip().lower() in ("1", "true", "yes", "on")
 
 
+CLOCK_GRACE_MS = 30_000
+"""The default of ``Settings.clock_grace_ms`` (and of the rules host's)."""
+
+
 @dataclass(frozen=True)
 class Settings:
     """Every knob a service reads. Build with :func:`load`."""
@@ -82,7 +86,7 @@ class Settings:
     grace_seconds: float = 10.0
     call_timeout: float = 5.0
     seat_token_ttl: int = 7 * 24 * 3600
-    clock_grace_ms: int = 30_000
+    clock_grace_ms: int = CLOCK_GRACE_MS
     """A turn clock that ran while its match had no rules service (a restart, an upgrade)
     gets this much from when the service takes the match up again, capped at a whole
     decision's time (``NEON_CLOCK_GRACE_MS``; 0: the downtime counts in full)."""
@@ -205,7 +209,7 @@ def load(environ: dict[str, str] | None = None) -> Settings:
         grace_seconds=float(e.get("NEON_GRACE_SECONDS", "10")),
         call_timeout=float(e.get("NEON_CALL_TIMEOUT", "5")),
         seat_token_ttl=int(e.get("NEON_SEAT_TOKEN_TTL", str(7 * 24 * 3600))),
-        clock_grace_ms=int(e.get("NEON_CLOCK_GRACE_MS", "30000")),
+        clock_grace_ms=int(e.get("NEON_CLOCK_GRACE_MS", str(CLOCK_GRACE_MS))),
         outbox_interval=float(e.get("NEON_OUTBOX_INTERVAL", "0.05")),
         stream_replicas=int(e.get("NEON_STREAM_REPLICAS", "1")),
         namespace=check_namespace(e.get("NEON_NAMESPACE", "").strip()),

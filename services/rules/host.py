@@ -34,6 +34,7 @@ from services.platform.errors import (
     Unavailable,
 )
 from services.platform.logs import get_logger
+from services.platform.settings import CLOCK_GRACE_MS
 from services.platform.tokens import Claims, TokenIssuer
 from services.rules import access
 from services.rules import records as rec
@@ -70,9 +71,6 @@ MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 MAX_COMMAND_ID = 128
 SEAL_RETRY_MS = 5000
 """How soon a match whose seal failed (dice or store down at its end) is tried again."""
-CLOCK_GRACE_MS = 30_000
-"""What a seat whose clock ran while its match had no service gets when the service takes
-the match up again (capped at a whole decision's time; ``NEON_CLOCK_GRACE_MS``, 0: none)."""
 RESERVED_COMMANDS = ("timeout:", "forfeit:", "bot:")
 """Command id prefixes of the service's own actions (a clock's timeout, a forfeit, a bot's
 move: ``timeout:N`` makes version N); a client's id of that form could name one of them."""
