@@ -29,10 +29,22 @@ def port_open(host: str, port: int, timeout: float = 0.2) -> bool:
         return False
 
 
+_HANDED_OUT: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port free now on 127.0.0.1, never one this process handed out before: a caller that
+    picks several ports before binding any (a supervisor starting its services, a benchmark's
+    stack) would otherwise, now and then, get the same port twice from the kernel, and one
+    service would answer on the address meant for another."""
+    for _ in range(1000):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
+    raise RuntimeError("no free port left that this process has not handed out already")
 
 
 class EmbeddedNats:
