@@ -31,7 +31,7 @@ from services.rules.games.neon.defeat import (
 )
 from services.rules.games.neon.encoding import canonical_state
 from services.rules.games.neon.encoding import encode as encode_state
-from services.rules.games.neon.flow import advance, setup_state
+from services.rules.games.neon.flow import advance, setup_events, setup_state
 from services.rules.games.neon.legality import explain
 from services.rules.games.neon.loot import discard_loot, keep_actions, place_actions
 from services.rules.games.neon.resign import resign
@@ -261,6 +261,14 @@ class NeonEngine(RemembersPending):
     # ---- set-up --------------------------------------------------------------------------------
 
     def setup(self, config: MatchConfig, rng: Randomness) -> State:
+        return self.start(config, rng).state
+
+    def start(self, config: MatchConfig, rng: Randomness) -> Transition:
+        """The set-up (steps 1-6 of the rulebook) with its events (``flow.setup_events``):
+        the arena, the decks, each seat's fighter and opening hand (the count public, the
+        cards to that seat alone), the Automa's sector and the leader. ``setup`` is this
+        state: the events are read from it and draw nothing, so the draws and the state
+        are those of every earlier version (replays read states, not events)."""
         mode = MODES.get(config.mode)
         if mode is None:
             raise ConfigError(f"unknown mode {config.mode!r}; modes: {', '.join(MODES)}")
@@ -285,9 +293,10 @@ class NeonEngine(RemembersPending):
             fighters = tuple(rng.shuffle(sorted(FIGHTERS)))[:config.seats]
         board = self._round_board(options)
         state = setup_state(config, rng, fighters, teams, automa, board)
-        w = Draft(state, rng, ruleset=self.ruleset.version)
+        w = Draft(state, rng, setup_events(state, dealt=chosen is None),
+                  ruleset=self.ruleset.version)
         advance(w)
-        return w.finish()
+        return Transition(w.finish(), tuple(w.events))
 
     def _automa(self, config: MatchConfig, options: dict[str, Any]) -> bool:
         wanted = options.get("automa")

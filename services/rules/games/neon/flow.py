@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from services.rules.games.contract import MatchConfig, Randomness
-from services.rules.games.frozen import replace
+from services.rules.games.contract import EngineEvent, MatchConfig, Randomness
+from services.rules.games.frozen import event, replace
 from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.automa import automa_turn
 from services.rules.games.neon.cards import (
@@ -86,6 +86,37 @@ def setup_state(config: MatchConfig, rng: Randomness, fighters: tuple[str, ...],
         bots=tuple(zip(ring, bots, strict=False)), search_supply=SEARCH_TOKENS,
         loot_decks=loot, upgrade_deck=upgrades,
         health_supply=(supply[1], supply[2], supply[3]), leader=leader)
+
+
+def setup_events(s: State, dealt: bool) -> list[EngineEvent]:
+    """The events of the set-up that made ``s`` (``setup_state``), in the rulebook's order,
+    read from ``s`` alone (no draw). Public: the arena (step 2: the ring, the bot in each
+    sector, the top scoreboard token and how many are stacked, the round board's cells),
+    the shared decks' sizes (step 3), each seat's fighter (4a; ``dealt``: at random, else
+    from option ``fighters``) and how many cards it drew (4d), the Automa's sector, the
+    leader (step 6). Private to each seat: the cards of its own opening hand (the same
+    ``cards_drawn``/``cards_drawn_private`` pair a draw makes in play). Deck orders, the
+    rest of the scoreboard stack and the bots' supply sides stay hidden, as in the views."""
+    on = dict(s.bots)
+    out = [
+        event("arena_built", {"ring": list(s.ring),
+                              "bots": [{"sector": n, "bot": on.get(n)} for n in s.ring],
+                              "next_to_close": s.scoreboard[0] if s.scoreboard else None,
+                              "scoreboard_left": len(s.scoreboard), "cells": list(s.cells)}),
+        event("decks_formed", {"loot_decks": [len(d) for d in s.loot_decks],
+                               "upgrade_deck": len(s.upgrade_deck)}),
+    ]
+    for f in s.fighters[:s.seats]:
+        out.append(event("fighter_taken", {"fighter": f.idx, "name": f.fighter, "team": f.team,
+                                           "side": f.side, "energy": f.energy,
+                                           "by": "random" if dealt else "choice"}))
+        out.append(event("cards_drawn", {"fighter": f.idx, "count": len(f.hand)}))
+        out.append(event("cards_drawn_private", {"fighter": f.idx, "cards": list(f.hand)},
+                         frozenset({f.idx})))
+    for f in s.fighters[s.seats:]:
+        out.append(event("automa_placed", {"fighter": f.idx, "sector": f.sector}))
+    out.append(event("leader", {"fighter": s.leader}))
+    return out
 
 
 def frame_needs_answer(s: State) -> bool:

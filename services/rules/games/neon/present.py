@@ -185,6 +185,18 @@ def describe_event(event: Mapping[str, Any], viewer: int | None) -> str:
     d: Mapping[str, Any] = event.get("data") or {}
     f = who(d)
     texts = {
+        "arena_built": "the arena: sectors " + ", ".join(map(str, seq(d, "ring")))
+                       + f"; sector {d.get('next_to_close')} closes first",
+        "decks_formed": "loot decks of " + ", ".join(map(str, seq(d, "loot_decks")))
+                        + " cards" + (f", an upgrade deck of {d.get('upgrade_deck')}"
+                                      if d.get("upgrade_deck") else ""),
+        "fighter_taken": f"{f} is {fighter_name(d.get('name'))} (side {d.get('side')}, "
+                         f"{d.get('energy')} energy)",
+        "cards_drawn": f"{f} draws {d.get('count')} card(s)",
+        "cards_drawn_private": ("you draw " if viewer is not None and viewer == d.get("fighter")
+                                else f"{f} draws ")
+                               + ", ".join(action_card_name(str(c)) for c in seq(d, "cards")),
+        "automa_placed": f"the Automa ({f}) starts in sector {d.get('sector')}",
         "cards_chosen": f"{f} has chosen 2 cards",
         "cards_chosen_private": f"you chose {action_card_name(str(d.get('top')))} over "
                                 f"{action_card_name(str(d.get('bottom')))}",
