@@ -23,7 +23,7 @@ import orjson
 from services.platform.draws import SeededRandomness
 from services.rules.bots import Bot, bot_maker, game_bots, make_bot
 from services.rules.games import available, load_engine
-from services.rules.games.contract import GameEngine, MatchConfig, canonical_state
+from services.rules.games.contract import GameEngine, MatchConfig, canonical_state, setup_transition
 
 ACTION_LIMIT = 20_000
 """Generous: rule-bot games of the existing games end in well under a thousand actions."""
@@ -246,9 +246,10 @@ def export_game(game: str, mode: str, setup: Setup, seed: int, key: Any, bot: st
         created["state_hash_scheme"] = KEYED_SCHEME
     add(created)
     r = rng()
-    state = engine.setup(MatchConfig(mode, setup.seats, setup.options), r)
+    started = setup_transition(engine, MatchConfig(mode, setup.seats, setup.options), r)
+    state = started.state
     add({"type": "MatchStarted", "client_seeds": client_seeds, "draws": [d.to_json() for d in r.records],
-         "events": [], "state_hash": digest(state)})
+         "events": rec.engine_events_json(started.events), "state_hash": digest(state)})
     bots = [make_bot(bot, f"{seed}-{seat}", game) for seat in range(setup.seats)]
     while pending := engine.pending(state):
         if len(records) > ACTION_LIMIT:
