@@ -108,7 +108,9 @@ def _illegal(state: State, seat: int, rnd: random.Random) -> list[tuple[int, dic
 def play_one(mode: str, seats: int, options: dict[str, Any], seed: int) -> int:
     rnd = random.Random(f"{mode}-{seed}")
     rng = FakeRandomness(f"engine-{mode}-{seed}")
-    state = ENGINE.setup(MatchConfig(mode, seats, options), rng)
+    started = ENGINE.start(MatchConfig(mode, seats, options), rng)  # setup's state, and events
+    state = started.state
+    _check_secrets(state, started.events, seats, views=True)
     first = json.dumps(ENGINE.encode(state), sort_keys=True)
     assert first == json.dumps(ENGINE.encode(state), sort_keys=True)
     for step in range(MAX_STEPS):

@@ -26,10 +26,11 @@ def _games(games: int = 4) -> list[tuple[int, list[tuple[int | None, dict[str, A
         for game in range(games):
             rng = SeededRandomness(f"present-{mode}-{game}")
             rnd = random.Random(game)
-            state = ENGINE.setup(MatchConfig(mode, seats, options), rng)
+            started = ENGINE.start(MatchConfig(mode, seats, options), rng)
+            state = started.state
             bots = [RuleBot(game * 10 + s) for s in range(seats)]
             views: list[tuple[int | None, dict[str, Any]]] = []
-            events: list[dict[str, Any]] = []
+            events = _served(started.events)  # the set-up's events come first
             while pending := ENGINE.pending(state):
                 d = pending[0]
                 view = json.loads(json.dumps(ENGINE.view(state, d.seat)))
@@ -37,13 +38,16 @@ def _games(games: int = 4) -> list[tuple[int, list[tuple[int | None, dict[str, A
                           else rnd.choice(d.legal))
                 t = ENGINE.apply(state, d.seat, action, rng)
                 state = t.state
-                events += [{"kind": e.kind, "data": json.loads(json.dumps(dict(e.data))),
-                            "visible_to": sorted(e.visible_to) if e.visible_to else None}
-                           for e in t.events]
+                events += _served(t.events)
                 views += [(v, json.loads(json.dumps(ENGINE.view(state, v))))
                           for v in [*range(seats), None]]
             out.append((seats, views, events))
     return out
+
+
+def _served(events: Any) -> list[dict[str, Any]]:
+    return [{"kind": e.kind, "data": json.loads(json.dumps(dict(e.data))),
+             "visible_to": sorted(e.visible_to) if e.visible_to else None} for e in events]
 
 
 GAMES = _games()
@@ -84,7 +88,7 @@ def test_every_event_kind_gets_a_line_in_words() -> None:
             for viewer in viewers:
                 line = present.describe_event(event, viewer)
                 assert line and line.strip() and "{" not in line, event
-    assert {"attacked", "damage", "ko", "stars"} <= kinds
+    assert {"attacked", "damage", "ko", "stars", "heroes_dealt", "drew_count"} <= kinds
     assert kinds <= set(present.EVENT_KINDS)
 
 

@@ -23,7 +23,7 @@ from . import schemas, turns, views
 from .canon import canonical_state
 from .content import hero
 from .legality import attack_options, attack_problem, can_attack, defense_options, defense_problem
-from .modes import BEST_OF_THREE, HERO_MATCH, MODES, SOLO, setup
+from .modes import BEST_OF_THREE, HERO_MATCH, MODES, SOLO, start
 from .rulesets import CURRENT, RULESETS, Ruleset
 from .state import DEFEND, OVER, PICK, SHIELDS, TURN, State, encode_state, to_json
 
@@ -72,7 +72,15 @@ class NeonReignEngine(RemembersPending):
         return schemas.action_schema()
 
     def setup(self, config: MatchConfig, rng: Randomness) -> State:
-        return setup(config, rng, self.rules)
+        return self.start(config, rng).state
+
+    def start(self, config: MatchConfig, rng: Randomness) -> Transition:
+        """The set-up with its events (the contract's optional ``start``; the rules host
+        records them in MatchStarted): each side's hero(es), the game started and its first
+        player, and per seat its starting hand (that seat only) and its count (public).
+        ``setup`` is this state, from the same draws in the same order."""
+        state, events = start(config, rng, self.rules)
+        return Transition(state, events)
 
     # -- who acts now -----------------------------------------------------------------------
     def _pending(self, state: State) -> tuple[Decision, ...]:

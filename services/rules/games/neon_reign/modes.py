@@ -135,6 +135,16 @@ def deal(side: Side, deck: tuple[str, ...], rng: Randomness) -> tuple[Side, Engi
 
 
 def setup(config: MatchConfig, rng: Randomness, rules: Ruleset = CURRENT) -> State:
+    """The starting state (what replays fold MatchStarted with): :func:`start`'s state."""
+    return start(config, rng, rules)[0]
+
+
+def start(config: MatchConfig, rng: Randomness,
+          rules: Ruleset = CURRENT) -> tuple[State, tuple[EngineEvent, ...]]:
+    """The starting state and the events of set-up (the rules host records them in
+    MatchStarted). The draws, in this order, are those of every engine version: heroes (if
+    random), the Computer hero (if random), the first player (if random), then one shuffle
+    per deck in seat order; the events are read off the state they made."""
     options = parse_options(config)
     heroes = _draw_heroes(options, config.seats, rng)
     if options.mode == SOLO:
@@ -149,10 +159,38 @@ def setup(config: MatchConfig, rng: Randomness, rules: Ruleset = CURRENT) -> Sta
     starter = rng.randbelow(2) if options.first_player == "random" else int(options.first_player)
     dealt = tuple(deal(side, deck_cards(deck, rules), rng)[0]
                   for side, deck in zip(sides, decks))
-    return State(mode=options.mode, difficulty=options.difficulty, decks=decks,
-                 sides=(dealt[0], dealt[1]),
-                 phase=PICK if options.mode == HERO_MATCH else TURN,
-                 active=starter, starter=starter, rules=rules)
+    state = State(mode=options.mode, difficulty=options.difficulty, decks=decks,
+                  sides=(dealt[0], dealt[1]),
+                  phase=PICK if options.mode == HERO_MATCH else TURN,
+                  active=starter, starter=starter, rules=rules)
+    return state, _setup_events(state, options)
+
+
+def _setup_events(state: State, options: Options) -> tuple[EngineEvent, ...]:
+    """What set-up shows: each side's hero(es) (public, as in every view), the game started
+    with its first player, then per seat its starting hand (to that seat only) and how many
+    cards it drew (public). Later games of a Best of Three deal with ``game_started`` and
+    the private ``drew`` events alone (``_best_of_three``)."""
+    events: list[EngineEvent] = []
+    for seat, side in enumerate(state.sides):
+        chosen = (options.computer_hero is not None if side.computer
+                  else options.heroes is not None)
+        data: dict[str, Any] = {"side": seat,
+                                # a Hero Match's two heroes in the order the views show them
+                                "heroes": sorted(side.bench) if side.bench else [side.hero],
+                                "source": "chosen" if chosen else "dealt at random"}
+        if side.computer:
+            data["computer"] = True
+        events.append(event("heroes_dealt", data))
+    events.append(event("game_started", {"game": state.game, "first_player": state.starter}))
+    for seat, side in enumerate(state.sides):
+        if side.computer:  # the Computer's deck is shuffled, never drawn into a hand
+            continue
+        events.append(event("drew", {"side": seat, "cards": list(side.hand),
+                                     "source": "starting hand"}, frozenset({seat})))
+        events.append(event("drew_count", {"side": seat, "count": len(side.hand),
+                                           "source": "starting hand"}))
+    return tuple(events)
 
 
 def deck_cards(deck: str, rules: Ruleset) -> tuple[str, ...]:

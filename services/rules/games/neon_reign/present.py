@@ -201,7 +201,7 @@ EVENT_KINDS = ("attacked", "defended", "passed", "countered", "combos", "shields
                "stars", "star_power", "damage", "shield_decision", "recovered", "ko",
                "arcade_tokens", "game_started", "hero_enters", "hero_picked",
                "hero_pick_made", "heroes_revealed", "computer_attacks", "computer_defends",
-               "computer_passes", "resigned")
+               "computer_passes", "resigned", "heroes_dealt")
 
 
 def event_schema() -> JSON:
@@ -220,7 +220,8 @@ def event_schema() -> JSON:
                 "card": {"type": "string"}, "source": {"type": "string"},
                 "hero": {"type": "string"}, "effects": {"type": "object"},
                 "combos": _IDS, "knocked_out": {"type": "array", "items": _INT},
-                "reason": {"type": "string"}, "game": _INT}},
+                "reason": {"type": "string"}, "game": _INT, "first_player": _INT,
+                "heroes": _IDS, "computer": {"type": "boolean"}}},
             "visible_to": {"type": ["array", "null"], "items": _INT},
         },
     }
@@ -302,9 +303,19 @@ def describe_event(event: Mapping[str, JSON], viewer: int | None) -> str:
         "computer_defends": lambda: f"The Computer defends with {', '.join(d.get('flipped', []))}",
         "computer_passes": lambda: f"The Computer passes: {d.get('reason', '')}",
         "resigned": lambda: f"{_does(who, 'resign')}",
+        "heroes_dealt": lambda: _heroes_dealt(d, who),
     }
     line = lines.get(kind)
     return line() if line else f"{kind.replace('_', ' ')}"
+
+
+def _heroes_dealt(d: Mapping[str, Any], who: str) -> str:
+    """"Seat 1 takes Ruin (dealt at random)", "The Computer takes ...", "You take Volt and
+    Kira (chosen)" (a Hero Match's two, one of which each seat then picks in secret)."""
+    names = " and ".join(_hero_name(h) for h in d.get("heroes", []))
+    source = f" ({d['source']})" if d.get("source") else ""
+    subject = "The Computer takes" if d.get("computer") else _does(who, "take")
+    return f"{subject} {names}{source}"
 
 
 def describe_action(action: Mapping[str, JSON], view: JSON) -> str:
