@@ -90,6 +90,7 @@ async def start(
             [SERVICE_NAME],
             issuer,
             settings.stream_limits(),
+            metrics=settings.serves_metrics,
         )
     except BaseException:
         await director.close()
@@ -99,14 +100,16 @@ async def start(
             await relay.stop()
         app.close()
         raise
-    closers: list[Any] = [storehealth.watch(settings, handle, NAME), director.close,
-                          metrics.watch(metrics.tournaments(NAME, director), NAME,
-                                        metrics.TOURNAMENT_ROUNDS)]
+    closers: list[Any] = [storehealth.watch(settings, handle, NAME), director.close]
+    if settings.serves_metrics:
+        closers.append(metrics.watch(metrics.tournaments(NAME, director), NAME,
+                                     metrics.TOURNAMENT_ROUNDS))
     if consumer is not None:
         closers.append(consumer.stop)
     if relay is not None:
-        closers += [metrics.watch(metrics.outbox(relay), NAME, metrics.OUTBOX_LAG),
-                    relay.drain, relay.stop]
+        if settings.serves_metrics:
+            closers.append(metrics.watch(metrics.outbox(relay), NAME, metrics.OUTBOX_LAG))
+        closers += [relay.drain, relay.stop]
     closers.append(rules.close)
     if owned_ratings is not None:
         closers.append(owned_ratings.close)

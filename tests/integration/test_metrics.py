@@ -204,7 +204,7 @@ async def test_matchmaking_queue_cycles_and_formed_matches(env: Any) -> None:  #
     def sample(name: str, **labels: str) -> float:
         return metrics.REGISTRY.get_sample_value(name, labels) or 0.0
 
-    svc = await env.start()
+    svc = await env.start(metrics_port=free_port())  # metrics on (read here, not served)
     mm = Client(svc.address)
     a, b = env.id("ann"), env.id("bob")
     ta, tb = env.player(a), env.player(b)
