@@ -22,7 +22,8 @@ import inspect
 import threading
 import time
 from collections import Counter as Tally
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import grpc
@@ -331,10 +332,47 @@ def live_matches(service: str, matches: Any) -> Callable[[], None]:
     return refresh
 
 
+class StoreReads:
+    """The store reads that only feed gauges (the outbox's lag, the first count of the
+    tournaments), run one at a time in a thread of their own: never on the event loop, never
+    more than one connection's worth at once, whatever the number of services and scrapes.
+
+    A read asked again while the same ``key``'s read is still running (a store slower than the
+    scrapes) waits for that one instead of queueing another, so a store that hangs holds one
+    read per key, not a growing queue."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._executor: ThreadPoolExecutor | None = None
+        self._running: dict[Hashable, Future[Any]] = {}
+
+    async def read(self, key: Hashable, read: Callable[[], Any],
+                   timeout: float | None = None) -> Any:
+        """``read()``'s answer; TimeoutError after ``timeout`` seconds (the read goes on)."""
+        with self._lock:
+            running = self._running.get(key)
+            if running is None:
+                if self._executor is None:
+                    self._executor = ThreadPoolExecutor(1, thread_name_prefix="metrics-read")
+                running = self._running[key] = self._executor.submit(read)
+                running.add_done_callback(lambda done: self._done(key, done))
+        # shielded: a caller that times out or is cancelled leaves the read to the others
+        return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(running)), timeout)
+
+    def _done(self, key: Hashable, done: Future[Any]) -> None:
+        with self._lock:
+            if self._running.get(key) is done:
+                del self._running[key]
+
+
+STORE_READS = StoreReads()
+"""The process's one reader of stores for gauges."""
+
+
 def outbox(relay: Any, timeout: float = 2.0) -> Callable[[], Awaitable[None]]:
     """A refresh of the outbox series from an ``OutboxRelay``: what it has published (its
     ``sent``) and, when it leads, the notifications stored after its position (one
-    ``max_notification_id`` query, in a thread, bounded by ``timeout``)."""
+    ``max_notification_id`` query through :data:`STORE_READS`, bounded by ``timeout``)."""
     published = OUTBOX_PUBLISHED.labels(relay.service)
     lag = OUTBOX_LAG.labels(relay.service)
     seen = 0
@@ -350,8 +388,8 @@ def outbox(relay: Any, timeout: float = 2.0) -> Callable[[], Awaitable[None]]:
             return
         position = relay.position
         try:
-            head = await asyncio.wait_for(
-                asyncio.to_thread(relay.app.recorder.max_notification_id), timeout)
+            head = await STORE_READS.read(relay, relay.app.recorder.max_notification_id,
+                                          timeout)
         except Exception as err:  # the store does not answer: the last value stands
             log.info("outbox lag not read", service=relay.service, error=repr(err))
             return
