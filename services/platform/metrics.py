@@ -342,7 +342,10 @@ class StoreReads:
     read per key, not a growing queue."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        """Reentrant: a read done before its callback is added runs the callback (``_done``)
+        at once, in the thread that adds it, which holds the lock (a plain Lock deadlocked
+        the event loop there)."""
         self._executor: ThreadPoolExecutor | None = None
         self._running: dict[Hashable, Future[Any]] = {}
 
