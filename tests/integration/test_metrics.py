@@ -224,3 +224,78 @@ async def test_matchmaking_queue_cycles_and_formed_matches(env: Any) -> None:  #
     body, _ = await metrics.scrape()
     assert a.encode() not in body and env.tag.encode() not in body
     await mm.channel.close()
+
+
+async def test_without_a_metrics_port_nothing_is_collected(tmp_path: Path, nats_url: str) -> None:
+    """Every service of a backend with no metrics port, and a gateway in front: no interceptor,
+    no rules meter, no gauge refresh (so no store read for one), no tournament counts, and
+    served calls (accepted, refused, unknown) and HTTP requests move no series at all."""
+    from services.cli.tournament_commands import TournamentClient, format_json
+    from services.platform import metrics
+    from tests.support.gateway import gateway_for
+
+    def series() -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+        return {(s.name, frozenset(s.labels.items())): s.value
+                for family in metrics.REGISTRY.collect() if family.name.startswith("neon_")
+                for s in family.samples}
+
+    settings = make_settings(tmp_path, nats_url)
+    assert not settings.serves_metrics
+    refreshers = dict(metrics._refreshers)
+    b = await start_backend(settings, games=[], embedded_nats=False, engines={"toy": toy.ENGINE},
+                            scoring=True, matchmaking=True, tournament=True)
+    try:
+        assert set(b.services) == {"dice", "rules-toy", "scoring", "matchmaking", "tournament"}
+        for svc in b.services.values():
+            assert svc.handle.metrics is None, svc.name
+        host = b.services["rules-toy"].extra["host"]
+        assert host.meter is None
+        assert not isinstance(getattr(host.committer.on_batch, "__self__", None),
+                              metrics.RulesMeter)
+        assert b.services["tournament"].extra["director"].statuses is None
+        assert metrics._refreshers == refreshers
+        before = series()
+
+        client = RulesClient(b.address("rules-toy"))
+        created = await client.create(b.organiser_token(), match_id="quiet-1", mode="race",
+                                      seats=2)
+        tokens = {t.seat: t.token for t in created.seat_tokens}
+        for n, seat in enumerate((0, 1, 0, 1)):
+            await client.submit(tokens[seat], "quiet-1", f"c{n}", {"type": "pick", "step": 1})
+        with pytest.raises(grpc.aio.AioRpcError):
+            await client.submit("not-a-token", "quiet-1", "c9", {"type": "pick", "step": 1})
+        await client.close()
+        c = TournamentClient(b.address("tournament"))
+        org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+        await c.call("CreateTournament", org, tournament_id="quiet_t", game="toy", mode="race",
+                     format_json=format_json("swiss", 1))
+        await c.call("OpenRegistration", org, tournament_id="quiet_t")
+        await c.close()
+        for name, svc in b.services.items():  # a method no service has
+            async with grpc.aio.insecure_channel(svc.address) as channel:
+                with pytest.raises(grpc.aio.AioRpcError) as missing:
+                    await channel.unary_unary(f"/neon.{name}.v1.Nothing/Here")(b"", timeout=10)
+                assert missing.value.code() == grpc.StatusCode.UNIMPLEMENTED
+        async with gateway_for(b) as gateway:
+            await asyncio.to_thread(urllib.request.urlopen, gateway.url + "/healthz", None, 10)
+
+        # what a scrape elsewhere in the process would run reads none of these stores
+        reads = 0
+
+        def counted(read: Any) -> Any:
+            def max_notification_id() -> Any:
+                nonlocal reads
+                reads += 1
+                return read()
+            return max_notification_id
+
+        for svc in b.services.values():
+            recorder = svc.extra["app"].recorder if "app" in svc.extra else None
+            if recorder is not None:
+                recorder.max_notification_id = counted(recorder.max_notification_id)
+        await metrics.refresh_all()
+        assert reads == 0
+        assert series() == before
+        assert metrics._refreshers == refreshers
+    finally:
+        await b.stop(1)
