@@ -131,6 +131,9 @@ MM_FORMED = Counter("neon_matchmaking_matches_formed", "Matches the cycles forme
                     ["service", "game"], registry=REGISTRY)
 TOURNAMENT_ROUNDS = Gauge("neon_tournament_rounds_driven", "Running tournaments whose current "
                           "round this process drives", ["service"], registry=REGISTRY)
+TOURNAMENTS = Gauge("neon_tournaments", "Tournaments in the store, by status (created, "
+                    "registration, running, finished, force-ended)", ["service", "status"],
+                    registry=REGISTRY)
 
 # -- HTTP (the gateway) ----------------------------------------------------------------------
 
@@ -428,10 +431,17 @@ def matchmaking(service: str, matchmaker: Any) -> Callable[[], None]:
 
 
 def tournaments(service: str, director: Any) -> Callable[[], None]:
+    """A refresh of ``neon_tournament_rounds_driven`` from a Director, and of
+    ``neon_tournaments`` from its ``statuses`` (a tournament ``StatusCounts``) when it has one."""
     gauge = TOURNAMENT_ROUNDS.labels(service)
+    statuses = director.statuses
+    by_status = ({status: TOURNAMENTS.labels(service, status) for status in statuses.counts}
+                 if statuses is not None else {})
 
     def refresh() -> None:
         gauge.set(sum(1 for task in list(director._drivers.values()) if not task.done()))
+        for status, child in by_status.items():
+            child.set(statuses.counts[status])
 
     return refresh
 

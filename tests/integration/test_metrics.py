@@ -226,6 +226,101 @@ async def test_matchmaking_queue_cycles_and_formed_matches(env: Any) -> None:  #
     await mm.channel.close()
 
 
+TOURNAMENT = "neon.tournament.v1.TournamentService"
+
+
+def by_status(samples: Samples) -> dict[str, float]:
+    return {status: samples[("neon_tournaments", frozenset({("service", "tournament"),
+                                                             ("status", status)}))]
+            for status in ("created", "registration", "running", "finished", "force-ended")}
+
+
+async def _tournament(c: Any, org: str, tid: str, until: str) -> None:
+    """Tournament ``tid`` on the toy game (Swiss, one round, two players) taken to ``until``."""
+    from services.cli.tournament_commands import format_json
+
+    await c.call("CreateTournament", org, tournament_id=tid, game="toy", mode="race",
+                 format_json=format_json("swiss", 1))
+    if until == "created":
+        return
+    await c.call("OpenRegistration", org, tournament_id=tid)
+    if until == "registration":
+        return
+    for player in ("ann", "bob"):
+        await c.call("Register", org, tournament_id=tid, player_id=player)
+    await c.call("StartTournament", org, tournament_id=tid)
+    if until == "running":
+        return
+    if until == "force-ended":
+        await c.call("ForceEnd", org, tournament_id=tid, reason="venue closed")
+        return
+    await c.call("NextRound", org, tournament_id=tid)
+    await c.call("CorrectResult", org, tournament_id=tid, round=1, table=1, placements=[1, 2],
+                 reason="played on paper")
+    for _ in range(100):  # the round's checkpoint comes from the round's driver
+        if (await c.call("GetRound", tournament_id=tid, round=1)).round.complete:
+            break
+        await asyncio.sleep(0.1)
+    await c.call("FinishTournament", org, tournament_id=tid)
+
+
+async def test_tournaments_by_status_and_their_calls(tmp_path: Path, nats_url: str) -> None:
+    """neon_tournaments over /metrics, from real services: kept as tournaments are created,
+    opened, started, finished and force-ended; counted again from the store by a restarted
+    tournament service; the tournament calls and the gateway's requests counted too."""
+    from services.cli.tournament_commands import TournamentClient
+    from services.tournament import main as tournament_main
+    from services.tournament.director import Options
+    from tests.support.gateway import gateway_for
+
+    settings = make_settings(tmp_path, nats_url, metrics_port=free_port())
+    b = await start_backend(settings, games=[], embedded_nats=False, engines={"toy": toy.ENGINE},
+                            tournament=True, tournament_options=Options(poll=0.1))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    c = TournamentClient(b.address("tournament"))
+    try:
+        _, before = await scrape(b.metrics_url)
+        assert by_status(before) == dict.fromkeys(by_status(before), 0.0)
+        plan = {"c1": "created", "r1": "registration", "r2": "registration", "u1": "running",
+                "u2": "running", "u3": "running", "f1": "finished", "e1": "force-ended"}
+        for tid, until in plan.items():
+            await _tournament(c, org, f"metrics_{tid}", until)
+        _, after = await scrape(b.metrics_url)
+        expected = {"created": 1.0, "registration": 2.0, "running": 3.0, "finished": 1.0,
+                    "force-ended": 1.0}
+        assert by_status(after) == expected
+        assert value(after, "neon_grpc_calls_total", service="tournament",
+                     method=f"{TOURNAMENT}/CreateTournament", code="OK") == len(plan)
+        assert value(after, "neon_grpc_calls_total", service="tournament",
+                     method=f"{TOURNAMENT}/FinishTournament", code="OK") == 1
+        async with gateway_for(b) as gateway:  # the gateway's HTTP middleware, metrics on
+            for _ in range(2):
+                await asyncio.to_thread(urllib.request.urlopen, gateway.url + "/healthz", None, 10)
+        _, seen = await scrape(b.metrics_url)
+        assert value(seen, "neon_http_requests_total", service="gateway", route="/healthz",
+                     status="200") - value(after, "neon_http_requests_total", service="gateway",
+                                           route="/healthz", status="200") == 2
+
+        # a restart counts them from the store, and goes on from there
+        await c.close()
+        await b.services.pop("tournament").stop(1)
+        _, stopped = await scrape(b.metrics_url)
+        assert not any(name == "neon_tournaments" for name, _ in stopped)
+        b.services["tournament"] = await tournament_main.start(
+            b.settings, b.keys, b.nats_client, options=Options(poll=0.1))
+        c = TournamentClient(b.address("tournament"))
+        _, again = await scrape(b.metrics_url)
+        assert by_status(again) == expected
+        await c.call("OpenRegistration", org, tournament_id="metrics_c1")
+        await c.call("ForceEnd", org, tournament_id="metrics_u1", reason="venue closed")
+        _, last = await scrape(b.metrics_url)
+        assert by_status(last) == {**expected, "created": 0.0, "registration": 3.0,
+                                   "running": 2.0, "force-ended": 2.0}
+    finally:
+        await c.close()
+        await b.stop(1)
+
+
 async def test_without_a_metrics_port_nothing_is_collected(tmp_path: Path, nats_url: str) -> None:
     """Every service of a backend with no metrics port, and a gateway in front: no interceptor,
     no rules meter, no gauge refresh (so no store read for one), no tournament counts, and
