@@ -12,7 +12,11 @@ a player, a token; values are counts and timings only, never anything a seat may
 
 Gauges that describe state (live matches, outbox lag, tickets waiting) are read when scraped,
 on the event loop, by the ``refresh`` callables the services register with :func:`watch`:
-the hot paths pay nothing for them.
+the hot paths pay nothing for them; what a refresh reads from a store goes through
+:data:`STORE_READS`, one read at a time in a thread.
+
+All of it only where ``/metrics`` is served (``Settings.serves_metrics``): a process without a
+metrics port installs no interceptor or middleware, no rules meter, and registers no refresh.
 """
 
 from __future__ import annotations
