@@ -28,5 +28,6 @@ async def start(settings: Settings, keys: Keys) -> RunningService:
     handle = await start_server(
         address, lambda server: register(server, app), [SERVICE_NAME],
         TokenIssuer(keys.token_secret), settings.stream_limits(),
+        metrics=settings.serves_metrics,
     )
     return RunningService(NAME, handle, f"{settings.host}:{handle.port}", closers=[storehealth.watch(settings, handle, NAME), lambda: close_when_idle(app)])

@@ -68,7 +68,8 @@ async def start(
         public_key_hex(keys.signing_key),
     )
     app = build_app(gateway)
-    app.middlewares.append(metrics.http_middleware(NAME))
+    if settings.serves_metrics:  # else requests are neither counted nor timed
+        app.middlewares.append(metrics.http_middleware(NAME))
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
     await runner.setup()
     site = web.TCPSite(runner, settings.bind_host, config.port)

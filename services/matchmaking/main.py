@@ -68,7 +68,7 @@ async def start(
     handle = await start_server(
         f"{settings.bind_host}:{settings.ports[NAME]}",
         lambda server: routing.register(server, matchmaker, issuer, router),
-        [SERVICE_NAME], issuer, settings.stream_limits(),
+        [SERVICE_NAME], issuer, settings.stream_limits(), metrics=settings.serves_metrics,
     )
     loop_task = asyncio.create_task(matchmaker.run(), name="matchmaking-cycle")
 
@@ -77,12 +77,14 @@ async def start(
         await asyncio.gather(loop_task, return_exceptions=True)
         await matchmaker.drain()
 
-    closers: list[Any] = [storehealth.watch(settings, handle, NAME), stop_cycle,
-                          metrics.watch(metrics.matchmaking(NAME, matchmaker), NAME,
-                                        metrics.MM_WAITING)]
+    closers: list[Any] = [storehealth.watch(settings, handle, NAME), stop_cycle]
+    if settings.serves_metrics:  # else no cycle hook and no gauge refreshes
+        closers.append(metrics.watch(metrics.matchmaking(NAME, matchmaker), NAME,
+                                     metrics.MM_WAITING))
     if relay is not None:
-        closers += [metrics.watch(metrics.outbox(relay), NAME, metrics.OUTBOX_LAG),
-                    relay.drain, relay.stop]
+        if settings.serves_metrics:
+            closers.append(metrics.watch(metrics.outbox(relay), NAME, metrics.OUTBOX_LAG))
+        closers += [relay.drain, relay.stop]
     closers += [rules.close]
     if router is not None:
         closers.append(router.close)

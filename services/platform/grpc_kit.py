@@ -319,6 +319,8 @@ class ServerHandle:
         self.stopping = False
         self.store_gate: StoreGate | None = None
         self.streams: StreamLimiter | None = None
+        self.metrics: Any = None
+        """The server's metrics interceptor (a metrics.GrpcMetrics), or None: none installed."""
 
     async def set_serving(self, serving: bool) -> None:
         status = (
@@ -341,15 +343,23 @@ async def start_server(
     service_names: list[str],
     issuer: TokenIssuer | None,
     limits: StreamLimits | None = None,
+    *,
+    metrics: bool,
 ) -> ServerHandle:
-    """Start an aio server on ``address`` with health, reflection, the metrics interceptor and
-    the kernel interceptor (``limits``: the open-stream limits; None: the defaults of
-    :class:`StreamLimits`)."""
-    from services.platform.metrics import GrpcMetrics  # here: clients never import prometheus
-
+    """Start an aio server on ``address`` with health, reflection and the kernel interceptor
+    (``limits``: the open-stream limits; None: the defaults of :class:`StreamLimits`), and the
+    metrics interceptor when ``metrics`` (``settings.serves_metrics``: a process that serves no
+    ``/metrics`` pays nothing per call for them)."""
     kernel = KernelInterceptor(issuer, limits)
+    interceptors: list[grpc.aio.ServerInterceptor] = [kernel]
+    meter = None
+    if metrics:
+        from services.platform.metrics import GrpcMetrics  # here: clients never import prometheus
+
+        meter = GrpcMetrics(service_names)
+        interceptors.insert(0, meter)  # outermost: it sees the calls the kernel refuses
     server = grpc.aio.server(
-        interceptors=[GrpcMetrics(service_names), kernel],  # metrics outermost: sees refusals
+        interceptors=interceptors,
         options=[
             ("grpc.max_receive_message_length", 8 * 1024 * 1024),
             ("grpc.so_reuseport", 0),
@@ -370,6 +380,7 @@ async def start_server(
     handle = ServerHandle(server, health, port, service_names)
     handle.store_gate = kernel.store_gate
     handle.streams = kernel.streams
+    handle.metrics = meter
     await handle.set_serving(True)
     return handle
 

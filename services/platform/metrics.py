@@ -12,7 +12,11 @@ a player, a token; values are counts and timings only, never anything a seat may
 
 Gauges that describe state (live matches, outbox lag, tickets waiting) are read when scraped,
 on the event loop, by the ``refresh`` callables the services register with :func:`watch`:
-the hot paths pay nothing for them.
+the hot paths pay nothing for them; what a refresh reads from a store goes through
+:data:`STORE_READS`, one read at a time in a thread.
+
+All of it only where ``/metrics`` is served (``Settings.serves_metrics``): a process without a
+metrics port installs no interceptor or middleware, no rules meter, and registers no refresh.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ import inspect
 import threading
 import time
 from collections import Counter as Tally
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import grpc
@@ -130,6 +135,9 @@ MM_FORMED = Counter("neon_matchmaking_matches_formed", "Matches the cycles forme
                     ["service", "game"], registry=REGISTRY)
 TOURNAMENT_ROUNDS = Gauge("neon_tournament_rounds_driven", "Running tournaments whose current "
                           "round this process drives", ["service"], registry=REGISTRY)
+TOURNAMENTS = Gauge("neon_tournaments", "Tournaments in the store, by status (created, "
+                    "registration, running, finished, force-ended)", ["service", "status"],
+                    registry=REGISTRY)
 
 # -- HTTP (the gateway) ----------------------------------------------------------------------
 
@@ -331,10 +339,50 @@ def live_matches(service: str, matches: Any) -> Callable[[], None]:
     return refresh
 
 
+class StoreReads:
+    """The store reads that only feed gauges (the outbox's lag, the first count of the
+    tournaments), run one at a time in a thread of their own: never on the event loop, never
+    more than one connection's worth at once, whatever the number of services and scrapes.
+
+    A read asked again while the same ``key``'s read is still running (a store slower than the
+    scrapes) waits for that one instead of queueing another, so a store that hangs holds one
+    read per key, not a growing queue."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        """Reentrant: a read done before its callback is added runs the callback (``_done``)
+        at once, in the thread that adds it, which holds the lock (a plain Lock deadlocked
+        the event loop there)."""
+        self._executor: ThreadPoolExecutor | None = None
+        self._running: dict[Hashable, Future[Any]] = {}
+
+    async def read(self, key: Hashable, read: Callable[[], Any],
+                   timeout: float | None = None) -> Any:
+        """``read()``'s answer; TimeoutError after ``timeout`` seconds (the read goes on)."""
+        with self._lock:
+            running = self._running.get(key)
+            if running is None:
+                if self._executor is None:
+                    self._executor = ThreadPoolExecutor(1, thread_name_prefix="metrics-read")
+                running = self._running[key] = self._executor.submit(read)
+                running.add_done_callback(lambda done: self._done(key, done))
+        # shielded: a caller that times out or is cancelled leaves the read to the others
+        return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(running)), timeout)
+
+    def _done(self, key: Hashable, done: Future[Any]) -> None:
+        with self._lock:
+            if self._running.get(key) is done:
+                del self._running[key]
+
+
+STORE_READS = StoreReads()
+"""The process's one reader of stores for gauges."""
+
+
 def outbox(relay: Any, timeout: float = 2.0) -> Callable[[], Awaitable[None]]:
     """A refresh of the outbox series from an ``OutboxRelay``: what it has published (its
     ``sent``) and, when it leads, the notifications stored after its position (one
-    ``max_notification_id`` query, in a thread, bounded by ``timeout``)."""
+    ``max_notification_id`` query through :data:`STORE_READS`, bounded by ``timeout``)."""
     published = OUTBOX_PUBLISHED.labels(relay.service)
     lag = OUTBOX_LAG.labels(relay.service)
     seen = 0
@@ -350,8 +398,8 @@ def outbox(relay: Any, timeout: float = 2.0) -> Callable[[], Awaitable[None]]:
             return
         position = relay.position
         try:
-            head = await asyncio.wait_for(
-                asyncio.to_thread(relay.app.recorder.max_notification_id), timeout)
+            head = await STORE_READS.read(relay, relay.app.recorder.max_notification_id,
+                                          timeout)
         except Exception as err:  # the store does not answer: the last value stands
             log.info("outbox lag not read", service=relay.service, error=repr(err))
             return
@@ -387,10 +435,17 @@ def matchmaking(service: str, matchmaker: Any) -> Callable[[], None]:
 
 
 def tournaments(service: str, director: Any) -> Callable[[], None]:
+    """A refresh of ``neon_tournament_rounds_driven`` from a Director, and of
+    ``neon_tournaments`` from its ``statuses`` (a tournament ``StatusCounts``) when it has one."""
     gauge = TOURNAMENT_ROUNDS.labels(service)
+    statuses = director.statuses
+    by_status = ({status: TOURNAMENTS.labels(service, status) for status in statuses.counts}
+                 if statuses is not None else {})
 
     def refresh() -> None:
         gauge.set(sum(1 for task in list(director._drivers.values()) if not task.done()))
+        for status, child in by_status.items():
+            child.set(statuses.counts[status])
 
     return refresh
 

@@ -131,6 +131,13 @@ class Settings:
         return self.metrics_host or self.bind_host
 
     @property
+    def serves_metrics(self) -> bool:
+        """Whether this process serves ``/metrics`` (a metrics port set, not 0). When it does
+        not, the services collect nothing for it: no gRPC interceptor, no HTTP middleware, no
+        rules meter, no gauge refreshes (and so no store reads for them)."""
+        return bool(self.metrics_port)
+
+    @property
     def tournament(self) -> bool:
         return self.env == "tournament"
 

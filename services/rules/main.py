@@ -91,20 +91,24 @@ async def start(
         call_timeout=settings.call_timeout, on_saved=relay.poke if relay else (lambda: None),
         clock_grace_ms=settings.clock_grace_ms,
     )
-    host.meter = metrics.RulesMeter(name, engine.game_id)
-    host.committer.on_batch = host.meter.batch_size
+    if settings.serves_metrics:  # else no meter and no batch hook: nothing per commit
+        host.meter = metrics.RulesMeter(name, engine.game_id)
+        host.committer.on_batch = host.meter.batch_size
     handle = await start_server(
         f"{settings.bind_host}:{settings.ports.get(name, 0)}",
         lambda server: routing.register(server, host, router),
         [SERVICE_NAME, game_service_name(engine.game_id)], issuer, settings.stream_limits(),
+        metrics=settings.serves_metrics,
     )
     rearm = asyncio.create_task(host.rearm_clocks(routing.owned_here(router)), name=f"rearm-{name}")
-    closers: list[Any] = [storehealth.watch(settings, handle, name), rearm.cancel,
-                          metrics.watch(metrics.live_matches(name, host.live), name,
-                                        metrics.RULES_LIVE)]
+    closers: list[Any] = [storehealth.watch(settings, handle, name), rearm.cancel]
+    if settings.serves_metrics:
+        closers.append(metrics.watch(metrics.live_matches(name, host.live), name,
+                                     metrics.RULES_LIVE))
     if relay is not None:
-        closers += [metrics.watch(metrics.outbox(relay), name, metrics.OUTBOX_LAG),
-                    relay.drain, relay.stop]
+        if settings.serves_metrics:
+            closers.append(metrics.watch(metrics.outbox(relay), name, metrics.OUTBOX_LAG))
+        closers += [relay.drain, relay.stop]
     closers += [dice.close, host.close, lambda: close_when_idle(app), *([router.close] if router else [])]
     return RunningService(name, handle, f"{settings.host}:{handle.port}", closers=closers,
                           extra={"host": host, "relay": relay, "app": app})

@@ -60,7 +60,7 @@ async def start(
         handle = await start_server(
             f"{settings.bind_host}:{settings.ports.get(NAME, 0)}",
             lambda server: register(server, app), [SERVICE_NAME], TokenIssuer(keys.token_secret),
-            settings.stream_limits(),
+            settings.stream_limits(), metrics=settings.serves_metrics,
         )
     except BaseException:
         if results is not None:

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any, ClassVar
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.utils import get_topic
 
 from services.tournament import log as tlog
-from services.tournament.domain import Tournament, tournament_uuid
+from services.tournament.domain import ENDED, OPEN, Tournament, tournament_uuid
 
 OPENING = ("Tournament.Created",)
 CLOSING = ("Tournament.Finished", "Tournament.ForceEnded")
 PAGE = 5000
+STATUS_OF = {"Created": "created", "RegistrationOpened": "registration", "Started": "running",
+             "Finished": "finished", "ForceEnded": "force-ended"}
+"""The events that set a tournament's status, by name, and the status each sets."""
+STATUSES = (*OPEN, *ENDED)
 
 
 class TournamentApplication(Application):
@@ -52,6 +57,20 @@ class TournamentApplication(Application):
                 return ids
             start = page[-1].id + 1
 
+    def statuses(self) -> dict[uuid.UUID, str]:
+        """Every tournament's status, from the notification log (the topics of the events
+        that set one; the last of each tournament's wins)."""
+        topics = [get_topic(getattr(Tournament, name)) for name in STATUS_OF]
+        found: dict[uuid.UUID, str] = {}
+        start = 1
+        while True:
+            page = self.recorder.select_notifications(start, PAGE, topics=topics)
+            for n in page:
+                found[n.originator_id] = STATUS_OF[n.topic.rpartition(".")[2]]  # type: ignore[index]
+            if len(page) < PAGE:
+                return found
+            start = page[-1].id + 1
+
     def open_ids(self) -> list[uuid.UUID]:
         """Tournaments not finished, in creation order, from the notification log's topics."""
         found: dict[uuid.UUID, None] = {}
@@ -74,3 +93,33 @@ class TournamentApplication(Application):
         confirmed = set(self._originators(Tournament.AbandonsConfirmed))  # type: ignore[attr-defined]
         return [uid for uid in self._originators(Tournament.ForceEnded)  # type: ignore[attr-defined]
                 if uid not in confirmed]
+
+
+class StatusCounts:
+    """How many tournaments are in each status (the ``neon_tournaments`` gauge), kept as they
+    change: counted once from the store at start (:meth:`TournamentApplication.statuses`, in a
+    thread), then moved by each saved event that sets a status (the director reports every
+    save: :meth:`saved`). Exact while this process is the store's one writer, as the
+    tournament service is (one replica: k8s/README.md). Holds the open tournaments' statuses
+    only: an ended one never changes again."""
+
+    def __init__(self, statuses: Mapping[Hashable, str] | None = None) -> None:
+        self.counts = dict.fromkeys(STATUSES, 0)
+        self._open: dict[Hashable, str] = {}
+        for key, status in (statuses or {}).items():
+            self.counts[status] += 1
+            if status in OPEN:
+                self._open[key] = status
+
+    def saved(self, key: Hashable, events: Iterable[str]) -> None:
+        """Tournament ``key`` (its id) stored ``events`` (their names, in order)."""
+        for name in events:
+            status = STATUS_OF.get(name)
+            if status is None:
+                continue
+            before = self._open.pop(key, None)
+            if before is not None:
+                self.counts[before] -= 1
+            self.counts[status] += 1
+            if status in OPEN:
+                self._open[key] = status

@@ -49,7 +49,7 @@ from services.platform.tokens import BOT_PREFIX, Claims, is_bot
 from services.rules.records import is_abandoned
 from services.tournament import formats, proofs
 from services.tournament import log as tlog
-from services.tournament.app import TournamentApplication
+from services.tournament.app import StatusCounts, TournamentApplication
 from services.tournament.core import bracket as core_bracket
 from services.tournament.core import too_many_rounds
 from services.tournament.core.model import FormatConfig, TableResult, TournamentError
@@ -216,6 +216,9 @@ class Director:
         self._closing = False
         self.result_keys: tuple[str, ...] = ()
         """The rules services' public keys whose signed results count (set by main)."""
+        self.statuses: StatusCounts | None = None
+        """Told every save's events, to count tournaments by status (main sets it when the
+        process serves metrics)."""
 
     # -- plumbing -----------------------------------------------------------------
 
@@ -238,10 +241,14 @@ class Director:
         return found
 
     async def _save(self, t: Tournament) -> None:
+        statuses = self.statuses
+        events = [type(e).__name__ for e in t.pending_events] if statuses is not None else ()
         try:
             await asyncio.to_thread(self.app.save, t)
         except IntegrityError:
             raise Unavailable("the tournament changed under this call; try again") from None
+        if statuses is not None:
+            statuses.saved(t.id, events)
         self.on_saved()
         await self.notify(t.tournament_id)
 

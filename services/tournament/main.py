@@ -18,7 +18,7 @@ from services.platform.signing import public_key_hex
 from services.platform.store import close_when_idle, eventsourcing_env, open_application
 from services.platform.tokens import TokenIssuer, external_identity
 from services.tournament import events
-from services.tournament.app import TournamentApplication
+from services.tournament.app import StatusCounts, TournamentApplication
 from services.tournament.director import Director, Options
 from services.tournament.ratings import ScoringRatings
 from services.tournament.results import ResultConsumer
@@ -68,6 +68,9 @@ async def start(
     director = Director(app, rules, ratings, keys.signing_key, options)
     director.result_keys = trusted_keys(keys)
     try:
+        if settings.serves_metrics:  # counted once here, before anything can save, then kept
+            director.statuses = StatusCounts(await metrics.STORE_READS.read(
+                (NAME, id(app)), app.statuses))
         if nats_client is not None:
             js = nats_client.jetstream()
             relay = bus.OutboxRelay(
@@ -90,6 +93,7 @@ async def start(
             [SERVICE_NAME],
             issuer,
             settings.stream_limits(),
+            metrics=settings.serves_metrics,
         )
     except BaseException:
         await director.close()
@@ -99,14 +103,16 @@ async def start(
             await relay.stop()
         app.close()
         raise
-    closers: list[Any] = [storehealth.watch(settings, handle, NAME), director.close,
-                          metrics.watch(metrics.tournaments(NAME, director), NAME,
-                                        metrics.TOURNAMENT_ROUNDS)]
+    closers: list[Any] = [storehealth.watch(settings, handle, NAME), director.close]
+    if settings.serves_metrics:
+        closers.append(metrics.watch(metrics.tournaments(NAME, director), NAME,
+                                     metrics.TOURNAMENT_ROUNDS, metrics.TOURNAMENTS))
     if consumer is not None:
         closers.append(consumer.stop)
     if relay is not None:
-        closers += [metrics.watch(metrics.outbox(relay), NAME, metrics.OUTBOX_LAG),
-                    relay.drain, relay.stop]
+        if settings.serves_metrics:
+            closers.append(metrics.watch(metrics.outbox(relay), NAME, metrics.OUTBOX_LAG))
+        closers += [relay.drain, relay.stop]
     closers.append(rules.close)
     if owned_ratings is not None:
         closers.append(owned_ratings.close)

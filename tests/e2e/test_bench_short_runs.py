@@ -1,7 +1,7 @@
 """Short runs of the benches that had no test, so they cannot rot between their long runs:
 bench/bench_selfplay.py (both trees play the same games), bench/bench_matchmaking.py
 (rating-aware grouping against first-come, the service cycle on each store),
-bench/bench_rules.py and bench/bench_gateway.py."""
+bench/bench_rules.py, bench/bench_gateway.py and bench/bench_metrics.py."""
 
 from __future__ import annotations
 
@@ -67,3 +67,15 @@ def test_bench_gateway_measures_what_the_gateway_adds() -> None:
     for path in ("grpc direct", "gateway json", "gateway proto"):
         assert re.search(rf"{path}\s+p50\s+[\d.]+ ms", out), out
     assert re.search(r"target: gateway json adds at most 2 ms p50: (met|NOT met)", out), out
+
+
+@pytest.mark.timeout(120)
+def test_bench_metrics_measures_metrics_on_against_off() -> None:
+    out = _run("bench/bench_metrics.py", "--calls", "100", "--rounds", "1", "--echo-calls", "100",
+               "--echo-rounds", "2", timeout=110)
+    for side in ("on ", "off"):
+        assert re.search(rf"round 1 metrics {side}:\s+[\d.]+ us/call wall", out), out
+    assert re.search(r"echo through start_server, 2 rounds of 100 calls: metrics on [\d.]+", out)
+    assert re.search(r"interceptor alone: [\d.]+ \(", out), out
+    assert re.search(r"rules meter alone: [\d.]+ \(", out), out
+    assert "load average at start" in out and "load average at end" in out, out

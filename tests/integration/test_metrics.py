@@ -204,7 +204,7 @@ async def test_matchmaking_queue_cycles_and_formed_matches(env: Any) -> None:  #
     def sample(name: str, **labels: str) -> float:
         return metrics.REGISTRY.get_sample_value(name, labels) or 0.0
 
-    svc = await env.start()
+    svc = await env.start(metrics_port=free_port())  # metrics on (read here, not served)
     mm = Client(svc.address)
     a, b = env.id("ann"), env.id("bob")
     ta, tb = env.player(a), env.player(b)
@@ -224,3 +224,173 @@ async def test_matchmaking_queue_cycles_and_formed_matches(env: Any) -> None:  #
     body, _ = await metrics.scrape()
     assert a.encode() not in body and env.tag.encode() not in body
     await mm.channel.close()
+
+
+TOURNAMENT = "neon.tournament.v1.TournamentService"
+
+
+def by_status(samples: Samples) -> dict[str, float]:
+    return {status: samples[("neon_tournaments", frozenset({("service", "tournament"),
+                                                             ("status", status)}))]
+            for status in ("created", "registration", "running", "finished", "force-ended")}
+
+
+async def _tournament(c: Any, org: str, tid: str, until: str) -> None:
+    """Tournament ``tid`` on the toy game (Swiss, one round, two players) taken to ``until``."""
+    from services.cli.tournament_commands import format_json
+
+    await c.call("CreateTournament", org, tournament_id=tid, game="toy", mode="race",
+                 format_json=format_json("swiss", 1))
+    if until == "created":
+        return
+    await c.call("OpenRegistration", org, tournament_id=tid)
+    if until == "registration":
+        return
+    for player in ("ann", "bob"):
+        await c.call("Register", org, tournament_id=tid, player_id=player)
+    await c.call("StartTournament", org, tournament_id=tid)
+    if until == "running":
+        return
+    if until == "force-ended":
+        await c.call("ForceEnd", org, tournament_id=tid, reason="venue closed")
+        return
+    await c.call("NextRound", org, tournament_id=tid)
+    await c.call("CorrectResult", org, tournament_id=tid, round=1, table=1, placements=[1, 2],
+                 reason="played on paper")
+    for _ in range(100):  # the round's checkpoint comes from the round's driver
+        if (await c.call("GetRound", tournament_id=tid, round=1)).round.complete:
+            break
+        await asyncio.sleep(0.1)
+    await c.call("FinishTournament", org, tournament_id=tid)
+
+
+async def test_tournaments_by_status_and_their_calls(tmp_path: Path, nats_url: str) -> None:
+    """neon_tournaments over /metrics, from real services: kept as tournaments are created,
+    opened, started, finished and force-ended; counted again from the store by a restarted
+    tournament service; the tournament calls and the gateway's requests counted too."""
+    from services.cli.tournament_commands import TournamentClient
+    from services.tournament import main as tournament_main
+    from services.tournament.director import Options
+    from tests.support.gateway import gateway_for
+
+    settings = make_settings(tmp_path, nats_url, metrics_port=free_port())
+    b = await start_backend(settings, games=[], embedded_nats=False, engines={"toy": toy.ENGINE},
+                            tournament=True, tournament_options=Options(poll=0.1))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    c = TournamentClient(b.address("tournament"))
+    try:
+        _, before = await scrape(b.metrics_url)
+        assert by_status(before) == dict.fromkeys(by_status(before), 0.0)
+        plan = {"c1": "created", "r1": "registration", "r2": "registration", "u1": "running",
+                "u2": "running", "u3": "running", "f1": "finished", "e1": "force-ended"}
+        for tid, until in plan.items():
+            await _tournament(c, org, f"metrics_{tid}", until)
+        _, after = await scrape(b.metrics_url)
+        expected = {"created": 1.0, "registration": 2.0, "running": 3.0, "finished": 1.0,
+                    "force-ended": 1.0}
+        assert by_status(after) == expected
+        assert value(after, "neon_grpc_calls_total", service="tournament",
+                     method=f"{TOURNAMENT}/CreateTournament", code="OK") == len(plan)
+        assert value(after, "neon_grpc_calls_total", service="tournament",
+                     method=f"{TOURNAMENT}/FinishTournament", code="OK") == 1
+        async with gateway_for(b) as gateway:  # the gateway's HTTP middleware, metrics on
+            for _ in range(2):
+                await asyncio.to_thread(urllib.request.urlopen, gateway.url + "/healthz", None, 10)
+        _, seen = await scrape(b.metrics_url)
+        assert value(seen, "neon_http_requests_total", service="gateway", route="/healthz",
+                     status="200") - value(after, "neon_http_requests_total", service="gateway",
+                                           route="/healthz", status="200") == 2
+
+        # a restart counts them from the store, and goes on from there
+        await c.close()
+        await b.services.pop("tournament").stop(1)
+        _, stopped = await scrape(b.metrics_url)
+        assert not any(name == "neon_tournaments" for name, _ in stopped)
+        b.services["tournament"] = await tournament_main.start(
+            b.settings, b.keys, b.nats_client, options=Options(poll=0.1))
+        c = TournamentClient(b.address("tournament"))
+        _, again = await scrape(b.metrics_url)
+        assert by_status(again) == expected
+        await c.call("OpenRegistration", org, tournament_id="metrics_c1")
+        await c.call("ForceEnd", org, tournament_id="metrics_u1", reason="venue closed")
+        _, last = await scrape(b.metrics_url)
+        assert by_status(last) == {**expected, "created": 0.0, "registration": 3.0,
+                                   "running": 2.0, "force-ended": 2.0}
+    finally:
+        await c.close()
+        await b.stop(1)
+
+
+async def test_without_a_metrics_port_nothing_is_collected(tmp_path: Path, nats_url: str) -> None:
+    """Every service of a backend with no metrics port, and a gateway in front: no interceptor,
+    no rules meter, no gauge refresh (so no store read for one), no tournament counts, and
+    served calls (accepted, refused, unknown) and HTTP requests move no series at all."""
+    from services.cli.tournament_commands import TournamentClient, format_json
+    from services.platform import metrics
+    from tests.support.gateway import gateway_for
+
+    def series() -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+        return {(s.name, frozenset(s.labels.items())): s.value
+                for family in metrics.REGISTRY.collect() if family.name.startswith("neon_")
+                for s in family.samples}
+
+    settings = make_settings(tmp_path, nats_url)
+    assert not settings.serves_metrics
+    refreshers = dict(metrics._refreshers)
+    b = await start_backend(settings, games=[], embedded_nats=False, engines={"toy": toy.ENGINE},
+                            scoring=True, matchmaking=True, tournament=True)
+    try:
+        assert set(b.services) == {"dice", "rules-toy", "scoring", "matchmaking", "tournament"}
+        for svc in b.services.values():
+            assert svc.handle.metrics is None, svc.name
+        host = b.services["rules-toy"].extra["host"]
+        assert host.meter is None
+        assert not isinstance(getattr(host.committer.on_batch, "__self__", None),
+                              metrics.RulesMeter)
+        assert b.services["tournament"].extra["director"].statuses is None
+        assert metrics._refreshers == refreshers
+        before = series()
+
+        client = RulesClient(b.address("rules-toy"))
+        created = await client.create(b.organiser_token(), match_id="quiet-1", mode="race",
+                                      seats=2)
+        tokens = {t.seat: t.token for t in created.seat_tokens}
+        for n, seat in enumerate((0, 1, 0, 1)):
+            await client.submit(tokens[seat], "quiet-1", f"c{n}", {"type": "pick", "step": 1})
+        with pytest.raises(grpc.aio.AioRpcError):
+            await client.submit("not-a-token", "quiet-1", "c9", {"type": "pick", "step": 1})
+        await client.close()
+        c = TournamentClient(b.address("tournament"))
+        org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+        await c.call("CreateTournament", org, tournament_id="quiet_t", game="toy", mode="race",
+                     format_json=format_json("swiss", 1))
+        await c.call("OpenRegistration", org, tournament_id="quiet_t")
+        await c.close()
+        for name, svc in b.services.items():  # a method no service has
+            async with grpc.aio.insecure_channel(svc.address) as channel:
+                with pytest.raises(grpc.aio.AioRpcError) as missing:
+                    await channel.unary_unary(f"/neon.{name}.v1.Nothing/Here")(b"", timeout=10)
+                assert missing.value.code() == grpc.StatusCode.UNIMPLEMENTED
+        async with gateway_for(b) as gateway:
+            await asyncio.to_thread(urllib.request.urlopen, gateway.url + "/healthz", None, 10)
+
+        # what a scrape elsewhere in the process would run reads none of these stores
+        reads = 0
+
+        def counted(read: Any) -> Any:
+            def max_notification_id() -> Any:
+                nonlocal reads
+                reads += 1
+                return read()
+            return max_notification_id
+
+        for svc in b.services.values():
+            recorder = svc.extra["app"].recorder if "app" in svc.extra else None
+            if recorder is not None:
+                recorder.max_notification_id = counted(recorder.max_notification_id)
+        await metrics.refresh_all()
+        assert reads == 0
+        assert series() == before
+        assert metrics._refreshers == refreshers
+    finally:
+        await b.stop(1)

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import threading
+import time
 import urllib.error
 import urllib.request
+from typing import Any
 
+import pytest
 from aiohttp import web
 
 from services.cli.main import up_metrics
@@ -127,3 +131,133 @@ async def test_http_requests_are_counted_by_route_pattern_not_path() -> None:
     body, content_type = await metrics.scrape()
     assert content_type.startswith("text/plain")
     assert b"m-secret" not in body and b"nowhere" not in body
+
+
+def test_a_process_serves_metrics_only_with_a_port() -> None:
+    assert not load({}).serves_metrics
+    assert not load({"NEON_METRICS_PORT": "0"}).serves_metrics
+    assert load({"NEON_METRICS_PORT": "9100"}).serves_metrics
+    assert up_metrics(load({})).serves_metrics  # neon up: on unless told 0
+    assert not up_metrics(load({"NEON_METRICS_PORT": "0"})).serves_metrics
+
+
+def grpc_calls() -> dict[tuple[tuple[str, str], ...], float]:
+    return {tuple(sorted(s.labels.items())): s.value for family in metrics.REGISTRY.collect()
+            if family.name in ("neon_grpc_calls", "neon_grpc_call_seconds")
+            for s in family.samples}
+
+
+async def test_start_server_meters_calls_only_when_told() -> None:
+    """A real server on a socket each way: without metrics no interceptor is installed and a
+    served call (answered, refused, unknown) moves no gRPC series; with them, it does."""
+    import grpc
+
+    from services.platform.grpc_kit import call_metadata, start_server
+    from services.platform.tokens import TokenIssuer
+
+    service = "neon.unitmetrics.v1.Echo"
+    issuer = TokenIssuer(b"unit-metrics-secret-0123456789abcdef")
+
+    async def echo(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        return request
+
+    def register(server: grpc.aio.Server) -> None:
+        server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(
+            service, {"Say": grpc.unary_unary_rpc_method_handler(echo)})])
+
+    async def serve_three_calls(on: bool) -> Any:
+        handle = await start_server("127.0.0.1:0", register, [service], issuer, metrics=on)
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{handle.port}") as channel:
+                assert await channel.unary_unary(f"/{service}/Say")(b"hi", timeout=10) == b"hi"
+                with pytest.raises(grpc.aio.AioRpcError) as refused:  # a bad token
+                    await channel.unary_unary(f"/{service}/Say")(
+                        b"hi", metadata=call_metadata("not-a-token"), timeout=10)
+                assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+                with pytest.raises(grpc.aio.AioRpcError):
+                    await channel.unary_unary(f"/{service}/Nothing")(b"", timeout=10)
+        finally:
+            await handle.stop(0)
+        return handle
+
+    before = grpc_calls()
+    off = await serve_three_calls(False)
+    assert off.metrics is None
+    assert grpc_calls() == before
+    on = await serve_three_calls(True)
+    assert isinstance(on.metrics, metrics.GrpcMetrics)
+    assert sample("neon_grpc_calls_total", service="unitmetrics", method=f"{service}/Say",
+                  code="OK") == 1
+    assert sample("neon_grpc_calls_total", service="unitmetrics", method=f"{service}/Say",
+                  code="UNAUTHENTICATED") == 1
+    assert sample("neon_grpc_call_seconds_count", service="unitmetrics",
+                  method=f"{service}/Say") == 2
+    assert sample("neon_grpc_calls_total", service="unitmetrics", method="unknown",
+                  code="UNIMPLEMENTED") == 1
+
+
+async def test_store_reads_run_one_at_a_time_in_one_thread_off_the_loop() -> None:
+    reads = metrics.StoreReads()
+    running = peak = 0
+    threads: set[int] = set()
+    guard = threading.Lock()
+
+    def read(n: int) -> Any:
+        def go() -> int:
+            nonlocal running, peak
+            with guard:
+                running += 1
+                peak = max(peak, running)
+            threads.add(threading.get_ident())
+            time.sleep(0.02)
+            with guard:
+                running -= 1
+            return n
+        return go
+
+    answers = await asyncio.gather(*(reads.read(("key", n), read(n)) for n in range(6)))
+    assert answers == list(range(6))
+    assert peak == 1 and len(threads) == 1 and threading.get_ident() not in threads
+
+
+async def test_a_read_asked_again_while_running_is_shared_and_outlives_a_timeout() -> None:
+    reads = metrics.StoreReads()
+    calls = 0
+    release = threading.Event()
+
+    def slow() -> str:
+        nonlocal calls
+        calls += 1
+        release.wait(10)
+        return "head"
+
+    with pytest.raises(TimeoutError):
+        await reads.read("lag", slow, timeout=0.05)  # the read goes on
+    waiting = asyncio.ensure_future(reads.read("lag", slow, timeout=10))  # joins it
+    await asyncio.sleep(0.05)
+    release.set()
+    assert await waiting == "head"
+    assert calls == 1
+    assert await reads.read("lag", lambda: "next") == "next"  # done: the next read is new
+
+
+def test_a_read_done_before_its_callback_is_added_does_not_deadlock() -> None:
+    """The executor may finish a fast read (SQLite's max id) before ``read`` adds its done
+    callback, which then runs at once in the event loop's thread, under the lock."""
+    from concurrent.futures import Future
+
+    class AtOnce:
+        def submit(self, fn: Any) -> Future[Any]:
+            done: Future[Any] = Future()
+            done.set_result(fn())
+            return done
+
+    reads = metrics.StoreReads()
+    reads._executor = AtOnce()  # type: ignore[assignment]
+    answers: list[Any] = []
+    runner = threading.Thread(target=lambda: answers.append(
+        asyncio.run(reads.read("k", lambda: 42))), daemon=True)
+    runner.start()
+    runner.join(5)
+    assert answers == [42], "the read deadlocked"
+    assert reads._running == {}
