@@ -25,7 +25,7 @@ def _started(export: bytes) -> dict:
 
 
 @pytest.mark.parametrize(("game", "mode"), [("neon", None), ("neon-knights-2086", "campaign"),
-                                          ("barbaric", None)])
+                                          ("barbaric", None), ("neon-reign", None)])
 def test_match_started_holds_the_set_up_events_with_their_visibility(game: str, mode: str | None
                                                                      ) -> None:
     engine = load_engine(game)
