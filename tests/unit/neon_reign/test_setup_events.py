@@ -168,8 +168,8 @@ def test_the_public_reads_counts_and_each_seat_its_own_cards_in_words() -> None:
 
 def test_game_ones_deal_has_the_shape_of_a_later_games_deal() -> None:
     """A Best of Three deals again after each KO with ``game_started`` and each seat's private
-    ``drew``; game 1's set-up uses the same kinds with the same fields (it adds the public
-    ``drew_count`` and ``heroes_dealt``, which later games do not emit)."""
+    ``drew`` and public ``drew_count``; game 1's set-up uses the same kinds with the same
+    fields and visibility (it adds ``heroes_dealt``: later games keep their heroes)."""
     rnd = random.Random(5)
     rng = SeededRandomness(5)
     started = ENGINE.start(MatchConfig("best-of-three", 2, {}), rng)
@@ -184,7 +184,10 @@ def test_game_ones_deal_has_the_shape_of_a_later_games_deal() -> None:
 
     def shape(events: Any) -> list[tuple[str, list[str], Any, Any]]:
         return [(e.kind, sorted(e.data), e.data.get("source"), e.visible_to) for e in events
-                if e.kind in ("game_started", "drew")]
+                if e.kind in ("game_started", "drew", "drew_count")]
 
     assert shape(started.events) == shape(later)
-    assert [e.kind for e in later] == ["game_started", "drew", "drew"]
+    assert [e.kind for e in later] == ["game_started", "drew", "drew_count", "drew", "drew_count"]
+    counts = {e.data["side"]: e.data["count"] for e in later if e.kind == "drew_count"}
+    assert counts == {seat: len(side.hand) for seat, side in enumerate(state.sides)}
+    assert all(not e.visible_to for e in later if e.kind == "drew_count")

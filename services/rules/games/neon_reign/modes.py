@@ -265,6 +265,8 @@ def _best_of_three(state: State, knocked_out: tuple[int, ...], survivors: tuple[
     for seat in (0, 1):
         events.append(event("drew", {"side": seat, "cards": list(sides[seat].hand),
                                            "source": "starting hand"}, frozenset({seat})))
+        events.append(event("drew_count", {"side": seat, "count": len(sides[seat].hand),
+                                           "source": "starting hand"}))
     return Aftermath(state, False, tuple(events))
 
 
