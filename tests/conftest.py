@@ -19,6 +19,18 @@ from services.platform.natsrv import EmbeddedNats
 
 RULEBOOKS = Path(__file__).resolve().parents[2] / "shared" / "rulebooks"
 
+# ``./dev test`` runs the suite on several pytest-xdist workers at once, all on one NATS and
+# one database. Each worker is a deployment namespace of its own (README, Isolated
+# deployments: NEON_NAMESPACE prefixes the stream, subjects, durables, outbox bucket, SQLite
+# folder and PostgreSQL schema), after any namespace the run was given: a worker's backends
+# run one after another as in a sequential run, and never see another worker's. Settings
+# built by the tests (make_settings), the bus's names and services started as processes all
+# take it from here. A sequential run (-n 0) keeps the namespace it was given (default: none).
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if XDIST_WORKER:
+    os.environ["NEON_NAMESPACE"] = "-".join(
+        n for n in (os.environ.get("NEON_NAMESPACE", "").strip(), XDIST_WORKER) if n)
+
 # In CI (``.ci/run`` sets CI) property tests draw the same examples on every run, so a run
 # fails only for a change of the code, never for a newly drawn example; anywhere else they
 # explore afresh each time.

@@ -38,6 +38,7 @@ async def test_up_processes_starts_every_service_and_stops_on_ctrl_c(tmp_path: P
         **port_env([*DEFAULT_PORTS, "rules-toy"]),
     })
     env.pop("NATS_URL", None)  # no NATS_URL: the bundled nats-server starts (a free port if 4222 is taken)
+    env.pop("NEON_NAMESPACE", None)  # which is this test's alone: var/organiser.token, as on a fresh clone
     out = tmp_path / "up.out"
     with open(out, "wb") as sink:
         proc = subprocess.Popen([sys.executable, "-m", "services.cli.main", "up", "--processes"],

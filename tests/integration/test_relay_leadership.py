@@ -99,7 +99,7 @@ async def test_one_stored_event_that_fans_out_to_thousands_of_messages_is_publis
     fan_out = 2_500
 
     def project(event: object) -> list[tuple[str, dict]]:
-        return [(f"neon.events.fanout.{run}.{i}", {"i": i}) for i in range(fan_out)]
+        return [(f"{bus.subject_prefix()}.fanout.{run}.{i}", {"i": i}) for i in range(fan_out)]
 
     relay = OutboxRelay(service.extra["app"], f"fanout-{run}", backend.nats_client.jetstream(), project)
     await relay.start()
@@ -108,7 +108,7 @@ async def test_one_stored_event_that_fans_out_to_thousands_of_messages_is_publis
         assert await relay.publish_pending() == 1
     finally:
         await relay.stop()
-    messages = await published(nats_client, f"neon.events.fanout.{run}.>", fan_out)
+    messages = await published(nats_client, f"{bus.subject_prefix()}.fanout.{run}.>", fan_out)
     assert sorted(json.loads(m.data)["i"] for m in messages) == list(range(fan_out))
 
 
