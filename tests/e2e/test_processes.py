@@ -77,7 +77,7 @@ def cluster_env(tmp_path: Path, nats_url: str, request: pytest.FixtureRequest) -
     return env
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.serial)])
 def persistence_env(tmp_path: Path, nats_url: str, request: pytest.FixtureRequest) -> dict[str, str]:
     """Both stores: the postgres variant is skipped with the reason when DATABASE_URL is unset."""
     env = base_env(tmp_path, nats_url)

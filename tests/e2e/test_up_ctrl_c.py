@@ -12,10 +12,13 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from services.platform.settings import DEFAULT_PORTS
 from tests.e2e.procs import ROOT, listen_port, port_env, service_env
 
 
+@pytest.mark.serial  # NATS on 4222 when free; on PostgreSQL, 55 connections
 def test_ctrl_c_on_the_terminal_stops_neon_up_cleanly(tmp_path: Path) -> None:
     ports = port_env([*DEFAULT_PORTS, "gateway"])
     metrics_port = listen_port({int(p) for p in ports.values()})

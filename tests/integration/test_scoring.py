@@ -298,6 +298,7 @@ def season(game: str, count: int) -> list[dict[str, Any]]:
     return out
 
 
+@pytest.mark.serial  # on PostgreSQL, 37 connections (tests/conftest.py)
 async def test_killed_mid_stream_ends_with_the_ratings_of_an_unbroken_run(
         scorings: list[Scoring], settings: Settings, tmp_path: Path, nats_client: Any) -> None:
     game = new_game()
