@@ -40,7 +40,7 @@ are those that may bind a port at its default (DEFAULT_PORTS, 9464 for metrics, 
 8080, NATS's 4222 when free: ports of the machine) and those that hold more than a third of
 PostgreSQL's 100 connections (max_connections of CI's server; each store opens a pool of 5):
 two of them at once (62 each at most, measured) would run out, one of them beside any other
-test (21 at most) does not. A file lock, not pytest-xdist's ``xdist_group``: that one silently
+test (21 at most) does not, hence ``./dev test``'s two workers at most. A file lock, not pytest-xdist's ``xdist_group``: that one silently
 stopped grouping with pytest 9.2's node ids (pytest-xdist issue 1386)."""
 
 
