@@ -7,7 +7,9 @@ else the bundled nats-server, and PostgreSQL tests are skipped with the reason.
 
 from __future__ import annotations
 
+import fcntl
 import os
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -18,6 +20,44 @@ from hypothesis import settings
 from services.platform.natsrv import EmbeddedNats
 
 RULEBOOKS = Path(__file__).resolve().parents[2] / "shared" / "rulebooks"
+
+# ``./dev test`` runs the suite on several pytest-xdist workers at once, all on one NATS and
+# one database. Each worker is a deployment namespace of its own (README, Isolated
+# deployments: NEON_NAMESPACE prefixes the stream, subjects, durables, outbox bucket, SQLite
+# folder and PostgreSQL schema), after any namespace the run was given: a worker's backends
+# run one after another as in a sequential run, and never see another worker's. Settings
+# built by the tests (make_settings), the bus's names and services started as processes all
+# take it from here. A sequential run (-n 0) keeps the namespace it was given (default: none).
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if XDIST_WORKER:
+    os.environ["NEON_NAMESPACE"] = "-".join(
+        n for n in (os.environ.get("NEON_NAMESPACE", "").strip(), XDIST_WORKER) if n)
+
+SERIAL_LOCK = Path(tempfile.gettempdir()) / "neon-arena-tests-serial.lock"
+"""Held by a test marked ``serial`` from its set-up to its teardown: such tests must never run
+at the same time as each other, whichever worker (or run on this machine) they are in. They
+are those that may bind a port at its default (DEFAULT_PORTS, 9464 for metrics, the gateway's
+8080, NATS's 4222 when free: ports of the machine) and those that hold more than a third of
+PostgreSQL's 100 connections (max_connections of CI's server; each store opens a pool of 5):
+two of them at once (62 each at most, measured) would run out, one of them beside any other
+test (21 at most) does not, hence ``./dev test``'s two workers at most. A file lock, not pytest-xdist's ``xdist_group``: that one silently
+stopped grouping with pytest 9.2's node ids (pytest-xdist issue 1386)."""
+
+
+@pytest.fixture(autouse=True)
+def _serial(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Autouse, so it is set up before the test's other function fixtures and torn down after
+    them: a ``serial`` test holds SERIAL_LOCK for all of its run."""
+    if request.node.get_closest_marker("serial") is None:
+        yield
+        return
+    fd = os.open(SERIAL_LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # waits while a test of another worker holds it
+        yield
+    finally:
+        os.close(fd)  # closing the file releases the lock
+
 
 # In CI (``.ci/run`` sets CI) property tests draw the same examples on every run, so a run
 # fails only for a change of the code, never for a newly drawn example; anywhere else they

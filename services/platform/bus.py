@@ -193,6 +193,10 @@ class OutboxRelay:
         self.namespace = _namespace(namespace)
         self.interval, self.batch = interval, batch
         self.position = 0
+        self._turn = asyncio.Lock()
+        """Held while the position is read or a batch is published: ``drain`` (at shutdown)
+        and the relay's own loop never publish the same notifications at once, which would
+        count them twice and could write back an older position after a newer one."""
         self._wake = asyncio.Event()
         self._stopped = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -226,7 +230,8 @@ class OutboxRelay:
         resumes from the position that one wrote, not from its own stale one."""
         leading = await self.leader.lead()
         if leading and not self.leading:
-            await self._load_position()
+            async with self._turn:
+                await self._load_position()
         self.leading = leading
         return leading
 
@@ -264,8 +269,12 @@ class OutboxRelay:
         future (no task or request per message), awaited window by window (ACK_WINDOW
         messages within ACK_TIMEOUT); a failure or a missing ack leaves the position where
         it was, and the re-publish of the whole batch is deduplicated by JetStream through
-        the message ids.
+        the message ids. One batch at a time (``_turn``).
         """
+        async with self._turn:
+            return await self._publish_pending()
+
+    async def _publish_pending(self) -> int:
         notifications = await asyncio.to_thread(
             self.app.recorder.select_notifications, self.position + 1, self.batch
         )

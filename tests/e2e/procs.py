@@ -70,7 +70,12 @@ class ServiceProcess:
 
 
 def service_env(base: dict[str, str], **extra: str) -> dict[str, str]:
+    """This process's environment without its NEON_* settings, then ``base`` and ``extra``;
+    the run's NEON_NAMESPACE stays (each pytest-xdist worker's own, tests/conftest.py), so
+    services on the shared NATS keep to their worker's stream and durables."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEON_")}
+    if os.environ.get("NEON_NAMESPACE"):
+        env["NEON_NAMESPACE"] = os.environ["NEON_NAMESPACE"]
     env.update(base)
     env.update(extra)
     env["PYTHONPATH"] = str(ROOT)

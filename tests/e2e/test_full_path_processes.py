@@ -14,6 +14,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from services.cli.client import RulesClient
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as mm_pb
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as mm_grpc
@@ -36,6 +38,7 @@ async def until(check: Any, timeout: float = 30.0) -> Any:
         await asyncio.sleep(0.2)
 
 
+@pytest.mark.serial  # on PostgreSQL, 62 connections (tests/conftest.py)
 async def test_tickets_to_a_rating_across_processes_with_scoring_killed(
     cluster_env: dict[str, str], tmp_path: Path,  # noqa: F811 (the fixture imported above)
 ) -> None:

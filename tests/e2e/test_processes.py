@@ -22,7 +22,7 @@ import pytest
 from grpc_health.v1 import health_pb2
 
 from services.cli.client import RulesClient
-from services.platform.bus import STREAM
+from services.platform import bus
 from services.platform.natsrv import free_port
 from services.platform.settings import DEFAULT_PORTS
 from services.platform.tokens import TokenIssuer
@@ -77,7 +77,7 @@ def cluster_env(tmp_path: Path, nats_url: str, request: pytest.FixtureRequest) -
     return env
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.serial)])
 def persistence_env(tmp_path: Path, nats_url: str, request: pytest.FixtureRequest) -> dict[str, str]:
     """Both stores: the postgres variant is skipped with the reason when DATABASE_URL is unset."""
     env = base_env(tmp_path, nats_url)
@@ -92,9 +92,10 @@ async def bus_counts(nats_url: str, game: str, match_ids: list[str]) -> dict[str
 
     nc = await connect(nats_url, "e2e-check")
     try:
-        info = await nc.jetstream().stream_info(STREAM, subjects_filter=f"neon.events.rules.{game}.>")
+        prefix = bus.subject_prefix()  # the worker's namespace, services run in it (procs.service_env)
+        info = await nc.jetstream().stream_info(bus.stream_name(), subjects_filter=f"{prefix}.rules.{game}.>")
         subjects = info.state.subjects or {}
-        return {m: subjects.get(f"neon.events.rules.{game}.{m}", 0) for m in match_ids}
+        return {m: subjects.get(f"{prefix}.rules.{game}.{m}", 0) for m in match_ids}
     finally:
         await nc.close()
 

@@ -12,16 +12,20 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from services.platform.settings import DEFAULT_PORTS
 from tests.e2e.procs import ROOT, listen_port, port_env, service_env
 
 
+@pytest.mark.serial  # NATS on 4222 when free; on PostgreSQL, 55 connections
 def test_ctrl_c_on_the_terminal_stops_neon_up_cleanly(tmp_path: Path) -> None:
     ports = port_env([*DEFAULT_PORTS, "gateway"])
     metrics_port = listen_port({int(p) for p in ports.values()})
     env = service_env({"NEON_VAR_DIR": str(tmp_path / "var"), "NEON_GRACE_SECONDS": "2",
                        "NEON_METRICS_PORT": str(metrics_port), **ports})
     env.pop("NATS_URL", None)  # the bundled nats-server, as on a fresh clone
+    env.pop("NEON_NAMESPACE", None)  # which is this test's alone: no worker's namespace
     out = tmp_path / "up.out"
     with open(out, "wb") as sink:
         proc = subprocess.Popen([sys.executable, "-m", "services.cli.main", "up"], env=env,

@@ -11,6 +11,8 @@ import urllib.request
 import uuid
 from pathlib import Path
 
+import pytest
+
 from services.cli.client import RulesClient
 from services.platform.natsrv import port_open
 from services.platform.settings import DEFAULT_PORTS, env_key
@@ -30,6 +32,8 @@ def wait_for(path: Path, text: str, proc: subprocess.Popen[bytes], timeout: floa
     raise AssertionError(f"no {text!r} after {timeout}s:\n{path.read_text(errors='replace')}")
 
 
+# the gateway on 8080 and NATS on 4222 when free; on PostgreSQL, 62 connections
+@pytest.mark.serial
 async def test_up_processes_starts_every_service_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     env = service_env({
         "NEON_VAR_DIR": str(tmp_path / "var"), "NEON_ENGINES": ENGINES,
@@ -38,6 +42,7 @@ async def test_up_processes_starts_every_service_and_stops_on_ctrl_c(tmp_path: P
         **port_env([*DEFAULT_PORTS, "rules-toy"]),
     })
     env.pop("NATS_URL", None)  # no NATS_URL: the bundled nats-server starts (a free port if 4222 is taken)
+    env.pop("NEON_NAMESPACE", None)  # which is this test's alone: var/organiser.token, as on a fresh clone
     out = tmp_path / "up.out"
     with open(out, "wb") as sink:
         proc = subprocess.Popen([sys.executable, "-m", "services.cli.main", "up", "--processes"],

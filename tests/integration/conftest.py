@@ -7,13 +7,16 @@ from pathlib import Path
 import pytest
 
 from services.cli.backend import Backend, start_backend
-from services.platform.settings import DEFAULT_PORTS, Settings
+from services.platform.settings import DEFAULT_PORTS, Settings, load
 from tests.support import toy
 
 ZERO_PORTS = {name: 0 for name in DEFAULT_PORTS}
 
 
 def make_settings(tmp_path: Path, nats_url: str, persistence: str = "sqlite", **kw: object) -> Settings:
+    """A backend's settings for a test: free ports, its own var dir, and the run's namespace
+    (NEON_NAMESPACE: each pytest-xdist worker's own, tests/conftest.py) unless given."""
+    kw.setdefault("namespace", load().namespace)
     return dataclasses.replace(
         Settings(), var_dir=tmp_path / "var", persistence=persistence, nats_url=nats_url,
         ports=dict(ZERO_PORTS), log_level="warning", **kw,

@@ -19,6 +19,7 @@ from services.cli.backend import Backend
 from services.cli.client import RulesClient
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.genproto.neon.tournament.v1 import tournament_pb2
+from services.platform import bus
 from services.platform.grpc_kit import call_metadata
 from services.rules.verify import verify_export
 from services.tournament.bundle import verify_bundle
@@ -260,7 +261,7 @@ async def test_scoring_rates_no_abandoned_match(toy_backend: Backend, tmp_path: 
     from tests.integration.test_scoring_backend import _result
 
     settings = scoring_settings(tmp_path, nats_url, request)
-    scoring = await Scoring(settings, "toy", deliver_new=True, filter_subject="neon.events.results.toy.>",
+    scoring = await Scoring(settings, "toy", deliver_new=True, filter_subject=f"{bus.subject_prefix()}.results.toy.>",
                             trusted_keys=(public_key_hex(toy_backend.keys.signing_key),)).start()
     client = RulesClient(toy_backend.address("rules-toy"))
     organiser = toy_backend.organiser_token()
@@ -612,6 +613,7 @@ async def test_neon_abandon_then_export_and_verify_from_the_command_line(backend
     root = Path(__file__).resolve().parents[2]
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEON_")}
     env.update(PYTHONPATH=str(root), NEON_VAR_DIR=str(backend.settings.var_dir), COLUMNS="200",
+               NEON_NAMESPACE=backend.settings.namespace,  # its keys are in var/<namespace>/
                NEON_RULES_NEON_REIGN_ADDR=backend.address("rules-neon-reign"))
 
     def neon(*args: str) -> subprocess.CompletedProcess[str]:

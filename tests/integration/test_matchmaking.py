@@ -28,7 +28,7 @@ from services.matchmaking.domain import bot_match_uuid
 from services.matchmaking.grouping import Policy
 from services.matchmaking.matchmaker import Config
 from services.matchmaking.ratings import StaticRatings
-from services.platform.bus import STREAM
+from services.platform import bus
 from services.platform.grpc_kit import call_metadata, channel
 from services.platform.running import RunningService
 from services.rules.games import available
@@ -156,7 +156,8 @@ async def test_two_players_are_matched_and_their_seat_tokens_work(env: Env, nats
     await rules.close()
     # the assignment went out on NATS too, without any token
     js = nats_client.jetstream()
-    sub = await js.pull_subscribe(f"neon.events.matchmaking.ticket.{env.id('t-ann')}", stream=STREAM)
+    sub = await js.pull_subscribe(f"{bus.subject_prefix()}.matchmaking.ticket.{env.id('t-ann')}",
+                                 stream=bus.stream_name())
     msgs = []
     for _ in range(40):
         try:

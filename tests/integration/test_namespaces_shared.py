@@ -23,7 +23,8 @@ from tests.integration.conftest import make_settings
 from tests.integration.test_rules_host_toy import play_to_end
 from tests.support import toy
 
-pytestmark = pytest.mark.postgres
+pytestmark = [pytest.mark.postgres,
+              pytest.mark.serial]  # 39 PostgreSQL connections (tests/conftest.py)
 MATCHES = 3
 
 

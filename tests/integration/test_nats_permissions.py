@@ -71,7 +71,7 @@ async def test_only_rules_publish_results_and_scoring_only_reads(secured_nats: s
     tournament = await _connect(secured_nats, "tournament")
     try:
         js = rules.jetstream()
-        await bus.ensure_stream(js, replicas=1)
+        await bus.ensure_stream(js, replicas=1, namespace="")  # this NATS: no worker's
         ack = await js.publish("neon.events.results.neon.m1", b'{"type":"SignedResult"}',
                                stream=bus.STREAM, timeout=2)
         await js.publish("neon.events.rules.neon.m1", b"{}", stream=bus.STREAM, timeout=2)
@@ -93,7 +93,7 @@ async def test_only_rules_publish_results_and_scoring_only_reads(secured_nats: s
 
         # scoring reads the stream through its own durable consumer and acks.
         sjs = scoring.jetstream()
-        await bus.ensure_stream(sjs, replicas=1)
+        await bus.ensure_stream(sjs, replicas=1, namespace="")
         await sjs.add_consumer(bus.STREAM, ConsumerConfig(
             durable_name="scoring-perm", ack_policy=AckPolicy.EXPLICIT,
             filter_subject="neon.events.results.>"))

@@ -10,6 +10,7 @@ import pytest
 from services.cli.backend import Backend
 from services.cli.client import RulesClient
 from services.cli.play import play_match
+from services.platform import bus
 from services.rules.games import available
 from services.rules.verify import verify_export
 from tests.integration.test_outbox_and_audit import published
@@ -32,7 +33,7 @@ async def test_a_served_match_publishes_only_public_events_and_verifies(
     assert report.ok, report.failure
     records = [json.loads(line) for line in export.splitlines() if b'"checkpoint"' not in line]
     records = [r for r in records if "n" in r]
-    messages = await published(nats_client, f"neon.events.rules.neon-reign.{match_id}",
+    messages = await published(nats_client, f"{bus.subject_prefix()}.rules.neon-reign.{match_id}",
                                len(records))
     assert [json.loads(m.data)["n"] for m in messages] == [r["n"] for r in records]
     private = 0

@@ -9,7 +9,7 @@ import uuid
 from services.cli.backend import Backend
 from services.cli.client import RulesClient
 from services.cli.play import play_match
-from services.platform.bus import STREAM
+from services.platform import bus
 from services.platform.signed import open_result
 from services.platform.signing import public_key_hex
 from services.rules.verify import verify_export
@@ -18,7 +18,7 @@ from tests.support import toy
 
 async def published(nats_client: object, subject: str, expected: int, timeout: float = 10) -> list[object]:
     js = nats_client.jetstream()  # type: ignore[attr-defined]
-    sub = await js.pull_subscribe(subject, stream=STREAM)
+    sub = await js.pull_subscribe(subject, stream=bus.stream_name())
     messages: list[object] = []
     deadline = asyncio.get_running_loop().time() + timeout
     while len(messages) < expected and asyncio.get_running_loop().time() < deadline:
@@ -39,7 +39,7 @@ async def test_match_events_are_published_once_and_redacted(backend: Backend, na
     result = await play_match(client, backend.bot_driver_token(), mode="race",
                               seats=["random", "random"], seed=7, match_id=match_id)
     view = await client.view(match_id)
-    messages = await published(nats_client, f"neon.events.rules.toy.{match_id}", view.version)
+    messages = await published(nats_client, f"{bus.subject_prefix()}.rules.toy.{match_id}", view.version)
     assert [json.loads(m.data)["n"] for m in messages] == list(range(1, view.version + 1))
     ids = [m.headers["Nats-Msg-Id"] for m in messages]
     assert len(set(ids)) == len(ids) and all(i.startswith("rules-toy:") for i in ids)
@@ -51,7 +51,7 @@ async def test_match_events_are_published_once_and_redacted(backend: Backend, na
         assert "draws" not in json.loads(payload)
         assert not any(card in payload for card in cards), payload
     assert result.outcome is not None
-    results = await published(nats_client, f"neon.events.results.toy.{match_id}", 2, timeout=2)
+    results = await published(nats_client, f"{bus.subject_prefix()}.results.toy.{match_id}", 2, timeout=2)
     assert [json.loads(m.data)["type"] for m in results] == ["SignedResult"]
     trusted = [public_key_hex(backend.keys.signing_key)]
     ended = open_result(json.loads(results[0].data), trusted)  # signed by the rules service
@@ -78,7 +78,7 @@ async def test_relay_publishes_again_after_restart_without_duplicates(backend: B
     relay.position = 0  # as if the position were lost: every event is sent again
     await relay.publish_pending()
     version = (await client.view(match_id)).version
-    messages = await published(nats_client, f"neon.events.rules.toy.{match_id}", version + 5, timeout=2)
+    messages = await published(nats_client, f"{bus.subject_prefix()}.rules.toy.{match_id}", version + 5, timeout=2)
     assert len(messages) == version
     await client.close()
 

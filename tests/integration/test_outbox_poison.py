@@ -15,6 +15,7 @@ import pytest
 from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate, event
 
+from services.platform import bus
 from services.platform.bus import MAX_PAYLOAD, OutboxRelay, unpublishable
 from tests.integration.test_outbox_and_audit import published
 
@@ -58,7 +59,7 @@ async def test_the_relay_passes_over_a_message_nats_refuses_and_publishes_the_re
     def project(domain_event: Any) -> list[tuple[str, dict[str, Any]]]:
         if not isinstance(domain_event, Note.Written):
             return []
-        return [(f"neon.events.{run}.{domain_event.token}",
+        return [(f"{bus.subject_prefix()}.{run}.{domain_event.token}",
                  {"token": domain_event.token, "pad": "x" * domain_event.size})]
 
     relay = OutboxRelay(app, run, nats_client.jetstream(), project, interval=0.01)
@@ -69,5 +70,5 @@ async def test_the_relay_passes_over_a_message_nats_refuses_and_publishes_the_re
         assert relay.position == app.recorder.max_notification_id()
     finally:
         await relay.stop()
-    messages = await published(nats_client, f"neon.events.{run}.>", 2)
+    messages = await published(nats_client, f"{bus.subject_prefix()}.{run}.>", 2)
     assert [m.subject.rsplit(".", 1)[-1] for m in messages] == ["first", "last"]

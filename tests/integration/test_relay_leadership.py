@@ -6,6 +6,7 @@ advisory lock, or a file lock beside a SQLite database) lets one of them publish
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import uuid
@@ -98,7 +99,7 @@ async def test_one_stored_event_that_fans_out_to_thousands_of_messages_is_publis
     fan_out = 2_500
 
     def project(event: object) -> list[tuple[str, dict]]:
-        return [(f"neon.events.fanout.{run}.{i}", {"i": i}) for i in range(fan_out)]
+        return [(f"{bus.subject_prefix()}.fanout.{run}.{i}", {"i": i}) for i in range(fan_out)]
 
     relay = OutboxRelay(service.extra["app"], f"fanout-{run}", backend.nats_client.jetstream(), project)
     await relay.start()
@@ -107,5 +108,38 @@ async def test_one_stored_event_that_fans_out_to_thousands_of_messages_is_publis
         assert await relay.publish_pending() == 1
     finally:
         await relay.stop()
-    messages = await published(nats_client, f"neon.events.fanout.{run}.>", fan_out)
+    messages = await published(nats_client, f"{bus.subject_prefix()}.fanout.{run}.>", fan_out)
     assert sorted(json.loads(m.data)["i"] for m in messages) == list(range(fan_out))
+
+
+async def test_drain_beside_the_relays_own_loop_sends_each_notification_once(nats_client: object) -> None:
+    """At shutdown ``drain`` runs while the relay's own loop may be publishing: the two take
+    turns, so no batch goes out twice at once, counted twice, with an older position written
+    after a newer one. Seen as test_a_second_relay_on_the_same_store_waits_then_takes_over
+    failing (the follower's drain and loop both sent the new match's records) in a parallel
+    run, and once in 15 runs of it alone beside two busy CPUs."""
+    from services.platform import bus
+    from tests.integration.test_outbox_and_audit import published
+    from tests.integration.test_outbox_poison import Note, Notes
+
+    run = f"turns-{uuid.uuid4().hex[:8]}"
+    app = Notes()
+    for i in range(30):
+        app.save(Note(f"n{i}"))
+
+    def project(domain_event: object) -> list[tuple[str, dict]]:
+        if not isinstance(domain_event, Note.Written):
+            return []  # the store's identity
+        return [(f"{bus.subject_prefix()}.{run}.{domain_event.token}", {"token": domain_event.token})]
+
+    relay = OutboxRelay(app, run, nats_client.jetstream(), project,  # type: ignore[attr-defined]
+                        interval=0.01, batch=10)
+    await relay.start()
+    try:
+        await asyncio.gather(relay.drain(), relay.drain(), relay.publish_pending())
+        stored = app.recorder.max_notification_id()  # the 30 notes and the store's identity
+        assert relay.position == stored and relay.sent == stored
+    finally:
+        await relay.stop()
+    messages = await published(nats_client, f"{bus.subject_prefix()}.{run}.>", 30)
+    assert sorted(m.subject.rsplit(".", 1)[-1] for m in messages) == sorted(f"n{i}" for i in range(30))

@@ -66,7 +66,7 @@ class Scoring:
     async def start(self, on_scored: Any = None) -> Scoring:
         self.nc = await bus.connect(self.settings.nats_url, "scoring-test")
         options = ConsumerOptions(**{
-            "filter_subject": f"neon.events.rules.{self.game}.>", "inactive_threshold": 300,
+            "filter_subject": f"{bus.subject_prefix()}.rules.{self.game}.>", "inactive_threshold": 300,
             "trusted_keys": (RULES_PUBLIC,), **self.options})
         self.running = await scoring_main.start(self.settings, load_keys(self.settings), self.nc,
                                                 consumer=options, on_scored=on_scored)
@@ -133,7 +133,7 @@ async def delete_consumers(nats_url: str, durables: set[str]) -> None:
     js = nc.jetstream()
     for durable in durables:
         try:
-            await js.delete_consumer(bus.STREAM, durable)
+            await js.delete_consumer(bus.stream_name(), durable)
         except Exception:  # already gone
             pass
     await nc.close()
@@ -169,10 +169,10 @@ async def publish(js: Any, payload: dict[str, Any], msg_id: str | None = None,
                   key: Ed25519PrivateKey | None = RULES_KEY) -> None:
     """On the match's subject; a MatchEnded signed as the rules host signs it (unless key=None)."""
     game = payload["game"]
-    subject = f"neon.events.rules.{game}.{payload['match_id']}"
+    subject = f"{bus.subject_prefix()}.rules.{game}.{payload['match_id']}"
     if payload.get("type") == "MatchEnded" and key is not None:
         payload = sign_result(payload, key)
-    await js.publish(subject, json.dumps(payload).encode(), stream=bus.STREAM,
+    await js.publish(subject, json.dumps(payload).encode(), stream=bus.stream_name(),
                      headers={"Nats-Msg-Id": msg_id or f"rules-{game}:s:{uuid.uuid4().hex}"})
 
 
@@ -298,6 +298,7 @@ def season(game: str, count: int) -> list[dict[str, Any]]:
     return out
 
 
+@pytest.mark.serial  # on PostgreSQL, 37 connections (tests/conftest.py)
 async def test_killed_mid_stream_ends_with_the_ratings_of_an_unbroken_run(
         scorings: list[Scoring], settings: Settings, tmp_path: Path, nats_client: Any) -> None:
     game = new_game()
@@ -405,7 +406,7 @@ async def test_bad_input_is_answered_with_clear_status_codes(
     scorings.append(scoring)
     js = nats_client.jetstream()
     await publish(js, {"game": game, "type": "MatchEnded", "match_id": "broken", "outcome": "?"})
-    await js.publish(f"neon.events.rules.{game}.junk", b"not json", stream=bus.STREAM)
+    await js.publish(f"{bus.subject_prefix()}.rules.{game}.junk", b"not json", stream=bus.stream_name())
     await publish(js, ended(game, "fine", ["ann", "bob"], [1, 2]))
     await scoring.wait_for(1)
     assert scoring.consumer.stats.rejected == 2
@@ -451,8 +452,8 @@ async def test_bad_input_is_answered_with_clear_status_codes(
 
 
 async def _publish_on_results(js: Any, message: dict[str, Any], game: str, match_id: str) -> None:
-    await js.publish(f"neon.events.results.{game}.{match_id}", json.dumps(message).encode(),
-                     stream=bus.STREAM, headers={"Nats-Msg-Id": f"forger:{uuid.uuid4().hex}"})
+    await js.publish(f"{bus.subject_prefix()}.results.{game}.{match_id}", json.dumps(message).encode(),
+                     stream=bus.stream_name(), headers={"Nats-Msg-Id": f"forger:{uuid.uuid4().hex}"})
 
 
 async def test_forged_results_are_refused_and_the_real_one_stands(
@@ -460,7 +461,7 @@ async def test_forged_results_are_refused_and_the_real_one_stands(
     """Defect 3: results published by hand (unsigned, tampered, signed by another key) are
     acked, logged and never rated; a forgery published before the real result cannot stand."""
     game = new_game()
-    scoring = await Scoring(settings, game, filter_subject=f"neon.events.results.{game}.>").start()
+    scoring = await Scoring(settings, game, filter_subject=f"{bus.subject_prefix()}.results.{game}.>").start()
     scorings.append(scoring)
     js = nats_client.jetstream()
     # A match never played, and a forgery of "real" published before the real result.
@@ -503,7 +504,7 @@ async def test_the_same_match_id_in_two_games_is_scored_twice(
         scorings: list[Scoring], settings: Settings, nats_client: Any) -> None:
     """Defect 7: match ids are per game, so a result is keyed by game and match id."""
     first, second = new_game(), new_game()
-    scoring = await Scoring(settings, first, filter_subject="neon.events.results.>",
+    scoring = await Scoring(settings, first, filter_subject=f"{bus.subject_prefix()}.results.>",
                             deliver_new=True).start()
     scorings.append(scoring)
     js = nats_client.jetstream()

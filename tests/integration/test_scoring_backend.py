@@ -12,6 +12,7 @@ import pytest
 
 from services.cli.backend import Backend, start_backend
 from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
+from services.platform import bus
 from services.platform.grpc_kit import channel
 from services.platform.settings import Settings
 from services.platform.signing import public_key_hex
@@ -29,7 +30,7 @@ def settings(tmp_path: Path, nats_url: str, request: pytest.FixtureRequest) -> S
 
 async def test_toy_matches_are_scored(backend: Backend, settings: Settings, nats_url: str) -> None:
     # The real path: signed results on neon.events.results.>, trusted by the deployment's key.
-    scoring = await Scoring(settings, "toy", deliver_new=True, filter_subject="neon.events.results.toy.>",
+    scoring = await Scoring(settings, "toy", deliver_new=True, filter_subject=f"{bus.subject_prefix()}.results.toy.>",
                             trusted_keys=(public_key_hex(backend.keys.signing_key),)).start()
     try:
         client = RulesClient(backend.address("rules-toy"))

@@ -30,7 +30,7 @@ async def test_sigkill_mid_stream_then_restart_gives_the_unbroken_ratings(
     game = new_game()
     port = listen_port(set())
     env = {"NATS_URL": nats_url, "NEON_VAR_DIR": str(tmp_path / "var"), "NEON_SCORING_PORT": str(port),
-           "NEON_SCORING_FILTER": f"neon.events.rules.{game}.>", "NEON_LOG_LEVEL": "warning",
+           "NEON_SCORING_FILTER": f"{bus.subject_prefix()}.rules.{game}.>", "NEON_LOG_LEVEL": "warning",
            "NEON_SCORING_BATCH": "8", "NEON_TRUSTED_RESULT_KEYS": RULES_PUBLIC}
     if os.environ.get("DATABASE_URL"):
         env.update(DATABASE_URL=os.environ["DATABASE_URL"], POSTGRES_PASSWORD="",
@@ -69,9 +69,9 @@ async def test_sigkill_mid_stream_then_restart_gives_the_unbroken_ratings(
     finally:
         await ch.close()
         proc.stop()
-        for info in await js.consumers_info(bus.STREAM):
+        for info in await js.consumers_info(bus.stream_name()):
             if info.config.filter_subject == env["NEON_SCORING_FILTER"]:
-                await js.delete_consumer(bus.STREAM, info.name)
+                await js.delete_consumer(bus.stream_name(), info.name)
 
 
 async def _publish_all(js: Any, payloads: list[dict[str, Any]]) -> None:

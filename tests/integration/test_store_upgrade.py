@@ -50,7 +50,9 @@ from services.rules.verify import verify_export
 from services.tournament.bundle import verify_bundle
 
 FIXTURES = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "stores").glob("*.tar.xz"))
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.timeout(180),
+              # the bundled NATS on 4222 when free; on PostgreSQL, 41 connections
+              pytest.mark.serial]
 
 
 def unpack(fixture: Path, into: Path) -> dict[str, Any]:

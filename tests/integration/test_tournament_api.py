@@ -267,7 +267,7 @@ async def test_corrections_drops_late_entries_and_force_end_verify(b: Backend) -
     js = b.nats_client.jetstream()
     for _ in range(50):
         try:
-            last = await js.get_last_msg(bus.STREAM, f"neon.events.tournament.{tid}")
+            last = await js.get_last_msg(bus.stream_name(), f"{bus.subject_prefix()}.tournament.{tid}")
             if json.loads(last.data)["type"] == "AbandonsConfirmed":
                 break
         except Exception:  # not relayed yet

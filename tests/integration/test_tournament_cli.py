@@ -35,13 +35,14 @@ def neon(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
 
 async def organiser_cli(tmp_path: Path, nats_url: str) -> tuple[Any, Any]:
     """A backend with the tournament service and neon-reign, and ``run(*args)``: a ``neon``
-    command as its own process against it (the deployment's keys, no other NEON_ setting
-    of the test's environment)."""
+    command as its own process against it (the deployment's keys and namespace, no other
+    NEON_ setting of the test's environment)."""
     settings = make_settings(tmp_path, nats_url)
     settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
     b = await start_backend(settings, games=["neon-reign"], embedded_nats=False, tournament=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEON_")}
     env.update(PYTHONPATH=str(ROOT), NEON_VAR_DIR=str(settings.var_dir),
+               NEON_NAMESPACE=settings.namespace,  # its keys are in var/<namespace>/
                NEON_TOURNAMENT_ADDR=b.address("tournament"),
                NEON_RULES_NEON_REIGN_ADDR=b.address("rules-neon-reign"), COLUMNS="200")
     return b, lambda *a: asyncio.to_thread(neon, env, *a)

@@ -90,6 +90,7 @@ def test_serve_an_unknown_service_or_on_a_busy_port(env: dict[str, str], busy_po
 
 
 @pytest.mark.skipif("neon-reign" not in available(), reason="no Neon Reign engine")
+@pytest.mark.serial  # the ports it does not set: their defaults, 9464
 def test_up_on_a_busy_port(env: dict[str, str], busy_port: int) -> None:
     line = run(["up"], {**env, "NEON_DICE_PORT": str(busy_port)}, 1)
     assert "busy" in line

@@ -69,6 +69,7 @@ def test_the_rules_meter_counts_records_by_kind() -> None:
     assert sample("neon_rules_commit_batch_size_count", service=service) == 1
 
 
+@pytest.mark.serial  # looks whether 9464 is taken, as neon up does
 def test_settings_and_neon_up_default() -> None:
     unset = load({})
     assert unset.metrics_port is None and unset.metrics_bind_host == "127.0.0.1"
