@@ -161,12 +161,18 @@ def test_a_json_command_that_fails_says_so_in_json_on_stdout(env: dict[str, str]
 
 
 @pytest.mark.parametrize("raised", ["KeyboardInterrupt", "RuntimeError"])
-def test_a_json_command_interrupted_or_broken(raised: str, capsys: pytest.CaptureFixture[str]):
+def test_a_json_command_interrupted_or_broken(raised: str, capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch):
     import json
 
     import typer
 
+    from services.cli import errors
     from services.cli.errors import friendly
+
+    # without the app's callback nothing resets --debug: a command run with --debug earlier
+    # in this process (another test, on the same xdist worker) left it on
+    monkeypatch.setattr(errors.state, "debug", False)
 
     @friendly
     def command(as_json: bool = False) -> None:
