@@ -1,5 +1,6 @@
 """``neon tournament ...``: run a tournament from the command line.
 
+Players: ``play`` (services/cli/tournament_play.py) plays the player's own tables.
 Organisers: ``create``, ``register``, ``start``, ``next-round``, ``round``, ``correct``,
 ``rematch``, ``drop``, ``late-entry``, ``standings``, ``export``, ``finish``, and ``list`` and ``show``,
 against a running backend (``neon up``). ``simulate`` runs a whole event with
@@ -779,4 +780,7 @@ def simulate(
 
 
 def register(app: typer.Typer) -> None:
+    from services.cli import tournament_play  # the players' side: `neon tournament play`
+
+    tournament_play.register(tournament_app)
     app.add_typer(tournament_app, name="tournament")
