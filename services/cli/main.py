@@ -257,12 +257,13 @@ def serve(service: str = typer.Argument(
     run_async(run())
 
 
-def _token(settings: Settings, role: str = "organiser", player: str = "cli") -> str:
+def _token(settings: Settings, role: str = "organiser", player: str = "cli",
+           ttl: int = 3600) -> str:
     from services.platform.keys import load_keys
     from services.platform.tokens import TokenIssuer
 
     return TokenIssuer(load_keys(settings).token_secret, external=None).issue(
-        role, "*", player=player, ttl=3600)
+        role, "*", player=player, ttl=ttl)
 
 
 def _organiser_token(settings: Settings) -> str:

@@ -124,15 +124,30 @@ async def play_seat(rules: RulesClient, match_id: str, seat: int, token: str,
                                    on_refused=lambda *_: None)
 
 
-def random_chooser(seed: str) -> Chooser:
+def bot_chooser(seed: str, kind: str = "random", game: str = "") -> Chooser:
+    """A ``kind`` bot of ``game`` (random, or one of the game's own) as a seat's chooser."""
     from services.rules.bots import make_bot
 
-    bot = make_bot("random", seed)
+    bot = make_bot(kind, seed, game)
 
     async def choose(seat: int, view: dict[str, Any], decisions: list[Decision]) -> dict[str, Any]:
         return dict(bot.choose(decisions[0], view))
 
     return choose
+
+
+async def play_at_terminal(screen: Console, rules: RulesClient, game: str, match_id: str,
+                           seat: int, token: str, names: dict[int, str],
+                           ask: Any = None) -> dict[str, Any] | None:
+    """The person at the terminal plays ``seat`` (TerminalSeat: narration, the table, numbered
+    choices read through ``ask``) with the seat's own token, then sees the result."""
+    from services.cli.terminal import TerminalSeat, ask_terminal
+
+    human = TerminalSeat(screen, rules, game, match_id, seat, token, names=names,
+                         ask=ask or ask_terminal)
+    outcome = await play_seat(rules, match_id, seat, token, human.action)
+    await human.finish(outcome)
+    return outcome
 
 
 def own_seat(ticket: Any, player: str) -> tuple[int, str]:
@@ -217,7 +232,7 @@ def queue(
     from services.cli.client import RulesClient
     from services.cli.errors import USAGE, CliError, target
     from services.cli.main import _settings
-    from services.cli.terminal import TerminalSeat
+    from services.cli.terminal import ask_terminal
 
     settings = _settings(log_file=True)
     name = player or f"human-{uuid.uuid4().hex[:6]}"
@@ -231,7 +246,7 @@ def queue(
                       f"{ticket.accept_seconds_left:.0f} s to accept")
         if yes:
             return True
-        answer = await asyncio.to_thread(input, "accept? [Y/n] ")
+        answer = await ask_terminal("accept? [Y/n] ")
         return answer.strip().lower() in ("", "y", "yes")
 
     def show(ticket: Any) -> None:
@@ -265,10 +280,8 @@ def queue(
             console.print(f"match {a.match_id}: you are seat {seat}")
             target(f"rules service for {a.game}", a.rules_address)
             rules = RulesClient(a.rules_address)
-            names = {s.seat: s.player for s in a.seats}
-            human = TerminalSeat(console, rules, a.game, a.match_id, seat, seat_token, names=names)
-            outcome = await play_seat(rules, a.match_id, seat, seat_token, human.action)
-            await human.finish(outcome)
+            await play_at_terminal(console, rules, a.game, a.match_id, seat, seat_token,
+                                   {s.seat: s.player for s in a.seats})
             console.print(f"match {a.match_id} ended")
             return 0
         except RuntimeError as err:
@@ -341,7 +354,7 @@ async def simulate_run(ends: Endpoints, game: str, players: int, mode: str = "",
             a = ticket.assignment
             client = client_for(rules, a.rules_address)
             seat, token = own_seat(ticket, n)
-            await play_seat(client, a.match_id, seat, token, random_chooser(f"{n}:{a.match_id}"))
+            await play_seat(client, a.match_id, seat, token, bot_chooser(f"{n}:{a.match_id}"))
             return str(a.match_id)
 
         played = await asyncio.gather(*(play(n, t) for n, t in matched.items()),

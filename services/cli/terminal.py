@@ -10,7 +10,9 @@ the JSON of the view, ``?`` the help.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import threading
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -30,7 +32,30 @@ HELP = "type a number to choose; j: the options as JSON; v: the view as JSON; ?:
 
 
 async def ask_terminal(prompt: str) -> str:
-    return await asyncio.to_thread(input, prompt)
+    """``input(prompt)`` without blocking the loop, read in a daemon thread: Ctrl-C at the
+    prompt ends the command at once (``asyncio.to_thread``'s worker would hold the exit
+    until a line was typed)."""
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[str] = loop.create_future()
+
+    def settle(line: str | None, err: BaseException | None) -> None:
+        if answer.done():
+            return
+        if err is not None:
+            answer.set_exception(err)
+        else:
+            answer.set_result(line or "")
+
+    def read() -> None:
+        try:
+            line, err = input(prompt), None
+        except BaseException as failed:  # EOFError at the end of stdin, handed to the caller
+            line, err = None, failed
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile (interrupted)
+            loop.call_soon_threadsafe(settle, line, err)
+
+    threading.Thread(target=read, name="terminal-input", daemon=True).start()
+    return await answer
 
 
 async def events_between(client: RulesClient, match_id: str, token: str | None,

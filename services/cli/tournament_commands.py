@@ -1,5 +1,6 @@
 """``neon tournament ...``: run a tournament from the command line.
 
+Players: ``play`` (services/cli/tournament_play.py) plays the player's own tables.
 Organisers: ``create``, ``register``, ``start``, ``next-round``, ``round``, ``correct``,
 ``rematch``, ``drop``, ``late-entry``, ``standings``, ``export``, ``finish``, and ``list`` and ``show``,
 against a running backend (``neon up``). ``simulate`` runs a whole event with
@@ -30,6 +31,7 @@ from services.cli.errors import USAGE, CliError, emit, friendly, message_dict, t
 if TYPE_CHECKING:
     from services.cli.client import RulesClient
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+    from services.platform.settings import Settings
 
 # gRPC, the generated messages and the rules client are imported where they are used, so that
 # every other `neon` command starts without them (services/cli/main.py imports this module).
@@ -142,29 +144,42 @@ async def _play_table_match(client: TournamentClient, rc: RulesClient, token: st
                             tournament_id: str, player: str, a: Any) -> None:
     """One match of the player's table: seed and ready while it awaits its seats, then play
     the seat to the end (at once, when it was abandoned meanwhile)."""
+    from services.platform import playing
+
+    if not await join_table(client, rc, token, tournament_id, a):
+        return
+    await playing.play_seat(rc.stub, a.seat_token, a.match_id,
+                            playing.random_choice(f"{player}:{a.match_id}"), seat=a.seat,
+                            wait=10.0)
+
+
+async def join_table(client: TournamentClient, rc: RulesClient, token: str, tournament_id: str,
+                     a: Any) -> bool:
+    """What a seat does at its table before play, while the match awaits its seats: a client
+    seed of its own on the rules service (AddClientSeed, with the seat token), then
+    ReadyForMatch (with the player token). False when the match will not start (it was
+    abandoned or replaced meanwhile); a match already running is joined as it is."""
     import grpc
 
     from services.genproto.neon.rules.v1 import rules_pb2
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
-    from services.platform import playing
 
-    if a.status == pb.TABLE_STATUS_AWAITING_SEATS:
-        try:
-            await rc.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
-                match_id=a.match_id, seed=uuid.uuid4().hex), a.seat_token)
-        except grpc.aio.AioRpcError as err:
-            if err.code() != grpc.StatusCode.FAILED_PRECONDITION:  # started without us
-                raise
-        try:
-            await client.call("ReadyForMatch", token, tournament_id=tournament_id,
-                              match_id=a.match_id)
-        except grpc.aio.AioRpcError as err:
-            if err.code() != grpc.StatusCode.FAILED_PRECONDITION:  # abandoned meanwhile
-                raise
-            return
-    await playing.play_seat(rc.stub, a.seat_token, a.match_id,
-                            playing.random_choice(f"{player}:{a.match_id}"), seat=a.seat,
-                            wait=10.0)
+    if a.status != pb.TABLE_STATUS_AWAITING_SEATS:
+        return True
+    try:
+        await rc.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
+            match_id=a.match_id, seed=uuid.uuid4().hex), a.seat_token)
+    except grpc.aio.AioRpcError as err:
+        if err.code() != grpc.StatusCode.FAILED_PRECONDITION:  # started without us
+            raise
+    try:
+        await client.call("ReadyForMatch", token, tournament_id=tournament_id,
+                          match_id=a.match_id)
+    except grpc.aio.AioRpcError as err:
+        if err.code() != grpc.StatusCode.FAILED_PRECONDITION:  # abandoned meanwhile
+            raise
+        return False
+    return True
 
 
 async def wait_round_complete(client: TournamentClient, tournament_id: str, number: int,
@@ -315,7 +330,7 @@ SHORT = {"buchholz": "Bh", "median-buchholz": "mBh", "sonneborn-berger": "SB",
          "head-to-head": "H2H", "wins": "W", "placement-points": "PP", "game-tiebreak": "GT"}
 
 
-def print_standings(rows: list[Any], title: str = "standings") -> None:
+def print_standings(rows: list[Any], title: str = "standings", out: Console | None = None) -> None:
     table = Table(title=title)
     names = [tb.name for tb in rows[0].tiebreaks] if rows else []
     table.add_column("rank", justify="right")
@@ -326,9 +341,9 @@ def print_standings(rows: list[Any], title: str = "standings") -> None:
         table.add_row(str(r.rank), r.player_id + (" (dropped)" if r.dropped else ""),
                       f"{r.points:g}", str(r.games), str(r.wins),
                       *(f"{tb.value:g}" for tb in r.tiebreaks))
-    console.print(table)
+    (out or console).print(table)
     if names:
-        console.print("tie-breaks: " + ", ".join(f"{SHORT.get(n, n)} {n}" for n in names))
+        (out or console).print("tie-breaks: " + ", ".join(f"{SHORT.get(n, n)} {n}" for n in names))
 
 
 def print_bundle_report(report: Any, prefix: str = "") -> None:
@@ -348,14 +363,21 @@ def print_bundle_report(report: Any, prefix: str = "") -> None:
 # ----------------------------------------------------------------------------- commands
 
 
+def tournament_address(settings: Settings) -> str:
+    """The tournament service's address (NEON_TOURNAMENT_ADDR, else its port on the host),
+    named for the "does not answer" line."""
+    address = settings.address("tournament") if "tournament" in settings.ports or \
+        "tournament" in settings.addresses else f"{settings.host}:50054"
+    target("tournament service", address)
+    return address
+
+
 def _client_and_token(role: str = "organiser") -> tuple[TournamentClient, str]:
     from services.cli.main import _settings, _token
 
     settings = _settings(log_file=True)
-    address = settings.address("tournament") if "tournament" in settings.ports or \
-        "tournament" in settings.addresses else f"{settings.host}:50054"
-    target("tournament service", address)
-    return TournamentClient(address), _token(settings, role, player="organiser")
+    return TournamentClient(tournament_address(settings)), _token(settings, role,
+                                                                  player="organiser")
 
 
 def _run(coro_factory: Callable[[TournamentClient, str], Any]) -> None:
@@ -731,8 +753,7 @@ def simulate(
             from services.platform.keys import load_keys
             from services.platform.tokens import TokenIssuer
 
-            address = settings.address("tournament") if "tournament" in settings.ports else \
-                f"{settings.host}:50054"
+            address = tournament_address(settings)
             issue = TokenIssuer(load_keys(settings).token_secret).issue
         target("tournament service", address)
         try:
@@ -759,4 +780,7 @@ def simulate(
 
 
 def register(app: typer.Typer) -> None:
+    from services.cli import tournament_play  # the players' side: `neon tournament play`
+
+    tournament_play.register(tournament_app)
     app.add_typer(tournament_app, name="tournament")

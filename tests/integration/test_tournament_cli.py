@@ -33,10 +33,10 @@ def neon(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=60)
 
 
-async def organiser_cli(tmp_path: Path, nats_url: str) -> tuple[Any, Any]:
-    """A backend with the tournament service and neon-reign, and ``run(*args)``: a ``neon``
-    command as its own process against it (the deployment's keys and namespace, no other
-    NEON_ setting of the test's environment)."""
+async def tournament_backend(tmp_path: Path, nats_url: str) -> tuple[Any, dict[str, str]]:
+    """A backend with the tournament service and neon-reign, and the environment of a
+    ``neon`` command run as its own process against it (the deployment's keys and namespace,
+    no other NEON_ setting of the test's environment)."""
     settings = make_settings(tmp_path, nats_url)
     settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
     b = await start_backend(settings, games=["neon-reign"], embedded_nats=False, tournament=True)
@@ -45,6 +45,13 @@ async def organiser_cli(tmp_path: Path, nats_url: str) -> tuple[Any, Any]:
                NEON_NAMESPACE=settings.namespace,  # its keys are in var/<namespace>/
                NEON_TOURNAMENT_ADDR=b.address("tournament"),
                NEON_RULES_NEON_REIGN_ADDR=b.address("rules-neon-reign"), COLUMNS="200")
+    return b, env
+
+
+async def organiser_cli(tmp_path: Path, nats_url: str) -> tuple[Any, Any]:
+    """:func:`tournament_backend` and ``run(*args)``: a ``neon`` command as its own process
+    against it."""
+    b, env = await tournament_backend(tmp_path, nats_url)
     return b, lambda *a: asyncio.to_thread(neon, env, *a)
 
 

@@ -29,7 +29,7 @@ def test_the_commands_that_need_them_still_load_them() -> None:
         "import services.cli.main as m, services.cli.mm_commands as mm, "
         "services.cli.tournament_commands as t; "
         "t.TournamentClient('127.0.0.1:1'); mm.MatchmakingClient('127.0.0.1:1'); "
-        "mm.random_chooser('seed'); import sys; print('grpc' in sys.modules)"
+        "mm.bot_chooser('seed'); import sys; print('grpc' in sys.modules)"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60

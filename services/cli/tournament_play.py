@@ -1,0 +1,323 @@
+"""``neon tournament play``: a registered player plays their own tables from the terminal.
+
+The player's side of an event, as a real client does it: follow ``WatchMyMatches`` with the
+player's token; at each table add a client seed on the game's rules service (with the seat
+token) and say ``ReadyForMatch``; play the seat at the terminal (``TerminalSeat``, as ``neon
+play`` and ``neon queue``) or with a bot (``--bot``); print the table's result; wait for the
+next round (a bye is announced), a rematch (``-g2``) or a result set by hand; and at the end
+print the player's final rank and points from ``GetStandings``. Only the player's token and
+its seat tokens are used: the screen never shows what another seat may not see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+import typer
+from rich.console import Console
+
+from services.cli.errors import USAGE, CliError, friendly, target
+from services.cli.tournament_commands import TournamentClient, print_standings, result_text
+
+if TYPE_CHECKING:
+    from services.cli.client import RulesClient
+    from services.cli.terminal import Ask
+
+# gRPC, the generated messages, the rules client and structlog are imported where they are
+# used, so that every other `neon` command starts without them.
+
+console = Console()
+RECONNECT_FOR = 60.0
+"""Seconds to keep opening WatchMyMatches again while the tournament service does not
+answer (it restarts mid-round without losing anything)."""
+
+
+class TournamentSeat:
+    """One player following a tournament: plays each of its tables as they come."""
+
+    def __init__(self, client: TournamentClient, token: str, tournament: Any, player: str, *,
+                 bot: str = "", ask: Ask | None = None, screen: Console = console) -> None:
+        from services.platform.logs import get_logger
+
+        self.client, self.token, self.player = client, token, player
+        self.tournament_id, self.game = tournament.tournament_id, tournament.game
+        self.bot, self.ask, self.screen = bot, ask, screen
+        self.rules: dict[str, RulesClient] = {}
+        self.played: set[str] = set()
+        self.told: set[tuple[Any, ...]] = set()
+        self.log = get_logger("cli").bind(tournament=self.tournament_id, player=player)
+
+    def once(self, key: tuple[Any, ...], text: str) -> None:
+        """Print ``text`` the first time ``key`` comes (the stream repeats the assignment
+        after each match, and when it is opened again)."""
+        if key not in self.told:
+            self.told.add(key)
+            self.screen.print(text)
+
+    async def follow(self) -> int:
+        """Every update of the player's matches until the tournament ends; its final status."""
+        from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
+        status = pb.TOURNAMENT_STATUS_UNSPECIFIED
+        async for update in self.updates():
+            status = update.status
+            if status in (pb.TOURNAMENT_STATUS_FINISHED, pb.TOURNAMENT_STATUS_FORCE_ENDED):
+                break
+            if update.HasField("assignment"):
+                await self.on_assignment(update.assignment)
+            elif status == pb.TOURNAMENT_STATUS_REGISTRATION:
+                self.once(("start",), "waiting for the organiser to start the tournament")
+            else:
+                self.once(("no table", status), "no table for you now; waiting")
+        return status
+
+    async def updates(self) -> AsyncIterator[Any]:
+        """WatchMyMatches, opened again while the tournament service restarts."""
+        import asyncio
+        import time
+
+        import grpc
+
+        from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+        from services.platform.grpc_kit import call_metadata
+
+        ended = (pb.TOURNAMENT_STATUS_FINISHED, pb.TOURNAMENT_STATUS_FORCE_ENDED)
+        lost_at: float | None = None
+        while True:
+            call = self.client.stub.WatchMyMatches(
+                pb.WatchMyMatchesRequest(tournament_id=self.tournament_id),
+                metadata=call_metadata(self.token))
+            try:
+                async for update in call:
+                    lost_at = None
+                    yield update
+                    if update.status in ended:
+                        return
+            except grpc.aio.AioRpcError as err:
+                if err.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise
+                lost_at = lost_at or time.monotonic()
+                if time.monotonic() - lost_at > RECONNECT_FOR:
+                    raise
+                self.log.warning("tournament.play.reconnect", error=err.details())
+                self.once(("lost", int(lost_at)), "the tournament service does not answer; "
+                          "trying again")
+                await asyncio.sleep(1.0)
+            finally:
+                call.cancel()
+
+    async def on_assignment(self, a: Any) -> None:
+        from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
+        where = f"round {a.round}, table {a.table}"
+        if a.bye:
+            self.once(("bye", a.round), f"round {a.round}: a bye (no game this round); "
+                      "waiting for the next round or the end")
+            return
+        if a.seats and a.seats[a.seat] != self.player and a.seat_token:
+            raise CliError(f"the token is {a.seats[a.seat]}'s, not {self.player}'s "
+                           "(--player names the token's player)", USAGE)
+        if a.status == pb.TABLE_STATUS_PAIRED:
+            self.once(("paired", a.round, a.table), f"{where}: {' v '.join(a.seats)}; "
+                      "its match is being created")
+        elif a.status == pb.TABLE_STATUS_DONE:
+            await self.tell_result(a)
+        elif a.status == pb.TABLE_STATUS_ABANDONED:
+            reason = (await self.table(a)).abandoned_reason
+            self.once(("abandoned", a.match_id),
+                      f"{where}: match {a.match_id} was abandoned ({reason or 'no reason'}); "
+                      "waiting for the organiser to have the table play again or set its result")
+        elif a.match_id and a.seat_token and a.match_id not in self.played:
+            self.played.add(a.match_id)
+            await self.play(a)
+
+    async def play(self, a: Any) -> None:
+        """One match of the player's table: seed and ready, then every decision of the seat."""
+        from services.cli.client import client_for
+        from services.cli.mm_commands import bot_chooser, play_at_terminal, play_seat
+        from services.cli.terminal import describe_outcome
+        from services.cli.tournament_commands import join_table
+
+        again = " (a rematch)" if "-g" in a.match_id.removeprefix(self.tournament_id) else ""
+        self.screen.print(f"round {a.round}, table {a.table}: {' v '.join(a.seats)}; match "
+                          f"{a.match_id}{again}, you are seat {a.seat}")
+        self.log.info("tournament.play.match", match_id=a.match_id, round=a.round,
+                      table=a.table, seat=a.seat)
+        target(f"rules service for {a.game}", a.rules_address)
+        rules = client_for(self.rules, a.rules_address)
+        if not await join_table(self.client, rules, self.token, self.tournament_id, a):
+            self.screen.print(f"match {a.match_id} will not start (abandoned or replaced)")
+            return
+        self.screen.print("seed added, ready; the match starts when every seat is ready")
+        if self.bot:
+            chooser = bot_chooser(f"{self.player}:{a.match_id}", self.bot, a.game)
+            outcome = await play_seat(rules, a.match_id, a.seat, a.seat_token, chooser)
+            self.screen.print(describe_outcome(outcome, a.seat))
+        else:
+            outcome = await play_at_terminal(self.screen, rules, a.game, a.match_id, a.seat,
+                                             a.seat_token, dict(enumerate(a.seats)), self.ask)
+        self.log.info("tournament.play.ended", match_id=a.match_id, outcome=outcome)
+        self.screen.print(f"match {a.match_id} ended; waiting for the table's result")
+
+    async def table(self, a: Any) -> Any:
+        reply = await self.client.call("GetRound", tournament_id=self.tournament_id,
+                                       round=a.round)
+        return next(t for t in reply.round.tables if t.number == a.table)
+
+    async def tell_result(self, a: Any) -> None:
+        key = ("result", a.round, a.table)
+        if key in self.told:
+            return
+        t = await self.table(a)
+        text = result_text(list(t.seats), list(t.result.placements))
+        if t.result.kind not in ("", "played"):
+            text += f" ({t.result.kind})"
+        self.log.info("tournament.play.result", round=a.round, table=a.table,
+                      placements=list(t.result.placements), kind=t.result.kind)
+        self.once(key, f"round {a.round}, table {a.table} result: {text}; waiting for the "
+                  "next round or the end")
+
+    async def close(self) -> None:
+        from services.cli.client import close_all
+
+        await close_all(self.rules)
+
+
+def _status(value: int) -> str:
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
+    return pb.TournamentStatus.Name(value).removeprefix("TOURNAMENT_STATUS_").lower()
+
+
+async def _find(client: TournamentClient, tournament_id: str) -> Any:
+    import grpc
+
+    try:
+        return (await client.call("GetTournament", tournament_id=tournament_id)).tournament
+    except grpc.aio.AioRpcError as err:
+        if err.code() == grpc.StatusCode.NOT_FOUND:
+            raise CliError(f"no tournament {tournament_id!r} on this deployment (see: neon "
+                           "tournament list)", status=err.code().name,
+                           detail=err.details() or "") from None
+        raise
+
+
+async def _register(client: TournamentClient, token: str, t: Any, player: str,
+                    screen: Console) -> Any:
+    """Register (and check in while registration is open) as the player itself."""
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
+    statuses = {p.player_id: p.status for p in t.players}
+    if statuses.get(player, "withdrawn") != "withdrawn":
+        screen.print(f"{player} is registered already ({statuses[player]})")
+        return t
+    t = (await client.call("Register", token, tournament_id=t.tournament_id,
+                           player_id=player)).tournament
+    if t.status == pb.TOURNAMENT_STATUS_REGISTRATION:
+        t = (await client.call("CheckIn", token, tournament_id=t.tournament_id,
+                               player_id=player)).tournament
+    screen.print(f"{player} registered in {t.tournament_id} and checked in")
+    return t
+
+
+async def play_tournament(address: str, tournament_id: str, player: str, token: str, *,
+                          bot: str = "", register: bool = False, ask: Ask | None = None,
+                          screen: Console = console) -> int:
+    """The body of ``neon tournament play`` (tests call it with ``ask`` feeding the choices)."""
+    import grpc
+
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+    from services.rules.bots import bot_kinds
+
+    client = TournamentClient(address)
+    seat: TournamentSeat | None = None
+    try:
+        t = await _find(client, tournament_id)
+        if bot and bot not in bot_kinds(t.game):
+            raise CliError(f"unknown bot {bot!r} for {t.game}; bots: "
+                           f"{', '.join(bot_kinds(t.game))}", USAGE)
+        if register:
+            t = await _register(client, token, t, player, screen)
+        statuses = {p.player_id: p.status for p in t.players}
+        if statuses.get(player, "withdrawn") == "withdrawn":
+            raise CliError(f"{player} is not registered in {tournament_id} ({_status(t.status)}):"
+                           " the organiser registers players, or pass --register while "
+                           "registration is open")
+        try:  # the token's own check: is it a player token of this deployment, registered here
+            await client.call("MyNextMatch", token, tournament_id=tournament_id)
+        except grpc.aio.AioRpcError as err:
+            if err.code() != grpc.StatusCode.NOT_FOUND:
+                raise
+            raise CliError(f"{err.details()}: the token is not {player}'s", USAGE,
+                           err.code().name, err.details() or "") from None
+        screen.print(f"{player} in {tournament_id} ({t.game} {t.mode}, {_status(t.status)}, "
+                     f"status {statuses[player]}); Ctrl-C leaves (your seat then plays out "
+                     "on its clock)")
+        seat = TournamentSeat(client, token, t, player, bot=bot, ask=ask, screen=screen)
+        seat.log.info("tournament.play.start", bot=bot, status=_status(t.status))
+        status = t.status
+        if status not in (pb.TOURNAMENT_STATUS_FINISHED, pb.TOURNAMENT_STATUS_FORCE_ENDED):
+            status = await seat.follow()
+        return await _final(client, tournament_id, player, status, screen)
+    finally:
+        if seat is not None:
+            await seat.close()
+        await client.close()
+
+
+async def _final(client: TournamentClient, tournament_id: str, player: str, status: int,
+                 screen: Console) -> int:
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
+    t = (await client.call("GetTournament", tournament_id=tournament_id)).tournament
+    ended = "force-ended" if status == pb.TOURNAMENT_STATUS_FORCE_ENDED else "finished"
+    screen.print(f"{tournament_id} is {ended}{f' ({t.reason})' if t.reason else ''}")
+    reply = await client.call("GetStandings", tournament_id=tournament_id)
+    rows = list(reply.rows)
+    print_standings(rows, "final standings" if reply.final else "standings", out=screen)
+    mine = next((r for r in rows if r.player_id == player), None)
+    if mine is None:
+        raise CliError(f"{player} is not in the standings of {tournament_id}")
+    screen.print(f"{player}: final rank {mine.rank} of {len(rows)}, {mine.points:g} points "
+                 f"({mine.wins} wins in {mine.games} games)")
+    return 0
+
+
+@friendly
+def play(
+    tournament_id: str = typer.Argument(..., help="the tournament"),
+    player: str = typer.Option(..., "--player", help="your player id"),
+    token: str = typer.Option("", envvar="NEON_TOKEN", show_default=False,
+                              help="your player token (this deployment's, or your identity "
+                              "provider's JWT); default: one minted with the deployment's dev "
+                              "keys, as `neon queue` does"),
+    register: bool = typer.Option(False, "--register",
+                                  help="register yourself (and check in) first"),
+    bot: str = typer.Option("", help="a bot plays your tables: random or rule (the game's "
+                            "own); default: you, at the terminal"),
+) -> None:
+    """Play your tables of a tournament: each round's match at the terminal (or --bot),
+    until the tournament finishes; prints your final rank."""
+    from services.cli.main import _settings, _token, run_async
+    from services.cli.tournament_commands import tournament_address
+    from services.platform.tokens import is_bot
+
+    if is_bot(player):
+        raise CliError("player ids starting with 'bot-' are reserved for bots", USAGE)
+    settings = _settings(log_file=True)
+    address = tournament_address(settings)
+    if not token:
+        try:
+            token = _token(settings, "player", player, ttl=7 * 24 * 3600)
+        except (RuntimeError, ValueError) as err:
+            raise CliError(f"no player token: {err}; pass yours with --token or NEON_TOKEN",
+                           USAGE) from None
+        console.print(f"no --token: playing with a player token for {player} minted with this "
+                      "deployment's dev keys")
+    raise typer.Exit(run_async(play_tournament(address, tournament_id, player, token,
+                                               bot=bot, register=register)))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("play")(play)

@@ -1,0 +1,367 @@
+"""``neon tournament play``: registered players play their own tables from the terminal,
+against a running backend (real gRPC, NATS and stores): bots as their own processes, a
+person in process with the choices fed through the prompt, and the command's failures."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import io
+import os
+import pty
+import random
+import re
+import select
+import signal
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from services.cli import main as cli
+from services.cli.client import RulesClient, close_all
+from services.cli.tournament_commands import (
+    TournamentClient,
+    format_json,
+    play_round_as,
+    wait_round_complete,
+)
+from services.cli.tournament_play import play_tournament
+from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+from services.platform import logs
+from tests.integration.test_terminal_play import JSON_LOG
+from tests.integration.test_tournament_cli import ROOT, neon, tournament_backend
+
+pytestmark = pytest.mark.timeout(300)
+FINAL = re.compile(r"(\S+): final rank (\d+) of (\d+), ([\d.]+) points")
+
+
+@dataclasses.dataclass
+class Event:
+    """A backend with the tournament service, its organiser's client, and the players'
+    commands started in the test (killed at its end if still running)."""
+
+    b: Any
+    env: dict[str, str]
+    client: TournamentClient
+    org: str
+    rules: dict[str, RulesClient] = dataclasses.field(default_factory=dict)
+    procs: list[asyncio.subprocess.Process] = dataclasses.field(default_factory=list)
+
+    async def create(self, tid: str, rounds: int, players: tuple[str, ...] = (),
+                     start: bool = False, **kw: Any) -> None:
+        """A neon-reign single Swiss, registration open, ``players`` registered by the
+        organiser, and started when ``start``."""
+        await self.client.call("CreateTournament", self.org, tournament_id=tid, game="neon-reign",
+                               mode="single", format_json=format_json("swiss", rounds), **kw)
+        await self.client.call("OpenRegistration", self.org, tournament_id=tid)
+        for n in players:
+            await self.client.call("Register", self.org, tournament_id=tid, player_id=n)
+        if start:
+            await self.client.call("StartTournament", self.org, tournament_id=tid)
+
+    async def call(self, rpc: str, tid: str, **kw: Any) -> Any:
+        """An organiser's call about tournament ``tid``."""
+        return await self.client.call(rpc, self.org, tournament_id=tid, **kw)
+
+    def token(self, name: str) -> str:
+        return self.b.issuer.issue("player", "*", player=name, ttl=600)
+
+    async def player(self, *args: str, **env: str) -> asyncio.subprocess.Process:
+        """``neon tournament play ARGS`` as its own process, its output piped."""
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "services.cli.main", "tournament", "play", *args,
+            env={**self.env, **env}, cwd=ROOT, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE)
+        self.procs.append(proc)
+        return proc
+
+
+@pytest.fixture
+async def event(tmp_path: Path, nats_url: str) -> AsyncIterator[Event]:
+    b, env = await tournament_backend(tmp_path, nats_url)
+    e = Event(b, env, TournamentClient(b.address("tournament")),
+              b.issuer.issue("organiser", "*", player="org", ttl=600))
+    try:
+        yield e
+    finally:
+        for p in e.procs:
+            if p.returncode is None:
+                p.kill()
+                await p.wait()
+        await close_all(e.rules)
+        await e.client.close()
+        await b.stop(1)
+
+
+async def finished(proc: asyncio.subprocess.Process, timeout: float = 120) -> tuple[int, str, str]:
+    out, err = await asyncio.wait_for(proc.communicate(), timeout)
+    return proc.returncode or 0, out.decode(), err.decode()
+
+
+async def read_until(proc: asyncio.subprocess.Process, text: str, timeout: float = 60) -> str:
+    """The process's output up to the line holding ``text``."""
+    assert proc.stdout is not None
+    seen = ""
+    while text not in seen:
+        line = await asyncio.wait_for(proc.stdout.readline(), timeout)
+        assert line, f"the output ended before {text!r}: {seen}"
+        seen += line.decode()
+    return seen
+
+
+async def until(check: Any, timeout: float = 60, what: str = "") -> Any:
+    for _ in range(int(timeout * 10)):
+        found = await check()
+        if found:
+            return found
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"not within {timeout} s: {what}")
+
+
+async def test_four_players_play_a_swiss_with_their_own_commands(event: Event) -> None:
+    """Four `neon tournament play --register --bot random` processes register themselves,
+    play every table of a 2-round Swiss and exit 0 with the rank GetStandings gives."""
+    names = ["ann", "ben", "cat", "dan"]
+    await event.create("own_cup", 2)
+    procs = [await event.player("own_cup", "--player", n, "--register", "--bot", "random")
+             for n in names]
+
+    async def all_checked_in() -> bool:
+        t = (await event.client.call("GetTournament", tournament_id="own_cup")).tournament
+        return sorted(p.player_id for p in t.players if p.status == "checked-in") == names
+
+    await until(all_checked_in, what="the four players checked in")
+    await event.call("StartTournament", "own_cup")
+    for number in (1, 2):
+        await event.call("NextRound", "own_cup")
+        await wait_round_complete(event.client, "own_cup", number, timeout=120)
+    await event.call("FinishTournament", "own_cup")
+    results = [await finished(p) for p in procs]
+    standings = {r.player_id: r for r in
+                 (await event.client.call("GetStandings", tournament_id="own_cup")).rows}
+    for n, (code, out, err) in zip(names, results):
+        assert code == 0, (n, out, err)
+        assert "no --token: playing with a player token for" in out
+        assert f"{n} registered in own_cup and checked in" in out
+        assert "seed added, ready" in out and "own_cup is finished" in out
+        assert re.search(r"round 1, table \d result: ", out), out
+        assert re.search(r"round 2, table \d result: ", out), out
+        assert FINAL.findall(out)[-1][:4] == \
+            (n, str(standings[n].rank), "4", f"{standings[n].points:g}"), out
+        assert not JSON_LOG.search(out) and not JSON_LOG.search(err), "a log line on screen"
+    for number in (1, 2):
+        r = (await event.client.call("GetRound", tournament_id="own_cup", round=number)).round
+        assert r.complete and len(r.tables) == 2
+        for t in r.tables:
+            assert t.status == pb.TABLE_STATUS_DONE and t.HasField("result")
+            assert t.result.kind == "played" and sorted(t.result.placements) in ([1, 2], [1, 1])
+            mine = [out for n, (_, out, _) in zip(names, results) if n in t.seats]
+            assert len(mine) == 2 and all(f"match {t.match_id}, you are seat" in o for o in mine)
+    # the tournament over, the command tells the rank at once
+    code, out, err = await finished(await event.player("own_cup", "--player", "cat"))
+    assert code == 0, err
+    assert FINAL.findall(out)[-1][1] == str(standings["cat"].rank)
+    assert "seed added" not in out
+
+
+async def test_a_person_plays_their_table_at_the_terminal(
+        event: Event, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """`neon tournament play` without --bot: the person's choices typed at the prompt play
+    the whole match (TerminalSeat, as `neon play`), against a bot seat of the event."""
+    log_file = cli.logs_to_file(tmp_path / "logs" / "cli.log")
+    capfd.readouterr()  # what the backend printed before
+    screen = Console(record=True, width=110, file=io.StringIO(), color_system=None)
+    rng = random.Random(5)
+    asked: list[str] = []
+
+    async def ask(prompt: str) -> str:
+        asked.append(prompt)
+        top = int(re.search(r"choose 1-(\d+)", prompt).group(1))  # type: ignore[union-attr]
+        return str(rng.randint(1, max(1, top - 1)))  # the last option is often "resign"
+
+    try:
+        await event.create("duo", 1, ("hum", "bob"), start=True)
+        person = asyncio.create_task(play_tournament(
+            event.b.address("tournament"), "duo", "hum", event.token("hum"), ask=ask,
+            screen=screen))
+        paired = (await event.call("NextRound", "duo")).round
+        assert await play_round_as(event.client, event.rules, event.token("bob"), "duo", "bob",
+                                   timeout=120) == "played"
+        await wait_round_complete(event.client, "duo", 1, timeout=120)
+        rows = (await event.call("FinishTournament", "duo")).rows
+        assert await asyncio.wait_for(person, 60) == 0
+        out, err = capfd.readouterr()
+    finally:
+        logs.configure()
+    text = screen.export_text()
+    assert asked, "the person was never asked"
+    assert "your move" in text and "since your last move" in text
+    assert text.count("your move") == len(asked)
+    assert f"match {paired.tables[0].match_id}, you are seat" in text
+    assert "result" in text and "round 1, table 1 result: " in text
+    rank = next(r.rank for r in rows if r.player_id == "hum")
+    assert [m[:3] for m in FINAL.findall(text)] == [("hum", str(rank), "2")]
+    for where in (text, out, err):
+        assert not JSON_LOG.search(where), JSON_LOG.search(where)
+    assert log_file.read_text().strip(), "the logs went nowhere"
+
+
+async def test_an_abandoned_table_is_played_again_when_the_organiser_rematches_it(
+        event: Event) -> None:
+    """A player ready at its table sees its match abandoned (`neon abandon`), waits, and
+    plays the organiser's rematch (`-g2`) with the other player; both exit 0."""
+
+    async def neon_cli(*args: str) -> Any:
+        return await asyncio.to_thread(neon, event.env, *args)
+
+    await event.create("again", 1, ("ann", "ben"), start=True, check_in_seconds=120)
+    match_id = (await event.call("NextRound", "again")).round.tables[0].match_id
+    ann = await event.player("again", "--player", "ann", "--bot", "rule")
+    before = await read_until(ann, "seed added, ready")
+    gone = await neon_cli("abandon", match_id, "--reason", "power cut")
+    assert gone.returncode == 0, gone.stderr
+    for _ in range(100):  # a rematch waits for the abandoned match's seal
+        again = await neon_cli("tournament", "rematch", "again", "1", "1", "--reason", "spare")
+        if again.returncode == 0 or "not sealed yet" not in again.stderr:
+            break
+        await asyncio.sleep(0.2)
+    assert again.returncode == 0, again.stderr
+    ben = await event.player("again", "--player", "ben", "--bot", "random")
+    await wait_round_complete(event.client, "again", 1, timeout=120)
+    await event.call("FinishTournament", "again")
+    (code, out, err), (code2, out2, err2) = [await finished(p) for p in (ann, ben)]
+    out = before + out
+    assert code == 0 and code2 == 0, (out, err, out2, err2)
+    assert f"match {match_id}, you are seat" in out
+    assert re.search(r"abandoned by \S+, no result: power cut", out), out
+    assert f"match {match_id} was abandoned (power cut); waiting for the organiser" in out
+    assert f"match {match_id}-g2 (a rematch), you are seat" in out
+    assert f"match {match_id}-g2 (a rematch), you are seat" in out2
+    assert f"match {match_id}, you are seat" not in out2  # ben came after the rematch
+    assert "round 1, table 1 result: " in out and FINAL.search(out) and FINAL.search(out2)
+    table = (await event.client.call("GetRound", tournament_id="again", round=1)).round.tables[0]
+    assert table.match_id == f"{match_id}-g2" and table.status == pb.TABLE_STATUS_DONE
+
+
+async def test_the_command_says_what_is_wrong(event: Event) -> None:
+    """Unknown tournament, a player not registered, a bad token, a bad bot, a bad id, no
+    service answering, and Ctrl-C: one line each and the CLI's exit codes."""
+    await event.create("errs", 1, ("ann",))
+
+    async def run(*args: str, **env: str) -> tuple[int, str, str]:
+        return await finished(await event.player(*args, **env), 60)
+
+    code, out, err = await run("nope", "--player", "ann")
+    assert code == 1 and "no tournament 'nope' on this deployment" in err, err
+    code, out, err = await run("errs", "--player", "zed")
+    assert code == 1 and "zed is not registered in errs (registration)" in err, err
+    assert "--register" in err
+    code, out, err = await run("errs", "--player", "ann", NEON_TOKEN="v1.e30.AAAA")
+    assert code == 1 and "UNAUTHENTICATED: token signature is invalid" in err, err
+    code, out, err = await run("errs", "--player", "ann", "--token", event.token("ben"))
+    assert code == 2 and "'ben' is not registered in 'errs': the token is not ann's" in err
+    code, out, err = await run("errs", "--player", "ann", "--bot", "genius")
+    assert code == 2 and "unknown bot 'genius' for neon-reign; bots: random, rule" in err
+    code, out, err = await run("bad id!", "--player", "ann")
+    assert code == 2 and "INVALID_ARGUMENT" in err, err
+    code, out, err = await run("errs", "--player", "ann", NEON_TOURNAMENT_ADDR="127.0.0.1:9")
+    assert code == 3 and "no tournament service answers on 127.0.0.1:9" in err, err
+    code, out, err = await run("errs", "--player", "bot-x")
+    assert code == 2 and "reserved for bots" in err
+    # Ctrl-C while waiting for the start: 130, one line
+    waiting = await event.player("errs", "--player", "ann", "--bot", "random")
+    await read_until(waiting, "waiting for the organiser to start")
+    waiting.send_signal(signal.SIGINT)
+    code, out, err = await finished(waiting, 30)
+    assert code == 130 and err.strip().endswith("interrupted"), (out, err)
+    assert "Traceback" not in err
+
+
+async def test_ctrl_c_at_the_prompt_leaves_at_once(event: Event) -> None:
+    """The command in a terminal (a pty) waiting for the person's choice: SIGINT ends it at
+    once with 130 and one line (the prompt's reading thread does not hold the exit)."""
+    main_fd, seat_fd = pty.openpty()
+    opponent = None
+    try:
+        await event.create("tty", 1, ("hum", "bob"), start=True)
+        await event.call("NextRound", "tty")
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "services.cli.main", "tournament", "play", "tty", "--player",
+            "hum", env=event.env, cwd=ROOT, stdin=seat_fd, stdout=seat_fd, stderr=seat_fd,
+            start_new_session=True)
+        event.procs.append(proc)
+        opponent = asyncio.create_task(play_round_as(event.client, event.rules,
+                                                     event.token("bob"), "tty", "bob",
+                                                     timeout=60))
+        screen = b""
+        for _ in range(600):
+            if b"choose 1-" in screen:
+                break
+            await asyncio.sleep(0.05)
+            while select.select([main_fd], [], [], 0)[0]:
+                screen += os.read(main_fd, 65536)
+        assert b"choose 1-" in screen, screen[-2000:]
+        proc.send_signal(signal.SIGINT)
+        code = await asyncio.wait_for(proc.wait(), 10)
+        while select.select([main_fd], [], [], 0.2)[0]:
+            try:
+                screen += os.read(main_fd, 65536)
+            except OSError:
+                break
+        assert code == 130, screen[-2000:]
+        assert screen.rstrip().endswith(b"interrupted"), screen[-500:]
+    finally:
+        if opponent is not None:
+            opponent.cancel()
+            await asyncio.gather(opponent, return_exceptions=True)
+        os.close(main_fd)
+        os.close(seat_fd)
+
+
+async def test_a_player_waits_through_a_restart_of_the_tournament_service(event: Event) -> None:
+    """The tournament service stopped and started again (same store, same port) while the
+    players' commands follow it: they open their watch again and play on."""
+    from services.tournament import main as tournament_main
+
+    await event.create("back", 1, ("ann", "ben"))
+    procs = [await event.player("back", "--player", n, "--bot", "random") for n in ("ann", "ben")]
+    before = [await read_until(p, "waiting for the organiser to start") for p in procs]
+    b = event.b
+    address = b.address("tournament")
+    await b.services.pop("tournament").stop(1)
+    await asyncio.sleep(2.5)  # the commands find it gone, and try again
+    port = int(address.rsplit(":", 1)[1])
+    settings = dataclasses.replace(b.settings, ports={**b.settings.ports, "tournament": port})
+    b.services["tournament"] = await tournament_main.start(settings, b.keys, b.nats_client)
+    await event.call("StartTournament", "back")
+    await event.call("NextRound", "back")
+    await wait_round_complete(event.client, "back", 1, timeout=120)
+    await event.call("FinishTournament", "back")
+    for head, p in zip(before, procs):
+        code, out, err = await finished(p)
+        out = head + out
+        assert code == 0, (out, err)
+        assert "the tournament service does not answer; trying again" in out
+        assert "round 1, table 1 result: " in out and FINAL.search(out)
+
+
+async def test_a_player_with_a_bye_is_told_and_waits(event: Event) -> None:
+    """Three players, one round: the player with the bye is told so and ends with the rest."""
+    names = ["ann", "ben", "cat"]
+    await event.create("odd", 1, tuple(names), start=True)
+    procs = [await event.player("odd", "--player", n, "--bot", "rule") for n in names]
+    tables = (await event.call("NextRound", "odd")).round.tables
+    bye = next(t.seats[0] for t in tables if t.bye)
+    await wait_round_complete(event.client, "odd", 1, timeout=120)
+    rows = (await event.call("FinishTournament", "odd")).rows
+    for n, p in zip(names, procs):
+        code, out, err = await finished(p)
+        assert code == 0, (out, err)
+        assert ("round 1: a bye (no game this round)" in out) == (n == bye), out
+        assert ("seed added, ready" in out) == (n != bye), out
+        rank = next(r.rank for r in rows if r.player_id == n)
+        assert FINAL.findall(out)[-1][:3] == (n, str(rank), "3")
