@@ -17,7 +17,7 @@ from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.playing import play_table, random_choice
 from services.rules.games import available, load_engine
 from tests.browser.conftest import Browser, Served, chromium_page, serving
-from tests.browser.leakscan import scan, stream_frames
+from tests.browser.leakscan import received_bodies, scan, stream_frames
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.asyncio(loop_scope="module")]
 
@@ -95,18 +95,6 @@ def slow(choose: Any, pause: float) -> Any:
         return choose(turn)
 
     return chosen
-
-
-async def received_bodies(browser: Browser) -> list[tuple[str, bytes]]:
-    out = []
-    for response in browser.responses:
-        if "/static/" in response.url or response.request.method != "POST":
-            continue
-        try:
-            out.append((response.url, await response.body()))
-        except Exception:  # a request the page aborted (a stream left for another match)
-            continue
-    return out
 
 
 async def test_the_page_loads_without_console_errors(served: Served, browser: Browser) -> None:
