@@ -20,7 +20,7 @@ from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.grpc_kit import call_metadata
 from services.platform.playing import play_seat, random_choice
 from services.rules.games import available
-from tests.browser.conftest import Browser, Served, chromium_page, serving
+from tests.browser.conftest import Browser, Served, module_fixtures
 from tests.browser.leakscan import received_bodies, scan, secrets_by_version, stream_frames
 
 pytestmark = [
@@ -32,16 +32,7 @@ GAME = "neon-reign"
 KEY = "neon-play-token"
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def served(tmp_path_factory: pytest.TempPathFactory, nats_url: str) -> AsyncIterator[Served]:
-    async with serving(tmp_path_factory.mktemp("play"), nats_url) as running:
-        yield running
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium_page() as opened:
-        yield opened
+served, browser = module_fixtures("play")
 
 
 @pytest_asyncio.fixture(loop_scope="module")
