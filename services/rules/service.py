@@ -19,6 +19,7 @@ from services.rules import records as rec
 from services.rules.clocks import ClockConfig
 from services.rules.games import load_presentation
 from services.rules.games.contract import Decision, is_v2
+from services.rules.games.words import legal_texts
 from services.rules.host import Answer, MatchHost
 from services.rules.live import LiveMatch
 
@@ -183,14 +184,35 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     async def ListLegalActions(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         live, seat = await self.host.seat_match(claims(), request.match_id)
+        with_text = bool(request.with_text)
 
         def response() -> rules_pb2.ListLegalActionsResponse:
             decisions = self._decision_messages(live, seat, self.host.decisions_of(live, seat))
+            if with_text:
+                decisions = self._with_text(live, seat, decisions)
             return rules_pb2.ListLegalActionsResponse(
                 version=live.version, decisions=decisions, game_id=self.game_id)
 
         # the same message for every ListLegalActions of this seat at this version
-        return live.derived(("legal-pb", seat), response)
+        return live.derived(("legal-text-pb" if with_text else "legal-pb", seat), response)
+
+    def _with_text(self, live: LiveMatch, seat: int,
+                   decisions: list[rules_pb2.Decision]) -> list[rules_pb2.Decision]:
+        """Copies of ``decisions`` with ``legal_text``: the words of each legal action as the
+        game's presentation gives them, from the JSON the seat receives (its actions and its
+        own view, never the state)."""
+        if not decisions:
+            return decisions
+        view = json.loads(live.derived(("view-json", seat),
+                                       lambda: dumps(self.host._view(live, seat))))
+        out = []
+        for decision in decisions:
+            copy = rules_pb2.Decision()
+            copy.CopyFrom(decision)
+            copy.legal_text.extend(legal_texts(
+                self.narrator.present, [json.loads(a) for a in decision.legal_json], view))
+            out.append(copy)
+        return out
 
     async def GetView(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         v = await self.host.view(claims(), request.match_id)

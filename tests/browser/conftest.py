@@ -1,8 +1,9 @@
 """Browser tests: the viewer in a real headless Chromium (Debian's /usr/bin/chromium) driven
 by Playwright for Python, against the real services and the gateway.
 
-The test modules make their own fixtures from ``serving`` and ``chromium_page``: a fixture
-in a conftest would run in another event loop than the module's tests.
+The test modules make their own fixtures from ``serving`` and ``chromium_page`` (or take both
+from ``module_fixtures``): a fixture defined in a conftest would run in another event loop than
+the module's tests.
 
 Screenshots go to tests/browser/artifacts/ (git-ignored), one per test. Without a Chromium the
 tests are skipped locally; under CI (CI=true) they fail, so a missing browser is never silent.
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from services.cli.backend import Backend
 from services.gateway import main as gateway_main
@@ -98,3 +100,21 @@ async def chromium_page() -> AsyncIterator[Browser]:
             yield Browser(page, errors, responses)
         finally:
             await chromium.close()
+
+
+def module_fixtures(folder: str) -> tuple[Any, Any]:
+    """``served`` (one backend with every game and the gateway, for the whole module) and
+    ``browser`` (a fresh page for each test), made in the calling module so that they run in
+    its event loop: ``served, browser = module_fixtures("viewer")``."""
+
+    @pytest_asyncio.fixture(scope="module", loop_scope="module")
+    async def served(tmp_path_factory: pytest.TempPathFactory, nats_url: str) -> AsyncIterator[Served]:
+        async with serving(tmp_path_factory.mktemp(folder), nats_url) as running:
+            yield running
+
+    @pytest_asyncio.fixture(loop_scope="module")
+    async def browser() -> AsyncIterator[Browser]:
+        async with chromium_page() as page:
+            yield page
+
+    return served, browser

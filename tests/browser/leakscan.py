@@ -1,11 +1,12 @@
-"""Scan what the spectator page received for hidden cards (tests/support/campaign/leaks.py).
+"""Scan what the page received for hidden cards (tests/support/campaign/leaks.py).
 
 From the match's export (after the end) the match is replayed; for every position the strings
-of its hidden zones that no spectator may see yet are the secrets of that position. Every
-GetView answer and every WatchMatch frame the page received names its version, and must hold
-none of that version's secrets (less what public events revealed by then, as in leaks.py);
-no message at all may hold a string that stayed hidden from
-the first position to the last.
+of its hidden zones that the viewer (no one: a spectator; or the seat the page plays) may not
+see yet are the secrets of that position. Every GetView, ListLegalActions and SubmitAction
+answer and every WatchMatch frame the page received names its version, and must hold none of
+that version's secrets (less what the viewer's events revealed by then, and a seat's own
+actions, as in leaks.py); no message at all may hold a string that stayed hidden from the
+first position to the last.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from services.rules.verify import engine_at, state_key_of
 from tests.support.campaign.leaks import found_in, secrets, strings
 
 
-def secrets_by_version(export: bytes) -> tuple[dict[int, set[str]], set[str]]:
+def secrets_by_version(export: bytes, viewer: int | None = None) -> tuple[dict[int, set[str]], set[str]]:
     records, _ = parse_export(export)
     game = str(records[0]["game"])
     engine = engine_at(load_engine(game), str(records[0].get("engine_version")))
@@ -31,15 +32,30 @@ def secrets_by_version(export: bytes) -> tuple[dict[int, set[str]], set[str]]:
     revealed: set[str] = set()
     for record in records:
         step(engine, replayed, record)
-        revealed |= strings(project(record, None).get("events", []))
+        revealed |= strings(project(record, viewer).get("events", []))
+        if viewer is not None and record.get("seat") == viewer:
+            revealed |= strings(record.get("action"))  # a seat knows what it did
         if replayed.state is not None:
-            hidden = secrets(game, engine.encode(replayed.state), None)
+            hidden = secrets(game, engine.encode(replayed.state), viewer)
             by_version[int(record["n"])] = hidden - revealed
         else:
             by_version[int(record["n"])] = set()
     started = [s for s in by_version.values() if s]
     always = set.intersection(*started) if started else set()
     return by_version, always
+
+
+async def received_bodies(browser: Any) -> list[tuple[str, bytes]]:
+    """(url, body) of every answer to a POST the page of ``browser`` (conftest.Browser) made."""
+    out = []
+    for response in browser.responses:
+        if "/static/" in response.url or response.request.method != "POST":
+            continue
+        try:
+            out.append((response.url, await response.body()))
+        except Exception:  # a request the page aborted (a stream left for another match)
+            continue
+    return out
 
 
 def stream_frames(body: bytes) -> list[dict[str, Any]]:
@@ -68,9 +84,11 @@ def _expanded(message: Any) -> Any:
     return message
 
 
-def scan(received: list[tuple[str, bytes]], export: bytes) -> tuple[list[str], int]:
-    """(the leaks found, how many messages were checked) in (url, body) pairs the page got."""
-    by_version, always = secrets_by_version(export)
+def scan(received: list[tuple[str, bytes]], export: bytes,
+         viewer: int | None = None) -> tuple[list[str], int]:
+    """(the leaks found, how many messages were checked) in (url, body) pairs the page got,
+    as ``viewer`` (None: a spectator; else the seat whose token the page used) may see."""
+    by_version, always = secrets_by_version(export, viewer)
     leaks: list[str] = []
     checked = 0
 
@@ -88,7 +106,8 @@ def scan(received: list[tuple[str, bytes]], export: bytes) -> tuple[list[str], i
             for frame in stream_frames(body):
                 event = frame["message"].get("event")
                 check(url, frame["message"], int(event["version"]) if event else None)
-        elif url.endswith("/GetView"):
+        elif url.endswith(("/GetView", "/ListLegalActions", "/SubmitAction")) and body[:1] == b"{" \
+                and "version" in json.loads(body):
             message = json.loads(body)
             check(url, message, int(message.get("version", 0)))
         elif url.endswith("/replay"):

@@ -6,34 +6,22 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
 import pytest
-import pytest_asyncio
 
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.playing import play_table, random_choice
 from services.rules.games import available, load_engine
-from tests.browser.conftest import Browser, Served, chromium_page, serving
-from tests.browser.leakscan import scan, stream_frames
+from tests.browser.conftest import Browser, Served, module_fixtures
+from tests.browser.leakscan import received_bodies, scan, stream_frames
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.asyncio(loop_scope="module")]
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def served(tmp_path_factory: pytest.TempPathFactory, nats_url: str) -> AsyncIterator[Served]:
-    """One backend and gateway for this module's tests (each makes its own matches), in the
-    module's event loop (pytest-asyncio binds a conftest fixture to another loop)."""
-    async with serving(tmp_path_factory.mktemp("browser"), nats_url) as running:
-        yield running
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium_page() as page:
-        yield page
+served, browser = module_fixtures("browser")
+"""One backend and gateway for this module's tests (each makes its own matches); a page each."""
 
 
 PIECES = {
@@ -95,18 +83,6 @@ def slow(choose: Any, pause: float) -> Any:
         return choose(turn)
 
     return chosen
-
-
-async def received_bodies(browser: Browser) -> list[tuple[str, bytes]]:
-    out = []
-    for response in browser.responses:
-        if "/static/" in response.url or response.request.method != "POST":
-            continue
-        try:
-            out.append((response.url, await response.body()))
-        except Exception:  # a request the page aborted (a stream left for another match)
-            continue
-    return out
 
 
 async def test_the_page_loads_without_console_errors(served: Served, browser: Browser) -> None:

@@ -77,6 +77,18 @@ async def test_unary_json_calls_reach_the_rules_service_with_the_callers_token(
     assert status == 200 and seat_view["viewer"] == seat, "proto field names work too"
     status, legal, _ = await post(url + RULES + "/ListLegalActions", {"matchId": match}, token)
     assert status == 200 and legal["decisions"][0]["legalJson"]
+    assert all(d["legalText"] == [] for d in legal["decisions"]), "no words unless asked"
+    status, worded, _ = await post(
+        url + RULES + "/ListLegalActions", {"matchId": match, "withText": True}, token
+    )
+    assert status == 200 and worded["version"] == legal["version"]
+    for plain, said in zip(legal["decisions"], worded["decisions"], strict=True):
+        assert said["legalJson"] == plain["legalJson"]
+        assert len(said["legalText"]) == len(said["legalJson"]) and all(said["legalText"])
+    status, err, _ = await post(
+        url + RULES + "/ListLegalActions", {"matchId": match, "withText": "yes"}, token
+    )
+    assert (status, err["code"]) == (400, "invalid_argument") and "withText" in err["message"]
     action = next(d for d in legal["decisions"] if not d["standing"])["legalJson"][0]
     status, answer, _ = await post(
         url + RULES + "/SubmitAction",

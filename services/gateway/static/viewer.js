@@ -1,41 +1,17 @@
-// The spectator and replay viewer (and the tournament page, tournament.js). Live: ListMatches, then GetView (the spectator view,
+// The spectator and replay viewer (the tournament page is tournament.js, playing a seat
+// play.js). Live: ListMatches, then GetView (the spectator view,
 // never a token) and the WatchMatch stream. Replay: the gateway verifies an export and sends
 // back public frames only (services/gateway/replays.py).
 import { unary, serverStream } from "/static/connect.js";
-import { drawBoard, SEAT_COLOURS } from "/static/boards.js";
+import { drawBoard } from "/static/boards.js";
 import * as tournaments from "/static/tournament.js";
+import * as play from "/static/play.js";
+import {
+  $, rules, status, gameInfo, describeOutcome, drawClocks, tickClocks, logEvent, coalesced,
+} from "/static/common.js";
 
-const $ = (id) => document.getElementById(id);
-const RULES = "neon.rules.v1.RulesService";
-const rules = (game, method) => `/games/${encodeURIComponent(game)}/${RULES}/${method}`;
-const info = new Map();
 let watching = null;
 let clockTimer = null;
-
-function status(text) { $("status").textContent = text; }
-
-async function gameInfo(game) {
-  if (!info.has(game)) {
-    const answer = await unary(rules(game, "GetGameInfo"));
-    info.set(game, { title: answer.title, content: JSON.parse(answer.contentJson || "{}") });
-  }
-  return info.get(game);
-}
-
-function describeOutcome(outcome, seats) {
-  if (!outcome) return "";
-  if (outcome.abandoned === true) {  // AbandonMatch: ended by an organiser with no result
-    return `Abandoned by ${outcome.by || "the organiser"}, no result — ${outcome.reason || ""}`;
-  }
-  const placements = outcome.placements || [];
-  const scores = outcome.scores || [];
-  const lines = [];
-  for (let seat = 0; seat < (seats || placements.length); seat++) {
-    lines.push(`seat ${seat}: place ${placements[seat] ?? "?"}, score ${scores[seat] ?? "?"}`);
-  }
-  const head = outcome.draw ? "Draw" : `Winner: seat ${placements.indexOf(1)}`;
-  return `${head}${outcome.reason ? ` — ${outcome.reason}` : ""}. ${lines.join("; ")}`;
-}
 
 // -- live ------------------------------------------------------------------------------------
 async function listMatches() {
@@ -63,35 +39,12 @@ async function listMatches() {
   }
 }
 
-function drawClocks(clocks) {
-  const box = $("clocks");
-  box.replaceChildren();
-  for (const c of clocks || []) {
-    const span = document.createElement("span");
-    span.className = `clock${c.running ? " running" : ""}`;
-    span.dataset.seat = c.seat;
-    span.dataset.deadline = c.running ? c.deadlineUnixMs : "";
-    span.dataset.remaining = c.remainingMs;
-    span.style.color = SEAT_COLOURS[c.seat % SEAT_COLOURS.length];
-    box.append(span);
-  }
-  tickClocks();
-}
-
-function tickClocks() {
-  for (const span of $("clocks").children) {
-    const deadline = Number(span.dataset.deadline || 0);
-    const left = deadline ? Math.max(0, deadline - Date.now()) : Number(span.dataset.remaining || 0);
-    span.textContent = `seat ${span.dataset.seat}: ${(left / 1000).toFixed(1)} s`;
-  }
-}
-
 async function refreshView(game, matchId, token) {
   const view = await unary(rules(game, "GetView"), { matchId });
   if (token !== watching) return view;
   const { content } = await gameInfo(game);
   $("board").replaceChildren(drawBoard(game, view.viewJson ? JSON.parse(view.viewJson) : null, content));
-  drawClocks(view.clocks);
+  drawClocks($("clocks"), view.clocks);
   if (view.outcomeJson) {
     $("outcome").hidden = false;
     $("outcome").textContent = describeOutcome(JSON.parse(view.outcomeJson), view.seats);
@@ -108,30 +61,15 @@ async function watch(game, matchId) {
   $("match-title").textContent = `${(await gameInfo(game)).title}: ${matchId}`;
   $("board").dataset.matchId = matchId;
   status("following the match…");
-  let pending = null;
-  let again = false;
-  const refresh = () => {
-    if (pending) { again = true; return pending; }
-    pending = refreshView(game, matchId, token)
-      .catch((err) => status(`view: ${err.message}`))
-      .finally(() => { pending = null; if (again) { again = false; refresh(); } });
-    return pending;
-  };
+  const refresh = coalesced(() => refreshView(game, matchId, token),
+                            (err) => status(`view: ${err.message}`));
   await refresh();
   try {
     for await (const frame of serverStream(rules(game, "WatchMatch"), { matchId, fromVersion: 0 }, "", token.signal)) {
-      const event = frame.event || {};
-      const texts = (event.text && event.text.length) ? event.text : [event.type];
-      for (const line of texts) {
-        const li = document.createElement("li");
-        li.textContent = line;
-        li.dataset.version = event.version;
-        $("log").append(li);
-      }
-      $("log").lastElementChild?.scrollIntoView({ block: "nearest" });
+      logEvent($("log"), frame.event || {});
       refresh();
     }
-    while (pending) await pending;
+    await refresh.settled();
     await refreshView(game, matchId, token);
     if (token === watching) {
       status("the match is over");
@@ -234,7 +172,7 @@ function step(delta) {
 
 // -- set-up ----------------------------------------------------------------------------------
 function showPage(name) {
-  for (const page of ["live", "replay", "tournament"]) {
+  for (const page of ["live", "replay", "tournament", "play"]) {
     $(page).hidden = page !== name;
     $(`tab-${page}`).classList.toggle("on", page === name);
   }
@@ -244,7 +182,9 @@ async function main() {
   $("tab-live").addEventListener("click", () => showPage("live"));
   $("tab-replay").addEventListener("click", () => showPage("replay"));
   $("tab-tournament").addEventListener("click", () => { showPage("tournament"); tournaments.listTournaments(); });
+  $("tab-play").addEventListener("click", () => showPage("play"));
   tournaments.setup(status);
+  play.setup();
   $("refresh-matches").addEventListener("click", listMatches);
   $("game-select").addEventListener("change", listMatches);
   $("replay-open").addEventListener("click", () => replayFromService().catch((err) => status(err.message)));
@@ -256,9 +196,9 @@ async function main() {
   $("step-prev").addEventListener("click", () => step(-1));
   $("step-next").addEventListener("click", () => step(1));
   $("step-last").addEventListener("click", () => step(Infinity));
-  clockTimer = setInterval(tickClocks, 250);
+  clockTimer = setInterval(() => { tickClocks($("clocks")); tickClocks($("play-clocks")); }, 250);
   const { games } = await (await fetch("/api/games")).json();
-  for (const select of [$("game-select"), $("replay-game")]) {
+  for (const select of [$("game-select"), $("replay-game"), $("play-game")]) {
     for (const game of games) {
       const option = document.createElement("option");
       option.value = game;
@@ -269,7 +209,12 @@ async function main() {
   const wanted = new URLSearchParams(location.search);
   if (wanted.get("game")) $("game-select").value = wanted.get("game");
   await listMatches();
-  if (wanted.get("match")) watch($("game-select").value, wanted.get("match"));
+  if (wanted.has("play")) {  // /?game=<game>&match=<id>&play: play a seat (the token is asked for)
+    showPage("play");
+    play.prefill(wanted.get("game"), wanted.get("match"));
+  } else if (wanted.get("match")) {
+    watch($("game-select").value, wanted.get("match"));
+  }
   if (wanted.get("tournament")) {
     showPage("tournament");
     await tournaments.listTournaments();

@@ -306,7 +306,7 @@ class SubmitActionResponse(_message.Message):
         ...
 
 class Decision(_message.Message):
-    __slots__ = ('seat', 'kind', 'prompt', 'optional', 'hidden', 'legal_json', 'default_json', 'standing', 'priority')
+    __slots__ = ('seat', 'kind', 'prompt', 'optional', 'hidden', 'legal_json', 'default_json', 'standing', 'priority', 'legal_text')
     SEAT_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
@@ -316,6 +316,7 @@ class Decision(_message.Message):
     DEFAULT_JSON_FIELD_NUMBER: _ClassVar[int]
     STANDING_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    LEGAL_TEXT_FIELD_NUMBER: _ClassVar[int]
     seat: int
     kind: str
     prompt: str
@@ -325,16 +326,19 @@ class Decision(_message.Message):
     default_json: str
     standing: bool
     priority: int
+    legal_text: _containers.RepeatedScalarFieldContainer[str]
 
-    def __init__(self, seat: _Optional[int]=..., kind: _Optional[str]=..., prompt: _Optional[str]=..., optional: _Optional[bool]=..., hidden: _Optional[bool]=..., legal_json: _Optional[_Iterable[str]]=..., default_json: _Optional[str]=..., standing: _Optional[bool]=..., priority: _Optional[int]=...) -> None:
+    def __init__(self, seat: _Optional[int]=..., kind: _Optional[str]=..., prompt: _Optional[str]=..., optional: _Optional[bool]=..., hidden: _Optional[bool]=..., legal_json: _Optional[_Iterable[str]]=..., default_json: _Optional[str]=..., standing: _Optional[bool]=..., priority: _Optional[int]=..., legal_text: _Optional[_Iterable[str]]=...) -> None:
         ...
 
 class ListLegalActionsRequest(_message.Message):
-    __slots__ = ('match_id',)
+    __slots__ = ('match_id', 'with_text')
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    WITH_TEXT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
+    with_text: bool
 
-    def __init__(self, match_id: _Optional[str]=...) -> None:
+    def __init__(self, match_id: _Optional[str]=..., with_text: _Optional[bool]=...) -> None:
         ...
 
 class ListLegalActionsResponse(_message.Message):

@@ -1,0 +1,84 @@
+// What the spectator page (viewer.js) and the play page (play.js) share: the rules calls'
+// paths, the game's info, the outcome in words, the clocks and the event log.
+import { unary } from "/static/connect.js";
+import { SEAT_COLOURS } from "/static/boards.js";
+
+export const $ = (id) => document.getElementById(id);
+const RULES = "neon.rules.v1.RulesService";
+export const rules = (game, method) => `/games/${encodeURIComponent(game)}/${RULES}/${method}`;
+const info = new Map();
+
+export function status(text) { $("status").textContent = text; }
+
+export async function gameInfo(game) {
+  if (!info.has(game)) {
+    const answer = await unary(rules(game, "GetGameInfo"));
+    info.set(game, { title: answer.title, content: JSON.parse(answer.contentJson || "{}") });
+  }
+  return info.get(game);
+}
+
+export function describeOutcome(outcome, seats) {
+  if (!outcome) return "";
+  if (outcome.abandoned === true) {  // AbandonMatch: ended by an organiser with no result
+    return `Abandoned by ${outcome.by || "the organiser"}, no result — ${outcome.reason || ""}`;
+  }
+  const placements = outcome.placements || [];
+  const scores = outcome.scores || [];
+  const lines = [];
+  for (let seat = 0; seat < (seats || placements.length); seat++) {
+    lines.push(`seat ${seat}: place ${placements[seat] ?? "?"}, score ${scores[seat] ?? "?"}`);
+  }
+  const head = outcome.draw ? "Draw" : `Winner: seat ${placements.indexOf(1)}`;
+  return `${head}${outcome.reason ? ` — ${outcome.reason}` : ""}. ${lines.join("; ")}`;
+}
+
+// One span per seat's clock in `box`; tickClocks counts the running one down.
+export function drawClocks(box, clocks) {
+  box.replaceChildren();
+  for (const c of clocks || []) {
+    const span = document.createElement("span");
+    span.className = `clock${c.running ? " running" : ""}`;
+    span.dataset.seat = c.seat;
+    span.dataset.deadline = c.running ? c.deadlineUnixMs : "";
+    span.dataset.remaining = c.remainingMs;
+    span.style.color = SEAT_COLOURS[c.seat % SEAT_COLOURS.length];
+    box.append(span);
+  }
+  tickClocks(box);
+}
+
+export function tickClocks(box) {
+  for (const span of box.children) {
+    const deadline = Number(span.dataset.deadline || 0);
+    const left = deadline ? Math.max(0, deadline - Date.now()) : Number(span.dataset.remaining || 0);
+    span.textContent = `seat ${span.dataset.seat}: ${(left / 1000).toFixed(1)} s`;
+  }
+}
+
+// A MatchEvent's lines in words (MatchEvent.text) appended to the list `log`.
+export function logEvent(log, event) {
+  const texts = (event.text && event.text.length) ? event.text : [event.type];
+  for (const line of texts) {
+    const li = document.createElement("li");
+    li.textContent = line;
+    li.dataset.version = event.version;
+    log.append(li);
+  }
+  log.lastElementChild?.scrollIntoView({ block: "nearest" });
+}
+
+// Calls `load()` at most once at a time; a call asked for meanwhile runs once after it.
+export function coalesced(load, onError) {
+  let pending = null;
+  let again = false;
+  const run = () => {
+    if (pending) { again = true; return pending; }
+    pending = load()
+      .catch(onError)
+      .finally(() => { pending = null; if (again) { again = false; run(); } });
+    return pending;
+  };
+  run.settled = async () => { while (pending) await pending; };
+  return run;
+}

@@ -1,0 +1,289 @@
+// Playing one seat from the browser, with the seat's own token: GetView (the seat's view, its
+// board drawn by boards.js and what only this seat sees listed beside it), ListLegalActions
+// with withText (the legal actions as buttons, labelled in the game's words), SubmitAction
+// (a fresh command id, the view's version as expectedVersion) and the WatchMatch stream with
+// the token (the events as this seat may see them). The token stays in sessionStorage: never
+// in the address, never logged.
+import { unary, serverStream, ConnectError } from "/static/connect.js";
+import { drawBoard } from "/static/boards.js";
+import { $, rules, gameInfo, describeOutcome, drawClocks, logEvent, coalesced } from "/static/common.js";
+
+const KEY = "neon-play-token";
+let session = null;
+
+// The claims of a deployment token (v1.<base64url JSON>.<signature>), read but not verified
+// (the services verify): to tell a seat token from a player token and to fill the match id.
+function claimsOf(token) {
+  const parts = (token || "").split(".");
+  if (parts.length !== 3 || parts[0] !== "v1") return null;
+  try {
+    const b64 = parts[1].replace(/-/g, "+").replace(/_/g, "/");
+    return JSON.parse(atob(b64 + "===".slice((b64.length + 3) % 4)));
+  } catch {
+    return null;
+  }
+}
+
+function say(text, code = "") {
+  const box = $("play-message");
+  box.hidden = !text;
+  box.textContent = text;
+  box.dataset.code = code;
+}
+
+function explain(err, s) {
+  const code = err.code || "unknown";
+  const why = `(${code.toUpperCase()}: ${err.reason ?? err.message})`;
+  if (code === "unauthenticated") {
+    return `Your token was refused ${why}: it is expired, malformed or not from this `
+      + "deployment. Paste a fresh token.";
+  }
+  if (code === "permission_denied") {
+    return `This token has no seat in match ${s.matchId} ${why}. A seat token plays only its `
+      + "own match; a player token first needs its seat token (from matchmaking or the tournament).";
+  }
+  if (code === "not_found") return `There is no match ${s.matchId} of ${s.game} here ${why}.`;
+  return `${code.toUpperCase()}: ${err.reason ?? err.message}`;
+}
+
+function commandId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return `web-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+// -- what only this seat sees: its view where it differs from the spectator's ----------------
+function same(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function privateParts(mine, open, path = []) {
+  if (same(mine, open)) return [];
+  const both = (x) => x && typeof x === "object";
+  if (both(mine) && both(open) && Array.isArray(mine) === Array.isArray(open)
+      && (!Array.isArray(mine) || mine.length === open.length)) {
+    return Object.keys(mine).flatMap((k) => privateParts(mine[k], open[k], [...path, k]));
+  }
+  return [{ path, value: mine }];
+}
+
+function named(content, value) {
+  if (Array.isArray(value)) return value.map((v) => named(content, v)).join(", ") || "nothing";
+  if (typeof value === "string") {
+    for (const table of Object.values(content || {})) {
+      if (table && !Array.isArray(table) && typeof table === "object" && table[value]?.name) {
+        return table[value].name;
+      }
+    }
+    return value;
+  }
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
+function drawPrivate(s, view, spectator, content) {
+  const box = $("play-private");
+  box.replaceChildren();
+  if (!view || !spectator || spectator.version !== s.version) return;
+  const parts = privateParts(view, spectator.view)
+    .filter((p) => !(p.value === s.seat && p.path.length === 1));  // "you": the seat's own number
+  if (!parts.length) return;
+  const head = document.createElement("h3");
+  head.textContent = "Only you see";
+  const list = document.createElement("ul");
+  list.className = "private";
+  for (const { path, value } of parts) {
+    const li = document.createElement("li");
+    const key = [...path].reverse().find((k) => Number.isNaN(Number(k))) ?? "view";
+    li.dataset.path = path.join(".");
+    li.title = path.join(" › ");
+    li.textContent = `Your ${String(key).replace(/_/g, " ")}: ${named(content, value)}`;
+    list.append(li);
+  }
+  box.append(head, list);
+}
+
+// -- the seat's position ---------------------------------------------------------------------
+async function position(s) {
+  let view;
+  let legal = null;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    view = await unary(rules(s.game, "GetView"), { matchId: s.matchId }, s.token);
+    if (view.viewer < 0) {
+      throw new ConnectError("permission_denied", "this token gets only the spectator view: it holds no seat");
+    }
+    if (view.status !== "MATCH_STATUS_RUNNING") { legal = null; break; }
+    legal = await unary(rules(s.game, "ListLegalActions"), { matchId: s.matchId, withText: true }, s.token);
+    if (legal.version === view.version) break;
+  }
+  const spectator = await unary(rules(s.game, "GetView"), { matchId: s.matchId });
+  return { view, legal, spectator };
+}
+
+async function load(s) {
+  const { view, legal, spectator } = await position(s);
+  if (s !== session) return;
+  s.seat = view.viewer;
+  s.version = view.version;
+  const { content } = await gameInfo(s.game);
+  const seen = view.viewJson ? JSON.parse(view.viewJson) : null;
+  $("play-board").replaceChildren(drawBoard(s.game, seen, content));
+  drawPrivate(s, seen, { version: spectator.version, view: spectator.viewJson ? JSON.parse(spectator.viewJson) : null }, content);
+  drawClocks($("play-clocks"), view.clocks);
+  drawActions(s, view, legal);
+  if (view.outcomeJson) {
+    s.ended = true;
+    const outcome = JSON.parse(view.outcomeJson);
+    const place = (outcome.placements || [])[s.seat];
+    const mine = !place ? "" : place === 1 && !outcome.draw ? `You (seat ${s.seat}) placed 1: you won! `
+      : `You (seat ${s.seat}) placed ${place}. `;
+    $("play-outcome").hidden = false;
+    $("play-outcome").textContent = mine + describeOutcome(outcome, view.seats);
+    $("play-board").dataset.ended = "1";
+  }
+}
+
+function drawActions(s, view, legal) {
+  const box = $("play-actions");
+  box.replaceChildren();
+  box.dataset.version = view.version;
+  const decisions = legal ? legal.decisions : [];
+  const owed = decisions.filter((d) => !d.standing && d.legalJson.length);
+  if (view.status === "MATCH_STATUS_ENDED") {
+    $("play-turn").textContent = "The match is over.";
+    box.dataset.state = "ended";
+    return;
+  }
+  if (view.status !== "MATCH_STATUS_RUNNING") {
+    $("play-turn").textContent = "The match has not started yet (it waits for its seats' seeds).";
+    box.dataset.state = "waiting";
+    return;
+  }
+  if (owed.length) {
+    $("play-turn").textContent = `Your turn (seat ${s.seat}): ${owed.map((d) => d.prompt || d.kind).join("; ")}`;
+  } else {
+    const others = (view.pending || []).map((p) => `seat ${p.seat} (${p.kind.replace(/_/g, " ")})`);
+    $("play-turn").textContent = `You are seat ${s.seat}. Waiting for ${others.join(", ") || "the match to move"}.`;
+  }
+  box.dataset.state = s.busy ? "sending" : owed.length ? "ready" : "waiting";
+  for (const [k, decision] of decisions.entries()) {
+    if (!decision.legalJson.length) continue;
+    const group = document.createElement("div");
+    group.className = `decision${decision.standing ? " standing" : ""}`;
+    const head = document.createElement("h3");
+    head.textContent = (decision.prompt || decision.kind.replace(/_/g, " "))
+      + (decision.standing ? " (any time)" : decision.optional ? " (optional)" : "");
+    group.append(head);
+    decision.legalJson.forEach((actionJson, i) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "action";
+      button.dataset.decision = k;
+      button.dataset.index = i;
+      button.disabled = s.busy;
+      button.textContent = decision.legalText[i] ?? actionJson;
+      button.addEventListener("click", () => submit(s, actionJson, view.version));
+      group.append(button);
+    });
+    box.append(group);
+  }
+}
+
+async function submit(s, actionJson, version) {
+  if (s.busy || s !== session) return;
+  s.busy = true;
+  $("play-actions").dataset.state = "sending";
+  for (const b of $("play-actions").querySelectorAll("button")) b.disabled = true;
+  try {
+    await unary(rules(s.game, "SubmitAction"),
+      { matchId: s.matchId, commandId: commandId(), actionJson, expectedVersion: version }, s.token);
+    say("");
+  } catch (err) {
+    if (err.code === "aborted") {
+      say(`The match moved on before your move arrived (ABORTED: ${err.reason}). `
+        + "Your actions now are below.", err.code);
+    } else {
+      say(`Your move was refused: ${explain(err, s)}`, err.code || "unknown");
+    }
+  } finally {
+    s.busy = false;
+    await s.refresh();
+  }
+}
+
+// -- starting and following ------------------------------------------------------------------
+function stop() {
+  if (session) session.abort.abort();
+  session = null;
+}
+
+async function start() {
+  stop();
+  say("");
+  const token = $("play-token").value.trim();
+  const claims = claimsOf(token);
+  if (!token) { say("Paste your token first."); return; }
+  if (claims && claims.role !== "seat") {
+    say(`This is a ${claims.role} token${claims.player ? ` (${claims.player})` : ""}: playing a `
+      + "seat takes that seat's token, which matchmaking (your ticket's assignment), a tournament "
+      + "(MyNextMatch) or CreateMatch gives.", "permission_denied");
+    return;
+  }
+  if (!$("play-match").value.trim() && claims) $("play-match").value = claims.match;
+  const s = {
+    game: $("play-game").value, matchId: $("play-match").value.trim(), token,
+    abort: new AbortController(), seat: null, version: null, busy: false, ended: false,
+  };
+  if (!s.matchId) { say("Enter the match id."); return; }
+  session = s;
+  for (const id of ["play-log", "play-board", "play-private", "play-actions", "play-clocks"]) $(id).replaceChildren();
+  $("play-outcome").hidden = true;
+  delete $("play-board").dataset.ended;
+  $("play-turn").textContent = "";
+  $("play-title").textContent = `${(await gameInfo(s.game).catch(() => ({ title: s.game }))).title}: ${s.matchId}`;
+  let refused = null;
+  s.refresh = coalesced(() => load(s), (err) => {
+    refused = err;
+    if (s === session) say(explain(err, s), err.code || "unknown");
+  });
+  await s.refresh();
+  if (refused || s !== session) {
+    $("play-actions").dataset.state = "refused";
+    return;
+  }
+  try {
+    const stream = serverStream(rules(s.game, "WatchMatch"), { matchId: s.matchId, fromVersion: 0 }, s.token, s.abort.signal);
+    for await (const frame of stream) {
+      logEvent($("play-log"), frame.event || {});
+      s.refresh();
+    }
+    await s.refresh.settled();
+    await s.refresh();
+  } catch (err) {
+    if (err.name !== "AbortError" && s === session) say(explain(err, s), err.code || "unknown");
+  }
+}
+
+function remember() {
+  const token = $("play-token").value.trim();
+  if (token) sessionStorage.setItem(KEY, token);
+  else sessionStorage.removeItem(KEY);
+}
+
+export function setup() {
+  $("play-token").value = sessionStorage.getItem(KEY) || "";
+  $("play-token").addEventListener("input", remember);
+  $("play-open").addEventListener("click", () => { remember(); start(); });
+  $("play-forget").addEventListener("click", () => {
+    stop();
+    sessionStorage.removeItem(KEY);
+    $("play-token").value = "";
+    say("The token is forgotten.");
+  });
+}
+
+// /?game=<game>&match=<id>&play: the match chosen; it starts at once when this tab holds a token.
+export function prefill(game, matchId) {
+  if (game) $("play-game").value = game;
+  if (matchId) $("play-match").value = matchId;
+  if ($("play-token").value && matchId) start();
+  else $("play-title").textContent = "Paste your token, then press “Play this seat”";
+}
