@@ -332,6 +332,7 @@ async def play_in_terminal(settings: Settings, game: str, *, mode: str = "", bot
     from services.cli.backend import start_backend
     from services.cli.client import RulesClient
     from services.cli.play import play_match
+    from services.cli.screen import load_presentation
     from services.cli.terminal import describe_outcome
     from services.rules.games import available
 
@@ -372,7 +373,7 @@ async def play_in_terminal(settings: Settings, game: str, *, mode: str = "", bot
         for seat in terminal.seats.values():
             await seat.finish(result.outcome)
         if not terminal.seats:
-            console.print(describe_outcome(result.outcome, None))
+            console.print(describe_outcome(result.outcome, None, load_presentation(game)))
         console.print(f"match {result.match_id} ended after {result.steps} actions")
         if export:
             response = await client.export(creator, result.match_id)

@@ -61,7 +61,7 @@ def replay_export(console: Console, data: bytes, viewer: int | None, pause: bool
         if replayed.state is not None and record["type"] in ("MatchStarted", "ActionAccepted"):
             console.print(presenter.render(view, viewer))
         if record["type"] == "MatchEnded":
-            console.print(Panel(describe_outcome(record.get("outcome"), viewer), title="result"))
+            console.print(Panel(describe_outcome(record.get("outcome"), viewer, presenter), title="result"))
         if pause:
             input("Enter for the next event...")
     return 0

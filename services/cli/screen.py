@@ -20,6 +20,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from services.platform.logs import get_logger
+from services.rules.games.words import generic_action_text, scalar_text, words
 from services.rules.records import is_abandoned
 
 JSON = Any
@@ -27,27 +28,11 @@ PRESENTATION_METHODS = ("render", "describe_event", "describe_action")
 log = get_logger("cli")
 
 
-def _words(key: str) -> str:
-    return str(key).replace("_", " ").replace("-", " ")
-
-
-def _scalar(value: JSON) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, list):
-        return ", ".join(_scalar(v) for v in value) if value else "none"
-    if isinstance(value, dict):
-        return "; ".join(f"{_words(k)} {_scalar(v)}" for k, v in value.items())
-    return str(value)
-
-
 def _label(item: JSON, index: int) -> str:
     if isinstance(item, dict):
         for key in ("name", "title", "id", "side", "seat"):
             if key in item and not isinstance(item[key], (dict, list)):
-                return f"{_words(key)} {item[key]}" if key in ("side", "seat") else str(item[key])
+                return f"{words(key)} {item[key]}" if key in ("side", "seat") else str(item[key])
     return f"#{index}"
 
 
@@ -60,20 +45,20 @@ def _grow(tree: Tree, value: JSON) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
             if _is_flat(item):
-                line = Text.assemble((f"{_words(key)}: ", "bold"), _scalar(item))
+                line = Text.assemble((f"{words(key)}: ", "bold"), scalar_text(item))
                 if key in ("health", "hp", "life"):
                     line.stylize("red")
                 tree.add(line)
             else:
-                _grow(tree.add(Text(_words(key), style="bold cyan")), item)
+                _grow(tree.add(Text(words(key), style="bold cyan")), item)
     elif isinstance(value, list):
         for index, item in enumerate(value):
             if _is_flat(item):
-                tree.add(_scalar(item))
+                tree.add(scalar_text(item))
             else:
                 _grow(tree.add(Text(_label(item, index), style="bold")), item)
     else:
-        tree.add(_scalar(value))
+        tree.add(scalar_text(value))
 
 
 class GenericPresentation:
@@ -91,16 +76,18 @@ class GenericPresentation:
             whose = {k: v for k, v in data.items() if k in ("side", "seat")}
             rest = {k: v for k, v in data.items() if k not in whose}
             actor = ", ".join("you" if v == viewer else f"{k} {v}" for k, v in whose.items())
-            details = "; ".join(filter(None, [actor, _scalar(rest) if rest else ""]))
+            details = "; ".join(filter(None, [actor, scalar_text(rest) if rest else ""]))
         else:
-            details = _scalar(data)
-        return f"{_words(str(event.get('kind', 'event')))}: {details}" if data else \
-            _words(str(event.get("kind", "event")))
+            details = scalar_text(data)
+        return f"{words(str(event.get('kind', 'event')))}: {details}" if data else \
+            words(str(event.get("kind", "event")))
 
     def describe_action(self, action: Mapping[str, JSON], view: JSON) -> str:
-        rest = {k: v for k, v in action.items() if k != "type"}
-        kind = _words(str(action.get("type", "action")))
-        return f"{kind}: {_scalar(rest)}" if rest else kind
+        return generic_action_text(action)  # the words the rules service serves (legal_text)
+
+    def engine_places(self, outcome: Mapping[str, JSON]) -> list[tuple[int, str, JSON]]:
+        """The places of the sides the engine plays (none known for a generic game)."""
+        return []
 
 
 @dataclass
@@ -133,6 +120,11 @@ class Presenter:
 
     def describe_action(self, action: Mapping[str, JSON], view: JSON) -> str:
         return str(self._call("describe_action", action, view))
+
+    def engine_places(self, outcome: Mapping[str, JSON]) -> list[tuple[int, str, JSON]]:
+        """``(place, name, score)`` of each side the engine plays (``ModeInfo``'s AI
+        participants), read off the outcome's breakdown by the game's presentation."""
+        return list(self._call("engine_places", outcome))
 
 
 def load_presentation(game: str) -> Presenter:
@@ -196,7 +188,7 @@ def options_table(presenter: Presenter, decisions: list[Any], view: JSON) -> tup
     numbered: list[tuple[int, dict[str, JSON]]] = []
     parts: list[RenderableType] = []
     for index, decision in enumerate(decisions):
-        prompt = getattr(decision, "prompt", "") or _words(decision.kind)
+        prompt = getattr(decision, "prompt", "") or words(decision.kind)
         parts.append(Text(prompt + (" (optional)" if getattr(decision, "optional", False) else ""),
                           style="bold yellow"))
         for action in decision.legal:

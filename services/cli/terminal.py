@@ -135,12 +135,15 @@ class TerminalSeat:
         view = json.loads((await self.client.view(self.match_id, self.token)).view_json or "{}")
         await self.catch_up(view)
         self.console.print(self.presenter.render(view, self.seat))
-        self.console.print(Panel(describe_outcome(outcome, self.seat), title="result",
+        self.console.print(Panel(describe_outcome(outcome, self.seat, self.presenter),
+                                 title="result",
                                  border_style="green"))
 
 
-def describe_outcome(outcome: Any, seat: int | None) -> str:
-    """Ranks (``placements[seat]`` is the seat's rank, 1 best), scores and the reason, in words."""
+def describe_outcome(outcome: Any, seat: int | None, presenter: Presenter | None = None) -> str:
+    """Ranks (``placements[seat]`` is the seat's rank, 1 best), scores and the reason, in words;
+    with the game's ``presenter``, the places of the sides the engine plays among them (a
+    seat placed 2nd behind an engine-played side is not left wondering who was 1st)."""
     if not isinstance(outcome, Mapping):
         return "the match ended"
     if is_abandoned(outcome):  # AbandonMatch: ended by an organiser, no result
@@ -152,9 +155,13 @@ def describe_outcome(outcome: Any, seat: int | None) -> str:
     lines = []
     ranks = outcome.get("placements") or []
     scores = outcome.get("scores") or []
-    for place, s in sorted((int(rank), s) for s, rank in enumerate(ranks)):
-        score = f" ({scores[s]})" if s < len(scores) else ""
-        lines.append(f"{place}. {who(s)}{score}")
+    places = [(int(rank), 0, who(s), scores[s] if s < len(scores) else None)
+              for s, rank in enumerate(ranks)]
+    if presenter is not None:
+        places += [(int(rank), 1, name, score)
+                   for rank, name, score in presenter.engine_places(outcome)]
+    for place, _, name, score in sorted(places, key=lambda p: p[:2]):
+        lines.append(f"{place}. {name}" + (f" ({score})" if score is not None else ""))
     if outcome.get("draw"):
         lines.append("a draw")
     if outcome.get("reason"):

@@ -136,6 +136,7 @@ class TournamentSeat:
         """One match of the player's table: seed and ready, then every decision of the seat."""
         from services.cli.client import client_for
         from services.cli.mm_commands import bot_chooser, play_at_terminal, play_seat
+        from services.cli.screen import load_presentation
         from services.cli.terminal import describe_outcome
         from services.cli.tournament_commands import join_table
 
@@ -153,7 +154,7 @@ class TournamentSeat:
         if self.bot:
             chooser = bot_chooser(f"{self.player}:{a.match_id}", self.bot, a.game)
             outcome = await play_seat(rules, a.match_id, a.seat, a.seat_token, chooser)
-            self.screen.print(describe_outcome(outcome, a.seat))
+            self.screen.print(describe_outcome(outcome, a.seat, load_presentation(a.game)))
         else:
             outcome = await play_at_terminal(self.screen, rules, a.game, a.match_id, a.seat,
                                              a.seat_token, dict(enumerate(a.seats)), self.ask)

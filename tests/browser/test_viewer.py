@@ -43,6 +43,22 @@ def two_seat_mode(game: str) -> str:
     )
 
 
+def winner_line(outcome: dict[str, Any]) -> str:
+    """The page's first words for ``outcome``: who placed 1st, the sides the engine plays
+    (NEON's Automa, Neon Reign's Computer) included, never "seat -1"."""
+    if outcome.get("draw"):
+        return "Draw"
+    first = [f"seat {s}" for s, place in enumerate(outcome["placements"]) if place == 1]
+    b = outcome.get("breakdown") or {}
+    if (b.get("automa") or {}).get("rank") == 1:
+        first.append("the Automa")
+    if b.get("computer") is True and b.get("winner") in ("computer", "double KO"):
+        first.append("the Computer")
+    if not first:
+        return "No winner"
+    return ("Winners: " if len(first) > 1 else "Winner: ") + ", ".join(first)
+
+
 async def create(served: Served, game: str) -> tuple[Any, Any, str, dict[int, str]]:
     channel = grpc.aio.insecure_channel(served.backend.address(f"rules-{game}"))
     stub = rules_pb2_grpc.RulesServiceStub(channel)
@@ -119,7 +135,7 @@ async def test_a_spectator_follows_a_live_bot_match_to_its_end(
         assert outcome is not None
         await page.wait_for_selector("#board[data-ended='1']", timeout=60_000)
         shown = await page.text_content("#outcome")
-        assert shown and ("Winner: seat" in shown or "Draw" in shown)
+        assert shown and shown.split(".")[0].split(" — ")[0] == winner_line(outcome)
         log = await page.eval_on_selector_all("#log li", "ls => ls.map(l => l.textContent)")
         data = await export(served, stub, match_id)
         events = len(data.splitlines()) - 1

@@ -18,6 +18,21 @@ export async function gameInfo(game) {
   return info.get(game);
 }
 
+// The places of the sides the engine plays, from the outcome's breakdown: NEON's Automa
+// (`breakdown.automa`: rank and score) and Neon Reign's Computer in Solo
+// (`breakdown.computer`: 1st when it won or both fell, its score its health).
+export function enginePlaces(outcome) {
+  const b = outcome.breakdown || {};
+  if (b.automa && Number.isInteger(b.automa.rank)) {
+    return [{ place: b.automa.rank, name: "the Automa", score: b.automa.score }];
+  }
+  if (b.computer === true) {
+    const place = b.winner === "computer" || b.winner === "double KO" ? 1 : 2;
+    return [{ place, name: "the Computer", score: (b.health || [])[1] }];
+  }
+  return [];
+}
+
 export function describeOutcome(outcome, seats) {
   if (!outcome) return "";
   if (outcome.abandoned === true) {  // AbandonMatch: ended by an organiser with no result
@@ -25,11 +40,15 @@ export function describeOutcome(outcome, seats) {
   }
   const placements = outcome.placements || [];
   const scores = outcome.scores || [];
-  const lines = [];
+  const places = [];
   for (let seat = 0; seat < (seats || placements.length); seat++) {
-    lines.push(`seat ${seat}: place ${placements[seat] ?? "?"}, score ${scores[seat] ?? "?"}`);
+    places.push({ place: placements[seat], name: `seat ${seat}`, score: scores[seat] });
   }
-  const head = outcome.draw ? "Draw" : `Winner: seat ${placements.indexOf(1)}`;
+  places.push(...enginePlaces(outcome));
+  const lines = places.map((p) => `${p.name}: place ${p.place ?? "?"}, score ${p.score ?? "?"}`);
+  const first = places.filter((p) => p.place === 1).map((p) => p.name);
+  const head = outcome.draw ? "Draw"
+    : first.length ? `Winner${first.length > 1 ? "s" : ""}: ${first.join(", ")}` : "No winner";
   return `${head}${outcome.reason ? ` — ${outcome.reason}` : ""}. ${lines.join("; ")}`;
 }
 

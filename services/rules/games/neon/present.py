@@ -322,3 +322,11 @@ def card_text(card: str) -> str:
         return card
     c = ACTION_CARDS[card]
     return f"{action_card_name(card)} ({card}, initiative {c.initiative[0]}/{c.initiative[1]})"
+
+
+def engine_places(outcome: Mapping[str, Any]) -> list[tuple[int, str, Any]]:
+    """The Automa's place and score (``breakdown.automa``), when it played."""
+    automa = (outcome.get("breakdown") or {}).get("automa")
+    if isinstance(automa, Mapping) and isinstance(automa.get("rank"), int):
+        return [(automa["rank"], "the Automa", automa.get("score"))]
+    return []

@@ -398,3 +398,14 @@ def render(view: JSON, viewer: int | None) -> Any:
         if "hand" in side and side.get("side") == viewer:
             parts.append(_hand_table(side["hand"]))
     return Group(*parts)
+
+
+def engine_places(outcome: Mapping[str, JSON]) -> list[tuple[int, str, JSON]]:
+    """The Computer's place in Solo (``breakdown.computer``): 1st when it won or both
+    fell (a double KO), else 2nd; its score is its health, as the seat's is."""
+    breakdown = outcome.get("breakdown") or {}
+    if not isinstance(breakdown, Mapping) or breakdown.get("computer") is not True:
+        return []
+    health = breakdown.get("health") or []
+    place = 1 if breakdown.get("winner") in ("computer", "double KO") else 2
+    return [(place, "the Computer", health[1] if len(health) > 1 else None)]
