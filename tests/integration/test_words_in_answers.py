@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import grpc
@@ -22,6 +23,8 @@ from services.rules.games import available
 from tests.integration.test_legal_text import GAMES, create, legal, two_seat_mode
 
 pytestmark = pytest.mark.timeout(300)
+GAME = "neon-reign"
+"""The game of the tests of one match (one with words of its own)."""
 WORD_KEYS = {"legal_text", "legalText", "with_text", "withText"}
 
 
@@ -124,6 +127,17 @@ async def test_submit_action_answers_carry_the_words_of_list_legal_actions_at_ev
                                               doubled.commands, doubled.lines)
 
 
+@asynccontextmanager
+async def reign_match(backend: Backend) -> AsyncIterator[tuple[Any, Any, str, dict[int, str]]]:
+    """A new two-seat Neon Reign match: the channel, a stub, the match id and seat tokens."""
+    if GAME not in available():
+        pytest.skip(f"no {GAME} engine")
+    async with grpc.aio.insecure_channel(backend.address(f"rules-{GAME}")) as channel:
+        stub = rules_pb2_grpc.RulesServiceStub(channel)
+        match_id, tokens = await create(backend, stub, GAME, "single")
+        yield channel, stub, match_id, tokens
+
+
 async def owed_action(stub: Any, match_id: str, tokens: dict[int, str]) -> tuple[int, str]:
     """A seat that owes a decision now, and the first legal answer to it."""
     for seat, token in sorted(tokens.items()):
@@ -136,12 +150,7 @@ async def owed_action(stub: Any, match_id: str, tokens: dict[int, str]) -> tuple
 
 async def test_a_repeat_differing_only_in_with_text_is_the_same_command(
         games_backend: Backend) -> None:
-    game = "neon-reign"
-    if game not in available():
-        pytest.skip(f"no {game} engine")
-    async with grpc.aio.insecure_channel(games_backend.address(f"rules-{game}")) as channel:
-        stub = rules_pb2_grpc.RulesServiceStub(channel)
-        match_id, tokens = await create(games_backend, stub, game, "single")
+    async with reign_match(games_backend) as (channel, stub, match_id, tokens):
         lines: set[str] = set()
 
         async def submit(seat: int, command_id: str, action: str, with_text: bool) -> Any:
@@ -182,16 +191,11 @@ async def test_a_repeat_differing_only_in_with_text_is_the_same_command(
         now = await legal(stub, match_id, tokens[seat], True)
         assert now.version == moved.version and list(late.decisions) == list(now.decisions)
         await assert_stored_once_and_wordless(
-            games_backend, stub, game, match_id, [c for _, c, _, _ in done] + ["c-moved"], lines)
+            games_backend, stub, GAME, match_id, [c for _, c, _, _ in done] + ["c-moved"], lines)
 
 
 async def test_play_streams_push_words_only_when_opened_with_text(games_backend: Backend) -> None:
-    game = "neon-reign"
-    if game not in available():
-        pytest.skip(f"no {game} engine")
-    async with grpc.aio.insecure_channel(games_backend.address(f"rules-{game}")) as channel:
-        stub = rules_pb2_grpc.RulesServiceStub(channel)
-        match_id, tokens = await create(games_backend, stub, game, "single")
+    async with reign_match(games_backend) as (channel, stub, match_id, tokens):
         listed: dict[tuple[int, int, bool], list[Any]] = {}
 
         async def note(seat: int) -> None:
@@ -249,12 +253,7 @@ async def test_play_streams_push_words_only_when_opened_with_text(games_backend:
 
 
 async def test_bad_input_with_text_gets_a_clear_status(games_backend: Backend) -> None:
-    game = "neon-reign"
-    if game not in available():
-        pytest.skip(f"no {game} engine")
-    async with grpc.aio.insecure_channel(games_backend.address(f"rules-{game}")) as channel:
-        stub = rules_pb2_grpc.RulesServiceStub(channel)
-        match_id, tokens = await create(games_backend, stub, game, "single")
+    async with reign_match(games_backend) as (channel, stub, match_id, tokens):
         seat, action = await owed_action(stub, match_id, tokens)
         metadata = call_metadata(tokens[seat])
         submit = channel.unary_unary("/neon.rules.v1.RulesService/SubmitAction")
