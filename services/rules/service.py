@@ -149,15 +149,15 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         live = await self.host.start_match(claims(), request.match_id)  # type: ignore[arg-type]
         return rules_pb2.StartMatchResponse(version=live.version, state_hash=live.state_hash)
 
-    def _submit_response(self, match_id: str, seat: int, answer: Answer) -> rules_pb2.SubmitActionResponse:
+    def _submit_response(self, match_id: str, seat: int, answer: Answer,
+                         with_text: bool) -> rules_pb2.SubmitActionResponse:
         live = answer.live
-        if live is None:
-            decisions = [decision_message(d) for d in answer.decisions]
-            view_json = dumps(answer.view) if answer.view is not None else ""
-        else:  # encoded once per version and seat, shared with ListLegalActions and GetView
-            decisions = self._decision_messages(live, seat, answer.decisions)
-            view_json = live.derived(("view-json", seat), lambda: dumps(answer.view)) \
-                if answer.view is not None else ""
+        assert live is not None, "the host answers from its live match"
+        # encoded once per version and seat, shared with ListLegalActions, GetView and Play:
+        # the answer's decisions and view are the seat's at the match's current version
+        decisions = self._seat_decisions(live, seat, with_text)
+        view_json = live.derived(("view-json", seat), lambda: dumps(answer.view)) \
+            if answer.view is not None else ""
         return rules_pb2.SubmitActionResponse(
             version=answer.version, state_hash=answer.state_hash,
             events=[self.event_message(match_id, e, seat) for e in answer.events],
@@ -167,31 +167,35 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             game_id=self.game_id, clocks=clock_messages(answer.clocks),
         )
 
-    @staticmethod
-    def _decision_messages(live: LiveMatch, seat: int,
-                           decisions: list[Decision]) -> list[rules_pb2.Decision]:
-        """``decisions`` (the seat's at the match's current version) as messages, encoded
-        once per version."""
+    def _seat_decisions(self, live: LiveMatch, seat: int,
+                        with_text: bool) -> list[rules_pb2.Decision]:
+        """The seat's decisions at the match's current version as messages, with their
+        ``legal_text`` when ``with_text``: each list made once per version and seat."""
+        plain = live.derived(("decisions-pb", seat), lambda: [
+            decision_message(d) for d in self.host.decisions_of(live, seat)])
+        if not with_text:
+            return plain  # type: ignore[no-any-return]
         return live.derived(  # type: ignore[no-any-return]
-            ("decisions-pb", seat), lambda: [decision_message(d) for d in decisions])
+            ("decisions-text-pb", seat), lambda: self._with_text(live, seat, plain))
 
     async def SubmitAction(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         expected = request.expected_version if request.HasField("expected_version") else None
         who = claims()
+        # with_text is no part of the command: the host never sees it, so a repeat that
+        # differs only in it is the same command, and no word reaches the match's log
         answer = await self.host.submit(who, request.match_id, request.command_id,
                                         request.action_json, expected)
-        return self._submit_response(request.match_id, who.seat, answer)  # type: ignore[union-attr]
+        return self._submit_response(request.match_id, who.seat, answer,  # type: ignore[union-attr]
+                                     bool(request.with_text))
 
     async def ListLegalActions(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         live, seat = await self.host.seat_match(claims(), request.match_id)
         with_text = bool(request.with_text)
 
         def response() -> rules_pb2.ListLegalActionsResponse:
-            decisions = self._decision_messages(live, seat, self.host.decisions_of(live, seat))
-            if with_text:
-                decisions = self._with_text(live, seat, decisions)
             return rules_pb2.ListLegalActionsResponse(
-                version=live.version, decisions=decisions, game_id=self.game_id)
+                version=live.version, decisions=self._seat_decisions(live, seat, with_text),
+                game_id=self.game_id)
 
         # the same message for every ListLegalActions of this seat at this version
         return live.derived(("legal-text-pb" if with_text else "legal-pb", seat), response)
@@ -274,7 +278,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         seat = access.seat_of(who, match_id)
         await self.host.live_match(match_id)  # NOT_FOUND before anything is streamed
         out: asyncio.Queue[Any] = asyncio.Queue(maxsize=256)
-        follower = asyncio.create_task(self._push(match_id, seat, first.open.from_version, out))
+        follower = asyncio.create_task(self._push(match_id, seat, first.open.from_version,
+                                                  bool(first.open.with_text), out))
         reader = asyncio.create_task(self._read_actions(request_iterator, who, match_id, seat, out))
         try:
             while True:
@@ -287,26 +292,28 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             reader.cancel()
             await asyncio.gather(follower, reader, return_exceptions=True)
 
-    async def _push(self, match_id: str, seat: int, from_version: int, out: asyncio.Queue[Any]) -> None:
+    async def _push(self, match_id: str, seat: int, from_version: int, with_text: bool,
+                    out: asyncio.Queue[Any]) -> None:
         try:
             async for record in self.host.follow(match_id, from_version):
                 event = rec.project(record, seat)
                 await out.put(rules_pb2.PlayResponse(event=self.event_message(match_id, event, seat)))
                 live = await self.host.live_match(match_id)
                 if live.version == record["n"]:
-                    await out.put(rules_pb2.PlayResponse(update=await self._update(match_id, seat)))
+                    await out.put(rules_pb2.PlayResponse(
+                        update=await self._update(match_id, seat, with_text)))
             await out.put(None)
         except ServiceError as err:
             await out.put(rules_pb2.PlayResponse(result=rules_pb2.ActionResult(
                 code=err.code.name, message=err.reason)))
             await out.put(None)
 
-    async def _update(self, match_id: str, seat: int) -> rules_pb2.SeatUpdate:
+    async def _update(self, match_id: str, seat: int, with_text: bool) -> rules_pb2.SeatUpdate:
         live = await self.host.live_match(match_id)
         outcome = rec.public_outcome(live.outcome) if live.over else None
         return rules_pb2.SeatUpdate(
             version=live.version, status=STATUS[live.status],
-            decisions=self._decision_messages(live, seat, self.host.decisions_of(live, seat)),
+            decisions=self._seat_decisions(live, seat, with_text),
             view_json=live.derived(("view-json", seat), lambda: dumps(self.host._view(live, seat)))
             if live.state is not None else "",
             outcome_json=dumps(outcome) if outcome is not None else "",

@@ -41,6 +41,17 @@ async def toy_backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
 
 
 @pytest.fixture
+async def games_backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
+    """Every game's rules service, and the Hidden Race toy's (no present module)."""
+    from services.rules.games import available
+
+    b = await start_backend(make_settings(tmp_path, nats_url), games=available(),
+                            embedded_nats=False, engines={"toy": toy.ENGINE})
+    yield b
+    await b.stop(1)
+
+
+@pytest.fixture
 async def duel_backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
     """Dice and the Counter Duel toy (contract v2: any-time actions, counters, campaigns)."""
     from tests.support import duel

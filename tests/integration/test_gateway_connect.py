@@ -90,12 +90,22 @@ async def test_unary_json_calls_reach_the_rules_service_with_the_callers_token(
     )
     assert (status, err["code"]) == (400, "invalid_argument") and "withText" in err["message"]
     action = next(d for d in legal["decisions"] if not d["standing"])["legalJson"][0]
-    status, answer, _ = await post(
-        url + RULES + "/SubmitAction",
-        {"matchId": match, "commandId": "c1", "actionJson": action},
-        token,
-    )
+    submit = {"matchId": match, "commandId": "c1", "actionJson": action}
+    status, err, _ = await post(url + RULES + "/SubmitAction", {**submit, "withText": "yes"}, token)
+    assert (status, err["code"]) == (400, "invalid_argument") and "withText" in err["message"]
+    status, answer, _ = await post(url + RULES + "/SubmitAction", {**submit, "withText": True},
+                                   token)
     assert status == 200 and int(answer["version"]) == int(view["version"]) + 1
+    status, worded, _ = await post(
+        url + RULES + "/ListLegalActions", {"matchId": match, "withText": True}, token
+    )
+    assert worded["version"] == answer["version"] and any(d["legalJson"] for d in worded["decisions"])
+    assert answer["decisions"] == worded["decisions"], "SubmitAction's words, as listed"
+    status, again, _ = await post(url + RULES + "/SubmitAction", submit, token)
+    assert status == 200 and again["replayed"] is True and again["version"] == answer["version"]
+    assert [d["legalJson"] for d in again["decisions"]] == \
+        [d["legalJson"] for d in answer["decisions"]]
+    assert all(d["legalText"] == [] for d in again["decisions"]), "no words unless asked"
     status, listed, _ = await post(url + RULES + "/ListMatches", {})
     assert status == 200 and match in [m["matchId"] for m in listed["matches"]]
     summary = next(m for m in listed["matches"] if m["matchId"] == match)

@@ -8,33 +8,20 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 
-from services.cli.backend import Backend, start_backend
+from services.cli.backend import Backend
 from services.cli.screen import GenericPresentation, load_presentation
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.grpc_kit import call_metadata
 from services.platform.playing import SeatTurn, play_table, random_choice
 from services.rules.games import available, load_engine
-from tests.integration.conftest import make_settings
 
 pytestmark = pytest.mark.timeout(300)
 GAMES = ["neon-reign", "neon", "neon-knights-2086", "barbaric"]
-
-
-@pytest.fixture
-async def games_backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
-    from tests.support import toy
-
-    b = await start_backend(make_settings(tmp_path, nats_url), games=available(),
-                            embedded_nats=False, engines={"toy": toy.ENGINE})
-    yield b
-    await b.stop(1)
 
 
 def two_seat_mode(game: str) -> str:

@@ -266,17 +266,19 @@ class MatchEvent(_message.Message):
         ...
 
 class SubmitActionRequest(_message.Message):
-    __slots__ = ('match_id', 'command_id', 'action_json', 'expected_version')
+    __slots__ = ('match_id', 'command_id', 'action_json', 'expected_version', 'with_text')
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     ACTION_JSON_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    WITH_TEXT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     command_id: str
     action_json: str
     expected_version: int
+    with_text: bool
 
-    def __init__(self, match_id: _Optional[str]=..., command_id: _Optional[str]=..., action_json: _Optional[str]=..., expected_version: _Optional[int]=...) -> None:
+    def __init__(self, match_id: _Optional[str]=..., command_id: _Optional[str]=..., action_json: _Optional[str]=..., expected_version: _Optional[int]=..., with_text: _Optional[bool]=...) -> None:
         ...
 
 class SubmitActionResponse(_message.Message):
@@ -440,13 +442,15 @@ class ExportMatchResponse(_message.Message):
         ...
 
 class PlayOpen(_message.Message):
-    __slots__ = ('match_id', 'from_version')
+    __slots__ = ('match_id', 'from_version', 'with_text')
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     FROM_VERSION_FIELD_NUMBER: _ClassVar[int]
+    WITH_TEXT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     from_version: int
+    with_text: bool
 
-    def __init__(self, match_id: _Optional[str]=..., from_version: _Optional[int]=...) -> None:
+    def __init__(self, match_id: _Optional[str]=..., from_version: _Optional[int]=..., with_text: _Optional[bool]=...) -> None:
         ...
 
 class PlayAction(_message.Message):
