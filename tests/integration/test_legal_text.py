@@ -85,7 +85,7 @@ async def test_legal_text_is_the_cli_menu_for_every_position_of_a_match(
         outcome = await play_table(stub, match_id, tokens, choose, command_prefix="words-")
         assert outcome is not None
         assert positions >= 2 and labels >= positions
-        # the answers of SubmitAction carry no words (only ListLegalActions asked with_text)
+        # the match is over: nobody owes anything, with words or without
         final = await legal(stub, match_id, tokens[0], True)
         assert list(final.decisions) == []
 
