@@ -23,7 +23,7 @@ from services.cli.client import RulesClient, close_all
 from services.cli.tournament_commands import TournamentClient, format_json, play_round_as
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as mm_pb
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as mm_grpc
-from services.genproto.neon.rules.v1 import rules_pb2_grpc
+from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 from services.matchmaking.config import Config
 from services.matchmaking.grouping import Policy
@@ -31,7 +31,7 @@ from services.platform.grpc_kit import call_metadata
 from services.rules.games import available
 from tests.browser.conftest import Browser, Served, chromium_page
 from tests.browser.leakscan import received_bodies, scan, secrets_by_version
-from tests.browser.seatplay import click_to_the_end, export
+from tests.browser.seatplay import click_to_the_end, export, ready_after
 from tests.integration.conftest import make_settings
 from tests.support.gateway import backend_and_gateway
 
@@ -81,7 +81,11 @@ async def open_play(browser: Browser, served: Served, token: str, query: str = "
 
 async def state(page: Any, wanted: str, timeout: float = 60) -> str:
     """The status line once the player's flow reaches ``wanted``."""
-    await page.wait_for_selector(f"#player-status[data-state='{wanted}']", timeout=timeout * 1000)
+    try:
+        await page.wait_for_selector(f"#player-status[data-state='{wanted}']", timeout=timeout * 1000)
+    except Exception:
+        note, said = await page.text_content("#player-note"), await page.text_content("#play-message")
+        raise AssertionError(f"not {wanted!r} in {timeout} s: the page says {note!r}, {said!r}") from None
     return str(await page.text_content("#player-note"))
 
 
@@ -179,6 +183,64 @@ async def test_a_player_registers_and_plays_their_tournament_table(
         for rpc in ("WatchMyMatches", "AddClientSeed", "ReadyForMatch", "GetStandings"):
             assert rpc in called, rpc
         assert browser.console_errors == []
+    finally:
+        if bea is not None:
+            bea.cancel()
+            await asyncio.gather(bea, return_exceptions=True)
+        await close_all(clients)
+        await client.close()
+
+
+async def test_an_abandoned_table_played_again_is_played_on_the_page(
+        served: Served, browser: Browser, rules: Any) -> None:
+    """The organiser abandons ann's match while she plays it, then has the table play again
+    (RematchTable: `…-g2`, the same seats): the page says the match was abandoned, then seeds,
+    readies and plays the rematch, and ends with the final standings."""
+    tid = f"again_{uuid.uuid4().hex[:8]}"
+    org = served.backend.organiser_token()
+    client = TournamentClient(served.backend.address("tournament"))
+    clients: dict[str, RulesClient] = {}
+    issue = served.backend.issuer.issue_player
+    bea: asyncio.Task[str] | None = None
+    try:
+        await client.call("CreateTournament", org, tournament_id=tid, game=GAME, mode="single",
+                          format_json=format_json("swiss", 1), check_in_seconds=120,
+                          clock=pb.Clock(bank_ms=600_000, increment_ms=1_000))
+        await client.call("OpenRegistration", org, tournament_id=tid)
+        for name in ("ann", "bea"):
+            await client.call("Register", org, tournament_id=tid, player_id=name)
+        await client.call("StartTournament", org, tournament_id=tid)
+        page = await open_play(browser, served, issue("ann"), f"?tournament={tid}&play")
+        await page.click("#player-follow")
+        assert "waiting for the organiser to pair" in await state(page, "between-rounds")
+        paired = (await client.call("NextRound", org, tournament_id=tid)).round
+        table = paired.tables[0]
+        seat = list(table.seats).index("ann")
+        bea = asyncio.create_task(play_round_as(client, clients, issue("bea"), tid, "bea",
+                                                timeout=120, rematches=True))
+        await state(page, "ready", 30)
+        await ready_after(page, None)  # running: ann's actions are on the page
+        await rules.AbandonMatch(rules_pb2.AbandonMatchRequest(
+            match_id=table.match_id, reason="the table's lights went out"),
+            metadata=call_metadata(org), timeout=10)
+        told = await state(page, "abandoned", 30)
+        assert f"match {table.match_id} was abandoned (the table's lights went out)" in told
+        assert "Abandoned by" in (await page.text_content("#play-outcome") or "")
+        await client.call("RematchTable", org, tournament_id=tid, round=1, table=table.number,
+                          reason="played again after the outage")
+        again = await state(page, "ready", 30)
+        assert f"{table.match_id}-g2" in again and "(a rematch)" in again
+        await page.wait_for_selector(f"#play-board[data-match-id='{table.match_id}-g2']")
+        assert await click_to_the_end(page, random.Random(3)) >= 1
+        assert await asyncio.wait_for(bea, 60) == "played"
+        await state(page, "result", 30)
+        rows = (await client.call("FinishTournament", org, tournament_id=tid)).rows
+        await state(page, "final", 30)
+        mine = next(r for r in rows if r.player_id == "ann")
+        assert await page.get_attribute("#player-status", "data-rank") == str(mine.rank)
+        assert seat in (0, 1)
+        assert all(e.startswith("Failed to load resource") and " 400 " in e
+                   for e in browser.console_errors), browser.console_errors
     finally:
         if bea is not None:
             bea.cancel()

@@ -251,6 +251,7 @@ export async function playMatch(game, matchId, token) {
   $("play-outcome").hidden = true;
   delete $("play-board").dataset.ended;
   $("play-board").dataset.matchId = matchId;
+  $("play-actions").dataset.state = "loading";
   $("play-turn").textContent = "";
   $("play-title").textContent = `${(await gameInfo(game).catch(() => ({ title: game }))).title}: ${matchId}`;
   let refused = null;
