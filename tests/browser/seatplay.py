@@ -8,10 +8,20 @@ import random
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
+
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.platform.grpc_kit import call_metadata
+from services.rules.games import available
 from tests.browser.conftest import Served
 
+GAME = "neon-reign"
+REIGN_MARKS = [
+    pytest.mark.timeout(180),
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.skipif(GAME not in available(), reason="no Neon Reign engine"),
+]
+"""The marks of a module of Neon Reign seats played on the page, sharing its module's loop."""
 Check = Callable[[str, dict[str, Any]], Awaitable[bool]]
 
 

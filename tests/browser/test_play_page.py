@@ -13,23 +13,16 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
-import pytest
 import pytest_asyncio
 
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.grpc_kit import call_metadata
 from services.platform.playing import play_seat, random_choice
-from services.rules.games import available
 from tests.browser.conftest import Browser, Served, module_fixtures
 from tests.browser.leakscan import received_bodies, scan, secrets_by_version, stream_frames
-from tests.browser.seatplay import buttons, click_to_the_end, export, ready_after
+from tests.browser.seatplay import GAME, REIGN_MARKS, buttons, click_to_the_end, export, ready_after
 
-pytestmark = [
-    pytest.mark.timeout(180),
-    pytest.mark.asyncio(loop_scope="module"),
-    pytest.mark.skipif("neon-reign" not in available(), reason="no Neon Reign engine"),
-]
-GAME = "neon-reign"
+pytestmark = REIGN_MARKS
 KEY = "neon-play-token"
 
 

@@ -12,6 +12,7 @@ import asyncio
 import random
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,19 +29,13 @@ from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 from services.matchmaking.config import Config
 from services.matchmaking.grouping import Policy
 from services.platform.grpc_kit import call_metadata
-from services.rules.games import available
-from tests.browser.conftest import Browser, Served, chromium_page
+from tests.browser.conftest import Browser, Served, module_fixtures
 from tests.browser.leakscan import received_bodies, scan, secrets_by_version
-from tests.browser.seatplay import click_to_the_end, export, ready_after
+from tests.browser.seatplay import GAME, REIGN_MARKS, click_to_the_end, export, ready_after
 from tests.integration.conftest import make_settings
 from tests.support.gateway import backend_and_gateway
 
-pytestmark = [
-    pytest.mark.timeout(180),
-    pytest.mark.asyncio(loop_scope="module"),
-    pytest.mark.skipif("neon-reign" not in available(), reason="no Neon Reign engine"),
-]
-GAME = "neon-reign"
+pytestmark = REIGN_MARKS
 KEY = "neon-player-token"
 QUICK = Config(interval=0.1, accept_timeout=60,
                policy=Policy(partial_after=0, backfill_after=0.5))
@@ -56,16 +51,63 @@ async def served(tmp_path_factory: pytest.TempPathFactory, nats_url: str) -> Asy
         yield Served(backend, gateway)
 
 
-@pytest_asyncio.fixture(loop_scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium_page() as page:
-        yield page
+browser = module_fixtures("play-player")[1]  # a fresh page for each test
 
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def rules(served: Served) -> AsyncIterator[Any]:
     async with grpc.aio.insecure_channel(served.backend.address(f"rules-{GAME}")) as channel:
         yield rules_pb2_grpc.RulesServiceStub(channel)
+
+
+@dataclass
+class Event:
+    """The organiser's side of the test's tournaments, and the bots playing their other seats
+    (stopped at the end of the test)."""
+
+    served: Served
+    client: TournamentClient
+    clients: dict[str, RulesClient] = field(default_factory=dict)
+    bots: list[asyncio.Task[str]] = field(default_factory=list)
+
+    @property
+    def org(self) -> str:
+        return self.served.backend.organiser_token()
+
+    async def call(self, rpc: str, tid: str, **kw: Any) -> Any:
+        """An organiser's call about tournament ``tid``."""
+        return await self.client.call(rpc, self.org, tournament_id=tid, **kw)
+
+    async def create(self, tid: str, *players: str, **kw: Any) -> None:
+        """A Neon Reign `single` Swiss of one round with long clocks, registration open,
+        ``players`` registered by the organiser."""
+        await self.call("CreateTournament", tid, game=GAME, mode="single",
+                        format_json=format_json("swiss", 1), check_in_seconds=120,
+                        clock=pb.Clock(bank_ms=600_000, increment_ms=1_000), **kw)
+        await self.call("OpenRegistration", tid)
+        for name in players:
+            await self.call("Register", tid, player_id=name)
+
+    def bot(self, tid: str, name: str, **kw: Any) -> asyncio.Task[str]:
+        """``name`` plays its table of the current round as a random bot, over gRPC."""
+        token = self.served.backend.issuer.issue_player(name)
+        task = asyncio.create_task(play_round_as(self.client, self.clients, token, tid, name,
+                                                 timeout=120, **kw))
+        self.bots.append(task)
+        return task
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def event(served: Served) -> AsyncIterator[Event]:
+    e = Event(served, TournamentClient(served.backend.address("tournament")))
+    try:
+        yield e
+    finally:
+        for task in e.bots:
+            task.cancel()
+        await asyncio.gather(*e.bots, return_exceptions=True)
+        await close_all(e.clients)
+        await e.client.close()
 
 
 async def open_play(browser: Browser, served: Served, token: str, query: str = "") -> Any:
@@ -108,145 +150,106 @@ async def leak_free(browser: Browser, served: Served, stub: Any, match_id: str, 
 
 
 async def test_a_player_registers_and_plays_their_tournament_table(
-        served: Served, browser: Browser, rules: Any) -> None:
+        served: Served, browser: Browser, rules: Any, event: Event) -> None:
     """ann (the page, her player token) registers herself with the page's button; bea, the
     organiser's entry, is played by the test as a random bot over gRPC. The page follows
     WatchMyMatches, seeds and readies ann's table, plays it by clicking, tells the result
     and, once the organiser finishes, the final standings with ann's row marked."""
     tid = f"web_{uuid.uuid4().hex[:8]}"
-    org = served.backend.organiser_token()
-    client = TournamentClient(served.backend.address("tournament"))
-    clients: dict[str, RulesClient] = {}
-    issue = served.backend.issuer.issue_player
-    bea: asyncio.Task[str] | None = None
-    try:
-        await client.call("CreateTournament", org, tournament_id=tid, name="Web Cup", game=GAME,
-                          mode="single", format_json=format_json("swiss", 1), check_in_seconds=120,
-                          clock=pb.Clock(bank_ms=600_000, increment_ms=1_000))
-        await client.call("OpenRegistration", org, tournament_id=tid)
-        await client.call("Register", org, tournament_id=tid, player_id="bea")
-        await client.call("CheckIn", org, tournament_id=tid, player_id="bea")
-        ann = issue("ann")
-        page = await open_play(browser, served, ann, f"?tournament={tid}&play")
-        assert await page.input_value("#player-tournament") == tid
-        assert await page.text_content("#player-who") == "You play as ann."
-        await page.click("#player-follow")
-        assert "ann is not registered" in await state(page, "not-registered")
-        await page.click("#player-register")
-        assert "waiting for the organiser to start" in await state(page, "registered")
-        t = (await client.call("GetTournament", tournament_id=tid)).tournament
-        assert {p.player_id: p.status for p in t.players}["ann"] == "checked-in"
+    await event.create(tid, "bea", name="Web Cup")
+    await event.call("CheckIn", tid, player_id="bea")
+    ann = served.backend.issuer.issue_player("ann")
+    page = await open_play(browser, served, ann, f"?tournament={tid}&play")
+    assert await page.input_value("#player-tournament") == tid
+    assert await page.text_content("#player-who") == "You play as ann."
+    await page.click("#player-follow")
+    assert "ann is not registered" in await state(page, "not-registered")
+    await page.click("#player-register")
+    assert "waiting for the organiser to start" in await state(page, "registered")
+    t = (await event.client.call("GetTournament", tournament_id=tid)).tournament
+    assert {p.player_id: p.status for p in t.players}["ann"] == "checked-in"
 
-        await client.call("StartTournament", org, tournament_id=tid)
-        paired = (await client.call("NextRound", org, tournament_id=tid)).round
-        table = next(t for t in paired.tables if "ann" in t.seats)
-        seat = list(table.seats).index("ann")
-        bea = asyncio.create_task(play_round_as(client, clients, issue("bea"), tid, "bea", timeout=120))
-        seated = await state(page, "ready", 30)
-        assert f"Round 1, table {table.number}: you (seat {seat}) play bea" in seated
-        assert "seed added, ready" in seated
+    await event.call("StartTournament", tid)
+    table = next(t for t in (await event.call("NextRound", tid)).round.tables if "ann" in t.seats)
+    seat = list(table.seats).index("ann")
+    bea = event.bot(tid, "bea")
+    seated = await state(page, "ready", 30)
+    assert f"Round 1, table {table.number}: you (seat {seat}) play bea" in seated
+    assert "seed added, ready" in seated
 
-        async def shot(clicks: int) -> None:
-            if clicks == 2:
-                await browser.screenshot("play-tournament-table")
+    async def shot(clicks: int) -> None:
+        if clicks == 2:
+            await browser.screenshot("play-tournament-table")
 
-        clicks = await click_to_the_end(page, random.Random(7), before_click=shot)
-        assert clicks >= 2
-        assert await asyncio.wait_for(bea, 60) == "played"
-        await page.wait_for_selector("#play-board[data-ended='1']")
-        assert (await page.text_content("#play-outcome") or "").startswith(f"You (seat {seat}) placed")
-        done = (await client.call("GetRound", tournament_id=tid, round=1)).round
-        result = next(t for t in done.tables if t.number == table.number).result
-        told = await state(page, "result", 30)
-        place = result.placements[seat]
-        assert f"Round 1, table {table.number}: " in told
-        assert f"you placed {'1st' if place == 1 else '2nd'}" in told
-        assert await page.get_attribute("#player-results li", "data-place") == str(place)
+    assert await click_to_the_end(page, random.Random(7), before_click=shot) >= 2
+    assert await asyncio.wait_for(bea, 60) == "played"
+    await page.wait_for_selector("#play-board[data-ended='1']")
+    assert (await page.text_content("#play-outcome") or "").startswith(f"You (seat {seat}) placed")
+    done = (await event.client.call("GetRound", tournament_id=tid, round=1)).round
+    place = next(t for t in done.tables if t.number == table.number).result.placements[seat]
+    told = await state(page, "result", 30)
+    assert f"Round 1, table {table.number}: " in told
+    assert f"you placed {'1st' if place == 1 else '2nd'}" in told
+    assert await page.get_attribute("#player-results li", "data-place") == str(place)
 
-        rows = (await client.call("FinishTournament", org, tournament_id=tid)).rows
-        final = await state(page, "final", 30)
-        mine = next(r for r in rows if r.player_id == "ann")
-        assert await page.get_attribute("#player-status", "data-rank") == str(mine.rank)
-        assert f"You (ann) finished {'1st' if mine.rank == 1 else '2nd'} of 2" in final
-        assert await page.get_attribute("#player-standings", "data-final") == "1"
-        marked = await page.eval_on_selector_all("#player-standings tr.mine", "rs => rs.map(r => r.dataset.player)")
-        assert marked == ["ann"]
-        shown = await page.eval_on_selector_all(
-            "#player-standings tbody tr", "rs => rs.map(r => [r.dataset.player, +r.querySelector('td').textContent])")
-        assert shown == [[r.player_id, r.rank] for r in rows]
-        await browser.screenshot("play-tournament-final")
+    rows = (await event.call("FinishTournament", tid)).rows
+    final = await state(page, "final", 30)
+    mine = next(r for r in rows if r.player_id == "ann")
+    assert await page.get_attribute("#player-status", "data-rank") == str(mine.rank)
+    assert f"You (ann) finished {'1st' if mine.rank == 1 else '2nd'} of 2" in final
+    assert await page.get_attribute("#player-standings", "data-final") == "1"
+    marked = await page.eval_on_selector_all("#player-standings tr.mine", "rs => rs.map(r => r.dataset.player)")
+    assert marked == ["ann"]
+    shown = await page.eval_on_selector_all(
+        "#player-standings tbody tr", "rs => rs.map(r => [r.dataset.player, +r.querySelector('td').textContent])")
+    assert shown == [[r.player_id, r.rank] for r in rows]
+    await browser.screenshot("play-tournament-final")
 
-        assert await page.evaluate(f"sessionStorage.getItem('{KEY}')") == ann
-        assert await page.evaluate("localStorage.length") == 0
-        await leak_free(browser, served, rules, table.match_id, seat)
-        called = [u.rsplit("/", 1)[-1] for u, _ in await received_bodies(browser)]
-        for rpc in ("WatchMyMatches", "AddClientSeed", "ReadyForMatch", "GetStandings"):
-            assert rpc in called, rpc
-        assert browser.console_errors == []
-    finally:
-        if bea is not None:
-            bea.cancel()
-            await asyncio.gather(bea, return_exceptions=True)
-        await close_all(clients)
-        await client.close()
+    assert await page.evaluate(f"sessionStorage.getItem('{KEY}')") == ann
+    assert await page.evaluate("localStorage.length") == 0
+    await leak_free(browser, served, rules, table.match_id, seat)
+    called = [u.rsplit("/", 1)[-1] for u, _ in await received_bodies(browser)]
+    for rpc in ("WatchMyMatches", "AddClientSeed", "ReadyForMatch", "GetStandings"):
+        assert rpc in called, rpc
+    assert browser.console_errors == []
 
 
 async def test_an_abandoned_table_played_again_is_played_on_the_page(
-        served: Served, browser: Browser, rules: Any) -> None:
+        served: Served, browser: Browser, rules: Any, event: Event) -> None:
     """The organiser abandons ann's match while she plays it, then has the table play again
     (RematchTable: `…-g2`, the same seats): the page says the match was abandoned, then seeds,
     readies and plays the rematch, and ends with the final standings."""
     tid = f"again_{uuid.uuid4().hex[:8]}"
-    org = served.backend.organiser_token()
-    client = TournamentClient(served.backend.address("tournament"))
-    clients: dict[str, RulesClient] = {}
-    issue = served.backend.issuer.issue_player
-    bea: asyncio.Task[str] | None = None
-    try:
-        await client.call("CreateTournament", org, tournament_id=tid, game=GAME, mode="single",
-                          format_json=format_json("swiss", 1), check_in_seconds=120,
-                          clock=pb.Clock(bank_ms=600_000, increment_ms=1_000))
-        await client.call("OpenRegistration", org, tournament_id=tid)
-        for name in ("ann", "bea"):
-            await client.call("Register", org, tournament_id=tid, player_id=name)
-        await client.call("StartTournament", org, tournament_id=tid)
-        page = await open_play(browser, served, issue("ann"), f"?tournament={tid}&play")
-        await page.click("#player-follow")
-        assert "waiting for the organiser to pair" in await state(page, "between-rounds")
-        paired = (await client.call("NextRound", org, tournament_id=tid)).round
-        table = paired.tables[0]
-        seat = list(table.seats).index("ann")
-        bea = asyncio.create_task(play_round_as(client, clients, issue("bea"), tid, "bea",
-                                                timeout=120, rematches=True))
-        await state(page, "ready", 30)
-        await ready_after(page, None)  # running: ann's actions are on the page
-        await rules.AbandonMatch(rules_pb2.AbandonMatchRequest(
-            match_id=table.match_id, reason="the table's lights went out"),
-            metadata=call_metadata(org), timeout=10)
-        told = await state(page, "abandoned", 30)
-        assert f"match {table.match_id} was abandoned (the table's lights went out)" in told
-        assert "Abandoned by" in (await page.text_content("#play-outcome") or "")
-        await client.call("RematchTable", org, tournament_id=tid, round=1, table=table.number,
-                          reason="played again after the outage")
-        again = await state(page, "ready", 30)
-        assert f"{table.match_id}-g2" in again and "(a rematch)" in again
-        await page.wait_for_selector(f"#play-board[data-match-id='{table.match_id}-g2']")
-        assert await click_to_the_end(page, random.Random(3)) >= 1
-        assert await asyncio.wait_for(bea, 60) == "played"
-        await state(page, "result", 30)
-        rows = (await client.call("FinishTournament", org, tournament_id=tid)).rows
-        await state(page, "final", 30)
-        mine = next(r for r in rows if r.player_id == "ann")
-        assert await page.get_attribute("#player-status", "data-rank") == str(mine.rank)
-        assert seat in (0, 1)
-        assert all(e.startswith("Failed to load resource") and " 400 " in e
-                   for e in browser.console_errors), browser.console_errors
-    finally:
-        if bea is not None:
-            bea.cancel()
-            await asyncio.gather(bea, return_exceptions=True)
-        await close_all(clients)
-        await client.close()
+    await event.create(tid, "ann", "bea")
+    await event.call("StartTournament", tid)
+    page = await open_play(browser, served, served.backend.issuer.issue_player("ann"),
+                           f"?tournament={tid}&play")
+    await page.click("#player-follow")
+    assert "waiting for the organiser to pair" in await state(page, "between-rounds")
+    table = (await event.call("NextRound", tid)).round.tables[0]
+    bea = event.bot(tid, "bea", rematches=True)
+    await state(page, "ready", 30)
+    await ready_after(page, None)  # running: ann's actions are on the page
+    await rules.AbandonMatch(rules_pb2.AbandonMatchRequest(
+        match_id=table.match_id, reason="the table's lights went out"),
+        metadata=call_metadata(event.org), timeout=10)
+    told = await state(page, "abandoned", 30)
+    assert f"match {table.match_id} was abandoned (the table's lights went out)" in told
+    assert "Abandoned by" in (await page.text_content("#play-outcome") or "")
+    await event.call("RematchTable", tid, round=1, table=table.number,
+                     reason="played again after the outage")
+    again = await state(page, "ready", 30)
+    assert f"{table.match_id}-g2" in again and "(a rematch)" in again
+    await page.wait_for_selector(f"#play-board[data-match-id='{table.match_id}-g2']")
+    assert await click_to_the_end(page, random.Random(3)) >= 1
+    assert await asyncio.wait_for(bea, 60) == "played"
+    await state(page, "result", 30)
+    rows = (await event.call("FinishTournament", tid)).rows
+    await state(page, "final", 30)
+    mine = next(r for r in rows if r.player_id == "ann")
+    assert await page.get_attribute("#player-status", "data-rank") == str(mine.rank)
+    assert all(e.startswith("Failed to load resource") and " 400 " in e
+               for e in browser.console_errors), browser.console_errors
 
 
 async def test_a_player_finds_a_match_against_a_bot_and_plays_it(
@@ -319,7 +322,7 @@ async def test_leaving_the_queue_and_declining_a_proposal(served: Served, browse
 
 
 async def test_refused_player_tokens_and_unknown_tournaments_get_clear_messages(
-        served: Served, browser: Browser) -> None:
+        served: Served, browser: Browser, event: Event) -> None:
     good = served.backend.issuer.issue_player("eve")
     forged = good[:-6] + ("AAAAAA" if not good.endswith("AAAAAA") else "BBBBBB")
     page = await open_play(browser, served, forged)
@@ -331,15 +334,7 @@ async def test_refused_player_tokens_and_unknown_tournaments_get_clear_messages(
     await browser.screenshot("play-player-unauthenticated")
     # an expired token, for a tournament
     tid = f"gone_{uuid.uuid4().hex[:6]}"
-    org = served.backend.organiser_token()
-    client = TournamentClient(served.backend.address("tournament"))
-    try:
-        await client.call("CreateTournament", org, tournament_id=tid, game=GAME, mode="single",
-                          format_json=format_json("swiss", 1))
-        await client.call("OpenRegistration", org, tournament_id=tid)
-        await client.call("Register", org, tournament_id=tid, player_id="eve")
-    finally:
-        await client.close()
+    await event.create(tid, "eve")
     expired = served.backend.issuer.issue("player", "*", player="eve", ttl=-60)
     page = await open_play(browser, served, expired, f"?tournament={tid}&play")
     assert "expired" in await message(page, "unauthenticated")
