@@ -113,6 +113,9 @@ def scan(received: list[tuple[str, bytes]], export: bytes,
         elif url.endswith("/replay"):
             for frame in json.loads(body).get("frames", []):
                 check(url, frame, int(frame["n"]))
+        elif body[:1] in (b"\x00", b"\x02"):  # another stream: WatchTicket, WatchMyMatches...
+            for frame in stream_frames(body):
+                check(url, frame["message"], None)
         elif not url.endswith("/GetGameInfo"):  # the content pack names every card there is
             try:
                 check(url, json.loads(body), None)

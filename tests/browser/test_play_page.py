@@ -13,22 +13,16 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
-import pytest
 import pytest_asyncio
 
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.grpc_kit import call_metadata
 from services.platform.playing import play_seat, random_choice
-from services.rules.games import available
 from tests.browser.conftest import Browser, Served, module_fixtures
 from tests.browser.leakscan import received_bodies, scan, secrets_by_version, stream_frames
+from tests.browser.seatplay import GAME, REIGN_MARKS, buttons, click_to_the_end, export, ready_after
 
-pytestmark = [
-    pytest.mark.timeout(180),
-    pytest.mark.asyncio(loop_scope="module"),
-    pytest.mark.skipif("neon-reign" not in available(), reason="no Neon Reign engine"),
-]
-GAME = "neon-reign"
+pytestmark = REIGN_MARKS
 KEY = "neon-play-token"
 
 
@@ -64,47 +58,12 @@ async def open_play(browser: Browser, served: Served, match_id: str, token: str)
     await page.click("#play-open")
 
 
-async def ready_after(page: Any, last: str | None) -> str:
-    """The version of the page's action buttons once they are ready at a version other than
-    ``last``, or "ended"."""
-    handle = await page.wait_for_function(
-        """(last) => {
-             const box = document.querySelector('#play-actions');
-             if (box.dataset.state === 'ended') return 'ended';
-             if (box.dataset.state === 'ready' && box.dataset.version !== last) return box.dataset.version;
-             return null;
-           }""",
-        arg=last, timeout=60_000)
-    return str(await handle.json_value())
-
-
-async def buttons(page: Any) -> dict[str, Any]:
-    return dict(await page.evaluate(
-        """() => {
-             const box = document.querySelector('#play-actions');
-             return { version: box.dataset.version, buttons: [...box.querySelectorAll('button.action')].map(b => ({
-               decision: +b.dataset.decision, index: +b.dataset.index, text: b.textContent,
-               standing: b.closest('.decision').classList.contains('standing'), disabled: b.disabled })) };
-           }"""))
-
-
 async def legal_words(stub: Any, match_id: str, token: str) -> tuple[str, list[tuple[int, int, str]]]:
     legal = await stub.ListLegalActions(
         rules_pb2.ListLegalActionsRequest(match_id=match_id, with_text=True),
         metadata=call_metadata(token), timeout=10)
     return str(legal.version), [(k, i, text) for k, d in enumerate(legal.decisions)
                                 for i, text in enumerate(d.legal_text)]
-
-
-async def export(served: Served, stub: Any, match_id: str) -> bytes:
-    organiser = call_metadata(served.backend.organiser_token())
-    for _ in range(100):  # the seal follows the end
-        answer = await stub.ExportMatch(rules_pb2.ExportMatchRequest(match_id=match_id),
-                                        metadata=organiser, timeout=10)
-        if b'"MatchSealed"' in answer.export_jsonl:
-            return bytes(answer.export_jsonl)
-        await asyncio.sleep(0.05)
-    raise AssertionError("the match was never sealed")
 
 
 async def test_a_person_plays_seat_0_of_neon_reign_to_the_end(
@@ -123,31 +82,25 @@ async def test_a_person_plays_seat_0_of_neon_reign_to_the_end(
         assert tokens[0] not in page.url
         assert await page.evaluate(f"sessionStorage.getItem('{KEY}')") == tokens[0]
         assert await page.evaluate("localStorage.length") == 0
-        rng = random.Random(2086)
-        last: str | None = None
-        clicks = 0
         hand_listed = False
-        while True:
-            version = await ready_after(page, last)
-            if version == "ended":
-                break
-            shown = await buttons(page)
+
+        async def check(version: str, shown: dict[str, Any]) -> bool:
+            nonlocal hand_listed
             said_version, said = await legal_words(rules, match_id, tokens[0])
-            if shown["version"] != version or said_version != version:
-                last = None  # the match moved meanwhile: look again
-                continue
+            if said_version != version:
+                return False
             assert [(b["decision"], b["index"], b["text"]) for b in shown["buttons"]] == said
             assert all(b["text"] and not b["text"].startswith("{") for b in shown["buttons"])
             turn = await page.text_content("#play-turn")
             assert turn and turn.startswith("Your turn (seat 0)")
             hand_listed |= await page.locator("#play-private li[data-path='sides.0.hand']").count() > 0
-            choice = rng.choice([b for b in shown["buttons"] if not b["standing"]])
+            return True
+
+        async def screenshot(clicks: int) -> None:
             if clicks == 3:
                 await browser.screenshot("play-neon-reign")
-            await page.click(f"#play-actions button[data-decision='{choice['decision']}']"
-                             f"[data-index='{choice['index']}']")
-            clicks += 1
-            last = version
+
+        clicks = await click_to_the_end(page, random.Random(2086), check, screenshot)
         outcome = await asyncio.wait_for(opponent, 60)
         assert outcome is not None and clicks >= 3
         assert hand_listed, "the seat's hand was listed under 'Only you see'"

@@ -13,7 +13,7 @@ export function status(text) { $("status").textContent = text; }
 export async function gameInfo(game) {
   if (!info.has(game)) {
     const answer = await unary(rules(game, "GetGameInfo"));
-    info.set(game, { title: answer.title, content: JSON.parse(answer.contentJson || "{}") });
+    info.set(game, { title: answer.title, modes: answer.modes || [], content: JSON.parse(answer.contentJson || "{}") });
   }
   return info.get(game);
 }

@@ -15,10 +15,18 @@ function headers(token, contentType) {
   return h;
 }
 
+// fetch, a network failure (the gateway down or unreachable) as an `unavailable` ConnectError.
+async function post(path, init) {
+  try {
+    return await fetch(path, { method: "POST", ...init });
+  } catch (err) {
+    if (err.name === "AbortError") throw err;
+    throw new ConnectError("unavailable", `the gateway does not answer (${err.message})`);
+  }
+}
+
 export async function unary(path, body = {}, token = "") {
-  const response = await fetch(path, {
-    method: "POST", headers: headers(token, "application/json"), body: JSON.stringify(body),
-  });
+  const response = await post(path, { headers: headers(token, "application/json"), body: JSON.stringify(body) });
   const data = await response.json().catch(() => ({ code: "unknown", message: response.statusText }));
   if (!response.ok) throw new ConnectError(data.code || "unknown", data.message || "");
   return data;
@@ -34,9 +42,7 @@ function envelope(message) {
 
 // Yields each message of a server stream; throws ConnectError when the stream ends with one.
 export async function* serverStream(path, body = {}, token = "", signal = undefined) {
-  const response = await fetch(path, {
-    method: "POST", headers: headers(token, "application/connect+json"), body: envelope(body), signal,
-  });
+  const response = await post(path, { headers: headers(token, "application/connect+json"), body: envelope(body), signal });
   if (!response.ok) {
     const data = await response.json().catch(() => ({}));
     throw new ConnectError(data.code || "unknown", data.message || response.statusText);
@@ -45,7 +51,10 @@ export async function* serverStream(path, body = {}, token = "", signal = undefi
   let buffer = new Uint8Array(0);
   const decoder = new TextDecoder();
   for (;;) {
-    const { value, done } = await reader.read();
+    const { value, done } = await reader.read().catch((err) => {
+      if (err.name === "AbortError") throw err;
+      throw new ConnectError("unavailable", `the stream was cut (${err.message})`);
+    });
     if (value) {
       const joined = new Uint8Array(buffer.length + value.length);
       joined.set(buffer);

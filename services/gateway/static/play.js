@@ -3,7 +3,8 @@
 // with withText (the legal actions as buttons, labelled in the game's words), SubmitAction
 // (a fresh command id, the view's version as expectedVersion) and the WatchMatch stream with
 // the token (the events as this seat may see them). The token stays in sessionStorage: never
-// in the address, never logged.
+// in the address, never logged. playMatch is also how player.js plays the seats a player
+// token gets from a tournament or from matchmaking.
 import { unary, serverStream, ConnectError } from "/static/connect.js";
 import { drawBoard } from "/static/boards.js";
 import { $, rules, gameInfo, describeOutcome, drawClocks, logEvent, coalesced } from "/static/common.js";
@@ -11,39 +12,59 @@ import { $, rules, gameInfo, describeOutcome, drawClocks, logEvent, coalesced } 
 const KEY = "neon-play-token";
 let session = null;
 
-// The claims of a deployment token (v1.<base64url JSON>.<signature>), read but not verified
-// (the services verify): to tell a seat token from a player token and to fill the match id.
-function claimsOf(token) {
+function decoded(part) {
+  const b64 = part.replace(/-/g, "+").replace(/_/g, "/");
+  return JSON.parse(atob(b64 + "===".slice((b64.length + 3) % 4)));
+}
+
+// The claims of a token, read but not verified (the services verify): a deployment token
+// (v1.<base64url JSON>.<signature>) as it is, an identity provider's JWT as a player token
+// of its `sub`. To tell a seat token from a player token, fill the match id, name the player.
+export function claimsOf(token) {
   const parts = (token || "").split(".");
-  if (parts.length !== 3 || parts[0] !== "v1") return null;
+  if (parts.length !== 3) return null;
   try {
-    const b64 = parts[1].replace(/-/g, "+").replace(/_/g, "/");
-    return JSON.parse(atob(b64 + "===".slice((b64.length + 3) % 4)));
+    if (parts[0] === "v1") return decoded(parts[1]);
+    const jwt = decoded(parts[1]);
+    return typeof jwt.sub === "string" ? { role: "player", player: jwt.sub, exp: jwt.exp } : null;
   } catch {
     return null;
   }
 }
 
-function say(text, code = "") {
+export function say(text, code = "") {
   const box = $("play-message");
   box.hidden = !text;
   box.textContent = text;
   box.dataset.code = code;
 }
 
-function explain(err, s) {
+// A refused call in plain words: the status and the service's own reason, and what to do.
+export function plain(err, what = "the service") {
   const code = err.code || "unknown";
-  const why = `(${code.toUpperCase()}: ${err.reason ?? err.message})`;
+  const reason = err.reason ?? err.message;
+  const why = `(${code.toUpperCase()}: ${reason})`;
   if (code === "unauthenticated") {
     return `Your token was refused ${why}: it is expired, malformed or not from this `
       + "deployment. Paste a fresh token.";
   }
+  if (code === "unavailable") {
+    return `${what[0].toUpperCase()}${what.slice(1)} does not answer ${why}: the backend is down `
+      + "or restarting. Try again in a moment.";
+  }
+  if (code === "resource_exhausted") return `Too much at once ${why}: close another tab of this page.`;
+  return `${code.toUpperCase()}: ${reason}`;
+}
+
+function explain(err, s) {
+  const code = err.code || "unknown";
+  const why = `(${code.toUpperCase()}: ${err.reason ?? err.message})`;
   if (code === "permission_denied") {
     return `This token has no seat in match ${s.matchId} ${why}. A seat token plays only its `
       + "own match; a player token first needs its seat token (from matchmaking or the tournament).";
   }
   if (code === "not_found") return `There is no match ${s.matchId} of ${s.game} here ${why}.`;
-  return `${code.toUpperCase()}: ${err.reason ?? err.message}`;
+  return plain(err, `the rules service of ${s.game}`);
 }
 
 function commandId() {
@@ -132,6 +153,7 @@ async function load(s) {
   if (view.outcomeJson) {
     s.ended = true;
     const outcome = JSON.parse(view.outcomeJson);
+    s.outcome = outcome;
     const place = (outcome.placements || [])[s.seat];
     const mine = !place ? "" : place === 1 && !outcome.draw ? `You (seat ${s.seat}) placed 1: you won! `
       : `You (seat ${s.seat}) placed ${place}. `;
@@ -210,11 +232,55 @@ async function submit(s, actionJson, version) {
 }
 
 // -- starting and following ------------------------------------------------------------------
-function stop() {
+export function stop() {
   if (session) session.abort.abort();
   session = null;
 }
 
+// Plays the seat of `token` in match `matchId` of `game` on this page until the match ends:
+// { outcome } (null when it did not end here), { refused } (the error) or { stopped } (the
+// page moved on to another match).
+export async function playMatch(game, matchId, token) {
+  stop();
+  const s = {
+    game, matchId, token, abort: new AbortController(), seat: null, version: null, busy: false,
+    ended: false, outcome: null,
+  };
+  session = s;
+  for (const id of ["play-log", "play-board", "play-private", "play-actions", "play-clocks"]) $(id).replaceChildren();
+  $("play-outcome").hidden = true;
+  delete $("play-board").dataset.ended;
+  $("play-board").dataset.matchId = matchId;
+  $("play-actions").dataset.state = "loading";
+  $("play-turn").textContent = "";
+  $("play-title").textContent = `${(await gameInfo(game).catch(() => ({ title: game }))).title}: ${matchId}`;
+  let refused = null;
+  s.refresh = coalesced(() => load(s), (err) => {
+    refused = err;
+    if (s === session) say(explain(err, s), err.code || "unknown");
+  });
+  await s.refresh();
+  if (refused || s !== session) {
+    $("play-actions").dataset.state = "refused";
+    return s === session ? { refused } : { stopped: true };
+  }
+  try {
+    const stream = serverStream(rules(game, "WatchMatch"), { matchId, fromVersion: 0 }, token, s.abort.signal);
+    for await (const frame of stream) {
+      logEvent($("play-log"), frame.event || {});
+      s.refresh();
+    }
+    await s.refresh.settled();
+    await s.refresh();
+  } catch (err) {
+    if (err.name === "AbortError" || s !== session) return { stopped: true };
+    say(explain(err, s), err.code || "unknown");
+    return { refused: err };
+  }
+  return s === session ? { outcome: s.outcome, seat: s.seat } : { stopped: true };
+}
+
+// "Play this seat": the seat token pasted on the page.
 async function start() {
   stop();
   say("");
@@ -224,42 +290,14 @@ async function start() {
   if (claims && claims.role !== "seat") {
     say(`This is a ${claims.role} token${claims.player ? ` (${claims.player})` : ""}: playing a `
       + "seat takes that seat's token, which matchmaking (your ticket's assignment), a tournament "
-      + "(MyNextMatch) or CreateMatch gives.", "permission_denied");
+      + "(MyNextMatch) or CreateMatch gives. With a player token, paste it under “Your player "
+      + "token” to play your tournament table or find a match.", "permission_denied");
     return;
   }
   if (!$("play-match").value.trim() && claims) $("play-match").value = claims.match;
-  const s = {
-    game: $("play-game").value, matchId: $("play-match").value.trim(), token,
-    abort: new AbortController(), seat: null, version: null, busy: false, ended: false,
-  };
-  if (!s.matchId) { say("Enter the match id."); return; }
-  session = s;
-  for (const id of ["play-log", "play-board", "play-private", "play-actions", "play-clocks"]) $(id).replaceChildren();
-  $("play-outcome").hidden = true;
-  delete $("play-board").dataset.ended;
-  $("play-turn").textContent = "";
-  $("play-title").textContent = `${(await gameInfo(s.game).catch(() => ({ title: s.game }))).title}: ${s.matchId}`;
-  let refused = null;
-  s.refresh = coalesced(() => load(s), (err) => {
-    refused = err;
-    if (s === session) say(explain(err, s), err.code || "unknown");
-  });
-  await s.refresh();
-  if (refused || s !== session) {
-    $("play-actions").dataset.state = "refused";
-    return;
-  }
-  try {
-    const stream = serverStream(rules(s.game, "WatchMatch"), { matchId: s.matchId, fromVersion: 0 }, s.token, s.abort.signal);
-    for await (const frame of stream) {
-      logEvent($("play-log"), frame.event || {});
-      s.refresh();
-    }
-    await s.refresh.settled();
-    await s.refresh();
-  } catch (err) {
-    if (err.name !== "AbortError" && s === session) say(explain(err, s), err.code || "unknown");
-  }
+  const matchId = $("play-match").value.trim();
+  if (!matchId) { say("Enter the match id."); return; }
+  await playMatch($("play-game").value, matchId, token);
 }
 
 function remember() {

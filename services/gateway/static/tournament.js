@@ -15,7 +15,7 @@ let following = null;
 let rounds = new Map();
 let status = (text) => { $("status").textContent = text; };
 
-function el(tag, attrs = {}, ...children) {
+export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (k === "class") node.className = v;
@@ -33,7 +33,7 @@ function svg(tag, attrs = {}, text = "") {
   return node;
 }
 
-function ordinal(n) {
+export function ordinal(n) {
   return `${n}${n === 1 ? "st" : n === 2 ? "nd" : n === 3 ? "rd" : "th"}`;
 }
 
@@ -73,7 +73,7 @@ function drawHeader(t) {
   $("tournament").dataset.status = short(t.status, "TOURNAMENT_STATUS_");
 }
 
-function resultText(table) {
+export function resultText(table) {
   const r = table.result;
   if (!r) return table.abandonedReason ? `abandoned: ${table.abandonedReason}` : "";
   const kind = r.forfeited ? " (forfeit)" : r.kind && !["match", "played"].includes(r.kind) ? ` (${r.kind})` : "";
@@ -128,12 +128,13 @@ function drawRounds(game) {
   box.replaceChildren(...[...rounds.values()].sort((a, b) => b.number - a.number).map((r) => drawRound(game, r)));
 }
 
-export function drawStandings(rows, final) {
-  const table = $("standings");
+// The standings as rows of `table`; the row of player `mine` (if any) marked "mine".
+export function fillStandings(table, rows, final, mine = "") {
   table.dataset.final = final ? "1" : "0";
   const names = rows.length ? rows[0].tiebreaks.map((t) => t.name) : [];
   const head = el("tr", {}, ...["#", "player", "points", "games", "wins", ...names].map((n) => el("th", {}, n)));
-  const body = rows.map((r) => el("tr", { "data-player": r.playerId, class: r.dropped ? "dropped" : "" },
+  const body = rows.map((r) => el("tr", { "data-player": r.playerId,
+                                          class: [r.dropped ? "dropped" : "", r.playerId === mine ? "mine" : ""].join(" ").trim() },
     el("td", { "data-col": "rank" }, String(r.rank)),
     el("td", { "data-col": "player" }, r.playerId + (r.dropped ? " (dropped)" : "")),
     el("td", { "data-col": "points", "data-value": r.points }, number(r.points)),
@@ -141,6 +142,10 @@ export function drawStandings(rows, final) {
     el("td", { "data-col": "wins" }, String(r.wins)),
     ...r.tiebreaks.map((t) => el("td", { "data-col": t.name, "data-value": t.value }, number(t.value)))));
   table.replaceChildren(el("thead", {}, head), el("tbody", {}, ...body));
+}
+
+export function drawStandings(rows, final) {
+  fillStandings($("standings"), rows, final);
   $("standings-title").textContent = final ? "Final standings" : "Standings";
 }
 

@@ -6,6 +6,7 @@ import { unary, serverStream } from "/static/connect.js";
 import { drawBoard } from "/static/boards.js";
 import * as tournaments from "/static/tournament.js";
 import * as play from "/static/play.js";
+import * as player from "/static/player.js";
 import {
   $, rules, status, gameInfo, describeOutcome, drawClocks, tickClocks, logEvent, coalesced,
 } from "/static/common.js";
@@ -182,7 +183,7 @@ async function main() {
   $("tab-live").addEventListener("click", () => showPage("live"));
   $("tab-replay").addEventListener("click", () => showPage("replay"));
   $("tab-tournament").addEventListener("click", () => { showPage("tournament"); tournaments.listTournaments(); });
-  $("tab-play").addEventListener("click", () => showPage("play"));
+  $("tab-play").addEventListener("click", () => { showPage("play"); player.listTournaments($("player-tournament").value); });
   tournaments.setup(status);
   play.setup();
   $("refresh-matches").addEventListener("click", listMatches);
@@ -206,16 +207,20 @@ async function main() {
       select.append(option);
     }
   }
+  player.setup(games);
   const wanted = new URLSearchParams(location.search);
   if (wanted.get("game")) $("game-select").value = wanted.get("game");
   await listMatches();
-  if (wanted.has("play")) {  // /?game=<game>&match=<id>&play: play a seat (the token is asked for)
+  if (wanted.has("play") && wanted.get("tournament")) {  // /?tournament=<id>&play: your table
+    showPage("play");
+    await player.prefillTournament(wanted.get("tournament"));
+  } else if (wanted.has("play")) {  // /?game=<game>&match=<id>&play: play a seat (the token is asked for)
     showPage("play");
     play.prefill(wanted.get("game"), wanted.get("match"));
   } else if (wanted.get("match")) {
     watch($("game-select").value, wanted.get("match"));
   }
-  if (wanted.get("tournament")) {
+  if (wanted.get("tournament") && !wanted.has("play")) {
     showPage("tournament");
     await tournaments.listTournaments();
     tournaments.follow(wanted.get("tournament"));
