@@ -238,7 +238,12 @@ class Gateway:
                 )
         except grpc.aio.AioRpcError as err:
             error = ConnectError.from_grpc(err)
-        except (ConnectionResetError, asyncio.CancelledError):
+        except ConnectionResetError:
+            # the client went away and a write found out before the watcher's poll: the
+            # stream is over for nobody to hear (no traceback in the log for a closed tab)
+            call.cancel()
+            return response
+        except asyncio.CancelledError:
             call.cancel()
             if watcher.done() and not _being_cancelled():
                 return response  # the client went away and the watcher ended the call

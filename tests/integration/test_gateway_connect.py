@@ -303,3 +303,51 @@ async def test_viewer_files_are_served(gateway: Any) -> None:
             assert r.status in (403, 404)
         async with http.get(url + "/api/games") as r:
             assert (await r.json())["games"] == ["neon-reign", "toy"]
+
+
+async def test_a_client_gone_mid_stream_ends_its_stream_quietly(
+    gateway: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A browser that leaves a page drops its stream at once: the gateway's next write then
+    finds the connection closed (before its disconnect poll noticed). That ends the stream
+    and its upstream call without an "Error handling request" traceback in the server log."""
+    import asyncio
+    import socket
+    from urllib.parse import urlsplit
+
+    from services.gateway import app as gateway_app
+
+    backend, url = gateway
+    created = await create(url, backend)
+    match = created["matchId"]
+    status, view, _ = await post(url + RULES + "/GetView", {"matchId": match})
+    seat = view["pending"][0]["seat"]
+    token = created["seatTokens"][seat]["token"]
+    status, legal, _ = await post(url + RULES + "/ListLegalActions", {"matchId": match}, token)
+    action = legal["decisions"][0]["legalJson"][0]
+    host = urlsplit(url)
+    body = envelope({"matchId": match, "fromVersion": 0})
+    reader, writer = await asyncio.open_connection(host.hostname, host.port)
+    writer.write(
+        f"POST {RULES}/WatchMatch HTTP/1.1\r\nHost: {host.netloc}\r\n"
+        f"Content-Type: application/connect+json\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
+    await writer.drain()
+    assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200")
+    await reader.read(1)  # the first event is on its way: the stream is open
+    sock = writer.get_extra_info("socket")
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # RST
+    caplog.set_level("ERROR", logger="aiohttp.server")
+    writer.transport.abort()
+    await asyncio.sleep(0.05)  # the gateway's loop sees the connection go
+    assert gateway_app.DISCONNECT_POLL >= 0.5, "the write below comes before the poll"
+    status, answer, _ = await post(
+        url + RULES + "/SubmitAction",
+        {"matchId": match, "commandId": "gone-1", "actionJson": action},
+        token,
+    )
+    assert status == 200, answer
+    await asyncio.sleep(0.3)
+    errors = [r for r in caplog.records if r.name == "aiohttp.server" and r.levelname == "ERROR"]
+    assert errors == [], [r.getMessage() for r in errors]
