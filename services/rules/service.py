@@ -165,6 +165,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             outcome_json=dumps(answer.outcome) if answer.outcome is not None else "",
             replayed=answer.replayed, decisions=decisions, view_json=view_json,
             game_id=self.game_id, clocks=clock_messages(answer.clocks),
+            position_version=live.version,
         )
 
     def _seat_decisions(self, live: LiveMatch, seat: int,

@@ -190,8 +190,17 @@ async def test_a_repeat_differing_only_in_with_text_is_the_same_command(
         assert late.replayed and late.version == version < moved.version
         now = await legal(stub, match_id, tokens[seat], True)
         assert now.version == moved.version and list(late.decisions) == list(now.decisions)
+        # position_version says which version those are, for the next expected_version
+        assert late.position_version == moved.version == moved.position_version
+        assert answer.position_version == answer.version  # a fresh answer: its own version
+        next_seat, next_action = await owed_action(stub, match_id, tokens)
+        onward = await stub.SubmitAction(rules_pb2.SubmitActionRequest(
+            match_id=match_id, command_id="c-onward", action_json=next_action,
+            expected_version=late.position_version), metadata=call_metadata(tokens[next_seat]),
+            timeout=10)
+        assert not onward.replayed and onward.version > late.position_version  # not ABORTED
         await assert_stored_once_and_wordless(
-            games_backend, stub, GAME, match_id, [c for _, c, _, _ in done] + ["c-moved"], lines)
+            games_backend, stub, GAME, match_id, [c for _, c, _, _ in done] + ["c-moved", "c-onward"], lines)
 
 
 async def test_play_streams_push_words_only_when_opened_with_text(games_backend: Backend) -> None:

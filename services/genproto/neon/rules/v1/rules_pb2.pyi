@@ -282,7 +282,7 @@ class SubmitActionRequest(_message.Message):
         ...
 
 class SubmitActionResponse(_message.Message):
-    __slots__ = ('version', 'state_hash', 'events', 'status', 'outcome_json', 'replayed', 'decisions', 'view_json', 'clocks', 'game_id')
+    __slots__ = ('version', 'state_hash', 'events', 'status', 'outcome_json', 'replayed', 'decisions', 'view_json', 'clocks', 'game_id', 'position_version')
     VERSION_FIELD_NUMBER: _ClassVar[int]
     STATE_HASH_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
@@ -293,6 +293,7 @@ class SubmitActionResponse(_message.Message):
     VIEW_JSON_FIELD_NUMBER: _ClassVar[int]
     CLOCKS_FIELD_NUMBER: _ClassVar[int]
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    POSITION_VERSION_FIELD_NUMBER: _ClassVar[int]
     version: int
     state_hash: str
     events: _containers.RepeatedCompositeFieldContainer[MatchEvent]
@@ -303,8 +304,9 @@ class SubmitActionResponse(_message.Message):
     view_json: str
     clocks: _containers.RepeatedCompositeFieldContainer[SeatClock]
     game_id: str
+    position_version: int
 
-    def __init__(self, version: _Optional[int]=..., state_hash: _Optional[str]=..., events: _Optional[_Iterable[_Union[MatchEvent, _Mapping]]]=..., status: _Optional[_Union[MatchStatus, str]]=..., outcome_json: _Optional[str]=..., replayed: _Optional[bool]=..., decisions: _Optional[_Iterable[_Union[Decision, _Mapping]]]=..., view_json: _Optional[str]=..., clocks: _Optional[_Iterable[_Union[SeatClock, _Mapping]]]=..., game_id: _Optional[str]=...) -> None:
+    def __init__(self, version: _Optional[int]=..., state_hash: _Optional[str]=..., events: _Optional[_Iterable[_Union[MatchEvent, _Mapping]]]=..., status: _Optional[_Union[MatchStatus, str]]=..., outcome_json: _Optional[str]=..., replayed: _Optional[bool]=..., decisions: _Optional[_Iterable[_Union[Decision, _Mapping]]]=..., view_json: _Optional[str]=..., clocks: _Optional[_Iterable[_Union[SeatClock, _Mapping]]]=..., game_id: _Optional[str]=..., position_version: _Optional[int]=...) -> None:
         ...
 
 class Decision(_message.Message):
