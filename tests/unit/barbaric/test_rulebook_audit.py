@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.platform.draws import SeededRandomness
 from services.rules.games.barbaric import flow, monster
 from services.rules.games.barbaric.engine import BarbaricEngine
 from services.rules.games.barbaric.play import Play
 from services.rules.games.barbaric.rulesets import RULESETS
 from services.rules.games.barbaric.state import State, Table
+from services.rules.games.contract import MatchConfig
 
 from .support import ENGINE, A, B, FixedDice, owed, table, turn_of
 
@@ -241,3 +243,109 @@ def test_an_occupied_next_whirlpool_is_passed_and_a_blocked_one_hurts() -> None:
 
 
 SPREAD2 = [(4, -2), (2, 2)]
+
+
+def test_the_starting_hand_is_two_rider_and_two_gear_cards_of_different_names() -> None:
+    """Game Setup 10: "Each player chooses 4 of their cards (2 Rider Skill and 2 Gear Skill
+    Cards) to form their hand (do not choose the same name skill)"; the rest is shuffled into
+    the Character deck."""
+    from services.rules.games.barbaric.content import skill_of
+
+    state = ENGINE.setup(MatchConfig("competitive", 2), SeededRandomness(3))
+    while owed(state)[1] != "choose_card":
+        state = _act(state, owed(state)[0], owed(state)[2][0])
+    seat = owed(state)[0]
+    state = _act(state, seat, owed(state)[2][0])
+    first = state.data["players"][seat]["hand"][0]
+    cards = [a["card"] for a in owed(state)[2]]
+    assert skill_of(first).name not in {skill_of(c).name for c in cards}  # no second copy
+    while owed(state)[:2] == (seat, "choose_card"):
+        state = _act(state, seat, owed(state)[2][0])
+    p = state.data["players"][seat]
+    sides = sorted(skill_of(c).side for c in p["hand"])
+    assert sides == ["gear", "gear", "rider", "rider"]
+    assert len({skill_of(c).name for c in p["hand"]}) == 4 and len(p["deck"]) == 20 - 4
+
+
+def test_consuming_scrap_regains_two_shields_or_draws_two_cards() -> None:
+    """3.1.2: "Scrap: Either regain 2 Shields or draw 2 cards" (Fuel and Food in
+    test_worked_examples)."""
+    t = table(2, positions=SPREAD2)
+    t.players[A].resources["scrap"] = 2
+    t.players[A].shield_damage = 1
+    t.players[A].dial["gear"] = 3  # 3 maximum Shields
+    state = _act(turn_of(t, A).freeze(), A,
+                 {"type": "consume", "resource": "scrap", "benefit": "shields"})
+    state = _act(state, B, {"type": "pass"})
+    assert state.data["players"][A]["shield_damage"] == 0
+    t = state.table()
+    state = _act(turn_of(t, A).freeze(), A,
+                 {"type": "consume", "resource": "scrap", "benefit": "draw"})
+    assert len(state.data["players"][A]["hand"]) == 2
+
+
+def test_first_aid_heals_one_health_per_card_discarded() -> None:
+    t = table(2, positions=SPREAD2)
+    p = t.players[A]
+    p.hand, p.health_damage, p.dial["rider"] = ["keltz-wander/1", "keltz-wander/2"], 2, 3
+    state = _act(_at_act(t), A, {"type": "first_aid"})
+    state = _act(state, A, {"type": "discard", "card": "keltz-wander/1"})
+    state = _act(state, A, {"type": "done"})
+    a = state.data["players"][A]
+    assert (a["health_damage"], a["hand"], a["discard"]) == (1, ["keltz-wander/2"],
+                                                             ["keltz-wander/1"])
+
+
+def test_level_two_adds_its_bonus_to_the_level_one_effect() -> None:
+    """Learning Skills: "If there are 2 copies ... resolve the Level I and Level II effect
+    simultaneously" (CARROT MISSILE: 1 damage, II: +1 damage)."""
+    t = table(2, positions=[(1, -2), (1, -3)])
+    t.minions = []
+    t.players[A].learned = {"jackrabbit-carrot-missile": ["jackrabbit-carrot-missile/1",
+                                                          "jackrabbit-carrot-missile/2"]}
+    state = _act(_at_act(t), A, {"type": "skill", "skill": "jackrabbit-carrot-missile",
+                                 "at": [1, -3]})
+    assert {a["health"] + a["shields"] for a in _legal(state)} == {2}
+
+
+def test_sub_tokens_do_not_pay_for_action_phase_actions() -> None:
+    """"Sub Stamina and Sub Energy cannot be used for the Rider or Gear actions in the Action
+    Phase.\""""
+    t = table(2, positions=SPREAD2)
+    p = t.players[A]
+    p.ready = {"rider": False, "gear": False}
+    p.subs = p.subs_ready = {"rider": 1, "gear": 1}
+    assert [a["type"] for a in _legal(_at_act(t))] == ["end_actions"]
+
+
+def test_damage_dealt_directly_to_health_or_shields_goes_there() -> None:
+    """Damage: "unless the damage was dealt directly to their Health or Shields. In that case,
+    the damage must be allocated to where it was designated" (FEVER, RADIATION)."""
+    from services.rules.games.barbaric.damage import allocations
+
+    g = Play(table(2, positions=SPREAD2), FixedDice())
+    step = {"step": "allocate", "seat": A, "amount": 1, "source": {"kind": "event"},
+            "credit": None}
+    assert allocations(g, {**step, "designated": "health"}) == [(1, 0)]
+    assert allocations(g, {**step, "designated": "shields"}) == [(0, 1)]
+    assert allocations(g, {**step, "designated": None}) == [(0, 1), (1, 0)]
+
+
+def test_a_linear_skill_hits_the_first_target_in_the_line() -> None:
+    """Linear: "affect the first target with a shorter range first" (BOUNTY SHOT: the first
+    target in the line); the Minion behind the Character is not hit."""
+    t = table(2, positions=[(4, -2), (3, -2)])
+    t.players[A].rider = "pia"
+    t.players[A].learned = {"pia-bounty-shot": ["pia-bounty-shot/1"]}
+    state = _act(_at_act(t), A, {"type": "skill", "skill": "pia-bounty-shot", "dir": 3})
+    assert owed(state)[:2] == (B, "allocate") and [2, -2] in state.data["minions"]
+
+
+def test_solo_dive_halves_the_monsters_damage() -> None:
+    """Solo, Megalodon's Dive: "When Megalodon takes damage from the Monster, reduce the
+    damage by half (rounded up), then discard the Dive Token" (ruling 16: 2 becomes 1)."""
+    t = table(1, mode="solo", positions=[(1, -1)])
+    t.players[A].gear, t.players[A].tokens = "megalodon", ["dive"]
+    g = Play(t, FixedDice())
+    monster.monster_attack(g, {"target": A, "attack": "target"})
+    assert t.agenda[0]["amount"] == 1 and t.players[A].tokens == []
