@@ -349,3 +349,41 @@ def test_solo_dive_halves_the_monsters_damage() -> None:
     g = Play(t, FixedDice())
     monster.monster_attack(g, {"target": A, "attack": "target"})
     assert t.agenda[0]["amount"] == 1 and t.players[A].tokens == []
+
+
+# -- published exports: 0.3.0's replays with 0.3.0, 0.4.0's with 0.4.0 ----------------------
+def _export(version: str) -> tuple[list[dict[str, Any]], bytes]:
+    from pathlib import Path
+
+    from services.platform.draws import state_key
+    from services.rules.export import parse_export
+
+    path = (Path(__file__).resolve().parents[2] / "fixtures" / "exports"
+            / f"barbaric-{version}-competitive.jsonl")
+    records, _checkpoint = parse_export(path.read_bytes())
+    sealed = next(r for r in records if r["type"] == "MatchSealed")
+    assert records[0]["engine_version"] == version
+    return records, state_key(bytes.fromhex(sealed["seed"]), records[0]["dice"]["stream_id"])
+
+
+def _as(version: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**r, "engine_version": version} if r["type"] == "MatchCreated" else r
+            for r in records]
+
+
+def test_each_export_replays_only_with_its_own_version() -> None:
+    """The fixtures cover the change: 0.4.0's has Mastery Marker choices, and 0.3.0's reaches
+    a Mastery icon with two unmarked Mastery Skills, which 0.4.0 would ask about."""
+    import pytest
+
+    from services.rules.replay import ReplayError, replay
+
+    new, new_key = _export("0.4.0")
+    old, old_key = _export("0.3.0")
+    assert any(r.get("decision") == "mastery_marker" for r in new)
+    assert replay(ENGINE, new, new_key).outcome is not None
+    assert replay(V3, old, old_key).outcome is not None
+    with pytest.raises(ReplayError):
+        replay(V3, _as("0.3.0", new), new_key)
+    with pytest.raises(ReplayError):
+        replay(ENGINE, _as("0.4.0", old), old_key)
