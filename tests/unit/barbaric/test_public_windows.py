@@ -91,9 +91,10 @@ def _public_trace(engine: BarbaricEngine, state: State) -> list[Any]:
     raise AssertionError("the turn never came back")
 
 
-def test_the_current_engine_is_0_3_0_with_public_windows() -> None:
-    assert CURRENT is RULESETS["0.3.0"] and CURRENT.public_windows and CURRENT.response_chain
-    assert BarbaricEngine().engine_version == "0.3.0"
+def test_engine_0_3_0_and_later_have_public_windows() -> None:
+    assert RULESETS["0.3.0"].public_windows and RULESETS["0.3.0"].response_chain
+    assert CURRENT.public_windows and CURRENT.response_chain  # 0.4.0 keeps them
+    assert BarbaricEngine().for_version("0.3.0").rules is RULESETS["0.3.0"]
     old = BarbaricEngine().for_version("0.2.0")
     assert old.rules is RULESETS["0.2.0"] and not old.rules.public_windows
 

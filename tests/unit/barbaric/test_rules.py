@@ -166,7 +166,14 @@ def test_experience_gives_max_health_sub_stamina_and_paragon() -> None:
     assert g.max_of(p, "rider") == 3 and p.subs["rider"] == 1  # "Now Keltz has 3 maximum Health"
     for _ in range(10):
         g.experience(p, "rider")
-    assert g.max_of(p, "rider") == 6 and p.subs["rider"] == 3 and len(p.mastery) == 2
+    assert g.max_of(p, "rider") == 6 and p.subs["rider"] == 3
+    # two Mastery icons: the player places each Marker (engine 0.4.0, ruling 21)
+    assert [s["step"] for s in t.agenda] == ["mastery_marker", "mastery_marker"]
+    for choices in (["keltz-drifter", "keltz-scavenge"], ["keltz-drifter"]):
+        legal = flow.options(g, t.agenda[0])
+        assert [a["mastery"] for a in legal] == choices
+        flow.answer(g, A, legal[-1])
+    assert list(p.mastery) == ["keltz-scavenge", "keltz-drifter"]
     p.health_damage = 2
     g.experience(p, "rider")  # Paragon: heal 1, then back to the number
     assert p.health_damage == 1 and g.max_of(p, "rider") == 6

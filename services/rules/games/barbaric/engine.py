@@ -48,6 +48,8 @@ PROMPTS = {
     "nest": "choose a Minion Nest Space for a new Minion",
     "control_move": "you control the Monster: choose where it moves",
     "control_attack": "you control the Monster: choose whom it attacks",
+    "mastery_marker": "your Experience Dial shows the Mastery icon: choose the Mastery Skill "
+                      "that takes the Mastery Marker",
 }
 
 

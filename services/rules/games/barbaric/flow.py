@@ -98,6 +98,9 @@ def options(g: Play, step: dict[str, Any]) -> list[dict[str, Any]]:
     if kind == "control_attack":
         return [{"type": "control_attack", "seat": s}
                 for s in monster.control_attack_options(g, seat)]
+    if kind == "mastery_marker":
+        return [{"type": "mastery_marker", "mastery": m} for m in step["options"]
+                if m not in p.mastery]
     return []
 
 
@@ -185,14 +188,17 @@ def answer(g: Play, seat: int, action: dict[str, Any]) -> None:
             g.now({**step, "left": step["left"] - 1})
     elif kind == "control_move":
         to = (action["to"][0], action["to"][1])
+        if step["attack"]:
+            g.now({"step": "control_attack", "seat": seat})
         if to != g.t.monster.pos:
             g.t.monster.pos = to
             g.say("monster_moved", {"to": list(to), "controlled_by": seat})
-        if step["attack"]:
-            g.now({"step": "control_attack", "seat": seat})
+            monster.monster_entered(g)
     elif kind == "control_attack":
         g.now({"step": "monster_attack", "target": action["seat"], "attack": "target",
                "credit": seat})
+    elif kind == "mastery_marker":
+        g.mark_mastery(p, action["mastery"])
 
 
 def _counter(g: Play, p: Any, card: str, attacker: dict[str, Any]) -> None:
@@ -390,7 +396,8 @@ def advance(g: Play) -> None:
     raise RuntimeError("the agenda did not settle")
 
 
-_DECISIONS = ALWAYS_ASK | {"allocate", "route", "minion_target", "nest", "spawn", "chain_order"}
+_DECISIONS = ALWAYS_ASK | {"allocate", "route", "minion_target", "nest", "spawn", "chain_order",
+                          "mastery_marker"}
 
 
 def is_decision(step: dict[str, Any]) -> bool:

@@ -89,8 +89,11 @@ def monster_card(g: Play) -> None:
         p = g.t.player(0)
         if p.on_map and p.pos is not None:
             options = routes(m.pos, 1, monster_passable(g), p.pos, 0)
+            moved = options[0] != m.pos
             m.pos = options[0]
             g.say("monster_moved", {"to": list(m.pos)})
+            if moved:
+                monster_entered(g)
         return
     if not g.t.monster_deck:
         g.t.monster_deck = list(g.rng.shuffle(g.t.monster_discard))
@@ -133,6 +136,7 @@ def route(g: Play, step: dict[str, Any], to: Hex) -> None:
         if to != g.t.monster.pos:
             g.t.monster.pos = to
             g.say("monster_moved", {"to": list(to)})
+            monster_entered(g)
         return
     at = (step["piece"][0], step["piece"][1])
     if to != at:
@@ -146,7 +150,10 @@ def route(g: Play, step: dict[str, Any], to: Hex) -> None:
 def monster_attack(g: Play, step: dict[str, Any]) -> None:
     s = g.stats("monster")
     m = g.t.monster
-    rng = min(s["range"], 1) if g.t.mode == "solo" and "haze" in m.tokens else s["range"]
+    hazed = g.t.mode == "solo" and "haze" in m.tokens
+    if g.rules.solo_monster_tokens:  # "During the Monster Phase, ... a maximum range of 1"
+        hazed = hazed and in_monster_phase(g)
+    rng = min(s["range"], 1) if hazed else s["range"]
     chars = characters(g)
     if step["attack"] == "all_adjacent":
         hit = [p for p in chars if hexes.distance(m.pos, p.pos) == 1]
@@ -163,6 +170,27 @@ def monster_attack(g: Play, step: dict[str, Any]) -> None:
         if amount:
             steps.append(damage.to_character(p, amount, {"kind": "monster"}, credit))
     g.now(*steps)
+
+
+def in_monster_phase(g: Play) -> bool:
+    from .flow import SEQUENCE
+
+    return SEQUENCE[g.t.mode][g.t.stage] in ("monster_actions", "monster")
+
+
+def monster_entered(g: Play) -> None:
+    """Solo (engine 0.4.0, ruling 35): the Monster, treated as a Character, springs the Tidal
+    Traps on the space it moved into: their damage (on its Armor, the owner's Disruption)
+    and a Vortex token; the trap is discarded."""
+    m = g.t.monster
+    if not (g.rules.solo_monster_tokens and g.t.mode == "solo"):
+        return
+    for gadget in [x for x in g.t.gadgets if x["hex"] == m.pos]:
+        g.t.gadgets.remove(gadget)
+        g.say("monster_trapped", {"gadget": gadget["kind"], "at": list(m.pos),
+                                  "owner": gadget["owner"]})
+        m.tokens.append("vortex")
+        g.now(*damage.to_monster(g, gadget["damage"], gadget["owner"]))
 
 
 def monster_phase_end(g: Play) -> None:
@@ -279,10 +307,13 @@ def _die_effect(g: Play, roller: int, effect: dict[str, Any]) -> None:
         g.now({"step": "nest", "seat": roller, "left": 1})
     elif kind == "counter" and p.on_map and p.pos is not None:
         s = g.stats("monster")
+        before = g.t.monster.pos
         g.t.monster.pos = routes(g.t.monster.pos, s["move"], monster_passable(g), p.pos,
                                  s["range"])[0]
         g.say("monster_moved", {"to": list(g.t.monster.pos)})
         g.now({"step": "monster_attack", "target": roller, "attack": "target"})
+        if g.t.monster.pos != before:
+            monster_entered(g)
 
 
 def control_move_options(g: Play) -> list[Hex]:

@@ -131,9 +131,15 @@ class Play:
                 board = (RIDERS if side == "rider" else GEARS)[
                     p.rider if side == "rider" else p.gear]
                 free = [m["id"] for m in board.mastery if m["id"] not in p.mastery]
-                if free:
-                    p.mastery[free[0]] = self.t.turn.number
-                    self.say("mastery_unlocked", {"seat": p.seat, "mastery": free[0]})
+                if len(free) > 1 and self.rules.mastery_choice:
+                    self.now({"step": "mastery_marker", "seat": p.seat, "options": free})
+                elif free:
+                    self.mark_mastery(p, free[0])
+
+    def mark_mastery(self, p: Player, mastery: str) -> None:
+        """Place a Mastery Marker: usable from the next turn on."""
+        p.mastery[mastery] = self.t.turn.number
+        self.say("mastery_unlocked", {"seat": p.seat, "mastery": mastery})
 
 
 def resource_space(h: Hex) -> str | None:

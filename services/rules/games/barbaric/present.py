@@ -185,6 +185,8 @@ WORDS = {
     "roll_off": lambda d: "Monster Die roll-off: " + ", ".join(
         f"{_seat(s)} rolls {r}" for s, r in d["rolls"].items()),
     "monster_skips": lambda d: "the Monster skips its Monster Actions",
+    "monster_trapped": lambda d: (f"the Monster springs {_seat(d['owner'])}'s "
+                                  f"{_token(d['gadget'])} at {_at(d['at'])}"),
     "monster_damaged": lambda d: f"the Monster takes {d['amount']} damage",
     "monster_reaction": lambda d: (f"{_seat(d['seat'])} rolls the Monster Die for a Monster "
                                    f"Reaction: {d['face']}, {d['name']}"),
@@ -239,6 +241,8 @@ def describe_action(action: Mapping[str, JSON], view: JSON) -> str:
         return f"{action['health']} to Health, {action['shields']} to Shields"
     if t == "mastery":
         return f"use the Mastery {_name(action.get('mastery'))}"
+    if t == "mastery_marker":
+        return f"place the Mastery Marker on {_name(action.get('mastery'))}"
     rest = ", ".join(f"{k} {v}" for k, v in action.items() if k != "type")
     return f"{str(t).replace('_', ' ')} {rest}".strip()
 

@@ -32,11 +32,29 @@ class Ruleset:
     Counter Skill of its own boards whose Range reaches the Attacker) is asked, in turn order;
     a seat with no usable Counter in hand may only pass (ruling 32). Before: a window opened,
     and asked a seat, only if that seat held a usable Counter (its hidden hand showed)."""
+    dive_avoids_debuff: bool = False
+    """Damage a Dive token avoids completely brings no Debuff either (a Skill's token, a
+    Tidal Trap's Vortex): "Avoid Damage Completely ... evade the damage and not be inflicted
+    by the Debuff" (ruling 33). Before: the Debuff was inflicted all the same."""
+    mastery_choice: bool = False
+    """A Mastery Marker goes on the Mastery Skill its player chooses ("place it on one of the
+    Mastery Skills"; ruling 21). Before: on the first unmarked one."""
+    nest_targets: bool = False
+    """Empty Space Skills may target an empty Minion Nest ("the spaces may still be used for
+    targeting and range for abilities"; ruling 34). Before: nests were left out."""
+    solo_monster_tokens: bool = False
+    """Solo treats the Monster as a Character for Special Status Tokens: a Tidal Trap on the
+    space where the Monster ends a move damages it (on its Armor) and inflicts Vortex, and
+    Haze limits its Range only during the Monster Phase (ruling 35). Before: traps ignored
+    the Monster, and Haze limited its Range at any time."""
 
 
 V0_1 = Ruleset("0.1.0")
 V0_2 = Ruleset("0.2.0", round_cap=100, response_chain=True, gadget_choice=True)
 V0_3 = Ruleset("0.3.0", round_cap=100, response_chain=True, gadget_choice=True,
                public_windows=True)
-RULESETS = {r.version: r for r in (V0_1, V0_2, V0_3)}
-CURRENT = V0_3
+V0_4 = Ruleset("0.4.0", round_cap=100, response_chain=True, gadget_choice=True,
+               public_windows=True, dive_avoids_debuff=True, mastery_choice=True,
+               nest_targets=True, solo_monster_tokens=True)
+RULESETS = {r.version: r for r in (V0_1, V0_2, V0_3, V0_4)}
+CURRENT = V0_4

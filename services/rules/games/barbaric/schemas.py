@@ -9,7 +9,7 @@ ACTION_TYPES = (
     "choose_card", "place", "spawn", "pass", "learn", "consume", "end_actions", "search",
     "first_aid", "repair", "move", "skill", "done", "discard", "allocate", "counter",
     "choose_resource", "discover", "decline", "rescue", "plunder", "ignore", "route",
-    "minion_target", "nest", "control_move", "control_attack", "chain")
+    "minion_target", "nest", "control_move", "control_attack", "chain", "mastery_marker")
 
 _HEX = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}
 _RES = {"enum": ["fuel", "food", "scrap"]}

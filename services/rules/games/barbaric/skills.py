@@ -72,7 +72,8 @@ def targets(g: Play, p: Player, skill: Skill, lvl: int) -> list[dict[str, Any]]:
         gadget = skill.effect.get("gadget")
         taken = {g_["hex"] for g_ in g.t.gadgets if g_["kind"] == gadget}
         spaces = [h for h in hexes.within(p.pos, rng)
-                  if not g.occupied(h) and h not in NESTS and h not in taken]
+                  if not g.occupied(h) and (g.rules.nest_targets or h not in NESTS)
+                  and h not in taken]
         mine = own_gadgets(g, p, str(gadget))
         if g.rules.gadget_choice and len(mine) >= GADGET_LIMIT[str(gadget)]:
             return [{"at": list(h), "from": list(x["hex"])} for x in mine for h in spaces]
@@ -153,12 +154,14 @@ def resolve(g: Play, p: Player, skill: Skill, lvl: int, target: dict[str, Any],
 
 def _on_character(g: Play, user: Player, victim: Player, eff: dict[str, Any],
                   steps: list[dict[str, Any]]) -> None:
+    dived = "dive" in victim.tokens
     amount = damage.shielded(g, victim, eff.get("damage", 0),
                              {"kind": "seat", "seat": user.seat})
     if amount:
         steps.append(damage.to_character(victim, amount, {"kind": "seat", "seat": user.seat},
                                          user.seat))
-    if "token" in eff and eff["token"] not in victim.tokens:
+    avoided = g.rules.dive_avoids_debuff and dived and "dive" not in victim.tokens
+    if "token" in eff and eff["token"] not in victim.tokens and not avoided:
         victim.tokens.append(eff["token"])
         g.say("token", {"seat": victim.seat, "token": eff["token"]})
     for _ in range(eff.get("discard_random", 0)):
@@ -218,9 +221,13 @@ def entered(g: Play, p: Player) -> None:
             continue
         g.t.gadgets.remove(gadget)
         g.say("gadget_triggered", {"seat": p.seat, "gadget": gadget["kind"]})
-        if "vortex" not in p.tokens:
+        dived = "dive" in p.tokens
+        if "vortex" not in p.tokens and not g.rules.dive_avoids_debuff:
             p.tokens.append("vortex")
         amount = damage.shielded(g, p, gadget["damage"], {"kind": "trap"})
+        avoided = dived and "dive" not in p.tokens  # Dive: no damage, no Debuff (ruling 33)
+        if "vortex" not in p.tokens and g.rules.dive_avoids_debuff and not avoided:
+            p.tokens.append("vortex")
         if amount:
             g.now(damage.to_character(p, amount, {"kind": "trap", "seat": gadget["owner"]},
                                       gadget["owner"]))
