@@ -356,3 +356,40 @@ def test_the_most_victory_points_at_the_end_of_the_final_race_wins() -> None:
         doc["players"][seat]["vp"] = vp
     outcome = ENGINE.outcome(freeze(doc))
     assert outcome is not None and outcome.placements == (2, 1, 2) and outcome.reason == "the last race (3) has been run"
+
+
+# -- published exports: 0.2.0's replays with 0.2.0, 0.3.0's with 0.3.0 --------------------------
+def _export(version: str) -> tuple[list[dict[str, Any]], bytes]:
+    from pathlib import Path
+
+    from services.platform.draws import state_key
+    from services.rules.export import parse_export
+
+    path = (Path(__file__).resolve().parents[2] / "fixtures" / "exports"
+            / f"neon-knights-2086-{version}-normal.jsonl")
+    records, _checkpoint = parse_export(path.read_bytes())
+    sealed = next(r for r in records if r["type"] == "MatchSealed")
+    assert records[0]["engine_version"] == version and records[0]["options"] == {}
+    return records, state_key(bytes.fromhex(sealed["seed"]), records[0]["dice"]["stream_id"])
+
+
+def _as(version: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**r, "engine_version": version} if r["type"] == "MatchCreated" else r for r in records]
+
+
+def test_each_default_mode_export_replays_only_with_its_own_version() -> None:
+    """The 0.2.0 fixture (recorded before the audit) and the 0.3.0 one (with cards re-activated
+    on landing) each replay with their own engine only: a 0.3.0 game carries ``ruleset``."""
+    import pytest
+
+    from services.rules.replay import ReplayError, replay
+
+    new, new_key = _export("0.3.0")
+    old, old_key = _export("0.2.0")
+    assert any(e["kind"] == "reactivated" for r in new for e in r.get("events", []))
+    assert replay(ENGINE, new, new_key).outcome is not None
+    assert replay(OLD, old, old_key).outcome is not None
+    with pytest.raises(ReplayError):
+        replay(OLD, _as("0.2.0", new), new_key)
+    with pytest.raises(ReplayError):
+        replay(ENGINE, _as("0.3.0", old), old_key)
