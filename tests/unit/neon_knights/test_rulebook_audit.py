@@ -393,3 +393,57 @@ def test_each_default_mode_export_replays_only_with_its_own_version() -> None:
         replay(OLD, _as("0.2.0", new), new_key)
     with pytest.raises(ReplayError):
         replay(ENGINE, _as("0.3.0", old), old_key)
+
+
+# -- rulings the audit added ---------------------------------------------------------------------
+def test_a_crash_ends_the_turn_with_no_landing_and_no_after_movement_weapons() -> None:
+    """Crashing: "you end your turn and bring your speed down to 2": neither the space's
+    landing effects nor the after-movement window (a face-up weapon, a car in range) follow."""
+    state = _racing()
+    seat = _current(state)
+    other = 1 - seat
+
+    def place(doc: dict[str, Any]) -> None:
+        doc["track"] = ["t13", "t01", "t02", "t03", "t05", "t06", "t09", "t12"]  # red line, lane 0
+        doc["players"][seat].update(row=-1, lane=0, speed=8, ap=1, weapon={"id": "u-w03", "up": True})
+        doc["players"][other].update(row=1, lane=1, shield=None)
+        doc["racing"].update(step="move", moves=8)
+
+    state = edit(state, place)
+    rng = ScriptedRandomness(["hit-1", "blank", "blank"])
+    state = ENGINE.apply(state, seat, {"type": "step", "dir": 0}, rng).state
+    state = ENGINE.apply(state, seat, {"type": "accept"}, rng).state
+    p = state.doc["players"][seat]
+    assert (p["ap"], p["speed"], p["row"]) == (1, 2, 0) and p["weapon"]["up"] is True
+    assert _current(state) != seat
+
+
+def test_crossing_the_finish_line_ends_the_turn() -> None:
+    """Ruling: "The first Player to reach the finish line places his car on the starting grid":
+    the car leaves the track at once, with no after-movement weapons."""
+    from services.rules.games.neon_knights.track import finish_row, rows_of
+    state = _racing()
+    seat = _current(state)
+    other = 1 - seat
+    end = finish_row(rows_of(state.doc["track"]))
+
+    def place(doc: dict[str, Any]) -> None:
+        doc["players"][seat].update(row=end - 1, lane=1, speed=2, weapon={"id": "u-w03", "up": True})
+        doc["players"][other].update(row=end - 2, lane=1)
+        doc["racing"].update(step="move", moves=2)
+
+    state = edit(state, place)
+    state = ENGINE.apply(state, seat, {"type": "step", "dir": 0}, ScriptedRandomness()).state
+    assert state.doc["racing"]["finished"] == [seat] and _current(state) != seat
+
+
+def test_a_shield_is_not_raised_against_a_slam() -> None:
+    """Ruling: shields answer weapons and hacks ("reduce damage or remove hacks", in the
+    section on attacks), not slams or danger lines."""
+    from services.rules.games.neon_knights.state import thaw
+    doc = thaw(_racing())
+    a, b = doc["racing"]["order"]
+    doc["players"][a].update(row=5, lane=1, ap=5)
+    doc["players"][b].update(row=5, lane=1, ap=5, shield={"id": "u-s05", "up": True})
+    race.slams(doc, ScriptedRandomness(["blank", "hit-2"]), [])
+    assert doc["players"][b]["ap"] == 3 and doc["players"][b]["shield"]["up"] is True
