@@ -384,15 +384,14 @@ def test_each_default_mode_export_replays_only_with_its_own_version() -> None:
 
     from services.rules.replay import ReplayError, replay
 
-    new, new_key = _export("0.3.0")
-    old, old_key = _export("0.2.0")
-    assert any(e["kind"] == "reactivated" for r in new for e in r.get("events", []))
-    assert replay(ENGINE, new, new_key).outcome is not None
-    assert replay(OLD, old, old_key).outcome is not None
-    with pytest.raises(ReplayError):
-        replay(OLD, _as("0.2.0", new), new_key)
-    with pytest.raises(ReplayError):
-        replay(ENGINE, _as("0.3.0", old), old_key)
+    engines = {"0.2.0": OLD, "0.3.0": ENGINE}
+    exports = {version: _export(version) for version in engines}
+    assert any(e["kind"] == "reactivated" for r in exports["0.3.0"][0] for e in r.get("events", []))
+    for version, (records, key) in exports.items():
+        assert replay(engines[version], records, key).outcome is not None
+        other = next(v for v in engines if v != version)
+        with pytest.raises(ReplayError):  # the other version's engine refuses the records
+            replay(engines[other], _as(other, records), key)
 
 
 # -- rulings the audit added ---------------------------------------------------------------------
