@@ -75,10 +75,11 @@ def test_without_the_house_rule_not_during_and_never_in_the_first_round() -> Non
 
 
 def test_engine_versions() -> None:
-    """0.2.0 adds the option; 0.1.0 (exports made before) refuses it and replays as before."""
-    assert ENGINE.engine_version == "0.2.0"
+    """0.2.0 adds the option; 0.1.0 (exports made before) refuses it and replays as before;
+    0.3.0 (the rulebook audit) keeps the option."""
+    assert ENGINE.engine_version == "0.3.0" and ENGINE.for_version("0.3.0") is ENGINE
     old = ENGINE.for_version("0.1.0")
-    assert old.engine_version == "0.1.0" and ENGINE.for_version("0.2.0") is ENGINE
+    assert old.engine_version == "0.1.0" and ENGINE.for_version("0.2.0").engine_version == "0.2.0"
     with pytest.raises(KeyError):
         ENGINE.for_version("0.0.9")
     with pytest.raises(ConfigError):
@@ -87,9 +88,9 @@ def test_engine_versions() -> None:
 
 
 def test_without_the_option_both_versions_play_the_same_game() -> None:
-    old = ENGINE.for_version("0.1.0")
+    """0.1.0 and 0.2.0 without the option: the same game, state for state."""
     states = []
-    for engine in (old, ENGINE):
+    for engine in (ENGINE.for_version("0.1.0"), ENGINE.for_version("0.2.0")):
         rng = SeededRandomness("same")
         state = engine.setup(MatchConfig("normal", 3), rng)
         for _ in range(400):

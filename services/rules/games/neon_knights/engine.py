@@ -115,10 +115,13 @@ def repair_ability(doc: Doc, seat: int) -> list[dict[str, Any]]:
             for part in parts for to in ("discard", "hand") for n in range(1, room + 1)]
 
 
-ENGINE_VERSION = "0.2.0"
-RULESETS = {"0.1.0": {"house_rules": False}, "0.2.0": {"house_rules": True}}
+ENGINE_VERSION = "0.3.0"
+RULESETS = {"0.1.0": {"house_rules": False, "audit": False},
+            "0.2.0": {"house_rules": True, "audit": False},
+            "0.3.0": {"house_rules": True, "audit": True}}
 """Every engine version kept for replaying its exports (RULES.md, "Version history"). 0.2.0
-only added the house-rule option; without it a game is the same, state for state."""
+only added the house-rule option; without it a game is the same, state for state. 0.3.0
+holds the rulebook audit's fixes (``state.audited``): its games carry ``ruleset``."""
 
 
 class NeonKnightsEngine:
@@ -130,6 +133,7 @@ class NeonKnightsEngine:
     def __init__(self, engine_version: str = ENGINE_VERSION) -> None:
         self.engine_version = engine_version
         self._house_rules = RULESETS[engine_version]["house_rules"]
+        self._audit = RULESETS[engine_version]["audit"]
 
     def modes(self) -> dict[str, ModeInfo]:
         return {
@@ -167,7 +171,7 @@ class NeonKnightsEngine:
     def start(self, config: MatchConfig, rng: Randomness) -> Transition:
         """The set-up, with the first race's events: each seat's Fan Bet (to that seat),
         then the track builder, or in Epic Campaign the stage card drawn and the first day."""
-        doc = setup.setup(config, rng, house_rules=self._house_rules)
+        doc = setup.setup(config, rng, house_rules=self._house_rules, audit=self._audit)
         events: list[EngineEvent] = []
         advance(doc, rng, events)
         return Transition(freeze(doc), tuple(events))

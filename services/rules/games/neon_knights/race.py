@@ -14,6 +14,7 @@ from .state import (
     REPAIR_COST,
     Doc,
     accel_limit,
+    audited,
     decel_limit,
     fresh_stats,
     gain_fans,
@@ -147,6 +148,7 @@ def _next_turn(doc: Doc) -> None:
     r = doc["racing"]
     r["index"] += 1
     r["step"], r["moves"], r["roll"] = "start", 0, None
+    r.pop("fresh", None)
 
 
 def race_legal(doc: Doc) -> tuple[int, str, list[Action], Action]:
@@ -247,6 +249,8 @@ def land(doc: Doc, seat: int, events: list[EngineEvent]) -> None:
         c["up"] = True
     if flipped:
         events.append(EngineEvent("reactivated", {"seat": seat, "upgrades": flipped}))
+        if audited(doc):  # "ready to be used again at the next turn": not in this one's end
+            doc["racing"]["fresh"] = sorted({*doc["racing"].get("fresh", []), *flipped})
 
 
 # -- weapons, shields, specials ----------------------------------------------------------------
@@ -256,9 +260,11 @@ def fire_during_movement(doc: Doc) -> bool:
     return bool(doc.get("house", {}).get("weapons_during_movement"))
 
 
-def _face_up(p: Doc) -> list[str]:
+def _face_up(doc: Doc, p: Doc) -> list[str]:
+    """The weapon and specials face up and ready (not those re-activated this turn)."""
     cards = [p["weapon"], *p["specials"]]
-    return sorted({c["id"] for c in cards if c and c["up"]})
+    fresh = doc["racing"].get("fresh", [])
+    return sorted({c["id"] for c in cards if c and c["up"] and c["id"] not in fresh})
 
 
 def _in_range(doc: Doc, seat: int, reach: int) -> list[int]:
@@ -274,7 +280,7 @@ def fire_options(doc: Doc, seat: int) -> list[Action]:
         return []
     p = doc["players"][seat]
     legal: list[Action] = []
-    for uid in _face_up(p):
+    for uid in _face_up(doc, p):
         u = UPGRADES[uid]
         effect = u.get("effect", "weapon") if u["kind"] == "special" else "weapon"
         if effect in ("weapon", "emp"):

@@ -29,6 +29,8 @@ MAX_AP_BY_PLAYERS = {2: 8, 3: 10, 4: 12, 5: 14, 6: 16}
 DAYS = 6
 PAY_DAY = 6
 RACES = 3
+AUDIT_RULESET = "0.3.0"
+"""Games set up by engine 0.3.0 or later carry ``ruleset``: the rulebook audit's fixes apply."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,12 @@ class State:
     def doc(self) -> Doc:
         """A parsed copy for reading; never mutate it (use ``thaw``)."""
         return json.loads(self.text)  # type: ignore[no-any-return]
+
+
+def audited(doc: Doc) -> bool:
+    """True in games of engine 0.3.0 on (RULES.md, "Version history"); older exports replay
+    without the audit's fixes."""
+    return "ruleset" in doc
 
 
 def freeze(doc: Doc) -> State:
