@@ -1,0 +1,129 @@
+"""The rulebook audit (RULES.md, "Rulebook coverage"): rules of the book that were in the
+code without a test, each from the rulebook's own words (quoted above each test)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from services.rules.games.neon_reign import ENGINE
+from services.rules.games.neon_reign.content import COMPUTER_DECK
+from services.rules.games.neon_reign.state import Side
+
+from .support import act, attack, exchange, pass_, position, side
+
+
+def solo(difficulty: str, hand: list[str], top: tuple[str, ...] = (), hero: str = "cpu-brick",
+         **tokens: object) -> object:
+    cpu_deck = top + tuple(c for c in COMPUTER_DECK if c not in top)
+    return position(side("sol", "neon-pulse", hand, **tokens),
+                    Side(hero, deck=cpu_deck, computer=True), mode="solo", difficulty=difficulty)
+
+
+# "Normal Mode — The Computer Hero never recovers. They will always attack on their turn."
+def test_normal_the_computer_attacks_after_the_player_recovers() -> None:
+    after = act(solo("normal", ["NP-45"]), 0, {"type": "recover"}).state
+    assert after.phase == "defend" and after.active == 1 and len(after.sides[1].deck) == 35
+
+
+# "Hard Mode — ... When Attacked, the Computer Hero flips two cards when Defending instead of
+#  just one." (and one card when it Attacks: "Draw the top card of the Computer deck")
+def test_hard_the_computer_flips_one_card_when_it_attacks() -> None:
+    after = act(solo("hard", ["NP-45"], top=("CPU-12",)), 0, {"type": "recover"}).state
+    assert after.sides[1].discard == ("CPU-12",) and after.in_play == ("CPU-12:0",)
+
+
+# "The Computer Hero gains all the same benefits from Universal Combos and Hero Abilities
+#  that a normal player does."
+def test_the_computer_gets_its_hero_ability() -> None:
+    # cpu-volt: +1 damage for every blue Button; CPU-02 attacks with a blue 2.
+    state = solo("normal", ["NP-45"], top=("CPU-05", "CPU-02"), hero="cpu-volt")
+    state = act(state, 0, {"type": "attack", "cards": ["NP-45"]}).state
+    assert state.in_play == ("CPU-02:0",)
+    assert act(state, 0, {"type": "pass"}).state.sides[0].health == 22
+
+
+# "There is no limit to the number of times a Star Power ability can activate during a single
+#  turn."
+def test_a_star_power_can_activate_twice_in_one_turn() -> None:
+    # Volt (limit 5, 4 damage) at 4 Stars plays three Up Joysticks: 6 Stars + 3 Same Stick.
+    hand = ["NP-17", "NP-18", "NP-19"]
+    transition = act(attack(position(side("volt", "neon-pulse", hand, stars=4),
+                                     side("brick", "chrome-fury", [])), *hand),
+                     1, {"type": "pass"})
+    assert [e.kind for e in transition.events].count("star_power") == 2
+    assert (transition.state.sides[0].stars, transition.state.sides[1].health) == (3, 17)
+
+
+# "Star Power abilities can activate when Attacking or Defending."
+def test_a_star_power_activates_when_defending() -> None:
+    state = position(side("sol", "neon-pulse", ["NP-25"]),
+                     side("volt", "chrome-fury", ["CF-17"], stars=3))
+    after = exchange(state, ["NP-25"], ["CF-17"])
+    assert (after.sides[1].stars, after.sides[0].health) == (0, 21)
+
+
+# "Attack — Play 1-3 Joystick and/or Button cards in any combination (you must play at least
+#  one card)." / "Counter Cards — These cards can be played only when Defending, not when
+#  Attacking." / "Defend icon — Identifies a card can only be played when Defending."
+def test_an_attack_plays_one_to_three_joysticks_and_buttons() -> None:
+    hand = ["NP-45", "NP-46", "NP-47", "NP-17", "NP-33", "NP-37", "NP-41", "NP-31"]
+    state = position(side("sol", "neon-pulse", hand), side("brick", "chrome-fury", []))
+    assert "1 to 3" in str(ENGINE.validate(state, 0, {"type": "attack", "cards": []}))
+    four = {"type": "attack", "cards": ["NP-45", "NP-46", "NP-47", "NP-17"]}
+    assert "1 to 3" in str(ENGINE.validate(state, 0, four))
+    for counter in ("NP-33", "NP-37", "NP-41", "NP-31"):  # Throw, Block, Combo Breaker,
+        reason = ENGINE.validate(state, 0, {"type": "attack", "cards": [counter]})
+        assert "cannot be played when Attacking" in str(reason)  # a Defend-only Joystick
+    assert ENGINE.validate(state, 0, {"type": "attack", "cards": ["NP-45", "NP-17"]}) is None
+    (decision,) = ENGINE.pending(state)
+    played = {c for a in decision.legal for c in a.get("cards", ())}
+    assert played == {"NP-45", "NP-46", "NP-47", "NP-17"}
+    assert max(len(a.get("cards", ())) for a in decision.legal) == 3
+
+
+# "Recover — Draw cards until you have 7. Your turn ends."
+def test_recover_draws_until_seven_and_ends_the_turn() -> None:
+    state = position(side("sol", "neon-pulse", ["NP-45", "NP-46"], top=["NP-17", "NP-18"]),
+                     side("brick", "chrome-fury", ["CF-45"]))
+    transition = act(state, 0, {"type": "recover"})
+    after = transition.state
+    assert len(after.sides[0].hand) == 7 and after.sides[0].hand[2:4] == ("NP-17", "NP-18")
+    assert len(after.sides[0].deck) == len(state.sides[0].deck) - 5
+    assert (after.active, after.phase) == (1, "turn")  # no Defend against a Recover
+    drew = [e for e in transition.events if e.kind == "drew"]
+    assert drew and all(e.visible_to == frozenset({0}) for e in drew)
+
+
+# "When it is your turn, you are considered the Attacker." / Turn Conclusion: "After
+#  resolving damage ... the turn ends"
+def test_after_an_attack_the_other_player_attacks() -> None:
+    state = position(side("sol", "neon-pulse", ["NP-45"]), side("brick", "chrome-fury", ["CF-45"]))
+    after = pass_(attack(state, "NP-45"))
+    (decision,) = ENGINE.pending(after)
+    assert (decision.seat, decision.kind, after.turn) == (1, "turn", 2)
+
+
+# "Heart — Heal 1 for each heart." / "Gain Health. (cannot heal above starting health)"
+def test_a_defend_joystick_heals_one_for_its_heart() -> None:
+    # NP-31 (reference-1): Defend-only Down, 1 Shield and 1 Heart.
+    state = position(side("sol", "chrome-fury", ["CF-25"]),
+                     side("brick", "neon-pulse", ["NP-31"], health=20))
+    after = exchange(state, ["CF-25"], ["NP-31"])
+    assert (after.sides[1].health, after.sides[1].shields) == (21, 1)
+
+
+# 2v2 Hero Match: "When any Hero is KO'd, they are removed from the game." Ruling: a KO ends
+# the resolution at once ("the match ends immediately"), so the rest of the Attack does not
+# carry over to the hero who comes in.
+def test_a_hero_knocked_out_mid_attack_takes_the_rest_of_the_attack_with_it() -> None:
+    state = position(side("volt", "neon-pulse", ["NP-17", "NP-45"], stars=4),
+                     replace(side("ruin", "chrome-fury", [], health=4), bench=("lux",)),
+                     mode="hero-match")
+    transition = act(attack(state, "NP-17", "NP-45"), 1, {"type": "pass"})
+    kinds = [e.kind for e in transition.events]
+    assert kinds.index("ko") < kinds.index("hero_enters")
+    assert [e.data["source"] for e in transition.events if e.kind == "damage"] == ["star power"]
+    lux = transition.state.sides[1]
+    assert (lux.hero, lux.health, lux.fallen) == ("lux", 25, ("ruin",))
+    assert transition.state.sides[0].discard == ("NP-17", "NP-45")  # the cards are put away
+    assert transition.state.active == 1
