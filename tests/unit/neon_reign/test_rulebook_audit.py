@@ -1,5 +1,6 @@
-"""The rulebook audit (RULES.md, "Rulebook coverage"): rules of the book that were in the
-code without a test, each from the rulebook's own words (quoted above each test)."""
+"""The rulebook audit for engine 1.3.0 (RULES.md, "Rulebook coverage"): rules of the book
+that were in the code without a test, and the rule the engine got wrong, each from the
+rulebook's own words (quoted above each test)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import replace
 
 from services.rules.games.neon_reign import ENGINE
 from services.rules.games.neon_reign.content import COMPUTER_DECK
+from services.rules.games.neon_reign.rulesets import V1_2
 from services.rules.games.neon_reign.state import Side
 
 from .support import act, attack, exchange, pass_, position, side
@@ -17,6 +19,30 @@ def solo(difficulty: str, hand: list[str], top: tuple[str, ...] = (), hero: str 
     cpu_deck = top + tuple(c for c in COMPUTER_DECK if c not in top)
     return position(side("sol", "neon-pulse", hand, **tokens),
                     Side(hero, deck=cpu_deck, computer=True), mode="solo", difficulty=difficulty)
+
+
+# "Training Mode — If you (the player) decide to recover, the Computer Hero will also
+#  recover. This means they will take no action and just pass the turn back to you."
+def test_training_a_recover_the_player_chose_is_mirrored_even_when_it_draws_nothing() -> None:
+    # A full hand that can Attack: the player decides to Recover though it draws nothing.
+    full = ["NP-45", "NP-46", "NP-33", "NP-34", "NP-37", "NP-38", "NP-41"]
+    state = solo("training", full)
+    transition = act(state, 0, {"type": "recover"})
+    assert [e.kind for e in transition.events if e.kind.startswith("computer")] == [
+        "computer_passes"]
+    after = transition.state
+    assert (after.active, after.phase, len(after.sides[1].deck)) == (0, "turn", 36)
+    # Engine 1.2.0 mirrored only a Recover that drew a card: the Computer attacked.
+    old = act(replace(state, rules=V1_2), 0, {"type": "recover"}).state
+    assert (old.phase, len(old.sides[1].deck)) == ("defend", 35)
+
+
+def test_training_a_recover_forced_on_a_stuck_player_is_not_mirrored() -> None:
+    # Seven cards that only Defend, nothing drawn: the player had no choice but to Recover
+    # (ruling: not a decision to recover, and mirroring it would stall the game for ever).
+    stuck = ["NP-33", "NP-34", "NP-35", "NP-37", "NP-38", "NP-39", "NP-41"]
+    after = act(solo("training", stuck), 0, {"type": "recover"}).state
+    assert after.phase == "defend" and after.active == 1  # the Computer attacks
 
 
 # "Normal Mode — The Computer Hero never recovers. They will always attack on their turn."
@@ -127,3 +153,4 @@ def test_a_hero_knocked_out_mid_attack_takes_the_rest_of_the_attack_with_it() ->
     assert (lux.hero, lux.health, lux.fallen) == ("lux", 25, ("ruin",))
     assert transition.state.sides[0].discard == ("NP-17", "NP-45")  # the cards are put away
     assert transition.state.active == 1
+
