@@ -154,3 +154,21 @@ def test_a_hero_knocked_out_mid_attack_takes_the_rest_of_the_attack_with_it() ->
     assert transition.state.sides[0].discard == ("NP-17", "NP-45")  # the cards are put away
     assert transition.state.active == 1
 
+
+def test_the_1_3_0_export_records_a_mirrored_recover_that_drew_nothing(monkeypatch) -> None:
+    """tests/fixtures/exports/neon-reign-1.3.0-solo-training.jsonl (``neon play neon-reign
+    --mode solo --bots random --options '{"difficulty": "training"}' --seed 1 --embedded
+    --export``, engine 1.3.0) verifies; with 1.2.0's Training mirror it would not."""
+    from pathlib import Path
+
+    from services.rules.games.neon_reign import turns
+    from services.rules.verify import verify_export
+
+    path = (Path(__file__).resolve().parents[2] / "fixtures" / "exports"
+            / "neon-reign-1.3.0-solo-training.jsonl")
+    data = path.read_bytes()
+    assert b'"engine_version":"1.3.0"' in data and b'"drew":0' in data
+    assert verify_export(data).ok
+    monkeypatch.setattr(turns, "mirrored", lambda state, side, drawn: bool(drawn))
+    report = verify_export(data)
+    assert not report.ok and "state" in str(report.failure)
