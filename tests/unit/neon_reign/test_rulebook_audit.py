@@ -155,6 +155,38 @@ def test_a_hero_knocked_out_mid_attack_takes_the_rest_of_the_attack_with_it() ->
     assert transition.state.active == 1
 
 
+
+# "Strike — Force an opponent to discard the top card from their deck." Ruling: with no card
+# left in that deck the Strike does nothing (the hand is not touched).
+def test_a_strike_on_an_empty_deck_does_nothing() -> None:
+    state = position(side("sol", "neon-pulse", ["NP-28"]),
+                     replace(side("brick", "chrome-fury", ["CF-45"]), deck=()))
+    transition = act(attack(state, "NP-28"), 1, {"type": "pass"})
+    assert "strike_missed" in [e.kind for e in transition.events]
+    assert transition.state.sides[1].hand == ("CF-45",) and transition.state.sides[1].discard == ()
+
+
+# Best of Three: "Once one or both heroes have been KO'd, award an Arcade token". Ruling: each
+# game is dealt afresh, and every player keeps the hero (the mode says nothing of choosing again).
+def test_best_of_three_keeps_the_heroes_for_the_next_game() -> None:
+    state = position(side("volt", "neon-pulse", ["NP-45", "NP-46"]),
+                     side("sol", "chrome-fury", ["CF-45"], health=8, stars=3),
+                     mode="best-of-three")
+    after = pass_(attack(state, "NP-45", "NP-46"))  # 4 + 4 + Double Tap 1 = 9
+    assert after.game == 2 and after.tokens == (1, 0)
+    assert [(s.hero, s.health, s.stars, s.shields) for s in after.sides] == [
+        ("volt", 25, 0, 0), ("sol", 25, 0, 0)]
+
+
+# Hard Mode: "the Computer Hero flips two cards when Defending". Ruling: with one card left it
+# flips that one.
+def test_hard_with_one_card_left_the_computer_flips_it() -> None:
+    state = solo("hard", ["NP-45"])
+    state = replace(state, sides=(state.sides[0], replace(state.sides[1], deck=("CPU-02",))))
+    after = act(state, 0, {"type": "attack", "cards": ["NP-45"]}).state
+    assert after.sides[1].deck == () and after.sides[1].discard == ("CPU-02",)
+    assert (after.sides[1].health, after.sides[1].stars) == (21, 1)
+
 def test_the_1_3_0_export_records_a_mirrored_recover_that_drew_nothing(monkeypatch) -> None:
     """tests/fixtures/exports/neon-reign-1.3.0-solo-training.jsonl (``neon play neon-reign
     --mode solo --bots random --options '{"difficulty": "training"}' --seed 1 --embedded
