@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from services.rules.games.neon_reign import ENGINE
 from services.rules.games.neon_reign.content import COMPUTER_DECK
 from services.rules.games.neon_reign.rulesets import V1_2
@@ -80,12 +82,25 @@ def test_a_star_power_can_activate_twice_in_one_turn() -> None:
     assert (transition.state.sides[0].stars, transition.state.sides[1].health) == (3, 17)
 
 
-# "Star Power abilities can activate when Attacking or Defending."
-def test_a_star_power_activates_when_defending() -> None:
-    state = position(side("sol", "neon-pulse", ["NP-25"]),
-                     side("volt", "chrome-fury", ["CF-17"], stars=3))
-    after = exchange(state, ["NP-25"], ["CF-17"])
-    assert (after.sides[1].stars, after.sides[0].health) == (0, 21)
+# "Star Power abilities can activate when Attacking or Defending." / "Heart — Heal 1 for each
+#  heart." ("Gain Health. (cannot heal above starting health)"): a Joystick played in defence
+#  gives its effects in Step 2.
+@pytest.mark.parametrize(("defender", "deck", "card", "tokens", "seen"), [
+    # Volt (limit 5, 4 damage) at 3 Stars defends with an Up Joystick: its Star Power fires.
+    ("volt", "chrome-fury", "CF-17", {"stars": 3}, {"stars": 0, "attacker_health": 21}),
+    # NP-31 (reference-1): a Defend-only Down, 1 Shield and 1 Heart.
+    ("brick", "neon-pulse", "NP-31", {"health": 20}, {"health": 21, "shields": 1}),
+])
+def test_a_joystick_played_in_defence_gives_its_effects(defender: str, deck: str, card: str,
+                                                        tokens: dict[str, int],
+                                                        seen: dict[str, int]) -> None:
+    attacker_deck = "neon-pulse" if deck == "chrome-fury" else "chrome-fury"
+    stick = "NP-25" if attacker_deck == "neon-pulse" else "CF-25"  # a Right Joystick, 1 Star
+    state = position(side("sol", attacker_deck, [stick]), side(defender, deck, [card], **tokens))
+    after = exchange(state, [stick], [card])
+    got = {"stars": after.sides[1].stars, "health": after.sides[1].health,
+           "shields": after.sides[1].shields, "attacker_health": after.sides[0].health}
+    assert {key: got[key] for key in seen} == seen
 
 
 # "Attack — Play 1-3 Joystick and/or Button cards in any combination (you must play at least
@@ -127,15 +142,6 @@ def test_after_an_attack_the_other_player_attacks() -> None:
     after = pass_(attack(state, "NP-45"))
     (decision,) = ENGINE.pending(after)
     assert (decision.seat, decision.kind, after.turn) == (1, "turn", 2)
-
-
-# "Heart — Heal 1 for each heart." / "Gain Health. (cannot heal above starting health)"
-def test_a_defend_joystick_heals_one_for_its_heart() -> None:
-    # NP-31 (reference-1): Defend-only Down, 1 Shield and 1 Heart.
-    state = position(side("sol", "chrome-fury", ["CF-25"]),
-                     side("brick", "neon-pulse", ["NP-31"], health=20))
-    after = exchange(state, ["CF-25"], ["NP-31"])
-    assert (after.sides[1].health, after.sides[1].shields) == (21, 1)
 
 
 # 2v2 Hero Match: "When any Hero is KO'd, they are removed from the game." Ruling: a KO ends
