@@ -43,7 +43,9 @@ class Ruleset:
 
     def to_json(self) -> dict[str, Any]:
         """The ruleset as a state encodes it: every flag, except that a 1.2.0 ruleset writes
-        only the flags engine 1.2.0 had (so its states keep the hashes in its exports)."""
+        only the flags engine 1.2.0 had (so its states keep the hashes in its exports). A
+        flag added after 1.3.0 must likewise leave 1.3.0's encoding as it is (the 1.3.0
+        export in tests/fixtures/exports checks it)."""
         names = _FLAGS_OF_1_2 if self.version == "1.2.0" else _FLAGS
         return {name: getattr(self, name) for name in names}
 
