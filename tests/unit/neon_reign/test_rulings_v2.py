@@ -172,10 +172,12 @@ def test_every_owed_decision_names_a_legal_default() -> None:
 
 
 def test_engine_versions_are_kept_for_replay() -> None:
-    assert ENGINE.contract_version == 2 and ENGINE.engine_version == "1.2.0"
-    assert ENGINE.for_version("1.2.0") is ENGINE
+    assert ENGINE.contract_version == 2 and ENGINE.engine_version == "1.3.0"
+    assert ENGINE.for_version("1.3.0") is ENGINE
     old = ENGINE.for_version("1.1.0")
     assert (old.engine_version, old.content_version) == ("1.1.0", "reference-1")
+    before = ENGINE.for_version("1.2.0")
+    assert (before.engine_version, before.content_version) == ("1.2.0", "reference-2")
     with pytest.raises(KeyError):
         ENGINE.for_version("0.9.0")
     assert ENGINE.match_options("single", 2) == {}

@@ -53,6 +53,16 @@ PINNED = {
         "6da17d40d8637f0ddc1a4d8dd74858725f993a3f464ee24c33330ce89fa93865",
     ("1.2.0", "solo"):
         "9332e2681f9effbe2a5619c4ee0978eaa5c524af75dbd8de362f9a4df7032e26",
+    # Engine 1.3.0 (recorded when it was made): 1.2.0's set-up, the same draws; its states
+    # name the 1.3.0 ruleset.
+    ("1.3.0", "single"):
+        "973ddd483aef82cf78e7d541994b7cd5723f7844ce1b29e90aac97dcde21b5f7",
+    ("1.3.0", "best-of-three"):
+        "2f29d12e29de498eb13daa9bcf8bb830b67d5d11b34b18dffe71e48947acd568",
+    ("1.3.0", "hero-match"):
+        "241cae0c0f706afd5b3a42047669e7eccd90694086cc2414dd85dd11720aab4a",
+    ("1.3.0", "solo"):
+        "aa8a700926b4ac9063bd0537d372639fc99980334192327f2ae011651b6f61de",
 }
 
 

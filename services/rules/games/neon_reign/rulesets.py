@@ -7,7 +7,8 @@ version whose exports must still verify (see RULES.md, "Version history").
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -30,11 +31,23 @@ class Ruleset:
     out_of_cards_ends_hero_match: bool
     """In a Hero Match, running out of cards ends the match in a double KO (1.1.0: only the
     heroes in play were KO'd, so a seat with a spare hero won)."""
+    mirror_chosen_recover: bool = False
+    """Solo Training: the Computer recovers after every Recover the player chose, one that
+    draws nothing included; not after one forced on a player who could not Attack and drew
+    nothing (1.1.0 and 1.2.0: only after a Recover that drew a card)."""
 
     @property
     def legacy(self) -> bool:
         """The 1.1.0 rulings (its states encode without the fields added since)."""
         return self.version == "1.1.0"
+
+    def to_json(self) -> dict[str, Any]:
+        """The ruleset as a state encodes it: every flag, except that a 1.2.0 ruleset writes
+        only the flags engine 1.2.0 had (so its states keep the hashes in its exports). A
+        flag added after 1.3.0 must likewise leave 1.3.0's encoding as it is (the 1.3.0
+        export in tests/fixtures/exports checks it)."""
+        names = _FLAGS_OF_1_2 if self.version == "1.2.0" else _FLAGS
+        return {name: getattr(self, name) for name in names}
 
 
 V1_1 = Ruleset("1.1.0", "reference-1", shield_choice=False, recover_always=False,
@@ -43,6 +56,12 @@ V1_1 = Ruleset("1.1.0", "reference-1", shield_choice=False, recover_always=False
 V1_2 = Ruleset("1.2.0", "reference-2", shield_choice=True, recover_always=True,
                strict_combo_breaker=True, simultaneous_stars=True,
                out_of_cards_ends_hero_match=True)
+V1_3 = Ruleset("1.3.0", "reference-2", shield_choice=True, recover_always=True,
+               strict_combo_breaker=True, simultaneous_stars=True,
+               out_of_cards_ends_hero_match=True, mirror_chosen_recover=True)
 
-CURRENT = V1_2
-RULESETS: dict[str, Ruleset] = {r.version: r for r in (V1_1, V1_2)}
+_FLAGS = tuple(f.name for f in fields(Ruleset))
+_FLAGS_OF_1_2 = _FLAGS[:_FLAGS.index("mirror_chosen_recover")]
+
+CURRENT = V1_3
+RULESETS: dict[str, Ruleset] = {r.version: r for r in (V1_1, V1_2, V1_3)}

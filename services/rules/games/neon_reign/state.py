@@ -154,6 +154,8 @@ def to_json(value: Any) -> Any:
         return value
     if kind is tuple or kind is list:
         return [to_json(v) for v in value]
+    if kind is Ruleset:
+        return value.to_json()  # each version writes the flags it has
     names = _FIELD_NAMES.get(kind)
     if names is None and is_dataclass(value) and not isinstance(value, type):
         names = _FIELD_NAMES[kind] = tuple(f.name for f in fields(value))

@@ -163,12 +163,22 @@ def recover(state: State, rng: Randomness) -> tuple[State, Events]:
         events.append(event("healed", {"side": seat, "healed": healed - side.health,
                                              "health": healed, "source": "hero ability"}))
         changes["health"] = healed
-    # Training: the Computer recovers too, but not after a Recover that drew nothing (a player
-    # who cannot Attack or draw only ends the turn; mirroring that would stall the game).
-    training = state.solo and state.difficulty == "training" and bool(drawn)
+    training = state.solo and state.difficulty == "training" and mirrored(state, side, drawn)
     state, more = next_turn(state, rng, sides=_sides_with(state.sides, seat, replace(side, **changes)),
                             mirror=training)
     return state, tuple(events) + more
+
+
+def mirrored(state: State, side: Side, drawn: tuple[str, ...]) -> bool:
+    """Training: does the Computer recover after this Recover ("If you (the player) decide to
+    recover, the Computer Hero will also recover")? After every Recover the player chose
+    (1.3.0): one that drew a card, or one made while a card in hand could Attack. Not after a
+    Recover forced on a player who could not Attack and drew nothing: that is no decision,
+    and mirroring it would stall the game for ever. Engines 1.1.0 and 1.2.0 mirrored only a
+    Recover that drew a card."""
+    if drawn:
+        return True
+    return state.rules.mirror_chosen_recover and can_attack(side.hand)
 
 
 def settle(state: State, answer: Defense, rng: Randomness) -> tuple[State, Events]:
