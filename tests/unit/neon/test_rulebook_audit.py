@@ -240,3 +240,53 @@ def test_a_fighter_defeated_on_its_own_turn_loses_the_rest_of_its_row() -> None:
     assert akari.side == "B" and akari.sector is None and fighter(state, 1).trophies == (3,)
     assert akari.step == 3  # nothing left of its row
     assert {d.kind for d in ENGINE.pending(state)} <= {"place_loot", "choose_upgrade"}
+
+
+def test_the_automa_goes_to_the_lower_numbered_neighbour_when_its_target_is_halfway_round():
+    """"If the Automa's target is at equal distance in both directions ... the Automa moves to
+    the adjacent sector with the lower number.\""""
+    from services.rules.games.neon.automa import automa_turn
+
+    state = new_game("rebirth", 2, ["ronin", "glyba"])
+    state = arena(state, ring=(1, 2, 3, 4), f0=2, f1=2, f2=4)
+    state = replace(state, phase="act")
+    w = Draft(state, Rng(0))
+    automa_turn(w, 2)
+    assert fighter(w.s, 2).sector == 1
+
+
+def test_shields_add_defense_dice_even_before_the_defenders_turn() -> None:
+    """"It rolls 1 more defense die for each such token during all defense rolls this round.
+    This effect lasts for the entire action phase (even if the fighter must defend before its
+    turn has come).\""""
+    state = duel()
+    state = set_fighter(state, 1, shields=2, energy=0, acted=False)
+    dice = Dice("miss", "fail", "fail", "fail")
+    state = act(state, 0, {"type": "attack", "weapon": "base", "target": "f:1"}, dice)
+    go_on(state, 0, "done", dice)
+    assert dice.rolled[-1] == ("fail", "fail", "fail")
+
+
+def test_an_empty_loot_deck_is_made_again_from_its_discard_pile() -> None:
+    """"If you must take cards from a loot deck and it has run out, shuffle its discard pile
+    and form a new loot deck from it. Then draw the required cards from it.\""""
+    from services.rules.games.neon.loot import draw_loot
+
+    state = new_game("rebirth", 3, ["ronin", "glyba", "snake"])
+    state = replace(state, loot_decks=(("stinger-1",),) + state.loot_decks[1:],
+                    loot_discards=(("knuckles-1", "knuckles-2"), (), ()))
+    w = Draft(state, Rng(0))
+    drawn = draw_loot(w, 1, 2)
+    assert drawn[0] == "stinger-1" and drawn[1] in ("knuckles-1", "knuckles-2")
+    assert len(w.s.loot_decks[0]) == 1 and w.s.loot_discards[0] == ()
+    assert [e.kind for e in w.events] == ["loot_reshuffled"]
+
+
+def test_melee_weapons_reach_only_their_own_sector() -> None:
+    """"A melee weapon can only be used in your own sector. Each fighter has a base melee
+    weapon that allows an attack with 1 attack die in their own sector.\""""
+    from services.rules.games.neon.content import FIGHTERS, LOOT
+
+    melee = [c for c in LOOT.values() if c.type == "melee"]
+    assert melee and all(c.range[0] and not any(c.range[1:]) for c in melee)
+    assert all(f.base_weapon == 1 for f in FIGHTERS.values())
