@@ -9,28 +9,16 @@ from services.rules.games.neon.content import AUTOMA_HEALTH_ROWS
 from services.rules.games.neon.engine import ENGINE
 from services.rules.games.neon.flow import advance, end_round
 from services.rules.games.neon.state import Draft
-from tests.unit.neon.helpers import (
-    Dice,
-    Rng,
-    act,
-    arena,
-    decision_kinds,
-    equip,
-    fighter,
-    go_on,
-    legal,
-    new_game,
-    on_turn,
-    set_fighter,
-)
+from tests.unit.neon import helpers as h
+from tests.unit.neon.helpers import Dice, Rng, act, fighter, legal, new_game
 
 
 def duel(**changes):
     """Ronin (0) attacks Glyba (1) in sector 6; Snake (2) is far away."""
     state = new_game("rebirth", 3, ["ronin", "glyba", "snake"])
-    state = arena(state, f0=6, f1=6, f2=1)
-    state = set_fighter(state, 0, energy=0, **changes)
-    return on_turn(state, 0, ["attack"], ["attack"], ["move"])
+    state = h.arena(state, f0=6, f1=6, f2=1)
+    state = h.set_fighter(state, 0, energy=0, **changes)
+    return h.on_turn(state, 0, ["attack"], ["attack"], ["move"])
 
 
 def pays(state, seat, effect):
@@ -52,20 +40,20 @@ def test_the_card_itself_pays_only_when_no_supply_of_the_type_is_left_under_it()
     you can still apply its effect by discarding the card itself as the required supply."
     A bot token is a supply but not one "from under this card": it does not stop the card
     paying for itself."""
-    state = duel(equipment=equip(("stinger-1", ["stinger-2"])), bots=(("red-1", False),))
+    state = duel(equipment=h.equip(("stinger-1", ["stinger-2"])), bots=(("red-1", False),))
     state = act(state, 0, {"type": "attack", "weapon": "stinger-1", "target": "f:1"}, Rng(1))
     assert pays(state, 0, "equip:stinger-1:0") == {"supply:stinger-2", "bot:red-1"}
     refusal = ENGINE.validate(state, 0, {"type": "boost", "effect": "equip:stinger-1:0",
                                          "pay": "card"})
     assert refusal is not None and "no supply of the needed type" in refusal
     # No ammo left under it: the card itself may pay.
-    state = duel(equipment=equip(("stinger-1", [])), bots=(("red-1", False),))
+    state = duel(equipment=h.equip(("stinger-1", [])), bots=(("red-1", False),))
     state = act(state, 0, {"type": "attack", "weapon": "stinger-1", "target": "f:1"}, Rng(1))
     assert pays(state, 0, "equip:stinger-1:0") == {"bot:red-1", "card"}
 
 
 def test_version_4_still_lets_the_card_pay_while_supplies_are_left() -> None:
-    state = duel(equipment=equip(("stinger-1", ["stinger-2"])))
+    state = duel(equipment=h.equip(("stinger-1", ["stinger-2"])))
     state = replace(state, ruleset="4")
     state = act(state, 0, {"type": "attack", "weapon": "stinger-1", "target": "f:1"}, Rng(1))
     assert pays(state, 0, "equip:stinger-1:0") == {"supply:stinger-2", "card"}
@@ -78,20 +66,20 @@ def test_a_mandatory_armour_effect_is_paid_from_the_supply_under_it() -> None:
     engine applies it (version 4 asked, offering the vest itself too)."""
     def attacked(ruleset):
         state = duel()
-        state = set_fighter(state, 1, equipment=equip(("padded-vest-1", ["knuckles-1"])))
+        state = h.set_fighter(state, 1, equipment=h.equip(("padded-vest-1", ["knuckles-1"])))
         state = replace(state, ruleset=ruleset)
         dice = Dice("hit", "fail")
         state = act(state, 0, {"type": "attack", "weapon": "base", "target": "f:1"}, dice)
-        state = go_on(state, 0, "roll", dice)
-        state = go_on(state, 0, "done", dice)
-        state = go_on(state, 1, "roll", dice)
-        return go_on(state, 1, "done", dice)
+        state = h.go_on(state, 0, "roll", dice)
+        state = h.go_on(state, 0, "done", dice)
+        state = h.go_on(state, 1, "roll", dice)
+        return h.go_on(state, 1, "done", dice)
 
     state = attacked("5")
-    assert fighter(state, 1).equipment == equip(("padded-vest-1", []))
+    assert fighter(state, 1).equipment == h.equip(("padded-vest-1", []))
     assert fighter(state, 1).tokens == 6 and state.loot_discards[0] == ("knuckles-1",)
     old = attacked("4")
-    assert decision_kinds(old) == [(1, "attack_worn")]
+    assert h.decision_kinds(old) == [(1, "attack_worn")]
     assert {a["pay"] for a in legal(old, 1)} == {"supply:knuckles-1", "card"}
 
 
@@ -102,12 +90,12 @@ def automa_closing(ruleset: str):
     """The Automa (2) with its last token in sector 4, which closes; Illusion's Trap waits in
     sector 3, the lower-numbered neighbour."""
     state = new_game("rebirth", 2, ["illusion", "glyba"])
-    state = arena(state, f0=9, f1=9, f2=4)
+    state = h.arena(state, f0=9, f1=9, f2=4)
     state = replace(state, scoreboard=(4, 7, 1, 2, 3, 5, 6, 8, 9, 10), phase="act",
                     current=None, tokens=(("trap", 0, 3),), ruleset=ruleset)
     for i in range(3):
-        state = set_fighter(state, i, acted=True, row=(("move",),) * 3, step=3)
-    state = set_fighter(state, 2, health=((), (), (2,)))
+        state = h.set_fighter(state, i, acted=True, row=(("move",),) * 3, step=3)
+    state = h.set_fighter(state, 2, health=((), (), (2,)))
     return close(replace(state, acted_order=(0, 1, 2)))
 
 
@@ -127,11 +115,11 @@ def test_the_automa_takes_the_closing_damage_before_it_moves() -> None:
 
 def test_the_automa_that_survives_the_closing_damage_still_moves_down() -> None:
     state = new_game("rebirth", 2, ["illusion", "glyba"])
-    state = arena(state, f0=9, f1=9, f2=4)
+    state = h.arena(state, f0=9, f1=9, f2=4)
     state = replace(state, scoreboard=(4, 7, 1, 2, 3, 5, 6, 8, 9, 10), phase="act",
                     current=None, tokens=(("trap", 0, 3),))
     for i in range(3):
-        state = set_fighter(state, i, acted=True, row=(("move",),) * 3, step=3)
+        state = h.set_fighter(state, i, acted=True, row=(("move",),) * 3, step=3)
     state = close(replace(state, acted_order=(0, 1, 2)))
     automa = fighter(state, 2)
     # 1 damage from the closing sector (to the supply), then 1 from the Trap (Illusion's).
@@ -147,23 +135,23 @@ def test_a_fail_with_energy_gives_the_defender_energy_unless_rerolled_away() -> 
     player rerolled a fail-with-energy result into another result, they do not gain 1 energy
     for the first roll.\""""
     state = duel()
-    state = set_fighter(state, 1, energy=2)
+    state = h.set_fighter(state, 1, energy=2)
     dice = Dice("miss", "fail_energy")
     state = act(state, 0, {"type": "attack", "weapon": "base", "target": "f:1"}, dice)
-    state = go_on(state, 0, "roll", dice)
-    state = go_on(state, 0, "done", dice)
-    state = go_on(state, 1, "roll", dice)
-    state = go_on(state, 1, "done", dice)
+    state = h.go_on(state, 0, "roll", dice)
+    state = h.go_on(state, 0, "done", dice)
+    state = h.go_on(state, 1, "roll", dice)
+    state = h.go_on(state, 1, "done", dice)
     assert fighter(state, 1).energy == 3
     state = duel()
-    state = set_fighter(state, 1, energy=2)
+    state = h.set_fighter(state, 1, energy=2)
     dice = Dice("miss", "fail_energy", "fail")
     state = act(state, 0, {"type": "attack", "weapon": "base", "target": "f:1"}, dice)
-    state = go_on(state, 0, "roll", dice)
-    state = go_on(state, 0, "done", dice)
-    state = go_on(state, 1, "roll", dice)
+    state = h.go_on(state, 0, "roll", dice)
+    state = h.go_on(state, 0, "done", dice)
+    state = h.go_on(state, 1, "roll", dice)
     state = act(state, 1, {"type": "reroll", "by": "manoeuvre_a", "dice": [0]}, dice)
-    state = go_on(state, 1, "done", dice)
+    state = h.go_on(state, 1, "done", dice)
     assert fighter(state, 1).energy == 2 - 1  # paid Manoeuvre A, no energy from the first roll
 
 
@@ -172,10 +160,10 @@ def test_shields_come_off_and_special_tokens_of_the_eliminated_leave_at_the_end_
     eliminated from the game, discard its special token at the end of the round"; a fighter
     gone for maintenance keeps its token on the arena until "the start of its next turn"."""
     state = new_game("rebirth", 3, ["akari", "illusion", "glyba"])
-    state = arena(state, f0=5, f1=6, f2=7)
-    state = set_fighter(state, 0, shields=2)
-    state = set_fighter(state, 1, eliminated=True, sector=None)
-    state = set_fighter(state, 2, sector=None)  # on the landing ship after maintenance
+    state = h.arena(state, f0=5, f1=6, f2=7)
+    state = h.set_fighter(state, 0, shields=2)
+    state = h.set_fighter(state, 1, eliminated=True, sector=None)
+    state = h.set_fighter(state, 2, sector=None)  # on the landing ship after maintenance
     state = replace(state, tokens=(("neko", 0, 5), ("trap", 1, 6), ("smoke", 2, 7)))
     w = Draft(state, Rng(0))
     end_round(w)
@@ -187,11 +175,11 @@ def test_a_closing_sector_sends_its_special_tokens_home() -> None:
     """Closing step 1: "Shield tokens and special fighter tokens lying in it go back to their
     owners' personal supplies.\""""
     state = new_game("rebirth", 3, ["akari", "illusion", "glyba"])
-    state = arena(state, f0=9, f1=9, f2=9)
+    state = h.arena(state, f0=9, f1=9, f2=9)
     state = replace(state, scoreboard=(4, 7, 1, 2, 3, 5, 6, 8, 9, 10), phase="act",
                     current=None, tokens=(("neko", 0, 4), ("trap", 1, 5)))
     for i in range(3):
-        state = set_fighter(state, i, acted=True, row=(("move",),) * 3, step=3)
+        state = h.set_fighter(state, i, acted=True, row=(("move",),) * 3, step=3)
     state = close(state)
     assert state.tokens == (("trap", 1, 5),) and 4 not in state.ring
 
@@ -202,17 +190,17 @@ def test_rebirth_ends_after_the_last_cell_without_closing_it_battle_royale_goes_
     continues even if all scoreboard tokens have been placed on the round board"."""
     def last_round(mode):
         state = new_game(mode, 3, ["akari", "illusion", "glyba"])
-        state = arena(state, ring=(1, 2, 3), f0=1, f1=2, f2=3)
+        state = h.arena(state, ring=(1, 2, 3), f0=1, f1=2, f2=3)
         state = replace(state, round=8, scoreboard=(1, 2, 3), phase="act", current=None)
         for i in range(3):
-            state = set_fighter(state, i, acted=True, row=(("move",),) * 3, step=3)
+            state = h.set_fighter(state, i, acted=True, row=(("move",),) * 3, step=3)
         return close(state)
 
     state = last_round("rebirth")
     assert state.ended == "the last round has been played" and state.ring == (1, 2, 3)
     royale = last_round("battle-royale")
     assert not royale.ended and royale.round == 8
-    assert decision_kinds(royale) == [(0, "evacuate")]
+    assert h.decision_kinds(royale) == [(0, "evacuate")]
     royale = act(royale, 0, {"type": "evacuate", "sector": 2, "manoeuvre_c": False})
     assert royale.ring == (2, 3) and royale.round == 9
 
@@ -231,10 +219,10 @@ def test_a_fighter_defeated_on_its_own_turn_loses_the_rest_of_its_row() -> None:
     """Maintenance: "move your fighter figure to the landing ship" ... "at the start of their
     next turn they land in any sector": the defeat ends the turn that caused it."""
     state = new_game("rebirth", 3, ["akari", "illusion", "glyba"])
-    state = arena(state, f0=4, f1=5, f2=9)
+    state = h.arena(state, f0=4, f1=5, f2=9)
     state = replace(state, tokens=(("trap", 1, 5),))
-    state = set_fighter(state, 0, health=((), (), (3,)))
-    state = on_turn(state, 0, ["move"], ["move"], ["move"])
+    state = h.set_fighter(state, 0, health=((), (), (3,)))
+    state = h.on_turn(state, 0, ["move"], ["move"], ["move"])
     state = act(state, 0, {"type": "move", "sector": 5})
     akari = fighter(state, 0)
     assert akari.side == "B" and akari.sector is None and fighter(state, 1).trophies == (3,)
@@ -248,7 +236,7 @@ def test_the_automa_goes_to_the_lower_numbered_neighbour_when_its_target_is_half
     from services.rules.games.neon.automa import automa_turn
 
     state = new_game("rebirth", 2, ["ronin", "glyba"])
-    state = arena(state, ring=(1, 2, 3, 4), f0=2, f1=2, f2=4)
+    state = h.arena(state, ring=(1, 2, 3, 4), f0=2, f1=2, f2=4)
     state = replace(state, phase="act")
     w = Draft(state, Rng(0))
     automa_turn(w, 2)
@@ -260,10 +248,10 @@ def test_shields_add_defense_dice_even_before_the_defenders_turn() -> None:
     This effect lasts for the entire action phase (even if the fighter must defend before its
     turn has come).\""""
     state = duel()
-    state = set_fighter(state, 1, shields=2, energy=0, acted=False)
+    state = h.set_fighter(state, 1, shields=2, energy=0, acted=False)
     dice = Dice("miss", "fail", "fail", "fail")
     state = act(state, 0, {"type": "attack", "weapon": "base", "target": "f:1"}, dice)
-    go_on(state, 0, "done", dice)
+    h.go_on(state, 0, "done", dice)
     assert dice.rolled[-1] == ("fail", "fail", "fail")
 
 
