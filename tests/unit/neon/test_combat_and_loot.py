@@ -165,16 +165,27 @@ def test_park_flips_a_conditional_miss_for_one_energy() -> None:
 
 
 def test_helmet_and_armour_mandatory_effects_spend_supplies() -> None:
-    state = duel(a=5, b=5, energy=0)
-    state = set_fighter(state, 1, energy=0, equipment=equip(("cap-visor-1", ["padded-vest-1"]),
-                                                            ("padded-vest-2", [])))
-    dice = Dice("crit", "hit", "fail")
-    state = act(state, 0, {"type": "attack", "weapon": "base", "target": "f:1"}, dice)
-    state = set_fighter(state, 0, energy=0)
-    state = go_on(state, 1, "roll", dice)
-    state = go_on(state, 1, "done", dice)
-    # The base weapon rolls 1 die: the crit is cancelled by the helmet's mandatory effect; the
-    # defender names the supply that pays ("by discarding the corresponding supply").
+    def attacked(ruleset):
+        state = duel(a=5, b=5, energy=0)
+        state = set_fighter(state, 1, energy=0,
+                            equipment=equip(("cap-visor-1", ["padded-vest-1"]),
+                                            ("padded-vest-2", [])))
+        state = replace(state, ruleset=ruleset)
+        dice = Dice("crit", "hit", "fail")
+        state = act(state, 0, {"type": "attack", "weapon": "base", "target": "f:1"}, dice)
+        state = set_fighter(state, 0, energy=0)
+        state = go_on(state, 1, "roll", dice)
+        return go_on(state, 1, "done", dice), dice
+
+    # The base weapon rolls 1 die: the crit is cancelled by the helmet's mandatory effect,
+    # paid "by discarding the corresponding supply": the battery under the visor is the only
+    # way (the card itself pays only when no supply of the type is left under it).
+    state, _ = attacked("5")
+    glyba = fighter(state, 1)
+    assert fighter(state, 0).trophies == ()
+    assert glyba.equipment[0] == Equip("cap-visor-1", ())
+    # Version 4 offered the card beside the supply: the defender named one.
+    state, dice = attacked("4")
     assert decision_kinds(state) == [(1, "attack_worn")]
     assert legal(state, 1) == [
         {"type": "effect", "effect": "equip:cap-visor-1:0", "pay": "supply:padded-vest-1"},

@@ -3,7 +3,8 @@ the events of set-up, each seat's opening hand visible to that seat alone.
 
 ``setup`` is ``start``'s state, so comparing the two alone would prove little: the digests
 below were taken from ``setup`` before ``start`` existed (commit 8b3ae5b), over the encoded
-states and the draw records of three seeds per set-up, for every kept engine version.
+states and the draw records of three seeds per set-up, for every kept engine version
+(version 5's when it was made: its set-up is version 4's, the state naming ruleset "5").
 They must never change: replays of old exports run ``setup`` with the recorded draws."""
 
 from __future__ import annotations
@@ -59,6 +60,17 @@ GOLDEN: dict[tuple[str, str, int, str], str] = {
     ("4", "rebirth", 3, '{"fighters": ["akari", "glyba", "ronin"]}'): "d083ac41358d475c",
     ("4", "rebirth", 4, '{"automa": true}'): "a7db91c4269c2056",
     ("4", "battle-royale", 3, '{"round_board": "4-6"}'): "e1876b05afdfc72b",
+    ("5", "rebirth", 2, "{}"): "d083402cdcac2d8d",
+    ("5", "rebirth", 3, "{}"): "3bea4178c7fe13f3",
+    ("5", "rebirth", 6, "{}"): "5fa376bc23086843",
+    ("5", "battle-royale", 2, "{}"): "61ca1597e490f9bc",
+    ("5", "battle-royale", 5, "{}"): "1c21292e8869a22c",
+    ("5", "coalition", 4, "{}"): "a19596a00d0d7505",
+    ("5", "coalition", 6, "{}"): "91e9e0cf66ed53bc",
+    ("5", "coalition", 6, '{"teams": 2}'): "d40265efbd563429",
+    ("5", "rebirth", 3, '{"fighters": ["akari", "glyba", "ronin"]}'): "cd4dc8c3279da9a2",
+    ("5", "rebirth", 4, '{"automa": true}'): "f83b4bbf7d8c9d18",
+    ("5", "battle-royale", 3, '{"round_board": "4-6"}'): "b48f35f960b85106",
 }
 
 

@@ -296,11 +296,12 @@ def with_payments(s: State, idx: int, fr: Attack, actions: list[Action]) -> list
         return actions  # nothing to pay for (a window's pass alone: most windows)
     out: list[Action] = []
     f = s.fighters[idx]
+    card_last = s.rules.card_pays_only_without_supply
     for a in actions:
         key = str(a.get("effect", ""))
         if a["type"] in ("boost", "effect") and key.startswith(("equip:", "team:")):
             card, supply = effect_supply(key)
-            out += [{**a, "pay": p} for p in payments(f, card, supply, fr.bots_won)]
+            out += [{**a, "pay": p} for p in payments(f, card, supply, fr.bots_won, card_last)]
         else:
             out.append(a)
     return out
@@ -709,7 +710,8 @@ def worn_legal(s: State, fr: Attack) -> list[Action]:
         return []
     card = nxt[0].split(":")[1]
     return [{"type": "effect", "effect": nxt[0], "pay": p}
-            for p in payments(s.fighters[defender], card, nxt[1])]
+            for p in payments(s.fighters[defender], card, nxt[1], (),
+                              s.rules.card_pays_only_without_supply)]
 
 
 def apply_worn(w: Draft, fr: Attack, key: str, supply: str, pay: str | None) -> Attack:

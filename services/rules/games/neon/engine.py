@@ -218,7 +218,8 @@ class NeonEngine(RemembersPending):
     """The NEON engine of one ruleset (the current one, or an older one kept for replay).
 
     Versions: 2 (Rebirth with no fighter left has no winner); 3 (contract v2 and the
-    rulings of issue 11, see RULES.md "Version history").
+    rulings of issue 11); 4 (resigning reveals nothing); 5 (the rulebook audit), see
+    RULES.md "Version history".
     """
 
     game_id = "neon"

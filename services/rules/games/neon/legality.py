@@ -30,6 +30,10 @@ def explain(s: State, seat: int, kind: str, action: dict[str, Any]) -> str:
         return "you must first land from the landing ship in an open sector"
     if kind == "choose_cards":
         return "choose 2 different cards of your hand, a cover of left or right, two rotations"
+    if kind.startswith("attack_") and action.get("pay") == "card" and \
+            s.rules.card_pays_only_without_supply:
+        return ("not a legal answer now: the card itself pays only when no supply of the "
+                "needed type is left under it (and each equipment effect once per attack)")
     return f"{t!r} is not a legal answer to {kind.replace('_', ' ')} now"
 
 

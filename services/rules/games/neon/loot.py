@@ -159,14 +159,20 @@ def strip_equipment(w: Draft, idx: int) -> None:
     discard_loot(w, cards)
 
 
-def payments(f: Fighter, card: str, supply: str, fresh: tuple[str, ...] = ()) -> list[str]:
+def payments(f: Fighter, card: str, supply: str, fresh: tuple[str, ...] = (),
+             card_last: bool = True) -> list[str]:
     """Every way to pay one effect of ``card`` needing ``supply``: ``supply:<card>`` (a tucked
     supply of the type), ``bot:<token>`` (an unflipped bot token of the type, not one won in
-    this attack) or ``card`` (the card itself, which discards its supplies with it)."""
+    this attack) or ``card`` (the card itself, which discards its supplies with it).
+    ``card_last`` (ruleset 5): the card only when "the equipment card has no additional
+    supplies of the needed type left" (a bot token is not under the card: it does not count)."""
     equip = next(e for e in f.equipment if e.card == card)
     out = [f"supply:{s}" for s in equip.supplies if supply in LOOT[s].supplies]
+    tucked = bool(out)
     out += [f"bot:{token}" for token, flipped in f.bots
             if not flipped and token not in fresh and supply in bot_type(token).supplies]
+    if card_last and tucked:
+        return out
     return out + ["card"]
 
 

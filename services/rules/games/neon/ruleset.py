@@ -40,6 +40,13 @@ class Ruleset:
     """A resigning fighter keeps its hand and deck (a face-down card choice back in its
     hand), hidden as an eliminated fighter's; version 3 laid them all, in order, on its
     public discard pile."""
+    card_pays_only_without_supply: bool = True
+    """"If the equipment card has no additional supplies of the needed type left, you can
+    still apply its effect by discarding the card itself": the card pays only then (versions
+    2-4 offered it beside a supply of the type still under it)."""
+    automa_damage_before_move: bool = True
+    """The Automa in a closing sector "takes 1 damage and moves to the adjacent sector with
+    the lower number", in that order (versions 2-4 moved it first)."""
 
 
 V2 = Ruleset("2", defender_assigns_full_blocks=False, player_chooses_supply=False,
@@ -47,16 +54,20 @@ V2 = Ruleset("2", defender_assigns_full_blocks=False, player_chooses_supply=Fals
              row_skip_only_if_impossible=False, coalition_ranks_by_vp=False,
              cover_any_equipment=False, automa_with_more_participants=False,
              battle_royale_round_limit=40, resign=False, round_board_side=False,
-             resign_keeps_cards_hidden=False)
+             resign_keeps_cards_hidden=False, card_pays_only_without_supply=False,
+             automa_damage_before_move=False)
 V3 = Ruleset("3", defender_assigns_full_blocks=True, player_chooses_supply=True,
              hook_reaches_bots=True, abilities_any_number_of_times=True,
              row_skip_only_if_impossible=True, coalition_ranks_by_vp=True,
              cover_any_equipment=True, automa_with_more_participants=True,
              battle_royale_round_limit=None, resign=True, round_board_side=True,
-             resign_keeps_cards_hidden=False)
+             resign_keeps_cards_hidden=False, card_pays_only_without_supply=False,
+             automa_damage_before_move=False)
 V4 = replace(V3, version="4", resign_keeps_cards_hidden=True)
-RULESETS = {r.version: r for r in (V2, V3, V4)}
-CURRENT = V4
+V5 = replace(V4, version="5", card_pays_only_without_supply=True,
+             automa_damage_before_move=True)
+RULESETS = {r.version: r for r in (V2, V3, V4, V5)}
+CURRENT = V5
 
 
 def ruleset_of(version: str) -> Ruleset:

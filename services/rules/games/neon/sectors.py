@@ -109,14 +109,21 @@ def evacuate(w: Draft, idx: int, sector: int | None, manoeuvre_c: bool) -> None:
 
 
 def automa_evacuate(w: Draft, idx: int) -> None:
-    """The Automa takes 1 damage and moves to the adjacent sector with the lower number."""
+    """The Automa "takes 1 damage and moves to the adjacent sector with the lower number"
+    (ruleset 5 in that order: defeated by the damage, it does not move)."""
     fr = w.s.stack[-1]
     here = w.f(idx).sector
     assert here is not None
     if fr.get("final"):
         evacuate(w, idx, None, False)
         return
-    evacuate(w, idx, min(neighbours(w.s.ring, here)), False)
+    lower = min(neighbours(w.s.ring, here))
+    if not w.s.rules.automa_damage_before_move:
+        evacuate(w, idx, lower, False)  # versions 2-4: moved first
+        return
+    evacuate(w, idx, None, False)  # the damage first (none in the Underpass) ...
+    if w.f(idx).on_arena:
+        enter(w, idx, lower)  # ... then the move, if it is still in the Tournament
 
 
 def finish_close(w: Draft) -> None:
