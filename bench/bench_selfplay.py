@@ -6,7 +6,9 @@ Usage: python bench/bench_selfplay.py [--rounds 5] [--baseline af9380f] [--bot r
 For each game mode of ``--plan`` (game:mode:games), round after round, alternating the two
 code trees, a child process imports ``services.rules.selfplay`` from one tree, plays one
 game to warm up (imports, caches), then ``games`` seeded games between the bots
-(``run_mode``: the same games in both trees, bots seeing their seat's view as JSON) and
+(``run_mode``: the same games in both trees, bots seeing their seat's view as JSON; the
+current tree plays each game at the rules version the baseline tree has, which every engine
+keeps for old exports, so a later rules change does not change the games compared) and
 reports its CPU time (``time.process_time``) and wall time. "baseline" is ``git archive``
 of ``--baseline``'s ``services/``; "current" is this worktree. Prints games/s and
 actions/s per core (per CPU second), median (min-max) over the rounds, the ratio, whether
@@ -27,14 +29,20 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 sys.path.insert(0, str(ROOT / "bench"))
-from bench_verify import baseline_tree, run_child  # noqa: E402
+from bench_verify import VERSIONS, baseline_tree, run_child  # noqa: E402
 
 from bench.bench_served import fmt_load, spread  # noqa: E402
 
 CHILD = r"""
 import json, sys, time
+from services.rules import selfplay
 from services.rules.selfplay import run_mode
 game, mode, games, bot = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+version = sys.argv[5] if len(sys.argv) > 5 else ""
+if version:  # the current tree plays the baseline's rules (kept by for_version): the same games
+    from services.rules.verify import engine_at
+    latest = selfplay.load_engine
+    selfplay.load_engine = lambda g: engine_at(latest(g), version)
 run_mode(game, mode, 1, bot=bot)
 wall = time.perf_counter()
 tally = run_mode(game, mode, games, bot=bot)
@@ -46,8 +54,8 @@ print(json.dumps({"cpu": tally.cpu, "wall": time.perf_counter() - wall, "games":
 DEFAULT_PLAN = "neon-reign:single:300,neon-reign:solo:300,neon:rebirth:20,neon:battle-royale:10"
 
 
-def run(tree: Path, game: str, mode: str, games: int, bot: str) -> dict:
-    return run_child(tree, CHILD, game, mode, str(games), bot)
+def run(tree: Path, game: str, mode: str, games: int, bot: str, version: str = "") -> dict:
+    return run_child(tree, CHILD, game, mode, str(games), bot, *([version] if version else []))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,14 +75,21 @@ def main(argv: list[str] | None = None) -> int:
     failed = False
     with tempfile.TemporaryDirectory() as tmp:
         trees = {"baseline": baseline_tree(args.baseline, Path(tmp)), "current": ROOT}
+        # the rules version each game has in the baseline tree: the current tree plays those
+        # (an engine keeps every earlier version's rules), so both trees play the same games
+        # even after a rules change; the games of the current version are pinned by
+        # tests/unit/test_selfplay_fixtures.py
+        versions = run_child(trees["baseline"], VERSIONS)
+        print("rules versions played (the baseline's): "
+              + ", ".join(f"{g} {v}" for g, v in versions.items()), flush=True)
         rows: dict[tuple[str, str, str], list[dict]] = {}
         for r in range(args.rounds):
             print(f"round {r + 1}/{args.rounds}", flush=True)
             for game, mode, games in plan:
                 for name, tree in trees.items():
-                    rows.setdefault((game, mode, name), []).append(
-                        run(tree, game, mode, games, args.bot)
-                    )
+                    rows.setdefault((game, mode, name), []).append(run(
+                        tree, game, mode, games, args.bot,
+                        versions.get(game, "") if name == "current" else ""))
         print(f"\nself-play, {args.bot} bots (per core = per CPU second of the child process)")
         for game, mode, games in plan:
             rates = {}
