@@ -363,6 +363,20 @@ def print_bundle_report(report: Any, prefix: str = "") -> None:
 # ----------------------------------------------------------------------------- commands
 
 
+def start_text(t: Any) -> str:
+    """What ``start`` says of StartTournament's answer. Once anyone checked in, the service
+    starts with the checked-in players only: the registered players who did not check in
+    stay ``registered`` in the answer, and are named as not playing."""
+    playing = sum(p.status == "playing" for p in t.players)
+    out = [p.player_id for p in t.players if p.status == "registered"]
+    text = f"started with {playing} players; {t.planned_rounds} rounds planned"
+    if out:
+        text = (f"started with {playing} checked-in players; {len(out)} registered players who "
+                f"did not check in are not playing: {', '.join(out)} ({t.planned_rounds} rounds "
+                "planned; an organiser may add them with late-entry where the format allows it)")
+    return text
+
+
 def tournament_address(settings: Settings) -> str:
     """The tournament service's address (NEON_TOURNAMENT_ADDR, else its port on the host),
     named for the "does not answer" line."""
@@ -448,12 +462,12 @@ def register_players(tournament_id: str, players: list[str] = typer.Argument(...
 @tournament_app.command("start")
 @friendly
 def start(tournament_id: str) -> None:
-    """Start the tournament with the checked-in (else all registered) players."""
+    """Start the tournament with the checked-in players (all registered when nobody checked
+    in); names the registered players left out."""
 
     async def go(client: TournamentClient, token: str) -> None:
         reply = await client.call("StartTournament", token, tournament_id=tournament_id)
-        console.print(f"started with {sum(p.status == 'playing' for p in reply.tournament.players)} "
-                      f"players; {reply.tournament.planned_rounds} rounds planned")
+        console.print(start_text(reply.tournament))
 
     _run(go)
 

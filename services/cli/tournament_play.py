@@ -7,6 +7,8 @@ play`` and ``neon queue``) or with a bot (``--bot``); print the table's result; 
 next round (a bye is announced), a rematch (``-g2``) or a result set by hand; and at the end
 print the player's final rank and points from ``GetStandings``. Only the player's token and
 its seat tokens are used: the screen never shows what another seat may not see.
+``--register`` only registers; ``--check-in`` checks in (confirms the player is here for the
+start: once anyone checks in, the tournament starts with the checked-in players only).
 """
 
 from __future__ import annotations
@@ -204,27 +206,59 @@ async def _find(client: TournamentClient, tournament_id: str) -> Any:
         raise
 
 
+STANDING = {"registered": "registered, not checked in", "checked-in": "checked in"}
+"""A player's status (``Player.status``) as the command says it."""
+
+
 async def _register(client: TournamentClient, token: str, t: Any, player: str,
                     screen: Console) -> Any:
-    """Register (and check in while registration is open) as the player itself."""
-    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
-
+    """Register as the player itself (registering does not check in: ``--check-in``)."""
     statuses = {p.player_id: p.status for p in t.players}
     if statuses.get(player, "withdrawn") != "withdrawn":
-        screen.print(f"{player} is registered already ({statuses[player]})")
+        screen.print(f"{player} is registered already "
+                     f"({STANDING.get(statuses[player], statuses[player])})")
         return t
     t = (await client.call("Register", token, tournament_id=t.tournament_id,
                            player_id=player)).tournament
-    if t.status == pb.TOURNAMENT_STATUS_REGISTRATION:
-        t = (await client.call("CheckIn", token, tournament_id=t.tournament_id,
-                               player_id=player)).tournament
-    screen.print(f"{player} registered in {t.tournament_id} and checked in")
+    screen.print(f"{player} registered in {t.tournament_id} (not checked in)")
+    return t
+
+
+async def _check_in(client: TournamentClient, token: str, t: Any, player: str,
+                    screen: Console) -> Any:
+    """Check in as the player itself: confirms the player is here for the start."""
+    import grpc
+
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
+    tid = t.tournament_id
+    status = {p.player_id: p.status for p in t.players}.get(player, "withdrawn")
+    if status == "checked-in":
+        screen.print(f"{player} is checked in already")
+        return t
+    if status == "withdrawn":
+        raise CliError(f"{player} cannot check in: not registered in {tid} "
+                       f"({_status(t.status)}); pass --register too while registration is open")
+    if t.status != pb.TOURNAMENT_STATUS_REGISTRATION:
+        if status == "playing":  # started with the player: nothing left to confirm
+            screen.print(f"check-in is over ({tid} is {_status(t.status)}); {player} is playing")
+            return t
+        raise CliError(f"{player} cannot check in: check-in is over ({tid} is "
+                       f"{_status(t.status)}, {player} is {STANDING.get(status, status)})")
+    try:
+        t = (await client.call("CheckIn", token, tournament_id=tid, player_id=player)).tournament
+    except grpc.aio.AioRpcError as err:  # the tournament started meanwhile, or a withdrawal
+        if err.code() not in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND):
+            raise
+        raise CliError(f"{player} cannot check in: {err.details()}", status=err.code().name,
+                       detail=err.details() or "") from None
+    screen.print(f"{player} checked in to {tid}")
     return t
 
 
 async def play_tournament(address: str, tournament_id: str, player: str, token: str, *,
-                          bot: str = "", register: bool = False, ask: Ask | None = None,
-                          screen: Console = console) -> int:
+                          bot: str = "", register: bool = False, check_in: bool = False,
+                          ask: Ask | None = None, screen: Console = console) -> int:
     """The body of ``neon tournament play`` (tests call it with ``ask`` feeding the choices)."""
     import grpc
 
@@ -240,6 +274,8 @@ async def play_tournament(address: str, tournament_id: str, player: str, token: 
                            f"{', '.join(bot_kinds(t.game))}", USAGE)
         if register:
             t = await _register(client, token, t, player, screen)
+        if check_in:
+            t = await _check_in(client, token, t, player, screen)
         statuses = {p.player_id: p.status for p in t.players}
         if statuses.get(player, "withdrawn") == "withdrawn":
             raise CliError(f"{player} is not registered in {tournament_id} ({_status(t.status)}):"
@@ -252,9 +288,13 @@ async def play_tournament(address: str, tournament_id: str, player: str, token: 
                 raise
             raise CliError(f"{err.details()}: the token is not {player}'s", USAGE,
                            err.code().name, err.details() or "") from None
-        screen.print(f"{player} in {tournament_id} ({t.game} {t.mode}, {_status(t.status)}, "
-                     f"status {statuses[player]}); Ctrl-C leaves (your seat then plays out "
-                     "on its clock)")
+        standing = statuses[player]
+        screen.print(f"{player} in {tournament_id} ({t.game} {t.mode}, {_status(t.status)}): "
+                     f"{STANDING.get(standing, standing)}; Ctrl-C leaves (your seat then plays "
+                     "out on its clock)")
+        if standing == "registered" and t.status == pb.TOURNAMENT_STATUS_REGISTRATION:
+            screen.print("check in with --check-in when you are here for the start (once "
+                         "anyone checks in, the tournament starts with the checked-in players)")
         seat = TournamentSeat(client, token, t, player, bot=bot, ask=ask, screen=screen)
         seat.log.info("tournament.play.start", bot=bot, status=_status(t.status))
         status = t.status
@@ -293,8 +333,10 @@ def play(
                               help="your player token (this deployment's, or your identity "
                               "provider's JWT); default: one minted with the deployment's dev "
                               "keys, as `neon queue` does"),
-    register: bool = typer.Option(False, "--register",
-                                  help="register yourself (and check in) first"),
+    register: bool = typer.Option(False, "--register", help="register yourself first (this "
+                                  "does not check you in)"),
+    check_in: bool = typer.Option(False, "--check-in", help="check in (you are here for the "
+                                  "start) while registration is open"),
     bot: str = typer.Option("", help="a bot plays your tables: random or rule (the game's "
                             "own); default: you, at the terminal"),
 ) -> None:
@@ -317,7 +359,8 @@ def play(
         console.print(f"no --token: playing with a player token for {player} minted with this "
                       "deployment's dev keys")
     raise typer.Exit(run_async(play_tournament(address, tournament_id, player, token,
-                                               bot=bot, register=register)))
+                                               bot=bot, register=register,
+                                               check_in=check_in)))
 
 
 def register(app: typer.Typer) -> None:

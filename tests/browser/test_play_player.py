@@ -149,9 +149,16 @@ async def leak_free(browser: Browser, served: Served, stub: Any, match_id: str, 
     assert all("token" not in u.lower() for u, _ in received)
 
 
+async def statuses(event: Event, tid: str) -> dict[str, str]:
+    """Each player's status as GetTournament (gRPC) gives it."""
+    t = (await event.client.call("GetTournament", tournament_id=tid)).tournament
+    return {p.player_id: p.status for p in t.players}
+
+
 async def test_a_player_registers_and_plays_their_tournament_table(
         served: Served, browser: Browser, rules: Any, event: Event) -> None:
-    """ann (the page, her player token) registers herself with the page's button; bea, the
+    """ann (the page, her player token) registers herself with the page's button (which
+    does not check her in: the "Check in" button does, and the status line says each); bea, the
     organiser's entry, is played by the test as a random bot over gRPC. The page follows
     WatchMyMatches, seeds and readies ann's table, plays it by clicking, tells the result
     and, once the organiser finishes, the final standings with ann's row marked."""
@@ -164,10 +171,22 @@ async def test_a_player_registers_and_plays_their_tournament_table(
     assert await page.text_content("#player-who") == "You play as ann."
     await page.click("#player-follow")
     assert "ann is not registered" in await state(page, "not-registered")
+    assert await page.is_hidden("#player-check-in")
     await page.click("#player-register")
-    assert "waiting for the organiser to start" in await state(page, "registered")
-    t = (await event.client.call("GetTournament", tournament_id=tid)).tournament
-    assert {p.player_id: p.status for p in t.players}["ann"] == "checked-in"
+    said = await state(page, "registered")
+    assert "ann is registered (not checked in): waiting for the organiser to start" in said
+    assert await statuses(event, tid) == {"bea": "checked-in", "ann": "registered"}
+    assert await page.is_hidden("#player-register")
+    await page.wait_for_selector("#player-check-in:visible")
+    await page.click("#player-check-in")
+    said = await state(page, "checked-in")
+    assert "ann is checked in: waiting for the organiser to start" in said
+    assert await statuses(event, tid) == {"bea": "checked-in", "ann": "checked-in"}
+    assert await page.is_hidden("#player-check-in")
+    await page.reload()  # the page finds her checked in, and offers no check-in again
+    await page.wait_for_selector("body[data-ready='1']")
+    assert "ann is checked in" in await state(page, "checked-in")
+    assert await page.is_hidden("#player-check-in")
 
     await event.call("StartTournament", tid)
     table = next(t for t in (await event.call("NextRound", tid)).round.tables if "ann" in t.seats)

@@ -123,12 +123,13 @@ async def until(check: Any, timeout: float = 60, what: str = "") -> Any:
 
 
 async def test_four_players_play_a_swiss_with_their_own_commands(event: Event) -> None:
-    """Four `neon tournament play --register --bot random` processes register themselves,
-    play every table of a 2-round Swiss and exit 0 with the rank GetStandings gives."""
+    """Four `neon tournament play --register --check-in --bot random` processes register
+    and check in themselves, play every table of a 2-round Swiss and exit 0 with the rank
+    GetStandings gives."""
     names = ["ann", "ben", "cat", "dan"]
     await event.create("own_cup", 2)
-    procs = [await event.player("own_cup", "--player", n, "--register", "--bot", "random")
-             for n in names]
+    procs = [await event.player("own_cup", "--player", n, "--register", "--check-in", "--bot",
+                                "random") for n in names]
 
     async def all_checked_in() -> bool:
         t = (await event.client.call("GetTournament", tournament_id="own_cup")).tournament
@@ -146,7 +147,8 @@ async def test_four_players_play_a_swiss_with_their_own_commands(event: Event) -
     for n, (code, out, err) in zip(names, results):
         assert code == 0, (n, out, err)
         assert "no --token: playing with a player token for" in out
-        assert f"{n} registered in own_cup and checked in" in out
+        assert f"{n} registered in own_cup (not checked in)\n{n} checked in to own_cup" in out
+        assert f"{n} in own_cup (neon-reign single, registration): checked in;" in out
         assert "seed added, ready" in out and "own_cup is finished" in out
         assert re.search(r"round 1, table \d result: ", out), out
         assert re.search(r"round 2, table \d result: ", out), out
@@ -166,6 +168,66 @@ async def test_four_players_play_a_swiss_with_their_own_commands(event: Event) -
     assert code == 0, err
     assert FINAL.findall(out)[-1][1] == str(standings["cat"].rank)
     assert "seed added" not in out
+
+
+async def statuses(event: Event, tid: str) -> dict[str, str]:
+    t = (await event.client.call("GetTournament", tournament_id=tid)).tournament
+    return {p.player_id: p.status for p in t.players}
+
+
+async def test_register_does_not_check_in_so_a_mixed_field_starts_with_everyone(
+        event: Event) -> None:
+    """The organiser registers three players (none checks in); a fourth registers herself
+    with `--register`: she is registered, not checked in, and told how to check in; the
+    start takes all four, and `neon tournament start` names nobody left out."""
+    await event.create("mixed", 2, ("ann", "ben", "cat"))
+    dee = await event.player("mixed", "--player", "dee", "--register", "--bot", "random")
+    out = await read_until(dee, "waiting for the organiser to start")
+    assert "dee registered in mixed (not checked in)" in out, out
+    assert "dee in mixed (neon-reign single, registration): registered, not checked in;" in out
+    assert "check in with --check-in" in out
+    assert "checked in to" not in out
+    assert await statuses(event, "mixed") == dict.fromkeys(["ann", "ben", "cat", "dee"],
+                                                           "registered")
+    started = await asyncio.to_thread(neon, event.env, "tournament", "start", "mixed")
+    assert started.returncode == 0, started.stderr
+    assert "started with 4 players; 2 rounds planned" in started.stdout, started.stdout
+    assert "not playing" not in started.stdout
+    assert set((await statuses(event, "mixed")).values()) == {"playing"}
+
+
+async def test_check_in_and_a_start_that_leaves_registered_players_out(event: Event) -> None:
+    """`--check-in` checks a registered player in (with `--register` too for a new one);
+    the start then takes the checked-in players only, and `neon tournament start` names the
+    registered players left out. Check-in refused: not registered, the tournament started."""
+    await event.create("half", 1, ("ann", "ben", "cat", "dan"))
+
+    async def run(*args: str) -> tuple[int, str, str]:
+        return await finished(await event.player(*args), 60)
+
+    code, out, err = await run("half", "--player", "zed", "--check-in")
+    assert code == 1, (out, err)
+    assert "zed cannot check in: not registered in half (registration); pass --register" in err
+    ann = await event.player("half", "--player", "ann", "--check-in", "--bot", "random")
+    out = await read_until(ann, "waiting for the organiser to start")
+    assert "ann checked in to half" in out, out
+    assert "ann in half (neon-reign single, registration): checked in;" in out
+    assert "check in with --check-in" not in out
+    eve = await event.player("half", "--player", "eve", "--register", "--check-in", "--bot",
+                             "random")
+    out = await read_until(eve, "waiting for the organiser to start")
+    assert "eve registered in half (not checked in)\neve checked in to half" in out, out
+    assert await statuses(event, "half") == {"ann": "checked-in", "ben": "registered",
+                                             "cat": "registered", "dan": "registered",
+                                             "eve": "checked-in"}
+    started = await asyncio.to_thread(neon, event.env, "tournament", "start", "half")
+    assert started.returncode == 0, started.stderr
+    assert ("started with 2 checked-in players; 3 registered players who did not check in "
+            "are not playing: ben, cat, dan") in " ".join(started.stdout.split()), started.stdout
+    code, out, err = await run("half", "--player", "ben", "--check-in")
+    assert code == 1, (out, err)
+    assert ("ben cannot check in: check-in is over (half is running, ben is registered, not "
+            "checked in)") in " ".join(err.split()), err
 
 
 async def test_a_person_plays_their_table_at_the_terminal(

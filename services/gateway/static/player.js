@@ -5,8 +5,9 @@
 //   awaiting its seats, AddClientSeed (random bytes, hex) on the game's rules service with the
 //   seat token and ReadyForMatch with the player token; then the match; its result
 //   (GetRound); a bye, a rematch (`…-g2`) or an abandoned match as they come; at the end the
-//   final standings (GetStandings) with the player's row marked. Register (and CheckIn) while
-//   registration is open. As `neon tournament play` does (services/cli/tournament_play.py).
+//   final standings (GetStandings) with the player's row marked. Register, and CheckIn (a
+//   separate act: confirms the player is here for the start), while registration is open. As
+//   `neon tournament play` does (services/cli/tournament_play.py).
 //   Matchmaking: CreateTicket (the player alone, bots allowed in empty seats or not), the
 //   WatchTicket stream, AcceptMatch or CancelTicket for a proposed match, CancelTicket to
 //   leave the queue, and the seat of the matched ticket's assignment. As `neon queue` does.
@@ -138,6 +139,21 @@ function registration(t, id) {
   return mine && mine.status !== "withdrawn" ? mine.status : "";
 }
 
+// A player's status (Player.status: registered, checked-in, playing, dropped) as the page says it.
+const STANDING = { registered: "registered (not checked in)", "checked-in": "checked in" };
+const standing = (status) => STANDING[status] || status;
+
+// While registration is open: who has checked in (the tournament then starts with the
+// checked-in players only), who is registered and may still check in.
+function waitingForStart(r) {
+  if (r.status === "checked-in") {
+    note(`${r.id} is checked in: waiting for the organiser to start the tournament.`, "checked-in");
+  } else {
+    note(`${r.id} is registered (not checked in): waiting for the organiser to start the tournament. `
+      + "Press “Check in” when you are here for the start.", "registered");
+  }
+}
+
 async function tournamentRun() {
   const tournamentId = $("player-tournament").value;
   if (!tournamentId) { say("Pick a tournament first."); return; }
@@ -145,6 +161,7 @@ async function tournamentRun() {
   if (!r) return;
   Object.assign(r, { tournamentId, played: new Set(), told: new Set() });
   $("player-register").hidden = true;
+  $("player-check-in").hidden = true;
   try {
     const { tournament: t } = await tcall("GetTournament", { tournamentId });
     if (!live(r)) return;
@@ -160,13 +177,15 @@ async function tournamentRun() {
     }
     if (ENDED.includes(t.status)) { await final(r); return; }
     await tcall("MyNextMatch", { tournamentId }, r.token);  // the token's own check
-    note(`${r.id} in ${tournamentId} (${status}); following your table…`, "following");
+    r.status = status;
+    $("player-check-in").hidden = !(status === "registered" && t.status === "TOURNAMENT_STATUS_REGISTRATION");
+    note(`${r.id} in ${tournamentId} (${standing(status)}); following your table…`, "following");
     const done = await follow(r, `${TOURNAMENT}/WatchMyMatches`, { tournamentId }, async (frame) => {
       if (ENDED.includes(frame.status)) return true;
+      if (frame.status !== "TOURNAMENT_STATUS_REGISTRATION") $("player-check-in").hidden = true;
       if (frame.assignment) await onAssignment(r, frame.assignment);
-      else if (frame.status === "TOURNAMENT_STATUS_REGISTRATION") {
-        note("Registered: waiting for the organiser to start the tournament.", "registered");
-      } else note("No table for you now: waiting for the organiser to pair the next round.", "between-rounds");
+      else if (frame.status === "TOURNAMENT_STATUS_REGISTRATION") waitingForStart(r);
+      else note("No table for you now: waiting for the organiser to pair the next round.", "between-rounds");
       return false;
     }, "The tournament service");
     if (done && live(r)) await final(r);
@@ -264,14 +283,24 @@ async function registerRun() {
   const who = player();
   if (!who || !tournamentId) return;
   try {
-    let { tournament: t } = await tcall("Register", { tournamentId, playerId: who.id }, who.token);
-    if (t.status === "TOURNAMENT_STATUS_REGISTRATION") {
-      ({ tournament: t } = await tcall("CheckIn", { tournamentId, playerId: who.id }, who.token));
-    }
+    await tcall("Register", { tournamentId, playerId: who.id }, who.token);  // not a check-in
     $("player-register").hidden = true;
     await tournamentRun();
   } catch (err) {
     say(`Registering was refused: ${plain(err, "the tournament service")}`, err.code || "unknown");
+  }
+}
+
+async function checkInRun() {
+  const tournamentId = run && run.kind === "tournament" ? run.tournamentId : $("player-tournament").value;
+  const who = player();
+  if (!who || !tournamentId) return;
+  try {
+    await tcall("CheckIn", { tournamentId, playerId: who.id }, who.token);
+    $("player-check-in").hidden = true;
+    await tournamentRun();
+  } catch (err) {
+    say(`Checking in was refused: ${plain(err, "the tournament service")}`, err.code || "unknown");
   }
 }
 
@@ -410,6 +439,7 @@ export function setup(games) {
   });
   $("player-follow").addEventListener("click", () => { remember(); tournamentRun(); });
   $("player-register").addEventListener("click", () => { remember(); registerRun(); });
+  $("player-check-in").addEventListener("click", () => { remember(); checkInRun(); });
   $("player-refresh").addEventListener("click", () => listTournaments($("player-tournament").value));
   $("mm-game").replaceChildren(...games.map((g) => el("option", { value: g }, g)));
   $("mm-game").addEventListener("change", fillModes);
