@@ -363,6 +363,17 @@ def print_bundle_report(report: Any, prefix: str = "") -> None:
 # ----------------------------------------------------------------------------- commands
 
 
+def left_out(t: Any) -> list[str]:
+    """The registered players a start of ``t`` (a tournament still in registration) would
+    leave out: those who did not check in, once anyone has."""
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
+    if t.status != pb.TOURNAMENT_STATUS_REGISTRATION or \
+            not any(p.status == "checked-in" for p in t.players):
+        return []  # nobody checked in: everyone registered plays (or it is not startable)
+    return [p.player_id for p in t.players if p.status == "registered"]
+
+
 def start_text(t: Any) -> str:
     """What ``start`` says of StartTournament's answer. Once anyone checked in, the service
     starts with the checked-in players only: the registered players who did not check in
@@ -461,11 +472,26 @@ def register_players(tournament_id: str, players: list[str] = typer.Argument(...
 
 @tournament_app.command("start")
 @friendly
-def start(tournament_id: str) -> None:
+def start(tournament_id: str,
+          checked_in_only: bool = typer.Option(
+              False, "--checked-in-only",
+              help="start even though registered players who did not check in are left out"),
+          ) -> None:
     """Start the tournament with the checked-in players (all registered when nobody checked
-    in); names the registered players left out."""
+    in). Refuses, naming them, when that would leave registered players out, unless
+    --checked-in-only; then names them in what it prints."""
+    from services.cli.errors import USAGE, CliError
 
     async def go(client: TournamentClient, token: str) -> None:
+        if not checked_in_only:
+            t = (await client.call("GetTournament", token, tournament_id=tournament_id)).tournament
+            absent = left_out(t)
+            if absent:
+                raise CliError(
+                    f"{len(absent)} registered players did not check in: {', '.join(absent)}. "
+                    "Once anyone has checked in, the start takes the checked-in players only: "
+                    "have them check in (CheckIn; `neon tournament play ... --check-in`), or "
+                    "pass --checked-in-only to start without them", USAGE)
         reply = await client.call("StartTournament", token, tournament_id=tournament_id)
         console.print(start_text(reply.tournament))
 

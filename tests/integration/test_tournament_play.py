@@ -220,7 +220,14 @@ async def test_check_in_and_a_start_that_leaves_registered_players_out(event: Ev
     assert await statuses(event, "half") == {"ann": "checked-in", "ben": "registered",
                                              "cat": "registered", "dan": "registered",
                                              "eve": "checked-in"}
-    started = await asyncio.to_thread(neon, event.env, "tournament", "start", "half")
+    refused = await asyncio.to_thread(neon, event.env, "tournament", "start", "half")
+    assert refused.returncode == 2, (refused.stdout, refused.stderr)
+    assert ("3 registered players did not check in: ben, cat, dan." in
+            " ".join(refused.stderr.split())), refused.stderr
+    assert set((await statuses(event, "half")).values()) == {"checked-in", "registered"}, \
+        "refused before the start: nobody is playing yet"
+    started = await asyncio.to_thread(neon, event.env, "tournament", "start", "half",
+                                      "--checked-in-only")
     assert started.returncode == 0, started.stderr
     assert ("started with 2 checked-in players; 3 registered players who did not check in "
             "are not playing: ben, cat, dan") in " ".join(started.stdout.split()), started.stdout
