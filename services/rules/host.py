@@ -90,13 +90,12 @@ class Answer:
     events: list[dict[str, Any]]
     status: str
     outcome: dict[str, Any] | None
+    live: LiveMatch
+    """The match the answer was taken from, as it is while the answer is encoded: the seat's
+    decisions and view come from it, memoised per version (``live.derived``)."""
     replayed: bool = False
-    decisions: list[Decision] = field(default_factory=list)
     view: Any = None
     clocks: list[dict[str, Any]] = field(default_factory=list)
-    live: LiveMatch | None = None
-    """The match the answer was taken from, at ``version`` while the answer is encoded
-    (so encodings can be memoised per version: ``live.derived``)."""
 
 
 def parse_json_object(text: str, what: str, limit: int = MAX_ACTION_BYTES) -> dict[str, Any]:
@@ -830,7 +829,6 @@ class MatchHost:
             version=version, state_hash=record["state_hash"],
             events=[rec.project(r, seat) for r in shown],
             status="ended" if ended else "running", outcome=rec.public_outcome(outcome),
-            decisions=self.decisions_of(live, seat),
             view=self._view(live, seat) if live.state is not None else None,
             clocks=self.clocks_view(live), live=live,
         )

@@ -152,7 +152,6 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     def _submit_response(self, match_id: str, seat: int, answer: Answer,
                          with_text: bool) -> rules_pb2.SubmitActionResponse:
         live = answer.live
-        assert live is not None, "the host answers from its live match"
         # encoded once per version and seat, shared with ListLegalActions, GetView and Play:
         # the answer's decisions and view are the seat's at the match's current version
         decisions = self._seat_decisions(live, seat, with_text)
