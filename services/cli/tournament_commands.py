@@ -331,6 +331,7 @@ SHORT = {"buchholz": "Bh", "median-buchholz": "mBh", "sonneborn-berger": "SB",
 
 
 def print_standings(rows: list[Any], title: str = "standings", out: Console | None = None) -> None:
+    out = out or console
     table = Table(title=title)
     names = [tb.name for tb in rows[0].tiebreaks] if rows else []
     table.add_column("rank", justify="right")
@@ -341,9 +342,9 @@ def print_standings(rows: list[Any], title: str = "standings", out: Console | No
         table.add_row(str(r.rank), r.player_id + (" (dropped)" if r.dropped else ""),
                       f"{r.points:g}", str(r.games), str(r.wins),
                       *(f"{tb.value:g}" for tb in r.tiebreaks))
-    (out or console).print(table)
+    out.print(table)
     if names:
-        (out or console).print("tie-breaks: " + ", ".join(f"{SHORT.get(n, n)} {n}" for n in names))
+        out.print("tie-breaks: " + ", ".join(f"{SHORT.get(n, n)} {n}" for n in names))
 
 
 def print_bundle_report(report: Any, prefix: str = "") -> None:
@@ -789,13 +790,13 @@ def simulate(
                 dataclasses.replace(settings, ports={**zero, "tournament": 0}, var_dir=var),
                 games=[game], scoring=True, tournament=True)
             address, issue = backend.address("tournament"), backend.issuer.issue
+            target("tournament service", address)
         else:
             from services.platform.keys import load_keys
             from services.platform.tokens import TokenIssuer
 
-            address = tournament_address(settings)
+            address = tournament_address(settings)  # named for the "does not answer" line
             issue = TokenIssuer(load_keys(settings).token_secret).issue
-        target("tournament service", address)
         try:
             report = await simulate_run(address, issue, game, fj, players, mode=mode,
                                         on_round=print_round, timeout=timeout)

@@ -210,13 +210,17 @@ STANDING = {"registered": "registered, not checked in", "checked-in": "checked i
 """A player's status (``Player.status``) as the command says it."""
 
 
+def _status_of(t: Any, player: str) -> str:
+    """``player``'s ``Player.status`` in ``t``: "withdrawn" for one never registered too."""
+    return next((p.status for p in t.players if p.player_id == player), "withdrawn")
+
+
 async def _register(client: TournamentClient, token: str, t: Any, player: str,
                     screen: Console) -> Any:
     """Register as the player itself (registering does not check in: ``--check-in``)."""
-    statuses = {p.player_id: p.status for p in t.players}
-    if statuses.get(player, "withdrawn") != "withdrawn":
-        screen.print(f"{player} is registered already "
-                     f"({STANDING.get(statuses[player], statuses[player])})")
+    status = _status_of(t, player)
+    if status != "withdrawn":
+        screen.print(f"{player} is registered already ({STANDING.get(status, status)})")
         return t
     t = (await client.call("Register", token, tournament_id=t.tournament_id,
                            player_id=player)).tournament
@@ -232,7 +236,7 @@ async def _check_in(client: TournamentClient, token: str, t: Any, player: str,
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 
     tid = t.tournament_id
-    status = {p.player_id: p.status for p in t.players}.get(player, "withdrawn")
+    status = _status_of(t, player)
     if status == "checked-in":
         screen.print(f"{player} is checked in already")
         return t
@@ -276,8 +280,8 @@ async def play_tournament(address: str, tournament_id: str, player: str, token: 
             t = await _register(client, token, t, player, screen)
         if check_in:
             t = await _check_in(client, token, t, player, screen)
-        statuses = {p.player_id: p.status for p in t.players}
-        if statuses.get(player, "withdrawn") == "withdrawn":
+        standing = _status_of(t, player)
+        if standing == "withdrawn":
             raise CliError(f"{player} is not registered in {tournament_id} ({_status(t.status)}):"
                            " the organiser registers players, or pass --register while "
                            "registration is open")
@@ -288,7 +292,6 @@ async def play_tournament(address: str, tournament_id: str, player: str, token: 
                 raise
             raise CliError(f"{err.details()}: the token is not {player}'s", USAGE,
                            err.code().name, err.details() or "") from None
-        standing = statuses[player]
         screen.print(f"{player} in {tournament_id} ({t.game} {t.mode}, {_status(t.status)}): "
                      f"{STANDING.get(standing, standing)}; Ctrl-C leaves (your seat then plays "
                      "out on its clock)")
