@@ -10,6 +10,12 @@ const info = new Map();
 
 export function status(text) { $("status").textContent = text; }
 
+// `bytes` random bytes as hex: command ids, ticket ids, client seeds.
+export function randomHex(bytes) {
+  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)),
+    (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 export async function gameInfo(game) {
   if (!info.has(game)) {
     const answer = await unary(rules(game, "GetGameInfo"));

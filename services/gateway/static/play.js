@@ -7,7 +7,9 @@
 // token gets from a tournament or from matchmaking.
 import { unary, serverStream, ConnectError } from "/static/connect.js";
 import { drawBoard } from "/static/boards.js";
-import { $, rules, gameInfo, describeOutcome, drawClocks, logEvent, coalesced } from "/static/common.js";
+import {
+  $, rules, gameInfo, describeOutcome, drawClocks, logEvent, coalesced, randomHex,
+} from "/static/common.js";
 
 const KEY = "neon-play-token";
 let session = null;
@@ -68,8 +70,7 @@ function explain(err, s) {
 }
 
 function commandId() {
-  const bytes = crypto.getRandomValues(new Uint8Array(12));
-  return `web-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+  return `web-${randomHex(12)}`;
 }
 
 // -- what only this seat sees: its view where it differs from the spectator's ----------------

@@ -13,7 +13,7 @@
 //   leave the queue, and the seat of the matched ticket's assignment. As `neon queue` does.
 // The player token stays in sessionStorage: never in the address, never logged.
 import { unary, serverStream } from "/static/connect.js";
-import { $, rules, gameInfo } from "/static/common.js";
+import { $, rules, gameInfo, randomHex } from "/static/common.js";
 import { claimsOf, say, plain, playMatch, stop as stopSeat } from "/static/play.js";
 import { el, fillStandings, ordinal, resultText } from "/static/tournament.js";
 
@@ -24,10 +24,6 @@ const ENDED = ["TOURNAMENT_STATUS_FINISHED", "TOURNAMENT_STATUS_FORCE_ENDED"];
 const RECONNECT_FOR = 60_000;  // ms to keep opening a stream again while its service is down
 const short = (value, prefix) => String(value || "").replace(prefix, "").toLowerCase().replace(/_/g, " ");
 let run = null;  // what the player token is doing now: { kind, abort, ... }
-
-function hex(bytes) {
-  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 // The player of the token in the field, or null (and the reason said).
 function player() {
@@ -222,7 +218,7 @@ async function playTable(r, a) {
   note(`${where(a)}: you (${r.id}, seat ${a.seat}) play ${others.join(", ")}; match ${a.matchId}${again}.`, "seated");
   if (short(a.status, "TABLE_STATUS_") === "awaiting seats") {
     try {
-      await unary(rules(a.game, "AddClientSeed"), { matchId: a.matchId, seed: hex(32) }, a.seatToken);
+      await unary(rules(a.game, "AddClientSeed"), { matchId: a.matchId, seed: randomHex(32) }, a.seatToken);
     } catch (err) {
       if (err.code !== "failed_precondition") throw err;  // it started without this seat's seed
     }
@@ -347,7 +343,7 @@ async function queueRun() {
   if (!game) { say("Pick a game first."); return; }
   const r = begin("queue");
   if (!r) return;
-  r.ticketId = `web-${hex(8)}`;
+  r.ticketId = `web-${randomHex(8)}`;
   $("player-status").dataset.ticketId = r.ticketId;
   $("play-title").textContent = `Finding a match of ${game}${mode ? ` ${mode}` : ""}`;
   try {
