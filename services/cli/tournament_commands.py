@@ -364,23 +364,12 @@ def print_bundle_report(report: Any, prefix: str = "") -> None:
 # ----------------------------------------------------------------------------- commands
 
 
-def left_out(t: Any) -> list[str]:
-    """The registered players a start of ``t`` (a tournament still in registration) would
-    leave out: those who did not check in, once anyone has."""
-    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
-
-    if t.status != pb.TOURNAMENT_STATUS_REGISTRATION or \
-            not any(p.status == "checked-in" for p in t.players):
-        return []  # nobody checked in: everyone registered plays (or it is not startable)
-    return [p.player_id for p in t.players if p.status == "registered"]
-
-
-def start_text(t: Any) -> str:
-    """What ``start`` says of StartTournament's answer. Once anyone checked in, the service
-    starts with the checked-in players only: the registered players who did not check in
-    stay ``registered`` in the answer, and are named as not playing."""
-    playing = sum(p.status == "playing" for p in t.players)
-    out = [p.player_id for p in t.players if p.status == "registered"]
+def start_text(reply: Any) -> str:
+    """What ``start`` says of StartTournament's answer: how many play, and the registered
+    players the start left out (``left_out``: they did not check in)."""
+    t, out = reply.tournament, list(reply.left_out)
+    # who the start took (a repeat answers later: dropped since, or late entries added)
+    playing = sum(p.status in ("playing", "dropped") and not p.late for p in t.players)
     text = f"started with {playing} players; {t.planned_rounds} rounds planned"
     if out:
         text = (f"started with {playing} checked-in players; {len(out)} registered players who "
@@ -479,22 +468,24 @@ def start(tournament_id: str,
               help="start even though registered players who did not check in are left out"),
           ) -> None:
     """Start the tournament with the checked-in players (all registered when nobody checked
-    in). Refuses, naming them, when that would leave registered players out, unless
-    --checked-in-only; then names them in what it prints."""
-    from services.cli.errors import USAGE, CliError
+    in). The service refuses, naming them, when that would leave registered players out,
+    unless --checked-in-only (StartTournament's checked_in_only); then names them in what it
+    prints."""
 
     async def go(client: TournamentClient, token: str) -> None:
-        if not checked_in_only:
-            t = (await client.call("GetTournament", token, tournament_id=tournament_id)).tournament
-            absent = left_out(t)
-            if absent:
-                raise CliError(
-                    f"{len(absent)} registered players did not check in: {', '.join(absent)}. "
-                    "Once anyone has checked in, the start takes the checked-in players only: "
-                    "have them check in (CheckIn; `neon tournament play ... --check-in`), or "
-                    "pass --checked-in-only to start without them", USAGE)
-        reply = await client.call("StartTournament", token, tournament_id=tournament_id)
-        console.print(start_text(reply.tournament))
+        import grpc
+
+        try:
+            reply = await client.call("StartTournament", token, tournament_id=tournament_id,
+                                      checked_in_only=checked_in_only)
+        except grpc.aio.AioRpcError as err:
+            why = err.details() or ""
+            if err.code() != grpc.StatusCode.FAILED_PRECONDITION or "checked_in_only" not in why:
+                raise
+            # refused for the players it would leave out: the flag (a usage matter) says go
+            raise CliError(why.replace("checked_in_only", "--checked-in-only"), USAGE,
+                           err.code().name, why) from None
+        console.print(start_text(reply))
 
     _run(go)
 

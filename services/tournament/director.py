@@ -185,6 +185,21 @@ def _ends_sealed(reply: Any) -> bool:
     return len(last) >= 2 and b'"MatchSealed"' in last[-2]
 
 
+NAMED = 40
+"""A refused start names at most this many players left out (a status's details travel in
+gRPC's trailers, whose size is limited); GetTournament lists every player's status."""
+
+
+def _left_out_reason(left_out: list[str]) -> str:
+    """Why StartTournament without checked_in_only refuses: how many registered players did
+    not check in, and which (sorted by id)."""
+    n = len(left_out)
+    names = ", ".join(left_out[:NAMED]) + (f" and {n - NAMED} more" if n > NAMED else "")
+    return (f"{n} registered player{'s' if n != 1 else ''} did not check in: {names}. "
+            "Once anyone has checked in, a start takes the checked-in players only: have "
+            "them check in (CheckIn), or pass checked_in_only to start without them")
+
+
 def _unfinished(t: Tournament) -> list[str]:
     """The tournament's matches with no result recorded."""
     return [match["match_id"] for rnd in t.rounds
@@ -438,7 +453,12 @@ class Director:
             await self._save(t)
             return t
 
-    async def start(self, claims: Claims | None, tournament_id: str) -> Tournament:
+    async def start(self, claims: Claims | None, tournament_id: str,
+                    checked_in_only: bool = False) -> Tournament:
+        """Start with the checked-in players, or every registered player when nobody checked
+        in. A start that would leave registered players out (some checked in, others not) is
+        refused naming them unless ``checked_in_only``; the Started event records whom it
+        left out (``t.left_out``). A repeat on a running tournament returns it unchanged."""
         _organiser(claims)
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
@@ -447,7 +467,11 @@ class Director:
             if t.status not in ("created", "registration"):
                 raise FailedPrecondition(f"the tournament is {t.status}")
             checked = [p for p, v in t.players.items() if v["status"] == "checked-in"]
-            playing = checked or [p for p, v in t.players.items() if v["status"] == "registered"]
+            registered = [p for p, v in t.players.items() if v["status"] == "registered"]
+            left_out = sorted(registered) if checked else []
+            if left_out and not checked_in_only:
+                raise FailedPrecondition(_left_out_reason(left_out))
+            playing = checked or registered
             if len(playing) < 2:
                 raise FailedPrecondition(
                     f"a tournament needs at least 2 players, not {len(playing)}"
@@ -468,9 +492,10 @@ class Director:
                 }
                 for p in sorted(playing, key=lambda p: t.players[p]["order"])
             ]
-            t.start(entrants)
+            t.start(entrants, left_out)
             await self._save(t)
-            log.info("tournament started", tournament_id=tournament_id, players=len(entrants))
+            log.info("tournament started", tournament_id=tournament_id, players=len(entrants),
+                     left_out=len(left_out))
             return t
 
     # -- rounds -------------------------------------------------------------------

@@ -107,10 +107,18 @@ class Tournament(Aggregate):
         self.players[player_id]["status"] = "checked-in"
 
     @event("Started")
-    def start(self, entrants: list[dict[str, Any]]) -> None:
-        """``entrants``: player_id, rating, registered (the core's Entrant)."""
+    def start(self, entrants: list[dict[str, Any]], left_out: list[str] | None = None) -> None:
+        """``entrants``: player_id, rating, registered (the core's Entrant). ``left_out``:
+        the registered players the start leaves out (they did not check in; sorted by id):
+        they stay ``registered``, not playing. A Started recorded before the event named
+        them (``None``) left out every registered player who is not an entrant."""
         self.status = "running"
         self.entrants = entrants
+        playing = {e["player_id"] for e in entrants}
+        if left_out is None:
+            left_out = sorted(p for p, v in self.players.items()
+                              if v["status"] in ("registered", "checked-in") and p not in playing)
+        self.left_out = list(left_out)
         for e in entrants:
             self.players[e["player_id"]].update(status="playing", rating=e["rating"])
 
@@ -255,6 +263,11 @@ class Tournament(Aggregate):
         its rules service: abandoned now or before, ended before, or unknown to it. A
         start abandons again only the force-ended tournaments without this event."""
         self.confirmed = True
+
+    left_out = ()
+    """The registered players the start left out, sorted by id: a list once started (a
+    class default, as ``confirmed``: a snapshot taken before Started recorded them holds no
+    such attribute)."""
 
     confirmed = False
     """Whether the force-end's abandons were confirmed (a class default: snapshots taken

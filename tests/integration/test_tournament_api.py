@@ -278,3 +278,131 @@ async def test_corrections_drops_late_entries_and_force_end_verify(b: Backend) -
     assert payload["type"] == "AbandonsConfirmed" and payload["matches"] == []
     assert payload["n"] == len(records)
     assert records[-2]["type"] == "ForceEnded" and records[-2]["reason"] == "time is up"
+
+
+async def _open(c: TournamentClient, org: str, tid: str, players: tuple[str, ...],
+                checked_in: tuple[str, ...] = (), extra: str = "") -> None:
+    """A one-round neon-reign Swiss in registration: ``players`` registered by the organiser
+    in that order, ``checked_in`` of them checked in."""
+    await c.call("CreateTournament", org, tournament_id=tid, game="neon-reign", mode="single",
+                 format_json=format_json("swiss", 1, extra=extra))
+    await c.call("OpenRegistration", org, tournament_id=tid)
+    for p in players:
+        await c.call("Register", org, tournament_id=tid, player_id=p)
+    for p in checked_in:
+        await c.call("CheckIn", org, tournament_id=tid, player_id=p)
+
+
+async def _log(c: TournamentClient, org: str, tid: str) -> list[dict[str, object]]:
+    """The tournament's log records, from its audit bundle."""
+    bundle = (await c.call("ExportTournament", org, tournament_id=tid)).bundle_jsonl
+    return [json.loads(x)["record"] for x in bundle.splitlines()
+            if json.loads(x)["type"] == "LogRecord"]
+
+
+def _statuses(t: pb.Tournament) -> dict[str, str]:
+    return {p.player_id: p.status for p in t.players}
+
+
+async def test_a_start_that_leaves_registered_players_out_needs_checked_in_only(
+        b: Backend) -> None:
+    """Some players checked in, others not: StartTournament refuses (FAILED_PRECONDITION)
+    naming how many and which, sorted by id, and starts nothing; organiser only, as before.
+    With checked_in_only it starts with the checked-in players: left_out names the others,
+    who stay "registered" (GetTournament says the same), and the Started event records them.
+    A repeat, with the flag or without, is the running tournament with the same left_out and
+    no second Started, even after a late entry added one of them; the bundle verifies."""
+    c = TournamentClient(b.address("tournament"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    alice = b.issuer.issue("player", "*", player="alice", ttl=600)
+    tid = "half_in"
+    S = grpc.StatusCode
+    try:
+        await _open(c, org, tid, ("dan", "ann", "cat", "ben", "eve"), ("eve", "ann"),
+                    extra='{"late_entry_until": 1}')
+        before = (await c.call("GetTournament", tournament_id=tid)).tournament
+        code, why = await _code(c.call("StartTournament", org, tournament_id=tid))
+        assert code == S.FAILED_PRECONDITION, why
+        assert "3 registered players did not check in: ben, cat, dan." in why, why
+        assert "pass checked_in_only to start without them" in why, why
+        for flag in (False, True):
+            code, _ = await _code(c.call("StartTournament", None, tournament_id=tid,
+                                         checked_in_only=flag))
+            assert code == S.UNAUTHENTICATED
+            code, _ = await _code(c.call("StartTournament", alice, tournament_id=tid,
+                                         checked_in_only=flag))
+            assert code == S.PERMISSION_DENIED
+        after = (await c.call("GetTournament", tournament_id=tid)).tournament
+        assert after.version == before.version, "a refused start records nothing"
+        assert after.status == pb.TOURNAMENT_STATUS_REGISTRATION
+        assert _statuses(after) == _statuses(before)
+
+        started = await c.call("StartTournament", org, tournament_id=tid, checked_in_only=True)
+        assert list(started.left_out) == ["ben", "cat", "dan"]
+        expected = {"dan": "registered", "ann": "playing", "cat": "registered",
+                    "ben": "registered", "eve": "playing"}
+        assert _statuses(started.tournament) == expected
+        shown = (await c.call("GetTournament", tournament_id=tid)).tournament
+        assert shown.status == pb.TOURNAMENT_STATUS_RUNNING and _statuses(shown) == expected
+        for flag in (False, True):
+            again = await c.call("StartTournament", org, tournament_id=tid, checked_in_only=flag)
+            assert list(again.left_out) == ["ben", "cat", "dan"]
+            assert again.tournament.version == shown.version, "a repeat records nothing"
+        await c.call("AddLateEntry", org, tournament_id=tid, player_id="ben")
+        again = await c.call("StartTournament", org, tournament_id=tid)
+        assert list(again.left_out) == ["ben", "cat", "dan"], "what the start left out"
+        assert _statuses(again.tournament)["ben"] == "playing"
+        assert next(p for p in again.tournament.players if p.player_id == "ben").late
+        starts = [r for r in await _log(c, org, tid) if r["type"] == "Started"]
+        assert len(starts) == 1
+        assert starts[0]["left_out"] == ["ben", "cat", "dan"]
+        assert [e["player_id"] for e in starts[0]["entrants"]] == ["ann", "eve"]  # type: ignore[index]
+
+        paired = (await c.call("NextRound", org, tournament_id=tid)).round
+        assert sorted(p for t in paired.tables for p in t.seats) == ["ann", "ben", "eve"]
+        for t in paired.tables:
+            if not t.bye:
+                await c.call("CorrectResult", org, tournament_id=tid, round=1, table=t.number,
+                             placements=[1, 2], reason="played on paper")
+        for _ in range(100):
+            if (await c.call("GetRound", tournament_id=tid, round=1)).round.complete:
+                break
+            await asyncio.sleep(0.1)
+        rows = (await c.call("FinishTournament", org, tournament_id=tid)).rows
+        assert sorted(r.player_id for r in rows) == ["ann", "ben", "eve"]
+        bundle = (await c.call("ExportTournament", org, tournament_id=tid)).bundle_jsonl
+    finally:
+        await c.close()
+    report = verify_bundle(bundle)
+    assert report.ok, report.failures
+
+
+@pytest.mark.parametrize("case", ["nobody checked in", "nobody checked in, flag",
+                                  "everyone checked in"])
+async def test_a_start_that_leaves_nobody_out_needs_no_flag(b: Backend, case: str) -> None:
+    """Nobody checked in: every registered player plays, with checked_in_only or without.
+    Everyone registered checked in (a withdrawn player aside): no flag needed. left_out is
+    empty in the answer and in the Started event either way."""
+    c = TournamentClient(b.address("tournament"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    tid = {"nobody checked in": "none_in", "nobody checked in, flag": "none_in_flag",
+           "everyone checked in": "all_in"}[case]
+    players = ("cat", "ann", "ben", "gus")
+    try:
+        await _open(c, org, tid, players,
+                    ("ann", "cat", "ben") if case == "everyone checked in" else ())
+        if case == "everyone checked in":
+            await c.call("Withdraw", org, tournament_id=tid, player_id="gus")
+        started = await c.call("StartTournament", org, tournament_id=tid,
+                               checked_in_only=case.endswith("flag"))
+        assert list(started.left_out) == []
+        expected = dict.fromkeys(players, "playing")
+        if case == "everyone checked in":
+            expected["gus"] = "withdrawn"
+        assert _statuses(started.tournament) == expected
+        shown = (await c.call("GetTournament", tournament_id=tid)).tournament
+        assert _statuses(shown) == expected
+        starts = [r for r in await _log(c, org, tid) if r["type"] == "Started"]
+        assert len(starts) == 1 and starts[0]["left_out"] == []
+    finally:
+        await c.close()

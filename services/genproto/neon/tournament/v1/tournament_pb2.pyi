@@ -220,19 +220,23 @@ class CheckInResponse(_message.Message):
         ...
 
 class StartTournamentRequest(_message.Message):
-    __slots__ = ('tournament_id',)
+    __slots__ = ('tournament_id', 'checked_in_only')
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    CHECKED_IN_ONLY_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
+    checked_in_only: bool
 
-    def __init__(self, tournament_id: _Optional[str]=...) -> None:
+    def __init__(self, tournament_id: _Optional[str]=..., checked_in_only: _Optional[bool]=...) -> None:
         ...
 
 class StartTournamentResponse(_message.Message):
-    __slots__ = ('tournament',)
+    __slots__ = ('tournament', 'left_out')
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    LEFT_OUT_FIELD_NUMBER: _ClassVar[int]
     tournament: Tournament
+    left_out: _containers.RepeatedScalarFieldContainer[str]
 
-    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]]=...) -> None:
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]]=..., left_out: _Optional[_Iterable[str]]=...) -> None:
         ...
 
 class NextRoundRequest(_message.Message):

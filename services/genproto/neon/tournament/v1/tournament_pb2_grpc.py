@@ -95,7 +95,9 @@ class TournamentServiceServicer:
 
     def StartTournament(self, request, context):
         """Organiser: starts the tournament with the checked-in players (all registered when
-        nobody checked in).
+        nobody checked in). A start that would leave registered players out (some, not all,
+        checked in) is refused with FAILED_PRECONDITION naming them, unless checked_in_only.
+        A repeat on a running tournament returns it as it is (one start only).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
