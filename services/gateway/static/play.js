@@ -130,7 +130,8 @@ function drawPrivate(s, view, spectator, content) {
 // decisions }. They come from the page's own SubmitAction (its answer carries them as of
 // positionVersion) or from ListLegalActions, and serve every load whose GetView is at that
 // very version; a view at any other version (another seat acted, the page was reloaded, the
-// answer carried none) asks ListLegalActions. A seat's decisions at a version never change.
+// answer carried none) asks ListLegalActions, unless the page's own SubmitAction is still on
+// its way. A seat's decisions at a version never change.
 function know(s, version, decisions) {
   if (s.known && Number(s.known.version) > Number(version)) return;  // an older answer came late
   s.known = { version: String(version), decisions: decisions || [] };
@@ -162,6 +163,9 @@ async function position(s) {
       legal = { version: view.version, decisions: s.known.decisions };
       break;
     }
+    // the page's own move is being answered: the answer brings the seat's decisions (likely of
+    // this very version), and the load after it (submit's refresh) draws them
+    if (s.busy) { legal = undefined; break; }
     legal = await unary(rules(s.game, "ListLegalActions"), { matchId: s.matchId, withText: true }, s.token);
     know(s, legal.version, legal.decisions);
     if (legal.version === view.version) break;
@@ -180,7 +184,7 @@ async function load(s) {
   $("play-board").replaceChildren(drawBoard(s.game, seen, content));
   drawPrivate(s, seen, { version: spectator.version, view: spectator.viewJson ? JSON.parse(spectator.viewJson) : null }, content);
   drawClocks($("play-clocks"), view.clocks);
-  drawActions(s, view, legal);
+  if (legal !== undefined) drawActions(s, view, legal);  // else the buttons stay, disabled
   if (view.outcomeJson) {
     s.ended = true;
     const outcome = JSON.parse(view.outcomeJson);
