@@ -1,7 +1,9 @@
 """A person plays a seat in headless Chromium: the Play page, given seat 0's token, plays a
-Neon Reign match to its end by clicking the legal actions (labelled with ListLegalActions'
-words) while the test plays seat 1 over gRPC; refused tokens and a stale version get clear
-messages; the page never receives the opponent's hidden cards."""
+Neon Reign match to its end by clicking the legal actions (labelled in the game's words, as
+ListLegalActions gives them) while the test plays seat 1 over gRPC; the page takes its next
+choices from its own SubmitAction's answer and asks ListLegalActions only for positions it did
+not make, never drawing an answer's choices once the match moved past them; refused tokens and
+a stale version get clear messages; the page never receives the opponent's hidden cards."""
 
 from __future__ import annotations
 
@@ -20,7 +22,16 @@ from services.platform.grpc_kit import call_metadata
 from services.platform.playing import play_seat, random_choice
 from tests.browser.conftest import Browser, Served, module_fixtures
 from tests.browser.leakscan import received_bodies, scan, secrets_by_version, stream_frames
-from tests.browser.seatplay import GAME, REIGN_MARKS, buttons, click_to_the_end, export, ready_after
+from tests.browser.seatplay import (
+    GAME,
+    REIGN_MARKS,
+    asked_legal,
+    buttons,
+    click_to_the_end,
+    export,
+    few_legal_calls,
+    ready_after,
+)
 
 pytestmark = REIGN_MARKS
 KEY = "neon-play-token"
@@ -127,7 +138,8 @@ async def test_a_person_plays_seat_0_of_neon_reign_to_the_end(
         assert leaks == []
         worded = [u for u, _ in received if u.endswith("/ListLegalActions")]
         submitted = [u for u, _ in received if u.endswith("/SubmitAction")]
-        assert len(worded) >= clicks and len(submitted) == clicks
+        assert len(submitted) == clicks
+        await few_legal_calls(browser, served, rules, match_id)
         streamed = [f for u, b in received if u.endswith("/WatchMatch") for f in stream_frames(b)]
         assert checked >= len(streamed) + len(worded) + len(submitted)
         assert all(tokens[0] not in u for u, _ in received)
@@ -135,6 +147,78 @@ async def test_a_person_plays_seat_0_of_neon_reign_to_the_end(
     finally:
         opponent.cancel()
         await asyncio.gather(opponent, return_exceptions=True)
+
+
+async def test_the_page_takes_its_next_choices_from_its_own_answers_and_never_stale_ones(
+        served: Served, browser: Browser, rules: Any) -> None:
+    """Seat 0 on the page, seat 1 played by the test inside each of the page's SubmitAction
+    calls: once the rules service has answered the page and before the page reads the answer,
+    seat 1 answers whatever it owes. The page's WatchMatch stream is held back, so it learns
+    of seat 1's moves only from its own loads. The page must then draw, at every position,
+    the buttons ListLegalActions gives at that very version (never the choices of an answer
+    the match moved past), and ask ListLegalActions exactly once at the start and once per
+    answer seat 1 moved past: never for a position its own answer described."""
+    match_id, tokens = await create(served, rules)
+    rng = random.Random(4242)
+    seat1 = call_metadata(tokens[1])
+    answers: list[dict[str, Any]] = []
+
+    async def seat1_plays() -> int:
+        """Seat 1 answers what it owes until it owes nothing; how many moves."""
+        moves = 0
+        while True:
+            legal = await rules.ListLegalActions(
+                rules_pb2.ListLegalActionsRequest(match_id=match_id), metadata=seat1, timeout=10)
+            owed = [d for d in legal.decisions if not d.standing and d.legal_json]
+            if not owed:
+                return moves
+            await rules.SubmitAction(rules_pb2.SubmitActionRequest(
+                match_id=match_id, command_id=f"seat1-{legal.version}",
+                action_json=rng.choice(list(rng.choice(owed).legal_json)),
+                expected_version=legal.version), metadata=seat1, timeout=10)
+            moves += 1
+
+    async def submitted(route: Any) -> None:
+        response = await route.fetch()
+        try:
+            answer = await response.json()
+            moved = await seat1_plays() if response.ok else 0
+            now = await rules.GetView(rules_pb2.GetViewRequest(match_id=match_id), timeout=10)
+            _, words = await legal_words(rules, match_id, tokens[0])
+            answers.append({
+                "sent": json.loads(route.request.post_data or "{}"), "answer": answer, "moved": moved,
+                "running": now.status == rules_pb2.MATCH_STATUS_RUNNING,
+                "stale": [(k, i, t) for k, d in enumerate(answer.get("decisions", []))
+                          for i, t in enumerate(d.get("legalText", []))] != words})
+        finally:
+            await route.fulfill(response=response)
+
+    await seat1_plays()  # seat 0 owes the first move
+    page = browser.page
+    await page.route("**/WatchMatch", lambda route: None)
+    await page.route("**/SubmitAction", submitted)
+    await open_play(browser, served, match_id, tokens[0])
+
+    async def check(version: str, shown: dict[str, Any]) -> bool:
+        said_version, said = await legal_words(rules, match_id, tokens[0])
+        assert said_version == version, "the page shows the match's current position"
+        assert [(b["decision"], b["index"], b["text"]) for b in shown["buttons"]] == said
+        return True
+
+    clicks = await click_to_the_end(page, random.Random(99), check)
+    await page.wait_for_selector("#play-board[data-ended='1']")
+    assert clicks == len(answers) >= 3
+    assert all(a["sent"]["withText"] is True for a in answers)
+    passed = [a for a in answers if a["moved"] and a["running"]]  # the page's answer was stale
+    kept = [a for a in answers if not a["moved"] and a["running"]]  # the answer was the position
+    assert passed and kept, "both cases were played"
+    assert any(a["stale"] for a in passed), "a stale answer's choices differed from the position's"
+    assert all(a["answer"]["positionVersion"] == a["answer"]["version"] for a in answers)
+    assert all(len(d["legalText"]) == len(d["legalJson"]) and d["legalText"]
+               for a in kept for d in a["answer"]["decisions"])
+    print("MEASURE", dict(clicks=clicks, passed=len(passed), kept=len(kept), asked=asked_legal(browser)))
+    assert asked_legal(browser) == 1 + len(passed)
+    assert browser.console_errors == []
 
 
 async def message(page: Any, code: str) -> str:

@@ -4,7 +4,8 @@ front): their table of a 2-player Swiss (registered from the page, seeded and ma
 the page, played by clicking, the result and the final standings shown), and a match found
 through matchmaking against a bot (queued, accepted, played). Leaving the queue, declining a
 proposal and refused tokens get clear messages; nothing the page receives holds a card
-hidden from the person's seat."""
+hidden from the person's seat; the page asks ListLegalActions only for positions it did not
+make (play.js's playMatch, shared with the seat-token page)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,14 @@ from services.matchmaking.grouping import Policy
 from services.platform.grpc_kit import call_metadata
 from tests.browser.conftest import Browser, Served, module_fixtures
 from tests.browser.leakscan import received_bodies, scan, secrets_by_version
-from tests.browser.seatplay import GAME, REIGN_MARKS, click_to_the_end, export, ready_after
+from tests.browser.seatplay import (
+    GAME,
+    REIGN_MARKS,
+    click_to_the_end,
+    export,
+    few_legal_calls,
+    ready_after,
+)
 from tests.integration.conftest import make_settings
 from tests.support.gateway import backend_and_gateway
 
@@ -227,6 +235,7 @@ async def test_a_player_registers_and_plays_their_tournament_table(
     assert await page.evaluate(f"sessionStorage.getItem('{KEY}')") == ann
     assert await page.evaluate("localStorage.length") == 0
     await leak_free(browser, served, rules, table.match_id, seat)
+    await few_legal_calls(browser, served, rules, table.match_id)  # played through play.js
     called = [u.rsplit("/", 1)[-1] for u, _ in await received_bodies(browser)]
     for rpc in ("WatchMyMatches", "AddClientSeed", "ReadyForMatch", "GetStandings"):
         assert rpc in called, rpc
@@ -304,6 +313,7 @@ async def test_a_player_finds_a_match_against_a_bot_and_plays_it(
     assert f"Match {match_id} ended" in await state(page, "played", 30)
     await browser.screenshot("play-matchmaking-end")
     await leak_free(browser, served, rules, str(match_id), seat)
+    await few_legal_calls(browser, served, rules, str(match_id))
     called = [u.rsplit("/", 1)[-1] for u, _ in await received_bodies(browser)]
     for rpc in ("CreateTicket", "WatchTicket", "AcceptMatch"):
         assert rpc in called, rpc

@@ -1,10 +1,12 @@
 // Playing one seat from the browser, with the seat's own token: GetView (the seat's view, its
-// board drawn by boards.js and what only this seat sees listed beside it), ListLegalActions
-// with withText (the legal actions as buttons, labelled in the game's words), SubmitAction
-// (a fresh command id, the view's version as expectedVersion) and the WatchMatch stream with
-// the token (the events as this seat may see them). The token stays in sessionStorage: never
-// in the address, never logged. playMatch is also how player.js plays the seats a player
-// token gets from a tournament or from matchmaking.
+// board drawn by boards.js and what only this seat sees listed beside it), the seat's
+// decisions as buttons labelled in the game's words, SubmitAction (a fresh command id, the
+// view's version as expectedVersion, withText) and the WatchMatch stream with the token (the
+// events as this seat may see them). The decisions come from the page's own SubmitAction
+// answer while the view is at the version that answer is of, else from ListLegalActions
+// (withText). The token stays in sessionStorage: never in the address, never logged.
+// playMatch is also how player.js plays the seats a player token gets from a tournament or
+// from matchmaking, so both ways of playing share this one code path.
 import { unary, serverStream, ConnectError } from "/static/connect.js";
 import { drawBoard } from "/static/boards.js";
 import {
@@ -124,6 +126,30 @@ function drawPrivate(s, view, spectator, content) {
 }
 
 // -- the seat's position ---------------------------------------------------------------------
+// The seat's decisions (with their words) are those of one match version, s.known: { version,
+// decisions }. They come from the page's own SubmitAction (its answer carries them as of
+// positionVersion) or from ListLegalActions, and serve every load whose GetView is at that
+// very version; a view at any other version (another seat acted, the page was reloaded, the
+// answer carried none) asks ListLegalActions, unless the page's own SubmitAction is still on
+// its way. A seat's decisions at a version never change.
+function know(s, version, decisions) {
+  if (s.known && Number(s.known.version) > Number(version)) return;  // an older answer came late
+  s.known = { version: String(version), decisions: decisions || [] };
+}
+
+// The seat's position SubmitAction's answer carries, or null (ListLegalActions then): the
+// version its decisions are of (positionVersion: later than `version` for a repeated command
+// answered after the match moved on; 0 from a rules service before 5 December 2026) and the
+// decisions, each with its words (withText). All of the seat's decisions at that version, so
+// none at all means it owes nothing there (proto: "what this seat owes or may do next").
+function answered(answer) {
+  const version = Number(answer.positionVersion || 0);
+  if (!version || answer.status !== "MATCH_STATUS_RUNNING") return null;
+  const decisions = answer.decisions || [];
+  const worded = decisions.every((d) => (d.legalText || []).length === (d.legalJson || []).length);
+  return worded ? { version, decisions } : null;
+}
+
 async function position(s) {
   let view;
   let legal = null;
@@ -133,7 +159,15 @@ async function position(s) {
       throw new ConnectError("permission_denied", "this token gets only the spectator view: it holds no seat");
     }
     if (view.status !== "MATCH_STATUS_RUNNING") { legal = null; break; }
+    if (s.known && s.known.version === String(view.version)) {
+      legal = { version: view.version, decisions: s.known.decisions };
+      break;
+    }
+    // the page's own move is being answered: the answer brings the seat's decisions (likely of
+    // this very version), and the load after it (submit's refresh) draws them
+    if (s.busy) { legal = undefined; break; }
     legal = await unary(rules(s.game, "ListLegalActions"), { matchId: s.matchId, withText: true }, s.token);
+    know(s, legal.version, legal.decisions);
     if (legal.version === view.version) break;
   }
   const spectator = await unary(rules(s.game, "GetView"), { matchId: s.matchId });
@@ -150,7 +184,7 @@ async function load(s) {
   $("play-board").replaceChildren(drawBoard(s.game, seen, content));
   drawPrivate(s, seen, { version: spectator.version, view: spectator.viewJson ? JSON.parse(spectator.viewJson) : null }, content);
   drawClocks($("play-clocks"), view.clocks);
-  drawActions(s, view, legal);
+  if (legal !== undefined) drawActions(s, view, legal);  // else the buttons stay, disabled
   if (view.outcomeJson) {
     s.ended = true;
     const outcome = JSON.parse(view.outcomeJson);
@@ -216,8 +250,10 @@ async function submit(s, actionJson, version) {
   $("play-actions").dataset.state = "sending";
   for (const b of $("play-actions").querySelectorAll("button")) b.disabled = true;
   try {
-    await unary(rules(s.game, "SubmitAction"),
-      { matchId: s.matchId, commandId: commandId(), actionJson, expectedVersion: version }, s.token);
+    const answer = await unary(rules(s.game, "SubmitAction"),
+      { matchId: s.matchId, commandId: commandId(), actionJson, expectedVersion: version, withText: true }, s.token);
+    const next = answered(answer);
+    if (next && s === session) know(s, next.version, next.decisions);
     say("");
   } catch (err) {
     if (err.code === "aborted") {
@@ -245,7 +281,7 @@ export async function playMatch(game, matchId, token) {
   stop();
   const s = {
     game, matchId, token, abort: new AbortController(), seat: null, version: null, busy: false,
-    ended: false, outcome: null,
+    ended: false, outcome: null, known: null,
   };
   session = s;
   for (const id of ["play-log", "play-board", "play-private", "play-actions", "play-clocks"]) $(id).replaceChildren();
