@@ -278,11 +278,14 @@ class _Seat:
 
     def answered(self, answer: Any) -> SeatTurn | None:
         """The turn SubmitAction's answer describes; None when it carries no next position
-        (a rules service before v2) and the match still runs."""
+        (a rules service before v2) and the match still runs. The turn is at the answer's
+        ``position_version``: later than its ``version`` when a repeated command (a retry
+        after a lost answer) is answered after the match moved on (0 from a service before
+        it: ``version`` then)."""
         if answer.status != ENDED and not answer.view_json and not answer.decisions:
             return None
         decisions, standing = _split(self.seat, answer.decisions)
-        return self.turn(answer.version, answer.status, answer.view_json, decisions, standing,
+        return self.turn(answer.position_version or answer.version, answer.status, answer.view_json, decisions, standing,
                          answer.clocks, answer.outcome_json)
 
     async def submit(self, turn: SeatTurn, action: Action, prefix: str) -> SeatTurn:

@@ -212,9 +212,11 @@ async def test_a_player_registers_and_plays_their_tournament_table(
     assert await asyncio.wait_for(bea, 60) == "played"
     await page.wait_for_selector("#play-board[data-ended='1']")
     assert (await page.text_content("#play-outcome") or "").startswith(f"You (seat {seat}) placed")
+    # the page tells the result once the tournament recorded it (the match's end reaches the
+    # tournament service a moment after the page sees it): only then does GetRound hold it
+    told = await state(page, "result", 30)
     done = (await event.client.call("GetRound", tournament_id=tid, round=1)).round
     place = next(t for t in done.tables if t.number == table.number).result.placements[seat]
-    told = await state(page, "result", 30)
     assert f"Round 1, table {table.number}: " in told
     assert f"you placed {'1st' if place == 1 else '2nd'}" in told
     assert await page.get_attribute("#player-results li", "data-place") == str(place)
