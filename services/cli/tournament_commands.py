@@ -3,11 +3,11 @@
 Players: ``play`` (services/cli/tournament_play.py) plays the player's own tables.
 Organisers: ``create``, ``register``, ``check-in``, ``withdraw``, ``start``, ``next-round``,
 ``round``, ``correct``, ``rematch``, ``drop``, ``late-entry``, ``standings``, ``export``,
-``finish``, and ``list`` and ``show``, against a running backend (``neon up``). ``simulate`` runs a whole event with
-bots through the real services (``--embedded`` starts them for the command): every
-simulated player asks the tournament service for its match, adds a client seed on the
-rules service, says it is ready and plays random legal moves; the command prints each
-round's pairings and the final standings, then exports the bundle and verifies it.
+``finish``, and ``list`` and ``show``, against a running backend (``neon up``). ``simulate``
+runs a whole event with bots through the real services (``--embedded`` starts them for the
+command): every simulated player asks the tournament service for its match, adds a client
+seed on the rules service, says it is ready and plays random legal moves; the command prints
+each round's pairings and the final standings, then exports the bundle and verifies it.
 """
 
 from __future__ import annotations
