@@ -1,13 +1,13 @@
 """``neon tournament ...``: run a tournament from the command line.
 
 Players: ``play`` (services/cli/tournament_play.py) plays the player's own tables.
-Organisers: ``create``, ``register``, ``start``, ``next-round``, ``round``, ``correct``,
-``rematch``, ``drop``, ``late-entry``, ``standings``, ``export``, ``finish``, and ``list`` and ``show``,
-against a running backend (``neon up``). ``simulate`` runs a whole event with
-bots through the real services (``--embedded`` starts them for the command): every
-simulated player asks the tournament service for its match, adds a client seed on the
-rules service, says it is ready and plays random legal moves; the command prints each
-round's pairings and the final standings, then exports the bundle and verifies it.
+Organisers: ``create``, ``register``, ``check-in``, ``withdraw``, ``start``, ``next-round``,
+``round``, ``correct``, ``rematch``, ``drop``, ``late-entry``, ``standings``, ``export``,
+``finish``, and ``list`` and ``show``, against a running backend (``neon up``). ``simulate``
+runs a whole event with bots through the real services (``--embedded`` starts them for the
+command): every simulated player asks the tournament service for its match, adds a client
+seed on the rules service, says it is ready and plays random legal moves; the command prints
+each round's pairings and the final standings, then exports the bundle and verifies it.
 """
 
 from __future__ import annotations
@@ -361,6 +361,122 @@ def print_bundle_report(report: Any, prefix: str = "") -> None:
         )
 
 
+# ----------------------------------------------------------------------------- the desk
+
+TOKEN_HELP = ("the token to act with (an organiser's, or a player's: a player token acts only "
+              "for its own player); default: an organiser token minted with this deployment's "
+              "keys")
+NAMED = 40
+"""At most this many players named in a line (then "and N more")."""
+STANDING = {"registered": "registered, not checked in", "checked-in": "checked in"}
+"""A player's status (``Player.status``) in words."""
+
+
+@dataclass(frozen=True)
+class DeskAction:
+    """``check-in`` or ``withdraw``: the RPC, the player's status it leads to, and the words."""
+
+    rpc: str
+    status: str  # Player.status once done
+    done: str  # "alice checked in"
+    again: str  # "alice is checked in already"
+    cannot: str  # "alice cannot be checked in: ..."
+
+
+CHECK_IN = DeskAction("CheckIn", "checked-in", "checked in", "is checked in already",
+                      "cannot be checked in")
+WITHDRAW = DeskAction("Withdraw", "withdrawn", "withdrawn", "was withdrawn already",
+                      "cannot be withdrawn")
+
+
+async def find_tournament(client: TournamentClient, tournament_id: str) -> Any:
+    """GetTournament's tournament; a CliError naming it when this deployment has none."""
+    import grpc
+
+    try:
+        return (await client.call("GetTournament", tournament_id=tournament_id)).tournament
+    except grpc.aio.AioRpcError as err:
+        if err.code() == grpc.StatusCode.NOT_FOUND:
+            raise CliError(f"no tournament {tournament_id!r} on this deployment (see: neon "
+                           "tournament list)", status=err.code().name,
+                           detail=err.details() or "") from None
+        raise
+
+
+def _names(players: list[str]) -> str:
+    more = len(players) - NAMED
+    return ", ".join(players[:NAMED]) + (f" and {more} more" if more > 0 else "")
+
+
+def desk_text(t: Any) -> str:
+    """Where the desk stands: how many checked in and who, registered, has not (``start``
+    refuses while some checked in and others did not, unless --checked-in-only)."""
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
+    by: dict[str, list[str]] = {}
+    for p in t.players:
+        by.setdefault(p.status, []).append(p.player_id)
+    checked, waiting = by.get("checked-in", []), by.get("registered", [])
+    withdrawn = f"; {len(by['withdrawn'])} withdrawn" if by.get("withdrawn") else ""
+    if t.status not in (pb.TOURNAMENT_STATUS_CREATED, pb.TOURNAMENT_STATUS_REGISTRATION):
+        text = (f"{t.tournament_id} is {_status(t.status)} (check-in is over): "
+                f"{len(by.get('playing', []))} playing")
+        if waiting:  # registered, left out by the start
+            text += f", {len(waiting)} registered but not playing: {_names(waiting)}"
+        return text + withdrawn
+    text = (f"{t.tournament_id}: {len(checked)} checked in, {len(waiting)} registered but not "
+            "checked in")
+    if waiting:
+        text += f": {_names(waiting)}{withdrawn}"
+        return text + ("; start refuses without them unless --checked-in-only" if checked else
+                       " (nobody checked in: start takes every registered player)")
+    return text + withdrawn
+
+
+async def desk(client: TournamentClient, token: str, action: DeskAction, tournament_id: str,
+               players: list[str], as_json: bool) -> None:
+    """One ``action`` call per player, each one's result said; then the desk's counts (or
+    GetTournament's answer as JSON). A player the service refuses (not registered, the
+    tournament started, a player token acting for another player) is named with the
+    service's reason and the others go on; a CliError (exit 1) at the end names them."""
+    import grpc
+
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
+    refusals = (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION,
+                grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.INVALID_ARGUMENT)
+    t = await find_tournament(client, tournament_id)
+    failed: list[str] = []
+    for player in players:
+        before = {p.player_id: p.status for p in t.players}.get(player, "")
+        try:
+            t = (await client.call(action.rpc, token, tournament_id=tournament_id,
+                                   player_id=player)).tournament
+        except grpc.aio.AioRpcError as err:
+            if err.code() not in refusals:
+                raise
+            failed.append(player)
+            why = err.details() or err.code().name
+            if err.code() == grpc.StatusCode.PERMISSION_DENIED:
+                why += ("; an organiser token acts for any player (leave out --token and "
+                        "NEON_TOKEN for the deployment's)")
+            elif before:
+                why += f"; {player} is {STANDING.get(before, before)}"
+            err_console.print(f"{player} {action.cannot}: {why}", markup=False, highlight=False)
+            continue
+        if not as_json:
+            said = action.again if before == action.status else action.done
+            console.print(f"{player} {said}", markup=False, highlight=False)
+    reply = await client.call("GetTournament", tournament_id=tournament_id)
+    if as_json:
+        emit(message_dict(pb.GetTournamentResponse(tournament=reply.tournament)))
+    else:
+        console.print(desk_text(reply.tournament), markup=False, highlight=False)
+    if failed:
+        raise CliError(f"{len(failed)} of {len(players)} player{'s' * (len(players) != 1)} "
+                       f"not {action.done}: {_names(failed)}")
+
+
 # ----------------------------------------------------------------------------- commands
 
 
@@ -387,21 +503,24 @@ def tournament_address(settings: Settings) -> str:
     return address
 
 
-def _client_and_token(role: str = "organiser") -> tuple[TournamentClient, str]:
+def _client_and_token(role: str = "organiser",
+                      token: str = "") -> tuple[TournamentClient, str]:
+    """The tournament client and the token to call it with: ``token`` when given (--token,
+    NEON_TOKEN), else one of ``role`` minted with the deployment's keys."""
     from services.cli.main import _settings, _token
 
     settings = _settings(log_file=True)
-    return TournamentClient(tournament_address(settings)), _token(settings, role,
-                                                                  player="organiser")
+    return TournamentClient(tournament_address(settings)), token or _token(
+        settings, role, player="organiser")
 
 
-def _run(coro_factory: Callable[[TournamentClient, str], Any]) -> None:
+def _run(coro_factory: Callable[[TournamentClient, str], Any], token: str = "") -> None:
     import asyncio
 
     async def run() -> None:
-        client, token = _client_and_token()
+        client, token_ = _client_and_token(token=token)
         try:
-            await coro_factory(client, token)
+            await coro_factory(client, token_)
         finally:
             await client.close()
 
@@ -458,6 +577,48 @@ def register_players(tournament_id: str, players: list[str] = typer.Argument(...
         console.print(f"{len(players)} registered")
 
     _run(go)
+
+
+@tournament_app.command("check-in")
+@friendly
+def check_in(tournament_id: str, players: list[str] = typer.Argument(...),
+             token: str = typer.Option("", envvar="NEON_TOKEN", show_default=False,
+                                       help=TOKEN_HELP),
+             as_json: bool = typer.Option(
+                 False, "--json", help=JSON_HELP + " (GetTournament's, after the check-ins; "
+                                       "a refused player adds the {\"error\": ...} line)"),
+             ) -> None:
+    """Check players in at the desk before the start (organiser): one CheckIn each.
+
+    Says each player's result, then how many checked in and who, registered, has not yet. A
+    player the service refuses (not registered, withdrawn, the tournament started) is named
+    with its reason, the others go on, and the command exits 1."""
+
+    async def go(client: TournamentClient, token: str) -> None:
+        await desk(client, token, CHECK_IN, tournament_id, players, as_json)
+
+    _run(go, token)
+
+
+@tournament_app.command("withdraw")
+@friendly
+def withdraw(tournament_id: str, players: list[str] = typer.Argument(...),
+             token: str = typer.Option("", envvar="NEON_TOKEN", show_default=False,
+                                       help=TOKEN_HELP),
+             as_json: bool = typer.Option(
+                 False, "--json", help=JSON_HELP + " (GetTournament's, after the withdrawals; "
+                                       "a refused player adds the {\"error\": ...} line)"),
+             ) -> None:
+    """Withdraw registrations before the start (organiser): one Withdraw each.
+
+    Says each player's result, then how many checked in and who, registered, has not yet. A
+    player the service refuses (not registered, the tournament started: `drop` then) is named
+    with its reason, the others go on, and the command exits 1."""
+
+    async def go(client: TournamentClient, token: str) -> None:
+        await desk(client, token, WITHDRAW, tournament_id, players, as_json)
+
+    _run(go, token)
 
 
 @tournament_app.command("start")

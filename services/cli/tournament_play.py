@@ -20,7 +20,13 @@ import typer
 from rich.console import Console
 
 from services.cli.errors import USAGE, CliError, friendly, target
-from services.cli.tournament_commands import TournamentClient, print_standings, result_text
+from services.cli.tournament_commands import (
+    STANDING,
+    TournamentClient,
+    find_tournament,
+    print_standings,
+    result_text,
+)
 
 if TYPE_CHECKING:
     from services.cli.client import RulesClient
@@ -193,23 +199,6 @@ def _status(value: int) -> str:
     return pb.TournamentStatus.Name(value).removeprefix("TOURNAMENT_STATUS_").lower()
 
 
-async def _find(client: TournamentClient, tournament_id: str) -> Any:
-    import grpc
-
-    try:
-        return (await client.call("GetTournament", tournament_id=tournament_id)).tournament
-    except grpc.aio.AioRpcError as err:
-        if err.code() == grpc.StatusCode.NOT_FOUND:
-            raise CliError(f"no tournament {tournament_id!r} on this deployment (see: neon "
-                           "tournament list)", status=err.code().name,
-                           detail=err.details() or "") from None
-        raise
-
-
-STANDING = {"registered": "registered, not checked in", "checked-in": "checked in"}
-"""A player's status (``Player.status``) as the command says it."""
-
-
 def _status_of(t: Any, player: str) -> str:
     """``player``'s ``Player.status`` in ``t``: "withdrawn" for one never registered too."""
     return next((p.status for p in t.players if p.player_id == player), "withdrawn")
@@ -272,7 +261,7 @@ async def play_tournament(address: str, tournament_id: str, player: str, token: 
     client = TournamentClient(address)
     seat: TournamentSeat | None = None
     try:
-        t = await _find(client, tournament_id)
+        t = await find_tournament(client, tournament_id)
         if bot and bot not in bot_kinds(t.game):
             raise CliError(f"unknown bot {bot!r} for {t.game}; bots: "
                            f"{', '.join(bot_kinds(t.game))}", USAGE)
