@@ -292,8 +292,9 @@ class MatchHost:
         downtime and gets the restart grace on top (``Clocks.resume``): a seat is charged
         neither the time nobody served its match nor, the moment it comes back, a timeout.
 
-        The downtime is from when the process that served the match before last may have
-        served it (its heartbeat, ``Heartbeat.served_until_ms``) to now. Where that is not
+        The downtime runs from the latest time the previous process of this place (the one
+        that served the match before) may have served it, as its heartbeat tells
+        (``Heartbeat.served_until_ms``, services/rules/clockwork.py), to now. Where that is not
         known for sure (no heartbeat of the previous process in this place, heartbeats off,
         a rollout of the replica list, a clock started after that beat) there is no pause,
         only the grace, and the downtime beyond the grace counts: never more credit than

@@ -214,3 +214,13 @@ def test_an_sqlite_store_of_an_earlier_release_gains_the_table(tmp_path: Path) -
     new.beat(beat(until=T0))
     assert new.heartbeats() == [beat(until=T0)] and new.records("m") == records
     new.app.close()
+
+
+def test_the_heartbeat_interval_is_a_setting() -> None:
+    from services.platform.settings import CLOCK_HEARTBEAT_MS, load
+
+    assert load({}).clock_heartbeat_ms == CLOCK_HEARTBEAT_MS == 5_000
+    assert load({"NEON_CLOCK_HEARTBEAT_MS": "250"}).clock_heartbeat_ms == 250
+    assert load({"NEON_CLOCK_HEARTBEAT_MS": "0"}).clock_heartbeat_ms == 0
+    with pytest.raises(ValueError, match="NEON_CLOCK_HEARTBEAT_MS"):
+        load({"NEON_CLOCK_HEARTBEAT_MS": "-5"})
