@@ -6,7 +6,8 @@ Real gRPC, real NATS, a real store (SQLite, and PostgreSQL when DATABASE_URL is 
 Docker engine answers), the Counter Duel toy; the rules service is stopped and started
 again in this process, as test_contract_v2_served.py does. Short times keep it fast: a
 heartbeat every 200 ms, a grace of 500 ms (so the grace cannot pass for the pause), a
-decision of 8 s, outages of a few seconds.
+decision of 8 s, outages of a few seconds. Bounds are timed by the test itself, so a slow
+stop or start under load does not fail it.
 """
 
 from __future__ import annotations
@@ -99,15 +100,15 @@ async def test_a_seat_comes_back_with_the_time_it_had_before_the_outage(backend:
     view = await client.view("paused")
     after = clock_of(view, a)
     assert after.running
+    # charged only while a rules service ran (from the first view to the new service's
+    # view, less the outage; timed here, so a slow stop or start under load is allowed for),
+    # and paused for at least the outage: the seat has about what it had, not the grace
     charged = before.remaining_ms - after.remaining_ms
-    # charged only while a rules service ran: from the first view to the new service's view,
-    # less the outage
     elapsed_ms = (time.monotonic() - asked) * 1000
     assert charged <= elapsed_ms - down_s * 1000 + 50, (charged, elapsed_ms)
-    assert charged < down_s * 1000, f"the outage was charged ({charged} ms)"
-    assert after.remaining_ms > DECISION_MS - down_s * 1000 + 500, "more than without the pause"
     paused = after.deadline_unix_ms - before.deadline_unix_ms
     assert down_s * 1000 <= paused <= elapsed_ms + 50, "paused for the outage, no more"
+    assert after.remaining_ms > 1_000, "more than the grace"
 
     # the same process takes it up again after dropping it: the same clocks, no second pause
     host.live.drop("paused")
@@ -155,7 +156,9 @@ async def test_a_second_restart_before_any_record_credits_only_its_own_outage(
     service = await restart(backend, second_s)
     client = RulesClient(service.address)
     second = clock_of(await client.view("twice"), a).deadline_unix_ms - stored
-    assert second_s * 1000 <= second < first_s * 1000, (first, second)
+    # paused for its own outage; crediting the first one again too would make it at least
+    # first + second_s (the first pause, the time the first restart served, this outage)
+    assert second_s * 1000 <= second < first + second_s * 1000, (first, second)
     await client.submit(tokens[a], "twice", "bye", {"type": "resign"})
     report = verify_export(await export_of(backend, client, "twice"), engine=duel.ENGINE)
     assert report.ok, report.failure
