@@ -57,6 +57,8 @@ def _bool(value: str | None, default: bool = False) -> bool:
 
 CLOCK_GRACE_MS = 30_000
 """The default of ``Settings.clock_grace_ms`` (and of the rules host's)."""
+CLOCK_HEARTBEAT_MS = 5_000
+"""The default of ``Settings.clock_heartbeat_ms``."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,12 @@ class Settings:
     clock_grace_ms: int = CLOCK_GRACE_MS
     """A turn clock that ran while its match had no rules service (a restart, an upgrade)
     gets this much from when the service takes the match up again, capped at a whole
-    decision's time (``NEON_CLOCK_GRACE_MS``; 0: the downtime counts in full)."""
+    decision's time (``NEON_CLOCK_GRACE_MS``; 0: no grace)."""
+    clock_heartbeat_ms: int = CLOCK_HEARTBEAT_MS
+    """How often a rules process writes its heartbeat to its match store
+    (``NEON_CLOCK_HEARTBEAT_MS``), so that its successor knows when it stopped serving and
+    pauses the running turn clocks for the downtime (services/rules/clockwork.py). 0: no
+    heartbeat and no pause (the grace alone; the downtime beyond it counts)."""
     outbox_interval: float = 0.05
     stream_replicas: int = 1
     """JetStream replicas of the event stream (3 on a three-node NATS cluster)."""
@@ -180,6 +187,16 @@ def _rules_ordinal(e: dict[str, str]) -> int:
     return int(found.group(1)) if found else -1
 
 
+def _heartbeat_ms(e: Mapping[str, str]) -> int:
+    raw = e.get("NEON_CLOCK_HEARTBEAT_MS", "").strip()
+    if not raw:
+        return CLOCK_HEARTBEAT_MS
+    if not raw.isdigit():
+        raise ValueError(f"NEON_CLOCK_HEARTBEAT_MS {raw!r}: use a whole number of milliseconds,"
+                         " 0 for no heartbeat")
+    return int(raw)
+
+
 def load(environ: dict[str, str] | None = None) -> Settings:
     e = dict(os.environ if environ is None else environ)
     database_url = e.get("DATABASE_URL", "")
@@ -217,6 +234,7 @@ def load(environ: dict[str, str] | None = None) -> Settings:
         call_timeout=float(e.get("NEON_CALL_TIMEOUT", "5")),
         seat_token_ttl=int(e.get("NEON_SEAT_TOKEN_TTL", str(7 * 24 * 3600))),
         clock_grace_ms=int(e.get("NEON_CLOCK_GRACE_MS", str(CLOCK_GRACE_MS))),
+        clock_heartbeat_ms=_heartbeat_ms(e),
         outbox_interval=float(e.get("NEON_OUTBOX_INTERVAL", "0.05")),
         stream_replicas=int(e.get("NEON_STREAM_REPLICAS", "1")),
         namespace=check_namespace(e.get("NEON_NAMESPACE", "").strip()),

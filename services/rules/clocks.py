@@ -274,6 +274,23 @@ class ClockStep:
 
 
 @dataclass(frozen=True)
+class Resumption:
+    """What :meth:`Clocks.resume` did, for the host to keep and log."""
+
+    clocks: Clocks
+    paused_ms: int = 0
+    """The downtime every running clock was paused for (0: none)."""
+    paused: tuple[tuple[int, int], ...] = ()
+    """``(seat, ms)`` of each running clock paused."""
+    added: tuple[tuple[int, int], ...] = ()
+    """``(seat, ms)`` of each clock given the grace on top of the pause."""
+    basis: str = "no clock"
+    """Why the pause is what it is: ``heartbeat`` (the downtime was known), or the reason
+    it was not credited (``end of service unknown``, ``a clock started after the last
+    heartbeat``, ``no running clock``)."""
+
+
+@dataclass(frozen=True)
 class Clocks:
     """The clock config of a match and one :class:`SeatClock` per seat, in seat order."""
 
@@ -381,32 +398,69 @@ class Clocks:
         return self.config.per_decision_ms
 
     def resumed(self, now_ms: int, grace_ms: int) -> tuple[Clocks, tuple[tuple[int, int], ...]]:
+        """:meth:`resume` without a known end of service (the grace alone): the clocks and
+        ``(seat, ms added)`` for each seat given time."""
+        taken = self.resume(now_ms, grace_ms)
+        return taken.clocks, taken.added
+
+    def resume(self, now_ms: int, grace_ms: int, served_until_ms: int | None = None) -> Resumption:
         """The clocks when a service takes them up again after they ran with nobody serving
-        the match (a restart, an upgrade): each running clock with less than the grace left
-        now gets exactly the grace from now, its start moved by as much, so a Fischer seat is
-        charged none of the time added. The grace is ``grace_ms`` capped at what a fresh
-        decision gets (the per-decision time, or a Fischer match's starting bank): a seat
-        never comes back with more than a whole decision's time. Returns the clocks and
-        ``(seat, ms added)`` for each seat given time. Bot-played seats have no running
-        clock; ``grace_ms`` 0 changes nothing. A service cannot tell when it went down, so
-        the downtime beyond the grace still counts."""
-        if not self.config.enabled or grace_ms <= 0:
-            return self, ()
-        floor = min(grace_ms, self.config.per_decision_ms if self.config.kind == "per_decision"
-                    else self.config.bank_ms)
+        the match (a restart, an upgrade, a crash).
+
+        **Pause.** ``served_until_ms`` is the latest time the match may still have been
+        served before (the previous rules process's last heartbeat, see
+        ``services/rules/clockwork.py``), or ``None`` when that is not known for sure. When
+        known, every running clock is paused for the downtime ``now_ms - served_until_ms``
+        (0 when that is not positive): its start and deadline both move by it, so the seat
+        has the time it had when the service stopped, and a Fischer seat is charged none of
+        the downtime. The pause is never more than the match's real downtime: when a running
+        clock started after ``served_until_ms`` (someone else served the match after that
+        beat: the beat is not its server's), no clock is paused at all.
+
+        **Grace.** Then each running clock with less than the grace left gets exactly the
+        grace from now, its start moved by as much, so a Fischer seat is charged none of the
+        time added. The grace is ``grace_ms`` capped at what a fresh decision gets (the
+        per-decision time, or a Fischer match's starting bank): a seat never comes back with
+        more than a whole decision's time because of it. Without a known end of service
+        (``served_until_ms`` None) the grace is all a seat gets, and the downtime beyond it
+        counts: the conservative bound.
+
+        Bot-played seats have no running clock; ``grace_ms`` 0 and no pause change nothing.
+        Pure: ``now_ms`` and ``served_until_ms`` come from the caller."""
+        if not self.config.enabled:
+            return Resumption(self)
+        running = [c for c in self.seats if c.deadline_ms is not None and c.started_ms is not None]
+        paused_ms = 0
+        why = "no running clock" if not running else "end of service unknown"
+        if running and served_until_ms is not None:
+            if any(cast(int, c.started_ms) > served_until_ms for c in running):
+                why = "a clock started after the last heartbeat"
+            else:
+                paused_ms = max(0, now_ms - served_until_ms)
+                why = "heartbeat"
+        floor = 0 if grace_ms <= 0 else min(
+            grace_ms, self.config.per_decision_ms if self.config.kind == "per_decision"
+            else self.config.bank_ms)
+        paused: list[tuple[int, int]] = []
         added: list[tuple[int, int]] = []
         updated = []
         for clock in self.seats:
-            if clock.deadline_ms is not None and clock.started_ms is not None \
-                    and clock.deadline_ms - now_ms < floor:
-                more = floor - (clock.deadline_ms - now_ms)
-                clock = replace(clock, started_ms=clock.started_ms + more,
-                                deadline_ms=clock.deadline_ms + more)
-                added.append((clock.seat, more))
+            if clock.deadline_ms is not None and clock.started_ms is not None:
+                if paused_ms:
+                    clock = replace(clock, started_ms=clock.started_ms + paused_ms,
+                                    deadline_ms=clock.deadline_ms + paused_ms)
+                    paused.append((clock.seat, paused_ms))
+                left = cast(int, clock.deadline_ms) - now_ms
+                if floor > 0 and left < floor:
+                    more = floor - left
+                    clock = replace(clock, started_ms=cast(int, clock.started_ms) + more,
+                                    deadline_ms=cast(int, clock.deadline_ms) + more)
+                    added.append((clock.seat, more))
             updated.append(clock)
-        if not added:
-            return self, ()
-        return replace(self, seats=tuple(updated)), tuple(added)
+        if not paused and not added:
+            return Resumption(self, basis=why)
+        return Resumption(replace(self, seats=tuple(updated)), paused_ms, tuple(paused),
+                          tuple(added), why)
 
     # -- queries -----------------------------------------------------------------------
 

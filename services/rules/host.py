@@ -41,7 +41,7 @@ from services.rules import records as rec
 from services.rules.app import RulesApplication
 from services.rules.chance import run_with_blocks
 from services.rules.clocks import ClockConfig, Clocks, ClockStep
-from services.rules.clockwork import ClockScheduler, wall_now_ms
+from services.rules.clockwork import ClockScheduler, Heartbeat, wall_now_ms
 from services.rules.dice_client import DiceClient
 from services.rules.export import build_export
 from services.rules.games.contract import (
@@ -196,10 +196,14 @@ class MatchHost:
         self.seal_retry_ms = SEAL_RETRY_MS
         self.clock_grace_ms = clock_grace_ms
         self.started_ms = now_ms()
+        self.heartbeat: Heartbeat | None = None
+        """This process's heartbeat (rules/main.py starts it before the service serves):
+        when the previous process of its place last served, for :meth:`_resume_clocks`.
+        None: not known, the grace alone."""
         self._resumed: dict[str, tuple[int, Clocks]] = {}
         """The clocks each match was taken up with (see :meth:`_resume_clocks`), by match
         id, with the version they belong to: a match dropped from memory and rebuilt at that
-        version gets them again, and none gets the grace twice."""
+        version gets them again, and none gets the pause or the grace twice."""
 
     # -- plumbing -----------------------------------------------------------------
 
@@ -284,11 +288,25 @@ class MatchHost:
 
     def _resume_clocks(self, live: LiveMatch) -> None:
         """A running match rebuilt with a clock that ran before this process started (it
-        ran while nobody served the match: a restart, an upgrade) gets the restart grace
-        (``Clocks.resumed``): a seat is not timed out for the service's downtime the moment
-        it comes back. Once per match and process: the clocks given are remembered with
-        their version, and a later rebuild at that version takes them again."""
-        if live.clocks is None or live.status != "running" or self.clock_grace_ms <= 0:
+        ran while nobody served the match: a restart, an upgrade, a crash) is paused for the
+        downtime and gets the restart grace on top (``Clocks.resume``): a seat is charged
+        neither the time nobody served its match nor, the moment it comes back, a timeout.
+
+        The downtime runs from the latest time the previous process of this place (the one
+        that served the match before) may have served it, as its heartbeat tells
+        (``Heartbeat.served_until_ms``, services/rules/clockwork.py), to now. Where that is not
+        known for sure (no heartbeat of the previous process in this place, heartbeats off,
+        a rollout of the replica list, a clock started after that beat) there is no pause,
+        only the grace, and the downtime beyond the grace counts: never more credit than
+        the match's real downtime.
+
+        Once per match and process: the clocks given are remembered with their version, and
+        a later rebuild at that version takes them again; a rebuild at a later version has
+        them in its records already. They are kept in memory until the match's next record
+        stores them: a process that stops before that record loses them, and its successor
+        pauses the clocks only for its own downtime (from this process's last beat), so a
+        crash loop never credits one outage twice; it may credit less than the downtime."""
+        if live.clocks is None or live.status != "running":
             return
         given = self._resumed.get(live.match_id)
         if given is not None:
@@ -298,12 +316,19 @@ class MatchHost:
         if not any(c.started_ms is not None and c.started_ms < self.started_ms
                    for c in live.clocks.seats):
             return
-        clocks, added = live.clocks.resumed(self.now_ms(), self.clock_grace_ms)
-        self._resumed[live.match_id] = (live.version, clocks)
-        if added:
-            live.clocks = clocks
+        served_until = self.heartbeat.served_until_ms if self.heartbeat is not None else None
+        if served_until is None and self.clock_grace_ms <= 0:
+            return
+        taken = live.clocks.resume(self.now_ms(), self.clock_grace_ms, served_until)
+        self._resumed[live.match_id] = (live.version, taken.clocks)
+        if taken.clocks is not live.clocks:
+            live.clocks = taken.clocks
+            if served_until is None:  # why the downtime is not known
+                basis = self.heartbeat.basis if self.heartbeat is not None else "no heartbeat"
+            else:
+                basis = taken.basis
             log.info("clocks resumed after a restart", match_id=live.match_id,
-                     added_ms=dict(added))
+                     paused_ms=taken.paused_ms, added_ms=dict(taken.added), basis=basis)
 
     def _rebuild_from(self, match_id: str, records: list[dict[str, Any]]) -> LiveMatch:
         created = records[0]

@@ -17,6 +17,7 @@ from services.platform.store import close_when_idle, eventsourcing_env, open_app
 from services.platform.tokens import TokenIssuer
 from services.rules import records, routing
 from services.rules.app import rules_application
+from services.rules.clockwork import Heartbeat, replica_slot
 from services.rules.dice_client import DiceClient
 from services.rules.games import load_engine
 from services.rules.host import MatchHost
@@ -94,12 +95,21 @@ async def start(
     if settings.serves_metrics:  # else no meter and no batch hook: nothing per commit
         host.meter = metrics.RulesMeter(name, engine.game_id)
         host.committer.on_batch = host.meter.batch_size
-    handle = await start_server(
-        f"{settings.bind_host}:{settings.ports.get(name, 0)}",
-        lambda server: routing.register(server, host, router),
-        [SERVICE_NAME, game_service_name(engine.game_id)], issuer, settings.stream_limits(),
-        metrics=settings.serves_metrics,
-    )
+    # before serving: learn when this place's previous process stopped (the clock pause)
+    slot, replicas = replica_slot(router.replicas if router else None)
+    heartbeat = host.heartbeat = Heartbeat(host.store, slot, replicas, settings.clock_heartbeat_ms,
+                                           call_timeout_s=settings.call_timeout * 2)
+    await heartbeat.start()
+    try:
+        handle = await start_server(
+            f"{settings.bind_host}:{settings.ports.get(name, 0)}",
+            lambda server: routing.register(server, host, router),
+            [SERVICE_NAME, game_service_name(engine.game_id)], issuer, settings.stream_limits(),
+            metrics=settings.serves_metrics,
+        )
+    except BaseException:
+        await heartbeat.stop()
+        raise
     rearm = asyncio.create_task(host.rearm_clocks(routing.owned_here(router)), name=f"rearm-{name}")
     closers: list[Any] = [storehealth.watch(settings, handle, name), rearm.cancel]
     if settings.serves_metrics:
@@ -109,6 +119,9 @@ async def start(
         if settings.serves_metrics:
             closers.append(metrics.watch(metrics.outbox(relay), name, metrics.OUTBOX_LAG))
         closers += [relay.drain, relay.stop]
-    closers += [dice.close, host.close, lambda: close_when_idle(app), *([router.close] if router else [])]
+    # the last beat once the host serves nothing (server stopped, clocks closed), before the
+    # store closes
+    closers += [dice.close, host.close, heartbeat.stop, lambda: close_when_idle(app),
+                *([router.close] if router else [])]
     return RunningService(name, handle, f"{settings.host}:{handle.port}", closers=closers,
                           extra={"host": host, "relay": relay, "app": app})

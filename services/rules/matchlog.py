@@ -9,6 +9,16 @@ reads records back only to rebuild a match or to backfill a watcher.
 Snapshots: every ``SNAPSHOT_EVERY`` records the host stores the engine state (pickled,
 with the engine version) under a second originator id of the match, so a rebuild
 restores the latest snapshot and replays only what came after it.
+
+Heartbeats: beside the events, one small table (``<events table>`` with ``_heartbeats``
+for ``_events``; ``stored_heartbeats`` on SQLite, ``rules_<game>_heartbeats`` in the
+PostgreSQL schema) holds one row per serving place of the rules service (a replica slot, see
+``services/rules/clockwork.py``): which process holds it, when it started, its last beat and
+until when it may have served. Not events: a row is overwritten at every beat, never read
+by the outbox relay or an export. The table is created on first use (``CREATE TABLE IF NOT
+EXISTS``, on PostgreSQL under the advisory lock ``open_application`` takes for the event
+tables): a store written by an earlier release gains it when a newer one starts, and an
+earlier release never reads it.
 """
 
 from __future__ import annotations
@@ -16,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import pickle
+import sys
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,6 +38,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder
 from eventsourcing.utils import get_topic
 
 from services.platform.logs import get_logger
+from services.platform.store import SCHEMA_LOCK
 from services.rules.app import NAMESPACE, Match, RulesApplication, match_uuid
 
 SNAPSHOT_EVERY = 100
@@ -70,11 +82,36 @@ def snapshot_event(match_id: str, n: int, engine_version: str, state: Any) -> En
                           engine_version=engine_version, blob=blob)
 
 
+@dataclass(frozen=True)
+class Beat:
+    """One row of the heartbeat table: the latest process of one serving place."""
+
+    slot: str
+    """The serving place: ``single`` for a lone rules service, ``<replica list>/<ordinal>``
+    for a replica (services/rules/clockwork.py)."""
+    replicas: str
+    """The replica list the place belongs to (``single``, or the list's fingerprint)."""
+    process: str
+    """The process that wrote the row (random, new at every start)."""
+    started_ms: int
+    beat_ms: int
+    """Its latest beat (Unix ms)."""
+    until_ms: int
+    """The latest time it may have served a match: its next beat's due time plus a
+    margin while it runs, the beat itself once it stopped cleanly."""
+    stopped: bool = False
+    """Written by its clean stop, after it stopped serving."""
+
+
+_COLUMNS = ("slot", "replicas", "process", "started_ms", "beat_ms", "until_ms", "stopped")
+
+
 class MatchLog:
     """Reads and writes match records in one service's event store (blocking calls)."""
 
     def __init__(self, app: RulesApplication) -> None:
         self.app = app
+        self._heartbeats_ready = False
 
     def exists(self, match_id: str) -> bool:
         return any(True for _ in self.app.events.get(match_uuid(match_id), limit=1))
@@ -109,6 +146,120 @@ class MatchLog:
                 cursor.executemany(recorder.insert_events_statement, rows)
         else:
             recorder.insert_events(stored)
+
+    # -- heartbeats ------------------------------------------------------------------
+
+    def heartbeats(self) -> list[Beat]:
+        """Every row of the heartbeat table (none before the first beat)."""
+        recorder = self.app.recorder
+        if _kind(recorder) != "memory":
+            self._ensure_heartbeats()
+            with recorder.datastore.transaction(commit=False) as cursor:
+                cursor.execute(self._select_beats())
+                rows = cursor.fetchall()
+            return [_beat(row) for row in rows]
+        return list(_memory_beats(recorder).values())
+
+    def beat(self, beat: Beat) -> None:
+        """Write ``beat`` over its slot's row."""
+        recorder = self.app.recorder
+        if _kind(recorder) != "memory":
+            self._ensure_heartbeats()
+            values = (beat.slot, beat.replicas, beat.process, beat.started_ms, beat.beat_ms,
+                      beat.until_ms, int(beat.stopped))
+            with recorder.datastore.transaction(commit=True) as cursor:
+                cursor.execute(self._upsert_beat(), values)
+            return
+        _memory_beats(recorder)[beat.slot] = beat
+
+    def _heartbeat_table(self) -> str:
+        events = str(getattr(self.app.recorder, "events_table_name", "stored_events"))
+        return events.removesuffix("_events") + "_heartbeats"
+
+    def _ensure_heartbeats(self) -> None:
+        """The table, made once per process; a store of an earlier release gains it here."""
+        if self._heartbeats_ready:
+            return
+        recorder = self.app.recorder
+        table = self._heartbeat_table()
+        if _kind(recorder) == "postgres":
+            from psycopg import sql
+
+            recorder.check_identifier_length(table)
+            create = sql.SQL(
+                "CREATE TABLE IF NOT EXISTS {schema}.{table} (slot text PRIMARY KEY,"
+                " replicas text NOT NULL, process text NOT NULL, started_ms bigint NOT NULL,"
+                " beat_ms bigint NOT NULL, until_ms bigint NOT NULL, stopped smallint NOT NULL)"
+            ).format(schema=sql.Identifier(recorder.datastore.schema), table=sql.Identifier(table))
+            with recorder.datastore.transaction(commit=True) as cursor:
+                # the lock open_application holds while tables are made: two replicas
+                # starting at once must not race on CREATE TABLE (a duplicate type error)
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+                cursor.execute(create)
+        else:
+            with recorder.datastore.transaction(commit=True) as cursor:  # type: ignore[attr-defined]
+                cursor.execute(
+                    f"CREATE TABLE IF NOT EXISTS {table} (slot TEXT PRIMARY KEY,"
+                    " replicas TEXT NOT NULL, process TEXT NOT NULL, started_ms INTEGER NOT NULL,"
+                    " beat_ms INTEGER NOT NULL, until_ms INTEGER NOT NULL,"
+                    " stopped INTEGER NOT NULL)")
+        self._heartbeats_ready = True
+
+    def _select_beats(self) -> Any:
+        columns = ", ".join(_COLUMNS)
+        recorder = self.app.recorder
+        if _kind(recorder) == "postgres":
+            from psycopg import sql
+
+            return sql.SQL("SELECT " + columns + " FROM {schema}.{table}").format(
+                schema=sql.Identifier(recorder.datastore.schema),
+                table=sql.Identifier(self._heartbeat_table()))
+        return f"SELECT {columns} FROM {self._heartbeat_table()}"
+
+    def _upsert_beat(self) -> Any:
+        columns = ", ".join(_COLUMNS)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS[1:])
+        recorder = self.app.recorder
+        if _kind(recorder) == "postgres":
+            from psycopg import sql
+
+            return sql.SQL(
+                "INSERT INTO {schema}.{table} (" + columns + ") VALUES (%s, %s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (slot) DO UPDATE SET " + updates
+            ).format(schema=sql.Identifier(recorder.datastore.schema),
+                     table=sql.Identifier(self._heartbeat_table()))
+        return (f"INSERT INTO {self._heartbeat_table()} ({columns}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                f" ON CONFLICT (slot) DO UPDATE SET {updates}")
+
+
+def _kind(recorder: Any) -> str:
+    """``sqlite``, ``postgres`` or ``memory`` (eventsourcing's popo): the store a recorder
+    writes to. PostgreSQL's module is looked up only when it is loaded (a PostgreSQL store
+    loads it), so a SQLite service never imports psycopg for this."""
+    if isinstance(recorder, SQLiteApplicationRecorder):
+        return "sqlite"
+    postgres = sys.modules.get("eventsourcing.postgres")
+    if postgres is not None and isinstance(recorder, postgres.PostgresRecorder):
+        return "postgres"
+    return "memory"
+
+
+def _beat(row: Any) -> Beat:
+    """A heartbeat row: a sequence (SQLite) or a mapping (PostgreSQL's dict rows)."""
+    values = [row[c] for c in _COLUMNS] if isinstance(row, dict) else list(row)
+    slot, replicas, process, started, beat, until, stopped = values
+    return Beat(str(slot), str(replicas), str(process), int(started), int(beat), int(until),
+                bool(stopped))
+
+
+def _memory_beats(recorder: Any) -> dict[str, Beat]:
+    """The heartbeats of an in-memory store: kept on its recorder, so every MatchLog of one
+    Application sees the same (an in-memory store does not outlive its process anyway)."""
+    beats: dict[str, Beat] | None = getattr(recorder, "_neon_heartbeats", None)
+    if beats is None:
+        beats = {}
+        recorder._neon_heartbeats = beats
+    return beats
 
 
 @dataclass

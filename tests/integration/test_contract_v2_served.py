@@ -177,8 +177,8 @@ async def test_a_clock_that_ran_out_while_the_service_was_down_gets_the_restart_
         duel_backend: Backend) -> None:
     """A seat is not timed out for the rules service's downtime the moment it comes back:
     its running clock gets the grace (here capped at the 2.5 s of a whole decision), once,
-    also when the match is rebuilt again in the same process; with grace 0 the expiry
-    applies at once, as before."""
+    also when the match is rebuilt again in the same process; with grace 0 and no heartbeat
+    (so no pause either) the expiry applies at once, as before."""
     client = RulesClient(duel_backend.address("rules-duel"))
     clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_PER_DECISION, per_decision_ms=2_500)
     tokens = await create(duel_backend, client, "grace", clock)
@@ -202,9 +202,9 @@ async def test_a_clock_that_ran_out_while_the_service_was_down_gets_the_restart_
 
     await create(duel_backend, client, "no-grace", clock)
     await client.close()
-    service = await _restart_rules(duel_backend, 3.0, clock_grace_ms=0)
+    service = await _restart_rules(duel_backend, 3.0, clock_grace_ms=0, clock_heartbeat_ms=0)
     client = RulesClient(service.address)
-    for _ in range(10):  # no grace: the expiry of the downtime applies at once, not 2.5 s on
+    for _ in range(10):  # no grace, no pause: the expiry of the downtime applies at once
         data = await export_of(duel_backend, client, "no-grace")
         if b'"timeout":true' in data:
             break

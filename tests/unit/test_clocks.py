@@ -318,3 +318,140 @@ def test_resumed_fischer_charges_none_of_the_time_it_adds() -> None:
     # ...where without the grace the clock had run out and the bank was empty
     bare = clocks.after_step(now + 4_000, {1}, answered_seat=0, timed_out=False).clocks
     assert bare.seat(0).bank_ms == 5_000
+
+
+# -- the pause at a take-up (Clocks.resume) ---------------------------------------------
+
+
+def test_resume_pauses_a_running_clock_for_the_downtime() -> None:
+    """Served until 10 s into a 30 s decision, taken up again 5 minutes later: the seat has
+    the 20 s it had when the service stopped, not the grace."""
+    clocks = Clocks.create(PER_DECISION, 2).start({0}, T0).clocks
+    until, now = T0 + 10_000, T0 + 310_000
+    taken = clocks.resume(now, 5_000, until)
+    assert taken.paused_ms == 300_000 and taken.paused == ((0, 300_000),)
+    assert taken.added == () and taken.basis == "heartbeat"
+    assert taken.clocks.remaining_ms(0, now) == 20_000
+    seat = taken.clocks.seat(0)
+    assert (seat.started_ms, seat.deadline_ms) == (T0 + 300_000, T0 + 330_000)
+    assert taken.clocks.seat(1) == clocks.seat(1), "an idle clock is not touched"
+    assert taken.clocks.expired(now + 19_999) == () and taken.clocks.expired(now + 20_000) == (0,)
+
+
+def test_resume_charges_a_fischer_seat_none_of_the_downtime() -> None:
+    clocks = Clocks.create(FISCHER, 2).start({0}, T0).clocks  # 60 s bank, 5 s increment
+    until, now = T0 + 15_000, T0 + 600_000
+    taken = clocks.resume(now, 10_000, until)
+    assert taken.clocks.remaining_ms(0, now) == 45_000
+    after = taken.clocks.after_step(now + 4_000, {1}, answered_seat=0, timed_out=False).clocks
+    # charged the 15 s before the outage and the 4 s after it, none of the 585 s between
+    assert after.seat(0).bank_ms == 60_000 - 15_000 - 4_000 + 5_000
+
+
+def test_resume_gives_the_grace_on_top_of_the_pause() -> None:
+    """A seat that had 3 s left when the service stopped comes back with the grace (10 s);
+    one that had more than the grace keeps what it had."""
+    clocks = Clocks.create(PER_DECISION, 3).start({0}, T0).clocks
+    clocks = clocks.after_step(T0 + 15_000, {0, 1}, answered_seat=None, timed_out=False).clocks
+    until, now = T0 + 27_000, T0 + 100_000  # seat 0: 3 s left at the stop; seat 1: 18 s
+    taken = clocks.resume(now, 10_000, until)
+    assert taken.paused == ((0, 73_000), (1, 73_000))
+    assert taken.added == ((0, 7_000),)
+    assert taken.clocks.remaining_ms(0, now) == 10_000
+    assert taken.clocks.remaining_ms(1, now) == 18_000
+    # the grace is still capped at a whole decision
+    short = ClockConfig(kind="per_decision", per_decision_ms=2_000)
+    one = Clocks.create(short, 1).start({0}, T0).clocks
+    assert one.resume(T0 + 9_000, 30_000, T0 + 1_900).clocks.remaining_ms(0, T0 + 9_000) == 2_000
+
+
+def test_resume_with_no_downtime_pauses_nothing() -> None:
+    """Taken up at the very end of service, or before it (a crashed process may have served
+    until up to two beats after its last one): no pause, the grace as before."""
+    clocks = Clocks.create(PER_DECISION, 2).start({0}, T0).clocks
+    for until in (T0 + 25_000, T0 + 40_000):
+        taken = clocks.resume(T0 + 25_000, 10_000, until)
+        assert taken.paused_ms == 0 and taken.paused == ()
+        assert (taken.clocks, taken.added) == clocks.resumed(T0 + 25_000, 10_000)
+    assert clocks.resume(T0 + 5_000, 10_000, T0 + 5_000).clocks is clocks
+
+
+def test_resume_without_a_known_end_of_service_is_the_grace_alone() -> None:
+    clocks = Clocks.create(PER_DECISION, 2).start({0}, T0).clocks
+    now = T0 + 300_000
+    taken = clocks.resume(now, 10_000, None)
+    assert taken.paused_ms == 0 and taken.basis == "end of service unknown"
+    assert (taken.clocks, taken.added) == clocks.resumed(now, 10_000)
+    assert taken.clocks.remaining_ms(0, now) == 10_000
+    # no grace either: nothing changes, the expiry applies at once
+    assert clocks.resume(now, 0, None).clocks is clocks
+
+
+def test_resume_credits_nothing_when_a_clock_started_after_the_last_beat() -> None:
+    """A clock that started after the beat was started by a process the beat is not from:
+    the downtime is not known, and no seat of the match is paused."""
+    clocks = Clocks.create(PER_DECISION, 2).start({0}, T0).clocks
+    clocks = clocks.after_step(T0 + 20_000, {0, 1}, answered_seat=None, timed_out=False).clocks
+    now = T0 + 120_000
+    taken = clocks.resume(now, 10_000, T0 + 15_000)  # seat 1's clock started at T0 + 20 s
+    assert taken.paused_ms == 0 and taken.paused == ()
+    assert taken.basis == "a clock started after the last heartbeat"
+    assert (taken.clocks, taken.added) == clocks.resumed(now, 10_000)
+
+
+def test_resume_never_brings_back_a_deadline_that_passed_while_served() -> None:
+    """A deadline that passed before the service stopped (its expiry was not stored) is not
+    revived by the pause: the seat has nothing left at the stop, so it gets the grace only."""
+    clocks = Clocks.create(PER_DECISION, 1).start({0}, T0).clocks  # deadline T0 + 30 s
+    now = T0 + 200_000
+    taken = clocks.resume(now, 5_000, T0 + 45_000)
+    assert taken.paused_ms == 155_000
+    assert taken.clocks.remaining_ms(0, now) == 5_000
+    assert clocks.resume(now, 0, T0 + 45_000).clocks.expired(now) == (0,)
+
+
+def test_resume_leaves_bot_seats_idle_seats_and_matches_without_a_clock_alone() -> None:
+    bot = ClockConfig(kind="per_decision", per_decision_ms=1_000, max_timeouts=1, policy="bot")
+    clocks = Clocks.create(bot, 2).start({0}, T0).clocks
+    clocks = clocks.after_step(T0 + 1_000, {0, 1}, answered_seat=0, timed_out=True).clocks
+    assert clocks.seat(0).bot and not clocks.seat(0).running
+    taken = clocks.resume(T0 + 60_000, 500, T0 + 1_200)
+    assert [s for s, _ in taken.paused] == [1] and taken.clocks.seat(0) == clocks.seat(0)
+    none = Clocks.create(ClockConfig(), 2).start({0}, T0).clocks
+    assert none.resume(T0 + 60_000, 10_000, T0 + 1_000).clocks is none
+    idle = Clocks.create(FISCHER, 2)
+    assert idle.resume(T0 + 60_000, 10_000, T0).clocks is idle
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    kind=st.sampled_from(["per_decision", "fischer"]),
+    used=st.integers(0, 90_000),
+    down=st.integers(0, 10**7),
+    grace=st.integers(0, 40_000),
+    known=st.booleans(),
+)
+def test_resume_credits_no_more_than_the_downtime_and_the_grace(
+        kind: str, used: int, down: int, grace: int, known: bool) -> None:
+    """Served until ``used`` ms into the decision and taken up ``down`` ms later, with that
+    end of service known or not: a seat has exactly what it had at the stop, or the grace
+    (capped at a decision) when that is more; never less than with the grace alone."""
+    config = PER_DECISION if kind == "per_decision" else FISCHER
+    whole = 30_000 if kind == "per_decision" else 60_000
+    clocks = Clocks.create(config, 1).start({0}, T0).clocks
+    until = T0 + used
+    now = until + down
+    taken = clocks.resume(now, grace, until if known else None)
+    left_at_stop = whole - used
+    floor = min(grace, whole)
+    remaining = taken.clocks.remaining_ms(0, now)
+    alone = clocks.resumed(now, grace)[0].remaining_ms(0, now)
+    assert remaining >= alone
+    if known:
+        assert taken.paused_ms == down
+        assert remaining == max(left_at_stop, floor, 0)
+    else:
+        assert remaining == max(whole - used - down, floor, 0)
+    seat = taken.clocks.seat(0)
+    assert seat.deadline_ms is not None and seat.started_ms is not None
+    assert seat.deadline_ms - seat.started_ms == whole  # started and deadline move together
