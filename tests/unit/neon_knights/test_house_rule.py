@@ -76,8 +76,9 @@ def test_without_the_house_rule_not_during_and_never_in_the_first_round() -> Non
 
 def test_engine_versions() -> None:
     """0.2.0 adds the option; 0.1.0 (exports made before) refuses it and replays as before;
-    0.3.0 (the rulebook audit) keeps the option."""
-    assert ENGINE.engine_version == "0.3.0" and ENGINE.for_version("0.3.0") is ENGINE
+    0.3.0 (the rulebook audit) and 0.4.0 (Fan Bets face up mid-race) keep the option."""
+    assert ENGINE.engine_version == "0.4.0" and ENGINE.for_version("0.4.0") is ENGINE
+    assert ENGINE.for_version("0.3.0").engine_version == "0.3.0"
     old = ENGINE.for_version("0.1.0")
     assert old.engine_version == "0.1.0" and ENGINE.for_version("0.2.0").engine_version == "0.2.0"
     with pytest.raises(KeyError):
@@ -85,6 +86,7 @@ def test_engine_versions() -> None:
     with pytest.raises(ConfigError):
         old.setup(MatchConfig("normal", 2, HOUSE), SeededRandomness("x"))
     assert "weapons_during_movement" in ENGINE.config_schema()["properties"]
+    assert "weapons_during_movement" in ENGINE.for_version("0.3.0").config_schema()["properties"]
 
 
 def test_without_the_option_both_versions_play_the_same_game() -> None:

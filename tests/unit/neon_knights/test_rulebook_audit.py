@@ -358,7 +358,7 @@ def test_the_most_victory_points_at_the_end_of_the_final_race_wins() -> None:
     assert outcome is not None and outcome.placements == (2, 1, 2) and outcome.reason == "the last race (3) has been run"
 
 
-# -- published exports: 0.2.0's replays with 0.2.0, 0.3.0's with 0.3.0 --------------------------
+# -- published exports: each version's replays with that version only --------------------------
 def _export(version: str) -> tuple[list[dict[str, Any]], bytes]:
     from pathlib import Path
 
@@ -378,20 +378,24 @@ def _as(version: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def test_each_default_mode_export_replays_only_with_its_own_version() -> None:
-    """The 0.2.0 fixture (recorded before the audit) and the 0.3.0 one (with cards re-activated
-    on landing) each replay with their own engine only: a 0.3.0 game carries ``ruleset``."""
+    """The 0.2.0 fixture (recorded before the audit), the 0.3.0 one (with cards re-activated
+    on landing) and the 0.4.0 one (with Fan Bets turned face up mid-race, one of them the
+    last player's, not redeemed) each replay with their own engine only: a 0.3.0 game
+    carries ``ruleset``, a 0.4.0 game ``ruleset`` "0.4.0" and ``bets_up``."""
     import pytest
 
     from services.rules.replay import ReplayError, replay
 
-    engines = {"0.2.0": OLD, "0.3.0": ENGINE}
+    engines = {"0.2.0": OLD, "0.3.0": ENGINE.for_version("0.3.0"), "0.4.0": ENGINE}
     exports = {version: _export(version) for version in engines}
     assert any(e["kind"] == "reactivated" for r in exports["0.3.0"][0] for e in r.get("events", []))
+    assert not any(e["kind"] == "fan_bet_face_up" for r in exports["0.3.0"][0] for e in r.get("events", []))
+    assert sum(e["kind"] == "fan_bet_face_up" for r in exports["0.4.0"][0] for e in r.get("events", [])) >= 2
     for version, (records, key) in exports.items():
         assert replay(engines[version], records, key).outcome is not None
-        other = next(v for v in engines if v != version)
-        with pytest.raises(ReplayError):  # the other version's engine refuses the records
-            replay(engines[other], _as(other, records), key)
+        for other in (v for v in engines if v != version):
+            with pytest.raises(ReplayError):  # another version's engine refuses the records
+                replay(engines[other], _as(other, records), key)
 
 
 # -- rulings the audit added ---------------------------------------------------------------------

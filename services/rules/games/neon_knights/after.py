@@ -8,7 +8,7 @@ from services.rules.games.contract import EngineEvent, Randomness
 
 from .content import FAN_BETS, IMPLANTS
 from .setup import fill_rows
-from .state import START_FANS, Doc, gain_chips, implant_total
+from .state import START_FANS, Doc, bets_face_up, gain_chips, implant_total
 
 Action = dict[str, Any]
 
@@ -42,6 +42,31 @@ def bet_met(doc: Doc, seat: int, bet: str, place: int, finished: bool) -> bool:
     return bool(checks[goal])
 
 
+FACE_UP_GOALS = ("stunts_at_least", "slams_at_least", "weapon_used", "reach_speed")
+"""Goals counted on race stats that never go down during a race (stunt dice, slams, weapons
+used, the top speed reached): once met they stay met, so from engine 0.4.0 the card is turned
+face up in the step that meets it. Every other goal (fans, final speed, armour, no crash, a
+finishing place) is read at the end of the race, where ``score_race`` checks it."""
+
+
+def turn_bets_face_up(doc: Doc, events: list[EngineEvent]) -> None:
+    """ "When you complete a betting card, place it face-up in front of you, but obtain the
+    reward after the race" (engine 0.4.0 on): a driver still in the game whose Fan Bet's goal
+    can no longer become unmet moves it from the hidden ``bets`` to the public ``bets_up``,
+    with a public event. Called during the race after every step; the reward stays in
+    ``score_race``."""
+    if not bets_face_up(doc):
+        return
+    for p in doc["players"]:
+        if p["out"]:
+            continue
+        for bet in sorted(set(p["bets"])):
+            if FAN_BETS[bet]["goal"] in FACE_UP_GOALS and bet_met(doc, p["seat"], bet, 0, False):
+                p["bets"].remove(bet)
+                p["bets_up"].append(bet)
+                events.append(EngineEvent("fan_bet_face_up", {"seat": p["seat"], "bet": bet}))
+
+
 def score_race(doc: Doc, events: list[EngineEvent]) -> None:
     """Grid VP (the number of players for the winner, one less for each place after) plus 1
     VP per fan; the next grid from the finishing order; Fan Bets (not for the last)."""
@@ -61,10 +86,11 @@ def score_race(doc: Doc, events: list[EngineEvent]) -> None:
     for place, seat in enumerate(order, start=1):
         p = doc["players"][seat]
         if place == n and n > 1:
-            continue  # the player who comes in last cannot redeem Fan Bet cards
-        for bet in sorted(set(p["bets"])):
-            if bet_met(doc, seat, bet, place, seat in finished):
-                p["bets"].remove(bet)
+            continue  # the player who comes in last cannot redeem Fan Bet cards (face up or not)
+        face_up = p.get("bets_up", [])  # engine 0.4.0 on: completed during the race
+        for bet in sorted({*p["bets"], *face_up}):
+            if bet in face_up or bet_met(doc, seat, bet, place, seat in finished):
+                (face_up if bet in face_up else p["bets"]).remove(bet)
                 p["bets_won"].append(bet)
                 card = FAN_BETS[bet]
                 p["vp"] += card["reward_vp"]
@@ -125,6 +151,10 @@ def clean_up(doc: Doc, rng: Randomness, events: list[EngineEvent]) -> None:
         p["fans"] = START_FANS
         doc["discards"]["bets"] += p["bets_won"]
         p["bets_won"] = []
+        if "bets_up" in p:  # engine 0.4.0 on: a face-up bet not redeemed (the last player's,
+            # or a resigned driver's) is completed all the same: shuffled into the deck below
+            doc["discards"]["bets"] += p["bets_up"]
+            p["bets_up"] = []
     for deck, row in doc["rows"].items():
         doc["discards"][deck] += [c for c in row if c is not None]
         doc["rows"][deck] = []

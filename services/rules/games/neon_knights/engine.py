@@ -29,6 +29,8 @@ Action = Mapping[str, Any]
 def advance(doc: Doc, rng: Randomness, events: list[EngineEvent]) -> None:
     """Run everything automatic until a decision is owed or the game is over."""
     while True:
+        if doc["phase"] in ("race", "race_over"):
+            after.turn_bets_face_up(doc, events)  # engine 0.4.0 on; a no-op in older games
         if doc["phase"] == "over" or doc["wealthy"]:
             return
         if len(active_seats(doc)) <= 1:
@@ -115,13 +117,16 @@ def repair_ability(doc: Doc, seat: int) -> list[dict[str, Any]]:
             for part in parts for to in ("discard", "hand") for n in range(1, room + 1)]
 
 
-ENGINE_VERSION = "0.3.0"
-RULESETS = {"0.1.0": {"house_rules": False, "audit": False},
-            "0.2.0": {"house_rules": True, "audit": False},
-            "0.3.0": {"house_rules": True, "audit": True}}
+ENGINE_VERSION = "0.4.0"
+RULESETS = {"0.1.0": {"house_rules": False, "audit": False, "bets_face_up": False},
+            "0.2.0": {"house_rules": True, "audit": False, "bets_face_up": False},
+            "0.3.0": {"house_rules": True, "audit": True, "bets_face_up": False},
+            "0.4.0": {"house_rules": True, "audit": True, "bets_face_up": True}}
 """Every engine version kept for replaying its exports (RULES.md, "Version history"). 0.2.0
 only added the house-rule option; without it a game is the same, state for state. 0.3.0
-holds the rulebook audit's fixes (``state.audited``): its games carry ``ruleset``."""
+holds the rulebook audit's fixes (``state.audited``): its games carry ``ruleset``. 0.4.0
+turns a Fan Bet face up as soon as it is met during the race (``state.bets_face_up``): its
+games carry ``ruleset`` "0.4.0" and each player's ``bets_up``."""
 
 
 class NeonKnightsEngine:
@@ -134,6 +139,7 @@ class NeonKnightsEngine:
         self.engine_version = engine_version
         self._house_rules = RULESETS[engine_version]["house_rules"]
         self._audit = RULESETS[engine_version]["audit"]
+        self._bets_face_up = RULESETS[engine_version]["bets_face_up"]
 
     def modes(self) -> dict[str, ModeInfo]:
         return {
@@ -171,7 +177,8 @@ class NeonKnightsEngine:
     def start(self, config: MatchConfig, rng: Randomness) -> Transition:
         """The set-up, with the first race's events: each seat's Fan Bet (to that seat),
         then the track builder, or in Epic Campaign the stage card drawn and the first day."""
-        doc = setup.setup(config, rng, house_rules=self._house_rules, audit=self._audit)
+        doc = setup.setup(config, rng, house_rules=self._house_rules, audit=self._audit,
+                          bets_face_up=self._bets_face_up)
         events: list[EngineEvent] = []
         advance(doc, rng, events)
         return Transition(freeze(doc), tuple(events))

@@ -124,6 +124,9 @@ def view_schema() -> JSON:
                                              "hand", "bets", "implant_hand", "reputation"],
               "properties": {"hand": {"type": ["array", "integer"]}, "bets": {"type": ["array", "integer"]},
                              "implant_hand": {"type": ["array", "integer"]},
+                             "bets_up": {"type": "array", "items": {"type": "string"},
+                                         "description": "Fan Bets completed during this race, face up "
+                                         "and public; rewarded after the race (engine 0.4.0 on)"},
                              "chips": {"type": "integer", "minimum": 0, "maximum": 60}}}
     return {"type": "object", "required": ["mode", "phase", "race", "players", "order", "grid", "rows", "decks"],
             "properties": {"players": {"type": "array", "items": player},
@@ -154,6 +157,9 @@ def describe_event(event: Mapping[str, JSON], viewer: int | None) -> str:
         "fan_bet_drawn": lambda: f"{who} drew a Fan Bet",
         "fan_bet_discarded": lambda: f"{who} discarded a Fan Bet",
         "fan_bet_won": lambda: f"{who} won the Fan Bet {name_of(d.get('bet'))}",
+        "fan_bet_face_up": lambda: f"{who} completed the Fan Bet {bet_text(d['bet'])} and turns it face up "
+                                   "(the reward comes after the race)" if d.get("bet") in FAN_BETS
+                                   else f"{who} turns a Fan Bet face up",
         "track_builder": lambda: f"{who} builds the track for race {d.get('race')}",
         "tile_placed": lambda: f"{who} laid the tile {name_of(d.get('tile'))}",
         "stage_drawn": lambda: f"stage card {name_of(d.get('stage'))} sets the track",
@@ -279,6 +285,9 @@ def render(view: JSON, viewer: int | None) -> Any:
     for row, cards in view["rows"].items():
         shop.add_row(row, "; ".join(card_text(c) for c in cards))
     parts: list[Any] = [head, table, shop]
+    face_up = [f"{_who(p['seat'])}: {bet_text(b)}" for p in view["players"] for b in p.get("bets_up", [])]
+    if face_up:  # engine 0.4.0 on: Fan Bets completed during this race, public
+        parts.append(Text("Face-up Fan Bets: " + "; ".join(face_up)))
     if viewer is not None and viewer < len(view["players"]):
         me = view["players"][viewer]
         if isinstance(me["hand"], list):

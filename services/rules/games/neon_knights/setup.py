@@ -16,7 +16,7 @@ from .content import (
     UPGRADE_ROW,
     UPGRADES,
 )
-from .state import AUDIT_RULESET, MAX_AP_BY_PLAYERS, RACES, Doc, new_player
+from .state import AUDIT_RULESET, FACE_UP_RULESET, MAX_AP_BY_PLAYERS, RACES, Doc, new_player
 
 MODES = ("normal", "campaign", "epic-campaign")
 PARTS_ROW = 5
@@ -42,7 +42,8 @@ HOUSE_RULES = ("weapons_during_movement",)
 """Options of the rulebook's house rules (engine 0.2.0 on); a 0.1.0 engine refuses them."""
 
 
-def setup(config: MatchConfig, rng: Randomness, house_rules: bool = True, audit: bool = True) -> Doc:
+def setup(config: MatchConfig, rng: Randomness, house_rules: bool = True, audit: bool = True,
+          bets_face_up: bool = True) -> Doc:
     if config.mode not in MODES:
         raise ConfigError(f"unknown mode {config.mode!r}; modes: {', '.join(MODES)}")
     if not 2 <= config.seats <= 6:
@@ -91,6 +92,10 @@ def setup(config: MatchConfig, rng: Randomness, house_rules: bool = True, audit:
         doc["house"] = {"weapons_during_movement": True}
     if audit:  # engine 0.3.0 on: the rulebook audit's fixes (state.audited); absent before
         doc["ruleset"] = AUDIT_RULESET
+    if audit and bets_face_up:  # engine 0.4.0 on: Fan Bets turned face up when met mid-race
+        doc["ruleset"] = FACE_UP_RULESET
+        for p in doc["players"]:
+            p["bets_up"] = []
     if random_order:
         doc["order"] = list(rng.shuffle(list(range(seats))))
     # The last player takes spot 1 of the grid, the second to last spot 2, and so on.

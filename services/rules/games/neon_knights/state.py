@@ -31,6 +31,9 @@ PAY_DAY = 6
 RACES = 3
 AUDIT_RULESET = "0.3.0"
 """Games set up by engine 0.3.0 or later carry ``ruleset``: the rulebook audit's fixes apply."""
+FACE_UP_RULESET = "0.4.0"
+"""Games set up by engine 0.4.0 or later carry this ``ruleset``: a Fan Bet met during the race
+is turned face up at once (``bets_face_up``); each player has ``bets_up``."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,18 @@ def audited(doc: Doc) -> bool:
     """True in games of engine 0.3.0 on (RULES.md, "Version history"); older exports replay
     without the audit's fixes."""
     return "ruleset" in doc
+
+
+def bets_face_up(doc: Doc) -> bool:
+    """True in games of engine 0.4.0 on: a Fan Bet completed during a race is turned face up
+    in that step ("place it face-up in front of you, but obtain the reward after the race");
+    older games check every bet after the race only."""
+    ruleset = doc.get("ruleset")
+    return ruleset is not None and _version(ruleset) >= _version(FACE_UP_RULESET)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
 
 
 def freeze(doc: Doc) -> State:

@@ -2,6 +2,7 @@
 
 Hidden: deck orders (the Epic Campaign's stage deck too), the Fan Bet discard pile, another player's hand of parts, Fan Bets,
 implant deck and draft packet, and (with hidden starting speeds) speeds not yet revealed.
+A Fan Bet completed during the race (engine 0.4.0 on) has left ``bets`` for the public ``bets_up``.
 """
 
 from __future__ import annotations
