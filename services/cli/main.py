@@ -463,9 +463,11 @@ def abandon_match(
     reason: str = typer.Option(..., "--reason", help="why, in words (required; 500 characters kept)"),
     game: str = typer.Option("", help="the match's game (default: ask every rules service)"),
 ) -> None:
-    """Organiser: end a running match (or one waiting for its seats) with no result. Players
-    can act no more, clocks stop, scoring and tournaments take no result from it; its export
-    verifies as abandoned. Again on an abandoned match, it says so and changes nothing."""
+    """End a match with no result (organiser).
+
+    A running match, or one waiting for its seats: players can act no more, clocks stop,
+    scoring and tournaments take no result from it; its export verifies as abandoned. Again
+    on an abandoned match, it says so and changes nothing."""
     if not reason.strip():
         raise CliError("--reason must say why the match is abandoned", USAGE)
     settings = _settings(log_file=True)
@@ -499,9 +501,12 @@ def verify(
         False, "--json", help="JSON Lines on stdout: one object per file as it is checked, "
                               "then {\"summary\": ...}"),
 ) -> None:
-    """Check exports offline: chain, signature, seed, every draw, a full replay, and the
-    links between the matches of a campaign. Several files are checked in parallel, each
-    report printed as it comes; a folder's files are read by the workers, one at a time."""
+    """Check exports and tournament bundles offline.
+
+    An export's chain, signature, seed, every draw and a full replay; a bundle's log,
+    matches, checkpoints and proofs; the links between the matches of a campaign. Several
+    files are checked in parallel, each report printed as it comes; a folder's files are
+    read by the workers, one at a time."""
     if as_json:
         raise typer.Exit(_verify_json(files, public_key, jobs))
     # Numbers and names are highlighted only where colours show (without, the text is the
@@ -769,8 +774,10 @@ def selfplay(
     mode: str = typer.Option("", help="only this mode (default: every mode)"),
     bot: str = typer.Option("rule", help="the bots that play every seat: rule or random"),
 ) -> None:
-    """Bots against each other on the pure engine: endings, lengths, games/s and actions/s
-    per core. Seeded, so a run is reproducible; exits 1 if a game fails or never ends."""
+    """Bots against each other on the pure engine: endings, lengths and speed.
+
+    Games/s and actions/s per core. Seeded, so a run is reproducible; exits 1 if a game
+    fails or never ends."""
     from services.rules.games import available
     from services.rules.selfplay import report, run_mode, targets
 
@@ -873,8 +880,10 @@ def token(
 @app.command("public-key")
 @friendly
 def public_key() -> None:
-    """Print this deployment's Ed25519 public key (hex): what signs its exports, results and
-    tournament checkpoints, and what `neon verify --public-key` pins. Publish it to players."""
+    """Print this deployment's Ed25519 public key (hex).
+
+    What signs its exports, results and tournament checkpoints, and what `neon verify
+    --public-key` pins. Publish it to players."""
     from services.platform.keys import load_keys
     from services.platform.signing import public_key_hex
 

@@ -486,12 +486,21 @@ def start_text(reply: Any) -> str:
     t, out = reply.tournament, list(reply.left_out)
     # who the start took (a repeat answers later: dropped since, or late entries added)
     playing = sum(p.status in ("playing", "dropped") and not p.late for p in t.players)
-    text = f"started with {playing} players; {t.planned_rounds} rounds planned"
-    if out:
-        text = (f"started with {playing} checked-in players; {len(out)} registered players who "
-                f"did not check in are not playing: {', '.join(out)} ({t.planned_rounds} rounds "
-                "planned; an organiser may add them with late-entry where the format allows it)")
-    return text
+    # planned_rounds 0: the format does not know yet
+    rounds = (f"{counted(t.planned_rounds, 'round')} planned" if t.planned_rounds else
+              "rounds not known yet")
+    if not out:
+        return f"started with {counted(playing, 'player')}; {rounds}"
+    one = len(out) == 1
+    return (f"started with {counted(playing, 'checked-in player')}; {len(out)} registered "
+            f"{'player who' if one else 'players who'} did not check in "
+            f"{'is' if one else 'are'} not playing: {', '.join(out)} ({rounds}; an organiser "
+            "may add them with late-entry where the format allows it)")
+
+
+def counted(n: int, word: str) -> str:
+    """``n`` and ``word``, plural unless n is 1: "1 round", "3 rounds", "0 rounds"."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def tournament_address(settings: Settings) -> str:
@@ -628,10 +637,11 @@ def start(tournament_id: str,
               False, "--checked-in-only",
               help="start even though registered players who did not check in are left out"),
           ) -> None:
-    """Start the tournament with the checked-in players (all registered when nobody checked
-    in). The service refuses, naming them, when that would leave registered players out,
-    unless --checked-in-only (StartTournament's checked_in_only); then names them in what it
-    prints."""
+    """Start the tournament with the checked-in players (organiser).
+
+    All registered players play when nobody checked in. The service refuses, naming them,
+    when that would leave registered players out, unless --checked-in-only
+    (StartTournament's checked_in_only); then names them in what it prints."""
 
     async def go(client: TournamentClient, token: str) -> None:
         import grpc
@@ -655,7 +665,7 @@ def start(tournament_id: str,
 @friendly
 def next_round(tournament_id: str,
                as_json: bool = typer.Option(False, "--json", help=JSON_HELP)) -> None:
-    """Pair the next round and create its matches."""
+    """Pair the next round and create its matches (organiser)."""
 
     async def go(client: TournamentClient, token: str) -> None:
         reply = await client.call("NextRound", token, tournament_id=tournament_id)
@@ -791,7 +801,7 @@ def finish(tournament_id: str,
                False, "--json", help=JSON_HELP + " (FinishTournament's; with --force the "
                                      "same shape: ForceEnd's tournament and the standings)"),
            ) -> None:
-    """Finish after the last round (or --force REASON) and publish the standings."""
+    """Finish after the last round (or --force REASON) and publish the standings (organiser)."""
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 
     async def go(client: TournamentClient, token: str) -> None:
@@ -824,8 +834,10 @@ def correct(
     reason: str = typer.Option(..., help="why (kept in the tournament log)"),
     forfeited: bool = typer.Option(False, help="a forfeit: no game for the tie-breaks"),
 ) -> None:
-    """Set a table's result by hand (an abandoned match, a game played on paper); the
-    original stays in the log."""
+    """Set a table's result by hand (organiser).
+
+    For an abandoned match or a game played on paper; the original result stays in the
+    log."""
     try:
         places = [int(x) for x in placements.split(",")]
     except ValueError:
@@ -849,8 +861,10 @@ def rematch(
     table: int = typer.Argument(..., help="the table"),
     reason: str = typer.Option(..., help="why the table plays again (kept in the log)"),
 ) -> None:
-    """Have an abandoned table play again: a new match for the same seats (its abandoned
-    match stays in the log and the bundle), with a new check-in window."""
+    """Have an abandoned table play again (organiser).
+
+    A new match for the same seats, with a new check-in window; the abandoned match stays
+    in the log and the bundle."""
 
     async def go(client: TournamentClient, token: str) -> None:
         reply = await client.call("RematchTable", token, tournament_id=tournament_id,
@@ -878,7 +892,7 @@ def drop(tournament_id: str, player: str,
 @tournament_app.command("late-entry")
 @friendly
 def late_entry(tournament_id: str, player: str) -> None:
-    """Add a player to a running tournament from the next round on."""
+    """Add a player to a running tournament from the next round on (organiser)."""
 
     async def go(client: TournamentClient, token: str) -> None:
         await client.call("AddLateEntry", token, tournament_id=tournament_id, player_id=player)
@@ -917,8 +931,10 @@ def simulate(
     output: Path = typer.Option(None, "-o", "--output", help="also write the bundle here"),
     timeout: float = typer.Option(300.0, help="seconds a round may take"),
 ) -> None:
-    """Run a whole tournament with bots through the real services, print each round and
-    the standings, export the bundle and verify it. Exits 0 only when it verifies."""
+    """Run a whole tournament with bots through the real services.
+
+    Prints each round and the standings, exports the bundle and verifies it. Exits 0 only
+    when it verifies."""
     import asyncio
 
     from services.cli.main import _settings
