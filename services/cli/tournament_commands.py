@@ -578,14 +578,31 @@ def create(
 @tournament_app.command("register")
 @friendly
 def register_players(tournament_id: str, players: list[str] = typer.Argument(...)) -> None:
-    """Register players (organiser)."""
+    """Register players (organiser): one Register each.
+
+    Says how many were newly registered and names those who were registered already (a
+    repeat changes nothing; a checked-in player stays checked in)."""
 
     async def go(client: TournamentClient, token: str) -> None:
-        for p in players:
+        before = {p.player_id: p.status for p in
+                  (await find_tournament(client, tournament_id)).players}
+        for p in dict.fromkeys(players):  # a name given twice: registered once
             await client.call("Register", token, tournament_id=tournament_id, player_id=p)
-        console.print(f"{len(players)} registered")
+        console.print(register_text(players, before), markup=False, highlight=False)
 
     _run(go)
+
+
+def register_text(players: list[str], before: dict[str, str]) -> str:
+    """What ``register`` says: how many of ``players`` it newly registered, and who was
+    registered already (``before``: each player's status before, as in GetTournament; a
+    withdrawn player registers again)."""
+    given = list(dict.fromkeys(players))
+    already = [p for p in given if before.get(p) in ("registered", "checked-in")]
+    text = f"{len(given) - len(already)} newly registered"
+    if already:
+        text += f"; already registered: {_names(already)}"
+    return text
 
 
 @tournament_app.command("check-in")

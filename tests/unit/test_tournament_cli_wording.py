@@ -1,5 +1,6 @@
 """The words of ``neon tournament``: ``start`` counts players and rounds in the singular and
-the plural rightly, and every command shows a one-line summary in ``--help``'s list (its
+the plural rightly, ``register`` counts the players it newly registered and names those
+registered already, and every command shows a one-line summary in ``--help``'s list (its
 docstring's first paragraph is one line; the rest shows in the command's own --help)."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from services.cli.main import app
-from services.cli.tournament_commands import start_text
+from services.cli.tournament_commands import register_text, start_text
 from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 
 
@@ -45,3 +46,11 @@ def test_start_says_one_and_many_rightly() -> None:
         "started with 2 checked-in players; 2 registered players who did not check in are not "
         "playing: cat, dan (2 rounds planned; an organiser may add them with late-entry where "
         "the format allows it)")
+
+
+def test_register_counts_the_new_and_names_those_registered_already() -> None:
+    assert register_text(["ann", "ben"], {}) == "2 newly registered"
+    before = {"ann": "registered", "ben": "checked-in", "cat": "withdrawn"}
+    assert register_text(["ann", "ben", "cat", "dan"], before) == \
+        "2 newly registered; already registered: ann, ben"
+    assert register_text(["ann", "ann"], before) == "0 newly registered; already registered: ann"
