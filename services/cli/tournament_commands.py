@@ -27,6 +27,7 @@ from rich.console import Console
 from rich.table import Table
 
 from services.cli.errors import USAGE, CliError, emit, friendly, message_dict, target
+from services.cli.organiser import GET_ONE, token_option
 
 if TYPE_CHECKING:
     from services.cli.client import RulesClient
@@ -363,9 +364,6 @@ def print_bundle_report(report: Any, prefix: str = "") -> None:
 
 # ----------------------------------------------------------------------------- the desk
 
-TOKEN_HELP = ("the token to act with (an organiser's, or a player's: a player token acts only "
-              "for its own player); default: an organiser token minted with this deployment's "
-              "keys")
 NAMED = 40
 """At most this many players named in a line (then "and N more")."""
 STANDING = {"registered": "registered, not checked in", "checked-in": "checked in"}
@@ -458,8 +456,7 @@ async def desk(client: TournamentClient, token: str, action: DeskAction, tournam
             failed.append(player)
             why = err.details() or err.code().name
             if err.code() == grpc.StatusCode.PERMISSION_DENIED:
-                why += ("; an organiser token acts for any player (leave out --token and "
-                        "NEON_TOKEN for the deployment's)")
+                why += f"; an organiser token acts for any player: {GET_ONE}"
             elif before:
                 why += f"; {player} is {STANDING.get(before, before)}"
             err_console.print(f"{player} {action.cannot}: {why}", markup=False, highlight=False)
@@ -512,24 +509,42 @@ def tournament_address(settings: Settings) -> str:
     return address
 
 
-def _client_and_token(role: str = "organiser",
-                      token: str = "") -> tuple[TournamentClient, str]:
+def _client_and_token(token: str = "", organiser: bool = True) -> tuple[TournamentClient, str]:
     """The tournament client and the token to call it with: ``token`` when given (--token,
-    NEON_TOKEN), else one of ``role`` minted with the deployment's keys."""
-    from services.cli.main import _settings, _token
+    NEON_TOKEN), else an organiser token minted with this machine's deployment keys (a
+    one-line error when it has none); no token at all for the public calls (not
+    ``organiser``)."""
+    from services.cli.main import _settings
+    from services.cli.organiser import organiser_token
 
     settings = _settings(log_file=True)
-    return TournamentClient(tournament_address(settings)), token or _token(
-        settings, role, player="organiser")
+    address = tournament_address(settings)
+    return TournamentClient(address), (organiser_token(settings, token, name="organiser")
+                                       if organiser else "")
 
 
-def _run(coro_factory: Callable[[TournamentClient, str], Any], token: str = "") -> None:
+def _run(coro_factory: Callable[[TournamentClient, str], Any], token: str = "",
+         organiser: bool = True) -> None:
+    """``coro_factory(client, token)`` against the tournament service, with ``token`` or an
+    organiser token minted here (``organiser``; the public calls of list, show, standings
+    and round send none). A call refused for its token says the command needs an
+    organiser token and how to get one."""
     import asyncio
 
+    import grpc
+
+    from services.cli.organiser import command_name, refused
+
+    command = command_name()
+
     async def run() -> None:
-        client, token_ = _client_and_token(token=token)
+        client, token_ = _client_and_token(token, organiser)
         try:
             await coro_factory(client, token_)
+        except grpc.aio.AioRpcError as err:
+            if not organiser or (said := refused(err, command, bool(token))) is None:
+                raise
+            raise said from None
         finally:
             await client.close()
 
@@ -552,8 +567,9 @@ def create(
     check_in: int = typer.Option(300, help="seconds a seat has to be ready at its table"),
     name: str = typer.Option("", help="the event's name"),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP + " (OpenRegistration's)"),
+    token: str = token_option(),
 ) -> None:
-    """Create a tournament (organiser token from the deployment's keys)."""
+    """Create a tournament and open its registration (organiser)."""
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 
     fj = format_json(fmt, rounds, table_sizes, points, tiebreaks, format_extra)
@@ -572,12 +588,13 @@ def create(
         console.print(f"tournament {reply.tournament.tournament_id} created "
                       f"({reply.tournament.game} {reply.tournament.mode}); registration open")
 
-    _run(go)
+    _run(go, token)
 
 
 @tournament_app.command("register")
 @friendly
-def register_players(tournament_id: str, players: list[str] = typer.Argument(...)) -> None:
+def register_players(tournament_id: str, players: list[str] = typer.Argument(...),
+                     token: str = token_option()) -> None:
     """Register players (organiser): one Register each.
 
     Says how many were newly registered and names those who were registered already (a
@@ -590,7 +607,7 @@ def register_players(tournament_id: str, players: list[str] = typer.Argument(...
             await client.call("Register", token, tournament_id=tournament_id, player_id=p)
         console.print(register_text(players, before), markup=False, highlight=False)
 
-    _run(go)
+    _run(go, token)
 
 
 def register_text(players: list[str], before: dict[str, str]) -> str:
@@ -608,8 +625,7 @@ def register_text(players: list[str], before: dict[str, str]) -> str:
 @tournament_app.command("check-in")
 @friendly
 def check_in(tournament_id: str, players: list[str] = typer.Argument(...),
-             token: str = typer.Option("", envvar="NEON_TOKEN", show_default=False,
-                                       help=TOKEN_HELP),
+             token: str = token_option(),
              as_json: bool = typer.Option(
                  False, "--json", help=JSON_HELP + " (GetTournament's, after the check-ins; "
                                        "a refused player adds the {\"error\": ...} line)"),
@@ -629,8 +645,7 @@ def check_in(tournament_id: str, players: list[str] = typer.Argument(...),
 @tournament_app.command("withdraw")
 @friendly
 def withdraw(tournament_id: str, players: list[str] = typer.Argument(...),
-             token: str = typer.Option("", envvar="NEON_TOKEN", show_default=False,
-                                       help=TOKEN_HELP),
+             token: str = token_option(),
              as_json: bool = typer.Option(
                  False, "--json", help=JSON_HELP + " (GetTournament's, after the withdrawals; "
                                        "a refused player adds the {\"error\": ...} line)"),
@@ -653,6 +668,7 @@ def start(tournament_id: str,
           checked_in_only: bool = typer.Option(
               False, "--checked-in-only",
               help="start even though registered players who did not check in are left out"),
+          token: str = token_option(),
           ) -> None:
     """Start the tournament with the checked-in players (organiser).
 
@@ -675,13 +691,14 @@ def start(tournament_id: str,
                            err.code().name, why) from None
         console.print(start_text(reply))
 
-    _run(go)
+    _run(go, token)
 
 
 @tournament_app.command("next-round")
 @friendly
 def next_round(tournament_id: str,
-               as_json: bool = typer.Option(False, "--json", help=JSON_HELP)) -> None:
+               as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+               token: str = token_option()) -> None:
     """Pair the next round and create its matches (organiser)."""
 
     async def go(client: TournamentClient, token: str) -> None:
@@ -691,7 +708,7 @@ def next_round(tournament_id: str,
             return
         print_round(reply.round)
 
-    _run(go)
+    _run(go, token)
 
 
 @tournament_app.command("round")
@@ -731,7 +748,7 @@ def show_round(tournament_id: str,
                 call.cancel()
                 return
 
-    _run(go)
+    _run(go, organiser=False)
 
 
 def _print_table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
@@ -766,7 +783,7 @@ def list_tournaments(limit: int = typer.Option(50, help="at most this many, newe
                        _status(t.status), str(t.players), str(t.rounds_paired))
                       for t in reply.tournaments])
 
-    _run(go)
+    _run(go, organiser=False)
 
 
 @tournament_app.command("show")
@@ -791,7 +808,7 @@ def show(tournament_id: str,
                      [(p.player_id + (" (late)" if p.late else ""), p.status, f"{p.rating:g}")
                       for p in t.players])
 
-    _run(go)
+    _run(go, organiser=False)
 
 
 @tournament_app.command("standings")
@@ -807,7 +824,7 @@ def standings(tournament_id: str,
             return
         print_standings(list(reply.rows), "final standings" if reply.final else "standings")
 
-    _run(go)
+    _run(go, organiser=False)
 
 
 @tournament_app.command("finish")
@@ -817,6 +834,7 @@ def finish(tournament_id: str,
            as_json: bool = typer.Option(
                False, "--json", help=JSON_HELP + " (FinishTournament's; with --force the "
                                      "same shape: ForceEnd's tournament and the standings)"),
+           token: str = token_option(),
            ) -> None:
     """Finish after the last round (or --force REASON) and publish the standings (organiser)."""
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
@@ -838,7 +856,7 @@ def finish(tournament_id: str,
             return
         print_standings(list(reply.rows), "final standings")
 
-    _run(go)
+    _run(go, token)
 
 
 @tournament_app.command("correct")
@@ -850,6 +868,7 @@ def correct(
     placements: str = typer.Option(..., help="placement of each seat, e.g. 1,2 (seat 0 won)"),
     reason: str = typer.Option(..., help="why (kept in the tournament log)"),
     forfeited: bool = typer.Option(False, help="a forfeit: no game for the tie-breaks"),
+    token: str = token_option(),
 ) -> None:
     """Set a table's result by hand (organiser).
 
@@ -867,7 +886,7 @@ def correct(
                                   forfeited=forfeited, reason=reason)
         print_round(reply.round)
 
-    _run(go)
+    _run(go, token)
 
 
 @tournament_app.command("rematch")
@@ -877,6 +896,7 @@ def rematch(
     number: int = typer.Argument(..., metavar="ROUND", help="the round"),
     table: int = typer.Argument(..., help="the table"),
     reason: str = typer.Option(..., help="why the table plays again (kept in the log)"),
+    token: str = token_option(),
 ) -> None:
     """Have an abandoned table play again (organiser).
 
@@ -888,13 +908,14 @@ def rematch(
                                   round=number, table=table, reason=reason)
         print_round(reply.round)
 
-    _run(go)
+    _run(go, token)
 
 
 @tournament_app.command("drop")
 @friendly
 def drop(tournament_id: str, player: str,
-         reason: str = typer.Option("", help="why (kept in the tournament log)")) -> None:
+         reason: str = typer.Option("", help="why (kept in the tournament log)"),
+         token: str = token_option()) -> None:
     """Drop a player from the next rounds (the rounds played stay in the standings)."""
 
     async def go(client: TournamentClient, token: str) -> None:
@@ -903,25 +924,26 @@ def drop(tournament_id: str, player: str,
         console.print(f"{player} dropped from {tournament_id} after round "
                       f"{reply.tournament.rounds_paired}")
 
-    _run(go)
+    _run(go, token)
 
 
 @tournament_app.command("late-entry")
 @friendly
-def late_entry(tournament_id: str, player: str) -> None:
+def late_entry(tournament_id: str, player: str, token: str = token_option()) -> None:
     """Add a player to a running tournament from the next round on (organiser)."""
 
     async def go(client: TournamentClient, token: str) -> None:
         await client.call("AddLateEntry", token, tournament_id=tournament_id, player_id=player)
         console.print(f"{player} enters {tournament_id} from the next round")
 
-    _run(go)
+    _run(go, token)
 
 
 @tournament_app.command("export")
 @friendly
 def export(tournament_id: str,
-           output: Path = typer.Option(..., "-o", "--output", help="the bundle file to write")) -> None:
+           output: Path = typer.Option(..., "-o", "--output", help="the bundle file to write"),
+           token: str = token_option()) -> None:
     """Write the audit bundle: the log, every match export, checkpoints and proofs."""
 
     async def go(client: TournamentClient, token: str) -> None:
@@ -931,7 +953,7 @@ def export(tournament_id: str,
         console.print(f"{reply.matches} matches and {reply.checkpoints} round checkpoints of "
                       f"{tournament_id} written to {output}; check it with: neon verify {output}")
 
-    _run(go)
+    _run(go, token)
 
 
 @tournament_app.command("simulate")
