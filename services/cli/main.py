@@ -18,6 +18,7 @@ from rich.table import Table
 
 from services.cli import errors
 from services.cli.errors import USAGE, CliError, friendly, target
+from services.cli.organiser import token_option
 from services.platform.settings import Settings, load
 
 app = typer.Typer(help="Neon Arena: authoritative game server for four tabletop games.",
@@ -266,8 +267,12 @@ def _token(settings: Settings, role: str = "organiser", player: str = "cli",
         role, "*", player=player, ttl=ttl)
 
 
-def _organiser_token(settings: Settings) -> str:
-    return _token(settings)
+def _organiser_token(settings: Settings, given: str = "") -> str:
+    """``given`` (--token, NEON_TOKEN), else an organiser token minted with this machine's
+    deployment keys (a one-line error when it has none: no keys are made here)."""
+    from services.cli.organiser import organiser_token
+
+    return organiser_token(settings, given)
 
 
 def embedded_settings(settings: Settings, var_dir: Path | None) -> Settings:
@@ -403,17 +408,21 @@ async def _previous_match(client: Any, token: str, after: str) -> tuple[str, str
 
 
 async def _on_its_rules_service(settings: Settings, game: str, match_id: str,
-                                call: Callable[[Any, str], Awaitable[Any]]) -> Any:
+                                call: Callable[[Any, str], Awaitable[Any]],
+                                token: str = "", command: str = "") -> Any:
     """``call(client, organiser token)`` on the rules service of ``game``, or of each game in
-    turn until one knows ``match_id``: its answer. None answering, or none knowing the
-    match, is a one-line error."""
+    turn until one knows ``match_id``: its answer. The token is ``token`` (--token,
+    NEON_TOKEN) or one minted with this machine's deployment keys. None answering, none
+    knowing the match, or the token refused, is a one-line error (``command`` names the
+    command in it)."""
     import grpc
 
     from services.cli.client import RulesClient, is_code
+    from services.cli.organiser import refused
     from services.rules.games import available
 
     games = [game] if game else available()
-    organiser = _organiser_token(settings)
+    organiser = _organiser_token(settings, token)
     unreachable: list[str] = []
     for name in games:
         target(f"rules service for {name}", settings.address(f"rules-{name}"))
@@ -426,6 +435,9 @@ async def _on_its_rules_service(settings: Settings, game: str, match_id: str,
                 continue
             if is_code(err, grpc.StatusCode.NOT_FOUND):
                 continue
+            said = refused(err, command or "this command", bool(token))
+            if said is not None:
+                raise said from None
             raise
         finally:
             await client.close()
@@ -442,13 +454,15 @@ def export_match(
     match_id: str,
     output: Path = typer.Option(..., "-o", "--output", help="file to write"),
     game: str = typer.Option("", help="the match's game (default: ask every rules service)"),
+    token: str = token_option(),
 ) -> None:
-    """Export a match's audit log (JSON Lines plus a signed checkpoint)."""
+    """Export a match's audit log (JSON Lines plus a signed checkpoint; organiser)."""
     settings = _settings(log_file=True)
 
     async def run() -> int:
         response = await _on_its_rules_service(
-            settings, game, match_id, lambda client, token: client.export(token, match_id))
+            settings, game, match_id, lambda client, organiser: client.export(organiser, match_id),
+            token, "export")
         output.write_bytes(response.export_jsonl)
         console.print(f"{response.event_count} events of {match_id} written to {output}")
         return 0
@@ -462,10 +476,14 @@ def abandon_match(
     match_id: str,
     reason: str = typer.Option(..., "--reason", help="why, in words (required; 500 characters kept)"),
     game: str = typer.Option("", help="the match's game (default: ask every rules service)"),
+    token: str = token_option(),
 ) -> None:
-    """Organiser: end a running match (or one waiting for its seats) with no result. Players
-    can act no more, clocks stop, scoring and tournaments take no result from it; its export
-    verifies as abandoned. Again on an abandoned match, it says so and changes nothing."""
+    """End a match with no result (organiser).
+
+    A running match, or one waiting for its seats: players can act no more, clocks stop,
+    scoring and tournaments take no result from it; its export verifies as abandoned. Again
+    on an abandoned match, it says so and changes nothing. The organiser's name (the
+    token's) is recorded as who abandoned it."""
     if not reason.strip():
         raise CliError("--reason must say why the match is abandoned", USAGE)
     settings = _settings(log_file=True)
@@ -473,7 +491,8 @@ def abandon_match(
     async def run() -> int:
         reply = await _on_its_rules_service(
             settings, game, match_id,
-            lambda client, token: client.abandon(token, match_id, reason))
+            lambda client, organiser: client.abandon(organiser, match_id, reason),
+            token, "abandon")
         outcome = json.loads(reply.outcome_json or "{}")
         if reply.already_abandoned:
             console.print(f"match {match_id} was already abandoned by {outcome.get('by')}: "
@@ -499,9 +518,12 @@ def verify(
         False, "--json", help="JSON Lines on stdout: one object per file as it is checked, "
                               "then {\"summary\": ...}"),
 ) -> None:
-    """Check exports offline: chain, signature, seed, every draw, a full replay, and the
-    links between the matches of a campaign. Several files are checked in parallel, each
-    report printed as it comes; a folder's files are read by the workers, one at a time."""
+    """Check exports and tournament bundles offline.
+
+    An export's chain, signature, seed, every draw and a full replay; a bundle's log,
+    matches, checkpoints and proofs; the links between the matches of a campaign. Several
+    files are checked in parallel, each report printed as it comes; a folder's files are
+    read by the workers, one at a time."""
     if as_json:
         raise typer.Exit(_verify_json(files, public_key, jobs))
     # Numbers and names are highlighted only where colours show (without, the text is the
@@ -769,8 +791,10 @@ def selfplay(
     mode: str = typer.Option("", help="only this mode (default: every mode)"),
     bot: str = typer.Option("rule", help="the bots that play every seat: rule or random"),
 ) -> None:
-    """Bots against each other on the pure engine: endings, lengths, games/s and actions/s
-    per core. Seeded, so a run is reproducible; exits 1 if a game fails or never ends."""
+    """Bots against each other on the pure engine: endings, lengths and speed.
+
+    Games/s and actions/s per core. Seeded, so a run is reproducible; exits 1 if a game
+    fails or never ends."""
     from services.rules.games import available
     from services.rules.selfplay import report, run_mode, targets
 
@@ -848,33 +872,58 @@ def replay(
 @app.command()
 @friendly
 def token(
-    role: str = typer.Argument(..., help="player (the only role minted here)"),
-    player_id: str = typer.Argument(..., help="the player's id (not starting with bot-)"),
-    ttl: int = typer.Option(24 * 3600, help="lifetime in seconds"),
+    role: str = typer.Argument(..., metavar="ROLE", help="player or organiser"),
+    name: str = typer.Argument(..., metavar="ID",
+                               help="the player's id (not starting with bot-), or the "
+                                    "organiser's name, recorded as who acted"),
+    ttl: int | None = typer.Option(
+        None, help="lifetime in seconds, at most 2592000 (30 days); default: 86400 (24 hours) "
+                   "for a player, 43200 (12 hours) for an organiser", show_default=False),
 ) -> None:
-    """Mint a player token with the deployment's token secret (an organiser's act)."""
-    from services.platform.keys import load_keys
-    from services.platform.tokens import TokenIssuer
+    """Mint a player or organiser token with the deployment's token secret.
 
-    if role != "player":
-        raise CliError(f"unknown token role {role!r}; `neon token player ID` mints player "
-                       "tokens (organiser tokens: var/organiser.token from `neon up`)", USAGE)
-    if ttl <= 0 or ttl > 30 * 24 * 3600:
-        raise CliError("--ttl must be between 1 and 2592000 seconds (30 days)", USAGE)
+    Run it on the server host (or wherever the deployment's keys are: NEON_VAR_DIR,
+    NEON_NAMESPACE, NEON_TOKEN_SECRET); it never makes keys. `neon token player alice` is
+    alice's player token (tickets, a tournament's tables). `neon token organiser NAME` lets
+    an organiser run the organiser commands from another machine: pass it with --token or
+    NEON_TOKEN; NAME is recorded as who acted (the tournament's log and bundle, an abandoned
+    match's outcome). An organiser token acts for every match and tournament until it
+    expires: hand it over as a password."""
+    from services.cli.organiser import MAX_TTL, ORGANISER_TTL, PLAYER_TTL, token_secret
+    from services.platform.tokens import BOT_PREFIX, TokenIssuer, is_bot
+
+    if role not in ("player", "organiser"):
+        raise CliError(f"unknown token role {role!r}: `neon token player ID` mints a player "
+                       "token, `neon token organiser NAME` an organiser token", USAGE)
+    ttl = ttl if ttl is not None else ORGANISER_TTL if role == "organiser" else PLAYER_TTL
+    if ttl <= 0 or ttl > MAX_TTL:
+        raise CliError(f"--ttl must be between 1 and {MAX_TTL} seconds (30 days)", USAGE)
+    if not name or len(name) > 128 or not name.isprintable():  # before looking for keys
+        what = "an organiser's name" if role == "organiser" else "a player id"
+        raise CliError(f"{what} is 1-128 printable characters", USAGE)
+    if role == "player" and is_bot(name):
+        raise CliError(f"player ids starting with {BOT_PREFIX!r} are reserved for bots", USAGE)
     settings = _settings(log_file=True)
-    issuer = TokenIssuer(load_keys(settings).token_secret, external=None)
+    issuer = TokenIssuer(token_secret(settings, "run `neon token` on the server host, where "
+                                      "the deployment's keys are"), external=None)
     try:
-        minted = issuer.issue_player(player_id, ttl=ttl)
+        minted = (issuer.issue("organiser", "*", player=name, ttl=ttl) if role == "organiser"
+                  else issuer.issue_player(name, ttl=ttl))
     except ValueError as err:
         raise CliError(str(err), USAGE) from None
+    from services.platform.logs import get_logger
+
+    get_logger("cli").info("token minted", role=role, name=name, ttl=ttl)
     print(minted)
 
 
 @app.command("public-key")
 @friendly
 def public_key() -> None:
-    """Print this deployment's Ed25519 public key (hex): what signs its exports, results and
-    tournament checkpoints, and what `neon verify --public-key` pins. Publish it to players."""
+    """Print this deployment's Ed25519 public key (hex).
+
+    What signs its exports, results and tournament checkpoints, and what `neon verify
+    --public-key` pins. Publish it to players."""
     from services.platform.keys import load_keys
     from services.platform.signing import public_key_hex
 

@@ -27,6 +27,7 @@ from rich.console import Console
 from rich.table import Table
 
 from services.cli.errors import USAGE, CliError, emit, friendly, message_dict, target
+from services.cli.organiser import GET_ONE, token_option
 
 if TYPE_CHECKING:
     from services.cli.client import RulesClient
@@ -363,9 +364,6 @@ def print_bundle_report(report: Any, prefix: str = "") -> None:
 
 # ----------------------------------------------------------------------------- the desk
 
-TOKEN_HELP = ("the token to act with (an organiser's, or a player's: a player token acts only "
-              "for its own player); default: an organiser token minted with this deployment's "
-              "keys")
 NAMED = 40
 """At most this many players named in a line (then "and N more")."""
 STANDING = {"registered": "registered, not checked in", "checked-in": "checked in"}
@@ -458,8 +456,7 @@ async def desk(client: TournamentClient, token: str, action: DeskAction, tournam
             failed.append(player)
             why = err.details() or err.code().name
             if err.code() == grpc.StatusCode.PERMISSION_DENIED:
-                why += ("; an organiser token acts for any player (leave out --token and "
-                        "NEON_TOKEN for the deployment's)")
+                why += f"; an organiser token acts for any player: {GET_ONE}"
             elif before:
                 why += f"; {player} is {STANDING.get(before, before)}"
             err_console.print(f"{player} {action.cannot}: {why}", markup=False, highlight=False)
@@ -486,12 +483,21 @@ def start_text(reply: Any) -> str:
     t, out = reply.tournament, list(reply.left_out)
     # who the start took (a repeat answers later: dropped since, or late entries added)
     playing = sum(p.status in ("playing", "dropped") and not p.late for p in t.players)
-    text = f"started with {playing} players; {t.planned_rounds} rounds planned"
-    if out:
-        text = (f"started with {playing} checked-in players; {len(out)} registered players who "
-                f"did not check in are not playing: {', '.join(out)} ({t.planned_rounds} rounds "
-                "planned; an organiser may add them with late-entry where the format allows it)")
-    return text
+    # planned_rounds 0: the format does not know yet
+    rounds = (f"{counted(t.planned_rounds, 'round')} planned" if t.planned_rounds else
+              "rounds not known yet")
+    if not out:
+        return f"started with {counted(playing, 'player')}; {rounds}"
+    one = len(out) == 1
+    return (f"started with {counted(playing, 'checked-in player')}; {len(out)} registered "
+            f"{'player who' if one else 'players who'} did not check in "
+            f"{'is' if one else 'are'} not playing: {', '.join(out)} ({rounds}; an organiser "
+            "may add them with late-entry where the format allows it)")
+
+
+def counted(n: int, word: str) -> str:
+    """``n`` and ``word``, plural unless n is 1: "1 round", "3 rounds", "0 rounds"."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def tournament_address(settings: Settings) -> str:
@@ -503,24 +509,42 @@ def tournament_address(settings: Settings) -> str:
     return address
 
 
-def _client_and_token(role: str = "organiser",
-                      token: str = "") -> tuple[TournamentClient, str]:
+def _client_and_token(token: str = "", organiser: bool = True) -> tuple[TournamentClient, str]:
     """The tournament client and the token to call it with: ``token`` when given (--token,
-    NEON_TOKEN), else one of ``role`` minted with the deployment's keys."""
-    from services.cli.main import _settings, _token
+    NEON_TOKEN), else an organiser token minted with this machine's deployment keys (a
+    one-line error when it has none); no token at all for the public calls (not
+    ``organiser``)."""
+    from services.cli.main import _settings
+    from services.cli.organiser import organiser_token
 
     settings = _settings(log_file=True)
-    return TournamentClient(tournament_address(settings)), token or _token(
-        settings, role, player="organiser")
+    address = tournament_address(settings)
+    return TournamentClient(address), (organiser_token(settings, token, name="organiser")
+                                       if organiser else "")
 
 
-def _run(coro_factory: Callable[[TournamentClient, str], Any], token: str = "") -> None:
+def _run(coro_factory: Callable[[TournamentClient, str], Any], token: str = "",
+         organiser: bool = True) -> None:
+    """``coro_factory(client, token)`` against the tournament service, with ``token`` or an
+    organiser token minted here (``organiser``; the public calls of list, show, standings
+    and round send none). A call refused for its token says the command needs an
+    organiser token and how to get one."""
     import asyncio
 
+    import grpc
+
+    from services.cli.organiser import command_name, refused
+
+    command = command_name()
+
     async def run() -> None:
-        client, token_ = _client_and_token(token=token)
+        client, token_ = _client_and_token(token, organiser)
         try:
             await coro_factory(client, token_)
+        except grpc.aio.AioRpcError as err:
+            if not organiser or (said := refused(err, command, bool(token))) is None:
+                raise
+            raise said from None
         finally:
             await client.close()
 
@@ -543,8 +567,9 @@ def create(
     check_in: int = typer.Option(300, help="seconds a seat has to be ready at its table"),
     name: str = typer.Option("", help="the event's name"),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP + " (OpenRegistration's)"),
+    token: str = token_option(),
 ) -> None:
-    """Create a tournament (organiser token from the deployment's keys)."""
+    """Create a tournament and open its registration (organiser)."""
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 
     fj = format_json(fmt, rounds, table_sizes, points, tiebreaks, format_extra)
@@ -563,27 +588,44 @@ def create(
         console.print(f"tournament {reply.tournament.tournament_id} created "
                       f"({reply.tournament.game} {reply.tournament.mode}); registration open")
 
-    _run(go)
+    _run(go, token)
 
 
 @tournament_app.command("register")
 @friendly
-def register_players(tournament_id: str, players: list[str] = typer.Argument(...)) -> None:
-    """Register players (organiser)."""
+def register_players(tournament_id: str, players: list[str] = typer.Argument(...),
+                     token: str = token_option()) -> None:
+    """Register players (organiser): one Register each.
+
+    Says how many were newly registered and names those who were registered already (a
+    repeat changes nothing; a checked-in player stays checked in)."""
 
     async def go(client: TournamentClient, token: str) -> None:
-        for p in players:
+        before = {p.player_id: p.status for p in
+                  (await find_tournament(client, tournament_id)).players}
+        for p in dict.fromkeys(players):  # a name given twice: registered once
             await client.call("Register", token, tournament_id=tournament_id, player_id=p)
-        console.print(f"{len(players)} registered")
+        console.print(register_text(players, before), markup=False, highlight=False)
 
-    _run(go)
+    _run(go, token)
+
+
+def register_text(players: list[str], before: dict[str, str]) -> str:
+    """What ``register`` says: how many of ``players`` it newly registered, and who was
+    registered already (``before``: each player's status before, as in GetTournament; a
+    withdrawn player registers again)."""
+    given = list(dict.fromkeys(players))
+    already = [p for p in given if before.get(p) in ("registered", "checked-in")]
+    text = f"{len(given) - len(already)} newly registered"
+    if already:
+        text += f"; already registered: {_names(already)}"
+    return text
 
 
 @tournament_app.command("check-in")
 @friendly
 def check_in(tournament_id: str, players: list[str] = typer.Argument(...),
-             token: str = typer.Option("", envvar="NEON_TOKEN", show_default=False,
-                                       help=TOKEN_HELP),
+             token: str = token_option(),
              as_json: bool = typer.Option(
                  False, "--json", help=JSON_HELP + " (GetTournament's, after the check-ins; "
                                        "a refused player adds the {\"error\": ...} line)"),
@@ -603,8 +645,7 @@ def check_in(tournament_id: str, players: list[str] = typer.Argument(...),
 @tournament_app.command("withdraw")
 @friendly
 def withdraw(tournament_id: str, players: list[str] = typer.Argument(...),
-             token: str = typer.Option("", envvar="NEON_TOKEN", show_default=False,
-                                       help=TOKEN_HELP),
+             token: str = token_option(),
              as_json: bool = typer.Option(
                  False, "--json", help=JSON_HELP + " (GetTournament's, after the withdrawals; "
                                        "a refused player adds the {\"error\": ...} line)"),
@@ -627,11 +668,13 @@ def start(tournament_id: str,
           checked_in_only: bool = typer.Option(
               False, "--checked-in-only",
               help="start even though registered players who did not check in are left out"),
+          token: str = token_option(),
           ) -> None:
-    """Start the tournament with the checked-in players (all registered when nobody checked
-    in). The service refuses, naming them, when that would leave registered players out,
-    unless --checked-in-only (StartTournament's checked_in_only); then names them in what it
-    prints."""
+    """Start the tournament with the checked-in players (organiser).
+
+    All registered players play when nobody checked in. The service refuses, naming them,
+    when that would leave registered players out, unless --checked-in-only
+    (StartTournament's checked_in_only); then names them in what it prints."""
 
     async def go(client: TournamentClient, token: str) -> None:
         import grpc
@@ -648,14 +691,15 @@ def start(tournament_id: str,
                            err.code().name, why) from None
         console.print(start_text(reply))
 
-    _run(go)
+    _run(go, token)
 
 
 @tournament_app.command("next-round")
 @friendly
 def next_round(tournament_id: str,
-               as_json: bool = typer.Option(False, "--json", help=JSON_HELP)) -> None:
-    """Pair the next round and create its matches."""
+               as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+               token: str = token_option()) -> None:
+    """Pair the next round and create its matches (organiser)."""
 
     async def go(client: TournamentClient, token: str) -> None:
         reply = await client.call("NextRound", token, tournament_id=tournament_id)
@@ -664,7 +708,7 @@ def next_round(tournament_id: str,
             return
         print_round(reply.round)
 
-    _run(go)
+    _run(go, token)
 
 
 @tournament_app.command("round")
@@ -704,7 +748,7 @@ def show_round(tournament_id: str,
                 call.cancel()
                 return
 
-    _run(go)
+    _run(go, organiser=False)
 
 
 def _print_table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
@@ -739,7 +783,7 @@ def list_tournaments(limit: int = typer.Option(50, help="at most this many, newe
                        _status(t.status), str(t.players), str(t.rounds_paired))
                       for t in reply.tournaments])
 
-    _run(go)
+    _run(go, organiser=False)
 
 
 @tournament_app.command("show")
@@ -764,7 +808,7 @@ def show(tournament_id: str,
                      [(p.player_id + (" (late)" if p.late else ""), p.status, f"{p.rating:g}")
                       for p in t.players])
 
-    _run(go)
+    _run(go, organiser=False)
 
 
 @tournament_app.command("standings")
@@ -780,7 +824,7 @@ def standings(tournament_id: str,
             return
         print_standings(list(reply.rows), "final standings" if reply.final else "standings")
 
-    _run(go)
+    _run(go, organiser=False)
 
 
 @tournament_app.command("finish")
@@ -790,8 +834,9 @@ def finish(tournament_id: str,
            as_json: bool = typer.Option(
                False, "--json", help=JSON_HELP + " (FinishTournament's; with --force the "
                                      "same shape: ForceEnd's tournament and the standings)"),
+           token: str = token_option(),
            ) -> None:
-    """Finish after the last round (or --force REASON) and publish the standings."""
+    """Finish after the last round (or --force REASON) and publish the standings (organiser)."""
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 
     async def go(client: TournamentClient, token: str) -> None:
@@ -811,7 +856,7 @@ def finish(tournament_id: str,
             return
         print_standings(list(reply.rows), "final standings")
 
-    _run(go)
+    _run(go, token)
 
 
 @tournament_app.command("correct")
@@ -823,9 +868,12 @@ def correct(
     placements: str = typer.Option(..., help="placement of each seat, e.g. 1,2 (seat 0 won)"),
     reason: str = typer.Option(..., help="why (kept in the tournament log)"),
     forfeited: bool = typer.Option(False, help="a forfeit: no game for the tie-breaks"),
+    token: str = token_option(),
 ) -> None:
-    """Set a table's result by hand (an abandoned match, a game played on paper); the
-    original stays in the log."""
+    """Set a table's result by hand (organiser).
+
+    For an abandoned match or a game played on paper; the original result stays in the
+    log."""
     try:
         places = [int(x) for x in placements.split(",")]
     except ValueError:
@@ -838,7 +886,7 @@ def correct(
                                   forfeited=forfeited, reason=reason)
         print_round(reply.round)
 
-    _run(go)
+    _run(go, token)
 
 
 @tournament_app.command("rematch")
@@ -848,22 +896,26 @@ def rematch(
     number: int = typer.Argument(..., metavar="ROUND", help="the round"),
     table: int = typer.Argument(..., help="the table"),
     reason: str = typer.Option(..., help="why the table plays again (kept in the log)"),
+    token: str = token_option(),
 ) -> None:
-    """Have an abandoned table play again: a new match for the same seats (its abandoned
-    match stays in the log and the bundle), with a new check-in window."""
+    """Have an abandoned table play again (organiser).
+
+    A new match for the same seats, with a new check-in window; the abandoned match stays
+    in the log and the bundle."""
 
     async def go(client: TournamentClient, token: str) -> None:
         reply = await client.call("RematchTable", token, tournament_id=tournament_id,
                                   round=number, table=table, reason=reason)
         print_round(reply.round)
 
-    _run(go)
+    _run(go, token)
 
 
 @tournament_app.command("drop")
 @friendly
 def drop(tournament_id: str, player: str,
-         reason: str = typer.Option("", help="why (kept in the tournament log)")) -> None:
+         reason: str = typer.Option("", help="why (kept in the tournament log)"),
+         token: str = token_option()) -> None:
     """Drop a player from the next rounds (the rounds played stay in the standings)."""
 
     async def go(client: TournamentClient, token: str) -> None:
@@ -872,25 +924,26 @@ def drop(tournament_id: str, player: str,
         console.print(f"{player} dropped from {tournament_id} after round "
                       f"{reply.tournament.rounds_paired}")
 
-    _run(go)
+    _run(go, token)
 
 
 @tournament_app.command("late-entry")
 @friendly
-def late_entry(tournament_id: str, player: str) -> None:
-    """Add a player to a running tournament from the next round on."""
+def late_entry(tournament_id: str, player: str, token: str = token_option()) -> None:
+    """Add a player to a running tournament from the next round on (organiser)."""
 
     async def go(client: TournamentClient, token: str) -> None:
         await client.call("AddLateEntry", token, tournament_id=tournament_id, player_id=player)
         console.print(f"{player} enters {tournament_id} from the next round")
 
-    _run(go)
+    _run(go, token)
 
 
 @tournament_app.command("export")
 @friendly
 def export(tournament_id: str,
-           output: Path = typer.Option(..., "-o", "--output", help="the bundle file to write")) -> None:
+           output: Path = typer.Option(..., "-o", "--output", help="the bundle file to write"),
+           token: str = token_option()) -> None:
     """Write the audit bundle: the log, every match export, checkpoints and proofs."""
 
     async def go(client: TournamentClient, token: str) -> None:
@@ -900,7 +953,7 @@ def export(tournament_id: str,
         console.print(f"{reply.matches} matches and {reply.checkpoints} round checkpoints of "
                       f"{tournament_id} written to {output}; check it with: neon verify {output}")
 
-    _run(go)
+    _run(go, token)
 
 
 @tournament_app.command("simulate")
@@ -917,8 +970,10 @@ def simulate(
     output: Path = typer.Option(None, "-o", "--output", help="also write the bundle here"),
     timeout: float = typer.Option(300.0, help="seconds a round may take"),
 ) -> None:
-    """Run a whole tournament with bots through the real services, print each round and
-    the standings, export the bundle and verify it. Exits 0 only when it verifies."""
+    """Run a whole tournament with bots through the real services.
+
+    Prints each round and the standings, exports the bundle and verifies it. Exits 0 only
+    when it verifies."""
     import asyncio
 
     from services.cli.main import _settings

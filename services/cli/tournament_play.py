@@ -332,8 +332,10 @@ def play(
     bot: str = typer.Option("", help="a bot plays your tables: random or rule (the game's "
                             "own); default: you, at the terminal"),
 ) -> None:
-    """Play your tables of a tournament: each round's match at the terminal (or --bot),
-    until the tournament finishes; prints your final rank."""
+    """Play your tables of a tournament (player).
+
+    Each round's match at the terminal (or --bot), until the tournament finishes; prints
+    your final rank."""
     from services.cli.main import _settings, _token, run_async
     from services.cli.tournament_commands import tournament_address
     from services.platform.tokens import is_bot

@@ -65,7 +65,12 @@ async def test_an_organiser_runs_an_event_from_the_command_line(tmp_path: Path, 
                         "--format", "swiss", "--rounds", "2")
         assert out.returncode == 0, out.stderr
         assert "registration open" in out.stdout
-        assert (await run("tournament", "register", "cli_cup", *names)).returncode == 0
+        registered = await run("tournament", "register", "cli_cup", *names)
+        assert registered.returncode == 0, registered.stderr
+        assert registered.stdout.strip() == "4 newly registered", registered.stdout
+        again = await run("tournament", "register", "cli_cup", "ann", "ben")
+        assert again.returncode == 0, again.stderr
+        assert again.stdout.strip() == "0 newly registered; already registered: ann, ben"
         assert (await run("tournament", "start", "cli_cup")).returncode == 0
         for number in (1, 2):
             paired = await run("tournament", "next-round", "cli_cup")

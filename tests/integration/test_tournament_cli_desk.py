@@ -130,8 +130,8 @@ async def test_the_desk_checks_players_in_withdraws_and_the_start_follows(desk: 
     assert "pass --checked-in-only to start without them" in said(refused.stderr)
     started = await run("tournament", "start", "desk", "--checked-in-only")
     assert started.returncode == 0, started.stdout + started.stderr
-    assert ("started with 3 checked-in players; 1 registered players who did not check in are "
-            "not playing: cat") in said(started.stdout), started.stdout
+    assert ("started with 3 checked-in players; 1 registered player who did not check in is "
+            "not playing: cat (1 round planned;") in said(started.stdout), started.stdout
 
     over = await run("tournament", "check-in", "desk", "cat", "ann")
     assert over.returncode == 1, over.stdout + over.stderr
@@ -171,8 +171,10 @@ async def test_the_desk_with_a_player_token_and_json(desk: Desk) -> None:
     other = await run("tournament", "check-in", "kiosk", "ben", "--token", ann)
     assert other.returncode == 1, other.stdout + other.stderr
     assert ("ben cannot be checked in: a player token acts only for its own player; an "
-            "organiser token acts for any player (leave out --token and NEON_TOKEN for the "
-            "deployment's)") in said(other.stderr), other.stderr
+            "organiser token acts for any player: mint one on the server host with `neon token "
+            "organiser NAME` and pass it with --token or NEON_TOKEN, or leave out --token and "
+            "NEON_TOKEN to mint one with this machine's deployment keys") in said(other.stderr), \
+        other.stderr
     assert (await desk.statuses("kiosk"))["ben"] == "registered"
     withdrawn = await run("tournament", "withdraw", "kiosk", "cat", NEON_TOKEN=ann)
     assert withdrawn.returncode == 1, withdrawn.stdout + withdrawn.stderr

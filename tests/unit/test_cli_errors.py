@@ -61,8 +61,13 @@ def test_queue_and_simulate_without_a_backend(env: dict[str, str]) -> None:
 
 
 def test_export_without_a_backend(env: dict[str, str]) -> None:
-    line = run(["export", "m1", "-o", "x.jsonl", "--game", "neon-reign"], env, 3)
+    line = run(["export", "m1", "-o", "x.jsonl", "--game", "neon-reign", "--token", "v1.x.y"],
+               env, 3)
     assert line.startswith("no rules service answers")
+    # without a token nor keys to mint one: what to do (tests/unit/test_cli_organiser_token.py)
+    assert "neon token organiser NAME" in run(
+        ["export", "m1", "-o", "x.jsonl", "--game", "neon-reign"],
+        {**env, "NEON_TOKEN": "", "NEON_TOKEN_SECRET": ""}, 2)
 
 
 def test_verify_and_replay_of_a_missing_or_bad_file(env: dict[str, str], tmp_path: Path) -> None:
@@ -78,8 +83,10 @@ def test_verify_and_replay_of_a_missing_or_bad_file(env: dict[str, str], tmp_pat
 
 def test_token_refuses_bot_ids_and_unknown_roles(env: dict[str, str]) -> None:
     assert "reserved" in run(["token", "player", "bot-evil"], env, 2)
-    assert "unknown token role" in run(["token", "organiser", "x"], env, 2)
-    minted = run(["token", "player", "ana"], env, 0)
+    assert "unknown token role" in run(["token", "admin", "x"], env, 2)
+    assert "no deployment keys" in run(["token", "player", "ana"],
+                                       {**env, "NEON_TOKEN_SECRET": ""}, 2)
+    minted = run(["token", "player", "ana"], {**env, "NEON_TOKEN_SECRET": "s" * 32}, 0)
     assert minted.startswith("v1.")
 
 
