@@ -79,12 +79,14 @@ async def test_any_time_actions_of_two_seats_interleave_with_a_counter_chain(due
 
 async def test_a_seat_that_never_answers_gets_its_default_and_the_match_finishes(duel_backend: Backend) -> None:
     client = RulesClient(duel_backend.address("rules-duel"))
-    clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_PER_DECISION, per_decision_ms=150)
+    # long enough that the active seat (three calls per action) never runs out on a loaded
+    # machine (at 150 ms it did now and then under parallel test runs), short enough to end fast
+    clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_PER_DECISION, per_decision_ms=600)
     tokens = await create(duel_backend, client, "silent", clock)
     active = await first_seat(client, "silent")
     silent = 1 - active
     n = 0
-    for _ in range(200):  # the active seat strikes whenever it owes; the silent one never answers
+    for _ in range(600):  # the active seat strikes whenever it owes; the silent one never answers
         view = await client.view("silent")
         if view.status == rules_pb2.MATCH_STATUS_ENDED:
             break
