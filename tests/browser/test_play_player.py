@@ -86,6 +86,16 @@ class Event:
         """An organiser's call about tournament ``tid``."""
         return await self.client.call(rpc, self.org, tournament_id=tid, **kw)
 
+    async def finish(self, tid: str, round_: int = 1) -> Any:
+        """FinishTournament once round ``round_``'s checkpoint is signed: the service
+        publishes it a moment after the last result, and refuses to finish before."""
+        for _ in range(300):
+            got = (await self.client.call("GetRound", tournament_id=tid, round=round_)).round
+            if got.HasField("checkpoint") and got.checkpoint.signature:
+                break
+            await asyncio.sleep(0.1)
+        return await self.call("FinishTournament", tid)
+
     async def create(self, tid: str, *players: str, **kw: Any) -> None:
         """A Neon Reign `single` Swiss of one round with long clocks, registration open,
         ``players`` registered by the organiser."""
@@ -221,7 +231,7 @@ async def test_a_player_registers_and_plays_their_tournament_table(
     assert f"you placed {'1st' if place == 1 else '2nd'}" in told
     assert await page.get_attribute("#player-results li", "data-place") == str(place)
 
-    rows = (await event.call("FinishTournament", tid)).rows
+    rows = (await event.finish(tid)).rows
     final = await state(page, "final", 30)
     mine = next(r for r in rows if r.player_id == "ann")
     assert await page.get_attribute("#player-status", "data-rank") == str(mine.rank)
@@ -274,7 +284,7 @@ async def test_an_abandoned_table_played_again_is_played_on_the_page(
     assert await click_to_the_end(page, random.Random(3)) >= 1
     assert await asyncio.wait_for(bea, 60) == "played"
     await state(page, "result", 30)
-    rows = (await event.call("FinishTournament", tid)).rows
+    rows = (await event.finish(tid)).rows
     await state(page, "final", 30)
     mine = next(r for r in rows if r.player_id == "ann")
     assert await page.get_attribute("#player-status", "data-rank") == str(mine.rank)
