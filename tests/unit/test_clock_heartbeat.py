@@ -23,17 +23,8 @@ from services.rules.clockwork import (
     served_until,
 )
 from services.rules.matchlog import Beat, MatchLog, record_event
+from tests.unit.test_clockwork import T0, Wall
 from tests.unit.test_matchlog_save import chain
-
-T0 = 1_700_000_000_000
-
-
-class Wall:
-    def __init__(self, now: int = T0) -> None:
-        self.now = now
-
-    def __call__(self) -> int:
-        return self.now
 
 
 def beat(slot: str = SINGLE, until: int = T0, *, replicas: str = SINGLE, stopped: bool = False,
