@@ -1,14 +1,33 @@
-// What the spectator page (viewer.js) and the play page (play.js) share: the rules calls'
-// paths, the game's info, the outcome in words, the clocks and the event log.
+// What the pages share: the rules calls' paths, the game's info, the outcome in words, the
+// clocks and the event log, and building elements (el) and enum values in words (short).
 import { unary } from "/static/connect.js";
 import { SEAT_COLOURS } from "/static/boards.js";
 
 export const $ = (id) => document.getElementById(id);
 const RULES = "neon.rules.v1.RulesService";
 export const rules = (game, method) => `/games/${encodeURIComponent(game)}/${RULES}/${method}`;
+export const TOURNAMENT = "/neon.tournament.v1.TournamentService";
+// A unary call of the tournament service (a token for the calls that need one).
+export const tournamentCall = (method, body, token = "", timeoutMs = 0) =>
+  unary(`${TOURNAMENT}/${method}`, body, token, timeoutMs);
 const info = new Map();
 
 export function status(text) { $("status").textContent = text; }
+
+// An element with attributes (`class`, `data-*` as dataset, the rest as attributes) and children.
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("data-")) node.dataset[k.slice(5).replace(/-(.)/g, (_, c) => c.toUpperCase())] = v;
+    else node.setAttribute(k, v);
+  }
+  node.append(...children);
+  return node;
+}
+
+// An enum value in words: short("TOURNAMENT_STATUS_FORCE_ENDED", "TOURNAMENT_STATUS_") is "force ended".
+export const short = (enumValue, prefix) => String(enumValue || "").replace(prefix, "").toLowerCase().replace(/_/g, " ");
 
 // `bytes` random bytes as hex: command ids, ticket ids, client seeds.
 export function randomHex(bytes) {
@@ -22,6 +41,13 @@ export async function gameInfo(game) {
     info.set(game, { title: answer.title, modes: answer.modes || [], content: JSON.parse(answer.contentJson || "{}") });
   }
   return info.get(game);
+}
+
+// The game's modes as the options of `select` (GetGameInfo), each with its seats.
+export async function fillModes(select, game) {
+  const { modes } = await gameInfo(game);
+  select.replaceChildren(...modes.map((m) => el("option", { value: m.name },
+    `${m.name} (${m.minSeats === m.maxSeats ? m.minSeats : `${m.minSeats}-${m.maxSeats}`} seats)`)));
 }
 
 // The places of the sides the engine plays, from the outcome's breakdown: NEON's Automa

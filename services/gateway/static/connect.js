@@ -9,9 +9,10 @@ export class ConnectError extends Error {
   }
 }
 
-function headers(token, contentType) {
+function headers(token, contentType, timeoutMs = 0) {
   const h = { "Content-Type": contentType, "Connect-Protocol-Version": "1" };
   if (token) h.Authorization = `Bearer ${token}`;
+  if (timeoutMs) h["Connect-Timeout-Ms"] = String(timeoutMs);
   return h;
 }
 
@@ -25,8 +26,9 @@ async function post(path, init) {
   }
 }
 
-export async function unary(path, body = {}, token = "") {
-  const response = await post(path, { headers: headers(token, "application/json"), body: JSON.stringify(body) });
+// `timeoutMs`: how long the service may take (Connect-Timeout-Ms; 0: the gateway's default).
+export async function unary(path, body = {}, token = "", timeoutMs = 0) {
+  const response = await post(path, { headers: headers(token, "application/json", timeoutMs), body: JSON.stringify(body) });
   const data = await response.json().catch(() => ({ code: "unknown", message: response.statusText }));
   if (!response.ok) throw new ConnectError(data.code || "unknown", data.message || "");
   return data;

@@ -13,16 +13,16 @@
 //   leave the queue, and the seat of the matched ticket's assignment. As `neon queue` does.
 // The player token stays in sessionStorage: never in the address, never logged.
 import { unary, serverStream } from "/static/connect.js";
-import { $, rules, gameInfo, randomHex } from "/static/common.js";
+import {
+  $, el, short, rules, randomHex, fillModes as modesOf, TOURNAMENT, tournamentCall as tcall,
+} from "/static/common.js";
 import { claimsOf, say, plain, playMatch, stop as stopSeat } from "/static/play.js";
-import { el, fillStandings, ordinal, resultText } from "/static/tournament.js";
+import { fillStandings, ordinal, resultText } from "/static/tournament.js";
 
 const KEY = "neon-player-token";
-const TOURNAMENT = "/neon.tournament.v1.TournamentService";
 const MATCHMAKING = "/neon.matchmaking.v1.MatchmakingService";
 const ENDED = ["TOURNAMENT_STATUS_FINISHED", "TOURNAMENT_STATUS_FORCE_ENDED"];
 const RECONNECT_FOR = 60_000;  // ms to keep opening a stream again while its service is down
-const short = (value, prefix) => String(value || "").replace(prefix, "").toLowerCase().replace(/_/g, " ");
 let run = null;  // what the player token is doing now: { kind, abort, ... }
 
 // The player of the token in the field, or null (and the reason said).
@@ -112,7 +112,6 @@ async function follow(r, path, body, each, what) {
 }
 
 // -- a tournament ------------------------------------------------------------------------------
-const tcall = (method, body, token = "") => unary(`${TOURNAMENT}/${method}`, body, token);
 
 export async function listTournaments(selected = "") {
   const select = $("player-tournament");
@@ -307,9 +306,7 @@ async function fillModes() {
   const game = $("mm-game").value;
   if (!game) return;
   try {
-    const { modes } = await gameInfo(game);
-    $("mm-mode").replaceChildren(...modes.map((m) => el("option", { value: m.name },
-      `${m.name} (${m.minSeats === m.maxSeats ? m.minSeats : `${m.minSeats}-${m.maxSeats}`} seats)`)));
+    await modesOf($("mm-mode"), game);
   } catch (err) {
     say(`The modes of ${game} could not be read: ${plain(err, `the rules service of ${game}`)}`, err.code || "unknown");
   }

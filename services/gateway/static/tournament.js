@@ -2,28 +2,27 @@
 // WatchTournament stream: each round's pairings and tables (each match linked to the live
 // spectator view), the bracket of elimination formats, and the standings with their
 // tie-break values (GetStandings, asked again whenever the tournament changes). Public calls
-// only: the page never sends a token.
-import { unary, serverStream } from "/static/connect.js";
+// only: this module never sends a token (the organiser's desk, desk.js, acts with its own,
+// and learns what is followed here through onFollowed).
+import { serverStream } from "/static/connect.js";
+import { $, el, short, TOURNAMENT as SERVICE, tournamentCall as call } from "/static/common.js";
 
-const $ = (id) => document.getElementById(id);
-const SERVICE = "/neon.tournament.v1.TournamentService";
-const call = (method, body) => unary(`${SERVICE}/${method}`, body);
-const short = (enumValue, prefix) => String(enumValue || "").replace(prefix, "").toLowerCase().replace(/_/g, " ");
 const SVG = "http://www.w3.org/2000/svg";
 
 let following = null;
 let rounds = new Map();
 let status = (text) => { $("status").textContent = text; };
+const listeners = [];
 
-export function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") node.className = v;
-    else if (k.startsWith("data-")) node.dataset[k.slice(5).replace(/-(.)/g, (_, c) => c.toUpperCase())] = v;
-    else node.setAttribute(k, v);
-  }
-  node.append(...children);
-  return node;
+// `fn(id, tournament, rounds)` whenever the tournament followed changes: at once with a null
+// tournament when another is picked, then with each WatchTournament frame and each catch-up
+// of its rounds (the rounds known so far, by number).
+export function onFollowed(fn) {
+  listeners.push(fn);
+}
+
+function tell(id, t) {
+  for (const fn of listeners) fn(id, t, [...rounds.values()].sort((a, b) => a.number - b.number));
 }
 
 function svg(tag, attrs = {}, text = "") {
@@ -240,6 +239,7 @@ export async function follow(id) {
   $("tournament").dataset.tournamentId = id;
   $("tournament").dataset.ended = "0";
   history.replaceState(null, "", `/?tournament=${encodeURIComponent(id)}`);
+  tell(id, null);
   status("following the tournament…");
   let t = null;
   let pending = null, again = false;
@@ -247,7 +247,7 @@ export async function follow(id) {
     if (pending) { again = true; return pending; }
     const current = t;
     pending = Promise.all([catchUp(current, token), refreshStandings(id, token)])
-      .then(() => { if (token === following) drawRounds(current.game); })
+      .then(() => { if (token === following) { drawRounds(current.game); tell(id, t); } })
       .catch((err) => { if (token === following) status(`tournament: ${err.message}`); })
       .finally(() => { pending = null; if (again) { again = false; refresh(); } });
     return pending;
@@ -260,6 +260,7 @@ export async function follow(id) {
         if (frame.round) rounds.set(frame.round.number, frame.round);
         drawRounds(t.game);
         drawBracket(t.bracketJson ? JSON.parse(t.bracketJson) : null);
+        tell(id, t);
         refresh();
       }
       if (t && !/FINISHED|FORCE_ENDED/.test(t.status)) continue; // the stream was cut: resume

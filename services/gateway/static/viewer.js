@@ -1,5 +1,5 @@
-// The spectator and replay viewer (the tournament page is tournament.js, playing a seat
-// play.js). Live: ListMatches, then GetView (the spectator view,
+// The spectator and replay viewer (the tournament page is tournament.js, its organiser's
+// desk desk.js, playing a seat play.js). Live: ListMatches, then GetView (the spectator view,
 // never a token) and the WatchMatch stream. Replay: the gateway verifies an export and sends
 // back public frames only (services/gateway/replays.py).
 import { unary, serverStream } from "/static/connect.js";
@@ -7,6 +7,7 @@ import { drawBoard } from "/static/boards.js";
 import * as tournaments from "/static/tournament.js";
 import * as play from "/static/play.js";
 import * as player from "/static/player.js";
+import * as desk from "/static/desk.js";
 import {
   $, rules, status, gameInfo, describeOutcome, drawClocks, tickClocks, logEvent, coalesced,
 } from "/static/common.js";
@@ -208,6 +209,7 @@ async function main() {
     }
   }
   player.setup(games);
+  desk.setup(games);
   const wanted = new URLSearchParams(location.search);
   if (wanted.get("game")) $("game-select").value = wanted.get("game");
   await listMatches();

@@ -1,0 +1,423 @@
+// The organiser's desk on the tournament page: with an organiser token (`var/organiser.token`
+// from `neon up`), the core of a tournament from the browser, as the `neon tournament`
+// commands do (services/cli/tournament_commands.py).
+//   New tournament: CreateTournament (the format's settings as `create` makes them:
+//   format_json's default tie-breaks, no-show forfeit, 300 s check-in) then OpenRegistration,
+//   and the tournament picked on the page.
+//   While registration is open: Register (several ids at once), each player's status with
+//   "Check in" (CheckIn) and "Withdraw" (Withdraw), and the desk's line as `check-in` prints
+//   it. Start (StartTournament): refused (FAILED_PRECONDITION) while registered players have
+//   not checked in, the service's message is shown with "Start without them"
+//   (checked_in_only); the players the start left out (left_out) are named.
+//   While running: "Pair next round" (NextRound), "Rematch" for a table whose match was
+//   abandoned (RematchTable, with the reason kept in the log), "Finish" (FinishTournament);
+//   "Export bundle" downloads ExportTournament's bundle, which `neon verify` checks.
+// It acts on the tournament tournament.js follows (onFollowed: the WatchTournament frames).
+// Every refusal is said in plain words in the desk. A token that reads as a player's or a
+// seat's is told the desk needs an organiser token, and nothing is sent with it. The token
+// stays in sessionStorage: never in the address, never in the page's text, never logged.
+import {
+  $, el, short, randomHex, fillModes, tournamentCall as tcall,
+} from "/static/common.js";
+import { claimsOf, plain } from "/static/play.js";
+import { follow, listTournaments, onFollowed } from "/static/tournament.js";
+
+const KEY = "neon-organiser-token";
+const NAMED = 40;  // at most this many players named in a line (then "and N more"), as the CLI
+const EXPORT_TIMEOUT_MS = 120_000;  // as `neon tournament export`
+const TIEBREAKS = {
+  swiss: ["buchholz", "median-buchholz", "sonneborn-berger", "wins"],
+  "round-robin": ["buchholz", "median-buchholz", "sonneborn-berger", "wins"],
+  multiplayer: ["placement-points", "game-tiebreak"],
+};
+const STANDING = { registered: "registered, not checked in", "checked-in": "checked in" };
+const NEEDS = "the organiser's desk needs an organiser token (var/organiser.token, written by "
+  + "`neon up`)";
+
+// The tournament the page follows, as the desk knows it.
+const desk = { id: "", t: null, rounds: [], busy: false, abandonedKey: "" };
+
+// -- messages ----------------------------------------------------------------------------------
+function say(text, code = "") {
+  const box = $("desk-message");
+  box.hidden = !text;
+  box.textContent = text;
+  box.dataset.code = code;
+}
+
+function note(text) {
+  $("desk-note").hidden = !text;
+  $("desk-note").textContent = text;
+}
+
+const reasonOf = (err) => err.reason ?? err.message;
+
+// A refused call in plain words: what was refused, the status and the service's reason.
+export function refusal(err, doing) {
+  const code = err.code || "unknown";
+  if (code === "permission_denied") {
+    return `${doing} was refused (PERMISSION_DENIED: ${reasonOf(err)}): ${NEEDS}; a player's `
+      + "or a seat's token cannot act here.";
+  }
+  return `${doing} was refused: ${plain(err, "the tournament service")}`;
+}
+
+const names = (ids) => ids.slice(0, NAMED).join(", ")
+  + (ids.length > NAMED ? ` and ${ids.length - NAMED} more` : "");
+const plural = (n, word, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
+
+// -- the token ---------------------------------------------------------------------------------
+function token() {
+  return $("organiser-token").value.trim();
+}
+
+// Why the token in the field cannot act at the desk ("" when it may: an organiser's, or one
+// that does not read as any role, which the service then judges).
+function wrongRole() {
+  const claims = claimsOf(token());
+  if (!claims || claims.role === "organiser") return "";
+  return `This is a ${claims.role} token${claims.player ? ` (${claims.player})` : ""}: ${NEEDS}. `
+    + "The desk sends nothing with it.";
+}
+
+function remember() {
+  const value = token();
+  if (value) sessionStorage.setItem(KEY, value);
+  else sessionStorage.removeItem(KEY);
+  const claims = claimsOf(value);
+  $("organiser-who").textContent = claims && claims.role === "organiser"
+    ? `You act as the organiser${claims.player ? ` ${claims.player}` : ""}.` : "";
+  const wrong = wrongRole();
+  $("desk").hidden = !value;
+  $("desk-body").hidden = Boolean(wrong);
+  say(wrong, wrong ? "permission_denied" : "");
+  draw();
+}
+
+// -- acting ------------------------------------------------------------------------------------
+function setBusy(busy) {
+  desk.busy = busy;
+  $("desk").dataset.busy = busy ? "1" : "0";
+  for (const b of $("desk-body").querySelectorAll("button")) b.disabled = busy;
+}
+
+// Runs `fn(token)` with the organiser's token, one act at a time; a refusal said as `doing`'s.
+async function act(doing, fn) {
+  if (desk.busy) return;
+  const value = token();
+  if (!value) { say("Paste the organiser token first."); return; }
+  const wrong = wrongRole();
+  if (wrong) { say(wrong, "permission_denied"); return; }
+  setBusy(true);
+  say("");
+  note("");
+  try {
+    await fn(value);
+  } catch (err) {
+    say(refusal(err, doing), err.code || "unknown");
+  } finally {
+    setBusy(false);
+  }
+}
+
+// A tournament an answer carries: kept when it is the one followed and not older.
+function adopt(t) {
+  if (!t || t.tournamentId !== desk.id) return;
+  if (!desk.t || Number(t.version) >= Number(desk.t.version)) desk.t = t;
+  draw();
+}
+
+function button(text, attrs, onClick) {
+  const b = el("button", { type: "button", ...attrs }, text);
+  b.disabled = desk.busy;
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+// -- drawing -----------------------------------------------------------------------------------
+// Where the desk stands, as `neon tournament check-in` says it: who checked in, who is
+// registered and has not; once started, who plays and whom the start left out.
+export function deskLine(t) {
+  const by = {};
+  for (const p of t.players || []) (by[p.status] ||= []).push(p.playerId);
+  const checked = by["checked-in"] || [], waiting = by.registered || [];
+  const withdrawn = by.withdrawn ? `; ${by.withdrawn.length} withdrawn` : "";
+  const state = short(t.status, "TOURNAMENT_STATUS_");
+  if (!["created", "registration"].includes(state)) {
+    let text = `${t.tournamentId} is ${state} (check-in is over): ${(by.playing || []).length} playing`;
+    if (by.dropped) text += `, ${by.dropped.length} dropped`;
+    if (waiting.length) text += `, ${waiting.length} registered but not playing: ${names(waiting)}`;
+    return text + withdrawn;
+  }
+  const text = `${checked.length} checked in, ${waiting.length} registered but not checked in`;
+  if (!waiting.length) return text + withdrawn;
+  return `${text}: ${names(waiting)}${withdrawn}`
+    + (checked.length ? "; Start refuses without them (or press “Start without them”)"
+      : " (nobody checked in: Start takes every registered player)");
+}
+
+function drawRoster(t) {
+  $("desk-roster").replaceChildren(...(t.players || []).map((p) => {
+    const li = el("li", { "data-player": p.playerId, "data-status": p.status },
+      el("span", { class: "player" }, p.playerId),
+      el("span", { class: "standing" }, STANDING[p.status] || p.status));
+    if (p.status === "registered") {
+      li.append(button("Check in", { class: "check-in" }, () => playerAct("CheckIn", p.playerId)));
+    }
+    if (p.status !== "withdrawn") {
+      li.append(button("Withdraw", { class: "withdraw" }, () => playerAct("Withdraw", p.playerId)));
+    }
+    return li;
+  }));
+}
+
+// The tables whose match was abandoned, in rounds not complete: each a reason and "Rematch".
+// Drawn again only when that set changes (a reason being typed stays).
+function drawAbandoned() {
+  const tables = desk.rounds.filter((r) => !r.complete).flatMap((r) => (r.tables || [])
+    .filter((table) => short(table.status, "TABLE_STATUS_") === "abandoned")
+    .map((table) => ({ round: r.number, table })));
+  const key = tables.map(({ round, table }) => `${round}/${table.number}/${table.matchId}`).join(" ");
+  if (key === desk.abandonedKey) return;
+  desk.abandonedKey = key;
+  $("desk-abandoned").replaceChildren(...tables.map(({ round, table }) => {
+    const reason = el("input", { class: "rematch-reason", autocomplete: "off",
+                                 placeholder: "why it plays again (kept in the log)" });
+    return el("li", { "data-round": round, "data-table": table.number, "data-match-id": table.matchId },
+      el("span", {}, `Round ${round}, table ${table.number}: ${table.seats.join(" vs ")} — match `
+        + `${table.matchId} abandoned${table.abandonedReason ? `: ${table.abandonedReason}` : ""}`),
+      reason, button("Rematch", { class: "rematch" }, () => rematch(round, table.number, reason.value)));
+  }));
+}
+
+function draw() {
+  const t = desk.t;
+  $("desk-tournament").hidden = !t;
+  $("desk-title").textContent = t ? `Organiser's desk: ${t.name || t.tournamentId}` : "Organiser's desk";
+  if (!t) return;
+  const state = short(t.status, "TOURNAMENT_STATUS_");
+  $("desk").dataset.tournamentId = t.tournamentId;
+  $("desk").dataset.status = state;
+  $("desk-line").textContent = deskLine(t);
+  $("desk-created").hidden = state !== "created";
+  $("desk-registration").hidden = state !== "registration";
+  $("desk-running").hidden = state !== "running";
+  $("desk-export").hidden = ["created", "registration"].includes(state);
+  if (state !== "registration") $("desk-confirm").hidden = true;
+  if (state === "registration") drawRoster(t);
+  drawAbandoned();
+}
+
+function followed(id, t, rounds) {
+  if (id !== desk.id) {
+    Object.assign(desk, { id, t: null, rounds: [], abandonedKey: "" });
+    $("desk-abandoned").replaceChildren();
+    $("desk-started").hidden = true;
+    $("desk-confirm").hidden = true;
+    $("desk-new").open = false;  // a tournament picked: its desk, the form folded away
+    note("");
+    if (!wrongRole()) say("");
+  }
+  desk.rounds = rounds;
+  if (t) adopt(t);
+  else draw();
+}
+
+// -- the acts ----------------------------------------------------------------------------------
+// The format's settings as `neon tournament create` makes them (format_json).
+export function formatJson(format, rounds, tableSizes = []) {
+  const data = { format };
+  if (rounds) data.rounds = rounds;
+  if (tableSizes.length) data.table_sizes = tableSizes;
+  if (TIEBREAKS[format]) data.tiebreaks = TIEBREAKS[format];
+  return JSON.stringify(data);
+}
+
+function newId(name) {
+  const made = name.toLowerCase().replace(/[^a-z0-9_]+/g, "_").replace(/^_+|_+$/g, "").slice(0, 40);
+  return made || `t_${randomHex(4)}`;
+}
+
+async function create(event) {
+  event.preventDefault();
+  const name = $("new-name").value.trim();
+  const tournamentId = $("new-id").value.trim() || newId(name);
+  const sizes = $("new-format").value === "multiplayer"
+    ? $("new-table-sizes").value.split(/[\s,]+/).filter(Boolean).map(Number) : [];
+  if (sizes.some((n) => !Number.isInteger(n))) {
+    say("Seats per table: whole numbers separated by commas, e.g. 3,4.", "invalid_argument");
+    return;
+  }
+  await act(`Creating ${tournamentId}`, async (value) => {
+    await tcall("CreateTournament", {
+      tournamentId, name, game: $("new-game").value, mode: $("new-mode").value,
+      formatJson: formatJson($("new-format").value, Number($("new-rounds").value) || 0, sizes),
+      noShow: $("new-no-show").value, checkInSeconds: Number($("new-check-in").value) || 300,
+    }, value);
+    await tcall("OpenRegistration", { tournamentId }, value);
+    $("new-id").value = "";
+    $("desk-new").open = false;
+    await listTournaments();
+    follow(tournamentId);
+    note(`${tournamentId} created; registration is open.`);
+  });
+}
+
+async function openRegistration() {
+  await act("Opening registration", async (value) => {
+    adopt((await tcall("OpenRegistration", { tournamentId: desk.id }, value)).tournament);
+    note("Registration is open.");
+  });
+}
+
+// Register each id of the box; the ones refused stay in the box, named with their reason.
+async function register() {
+  const ids = $("desk-players").value.split(/[\s,;]+/).filter(Boolean);
+  if (!ids.length) { say("Type the ids of the players to register first."); return; }
+  await act("Registering", async (value) => {
+    const done = [], refused = [], kept = [];
+    for (const playerId of ids) {
+      try {
+        adopt((await tcall("Register", { tournamentId: desk.id, playerId }, value)).tournament);
+        done.push(playerId);
+      } catch (err) {
+        if (["unauthenticated", "permission_denied", "unavailable"].includes(err.code)) throw err;
+        kept.push(playerId);
+        refused.push(`${playerId} (${(err.code || "unknown").toUpperCase()}: ${reasonOf(err)})`);
+      }
+    }
+    $("desk-players").value = kept.join(" ");
+    listTournaments();  // the list's count of players
+    note(done.length ? `${plural(done.length, "player")} registered: ${names(done)}.` : "");
+    if (refused.length) say(`Not registered: ${refused.join("; ")}.`, "refused");
+  });
+}
+
+const DONE = { CheckIn: "checked in", Withdraw: "withdrawn" };
+
+async function playerAct(rpc, playerId) {
+  const doing = rpc === "CheckIn" ? `Checking ${playerId} in` : `Withdrawing ${playerId}`;
+  await act(doing, async (value) => {
+    adopt((await tcall(rpc, { tournamentId: desk.id, playerId }, value)).tournament);
+    note(`${playerId} ${DONE[rpc]}.`);
+  });
+}
+
+// What the start did, as `neon tournament start` says it: who plays, whom it left out.
+function started(answer) {
+  const t = answer.tournament;
+  const out = answer.leftOut || [];
+  const playing = (t.players || []).filter((p) => ["playing", "dropped"].includes(p.status) && !p.late).length;
+  let text = `Started with ${playing} players; ${t.plannedRounds} rounds planned.`;
+  if (out.length) {
+    text = `Started with ${playing} checked-in players; ${plural(out.length, "registered player")} `
+      + `who did not check in ${out.length === 1 ? "is" : "are"} not playing: ${out.join(", ")} `
+      + `(${t.plannedRounds} rounds planned; AddLateEntry may add them where the format allows it).`;
+  }
+  $("desk-started").hidden = false;
+  $("desk-started").textContent = text;
+  $("desk-started").dataset.leftOut = out.join(" ");
+}
+
+async function start(checkedInOnly) {
+  await act("The start", async (value) => {
+    try {
+      const answer = await tcall("StartTournament", { tournamentId: desk.id, checkedInOnly }, value);
+      $("desk-confirm").hidden = true;
+      adopt(answer.tournament);
+      started(answer);
+      listTournaments();
+    } catch (err) {
+      // refused for the registered players it would leave out: say so, and offer to go on
+      if (checkedInOnly || err.code !== "failed_precondition" || !/checked_in_only/.test(reasonOf(err))) throw err;
+      say(`The start was refused (FAILED_PRECONDITION): ${reasonOf(err)
+        .replace("pass checked_in_only to start without them", "press “Start without them”")}.`,
+      "failed_precondition");
+      $("desk-confirm").hidden = false;
+    }
+  });
+}
+
+async function nextRound() {
+  await act("Pairing the next round", async (value) => {
+    const { round } = await tcall("NextRound", { tournamentId: desk.id }, value);
+    const tables = round.tables || [];
+    const byes = tables.filter((table) => table.bye).length;
+    note(`Round ${round.number} paired: ${plural(tables.length - byes, "table")}`
+      + `${byes ? ` and ${plural(byes, "bye")}` : ""}.`);
+  });
+}
+
+async function rematch(number, table, reason) {
+  await act(`The rematch of table ${table}`, async (value) => {
+    const { round } = await tcall("RematchTable", { tournamentId: desk.id, round: number, table, reason }, value);
+    const again = (round.tables || []).find((x) => x.number === table);
+    note(`Table ${table} of round ${number} plays again${again && again.matchId ? `: match ${again.matchId}` : ""}.`);
+  });
+}
+
+async function finish() {
+  await act("Finishing", async (value) => {
+    const answer = await tcall("FinishTournament", { tournamentId: desk.id }, value);
+    adopt(answer.tournament);
+    const first = (answer.rows || [])[0];
+    listTournaments();
+    note(`Finished: the final standings are published${first ? `; 1st: ${first.playerId}` : ""}.`);
+  });
+}
+
+// ExportTournament's bundle (bytes: base64 in JSON) downloaded as <id>-bundle.jsonl.
+async function exportBundle() {
+  await act("The export", async (value) => {
+    const answer = await tcall("ExportTournament", { tournamentId: desk.id }, value, EXPORT_TIMEOUT_MS);
+    const bytes = Uint8Array.from(atob(answer.bundleJsonl || ""), (c) => c.charCodeAt(0));
+    const file = `${desk.id}-bundle.jsonl`;
+    const url = URL.createObjectURL(new Blob([bytes], { type: "application/jsonl" }));
+    const link = el("a", { href: url, download: file, hidden: "" });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    note(`${plural(answer.matches || 0, "match", "matches")} and ${plural(answer.checkpoints || 0, "round checkpoint")} `
+      + `in ${file} (downloaded); check it with: neon verify ${file}`);
+  });
+}
+
+async function fillNewModes() {
+  const game = $("new-game").value;
+  if (!game) return;
+  try {
+    await fillModes($("new-mode"), game);
+  } catch (err) {
+    say(`The modes of ${game} could not be read: ${plain(err, `the rules service of ${game}`)}`, err.code || "unknown");
+  }
+}
+
+// -- set-up ------------------------------------------------------------------------------------
+export function setup(games) {
+  $("new-game").replaceChildren(...games.map((g) => el("option", { value: g }, g)));
+  $("new-game").addEventListener("change", fillNewModes);
+  $("new-format").addEventListener("change", () => {
+    $("new-table-sizes-label").hidden = $("new-format").value !== "multiplayer";
+  });
+  $("desk-new-form").addEventListener("submit", create);
+  $("desk-open").addEventListener("click", openRegistration);
+  $("desk-register").addEventListener("click", register);
+  $("desk-start").addEventListener("click", () => start(false));
+  $("desk-start-anyway").addEventListener("click", () => start(true));
+  $("desk-next-round").addEventListener("click", nextRound);
+  $("desk-finish").addEventListener("click", finish);
+  $("desk-export").addEventListener("click", exportBundle);
+  $("organiser-token").value = sessionStorage.getItem(KEY) || "";
+  $("organiser-token").addEventListener("input", remember);
+  $("organiser-forget").addEventListener("click", () => {
+    sessionStorage.removeItem(KEY);
+    $("organiser-token").value = "";
+    remember();
+    $("organiser-who").textContent = "The organiser token is forgotten.";
+  });
+  onFollowed(followed);
+  $("desk-new").open = !$("tournament").dataset.tournamentId;
+  remember();
+  fillNewModes();
+}
