@@ -4,8 +4,11 @@ with an organiser token creates a Swiss from the page's form, registers four pla
 three in, is refused the start naming the fourth, starts without them, pairs each round while
 bots play the tables over gRPC, finishes, and downloads the audit bundle, which `neon verify`
 accepts. A player token and a forged token at the desk are refused in plain words and change
-nothing; an abandoned table is played again from the desk. The token is never in an address,
-in the page's text or in the console."""
+nothing; an abandoned table is played again from the desk, or its result is set by hand (the
+bundle exported afterwards still verifies); a player dropped from the desk is not paired in
+the next round and a late entry added there is; a tournament is force-ended from the desk with
+its reason and final standings. The token is never in an address, in the page's text or in
+the console."""
 
 from __future__ import annotations
 
@@ -46,7 +49,8 @@ GAME = "neon-reign"
 KEY = "neon-organiser-token"
 ORGANISER_RPCS = {"CreateTournament", "OpenRegistration", "Register", "CheckIn", "Withdraw",
                   "StartTournament", "NextRound", "RematchTable", "FinishTournament",
-                  "ExportTournament"}
+                  "ExportTournament", "CorrectResult", "DropPlayer", "AddLateEntry", "ForceEnd"}
+LATER = {"RematchTable", "CorrectResult", "DropPlayer", "AddLateEntry", "ForceEnd"}  # other tests
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -119,6 +123,57 @@ def token_kept_out(browser: Browser, consoled: list[str], token: str, content: s
     assert token not in browser.page.url
     assert token not in content and token not in text
     assert all(token not in line for line in consoled)
+
+
+async def token_only_where_needed(browser: Browser, consoled: list[str], token: str) -> set[str]:
+    """The token kept out (token_kept_out), and only in the Authorization header of the
+    desk's own calls, each of which carries it. The RPCs the page called."""
+    page = browser.page
+    token_kept_out(browser, consoled, token, await page.content(),
+                   await page.evaluate("document.body.innerText"))
+    for response in browser.responses:
+        headers = await response.request.all_headers()
+        rpc = response.url.rsplit("/", 1)[-1]
+        if "authorization" in headers:
+            assert headers["authorization"] == f"Bearer {token}" and rpc in ORGANISER_RPCS, rpc
+        elif rpc in ORGANISER_RPCS:
+            raise AssertionError(f"{rpc} sent without the token")
+    return {r.url.rsplit("/", 1)[-1] for r in browser.responses}
+
+
+async def wait_idle(page: Any) -> None:
+    """Until the desk's act is answered (a note or a refusal said)."""
+    await page.wait_for_function("() => document.querySelector('#desk').dataset.busy === '0'")
+
+
+def only_refusals(browser: Browser, *codes: int) -> None:
+    """The console's errors: only the refused calls' responses (HTTP ``codes``)."""
+    assert all(e.startswith("Failed to load resource") and any(f" {c} " in e for c in codes)
+               for e in browser.console_errors), browser.console_errors
+
+
+async def running(client: TournamentClient, org: str, tid: str, players: list[str],
+                  fmt: str, checked_in: list[str] | None = None) -> Any:
+    """A tournament created, registered, started (``checked_in`` checked in first, the
+    others left out) and its round 1 paired over gRPC; round 1."""
+    await client.call("CreateTournament", org, tournament_id=tid, game=GAME, mode="single",
+                      format_json=fmt)
+    await client.call("OpenRegistration", org, tournament_id=tid)
+    for name in players:
+        await client.call("Register", org, tournament_id=tid, player_id=name)
+    for name in checked_in or []:
+        await client.call("CheckIn", org, tournament_id=tid, player_id=name)
+    await client.call("StartTournament", org, tournament_id=tid, checked_in_only=bool(checked_in))
+    return (await client.call("NextRound", org, tournament_id=tid)).round
+
+
+async def abandon(served: Served, org: str, match_id: str, reason: str) -> None:
+    rules = RulesClient(served.backend.address(f"rules-{GAME}"))
+    try:
+        await rules.call("AbandonMatch", rules_pb2.AbandonMatchRequest(match_id=match_id, reason=reason),
+                         org)
+    finally:
+        await rules.close()
 
 
 async def test_an_organiser_runs_a_tournament_from_the_desk(
@@ -243,19 +298,9 @@ async def test_an_organiser_runs_a_tournament_from_the_desk(
     assert f"verified: tournament {tid}, 2 matches" in verified.output
 
     # the token: only in the Authorization header of the desk's own calls
-    token_kept_out(browser, consoled, org, await page.content(),
-                   await page.evaluate("document.body.innerText"))
-    for response in browser.responses:
-        headers = await response.request.all_headers()
-        rpc = response.url.rsplit("/", 1)[-1]
-        if "authorization" in headers:
-            assert headers["authorization"] == f"Bearer {org}" and rpc in ORGANISER_RPCS, rpc
-        elif rpc in ORGANISER_RPCS:
-            raise AssertionError(f"{rpc} sent without the token")
-    called = {r.url.rsplit("/", 1)[-1] for r in browser.responses}
-    assert ORGANISER_RPCS - {"RematchTable"} <= called
-    assert all(e.startswith("Failed to load resource") and " 400 " in e
-               for e in browser.console_errors), browser.console_errors
+    called = await token_only_where_needed(browser, consoled, org)
+    assert called >= ORGANISER_RPCS - LATER
+    only_refusals(browser, 400)
 
 
 async def test_a_player_token_at_the_desk_is_told_and_changes_nothing(
@@ -326,22 +371,11 @@ async def test_an_abandoned_table_is_played_again_from_the_desk(
     page = browser.page
     tid = f"again_{uuid.uuid4().hex[:8]}"
     org = organiser(served)
-    await client.call("CreateTournament", org, tournament_id=tid, game=GAME, mode="single",
-                      format_json=format_json("swiss", 1))
-    await client.call("OpenRegistration", org, tournament_id=tid)
-    for name in ("ann", "bob"):
-        await client.call("Register", org, tournament_id=tid, player_id=name)
-    await client.call("StartTournament", org, tournament_id=tid)
-    table = (await client.call("NextRound", org, tournament_id=tid)).round.tables[0]
+    table = (await running(client, org, tid, ["ann", "bob"], format_json("swiss", 1))).tables[0]
     await open_desk(browser, served, org, tid)
     await page.wait_for_selector("#desk[data-status='running']")
     assert await page.query_selector_all("#desk-abandoned li") == []
-    rules = RulesClient(served.backend.address(f"rules-{GAME}"))
-    try:
-        await rules.call("AbandonMatch", rules_pb2.AbandonMatchRequest(
-            match_id=table.match_id, reason="the lights went out"), org)
-    finally:
-        await rules.close()
+    await abandon(served, org, table.match_id, "the lights went out")
     row = f"#desk-abandoned li[data-round='1'][data-table='{table.number}']"
     await page.wait_for_selector(row, timeout=20_000)
     await browser.screenshot("desk-abandoned-table")
@@ -369,5 +403,209 @@ async def test_an_abandoned_table_is_played_again_from_the_desk(
     assert again.match_id == f"{table.match_id}-g2"
     assert again.earlier[0].rematch_reason == "played again after the outage"
     await page.wait_for_selector(f"{row}", state="detached", timeout=20_000)
-    assert all(e.startswith("Failed to load resource") and any(f" {c} " in e for c in (400,))
-               for e in browser.console_errors), browser.console_errors
+    only_refusals(browser, 400)
+
+
+async def test_an_abandoned_table_gets_its_result_set_from_the_desk(
+        served: Served, browser: Browser, client: TournamentClient, tmp_path: Path) -> None:
+    page = browser.page
+    consoled: list[str] = []
+    page.on("console", lambda m: consoled.append(m.text))
+    tid = f"set_{uuid.uuid4().hex[:8]}"
+    org = organiser(served)
+    table = (await running(client, org, tid, ["ann", "bob"], format_json("swiss", 1))).tables[0]
+    await open_desk(browser, served, org, tid)
+    await page.wait_for_selector("#desk[data-status='running']")
+    await abandon(served, org, table.match_id, "the table's screen broke")
+    row = f"#desk-abandoned li[data-round='1'][data-table='{table.number}']"
+    await page.wait_for_selector(row, timeout=20_000)
+    # a place per seat, 1st..2nd, each seat its own place first; equal places may tie
+    for seat in (0, 1):
+        select = f"{row} select.place[data-seat='{seat}']"
+        assert await page.eval_on_selector_all(f"{select} option", "os => os.map(o => o.textContent)") \
+            == ["1st", "2nd"]
+        assert await page.input_value(select) == str(seat + 1)
+    await page.select_option(f"{row} select.place[data-seat='0']", "2")
+    await page.select_option(f"{row} select.place[data-seat='1']", "1")
+    await browser.screenshot("desk-set-result")
+    await page.click(f"{row} button.set-result")  # no reason: the service asks for one
+    refused = await desk_says(page, "invalid_argument")
+    assert refused == ("Setting the result of table 1 was refused: INVALID_ARGUMENT: a correction "
+                       "needs a reason")
+    assert (await client.call("GetRound", tournament_id=tid, round=1)).round.tables[0].status == \
+        pb.TABLE_STATUS_ABANDONED
+    await page.fill(f"{row} input.result-reason", "replayed on paper: bob won")
+    await page.click(f"{row} button.set-result")
+    said = await noted(page, "result set by hand")
+    assert said == ("Table 1 of round 1: result set by hand — " + f"{table.seats[0]}: 2nd, "
+                    f"{table.seats[1]}: 1st (the reason is kept in the log; the abandoned match "
+                    "stays in it too).")
+    await page.wait_for_selector(row, state="detached")
+    corrected = (await client.call("GetRound", tournament_id=tid, round=1)).round.tables[0]
+    assert corrected.status == pb.TABLE_STATUS_DONE
+    assert list(corrected.result.placements) == [2, 1] and not corrected.result.forfeited
+    assert corrected.abandoned_reason == "the table's screen broke"
+    # the round's table on the page shows it
+    cell = f"#rounds .round[data-round='1'] tr.pairing[data-table='{table.number}'] td.result"
+    await page.wait_for_function(
+        "([s, t]) => (document.querySelector(s)?.textContent || '').includes(t)",
+        arg=[cell, f"{table.seats[1]}: 1st"], timeout=20_000)
+
+    # the round completes once the abandoned match is sealed: finish, export, verify
+    await wait_round_complete(client, tid, 1, 60)
+    await page.wait_for_selector("#rounds .round[data-round='1'][data-complete='1']", timeout=20_000)
+    await page.click("#desk-finish")
+    assert f"1st: {table.seats[1]}" in await noted(page, "Finished")
+    async with page.expect_download() as downloading:
+        await page.click("#desk-export")
+    bundle = tmp_path / f"{tid}-bundle.jsonl"
+    await (await downloading.value).save_as(bundle)
+    report = await asyncio.to_thread(verify_bundle, bundle.read_bytes(),
+                                     public_key_hex(served.backend.keys.signing_key))
+    assert report.ok, report.failure
+    assert report.tournament_id == tid
+    # the reason is in the log the bundle carries (GetRound does not tell it)
+    assert any("result set by the organiser (replayed on paper: bob won)" in w
+               for w in report.warnings), report.warnings
+    assert "CorrectResult" in await token_only_where_needed(browser, consoled, org)
+    only_refusals(browser, 400)
+
+
+async def test_a_player_dropped_and_a_late_entry_added_at_the_desk(
+        served: Served, browser: Browser, client: TournamentClient) -> None:
+    page = browser.page
+    consoled: list[str] = []
+    page.on("console", lambda m: consoled.append(m.text))
+    tid = f"late_{uuid.uuid4().hex[:8]}"
+    org = organiser(served)
+    names = ["ann", "bob", "cat", "dan"]
+    fmt = format_json("swiss", 2, extra='{"late_entry_until": 2}')
+    await running(client, org, tid, names, fmt)
+    await open_desk(browser, served, org, tid)
+    await page.wait_for_selector("#desk[data-status='running']")
+    made = await page.evaluate("() => import('/static/desk.js').then(m => m.formatJson('swiss', 2, [], 2))")
+    assert json.loads(made) == json.loads(fmt)  # the New tournament form's "Late entries until round"
+    for name in names:
+        await page.wait_for_selector(f"#desk-roster li[data-player='{name}'][data-status='playing'] button.drop")
+
+    # "Drop" asks first; "Cancel" sends nothing
+    dan = "#desk-roster li[data-player='dan']"
+    await page.click(f"{dan} button.drop")
+    assert await page.is_visible(f"{dan} button.drop-confirm") and await page.is_hidden(f"{dan} button.drop")
+    assert await page.text_content(f"{dan} button.drop-confirm") == "Drop dan from the next rounds"
+    await page.click(f"{dan} button.drop-cancel")
+    assert await page.is_hidden(f"{dan} button.drop-confirm") and await page.is_visible(f"{dan} button.drop")
+    assert "DropPlayer" not in {r.url.rsplit("/", 1)[-1] for r in browser.responses}
+    await page.click(f"{dan} button.drop")
+    await page.fill(f"{dan} input.drop-reason", "went home")
+    await page.click(f"{dan} button.drop-confirm")
+    assert await noted(page, "dropped") == "dan dropped after round 1: not paired from round 2 on."
+    await page.wait_for_selector(f"{dan}[data-status='dropped']")
+    assert await page.query_selector_all(f"{dan} button") == []
+
+    # a late entry, from the box
+    await page.fill("#desk-late-player", "erin")
+    await page.click("#desk-late-add")
+    assert await noted(page, "enters late") == "erin enters late: paired from round 2 on."
+    await page.wait_for_selector("#desk-roster li[data-player='erin'][data-status='playing'][data-late='1']")
+    assert await page.text_content("#desk-roster li[data-player='erin'] .standing") == "playing (late entry)"
+    assert await page.input_value("#desk-late-player") == ""
+    assert await statuses(client, tid) == {"ann": "playing", "bob": "playing", "cat": "playing",
+                                           "dan": "dropped", "erin": "playing"}
+    await browser.screenshot("desk-running")
+
+    # round 1 played out (dan's table too), then round 2 paired from the desk: erin, not dan
+    tokens = {n: served.backend.issuer.issue_player(n) for n in names}
+    rules: dict[str, RulesClient] = {}
+    try:
+        played = await asyncio.gather(*(play_round_as(client, rules, tokens[n], tid, n, timeout=60)
+                                        for n in names))
+        assert played == ["played"] * 4
+    finally:
+        await close_all(rules)
+    await wait_round_complete(client, tid, 1, 60)
+    await page.wait_for_selector("#rounds .round[data-round='1'][data-complete='1']", timeout=20_000)
+    await page.click("#desk-next-round")
+    assert "Round 2 paired: 2 tables." in await noted(page, "Round 2 paired")
+    second = (await client.call("GetRound", tournament_id=tid, round=2)).round
+    seated = sorted(p for t in second.tables for p in t.seats)
+    assert seated == ["ann", "bob", "cat", "erin"]
+    await page.wait_for_selector("#rounds .round[data-round='2'] span.seat[data-player='erin']",
+                                 timeout=20_000)
+
+    # past the format's last round for late entries: the refusal in plain words
+    await page.fill("#desk-late-player", "fay")
+    await page.click("#desk-late-add")
+    refused = await desk_says(page, "failed_precondition")
+    assert refused == ("Adding fay as a late entry was refused (FAILED_PRECONDITION: the format "
+                       "takes late entries until round 2; the next round is 3): late entries may "
+                       "first play in round 2 at the latest, and round 2 is paired already.")
+    assert await page.input_value("#desk-late-player") == "fay"
+    assert "fay" not in await statuses(client, tid)
+    called = await token_only_where_needed(browser, consoled, org)
+    assert {"DropPlayer", "AddLateEntry", "NextRound"} <= called
+    only_refusals(browser, 400)
+
+
+async def test_the_desk_force_ends_a_tournament(
+        served: Served, browser: Browser, client: TournamentClient) -> None:
+    page = browser.page
+    consoled: list[str] = []
+    page.on("console", lambda m: consoled.append(m.text))
+    tid = f"end_{uuid.uuid4().hex[:8]}"
+    org = organiser(served)
+    table = (await running(client, org, tid, ["ann", "bob", "cat"], format_json("swiss", 1),
+                           checked_in=["ann", "bob"])).tables[0]
+    await open_desk(browser, served, org, tid)
+    await page.wait_for_selector("#desk[data-status='running']")
+
+    # cat, left out at the start: a late entry the format does not take, said plainly
+    cat = "#desk-roster li[data-player='cat'][data-status='registered']"
+    await page.wait_for_selector(cat)
+    assert await page.text_content(f"{cat} .standing") == "registered, not playing (left out at the start)"
+    await page.click(f"{cat} button.late-entry")
+    refused = await desk_says(page, "failed_precondition")
+    assert refused == ("Adding cat as a late entry was refused (FAILED_PRECONDITION: the format "
+                       "takes late entries until round 0; the next round is 2): this tournament's "
+                       "format takes no late entries (it was created without “Late entries until "
+                       "round”, late_entry_until).")
+
+    # "Force end…" asks for a reason and a confirm; "Cancel" sends nothing
+    assert await page.is_hidden("#desk-force-confirm")
+    await page.click("#desk-force")
+    assert await page.is_visible("#desk-force-confirm") and await page.is_hidden("#desk-force")
+    await page.fill("#desk-force-reason", "changed my mind")
+    await page.click("#desk-force-cancel")
+    assert await page.is_hidden("#desk-force-confirm") and await page.is_visible("#desk-force")
+    await page.click("#desk-force")
+    assert await page.input_value("#desk-force-reason") == ""
+    assert "ForceEnd" not in {r.url.rsplit("/", 1)[-1] for r in browser.responses}
+    await page.click("#desk-force-now")  # no reason: the service asks for one
+    refused = await desk_says(page, "invalid_argument")
+    assert refused == "Force-ending was refused: INVALID_ARGUMENT: force-ending needs a reason"
+    assert (await client.call("GetTournament", tournament_id=tid)).tournament.status == \
+        pb.TOURNAMENT_STATUS_RUNNING
+    await page.fill("#desk-force-reason", "the venue closed")
+    await browser.screenshot("desk-force-end")
+    await page.click("#desk-force-now")
+    said = await noted(page, "Force-ended")
+    assert said.startswith("Force-ended (the venue closed): the matches still in play do not "
+                           "count; the final standings are published; 1st: ")
+    await page.wait_for_selector("#desk[data-status='force ended']")
+    assert await page.is_hidden("#desk-running") and await page.is_hidden("#desk-roster")
+    assert await page.is_visible("#desk-export")
+    t = (await client.call("GetTournament", tournament_id=tid)).tournament
+    assert (t.status, t.reason) == (pb.TOURNAMENT_STATUS_FORCE_ENDED, "the venue closed")
+    standings = await client.call("GetStandings", tournament_id=tid)
+    assert standings.final and sorted(r.player_id for r in standings.rows) == ["ann", "bob"]
+    assert said.endswith(f"1st: {standings.rows[0].player_id}.")
+    # the page: final standings, the reason in the header, the table abandoned with it
+    await page.wait_for_selector("#standings[data-final='1']", timeout=20_000)
+    assert await page.text_content("#standings-title") == "Final standings"
+    assert "force ended (the venue closed)" in (await page.text_content("#tournament-meta") or "")
+    ended = (await client.call("GetRound", tournament_id=tid, round=1)).round
+    played = next(x for x in ended.tables if x.number == table.number)
+    assert (played.status, played.abandoned_reason) == (pb.TABLE_STATUS_ABANDONED, "the venue closed")
+    called = await token_only_where_needed(browser, consoled, org)
+    assert {"ForceEnd", "AddLateEntry", "GetStandings"} <= called
+    only_refusals(browser, 400)

@@ -9,9 +9,16 @@
 //   it. Start (StartTournament): refused (FAILED_PRECONDITION) while registered players have
 //   not checked in, the service's message is shown with "Start without them"
 //   (checked_in_only); the players the start left out (left_out) are named.
-//   While running: "Pair next round" (NextRound), "Rematch" for a table whose match was
-//   abandoned (RematchTable, with the reason kept in the log), "Finish" (FinishTournament);
-//   "Export bundle" downloads ExportTournament's bundle, which `neon verify` checks.
+//   While running: "Pair next round" (NextRound); for a table whose match was abandoned,
+//   "Rematch" (RematchTable) or "Set result" (CorrectResult: a place per seat, equal places
+//   tie, a forfeit or not), each with its reason kept in the log; "Drop" for each playing
+//   player (DropPlayer, after a confirm: not paired from the next round on); "Add late entry"
+//   (AddLateEntry, where the format's late_entry_until allows it; a player the start left
+//   out too); "Finish" (FinishTournament), or "Force end…" with its reason and a confirm
+//   (ForceEnd, then GetStandings as `neon tournament finish --force` does). "Export bundle"
+//   downloads ExportTournament's bundle, which `neon verify` checks.
+//   After each act the desk draws the tournament or round its answer carries (the players,
+//   the abandoned tables), before the WatchTournament frames that follow.
 // It acts on the tournament tournament.js follows (onFollowed: the WatchTournament frames).
 // Every refusal is said in plain words in the desk. A token that reads as a player's or a
 // seat's is told the desk needs an organiser token, and nothing is sent with it. The token
@@ -20,7 +27,7 @@ import {
   $, el, short, randomHex, fillModes, tournamentCall as tcall,
 } from "/static/common.js";
 import { claimsOf, plain } from "/static/play.js";
-import { follow, listTournaments, onFollowed } from "/static/tournament.js";
+import { follow, listTournaments, onFollowed, ordinal, resultText } from "/static/tournament.js";
 
 const KEY = "neon-organiser-token";
 const NAMED = 40;  // at most this many players named in a line (then "and N more"), as the CLI
@@ -31,11 +38,13 @@ const TIEBREAKS = {
   multiplayer: ["placement-points", "game-tiebreak"],
 };
 const STANDING = { registered: "registered, not checked in", "checked-in": "checked in" };
+const PLAYING = { registered: "registered, not playing (left out at the start)" };  // once started
+const LATE_FORMATS = ["swiss", "multiplayer"];  // round robins and brackets take no late entries
 const NEEDS = "the organiser's desk needs an organiser token (var/organiser.token, written by "
   + "`neon up`)";
 
 // The tournament the page follows, as the desk knows it.
-const desk = { id: "", t: null, rounds: [], busy: false, abandonedKey: "" };
+const desk = { id: "", t: null, rounds: [], busy: false, abandonedKey: "", rosterKey: "" };
 
 // -- messages ----------------------------------------------------------------------------------
 function say(text, code = "") {
@@ -156,11 +165,38 @@ export function deskLine(t) {
       : " (nobody checked in: Start takes every registered player)");
 }
 
-function drawRoster(t) {
+// A "Drop" that asks first: the player's row shows a reason (optional) and the confirm.
+function dropControls(playerId) {
+  const reason = el("input", { class: "drop-reason", autocomplete: "off",
+                               placeholder: "why (optional, kept in the log)" });
+  const ask = el("span", { class: "desk-confirm", hidden: "" }, reason,
+    button(`Drop ${playerId} from the next rounds`, { class: "drop-confirm" },
+      () => drop(playerId, reason.value)),
+    button("Cancel", { class: "drop-cancel" }, () => { ask.hidden = true; first.hidden = false; }));
+  const first = button("Drop", { class: "drop" }, () => { ask.hidden = false; first.hidden = true; reason.focus(); });
+  return [first, ask];
+}
+
+// Each player with what the desk may do for them: before the start "Check in" and
+// "Withdraw"; while running "Drop" for a playing player, "Add as late entry" for one the
+// start left out. Drawn again only when the players change (an open confirm stays).
+function drawRoster(t, state) {
+  const key = `${state} ${(t.players || []).map((p) => `${p.playerId}:${p.status}:${p.late ? 1 : 0}`).join(" ")}`;
+  if (key === desk.rosterKey) return;
+  desk.rosterKey = key;
+  const running = state === "running";
   $("desk-roster").replaceChildren(...(t.players || []).map((p) => {
-    const li = el("li", { "data-player": p.playerId, "data-status": p.status },
+    const words = running ? PLAYING[p.status] || p.status : STANDING[p.status] || p.status;
+    const li = el("li", { "data-player": p.playerId, "data-status": p.status, "data-late": p.late ? "1" : "0" },
       el("span", { class: "player" }, p.playerId),
-      el("span", { class: "standing" }, STANDING[p.status] || p.status));
+      el("span", { class: "standing" }, words + (p.late ? " (late entry)" : "")));
+    if (running) {
+      if (p.status === "playing") li.append(...dropControls(p.playerId));
+      if (p.status === "registered") {
+        li.append(button("Add as late entry", { class: "late-entry" }, () => lateEntry(p.playerId)));
+      }
+      return li;
+    }
     if (p.status === "registered") {
       li.append(button("Check in", { class: "check-in" }, () => playerAct("CheckIn", p.playerId)));
     }
@@ -171,8 +207,31 @@ function drawRoster(t) {
   }));
 }
 
-// The tables whose match was abandoned, in rounds not complete: each a reason and "Rematch".
-// Drawn again only when that set changes (a reason being typed stays).
+// A place for each seat (1st..nth; equal places tie, as the service allows), "forfeit", a
+// reason and "Set result" (CorrectResult).
+function resultForm(round, table) {
+  const n = table.seats.length;
+  const selects = table.seats.map((player, seat) => el("select", { class: "place", "data-seat": seat },
+    ...Array.from({ length: n }, (_, i) => {
+      const option = el("option", { value: i + 1 }, ordinal(i + 1));
+      option.selected = i === seat;
+      return option;
+    })));
+  const forfeit = el("input", { type: "checkbox", class: "forfeit" });
+  const reason = el("input", { class: "result-reason", autocomplete: "off",
+                               placeholder: "why (required, kept in the log)" });
+  return el("div", { class: "result-form" }, el("span", { class: "small" }, "or set the result:"),
+    ...table.seats.map((player, seat) => el("label", {}, `${player} `, selects[seat])),
+    el("label", { title: "a forfeit: the lower places lose by forfeit, no game for the tie-breaks" },
+      forfeit, " forfeit"),
+    reason,
+    button("Set result", { class: "set-result" }, () => correct(round, table.number,
+      selects.map((s) => Number(s.value)), forfeit.checked, reason.value)));
+}
+
+// The tables whose match was abandoned, in rounds not complete: each "Rematch" with its
+// reason, or its result set by hand. Drawn again only when that set changes (what is being
+// typed or picked stays).
 function drawAbandoned() {
   const tables = desk.rounds.filter((r) => !r.complete).flatMap((r) => (r.tables || [])
     .filter((table) => short(table.status, "TABLE_STATUS_") === "abandoned")
@@ -184,9 +243,11 @@ function drawAbandoned() {
     const reason = el("input", { class: "rematch-reason", autocomplete: "off",
                                  placeholder: "why it plays again (kept in the log)" });
     return el("li", { "data-round": round, "data-table": table.number, "data-match-id": table.matchId },
-      el("span", {}, `Round ${round}, table ${table.number}: ${table.seats.join(" vs ")} — match `
+      el("span", { class: "what" }, `Round ${round}, table ${table.number}: ${table.seats.join(" vs ")} — match `
         + `${table.matchId} abandoned${table.abandonedReason ? `: ${table.abandonedReason}` : ""}`),
-      reason, button("Rematch", { class: "rematch" }, () => rematch(round, table.number, reason.value)));
+      el("div", { class: "again" }, el("span", { class: "small" }, "play it again:"), reason,
+        button("Rematch", { class: "rematch" }, () => rematch(round, table.number, reason.value))),
+      resultForm(round, table));
   }));
 }
 
@@ -201,17 +262,22 @@ function draw() {
   $("desk-line").textContent = deskLine(t);
   $("desk-created").hidden = state !== "created";
   $("desk-registration").hidden = state !== "registration";
+  $("desk-starting").hidden = state !== "registration";
   $("desk-running").hidden = state !== "running";
+  $("desk-roster").hidden = !["registration", "running"].includes(state);
   $("desk-export").hidden = ["created", "registration"].includes(state);
   if (state !== "registration") $("desk-confirm").hidden = true;
-  if (state === "registration") drawRoster(t);
+  if (state !== "running") forceAsk(false);
+  if (!$("desk-roster").hidden) drawRoster(t, state);
   drawAbandoned();
 }
 
 function followed(id, t, rounds) {
   if (id !== desk.id) {
-    Object.assign(desk, { id, t: null, rounds: [], abandonedKey: "" });
+    Object.assign(desk, { id, t: null, rounds: [], abandonedKey: "", rosterKey: "" });
     $("desk-abandoned").replaceChildren();
+    $("desk-roster").replaceChildren();
+    forceAsk(false);
     $("desk-started").hidden = true;
     $("desk-confirm").hidden = true;
     $("desk-new").open = false;  // a tournament picked: its desk, the form folded away
@@ -225,10 +291,12 @@ function followed(id, t, rounds) {
 
 // -- the acts ----------------------------------------------------------------------------------
 // The format's settings as `neon tournament create` makes them (format_json).
-export function formatJson(format, rounds, tableSizes = []) {
+// `lateUntil`: the last round a late entry may first play in (0: none; Swiss and multiplayer).
+export function formatJson(format, rounds, tableSizes = [], lateUntil = 0) {
   const data = { format };
   if (rounds) data.rounds = rounds;
   if (tableSizes.length) data.table_sizes = tableSizes;
+  if (lateUntil && LATE_FORMATS.includes(format)) data.late_entry_until = lateUntil;
   if (TIEBREAKS[format]) data.tiebreaks = TIEBREAKS[format];
   return JSON.stringify(data);
 }
@@ -251,7 +319,8 @@ async function create(event) {
   await act(`Creating ${tournamentId}`, async (value) => {
     await tcall("CreateTournament", {
       tournamentId, name, game: $("new-game").value, mode: $("new-mode").value,
-      formatJson: formatJson($("new-format").value, Number($("new-rounds").value) || 0, sizes),
+      formatJson: formatJson($("new-format").value, Number($("new-rounds").value) || 0, sizes,
+                             Number($("new-late").value) || 0),
       noShow: $("new-no-show").value, checkInSeconds: Number($("new-check-in").value) || 300,
     }, value);
     await tcall("OpenRegistration", { tournamentId }, value);
@@ -312,7 +381,7 @@ function started(answer) {
   if (out.length) {
     text = `Started with ${playing} checked-in players; ${plural(out.length, "registered player")} `
       + `who did not check in ${out.length === 1 ? "is" : "are"} not playing: ${out.join(", ")} `
-      + `(${t.plannedRounds} rounds planned; AddLateEntry may add them where the format allows it).`;
+      + `(${t.plannedRounds} rounds planned; “Add as late entry” adds them where the format allows it).`;
   }
   $("desk-started").hidden = false;
   $("desk-started").textContent = text;
@@ -348,11 +417,91 @@ async function nextRound() {
   });
 }
 
+// A round an answer carries, drawn at once (the WatchTournament frames follow).
+function adoptRound(round) {
+  if (!round || round.tournamentId !== desk.id) return;
+  desk.rounds = [...desk.rounds.filter((r) => r.number !== round.number), round]
+    .sort((a, b) => a.number - b.number);
+  draw();
+}
+
 async function rematch(number, table, reason) {
   await act(`The rematch of table ${table}`, async (value) => {
     const { round } = await tcall("RematchTable", { tournamentId: desk.id, round: number, table, reason }, value);
+    adoptRound(round);
     const again = (round.tables || []).find((x) => x.number === table);
     note(`Table ${table} of round ${number} plays again${again && again.matchId ? `: match ${again.matchId}` : ""}.`);
+  });
+}
+
+async function correct(number, table, placements, forfeited, reason) {
+  await act(`Setting the result of table ${table}`, async (value) => {
+    const { round } = await tcall("CorrectResult", {
+      tournamentId: desk.id, round: number, table, placements, forfeited, reason,
+    }, value);
+    adoptRound(round);
+    const set = (round.tables || []).find((x) => x.number === table);
+    note(`Table ${table} of round ${number}: result set by hand — ${set ? resultText(set) : placements.join(", ")}`
+      + ` (the reason is kept in the log; the abandoned match stays in it too).`);
+  });
+}
+
+async function drop(playerId, reason) {
+  await act(`Dropping ${playerId}`, async (value) => {
+    const { tournament: t } = await tcall("DropPlayer", { tournamentId: desk.id, playerId, reason }, value);
+    adopt(t);
+    note(`${playerId} dropped after round ${t.roundsPaired}: not paired from round ${t.roundsPaired + 1} on.`);
+  });
+}
+
+// The refusal of a late entry the format does not take, in plain words ("" for another).
+function lateRefused(err) {
+  const m = /takes late entries until round (\d+); the next round is (\d+)/.exec(reasonOf(err));
+  if (err.code !== "failed_precondition" || !m) return "";
+  const why = `(FAILED_PRECONDITION: ${reasonOf(err)})`;
+  return Number(m[1]) === 0
+    ? `${why}: this tournament's format takes no late entries (it was created without “Late `
+      + "entries until round”, late_entry_until)."
+    : `${why}: late entries may first play in round ${m[1]} at the latest, and round ${m[1]} `
+      + "is paired already.";
+}
+
+async function lateEntry(playerId) {
+  if (!playerId) { say("Type the id of the player to add first."); return; }
+  await act(`Adding ${playerId} as a late entry`, async (value) => {
+    try {
+      const { tournament: t } = await tcall("AddLateEntry", { tournamentId: desk.id, playerId }, value);
+      adopt(t);
+      if ($("desk-late-player").value.trim() === playerId) $("desk-late-player").value = "";
+      note(`${playerId} enters late: paired from round ${t.roundsPaired + 1} on.`);
+    } catch (err) {
+      const plainly = lateRefused(err);
+      if (!plainly) throw err;
+      say(`Adding ${playerId} as a late entry was refused ${plainly}`, err.code);
+    }
+  });
+}
+
+// The force-end's confirm: its reason and "End the tournament now" shown (or put away).
+function forceAsk(open) {
+  $("desk-force-confirm").hidden = !open;
+  $("desk-force").hidden = open;
+  if (open) $("desk-force-reason").focus();
+  else $("desk-force-reason").value = "";
+}
+
+// ForceEnd, then the standings it published, as `neon tournament finish --force` prints them.
+async function forceEnd() {
+  await act("Force-ending", async (value) => {
+    const reason = $("desk-force-reason").value;
+    const { tournament: t } = await tcall("ForceEnd", { tournamentId: desk.id, reason }, value);
+    adopt(t);
+    forceAsk(false);
+    const { rows } = await tcall("GetStandings", { tournamentId: desk.id });
+    const first = (rows || [])[0];
+    listTournaments();
+    note(`Force-ended (${t.reason}): the matches still in play do not count; the final standings `
+      + `are published${first ? `; 1st: ${first.playerId}` : ""}.`);
   });
 }
 
@@ -399,6 +548,7 @@ export function setup(games) {
   $("new-game").addEventListener("change", fillNewModes);
   $("new-format").addEventListener("change", () => {
     $("new-table-sizes-label").hidden = $("new-format").value !== "multiplayer";
+    $("new-late-label").hidden = !LATE_FORMATS.includes($("new-format").value);
   });
   $("desk-new-form").addEventListener("submit", create);
   $("desk-open").addEventListener("click", openRegistration);
@@ -407,6 +557,10 @@ export function setup(games) {
   $("desk-start-anyway").addEventListener("click", () => start(true));
   $("desk-next-round").addEventListener("click", nextRound);
   $("desk-finish").addEventListener("click", finish);
+  $("desk-force").addEventListener("click", () => forceAsk(true));
+  $("desk-force-cancel").addEventListener("click", () => forceAsk(false));
+  $("desk-force-now").addEventListener("click", forceEnd);
+  $("desk-late-add").addEventListener("click", () => lateEntry($("desk-late-player").value.trim()));
   $("desk-export").addEventListener("click", exportBundle);
   $("organiser-token").value = sessionStorage.getItem(KEY) || "";
   $("organiser-token").addEventListener("input", remember);
