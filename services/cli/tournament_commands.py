@@ -313,7 +313,10 @@ def print_round(r: Any) -> None:
         result = ""
         if t.HasField("result"):
             result = result_text(list(t.seats), list(t.result.placements))
-            if t.result.kind != "played":
+            if t.result.kind == "correction":  # set by the organiser: why
+                result += f" (set by hand{', forfeit' if t.result.forfeited else ''}" + (
+                    f": {t.result.reason})" if t.result.reason else ")")
+            elif t.result.kind != "played":
                 result += f" ({t.result.kind})"
         elif t.abandoned_reason:
             result = f"abandoned: {t.abandoned_reason}"

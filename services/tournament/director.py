@@ -51,7 +51,7 @@ from services.tournament import formats, proofs
 from services.tournament import log as tlog
 from services.tournament.app import StatusCounts, TournamentApplication
 from services.tournament.core import bracket as core_bracket
-from services.tournament.core import too_many_rounds
+from services.tournament.core import late_entries_refused, too_many_rounds
 from services.tournament.core.model import FormatConfig, TableResult, TournamentError
 from services.tournament.domain import (
     ENDED,
@@ -338,6 +338,8 @@ class Director:
             raise InvalidArgument(f"format_json: {err}") from None
         except (TypeError, ValueError) as err:
             raise InvalidArgument(f"format_json: {err}") from None
+        if config.late_entry_until and (why := late_entries_refused(config)):
+            raise InvalidArgument(f"format_json: late_entry_until {config.late_entry_until}: {why}")
         if not self.rules.address(game):
             raise NotFound(f"no rules service for game {game!r} is configured here")
         try:
@@ -960,6 +962,9 @@ class Director:
                 raise FailedPrecondition(f"{player_id!r} dropped out of this tournament")
             config = FormatConfig.from_dict(t.settings["format"])
             first = len(t.rounds) + 1
+            why = late_entries_refused(config)  # a tournament created before create refused it
+            if why:
+                raise FailedPrecondition(why)
             if config.late_entry_until < first:
                 raise FailedPrecondition(
                     f"the format takes late entries until round {config.late_entry_until}; "
@@ -1273,6 +1278,7 @@ class Director:
                     "match": self._served(t, match),
                     "status": status,
                     "result": rnd["results"].get(key),
+                    "corrected": rnd.get("corrected", {}).get(key),  # CorrectResult's reason
                     "final_hash": rnd["sealed"].get(key, {}).get("final_hash", ""),
                     "abandoned": abandoned.get(key),
                     "earlier": list(rnd.get("earlier", {}).get(key, [])),

@@ -79,14 +79,18 @@ def tournament_message(t: Tournament, planned: int = 0,
     )
 
 
-def result_message(result: dict[str, Any] | None) -> pb.Result | None:
+def result_message(result: dict[str, Any] | None, corrected: str | None = None) -> pb.Result | None:
+    """A table's result; ``corrected``: the reason of the organiser's CorrectResult that set
+    it (then kind "correction", whatever the result counts as: ``forfeited`` still says a
+    forfeit)."""
     if result is None:
         return None
     return pb.Result(
         placements=result["placements"],
         scores=[int(x) for x in result.get("game_tiebreak", [])],
         forfeited=bool(result.get("forfeited")),
-        kind=result["kind"],
+        kind="correction" if corrected is not None else result["kind"],
+        reason=corrected or "",
     )
 
 
@@ -115,7 +119,7 @@ def round_message(view: dict[str, Any]) -> pb.Round:
                 match_id=(k["match"] or {}).get("match_id", ""),
                 rules_address=(k["match"] or {}).get("rules_address", ""),
                 status=TABLE[k["status"]],
-                result=result_message(k["result"]),
+                result=result_message(k["result"], k.get("corrected")),
                 final_hash=k["final_hash"],
                 abandoned_reason=k.get("abandoned") or "",
                 earlier=[

@@ -436,20 +436,22 @@ async def test_an_abandoned_table_gets_its_result_set_from_the_desk(
         pb.TABLE_STATUS_ABANDONED
     await page.fill(f"{row} input.result-reason", "replayed on paper: bob won")
     await page.click(f"{row} button.set-result")
-    said = await noted(page, "result set by hand")
-    assert said == ("Table 1 of round 1: result set by hand — " + f"{table.seats[0]}: 2nd, "
-                    f"{table.seats[1]}: 1st (the reason is kept in the log; the abandoned match "
-                    "stays in it too).")
+    said = await noted(page, "set by hand")
+    assert said == (f"Table 1 of round 1: {table.seats[0]}: 2nd, {table.seats[1]}: 1st (set by "
+                    "hand: replayed on paper: bob won); the abandoned match stays in the log.")
     await page.wait_for_selector(row, state="detached")
     corrected = (await client.call("GetRound", tournament_id=tid, round=1)).round.tables[0]
     assert corrected.status == pb.TABLE_STATUS_DONE
     assert list(corrected.result.placements) == [2, 1] and not corrected.result.forfeited
+    assert (corrected.result.kind, corrected.result.reason) == (
+        "correction", "replayed on paper: bob won")
     assert corrected.abandoned_reason == "the table's screen broke"
     # the round's table on the page shows it
     cell = f"#rounds .round[data-round='1'] tr.pairing[data-table='{table.number}'] td.result"
     await page.wait_for_function(
         "([s, t]) => (document.querySelector(s)?.textContent || '').includes(t)",
-        arg=[cell, f"{table.seats[1]}: 1st"], timeout=20_000)
+        arg=[cell, f"{table.seats[1]}: 1st (set by hand: replayed on paper: bob won)"],
+        timeout=20_000)
 
     # the round completes once the abandoned match is sealed: finish, export, verify
     await wait_round_complete(client, tid, 1, 60)
@@ -464,7 +466,7 @@ async def test_an_abandoned_table_gets_its_result_set_from_the_desk(
                                      public_key_hex(served.backend.keys.signing_key))
     assert report.ok, report.failure
     assert report.tournament_id == tid
-    # the reason is in the log the bundle carries (GetRound does not tell it)
+    # the reason is in the log the bundle carries too
     assert any("result set by the organiser (replayed on paper: bob won)" in w
                for w in report.warnings), report.warnings
     assert "CorrectResult" in await token_only_where_needed(browser, consoled, org)

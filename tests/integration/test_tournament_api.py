@@ -63,6 +63,13 @@ async def test_bad_input_gets_a_clear_status(b: Backend) -> None:
         code, why = await _code(c.call("CreateTournament", org, **{
             **ok, "format_json": format_json("multiplayer", 2, table_sizes="3,4")}))
         assert code == S.INVALID_ARGUMENT and "tables of 3" in why
+        for fmt, named in (("round-robin", "a round-robin"),
+                           ("single-elimination", "an elimination bracket")):
+            # their pairing refuses a round with a late entry: refused at the creation, not
+            # when the tournament has run into it
+            code, why = await _code(c.call("CreateTournament", org, **{
+                **ok, "format_json": json.dumps({"format": fmt, "late_entry_until": 2})}))
+            assert code == S.INVALID_ARGUMENT and f"{named} takes no late entries" in why, why
         first = await c.call("CreateTournament", org, **ok)
         again = await c.call("CreateTournament", org, **ok)  # idempotent
         assert first.tournament.version == again.tournament.version
@@ -235,6 +242,8 @@ async def test_corrections_drops_late_entries_and_force_end_verify(b: Backend) -
                 break
             await asyncio.sleep(0.1)
         assert r.complete and r.checkpoint.leaves == 0
+        assert {(t.result.kind, t.result.reason) for t in r.tables} == {
+            ("correction", "played on paper")}, "a corrected result says so, with its reason"
         await c.call("DropPlayer", tokens["a1"], tournament_id=tid, reason="had to leave")
         await c.call("AddLateEntry", org, tournament_id=tid, player_id="late")
         second = (await c.call("NextRound", org, tournament_id=tid)).round

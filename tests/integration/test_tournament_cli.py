@@ -160,6 +160,7 @@ async def test_an_organiser_mends_an_event_from_the_command_line(tmp_path: Path,
                               "--placements", "2,1", "--reason", "replayed on paper")
             assert fixed.returncode == 0, fixed.stderr
         assert all(f"{t.seats[1]} wins" in fixed.stdout for t in tables), fixed.stdout
+        assert "(set by hand: replayed on paper)" in fixed.stdout, fixed.stdout
         dropped = await run("tournament", "drop", "mend", "dan", "--reason", "went home")
         assert dropped.returncode == 0 and "dan dropped from mend after round 1" in dropped.stdout
         late = await run("tournament", "late-entry", "mend", "eve")

@@ -441,8 +441,8 @@ async function correct(number, table, placements, forfeited, reason) {
     }, value);
     adoptRound(round);
     const set = (round.tables || []).find((x) => x.number === table);
-    note(`Table ${table} of round ${number}: result set by hand — ${set ? resultText(set) : placements.join(", ")}`
-      + ` (the reason is kept in the log; the abandoned match stays in it too).`);
+    note(`Table ${table} of round ${number}: ${set ? resultText(set) : `${placements.join(", ")} (set by hand)`}`
+      + "; the abandoned match stays in the log.");
   });
 }
 

@@ -75,7 +75,10 @@ function drawHeader(t) {
 export function resultText(table) {
   const r = table.result;
   if (!r) return table.abandonedReason ? `abandoned: ${table.abandonedReason}` : "";
-  const kind = r.forfeited ? " (forfeit)" : r.kind && !["match", "played"].includes(r.kind) ? ` (${r.kind})` : "";
+  // a result the organiser set (CorrectResult) says so, with its reason
+  const kind = r.kind === "correction"
+    ? ` (set by hand${r.forfeited ? ", forfeit" : ""}${r.reason ? `: ${r.reason}` : ""})`
+    : r.forfeited ? " (forfeit)" : r.kind && !["match", "played"].includes(r.kind) ? ` (${r.kind})` : "";
   return table.seats.map((p, i) => `${p}: ${ordinal(r.placements[i])}`).join(", ") + kind;
 }
 

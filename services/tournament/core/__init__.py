@@ -7,7 +7,7 @@ recomputes exactly what the service published.
   StandingRow, TournamentError);
 - ``ledger``: what each round meant for each player (points, games, opponents, seats);
 - ``formats``: ``pair_next_round``, ``is_finished``, ``planned_rounds``, ``too_many_rounds``,
-  ``bracket``;
+  ``late_entries_refused``, ``bracket``;
   per format ``swiss``, ``roundrobin``, ``elimination``, ``multiplayer``;
 - ``standings``: points, tie-breaks, ranks;
 - ``merkle`` (RFC 9162), ``checkpoint`` (signed round checkpoints), ``audit`` (recheck a
@@ -23,6 +23,7 @@ from services.tournament.core.audit import (  # noqa: E402 (needs the functions 
 from services.tournament.core.formats import (
     bracket,
     is_finished,
+    late_entries_refused,
     pair_next_round,
     planned_rounds,
     too_many_rounds,
@@ -66,4 +67,5 @@ __all__ = [
     "seed_order",
     "standings",
     "too_many_rounds",
+    "late_entries_refused",
 ]

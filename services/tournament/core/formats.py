@@ -33,6 +33,21 @@ def planned_rounds(config: FormatConfig, n_entrants: int) -> int:
     return elimination_rounds(config, n)
 
 
+LATE_ENTRY_FORMATS = ("swiss", "multiplayer")
+"""The formats whose pairing takes late entries (a round robin's schedule and an
+elimination bracket are fixed at the start)."""
+
+
+def late_entries_refused(config: FormatConfig) -> str | None:
+    """Why ``config`` takes no late entries at all (None when its format does): checked when
+    a tournament is created with ``late_entry_until`` and when a late entry is added, so a
+    late entry never reaches a pairing that would refuse the round."""
+    if config.format in LATE_ENTRY_FORMATS:
+        return None
+    kind = "an elimination bracket" if config.is_elimination else f"a {config.format}"
+    return f"{kind} takes no late entries (they join a Swiss or a multiplayer format)"
+
+
 def too_many_rounds(config: FormatConfig, n_entrants: int) -> str | None:
     """Why ``n_entrants`` cannot play the planned rounds of a Swiss without a rematch (None
     when they may): an even field meets every other player in n - 1 rounds, an odd one (a

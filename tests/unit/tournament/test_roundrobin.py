@@ -148,3 +148,15 @@ def test_keep_rule_keeps_results_even_after_one_game() -> None:
     forfeits = [t for r in history.rounds for t in r.tables if t.note == OPPONENT_WITHDRAWN]
     assert len(forfeits) == 4
     assert sum(r.points for r in rows.values()) == 15
+
+
+def test_only_swiss_and_multiplayer_take_late_entries() -> None:
+    from services.tournament.core import FormatConfig, late_entries_refused
+
+    assert late_entries_refused(FormatConfig(format="swiss", late_entry_until=2)) is None
+    assert late_entries_refused(FormatConfig(format="multiplayer", table_sizes=(3,))) is None
+    assert "a round-robin takes no late entries" in (
+        late_entries_refused(FormatConfig(format="round-robin")) or "")
+    for fmt in ("single-elimination", "double-elimination"):
+        assert "an elimination bracket takes no late entries" in (
+            late_entries_refused(FormatConfig(format=fmt)) or "")
