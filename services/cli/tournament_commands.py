@@ -999,11 +999,10 @@ def simulate(
             address, issue = backend.address("tournament"), backend.issuer.issue
             target("tournament service", address)
         else:
-            from services.platform.keys import load_keys
-            from services.platform.tokens import TokenIssuer
+            from services.cli.organiser import issuer, needs_keys
 
             address = tournament_address(settings)  # named for the "does not answer" line
-            issue = TokenIssuer(load_keys(settings).token_secret).issue
+            issue = issuer(settings, needs_keys("tournament simulate")).issue
         try:
             report = await simulate_run(address, issue, game, fj, players, mode=mode,
                                         on_round=print_round, timeout=timeout)
