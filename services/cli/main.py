@@ -258,13 +258,12 @@ def serve(service: str = typer.Argument(
     run_async(run())
 
 
-def _token(settings: Settings, role: str = "organiser", player: str = "cli",
-           ttl: int = 3600) -> str:
-    from services.platform.keys import load_keys
-    from services.platform.tokens import TokenIssuer
+def _token(settings: Settings, role: str, player: str, ttl: int, for_what: str) -> str:
+    """A ``role`` token for ``player`` minted with this machine's deployment keys; without
+    them (none are made here) a one-line error, exit 2, ending in ``for_what``."""
+    from services.cli.organiser import issuer
 
-    return TokenIssuer(load_keys(settings).token_secret, external=None).issue(
-        role, "*", player=player, ttl=ttl)
+    return issuer(settings, for_what).issue(role, "*", player=player, ttl=ttl)
 
 
 def _organiser_token(settings: Settings, given: str = "") -> str:
@@ -336,6 +335,7 @@ async def play_in_terminal(settings: Settings, game: str, *, mode: str = "", bot
     """The body of ``neon play`` (tests call it with ``ask`` feeding the choices)."""
     from services.cli.backend import start_backend
     from services.cli.client import RulesClient
+    from services.cli.organiser import needs_keys
     from services.cli.play import play_match
     from services.cli.screen import load_presentation
     from services.cli.terminal import describe_outcome
@@ -355,7 +355,7 @@ async def play_in_terminal(settings: Settings, game: str, *, mode: str = "", bot
         if service not in settings.ports and service not in settings.addresses:
             raise CliError(f"unknown game {game!r}; games: {', '.join(available())}", USAGE)
         address = settings.address(service)
-        creator = _token(settings, "service", "neon-cli")
+        creator = _token(settings, "service", "neon-cli", 3600, needs_keys("play"))
     target(f"rules service for {game}", address)
     client = RulesClient(address)
     try:
@@ -917,22 +917,24 @@ def token(
     print(minted)
 
 
+PUBLIC_KEY_ELSEWHERE = ("run `neon public-key` on the server host, or point NEON_VAR_DIR (and "
+                        "NEON_NAMESPACE) at the deployment's folder; it never makes keys")
+
+
 @app.command("public-key")
 @friendly
 def public_key() -> None:
     """Print this deployment's Ed25519 public key (hex).
 
     What signs its exports, results and tournament checkpoints, and what `neon verify
-    --public-key` pins. Publish it to players."""
-    from services.platform.keys import load_keys
+    --public-key` pins. Publish it to players. Run it on the server host (or wherever the
+    deployment's keys are: NEON_VAR_DIR, NEON_NAMESPACE, NEON_SIGNING_KEY); it never makes
+    keys."""
+    from services.cli.organiser import signing_key
     from services.platform.signing import public_key_hex
 
     settings = _settings(log_file=True)
-    try:
-        keys = load_keys(settings)
-    except (RuntimeError, ValueError) as err:
-        raise CliError(str(err), USAGE) from None
-    print(public_key_hex(keys.signing_key))
+    print(public_key_hex(signing_key(settings, PUBLIC_KEY_ELSEWHERE)))
 
 
 from services.cli import mm_commands  # noqa: E402  (registers queue and simulate)

@@ -174,14 +174,15 @@ async def _nothing() -> None:
 
 
 async def endpoints(settings: Settings, embedded: bool, game: str,
-                    mm_config: Any = None) -> Endpoints:
-    """The matchmaking and scoring addresses: of a backend started here, or of ``settings``."""
-    from services.platform.keys import load_keys
-    from services.platform.tokens import TokenIssuer
-
+                    mm_config: Any = None, command: str = "queue") -> Endpoints:
+    """The matchmaking and scoring addresses: of a backend started here, or of ``settings``
+    (then the players' tokens are minted with this machine's deployment keys: without them
+    a one-line error naming ``command``, exit 2; none are made)."""
     if not embedded:
-        issuer = TokenIssuer(load_keys(settings).token_secret)
-        return Endpoints(settings.address("matchmaking"), settings.address("scoring"), issuer.issue)
+        from services.cli.organiser import issuer, needs_keys
+
+        issue = issuer(settings, needs_keys(command)).issue
+        return Endpoints(settings.address("matchmaking"), settings.address("scoring"), issue)
     from services.cli.backend import start_backend
     from services.rules.games import available
 
@@ -515,7 +516,7 @@ def simulate(
     settings = _settings(log_file=True)
 
     async def run() -> int:
-        ends = await endpoints(settings, embedded, game, embedded_config())
+        ends = await endpoints(settings, embedded, game, embedded_config(), "simulate")
         target("matchmaking service", ends.matchmaking)
         try:
             report = await simulate_run(ends, game, players, mode, timeout)

@@ -7,6 +7,12 @@ a machine that does not hold the deployment's keys. Without it the command mints
 token with this machine's deployment keys (``NEON_TOKEN_SECRET``, else ``keys.json`` in the
 deployment's folder), as before, and never makes new keys: a token signed with keys made on
 the spot is one no running deployment accepts.
+
+Every other client command that mints a token or reads the deployment's keys (``neon play``,
+``queue``, ``simulate`` and ``tournament simulate`` without ``--embedded``, ``tournament
+play`` without ``--token``, ``public-key``) finds them through :func:`token_secret` and
+:func:`signing_key` too: without them it says what is missing and what to do, and exits 2.
+Only a backend that starts (``neon up``, ``neon serve``, ``--embedded``) makes keys.
 """
 
 from __future__ import annotations
@@ -18,7 +24,11 @@ import typer
 from services.cli.errors import FAILED, USAGE, CliError
 
 if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from services.platform.keys import Keys
     from services.platform.settings import Settings
+    from services.platform.tokens import TokenIssuer
 
 TOKEN_HELP = ("the token to act with: an organiser's (`neon token organiser NAME` on the "
               "server host; register, check-in, withdraw and drop also take a player's, for "
@@ -44,12 +54,12 @@ def keys_file(settings: Settings) -> str:
     return str(settings.state_dir / "keys.json")
 
 
-def has_keys(settings: Settings) -> bool:
-    """Whether ``load_keys`` finds this deployment's token secret rather than making one:
-    NEON_TOKEN_SECRET, ``keys.json`` in the deployment's folder, or (a namespace whose SQLite
-    files were in its folder before its keys moved there) ``var/keys.json``, which
-    ``load_keys`` copies."""
-    if settings.token_secret:
+def has_keys(settings: Settings, signing: bool = False) -> bool:
+    """Whether ``load_keys`` finds this deployment's token secret (``signing``: its signing
+    key) rather than making one: NEON_TOKEN_SECRET (NEON_SIGNING_KEY), ``keys.json`` in the
+    deployment's folder, or (a namespace whose SQLite files were in its folder before its
+    keys moved there) ``var/keys.json``, which ``load_keys`` copies."""
+    if settings.signing_key if signing else settings.token_secret:
         return True
     if settings.tournament:  # load_keys refuses: no dev key file in tournament mode
         return False
@@ -60,26 +70,62 @@ def has_keys(settings: Settings) -> bool:
             and any(folder.glob("*.sqlite")))
 
 
+def _stored_keys(settings: Settings, for_what: str, signing: bool = False) -> Keys:
+    """The deployment's keys as ``load_keys`` reads them, once :func:`has_keys` found them;
+    without them a CliError (exit 2) says where they were looked for and, in ``for_what``'s
+    words, what to do instead. Never makes keys."""
+    if not has_keys(settings, signing):
+        setting = "NEON_SIGNING_KEY" if signing else "NEON_TOKEN_SECRET"
+        where = (f"tournament mode and no {setting}" if settings.tournament
+                 else f"no {setting} and no {keys_file(settings)}")
+        raise CliError(f"no deployment keys on this machine ({where}): {for_what}", USAGE)
+    from services.platform.keys import load_keys
+
+    try:
+        return load_keys(settings)
+    except (RuntimeError, ValueError, KeyError) as err:
+        raise CliError(f"the deployment keys in {keys_file(settings)} cannot be read: "
+                       f"{err}", USAGE) from None
+
+
 def token_secret(settings: Settings, for_what: str) -> bytes:
     """This deployment's token secret, never made here: without one a CliError (exit 2) says
     where it was looked for and, in ``for_what``'s words, what to do instead."""
-    if not has_keys(settings):
-        where = ("tournament mode and no NEON_TOKEN_SECRET" if settings.tournament
-                 else f"no NEON_TOKEN_SECRET and no {keys_file(settings)}")
-        raise CliError(f"no deployment keys on this machine ({where}): {for_what}", USAGE)
-    if settings.token_secret:
-        secret = settings.token_secret.encode()
-    else:
-        from services.platform.keys import load_keys
-
-        try:
-            secret = load_keys(settings).token_secret
-        except (RuntimeError, ValueError, KeyError) as err:
-            raise CliError(f"the deployment keys in {keys_file(settings)} cannot be read: "
-                           f"{err}", USAGE) from None
+    secret = (settings.token_secret.encode() if settings.token_secret
+              else _stored_keys(settings, for_what).token_secret)
     if len(secret) < 16:  # TokenIssuer's minimum
         raise CliError("the deployment's token secret is shorter than 16 bytes", USAGE)
     return secret
+
+
+def issuer(settings: Settings, for_what: str) -> TokenIssuer:
+    """A token issuer with this deployment's token secret (:func:`token_secret`: never
+    made here), for a client command that mints its own token."""
+    from services.platform.tokens import TokenIssuer
+
+    return TokenIssuer(token_secret(settings, for_what), external=None)
+
+
+def signing_key(settings: Settings, for_what: str) -> Ed25519PrivateKey:
+    """This deployment's signing key (NEON_SIGNING_KEY, else ``keys.json``), never made
+    here: without one a CliError (exit 2), as :func:`token_secret`."""
+    from services.platform.signing import load_private_key
+
+    if not settings.signing_key:
+        return _stored_keys(settings, for_what, signing=True).signing_key
+    try:
+        return load_private_key(settings.signing_key)
+    except ValueError as err:
+        raise CliError(f"NEON_SIGNING_KEY cannot be read: {err}", USAGE) from None
+
+
+def needs_keys(command: str) -> str:
+    """What to do, for the no-keys line of a client command with ``--embedded`` (``neon
+    play``, ``queue``, ``simulate``, ``tournament simulate``) that mints its tokens with the
+    deployment's keys when it talks to a running deployment."""
+    return (f"`neon {command}` mints its tokens with the deployment's keys: run it on the "
+            "server host or where they are (NEON_VAR_DIR, NEON_NAMESPACE, NEON_TOKEN_SECRET), "
+            "or add --embedded to start a backend for the command")
 
 
 NO_KEYS = ("pass an organiser token with --token or NEON_TOKEN (mint one on the server host "
@@ -93,10 +139,7 @@ def organiser_token(settings: Settings, given: str = "", name: str = "cli",
     ``name`` minted with this machine's deployment keys."""
     if given:
         return given
-    from services.platform.tokens import TokenIssuer
-
-    return TokenIssuer(token_secret(settings, NO_KEYS), external=None).issue(
-        "organiser", "*", player=name, ttl=ttl)
+    return issuer(settings, NO_KEYS).issue("organiser", "*", player=name, ttl=ttl)
 
 
 def refused(err: Any, command: str, given: bool) -> CliError | None:

@@ -375,7 +375,8 @@ STANDING = {"registered": "registered, not checked in", "checked-in": "checked i
 
 @dataclass(frozen=True)
 class DeskAction:
-    """``check-in`` or ``withdraw``: the RPC, the player's status it leads to, and the words."""
+    """``register``, ``check-in`` or ``withdraw``: the RPC, the player's status it leads to,
+    and the words."""
 
     rpc: str
     status: str  # Player.status once done
@@ -384,6 +385,8 @@ class DeskAction:
     cannot: str  # "alice cannot be checked in: ..."
 
 
+REGISTER = DeskAction("Register", "registered", "registered", "is registered already",
+                      "cannot be registered")
 CHECK_IN = DeskAction("CheckIn", "checked-in", "checked in", "is checked in already",
                       "cannot be checked in")
 WITHDRAW = DeskAction("Withdraw", "withdrawn", "withdrawn", "was withdrawn already",
@@ -440,13 +443,34 @@ async def desk(client: TournamentClient, token: str, action: DeskAction, tournam
     GetTournament's answer as JSON). A player the service refuses (not registered, the
     tournament started, a player token acting for another player) is named with the
     service's reason and the others go on; a CliError (exit 1) at the end names them."""
-    import grpc
-
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
+    _, failed = await each_player(client, token, action, tournament_id, players,
+                                  say=not as_json)
+    reply = await client.call("GetTournament", tournament_id=tournament_id)
+    if as_json:
+        emit(message_dict(pb.GetTournamentResponse(tournament=reply.tournament)))
+    else:
+        console.print(desk_text(reply.tournament), markup=False, highlight=False)
+    if failed:
+        raise not_done(action, players, failed)
+
+
+async def each_player(client: TournamentClient, token: str, action: DeskAction,
+                      tournament_id: str, players: list[str], say: bool = True,
+                      ) -> tuple[Any, list[str]]:
+    """One ``action`` call per player, in order; with ``say`` each one's result on stdout. A
+    player the service refuses (not registered, the tournament started or full, a bad id, a
+    player token acting for another player) is named on stderr with the service's reason
+    and the others go on. Returns the tournament as it was before the calls and the players
+    refused (:func:`not_done` is the line that ends the command then); a tournament this
+    deployment does not have, a token the service does not accept (UNAUTHENTICATED), or a
+    service not answering stops at once."""
+    import grpc
 
     refusals = (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION,
                 grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.INVALID_ARGUMENT)
-    t = await find_tournament(client, tournament_id)
+    t = first = await find_tournament(client, tournament_id)
     failed: list[str] = []
     for player in players:
         before = {p.player_id: p.status for p in t.players}.get(player, "")
@@ -464,17 +488,16 @@ async def desk(client: TournamentClient, token: str, action: DeskAction, tournam
                 why += f"; {player} is {STANDING.get(before, before)}"
             err_console.print(f"{player} {action.cannot}: {why}", markup=False, highlight=False)
             continue
-        if not as_json:
+        if say:
             said = action.again if before == action.status else action.done
             console.print(f"{player} {said}", markup=False, highlight=False)
-    reply = await client.call("GetTournament", tournament_id=tournament_id)
-    if as_json:
-        emit(message_dict(pb.GetTournamentResponse(tournament=reply.tournament)))
-    else:
-        console.print(desk_text(reply.tournament), markup=False, highlight=False)
-    if failed:
-        raise CliError(f"{len(failed)} of {len(players)} player{'s' * (len(players) != 1)} "
-                       f"not {action.done}: {_names(failed)}")
+    return first, failed
+
+
+def not_done(action: DeskAction, players: list[str], failed: list[str]) -> CliError:
+    """The last line (exit 1) of a desk command some of whose ``players`` were refused."""
+    return CliError(f"{len(failed)} of {len(players)} player{'s' * (len(players) != 1)} "
+                    f"not {action.done}: {_names(failed)}")
 
 
 # ----------------------------------------------------------------------------- commands
@@ -601,14 +624,19 @@ def register_players(tournament_id: str, players: list[str] = typer.Argument(...
     """Register players (organiser): one Register each.
 
     Says how many were newly registered and names those who were registered already (a
-    repeat changes nothing; a checked-in player stays checked in)."""
+    repeat changes nothing; a checked-in player stays checked in). A player the service
+    refuses (a bad or bot id, registration closed, the tournament full, a player token
+    acting for another player) is named with its reason, the others go on, and the command
+    exits 1."""
 
     async def go(client: TournamentClient, token: str) -> None:
-        before = {p.player_id: p.status for p in
-                  (await find_tournament(client, tournament_id)).players}
-        for p in dict.fromkeys(players):  # a name given twice: registered once
-            await client.call("Register", token, tournament_id=tournament_id, player_id=p)
-        console.print(register_text(players, before), markup=False, highlight=False)
+        given = list(dict.fromkeys(players))  # a name given twice: registered once
+        t, failed = await each_player(client, token, REGISTER, tournament_id, given, say=False)
+        before = {p.player_id: p.status for p in t.players}
+        console.print(register_text([p for p in given if p not in failed], before),
+                      markup=False, highlight=False)
+        if failed:
+            raise not_done(REGISTER, given, failed)
 
     _run(go, token)
 
@@ -1002,11 +1030,10 @@ def simulate(
             address, issue = backend.address("tournament"), backend.issuer.issue
             target("tournament service", address)
         else:
-            from services.platform.keys import load_keys
-            from services.platform.tokens import TokenIssuer
+            from services.cli.organiser import issuer, needs_keys
 
             address = tournament_address(settings)  # named for the "does not answer" line
-            issue = TokenIssuer(load_keys(settings).token_secret).issue
+            issue = issuer(settings, needs_keys("tournament simulate")).issue
         try:
             report = await simulate_run(address, issue, game, fj, players, mode=mode,
                                         on_round=print_round, timeout=timeout)

@@ -317,14 +317,18 @@ async def _final(client: TournamentClient, tournament_id: str, player: str, stat
     return 0
 
 
+NO_PLAYER_TOKEN = ("pass your player token with --token or NEON_TOKEN: the organiser mints it "
+                   "on the server host with `neon token player ID`")
+
+
 @friendly
 def play(
     tournament_id: str = typer.Argument(..., help="the tournament"),
     player: str = typer.Option(..., "--player", help="your player id"),
     token: str = typer.Option("", envvar="NEON_TOKEN", show_default=False,
                               help="your player token (this deployment's, or your identity "
-                              "provider's JWT); default: one minted with the deployment's dev "
-                              "keys, as `neon queue` does"),
+                              "provider's JWT); default: one minted with this machine's "
+                              "deployment keys (on the server host), as `neon queue` does"),
     register: bool = typer.Option(False, "--register", help="register yourself first (this "
                                   "does not check you in)"),
     check_in: bool = typer.Option(False, "--check-in", help="check in (you are here for the "
@@ -345,13 +349,9 @@ def play(
     settings = _settings(log_file=True)
     address = tournament_address(settings)
     if not token:
-        try:
-            token = _token(settings, "player", player, ttl=7 * 24 * 3600)
-        except (RuntimeError, ValueError) as err:
-            raise CliError(f"no player token: {err}; pass yours with --token or NEON_TOKEN",
-                           USAGE) from None
+        token = _token(settings, "player", player, 7 * 24 * 3600, NO_PLAYER_TOKEN)
         console.print(f"no --token: playing with a player token for {player} minted with this "
-                      "deployment's dev keys")
+                      "machine's deployment keys")
     raise typer.Exit(run_async(play_tournament(address, tournament_id, player, token,
                                                bot=bot, register=register,
                                                check_in=check_in)))

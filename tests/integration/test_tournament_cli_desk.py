@@ -1,4 +1,4 @@
-"""``neon tournament check-in`` and ``withdraw``: the organiser's desk before the start,
+"""``neon tournament register``, ``check-in`` and ``withdraw``: the organiser's desk before the start,
 against a running tournament service over gRPC (the commands run as their own processes,
 as in test_tournament_cli.py): one CheckIn or Withdraw per player, each player's result, the
 counts naming who has not checked in, a refused player named with the service's reason while
@@ -202,3 +202,51 @@ async def test_the_desk_with_a_player_token_and_json(desk: Desk) -> None:
     missing = await run("tournament", "check-in", "no_such_cup", "ann")
     assert missing.returncode == 1, missing.stdout + missing.stderr
     assert "no tournament 'no_such_cup' on this deployment" in said(missing.stderr)
+
+
+async def test_register_goes_on_past_a_refused_player(desk: Desk) -> None:
+    """`register` with a refused id in the middle registers the others, names the refused one
+    with the service's reason, says how many it registered and exits 1; after the start a
+    new player is refused (registration is not open) as is one already playing; a player
+    token registers its own player and is refused for another, the others going on."""
+    run = desk.run
+    await desk.create("reg", ("ann",))
+
+    mixed = await run("tournament", "register", "reg", "ben", "bot-x", "cat", "ann")
+    assert mixed.returncode == 1, mixed.stdout + mixed.stderr
+    assert mixed.stdout.strip() == "2 newly registered; already registered: ann", mixed.stdout
+    assert said(mixed.stderr) == ("bot-x cannot be registered: player ids starting with 'bot-' "
+                                  "are reserved for bots 1 of 4 players not registered: bot-x"), \
+        mixed.stderr
+    assert await desk.statuses("reg") == {"ann": "registered", "ben": "registered",
+                                          "cat": "registered"}
+
+    bad = await run("tournament", "register", "reg", "dan", "no spaces", "bot-y", "eve")
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert bad.stdout.strip() == "2 newly registered", bad.stdout
+    why = said(bad.stderr)
+    assert "no spaces cannot be registered: player id 'no spaces' must be 1-64 letters" in why
+    assert "bot-y cannot be registered: player ids starting with 'bot-'" in why, why
+    assert why.endswith("2 of 4 players not registered: no spaces, bot-y"), why
+
+    fay = desk.b.issuer.issue("player", "*", player="fay", ttl=600)
+    own = await run("tournament", "register", "reg", "gus", "fay", NEON_TOKEN=fay)
+    assert own.returncode == 1, own.stdout + own.stderr
+    assert own.stdout.strip() == "1 newly registered", own.stdout
+    assert ("gus cannot be registered: a player token acts only for its own player; an "
+            "organiser token acts for any player: mint one on the server host with `neon token "
+            "organiser NAME`") in said(own.stderr), own.stderr
+    assert "1 of 2 players not registered: gus" in said(own.stderr)
+    assert (await desk.statuses("reg")).get("fay") == "registered"
+    assert "gus" not in await desk.statuses("reg")
+
+    assert (await run("tournament", "start", "reg")).returncode == 0
+    late = await run("tournament", "register", "reg", "hal", "ann")
+    assert late.returncode == 1, late.stdout + late.stderr
+    assert late.stdout.strip() == "0 newly registered", late.stdout
+    why = said(late.stderr)
+    assert ("hal cannot be registered: registration is not open (the tournament is running); "
+            "an organiser may add a late entry") in why, why
+    assert "ann cannot be registered: registration is not open" in why and "ann is playing" in why
+    assert why.endswith("2 of 2 players not registered: hal, ann"), why
+    assert "hal" not in await desk.statuses("reg")

@@ -154,9 +154,11 @@ async def test_tokens_that_cannot_act_as_the_organiser_are_refused_plainly(
     assert start.stderr.strip() == ("PERMISSION_DENIED: this call needs an organiser token, not "
                                     f"player; `neon tournament start` {how}"), start.stderr
     other = await run(laptop, "tournament", "register", "guard", "ben", "--token", ann)
-    assert other.returncode == 1, other.stdout + other.stderr
-    assert said(other.stderr) == ("PERMISSION_DENIED: a player token acts only for its own "
-                                  f"player; `neon tournament register` {how}"), other.stderr
+    assert other.returncode == 1, other.stdout + other.stderr  # named, as at the desk
+    assert said(other.stderr) == ("ben cannot be registered: a player token acts only for its "
+                                  "own player; an organiser token acts for any player: "
+                                  f"{how.split(': ', 1)[1]} 1 of 1 player not registered: ben"), \
+        other.stderr
     match = await run(laptop, "abandon", "guard-r1-t1", "--reason", "x", "--game",
                       "neon-reign", NEON_TOKEN=ann)
     assert match.returncode == 1, match.stdout + match.stderr
@@ -184,3 +186,43 @@ async def test_tokens_that_cannot_act_as_the_organiser_are_refused_plainly(
         "token organiser NAME`)"), own.stderr
     t = (await remote.client.call("GetTournament", tournament_id="guard")).tournament
     assert [p.player_id for p in t.players] == ["ann"] and t.rounds_paired == 0
+
+
+async def test_client_commands_on_a_laptop_say_what_is_missing_and_make_no_keys(
+        remote: Remote) -> None:
+    """Client commands that mint a token (or read the signing key) with this machine's keys,
+    run on the laptop without --embedded: one line saying what is missing and what to do,
+    exit 2, no keys made. On the server host the same commands find the deployment's keys:
+    `neon public-key` prints the key the backend signs with, `neon play` creates and plays
+    its match with the service token it mints."""
+    from services.platform.signing import public_key_hex
+
+    run, laptop = remote.run, remote.laptop
+    missing = ("no deployment keys on this machine (no NEON_TOKEN_SECRET and no "
+               f"{remote.laptop_var / 'keys.json'}): ")
+    for args, what in (
+            (["public-key"], "run `neon public-key` on the server host"),
+            (["play", "neon-reign", "--bots", "random,random"], "`neon play` mints its tokens"),
+            (["tournament", "simulate", "--game", "neon-reign", "--players", "2"],
+             "`neon tournament simulate` mints its tokens"),
+            (["tournament", "play", "any", "--player", "ann"],
+             "pass your player token with --token or NEON_TOKEN: the organiser mints it on "
+             "the server host with `neon token player ID`")):
+        out = await run(laptop, *args)
+        assert out.returncode == 2, out.stdout + out.stderr
+        assert out.stdout == "" and len(out.stderr.splitlines()) == 1, out.stderr
+        line = said(out.stderr)
+        if args == ["public-key"]:
+            assert line.startswith(missing.replace("NEON_TOKEN_SECRET", "NEON_SIGNING_KEY")), line
+        else:
+            assert line.startswith(missing), line
+        assert what in line, line
+        no_keys_made(remote.laptop_var)
+
+    key = await run(remote.host, "public-key")
+    assert key.returncode == 0, key.stdout + key.stderr
+    assert key.stdout.strip() == public_key_hex(remote.b.keys.signing_key)
+    played = await run(remote.host, "play", "neon-reign", "--mode", "single", "--bots",
+                       "random,random", "--seed", "7")
+    assert played.returncode == 0, played.stdout + played.stderr
+    assert "ended after" in said(played.stdout), played.stdout

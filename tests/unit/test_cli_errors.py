@@ -43,8 +43,13 @@ def run(args: list[str], env: dict[str, str], code: int) -> str:
     return text
 
 
+SECRET = {"NEON_TOKEN_SECRET": "s" * 32}
+"""The deployment's token secret: `neon play`, `queue` and `simulate` mint their tokens with it
+(without keys they say so and make none: tests/unit/test_cli_organiser_token.py)."""
+
+
 def test_play_without_a_backend_says_how_to_start_one(env: dict[str, str]) -> None:
-    line = run(["play", "neon-reign"], env, 3)
+    line = run(["play", "neon-reign"], {**env, **SECRET}, 3)
     assert line == (f"no rules service for neon-reign answers on 127.0.0.1:"
                     f"{env['NEON_RULES_NEON_REIGN_PORT']}; start one with ./dev up or pass --embedded")
 
@@ -55,6 +60,7 @@ def test_play_with_bad_options_or_game_is_a_usage_error(env: dict[str, str]) -> 
 
 
 def test_queue_and_simulate_without_a_backend(env: dict[str, str]) -> None:
+    env = {**env, **SECRET}
     assert "no matchmaking service answers" in run(["queue", "neon-reign", "--timeout", "2"], env, 3)
     assert "no matchmaking service answers" in run(
         ["simulate", "--game", "neon-reign", "--players", "2", "--timeout", "2"], env, 3)

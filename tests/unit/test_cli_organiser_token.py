@@ -35,6 +35,28 @@ ORGANISER_COMMANDS = [
     ["abandon", "m1", "--reason", "power cut", "--game", "neon-reign"],
     ["export", "m1", "-o", "m1.jsonl", "--game", "neon-reign"],
 ]
+EMBEDDED_INSTEAD = ("mints its tokens with the deployment's keys: run it on the server host or "
+                    "where they are (NEON_VAR_DIR, NEON_NAMESPACE, NEON_TOKEN_SECRET), or add "
+                    "--embedded to start a backend for the command")
+CLIENT_COMMANDS = {
+    # a client command talking to a running deployment: what it says without keys
+    "play": (["play", "neon-reign", "--bots", "random,random"], "NEON_TOKEN_SECRET",
+             f"`neon play` {EMBEDDED_INSTEAD}"),
+    "queue": (["queue", "neon-reign", "--yes", "--timeout", "5"], "NEON_TOKEN_SECRET",
+              f"`neon queue` {EMBEDDED_INSTEAD}"),
+    "simulate": (["simulate", "--game", "neon-reign", "--players", "2", "--timeout", "5"],
+                 "NEON_TOKEN_SECRET", f"`neon simulate` {EMBEDDED_INSTEAD}"),
+    "tournament simulate": (["tournament", "simulate", "--game", "neon-reign", "--players", "2",
+                             "--timeout", "5"], "NEON_TOKEN_SECRET",
+                            f"`neon tournament simulate` {EMBEDDED_INSTEAD}"),
+    "tournament play": (["tournament", "play", "cup", "--player", "ann", "--bot", "random"],
+                        "NEON_TOKEN_SECRET",
+                        "pass your player token with --token or NEON_TOKEN: the organiser mints "
+                        "it on the server host with `neon token player ID`"),
+    "public-key": (["public-key"], "NEON_SIGNING_KEY",
+                   "run `neon public-key` on the server host, or point NEON_VAR_DIR (and "
+                   "NEON_NAMESPACE) at the deployment's folder; it never makes keys"),
+}
 PUBLIC_COMMANDS = [["tournament", "list"], ["tournament", "show", "cup"],
                    ["tournament", "standings", "cup"], ["tournament", "round", "cup", "1"]]
 
@@ -47,6 +69,8 @@ def env(tmp_path: Path) -> dict[str, str]:
             "NEON_TOKEN_SECRET": "", "NEON_SIGNING_KEY": "", "NEON_ENV": "dev",
             "NEON_TOURNAMENT_ADDR": "", "NEON_TOURNAMENT_PORT": dead,
             "NEON_RULES_NEON_REIGN_ADDR": "", "NEON_RULES_NEON_REIGN_PORT": dead,
+            "NEON_MATCHMAKING_ADDR": "", "NEON_MATCHMAKING_PORT": dead,
+            "NEON_SCORING_ADDR": "", "NEON_SCORING_PORT": dead,
             "NEON_JWT_PUBLIC_KEY": "", "NEON_JWT_JWKS_FILE": "", "NATS_URL": ""}
 
 
@@ -153,3 +177,49 @@ def test_every_organiser_command_takes_the_same_token_option(args: list[str]) ->
     option = _options(path)["token"]
     assert option.opts == ["--token"] and option.envvar == "NEON_TOKEN"  # type: ignore[attr-defined]
     assert option.help == TOKEN_HELP and option.default == ""  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", CLIENT_COMMANDS)
+def test_a_client_command_without_keys_makes_none(name: str, env: dict[str, str]) -> None:
+    """A client command that would mint a token (or read the signing key) with this machine's
+    deployment keys, without --embedded: without keys one line saying what is missing and
+    what to do, exit 2, before any call, and no keys.json appears (a token signed with keys
+    made on the spot is one no running deployment accepts)."""
+    args, setting, what = CLIENT_COMMANDS[name]
+    var = Path(env["NEON_VAR_DIR"])
+    line = one_line(args, env, 2)
+    assert line == (f"no deployment keys on this machine (no {setting} and no "
+                    f"{var / 'keys.json'}): {what}")
+    assert not list(var.rglob("keys.json"))
+    tournament = one_line(args, {**env, "NEON_ENV": "tournament"}, 2)
+    assert tournament == (f"no deployment keys on this machine (tournament mode and no "
+                          f"{setting}): {what}")
+    assert not list(var.rglob("keys.json"))
+
+
+@pytest.mark.parametrize("name", [n for n in CLIENT_COMMANDS if n != "public-key"])
+def test_a_client_command_with_the_deployments_keys_goes_on_to_call(
+        name: str, env: dict[str, str]) -> None:
+    """With NEON_TOKEN_SECRET, or the deployment's keys.json, the command mints its token and
+    goes on to its call (here: no service answers, exit 3); nothing more is made."""
+    args = CLIENT_COMMANDS[name][0]
+    var = Path(env["NEON_VAR_DIR"])
+
+    def last_line(env: dict[str, str]) -> str:  # `tournament play` says whose token first
+        result = runner.invoke(app, args, env=env)
+        assert result.exit_code == 3 and "Traceback" not in result.output, result.output
+        return result.output.strip().splitlines()[-1]
+
+    assert "answers" in last_line({**env, "NEON_TOKEN_SECRET": "s" * 32})
+    assert not list(var.rglob("keys.json"))
+    with_keys(env)
+    made = sorted(var.rglob("keys.json"))
+    assert "answers" in last_line(env)
+    assert sorted(var.rglob("keys.json")) == made
+
+
+def test_tournament_play_with_a_token_needs_no_keys(env: dict[str, str]) -> None:
+    args = CLIENT_COMMANDS["tournament play"][0]
+    assert "answers" in one_line([*args, "--token", "v1.x.y"], env, 3)
+    assert "answers" in one_line(args, {**env, "NEON_TOKEN": "v1.x.y"}, 3)
+    assert not list(Path(env["NEON_VAR_DIR"]).rglob("keys.json"))
