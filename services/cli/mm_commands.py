@@ -173,15 +173,20 @@ async def _nothing() -> None:
     return None
 
 
+def _no_minting(*_: Any, **__: Any) -> str:
+    raise RuntimeError("this command acts with the token it was given: it mints none")
+
+
 async def endpoints(settings: Settings, embedded: bool, game: str,
-                    mm_config: Any = None, command: str = "queue") -> Endpoints:
+                    mm_config: Any = None, command: str = "queue", mint: bool = True) -> Endpoints:
     """The matchmaking and scoring addresses: of a backend started here, or of ``settings``
     (then the players' tokens are minted with this machine's deployment keys: without them
-    a one-line error naming ``command``, exit 2; none are made)."""
+    a one-line error naming ``command``, exit 2; none are made; ``mint`` False: the command
+    was given its token, and needs no keys)."""
     if not embedded:
         from services.cli.organiser import issuer, needs_keys
 
-        issue = issuer(settings, needs_keys(command)).issue
+        issue = issuer(settings, needs_keys(command)).issue if mint else _no_minting
         return Endpoints(settings.address("matchmaking"), settings.address("scoring"), issue)
     from services.cli.backend import start_backend
     from services.rules.games import available
@@ -226,9 +231,16 @@ def queue(
     yes: bool = typer.Option(False, "--yes", "-y", help="accept the proposed match without asking"),
     embedded: bool = typer.Option(False, help="start a backend for the duration of the command"),
     timeout: float = typer.Option(600.0, help="seconds to wait for a match"),
+    token: str = typer.Option(
+        "", "--token", envvar="NEON_TOKEN", show_default=False,
+        help="your player token (the organiser's `neon token player ID`, or the identity "
+             "provider's JWT), with --player naming its player; default: one minted with this "
+             "machine's deployment keys"),
 ) -> None:
     """Queue yourself for a match, accept it and play it in the terminal."""
     import asyncio
+
+    import grpc
 
     from services.cli.client import RulesClient
     from services.cli.errors import USAGE, CliError, target
@@ -236,6 +248,13 @@ def queue(
     from services.cli.terminal import ask_terminal
 
     settings = _settings(log_file=True)
+    if token and embedded:
+        raise CliError("--embedded starts a backend with keys of its own, which accepts no "
+                       "token from elsewhere: leave out --token (and NEON_TOKEN), or --embedded",
+                       USAGE)
+    if token and not player:
+        raise CliError("--token needs --player: the player id the token is for (the ticket "
+                       "names it)", USAGE)
     name = player or f"human-{uuid.uuid4().hex[:6]}"
     if name.startswith("bot-"):
         raise CliError("player ids starting with 'bot-' are reserved for bots", USAGE)
@@ -258,23 +277,33 @@ def queue(
                       f" after {ticket.waited_seconds:.1f} s{reason}")
 
     async def run() -> int:
-        ends = await endpoints(settings, embedded, game, embedded_config())
+        ends = await endpoints(settings, embedded, game, embedded_config(), mint=not token)
         target("matchmaking service", ends.matchmaking)
         mm = MatchmakingClient(ends.matchmaking)
-        token = ends.issue("player", "*", player=name, ttl=int(timeout) + 3600)
+        mine = token or ends.issue("player", "*", player=name, ttl=int(timeout) + 3600)
         ticket_id = f"q-{uuid.uuid4().hex[:16]}"
         rules = None
         try:
-            await mm.call("CreateTicket", token, ticket_id=ticket_id, game=game,
-                          modes=[mode] if mode else [], players=[name], allow_bots=bots,
-                          region=region)
+            try:
+                await mm.call("CreateTicket", mine, ticket_id=ticket_id, game=game,
+                              modes=[mode] if mode else [], players=[name], allow_bots=bots,
+                              region=region)
+            except grpc.aio.AioRpcError as err:
+                if token and err.code() in (grpc.StatusCode.UNAUTHENTICATED,
+                                            grpc.StatusCode.PERMISSION_DENIED):
+                    raise CliError(
+                        f"{err.code().name}: {err.details() or 'refused'}; the token given "
+                        f"(--token, NEON_TOKEN) must be a player token of this deployment for "
+                        f"{name} (`neon token player {name}` on the server host)",
+                        status=err.code().name, detail=err.details() or "") from None
+                raise
             console.print(f"{name} queued for {game} (ticket {ticket_id}); Ctrl-C leaves the queue")
             try:
-                matched = await wait_for_match(mm, token, ticket_id, name, accept, timeout,
+                matched = await wait_for_match(mm, mine, ticket_id, name, accept, timeout,
                                              on_change(show))
             except BaseException:
                 with contextlib.suppress(Exception):
-                    await mm.call("CancelTicket", token, ticket_id=ticket_id)
+                    await mm.call("CancelTicket", mine, ticket_id=ticket_id)
                 raise
             seat, seat_token = own_seat(matched, name)
             a = matched.assignment
