@@ -233,6 +233,9 @@ class _CallScope:
         match_id = getattr(self.request, "match_id", "")
         if match_id:
             fields["match_id"] = match_id
+        tournament_id = getattr(self.request, "tournament_id", "")
+        if isinstance(tournament_id, str) and tournament_id:
+            fields["tournament_id"] = tournament_id
         # Set once in the call's own Context (KernelInterceptor runs every call in a fresh
         # one) and never reset: the Context goes with the call. Nothing here may set a
         # context variable on the way out. A reset in a finaliser (the generator of

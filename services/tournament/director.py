@@ -869,7 +869,7 @@ class Director:
                 number, table, tlog.result_json(result), reason.strip()[:500], who.player
             )
             await self._save(t)
-            log.info("result corrected", round=number, table=table, reason=reason)
+            log.info("result corrected", round=number, table=table, reason=reason, by=who.player)
         self._drive(tournament_id)
         return await self.round_view(await self._find(tournament_id), number)
 
@@ -897,7 +897,8 @@ class Director:
                               reason, who.player)
             await self._save(t)
             with bound_contextvars(tournament_id=tournament_id, match_id=match_id):
-                log.info("table rematched", round=number, table=table, reason=reason)
+                log.info("table rematched", round=number, table=table, reason=reason,
+                         by=who.player)
         try:  # the answer names the new match (the driver does it otherwise, retrying)
             await self._create_matches(tournament_id, number)
         except Exception as err:  # the rules service is down: the driver retries

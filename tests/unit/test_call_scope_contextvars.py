@@ -103,3 +103,25 @@ async def test_a_finished_call_sets_nothing_on_the_way_out() -> None:
     probe = collect_in_fresh_context(held)
     assert dict(probe) == {}
     assert dict(own) == after
+
+
+async def test_a_tournament_call_binds_its_tournament_id() -> None:
+    """Every log line of a tournament call names its tournament, as a rules call's names its
+    match."""
+
+    class TournamentRequest:
+        tournament_id = "spring26"
+
+    token = ISSUER.issue("organiser", "*")
+    context = FakeContext([("authorization", f"Bearer {token}"), ("x-request-id", "req-8")])
+    scope = _CallScope(ISSUER, "/neon.tournament.v1.TournamentService/NextRound",
+                       TournamentRequest(), context)
+
+    async def call(scope: _CallScope) -> dict[str, Any]:
+        async with scope as ok:
+            assert ok
+            return dict(structlog.contextvars.get_contextvars())
+
+    seen = await asyncio.create_task(call(scope), context=contextvars.Context())
+    assert seen["tournament_id"] == "spring26" and seen["request_id"] == "req-8"
+    assert "match_id" not in seen
