@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -13,7 +14,10 @@ import pytest
 
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.playing import play_table, random_choice
-from services.rules.games import available, load_engine
+from services.rules.export import parse_export
+from services.rules.games import available, load_engine, load_presentation
+from services.rules.replay import Replayed, step
+from services.rules.verify import engine_at, replay_key
 from tests.browser.conftest import Browser, Served, module_fixtures
 from tests.browser.leakscan import received_bodies, scan, stream_frames
 
@@ -212,6 +216,77 @@ async def test_a_replay_steps_forward_and_back_and_a_tampered_export_fails(
     failure = await page.text_content("#verify-failure")
     assert failure and f"event {record['n']}" in failure, failure
     await browser.screenshot("replay-tampered")
+    leaks, _ = scan(await received_bodies(browser), data)
+    assert leaks == []
+    assert browser.console_errors == []
+
+
+NK_EXPORT = Path(__file__).parents[1] / "fixtures" / "exports" / "neon-knights-2086-0.4.0-normal.jsonl"
+"""A 3-seat Neon Knights match of engine 0.4.0 in which Fan Bets are turned face up during a race."""
+
+
+def views_at(data: bytes, n: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(the spectator's view, each seat's own view) after event ``n`` of the export."""
+    records, _ = parse_export(data)
+    engine = engine_at(load_engine(str(records[0]["game"])), str(records[0]["engine_version"]))
+    replayed = Replayed(key=replay_key(records))
+    for record in records:
+        step(engine, replayed, record)
+        if record["n"] == n:
+            seats = int(records[0]["seats"])
+            return engine.view(replayed.state, None), [engine.view(replayed.state, s) for s in range(seats)]
+    raise AssertionError(f"no event {n}")
+
+
+async def test_the_neon_knights_board_shows_face_up_fan_bets_and_no_hidden_one(
+    served: Served, browser: Browser
+) -> None:
+    game = "neon-knights-2086"
+    data = NK_EXPORT.read_bytes()
+    assert json.loads(data.splitlines()[0])["engine_version"] == "0.4.0"
+    n = 434  # race 3: seat 0's Fan Bet is face up (event 422), the others' still hidden
+    spectator, seat_views = views_at(data, n)
+    up = {p["seat"]: p["bets_up"] for p in spectator["players"]}
+    assert any(up.values()), "the fixture has a face-up Fan Bet at this event"
+    bets = {b["id"]: b for b in load_presentation(game).content()["fan_bets"]}
+    hidden = {b for v in seat_views for p in v["players"] if isinstance(p["bets"], list) for b in p["bets"]}
+    assert hidden, "some Fan Bets are still hidden at this event"
+
+    page = browser.page
+    await page.goto(served.url + "/")
+    await page.wait_for_selector("body[data-ready='1']")
+    await page.click("#tab-replay")
+    await page.set_input_files("#replay-file", str(NK_EXPORT))
+    await page.wait_for_selector("#step-label[data-n='1']")  # the first frame: no table yet
+    await page.click("#step-last")
+    while int(await page.get_attribute("#step-label", "data-n") or 0) > n:
+        await page.click("#step-prev")
+    assert await page.get_attribute("#step-label", "data-n") == str(n)
+    board = f"#replay-board svg[data-game='{game}']"
+    for seat, ids in up.items():
+        panel = f"{board} .bets[data-seat='{seat}']"
+        await page.wait_for_selector(f"{panel}[data-up='{' '.join(ids)}']")
+        shown = await page.eval_on_selector_all(f"{panel} .bet-up .bet-name", "ts => ts.map(t => t.textContent)")
+        assert shown == [f"▲ {bets[b]['name']}" for b in ids]
+        count = spectator["players"][seat]["bets"]
+        assert await page.get_attribute(panel, "data-hidden") == str(count)
+        assert f"{count} hidden" in (await page.text_content(panel) or "")
+    await page.locator(f"{board} .bets[data-seat='0']").scroll_into_view_if_needed()
+    await browser.screenshot("replay-neon-knights-2086-fan-bets")
+    text = await page.text_content(board) or ""
+    assert bets[up[0][0]]["name"] in text
+    assert [bets[b]["name"] for b in sorted(hidden) if bets[b]["name"] in text] == []
+
+    # a seat's own view (the Play page) draws the same public board: its own hidden bets
+    # are a count there too (the page lists them apart, "Only you see")
+    drawn = await page.evaluate(
+        """async ([views, content]) => {
+             const { drawBoard } = await import("/static/boards.js");
+             return views.map((v) => drawBoard("neon-knights-2086", v, content).textContent);
+           }""",
+        [[spectator, *seat_views], load_presentation(game).content()],
+    )
+    assert all(d == drawn[0] for d in drawn), drawn
     leaks, _ = scan(await received_bodies(browser), data)
     assert leaks == []
     assert browser.console_errors == []

@@ -117,13 +117,77 @@ function neon(view, content) {
   return svg;
 }
 
-// -- Neon Knights: the track with the cars -------------------------------------------------
-function neonKnights(view) {
+// -- Neon Knights: the track with the cars, and each driver's Fan Bets ----------------------
+// A Fan Bet's words from the content pack: its name, and its goal and reward ("text" is
+// "Name: goal -> reward"; the name is drawn on its own line).
+function betWords(content, id) {
+  const bets = (content && content.fan_bets) || [];
+  const card = Array.isArray(bets) ? bets.find((b) => b.id === id) : null;
+  const name = (card && card.name) || id;
+  const text = (card && card.text) || "";
+  const goal = text.startsWith(`${name}: `) ? text.slice(name.length + 2) : text;
+  return { name, goal: goal.replace(" -> ", " → ") };
+}
+
+// Only what every viewer may see: the number of a driver's hidden Fan Bets (never their
+// names, not even the viewing seat's own: the Play page lists those apart), the bets turned
+// face up during the race and the bets won.
+const BET_PANEL = 380;
+const BET_GAP = 10;
+
+function betLines(p) {
+  return (p.bets_up || []).length * 38 + (p.bets_won || []).length * 22;
+}
+
+function betPanel(p, content, height) {
+  const colour = SEAT_COLOURS[p.seat % SEAT_COLOURS.length];
+  const hidden = Array.isArray(p.bets) ? p.bets.length : (p.bets ?? 0);
+  const up = p.bets_up || [];
+  const won = p.bets_won || [];
+  const g = el("g", { class: "bets", "data-seat": p.seat, "data-hidden": hidden,
+                      "data-up": up.join(" "), "data-won": won.join(" ") });
+  g.append(el("rect", { width: BET_PANEL, height, rx: 12, class: "panel", stroke: colour }));
+  g.append(el("text", { x: 14, y: 24, class: "label", fill: colour }, `seat ${p.seat} · Fan Bets${p.out ? " (out)" : ""}`));
+  g.append(el("text", { x: 14, y: 46, class: "small bets-hidden" }, `${hidden} hidden`));
+  for (let k = 0; k < Math.min(hidden, 8); k++) {
+    g.append(el("rect", { x: 80 + k * 14, y: 35, width: 10, height: 14, rx: 2, class: "bet-back" }));
+  }
+  let y = 58;
+  if (!up.length && !won.length) {
+    g.append(el("text", { x: 14, y: y + 16, class: "small" }, "none face up"));
+  }
+  up.forEach((id) => {
+    const { name, goal } = betWords(content, id);
+    const card = el("g", { class: "bet-up", "data-bet": id, transform: `translate(10,${y})` });
+    card.append(el("rect", { width: BET_PANEL - 20, height: 34, rx: 6, class: "bet-card up" }));
+    card.append(el("text", { x: 8, y: 14, class: "label bet-name" }, `▲ ${name}`));
+    card.append(el("text", { x: BET_PANEL - 30, y: 14, class: "small end" }, "face up · paid after the race"));
+    card.append(el("title", {}, `${name}: completed, face up; the reward comes after the race`));
+    card.append(el("text", { x: 8, y: 29, class: "small bet-goal" }, goal || "reward after the race"));
+    g.append(card);
+    y += 38;
+  });
+  won.forEach((id) => {
+    const { name } = betWords(content, id);
+    const card = el("g", { class: "bet-won", "data-bet": id, transform: `translate(10,${y})` });
+    card.append(el("rect", { width: BET_PANEL - 20, height: 18, rx: 5, class: "bet-card won" }));
+    card.append(el("text", { x: 8, y: 13, class: "small bet-name" }, `✔ won: ${name}`));
+    g.append(card);
+    y += 22;
+  });
+  return g;
+}
+
+function neonKnights(view, content) {
   const rows = view.track_rows || [];
   const players = view.players || [];
   const cell = 26;
-  const width = 3 * cell + 420;
-  const height = Math.max(rows.length * cell + 40, 60 + players.length * 20);
+  // the Fan Bets, a panel per driver, stacked beside the track under the drivers' lines
+  const left = 3 * cell + 30;
+  const top = 60 + players.length * 20;
+  const heights = players.map((p) => 62 + (betLines(p) || 22));
+  const height = Math.max(rows.length * cell + 40, top + heights.reduce((a, b) => a + b + BET_GAP, 0) + 10);
+  const width = left + BET_PANEL + 10;
   const svg = svgRoot(width, height, "neon-knights-2086");
   rows.forEach((row, r) => {
     const y = 20 + (rows.length - 1 - r) * cell;
@@ -151,6 +215,13 @@ function neonKnights(view) {
       `seat ${p.seat}: speed ${p.speed ?? 0}, VP ${p.vp ?? 0}, fans ${p.fans ?? 0}, chips ${p.chips ?? 0}${p.out ? " (out)" : ""}`));
   });
   svg.append(info);
+  let y = top;
+  players.forEach((p, k) => {
+    const panel = betPanel(p, content, heights[k]);
+    panel.setAttribute("transform", `translate(${left},${y})`);
+    svg.append(panel);
+    y += heights[k] + BET_GAP;
+  });
   return svg;
 }
 
