@@ -28,6 +28,7 @@ def test_resigning_at_random_moments_still_ends_the_game(mode: str, seats: int) 
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # six seats take 215 s on a quiet machine: 300 s left no room under load
 @pytest.mark.parametrize(("mode", "seats"), SETUPS)
 def test_many_random_games(mode: str, seats: int) -> None:
     for seed in range(1000, 1200):
