@@ -54,35 +54,20 @@ def keys_file(settings: Settings) -> str:
     return str(settings.state_dir / "keys.json")
 
 
-def has_keys(settings: Settings, signing: bool = False) -> bool:
-    """Whether ``load_keys`` finds this deployment's token secret (``signing``: its signing
-    key) rather than making one: NEON_TOKEN_SECRET (NEON_SIGNING_KEY), ``keys.json`` in the
-    deployment's folder, or (a namespace whose SQLite files were in its folder before its
-    keys moved there) ``var/keys.json``, which ``load_keys`` copies."""
-    if settings.signing_key if signing else settings.token_secret:
-        return True
-    if settings.tournament:  # load_keys refuses: no dev key file in tournament mode
-        return False
-    folder = settings.state_dir
-    if (folder / "keys.json").exists():
-        return True
-    return (folder != settings.var_dir and (settings.var_dir / "keys.json").exists()
-            and any(folder.glob("*.sqlite")))
-
-
 def _stored_keys(settings: Settings, for_what: str, signing: bool = False) -> Keys:
-    """The deployment's keys as ``load_keys`` reads them, once :func:`has_keys` found them;
-    without them a CliError (exit 2) says where they were looked for and, in ``for_what``'s
-    words, what to do instead. Never makes keys."""
-    if not has_keys(settings, signing):
+    """The deployment's keys as ``load_keys`` reads them, never made here (``create``
+    False): without them a CliError (exit 2) says where they were looked for (``signing``:
+    for the signing key) and, in ``for_what``'s words, what to do instead."""
+    from services.platform.keys import NoKeys, load_keys
+
+    try:
+        return load_keys(settings, create=False)
+    except NoKeys:
         setting = "NEON_SIGNING_KEY" if signing else "NEON_TOKEN_SECRET"
         where = (f"tournament mode and no {setting}" if settings.tournament
                  else f"no {setting} and no {keys_file(settings)}")
-        raise CliError(f"no deployment keys on this machine ({where}): {for_what}", USAGE)
-    from services.platform.keys import load_keys
-
-    try:
-        return load_keys(settings)
+        raise CliError(f"no deployment keys on this machine ({where}): {for_what}",
+                       USAGE) from None
     except (RuntimeError, ValueError, KeyError) as err:
         raise CliError(f"the deployment keys in {keys_file(settings)} cannot be read: "
                        f"{err}", USAGE) from None

@@ -20,23 +20,32 @@ class Keys:
     signing_key: Ed25519PrivateKey
 
 
-def load_keys(settings: Settings) -> Keys:
+class NoKeys(RuntimeError):
+    """There are no keys to load: tournament mode without both settings, or (``create``
+    False) no ``keys.json`` to read."""
+
+
+def load_keys(settings: Settings, create: bool = True) -> Keys:
     """Keys from NEON_TOKEN_SECRET / NEON_SIGNING_KEY; in dev, ``keys.json`` is made once in
     the deployment's folder (``settings.state_dir``: ``var/``, or ``var/<namespace>/``), so
-    deployments of other namespaces never accept each other's tokens.
+    deployments of other namespaces never accept each other's tokens. ``create`` False (a
+    client command, whose keys must be the running deployment's): :class:`NoKeys` instead
+    of making them.
 
     A namespace whose folder was made before its keys moved there (its SQLite files were
     already in it) keeps the keys it had, those of ``var/keys.json``."""
     if settings.token_secret and settings.signing_key:
         return Keys(settings.token_secret.encode(), load_private_key(settings.signing_key))
     if settings.tournament:
-        raise RuntimeError("tournament mode needs NEON_TOKEN_SECRET and NEON_SIGNING_KEY")
+        raise NoKeys("tournament mode needs NEON_TOKEN_SECRET and NEON_SIGNING_KEY")
     folder = settings.state_dir
     path = folder / "keys.json"
     shared = settings.var_dir / "keys.json"
     if not path.exists() and folder != settings.var_dir and shared.exists() \
             and any(folder.glob("*.sqlite")):
         _write_once(path, json.loads(shared.read_text()))
+    if not path.exists() and not create:
+        raise NoKeys(f"no {path}")
     if not path.exists():
         _write_once(path, {
             "token_secret": _secrets.token_hex(32),
