@@ -397,12 +397,6 @@ class Clocks:
             return clock.bank_ms
         return self.config.per_decision_ms
 
-    def resumed(self, now_ms: int, grace_ms: int) -> tuple[Clocks, tuple[tuple[int, int], ...]]:
-        """:meth:`resume` without a known end of service (the grace alone): the clocks and
-        ``(seat, ms added)`` for each seat given time."""
-        taken = self.resume(now_ms, grace_ms)
-        return taken.clocks, taken.added
-
     def resume(self, now_ms: int, grace_ms: int, served_until_ms: int | None = None) -> Resumption:
         """The clocks when a service takes them up again after they ran with nobody serving
         the match (a restart, an upgrade, a crash).

@@ -13,6 +13,14 @@ from services.rules.clocks import ClockConfig, Clocks
 
 T0 = 1_700_000_000_000
 
+
+def grace_only(clocks: Clocks, now_ms: int, grace_ms: int) -> tuple[Clocks, tuple[tuple[int, int], ...]]:
+    """``Clocks.resume`` without a known end of service (the grace alone): the clocks and
+    ``(seat, ms added)`` of each seat given time."""
+    taken = clocks.resume(now_ms, grace_ms)
+    return taken.clocks, taken.added
+
+
 FISCHER = ClockConfig(kind="fischer", bank_ms=60_000, increment_ms=5_000)
 PER_DECISION = ClockConfig(kind="per_decision", per_decision_ms=30_000)
 
@@ -283,7 +291,7 @@ def test_resumed_gives_a_clock_that_ran_out_while_down_the_grace_from_now() -> N
     clocks = Clocks.create(PER_DECISION, 3).start({0, 1}, T0).clocks  # both 30 s from T0
     later = clocks.after_step(T0 + 20_000, {0, 1, 2}, answered_seat=None, timed_out=False).clocks
     now = T0 + 45_000  # the service was down: 0 and 1 ran out, 2 has 5 s left
-    resumed, added = later.resumed(now, 10_000)
+    resumed, added = grace_only(later, now, 10_000)
     assert added == ((0, 25_000), (1, 25_000), (2, 5_000))
     for seat in (0, 1, 2):
         assert resumed.remaining_ms(seat, now) == 10_000
@@ -291,18 +299,18 @@ def test_resumed_gives_a_clock_that_ran_out_while_down_the_grace_from_now() -> N
     assert resumed.expired(now + 9_999) == ()
     assert resumed.expired(now + 10_000) == (0, 1, 2)
     # a clock with the grace or more left, an idle one, grace 0 and no clock: unchanged
-    assert later.resumed(T0 + 20_000, 10_000) == (later, ())
-    assert later.resumed(now, 0) == (later, ())
+    assert grace_only(later, T0 + 20_000, 10_000) == (later, ())
+    assert grace_only(later, now, 0) == (later, ())
     idle = Clocks.create(PER_DECISION, 2).start({0}, T0).clocks
-    assert idle.resumed(T0 + 60_000, 10_000)[0].seat(1) == idle.seat(1)
+    assert grace_only(idle, T0 + 60_000, 10_000)[0].seat(1) == idle.seat(1)
     none = Clocks.create(ClockConfig(), 2).start({0}, T0).clocks
-    assert none.resumed(T0 + 60_000, 10_000) == (none, ())
+    assert grace_only(none, T0 + 60_000, 10_000) == (none, ())
 
 
 def test_resumed_never_gives_more_than_a_whole_decision() -> None:
     short = ClockConfig(kind="per_decision", per_decision_ms=3_000)
     clocks = Clocks.create(short, 2).start({0}, T0).clocks
-    resumed, added = clocks.resumed(T0 + 60_000, 30_000)
+    resumed, added = grace_only(clocks, T0 + 60_000, 30_000)
     assert added == ((0, 60_000),)
     assert resumed.remaining_ms(0, T0 + 60_000) == 3_000
 
@@ -310,7 +318,7 @@ def test_resumed_never_gives_more_than_a_whole_decision() -> None:
 def test_resumed_fischer_charges_none_of_the_time_it_adds() -> None:
     clocks = Clocks.create(FISCHER, 2).start({0}, T0).clocks  # 60 s bank, 5 s increment
     now = T0 + 70_000  # ran out while down
-    resumed, added = clocks.resumed(now, 15_000)
+    resumed, added = grace_only(clocks, now, 15_000)
     assert added == ((0, 25_000),)
     # seat 0 answers 4 s after the service came back: charged 45 s + 4 s of its 60 s bank...
     after = resumed.after_step(now + 4_000, {1}, answered_seat=0, timed_out=False).clocks
@@ -372,7 +380,7 @@ def test_resume_with_no_downtime_pauses_nothing() -> None:
     for until in (T0 + 25_000, T0 + 40_000):
         taken = clocks.resume(T0 + 25_000, 10_000, until)
         assert taken.paused_ms == 0 and taken.paused == ()
-        assert (taken.clocks, taken.added) == clocks.resumed(T0 + 25_000, 10_000)
+        assert (taken.clocks, taken.added) == grace_only(clocks, T0 + 25_000, 10_000)
     assert clocks.resume(T0 + 5_000, 10_000, T0 + 5_000).clocks is clocks
 
 
@@ -381,7 +389,7 @@ def test_resume_without_a_known_end_of_service_is_the_grace_alone() -> None:
     now = T0 + 300_000
     taken = clocks.resume(now, 10_000, None)
     assert taken.paused_ms == 0 and taken.basis == "end of service unknown"
-    assert (taken.clocks, taken.added) == clocks.resumed(now, 10_000)
+    assert (taken.clocks, taken.added) == grace_only(clocks, now, 10_000)
     assert taken.clocks.remaining_ms(0, now) == 10_000
     # no grace either: nothing changes, the expiry applies at once
     assert clocks.resume(now, 0, None).clocks is clocks
@@ -396,7 +404,7 @@ def test_resume_credits_nothing_when_a_clock_started_after_the_last_beat() -> No
     taken = clocks.resume(now, 10_000, T0 + 15_000)  # seat 1's clock started at T0 + 20 s
     assert taken.paused_ms == 0 and taken.paused == ()
     assert taken.basis == "a clock started after the last heartbeat"
-    assert (taken.clocks, taken.added) == clocks.resumed(now, 10_000)
+    assert (taken.clocks, taken.added) == grace_only(clocks, now, 10_000)
 
 
 def test_resume_never_brings_back_a_deadline_that_passed_while_served() -> None:
@@ -445,7 +453,7 @@ def test_resume_credits_no_more_than_the_downtime_and_the_grace(
     left_at_stop = whole - used
     floor = min(grace, whole)
     remaining = taken.clocks.remaining_ms(0, now)
-    alone = clocks.resumed(now, grace)[0].remaining_ms(0, now)
+    alone = grace_only(clocks, now, grace)[0].remaining_ms(0, now)
     assert remaining >= alone
     if known:
         assert taken.paused_ms == down
