@@ -176,6 +176,13 @@ class MatchLog:
         events = str(getattr(self.app.recorder, "events_table_name", "stored_events"))
         return events.removesuffix("_events") + "_heartbeats"
 
+    def _pg_table(self) -> Any:
+        """The heartbeat table in the store's PostgreSQL schema, as an SQL identifier."""
+        from psycopg import sql
+
+        return sql.SQL("{}.{}").format(sql.Identifier(self.app.recorder.datastore.schema),
+                                       sql.Identifier(self._heartbeat_table()))
+
     def _ensure_heartbeats(self) -> None:
         """The table, made once per process; a store of an earlier release gains it here."""
         if self._heartbeats_ready:
@@ -187,10 +194,10 @@ class MatchLog:
 
             recorder.check_identifier_length(table)
             create = sql.SQL(
-                "CREATE TABLE IF NOT EXISTS {schema}.{table} (slot text PRIMARY KEY,"
+                "CREATE TABLE IF NOT EXISTS {table} (slot text PRIMARY KEY,"
                 " replicas text NOT NULL, process text NOT NULL, started_ms bigint NOT NULL,"
                 " beat_ms bigint NOT NULL, until_ms bigint NOT NULL, stopped smallint NOT NULL)"
-            ).format(schema=sql.Identifier(recorder.datastore.schema), table=sql.Identifier(table))
+            ).format(table=self._pg_table())
             with recorder.datastore.transaction(commit=True) as cursor:
                 # the lock open_application holds while tables are made: two replicas
                 # starting at once must not race on CREATE TABLE (a duplicate type error)
@@ -211,9 +218,7 @@ class MatchLog:
         if _kind(recorder) == "postgres":
             from psycopg import sql
 
-            return sql.SQL("SELECT " + columns + " FROM {schema}.{table}").format(
-                schema=sql.Identifier(recorder.datastore.schema),
-                table=sql.Identifier(self._heartbeat_table()))
+            return sql.SQL("SELECT " + columns + " FROM {table}").format(table=self._pg_table())
         return f"SELECT {columns} FROM {self._heartbeat_table()}"
 
     def _upsert_beat(self) -> Any:
@@ -224,10 +229,9 @@ class MatchLog:
             from psycopg import sql
 
             return sql.SQL(
-                "INSERT INTO {schema}.{table} (" + columns + ") VALUES (%s, %s, %s, %s, %s, %s, %s)"
+                "INSERT INTO {table} (" + columns + ") VALUES (%s, %s, %s, %s, %s, %s, %s)"
                 " ON CONFLICT (slot) DO UPDATE SET " + updates
-            ).format(schema=sql.Identifier(recorder.datastore.schema),
-                     table=sql.Identifier(self._heartbeat_table()))
+            ).format(table=self._pg_table())
         return (f"INSERT INTO {self._heartbeat_table()} ({columns}) VALUES (?, ?, ?, ?, ?, ?, ?)"
                 f" ON CONFLICT (slot) DO UPDATE SET {updates}")
 
