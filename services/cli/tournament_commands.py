@@ -496,7 +496,7 @@ async def each_player(client: TournamentClient, token: str, action: DeskAction,
 
 def not_done(action: DeskAction, players: list[str], failed: list[str]) -> CliError:
     """The last line (exit 1) of a desk command some of whose ``players`` were refused."""
-    return CliError(f"{len(failed)} of {len(players)} player{'s' * (len(players) != 1)} "
+    return CliError(f"{len(failed)} of {counted(len(players), 'player')} "
                     f"not {action.done}: {_names(failed)}")
 
 
