@@ -9,8 +9,10 @@ bundle exported afterwards still verifies); a player dropped from the desk is no
 the next round and a late entry added there is; a tournament is force-ended from the desk with
 its reason and final standings, and another called off while registration is open (the desk
 and the page say no rounds were played, no empty standings), a confirm left open while the
-tournament starts elsewhere being put away unsent. The token is never in an address, in the
-page's text or in the console."""
+tournament starts elsewhere being put away unsent. A tournament created elsewhere (as the CLI
+does) shows in the desk's list when the tab comes back into view or focus and once a minute,
+nothing asked while the tab is hidden and the list drawn again only when it changed. The
+token is never in an address, in the page's text or in the console."""
 
 from __future__ import annotations
 
@@ -720,3 +722,69 @@ async def test_the_desk_calls_off_a_tournament_before_it_starts(
     assert {"ForceEnd", "GetStandings"} <= called
     only_refusals(browser, 400)
 
+
+async def test_the_desk_list_shows_tournaments_made_elsewhere(
+        served: Served, browser: Browser, client: TournamentClient) -> None:
+    page = browser.page
+    org = organiser(served)
+    tag = uuid.uuid4().hex[:8]
+    first, second = f"cli_{tag}", f"cli2_{tag}"
+    row = "#tournament-list button[data-tournament-id='{}']".format
+
+    def listed() -> int:
+        return sum(1 for r in browser.responses if r.url.endswith("/ListTournaments"))
+
+    async def create(tid: str) -> None:  # as `neon tournament create` and `open` do
+        await client.call("CreateTournament", org, tournament_id=tid, game=GAME, mode="single",
+                          format_json=format_json("swiss", 1))
+        await client.call("OpenRegistration", org, tournament_id=tid)
+
+    await page.clock.install()  # the page's minutes, run forward below
+    await open_desk(browser, served, org)
+    await page.clock.run_for(11_000)  # past the gap between two looks
+
+    # made elsewhere: not on the page by itself...
+    await create(first)
+    await asyncio.sleep(1)
+    assert await page.query_selector(row(first)) is None
+    # ...until the organiser comes back to the tab
+    await page.evaluate("window.dispatchEvent(new Event('focus'))")
+    await page.wait_for_selector(row(first), timeout=10_000)
+
+    # a hidden tab asks nothing, not even after its minute
+    await page.evaluate("""() => {
+        Object.defineProperty(document, 'hidden', {value: true, configurable: true});
+        Object.defineProperty(document, 'visibilityState', {value: 'hidden', configurable: true});
+        document.dispatchEvent(new Event('visibilitychange'));
+    }""")
+    await create(second)
+    before = listed()
+    await page.clock.run_for(61_000)
+    await asyncio.sleep(1)
+    assert listed() == before and await page.query_selector(row(second)) is None
+    # back in view: it asks at once
+    await page.evaluate("""() => {
+        delete document.hidden;
+        delete document.visibilityState;
+        document.dispatchEvent(new Event('visibilitychange'));
+    }""")
+    await page.wait_for_selector(row(second), timeout=10_000)
+
+    # in view, once a minute: a player registered elsewhere is counted
+    await client.call("Register", org, tournament_id=second, player_id="ann")
+    await page.clock.run_for(61_000)
+    await page.wait_for_function(
+        "s => (document.querySelector(s)?.textContent || '').includes('· 1 players ·')",
+        arg=row(second), timeout=10_000)
+    # nothing changed: one question a minute, the list not drawn again
+    await page.evaluate(f"window.keptButton = document.querySelector(\"{row(second)}\")")
+    before = listed()
+    await page.clock.run_for(61_000)
+    for _ in range(50):
+        if listed() > before:
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(0.5)
+    assert listed() == before + 1
+    assert await page.evaluate(f"document.querySelector(\"{row(second)}\") === window.keptButton")
+    assert browser.console_errors == []

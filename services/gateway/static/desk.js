@@ -26,6 +26,9 @@
 //   After each act the desk draws the tournament or round its answer carries (the players,
 //   the abandoned tables), before the WatchTournament frames that follow.
 // It acts on the tournament tournament.js follows (onFollowed: the WatchTournament frames).
+// While the desk is open and the tab in view, it asks ListTournaments again every minute and
+// when the tab comes back into view or focus (a tournament created by another organiser or
+// the CLI shows up), redrawing the page's list only when it changed (relist).
 // Every refusal is said in plain words in the desk. A token that reads as a player's or a
 // seat's is told the desk needs an organiser token, and nothing is sent with it. The token
 // stays in sessionStorage: never in the address, never in the page's text, never logged.
@@ -49,6 +52,9 @@ const LATE_FORMATS = ["swiss", "multiplayer"];  // round robins and brackets tak
 const NEEDS = "the organiser's desk needs an organiser token (var/organiser.token, written by "
   + "`neon up`)";
 const ENDABLE = ["created", "registration", "running"];  // ForceEnd: any state but an end
+const LIST_EVERY_MS = 60_000;  // the list asked again this often while the desk is in view
+const LIST_GAP_MS = 10_000;  // and on coming back into view or focus, if not asked this recently
+const LIST_LIMIT = 50;  // as tournament.js asks
 
 // The tournament the page follows, as the desk knows it. `forceState`: the state the
 // force-end's confirm was opened in ("" while it is closed).
@@ -592,6 +598,36 @@ async function exportBundle() {
   });
 }
 
+// -- the list of tournaments -------------------------------------------------------------------
+// The page's list (tournament.js) is drawn when the Tournaments tab opens, by its "Refresh",
+// after the desk's acts and when the followed tournament ends: a tournament another organiser
+// or the CLI created, or players who registered themselves, would not show until then. While
+// the desk is open and the page in view, the desk asks ListTournaments again every
+// LIST_EVERY_MS and when the tab comes back into view or focus (not twice within LIST_GAP_MS),
+// and draws the list again only when what it shows changed: nothing while the tab is hidden.
+const listing = { at: -Infinity, key: "", busy: false };
+
+async function relist() {
+  if (document.hidden || $("tournament").hidden || $("desk").hidden || $("desk-body").hidden) return;
+  if (listing.busy || Date.now() - listing.at < LIST_GAP_MS) return;
+  listing.busy = true;
+  listing.at = Date.now();
+  try {
+    const found = (await tcall("ListTournaments", { limit: LIST_LIMIT })).tournaments || [];
+    const key = JSON.stringify(found.map((t) => [t.tournamentId, t.name, t.game, t.mode, t.format,
+                                                 t.players, t.status]));
+    const shown = [...$("tournament-list").querySelectorAll("button[data-tournament-id]")]
+      .map((b) => b.dataset.tournamentId).join(" ");
+    const same = key === listing.key && shown === found.map((t) => t.tournamentId).join(" ");
+    listing.key = key;
+    if (!same) await listTournaments();
+  } catch {
+    // a background look only: the next one, or "Refresh", says what is wrong
+  } finally {
+    listing.busy = false;
+  }
+}
+
 async function fillNewModes() {
   const game = $("new-game").value;
   if (!game) return;
@@ -622,6 +658,9 @@ export function setup(games) {
   $("desk-force-now").addEventListener("click", forceEnd);
   $("desk-late-add").addEventListener("click", () => lateEntry($("desk-late-player").value.trim()));
   $("desk-export").addEventListener("click", exportBundle);
+  setInterval(relist, LIST_EVERY_MS);
+  window.addEventListener("focus", relist);
+  document.addEventListener("visibilitychange", relist);
   $("organiser-token").value = sessionStorage.getItem(KEY) || "";
   $("organiser-token").addEventListener("input", remember);
   $("organiser-forget").addEventListener("click", () => {
