@@ -7,8 +7,12 @@ accepts. A player token and a forged token at the desk are refused in plain word
 nothing; an abandoned table is played again from the desk, or its result is set by hand (the
 bundle exported afterwards still verifies); a player dropped from the desk is not paired in
 the next round and a late entry added there is; a tournament is force-ended from the desk with
-its reason and final standings. The token is never in an address, in the page's text or in
-the console."""
+its reason and final standings, and another called off while registration is open (the desk
+and the page say no rounds were played, no empty standings), a confirm left open while the
+tournament starts elsewhere being put away unsent. A tournament created elsewhere (as the CLI
+does) shows in the desk's list when the tab comes back into view or focus and once a minute,
+nothing asked while the tab is hidden and the list drawn again only when it changed. The
+token is never in an address, in the page's text or in the console."""
 
 from __future__ import annotations
 
@@ -611,3 +615,176 @@ async def test_the_desk_force_ends_a_tournament(
     called = await token_only_where_needed(browser, consoled, org)
     assert {"ForceEnd", "AddLateEntry", "GetStandings"} <= called
     only_refusals(browser, 400)
+
+
+async def test_the_desk_calls_off_a_tournament_before_it_starts(
+        served: Served, browser: Browser, client: TournamentClient) -> None:
+    page = browser.page
+    consoled: list[str] = []
+    page.on("console", lambda m: consoled.append(m.text))
+    org = organiser(served)
+    tag = uuid.uuid4().hex[:8]
+    made, soon, tid = f"made_{tag}", f"soon_{tag}", f"off_{tag}"
+    for name in (made, soon, tid):
+        await client.call("CreateTournament", org, tournament_id=name, game=GAME, mode="single",
+                          format_json=format_json("swiss", 1))
+    for name in (soon, tid):
+        await client.call("OpenRegistration", org, tournament_id=name)
+        for player in ("ann", "bob", "cat"):
+            await client.call("Register", org, tournament_id=name, player_id=player)
+    await client.call("CheckIn", org, tournament_id=tid, player_id="ann")
+
+    # created, registration not open yet: "Force end…" is offered, its confirm says what it does
+    await open_desk(browser, served, org, made)
+    await page.wait_for_selector(f"#desk[data-tournament-id='{made}'][data-status='created']")
+    await page.click("#desk-force")
+    assert await page.text_content("#desk-force-what") == (
+        "Call the tournament off now: it ends without being played. No round is paired, nobody "
+        "plays and there are no standings; registration never opens and it can never be "
+        "started.")
+    await page.click("#desk-force-cancel")
+
+    # a confirm opened while registration is open, the tournament started elsewhere meanwhile:
+    # put away unsent, and the desk says so
+    await page.click(f"#tournament-list button[data-tournament-id='{soon}']")
+    await page.wait_for_selector(f"#desk[data-tournament-id='{soon}'][data-status='registration']")
+    await page.click("#desk-force")
+    await page.fill("#desk-force-reason", "too few players")
+    await client.call("StartTournament", org, tournament_id=soon)
+    await page.wait_for_selector("#desk[data-status='running']", timeout=20_000)
+    assert await page.is_hidden("#desk-force-confirm") and await page.is_visible("#desk-force")
+    assert await noted(page, "put away") == (
+        f"{soon} is running now: the force-end was put away unsent; press “Force end…” again if "
+        "it should still end.")
+    await page.click("#desk-force")
+    assert await page.input_value("#desk-force-reason") == ""
+    assert (await page.text_content("#desk-force-what") or "").startswith(
+        "End the tournament now: the matches still in play are abandoned")
+    await page.click("#desk-force-cancel")
+    assert (await client.call("GetTournament", tournament_id=soon)).tournament.status == \
+        pb.TOURNAMENT_STATUS_RUNNING
+
+    # registration open: called off from the desk, with its reason and the confirm
+    await page.click(f"#tournament-list button[data-tournament-id='{tid}']")
+    await page.wait_for_selector(f"#desk[data-tournament-id='{tid}'][data-status='registration']")
+    await page.wait_for_selector("#desk-roster li[data-player='ann'][data-status='checked-in']")
+    assert await page.is_visible("#desk-force") and await page.is_hidden("#desk-force-confirm")
+    await page.click("#desk-force")
+    assert await page.text_content("#desk-force-what") == (
+        "Call the tournament off now: it ends without being played. No round is paired, nobody "
+        "plays and there are no standings; registration closes and it can never be started.")
+    await page.click("#desk-force-now")  # no reason: the service asks for one
+    refused = await desk_says(page, "invalid_argument")
+    assert refused == "Force-ending was refused: INVALID_ARGUMENT: force-ending needs a reason"
+    assert await page.is_visible("#desk-force-confirm")
+    await page.fill("#desk-force-reason", "the venue was lost")
+    await browser.screenshot("desk-call-off")
+    await page.click("#desk-force-now")
+    said = await noted(page, "Force-ended")
+    assert said == ("Force-ended (the venue was lost) before it started: no rounds were played, so "
+                    "there are no standings.")
+    await page.wait_for_selector("#desk[data-status='force ended']")
+    for gone in ("#desk-ending", "#desk-registration", "#desk-starting", "#desk-roster",
+                 "#desk-running"):
+        assert await page.is_hidden(gone), gone
+    assert await page.text_content("#desk-line") == (
+        f"{tid} is force ended: it ended before it started, no rounds were played (1 checked "
+        "in, 2 registered but not checked in)")
+    t = (await client.call("GetTournament", tournament_id=tid)).tournament
+    assert (t.status, t.reason, t.rounds_paired) == (
+        pb.TOURNAMENT_STATUS_FORCE_ENDED, "the venue was lost", 0)
+    standings = await client.call("GetStandings", tournament_id=tid)
+    assert standings.final and list(standings.rows) == []
+    # the page: no empty standings table, the reason in words
+    await page.wait_for_selector("#standings[data-final='1']", state="attached", timeout=20_000)
+    await page.wait_for_selector("#standings-none:visible")
+    assert await page.is_hidden("#standings")
+    assert " ".join((await page.text_content("#standings-none") or "").split()) == (
+        "No rounds were played: the tournament was force-ended before it started, so it has no "
+        "standings.")
+    assert "force ended (the venue was lost)" in (await page.text_content("#tournament-meta") or "")
+    await browser.screenshot("desk-called-off")
+    # the desk's word in the other cases: started but no round paired, finished meanwhile
+    # (ForceEnd leaves a finished tournament as it is)
+    words = await page.evaluate("""() => import('/static/desk.js').then(m => [
+        m.forceEnded({tournamentId: 't', status: 'TOURNAMENT_STATUS_FORCE_ENDED', reason: 'rain'},
+                     [{playerId: 'ann'}, {playerId: 'bob'}]),
+        m.forceEnded({tournamentId: 't', status: 'TOURNAMENT_STATUS_FORCE_ENDED', reason: 'rain',
+                      roundsPaired: 1}, [{playerId: 'ann'}]),
+        m.forceEnded({tournamentId: 't', status: 'TOURNAMENT_STATUS_FINISHED'}, [{playerId: 'ann'}])])""")
+    assert words == [
+        "Force-ended (rain) before its first round was paired: no rounds were played; the final "
+        "standings list 2 players with no results.",
+        "Force-ended (rain): the matches still in play do not count; the final standings are "
+        "published; 1st: ann.",
+        "t is finished already: nothing was force-ended; its final standings stand."]
+    called = await token_only_where_needed(browser, consoled, org)
+    assert {"ForceEnd", "GetStandings"} <= called
+    only_refusals(browser, 400)
+
+
+async def test_the_desk_list_shows_tournaments_made_elsewhere(
+        served: Served, browser: Browser, client: TournamentClient) -> None:
+    page = browser.page
+    org = organiser(served)
+    tag = uuid.uuid4().hex[:8]
+    first, second = f"cli_{tag}", f"cli2_{tag}"
+    row = "#tournament-list button[data-tournament-id='{}']".format
+
+    def listed() -> int:
+        return sum(1 for r in browser.responses if r.url.endswith("/ListTournaments"))
+
+    async def create(tid: str) -> None:  # as `neon tournament create` and `open` do
+        await client.call("CreateTournament", org, tournament_id=tid, game=GAME, mode="single",
+                          format_json=format_json("swiss", 1))
+        await client.call("OpenRegistration", org, tournament_id=tid)
+
+    await page.clock.install()  # the page's minutes, run forward below
+    await open_desk(browser, served, org)
+    await page.clock.run_for(11_000)  # past the gap between two looks
+
+    # made elsewhere: not on the page by itself...
+    await create(first)
+    await asyncio.sleep(1)
+    assert await page.query_selector(row(first)) is None
+    # ...until the organiser comes back to the tab
+    await page.evaluate("window.dispatchEvent(new Event('focus'))")
+    await page.wait_for_selector(row(first), timeout=10_000)
+
+    # a hidden tab asks nothing, not even after its minute
+    await page.evaluate("""() => {
+        Object.defineProperty(document, 'hidden', {value: true, configurable: true});
+        Object.defineProperty(document, 'visibilityState', {value: 'hidden', configurable: true});
+        document.dispatchEvent(new Event('visibilitychange'));
+    }""")
+    await create(second)
+    before = listed()
+    await page.clock.run_for(61_000)
+    await asyncio.sleep(1)
+    assert listed() == before and await page.query_selector(row(second)) is None
+    # back in view: it asks at once
+    await page.evaluate("""() => {
+        delete document.hidden;
+        delete document.visibilityState;
+        document.dispatchEvent(new Event('visibilitychange'));
+    }""")
+    await page.wait_for_selector(row(second), timeout=10_000)
+
+    # in view, once a minute: a player registered elsewhere is counted
+    await client.call("Register", org, tournament_id=second, player_id="ann")
+    await page.clock.run_for(61_000)
+    await page.wait_for_function(
+        "s => (document.querySelector(s)?.textContent || '').includes('· 1 players ·')",
+        arg=row(second), timeout=10_000)
+    # nothing changed: one question a minute, the list not drawn again
+    await page.evaluate(f"window.keptButton = document.querySelector(\"{row(second)}\")")
+    before = listed()
+    await page.clock.run_for(61_000)
+    for _ in range(50):
+        if listed() > before:
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(0.5)
+    assert listed() == before + 1
+    assert await page.evaluate(f"document.querySelector(\"{row(second)}\") === window.keptButton")
+    assert browser.console_errors == []

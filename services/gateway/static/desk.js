@@ -14,12 +14,21 @@
 //   tie, a forfeit or not), each with its reason kept in the log; "Drop" for each playing
 //   player (DropPlayer, after a confirm: not paired from the next round on); "Add late entry"
 //   (AddLateEntry, where the format's late_entry_until allows it; a player the start left
-//   out too); "Finish" (FinishTournament), or "Force end…" with its reason and a confirm
-//   (ForceEnd, then GetStandings as `neon tournament finish --force` does). "Export bundle"
-//   downloads ExportTournament's bundle, which `neon verify` checks.
+//   out too); "Finish" (FinishTournament).
+//   Until it has ended (created, registration open or running): "Force end…" with its
+//   reason and a confirm that says what it does there (running: the matches in play do not
+//   count, the standings become final; before the start: the tournament is called off
+//   unplayed, no standings), then ForceEnd and GetStandings as `neon tournament finish
+//   --force` does; ended before the start, the desk says no rounds were played (and the page
+//   shows no empty standings table: style.css, #standings-none). A confirm left open while
+//   the tournament's state changes (started or ended elsewhere) is put away unsent.
+//   "Export bundle" downloads ExportTournament's bundle, which `neon verify` checks.
 //   After each act the desk draws the tournament or round its answer carries (the players,
 //   the abandoned tables), before the WatchTournament frames that follow.
 // It acts on the tournament tournament.js follows (onFollowed: the WatchTournament frames).
+// While the desk is open and the tab in view, it asks ListTournaments again every minute and
+// when the tab comes back into view or focus (a tournament created by another organiser or
+// the CLI shows up), redrawing the page's list only when it changed (relist).
 // Every refusal is said in plain words in the desk. A token that reads as a player's or a
 // seat's is told the desk needs an organiser token, and nothing is sent with it. The token
 // stays in sessionStorage: never in the address, never in the page's text, never logged.
@@ -42,9 +51,14 @@ const PLAYING = { registered: "registered, not playing (left out at the start)" 
 const LATE_FORMATS = ["swiss", "multiplayer"];  // round robins and brackets take no late entries
 const NEEDS = "the organiser's desk needs an organiser token (var/organiser.token, written by "
   + "`neon up`)";
+const ENDABLE = ["created", "registration", "running"];  // ForceEnd: any state but an end
+const LIST_EVERY_MS = 60_000;  // the list asked again this often while the desk is in view
+const LIST_GAP_MS = 10_000;  // and on coming back into view or focus, if not asked this recently
+const LIST_LIMIT = 50;  // as tournament.js asks
 
-// The tournament the page follows, as the desk knows it.
-const desk = { id: "", t: null, rounds: [], busy: false, abandonedKey: "", rosterKey: "" };
+// The tournament the page follows, as the desk knows it. `forceState`: the state the
+// force-end's confirm was opened in ("" while it is closed).
+const desk = { id: "", t: null, rounds: [], busy: false, abandonedKey: "", rosterKey: "", forceState: "" };
 
 // -- messages ----------------------------------------------------------------------------------
 function say(text, code = "") {
@@ -152,6 +166,10 @@ export function deskLine(t) {
   const checked = by["checked-in"] || [], waiting = by.registered || [];
   const withdrawn = by.withdrawn ? `; ${by.withdrawn.length} withdrawn` : "";
   const state = short(t.status, "TOURNAMENT_STATUS_");
+  if (state === "force ended" && !by.playing && !by.dropped) {  // called off before the start
+    return `${t.tournamentId} is force ended: it ended before it started, no rounds were played `
+      + `(${checked.length} checked in, ${waiting.length} registered but not checked in${withdrawn})`;
+  }
   if (!["created", "registration"].includes(state)) {
     let text = `${t.tournamentId} is ${state} (check-in is over): ${(by.playing || []).length} playing`;
     if (by.dropped) text += `, ${by.dropped.length} dropped`;
@@ -267,7 +285,7 @@ function draw() {
   $("desk-roster").hidden = !["registration", "running"].includes(state);
   $("desk-export").hidden = ["created", "registration"].includes(state);
   if (state !== "registration") $("desk-confirm").hidden = true;
-  if (state !== "running") forceAsk(false);
+  drawEnding(t, state);
   if (!$("desk-roster").hidden) drawRoster(t, state);
   drawAbandoned();
 }
@@ -482,26 +500,74 @@ async function lateEntry(playerId) {
   });
 }
 
+// What the force-end does in `state`, said in its confirm.
+export function forceWhat(state) {
+  if (state === "running") {
+    return "End the tournament now: the matches still in play are abandoned and do not count, "
+      + "and the standings as they are become final.";
+  }
+  return "Call the tournament off now: it ends without being played. No round is paired, "
+    + `nobody plays and there are no standings; ${state === "created" ? "registration never opens"
+      : "registration closes"} and it can never be started.`;
+}
+
 // The force-end's confirm: its reason and "End the tournament now" shown (or put away).
 function forceAsk(open) {
   $("desk-force-confirm").hidden = !open;
   $("desk-force").hidden = open;
+  desk.forceState = open && desk.t ? short(desk.t.status, "TOURNAMENT_STATUS_") : "";
   if (open) $("desk-force-reason").focus();
   else $("desk-force-reason").value = "";
 }
 
+// "Force end…" in every state but an end (ForceEnd takes them all), its confirm saying what
+// it does there. A confirm opened in another state than the tournament's now (another
+// organiser or the CLI started or ended it meanwhile) is put away unsent, and the desk says so.
+function drawEnding(t, state) {
+  const endable = ENDABLE.includes(state);
+  $("desk-ending").hidden = !endable;
+  $("desk-force-what").textContent = endable ? forceWhat(state) : "";
+  if (desk.forceState && desk.forceState !== state) {
+    forceAsk(false);
+    note(`${t.tournamentId} is ${state} now: the force-end was put away unsent`
+      + `${endable ? "; press “Force end…” again if it should still end" : ""}.`);
+  } else if (!endable) forceAsk(false);
+}
+
+// The desk's word after ForceEnd (`t`, its answer) and GetStandings (`rows`).
+export function forceEnded(t, rows) {
+  const state = short(t.status, "TOURNAMENT_STATUS_");
+  if (state !== "force ended") {  // ForceEnd leaves a finished tournament as it is
+    return `${t.tournamentId} is ${state} already: nothing was force-ended; its final standings stand.`;
+  }
+  const ended = `Force-ended (${t.reason})`;
+  if (!rows.length) return `${ended} before it started: no rounds were played, so there are no standings.`;
+  if (!Number(t.roundsPaired || 0)) {
+    return `${ended} before its first round was paired: no rounds were played; the final `
+      + `standings list ${plural(rows.length, "player")} with no results.`;
+  }
+  return `${ended}: the matches still in play do not count; the final standings are published; `
+    + `1st: ${rows[0].playerId}.`;
+}
+
 // ForceEnd, then the standings it published, as `neon tournament finish --force` prints them.
 async function forceEnd() {
+  const asked = desk.forceState;
   await act("Force-ending", async (value) => {
     const reason = $("desk-force-reason").value;
-    const { tournament: t } = await tcall("ForceEnd", { tournamentId: desk.id, reason }, value);
-    adopt(t);
+    desk.forceState = "";  // the end drawn (by the answer or a frame before it) is this act's
+    let t;
+    try {
+      ({ tournament: t } = await tcall("ForceEnd", { tournamentId: desk.id, reason }, value));
+    } catch (err) {
+      desk.forceState = asked;
+      throw err;
+    }
     forceAsk(false);
+    adopt(t);
     const { rows } = await tcall("GetStandings", { tournamentId: desk.id });
-    const first = (rows || [])[0];
     listTournaments();
-    note(`Force-ended (${t.reason}): the matches still in play do not count; the final standings `
-      + `are published${first ? `; 1st: ${first.playerId}` : ""}.`);
+    note(forceEnded(t, rows || []));
   });
 }
 
@@ -530,6 +596,36 @@ async function exportBundle() {
     note(`${plural(answer.matches || 0, "match", "matches")} and ${plural(answer.checkpoints || 0, "round checkpoint")} `
       + `in ${file} (downloaded); check it with: neon verify ${file}`);
   });
+}
+
+// -- the list of tournaments -------------------------------------------------------------------
+// The page's list (tournament.js) is drawn when the Tournaments tab opens, by its "Refresh",
+// after the desk's acts and when the followed tournament ends: a tournament another organiser
+// or the CLI created, or players who registered themselves, would not show until then. While
+// the desk is open and the page in view, the desk asks ListTournaments again every
+// LIST_EVERY_MS and when the tab comes back into view or focus (not twice within LIST_GAP_MS),
+// and draws the list again only when what it shows changed: nothing while the tab is hidden.
+const listing = { at: -Infinity, key: "", busy: false };
+
+async function relist() {
+  if (document.hidden || $("tournament").hidden || $("desk").hidden || $("desk-body").hidden) return;
+  if (listing.busy || Date.now() - listing.at < LIST_GAP_MS) return;
+  listing.busy = true;
+  listing.at = Date.now();
+  try {
+    const found = (await tcall("ListTournaments", { limit: LIST_LIMIT })).tournaments || [];
+    const key = JSON.stringify(found.map((t) => [t.tournamentId, t.name, t.game, t.mode, t.format,
+                                                 t.players, t.status]));
+    const shown = [...$("tournament-list").querySelectorAll("button[data-tournament-id]")]
+      .map((b) => b.dataset.tournamentId).join(" ");
+    const same = key === listing.key && shown === found.map((t) => t.tournamentId).join(" ");
+    listing.key = key;
+    if (!same) await listTournaments();
+  } catch {
+    // a background look only: the next one, or "Refresh", says what is wrong
+  } finally {
+    listing.busy = false;
+  }
 }
 
 async function fillNewModes() {
@@ -562,6 +658,9 @@ export function setup(games) {
   $("desk-force-now").addEventListener("click", forceEnd);
   $("desk-late-add").addEventListener("click", () => lateEntry($("desk-late-player").value.trim()));
   $("desk-export").addEventListener("click", exportBundle);
+  setInterval(relist, LIST_EVERY_MS);
+  window.addEventListener("focus", relist);
+  document.addEventListener("visibilitychange", relist);
   $("organiser-token").value = sessionStorage.getItem(KEY) || "";
   $("organiser-token").addEventListener("input", remember);
   $("organiser-forget").addEventListener("click", () => {
