@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.table import Table
 
 from services.cli.errors import USAGE, CliError, emit, friendly, message_dict, target
-from services.cli.fit import Cell, Col, fitted_table, print_notes
+from services.cli.fit import Cell, Col, fitted_table, print_fitted, print_notes
 from services.cli.organiser import GET_ONE, token_option
 
 if TYPE_CHECKING:
@@ -371,18 +371,17 @@ SHORT = {"buchholz": "Bh", "median-buchholz": "mBh", "sonneborn-berger": "SB",
 
 
 def print_standings(rows: list[Any], title: str = "standings", out: Console | None = None) -> None:
+    """The standings as a table that fits ``out``'s width (:func:`print_fitted`: a player id
+    is never cut; the wins and then the games columns are left out when it is too narrow)."""
     out = out or console
-    table = Table(title=title)
     names = [tb.name for tb in rows[0].tiebreaks] if rows else []
-    table.add_column("rank", justify="right")
-    table.add_column("player", no_wrap=True)
-    for column in ("points", "games", "wins", *(SHORT.get(n, n) for n in names)):
-        table.add_column(column, justify="right")
-    for r in rows:
-        table.add_row(str(r.rank), r.player_id + (" (dropped)" if r.dropped else ""),
-                      f"{r.points:g}", str(r.games), str(r.wins),
-                      *(f"{tb.value:g}" for tb in r.tiebreaks))
-    out.print(table)
+    columns = [Col("rank", "right"), Col("player"), Col("points", "right"),
+               Col("games", "right", drop=2), Col("wins", "right", drop=1),
+               *(Col(SHORT.get(n, n), "right") for n in names)]
+    print_fitted(out, title, columns,
+                 [[str(r.rank), r.player_id + (" (dropped)" if r.dropped else ""),
+                   f"{r.points:g}", str(r.games), str(r.wins),
+                   *(f"{tb.value:g}" for tb in r.tiebreaks)] for r in rows])
     if names:
         out.print("tie-breaks: " + ", ".join(f"{SHORT.get(n, n)} {n}" for n in names))
 
@@ -818,19 +817,21 @@ def show_round(tournament_id: str,
     _run(go, organiser=False)
 
 
-def _print_table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
-    table = Table(title=title)
-    for column in columns:
-        table.add_column(column, no_wrap=column != "name")
-    for row in rows:
-        table.add_row(*row)
-    console.print(table)
+def _print_table(title: str, columns: tuple[Col, ...], rows: list[tuple[str, ...]]) -> None:
+    print_fitted(console, title, columns, rows)
 
 
 def _status(value: int) -> str:
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 
     return pb.TournamentStatus.Name(value).removeprefix("TOURNAMENT_STATUS_").lower()
+
+
+LIST_COLUMNS = (Col("tournament"), Col("name", drop=5), Col("game", drop=4),
+                Col("format", drop=2), Col("status"), Col("players", drop=3),
+                Col("rounds", drop=1))
+"""``list``'s columns; on a narrow terminal the rounds are left out first, then the format,
+the players, the game and the name (at 80 columns often the rounds and the format)."""
 
 
 @tournament_app.command("list")
@@ -844,8 +845,7 @@ def list_tournaments(limit: int = typer.Option(50, help="at most this many, newe
         if as_json:
             emit(message_dict(reply))
             return
-        _print_table("tournaments",
-                     ("tournament", "name", "game", "format", "status", "players", "rounds"),
+        _print_table("tournaments", LIST_COLUMNS,
                      [(t.tournament_id, t.name, f"{t.game} {t.mode}", t.format,
                        _status(t.status), str(t.players), str(t.rounds_paired))
                       for t in reply.tournaments])
@@ -871,7 +871,7 @@ def show(tournament_id: str,
                       f"{_status(t.status)}{f' ({t.reason})' if t.reason else ''}; round "
                       f"{t.rounds_paired}{planned}"
                       f"{', complete' if t.round_complete else ''}")
-        _print_table("players", ("player", "status", "rating"),
+        _print_table("players", (Col("player"), Col("status"), Col("rating")),
                      [(p.player_id + (" (late)" if p.late else ""), p.status, f"{p.rating:g}")
                       for p in t.players])
 
