@@ -217,3 +217,13 @@ def test_a_cell_wraps_between_its_parts_only() -> None:
     assert left_out == ["more"] and [c.width for c in table.columns] == [10, 4]
     table, left_out = fitted_table(14, "t", columns, [row])
     assert left_out == ["note", "more"] and [c.width for c in table.columns] == [10]
+
+
+def test_a_note_prints_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reason is the organiser's text, not rich markup ("[/]" once stopped the command)."""
+    reason = "seat [/] left; [bold]the judge[/bold] decided"
+    r = pb.Round(tournament_id="cup", number=1, tables=[pb.TableInfo(
+        number=1, seats=["ann", "ben"], match_id="cup-r1-t1",
+        result=pb.Result(placements=[1, 2], kind="correction", reason=reason))])
+    text = render(80, lambda: tc.print_round(r), monkeypatch)
+    assert f"table 1  set by hand: {reason}" in text, text
