@@ -27,6 +27,7 @@ from rich.console import Console
 from rich.table import Table
 
 from services.cli.errors import USAGE, CliError, emit, friendly, message_dict, target
+from services.cli.fit import Cell, Col, fitted_table, print_fitted, print_notes
 from services.cli.organiser import GET_ONE, token_option
 
 if TYPE_CHECKING:
@@ -289,45 +290,80 @@ async def simulate_run(address: str, issue: Callable[..., str], game: str, fmt_j
 # ----------------------------------------------------------------------------- printing
 
 
+def result_parts(seats: list[str], placements: list[int]) -> list[str]:
+    """:func:`result_text` in the parts a line may end after: one per place ("1 carol,")
+    when there are more than two seats, else one."""
+    if len(placements) != len(seats) or not placements:
+        return [" ".join(str(p) for p in placements)]
+    if len(set(placements)) == 1:
+        return ["draw"]
+    if len(seats) == 2:
+        return [f"{seats[placements.index(min(placements))]} wins"]
+    ranked = [f"{place} {player}" for place, player in sorted(zip(placements, seats))]
+    return [f"{part}," for part in ranked[:-1]] + ranked[-1:]
+
+
 def result_text(seats: list[str], placements: list[int]) -> str:
     """A table's result in words: "alice wins", "draw", or the places in order
     ("1 carol, 2 alice, 2 bob") for more seats; placements are per seat, 1 is first."""
-    if len(placements) != len(seats) or not placements:
-        return " ".join(str(p) for p in placements)
-    if len(set(placements)) == 1:
-        return "draw"
-    if len(seats) == 2:
-        return f"{seats[placements.index(min(placements))]} wins"
-    ranked = sorted(zip(placements, seats))
-    return ", ".join(f"{place} {player}" for place, player in ranked)
+    return " ".join(result_parts(seats, placements))
 
 
-def print_round(r: Any) -> None:
-    table = Table(title=f"round {r.number}")
-    for column in ("table", "seats", "result", "match"):
-        table.add_column(column, no_wrap=column != "seats")
+ROUND_COLUMNS = (Col("table", "right"), Col("seats"), Col("result"), Col("match", drop=1))
+
+
+def round_rows(r: Any) -> tuple[list[list[Cell]], list[tuple[int, str]]]:
+    """The rows of a round's table (table, seats, result, match) and its notes, by table:
+    what is too long for a cell (why a result was set by hand, why a match was abandoned or
+    played again). The result cell says there is one: "(set by hand)", "abandoned",
+    "(rematch)"."""
+    rows: list[list[Cell]] = []
+    notes: list[tuple[int, str]] = []
     for t in r.tables:
         if t.bye:
-            table.add_row(str(t.number), t.seats[0], "bye", "")
+            rows.append([str(t.number), list(t.seats[:1]), "bye", ""])
             continue
-        result = ""
+        seats = [f"{s} v" for s in t.seats[:-1]] + list(t.seats[-1:])
+        result: list[str] = []
         if t.HasField("result"):
-            result = result_text(list(t.seats), list(t.result.placements))
-            if t.result.kind == "correction":  # set by the organiser: why
-                result += f" (set by hand{', forfeit' if t.result.forfeited else ''}" + (
-                    f": {t.result.reason})" if t.result.reason else ")")
+            result = result_parts(list(t.seats), list(t.result.placements))
+            if t.result.kind == "correction":  # set by the organiser: why, in the notes
+                how = f"set by hand{', forfeit' if t.result.forfeited else ''}"
+                result += ["(set by hand,", "forfeit)"] if t.result.forfeited else \
+                    ["(set by hand)"]
+                if t.result.reason:
+                    notes.append((t.number, f"{how}: {t.result.reason}"))
             elif t.result.kind != "played":
-                result += f" ({t.result.kind})"
+                result.append(f"({t.result.kind})")
         elif t.abandoned_reason:
-            result = f"abandoned: {t.abandoned_reason}"
-        rematches = [f"rematch of {e.match_id} (abandoned: {e.abandoned_reason}; "
-                     f"again: {e.rematch_reason})" for e in t.earlier]
-        result = "; ".join(part for part in (result, *rematches) if part)
-        table.add_row(str(t.number), " v ".join(t.seats), result, t.match_id)
-    console.print(table)
+            result = ["abandoned"]
+            notes.append((t.number, f"abandoned: {t.abandoned_reason}"))
+        if t.earlier:
+            result.append("(rematch)")
+        notes += [(t.number, f"rematch of {e.match_id} (abandoned: {e.abandoned_reason}; "
+                             f"again: {e.rematch_reason})") for e in t.earlier]
+        rows.append([str(t.number), seats, result, [t.match_id]])
+    return rows, notes
+
+
+def print_round(r: Any, out: Console | None = None) -> None:
+    """A round as a table that fits ``out``'s width: seats and results wrap between ids,
+    never inside one; the notes follow it, a line each, named by table. When the match ids
+    do not fit, a line says how they are made and the notes name the others."""
+    out = out or console
+    rows, notes = round_rows(r)
+    table, left_out = fitted_table(out.width, f"round {r.number}", ROUND_COLUMNS, rows)
+    out.print(table)
+    if left_out:  # the match column: <tournament>-r<round>-t<table>, -g2... when played again
+        made = f"{r.tournament_id}-r{r.number}-t"
+        out.print(f"match ids: {made}<table> (not shown at {out.width} columns)",
+                  markup=False, highlight=False)
+        notes += [(t.number, f"match {t.match_id}") for t in r.tables
+                  if t.match_id and t.match_id != f"{made}{t.number}"]
+    print_notes(out, [(f"table {n}", note) for n, note in sorted(notes, key=lambda n: n[0])])
     if r.HasField("checkpoint"):
-        console.print(f"checkpoint: Merkle root {r.checkpoint.merkle_root[:16]}... over "
-                      f"{r.checkpoint.leaves} matches, signed")
+        out.print(f"checkpoint: Merkle root {r.checkpoint.merkle_root[:16]}... over "
+                  f"{r.checkpoint.leaves} matches, signed")
 
 
 SHORT = {"buchholz": "Bh", "median-buchholz": "mBh", "sonneborn-berger": "SB",
@@ -335,18 +371,17 @@ SHORT = {"buchholz": "Bh", "median-buchholz": "mBh", "sonneborn-berger": "SB",
 
 
 def print_standings(rows: list[Any], title: str = "standings", out: Console | None = None) -> None:
+    """The standings as a table that fits ``out``'s width (:func:`print_fitted`: a player id
+    is never cut; the wins and then the games columns are left out when it is too narrow)."""
     out = out or console
-    table = Table(title=title)
     names = [tb.name for tb in rows[0].tiebreaks] if rows else []
-    table.add_column("rank", justify="right")
-    table.add_column("player", no_wrap=True)
-    for column in ("points", "games", "wins", *(SHORT.get(n, n) for n in names)):
-        table.add_column(column, justify="right")
-    for r in rows:
-        table.add_row(str(r.rank), r.player_id + (" (dropped)" if r.dropped else ""),
-                      f"{r.points:g}", str(r.games), str(r.wins),
-                      *(f"{tb.value:g}" for tb in r.tiebreaks))
-    out.print(table)
+    columns = [Col("rank", "right"), Col("player"), Col("points", "right"),
+               Col("games", "right", drop=2), Col("wins", "right", drop=1),
+               *(Col(SHORT.get(n, n), "right") for n in names)]
+    print_fitted(out, title, columns,
+                 [[str(r.rank), r.player_id + (" (dropped)" if r.dropped else ""),
+                   f"{r.points:g}", str(r.games), str(r.wins),
+                   *(f"{tb.value:g}" for tb in r.tiebreaks)] for r in rows])
     if names:
         out.print("tie-breaks: " + ", ".join(f"{SHORT.get(n, n)} {n}" for n in names))
 
@@ -782,19 +817,21 @@ def show_round(tournament_id: str,
     _run(go, organiser=False)
 
 
-def _print_table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
-    table = Table(title=title)
-    for column in columns:
-        table.add_column(column, no_wrap=column != "name")
-    for row in rows:
-        table.add_row(*row)
-    console.print(table)
+def _print_table(title: str, columns: tuple[Col, ...], rows: list[tuple[str, ...]]) -> None:
+    print_fitted(console, title, columns, rows)
 
 
 def _status(value: int) -> str:
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 
     return pb.TournamentStatus.Name(value).removeprefix("TOURNAMENT_STATUS_").lower()
+
+
+LIST_COLUMNS = (Col("tournament"), Col("name", drop=5), Col("game", drop=4),
+                Col("format", drop=2), Col("status"), Col("players", drop=3),
+                Col("rounds", drop=1))
+"""``list``'s columns; on a narrow terminal the rounds are left out first, then the format,
+the players, the game and the name (at 80 columns often the rounds and the format)."""
 
 
 @tournament_app.command("list")
@@ -808,8 +845,7 @@ def list_tournaments(limit: int = typer.Option(50, help="at most this many, newe
         if as_json:
             emit(message_dict(reply))
             return
-        _print_table("tournaments",
-                     ("tournament", "name", "game", "format", "status", "players", "rounds"),
+        _print_table("tournaments", LIST_COLUMNS,
                      [(t.tournament_id, t.name, f"{t.game} {t.mode}", t.format,
                        _status(t.status), str(t.players), str(t.rounds_paired))
                       for t in reply.tournaments])
@@ -835,7 +871,7 @@ def show(tournament_id: str,
                       f"{_status(t.status)}{f' ({t.reason})' if t.reason else ''}; round "
                       f"{t.rounds_paired}{planned}"
                       f"{', complete' if t.round_complete else ''}")
-        _print_table("players", ("player", "status", "rating"),
+        _print_table("players", (Col("player"), Col("status"), Col("rating")),
                      [(p.player_id + (" (late)" if p.late else ""), p.status, f"{p.rating:g}")
                       for p in t.players])
 

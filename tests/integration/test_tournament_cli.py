@@ -141,7 +141,7 @@ async def test_an_organiser_mends_an_event_from_the_command_line(tmp_path: Path,
             await asyncio.sleep(0.1)
         listed = await run("tournament", "round", "mend", "1")
         assert listed.returncode == 0, listed.stderr
-        assert "abandoned: power cut" in listed.stdout
+        assert f"table {tables[0].number}  abandoned: power cut" in listed.stdout, listed.stdout
         for _ in range(50):  # a rematch waits for the abandoned match's seal
             again = await run("tournament", "rematch", "mend", "1", str(tables[0].number),
                               "--reason", "a spare table")
@@ -160,7 +160,8 @@ async def test_an_organiser_mends_an_event_from_the_command_line(tmp_path: Path,
                               "--placements", "2,1", "--reason", "replayed on paper")
             assert fixed.returncode == 0, fixed.stderr
         assert all(f"{t.seats[1]} wins" in fixed.stdout for t in tables), fixed.stdout
-        assert "(set by hand: replayed on paper)" in fixed.stdout, fixed.stdout
+        assert all(f"table {t.number}  set by hand: replayed on paper" in fixed.stdout
+                   for t in tables), fixed.stdout
         dropped = await run("tournament", "drop", "mend", "dan", "--reason", "went home")
         assert dropped.returncode == 0 and "dan dropped from mend after round 1" in dropped.stdout
         late = await run("tournament", "late-entry", "mend", "eve")
