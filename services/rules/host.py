@@ -670,7 +670,7 @@ class MatchHost:
         action = parse_json_object(action_json, "action_json")
         live = await self._get(match_id)
         async with live.lock:
-            if command_id in live.commands:
+            if (seat, command_id) in live.commands:
                 return await self._repeat(live, seat, command_id, action)
             if live.status == "created":
                 raise FailedPrecondition("the match has not started yet")
@@ -823,7 +823,7 @@ class MatchHost:
 
     async def _repeat(self, live: LiveMatch, seat: int, command_id: str,
                       action: dict[str, Any]) -> Answer:
-        n = live.commands[command_id]
+        n = live.commands[(seat, command_id)]
         records = live.recent_from(n)
         if records is None:
             records = await self._store(self.store.records, live.match_id, n - 1, live.version)
