@@ -109,6 +109,32 @@ def _timeout(request: web.Request, default: float | None) -> float | None:
     return int(raw) / 1000
 
 
+def _carried(value: str) -> bool:
+    """Whether gRPC metadata can carry ``value`` (printable ASCII)."""
+    return value.isascii() and value.isprintable()
+
+
+def _passed_metadata(request: web.Request, request_id: str) -> list[tuple[str, str]]:
+    """The caller's ``authorization`` and ``x-request-id`` as gRPC metadata, which carries
+    printable ASCII only: another authorization is a malformed token (unauthenticated, as
+    the services answer one), another request id is replaced by ``request_id``."""
+    metadata = []
+    for key in PASSED_HEADERS:
+        value = request.headers.get(key)
+        if value is None:
+            continue
+        if not _carried(value):
+            if key == "authorization":
+                raise ConnectError(
+                    "unauthenticated", "authorization must be 'Bearer <token>' in printable ASCII"
+                )
+            continue
+        metadata.append((key, value))
+    if not any(key == "x-request-id" for key, _ in metadata):
+        metadata.append(("x-request-id", request_id))
+    return metadata
+
+
 def _error_response(err: ConnectError) -> web.Response:
     return web.json_response(err.body(), status=err.http_status)
 
@@ -155,7 +181,8 @@ class Gateway:
         return method, method.service
 
     async def call(self, request: web.Request) -> web.StreamResponse:
-        request_id = request.headers.get("x-request-id") or uuid.uuid4().hex[:16]
+        given = request.headers.get("x-request-id", "")
+        request_id = given if given and _carried(given) else uuid.uuid4().hex[:16]
         with bound_contextvars(request_id=request_id, path=request.path):
             try:
                 method, service = self._method(request)
@@ -163,9 +190,7 @@ class Gateway:
                 body = await request.read()
                 if len(body) > self.config.max_message_bytes + connect.HEADER.size:
                     raise ConnectError("resource_exhausted", "request body too large")
-                metadata = [(k, request.headers[k]) for k in PASSED_HEADERS if k in request.headers]
-                if "x-request-id" not in request.headers:
-                    metadata.append(("x-request-id", request_id))
+                metadata = _passed_metadata(request, request_id)
                 channel = self.upstreams.channel(service)
                 if method.server_streaming:
                     raw = connect.single_envelope(body, self.config.max_message_bytes)

@@ -15,7 +15,7 @@ from services.rules import records as rec
 from services.rules.export import parse_export
 from services.rules.games import load_engine, load_presentation
 from services.rules.replay import Replayed, ReplayError, step
-from services.rules.verify import engine_at, replay_key, verify_export
+from services.rules.verify import SIGNATURE_CHECK, engine_at, replay_key, verify_export
 
 MAX_EXPORT_BYTES = 32 * 1024 * 1024
 
@@ -30,9 +30,11 @@ def _texts(present: Any, record: dict[str, Any]) -> list[str]:
     return out
 
 
-def public_frames(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]], str]:
+def public_frames(
+    data: bytes, step_through: bool = True
+) -> tuple[dict[str, Any], list[dict[str, Any]], str]:
     """(match facts, one frame per event as a spectator sees it, the error that stopped the
-    step-through or "")."""
+    step-through or ""). Without ``step_through``, the facts only."""
     try:
         records, _ = parse_export(data)
     except Exception as err:  # not an export at all: say so, do not fail the request
@@ -48,6 +50,8 @@ def public_frames(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]], st
         "seats": created.get("seats"),
         "players": [str(p) for p in players] if isinstance(players, list) else [],
     }
+    if not step_through:
+        return facts, [], ""
     try:
         engine = engine_at(load_engine(facts["game_id"]), str(created.get("engine_version")))
     except (KeyError, ModuleNotFoundError) as err:
@@ -84,9 +88,18 @@ def public_frames(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]], st
 
 
 def replay_report(data: bytes, public_key: str | None = None) -> dict[str, Any]:
-    """What the viewer shows for an export: verification, then the public frames."""
+    """What the viewer shows for an export: verification, then the public frames.
+
+    Only an export whose chain and checkpoint signature hold (signed with ``public_key``, the
+    deployment's, when given) is stepped through: a step and a spectator view per event cost
+    far more than reading the upload (the answer holds a view per frame), so anyone's
+    self-made export, up to MAX_EXPORT_BYTES, would buy minutes of CPU and a huge answer."""
     report = verify_export(data, public_key=public_key)
-    facts, frames, stopped = public_frames(data)
+    signed = SIGNATURE_CHECK in report.checks
+    facts, frames, stopped = public_frames(data, step_through=signed)
+    if not signed:
+        stopped = "not stepped through: only an export whose chain and checkpoint hold, " \
+            "signed by this deployment, is replayed here"
     return {
         **facts,
         "verification": {

@@ -3,7 +3,8 @@ expiring; and, where a deployment configures one, player JWTs of an external ide
 
 Format: ``v1.<base64url(canonical JSON claims)>.<base64url(HMAC-SHA256(secret, body))>``.
 Claims: ``role`` ("seat", "player", "organiser" or "service"), ``match`` (a match id or "*"),
-``seat`` (int, seats only), ``player`` and ``exp`` (unix seconds). Only the canonical unpadded
+``seat`` (int, seats only), ``player``, ``exp`` (unix seconds) and, on seat tokens, ``game``
+(match ids are per game: a seat of one game's match "final" is no seat of another game's). Only the canonical unpadded
 base64url encoding is accepted, so one token has exactly one spelling.
 
 External JWTs (``NEON_JWT_PUBLIC_KEY`` or ``NEON_JWT_JWKS_FILE``, with ``NEON_JWT_AUDIENCE`` and
@@ -76,10 +77,18 @@ class Claims:
     seat: int = -1
     player: str = ""
     exp: int = 0
+    game: str = ""
+    """The game of a seat token's match ("": a token from before seat tokens named it)."""
 
     def require_match(self, match_id: str) -> None:
         if self.match not in ("*", match_id):
             raise PermissionDenied("token is for another match")
+
+    def require_game(self, game: str) -> None:
+        """Match ids are per game: a seat token for another game's match of the same id is
+        refused (one without a game, from an earlier release, is taken as it was)."""
+        if self.game and self.game != game:
+            raise PermissionDenied("token is for a match of another game")
 
 
 @dataclass(frozen=True)
@@ -182,10 +191,15 @@ class TokenIssuer:
     def _now(self) -> int:
         return int(self._clock())  # type: ignore[operator]
 
-    def issue(self, role: str, match: str, seat: int = -1, player: str = "", ttl: int = 86400) -> str:
+    def issue(self, role: str, match: str, seat: int = -1, player: str = "", ttl: int = 86400,
+              game: str = "") -> str:
+        """A signed token; ``game`` names the game of a seat token's match."""
         if role not in ROLES:
             raise ValueError(f"unknown role {role!r}")
-        claims = {"role": role, "match": match, "seat": seat, "player": player, "exp": self._now() + ttl}
+        claims: dict[str, Any] = {"role": role, "match": match, "seat": seat, "player": player,
+                                  "exp": self._now() + ttl}
+        if game:
+            claims["game"] = game
         body = _b64(canonical_json(claims))
         sig = hmac.new(self._secret, body.encode(), hashlib.sha256).digest()
         return f"v1.{body}.{_b64(sig)}"
@@ -224,6 +238,7 @@ class TokenIssuer:
             claims = Claims(
                 role=str(raw["role"]), match=str(raw["match"]), seat=int(raw["seat"]),
                 player=str(raw.get("player", "")), exp=int(raw["exp"]),
+                game=str(raw.get("game", "")),
             )
         except (ValueError, KeyError, TypeError):
             raise Unauthenticated("malformed token claims") from None

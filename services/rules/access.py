@@ -6,21 +6,25 @@ from services.platform.errors import PermissionDenied, Unauthenticated
 from services.platform.tokens import Claims
 
 
-def seat_of(claims: Claims | None, match_id: str) -> int:
-    """The seat a seat token acts for; anything else is refused."""
+def seat_of(claims: Claims | None, match_id: str, game: str) -> int:
+    """The seat a seat token of ``game``'s match ``match_id`` acts for; anything else is
+    refused (match ids are per game)."""
     if claims is None:
         raise Unauthenticated("this call needs a seat token")
     if claims.role != "seat":
         raise PermissionDenied(f"this call needs a seat token, not a {claims.role} token")
     claims.require_match(match_id)
+    claims.require_game(game)
     return claims.seat
 
 
-def viewer_of(claims: Claims | None, match_id: str) -> int | None:
-    """A seat for a seat token of this match, else ``None`` (the public view)."""
+def viewer_of(claims: Claims | None, match_id: str, game: str) -> int | None:
+    """A seat for a seat token of ``game``'s match ``match_id``, else ``None`` (the public
+    view); a seat token of another match is refused."""
     if claims is None or claims.role != "seat":
         return None
     claims.require_match(match_id)
+    claims.require_game(game)
     return claims.seat
 
 

@@ -610,7 +610,8 @@ class MatchHost:
         c = live.created
         players = c["players"] or [""] * c["seats"]
         return {
-            seat: self.issuer.issue("seat", live.match_id, seat, players[seat], self.seat_token_ttl)
+            seat: self.issuer.issue("seat", live.match_id, seat, players[seat], self.seat_token_ttl,
+                                    game=self.engine.game_id)
             for seat in range(c["seats"])
         }
 
@@ -632,7 +633,7 @@ class MatchHost:
         return self._seal(live, body, n, prev), state
 
     async def add_client_seed(self, claims: Claims, match_id: str, seed: str) -> int:
-        seat = access.seat_of(claims, match_id)
+        seat = access.seat_of(claims, match_id, self.engine.game_id)
         live = await self._get(match_id)
         async with live.lock:
             if live.over:
@@ -661,7 +662,7 @@ class MatchHost:
         self, claims: Claims | None, match_id: str, command_id: str, action_json: str,
         expected_version: int | None,
     ) -> Answer:
-        seat = access.seat_of(claims, match_id)
+        seat = access.seat_of(claims, match_id, self.engine.game_id)
         if not command_id or len(command_id) > MAX_COMMAND_ID:
             raise InvalidArgument(f"command_id must be 1-{MAX_COMMAND_ID} characters")
         if command_id.startswith(RESERVED_COMMANDS):
@@ -670,7 +671,7 @@ class MatchHost:
         action = parse_json_object(action_json, "action_json")
         live = await self._get(match_id)
         async with live.lock:
-            if command_id in live.commands:
+            if (seat, command_id) in live.commands:
                 return await self._repeat(live, seat, command_id, action)
             if live.status == "created":
                 raise FailedPrecondition("the match has not started yet")
@@ -823,7 +824,7 @@ class MatchHost:
 
     async def _repeat(self, live: LiveMatch, seat: int, command_id: str,
                       action: dict[str, Any]) -> Answer:
-        n = live.commands[command_id]
+        n = live.commands[(seat, command_id)]
         records = live.recent_from(n)
         if records is None:
             records = await self._store(self.store.records, live.match_id, n - 1, live.version)
@@ -974,11 +975,11 @@ class MatchHost:
 
     async def seat_match(self, claims: Claims | None, match_id: str) -> tuple[LiveMatch, int]:
         """The live match and the seat of ``claims`` in it (for queries answered from it)."""
-        seat = access.seat_of(claims, match_id)
+        seat = access.seat_of(claims, match_id, self.engine.game_id)
         return await self._get(match_id), seat
 
     async def view(self, claims: Claims | None, match_id: str) -> dict[str, Any]:
-        viewer = access.viewer_of(claims, match_id)
+        viewer = access.viewer_of(claims, match_id, self.engine.game_id)
         live = await self._get(match_id)
         out: dict[str, Any] = {
             "match": live, "viewer": viewer, "version": live.version,
@@ -1012,7 +1013,7 @@ class MatchHost:
 
     async def watch(self, claims: Claims | None, match_id: str,
                     from_version: int) -> AsyncIterator[dict[str, Any]]:
-        viewer = access.viewer_of(claims, match_id)
+        viewer = access.viewer_of(claims, match_id, self.engine.game_id)
         async for record in self.follow(match_id, from_version):
             yield rec.project(record, viewer)
 

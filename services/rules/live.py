@@ -44,7 +44,9 @@ class LiveMatch:
     head: str = ""
     state: Any = None
     state_hash: str = ""
-    commands: dict[str, int] = field(default_factory=dict)
+    commands: dict[tuple[int, str], int] = field(default_factory=dict)
+    """The version each accepted command made, by (seat, command id): a command id is its
+    seat's own (another seat's same id is another command, never its repeat)."""
     blocks: MatchBlocks = field(default_factory=MatchBlocks)
     key: bytes | None = None
     """The state-hash key, while the match runs (None: unkeyed, pre-v2 matches)."""
@@ -88,7 +90,7 @@ class LiveMatch:
         kind = record["type"]
         self.status = STATUS_AFTER.get(kind, self.status)
         if kind == "ActionAccepted":
-            self.commands[record["command_id"]] = record["n"]
+            self.commands[(int(record["seat"]), record["command_id"])] = record["n"]
         if "state_hash" in record:
             self.state_hash = record["state_hash"]
 

@@ -237,7 +237,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         )
 
     async def WatchMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        viewer = access.viewer_of(claims(), request.match_id)
+        viewer = access.viewer_of(claims(), request.match_id, self.game_id)
         async for event in self.host.watch(claims(), request.match_id, request.from_version):
             yield rules_pb2.WatchMatchResponse(event=self.event_message(request.match_id, event, viewer))
 
@@ -275,7 +275,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         if first is None or first.WhichOneof("kind") != "open":
             raise InvalidArgument("the first message of a Play stream must be 'open'")
         match_id = first.open.match_id
-        seat = access.seat_of(who, match_id)
+        seat = access.seat_of(who, match_id, self.game_id)
         await self.host.live_match(match_id)  # NOT_FOUND before anything is streamed
         out: asyncio.Queue[Any] = asyncio.Queue(maxsize=256)
         follower = asyncio.create_task(self._push(match_id, seat, first.open.from_version,

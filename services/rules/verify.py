@@ -68,6 +68,10 @@ from services.rules.games import load_engine
 from services.rules.games.contract import GameEngine, is_v2
 from services.rules.replay import ReplayError, replay
 
+SIGNATURE_CHECK = "checkpoint signature (Ed25519)"
+"""The check a report lists once the chain and the checkpoint's signature hold (with the
+key given, when one is)."""
+
 
 @dataclass
 class Report:
@@ -225,7 +229,7 @@ def _check_checkpoint(checkpoint: dict[str, Any], records: list[dict[str, Any]],
         return "checkpoint: names another game than the match"
     if not verify_signature(key, message, str(checkpoint.get("signature", ""))):
         return "checkpoint: the Ed25519 signature is invalid"
-    report.checks.append("checkpoint signature (Ed25519)")
+    report.checks.append(SIGNATURE_CHECK)
     if not public_key:
         report.warnings.append("signature checked with the key in the file; pass --public-key to pin it")
     return None

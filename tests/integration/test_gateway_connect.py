@@ -199,6 +199,32 @@ async def test_bad_requests_get_a_clear_error_and_the_gateway_goes_on(
     assert got == 200 and info["gameId"] == "neon-reign"
 
 
+@pytest.mark.parametrize("stream", [False, True])
+async def test_headers_grpc_cannot_carry_get_a_clear_answer_not_a_500(
+    gateway: Any, stream: bool
+) -> None:
+    """gRPC metadata carries printable ASCII only: an authorization header with another
+    character is a malformed token (unauthenticated, as the services answer one), and such an
+    x-request-id is replaced by the gateway's own; neither is a 500 or an "internal" end."""
+    _, url = gateway
+    path, raw, ctype = (
+        (RULES + "/WatchMatch", envelope({"matchId": "nope"}), "application/connect+json")
+        if stream
+        else (RULES + "/GetView", b'{"matchId": "nope"}', "application/json")
+    )
+    got, err, _ = await post(
+        url + path, raw=raw, content_type=ctype, headers={"Authorization": "Bearer t\u00f6ken"}
+    )
+    assert (got, err["code"]) == (401, "unauthenticated"), err
+    assert "authorization" in err["message"]
+    got, body, _ = await post(
+        url + path, raw=raw, content_type=ctype, headers={"x-request-id": "r\u00e9quest"}
+    )
+    assert got == (200 if stream else 404), body
+    end = envelopes(body)[-1][1] if stream else body
+    assert (end["error"] if stream else end)["code"] == "not_found", body
+
+
 def envelopes(body: bytes) -> list[tuple[int, Any]]:
     out, at = [], 0
     while at < len(body):

@@ -118,6 +118,35 @@ async def test_a_running_match_is_not_replayed_and_garbage_is_a_clear_failure(ga
         assert report["verification"]["failure"] and report["frames"] == []
 
 
+async def test_an_upload_this_deployment_did_not_sign_is_not_stepped_through(
+    gateway: Any,
+) -> None:
+    """Stepping through an export costs a rules step and a spectator view per event (a view
+    per frame in the answer: about ten times the upload), so an anonymous upload of a long
+    self-made match (up to 32 MB) cost minutes of CPU and hundreds of MB. Only an export
+    whose chain and checkpoint this deployment signed is stepped through; any other gets its
+    verification, its facts and why it is not stepped through, cheaply."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from services.rules.games import load_engine
+    from services.rules.selfplay import export_game, setups
+
+    backend, url = gateway
+    engine = load_engine("neon-reign")
+    forged = export_game("neon-reign", "single", setups(engine, "single")[0], 3,
+                         Ed25519PrivateKey.generate(), bot="random")
+    status, report = await post(f"{url}/api/replay", forged)
+    assert status == 200, report
+    assert not report["verification"]["ok"]
+    assert "another key" in report["verification"]["failure"]
+    assert report["frames"] == [] and "signed" in report["stopped"]
+    assert report["game_id"] == "neon-reign" and report["match_id"]
+    _, export = await finished_match(backend)  # the deployment's own: stepped through
+    status, report = await post(f"{url}/api/replay", export)
+    assert status == 200 and report["verification"]["ok"] and report["frames"]
+    assert report["stopped"] == ""
+
+
 async def test_replays_from_the_services_can_be_turned_off(backend: Backend) -> None:
     async with gateway_for(backend, GatewayConfig(port=0, replay_from_service=False)) as running:
         status, err = await post(f"{running.url}/api/games/neon-reign/matches/x/replay")

@@ -18,6 +18,21 @@ def test_a_seat_token_round_trips_and_is_bound_to_its_match() -> None:
         claims.require_match("m2")
 
 
+def test_a_seat_token_names_the_game_of_its_match() -> None:
+    """Match ids are per game: a seat of one game's "final" is no seat of another game's.
+    A seat token from before tokens named the game keeps working where it did."""
+    issuer = TokenIssuer(SECRET)
+    claims = issuer.verify(issuer.issue("seat", "final", 0, "ann", game="neon"))
+    assert claims.game == "neon"
+    claims.require_game("neon")
+    with pytest.raises(PermissionDenied, match="another game"):
+        claims.require_game("barbaric")
+    older = issuer.verify(issuer.issue("seat", "final", 0, "ann"))
+    assert older.game == ""
+    older.require_game("barbaric")
+    assert issuer.verify(issuer.issue("organiser", "*")).game == ""
+
+
 @pytest.mark.parametrize("mangle", [
     lambda t: t[:-2] + ("AA" if t[-2:] != "AA" else "BB"),
     lambda t: "v2" + t[2:],

@@ -142,6 +142,11 @@ def test_the_public_replay_says_why_there_is_no_state_key(export: bytes, name: s
     kind, change = MALFORMED[name]
     stopped = replay_report(_resigned(export, kind, change))["stopped"]
     assert stopped.startswith("the seal and dice do not give the state key ("), stopped
-    unsealed = b"\n".join(line for line in export.splitlines() if b'"MatchSealed"' not in line)
+    # signed without its seal (an ended match whose seal waits): the chain and the
+    # checkpoint hold, so it is stepped through up to the state hashes it cannot check
+    unsealed = _rechained(export, lambda records: records.pop())
     assert replay_report(unsealed)["stopped"] == \
         "the match is not sealed: its state hashes cannot be checked yet"
+    # a line dropped from a signed export: the checkpoint no longer holds, no step-through
+    dropped = b"\n".join(line for line in export.splitlines() if b'"MatchSealed"' not in line)
+    assert replay_report(dropped)["stopped"].startswith("not stepped through")
