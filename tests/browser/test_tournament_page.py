@@ -1,7 +1,8 @@
 """The tournament page in headless Chromium, following tournaments that bots play through the
 real services (tournament, rules, dice; the gateway in front): a 4-player Swiss of Neon Reign
 followed live round by round to its final standings, and a 4-player single elimination's
-bracket. What the page shows is compared with the tournament service's own answers."""
+bracket; a tournament called off before its start (no empty standings table). What the page
+shows is compared with the tournament service's own answers."""
 
 from __future__ import annotations
 
@@ -167,6 +168,7 @@ async def test_a_swiss_followed_live_to_its_final_standings(
     ]
     assert [r.player_id for r in standings.rows] == [r.player_id for r in report.standings]
     assert await page.text_content("#standings-title") == "Final standings"
+    assert await page.is_visible("#standings") and await page.is_hidden("#standings-none")
     calls = [r.request for r in browser.responses if r.request.method == "POST"]
     assert any(c.url.endswith("/WatchTournament") for c in calls)
     sent = [await c.all_headers() for c in calls]
@@ -343,4 +345,54 @@ async def test_a_force_ended_round_shows_its_tables_abandoned(served: Served,
     assert await page.text_content(f"{row} td.result") == "abandoned: the hall closed"
     note = await page.text_content("#rounds .round[data-round='1'] p.small")
     assert note == "force-ended before this round was complete"
+    # force-ended after a round was paired: its final standings are a table, no sentence
+    await page.wait_for_selector("#standings[data-final='1'] tbody tr", timeout=20_000)
+    assert sorted(r["player"] for r in await shown_standings(page)) == ["ann", "bob"]
+    assert await page.is_visible("#standings") and await page.is_hidden("#standings-none")
+    assert await page.text_content("#standings-title") == "Final standings"
     assert browser.console_errors == []
+
+
+CALLED_OFF = ("No rounds were played: the tournament was force-ended before it started, so it "
+              "has no standings.")
+
+
+async def test_a_tournament_called_off_before_it_starts_says_so(served: Served,
+                                                                 browser: Browser) -> None:
+    """A spectator (no token) following a tournament while registration is open sees no
+    sentence; once it is force-ended (called off) its final standings have no rows, and the
+    page says why in place of an empty table: live, and when opened afterwards."""
+    page = browser.page
+    tid = f"off_{uuid.uuid4().hex[:8]}"
+    backend = served.backend
+    org = backend.issuer.issue("organiser", "*", player="org", ttl=600)
+    client = TournamentClient(backend.address("tournament"))
+    try:
+        await client.call("CreateTournament", org, tournament_id=tid, game=GAME, mode="single",
+                          format_json=format_json("swiss", 1))
+        await client.call("OpenRegistration", org, tournament_id=tid)
+        for player in ("ann", "bob"):
+            await client.call("Register", org, tournament_id=tid, player_id=player)
+        await open_tournament(browser, served, tid)
+        await page.wait_for_selector("#tournament[data-status='registration']", timeout=20_000)
+        assert await page.is_hidden("#standings-none")
+        await client.call("ForceEnd", org, tournament_id=tid, reason="the venue was lost")
+        standings = await client.call("GetStandings", tournament_id=tid)
+    finally:
+        await client.close()
+    assert standings.final and list(standings.rows) == []
+    for opened in ("live", "afterwards"):
+        if opened == "afterwards":
+            await open_tournament(browser, served, tid)
+        await page.wait_for_selector("#standings-none:visible", timeout=20_000)
+        assert await page.is_hidden("#standings"), opened
+        assert await page.get_attribute("#standings", "data-final") == "1"
+        assert " ".join((await page.text_content("#standings-none") or "").split()) == CALLED_OFF
+        assert await page.text_content("#standings-title") == "Standings"
+        assert "force ended (the venue was lost)" in (
+            await page.text_content("#tournament-meta") or "")
+    await browser.screenshot("tournament-called-off")
+    sent = [await r.request.all_headers() for r in browser.responses if r.request.method == "POST"]
+    assert sent and all("authorization" not in h for h in sent), "a spectator sends no token"
+    assert browser.console_errors == []
+

@@ -146,9 +146,15 @@ export function fillStandings(table, rows, final, mine = "") {
   table.replaceChildren(el("thead", {}, head), el("tbody", {}, ...body));
 }
 
-export function drawStandings(rows, final) {
+// The page's standings. Final with no rows for a force-ended tournament (`status`, as
+// WatchTournament says it): it was called off before it started, and #standings-none says so
+// in place of an empty table, for whoever follows it (the desk's organiser or a spectator).
+export function drawStandings(rows, final, status = "") {
   fillStandings($("standings"), rows, final);
-  $("standings-title").textContent = final ? "Final standings" : "Standings";
+  const none = Boolean(final) && !rows.length && short(status, "TOURNAMENT_STATUS_") === "force ended";
+  $("standings").hidden = none;
+  $("standings-none").hidden = !none;
+  $("standings-title").textContent = final && !none ? "Final standings" : "Standings";
 }
 
 // The bracket: one column per level of each part (winners, losers, final), a box per match
@@ -214,9 +220,11 @@ export function drawBracket(bracket) {
 }
 
 // -- following -------------------------------------------------------------------------------
-async function refreshStandings(id, token) {
+// `current()`: the tournament as the newest WatchTournament frame has it (its status when the
+// standings come).
+async function refreshStandings(id, token, current) {
   const answer = await call("GetStandings", { tournamentId: id });
-  if (token === following) drawStandings(answer.rows || [], answer.final);
+  if (token === following) drawStandings(answer.rows || [], answer.final, current().status);
   return answer;
 }
 
@@ -249,7 +257,7 @@ export async function follow(id) {
   const refresh = () => {
     if (pending) { again = true; return pending; }
     const current = t;
-    pending = Promise.all([catchUp(current, token), refreshStandings(id, token)])
+    pending = Promise.all([catchUp(current, token), refreshStandings(id, token, () => t)])
       .then(() => { if (token === following) { drawRounds(current.game); tell(id, t); } })
       .catch((err) => { if (token === following) status(`tournament: ${err.message}`); })
       .finally(() => { pending = null; if (again) { again = false; refresh(); } });
