@@ -1,8 +1,9 @@
 """The tournament page in headless Chromium, following tournaments that bots play through the
 real services (tournament, rules, dice; the gateway in front): a 4-player Swiss of Neon Reign
 followed live round by round to its final standings, and a 4-player single elimination's
-bracket; a tournament called off before its start (no empty standings table). What the page
-shows is compared with the tournament service's own answers."""
+bracket; a tournament called off before its start (no empty standings table); the list kept
+in place while it is asked again. What the page shows is compared with the tournament
+service's own answers."""
 
 from __future__ import annotations
 
@@ -396,3 +397,63 @@ async def test_a_tournament_called_off_before_it_starts_says_so(served: Served,
     assert sent and all("authorization" not in h for h in sent), "a spectator sends no token"
     assert browser.console_errors == []
 
+
+async def test_the_list_stays_in_place_while_it_is_asked_again(served: Served,
+                                                               browser: Browser) -> None:
+    """"Refresh" asks ListTournaments first and redraws the list once the answer is there:
+    while the answer is held back, every entry stays, scrolled where it was, the followed one
+    marked; then the new tournament shows up, the followed one still marked, the scrolling
+    and the focus kept."""
+    page = browser.page
+    tag = uuid.uuid4().hex[:8]
+    first, second, newer = f"la_{tag}", f"lb_{tag}", f"lc_{tag}"
+    backend = served.backend
+    org = backend.issuer.issue("organiser", "*", player="org", ttl=600)
+    row = "#tournament-list button[data-tournament-id='{}']".format
+    shown = "() => [...document.querySelectorAll('#tournament-list button')].map(b => b.dataset.tournamentId)"
+    marked = ("() => [...document.querySelectorAll('#tournament-list button[aria-current=true]')]"
+              ".map(b => b.dataset.tournamentId)")
+    scrolled = "() => document.getElementById('tournament-list').scrollTop"
+    client = TournamentClient(backend.address("tournament"))
+    release, held = asyncio.Event(), asyncio.Event()
+
+    async def hold(route: Any) -> None:
+        held.set()
+        await release.wait()
+        await route.continue_()
+
+    try:
+        for tid in (first, second):
+            await client.call("CreateTournament", org, tournament_id=tid, game=GAME,
+                              mode="single", format_json=format_json("swiss", 1))
+        await open_tournament(browser, served, first)
+        assert await page.evaluate(marked) == [first]
+        # a short list, scrolled to its end
+        await page.evaluate("""() => { const l = document.getElementById('tournament-list');
+            l.style.maxHeight = '60px'; l.scrollTop = l.scrollHeight; }""")
+        top = await page.evaluate(scrolled)
+        assert top > 0
+        before = await page.evaluate(shown)
+        assert before[:2] == [second, first] and len(before) < 50
+        await client.call("CreateTournament", org, tournament_id=newer, game=GAME,
+                          mode="single", format_json=format_json("swiss", 1))
+        await page.route("**/ListTournaments", hold)
+        await page.click("#refresh-tournaments")
+        await asyncio.wait_for(held.wait(), 10)
+        await asyncio.sleep(0.5)  # frames drawn while the answer is held back
+        assert await page.evaluate(shown) == before, "the entries stay while it is asked"
+        assert await page.is_visible(row(first)) and await page.evaluate(marked) == [first]
+        assert await page.evaluate(scrolled) == top
+        await page.focus(row(first))  # reached with Tab meanwhile, say
+        top = await page.evaluate(scrolled)  # scrolled to show it
+        release.set()
+        await page.wait_for_selector(row(newer), timeout=10_000)
+        assert await page.evaluate(shown) == [newer, *before]
+        assert await page.evaluate(marked) == [first]
+        assert await page.evaluate(scrolled) == top
+        assert await page.evaluate("() => document.activeElement.dataset.tournamentId") == first
+        await page.unroute("**/ListTournaments")
+    finally:
+        release.set()
+        await client.close()
+    assert browser.console_errors == []

@@ -42,21 +42,51 @@ function number(value) {
 }
 
 // -- the list --------------------------------------------------------------------------------
-export async function listTournaments() {
+// The list is asked first and drawn once the answer is there, in one go: the entries shown
+// stay in place (and the list's scrolling with them) while ListTournaments is asked again,
+// and an ask that fails leaves them as they are. When asks overlap, only the last one's
+// answer is drawn (waiting for an earlier one waits for it). The tournament followed is
+// marked (aria-current), and an entry that had the focus keeps it.
+let listed = 0;
+let latest = null;
+
+export function listTournaments() {
+  const asked = ++listed;
+  latest = drawList(asked);
+  return latest;
+}
+
+async function drawList(asked) {
   const list = $("tournament-list");
-  list.replaceChildren();
+  let answer;
   try {
-    const answer = await call("ListTournaments", { limit: 50 });
-    for (const t of answer.tournaments || []) {
-      const button = el("button", { type: "button", "data-tournament-id": t.tournamentId },
-        `${t.name || t.tournamentId} · ${t.game} ${t.mode} · ${t.format} · ${t.players} players · `
-        + `${short(t.status, "TOURNAMENT_STATUS_")}`);
-      button.addEventListener("click", () => follow(t.tournamentId));
-      list.append(el("li", {}, button));
-    }
-    status(`${(answer.tournaments || []).length} tournaments`);
+    answer = await call("ListTournaments", { limit: 50 });
   } catch (err) {
+    if (asked !== listed) return latest;
     status(`could not list tournaments: ${err.message}`);
+    return null;
+  }
+  if (asked !== listed) return latest;  // a later ask draws the list
+  // the entry with the focus (just clicked, or reached with Tab) gets it back once redrawn
+  const focused = list.contains(document.activeElement) ? document.activeElement.dataset.tournamentId : "";
+  list.replaceChildren(...(answer.tournaments || []).map((t) => {
+    const button = el("button", { type: "button", "data-tournament-id": t.tournamentId },
+      `${t.name || t.tournamentId} · ${t.game} ${t.mode} · ${t.format} · ${t.players} players · `
+      + `${short(t.status, "TOURNAMENT_STATUS_")}`);
+    button.addEventListener("click", () => follow(t.tournamentId));
+    return el("li", {}, button);
+  }));
+  markFollowed();
+  if (focused) list.querySelector(`button[data-tournament-id="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
+  status(`${(answer.tournaments || []).length} tournaments`);
+}
+
+// The list's entry of the tournament followed marked (aria-current), the others not.
+function markFollowed() {
+  const id = $("tournament").dataset.tournamentId || "";
+  for (const button of $("tournament-list").querySelectorAll("button[data-tournament-id]")) {
+    if (button.dataset.tournamentId === id) button.setAttribute("aria-current", "true");
+    else button.removeAttribute("aria-current");
   }
 }
 
@@ -248,6 +278,7 @@ export async function follow(id) {
   $("bracket").replaceChildren();
   drawStandings([], false);
   $("tournament").dataset.tournamentId = id;
+  markFollowed();
   $("tournament").dataset.ended = "0";
   history.replaceState(null, "", `/?tournament=${encodeURIComponent(id)}`);
   tell(id, null);
