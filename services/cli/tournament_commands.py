@@ -894,10 +894,33 @@ def standings(tournament_id: str,
     _run(go, organiser=False)
 
 
+def force_end_text(t: Any, rows: list[Any], reason: str) -> tuple[str, str]:
+    """What ``finish --force`` says after ForceEnd (its tournament ``t``) and GetStandings
+    (``rows``): a line ("" for none) and the title of the standings printed under it ("" for
+    no table). ForceEnd leaves a finished tournament as it is (its final standings stand);
+    a tournament called off before the start has no standings; one force-ended earlier keeps
+    its first reason (``t.reason`` differs from ``reason``: said "already")."""
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
+    tid = t.tournament_id
+    if t.status == pb.TOURNAMENT_STATUS_FINISHED:
+        return f"{tid} already finished: nothing was force-ended", "final standings"
+    was = "was already " if t.reason != reason.strip()[:500] else ""
+    if not rows:
+        return (f"{tid} {was}called off before any round was played ({t.reason}): no "
+                "standings", "")
+    if not t.rounds_paired:
+        return (f"{tid} {was}force-ended before its first round was paired ({t.reason}): no "
+                "rounds were played", "final standings (force-ended)")
+    return (f"{tid} was already force-ended ({t.reason})" if was else "",
+            "final standings (force-ended)")
+
+
 @tournament_app.command("finish")
 @friendly
 def finish(tournament_id: str,
-           force: str = typer.Option("", help="force-end now, with this reason"),
+           force: str = typer.Option("", help="force-end now, with this reason (before the "
+                                     "start: the tournament is called off, unplayed)"),
            as_json: bool = typer.Option(
                False, "--json", help=JSON_HELP + " (FinishTournament's; with --force the "
                                      "same shape: ForceEnd's tournament and the standings)"),
@@ -915,7 +938,11 @@ def finish(tournament_id: str,
                 emit(message_dict(pb.FinishTournamentResponse(tournament=ended.tournament,
                                                               rows=reply.rows)))
                 return
-            print_standings(list(reply.rows), "final standings (force-ended)")
+            line, title = force_end_text(ended.tournament, list(reply.rows), force)
+            if line:
+                console.print(line, markup=False, highlight=False)
+            if title:
+                print_standings(list(reply.rows), title)
             return
         reply = await client.call("FinishTournament", token, tournament_id=tournament_id)
         if as_json:

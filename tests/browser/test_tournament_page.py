@@ -1,7 +1,9 @@
 """The tournament page in headless Chromium, following tournaments that bots play through the
 real services (tournament, rules, dice; the gateway in front): a 4-player Swiss of Neon Reign
 followed live round by round to its final standings, and a 4-player single elimination's
-bracket. What the page shows is compared with the tournament service's own answers."""
+bracket; a tournament called off before its start (no empty standings table); the list kept
+in place while it is asked again. What the page shows is compared with the tournament
+service's own answers."""
 
 from __future__ import annotations
 
@@ -167,6 +169,7 @@ async def test_a_swiss_followed_live_to_its_final_standings(
     ]
     assert [r.player_id for r in standings.rows] == [r.player_id for r in report.standings]
     assert await page.text_content("#standings-title") == "Final standings"
+    assert await page.is_visible("#standings") and await page.is_hidden("#standings-none")
     calls = [r.request for r in browser.responses if r.request.method == "POST"]
     assert any(c.url.endswith("/WatchTournament") for c in calls)
     sent = [await c.all_headers() for c in calls]
@@ -343,4 +346,114 @@ async def test_a_force_ended_round_shows_its_tables_abandoned(served: Served,
     assert await page.text_content(f"{row} td.result") == "abandoned: the hall closed"
     note = await page.text_content("#rounds .round[data-round='1'] p.small")
     assert note == "force-ended before this round was complete"
+    # force-ended after a round was paired: its final standings are a table, no sentence
+    await page.wait_for_selector("#standings[data-final='1'] tbody tr", timeout=20_000)
+    assert sorted(r["player"] for r in await shown_standings(page)) == ["ann", "bob"]
+    assert await page.is_visible("#standings") and await page.is_hidden("#standings-none")
+    assert await page.text_content("#standings-title") == "Final standings"
+    assert browser.console_errors == []
+
+
+CALLED_OFF = ("No rounds were played: the tournament was force-ended before it started, so it "
+              "has no standings.")
+
+
+async def test_a_tournament_called_off_before_it_starts_says_so(served: Served,
+                                                                 browser: Browser) -> None:
+    """A spectator (no token) following a tournament while registration is open sees no
+    sentence; once it is force-ended (called off) its final standings have no rows, and the
+    page says why in place of an empty table: live, and when opened afterwards."""
+    page = browser.page
+    tid = f"off_{uuid.uuid4().hex[:8]}"
+    backend = served.backend
+    org = backend.issuer.issue("organiser", "*", player="org", ttl=600)
+    client = TournamentClient(backend.address("tournament"))
+    try:
+        await client.call("CreateTournament", org, tournament_id=tid, game=GAME, mode="single",
+                          format_json=format_json("swiss", 1))
+        await client.call("OpenRegistration", org, tournament_id=tid)
+        for player in ("ann", "bob"):
+            await client.call("Register", org, tournament_id=tid, player_id=player)
+        await open_tournament(browser, served, tid)
+        await page.wait_for_selector("#tournament[data-status='registration']", timeout=20_000)
+        assert await page.is_hidden("#standings-none")
+        await client.call("ForceEnd", org, tournament_id=tid, reason="the venue was lost")
+        standings = await client.call("GetStandings", tournament_id=tid)
+    finally:
+        await client.close()
+    assert standings.final and list(standings.rows) == []
+    for opened in ("live", "afterwards"):
+        if opened == "afterwards":
+            await open_tournament(browser, served, tid)
+        await page.wait_for_selector("#standings-none:visible", timeout=20_000)
+        assert await page.is_hidden("#standings"), opened
+        assert await page.get_attribute("#standings", "data-final") == "1"
+        assert " ".join((await page.text_content("#standings-none") or "").split()) == CALLED_OFF
+        assert await page.text_content("#standings-title") == "Standings"
+        assert "force ended (the venue was lost)" in (
+            await page.text_content("#tournament-meta") or "")
+    await browser.screenshot("tournament-called-off")
+    sent = [await r.request.all_headers() for r in browser.responses if r.request.method == "POST"]
+    assert sent and all("authorization" not in h for h in sent), "a spectator sends no token"
+    assert browser.console_errors == []
+
+
+async def test_the_list_stays_in_place_while_it_is_asked_again(served: Served,
+                                                               browser: Browser) -> None:
+    """"Refresh" asks ListTournaments first and redraws the list once the answer is there:
+    while the answer is held back, every entry stays, scrolled where it was, the followed one
+    marked; then the new tournament shows up, the followed one still marked, the scrolling
+    and the focus kept."""
+    page = browser.page
+    tag = uuid.uuid4().hex[:8]
+    first, second, newer = f"la_{tag}", f"lb_{tag}", f"lc_{tag}"
+    backend = served.backend
+    org = backend.issuer.issue("organiser", "*", player="org", ttl=600)
+    row = "#tournament-list button[data-tournament-id='{}']".format
+    shown = "() => [...document.querySelectorAll('#tournament-list button')].map(b => b.dataset.tournamentId)"
+    marked = ("() => [...document.querySelectorAll('#tournament-list button[aria-current=true]')]"
+              ".map(b => b.dataset.tournamentId)")
+    scrolled = "() => document.getElementById('tournament-list').scrollTop"
+    client = TournamentClient(backend.address("tournament"))
+    release, held = asyncio.Event(), asyncio.Event()
+
+    async def hold(route: Any) -> None:
+        held.set()
+        await release.wait()
+        await route.continue_()
+
+    try:
+        for tid in (first, second):
+            await client.call("CreateTournament", org, tournament_id=tid, game=GAME,
+                              mode="single", format_json=format_json("swiss", 1))
+        await open_tournament(browser, served, first)
+        assert await page.evaluate(marked) == [first]
+        # a short list, scrolled to its end
+        await page.evaluate("""() => { const l = document.getElementById('tournament-list');
+            l.style.maxHeight = '60px'; l.scrollTop = l.scrollHeight; }""")
+        top = await page.evaluate(scrolled)
+        assert top > 0
+        before = await page.evaluate(shown)
+        assert before[:2] == [second, first] and len(before) < 50
+        await client.call("CreateTournament", org, tournament_id=newer, game=GAME,
+                          mode="single", format_json=format_json("swiss", 1))
+        await page.route("**/ListTournaments", hold)
+        await page.click("#refresh-tournaments")
+        await asyncio.wait_for(held.wait(), 10)
+        await asyncio.sleep(0.5)  # frames drawn while the answer is held back
+        assert await page.evaluate(shown) == before, "the entries stay while it is asked"
+        assert await page.is_visible(row(first)) and await page.evaluate(marked) == [first]
+        assert await page.evaluate(scrolled) == top
+        await page.focus(row(first))  # reached with Tab meanwhile, say
+        top = await page.evaluate(scrolled)  # scrolled to show it
+        release.set()
+        await page.wait_for_selector(row(newer), timeout=10_000)
+        assert await page.evaluate(shown) == [newer, *before]
+        assert await page.evaluate(marked) == [first]
+        assert await page.evaluate(scrolled) == top
+        assert await page.evaluate("() => document.activeElement.dataset.tournamentId") == first
+        await page.unroute("**/ListTournaments")
+    finally:
+        release.set()
+        await client.close()
     assert browser.console_errors == []

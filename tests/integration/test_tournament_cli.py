@@ -22,6 +22,7 @@ from services.cli.tournament_commands import (
     play_round_as,
     wait_round_complete,
 )
+from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 from tests.integration.conftest import make_settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,6 +91,14 @@ async def test_an_organiser_runs_an_event_from_the_command_line(tmp_path: Path, 
         finished = await run("tournament", "finish", "cli_cup")
         assert finished.returncode == 0 and "final standings" in finished.stdout
         assert all(n in finished.stdout for n in names)
+        # ForceEnd leaves a finished tournament as it is: said so, its final standings shown
+        late = await run("tournament", "finish", "cli_cup", "--force", "too late")
+        assert late.returncode == 0, late.stdout + late.stderr
+        assert late.stdout.splitlines()[0] == "cli_cup already finished: nothing was force-ended"
+        assert "final standings" in late.stdout and "(force-ended)" not in late.stdout
+        assert _rows(late.stdout) == _rows(finished.stdout) and all(n in late.stdout for n in names)
+        t = (await client.call("GetTournament", tournament_id="cli_cup")).tournament
+        assert (t.status, t.reason) == (pb.TOURNAMENT_STATUS_FINISHED, "")
         bundle = tmp_path / "cup.jsonl"
         exported = await run("tournament", "export", "cli_cup", "-o", str(bundle))
         assert exported.returncode == 0 and "4 matches and 2 round checkpoints" in exported.stdout

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from services.cli.tournament_commands import TournamentClient, format_json
-from tests.integration.test_tournament_cli import neon, tournament_backend
+from tests.integration.test_tournament_cli import _rows, neon, tournament_backend
 from tests.integration.test_tournament_cli_json import proto_json
 
 pytestmark = pytest.mark.timeout(180)
@@ -250,3 +250,61 @@ async def test_register_goes_on_past_a_refused_player(desk: Desk) -> None:
     assert "ann cannot be registered: registration is not open" in why and "ann is playing" in why
     assert why.endswith("2 of 2 players not registered: hal, ann"), why
     assert "hal" not in await desk.statuses("reg")
+
+
+async def test_finish_force_says_what_it_ended(desk: Desk) -> None:
+    """`finish --force` says what happened: a tournament called off before the start has no
+    standings (no empty table); one started with no round paired, its standings with no
+    results; one played, its force-ended standings; a repeat keeps the first reason and says
+    so; a finished one is left as it is (test_tournament_cli.py). --json is ForceEnd's
+    tournament and GetStandings' rows, as FinishTournament answers, in every case."""
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
+    run = desk.run
+    await desk.create("off", ("ann", "ben", "cat"))
+    off = await run("tournament", "finish", "off", "--force", "the venue [was] lost")
+    assert off.returncode == 0, off.stdout + off.stderr
+    assert said(off.stdout) == ("off called off before any round was played (the venue [was] "
+                                "lost): no standings"), off.stdout
+    assert "standings (" not in off.stdout and "│" not in off.stdout, "no empty table"
+    t = await desk.tournament("off")
+    assert (t.status, t.reason, t.rounds_paired) == (
+        pb.TOURNAMENT_STATUS_FORCE_ENDED, "the venue [was] lost", 0)
+    standings = await desk.client.call("GetStandings", tournament_id="off")
+    assert standings.final and list(standings.rows) == []
+    again = await run("tournament", "finish", "off", "--force", "rain")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert said(again.stdout) == ("off was already called off before any round was played (the "
+                                  "venue [was] lost): no standings"), again.stdout
+    answered = await run("tournament", "finish", "off", "--force", "rain", "--json")
+    assert answered.returncode == 0, answered.stdout + answered.stderr
+    [shown] = [json.loads(line) for line in answered.stdout.splitlines()]
+    assert shown == proto_json(pb.FinishTournamentResponse(tournament=t, rows=standings.rows))
+    assert shown["rows"] == [] and shown["tournament"]["reason"] == "the venue [was] lost"
+
+    await desk.create("early", ("ann", "ben"))
+    await desk.client.call("StartTournament", desk.org, tournament_id="early")
+    early = await run("tournament", "finish", "early", "--force", "storm")
+    assert early.returncode == 0, early.stdout + early.stderr
+    lines = early.stdout.splitlines()
+    assert lines[0] == ("early force-ended before its first round was paired (storm): no rounds "
+                        "were played"), early.stdout
+    assert "final standings (force-ended)" in early.stdout
+    assert sorted(row[1] for row in _rows(early.stdout)) == ["ann", "ben"], early.stdout
+
+    await desk.create("mid", ("ann", "ben"))
+    await desk.client.call("StartTournament", desk.org, tournament_id="mid")
+    await desk.client.call("NextRound", desk.org, tournament_id="mid")
+    mid = await run("tournament", "finish", "mid", "--force", "fire")
+    assert mid.returncode == 0, mid.stdout + mid.stderr
+    assert "final standings (force-ended)" in mid.stdout.splitlines()[0], mid.stdout
+    assert sorted(row[1] for row in _rows(mid.stdout)) == ["ann", "ben"], mid.stdout
+    repeat = await run("tournament", "finish", "mid", "--force", "smoke")
+    assert repeat.returncode == 0, repeat.stdout + repeat.stderr
+    assert repeat.stdout.splitlines()[0] == "mid was already force-ended (fire)", repeat.stdout
+    assert _rows(repeat.stdout) == _rows(mid.stdout)
+    ended = await run("tournament", "finish", "mid", "--force", "smoke", "--json")
+    [shown] = [json.loads(line) for line in ended.stdout.splitlines()]
+    rows = (await desk.client.call("GetStandings", tournament_id="mid")).rows
+    assert shown == proto_json(pb.FinishTournamentResponse(tournament=await desk.tournament("mid"),
+                                                           rows=rows))

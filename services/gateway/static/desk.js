@@ -20,8 +20,9 @@
 //   count, the standings become final; before the start: the tournament is called off
 //   unplayed, no standings), then ForceEnd and GetStandings as `neon tournament finish
 //   --force` does; ended before the start, the desk says no rounds were played (and the page
-//   shows no empty standings table: style.css, #standings-none). A confirm left open while
-//   the tournament's state changes (started or ended elsewhere) is put away unsent.
+//   shows no empty standings table: tournament.js's drawStandings, #standings-none). A
+//   confirm left open while the tournament's state changes (started or ended elsewhere) is
+//   put away unsent.
 //   "Export bundle" downloads ExportTournament's bundle, which `neon verify` checks.
 //   After each act the desk draws the tournament or round its answer carries (the players,
 //   the abandoned tables), before the WatchTournament frames that follow.

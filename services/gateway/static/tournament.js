@@ -42,21 +42,51 @@ function number(value) {
 }
 
 // -- the list --------------------------------------------------------------------------------
-export async function listTournaments() {
+// The list is asked first and drawn once the answer is there, in one go: the entries shown
+// stay in place (and the list's scrolling with them) while ListTournaments is asked again,
+// and an ask that fails leaves them as they are. When asks overlap, only the last one's
+// answer is drawn (waiting for an earlier one waits for it). The tournament followed is
+// marked (aria-current), and an entry that had the focus keeps it.
+let listed = 0;
+let latest = null;
+
+export function listTournaments() {
+  const asked = ++listed;
+  latest = drawList(asked);
+  return latest;
+}
+
+async function drawList(asked) {
   const list = $("tournament-list");
-  list.replaceChildren();
+  let answer;
   try {
-    const answer = await call("ListTournaments", { limit: 50 });
-    for (const t of answer.tournaments || []) {
-      const button = el("button", { type: "button", "data-tournament-id": t.tournamentId },
-        `${t.name || t.tournamentId} · ${t.game} ${t.mode} · ${t.format} · ${t.players} players · `
-        + `${short(t.status, "TOURNAMENT_STATUS_")}`);
-      button.addEventListener("click", () => follow(t.tournamentId));
-      list.append(el("li", {}, button));
-    }
-    status(`${(answer.tournaments || []).length} tournaments`);
+    answer = await call("ListTournaments", { limit: 50 });
   } catch (err) {
+    if (asked !== listed) return latest;
     status(`could not list tournaments: ${err.message}`);
+    return null;
+  }
+  if (asked !== listed) return latest;  // a later ask draws the list
+  // the entry with the focus (just clicked, or reached with Tab) gets it back once redrawn
+  const focused = list.contains(document.activeElement) ? document.activeElement.dataset.tournamentId : "";
+  list.replaceChildren(...(answer.tournaments || []).map((t) => {
+    const button = el("button", { type: "button", "data-tournament-id": t.tournamentId },
+      `${t.name || t.tournamentId} · ${t.game} ${t.mode} · ${t.format} · ${t.players} players · `
+      + `${short(t.status, "TOURNAMENT_STATUS_")}`);
+    button.addEventListener("click", () => follow(t.tournamentId));
+    return el("li", {}, button);
+  }));
+  markFollowed();
+  if (focused) list.querySelector(`button[data-tournament-id="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
+  status(`${(answer.tournaments || []).length} tournaments`);
+}
+
+// The list's entry of the tournament followed marked (aria-current), the others not.
+function markFollowed() {
+  const id = $("tournament").dataset.tournamentId || "";
+  for (const button of $("tournament-list").querySelectorAll("button[data-tournament-id]")) {
+    if (button.dataset.tournamentId === id) button.setAttribute("aria-current", "true");
+    else button.removeAttribute("aria-current");
   }
 }
 
@@ -146,9 +176,15 @@ export function fillStandings(table, rows, final, mine = "") {
   table.replaceChildren(el("thead", {}, head), el("tbody", {}, ...body));
 }
 
-export function drawStandings(rows, final) {
+// The page's standings. Final with no rows for a force-ended tournament (`status`, as
+// WatchTournament says it): it was called off before it started, and #standings-none says so
+// in place of an empty table, for whoever follows it (the desk's organiser or a spectator).
+export function drawStandings(rows, final, status = "") {
   fillStandings($("standings"), rows, final);
-  $("standings-title").textContent = final ? "Final standings" : "Standings";
+  const none = Boolean(final) && !rows.length && short(status, "TOURNAMENT_STATUS_") === "force ended";
+  $("standings").hidden = none;
+  $("standings-none").hidden = !none;
+  $("standings-title").textContent = final && !none ? "Final standings" : "Standings";
 }
 
 // The bracket: one column per level of each part (winners, losers, final), a box per match
@@ -214,9 +250,11 @@ export function drawBracket(bracket) {
 }
 
 // -- following -------------------------------------------------------------------------------
-async function refreshStandings(id, token) {
+// `current()`: the tournament as the newest WatchTournament frame has it (its status when the
+// standings come).
+async function refreshStandings(id, token, current) {
   const answer = await call("GetStandings", { tournamentId: id });
-  if (token === following) drawStandings(answer.rows || [], answer.final);
+  if (token === following) drawStandings(answer.rows || [], answer.final, current().status);
   return answer;
 }
 
@@ -240,6 +278,7 @@ export async function follow(id) {
   $("bracket").replaceChildren();
   drawStandings([], false);
   $("tournament").dataset.tournamentId = id;
+  markFollowed();
   $("tournament").dataset.ended = "0";
   history.replaceState(null, "", `/?tournament=${encodeURIComponent(id)}`);
   tell(id, null);
@@ -249,7 +288,7 @@ export async function follow(id) {
   const refresh = () => {
     if (pending) { again = true; return pending; }
     const current = t;
-    pending = Promise.all([catchUp(current, token), refreshStandings(id, token)])
+    pending = Promise.all([catchUp(current, token), refreshStandings(id, token, () => t)])
       .then(() => { if (token === following) { drawRounds(current.game); tell(id, t); } })
       .catch((err) => { if (token === following) status(`tournament: ${err.message}`); })
       .finally(() => { pending = null; if (again) { again = false; refresh(); } });
