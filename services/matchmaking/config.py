@@ -18,7 +18,10 @@ class Config:
     accept_timeout: float = 30.0
     """Seconds every player of a proposed match has to accept it."""
     auto_accept: bool = False
-    """Accept every proposal on the players' behalf (simulations, bots-only queues)."""
+    """Accept each proposal for the players its ticket's creator is authenticated as (a player
+    token's own player; every player of a ticket an organiser or service token queued), for
+    simulations and bots-only queues. The other players of a party still accept with their
+    own tokens: nobody is ever accepted for, or handed a seat token, by another player."""
     policy: Policy = field(default_factory=Policy)
     rating_timeout: float = 1.0
     create_concurrency: int = 16

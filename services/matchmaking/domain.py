@@ -2,7 +2,8 @@
 
 Statuses: waiting -> proposed -> (matched | back to waiting) ; waiting or proposed ->
 cancelled | expired. ``queued_at`` never changes, so a ticket sent back to the queue keeps
-its waiting time. A matched ticket's assignment holds seat tokens of its own players only.
+its waiting time. A matched ticket's assignment holds seat tokens of its own players only
+(and each player is shown only its own: matchmaker.shown_to).
 
 Proposals are not events of the tickets: a matchmaking cycle proposes thousands of matches
 at once, so it records them all in one :class:`ProposalBatch` (with a :class:`Queue` event
@@ -175,8 +176,11 @@ class ProposalBatch(Aggregate):
 
     Match ``k`` has the id ``f"{batch_id}{k:08x}"``, mode ``modes[mode_of[k]]``, the tickets
     ``tickets[...]`` (``parties[k]`` of them, in the group's order) and ``seat_counts[k]``
-    seats. All share one ``deadline``; with ``accepted`` the players accepted when proposed
-    (auto-accept). The batch is closed when none of its proposals is open any more.
+    seats. All share one ``deadline``; ``accepted``: proposed with auto-accept on, so each
+    ticket was accepted for the players its creator acts for (matchmaker.self_accepted: a
+    player token's own player, every player for an organiser or service token; batches written
+    before this rule are read by it too). The batch is closed when none of its proposals is
+    open any more.
 
     The seats are written one of two ways. Without ``party_sizes`` (batches written before
     it): ``players``, ``seat_tickets`` (empty for a bot) and ``teams`` (0 without teams) give

@@ -13,6 +13,13 @@ a player who has not accepted ends (status expired, with the reason), and the ot
 back to the queue with their original waiting time. A proposal restored after a restart
 gets at least a fresh ``accept_timeout``, since nobody could accept while the service was
 down.
+
+Consent: a player token acts for its own player only. It accepts for that player alone, and
+auto-accept (``Config.auto_accept``) accepts a proposal only for the players the ticket's
+creator was authenticated as (:func:`self_accepted`): the creator's own id for a player
+token, every player for an organiser or service token. The other players of a party accept
+with their own tokens. A matched ticket holds the seat tokens of all its players, but a
+player token is shown only its own (:func:`shown_to`); organiser and service tokens see all.
 """
 
 from __future__ import annotations
@@ -208,7 +215,10 @@ class Matchmaker:
         for i, (p, batch) in latest.items():
             t = self.tickets.get(i)
             if t is not None and t.status == "waiting" and t.released != p["match_id"]:
-                _mark_proposed(t, p, t.players if batch.accepted else t.accepted)
+                # auto-accepted (batch.accepted): for the players its creator acts for, and
+                # whoever else accepted since
+                _mark_proposed(t, p, sorted({*t.accepted, *self_accepted(t)}) if batch.accepted
+                               else t.accepted)
         stale: list[Ticket] = []
         for t in tickets:
             if t.status != "proposed" or t.proposal is None:
@@ -308,7 +318,7 @@ class Matchmaker:
         self._ready()
         existing = self.tickets.get(req.ticket_id) or await self._find(req.ticket_id)
         if existing is not None:
-            return self._same_ticket(existing, req)
+            return shown_to(caller, self._same_ticket(existing, req))
         spec = await self.game_spec(req.game) if req.game else None
         if spec is None:
             known = ", ".join(sorted(self.catalogue.games))
@@ -321,7 +331,7 @@ class Matchmaker:
             self._ready()
             raced = self.tickets.get(req.ticket_id)
             if raced is not None:  # the same id was queued while this call resolved the game
-                return self._same_ticket(raced, req)
+                return shown_to(caller, self._same_ticket(raced, req))
             for p in players:
                 other = self.player_ticket.get(p)
                 if other is not None:
@@ -332,7 +342,7 @@ class Matchmaker:
             self._remember(ticket)
         self.wake.set()
         log.info("ticket queued", ticket_id=req.ticket_id, game=req.game, players=len(players))
-        return self.view(ticket)
+        return shown_to(caller, self.view(ticket))
 
     def _same_ticket(self, existing: Ticket, req: TicketRequest) -> dict[str, Any]:
         if existing.requested != req.requested():
@@ -343,7 +353,7 @@ class Matchmaker:
         async with self.lock:
             ticket = await self._owned(claims, ticket_id)
             if ticket.status == "cancelled":
-                return self.view(ticket)
+                return shown_to(claims, self.view(ticket))
             if not ticket.is_open:
                 raise FailedPrecondition(f"ticket {ticket_id!r} is already {ticket.status}")
             proposal = self.proposals.get((ticket.proposal or {}).get("match_id", ""))
@@ -359,10 +369,10 @@ class Matchmaker:
                                           f"ticket {ticket_id} of match {proposal.match_id} was cancelled")
             await self._save(changed)
         log.info("ticket cancelled", ticket_id=ticket_id)
-        return self.view(ticket)
+        return shown_to(claims, self.view(ticket))
 
     async def get_ticket(self, claims: Claims | None, ticket_id: str) -> dict[str, Any]:
-        return self.view(await self._owned(claims, ticket_id))
+        return shown_to(claims, self.view(await self._owned(claims, ticket_id)))
 
     async def accept_match(self, claims: Claims | None, ticket_id: str, match_id: str) -> dict[str, Any]:
         if not match_id:
@@ -370,11 +380,11 @@ class Matchmaker:
         async with self.lock:
             ticket = await self._owned(claims, ticket_id)
             if ticket.status == "matched" and (ticket.assignment or {}).get("match_id") == match_id:
-                return self.view(ticket)
+                return shown_to(claims, self.view(ticket))
             if ticket.status != "proposed" or (ticket.proposal or {}).get("match_id") != match_id:
                 raise FailedPrecondition(
                     f"ticket {ticket_id!r} is {ticket.status}, not proposed match {match_id!r}")
-            players = ticket.players if claims.role in ADMIN else [claims.player]  # type: ignore[union-attr]
+            players = acts_for(claims, ticket.players)  # type: ignore[arg-type]
             if not set(players) <= set(ticket.accepted):
                 ticket.accept(ticket_id, match_id, players)
                 await self._save([ticket])
@@ -383,7 +393,7 @@ class Matchmaker:
                 self._maybe_ready.add(match_id)
         if ready:
             self.wake.set()
-        return self.view(ticket)
+        return shown_to(claims, self.view(ticket))
 
     async def watch(self, claims: Claims | None, ticket_id: str) -> AsyncIterator[dict[str, Any]]:
         ticket = await self._owned(claims, ticket_id)
@@ -391,10 +401,10 @@ class Matchmaker:
         self.watchers.setdefault(ticket_id, set()).add(queue)
         try:
             current = self.view(self.tickets.get(ticket_id, ticket))
-            yield current
+            yield shown_to(claims, current)
             while current["status"] not in ("matched", "cancelled", "expired"):
                 current = await queue.get()
-                yield current
+                yield shown_to(claims, current)
         finally:
             listeners = self.watchers.get(ticket_id)
             if listeners is not None:
@@ -639,8 +649,8 @@ class Matchmaker:
             for t, row in zip(proposed, chain.from_iterable(map(repeat, rows, batch.parties))):
                 # _mark_proposed, inlined: once per ticket
                 t.status, t.proposal, t.reason = "proposed", row, ""
-                if auto:
-                    t.accepted = sorted(t.players)
+                if auto:  # for its creator's own players: the others accept themselves
+                    t.accepted = self_accepted(t)
                 elif t.accepted:  # a waiting ticket has accepted nothing: no new list each
                     t.accepted = []
             match_ids = list(map(_MATCH_ID, rows))
@@ -895,7 +905,8 @@ class Matchmaker:
                     queue.put_nowait(self.view(t))
 
     def view(self, t: Ticket) -> dict[str, Any]:
-        """What a ticket's players may see of it (tokens of their own seats only)."""
+        """The ticket as its players, organisers and services may see it: the seat tokens of
+        its players' seats. Each caller gets :func:`shown_to` of it (a player its own token)."""
         now = self.clock()
         end = t.ended_at if not t.is_open else now
         assignment = t.assignment
@@ -1061,6 +1072,39 @@ def teams_of(seats: Sequence[dict[str, Any]]) -> list[list[int]]:
     """The seats of each team, by team number (empty when nobody plays in a team)."""
     teams = sorted({s["team"] for s in seats if s["team"]})
     return [[s["seat"] for s in seats if s["team"] == t] for t in teams]
+
+
+def acts_for(caller: Claims, players: Sequence[str]) -> list[str]:
+    """The players of ``players`` a caller may act for: a player token its own player only
+    (if listed), an organiser or service token every one."""
+    if caller.role in ADMIN:
+        return list(players)
+    return [caller.player] if caller.player in players else []
+
+
+def self_accepted(t: Ticket) -> list[str]:
+    """The players of ``t`` whom auto-accept accepts for: those its creator was authenticated
+    as (``created_by`` is "role:player"). A player who queued a party accepts for itself, never
+    for the friends it named."""
+    role, _, player = t.created_by.partition(":")
+    players = t.players
+    if role in ADMIN:
+        return sorted(players)
+    return [player] if player in players else []
+
+
+def shown_to(caller: Claims | None, view: dict[str, Any]) -> dict[str, Any]:
+    """``view`` as ``caller`` may see it: the seat tokens of the seats of the players it acts
+    for (every seat for an organiser or service token; a player token its own seat's only)."""
+    a = view["assignment"]
+    if a is None or (caller is not None and caller.role in ADMIN):
+        return view
+    own = caller.player if caller is not None else None
+    if not any(s.get("token") and s["player"] != own for s in a["seats"]):
+        return view
+    seats = [s if s["player"] == own or not s.get("token") else {**s, "token": ""}
+             for s in a["seats"]]
+    return {**view, "assignment": {**a, "seats": seats}}
 
 
 def _require(claims: Claims | None, *roles: str) -> Claims:

@@ -435,6 +435,11 @@ async def test_modes_and_teams_come_from_the_rules_service_and_go_back_as_teams(
         for n in names[2:]:
             await mm.call("CreateTicket", env.player(n), ticket_id=env.id(f"t-{n}"), game="pairs",
                           players=[n])
+        # auto-accept accepts for the creator only: the party's other player accepts itself
+        proposed = await status_is(mm, env.player(names[1]), env.id("t0"), S.TICKET_STATUS_PROPOSED)
+        assert list(proposed.accepted) == [names[0]]
+        await mm.call("AcceptMatch", env.player(names[1]), ticket_id=env.id("t0"),
+                      match_id=proposed.assignment.match_id)
         done = await status_is(mm, env.player(names[0]), env.id("t0"), S.TICKET_STATUS_MATCHED)
         [created] = rules.created
         assert created.mode == "doubles" and created.seats == 4

@@ -141,6 +141,38 @@ async def test_auto_accepted_proposals_come_back_accepted(tmp_path: Path) -> Non
     store.close()
 
 
+async def test_an_auto_accepted_party_comes_back_accepted_by_its_creator_only(
+    tmp_path: Path,
+) -> None:
+    """Auto-accept accepts for the player who queued the party, not for the friends it named,
+    before and after a restart; a friend's own acceptance is kept. An organiser's party is
+    accepted whole."""
+    store = Store(tmp_path / "mm.db")
+    mm = await store.open(auto_accept=True)
+    await mm.create_ticket(claims("ann"), TicketRequest("t-ann", "toy", players=("ann", "bob")))
+    await mm.cycle()
+    assert mm.tickets["t-ann"].status == "proposed" and mm.tickets["t-ann"].accepted == ["ann"]
+    again = await store.open(auto_accept=True)
+    assert again.tickets["t-ann"].status == "proposed" and again.tickets["t-ann"].accepted == ["ann"]
+    [proposal] = again.proposals.values()
+    assert not again._accepted(proposal)
+    await again.accept_match(claims("bob"), "t-ann", proposal.match_id)
+    third = await store.open(auto_accept=True)
+    assert third.tickets["t-ann"].accepted == ["ann", "bob"]
+    assert third._accepted(third.proposals[proposal.match_id])
+    store.close()
+
+    store = Store(tmp_path / "org.db")
+    mm = await store.open(auto_accept=True)
+    await mm.create_ticket(ORGANISER, TicketRequest("t-org", "toy", players=("cy", "dee")))
+    await mm.cycle()
+    assert mm.tickets["t-org"].accepted == ["cy", "dee"]
+    again = await store.open(auto_accept=True)
+    assert again.tickets["t-org"].accepted == ["cy", "dee"]
+    assert again._accepted(next(iter(again.proposals.values())))
+    store.close()
+
+
 async def test_the_batch_is_published_as_one_proposed_message_per_ticket(tmp_path: Path) -> None:
     store = Store(tmp_path / "mm.db")
     mm = await store.open()
