@@ -67,7 +67,8 @@ class MatchmakingServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def AcceptMatch(self, request, context):
-        """Accept a proposed match; every player of the match must accept in time.
+        """Accept a proposed match; every player of the match must accept in time, each for
+        themselves (a player token accepts for its own player only).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
