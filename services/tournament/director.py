@@ -478,7 +478,7 @@ class Director:
                 raise FailedPrecondition(
                     f"a tournament needs at least 2 players, not {len(playing)}"
                 )
-            why = too_many_rounds(FormatConfig.from_dict(t.settings["format"]), len(playing))
+            why = too_many_rounds(FormatConfig.from_stored(t.settings["format"]), len(playing))
             if why:
                 raise FailedPrecondition(
                     f"{why}: register more players, or create the tournament with fewer rounds"
@@ -961,7 +961,7 @@ class Director:
                 )
             if player_id in t.players and t.players[player_id]["status"] in ("dropped",):
                 raise FailedPrecondition(f"{player_id!r} dropped out of this tournament")
-            config = FormatConfig.from_dict(t.settings["format"])
+            config = FormatConfig.from_stored(t.settings["format"])
             first = len(t.rounds) + 1
             why = late_entries_refused(config)  # a tournament created before create refused it
             if why:
@@ -1228,7 +1228,7 @@ class Director:
 
     async def bracket(self, t: Tournament) -> dict[str, Any] | None:
         """The elimination bracket (core ``bracket``), None for other formats or before the start."""
-        if not t.entrants or not FormatConfig.from_dict(t.settings["format"]).is_elimination:
+        if not t.entrants or not FormatConfig.from_stored(t.settings["format"]).is_elimination:
             return None
         replayed = await self.replayed(t.tournament_id)
         assert replayed.config is not None
