@@ -197,6 +197,13 @@ def _export_bytes(line: dict[str, Any]) -> bytes:
     return str(line.get("export", "")).encode("utf-8", "surrogatepass")
 
 
+def _held(report: BundleReport, failures_before: int, line: str) -> None:
+    """List ``line`` among the checks that held, unless its check failed: added a failure
+    since ``failures_before``, which the report names instead."""
+    if len(report.failures) == failures_before:
+        report.checks.append(line)
+
+
 def _part(report: BundleReport, name: str, check: Any, *args: Any) -> None:
     """Run one part's check; a part of the wrong shape fails, named, and the other parts
     are still checked."""
@@ -359,6 +366,7 @@ def _kind(value: Any) -> str:
 
 def _check_seal(report: BundleReport, seal: dict[str, Any], records: list[dict[str, Any]],
                 key: str, tid: str, result_keys: list[str], matches: list[str]) -> None:
+    failures = len(report.failures)
     try:
         body = proofs.open_bundle_seal(seal, key)
     except proofs.Untrusted as err:
@@ -375,8 +383,7 @@ def _check_seal(report: BundleReport, seal: dict[str, Any], records: list[dict[s
         report.fail(f"bundle seal: signs a log of {body.get('log_length')} records ending "
                     f"{str(body.get('log_head'))[:12]}, the bundle holds {len(records)} ending "
                     f"{tlog.head(records)[:12]}")
-    else:
-        report.checks.append("bundle seal signature (Ed25519) over the whole log")
+    _held(report, failures, "bundle seal signature (Ed25519) over the whole log")
 
 
 def _check_matches(
@@ -387,6 +394,7 @@ def _check_matches(
     reports: dict[str, Any],
 ) -> None:
     game = str(replayed.settings.get("game"))
+    failures = len(report.failures)
     seen = 0
     for rnd in replayed.rounds:
         n = rnd["number"]
@@ -477,10 +485,8 @@ def _check_matches(
                     _check_signed(report, where, signed, result_keys, played)
             seen += 1
     report.matches = seen
-    report.checks.append(
-        f"{seen} match exports verified (chain, signature, seed, draws, replay) "
-        "and matched to their tables and results"
-    )
+    _held(report, failures, f"{seen} match exports verified (chain, signature, seed, draws, "
+          "replay) and matched to their tables and results")
 
 
 def _opened(report: BundleReport, where: str, match_id: str, line: dict[str, Any],
@@ -552,6 +558,7 @@ def _check_checkpoints(report: BundleReport, replayed: tlog.Replayed,
     """Each round's signed checkpoint (core/checkpoint.py) and every inclusion proof."""
     events = tlog.bodies(records)
     copies = {int(proofs.body(c).get("round", 0)): c for c in checkpoints}
+    failures = len(report.failures)
     count = 0
     for rnd in replayed.rounds:
         n, message = rnd["number"], rnd["checkpoint"]
@@ -566,7 +573,8 @@ def _check_checkpoints(report: BundleReport, replayed: tlog.Replayed,
         for problem in problems:
             report.fail(problem)
         count += not problems
-    report.checks.append(f"{count} round checkpoints: signature, Merkle root and log head")
+    _held(report, failures, f"{count} round checkpoints: signature, Merkle root and log head")
+    failures = len(report.failures)
     proved = 0
     for p in inclusion:
         n, table = int(p.get("round", 0)), int(p.get("table", 0))
@@ -589,7 +597,7 @@ def _check_checkpoints(report: BundleReport, replayed: tlog.Replayed,
     expected = sum(len(_leaf_tables(r)) for r in replayed.rounds if r["checkpoint"] is not None)
     if proved != expected:
         report.fail(f"inclusion proofs: {proved} hold, {expected} expected")
-    report.checks.append(f"{proved} inclusion proofs lead to their round's Merkle root")
+    _held(report, failures, f"{proved} inclusion proofs lead to their round's Merkle root")
 
 
 def _recheck(report: BundleReport, replayed: tlog.Replayed) -> None:

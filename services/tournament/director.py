@@ -179,6 +179,17 @@ def _playing(rnd: dict[str, Any], key: str) -> str | None:
     return None if match is None else str(match["match_id"])
 
 
+def _waiting(rnd: dict[str, Any]) -> str:
+    """What the round still waits for ("round 2 still waits for the results of table(s)
+    1, 3"), or "" when every table has its result."""
+    missing = [k["number"] for k in rnd["tables"]
+               if not k["bye"] and str(k["number"]) not in rnd["results"]]
+    if not missing:
+        return ""
+    return (f"round {rnd['number']} still waits for the results of table(s) "
+            f"{', '.join(map(str, missing))}")
+
+
 def _ends_sealed(reply: Any) -> bool:
     """Whether an ExportMatch reply ends with the match's seal (then its checkpoint)."""
     last = bytes(reply.export_jsonl).rstrip(b"\n").split(b"\n")
@@ -478,7 +489,7 @@ class Director:
                 raise FailedPrecondition(
                     f"a tournament needs at least 2 players, not {len(playing)}"
                 )
-            why = too_many_rounds(FormatConfig.from_dict(t.settings["format"]), len(playing))
+            why = too_many_rounds(FormatConfig.from_stored(t.settings["format"]), len(playing))
             if why:
                 raise FailedPrecondition(
                     f"{why}: register more players, or create the tournament with fewer rounds"
@@ -518,16 +529,8 @@ class Director:
                 raise FailedPrecondition(f"the next round is {len(t.rounds) + 1}, not {number}")
             current = t.current
             if current is not None:
-                missing = [
-                    k["number"]
-                    for k in current["tables"]
-                    if not k["bye"] and str(k["number"]) not in current["results"]
-                ]
-                if missing:
-                    raise FailedPrecondition(
-                        f"round {current['number']} still waits for the results of table(s) "
-                        f"{', '.join(map(str, missing))}"
-                    )
+                if waiting := _waiting(current):
+                    raise FailedPrecondition(waiting)
                 if current["checkpoint"] is None:
                     raise FailedPrecondition(
                         f"round {current['number']} is complete but its checkpoint is not "
@@ -961,7 +964,7 @@ class Director:
                 )
             if player_id in t.players and t.players[player_id]["status"] in ("dropped",):
                 raise FailedPrecondition(f"{player_id!r} dropped out of this tournament")
-            config = FormatConfig.from_dict(t.settings["format"])
+            config = FormatConfig.from_stored(t.settings["format"])
             first = len(t.rounds) + 1
             why = late_entries_refused(config)  # a tournament created before create refused it
             if why:
@@ -999,9 +1002,12 @@ class Director:
             assert replayed.config is not None
             history = replayed.history()
             if not formats.finished(replayed.config, history):
+                complete = sum(1 for r in t.rounds if t.round_complete(r))
+                waiting = _waiting(t.current) if t.current is not None else ""
                 raise FailedPrecondition(
-                    f"{len(t.rounds)} of {formats.planned(replayed.config, history)} rounds are "
-                    "complete; play the rest or force-end the tournament"
+                    f"{complete} of {formats.planned(replayed.config, history)} rounds are "
+                    f"complete{f' ({waiting})' if waiting else ''}; play the rest or force-end "
+                    "the tournament"
                 )
             current = t.current
             if current is not None and current["checkpoint"] is None:
@@ -1228,7 +1234,7 @@ class Director:
 
     async def bracket(self, t: Tournament) -> dict[str, Any] | None:
         """The elimination bracket (core ``bracket``), None for other formats or before the start."""
-        if not t.entrants or not FormatConfig.from_dict(t.settings["format"]).is_elimination:
+        if not t.entrants or not FormatConfig.from_stored(t.settings["format"]).is_elimination:
             return None
         replayed = await self.replayed(t.tournament_id)
         assert replayed.config is not None

@@ -220,7 +220,7 @@ def replay_log(records: Iterable[Mapping[str, Any]]) -> Replayed:
             if kind == "Created":
                 out.tournament_id = str(r["tournament_id"])
                 out.settings = dict(r["settings"])
-                out.config = FormatConfig.from_dict(dict(r["settings"]["format"]))
+                out.config = FormatConfig.from_stored(dict(r["settings"]["format"]))
                 out.status = "created"
             elif kind == "Started":
                 out.entrants = [

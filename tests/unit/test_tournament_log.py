@@ -220,3 +220,21 @@ def test_a_bundle_made_before_the_checks_grew_still_verifies() -> None:
     assert report.matches == 3
     tampered = data.replace(b'"placements":[1,2]', b'"placements":[2,1]', 1)
     assert tampered != data and not verify_bundle(tampered).ok
+
+
+def test_a_check_that_failed_is_not_also_reported_as_held() -> None:
+    """One result changed in the log: its table, the round checkpoints after it and the
+    recomputed pairings fail, and the report's "ok" lines claim none of those parts (it
+    printed "ok 3 match exports ... matched to their tables and results" and "ok 0 round
+    checkpoints" beside the failures); the parts that did hold are still listed."""
+    data = (ROOT / "tests/fixtures/bundles/swiss-neon-reign-33f18b3.jsonl").read_bytes()
+    tampered = data.replace(b'"placements":[1,2]', b'"placements":[2,1]', 1)
+    report = verify_bundle(
+        tampered, "79b5562e8fe654f94078b112e8a98ba7901f853ae695bed7e0e3910bad049664")
+    failures = "\n".join(report.failures)
+    assert "the log records placements [2, 1], the match ended [1, 2]" in failures
+    assert "round 1 checkpoint: the tournament log up to event 21" in failures
+    assert not any("match exports" in c or "round checkpoints" in c or "pairings" in c
+                   for c in report.checks), report.checks
+    assert "bundle seal signature (Ed25519) over the whole log" in report.checks
+    assert "3 inclusion proofs lead to their round's Merkle root" in report.checks

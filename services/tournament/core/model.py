@@ -23,6 +23,11 @@ TIEBREAKS = (
 )
 WITHDRAWAL_RULES = ("void-if-under-half", "keep")
 LATE_ENTRY_POINTS = ("zero", "bye")
+PAIRING_VERSIONS = (1, 2)
+PAIRING_VERSION = 2
+"""The pairing search new events get (``FormatConfig.pairing_version``, see core/swiss.py):
+1, the promising edges only, at every field size (releases before 2); 2, the complete
+graph for fields of up to ``swiss.COMPLETE_UP_TO`` players."""
 RESULT_KINDS = ("played", "forfeit", "bye")
 
 OPPONENT_WITHDRAWN = "opponent-withdrawn"
@@ -92,7 +97,9 @@ class FormatConfig:
     else kept and the rest forfeited) or "keep". ``late_entry_until``: the last round a late
     entry may first play in (0: none allowed); ``late_entry_points``: "zero" or "bye"
     (bye_points for each round missed). ``grand_final_reset``: double elimination plays a
-    second final when the losers-bracket winner wins the first."""
+    second final when the losers-bracket winner wins the first. ``pairing_version``: the
+    Swiss pairing search (:data:`PAIRING_VERSION`); a stored format without it was written
+    by a release that knew only version 1 (:meth:`from_stored`)."""
 
     format: str
     rounds: int = 0
@@ -107,6 +114,7 @@ class FormatConfig:
     late_entry_until: int = 0
     late_entry_points: str = "zero"
     grand_final_reset: bool = True
+    pairing_version: int = PAIRING_VERSION
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -124,6 +132,11 @@ class FormatConfig:
             raise TournamentError(f"{self.format} is for two-seat tables")
         if self.rounds < 0:
             raise TournamentError("rounds must not be negative")
+        if self.pairing_version not in PAIRING_VERSIONS:
+            raise TournamentError(
+                f"unknown pairing_version {self.pairing_version!r}; one of "
+                f"{', '.join(map(str, PAIRING_VERSIONS))}"
+            )
 
     @property
     def is_elimination(self) -> bool:
@@ -149,6 +162,13 @@ class FormatConfig:
         if "format" not in args:
             raise TournamentError("a format config needs 'format'")
         return cls(**args)
+
+    @classmethod
+    def from_stored(cls, data: dict[str, Any]) -> FormatConfig:
+        """A format as a tournament's log stores it. Every release stores every field it
+        knows; one without ``pairing_version`` predates it and paired with version 1, so
+        its published rounds recompute the same."""
+        return cls.from_dict({"pairing_version": 1, **data})
 
     @classmethod
     def from_json(cls, text: str | bytes) -> FormatConfig:

@@ -34,9 +34,14 @@ published Dutch-system example exactly (tests/unit/tournament/test_swiss_publish
 it is not a complete implementation of every Dutch rule (no acceleration, no D.4
 heterogeneous-bracket special cases, no requested half-point byes).
 
-The graph holds the promising edges only (:func:`_candidates`); when it has no perfect
-matching, the candidate width doubles until the graph is complete, so a pairing is
-found whenever one exists.
+The graph is complete (every pair that has not met) for fields of up to
+:data:`COMPLETE_UP_TO` players, so the pairing is the one of least total penalty. A
+larger field is paired on the promising edges only (:func:`_candidates`; when that graph
+has no perfect matching, the candidate width doubles until it is complete, so a pairing is
+found whenever one exists): faster, but it can miss the best pairing, e.g. float down the
+player who floated last round when another could go. ``FormatConfig.pairing_version`` 1
+(the logs of earlier releases) pairs every field that way, so their rounds recompute as
+they were published.
 
 Round 1 therefore pairs seed 1 against seed n/2+1, 2 against n/2+2, ... Colours (seat 0
 is white) follow FIDE C.04.3 E: both preferences granted; else the stronger one; else
@@ -45,8 +50,10 @@ ranked player's preference; in round 1 the higher ranked player gets white on od
 boards and black on even boards (FIDE draws the first colour by lot; here it is fixed
 so that the pairing is reproducible).
 
-Cost: O(n * width) edges and networkx's blossom algorithm; pairing a round of 256
-players took 0.19-0.28 s of CPU time when measured (rounds 2-7).
+Cost: networkx's blossom algorithm on O(n^2) edges up to COMPLETE_UP_TO, O(n * width)
+beyond. Measured on the shared 2-core machine (CPU time per round, rounds 2-7): 128
+players 0.24-0.38 s on the complete graph (0.03-0.04 s on the promising edges); 256 players
+on the promising edges 0.11-0.14 s (the complete graph would take 1.9-2.5 s).
 """
 
 from __future__ import annotations
@@ -69,6 +76,9 @@ WHITE, BLACK = 0, 1
 NONE, MILD, STRONG, ABSOLUTE = 0, 1, 2, 3
 
 DOWN, UP = -1, 1
+
+COMPLETE_UP_TO = 128
+"""The largest field paired on the complete graph (``pairing_version`` 2)."""
 
 
 @dataclass(frozen=True)
@@ -232,13 +242,14 @@ def _match(
     scores: list[float],
     float_history: dict[str, dict[int, int]],
     this_round: int,
+    complete: bool = True,
 ) -> list[tuple[int, int]] | None:
     """Pairs of indices into ``order``, or None when no pairing without a rematch exists.
 
-    The graph first holds only the promising edges (:func:`_candidates`, width 4): the
-    neighbours in the order and those near the "top half against bottom half" opponent.
-    When that graph has no perfect matching, the width doubles until the graph is
-    complete, so a pairing is found whenever one exists."""
+    On the complete graph when ``complete``. Else the graph first holds only the promising
+    edges (:func:`_candidates`, width 4): the neighbours in the order and those near the
+    "top half against bottom half" opponent. When that graph has no perfect matching, the
+    width doubles until the graph is complete, so a pairing is found whenever one exists."""
     n = len(order)
     values = sorted(set(scores), reverse=True)
     groups = [values.index(s) for s in scores]
@@ -253,7 +264,7 @@ def _match(
     met = [opponents(book[p]) for p in order]
     floated = [float_history[p] for p in order]
     units = Units.for_field(n, len(values))
-    width = 4
+    width = n if complete else 4
     while True:
         graph = nx.Graph()
         graph.add_nodes_from(range(n))
@@ -314,6 +325,7 @@ def pair_swiss(config: FormatConfig, history: History) -> tuple[Table, ...]:
     if len(players) < 2:
         raise TournamentError(f"round {number}: fewer than two players left to pair")
     ranked = pairing_order(players, book, history)
+    complete = config.pairing_version >= 2 and len(ranked) <= COMPLETE_UP_TO
     before = totals_before_each_round(book)
     float_history = {p: floats(book[p], before, p) for p in players}
     bye_player = None
@@ -324,7 +336,8 @@ def pair_swiss(config: FormatConfig, history: History) -> tuple[Table, ...]:
             if had_pairing_bye(book[candidate]):
                 continue
             rest = ranked[:k] + ranked[k + 1 :]
-            pairs = _match([p for p, _ in rest], book, [s for _, s in rest], float_history, number)
+            pairs = _match([p for p, _ in rest], book, [s for _, s in rest], float_history,
+                           number, complete)
             if pairs is not None:
                 bye_player = candidate
                 ranked = rest
@@ -335,7 +348,8 @@ def pair_swiss(config: FormatConfig, history: History) -> tuple[Table, ...]:
                 "and avoids every rematch"
             )
     else:
-        pairs = _match([p for p, _ in ranked], book, [s for _, s in ranked], float_history, number)
+        pairs = _match([p for p, _ in ranked], book, [s for _, s in ranked], float_history,
+                       number, complete)
     if pairs is None:
         raise TournamentError(f"round {number}: every pairing would repeat an opponent")
     # Boards: the pair with the higher top score first, then higher sum, then higher rank.

@@ -272,3 +272,50 @@ def test_too_many_rounds_for_the_field_is_named_before_the_start() -> None:
     assert too_many_rounds(swiss(4, late_entry_until=2), 4) is None
     assert all(too_many_rounds(swiss(0), n) is None for n in range(2, 40))
     assert too_many_rounds(FormatConfig(format="round-robin", rounds=9), 4) is None
+
+
+def _spring_round_one() -> History:
+    """Ten registered, nine play round 1 (the tenth, "ivan", enters late in round 2):
+    "jack", the lowest seed, gets the bye; the white seat wins on boards 3 and 4, black on
+    boards 1 and 2 (an organiser's real event)."""
+    names = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivan", "jack"]
+    people = tuple(Entrant(name, 0.0, i) for i, name in enumerate(names))
+    tables = (Table(1, ("alice", "erin")), Table(2, ("frank", "bob")),
+              Table(3, ("carol", "gina")), Table(4, ("hank", "dave")),
+              Table(5, ("jack",), bye=True))
+    results = (TableResult(1, ("alice", "erin"), (2, 1)), TableResult(2, ("frank", "bob"), (2, 1)),
+               TableResult(3, ("carol", "gina"), (1, 2)), TableResult(4, ("hank", "dave"), (1, 2)))
+    return History(people, (RoundRecord(1, tables, results),), late=(("ivan", 2),))
+
+
+def test_the_bye_of_last_round_is_not_followed_by_another_downfloat() -> None:
+    """Round 2: five players on 1 point (bob, carol, erin, hank and jack, whose bye was
+    round 1's downfloat), so one of them floats down. Pairings exist that give every
+    colour preference and float someone else; the float repeated from last round (the
+    Swiss criterion 4, FIDE C.04.3 B5) must not be jack's."""
+    config = FormatConfig("swiss", rounds=4, late_entry_until=3)
+    tables = pair_next_round(config, _spring_round_one())
+    on_one = {"bob", "carol", "erin", "hank", "jack"}
+    floated = [p for t in tables for p in t.seats
+               if p in on_one and not set(t.seats) - {p} <= on_one]
+    assert len(floated) == 1
+    assert floated != ["jack"]
+
+
+def test_a_log_of_an_earlier_release_keeps_the_pairing_search_it_was_paired_with() -> None:
+    """A format stored without ``pairing_version`` (an earlier release wrote it) pairs as
+    that release did, so its published rounds recompute unchanged; new events get the
+    complete search."""
+    stored = {"format": "swiss", "rounds": 4, "late_entry_until": 3}
+    earlier = FormatConfig.from_stored(stored)
+    assert earlier.pairing_version == 1
+    assert FormatConfig.from_dict(stored).pairing_version == 2
+    assert FormatConfig.from_stored(FormatConfig.from_dict(stored).to_dict()).pairing_version == 2
+    tables = pair_next_round(earlier, _spring_round_one())
+    assert [t.seats for t in tables] == [("bob", "hank"), ("erin", "carol"), ("jack", "alice"),
+                                         ("dave", "ivan"), ("gina", "frank")]
+
+
+def test_an_unknown_pairing_version_is_refused() -> None:
+    with pytest.raises(TournamentError, match="pairing_version"):
+        FormatConfig("swiss", pairing_version=3)
