@@ -20,7 +20,7 @@ from rich.table import Table
 from services.cli import errors
 from services.cli.errors import USAGE, CliError, friendly, target
 from services.cli.organiser import token_option
-from services.cli.plain import say
+from services.cli.plain import print_plain
 from services.platform.settings import Settings, load
 
 app = typer.Typer(help="Neon Arena: authoritative game server for four tabletop games.",
@@ -124,7 +124,7 @@ def up(
         from services.cli.processes import run_processes
 
         raise typer.Exit(run_processes(settings, _endpoint_table,
-                                       lambda line: say(console, line)))
+                                       lambda line: print_plain(console, line)))
 
     async def run() -> None:
         from services.gateway import main as gateway_main
@@ -149,7 +149,7 @@ def up(
         if backend.metrics_url:
             table.add_row("metrics (Prometheus)", backend.metrics_url)
         console.print(table)
-        say(console, f"organiser token: {token_file}  (Ctrl-C stops)")
+        print_plain(console, f"organiser token: {token_file}  (Ctrl-C stops)")
         try:
             await _wait_for_signal()
         finally:
@@ -381,12 +381,12 @@ async def play_in_terminal(settings: Settings, game: str, *, mode: str = "", bot
         for seat in terminal.seats.values():
             await seat.finish(result.outcome)
         if not terminal.seats:
-            say(console, describe_outcome(result.outcome, None, load_presentation(game)))
-        say(console, f"match {result.match_id} ended after {result.steps} actions")
+            print_plain(console, describe_outcome(result.outcome, None, load_presentation(game)))
+        print_plain(console, f"match {result.match_id} ended after {result.steps} actions")
         if export:
             response = await client.export(creator, result.match_id)
             export.write_bytes(response.export_jsonl)
-            say(console, f"export written to {export} ({response.event_count} events)")
+            print_plain(console, f"export written to {export} ({response.event_count} events)")
         return 0
     finally:
         await client.close()
@@ -467,7 +467,7 @@ def export_match(
             settings, game, match_id, lambda client, organiser: client.export(organiser, match_id),
             token, "export")
         output.write_bytes(response.export_jsonl)
-        say(console, f"{response.event_count} events of {match_id} written to {output}")
+        print_plain(console, f"{response.event_count} events of {match_id} written to {output}")
         return 0
 
     raise typer.Exit(run_async(run()))
@@ -499,11 +499,11 @@ def abandon_match(
         outcome = json.loads(reply.outcome_json or "{}")
         # the reason and who gave it are an organiser's words: printed as written
         if reply.already_abandoned:
-            say(console, f"match {match_id} was already abandoned by {outcome.get('by')}: "
-                         f"{outcome.get('reason')} (nothing changed)")
+            print_plain(console, f"match {match_id} was already abandoned by {outcome.get('by')}: "
+                                 f"{outcome.get('reason')} (nothing changed)")
         else:
-            say(console, f"match {match_id} abandoned at version {reply.version}: "
-                         f"{outcome.get('reason')}")
+            print_plain(console, f"match {match_id} abandoned at version {reply.version}: "
+                                 f"{outcome.get('reason')}")
         return 0
 
     raise typer.Exit(run_async(run()))
@@ -542,7 +542,7 @@ def verify(
             failed = failed or not report.ok
         elif kind == "campaign":
             for problem in report:
-                say(err_console, f"FAILED: campaign link: {problem}")
+                print_plain(err_console, f"FAILED: campaign link: {problem}")
             failed = failed or bool(report)
         else:
             exports += 1
@@ -561,14 +561,14 @@ def verify(
             if lines:
                 console.print("\n".join(lines), highlight=highlight, emoji=False)
             if not report.ok:
-                say(err_console, f"{prefix}FAILED: {report.failure}")
+                print_plain(err_console, f"{prefix}FAILED: {report.failure}")
                 bad.append(label)
     if exports > 1:
         console.print(f"{verified} of {exports} exports verified ({events:,} events)",
                       highlight=highlight)
     if bad:
         shown = ", ".join(bad[:10]) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
-        say(err_console, f"FAILED: {len(bad)} of {exports} exports: {shown}")
+        print_plain(err_console, f"FAILED: {len(bad)} of {exports} exports: {shown}")
     if failed or bad:
         raise typer.Exit(1)
 
@@ -679,13 +679,13 @@ def _verify_json(files: list[Path], public_key: str, jobs: int) -> int:
         if kind == "campaign":
             emit({"kind": "campaign", "ok": not report, "failures": report})
             for problem in report:
-                say(err_console, f"FAILED: campaign link: {problem}")
+                print_plain(err_console, f"FAILED: campaign link: {problem}")
             campaign_failed = bool(report)
             continue
         files_seen += 1
         emit(bundle_json(label, report) if kind == "bundle" else export_json(label, report))
         for failure in report.failures if kind == "bundle" else [report.failure] * (not report.ok):
-            say(err_console, f"{prefix}FAILED: {failure}")
+            print_plain(err_console, f"{prefix}FAILED: {failure}")
         if report.ok:
             verified += 1
             events += report.events if kind == "match" else 0
@@ -811,7 +811,7 @@ def selfplay(
     failed = False
     for g, m in targets(game, mode or None, bot):
         tally = run_mode(g, m, games_, bot=bot)
-        say(console, report(tally))
+        print_plain(console, report(tally))
         failed = failed or bool(tally.failures)
     if failed:
         raise typer.Exit(1)

@@ -23,7 +23,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from services.cli.client import RulesClient
-from services.cli.plain import say
+from services.cli.plain import print_plain
 from services.cli.screen import Presenter, load_presentation, narrate, options_table
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.platform.grpc_kit import call_metadata
@@ -123,7 +123,7 @@ class TerminalSeat:
             if answer.lower() == "j":
                 for n, (i, a) in enumerate(numbered, start=1):
                     self.console.print(Text(f"{n:>4}  {decisions[i].kind}  "), end="")
-                    say(self.console, json.dumps({"action": a}))
+                    print_plain(self.console, json.dumps({"action": a}))
             elif answer.lower() == "v":
                 self.console.print(Syntax(json.dumps(view, indent=1), "json", word_wrap=True))
             else:
