@@ -24,6 +24,8 @@ from typing import Any, TypeVar
 import typer
 from rich.console import Console
 
+from services.cli.plain import print_plain
+
 OK, FAILED, USAGE, UNREACHABLE, INTERRUPTED = 0, 1, 2, 3, 130
 F = TypeVar("F", bound=Callable[..., Any])
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -116,12 +118,12 @@ def friendly(fn: F) -> F:
                     message = (f"unexpected error: {type(err).__name__}: {err} "
                                "(run with --debug for the traceback; logs in var/logs)")
                     json_error("UNEXPECTED", message)
-                    err_console.print(message)
+                    print_plain(err_console, message)
                     raise typer.Exit(FAILED) from None
                 raise
             json_error(found.status or CODE_NAMES.get(found.code, "FAILED"),
                        found.detail or found.message)
-            err_console.print(found.message)
+            print_plain(err_console, found.message)  # a service's words, a name: not markup
             raise typer.Exit(found.code) from None
         except BaseException as err:
             if not _interrupted(err):

@@ -22,6 +22,8 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
+from services.cli.plain import print_plain
+
 Cell = str | Sequence[str]
 """A text (it may wrap between its words), or its parts (it may wrap between them only; on
 one line they are joined with a space)."""
@@ -112,9 +114,9 @@ def print_notes(out: Console, notes: Sequence[tuple[str, str]]) -> None:
     indent = max((cell_len(label) for label, _ in notes), default=0) + 2
     for label, text in notes:
         lines = wrap_parts(text.split(), max(20, out.width - indent))
-        out.print("\n".join([label.ljust(indent) + lines[0],
-                             *(" " * indent + line for line in lines[1:])]),
-                  markup=False, highlight=False, crop=False, soft_wrap=True)
+        print_plain(out, "\n".join([label.ljust(indent) + lines[0],
+                                    *(" " * indent + line for line in lines[1:])]),
+                    crop=False, soft_wrap=True)
 
 
 def print_fitted(out: Console, title: str, columns: Sequence[Col],
@@ -124,4 +126,4 @@ def print_fitted(out: Console, title: str, columns: Sequence[Col],
     table, left_out = fitted_table(out.width, title, columns, rows)
     out.print(table)
     if left_out:
-        out.print(left_out_text(left_out, out.width), markup=False, highlight=False)
+        print_plain(out, left_out_text(left_out, out.width))

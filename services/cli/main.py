@@ -14,11 +14,13 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from services.cli import errors
 from services.cli.errors import USAGE, CliError, friendly, target
 from services.cli.organiser import token_option
+from services.cli.plain import print_plain
 from services.platform.settings import Settings, load
 
 app = typer.Typer(help="Neon Arena: authoritative game server for four tabletop games.",
@@ -121,7 +123,8 @@ def up(
     if processes:
         from services.cli.processes import run_processes
 
-        raise typer.Exit(run_processes(settings, _endpoint_table, console.print))
+        raise typer.Exit(run_processes(settings, _endpoint_table,
+                                       lambda line: print_plain(console, line)))
 
     async def run() -> None:
         from services.gateway import main as gateway_main
@@ -146,7 +149,7 @@ def up(
         if backend.metrics_url:
             table.add_row("metrics (Prometheus)", backend.metrics_url)
         console.print(table)
-        console.print(f"organiser token: {token_file}  (Ctrl-C stops)")
+        print_plain(console, f"organiser token: {token_file}  (Ctrl-C stops)")
         try:
             await _wait_for_signal()
         finally:
@@ -378,12 +381,12 @@ async def play_in_terminal(settings: Settings, game: str, *, mode: str = "", bot
         for seat in terminal.seats.values():
             await seat.finish(result.outcome)
         if not terminal.seats:
-            console.print(describe_outcome(result.outcome, None, load_presentation(game)))
-        console.print(f"match {result.match_id} ended after {result.steps} actions")
+            print_plain(console, describe_outcome(result.outcome, None, load_presentation(game)))
+        print_plain(console, f"match {result.match_id} ended after {result.steps} actions")
         if export:
             response = await client.export(creator, result.match_id)
             export.write_bytes(response.export_jsonl)
-            console.print(f"export written to {export} ({response.event_count} events)")
+            print_plain(console, f"export written to {export} ({response.event_count} events)")
         return 0
     finally:
         await client.close()
@@ -464,7 +467,7 @@ def export_match(
             settings, game, match_id, lambda client, organiser: client.export(organiser, match_id),
             token, "export")
         output.write_bytes(response.export_jsonl)
-        console.print(f"{response.event_count} events of {match_id} written to {output}")
+        print_plain(console, f"{response.event_count} events of {match_id} written to {output}")
         return 0
 
     raise typer.Exit(run_async(run()))
@@ -494,12 +497,13 @@ def abandon_match(
             lambda client, organiser: client.abandon(organiser, match_id, reason),
             token, "abandon")
         outcome = json.loads(reply.outcome_json or "{}")
+        # the reason and who gave it are an organiser's words: printed as written
         if reply.already_abandoned:
-            console.print(f"match {match_id} was already abandoned by {outcome.get('by')}: "
-                          f"{outcome.get('reason')} (nothing changed)")
+            print_plain(console, f"match {match_id} was already abandoned by {outcome.get('by')}: "
+                                 f"{outcome.get('reason')} (nothing changed)")
         else:
-            console.print(f"match {match_id} abandoned at version {reply.version}: "
-                          f"{outcome.get('reason')}")
+            print_plain(console, f"match {match_id} abandoned at version {reply.version}: "
+                                 f"{outcome.get('reason')}")
         return 0
 
     raise typer.Exit(run_async(run()))
@@ -538,31 +542,33 @@ def verify(
             failed = failed or not report.ok
         elif kind == "campaign":
             for problem in report:
-                err_console.print(f"FAILED: campaign link: {problem}")
+                print_plain(err_console, f"FAILED: campaign link: {problem}")
             failed = failed or bool(report)
         else:
             exports += 1
             # One print per file: rich's cost is mostly per call (highlighting, wrapping),
-            # and the lines come out the same as printed one by one.
-            lines = [f"{prefix}[green]ok[/] {check}" for check in report.checks]
-            lines += [f"{prefix}[yellow]note[/] {warning}" for warning in report.warnings]
+            # and the lines come out the same as printed one by one. What the file says (ids,
+            # an abandon's reason, in the checks too) and its name are escaped: not markup.
+            at = escape(prefix)
+            lines = [f"{at}[green]ok[/] {escape(check)}" for check in report.checks]
+            lines += [f"{at}[yellow]note[/] {escape(warning)}" for warning in report.warnings]
             if report.ok:
                 abandoned = (f", abandoned (no result): {report.abandoned['reason']}"
                              if report.abandoned else "")
-                lines.append(f"{prefix}verified: match {report.match_id}, {report.events} "
-                             f"events{abandoned}")
+                lines.append(escape(f"{prefix}verified: match {report.match_id}, "
+                                    f"{report.events} events{abandoned}"))
                 verified, events = verified + 1, events + report.events
             if lines:
-                console.print("\n".join(lines), highlight=highlight)
+                console.print("\n".join(lines), highlight=highlight, emoji=False)
             if not report.ok:
-                err_console.print(f"{prefix}FAILED: {report.failure}")
+                print_plain(err_console, f"{prefix}FAILED: {report.failure}")
                 bad.append(label)
     if exports > 1:
         console.print(f"{verified} of {exports} exports verified ({events:,} events)",
                       highlight=highlight)
     if bad:
         shown = ", ".join(bad[:10]) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
-        err_console.print(f"FAILED: {len(bad)} of {exports} exports: {shown}")
+        print_plain(err_console, f"FAILED: {len(bad)} of {exports} exports: {shown}")
     if failed or bad:
         raise typer.Exit(1)
 
@@ -673,13 +679,13 @@ def _verify_json(files: list[Path], public_key: str, jobs: int) -> int:
         if kind == "campaign":
             emit({"kind": "campaign", "ok": not report, "failures": report})
             for problem in report:
-                err_console.print(f"FAILED: campaign link: {problem}", markup=False)
+                print_plain(err_console, f"FAILED: campaign link: {problem}")
             campaign_failed = bool(report)
             continue
         files_seen += 1
         emit(bundle_json(label, report) if kind == "bundle" else export_json(label, report))
         for failure in report.failures if kind == "bundle" else [report.failure] * (not report.ok):
-            err_console.print(f"{prefix}FAILED: {failure}", markup=False)
+            print_plain(err_console, f"{prefix}FAILED: {failure}")
         if report.ok:
             verified += 1
             events += report.events if kind == "match" else 0
@@ -805,7 +811,7 @@ def selfplay(
     failed = False
     for g, m in targets(game, mode or None, bot):
         tally = run_mode(g, m, games_, bot=bot)
-        console.print(report(tally), markup=False, highlight=False)
+        print_plain(console, report(tally))
         failed = failed or bool(tally.failures)
     if failed:
         raise typer.Exit(1)

@@ -20,9 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from services.cli.errors import friendly
+from services.cli.plain import print_plain
 
 if TYPE_CHECKING:
     from services.cli.client import RulesClient
@@ -262,8 +265,8 @@ def queue(
     async def accept(ticket: Any) -> bool:
         others = ", ".join(f"{s.player}{' (bot)' if s.bot else ''}" for s in ticket.assignment.seats
                            if s.player != name)
-        console.print(f"match found ({ticket.assignment.mode}) against {others}; "
-                      f"{ticket.accept_seconds_left:.0f} s to accept")
+        print_plain(console, f"match found ({ticket.assignment.mode}) against {others}; "
+                             f"{ticket.accept_seconds_left:.0f} s to accept")  # their names
         if yes:
             return True
         answer = await ask_terminal("accept? [Y/n] ")
@@ -273,8 +276,8 @@ def queue(
         from services.genproto.neon.matchmaking.v1.matchmaking_pb2 import TicketStatus as S
 
         reason = f" ({ticket.reason})" if ticket.reason else ""
-        console.print(f"ticket {S.Name(ticket.status).removeprefix('TICKET_STATUS_').lower()}"
-                      f" after {ticket.waited_seconds:.1f} s{reason}")
+        status = S.Name(ticket.status).removeprefix("TICKET_STATUS_").lower()
+        print_plain(console, f"ticket {status} after {ticket.waited_seconds:.1f} s{reason}")
 
     async def run() -> int:
         ends = await endpoints(settings, embedded, game, embedded_config(), mint=not token)
@@ -297,7 +300,8 @@ def queue(
                         f"{name} (`neon token player {name}` on the server host)",
                         status=err.code().name, detail=err.details() or "") from None
                 raise
-            console.print(f"{name} queued for {game} (ticket {ticket_id}); Ctrl-C leaves the queue")
+            print_plain(console, f"{name} queued for {game} (ticket {ticket_id}); Ctrl-C leaves "
+                                 "the queue")
             try:
                 matched = await wait_for_match(mm, mine, ticket_id, name, accept, timeout,
                                              on_change(show))
@@ -307,12 +311,12 @@ def queue(
                 raise
             seat, seat_token = own_seat(matched, name)
             a = matched.assignment
-            console.print(f"match {a.match_id}: you are seat {seat}")
+            print_plain(console, f"match {a.match_id}: you are seat {seat}")
             target(f"rules service for {a.game}", a.rules_address)
             rules = RulesClient(a.rules_address)
             await play_at_terminal(console, rules, a.game, a.match_id, seat, seat_token,
                                    {s.seat: s.player for s in a.seats})
-            console.print(f"match {a.match_id} ended")
+            print_plain(console, f"match {a.match_id} ended")
             return 0
         except RuntimeError as err:
             raise CliError(str(err)) from None
@@ -510,8 +514,8 @@ def print_report(report: SimReport, players: int) -> None:
         board.add_column(column)
     for e in report.board:
         r = e.rating
-        board.add_row(str(e.rank), r.player, f"{r.ordinal:.2f}", f"{r.mu:.2f}", f"{r.sigma:.2f}",
-                      str(r.matches), str(r.wins))
+        board.add_row(str(e.rank), Text(r.player), f"{r.ordinal:.2f}", f"{r.mu:.2f}",
+                      f"{r.sigma:.2f}", str(r.matches), str(r.wins))
     console.print(board)
     console.print(f"matched {report.matched}/{players} players into {len(report.matches)} matches; "
                   f"{len(report.ended)} matches ended")
@@ -519,7 +523,7 @@ def print_report(report: SimReport, players: int) -> None:
         console.print(f"ratings of {report.ratings_checked} players agree with openskill "
                       "(Plackett-Luce) applied to the stored results in order")
     for problem in report.problems[:20]:
-        err_console.print(f"[red]problem[/] {problem}")
+        err_console.print(f"[red]problem[/] {escape(problem)}", emoji=False)
 
 
 @friendly

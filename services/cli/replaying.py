@@ -6,6 +6,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.panel import Panel
+from rich.text import Text
 
 from services.cli.errors import USAGE, CliError
 from services.cli.screen import load_presentation, narrate
@@ -55,13 +56,15 @@ def replay_export(console: Console, data: bytes, viewer: int | None, pause: bool
         except (KeyError, TypeError, AttributeError, ValueError) as err:
             raise CliError(f"event {record.get('n')}: cannot be shown ({type(err).__name__}: "
                            f"{err})", USAGE) from None
-        console.rule(f"event {record['n']}: {record['type']}")
+        # the file's words (an abandon's reason, the players' names): not markup
+        console.rule(Text(f"event {record['n']}: {record['type']}", style="rule.text"))
         if lines:
-            console.print("\n".join(lines))
+            console.print(Text("\n".join(lines)))
         if replayed.state is not None and record["type"] in ("MatchStarted", "ActionAccepted"):
             console.print(presenter.render(view, viewer))
         if record["type"] == "MatchEnded":
-            console.print(Panel(describe_outcome(record.get("outcome"), viewer, presenter), title="result"))
+            console.print(Panel(Text(describe_outcome(record.get("outcome"), viewer, presenter)),
+                                title="result"))
         if pause:
             input("Enter for the next event...")
     return 0

@@ -54,11 +54,11 @@ def _grow(tree: Tree, value: JSON) -> None:
     elif isinstance(value, list):
         for index, item in enumerate(value):
             if _is_flat(item):
-                tree.add(scalar_text(item))
+                tree.add(Text(scalar_text(item)))
             else:
                 _grow(tree.add(Text(_label(item, index), style="bold")), item)
     else:
-        tree.add(scalar_text(value))
+        tree.add(Text(scalar_text(value)))
 
 
 class GenericPresentation:

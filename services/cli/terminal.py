@@ -20,8 +20,10 @@ import grpc
 from rich.console import Console
 from rich.panel import Panel
 from rich.syntax import Syntax
+from rich.text import Text
 
 from services.cli.client import RulesClient
+from services.cli.plain import print_plain
 from services.cli.screen import Presenter, load_presentation, narrate, options_table
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.platform.grpc_kit import call_metadata
@@ -103,7 +105,8 @@ class TerminalSeat:
         self.seen = max([self.seen, *(int(r.get("n", 0)) for r in records)])
         lines = narrate(self.presenter, records, self.seat, view, self.names)
         if lines:
-            self.console.print(Panel("\n".join(lines), title="since your last move",
+            # the players' names, the game's words, an abandon's reason: not markup
+            self.console.print(Panel(Text("\n".join(lines)), title="since your last move",
                                      title_align="left", border_style="blue"))
 
     async def choose(self, seat: int, view: dict[str, Any],
@@ -119,8 +122,8 @@ class TerminalSeat:
                 return numbered[int(answer) - 1]
             if answer.lower() == "j":
                 for n, (i, a) in enumerate(numbered, start=1):
-                    self.console.print(f"{n:>4}  {decisions[i].kind}  ", end="")
-                    self.console.print(json.dumps({"action": a}), markup=False, highlight=False)
+                    self.console.print(Text(f"{n:>4}  {decisions[i].kind}  "), end="")
+                    print_plain(self.console, json.dumps({"action": a}))
             elif answer.lower() == "v":
                 self.console.print(Syntax(json.dumps(view, indent=1), "json", word_wrap=True))
             else:
@@ -135,7 +138,7 @@ class TerminalSeat:
         view = json.loads((await self.client.view(self.match_id, self.token)).view_json or "{}")
         await self.catch_up(view)
         self.console.print(self.presenter.render(view, self.seat))
-        self.console.print(Panel(describe_outcome(outcome, self.seat, self.presenter),
+        self.console.print(Panel(Text(describe_outcome(outcome, self.seat, self.presenter)),
                                  title="result",
                                  border_style="green"))
 

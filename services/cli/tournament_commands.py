@@ -24,11 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from services.cli.errors import USAGE, CliError, emit, friendly, message_dict, target
 from services.cli.fit import Cell, Col, fitted_table, print_fitted, print_notes
 from services.cli.organiser import GET_ONE, token_option
+from services.cli.plain import print_plain
 
 if TYPE_CHECKING:
     from services.cli.client import RulesClient
@@ -356,14 +358,13 @@ def print_round(r: Any, out: Console | None = None) -> None:
     out.print(table)
     if left_out:  # the match column: <tournament>-r<round>-t<table>, -g2... when played again
         made = f"{r.tournament_id}-r{r.number}-t"
-        out.print(f"match ids: {made}<table> (not shown at {out.width} columns)",
-                  markup=False, highlight=False)
+        print_plain(out, f"match ids: {made}<table> (not shown at {out.width} columns)")
         notes += [(t.number, f"match {t.match_id}") for t in r.tables
                   if t.match_id and t.match_id != f"{made}{t.number}"]
     print_notes(out, [(f"table {n}", note) for n, note in sorted(notes, key=lambda n: n[0])])
     if r.HasField("checkpoint"):
-        out.print(f"checkpoint: Merkle root {r.checkpoint.merkle_root[:16]}... over "
-                  f"{r.checkpoint.leaves} matches, signed")
+        print_plain(out, f"checkpoint: Merkle root {r.checkpoint.merkle_root[:16]}... over "
+                         f"{r.checkpoint.leaves} matches, signed")
 
 
 SHORT = {"buchholz": "Bh", "median-buchholz": "mBh", "sonneborn-berger": "SB",
@@ -383,21 +384,23 @@ def print_standings(rows: list[Any], title: str = "standings", out: Console | No
                    f"{r.points:g}", str(r.games), str(r.wins),
                    *(f"{tb.value:g}" for tb in r.tiebreaks)] for r in rows])
     if names:
-        out.print("tie-breaks: " + ", ".join(f"{SHORT.get(n, n)} {n}" for n in names))
+        print_plain(out, "tie-breaks: " + ", ".join(f"{SHORT.get(n, n)} {n}" for n in names))
 
 
 def print_bundle_report(report: Any, prefix: str = "") -> None:
-    """A tournament bundle's verification report; ``prefix`` names the file among several."""
+    """A tournament bundle's verification report; ``prefix`` names the file among several.
+    What the bundle says (ids, names, reasons, also in the checks) and the file's name are
+    not markup: escaped, or printed as written."""
+    at = escape(prefix)
     for check in report.checks:
-        console.print(f"{prefix}[green]ok[/] {check}")
+        console.print(f"{at}[green]ok[/] {escape(check)}", emoji=False)
     for warning in report.warnings:
-        console.print(f"{prefix}[yellow]note[/] {warning}")
+        console.print(f"{at}[yellow]note[/] {escape(warning)}", emoji=False)
     for failure in report.failures:
-        err_console.print(f"{prefix}FAILED: {failure}")
+        print_plain(err_console, f"{prefix}FAILED: {failure}")
     if report.ok:
-        console.print(
-            f"{prefix}verified: tournament {report.tournament_id}, {report.matches} matches"
-        )
+        print_plain(console, f"{prefix}verified: tournament {report.tournament_id}, "
+                             f"{report.matches} matches")
 
 
 # ----------------------------------------------------------------------------- the desk
@@ -486,7 +489,7 @@ async def desk(client: TournamentClient, token: str, action: DeskAction, tournam
     if as_json:
         emit(message_dict(pb.GetTournamentResponse(tournament=reply.tournament)))
     else:
-        console.print(desk_text(reply.tournament), markup=False, highlight=False)
+        print_plain(console, desk_text(reply.tournament))
     if failed:
         raise not_done(action, players, failed)
 
@@ -521,11 +524,11 @@ async def each_player(client: TournamentClient, token: str, action: DeskAction,
                 why += f"; an organiser token acts for any player: {GET_ONE}"
             elif before:
                 why += f"; {player} is {STANDING.get(before, before)}"
-            err_console.print(f"{player} {action.cannot}: {why}", markup=False, highlight=False)
+            print_plain(err_console, f"{player} {action.cannot}: {why}")
             continue
         if say:
             said = action.again if before == action.status else action.done
-            console.print(f"{player} {said}", markup=False, highlight=False)
+            print_plain(console, f"{player} {said}")
     return first, failed
 
 
@@ -646,8 +649,9 @@ def create(
         if as_json:
             emit(message_dict(opened))
             return
-        console.print(f"tournament {reply.tournament.tournament_id} created "
-                      f"({reply.tournament.game} {reply.tournament.mode}); registration open")
+        t = reply.tournament
+        print_plain(console, f"tournament {t.tournament_id} created ({t.game} {t.mode}); "
+                             "registration open")
 
     _run(go, token)
 
@@ -668,8 +672,7 @@ def register_players(tournament_id: str, players: list[str] = typer.Argument(...
         given = list(dict.fromkeys(players))  # a name given twice: registered once
         t, failed = await each_player(client, token, REGISTER, tournament_id, given, say=False)
         before = {p.player_id: p.status for p in t.players}
-        console.print(register_text([p for p in given if p not in failed], before),
-                      markup=False, highlight=False)
+        print_plain(console, register_text([p for p in given if p not in failed], before))
         if failed:
             raise not_done(REGISTER, given, failed)
 
@@ -755,7 +758,7 @@ def start(tournament_id: str,
             # refused for the players it would leave out: the flag (a usage matter) says go
             raise CliError(why.replace("checked_in_only", "--checked-in-only"), USAGE,
                            err.code().name, why) from None
-        console.print(start_text(reply))
+        print_plain(console, start_text(reply))
 
     _run(go, token)
 
@@ -866,11 +869,12 @@ def show(tournament_id: str,
             return
         t = reply.tournament
         planned = f" of {t.planned_rounds}" if t.planned_rounds else ""
-        console.print(f"{t.tournament_id}{f' ({t.name})' if t.name else ''}: {t.game} "
-                      f"{t.mode}, {json.loads(t.format_json or '{}').get('format', '?')}, "
-                      f"{_status(t.status)}{f' ({t.reason})' if t.reason else ''}; round "
-                      f"{t.rounds_paired}{planned}"
-                      f"{', complete' if t.round_complete else ''}")
+        # its name and a force-end's reason are an organiser's words: printed as written
+        print_plain(console, f"{t.tournament_id}{f' ({t.name})' if t.name else ''}: {t.game} "
+                             f"{t.mode}, {json.loads(t.format_json or '{}').get('format', '?')}, "
+                             f"{_status(t.status)}{f' ({t.reason})' if t.reason else ''}; round "
+                             f"{t.rounds_paired}{planned}"
+                             f"{', complete' if t.round_complete else ''}")
         _print_table("players", (Col("player"), Col("status"), Col("rating")),
                      [(p.player_id + (" (late)" if p.late else ""), p.status, f"{p.rating:g}")
                       for p in t.players])
@@ -940,7 +944,7 @@ def finish(tournament_id: str,
                 return
             line, title = force_end_text(ended.tournament, list(reply.rows), force)
             if line:
-                console.print(line, markup=False, highlight=False)
+                print_plain(console, line)
             if title:
                 print_standings(list(reply.rows), title)
             return
@@ -1015,8 +1019,8 @@ def drop(tournament_id: str, player: str,
     async def go(client: TournamentClient, token: str) -> None:
         reply = await client.call("DropPlayer", token, tournament_id=tournament_id,
                                   player_id=player, reason=reason)
-        console.print(f"{player} dropped from {tournament_id} after round "
-                      f"{reply.tournament.rounds_paired}")
+        print_plain(console, f"{player} dropped from {tournament_id} after round "
+                             f"{reply.tournament.rounds_paired}")
 
     _run(go, token)
 
@@ -1028,7 +1032,7 @@ def late_entry(tournament_id: str, player: str, token: str = token_option()) -> 
 
     async def go(client: TournamentClient, token: str) -> None:
         await client.call("AddLateEntry", token, tournament_id=tournament_id, player_id=player)
-        console.print(f"{player} enters {tournament_id} from the next round")
+        print_plain(console, f"{player} enters {tournament_id} from the next round")
 
     _run(go, token)
 
@@ -1044,8 +1048,9 @@ def export(tournament_id: str,
         client.timeout = 120.0
         reply = await client.call("ExportTournament", token, tournament_id=tournament_id)
         output.write_bytes(reply.bundle_jsonl)
-        console.print(f"{reply.matches} matches and {reply.checkpoints} round checkpoints of "
-                      f"{tournament_id} written to {output}; check it with: neon verify {output}")
+        print_plain(console, f"{reply.matches} matches and {reply.checkpoints} round checkpoints "
+                             f"of {tournament_id} written to {output}; check it with: neon "
+                             f"verify {output}")
 
     _run(go, token)
 
@@ -1106,7 +1111,7 @@ def simulate(
         print_standings(report.standings, "final standings")
         if output is not None:
             output.write_bytes(report.bundle)
-            console.print(f"bundle written to {output}")
+            print_plain(console, f"bundle written to {output}")
         console.print(f"bundle: {len(report.bundle)} bytes; verifying offline")
         print_bundle_report(report.verify)
         stages = Table(title="stages")

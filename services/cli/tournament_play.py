@@ -20,6 +20,7 @@ import typer
 from rich.console import Console
 
 from services.cli.errors import USAGE, CliError, friendly, target
+from services.cli.plain import print_plain
 from services.cli.tournament_commands import (
     STANDING,
     TournamentClient,
@@ -58,10 +59,11 @@ class TournamentSeat:
 
     def once(self, key: tuple[Any, ...], text: str) -> None:
         """Print ``text`` the first time ``key`` comes (the stream repeats the assignment
-        after each match, and when it is opened again)."""
+        after each match, and when it is opened again). Printed as written: it may hold
+        other players' ids and an organiser's reason."""
         if key not in self.told:
             self.told.add(key)
-            self.screen.print(text)
+            print_plain(self.screen, text)
 
     async def follow(self) -> int:
         """Every update of the player's matches until the tournament ends; its final status."""
@@ -149,25 +151,25 @@ class TournamentSeat:
         from services.cli.tournament_commands import join_table
 
         again = " (a rematch)" if "-g" in a.match_id.removeprefix(self.tournament_id) else ""
-        self.screen.print(f"round {a.round}, table {a.table}: {' v '.join(a.seats)}; match "
-                          f"{a.match_id}{again}, you are seat {a.seat}")
+        print_plain(self.screen, f"round {a.round}, table {a.table}: {' v '.join(a.seats)}; match "
+                                 f"{a.match_id}{again}, you are seat {a.seat}")
         self.log.info("tournament.play.match", match_id=a.match_id, round=a.round,
                       table=a.table, seat=a.seat)
         target(f"rules service for {a.game}", a.rules_address)
         rules = client_for(self.rules, a.rules_address)
         if not await join_table(self.client, rules, self.token, self.tournament_id, a):
-            self.screen.print(f"match {a.match_id} will not start (abandoned or replaced)")
+            print_plain(self.screen, f"match {a.match_id} will not start (abandoned or replaced)")
             return
         self.screen.print("seed added, ready; the match starts when every seat is ready")
         if self.bot:
             chooser = bot_chooser(f"{self.player}:{a.match_id}", self.bot, a.game)
             outcome = await play_seat(rules, a.match_id, a.seat, a.seat_token, chooser)
-            self.screen.print(describe_outcome(outcome, a.seat, load_presentation(a.game)))
+            print_plain(self.screen, describe_outcome(outcome, a.seat, load_presentation(a.game)))
         else:
             outcome = await play_at_terminal(self.screen, rules, a.game, a.match_id, a.seat,
                                              a.seat_token, dict(enumerate(a.seats)), self.ask)
         self.log.info("tournament.play.ended", match_id=a.match_id, outcome=outcome)
-        self.screen.print(f"match {a.match_id} ended; waiting for the table's result")
+        print_plain(self.screen, f"match {a.match_id} ended; waiting for the table's result")
 
     async def table(self, a: Any) -> Any:
         reply = await self.client.call("GetRound", tournament_id=self.tournament_id,
@@ -209,11 +211,11 @@ async def _register(client: TournamentClient, token: str, t: Any, player: str,
     """Register as the player itself (registering does not check in: ``--check-in``)."""
     status = _status_of(t, player)
     if status != "withdrawn":
-        screen.print(f"{player} is registered already ({STANDING.get(status, status)})")
+        print_plain(screen, f"{player} is registered already ({STANDING.get(status, status)})")
         return t
     t = (await client.call("Register", token, tournament_id=t.tournament_id,
                            player_id=player)).tournament
-    screen.print(f"{player} registered in {t.tournament_id} (not checked in)")
+    print_plain(screen, f"{player} registered in {t.tournament_id} (not checked in)")
     return t
 
 
@@ -227,14 +229,15 @@ async def _check_in(client: TournamentClient, token: str, t: Any, player: str,
     tid = t.tournament_id
     status = _status_of(t, player)
     if status == "checked-in":
-        screen.print(f"{player} is checked in already")
+        print_plain(screen, f"{player} is checked in already")
         return t
     if status == "withdrawn":
         raise CliError(f"{player} cannot check in: not registered in {tid} "
                        f"({_status(t.status)}); pass --register too while registration is open")
     if t.status != pb.TOURNAMENT_STATUS_REGISTRATION:
         if status == "playing":  # started with the player: nothing left to confirm
-            screen.print(f"check-in is over ({tid} is {_status(t.status)}); {player} is playing")
+            print_plain(screen, f"check-in is over ({tid} is {_status(t.status)}); {player} is "
+                                "playing")
             return t
         raise CliError(f"{player} cannot check in: check-in is over ({tid} is "
                        f"{_status(t.status)}, {player} is {STANDING.get(status, status)})")
@@ -245,7 +248,7 @@ async def _check_in(client: TournamentClient, token: str, t: Any, player: str,
             raise
         raise CliError(f"{player} cannot check in: {err.details()}", status=err.code().name,
                        detail=err.details() or "") from None
-    screen.print(f"{player} checked in to {tid}")
+    print_plain(screen, f"{player} checked in to {tid}")
     return t
 
 
@@ -281,9 +284,9 @@ async def play_tournament(address: str, tournament_id: str, player: str, token: 
                 raise
             raise CliError(f"{err.details()}: the token is not {player}'s", USAGE,
                            err.code().name, err.details() or "") from None
-        screen.print(f"{player} in {tournament_id} ({t.game} {t.mode}, {_status(t.status)}): "
-                     f"{STANDING.get(standing, standing)}; Ctrl-C leaves (your seat then plays "
-                     "out on its clock)")
+        print_plain(screen, f"{player} in {tournament_id} ({t.game} {t.mode}, "
+                            f"{_status(t.status)}): {STANDING.get(standing, standing)}; Ctrl-C "
+                            "leaves (your seat then plays out on its clock)")
         if standing == "registered" and t.status == pb.TOURNAMENT_STATUS_REGISTRATION:
             screen.print("check in with --check-in when you are here for the start (once "
                          "anyone checks in, the tournament starts with the checked-in players)")
@@ -305,15 +308,15 @@ async def _final(client: TournamentClient, tournament_id: str, player: str, stat
 
     t = (await client.call("GetTournament", tournament_id=tournament_id)).tournament
     ended = "force-ended" if status == pb.TOURNAMENT_STATUS_FORCE_ENDED else "finished"
-    screen.print(f"{tournament_id} is {ended}{f' ({t.reason})' if t.reason else ''}")
+    print_plain(screen, f"{tournament_id} is {ended}{f' ({t.reason})' if t.reason else ''}")
     reply = await client.call("GetStandings", tournament_id=tournament_id)
     rows = list(reply.rows)
     print_standings(rows, "final standings" if reply.final else "standings", out=screen)
     mine = next((r for r in rows if r.player_id == player), None)
     if mine is None:
         raise CliError(f"{player} is not in the standings of {tournament_id}")
-    screen.print(f"{player}: final rank {mine.rank} of {len(rows)}, {mine.points:g} points "
-                 f"({mine.wins} wins in {mine.games} games)")
+    print_plain(screen, f"{player}: final rank {mine.rank} of {len(rows)}, {mine.points:g} points "
+                        f"({mine.wins} wins in {mine.games} games)")
     return 0
 
 
@@ -350,8 +353,8 @@ def play(
     address = tournament_address(settings)
     if not token:
         token = _token(settings, "player", player, 7 * 24 * 3600, NO_PLAYER_TOKEN)
-        console.print(f"no --token: playing with a player token for {player} minted with this "
-                      "machine's deployment keys")
+        print_plain(console, f"no --token: playing with a player token for {player} minted with "
+                             "this machine's deployment keys")
     raise typer.Exit(run_async(play_tournament(address, tournament_id, player, token,
                                                bot=bot, register=register,
                                                check_in=check_in)))

@@ -292,6 +292,43 @@ async def test_an_abandoned_table_played_again_is_played_on_the_page(
                for e in browser.console_errors), browser.console_errors
 
 
+CALLED_OFF = ("No rounds were played: the tournament was force-ended before it started, so it "
+              "has no standings.")
+
+
+async def test_a_tournament_called_off_before_it_starts_shows_no_empty_standings(
+        served: Served, browser: Browser, event: Event) -> None:
+    """ann follows her tournament on the Play tab while registration is open; the organiser
+    calls it off (ForceEnd before the start): its standings are final with no rows, and the
+    tab says no rounds were played in place of an empty "Final standings" table (tournament.js's
+    drawStandings, as the tournament page does): live, and when the page is opened again."""
+    tid = f"off_{uuid.uuid4().hex[:8]}"
+    await event.create(tid, "ann", "bea")
+    page = await open_play(browser, served, served.backend.issuer.issue_player("ann"),
+                           f"?tournament={tid}&play")
+    await page.click("#player-follow")
+    assert "ann is registered (not checked in)" in await state(page, "registered")
+    assert await page.is_hidden("#player-standings-none")
+    await event.call("ForceEnd", tid, reason="the venue was lost")
+    standings = await event.client.call("GetStandings", tournament_id=tid)
+    assert standings.final and list(standings.rows) == []
+    for opened in ("live", "again"):
+        if opened == "again":
+            await page.reload()
+            await page.wait_for_selector("body[data-ready='1']")
+        said = await state(page, "final", 30)
+        assert said == f"{tid} is force-ended (the venue was lost).", (opened, said)
+        await page.wait_for_selector("#player-standings-none:visible", timeout=20_000)
+        assert await page.is_hidden("#player-standings"), opened
+        assert await page.get_attribute("#player-standings", "data-final") == "1"
+        assert " ".join((await page.text_content("#player-standings-none") or "").split()) \
+            == CALLED_OFF
+        assert await page.is_visible("#player-standings-title")
+        assert await page.text_content("#player-standings-title") == "Standings"
+    await browser.screenshot("play-tournament-called-off")
+    assert browser.console_errors == []
+
+
 async def test_a_player_finds_a_match_against_a_bot_and_plays_it(
         served: Served, browser: Browser, rules: Any) -> None:
     """cid queues for Neon Reign `single` with bots allowed; the matchmaking service fills the

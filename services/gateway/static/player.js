@@ -5,9 +5,10 @@
 //   awaiting its seats, AddClientSeed (random bytes, hex) on the game's rules service with the
 //   seat token and ReadyForMatch with the player token; then the match; its result
 //   (GetRound); a bye, a rematch (`…-g2`) or an abandoned match as they come; at the end the
-//   final standings (GetStandings) with the player's row marked. Register, and CheckIn (a
-//   separate act: confirms the player is here for the start), while registration is open. As
-//   `neon tournament play` does (services/cli/tournament_play.py).
+//   final standings (GetStandings) with the player's row marked (tournament.js's drawStandings:
+//   for a tournament called off before its start, a sentence in place of an empty table).
+//   Register, and CheckIn (a separate act: confirms the player is here for the start), while
+//   registration is open. As `neon tournament play` does (services/cli/tournament_play.py).
 //   Matchmaking: CreateTicket (the player alone, bots allowed in empty seats or not), the
 //   WatchTicket stream, AcceptMatch or CancelTicket for a proposed match, CancelTicket to
 //   leave the queue, and the seat of the matched ticket's assignment. As `neon queue` does.
@@ -17,12 +18,15 @@ import {
   $, el, short, rules, randomHex, fillModes as modesOf, TOURNAMENT, tournamentCall as tcall,
 } from "/static/common.js";
 import { claimsOf, say, plain, playMatch, stop as stopSeat } from "/static/play.js";
-import { fillStandings, ordinal, resultText } from "/static/tournament.js";
+import { drawStandings, ordinal, resultText } from "/static/tournament.js";
 
 const KEY = "neon-player-token";
 const MATCHMAKING = "/neon.matchmaking.v1.MatchmakingService";
 const ENDED = ["TOURNAMENT_STATUS_FINISHED", "TOURNAMENT_STATUS_FORCE_ENDED"];
 const RECONNECT_FOR = 60_000;  // ms to keep opening a stream again while its service is down
+// The player's standings (tournament.js's drawStandings): the table, the sentence in its place
+// for a tournament called off before it started, the title.
+const STANDINGS = { table: "player-standings", none: "player-standings-none", title: "player-standings-title" };
 let run = null;  // what the player token is doing now: { kind, abort, ... }
 
 // The player of the token in the field, or null (and the reason said).
@@ -61,6 +65,8 @@ function begin(kind) {
   $("player-status").dataset.kind = kind;
   $("player-results").replaceChildren();
   $("player-standings").replaceChildren();
+  $("player-standings").hidden = false;
+  $("player-standings-none").hidden = true;
   $("player-standings-title").hidden = true;
   $("player-proposal").hidden = true;
   return run;
@@ -262,14 +268,15 @@ async function final(r) {
     tcall("GetStandings", { tournamentId: r.tournamentId })]);
   if (!live(r)) return;
   const rows = standings.rows || [];
-  fillStandings($("player-standings"), rows, standings.final, r.id);
+  // called off before it started: the sentence says there are no standings, not an empty table
+  const none = drawStandings(rows, standings.final, t.status, STANDINGS, r.id);
   $("player-standings-title").hidden = false;
-  $("player-standings-title").textContent = standings.final ? "Final standings" : "Standings";
   const mine = rows.find((row) => row.playerId === r.id);
   const ended = t.status === "TOURNAMENT_STATUS_FORCE_ENDED" ? "force-ended" : "finished";
-  note(`${t.name || t.tournamentId} is ${ended}${t.reason ? ` (${t.reason})` : ""}. `
-    + (mine ? `You (${r.id}) finished ${ordinal(mine.rank)} of ${rows.length}: ${mine.points} `
-      + `point${mine.points === 1 ? "" : "s"}, ${mine.wins} of ${mine.games} games won.` : `${r.id} is not in the standings.`), "final");
+  note(`${t.name || t.tournamentId} is ${ended}${t.reason ? ` (${t.reason})` : ""}.`
+    + (mine ? ` You (${r.id}) finished ${ordinal(mine.rank)} of ${rows.length}: ${mine.points} `
+      + `point${mine.points === 1 ? "" : "s"}, ${mine.wins} of ${mine.games} games won.`
+      : none ? "" : ` ${r.id} is not in the standings.`), "final");
   $("player-status").dataset.rank = mine ? mine.rank : "";
 }
 

@@ -176,15 +176,24 @@ export function fillStandings(table, rows, final, mine = "") {
   table.replaceChildren(el("thead", {}, head), el("tbody", {}, ...body));
 }
 
-// The page's standings. Final with no rows for a force-ended tournament (`status`, as
-// WatchTournament says it): it was called off before it started, and #standings-none says so
-// in place of an empty table, for whoever follows it (the desk's organiser or a spectator).
-export function drawStandings(rows, final, status = "") {
-  fillStandings($("standings"), rows, final);
+// Where standings are drawn: the ids of the table, of the sentence shown in its place for a
+// tournament called off before it started, and of the title above them. The tournament
+// page's; the Play tab's are player.js's.
+const PAGE_STANDINGS = { table: "standings", none: "standings-none", title: "standings-title" };
+
+// Standings drawn at `where` (the tournament page's by default), the row of player `mine` (if
+// any) marked. Final with no rows for a force-ended tournament (`status`, as WatchTournament
+// and GetTournament say it): it was called off before it started, and the sentence
+// (#standings-none) says so in place of an empty table, for whoever follows it (the desk's
+// organiser, a spectator, a player on the Play tab). True when it did.
+export function drawStandings(rows, final, status = "", where = PAGE_STANDINGS, mine = "") {
+  const table = $(where.table);
+  fillStandings(table, rows, final, mine);
   const none = Boolean(final) && !rows.length && short(status, "TOURNAMENT_STATUS_") === "force ended";
-  $("standings").hidden = none;
-  $("standings-none").hidden = !none;
-  $("standings-title").textContent = final && !none ? "Final standings" : "Standings";
+  table.hidden = none;
+  $(where.none).hidden = !none;
+  $(where.title).textContent = final && !none ? "Final standings" : "Standings";
+  return none;
 }
 
 // The bracket: one column per level of each part (winners, losers, final), a box per match
