@@ -16,7 +16,15 @@ from .content import (
     UPGRADE_ROW,
     UPGRADES,
 )
-from .state import AUDIT_RULESET, FACE_UP_RULESET, MAX_AP_BY_PLAYERS, RACES, Doc, new_player
+from .state import (
+    AUDIT_RULESET,
+    FACE_UP_RULESET,
+    MAX_AP_BY_PLAYERS,
+    RACES,
+    RESHUFFLE_RULESET,
+    Doc,
+    new_player,
+)
 
 MODES = ("normal", "campaign", "epic-campaign")
 PARTS_ROW = 5
@@ -43,7 +51,7 @@ HOUSE_RULES = ("weapons_during_movement",)
 
 
 def setup(config: MatchConfig, rng: Randomness, house_rules: bool = True, audit: bool = True,
-          bets_face_up: bool = True) -> Doc:
+          bets_face_up: bool = True, reshuffle_carried: bool = True) -> Doc:
     if config.mode not in MODES:
         raise ConfigError(f"unknown mode {config.mode!r}; modes: {', '.join(MODES)}")
     if not 2 <= config.seats <= 6:
@@ -96,6 +104,8 @@ def setup(config: MatchConfig, rng: Randomness, house_rules: bool = True, audit:
         doc["ruleset"] = FACE_UP_RULESET
         for p in doc["players"]:
             p["bets_up"] = []
+    if audit and bets_face_up and reshuffle_carried:  # engine 0.5.0 on: carried stages reshuffled
+        doc["ruleset"] = RESHUFFLE_RULESET
     if random_order:
         doc["order"] = list(rng.shuffle(list(range(seats))))
     # The last player takes spot 1 of the grid, the second to last spot 2, and so on.
@@ -110,7 +120,24 @@ def setup(config: MatchConfig, rng: Randomness, house_rules: bool = True, audit:
     if config.mode == "epic-campaign" and not doc["stage_deck"]:
         for stage in (1, 2, 3, 4):
             doc["stage_deck"] += list(rng.shuffle(sorted(s for s, v in STAGES.items() if v["stage"] == stage)))
+    elif config.mode == "epic-campaign" and reshuffle_carried:
+        doc["stage_deck"] = reshuffle_stages(doc["stage_deck"], rng)
     return doc
+
+
+def reshuffle_stages(deck: list[str], rng: Randomness) -> list[str]:
+    """The stage cards a continuing Epic Campaign match carries, shuffled again with this
+    match's draws (engine 0.5.0 on; RULES.md, "Hidden information between campaign matches").
+
+    The deck keeps the rulebook's structure ("shuffle Stage 4, 3, 2, and 1 track cards
+    separately. Make a deck with the Stage 1 cards on top"): each stage's remaining cards are
+    shuffled separately and the lowest stage left goes on top. Each stage's cards are sorted
+    before their shuffle, so the new order comes from this match's draws alone, never from the
+    carried order, which the earlier matches' revealed seeds tell."""
+    out: list[str] = []
+    for stage in sorted({STAGES[card]["stage"] for card in deck}):
+        out += rng.shuffle(sorted(card for card in deck if STAGES[card]["stage"] == stage))
+    return out
 
 
 def _deal_draft(doc: Doc, rng: Randomness) -> None:
@@ -147,6 +174,9 @@ def _continue(doc: Doc, carried: Any, seats: int) -> None:
         doc["order"] = [int(s) for s in carried["order"]]
         doc["grid"] = [int(s) for s in carried["grid"]]
         doc["stage_deck"] = list(carried.get("stage_deck", []))
+        unknown = sorted(set(doc["stage_deck"]) - set(STAGES))
+        if unknown:
+            raise ConfigError(f"the carried campaign state is malformed (stage card {unknown[0]!r})")
         if carried.get("complete"):
             raise ConfigError("this campaign is over")
         if carried.get("target_vp") is not None:

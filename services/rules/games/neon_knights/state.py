@@ -34,6 +34,10 @@ AUDIT_RULESET = "0.3.0"
 FACE_UP_RULESET = "0.4.0"
 """Games set up by engine 0.4.0 or later carry this ``ruleset``: a Fan Bet met during the race
 is turned face up at once (``bets_face_up``); each player has ``bets_up``."""
+RESHUFFLE_RULESET = "0.5.0"
+"""Games set up by engine 0.5.0 or later carry this ``ruleset``: a continuing Epic Campaign
+match shuffles the stage cards it carries again with its own draws (``setup.reshuffle_stages``),
+so no earlier match's revealed seed tells their order. Nothing else changes."""
 
 
 @dataclass(frozen=True)
