@@ -12,6 +12,7 @@ between campaign matches").
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -171,3 +172,65 @@ def test_a_carried_implant_hand_is_not_dealt_again() -> None:
         assert player["implant_hand"] == carried["players"][seat]["implant_hand"]
         kept = [i for i in dealt[seat] if i not in player["implants"]]
         assert [i for i in player["implant_hand"] if i in dealt[seat]] == kept
+
+
+# -- the published 0.5.0 chain: two Epic Campaign matches, the second continuing the first -------
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "exports"
+
+
+def _chain() -> list[tuple[bytes, list[dict[str, Any]], bytes]]:
+    """tests/fixtures/exports/neon-knights-2086-0.5.0-epic-campaign-{1,2}.jsonl: each export's
+    bytes, records and state key (from the seed its MatchSealed reveals)."""
+    from services.platform.draws import state_key
+    from services.rules.export import parse_export
+
+    out = []
+    for n in (1, 2):
+        data = (FIXTURES / f"neon-knights-2086-0.5.0-epic-campaign-{n}.jsonl").read_bytes()
+        records, _checkpoint = parse_export(data)
+        sealed = next(r for r in records if r["type"] == "MatchSealed")
+        out.append((data, records, state_key(bytes.fromhex(sealed["seed"]),
+                                             records[0]["dice"]["stream_id"])))
+    return out
+
+
+def _drawn(records: list[dict[str, Any]]) -> list[str]:
+    return [e["data"]["stage"] for r in records for e in r.get("events", ())
+            if e["kind"] == "stage_drawn"]
+
+
+def _carry(records: list[dict[str, Any]]) -> Any:
+    return next(r for r in records if r["type"] == "MatchEnded")["outcome"]["carry"]
+
+
+def test_the_0_5_0_epic_campaign_fixture_chain_verifies_and_hides_match_two_s_order() -> None:
+    """Recorded with ``neon play neon-knights-2086 --mode epic-campaign --bots rule,random
+    --embedded`` on the 0.5.0 code (dev seeds 51 and 52, the second ``--after`` the first).
+    Both verify with their link; match 1's revealed seed re-runs its set-up to the very order
+    match 1 played and carried, and that order is not match 2's; each replays with 0.5.0 only
+    (0.4.0 would have kept the carried order)."""
+    from services.rules.replay import ReplayError, replay
+    from services.rules.verify import campaign_links, verify_export
+
+    (first, one, key_one), (second, two, key_two) = _chain()
+    assert [r[0]["engine_version"] for r in (one, two)] == ["0.5.0", "0.5.0"]
+    assert two[0]["campaign"]["previous_match_id"] == one[0]["match_id"]
+    assert two[0]["campaign"]["carried"] == _carry(one)
+    assert all(verify_export(data).ok for data in (first, second))
+    assert campaign_links([first, second]) == []
+
+    sealed = next(r for r in one if r["type"] == "MatchSealed")
+    told = ENGINE.setup(MatchConfig("epic-campaign", 2, one[0]["options"]),
+                        SeededRandomness(bytes.fromhex(sealed["seed"]), one[0]["dice"]["stream_id"]))
+    assert _stage_order(told) == _drawn(one) + _carry(one)["stage_deck"]  # the onlooker is right
+    played = _drawn(two) + _carry(two)["stage_deck"]  # match 2's order at its set-up
+    assert sorted(played) == sorted(_carry(one)["stage_deck"])
+    assert _stages(played) == [2] * 4 + [3] * 4 + [4] * 4
+    assert played != _carry(one)["stage_deck"] and _drawn(two) != _carry(one)["stage_deck"][:4]
+
+    for records, key in ((one, key_one), (two, key_two)):
+        assert replay(ENGINE, records, key).outcome is not None
+        as_0_4_0 = [{**r, "engine_version": "0.4.0"} if r["type"] == "MatchCreated" else r
+                    for r in records]
+        with pytest.raises(ReplayError):
+            replay(V4, as_0_4_0, key)
