@@ -134,6 +134,9 @@ def reshuffle_stages(deck: list[str], rng: Randomness) -> list[str]:
     shuffled separately and the lowest stage left goes on top. Each stage's cards are sorted
     before their shuffle, so the new order comes from this match's draws alone, never from the
     carried order, which the earlier matches' revealed seeds tell."""
+    unknown = [card for card in deck if not isinstance(card, str) or card not in STAGES]
+    if unknown:
+        raise ConfigError(f"the carried campaign state is malformed (stage card {unknown[0]!r})")
     out: list[str] = []
     for stage in sorted({STAGES[card]["stage"] for card in deck}):
         out += rng.shuffle(sorted(card for card in deck if STAGES[card]["stage"] == stage))
@@ -174,9 +177,6 @@ def _continue(doc: Doc, carried: Any, seats: int) -> None:
         doc["order"] = [int(s) for s in carried["order"]]
         doc["grid"] = [int(s) for s in carried["grid"]]
         doc["stage_deck"] = list(carried.get("stage_deck", []))
-        unknown = sorted(set(doc["stage_deck"]) - set(STAGES))
-        if unknown:
-            raise ConfigError(f"the carried campaign state is malformed (stage card {unknown[0]!r})")
         if carried.get("complete"):
             raise ConfigError("this campaign is over")
         if carried.get("target_vp") is not None:
