@@ -13,7 +13,7 @@ from services.rules.bots import RandomBot
 from services.rules.games.contract import MatchConfig, json_key
 from services.rules.games.neon_knights.state import MAX_CHIPS, MAX_FANS, MAX_REPUTATION, max_ap
 
-from .support import ENGINE
+from .support import ENGINE, doubled
 
 MODES = ("normal", "campaign", "epic-campaign")
 OPEN_MOVES = {"part_bought", "rerolled", "die_removed", "repaired", "fan_bet_won", "upgrade_bought",
@@ -73,6 +73,7 @@ def check_invariants(state: Any) -> None:
         assert len(p["sponsors"]) <= 2 and len(p["specials"]) <= 2 and len(p["implants"]) <= 3
         families = [i.rsplit("-", 1)[0] for i in p["implants"]]
         assert len(families) == len(set(families)), "the same implant equipped twice"
+    assert doubled(doc) == {}, "one card in two places"
 
 
 def play(mode: str, seats: int, seed: int, leaks: bool = True, resign_at: int | None = None,
@@ -84,6 +85,7 @@ def play(mode: str, seats: int, seed: int, leaks: bool = True, resign_at: int | 
     if house:
         options["weapons_during_movement"] = True
     state = ENGINE.setup(MatchConfig(mode, seats, options, carried=carried), rng)
+    check_invariants(state)
     bot = RandomBot(f"{mode}:{seats}:{seed}")
     viewers: list[int | None] = [None, *range(seats)]
     revealed: dict[int | None, set[str]] = {v: set() for v in viewers}
