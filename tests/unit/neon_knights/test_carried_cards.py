@@ -185,8 +185,8 @@ def test_engine_0_4_0_still_builds_whole_decks_for_a_continuing_match() -> None:
 def test_the_0_5_0_epic_campaign_chain_never_holds_a_card_twice() -> None:
     """The published 0.5.0 chain (tests/fixtures/exports/neon-knights-2086-0.5.0-epic-campaign
     -{1,2}.jsonl), replayed record by record: no state of either match holds a card in two
-    places; match 2's drivers carry g10 and u-w10 in from match 1, and its decks leave them
-    out."""
+    places; match 2's drivers carry parts (g08, o04, r02, y08, o07) and a shield (u-s01) in
+    from match 1, and its decks leave them out: its set-up shuffles 35 parts and 31 upgrades."""
     from services.platform.draws import state_key
     from services.rules.export import parse_export
     from services.rules.replay import Replayed, step
@@ -200,7 +200,8 @@ def test_the_0_5_0_epic_campaign_chain_never_holds_a_card_twice() -> None:
             step(ENGINE, replayed, record)
             if record["type"] == "MatchStarted" and n == 2:
                 parts, upgrades = _kept_cards(records[0]["campaign"]["carried"])
-                assert {"g10"} <= parts and {"u-w10"} <= upgrades
+                assert parts == {"g08", "o04", "r02", "y08", "o07"} and upgrades == {"u-s01"}
+                assert [d["n"] for d in record["draws"]][1:3] == [len(DECK_PARTS) - 5, len(UPGRADES) - 1]
                 assert not parts & set(_dealt(replayed.state.doc, "parts"))
                 assert not upgrades & set(_dealt(replayed.state.doc, "upgrades"))
             if replayed.state is not None:
