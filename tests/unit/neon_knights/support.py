@@ -64,3 +64,44 @@ def decision_of(state: State, seat: int | None = None) -> Any:
     owed = [d for d in ENGINE.pending(state) if seat is None or d.seat == seat]
     assert owed, "no decision owed"
     return owed[0]
+
+
+def card_places(doc: dict[str, Any]) -> dict[str, list[str]]:
+    """Every physical card of the table and the zones it lies in (a card in two zones is two
+    copies of one card): decks, discard piles, shop rows, the cars, hands, upgrades, sponsors,
+    Fan Bets (hidden, face up, won), implants (installed, hand, piles, draft packets), the stage
+    deck and the stage card in play. Starter parts are one per player, not a shared card."""
+    places: dict[str, list[str]] = {}
+
+    def put(zone: str, cards: Any) -> None:
+        for card in cards:
+            if card is not None:
+                places.setdefault(card, []).append(zone)
+
+    for deck, cards in doc["decks"].items():
+        put(f"deck {deck}", cards)
+    for deck, cards in doc["discards"].items():
+        put(f"discards {deck}", cards)
+    for row, cards in doc["rows"].items():
+        put(f"row {row}", cards)
+    for p in doc["players"]:
+        seat = p["seat"]
+        put(f"seat {seat} car", [c for c in p["car"].values() if c and not c.startswith("starter-")])
+        put(f"seat {seat} hand", p["hand"])
+        put(f"seat {seat} upgrades", [u["id"] for u in (p["weapon"], p["shield"], *p["specials"]) if u])
+        put(f"seat {seat} sponsors", p["sponsors"])
+        put(f"seat {seat} bets", [*p["bets"], *p.get("bets_up", []), *p["bets_won"]])
+        put(f"seat {seat} implants", [*p["implants"], *p["implant_hand"]])
+    for level, pile in doc["piles"].items():
+        put(f"implant pile {level}", pile)
+    if doc["draft"]:
+        for seat, packet in enumerate(doc["draft"]["packets"]):
+            put(f"draft packet {seat}", packet)
+    put("stage deck", doc["stage_deck"])
+    put("stage in play", [doc["stage"]])
+    return places
+
+
+def doubled(doc: dict[str, Any]) -> dict[str, list[str]]:
+    """The cards found in more than one place at once (none, on a sound table)."""
+    return {card: zones for card, zones in card_places(doc).items() if len(zones) > 1}

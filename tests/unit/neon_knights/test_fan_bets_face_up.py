@@ -238,9 +238,13 @@ def test_a_0_3_0_game_never_turns_a_bet_face_up_mid_race() -> None:
 
 
 def test_a_0_4_0_game_carries_its_ruleset() -> None:
-    doc = ENGINE.setup(MatchConfig("normal", 2, {}), SeededRandomness("x")).doc
-    assert ENGINE.engine_version == "0.4.0" and doc["ruleset"] == "0.4.0"
+    """0.4.0 marks its games with ``ruleset`` "0.4.0"; 0.5.0 (which turns bets face up too)
+    with its own."""
+    doc = ENGINE.for_version("0.4.0").setup(MatchConfig("normal", 2, {}), SeededRandomness("x")).doc
+    assert doc["ruleset"] == "0.4.0"
     assert all(p["bets_up"] == [] for p in doc["players"])
+    now = ENGINE.setup(MatchConfig("normal", 2, {}), SeededRandomness("x")).doc
+    assert ENGINE.engine_version == "0.5.0" and now == {**doc, "ruleset": "0.5.0"}
     assert "bets_up" not in str(V3.setup(MatchConfig("normal", 2, {}), SeededRandomness("x")).text)
 
 

@@ -13,7 +13,7 @@ from services.rules.bots import RandomBot
 from services.rules.games.contract import MatchConfig, json_key
 from services.rules.games.neon_knights.state import MAX_CHIPS, MAX_FANS, MAX_REPUTATION, max_ap
 
-from .support import ENGINE
+from .support import ENGINE, doubled
 
 MODES = ("normal", "campaign", "epic-campaign")
 OPEN_MOVES = {"part_bought", "rerolled", "die_removed", "repaired", "fan_bet_won", "upgrade_bought",
@@ -73,15 +73,19 @@ def check_invariants(state: Any) -> None:
         assert len(p["sponsors"]) <= 2 and len(p["specials"]) <= 2 and len(p["implants"]) <= 3
         families = [i.rsplit("-", 1)[0] for i in p["implants"]]
         assert len(families) == len(set(families)), "the same implant equipped twice"
+    assert doubled(doc) == {}, "one card in two places"
 
 
 def play(mode: str, seats: int, seed: int, leaks: bool = True, resign_at: int | None = None,
-         hidden_speeds: bool = False, house: bool = False) -> tuple[int, Any]:
-    rng = SeededRandomness(f"fuzz:{mode}:{seats}:{seed}")
+         hidden_speeds: bool = False, house: bool = False, carried: Any = None) -> tuple[int, Any]:
+    """One random-bot game; ``carried`` (an earlier match's ``Outcome.carry``) continues a
+    campaign."""
+    rng = SeededRandomness(f"fuzz:{mode}:{seats}:{seed}" + (":next" if carried else ""))
     options = {"hidden_speeds": True} if hidden_speeds else {}
     if house:
         options["weapons_during_movement"] = True
-    state = ENGINE.setup(MatchConfig(mode, seats, options), rng)
+    state = ENGINE.setup(MatchConfig(mode, seats, options, carried=carried), rng)
+    check_invariants(state)
     bot = RandomBot(f"{mode}:{seats}:{seed}")
     viewers: list[int | None] = [None, *range(seats)]
     revealed: dict[int | None, set[str]] = {v: set() for v in viewers}
@@ -136,6 +140,18 @@ def test_random_games_end_with_invariants_and_no_leaks(mode: str, seats: int) ->
     assert len(outcome.placements) == seats and min(outcome.placements) == 1
     if mode != "normal":
         assert outcome.carry is not None and len(outcome.carry["players"]) == seats
+
+
+@pytest.mark.parametrize("mode", ["campaign", "epic-campaign"])
+@pytest.mark.parametrize("seats", [2, 4])
+def test_a_continuing_campaign_match_with_invariants_and_no_leaks(mode: str, seats: int) -> None:
+    """A second match from the first's carry (the Epic Campaign's stage cards shuffled again,
+    engine 0.5.0): the same checks, the leaks included, and it carries on in its turn."""
+    _, first = play(mode, seats, 5, leaks=False)
+    _, second = play(mode, seats, 5, leaks=seats == 2, carried=first.carry)
+    assert second.carry["match"] == 2 and len(second.placements) == seats
+    if mode == "epic-campaign":
+        assert len(second.carry["stage_deck"]) == 8
 
 
 @pytest.mark.parametrize("seats", [3, 5])

@@ -117,16 +117,27 @@ def repair_ability(doc: Doc, seat: int) -> list[dict[str, Any]]:
             for part in parts for to in ("discard", "hand") for n in range(1, room + 1)]
 
 
-ENGINE_VERSION = "0.4.0"
-RULESETS = {"0.1.0": {"house_rules": False, "audit": False, "bets_face_up": False},
-            "0.2.0": {"house_rules": True, "audit": False, "bets_face_up": False},
-            "0.3.0": {"house_rules": True, "audit": True, "bets_face_up": False},
-            "0.4.0": {"house_rules": True, "audit": True, "bets_face_up": True}}
+ENGINE_VERSION = "0.5.0"
+RULESETS = {
+    "0.1.0": {"house_rules": False, "audit": False, "bets_face_up": False, "reshuffle_carried": False,
+              "decks_without_carried": False},
+    "0.2.0": {"house_rules": True, "audit": False, "bets_face_up": False, "reshuffle_carried": False,
+              "decks_without_carried": False},
+    "0.3.0": {"house_rules": True, "audit": True, "bets_face_up": False, "reshuffle_carried": False,
+              "decks_without_carried": False},
+    "0.4.0": {"house_rules": True, "audit": True, "bets_face_up": True, "reshuffle_carried": False,
+              "decks_without_carried": False},
+    "0.5.0": {"house_rules": True, "audit": True, "bets_face_up": True, "reshuffle_carried": True,
+              "decks_without_carried": True},
+}
 """Every engine version kept for replaying its exports (RULES.md, "Version history"). 0.2.0
 only added the house-rule option; without it a game is the same, state for state. 0.3.0
 holds the rulebook audit's fixes (``state.audited``): its games carry ``ruleset``. 0.4.0
 turns a Fan Bet face up as soon as it is met during the race (``state.bets_face_up``): its
-games carry ``ruleset`` "0.4.0" and each player's ``bets_up``."""
+games carry ``ruleset`` "0.4.0" and each player's ``bets_up``. 0.5.0 shuffles the stage cards a
+continuing Epic Campaign match carries again, with that match's draws (``setup.reshuffle_stages``),
+and builds a continuing match's part and upgrade decks without the cards its drivers carry
+(``setup.carried_cards``): its games carry ``ruleset`` "0.5.0"; a first match draws as in 0.4.0."""
 
 
 class NeonKnightsEngine:
@@ -140,6 +151,8 @@ class NeonKnightsEngine:
         self._house_rules = RULESETS[engine_version]["house_rules"]
         self._audit = RULESETS[engine_version]["audit"]
         self._bets_face_up = RULESETS[engine_version]["bets_face_up"]
+        self._reshuffle_carried = RULESETS[engine_version]["reshuffle_carried"]
+        self._decks_without_carried = RULESETS[engine_version]["decks_without_carried"]
 
     def modes(self) -> dict[str, ModeInfo]:
         return {
@@ -178,7 +191,8 @@ class NeonKnightsEngine:
         """The set-up, with the first race's events: each seat's Fan Bet (to that seat),
         then the track builder, or in Epic Campaign the stage card drawn and the first day."""
         doc = setup.setup(config, rng, house_rules=self._house_rules, audit=self._audit,
-                          bets_face_up=self._bets_face_up)
+                          bets_face_up=self._bets_face_up, reshuffle_carried=self._reshuffle_carried,
+                          decks_without_carried=self._decks_without_carried)
         events: list[EngineEvent] = []
         advance(doc, rng, events)
         return Transition(freeze(doc), tuple(events))

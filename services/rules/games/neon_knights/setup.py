@@ -10,13 +10,22 @@ from .content import (
     DECK_PARTS,
     FAN_BETS,
     IMPLANTS,
+    PARTS,
     SPONSOR_ROW,
     SPONSORS,
     STAGES,
     UPGRADE_ROW,
     UPGRADES,
 )
-from .state import AUDIT_RULESET, FACE_UP_RULESET, MAX_AP_BY_PLAYERS, RACES, Doc, new_player
+from .state import (
+    AUDIT_RULESET,
+    FACE_UP_RULESET,
+    MAX_AP_BY_PLAYERS,
+    RACES,
+    RESHUFFLE_RULESET,
+    Doc,
+    new_player,
+)
 
 MODES = ("normal", "campaign", "epic-campaign")
 PARTS_ROW = 5
@@ -43,7 +52,8 @@ HOUSE_RULES = ("weapons_during_movement",)
 
 
 def setup(config: MatchConfig, rng: Randomness, house_rules: bool = True, audit: bool = True,
-          bets_face_up: bool = True) -> Doc:
+          bets_face_up: bool = True, reshuffle_carried: bool = True,
+          decks_without_carried: bool = True) -> Doc:
     if config.mode not in MODES:
         raise ConfigError(f"unknown mode {config.mode!r}; modes: {', '.join(MODES)}")
     if not 2 <= config.seats <= 6:
@@ -75,14 +85,19 @@ def setup(config: MatchConfig, rng: Randomness, house_rules: bool = True, audit:
 
     seats = config.seats
     ap = MAX_AP_BY_PLAYERS[seats]
+    # Engine 0.5.0 on: the cards the drivers carry are theirs, not in the decks (carried_cards).
+    kept_parts, kept_upgrades = (carried_cards(config.carried)
+                                 if decks_without_carried and config.carried is not None else (set(), set()))
     doc: Doc = {
         "mode": config.mode, "seats": seats, "races": races, "race": 1, "phase": "prep",
         "hidden_speeds": hidden, "day": 1, "turn": 0, "paid": False, "sub": None,
         "players": [new_player(s, ap) for s in range(seats)],
         "order": list(range(seats)), "grid": [], "wealthy": [], "track": None, "builder": None,
         "stage": None, "draft": None, "racing": None, "speeds": None, "standings": None,
-        "decks": {"sponsors": list(rng.shuffle(sorted(SPONSORS))), "parts": list(rng.shuffle(DECK_PARTS)),
-                  "upgrades": list(rng.shuffle(sorted(UPGRADES))), "bets": list(rng.shuffle(sorted(FAN_BETS)))},
+        "decks": {"sponsors": list(rng.shuffle(sorted(SPONSORS))),
+                  "parts": list(rng.shuffle([c for c in DECK_PARTS if c not in kept_parts])),
+                  "upgrades": list(rng.shuffle(sorted(set(UPGRADES) - kept_upgrades))),
+                  "bets": list(rng.shuffle(sorted(FAN_BETS)))},
         "discards": {"sponsors": [], "parts": [], "upgrades": [], "bets": []},
         "rows": {"sponsors": [], "parts": [], "upgrades": []},
         "piles": {"1": [], "2": [], "3": []}, "stage_deck": [], "match": 1, "acquire": None,
@@ -96,6 +111,8 @@ def setup(config: MatchConfig, rng: Randomness, house_rules: bool = True, audit:
         doc["ruleset"] = FACE_UP_RULESET
         for p in doc["players"]:
             p["bets_up"] = []
+    if audit and bets_face_up and reshuffle_carried:  # engine 0.5.0 on: carried stages reshuffled
+        doc["ruleset"] = RESHUFFLE_RULESET
     if random_order:
         doc["order"] = list(rng.shuffle(list(range(seats))))
     # The last player takes spot 1 of the grid, the second to last spot 2, and so on.
@@ -110,7 +127,58 @@ def setup(config: MatchConfig, rng: Randomness, house_rules: bool = True, audit:
     if config.mode == "epic-campaign" and not doc["stage_deck"]:
         for stage in (1, 2, 3, 4):
             doc["stage_deck"] += list(rng.shuffle(sorted(s for s, v in STAGES.items() if v["stage"] == stage)))
+    elif config.mode == "epic-campaign" and reshuffle_carried:
+        doc["stage_deck"] = reshuffle_stages(doc["stage_deck"], rng)
     return doc
+
+
+def carried_cards(carried: Any) -> tuple[set[str], set[str]]:
+    """The parts and the upgrades the drivers of a continuing campaign match carry, which its
+    part and upgrade decks leave out (engine 0.5.0 on; RULES.md, "Cards a driver carries are not
+    in the new match's decks").
+
+    The rulebook's Game Setup shuffles each deck and fills its row ("Shuffle each deck
+    separately ... Reveal cards from each of those decks to fill the row"), and a campaign
+    keeps each driver's cards ("Keep track of all info and cards for each player for the next
+    time game"): a part on the car or in the hand, a weapon, a shield or a special, face up or
+    down, is that driver's and in no deck, so it is never dealt a second time. Nothing else is
+    carried as a card that a deck holds: sponsors and Fan Bets are not carried, the implants
+    carry their piles, and the stage deck is carried as it is. A card carried twice (possible
+    in a campaign begun before 0.5.0) is left out once and stays with both drivers; an unknown
+    or malformed carried card is refused, as the stage cards are (``reshuffle_stages``)."""
+    parts: list[Any] = []
+    upgrades: list[Any] = []
+    try:
+        for data in carried["players"]:
+            parts += [card for card in data["car"].values() if card is not None]
+            parts += list(data["hand"])
+            upgrades += [card["id"] for card in (data["weapon"], data["shield"], *data["specials"])
+                         if card is not None]
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as err:
+        raise ConfigError(f"the carried campaign state is malformed ({type(err).__name__})") from err
+    unknown = [card for card in parts if not isinstance(card, str) or card not in PARTS]
+    unknown += [card for card in upgrades if not isinstance(card, str) or card not in UPGRADES]
+    if unknown:
+        raise ConfigError(f"the carried campaign state is malformed (card {unknown[0]!r})")
+    return set(parts), set(upgrades)
+
+
+def reshuffle_stages(deck: list[str], rng: Randomness) -> list[str]:
+    """The stage cards a continuing Epic Campaign match carries, shuffled again with this
+    match's draws (engine 0.5.0 on; RULES.md, "Hidden information between campaign matches").
+
+    The deck keeps the rulebook's structure ("shuffle Stage 4, 3, 2, and 1 track cards
+    separately. Make a deck with the Stage 1 cards on top"): each stage's remaining cards are
+    shuffled separately and the lowest stage left goes on top. Each stage's cards are sorted
+    before their shuffle, so the new order comes from this match's draws alone, never from the
+    carried order, which the earlier matches' revealed seeds tell."""
+    unknown = [card for card in deck if not isinstance(card, str) or card not in STAGES]
+    if unknown:
+        raise ConfigError(f"the carried campaign state is malformed (stage card {unknown[0]!r})")
+    out: list[str] = []
+    for stage in sorted({STAGES[card]["stage"] for card in deck}):
+        out += rng.shuffle(sorted(card for card in deck if STAGES[card]["stage"] == stage))
+    return out
 
 
 def _deal_draft(doc: Doc, rng: Randomness) -> None:

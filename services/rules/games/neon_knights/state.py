@@ -34,6 +34,12 @@ AUDIT_RULESET = "0.3.0"
 FACE_UP_RULESET = "0.4.0"
 """Games set up by engine 0.4.0 or later carry this ``ruleset``: a Fan Bet met during the race
 is turned face up at once (``bets_face_up``); each player has ``bets_up``."""
+RESHUFFLE_RULESET = "0.5.0"
+"""Games set up by engine 0.5.0 or later carry this ``ruleset``: a continuing Epic Campaign
+match shuffles the stage cards it carries again with its own draws (``setup.reshuffle_stages``),
+so no earlier match's revealed seed tells their order, and a continuing campaign match's part
+and upgrade decks leave out the cards its drivers carry (``setup.carried_cards``), so no card is
+dealt twice. Nothing else changes."""
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,9 @@ def view_of(state: State, viewer: int | None) -> dict[str, Any]:
     out: Doc = json.loads(state.text)
     out["viewer"] = viewer
     out["decks"] = {k: len(v) for k, v in doc["decks"].items()}
-    out["stage_deck"] = len(doc["stage_deck"])  # shuffled within each stage: order hidden
+    # shuffled within each stage (again at each continuing match's set-up, engine 0.5.0 on, so
+    # an earlier match's revealed seed does not tell it): order hidden
+    out["stage_deck"] = len(doc["stage_deck"])
     out["discards"] = {**doc["discards"], "bets": len(doc["discards"]["bets"])}
     for p in out["players"]:
         p["max_ap"] = max_ap(p)
