@@ -20,8 +20,7 @@ signed), every round checkpoint's signature, Merkle root and log head, every inc
 proof, and then recomputes every round's pairings and the standings from the results
 and the format's rules, and the no-shows the format drops (each drop is of a player who
 never came to their table; each such player is dropped before the next round). Each
-failure names what failed. Pure code apart from the match
-verifier's engines: no I/O.
+failure names what failed. Pure code apart from the match verifier's engines: no I/O.
 """
 
 from __future__ import annotations

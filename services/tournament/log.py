@@ -34,6 +34,8 @@ from services.tournament.core.model import (
 
 SKIP = {"originator_id", "originator_version", "timestamp", "originator_topic"}
 GENESIS = checkpoint.GENESIS
+END = 10**12
+"""A log position after every record."""
 
 
 def record_of(event: Any) -> dict[str, Any]:
@@ -193,10 +195,6 @@ def result_before(rnd: Mapping[str, Any], table: int, cut: int | None = None) ->
     """Table ``table``'s result in a replayed round as the log stood before its record
     ``cut`` (0-based; None: the whole log): the last result or correction before it."""
     return _last_before(rnd["results_at"].get(table, []), END if cut is None else cut)
-
-
-END = 10**12
-"""A log position after every record."""
 
 
 def _last_before(entries: list[tuple[int, TableResult]], cut: int) -> TableResult | None:
