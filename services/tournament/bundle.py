@@ -18,8 +18,9 @@ export is the match the log paired (players, game, no dev seed, a client seed fr
 seat that came) and ended with the result the log recorded (and the rules service
 signed), every round checkpoint's signature, Merkle root and log head, every inclusion
 proof, and then recomputes every round's pairings and the standings from the results
-and the format's rules. Each failure names what failed. Pure code apart from the match
-verifier's engines: no I/O.
+and the format's rules, and the no-shows the format drops (each drop is of a player who
+never came to their table; each such player is dropped before the next round). Each
+failure names what failed. Pure code apart from the match verifier's engines: no I/O.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from services.platform.canonical import canonical_json
 from services.platform.signed import Untrusted, open_result
 from services.rules.records import is_abandoned
 from services.tournament import log as tlog
-from services.tournament import proofs
+from services.tournament import noshows, proofs
 from services.tournament.core import audit, checkpoint
 
 BUNDLE = "TournamentBundle"
@@ -252,6 +253,7 @@ def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[d
     _part(report, "round checkpoints and inclusion proofs", _check_checkpoints, replayed,
           records, checkpoints, inclusion, key)
     _part(report, "pairings and standings", _recheck, replayed)
+    _part(report, "no-shows", _check_no_shows, replayed)
     return report
 
 
@@ -609,3 +611,14 @@ def _recheck(report: BundleReport, replayed: tlog.Replayed) -> None:
     if not problems:
         report.checks.append(f"pairings of {len(replayed.rounds)} rounds and the standings "
                              "recomputed from the results and the format's rules")
+
+
+def _check_no_shows(report: BundleReport, replayed: tlog.Replayed) -> None:
+    """The format's no-show drops (services/tournament/noshows.py), recomputed from the log:
+    each NoShowDropped is of a player who never came to their table, and, when the format
+    drops no-shows, each such player was dropped before the next round was paired."""
+    problems = noshows.problems(replayed)
+    for problem in problems:
+        report.fail(problem)
+    if not problems and (line := noshows.summary(replayed)):
+        report.checks.append(line)

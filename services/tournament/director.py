@@ -47,7 +47,7 @@ from services.platform.errors import (
 from services.platform.logs import bind_contextvars, bound_contextvars, get_logger
 from services.platform.tokens import BOT_PREFIX, Claims, is_bot
 from services.rules.records import is_abandoned
-from services.tournament import formats, proofs
+from services.tournament import formats, noshows, proofs
 from services.tournament import log as tlog
 from services.tournament.app import StatusCounts, TournamentApplication
 from services.tournament.core import bracket as core_bracket
@@ -516,6 +516,10 @@ class Director:
     async def next_round(
         self, claims: Claims | None, tournament_id: str, number: int
     ) -> dict[str, Any]:
+        """Pair the next round (``number`` 0, or the next one's number; an earlier one's
+        number answers that round) once the last is complete and signed, and create its
+        matches. When the format drops no-shows, the players who never came to their table
+        in the last round are dropped first (NoShowDropped)."""
         _organiser(claims)
         if number < 0:
             raise InvalidArgument("round must not be negative")
@@ -544,6 +548,10 @@ class Director:
                     raise FailedPrecondition(
                         "every round of the format is played: finish the tournament"
                     )
+                if await self._drop_no_shows(t, replayed):
+                    replayed = await self.replayed(tournament_id)
+                    assert replayed.config is not None
+                    history = replayed.history()
                 tables = formats.pair(replayed.config, history)
             except TournamentError as err:
                 raise FailedPrecondition(f"cannot pair round {len(t.rounds) + 1}: {err}") from None
@@ -562,6 +570,20 @@ class Director:
             )
         self._drive(tournament_id)
         return await self.round_view(await self._find(tournament_id), number)
+
+    async def _drop_no_shows(self, t: Tournament, replayed: tlog.Replayed) -> bool:
+        """Before the next round is paired: drop the players who never came to their table
+        in the round just played, when the format drops no-shows (noshows.py says who).
+        Saved before the pairing, which reads them from the log as a verifier does; they
+        stay dropped even if no round can be paired. Whether any was dropped."""
+        due = noshows.due(replayed)
+        for n in due:
+            t.drop_no_show(n.player_id, n.round, n.table, n.match_id, n.reason)
+        if due:
+            await self._save(t)
+            log.info("no-shows dropped", tournament_id=t.tournament_id,
+                     players=[n.player_id for n in due], after_round=due[0].round)
+        return bool(due)
 
     def _drive(self, tournament_id: str) -> None:
         if self._closing:

@@ -231,6 +231,16 @@ class Tournament(Aggregate):
         self.players[player_id]["status"] = "dropped"
         self.dropped.append([player_id, after_round])
 
+    @event("NoShowDropped")
+    def drop_no_show(self, player_id: str, after_round: int, table: int, match_id: str,
+                     reason: str) -> None:
+        """The format drops no-shows (``drop_no_shows``): ``player_id`` never came to table
+        ``table`` of round ``after_round`` (its match ``match_id`` started with their seat
+        absent, and the result forfeited them). NextRound records it before it pairs the next
+        round; from then on the player is dropped as by PlayerDropped."""
+        self.players[player_id]["status"] = "dropped"
+        self.dropped.append([player_id, after_round])
+
     @event("LateEntry")
     def late_entry(self, player_id: str, first_round: int, rating: float, registered: int) -> None:
         self.players[player_id] = {

@@ -34,6 +34,8 @@ from services.tournament.core.model import (
 
 SKIP = {"originator_id", "originator_version", "timestamp", "originator_topic"}
 GENESIS = checkpoint.GENESIS
+END = 10**12
+"""A log position after every record."""
 
 
 def record_of(event: Any) -> dict[str, Any]:
@@ -131,9 +133,16 @@ class Replayed:
     rounds: list[dict[str, Any]] = field(default_factory=list)
     """Per round: number, tables (Table), results (table -> TableResult), matches (table ->
     match id), sealed (table -> final hash), checkpoint, log_length_before (records before
-    its RoundPaired), and where tables were rematched, earlier (table -> its abandoned
-    matches: match_id, final_hash, abandoned and reason)."""
+    its RoundPaired), absent (table -> the seats its current match started without),
+    started (match id -> (log position of its MatchStarted, the seats it started without)),
+    and where tables were rematched, earlier (table -> its abandoned matches: match_id,
+    final_hash, abandoned and reason)."""
     dropped: list[tuple[str, int]] = field(default_factory=list)
+    """Every drop, the organiser's or a player's (PlayerDropped) and the format's
+    (NoShowDropped): (player, the round after which they left)."""
+    no_show_drops: list[dict[str, Any]] = field(default_factory=list)
+    """The NoShowDropped records: player_id, after_round, table, match_id, and at (the
+    record's log position, 0-based)."""
     late: list[tuple[str, int]] = field(default_factory=list)
     standings: list[dict[str, Any]] | None = None
     status: str = ""
@@ -182,6 +191,12 @@ class Replayed:
         )
 
 
+def result_before(rnd: Mapping[str, Any], table: int, cut: int | None = None) -> TableResult | None:
+    """Table ``table``'s result in a replayed round as the log stood before its record
+    ``cut`` (0-based; None: the whole log): the last result or correction before it."""
+    return _last_before(rnd["results_at"].get(table, []), END if cut is None else cut)
+
+
 def _last_before(entries: list[tuple[int, TableResult]], cut: int) -> TableResult | None:
     found = None
     for index, result in entries:
@@ -198,7 +213,7 @@ def _audit_event(out: Replayed, r: Mapping[str, Any]) -> None:
         out.audit_events.append({"type": "late", "player_id": r["player_id"],
                                  "first_round": r["first_round"], "rating": r["rating"],
                                  "registered": r["registered"]})
-    elif kind == "PlayerDropped":
+    elif kind in ("PlayerDropped", "NoShowDropped"):
         out.audit_events.append({"type": "dropped", "player_id": r["player_id"],
                                  "after_round": r["after_round"]})
     elif kind == "RoundPaired":
@@ -238,6 +253,7 @@ def replay_log(records: Iterable[Mapping[str, Any]]) -> Replayed:
                         "matches": {},
                         "sealed": {},
                         "absent": {},
+                        "started": {},
                         "corrected": {},
                         "checkpoint": None,
                         "log_length_before": index,
@@ -258,9 +274,11 @@ def replay_log(records: Iterable[Mapping[str, Any]]) -> Replayed:
                 else:
                     rnd.setdefault("signed", {})[table] = r.get("signed")
             elif kind == "MatchStarted":
-                out.rounds[int(r["round"]) - 1]["absent"][int(r["table"])] = [
-                    int(x) for x in r["absent"]
-                ]
+                rnd, table = out.rounds[int(r["round"]) - 1], int(r["table"])
+                absent = [int(x) for x in r["absent"]]
+                rnd["absent"][table] = absent
+                if table in rnd["matches"]:
+                    rnd["started"][rnd["matches"][table]] = (index, absent)
             elif kind == "MatchAbandoned":
                 out.rounds[int(r["round"]) - 1].setdefault("abandoned", {})[int(r["table"])] = \
                     str(r["reason"])
@@ -283,6 +301,12 @@ def replay_log(records: Iterable[Mapping[str, Any]]) -> Replayed:
             elif kind == "PlayerDropped":
                 out.dropped.append((str(r["player_id"]), int(r["after_round"])))
                 out.at[f"drop:{r['player_id']}"] = index
+            elif kind == "NoShowDropped":
+                drop = {"player_id": str(r["player_id"]), "after_round": int(r["after_round"]),
+                        "table": int(r["table"]), "match_id": str(r["match_id"]), "at": index}
+                out.dropped.append((drop["player_id"], drop["after_round"]))
+                out.at[f"drop:{drop['player_id']}"] = index
+                out.no_show_drops.append(drop)
             elif kind == "LateEntry":
                 out.entrants.append(
                     Entrant(str(r["player_id"]), float(r["rating"]), int(r["registered"]))

@@ -29,6 +29,11 @@ PAIRING_VERSION = 2
 1, the promising edges only, at every field size (releases before 2); 2, the complete
 graph for fields of up to ``swiss.COMPLETE_UP_TO`` players."""
 RESULT_KINDS = ("played", "forfeit", "bye")
+NO_SHOW_DROP_FORMATS = ("swiss", "multiplayer")
+"""The formats that may drop no-shows (``FormatConfig.drop_no_shows``): those that pair each
+round from the results, where a player who is not there would be paired again and could get
+the bye. A round robin's schedule and an elimination bracket are fixed: an absent player
+loses each of their games by forfeit as it comes."""
 
 OPPONENT_WITHDRAWN = "opponent-withdrawn"
 """Note on a bye table of a round robin: the scheduled opponent had withdrawn."""
@@ -99,7 +104,13 @@ class FormatConfig:
     (bye_points for each round missed). ``grand_final_reset``: double elimination plays a
     second final when the losers-bracket winner wins the first. ``pairing_version``: the
     Swiss pairing search (:data:`PAIRING_VERSION`); a stored format without it was written
-    by a release that knew only version 1 (:meth:`from_stored`)."""
+    by a release that knew only version 1 (:meth:`from_stored`). ``drop_no_shows``: a player
+    who lost a round by never coming to their table (the match started without them and
+    forfeited their seat) is dropped before the next round is paired, as FIDE withdraws a
+    player absent without notice; on by default in :data:`NO_SHOW_DROP_FORMATS`, refused
+    elsewhere, off for a format stored without it (:meth:`from_stored`). The core pairs from
+    ``History.dropped`` alone: the service records the drops (services/tournament/noshows.py
+    says who is a no-show)."""
 
     format: str
     rounds: int = 0
@@ -115,6 +126,8 @@ class FormatConfig:
     late_entry_points: str = "zero"
     grand_final_reset: bool = True
     pairing_version: int = PAIRING_VERSION
+    drop_no_shows: bool | None = None
+    """None: the format's default (on where it applies); always a bool once made."""
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -137,6 +150,20 @@ class FormatConfig:
                 f"unknown pairing_version {self.pairing_version!r}; one of "
                 f"{', '.join(map(str, PAIRING_VERSIONS))}"
             )
+        self._resolve_drop_no_shows()
+
+    def _resolve_drop_no_shows(self) -> None:
+        applies = self.format in NO_SHOW_DROP_FORMATS
+        if self.drop_no_shows is None:
+            object.__setattr__(self, "drop_no_shows", applies)
+        elif not isinstance(self.drop_no_shows, bool):
+            raise TournamentError(f"drop_no_shows must be true or false, not "
+                                  f"{self.drop_no_shows!r}")
+        elif self.drop_no_shows and not applies:
+            raise TournamentError(
+                f"drop_no_shows is for {' and '.join(NO_SHOW_DROP_FORMATS)} events: "
+                f"{self.format} keeps its fixed schedule, and a player who does not come "
+                "loses each game by forfeit")
 
     @property
     def is_elimination(self) -> bool:
@@ -166,9 +193,10 @@ class FormatConfig:
     @classmethod
     def from_stored(cls, data: dict[str, Any]) -> FormatConfig:
         """A format as a tournament's log stores it. Every release stores every field it
-        knows; one without ``pairing_version`` predates it and paired with version 1, so
-        its published rounds recompute the same."""
-        return cls.from_dict({"pairing_version": 1, **data})
+        knows; one without ``pairing_version`` predates it and paired with version 1, one
+        without ``drop_no_shows`` paired its no-shows again, so its published rounds
+        recompute the same."""
+        return cls.from_dict({"pairing_version": 1, "drop_no_shows": False, **data})
 
     @classmethod
     def from_json(cls, text: str | bytes) -> FormatConfig:

@@ -1,0 +1,149 @@
+"""A player who never comes to their table, through the real services (gRPC, NATS, the
+rules service's clock): the match starts without them when the check-in window runs out,
+the no-show policy forfeits their seat, and the next round is paired without them (the
+format's ``drop_no_shows``, on for new events). The bundle records the drop and verifies."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from services.cli.backend import Backend, start_backend
+from services.cli.client import RulesClient, close_all
+from services.cli.tournament_commands import (
+    TournamentClient,
+    format_json,
+    play_round_as,
+    wait_round_complete,
+)
+from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+from services.tournament.bundle import verify_bundle
+from tests.integration.conftest import make_settings
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture
+async def b(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
+    settings = make_settings(tmp_path, nats_url)
+    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
+    backend = await start_backend(settings, games=["neon-reign"], embedded_nats=False,
+                                  tournament=True)
+    yield backend
+    await backend.stop(1)
+
+
+async def test_a_player_who_never_came_is_not_paired_in_the_next_round(b: Backend) -> None:
+    """Five players: round 1 pairs p0-p2 and p1-p3, p4 has the bye. p3 never readies. Round
+    2 pairs the four who came, with no bye (an earlier release paired p3 again, and its 0
+    points made it the likeliest to get the pairing bye)."""
+    c = TournamentClient(b.address("tournament"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    names = [f"p{i}" for i in range(5)]
+    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in names}
+    rules: dict[str, RulesClient] = {}
+    tid = "gone"
+    try:
+        await c.call("CreateTournament", org, tournament_id=tid, game="neon-reign",
+                     mode="single", format_json=format_json("swiss", 2), check_in_seconds=3,
+                     no_show=pb.NO_SHOW_POLICY_FORFEIT,
+                     clock=pb.Clock(per_decision_ms=1500, max_timeouts=1))
+        await c.call("OpenRegistration", org, tournament_id=tid)
+        for n in names:
+            await c.call("Register", tokens[n], tournament_id=tid)
+        await c.call("StartTournament", org, tournament_id=tid)
+        first = (await c.call("NextRound", org, tournament_id=tid)).round
+        assert [list(t.seats) for t in first.tables] == [["p0", "p2"], ["p3", "p1"], ["p4"]]
+        came = [n for n in names if n != "p3"]
+        await asyncio.gather(*(play_round_as(c, rules, tokens[n], tid, n, timeout=60)
+                               for n in came))
+        first = await wait_round_complete(c, tid, 1, 60)
+        gone = first.tables[1]
+        assert gone.result.kind == "forfeit" and gone.result.forfeited
+        assert list(gone.result.placements) == [2, 1]
+        t = (await c.call("GetTournament", tournament_id=tid)).tournament
+        assert {p.player_id: p.status for p in t.players}["p3"] == "playing"  # until round 2
+        second = (await c.call("NextRound", org, tournament_id=tid)).round
+        seated = [p for k in second.tables for p in k.seats]
+        assert sorted(seated) == ["p0", "p1", "p2", "p4"]
+        assert not any(k.bye for k in second.tables)
+        t = (await c.call("GetTournament", tournament_id=tid)).tournament
+        statuses = {p.player_id: p.status for p in t.players}
+        assert statuses == {"p0": "playing", "p1": "playing", "p2": "playing",
+                            "p3": "dropped", "p4": "playing"}
+        mine = await c.call("MyNextMatch", tokens["p3"], tournament_id=tid)
+        assert not mine.HasField("assignment")
+        await asyncio.gather(*(play_round_as(c, rules, tokens[n], tid, n, timeout=60)
+                               for n in came))
+        await wait_round_complete(c, tid, 2, 60)
+        rows = (await c.call("FinishTournament", org, tournament_id=tid)).rows
+        p3 = next(r for r in rows if r.player_id == "p3")
+        assert p3.dropped and p3.points == 0 and p3.games == 0
+        bundle = (await c.call("ExportTournament", org, tournament_id=tid)).bundle_jsonl
+    finally:
+        await close_all(rules)
+        await c.close()
+    report = verify_bundle(bundle)
+    assert report.ok, report.failures
+    assert "no-shows: 1 dropped after the round they did not come to (p3 after round 1)" \
+        in report.checks, report.checks
+    records = [json.loads(x)["record"] for x in bundle.splitlines()
+               if json.loads(x)["type"] == "LogRecord"]
+    drops = [r for r in records if r["type"] == "NoShowDropped"]
+    assert [(r["player_id"], r["after_round"], r["table"], r["match_id"], r["reason"])
+            for r in drops] == [("p3", 1, 2, "gone-r1-t2", "no-show in round 1")]
+    started = next(r for r in records if r["type"] == "MatchStarted" and r["table"] == 2)
+    assert started["absent"] == [0]  # p3's seat
+
+
+async def test_a_multiplayer_seat_that_never_came_is_not_seated_again(
+        tmp_path: Path, nats_url: str) -> None:
+    """NEON at one table of four; n2 never readies, its seat is forfeited while the three
+    others play on. Round 2 seats the three who came, at a table of three."""
+    settings = make_settings(tmp_path, nats_url)
+    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
+    nb = await start_backend(settings, games=["neon"], embedded_nats=False, tournament=True)
+    c = TournamentClient(nb.address("tournament"))
+    org = nb.issuer.issue("organiser", "*", player="org", ttl=600)
+    names = [f"n{i}" for i in range(4)]
+    tokens = {n: nb.issuer.issue("player", "*", player=n, ttl=600) for n in names}
+    rules: dict[str, RulesClient] = {}
+    tid = "gone_mp"
+    came = [n for n in names if n != "n2"]
+    try:
+        fmt = format_json("multiplayer", 2, table_sizes="3,4", points="4,2,1,0")
+        await c.call("CreateTournament", org, tournament_id=tid, game="neon", mode="rebirth",
+                     format_json=fmt, check_in_seconds=3, no_show=pb.NO_SHOW_POLICY_FORFEIT,
+                     clock=pb.Clock(per_decision_ms=1500, max_timeouts=1))
+        await c.call("OpenRegistration", org, tournament_id=tid)
+        for n in names:
+            await c.call("Register", tokens[n], tournament_id=tid)
+        await c.call("StartTournament", org, tournament_id=tid)
+        first = (await c.call("NextRound", org, tournament_id=tid)).round
+        assert [sorted(t.seats) for t in first.tables] == [names]
+        await asyncio.gather(*(play_round_as(c, rules, tokens[n], tid, n, timeout=120)
+                               for n in came))
+        first = await wait_round_complete(c, tid, 1, 120)
+        assert first.tables[0].result.forfeited
+        second = (await c.call("NextRound", org, tournament_id=tid)).round
+        assert [sorted(t.seats) for t in second.tables] == [came]
+        t = (await c.call("GetTournament", tournament_id=tid)).tournament
+        assert {p.player_id: p.status for p in t.players}["n2"] == "dropped"
+        await asyncio.gather(*(play_round_as(c, rules, tokens[n], tid, n, timeout=120)
+                               for n in came))
+        await wait_round_complete(c, tid, 2, 120)
+        await c.call("FinishTournament", org, tournament_id=tid)
+        bundle = (await c.call("ExportTournament", org, tournament_id=tid)).bundle_jsonl
+    finally:
+        await close_all(rules)
+        await c.close()
+        await nb.stop(1)
+    report = verify_bundle(bundle)
+    assert report.ok, report.failures
+    assert "no-shows: 1 dropped after the round they did not come to (n2 after round 1)" \
+        in report.checks, report.checks
