@@ -23,6 +23,7 @@ from services.cli.errors import USAGE, CliError, friendly, target
 from services.cli.tournament_commands import (
     STANDING,
     TournamentClient,
+    counted,
     find_tournament,
     print_standings,
     result_text,
@@ -312,9 +313,16 @@ async def _final(client: TournamentClient, tournament_id: str, player: str, stat
     mine = next((r for r in rows if r.player_id == player), None)
     if mine is None:
         raise CliError(f"{player} is not in the standings of {tournament_id}")
-    screen.print(f"{player}: final rank {mine.rank} of {len(rows)}, {mine.points:g} points "
-                 f"({mine.wins} wins in {mine.games} games)")
+    screen.print(final_text(player, mine, len(rows)))
     return 0
+
+
+def final_text(player: str, mine: Any, of: int) -> str:
+    """The player's last line: its rank of ``of``, points, wins and games (its standings row
+    ``mine``), "1 point (1 win in 2 games)"."""
+    points = f"{mine.points:g} point{'' if mine.points == 1 else 's'}"
+    return (f"{player}: final rank {mine.rank} of {of}, {points} "
+            f"({counted(mine.wins, 'win')} in {counted(mine.games, 'game')})")
 
 
 NO_PLAYER_TOKEN = ("pass your player token with --token or NEON_TOKEN: the organiser mints it "

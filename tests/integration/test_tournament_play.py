@@ -36,7 +36,7 @@ from tests.integration.test_terminal_play import JSON_LOG
 from tests.integration.test_tournament_cli import ROOT, neon, tournament_backend
 
 pytestmark = pytest.mark.timeout(300)
-FINAL = re.compile(r"(\S+): final rank (\d+) of (\d+), ([\d.]+) points")
+FINAL = re.compile(r"(\S+): final rank (\d+) of (\d+), ([\d.]+) points?")
 
 
 @dataclasses.dataclass
