@@ -316,7 +316,10 @@ def round_rows(r: Any) -> tuple[list[list[Cell]], list[tuple[int, str]]]:
     """The rows of a round's table (table, seats, result, match) and its notes, by table:
     what is too long for a cell (why a result was set by hand, why a match was abandoned or
     played again). The result cell says there is one: "(set by hand)", "abandoned",
-    "(rematch)"."""
+    "(rematch)"; a table with no result yet says where its match is: "waiting for seats"
+    (AWAITING_SEATS), "playing" (RUNNING)."""
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
     rows: list[list[Cell]] = []
     notes: list[tuple[int, str]] = []
     for t in r.tables:
@@ -338,6 +341,10 @@ def round_rows(r: Any) -> tuple[list[list[Cell]], list[tuple[int, str]]]:
         elif t.abandoned_reason:
             result = ["abandoned"]
             notes.append((t.number, f"abandoned: {t.abandoned_reason}"))
+        elif t.status == pb.TABLE_STATUS_AWAITING_SEATS:
+            result = ["waiting", "for", "seats"]
+        elif t.status == pb.TABLE_STATUS_RUNNING:
+            result = ["playing"]
         if t.earlier:
             result.append("(rematch)")
         notes += [(t.number, f"rematch of {e.match_id} (abandoned: {e.abandoned_reason}; "
