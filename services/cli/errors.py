@@ -14,6 +14,7 @@ UNREACHABLE, INTERRUPTED, UNEXPECTED), and stderr and the exit code are as witho
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import re
 import sys
@@ -45,6 +46,8 @@ class State:
     debug: bool = False
     json: bool = False
     targets: list[tuple[str, str]] = field(default_factory=list)
+    embedded: bool = False
+    """The running command takes ``--embedded`` (its ``embedded`` parameter)."""
 
 
 state = State()
@@ -57,7 +60,8 @@ def target(what: str, address: str) -> None:
 
 def _unreachable() -> str:
     what, address = state.targets[-1] if state.targets else ("backend service", "its address")
-    return (f"no {what} answers on {address}; start one with ./dev up or pass --embedded")
+    return (f"no {what} answers on {address}; start one with ./dev up"
+            f"{' or pass --embedded' if state.embedded else ''}")
 
 
 def explain(err: BaseException) -> CliError | None:
@@ -100,11 +104,13 @@ def explain(err: BaseException) -> CliError | None:
 
 def friendly(fn: F) -> F:
     """Run a command, turning expected failures into one line and an exit code."""
+    embedded = "embedded" in inspect.signature(fn).parameters
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         state.targets.clear()
         state.json = bool(kwargs.get("as_json", False))
+        state.embedded = embedded
         try:
             return fn(*args, **kwargs)
         except (typer.Exit, typer.Abort, SystemExit):
