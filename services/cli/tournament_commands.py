@@ -52,17 +52,42 @@ class TournamentClient:
         from services.genproto.neon.tournament.v1 import tournament_pb2_grpc as pb_grpc
         from services.platform.grpc_kit import channel
 
+        self.address = address
         self.channel = channel(address)
         self.stub = pb_grpc.TournamentServiceStub(self.channel)
         self.timeout = timeout
+        self.patience = 0.0
+        """Seconds a call is tried again (each second) while the service does not answer
+        (UNAVAILABLE: it restarts, or refuses new calls while it shuts down); 0: never."""
+        self.on_lost: Callable[[Any, float], None] = lambda err, since: None
+        """Called with the error and when the service stopped answering, before each try
+        again."""
 
     async def call(self, rpc: str, token: str | None = None, /, **kw: Any) -> Any:
+        """``rpc`` with ``kw``; the tournament service is named for the "does not answer"
+        line first (a command may have called another service since)."""
+        import asyncio
+
+        import grpc
+
         from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
         from services.platform.grpc_kit import call_metadata
 
         request = getattr(pb, f"{rpc}Request")(**kw)
-        return await getattr(self.stub, rpc)(request, metadata=call_metadata(token),
-                                             timeout=self.timeout)
+        lost_at: float | None = None
+        while True:
+            target("tournament service", self.address)
+            try:
+                return await getattr(self.stub, rpc)(request, metadata=call_metadata(token),
+                                                     timeout=self.timeout)
+            except grpc.aio.AioRpcError as err:
+                if err.code() != grpc.StatusCode.UNAVAILABLE or not self.patience:
+                    raise
+                lost_at = lost_at or time.monotonic()
+                if time.monotonic() - lost_at > self.patience:
+                    raise
+                self.on_lost(err, lost_at)
+                await asyncio.sleep(1.0)
 
     async def close(self) -> None:
         await self.channel.close()

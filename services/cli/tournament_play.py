@@ -38,8 +38,8 @@ if TYPE_CHECKING:
 
 console = Console()
 RECONNECT_FOR = 60.0
-"""Seconds to keep opening WatchMyMatches again while the tournament service does not
-answer (it restarts mid-round without losing anything)."""
+"""Seconds to keep opening WatchMyMatches, and trying each other call to the tournament
+service again, while it does not answer (it restarts mid-round without losing anything)."""
 
 
 class TournamentSeat:
@@ -56,6 +56,14 @@ class TournamentSeat:
         self.played: set[str] = set()
         self.told: set[tuple[Any, ...]] = set()
         self.log = get_logger("cli").bind(tournament=self.tournament_id, player=player)
+        # Every call to the tournament service from here on (GetRound, ReadyForMatch, the
+        # final standings) is tried again while it restarts, as the watch is opened again.
+        client.patience, client.on_lost = RECONNECT_FOR, self.lost
+
+    def lost(self, err: Any, since: float) -> None:
+        """The tournament service does not answer (since ``since``): said once, logged."""
+        self.log.warning("tournament.play.reconnect", error=err.details())
+        self.once(("lost", int(since)), "the tournament service does not answer; trying again")
 
     def once(self, key: tuple[Any, ...], text: str) -> None:
         """Print ``text`` the first time ``key`` comes (the stream repeats the assignment
@@ -94,6 +102,7 @@ class TournamentSeat:
         ended = (pb.TOURNAMENT_STATUS_FINISHED, pb.TOURNAMENT_STATUS_FORCE_ENDED)
         lost_at: float | None = None
         while True:
+            target("tournament service", self.client.address)
             call = self.client.stub.WatchMyMatches(
                 pb.WatchMyMatchesRequest(tournament_id=self.tournament_id),
                 metadata=call_metadata(self.token))
@@ -109,9 +118,7 @@ class TournamentSeat:
                 lost_at = lost_at or time.monotonic()
                 if time.monotonic() - lost_at > RECONNECT_FOR:
                     raise
-                self.log.warning("tournament.play.reconnect", error=err.details())
-                self.once(("lost", int(lost_at)), "the tournament service does not answer; "
-                          "trying again")
+                self.lost(err, lost_at)
                 await asyncio.sleep(1.0)
             finally:
                 call.cancel()
@@ -159,6 +166,7 @@ class TournamentSeat:
         if not await join_table(self.client, rules, self.token, self.tournament_id, a):
             self.screen.print(f"match {a.match_id} will not start (abandoned or replaced)")
             return
+        target(f"rules service for {a.game}", a.rules_address)  # ReadyForMatch named the other
         self.screen.print("seed added, ready; the match starts when every seat is ready")
         if self.bot:
             chooser = bot_chooser(f"{self.player}:{a.match_id}", self.bot, a.game)
