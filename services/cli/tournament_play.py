@@ -85,7 +85,13 @@ class TournamentSeat:
                 await self.on_assignment(update.assignment)
             elif status == pb.TOURNAMENT_STATUS_REGISTRATION:
                 self.once(("start",), "waiting for the organiser to start the tournament")
-            else:
+            else:  # no table: dropped (the stream does not say so), or ended meanwhile
+                t = (await self.client.call("GetTournament",
+                                            tournament_id=self.tournament_id)).tournament
+                if t.status in (pb.TOURNAMENT_STATUS_FINISHED, pb.TOURNAMENT_STATUS_FORCE_ENDED):
+                    return t.status
+                if _status_of(t, self.player) == "dropped":
+                    raise CliError(dropped_text(self.player, t))
                 self.once(("no table", status), "no table for you now; waiting")
         return status
 
@@ -200,6 +206,13 @@ class TournamentSeat:
         from services.cli.client import close_all
 
         await close_all(self.rules)
+
+
+def dropped_text(player: str, t: Any) -> str:
+    """The last line of a dropped player's ``tournament play`` (exit 1): no more tables."""
+    return (f"{player} was dropped from {t.tournament_id}: no more tables for {player}; the "
+            f"rounds played stay in the standings (see: neon tournament standings "
+            f"{t.tournament_id})")
 
 
 def _status(value: int) -> str:

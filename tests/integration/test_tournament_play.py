@@ -531,3 +531,28 @@ async def test_a_player_waits_through_a_shutdown_and_restart_of_the_tournament_s
         await client.close()
         service.stop()
         await b.stop(1)
+
+
+async def test_a_dropped_player_is_told_and_the_command_ends(event: Event) -> None:
+    """A player following with a bot plays round 1, is dropped by the organiser, and when
+    round 2 is paired without them is told so and the command ends (exit 1), rather than
+    waiting for a table that will not come."""
+    names = ("ann", "ben", "cat", "dan")
+    await event.create("gone", 2, names, start=True)
+    dan = await event.player("gone", "--player", "dan", "--bot", "random")
+    out = await read_until(dan, "no table for you now")
+    await event.call("NextRound", "gone")
+    await asyncio.gather(*(play_round_as(event.client, event.rules, event.token(n), "gone", n,
+                                         timeout=120) for n in names[:3]))
+    await wait_round_complete(event.client, "gone", 1, timeout=120)
+    out += await read_until(dan, " result: ")
+    await event.call("DropPlayer", "gone", player_id="dan", reason="went home")
+    paired = (await event.call("NextRound", "gone")).round
+    assert all("dan" not in t.seats for t in paired.tables)
+    code, rest, err = await finished(dan, 60)
+    out += rest
+    assert code == 1, (out, err)
+    assert " ".join(err.split()) == ("dan was dropped from gone: no more tables for dan; the "
+                                     "rounds played stay in the standings (see: neon "
+                                     "tournament standings gone)"), err
+    assert re.search(r"round 1, table \d result: ", out), out
