@@ -54,8 +54,10 @@ state = State()
 
 
 def target(what: str, address: str) -> None:
-    """Name the backend a command is about to call, for the "does not answer" line."""
-    state.targets.append((what, address))
+    """Name the backend a command is about to call, for the "does not answer" line (named
+    again before each of many calls: kept once)."""
+    if state.targets[-1:] != [(what, address)]:
+        state.targets.append((what, address))
 
 
 def _unreachable() -> str:

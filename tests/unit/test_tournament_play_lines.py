@@ -60,3 +60,25 @@ async def test_a_call_the_tournament_service_never_answers_names_it(
     assert said is not None and said.code == errors.UNREACHABLE
     assert said.message == f"no tournament service answers on {address}; start one with " \
                            "./dev up"
+
+
+async def test_calls_to_the_tournament_service_name_it_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each call names the tournament service for the "does not answer" line; a command that
+    calls it thousands of times (tournament simulate's bots ask MyNextMatch ten times a
+    second) keeps one entry, not one per call."""
+    import grpc
+
+    from services.cli import errors
+    from services.cli.tournament_commands import TournamentClient
+    from services.platform.natsrv import free_port
+
+    monkeypatch.setattr(errors, "state", errors.State())
+    client = TournamentClient(f"127.0.0.1:{free_port()}", timeout=1)
+    try:
+        for _ in range(3):
+            with pytest.raises(grpc.aio.AioRpcError):
+                await client.call("GetTournament", tournament_id="cup")
+    finally:
+        await client.close()
+    assert errors.state.targets == [("tournament service", client.address)]
