@@ -14,6 +14,7 @@ UNREACHABLE, INTERRUPTED, UNEXPECTED), and stderr and the exit code are as witho
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import re
 import sys
@@ -47,19 +48,24 @@ class State:
     debug: bool = False
     json: bool = False
     targets: list[tuple[str, str]] = field(default_factory=list)
+    embedded: bool = False
+    """The running command takes ``--embedded`` (its ``embedded`` parameter)."""
 
 
 state = State()
 
 
 def target(what: str, address: str) -> None:
-    """Name the backend a command is about to call, for the "does not answer" line."""
-    state.targets.append((what, address))
+    """Name the backend a command is about to call, for the "does not answer" line (named
+    again before each of many calls: kept once)."""
+    if state.targets[-1:] != [(what, address)]:
+        state.targets.append((what, address))
 
 
 def _unreachable() -> str:
     what, address = state.targets[-1] if state.targets else ("backend service", "its address")
-    return (f"no {what} answers on {address}; start one with ./dev up or pass --embedded")
+    return (f"no {what} answers on {address}; start one with ./dev up"
+            f"{' or pass --embedded' if state.embedded else ''}")
 
 
 def explain(err: BaseException) -> CliError | None:
@@ -102,11 +108,13 @@ def explain(err: BaseException) -> CliError | None:
 
 def friendly(fn: F) -> F:
     """Run a command, turning expected failures into one line and an exit code."""
+    embedded = "embedded" in inspect.signature(fn).parameters
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         state.targets.clear()
         state.json = bool(kwargs.get("as_json", False))
+        state.embedded = embedded
         try:
             return fn(*args, **kwargs)
         except (typer.Exit, typer.Abort, SystemExit):

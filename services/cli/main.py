@@ -533,13 +533,17 @@ def verify(
     # Numbers and names are highlighted only where colours show (without, the text is the
     # same): rich's highlighting is most of the cost of printing a folder's reports.
     highlight = console.color_system is not None
-    from services.cli.tournament_commands import print_bundle_report
+    from services.cli.tournament_commands import counted, print_bundle_report
 
-    exports, verified, events, bad, failed = 0, 0, 0, [], False
+    exports, bundles, verified, events, bad, failed = 0, 0, 0, 0, [], False
     for kind, label, prefix, report in _verified(files, public_key, jobs):
         if kind == "bundle":
+            bundles += 1
             print_bundle_report(report, prefix)
-            failed = failed or not report.ok
+            if report.ok:
+                verified += 1
+            else:
+                bad.append(label)
         elif kind == "campaign":
             for problem in report:
                 print_plain(err_console, f"FAILED: campaign link: {problem}")
@@ -563,12 +567,18 @@ def verify(
             if not report.ok:
                 print_plain(err_console, f"{prefix}FAILED: {report.failure}")
                 bad.append(label)
-    if exports > 1:
-        console.print(f"{verified} of {exports} exports verified ({events:,} events)",
+    # as --json's summary: every file, bundles too ("files" when both kinds were given)
+    checked = counted(exports + bundles, "file" if exports and bundles else
+                      "bundle" if bundles else "export")
+    if exports + bundles > 1:
+        kinds = (f"{counted(exports, 'export')}, {counted(bundles, 'bundle')}; "
+                 if exports and bundles else "")
+        console.print(f"{verified} of {checked} verified"
+                      f"{f' ({kinds}{events:,} events)' if exports else ''}",
                       highlight=highlight)
     if bad:
         shown = ", ".join(bad[:10]) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
-        print_plain(err_console, f"FAILED: {len(bad)} of {exports} exports: {shown}")
+        print_plain(err_console, f"FAILED: {len(bad)} of {checked}: {shown}")
     if failed or bad:
         raise typer.Exit(1)
 

@@ -118,10 +118,12 @@ NO_KEYS = ("pass an organiser token with --token or NEON_TOKEN (mint one on the 
            "(NEON_VAR_DIR, NEON_NAMESPACE, NEON_TOKEN_SECRET)")
 
 
-def organiser_token(settings: Settings, given: str = "", name: str = "cli",
+def organiser_token(settings: Settings, given: str = "", name: str = "organiser",
                     ttl: int = 3600) -> str:
     """``given`` (--token, NEON_TOKEN) when there is one, else an organiser token named
-    ``name`` minted with this machine's deployment keys."""
+    ``name`` minted with this machine's deployment keys: "organiser", the dev organiser's
+    name everywhere (``neon up``'s organiser.token, the tournament commands), recorded as
+    who acted (an abandoned match's ``by``, the tournament's log)."""
     if given:
         return given
     return issuer(settings, NO_KEYS).issue("organiser", "*", player=name, ttl=ttl)

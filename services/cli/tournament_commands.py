@@ -54,17 +54,42 @@ class TournamentClient:
         from services.genproto.neon.tournament.v1 import tournament_pb2_grpc as pb_grpc
         from services.platform.grpc_kit import channel
 
+        self.address = address
         self.channel = channel(address)
         self.stub = pb_grpc.TournamentServiceStub(self.channel)
         self.timeout = timeout
+        self.patience = 0.0
+        """Seconds a call is tried again (each second) while the service does not answer
+        (UNAVAILABLE: it restarts, or refuses new calls while it shuts down); 0: never."""
+        self.on_lost: Callable[[Any, float], None] = lambda err, since: None
+        """Called with the error and when the service stopped answering, before each try
+        again."""
 
     async def call(self, rpc: str, token: str | None = None, /, **kw: Any) -> Any:
+        """``rpc`` with ``kw``; the tournament service is named for the "does not answer"
+        line first (a command may have called another service since)."""
+        import asyncio
+
+        import grpc
+
         from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
         from services.platform.grpc_kit import call_metadata
 
         request = getattr(pb, f"{rpc}Request")(**kw)
-        return await getattr(self.stub, rpc)(request, metadata=call_metadata(token),
-                                             timeout=self.timeout)
+        lost_at: float | None = None
+        while True:
+            target("tournament service", self.address)
+            try:
+                return await getattr(self.stub, rpc)(request, metadata=call_metadata(token),
+                                                     timeout=self.timeout)
+            except grpc.aio.AioRpcError as err:
+                if err.code() != grpc.StatusCode.UNAVAILABLE or not self.patience:
+                    raise
+                lost_at = lost_at or time.monotonic()
+                if time.monotonic() - lost_at > self.patience:
+                    raise
+                self.on_lost(err, lost_at)
+                await asyncio.sleep(1.0)
 
     async def close(self) -> None:
         await self.channel.close()
@@ -318,7 +343,10 @@ def round_rows(r: Any) -> tuple[list[list[Cell]], list[tuple[int, str]]]:
     """The rows of a round's table (table, seats, result, match) and its notes, by table:
     what is too long for a cell (why a result was set by hand, why a match was abandoned or
     played again). The result cell says there is one: "(set by hand)", "abandoned",
-    "(rematch)"."""
+    "(rematch)"; a table with no result yet says where its match is: "waiting for seats"
+    (AWAITING_SEATS), "playing" (RUNNING)."""
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
     rows: list[list[Cell]] = []
     notes: list[tuple[int, str]] = []
     for t in r.tables:
@@ -340,6 +368,10 @@ def round_rows(r: Any) -> tuple[list[list[Cell]], list[tuple[int, str]]]:
         elif t.abandoned_reason:
             result = ["abandoned"]
             notes.append((t.number, f"abandoned: {t.abandoned_reason}"))
+        elif t.status == pb.TABLE_STATUS_AWAITING_SEATS:
+            result = ["waiting", "for", "seats"]
+        elif t.status == pb.TABLE_STATUS_RUNNING:
+            result = ["playing"]
         if t.earlier:
             result.append("(rematch)")
         notes += [(t.number, f"rematch of {e.match_id} (abandoned: {e.abandoned_reason}; "

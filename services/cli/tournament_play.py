@@ -24,6 +24,7 @@ from services.cli.plain import print_plain
 from services.cli.tournament_commands import (
     STANDING,
     TournamentClient,
+    counted,
     find_tournament,
     print_standings,
     result_text,
@@ -38,8 +39,8 @@ if TYPE_CHECKING:
 
 console = Console()
 RECONNECT_FOR = 60.0
-"""Seconds to keep opening WatchMyMatches again while the tournament service does not
-answer (it restarts mid-round without losing anything)."""
+"""Seconds to keep opening WatchMyMatches, and trying each other call to the tournament
+service again, while it does not answer (it restarts mid-round without losing anything)."""
 
 
 class TournamentSeat:
@@ -56,6 +57,14 @@ class TournamentSeat:
         self.played: set[str] = set()
         self.told: set[tuple[Any, ...]] = set()
         self.log = get_logger("cli").bind(tournament=self.tournament_id, player=player)
+        # Every call to the tournament service from here on (GetRound, ReadyForMatch, the
+        # final standings) is tried again while it restarts, as the watch is opened again.
+        client.patience, client.on_lost = RECONNECT_FOR, self.lost
+
+    def lost(self, err: Any, since: float) -> None:
+        """The tournament service does not answer (since ``since``): said once, logged."""
+        self.log.warning("tournament.play.reconnect", error=err.details())
+        self.once(("lost", int(since)), "the tournament service does not answer; trying again")
 
     def once(self, key: tuple[Any, ...], text: str) -> None:
         """Print ``text`` the first time ``key`` comes (the stream repeats the assignment
@@ -78,7 +87,13 @@ class TournamentSeat:
                 await self.on_assignment(update.assignment)
             elif status == pb.TOURNAMENT_STATUS_REGISTRATION:
                 self.once(("start",), "waiting for the organiser to start the tournament")
-            else:
+            else:  # no table: dropped (the stream does not say so), or ended meanwhile
+                t = (await self.client.call("GetTournament",
+                                            tournament_id=self.tournament_id)).tournament
+                if t.status in (pb.TOURNAMENT_STATUS_FINISHED, pb.TOURNAMENT_STATUS_FORCE_ENDED):
+                    return t.status
+                if _status_of(t, self.player) == "dropped":
+                    raise CliError(dropped_text(self.player, t))
                 self.once(("no table", status), "no table for you now; waiting")
         return status
 
@@ -95,6 +110,7 @@ class TournamentSeat:
         ended = (pb.TOURNAMENT_STATUS_FINISHED, pb.TOURNAMENT_STATUS_FORCE_ENDED)
         lost_at: float | None = None
         while True:
+            target("tournament service", self.client.address)
             call = self.client.stub.WatchMyMatches(
                 pb.WatchMyMatchesRequest(tournament_id=self.tournament_id),
                 metadata=call_metadata(self.token))
@@ -110,9 +126,7 @@ class TournamentSeat:
                 lost_at = lost_at or time.monotonic()
                 if time.monotonic() - lost_at > RECONNECT_FOR:
                     raise
-                self.log.warning("tournament.play.reconnect", error=err.details())
-                self.once(("lost", int(lost_at)), "the tournament service does not answer; "
-                          "trying again")
+                self.lost(err, lost_at)
                 await asyncio.sleep(1.0)
             finally:
                 call.cancel()
@@ -160,6 +174,7 @@ class TournamentSeat:
         if not await join_table(self.client, rules, self.token, self.tournament_id, a):
             print_plain(self.screen, f"match {a.match_id} will not start (abandoned or replaced)")
             return
+        target(f"rules service for {a.game}", a.rules_address)  # ReadyForMatch named the other
         self.screen.print("seed added, ready; the match starts when every seat is ready")
         if self.bot:
             chooser = bot_chooser(f"{self.player}:{a.match_id}", self.bot, a.game)
@@ -193,6 +208,13 @@ class TournamentSeat:
         from services.cli.client import close_all
 
         await close_all(self.rules)
+
+
+def dropped_text(player: str, t: Any) -> str:
+    """The last line of a dropped player's ``tournament play`` (exit 1): no more tables."""
+    return (f"{player} was dropped from {t.tournament_id}: no more tables for {player}; the "
+            f"rounds played stay in the standings (see: neon tournament standings "
+            f"{t.tournament_id})")
 
 
 def _status(value: int) -> str:
@@ -315,9 +337,16 @@ async def _final(client: TournamentClient, tournament_id: str, player: str, stat
     mine = next((r for r in rows if r.player_id == player), None)
     if mine is None:
         raise CliError(f"{player} is not in the standings of {tournament_id}")
-    print_plain(screen, f"{player}: final rank {mine.rank} of {len(rows)}, {mine.points:g} points "
-                        f"({mine.wins} wins in {mine.games} games)")
+    print_plain(screen, final_text(player, mine, len(rows)))
     return 0
+
+
+def final_text(player: str, mine: Any, of: int) -> str:
+    """The player's last line: its rank of ``of``, points, wins and games (its standings row
+    ``mine``), "1 point (1 win in 2 games)"."""
+    points = f"{mine.points:g} point{'' if mine.points == 1 else 's'}"
+    return (f"{player}: final rank {mine.rank} of {of}, {points} "
+            f"({counted(mine.wins, 'win')} in {counted(mine.games, 'game')})")
 
 
 NO_PLAYER_TOKEN = ("pass your player token with --token or NEON_TOKEN: the organiser mints it "

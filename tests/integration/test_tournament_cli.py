@@ -143,6 +143,11 @@ async def test_an_organiser_mends_an_event_from_the_command_line(tmp_path: Path,
         tables = (await client.call("NextRound", org, tournament_id="mend")).round.tables
         gone = await run("abandon", tables[0].match_id, "--reason", "power cut")
         assert gone.returncode == 0, gone.stderr
+        # without --token, recorded as the dev organiser, as the tournament commands are
+        again = await run("abandon", tables[0].match_id, "--reason", "twice")
+        assert again.returncode == 0, again.stderr
+        assert (f"match {tables[0].match_id} was already abandoned by organiser: power cut "
+                "(nothing changed)") in " ".join(again.stdout.split()), again.stdout
         for _ in range(100):  # the signed end reaches the tournament over NATS
             shown = (await client.call("GetRound", tournament_id="mend", round=1)).round
             if shown.tables[0].abandoned_reason:

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 from rich.console import Console
 
@@ -36,7 +37,7 @@ from tests.integration.test_terminal_play import JSON_LOG
 from tests.integration.test_tournament_cli import ROOT, neon, tournament_backend
 
 pytestmark = pytest.mark.timeout(300)
-FINAL = re.compile(r"(\S+): final rank (\d+) of (\d+), ([\d.]+) points")
+FINAL = re.compile(r"(\S+): final rank (\d+) of (\d+), ([\d.]+) points?")
 
 
 @dataclasses.dataclass
@@ -441,3 +442,117 @@ async def test_a_player_with_a_bye_is_told_and_waits(event: Event) -> None:
         assert ("seed added, ready" in out) == (n != bye), out
         rank = next(r.rank for r in rows if r.player_id == n)
         assert FINAL.findall(out)[-1][:3] == (n, str(rank), "3")
+
+
+@pytest.mark.postgres
+async def test_a_player_waits_through_a_shutdown_and_restart_of_the_tournament_service(
+        tmp_path: Path, nats_url: str, postgres_url: str, postgres_schema: str) -> None:
+    """The organiser's run-through: a player follows with a bot and is ready at its table;
+    the tournament service (its own process, on PostgreSQL) gets SIGTERM, and within its
+    shutdown window the table's match is abandoned (`neon abandon`). The player's command
+    asks the tournament service for the table (GetRound) while it refuses new calls, then
+    while it is down: it says the tournament service does not answer, tries again, and once
+    the service is back tells the abandon, plays on to the end and exits 0."""
+    from services.cli.backend import start_backend
+    from services.platform.natsrv import free_port
+    from tests.e2e.procs import ServiceProcess, service_env
+    from tests.integration.conftest import make_settings
+    from tests.integration.test_tournament_cli import neon
+
+    settings = make_settings(tmp_path, nats_url)
+    b = await start_backend(settings, games=["neon-reign"], embedded_nats=False)
+    port = free_port()
+    address = f"127.0.0.1:{port}"
+    service = ServiceProcess("tournament", service_env({
+        "NATS_URL": nats_url, "NEON_VAR_DIR": str(settings.var_dir),
+        "DATABASE_URL": postgres_url, "NEON_PERSISTENCE": "postgres",
+        "NEON_POSTGRES_SCHEMA": postgres_schema, "POSTGRES_PASSWORD": "",
+        "NEON_TOURNAMENT_PORT": str(port), "NEON_GRACE_SECONDS": "10",
+        "NEON_RULES_NEON_REIGN_ADDR": b.address("rules-neon-reign"),
+        "NEON_DICE_ADDR": b.address("dice"), "NEON_SCORING_ADDR": "127.0.0.1:1"}),
+        address, tmp_path).start(timeout=60)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEON_")}
+    env.update(PYTHONPATH=str(ROOT), NEON_VAR_DIR=str(settings.var_dir),
+               NEON_NAMESPACE=settings.namespace, NEON_TOURNAMENT_ADDR=address,
+               NEON_RULES_NEON_REIGN_ADDR=b.address("rules-neon-reign"), COLUMNS="200")
+    client = TournamentClient(address)
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    player = None
+    try:
+        await client.call("CreateTournament", org, tournament_id="down", game="neon-reign",
+                          mode="single", format_json=format_json("swiss", 1),
+                          check_in_seconds=120)
+        await client.call("OpenRegistration", org, tournament_id="down")
+        for n in ("d1", "d2"):
+            await client.call("Register", org, tournament_id="down", player_id=n)
+        await client.call("StartTournament", org, tournament_id="down")
+        player = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "services.cli.main", "tournament", "play", "down",
+            "--player", "d1", "--bot", "random", env=env, cwd=ROOT,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out = await read_until(player, "no table for you now")
+        match_id = (await client.call("NextRound", org, tournament_id="down")
+                    ).round.tables[0].match_id
+        out += await read_until(player, "seed added, ready")  # d2 never comes
+        assert service.proc is not None
+        service.proc.send_signal(signal.SIGTERM)  # it stops within NEON_GRACE_SECONDS
+        await asyncio.sleep(0.5)
+        gone = await asyncio.to_thread(neon, env, "abandon", match_id, "--reason", "x")
+        assert gone.returncode == 0, gone.stderr
+        out += await read_until(player, "the tournament service does not answer; trying "
+                                "again", timeout=30)
+        assert await asyncio.to_thread(service.proc.wait, 30) is not None
+        service.start(timeout=60)
+        out += await read_until(player, f"match {match_id} was abandoned (x); waiting for the "
+                                "organiser", timeout=90)
+        for _ in range(100):  # a result set by hand waits for the abandoned match's seal
+            try:
+                await client.call("CorrectResult", org, tournament_id="down", round=1, table=1,
+                                  placements=[1, 2], reason="on paper")
+                break
+            except grpc.aio.AioRpcError as err:
+                if "seal" not in (err.details() or ""):
+                    raise
+                await asyncio.sleep(0.2)
+        await wait_round_complete(client, "down", 1, timeout=60)
+        out += await read_until(player, "round 1, table 1 result: d1 wins (correction)",
+                                timeout=90)
+        await client.call("FinishTournament", org, tournament_id="down")
+        code, rest, err = await finished(player, 90)
+        out += rest
+        assert code == 0, (out, err)
+        assert "abandoned by organiser, no result: x" in out, out
+        assert "no rules service" not in err, err
+        assert FINAL.findall(out) == [("d1", "1", "2", "1")], out
+    finally:
+        if player is not None and player.returncode is None:
+            player.kill()
+            await player.wait()
+        await client.close()
+        service.stop()
+        await b.stop(1)
+
+
+async def test_a_dropped_player_is_told_and_the_command_ends(event: Event) -> None:
+    """A player following with a bot plays round 1, is dropped by the organiser, and when
+    round 2 is paired without them is told so and the command ends (exit 1), rather than
+    waiting for a table that will not come."""
+    names = ("ann", "ben", "cat", "dan")
+    await event.create("gone", 2, names, start=True)
+    dan = await event.player("gone", "--player", "dan", "--bot", "random")
+    out = await read_until(dan, "no table for you now")
+    await event.call("NextRound", "gone")
+    await asyncio.gather(*(play_round_as(event.client, event.rules, event.token(n), "gone", n,
+                                         timeout=120) for n in names[:3]))
+    await wait_round_complete(event.client, "gone", 1, timeout=120)
+    out += await read_until(dan, " result: ")
+    await event.call("DropPlayer", "gone", player_id="dan", reason="went home")
+    paired = (await event.call("NextRound", "gone")).round
+    assert all("dan" not in t.seats for t in paired.tables)
+    code, rest, err = await finished(dan, 60)
+    out += rest
+    assert code == 1, (out, err)
+    assert " ".join(err.split()) == ("dan was dropped from gone: no more tables for dan; the "
+                                     "rounds played stay in the standings (see: neon "
+                                     "tournament standings gone)"), err
+    assert re.search(r"round 1, table \d result: ", out), out

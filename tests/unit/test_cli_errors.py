@@ -61,9 +61,25 @@ def test_play_with_bad_options_or_game_is_a_usage_error(env: dict[str, str]) -> 
 
 def test_queue_and_simulate_without_a_backend(env: dict[str, str]) -> None:
     env = {**env, **SECRET}
-    assert "no matchmaking service answers" in run(["queue", "neon-reign", "--timeout", "2"], env, 3)
-    assert "no matchmaking service answers" in run(
-        ["simulate", "--game", "neon-reign", "--players", "2", "--timeout", "2"], env, 3)
+    line = run(["queue", "neon-reign", "--timeout", "2"], env, 3)
+    assert "no matchmaking service answers" in line and line.endswith(" or pass --embedded")
+    line = run(["simulate", "--game", "neon-reign", "--players", "2", "--timeout", "2"], env, 3)
+    assert "no matchmaking service answers" in line and line.endswith(" or pass --embedded")
+
+
+def test_only_a_command_with_embedded_says_to_pass_it(env: dict[str, str]) -> None:
+    """The "does not answer" line offers --embedded only to the commands that take it
+    (play, queue, simulate, tournament simulate); the tournament commands against a running
+    backend say how to start one."""
+    env = {**env, **SECRET, "NEON_TOURNAMENT_PORT": env["NEON_DICE_PORT"],
+           "NEON_TOURNAMENT_ADDR": ""}
+    unreachable = f"no tournament service answers on 127.0.0.1:{env['NEON_DICE_PORT']}"
+    for args in (["tournament", "show", "cup"], ["tournament", "start", "cup"],
+                 ["tournament", "play", "cup", "--player", "ann", "--token", "v1.x.y"]):
+        assert run(args, env, 3) == f"{unreachable}; start one with ./dev up", args
+    assert run(["tournament", "simulate", "--game", "neon-reign", "--players", "2",
+                "--timeout", "2"], env, 3) == \
+        f"{unreachable}; start one with ./dev up or pass --embedded"
 
 
 def test_export_without_a_backend(env: dict[str, str]) -> None:
@@ -167,7 +183,7 @@ def test_a_json_command_that_fails_says_so_in_json_on_stdout(env: dict[str, str]
     unreachable = f"no tournament service answers on 127.0.0.1:{env['NEON_DICE_PORT']}"
     assert json.loads(result.stdout) == {"error": {
         "code": "UNAVAILABLE",
-        "message": f"{unreachable}; start one with ./dev up or pass --embedded"}}
+        "message": f"{unreachable}; start one with ./dev up"}}
     assert unreachable in result.stderr
     plain = runner.invoke(app, ["tournament", "show", "cup"], env=env)
     assert plain.exit_code == 3 and plain.stdout == "" and unreachable in plain.stderr

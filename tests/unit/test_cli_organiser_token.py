@@ -102,6 +102,18 @@ def test_token_organiser_names_the_organiser_and_lasts_12_hours(env: dict[str, s
     assert abs(short.exp - time.time() - 600) < 60
 
 
+def test_a_minted_organiser_token_names_the_dev_organiser(env: dict[str, str]) -> None:
+    """Without --token every organiser command (`neon abandon` and `export` as the
+    tournament commands) mints a token for "organiser", as `neon up`'s organiser.token: the
+    name recorded as who acted."""
+    from services.cli.organiser import organiser_token
+
+    secret = with_keys(env)
+    settings = dataclasses.replace(load({}), var_dir=Path(env["NEON_VAR_DIR"]))
+    claims = TokenIssuer(secret, external=None).verify(organiser_token(settings))
+    assert (claims.role, claims.player) == ("organiser", "organiser")
+
+
 def test_token_refuses_other_roles_bad_names_and_ttls(env: dict[str, str]) -> None:
     with_keys(env)
     for role in ("admin", "service", "seat"):

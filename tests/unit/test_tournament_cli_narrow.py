@@ -227,3 +227,21 @@ def test_a_note_prints_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
         result=pb.Result(placements=[1, 2], kind="correction", reason=reason))])
     text = render(80, lambda: tc.print_round(r), monkeypatch)
     assert f"table 1  set by hand: {reason}" in text, text
+
+
+def test_a_round_in_play_says_where_each_table_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table with no result yet: its match waits for its seats or is being played (its
+    status), not a blank result; a rematch in play says both."""
+    tables = [pb.TableInfo(number=n, seats=[f"player-{2 * n:04d}", f"player-{2 * n + 1:04d}"],
+                           match_id=f"spring26-r4-t{n}", status=status)
+              for n, status in enumerate((pb.TABLE_STATUS_AWAITING_SEATS, pb.TABLE_STATUS_RUNNING,
+                                          pb.TABLE_STATUS_RUNNING, pb.TABLE_STATUS_PAIRED), 1)]
+    tables[2].earlier.append(pb.EarlierMatch(match_id=tables[2].match_id,
+                                             abandoned_reason="a crash", rematch_reason="spare"))
+    tables[2].match_id += "-g2"
+    r = pb.Round(tournament_id="spring26", number=4, tables=tables)
+    for width in (80, 40):
+        shown = {row[0]: row[2] for row in rows(render(width, lambda: tc.print_round(r),
+                                                       monkeypatch))}
+        assert shown == {"1": "waiting for seats", "2": "playing", "3": "playing (rematch)",
+                         "4": ""}, shown

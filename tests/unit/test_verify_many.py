@@ -86,3 +86,34 @@ def test_verify_takes_a_folder_with_its_subfolders(tmp_path: Path):
     empty.mkdir()
     refused = _verify(tmp_path, str(empty))
     assert refused.returncode == 2 and "no .jsonl file in this folder" in refused.stderr
+
+
+def test_verify_counts_bundles_and_names_a_failing_one(tmp_path: Path):
+    """A folder of exports and tournament bundles: the count line counts the bundles too
+    (as --json's summary), and the FAILED line names every failing file, bundles too."""
+    from tests.unit.test_verify_fuzz import tournament_bundle
+
+    folder = tmp_path / "event"
+    folder.mkdir()
+    files = _exports(folder)
+    for extra in files[3:]:
+        extra.unlink()
+    files = files[:3]
+    bundle = tournament_bundle()
+    (folder / "cup.jsonl").write_bytes(bundle)
+    cut = [line for line in bundle.splitlines() if b'"type":"InclusionProof"' not in line]
+    (folder / "cut.jsonl").write_bytes(b"\n".join(cut) + b"\n")
+    done = _verify(tmp_path, "--jobs", "1", str(folder))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "cut.jsonl: FAILED: " in done.stderr, done.stderr
+    assert "cup.jsonl: verified: tournament fuzz" in done.stdout, done.stdout
+    events = sum(len(f.read_bytes().splitlines()) - 1 for f in files)  # the checkpoint line
+    assert f"4 of 5 files verified (3 exports, 2 bundles; {events:,} events)" in done.stdout
+    assert "FAILED: 1 of 5 files: cut.jsonl" in done.stderr, done.stderr
+    # bundles only: counted as bundles
+    for f in files:
+        f.unlink()
+    only = _verify(tmp_path, "--jobs", "1", str(folder))
+    assert only.returncode == 1, only.stdout + only.stderr
+    assert "1 of 2 bundles verified" in only.stdout, only.stdout
+    assert "FAILED: 1 of 2 bundles: cut.jsonl" in only.stderr, only.stderr
