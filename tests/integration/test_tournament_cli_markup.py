@@ -62,13 +62,13 @@ async def test_reasons_and_a_name_in_brackets_print_as_written(desk: Desk,  # no
     assert written.returncode == 0, plain(written)
     checked = await run("verify", str(export))
     assert checked.returncode == 0, plain(checked)
-    assert f"ok abandoned by cli before the end, with no result: {REASON}" in plain(checked)
+    assert f"ok abandoned by organiser before the end, with no result: {REASON}" in plain(checked)
     assert f"verified: match {match_id}, " in plain(checked)
     assert f"events, abandoned (no result): {REASON}" in plain(checked)
     replayed = await run("replay", str(export))
     assert replayed.returncode == 0, plain(replayed)
     assert f"the match was abandoned: {REASON}" in plain(replayed)
-    assert f"abandoned by cli, no result: {REASON}" in plain(replayed)
+    assert f"abandoned by organiser, no result: {REASON}" in plain(replayed)
 
     corrected = await run("tournament", "correct", "cup", "1", "1", "--placements", "1,2",
                           "--reason", REASON)

@@ -108,7 +108,7 @@ def test_a_player_sees_the_end_and_the_standings_as_written() -> None:
     assert f"cup is force-ended ({REASON})" in text, text
     assert "tie-breaks: [/]wins [/]wins" in text, text
     assert f"│ 1 │ {PLAYER} │ 1 │" in text and "│ 2 │ ben[/] │ 0 │" in text, text
-    assert f"{PLAYER}: final rank 1 of 2, 1 points (1 wins in 1 games)" in text, text
+    assert f"{PLAYER}: final rank 1 of 2, 1 point (1 win in 1 game)" in text, text
     assert not links(out)
 
 
@@ -173,7 +173,7 @@ def test_verify_prints_what_a_file_holds_and_its_name_as_written(tmp_path: Path)
     result = runner.invoke(app, ["verify", str(export)])
     assert result.exit_code == 1, result.output
     assert flat(result.stderr) == (f"FAILED: event 1: belongs to match {REASON!r}, not 'm' "
-                                   "FAILED: 1 of 1 exports: [red]m.jsonl"), result.stderr
+                                   "FAILED: 1 of 1 export: [red]m.jsonl"), result.stderr
     both = runner.invoke(app, ["verify", str(export), str(other)])
     assert both.exit_code == 1, both.output
     said = flat(both.stderr)
