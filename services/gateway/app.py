@@ -139,6 +139,11 @@ def _error_response(err: ConnectError) -> web.Response:
     return web.json_response(err.body(), status=err.http_status)
 
 
+UPLOAD_REPLAYS = 2
+"""Uploaded exports verified and stepped through at once by one gateway process; another
+upload meanwhile is answered resource_exhausted (429) at once, not queued."""
+
+
 class Gateway:
     def __init__(
         self,
@@ -156,6 +161,9 @@ class Gateway:
         self.public_key = public_key
         self.streams = StreamCounter()
         """Open server streams by client address (config.max_streams_per_client each)."""
+        self.uploads_replaying = 0
+        """Uploaded exports being verified and stepped through now (at most
+        UPLOAD_REPLAYS: each holds a worker thread and up to seconds of CPU)."""
 
     # -- Connect ----------------------------------------------------------------------------
 
@@ -299,7 +307,15 @@ class Gateway:
             )
         if len(data) > MAX_EXPORT_BYTES:
             return _error_response(ConnectError("resource_exhausted", "export too large"))
-        report = await asyncio.to_thread(replay_report, data, self.public_key)
+        if self.uploads_replaying >= UPLOAD_REPLAYS:
+            return _error_response(ConnectError(
+                "resource_exhausted",
+                f"{UPLOAD_REPLAYS} uploaded exports are being replayed now: try again shortly"))
+        self.uploads_replaying += 1
+        try:
+            report = await asyncio.to_thread(replay_report, data, self.public_key)
+        finally:
+            self.uploads_replaying -= 1
         return web.json_response(report)
 
     async def replay_match(self, request: web.Request) -> web.Response:

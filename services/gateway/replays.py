@@ -18,6 +18,11 @@ from services.rules.replay import Replayed, ReplayError, step
 from services.rules.verify import SIGNATURE_CHECK, engine_at, replay_key, verify_export
 
 MAX_EXPORT_BYTES = 32 * 1024 * 1024
+MAX_FOREIGN_EVENTS = 3000
+"""The most events of an export this deployment did not sign that are stepped through. A
+step and a spectator view per event cost far more than reading the upload (the answer holds
+a view per frame), and anyone can make and sign a long export of their own; real matches are
+a few hundred events (the longest fixtures, Neon Knights races, about 540)."""
 
 
 def _texts(present: Any, record: dict[str, Any]) -> list[str]:
@@ -87,19 +92,29 @@ def public_frames(
     return facts, frames, ""
 
 
-def replay_report(data: bytes, public_key: str | None = None) -> dict[str, Any]:
+def replay_report(data: bytes, public_key: str | None = None,
+                  foreign_events: int | None = None) -> dict[str, Any]:
     """What the viewer shows for an export: verification, then the public frames.
 
-    Only an export whose chain and checkpoint signature hold (signed with ``public_key``, the
-    deployment's, when given) is stepped through: a step and a spectator view per event cost
-    far more than reading the upload (the answer holds a view per frame), so anyone's
-    self-made export, up to MAX_EXPORT_BYTES, would buy minutes of CPU and a huge answer."""
+    An export whose chain and checkpoint this deployment signed (``public_key``, when given)
+    is stepped through whole: a match of its own. Any other (another deployment's, a
+    player's copy, or a self-made one) is stepped through too, as far as its records let a
+    replay go, but only up to ``foreign_events`` (:data:`MAX_FOREIGN_EVENTS`) events: a
+    step and a spectator view per event would otherwise let an anonymous upload of up to
+    MAX_EXPORT_BYTES buy minutes of CPU and a huge answer. Its verification says what does
+    not hold (a foreign signature stops it at once, before any rules replay)."""
     report = verify_export(data, public_key=public_key)
-    signed = SIGNATURE_CHECK in report.checks
-    facts, frames, stopped = public_frames(data, step_through=signed)
-    if not signed:
-        stopped = "not stepped through: only an export whose chain and checkpoint hold, " \
-            "signed by this deployment, is replayed here"
+    limit = MAX_FOREIGN_EVENTS if foreign_events is None else foreign_events
+    step_through, why = True, ""
+    if SIGNATURE_CHECK not in report.checks:
+        events = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+        if events > limit:
+            step_through = False
+            why = (f"not stepped through: an export this deployment did not sign is stepped "
+                   f"through up to {limit:,} events, and this one has {events:,} lines; check "
+                   "it with neon verify")
+    facts, frames, stopped = public_frames(data, step_through=step_through)
+    stopped = why or stopped
     return {
         **facts,
         "verification": {

@@ -118,33 +118,84 @@ async def test_a_running_match_is_not_replayed_and_garbage_is_a_clear_failure(ga
         assert report["verification"]["failure"] and report["frames"] == []
 
 
-async def test_an_upload_this_deployment_did_not_sign_is_not_stepped_through(
-    gateway: Any,
+async def test_an_upload_signed_elsewhere_is_stepped_through_up_to_a_limit(
+    gateway: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Stepping through an export costs a rules step and a spectator view per event (a view
-    per frame in the answer: about ten times the upload), so an anonymous upload of a long
-    self-made match (up to 32 MB) cost minutes of CPU and hundreds of MB. Only an export
-    whose chain and checkpoint this deployment signed is stepped through; any other gets its
-    verification, its facts and why it is not stepped through, cheaply."""
+    """An export another deployment (or a player, or anyone) signed is still shown: its
+    verification says what does not hold, and it is stepped through as far as its records
+    let a replay go. Stepping costs a rules step and a spectator view per event (a view per
+    frame in the answer), so such an export is stepped through only up to
+    MAX_FOREIGN_EVENTS events: an anonymous upload of a long self-made match (up to 32 MB)
+    would otherwise buy minutes of CPU and hundreds of MB. The deployment's own exports are
+    stepped through whole."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+    from services.gateway import replays
     from services.rules.games import load_engine
     from services.rules.selfplay import export_game, setups
 
     backend, url = gateway
     engine = load_engine("neon-reign")
-    forged = export_game("neon-reign", "single", setups(engine, "single")[0], 3,
-                         Ed25519PrivateKey.generate(), bot="random")
-    status, report = await post(f"{url}/api/replay", forged)
+    foreign = export_game("neon-reign", "single", setups(engine, "single")[0], 3,
+                          Ed25519PrivateKey.generate(), bot="random")
+    lines = foreign.rstrip(b"\n").count(b"\n") + 1
+    status, report = await post(f"{url}/api/replay", foreign)
     assert status == 200, report
     assert not report["verification"]["ok"]
     assert "another key" in report["verification"]["failure"]
-    assert report["frames"] == [] and "signed" in report["stopped"]
+    assert report["frames"] and not report["stopped"].startswith("not stepped through")
     assert report["game_id"] == "neon-reign" and report["match_id"]
-    _, export = await finished_match(backend)  # the deployment's own: stepped through
+
+    monkeypatch.setattr(replays, "MAX_FOREIGN_EVENTS", lines - 1)
+    status, report = await post(f"{url}/api/replay", foreign)
+    assert status == 200, report
+    assert report["frames"] == []
+    assert report["stopped"].startswith("not stepped through"), report["stopped"]
+    assert f"{lines:,} lines" in report["stopped"]
+    assert report["game_id"] == "neon-reign" and report["match_id"]
+
+    _, export = await finished_match(backend)  # the deployment's own: stepped through whole
+    monkeypatch.setattr(replays, "MAX_FOREIGN_EVENTS", 1)
     status, report = await post(f"{url}/api/replay", export)
     assert status == 200 and report["verification"]["ok"] and report["frames"]
     assert report["stopped"] == ""
+
+
+async def test_uploads_replayed_at_once_are_bounded(
+    gateway: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At most UPLOAD_REPLAYS uploads are verified and stepped through at once by a gateway
+    process (each holds a worker thread and up to seconds of CPU); one more meanwhile is
+    answered resource_exhausted (429) at once, and the slots come back afterwards."""
+    import threading
+
+    from services.gateway import app as gateway_app
+
+    backend, url = gateway
+    _, export = await finished_match(backend)
+    release = threading.Event()
+    entered = threading.Semaphore(0)
+    real = gateway_app.replay_report
+
+    def held(data: bytes, public_key: str | None = None) -> dict[str, Any]:
+        entered.release()
+        release.wait(30)
+        return real(data, public_key)
+
+    monkeypatch.setattr(gateway_app, "replay_report", held)
+    slow = [asyncio.create_task(post(f"{url}/api/replay", export))
+            for _ in range(gateway_app.UPLOAD_REPLAYS)]
+    for _ in slow:
+        assert await asyncio.to_thread(entered.acquire, True, 30)
+    status, err = await post(f"{url}/api/replay", export)
+    assert status == 429, err
+    assert "try again" in json.dumps(err)
+    release.set()
+    for task in slow:
+        status, report = await task
+        assert status == 200 and report["verification"]["ok"] and report["frames"]
+    status, report = await post(f"{url}/api/replay", export)  # the slots came back
+    assert status == 200 and report["frames"]
 
 
 async def test_replays_from_the_services_can_be_turned_off(backend: Backend) -> None:
