@@ -160,6 +160,9 @@ class Gateway:
         """Open server streams by client address (config.max_streams_per_client each)."""
         self.replays = ReplayCache(config.replay_cache_bytes)
         """Replay answers of sealed matches, and the replays in progress, shared."""
+        self.replays_running = StreamCounter()
+        """Replays from the services in progress by client address
+        (config.max_replays_per_client each)."""
 
     # -- Connect ----------------------------------------------------------------------------
 
@@ -314,14 +317,30 @@ class Gateway:
                     "unimplemented",
                     "this gateway does not fetch exports; upload the export file instead",
                 )
-            body = await self.replays.answer(
-                (game, match_id), lambda: self._replay_from_service(game, match_id)
-            )
+            kept = self.replays.kept((game, match_id))
+            if kept is not None:  # costs nothing: not counted against the client
+                return _json_answer(kept)
+            client = ("client", client_address(
+                request.remote, request.headers.get("X-Forwarded-For"),
+                self.config.trusted_proxies))
+            try:
+                self.replays_running.acquire(
+                    client, self.config.max_replays_per_client,
+                    "too many replays at once from this address ({limit}); wait for one to end",
+                )
+            except Refused as refused:
+                raise ConnectError("resource_exhausted", refused.reason) from None
+            try:
+                body = await self.replays.answer(
+                    (game, match_id), lambda: self._replay_from_service(game, match_id)
+                )
+            finally:
+                self.replays_running.release(client)
         except ConnectError as err:
             return _error_response(err)
         except grpc.aio.AioRpcError as err:
             return _error_response(ConnectError.from_grpc(err))
-        return web.Response(body=body, content_type=JSON, charset="utf-8")
+        return _json_answer(body)
 
     async def _replay_from_service(self, game: str, match_id: str) -> Answer:
         """The replay answer of a match that has ended, from its export (the service token's);
@@ -361,6 +380,11 @@ class Gateway:
         return _error_response(
             ConnectError("not_found", f"nothing at {request.method} {request.path}")
         )
+
+
+def _json_answer(body: bytes) -> web.Response:
+    """A JSON answer of ``body``, as ``web.json_response`` sends one."""
+    return web.Response(body=body, content_type=JSON, charset="utf-8")
 
 
 def _replay_answer(data: bytes, public_key: str | None) -> Answer:

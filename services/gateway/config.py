@@ -36,6 +36,10 @@ class GatewayConfig:
     first out (0: none kept). Only the answer of a sealed match whose export verified is kept:
     its export can no longer change, so neither can the answer; another request for it is
     answered from memory without asking the rules service."""
+    max_replays_per_client: int = 4
+    """NEON_GATEWAY_MAX_REPLAYS_PER_CLIENT: replays from the services one HTTP client address
+    (as for streams: ``trusted_proxies``) may wait for at once (0: no limit); past it
+    ``resource_exhausted``. An answer kept in memory is sent at once and not counted."""
     trusted_proxies: tuple[str, ...] = ()
     """NEON_GATEWAY_TRUSTED_PROXIES: comma-separated addresses or networks (CIDR) of reverse
     proxies in front of the gateway (an Ingress controller). Only for a connection from one of
@@ -60,6 +64,8 @@ def load_config(environ: dict[str, str] | None = None) -> GatewayConfig:
         max_streams_per_client=limit_from_env(e, "NEON_GATEWAY_MAX_STREAMS_PER_CLIENT", 64),
         replay_cache_bytes=_bytes(e, "NEON_GATEWAY_REPLAY_CACHE_BYTES",
                                   GatewayConfig.replay_cache_bytes),
+        max_replays_per_client=limit_from_env(e, "NEON_GATEWAY_MAX_REPLAYS_PER_CLIENT",
+                                              GatewayConfig.max_replays_per_client),
         trusted_proxies=_networks(e.get("NEON_GATEWAY_TRUSTED_PROXIES", "")),
     )
 

@@ -58,14 +58,20 @@ class ReplayCache:
     def __contains__(self, key: Key) -> bool:
         return key in self._kept
 
-    async def answer(self, key: Key, compute: Callable[[], Awaitable[Answer]]) -> bytes:
-        """The answer for ``key``: kept, or the one being computed, or ``compute()``'s (kept
-        when final and within the budget). ``compute``'s exceptions are raised to every
-        request waiting on it, and not kept."""
+    def kept(self, key: Key) -> bytes | None:
+        """The kept answer for ``key`` (now the most recently used), or None."""
         body = self._kept.get(key)
         if body is not None:
             self._kept.move_to_end(key)
             self.hits += 1
+        return body
+
+    async def answer(self, key: Key, compute: Callable[[], Awaitable[Answer]]) -> bytes:
+        """The answer for ``key``: kept, or the one being computed, or ``compute()``'s (kept
+        when final and within the budget). ``compute``'s exceptions are raised to every
+        request waiting on it, and not kept."""
+        body = self.kept(key)
+        if body is not None:
             return body
         task = self._computing.get(key)
         if task is None:

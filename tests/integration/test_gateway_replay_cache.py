@@ -141,7 +141,7 @@ async def test_concurrent_requests_for_one_match_share_one_export(
     match_id, _ = await finished_match(backend)
     exports.calls.clear()
     exports.gate.clear()
-    async with serve(backend, GatewayConfig(port=0)) as served:
+    async with serve(backend, GatewayConfig(port=0, max_replays_per_client=0)) as served:
         asked = [asyncio.create_task(served.replay(match_id)) for _ in range(6)]
         await served.until_entered(6)  # all six in the gateway while the export is held
         exports.gate.set()
@@ -265,3 +265,41 @@ async def test_an_ended_match_whose_seal_waits_is_not_kept(
         assert len(exports.calls) == 3
         assert (await served.replay(match_id))[2] == sealed
         assert len(exports.calls) == 3, "the sealed match's replay was not kept"
+
+
+async def test_a_client_waits_for_a_few_replays_at_once(
+    backend: Backend, exports: Exports
+) -> None:
+    """NEON_GATEWAY_MAX_REPLAYS_PER_CLIENT, counted as the gateway counts a client's streams
+    (by address; X-Forwarded-For from a trusted proxy): past it ``resource_exhausted`` (429),
+    even to wait for a replay another request is computing; an answer kept in memory costs
+    nothing and is not refused; other clients are not limited by it."""
+    a, _ = await finished_match(backend)
+    b, _ = await finished_match(backend)
+    x, y = "198.51.100.1", "198.51.100.2"
+    config = GatewayConfig(port=0, max_replays_per_client=1, trusted_proxies=("127.0.0.0/8",))
+    async with serve(backend, config) as served:
+        assert (await served.replay(b, y))[0] == 200  # b kept
+        exports.calls.clear()
+        exports.gate.clear()
+        x_a = asyncio.create_task(served.replay(a, x))
+        await served.until_entered(2)
+        status, _, body = await served.replay(a, x)
+        assert (status, json.loads(body)) == (429, {
+            "code": "resource_exhausted",
+            "message": "too many replays at once from this address (1); wait for one to end"})
+        assert (await served.replay(b, x))[0] == 200  # kept: at once, whatever x waits for
+        y_a = asyncio.create_task(served.replay(a, y))  # another client: waits with x
+        await served.until_entered(5)
+        exports.gate.set()
+        (x_status, _, x_body), (y_status, _, y_body) = await asyncio.gather(x_a, y_a)
+        assert x_status == y_status == 200 and x_body == y_body
+        assert exports.calls == [a]
+        assert served.gateway.replays_running.total == 0  # every slot given back
+
+
+def test_the_replays_per_client_come_from_the_environment() -> None:
+    assert load_config({}).max_replays_per_client == 4
+    assert load_config({"NEON_GATEWAY_MAX_REPLAYS_PER_CLIENT": "0"}).max_replays_per_client == 0
+    with pytest.raises(ValueError, match="NEON_GATEWAY_MAX_REPLAYS_PER_CLIENT"):
+        load_config({"NEON_GATEWAY_MAX_REPLAYS_PER_CLIENT": "few"})
