@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import uuid
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from services.gateway import connect
 from services.gateway.config import GatewayConfig, client_address
 from services.gateway.connect import ConnectError
 from services.gateway.methods import Method, public_methods
+from services.gateway.replay_cache import Answer, ReplayCache
 from services.gateway.replays import MAX_EXPORT_BYTES, replay_report
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.platform.logs import get_logger
@@ -164,6 +166,11 @@ class Gateway:
         self.uploads_replaying = 0
         """Uploaded exports being verified and stepped through now (at most
         UPLOAD_REPLAYS: each holds a worker thread and up to seconds of CPU)."""
+        self.replays = ReplayCache(config.replay_cache_bytes)
+        """Replay answers of sealed matches, and the replays in progress, shared."""
+        self.replays_running = StreamCounter()
+        """Replays from the services in progress by client address
+        (config.max_replays_per_client each)."""
 
     # -- Connect ----------------------------------------------------------------------------
 
@@ -326,32 +333,56 @@ class Gateway:
                     "unimplemented",
                     "this gateway does not fetch exports; upload the export file instead",
                 )
-            channel = self.upstreams.channel(f"rules-{game}")
-            view = await channel.unary_unary(
-                "/neon.rules.v1.RulesService/GetView",
-                request_serializer=rules_pb2.GetViewRequest.SerializeToString,
-                response_deserializer=rules_pb2.GetViewResponse.FromString,
-            )(rules_pb2.GetViewRequest(match_id=match_id), timeout=self.config.unary_timeout)
-            if view.status != rules_pb2.MATCH_STATUS_ENDED:
-                raise ConnectError(
-                    "failed_precondition",
-                    "the match is not over: watch it live; its replay opens when it has ended",
+            kept = self.replays.kept((game, match_id))
+            if kept is not None:  # costs nothing: not counted against the client
+                return _json_answer(kept)
+            client = ("client", client_address(
+                request.remote, request.headers.get("X-Forwarded-For"),
+                self.config.trusted_proxies))
+            try:
+                self.replays_running.acquire(
+                    client, self.config.max_replays_per_client,
+                    "too many replays at once from this address ({limit}); wait for one to end",
                 )
-            exported = await channel.unary_unary(
-                "/neon.rules.v1.RulesService/ExportMatch",
-                request_serializer=rules_pb2.ExportMatchRequest.SerializeToString,
-                response_deserializer=rules_pb2.ExportMatchResponse.FromString,
-            )(
-                rules_pb2.ExportMatchRequest(match_id=match_id),
-                metadata=[("authorization", f"Bearer {self.service_token()}")],
-                timeout=self.config.unary_timeout,
-            )
+            except Refused as refused:
+                raise ConnectError("resource_exhausted", refused.reason) from None
+            try:
+                body = await self.replays.answer(
+                    (game, match_id), lambda: self._replay_from_service(game, match_id)
+                )
+            finally:
+                self.replays_running.release(client)
         except ConnectError as err:
             return _error_response(err)
         except grpc.aio.AioRpcError as err:
             return _error_response(ConnectError.from_grpc(err))
-        report = await asyncio.to_thread(replay_report, exported.export_jsonl, self.public_key)
-        return web.json_response(report)
+        return _json_answer(body)
+
+    async def _replay_from_service(self, game: str, match_id: str) -> Answer:
+        """The replay answer of a match that has ended, from its export (the service token's);
+        final (to be kept) when the match is sealed and its export verified."""
+        assert self.service_token is not None
+        channel = self.upstreams.channel(f"rules-{game}")
+        view = await channel.unary_unary(
+            "/neon.rules.v1.RulesService/GetView",
+            request_serializer=rules_pb2.GetViewRequest.SerializeToString,
+            response_deserializer=rules_pb2.GetViewResponse.FromString,
+        )(rules_pb2.GetViewRequest(match_id=match_id), timeout=self.config.unary_timeout)
+        if view.status != rules_pb2.MATCH_STATUS_ENDED:
+            raise ConnectError(
+                "failed_precondition",
+                "the match is not over: watch it live; its replay opens when it has ended",
+            )
+        exported = await channel.unary_unary(
+            "/neon.rules.v1.RulesService/ExportMatch",
+            request_serializer=rules_pb2.ExportMatchRequest.SerializeToString,
+            response_deserializer=rules_pb2.ExportMatchResponse.FromString,
+        )(
+            rules_pb2.ExportMatchRequest(match_id=match_id),
+            metadata=[("authorization", f"Bearer {self.service_token()}")],
+            timeout=self.config.unary_timeout,
+        )
+        return await asyncio.to_thread(_replay_answer, exported.export_jsonl, self.public_key)
 
     # -- the rest ---------------------------------------------------------------------------
 
@@ -365,6 +396,23 @@ class Gateway:
         return _error_response(
             ConnectError("not_found", f"nothing at {request.method} {request.path}")
         )
+
+
+def _json_answer(body: bytes) -> web.Response:
+    """A JSON answer of ``body``, as ``web.json_response`` sends one."""
+    return web.Response(body=body, content_type=JSON, charset="utf-8")
+
+
+def _replay_answer(data: bytes, public_key: str | None) -> Answer:
+    """The answer for a match's export (the bytes ``web.json_response`` would send), final
+    when the export verified and was stepped through to its seal: a sealed match's export
+    never changes. An ended match whose seal waits fails verification ("not sealed") for now,
+    an answer that will change."""
+    report = replay_report(data, public_key)
+    frames = report["frames"]
+    final = (report["verification"]["ok"] and not report["stopped"] and bool(frames)
+             and frames[-1]["type"] == "MatchSealed")
+    return Answer(json.dumps(report).encode(), final)
 
 
 async def _cancel_when_gone(request: web.Request, call: Any) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from services.platform.settings import limit_from_env
@@ -29,6 +30,16 @@ class GatewayConfig:
     HTTP client address may hold open through the gateway (0: no limit). The services see all
     of the gateway's anonymous callers as one peer; this keeps one web client from using up
     that peer's allowance."""
+    replay_cache_bytes: int = 64 * 1024 * 1024
+    """NEON_GATEWAY_REPLAY_CACHE_BYTES: bytes of replay answers (``POST
+    /api/games/<game>/matches/<id>/replay``) the gateway keeps in memory, least recently used
+    first out (0: none kept). Only the answer of a sealed match whose export verified is kept:
+    its export can no longer change, so neither can the answer; another request for it is
+    answered from memory without asking the rules service."""
+    max_replays_per_client: int = 4
+    """NEON_GATEWAY_MAX_REPLAYS_PER_CLIENT: replays from the services one HTTP client address
+    (as for streams: ``trusted_proxies``) may wait for at once (0: no limit); past it
+    ``resource_exhausted``. An answer kept in memory is sent at once and not counted."""
     trusted_proxies: tuple[str, ...] = ()
     """NEON_GATEWAY_TRUSTED_PROXIES: comma-separated addresses or networks (CIDR) of reverse
     proxies in front of the gateway (an Ingress controller). Only for a connection from one of
@@ -51,8 +62,21 @@ def load_config(environ: dict[str, str] | None = None) -> GatewayConfig:
         replay_from_service=e.get("NEON_GATEWAY_REPLAYS", "1").strip().lower()
         not in ("0", "false", "no", "off"),
         max_streams_per_client=limit_from_env(e, "NEON_GATEWAY_MAX_STREAMS_PER_CLIENT", 64),
+        replay_cache_bytes=_bytes(e, "NEON_GATEWAY_REPLAY_CACHE_BYTES",
+                                  GatewayConfig.replay_cache_bytes),
+        max_replays_per_client=limit_from_env(e, "NEON_GATEWAY_MAX_REPLAYS_PER_CLIENT",
+                                              GatewayConfig.max_replays_per_client),
         trusted_proxies=_networks(e.get("NEON_GATEWAY_TRUSTED_PROXIES", "")),
     )
+
+
+def _bytes(e: Mapping[str, str], name: str, default: int) -> int:
+    raw = e.get(name, "").strip()
+    if not raw:
+        return default
+    if not (raw.isascii() and raw.isdigit()):
+        raise ValueError(f"{name} {raw!r}: use a whole number of bytes, 0 to keep none")
+    return int(raw)
 
 
 def _networks(raw: str) -> tuple[str, ...]:
