@@ -172,6 +172,19 @@ class Gateway:
         """Replays from the services in progress by client address
         (config.max_replays_per_client each)."""
 
+    def _admit(self, request: web.Request, counter: StreamCounter, limit: int,
+               reason: str) -> tuple[str, str]:
+        """Count one more of ``counter``'s calls for the request's client address (found as
+        ``client_address`` finds it, trusted proxies' X-Forwarded-For included), or refuse
+        it with resource_exhausted and ``reason`` past ``limit``; the key to release."""
+        client = ("client", client_address(
+            request.remote, request.headers.get("X-Forwarded-For"), self.config.trusted_proxies))
+        try:
+            counter.acquire(client, limit, reason)
+        except Refused as refused:
+            raise ConnectError("resource_exhausted", refused.reason) from None
+        return client
+
     # -- Connect ----------------------------------------------------------------------------
 
     def _method(self, request: web.Request) -> tuple[Method, str]:
@@ -210,16 +223,10 @@ class Gateway:
                 if method.server_streaming:
                     raw = connect.single_envelope(body, self.config.max_message_bytes)
                     raw = method.decode_json(raw) if codec == "json" else method.check_binary(raw)
-                    client = ("client", client_address(
-                        request.remote, request.headers.get("X-Forwarded-For"),
-                        self.config.trusted_proxies))
-                    try:
-                        self.streams.acquire(
-                            client, self.config.max_streams_per_client,
-                            "too many open streams from this address ({limit}); close one first",
-                        )
-                    except Refused as refused:
-                        raise ConnectError("resource_exhausted", refused.reason) from None
+                    client = self._admit(
+                        request, self.streams, self.config.max_streams_per_client,
+                        "too many open streams from this address ({limit}); close one first",
+                    )
                     try:
                         return await self._stream(request, method, channel, raw, codec, metadata)
                     finally:
@@ -336,16 +343,10 @@ class Gateway:
             kept = self.replays.kept((game, match_id))
             if kept is not None:  # costs nothing: not counted against the client
                 return _json_answer(kept)
-            client = ("client", client_address(
-                request.remote, request.headers.get("X-Forwarded-For"),
-                self.config.trusted_proxies))
-            try:
-                self.replays_running.acquire(
-                    client, self.config.max_replays_per_client,
-                    "too many replays at once from this address ({limit}); wait for one to end",
-                )
-            except Refused as refused:
-                raise ConnectError("resource_exhausted", refused.reason) from None
+            client = self._admit(
+                request, self.replays_running, self.config.max_replays_per_client,
+                "too many replays at once from this address ({limit}); wait for one to end",
+            )
             try:
                 body = await self.replays.answer(
                     (game, match_id), lambda: self._replay_from_service(game, match_id)
