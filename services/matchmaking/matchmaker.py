@@ -458,8 +458,10 @@ class Matchmaker:
             ticket.cancel(ticket_id, f"cancelled by {who}", self.clock())
             changed = [ticket]
             if proposal is not None:
+                # the other tickets are strangers': their players learn no other ticket's id
                 changed += self._dissolve(proposal, {ticket_id},
-                                          f"ticket {ticket_id} of match {proposal.match_id} was cancelled")
+                                          f"match {proposal.match_id} fell through: a ticket "
+                                          "of it was cancelled")
             await self._save(changed)
         log.info("ticket cancelled", ticket_id=ticket_id)
         return shown_to(claims, self.view(ticket))

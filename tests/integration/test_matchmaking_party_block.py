@@ -178,3 +178,23 @@ async def test_an_organisers_party_still_holds_its_players(env: Env) -> None:  #
                          game="toy", players=[bob])
     assert free.status == S.TICKET_STATUS_WAITING
     await mm.channel.close()
+
+
+async def test_a_match_that_falls_through_names_no_other_players_ticket(env: Env) -> None:  # noqa: F811
+    """A player learns only their own tickets: when an opponent cancels a proposed match, the
+    ticket sent back to the queue says the match fell through, not which ticket was
+    cancelled (it used to name the stranger's ticket id)."""
+    svc = await env.start(FAST)
+    mm = Client(svc.address)
+    ann, bob = env.id("ann"), env.id("bob")
+    ta, tb = env.player(ann), env.player(bob)
+    anns, bobs = env.id("anns"), env.id("bobs-secret")
+    await mm.call("CreateTicket", ta, ticket_id=anns, game="toy", players=[ann])
+    await mm.call("CreateTicket", tb, ticket_id=bobs, game="toy", players=[bob])
+    proposed = await status_is(mm, ta, anns, S.TICKET_STATUS_PROPOSED)
+    await mm.call("CancelTicket", tb, ticket_id=bobs)
+    back = await status_is(mm, ta, anns, S.TICKET_STATUS_WAITING)
+    assert back.reason == f"match {proposed.assignment.match_id} fell through: a ticket of it " \
+                          "was cancelled", back.reason
+    assert bobs not in str(back)
+    await mm.channel.close()
