@@ -49,6 +49,8 @@ class Ticket(Aggregate):
         self.ended_at = 0.0
         self.released = ""
         """The match this ticket was last sent back from (its proposal no longer holds)."""
+        self.joined: list[str] = []
+        """Players who ever accepted one of this ticket's matches (kept when it is requeued)."""
 
     @staticmethod
     def create_id(ticket_id: str, *args: Any, **kwargs: Any) -> uuid.UUID:
@@ -67,6 +69,21 @@ class Ticket(Aggregate):
         return self.status in OPEN
 
     @property
+    def consented(self) -> list[str]:
+        """The players this ticket holds: those who agreed to play in it. Its creator (a player
+        token's own player; every player when an organiser or a service queued it) and every
+        player who accepted one of its matches. The others were only named by its creator: the
+        ticket does not keep them from queueing elsewhere (matchmaker.py, "Consent")."""
+        role, _, creator = self.created_by.partition(":")
+        players = self.resolved["players"]
+        if role in ("organiser", "service"):
+            return list(players)
+        joined = self.joined
+        if not joined:
+            return [creator] if creator in players else []
+        return [p for p in players if p == creator or p in joined]
+
+    @property
     def fully_accepted(self) -> bool:
         return self.status == "proposed" and set(self.players) <= set(self.accepted)
 
@@ -81,6 +98,7 @@ class Ticket(Aggregate):
     @event("Accepted")
     def accept(self, ticket_id: str, match_id: str, players: list[str]) -> None:
         self.accepted = sorted(set(self.accepted) | set(players))
+        self.joined = sorted(set(self.joined) | set(players))
 
     @event("Requeued")
     def requeue(self, ticket_id: str, match_id: str, reason: str) -> None:

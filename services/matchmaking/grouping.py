@@ -33,7 +33,7 @@ tried, so a cycle is O(n log n) overall.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, repeat
 from operator import getitem, itemgetter, lt
@@ -299,6 +299,17 @@ class Groups(Sequence[Formed]):
                 out.teams[len(out.mode) - 1] = self.teams[k]
         return out
 
+    def extend(self, other: Groups) -> None:
+        """The groups of ``other`` (formed over the same rows) after these."""
+        assert other.tickets is self.tickets
+        first, at = len(self.mode), len(self.slots)
+        self.mode += other.mode
+        self.table += other.table
+        self.start += [at + s for s in other.start[1:]]
+        self.slots += other.slots
+        for k, seating in other.teams.items():
+            self.teams[first + k] = seating
+
 
 def form_groups(modes: Sequence[ModeSpec], entries: Iterable[Entry], policy: Policy) -> list[Group]:
     """Matches for one game's waiting tickets. Each ticket appears in at most one group."""
@@ -339,6 +350,58 @@ def group_tickets(modes: Sequence[ModeSpec], tickets: Tickets, live: Sequence[in
             _form_in_mode(mode, tickets, pool, waited, policy, groups)
             used.update(groups.slots[before:])
     return groups
+
+
+APART_ROUNDS = 4
+"""At most this many groupings a cycle when rows share players (:func:`group_apart`)."""
+
+
+def group_apart(modes: Sequence[ModeSpec], tickets: Tickets, live: Sequence[int],
+                waited: Sequence[float], policy: Policy, shared: Mapping[int, Collection[str]],
+                first: Collection[int] = ()) -> Groups:
+    """:func:`group_tickets` where some rows of ``live`` name the same player: ``shared`` maps
+    each such row to the players it shares with another row (a player named in a party
+    without their consent, who also waits in a ticket of their own or in another party). No
+    group seats a player twice.
+
+    The grouping runs in rounds, each over a pool with at most one row per shared player:
+    the rows ``first`` (the tickets that hold their shared players: their own, or a party they
+    accepted) come before the others, and rows of the same rank oldest first; every round also
+    takes every row without a shared player that is not grouped yet, and the shared rows of
+    earlier rounds that were not grouped and do not clash. So a player's own ticket is grouped
+    as if the parties naming them were not there, and those parties are grouped as well from
+    what it leaves (their named player may then accept one match, and only one). Rows still
+    not in a pool after :data:`APART_ROUNDS` rounds wait for the next cycle."""
+    pending = sorted((s for s in live if s in shared), key=lambda s: s not in first)
+    if not pending:
+        return group_tickets(modes, tickets, live, waited, policy)
+    free = [s for s in live if s not in shared]
+    left: list[int] = []
+    out = Groups(tickets)
+    for _ in range(APART_ROUNDS):
+        if not pending:
+            break
+        used: set[str] = set()
+        pool: list[int] = []
+        later: list[int] = []
+        for s in pending:
+            if used.isdisjoint(shared[s]):
+                pool.append(s)
+                used.update(shared[s])
+            else:
+                later.append(s)
+        chosen = list(pool)
+        for s in left:
+            if used.isdisjoint(shared[s]):
+                pool.append(s)
+                used.update(shared[s])
+        groups = group_tickets(modes, tickets, sorted(chain(free, pool)), waited, policy)
+        out.extend(groups)
+        grouped = set(groups.slots)
+        free = [s for s in free if s not in grouped]
+        left = [s for s in chain(left, chosen) if s not in grouped]
+        pending = later
+    return out
 
 
 _ID, _PLAYERS, _RATINGS, _MODES, _MIN, _MAX, _WAITED, _OWN_WINDOW, _BOTS, _REGION = (

@@ -20,6 +20,19 @@ creator was authenticated as (:func:`self_accepted`): the creator's own id for a
 token, every player for an organiser or service token. The other players of a party accept
 with their own tokens. A matched ticket holds the seat tokens of all its players, but a
 player token is shown only its own (:func:`shown_to`); organiser and service tokens see all.
+
+A ticket holds only the players who consented to it (``Ticket.consented``): its creator (a
+player token's own player; every player when an organiser or a service queued it) and those
+who accepted one of its matches. A player waits in at most one ticket that holds them
+(``player_ticket``: queueing or accepting elsewhere meanwhile is FAILED_PRECONDITION, naming
+that ticket, which is their own). Whoever else a party names is only invited (``invited``):
+they queue, or accept another party's match, as if it did not name them, and CreateTicket
+never looks at them, so a party learns nothing of its invited players but what they do with
+its own match (accept it, or "dropped: X did not accept"). A player in several open tickets
+(``shared``) may be proposed in several matches at once, never twice in one: the waiting
+tickets of a game that share a player are grouped apart (grouping.group_apart), the ticket
+that holds them first. They can accept only the match of the ticket that holds them, or, when
+none does, one match: accepting holds them there.
 """
 
 from __future__ import annotations
@@ -52,7 +65,14 @@ from services.matchmaking.domain import (
     bot_match_uuid,
     rows_of,
 )
-from services.matchmaking.grouping import BOT_PREFIX, Formed, Groups, Tickets, group_tickets
+from services.matchmaking.grouping import (
+    BOT_PREFIX,
+    Formed,
+    Groups,
+    Tickets,
+    group_apart,
+    group_tickets,
+)
 from services.matchmaking.ratings import DEFAULT_ORDINAL, RatingSource
 from services.matchmaking.requests import TicketRequest, check_shape, resolve
 from services.matchmaking.rules_port import TRANSIENT, RulesGateway
@@ -151,6 +171,12 @@ class Matchmaker:
         cycles and answers for the tickets of those games only."""
         self.tickets: dict[str, Ticket] = {}
         self.player_ticket: dict[str, str] = {}
+        """The open ticket that holds each player (Ticket.consented): at most one."""
+        self.invited: dict[str, set[str]] = {}
+        """The open tickets that name a player without holding them (a party's creator named
+        them; they have not accepted): any number, besides the one that holds them."""
+        self.shared: set[str] = set()
+        """Players in more than one open ticket: their waiting tickets are grouped apart."""
         self.proposals: dict[str, Proposal | RowProposal] = {}
         self.watchers: dict[str, set[asyncio.Queue[dict[str, Any]]]] = {}
         self.lock = asyncio.Lock()
@@ -196,6 +222,8 @@ class Matchmaker:
         now = self.clock()
         self.tickets.clear()
         self.player_ticket.clear()
+        self.invited.clear()
+        self.shared.clear()
         self.proposals.clear()
         self.batches.clear()
         self._rows.clear()
@@ -262,8 +290,22 @@ class Matchmaker:
     def _remember(self, t: Ticket) -> None:
         self.tickets[t.ticket_id] = t
         self._games.add(t.game)
-        for p in t.players:
-            self.player_ticket[p] = t.ticket_id
+        ticket_id, held = t.ticket_id, t.consented
+        holder, invited, shared = self.player_ticket, self.invited, self.shared
+        for p in t.resolved["players"]:  # _recount, inlined: once per player queued
+            if p in held:
+                holder[p] = ticket_id
+                if p in invited:
+                    shared.add(p)
+            else:
+                named = invited.get(p)
+                if named is None:
+                    invited[p] = {ticket_id}
+                    if p in holder:
+                        shared.add(p)
+                else:
+                    named.add(ticket_id)
+                    shared.add(p)
         rows = self._rows.get(t.game)
         if rows is None:
             rows = self._rows[t.game] = _Rows()
@@ -277,6 +319,54 @@ class Matchmaker:
         for p in t.players:
             if self.player_ticket.get(p) == t.ticket_id:
                 del self.player_ticket[p]
+            self._uninvite(p, t.ticket_id)
+            self._recount(p)
+
+    def _hold(self, p: str, ticket_id: str) -> None:
+        """``p`` accepted a match of ``ticket_id``: the ticket holds them from now on."""
+        self._uninvite(p, ticket_id)
+        self.player_ticket[p] = ticket_id
+        self._recount(p)
+
+    def _uninvite(self, p: str, ticket_id: str) -> None:
+        named = self.invited.get(p)
+        if named is not None:
+            named.discard(ticket_id)
+            if not named:
+                del self.invited[p]
+
+    def _recount(self, p: str) -> None:
+        if len(self.invited.get(p, ())) + (p in self.player_ticket) > 1:
+            self.shared.add(p)
+        else:
+            self.shared.discard(p)
+
+    def _apart(self) -> dict[str, tuple[dict[int, set[str]], set[int]]]:
+        """Per game, the rows of waiting tickets that share a player with another waiting
+        ticket of that game (with the players they share), and those of them that hold all
+        their shared players (grouped first: group_apart)."""
+        out: dict[str, tuple[dict[int, set[str]], set[int]]] = {}
+        tickets = self.tickets
+        for p in self.shared:
+            holder = self.player_ticket.get(p)
+            ids = [*self.invited.get(p, ()), *([holder] if holder is not None else [])]
+            by_game: dict[str, list[str]] = {}
+            for i in ids:
+                t = tickets.get(i)
+                if t is not None and t.status == "waiting":
+                    by_game.setdefault(t.game, []).append(i)
+            for game, same in by_game.items():
+                rows = self._rows.get(game)
+                if len(same) < 2 or rows is None:
+                    continue
+                shared, others = out.setdefault(game, ({}, set()))
+                for i in same:
+                    slot = rows.slot.get(i)
+                    if slot is not None:
+                        shared.setdefault(slot, set()).add(p)
+                        if i != holder:
+                            others.add(slot)
+        return {game: (shared, set(shared) - others) for game, (shared, others) in out.items()}
 
     def _ready(self) -> None:
         if self.stale:
@@ -332,7 +422,10 @@ class Matchmaker:
             raced = self.tickets.get(req.ticket_id)
             if raced is not None:  # the same id was queued while this call resolved the game
                 return shown_to(caller, self._same_ticket(raced, req))
-            for p in players:
+            # only the players this ticket will hold (the caller's own, or every one for an
+            # organiser or a service): whoever else it names may wait elsewhere, and nothing
+            # here tells the caller whether they do (nor in which ticket)
+            for p in acts_for(caller, players):
                 other = self.player_ticket.get(p)
                 if other is not None:
                     raise FailedPrecondition(f"player {p!r} already waits in ticket {other!r}")
@@ -365,8 +458,10 @@ class Matchmaker:
             ticket.cancel(ticket_id, f"cancelled by {who}", self.clock())
             changed = [ticket]
             if proposal is not None:
+                # the other tickets are strangers': their players learn no other ticket's id
                 changed += self._dissolve(proposal, {ticket_id},
-                                          f"ticket {ticket_id} of match {proposal.match_id} was cancelled")
+                                          f"match {proposal.match_id} fell through: a ticket "
+                                          "of it was cancelled")
             await self._save(changed)
         log.info("ticket cancelled", ticket_id=ticket_id)
         return shown_to(claims, self.view(ticket))
@@ -385,9 +480,18 @@ class Matchmaker:
                 raise FailedPrecondition(
                     f"ticket {ticket_id!r} is {ticket.status}, not proposed match {match_id!r}")
             players = acts_for(claims, ticket.players)  # type: ignore[arg-type]
-            if not set(players) <= set(ticket.accepted):
+            new = [p for p in players if p not in ticket.accepted]
+            for p in new:  # accepting holds the player here: they may wait in one ticket only
+                other = self.player_ticket.get(p, ticket_id)
+                if other != ticket_id:
+                    raise FailedPrecondition(
+                        f"player {p!r} already waits in ticket {other!r}: it must end (or be "
+                        f"cancelled) before {p!r} can play in this one")
+            if new:
                 ticket.accept(ticket_id, match_id, players)
                 await self._save([ticket])
+                for p in new:
+                    self._hold(p, ticket_id)
             ready = match_id in self.proposals and self._accepted(self.proposals[match_id])
             if ready:
                 self._maybe_ready.add(match_id)
@@ -475,12 +579,13 @@ class Matchmaker:
                 if changed:
                     await self._save(changed)
                     waiting.clear()  # tickets left or came back: listed again
-                pools = {game: rows.pool(now, waiting.get(game))
+                apart = self._apart() if self.shared else {}
+                pools = {game: (*rows.pool(now, waiting.get(game)), apart.get(game))
                          for game, rows in self._rows.items()}
                 holders = {game: rows.holder for game, rows in self._rows.items()}
                 dequeued = self._dequeued
             t2, c2 = time.perf_counter(), time.process_time()
-            waiting_count = sum(len(live) for _, live, _ in pools.values())
+            waiting_count = sum(len(pool[1]) for pool in pools.values())
             groups = await asyncio.to_thread(self._group, pools)
             del pools
             t3, c3 = time.perf_counter(), time.process_time()
@@ -613,13 +718,18 @@ class Matchmaker:
         batch.close()
         return [batch]
 
-    def _group(self, pools: dict[str, tuple[Tickets, list[int], list[float]]]) -> dict[str, Groups]:
+    def _group(self, pools: dict[str, _Pool]) -> dict[str, Groups]:
         out = {}
         for game in sorted(pools):
             spec = self.catalogue.get(game)
             if spec is not None:
-                columns, live, waited = pools[game]
-                out[game] = group_tickets(spec.modes, columns, live, waited, self.config.policy)
+                columns, live, waited, apart = pools[game]
+                if apart:  # rows that share a player: never in one group
+                    out[game] = group_apart(spec.modes, columns, live, waited,
+                                            self.config.policy, *apart)
+                else:
+                    out[game] = group_tickets(spec.modes, columns, live, waited,
+                                              self.config.policy)
         return out
 
     async def _propose(self, formed: dict[str, Groups], holders: dict[str, list[Any]],
@@ -926,6 +1036,10 @@ class Matchmaker:
             "accepted": list(t.accepted), "accept_seconds_left": accept_left,
         }
 
+
+_Pool = tuple[Tickets, list[int], list[float], "tuple[dict[int, set[str]], set[int]] | None"]
+"""What a cycle groups of one game: :meth:`_Rows.pool`, and the rows that share a player
+(:meth:`Matchmaker._apart`), if any."""
 
 _STATUS = attrgetter("status")
 _MATCH_ID = attrgetter("match_id")

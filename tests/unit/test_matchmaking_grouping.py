@@ -9,8 +9,10 @@ from services.matchmaking.catalogue import Catalogue, GameSpec, ModeSpec
 from services.matchmaking.grouping import (
     Entry,
     Policy,
+    Tickets,
     balance_teams,
     form_groups,
+    group_apart,
     team_gap,
     window,
 )
@@ -214,3 +216,39 @@ def test_coalition_of_six_takes_the_more_even_layout() -> None:
 def test_team_gap_is_the_spread_of_team_averages() -> None:
     assert team_gap([[10], [20], [10], [20]], [0, 0, 1, 1], 2) == 0
     assert team_gap([[10], [20]], [0, 1], 2) == 10
+
+
+def test_rows_that_share_a_player_are_never_in_one_group() -> None:
+    """group_apart: a player in several tickets (their own, and parties naming them) is seated
+    once a match. Their own ticket (``first``) is grouped as if the parties were not there;
+    each party, one a round, from what is left; every round's team seating is kept."""
+    trio = (ModeSpec("trio", 3, 3),)
+    own = Entry("own", ("vic",), (10.0,), ("trio",), 1, 6, 9.0)
+    party = Entry("party", ("mal", "vic"), (10.0, 10.0), ("trio",), 1, 6, 8.0)
+    other = Entry("other", ("eve", "vic"), (10.0, 10.0), ("trio",), 1, 6, 7.0)
+    rest = [ticket(t, 10, modes=("trio",), waited=5 - k) for k, t in enumerate("abcd")]
+    entries = [own, party, other, *rest]
+    columns = Tickets.of(entries)
+    shared = {0: {"vic"}, 1: {"vic"}, 2: {"vic"}}
+    formed = group_apart(trio, columns, range(len(entries)), [e.waited for e in entries],
+                         Policy(partial_after=1e9, backfill_after=1e9), shared, {0})
+    groups = [sorted(g.ticket_ids) for g in formed]
+    assert groups == [["a", "b", "own"], ["c", "party"], ["d", "other"]]
+    for g in formed:
+        players = [s.player for s in g.seats]
+        assert len(players) == len(set(players)) == 3
+    # in teams: the second round's groups keep their seating
+    duo = (ModeSpec("duo", 4, 4, ((4, 2),)),)
+    more = [ticket(t, 10, waited=1 - k) for k, t in enumerate("ef")]
+    teamed = [e._replace(modes=("duo",)) for e in entries + more]
+    formed = group_apart(duo, Tickets.of(teamed), range(len(teamed)), [e.waited for e in teamed],
+                         Policy(partial_after=1e9, backfill_after=1e9), shared, {0})
+    assert [sorted(g.ticket_ids) for g in formed] == [["a", "b", "c", "own"],
+                                                        ["d", "e", "party"]]
+    for g in formed:
+        teams = {s.player: s.team for s in g.seats}
+        assert len(teams) == 4 and sorted(teams.values()) == [1, 1, 2, 2], teams
+    assert teams["mal"] == teams["vic"], "a party plays in one team"
+    # without the shared rows it is group_tickets itself
+    plain = group_apart(trio, columns, [3, 4, 5], [e.waited for e in entries], STRICT, shared)
+    assert [g.ticket_ids for g in plain] == [("a", "b", "c")]
