@@ -59,6 +59,16 @@ async def open_tournament(browser: Browser, served: Served, tournament_id: str) 
     await page.wait_for_selector(f"#tournament[data-tournament-id='{tournament_id}']")
 
 
+async def create_with_ann_and_bob(client: TournamentClient, org: str, tournament_id: str) -> None:
+    """A one-round Swiss of GAME, its registration open, ann and bob registered by the
+    organiser."""
+    await client.call("CreateTournament", org, tournament_id=tournament_id, game=GAME,
+                      mode="single", format_json=format_json("swiss", 1))
+    await client.call("OpenRegistration", org, tournament_id=tournament_id)
+    for player in ("ann", "bob"):
+        await client.call("Register", org, tournament_id=tournament_id, player_id=player)
+
+
 async def shown_round(page: Any, number: int) -> list[dict[str, Any]]:
     return await page.eval_on_selector_all(
         f"#rounds .round[data-round='{number}'] tr.pairing",
@@ -330,11 +340,7 @@ async def test_a_force_ended_round_shows_its_tables_abandoned(served: Served,
     org = backend.issuer.issue("organiser", "*", player="org", ttl=600)
     client = TournamentClient(backend.address("tournament"))
     try:
-        await client.call("CreateTournament", org, tournament_id=tid, game=GAME, mode="single",
-                          format_json=format_json("swiss", 1))
-        await client.call("OpenRegistration", org, tournament_id=tid)
-        for player in ("ann", "bob"):
-            await client.call("Register", org, tournament_id=tid, player_id=player)
+        await create_with_ann_and_bob(client, org, tid)
         await client.call("StartTournament", org, tournament_id=tid)
         table = (await client.call("NextRound", org, tournament_id=tid)).round.tables[0]
         await client.call("ForceEnd", org, tournament_id=tid, reason="the hall closed")
@@ -369,11 +375,7 @@ async def test_a_tournament_called_off_before_it_starts_says_so(served: Served,
     org = backend.issuer.issue("organiser", "*", player="org", ttl=600)
     client = TournamentClient(backend.address("tournament"))
     try:
-        await client.call("CreateTournament", org, tournament_id=tid, game=GAME, mode="single",
-                          format_json=format_json("swiss", 1))
-        await client.call("OpenRegistration", org, tournament_id=tid)
-        for player in ("ann", "bob"):
-            await client.call("Register", org, tournament_id=tid, player_id=player)
+        await create_with_ann_and_bob(client, org, tid)
         await open_tournament(browser, served, tid)
         await page.wait_for_selector("#tournament[data-status='registration']", timeout=20_000)
         assert await page.is_hidden("#standings-none")

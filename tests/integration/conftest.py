@@ -23,6 +23,21 @@ def make_settings(tmp_path: Path, nats_url: str, persistence: str = "sqlite", **
     )
 
 
+async def start_tournament_backend(tmp_path: Path, nats_url: str, game: str) -> Backend:
+    """A backend with one game's rules service and the tournament service (free ports, as
+    every port of :func:`make_settings`)."""
+    return await start_backend(make_settings(tmp_path, nats_url), games=[game],
+                               embedded_nats=False, tournament=True)
+
+
+@pytest.fixture
+async def reign_tournament_backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
+    """Dice, Neon Reign's rules service and the tournament service."""
+    b = await start_tournament_backend(tmp_path, nats_url, "neon-reign")
+    yield b
+    await b.stop(1)
+
+
 @pytest.fixture
 async def backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
     b = await start_backend(make_settings(tmp_path, nats_url), games=["neon-reign"] if _has("neon-reign") else [],

@@ -4,34 +4,25 @@ no-show forfeited by the rules service's clock after the check-in window."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import grpc
 import pytest
 
-from services.cli.backend import Backend, start_backend
+from services.cli.backend import Backend
 from services.cli.client import RulesClient
 from services.cli.tournament_commands import TournamentClient, format_json, play_round_as
 from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 from services.platform import bus
 from services.platform.grpc_kit import call_metadata
 from services.tournament.bundle import verify_bundle
-from tests.integration.conftest import make_settings
 
 pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.fixture
-async def b(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
-    settings = make_settings(tmp_path, nats_url)
-    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
-    backend = await start_backend(settings, games=["neon-reign"], embedded_nats=False,
-                                  tournament=True)
-    yield backend
-    await backend.stop(1)
+def b(reign_tournament_backend: Backend) -> Backend:
+    return reign_tournament_backend
 
 
 async def _code(call: object) -> tuple[grpc.StatusCode, str]:

@@ -6,14 +6,13 @@ format's ``drop_no_shows``, on for new events). The bundle records the drop and 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from services.cli.backend import Backend, start_backend
+from services.cli.backend import Backend
 from services.cli.client import RulesClient, close_all
 from services.cli.tournament_commands import (
     TournamentClient,
@@ -23,19 +22,38 @@ from services.cli.tournament_commands import (
 )
 from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 from services.tournament.bundle import verify_bundle
-from tests.integration.conftest import make_settings
+from tests.integration.conftest import start_tournament_backend
 
 pytestmark = pytest.mark.timeout(300)
 
 
 @pytest.fixture
-async def b(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
-    settings = make_settings(tmp_path, nats_url)
-    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
-    backend = await start_backend(settings, games=["neon-reign"], embedded_nats=False,
-                                  tournament=True)
-    yield backend
-    await backend.stop(1)
+def b(reign_tournament_backend: Backend) -> Backend:
+    return reign_tournament_backend
+
+
+async def start_forfeiting_no_shows(c: TournamentClient, org: str, tokens: dict[str, str],
+                                    tid: str, **create: Any) -> Any:
+    """Create the tournament (``create``: its game, mode and format) with a 3 s check-in
+    window, no-shows forfeited and a 1.5 s clock (one timeout), register every player of
+    ``tokens`` with their own token, in order, start it and pair round 1: that round."""
+    await c.call("CreateTournament", org, tournament_id=tid, check_in_seconds=3,
+                 no_show=pb.NO_SHOW_POLICY_FORFEIT,
+                 clock=pb.Clock(per_decision_ms=1500, max_timeouts=1), **create)
+    await c.call("OpenRegistration", org, tournament_id=tid)
+    for token in tokens.values():
+        await c.call("Register", token, tournament_id=tid)
+    await c.call("StartTournament", org, tournament_id=tid)
+    return (await c.call("NextRound", org, tournament_id=tid)).round
+
+
+async def play_round(c: TournamentClient, rules: dict[str, RulesClient], tokens: dict[str, str],
+                     tid: str, came: list[str], number: int, timeout: float) -> Any:
+    """The players who ``came`` play round ``number`` as bots (the others never ready);
+    the round once every table's result is in."""
+    await asyncio.gather(*(play_round_as(c, rules, tokens[n], tid, n, timeout=timeout)
+                           for n in came))
+    return await wait_round_complete(c, tid, number, timeout)
 
 
 async def test_a_player_who_never_came_is_not_paired_in_the_next_round(b: Backend) -> None:
@@ -49,20 +67,11 @@ async def test_a_player_who_never_came_is_not_paired_in_the_next_round(b: Backen
     rules: dict[str, RulesClient] = {}
     tid = "gone"
     try:
-        await c.call("CreateTournament", org, tournament_id=tid, game="neon-reign",
-                     mode="single", format_json=format_json("swiss", 2), check_in_seconds=3,
-                     no_show=pb.NO_SHOW_POLICY_FORFEIT,
-                     clock=pb.Clock(per_decision_ms=1500, max_timeouts=1))
-        await c.call("OpenRegistration", org, tournament_id=tid)
-        for n in names:
-            await c.call("Register", tokens[n], tournament_id=tid)
-        await c.call("StartTournament", org, tournament_id=tid)
-        first = (await c.call("NextRound", org, tournament_id=tid)).round
+        first = await start_forfeiting_no_shows(c, org, tokens, tid, game="neon-reign",
+                                                mode="single", format_json=format_json("swiss", 2))
         assert [list(t.seats) for t in first.tables] == [["p0", "p2"], ["p3", "p1"], ["p4"]]
         came = [n for n in names if n != "p3"]
-        await asyncio.gather(*(play_round_as(c, rules, tokens[n], tid, n, timeout=60)
-                               for n in came))
-        first = await wait_round_complete(c, tid, 1, 60)
+        first = await play_round(c, rules, tokens, tid, came, 1, 60)
         gone = first.tables[1]
         assert gone.result.kind == "forfeit" and gone.result.forfeited
         assert list(gone.result.placements) == [2, 1]
@@ -78,9 +87,7 @@ async def test_a_player_who_never_came_is_not_paired_in_the_next_round(b: Backen
                             "p3": "dropped", "p4": "playing"}
         mine = await c.call("MyNextMatch", tokens["p3"], tournament_id=tid)
         assert not mine.HasField("assignment")
-        await asyncio.gather(*(play_round_as(c, rules, tokens[n], tid, n, timeout=60)
-                               for n in came))
-        await wait_round_complete(c, tid, 2, 60)
+        await play_round(c, rules, tokens, tid, came, 2, 60)
         rows = (await c.call("FinishTournament", org, tournament_id=tid)).rows
         p3 = next(r for r in rows if r.player_id == "p3")
         assert p3.dropped and p3.points == 0 and p3.games == 0
@@ -105,9 +112,7 @@ async def test_a_multiplayer_seat_that_never_came_is_not_seated_again(
         tmp_path: Path, nats_url: str) -> None:
     """NEON at one table of four; n2 never readies, its seat is forfeited while the three
     others play on. Round 2 seats the three who came, at a table of three."""
-    settings = make_settings(tmp_path, nats_url)
-    settings = dataclasses.replace(settings, ports={**settings.ports, "tournament": 0})
-    nb = await start_backend(settings, games=["neon"], embedded_nats=False, tournament=True)
+    nb = await start_tournament_backend(tmp_path, nats_url, "neon")
     c = TournamentClient(nb.address("tournament"))
     org = nb.issuer.issue("organiser", "*", player="org", ttl=600)
     names = [f"n{i}" for i in range(4)]
@@ -117,26 +122,16 @@ async def test_a_multiplayer_seat_that_never_came_is_not_seated_again(
     came = [n for n in names if n != "n2"]
     try:
         fmt = format_json("multiplayer", 2, table_sizes="3,4", points="4,2,1,0")
-        await c.call("CreateTournament", org, tournament_id=tid, game="neon", mode="rebirth",
-                     format_json=fmt, check_in_seconds=3, no_show=pb.NO_SHOW_POLICY_FORFEIT,
-                     clock=pb.Clock(per_decision_ms=1500, max_timeouts=1))
-        await c.call("OpenRegistration", org, tournament_id=tid)
-        for n in names:
-            await c.call("Register", tokens[n], tournament_id=tid)
-        await c.call("StartTournament", org, tournament_id=tid)
-        first = (await c.call("NextRound", org, tournament_id=tid)).round
+        first = await start_forfeiting_no_shows(c, org, tokens, tid, game="neon",
+                                                mode="rebirth", format_json=fmt)
         assert [sorted(t.seats) for t in first.tables] == [names]
-        await asyncio.gather(*(play_round_as(c, rules, tokens[n], tid, n, timeout=120)
-                               for n in came))
-        first = await wait_round_complete(c, tid, 1, 120)
+        first = await play_round(c, rules, tokens, tid, came, 1, 120)
         assert first.tables[0].result.forfeited
         second = (await c.call("NextRound", org, tournament_id=tid)).round
         assert [sorted(t.seats) for t in second.tables] == [came]
         t = (await c.call("GetTournament", tournament_id=tid)).tournament
         assert {p.player_id: p.status for p in t.players}["n2"] == "dropped"
-        await asyncio.gather(*(play_round_as(c, rules, tokens[n], tid, n, timeout=120)
-                               for n in came))
-        await wait_round_complete(c, tid, 2, 120)
+        await play_round(c, rules, tokens, tid, came, 2, 120)
         await c.call("FinishTournament", org, tournament_id=tid)
         bundle = (await c.call("ExportTournament", org, tournament_id=tid)).bundle_jsonl
     finally:

@@ -9,39 +9,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from services.platform.canonical import canonical_json
-from services.tournament import formats, proofs
+from services.tournament import formats
 from services.tournament import log as tlog
 from services.tournament.bundle import build_bundle, is_bundle, verify_bundle
 from services.tournament.core.model import TableResult
 from services.tournament.domain import Tournament
+from tests.support.tournament_log import KEY, finish, log_records, publish_checkpoint, started
 
-KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 ROOT = Path(__file__).resolve().parents[2]
 PLAYERS = [f"p{i}" for i in range(6)]
 
 
-def _records(t: Tournament, events: list) -> list[dict]:
-    events.extend(t.collect_events())
-    return tlog.chain(t.tournament_id, (tlog.record_of(e) for e in events))
-
-
 def run_swiss(rounds: int = 3, drop_after: int = 0) -> tuple[Tournament, list[dict]]:
     events: list = []
-    settings = {"name": "", "game": "g", "mode": "m", "clock": {"kind": "none"},
-                "no_show": "forfeit", "check_in_seconds": 60, "options_json": "",
-                "seed_from_ratings": False,
-                "format": {"format": "swiss", "rounds": rounds,
-                           "tiebreaks": ["buchholz", "sonneborn-berger", "wins"]}}
-    t = Tournament("unit", settings, "org")
-    t.open_registration()
-    for p in PLAYERS:
-        t.register(p, "org")
-    t.start([{"player_id": p, "rating": 0.0, "registered": i} for i, p in enumerate(PLAYERS)])
+    t = started(PLAYERS, {"format": "swiss", "rounds": rounds,
+                          "tiebreaks": ["buchholz", "sonneborn-berger", "wins"]})
     for number in range(1, rounds + 1):
-        replayed = tlog.replay_log(_records(t, events))
+        replayed = tlog.replay_log(log_records(t, events))
         tables = formats.pair(replayed.config, replayed.history())
         t.pair_round(number, [tlog.table_json(k) for k in tables])
         for k in tables:
@@ -53,14 +39,8 @@ def run_swiss(rounds: int = 3, drop_after: int = 0) -> tuple[Tournament, list[di
             t.correct_result(number, k.number, tlog.result_json(result), "entered by hand", "org")
         if number == drop_after:
             t.drop(PLAYERS[0], number, "ill", "org")
-        records = _records(t, events)
-        t.publish_checkpoint(number, proofs.round_checkpoint(
-            "unit", number, [], len(records), tlog.head(records), KEY))
-    replayed = tlog.replay_log(_records(t, events))
-    rows = [formats.row_json(r) for r in formats.standings(replayed.config, replayed.history())]
-    t.publish_standings(rows, True)
-    t.finish()
-    return t, _records(t, events)
+        publish_checkpoint(t, events, number)
+    return t, finish(t, events)
 
 
 def test_the_log_chain_detects_an_edit_and_a_reorder() -> None:

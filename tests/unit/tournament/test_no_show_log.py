@@ -10,16 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from services.platform.signing import public_key_hex
-from services.tournament import formats, noshows, proofs
+from services.tournament import formats, noshows
 from services.tournament import log as tlog
 from services.tournament.bundle import build_bundle, verify_bundle
 from services.tournament.core.model import FormatConfig, TableResult, TournamentError
-from services.tournament.domain import Tournament
+from tests.support.tournament_log import KEY, finish, log_records, publish_checkpoint, started
 
-KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 PLAYERS = [f"p{i}" for i in range(5)]
 NEW = FormatConfig.from_dict({"format": "swiss", "rounds": 2,
                               "tiebreaks": ["buchholz", "wins"]}).to_dict()
@@ -27,26 +25,14 @@ EARLIER = {"format": "swiss", "rounds": 2, "tiebreaks": ["buchholz", "wins"]}
 """A format as a release before drop_no_shows (and pairing_version) stored it."""
 
 
-def _records(t: Tournament, events: list[Any]) -> list[dict[str, Any]]:
-    events.extend(t.collect_events())
-    return tlog.chain(t.tournament_id, (tlog.record_of(e) for e in events))
-
-
 def run(fmt: dict[str, Any], *, drop: bool = True, forge: str = "") -> list[dict[str, Any]]:
     """Two rounds; in round 1 p3 never comes (absent when its match started, forfeited) and
     p0 comes and loses. Before round 2 the no-shows the log calls for are dropped, as
     NextRound does (unless not ``drop``), and ``forge`` is dropped as a no-show too."""
     events: list[Any] = []
-    settings = {"name": "", "game": "g", "mode": "m", "clock": {"kind": "none"},
-                "no_show": "forfeit", "check_in_seconds": 60, "options_json": "",
-                "seed_from_ratings": False, "format": fmt}
-    t = Tournament("unit", settings, "org")
-    t.open_registration()
-    for p in PLAYERS:
-        t.register(p, "org")
-    t.start([{"player_id": p, "rating": 0.0, "registered": i} for i, p in enumerate(PLAYERS)])
+    t = started(PLAYERS, fmt)
     for number in (1, 2):
-        replayed = tlog.replay_log(_records(t, events))
+        replayed = tlog.replay_log(log_records(t, events))
         if number == 2:
             for n in noshows.due(replayed) if drop else ():
                 t.drop_no_show(n.player_id, n.round, n.table, n.match_id, n.reason)
@@ -54,7 +40,7 @@ def run(fmt: dict[str, Any], *, drop: bool = True, forge: str = "") -> list[dict
                 table = next(k for k in replayed.rounds[0]["tables"] if forge in k.seats)
                 t.drop_no_show(forge, 1, table.number, f"unit-r1-t{table.number}",
                                "no-show in round 1")
-            replayed = tlog.replay_log(_records(t, events))
+            replayed = tlog.replay_log(log_records(t, events))
         tables = formats.pair(replayed.config, replayed.history())
         t.pair_round(number, [tlog.table_json(k) for k in tables])
         for k in tables:
@@ -71,14 +57,8 @@ def run(fmt: dict[str, Any], *, drop: bool = True, forge: str = "") -> list[dict
                                  kind="forfeit" if forfeited else "played",
                                  forfeited=forfeited, match_id=match_id)
             t.correct_result(number, k.number, tlog.result_json(result), "entered by hand", "org")
-        records = _records(t, events)
-        t.publish_checkpoint(number, proofs.round_checkpoint(
-            "unit", number, [], len(records), tlog.head(records), KEY))
-    replayed = tlog.replay_log(_records(t, events))
-    rows = [formats.row_json(r) for r in formats.standings(replayed.config, replayed.history())]
-    t.publish_standings(rows, True)
-    t.finish()
-    return _records(t, events)
+        publish_checkpoint(t, events, number)
+    return finish(t, events)
 
 
 def verified(records: list[dict[str, Any]]) -> Any:
