@@ -18,9 +18,10 @@ export is the match the log paired (players, game, no dev seed, a client seed fr
 seat that came) and ended with the result the log recorded (and the rules service
 signed), every round checkpoint's signature, Merkle root and log head, every inclusion
 proof, and then recomputes every round's pairings and the standings from the results
-and the format's rules, and the no-shows the format drops (each drop is of a player who
-never came to their table; each such player is dropped before the next round). Each
-failure names what failed. Pure code apart from the match verifier's engines: no I/O.
+and the format's rules (each PlayerReinstated of a dropped player, in a format that allows
+it, recorded before the round it names was paired), and the no-shows the format drops
+(each drop is of a player who never came to their table; each such player is dropped
+before the next round). Each failure names what failed. Pure code apart from the match verifier's engines: no I/O.
 """
 
 from __future__ import annotations
