@@ -612,6 +612,10 @@ def _recheck(report: BundleReport, replayed: tlog.Replayed) -> None:
     if not problems:
         report.checks.append(f"pairings of {len(replayed.rounds)} rounds and the standings "
                              "recomputed from the results and the format's rules")
+        if back := replayed.reinstatements:
+            named = ", ".join(f"{r['player_id']} from round {r['from_round']}" for r in back)
+            report.checks.append(f"reinstatements: {len(back)} of a dropped player, each "
+                                 f"before the round it names was paired ({named})")
 
 
 def _check_no_shows(report: BundleReport, replayed: tlog.Replayed) -> None:

@@ -109,6 +109,8 @@ def test_a_no_show_dropped_then_reinstated_plays_again_and_the_bundle_verifies()
     assert row["dropped"] is False and row["games"] == 1  # round 1 forfeited, 2 missed
     report = verified(records)
     assert report.ok, report.failures
+    assert ("reinstatements: 1 of a dropped player, each before the round it names was "
+            "paired (p3 from round 3)") in report.checks, report.checks
 
 
 def test_a_reinstated_player_who_misses_again_is_dropped_again_and_verifies() -> None:
