@@ -2,12 +2,13 @@
 
 Players: ``play`` (services/cli/tournament_play.py) plays the player's own tables.
 Organisers: ``create``, ``register``, ``check-in``, ``withdraw``, ``start``, ``next-round``,
-``round``, ``correct``, ``rematch``, ``drop``, ``late-entry``, ``standings``, ``export``,
-``finish``, and ``list`` and ``show``, against a running backend (``neon up``). ``simulate``
-runs a whole event with bots through the real services (``--embedded`` starts them for the
-command): every simulated player asks the tournament service for its match, adds a client
-seed on the rules service, says it is ready and plays random legal moves; the command prints
-each round's pairings and the final standings, then exports the bundle and verifies it.
+``round``, ``correct``, ``rematch``, ``drop``, ``reinstate``, ``late-entry``, ``standings``,
+``export``, ``finish``, and ``list`` and ``show``, against a running backend (``neon up``).
+``simulate`` runs a whole event with bots through the real services (``--embedded`` starts
+them for the command): every simulated player asks the tournament service for its match,
+adds a client seed on the rules service, says it is ready and plays random legal moves; the
+command prints each round's pairings and the final standings, then exports the bundle and
+verifies it.
 """
 
 from __future__ import annotations
@@ -1053,6 +1054,29 @@ def drop(tournament_id: str, player: str,
                                   player_id=player, reason=reason)
         print_plain(console, f"{player} dropped from {tournament_id} after round "
                              f"{reply.tournament.rounds_paired}")
+
+    _run(go, token)
+
+
+@tournament_app.command("reinstate")
+@friendly
+def reinstate(tournament_id: str, player: str,
+              reason: str = typer.Option(..., help="why the player plays again (kept in the "
+                                                   "tournament log)"),
+              as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+              token: str = token_option()) -> None:
+    """Reinstate a dropped player from the next round on (organiser; Swiss, multiplayer).
+
+    For a no-show or a player dropped by mistake; the rounds missed count as unplayed."""
+
+    async def go(client: TournamentClient, token: str) -> None:
+        reply = await client.call("ReinstatePlayer", token, tournament_id=tournament_id,
+                                  player_id=player, reason=reason)
+        if as_json:
+            emit(message_dict(reply))
+            return
+        print_plain(console, f"{player} reinstated in {tournament_id}: paired again from round "
+                             f"{reply.tournament.rounds_paired + 1}")
 
     _run(go, token)
 

@@ -18,9 +18,10 @@ export is the match the log paired (players, game, no dev seed, a client seed fr
 seat that came) and ended with the result the log recorded (and the rules service
 signed), every round checkpoint's signature, Merkle root and log head, every inclusion
 proof, and then recomputes every round's pairings and the standings from the results
-and the format's rules, and the no-shows the format drops (each drop is of a player who
-never came to their table; each such player is dropped before the next round). Each
-failure names what failed. Pure code apart from the match verifier's engines: no I/O.
+and the format's rules (each PlayerReinstated of a dropped player, in a format that allows
+it, recorded before the round it names was paired), and the no-shows the format drops
+(each drop is of a player who never came to their table; each such player is dropped
+before the next round). Each failure names what failed. Pure code apart from the match verifier's engines: no I/O.
 """
 
 from __future__ import annotations
@@ -611,6 +612,10 @@ def _recheck(report: BundleReport, replayed: tlog.Replayed) -> None:
     if not problems:
         report.checks.append(f"pairings of {len(replayed.rounds)} rounds and the standings "
                              "recomputed from the results and the format's rules")
+        if back := replayed.reinstatements:
+            named = ", ".join(f"{r['player_id']} from round {r['from_round']}" for r in back)
+            report.checks.append(f"reinstatements: {len(back)} of a dropped player, each "
+                                 f"before the round it names was paired ({named})")
 
 
 def _check_no_shows(report: BundleReport, replayed: tlog.Replayed) -> None:

@@ -51,7 +51,11 @@ from services.tournament import formats, noshows, proofs
 from services.tournament import log as tlog
 from services.tournament.app import StatusCounts, TournamentApplication
 from services.tournament.core import bracket as core_bracket
-from services.tournament.core import late_entries_refused, too_many_rounds
+from services.tournament.core import (
+    late_entries_refused,
+    reinstatement_refused,
+    too_many_rounds,
+)
 from services.tournament.core.model import FormatConfig, TableResult, TournamentError
 from services.tournament.domain import (
     ENDED,
@@ -969,6 +973,39 @@ class Director:
                 raise FailedPrecondition(f"the tournament is {t.status}")
             t.drop(player_id, len(t.rounds), reason[:500], who.player)
             await self._save(t)
+            return t
+
+    async def reinstate(
+        self, claims: Claims | None, tournament_id: str, player_id: str, reason: str
+    ) -> Tournament:
+        """Reinstate a dropped player (PlayerDropped or NoShowDropped) of a running Swiss
+        or multiplayer event: PlayerReinstated, from the next round to be paired. A repeat
+        (the player plays again since their last reinstatement) returns the tournament
+        unchanged."""
+        who = _organiser(claims)
+        reason = reason.strip()[:500]
+        if not reason:
+            raise InvalidArgument("a reinstatement needs a reason")
+        async with self.lock(tournament_id):
+            t = await self._find(tournament_id)
+            current = t.players.get(player_id)
+            if current is None or current["status"] not in ("playing", "dropped"):
+                raise NotFound(f"{player_id!r} does not play in this tournament")
+            if current["status"] == "playing":
+                replayed = await self.replayed(tournament_id)
+                if any(p == player_id for p, _ in replayed.reinstated):
+                    return t
+                raise FailedPrecondition(f"{player_id!r} is not dropped: it plays")
+            if t.status != "running":
+                raise FailedPrecondition(f"the tournament is {t.status}")
+            why = reinstatement_refused(FormatConfig.from_stored(t.settings["format"]))
+            if why:
+                raise FailedPrecondition(why)
+            first = len(t.rounds) + 1
+            t.reinstate(player_id, first, reason, who.player)
+            await self._save(t)
+            log.info("player reinstated", player_id=player_id, from_round=first,
+                     reason=reason, by=who.player)
             return t
 
     async def add_late(

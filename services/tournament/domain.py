@@ -241,6 +241,14 @@ class Tournament(Aggregate):
         self.players[player_id]["status"] = "dropped"
         self.dropped.append([player_id, after_round])
 
+    @event("PlayerReinstated")
+    def reinstate(self, player_id: str, from_round: int, reason: str, by: str) -> None:
+        """The organiser reinstates a dropped player (PlayerDropped or NoShowDropped; Swiss
+        and multiplayer only): paired again from round ``from_round``, the next one to be
+        paired; the rounds missed count as unplayed, as after a drop. ``reason`` is
+        required; a player may be dropped and reinstated again."""
+        self.players[player_id]["status"] = "playing"
+
     @event("LateEntry")
     def late_entry(self, player_id: str, first_round: int, rating: float, registered: int) -> None:
         self.players[player_id] = {

@@ -140,6 +140,13 @@ class Replayed:
     dropped: list[tuple[str, int]] = field(default_factory=list)
     """Every drop, the organiser's or a player's (PlayerDropped) and the format's
     (NoShowDropped): (player, the round after which they left)."""
+    dropped_at: list[int] = field(default_factory=list)
+    """The log position (0-based) of each drop's record, beside ``dropped``."""
+    reinstated: list[tuple[str, int]] = field(default_factory=list)
+    """Every reinstatement (PlayerReinstated): (player, the first round they play again)."""
+    reinstatements: list[dict[str, Any]] = field(default_factory=list)
+    """The PlayerReinstated records: player_id, from_round, reason, by, and at (the record's
+    log position, 0-based)."""
     no_show_drops: list[dict[str, Any]] = field(default_factory=list)
     """The NoShowDropped records: player_id, after_round, table, match_id, and at (the
     record's log position, 0-based)."""
@@ -147,7 +154,8 @@ class Replayed:
     standings: list[dict[str, Any]] | None = None
     status: str = ""
     at: dict[str, int] = field(default_factory=dict)
-    """Log position (0-based) of each late entry's and each drop's record, by player."""
+    """Log position (0-based) of each late entry's and each drop's record, by player (a
+    player dropped more than once: the last; ``dropped_at`` holds each)."""
     audit_events: list[dict[str, Any]] = field(default_factory=list)
     """The log in the terms of the core's audit (core/audit.py ``recheck``)."""
     reason: str = ""
@@ -158,8 +166,8 @@ class Replayed:
 
     def history(self, before_round: int | None = None) -> History:
         """The core's History: everything, or what the log held when round
-        ``before_round`` was paired (the rounds before it, and the drops and late entries
-        recorded before its RoundPaired)."""
+        ``before_round`` was paired (the rounds before it, and the drops, reinstatements and
+        late entries recorded before its RoundPaired)."""
         if before_round is None:
             rounds, cut = self.rounds, 10**12
         else:
@@ -186,8 +194,10 @@ class Replayed:
         return History(
             entrants=tuple(e for e in self.entrants if e.player_id not in late_ids),
             rounds=records,
-            dropped=tuple((p, after) for p, after in self.dropped if self.at[f"drop:{p}"] < cut),
+            dropped=tuple(drop for drop, at in zip(self.dropped, self.dropped_at) if at < cut),
             late=late,
+            reinstated=tuple((r["player_id"], r["from_round"]) for r in self.reinstatements
+                             if r["at"] < cut),
         )
 
 
@@ -216,6 +226,9 @@ def _audit_event(out: Replayed, r: Mapping[str, Any]) -> None:
     elif kind in ("PlayerDropped", "NoShowDropped"):
         out.audit_events.append({"type": "dropped", "player_id": r["player_id"],
                                  "after_round": r["after_round"]})
+    elif kind == "PlayerReinstated":
+        out.audit_events.append({"type": "reinstated", "player_id": r["player_id"],
+                                 "from_round": r["from_round"]})
     elif kind == "RoundPaired":
         out.audit_events.append({"type": "round", "round": r["round"], "tables": list(r["tables"])})
     elif kind in ("ResultRecorded", "ResultCorrected"):
@@ -300,11 +313,18 @@ def replay_log(records: Iterable[Mapping[str, Any]]) -> Replayed:
                 out.rounds[int(r["round"]) - 1]["checkpoint"] = dict(r["checkpoint"])
             elif kind == "PlayerDropped":
                 out.dropped.append((str(r["player_id"]), int(r["after_round"])))
+                out.dropped_at.append(index)
                 out.at[f"drop:{r['player_id']}"] = index
+            elif kind == "PlayerReinstated":
+                back = {"player_id": str(r["player_id"]), "from_round": int(r["from_round"]),
+                        "reason": str(r["reason"]), "by": str(r["by"]), "at": index}
+                out.reinstated.append((back["player_id"], back["from_round"]))
+                out.reinstatements.append(back)
             elif kind == "NoShowDropped":
                 drop = {"player_id": str(r["player_id"]), "after_round": int(r["after_round"]),
                         "table": int(r["table"]), "match_id": str(r["match_id"]), "at": index}
                 out.dropped.append((drop["player_id"], drop["after_round"]))
+                out.dropped_at.append(index)
                 out.at[f"drop:{drop['player_id']}"] = index
                 out.no_show_drops.append(drop)
             elif kind == "LateEntry":

@@ -14,9 +14,11 @@ the organiser's CorrectResult kept that forfeit). These are not no-shows:
 With ``FormatConfig.drop_no_shows``, NextRound records the drops of the no-shows of the
 round just played (``NoShowDropped``, reason "no-show in round N") before it pairs the next
 round, so the pairing, and a verifier's recomputation of it from the log, leaves them out.
-Once dropped, a player stays dropped: the service has no way to reinstate one. The bundle
-check (:func:`problems`) recomputes the no-shows from the log: every such drop must be of
-a no-show, and every no-show must be dropped before the next round was paired.
+The organiser may reinstate such a player (``PlayerReinstated``, ReinstatePlayer): they
+are paired again from the next round paired after it. The bundle check (:func:`problems`)
+recomputes the no-shows from the log: every such drop must be of a no-show, and every
+no-show of a round must be dropped after that round was paired and before the next one was
+(a drop by the organiser counts, even if a reinstatement followed it).
 
 Pure code over the replayed log (:mod:`services.tournament.log`): the service and the
 offline verifier read the same records the same way.
@@ -62,13 +64,20 @@ def of_round(replayed: tlog.Replayed, number: int, before: int | None = None) ->
     return found
 
 
+def dropped_between(replayed: tlog.Replayed, start: int, cut: int) -> set[str]:
+    """The players with a drop recorded at a log position in [start, cut)."""
+    return {p for (p, _), at in zip(replayed.dropped, replayed.dropped_at) if start <= at < cut}
+
+
 def due(replayed: tlog.Replayed) -> list[NoShow]:
     """The drops NextRound records before it pairs the next round: the no-shows of the
-    last round paired who are not dropped already (none unless the format drops them)."""
+    last round paired who were not dropped since it was paired (none unless the format
+    drops them). A player dropped since then and already reinstated is not dropped again:
+    the organiser's reinstatement stands."""
     config = replayed.config
     if config is None or not config.drop_no_shows or not replayed.rounds:
         return []
-    dropped = {p for p, _ in replayed.dropped}
+    dropped = dropped_between(replayed, replayed.rounds[-1]["log_length_before"], tlog.END)
     return [n for n in of_round(replayed, len(replayed.rounds)) if n.player_id not in dropped]
 
 
@@ -91,10 +100,11 @@ def problems(replayed: tlog.Replayed) -> list[str]:
             found.append(f"{what} (table {drop['table']}), but {player} was there (not absent "
                          "when the match started, or not forfeited)")
     if config.drop_no_shows:
-        for rnd in replayed.rounds[1:]:
+        for before, rnd in zip(replayed.rounds, replayed.rounds[1:]):
             number, cut = rnd["number"], rnd["log_length_before"]
+            dropped = dropped_between(replayed, before["log_length_before"], cut)
             for n in of_round(replayed, number - 1, cut):
-                if replayed.at.get(f"drop:{n.player_id}", tlog.END) >= cut:
+                if n.player_id not in dropped:
                     found.append(
                         f"no-shows: {n.player_id} did not come to round {n.round} (table "
                         f"{n.table}, match {n.match_id}) and was not dropped before round "

@@ -280,6 +280,11 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):
         t = await self.d.add_late(claims(), request.tournament_id, request.player_id)
         return pb.AddLateEntryResponse(tournament=await self._t(t))
 
+    async def ReinstatePlayer(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        t = await self.d.reinstate(claims(), request.tournament_id, request.player_id,
+                                   request.reason)
+        return pb.ReinstatePlayerResponse(tournament=await self._t(t))
+
     async def ForceEnd(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         t = await self.d.force_end(claims(), request.tournament_id, request.reason)
         return pb.ForceEndResponse(tournament=await self._t(t))

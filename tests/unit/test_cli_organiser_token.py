@@ -29,6 +29,7 @@ ORGANISER_COMMANDS = [
     ["tournament", "correct", "cup", "1", "1", "--placements", "1,2", "--reason", "paper"],
     ["tournament", "rematch", "cup", "1", "1", "--reason", "again"],
     ["tournament", "drop", "cup", "ann"],
+    ["tournament", "reinstate", "cup", "ann", "--reason", "client failed"],
     ["tournament", "late-entry", "cup", "erin"],
     ["tournament", "finish", "cup"],
     ["tournament", "export", "cup", "-o", "cup.jsonl"],

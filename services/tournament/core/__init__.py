@@ -7,7 +7,7 @@ recomputes exactly what the service published.
   StandingRow, TournamentError);
 - ``ledger``: what each round meant for each player (points, games, opponents, seats);
 - ``formats``: ``pair_next_round``, ``is_finished``, ``planned_rounds``, ``too_many_rounds``,
-  ``late_entries_refused``, ``bracket``;
+  ``late_entries_refused``, ``reinstatement_refused``, ``bracket``;
   per format ``swiss``, ``roundrobin``, ``elimination``, ``multiplayer``;
 - ``standings``: points, tie-breaks, ranks;
 - ``merkle`` (RFC 9162), ``checkpoint`` (signed round checkpoints), ``audit`` (recheck a
@@ -26,6 +26,7 @@ from services.tournament.core.formats import (
     late_entries_refused,
     pair_next_round,
     planned_rounds,
+    reinstatement_refused,
     too_many_rounds,
 )
 from services.tournament.core.model import (
@@ -68,4 +69,5 @@ __all__ = [
     "standings",
     "too_many_rounds",
     "late_entries_refused",
+    "reinstatement_refused",
 ]

@@ -12,6 +12,9 @@ The events (plain JSON objects, in the order they happened):
   the field when the event starts (seeding);
 - ``{"type": "late", "player_id", "first_round", "rating", "registered"}``: a late entry;
 - ``{"type": "dropped", "player_id", "after_round"}``: a withdrawal;
+- ``{"type": "reinstated", "player_id", "from_round"}``: a dropped player plays again from
+  round ``from_round`` (Swiss and multiplayer only; checked: the player is dropped, and
+  ``from_round`` is the next round, not paired yet);
 - ``{"type": "absent", "player_id", "round"}``: sits one round out (zero-point bye);
 - ``{"type": "round", "round", "tables": [{"number", "seats", "bye", "note"?, "absent"?}]}``:
   a published pairing;
@@ -36,7 +39,8 @@ from services.tournament.core.codec import (
     row_from_dict,
     table_from_dict,
 )
-from services.tournament.core.formats import pair_next_round
+from services.tournament.core.formats import pair_next_round, reinstatement_refused
+from services.tournament.core.ledger import still_dropped
 from services.tournament.core.model import (
     FormatConfig,
     History,
@@ -204,6 +208,24 @@ def _result_problem(history: History, number: int, result: TableResult) -> Probl
     return None
 
 
+def _reinstatement_problem(
+    config: FormatConfig, history: History, event: Mapping[str, Any]
+) -> Problem | None:
+    """What is wrong with a reinstatement at this point of the events, or None: the format
+    must pair round by round, the player must be dropped, and the round it names must be
+    the next one (not paired yet)."""
+    player, first = str(event["player_id"]), int(event["from_round"])
+    due = (history.rounds[-1].number if history.rounds else 0) + 1
+    what = f"reinstatement of {player} from round {first}"
+    if (why := reinstatement_refused(config)) is not None:
+        return Problem(f"{what}: {why}", first, player=player)
+    if player not in still_dropped(history):
+        return Problem(f"{what}: {player} is not dropped", first, player=player)
+    if first != due:
+        return Problem(f"{what}: the next round to be paired is {due}", first, player=player)
+    return None
+
+
 def replay(events: Iterable[Mapping[str, Any]]) -> History:
     """The History the events describe (no checking against the rules)."""
     history = History(())
@@ -231,6 +253,12 @@ def _apply(history: History, event: Mapping[str, Any]) -> History:
     if kind == "absent":
         return replace(
             history, absent=(*history.absent, (str(event["player_id"]), int(event["round"])))
+        )
+    if kind == "reinstated":
+        return replace(
+            history,
+            reinstated=(*history.reinstated,
+                        (str(event["player_id"]), int(event["from_round"]))),
         )
     if kind == "round":
         tables = tuple(table_from_dict(t) for t in event["tables"])
@@ -279,6 +307,11 @@ def recheck(config: FormatConfig, history_events: Iterable[Mapping[str, Any]]) -
                 if found is not None:
                     problems.append(found)
                     continue
+            elif kind == "reinstated":
+                found = _reinstatement_problem(config, history, event)
+                if found is not None:
+                    problems.append(found)
+                    continue
             elif kind == "standings":
                 after = int(event["round"])
                 rows = [row_from_dict(r) for r in event["rows"]]
@@ -320,8 +353,9 @@ def history_events(
     history: History, published: Mapping[int, Iterable[StandingRow]] | None = None
 ) -> list[dict[str, Any]]:
     """The events of a History, in the order :func:`recheck` reads them: entrants, late
-    entries, then per round: absences, the pairing, its results, withdrawals after it,
-    the published standings (``published``: round -> rows)."""
+    entries, then per round: absences, reinstatements from it, the pairing, its results,
+    withdrawals after it, the published standings (``published``: round -> rows); then
+    the reinstatements from a round not paired yet."""
     late = dict(history.late)
     starters = [e for e in history.entrants if e.player_id not in late]
     events: list[dict[str, Any]] = [entrants_event(starters)]
@@ -343,6 +377,9 @@ def history_events(
         for p, r in history.absent:
             if r == record.number:
                 events.append({"type": "absent", "player_id": p, "round": r})
+        for p, r in history.reinstated:
+            if r == record.number:
+                events.append({"type": "reinstated", "player_id": p, "from_round": r})
         events.append(round_event(record.number, record.tables))
         for result in record.results:
             events.append(result_event(record.number, result))
@@ -351,4 +388,8 @@ def history_events(
                 events.append({"type": "dropped", "player_id": p, "after_round": r})
         if published and record.number in published:
             events.append(standings_event(record.number, published[record.number]))
+    paired = len(history.rounds)
+    for p, r in history.reinstated:
+        if r > paired:
+            events.append({"type": "reinstated", "player_id": p, "from_round": r})
     return events

@@ -266,6 +266,8 @@ def champion(config: FormatConfig, history: History) -> str | None:
 def pair_elimination(config: FormatConfig, history: History) -> tuple[Table, ...]:
     if history.late:
         raise TournamentError("an elimination bracket takes no late entries")
+    if history.reinstated:
+        raise TournamentError("an elimination bracket reinstates no dropped player")
     if len(history.entrants) < 2:
         raise TournamentError("an elimination bracket needs at least two players")
     number = next_round_number(history)

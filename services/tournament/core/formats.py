@@ -11,7 +11,13 @@ from services.tournament.core.elimination import (
     elimination_rounds,
     pair_elimination,
 )
-from services.tournament.core.model import FormatConfig, History, Table, TournamentError
+from services.tournament.core.model import (
+    REINSTATE_FORMATS,
+    FormatConfig,
+    History,
+    Table,
+    TournamentError,
+)
 from services.tournament.core.multiplayer import pair_multiplayer
 from services.tournament.core.progress import next_round_number
 from services.tournament.core.roundrobin import pair_round_robin, round_robin_rounds
@@ -46,6 +52,16 @@ def late_entries_refused(config: FormatConfig) -> str | None:
         return None
     kind = "an elimination bracket" if config.is_elimination else f"a {config.format}"
     return f"{kind} takes no late entries (they join a Swiss or a multiplayer format)"
+
+
+def reinstatement_refused(config: FormatConfig) -> str | None:
+    """Why ``config`` reinstates no dropped player (None when its format does): only the
+    formats that pair round by round (:data:`REINSTATE_FORMATS`) can pair a player again."""
+    if config.format in REINSTATE_FORMATS:
+        return None
+    kind = "an elimination bracket" if config.is_elimination else f"a {config.format}"
+    return (f"{kind} reinstates no dropped player (its schedule is fixed; a Swiss or a "
+            "multiplayer event pairs a reinstated player again)")
 
 
 def too_many_rounds(config: FormatConfig, n_entrants: int) -> str | None:

@@ -14,7 +14,7 @@ Scoring rules:
 - A bye table: ``bye_points``, not a game. A round-robin bye whose scheduled opponent had
   withdrawn scores ``forfeit_win_points`` (kept results) or nothing (annulled results).
 - Rounds a late entry missed: 0 or ``bye_points`` each (``late_entry_points``); rounds
-  after a player dropped: 0. Neither is a game.
+  after a player dropped, until a reinstatement (if any), 0. Neither is a game.
 - A table still without a result counts for nobody yet.
 """
 
@@ -188,6 +188,33 @@ def first_rounds(history: History) -> dict[str, int]:
 
 def drop_rounds(history: History) -> dict[str, int]:
     return {p: r for p, r in history.dropped}
+
+
+def away_spans(history: History) -> dict[str, list[tuple[int, int | None]]]:
+    """Per dropped player, each time away: (the round after which they left, the first
+    round they play again, or None while still dropped). A player's k-th reinstatement
+    ends their k-th drop (drops and reinstatements alternate, see ``History``)."""
+    backs: dict[str, list[int]] = {}
+    for p, first in history.reinstated:
+        backs.setdefault(p, []).append(first)
+    spans: dict[str, list[tuple[int, int | None]]] = {}
+    for p, after in history.dropped:
+        mine = spans.setdefault(p, [])
+        back = backs.get(p, [])
+        mine.append((after, back[len(mine)] if len(mine) < len(back) else None))
+    return spans
+
+
+def is_away(spans: dict[str, list[tuple[int, int | None]]], player: str,
+            round_number: int) -> bool:
+    """Whether ``player`` was dropped (and not yet back) for round ``round_number``."""
+    return any(after < round_number and (back is None or round_number < back)
+               for after, back in spans.get(player, ()))
+
+
+def still_dropped(history: History) -> frozenset[str]:
+    """The players dropped now: their last drop has no reinstatement after it."""
+    return frozenset(p for p, mine in away_spans(history).items() if mine[-1][1] is None)
 
 
 def annulled_players(config: FormatConfig, history: History) -> frozenset[str]:

@@ -34,6 +34,10 @@ NO_SHOW_DROP_FORMATS = ("swiss", "multiplayer")
 round from the results, where a player who is not there would be paired again and could get
 the bye. A round robin's schedule and an elimination bracket are fixed: an absent player
 loses each of their games by forfeit as it comes."""
+REINSTATE_FORMATS = ("swiss", "multiplayer")
+"""The formats that may reinstate a dropped player (``History.reinstated``): those that
+pair each round from the results, as for late entries. A round robin's schedule and an
+elimination bracket are fixed: a player who left them is gone."""
 
 OPPONENT_WITHDRAWN = "opponent-withdrawn"
 """Note on a bye table of a round robin: the scheduled opponent had withdrawn."""
@@ -213,13 +217,20 @@ class FormatConfig:
 class History:
     """Everything that happened so far. ``dropped``: (player, round after which they left);
     ``late``: (player, first round they play); ``absent``: (player, one round they sit
-    out and come back after: FIDE's zero-point bye, not paired, 0 points, no game)."""
+    out and come back after: FIDE's zero-point bye, not paired, 0 points, no game);
+    ``reinstated``: (player, first round they play again after a drop; Swiss and
+    multiplayer only, :data:`REINSTATE_FORMATS`).
+
+    Drops and reinstatements of one player alternate, each tuple in the order they
+    happened: a player's k-th reinstatement ends their k-th drop (see
+    ``ledger.away_spans``), so a player may be dropped and reinstated more than once."""
 
     entrants: tuple[Entrant, ...]
     rounds: tuple[RoundRecord, ...] = ()
     dropped: tuple[tuple[str, int], ...] = ()
     late: tuple[tuple[str, int], ...] = ()
     absent: tuple[tuple[str, int], ...] = ()
+    reinstated: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)

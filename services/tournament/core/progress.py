@@ -5,8 +5,9 @@ from __future__ import annotations
 from services.tournament.core.ledger import (
     PENDING,
     Round,
-    drop_rounds,
+    away_spans,
     first_rounds,
+    is_away,
     ledger,
     points,
 )
@@ -31,15 +32,16 @@ def require_complete(config: FormatConfig, history: History) -> dict[str, list[R
 
 def active_players(history: History, round_number: int) -> list[str]:
     """Players who play in ``round_number``: registered (late entries from their first
-    round on), not dropped before it and not sitting this round out; in seed order."""
+    round on), not dropped before it (or reinstated from it or earlier) and not sitting
+    this round out; in seed order."""
     first = first_rounds(history)
-    dropped = drop_rounds(history)
+    spans = away_spans(history)
     away = {p for p, r in history.absent if r == round_number}
     return [
         e.player_id
         for e in seed_order(history.entrants)
         if first.get(e.player_id, 1) <= round_number
-        and dropped.get(e.player_id, round_number) >= round_number
+        and not is_away(spans, e.player_id, round_number)
         and e.player_id not in away
     ]
 

@@ -62,6 +62,8 @@ def pair_round_robin(config: FormatConfig, history: History) -> tuple[Table, ...
     require_complete(config, history)
     if history.late:
         raise TournamentError("a round robin takes no late entries")
+    if history.reinstated:
+        raise TournamentError("a round robin reinstates no dropped player")
     number = next_round_number(history)
     players = [e.player_id for e in seed_order(history.entrants)]
     n = len(players)

@@ -4,7 +4,8 @@ Tie-breaks (values shown in every row, in the configured order):
 
 - ``buchholz``: the sum of the final points of every opponent met in a played game, plus,
   for every round the player did not play (bye, forfeit either way, late-entry round,
-  round after dropping out), the player's own final points: the "own score" rule for
+  round after dropping out, including the rounds between a drop and a reinstatement),
+  the player's own final points: the "own score" rule for
   unplayed rounds (a virtual opponent with the player's own score), a simplification of
   FIDE C.07 (2023) article 16, which this core does not implement in full. Opponents count
   with their actual points, unplayed rounds included.
@@ -32,7 +33,7 @@ listed last with no points.
 from __future__ import annotations
 
 from services.tournament.core.elimination import exit_levels
-from services.tournament.core.ledger import Round, annulled_players, drop_rounds, ledger, points
+from services.tournament.core.ledger import Round, annulled_players, ledger, points, still_dropped
 from services.tournament.core.model import (
     FormatConfig,
     History,
@@ -113,7 +114,7 @@ def standings(config: FormatConfig, history: History) -> tuple[StandingRow, ...]
     annulled = annulled_players(config, history)
     for p in annulled:
         totals[p] = 0.0
-    dropped = drop_rounds(history)
+    dropped = still_dropped(history)
     seeds = {e.player_id: i for i, e in enumerate(seed_order(history.entrants))}
     levels: dict[str, int] = {}
     if config.is_elimination:

@@ -6,7 +6,8 @@ Absolute rules (never broken; :class:`TournamentError` when they cannot all hold
 - a player gets at most one pairing bye; the bye goes to the lowest player of the
   pairing order (score, then seed) who has not had one and whose absence leaves the rest
   pairable (FIDE C.04.1 c-d). A bye scores ``bye_points`` and is not a game;
-- dropped players are never paired again; late entries join from their first round.
+- dropped players are not paired again unless reinstated (from the round their
+  reinstatement names); late entries join from their first round.
 
 Every other wish is a penalty on an edge; networkx's ``max_weight_matching`` (with
 ``maxcardinality``) finds the pairing of least total penalty. With integer weights it

@@ -557,6 +557,26 @@ class AddLateEntryResponse(_message.Message):
     def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]]=...) -> None:
         ...
 
+class ReinstatePlayerRequest(_message.Message):
+    __slots__ = ('tournament_id', 'player_id', 'reason')
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    player_id: str
+    reason: str
+
+    def __init__(self, tournament_id: _Optional[str]=..., player_id: _Optional[str]=..., reason: _Optional[str]=...) -> None:
+        ...
+
+class ReinstatePlayerResponse(_message.Message):
+    __slots__ = ('tournament',)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: Tournament
+
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]]=...) -> None:
+        ...
+
 class ForceEndRequest(_message.Message):
     __slots__ = ('tournament_id', 'reason')
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
