@@ -6,7 +6,9 @@ bots play the tables over gRPC, finishes, and downloads the audit bundle, which 
 accepts. A player token and a forged token at the desk are refused in plain words and change
 nothing; an abandoned table is played again from the desk, or its result is set by hand (the
 bundle exported afterwards still verifies); a player dropped from the desk is not paired in
-the next round and a late entry added there is; a tournament is force-ended from the desk with
+the next round and a late entry added there is; a dropped player is reinstated from the desk
+with its reason (an empty reason is not sent; a round robin offers no "Reinstate" and says
+why); a tournament is force-ended from the desk with
 its reason and final standings, and another called off while registration is open (the desk
 and the page say no rounds were played, no empty standings), a confirm left open while the
 tournament starts elsewhere being put away unsent. A tournament created elsewhere (as the CLI
@@ -53,8 +55,10 @@ GAME = "neon-reign"
 KEY = "neon-organiser-token"
 ORGANISER_RPCS = {"CreateTournament", "OpenRegistration", "Register", "CheckIn", "Withdraw",
                   "StartTournament", "NextRound", "RematchTable", "FinishTournament",
-                  "ExportTournament", "CorrectResult", "DropPlayer", "AddLateEntry", "ForceEnd"}
-LATER = {"RematchTable", "CorrectResult", "DropPlayer", "AddLateEntry", "ForceEnd"}  # other tests
+                  "ExportTournament", "CorrectResult", "DropPlayer", "AddLateEntry", "ForceEnd",
+                  "ReinstatePlayer"}
+LATER = {"RematchTable", "CorrectResult", "DropPlayer", "AddLateEntry", "ForceEnd",
+         "ReinstatePlayer"}  # other tests
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -507,7 +511,8 @@ async def test_a_player_dropped_and_a_late_entry_added_at_the_desk(
     await page.click(f"{dan} button.drop-confirm")
     assert await noted(page, "dropped") == "dan dropped after round 1: not paired from round 2 on."
     await page.wait_for_selector(f"{dan}[data-status='dropped']")
-    assert await page.query_selector_all(f"{dan} button") == []
+    assert await page.query_selector_all(f"{dan} button.drop") == []
+    assert await page.is_visible(f"{dan} button.reinstate")  # a Swiss: see the reinstate test
 
     # a late entry, from the box
     await page.fill("#desk-late-player", "erin")
@@ -551,6 +556,81 @@ async def test_a_player_dropped_and_a_late_entry_added_at_the_desk(
     called = await token_only_where_needed(browser, consoled, org)
     assert {"DropPlayer", "AddLateEntry", "NextRound"} <= called
     only_refusals(browser, 400)
+
+
+async def test_a_dropped_player_reinstated_at_the_desk(
+        served: Served, browser: Browser, client: TournamentClient) -> None:
+    page = browser.page
+    consoled: list[str] = []
+    page.on("console", lambda m: consoled.append(m.text))
+    tid = f"back_{uuid.uuid4().hex[:8]}"
+    org = organiser(served)
+    names = ["ann", "bob", "cat", "dan"]
+    await running(client, org, tid, names, format_json("swiss", 3))
+    await open_desk(browser, served, org, tid)
+    await page.wait_for_selector("#desk[data-status='running']")
+    dan = "#desk-roster li[data-player='dan']"
+    await page.wait_for_selector(f"{dan}[data-status='playing'] button.drop")
+    assert await page.query_selector_all("#desk-roster button.reinstate") == []  # nobody dropped
+
+    # dropped from the desk: "Reinstate" in its place
+    await page.click(f"{dan} button.drop")
+    await page.fill(f"{dan} input.drop-reason", "went home")
+    await page.click(f"{dan} button.drop-confirm")
+    await noted(page, "dan dropped after round 1")
+    await page.wait_for_selector(f"{dan}[data-status='dropped'] button.reinstate")
+    assert await page.query_selector_all(f"{dan} button.drop") == []
+    assert await page.is_hidden("#desk-no-reinstate")
+
+    # "Reinstate" asks first; "Cancel" sends nothing, nor does the confirm without a reason
+    def reinstated() -> int:
+        return sum(r.url.endswith("/ReinstatePlayer") for r in browser.responses)
+    await page.click(f"{dan} button.reinstate")
+    assert await page.is_visible(f"{dan} button.reinstate-confirm") and await page.is_hidden(f"{dan} button.reinstate")
+    assert await page.text_content(f"{dan} button.reinstate-confirm") == "Reinstate dan from the next round"
+    await page.click(f"{dan} button.reinstate-cancel")
+    assert await page.is_visible(f"{dan} button.reinstate") and await page.is_hidden(f"{dan} button.reinstate-confirm")
+    await page.click(f"{dan} button.reinstate")
+    await page.fill(f"{dan} input.reinstate-reason", "   ")
+    await page.click(f"{dan} button.reinstate-confirm")
+    said = await desk_says(page, "invalid_argument")
+    assert said == ("Type why dan plays again first: a reinstatement needs a reason, kept in the "
+                    "tournament's log. Nothing was sent.")
+    await page.wait_for_timeout(300)
+    assert reinstated() == 0
+    assert (await statuses(client, tid))["dan"] == "dropped"
+    assert await page.is_visible(f"{dan} button.reinstate-confirm")  # the confirm stays open
+
+    # with a reason: ReinstatePlayer, the roster drawn from its answer
+    await page.fill(f"{dan} input.reinstate-reason", "back from the station")
+    await page.click(f"{dan} button.reinstate-confirm")
+    assert await noted(page, "reinstated") == ("dan reinstated (back from the station): paired again "
+                                               "from round 2 on; the rounds missed count as unplayed.")
+    assert await page.is_hidden("#desk-message")
+    await page.wait_for_selector(f"{dan}[data-status='playing'] button.drop")
+    assert await page.text_content(f"{dan} .standing") == "playing"
+    assert await page.query_selector_all("#desk-roster button.reinstate") == []
+    assert reinstated() == 1
+    assert "4 playing" in str(await page.text_content("#desk-line"))
+    assert await statuses(client, tid) == {n: "playing" for n in names}  # recorded by the service
+    await browser.screenshot("desk-reinstated")
+
+    # a round robin: its dropped player gets no "Reinstate", one line says why
+    rr = f"rr_{uuid.uuid4().hex[:8]}"
+    await running(client, org, rr, names, format_json("round-robin", 0))
+    await client.call("DropPlayer", org, tournament_id=rr, player_id="cat", reason="ill")
+    await page.click("#refresh-tournaments")  # the list as it is now, with the round robin
+    await page.click(f"#tournament-list button[data-tournament-id='{rr}']", timeout=20_000)
+    await page.wait_for_selector(f"#desk[data-tournament-id='{rr}'][data-status='running']")
+    await page.wait_for_selector("#desk-roster li[data-player='cat'][data-status='dropped']")
+    assert await page.query_selector_all("#desk-roster button.reinstate") == []
+    assert await page.text_content("#desk-no-reinstate") == (
+        "A dropped player cannot be reinstated here: a round-robin has a fixed schedule (only a "
+        "Swiss or a multiplayer event pairs a reinstated player again).")
+    assert await page.is_visible("#desk-no-reinstate")
+    called = await token_only_where_needed(browser, consoled, org)
+    assert {"DropPlayer", "ReinstatePlayer"} <= called
+    assert not browser.console_errors, browser.console_errors
 
 
 async def test_the_desk_force_ends_a_tournament(

@@ -12,7 +12,11 @@
 //   While running: "Pair next round" (NextRound); for a table whose match was abandoned,
 //   "Rematch" (RematchTable) or "Set result" (CorrectResult: a place per seat, equal places
 //   tie, a forfeit or not), each with its reason kept in the log; "Drop" for each playing
-//   player (DropPlayer, after a confirm: not paired from the next round on); "Add late entry"
+//   player (DropPlayer, after a confirm: not paired from the next round on); "Reinstate" for
+//   each dropped player, a no-show the service dropped too, in a Swiss or multiplayer event
+//   (ReinstatePlayer, with its required reason, after a confirm: paired again from the next
+//   round on; an empty reason is not sent; in the other formats one line under the roster says
+//   why none is offered); "Add late entry"
 //   (AddLateEntry, where the format's late_entry_until allows it; a player the start left
 //   out too); "Finish" (FinishTournament).
 //   Until it has ended (created, registration open or running): "Force end…" with its
@@ -50,6 +54,7 @@ const TIEBREAKS = {
 const STANDING = { registered: "registered, not checked in", "checked-in": "checked in" };
 const PLAYING = { registered: "registered, not playing (left out at the start)" };  // once started
 const LATE_FORMATS = ["swiss", "multiplayer"];  // round robins and brackets take no late entries
+const REINSTATE_FORMATS = ["swiss", "multiplayer"];  // as the service's REINSTATE_FORMATS
 const NEEDS = "the organiser's desk needs an organiser token (var/organiser.token, written by "
   + "`neon up`)";
 const ENDABLE = ["created", "registration", "running"];  // ForceEnd: any state but an end
@@ -196,9 +201,41 @@ function dropControls(playerId) {
   return [first, ask];
 }
 
+// A "Reinstate" that asks first: the player's row shows the reason (required) and the
+// confirm; an empty reason is not sent.
+function reinstateControls(playerId) {
+  const reason = el("input", { class: "reinstate-reason", autocomplete: "off",
+                               placeholder: "why they play again (required, kept in the log)" });
+  const ask = el("span", { class: "desk-confirm", hidden: "" }, reason,
+    button(`Reinstate ${playerId} from the next round`, { class: "reinstate-confirm" },
+      () => reinstate(playerId, reason)),
+    button("Cancel", { class: "reinstate-cancel" }, () => {
+      ask.hidden = true; first.hidden = false; reason.value = "";
+    }));
+  const first = button("Reinstate", { class: "reinstate" }, () => { ask.hidden = false; first.hidden = true; reason.focus(); });
+  return [first, ask];
+}
+
+// The format of `t` (format_json's "format"; "" when it cannot be read).
+function formatOf(t) {
+  try { return JSON.parse(t.formatJson || "{}").format || ""; } catch { return ""; }
+}
+
+// Why the dropped players of running `t` get no "Reinstate" ("" when they do, or none is
+// dropped): one line under the roster, not one per player.
+export function noReinstating(t) {
+  const format = formatOf(t);
+  if (short(t.status, "TOURNAMENT_STATUS_") !== "running" || REINSTATE_FORMATS.includes(format)) return "";
+  if (!(t.players || []).some((p) => p.status === "dropped")) return "";
+  const kind = format.includes("elimination") ? "an elimination bracket" : `a ${format || "tournament of this format"}`;
+  return `A dropped player cannot be reinstated here: ${kind} has a fixed schedule (only a Swiss `
+    + "or a multiplayer event pairs a reinstated player again).";
+}
+
 // Each player with what the desk may do for them: before the start "Check in" and
-// "Withdraw"; while running "Drop" for a playing player, "Add as late entry" for one the
-// start left out. Drawn again only when the players change (an open confirm stays).
+// "Withdraw"; while running "Drop" for a playing player, "Reinstate" for a dropped one (Swiss
+// and multiplayer), "Add as late entry" for one the start left out. Drawn again only when the
+// players change (an open confirm stays).
 function drawRoster(t, state) {
   const key = `${state} ${(t.players || []).map((p) => `${p.playerId}:${p.status}:${p.late ? 1 : 0}`).join(" ")}`;
   if (key === desk.rosterKey) return;
@@ -211,6 +248,9 @@ function drawRoster(t, state) {
       el("span", { class: "standing" }, words + (p.late ? " (late entry)" : "")));
     if (running) {
       if (p.status === "playing") li.append(...dropControls(p.playerId));
+      if (p.status === "dropped" && REINSTATE_FORMATS.includes(formatOf(t))) {
+        li.append(...reinstateControls(p.playerId));
+      }
       if (p.status === "registered") {
         li.append(button("Add as late entry", { class: "late-entry" }, () => lateEntry(p.playerId)));
       }
@@ -288,6 +328,8 @@ function draw() {
   if (state !== "registration") $("desk-confirm").hidden = true;
   drawEnding(t, state);
   if (!$("desk-roster").hidden) drawRoster(t, state);
+  $("desk-no-reinstate").textContent = noReinstating(t);
+  $("desk-no-reinstate").hidden = !$("desk-no-reinstate").textContent;
   drawAbandoned();
 }
 
@@ -470,6 +512,24 @@ async function drop(playerId, reason) {
     const { tournament: t } = await tcall("DropPlayer", { tournamentId: desk.id, playerId, reason }, value);
     adopt(t);
     note(`${playerId} dropped after round ${t.roundsPaired}: not paired from round ${t.roundsPaired + 1} on.`);
+  });
+}
+
+// ReinstatePlayer with the reason typed in `input` (none typed: nothing sent, the desk asks
+// for it); the roster drawn from the answer, the player playing again.
+async function reinstate(playerId, input) {
+  const reason = input.value.trim();
+  if (!reason) {
+    say(`Type why ${playerId} plays again first: a reinstatement needs a reason, kept in the `
+      + "tournament's log. Nothing was sent.", "invalid_argument");
+    input.focus();
+    return;
+  }
+  await act(`Reinstating ${playerId}`, async (value) => {
+    const { tournament: t } = await tcall("ReinstatePlayer", { tournamentId: desk.id, playerId, reason }, value);
+    adopt(t);
+    note(`${playerId} reinstated (${reason}): paired again from round ${t.roundsPaired + 1} on; `
+      + "the rounds missed count as unplayed.");
   });
 }
 
