@@ -33,6 +33,7 @@ from tests.integration.test_matchmaking import (  # noqa: F401 (env: the fixture
     env,
     status_is,
 )
+from tests.integration.test_matchmaking_party_consent import mallory_names_the_victim
 
 C = grpc.StatusCode
 QUICK = dataclasses.replace(FAST, accept_timeout=1.5)
@@ -62,13 +63,10 @@ async def test_a_named_player_queues_on_their_own_while_the_party_waits(env: Env
     table). The victim still queues on their own, is matched with carol, and plays; mallory's
     party ends with the victim not accepting, the same end as any party whose friend does not
     answer."""
-    svc = await env.start(FAST)
-    mm = Client(svc.address)
-    mallory, victim, carol = env.id("mallory"), env.id("victim"), env.id("carol")
-    tm, tv, tc = env.player(mallory), env.player(victim), env.player(carol)
-    party, own = env.id("party"), env.id("own")
-    await mm.call("CreateTicket", tm, ticket_id=party, game="toy", players=[mallory, victim])
-    proposed = await status_is(mm, tm, party, S.TICKET_STATUS_PROPOSED)
+    mm, mallory, victim, tm, tv, party, proposed = await mallory_names_the_victim(env, FAST)
+    carol = env.id("carol")
+    tc = env.player(carol)
+    own = env.id("own")
     await mm.call("AcceptMatch", tm, ticket_id=party, match_id=proposed.assignment.match_id)
     mine = await mm.call("CreateTicket", tv, ticket_id=own, game="toy", players=[victim])
     assert mine.status == S.TICKET_STATUS_WAITING and not mine.reason

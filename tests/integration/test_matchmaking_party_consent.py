@@ -13,7 +13,7 @@ Game: the toy engine ("toy", mode "race", exactly 2 seats), so a party of two is
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, NamedTuple
 
 import grpc
 import pytest
@@ -36,6 +36,32 @@ def tokens_of(ticket: Any) -> dict[str, str]:
     return {s.player: s.token for s in ticket.assignment.seats}
 
 
+class Party(NamedTuple):
+    """mallory's party naming the victim, proposed: the client, the two players, their
+    tokens, the ticket's id and the ticket proposed."""
+
+    mm: Client
+    mallory: str
+    victim: str
+    tm: str
+    tv: str
+    tid: str
+    proposed: Any
+
+
+async def mallory_names_the_victim(env: Env, config: Config) -> Party:  # noqa: F811
+    """A matchmaker started with ``config``; mallory queues a party naming the victim, which
+    is proposed at once (it fills a toy table)."""
+    svc = await env.start(config)
+    mm = Client(svc.address)
+    mallory, victim = env.id("mallory"), env.id("victim")
+    tm, tv = env.player(mallory), env.player(victim)
+    tid = env.id("party")
+    await mm.call("CreateTicket", tm, ticket_id=tid, game="toy", players=[mallory, victim])
+    proposed = await status_is(mm, tm, tid, S.TICKET_STATUS_PROPOSED)
+    return Party(mm, mallory, victim, tm, tv, tid, proposed)
+
+
 async def watched(mm: Client, token: str, ticket_id: str) -> list[Any]:
     """Every ticket a WatchTicket stream sends until the ticket ends."""
     return [m.ticket async for m in mm.watch(token, ticket_id)]
@@ -45,13 +71,8 @@ async def test_auto_accept_never_accepts_for_a_party_member_who_did_not(env: Env
     """The audit's case: with auto-accept on, a player queues a "party" naming a victim. The
     victim never accepts, so there is no match and no seat token; the ticket ends saying who
     did not accept."""
-    svc = await env.start(dataclasses.replace(AUTO, accept_timeout=1.0))
-    mm = Client(svc.address)
-    mallory, victim = env.id("mallory"), env.id("victim")
-    tm, tv = env.player(mallory), env.player(victim)
-    tid = env.id("party")
-    await mm.call("CreateTicket", tm, ticket_id=tid, game="toy", players=[mallory, victim])
-    proposed = await status_is(mm, tm, tid, S.TICKET_STATUS_PROPOSED)
+    mm, mallory, victim, tm, tv, tid, proposed = await mallory_names_the_victim(
+        env, dataclasses.replace(AUTO, accept_timeout=1.0))
     assert list(proposed.accepted) == [mallory], "auto-accept acts for the creator only"
     seen = await watched(mm, tm, tid)
     assert seen[-1].status == S.TICKET_STATUS_EXPIRED
@@ -68,13 +89,7 @@ async def test_a_party_member_gets_only_their_own_seat_token(env: Env, config: C
     """The victim accepts (with their own token): the match is made, and each player of the
     party sees only their own seat token, in every answer and on the watch; an organiser sees
     both."""
-    svc = await env.start(config)
-    mm = Client(svc.address)
-    mallory, victim = env.id("mallory"), env.id("victim")
-    tm, tv = env.player(mallory), env.player(victim)
-    tid = env.id("party")
-    await mm.call("CreateTicket", tm, ticket_id=tid, game="toy", players=[mallory, victim])
-    proposed = await status_is(mm, tm, tid, S.TICKET_STATUS_PROPOSED)
+    mm, mallory, victim, tm, tv, tid, proposed = await mallory_names_the_victim(env, config)
     match_id = proposed.assignment.match_id
     stream = mm.watch(tm, tid)
     if not config.auto_accept:

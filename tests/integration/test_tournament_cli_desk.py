@@ -29,14 +29,20 @@ class Desk:
     org: str
     run: Callable[..., Awaitable[Any]]
 
-    async def create(self, tid: str, players: tuple[str, ...]) -> None:
-        """A one-round neon-reign single Swiss, registration open, ``players`` registered."""
+    async def create(self, tid: str, players: tuple[str, ...], fmt: str = "swiss") -> None:
+        """A neon-reign single event of format ``fmt`` (a Swiss: one round), registration
+        open, ``players`` registered."""
         await self.client.call("CreateTournament", self.org, tournament_id=tid,
                                game="neon-reign", mode="single",
-                               format_json=format_json("swiss", 1))
+                               format_json=format_json(fmt, 1 if fmt == "swiss" else 0))
         await self.client.call("OpenRegistration", self.org, tournament_id=tid)
         for n in players:
             await self.register(tid, n)
+
+    async def started(self, tid: str, fmt: str, players: tuple[str, ...]) -> None:
+        """:meth:`create`, then started."""
+        await self.create(tid, players, fmt)
+        await self.client.call("StartTournament", self.org, tournament_id=tid)
 
     async def register(self, tid: str, player: str) -> None:
         await self.client.call("Register", self.org, tournament_id=tid, player_id=player)

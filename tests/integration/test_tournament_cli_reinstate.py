@@ -6,69 +6,21 @@ player token) are printed as the service said them; ``--reason`` is required."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import pytest
 
-from services.cli.tournament_commands import TournamentClient, format_json
-from tests.integration.test_tournament_cli import neon, tournament_backend
+from tests.integration.test_tournament_cli_desk import (  # noqa: F401 (desk: the fixture)
+    Desk,
+    desk,
+    said,
+)
 from tests.integration.test_tournament_cli_json import proto_json
 
 pytestmark = pytest.mark.timeout(180)
 
 
-@dataclass
-class Desk:
-    b: Any
-    client: TournamentClient
-    org: str
-    run: Callable[..., Awaitable[Any]]
-
-    async def started(self, tid: str, fmt: str, players: tuple[str, ...]) -> None:
-        """A neon-reign single event of format ``fmt``, ``players`` registered, started."""
-        await self.client.call("CreateTournament", self.org, tournament_id=tid,
-                               game="neon-reign", mode="single",
-                               format_json=format_json(fmt, 1 if fmt == "swiss" else 0))
-        await self.client.call("OpenRegistration", self.org, tournament_id=tid)
-        for n in players:
-            await self.client.call("Register", self.org, tournament_id=tid, player_id=n)
-        await self.client.call("StartTournament", self.org, tournament_id=tid)
-
-    async def tournament(self, tid: str) -> Any:
-        return (await self.client.call("GetTournament", tournament_id=tid)).tournament
-
-    async def statuses(self, tid: str) -> dict[str, str]:
-        return {p.player_id: p.status for p in (await self.tournament(tid)).players}
-
-
-@pytest.fixture
-async def desk(tmp_path: Path, nats_url: str) -> AsyncIterator[Desk]:
-    b, env = await tournament_backend(tmp_path, nats_url)
-
-    async def run(*args: str, **extra: str) -> Any:
-        """``neon ARGS`` as its own process; ``extra``: more environment (NEON_TOKEN)."""
-        return await asyncio.to_thread(neon, {**env, **extra}, *args)
-
-    d = Desk(b, TournamentClient(b.address("tournament")),
-             b.issuer.issue("organiser", "*", player="org", ttl=600), run)
-    try:
-        yield d
-    finally:
-        await d.client.close()
-        await b.stop(1)
-
-
-def said(text: str) -> str:
-    """``text`` with rich's line wrapping undone."""
-    return " ".join(text.split())
-
-
-async def test_reinstate_a_dropped_player_who_is_paired_again(desk: Desk) -> None:
+async def test_reinstate_a_dropped_player_who_is_paired_again(desk: Desk) -> None:  # noqa: F811
     run = desk.run
     await desk.started("back", "swiss", ("ann", "ben", "cat", "dan"))
 
@@ -107,7 +59,7 @@ async def test_reinstate_a_dropped_player_who_is_paired_again(desk: Desk) -> Non
     assert (await desk.statuses("back"))["ben"] == "dropped"
 
 
-async def test_a_round_robin_refuses_with_the_service_reason(desk: Desk) -> None:
+async def test_a_round_robin_refuses_with_the_service_reason(desk: Desk) -> None:  # noqa: F811
     await desk.started("rr", "round-robin", ("ann", "ben", "cat"))
     await desk.client.call("DropPlayer", desk.org, tournament_id="rr", player_id="cat",
                            reason="left")

@@ -32,6 +32,14 @@ def b(reign_tournament_backend: Backend) -> Backend:
     return reign_tournament_backend
 
 
+def organiser_and_players(b: Backend, names: list[str]) -> tuple[TournamentClient, str,
+                                                                 dict[str, str]]:
+    """A tournament client of ``b``, an organiser's token and each of ``names``' player token."""
+    c = TournamentClient(b.address("tournament"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    return c, org, {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in names}
+
+
 async def start_forfeiting_no_shows(c: TournamentClient, org: str, tokens: dict[str, str],
                                     tid: str, **create: Any) -> Any:
     """Create the tournament (``create``: its game, mode and format) with a 3 s check-in
@@ -47,6 +55,14 @@ async def start_forfeiting_no_shows(c: TournamentClient, org: str, tokens: dict[
     return (await c.call("NextRound", org, tournament_id=tid)).round
 
 
+def verified_log(bundle: str) -> tuple[Any, list[dict[str, Any]]]:
+    """The bundle's check, which passes, and the tournament log's records it holds."""
+    report = verify_bundle(bundle)
+    assert report.ok, report.failures
+    return report, [json.loads(x)["record"] for x in bundle.splitlines()
+                    if json.loads(x)["type"] == "LogRecord"]
+
+
 async def play_round(c: TournamentClient, rules: dict[str, RulesClient], tokens: dict[str, str],
                      tid: str, came: list[str], number: int, timeout: float) -> Any:
     """The players who ``came`` play round ``number`` as bots (the others never ready);
@@ -60,10 +76,8 @@ async def test_a_player_who_never_came_is_not_paired_in_the_next_round(b: Backen
     """Five players: round 1 pairs p0-p2 and p1-p3, p4 has the bye. p3 never readies. Round
     2 pairs the four who came, with no bye (an earlier release paired p3 again, and its 0
     points made it the likeliest to get the pairing bye)."""
-    c = TournamentClient(b.address("tournament"))
-    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
     names = [f"p{i}" for i in range(5)]
-    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in names}
+    c, org, tokens = organiser_and_players(b, names)
     rules: dict[str, RulesClient] = {}
     tid = "gone"
     try:
@@ -95,12 +109,9 @@ async def test_a_player_who_never_came_is_not_paired_in_the_next_round(b: Backen
     finally:
         await close_all(rules)
         await c.close()
-    report = verify_bundle(bundle)
-    assert report.ok, report.failures
+    report, records = verified_log(bundle)
     assert "no-shows: 1 dropped after the round they did not come to (p3 after round 1)" \
         in report.checks, report.checks
-    records = [json.loads(x)["record"] for x in bundle.splitlines()
-               if json.loads(x)["type"] == "LogRecord"]
     drops = [r for r in records if r["type"] == "NoShowDropped"]
     assert [(r["player_id"], r["after_round"], r["table"], r["match_id"], r["reason"])
             for r in drops] == [("p3", 1, 2, "gone-r1-t2", "no-show in round 1")]
@@ -113,10 +124,8 @@ async def test_a_multiplayer_seat_that_never_came_is_not_seated_again(
     """NEON at one table of four; n2 never readies, its seat is forfeited while the three
     others play on. Round 2 seats the three who came, at a table of three."""
     nb = await start_tournament_backend(tmp_path, nats_url, "neon")
-    c = TournamentClient(nb.address("tournament"))
-    org = nb.issuer.issue("organiser", "*", player="org", ttl=600)
     names = [f"n{i}" for i in range(4)]
-    tokens = {n: nb.issuer.issue("player", "*", player=n, ttl=600) for n in names}
+    c, org, tokens = organiser_and_players(nb, names)
     rules: dict[str, RulesClient] = {}
     tid = "gone_mp"
     came = [n for n in names if n != "n2"]
@@ -138,7 +147,6 @@ async def test_a_multiplayer_seat_that_never_came_is_not_seated_again(
         await close_all(rules)
         await c.close()
         await nb.stop(1)
-    report = verify_bundle(bundle)
-    assert report.ok, report.failures
+    report, _ = verified_log(bundle)
     assert "no-shows: 1 dropped after the round they did not come to (n2 after round 1)" \
         in report.checks, report.checks

@@ -11,24 +11,17 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from services.platform.signing import public_key_hex
-from services.tournament import formats, noshows, proofs
+from services.tournament import formats, noshows
 from services.tournament import log as tlog
 from services.tournament.bundle import build_bundle, verify_bundle
 from services.tournament.core.model import FormatConfig, TableResult
-from services.tournament.domain import Tournament
+from tests.support.tournament_log import KEY, log_records, publish_checkpoint, started
 
-KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 PLAYERS = [f"p{i}" for i in range(6)]
 SWISS = FormatConfig.from_dict({"format": "swiss", "rounds": 4,
                                 "tiebreaks": ["buchholz", "wins"]}).to_dict()
-
-
-def _records(t: Tournament, events: list[Any]) -> list[dict[str, Any]]:
-    events.extend(t.collect_events())
-    return tlog.chain(t.tournament_id, (tlog.record_of(e) for e in events))
 
 
 def run(*, rounds: int = 3, away: tuple[int, ...] = (1,), back: str = "genuine",
@@ -40,19 +33,12 @@ def run(*, rounds: int = 3, away: tuple[int, ...] = (1,), back: str = "genuine",
     "early": the reinstatement names round ``when``, already paired; "playing": p1, who
     plays, is reinstated instead)."""
     events: list[Any] = []
-    settings = {"name": "", "game": "g", "mode": "m", "clock": {"kind": "none"},
-                "no_show": "forfeit", "check_in_seconds": 60, "options_json": "",
-                "seed_from_ratings": False, "format": SWISS}
-    t = Tournament("unit", settings, "org")
-    t.open_registration()
-    for p in PLAYERS:
-        t.register(p, "org")
-    t.start([{"player_id": p, "rating": 0.0, "registered": i} for i, p in enumerate(PLAYERS)])
+    t = started(PLAYERS, SWISS)
     for number in range(1, rounds + 1):
-        replayed = tlog.replay_log(_records(t, events))
+        replayed = tlog.replay_log(log_records(t, events))
         for n in noshows.due(replayed):
             t.drop_no_show(n.player_id, n.round, n.table, n.match_id, n.reason)
-        replayed = tlog.replay_log(_records(t, events))
+        replayed = tlog.replay_log(log_records(t, events))
         history = replayed.history()
         if back == "unrecorded" and number == when + 1:
             history = replace(history, reinstated=(("p3", number),))
@@ -77,14 +63,12 @@ def run(*, rounds: int = 3, away: tuple[int, ...] = (1,), back: str = "genuine",
                                  kind="forfeit" if forfeited else "played",
                                  forfeited=forfeited, match_id=match_id)
             t.correct_result(number, k.number, tlog.result_json(result), "entered by hand", "org")
-        records = _records(t, events)
-        t.publish_checkpoint(number, proofs.round_checkpoint(
-            "unit", number, [], len(records), tlog.head(records), KEY))
-        replayed = tlog.replay_log(_records(t, events))
+        publish_checkpoint(t, events, number)
+        replayed = tlog.replay_log(log_records(t, events))
         rows = [formats.row_json(r)
                 for r in formats.standings(replayed.config, replayed.history())]
         t.publish_standings(rows, False)
-    return _records(t, events)
+    return log_records(t, events)
 
 
 def verified(records: list[dict[str, Any]]) -> Any:
