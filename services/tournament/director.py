@@ -66,6 +66,10 @@ from services.tournament.domain import (
 )
 from services.tournament.rules_port import RulesGateway
 
+# A status in the words of a refusal: "the tournament is running now, not in registration".
+_STATUS_WORDS = {"created": "created (registration not open yet)",
+                 "registration": "in registration", "force-ended": "force-ended"}
+
 log = get_logger("tournament")
 TOURNAMENT_ID = re.compile(r"^[A-Za-z0-9_]{1,40}\Z")
 PLAYER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}\Z")
@@ -1078,7 +1082,14 @@ class Director:
             log.info("tournament finished", tournament_id=tournament_id)
             return t, rows
 
-    async def force_end(self, claims: Claims | None, tournament_id: str, reason: str) -> Tournament:
+    async def force_end(self, claims: Claims | None, tournament_id: str, reason: str,
+                        expected: str = "") -> Tournament:
+        """End the tournament now. ``expected``: the status the caller saw when it decided
+        (ForceEndRequest.expected_status; "" for none, as before): a tournament not yet ended
+        that is in another status now (started meanwhile by another organiser or the CLI)
+        is refused FAILED_PRECONDITION and left as it is. A tournament that already ended
+        (finished, or force-ended: a repeat) is answered as without it: nothing more is
+        ended, and a retry whose first answer was lost still gets its answer."""
         who = _organiser(claims)
         if not reason.strip():
             raise InvalidArgument("force-ending needs a reason")
@@ -1086,6 +1097,11 @@ class Director:
             t = await self._find(tournament_id)
             if t.status == "finished":
                 return t
+            if expected and t.status not in ENDED and t.status != expected:
+                raise FailedPrecondition(
+                    f"the tournament is {_STATUS_WORDS.get(t.status, t.status)} now, not "
+                    f"{_STATUS_WORDS.get(expected, expected)}: nothing was ended; look again "
+                    "before ending it")
             if t.status not in ENDED:
                 replayed = await self.replayed(tournament_id)
                 rows: list[dict[str, Any]] = []

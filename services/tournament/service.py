@@ -11,6 +11,7 @@ import grpc
 from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 from services.genproto.neon.tournament.v1 import tournament_pb2_grpc as pb_grpc
 from services.platform.canonical import canonical_json
+from services.platform.errors import InvalidArgument
 from services.platform.grpc_kit import claims
 from services.tournament.director import Director
 from services.tournament.domain import Tournament
@@ -23,6 +24,7 @@ STATUS = {
     "finished": pb.TOURNAMENT_STATUS_FINISHED,
     "force-ended": pb.TOURNAMENT_STATUS_FORCE_ENDED,
 }
+STATUS_NAMES = {v: k for k, v in STATUS.items()}  # ForceEndRequest.expected_status
 NO_SHOW = {"forfeit": pb.NO_SHOW_POLICY_FORFEIT, "bot": pb.NO_SHOW_POLICY_BOT}
 NO_SHOW_NAMES = {
     pb.NO_SHOW_POLICY_FORFEIT: "forfeit",
@@ -286,7 +288,11 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):
         return pb.ReinstatePlayerResponse(tournament=await self._t(t))
 
     async def ForceEnd(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        t = await self.d.force_end(claims(), request.tournament_id, request.reason)
+        expected = request.expected_status
+        if expected and expected not in STATUS_NAMES:
+            raise InvalidArgument(f"expected_status {expected} is not a tournament status")
+        t = await self.d.force_end(claims(), request.tournament_id, request.reason,
+                                   STATUS_NAMES.get(expected, ""))
         return pb.ForceEndResponse(tournament=await self._t(t))
 
     async def FinishTournament(self, request: Any, context: grpc.aio.ServicerContext) -> Any:

@@ -11,8 +11,9 @@ with its reason (an empty reason is not sent; a round robin offers no "Reinstate
 why); a tournament is force-ended from the desk with
 its reason and final standings, and another called off while registration is open (the desk
 and the page say no rounds were played, no empty standings), a confirm left open while the
-tournament starts elsewhere being put away unsent. A tournament created elsewhere (as the CLI
-does) shows in the desk's list when the tab comes back into view or focus and once a minute,
+tournament starts elsewhere being put away unsent, and a call-off clicked before the page
+heard of such a start refused by the service (expected_status), nothing ended. A tournament
+created elsewhere (as the CLI does) shows in the desk's list when the tab comes back into view or focus and once a minute,
 nothing asked while the tab is hidden and the list drawn again only when it changed. The
 token is never in an address, in the page's text or in the console."""
 
@@ -27,6 +28,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from google.protobuf import json_format
 from typer.testing import CliRunner
 
 from services.cli import main as cli
@@ -801,6 +803,89 @@ async def test_the_desk_calls_off_a_tournament_before_it_starts(
     called = await token_only_where_needed(browser, consoled, org)
     assert {"ForceEnd", "GetStandings"} <= called
     only_refusals(browser, 400)
+
+
+async def test_a_call_off_after_a_start_the_page_did_not_hear_of_ends_nothing(
+        served: Served, browser: Browser, client: TournamentClient) -> None:
+    """The confirm opened while registration is open; the tournament started (and its round
+    paired) over gRPC with its WatchTournament frames held back, so the page has not heard
+    of it when "End the tournament now" is clicked. The ForceEnd carries the state the
+    confirm was opened in (expected_status): refused, nothing ended, the event still runs;
+    the desk says so in plain words and draws it running, the confirm put away."""
+    page = browser.page
+    consoled: list[str] = []
+    page.on("console", lambda m: consoled.append(m.text))
+    org = organiser(served)
+    tid = f"race_{uuid.uuid4().hex[:8]}"
+    await client.call("CreateTournament", org, tournament_id=tid, game=GAME, mode="single",
+                      format_json=format_json("swiss", 1))
+    await client.call("OpenRegistration", org, tournament_id=tid)
+    for player in ("ann", "bob"):
+        await client.call("Register", org, tournament_id=tid, player_id=player)
+        await client.call("CheckIn", org, tournament_id=tid, player_id=player)
+
+    # the page's WatchTournament for it: one frame (registration open), then the stream
+    # ends; the page's next WatchTournament is held, never answered: it hears nothing more
+    seen = (await client.call("GetTournament", tournament_id=tid)).tournament
+    frame = json_format.MessageToJson(pb.WatchTournamentResponse(tournament=seen),
+                                      always_print_fields_with_no_presence=True,
+                                      indent=None).encode()
+    watches: list[Any] = []
+
+    async def watch(route: Any) -> None:
+        if tid.encode() not in (route.request.post_data_buffer or b""):
+            await route.continue_()
+            return
+        watches.append(route)
+        if len(watches) == 1:
+            await route.fulfill(status=200, headers={"content-type": "application/connect+json"},
+                                body=b"\x00" + len(frame).to_bytes(4, "big") + frame)
+
+    await page.route("**/WatchTournament", watch)
+    await open_desk(browser, served, org, tid)
+    await page.wait_for_selector(f"#desk[data-tournament-id='{tid}'][data-status='registration']")
+    await page.click("#desk-force")
+    assert (await page.text_content("#desk-force-what") or "").startswith(
+        "Call the tournament off now")
+    await page.fill("#desk-force-reason", "too few players")
+    await client.call("StartTournament", org, tournament_id=tid)
+    paired = (await client.call("NextRound", org, tournament_id=tid)).round
+    await asyncio.sleep(0.5)
+    assert await page.get_attribute("#desk", "data-status") == "registration"
+    assert await page.is_visible("#desk-force-confirm")
+
+    await page.click("#desk-force-now")
+    refused = await desk_says(page, "failed_precondition")
+    assert refused == (
+        "Force-ending was refused (FAILED_PRECONDITION: the tournament is running now, not in "
+        "registration: nothing was ended; look again before ending it): another organiser or "
+        f"the CLI changed {tid} after this confirm was opened; nothing was ended, and the desk "
+        "now shows it as it is.")
+    # drawn as it is now (asked by the desk: its frames are still held), the confirm put away
+    await page.wait_for_selector(f"#desk[data-tournament-id='{tid}'][data-status='running']")
+    assert await page.is_hidden("#desk-force-confirm") and await page.is_visible("#desk-force")
+    assert await noted(page, "put away") == (
+        f"{tid} is running now: the force-end was put away unsent; press “Force end…” again if "
+        "it should still end.")
+    assert await page.is_visible("#desk-running")
+    assert len(watches) >= 1
+    # nothing ended: it still runs, its table still plays
+    t = (await client.call("GetTournament", tournament_id=tid)).tournament
+    assert (t.status, t.reason) == (pb.TOURNAMENT_STATUS_RUNNING, "")
+    now = (await client.call("GetRound", tournament_id=tid, round=1)).round
+    assert pb.TABLE_STATUS_ABANDONED not in [x.status for x in now.tables]
+    assert [x.match_id for x in now.tables] == [x.match_id for x in paired.tables]
+    assert not (await client.call("GetStandings", tournament_id=tid)).final
+    forced = [r for r in browser.responses if r.url.endswith("/ForceEnd")]
+    assert len(forced) == 1 and json.loads(forced[0].request.post_data or "{}") == {
+        "tournamentId": tid, "reason": "too few players",
+        "expectedStatus": "TOURNAMENT_STATUS_REGISTRATION"}
+    called = await token_only_where_needed(browser, consoled, org)
+    assert {"ForceEnd", "GetTournament"} <= called
+    only_refusals(browser, 400)
+    await browser.screenshot("desk-call-off-refused")
+    await page.unroute("**/WatchTournament")
+    await client.call("ForceEnd", org, tournament_id=tid, reason="test over")
 
 
 async def test_the_desk_list_shows_tournaments_made_elsewhere(

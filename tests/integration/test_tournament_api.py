@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 
 import grpc
 import pytest
@@ -404,5 +405,70 @@ async def test_a_start_that_leaves_nobody_out_needs_no_flag(b: Backend, case: st
         assert _statuses(shown) == expected
         starts = [r for r in await _log(c, org, tid) if r["type"] == "Started"]
         assert len(starts) == 1 and starts[0]["left_out"] == []
+    finally:
+        await c.close()
+
+
+async def test_force_end_with_the_status_the_caller_saw(b: Backend) -> None:
+    """ForceEndRequest.expected_status: a call-off decided while registration was open, the
+    tournament started meanwhile, is refused FAILED_PRECONDITION naming both statuses, and
+    nothing ends (it still runs, its table still plays); the status it is in ends it; a
+    repeat on the force-ended tournament answers as before whatever it expects; unset ends
+    it as before; a number that is no status is INVALID_ARGUMENT."""
+    c = TournamentClient(b.address("tournament"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    S = grpc.StatusCode
+    tag = uuid.uuid4().hex[:8]
+    tid, off, made = f"fe_run_{tag}", f"fe_off_{tag}", f"fe_made_{tag}"
+    try:
+        await _open(c, org, tid, ("ann", "bob"), checked_in=("ann", "bob"))
+        await c.call("StartTournament", org, tournament_id=tid)
+        paired = (await c.call("NextRound", org, tournament_id=tid)).round
+        code, why = await _code(c.call(
+            "ForceEnd", org, tournament_id=tid, reason="too few players",
+            expected_status=pb.TOURNAMENT_STATUS_REGISTRATION))
+        assert (code, why) == (S.FAILED_PRECONDITION, (
+            "the tournament is running now, not in registration: nothing was ended; look "
+            "again before ending it"))
+        t = (await c.call("GetTournament", tournament_id=tid)).tournament
+        assert (t.status, t.reason) == (pb.TOURNAMENT_STATUS_RUNNING, "")
+        still = (await c.call("GetRound", tournament_id=tid, round=1)).round
+        assert [x.status for x in still.tables] == [x.status for x in paired.tables]
+        assert pb.TABLE_STATUS_ABANDONED not in [x.status for x in still.tables]
+        assert not (await c.call("GetStandings", tournament_id=tid)).final
+        assert "ForceEnded" not in [r["type"] for r in await _log(c, org, tid)]
+
+        ended = await c.call("ForceEnd", org, tournament_id=tid, reason="time is up",
+                             expected_status=pb.TOURNAMENT_STATUS_RUNNING)
+        assert (ended.tournament.status, ended.tournament.reason) == (
+            pb.TOURNAMENT_STATUS_FORCE_ENDED, "time is up")
+        # a repeat answers as before (idempotent), whatever status it expected
+        for expected in (pb.TOURNAMENT_STATUS_REGISTRATION, pb.TOURNAMENT_STATUS_RUNNING,
+                         pb.TOURNAMENT_STATUS_UNSPECIFIED):
+            again = await c.call("ForceEnd", org, tournament_id=tid, reason="again",
+                                 expected_status=expected)
+            assert (again.tournament.status, again.tournament.reason) == (
+                pb.TOURNAMENT_STATUS_FORCE_ENDED, "time is up")
+        assert [r["type"] for r in await _log(c, org, tid)].count("ForceEnded") == 1
+
+        # unset: no check, as before (a call-off in registration)
+        await _open(c, org, off, ("ann", "bob"))
+        called = await c.call("ForceEnd", org, tournament_id=off, reason="venue lost")
+        assert called.tournament.status == pb.TOURNAMENT_STATUS_FORCE_ENDED
+
+        # created, registration not open: the refusal says so; a number that is no status
+        await c.call("CreateTournament", org, tournament_id=made, game="neon-reign",
+                     mode="single", format_json=format_json("swiss", 1))
+        code, why = await _code(c.call(
+            "ForceEnd", org, tournament_id=made, reason="r",
+            expected_status=pb.TOURNAMENT_STATUS_RUNNING))
+        assert (code, why) == (S.FAILED_PRECONDITION, (
+            "the tournament is created (registration not open yet) now, not running: nothing "
+            "was ended; look again before ending it"))
+        code, why = await _code(c.call("ForceEnd", org, tournament_id=made, reason="r",
+                                       expected_status=99))
+        assert code == S.INVALID_ARGUMENT and "expected_status 99" in why
+        assert (await c.call("GetTournament", tournament_id=made)).tournament.status == \
+            pb.TOURNAMENT_STATUS_CREATED
     finally:
         await c.close()

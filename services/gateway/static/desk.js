@@ -26,7 +26,10 @@
 //   --force` does; ended before the start, the desk says no rounds were played (and the page
 //   shows no empty standings table: tournament.js's drawStandings, #standings-none). A
 //   confirm left open while the tournament's state changes (started or ended elsewhere) is
-//   put away unsent.
+//   put away unsent. The ForceEnd carries the state the confirm was opened in
+//   (expected_status): one the page had not heard of yet (started elsewhere just before the
+//   click) is refused by the service with nothing ended, the desk says so in plain words and
+//   draws the tournament as it is now (the confirm put away, as above).
 //   "Export bundle" downloads ExportTournament's bundle, which `neon verify` checks.
 //   After each act the desk draws the tournament or round its answer carries (the players,
 //   the abandoned tables), before the WatchTournament frames that follow.
@@ -611,18 +614,41 @@ export function forceEnded(t, rows) {
     + `1st: ${rows[0].playerId}.`;
 }
 
+// The enum value of a state in words: "registration" is TOURNAMENT_STATUS_REGISTRATION.
+const statusOf = (state) => `TOURNAMENT_STATUS_${state.toUpperCase().replace(/ /g, "_")}`;
+
+// The refusal of a force-end whose confirm was opened in another state than the
+// tournament's now (the service's FAILED_PRECONDITION for expected_status), in plain words.
+export function forceRefused(err, id) {
+  return `Force-ending was refused (FAILED_PRECONDITION: ${reasonOf(err)}): another organiser `
+    + `or the CLI changed ${id} after this confirm was opened; nothing was ended, and the desk `
+    + "now shows it as it is.";
+}
+
 // ForceEnd, then the standings it published, as `neon tournament finish --force` prints them.
+// It carries the state the confirm was opened in (expected_status): the service refuses it,
+// ending nothing, if the tournament is in another state now and has not ended.
 async function forceEnd() {
   const asked = desk.forceState;
+  const id = desk.id;
   await act("Force-ending", async (value) => {
     const reason = $("desk-force-reason").value;
     desk.forceState = "";  // the end drawn (by the answer or a frame before it) is this act's
     let t;
     try {
-      ({ tournament: t } = await tcall("ForceEnd", { tournamentId: desk.id, reason }, value));
+      ({ tournament: t } = await tcall("ForceEnd", {
+        tournamentId: id, reason, expectedStatus: asked ? statusOf(asked) : undefined,
+      }, value));
     } catch (err) {
       desk.forceState = asked;
-      throw err;
+      if (err.code !== "failed_precondition" || !asked) throw err;
+      say(forceRefused(err, id), err.code);
+      try {  // the tournament as it is now: the confirm put away (drawEnding) and said why
+        adopt((await tcall("GetTournament", { tournamentId: id })).tournament);
+      } catch {
+        // the WatchTournament frames draw it when they come
+      }
+      return;
     }
     forceAsk(false);
     adopt(t);

@@ -578,13 +578,15 @@ class ReinstatePlayerResponse(_message.Message):
         ...
 
 class ForceEndRequest(_message.Message):
-    __slots__ = ('tournament_id', 'reason')
+    __slots__ = ('tournament_id', 'reason', 'expected_status')
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_STATUS_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     reason: str
+    expected_status: TournamentStatus
 
-    def __init__(self, tournament_id: _Optional[str]=..., reason: _Optional[str]=...) -> None:
+    def __init__(self, tournament_id: _Optional[str]=..., reason: _Optional[str]=..., expected_status: _Optional[_Union[TournamentStatus, str]]=...) -> None:
         ...
 
 class ForceEndResponse(_message.Message):

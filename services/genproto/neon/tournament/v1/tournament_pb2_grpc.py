@@ -183,6 +183,8 @@ class TournamentServiceServicer:
 
     def ForceEnd(self, request, context):
         """Organiser: ends the tournament now; unfinished matches of the round do not count.
+        With expected_status, only if the tournament is still in that status (else
+        FAILED_PRECONDITION, nothing ended).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
