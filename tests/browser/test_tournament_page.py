@@ -178,6 +178,10 @@ async def test_a_swiss_followed_live_to_its_final_standings(
         "wins",
     ]
     assert [r.player_id for r in standings.rows] == [r.player_id for r in report.standings]
+    # the "wins" tie-break is headed as one, not as a second "wins" column
+    heads = await page.eval_on_selector_all("#standings thead th", "ths => ths.map(t => t.textContent)")
+    assert heads == ["#", "player", "points", "games", "wins", "buchholz", "median-buchholz",
+                     "sonneborn-berger", "wins (tie-break)"], heads
     assert await page.text_content("#standings-title") == "Final standings"
     assert await page.is_visible("#standings") and await page.is_hidden("#standings-none")
     calls = [r.request for r in browser.responses if r.request.method == "POST"]

@@ -164,7 +164,9 @@ function drawRounds(game) {
 export function fillStandings(table, rows, final, mine = "") {
   table.dataset.final = final ? "1" : "0";
   const names = rows.length ? rows[0].tiebreaks.map((t) => t.name) : [];
-  const head = el("tr", {}, ...["#", "player", "points", "games", "wins", ...names].map((n) => el("th", {}, n)));
+  // A tie-break named as a column ("wins") is headed as the tie-break it is, not twice alike.
+  const tiebreakHeads = names.map((n) => (n === "wins" ? "wins (tie-break)" : n));
+  const head = el("tr", {}, ...["#", "player", "points", "games", "wins", ...tiebreakHeads].map((n) => el("th", {}, n)));
   const body = rows.map((r) => el("tr", { "data-player": r.playerId,
                                           class: [r.dropped ? "dropped" : "", r.playerId === mine ? "mine" : ""].join(" ").trim() },
     el("td", { "data-col": "rank" }, String(r.rank)),
