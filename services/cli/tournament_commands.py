@@ -68,9 +68,8 @@ class TournamentClient:
 
     async def call(self, rpc: str, token: str | None = None, /, **kw: Any) -> Any:
         """``rpc`` with ``kw``; the tournament service is named for the "does not answer"
-        line first (a command may have called another service since)."""
-        import asyncio
-
+        line first (a command may have called another service since). Tried again while
+        it does not answer, for ``patience`` seconds (:meth:`wait_out`)."""
         import grpc
 
         from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
@@ -84,13 +83,26 @@ class TournamentClient:
                 return await getattr(self.stub, rpc)(request, metadata=call_metadata(token),
                                                      timeout=self.timeout)
             except grpc.aio.AioRpcError as err:
-                if err.code() != grpc.StatusCode.UNAVAILABLE or not self.patience:
-                    raise
-                lost_at = lost_at or time.monotonic()
-                if time.monotonic() - lost_at > self.patience:
-                    raise
-                self.on_lost(err, lost_at)
-                await asyncio.sleep(1.0)
+                lost_at = await self.wait_out(err, lost_at)
+
+    async def wait_out(self, err: Any, lost_at: float | None) -> float:
+        """After a call (or the watch) failed with ``err``: while the service does not answer
+        (UNAVAILABLE) and has not for at most ``patience`` seconds since ``lost_at`` (None:
+        it answered until now), say so (``on_lost``), wait a second and return when it
+        stopped answering, to try again; any other error, or one past the patience, is
+        raised."""
+        import asyncio
+
+        import grpc
+
+        if err.code() != grpc.StatusCode.UNAVAILABLE or not self.patience:
+            raise err
+        lost_at = lost_at or time.monotonic()
+        if time.monotonic() - lost_at > self.patience:
+            raise err
+        self.on_lost(err, lost_at)
+        await asyncio.sleep(1.0)
+        return lost_at
 
     async def close(self) -> None:
         await self.channel.close()

@@ -99,8 +99,6 @@ class TournamentSeat:
 
     async def updates(self) -> AsyncIterator[Any]:
         """WatchMyMatches, opened again while the tournament service restarts."""
-        import asyncio
-        import time
 
         import grpc
 
@@ -120,14 +118,8 @@ class TournamentSeat:
                     yield update
                     if update.status in ended:
                         return
-            except grpc.aio.AioRpcError as err:
-                if err.code() != grpc.StatusCode.UNAVAILABLE:
-                    raise
-                lost_at = lost_at or time.monotonic()
-                if time.monotonic() - lost_at > RECONNECT_FOR:
-                    raise
-                self.lost(err, lost_at)
-                await asyncio.sleep(1.0)
+            except grpc.aio.AioRpcError as err:  # opened again as each call is tried again
+                lost_at = await self.client.wait_out(err, lost_at)
             finally:
                 call.cancel()
 
