@@ -142,8 +142,6 @@ class Replayed:
     (NoShowDropped): (player, the round after which they left)."""
     dropped_at: list[int] = field(default_factory=list)
     """The log position (0-based) of each drop's record, beside ``dropped``."""
-    reinstated: list[tuple[str, int]] = field(default_factory=list)
-    """Every reinstatement (PlayerReinstated): (player, the first round they play again)."""
     reinstatements: list[dict[str, Any]] = field(default_factory=list)
     """The PlayerReinstated records: player_id, from_round, reason, by, and at (the record's
     log position, 0-based)."""
@@ -164,18 +162,23 @@ class Replayed:
     """The matches without a result whose abandon every rules service answered, once the
     log records it (AbandonsConfirmed, after a ForceEnded)."""
 
+    @property
+    def reinstated(self) -> list[tuple[str, int]]:
+        """Every reinstatement (PlayerReinstated): (player, the first round they play again)."""
+        return [(r["player_id"], r["from_round"]) for r in self.reinstatements]
+
     def history(self, before_round: int | None = None) -> History:
         """The core's History: everything, or what the log held when round
         ``before_round`` was paired (the rounds before it, and the drops, reinstatements and
         late entries recorded before its RoundPaired)."""
         if before_round is None:
-            rounds, cut = self.rounds, 10**12
+            rounds, cut = self.rounds, END
         else:
             rounds = self.rounds[: before_round - 1]
             cut = (
                 self.rounds[before_round - 1]["log_length_before"]
                 if before_round <= len(self.rounds)
-                else 10**12
+                else END
             )
         records = tuple(
             RoundRecord(
@@ -318,7 +321,6 @@ def replay_log(records: Iterable[Mapping[str, Any]]) -> Replayed:
             elif kind == "PlayerReinstated":
                 back = {"player_id": str(r["player_id"]), "from_round": int(r["from_round"]),
                         "reason": str(r["reason"]), "by": str(r["by"]), "at": index}
-                out.reinstated.append((back["player_id"], back["from_round"]))
                 out.reinstatements.append(back)
             elif kind == "NoShowDropped":
                 drop = {"player_id": str(r["player_id"]), "after_round": int(r["after_round"]),
