@@ -192,31 +192,31 @@ export function deskLine(t) {
       : " (nobody checked in: Start takes every registered player)");
 }
 
-// A "Drop" that asks first: the player's row shows a reason (optional) and the confirm.
-function dropControls(playerId) {
-  const reason = el("input", { class: "drop-reason", autocomplete: "off",
-                               placeholder: "why (optional, kept in the log)" });
+// A button that asks first: the player's row shows a reason and the confirm. `kind` names
+// the classes (kind, kind-reason, kind-confirm, kind-cancel); `confirm(input)` acts with the
+// reason's input; Cancel puts the question away (and empties the reason, with `clear`).
+function askFirst(kind, label, confirmText, placeholder, confirm, clear = false) {
+  const reason = el("input", { class: `${kind}-reason`, autocomplete: "off", placeholder });
   const ask = el("span", { class: "desk-confirm", hidden: "" }, reason,
-    button(`Drop ${playerId} from the next rounds`, { class: "drop-confirm" },
-      () => drop(playerId, reason.value)),
-    button("Cancel", { class: "drop-cancel" }, () => { ask.hidden = true; first.hidden = false; }));
-  const first = button("Drop", { class: "drop" }, () => { ask.hidden = false; first.hidden = true; reason.focus(); });
+    button(confirmText, { class: `${kind}-confirm` }, () => confirm(reason)),
+    button("Cancel", { class: `${kind}-cancel` }, () => {
+      ask.hidden = true; first.hidden = false;
+      if (clear) reason.value = "";
+    }));
+  const first = button(label, { class: kind }, () => { ask.hidden = false; first.hidden = true; reason.focus(); });
   return [first, ask];
 }
 
-// A "Reinstate" that asks first: the player's row shows the reason (required) and the
-// confirm; an empty reason is not sent.
+// A "Drop" that asks first, with a reason (optional).
+function dropControls(playerId) {
+  return askFirst("drop", "Drop", `Drop ${playerId} from the next rounds`,
+    "why (optional, kept in the log)", (input) => drop(playerId, input.value));
+}
+
+// A "Reinstate" that asks first, with a reason (required: an empty one is not sent).
 function reinstateControls(playerId) {
-  const reason = el("input", { class: "reinstate-reason", autocomplete: "off",
-                               placeholder: "why they play again (required, kept in the log)" });
-  const ask = el("span", { class: "desk-confirm", hidden: "" }, reason,
-    button(`Reinstate ${playerId} from the next round`, { class: "reinstate-confirm" },
-      () => reinstate(playerId, reason)),
-    button("Cancel", { class: "reinstate-cancel" }, () => {
-      ask.hidden = true; first.hidden = false; reason.value = "";
-    }));
-  const first = button("Reinstate", { class: "reinstate" }, () => { ask.hidden = false; first.hidden = true; reason.focus(); });
-  return [first, ask];
+  return askFirst("reinstate", "Reinstate", `Reinstate ${playerId} from the next round`,
+    "why they play again (required, kept in the log)", (input) => reinstate(playerId, input), true);
 }
 
 // The format of `t` (format_json's "format"; "" when it cannot be read).
