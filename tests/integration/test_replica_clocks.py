@@ -20,7 +20,9 @@ def owned_by(replica: int) -> str:
 
 async def test_a_restarted_replica_applies_the_expiries_of_its_own_matches_only(duel_backend: Backend) -> None:
     client = RulesClient(duel_backend.address("rules-duel"))
-    clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_PER_DECISION, per_decision_ms=1_000)
+    # 3 s: long enough that the first process is surely stopped before either deadline (at 1 s a
+    # loaded machine let the single-replica process apply both expiries itself before it stopped)
+    clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_PER_DECISION, per_decision_ms=3_000)
     ours, theirs = owned_by(0), owned_by(1)
     for match_id in (ours, theirs):
         request = rules_pb2.CreateMatchRequest(match_id=match_id, mode="duel", seats=2, dev_seed="7")
@@ -28,8 +30,11 @@ async def test_a_restarted_replica_applies_the_expiries_of_its_own_matches_only(
         await client.stub.CreateMatch(request, metadata=(
             ("authorization", f"Bearer {duel_backend.organiser_token()}"),), timeout=10)
     await client.close()
-    await duel_backend.services.pop("rules-duel").stop(1)
-    await asyncio.sleep(1.5)  # both deadlines pass while no rules service runs
+    stopped = duel_backend.services.pop("rules-duel")
+    before = {m: sum(bool(r.get("timeout")) for r in stopped.extra["host"].store.records(m)) for m in (ours, theirs)}
+    await stopped.stop(1)
+    assert before == {ours: 0, theirs: 0}, "no deadline passed while the first process ran"
+    await asyncio.sleep(3.5)  # both deadlines pass while no rules service runs
     settings = dataclasses.replace(duel_backend.settings, rules_peers=("127.0.0.1:1", "127.0.0.1:2"),
                                    rules_ordinal=0)  # replica 0 of two; replica 1 is not running
     service = await rules_main.start("duel", settings, duel_backend.keys, duel_backend.nats_client, duel.ENGINE)
