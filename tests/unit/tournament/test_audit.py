@@ -188,3 +188,18 @@ def test_withdrawals_late_entries_absences_and_brackets_recheck_clean() -> None:
         history = History(history.entrants, (*history.rounds, RoundRecord(number, tables, results)))
     assert number >= 5
     assert recheck(elim, history_events(history, {number: standings(elim, history)})) == []
+
+
+def test_a_wrong_wins_count_is_named_once_when_wins_is_also_a_tiebreak() -> None:
+    config = FormatConfig("swiss", rounds=4, tiebreaks=("wins", "buchholz"))
+    history, published = tournament(config)
+    found = history_events(history, published)
+    i = max(k for k, e in enumerate(found) if e["type"] == "standings")
+    row = found[i]["rows"][0]
+    row["wins"] += 1
+    row["tiebreaks"] = [[n, v + 1 if n == "wins" else v] for n, v in row["tiebreaks"]]
+    problems = [str(p) for p in recheck(config, found)]
+    assert problems == [
+        f"standings after round 4: {row['player_id']}'s wins published "
+        f"{row['wins']:g}, rules give {row['wins'] - 1:g}"
+    ]
