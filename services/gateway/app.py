@@ -145,6 +145,10 @@ UPLOAD_REPLAYS = 2
 """Uploaded exports verified and stepped through at once by one gateway process; another
 upload meanwhile is answered resource_exhausted (429) at once, not queued."""
 
+UPLOADS_PER_CLIENT = 1
+"""Of those, the uploads of one client (by address, as ``Gateway._admit`` counts it): one
+client sending uploads back to back does not hold every slot."""
+
 
 class Gateway:
     def __init__(
@@ -163,9 +167,11 @@ class Gateway:
         self.public_key = public_key
         self.streams = StreamCounter()
         """Open server streams by client address (config.max_streams_per_client each)."""
-        self.uploads_replaying = 0
-        """Uploaded exports being verified and stepped through now (at most
-        UPLOAD_REPLAYS: each holds a worker thread and up to seconds of CPU)."""
+        self.uploads = StreamCounter(
+            UPLOAD_REPLAYS, "{limit} uploaded exports are being replayed now: try again shortly")
+        """Uploaded exports being verified and stepped through now by client address (at
+        most UPLOADS_PER_CLIENT each and UPLOAD_REPLAYS in all: each holds a worker thread
+        and up to seconds of CPU)."""
         self.replays = ReplayCache(config.replay_cache_bytes)
         """Replay answers of sealed matches, and the replays in progress, shared."""
         self.replays_running = StreamCounter()
@@ -321,15 +327,16 @@ class Gateway:
             )
         if len(data) > MAX_EXPORT_BYTES:
             return _error_response(ConnectError("resource_exhausted", "export too large"))
-        if self.uploads_replaying >= UPLOAD_REPLAYS:
-            return _error_response(ConnectError(
-                "resource_exhausted",
-                f"{UPLOAD_REPLAYS} uploaded exports are being replayed now: try again shortly"))
-        self.uploads_replaying += 1
+        try:
+            client = self._admit(request, self.uploads, UPLOADS_PER_CLIENT,
+                                 "an upload from this address is being replayed now: send the "
+                                 "next when it has been answered")
+        except ConnectError as err:
+            return _error_response(err)
         try:
             report = await asyncio.to_thread(replay_report, data, self.public_key)
         finally:
-            self.uploads_replaying -= 1
+            self.uploads.release(client)
         return web.json_response(report)
 
     async def replay_match(self, request: web.Request) -> web.Response:

@@ -99,8 +99,11 @@ class StreamCounter:
     """Open streams by key, with one limit per key and one in all (0: none). Not thread-safe:
     one event loop uses it. ``acquire`` and ``release`` are paired by the caller."""
 
-    def __init__(self, total: int = 0) -> None:
+    def __init__(self, total: int = 0, total_reason: str = "this server has too many open "
+                 "streams ({limit}); try again later") -> None:
         self.total_limit = total
+        self.total_reason = total_reason
+        """Why a call past ``total`` is refused (``{limit}`` filled in)."""
         self.open: dict[tuple[str, ...], int] = {}
         self.total = 0
 
@@ -109,10 +112,7 @@ class StreamCounter:
         """Count one more stream for ``key`` (None: only toward the total), or raise
         :class:`Refused` with ``reason`` (``{limit}`` filled in) when ``key`` is at ``limit``."""
         if self.total_limit and self.total >= self.total_limit:
-            raise Refused(
-                f"this server has too many open streams ({self.total_limit}); try again later",
-                "total",
-            )
+            raise Refused(self.total_reason.format(limit=self.total_limit), "total")
         if key is not None and limit and self.open.get(key, 0) >= limit:
             raise Refused(reason.format(limit=limit), name)
         self.total += 1

@@ -60,8 +60,9 @@ async def finished_match(backend: Backend, play: bool = True) -> tuple[str, byte
     raise AssertionError("never sealed")
 
 
-async def post(url: str, data: bytes = b"") -> tuple[int, Any]:
-    async with aiohttp.ClientSession() as http, http.post(url, data=data) as r:
+async def post(url: str, data: bytes = b"", forwarded_for: str = "") -> tuple[int, Any]:
+    headers = {"X-Forwarded-For": forwarded_for} if forwarded_for else {}
+    async with aiohttp.ClientSession() as http, http.post(url, data=data, headers=headers) as r:
         return r.status, await r.json()
 
 
@@ -162,16 +163,16 @@ async def test_an_upload_signed_elsewhere_is_stepped_through_up_to_a_limit(
 
 
 async def test_uploads_replayed_at_once_are_bounded(
-    gateway: Any, monkeypatch: pytest.MonkeyPatch
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """At most UPLOAD_REPLAYS uploads are verified and stepped through at once by a gateway
-    process (each holds a worker thread and up to seconds of CPU); one more meanwhile is
+    process (each holds a worker thread and up to seconds of CPU), and UPLOADS_PER_CLIENT of
+    one client's (by address; X-Forwarded-For from a trusted proxy); one more meanwhile is
     answered resource_exhausted (429) at once, and the slots come back afterwards."""
     import threading
 
     from services.gateway import app as gateway_app
 
-    backend, url = gateway
     _, export = await finished_match(backend)
     release = threading.Event()
     entered = threading.Semaphore(0)
@@ -183,19 +184,36 @@ async def test_uploads_replayed_at_once_are_bounded(
         return real(data, public_key)
 
     monkeypatch.setattr(gateway_app, "replay_report", held)
-    slow = [asyncio.create_task(post(f"{url}/api/replay", export))
-            for _ in range(gateway_app.UPLOAD_REPLAYS)]
-    for _ in slow:
-        assert await asyncio.to_thread(entered.acquire, True, 30)
-    status, err = await post(f"{url}/api/replay", export)
-    assert status == 429, err
-    assert "try again" in json.dumps(err)
-    release.set()
-    for task in slow:
-        status, report = await task
-        assert status == 200 and report["verification"]["ok"] and report["frames"]
-    status, report = await post(f"{url}/api/replay", export)  # the slots came back
-    assert status == 200 and report["frames"]
+    config = GatewayConfig(port=0, trusted_proxies=("127.0.0.0/8",))
+    async with gateway_for(backend, config) as running:
+        url = f"{running.url}/api/replay"
+        clients = [f"198.51.100.{i}" for i in range(1, gateway_app.UPLOAD_REPLAYS + 2)]
+        assert gateway_app.UPLOADS_PER_CLIENT == 1
+        slow = []
+        try:
+            for n, client in enumerate(clients[:gateway_app.UPLOAD_REPLAYS]):
+                slow.append(asyncio.create_task(post(url, export, client)))
+                assert await asyncio.to_thread(entered.acquire, True, 30)
+                if n == 0:  # a slot is free, but not for the client already using its one
+                    status, err = await post(url, export, client)
+                    assert (status, err) == (429, {
+                        "code": "resource_exhausted",
+                        "message": "an upload from this address is being replayed now: send "
+                                   "the next when it has been answered"})
+            status, err = await post(url, export, clients[-1])
+            assert (status, err) == (429, {
+                "code": "resource_exhausted",
+                "message": f"{gateway_app.UPLOAD_REPLAYS} uploaded exports are being replayed "
+                           "now: try again shortly"})
+        finally:
+            release.set()
+        for task in slow:
+            status, report = await task
+            assert status == 200 and report["verification"]["ok"] and report["frames"]
+        status, report = await post(url, export, clients[0])  # the slots came back
+        assert status == 200 and report["frames"]
+        status, report = await post(url, export, clients[-1])
+        assert status == 200 and report["frames"]
 
 
 async def test_replays_from_the_services_can_be_turned_off(backend: Backend) -> None:
