@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ipaddress
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from services.platform.settings import limit_from_env
@@ -62,21 +61,13 @@ def load_config(environ: dict[str, str] | None = None) -> GatewayConfig:
         replay_from_service=e.get("NEON_GATEWAY_REPLAYS", "1").strip().lower()
         not in ("0", "false", "no", "off"),
         max_streams_per_client=limit_from_env(e, "NEON_GATEWAY_MAX_STREAMS_PER_CLIENT", 64),
-        replay_cache_bytes=_bytes(e, "NEON_GATEWAY_REPLAY_CACHE_BYTES",
-                                  GatewayConfig.replay_cache_bytes),
+        replay_cache_bytes=limit_from_env(e, "NEON_GATEWAY_REPLAY_CACHE_BYTES",
+                                          GatewayConfig.replay_cache_bytes,
+                                          "a whole number of bytes, 0 to keep none"),
         max_replays_per_client=limit_from_env(e, "NEON_GATEWAY_MAX_REPLAYS_PER_CLIENT",
                                               GatewayConfig.max_replays_per_client),
         trusted_proxies=_networks(e.get("NEON_GATEWAY_TRUSTED_PROXIES", "")),
     )
-
-
-def _bytes(e: Mapping[str, str], name: str, default: int) -> int:
-    raw = e.get(name, "").strip()
-    if not raw:
-        return default
-    if not (raw.isascii() and raw.isdigit()):
-        raise ValueError(f"{name} {raw!r}: use a whole number of bytes, 0 to keep none")
-    return int(raw)
 
 
 def _networks(raw: str) -> tuple[str, ...]:

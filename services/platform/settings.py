@@ -170,13 +170,15 @@ class Settings:
         return f"neon_{self.namespace.replace('-', '_')}" if self.namespace else ""
 
 
-def limit_from_env(e: Mapping[str, str], name: str, default: int) -> int:
-    """A limit from the environment: an integer, 0 or more (0: no limit)."""
+def limit_from_env(e: Mapping[str, str], name: str, default: int,
+                   use: str = "a whole number, 0 for no limit") -> int:
+    """A limit from the environment: an integer, 0 or more (0: no limit, unless ``use``, the
+    advice given for anything else, says what 0 means there)."""
     raw = e.get(name, "").strip()
     if not raw:
         return default
-    if not raw.isdigit():
-        raise ValueError(f"{name} {raw!r}: use a whole number, 0 for no limit")
+    if not (raw.isascii() and raw.isdigit()):
+        raise ValueError(f"{name} {raw!r}: use {use}")
     return int(raw)
 
 
@@ -187,14 +189,6 @@ def _rules_ordinal(e: dict[str, str]) -> int:
     return int(found.group(1)) if found else -1
 
 
-def _heartbeat_ms(e: Mapping[str, str]) -> int:
-    raw = e.get("NEON_CLOCK_HEARTBEAT_MS", "").strip()
-    if not raw:
-        return CLOCK_HEARTBEAT_MS
-    if not raw.isdigit():
-        raise ValueError(f"NEON_CLOCK_HEARTBEAT_MS {raw!r}: use a whole number of milliseconds,"
-                         " 0 for no heartbeat")
-    return int(raw)
 
 
 def load(environ: dict[str, str] | None = None) -> Settings:
@@ -234,7 +228,8 @@ def load(environ: dict[str, str] | None = None) -> Settings:
         call_timeout=float(e.get("NEON_CALL_TIMEOUT", "5")),
         seat_token_ttl=int(e.get("NEON_SEAT_TOKEN_TTL", str(7 * 24 * 3600))),
         clock_grace_ms=int(e.get("NEON_CLOCK_GRACE_MS", str(CLOCK_GRACE_MS))),
-        clock_heartbeat_ms=_heartbeat_ms(e),
+        clock_heartbeat_ms=limit_from_env(e, "NEON_CLOCK_HEARTBEAT_MS", CLOCK_HEARTBEAT_MS,
+                                          "a whole number of milliseconds, 0 for no heartbeat"),
         outbox_interval=float(e.get("NEON_OUTBOX_INTERVAL", "0.05")),
         stream_replicas=int(e.get("NEON_STREAM_REPLICAS", "1")),
         namespace=check_namespace(e.get("NEON_NAMESPACE", "").strip()),

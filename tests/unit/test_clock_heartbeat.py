@@ -215,3 +215,6 @@ def test_the_heartbeat_interval_is_a_setting() -> None:
     assert load({"NEON_CLOCK_HEARTBEAT_MS": "0"}).clock_heartbeat_ms == 0
     with pytest.raises(ValueError, match="NEON_CLOCK_HEARTBEAT_MS"):
         load({"NEON_CLOCK_HEARTBEAT_MS": "-5"})
+    with pytest.raises(ValueError, match="NEON_CLOCK_HEARTBEAT_MS '²': use a whole number of "
+                                         "milliseconds, 0 for no heartbeat"):
+        load({"NEON_CLOCK_HEARTBEAT_MS": "²"})  # a digit to str.isdigit, not to int()
