@@ -252,13 +252,23 @@ class Gateway:
         codec: str,
         metadata: list[tuple[str, str]],
     ) -> web.Response:
-        call = channel.unary_unary(method.path)
+        call = channel.unary_unary(method.path)(
+            raw, metadata=metadata, timeout=_timeout(request, self.config.unary_timeout)
+        )
+        watcher = asyncio.create_task(_cancel_when_gone(request, call))
         try:
-            answer = await call(
-                raw, metadata=metadata, timeout=_timeout(request, self.config.unary_timeout)
-            )
+            answer = await call
         except grpc.aio.AioRpcError as err:
             return _error_response(ConnectError.from_grpc(err))
+        except asyncio.CancelledError:
+            if _being_cancelled():
+                call.cancel()
+                raise
+            # the watcher cancelled the call: its client went away, nobody hears an answer
+            log.info("call cancelled", reason="the client disconnected")
+            return web.Response(status=499)
+        finally:
+            watcher.cancel()
         if codec == "json":
             return web.Response(body=method.encode_json(answer), content_type=JSON)
         return web.Response(body=answer, content_type=PROTO)
