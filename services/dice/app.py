@@ -179,6 +179,11 @@ class DiceApplication(Application):
                 return record
             if session.closed:
                 raise FailedPrecondition("dice session is closed")
+            if session.reserved:
+                # Its match draws from reserved blocks; a Draw here would be the blocks of its
+                # next reservation: its future rolls, seen before its players see them.
+                raise FailedPrecondition("this session's match draws from reserved blocks; "
+                                         "Draw takes no session that reserves")
             return session.draw(request_id, op, n, count)
 
         return self._change(match_id, draw)
@@ -199,6 +204,10 @@ class DiceApplication(Application):
                 if first >= session.reserved:
                     raise FailedPrecondition("dice session is closed")
                 return session.words, min(count, session.reserved - first)
+            if first < session.counter:
+                # every block handed out once: those were drawn (and seen) through Draw
+                raise FailedPrecondition(f"blocks below {session.counter} were handed out by Draw; "
+                                         "a session draws either through Draw or from reserved blocks")
             if first + count > session.reserved:
                 session.reserve(first + count)
             return session.words, count
