@@ -143,6 +143,11 @@ class DiceApplication(Application):
                     if session is None:
                         raise Aborted(f"dice session {match_id!r} is being opened; try again") from None
                 held.set(session)
+            if held.value.closed:
+                # Its seed is public (RevealSeed): a match opened on it again (its id reused
+                # after a rules store lost the first match) would draw what anyone computes.
+                raise FailedPrecondition(f"dice session {match_id!r} is closed and its seed "
+                                         "revealed; no match may draw from it again")
             return SessionView.of(held.value)
 
     def add_client_seed(self, match_id: str, seat: int, seed: str) -> SessionView:

@@ -263,3 +263,15 @@ def test_draw_never_hands_out_a_block_that_a_reservation_hands_out_too() -> None
     with pytest.raises(FailedPrecondition, match="Draw"):
         dice.reserve_blocks("g/new", 0, 256)
     assert dice.reserve_blocks("g/new", dice.session("g/new").counter, 8).words
+
+
+def test_a_closed_session_is_not_opened_again() -> None:
+    """Its seed is public (RevealSeed): a match created on it (its id used again after its
+    rules store lost the first one) would draw what anyone can compute."""
+    dice = app()
+    dice.open("g/m")
+    dice.reserve_blocks("g/m", 0, 8)
+    dice.close_session("g/m")
+    with pytest.raises(FailedPrecondition, match="closed"):
+        dice.open("g/m")
+    assert dice.session("g/m").closed

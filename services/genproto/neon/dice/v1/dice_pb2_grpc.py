@@ -42,7 +42,8 @@ class DiceServiceServicer:
     """
 
     def OpenSession(self, request, context):
-        """Opens (idempotently) the session of a match and returns its commitment.
+        """Opens (idempotently) the session of a match and returns its commitment. A closed
+        session (its seed revealed) is FAILED_PRECONDITION.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
