@@ -17,6 +17,9 @@ from services.platform.errors import Aborted, FailedPrecondition, InvalidArgumen
 from services.platform.logs import get_logger
 
 MAX_CLIENT_SEED = 256
+MAX_SEATS = 256
+"""Client seeds are of seats 0..255 (every block's message holds them all)."""
+MAX_REQUEST_ID = 128
 MAX_RESERVE = 4096
 MAX_COUNTER = 1 << 40
 SAVE_ATTEMPTS = 3
@@ -153,6 +156,8 @@ class DiceApplication(Application):
     def add_client_seed(self, match_id: str, seat: int, seed: str) -> SessionView:
         if not seed or len(seed) > MAX_CLIENT_SEED:
             raise InvalidArgument(f"client seed must be 1..{MAX_CLIENT_SEED} characters")
+        if not 0 <= seat < MAX_SEATS:
+            raise InvalidArgument(f"seat must be in 0..{MAX_SEATS - 1}, got {seat}")
 
         def add(session: DiceSession) -> SessionView:
             if session.closed:
@@ -167,8 +172,8 @@ class DiceApplication(Application):
     def draw(self, match_id: str, request_id: str, op: str, n: int, count: int) -> DrawRecord:
         if op not in OPS:
             raise InvalidArgument(f"unknown draw op {op!r}")
-        if not request_id:
-            raise InvalidArgument("request_id is required")
+        if not request_id or len(request_id) > MAX_REQUEST_ID:
+            raise InvalidArgument(f"request_id must be 1-{MAX_REQUEST_ID} characters")
         low, high = DRAW_LIMITS[op]
         if not low <= n <= high:
             raise InvalidArgument(f"{op} needs n in {low}..{high}, got {n}")

@@ -275,3 +275,20 @@ def test_a_closed_session_is_not_opened_again() -> None:
     with pytest.raises(FailedPrecondition, match="closed"):
         dice.open("g/m")
     assert dice.session("g/m").closed
+
+
+@pytest.mark.parametrize("seat", [-1, 256, 1 << 30])
+def test_client_seeds_of_seats_out_of_range_are_invalid_arguments(seat: int) -> None:
+    dice = app()
+    dice.open("g/m")
+    with pytest.raises(InvalidArgument, match="seat"):
+        dice.add_client_seed("g/m", seat, "x")
+    assert dice.session("g/m").client_seeds == ()
+
+
+def test_an_oversized_request_id_is_an_invalid_argument() -> None:
+    dice = app()
+    dice.open("g/m")
+    with pytest.raises(InvalidArgument, match="request_id"):
+        dice.draw("g/m", "r" * 129, "randbelow", 6, 1)
+    assert dice.draw("g/m", "r" * 128, "randbelow", 6, 1).first == 0
