@@ -73,7 +73,8 @@ class DiceServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def CloseSession(self, request, context):
-        """Ends a session and reveals its seed; idempotent.
+        """Service: ends a session and reveals its seed; idempotent. Only the rules service
+        closes, once its match's end is stored.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
