@@ -17,6 +17,9 @@ from services.platform.errors import Aborted, FailedPrecondition, InvalidArgumen
 from services.platform.logs import get_logger
 
 MAX_CLIENT_SEED = 256
+MAX_SEATS = 256
+"""Client seeds are of seats 0..255 (every block's message holds them all)."""
+MAX_REQUEST_ID = 128
 MAX_RESERVE = 4096
 MAX_COUNTER = 1 << 40
 SAVE_ATTEMPTS = 3
@@ -143,11 +146,18 @@ class DiceApplication(Application):
                     if session is None:
                         raise Aborted(f"dice session {match_id!r} is being opened; try again") from None
                 held.set(session)
+            if held.value.closed:
+                # Its seed is public (RevealSeed): a match opened on it again (its id reused
+                # after a rules store lost the first match) would draw what anyone computes.
+                raise FailedPrecondition(f"dice session {match_id!r} is closed and its seed "
+                                         "revealed; no match may draw from it again")
             return SessionView.of(held.value)
 
     def add_client_seed(self, match_id: str, seat: int, seed: str) -> SessionView:
         if not seed or len(seed) > MAX_CLIENT_SEED:
             raise InvalidArgument(f"client seed must be 1..{MAX_CLIENT_SEED} characters")
+        if not 0 <= seat < MAX_SEATS:
+            raise InvalidArgument(f"seat must be in 0..{MAX_SEATS - 1}, got {seat}")
 
         def add(session: DiceSession) -> SessionView:
             if session.closed:
@@ -162,8 +172,8 @@ class DiceApplication(Application):
     def draw(self, match_id: str, request_id: str, op: str, n: int, count: int) -> DrawRecord:
         if op not in OPS:
             raise InvalidArgument(f"unknown draw op {op!r}")
-        if not request_id:
-            raise InvalidArgument("request_id is required")
+        if not request_id or len(request_id) > MAX_REQUEST_ID:
+            raise InvalidArgument(f"request_id must be 1-{MAX_REQUEST_ID} characters")
         low, high = DRAW_LIMITS[op]
         if not low <= n <= high:
             raise InvalidArgument(f"{op} needs n in {low}..{high}, got {n}")
@@ -179,6 +189,11 @@ class DiceApplication(Application):
                 return record
             if session.closed:
                 raise FailedPrecondition("dice session is closed")
+            if session.reserved:
+                # Its match draws from reserved blocks; a Draw here would be the blocks of its
+                # next reservation: its future rolls, seen before its players see them.
+                raise FailedPrecondition("this session's match draws from reserved blocks; "
+                                         "Draw takes no session that reserves")
             return session.draw(request_id, op, n, count)
 
         return self._change(match_id, draw)
@@ -199,6 +214,10 @@ class DiceApplication(Application):
                 if first >= session.reserved:
                     raise FailedPrecondition("dice session is closed")
                 return session.words, min(count, session.reserved - first)
+            if first < session.counter:
+                # every block handed out once: those were drawn (and seen) through Draw
+                raise FailedPrecondition(f"blocks below {session.counter} were handed out by Draw; "
+                                         "a session draws either through Draw or from reserved blocks")
             if first + count > session.reserved:
                 session.reserve(first + count)
             return session.words, count

@@ -45,8 +45,8 @@ def _match_id(request: Any) -> str:
 
 
 class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
-    """Mutating calls need a service or organiser token (ReserveBlocks: service); reads are
-    public. Only a service token sees a session's state key; only a service or organiser
+    """Mutating calls need a service or organiser token (ReserveBlocks and CloseSession:
+    service); reads are public. Only a service token sees a session's state key; only a service or organiser
     token sees an open session's counter."""
 
     def __init__(self, app: DiceApplication) -> None:
@@ -89,7 +89,10 @@ class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
         return dice_pb2.GetCommitmentResponse(session=session_message(session, _sees_counter()))
 
     async def CloseSession(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        require_claims("service", "organiser")
+        # The seal is the rules service's, once the match's end is stored: a close reveals
+        # the seed to anyone (RevealSeed), so one made while the match runs would publish
+        # its future draws and its state key.
+        require_claims("service")
         session = await asyncio.to_thread(self.app.close_session, _match_id(request))
         return dice_pb2.CloseSessionResponse(session=session_message(session), seed=session.seed_hex)
 

@@ -60,6 +60,8 @@ async def run_with_blocks(blocks: MatchBlocks, reserve: Reserve,
             return call(rng), rng
         except NeedBlocks as need:
             start = blocks.buffer.end
-            count = min(MAX_RESERVE, max(RESERVE, need.counter - start + RESERVE))
+            # as many as the call has used so far (it runs again from the start; a draw
+            # asks for the block at the buffer's end, so ``need.counter - start`` was 0)
+            count = min(MAX_RESERVE, max(RESERVE, need.counter - blocks.counter))
             blocks.buffer.add(start, await reserve(start, count))
     raise RuntimeError("the engine kept asking for more draw blocks")

@@ -49,3 +49,27 @@ async def test_reserve_blocks_and_the_state_key_go_to_services_only(backend: Bac
                                  metadata=service, timeout=5)
     assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     await channel.close()
+
+
+async def test_only_the_rules_service_closes_a_session(backend: Backend) -> None:
+    """Closing reveals the seed to anyone (RevealSeed is public, the gateway serves it). An
+    organiser token closing a running match's session made its future draws and its state
+    key public while the match went on from the blocks it had reserved; the seal is the
+    rules service's, after the match's end is stored."""
+    channel, dice = dice_stub(backend.address("dice"))
+    service = call_metadata(backend.issuer.issue("service", "*", ttl=600))
+    organiser = call_metadata(backend.organiser_token())
+    key = "neon/b2"
+    await dice.OpenSession(dice_pb2.OpenSessionRequest(match_id=key), metadata=service, timeout=5)
+    await dice.ReserveBlocks(dice_pb2.ReserveBlocksRequest(match_id=key, first=0, count=16),
+                             metadata=service, timeout=5)
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await dice.CloseSession(dice_pb2.CloseSessionRequest(match_id=key), metadata=organiser, timeout=5)
+    assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert "service" in (info.value.details() or "")
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await dice.RevealSeed(dice_pb2.RevealSeedRequest(match_id=key), timeout=5)
+    assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    closed = await dice.CloseSession(dice_pb2.CloseSessionRequest(match_id=key), metadata=service, timeout=5)
+    assert closed.session.closed and len(closed.seed) == 64
+    await channel.close()

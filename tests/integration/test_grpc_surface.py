@@ -76,7 +76,8 @@ async def test_dice_commits_reveals_only_after_close_and_takes_seeds_before_draw
         with pytest.raises(grpc.aio.AioRpcError) as info:
             await dice.Draw(dice_pb2.DrawRequest(match_id="dice-1", request_id="x", count=1, **bad), metadata=md, timeout=5)
         assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    closed = await dice.CloseSession(dice_pb2.CloseSessionRequest(match_id="dice-1"), metadata=md, timeout=5)
+    service = call_metadata(backend.issuer.issue("service", "*", ttl=600))  # the one who closes
+    closed = await dice.CloseSession(dice_pb2.CloseSessionRequest(match_id="dice-1"), metadata=service, timeout=5)
     assert hashlib.sha256(bytes.fromhex(closed.seed)).hexdigest() == commitment
     revealed = await dice.RevealSeed(dice_pb2.RevealSeedRequest(match_id="dice-1"), timeout=5)
     assert revealed.seed == closed.seed
@@ -108,7 +109,8 @@ async def test_public_commitment_hides_the_draw_counter_until_the_seal(backend: 
                                            metadata=metadata, timeout=5)).session
         assert public.counter == 0
         assert public.commitment == seen.commitment
-    await dice.CloseSession(dice_pb2.CloseSessionRequest(match_id="dice-2"), metadata=md, timeout=5)
+    service = call_metadata(backend.issuer.issue("service", "*", ttl=600))
+    await dice.CloseSession(dice_pb2.CloseSessionRequest(match_id="dice-2"), metadata=service, timeout=5)
     sealed = (await dice.GetCommitment(dice_pb2.GetCommitmentRequest(match_id="dice-2"),
                                        timeout=5)).session
     assert sealed.closed and sealed.counter == seen.counter

@@ -51,8 +51,8 @@ def test_a_reservation_is_one_event_raises_the_mark_and_fixes_the_client_seeds()
     assert dice.session("g/m").reserved == 4196
     with pytest.raises(FailedPrecondition, match="before the first draw or reservation"):
         dice.add_client_seed("g/m", 1, "late")
-    draw = dice.draw("g/m", "r1", "randbelow", 6, 1)
-    assert draw.first == 4196  # the old Draw RPC never reuses a reserved block
+    with pytest.raises(FailedPrecondition, match="reserved blocks"):
+        dice.draw("g/m", "r1", "randbelow", 6, 1)  # the old Draw RPC: never on a reserving session
 
 
 @pytest.mark.parametrize(("first", "count"), [(0, 0), (0, 4097), (-1, 5), (1 << 41, 1)])
@@ -245,3 +245,50 @@ def test_a_replica_reads_what_another_replica_wrote(tmp_path: Path) -> None:
     first.close_session("g/m")
     seen = second.session("g/m")
     assert seen.closed and seen.reserved == 16
+
+
+def test_draw_never_hands_out_a_block_that_a_reservation_hands_out_too() -> None:
+    """A Draw (organiser or service token) made past a running match's reserved blocks was
+    the match's next reservation, word for word: whoever drew saw the match's future rolls
+    and deck orders before its players did. A session that reserves takes no Draw, and no
+    reservation hands out a block a Draw has."""
+    dice = app()
+    dice.open("g/live")
+    dice.reserve_blocks("g/live", 0, 256)
+    with pytest.raises(FailedPrecondition, match="reserved blocks"):
+        dice.draw("g/live", "peek", "roll", 6, 10)
+    assert events_of(dice, "g/live") == ["Opened", "BlocksReserved"]
+    dice.open("g/new")  # created, not started: the set-up shuffle is its first blocks
+    dice.draw("g/new", "peek", "shuffle", 20, 1)
+    with pytest.raises(FailedPrecondition, match="Draw"):
+        dice.reserve_blocks("g/new", 0, 256)
+    assert dice.reserve_blocks("g/new", dice.session("g/new").counter, 8).words
+
+
+def test_a_closed_session_is_not_opened_again() -> None:
+    """Its seed is public (RevealSeed): a match created on it (its id used again after its
+    rules store lost the first one) would draw what anyone can compute."""
+    dice = app()
+    dice.open("g/m")
+    dice.reserve_blocks("g/m", 0, 8)
+    dice.close_session("g/m")
+    with pytest.raises(FailedPrecondition, match="closed"):
+        dice.open("g/m")
+    assert dice.session("g/m").closed
+
+
+@pytest.mark.parametrize("seat", [-1, 256, 1 << 30])
+def test_client_seeds_of_seats_out_of_range_are_invalid_arguments(seat: int) -> None:
+    dice = app()
+    dice.open("g/m")
+    with pytest.raises(InvalidArgument, match="seat"):
+        dice.add_client_seed("g/m", seat, "x")
+    assert dice.session("g/m").client_seeds == ()
+
+
+def test_an_oversized_request_id_is_an_invalid_argument() -> None:
+    dice = app()
+    dice.open("g/m")
+    with pytest.raises(InvalidArgument, match="request_id"):
+        dice.draw("g/m", "r" * 129, "randbelow", 6, 1)
+    assert dice.draw("g/m", "r" * 128, "randbelow", 6, 1).first == 0

@@ -42,7 +42,8 @@ class DiceServiceServicer:
     """
 
     def OpenSession(self, request, context):
-        """Opens (idempotently) the session of a match and returns its commitment.
+        """Opens (idempotently) the session of a match and returns its commitment. A closed
+        session (its seed revealed) is FAILED_PRECONDITION.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -56,7 +57,8 @@ class DiceServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Draw(self, request, context):
-        """Makes one draw. A repeated request_id returns the first result.
+        """Makes one draw. A repeated request_id returns the first result. FAILED_PRECONDITION on
+        a session that reserves blocks (ReserveBlocks): every block is handed out once.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -71,7 +73,8 @@ class DiceServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def CloseSession(self, request, context):
-        """Ends a session and reveals its seed; idempotent.
+        """Service: ends a session and reveals its seed; idempotent. Only the rules service
+        closes, once its match's end is stored.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -87,7 +90,8 @@ class DiceServiceServicer:
     def ReserveBlocks(self, request, context):
         """Service: the raw draw blocks [first, first + count) of a session, so the caller
         draws locally (same HMAC construction and counters as Draw). Fixes the client
-        seeds: none may be added after the first reservation.
+        seeds: none may be added after the first reservation. Blocks a Draw handed out are
+        FAILED_PRECONDITION.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
