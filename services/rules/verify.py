@@ -320,6 +320,12 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
         client_seeds = [(int(s), str(c)) for s, c in (started[0].get("client_seeds") or [])] if started else []
     except (TypeError, ValueError) as err:
         return f"event {started[0]['n']}: malformed client seeds ({err})"
+    seated = [s for s, _ in client_seeds]
+    if len(set(seated)) != len(seated) or not all(0 <= s < _seats(records[0]) for s in seated):
+        # a seed for a seat nobody holds, added after the players' seeds were seen, would
+        # choose the draws as surely as the server's own seed
+        return (f"event {started[0]['n']}: client seeds of seats {seated}: at most one per "
+                f"seat of the match's {_seats(records[0])}")
     counter = 0
     total = 0
     stream = DrawStream(seed, str(dice.get("stream_id")), client_seeds)
@@ -340,12 +346,21 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
             mine.append(stored)
             if stored.first < counter:
                 return f"event {record['n']}: draw reuses block {stored.first} (already at {counter})"
+            if stored.first > counter:
+                # the server knows the seed: skipping blocks to the roll it wants is choosing it
+                return (f"event {record['n']}: draw starts at block {stored.first}, not "
+                        f"{counter}: blocks skipped")
             if again != stored:
                 return f"event {record['n']}: a draw does not match the seed (stored {list(stored.result)[:8]}, recomputed {list(again.result)[:8]})"
             counter = stored.next
             total += 1
     report.checks.append(f"{total} draws recomputed from the seed")
     return None
+
+
+def _seats(created: dict[str, Any]) -> int:
+    seats = created.get("seats")
+    return seats if isinstance(seats, int) and not isinstance(seats, bool) else 0
 
 
 def campaign_links(exports: list[bytes], names: list[str] | None = None) -> list[str]:

@@ -170,3 +170,39 @@ def test_the_float_free_encoder_is_rfc8785_on_export_records(exports: dict[str, 
         records, checkpoint = parse_export(data)
         for record in [*records, checkpoint]:
             assert canonical_json_float_free(record) == rfc8785.dumps(record)
+
+
+def test_a_draw_that_skips_blocks_fails(monkeypatch: pytest.MonkeyPatch):
+    """A server knows the seed, so skipping blocks until one gives the roll it wants would be
+    choosing the roll: every draw starts where the one before it ended (the rules host draws
+    block after block from 0). The export here is played through with the skip, states and
+    hashes consistent, and signed: only the draw check can catch it."""
+    from services.platform import draws
+
+    real, calls = draws.perform, []
+
+    def skipping(stream: Any, op: str, n: int, count: int) -> Any:
+        calls.append(op)
+        if len(calls) == 2:
+            stream.counter += 8  # the second draw comes from 8 blocks further on
+        return real(stream, op, n, count)
+
+    monkeypatch.setattr(draws, "perform", skipping)
+    forged = _export("neon-reign", "single", seed=4)
+    monkeypatch.setattr(draws, "perform", real)
+    assert len(calls) > 2
+    report = verify_export(forged)
+    assert not report.ok and "blocks skipped" in report.failure, report.failure
+
+
+@pytest.mark.parametrize("seeds", [[[0, "a"], [0, "b"]], [[0, "a"], [2, "b"]], [[-1, "a"]]],
+                         ids=["a seat twice", "no such seat", "a negative seat"])
+def test_client_seeds_of_seats_the_match_does_not_have_fail(exports: dict[str, bytes],
+                                                            seeds: list[list[Any]]):
+    """A seed the server added for a seat nobody holds, chosen after it saw the players'
+    seeds, would choose the draws as surely as its own seed: one seed per seat of the match."""
+    def add(records: list[dict[str, Any]]) -> None:
+        _first(records, "MatchStarted")["client_seeds"] = seeds
+
+    report = verify_export(_resigned(exports["neon-reign"], add))
+    assert not report.ok and "client seed" in report.failure, report.failure
