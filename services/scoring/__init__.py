@@ -22,8 +22,9 @@ Once, in order, nothing lost
 Ratings
     openskill Plackett-Luce with its default parameters (skill.py): one rating per
     player per game, fed by every mode, and one per player per mode, for the mode
-    leaderboards. Teams (``outcome.teams``) are rated as openskill teams; a draw or
-    double KO ranks every side equal; free-for-all uses the placements as ranks.
+    leaderboards. Teams (``outcome.teams``) are rated as openskill teams; the placements
+    are the ranks, so a draw or double KO (every seat placed 1st) ranks every side equal,
+    and a free-for-all whose first place is shared ties only the seats that share it.
     ``ScoringApplication.replay_ratings`` recomputes ratings from the stored results
     alone, and the tests hold it equal to the stored ratings.
 
@@ -37,8 +38,8 @@ Bots and unrated results
     no rating. Solo modes get a best-score leaderboard (RANKED_BY_BEST_SCORE).
 
 Wins, draws, losses
-    A draw is a result flagged ``draw``; otherwise first place is a win and any other
-    place a loss.
+    In a result flagged ``draw`` a first place is a draw; otherwise first place is a win.
+    Any other place is a loss, also in a drawn free-for-all (NEON's two first places).
 
 Access
     Every query is public (service.py): results and ratings are public information.

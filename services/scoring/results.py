@@ -150,8 +150,10 @@ def sides(outcome: MatchOutcome) -> tuple[list[Side], str]:
     """The human sides to rate, or ``([], reason)`` when the result is not rated.
 
     Teams come from ``outcome.teams`` (else each seat alone); a side's rank is its best
-    placement; a draw (or double KO) ranks every side equal. Bot seats are dropped, so
-    humans are rated on their order among themselves; bots never get a rating.
+    placement. A draw needs no exception: the engines place the drawn seats equal (every
+    seat 1st in a duel's draw or double KO), and in a free-for-all whose first place is
+    shared (``draw`` set) the other seats keep their lower places. Bot seats are dropped,
+    so humans are rated on their order among themselves; bots never get a rating.
     """
     players = outcome.players
     if not players or any(not p for p in players):
@@ -164,15 +166,14 @@ def sides(outcome: MatchOutcome) -> tuple[list[Side], str]:
     for team in groups:
         members = tuple(players[s] for s in team if not is_bot(players[s]))
         if members:
-            rank = 1 if outcome.draw else min(outcome.placements[s] for s in team)
-            found.append(Side(members, rank))
+            found.append(Side(members, min(outcome.placements[s] for s in team)))
     if len(found) < 2:
         return [], "fewer than two human sides" if outcome.seats > 1 else "a solo match"
     return found, ""
 
 
 def result_of(outcome: MatchOutcome, seat: int) -> str:
-    """"win" (first place, no draw), "draw" or "loss" for one seat."""
-    if outcome.draw:
-        return "draw"
-    return "win" if outcome.placements[seat] == 1 else "loss"
+    """"win" (first place, no draw), "draw" (a first place shared in a draw) or "loss"."""
+    if outcome.placements[seat] != 1:
+        return "loss"
+    return "draw" if outcome.draw else "win"

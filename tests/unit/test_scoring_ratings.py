@@ -8,7 +8,14 @@ import pytest
 from openskill.models import PlackettLuce
 
 from services.scoring.app import ScoringApplication
-from services.scoring.results import MalformedResult, MatchOutcome, Side, parse_match_ended, sides
+from services.scoring.results import (
+    MalformedResult,
+    MatchOutcome,
+    Side,
+    parse_match_ended,
+    result_of,
+    sides,
+)
 from services.scoring.skill import Skill, rate
 
 OS = PlackettLuce()
@@ -52,13 +59,29 @@ def test_loss_is_the_mirror_of_a_win() -> None:
 
 def test_draw_and_double_ko_rank_both_sides_equal() -> None:
     # The engines report a draw as every seat placed 1st with draw=True; a double KO the same.
-    for placements in ([1, 1], [1, 2]):
-        found, _ = sides(outcome(["ann", "bob"], placements, draw=True))
-        assert [s.rank for s in found] == [1, 1]
-        got = rate(found, {})
-        assert got["ann"] == got["bob"]
-        assert got["ann"].mu == pytest.approx(25.0)
-        assert got["ann"].sigma < 25 / 3
+    found, _ = sides(outcome(["ann", "bob"], [1, 1], draw=True))
+    assert [s.rank for s in found] == [1, 1]
+    got = rate(found, {})
+    assert got["ann"] == got["bob"]
+    assert got["ann"].mu == pytest.approx(25.0)
+    assert got["ann"].sigma < 25 / 3
+
+
+def test_a_shared_first_place_ties_only_the_winners(app: ScoringApplication) -> None:
+    """NEON (two or more first places) and Barbaric at the round cap flag ``draw`` while
+    the other seats keep their lower places: those seats lost, and are rated as losers."""
+    result = outcome(["a", "b", "c", "d"], [1, 1, 3, 4], draw=True, mode="royale")
+    found, _ = sides(result)
+    assert [s.rank for s in found] == [1, 1, 3, 4]
+    assert [result_of(result, seat) for seat in range(4)] == ["draw", "draw", "loss", "loss"]
+    app.score(result)
+    expected = OS.rate([[OS.rating()] for _ in range(4)], ranks=[1, 1, 3, 4])
+    for player, team in zip("abcd", expected, strict=True):
+        standing = app.standing("neon", "", player)
+        assert (standing.mu, standing.sigma) == mu_sigma(team[0])
+    assert app.standing("neon", "", "d").mu < 25 < app.standing("neon", "", "a").mu
+    c = app.standing("neon", "", "c")
+    assert (c.wins, c.draws, c.losses) == (0, 0, 1)
 
 
 def test_rating_starts_from_the_stored_skill() -> None:
@@ -162,8 +185,6 @@ def test_stored_ratings_equal_openskill_over_the_stored_results(app: ScoringAppl
         if teams:
             humans = [[players[s] for s in t] for t in teams]
             ranks = [min(placements[s] for s in t) for t in teams]
-        if draw:
-            ranks = [1] * len(humans)
         if len(humans) < 2:
             continue
         rated = OS.rate([[by_hand.get(p) or OS.rating(name=p) for p in team] for team in humans],
