@@ -219,7 +219,7 @@ class ResultConsumer:
     async def _handle(self, data: bytes, seq: int, msg: Any = None) -> str:
         try:
             payload = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested beyond the parser's limit
             payload = None
         if not isinstance(payload, dict):
             self.stats.rejected += 1

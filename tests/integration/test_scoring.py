@@ -535,3 +535,23 @@ async def test_the_same_match_id_in_two_games_is_scored_twice(
     with pytest.raises(grpc.aio.AioRpcError) as info:
         await scoring.stub.GetMatchResult(scoring_pb2.GetMatchResultRequest(match_id="m-1"), timeout=5)
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "name the game" in info.value.details()
+
+
+async def test_a_deeply_nested_message_is_refused_and_the_consumer_goes_on(
+        scorings: list[Scoring], settings: Settings, nats_client: Any) -> None:
+    """JSON nested beyond Python's recursion limit (100 kB) raises RecursionError, not
+    ValueError: it must be dead-lettered like any other malformed message, not end the
+    consumer (and, redelivered, every restart of it)."""
+    game = new_game()
+    scoring = await Scoring(settings, game).start()
+    scorings.append(scoring)
+    js = nats_client.jetstream()
+    subject = f"{bus.subject_prefix()}.rules.{game}"
+    await js.publish(f"{subject}.deep", b"[" * 100_000, stream=bus.stream_name())
+    await js.publish(f"{subject}.deep2", b'{"type": "SignedResult", "result": ' + b"[" * 100_000 + b"}",
+                     stream=bus.stream_name())
+    await publish(js, ended(game, "after-the-poison", ["ann", "bob"], [1, 2]))
+    await scoring.wait_for(1, timeout=15)
+    assert not scoring.consumer.task.done()
+    assert scoring.consumer.stats.rejected == 2
+
