@@ -14,6 +14,7 @@ from typing import Any
 import grpc
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from nats import errors as nats_errors
 from openskill.models import PlackettLuce
 
 from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
@@ -555,3 +556,27 @@ async def test_a_deeply_nested_message_is_refused_and_the_consumer_goes_on(
     assert not scoring.consumer.task.done()
     assert scoring.consumer.stats.rejected == 2
 
+
+async def test_a_nats_error_while_reading_the_stream_does_not_stop_the_consumer(
+        scorings: list[Scoring], settings: Settings, nats_client: Any) -> None:
+    """The consumer reads skipped ranges straight from the stream (get_msg); a timeout
+    there, as in any NATS hiccup, must be retried, not end the consumer for good."""
+    game = new_game()
+    scoring = await Scoring(settings, game, ack_wait=2.0).start()
+    scorings.append(scoring)
+    real_get_msg, failures = scoring.consumer.js.get_msg, []
+
+    async def flaky_get_msg(*args: Any, **kwargs: Any) -> Any:
+        if not failures:
+            failures.append(1)
+            raise nats_errors.TimeoutError
+        return await real_get_msg(*args, **kwargs)
+
+    scoring.consumer.js.get_msg = flaky_get_msg
+    js = nats_client.jetstream()
+    await publish(js, ended(game, "first", ["ann", "bob"], [1, 2]))
+    await publish(js, ended(game, "second", ["ann", "bob"], [2, 1]))
+    await scoring.wait_for(2, timeout=15)
+    assert failures and not scoring.consumer.task.done()
+    first, second = (scoring.app.board.results[(game, m)]["sequence"] for m in ("first", "second"))
+    assert (first, second) == (1, 2)
