@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 import grpc
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from nats import errors as nats_errors
 from openskill.models import PlackettLuce
 
@@ -580,3 +582,37 @@ async def test_a_nats_error_while_reading_the_stream_does_not_stop_the_consumer(
     assert failures and not scoring.consumer.task.done()
     first, second = (scoring.app.board.results[(game, m)]["sequence"] for m in ("first", "second"))
     assert (first, second) == (1, 2)
+
+
+async def test_get_ratings_waits_for_the_board_off_the_event_loop(
+        scorings: list[Scoring], settings: Settings) -> None:
+    """The board's lock is held while it reads the store (catch_up), which can take as long
+    as a slow or unreachable PostgreSQL does. GetRatings must wait for it in a worker thread,
+    as every other query does: waiting on the event loop stops the whole server, health
+    checks included."""
+    scoring = await Scoring(settings, new_game()).start()
+    scorings.append(scoring)
+    app, held, release = scoring.app, threading.Event(), threading.Event()
+    real_check = app.check_game
+
+    def hold_board() -> None:
+        with app.board._lock:  # as a catch_up reading a slow store does
+            held.set()
+            release.wait(10)
+
+    def check_then_someone_reads_the_store(game: str) -> None:
+        real_check(game)
+        threading.Thread(target=hold_board, daemon=True).start()
+        held.wait(5)
+
+    app.check_game = check_then_someone_reads_the_store
+    try:
+        ratings = asyncio.ensure_future(scoring.stub.GetRatings(
+            scoring_pb2.GetRatingsRequest(game="neon-reign", players=["ann"]), timeout=10))
+        await asyncio.to_thread(held.wait, 5)
+        health = health_pb2_grpc.HealthStub(scoring.channel)
+        reply = await health.Check(health_pb2.HealthCheckRequest(), timeout=2)
+        assert reply.status == health_pb2.HealthCheckResponse.SERVING
+    finally:
+        release.set()
+    assert (await ratings).ratings[0].player == "ann"
