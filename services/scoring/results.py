@@ -22,6 +22,8 @@ GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}\Z")
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 MAX_SEATS = 16
 MAX_PLAYER_ID = 128
+INT32 = range(-(2**31), 2**31)
+"""Placements and scores travel as int32 in the replies (scoring.proto)."""
 
 
 class MalformedResult(ValueError):
@@ -69,6 +71,8 @@ def _ints(value: Any, what: str) -> tuple[int, ...]:
         isinstance(v, int) and not isinstance(v, bool) for v in value
     ):
         raise MalformedResult(f"{what} must be a list of integers")
+    if not all(v in INT32 for v in value):
+        raise MalformedResult(f"{what} must be 32-bit integers")
     return tuple(value)
 
 

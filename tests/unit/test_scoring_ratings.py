@@ -145,6 +145,10 @@ def test_results_that_are_not_rated(players: list[str], placements: list[int], r
     ({"game": ""}, "not a valid id"),
     ({"outcome": {"placements": [1, 2], "teams": [[0], [0]]}}, "every seat exactly once"),
     ({"type": "MatchStarted"}, "not a MatchEnded"),
+    # the replies carry them as int32: a result beyond that would fail every query of it
+    ({"outcome": {"placements": [1, 2], "scores": [2**31, 0]}}, "32-bit"),
+    ({"outcome": {"placements": [1, 2], "scores": [-(2**31) - 1, 0]}}, "32-bit"),
+    ({"outcome": {"placements": [1, 2**31]}}, "32-bit"),
 ])
 def test_malformed_events_are_refused_with_reasons(change: dict[str, Any], words: str) -> None:
     with pytest.raises(MalformedResult, match=words):
