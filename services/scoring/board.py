@@ -78,9 +78,10 @@ class Board:
             return self.results.get((game, match_id))
 
     def results_of(self, match_id: str) -> list[dict[str, Any]]:
-        """Every game's result under ``match_id`` (ids are per game)."""
+        """Every game's result under ``match_id`` (ids are per game): one look-up per game."""
         with self._lock:
-            return [data for (_, m), data in sorted(self.results.items()) if m == match_id]
+            return [self.results[(game, match_id)] for game in sorted(self.modes)
+                    if (game, match_id) in self.results]
 
     def standing(self, game: str, mode: str, player: str) -> Standing | None:
         with self._lock:

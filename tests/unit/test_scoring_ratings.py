@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -220,3 +221,15 @@ def test_leaderboards_per_game_and_mode(app: ScoringApplication) -> None:
     history = app.history("neon", "ann", 0)
     assert [r["match_id"] for r in history] == ["c", "a"]
     assert history[1]["breakdown"] == {"vp": [1, 2]}
+
+
+def test_a_result_is_found_without_reading_every_result(app: ScoringApplication) -> None:
+    """GetMatchResult is public and unauthenticated: finding one result must not cost a
+    sort of every stored result (0.17 s at 200,000 results, holding the board's lock)."""
+    for i in range(200_000):
+        app.board.results[("neon", f"old-{i}")] = {"game": "neon", "match_id": f"old-{i}"}
+    app.score(outcome(["ann", "bob"], [1, 2], match_id="wanted"))
+    started = time.perf_counter()
+    for _ in range(100):
+        assert app.result("wanted")["match_id"] == "wanted"
+    assert time.perf_counter() - started < 2.0
