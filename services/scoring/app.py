@@ -139,17 +139,13 @@ class ScoringApplication(Application):
         return found[0]
 
     def leaderboard(self, game: str, mode: str, by_score: bool | None) -> tuple[list[Standing], bool]:
-        """Standings in leaderboard order; ``by_score`` None picks (ordinal unless none rated)."""
+        """The top standings in leaderboard order (board.ranking); ``by_score`` None picks
+        (ordinal unless none rated)."""
         self.check_game(game)
-        rows = self.board.board(game, mode)
-        rated = [r for r in rows if r.rated_matches > 0]
         if by_score is None:
-            by_score = not rated and bool(rows)
-        if by_score:
-            rows.sort(key=lambda r: (-(r.best_score or 0), -r.wins, r.player))
-            return rows, True
-        rated.sort(key=lambda r: (-r.skill.ordinal, -r.mu, r.player))
-        return rated, False
+            by_score = not self.board.ranking(game, mode, False) and \
+                bool(self.board.ranking(game, mode, True))
+        return self.board.ranking(game, mode, by_score), by_score
 
     def history(self, game: str, player: str, before_sequence: int) -> list[dict[str, Any]]:
         if game:

@@ -17,13 +17,14 @@ import grpc
 from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
 from services.platform.errors import InvalidArgument
 from services.scoring.app import ScoringApplication
+from services.scoring.board import LEADERBOARD_ROWS
 from services.scoring.domain import Standing
 from services.scoring.results import MAX_PLAYER_ID
 from services.scoring.skill import Skill
 
 SERVICE_NAME = scoring_pb2.DESCRIPTOR.services_by_name["ScoringService"].full_name
 MAX_PLAYERS = 1000
-LEADERBOARD = (100, 1000)
+LEADERBOARD = (100, LEADERBOARD_ROWS)
 HISTORY = (50, 500)
 
 

@@ -9,6 +9,7 @@ import pytest
 from openskill.models import PlackettLuce
 
 from services.scoring.app import ScoringApplication
+from services.scoring.domain import Standing
 from services.scoring.results import (
     MalformedResult,
     MatchOutcome,
@@ -233,3 +234,26 @@ def test_a_result_is_found_without_reading_every_result(app: ScoringApplication)
     for _ in range(100):
         assert app.result("wanted")["match_id"] == "wanted"
     assert time.perf_counter() - started < 2.0
+
+
+def test_leaderboard_reads_cost_little_on_a_big_board(app: ScoringApplication) -> None:
+    """GetLeaderboard is public and unauthenticated: with 50,000 players, copying and sorting
+    the whole board per call held the board's lock for most of a second each time. The
+    order is worked out once per change of the board; reads in between are cheap."""
+    for i in range(50_000):
+        standing = Standing("neon", "", f"p{i:05}", 20.0 + i % 97 / 10, 5.0)
+        standing.count(f"m{i}", "win" if i % 2 else "loss", i % 1000, [standing.mu, 5.0])
+        for domain_event in standing.collect_events():
+            app.board._fold(domain_event)
+    started = time.perf_counter()
+    for _ in range(30):
+        rows, by_score = app.leaderboard("neon", "", None)
+    assert time.perf_counter() - started < 3.0
+    assert not by_score and len(rows) >= 1000  # GetLeaderboard's largest page
+    assert rows[0].mu == 20.0 + 96 / 10 and rows[0].player == "p00096"
+    scores, by_score = app.leaderboard("neon", "", True)
+    assert by_score and [r.best_score for r in scores[:3]] == [999, 999, 999]
+    assert [r.player for r in scores[:2]] == ["p00999", "p01999"]  # most wins, then by name
+    app.score(outcome(["zed", "amy"], [1, 2], match_id="record", scores=[5000, 0]))
+    scores, _ = app.leaderboard("neon", "", True)  # a change of the board re-ranks it
+    assert [r.player for r in scores[:2]] == ["zed", "p00999"]
