@@ -3,9 +3,13 @@
 What it reads
     MatchEnded events of every rules service from JetStream (stream NEON_EVENTS, subjects
     ``neon.events.results.<game>.<match id>``, where the rules host publishes each MatchEnded
-    a second time so that results are read without every move; NEON_SCORING_FILTER may
-    point at ``neon.events.rules.>`` instead), through a durable pull consumer
-    (consumer.py). The public MatchEnded payload carries all it needs: game, mode,
+    a second time, signed with its key: rules/results.py), through a durable pull consumer
+    (consumer.py). Only results signed by a trusted key (NEON_TRUSTED_RESULT_KEYS, else
+    the deployment's own signing key) are scored; anything else is acked, logged and
+    counted as refused. The MatchEnded on ``neon.events.rules.>`` is not signed, so a
+    NEON_SCORING_FILTER pointing there scores nothing. A message that is not a JSON
+    object (garbage, or nested too deep to parse) is terminated and logged, never
+    retried. The public MatchEnded payload carries all it needs: game, mode,
     players (one per seat) and the outcome with placements, scores, draw, breakdown and
     teams. Other match events on those subjects are acked and skipped, and so is the
     MatchEnded of an abandoned match (``outcome.abandoned``, no placements: the rules
@@ -14,7 +18,7 @@ What it reads
 Once, in order, nothing lost
     Each result is saved in one transaction together with its rating changes and the
     ledger entry that gives it its sequence (domain.py); the message is acked only
-    afterwards. The record's id comes from the match id, so a redelivery or the same
+    afterwards. The record's id comes from the game and match id, so a redelivery or the same
     result re-published under another Nats-Msg-Id changes nothing. Results are applied
     strictly in stream order, also across a crash (consumer.py explains how), so a run
     that was killed midway ends with the very ratings of a run that was not.
