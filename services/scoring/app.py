@@ -97,6 +97,7 @@ class ScoringApplication(Application):
             **outcome.to_json(), "sequence": ledger.sequence, "stream_seq": stream_seq,
             "bots": [res.is_bot(p) for p in outcome.players] or [False] * outcome.seats,
             "rated": bool(sides), "unrated_reason": unrated, "ratings": ratings,
+            "ranking": res.RANKING,
         }
         if not outcome.players:
             data["players"] = [""] * outcome.seats
@@ -169,7 +170,7 @@ class ScoringApplication(Application):
         for data in stored:
             if mode and data["mode"] != mode:
                 continue
-            sides, _ = res.sides(MatchOutcome.from_json(data))
+            sides, _ = res.sides(MatchOutcome.from_json(data), int(data.get("ranking", 1)))
             if sides:
                 ratings.update(rate(sides, ratings))
         return ratings

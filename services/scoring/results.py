@@ -150,7 +150,14 @@ class Side:
     rank: int
 
 
-def sides(outcome: MatchOutcome) -> tuple[list[Side], str]:
+RANKING = 2
+"""How placements become ranks, stored with each result (``MatchRecord`` data, ``ranking``) so
+the audit's :meth:`ScoringApplication.replay_ratings` recomputes what was rated then. 1 (the
+results stored before it, which have no ``ranking``): a draw ranked every side 1st, also the
+seats below a shared first place in a free-for-all. 2: placements are the ranks."""
+
+
+def sides(outcome: MatchOutcome, ranking: int = RANKING) -> tuple[list[Side], str]:
     """The human sides to rate, or ``([], reason)`` when the result is not rated.
 
     Teams come from ``outcome.teams`` (else each seat alone); a side's rank is its best
@@ -170,7 +177,8 @@ def sides(outcome: MatchOutcome) -> tuple[list[Side], str]:
     for team in groups:
         members = tuple(players[s] for s in team if not is_bot(players[s]))
         if members:
-            found.append(Side(members, min(outcome.placements[s] for s in team)))
+            rank = 1 if ranking < 2 and outcome.draw else min(outcome.placements[s] for s in team)
+            found.append(Side(members, rank))
     if len(found) < 2:
         return [], "fewer than two human sides" if outcome.seats > 1 else "a solo match"
     return found, ""

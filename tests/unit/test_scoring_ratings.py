@@ -86,6 +86,20 @@ def test_a_shared_first_place_ties_only_the_winners(app: ScoringApplication) -> 
     assert (c.wins, c.draws, c.losses) == (0, 0, 1)
 
 
+def test_a_result_stored_before_ranking_2_replays_as_it_was_rated(app: ScoringApplication) -> None:
+    """The audit replay recomputes what was rated when the result was stored: a result from
+    before ``ranking`` 2 (no ``ranking`` in its data) ranked every side of a draw 1st."""
+    app.score(outcome(["a", "b", "c"], [1, 1, 3], draw=True, mode="royale"))
+    stored = app.board.results[("neon", "m1")]
+    assert stored["ranking"] == 2
+    now = app.replay_ratings("neon")
+    assert now["c"].mu == app.standing("neon", "", "c").mu < 25
+    del stored["ranking"]  # as the stores written before it hold it
+    before = app.replay_ratings("neon")
+    tied = OS.rate([[OS.rating()] for _ in range(3)], ranks=[1, 1, 1])
+    assert (before["c"].mu, before["c"].sigma) == mu_sigma(tied[2][0])
+
+
 def test_rating_starts_from_the_stored_skill() -> None:
     before = {"ann": Skill(30.0, 4.0), "bob": Skill(20.0, 6.0)}
     got = rate(sides(outcome(["ann", "bob"], [2, 1]))[0], before)
