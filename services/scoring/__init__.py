@@ -3,9 +3,13 @@
 What it reads
     MatchEnded events of every rules service from JetStream (stream NEON_EVENTS, subjects
     ``neon.events.results.<game>.<match id>``, where the rules host publishes each MatchEnded
-    a second time so that results are read without every move; NEON_SCORING_FILTER may
-    point at ``neon.events.rules.>`` instead), through a durable pull consumer
-    (consumer.py). The public MatchEnded payload carries all it needs: game, mode,
+    a second time, signed with its key: rules/results.py), through a durable pull consumer
+    (consumer.py). Only results signed by a trusted key (NEON_TRUSTED_RESULT_KEYS, else
+    the deployment's own signing key) are scored; anything else is acked, logged and
+    counted as refused. The MatchEnded on ``neon.events.rules.>`` is not signed, so a
+    NEON_SCORING_FILTER pointing there scores nothing. A message that is not a JSON
+    object (garbage, or nested too deep to parse) is terminated and logged, never
+    retried. The public MatchEnded payload carries all it needs: game, mode,
     players (one per seat) and the outcome with placements, scores, draw, breakdown and
     teams. Other match events on those subjects are acked and skipped, and so is the
     MatchEnded of an abandoned match (``outcome.abandoned``, no placements: the rules
@@ -14,7 +18,7 @@ What it reads
 Once, in order, nothing lost
     Each result is saved in one transaction together with its rating changes and the
     ledger entry that gives it its sequence (domain.py); the message is acked only
-    afterwards. The record's id comes from the match id, so a redelivery or the same
+    afterwards. The record's id comes from the game and match id, so a redelivery or the same
     result re-published under another Nats-Msg-Id changes nothing. Results are applied
     strictly in stream order, also across a crash (consumer.py explains how), so a run
     that was killed midway ends with the very ratings of a run that was not.
@@ -22,8 +26,9 @@ Once, in order, nothing lost
 Ratings
     openskill Plackett-Luce with its default parameters (skill.py): one rating per
     player per game, fed by every mode, and one per player per mode, for the mode
-    leaderboards. Teams (``outcome.teams``) are rated as openskill teams; a draw or
-    double KO ranks every side equal; free-for-all uses the placements as ranks.
+    leaderboards. Teams (``outcome.teams``) are rated as openskill teams; the placements
+    are the ranks, so a draw or double KO (every seat placed 1st) ranks every side equal,
+    and a free-for-all whose first place is shared ties only the seats that share it.
     ``ScoringApplication.replay_ratings`` recomputes ratings from the stored results
     alone, and the tests hold it equal to the stored ratings.
 
@@ -37,8 +42,8 @@ Bots and unrated results
     no rating. Solo modes get a best-score leaderboard (RANKED_BY_BEST_SCORE).
 
 Wins, draws, losses
-    A draw is a result flagged ``draw``; otherwise first place is a win and any other
-    place a loss.
+    In a result flagged ``draw`` a first place is a draw; otherwise first place is a win.
+    Any other place is a loss, also in a drawn free-for-all (NEON's two first places).
 
 Access
     Every query is public (service.py): results and ratings are public information.

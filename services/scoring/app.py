@@ -97,6 +97,7 @@ class ScoringApplication(Application):
             **outcome.to_json(), "sequence": ledger.sequence, "stream_seq": stream_seq,
             "bots": [res.is_bot(p) for p in outcome.players] or [False] * outcome.seats,
             "rated": bool(sides), "unrated_reason": unrated, "ratings": ratings,
+            "ranking": res.RANKING,
         }
         if not outcome.players:
             data["players"] = [""] * outcome.seats
@@ -139,17 +140,13 @@ class ScoringApplication(Application):
         return found[0]
 
     def leaderboard(self, game: str, mode: str, by_score: bool | None) -> tuple[list[Standing], bool]:
-        """Standings in leaderboard order; ``by_score`` None picks (ordinal unless none rated)."""
+        """The top standings in leaderboard order (board.ranking); ``by_score`` None picks
+        (ordinal unless none rated)."""
         self.check_game(game)
-        rows = self.board.board(game, mode)
-        rated = [r for r in rows if r.rated_matches > 0]
         if by_score is None:
-            by_score = not rated and bool(rows)
-        if by_score:
-            rows.sort(key=lambda r: (-(r.best_score or 0), -r.wins, r.player))
-            return rows, True
-        rated.sort(key=lambda r: (-r.skill.ordinal, -r.mu, r.player))
-        return rated, False
+            by_score = not self.board.ranking(game, mode, False) and \
+                bool(self.board.ranking(game, mode, True))
+        return self.board.ranking(game, mode, by_score), by_score
 
     def history(self, game: str, player: str, before_sequence: int) -> list[dict[str, Any]]:
         if game:
@@ -173,7 +170,7 @@ class ScoringApplication(Application):
         for data in stored:
             if mode and data["mode"] != mode:
                 continue
-            sides, _ = res.sides(MatchOutcome.from_json(data))
+            sides, _ = res.sides(MatchOutcome.from_json(data), int(data.get("ranking", 1)))
             if sides:
                 ratings.update(rate(sides, ratings))
         return ratings

@@ -10,6 +10,7 @@ event mutators, so the board holds exactly what the repository would rebuild.
 from __future__ import annotations
 
 import copy
+import heapq
 import threading
 import time
 import uuid
@@ -22,6 +23,16 @@ from services.scoring.domain import MatchRecord, Standing, standing_id
 
 TOPICS = [get_topic(cls) for cls in (Standing.Opened, Standing.Counted, MatchRecord.Recorded)]
 BATCH = 1000
+LEADERBOARD_ROWS = 1000
+"""The most rows a leaderboard shows (GetLeaderboard's largest page)."""
+
+
+def by_ordinal(s: Standing) -> tuple[float, float, str]:
+    return -s.skill.ordinal, -s.mu, s.player
+
+
+def by_best_score(s: Standing) -> tuple[int, int, str]:
+    return -(s.best_score or 0), -s.wins, s.player
 
 
 class Board:
@@ -36,6 +47,8 @@ class Board:
         """Keyed by (game, match id): match ids are per game."""
         self.history: dict[str, list[tuple[str, str]]] = defaultdict(list)
         self.modes: dict[str, set[str]] = defaultdict(set)
+        self._ranked: dict[tuple[str, str, bool], list[Standing]] = {}
+        """Leaderboards in order, worked out on the first read after a change of the board."""
 
     def catch_up(self, force: bool = True) -> None:
         with self._lock:
@@ -66,6 +79,8 @@ class Board:
         self.standings[standing.id] = standing
         self.boards[(standing.game, standing.mode)].add(standing.id)
         self.modes.setdefault(standing.game, set())
+        for by_score in (False, True):
+            self._ranked.pop((standing.game, standing.mode, by_score), None)
 
     # -- reads (callers hold no lock; each returns copies or immutable data) -----------
 
@@ -78,18 +93,31 @@ class Board:
             return self.results.get((game, match_id))
 
     def results_of(self, match_id: str) -> list[dict[str, Any]]:
-        """Every game's result under ``match_id`` (ids are per game)."""
+        """Every game's result under ``match_id`` (ids are per game): one look-up per game."""
         with self._lock:
-            return [data for (_, m), data in sorted(self.results.items()) if m == match_id]
+            return [self.results[(game, match_id)] for game in sorted(self.modes)
+                    if (game, match_id) in self.results]
 
     def standing(self, game: str, mode: str, player: str) -> Standing | None:
         with self._lock:
             found = self.standings.get(standing_id(game, mode, player))
             return copy.copy(found) if found is not None else None
 
-    def board(self, game: str, mode: str) -> list[Standing]:
+    def ranking(self, game: str, mode: str, by_score: bool) -> list[Standing]:
+        """The first LEADERBOARD_ROWS of a leaderboard: by best score (everyone with a
+        recorded match), else by ordinal (players with a rated match). Ordered once per
+        change of the board, not per read: the copies are shared, so callers only read."""
+        key = (game, mode, by_score)
         with self._lock:
-            return [copy.copy(self.standings[i]) for i in self.boards.get((game, mode), ())]
+            if key not in self._ranked:
+                rows = (self.standings[i] for i in self.boards.get((game, mode), ()))
+                if by_score:
+                    top = heapq.nsmallest(LEADERBOARD_ROWS, rows, key=by_best_score)
+                else:
+                    top = heapq.nsmallest(LEADERBOARD_ROWS, (r for r in rows if r.rated_matches > 0),
+                                          key=by_ordinal)
+                self._ranked[key] = [copy.copy(r) for r in top]
+            return list(self._ranked[key])
 
     def player_history(self, player: str) -> list[dict[str, Any]]:
         with self._lock:

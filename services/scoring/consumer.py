@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from nats import errors as nats_errors
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.errors import NotFoundError
@@ -199,7 +200,14 @@ class ResultConsumer:
             finally:
                 self._fetching = False
             for msg in sorted(messages, key=lambda m: m.metadata.sequence.stream):
-                await self._deliver(msg)
+                try:
+                    await self._deliver(msg)
+                except (nats_errors.Error, OSError) as err:
+                    # Reading the stream or acking failed (a NATS hiccup): the message stays
+                    # unacked, and the next delivery's gap makes _fill read it again, in order.
+                    log.warning("could not handle a delivery, will retry", error=repr(err),
+                                stream_seq=msg.metadata.sequence.stream)
+                    await asyncio.sleep(self.options.retry_delay)
 
     async def _deliver(self, msg: Any) -> None:
         seq, delivery = msg.metadata.sequence.stream, msg.metadata.sequence.consumer
@@ -219,7 +227,7 @@ class ResultConsumer:
     async def _handle(self, data: bytes, seq: int, msg: Any = None) -> str:
         try:
             payload = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested beyond the parser's limit
             payload = None
         if not isinstance(payload, dict):
             self.stats.rejected += 1

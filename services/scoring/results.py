@@ -22,6 +22,8 @@ GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}\Z")
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 MAX_SEATS = 16
 MAX_PLAYER_ID = 128
+INT32 = range(-(2**31), 2**31)
+"""Placements and scores travel as int32 in the replies (scoring.proto)."""
 
 
 class MalformedResult(ValueError):
@@ -69,6 +71,8 @@ def _ints(value: Any, what: str) -> tuple[int, ...]:
         isinstance(v, int) and not isinstance(v, bool) for v in value
     ):
         raise MalformedResult(f"{what} must be a list of integers")
+    if not all(v in INT32 for v in value):
+        raise MalformedResult(f"{what} must be 32-bit integers")
     return tuple(value)
 
 
@@ -146,12 +150,21 @@ class Side:
     rank: int
 
 
-def sides(outcome: MatchOutcome) -> tuple[list[Side], str]:
+RANKING = 2
+"""How placements become ranks, stored with each result (``MatchRecord`` data, ``ranking``) so
+the audit's :meth:`ScoringApplication.replay_ratings` recomputes what was rated then. 1 (the
+results stored before it, which have no ``ranking``): a draw ranked every side 1st, also the
+seats below a shared first place in a free-for-all. 2: placements are the ranks."""
+
+
+def sides(outcome: MatchOutcome, ranking: int = RANKING) -> tuple[list[Side], str]:
     """The human sides to rate, or ``([], reason)`` when the result is not rated.
 
     Teams come from ``outcome.teams`` (else each seat alone); a side's rank is its best
-    placement; a draw (or double KO) ranks every side equal. Bot seats are dropped, so
-    humans are rated on their order among themselves; bots never get a rating.
+    placement. A draw needs no exception: the engines place the drawn seats equal (every
+    seat 1st in a duel's draw or double KO), and in a free-for-all whose first place is
+    shared (``draw`` set) the other seats keep their lower places. Bot seats are dropped,
+    so humans are rated on their order among themselves; bots never get a rating.
     """
     players = outcome.players
     if not players or any(not p for p in players):
@@ -164,7 +177,7 @@ def sides(outcome: MatchOutcome) -> tuple[list[Side], str]:
     for team in groups:
         members = tuple(players[s] for s in team if not is_bot(players[s]))
         if members:
-            rank = 1 if outcome.draw else min(outcome.placements[s] for s in team)
+            rank = 1 if ranking < 2 and outcome.draw else min(outcome.placements[s] for s in team)
             found.append(Side(members, rank))
     if len(found) < 2:
         return [], "fewer than two human sides" if outcome.seats > 1 else "a solo match"
@@ -172,7 +185,7 @@ def sides(outcome: MatchOutcome) -> tuple[list[Side], str]:
 
 
 def result_of(outcome: MatchOutcome, seat: int) -> str:
-    """"win" (first place, no draw), "draw" or "loss" for one seat."""
-    if outcome.draw:
-        return "draw"
-    return "win" if outcome.placements[seat] == 1 else "loss"
+    """"win" (first place, no draw), "draw" (a first place shared in a draw) or "loss"."""
+    if outcome.placements[seat] != 1:
+        return "loss"
+    return "draw" if outcome.draw else "win"

@@ -17,13 +17,14 @@ import grpc
 from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
 from services.platform.errors import InvalidArgument
 from services.scoring.app import ScoringApplication
+from services.scoring.board import LEADERBOARD_ROWS
 from services.scoring.domain import Standing
 from services.scoring.results import MAX_PLAYER_ID
 from services.scoring.skill import Skill
 
 SERVICE_NAME = scoring_pb2.DESCRIPTOR.services_by_name["ScoringService"].full_name
 MAX_PLAYERS = 1000
-LEADERBOARD = (100, 1000)
+LEADERBOARD = (100, LEADERBOARD_ROWS)
 HISTORY = (50, 500)
 
 
@@ -83,10 +84,13 @@ class ScoringServicer(scoring_pb2_grpc.ScoringServiceServicer):
             raise InvalidArgument(f"at most {MAX_PLAYERS} players per call")
         players = [_player(p) for p in request.players]
         mode = _mode(request.mode)
-        await asyncio.to_thread(self.app.check_game, request.game)
-        return scoring_pb2.GetRatingsResponse(ratings=[
-            rating_message(self.app.standing(request.game, mode, p)) for p in players
-        ])
+
+        def standings() -> list[Standing]:  # the board's lock may wait on the store
+            self.app.check_game(request.game)
+            return [self.app.standing(request.game, mode, p) for p in players]
+
+        found = await asyncio.to_thread(standings)
+        return scoring_pb2.GetRatingsResponse(ratings=[rating_message(s) for s in found])
 
     async def GetLeaderboard(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         limit = _limit(request.limit, LEADERBOARD)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,6 +15,8 @@ from typing import Any
 import grpc
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from nats import errors as nats_errors
 from openskill.models import PlackettLuce
 
 from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
@@ -535,3 +538,81 @@ async def test_the_same_match_id_in_two_games_is_scored_twice(
     with pytest.raises(grpc.aio.AioRpcError) as info:
         await scoring.stub.GetMatchResult(scoring_pb2.GetMatchResultRequest(match_id="m-1"), timeout=5)
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "name the game" in info.value.details()
+
+
+async def test_a_deeply_nested_message_is_refused_and_the_consumer_goes_on(
+        scorings: list[Scoring], settings: Settings, nats_client: Any) -> None:
+    """JSON nested beyond Python's recursion limit (100 kB) raises RecursionError, not
+    ValueError: it must be dead-lettered like any other malformed message, not end the
+    consumer (and, redelivered, every restart of it)."""
+    game = new_game()
+    scoring = await Scoring(settings, game).start()
+    scorings.append(scoring)
+    js = nats_client.jetstream()
+    subject = f"{bus.subject_prefix()}.rules.{game}"
+    await js.publish(f"{subject}.deep", b"[" * 100_000, stream=bus.stream_name())
+    await js.publish(f"{subject}.deep2", b'{"type": "SignedResult", "result": ' + b"[" * 100_000 + b"}",
+                     stream=bus.stream_name())
+    await publish(js, ended(game, "after-the-poison", ["ann", "bob"], [1, 2]))
+    await scoring.wait_for(1, timeout=15)
+    assert not scoring.consumer.task.done()
+    assert scoring.consumer.stats.rejected == 2
+
+
+async def test_a_nats_error_while_reading_the_stream_does_not_stop_the_consumer(
+        scorings: list[Scoring], settings: Settings, nats_client: Any) -> None:
+    """The consumer reads skipped ranges straight from the stream (get_msg); a timeout
+    there, as in any NATS hiccup, must be retried, not end the consumer for good."""
+    game = new_game()
+    scoring = await Scoring(settings, game, ack_wait=2.0).start()
+    scorings.append(scoring)
+    real_get_msg, failures = scoring.consumer.js.get_msg, []
+
+    async def flaky_get_msg(*args: Any, **kwargs: Any) -> Any:
+        if not failures:
+            failures.append(1)
+            raise nats_errors.TimeoutError
+        return await real_get_msg(*args, **kwargs)
+
+    scoring.consumer.js.get_msg = flaky_get_msg
+    js = nats_client.jetstream()
+    await publish(js, ended(game, "first", ["ann", "bob"], [1, 2]))
+    await publish(js, ended(game, "second", ["ann", "bob"], [2, 1]))
+    await scoring.wait_for(2, timeout=15)
+    assert failures and not scoring.consumer.task.done()
+    first, second = (scoring.app.board.results[(game, m)]["sequence"] for m in ("first", "second"))
+    assert (first, second) == (1, 2)
+
+
+async def test_get_ratings_waits_for_the_board_off_the_event_loop(
+        scorings: list[Scoring], settings: Settings) -> None:
+    """The board's lock is held while it reads the store (catch_up), which can take as long
+    as a slow or unreachable PostgreSQL does. GetRatings must wait for it in a worker thread,
+    as every other query does: waiting on the event loop stops the whole server, health
+    checks included."""
+    scoring = await Scoring(settings, new_game()).start()
+    scorings.append(scoring)
+    app, held, release = scoring.app, threading.Event(), threading.Event()
+    real_check = app.check_game
+
+    def hold_board() -> None:
+        with app.board._lock:  # as a catch_up reading a slow store does
+            held.set()
+            release.wait(10)
+
+    def check_then_someone_reads_the_store(game: str) -> None:
+        real_check(game)
+        threading.Thread(target=hold_board, daemon=True).start()
+        held.wait(5)
+
+    app.check_game = check_then_someone_reads_the_store
+    try:
+        ratings = asyncio.ensure_future(scoring.stub.GetRatings(
+            scoring_pb2.GetRatingsRequest(game="neon-reign", players=["ann"]), timeout=10))
+        await asyncio.to_thread(held.wait, 5)
+        health = health_pb2_grpc.HealthStub(scoring.channel)
+        reply = await health.Check(health_pb2.HealthCheckRequest(), timeout=2)
+        assert reply.status == health_pb2.HealthCheckResponse.SERVING
+    finally:
+        release.set()
+    assert (await ratings).ratings[0].player == "ann"

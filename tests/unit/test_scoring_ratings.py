@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 from openskill.models import PlackettLuce
 
 from services.scoring.app import ScoringApplication
-from services.scoring.results import MalformedResult, MatchOutcome, Side, parse_match_ended, sides
+from services.scoring.domain import Standing
+from services.scoring.results import (
+    MalformedResult,
+    MatchOutcome,
+    Side,
+    parse_match_ended,
+    result_of,
+    sides,
+)
 from services.scoring.skill import Skill, rate
 
 OS = PlackettLuce()
@@ -52,13 +61,43 @@ def test_loss_is_the_mirror_of_a_win() -> None:
 
 def test_draw_and_double_ko_rank_both_sides_equal() -> None:
     # The engines report a draw as every seat placed 1st with draw=True; a double KO the same.
-    for placements in ([1, 1], [1, 2]):
-        found, _ = sides(outcome(["ann", "bob"], placements, draw=True))
-        assert [s.rank for s in found] == [1, 1]
-        got = rate(found, {})
-        assert got["ann"] == got["bob"]
-        assert got["ann"].mu == pytest.approx(25.0)
-        assert got["ann"].sigma < 25 / 3
+    found, _ = sides(outcome(["ann", "bob"], [1, 1], draw=True))
+    assert [s.rank for s in found] == [1, 1]
+    got = rate(found, {})
+    assert got["ann"] == got["bob"]
+    assert got["ann"].mu == pytest.approx(25.0)
+    assert got["ann"].sigma < 25 / 3
+
+
+def test_a_shared_first_place_ties_only_the_winners(app: ScoringApplication) -> None:
+    """NEON (two or more first places) and Barbaric at the round cap flag ``draw`` while
+    the other seats keep their lower places: those seats lost, and are rated as losers."""
+    result = outcome(["a", "b", "c", "d"], [1, 1, 3, 4], draw=True, mode="royale")
+    found, _ = sides(result)
+    assert [s.rank for s in found] == [1, 1, 3, 4]
+    assert [result_of(result, seat) for seat in range(4)] == ["draw", "draw", "loss", "loss"]
+    app.score(result)
+    expected = OS.rate([[OS.rating()] for _ in range(4)], ranks=[1, 1, 3, 4])
+    for player, team in zip("abcd", expected, strict=True):
+        standing = app.standing("neon", "", player)
+        assert (standing.mu, standing.sigma) == mu_sigma(team[0])
+    assert app.standing("neon", "", "d").mu < 25 < app.standing("neon", "", "a").mu
+    c = app.standing("neon", "", "c")
+    assert (c.wins, c.draws, c.losses) == (0, 0, 1)
+
+
+def test_a_result_stored_before_ranking_2_replays_as_it_was_rated(app: ScoringApplication) -> None:
+    """The audit replay recomputes what was rated when the result was stored: a result from
+    before ``ranking`` 2 (no ``ranking`` in its data) ranked every side of a draw 1st."""
+    app.score(outcome(["a", "b", "c"], [1, 1, 3], draw=True, mode="royale"))
+    stored = app.board.results[("neon", "m1")]
+    assert stored["ranking"] == 2
+    now = app.replay_ratings("neon")
+    assert now["c"].mu == app.standing("neon", "", "c").mu < 25
+    del stored["ranking"]  # as the stores written before it hold it
+    before = app.replay_ratings("neon")
+    tied = OS.rate([[OS.rating()] for _ in range(3)], ranks=[1, 1, 1])
+    assert (before["c"].mu, before["c"].sigma) == mu_sigma(tied[2][0])
 
 
 def test_rating_starts_from_the_stored_skill() -> None:
@@ -122,6 +161,10 @@ def test_results_that_are_not_rated(players: list[str], placements: list[int], r
     ({"game": ""}, "not a valid id"),
     ({"outcome": {"placements": [1, 2], "teams": [[0], [0]]}}, "every seat exactly once"),
     ({"type": "MatchStarted"}, "not a MatchEnded"),
+    # the replies carry them as int32: a result beyond that would fail every query of it
+    ({"outcome": {"placements": [1, 2], "scores": [2**31, 0]}}, "32-bit"),
+    ({"outcome": {"placements": [1, 2], "scores": [-(2**31) - 1, 0]}}, "32-bit"),
+    ({"outcome": {"placements": [1, 2**31]}}, "32-bit"),
 ])
 def test_malformed_events_are_refused_with_reasons(change: dict[str, Any], words: str) -> None:
     with pytest.raises(MalformedResult, match=words):
@@ -162,8 +205,6 @@ def test_stored_ratings_equal_openskill_over_the_stored_results(app: ScoringAppl
         if teams:
             humans = [[players[s] for s in t] for t in teams]
             ranks = [min(placements[s] for s in t) for t in teams]
-        if draw:
-            ranks = [1] * len(humans)
         if len(humans) < 2:
             continue
         rated = OS.rate([[by_hand.get(p) or OS.rating(name=p) for p in team] for team in humans],
@@ -195,3 +236,38 @@ def test_leaderboards_per_game_and_mode(app: ScoringApplication) -> None:
     history = app.history("neon", "ann", 0)
     assert [r["match_id"] for r in history] == ["c", "a"]
     assert history[1]["breakdown"] == {"vp": [1, 2]}
+
+
+def test_a_result_is_found_without_reading_every_result(app: ScoringApplication) -> None:
+    """GetMatchResult is public and unauthenticated: finding one result must not cost a
+    sort of every stored result (0.17 s at 200,000 results, holding the board's lock)."""
+    for i in range(200_000):
+        app.board.results[("neon", f"old-{i}")] = {"game": "neon", "match_id": f"old-{i}"}
+    app.score(outcome(["ann", "bob"], [1, 2], match_id="wanted"))
+    started = time.perf_counter()
+    for _ in range(100):
+        assert app.result("wanted")["match_id"] == "wanted"
+    assert time.perf_counter() - started < 2.0
+
+
+def test_leaderboard_reads_cost_little_on_a_big_board(app: ScoringApplication) -> None:
+    """GetLeaderboard is public and unauthenticated: with 50,000 players, copying and sorting
+    the whole board per call held the board's lock for most of a second each time. The
+    order is worked out once per change of the board; reads in between are cheap."""
+    for i in range(50_000):
+        standing = Standing("neon", "", f"p{i:05}", 20.0 + i % 97 / 10, 5.0)
+        standing.count(f"m{i}", "win" if i % 2 else "loss", i % 1000, [standing.mu, 5.0])
+        for domain_event in standing.collect_events():
+            app.board._fold(domain_event)
+    started = time.perf_counter()
+    for _ in range(30):
+        rows, by_score = app.leaderboard("neon", "", None)
+    assert time.perf_counter() - started < 3.0
+    assert not by_score and len(rows) >= 1000  # GetLeaderboard's largest page
+    assert rows[0].mu == 20.0 + 96 / 10 and rows[0].player == "p00096"
+    scores, by_score = app.leaderboard("neon", "", True)
+    assert by_score and [r.best_score for r in scores[:3]] == [999, 999, 999]
+    assert [r.player for r in scores[:2]] == ["p00999", "p01999"]  # most wins, then by name
+    app.score(outcome(["zed", "amy"], [1, 2], match_id="record", scores=[5000, 0]))
+    scores, _ = app.leaderboard("neon", "", True)  # a change of the board re-ranks it
+    assert [r.player for r in scores[:2]] == ["zed", "p00999"]
