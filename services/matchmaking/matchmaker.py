@@ -563,8 +563,8 @@ class Matchmaker:
         if claims is None:
             raise Unauthenticated("this call needs a bearer token")
         if claims.role != "player":
-            raise PermissionDenied("only the invited player may decline an invitation, with "
-                                   f"their own player token (not a {claims.role} token)")
+            raise PermissionDenied("this call needs the invited player's own player token, "
+                                   f"not {claims.role}: only they may decline their invitation")
         if not ticket_id:
             raise InvalidArgument("ticket_id is required")
         me = claims.player
