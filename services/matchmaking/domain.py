@@ -53,9 +53,10 @@ class Ticket(Aggregate):
         """The match this ticket was last sent back from (its proposal no longer holds)."""
         self.joined: list[str] = []
         """Players who ever accepted one of this ticket's matches (kept when it is requeued)."""
-        self.declined: list[str] = []
+        self.declined: tuple[str, ...] = ()
         """Players the party named who declined its invitation, in the order they did: no
-        longer in ``players`` (tickets stored before declines replay with none)."""
+        longer in ``players`` (tickets stored before declines replay with none). A tuple: the
+        empty one is shared, not one more list per ticket held."""
 
     @staticmethod
     def create_id(ticket_id: str, *args: Any, **kwargs: Any) -> uuid.UUID:
@@ -120,7 +121,7 @@ class Ticket(Aggregate):
         smaller party fits every table the larger one did). Only for a waiting ticket."""
         self.resolved = {**self.resolved,
                          "players": [p for p in self.resolved["players"] if p != player]}
-        self.declined = [*self.declined, player]
+        self.declined = (*self.declined, player)
         self.reason = reason
 
     @event("Matched")

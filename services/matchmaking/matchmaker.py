@@ -568,9 +568,13 @@ class Matchmaker:
         if not ticket_id:
             raise InvalidArgument("ticket_id is required")
         me = claims.player
+        self._ready()
+        # the store is read (for a ticket not held here) outside the lock, as CreateTicket
+        # does: a caller naming ticket ids nobody queued holds up no other call
+        found = self.tickets.get(ticket_id) or await self._find(ticket_id)
         async with self.lock:
             self._ready()
-            ticket = self.tickets.get(ticket_id) or await self._find(ticket_id)
+            ticket = self.tickets.get(ticket_id) or found
             if ticket is not None and me in ticket.declined:  # a repeat: answered as the first
                 return shown_to(claims, self.view(ticket))
             if ticket is None or me not in ticket.players:  # a stranger's: as if there were none

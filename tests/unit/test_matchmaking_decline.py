@@ -315,5 +315,5 @@ def test_a_store_written_before_declines_still_loads(tmp_path: Path) -> None:
                 "max_seats": 24, "region": "", "rating_window": 0.0, "allow_bots": False}
     app.save(Ticket("t-old", {"game": "toy"}, resolved, 1.0, "player:ann"))
     loaded = app.find("t-old")
-    assert loaded is not None and loaded.declined == [] and loaded.players == ["ann", "bob"]
+    assert loaded is not None and loaded.declined == () and loaded.players == ["ann", "bob"]
     app.close()
