@@ -953,7 +953,7 @@ def public_key() -> None:
     print(public_key_hex(signing_key(settings, PUBLIC_KEY_ELSEWHERE)))
 
 
-from services.cli import mm_commands  # noqa: E402  (registers queue and simulate)
+from services.cli import mm_commands  # noqa: E402  (registers queue, decline and simulate)
 
 mm_commands.register(app)
 

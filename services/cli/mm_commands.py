@@ -1,8 +1,11 @@
-"""``neon queue`` and ``neon simulate``: the matchmaking path from the command line.
+"""``neon queue``, ``neon decline`` and ``neon simulate``: the matchmaking path from the
+command line.
 
-``queue`` puts the human at the terminal in the queue and plays the match found; ``simulate``
-sends N simulated players through the whole path (tickets, acceptance, random play on the
-rules service, results and ratings in the scoring service) and times each stage.
+``queue`` puts the human at the terminal in the queue and plays the match found; ``decline``
+declines the invitation of a party that named the player (DeclineInvite: the party goes on
+without them); ``simulate`` sends N simulated players through the whole path (tickets,
+acceptance, random play on the rules service, results and ratings in the scoring service)
+and times each stage.
 """
 
 from __future__ import annotations
@@ -329,6 +332,65 @@ def queue(
     raise typer.Exit(asyncio.run(run()))
 
 
+# ----------------------------------------------------------------------------- decline
+
+
+@friendly
+def decline(
+    ticket_id: str = typer.Argument(..., help="the ticket of the party that named you"),
+    player: str = typer.Option(
+        "", help="your player id, to mint your token with this machine's deployment keys "
+                 "(not needed with --token: the token names you)"),
+    token: str = typer.Option(
+        "", "--token", envvar="NEON_TOKEN", show_default=False,
+        help="your player token (the organiser's `neon token player ID`, or the identity "
+             "provider's JWT); default: one minted for --player with this machine's "
+             "deployment keys"),
+) -> None:
+    """Decline a party's invitation: a ticket another player queued naming you.
+
+    You leave the party, which goes on without you; its players are told you declined,
+    and nothing else of you. Only an invitation you have not accepted can be declined.
+    """
+    import asyncio
+
+    import grpc
+
+    from services.cli.errors import USAGE, CliError, target
+    from services.cli.main import _settings
+
+    settings = _settings(log_file=True)
+    if not token and not player:
+        raise CliError("give --player (your player id, to mint your token with this "
+                       "machine's deployment keys) or --token (your player token)", USAGE)
+
+    async def run() -> int:
+        ends = await endpoints(settings, False, "", command="decline", mint=not token)
+        target("matchmaking service", ends.matchmaking)
+        mm = MatchmakingClient(ends.matchmaking)
+        try:
+            mine = token or ends.issue("player", "*", player=player, ttl=600)
+            try:
+                ticket = await mm.call("DeclineInvite", mine, ticket_id=ticket_id)
+            except grpc.aio.AioRpcError as err:
+                if token and err.code() in (grpc.StatusCode.UNAUTHENTICATED,
+                                            grpc.StatusCode.PERMISSION_DENIED):
+                    raise CliError(
+                        f"{err.code().name}: {err.details() or 'refused'}; the token given "
+                        "(--token, NEON_TOKEN) must be the invited player's own player token "
+                        "of this deployment (`neon token player ID` on the server host)",
+                        status=err.code().name, detail=err.details() or "") from None
+                raise
+        finally:
+            await mm.close()
+        who = ", ".join(ticket.declined) or player
+        print_plain(console, f"{who} declined the invitation of ticket {ticket_id}; the party "
+                             "goes on without you")
+        return 0
+
+    raise typer.Exit(asyncio.run(run()))
+
+
 # ----------------------------------------------------------------------------- simulate
 
 
@@ -563,4 +625,5 @@ def simulate(
 
 def register(app: typer.Typer) -> None:
     app.command("queue")(queue)
+    app.command("decline")(decline)
     app.command("simulate")(simulate)

@@ -2,7 +2,9 @@
 
 Statuses: waiting -> proposed -> (matched | back to waiting) ; waiting or proposed ->
 cancelled | expired. ``queued_at`` never changes, so a ticket sent back to the queue keeps
-its waiting time. A matched ticket's assignment holds seat tokens of its own players only
+its waiting time. A player the party named without their consent may decline (``Declined``):
+they leave its players, and the ticket goes on without them (a proposed one is sent back to
+the queue first, ``Requeued``, in the same transaction; matchmaker.py, "Declining"). A matched ticket's assignment holds seat tokens of its own players only
 (and each player is shown only its own: matchmaker.shown_to).
 
 Proposals are not events of the tickets: a matchmaking cycle proposes thousands of matches
@@ -51,6 +53,10 @@ class Ticket(Aggregate):
         """The match this ticket was last sent back from (its proposal no longer holds)."""
         self.joined: list[str] = []
         """Players who ever accepted one of this ticket's matches (kept when it is requeued)."""
+        self.declined: tuple[str, ...] = ()
+        """Players the party named who declined its invitation, in the order they did: no
+        longer in ``players`` (tickets stored before declines replay with none). A tuple: the
+        empty one is shared, not one more list per ticket held."""
 
     @staticmethod
     def create_id(ticket_id: str, *args: Any, **kwargs: Any) -> uuid.UUID:
@@ -106,6 +112,16 @@ class Ticket(Aggregate):
         self.status = "waiting"
         self.proposal = None
         self.accepted = []
+        self.reason = reason
+
+    @event("Declined")
+    def decline(self, ticket_id: str, player: str, reason: str) -> None:
+        """``player``, whom the party named without their consent, declined its invitation:
+        the party is its other players from now on (its modes and seat limits are kept: a
+        smaller party fits every table the larger one did). Only for a waiting ticket."""
+        self.resolved = {**self.resolved,
+                         "players": [p for p in self.resolved["players"] if p != player]}
+        self.declined = (*self.declined, player)
         self.reason = reason
 
     @event("Matched")

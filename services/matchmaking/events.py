@@ -49,6 +49,8 @@ def project(event: Any, namespace: str = "") -> list[tuple[str, dict[str, Any]]]
                        rules_address=a["rules_address"], seats=[_public(s) for s in a["seats"]])
     elif kind in ("Cancelled", "Expired"):
         payload.update(reason=event.reason)
+    elif kind == "Declined":  # the player's id only: the party's own subject
+        payload.update(player=event.player)
     return [(subject(ticket_id, namespace), payload)]
 
 

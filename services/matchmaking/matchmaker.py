@@ -33,6 +33,35 @@ its own match (accept it, or "dropped: X did not accept"). A player in several o
 tickets of a game that share a player are grouped apart (grouping.group_apart), the ticket
 that holds them first. They can accept only the match of the ticket that holds them, or, when
 none does, one match: accepting holds them there.
+
+Declining: a player a party names without holding them may decline its invitation
+(:meth:`Matchmaker.decline_invite`, DeclineInvite), with their own player token only (an
+organiser or a service acts for players; it never declines for one). They leave the party: the
+ticket's ``Declined`` event takes them out of its players, and the party waits on without
+them. The ruling, and why: the players who did agree to play (its creator, and any who
+accepted) asked for a match, and one friend's "no" should neither end their party (cancelling
+did) nor cost them their place in the queue, while a party held back until its creator said
+whether to go on would need a step the API does not have and would let any invitee stall it.
+So the ticket keeps its waiting time, modes and seat limits, which the smaller party always
+still fits (its creator is always left in it, and fewer players fit every table more did):
+there is no case where it cannot go on. A match proposed to it falls through, as it seated the
+player who declined: the ticket goes back to the queue (``Requeued`` then ``Declined``, one
+transaction), and the match's other tickets too, told "match M fell through: a player of it
+declined" (strangers learn neither who nor which ticket). A creator who wanted that friend or
+nobody cancels on seeing the decline; with auto-accept on, their next match is accepted for
+them as any other.
+
+What each side learns: the party's players see "X declined the invitation" (the reason) and
+``declined``: X's id, which the creator chose, and nothing else of X (a decline never looks at
+the ticket that holds X, so whether X waits elsewhere, and where, stays theirs). X is shown
+only that they declined (:func:`declined_view`, status "declined"): in the answer, and in each
+later GetTicket, WatchTicket (which then ends), repeated CreateTicket and CancelTicket (which
+cancels nothing) of theirs on that ticket, never the party's progress since. A ticket that
+does not name the caller is NOT_FOUND, the same answer as for a ticket nobody queued; its
+creator, the players of a ticket an organiser or a service queued and a player who accepted
+one of its matches (consent binds) have no invitation to decline, nor has anyone on a ticket
+that ended (FAILED_PRECONDITION, with the reason). A repeat is answered as the first, whatever
+the ticket has become since, and stores nothing.
 """
 
 from __future__ import annotations
@@ -91,6 +120,8 @@ from services.platform.tokens import Claims
 INFO_REFRESH = 60.0
 CREATE_ATTEMPTS = 5
 ADMIN = ("organiser", "service")
+ENDED = ("matched", "cancelled", "expired", "declined")
+"""The last status a watch sends: the ticket's end, or, to a player who declined it, that."""
 
 __all__ = ["Config", "Matchmaker", "TicketRequest", "config_from_env"]
 
@@ -204,8 +235,11 @@ class Matchmaker:
         """Told each cycle's timings and the matches it formed by game (the metrics)."""
         self._dequeued = 0
         """Counts the ways a waiting ticket leaves the queue outside a cycle's own steps (a
-        cancel, a reload): while it stands still, every group formed on a cycle's snapshot
-        still has all its tickets waiting, and the cycle need not look at each again."""
+        cancel, a decline, a reload): while it stands still, every group formed on a cycle's
+        snapshot still has all its tickets waiting, and the cycle need not look at each again."""
+        self._regrouped: set[str] = set()
+        """Tickets whose party changed (a decline) since the cycle's snapshot: the groups formed
+        from their rows as they were are not proposed."""
 
     # ----------------------------------------------------------------- start-up
 
@@ -321,6 +355,26 @@ class Matchmaker:
                 del self.player_ticket[p]
             self._uninvite(p, t.ticket_id)
             self._recount(p)
+
+    def _leave(self, t: Ticket, player: str) -> None:
+        """``player`` declined ``t``: no longer named by it, and the party's row of the
+        grouping's columns is its players now (a new row, as rows are only ever appended; the
+        ratings of the players left are kept)."""
+        self._uninvite(player, t.ticket_id)
+        self._recount(player)
+        rows = self._rows.get(t.game)
+        if rows is None or self.tickets.get(t.ticket_id) is not t:
+            return
+        slot = rows.slot.get(t.ticket_id)
+        ratings = None
+        if slot is not None and slot not in rows.unrated:
+            columns = rows.columns
+            kept = tuple(r for p, r in zip(columns.players[slot], columns.ratings[slot])
+                         if p != player)
+            ratings = kept if len(kept) == len(t.players) else None
+        if rows.remove(t.ticket_id):
+            rows = self._rows[t.game] = rows.rebuilt()
+        rows.add(t, ratings)
 
     def _hold(self, p: str, ticket_id: str) -> None:
         """``p`` accepted a match of ``ticket_id``: the ticket holds them from now on."""
@@ -445,7 +499,7 @@ class Matchmaker:
     async def cancel_ticket(self, claims: Claims | None, ticket_id: str) -> dict[str, Any]:
         async with self.lock:
             ticket = await self._owned(claims, ticket_id)
-            if ticket.status == "cancelled":
+            if ticket.status == "cancelled" or _has_declined(claims, ticket):
                 return shown_to(claims, self.view(ticket))
             if not ticket.is_open:
                 raise FailedPrecondition(f"ticket {ticket_id!r} is already {ticket.status}")
@@ -474,6 +528,10 @@ class Matchmaker:
             raise InvalidArgument("match_id is required")
         async with self.lock:
             ticket = await self._owned(claims, ticket_id)
+            if _has_declined(claims, ticket):
+                raise FailedPrecondition(
+                    f"player {claims.player!r} declined the invitation of ticket "  # type: ignore[union-attr]
+                    f"{ticket_id!r}: they are not in its party")
             if ticket.status == "matched" and (ticket.assignment or {}).get("match_id") == match_id:
                 return shown_to(claims, self.view(ticket))
             if ticket.status != "proposed" or (ticket.proposal or {}).get("match_id") != match_id:
@@ -499,16 +557,76 @@ class Matchmaker:
             self.wake.set()
         return shown_to(claims, self.view(ticket))
 
+    async def decline_invite(self, claims: Claims | None, ticket_id: str) -> dict[str, Any]:
+        """The caller's own player declines the invitation of a party that names them without
+        holding them (module docstring, "Declining"); the ticket as they are shown it now."""
+        if claims is None:
+            raise Unauthenticated("this call needs a bearer token")
+        if claims.role != "player":
+            raise PermissionDenied("this call needs the invited player's own player token, "
+                                   f"not {claims.role}: only they may decline their invitation")
+        if not ticket_id:
+            raise InvalidArgument("ticket_id is required")
+        me = claims.player
+        self._ready()
+        # the store is read (for a ticket not held here) outside the lock, as CreateTicket
+        # does: a caller naming ticket ids nobody queued holds up no other call
+        found = self.tickets.get(ticket_id) or await self._find(ticket_id)
+        async with self.lock:
+            self._ready()
+            ticket = self.tickets.get(ticket_id) or found
+            if ticket is not None and me in ticket.declined:  # a repeat: answered as the first
+                return shown_to(claims, self.view(ticket))
+            if ticket is None or me not in ticket.players:  # a stranger's: as if there were none
+                raise NotFound(f"no invitation for {me!r} in ticket {ticket_id!r}")
+            if not ticket.is_open:
+                raise FailedPrecondition(f"ticket {ticket_id!r} is already {ticket.status}: "
+                                         "there is no invitation left to decline")
+            role, _, creator = ticket.created_by.partition(":")
+            if role in ADMIN:
+                raise FailedPrecondition(
+                    f"ticket {ticket_id!r} was queued by an organiser or a service for every "
+                    "player it names: there is no invitation to decline (CancelTicket ends it)")
+            if me == creator:
+                raise FailedPrecondition(
+                    f"player {me!r} queued ticket {ticket_id!r}: there is no invitation to "
+                    "decline (CancelTicket withdraws the ticket)")
+            if me in ticket.consented:
+                raise FailedPrecondition(
+                    f"player {me!r} accepted a match of ticket {ticket_id!r} and plays in its "
+                    "party: an invitation accepted can no longer be declined (CancelTicket "
+                    "ends the ticket for the whole party)")
+            match_id = (ticket.proposal or {}).get("match_id", "") \
+                if ticket.status == "proposed" else ""
+            proposal = self.proposals.get(match_id) if match_id else None
+            if proposal is not None and proposal.creating:
+                raise FailedPrecondition("the match of this ticket is being created")
+            reason = f"{me} declined the invitation"
+            changed: list[Aggregate] = [ticket]
+            if match_id:  # the match seated them: it falls through, for every ticket of it
+                ticket.requeue(ticket_id, match_id, f"match {match_id} fell through: {reason}")
+                if proposal is not None:
+                    changed += self._dissolve(proposal, {ticket_id}, f"match {match_id} fell "
+                                                                     "through: a player of it declined")
+            ticket.decline(ticket_id, me, reason)
+            self._dequeued += 1
+            self._regrouped.add(ticket_id)
+            await self._save(changed)
+            self._leave(ticket, me)
+        self.wake.set()
+        log.info("invitation declined", ticket_id=ticket_id)
+        return shown_to(claims, self.view(ticket))
+
     async def watch(self, claims: Claims | None, ticket_id: str) -> AsyncIterator[dict[str, Any]]:
         ticket = await self._owned(claims, ticket_id)
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.watchers.setdefault(ticket_id, set()).add(queue)
         try:
-            current = self.view(self.tickets.get(ticket_id, ticket))
-            yield shown_to(claims, current)
-            while current["status"] not in ("matched", "cancelled", "expired"):
-                current = await queue.get()
-                yield shown_to(claims, current)
+            current = shown_to(claims, self.view(self.tickets.get(ticket_id, ticket)))
+            yield current
+            while current["status"] not in ENDED:  # "declined": for the player who did
+                current = shown_to(claims, await queue.get())
+                yield current
         finally:
             listeners = self.watchers.get(ticket_id)
             if listeners is not None:
@@ -520,7 +638,8 @@ class Matchmaker:
         """The ticket, if the caller may see it: one of its players, an organiser or a service.
 
         An unknown ticket id is NOT_FOUND; a ticket of other players is PERMISSION_DENIED
-        (the ids are client-chosen and idempotent, so their existence is no secret).
+        (the ids are client-chosen and idempotent, so their existence is no secret). A player
+        who declined its invitation may still ask: they are shown only that they did.
         """
         caller = _require(claims, "player", *ADMIN)
         if not ticket_id:
@@ -529,7 +648,8 @@ class Matchmaker:
         ticket = self.tickets.get(ticket_id) or await self._find(ticket_id)
         if ticket is None:
             raise NotFound(f"no ticket {ticket_id!r}")
-        if caller.role == "player" and caller.player not in ticket.players:
+        if caller.role == "player" and caller.player not in ticket.players \
+                and caller.player not in ticket.declined:
             raise PermissionDenied(f"ticket {ticket_id!r} belongs to other players")
         return ticket
 
@@ -584,6 +704,7 @@ class Matchmaker:
                          for game, rows in self._rows.items()}
                 holders = {game: rows.holder for game, rows in self._rows.items()}
                 dequeued = self._dequeued
+                self._regrouped.clear()
             t2, c2 = time.perf_counter(), time.process_time()
             waiting_count = sum(len(pool[1]) for pool in pools.values())
             groups = await asyncio.to_thread(self._group, pools)
@@ -594,6 +715,7 @@ class Matchmaker:
                     formed = groups
                 else:
                     waiting = {i for i, t in self.tickets.items() if t.status == "waiting"}
+                    waiting -= self._regrouped  # grouped as the party was
                     formed = {game: g.select([k for k in range(len(g))
                                               if waiting.issuperset(g.ticket_ids(k))])
                               for game, g in groups.items()}
@@ -1034,6 +1156,7 @@ class Matchmaker:
             "players": t.players, "status": t.status, "reason": t.reason,
             "waited_seconds": max(0.0, end - t.queued_at), "assignment": assignment,
             "accepted": list(t.accepted), "accept_seconds_left": accept_left,
+            "declined": list(t.declined),
         }
 
 
@@ -1209,7 +1332,10 @@ def self_accepted(t: Ticket) -> list[str]:
 
 def shown_to(caller: Claims | None, view: dict[str, Any]) -> dict[str, Any]:
     """``view`` as ``caller`` may see it: the seat tokens of the seats of the players it acts
-    for (every seat for an organiser or service token; a player token its own seat's only)."""
+    for (every seat for an organiser or service token; a player token its own seat's only).
+    A player who declined the ticket's invitation is shown only that (:func:`declined_view`)."""
+    if caller is not None and caller.role not in ADMIN and caller.player in view["declined"]:
+        return declined_view(view, caller.player)
     a = view["assignment"]
     if a is None or (caller is not None and caller.role in ADMIN):
         return view
@@ -1219,6 +1345,21 @@ def shown_to(caller: Claims | None, view: dict[str, Any]) -> dict[str, Any]:
     seats = [s if s["player"] == own or not s.get("token") else {**s, "token": ""}
              for s in a["seats"]]
     return {**view, "assignment": {**a, "seats": seats}}
+
+
+def declined_view(view: dict[str, Any], player: str) -> dict[str, Any]:
+    """All that ``player``, who declined the invitation of the ticket of ``view``, is shown of
+    it from then on: that they declined (its id, game and modes, which never change), nothing
+    of the party (its players, status, match or wait), whatever it has done since."""
+    return {"ticket_id": view["ticket_id"], "game": view["game"], "modes": list(view["modes"]),
+            "players": [], "status": "declined", "reason": f"{player} declined the invitation",
+            "waited_seconds": 0.0, "assignment": None, "accepted": [],
+            "accept_seconds_left": 0.0, "declined": [player]}
+
+
+def _has_declined(caller: Claims | None, t: Ticket) -> bool:
+    """The caller is a player who declined ``t``'s invitation."""
+    return caller is not None and caller.role not in ADMIN and caller.player in t.declined
 
 
 def _require(claims: Claims | None, *roles: str) -> Claims:

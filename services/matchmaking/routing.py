@@ -124,6 +124,15 @@ class RoutedMatchmakingServicer(IdentityServicer):
             await self._game_of(request.ticket_id),
         )
 
+    async def DeclineInvite(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return await self._unary(
+            "DeclineInvite",
+            request,
+            context,
+            super().DeclineInvite,
+            await self._game_of(request.ticket_id),
+        )
+
     async def WatchTicket(
         self, request: Any, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[Any]:

@@ -18,6 +18,7 @@ STATUS = {
     "waiting": pb.TICKET_STATUS_WAITING, "proposed": pb.TICKET_STATUS_PROPOSED,
     "matched": pb.TICKET_STATUS_MATCHED, "cancelled": pb.TICKET_STATUS_CANCELLED,
     "expired": pb.TICKET_STATUS_EXPIRED,
+    "declined": pb.TICKET_STATUS_DECLINED,  # shown only to the player who declined
 }
 
 
@@ -36,6 +37,7 @@ def ticket_message(view: dict[str, Any]) -> pb.Ticket:
         players=view["players"], status=STATUS[view["status"]], reason=view["reason"],
         waited_seconds=view["waited_seconds"], assignment=assignment,
         accept_seconds_left=view["accept_seconds_left"], accepted=view["accepted"],
+        declined=view["declined"],
     )
 
 
@@ -66,6 +68,10 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     async def AcceptMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         view = await self.mm.accept_match(claims(), request.ticket_id, request.match_id)
         return pb.AcceptMatchResponse(ticket=ticket_message(view))
+
+    async def DeclineInvite(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        view = await self.mm.decline_invite(claims(), request.ticket_id)
+        return pb.DeclineInviteResponse(ticket=ticket_message(view))
 
 
 def register(server: grpc.aio.Server, matchmaker: Matchmaker) -> None:

@@ -121,6 +121,18 @@ async def test_each_queue_has_one_owner_and_the_other_replica_forwards(
                 timeout=10,
             )
         assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+        # a decline sent to the other replica is the owner's: the party goes on without eve
+        dee, eve = (issuer.issue("player", "*", player=p, ttl=600) for p in ("dee", "eve"))
+        await stub.CreateTicket(
+            pb.CreateTicketRequest(ticket_id="t-party", game=game, players=["dee", "eve"]),
+            metadata=call_metadata(dee),
+            timeout=10,
+        )
+        declined = await stub.DeclineInvite(
+            pb.DeclineInviteRequest(ticket_id="t-party"), metadata=call_metadata(eve), timeout=10
+        )
+        assert declined.ticket.status == S.TICKET_STATUS_DECLINED
+        assert owner.tickets["t-party"].players == ["dee"] and not other.tickets
         # a call forwarded to a replica that does not own the queue is refused, not forwarded
         to_zero = pb_grpc.MatchmakingServiceStub(zero)
         fingerprint = replicas_from_env(environs[0]).fingerprint  # type: ignore[union-attr]

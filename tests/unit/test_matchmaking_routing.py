@@ -64,3 +64,15 @@ def test_a_forwarded_call_for_a_queue_held_elsewhere_is_refused_in_matchmaking_w
     assert router.owner_elsewhere(queue_key(here), _Context(mark)) is None
     with pytest.raises(Unavailable, match="matchmaking replicas disagree on who owns this queue"):
         router.owner_elsewhere(queue_key(elsewhere), _Context(mark))
+
+
+def test_every_call_about_a_ticket_goes_through_the_router() -> None:
+    """A new RPC must be routed too (DeclineInvite was added after the router), or it would be
+    served by a replica that does not own the ticket's queue; only MintPlayerToken (about a
+    player, not a queue) is answered locally."""
+    from services.genproto.neon.matchmaking.v1 import matchmaking_pb2
+    from services.matchmaking.routing import RoutedMatchmakingServicer
+
+    methods = set(matchmaking_pb2.DESCRIPTOR.services_by_name["MatchmakingService"].methods_by_name)
+    routed = {m for m in methods if m in vars(RoutedMatchmakingServicer)}
+    assert routed == methods - {"MintPlayerToken"}

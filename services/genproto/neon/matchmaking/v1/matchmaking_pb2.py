@@ -6,14 +6,14 @@ from google.protobuf import symbol_database as _symbol_database
 from google.protobuf.internal import builder as _builder
 _runtime_version.ValidateProtobufRuntimeVersion(_runtime_version.Domain.PUBLIC, 7, 35, 1, '', 'neon/matchmaking/v1/matchmaking.proto')
 _sym_db = _symbol_database.Default()
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%neon/matchmaking/v1/matchmaking.proto\x12\x13neon.matchmaking.v1"\xb7\x01\n\x13CreateTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\r\n\x05modes\x18\x03 \x03(\t\x12\x0f\n\x07players\x18\x04 \x03(\t\x12\x11\n\tmin_seats\x18\x05 \x01(\x05\x12\x11\n\tmax_seats\x18\x06 \x01(\x05\x12\x0e\n\x06region\x18\x07 \x01(\t\x12\x15\n\rrating_window\x18\x08 \x01(\x01\x12\x12\n\nallow_bots\x18\t \x01(\x08"\xd6\x01\n\nAssignment\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04mode\x18\x03 \x01(\t\x12\x15\n\rrules_address\x18\x04 \x01(\t\x123\n\x05seats\x18\x05 \x03(\x0b2$.neon.matchmaking.v1.Assignment.Seat\x1aN\n\x04Seat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\r\n\x05token\x18\x03 \x01(\t\x12\x0b\n\x03bot\x18\x04 \x01(\x08\x12\x0c\n\x04team\x18\x05 \x01(\x05"\x88\x02\n\x06Ticket\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\r\n\x05modes\x18\x03 \x03(\t\x12\x0f\n\x07players\x18\x04 \x03(\t\x121\n\x06status\x18\x05 \x01(\x0e2!.neon.matchmaking.v1.TicketStatus\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x16\n\x0ewaited_seconds\x18\x07 \x01(\x01\x123\n\nassignment\x18\x08 \x01(\x0b2\x1f.neon.matchmaking.v1.Assignment\x12\x1b\n\x13accept_seconds_left\x18\t \x01(\x01\x12\x10\n\x08accepted\x18\n \x03(\t"C\n\x14CreateTicketResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket"(\n\x13CancelTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t"C\n\x14CancelTicketResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket"%\n\x10GetTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t"@\n\x11GetTicketResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket"\'\n\x12WatchTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t"B\n\x13WatchTicketResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket"9\n\x12AcceptMatchRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t"B\n\x13AcceptMatchResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket"@\n\x16MintPlayerTokenRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x13\n\x0bttl_seconds\x18\x02 \x01(\x03"O\n\x17MintPlayerTokenResponse\x12\r\n\x05token\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x12\n\nexpires_at\x18\x03 \x01(\x03*\xb7\x01\n\x0cTicketStatus\x12\x1d\n\x19TICKET_STATUS_UNSPECIFIED\x10\x00\x12\x19\n\x15TICKET_STATUS_WAITING\x10\x01\x12\x1a\n\x16TICKET_STATUS_PROPOSED\x10\x02\x12\x19\n\x15TICKET_STATUS_MATCHED\x10\x03\x12\x1b\n\x17TICKET_STATUS_CANCELLED\x10\x04\x12\x19\n\x15TICKET_STATUS_EXPIRED\x10\x052\xee\x04\n\x12MatchmakingService\x12c\n\x0cCreateTicket\x12(.neon.matchmaking.v1.CreateTicketRequest\x1a).neon.matchmaking.v1.CreateTicketResponse\x12c\n\x0cCancelTicket\x12(.neon.matchmaking.v1.CancelTicketRequest\x1a).neon.matchmaking.v1.CancelTicketResponse\x12Z\n\tGetTicket\x12%.neon.matchmaking.v1.GetTicketRequest\x1a&.neon.matchmaking.v1.GetTicketResponse\x12b\n\x0bWatchTicket\x12\'.neon.matchmaking.v1.WatchTicketRequest\x1a(.neon.matchmaking.v1.WatchTicketResponse0\x01\x12`\n\x0bAcceptMatch\x12\'.neon.matchmaking.v1.AcceptMatchRequest\x1a(.neon.matchmaking.v1.AcceptMatchResponse\x12l\n\x0fMintPlayerToken\x12+.neon.matchmaking.v1.MintPlayerTokenRequest\x1a,.neon.matchmaking.v1.MintPlayerTokenResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%neon/matchmaking/v1/matchmaking.proto\x12\x13neon.matchmaking.v1"\xb7\x01\n\x13CreateTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\r\n\x05modes\x18\x03 \x03(\t\x12\x0f\n\x07players\x18\x04 \x03(\t\x12\x11\n\tmin_seats\x18\x05 \x01(\x05\x12\x11\n\tmax_seats\x18\x06 \x01(\x05\x12\x0e\n\x06region\x18\x07 \x01(\t\x12\x15\n\rrating_window\x18\x08 \x01(\x01\x12\x12\n\nallow_bots\x18\t \x01(\x08"\xd6\x01\n\nAssignment\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04mode\x18\x03 \x01(\t\x12\x15\n\rrules_address\x18\x04 \x01(\t\x123\n\x05seats\x18\x05 \x03(\x0b2$.neon.matchmaking.v1.Assignment.Seat\x1aN\n\x04Seat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\r\n\x05token\x18\x03 \x01(\t\x12\x0b\n\x03bot\x18\x04 \x01(\x08\x12\x0c\n\x04team\x18\x05 \x01(\x05"\x9a\x02\n\x06Ticket\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\r\n\x05modes\x18\x03 \x03(\t\x12\x0f\n\x07players\x18\x04 \x03(\t\x121\n\x06status\x18\x05 \x01(\x0e2!.neon.matchmaking.v1.TicketStatus\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x16\n\x0ewaited_seconds\x18\x07 \x01(\x01\x123\n\nassignment\x18\x08 \x01(\x0b2\x1f.neon.matchmaking.v1.Assignment\x12\x1b\n\x13accept_seconds_left\x18\t \x01(\x01\x12\x10\n\x08accepted\x18\n \x03(\t\x12\x10\n\x08declined\x18\x0b \x03(\t"C\n\x14CreateTicketResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket"(\n\x13CancelTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t"C\n\x14CancelTicketResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket"%\n\x10GetTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t"@\n\x11GetTicketResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket"\'\n\x12WatchTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t"B\n\x13WatchTicketResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket"9\n\x12AcceptMatchRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t"B\n\x13AcceptMatchResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket")\n\x14DeclineInviteRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t"D\n\x15DeclineInviteResponse\x12+\n\x06ticket\x18\x01 \x01(\x0b2\x1b.neon.matchmaking.v1.Ticket"@\n\x16MintPlayerTokenRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x13\n\x0bttl_seconds\x18\x02 \x01(\x03"O\n\x17MintPlayerTokenResponse\x12\r\n\x05token\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x12\n\nexpires_at\x18\x03 \x01(\x03*\xd3\x01\n\x0cTicketStatus\x12\x1d\n\x19TICKET_STATUS_UNSPECIFIED\x10\x00\x12\x19\n\x15TICKET_STATUS_WAITING\x10\x01\x12\x1a\n\x16TICKET_STATUS_PROPOSED\x10\x02\x12\x19\n\x15TICKET_STATUS_MATCHED\x10\x03\x12\x1b\n\x17TICKET_STATUS_CANCELLED\x10\x04\x12\x19\n\x15TICKET_STATUS_EXPIRED\x10\x05\x12\x1a\n\x16TICKET_STATUS_DECLINED\x10\x062\xd6\x05\n\x12MatchmakingService\x12c\n\x0cCreateTicket\x12(.neon.matchmaking.v1.CreateTicketRequest\x1a).neon.matchmaking.v1.CreateTicketResponse\x12c\n\x0cCancelTicket\x12(.neon.matchmaking.v1.CancelTicketRequest\x1a).neon.matchmaking.v1.CancelTicketResponse\x12Z\n\tGetTicket\x12%.neon.matchmaking.v1.GetTicketRequest\x1a&.neon.matchmaking.v1.GetTicketResponse\x12b\n\x0bWatchTicket\x12\'.neon.matchmaking.v1.WatchTicketRequest\x1a(.neon.matchmaking.v1.WatchTicketResponse0\x01\x12`\n\x0bAcceptMatch\x12\'.neon.matchmaking.v1.AcceptMatchRequest\x1a(.neon.matchmaking.v1.AcceptMatchResponse\x12f\n\rDeclineInvite\x12).neon.matchmaking.v1.DeclineInviteRequest\x1a*.neon.matchmaking.v1.DeclineInviteResponse\x12l\n\x0fMintPlayerToken\x12+.neon.matchmaking.v1.MintPlayerTokenRequest\x1a,.neon.matchmaking.v1.MintPlayerTokenResponseb\x06proto3')
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'neon.matchmaking.v1.matchmaking_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
     DESCRIPTOR._loaded_options = None
-    _globals['_TICKETSTATUS']._serialized_start = 1401
-    _globals['_TICKETSTATUS']._serialized_end = 1584
+    _globals['_TICKETSTATUS']._serialized_start = 1532
+    _globals['_TICKETSTATUS']._serialized_end = 1743
     _globals['_CREATETICKETREQUEST']._serialized_start = 63
     _globals['_CREATETICKETREQUEST']._serialized_end = 246
     _globals['_ASSIGNMENT']._serialized_start = 249
@@ -21,28 +21,32 @@ if not _descriptor._USE_C_DESCRIPTORS:
     _globals['_ASSIGNMENT_SEAT']._serialized_start = 385
     _globals['_ASSIGNMENT_SEAT']._serialized_end = 463
     _globals['_TICKET']._serialized_start = 466
-    _globals['_TICKET']._serialized_end = 730
-    _globals['_CREATETICKETRESPONSE']._serialized_start = 732
-    _globals['_CREATETICKETRESPONSE']._serialized_end = 799
-    _globals['_CANCELTICKETREQUEST']._serialized_start = 801
-    _globals['_CANCELTICKETREQUEST']._serialized_end = 841
-    _globals['_CANCELTICKETRESPONSE']._serialized_start = 843
-    _globals['_CANCELTICKETRESPONSE']._serialized_end = 910
-    _globals['_GETTICKETREQUEST']._serialized_start = 912
-    _globals['_GETTICKETREQUEST']._serialized_end = 949
-    _globals['_GETTICKETRESPONSE']._serialized_start = 951
-    _globals['_GETTICKETRESPONSE']._serialized_end = 1015
-    _globals['_WATCHTICKETREQUEST']._serialized_start = 1017
-    _globals['_WATCHTICKETREQUEST']._serialized_end = 1056
-    _globals['_WATCHTICKETRESPONSE']._serialized_start = 1058
-    _globals['_WATCHTICKETRESPONSE']._serialized_end = 1124
-    _globals['_ACCEPTMATCHREQUEST']._serialized_start = 1126
-    _globals['_ACCEPTMATCHREQUEST']._serialized_end = 1183
-    _globals['_ACCEPTMATCHRESPONSE']._serialized_start = 1185
-    _globals['_ACCEPTMATCHRESPONSE']._serialized_end = 1251
-    _globals['_MINTPLAYERTOKENREQUEST']._serialized_start = 1253
-    _globals['_MINTPLAYERTOKENREQUEST']._serialized_end = 1317
-    _globals['_MINTPLAYERTOKENRESPONSE']._serialized_start = 1319
-    _globals['_MINTPLAYERTOKENRESPONSE']._serialized_end = 1398
-    _globals['_MATCHMAKINGSERVICE']._serialized_start = 1587
-    _globals['_MATCHMAKINGSERVICE']._serialized_end = 2209
+    _globals['_TICKET']._serialized_end = 748
+    _globals['_CREATETICKETRESPONSE']._serialized_start = 750
+    _globals['_CREATETICKETRESPONSE']._serialized_end = 817
+    _globals['_CANCELTICKETREQUEST']._serialized_start = 819
+    _globals['_CANCELTICKETREQUEST']._serialized_end = 859
+    _globals['_CANCELTICKETRESPONSE']._serialized_start = 861
+    _globals['_CANCELTICKETRESPONSE']._serialized_end = 928
+    _globals['_GETTICKETREQUEST']._serialized_start = 930
+    _globals['_GETTICKETREQUEST']._serialized_end = 967
+    _globals['_GETTICKETRESPONSE']._serialized_start = 969
+    _globals['_GETTICKETRESPONSE']._serialized_end = 1033
+    _globals['_WATCHTICKETREQUEST']._serialized_start = 1035
+    _globals['_WATCHTICKETREQUEST']._serialized_end = 1074
+    _globals['_WATCHTICKETRESPONSE']._serialized_start = 1076
+    _globals['_WATCHTICKETRESPONSE']._serialized_end = 1142
+    _globals['_ACCEPTMATCHREQUEST']._serialized_start = 1144
+    _globals['_ACCEPTMATCHREQUEST']._serialized_end = 1201
+    _globals['_ACCEPTMATCHRESPONSE']._serialized_start = 1203
+    _globals['_ACCEPTMATCHRESPONSE']._serialized_end = 1269
+    _globals['_DECLINEINVITEREQUEST']._serialized_start = 1271
+    _globals['_DECLINEINVITEREQUEST']._serialized_end = 1312
+    _globals['_DECLINEINVITERESPONSE']._serialized_start = 1314
+    _globals['_DECLINEINVITERESPONSE']._serialized_end = 1382
+    _globals['_MINTPLAYERTOKENREQUEST']._serialized_start = 1384
+    _globals['_MINTPLAYERTOKENREQUEST']._serialized_end = 1448
+    _globals['_MINTPLAYERTOKENRESPONSE']._serialized_start = 1450
+    _globals['_MINTPLAYERTOKENRESPONSE']._serialized_end = 1529
+    _globals['_MATCHMAKINGSERVICE']._serialized_start = 1746
+    _globals['_MATCHMAKINGSERVICE']._serialized_end = 2472

@@ -14,12 +14,14 @@ class TicketStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TICKET_STATUS_MATCHED: _ClassVar[TicketStatus]
     TICKET_STATUS_CANCELLED: _ClassVar[TicketStatus]
     TICKET_STATUS_EXPIRED: _ClassVar[TicketStatus]
+    TICKET_STATUS_DECLINED: _ClassVar[TicketStatus]
 TICKET_STATUS_UNSPECIFIED: TicketStatus
 TICKET_STATUS_WAITING: TicketStatus
 TICKET_STATUS_PROPOSED: TicketStatus
 TICKET_STATUS_MATCHED: TicketStatus
 TICKET_STATUS_CANCELLED: TicketStatus
 TICKET_STATUS_EXPIRED: TicketStatus
+TICKET_STATUS_DECLINED: TicketStatus
 
 class CreateTicketRequest(_message.Message):
     __slots__ = ('ticket_id', 'game', 'modes', 'players', 'min_seats', 'max_seats', 'region', 'rating_window', 'allow_bots')
@@ -78,7 +80,7 @@ class Assignment(_message.Message):
         ...
 
 class Ticket(_message.Message):
-    __slots__ = ('ticket_id', 'game', 'modes', 'players', 'status', 'reason', 'waited_seconds', 'assignment', 'accept_seconds_left', 'accepted')
+    __slots__ = ('ticket_id', 'game', 'modes', 'players', 'status', 'reason', 'waited_seconds', 'assignment', 'accept_seconds_left', 'accepted', 'declined')
     TICKET_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     MODES_FIELD_NUMBER: _ClassVar[int]
@@ -89,6 +91,7 @@ class Ticket(_message.Message):
     ASSIGNMENT_FIELD_NUMBER: _ClassVar[int]
     ACCEPT_SECONDS_LEFT_FIELD_NUMBER: _ClassVar[int]
     ACCEPTED_FIELD_NUMBER: _ClassVar[int]
+    DECLINED_FIELD_NUMBER: _ClassVar[int]
     ticket_id: str
     game: str
     modes: _containers.RepeatedScalarFieldContainer[str]
@@ -99,8 +102,9 @@ class Ticket(_message.Message):
     assignment: Assignment
     accept_seconds_left: float
     accepted: _containers.RepeatedScalarFieldContainer[str]
+    declined: _containers.RepeatedScalarFieldContainer[str]
 
-    def __init__(self, ticket_id: _Optional[str]=..., game: _Optional[str]=..., modes: _Optional[_Iterable[str]]=..., players: _Optional[_Iterable[str]]=..., status: _Optional[_Union[TicketStatus, str]]=..., reason: _Optional[str]=..., waited_seconds: _Optional[float]=..., assignment: _Optional[_Union[Assignment, _Mapping]]=..., accept_seconds_left: _Optional[float]=..., accepted: _Optional[_Iterable[str]]=...) -> None:
+    def __init__(self, ticket_id: _Optional[str]=..., game: _Optional[str]=..., modes: _Optional[_Iterable[str]]=..., players: _Optional[_Iterable[str]]=..., status: _Optional[_Union[TicketStatus, str]]=..., reason: _Optional[str]=..., waited_seconds: _Optional[float]=..., assignment: _Optional[_Union[Assignment, _Mapping]]=..., accept_seconds_left: _Optional[float]=..., accepted: _Optional[_Iterable[str]]=..., declined: _Optional[_Iterable[str]]=...) -> None:
         ...
 
 class CreateTicketResponse(_message.Message):
@@ -170,6 +174,22 @@ class AcceptMatchRequest(_message.Message):
         ...
 
 class AcceptMatchResponse(_message.Message):
+    __slots__ = ('ticket',)
+    TICKET_FIELD_NUMBER: _ClassVar[int]
+    ticket: Ticket
+
+    def __init__(self, ticket: _Optional[_Union[Ticket, _Mapping]]=...) -> None:
+        ...
+
+class DeclineInviteRequest(_message.Message):
+    __slots__ = ('ticket_id',)
+    TICKET_ID_FIELD_NUMBER: _ClassVar[int]
+    ticket_id: str
+
+    def __init__(self, ticket_id: _Optional[str]=...) -> None:
+        ...
+
+class DeclineInviteResponse(_message.Message):
     __slots__ = ('ticket',)
     TICKET_FIELD_NUMBER: _ClassVar[int]
     ticket: Ticket
