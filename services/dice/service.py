@@ -45,8 +45,8 @@ def _match_id(request: Any) -> str:
 
 
 class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
-    """Mutating calls need a service or organiser token (ReserveBlocks and CloseSession:
-    service); reads are public. Only a service token sees a session's state key; only a service or organiser
+    """Mutating calls need a service or organiser token (ReserveBlocks, CloseSession and
+    AddClientSeed: service); reads are public. Only a service token sees a session's state key; only a service or organiser
     token sees an open session's counter."""
 
     def __init__(self, app: DiceApplication) -> None:
@@ -60,7 +60,11 @@ class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
         return dice_pb2.OpenSessionResponse(session=session_message(session), state_key=key)
 
     async def AddClientSeed(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        require_claims("service", "organiser")
+        # Seats add their seeds through the rules service, which takes them under its match's
+        # lock before it reads them for MatchStarted and reserves the first blocks; a seed
+        # added here by anyone else between those two steps would be mixed into the draws
+        # but missing from the record, and the honest match would fail `neon verify`.
+        require_claims("service")
         session = await asyncio.to_thread(
             self.app.add_client_seed, _match_id(request), request.seat, request.seed
         )

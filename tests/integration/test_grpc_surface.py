@@ -58,7 +58,11 @@ async def test_dice_commits_reveals_only_after_close_and_takes_seeds_before_draw
     md = call_metadata(backend.organiser_token())
     opened = await dice.OpenSession(dice_pb2.OpenSessionRequest(match_id="dice-1"), metadata=md, timeout=5)
     commitment = opened.session.commitment
-    await dice.AddClientSeed(dice_pb2.AddClientSeedRequest(match_id="dice-1", seat=0, seed="alice"), metadata=md, timeout=5)
+    service = call_metadata(backend.issuer.issue("service", "*", ttl=600))  # the rules service's
+    with pytest.raises(grpc.aio.AioRpcError) as info:  # seats add seeds through the rules service
+        await dice.AddClientSeed(dice_pb2.AddClientSeedRequest(match_id="dice-1", seat=0, seed="alice"), metadata=md, timeout=5)
+    assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    await dice.AddClientSeed(dice_pb2.AddClientSeedRequest(match_id="dice-1", seat=0, seed="alice"), metadata=service, timeout=5)
     with pytest.raises(grpc.aio.AioRpcError) as info:
         await dice.RevealSeed(dice_pb2.RevealSeedRequest(match_id="dice-1"), timeout=5)
     assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
@@ -69,14 +73,13 @@ async def test_dice_commits_reveals_only_after_close_and_takes_seeds_before_draw
     again = (await dice.Draw(dice_pb2.DrawRequest(match_id="dice-1", request_id="r1", op=dice_pb2.DRAW_OP_ROLL, n=6, count=2), metadata=md, timeout=5)).draw
     assert list(draw.result) == list(again.result) and draw.next == again.next
     with pytest.raises(grpc.aio.AioRpcError) as info:
-        await dice.AddClientSeed(dice_pb2.AddClientSeedRequest(match_id="dice-1", seat=1, seed="late"), metadata=md, timeout=5)
+        await dice.AddClientSeed(dice_pb2.AddClientSeedRequest(match_id="dice-1", seat=1, seed="late"), metadata=service, timeout=5)
     assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     for bad in [dict(op=dice_pb2.DRAW_OP_UNSPECIFIED, n=6), dict(op=dice_pb2.DRAW_OP_ROLL, n=0),
                 dict(op=dice_pb2.DRAW_OP_SHUFFLE, n=100_000)]:
         with pytest.raises(grpc.aio.AioRpcError) as info:
             await dice.Draw(dice_pb2.DrawRequest(match_id="dice-1", request_id="x", count=1, **bad), metadata=md, timeout=5)
         assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    service = call_metadata(backend.issuer.issue("service", "*", ttl=600))  # the one who closes
     closed = await dice.CloseSession(dice_pb2.CloseSessionRequest(match_id="dice-1"), metadata=service, timeout=5)
     assert hashlib.sha256(bytes.fromhex(closed.seed)).hexdigest() == commitment
     revealed = await dice.RevealSeed(dice_pb2.RevealSeedRequest(match_id="dice-1"), timeout=5)
