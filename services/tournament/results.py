@@ -114,7 +114,7 @@ class ResultConsumer:
     async def handle(self, data: bytes) -> str:
         try:
             payload = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past the parser's limit
             payload = None
         if not isinstance(payload, dict) or payload.get("type") != SIGNED_RESULT:
             self.stats.ignored += 1
