@@ -390,7 +390,7 @@ class Director:
             try:
                 if not isinstance(json.loads(options), dict):
                     raise ValueError("not an object")
-            except ValueError as err:
+            except (ValueError, RecursionError) as err:  # nested past the parser's limit
                 raise InvalidArgument(f"options_json must be a JSON object ({err})") from None
         name = str(s.get("name") or "")
         if len(name) > 200:

@@ -48,6 +48,11 @@ async def test_bad_input_gets_a_clear_status(b: Backend) -> None:
         assert code == S.INVALID_ARGUMENT and "unknown format" in why
         code, why = await _code(c.call("CreateTournament", org, **{**ok, "format_json": "{"}))
         assert code == S.INVALID_ARGUMENT and "format_json" in why
+        deep = "[" * 100_000  # past the JSON parser's recursion limit
+        code, why = await _code(c.call("CreateTournament", org, **{**ok, "format_json": deep}))
+        assert code == S.INVALID_ARGUMENT and "format_json" in why, (code, why)
+        code, why = await _code(c.call("CreateTournament", org, **{**ok, "options_json": deep}))
+        assert code == S.INVALID_ARGUMENT and "options_json" in why, (code, why)
         code, why = await _code(c.call("CreateTournament", org, **{**ok, "game": "chess"}))
         assert code == S.NOT_FOUND and "chess" in why
         code, why = await _code(c.call("CreateTournament", org, **{**ok, "mode": "speed"}))

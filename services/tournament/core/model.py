@@ -206,7 +206,7 @@ class FormatConfig:
     def from_json(cls, text: str | bytes) -> FormatConfig:
         try:
             data = json.loads(text)
-        except ValueError as err:
+        except (ValueError, RecursionError) as err:  # RecursionError: nested past the limit
             raise TournamentError(f"format config is not JSON: {err}") from err
         if not isinstance(data, dict):
             raise TournamentError("format config must be a JSON object")
