@@ -28,9 +28,13 @@ Zone = tuple[int | None, Any]
 
 
 def _neon_reign_zones(encoded: dict[str, Any]) -> list[Zone]:
+    """Each side's hand is its own, every deck nobody's; also in the sides a resolution
+    paused for a Shield decision starts again from (``resolving.before``)."""
     zones: list[Zone] = []
-    for index, side in enumerate(encoded["sides"]):
-        zones += [(index, side["hand"]), (None, side["deck"])]
+    before = (encoded.get("resolving") or {}).get("before") or []
+    for sides in (encoded["sides"], before):
+        for index, side in enumerate(sides):
+            zones += [(index, side["hand"]), (None, side["deck"])]
     return zones
 
 
