@@ -159,3 +159,15 @@ def test_the_0_5_0_export_draws_its_starting_hands_and_replays_only_with_0_5_0()
               for r in records]
     with pytest.raises(ReplayError):
         replay(V4, as_0_4, key)
+
+
+def test_the_leak_checker_counts_the_drawn_default_as_the_choosing_seats() -> None:
+    from tests.support.campaign.leaks import secrets
+
+    state = _first_choice(ENGINE, "dice-5")
+    (d,) = ENGINE.pending(state)
+    card = d.default["card"]
+    encoded = ENGINE.encode(state)
+    assert card in secrets("barbaric", encoded, None)
+    assert card in secrets("barbaric", encoded, 1 - d.seat)
+    assert card not in secrets("barbaric", encoded, d.seat)
