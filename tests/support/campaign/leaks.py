@@ -28,9 +28,13 @@ Zone = tuple[int | None, Any]
 
 
 def _neon_reign_zones(encoded: dict[str, Any]) -> list[Zone]:
+    """Each side's hand is its own, every deck nobody's; also in the sides a resolution
+    paused for a Shield decision starts again from (``resolving.before``)."""
     zones: list[Zone] = []
-    for index, side in enumerate(encoded["sides"]):
-        zones += [(index, side["hand"]), (None, side["deck"])]
+    before = (encoded.get("resolving") or {}).get("before") or []
+    for sides in (encoded["sides"], before):
+        for index, side in enumerate(sides):
+            zones += [(index, side["hand"]), (None, side["deck"])]
     return zones
 
 
@@ -65,10 +69,13 @@ def _neon_knights_zones(encoded: dict[str, Any]) -> list[Zone]:
 
 def _barbaric_zones(encoded: dict[str, Any]) -> list[Zone]:
     """A player's hand is its own; Character decks and the event, monster and survivor decks
-    are nobody's."""
+    are nobody's; a starting-hand choice's drawn default (engine 0.5.0, in the agenda) is
+    the choosing seat's (the string itself is the zone: zones are taken out by identity)."""
     zones: list[Zone] = []
     for index, player in enumerate(encoded["players"]):
         zones += [(index, player["hand"]), (None, player["deck"])]
+    zones += [(step["seat"], step["default"]) for step in encoded["agenda"]
+              if step["step"] == "choose_card" and "default" in step]
     zones += [(None, encoded["event_deck"]), (None, encoded["monster_deck"]),
               (None, encoded["survivor_deck"])]
     return zones

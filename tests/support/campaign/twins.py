@@ -57,6 +57,8 @@ def _split(rng: SeededRandomness, *zones: list[Any]) -> list[list[Any]]:
 
 def _twin_neon_reign(state: Any, keep: int | None, rng: SeededRandomness,
                      seen: set[str]) -> Any:
+    if state.resolving is not None:
+        return _twin_neon_reign_resolving(state, keep, rng)
     sides = []
     for index, side in enumerate(state.sides):
         if index == keep:
@@ -71,6 +73,41 @@ def _twin_neon_reign(state: Any, keep: int | None, rng: SeededRandomness,
              else state.sides[index].bench[rng.randbelow(len(state.sides[index].bench))]
              for index, p in enumerate(state.picks)]
     return replace(state, sides=tuple(sides), picks=(picks[0], picks[1]))
+
+
+def _moved_among(rng: SeededRandomness, cards: list[Any], movable: set[Any]) -> list[Any]:
+    """``cards`` with those in ``movable`` shuffled among their places, the others kept."""
+    places = [i for i, c in enumerate(cards) if c in movable]
+    out = list(cards)
+    for i, card in zip(places, rng.shuffle([cards[i] for i in places])):
+        out[i] = card
+    return out
+
+
+def _twin_neon_reign_resolving(state: Any, keep: int | None, rng: SeededRandomness) -> Any:
+    """A twin of a state paused for a Shield decision. The resolution starts again from the
+    sides as the defence left them (``resolving.before``), hands and decks included, so the
+    cards are moved there the same way: among those in both the side's hand and deck now and
+    its hand and deck then (a Throw recycled from the discard pile stays; draws and strikes
+    took deck tops, by place), so the twin resolves to its own sides."""
+    sides, before = [], []
+    for index, (side, then) in enumerate(zip(state.sides, state.resolving.before)):
+        earlier = set(then.hand) | set(then.deck)
+        if index == keep:
+            pool = list(side.deck)
+            moved = _moved_among(rng, pool, set(pool) & earlier)
+            new = replace(side, deck=tuple(moved))
+        else:
+            pool = [*side.hand, *side.deck]
+            moved = _moved_among(rng, pool, set(pool) & earlier)
+            new = replace(side, hand=tuple(moved[:len(side.hand)]),
+                          deck=tuple(moved[len(side.hand):]))
+        to = dict(zip(pool, moved))
+        sides.append(new)
+        before.append(replace(then, hand=tuple(to.get(c, c) for c in then.hand),
+                              deck=tuple(to.get(c, c) for c in then.deck)))
+    return replace(state, sides=tuple(sides),
+                   resolving=replace(state.resolving, before=tuple(before)))
 
 
 def _twin_neon(state: Any, keep: int | None, rng: SeededRandomness, seen: set[str]) -> Any:

@@ -63,6 +63,16 @@ PINNED = {
         "241cae0c0f706afd5b3a42047669e7eccd90694086cc2414dd85dd11720aab4a",
     ("1.3.0", "solo"):
         "aa8a700926b4ac9063bd0537d372639fc99980334192327f2ae011651b6f61de",
+    # Engine 1.4.0 (recorded when it was made): 1.3.0's set-up, the same draws; its states
+    # name the 1.4.0 ruleset.
+    ("1.4.0", "single"):
+        "76e509450785893351b95ffb7565f3e8bef1304c9b603c7a47d15ec619c426c7",
+    ("1.4.0", "best-of-three"):
+        "b5391e5594725803545b6889205b11e1190a38e17bf1bdb52880718f94339feb",
+    ("1.4.0", "hero-match"):
+        "468d41bb6b24ffb3a08234a1fbc12cfc714b29e7adb3e4bb002f14ea3dfd1068",
+    ("1.4.0", "solo"):
+        "fe6fb26f03ee8c11d528755d60b07754a3b8b9e43a3c514145060cc56c02d6cc",
 }
 
 

@@ -123,7 +123,13 @@ def _choosable(p: Any) -> list[str]:
 
 
 def default_of(step: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
-    """A pass where passing is legal, else the cheapest sound answer."""
+    """A pass where passing is legal, else the cheapest sound answer; for a starting-hand
+    choice (engine 0.5.0), the card drawn for it when it was asked (:func:`secret_default`)."""
+    drawn = step.get("default")
+    if drawn is not None and step["step"] == "choose_card":
+        chosen = {"type": "choose_card", "card": drawn}
+        if chosen in legal:
+            return chosen
     for cheap in ({"type": "pass"}, {"type": "end_actions"}, {"type": "done"},
                   {"type": "ignore"}, {"type": "decline"}):
         if cheap in legal:
@@ -147,11 +153,12 @@ def answer(g: Play, seat: int, action: dict[str, Any]) -> None:
         assert p.rider is not None and p.gear is not None
         p.deck = list(card_ids(RIDERS[p.rider]) + card_ids(GEARS[p.gear]))
     elif kind == "choose_card":
-        p.deck.remove(action["card"])
-        p.hand.append(action["card"])
-        g.say("card_chosen", {"seat": seat, "card": action["card"]}, to=seat)
-        if len(p.hand) < HAND_SIZE:
-            g.now(step)
+        card = _copy_taken(g, p, action["card"])
+        p.deck.remove(card)
+        p.hand.append(card)
+        g.say("card_chosen", {"seat": seat, "card": card}, to=seat)
+        if len(p.hand) < HAND_SIZE:  # the next card, with a default of its own
+            g.now({k: v for k, v in step.items() if k != "default"})
         else:
             p.deck = list(g.rng.shuffle(p.deck))
             g.say("hand_chosen", {"seat": seat, "cards": HAND_SIZE})
@@ -199,6 +206,27 @@ def answer(g: Play, seat: int, action: dict[str, Any]) -> None:
                "credit": seat})
     elif kind == "mastery_marker":
         g.mark_mastery(p, action["mastery"])
+
+
+def _copy_taken(g: Play, p: Any, named: str) -> str:
+    """The card a starting-hand choice takes: the one named (the skill's first copy in the
+    deck) or, from engine 0.5.0, one of the skill's copies in the deck drawn at random, so a
+    copy number tells nobody whether a card was chosen or drawn (ruling 45)."""
+    if not g.rules.random_copies:
+        return named
+    skill = skill_of(named).id
+    copies = [c for c in p.deck if skill_of(c).id == skill]
+    return copies[g.rng.randbelow(len(copies))] if len(copies) > 1 else named
+
+
+def secret_default(g: Play, step: dict[str, Any], legal: list[dict[str, Any]]) -> None:
+    """Engine 0.5.0: a starting-hand choice about to be asked gets its default (what a clock
+    applies on a timeout) drawn at random among its legal answers, kept in the step until it
+    is answered. The first choosable card in printed order, the default before, is known to
+    every seat, so a timeout named the hidden card (ruling 44)."""
+    if step["step"] == "choose_card" and g.rules.secret_defaults and "default" not in step:
+        step["default"] = legal[g.rng.randbelow(len(legal))]["card"] if len(legal) > 1 \
+            else legal[0]["card"]
 
 
 def _counter(g: Play, p: Any, card: str, attacker: dict[str, Any]) -> None:
@@ -390,6 +418,7 @@ def advance(g: Play) -> None:
                 assert seat is not None
                 answer(g, seat, legal[0])
                 continue
+            secret_default(g, step, legal)
             return
         g.t.agenda.pop(0)
         run_auto(g, step)

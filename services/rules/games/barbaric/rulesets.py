@@ -47,6 +47,16 @@ class Ruleset:
     space where the Monster ends a move damages it (on its Armor) and inflicts Vortex, and
     Haze limits its Range only during the Monster Phase (ruling 35). Before: traps ignored
     the Monster, and Haze limited its Range at any time."""
+    secret_defaults: bool = False
+    """The default of a starting-hand choice (``choose_card``, what a clock applies on a
+    timeout) is drawn at random when the choice is asked, and kept in the agenda step until
+    it is answered (ruling 44). Before: the first choosable card in the printed order of the
+    seat's boards, which every seat knows, so a timeout told the table the hidden card."""
+    random_copies: bool = False
+    """A starting-hand choice names a skill by its first copy; the copy that goes to the hand
+    is drawn at random among the skill's copies in the deck (ruling 45). Before: always the
+    first copy (``<skill>/1``), so a revealed card with a higher copy number was known to be
+    a drawn card, not a chosen one."""
 
 
 V0_1 = Ruleset("0.1.0")
@@ -56,5 +66,9 @@ V0_3 = Ruleset("0.3.0", round_cap=100, response_chain=True, gadget_choice=True,
 V0_4 = Ruleset("0.4.0", round_cap=100, response_chain=True, gadget_choice=True,
                public_windows=True, dive_avoids_debuff=True, mastery_choice=True,
                nest_targets=True, solo_monster_tokens=True)
-RULESETS = {r.version: r for r in (V0_1, V0_2, V0_3, V0_4)}
-CURRENT = V0_4
+V0_5 = Ruleset("0.5.0", round_cap=100, response_chain=True, gadget_choice=True,
+               public_windows=True, dive_avoids_debuff=True, mastery_choice=True,
+               nest_targets=True, solo_monster_tokens=True, secret_defaults=True,
+               random_copies=True)
+RULESETS = {r.version: r for r in (V0_1, V0_2, V0_3, V0_4, V0_5)}
+CURRENT = V0_5

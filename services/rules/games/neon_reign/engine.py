@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -25,7 +26,7 @@ from .content import hero
 from .legality import attack_options, attack_problem, can_attack, defense_options, defense_problem
 from .modes import BEST_OF_THREE, HERO_MATCH, MODES, SOLO, start
 from .rulesets import CURRENT, RULESETS, Ruleset
-from .state import DEFEND, OVER, PICK, SHIELDS, TURN, State, encode_state, to_json
+from .state import DEFEND, OVER, PICK, SHIELDS, TURN, Side, State, encode_state, to_json
 
 ENGINE_VERSION = CURRENT.version
 _RECOVER = {"type": "recover"}
@@ -91,7 +92,7 @@ class NeonReignEngine(RemembersPending):
                 Decision(seat, "pick_hero",
                          tuple({"type": "pick_hero", "hero": h} for h in sorted(side.bench)),
                          "pick your starting hero in secret", hidden=True,
-                         default={"type": "pick_hero", "hero": side.bench[0]})
+                         default={"type": "pick_hero", "hero": _pick_default(state, side)})
                 for seat, side in enumerate(state.sides) if not state.picks[seat])
         if state.phase == TURN:
             return (self._turn(state),)
@@ -228,6 +229,20 @@ class NeonReignEngine(RemembersPending):
             placements = tuple(1 if draw or s == state.winner else 2 for s in range(seats))
         return Outcome(placements, _scores(state, seats), state.reason, draw=draw,
                        breakdown=_breakdown(state))
+
+
+def _pick_default(state: State, side: Side) -> str:
+    """The hero a clock picks for a seat that runs out of time in a Hero Match's secret pick.
+
+    A timeout is public (the clock), so the default must not follow from public knowledge:
+    from 1.4.0 it is one of the seat's heroes chosen by a hash of its starting hand (as a
+    set), which only the seat sees. 1.1.0-1.3.0: the first hero as dealt, the first the
+    public ``heroes`` option lists when the heroes were chosen."""
+    if not state.rules.secret_pick_default:
+        return side.bench[0]
+    heroes = sorted(side.bench)
+    digest = hashlib.sha256(",".join(sorted(side.hand)).encode()).digest()
+    return heroes[digest[0] % len(heroes)]
 
 
 def _seats(state: State) -> int:

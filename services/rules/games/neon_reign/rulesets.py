@@ -35,6 +35,11 @@ class Ruleset:
     """Solo Training: the Computer recovers after every Recover the player chose, one that
     draws nothing included; not after one forced on a player who could not Attack and drew
     nothing (1.1.0 and 1.2.0: only after a Recover that drew a card)."""
+    secret_pick_default: bool = False
+    """Hero Match: the default of the secret starting-hero pick (what a clock applies on a
+    timeout) follows from the seat's starting hand, which only the seat sees (1.1.0-1.3.0:
+    the seat's first hero as dealt, the first the public ``heroes`` option lists when the
+    heroes were chosen, so a timeout told the table the hidden pick)."""
 
     @property
     def legacy(self) -> bool:
@@ -42,11 +47,11 @@ class Ruleset:
         return self.version == "1.1.0"
 
     def to_json(self) -> dict[str, Any]:
-        """The ruleset as a state encodes it: every flag, except that a 1.2.0 ruleset writes
-        only the flags engine 1.2.0 had (so its states keep the hashes in its exports). A
-        flag added after 1.3.0 must likewise leave 1.3.0's encoding as it is (the 1.3.0
-        export in tests/fixtures/exports checks it)."""
-        names = _FLAGS_OF_1_2 if self.version == "1.2.0" else _FLAGS
+        """The ruleset as a state encodes it: every flag, except that a 1.2.0 or 1.3.0
+        ruleset writes only the flags its engine had (so its states keep the hashes in its
+        exports: the 1.2.0 and 1.3.0 exports in tests/fixtures/exports check it). A flag
+        added after 1.4.0 must likewise leave 1.4.0's encoding as it is."""
+        names = _OLD_FLAGS.get(self.version, _FLAGS)
         return {name: getattr(self, name) for name in names}
 
 
@@ -59,9 +64,15 @@ V1_2 = Ruleset("1.2.0", "reference-2", shield_choice=True, recover_always=True,
 V1_3 = Ruleset("1.3.0", "reference-2", shield_choice=True, recover_always=True,
                strict_combo_breaker=True, simultaneous_stars=True,
                out_of_cards_ends_hero_match=True, mirror_chosen_recover=True)
+V1_4 = Ruleset("1.4.0", "reference-2", shield_choice=True, recover_always=True,
+               strict_combo_breaker=True, simultaneous_stars=True,
+               out_of_cards_ends_hero_match=True, mirror_chosen_recover=True,
+               secret_pick_default=True)
 
 _FLAGS = tuple(f.name for f in fields(Ruleset))
-_FLAGS_OF_1_2 = _FLAGS[:_FLAGS.index("mirror_chosen_recover")]
+_OLD_FLAGS = {"1.2.0": _FLAGS[:_FLAGS.index("mirror_chosen_recover")],
+              "1.3.0": _FLAGS[:_FLAGS.index("secret_pick_default")]}
+"""The flags each older version's states encode (the ones its engine had)."""
 
-CURRENT = V1_3
-RULESETS: dict[str, Ruleset] = {r.version: r for r in (V1_1, V1_2, V1_3)}
+CURRENT = V1_4
+RULESETS: dict[str, Ruleset] = {r.version: r for r in (V1_1, V1_2, V1_3, V1_4)}
