@@ -11,6 +11,8 @@ memory (a restart, an eviction) is rebuilt from the store, from its latest snaps
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import json
 import math
 import re
@@ -943,7 +945,8 @@ class MatchHost:
             decision = owed[0]
             view = live.engine.view(live.state, decision.seat)
             bot = make_bot("rule" if "rule" in _game_bot_kinds(self.engine.game_id) else "random",
-                           f"{live.match_id}:{decision.seat}:{live.version}", self.engine.game_id)
+                           bot_seed(live.match_id, decision.seat, live.version, live.key),
+                           self.engine.game_id)
             action = dict(bot.choose(decision, view))
             if live.engine.validate(live.state, decision.seat, action) is not None:
                 action = dict(decision.default or decision.legal[0])
@@ -1084,6 +1087,19 @@ def _clock_fields(step: ClockStep) -> dict[str, Any]:
     events = {k: list(v) for k, v in (("started", step.started), ("stopped", step.stopped),
                                       ("now_bot", step.now_bot), ("forfeit_due", step.forfeit_due)) if v}
     return {"clocks": step.clocks.to_json(), "clock_events": events}
+
+
+def bot_seed(match_id: str, seat: int, version: int, key: bytes | None) -> str:
+    """The seed of the bot that answers for ``seat`` at ``version`` (clock policy "bot"). A
+    bot's choice is a function of its seed and the seat's view, and some choices (a secret
+    pick among public options) of the seed alone: seeded by match, seat and version, anyone
+    at the table could rerun it before choosing their own. With the match's state key (secret
+    until the seal reveals it, so the choices can be rerun afterwards) nobody can; a match
+    without one (hashed unkeyed) keeps the public seed, having no secret to use."""
+    public = f"{match_id}:{seat}:{version}"
+    if key is None:
+        return public
+    return hmac.new(key, f"neon-arena/bot/{public}".encode(), hashlib.sha256).hexdigest()
 
 
 def _game_bot_kinds(game: str) -> list[str]:
