@@ -11,6 +11,8 @@ rules service answers it once.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 from collections.abc import Awaitable, Callable
 
 import grpc
@@ -26,15 +28,24 @@ RETRY_MAX = 5.0
 COMMAND_PREFIX = "mm-bot-"
 
 
-def random_bot(match_id: str) -> Choose:
-    """The first owed decision's legal actions, one picked by a seed of match, seat, version."""
-    return random_choice(f"mm-bot:{match_id}")
+def random_bot(match_id: str, secret: bytes = b"") -> Choose:
+    """The first owed decision's legal actions, one picked by a seed of match, seat, version
+    keyed with ``secret`` (the deployment's): the match id alone is public, and a bot seeded
+    by it could be rerun by the players across the table, its secret picks among public
+    options included, before they chose theirs. The same secret after a restart gives the
+    same choice (the same command, answered once)."""
+    seed = f"mm-bot:{match_id}"
+    if secret:
+        seed = hmac.new(secret, seed.encode(), hashlib.sha256).hexdigest()
+    return random_choice(seed)
 
 
 class BotDriver:
     def __init__(self, rules: RulesGateway, on_finished: Callable[[str, str], Awaitable[None]],
-                 wait: float = 10.0) -> None:
+                 wait: float = 10.0, secret: bytes = b"") -> None:
         self.rules, self.on_finished, self.wait = rules, on_finished, wait
+        self.secret = secret
+        """Keys the bots' seeds (:func:`random_bot`)."""
         self.tasks: dict[str, asyncio.Task[None]] = {}
 
     def drive(self, game: str, match_id: str, seats: dict[int, str]) -> None:
@@ -53,7 +64,7 @@ class BotDriver:
         backoff = 0.1
         while True:
             try:
-                await play_seats(self.rules.stub(game), match_id, seats, random_bot(match_id),
+                await play_seats(self.rules.stub(game), match_id, seats, random_bot(match_id, self.secret),
                                  call_timeout=self.rules.timeout, wait=self.wait,
                                  command_prefix=COMMAND_PREFIX)
                 reason = "the match ended"

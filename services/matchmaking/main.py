@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -63,7 +65,9 @@ async def start(
     router = routing.QueueRouter(replicas) if replicas is not None else None
     matchmaker = Matchmaker(app, rules, ratings, config, catalogue,
                             on_saved=relay.poke if relay else (lambda: None),
-                            owns=routing.owner_check(replicas))
+                            owns=routing.owner_check(replicas),
+                            bot_secret=hmac.new(keys.token_secret, b"neon-arena/matchmaking-bots",
+                                                hashlib.sha256).digest())
     await matchmaker.recover()
     handle = await start_server(
         f"{settings.bind_host}:{settings.ports[NAME]}",

@@ -193,6 +193,7 @@ class Matchmaker:
         clock: Callable[[], float] = time.time,
         on_saved: Callable[[], None] = lambda: None,
         owns: Callable[[str], bool] = lambda game: True,
+        bot_secret: bytes = b"",
     ) -> None:
         self.app, self.rules, self.ratings_source, self.config = app, rules, ratings, config
         self.catalogue = catalogue or Catalogue()
@@ -212,7 +213,7 @@ class Matchmaker:
         self.watchers: dict[str, set[asyncio.Queue[dict[str, Any]]]] = {}
         self.lock = asyncio.Lock()
         self.wake = asyncio.Event()
-        self.bots = BotDriver(rules, self._bots_finished, config.bot_wait)
+        self.bots = BotDriver(rules, self._bots_finished, config.bot_wait, bot_secret)
         self.stale = True
         """True until the open tickets are loaded, and again after a failed save."""
         self._info_checked: dict[str, float] = {}

@@ -266,6 +266,8 @@ async def test_backfill_with_a_bot_and_expiry_with_a_reason(env: Env) -> None:
                     policy=Policy(backfill_after=0.3, partial_after=0))
     a, b = env.id("ann"), env.id("bob")
     svc = await env.start(config, StaticRatings({a: 0, b: 100}))
+    # the bots' seeds are keyed with a secret of the deployment's (not the public match id)
+    assert len(svc.extra["matchmaker"].bots.secret) == 32
     mm = Client(svc.address)
     ta, tb = env.player(a), env.player(b)
     await mm.call("CreateTicket", ta, ticket_id=env.id("ta"), game="toy", players=[a], allow_bots=True)
