@@ -478,9 +478,27 @@ def cors_headers(config: GatewayConfig, origin: str) -> dict[str, str]:
     }
 
 
+PAGE_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+               "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+               "frame-ancestors 'none'")
+"""The pages' Content-Security-Policy: they hold an organiser's token (the desk keeps it in
+sessionStorage) and act with it, so only the gateway's own scripts run, and no other site
+frames them (a framed desk could be clicked into ending a tournament)."""
+
+
+async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """Every answer, streams included (prepared before a middleware would see them)."""
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    if request.method == "GET":  # the pages and their files
+        response.headers["Content-Security-Policy"] = PAGE_POLICY
+        response.headers["X-Frame-Options"] = "DENY"
+        response.headers["Referrer-Policy"] = "no-referrer"
+
+
 def build_app(gateway: Gateway) -> web.Application:
     app = web.Application(client_max_size=MAX_EXPORT_BYTES + 1024, middlewares=[cors])
     app[CONFIG] = gateway.config
+    app.on_response_prepare.append(_security_headers)
     app.router.add_get("/", gateway.index)
     app.router.add_get("/healthz", gateway.healthz)
     app.router.add_get("/api/games", gateway.games)

@@ -1,0 +1,50 @@
+"""The gateway's pages hold an organiser's token (the desk keeps it in sessionStorage) and act
+with it: they are served with a Content-Security-Policy that runs only the gateway's own
+scripts and lets no other site frame them (a framed desk could be clicked into ending a
+tournament), and every answer says nosniff. Over a real socket, the real app."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+import aiohttp
+from aiohttp import web
+
+from services.gateway.app import Gateway, Upstreams, build_app
+from services.gateway.config import GatewayConfig
+
+
+@contextlib.asynccontextmanager
+async def gateway() -> AsyncIterator[str]:
+    runner = web.AppRunner(build_app(Gateway(GatewayConfig(port=0), Upstreams({}))),
+                           access_log=None, shutdown_timeout=1.0)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        await runner.cleanup()
+
+
+def policy(header: str) -> dict[str, str]:
+    return {d.split(" ", 1)[0]: d.split(" ", 1)[1] if " " in d else ""
+            for d in (p.strip() for p in header.split(";")) if d}
+
+
+async def test_pages_run_only_the_gateways_scripts_and_are_never_framed() -> None:
+    async with gateway() as url, aiohttp.ClientSession() as http:
+        for path in ("/", "/static/desk.js", "/static/style.css"):
+            async with http.get(url + path) as r:
+                assert r.status == 200, path
+                csp = policy(r.headers.get("Content-Security-Policy", ""))
+                assert csp.get("script-src") == "'self'", (path, csp)
+                assert csp.get("frame-ancestors") == "'none'", (path, csp)
+                assert csp.get("object-src") == "'none'" and csp.get("base-uri") == "'none'"
+                assert r.headers.get("X-Frame-Options") == "DENY"
+                assert r.headers.get("X-Content-Type-Options") == "nosniff"
+                assert r.headers.get("Referrer-Policy") == "no-referrer"
+        async with http.post(url + "/neon.scoring.v1.ScoringService/GetLeaderboard", json={}) as r:
+            assert r.headers.get("X-Content-Type-Options") == "nosniff"  # every answer
