@@ -3,7 +3,10 @@
 Engine versions 2 and 3 are published (exports name them), so their states must encode the
 same whatever shape the code gives the attack. The digests below were taken on the code
 before the attack became a typed frame (main at f9760c3); a change of any encoded byte of any
-state of these games fails this test.
+state of these games fails this test. They also cover the spectator view of every state, and
+were taken again when the views began to show another fighter's supplies by their symbols
+only (RULES.md, "Hidden information"): the states' own digests (the same loop without the
+views) were the same before and after that change.
 """
 
 from __future__ import annotations
@@ -21,26 +24,26 @@ from services.rules.games.neon.state import State
 from services.rules.games.windows import ResponseWindow
 
 GOLDEN = {
-    "2 rebirth 2 {} 0": "6c60601784ff8436",
-    "2 rebirth 2 {} 1": "a57349979f1a7b11",
-    "2 battle-royale 4 {} 0": "ada03ff416f920b4",
-    "2 battle-royale 4 {} 1": "a78796d9c0f2ffc3",
-    "2 coalition 4 {} 0": "b4b396601ad948b4",
-    "2 coalition 4 {} 1": "dac5c98b468a9b51",
-    "2 coalition 6 {'teams': 2} 0": "437f91195b060d2b",
-    "2 coalition 6 {'teams': 2} 1": "0431e5005b370201",
-    "2 coalition 6 {'teams': 3} 0": "59fafb09052ba5d6",
-    "2 coalition 6 {'teams': 3} 1": "630fb7527d7df5f5",
-    "3 rebirth 2 {} 0": "093e982599e42f3a",
-    "3 rebirth 2 {} 1": "9b61f2f23a2f9d04",
-    "3 battle-royale 4 {} 0": "2faca40a084390bc",
-    "3 battle-royale 4 {} 1": "8e5263a7caa86dff",
-    "3 coalition 4 {} 0": "8952d5b3e66baa0c",
-    "3 coalition 4 {} 1": "be99fd58270ecf2b",
-    "3 coalition 6 {'teams': 2} 0": "d167a456a0c0f411",
-    "3 coalition 6 {'teams': 2} 1": "145a95650bc0c848",
-    "3 coalition 6 {'teams': 3} 0": "812934a32536e7e7",
-    "3 coalition 6 {'teams': 3} 1": "f14651aa63db0812",
+    "2 rebirth 2 {} 0": "7a16163d93396123",
+    "2 rebirth 2 {} 1": "58029f0334340e9b",
+    "2 battle-royale 4 {} 0": "69e6446681765113",
+    "2 battle-royale 4 {} 1": "1f12f701e7f399c3",
+    "2 coalition 4 {} 0": "a39f540d2425f648",
+    "2 coalition 4 {} 1": "f7d86fda9faf60ae",
+    "2 coalition 6 {'teams': 2} 0": "780b19e2f03777ba",
+    "2 coalition 6 {'teams': 2} 1": "7a3028e5063ddbde",
+    "2 coalition 6 {'teams': 3} 0": "75b1774c8e7a9539",
+    "2 coalition 6 {'teams': 3} 1": "005dab1ecdc39223",
+    "3 rebirth 2 {} 0": "90fe93971f566d02",
+    "3 rebirth 2 {} 1": "7aa8d3dbd95448da",
+    "3 battle-royale 4 {} 0": "524a1f1d843a21c8",
+    "3 battle-royale 4 {} 1": "5de8d1392755b2e8",
+    "3 coalition 4 {} 0": "5b55ec34ef2060a3",
+    "3 coalition 4 {} 1": "b43480f2441a43fa",
+    "3 coalition 6 {'teams': 2} 0": "28197cbcb9f7abc4",
+    "3 coalition 6 {'teams': 2} 1": "b65d044a549a68fc",
+    "3 coalition 6 {'teams': 3} 0": "3ddebaf013ae8d77",
+    "3 coalition 6 {'teams': 3} 1": "e5ca9f8f2e1fc9ef",
 }
 
 

@@ -387,3 +387,15 @@ def test_after_the_race_the_grid_follows_the_finish_and_order_follows_vp() -> No
     after.score_race(tied, [])
     assert {tied["players"][s]["vp"] for s in (a, b, c)} == {12}
     assert tied["order"] == [a, b, c]  # the farthest back on the new grid (the winner) first
+
+
+# -- refusals in every phase -----------------------------------------------------------------------
+def test_a_step_before_any_track_is_laid_is_refused_in_words() -> None:
+    """A client may send any action of the schema at any time: during the implant draft (no
+    track yet) a ``step`` is refused with a reason like every other illegal action, not an
+    error (``_reason`` read the rows of a track that did not exist)."""
+    state = new_game(3)
+    assert state.doc["phase"] == "draft" and state.doc["track"] is None
+    for seat in range(3):
+        assert refused(state, seat, {"type": "step", "dir": 0}) == "you cannot move now"
+        assert refused(state, seat, {"type": "step"}) == "you cannot move now"

@@ -173,7 +173,8 @@ def frame_decision(s: State, fr: StackFrame) -> Decision:
                         "attack: apply an effect or go on",
                         optional=go_on is not None, default=go_on)
     kind, legal = frame_legal(s, fr)
-    return decision(fr.owner, kind, legal, FRAME_PROMPTS[kind], optional=kind == "trophy_equipment")
+    return decision(fr.owner, kind, legal, FRAME_PROMPTS[kind], optional=kind == "trophy_equipment",
+                    hidden=kind in HIDDEN_FRAME_DECISIONS)
 
 
 def frame_legal(s: State, fr: Frame) -> tuple[str, tuple[Action, ...]]:
@@ -200,6 +201,11 @@ FRAME_PROMPTS = {"keep_loot": "keep 2 of the loot cards you look at",
                  "choose_upgrade": "keep 1 of 2 upgrade cards",
                  "evacuate": "your sector closes: where to?"}
 FRAME_KINDS = frozenset({"keep", "place", "trophy", "upgrade", "evacuate"})
+HIDDEN_FRAME_DECISIONS = frozenset({"keep_loot", "place_loot"})
+"""Answered in secret (the host keeps the action off every other seat's path): a card tucked
+as a supply shows only its supply symbol, so which cards were kept and where each went is the
+owner's; what the table sees comes as public events (the cards not kept, face up in the
+discard pile; equipment laid out; a tuck's symbol). RULES.md, "Hidden information"."""
 NOT_OWED = ("", [])
 """``NeonEngine._owed``'s answer for a seat that owes no decision now."""
 

@@ -131,7 +131,11 @@ def place(w: Draft, idx: int, card: str, how: str, under: str = "", on: str = ""
         equipment = tuple(Equip(e.card, e.supplies + (card,)) if e.card == under else e
                           for e in f.equipment)
         w.update(idx, equipment=equipment)
-        w.emit("supply_tucked", {"fighter": idx, "card": card, "under": under})
+        # "only the supply symbol at the bottom of the card is visible": the card to its owner
+        w.emit("supply_tucked", {"fighter": idx, "under": under,
+                                 "symbols": list(LOOT[card].supplies)})
+        w.emit("supply_tucked_private", {"fighter": idx, "card": card, "under": under},
+               frozenset({idx}))
         return
     same = equipment_of_type(f, LOOT[card].type)
     if on:

@@ -111,9 +111,16 @@ FIGHTER_VIEW = {
         "energy": INT, "health": {"type": "array"}, "trophies": {"type": "array", "items": INT},
         "bots": {"type": "array"}, "shields": INT, "hand_size": INT,
         "equipment": {"type": "array", "items": {
-            "type": "object", "required": ["card", "supplies"],
-            "properties": {"card": {"type": "string"},
-                           "supplies": {"type": "array", "items": {"type": "string"}}}}},
+            "type": "object", "required": ["card", "supply_symbols"],
+            "properties": {
+                "card": {"type": "string"},
+                "supply_symbols": {
+                    "type": "array",
+                    "items": {"type": "array", "items": {"type": "string"}},
+                    "description": "the supply symbols of each card tucked under it, in order "
+                                   "(a supply shows only its symbol)"},
+                "supplies": {"type": "array", "items": {"type": "string"},
+                             "description": "the tucked cards; only in the seat's own view"}}}},
         "hand": {"type": "array", "items": {"type": "string"},
                  "description": "only in the seat's own view"},
         "row": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}},
@@ -230,8 +237,12 @@ def describe_event(event: Mapping[str, Any], viewer: int | None) -> str:
         "searched": f"{f} searches sector {d.get('sector')} ({d.get('looked')} cards)",
         "loot_seen": f"{f} looks at {', '.join(card_name(c) for c in seq(d, 'cards'))}",
         "equipment_laid": f"{f} lays out {card_name(d.get('card'))}",
-        "supply_tucked": f"{f} tucks {card_name(d.get('card'))} under "
-                         f"{card_name(d.get('under'))}",
+        "supply_tucked": f"{f} tucks "
+                         + (card_name(d.get("card")) if "card" in d else  # events before
+                            "a supply (" + "/".join(map(str, seq(d, "symbols"))) + ")")
+                         + f" under {card_name(d.get('under'))}",
+        "supply_tucked_private": f"you tuck {card_name(d.get('card'))} under "
+                                 f"{card_name(d.get('under'))}",
         "upgrade_taken": f"{f} takes the upgrade {card_name(d.get('card'))}",
         "trophy_equipment": f"{f} takes {len(seq(d, 'cards'))} equipment card(s) from "
                             f"fighter {d.get('from')}",

@@ -1,4 +1,5 @@
-"""What a seat (or a spectator) may see: never another seat's hand, hidden choice or deck order.
+"""What a seat (or a spectator) may see: never another seat's hand, hidden choice, deck order
+or the cards of its supplies (their symbols only).
 
 A view is built for every decision, and most of it is the same as the last one: one action
 changes one or two fighters, and the ring rarely. States are immutable and share what an
@@ -24,7 +25,7 @@ from typing import Any
 
 from services.rules.games.contract import Decision
 from services.rules.games.neon.attack import VIEW_KEYS, Attack
-from services.rules.games.neon.content import SECTORS
+from services.rules.games.neon.content import LOOT, SECTORS
 from services.rules.games.neon.state import Fighter, StackFrame, State
 
 PRIVATE_FRAMES = ("keep", "upgrade", "place")
@@ -68,7 +69,8 @@ def fighters_view(s: State, viewer: int | None) -> list[dict[str, Any]]:
 
 
 def _fighter_view(mode: str, f: Fighter, mine: bool) -> dict[str, Any]:
-    """The fighter as everyone sees it, plus its hand (and hidden choice) for its seat."""
+    """The fighter as everyone sees it, plus its hand, the cards of its supplies (and its
+    hidden choice) for its seat."""
     key = (f.idx, mode)
     hit = _PUBLIC.get(key)
     if hit is not None and hit[0] is f:
@@ -82,6 +84,9 @@ def _fighter_view(mode: str, f: Fighter, mine: bool) -> dict[str, Any]:
     out = dict(public)
     if mine:
         out["hand"] = list(f.hand)
+        # the cards tucked as supplies, which the others see as their symbols only
+        out["equipment"] = [{**part, "supplies": list(e.supplies)}
+                            for part, e in zip(public["equipment"], f.equipment, strict=True)]
     if f.choice is not None and (mine or revealed):
         c = f.choice
         out["choice"] = {"top": c.top, "bottom": c.bottom, "cover": c.cover,
@@ -91,7 +96,9 @@ def _fighter_view(mode: str, f: Fighter, mine: bool) -> dict[str, Any]:
 
 def _public_view(mode: str, f: Fighter, last: Fighter | None = None,
                  before: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The fighter as everyone sees it. ``last`` and ``before``: the fighter's previous
+    """The fighter as everyone sees it: a card tucked as a supply by its supply symbols only
+    ("tuck it under one of your equipment cards so that only the supply symbol at the bottom
+    of the card is visible"). ``last`` and ``before``: the fighter's previous
     version and its part; an action changes a few fields, and the lists made from those it
     left alone (the same tuples) are taken from ``before`` (read, never changed, like every
     part of a view)."""
@@ -108,7 +115,8 @@ def _public_view(mode: str, f: Fighter, last: Fighter | None = None,
         "bots": old["bots"] if f.bots is was.bots else
         [{"token": t, "flipped": flipped} for t, flipped in f.bots],
         "equipment": old["equipment"] if f.equipment is was.equipment else
-        [{"card": e.card, "supplies": list(e.supplies)} for e in f.equipment],
+        [{"card": e.card, "supply_symbols": [list(LOOT[s].supplies) for s in e.supplies]}
+         for e in f.equipment],
         "upgrades": old["upgrades"] if f.upgrades is was.upgrades else list(f.upgrades),
         "used_upgrades": old["used_upgrades"] if f.used_upgrades is was.used_upgrades
         else list(f.used_upgrades),

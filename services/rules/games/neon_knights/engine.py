@@ -299,6 +299,8 @@ def _reason(doc: Doc, seat: int, action: dict[str, Any]) -> str:
     kind = action.get("type")
     p = doc["players"][seat]
     if kind == "step":
+        if doc["racing"] is None:  # no race (and during the draft no track either)
+            return "you cannot move now"
         from .track import rows_of, step_legal
         why = step_legal(rows_of(doc["track"]), p["row"], p["lane"], action.get("dir", 9))
         return why or "you cannot move now"
