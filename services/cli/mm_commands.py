@@ -295,13 +295,10 @@ def queue(
                               modes=[mode] if mode else [], players=[name], allow_bots=bots,
                               region=region)
             except grpc.aio.AioRpcError as err:
-                if token and err.code() in (grpc.StatusCode.UNAUTHENTICATED,
-                                            grpc.StatusCode.PERMISSION_DENIED):
-                    raise CliError(
-                        f"{err.code().name}: {err.details() or 'refused'}; the token given "
-                        f"(--token, NEON_TOKEN) must be a player token of this deployment for "
-                        f"{name} (`neon token player {name}` on the server host)",
-                        status=err.code().name, detail=err.details() or "") from None
+                if token and (refused := _token_refused(
+                        err, f"a player token of this deployment for {name} (`neon token "
+                             f"player {name}` on the server host)")):
+                    raise refused from None
                 raise
             print_plain(console, f"{name} queued for {game} (ticket {ticket_id}); Ctrl-C leaves "
                                  "the queue")
@@ -330,6 +327,20 @@ def queue(
             await ends.stop()
 
     raise typer.Exit(asyncio.run(run()))
+
+
+def _token_refused(err: Any, must_be: str) -> Any:
+    """The CliError for a call refused for the token given with --token (or NEON_TOKEN),
+    saying what it ``must_be``; None for any other refusal."""
+    import grpc
+
+    from services.cli.errors import CliError
+
+    if err.code() not in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
+        return None
+    return CliError(f"{err.code().name}: {err.details() or 'refused'}; the token given "
+                    f"(--token, NEON_TOKEN) must be {must_be}",
+                    status=err.code().name, detail=err.details() or "")
 
 
 # ----------------------------------------------------------------------------- decline
@@ -373,13 +384,10 @@ def decline(
             try:
                 ticket = await mm.call("DeclineInvite", mine, ticket_id=ticket_id)
             except grpc.aio.AioRpcError as err:
-                if token and err.code() in (grpc.StatusCode.UNAUTHENTICATED,
-                                            grpc.StatusCode.PERMISSION_DENIED):
-                    raise CliError(
-                        f"{err.code().name}: {err.details() or 'refused'}; the token given "
-                        "(--token, NEON_TOKEN) must be the invited player's own player token "
-                        "of this deployment (`neon token player ID` on the server host)",
-                        status=err.code().name, detail=err.details() or "") from None
+                if token and (refused := _token_refused(
+                        err, "the invited player's own player token of this deployment (`neon "
+                             "token player ID` on the server host)")):
+                    raise refused from None
                 raise
         finally:
             await mm.close()

@@ -5,28 +5,10 @@ tournament), and every answer says nosniff. Over a real socket, the real app."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator
-
 import aiohttp
-from aiohttp import web
 
-from services.gateway.app import Gateway, Upstreams, build_app
 from services.gateway.config import GatewayConfig
-
-
-@contextlib.asynccontextmanager
-async def gateway() -> AsyncIterator[str]:
-    runner = web.AppRunner(build_app(Gateway(GatewayConfig(port=0), Upstreams({}))),
-                           access_log=None, shutdown_timeout=1.0)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        await runner.cleanup()
+from tests.support.gateway import bare_gateway
 
 
 def policy(header: str) -> dict[str, str]:
@@ -35,7 +17,7 @@ def policy(header: str) -> dict[str, str]:
 
 
 async def test_pages_run_only_the_gateways_scripts_and_are_never_framed() -> None:
-    async with gateway() as url, aiohttp.ClientSession() as http:
+    async with bare_gateway(GatewayConfig(port=0), {}) as url, aiohttp.ClientSession() as http:
         for path in ("/", "/static/desk.js", "/static/style.css"):
             async with http.get(url + path) as r:
                 assert r.status == 200, path

@@ -11,10 +11,9 @@ from collections.abc import AsyncIterator
 
 import aiohttp
 import grpc
-from aiohttp import web
 
-from services.gateway.app import Gateway, Upstreams, build_app
 from services.gateway.config import GatewayConfig
+from tests.support.gateway import bare_gateway
 
 SERVICE, METHOD = "neon.scoring.v1.ScoringService", "GetLeaderboard"
 
@@ -51,23 +50,9 @@ async def stuck_scoring() -> AsyncIterator[tuple[Stuck, str]]:
         await server.stop(0)
 
 
-@contextlib.asynccontextmanager
-async def gateway(upstream: str) -> AsyncIterator[str]:
-    config = GatewayConfig(port=0, unary_timeout=60.0)
-    runner = web.AppRunner(build_app(Gateway(config, Upstreams({"scoring": upstream}))),
-                           access_log=None, shutdown_timeout=1.0)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        await runner.cleanup()
-
-
 async def test_a_unary_call_is_cancelled_upstream_when_its_client_goes_away() -> None:
-    async with stuck_scoring() as (stuck, upstream), gateway(upstream) as url:
+    async with stuck_scoring() as (stuck, upstream), bare_gateway(
+            GatewayConfig(port=0, unary_timeout=60.0), {"scoring": upstream}) as url:
         async with aiohttp.ClientSession() as http:
             request = asyncio.create_task(http.post(
                 f"{url}/{SERVICE}/{METHOD}", json={}, headers={"Content-Type": "application/json"}))

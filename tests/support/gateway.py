@@ -6,8 +6,11 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+from aiohttp import web
+
 from services.cli.backend import Backend, start_backend
 from services.gateway import main as gateway_main
+from services.gateway.app import Gateway, Upstreams, build_app
 from services.gateway.config import GatewayConfig
 from services.platform.settings import Settings
 
@@ -47,3 +50,19 @@ async def backend_and_gateway(
             yield backend, gateway
     finally:
         await backend.stop(1)
+
+
+@contextlib.asynccontextmanager
+async def bare_gateway(config: GatewayConfig, addresses: dict[str, str]) -> AsyncIterator[str]:
+    """The gateway's app alone (no tokens, no backend) in front of ``addresses``, on a free
+    port of 127.0.0.1: its URL."""
+    runner = web.AppRunner(build_app(Gateway(config, Upstreams(addresses))), access_log=None,
+                           shutdown_timeout=1.0)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        await runner.cleanup()
