@@ -18,6 +18,7 @@ from services.rules.games import load_engine
 from services.rules.main import projection
 from services.rules.selfplay import export_game, setups
 from services.rules.verify import verify_export
+from services.scoring.results import parse_match_ended
 
 KEY = Ed25519PrivateKey.generate()
 ALICE = {"role": "organiser", "name": "alice"}
@@ -103,6 +104,7 @@ def test_the_signed_result_carries_the_creator() -> None:
     result = open_result(signed, [public_key_hex(KEY)])
     assert result["created_by"] == ALICE
     assert {k: v for k, v in result.items() if k != "created_by"} == public
+    assert parse_match_ended(result).created_by == ALICE  # as scoring reads it
     # an end without one (matches created before): the result is as it always was
     del ended["created_by"]
     (_, public), (_, signed) = project(type("Event", (), {"record": ended})())
