@@ -109,3 +109,21 @@ def test_the_signed_result_carries_the_creator() -> None:
     del ended["created_by"]
     (_, public), (_, signed) = project(type("Event", (), {"record": ended})())
     assert open_result(signed, [public_key_hex(KEY)]) == public
+
+
+def test_neon_verify_names_the_creator(played: bytes, tmp_path: Any) -> None:
+    from typer.testing import CliRunner
+
+    from services.cli.main import app, export_json
+
+    path = tmp_path / "made.jsonl"
+    path.write_bytes(_resigned(played, ALICE, ALICE))
+    result = CliRunner().invoke(app, ["verify", str(path), "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    assert "created by the organiser alice" in " ".join(result.output.split())  # wrapped
+    assert export_json("made.jsonl", verify_export(path.read_bytes()))["created_by"] == ALICE
+    old = tmp_path / "old.jsonl"
+    old.write_bytes(played)
+    result = CliRunner().invoke(app, ["verify", str(old), "--jobs", "1"])
+    assert result.exit_code == 0 and "created by" not in result.output
+    assert export_json("old.jsonl", verify_export(played))["created_by"] is None
