@@ -110,21 +110,21 @@ def _teams(value: Any, seats: int) -> tuple[tuple[int, ...], ...]:
     return teams
 
 
-MAX_CREATOR = 128
-"""Characters of a creator's role or name (a token's player claim, as a player id)."""
+MAX_ROLE = 64
 
 
 def _creator(value: Any) -> dict[str, str] | None:
-    """A result's ``created_by``: absent (``None``), or an object with a role and a name
-    (strings; what else it may hold, a later release's, is not kept)."""
+    """A result's ``created_by``: absent (``None``), or an object with a role (a token role)
+    and a name (strings; what else it may hold, a later release's, is not kept). The name is
+    taken whatever its length: it comes from a token the deployment signed, and a result
+    refused for it would be lost, not merely left unrated."""
     if value is None:
         return None
     if not isinstance(value, dict) or not isinstance(value.get("role"), str) \
             or not isinstance(value.get("name"), str):
         raise MalformedResult("created_by must be an object of a role and a name (strings)")
-    if not value["role"] or len(value["role"]) > MAX_CREATOR or len(value["name"]) > MAX_CREATOR:
-        raise MalformedResult(f"created_by: the role is 1-{MAX_CREATOR} characters and the "
-                              f"name at most {MAX_CREATOR}")
+    if not 1 <= len(value["role"]) <= MAX_ROLE:
+        raise MalformedResult(f"created_by: the role is 1-{MAX_ROLE} characters")
     return {"role": value["role"], "name": value["name"]}
 
 
