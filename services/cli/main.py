@@ -560,7 +560,7 @@ def verify(
                 abandoned = (f", abandoned (no result): {report.abandoned['reason']}"
                              if report.abandoned else "")
                 lines.append(escape(f"{prefix}verified: match {report.match_id}, "
-                                    f"{report.events} events{abandoned}"))
+                                    f"{report.events} events{_created_by(report)}{abandoned}"))
                 verified, events = verified + 1, events + report.events
             if lines:
                 console.print("\n".join(lines), highlight=highlight, emoji=False)
@@ -706,6 +706,16 @@ def _verify_json(files: list[Path], public_key: str, jobs: int) -> int:
     return 1 if bad or campaign_failed else 0
 
 
+def _created_by(report: Any) -> str:
+    """", created by the organiser alice" for an export whose MatchCreated names its
+    creator (``created_by``), else "" (exports from before creators were recorded)."""
+    creator = report.created_by
+    if not report.ok or not isinstance(creator, dict):
+        return ""
+    role, name = str(creator.get("role", "")), str(creator.get("name", ""))
+    return f", created by the {role}{f' {name}' if name else ''}"
+
+
 def export_json(label: str, report: Any) -> dict[str, Any]:
     """A match export's report (``services.rules.verify.Report``) for ``--json``. The
     outcome is the public one: a campaign's ``carry`` (the whole table for the next match,
@@ -716,7 +726,7 @@ def export_json(label: str, report: Any) -> dict[str, Any]:
             "events": report.events, "checks": list(report.checks),
             "warnings": list(report.warnings), "failure": report.failure or None,
             "outcome": public_outcome(report.outcome) if report.ok else None,
-            "abandoned": report.abandoned}
+            "abandoned": report.abandoned, "created_by": report.created_by if report.ok else None}
 
 
 def bundle_json(label: str, report: Any) -> dict[str, Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from services.platform.errors import PermissionDenied, Unauthenticated
 from services.platform.tokens import Claims
 
@@ -34,3 +36,29 @@ def require_organiser(claims: Claims | None) -> None:
         raise Unauthenticated("this call needs an organiser token")
     if claims.role not in ("organiser", "service"):
         raise PermissionDenied(f"this call needs an organiser token, not a {claims.role} token")
+
+
+def creator_of(claims: Claims) -> dict[str, str]:
+    """Who creates a match, as MatchCreated (and MatchEnded, and so the signed result)
+    records it: the token's role ("organiser" or "service") and its name (the player claim:
+    an organiser's name, "matchmaking", "tournament", "neon-cli"; may be empty). Never the
+    token itself."""
+    return {"role": claims.role, "name": claims.player}
+
+
+def may_repeat(caller: dict[str, str], recorded: Any) -> bool:
+    """Whether a CreateMatch by ``caller`` that repeats an existing match is answered with
+    it (and so with its seat tokens): a service may (matchmaking and tournaments retry, and
+    services are trusted with every match); anyone else only when they created it. A match
+    created before creators were recorded is answered to services only: an organiser who
+    could ask for a running match of matchmaking again would hold its seats."""
+    return caller.get("role") == "service" or (isinstance(recorded, dict) and caller == recorded)
+
+
+def describe_creator(created_by: Any) -> str:
+    """``created_by`` in words: "the organiser alice", "the service matchmaking"."""
+    if not isinstance(created_by, dict):
+        return "a caller this rules service did not record (before creators were recorded)"
+    role, name = str(created_by.get("role", "")), str(created_by.get("name", ""))
+    who = f"the {role}" if role in ("organiser", "service") else f"a {role} token"
+    return f"{who} {name}" if name else f"{who} (no name)"

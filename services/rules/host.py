@@ -514,7 +514,13 @@ class MatchHost:
         self, match_id: str, mode: str, seats: int, options_json: str, players: list[str],
         await_client_seeds: bool, dev_seed: str, *, teams: list[list[int]] | None = None,
         clock: dict[str, Any] | None = None, previous: tuple[str, str] | None = None,
+        created_by: dict[str, str] | None = None,
     ) -> tuple[LiveMatch, dict[int, str]]:
+        """``created_by`` (``access.creator_of`` the caller's token) is recorded in MatchCreated
+        and again in MatchEnded, whose signed result carries it to scoring (which rates an
+        organiser's match only when told to). A repeat with the same match id is answered,
+        with the seat tokens, only to that creator or a service; ``None`` (the host's own
+        callers and tests) records no creator and checks none."""
         match_id = match_id or uuid.uuid4().hex
         if not MATCH_ID.match(match_id):
             raise InvalidArgument("match_id must be 1-64 letters, digits, '-' or '_'")
@@ -528,7 +534,8 @@ class MatchHost:
         lock = self._creating.setdefault(match_id, asyncio.Lock())
         try:
             return await self._create_locked(lock, match_id, mode, seats, requested, players,
-                                             await_client_seeds, dev_seed, clock, config, campaign)
+                                             await_client_seeds, dev_seed, clock, config, campaign,
+                                             created_by)
         finally:
             if not lock.locked():
                 self._creating.pop(match_id, None)
@@ -537,7 +544,8 @@ class MatchHost:
                              requested: dict[str, Any], players: list[str],
                              await_client_seeds: bool, dev_seed: str,
                              clock: dict[str, Any] | None, config: MatchConfig,
-                             campaign: dict[str, Any] | None) -> tuple[LiveMatch, dict[int, str]]:
+                             campaign: dict[str, Any] | None, created_by: dict[str, str] | None,
+                             ) -> tuple[LiveMatch, dict[int, str]]:
         async with lock:
             try:
                 existing = await self._get(match_id)
@@ -552,6 +560,11 @@ class MatchHost:
                 clock_json = config_clock.to_json() if config_clock.enabled else None
             if existing is not None:
                 c = existing.created
+                if created_by is not None and not access.may_repeat(created_by, c.get("created_by")):
+                    raise AlreadyExists(
+                        f"match {match_id!r} already exists, created by "
+                        f"{access.describe_creator(c.get('created_by'))}: a repeated CreateMatch is "
+                        "answered (with the seat tokens) only to the match's creator or a service")
                 asked = (mode, seats, requested, players, dict(config.options), clock_json,
                          bool(await_client_seeds), _link(campaign))
                 if asked != (c["mode"], c["seats"], c.get("requested_options", c["options"]),
@@ -578,6 +591,8 @@ class MatchHost:
                 body["clock"] = clock_json
             if campaign is not None:
                 body["campaign"] = campaign
+            if created_by is not None:
+                body["created_by"] = dict(created_by)
             record = rec.seal_record(match_id, 1, rec.head([]), rec.blinded(body))
             live = LiveMatch(match_id, self.engine, record, config)
             live.key = bytes.fromhex(session.state_key) if session.state_key else None
@@ -724,7 +739,7 @@ class MatchHost:
             body: dict[str, Any] = {
                 "type": "MatchEnded", "outcome": rec.abandoned_outcome(reason, by),
                 "players": live.created["players"], "game": self.engine.game_id,
-                "mode": live.created["mode"],
+                "mode": live.created["mode"], **rec.creator_field(live.created),
             }
             if live.clocks is not None:  # every running clock stops; nobody owes anything
                 body.update(_clock_fields(live.clocks.after_step(self.now_ms(), (), None, False)))
@@ -767,7 +782,7 @@ class MatchHost:
         return [self._seal(live, {
             "type": "MatchEnded", "outcome": outcome_json(outcome),
             "players": live.created["players"], "game": self.engine.game_id,
-            "mode": live.created["mode"],
+            "mode": live.created["mode"], **rec.creator_field(live.created),
         }, last["n"] + 1, last["hash"])]
 
     def decisions_of(self, live: LiveMatch, seat: int) -> list[Decision]:

@@ -50,7 +50,9 @@ def projection(game: str, signing_key: Ed25519PrivateKey, namespace: str = "") -
     """Public messages for each stored match event: hidden parts stripped (records.project).
 
     A MatchEnded goes out a second time on the results subject as a signed result
-    (rules/results.py), so that scoring and tournaments act only on real results.
+    (rules/results.py), so that scoring and tournaments act only on real results. The
+    signed result also carries the record's ``created_by`` (who created the match: scoring
+    rates an organiser's match only when told to), which the public message leaves out.
     """
 
     def project(event: Any) -> list[tuple[str, dict[str, Any]]]:
@@ -60,8 +62,9 @@ def projection(game: str, signing_key: Ed25519PrivateKey, namespace: str = "") -
         public = {"game": game, **records.project(record, None)}
         messages = [(subject(game, record["match_id"], namespace), public)]
         if public["type"] == "MatchEnded":
+            result = {**public, **records.creator_field(record)}
             messages.append((results_subject(game, record["match_id"], namespace),
-                             sign_result(public, signing_key)))
+                             sign_result(result, signing_key)))
         return messages
 
     return project

@@ -6,7 +6,9 @@ Every event of a match carries one record, a JSON object with ``type``, ``n`` (i
 
 MatchCreated
     game, mode, seats, options, players, engine and content versions, dice stream id
-    and commitment.
+    and commitment; ``created_by``, who called CreateMatch: ``{"role": "organiser" or
+    "service", "name": the token's player claim}`` (never a token; records written before
+    it was recorded have none). Not projected: seats and spectators are not shown it.
 MatchStarted
     client seeds, the set-up draws, the engine events of the set-up, state hash.
 ActionAccepted
@@ -17,6 +19,8 @@ MatchEnded
     (AbandonMatch) ends with the outcome of :func:`abandoned_outcome`: ``abandoned: true``,
     the reason, who (the caller's player id), and no result (empty placements and scores);
     the engine's state is then not over. Scoring and tournaments take no result from it.
+    ``created_by``, copied from MatchCreated when it has one (so the signed result, made
+    from this record alone, carries it to scoring; verify checks that both say the same).
 MatchSealed
     the revealed dice seed (checked against the commitment by verify).
 
@@ -52,6 +56,12 @@ def abandoned_outcome(reason: str, by: str) -> dict[str, Any]:
 def is_abandoned(outcome: Any) -> bool:
     """Whether an outcome (a MatchEnded's, or a public one) is an abandon's."""
     return isinstance(outcome, Mapping) and outcome.get("abandoned") is True
+
+
+def creator_field(created: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"created_by": ...}`` of a MatchCreated record that has one, else ``{}``: what a
+    MatchEnded repeats of it."""
+    return {"created_by": copy.deepcopy(created["created_by"])} if "created_by" in created else {}
 
 
 def seal_record(match_id: str, n: int, prev: str, body: dict[str, Any]) -> dict[str, Any]:

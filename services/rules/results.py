@@ -1,7 +1,8 @@
 """Signed match results: what the rules service publishes on ``neon.events.results.>``.
 
-The public MatchEnded record (records.project for the public, plus ``game``) goes out
-wrapped in a signed message (platform/signed.py) made with the rules service's signing
+The public MatchEnded record (records.project for the public, plus ``game``, plus the
+record's ``created_by`` when it has one: who created the match, ``{"role", "name"}``; results
+of matches created before it was recorded have none) goes out wrapped in a signed message (platform/signed.py) made with the rules service's signing
 key, so that scoring and tournaments act only on results a rules service produced::
 
     {"type": "SignedResult", "version": 1, "result": {...public MatchEnded...},

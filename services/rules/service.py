@@ -130,7 +130,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             list(request.players), request.await_client_seeds, request.dev_seed,
             teams=[list(t.seats) for t in request.teams],
             clock=clock_config(request.clock) if request.HasField("clock") else None,
-            previous=previous,
+            previous=previous, created_by=access.creator_of(who),  # type: ignore[arg-type]
         )
         created = live.created
         players = created["players"] or [""] * created["seats"]

@@ -33,6 +33,9 @@ What is checked, and what is not checked twice (issue 18):
   state that is not over, after every step before it was checked as above; an abandon of a
   state that is over fails, and so does a normal outcome on a state that is not over. The
   report says abandoned, with the reason (``Report.abandoned``).
+- **Creator.** MatchCreated's ``created_by`` (who created the match; none in exports from
+  before it was recorded) is reported (``Report.created_by``); a MatchEnded that names
+  another creator fails.
 - **Not re-checked:** the JSON Schema of actions (``validate`` checks every field the
   engine reads and refuses unknown ones), and the views and events stored in records
   (``events`` are descriptions for people and clients; no rule reads them).
@@ -85,6 +88,9 @@ class Report:
     abandoned: dict[str, Any] | None = None
     """``{"reason", "by"}`` when the match was abandoned (AbandonMatch): it ended with no
     result, and the replay checked every step up to the abandon."""
+    created_by: dict[str, Any] | None = None
+    """Who created the match (MatchCreated's ``created_by``: role and name), ``None`` in
+    exports of matches created before it was recorded."""
 
     def fail(self, reason: str) -> Report:
         self.ok = False
@@ -127,6 +133,9 @@ def _verify_export(data: bytes, public_key: str | None, engine: GameEngine | Non
     problem = _check_checkpoint(checkpoint, records, public_key, report)
     if problem:
         return report.fail(problem)
+    problem = _check_creator(records, report)
+    if problem:
+        return report.fail(problem)
     draws: list[list[DrawRecord]] = []
     problem = _check_draws(records, report, draws)
     if problem:
@@ -162,6 +171,19 @@ def _verify_export(data: bytes, public_key: str | None, engine: GameEngine | Non
         else:
             report.checks.append("outcome matches the replay")
     return report
+
+
+def _check_creator(records: list[dict[str, Any]], report: Report) -> str | None:
+    """MatchEnded repeats MatchCreated's ``created_by`` (the signed result scoring rates by
+    is made from MatchEnded alone): one that names another creator fails. One that names none
+    is taken (an end written by a release from before creators were recorded)."""
+    created = records[0].get("created_by")
+    report.created_by = created if isinstance(created, dict) else None
+    for record in records:
+        if record.get("type") == "MatchEnded" and "created_by" in record \
+                and record["created_by"] != created:
+            return f"event {record.get('n')}: MatchEnded names another creator than MatchCreated"
+    return None
 
 
 def _unencodable(match_id: str, records: list[dict[str, Any]],

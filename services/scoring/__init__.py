@@ -41,6 +41,19 @@ Bots and unrated results
     shows in histories and counts in the player's matches, wins and best score, but moves
     no rating. Solo modes get a best-score leaderboard (RANKED_BY_BEST_SCORE).
 
+Who created the match
+    The signed result names who created the match (``created_by``: the role and name of
+    the token that called CreateMatch, which the rules service records). An organiser holds
+    every seat token of a match it creates, so it could play "victim against me": the
+    result of a match an organiser created is recorded (GetMatchResult and the players'
+    histories show it, with ``created_by`` and the reason in words) but moves no rating
+    and counts in no standing (no matches, wins or best score), unless
+    NEON_SCORING_RATE_ORGANISER_MATCHES=1 (then it is rated as any other). Matches of
+    matchmaking, tournaments and the ``neon`` tools on the server are created with service
+    tokens and rated; so are results that name no creator (published before the rules
+    service recorded it). The decision is stored with the result (``rated``), and
+    ``replay_ratings`` follows it, whatever the setting is later.
+
 Wins, draws, losses
     In a result flagged ``draw`` a first place is a draw; otherwise first place is a win.
     Any other place is a loss, also in a drawn free-for-all (NEON's two first places).

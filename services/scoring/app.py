@@ -42,15 +42,20 @@ class ScoringApplication(Application):
 
     # -- commands ---------------------------------------------------------------------
 
-    def score(self, outcome: MatchOutcome, stream_seq: int = 0) -> Scored:
-        """Record ``outcome`` and move ratings, once per match id whatever the calls."""
+    def score(self, outcome: MatchOutcome, stream_seq: int = 0, *,
+              rate_organiser_matches: bool = False) -> Scored:
+        """Record ``outcome`` and move ratings, once per match id whatever the calls.
+
+        A match an organiser created is recorded but rated and counted nowhere unless
+        ``rate_organiser_matches`` (NEON_SCORING_RATE_ORGANISER_MATCHES): see
+        :func:`results.creator_refusal`. The decision is stored with the result (``rated``)."""
         with self._write:
             for _ in range(SAVE_ATTEMPTS):
                 self.board.catch_up()
                 existing = self.board.result(outcome.game, outcome.match_id)
                 if existing is not None:
                     return Scored(existing, False)
-                aggregates, data = self._score(outcome, stream_seq)
+                aggregates, data = self._score(outcome, stream_seq, rate_organiser_matches)
                 try:
                     self.save(*aggregates)
                 except IntegrityError:
@@ -65,13 +70,19 @@ class ScoringApplication(Application):
         except AggregateNotFoundError:
             return None
 
-    def _score(self, outcome: MatchOutcome, stream_seq: int) -> tuple[list[Any], dict[str, Any]]:
+    def _score(self, outcome: MatchOutcome, stream_seq: int,
+               rate_organiser_matches: bool = False) -> tuple[list[Any], dict[str, Any]]:
         ledger = self.find(LEDGER_ID) or Ledger()
         sides, unrated = res.sides(outcome)
+        refusal = res.creator_refusal(outcome.created_by, rate_organiser_matches)
+        if refusal:
+            # recorded (its result and the players' histories show it, with the reason) but
+            # counted in no standing: no rating, no win or loss, no best score
+            sides, unrated = [], refusal
         keys = [""] + ([outcome.mode] if outcome.mode else [])
         seats = {}
         for seat, player in enumerate(outcome.players):
-            if player and not res.is_bot(player) and player not in seats:
+            if player and not res.is_bot(player) and player not in seats and not refusal:
                 seats[player] = seat
         standings: dict[tuple[str, str], Standing] = {}
         fresh = default_skill()
@@ -162,13 +173,17 @@ class ScoringApplication(Application):
         return found
 
     def replay_ratings(self, game: str, mode: str = "") -> dict[str, Skill]:
-        """Ratings recomputed from the stored results alone, in sequence order (an audit)."""
+        """Ratings recomputed from the stored results alone, in sequence order (an audit).
+
+        Each result is replayed as it was decided when stored: one stored unrated (``rated``
+        false: an organiser's match while NEON_SCORING_RATE_ORGANISER_MATCHES was off, a solo
+        match, ...) moves nothing, whatever the setting is now."""
         ratings: dict[str, Skill] = {}
         self.board.catch_up()
         stored = sorted((r for r in self.board.results.values() if r["game"] == game),
                         key=lambda r: r["sequence"])
         for data in stored:
-            if mode and data["mode"] != mode:
+            if (mode and data["mode"] != mode) or not data.get("rated", True):
                 continue
             sides, _ = res.sides(MatchOutcome.from_json(data), int(data.get("ranking", 1)))
             if sides:

@@ -28,6 +28,7 @@ import json
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from nats import errors as nats_errors
@@ -62,10 +63,14 @@ class ConsumerOptions:
     trusted_keys: tuple[str, ...] = ()
     """Hex Ed25519 public keys whose signed results are scored (NEON_TRUSTED_RESULT_KEYS);
     empty means the deployment's own signing key (scoring/main.py fills it in)."""
+    rate_organiser_matches: bool = False
+    """Rate the results of matches an organiser created (NEON_SCORING_RATE_ORGANISER_MATCHES);
+    by default they are recorded but not rated (results.creator_refusal)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ConsumerOptions:
-        """``NEON_SCORING_FILTER``, ``_DURABLE_PREFIX``, ``_BATCH`` and ``_ACK_WAIT``."""
+        """``NEON_SCORING_FILTER``, ``_DURABLE_PREFIX``, ``_BATCH``, ``_ACK_WAIT`` and
+        ``_RATE_ORGANISER_MATCHES``."""
         e = os.environ if environ is None else environ
         return cls(
             filter_subject=e.get("NEON_SCORING_FILTER") or FILTER,
@@ -73,7 +78,20 @@ class ConsumerOptions:
             batch=int(e.get("NEON_SCORING_BATCH") or 100),
             ack_wait=float(e.get("NEON_SCORING_ACK_WAIT") or 30.0),
             trusted_keys=trusted_keys_from(e.get("NEON_TRUSTED_RESULT_KEYS", "")),
+            rate_organiser_matches=switch(e, "NEON_SCORING_RATE_ORGANISER_MATCHES"),
         )
+
+
+def switch(environ: Mapping[str, str], name: str) -> bool:
+    """An on/off setting: 1, true, yes, on; 0, false, no, off or unset. Anything else is an
+    error at start-up, not a guess (a typo must not quietly decide what is rated)."""
+    value = (environ.get(name) or "").strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{name}: {value!r} is neither on (1, true, yes, on) nor off "
+                     "(0, false, no, off)")
 
 
 def trusted_keys_from(text: str) -> tuple[str, ...]:
@@ -261,7 +279,8 @@ class ResultConsumer:
             if scored.new:
                 self.stats.scored += 1
                 log.info("match scored", game=outcome.game, mode=outcome.mode,
-                         sequence=scored.data["sequence"], rated=scored.data["rated"])
+                         sequence=scored.data["sequence"], rated=scored.data["rated"],
+                         unrated_reason=scored.data["unrated_reason"])
             else:
                 self.stats.duplicates += 1
                 log.info("result already recorded", sequence=scored.data["sequence"])
@@ -273,7 +292,9 @@ class ResultConsumer:
         """Save, retrying through store outages: skipping would reorder the ratings."""
         while True:
             try:
-                return await asyncio.to_thread(self.app.score, outcome, seq)
+                return await asyncio.to_thread(
+                    partial(self.app.score, outcome, seq,
+                            rate_organiser_matches=self.options.rate_organiser_matches))
             except Exception as err:
                 self.stats.errors += 1
                 log.warning("could not save result, retrying", error=repr(err))

@@ -70,6 +70,7 @@ async def start(
     closers: list[Any] = [storehealth.watch(settings, handle, NAME)]
     closers += [results.stop] if results is not None else []
     closers.append(lambda: close_when_idle(app))
-    log.info("scoring up", port=handle.port, durable=results.durable if results else "")
+    log.info("scoring up", port=handle.port, durable=results.durable if results else "",
+             rate_organiser_matches=results.options.rate_organiser_matches if results else None)
     return RunningService(NAME, handle, f"{settings.host}:{handle.port}", closers=closers,
                           extra={"app": app, "consumer": results})

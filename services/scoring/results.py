@@ -4,8 +4,11 @@ The rules host publishes each MatchEnded record on ``neon.events.rules.<game>.<m
 and again on ``neon.events.results.<game>.<match id>``
 with ``game``, ``mode``, ``players`` (one id per seat, or empty when the match was
 created without them) and ``outcome`` (placements, scores, reason, draw, breakdown,
-teams). This module turns that payload into a :class:`MatchOutcome` and splits it into
-the sides that openskill rates. Pure code: no I/O.
+teams); the signed result on the results subject also carries ``created_by`` (who created
+the match: ``{"role", "name"}``; none on results of matches created before it was
+recorded). This module turns that payload into a :class:`MatchOutcome`, splits it into the
+sides that openskill rates, and says whether its creator lets it be rated
+(:func:`creator_refusal`). Pure code: no I/O.
 """
 
 from __future__ import annotations
@@ -43,26 +46,36 @@ class MatchOutcome:
     draw: bool = False
     breakdown: Mapping[str, Any] = field(default_factory=dict)
     teams: tuple[tuple[int, ...], ...] = ()
+    created_by: Mapping[str, str] | None = None
+    """Who created the match (``{"role", "name"}``), ``None`` when the result names no one
+    (published before the rules service recorded it)."""
 
     @property
     def seats(self) -> int:
         return len(self.placements)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        """``created_by`` only when the result named its creator (stored results from
+        before have no such key)."""
+        data = {
             "match_id": self.match_id, "game": self.game, "mode": self.mode,
             "players": list(self.players), "placements": list(self.placements),
             "scores": list(self.scores), "reason": self.reason, "draw": self.draw,
             "breakdown": dict(self.breakdown), "teams": [list(t) for t in self.teams],
         }
+        if self.created_by is not None:
+            data["created_by"] = dict(self.created_by)
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> MatchOutcome:
+        created_by = data.get("created_by")
         return cls(
             match_id=data["match_id"], game=data["game"], mode=data["mode"],
             players=tuple(data["players"]), placements=tuple(data["placements"]),
             scores=tuple(data["scores"]), reason=data["reason"], draw=data["draw"],
             breakdown=dict(data["breakdown"]), teams=tuple(tuple(t) for t in data["teams"]),
+            created_by=dict(created_by) if created_by is not None else None,
         )
 
 
@@ -95,6 +108,49 @@ def _teams(value: Any, seats: int) -> tuple[tuple[int, ...], ...]:
     if covered != list(range(seats)) or any(not t for t in teams):
         raise MalformedResult("outcome.teams must cover every seat exactly once")
     return teams
+
+
+MAX_ROLE = 64
+
+
+def _creator(value: Any) -> dict[str, str] | None:
+    """A result's ``created_by``: absent (``None``), or an object with a role (a token role)
+    and a name (strings; what else it may hold, a later release's, is not kept). The name is
+    taken whatever its length: it comes from a token the deployment signed, and a result
+    refused for it would be lost, not merely left unrated."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("role"), str) \
+            or not isinstance(value.get("name"), str):
+        raise MalformedResult("created_by must be an object of a role and a name (strings)")
+    if not 1 <= len(value["role"]) <= MAX_ROLE:
+        raise MalformedResult(f"created_by: the role is 1-{MAX_ROLE} characters")
+    return {"role": value["role"], "name": value["name"]}
+
+
+RATED_CREATORS = "only matches made by matchmaking, a tournament or the server's own tools are rated"
+
+
+def creator_refusal(created_by: Mapping[str, str] | None, rate_organiser_matches: bool) -> str:
+    """Why a match's creator keeps its result from being rated, in words; "" when it may be.
+
+    Rated: a match a service created (matchmaking, the tournament service, the ``neon``
+    tools run where the deployment's keys are), and a result that names no creator (from
+    before the rules service recorded it: rated as it always was). Not rated: a match an
+    organiser created (an organiser holds every seat token of its matches, so it could play
+    "victim against me"), unless ``rate_organiser_matches`` (NEON_SCORING_RATE_ORGANISER_MATCHES),
+    nor one of any other role.
+    """
+    if created_by is None or created_by.get("role") == "service":
+        return ""
+    role, name = created_by.get("role", ""), created_by.get("name", "")
+    named = f" ({name})" if name else ""
+    if role == "organiser":
+        if rate_organiser_matches:
+            return ""
+        return (f"created by an organiser{named}: {RATED_CREATORS}; "
+                "NEON_SCORING_RATE_ORGANISER_MATCHES=1 rates them")
+    return f"created with a {role} token{named}: {RATED_CREATORS}"
 
 
 def abandoned(payload: Mapping[str, Any]) -> bool:
@@ -138,7 +194,7 @@ def parse_match_ended(payload: Mapping[str, Any]) -> MatchOutcome:
         match_id=_text(payload, "match_id", MATCH_ID), game=_text(payload, "game", GAME_ID),
         mode=_text(payload, "mode"), players=tuple(players_raw), placements=placements,
         scores=scores, reason=reason, draw=draw, breakdown=breakdown,
-        teams=_teams(outcome.get("teams"), seats),
+        teams=_teams(outcome.get("teams"), seats), created_by=_creator(payload.get("created_by")),
     )
 
 

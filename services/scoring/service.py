@@ -72,7 +72,15 @@ def result_message(data: dict[str, Any]) -> scoring_pb2.MatchResult:
         after=[_skill_message(r["player"], data["game"], "", r["after"]) for r in game_ratings],
         sequence=data["sequence"], teams=[scoring_pb2.Team(seats=t) for t in data["teams"]],
         bots=data["bots"], rated=data["rated"], unrated_reason=data["unrated_reason"],
+        created_by=_creator_message(data.get("created_by")),
     )
+
+
+def _creator_message(created_by: dict[str, str] | None) -> scoring_pb2.MatchCreator | None:
+    """Unset for results stored before matches recorded their creator."""
+    if created_by is None:
+        return None
+    return scoring_pb2.MatchCreator(role=created_by["role"], name=created_by["name"])
 
 
 class ScoringServicer(scoring_pb2_grpc.ScoringServiceServicer):

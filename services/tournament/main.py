@@ -57,7 +57,10 @@ async def start(
         ),
     )
     issuer = TokenIssuer(keys.token_secret, external=external_identity(settings))
-    token = issuer.issue("organiser", "*", player=NAME, ttl=SERVICE_TOKEN_TTL)
+    # A service token, as matchmaking's: the rules services record who created each match,
+    # and scoring rates a match an organiser created only when told to (an organiser holds
+    # every seat token of its matches). The tournament refuses bot- player ids itself.
+    token = issuer.issue("service", "*", player=NAME, ttl=SERVICE_TOKEN_TTL)
     rules = RulesGateway(rules_address(settings), token, settings.call_timeout)
     owned_ratings = None
     if ratings is None and ("scoring" in settings.addresses or "scoring" in settings.ports):

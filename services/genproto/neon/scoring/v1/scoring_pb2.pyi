@@ -122,7 +122,7 @@ class Team(_message.Message):
         ...
 
 class MatchResult(_message.Message):
-    __slots__ = ('match_id', 'game', 'mode', 'players', 'placements', 'scores', 'draw', 'reason', 'breakdown_json', 'before', 'after', 'sequence', 'teams', 'bots', 'rated', 'unrated_reason')
+    __slots__ = ('match_id', 'game', 'mode', 'players', 'placements', 'scores', 'draw', 'reason', 'breakdown_json', 'before', 'after', 'sequence', 'teams', 'bots', 'rated', 'unrated_reason', 'created_by')
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
@@ -139,6 +139,7 @@ class MatchResult(_message.Message):
     BOTS_FIELD_NUMBER: _ClassVar[int]
     RATED_FIELD_NUMBER: _ClassVar[int]
     UNRATED_REASON_FIELD_NUMBER: _ClassVar[int]
+    CREATED_BY_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     game: str
     mode: str
@@ -155,8 +156,19 @@ class MatchResult(_message.Message):
     bots: _containers.RepeatedScalarFieldContainer[bool]
     rated: bool
     unrated_reason: str
+    created_by: MatchCreator
 
-    def __init__(self, match_id: _Optional[str]=..., game: _Optional[str]=..., mode: _Optional[str]=..., players: _Optional[_Iterable[str]]=..., placements: _Optional[_Iterable[int]]=..., scores: _Optional[_Iterable[int]]=..., draw: _Optional[bool]=..., reason: _Optional[str]=..., breakdown_json: _Optional[str]=..., before: _Optional[_Iterable[_Union[Rating, _Mapping]]]=..., after: _Optional[_Iterable[_Union[Rating, _Mapping]]]=..., sequence: _Optional[int]=..., teams: _Optional[_Iterable[_Union[Team, _Mapping]]]=..., bots: _Optional[_Iterable[bool]]=..., rated: _Optional[bool]=..., unrated_reason: _Optional[str]=...) -> None:
+    def __init__(self, match_id: _Optional[str]=..., game: _Optional[str]=..., mode: _Optional[str]=..., players: _Optional[_Iterable[str]]=..., placements: _Optional[_Iterable[int]]=..., scores: _Optional[_Iterable[int]]=..., draw: _Optional[bool]=..., reason: _Optional[str]=..., breakdown_json: _Optional[str]=..., before: _Optional[_Iterable[_Union[Rating, _Mapping]]]=..., after: _Optional[_Iterable[_Union[Rating, _Mapping]]]=..., sequence: _Optional[int]=..., teams: _Optional[_Iterable[_Union[Team, _Mapping]]]=..., bots: _Optional[_Iterable[bool]]=..., rated: _Optional[bool]=..., unrated_reason: _Optional[str]=..., created_by: _Optional[_Union[MatchCreator, _Mapping]]=...) -> None:
+        ...
+
+class MatchCreator(_message.Message):
+    __slots__ = ('role', 'name')
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    role: str
+    name: str
+
+    def __init__(self, role: _Optional[str]=..., name: _Optional[str]=...) -> None:
         ...
 
 class GetPlayerHistoryResponse(_message.Message):

@@ -1,0 +1,132 @@
+"""The rules service records who created a match (``created_by``: the role and name of the
+token that called CreateMatch) in its MatchCreated record, and again in its MatchEnded, whose
+signed result carries it to scoring. Over real gRPC, NATS and a real store: exports show it
+and verify; seats and spectators are not shown it; a repeated CreateMatch hands the seat
+tokens only to the match's creator (or a service), so an organiser cannot take the seats of a
+match matchmaking made by asking for it again."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from typing import Any
+
+import grpc
+import pytest
+
+from services.cli.backend import Backend
+from services.cli.client import RulesClient
+from services.genproto.neon.rules.v1 import rules_pb2
+from services.rules.verify import verify_export
+from tests.integration.test_rules_host_toy import play_to_end
+from tests.support import toy
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def records_of(export: bytes) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in export.splitlines()[:-1]]
+
+
+async def code_of(call: Any) -> tuple[grpc.StatusCode, str]:
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await call
+    return info.value.code(), info.value.details() or ""
+
+
+async def test_the_creator_is_recorded_exported_and_verified(toy_backend: Backend) -> None:
+    client = RulesClient(toy_backend.address("rules-toy"))
+    organiser = toy_backend.issuer.issue("organiser", "*", player="alice", ttl=600)
+    service = toy_backend.issuer.issue("service", "*", player="matchmaking", ttl=600)
+    try:
+        for token, creator in ((organiser, {"role": "organiser", "name": "alice"}),
+                               (service, {"role": "service", "name": "matchmaking"})):
+            match_id = f"who-{uuid.uuid4().hex[:8]}"
+            created = await client.create(token, match_id=match_id, mode="race", seats=2,
+                                          players=["ann", "bob"])
+            await play_to_end(client, match_id, {t.seat: t.token for t in created.seat_tokens})
+            export = (await client.export(organiser, match_id)).export_jsonl
+            records = records_of(export)
+            assert records[0]["type"] == "MatchCreated" and records[0]["created_by"] == creator
+            ended = next(r for r in records if r["type"] == "MatchEnded")
+            assert ended["created_by"] == creator
+            report = verify_export(export, engine=toy.ENGINE)
+            assert report.ok, report.failure
+            assert report.created_by == creator
+
+            # seats and spectators are not shown who created the match
+            watched = client.stub.WatchMatch(rules_pb2.WatchMatchRequest(match_id=match_id))
+            events = []
+            async for message in watched:
+                events.append(json.loads(message.event.payload_json))
+                if message.event.type == "MatchSealed":
+                    break
+            watched.cancel()
+            assert events[0]["type"] == "MatchCreated" and len(events) == len(records)
+            assert not any("created_by" in e for e in events)
+            seat_view = await client.call("GetView", rules_pb2.GetViewRequest(match_id=match_id),
+                                          created.seat_tokens[0].token)
+            assert "created_by" not in seat_view.view_json + seat_view.outcome_json
+    finally:
+        await client.close()
+
+
+async def test_a_repeat_hands_the_seats_only_to_the_creator_or_a_service(
+        toy_backend: Backend) -> None:
+    client = RulesClient(toy_backend.address("rules-toy"))
+    issue = toy_backend.issuer.issue
+    alice, bob = (issue("organiser", "*", player=n, ttl=600) for n in ("alice", "bob"))
+    matchmaking = issue("service", "*", player="matchmaking", ttl=600)
+    tournament = issue("service", "*", player="tournament", ttl=600)
+    ask = {"mode": "race", "seats": 2, "players": ["ann", "victim"]}
+    try:
+        made = f"mm-{uuid.uuid4().hex[:8]}"
+        first = await client.create(matchmaking, match_id=made, **ask)
+        again = await client.create(matchmaking, match_id=made, **ask)  # a retry: answered
+        assert [t.token for t in again.seat_tokens] and again.match_id == made
+        other = await client.create(tournament, match_id=made, **ask)  # services are trusted
+        assert len(other.seat_tokens) == 2
+        code, details = await code_of(client.create(alice, match_id=made, **ask))
+        assert code == grpc.StatusCode.ALREADY_EXISTS
+        assert f"match {made!r} already exists" in details and "matchmaking" in details
+        assert not any(t.token in details for t in first.seat_tokens)
+
+        mine = f"org-{uuid.uuid4().hex[:8]}"
+        await client.create(alice, match_id=mine, **ask)
+        assert len((await client.create(alice, match_id=mine, **ask)).seat_tokens) == 2
+        code, details = await code_of(client.create(bob, match_id=mine, **ask))
+        assert code == grpc.StatusCode.ALREADY_EXISTS and "alice" in details
+        assert len((await client.create(matchmaking, match_id=mine, **ask)).seat_tokens) == 2
+        # the record keeps its first creator, whoever asked again
+        records = records_of((await client.export(alice, mine)).export_jsonl)
+        assert records[0]["created_by"] == {"role": "organiser", "name": "alice"}
+    finally:
+        await client.close()
+
+
+async def test_a_tournaments_matches_are_created_by_a_service(tmp_path: Any, nats_url: str) -> None:
+    """The tournament service creates its matches with a service token, so scoring rates them
+    (an organiser's token would leave them unrated)."""
+    from tests.integration.test_abandon import (
+        _first_round,
+        _tournament_backend,
+        _tournament_settings,
+    )
+
+    b = await _tournament_backend(_tournament_settings(tmp_path, nats_url), poll=0.1)
+    client = RulesClient(b.address("rules-toy"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    try:
+        c, _, match_ids = await _first_round(b, client, org, start=False, check_in_seconds=60)
+        await c.close()
+        for match_id in match_ids:
+            for _ in range(50):
+                records = records_of((await client.export(org, match_id)).export_jsonl)
+                if records:
+                    break
+                await asyncio.sleep(0.1)
+            assert records[0]["created_by"] == {"role": "service", "name": "tournament"}
+    finally:
+        await client.close()
+        await b.stop(1)
