@@ -103,12 +103,12 @@ class ScoringApplication(Application):
                 stored_id = ledger.stream_id if ledger is not None else ""
                 position = ledger.stream_seq if ledger is not None else 0
                 restarted = ""
-                if position > last_seq:
-                    restarted = (f"the stored position {position} is beyond the stream's last "
-                                 f"sequence {last_seq}")
-                elif stored_id and stream_id and stored_id != stream_id:
+                if stored_id and stream_id and stored_id != stream_id:
                     restarted = (f"the stream was made again (created {stream_id}; the stored "
                                  f"position {position} counts in the one created {stored_id})")
+                elif position > last_seq:
+                    restarted = (f"the stored position {position} is beyond the stream's last "
+                                 f"sequence {last_seq}")
                 keep = position if not restarted else 0
                 if (stored_id == stream_id or not stream_id) and keep == position:
                     return Resume(position)  # nothing new to record
