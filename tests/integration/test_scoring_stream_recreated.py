@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from services.platform import bus
 from services.platform.settings import Settings
@@ -83,7 +84,8 @@ def duels(game: str, prefix: str, count: int) -> list[dict[str, Any]]:
             for i in range(count)]
 
 
-async def test_a_recreated_stream_is_scored_from_its_first_result(place: Place) -> None:
+async def test_a_recreated_stream_is_scored_from_its_first_result(
+        place: Place, capsys: pytest.CaptureFixture[str]) -> None:
     """Scoring stopped, the stream deleted and made again, fewer results published on it than
     the old position: started again on the same store, scoring scores every one of them."""
     old = duels(place.game, "old", 6)
@@ -98,6 +100,12 @@ async def test_a_recreated_stream_is_scored_from_its_first_result(place: Place) 
     assert position == 4 * len(old)
     await first.stop()
 
+    # A plain restart (the stream's configuration updated on the way) keeps the position.
+    again = await place.scoring().start()
+    assert again.consumer.position == position and again.consumer.stats.recovered == 0
+    await again.stop()
+    assert "read again" not in capsys.readouterr().err.replace("reading it again", "read again")
+
     await place.recreate_stream()
     new = duels(place.game, "new", 3)
     for payload in new:
@@ -109,3 +117,83 @@ async def test_a_recreated_stream_is_scored_from_its_first_result(place: Place) 
     assert place.scored(second) == {p["match_id"] for p in old + new}
     assert second.consumer.stats.scored == len(new)
     assert second.consumer.position == len(new)
+    warnings = [json.loads(line) for line in capsys.readouterr().err.splitlines()
+                if line.startswith("{") and '"warning"' in line]
+    assert any("reading it again" in w["event"] and "made again" in w["reason"] for w in warnings)
+
+
+async def test_a_consumer_left_on_the_new_stream_at_the_old_position_is_made_again(
+        place: Place) -> None:
+    """The stream made again and our durable made on it from the old position (as scoring
+    did before it named streams, acking what lay below unscored): start-up remakes it."""
+    old = duels(place.game, "old", 8)
+    for payload in old:
+        await place.publish(payload)
+    first = await place.scoring().start()
+    await first.wait_for(len(old))
+    durable, position = first.consumer.durable, first.consumer.position
+    await first.stop()
+
+    await place.recreate_stream()
+    new = duels(place.game, "new", 3)
+    for payload in new:
+        await place.publish(payload)
+    await place.js.add_consumer(place.stream, ConsumerConfig(
+        durable_name=durable, name=durable, ack_policy=AckPolicy.EXPLICIT,
+        filter_subject=f"{bus.subject_prefix(place.namespace)}.results.{place.game}.>",
+        deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=position + 1))
+
+    second = await place.scoring().start()
+    await second.wait_for(len(old) + len(new), timeout=15)
+    assert second.consumer.stats.scored == len(new)
+    info = await place.js.consumer_info(place.stream, durable)
+    assert info.config.deliver_policy == DeliverPolicy.ALL
+
+
+async def test_a_running_scoring_follows_the_stream_made_again(place: Place) -> None:
+    """The stream deleted and made again while scoring runs: its consumer went with the stream
+    (fetching from it only times out), so scoring notices, makes it again on the new stream
+    and scores the new stream from its first result."""
+    old = duels(place.game, "old", 6)
+    for payload in old:
+        await place.publish(payload)
+    scoring = await place.scoring(check_interval=0.3).start()
+    await scoring.wait_for(len(old))
+    await place.recreate_stream()
+    new = duels(place.game, "new", 3)
+    for payload in new:
+        await place.publish(payload)
+    await scoring.wait_for(len(old) + len(new), timeout=15)
+    assert scoring.consumer.stats.scored == len(old) + len(new)
+    more = duels(place.game, "more", 2)
+    for payload in more:
+        await place.publish(payload)
+    await scoring.wait_for(len(old) + len(new) + len(more), timeout=15)
+    assert scoring.consumer.position == len(new) + len(more)
+
+
+async def test_a_replica_that_missed_the_new_stream_acks_nothing_unscored(place: Place) -> None:
+    """Two instances on one store share one durable. One restarts after the stream was made
+    again and makes the durable on it; the other, still running with the old position (and
+    not due to check), is delivered the new stream's first results, all at or below its
+    position: it must find its place again, not ack them unscored."""
+    old = duels(place.game, "old", 6)
+    for payload in old:
+        await place.publish(payload)
+    stale = await place.scoring(check_interval=3600).start()
+    await stale.wait_for(len(old))
+    assert stale.consumer.position == len(old)
+
+    await place.recreate_stream()
+    fresh = await place.scoring().start()  # follows the new stream, makes the durable on it
+    assert fresh.consumer.durable == stale.consumer.durable
+    new_stream = fresh.consumer.stream_id
+    assert new_stream != stale.consumer.stream_id
+    await fresh.stop()
+
+    new = duels(place.game, "new", 3)
+    for payload in new:
+        await place.publish(payload)
+    await stale.wait_for(len(old) + len(new), timeout=15)
+    assert stale.consumer.stats.scored == len(old) + len(new)
+    assert stale.consumer.stream_id == new_stream
