@@ -21,7 +21,10 @@ Once, in order, nothing lost
     afterwards. The record's id comes from the game and match id, so a redelivery or the same
     result re-published under another Nats-Msg-Id changes nothing. Results are applied
     strictly in stream order, also across a crash (consumer.py explains how), so a run
-    that was killed midway ends with the very ratings of a run that was not.
+    that was killed midway ends with the very ratings of a run that was not. The ledger
+    names the stream its position counts in (the stream's creation time): a stream deleted
+    and made again (JetStream's data lost, a new NATS) while the store survives is read
+    again from its first message, with a warning, never skipped up to the old position.
 
 Ratings
     openskill Plackett-Luce with its default parameters (skill.py): one rating per

@@ -28,6 +28,23 @@ class Scored:
     new: bool
 
 
+@dataclass(frozen=True)
+class Resume:
+    """Where to read a stream from, as :meth:`ScoringApplication.follow_stream` decided."""
+
+    position: int
+    """The stream sequence handled up to (0: read the stream from its first message)."""
+    restarted: str = ""
+    """Why the stored position was dropped, in words ("" when it was kept)."""
+    adopted: bool = False
+    """A ledger stored before streams were named took this stream as its own."""
+
+
+class StreamChanged(Exception):
+    """The ledger follows another stream than the result's: the stream was made again and
+    another instance has moved the ledger to it. Nothing was saved; find our place again."""
+
+
 class ScoringApplication(Application):
     name = "scoring"
     snapshotting_intervals: ClassVar[dict[type[Any], int]] = {Ledger: 500}
@@ -43,19 +60,24 @@ class ScoringApplication(Application):
     # -- commands ---------------------------------------------------------------------
 
     def score(self, outcome: MatchOutcome, stream_seq: int = 0, *,
-              rate_organiser_matches: bool = False) -> Scored:
+              rate_organiser_matches: bool = False, stream_id: str = "") -> Scored:
         """Record ``outcome`` and move ratings, once per match id whatever the calls.
 
         A match an organiser created is recorded but rated and counted nowhere unless
         ``rate_organiser_matches`` (NEON_SCORING_RATE_ORGANISER_MATCHES): see
-        :func:`results.creator_refusal`. The decision is stored with the result (``rated``)."""
+        :func:`results.creator_refusal`. The decision is stored with the result (``rated``).
+
+        With ``stream_id`` (the stream ``stream_seq`` counts in), a ledger that follows another
+        stream raises :class:`StreamChanged` and nothing is saved: a position is only ever
+        stored in the stream the ledger names."""
         with self._write:
             for _ in range(SAVE_ATTEMPTS):
                 self.board.catch_up()
                 existing = self.board.result(outcome.game, outcome.match_id)
                 if existing is not None:
                     return Scored(existing, False)
-                aggregates, data = self._score(outcome, stream_seq, rate_organiser_matches)
+                aggregates, data = self._score(outcome, stream_seq, rate_organiser_matches,
+                                               stream_id)
                 try:
                     self.save(*aggregates)
                 except IntegrityError:
@@ -64,15 +86,54 @@ class ScoringApplication(Application):
                 return Scored(data, True)
         raise Aborted(f"could not record match {outcome.match_id!r}: the store kept changing")
 
+    def follow_stream(self, stream_id: str, last_seq: int) -> Resume:
+        """Where to resume reading the live stream (identity ``stream_id``, ``last_seq`` its
+        last sequence), recorded in the ledger before anything of the stream is read.
+
+        The stored position is kept when the ledger follows this very stream and the position
+        is not beyond its last sequence. Otherwise the stream was made again (deleted and
+        recreated, JetStream's data lost, another NATS): its sequences started again at 1, so
+        the ledger follows it from 0 and the whole stream is read again (results already
+        recorded are found so and change nothing). A ledger stored before streams were named
+        adopts the live stream, unless its position is beyond the stream's end. An unknown
+        identity ("") is compared by position alone."""
+        with self._write:
+            for _ in range(SAVE_ATTEMPTS):
+                ledger = self.find(LEDGER_ID)
+                stored_id = ledger.stream_id if ledger is not None else ""
+                position = ledger.stream_seq if ledger is not None else 0
+                restarted = ""
+                if stored_id and stream_id and stored_id != stream_id:
+                    restarted = (f"the stream was made again (created {stream_id}; the stored "
+                                 f"position {position} counts in the one created {stored_id})")
+                elif position > last_seq:
+                    restarted = (f"the stored position {position} is beyond the stream's last "
+                                 f"sequence {last_seq}")
+                keep = position if not restarted else 0
+                if (stored_id == stream_id or not stream_id) and keep == position:
+                    return Resume(position)  # nothing new to record
+                adopted = ledger is not None and not stored_id and not restarted
+                ledger = ledger or Ledger()
+                ledger.follow(stream_id or stored_id, keep)
+                try:
+                    self.save(ledger)
+                except IntegrityError:
+                    continue  # another writer saved first: decide again on what it saved
+                return Resume(keep, restarted, adopted)
+        raise Aborted("could not record the stream followed: the store kept changing")
+
     def find(self, aggregate_id: Any) -> Any:
         try:
             return self.repository.get(aggregate_id)
         except AggregateNotFoundError:
             return None
 
-    def _score(self, outcome: MatchOutcome, stream_seq: int,
-               rate_organiser_matches: bool = False) -> tuple[list[Any], dict[str, Any]]:
+    def _score(self, outcome: MatchOutcome, stream_seq: int, rate_organiser_matches: bool = False,
+               stream_id: str = "") -> tuple[list[Any], dict[str, Any]]:
         ledger = self.find(LEDGER_ID) or Ledger()
+        if stream_id and ledger.stream_id != stream_id:
+            raise StreamChanged(f"the ledger follows the stream created {ledger.stream_id or '?'}, "
+                                f"not the one created {stream_id}")
         sides, unrated = res.sides(outcome)
         refusal = res.creator_refusal(outcome.created_by, rate_organiser_matches)
         if refusal:

@@ -14,10 +14,28 @@ skipped something (the consumer sequence jumped, or at start-up), it first reads
 skipped range straight from the stream (``next_by_subj``) and scores it, in order; a
 delivery at or below its position is acked at once.
 
+A position only means something in the stream it was counted in, so the ledger names that
+stream too (``Ledger.stream_id``: the stream's creation time, stream_identity). A stream
+deleted and made again (JetStream's data lost, the stream recreated, a new NATS cluster) has
+another, and its sequences start again at 1: without the name, every result on it at or below
+the old position would be acked unscored. At start-up (ScoringApplication.follow_stream), when
+the live stream is not the one the ledger names, or the position is beyond the stream's last
+sequence, the consumer logs a warning saying so, records the new stream with position 0 in
+the ledger, makes its JetStream consumer again and reads the new stream from its first message:
+results already recorded are found so and change nothing. A ledger stored before streams were
+named adopts the live stream, unless its position is beyond the stream's end (then the stream
+was made again). A running consumer notices too: a batch starting at or below its position is
+checked against the live stream before anything is acked, and while idle it looks every
+``check_interval`` whether its stream was made again or its consumer is gone (a deleted stream
+takes its consumers along, and fetching from a missing consumer just times out). A result is
+saved only while the ledger follows the stream it came from (else StreamChanged: another
+instance moved the ledger to a new stream, so this one finds its place again).
+
 The consumer's name carries the store's identity (bus.store_identity): a new or wiped
 store gets a new consumer that starts from the beginning of the stream (or from the
 position its ledger holds, should the consumer have been removed), never the position
-of another store.
+of another store. The name does not change with the stream: a stream made again has no
+consumers, and ours is made on it under the same name, from the position decided above.
 """
 
 from __future__ import annotations
@@ -26,7 +44,8 @@ import asyncio
 import dataclasses
 import json
 import os
-from collections.abc import Awaitable, Callable, Mapping
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -39,8 +58,7 @@ from nats.js.errors import NotFoundError
 from services.platform import bus
 from services.platform.logs import bound_contextvars, get_logger
 from services.platform.signed import SIGNED_RESULT, Untrusted, open_result
-from services.scoring.app import Scored, ScoringApplication
-from services.scoring.domain import LEDGER_ID
+from services.scoring.app import Resume, Scored, ScoringApplication, StreamChanged
 from services.scoring.results import MalformedResult, abandoned, parse_match_ended
 
 FILTER = "neon.events.results.>"
@@ -56,10 +74,17 @@ class ConsumerOptions:
     inactive_threshold: float = 14 * 24 * 3600.0
     """A consumer unused this long is removed by the server; ours is remade from the ledger."""
     retry_delay: float = 0.5
+    check_interval: float = 10.0
+    """While no message comes, how often (seconds) the consumer makes sure that its stream is
+    still the one it reads and its JetStream consumer still exists: a stream deleted takes its
+    consumers along, and one made again starts its sequences at 1."""
     deliver_new: bool = False
     """A new consumer starts at the end of the stream rather than its beginning (tests)."""
     stream: str = bus.STREAM
     """The JetStream stream (``<ns>_NEON_EVENTS`` in a namespace)."""
+    namespace: str | None = None
+    """The deployment's namespace, whose stream start-up makes when it is missing (None:
+    NEON_NAMESPACE); in_namespace sets it with ``stream``."""
     trusted_keys: tuple[str, ...] = ()
     """Hex Ed25519 public keys whose signed results are scored (NEON_TRUSTED_RESULT_KEYS);
     empty means the deployment's own signing key (scoring/main.py fills it in)."""
@@ -119,6 +144,16 @@ class Stats:
     errors: int = 0
 
 
+def stream_identity(info: Any) -> str:
+    """What tells one stream from another of the same name made later: its creation time
+    (StreamInfo.created, to the microsecond). A stream deleted and made again, or one on a new
+    NATS, has another; updating a stream's configuration keeps it. "" when the server gives none."""
+    created = getattr(info, "created", None)
+    if created is None:
+        return ""
+    return created.isoformat() if hasattr(created, "isoformat") else str(created)
+
+
 def subject_matches(pattern: str, subject: str) -> bool:
     """NATS subject matching with ``*`` and a trailing ``>``."""
     want, got = pattern.split("."), subject.split(".")
@@ -145,26 +180,69 @@ class ResultConsumer:
         self._fetching = False
         self.position = 0
         """Stream sequence handled up to: everything on our subjects at or before it is done."""
+        self.stream_id = ""
+        """The identity of the stream ``position`` counts in (stream_identity)."""
         self._delivery = -1
+        self._checked = 0.0
 
     async def start(self) -> None:
-        await bus.ensure_stream(self.js)
+        await bus.ensure_stream(self.js, namespace=self.options.namespace)
         store_id = await asyncio.to_thread(bus.store_identity, self.app)
         self.durable = f"{self.options.durable_prefix}-{store_id}"
-        info = await self._consumer()
-        await self._recover(info)
+        for attempt in range(3):
+            try:
+                await self._sync()
+                break
+            except StreamChanged:  # another instance moved the ledger on meanwhile: again
+                if attempt == 2:
+                    raise
         self._sub = await self.js.pull_subscribe_bind(durable=self.durable, stream=self.options.stream)
         self.task = asyncio.create_task(self._run(), name="scoring-consumer")
-        log.info("scoring consumer started", durable=self.durable,
+        log.info("scoring consumer started", durable=self.durable, stream_id=self.stream_id,
                  filter=self.options.filter_subject, recovered=self.stats.recovered)
 
-    async def _consumer(self) -> Any:
+    async def _sync(self) -> None:
+        """Find our place in the live stream, make sure our JetStream consumer reads from it,
+        and score what an earlier instance was delivered but never acked.
+
+        The ledger names the stream its position counts in (its creation time). A stream made
+        again (deleted and recreated, JetStream's data lost, a new NATS) starts its sequences
+        at 1 again: when the live stream is not the one the ledger names, or the position is
+        beyond its last sequence, the position is dropped and the stream read from its start
+        (ScoringApplication.follow_stream), and a consumer found on it is made again."""
+        info = await self.js.stream_info(self.options.stream)
+        stream_id = stream_identity(info)
+        resume = await asyncio.to_thread(self.app.follow_stream, stream_id, info.state.last_seq)
+        self.stream_id = stream_id
+        if resume.restarted:
+            log.warning("the stream is not the one the scoring position counts in: reading it "
+                        "again from its first message (results already recorded change nothing)",
+                        reason=resume.restarted, stream=self.options.stream, stream_id=stream_id,
+                        first_seq=info.state.first_seq, last_seq=info.state.last_seq)
+        elif resume.adopted:
+            log.info("the scoring ledger now names the stream it reads", stream=self.options.stream,
+                     stream_id=stream_id, position=resume.position)
+        consumer = await self._consumer(resume)
+        self._delivery = -1
+        await self._recover(consumer, resume.position)
+
+    async def _consumer(self, resume: Resume) -> Any:
         try:
-            return await self.js.consumer_info(self.options.stream, self.durable)
+            found = await self.js.consumer_info(self.options.stream, self.durable)
         except NotFoundError:
-            pass
-        ledger = await asyncio.to_thread(self.app.find, LEDGER_ID)
-        position = ledger.stream_seq if ledger is not None else 0
+            found = None
+        if found is not None and not resume.restarted:
+            return found
+        if found is not None:
+            # made on this stream from a position that did not count in it (or by an instance
+            # that had not noticed the stream was new): its place means nothing, make it again
+            log.warning("remaking the scoring consumer from the stream's start", durable=self.durable)
+            try:
+                await self.js.delete_consumer(self.options.stream, self.durable)
+            except NotFoundError:
+                pass
+        position = resume.position
+        new = self.options.deliver_new and not position and not resume.restarted
         # Room beyond one batch: a crashed instance's deliveries stay pending until ack_wait.
         config = ConsumerConfig(
             durable_name=self.durable, name=self.durable, ack_policy=AckPolicy.EXPLICIT,
@@ -172,16 +250,14 @@ class ResultConsumer:
             filter_subject=self.options.filter_subject, max_deliver=-1,
             inactive_threshold=self.options.inactive_threshold,
             deliver_policy=DeliverPolicy.BY_START_SEQUENCE if position else (
-                DeliverPolicy.NEW if self.options.deliver_new else DeliverPolicy.ALL),
+                DeliverPolicy.NEW if new else DeliverPolicy.ALL),
             opt_start_seq=position + 1 if position else None,
         )
         return await self.js.add_consumer(self.options.stream, config)
 
-    async def _recover(self, info: Any) -> None:
+    async def _recover(self, info: Any, position: int) -> None:
         """Score what an earlier instance was delivered but never acked (a crash)."""
-        ledger = await asyncio.to_thread(self.app.find, LEDGER_ID)
-        stored = ledger.stream_seq if ledger is not None else 0
-        self.position = max(stored, info.ack_floor.stream_seq if info.ack_floor else 0)
+        self.position = max(position, info.ack_floor.stream_seq if info.ack_floor else 0)
         delivered = info.delivered.stream_seq if info.delivered else 0
         if info.num_ack_pending and delivered > self.position:
             log.info("recovering unacked results", after=self.position, upto=delivered,
@@ -204,28 +280,102 @@ class ResultConsumer:
 
     async def _run(self) -> None:
         me = asyncio.current_task()
+        self._checked = time.monotonic()
         # cancelling(): a cancel that a library swallowed (nats-py's fetch can) still stops us.
         while not self._stopping and not (me and me.cancelling()):
             self._fetching = True
             try:
                 messages = await self._sub.fetch(self.options.batch, timeout=1.0)
             except TimeoutError:
+                # Nothing comes: also what a deleted stream (its consumer gone) looks like.
+                await self._check()
                 continue
             except Exception as err:  # NATS hiccup: the durable consumer keeps our place
                 log.warning("fetch failed", error=repr(err))
                 await asyncio.sleep(self.options.retry_delay)
+                await self._check()
                 continue
             finally:
                 self._fetching = False
-            for msg in sorted(messages, key=lambda m: m.metadata.sequence.stream):
+            messages = sorted(messages, key=lambda m: m.metadata.sequence.stream)
+            if messages and messages[0].metadata.sequence.stream <= self.position:
+                # At or below our position: a redelivery, unless the stream was made again
+                # (and our consumer with it, by another instance): never ack those unread.
+                try:
+                    moved = await self._moved()
+                except (nats_errors.Error, OSError) as err:
+                    log.warning("could not check the stream, will retry", error=repr(err))
+                    await self._give_back(messages)
+                    await asyncio.sleep(self.options.retry_delay)
+                    continue
+                if moved:
+                    await self._resync(messages)
+                    continue
+            for i, msg in enumerate(messages):
                 try:
                     await self._deliver(msg)
+                except StreamChanged as err:  # another instance found the stream made again
+                    log.warning("the scoring ledger follows another stream", reason=str(err))
+                    await self._resync(messages[i:])
+                    break
                 except (nats_errors.Error, OSError) as err:
                     # Reading the stream or acking failed (a NATS hiccup): the message stays
                     # unacked, and the next delivery's gap makes _fill read it again, in order.
                     log.warning("could not handle a delivery, will retry", error=repr(err),
                                 stream_seq=msg.metadata.sequence.stream)
                     await asyncio.sleep(self.options.retry_delay)
+
+    async def _moved(self) -> bool:
+        """Whether the live stream is another than the one our position counts in."""
+        try:
+            info = await self.js.stream_info(self.options.stream)
+        except NotFoundError:
+            return True
+        return stream_identity(info) != self.stream_id
+
+    async def _check(self) -> None:
+        """Every ``check_interval`` while idle: is our stream still the one we read, and our
+        consumer still there? If not, find our place again (_resync)."""
+        if time.monotonic() - self._checked < self.options.check_interval:
+            return
+        self._checked = time.monotonic()
+        try:
+            moved = await self._moved()
+            if not moved:
+                await self.js.consumer_info(self.options.stream, self.durable)
+        except NotFoundError:
+            moved = True
+        except (nats_errors.Error, OSError) as err:  # NATS away: ask again next time
+            log.info("could not check the stream", error=repr(err))
+            return
+        if moved:
+            log.warning("the scoring consumer or its stream is gone or was made again",
+                        stream=self.options.stream, durable=self.durable)
+            await self._resync()
+
+    async def _give_back(self, messages: Sequence[Any]) -> None:
+        """Deliveries we did not handle, to be delivered again now (not after ack_wait)."""
+        for msg in messages:
+            try:
+                await msg.nak()
+            except Exception:  # its consumer (or stream) is gone: nothing to give back
+                pass
+
+    async def _resync(self, unhandled: Sequence[Any] = ()) -> None:
+        """Find our place in the stream again (_sync); ``unhandled`` deliveries are given back."""
+        await self._give_back(unhandled)
+        try:
+            await bus.ensure_stream(self.js, namespace=self.options.namespace)
+            await self._sync()
+        except Exception as err:
+            # the stream not made yet, NATS or the store away, another instance moving the
+            # ledger on: try again at the next check
+            log.warning("could not find our place in the stream, will retry", error=repr(err))
+            self._checked = time.monotonic() - self.options.check_interval + self.options.retry_delay
+            await asyncio.sleep(self.options.retry_delay)
+            return
+        log.info("scoring consumer back on its stream", stream_id=self.stream_id,
+                 position=self.position, recovered=self.stats.recovered)
 
     async def _deliver(self, msg: Any) -> None:
         seq, delivery = msg.metadata.sequence.stream, msg.metadata.sequence.consumer
@@ -293,8 +443,10 @@ class ResultConsumer:
         while True:
             try:
                 return await asyncio.to_thread(
-                    partial(self.app.score, outcome, seq,
+                    partial(self.app.score, outcome, seq, stream_id=self.stream_id,
                             rate_organiser_matches=self.options.rate_organiser_matches))
+            except StreamChanged:
+                raise  # nothing saved: the position is wrong, not the store
             except Exception as err:
                 self.stats.errors += 1
                 log.warning("could not save result, retrying", error=repr(err))
@@ -329,9 +481,10 @@ def in_namespace(options: ConsumerOptions, namespace: str) -> ConsumerOptions:
     """The options of a deployment in ``namespace`` (NEON_NAMESPACE): its stream, its
     results subject and its own durable, so deployments sharing a NATS never meet."""
     if not namespace:
-        return options
+        return dataclasses.replace(options, namespace="")
     subject = options.filter_subject
     if not subject.startswith(bus.subject_prefix(namespace)):
         subject = f"{namespace}.{subject}"
     return dataclasses.replace(options, stream=bus.stream_name(namespace), filter_subject=subject,
-                               durable_prefix=bus.durable_name(namespace, options.durable_prefix))
+                               durable_prefix=bus.durable_name(namespace, options.durable_prefix),
+                               namespace=namespace)

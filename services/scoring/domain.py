@@ -2,9 +2,11 @@
 
 All three are written in one ``save()`` (one transaction) per match:
 
-- :class:`Ledger` (one): its version is the sequence of applied results, and it keeps
-  the JetStream position last applied. Every scoring save touches it, so two writers
-  racing on the same store conflict instead of interleaving ratings.
+- :class:`Ledger` (one): it counts the applied results (``sequence``) and keeps the JetStream
+  position last applied together with the identity of the stream that position counts in
+  (``stream_id``: a stream deleted and made again starts its sequences again at 1). Every
+  scoring save touches it, so two writers racing on the same store conflict instead of
+  interleaving ratings.
 - :class:`MatchRecord` (one per game and match id): the result as scored, with every rating
   before and after. Its id is derived from the game and match id, so a second record
   of the same match cannot be saved: that is what makes a redelivery change nothing.
@@ -35,6 +37,11 @@ def standing_id(game: str, mode: str, player: str) -> uuid.UUID:
 
 
 class Ledger(Aggregate):
+    stream_id = ""
+    """The stream ``stream_seq`` counts in (consumer.stream_identity: its creation time); ""
+    until a :meth:`follow` names it. A class attribute, so that a ledger stored before
+    streams were named (its events, or a snapshot of it) loads with ""."""
+
     @event("Opened")
     def __init__(self) -> None:
         self.sequence = 0
@@ -48,6 +55,14 @@ class Ledger(Aggregate):
     def apply(self, match_id: str, stream_seq: int) -> None:
         self.sequence += 1
         self.stream_seq = max(self.stream_seq, stream_seq)
+
+    @event("Followed")
+    def follow(self, stream_id: str, stream_seq: int) -> None:
+        """From now on ``stream_seq`` counts in the stream ``stream_id``, from ``stream_seq``:
+        0 for a stream made again (read it from its start), the position kept when a ledger
+        stored before streams were named adopts the stream it was reading."""
+        self.stream_id = stream_id
+        self.stream_seq = stream_seq
 
 
 class MatchRecord(Aggregate):

@@ -1,0 +1,199 @@
+"""Disaster recovery: the NATS stream is deleted and made again (JetStream data lost, a new
+NATS) while the scoring store survives. The new stream's sequences start again at 1, below
+the position the scoring ledger holds: every result on it must still be scored.
+
+Each test has a namespace of its own (its stream ``<ns>_NEON_EVENTS``), so deleting the
+stream disturbs no other test sharing this NATS.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+
+from services.platform import bus
+from services.platform.settings import Settings
+from services.rules.results import sign_result
+from tests.integration.test_scoring import RULES_KEY, Scoring, ended, new_game, scoring_settings
+
+
+@dataclasses.dataclass
+class Place:
+    """A namespace of this test's own on the shared NATS."""
+
+    namespace: str
+    settings: Settings
+    game: str
+    js: Any
+    made: list[Scoring]
+
+    @property
+    def stream(self) -> str:
+        return bus.stream_name(self.namespace)
+
+    def scoring(self, **options: Any) -> Scoring:
+        subject = f"{bus.subject_prefix(self.namespace)}.results.{self.game}.>"
+        made = Scoring(self.settings, self.game, filter_subject=subject, **options)
+        self.made.append(made)
+        return made
+
+    async def publish(self, payload: dict[str, Any], *, signed: bool = True) -> None:
+        subject = f"{bus.subject_prefix(self.namespace)}.results.{self.game}.{payload['match_id']}"
+        body = sign_result(payload, RULES_KEY) if signed else payload
+        await self.js.publish(subject, json.dumps(body).encode(), stream=self.stream,
+                              headers={"Nats-Msg-Id": f"rules-{self.game}:s:{uuid.uuid4().hex}"})
+
+    async def recreate_stream(self) -> None:
+        """Delete the stream (its consumers go with it) and make it again, empty."""
+        await self.js.delete_stream(self.stream)
+        await bus.ensure_stream(self.js, namespace=self.namespace)
+
+    def scored(self, scoring: Scoring) -> set[str]:
+        scoring.app.board.catch_up()
+        return {m for (g, m) in scoring.app.board.results if g == self.game}
+
+
+@pytest.fixture
+async def place(tmp_path: Path, nats_url: str, request: pytest.FixtureRequest,
+                nats_client: Any) -> AsyncIterator[Place]:
+    namespace = f"sr{uuid.uuid4().hex[:10]}"
+    settings = dataclasses.replace(scoring_settings(tmp_path, nats_url, request), namespace=namespace)
+    js = nats_client.jetstream()
+    await bus.ensure_stream(js, namespace=namespace)
+    made: list[Scoring] = []
+    try:
+        yield Place(namespace, settings, new_game(), js, made)
+    finally:
+        for scoring in made:
+            await scoring.stop()
+        try:
+            await js.delete_stream(bus.stream_name(namespace))
+        except Exception:  # already gone
+            pass
+
+
+def duels(game: str, prefix: str, count: int) -> list[dict[str, Any]]:
+    return [ended(game, f"{prefix}-{i}", ["ann", "bob"] if i % 2 else ["bob", "cid"], [1, 2])
+            for i in range(count)]
+
+
+async def test_a_recreated_stream_is_scored_from_its_first_result(
+        place: Place, capsys: pytest.CaptureFixture[str]) -> None:
+    """Scoring stopped, the stream deleted and made again, fewer results published on it than
+    the old position: started again on the same store, scoring scores every one of them."""
+    old = duels(place.game, "old", 6)
+    for payload in old:
+        # other match events on the subjects (skipped, acked) move the position on
+        for _ in range(3):
+            await place.publish({**payload, "type": "MatchStarted"}, signed=False)
+        await place.publish(payload)
+    first = await place.scoring().start()
+    await first.wait_for(len(old))
+    position = first.consumer.position
+    assert position == 4 * len(old)
+    await first.stop()
+
+    # A plain restart (the stream's configuration updated on the way) keeps the position.
+    again = await place.scoring().start()
+    assert again.consumer.position == position and again.consumer.stats.recovered == 0
+    await again.stop()
+    assert "read again" not in capsys.readouterr().err.replace("reading it again", "read again")
+
+    await place.recreate_stream()
+    new = duels(place.game, "new", 3)
+    for payload in new:
+        await place.publish(payload)
+    assert len(new) < position  # every new result is at or below the old position
+
+    second = await place.scoring().start()
+    await second.wait_for(len(old) + len(new), timeout=15)
+    assert place.scored(second) == {p["match_id"] for p in old + new}
+    assert second.consumer.stats.scored == len(new)
+    assert second.consumer.position == len(new)
+    warnings = [json.loads(line) for line in capsys.readouterr().err.splitlines()
+                if line.startswith("{") and '"warning"' in line]
+    assert any("reading it again" in w["event"] and "made again" in w["reason"] for w in warnings)
+
+
+async def test_a_consumer_left_on_the_new_stream_at_the_old_position_is_made_again(
+        place: Place) -> None:
+    """The stream made again and our durable made on it from the old position (as scoring
+    did before it named streams, acking what lay below unscored): start-up remakes it."""
+    old = duels(place.game, "old", 8)
+    for payload in old:
+        await place.publish(payload)
+    first = await place.scoring().start()
+    await first.wait_for(len(old))
+    durable, position = first.consumer.durable, first.consumer.position
+    await first.stop()
+
+    await place.recreate_stream()
+    new = duels(place.game, "new", 3)
+    for payload in new:
+        await place.publish(payload)
+    await place.js.add_consumer(place.stream, ConsumerConfig(
+        durable_name=durable, name=durable, ack_policy=AckPolicy.EXPLICIT,
+        filter_subject=f"{bus.subject_prefix(place.namespace)}.results.{place.game}.>",
+        deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=position + 1))
+
+    second = await place.scoring().start()
+    await second.wait_for(len(old) + len(new), timeout=15)
+    assert second.consumer.stats.scored == len(new)
+    info = await place.js.consumer_info(place.stream, durable)
+    assert info.config.deliver_policy == DeliverPolicy.ALL
+
+
+async def test_a_running_scoring_follows_the_stream_made_again(place: Place) -> None:
+    """The stream deleted and made again while scoring runs: its consumer went with the stream
+    (fetching from it only times out), so scoring notices, makes it again on the new stream
+    and scores the new stream from its first result."""
+    old = duels(place.game, "old", 6)
+    for payload in old:
+        await place.publish(payload)
+    scoring = await place.scoring(check_interval=0.3).start()
+    await scoring.wait_for(len(old))
+    await place.recreate_stream()
+    new = duels(place.game, "new", 3)
+    for payload in new:
+        await place.publish(payload)
+    await scoring.wait_for(len(old) + len(new), timeout=15)
+    assert scoring.consumer.stats.scored == len(old) + len(new)
+    more = duels(place.game, "more", 2)
+    for payload in more:
+        await place.publish(payload)
+    await scoring.wait_for(len(old) + len(new) + len(more), timeout=15)
+    assert scoring.consumer.position == len(new) + len(more)
+
+
+async def test_a_replica_that_missed_the_new_stream_acks_nothing_unscored(place: Place) -> None:
+    """Two instances on one store share one durable. One restarts after the stream was made
+    again and makes the durable on it; the other, still running with the old position (and
+    not due to check), is delivered the new stream's first results, all at or below its
+    position: it must find its place again, not ack them unscored."""
+    old = duels(place.game, "old", 6)
+    for payload in old:
+        await place.publish(payload)
+    stale = await place.scoring(check_interval=3600).start()
+    await stale.wait_for(len(old))
+    assert stale.consumer.position == len(old)
+
+    await place.recreate_stream()
+    fresh = await place.scoring().start()  # follows the new stream, makes the durable on it
+    assert fresh.consumer.durable == stale.consumer.durable
+    new_stream = fresh.consumer.stream_id
+    assert new_stream != stale.consumer.stream_id
+    await fresh.stop()
+
+    new = duels(place.game, "new", 3)
+    for payload in new:
+        await place.publish(payload)
+    await stale.wait_for(len(old) + len(new), timeout=15)
+    assert stale.consumer.stats.scored == len(old) + len(new)
+    assert stale.consumer.stream_id == new_stream
