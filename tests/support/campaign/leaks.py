@@ -56,7 +56,9 @@ def _neon_zones(encoded: dict[str, Any]) -> list[Zone]:
 
 def _neon_knights_zones(encoded: dict[str, Any]) -> list[Zone]:
     """Every deck, the Fan Bet discards and the stage deck are nobody's; a player's hand of
-    parts, Fan Bets and implants, and its draft packet and pick, are its own."""
+    parts, Fan Bets and implants, its draft packet and pick, and the default drawn for its
+    hidden draft pick (engine 0.6.0, ``defaults``: the string itself is the zone; a drawn
+    speed is a number, which no string check sees) are its own."""
     zones: list[Zone] = [(None, deck) for deck in encoded["decks"].values()]
     zones += [(None, encoded["discards"]["bets"]), (None, encoded["stage_deck"])]
     for p in encoded["players"]:
@@ -64,6 +66,8 @@ def _neon_knights_zones(encoded: dict[str, Any]) -> list[Zone]:
     if encoded.get("draft"):
         for seat, packet in enumerate(encoded["draft"]["packets"]):
             zones += [(seat, packet), (seat, [encoded["draft"]["picks"][seat]])]
+    zones += [(seat, drawn) for seat, drawn in enumerate(encoded.get("defaults") or [])
+              if isinstance(drawn, str)]
     return zones
 
 

@@ -16,7 +16,8 @@ public ones):
 - Neon Knights: 2086: the implants ``keep`` never saw, moved among the other seats' draft
   packets and implant hands (same sizes: a packet ``keep`` held keeps every card it saw),
   then another seat's pick of this draft round redrawn from its packet; another seat's
-  hidden starting speed (``hidden_speeds``) redrawn from 2-10;
+  hidden starting speed (``hidden_speeds``) redrawn from 2-10; the default drawn for another
+  seat's hidden pick or speed (engine 0.6.0, ``defaults``) redrawn the same way;
 - Neon Reign: another seat's secret starting-hero pick redrawn from its two heroes.
 
 For a twin, ``probe`` requires the same, for the viewer: its view; the public pending list
@@ -177,6 +178,14 @@ def _twin_neon_knights(state: Any, keep: int | None, rng: SeededRandomness,
     if doc["speeds"] is not None and doc["hidden_speeds"]:
         doc["speeds"] = [s if seat == keep or s is None else SPEEDS[rng.randbelow(len(SPEEDS))]
                          for seat, s in enumerate(doc["speeds"])]
+    for seat, drawn in enumerate(doc.get("defaults") or []):  # another seat's, redrawn
+        if seat == keep or drawn is None:
+            continue
+        if isinstance(drawn, str):  # a draft pick's: any card of its (moved) packet
+            packet = sorted(set(draft["packets"][seat]))
+            doc["defaults"][seat] = packet[rng.randbelow(len(packet))]
+        else:  # a hidden speed's
+            doc["defaults"][seat] = SPEEDS[rng.randbelow(len(SPEEDS))]
     return freeze(doc)
 
 
@@ -280,9 +289,10 @@ def _same_until_a_reveal(a: list[Any], b: list[Any]) -> bool:
     return a[:cut] == b[:cut]
 
 
-REDRAWN = frozenset({"picks", "cover", "speeds"})
+REDRAWN = frozenset({"picks", "cover", "speeds", "defaults"})
 """Keys whose values a twin redraws instead of moving: a pick (a copy of a card of its
-packet or bench), NEON's cover, NK's hidden speeds."""
+packet or bench), NEON's cover, NK's hidden speeds and the defaults drawn for its hidden
+decisions (engine 0.6.0)."""
 
 
 def _cards(value: Any) -> Counter[str]:
