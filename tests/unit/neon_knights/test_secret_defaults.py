@@ -246,3 +246,36 @@ def test_a_timeout_that_applied_the_old_default_does_not_verify_on_0_6_0() -> No
     with pytest.raises(ReplayError, match="not its decision's default"):
         replay(ENGINE, records)
 
+
+# -- the published 0.6.0 exports ----------------------------------------------------------------
+@pytest.mark.parametrize("name", ["normal", "hidden-speeds"])
+def test_the_0_6_0_exports_draw_their_defaults_and_replay_only_with_0_6_0(name: str) -> None:
+    """tests/fixtures/exports/neon-knights-2086-0.6.0-{normal,hidden-speeds}.jsonl (3 seats,
+    random bots, ``neon play --embedded``, dev seeds 61 and 62, the second with
+    ``hidden_speeds``): the draft's rounds draw their picks' defaults (the last pick of a
+    round holds the next round's three draws), the hidden speeds theirs (the day action that starts race day),
+    and 0.5.0, which draws none, refuses each record chain."""
+    from pathlib import Path
+
+    from services.platform.draws import state_key
+    from services.rules.export import parse_export
+
+    path = (Path(__file__).resolve().parents[2] / "fixtures" / "exports"
+            / f"neon-knights-2086-0.6.0-{name}.jsonl")
+    records, _checkpoint = parse_export(path.read_bytes())
+    sealed = next(r for r in records if r["type"] == "MatchSealed")
+    key = state_key(bytes.fromhex(sealed["seed"]), records[0]["dice"]["stream_id"])
+    assert records[0]["engine_version"] == "0.6.0"
+    assert records[0]["options"] == ({"hidden_speeds": True} if name == "hidden-speeds" else {})
+    picks = [r for r in records if r.get("decision") == "draft"]
+    # the last pick of rounds 1-8 draws the three defaults of rounds 2-9; round 10 holds one
+    # card a packet (nothing to draw), and no other pick draws
+    assert len(picks) == 30 and [len(r["draws"]) for r in picks[2:30:3]] == [3] * 8 + [0, 0]
+    assert not [r for i, r in enumerate(picks) if i % 3 != 2 and r["draws"]]
+    speeds = [r for r in records if r.get("decision") == "start_speed"]
+    assert len(speeds) == 9 and all(r["hidden"] == (name == "hidden-speeds") for r in speeds)
+    assert replay(ENGINE, records, key).outcome is not None
+    as_0_5 = [{**r, "engine_version": "0.5.0"} if r["type"] == "MatchCreated" else r
+              for r in records]
+    with pytest.raises(ReplayError):
+        replay(V0_5, as_0_5, key)
