@@ -39,10 +39,11 @@ def _neon_reign_zones(encoded: dict[str, Any]) -> list[Zone]:
 
 
 def _neon_zones(encoded: dict[str, Any]) -> list[Zone]:
-    """A fighter's hand, its face-down choice, the cards tucked under its equipment as
-    supplies (the others see their symbols only: "tuck it under one of your equipment cards
-    so that only the supply symbol at the bottom of the card is visible") and the loot or
-    upgrade cards of its keep, place or upgrade frame are its own; every deck is nobody's.
+    """A fighter's hand, its face-down choice, the default drawn for that choice (engine 6,
+    ``defaults``), the cards tucked under its equipment as supplies (the others see their
+    symbols only: "tuck it under one of your equipment cards so that only the supply symbol
+    at the bottom of the card is visible") and the loot or upgrade cards of its keep, place or
+    upgrade frame (a keep's drawn ``default`` with them) are its own; every deck is nobody's.
     A supply or a card being laid out that was public before (a covered equipment card,
     trophy equipment) is named by the public events that showed it, which a checker of a
     whole game counts as revealed."""
@@ -53,6 +54,7 @@ def _neon_zones(encoded: dict[str, Any]) -> list[Zone]:
             zones.append((index, fighter["choice"]))
         zones += [(index, equipment["supplies"]) for equipment in fighter.get("equipment", [])
                   if equipment.get("supplies")]
+    zones += [(index, entry) for index, entry in encoded.get("defaults", [])]
     zones += [(None, deck) for deck in encoded.get("loot_decks", [])]
     zones.append((None, encoded.get("upgrade_deck", [])))
     # The keep and the laying out are hidden decisions: the loot kept and where each card
