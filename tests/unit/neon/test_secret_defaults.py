@@ -264,3 +264,29 @@ def test_a_timeout_that_applied_the_old_default_does_not_verify_on_engine_6() ->
     with pytest.raises(ReplayError, match="not its decision's default"):
         replay(ENGINE, records)
 
+
+# -- the published engine-6 export --------------------------------------------------------------
+def test_the_engine_6_export_draws_its_defaults_and_replays_only_with_engine_6() -> None:
+    """tests/fixtures/exports/neon-6-rebirth.jsonl (Rebirth, 3 seats, random bots, ``neon
+    play --embedded``, dev seed 63, recorded on the engine-6 code): every search that opens
+    a keep draws the keep's default, and engine 5, which draws none, refuses the records."""
+    from pathlib import Path
+
+    from services.platform.draws import state_key
+    from services.rules.export import parse_export
+
+    path = Path(__file__).resolve().parents[2] / "fixtures" / "exports" / "neon-6-rebirth.jsonl"
+    records, _checkpoint = parse_export(path.read_bytes())
+    sealed = next(r for r in records if r["type"] == "MatchSealed")
+    key = state_key(bytes.fromhex(sealed["seed"]), records[0]["dice"]["stream_id"])
+    assert records[0]["engine_version"] == "6" and records[0]["seats"] == SEATS
+    actions = [r for r in records if r["type"] == "ActionAccepted"]
+    keeps = [i for i, r in enumerate(actions) if r["decision"] == "keep_loot"]
+    assert len(keeps) >= 3 and all(actions[i]["hidden"] for i in keeps)
+    assert all(actions[i - 1]["action"]["type"] == "search" and actions[i - 1]["draws"]
+               for i in keeps)
+    assert len([r for r in actions if r["decision"] == "choose_cards"]) >= 20
+    assert replay(ENGINE, records, key).outcome is not None
+    as_5 = [{**r, "engine_version": "5"} if r["type"] == "MatchCreated" else r for r in records]
+    with pytest.raises(ReplayError):
+        replay(V5, as_5, key)
