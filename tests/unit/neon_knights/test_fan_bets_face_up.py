@@ -244,7 +244,8 @@ def test_a_0_4_0_game_carries_its_ruleset() -> None:
     doc = ENGINE.for_version("0.4.0").setup(MatchConfig("normal", 2, {}), SeededRandomness("x")).doc
     assert doc["ruleset"] == "0.4.0"
     assert all(p["bets_up"] == [] for p in doc["players"])
-    five = ENGINE.for_version("0.5.0").setup(MatchConfig("normal", 2, {}), SeededRandomness("x")).doc
+    five = ENGINE.for_version("0.5.0").setup(MatchConfig("normal", 2, {}),
+                                             SeededRandomness("x")).doc
     assert five == {**doc, "ruleset": "0.5.0"}
     now = ENGINE.setup(MatchConfig("normal", 2, {}), SeededRandomness("x")).doc
     assert ENGINE.engine_version == "0.6.0" and now["defaults"] != [None, None]

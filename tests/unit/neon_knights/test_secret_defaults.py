@@ -157,7 +157,7 @@ def test_speeds_chosen_in_the_open_keep_their_default_of_four() -> None:
     assert state.doc["defaults"] == [None] * SEATS
 
 
-# -- the Fan Bet kept or discarded ------------------------------------------------------------------
+# -- the Fan Bet kept or discarded ---------------------------------------------------------------
 def test_a_timed_out_fan_bet_keeps_every_bet_which_tells_nothing_hidden() -> None:
     """Keeping is what every seat sees anyway (no bet in the discard pile), whichever bets the
     seat holds: the default depends on nothing hidden and names no card."""
@@ -173,7 +173,8 @@ def test_a_timed_out_fan_bet_keeps_every_bet_which_tells_nothing_hidden() -> Non
 
     def other_bets(doc: dict[str, Any]) -> None:  # the seat's bets swapped with the deck's
         mine, deck = doc["players"][d.seat]["bets"], doc["decks"]["bets"]
-        doc["players"][d.seat]["bets"], doc["decks"]["bets"] = deck[:len(mine)], deck[len(mine):] + mine
+        player = doc["players"][d.seat]
+        player["bets"], doc["decks"]["bets"] = deck[:len(mine)], deck[len(mine):] + mine
 
     twin = edit(state, other_bets)
     assert _owed(ENGINE, twin, d.seat).default == d.default
@@ -183,7 +184,7 @@ def test_a_timed_out_fan_bet_keeps_every_bet_which_tells_nothing_hidden() -> Non
     assert not [e for e in t.events if e.visible_to is None and "bet" in json.dumps(dict(e.data))]
 
 
-# -- what is shown, and what verify checks --------------------------------------------------------------
+# -- what is shown, and what verify checks ------------------------------------------------------
 def test_no_view_shows_a_drawn_default_not_even_its_seats() -> None:
     state, _ = _draft_round_two(ENGINE, "dice-views")
     assert [x is not None for x in state.doc["defaults"]] == [True] * SEATS
@@ -253,8 +254,8 @@ def test_the_0_6_0_exports_draw_their_defaults_and_replay_only_with_0_6_0(name: 
     """tests/fixtures/exports/neon-knights-2086-0.6.0-{normal,hidden-speeds}.jsonl (3 seats,
     random bots, ``neon play --embedded``, dev seeds 61 and 62, the second with
     ``hidden_speeds``): the draft's rounds draw their picks' defaults (the last pick of a
-    round holds the next round's three draws), the hidden speeds theirs (the day action that starts race day),
-    and 0.5.0, which draws none, refuses each record chain."""
+    round holds the next round's three draws), the hidden speeds theirs (the day action
+    that starts race day), and 0.5.0, which draws none, refuses each record chain."""
     from pathlib import Path
 
     from services.platform.draws import state_key

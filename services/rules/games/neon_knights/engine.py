@@ -85,7 +85,8 @@ def owed(doc: Doc) -> list[Decision]:
                          default={"type": "wealthy", "choice": "stay"}) for w in doc["wealthy"]]
     phase = doc["phase"]
     if phase == "draft":
-        return [Decision(seat, "draft", tuple(legal), "pick an implant, pass the rest left", hidden=True,
+        return [Decision(seat, "draft", tuple(legal), "pick an implant, pass the rest left",
+                         hidden=True,
                          default=defaults.default_of(doc, seat, legal, "implant", legal[0]))
                 for seat, legal in setup.draft_decisions(doc)]
     if phase == "track":
