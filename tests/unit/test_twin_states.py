@@ -185,6 +185,40 @@ def test_a_planted_hidden_speed_leak_is_found() -> None:
                   options={"hidden_speeds": True}, start=64)
 
 
+def test_a_planted_card_choice_default_leak_is_found() -> None:
+    """NEON (engine 6): how a clock would lay another fighter's cards (the default drawn for
+    its hidden card choice; the twins redraw it)."""
+    engine = Planted("neon", view=_view_with(lambda s, v: [
+        choice.cover for idx, choice in s.defaults if idx != v]))
+    assert _found("neon", "rebirth", 3, engine, "view differs")
+
+
+def test_a_planted_keep_default_leak_is_found() -> None:
+    """NEON (engine 6): the pair a clock would keep of another fighter's loot."""
+    engine = Planted("neon", view=_view_with(lambda s, v: [
+        fr.get("default") for fr in s.stack if getattr(fr, "kind", "") == "keep"
+        and fr.owner != v]))
+    assert _found("neon", "rebirth", 2, engine, "view differs", steps=400)
+
+
+def test_a_planted_drawn_default_leak_is_found() -> None:
+    """Neon Knights (engine 0.6.0): the default drawn for another seat's hidden draft pick,
+    what a clock would pick for it (the twins redraw it)."""
+    engine = Planted("neon-knights-2086", view=_view_with(lambda s, v: [
+        x if i != v else None for i, x in enumerate(s.doc.get("defaults") or [])]))
+    assert _found("neon-knights-2086", "normal", 3, engine, "view differs")
+
+
+def test_a_planted_drawn_speed_default_leak_is_found() -> None:
+    """Neon Knights (engine 0.6.0): the default drawn for another seat's hidden speed."""
+    engine = Planted("neon-knights-2086", view=_view_with(lambda s, v: [
+        x if i != v and not isinstance(x, str) else None
+        for i, x in enumerate(s.doc.get("defaults") or [])]))
+    # seed 1 reaches the starting speeds of race 1 at step 69
+    assert _found("neon-knights-2086", "normal", 3, engine, "view differs", steps=80,
+                  options={"hidden_speeds": True}, start=64)
+
+
 def test_a_planted_hero_pick_leak_is_found() -> None:
     """Neon Reign: the other side's secret starting hero."""
     engine = Planted("neon-reign", view=_view_with(lambda s, v: [

@@ -39,24 +39,37 @@ def _neon_reign_zones(encoded: dict[str, Any]) -> list[Zone]:
 
 
 def _neon_zones(encoded: dict[str, Any]) -> list[Zone]:
+    """A fighter's hand, its face-down choice, the default drawn for that choice (engine 6,
+    ``defaults``), the cards tucked under its equipment as supplies (the others see their
+    symbols only: "tuck it under one of your equipment cards so that only the supply symbol
+    at the bottom of the card is visible") and the loot or upgrade cards of its keep, place or
+    upgrade frame (a keep's drawn ``default`` with them) are its own; every deck is nobody's.
+    A supply or a card being laid out that was public before (a covered equipment card,
+    trophy equipment) is named by the public events that showed it, which a checker of a
+    whole game counts as revealed."""
     zones: list[Zone] = []
     for index, fighter in enumerate(encoded["fighters"]):
         zones += [(index, fighter["hand"]), (None, fighter["deck"])]
         if fighter.get("choice") and not fighter.get("row"):
             zones.append((index, fighter["choice"]))
+        zones += [(index, equipment["supplies"]) for equipment in fighter.get("equipment", [])
+                  if equipment.get("supplies")]
+    zones += [(index, entry) for index, entry in encoded.get("defaults", [])]
     zones += [(None, deck) for deck in encoded.get("loot_decks", [])]
     zones.append((None, encoded.get("upgrade_deck", [])))
-    # Loot to place is not a secret: kept loot "must immediately be laid out in front of you"
-    # (neon.txt, Search), and the keep action that chose it is public.
+    # The keep and the laying out are hidden decisions: the loot kept and where each card
+    # went are the owner's (what the table sees comes in public events).
     for frame in encoded.get("stack", []):
-        if frame.get("kind") in ("keep", "upgrade"):
+        if frame.get("kind") in ("keep", "place", "upgrade"):
             zones.append((frame.get("owner"), frame.get("data")))
     return zones
 
 
 def _neon_knights_zones(encoded: dict[str, Any]) -> list[Zone]:
     """Every deck, the Fan Bet discards and the stage deck are nobody's; a player's hand of
-    parts, Fan Bets and implants, and its draft packet and pick, are its own."""
+    parts, Fan Bets and implants, its draft packet and pick, and the default drawn for its
+    hidden draft pick (engine 0.6.0, ``defaults``: the string itself is the zone; a drawn
+    speed is a number, which no string check sees) are its own."""
     zones: list[Zone] = [(None, deck) for deck in encoded["decks"].values()]
     zones += [(None, encoded["discards"]["bets"]), (None, encoded["stage_deck"])]
     for p in encoded["players"]:
@@ -64,6 +77,8 @@ def _neon_knights_zones(encoded: dict[str, Any]) -> list[Zone]:
     if encoded.get("draft"):
         for seat, packet in enumerate(encoded["draft"]["packets"]):
             zones += [(seat, packet), (seat, [encoded["draft"]["picks"][seat]])]
+    zones += [(seat, drawn) for seat, drawn in enumerate(encoded.get("defaults") or [])
+              if isinstance(drawn, str)]
     return zones
 
 
@@ -145,9 +160,11 @@ def setups(game: str) -> Iterator[tuple[str, int]]:
             yield name, seats
 
 
-def play_one(game: str, mode: str, seats: int, seed: int | str, max_steps: int = 3000) -> LeakReport:
-    """One random-bot game, every channel checked after every action."""
-    engine = load_engine(game)
+def play_one(game: str, mode: str, seats: int, seed: int | str, max_steps: int = 3000,
+             engine: Any = None) -> LeakReport:
+    """One random-bot game, every channel checked after every action. ``engine``: another
+    engine object for the game (one with a planted leak, to show the checker finds it)."""
+    engine = engine if engine is not None else load_engine(game)
     report = LeakReport()
     options = dict(engine.match_options(mode, seats)) if hasattr(engine, "match_options") else {}
     rng = SeededRandomness(f"leaks:{game}:{mode}:{seats}:{seed}")

@@ -10,13 +10,16 @@ public ones):
   dealt);
 - NEON: another fighter's face-down card choice (the two chosen cards go back into the pool
   of its hand and deck, and two cards of that pool are laid, in one of the 8 ways the
-  choice allows), and the cards of another fighter's private loot or upgrade frame (keep,
+  choice allows), the default drawn for another fighter's card choice (engine 6) redrawn
+  from its new hand, and the cards of another fighter's private loot or upgrade frame (keep,
   place, upgrade), each swapped with a card of the same loot class from its deck (the
-  upgrade deck for upgrades): how many, and of which class, stays as public as it was;
+  upgrade deck for upgrades): how many, and of which class, stays as public as it was; a
+  keep's drawn default (engine 6) redrawn among its new cards;
 - Neon Knights: 2086: the implants ``keep`` never saw, moved among the other seats' draft
   packets and implant hands (same sizes: a packet ``keep`` held keeps every card it saw),
   then another seat's pick of this draft round redrawn from its packet; another seat's
-  hidden starting speed (``hidden_speeds``) redrawn from 2-10;
+  hidden starting speed (``hidden_speeds``) redrawn from 2-10; the default drawn for another
+  seat's hidden pick or speed (engine 0.6.0, ``defaults``) redrawn the same way;
 - Neon Reign: another seat's secret starting-hero pick redrawn from its two heroes.
 
 For a twin, ``probe`` requires the same, for the viewer: its view; the public pending list
@@ -112,7 +115,7 @@ def _twin_neon_reign_resolving(state: Any, keep: int | None, rng: SeededRandomne
 
 def _twin_neon(state: Any, keep: int | None, rng: SeededRandomness, seen: set[str]) -> Any:
     from services.rules.games.neon.attack import Attack
-    from services.rules.games.neon.cards import choice_of, pair_choices
+    from services.rules.games.neon.cards import choice_actions, choice_of, pair_choices
     from services.rules.games.neon.content import LOOT
     from services.rules.games.neon.views import PRIVATE_FRAMES
     fighters = []
@@ -129,6 +132,11 @@ def _twin_neon(state: Any, keep: int | None, rng: SeededRandomness, seen: set[st
         else:
             hand, deck = _split(rng, list(f.hand), list(f.deck))
             fighters.append(replace(f, hand=tuple(hand), deck=tuple(deck)))
+    defaults = []
+    for idx, choice in state.defaults:  # another fighter's: any answer of its new hand
+        ways = choice_actions(fighters[idx].hand)
+        defaults.append((idx, choice if idx == keep or not ways
+                         else choice_of(ways[rng.randbelow(len(ways))])))
     loot = [list(d) for d in state.loot_decks]
     upgrades = list(state.upgrade_deck)
     stack = list(state.stack)
@@ -144,8 +152,12 @@ def _twin_neon(state: Any, keep: int | None, rng: SeededRandomness, seen: set[st
                 if pool:
                     k = rng.randbelow(len(pool))
                     cards[j], pool[k] = pool[k], card
-        stack[i] = fr.but(cards=tuple(cards))
-    return replace(state, fighters=tuple(fighters), stack=tuple(stack),
+        if fr.get("default") is None:
+            stack[i] = fr.but(cards=tuple(cards))
+        else:  # a keep's drawn default: any pair of its new cards
+            pair = rng.shuffle(cards)[:2]
+            stack[i] = fr.but(cards=tuple(cards), default=tuple(sorted(pair)))
+    return replace(state, fighters=tuple(fighters), stack=tuple(stack), defaults=tuple(defaults),
                    loot_decks=tuple(tuple(rng.shuffle(d)) for d in loot),
                    upgrade_deck=tuple(rng.shuffle(upgrades)))
 
@@ -177,6 +189,14 @@ def _twin_neon_knights(state: Any, keep: int | None, rng: SeededRandomness,
     if doc["speeds"] is not None and doc["hidden_speeds"]:
         doc["speeds"] = [s if seat == keep or s is None else SPEEDS[rng.randbelow(len(SPEEDS))]
                          for seat, s in enumerate(doc["speeds"])]
+    for seat, drawn in enumerate(doc.get("defaults") or []):  # another seat's, redrawn
+        if seat == keep or drawn is None:
+            continue
+        if isinstance(drawn, str):  # a draft pick's: any card of its (moved) packet
+            packet = sorted(set(draft["packets"][seat]))
+            doc["defaults"][seat] = packet[rng.randbelow(len(packet))]
+        else:  # a hidden speed's
+            doc["defaults"][seat] = SPEEDS[rng.randbelow(len(SPEEDS))]
     return freeze(doc)
 
 
@@ -280,9 +300,11 @@ def _same_until_a_reveal(a: list[Any], b: list[Any]) -> bool:
     return a[:cut] == b[:cut]
 
 
-REDRAWN = frozenset({"picks", "cover", "speeds"})
+REDRAWN = frozenset({"picks", "cover", "speeds", "defaults", "default"})
 """Keys whose values a twin redraws instead of moving: a pick (a copy of a card of its
-packet or bench), NEON's cover, NK's hidden speeds."""
+packet or bench), NEON's cover, NK's hidden speeds, and the defaults drawn for hidden
+decisions (NEON's ``defaults`` and a keep frame's ``default``, engine 6; NK's ``defaults``,
+engine 0.6.0; Barbaric's agenda ``default``, which its twin leaves as it is)."""
 
 
 def _cards(value: Any) -> Counter[str]:

@@ -4,7 +4,9 @@ the events of set-up, each seat's opening hand visible to that seat alone.
 ``setup`` is ``start``'s state, so comparing the two alone would prove little: the digests
 below were taken from ``setup`` before ``start`` existed (commit 8b3ae5b), over the encoded
 states and the draw records of three seeds per set-up, for every kept engine version
-(version 5's when it was made: its set-up is version 4's, the state naming ruleset "5").
+(version 5's when it was made: its set-up is version 4's, the state naming ruleset "5";
+version 6's when it was made: version 5's set-up, then one draw per seat for its first card
+choice's default).
 They must never change: replays of old exports run ``setup`` with the recorded draws."""
 
 from __future__ import annotations
@@ -71,6 +73,19 @@ GOLDEN: dict[tuple[str, str, int, str], str] = {
     ("5", "rebirth", 3, '{"fighters": ["akari", "glyba", "ronin"]}'): "cd4dc8c3279da9a2",
     ("5", "rebirth", 4, '{"automa": true}'): "f83b4bbf7d8c9d18",
     ("5", "battle-royale", 3, '{"round_board": "4-6"}'): "b48f35f960b85106",
+    # version 6's, taken when it was made: version 5's set-up, then the draws of the first
+    # card choices' defaults (``State.defaults``), the state naming ruleset "6"
+    ("6", "rebirth", 2, "{}"): "2474f42b0d5013d0",
+    ("6", "rebirth", 3, "{}"): "658a495487ca5d34",
+    ("6", "rebirth", 6, "{}"): "97f3274ecba0c528",
+    ("6", "battle-royale", 2, "{}"): "3b1d2328938743a5",
+    ("6", "battle-royale", 5, "{}"): "29f26553f70a4122",
+    ("6", "coalition", 4, "{}"): "0cca2d998ef3a89f",
+    ("6", "coalition", 6, "{}"): "e2c7a97304aeaa83",
+    ("6", "coalition", 6, '{"teams": 2}'): "0df4684c0d311bef",
+    ("6", "rebirth", 3, '{"fighters": ["akari", "glyba", "ronin"]}'): "7cf185cfcf9fc4fb",
+    ("6", "rebirth", 4, '{"automa": true}'): "d0f681411be48875",
+    ("6", "battle-royale", 3, '{"round_board": "4-6"}'): "23add40cfefbf3c7",
 }
 
 
@@ -187,3 +202,21 @@ def test_every_set_up_event_is_described_in_words_and_fits_the_schema() -> None:
     private = next(e for e in started.events if e.kind == "cards_drawn_private")
     mine = present.describe_event({"kind": private.kind, "data": dict(private.data)}, 0)
     assert mine.startswith("you draw ") and all(present.action_card_name(c) in mine for c in hand)
+
+
+@pytest.mark.parametrize(("mode", "seats", "options"), SETUPS)
+def test_version_6_sets_up_as_version_5_then_draws_the_first_choices_defaults(
+        mode: str, seats: int, options: dict[str, Any]) -> None:
+    """Version 6 changes nothing of the set-up itself: its draws are version 5's, followed
+    by one draw for each seat's first card choice's default; the table is version 5's but for
+    the ruleset it names and the defaults it holds."""
+    config = MatchConfig(mode, seats, options)
+    a, b = SeededRandomness(11), SeededRandomness(11)
+    six, five = ENGINES["6"].setup(config, a), ENGINES["5"].setup(config, b)
+    assert _draws(a)[:len(_draws(b))] == _draws(b)
+    assert [(d["op"], d["n"]) for d in _draws(a)[len(_draws(b)):]] == \
+        [("randbelow", len(ENGINE.pending(six)[i].legal)) for i in range(seats)]
+    assert [i for i, _ in six.defaults] == list(range(seats))
+    old = ENGINES["5"].encode(five)
+    assert {**ENGINES["6"].encode(six), "ruleset": "5", "defaults": None} == \
+        {**old, "defaults": None}

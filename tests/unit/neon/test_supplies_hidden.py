@@ -125,3 +125,48 @@ def test_no_view_names_another_fighters_supply_in_random_games() -> None:
                     assert not {s for e in f.equipment for s in e.supplies} & \
                         set(json.dumps(part["equipment"]).split('"'))
     assert tucked > 50
+
+
+def test_the_leak_checker_counts_a_supply_as_its_owners() -> None:
+    """tests/support/campaign/leaks.py: the card tucked under another fighter's equipment is
+    a secret to every other viewer (it counted as seen by everyone before: the checker took
+    every string outside its hidden zones as public), so a view naming it is caught."""
+    from tests.support.campaign.leaks import found_in, secrets
+
+    state = _table(SUPPLY, OTHER)
+    encoded = ENGINE.encode(state)
+    assert SUPPLY not in secrets("neon", encoded, 1)
+    for viewer in (0, 2, None):
+        secret = secrets("neon", encoded, viewer)
+        assert SUPPLY in secret and "stinger-1" not in secret
+        view = ENGINE.view(state, viewer)
+        assert not found_in(view, secret)
+        leaking = {**view, "leak": [f["equipment"] for f in ENGINE.view(state, 1)["fighters"]]}
+        assert found_in(leaking, secret) == {SUPPLY}
+
+
+class _ShowsSupplies:
+    """NEON with a planted leak: every view lists every fighter's supplies' card ids."""
+
+    def __init__(self) -> None:
+        self._engine = ENGINE
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._engine, name)
+
+    def view(self, state: State, viewer: int | None) -> Any:
+        return {**ENGINE.view(state, viewer),
+                "leak": [list(e.supplies) for f in state.fighters for e in f.equipment]}
+
+
+def test_a_planted_supply_leak_is_found_in_whole_games() -> None:
+    """The leak checker's whole-game run (``leaks.play_one``) finds a view that shows the
+    other fighters' supplies, and finds nothing in the engine's own views."""
+    from tests.support.campaign.leaks import play_one
+
+    found: list[str] = []
+    for seed in range(3):
+        clean = play_one("neon", "rebirth", 3, seed)
+        assert clean.actions > 100 and clean.leaks == []
+        found += play_one("neon", "rebirth", 3, seed, engine=_ShowsSupplies()).leaks
+    assert found and all(": view of " in leak for leak in found)

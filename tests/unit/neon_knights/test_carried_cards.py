@@ -197,7 +197,7 @@ def test_the_0_5_0_epic_campaign_chain_never_holds_a_card_twice() -> None:
         sealed = next(r for r in records if r["type"] == "MatchSealed")
         replayed = Replayed(key=state_key(bytes.fromhex(sealed["seed"]), records[0]["dice"]["stream_id"]))
         for record in records:
-            step(ENGINE, replayed, record)
+            step(ENGINE.for_version("0.5.0"), replayed, record)
             if record["type"] == "MatchStarted" and n == 2:
                 parts, upgrades = _kept_cards(records[0]["campaign"]["carried"])
                 assert parts == {"g08", "o04", "r02", "y08", "o07"} and upgrades == {"u-s01"}

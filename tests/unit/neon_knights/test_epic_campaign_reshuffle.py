@@ -26,6 +26,7 @@ from services.rules.games.neon_knights.state import State
 from .support import ENGINE
 
 V4 = ENGINE.for_version("0.4.0")
+V5 = ENGINE.for_version("0.5.0")
 SEEDS = [bytes([n]) * 32 for n in (0x11, 0x22, 0x33, 0x44)]
 """The dice seeds of four campaign matches, as the dice service reveals them at each seal."""
 
@@ -73,7 +74,7 @@ def test_match_one_s_revealed_seed_does_not_tell_match_two_s_stage_order() -> No
     assert sorted(actual) == sorted(predicted)  # the same cards ...
     assert _stages(actual) == [2] * 4 + [3] * 4 + [4] * 4  # ... stage 2 on top, stage 4 last
     assert actual != predicted, "match 2's hidden stage order follows from match 1's revealed seed"
-    assert second.doc["ruleset"] == "0.5.0"
+    assert second.doc["ruleset"] == "0.6.0"  # reshuffled from 0.5.0 on (the current engine)
 
 
 def test_match_two_s_stage_order_comes_from_its_own_draws() -> None:
@@ -146,7 +147,7 @@ def test_engine_0_4_0_still_carries_the_deck_unshuffled() -> None:
 
 
 def test_a_continuing_campaign_match_is_dealt_as_before() -> None:
-    """The Campaign (no stage cards) carries nothing shuffled: a continuing match of 0.5.0 is
+    """The Campaign (no stage cards) carries nothing shuffled: a continuing match of 0.5.0 on is
     0.4.0's, draw for draw, apart from the ruleset it names, when its drivers carry no card
     (every answer the default, nobody buys one). Carried cards are left out of the decks from
     0.5.0 on, which shortens their shuffles (``test_carried_cards.py``)."""
@@ -158,7 +159,9 @@ def test_a_continuing_campaign_match_is_dealt_as_before() -> None:
     new, new_rng = _start(SEEDS[1], carried, seats=3, mode="campaign", races=1)
     old, old_rng = _start(SEEDS[1], carried, seats=3, mode="campaign", races=1, engine=V4)
     assert new_rng.records == old_rng.records
-    assert {**new.doc, "ruleset": "0.4.0"} == old.doc
+    # (0.6.0's defaults: drawn for hidden picks and speeds only, none at a campaign's set-up)
+    assert new.doc["defaults"] == [None] * 3
+    assert {**{k: v for k, v in new.doc.items() if k != "defaults"}, "ruleset": "0.4.0"} == old.doc
 
 
 def test_a_carried_implant_hand_is_not_dealt_again() -> None:
@@ -225,7 +228,7 @@ def test_the_0_5_0_epic_campaign_fixture_chain_verifies_and_hides_match_two_s_or
     assert campaign_links([first, second]) == []
 
     sealed = next(r for r in one if r["type"] == "MatchSealed")
-    told = ENGINE.setup(MatchConfig("epic-campaign", 2, one[0]["options"]),
+    told = V5.setup(MatchConfig("epic-campaign", 2, one[0]["options"]),
                         SeededRandomness(bytes.fromhex(sealed["seed"]), one[0]["dice"]["stream_id"]))
     assert _stage_order(told) == _drawn(one) + _carry(one)["stage_deck"]  # the onlooker is right
     played = _drawn(two) + _carry(two)["stage_deck"]  # match 2's order at its set-up
@@ -234,7 +237,7 @@ def test_the_0_5_0_epic_campaign_fixture_chain_verifies_and_hides_match_two_s_or
     assert played != _carry(one)["stage_deck"] and _drawn(two) != _carry(one)["stage_deck"][:4]
 
     for records, key in ((one, key_one), (two, key_two)):
-        assert replay(ENGINE, records, key).outcome is not None
+        assert replay(V5, records, key).outcome is not None
         as_0_4_0 = [{**r, "engine_version": "0.4.0"} if r["type"] == "MatchCreated" else r
                     for r in records]
         with pytest.raises(ReplayError):

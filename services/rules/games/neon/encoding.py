@@ -17,6 +17,7 @@ bytes.
 from __future__ import annotations
 
 import gc
+from bisect import bisect
 from collections.abc import Callable
 from dataclasses import fields, is_dataclass
 from itertools import chain, compress
@@ -42,6 +43,8 @@ def to_json(value: Any) -> Any:
         out = {f.name: to_json(getattr(value, f.name)) for f in fields(value)}
         if "data" in out and hasattr(value, "kind"):
             out["data"] = {k: to_json(v) for k, v in value.data}
+        if isinstance(value, State) and not value.defaults:
+            del out["defaults"]  # written only when it holds one (engine 6: see State)
         return out
     if isinstance(value, tuple | list):
         return [to_json(v) for v in value]
@@ -147,7 +150,13 @@ def encode(s: State) -> dict[str, Any]:
         "ended": s.ended,
         "serial": s.serial,
         "ruleset": s.ruleset,
+        **({"defaults": _defaults(s.defaults)} if s.defaults else {}),
     }
+
+
+def _defaults(defaults: tuple[tuple[int, CardChoice], ...]) -> list[list[Any]]:
+    """``State.defaults`` as :func:`to_json` writes it: ``[fighter, choice]`` pairs."""
+    return [[idx, _choice(choice)] for idx, choice in defaults]
 
 
 def _frame_json(fr: Any) -> dict[str, Any]:
@@ -335,13 +344,19 @@ _ROW_FIELDS = frozenset({"teams", "round_board", "bots", "search", "tokens", "lo
                          "loot_discards", "eliminations"})
 _LIST_FIELDS = frozenset({"cells", "ring", "scoreboard", "upgrade_deck", "health_supply",
                           "acted_order"})
-_NAMES = tuple(sorted(f.name for f in fields(State)))
-"""The state's fields in the order canonical JSON writes its keys (ASCII names: code
+_OPTIONAL = ("defaults",)
+"""Fields :func:`encode` writes only when they hold something (added in engine 6, so that
+earlier states encode as they did): written apart, in their sorted place."""
+_NAMES = tuple(sorted(f.name for f in fields(State) if f.name not in _OPTIONAL))
+"""The state's other fields in the order canonical JSON writes its keys (ASCII names: code
 points and UTF-16 units sort alike); :func:`encode` writes each field once under its name
 (tests/unit/neon/test_canonical_fast.py checks both)."""
+_DEFAULTS_AT = bisect(_NAMES, "defaults")
+_DEFAULTS_KEY = _dumps("defaults") + b":"
 _KEYS = tuple(_dumps(name) + b":" for name in _NAMES)
 _FIGHTERS_AT = _NAMES.index("fighters")
 _STACK_AT = _NAMES.index("stack")
+_DEFAULTS_PART = _fast(_defaults)
 _ENCODERS: tuple[Callable[[Any], bytes] | None, ...] = tuple(
     _ROWS_PART if name in _ROW_FIELDS else _LIST_PART if name in _LIST_FIELDS
     else None if name in ("fighters", "stack") else _scalar
@@ -420,12 +435,19 @@ def _written(s: State) -> bytes:
         parts[i] = _KEYS[i] + data
     if type(fighters) is not tuple or type(stack) is not tuple:
         raise NotFast
+    defaults = s.__dict__.get("defaults")
+    if defaults:  # engine 6, while cards are chosen: in its sorted place (never cached)
+        if type(defaults) is not tuple:
+            raise NotFast
+        extra = _DEFAULTS_KEY + _DEFAULTS_PART(defaults)
     last.values, last.parts = values, parts
     last.fighters, last.fighter_parts = fighters, fighter_parts
     last.stack, last.frame_parts = stack, frame_parts
     if len(_MATCHES) >= _MATCH_LIMIT:
         del _MATCHES[next(iter(_MATCHES))]
     _MATCHES[id(anchor)] = (anchor, last)
+    if defaults:
+        return b"{" + b",".join([*parts[:_DEFAULTS_AT], extra, *parts[_DEFAULTS_AT:]]) + b"}"
     return b"{" + b",".join(parts) + b"}"
 
 

@@ -39,7 +39,7 @@ from services.rules.games.neon.ruleset import CURRENT, RULESETS, Ruleset
 from services.rules.games.neon.schemas import ACTION_SCHEMA, CONFIG_SCHEMA
 from services.rules.games.neon.scoring import outcome
 from services.rules.games.neon.sectors import evacuate, evacuate_options
-from services.rules.games.neon.state import Draft, Frame, StackFrame, State, frame
+from services.rules.games.neon.state import CardChoice, Draft, Frame, StackFrame, State, frame
 from services.rules.games.neon.turns import apply_turn, turn_actions
 
 Action = dict[str, Any]
@@ -146,22 +146,42 @@ def pass_last(legal: tuple[Action, ...]) -> Action | None:
     return None
 
 
-def choose_decision(seat: int, hand: tuple[str, ...]) -> Decision:
-    """The seat's card choice, which depends on its hand alone: while the others choose,
-    the seats still choosing keep theirs (one decision kept per seat; decisions and their
-    legal lists are read, never changed)."""
+def choose_decision(seat: int, hand: tuple[str, ...], drawn: CardChoice | None = None) -> Decision:
+    """The seat's card choice, which depends on its hand and its drawn default alone: while
+    the others choose, the seats still choosing keep theirs (one decision kept per seat;
+    decisions and their legal lists are read, never changed)."""
     last = _CHOICES.get(seat)
-    if last is not None and last[0] == hand:
-        return last[1]
+    if last is not None and last[0] == hand and last[1] == drawn:
+        return last[2]
     legal = choice_actions(hand)
-    # default_of(legal) is the first: no pass, and every choice ranks the same
     made = decision(seat, "choose_cards", legal, "choose 2 cards and how to overlap them",
-                    hidden=True, default=legal[0] if legal else None)
-    _CHOICES[seat] = (hand, made)
+                    hidden=True, default=_choice_default(hand, drawn, legal))
+    _CHOICES[seat] = (hand, drawn, made)
     return made
 
 
-_CHOICES: dict[int, tuple[tuple[str, ...], Decision]] = {}
+def _choice_default(hand: tuple[str, ...], drawn: CardChoice | None,
+                    legal: tuple[Action, ...]) -> Action | None:
+    """Engine 6: the answer ``drawn`` names (``State.defaults``: drawn at random when the
+    choice was asked). Engines 2-5 draw none: the first answer, ``default_of(legal)`` (no
+    pass, and every choice ranks the same), the first two cards of the hand laid the same
+    way every time, which a timeout (public) told the table."""
+    if drawn is not None and drawn.top in hand and drawn.bottom in hand:
+        for action in pair_choices(drawn.top, drawn.bottom):
+            if action["cover"] == drawn.cover and action["top_rotated"] == drawn.top_rotated \
+                    and action["bottom_rotated"] == drawn.bottom_rotated:
+                return action
+    return legal[0] if legal else None
+
+
+def _drawn_choice(s: State, idx: int) -> CardChoice | None:
+    for seat, choice in s.defaults:
+        if seat == idx:
+            return choice
+    return None
+
+
+_CHOICES: dict[int, tuple[tuple[str, ...], CardChoice | None, Decision]] = {}
 
 
 def frame_decision(s: State, fr: StackFrame) -> Decision:
@@ -174,7 +194,20 @@ def frame_decision(s: State, fr: StackFrame) -> Decision:
                         optional=go_on is not None, default=go_on)
     kind, legal = frame_legal(s, fr)
     return decision(fr.owner, kind, legal, FRAME_PROMPTS[kind], optional=kind == "trophy_equipment",
-                    hidden=kind in HIDDEN_FRAME_DECISIONS)
+                    hidden=kind in HIDDEN_FRAME_DECISIONS, default=_kept_default(fr, legal))
+
+
+def _kept_default(fr: Frame, legal: tuple[Action, ...]) -> Action | None:
+    """Engine 6: a keep's default, the pair drawn when it was asked (``loot.keep_default``);
+    else (every other frame, and keeps of engines 2-5) ``default_of(legal)``: for a keep the
+    first two cards drawn, for a laying out the discard (public anyway: the card is face up
+    in the discard pile)."""
+    drawn = fr.get("default") if fr.kind == "keep" else None
+    if drawn is not None:
+        for action in legal:
+            if tuple(action["cards"]) == drawn:
+                return action
+    return None
 
 
 def frame_legal(s: State, fr: Frame) -> tuple[str, tuple[Action, ...]]:
@@ -224,8 +257,8 @@ class NeonEngine(RemembersPending):
     """The NEON engine of one ruleset (the current one, or an older one kept for replay).
 
     Versions: 2 (Rebirth with no fighter left has no winner); 3 (contract v2 and the
-    rulings of issue 11); 4 (resigning reveals nothing); 5 (the rulebook audit), see
-    RULES.md "Version history".
+    rulings of issue 11); 4 (resigning reveals nothing); 5 (the rulebook audit); 6 (the
+    defaults of hidden decisions drawn), see RULES.md "Version history".
     """
 
     game_id = "neon"
@@ -362,7 +395,7 @@ class NeonEngine(RemembersPending):
         if s.stack:
             return (frame_decision(s, s.stack[-1]),)
         if s.phase == "choose":
-            return tuple(choose_decision(i, s.fighters[i].hand)
+            return tuple(choose_decision(i, s.fighters[i].hand, _drawn_choice(s, i))
                          for i in choosers(s) if s.fighters[i].choice is None)
         if s.phase == "act" and s.current is not None:
             f = s.fighters[s.current]
@@ -465,6 +498,8 @@ class NeonEngine(RemembersPending):
             choice = choice_of(act)
             hand = tuple(c for c in f.hand if c not in (choice.top, choice.bottom))
             w.update(seat, choice=choice, hand=hand)
+            if s.defaults:  # its drawn default (engine 6) is spent
+                w.set(defaults=tuple(entry for entry in s.defaults if entry[0] != seat))
             w.emit("cards_chosen", {"fighter": seat})
             w.emit("cards_chosen_private", {"fighter": seat, **act}, frozenset({seat}))
         else:

@@ -7,6 +7,8 @@ from services.rules.games.frozen import event, replace
 from services.rules.games.neon.attack import Attack
 from services.rules.games.neon.automa import automa_turn
 from services.rules.games.neon.cards import (
+    choice_actions,
+    choice_of,
     choosers,
     discard_played,
     draw_cards,
@@ -190,9 +192,11 @@ def advance(w: Draft) -> None:
         if s.phase == "choose":
             waiting = [i for i in choosers(s) if s.fighters[i].choice is None]
             if waiting:
+                if s.rules.secret_defaults:
+                    draw_choice_defaults(w, waiting)
                 return
             reveal(w)
-            w.set(phase="act")
+            w.set(phase="act", defaults=())
             continue
         if s.phase == "act":
             if not act_step(w):
@@ -202,6 +206,26 @@ def advance(w: Draft) -> None:
             closing_step(w)
             continue
     raise RuntimeError("the round did not settle")
+
+
+def draw_choice_defaults(w: Draft, waiting: list[int]) -> None:
+    """Engine 6: each fighter asked for its hidden card choice gets its default (what a clock
+    applies if its time runs out) drawn at random among its legal answers, one draw each, in
+    fighter order, when the choice is asked; kept in ``State.defaults`` until it answers or
+    the cards are revealed. The first legal answer, engine 5's default, laid the first two
+    cards of the hand the same way every time, and a timeout is public (RULES.md, "Hidden
+    information")."""
+    defaults = w.s.defaults
+    asked = {idx for idx, _ in defaults}
+    drawn = []
+    for idx in waiting:
+        if idx in asked:
+            continue
+        legal = choice_actions(w.s.fighters[idx].hand)
+        if legal:
+            drawn.append((idx, choice_of(legal[w.rng.randbelow(len(legal))])))
+    if drawn:
+        w.set(defaults=tuple(sorted((*defaults, *drawn), key=lambda entry: entry[0])))
 
 
 def act_step(w: Draft) -> bool:

@@ -83,13 +83,24 @@ def search(w: Draft, idx: int) -> None:
     w.emit("searched", {"fighter": idx, "sector": sector, "paid": cost, "looked": len(looked)})
     w.emit("loot_seen", {"fighter": idx, "cards": list(looked)}, frozenset({idx}))
     if len(looked) > KEEP:
-        w.push(frame("keep", idx, cards=looked))
+        w.push(frame("keep", idx, cards=looked, **keep_default(w, looked)))
     elif looked:
         w.push(frame("place", idx, cards=looked))
 
 
 def keep_actions(cards: tuple[str, ...]) -> tuple[dict[str, Any], ...]:
     return tuple({"type": "keep", "cards": sorted(pair)} for pair in combinations(cards, KEEP))
+
+
+def keep_default(w: Draft, looked: tuple[str, ...]) -> dict[str, Any]:
+    """Engine 6: the default of the hidden keep (what a clock applies if the fighter's time
+    runs out), drawn at random among the pairs it may keep when the keep is asked, as the
+    frame's ``default`` (sorted). Engine 5's, the first two cards drawn, followed from the
+    loot deck's order, which the table can partly tell (RULES.md, "Hidden information")."""
+    if not w.s.rules.secret_defaults:
+        return {}
+    pairs = keep_actions(looked)
+    return {"default": tuple(pairs[w.rng.randbelow(len(pairs))]["cards"])}
 
 
 def shares_symbol(a: str, b: str) -> bool:

@@ -47,6 +47,12 @@ class Ruleset:
     automa_damage_before_move: bool = True
     """The Automa in a closing sector "takes 1 damage and moves to the adjacent sector with
     the lower number", in that order (versions 2-4 moved it first)."""
+    secret_defaults: bool = True
+    """The default of a hidden decision (what a clock applies on a timeout, which is public)
+    names nothing the table knows: the card choice's and the keep's are drawn at random when
+    they are asked and kept in the state (``State.defaults``, a keep frame's ``default``).
+    Versions 2-5: the first legal answer, the first two cards of the hand (or drawn) laid
+    the same way every time."""
 
 
 V2 = Ruleset("2", defender_assigns_full_blocks=False, player_chooses_supply=False,
@@ -55,19 +61,20 @@ V2 = Ruleset("2", defender_assigns_full_blocks=False, player_chooses_supply=Fals
              cover_any_equipment=False, automa_with_more_participants=False,
              battle_royale_round_limit=40, resign=False, round_board_side=False,
              resign_keeps_cards_hidden=False, card_pays_only_without_supply=False,
-             automa_damage_before_move=False)
+             automa_damage_before_move=False, secret_defaults=False)
 V3 = Ruleset("3", defender_assigns_full_blocks=True, player_chooses_supply=True,
              hook_reaches_bots=True, abilities_any_number_of_times=True,
              row_skip_only_if_impossible=True, coalition_ranks_by_vp=True,
              cover_any_equipment=True, automa_with_more_participants=True,
              battle_royale_round_limit=None, resign=True, round_board_side=True,
              resign_keeps_cards_hidden=False, card_pays_only_without_supply=False,
-             automa_damage_before_move=False)
+             automa_damage_before_move=False, secret_defaults=False)
 V4 = replace(V3, version="4", resign_keeps_cards_hidden=True)
 V5 = replace(V4, version="5", card_pays_only_without_supply=True,
              automa_damage_before_move=True)
-RULESETS = {r.version: r for r in (V2, V3, V4, V5)}
-CURRENT = V5
+V6 = replace(V5, version="6", secret_defaults=True)
+RULESETS = {r.version: r for r in (V2, V3, V4, V5, V6)}
+CURRENT = V6
 
 
 def ruleset_of(version: str) -> Ruleset:

@@ -142,6 +142,11 @@ class State:
     serial: int = 0
     ruleset: str = "3"
     """The engine version whose rulings this match follows (see ``ruleset.py``)."""
+    defaults: tuple[tuple[int, CardChoice], ...] = ()
+    """Engine 6: for each fighter still choosing its cards, the choice drawn at random when
+    the choice was asked, which a clock applies if its time runs out (``flow.advance``); by
+    fighter. Hidden from everyone (no view shows it); encoded only when not empty, so the
+    states of earlier versions, which never hold one, encode as they did."""
 
     @property
     def rules(self) -> Ruleset:

@@ -195,8 +195,8 @@ def _frame_view(fr: StackFrame, viewer: int | None) -> dict[str, Any]:
         pairs = list(fr.encoded().items())
     elif fr.kind in PRIVATE_FRAMES and viewer != fr.owner:
         return {"kind": fr.kind, "owner": fr.owner, "cards": len(fr.get("cards"))}
-    else:
-        pairs = list(fr.data)
+    else:  # a keep's drawn default (engine 6) to nobody: its owner has it as its decision's
+        pairs = [(k, v) for k, v in fr.data if k != "default"]
     data = {k: _json(v) if isinstance(v, tuple) else v for k, v in pairs}
     return {"kind": fr.kind, "owner": fr.owner, **data}
 

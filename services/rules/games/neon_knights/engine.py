@@ -17,7 +17,7 @@ from services.rules.games.contract import (
     json_key,
 )
 
-from . import after, days, race, setup
+from . import after, days, defaults, race, setup
 from .content import CONTENT_VERSION, PARTS
 from .schemas import ACTION_SCHEMA, CONFIG_SCHEMA
 from .state import REPAIR_COST, Doc, State, active_seats, freeze, max_ap, thaw
@@ -41,6 +41,10 @@ def advance(doc: Doc, rng: Randomness, events: list[EngineEvent]) -> None:
         phase = doc["phase"]
         if phase == "draft":
             moved = setup.draft_advance(doc, events)
+            if moved:  # a round of picks is over (or the draft)
+                defaults.forget(doc)
+            else:  # engine 0.6.0 on: each pick's default drawn when it is asked
+                defaults.draw(doc, setup.draft_decisions(doc), "implant", rng)
         elif phase == "prep":
             days.start_race(doc, rng, events)
             moved = True
@@ -52,6 +56,11 @@ def advance(doc: Doc, rng: Randomness, events: list[EngineEvent]) -> None:
             moved = days.days_advance(doc, events)
         elif phase == "speeds":
             moved = race.speeds_advance(doc, events)
+            if moved:
+                defaults.forget(doc)
+            elif doc["hidden_speeds"]:  # engine 0.6.0 on: drawn when the speeds are asked
+                defaults.draw(doc, [(seat, race.speed_legal()) for seat in race.speed_seats(doc)],
+                              "speed", rng)
         elif phase == "race":
             moved = race.race_advance(doc, rng, events)
         elif phase == "race_over":
@@ -77,7 +86,9 @@ def owed(doc: Doc) -> list[Decision]:
     phase = doc["phase"]
     if phase == "draft":
         return [Decision(seat, "draft", tuple(legal), "pick an implant, pass the rest left",
-                         hidden=True, default=legal[0]) for seat, legal in setup.draft_decisions(doc)]
+                         hidden=True,
+                         default=defaults.default_of(doc, seat, legal, "implant", legal[0]))
+                for seat, legal in setup.draft_decisions(doc)]
     if phase == "track":
         legal = days.track_legal(doc)
         return [Decision(doc["builder"], "build_track", tuple(legal),
@@ -91,7 +102,9 @@ def owed(doc: Doc) -> list[Decision]:
     if phase == "speeds":
         legal = race.speed_legal()
         return [Decision(seat, "start_speed", tuple(legal), "choose a starting speed (2-10)",
-                         hidden=doc["hidden_speeds"], default=legal[2]) for seat in race.speed_seats(doc)]
+                         hidden=doc["hidden_speeds"],
+                         default=defaults.default_of(doc, seat, legal, "speed", legal[2]))
+                for seat in race.speed_seats(doc)]
     if phase == "race":
         seat, kind, legal, default = race.race_legal(doc)
         return [Decision(seat, kind, tuple(legal), kind.replace("_", " "), default=default,
@@ -117,18 +130,20 @@ def repair_ability(doc: Doc, seat: int) -> list[dict[str, Any]]:
             for part in parts for to in ("discard", "hand") for n in range(1, room + 1)]
 
 
-ENGINE_VERSION = "0.5.0"
+ENGINE_VERSION = "0.6.0"
 RULESETS = {
     "0.1.0": {"house_rules": False, "audit": False, "bets_face_up": False, "reshuffle_carried": False,
-              "decks_without_carried": False},
+              "decks_without_carried": False, "secret_defaults": False},
     "0.2.0": {"house_rules": True, "audit": False, "bets_face_up": False, "reshuffle_carried": False,
-              "decks_without_carried": False},
+              "decks_without_carried": False, "secret_defaults": False},
     "0.3.0": {"house_rules": True, "audit": True, "bets_face_up": False, "reshuffle_carried": False,
-              "decks_without_carried": False},
+              "decks_without_carried": False, "secret_defaults": False},
     "0.4.0": {"house_rules": True, "audit": True, "bets_face_up": True, "reshuffle_carried": False,
-              "decks_without_carried": False},
+              "decks_without_carried": False, "secret_defaults": False},
     "0.5.0": {"house_rules": True, "audit": True, "bets_face_up": True, "reshuffle_carried": True,
-              "decks_without_carried": True},
+              "decks_without_carried": True, "secret_defaults": False},
+    "0.6.0": {"house_rules": True, "audit": True, "bets_face_up": True, "reshuffle_carried": True,
+              "decks_without_carried": True, "secret_defaults": True},
 }
 """Every engine version kept for replaying its exports (RULES.md, "Version history"). 0.2.0
 only added the house-rule option; without it a game is the same, state for state. 0.3.0
@@ -137,7 +152,10 @@ turns a Fan Bet face up as soon as it is met during the race (``state.bets_face_
 games carry ``ruleset`` "0.4.0" and each player's ``bets_up``. 0.5.0 shuffles the stage cards a
 continuing Epic Campaign match carries again, with that match's draws (``setup.reshuffle_stages``),
 and builds a continuing match's part and upgrade decks without the cards its drivers carry
-(``setup.carried_cards``): its games carry ``ruleset`` "0.5.0"; a first match draws as in 0.4.0."""
+(``setup.carried_cards``): its games carry ``ruleset`` "0.5.0"; a first match draws as in 0.4.0.
+0.6.0 draws the default of a hidden draft pick or hidden starting speed when it is asked, so a
+timeout (public) does not name the answer (``defaults``): its games carry ``ruleset`` "0.6.0"
+and ``defaults``; the rest is 0.5.0's."""
 
 
 class NeonKnightsEngine:
@@ -153,6 +171,7 @@ class NeonKnightsEngine:
         self._bets_face_up = RULESETS[engine_version]["bets_face_up"]
         self._reshuffle_carried = RULESETS[engine_version]["reshuffle_carried"]
         self._decks_without_carried = RULESETS[engine_version]["decks_without_carried"]
+        self._secret_defaults = RULESETS[engine_version]["secret_defaults"]
 
     def modes(self) -> dict[str, ModeInfo]:
         return {
@@ -192,7 +211,8 @@ class NeonKnightsEngine:
         then the track builder, or in Epic Campaign the stage card drawn and the first day."""
         doc = setup.setup(config, rng, house_rules=self._house_rules, audit=self._audit,
                           bets_face_up=self._bets_face_up, reshuffle_carried=self._reshuffle_carried,
-                          decks_without_carried=self._decks_without_carried)
+                          decks_without_carried=self._decks_without_carried,
+                          secret_defaults=self._secret_defaults)
         events: list[EngineEvent] = []
         advance(doc, rng, events)
         return Transition(freeze(doc), tuple(events))
@@ -239,10 +259,12 @@ class NeonKnightsEngine:
             days.wealthy_act(doc, seat, act, events)
         elif kind == "draft":
             setup.draft_pick(doc, seat, act["implant"], events)
+            defaults.forget(doc, seat)
         elif kind == "tile":
             days.place_tile(doc, act["tile"], events)
         elif kind == "start_speed":
             race.choose_speed(doc, seat, act["speed"], events)
+            defaults.forget(doc, seat)
         elif kind in ("acquire", "acquire_pass"):
             after.acquire_act(doc, seat, act, events)
         elif doc["phase"] == "actions":
@@ -284,6 +306,7 @@ class NeonKnightsEngine:
 def resign(doc: Doc, seat: int, events: list[EngineEvent]) -> None:
     """A resigning driver leaves the race and the game and is placed last."""
     doc["players"][seat]["out"] = True
+    defaults.forget(doc, seat)  # a drawn default of a decision it no longer owes
     doc["wealthy"] = [w for w in doc["wealthy"] if w["seat"] != seat]
     if doc["racing"]:
         doc["racing"]["hits"] = [h for h in doc["racing"]["hits"] if h["target"] != seat]

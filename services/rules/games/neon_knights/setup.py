@@ -23,6 +23,7 @@ from .state import (
     MAX_AP_BY_PLAYERS,
     RACES,
     RESHUFFLE_RULESET,
+    SECRET_DEFAULTS_RULESET,
     Doc,
     new_player,
 )
@@ -53,7 +54,7 @@ HOUSE_RULES = ("weapons_during_movement",)
 
 def setup(config: MatchConfig, rng: Randomness, house_rules: bool = True, audit: bool = True,
           bets_face_up: bool = True, reshuffle_carried: bool = True,
-          decks_without_carried: bool = True) -> Doc:
+          decks_without_carried: bool = True, secret_defaults: bool = True) -> Doc:
     if config.mode not in MODES:
         raise ConfigError(f"unknown mode {config.mode!r}; modes: {', '.join(MODES)}")
     if not 2 <= config.seats <= 6:
@@ -113,6 +114,10 @@ def setup(config: MatchConfig, rng: Randomness, house_rules: bool = True, audit:
             p["bets_up"] = []
     if audit and bets_face_up and reshuffle_carried:  # engine 0.5.0 on: carried stages reshuffled
         doc["ruleset"] = RESHUFFLE_RULESET
+    if audit and bets_face_up and reshuffle_carried and secret_defaults:
+        # engine 0.6.0 on: hidden decisions' defaults drawn when asked (defaults.py)
+        doc["ruleset"] = SECRET_DEFAULTS_RULESET
+        doc["defaults"] = [None] * seats
     if random_order:
         doc["order"] = list(rng.shuffle(list(range(seats))))
     # The last player takes spot 1 of the grid, the second to last spot 2, and so on.

@@ -40,6 +40,10 @@ match shuffles the stage cards it carries again with its own draws (``setup.resh
 so no earlier match's revealed seed tells their order, and a continuing campaign match's part
 and upgrade decks leave out the cards its drivers carry (``setup.carried_cards``), so no card is
 dealt twice. Nothing else changes."""
+SECRET_DEFAULTS_RULESET = "0.6.0"
+"""Games set up by engine 0.6.0 or later carry this ``ruleset`` and ``defaults``: the default of
+a hidden draft pick or hidden starting speed is drawn when it is asked (``defaults.py``), so a
+timeout, which is public, does not name the hidden answer. Nothing else changes."""
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 Hidden: deck orders (the Epic Campaign's stage deck too), the Fan Bet discard pile, another player's hand of parts, Fan Bets,
 implant deck and draft packet, and (with hidden starting speeds) speeds not yet revealed.
 A Fan Bet completed during the race (engine 0.4.0 on) has left ``bets`` for the public ``bets_up``.
+The defaults drawn for hidden decisions (engine 0.6.0 on) are shown to nobody.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ def view_of(state: State, viewer: int | None) -> dict[str, Any]:
     doc = state.doc
     out: Doc = json.loads(state.text)
     out["viewer"] = viewer
+    # the drawn defaults of hidden decisions (engine 0.6.0): nobody's to see, the seat's own
+    # comes as its decision's default
+    out.pop("defaults", None)
     out["decks"] = {k: len(v) for k, v in doc["decks"].items()}
     # shuffled within each stage (again at each continuing match's set-up, engine 0.5.0 on, so
     # an earlier match's revealed seed does not tell it): order hidden
