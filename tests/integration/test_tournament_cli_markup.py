@@ -64,7 +64,8 @@ async def test_reasons_and_a_name_in_brackets_print_as_written(desk: Desk,  # no
     assert checked.returncode == 0, plain(checked)
     assert f"ok abandoned by organiser before the end, with no result: {REASON}" in plain(checked)
     assert f"verified: match {match_id}, " in plain(checked)
-    assert f"events, abandoned (no result): {REASON}" in plain(checked)
+    assert f"events, created by the service tournament, abandoned (no result): {REASON}" \
+        in plain(checked)
     replayed = await run("replay", str(export))
     assert replayed.returncode == 0, plain(replayed)
     assert f"the match was abandoned: {REASON}" in plain(replayed)
