@@ -151,6 +151,17 @@ def test_results_that_are_not_rated(players: list[str], placements: list[int], r
     assert sides(outcome(players, placements)) == ([], reason)
 
 
+def test_a_player_in_several_seats_counts_in_no_standing(app: ScoringApplication) -> None:
+    """One player holding every seat wins every match they play against themselves: such a
+    result is recorded (with why it is not rated) but counts no match, win or best score,
+    or the wins and best-score boards could be farmed alone."""
+    scored = app.score(outcome(["ann", "ann"], [1, 2], scores=[99, 0]))
+    assert scored.data["unrated_reason"] == "one player held several seats"
+    ann = app.standing("neon", "", "ann")
+    assert (ann.matches, ann.wins, ann.losses, ann.best_score) == (0, 0, 0, None)
+    assert app.leaderboard("neon", "", True)[0] == []
+
+
 @pytest.mark.parametrize(("change", "words"), [
     ({"outcome": None}, "outcome must be an object"),
     ({"outcome": {"placements": []}}, "1-16 seats"),
