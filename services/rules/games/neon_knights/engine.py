@@ -131,20 +131,28 @@ def repair_ability(doc: Doc, seat: int) -> list[dict[str, Any]]:
 
 
 ENGINE_VERSION = "0.6.0"
-RULESETS = {
-    "0.1.0": {"house_rules": False, "audit": False, "bets_face_up": False, "reshuffle_carried": False,
-              "decks_without_carried": False, "secret_defaults": False},
-    "0.2.0": {"house_rules": True, "audit": False, "bets_face_up": False, "reshuffle_carried": False,
-              "decks_without_carried": False, "secret_defaults": False},
-    "0.3.0": {"house_rules": True, "audit": True, "bets_face_up": False, "reshuffle_carried": False,
-              "decks_without_carried": False, "secret_defaults": False},
-    "0.4.0": {"house_rules": True, "audit": True, "bets_face_up": True, "reshuffle_carried": False,
-              "decks_without_carried": False, "secret_defaults": False},
-    "0.5.0": {"house_rules": True, "audit": True, "bets_face_up": True, "reshuffle_carried": True,
-              "decks_without_carried": True, "secret_defaults": False},
-    "0.6.0": {"house_rules": True, "audit": True, "bets_face_up": True, "reshuffle_carried": True,
-              "decks_without_carried": True, "secret_defaults": True},
+_TURNED_ON = {
+    "0.1.0": (),
+    "0.2.0": ("house_rules",),
+    "0.3.0": ("audit",),
+    "0.4.0": ("bets_face_up",),
+    "0.5.0": ("reshuffle_carried", "decks_without_carried"),
+    "0.6.0": ("secret_defaults",),
 }
+"""The flags each version turned on; a version keeps every flag of the versions before it."""
+
+
+def _rulesets(turned_on: dict[str, tuple[str, ...]]) -> dict[str, dict[str, bool]]:
+    """Each version's flags: on from the version that turned it on."""
+    flags = [flag for turned in turned_on.values() for flag in turned]
+    out, on = {}, set()
+    for version, turned in turned_on.items():
+        on |= set(turned)
+        out[version] = {flag: flag in on for flag in flags}
+    return out
+
+
+RULESETS = _rulesets(_TURNED_ON)
 """Every engine version kept for replaying its exports (RULES.md, "Version history"). 0.2.0
 only added the house-rule option; without it a game is the same, state for state. 0.3.0
 holds the rulebook audit's fixes (``state.audited``): its games carry ``ruleset``. 0.4.0
