@@ -140,10 +140,9 @@ class ScoringApplication(Application):
             # recorded (its result and the players' histories show it, with the reason) but
             # counted in no standing: no rating, no win or loss, no best score
             sides, unrated = [], refusal
-        humans = [p for p in outcome.players if p and not res.is_bot(p)]
         # one player in several seats plays against themselves: counted nowhere either, or
         # the wins and best-score boards could be farmed alone
-        counted = not refusal and len(set(humans)) == len(humans)
+        counted = not refusal and not res.in_several_seats(outcome)
         keys = [""] + ([outcome.mode] if outcome.mode else [])
         seats = {}
         for seat, player in enumerate(outcome.players):

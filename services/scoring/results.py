@@ -225,8 +225,7 @@ def sides(outcome: MatchOutcome, ranking: int = RANKING) -> tuple[list[Side], st
     players = outcome.players
     if not players or any(not p for p in players):
         return [], "the match has no player ids"
-    humans = [p for p in players if not is_bot(p)]
-    if len(set(humans)) != len(humans):
+    if in_several_seats(outcome):
         return [], "one player held several seats"
     groups = outcome.teams or tuple((seat,) for seat in range(outcome.seats))
     found = []
@@ -238,6 +237,12 @@ def sides(outcome: MatchOutcome, ranking: int = RANKING) -> tuple[list[Side], st
     if len(found) < 2:
         return [], "fewer than two human sides" if outcome.seats > 1 else "a solo match"
     return found, ""
+
+
+def in_several_seats(outcome: MatchOutcome) -> bool:
+    """Whether one player (not a bot) held several of the match's seats."""
+    humans = [p for p in outcome.players if p and not is_bot(p)]
+    return len(set(humans)) != len(humans)
 
 
 def result_of(outcome: MatchOutcome, seat: int) -> str:
