@@ -736,11 +736,7 @@ class MatchHost:
                 raise FailedPrecondition("the match has already ended with a result; "
                                          "there is nothing to abandon")
             by = claims.player or claims.role
-            body: dict[str, Any] = {
-                "type": "MatchEnded", "outcome": rec.abandoned_outcome(reason, by),
-                "players": live.created["players"], "game": self.engine.game_id,
-                "mode": live.created["mode"], **rec.creator_field(live.created),
-            }
+            body = self._ended(live, rec.abandoned_outcome(reason, by))
             if live.clocks is not None:  # every running clock stops; nobody owes anything
                 body.update(_clock_fields(live.clocks.after_step(self.now_ms(), (), None, False)))
             was = live.status
@@ -779,11 +775,17 @@ class MatchHost:
 
     async def _finish(self, live: LiveMatch, outcome: Any, last: dict[str, Any]) -> list[dict[str, Any]]:
         """MatchEnded after the last action; :meth:`_commit` seals it once both are stored."""
-        return [self._seal(live, {
-            "type": "MatchEnded", "outcome": outcome_json(outcome),
+        return [self._seal(live, self._ended(live, outcome_json(outcome)), last["n"] + 1,
+                           last["hash"])]
+
+    def _ended(self, live: LiveMatch, outcome: dict[str, Any]) -> dict[str, Any]:
+        """The MatchEnded record's body: ``outcome`` (a played end's or an abandon's), and what
+        its signed result needs of the match (players, game, mode, the creator)."""
+        return {
+            "type": "MatchEnded", "outcome": outcome,
             "players": live.created["players"], "game": self.engine.game_id,
             "mode": live.created["mode"], **rec.creator_field(live.created),
-        }, last["n"] + 1, last["hash"])]
+        }
 
     def decisions_of(self, live: LiveMatch, seat: int) -> list[Decision]:
         """What ``seat`` owes now, then its standing options."""
