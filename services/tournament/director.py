@@ -814,7 +814,7 @@ class Director:
         tournament_id, number, table = found["t"], int(found["r"]), int(found["k"])
         async with self.lock(tournament_id):
             t = await asyncio.to_thread(self.app.find, tournament_id)
-            if t is None or number > len(t.rounds) or result.get("game") != t.game:
+            if t is None or not 1 <= number <= len(t.rounds) or result.get("game") != t.game:
                 return "ignored"
             if t.status in ENDED:  # the final standings are published: the log is closed
                 log.warning("a result after the tournament ended is left out",
@@ -1463,7 +1463,7 @@ class Director:
         number, table = int(found["r"]), int(found["k"])
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
-            if number > len(t.rounds):
+            if not 1 <= number <= len(t.rounds):  # round 0 read as the last round
                 raise NotFound(f"no round {number}")
             rnd = t.round(number)
             key = str(table)

@@ -81,6 +81,11 @@ async def test_settings_that_would_stall_or_break_the_event_are_refused_at_creat
         await c.call("StartTournament", org, tournament_id="bad_clock")
         paired = (await c.call("NextRound", org, tournament_id="bad_clock")).round
         assert paired.tables[0].status == pb.TABLE_STATUS_AWAITING_SEATS
+        # a match id of round 0 is no match of the tournament (it read as the last round's)
+        alice = b.issuer.issue("player", "*", player="alice", ttl=600)
+        code, why = await _code(c.call("ReadyForMatch", alice, tournament_id="bad_clock",
+                                       match_id="bad_clock-r0-t1"))
+        assert code == S.NOT_FOUND and "no round 0" in why, (code, why)
     finally:
         await c.close()
 
