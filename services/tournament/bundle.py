@@ -567,25 +567,25 @@ def _check_recorded(report: BundleReport, where: str, replayed: tlog.Replayed,
     organiser's changes are corrections, which the check names."""
     body = dict(signed.get("result") or {})  # its signature: _check_signed
     outcome = body.get("outcome") or {}
-    recorded = rnd["results_at"][table.number][0]
-    index, result = recorded
     seats = list(table.seats)
-    started = rnd["started"].get(result.match_id)
-    absent = started[1] if started is not None and started[0] < index else []
-    forfeited = [seats[s] for s in absent] if replayed.settings.get("no_show") == "forfeit" \
-        else []
-    kind = "forfeit" if forfeited and len(seats) == 2 else "played"
     scores = outcome.get("scores") or [0] * len(seats)
-    expected = {"kind": kind, "forfeited": forfeited,
-                "game_tiebreak": [float(x) for x in scores], "match_id": str(body.get("match_id"))}
-    found = {"kind": result.kind, "forfeited": list(result.forfeited),
-             "game_tiebreak": [float(x) for x in result.game_tiebreak],
-             "match_id": result.match_id}
-    for name in expected:
-        if found[name] != expected[name]:
-            report.fail(f"{where}: the log records {name} {found[name]!r}, the signed result "
-                        f"and the log's MatchStarted give {expected[name]!r} (an organiser's "
-                        "change is a correction)")
+    for index, result in rnd["results_at"][table.number]:  # not corrected: each recorded
+        started = rnd["started"].get(result.match_id)
+        absent = started[1] if started is not None and started[0] < index else []
+        forfeited = [seats[s] for s in absent] \
+            if replayed.settings.get("no_show") == "forfeit" else []
+        kind = "forfeit" if forfeited and len(seats) == 2 else "played"
+        expected = {"kind": kind, "forfeited": forfeited,
+                    "game_tiebreak": [float(x) for x in scores],
+                    "match_id": str(body.get("match_id"))}
+        found = {"kind": result.kind, "forfeited": list(result.forfeited),
+                 "game_tiebreak": [float(x) for x in result.game_tiebreak],
+                 "match_id": result.match_id}
+        for name in expected:
+            if found[name] != expected[name]:
+                report.fail(f"{where}: the log records {name} {found[name]!r}, the signed "
+                            f"result and the log's MatchStarted give {expected[name]!r} (an "
+                            "organiser's change is a correction)")
 
 
 def _check_checkpoints(report: BundleReport, replayed: tlog.Replayed,
