@@ -1010,7 +1010,9 @@ def correct(
     table: int = typer.Argument(..., help="the table"),
     placements: str = typer.Option(..., help="placement of each seat, e.g. 1,2 (seat 0 won)"),
     reason: str = typer.Option(..., help="why (kept in the tournament log)"),
-    forfeited: bool = typer.Option(False, help="a forfeit: no game for the tie-breaks"),
+    forfeited: bool = typer.Option(False, help="a forfeit: no game for the tie-breaks; the "
+                                   "seats placed below the best lose by forfeit (all placed "
+                                   "level, e.g. 1,1: a double forfeit, every seat loses)"),
     token: str = token_option(),
 ) -> None:
     """Set a table's result by hand (organiser).

@@ -486,6 +486,8 @@ def _check_matches(
                 signed = rnd.get("signed", {}).get(number)
                 if signed is not None:
                     _check_signed(report, where, signed, result_keys, played)
+                    if number not in rnd["corrected"]:
+                        _check_recorded(report, where, replayed, rnd, table, signed)
             seen += 1
     report.matches = seen
     _held(report, failures, f"{seen} match exports verified (chain, signature, seed, draws, "
@@ -553,6 +555,37 @@ def _check_signed(
         return
     if [int(p) for p in body["outcome"]["placements"]] != played:
         report.fail(f"{where}: the signed result differs from the match's export")
+
+
+def _check_recorded(report: BundleReport, where: str, replayed: tlog.Replayed,
+                    rnd: Mapping[str, Any], table: Any, signed: Any) -> None:
+    """A result the service recorded from a signed result (not the organiser's correction)
+    says what the service derives from it, and nothing else: the game's scores as the
+    tie-break values, and as forfeited the seats its match started without when the
+    no-show policy forfeits them (a two-seat table then a forfeit). Else the log could
+    turn a played game into a forfeit, or change the game's tie-break values, unseen: the
+    organiser's changes are corrections, which the check names."""
+    body = dict(signed.get("result") or {})  # its signature: _check_signed
+    outcome = body.get("outcome") or {}
+    seats = list(table.seats)
+    scores = outcome.get("scores") or [0] * len(seats)
+    for index, result in rnd["results_at"][table.number]:  # not corrected: each recorded
+        started = rnd["started"].get(result.match_id)
+        absent = started[1] if started is not None and started[0] < index else []
+        forfeited = [seats[s] for s in absent] \
+            if replayed.settings.get("no_show") == "forfeit" else []
+        kind = "forfeit" if forfeited and len(seats) == 2 else "played"
+        expected = {"kind": kind, "forfeited": forfeited,
+                    "game_tiebreak": [float(x) for x in scores],
+                    "match_id": str(body.get("match_id"))}
+        found = {"kind": result.kind, "forfeited": list(result.forfeited),
+                 "game_tiebreak": [float(x) for x in result.game_tiebreak],
+                 "match_id": result.match_id}
+        for name in expected:
+            if found[name] != expected[name]:
+                report.fail(f"{where}: the log records {name} {found[name]!r}, the signed "
+                            f"result and the log's MatchStarted give {expected[name]!r} (an "
+                            "organiser's change is a correction)")
 
 
 def _check_checkpoints(report: BundleReport, replayed: tlog.Replayed,

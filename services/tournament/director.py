@@ -141,7 +141,22 @@ def _check_player_id(player_id: str) -> None:
 
 
 def clock_settings(clock: dict[str, Any] | None, no_show: str) -> dict[str, Any]:
-    """The stored clock: the default unless given; ``none`` only when asked for."""
+    """The stored clock: the default unless given; ``none`` only when asked for. Checked as
+    the rules service checks a match's clock (``ClockConfig``: at most 24 hours, 0-1000
+    timeouts): a clock it would refuse fails CreateTournament, not every CreateMatch of
+    round 1 (which left the round waiting for ever)."""
+    stored = _clock_settings(clock, no_show)
+    if stored["kind"] != "none":
+        from services.rules.clocks import ClockConfig
+
+        try:
+            ClockConfig(**stored)
+        except (TypeError, ValueError) as err:
+            raise InvalidArgument(str(err)) from None
+    return stored
+
+
+def _clock_settings(clock: dict[str, Any] | None, no_show: str) -> dict[str, Any]:
     policy = "bot" if no_show == "bot" else "forfeit"
     c = dict(clock or {})
     if c.get("none"):
@@ -799,7 +814,7 @@ class Director:
         tournament_id, number, table = found["t"], int(found["r"]), int(found["k"])
         async with self.lock(tournament_id):
             t = await asyncio.to_thread(self.app.find, tournament_id)
-            if t is None or number > len(t.rounds) or result.get("game") != t.game:
+            if t is None or not 1 <= number <= len(t.rounds) or result.get("game") != t.game:
                 return "ignored"
             if t.status in ENDED:  # the final standings are published: the log is closed
                 log.warning("a result after the tournament ended is left out",
@@ -878,6 +893,8 @@ class Director:
                 )
             best = min(placements)
             losers = [seats[i] for i, p in enumerate(placements) if p > best] if forfeited else []
+            if forfeited and not losers:  # nobody placed below another: nobody won, so
+                losers = list(seats)  # every seat forfeits (a double forfeit), never all win
             previous = rnd["results"].get(str(table), {})
             result = TableResult(
                 table=table,
@@ -1446,7 +1463,7 @@ class Director:
         number, table = int(found["r"]), int(found["k"])
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
-            if number > len(t.rounds):
+            if not 1 <= number <= len(t.rounds):  # round 0 read as the last round
                 raise NotFound(f"no round {number}")
             rnd = t.round(number)
             key = str(table)

@@ -91,9 +91,12 @@ class Tournament(Aggregate):
 
     @event("Registered")
     def register(self, player_id: str, by: str) -> None:
+        # After every order given so far: a player who withdrew and registers again keeps
+        # their key, so len(self.players) would hand the next player the same number (and
+        # seed order would go by player id between the two).
         self.players[player_id] = {
             "status": "registered",
-            "order": len(self.players),
+            "order": 1 + max((int(v["order"]) for v in self.players.values()), default=-1),
             "rating": 0.0,
             "late": False,
         }

@@ -248,3 +248,29 @@ def test_trusting_another_rules_key_fails(swiss: SimReport) -> None:
     lines[0]["result_keys"] = [*lines[0]["result_keys"], "ab" * 32]
     assert "the rules keys the bundle trusts are not the ones the organiser signed" in \
         failures(_write(lines))
+
+
+def test_turning_a_played_result_into_a_forfeit_fails(swiss: SimReport) -> None:
+    """A result the service recorded (not a correction) keeps the match's placements but
+    is made a forfeit of the loser, who "never came", with other game scores: the standings
+    recomputed from the log agree with it, so only the check of the recorded result against
+    the signed result and the log's MatchStarted names it (before, only the seal and the
+    checkpoints failed, which a forger holding the organiser's key signs again)."""
+    changed: list[dict[str, Any]] = []
+
+    def forfeit(records: list[dict[str, Any]]) -> None:
+        for r in records:
+            if r["type"] == "ResultRecorded" and r["result"]["placements"] == [1, 2]:
+                r["result"]["kind"] = "forfeit"
+                r["result"]["forfeited"] = [r["result"]["seats"][1]]
+                r["result"]["game_tiebreak"] = [99.0, 0.0]
+                changed.append(r)
+                return
+
+    text = failures(forge_log(swiss.bundle, forfeit))
+    assert changed
+    where = f"round {changed[0]['round']} table {changed[0]['table']} " \
+            f"(match {changed[0]['result']['match_id']})"
+    assert f"{where}: the log records kind 'forfeit', the signed result" in text, text
+    assert f"{where}: the log records forfeited [" in text
+    assert f"{where}: the log records game_tiebreak [99.0, 0.0]" in text

@@ -8,7 +8,9 @@ Scoring rules:
 - A played table: places score ``placement_points`` (place 1 = index 0); seats tied on a
   place share the average of the points of the places they cover; on a two-seat table a
   tie scores ``draw_points`` each. A seat listed in ``forfeited`` of a played table scores
-  nothing, and the table is not a game for it; the others are placed among themselves.
+  nothing, and the table is not a game for it; the others are placed among themselves
+  (two of a bigger table who tie share the places they cover too; ``scoring_version`` 1,
+  the logs before it: ``draw_points`` each).
 - A forfeit (no game): the forfeited seats score 0, the others ``forfeit_win_points``.
   Neither side has played a game (FIDE: a forfeit win is not a game for tie-breaks).
 - A bye table: ``bye_points``, not a game. A round-robin bye whose scheduled opponent had
@@ -65,10 +67,16 @@ class Round:
         return self.kind == PLAYED
 
 
-def share_points(config: FormatConfig, placements: tuple[int, ...]) -> list[float]:
-    """Points for each placement: tied places share the average of the places they cover."""
+def share_points(config: FormatConfig, placements: tuple[int, ...],
+                 table_size: int = 0) -> list[float]:
+    """Points for each placement: tied places share the average of the places they cover.
+    A tie of two seats scores ``draw_points``: at a two-seat table (``table_size``; 0: as
+    many seats as placements); with ``scoring_version`` 1, also when two seats of a bigger
+    table are left to place (the others forfeited), which scored their tie for first below
+    the second place of the same table."""
     n = len(placements)
-    if n == 2 and placements[0] == placements[1]:
+    two_seats = n == 2 if config.scoring_version < 2 else (table_size or n) == 2
+    if two_seats and n == 2 and placements[0] == placements[1]:
         return [config.draw_points, config.draw_points]
     table = list(config.placement_points) + [0.0] * max(0, n - len(config.placement_points))
     order = sorted(placements)
@@ -148,7 +156,7 @@ def table_rounds(
         }
     present = [i for i, p in enumerate(table.seats) if p not in result.forfeited]
     places = tuple(result.placements[i] for i in present)
-    points = share_points(config, places) if present else []
+    points = share_points(config, places, size) if present else []
     tiebreaks = result.game_tiebreak or (0.0,) * size
     out = {}
     for seat, p in enumerate(table.seats):

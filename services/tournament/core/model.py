@@ -8,6 +8,7 @@ recomputes exactly what the service published.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -28,6 +29,19 @@ PAIRING_VERSION = 2
 """The pairing search new events get (``FormatConfig.pairing_version``, see core/swiss.py):
 1, the promising edges only, at every field size (releases before 2); 2, the complete
 graph for fields of up to ``swiss.COMPLETE_UP_TO`` players."""
+SCORING_VERSIONS = (1, 2)
+SCORING_VERSION = 2
+"""How a played table scores new events (``FormatConfig.scoring_version``, see
+core/ledger.py ``share_points``): 1, a tie of two seats scores ``draw_points`` whenever two
+seats are left to place (a multiplayer table where the others forfeited too: releases
+before 2); 2, only at a two-seat table, and the seats left at a bigger table share the
+places they tie on, as at a full table."""
+MAX_POINTS = 1e6
+"""The largest points (or bye, draw, forfeit points) a format may give: sums of them stay
+exact enough and encodable (canonical JSON has no infinity)."""
+INT_SETTINGS = ("rounds", "late_entry_until", "pairing_version", "scoring_version")
+BOOL_SETTINGS = ("double_rounds", "grand_final_reset")
+POINT_SETTINGS = ("draw_points", "bye_points", "forfeit_win_points")
 RESULT_KINDS = ("played", "forfeit", "bye")
 NO_SHOW_DROP_FORMATS = ("swiss", "multiplayer")
 """The formats that may drop no-shows (``FormatConfig.drop_no_shows``): those that pair each
@@ -114,7 +128,9 @@ class FormatConfig:
     player absent without notice; on by default in :data:`NO_SHOW_DROP_FORMATS`, refused
     elsewhere, off for a format stored without it (:meth:`from_stored`). The core pairs from
     ``History.dropped`` alone: the service records the drops (services/tournament/noshows.py
-    says who is a no-show)."""
+    says who is a no-show). ``scoring_version``: how a played table scores
+    (:data:`SCORING_VERSION`; a stored format without it scored with version 1). Settings
+    of the wrong kind are refused when an event is created (:func:`check_kinds`)."""
 
     format: str
     rounds: int = 0
@@ -132,6 +148,7 @@ class FormatConfig:
     pairing_version: int = PAIRING_VERSION
     drop_no_shows: bool | None = None
     """None: the format's default (on where it applies); always a bool once made."""
+    scoring_version: int = SCORING_VERSION
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -153,6 +170,11 @@ class FormatConfig:
             raise TournamentError(
                 f"unknown pairing_version {self.pairing_version!r}; one of "
                 f"{', '.join(map(str, PAIRING_VERSIONS))}"
+            )
+        if self.scoring_version not in SCORING_VERSIONS:
+            raise TournamentError(
+                f"unknown scoring_version {self.scoring_version!r}; one of "
+                f"{', '.join(map(str, SCORING_VERSIONS))}"
             )
         self._resolve_drop_no_shows()
 
@@ -198,9 +220,11 @@ class FormatConfig:
     def from_stored(cls, data: dict[str, Any]) -> FormatConfig:
         """A format as a tournament's log stores it. Every release stores every field it
         knows; one without ``pairing_version`` predates it and paired with version 1, one
-        without ``drop_no_shows`` paired its no-shows again, so its published rounds
+        without ``drop_no_shows`` paired its no-shows again, one without
+        ``scoring_version`` scored with version 1, so its published rounds and standings
         recompute the same."""
-        return cls.from_dict({"pairing_version": 1, "drop_no_shows": False, **data})
+        return cls.from_dict({"pairing_version": 1, "drop_no_shows": False,
+                              "scoring_version": 1, **data})
 
     @classmethod
     def from_json(cls, text: str | bytes) -> FormatConfig:
@@ -210,7 +234,49 @@ class FormatConfig:
             raise TournamentError(f"format config is not JSON: {err}") from err
         if not isinstance(data, dict):
             raise TournamentError("format config must be a JSON object")
+        check_kinds(data)
         return cls.from_dict(data)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_points(value: Any) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) and abs(value) <= MAX_POINTS)
+
+
+def check_kinds(data: dict[str, Any]) -> None:
+    """A new format's settings are of their kind (:class:`TournamentError` naming the one
+    that is not): whole numbers (not negative), true or false, finite points of at most
+    :data:`MAX_POINTS`, lists where lists belong. Checked when an event is created
+    (:meth:`FormatConfig.from_json`), not on a stored log, which is read as published: a
+    NaN, a string for points or 2.5 seats would otherwise break the event later (a log
+    canonical JSON cannot hash, standings that cannot be summed, a pairing of 2.5 seats)."""
+    for name in INT_SETTINGS:
+        if name in data and (not _is_int(data[name]) or data[name] < 0):
+            raise TournamentError(f"{name} must be a whole number, 0 or more, not "
+                                  f"{data[name]!r}")
+    for name in BOOL_SETTINGS:
+        if name in data and not isinstance(data[name], bool):
+            raise TournamentError(f"{name} must be true or false, not {data[name]!r}")
+    for name in POINT_SETTINGS:
+        if name in data and not _is_points(data[name]):
+            raise TournamentError(f"{name} must be a number of at most {MAX_POINTS:g} "
+                                  f"either way, not {data[name]!r}")
+    if "placement_points" in data:
+        value = data["placement_points"]
+        if not isinstance(value, list) or not value or not all(map(_is_points, value)):
+            raise TournamentError(f"placement_points must be a list of numbers of at most "
+                                  f"{MAX_POINTS:g} either way, not {value!r}")
+    if "table_sizes" in data:
+        value = data["table_sizes"]
+        if not isinstance(value, list) or not all(map(_is_int, value)):
+            raise TournamentError(f"table_sizes must be a list of whole numbers, not {value!r}")
+    if "tiebreaks" in data and not (isinstance(data["tiebreaks"], list)
+                                    and all(isinstance(n, str) for n in data["tiebreaks"])):
+        raise TournamentError(f"tiebreaks must be a list of names, not {data['tiebreaks']!r}")
 
 
 @dataclass(frozen=True)
