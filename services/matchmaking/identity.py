@@ -3,6 +3,8 @@
 ``MintPlayerToken`` is the organiser's call; the matchmaking servicer gains it by being
 registered through :func:`register`. Deployments that use an external identity provider
 instead configure ``NEON_JWT_*`` (see services/platform/tokens.py) and need no minting.
+A minted token names its organiser (``minted_by``): what is done with it in matchmaking is the
+organiser's doing (matchmaker.py, "Organisers") unless NEON_MATCHMAKING_TRUST_MINTED_TOKENS.
 """
 
 from __future__ import annotations
