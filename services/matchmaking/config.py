@@ -27,6 +27,12 @@ class Config:
     create_concurrency: int = 16
     bot_wait: float = 10.0
     """Longest a bot waits on a match's stream before it looks again."""
+    trust_minted_tokens: bool = False
+    """NEON_MATCHMAKING_TRUST_MINTED_TOKENS: take a player token an organiser minted
+    (MintPlayerToken) as the player's own. Off by default: such a token lets its organiser act
+    as the player, so a ticket queued or a match accepted with it counts as the organiser's
+    (the match is made on their behalf, and scoring does not rate it by default). Turn it on
+    where organisers are the players' identity provider and trusted with the ladder."""
 
 
 def _flag(value: str | None, default: bool) -> bool:
@@ -58,4 +64,5 @@ def config_from_env(environ: Mapping[str, str] | None = None) -> Config:
         auto_accept=_flag(e.get("NEON_MATCHMAKING_AUTO_ACCEPT"), False),
         policy=policy, rating_timeout=num("RATING_TIMEOUT", base.rating_timeout),
         bot_wait=num("BOT_WAIT", base.bot_wait),
+        trust_minted_tokens=_flag(e.get("NEON_MATCHMAKING_TRUST_MINTED_TOKENS"), False),
     )

@@ -57,6 +57,10 @@ class Ticket(Aggregate):
         """Players the party named who declined its invitation, in the order they did: no
         longer in ``players`` (tickets stored before declines replay with none). A tuple: the
         empty one is shared, not one more list per ticket held."""
+        self.acted_for: tuple[str, ...] = ()
+        """Organisers who acted for its players without queueing it as organisers
+        (``ActedFor``): accepted its match for them, or queued or accepted with a player token
+        they minted. Its matches are made on their behalf (:attr:`organisers`)."""
 
     @staticmethod
     def create_id(ticket_id: str, *args: Any, **kwargs: Any) -> uuid.UUID:
@@ -90,6 +94,17 @@ class Ticket(Aggregate):
         return [p for p in players if p == creator or p in joined]
 
     @property
+    def organisers(self) -> tuple[str, ...]:
+        """Every organiser who acted for this ticket's players: the one who queued it (an
+        organiser token) and those of ``acted_for``. A match with such a ticket is made on
+        their behalf: the rules service records it as theirs, and scoring does not rate it by
+        default (matchmaker.py, "Organisers")."""
+        role, _, creator = self.created_by.partition(":")
+        if role != "organiser":
+            return self.acted_for
+        return self.acted_for if creator in self.acted_for else (creator, *self.acted_for)
+
+    @property
     def fully_accepted(self) -> bool:
         return self.status == "proposed" and set(self.players) <= set(self.accepted)
 
@@ -105,6 +120,13 @@ class Ticket(Aggregate):
     def accept(self, ticket_id: str, match_id: str, players: list[str]) -> None:
         self.accepted = sorted(set(self.accepted) | set(players))
         self.joined = sorted(set(self.joined) | set(players))
+
+    @event("ActedFor")
+    def act_for(self, ticket_id: str, organiser: str) -> None:
+        """``organiser`` acted for this ticket's players (accepted its match for them, or
+        queued or accepted it with a player token it minted): recorded once per organiser."""
+        if organiser not in self.acted_for:
+            self.acted_for = (*self.acted_for, organiser)
 
     @event("Requeued")
     def requeue(self, ticket_id: str, match_id: str, reason: str) -> None:

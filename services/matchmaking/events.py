@@ -27,7 +27,8 @@ def project(event: Any, namespace: str = "") -> list[tuple[str, dict[str, Any]]]
         return _proposed(event, namespace)
     kind = type(event).__name__
     ticket_id = getattr(event, "ticket_id", None)
-    if ticket_id is None or not type(event).__qualname__.startswith("Ticket."):
+    if ticket_id is None or not type(event).__qualname__.startswith("Ticket.") \
+            or kind == "ActedFor":  # who acted for the players is the rules service's to say
         return []
     payload: dict[str, Any] = {"type": f"Ticket{kind}", "ticket_id": ticket_id,
                                "timestamp": event.timestamp.isoformat()}

@@ -3,6 +3,8 @@
 ``MintPlayerToken`` is the organiser's call; the matchmaking servicer gains it by being
 registered through :func:`register`. Deployments that use an external identity provider
 instead configure ``NEON_JWT_*`` (see services/platform/tokens.py) and need no minting.
+A minted token names its organiser (``minted_by``): what is done with it in matchmaking is the
+organiser's doing (matchmaker.py, "Organisers") unless NEON_MATCHMAKING_TRUST_MINTED_TOKENS.
 """
 
 from __future__ import annotations
@@ -24,15 +26,18 @@ MAX_TTL = 30 * 24 * 3600
 log = get_logger("matchmaking")
 
 
-def mint_player_token(issuer: TokenIssuer, player_id: str, ttl_seconds: int) -> tuple[str, int]:
-    """A player token and its expiry (unix seconds); INVALID_ARGUMENT for a bad id or lifetime."""
+def mint_player_token(issuer: TokenIssuer, player_id: str, ttl_seconds: int,
+                      organiser: str) -> tuple[str, int]:
+    """A player token naming the ``organiser`` who minted it (``minted_by``: what it does in
+    matchmaking counts as that organiser's unless NEON_MATCHMAKING_TRUST_MINTED_TOKENS), and
+    its expiry (unix seconds); INVALID_ARGUMENT for a bad id or lifetime."""
     if ttl_seconds < 0 or ttl_seconds > MAX_TTL:
         raise InvalidArgument(f"ttl_seconds must be between 0 and {MAX_TTL} (30 days)")
     if is_bot(player_id):
         raise InvalidArgument(f"player ids starting with {BOT_PREFIX!r} are reserved for bots")
     ttl = ttl_seconds or DEFAULT_TTL
     try:
-        token = issuer.issue_player(player_id, ttl=ttl)
+        token = issuer.issue_player(player_id, ttl=ttl, minted_by=organiser)
     except ValueError as err:
         raise InvalidArgument(str(err)) from None
     return token, issuer.verify(token).exp
@@ -47,7 +52,8 @@ class IdentityServicer(MatchmakingServicer):
 
     async def MintPlayerToken(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         organiser = require_claims("organiser")
-        token, expires = mint_player_token(self.issuer, request.player_id, request.ttl_seconds)
+        token, expires = mint_player_token(self.issuer, request.player_id, request.ttl_seconds,
+                                           organiser.player)
         log.info("player token minted", player=request.player_id, by=organiser.player,
                  expires_at=expires)
         return pb.MintPlayerTokenResponse(token=token, player_id=request.player_id,

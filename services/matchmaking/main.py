@@ -96,6 +96,7 @@ async def start(
         closers.append(owned_ratings.close)
     closers.append(lambda: close_when_idle(app))
     log.info("matchmaking up", port=handle.port, auto_accept=config.auto_accept,
+             trust_minted_tokens=config.trust_minted_tokens,
              replica=replicas.me if replicas else 0, replicas=len(replicas.peers) if replicas else 1)
     return RunningService(NAME, handle, f"{settings.host}:{handle.port}", closers=closers,
                           extra={"matchmaker": matchmaker, "relay": relay, "app": app})

@@ -19,7 +19,21 @@ auto-accept (``Config.auto_accept``) accepts a proposal only for the players the
 creator was authenticated as (:func:`self_accepted`): the creator's own id for a player
 token, every player for an organiser or service token. The other players of a party accept
 with their own tokens. A matched ticket holds the seat tokens of all its players, but a
-player token is shown only its own (:func:`shown_to`); organiser and service tokens see all.
+player token is shown only its own (:func:`shown_to`); an organiser or service token is shown
+them only on a ticket it queued itself, never on one players queued (a seat token lets its
+holder play the seat).
+
+Organisers: an organiser token acts for every player of a ticket (it queues parties, accepts
+for them), and a player token an organiser minted (MintPlayerToken, ``Claims.minted_by``) lets
+that organiser act as the player. So whichever organiser queued a ticket, accepted its match
+for its players, or queued or accepted with a token it minted (:func:`organiser_acting`; minted
+tokens count unless ``Config.trust_minted_tokens``) is recorded on the ticket
+(``Ticket.organisers``: its creator's token, ``ActedFor`` events), and a match with such a
+ticket is created on their behalf (CreateMatchRequest.on_behalf_of_organiser): the rules
+service records it as the organisers' (``created_by`` role "organiser", "via" matchmaking),
+and scoring leaves it unrated, as any organiser's match, unless
+NEON_SCORING_RATE_ORGANISER_MATCHES=1. The other players of such a match lose nothing but its
+rating: an organiser holding a seat could otherwise feed or farm them.
 
 A ticket holds only the players who consented to it (``Ticket.consented``): its creator (a
 player token's own player; every player when an organiser or a service queued it) and those
@@ -486,6 +500,9 @@ class Matchmaker:
                     raise FailedPrecondition(f"player {p!r} already waits in ticket {other!r}")
             ticket = Ticket(req.ticket_id, req.requested(), resolved, self.clock(),
                             f"{caller.role}:{caller.player}")
+            minter = organiser_acting(caller, self.config.trust_minted_tokens)
+            if minter is not None and caller.role == "player":  # an organiser's: created_by
+                ticket.act_for(req.ticket_id, minter)
             await self._save([ticket])
             self._remember(ticket)
         self.wake.set()
@@ -548,6 +565,9 @@ class Matchmaker:
                         f"cancelled) before {p!r} can play in this one")
             if new:
                 ticket.accept(ticket_id, match_id, players)
+                organiser = organiser_acting(claims, self.config.trust_minted_tokens)  # type: ignore[arg-type]
+                if organiser is not None and organiser not in ticket.organisers:
+                    ticket.act_for(ticket_id, organiser)
                 await self._save([ticket])
                 for p in new:
                     self._hold(p, ticket_id)
@@ -1030,10 +1050,12 @@ class Matchmaker:
         the same match and the same tokens back.
         """
         seats = p.seats
+        organisers = sorted({o for i in p.ticket_ids for o in self.tickets[i].organisers})
         async with self._create_slots:
             try:
                 tokens = await self.rules.create_match(
-                    p.game, p.match_id, p.mode, [s["player"] for s in seats], teams_of(seats))
+                    p.game, p.match_id, p.mode, [s["player"] for s in seats], teams_of(seats),
+                    on_behalf_of_organiser=", ".join(organisers) if organisers else None)
             except (grpc.aio.AioRpcError, LookupError) as err:
                 await self._creation_failed(p, err)
                 return
@@ -1062,7 +1084,7 @@ class Matchmaker:
         if bot_seats:
             self.bots.drive(p.game, p.match_id, bot_seats)
         log.info("match created", match_id=p.match_id, game=p.game, mode=p.mode,
-                 bots=len(bot_seats))
+                 bots=len(bot_seats), organisers=organisers)
 
     async def _creation_failed(self, p: Proposal | RowProposal, err: BaseException) -> None:
         code = err.code() if isinstance(err, grpc.aio.AioRpcError) else grpc.StatusCode.UNAVAILABLE
@@ -1138,8 +1160,9 @@ class Matchmaker:
                     queue.put_nowait(self.view(t))
 
     def view(self, t: Ticket) -> dict[str, Any]:
-        """The ticket as its players, organisers and services may see it: the seat tokens of
-        its players' seats. Each caller gets :func:`shown_to` of it (a player its own token)."""
+        """The ticket with the seat tokens of its players' seats, and who queued it
+        (``queued_by``, never sent). Each caller gets :func:`shown_to` of it (a player its own
+        token, the organiser or service that queued it every one, anyone else none)."""
         now = self.clock()
         end = t.ended_at if not t.is_open else now
         assignment = t.assignment
@@ -1157,7 +1180,7 @@ class Matchmaker:
             "players": t.players, "status": t.status, "reason": t.reason,
             "waited_seconds": max(0.0, end - t.queued_at), "assignment": assignment,
             "accepted": list(t.accepted), "accept_seconds_left": accept_left,
-            "declined": list(t.declined),
+            "declined": list(t.declined), "queued_by": t.created_by,
         }
 
 
@@ -1312,6 +1335,17 @@ def teams_of(seats: Sequence[dict[str, Any]]) -> list[list[int]]:
     return [[s["seat"] for s in seats if s["team"] == t] for t in teams]
 
 
+def organiser_acting(caller: Claims, trust_minted_tokens: bool) -> str | None:
+    """The organiser a call is made by, for the ticket's players: an organiser token's name,
+    or the organiser who minted a player token (unless the deployment trusts minted tokens,
+    NEON_MATCHMAKING_TRUST_MINTED_TOKENS); ``None`` for a player's own token or a service."""
+    if caller.role == "organiser":
+        return caller.player
+    if caller.role == "player" and caller.minted_by is not None and not trust_minted_tokens:
+        return caller.minted_by
+    return None
+
+
 def acts_for(caller: Claims, players: Sequence[str]) -> list[str]:
     """The players of ``players`` a caller may act for: a player token its own player only
     (if listed), an organiser or service token every one."""
@@ -1332,15 +1366,22 @@ def self_accepted(t: Ticket) -> list[str]:
 
 
 def shown_to(caller: Claims | None, view: dict[str, Any]) -> dict[str, Any]:
-    """``view`` as ``caller`` may see it: the seat tokens of the seats of the players it acts
-    for (every seat for an organiser or service token; a player token its own seat's only).
-    A player who declined the ticket's invitation is shown only that (:func:`declined_view`)."""
+    """``view`` as ``caller`` may see it: a player token the seat token of its own seat only;
+    the organiser or service token that queued the ticket (its ``queued_by``) every seat's;
+    any other organiser or service token none (it may see the ticket, never play the seats
+    of players who queued themselves). A player who declined the ticket's invitation is shown
+    only that (:func:`declined_view`)."""
     if caller is not None and caller.role not in ADMIN and caller.player in view["declined"]:
         return declined_view(view, caller.player)
     a = view["assignment"]
-    if a is None or (caller is not None and caller.role in ADMIN):
+    if a is None:
         return view
-    own = caller.player if caller is not None else None
+    if caller is not None and caller.role in ADMIN:
+        if view.get("queued_by") == f"{caller.role}:{caller.player}":
+            return view
+        own = None  # no seat of its own: none of the players' tokens
+    else:
+        own = caller.player if caller is not None else None
     if not any(s.get("token") and s["player"] != own for s in a["seats"]):
         return view
     seats = [s if s["player"] == own or not s.get("token") else {**s, "token": ""}

@@ -34,14 +34,18 @@ class RulesGateway(RulesChannels):
         return modes_of(info)
 
     async def create_match(self, game: str, match_id: str, mode: str, players: list[str],
-                           teams: list[list[int]]) -> dict[int, str]:
+                           teams: list[list[int]],
+                           on_behalf_of_organiser: str | None = None) -> dict[int, str]:
         """Seat tokens by seat. Idempotent on the rules side per match id. ``teams`` lists
         the seats of each team (empty: every seat plays alone); the rules service turns
-        seats and teams into whatever options the mode needs."""
+        seats and teams into whatever options the mode needs. ``on_behalf_of_organiser``:
+        the organisers who acted for its players (matchmaker.py, "Organisers"), recorded as
+        the match's creators."""
         reply = await self.stub(game).CreateMatch(
             rules_pb2.CreateMatchRequest(
                 match_id=match_id, mode=mode, seats=len(players), players=players,
-                teams=[rules_pb2.TeamSeats(seats=t) for t in teams]),
+                teams=[rules_pb2.TeamSeats(seats=t) for t in teams],
+                on_behalf_of_organiser=on_behalf_of_organiser),
             metadata=call_metadata(self.token), timeout=self.timeout,
         )
         return {t.seat: t.token for t in reply.seat_tokens}

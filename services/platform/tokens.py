@@ -4,7 +4,8 @@ expiring; and, where a deployment configures one, player JWTs of an external ide
 Format: ``v1.<base64url(canonical JSON claims)>.<base64url(HMAC-SHA256(secret, body))>``.
 Claims: ``role`` ("seat", "player", "organiser" or "service"), ``match`` (a match id or "*"),
 ``seat`` (int, seats only), ``player``, ``exp`` (unix seconds) and, on seat tokens, ``game``
-(match ids are per game: a seat of one game's match "final" is no seat of another game's). Only the canonical unpadded
+(match ids are per game: a seat of one game's match "final" is no seat of another game's) and,
+on a player token an organiser minted (MintPlayerToken), ``minted_by``. Only the canonical unpadded
 base64url encoding is accepted, so one token has exactly one spelling.
 
 External JWTs (``NEON_JWT_PUBLIC_KEY`` or ``NEON_JWT_JWKS_FILE``, with ``NEON_JWT_AUDIENCE`` and
@@ -79,6 +80,9 @@ class Claims:
     exp: int = 0
     game: str = ""
     """The game of a seat token's match ("": a token from before seat tokens named it)."""
+    minted_by: str | None = None
+    """On a player token an organiser minted (MintPlayerToken): that organiser's name (may
+    be empty); ``None`` on every other token (minted with the deployment's keys, a JWT)."""
 
     def require_match(self, match_id: str) -> None:
         if self.match not in ("*", match_id):
@@ -192,25 +196,29 @@ class TokenIssuer:
         return int(self._clock())  # type: ignore[operator]
 
     def issue(self, role: str, match: str, seat: int = -1, player: str = "", ttl: int = 86400,
-              game: str = "") -> str:
-        """A signed token; ``game`` names the game of a seat token's match."""
+              game: str = "", minted_by: str | None = None) -> str:
+        """A signed token; ``game`` names the game of a seat token's match, ``minted_by`` the
+        organiser who minted a player token (Claims.minted_by)."""
         if role not in ROLES:
             raise ValueError(f"unknown role {role!r}")
         claims: dict[str, Any] = {"role": role, "match": match, "seat": seat, "player": player,
                                   "exp": self._now() + ttl}
         if game:
             claims["game"] = game
+        if minted_by is not None:
+            claims["minted_by"] = minted_by
         body = _b64(canonical_json(claims))
         sig = hmac.new(self._secret, body.encode(), hashlib.sha256).digest()
         return f"v1.{body}.{_b64(sig)}"
 
-    def issue_player(self, player: str, ttl: int = 86400) -> str:
-        """A player token (tickets, parties): refuses empty and ``bot-`` ids."""
+    def issue_player(self, player: str, ttl: int = 86400, minted_by: str | None = None) -> str:
+        """A player token (tickets, parties): refuses empty and ``bot-`` ids. ``minted_by``:
+        the organiser minting it for someone else (MintPlayerToken), named in the token."""
         if not player or len(player) > 128 or not player.isprintable():
             raise ValueError("a player id is 1-128 printable characters")
         if is_bot(player):
             raise ValueError(f"player ids starting with {BOT_PREFIX!r} are reserved for bots")
-        return self.issue("player", "*", player=player, ttl=ttl)
+        return self.issue("player", "*", player=player, ttl=ttl, minted_by=minted_by)
 
     def verify(self, token: str) -> Claims:
         if not token.startswith("v1.") and self.external is not None and token.count(".") == 2:
@@ -235,10 +243,12 @@ class TokenIssuer:
             raise Unauthenticated("token signature is invalid")
         try:
             raw = json.loads(_unb64(body))
+            minted_by = raw.get("minted_by")
             claims = Claims(
                 role=str(raw["role"]), match=str(raw["match"]), seat=int(raw["seat"]),
                 player=str(raw.get("player", "")), exp=int(raw["exp"]),
                 game=str(raw.get("game", "")),
+                minted_by=str(minted_by) if minted_by is not None else None,
             )
         except (ValueError, KeyError, TypeError):
             raise Unauthenticated("malformed token claims") from None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.platform.errors import PermissionDenied, Unauthenticated
+from services.platform.errors import InvalidArgument, PermissionDenied, Unauthenticated
 from services.platform.tokens import Claims
 
 
@@ -38,12 +38,32 @@ def require_organiser(claims: Claims | None) -> None:
         raise PermissionDenied(f"this call needs an organiser token, not a {claims.role} token")
 
 
-def creator_of(claims: Claims) -> dict[str, str]:
+MAX_ON_BEHALF = 4096
+"""The longest ``on_behalf_of_organiser``: the names of a match's organisers, joined."""
+
+
+def creator_of(claims: Claims, on_behalf_of_organiser: str | None = None) -> dict[str, str]:
     """Who creates a match, as MatchCreated (and MatchEnded, and so the signed result)
     records it: the token's role ("organiser" or "service") and its name (the player claim:
     an organiser's name, "matchmaking", "tournament", "neon-cli"; may be empty). Never the
-    token itself."""
-    return {"role": claims.role, "name": claims.player}
+    token itself.
+
+    ``on_behalf_of_organiser`` (CreateMatchRequest, when set): a service (matchmaking) makes
+    the match for organisers who queued its tickets or accepted it for their players, so it
+    is recorded as theirs, ``{"role": "organiser", "name": ..., "via": <the service>}``, and
+    rated as an organiser's match. Only a service may say so: anyone else is PERMISSION_DENIED
+    (an organiser naming another would pass its own match off as someone else's)."""
+    if on_behalf_of_organiser is None:
+        return {"role": claims.role, "name": claims.player}
+    if claims.role != "service":
+        raise PermissionDenied("on_behalf_of_organiser is set only by a service (matchmaking), "
+                               f"not with a {claims.role} token: an organiser's own matches "
+                               "are recorded as theirs by its token")
+    name = on_behalf_of_organiser
+    if len(name) > MAX_ON_BEHALF or not name.isprintable():
+        raise InvalidArgument(f"on_behalf_of_organiser is at most {MAX_ON_BEHALF} printable "
+                              "characters")
+    return {"role": "organiser", "name": name, "via": claims.player}
 
 
 def may_repeat(caller: dict[str, str], recorded: Any) -> bool:

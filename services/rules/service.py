@@ -122,6 +122,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     async def CreateMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         who = claims()
         self.host.require_organiser(who)
+        creator = access.creator_of(who, request.on_behalf_of_organiser  # type: ignore[arg-type]
+                                    if request.HasField("on_behalf_of_organiser") else None)
         require_may_seat(who, request.players)
         previous = (request.previous_match_id, request.previous_final_hash) \
             if request.previous_match_id else None
@@ -130,7 +132,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             list(request.players), request.await_client_seeds, request.dev_seed,
             teams=[list(t.seats) for t in request.teams],
             clock=clock_config(request.clock) if request.HasField("clock") else None,
-            previous=previous, created_by=access.creator_of(who),  # type: ignore[arg-type]
+            previous=previous, created_by=creator,
         )
         created = live.created
         players = created["players"] or [""] * created["seats"]

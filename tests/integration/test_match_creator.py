@@ -130,3 +130,55 @@ async def test_a_tournaments_matches_are_created_by_a_service(tmp_path: Any, nat
     finally:
         await client.close()
         await b.stop(1)
+
+
+async def test_only_a_service_creates_a_match_on_behalf_of_an_organiser(
+        toy_backend: Backend) -> None:
+    """CreateMatchRequest.on_behalf_of_organiser (matchmaking sets it when an organiser had a
+    hand in a match) records the match as the organiser's, via the service. An organiser or a
+    player setting it is PERMISSION_DENIED (an organiser could pass its match off as another's),
+    a seat token too; a bad name is INVALID_ARGUMENT; nothing is created by a refused call."""
+    client = RulesClient(toy_backend.address("rules-toy"))
+    issue = toy_backend.issuer.issue
+    service = issue("service", "*", player="matchmaking", ttl=600)
+    ask = {"mode": "race", "seats": 2, "players": ["ann", "bob"]}
+    try:
+        refused = {
+            "organiser": issue("organiser", "*", player="olga", ttl=600),
+            "player": issue("player", "*", player="ann", ttl=600),
+            "seat": issue("seat", "m", 0, "ann", game="toy"),
+        }
+        for role, token in refused.items():
+            match_id = f"ob-{uuid.uuid4().hex[:8]}"
+            code, details = await code_of(client.create(
+                token, match_id=match_id, on_behalf_of_organiser="olga", **ask))
+            assert code == grpc.StatusCode.PERMISSION_DENIED, (role, details)
+            assert role in details
+            if role == "organiser":
+                assert "on_behalf_of_organiser" in details
+            code, _ = await code_of(client.export(service, match_id))
+            assert code == grpc.StatusCode.NOT_FOUND, "a refused call creates nothing"
+        code, details = await code_of(client.create(
+            service, match_id=f"ob-{uuid.uuid4().hex[:8]}", on_behalf_of_organiser="ol\nga", **ask))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT and "printable" in details
+
+        for given, creator in (("olga", {"role": "organiser", "name": "olga", "via": "matchmaking"}),
+                               ("", {"role": "organiser", "name": "", "via": "matchmaking"}),
+                               (None, {"role": "service", "name": "matchmaking"})):
+            match_id = f"ob-{uuid.uuid4().hex[:8]}"
+            created = await client.create(service, match_id=match_id,
+                                          on_behalf_of_organiser=given, **ask)
+            assert len(created.seat_tokens) == 2
+            records = records_of((await client.export(service, match_id)).export_jsonl)
+            assert records[0]["created_by"] == creator
+            if given == "olga":
+                # the organiser it was made for did not create it: asking again gets no seats
+                code, details = await code_of(client.create(refused["organiser"],
+                                                            match_id=match_id, **ask))
+                assert code == grpc.StatusCode.ALREADY_EXISTS and "olga" in details
+                again = await client.create(service, match_id=match_id,
+                                            on_behalf_of_organiser="olga", **ask)
+                assert [t.token for t in again.seat_tokens] == \
+                    [t.token for t in created.seat_tokens], "matchmaking's retry is answered"
+    finally:
+        await client.close()

@@ -152,7 +152,8 @@ class Rules:
         return ""
 
     async def create_match(self, game: str, match_id: str, mode: str, players: list[str],
-                           teams: list[list[int]]) -> dict[int, str]:
+                           teams: list[list[int]],
+                           on_behalf_of_organiser: str | None = None) -> dict[int, str]:
         return {seat: f"token-{seat}" for seat in range(len(players))}
 
 

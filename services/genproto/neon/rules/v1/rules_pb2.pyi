@@ -140,7 +140,7 @@ class SeatClock(_message.Message):
         ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ('match_id', 'mode', 'seats', 'options_json', 'players', 'await_client_seeds', 'dev_seed', 'clock', 'previous_match_id', 'previous_final_hash', 'teams')
+    __slots__ = ('match_id', 'mode', 'seats', 'options_json', 'players', 'await_client_seeds', 'dev_seed', 'clock', 'previous_match_id', 'previous_final_hash', 'teams', 'on_behalf_of_organiser')
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
@@ -152,6 +152,7 @@ class CreateMatchRequest(_message.Message):
     PREVIOUS_MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     PREVIOUS_FINAL_HASH_FIELD_NUMBER: _ClassVar[int]
     TEAMS_FIELD_NUMBER: _ClassVar[int]
+    ON_BEHALF_OF_ORGANISER_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     mode: str
     seats: int
@@ -163,8 +164,9 @@ class CreateMatchRequest(_message.Message):
     previous_match_id: str
     previous_final_hash: str
     teams: _containers.RepeatedCompositeFieldContainer[TeamSeats]
+    on_behalf_of_organiser: str
 
-    def __init__(self, match_id: _Optional[str]=..., mode: _Optional[str]=..., seats: _Optional[int]=..., options_json: _Optional[str]=..., players: _Optional[_Iterable[str]]=..., await_client_seeds: _Optional[bool]=..., dev_seed: _Optional[str]=..., clock: _Optional[_Union[ClockConfig, _Mapping]]=..., previous_match_id: _Optional[str]=..., previous_final_hash: _Optional[str]=..., teams: _Optional[_Iterable[_Union[TeamSeats, _Mapping]]]=...) -> None:
+    def __init__(self, match_id: _Optional[str]=..., mode: _Optional[str]=..., seats: _Optional[int]=..., options_json: _Optional[str]=..., players: _Optional[_Iterable[str]]=..., await_client_seeds: _Optional[bool]=..., dev_seed: _Optional[str]=..., clock: _Optional[_Union[ClockConfig, _Mapping]]=..., previous_match_id: _Optional[str]=..., previous_final_hash: _Optional[str]=..., teams: _Optional[_Iterable[_Union[TeamSeats, _Mapping]]]=..., on_behalf_of_organiser: _Optional[str]=...) -> None:
         ...
 
 class TeamSeats(_message.Message):
