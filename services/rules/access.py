@@ -71,8 +71,19 @@ def may_repeat(caller: dict[str, str], recorded: Any) -> bool:
     it (and so with its seat tokens): a service may (matchmaking and tournaments retry, and
     services are trusted with every match); anyone else only when they created it. A match
     created before creators were recorded is answered to services only: an organiser who
-    could ask for a running match of matchmaking again would hold its seats."""
-    return caller.get("role") == "service" or (isinstance(recorded, dict) and caller == recorded)
+    could ask for a running match of matchmaking again would hold its seats.
+
+    A service is answered a match a service created, or one made on an organiser's behalf
+    through it (``via``), never one an organiser created with its own token: match ids of
+    tournaments are predictable (``T-r2-t1``), and an organiser who created one first would
+    hold the seats of the match the tournament then adopted. The service gets
+    ALREADY_EXISTS naming that organiser instead."""
+    if not isinstance(recorded, dict):
+        return caller.get("role") == "service"
+    if caller.get("role") == "service":
+        return recorded.get("role") == "service" or (
+            "via" in recorded and recorded.get("via") == caller.get("name"))
+    return caller == recorded
 
 
 def describe_creator(created_by: Any) -> str:
