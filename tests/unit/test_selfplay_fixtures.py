@@ -5,7 +5,10 @@ seed and bots, then every step (the seat, its action, the state hash after the a
 short hash of the seat's view and the pending decisions it answered), and the outcome. The
 test plays each game again with the same seeded bots and randomness and compares every step:
 an optimisation of an engine (apply, pending, view, encode) that changed a game in any way,
-even a view a bot reads or the order of a legal list, fails here.
+even a view a bot reads or the order of a legal list, fails here. The check plays each
+step's recorded action (legal where it was recorded), not the bot's choice again: the bots
+are not rules, and a change to a bot (the hidden decisions bots draw since December 2026)
+leaves these games, the engines' record, as they were.
 
 Re-record (only when the rules themselves change, with the engine's version bump):
 ``PYTHONPATH=. python tests/unit/test_selfplay_fixtures.py``
@@ -61,9 +64,11 @@ def _decision_json(decision: Any) -> Any:
 
 
 def play(
-    game: str, mode: str, seats: int, options: dict[str, Any], bot: str, seed: int
+    game: str, mode: str, seats: int, options: dict[str, Any], bot: str, seed: int,
+    actions: list[Any] | None = None,
 ) -> dict[str, Any]:
-    """One seeded game, every step recorded (the same loop as ``services.rules.selfplay.play``)."""
+    """One seeded game, every step recorded (the same loop as ``services.rules.selfplay.play``).
+    ``actions``: play these (a recorded game's, one per step) instead of asking the bots."""
     engine = load_engine(game)
     rng = SeededRandomness(f"fixture:{game}:{mode}:{seats}:{bot}:{seed}")
     state = engine.setup(MatchConfig(mode, seats, dict(options)), rng)
@@ -73,7 +78,11 @@ def play(
         assert len(steps) < 5000, "no ending"
         decision = pending[0]
         view = json.loads(json.dumps(engine.view(state, decision.seat)))
-        action = bots[decision.seat].choose(decision, view)
+        if actions is None:
+            action = bots[decision.seat].choose(decision, view)
+        else:
+            assert len(steps) < len(actions), "the recorded game ended here"
+            action = actions[len(steps)]
         assert engine.validate(state, decision.seat, action) is None
         state = engine.apply(state, decision.seat, action, rng).state
         steps.append(
@@ -131,7 +140,8 @@ def test_recorded_games_replay_to_the_same_steps_hashes_and_outcomes(game: str):
     modes = {r["mode"] for r in recorded}
     assert modes == {m for m, *_ in PLAN[game]}
     for want in recorded:
-        got = play(game, want["mode"], want["seats"], want["options"], want["bot"], want["seed"])
+        got = play(game, want["mode"], want["seats"], want["options"], want["bot"], want["seed"],
+                   [step[1] for step in want["steps"]])
         label = f"{game} {want['mode']} {want['bot']} seed {want['seed']}"
         assert got["engine_version"] == want["engine_version"], label
         for i, (a, b) in enumerate(zip(got["steps"], want["steps"], strict=False)):
@@ -143,14 +153,19 @@ def test_recorded_games_replay_to_the_same_steps_hashes_and_outcomes(game: str):
 
 def test_a_changed_step_is_caught():
     want = _recorded("neon-reign")[0]
+    actions = [step[1] for step in want["steps"]]
     got = play(
-        "neon-reign", want["mode"], want["seats"], want["options"], want["bot"], want["seed"]
+        "neon-reign", want["mode"], want["seats"], want["options"], want["bot"], want["seed"],
+        actions,
     )
     assert got["steps"] == want["steps"]
     other = play(
         "neon-reign", want["mode"], want["seats"], want["options"], want["bot"], want["seed"] + 1
     )
     assert other["steps"] != want["steps"]
+    with pytest.raises(AssertionError):  # the recorded actions at another seed: not that game
+        assert play("neon-reign", want["mode"], want["seats"], want["options"], want["bot"],
+                    want["seed"] + 1, actions)["steps"] == want["steps"]
 
 
 def record() -> None:

@@ -13,6 +13,7 @@ them would pass vacuously.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import replace
 from typing import Any
 
@@ -22,7 +23,7 @@ from services.platform.draws import SeededRandomness
 from services.rules.games import load_engine
 from services.rules.games.contract import MatchConfig
 from tests.support.campaign.leaks import setups
-from tests.support.campaign.twins import probe, twin
+from tests.support.campaign.twins import bot_probe, probe, twin
 
 GAMES = ("neon", "neon-reign", "neon-knights-2086", "barbaric")
 STEPS = int(os.environ.get("NEON_TWIN_STEPS", "60"))
@@ -278,3 +279,94 @@ def test_the_twins_vary_every_hidden_choice() -> None:
                 (lambda e: e["draft"]) if field == "draft" else (lambda e: e["picks"])
             differ += part(a) != part(b)
         assert differ >= 10, (game, differ)
+
+
+# ---- bots on hidden decisions (a seat the rules host hands to the rule bot) ------------------
+
+BOT_HIDDEN_KINDS = {"neon": {"choose_cards", "keep_loot", "place_loot"},
+                    "neon-knights-2086": {"draft", "start_speed", "fan_bet"},
+                    "neon-reign": {"pick_hero"}, "barbaric": {"choose_card"}}
+
+
+def _bot_options(game: str, mode: str) -> dict[str, Any] | None:
+    return {"hidden_speeds": True} if (game, mode) == ("neon-knights-2086", "normal") else None
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_rule_bot_answers_hidden_decisions_that_the_table_cannot_foretell(game: str) -> None:
+    """Every hidden decision of a random game, in the state and in a twin for another seat:
+    24 rule bots of different seeds answer it legally, and not all alike (the pair of
+    cards a NEON fighter lays, whether it lays a loot card out or tucks it, NK's draft pick
+    and hidden speed, Neon Reign's hero, Barbaric's starting card)."""
+    looked: Counter[str] = Counter()
+    found: list[str] = []
+    for i, (mode, seats) in enumerate(setups(game)):
+        found += bot_probe(game, mode, seats, i, steps=120, options=_bot_options(game, mode),
+                           looked=looked)
+    assert found == []
+    assert set(looked) == BOT_HIDDEN_KINDS[game], looked
+
+
+class _FixedRule:
+    """A bot that answers hidden decisions by a fixed rule of what it sees (the answer
+    listed last; NEON's laying out: equipment whenever it can, as the rule bot did before),
+    the game's rule bot otherwise."""
+
+    def __init__(self, game: str, seed: Any) -> None:
+        from services.rules.bots import make_bot
+        self.bot = make_bot("rule", seed, game)
+
+    def choose(self, decision: Any, view: Any = None) -> Any:
+        if not decision.hidden:
+            return self.bot.choose(decision, view)
+        if decision.kind == "place_loot":
+            laid = [a for a in decision.legal if a["as"] == "equipment"]
+            return (laid or [a for a in decision.legal if a["as"] == "supply"]
+                    or list(decision.legal))[0]
+        return decision.legal[-1]
+
+
+@pytest.mark.parametrize(("game", "mode", "seats", "kinds"), [
+    ("neon", "rebirth", 3, {"choose_cards", "keep_loot", "place_loot"}),
+    ("neon-knights-2086", "normal", 3, {"draft", "start_speed"}),
+    ("neon-reign", "hero-match", 2, {"pick_hero"}),
+    ("barbaric", "competitive", 3, {"choose_card"}),
+])
+def test_a_planted_bot_with_a_fixed_rule_on_hidden_decisions_is_found(
+        game: str, mode: str, seats: int, kinds: set[str]) -> None:
+    """The bot probe is not vacuous: a bot that answers each hidden decision by a fixed rule
+    (the table, knowing it, would name the answer) is found at every kind of them."""
+    found = bot_probe(game, mode, seats, 1, steps=120, options=_bot_options(game, mode),
+                      maker=lambda seed: _FixedRule(game, seed))
+    assert {f.split(" step ")[1].split(" ")[3] for f in found} >= kinds
+
+
+def test_the_rule_bots_of_before_are_found() -> None:
+    """The rule bots as they were: NEON's best pair of cards every time, NK's speed 6 and
+    its draft pick by a fixed taste (RULES.md of each, "Bots on hidden decisions")."""
+    from services.rules.bots import make_bot
+
+    class Before:
+        def __init__(self, game: str, seed: Any) -> None:
+            self.bot, self.game = make_bot("rule", seed, game), game
+
+        def choose(self, decision: Any, view: Any = None) -> Any:
+            if self.game == "neon" and decision.kind == "choose_cards":
+                from services.rules.games.neon.bots import row_value
+                return max(decision.legal, key=row_value)
+            if decision.kind == "start_speed":
+                return {"type": "start_speed", "speed": 6}
+            if decision.kind == "draft":
+                from services.rules.games.neon_knights.bots import IMPLANT_TASTE
+                from services.rules.games.neon_knights.content import IMPLANTS
+                return max(decision.legal, key=lambda a: IMPLANTS[a["implant"]]["level"] * 20
+                           - IMPLANT_TASTE.index(IMPLANTS[a["implant"]]["effect"]))
+            return self.bot.choose(decision, view)
+
+    kinds = set()
+    for game, mode in (("neon", "rebirth"), ("neon-knights-2086", "normal")):
+        found = bot_probe(game, mode, 3, 1, steps=120, options=_bot_options(game, mode),
+                          maker=lambda seed, game=game: Before(game, seed))
+        kinds |= {f.split(" step ")[1].split(" ")[3] for f in found}
+    assert kinds == {"choose_cards", "draft", "start_speed"}
+

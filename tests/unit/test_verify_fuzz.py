@@ -444,7 +444,9 @@ def _resigned(data: bytes, change: Any) -> bytes:
             chained.append(row)
             continue
         body = {k: v for k, v in row.items() if k not in ("hash", "n", "prev", "match_id")}
-        prev = next((r["hash"] for r in reversed(chained) if isinstance(r, dict)), rec.GENESIS)
+        # the last record with a hash (one left unchained may have lost its own)
+        prev = next((r["hash"] for r in reversed(chained) if isinstance(r, dict) and "hash" in r),
+                    rec.GENESIS)
         try:
             chained.append(rec.seal_record(match_id, len(chained) + 1, prev, body))
         except Exception:  # not encodable (a Raw token, NaN, too deep): left unchained

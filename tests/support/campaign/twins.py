@@ -435,3 +435,114 @@ def probe(game: str, mode: str, seats: int, seed: int, steps: int = 400,
             break
         state = engine.apply(state, decision.seat, action, rng).state
     return found
+
+
+# ---- bots on hidden decisions ----------------------------------------------------------------
+
+BOT_SECRET = {
+    ("neon", "choose_cards"): lambda a: tuple(sorted((a["top"], a["bottom"]))),
+    ("neon", "place_loot"): lambda a: a["as"],
+}
+"""What of a bot's hidden answer the table must not be able to foretell, where it is not the
+whole answer: NEON's card choice, the pair of cards (how a pair is laid follows from the pair,
+which the reveal shows); NEON's laying out, whether the card is laid out, tucked or
+discarded."""
+
+
+def _one_way(game: str, decision: Any) -> str | None:
+    """Why a hidden decision whose bot answer is the same for every seed tells nothing, or
+    ``None``: NK's Fan Bet kept or discarded (the answer is public anyway, a discard by its
+    event; the bot keeps every bet, so no card follows from it); NEON's laying out of a card
+    that can go one way only besides the discard (laid out, or tucked: what the table sees
+    of a tuck is the same whether the card could have been laid out or not, as the bot tucks
+    some of those too, which ``tests/unit/neon/test_bots.py`` checks)."""
+    if (game, decision.kind) == ("neon-knights-2086", "fan_bet"):
+        return "the answer is public anyway"
+    if (game, decision.kind) == ("neon", "place_loot"):
+        ways = {a["as"] for a in decision.legal if a["as"] != "discard"}
+        return "one way besides the discard" if len(ways) <= 1 else None
+    return None
+
+
+def bot_answers(game: str, engine: Any, state: Any, decision: Any, seeds: int, label: str,
+                maker: Any) -> list[Any]:
+    """The answers ``seeds`` rule bots (seeded ``label:0`` ...) give ``decision`` from its
+    seat's view as a client reads it (what the rules host hands a timed-out seat's bot)."""
+    from services.rules.selfplay import client_view
+
+    view = client_view(engine)(engine.view(state, decision.seat))
+    return [maker(f"{label}:{k}").choose(decision, view) for k in range(seeds)]
+
+
+def bot_probe(game: str, mode: str, seats: int, seed: int, steps: int = 400,
+              options: dict[str, Any] | None = None, start: int = 0, seeds: int = 24,
+              maker: Any = None, first: bool = False,
+              looked: Counter[str] | None = None) -> list[str]:
+    """Findings of one random-bot game about the game's rule bot on hidden decisions (a
+    seat the rules host hands to the bot after its timeouts). At every hidden decision
+    with two answers or more, in the state and in a twin for another seat (other hidden
+    cards for the seat that decides, the same table for that viewer), ``seeds`` bots of
+    different seeds answer: every answer must be legal, and what the table must not
+    foretell of it (``BOT_SECRET``) must not be the same for every seed, unless the
+    decision tells nothing that way (``_one_way``). A bot whose hidden answer follows from
+    the view alone (always the best card by a fixed taste, always speed 6) is found: the
+    table, knowing the rule, would name the answer. ``maker``: what makes a bot from a
+    seed (default the game's rule bot); ``looked`` counts the decisions looked at, by kind
+    (so a test can tell the probe was not vacuous)."""
+    from services.rules.bots import bot_maker
+
+    engine = load_engine(game)
+    maker = maker or bot_maker("rule", game)
+    options = {**engine.match_options(mode, seats), **(options or {})}
+    rng = SeededRandomness(f"bot-probe:{game}:{mode}:{seats}:{seed}")
+    try:
+        state = engine.setup(MatchConfig(mode, seats, options), rng)
+    except ConfigError:
+        return []
+    bot = RandomBot(f"bot-probe:{game}:{seed}")
+    label = f"{game}/{mode}/{seats}/{seed}"
+    found: list[str] = []
+    for step in range(steps):
+        if engine.outcome(state) is not None:
+            break
+        pending = engine.pending(state)
+        if not pending:
+            break
+        if step >= start:
+            for d in pending:
+                if not d.hidden or len(d.legal) < 2:
+                    continue
+                other = (d.seat + 1) % seats if seats > 1 else None
+                tables = [("state", state)]
+                if other is not None:
+                    tables.append(("twin", twin(game, state, other,
+                                                SeededRandomness(f"bot-twin:{label}:{step}"))))
+                for name, table in tables:
+                    mine = [x for x in engine.pending(table) if x.seat == d.seat and x.kind == d.kind]
+                    if not mine or len(mine[0].legal) < 2:
+                        continue
+                    decision = mine[0]
+                    where = f"{label} step {step} seat {d.seat} {d.kind} ({name})"
+                    answers = bot_answers(game, engine, table, decision, seeds,
+                                          f"bot-probe:{label}:{step}:{name}", maker)
+                    bad = [a for a in answers if a not in decision.legal]
+                    if bad:
+                        found.append(f"{where}: bot answer not legal: {bad[0]}")
+                        continue
+                    secret = BOT_SECRET.get((game, d.kind), lambda a: a)
+
+                    def told(some: Any, secret: Any = secret) -> set[str]:
+                        return {json.dumps(secret(a), sort_keys=True, default=str) for a in some}
+                    if len(told(decision.legal)) < 2:  # one pair of cards left: nothing to draw
+                        continue
+                    if looked is not None:
+                        looked[d.kind] += 1
+                    if len(told(answers)) == 1 and _one_way(game, decision) is None:
+                        found.append(f"{where}: the bot's hidden answer is the same for all "
+                                     f"{seeds} seeds: {next(iter(told(answers)))}")
+        if first and found:
+            break
+        decision = pending[bot.pick(list(range(len(pending))))]
+        state = engine.apply(state, decision.seat, bot.choose(decision), rng).state
+    return found
+

@@ -44,3 +44,27 @@ def test_the_bot_answers_only_with_legal_actions_and_goes_for_the_core() -> None
     choice = RuleBot(1).choose(ENGINE.view(state, A), d)
     assert choice == {"type": "move", "to": [1, -1]}  # one space nearer the Atomic Core
     assert owed(state)[0] == A
+
+
+def test_the_bot_draws_its_hidden_starting_hand_with_its_seed() -> None:
+    """The starting-hand choice is hidden (RULES.md, "Bots on hidden decisions"): the bot
+    draws each card among the legal ones with its seed (the rules host keys the seed with the
+    match's secret state key), so which it takes follows from no rule the table could rerun;
+    over seeds it takes several cards, each legal."""
+    from services.platform.draws import SeededRandomness as Rng
+
+    rng = Rng("hand")
+    state = ENGINE.setup(MatchConfig("competitive", 3), rng)
+    for _ in range(100):  # the set-up's picks, answered with their defaults
+        (d,) = ENGINE.pending(state)
+        if d.kind == "choose_card":
+            break
+        state = ENGINE.apply(state, d.seat, d.default, rng).state
+    assert d.kind == "choose_card" and d.hidden and len(d.legal) > 2
+    view = ENGINE.view(state, d.seat)
+    picks = set()
+    for seed in range(60):
+        action = RuleBot(f"hand-{seed}").choose(view, d)
+        assert action in d.legal
+        picks.add(str(action))
+    assert len(picks) > 2

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
+from typing import Any
 
 import pytest
 
@@ -79,3 +81,86 @@ def test_the_bot_is_deterministic_given_its_seed() -> None:
     a, n = play("rebirth", 3, {}, 7)
     b, m = play("rebirth", 3, {}, 7)
     assert n == m and ENGINE.encode(a) == ENGINE.encode(b)
+
+
+# ---- hidden decisions (RULES.md, "Bots on hidden decisions") ----------------------------------
+
+SEEDS = 300
+
+
+def _card_choice(hand: tuple[str, ...]) -> tuple[Any, Any]:
+    """A real view of a rebirth table and fighter 0's hidden card choice of ``hand``."""
+    from services.rules.games.contract import Decision
+    from services.rules.games.neon.cards import choice_actions
+
+    state = ENGINE.setup(MatchConfig("rebirth", 3, {}), SeededRandomness("hidden-bot"))
+    legal = choice_actions(hand)
+    return ENGINE.view(state, 0), Decision(0, "choose_cards", legal, hidden=True, default=legal[0])
+
+
+def _pairs_laid(hand: tuple[str, ...]) -> Counter:
+    view, decision = _card_choice(hand)
+    laid: Counter = Counter()
+    for seed in range(SEEDS):
+        action = BOTS["rule"](f"pair-{seed}").choose(view, decision)
+        assert action in decision.legal
+        laid[frozenset((action["top"], action["bottom"]))] += 1
+    return laid
+
+
+def test_a_bot_lays_any_pair_of_its_hand_the_better_ones_likelier() -> None:
+    """Always the best pair would tell the table, at the reveal, that the card left in hand
+    makes no better row: over seeds every pair of the hand is laid (each legal), the best
+    most often, so the pair shown names nothing of the card kept."""
+    from services.rules.games.neon.bots import row_pairs, row_value
+
+    hand = ("ronin-1", "ronin-5", "ronin-7")
+    view, decision = _card_choice(hand)
+    worth = {frozenset((w[0]["top"], w[0]["bottom"])): row_value(w[0])
+             for w, _ in row_pairs(decision.legal)}
+    assert len(set(worth.values())) > 1  # the pairs are not worth the same: a best one exists
+    laid = _pairs_laid(hand)
+    assert set(laid) == set(worth)
+    best = max(worth, key=lambda p: worth[p])
+    assert laid.most_common(1)[0][0] == best
+    assert laid[best] < SEEDS * 0.7
+
+
+def test_the_pair_a_bot_lays_does_not_name_the_card_it_keeps() -> None:
+    """Hands that share two cards and differ in the third: the shared pair is laid from each
+    of them, so seeing it laid leaves every third card possible."""
+    shared = ("ronin-1", "ronin-5")
+    for third in ("ronin-2", "ronin-3", "ronin-6", "ronin-7"):
+        assert _pairs_laid((*shared, third))[frozenset(shared)] > 0, third
+
+
+def test_a_bot_answers_a_hidden_choice_the_same_way_for_a_seed() -> None:
+    view, decision = _card_choice(("ronin-1", "ronin-5", "ronin-7"))
+    assert BOTS["rule"]("s").choose(view, decision) == BOTS["rule"]("s").choose(view, decision)
+    assert len({json.dumps(BOTS["rule"](f"s{n}").choose(view, decision), sort_keys=True)
+                for n in range(40)}) > 2
+
+
+def test_a_bot_sometimes_tucks_a_card_it_could_lay_out() -> None:
+    """A tuck shows only its symbols; a bot that lays a card out whenever it can would tell,
+    with every tuck, that the card could not be laid out. Over seeds a card that can go
+    either way is laid out mostly and tucked some of the time, each answer legal."""
+    from services.rules.games.contract import Decision
+    from services.rules.games.neon.bots import TUCK_ANYWAY
+    from services.rules.games.neon.loot import place_actions
+    from tests.unit.neon.helpers import equip, new_game, set_fighter
+
+    state = set_fighter(new_game("rebirth", 3, ["ronin", "glyba", "snake"]), 0,
+                        equipment=equip("stinger-1"))
+    legal = place_actions(state, state.fighters[0], "scrap-rifle-1")
+    assert {a["as"] for a in legal} == {"equipment", "supply", "discard"}
+    decision = Decision(0, "place_loot", legal, hidden=True, default=legal[-1])
+    view = ENGINE.view(state, 0)
+    ways: Counter = Counter()
+    for seed in range(SEEDS):
+        action = BOTS["rule"](f"place-{seed}").choose(view, decision)
+        assert action in legal
+        ways[action["as"]] += 1
+    assert ways["discard"] == 0
+    assert ways["equipment"] > ways["supply"] > 0
+    assert abs(ways["supply"] - SEEDS / TUCK_ANYWAY) < SEEDS / TUCK_ANYWAY / 2

@@ -99,3 +99,19 @@ def test_a_thousand_rule_bot_games_per_mode(mode: str, seats: int,
                                             options: dict[str, Any]) -> None:
     endings = run(mode, seats, options, 1000, check=True)
     assert endings["KO"] > sum(endings.values()) // 2, endings
+
+
+def test_a_bot_picks_its_secret_starting_hero_by_its_seed_alone() -> None:
+    """The Hero Match's secret pick (RULES.md, "Bots on hidden decisions"): the bot's heroes
+    are worth the same to it, so it draws one with its seed (the rules host keys the seed with
+    the match's secret state key); over seeds it picks each hero of its bench, each legal."""
+    state = ENGINE.setup(MatchConfig("hero-match", 2, {}), SeededRandomness("pick"))
+    for decision in ENGINE.pending(state):
+        assert decision.kind == "pick_hero" and decision.hidden and len(decision.legal) == 2
+        view = json.loads(json.dumps(ENGINE.view(state, decision.seat)))
+        picks: Counter[str] = Counter()
+        for seed in range(200):
+            action = RuleBot(f"pick-{seed}").choose(view, decision)
+            assert action in decision.legal
+            picks[json.dumps(action, sort_keys=True)] += 1
+        assert len(picks) == 2 and min(picks.values()) > 60, picks

@@ -4,6 +4,15 @@ It prefers progress: it attacks whenever it can (fighters before bots, the most 
 lays out the cards it finds, moves toward the nearest opponent, spends energy on dice, and
 defends with what it has. Ties are broken by its own seeded randomness, so a bot built with the
 same seed answers the same view and decision the same way.
+
+Hidden decisions (RULES.md, "Bots on hidden decisions"): the rules host hands a timed-out seat
+to this bot, every answer it gives is recorded, and the cards of a hidden answer show later (a
+card choice at the reveal, a tuck by its symbols). An answer that follows from the seat's
+hidden cards by a fixed rule would let the table work those cards out from what it sees, so the
+bot draws these answers with its seeded randomness (the host keys the seed with the match's
+secret state key): the two cards it lays are any pair of its hand, the better pairs likelier
+(``choose_row``), and a card it could lay out as equipment is sometimes tucked as a supply
+instead (``place``), so a tuck does not say the card could not be laid out.
 """
 
 from __future__ import annotations
@@ -34,26 +43,35 @@ class RuleBot:
         """A random one of the best scored answers (ties in the order listed)."""
         return self.pick(_best_picks(legal, score))
 
-    def best_row(self, legal: tuple[Action, ...]) -> Action:
-        """``best(legal, row_value)``, the best rows of a list found once: the engine lists
-        a hand's choices with the same answer objects every time (``pair_choices``), so the
-        list's answers, by identity, name it (the entry keeps the list, so no identity in
-        its key is reused while it lasts; answers are read, never changed)."""
-        key = tuple(map(id, legal))
-        hit = _BEST_ROWS.get(key)
-        if hit is None:
-            picks = _best_picks(legal, row_value)
-            if len(_BEST_ROWS) >= 4096:
-                _BEST_ROWS.clear()
-            hit = _BEST_ROWS[key] = (legal, picks)
-        return self.pick(hit[1])
+    def weighted(self, options: list[Any], weights: list[int]) -> Any:
+        """One of ``options``, each as likely as its weight (whole numbers, at least 1)."""
+        if len(options) == 1:
+            return options[0]
+        roll = self.rng.randbelow(sum(weights))
+        for option, weight in zip(options, weights, strict=True):
+            if roll < weight:
+                return option
+            roll -= weight
+        raise AssertionError("unreachable: the roll is below the weights' sum")
+
+    def choose_row(self, legal: tuple[Action, ...]) -> Action:
+        """The hidden card choice: a pair of the hand drawn with the seeded randomness, the
+        better pairs likelier (``row_pairs``, ``PAIR_WEIGHTS``), then the best way to lay
+        that pair (ties drawn).
+        Always the best pair would tell the table, once the cards are revealed, that the
+        card left in hand makes no better row with either of them; any pair can be laid, so
+        the pair shown names nothing of the card kept. How the pair is laid follows from the
+        pair alone, which the reveal shows anyway."""
+        pairs = row_pairs(legal)
+        ways = self.weighted([ways for ways, _ in pairs], [weight for _, weight in pairs])
+        return self.pick(ways)
 
     def choose(self, view: Mapping[str, Any], decision: Decision) -> Action:
         legal = decision.legal
         kind = decision.kind
         me = view["fighters"][decision.seat]
         if kind == "choose_cards":
-            return self.best_row(legal)
+            return self.choose_row(legal)
         if kind == "land":
             return self.best(legal, lambda a: crowd(view, decision.seat, a["sector"]))
         if kind == "turn":
@@ -63,14 +81,26 @@ class RuleBot:
         if kind == "keep_loot":
             return self.pick(list(legal))
         if kind == "place_loot":
-            return self.best(legal, lambda a: {"equipment": 3 if "on" not in a else 2,
-                                               "supply": 1}.get(a["as"], 0))
+            return self.place(legal)
         if kind == "trophy_equipment":
             return self.best(legal, lambda a: len(a["cards"]))
         if kind == "evacuate":
             return self.best(legal, lambda a: (bool(a["manoeuvre_c"]),
                                                crowd(view, decision.seat, a["sector"])))
         return self.pick(list(legal))
+
+    def place(self, legal: tuple[Action, ...]) -> Action:
+        """The hidden laying out of a loot card: as equipment where it can (in a free place
+        before covering one), else tucked as a supply, else discarded; but a card it could
+        lay out is tucked instead one time in ``TUCK_ANYWAY`` when it can be tucked, drawn
+        with the seeded randomness, so a tuck (whose symbols the table sees) does not say
+        that the card could not be laid out."""
+        tucks = [a for a in legal if a["as"] == "supply"]
+        if tucks and any(a["as"] == "equipment" for a in legal) \
+                and self.rng.randbelow(TUCK_ANYWAY) == 0:
+            return self.pick(tucks)
+        return self.best(legal, lambda a: {"equipment": 3 if "on" not in a else 2,
+                                           "supply": 1}.get(a["as"], 0))
 
     def turn(self, view: Mapping[str, Any], seat: int, legal: tuple[Action, ...]) -> Action:
         attacks = [a for a in legal if a["type"] == "attack"]
@@ -99,6 +129,31 @@ class RuleBot:
         return go_on[0] if go_on else legal[0]
 
 
+def row_pairs(legal: tuple[Action, ...]) -> list[tuple[list[Action], int]]:
+    """The pairs of cards a hidden card choice can lay, each as (its best ways to lay it,
+    its weight): ``PAIR_WEIGHTS`` by how many pairs make a better row (of three pairs worth
+    three amounts, 3, 2 and 1; pairs worth the same weigh the same). Found once per list: the
+    engine lists a hand's choices with the same answer objects every time
+    (``pair_choices``), so the list's answers, by identity, name it (the entry keeps the
+    list, so no identity in its key is reused while it lasts; answers are read, never
+    changed)."""
+    key = tuple(map(id, legal))
+    hit = _ROW_PAIRS.get(key)
+    if hit is None:
+        by_pair: dict[frozenset[str], list[Action]] = {}
+        for a in legal:
+            by_pair.setdefault(frozenset((a["top"], a["bottom"])), []).append(a)
+        best = [_best_picks(tuple(ways), row_value) for ways in by_pair.values()]
+        worth = [row_value(ways[0]) for ways in best]
+        last = len(PAIR_WEIGHTS) - 1
+        pairs = [(ways, PAIR_WEIGHTS[min(sum(1 for w in worth if w > mine), last)])
+                 for ways, mine in zip(best, worth, strict=True)]
+        if len(_ROW_PAIRS) >= 4096:
+            _ROW_PAIRS.clear()
+        hit = _ROW_PAIRS[key] = (legal, pairs)
+    return hit[1]
+
+
 def row_value(action: Action) -> int:
     key = (action["top"], action["bottom"], action["cover"], bool(action["top_rotated"]),
            bool(action["bottom_rotated"]))
@@ -113,8 +168,14 @@ def row_value(action: Action) -> int:
 _ROW_VALUES: dict[tuple[str, str, str, bool, bool], int] = {}
 """A row's worth by the choice that lays it out: the content pack's cards are fixed, so the
 worth of (top, bottom, cover, rotations) never changes (at most 48 per hand of 3 cards)."""
-_BEST_ROWS: dict[tuple[int, ...], tuple[tuple[Action, ...], list[Action]]] = {}
-"""The best rows of each choice list met, by its answers' identities (``RuleBot.best_row``)."""
+_ROW_PAIRS: dict[tuple[int, ...], tuple[tuple[Action, ...], list[tuple[list[Action], int]]]] = {}
+"""The pairs of each choice list met, by its answers' identities (``row_pairs``)."""
+PAIR_WEIGHTS = (3, 2, 1)
+"""The weight of a pair of cards in a hidden card choice, by how many pairs of the hand make a
+better row (none: the first; pairs worth the same weigh the same)."""
+TUCK_ANYWAY = 3
+"""A loot card the bot could lay out as equipment is tucked as a supply instead one time in
+this many, when it can be tucked (``RuleBot.place``)."""
 
 
 def _best_picks(legal: tuple[Action, ...], score: Any) -> list[Action]:

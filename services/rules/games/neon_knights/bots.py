@@ -1,5 +1,14 @@
 """The rule-based bot: a driver who keeps the car whole, takes sponsors, buys better parts
-and picks speeds that clear the danger lines ahead. It sees only its seat's view."""
+and picks speeds that clear the danger lines ahead. It sees only its seat's view.
+
+Hidden decisions (RULES.md, "Bots on hidden decisions"): the rules host hands a timed-out seat
+to this bot and records every answer. A hidden answer given by a fixed rule could be named by
+the table: a hidden starting speed of 6 every time, while the others still choose; a draft pick
+by a fixed taste among a packet that the seat which passed it knows card for card. So the bot
+draws these with its seeded randomness (the host keys the seed with the match's secret state
+key): a hidden speed around 6 (``HIDDEN_SPEEDS``), a pick among the best few of the packet
+(``DRAFT_WEIGHTS``). Every Fan Bet is kept: the answer shows anyway (a discard is public, only
+its card hidden), and keeping tells nothing of the bets."""
 
 from __future__ import annotations
 
@@ -15,6 +24,11 @@ JSON = Any
 IMPLANT_TASTE = ("max_ap", "accel", "finish_vp", "free_repair", "decel", "crash_armor",
                  "stunt_fans", "payday_chips", "bet_chips", "slam_fans")
 CELL_TASTE = {"R": 2, "W": 1, "S": 1, "P": 1, ".": 0}
+HIDDEN_SPEEDS = {4: 1, 5: 2, 6: 3, 7: 2, 8: 1}
+"""A hidden starting speed (option ``hidden_speeds``): drawn, each as likely as its weight (the
+open choice, shown as it is made, stays 6)."""
+DRAFT_WEIGHTS = (3, 2, 1)
+"""A draft pick: the best implant by taste, the second or the third, as likely as these."""
 
 
 class RuleBot:
@@ -28,6 +42,8 @@ class RuleBot:
             raise ValueError("a pending decision must list at least one legal action")
         legal = [dict(a) for a in decision.legal]
         me = view["players"][decision.seat] if view else None
+        if decision.kind == "start_speed" and decision.hidden:
+            return self._hidden_speed(legal)
         handler = getattr(self, f"_{decision.kind}", None)
         if handler is None or me is None:
             return self._pick(legal)
@@ -35,6 +51,17 @@ class RuleBot:
 
     def _pick(self, legal: Sequence[Action]) -> Action:
         return legal[self._rng.randbelow(len(legal))]
+
+    def _weighted(self, options: Sequence[Action], weights: Sequence[int]) -> Action:
+        """One of ``options``, each as likely as its weight (whole numbers, at least 1)."""
+        if len(options) == 1:
+            return options[0]
+        roll = self._rng.randbelow(sum(weights))
+        for option, weight in zip(options, weights, strict=True):
+            if roll < weight:
+                return option
+            roll -= weight
+        raise AssertionError("unreachable: the roll is below the weights' sum")
 
     def _best(self, legal: Sequence[Action], score: Any) -> Action:
         scores = [score(a) for a in legal]
@@ -44,10 +71,15 @@ class RuleBot:
 
     # -- set-up and the days ------------------------------------------------------------------
     def _draft(self, view: JSON, me: JSON, legal: list[Action]) -> Action:
+        """A hidden pick: drawn among the packet's best by taste (``DRAFT_WEIGHTS``), never
+        the best every time: the seat that passed the packet on knows it card for card and
+        would name the pick (the engine lists each implant of the packet once)."""
         def taste(a: Action) -> int:
             imp = IMPLANTS[a["implant"]]
             return imp["level"] * 20 - IMPLANT_TASTE.index(imp["effect"])
-        return self._best(legal, taste)
+        ranked = sorted(legal, key=lambda a: (-taste(a), a["implant"]))
+        top = ranked[:len(DRAFT_WEIGHTS)]
+        return self._weighted(top, DRAFT_WEIGHTS[:len(top)])
 
     def _acquire_implant(self, view: JSON, me: JSON, legal: list[Action]) -> Action:
         return self._best(legal, lambda a: IMPLANTS[a["implant"]]["level"] if "implant" in a else 0)
@@ -108,7 +140,14 @@ class RuleBot:
 
     # -- racing -------------------------------------------------------------------------------
     def _start_speed(self, view: JSON, me: JSON, legal: list[Action]) -> Action:
+        """In the open (shown as it is chosen): 6, the speed the bot likes."""
         return self._best(legal, lambda a: -abs(a["speed"] - 6))
+
+    def _hidden_speed(self, legal: list[Action]) -> Action:
+        """A hidden starting speed: drawn around 6 (``HIDDEN_SPEEDS``). Always 6 would tell
+        every seat the bot's speed before the reveal, while they still choose theirs."""
+        drawn = [a for a in legal if a["speed"] in HIDDEN_SPEEDS] or legal
+        return self._weighted(drawn, [HIDDEN_SPEEDS.get(a["speed"], 1) for a in drawn])
 
     def _lines_ahead(self, view: JSON, me: JSON, reach: int, speed: int) -> int:
         rows = view.get("track_rows") or []
