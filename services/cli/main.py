@@ -602,9 +602,13 @@ def _expand(files: list[Path]) -> dict[Path, str]:
 
 
 def _first_line(path: Path) -> bytes:
-    """The file's first line (``OSError`` when it cannot be read: the command says so)."""
+    """The file's first line that is not blank, as verify reads it (``OSError`` when it
+    cannot be read: the command says so)."""
     with path.open("rb") as handle:
-        return handle.readline()
+        for line in handle:
+            if line.strip():
+                return line
+    return b""
 
 
 def _starts_campaign(data: bytes) -> bool:
@@ -613,9 +617,11 @@ def _starts_campaign(data: bytes) -> bool:
     When every export verified and none continues a match, ``campaign_links`` has no link
     to check and finds no problem (each export parsed with orjson or the json module in
     verify, so ``json.loads`` parses it too), so the command skips reading every export
-    again. First lines that do not parse count as a campaign: ``campaign_links`` decides."""
+    again. A first line that does not parse starts no campaign: that export failed verify
+    already (its first record is its first line that is not blank, as verify reads it), and
+    ``campaign_links`` said so a second time, as a campaign link, of files with no campaign."""
     first = _first_record(data)
-    return not isinstance(first, dict) or bool(first.get("campaign"))
+    return isinstance(first, dict) and bool(first.get("campaign"))
 
 
 def _first_record(data: bytes) -> Any:

@@ -20,7 +20,10 @@ What is checked, and what is not checked twice (issue 18):
   hash, the seed against its commitment (revealed by the one MatchSealed, the last record,
   as the host writes it), and every draw recomputed from the seed (one
   stream per match, positioned at each draw's first block, as ``replay_draw`` does).
-  Each draw is parsed once; the replay is handed exactly the draws checked here.
+  Each draw is parsed once; the replay is handed exactly the draws checked here. A draw and
+  the client seeds must have the types the host writes (integers that are ints, not true,
+  1.0 or "1", which ``int()`` read as 1 and verified), and the stored outcome must be the
+  replay's in canonical JSON (the replay's ``==`` takes true for 1).
 - **Replay.** Every action goes through the engine's own ``validate`` before ``apply``
   (the chain proves only that the organiser wrote the record, not that the action was
   legal: a re-signed export with an illegal action fails here), timeouts are checked
@@ -33,9 +36,14 @@ What is checked, and what is not checked twice (issue 18):
   state that is not over, after every step before it was checked as above; an abandon of a
   state that is over fails, and so does a normal outcome on a state that is not over. The
   report says abandoned, with the reason (``Report.abandoned``).
-- **Creator.** MatchCreated's ``created_by`` (who created the match; none in exports from
-  before it was recorded) is reported (``Report.created_by``); a MatchEnded that names
-  another creator fails.
+- **Order and end.** The records come as the host writes them (``_check_sequence``):
+  MatchCreated once, MatchStarted at most once, one MatchEnded, then only the seal. A
+  record doubled, or a log cut short and sealed there (its MatchEnded, and the result with
+  it, gone), fails even re-signed: it verified before, with no outcome.
+- **Creator and names.** MatchCreated's ``created_by`` (who created the match; none in
+  exports from before it was recorded) is reported (``Report.created_by``); a MatchEnded
+  that names another creator, or other players, game or mode than MatchCreated, fails (the
+  signed result is made from MatchEnded alone; re-signed, other players verified before).
 - **Not re-checked:** the JSON Schema of actions (``validate`` checks every field the
   engine reads and refuses unknown ones), and the views and events stored in records
   (``events`` are descriptions for people and clients; no rule reads them).
@@ -59,6 +67,7 @@ import orjson
 from services.platform.canonical import (
     CHAIN_DOMAIN,
     KEYED_SCHEME,
+    canonical_json,
     canonical_json_float_free,
     chain_hash,
     float_free,
@@ -69,7 +78,7 @@ from services.rules import records as rec
 from services.rules.export import checkpoint_message, parse_export
 from services.rules.games import load_engine
 from services.rules.games.contract import GameEngine, is_v2
-from services.rules.replay import ReplayError, replay
+from services.rules.replay import ReplayError, outcome_json, replay
 
 SIGNATURE_CHECK = "checkpoint signature (Ed25519)"
 """The check a report lists once the chain and the checkpoint's signature hold (with the
@@ -133,11 +142,9 @@ def _verify_export(data: bytes, public_key: str | None, engine: GameEngine | Non
     problem = _check_checkpoint(checkpoint, records, public_key, report)
     if problem:
         return report.fail(problem)
-    problem = _check_creator(records, report)
-    if problem:
-        return report.fail(problem)
     draws: list[list[DrawRecord]] = []
-    problem = _check_draws(records, report, draws)
+    problem = _check_draws(records, report, draws) or _check_sequence(records) \
+        or _check_end(records, report)
     if problem:
         return report.fail(problem)
     created = records[0]
@@ -160,29 +167,66 @@ def _verify_export(data: bytes, public_key: str | None, engine: GameEngine | Non
         return report.fail(str(err))
     if key is not None:
         report.checks.append("state hashes keyed with the match's revealed state key")
+    ended = records[-2]  # the one MatchEnded, before the seal (_check_sequence)
+    if replayed.outcome is not None \
+            and canonical_json(outcome_json(replayed.outcome)) != canonical_json(ended["outcome"]):
+        # the replay compares with ==, to which true is 1: its JSON must be the replay's
+        return report.fail(f"event {ended['n']}: stored outcome differs from the replayed "
+                           "outcome (in its JSON types)")
     report.checks.append(f"rules replay: {len(replayed.state_hashes)} state hashes match")
-    ended = [r for r in records if r["type"] == "MatchEnded"]
-    if ended:
-        report.outcome = ended[0]["outcome"]
-        if replayed.abandoned is not None:
-            report.abandoned = replayed.abandoned
-            report.checks.append(f"abandoned by {replayed.abandoned['by']} before the end, with no "
-                                 f"result: {replayed.abandoned['reason']}")
-        else:
-            report.checks.append("outcome matches the replay")
+    report.outcome = ended["outcome"]
+    if replayed.abandoned is not None:
+        report.abandoned = replayed.abandoned
+        report.checks.append(f"abandoned by {replayed.abandoned['by']} before the end, with no "
+                             f"result: {replayed.abandoned['reason']}")
+    else:
+        report.checks.append("outcome matches the replay")
     return report
 
 
-def _check_creator(records: list[dict[str, Any]], report: Report) -> str | None:
-    """MatchEnded repeats MatchCreated's ``created_by`` (the signed result scoring rates by
-    is made from MatchEnded alone): one that names another creator fails. One that names none
-    is taken (an end written by a release from before creators were recorded)."""
-    created = records[0].get("created_by")
-    report.created_by = created if isinstance(created, dict) else None
-    for record in records:
-        if record.get("type") == "MatchEnded" and "created_by" in record \
-                and record["created_by"] != created:
-            return f"event {record.get('n')}: MatchEnded names another creator than MatchCreated"
+def _check_sequence(records: list[dict[str, Any]]) -> str | None:
+    """The records in the order the rules host writes them: MatchCreated once (the first,
+    checked before), MatchStarted at most once, one MatchEnded, and nothing after it but the
+    seal, which ``_check_draws`` found once and last. A second MatchCreated or MatchStarted
+    (one doubled, re-signed) and a log cut short and sealed there (its end, and with it the
+    result, dropped) fail; the replay checks what it can only check in order (no action
+    before MatchStarted, MatchEnded on a state that is over)."""
+    started = ended = False
+    for n, record in enumerate(records[:-1], start=1):
+        kind = record.get("type")
+        if ended:
+            return f"event {n}: {kind} after the match ended"
+        if kind == "MatchCreated" and n > 1:
+            return f"event {n}: a second MatchCreated"
+        if kind == "MatchStarted":
+            if started:
+                return f"event {n}: a second MatchStarted"
+            started = True
+        ended = kind == "MatchEnded"
+    if not ended:
+        return (f"event {len(records)}: MatchSealed with no MatchEnded before it: the match's "
+                "end is missing (a log cut short and sealed there)")
+    return None
+
+
+END_NAMES = ("players", "game", "mode")
+"""What MatchEnded repeats of MatchCreated besides the creator (the signed result, made from
+MatchEnded alone, names the players by them)."""
+
+
+def _check_end(records: list[dict[str, Any]], report: Report) -> str | None:
+    """MatchEnded (the one ``_check_sequence`` found, before the seal) repeats MatchCreated's
+    players, game, mode and ``created_by``: the signed result scoring rates by is made from
+    MatchEnded alone. One that names others fails; a field it does not hold is taken (an end
+    written by a release from before it was recorded)."""
+    created, ended = records[0], records[-2]
+    creator = created.get("created_by")
+    report.created_by = creator if isinstance(creator, dict) else None
+    if "created_by" in ended and ended["created_by"] != creator:
+        return f"event {ended.get('n')}: MatchEnded names another creator than MatchCreated"
+    for name in END_NAMES:
+        if name in ended and ended[name] != created.get(name):
+            return f"event {ended.get('n')}: MatchEnded names other {name} than MatchCreated"
     return None
 
 
@@ -338,10 +382,10 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
         return f"event {seal['n']}: the revealed seed does not match the commitment"
     report.checks.append("seed matches its SHA-256 commitment")
     started = [r for r in records if r.get("type") == "MatchStarted"]
-    try:
-        client_seeds = [(int(s), str(c)) for s, c in (started[0].get("client_seeds") or [])] if started else []
-    except (TypeError, ValueError) as err:
-        return f"event {started[0]['n']}: malformed client seeds ({err})"
+    client_seeds = _client_seeds(started[0]) if started else []
+    if client_seeds is None:
+        return (f"event {started[0]['n']}: malformed client seeds (not a list of [seat, "
+                "seed] pairs, a seat an integer and a seed text)")
     seated = [s for s, _ in client_seeds]
     if len(set(seated)) != len(seated) or not all(0 <= s < _seats(records[0]) for s in seated):
         # a seed for a seat nobody holds, added after the players' seeds were seen, would
@@ -359,6 +403,9 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
         if not isinstance(stored_draws, list):
             return f"event {record['n']}: malformed draws (not a list)"
         for draw in stored_draws:
+            if not _draw_shaped(draw):
+                return (f"event {record['n']}: malformed draw (op a text; n, count, first, "
+                        "next and each result an integer)")
             try:
                 stored = DrawRecord.from_json(draw)
                 stream.counter = stored.first  # as replay_draw: a stream from the draw's first block
@@ -378,6 +425,36 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
             total += 1
     report.checks.append(f"{total} draws recomputed from the seed")
     return None
+
+
+_DRAW_NUMBERS = ("n", "count", "first", "next")
+
+
+def _draw_shaped(draw: Any) -> bool:
+    """Whether a stored draw has the types the host writes. ``DrawRecord.from_json`` reads
+    with ``int()``, to which true, 1.0, 1.9 and "1" are all 1: a draw so spelled matched the
+    seed's and verified."""
+    if not isinstance(draw, dict) or not isinstance(draw.get("op"), str):
+        return False
+    result = draw.get("result")
+    return all(type(draw.get(k)) is int for k in _DRAW_NUMBERS) and isinstance(result, list) \
+        and all(type(x) is int for x in result)
+
+
+def _client_seeds(started: dict[str, Any]) -> list[tuple[int, str]] | None:
+    """MatchStarted's client seeds as the host writes them (a list of ``[seat, seed]``, the
+    seat an integer, the seed text), or None: "1", 1.0, true or "" read as a seat, or a
+    value that is not a list read as no seeds, was taken before."""
+    seeds = started.get("client_seeds", [])
+    if not isinstance(seeds, list):
+        return None
+    out = []
+    for pair in seeds:
+        if not (isinstance(pair, list) and len(pair) == 2 and type(pair[0]) is int
+                and isinstance(pair[1], str)):
+            return None
+        out.append((pair[0], pair[1]))
+    return out
 
 
 def _seats(created: dict[str, Any]) -> int:

@@ -110,3 +110,43 @@ def test_verify_json_failures_before_any_report(tmp_path: Path) -> None:
     assert _lines(done.stdout) == [{"error": {"code": "USAGE",
                                               "message": f"file not found: {missing}"}}]
     assert f"file not found: {missing}" in done.stderr
+
+
+FIXTURES = ROOT / "tests" / "fixtures" / "exports"
+
+
+def test_a_file_that_is_not_an_export_fails_once_and_starts_no_campaign(tmp_path: Path) -> None:
+    """It failed as itself and again as a "campaign link" (a campaign object in --json) when
+    no file continued a match."""
+    (tmp_path / "notes.jsonl").write_bytes(b"hello\n")
+    good = FIXTURES / "neon-reign-1.3.0-solo-training.jsonl"
+    done = _verify(tmp_path, "--json", "--jobs", "1", str(tmp_path / "notes.jsonl"), str(good))
+    assert done.returncode == 1, done.stdout + done.stderr
+    out = _lines(done.stdout)
+    assert [o.get("kind") for o in out] == ["match", "match", None], out
+    assert out[0]["ok"] is False and out[0]["failure"].startswith("line 1 is not JSON")
+    assert out[1]["ok"] is True
+    assert out[2]["summary"] == {"files": 2, "verified": 1, "failed": ["notes.jsonl"],
+                                 "events": out[1]["events"], "ok": False}
+    assert "campaign" not in done.stderr, done.stderr
+
+
+def test_a_continuing_match_after_a_blank_line_still_has_its_link_checked(tmp_path: Path) -> None:
+    """verify skips blank lines; the command found a campaign by the file's first line."""
+    first, second = (FIXTURES / f"neon-knights-2086-0.5.0-epic-campaign-{i}.jsonl"
+                     for i in (1, 2))
+    (tmp_path / "second.jsonl").write_bytes(b"\n" + second.read_bytes())
+    done = _verify(tmp_path, "--json", "--jobs", "1", str(tmp_path / "second.jsonl"))
+    out = _lines(done.stdout)
+    assert out[0]["ok"] is True, out[0]
+    assert out[1] == {"kind": "campaign", "ok": False, "failures": [
+        f"{out[0]['match_id']}: continues {_previous(second)}, whose export was not given"]}
+    assert done.returncode == 1
+    done = _verify(tmp_path, "--json", "--jobs", "1", str(first), str(tmp_path / "second.jsonl"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert {"kind": "campaign", "ok": True, "failures": []} in _lines(done.stdout)
+
+
+def _previous(path: Path) -> str:
+    records, _ = parse_export(path.read_bytes())
+    return str(records[0]["campaign"]["previous_match_id"])

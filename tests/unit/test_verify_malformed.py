@@ -152,3 +152,58 @@ def test_the_public_replay_says_why_there_is_no_state_key(export: bytes, name: s
     dropped = b"\n".join(line for line in export.splitlines() if b'"MatchSealed"' not in line)
     assert not replay_report(dropped)["stopped"].startswith("not stepped through")
     assert replay_report(dropped, foreign_events=3)["stopped"].startswith("not stepped through")
+
+
+# -- found by tests/unit/test_verify_tamper_fuzz.py: each verified, re-signed -----------
+
+
+def _first_draw(change: Any) -> Any:
+    return lambda record: change(record["draws"][0])
+
+
+def _placement(value: Any) -> Any:
+    def change(record: dict[str, Any]) -> None:
+        placements = record["outcome"]["placements"]
+        placements[placements.index(1)] = value
+    return change
+
+
+FOUND = {
+    "MatchEnded names other players": (
+        "MatchEnded", lambda r: r.__setitem__("players", r["players"][::-1]),
+        "MatchEnded names other players than MatchCreated"),
+    "MatchEnded names another mode": (
+        "MatchEnded", _set("mode", "hero-match"), "MatchEnded names other mode than MatchCreated"),
+    "MatchEnded names another game": (
+        "MatchEnded", _set("game", "neon"), "MatchEnded names other game than MatchCreated"),
+    "a placement true for 1": ("MatchEnded", _placement(True), "stored outcome differs"),
+    "client seeds empty text": ("MatchStarted", _set("client_seeds", ""), "malformed client seeds"),
+    "a client seed's seat text": ("MatchStarted", _set("client_seeds", [["0", "ab"]]),
+                                  "malformed client seeds"),
+    "a draw's first block false for 0": ("MatchStarted", _first_draw(lambda d: d.__setitem__(
+        "first", d["first"] == 1)), "malformed draw"),
+    "a draw's result as text": ("MatchStarted", _first_draw(lambda d: d.__setitem__(
+        "result", [str(x) for x in d["result"]])), "malformed draw"),
+}
+
+
+@pytest.mark.parametrize("name", FOUND)
+def test_a_re_signed_record_that_verified_before_fails_with_its_reason(export: bytes,
+                                                                       name: str) -> None:
+    kind, change, reason = FOUND[name]
+    report = verify_export(_resigned(export, kind, change))
+    assert not report.ok and reason in report.failure, report.failure
+
+
+@pytest.mark.parametrize("keep", [1, 2, 5])
+def test_a_log_cut_short_and_sealed_fails(export: bytes, keep: int) -> None:
+    """Its MatchEnded (the result) dropped: it verified, with no outcome."""
+    data = _rechained(export, lambda records: records.__delitem__(slice(keep, -1)))
+    report = verify_export(data)
+    assert not report.ok and "MatchSealed with no MatchEnded before it" in report.failure
+
+
+def test_a_doubled_match_created_record_fails(export: bytes) -> None:
+    """A second MatchCreated after the first verified (the replay took it as a new config)."""
+    report = verify_export(_rechained(export, lambda records: records.insert(1, records[0])))
+    assert not report.ok and "event 2: a second MatchCreated" in report.failure, report.failure
