@@ -714,12 +714,16 @@ def _verify_json(files: list[Path], public_key: str, jobs: int) -> int:
 
 def _created_by(report: Any) -> str:
     """", created by the organiser alice" for an export whose MatchCreated names its
-    creator (``created_by``), else "" (exports from before creators were recorded)."""
+    creator (``created_by``; ", created by the organiser alice (through matchmaking)" for a
+    match a service made on her behalf), else "" (exports from before creators were
+    recorded)."""
     creator = report.created_by
     if not report.ok or not isinstance(creator, dict):
         return ""
     role, name = str(creator.get("role", "")), str(creator.get("name", ""))
-    return f", created by the {role}{f' {name}' if name else ''}"
+    via = creator.get("via")  # made by a service (matchmaking) on the organiser's behalf
+    through = f" (through {via})" if isinstance(via, str) and via else ""
+    return f", created by the {role}{f' {name}' if name else ''}{through}"
 
 
 def export_json(label: str, report: Any) -> dict[str, Any]:

@@ -123,7 +123,7 @@ async def test_an_organisers_ticket_makes_an_unrated_match_in_their_name(stack: 
     creator, report, result = await play_and_score(s, done.assignment.match_id, seat_tokens(done))
     assert creator == {"role": "organiser", "name": "olga", "via": "matchmaking"}
     assert report.created_by == creator
-    assert _created_by(report) == ", created by the organiser olga"
+    assert _created_by(report) == ", created by the organiser olga (through matchmaking)"
     assert (result.created_by.role, result.created_by.name) == ("organiser", "olga")
     assert not result.rated and not result.after
     assert result.unrated_reason.startswith("created by an organiser (olga): ")
@@ -237,5 +237,5 @@ async def test_a_minted_token_acts_for_the_organiser_who_minted_it(stack: Any,
         s, match_id, {**seat_tokens(mine), **seat_tokens(oscars)})
     name = "oscar" if trusted else "olga, oscar"
     assert creator == {"role": "organiser", "name": name, "via": "matchmaking"}
-    assert _created_by(report) == f", created by the organiser {name}"
+    assert _created_by(report) == f", created by the organiser {name} (through matchmaking)"
     assert not result.rated and result.created_by.name == name
