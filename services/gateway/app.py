@@ -143,6 +143,14 @@ def _error_response(err: ConnectError) -> web.Response:
     return web.json_response(err.body(), status=err.http_status, headers=dict(err.headers))
 
 
+def _stream_refused(err: ConnectError, codec: str) -> web.Response:
+    """A server stream refused before it started, as Connect has it: HTTP 200, the stream's
+    content type and only the end-of-stream message with the error (a Connect client reads
+    no body from another status: the code and the reason would be lost)."""
+    return web.Response(body=connect.end_of_stream(err),
+                        content_type=STREAM_JSON if codec == "json" else STREAM_PROTO)
+
+
 async def read_body(request: web.Request, limit: int, timeout: float) -> bytes:
     """The request's body, at most ``limit`` bytes, arrived within ``timeout`` seconds: a
     larger one is ``resource_exhausted`` as soon as it says so (Content-Length) or passes the
@@ -263,9 +271,12 @@ class Gateway:
         given = request.headers.get("x-request-id", "")
         request_id = given if given and _carried(given) else uuid.uuid4().hex[:16]
         with bound_contextvars(request_id=request_id, path=request.path):
+            stream_codec = ""  # once the call is a server stream in a stream's content type
             try:
                 method, service = self._method(request)
                 codec = _codec(request, method.server_streaming)
+                if method.server_streaming:
+                    stream_codec = codec
                 body = await read_body(request, self.config.max_message_bytes
                                        + (connect.HEADER.size if method.server_streaming else 0),
                                        self.config.body_timeout)
@@ -288,6 +299,8 @@ class Gateway:
                                          service, request_id)
             except ConnectError as err:
                 log.info("call refused", code=err.code, reason=err.message)
+                if stream_codec:
+                    return _stream_refused(err, stream_codec)
                 return _error_response(err)
 
     async def _unary(

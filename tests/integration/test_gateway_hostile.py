@@ -270,3 +270,45 @@ async def test_a_connect_timeout_that_is_not_a_positive_integer_is_refused(value
         status, err = answer_of(got)
         assert (status, err["code"]) == (400, "invalid_argument"), (value, err)
         assert "connect-timeout-ms" in err["message"]
+
+
+@pytest.mark.parametrize(("path", "body", "headers", "code"), [
+    (TOY + "/WatchMatch", b"\x00\x00\x00\x00\x09{}", {}, "invalid_argument"),
+    (TOY + "/WatchMatch", b"\x01\x00\x00\x00\x02{}", {}, "unimplemented"),
+    (TOY + "/WatchMatch", envelope({"matchId": 5}), {}, "invalid_argument"),
+    (TOY + "/WatchMatch", envelope({"matchId": "m"}), {"Authorization": "Bearer t\u00f6ken"},
+     "unauthenticated"),
+    ("/games/nope/neon.rules.v1.RulesService/WatchMatch", envelope({"matchId": "m"}), {},
+     "not_found"),
+    (TOY + "/WatchMatch", envelope({"matchId": "m"}), {"Connect-Timeout-Ms": "0"},
+     "invalid_argument"),
+])
+async def test_a_stream_refused_before_it_starts_is_a_connect_stream_with_the_reason(
+        path: str, body: bytes, headers: dict[str, str], code: str) -> None:
+    """Connect: "streaming responses always have an HTTP status of 200 OK", the error in the
+    end-of-stream message. A Connect client (connect-es, connect-go) reads no body from
+    another status: a refused stream was "unavailable: HTTP 429", a bad request "internal:
+    HTTP 400", the reason lost. Only a content type that is not a stream's is 415."""
+    async with bare_gateway(GatewayConfig(port=0), {"rules-toy": "127.0.0.1:1"}) as url, \
+            aiohttp.ClientSession() as http:
+        async with http.post(url + path, data=body, headers={
+                "Content-Type": "application/connect+json", **headers}) as r:
+            raw = await r.read()
+            assert r.status == 200, raw
+            assert r.headers["Content-Type"] == "application/connect+json"
+            end = end_of(raw)
+            assert end["error"]["code"] == code and end["error"]["message"], end
+        async with http.post(url + TOY + "/WatchMatch", data=envelope({}),
+                             headers={"Content-Type": "application/json"}) as r:
+            assert r.status == 415 and (await r.json())["code"] == "invalid_argument"
+
+
+def test_the_body_and_idle_timeouts_come_from_the_environment() -> None:
+    from services.gateway.config import load_config
+
+    assert (load_config({}).body_timeout, load_config({}).idle_timeout) == (60.0, 75.0)
+    config = load_config({"NEON_GATEWAY_BODY_TIMEOUT": "5", "NEON_GATEWAY_IDLE_TIMEOUT": "2.5"})
+    assert (config.body_timeout, config.idle_timeout) == (5.0, 2.5)
+    for bad in ("0", "-1", "soon", "inf", "nan"):
+        with pytest.raises(ValueError, match="NEON_GATEWAY_BODY_TIMEOUT"):
+            load_config({"NEON_GATEWAY_BODY_TIMEOUT": bad})

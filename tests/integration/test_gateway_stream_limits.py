@@ -1,7 +1,8 @@
 """The gateway limits the server streams of each HTTP client address
 (NEON_GATEWAY_MAX_STREAMS_PER_CLIENT), so one web client cannot use up what the services allow
-the gateway's own peer: past the limit a stream is the Connect error ``resource_exhausted``
-(HTTP 429) with the reason; other clients are unaffected; a client that goes away, even from a
+the gateway's own peer: past the limit a stream ends at once with the Connect error
+``resource_exhausted`` and the reason (a Connect stream: HTTP 200, the error in its end; the
+client below reports it as the code's HTTP status, 429); other clients are unaffected; a client that goes away, even from a
 quiet stream, gives its slot back."""
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from multidict import CIMultiDict
 from services.cli.backend import Backend
 from services.gateway.app import Gateway, Upstreams, build_app
 from services.gateway.config import GatewayConfig, client_address, load_config
+from services.gateway.connect import HTTP_STATUS
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.grpc_kit import call_metadata, channel
 from tests.support.gateway import upstreams
@@ -92,6 +94,10 @@ class Client:
         flags, length = struct.unpack(">BI", await asyncio.wait_for(
             response.content.readexactly(5), 10))
         message = json.loads(await response.content.readexactly(length))
+        if flags == 2:  # refused before it started: the Connect end of stream, HTTP 200
+            response.release()
+            error = message["error"]
+            return HTTP_STATUS[error["code"]], error
         assert flags == 0, message  # a message, not the end of the stream
         self.open.append(response)
         return 200, message["event"]
