@@ -352,6 +352,7 @@ class Gateway:
         response = web.StreamResponse(
             headers={
                 "Content-Type": STREAM_JSON if codec == "json" else STREAM_PROTO,
+                **({"Vary": "Origin"} if self.config.cors_origins else {}),
                 **cors_headers(self.config, request.headers.get("Origin", "")),
             }
         )
@@ -532,6 +533,9 @@ async def cors(request: web.Request, handler: Any) -> web.StreamResponse:
         response = await handler(request)
     if not response.prepared:  # a stream set its own before it started
         response.headers.update(cors_headers(config, origin))
+        if config.cors_origins and "Vary" not in response.headers:
+            # the answer depends on the Origin even when it carries no CORS headers
+            response.headers["Vary"] = "Origin"
     return response
 
 

@@ -312,3 +312,17 @@ def test_the_body_and_idle_timeouts_come_from_the_environment() -> None:
     for bad in ("0", "-1", "soon", "inf", "nan"):
         with pytest.raises(ValueError, match="NEON_GATEWAY_BODY_TIMEOUT"):
             load_config({"NEON_GATEWAY_BODY_TIMEOUT": bad})
+
+
+async def test_answers_vary_by_origin_whenever_cors_names_origins() -> None:
+    """With a list of origins an answer depends on the Origin (allowed: the CORS headers; not:
+    none), so every answer says Vary: Origin, not only the allowed ones: a shared cache kept
+    the answer for another origin (no CORS headers) and served it to the allowed one."""
+    config = GatewayConfig(port=0, cors_origins=("http://app.example",))
+    async with bare_gateway(config, {}) as url, aiohttp.ClientSession() as http:
+        for origin in ("http://other.example", None):
+            headers = {"Origin": origin} if origin else {}
+            async with http.get(f"{url}/api/games", headers=headers) as r:
+                assert r.status == 200
+                assert "Access-Control-Allow-Origin" not in r.headers
+                assert "Origin" in r.headers.get("Vary", ""), (origin, dict(r.headers))
