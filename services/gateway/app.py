@@ -92,12 +92,13 @@ def _codec(request: web.Request, streaming: bool) -> str:
         else {JSON: "json", PROTO: "proto"}
     )
     if ctype not in wanted:
+        # an answer like every other error (JSON, CORS headers), not an exception past the
+        # middleware; the client's content type is not echoed (JSON of it is the body's job)
         accepted = ", ".join(wanted)
-        raise web.HTTPUnsupportedMediaType(
-            text=f'{{"code":"invalid_argument","message":"content-type must be one of {accepted}, '
-            f'not {ctype or "none"!s}"}}',
-            content_type=JSON,
-            headers={"Accept-Post": accepted},
+        raise ConnectError(
+            "invalid_argument",
+            f"content-type must be one of {accepted}" + ("" if ctype else ", and none was sent"),
+            status=415, headers=(("Accept-Post", accepted),),
         )
     return wanted[ctype]
 
@@ -106,8 +107,9 @@ def _timeout(request: web.Request, default: float | None) -> float | None:
     raw = request.headers.get("connect-timeout-ms")
     if raw is None:
         return default
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > 10:
-        raise ConnectError("invalid_argument", "connect-timeout-ms must be a positive integer")
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 10 or int(raw) == 0:
+        raise ConnectError("invalid_argument", "connect-timeout-ms must be a positive integer "
+                           "of at most 10 digits (milliseconds)")
     return int(raw) / 1000
 
 
@@ -138,7 +140,55 @@ def _passed_metadata(request: web.Request, request_id: str) -> list[tuple[str, s
 
 
 def _error_response(err: ConnectError) -> web.Response:
-    return web.json_response(err.body(), status=err.http_status)
+    return web.json_response(err.body(), status=err.http_status, headers=dict(err.headers))
+
+
+def _stream_refused(err: ConnectError, codec: str) -> web.Response:
+    """A server stream refused before it started, as Connect has it: HTTP 200, the stream's
+    content type and only the end-of-stream message with the error (a Connect client reads
+    no body from another status: the code and the reason would be lost)."""
+    return web.Response(body=connect.end_of_stream(err),
+                        content_type=STREAM_JSON if codec == "json" else STREAM_PROTO)
+
+
+async def read_body(request: web.Request, limit: int, timeout: float) -> bytes:
+    """The request's body, at most ``limit`` bytes, arrived within ``timeout`` seconds: a
+    larger one is ``resource_exhausted`` as soon as it says so (Content-Length) or passes the
+    limit (chunked, or decompressed), never buffered whole; a body still arriving after
+    ``timeout`` (slowloris) is ``deadline_exceeded``, HTTP 408. Either way the rest of the
+    body is not read: the connection closes after the answer (``_close_unread``)."""
+    length = request.content_length
+    if length is not None and length > limit:
+        raise ConnectError("resource_exhausted",
+                           f"the request body of {length} bytes exceeds the limit of {limit} bytes")
+    chunks, size = [], 0
+    try:
+        async with asyncio.timeout(timeout):
+            while chunk := await request.content.readany():
+                size += len(chunk)
+                if size > limit:
+                    raise ConnectError("resource_exhausted",
+                                       f"the request body exceeds the limit of {limit} bytes")
+                chunks.append(chunk)
+    except TimeoutError:
+        raise ConnectError("deadline_exceeded", f"the request body did not arrive within "
+                           f"{timeout:g} s", status=408) from None
+    return b"".join(chunks)
+
+
+def _upstream(service: str) -> str:
+    """An upstream in words: "the rules service of toy", "the scoring service"."""
+    return (f"the rules service of {service.removeprefix('rules-')}"
+            if service.startswith("rules-") else f"the {service} service")
+
+
+def upstream_error(err: grpc.aio.AioRpcError, service: str, request_id: str = "") -> ConnectError:
+    """The Connect error for an upstream's status; gRPC's own reason about the connection or
+    a crash (the upstream's address, an exception's words) is logged here, not sent on."""
+    answer = ConnectError.from_grpc(err, _upstream(service), request_id)
+    if answer.message != (err.details() or ""):
+        log.warning("upstream failed", service=service, code=answer.code, reason=err.details())
+    return answer
 
 
 UPLOAD_REPLAYS = 2
@@ -167,11 +217,13 @@ class Gateway:
         self.public_key = public_key
         self.streams = StreamCounter()
         """Open server streams by client address (config.max_streams_per_client each)."""
+        self.uploading = StreamCounter()
+        """Uploads by client address, from their first byte to their answer (at most
+        UPLOADS_PER_CLIENT each)."""
         self.uploads = StreamCounter(
             UPLOAD_REPLAYS, "{limit} uploaded exports are being replayed now: try again shortly")
-        """Uploaded exports being verified and stepped through now by client address (at
-        most UPLOADS_PER_CLIENT each and UPLOAD_REPLAYS in all: each holds a worker thread
-        and up to seconds of CPU)."""
+        """Uploaded exports being verified and stepped through now (UPLOAD_REPLAYS in all:
+        each holds a worker thread and up to seconds of CPU); a slow upload holds none."""
         self.replays = ReplayCache(config.replay_cache_bytes)
         """Replay answers of sealed matches, and the replays in progress, shared."""
         self.replays_running = StreamCounter()
@@ -184,7 +236,8 @@ class Gateway:
         ``client_address`` finds it, trusted proxies' X-Forwarded-For included), or refuse
         it with resource_exhausted and ``reason`` past ``limit``; the key to release."""
         client = ("client", client_address(
-            request.remote, request.headers.get("X-Forwarded-For"), self.config.trusted_proxies))
+            request.remote, request.headers.getall("X-Forwarded-For", []),
+            self.config.trusted_proxies))
         try:
             counter.acquire(client, limit, reason)
         except Refused as refused:
@@ -218,12 +271,15 @@ class Gateway:
         given = request.headers.get("x-request-id", "")
         request_id = given if given and _carried(given) else uuid.uuid4().hex[:16]
         with bound_contextvars(request_id=request_id, path=request.path):
+            stream_codec = ""  # once the call is a server stream in a stream's content type
             try:
                 method, service = self._method(request)
                 codec = _codec(request, method.server_streaming)
-                body = await request.read()
-                if len(body) > self.config.max_message_bytes + connect.HEADER.size:
-                    raise ConnectError("resource_exhausted", "request body too large")
+                if method.server_streaming:
+                    stream_codec = codec
+                body = await read_body(request, self.config.max_message_bytes
+                                       + (connect.HEADER.size if method.server_streaming else 0),
+                                       self.config.body_timeout)
                 metadata = _passed_metadata(request, request_id)
                 channel = self.upstreams.channel(service)
                 if method.server_streaming:
@@ -234,13 +290,17 @@ class Gateway:
                         "too many open streams from this address ({limit}); close one first",
                     )
                     try:
-                        return await self._stream(request, method, channel, raw, codec, metadata)
+                        return await self._stream(request, method, channel, raw, codec, metadata,
+                                                  service, request_id)
                     finally:
                         self.streams.release(client)
                 raw = method.decode_json(body) if codec == "json" else method.check_binary(body)
-                return await self._unary(request, method, channel, raw, codec, metadata)
+                return await self._unary(request, method, channel, raw, codec, metadata,
+                                         service, request_id)
             except ConnectError as err:
                 log.info("call refused", code=err.code, reason=err.message)
+                if stream_codec:
+                    return _stream_refused(err, stream_codec)
                 return _error_response(err)
 
     async def _unary(
@@ -251,6 +311,8 @@ class Gateway:
         raw: bytes,
         codec: str,
         metadata: list[tuple[str, str]],
+        service: str,
+        request_id: str,
     ) -> web.Response:
         call = channel.unary_unary(method.path)(
             raw, metadata=metadata, timeout=_timeout(request, self.config.unary_timeout)
@@ -259,7 +321,7 @@ class Gateway:
         try:
             answer = await call
         except grpc.aio.AioRpcError as err:
-            return _error_response(ConnectError.from_grpc(err))
+            return _error_response(upstream_error(err, service, request_id))
         except asyncio.CancelledError:
             if _being_cancelled():
                 call.cancel()
@@ -281,6 +343,8 @@ class Gateway:
         raw: bytes,
         codec: str,
         metadata: list[tuple[str, str]],
+        service: str,
+        request_id: str,
     ) -> web.StreamResponse:
         call = channel.unary_stream(method.path)(
             raw, metadata=metadata, timeout=_timeout(request, None)
@@ -288,6 +352,7 @@ class Gateway:
         response = web.StreamResponse(
             headers={
                 "Content-Type": STREAM_JSON if codec == "json" else STREAM_PROTO,
+                **({"Vary": "Origin"} if self.config.cors_origins else {}),
                 **cors_headers(self.config, request.headers.get("Origin", "")),
             }
         )
@@ -300,7 +365,7 @@ class Gateway:
                     connect.envelope(method.encode_json(item) if codec == "json" else item)
                 )
         except grpc.aio.AioRpcError as err:
-            error = ConnectError.from_grpc(err)
+            error = upstream_error(err, service, request_id)
         except ConnectionResetError:
             # the client went away and a write found out before the watcher's poll: the
             # stream is over for nobody to hear (no traceback in the log for a closed tab)
@@ -330,23 +395,30 @@ class Gateway:
         )
 
     async def replay_upload(self, request: web.Request) -> web.Response:
-        data = await request.read()
-        if not data:
-            return _error_response(
-                ConnectError("invalid_argument", "send the export file as the request body")
-            )
-        if len(data) > MAX_EXPORT_BYTES:
-            return _error_response(ConnectError("resource_exhausted", "export too large"))
         try:
-            client = self._admit(request, self.uploads, UPLOADS_PER_CLIENT,
+            # counted from its first byte: a client's uploads are not buffered (up to 32 MiB
+            # each) side by side before the count would see them
+            client = self._admit(request, self.uploading, UPLOADS_PER_CLIENT,
                                  "an upload from this address is being replayed now: send the "
                                  "next when it has been answered")
         except ConnectError as err:
             return _error_response(err)
         try:
-            report = await asyncio.to_thread(replay_report, data, self.public_key)
+            data = await read_body(request, MAX_EXPORT_BYTES, self.config.body_timeout)
+            if not data:
+                raise ConnectError("invalid_argument", "send the export file as the request body")
+            try:
+                self.uploads.acquire(None, 0, "")
+            except Refused as refused:
+                raise ConnectError("resource_exhausted", refused.reason) from None
+            try:
+                report = await asyncio.to_thread(replay_report, data, self.public_key)
+            finally:
+                self.uploads.release(None)
+        except ConnectError as err:
+            return _error_response(err)
         finally:
-            self.uploads.release(client)
+            self.uploading.release(client)
         return web.json_response(report)
 
     async def replay_match(self, request: web.Request) -> web.Response:
@@ -373,7 +445,7 @@ class Gateway:
         except ConnectError as err:
             return _error_response(err)
         except grpc.aio.AioRpcError as err:
-            return _error_response(ConnectError.from_grpc(err))
+            return _error_response(upstream_error(err, f"rules-{game}"))
         return _json_answer(body)
 
     async def _replay_from_service(self, game: str, match_id: str) -> Answer:
@@ -461,6 +533,9 @@ async def cors(request: web.Request, handler: Any) -> web.StreamResponse:
         response = await handler(request)
     if not response.prepared:  # a stream set its own before it started
         response.headers.update(cors_headers(config, origin))
+        if config.cors_origins and "Vary" not in response.headers:
+            # the answer depends on the Origin even when it carries no CORS headers
+            response.headers["Vary"] = "Origin"
     return response
 
 
@@ -495,10 +570,27 @@ async def _security_headers(request: web.Request, response: web.StreamResponse) 
         response.headers["Referrer-Policy"] = "no-referrer"
 
 
+async def _close_unread(request: web.Request, response: web.StreamResponse) -> None:
+    """An answer given before the request's body was read (refused for its size, its time,
+    its path or content type) closes the connection: aiohttp would otherwise read on and
+    throw away the rest of the body (up to its lingering time) to reuse the connection."""
+    if not request.content.is_eof():
+        response.force_close()
+
+
+def runner(app: web.Application, config: GatewayConfig) -> web.AppRunner:
+    """The app's runner: a connection whose request's headers do not arrive within
+    ``config.idle_timeout`` is closed (aiohttp's keep-alive timeout, 3630 s by default, is
+    its only limit on a request's headers)."""
+    return web.AppRunner(app, access_log=None, shutdown_timeout=1.0,
+                         keepalive_timeout=config.idle_timeout)
+
+
 def build_app(gateway: Gateway) -> web.Application:
     app = web.Application(client_max_size=MAX_EXPORT_BYTES + 1024, middlewares=[cors])
     app[CONFIG] = gateway.config
     app.on_response_prepare.append(_security_headers)
+    app.on_response_prepare.append(_close_unread)
     app.router.add_get("/", gateway.index)
     app.router.add_get("/healthz", gateway.healthz)
     app.router.add_get("/api/games", gateway.games)

@@ -45,6 +45,16 @@ class GatewayConfig:
     them is ``X-Forwarded-For`` read, to find the client's address (the last hop that is not a
     trusted proxy); empty (the default): the connection's address, the header is ignored."""
 
+    body_timeout: float = 60.0
+    """NEON_GATEWAY_BODY_TIMEOUT: seconds a request's body may take to arrive, from the end
+    of its headers; past it the request is answered 408 (``deadline_exceeded``) and its
+    connection closed. A client trickling a body (slowloris) held a connection and a handler
+    for as long as it liked."""
+    idle_timeout: float = 75.0
+    """NEON_GATEWAY_IDLE_TIMEOUT: seconds a connection may wait for its next request's headers
+    to be complete (a new connection's first request included); then it is closed. aiohttp's
+    own default is 3630 s, so a client trickling headers held a connection for an hour."""
+
     def allows(self, origin: str) -> bool:
         return bool(origin) and ("*" in self.cors_origins or origin in self.cors_origins)
 
@@ -67,7 +77,22 @@ def load_config(environ: dict[str, str] | None = None) -> GatewayConfig:
         max_replays_per_client=limit_from_env(e, "NEON_GATEWAY_MAX_REPLAYS_PER_CLIENT",
                                               GatewayConfig.max_replays_per_client),
         trusted_proxies=_networks(e.get("NEON_GATEWAY_TRUSTED_PROXIES", "")),
+        body_timeout=_seconds(e, "NEON_GATEWAY_BODY_TIMEOUT", GatewayConfig.body_timeout),
+        idle_timeout=_seconds(e, "NEON_GATEWAY_IDLE_TIMEOUT", GatewayConfig.idle_timeout),
     )
+
+
+def _seconds(e: dict[str, str] | os._Environ[str], name: str, default: float) -> float:
+    raw = (e.get(name) or "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise ValueError(f"{name} {raw!r}: a number of seconds above 0")
+    return value
 
 
 def _networks(raw: str) -> tuple[str, ...]:
@@ -84,10 +109,15 @@ def _networks(raw: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def client_address(remote: str | None, forwarded_for: str | None,
+def client_address(remote: str | None, forwarded_for: str | list[str] | None,
                    trusted_proxies: tuple[str, ...]) -> str:
     """The address a client's streams are counted by: the connection's, unless it comes from
-    a trusted proxy; then the last ``X-Forwarded-For`` hop that is not a trusted proxy."""
+    a trusted proxy; then the last ``X-Forwarded-For`` hop that is not a trusted proxy.
+    ``forwarded_for``: the header's value, or its lines in order (one list, RFC 9110: a
+    proxy that adds a line of its own rather than appending to the client's line puts the
+    client's hop last)."""
+    if isinstance(forwarded_for, list):
+        forwarded_for = ",".join(forwarded_for)
     networks = [ipaddress.ip_network(n, strict=False) for n in trusted_proxies]
 
     def trusted(address: str) -> bool:

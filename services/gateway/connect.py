@@ -9,6 +9,7 @@ big-endian), message``, closed by an end-of-stream envelope (flag 0x02) that hol
 from __future__ import annotations
 
 import json
+import re
 import struct
 from dataclasses import dataclass
 
@@ -48,17 +49,48 @@ def code_name(code: grpc.StatusCode) -> str:
 class ConnectError(Exception):
     code: str
     message: str
+    status: int = 0
+    """The HTTP status when not the code's (408 for a body that did not arrive, 415)."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """More headers of the answer (Accept-Post with a 415)."""
 
     @property
     def http_status(self) -> int:
-        return HTTP_STATUS.get(self.code, 500)
+        return self.status or HTTP_STATUS.get(self.code, 500)
 
     def body(self) -> dict[str, str]:
         return {"code": self.code, "message": self.message}
 
     @classmethod
-    def from_grpc(cls, err: grpc.aio.AioRpcError) -> ConnectError:
-        return cls(code_name(err.code()), err.details() or "")
+    def from_grpc(cls, err: grpc.aio.AioRpcError, what: str = "the service",
+                  request_id: str = "") -> ConnectError:
+        """The upstream's status and reason, unless the reason is gRPC's own about the
+        connection or a crash (:func:`internal_reason`): then a plain one naming ``what``."""
+        code, details = code_name(err.code()), err.details() or ""
+        if internal_reason(code, details):
+            ref = f" (request id {request_id})" if request_id else ""
+            details = (f"{what} does not answer; try again shortly{ref}" if code == "unavailable"
+                       else f"{what} failed{ref}")
+        return cls(code, details)
+
+
+INTERNAL_CODES = {"unavailable", "unknown", "internal", "data_loss", "canceled",
+                  "deadline_exceeded", "resource_exhausted"}
+"""Codes gRPC itself answers with (a connection that failed, a servicer that raised, ...)."""
+INTERNAL_REASON = re.compile(
+    r"ipv[46]:|unix:|dns:|\b(?:\d{1,3}\.){3}\d{1,3}\b|\[[0-9a-fA-F:.]*:[0-9a-fA-F:.]*\]"
+    r"|failed to connect|DNS resolution|Socket closed|Connection (?:refused|reset)"
+    r"|connections to all backends|Broken pipe|Unexpected <class|Exception calling application"
+    r"|Exception (?:iterating|serializing|deserializing)|Traceback|File \"", re.IGNORECASE)
+"""What gRPC's own reasons hold and a web client must not read: the upstream's address and
+port ("failed to connect to all addresses; last error: ... ipv4:10.0.3.7:50061: ..."), a
+servicer's exception with its words ("Unexpected <class 'RuntimeError'>: ...")."""
+
+
+def internal_reason(code: str, details: str) -> bool:
+    """Whether ``details`` of a ``code`` answer is gRPC's own about its connection or a crash
+    (the services' reasons are their own words and pass unchanged)."""
+    return code in INTERNAL_CODES and bool(INTERNAL_REASON.search(details))
 
 
 def envelope(message: bytes, flags: int = 0) -> bytes:

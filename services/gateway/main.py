@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from services.gateway.app import Gateway, Upstreams, build_app
+from services.gateway.app import Gateway, Upstreams, build_app, runner
 from services.gateway.config import GatewayConfig, load_config
 from services.platform import metrics
 from services.platform.keys import Keys
@@ -70,9 +70,9 @@ async def start(
     app = build_app(gateway)
     if settings.serves_metrics:  # else requests are neither counted nor timed
         app.middlewares.append(metrics.http_middleware(NAME))
-    runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
-    await runner.setup()
-    site = web.TCPSite(runner, settings.bind_host, config.port)
+    app_runner = runner(app, config)
+    await app_runner.setup()
+    site = web.TCPSite(app_runner, settings.bind_host, config.port)
     await site.start()
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     address = f"{settings.host}:{port}"
@@ -82,7 +82,7 @@ async def start(
         upstreams=upstreams.addresses,
         cors=list(config.cors_origins),
     )
-    return RunningGateway(runner, upstreams, address)
+    return RunningGateway(app_runner, upstreams, address)
 
 
 def with_port(config: GatewayConfig, port: int) -> GatewayConfig:

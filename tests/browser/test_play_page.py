@@ -277,9 +277,12 @@ async def test_refused_tokens_and_a_stale_version_get_clear_messages(
     # the browser notes each refused call (401, 403, 409) as a failed resource: nothing else
     assert all(e.startswith("Failed to load resource") and any(f" {c} " in e for c in (401, 403, 409))
                for e in browser.console_errors), browser.console_errors
-    # forgetting the token clears it from the tab
+    # forgetting the token clears it from the tab, and the seat's own view from the screen
+    assert await page.locator("#play-private li").count() > 0, "the seat's hand was shown"
     await page.click("#play-forget")
     assert await page.evaluate(f"sessionStorage.getItem('{KEY}')") is None
     assert await page.input_value("#play-token") == ""
+    for pane in ("#play-private", "#play-board", "#play-actions"):
+        assert await page.locator(f"{pane} > *").count() == 0, pane
     await rules.AbandonMatch(rules_pb2.AbandonMatchRequest(match_id=other_id, reason="test"),
                              metadata=call_metadata(served.backend.organiser_token()), timeout=10)

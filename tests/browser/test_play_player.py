@@ -369,6 +369,32 @@ async def test_a_player_finds_a_match_against_a_bot_and_plays_it(
     assert browser.console_errors == []
 
 
+async def test_forgetting_the_player_token_mid_match_stops_its_seat_and_clears_its_view(
+        served: Served, browser: Browser) -> None:
+    """The seat a player token got (here from matchmaking) is played with that seat's token:
+    "Forget the player token" ends that play too, and takes the seat's own view (its hand,
+    "Only you see") and its buttons off the screen. They stayed, still followed and clickable
+    with the seat token, on a screen someone else may now be looking at."""
+    page = await open_play(browser, served, served.backend.issuer.issue_player("dee"))
+    await page.select_option("#mm-game", GAME)
+    await page.wait_for_selector("#mm-mode option[value='single']", state="attached")
+    await page.select_option("#mm-mode", "single")
+    await page.click("#mm-queue")
+    await page.wait_for_selector("#player-proposal:not([hidden])", timeout=30_000)
+    await page.click("#mm-accept")
+    await state(page, "seated", 30)
+    await page.wait_for_selector("#play-private li", timeout=30_000)  # the seat's own hand
+    await page.click("#player-forget")
+    assert await page.evaluate("sessionStorage.getItem('neon-player-token')") is None
+    await asyncio.sleep(2)  # the bot moves meanwhile: nothing is drawn again
+    for pane in ("#play-private", "#play-board", "#play-actions"):
+        assert await page.locator(f"{pane} > *").count() == 0, pane
+    sent = len(browser.responses)
+    await asyncio.sleep(1.5)
+    later = [r.url for r in browser.responses[sent:]]
+    assert not any(u.endswith(("/GetView", "/ListLegalActions", "/SubmitAction")) for u in later), later
+
+
 async def test_leaving_the_queue_and_declining_a_proposal(served: Served, browser: Browser) -> None:
     token = served.backend.issuer.issue_player("dee")
     page = await open_play(browser, served, token)

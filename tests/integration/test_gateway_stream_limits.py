@@ -1,7 +1,8 @@
 """The gateway limits the server streams of each HTTP client address
 (NEON_GATEWAY_MAX_STREAMS_PER_CLIENT), so one web client cannot use up what the services allow
-the gateway's own peer: past the limit a stream is the Connect error ``resource_exhausted``
-(HTTP 429) with the reason; other clients are unaffected; a client that goes away, even from a
+the gateway's own peer: past the limit a stream ends at once with the Connect error
+``resource_exhausted`` and the reason (a Connect stream: HTTP 200, the error in its end; the
+client below reports it as the code's HTTP status, 429); other clients are unaffected; a client that goes away, even from a
 quiet stream, gives its slot back."""
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from typing import Any
 import aiohttp
 import pytest
 from aiohttp import web
+from multidict import CIMultiDict
 
 from services.cli.backend import Backend
 from services.gateway.app import Gateway, Upstreams, build_app
 from services.gateway.config import GatewayConfig, client_address, load_config
+from services.gateway.connect import HTTP_STATUS
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.grpc_kit import call_metadata, channel
 from tests.support.gateway import upstreams
@@ -74,12 +77,14 @@ class Client:
         self.http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(force_close=True))
         self.open: list[aiohttp.ClientResponse] = []
 
-    async def watch(self, match_id: str, forwarded_for: str = "") -> tuple[int, Any]:
-        """(200, the first event) for an open stream, else (status, the error body)."""
+    async def watch(self, match_id: str, forwarded_for: str | list[str] = "") -> tuple[int, Any]:
+        """(200, the first event) for an open stream, else (status, the error body).
+        ``forwarded_for``: one X-Forwarded-For header, or a list of them (one line each)."""
         data = json.dumps({"matchId": match_id}).encode()
-        headers = {"Content-Type": "application/connect+json"}
-        if forwarded_for:
-            headers["X-Forwarded-For"] = forwarded_for
+        headers = CIMultiDict({"Content-Type": "application/connect+json"})
+        for hop in [forwarded_for] if isinstance(forwarded_for, str) else forwarded_for:
+            if hop:
+                headers.add("X-Forwarded-For", hop)
         response = await self.http.post(
             self.url + WATCH, data=struct.pack(">BI", 0, len(data)) + data, headers=headers)
         if response.status != 200:
@@ -89,6 +94,10 @@ class Client:
         flags, length = struct.unpack(">BI", await asyncio.wait_for(
             response.content.readexactly(5), 10))
         message = json.loads(await response.content.readexactly(length))
+        if flags == 2:  # refused before it started: the Connect end of stream, HTTP 200
+            response.release()
+            error = message["error"]
+            return HTTP_STATUS[error["code"]], error
         assert flags == 0, message  # a message, not the end of the stream
         self.open.append(response)
         return 200, message["event"]
@@ -172,6 +181,27 @@ async def test_behind_a_trusted_proxy_clients_are_told_apart_by_x_forwarded_for(
         finally:
             await proxy.close()
             await direct.close()
+
+
+async def test_a_client_forwarded_for_header_line_of_its_own_does_not_help_it(
+    toy_backend: Backend,
+) -> None:
+    """A proxy that adds its own X-Forwarded-For line (HAProxy's ``option forwardfor``)
+    instead of appending to the client's: the lines are one list, in order (RFC 9110), so
+    the last hop that is not a trusted proxy is still the one the proxy wrote. Reading only
+    the first line took the client's own, a new address with every request: no limit."""
+    config = GatewayConfig(port=0, max_streams_per_client=1, trusted_proxies=("127.0.0.0/8",))
+    async with serve(toy_backend, config) as (_, v4_url, _v6):
+        match_id = await new_match(toy_backend)
+        proxy = Client(v4_url)
+        try:
+            assert (await proxy.watch(match_id, ["10.9.9.1", "198.51.100.1"]))[0] == 200
+            for spoofed in ("10.9.9.2", "10.9.9.3, 10.9.9.4"):
+                status, body = await proxy.watch(match_id, [spoofed, "198.51.100.1"])
+                assert status == 429, (spoofed, body)
+            assert (await proxy.watch(match_id, ["10.9.9.5", "198.51.100.2"]))[0] == 200
+        finally:
+            await proxy.close()
 
 
 def test_the_client_address_is_the_connections_unless_a_trusted_proxy_forwards() -> None:

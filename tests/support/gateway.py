@@ -10,7 +10,7 @@ from aiohttp import web
 
 from services.cli.backend import Backend, start_backend
 from services.gateway import main as gateway_main
-from services.gateway.app import Gateway, Upstreams, build_app
+from services.gateway.app import Gateway, Upstreams, build_app, runner
 from services.gateway.config import GatewayConfig
 from services.platform.settings import Settings
 
@@ -56,13 +56,12 @@ async def backend_and_gateway(
 async def bare_gateway(config: GatewayConfig, addresses: dict[str, str]) -> AsyncIterator[str]:
     """The gateway's app alone (no tokens, no backend) in front of ``addresses``, on a free
     port of 127.0.0.1: its URL."""
-    runner = web.AppRunner(build_app(Gateway(config, Upstreams(addresses))), access_log=None,
-                           shutdown_timeout=1.0)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
+    app_runner = runner(build_app(Gateway(config, Upstreams(addresses))), config)
+    await app_runner.setup()
+    site = web.TCPSite(app_runner, "127.0.0.1", 0)
     await site.start()
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
-        await runner.cleanup()
+        await app_runner.cleanup()

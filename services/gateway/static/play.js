@@ -180,6 +180,7 @@ async function load(s) {
   s.seat = view.viewer;
   s.version = view.version;
   const { content } = await gameInfo(s.game);
+  if (s !== session) return;  // stopped (the token forgotten) meanwhile: draw nothing
   const seen = view.viewJson ? JSON.parse(view.viewJson) : null;
   $("play-board").replaceChildren(drawBoard(s.game, seen, content));
   drawPrivate(s, seen, { version: spectator.version, view: spectator.viewJson ? JSON.parse(spectator.viewJson) : null }, content);
@@ -274,6 +275,20 @@ export function stop() {
   session = null;
 }
 
+// Ends the seat's play and takes what it showed off the screen: its own view (the hand, "Only
+// you see"), its buttons, its events and outcome. When a token is forgotten, nothing the seat
+// saw stays on a screen someone else may look at.
+export function clear() {
+  stop();
+  for (const id of ["play-log", "play-board", "play-private", "play-actions", "play-clocks"]) $(id).replaceChildren();
+  for (const key of ["ended", "matchId"]) delete $("play-board").dataset[key];
+  $("play-actions").dataset.state = "";
+  $("play-outcome").hidden = true;
+  $("play-outcome").textContent = "";
+  $("play-turn").textContent = "";
+  $("play-title").textContent = "Paste your token to play";
+}
+
 // Plays the seat of `token` in match `matchId` of `game` on this page until the match ends:
 // { outcome } (null when it did not end here), { refused } (the error) or { stopped } (the
 // page moved on to another match).
@@ -348,7 +363,7 @@ export function setup() {
   $("play-token").addEventListener("input", remember);
   $("play-open").addEventListener("click", () => { remember(); start(); });
   $("play-forget").addEventListener("click", () => {
-    stop();
+    clear();
     sessionStorage.removeItem(KEY);
     $("play-token").value = "";
     say("The token is forgotten.");

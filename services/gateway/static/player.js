@@ -17,7 +17,7 @@ import { unary, serverStream } from "/static/connect.js";
 import {
   $, el, short, rules, randomHex, fillModes as modesOf, TOURNAMENT, tournamentCall as tcall,
 } from "/static/common.js";
-import { claimsOf, say, plain, playMatch, stop as stopSeat } from "/static/play.js";
+import { claimsOf, say, plain, playMatch, stop as stopSeat, clear as clearSeat } from "/static/play.js";
 import { drawStandings, ordinal, resultText } from "/static/tournament.js";
 
 const KEY = "neon-player-token";
@@ -432,6 +432,7 @@ export function setup(games) {
   $("player-forget").addEventListener("click", () => {
     if (run && run.kind === "queue" && !$("mm-leave").hidden) leave();
     stopRun();
+    clearSeat();  // the seat this token got is played no more, and its view leaves the screen
     sessionStorage.removeItem(KEY);
     $("player-token").value = "";
     remember();
