@@ -343,3 +343,38 @@ async def test_a_bot_seat_needs_no_seed(env: Env) -> None:  # noqa: F811
     assert records[1]["client_seeds"] == []
     await rules.close()
     await mm.channel.close()
+
+
+async def test_the_cli_flow_adds_a_seed_per_seat_and_says_ready(env: Env) -> None:  # noqa: F811
+    """What `neon queue` and `neon simulate` do once matched (services/cli/mm_commands.py):
+    wait_for_match, then seed_and_ready (a random client seed with the seat's own token, then
+    ReadyForMatch). Both players do: the match starts at once, with both seeds."""
+    from services.cli.mm_commands import MatchmakingClient, seed_and_ready, wait_for_match
+
+    svc = await env.start(SEEDS)
+    mm = MatchmakingClient(svc.address)
+    names = [env.id("ann"), env.id("bob")]
+    tokens = {n: env.player(n) for n in names}
+    for n in names:
+        await mm.call("CreateTicket", tokens[n], ticket_id=f"{n}-t", game="toy", players=[n])
+
+    async def yes(_: Any) -> bool:
+        return True
+
+    matched = await asyncio.gather(*(wait_for_match(mm, tokens[n], f"{n}-t", n, yes, 20)
+                                     for n in names))
+    assert not any(t.match_started for t in matched)
+    t0 = time.monotonic()
+    rules = RulesClient(matched[0].assignment.rules_address)
+    answers = [await seed_and_ready(mm, tokens[n], t, n, rules) for n, t in zip(names, matched)]
+    assert answers[-1].match_started and time.monotonic() - t0 < 5
+    # a second time: nothing to do (the match started), the ticket as it is
+    again = await seed_and_ready(mm, tokens[names[0]], answers[-1], names[0], rules)
+    assert again is answers[-1]
+    await play_out(rules, matched, names)
+    records = await exported(env, rules, matched[0].assignment.match_id)
+    seeds_added = records[1]["client_seeds"]
+    assert sorted(seat for seat, _ in seeds_added) == [0, 1]
+    assert all(len(seed) == 64 for _, seed in seeds_added)
+    await rules.close()
+    await mm.close()
