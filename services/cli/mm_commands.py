@@ -1,10 +1,11 @@
 """``neon queue``, ``neon decline`` and ``neon simulate``: the matchmaking path from the
 command line.
 
-``queue`` puts the human at the terminal in the queue and plays the match found; ``decline``
+``queue`` puts the human at the terminal in the queue and plays the match found (adding a
+client seed and saying ready when the match waits for seeds: :func:`seed_and_ready`); ``decline``
 declines the invitation of a party that named the player (DeclineInvite: the party goes on
 without them); ``simulate`` sends N simulated players through the whole path (tickets,
-acceptance, random play on the rules service, results and ratings in the scoring service)
+acceptance, client seeds, random play on the rules service, results and ratings in the scoring service)
 and times each stage.
 """
 
@@ -154,6 +155,36 @@ async def play_at_terminal(screen: Console, rules: RulesClient, game: str, match
     outcome = await play_seat(rules, match_id, seat, token, human.action)
     await human.finish(outcome)
     return outcome
+
+
+async def seed_and_ready(mm: MatchmakingClient, token: str, ticket: Any, player: str,
+                         rules: RulesClient) -> Any:
+    """A matched ticket whose match waits for client seeds (``seed_window``): add a fresh
+    random client seed for ``player``'s seat with its own seat token (the rules service's
+    AddClientSeed), then tell matchmaking the seat is ready (ReadyForMatch); the ticket as it
+    answers. A match that does not wait (started, or a server without seed windows) is left
+    as it is. A seed refused because the match started meanwhile (the window ended) is no
+    error: the match goes on with the seeds it took."""
+    import secrets
+
+    import grpc
+
+    from services.genproto.neon.rules.v1 import rules_pb2
+
+    if not ticket.HasField("seed_window") or ticket.match_started or ticket.seed_window.ended:
+        return ticket
+    a = ticket.assignment
+    for s in a.seats:
+        if s.player != player or not s.token or s.bot:
+            continue
+        try:
+            await rules.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
+                match_id=a.match_id, seed=secrets.token_hex(32)), s.token)
+        except grpc.aio.AioRpcError as err:
+            if err.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                raise
+    return await mm.call("ReadyForMatch", token, ticket_id=ticket.ticket_id,
+                         match_id=a.match_id)
 
 
 def own_seat(ticket: Any, player: str) -> tuple[int, str]:
@@ -314,6 +345,12 @@ def queue(
             print_plain(console, f"match {a.match_id}: you are seat {seat}")
             target(f"rules service for {a.game}", a.rules_address)
             rules = RulesClient(a.rules_address)
+            ready = await seed_and_ready(mm, mine, matched, name, rules)
+            if ready.HasField("seed_window"):
+                w = ready.seed_window
+                print_plain(console, "your client seed is added; the match starts "
+                            + ("now" if ready.match_started else
+                               f"when every seat is ready, in {w.seconds_left:.0f} s at most"))
             await play_at_terminal(console, rules, a.game, a.match_id, seat, seat_token,
                                    {s.seat: s.player for s in a.seats})
             print_plain(console, f"match {a.match_id} ended")
@@ -458,6 +495,7 @@ async def simulate_run(ends: Endpoints, game: str, players: int, mode: str = "",
             a = ticket.assignment
             client = client_for(rules, a.rules_address)
             seat, token = own_seat(ticket, n)
+            await seed_and_ready(mm, tokens[n], ticket, n, client)
             await play_seat(client, a.match_id, seat, token, bot_chooser(f"{n}:{a.match_id}"))
             return str(a.match_id)
 

@@ -14,7 +14,15 @@ from eventsourcing.application import AggregateNotFoundError, Application, Repos
 from eventsourcing.persistence import JSONTranscoder, Transcoder
 from eventsourcing.utils import get_topic
 
-from services.matchmaking.domain import BotMatch, ProposalBatch, Queue, Ticket, ticket_uuid
+from services.matchmaking.domain import (
+    BotMatch,
+    Kickoff,
+    ProposalBatch,
+    Queue,
+    Ticket,
+    kickoff_uuid,
+    ticket_uuid,
+)
 
 OPENING = ("Ticket.Created",)
 CLOSING = ("Ticket.Matched", "Ticket.Cancelled", "Ticket.Expired")
@@ -22,6 +30,8 @@ BOTS_OPENING = ("BotMatch.Created",)
 BOTS_CLOSING = ("BotMatch.Finished",)
 BATCH_OPENING = ("ProposalBatch.Created",)
 BATCH_CLOSING = ("ProposalBatch.Closed",)
+KICKOFF_OPENING = ("Kickoff.Created",)
+KICKOFF_CLOSING = ("Kickoff.Ended",)
 QUEUE = (":Queue.Created", ":Queue.Proposed")
 PAGE = 5000
 
@@ -35,6 +45,8 @@ class OpenIds:
     batches: list[uuid.UUID] = field(default_factory=list)
     queues: dict[uuid.UUID, int] = field(default_factory=dict)
     """Every queue, with the version its events in the log add up to."""
+    kickoffs: list[uuid.UUID] = field(default_factory=list)
+    """Matches created to wait for client seeds that have not started yet."""
 
 
 @dataclass
@@ -44,6 +56,9 @@ class OpenState:
     batches: list[ProposalBatch]
     """Open proposal batches, oldest first."""
     queues: list[Queue]
+    kickoffs: list[Kickoff] = field(default_factory=list)
+    """Matches still waiting for client seeds, with the (closed) tickets of each."""
+    kickoff_tickets: dict[str, Ticket] = field(default_factory=dict)
 
 
 class BatchTranscoder(JSONTranscoder):
@@ -91,6 +106,12 @@ class MatchmakingApplication(Application):
         except AggregateNotFoundError:
             return None
 
+    def find_kickoff(self, match_id: str) -> Kickoff | None:
+        try:
+            return self._without_snapshots.get(kickoff_uuid(match_id))
+        except AggregateNotFoundError:
+            return None
+
     @cached_property
     def _without_snapshots(self) -> Repository:
         """Only queues have snapshots: tickets, bot matches and batches are read without
@@ -106,6 +127,7 @@ class MatchmakingApplication(Application):
         bots: dict[uuid.UUID, None] = {}
         batches: dict[uuid.UUID, None] = {}
         queues: dict[uuid.UUID, int] = {}
+        kickoffs: dict[uuid.UUID, None] = {}
         start = 1
         while True:
             page = self.recorder.select_notifications(start, PAGE)
@@ -125,8 +147,12 @@ class MatchmakingApplication(Application):
                     batches.pop(oid, None)  # type: ignore[arg-type]
                 elif topic.endswith(QUEUE):
                     queues[oid] = max(queues.get(oid, 0), n.originator_version)  # type: ignore[index,arg-type]
+                elif topic.endswith(KICKOFF_OPENING):
+                    kickoffs[oid] = None  # type: ignore[index]
+                elif topic.endswith(KICKOFF_CLOSING):
+                    kickoffs.pop(oid, None)  # type: ignore[arg-type]
             if len(page) < PAGE:
-                return OpenIds(list(tickets), list(bots), list(batches), queues)
+                return OpenIds(list(tickets), list(bots), list(batches), queues, list(kickoffs))
             start = page[-1].id + 1
 
     def open_ticket_ids(self) -> list[uuid.UUID]:
@@ -149,7 +175,9 @@ class MatchmakingApplication(Application):
         tickets = [plain.get(i) for i in ids.tickets]
         bots = [plain.get(i) for i in ids.bots]
         batches = [plain.get(i) for i in ids.batches]
+        kickoffs = [k for k in map(plain.get, ids.kickoffs) if not k.ended and owns(k.game)]
+        kickoff_tickets = {i: plain.get(ticket_uuid(i)) for k in kickoffs for i in k.tickets}
         return OpenState([t for t in tickets if t.is_open and owns(t.game)],
                          [b for b in bots if not b.finished and owns(b.game)],
                          [b for b in batches if not b.closed and owns(b.game)],
-                         [q for q in queues if owns(q.game)])
+                         [q for q in queues if owns(q.game)], kickoffs, kickoff_tickets)

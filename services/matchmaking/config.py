@@ -33,6 +33,15 @@ class Config:
     as the player, so a ticket queued or a match accepted with it counts as the organiser's
     (the match is made on their behalf, and scoring does not rate it by default). Turn it on
     where organisers are the players' identity provider and trusted with the ladder."""
+    client_seeds: bool = True
+    """NEON_MATCHMAKING_CLIENT_SEEDS (on by default): create matches that wait for their
+    seats' client seeds (CreateMatch with await_client_seeds) and start them (StartMatch)
+    when every human seat said it is ready (ReadyForMatch) or ``seed_window`` ran out, so
+    that no player has to trust the server's seed alone. Off: matches start as they are
+    created, as before."""
+    seed_window: float = 25.0
+    """NEON_MATCHMAKING_SEED_WINDOW: seconds from a match's creation until it starts whether
+    or not every human seat said it is ready (bots need no seed)."""
 
 
 def _flag(value: str | None, default: bool) -> bool:
@@ -65,4 +74,18 @@ def config_from_env(environ: Mapping[str, str] | None = None) -> Config:
         policy=policy, rating_timeout=num("RATING_TIMEOUT", base.rating_timeout),
         bot_wait=num("BOT_WAIT", base.bot_wait),
         trust_minted_tokens=_flag(e.get("NEON_MATCHMAKING_TRUST_MINTED_TOKENS"), False),
+        client_seeds=_flag(e.get("NEON_MATCHMAKING_CLIENT_SEEDS"), True),
+        seed_window=_window(num("SEED_WINDOW", base.seed_window)),
     )
+
+
+MAX_SEED_WINDOW = 600.0
+
+
+def _window(seconds: float) -> float:
+    """A seed window is 0-600 s (0: start as soon as every human seat is ready, or at once
+    at the next cycle if none is)."""
+    if not 0.0 <= seconds <= MAX_SEED_WINDOW:
+        raise ValueError(f"NEON_MATCHMAKING_SEED_WINDOW must be 0-{MAX_SEED_WINDOW:g} seconds, "
+                         f"not {seconds:g}")
+    return seconds

@@ -195,6 +195,65 @@ class BotMatch(Aggregate):
         self.reason = reason
 
 
+def kickoff_uuid(match_id: str) -> uuid.UUID:
+    return uuid.uuid5(NAMESPACE, f"kickoff:{match_id}")
+
+
+class Kickoff(Aggregate):
+    """A match created to wait for its seats' client seeds (Config.client_seeds), until it
+    starts: its seed window's deadline, its human seats, and the players who said they are
+    ready (ReadyForMatch). Saved with the tickets' ``Matched`` events (one transaction), so a
+    restart finds every match still waiting and starts it (matchmaker.py, "Client seeds").
+
+    ``seats`` maps each human seat (as text) to its player; bots add no seed and are not
+    waited for. ``tickets``: the match's tickets, whose watchers are told of each change.
+    """
+
+    @event("Created")
+    def __init__(self, match_id: str, game: str, deadline: float, seats: dict[str, str],
+                 tickets: list[str]) -> None:
+        self.match_id = match_id
+        self.game = game
+        self.deadline = deadline
+        self.seats = seats
+        self.tickets = tickets
+        self.ready: list[str] = []
+        self.ended = False
+        self.started = False
+        self.reason = ""
+
+    @staticmethod
+    def create_id(match_id: str, *args: Any, **kwargs: Any) -> uuid.UUID:
+        return kickoff_uuid(match_id)
+
+    @property
+    def players(self) -> list[str]:
+        """The human players of the match, in seat order."""
+        return [self.seats[k] for k in sorted(self.seats, key=int)]
+
+    @property
+    def waiting_for(self) -> list[str]:
+        return [p for p in self.players if p not in self.ready]
+
+    @property
+    def everyone_ready(self) -> bool:
+        return not self.waiting_for
+
+    @event("Ready")
+    def say_ready(self, players: list[str]) -> None:
+        self.ready = sorted(set(self.ready) | set(players))
+
+    @event("Ended")
+    def end(self, started: bool, reason: str, match_id: str, tickets: list[str]) -> None:
+        """The match started (``started``), or the rules service will never start it (it
+        was abandoned meanwhile, or refuses for good): ``reason`` says which and why.
+        ``match_id`` and ``tickets`` (the match's, as created) let the event be published per
+        ticket."""
+        self.ended = True
+        self.started = started
+        self.reason = reason
+
+
 def queue_uuid(game: str) -> uuid.UUID:
     return uuid.uuid5(NAMESPACE, f"queue:{game}")
 

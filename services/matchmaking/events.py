@@ -25,6 +25,8 @@ def projection(namespace: str = "") -> Any:
 def project(event: Any, namespace: str = "") -> list[tuple[str, dict[str, Any]]]:
     if type(event).__qualname__ == "ProposalBatch.Created":
         return _proposed(event, namespace)
+    if type(event).__qualname__ == "Kickoff.Ended":
+        return _kicked_off(event, namespace)
     kind = type(event).__name__
     ticket_id = getattr(event, "ticket_id", None)
     if ticket_id is None or not type(event).__qualname__.startswith("Ticket.") \
@@ -48,6 +50,8 @@ def project(event: Any, namespace: str = "") -> list[tuple[str, dict[str, Any]]]
         a = event.assignment
         payload.update(match_id=a["match_id"], game=a["game"], mode=a["mode"],
                        rules_address=a["rules_address"], seats=[_public(s) for s in a["seats"]])
+        if "seed_deadline" in a:  # the match waits for client seeds until then at most
+            payload.update(seed_deadline=a["seed_deadline"])
     elif kind in ("Cancelled", "Expired"):
         payload.update(reason=event.reason)
     elif kind == "Declined":  # the player's id only: the party's own subject
@@ -71,3 +75,14 @@ def _proposed(event: Any, namespace: str) -> list[tuple[str, dict[str, Any]]]:
                 "match_id": p["match_id"], "mode": p["mode"], "ticket_ids": p["ticket_ids"],
                 "seats": seats, "deadline": p["deadline"]}))
     return out
+
+
+def _kicked_off(event: Any, namespace: str) -> list[tuple[str, dict[str, Any]]]:
+    """The seed window of a match ended (it started, or will not): one TicketMatchStarted
+    message per ticket of the match, ``started`` saying which, and the reason."""
+    kind = "TicketMatchStarted" if event.started else "TicketMatchNotStarted"
+    timestamp = event.timestamp.isoformat()
+    return [(subject(ticket_id, namespace), {
+        "type": kind, "ticket_id": ticket_id, "timestamp": timestamp,
+        "match_id": event.match_id, "started": event.started, "reason": event.reason})
+        for ticket_id in event.tickets]

@@ -96,7 +96,8 @@ async def start(
         closers.append(owned_ratings.close)
     closers.append(lambda: close_when_idle(app))
     log.info("matchmaking up", port=handle.port, auto_accept=config.auto_accept,
-             trust_minted_tokens=config.trust_minted_tokens,
+             trust_minted_tokens=config.trust_minted_tokens, client_seeds=config.client_seeds,
+             seed_window=config.seed_window,
              replica=replicas.me if replicas else 0, replicas=len(replicas.peers) if replicas else 1)
     return RunningService(NAME, handle, f"{settings.host}:{handle.port}", closers=closers,
                           extra={"matchmaker": matchmaker, "relay": relay, "app": app})

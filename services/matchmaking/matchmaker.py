@@ -76,6 +76,27 @@ creator, the players of a ticket an organiser or a service queued and a player w
 one of its matches (consent binds) have no invitation to decline, nor has anyone on a ticket
 that ended (FAILED_PRECONDITION, with the reason). A repeat is answered as the first, whatever
 the ticket has become since, and stores nothing.
+
+Client seeds: with ``Config.client_seeds`` (NEON_MATCHMAKING_CLIENT_SEEDS, on by default) a
+match is created waiting for its seats' client seeds (CreateMatch with await_client_seeds),
+so that no ladder player has to trust the server's seed alone (the dice service commits to
+its seed at creation; each client seed added before the start is mixed into every draw, and
+``neon verify`` recomputes them all). The tickets' ``Matched`` events and a :class:`Kickoff`
+(its human seats, the seed window's deadline, ``Config.seed_window`` from creation) are saved
+in one transaction. Each human seat's client adds a client seed on the rules service with its
+own seat token, then says so (:meth:`Matchmaker.ready_for_match`, ReadyForMatch): a player
+token for its own player, the organiser or service token that queued the ticket (it holds the
+seat tokens) for all of its players. The match is started (StartMatch, the service token) as
+soon as every human seat is ready, or when the window ends, ready or not: a seat that added no
+seed plays with the others' and the server's, and the tickets say who was not ready (bots add
+none and are not waited for). A StartMatch that fails transiently is tried again (backoff, up
+to RETRY_START_MAX s apart) until it succeeds; one the rules service refuses for good (the
+match was abandoned meanwhile) ends the window without a start, with the reason. Kickoffs are
+loaded again after a restart: a window that ended while the service was down starts its match
+at once, and a start made before a crash that was not yet stored is answered "already
+started" by the rules service, so the match starts once and its end is stored once. Ticket
+answers and WatchTicket show the window (``seed_window``) and ``match_started``; a watch of a
+matched ticket goes on until its match started (or its window ended).
 """
 
 from __future__ import annotations
@@ -85,6 +106,7 @@ import gc
 import math
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -102,6 +124,7 @@ from services.matchmaking.config import Config, config_from_env
 from services.matchmaking.domain import (
     BatchProposal,
     BotMatch,
+    Kickoff,
     ProposalBatch,
     Queue,
     Ticket,
@@ -133,6 +156,11 @@ from services.platform.tokens import Claims
 
 INFO_REFRESH = 60.0
 CREATE_ATTEMPTS = 5
+RETRY_START_MAX = 5.0
+"""Longest wait between two tries of a StartMatch that failed transiently."""
+ENDED_KICKOFFS_KEPT = 4096
+"""Kickoffs that ended, kept in memory for the answers about their (closed) tickets; older
+ones are read from the store again when asked."""
 ADMIN = ("organiser", "service")
 ENDED = ("matched", "cancelled", "expired", "declined")
 """The last status a watch sends: the ticket's end, or, to a player who declined it, that."""
@@ -255,6 +283,15 @@ class Matchmaker:
         self._regrouped: set[str] = set()
         """Tickets whose party changed (a decline) since the cycle's snapshot: the groups formed
         from their rows as they were are not proposed."""
+        self.kickoffs: dict[str, Kickoff] = {}
+        """Matches waiting for client seeds, by match id (module docstring, "Client seeds")."""
+        self.kickoff_tickets: dict[str, list[Ticket]] = {}
+        """The (matched) tickets of each waiting match: their watchers are told of its changes."""
+        self._ended_kickoffs: OrderedDict[str, Kickoff] = OrderedDict()
+        self._starting: set[str] = set()
+        """Matches whose StartMatch is in flight."""
+        self._start_attempts: dict[str, tuple[int, float]] = {}
+        """StartMatch calls that failed transiently: how many, and when to try again."""
 
     # ----------------------------------------------------------------- start-up
 
@@ -328,12 +365,16 @@ class Matchmaker:
         if changed:
             await self._save(changed)
         self._maybe_ready = set(self.proposals)
+        self.kickoffs = {k.match_id: k for k in state.kickoffs}
+        self.kickoff_tickets = {
+            k.match_id: [state.kickoff_tickets[i] for i in k.tickets if i in state.kickoff_tickets]
+            for k in state.kickoffs}
         self.stale = False
         for b in state.bots:
             self.bots.drive(b.game, b.match_id, {int(k): v for k, v in b.seats.items()})
         log.info("matchmaking state loaded", open_tickets=len(tickets),
                  proposals=len(self.proposals), open_batches=len(self.batches),
-                 bot_matches=len(state.bots))
+                 bot_matches=len(state.bots), awaiting_seeds=len(self.kickoffs))
         return len(tickets)
 
     def _remember(self, t: Ticket) -> None:
@@ -638,6 +679,64 @@ class Matchmaker:
         log.info("invitation declined", ticket_id=ticket_id)
         return shown_to(claims, self.view(ticket))
 
+    async def ready_for_match(self, claims: Claims | None, ticket_id: str,
+                              match_id: str) -> dict[str, Any]:
+        """The caller's seats of a matched ticket are ready for its match to start (their
+        client seeds are added, or they add none): a player token for its own player, the
+        organiser or service token that queued the ticket (and holds its seat tokens) for all
+        its players. The match starts here when that makes every human seat ready (module
+        docstring, "Client seeds"). A repeat, or a call once the match started or for a
+        match that never waited for seeds, answers the ticket as it is and stores nothing."""
+        caller = _require(claims, "player", *ADMIN)
+        if not ticket_id:
+            raise InvalidArgument("ticket_id is required")
+        if not match_id:
+            raise InvalidArgument("match_id is required")
+        self._ready()
+        found = self.tickets.get(ticket_id) or await self._find(ticket_id)
+        start: Kickoff | None = None
+        async with self.lock:
+            self._ready()
+            ticket = self.tickets.get(ticket_id) or found
+            if ticket is None:
+                raise NotFound(f"no ticket {ticket_id!r}")
+            if caller.role == "player":
+                if caller.player in ticket.declined:
+                    raise FailedPrecondition(
+                        f"player {caller.player!r} declined the invitation of ticket "
+                        f"{ticket_id!r}: they have no seat in its match")
+                if caller.player not in ticket.players:
+                    raise PermissionDenied(f"ticket {ticket_id!r} belongs to other players")
+                players = [caller.player]
+            elif ticket.created_by == f"{caller.role}:{caller.player}":
+                players = ticket.players
+            else:
+                raise PermissionDenied(
+                    f"ticket {ticket_id!r} was not queued by this {caller.role} token: only its "
+                    "players, or the organiser or service that queued it (and holds its seat "
+                    "tokens), say its seats are ready")
+            a = ticket.assignment
+            if ticket.status != "matched" or a is None:
+                raise FailedPrecondition(
+                    f"ticket {ticket_id!r} is {ticket.status}, not matched: there is no match "
+                    "to be ready for yet (WatchTicket tells when it is matched)")
+            if a["match_id"] != match_id:
+                raise NotFound(f"ticket {ticket_id!r} has no match {match_id!r} (it was matched "
+                               f"to {a['match_id']!r})")
+            kickoff = self.kickoffs.get(match_id)
+            if kickoff is not None and kickoff.game == ticket.game:
+                new = [p for p in players if p in kickoff.players and p not in kickoff.ready]
+                if new:
+                    kickoff.say_ready(new)
+                    await self._save([kickoff])
+                    log.info("seats ready", match_id=match_id, players=len(new),
+                             waiting_for=len(kickoff.waiting_for))
+                if kickoff.everyone_ready:
+                    start = kickoff
+        if start is not None:
+            await self._start_kickoff(start)
+        return shown_to(claims, self.view(ticket))
+
     async def watch(self, claims: Claims | None, ticket_id: str) -> AsyncIterator[dict[str, Any]]:
         ticket = await self._owned(claims, ticket_id)
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
@@ -645,7 +744,7 @@ class Matchmaker:
         try:
             current = shown_to(claims, self.view(self.tickets.get(ticket_id, ticket)))
             yield current
-            while current["status"] not in ENDED:  # "declined": for the player who did
+            while not _watch_over(current):  # "declined": for the player who did
                 current = shown_to(claims, await queue.get())
                 yield current
         finally:
@@ -675,11 +774,30 @@ class Matchmaker:
         return ticket
 
     async def _find(self, ticket_id: str) -> Ticket | None:
+        """The stored ticket; for one matched to a match that waited for client seeds, its
+        Kickoff is read too, unless held here (the answers about the ticket show it)."""
         try:
-            return await asyncio.to_thread(self.app.find, ticket_id)
+            t = await asyncio.to_thread(self.app.find, ticket_id)
+            a = t.assignment if t is not None else None
+            if a is not None and "seed_deadline" in a and self._kickoff_of(a) is None:
+                k = await asyncio.to_thread(self.app.find_kickoff, a["match_id"])
+                if k is not None and k.ended and k.match_id not in self.kickoffs:
+                    self._keep_ended(k)
         except Exception as err:  # the store is down: say so rather than INTERNAL
             log.error("ticket lookup failed", ticket_id=ticket_id, error=repr(err))
             raise Unavailable("the matchmaking store does not answer; try again") from None
+        return t
+
+    def _kickoff_of(self, assignment: Mapping[str, Any]) -> Kickoff | None:
+        match_id = assignment["match_id"]
+        return self.kickoffs.get(match_id) or self._ended_kickoffs.get(match_id)
+
+    def _keep_ended(self, k: Kickoff) -> None:
+        kept = self._ended_kickoffs
+        kept[k.match_id] = k
+        kept.move_to_end(k.match_id)
+        while len(kept) > ENDED_KICKOFFS_KEPT:
+            kept.popitem(last=False)
 
     # ----------------------------------------------------------------- the cycle
 
@@ -744,8 +862,13 @@ class Matchmaker:
                 if formed:
                     await self._propose(formed, holders, self.clock())
                 ready = self._ready_to_create()
+                due = self._kickoffs_due(self.clock()) if self.kickoffs else []
         for p in ready:
             task = asyncio.create_task(self._create(p))
+            self._creating.add(task)
+            task.add_done_callback(self._creating.discard)
+        for k in due:
+            task = asyncio.create_task(self._start_kickoff(k))
             self._creating.add(task)
             task.add_done_callback(self._creating.discard)
         t4, c4 = time.perf_counter(), time.process_time()
@@ -1051,11 +1174,14 @@ class Matchmaker:
         """
         seats = p.seats
         organisers = sorted({o for i in p.ticket_ids for o in self.tickets[i].organisers})
+        seeds = self.config.client_seeds
         async with self._create_slots:
             try:
+                extra = {"await_client_seeds": True} if seeds else {}
                 tokens = await self.rules.create_match(
                     p.game, p.match_id, p.mode, [s["player"] for s in seats], teams_of(seats),
-                    on_behalf_of_organiser=", ".join(organisers) if organisers else None)
+                    on_behalf_of_organiser=", ".join(organisers) if organisers else None,
+                    **extra)
             except (grpc.aio.AioRpcError, LookupError) as err:
                 await self._creation_failed(p, err)
                 return
@@ -1064,6 +1190,8 @@ class Matchmaker:
                 return
             now = self.clock()
             changed: list[Aggregate] = []
+            matched: list[Ticket] = []
+            window = {"seed_deadline": now + self.config.seed_window} if seeds else {}
             for i in p.ticket_ids:
                 t = self.tickets[i]
                 own = set(t.players)
@@ -1073,18 +1201,102 @@ class Matchmaker:
                     "seats": [{**{k: s[k] for k in ("seat", "player", "bot", "team")},
                                "token": tokens.get(s["seat"], "") if s["player"] in own else ""}
                               for s in seats],
+                    **window,
                 }
                 t.match(i, assignment, now)
                 changed.append(t)
+                matched.append(t)
+            kickoff = None
+            if seeds:  # saved with the tickets: a restart finds the match still to start
+                kickoff = Kickoff(p.match_id, p.game, window["seed_deadline"],
+                                  {str(s["seat"]): s["player"] for s in seats if not s["bot"]},
+                                  list(p.ticket_ids))
+                changed.append(kickoff)
             bot_seats = {s["seat"]: tokens.get(s["seat"], "") for s in seats if s["bot"]}
             if bot_seats:
                 changed.append(BotMatch(p.match_id, p.game, {str(k): v for k, v in bot_seats.items()}))
             changed += self._end(p)
-            await self._save(changed)
+            if kickoff is not None:  # held before the save tells the watchers (their views show it)
+                self.kickoffs[p.match_id] = kickoff
+                self.kickoff_tickets[p.match_id] = matched
+            try:
+                await self._save(changed)
+            except BaseException:
+                if self.kickoffs.get(p.match_id) is kickoff:
+                    self.kickoffs.pop(p.match_id, None)
+                    self.kickoff_tickets.pop(p.match_id, None)
+                raise
         if bot_seats:
             self.bots.drive(p.game, p.match_id, bot_seats)
+        if kickoff is not None:
+            self.wake.set()  # no human seat (or a window of 0 s): started by the next cycle
         log.info("match created", match_id=p.match_id, game=p.game, mode=p.mode,
-                 bots=len(bot_seats), organisers=organisers)
+                 bots=len(bot_seats), organisers=organisers, awaits_client_seeds=seeds)
+
+    # ----------------------------------------------------------------- starting matches
+
+    def _kickoffs_due(self, now: float) -> list[Kickoff]:
+        """Matches waiting for client seeds whose every human seat is ready or whose window
+        ended, and that are not being started (nor waiting to try again)."""
+        due = []
+        for match_id, k in self.kickoffs.items():
+            if match_id in self._starting:
+                continue
+            retry = self._start_attempts.get(match_id)
+            if retry is not None and now < retry[1]:
+                continue
+            if k.everyone_ready or now >= k.deadline:
+                due.append(k)
+        return due
+
+    async def _start_kickoff(self, k: Kickoff) -> None:
+        """Start ``k``'s match on the rules service, then store that it started (and tell the
+        tickets' watchers). Once at a time per match; a transient failure is tried again by a
+        later cycle, a refusal for good ends the window without a start."""
+        match_id = k.match_id
+        if match_id in self._starting or self.kickoffs.get(match_id) is not k:
+            return
+        self._starting.add(match_id)
+        try:
+            waiting = k.waiting_for
+            if not waiting:
+                reason = f"match {match_id} started: every seat is ready"
+            else:
+                reason = (f"match {match_id} started when its seed window ended: "
+                          f"{', '.join(waiting)} did not say ready (a seat that added no client "
+                          "seed plays with the others' seeds and the server's)")
+            try:
+                await self.rules.start_match(k.game, match_id)
+            except (grpc.aio.AioRpcError, LookupError) as err:
+                await self._start_failed(k, err)
+                return
+            async with self.lock:
+                if self.kickoffs.get(match_id) is not k:  # reloaded meanwhile: the new one decides
+                    return
+                k.end(True, reason, match_id, list(k.tickets))
+                await self._save([k])
+            log.info("match started", match_id=match_id, game=k.game, not_ready=len(waiting))
+        finally:
+            self._starting.discard(match_id)
+
+    async def _start_failed(self, k: Kickoff, err: BaseException) -> None:
+        code = err.code() if isinstance(err, grpc.aio.AioRpcError) else grpc.StatusCode.UNAVAILABLE
+        why = err.details() if isinstance(err, grpc.aio.AioRpcError) else str(err)
+        attempts = self._start_attempts.get(k.match_id, (0, 0.0))[0] + 1
+        if code in TRANSIENT:
+            delay = min(RETRY_START_MAX, 0.1 * 2 ** attempts)
+            self._start_attempts[k.match_id] = (attempts, self.clock() + delay)
+            log.warning("starting the match failed; trying again", match_id=k.match_id,
+                        code=code.name, reason=why, attempt=attempts, retry_in=delay)
+            return
+        log.error("the rules service refused to start the match", match_id=k.match_id,
+                  code=code.name, reason=why)
+        async with self.lock:
+            if self.kickoffs.get(k.match_id) is not k:
+                return
+            k.end(False, f"match {k.match_id} was not started: the rules service refused "
+                         f"({code.name}): {why}", k.match_id, list(k.tickets))
+            await self._save([k])
 
     async def _creation_failed(self, p: Proposal | RowProposal, err: BaseException) -> None:
         code = err.code() if isinstance(err, grpc.aio.AioRpcError) else grpc.StatusCode.UNAVAILABLE
@@ -1147,7 +1359,25 @@ class Matchmaker:
                     log.error("reloading the matchmaking store failed", error=repr(again))
             raise Unavailable("the matchmaking store did not take the change; try again") from None
         self._tell([t for t in unique if isinstance(t, Ticket)])
+        for k in unique:
+            if isinstance(k, Kickoff):
+                self._kickoff_saved(k)
         self.on_saved()
+
+    def _kickoff_saved(self, k: Kickoff) -> None:
+        """A stored change of a waiting match: an ended one is no longer waited on, and the
+        watchers of its tickets are told (their views show the seed window)."""
+        tickets = self.kickoff_tickets.get(k.match_id, [])
+        if k.ended:
+            self.kickoffs.pop(k.match_id, None)
+            self.kickoff_tickets.pop(k.match_id, None)
+            self._start_attempts.pop(k.match_id, None)
+            self._keep_ended(k)
+        watchers = self.watchers
+        for t in tickets:
+            if t.ticket_id in watchers:
+                for queue in watchers[t.ticket_id]:
+                    queue.put_nowait(self.view(t))
 
     def _tell(self, tickets: Sequence[Ticket]) -> None:
         """Tickets whose change is stored: closed ones are forgotten, watchers told."""
@@ -1175,13 +1405,36 @@ class Matchmaker:
             p = self.proposals.get(t.proposal["match_id"])
             deadline = p.deadline if p is not None else float(t.proposal["deadline"])
             accept_left = max(0.0, deadline - now)
+        window = None
+        started = False
+        if t.status == "matched" and assignment is not None:
+            started = True
+            if "seed_deadline" in assignment:
+                window = self._seed_window(assignment, now)
+                started = window["started"]
         return {
             "ticket_id": t.ticket_id, "game": t.game, "modes": list(t.resolved["modes"]),
             "players": t.players, "status": t.status, "reason": t.reason,
             "waited_seconds": max(0.0, end - t.queued_at), "assignment": assignment,
             "accepted": list(t.accepted), "accept_seconds_left": accept_left,
             "declined": list(t.declined), "queued_by": t.created_by,
+            "match_started": started, "seed_window": window,
         }
+
+    def _seed_window(self, assignment: Mapping[str, Any], now: float) -> dict[str, Any]:
+        """The seed window of a matched ticket's match, from its Kickoff (held while it
+        waits, and for a while after; _find reads an older one from the store)."""
+        deadline = float(assignment["seed_deadline"])
+        k = self._kickoff_of(assignment)
+        if k is None:  # not read (the store did not answer): the deadline is all that is known
+            players = [s["player"] for s in assignment["seats"] if not s["bot"]]
+            return {"deadline": deadline, "seconds_left": max(0.0, deadline - now),
+                    "ready": [], "waiting_for": players, "ended": False, "started": False,
+                    "reason": ""}
+        return {"deadline": k.deadline,
+                "seconds_left": 0.0 if k.ended else max(0.0, k.deadline - now),
+                "ready": list(k.ready), "waiting_for": k.waiting_for, "ended": k.ended,
+                "started": k.started, "reason": k.reason}
 
 
 _Pool = tuple[Tickets, list[int], list[float], "tuple[dict[int, set[str]], set[int]] | None"]
@@ -1396,7 +1649,17 @@ def declined_view(view: dict[str, Any], player: str) -> dict[str, Any]:
     return {"ticket_id": view["ticket_id"], "game": view["game"], "modes": list(view["modes"]),
             "players": [], "status": "declined", "reason": f"{player} declined the invitation",
             "waited_seconds": 0.0, "assignment": None, "accepted": [],
-            "accept_seconds_left": 0.0, "declined": [player]}
+            "accept_seconds_left": 0.0, "declined": [player], "match_started": False,
+            "seed_window": None}
+
+
+def _watch_over(view: Mapping[str, Any]) -> bool:
+    """A watch's last message: the ticket ended (or, to a player who declined it, that), and
+    a matched ticket's match started, or its seed window ended without a start."""
+    if view["status"] not in ENDED:
+        return False
+    window = view.get("seed_window")
+    return window is None or bool(window["ended"])
 
 
 def _has_declined(caller: Claims | None, t: Ticket) -> bool:

@@ -133,6 +133,15 @@ class RoutedMatchmakingServicer(IdentityServicer):
             await self._game_of(request.ticket_id),
         )
 
+    async def ReadyForMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return await self._unary(
+            "ReadyForMatch",
+            request,
+            context,
+            super().ReadyForMatch,
+            await self._game_of(request.ticket_id),
+        )
+
     async def WatchTicket(
         self, request: Any, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[Any]:

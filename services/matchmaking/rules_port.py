@@ -35,20 +35,37 @@ class RulesGateway(RulesChannels):
 
     async def create_match(self, game: str, match_id: str, mode: str, players: list[str],
                            teams: list[list[int]],
-                           on_behalf_of_organiser: str | None = None) -> dict[int, str]:
+                           on_behalf_of_organiser: str | None = None,
+                           await_client_seeds: bool = False) -> dict[int, str]:
         """Seat tokens by seat. Idempotent on the rules side per match id. ``teams`` lists
         the seats of each team (empty: every seat plays alone); the rules service turns
         seats and teams into whatever options the mode needs. ``on_behalf_of_organiser``:
         the organisers who acted for its players (matchmaker.py, "Organisers"), recorded as
-        the match's creators."""
+        the match's creators. ``await_client_seeds``: the match waits for its seats' client
+        seeds until :meth:`start_match` (matchmaker.py, "Client seeds")."""
         reply = await self.stub(game).CreateMatch(
             rules_pb2.CreateMatchRequest(
                 match_id=match_id, mode=mode, seats=len(players), players=players,
                 teams=[rules_pb2.TeamSeats(seats=t) for t in teams],
-                on_behalf_of_organiser=on_behalf_of_organiser),
+                on_behalf_of_organiser=on_behalf_of_organiser,
+                await_client_seeds=await_client_seeds),
             metadata=call_metadata(self.token), timeout=self.timeout,
         )
         return {t.seat: t.token for t in reply.seat_tokens}
+
+    async def start_match(self, game: str, match_id: str) -> None:
+        """Start a match that waits for client seeds (StartMatch, with the service token);
+        one the rules service says has already started is fine (a retry, or a restart
+        between starting it and storing that it started)."""
+        try:
+            await self.stub(game).StartMatch(
+                rules_pb2.StartMatchRequest(match_id=match_id),
+                metadata=call_metadata(self.token), timeout=self.timeout)
+        except grpc.aio.AioRpcError as err:
+            if err.code() == grpc.StatusCode.FAILED_PRECONDITION \
+                    and "already started" in (err.details() or ""):
+                return
+            raise
 
 
 def modes_of(info: Any) -> list[ModeSpec]:

@@ -32,12 +32,19 @@ def ticket_message(view: dict[str, Any]) -> pb.Ticket:
             seats=[pb.Assignment.Seat(seat=s["seat"], player=s["player"], token=s.get("token", ""),
                                       bot=s["bot"], team=s["team"]) for s in a["seats"]],
         )
+    w = view.get("seed_window")
+    window = None
+    if w is not None:
+        window = pb.SeedWindow(deadline=w["deadline"], seconds_left=w["seconds_left"],
+                               ready=w["ready"], waiting_for=w["waiting_for"], ended=w["ended"],
+                               started=w["started"], reason=w["reason"])
     return pb.Ticket(
         ticket_id=view["ticket_id"], game=view["game"], modes=view["modes"],
         players=view["players"], status=STATUS[view["status"]], reason=view["reason"],
         waited_seconds=view["waited_seconds"], assignment=assignment,
         accept_seconds_left=view["accept_seconds_left"], accepted=view["accepted"],
-        declined=view["declined"],
+        declined=view["declined"], match_started=bool(view.get("match_started")),
+        seed_window=window,
     )
 
 
@@ -72,6 +79,10 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     async def DeclineInvite(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         view = await self.mm.decline_invite(claims(), request.ticket_id)
         return pb.DeclineInviteResponse(ticket=ticket_message(view))
+
+    async def ReadyForMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        view = await self.mm.ready_for_match(claims(), request.ticket_id, request.match_id)
+        return pb.ReadyForMatchResponse(ticket=ticket_message(view))
 
 
 def register(server: grpc.aio.Server, matchmaker: Matchmaker) -> None:

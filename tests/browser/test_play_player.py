@@ -46,8 +46,10 @@ from tests.support.gateway import backend_and_gateway
 pytestmark = REIGN_MARKS
 KEY = "neon-player-token"
 QUICK = Config(interval=0.1, accept_timeout=60,
-               policy=Policy(partial_after=0, backfill_after=0.5))
-"""A lone player gets a bot in the empty seat after half a second."""
+               policy=Policy(partial_after=0, backfill_after=0.5), seed_window=2.0)
+"""A lone player gets a bot in the empty seat after half a second. The page adds no client
+seed and does not call ReadyForMatch (yet): its matches wait for client seeds (the default)
+and start when the 2 s seed window ends, as any client's that does nothing."""
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

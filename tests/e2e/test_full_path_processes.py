@@ -19,6 +19,7 @@ import pytest
 from services.cli.client import RulesClient
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as mm_pb
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as mm_grpc
+from services.genproto.neon.rules.v1 import rules_pb2
 from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
 from services.platform.grpc_kit import call_metadata, channel
 from services.platform.tokens import TokenIssuer
@@ -73,6 +74,16 @@ async def test_tickets_to_a_rating_across_processes_with_scoring_killed(
         cluster["scoring"].kill()  # results keep flowing into JetStream meanwhile
         rules = RulesClient(assignment.rules_address)
         match_id = assignment.match_id
+        # the match waits for client seeds (the default): each seat adds one, then says ready
+        ready = None
+        for p, t in zip(players, tickets):
+            (own,) = [s for s in t.assignment.seats if s.token]
+            await rules.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
+                match_id=match_id, seed=f"e2e-seed-{p}"), own.token)
+            ready = (await mm.ReadyForMatch(mm_pb.ReadyForMatchRequest(
+                ticket_id=f"t-{p}", match_id=match_id), metadata=call_metadata(tokens[p]),
+                timeout=10)).ticket
+        assert ready is not None and ready.match_started, ready
         for step in range(200):
             view = await rules.view(match_id)
             if not view.pending:

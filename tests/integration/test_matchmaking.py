@@ -37,7 +37,10 @@ from tests.support import toy
 from tests.support.client import RulesClient, play_one, random_choose
 
 FAST = Config(interval=0.05, ticket_ttl=60, accept_timeout=5,
-              policy=Policy(partial_after=0, backfill_after=3600))
+              policy=Policy(partial_after=0, backfill_after=3600), client_seeds=False)
+"""Matches start as they are created (NEON_MATCHMAKING_CLIENT_SEEDS=0): these tests are about
+queues, parties and seats; matches that wait for client seeds (the default) are
+test_matchmaking_seeds.py's."""
 S = pb.TicketStatus
 
 
@@ -263,7 +266,7 @@ async def test_a_player_who_does_not_accept_is_dropped_and_the_other_requeued(en
 
 async def test_backfill_with_a_bot_and_expiry_with_a_reason(env: Env) -> None:
     config = Config(interval=0.05, ticket_ttl=1.0, auto_accept=True,
-                    policy=Policy(backfill_after=0.3, partial_after=0))
+                    policy=Policy(backfill_after=0.3, partial_after=0), client_seeds=False)
     a, b = env.id("ann"), env.id("bob")
     svc = await env.start(config, StaticRatings({a: 0, b: 100}))
     # the bots' seeds are keyed with a secret of the deployment's (not the public match id)

@@ -32,6 +32,7 @@ FAST = Config(
     ticket_ttl=60,
     accept_timeout=30,
     policy=Policy(partial_after=0, backfill_after=3600),
+    client_seeds=False,
 )
 S = pb.TicketStatus
 

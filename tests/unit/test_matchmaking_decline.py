@@ -40,7 +40,8 @@ def declined_view(ticket_id: str, player: str, modes: tuple[str, ...] = ("race",
     return {"ticket_id": ticket_id, "game": "toy", "modes": list(modes), "players": [],
             "status": "declined", "reason": f"{player} declined the invitation",
             "waited_seconds": 0.0, "assignment": None, "accepted": [],
-            "accept_seconds_left": 0.0, "declined": [player]}
+            "accept_seconds_left": 0.0, "declined": [player], "match_started": False,
+            "seed_window": None}
 
 
 def party(mm: Matchmaker, ticket_id: str) -> dict[str, Any]:
@@ -153,8 +154,12 @@ class Rules:
 
     async def create_match(self, game: str, match_id: str, mode: str, players: list[str],
                            teams: list[list[int]],
-                           on_behalf_of_organiser: str | None = None) -> dict[int, str]:
+                           on_behalf_of_organiser: str | None = None,
+                           await_client_seeds: bool = False) -> dict[int, str]:
         return {seat: f"token-{seat}" for seat in range(len(players))}
+
+    async def start_match(self, game: str, match_id: str) -> None:
+        return None
 
 
 async def refused(call: Any, kind: type[Exception]) -> str:

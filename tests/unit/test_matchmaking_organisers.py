@@ -45,10 +45,14 @@ class Rules:
 
     async def create_match(self, game: str, match_id: str, mode: str, players: list[str],
                            teams: list[list[int]],
-                           on_behalf_of_organiser: str | None = None) -> dict[int, str]:
+                           on_behalf_of_organiser: str | None = None,
+                           await_client_seeds: bool = False) -> dict[int, str]:
         self.asked.append({"match_id": match_id, "players": players,
                            "on_behalf_of_organiser": on_behalf_of_organiser})
         return {seat: f"token-{match_id}-{seat}" for seat in range(len(players))}
+
+    async def start_match(self, game: str, match_id: str) -> None:
+        return None
 
 
 async def opened(path: Path, rules: Rules, trust_minted_tokens: bool = False) -> Matchmaker:

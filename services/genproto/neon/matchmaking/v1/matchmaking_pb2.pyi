@@ -80,7 +80,7 @@ class Assignment(_message.Message):
         ...
 
 class Ticket(_message.Message):
-    __slots__ = ('ticket_id', 'game', 'modes', 'players', 'status', 'reason', 'waited_seconds', 'assignment', 'accept_seconds_left', 'accepted', 'declined')
+    __slots__ = ('ticket_id', 'game', 'modes', 'players', 'status', 'reason', 'waited_seconds', 'assignment', 'accept_seconds_left', 'accepted', 'declined', 'match_started', 'seed_window')
     TICKET_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     MODES_FIELD_NUMBER: _ClassVar[int]
@@ -92,6 +92,8 @@ class Ticket(_message.Message):
     ACCEPT_SECONDS_LEFT_FIELD_NUMBER: _ClassVar[int]
     ACCEPTED_FIELD_NUMBER: _ClassVar[int]
     DECLINED_FIELD_NUMBER: _ClassVar[int]
+    MATCH_STARTED_FIELD_NUMBER: _ClassVar[int]
+    SEED_WINDOW_FIELD_NUMBER: _ClassVar[int]
     ticket_id: str
     game: str
     modes: _containers.RepeatedScalarFieldContainer[str]
@@ -103,8 +105,30 @@ class Ticket(_message.Message):
     accept_seconds_left: float
     accepted: _containers.RepeatedScalarFieldContainer[str]
     declined: _containers.RepeatedScalarFieldContainer[str]
+    match_started: bool
+    seed_window: SeedWindow
 
-    def __init__(self, ticket_id: _Optional[str]=..., game: _Optional[str]=..., modes: _Optional[_Iterable[str]]=..., players: _Optional[_Iterable[str]]=..., status: _Optional[_Union[TicketStatus, str]]=..., reason: _Optional[str]=..., waited_seconds: _Optional[float]=..., assignment: _Optional[_Union[Assignment, _Mapping]]=..., accept_seconds_left: _Optional[float]=..., accepted: _Optional[_Iterable[str]]=..., declined: _Optional[_Iterable[str]]=...) -> None:
+    def __init__(self, ticket_id: _Optional[str]=..., game: _Optional[str]=..., modes: _Optional[_Iterable[str]]=..., players: _Optional[_Iterable[str]]=..., status: _Optional[_Union[TicketStatus, str]]=..., reason: _Optional[str]=..., waited_seconds: _Optional[float]=..., assignment: _Optional[_Union[Assignment, _Mapping]]=..., accept_seconds_left: _Optional[float]=..., accepted: _Optional[_Iterable[str]]=..., declined: _Optional[_Iterable[str]]=..., match_started: _Optional[bool]=..., seed_window: _Optional[_Union[SeedWindow, _Mapping]]=...) -> None:
+        ...
+
+class SeedWindow(_message.Message):
+    __slots__ = ('deadline', 'seconds_left', 'ready', 'waiting_for', 'ended', 'started', 'reason')
+    DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    SECONDS_LEFT_FIELD_NUMBER: _ClassVar[int]
+    READY_FIELD_NUMBER: _ClassVar[int]
+    WAITING_FOR_FIELD_NUMBER: _ClassVar[int]
+    ENDED_FIELD_NUMBER: _ClassVar[int]
+    STARTED_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    deadline: float
+    seconds_left: float
+    ready: _containers.RepeatedScalarFieldContainer[str]
+    waiting_for: _containers.RepeatedScalarFieldContainer[str]
+    ended: bool
+    started: bool
+    reason: str
+
+    def __init__(self, deadline: _Optional[float]=..., seconds_left: _Optional[float]=..., ready: _Optional[_Iterable[str]]=..., waiting_for: _Optional[_Iterable[str]]=..., ended: _Optional[bool]=..., started: _Optional[bool]=..., reason: _Optional[str]=...) -> None:
         ...
 
 class CreateTicketResponse(_message.Message):
@@ -190,6 +214,24 @@ class DeclineInviteRequest(_message.Message):
         ...
 
 class DeclineInviteResponse(_message.Message):
+    __slots__ = ('ticket',)
+    TICKET_FIELD_NUMBER: _ClassVar[int]
+    ticket: Ticket
+
+    def __init__(self, ticket: _Optional[_Union[Ticket, _Mapping]]=...) -> None:
+        ...
+
+class ReadyForMatchRequest(_message.Message):
+    __slots__ = ('ticket_id', 'match_id')
+    TICKET_ID_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    ticket_id: str
+    match_id: str
+
+    def __init__(self, ticket_id: _Optional[str]=..., match_id: _Optional[str]=...) -> None:
+        ...
+
+class ReadyForMatchResponse(_message.Message):
     __slots__ = ('ticket',)
     TICKET_FIELD_NUMBER: _ClassVar[int]
     ticket: Ticket

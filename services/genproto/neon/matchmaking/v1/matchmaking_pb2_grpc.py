@@ -31,6 +31,7 @@ class MatchmakingServiceStub:
         self.WatchTicket = channel.unary_stream('/neon.matchmaking.v1.MatchmakingService/WatchTicket', request_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.WatchTicketRequest.SerializeToString, response_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.WatchTicketResponse.FromString, _registered_method=True)
         self.AcceptMatch = channel.unary_unary('/neon.matchmaking.v1.MatchmakingService/AcceptMatch', request_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.AcceptMatchRequest.SerializeToString, response_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.AcceptMatchResponse.FromString, _registered_method=True)
         self.DeclineInvite = channel.unary_unary('/neon.matchmaking.v1.MatchmakingService/DeclineInvite', request_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.DeclineInviteRequest.SerializeToString, response_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.DeclineInviteResponse.FromString, _registered_method=True)
+        self.ReadyForMatch = channel.unary_unary('/neon.matchmaking.v1.MatchmakingService/ReadyForMatch', request_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.ReadyForMatchRequest.SerializeToString, response_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.ReadyForMatchResponse.FromString, _registered_method=True)
         self.MintPlayerToken = channel.unary_unary('/neon.matchmaking.v1.MatchmakingService/MintPlayerToken', request_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.MintPlayerTokenRequest.SerializeToString, response_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.MintPlayerTokenResponse.FromString, _registered_method=True)
 
 class MatchmakingServiceServicer:
@@ -86,6 +87,19 @@ class MatchmakingServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReadyForMatch(self, request, context):
+        """Say a matched ticket's seats are ready for its match to start: their client seeds are
+        added (the rules service's AddClientSeed, with each seat's own token), or they add none.
+        A player token says so for its own player; the organiser or service token that queued
+        the ticket (it holds its seat tokens) for every player of it. The match starts when every
+        human seat is ready, or when its seed window (Ticket.seed_window) ends, ready or not.
+        Idempotent: a repeat, or a call once the match started (or for a match that never waited
+        for seeds), answers the ticket as it is.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def MintPlayerToken(self, request, context):
         """Organisers only: a player token for tickets and parties. Player ids starting with
         "bot-" are reserved for the bot driver and refused.
@@ -95,7 +109,7 @@ class MatchmakingServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
 def add_MatchmakingServiceServicer_to_server(servicer, server):
-    rpc_method_handlers = {'CreateTicket': grpc.unary_unary_rpc_method_handler(servicer.CreateTicket, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CreateTicketRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CreateTicketResponse.SerializeToString), 'CancelTicket': grpc.unary_unary_rpc_method_handler(servicer.CancelTicket, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CancelTicketRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CancelTicketResponse.SerializeToString), 'GetTicket': grpc.unary_unary_rpc_method_handler(servicer.GetTicket, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.GetTicketRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.GetTicketResponse.SerializeToString), 'WatchTicket': grpc.unary_stream_rpc_method_handler(servicer.WatchTicket, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.WatchTicketRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.WatchTicketResponse.SerializeToString), 'AcceptMatch': grpc.unary_unary_rpc_method_handler(servicer.AcceptMatch, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.AcceptMatchRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.AcceptMatchResponse.SerializeToString), 'DeclineInvite': grpc.unary_unary_rpc_method_handler(servicer.DeclineInvite, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.DeclineInviteRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.DeclineInviteResponse.SerializeToString), 'MintPlayerToken': grpc.unary_unary_rpc_method_handler(servicer.MintPlayerToken, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.MintPlayerTokenRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.MintPlayerTokenResponse.SerializeToString)}
+    rpc_method_handlers = {'CreateTicket': grpc.unary_unary_rpc_method_handler(servicer.CreateTicket, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CreateTicketRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CreateTicketResponse.SerializeToString), 'CancelTicket': grpc.unary_unary_rpc_method_handler(servicer.CancelTicket, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CancelTicketRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.CancelTicketResponse.SerializeToString), 'GetTicket': grpc.unary_unary_rpc_method_handler(servicer.GetTicket, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.GetTicketRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.GetTicketResponse.SerializeToString), 'WatchTicket': grpc.unary_stream_rpc_method_handler(servicer.WatchTicket, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.WatchTicketRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.WatchTicketResponse.SerializeToString), 'AcceptMatch': grpc.unary_unary_rpc_method_handler(servicer.AcceptMatch, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.AcceptMatchRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.AcceptMatchResponse.SerializeToString), 'DeclineInvite': grpc.unary_unary_rpc_method_handler(servicer.DeclineInvite, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.DeclineInviteRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.DeclineInviteResponse.SerializeToString), 'ReadyForMatch': grpc.unary_unary_rpc_method_handler(servicer.ReadyForMatch, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.ReadyForMatchRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.ReadyForMatchResponse.SerializeToString), 'MintPlayerToken': grpc.unary_unary_rpc_method_handler(servicer.MintPlayerToken, request_deserializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.MintPlayerTokenRequest.FromString, response_serializer=neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.MintPlayerTokenResponse.SerializeToString)}
     generic_handler = grpc.method_handlers_generic_handler('neon.matchmaking.v1.MatchmakingService', rpc_method_handlers)
     server.add_generic_rpc_handlers((generic_handler,))
     server.add_registered_method_handlers('neon.matchmaking.v1.MatchmakingService', rpc_method_handlers)
@@ -129,6 +143,10 @@ class MatchmakingService:
     @staticmethod
     def DeclineInvite(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
         return grpc.experimental.unary_unary(request, target, '/neon.matchmaking.v1.MatchmakingService/DeclineInvite', neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.DeclineInviteRequest.SerializeToString, neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.DeclineInviteResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+
+    @staticmethod
+    def ReadyForMatch(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/neon.matchmaking.v1.MatchmakingService/ReadyForMatch', neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.ReadyForMatchRequest.SerializeToString, neon_dot_matchmaking_dot_v1_dot_matchmaking__pb2.ReadyForMatchResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def MintPlayerToken(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
