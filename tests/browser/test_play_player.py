@@ -10,6 +10,7 @@ make (play.js's playMatch, shared with the seat-token page)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import uuid
 from collections.abc import AsyncIterator
@@ -46,10 +47,10 @@ from tests.support.gateway import backend_and_gateway
 pytestmark = REIGN_MARKS
 KEY = "neon-player-token"
 QUICK = Config(interval=0.1, accept_timeout=60,
-               policy=Policy(partial_after=0, backfill_after=0.5), seed_window=2.0)
-"""A lone player gets a bot in the empty seat after half a second. The page adds no client
-seed and does not call ReadyForMatch (yet): its matches wait for client seeds (the default)
-and start when the 2 s seed window ends, as any client's that does nothing."""
+               policy=Policy(partial_after=0, backfill_after=0.5), seed_window=120.0)
+"""A lone player gets a bot in the empty seat after half a second. Its matches wait for client
+seeds (the default), with a window longer than any test waits: the page adds its seat's seed
+and calls ReadyForMatch, or its match never starts here."""
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -349,8 +350,9 @@ async def test_a_player_finds_a_match_against_a_bot_and_plays_it(
     await browser.screenshot("play-matchmaking-proposal")
     match_id = await page.get_attribute("#player-proposal", "data-match-id")
     await page.click("#mm-accept")
-    seated = await state(page, "seated", 30)
+    seated = await state(page, "ready", 30)
     assert f"Matched: match {match_id} of {GAME} single; you are seat" in seated
+    assert "seed added, ready" in seated
     seat = int(seated.split("you are seat ")[1].split(" ")[0])
     assert await page.get_attribute("#play-board", "data-match-id") == match_id
 
@@ -366,8 +368,11 @@ async def test_a_player_finds_a_match_against_a_bot_and_plays_it(
     await leak_free(browser, served, rules, str(match_id), seat)
     await few_legal_calls(browser, served, rules, str(match_id))
     called = [u.rsplit("/", 1)[-1] for u, _ in await received_bodies(browser)]
-    for rpc in ("CreateTicket", "WatchTicket", "AcceptMatch"):
+    for rpc in ("CreateTicket", "WatchTicket", "AcceptMatch", "AddClientSeed", "ReadyForMatch"):
         assert rpc in called, rpc
+    started = [json.loads(line) for line in (await export(served, rules, str(match_id))).splitlines()
+               if b'"MatchStarted"' in line][0]
+    assert [s for s, _ in started["client_seeds"]] == [seat]  # the page's seed; the bot adds none
     assert browser.console_errors == []
 
 
@@ -384,7 +389,7 @@ async def test_forgetting_the_player_token_mid_match_stops_its_seat_and_clears_i
     await page.click("#mm-queue")
     await page.wait_for_selector("#player-proposal:not([hidden])", timeout=30_000)
     await page.click("#mm-accept")
-    await state(page, "seated", 30)
+    await state(page, "ready", 30)
     await page.wait_for_selector("#play-private li", timeout=30_000)  # the seat's own hand
     await page.click("#player-forget")
     assert await page.evaluate("sessionStorage.getItem('neon-player-token')") is None

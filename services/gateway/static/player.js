@@ -379,6 +379,19 @@ async function queueRun() {
     if (!mine) throw new Error(`the assignment of ticket ${r.ticketId} holds no seat token for ${r.id}`);
     const others = a.seats.filter((s) => s !== mine).map((s) => `${s.player}${s.bot ? " (a bot)" : ""}`);
     note(`Matched: match ${a.matchId} of ${a.game} ${a.mode}; you are seat ${mine.seat} against ${others.join(", ")}.`, "seated");
+    if (matched.seedWindow && !matched.matchStarted) {
+      // the match waits for its seats' client seeds: add this seat's, then say ready (as
+      // `neon queue` does); a match that started meanwhile refuses the seed, which is fine
+      try {
+        await unary(rules(a.game, "AddClientSeed"), { matchId: a.matchId, seed: randomHex(32) }, mine.token);
+      } catch (err) {
+        if (err.code !== "failed_precondition") throw err;
+      }
+      await mcall("ReadyForMatch", { ticketId: r.ticketId, matchId: a.matchId }, r.token);
+      if (!live(r)) return;
+      note(`Matched: match ${a.matchId} of ${a.game} ${a.mode}; you are seat ${mine.seat} against ${others.join(", ")}; `
+        + "seed added, ready (it starts when every seat is ready).", "ready");
+    }
     const played = await playMatch(a.game, a.matchId, mine.token);
     if (!live(r) || played.stopped) return;
     if (played.refused) { halt(r); return; }  // said by playMatch
