@@ -263,3 +263,14 @@ def test_monster_and_minion_stats_examples() -> None:
     assert g.stats("monster") == {"move": 2, "attack": 2, "range": 1}
     t.rage = 6
     assert g.stats("minion") == {"move": 1, "attack": 1, "range": 1, "health": 1}
+
+
+def test_the_all_targets_skills_are_those_whose_text_says_all_or_everyone() -> None:
+    """The convention ruling 47 reads: max_targets 6 in the reference pack is "all"."""
+    from services.rules.games.barbaric.content import SKILLS
+    from services.rules.games.barbaric.skills import ALL_TARGETS
+
+    unlimited = {s.id for s in SKILLS.values() if s.max_targets >= ALL_TARGETS}
+    said = {s.id for s in SKILLS.values()
+            if " all adjacent" in s.text or "all targets" in s.text or "everyone" in s.text}
+    assert unlimited == said and "rook-scrap-storm" in unlimited
