@@ -266,11 +266,14 @@ def test_monster_and_minion_stats_examples() -> None:
 
 
 def test_the_all_targets_skills_are_those_whose_text_says_all_or_everyone() -> None:
-    """The convention ruling 47 reads: max_targets 6 in the reference pack is "all"."""
+    """The convention ruling 47 reads: max_targets 6 in the reference pack is "all". The one
+    other "all targets" skill, FEEDING FRENZY, is a Fan of Range 1: 3 spaces, 3 targets."""
     from services.rules.games.barbaric.content import SKILLS
     from services.rules.games.barbaric.skills import ALL_TARGETS
 
     unlimited = {s.id for s in SKILLS.values() if s.max_targets >= ALL_TARGETS}
     said = {s.id for s in SKILLS.values()
             if " all adjacent" in s.text or "all targets" in s.text or "everyone" in s.text}
-    assert unlimited == said and "rook-scrap-storm" in unlimited
+    assert unlimited == said - {"megalodon-feeding-frenzy"} and "rook-scrap-storm" in unlimited
+    frenzy = SKILLS["megalodon-feeding-frenzy"]
+    assert (frenzy.shape, frenzy.range, frenzy.max_targets) == ("fan", 1, 3)
