@@ -146,6 +146,7 @@ def _tail_at_range_two(engine: BarbaricEngine, card: str = "ruthless-tail") -> S
     t = table(2, positions=[(0, -2), (4, -2)])
     t.minions = []
     t.rage = 2
+    t.players[A].dial["rider"] = 3  # 4 maximum Health: 3 damage is allocated, not fatal
     t.players[B].shield_damage = 1
     if card == "tail-whip":  # "Move toward the Character with the most damage"
         t.players[A].shield_damage, t.players[B].shield_damage = 1, 0
