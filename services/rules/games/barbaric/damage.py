@@ -82,6 +82,8 @@ def allocate(g: Play, step: dict[str, Any], health: int, shields: int, spend: in
         g.say("gear_broken", {"seat": p.seat})
         if g.rules.broken_until_repaired and BROKEN not in p.tokens:
             p.tokens.append(BROKEN)
+    if g.rules.no_damage_no_counter and health + shields == 0:
+        return  # reduced to nothing: no damage was dealt, no "After you take damage" (ruling 49)
     attacker = step["source"]
     if attacker.get("kind") not in ("seat", "monster", "minion"):
         return
