@@ -278,3 +278,28 @@ def test_the_all_targets_skills_are_those_whose_text_says_all_or_everyone() -> N
     assert unlimited == said - {"megalodon-feeding-frenzy"} and "rook-scrap-storm" in unlimited
     frenzy = SKILLS["megalodon-feeding-frenzy"]
     assert (frenzy.shape, frenzy.range, frenzy.max_targets) == ("fan", 1, 3)
+
+
+# -- published exports: 0.5.0's replays with 0.5.0 only, 0.6.0's with 0.6.0 only -----------
+def test_the_0_5_0_and_0_6_0_exports_each_replay_only_with_their_own_version() -> None:
+    """The 0.6.0 fixture (4 seats, random bots, ``selfplay.export_game`` seed 60) breaks
+    Gears (the ``broken`` marker of ruling 46, which 0.5.0 does not keep) and draws
+    RUTHLESS TAIL and TAIL WHIP; the 0.5.0 fixture breaks Gears without the marker."""
+    import pytest
+
+    from services.rules.replay import ReplayError, replay
+
+    from .test_rulebook_audit import _as, _export
+
+    new, new_key = _export("0.6.0")
+    old, old_key = _export("0.5.0")
+    events = [e for r in new for e in (r.get("events") or [])]
+    assert any(e["kind"] == "gear_broken" for e in events)
+    assert {"ruthless-tail", "tail-whip"} <= {e["data"]["card"] for e in events
+                                              if e["kind"] == "monster_card"}
+    assert replay(ENGINE, new, new_key).outcome is not None
+    assert replay(V5, old, old_key).outcome is not None
+    with pytest.raises(ReplayError):
+        replay(V5, _as("0.5.0", new), new_key)
+    with pytest.raises(ReplayError):
+        replay(ENGINE, _as("0.6.0", old), old_key)
