@@ -15,7 +15,6 @@ from .content import BOARDS, GEARS, NESTS, RESOURCE_DIE, RIDERS, SPACES, Hex
 from .rulesets import CURRENT, Ruleset
 from .state import Player, Table
 
-
 BROKEN = "broken"
 """The marker of a Broken Gear among its Character's tokens (engine 0.6.0, ruling 46): not a
 Special Status Token, it records that the Gear has not regained a Shield since it broke."""
