@@ -303,3 +303,28 @@ def test_the_0_5_0_and_0_6_0_exports_each_replay_only_with_their_own_version() -
         replay(V5, _as("0.5.0", new), new_key)
     with pytest.raises(ReplayError):
         replay(ENGINE, _as("0.6.0", old), old_key)
+
+
+def test_a_boosted_counter_keeps_its_boost_when_the_active_player_orders_the_chain() -> None:
+    """RUSTY BLADE hits B (Theodore, Offensive Stance) and C (Pia); both Counter, B with 1
+    Sub Stamina more. A adds C's first, so B's resolves first: 2 + 1 damage, then C's 1."""
+    t = table(3, positions=[(1, -2), (1, -3), (2, -3)])
+    t.minions = []
+    t.players[A].learned = {"keltz-rusty-blade": ["keltz-rusty-blade/1"]}
+    b, c = t.players[B], t.players[C]
+    b.rider, b.stance, b.hand = "theodore", "offensive", ["theodore-riposte/1"]
+    b.subs["rider"] = b.subs_ready["rider"] = 2
+    c.rider, c.hand = "pia", ["pia-return-fire/1"]
+    c.subs["rider"] = c.subs_ready["rider"] = 1
+    state = _act(turn_of(t, A).freeze(), A, {"type": "pass"})
+    state = _act(state, A, {"type": "skill", "skill": "keltz-rusty-blade"})
+    for seat in (B, C):
+        state = _act(state, seat, {"type": "allocate", "health": 0, "shields": 1})
+    state = _act(state, B, {"type": "counter", "card": "theodore-riposte/1", "boost": 1})
+    state = _act(state, C, {"type": "counter", "card": "pia-return-fire/1"})
+    assert owed(state)[:2] == (A, "chain_order")
+    state = _act(state, A, {"type": "chain", "seat": C, "card": "pia-return-fire/1"})
+    seat, kind, legal = owed(state)
+    assert (seat, kind) == (A, "allocate") and {x["health"] + x["shields"] for x in legal} == {3}
+    later = [s for s in state.data["agenda"] if s["step"] == "counter_resolve"]
+    assert [(s["seat"], s.get("boost")) for s in later] == [(C, None)]
