@@ -77,10 +77,21 @@ def options(g: Play, step: dict[str, Any]) -> list[dict[str, Any]]:
     seat = owed(g, step)
     if seat is None:
         return []
-    cards = damage.counters(g, g.t.player(seat), step["attacker"])
+    p = g.t.player(seat)
+    cards = damage.counters(g, p, step["attacker"])
     # Under public windows a seat with no usable Counter in hand is asked all the same and
     # may only pass (its decision looks like any other to the rest of the table).
-    return [{"type": "pass"}] + [{"type": "counter", "card": c} for c in cards]
+    return [{"type": "pass"}] + [{"type": "counter", "card": c, **b} for c in cards
+                                 for b in _boosts(g, p, c)]
+
+
+def _boosts(g: Play, p: Player, card: str) -> list[dict[str, int]]:
+    """Engine 0.6.0 (ruling 50): Theodore in Offensive Stance may add Sub Stamina to a
+    Counterattack's damage, beyond the Sub token the Counter itself spends."""
+    if not g.rules.stance_boosts_counters:
+        return [{}]
+    s = skill_of(card)
+    return skills.boosts(p, s, int(s.side == "rider"))
 
 
 def answer(g: Play, step: dict[str, Any], seat: int, action: dict[str, Any]) -> None:
@@ -88,8 +99,13 @@ def answer(g: Play, step: dict[str, Any], seat: int, action: dict[str, Any]) -> 
     chain = list(step["chain"])
     if action["type"] == "counter":
         window = window.respond(seat)
-        use_counter(g, g.t.player(seat), action["card"])
-        chain.append({"seat": seat, "card": action["card"]})
+        p = g.t.player(seat)
+        use_counter(g, p, action["card"])
+        boost = int(action.get("boost", 0))
+        if boost:  # Offensive Stance: spent with the card, added when it resolves
+            p.subs_ready["rider"] -= boost
+            g.say("stance_spent", {"seat": seat, "stance": "offensive", "sub_stamina": boost})
+        chain.append({"seat": seat, "card": action["card"], **({"boost": boost} if boost else {})})
     else:
         window = window.pass_(seat)
         g.say("counter_passed", {"seat": seat})
@@ -120,7 +136,8 @@ def order_options(step: dict[str, Any]) -> list[dict[str, Any]]:
 def order(g: Play, step: dict[str, Any], action: dict[str, Any]) -> None:
     """The active player adds the chosen response to the chain (the last added resolves
     first)."""
-    pick = {"seat": action["seat"], "card": action["card"]}
+    pick = next(r for r in step["left"]
+                if r["seat"] == action["seat"] and r["card"] == action["card"])
     left = [r for r in step["left"] if r != pick]
     added = [*step["added"], pick]
     g.say("chain_added", {"seat": pick["seat"], "card": pick["card"], "position": len(added)})
@@ -134,7 +151,8 @@ def _resolve_all(g: Play, added: list[dict[str, Any]], attacker: dict[str, Any])
     stack: Stack[dict[str, Any]] = Stack("lifo", tuple(added))
     g.now(
         *(
-            {"step": "counter_resolve", "seat": r["seat"], "card": r["card"], "attacker": attacker}
+            {"step": "counter_resolve", "seat": r["seat"], "card": r["card"], "attacker": attacker,
+             **({"boost": r["boost"]} if r.get("boost") else {})}
             for r in stack.resolution_order()
         )
     )
@@ -149,7 +167,8 @@ def use_counter(g: Play, p: Player, card: str) -> None:
     g.say("counter_used", {"seat": p.seat, "card": card, "skill": s.id})
 
 
-def resolve_counter(g: Play, p: Player, card: str, attacker: dict[str, Any]) -> None:
+def resolve_counter(g: Play, p: Player, card: str, attacker: dict[str, Any],
+                    boost: int = 0) -> None:
     """Counterattack the Attacker, then 1 experience. A response whose user has left the map,
     or whose Attacker has, resolves with no effect."""
     s = skill_of(card)
@@ -158,11 +177,12 @@ def resolve_counter(g: Play, p: Player, card: str, attacker: dict[str, Any]) -> 
         g.say("counter_fizzled", {"seat": p.seat, "card": card})
         return
     g.say("counter_resolved", {"seat": p.seat, "card": card, "skill": s.id, "at": list(at)})
-    counterattack(g, p, s, attacker, at)
+    counterattack(g, p, s, attacker, at, boost)
 
 
-def counterattack(g: Play, p: Player, s: Any, attacker: dict[str, Any], at: Any) -> None:
-    amount = skills.effect_at(s, 1).get("damage", 0)
+def counterattack(g: Play, p: Player, s: Any, attacker: dict[str, Any], at: Any,
+                  boost: int = 0) -> None:
+    amount = skills.effect_at(s, 1).get("damage", 0) + boost
     steps: list[dict[str, Any]] = []
     if attacker["kind"] == "seat":
         victim = g.t.player(attacker["seat"])

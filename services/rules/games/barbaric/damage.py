@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .content import BOARDS, MONSTER_DIE, Hex, skill_of
-from .play import Play
+from .play import BROKEN, Play
 from .state import Player
 
 
@@ -80,6 +80,10 @@ def allocate(g: Play, step: dict[str, Any], health: int, shields: int, spend: in
         return
     if shields and g.broken(p):
         g.say("gear_broken", {"seat": p.seat})
+        if g.rules.broken_until_repaired and BROKEN not in p.tokens:
+            p.tokens.append(BROKEN)
+    if g.rules.no_damage_no_counter and health + shields == 0:
+        return  # reduced to nothing: no damage was dealt, no "After you take damage" (ruling 49)
     attacker = step["source"]
     if attacker.get("kind") not in ("seat", "monster", "minion"):
         return

@@ -276,7 +276,8 @@ def run_auto(g: Play, step: dict[str, Any]) -> None:
     elif kind == "disruption":
         monster.disruption(g, step["seat"])
     elif kind == "counter_resolve":
-        chain.resolve_counter(g, g.t.player(step["seat"]), step["card"], step["attacker"])
+        chain.resolve_counter(g, g.t.player(step["seat"]), step["card"], step["attacker"],
+                              step.get("boost", 0))
 
 
 def next_stage(g: Play) -> None:

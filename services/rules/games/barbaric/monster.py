@@ -123,12 +123,21 @@ def route_options(g: Play, step: dict[str, Any]) -> list[Hex]:
         if g.t.mode == "solo" and g.t.monster.tokens.count("vortex") >= 2:
             return []
         rng = min(s["range"], 1) if g.t.mode == "solo" and "haze" in g.t.monster.tokens else s["range"]
+        if g.rules.adjacent_attacks_close_in and _attacks_adjacent(g):
+            rng = 1  # where it "can carry out its attack": next to its target (ruling 48)
         return routes(g.t.monster.pos, s["move"], monster_passable(g), goal_p.pos, rng)
     at = (step["piece"][0], step["piece"][1])
     if at not in g.t.minions:
         return []
     s = g.stats("minion")
     return routes(at, s["move"], minion_passable(g, at), goal_p.pos, s["range"])
+
+
+def _attacks_adjacent(g: Play) -> bool:
+    """Whether the face-up Monster card (the one whose route is chosen) attacks "all adjacent
+    targets" (RUTHLESS TAIL, TAIL WHIP), whatever the Monster's Range."""
+    face = g.t.monster_face
+    return face is not None and MONSTER_CARDS[face]["attack"] == "all_adjacent"
 
 
 def route(g: Play, step: dict[str, Any], to: Hex) -> None:

@@ -15,6 +15,10 @@ from .content import BOARDS, GEARS, NESTS, RESOURCE_DIE, RIDERS, SPACES, Hex
 from .rulesets import CURRENT, Ruleset
 from .state import Player, Table
 
+BROKEN = "broken"
+"""The marker of a Broken Gear among its Character's tokens (engine 0.6.0, ruling 46): not a
+Special Status Token, it records that the Gear has not regained a Shield since it broke."""
+
 
 @dataclass
 class Play:
@@ -57,7 +61,12 @@ class Play:
         return hexes.on_map(h) and not self.occupied(h) and h not in NESTS
 
     def broken(self, p: Player) -> bool:
-        return p.shield_damage >= self.max_of(p, "gear")
+        """Broken: allocated damage up to its maximum Shields; from engine 0.6.0 it stays
+        Broken (the ``broken`` marker) "until it has regained at least 1 Shield", even if
+        experience raises the maximum meanwhile (ruling 46)."""
+        if p.shield_damage >= self.max_of(p, "gear"):
+            return True
+        return self.rules.broken_until_repaired and BROKEN in p.tokens
 
     def max_of(self, p: Player, side: str) -> int:
         """Maximum Health (rider) or Shields (gear): the number the dial shows."""
@@ -106,6 +115,8 @@ class Play:
         p.shield_damage -= regained
         if regained:
             self.say("shields_regained", {"seat": p.seat, "shields": regained})
+            if BROKEN in p.tokens:
+                p.tokens.remove(BROKEN)
 
     # -- experience ---------------------------------------------------------------------------
     def experience(self, p: Player, side: str) -> None:

@@ -57,6 +57,26 @@ class Ruleset:
     is drawn at random among the skill's copies in the deck (ruling 45). Before: always the
     first copy (``<skill>/1``), so a revealed card with a higher copy number was known to be
     a drawn card, not a chosen one."""
+    broken_until_repaired: bool = False
+    """A Gear allocated damage up to its maximum Shields stays Broken "until it has regained
+    at least 1 Shield" (a ``broken`` marker in its tokens, ruling 46). Before: Broken was
+    read off the dial, so a Gear experience that raised the maximum mended it."""
+    all_targets: bool = False
+    """A skill that affects "all targets" or "everyone" in its area (``max_targets`` 6 in the
+    reference pack) has no limit on its targets ("All targets within Range: ... no limit on the
+    number of targets"; ruling 47). Before: the first 6 pieces in map order."""
+    adjacent_attacks_close_in: bool = False
+    """A Monster card that attacks "all adjacent targets" moves the Monster next to its target
+    ("the Monster must be moved into a position where it can carry out its attack"; ruling
+    48). Before: within the Monster's Range, which a Frenzy Level raises to 2, so the Monster
+    could stop 2 spaces away and attack nobody."""
+    no_damage_no_counter: bool = False
+    """Damage reduced to nothing (Defensive Stance) is not damage taken: no response window
+    ("After X Takes Damage: ... after the damage is dealt"; ruling 49). Before: a window."""
+    stance_boosts_counters: bool = False
+    """Offensive Stance adds to a Counterattack too ("when Theodore deals damage while in
+    Offensive Stance, you may spend any amount of Sub Stamina to increase the damage"; ruling
+    50): the Sub Stamina is spent when the Counter is played. Before: skills only."""
 
 
 V0_1 = Ruleset("0.1.0")
@@ -70,5 +90,11 @@ V0_5 = Ruleset("0.5.0", round_cap=100, response_chain=True, gadget_choice=True,
                public_windows=True, dive_avoids_debuff=True, mastery_choice=True,
                nest_targets=True, solo_monster_tokens=True, secret_defaults=True,
                random_copies=True)
-RULESETS = {r.version: r for r in (V0_1, V0_2, V0_3, V0_4, V0_5)}
-CURRENT = V0_5
+V0_6 = Ruleset("0.6.0", round_cap=100, response_chain=True, gadget_choice=True,
+               public_windows=True, dive_avoids_debuff=True, mastery_choice=True,
+               nest_targets=True, solo_monster_tokens=True, secret_defaults=True,
+               random_copies=True, broken_until_repaired=True, all_targets=True,
+               adjacent_attacks_close_in=True, no_damage_no_counter=True,
+               stance_boosts_counters=True)
+RULESETS = {r.version: r for r in (V0_1, V0_2, V0_3, V0_4, V0_5, V0_6)}
+CURRENT = V0_6

@@ -11,6 +11,10 @@ from .play import Play
 from .state import Player
 
 GADGET_LIMIT = {"tidal-trap": 5}
+ALL_TARGETS = 6
+"""``max_targets`` of the skills whose text says "all targets" or "everyone" (the reference
+pack's convention): from engine 0.6.0 they have no limit ("All targets within Range: ... there
+is no limit on the number of targets the Skill can affect within range"; ruling 47)."""
 TARGET_KEYS = ("at", "dir", "to", "from")
 """The keys of a skill action that say what it targets."""
 
@@ -99,11 +103,12 @@ def hit(g: Play, p: Player, skill: Skill, lvl: int, target: dict[str, Any]) -> l
     found = pieces(g, p.seat)
     if skill.shape == "single":
         return [(target["at"][0], target["at"][1])]
+    limit = None if g.rules.all_targets and skill.max_targets >= ALL_TARGETS else skill.max_targets
     if skill.shape == "surrounding":
-        return [h for h in hexes.within(p.pos, rng) if h in found][: skill.max_targets]
+        return [h for h in hexes.within(p.pos, rng) if h in found][:limit]
     if skill.shape in ("linear", "fan"):
         return [h for h in _area(p.pos, skill.shape, target["dir"], rng)
-                if h in found][: skill.max_targets]
+                if h in found][:limit]
     return []
 
 
