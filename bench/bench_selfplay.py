@@ -43,6 +43,11 @@ if version:  # the current tree plays the baseline's rules (kept by for_version)
     from services.rules.verify import engine_at
     latest = selfplay.load_engine
     selfplay.load_engine = lambda g: engine_at(latest(g), version)
+    try:  # and the baseline's NEON rule bot: hidden answers drawn since (games/neon/bots.py)
+        from services.rules.games.neon import bots as neon_bots
+        neon_bots.HIDDEN_DRAWN = False
+    except (ImportError, AttributeError):
+        pass
 run_mode(game, mode, 1, bot=bot)
 wall = time.perf_counter()
 tally = run_mode(game, mode, games, bot=bot)

@@ -71,7 +71,7 @@ class RuleBot:
         kind = decision.kind
         me = view["fighters"][decision.seat]
         if kind == "choose_cards":
-            return self.choose_row(legal)
+            return self.choose_row(legal) if HIDDEN_DRAWN else self.best(legal, row_value)
         if kind == "land":
             return self.best(legal, lambda a: crowd(view, decision.seat, a["sector"]))
         if kind == "turn":
@@ -81,7 +81,7 @@ class RuleBot:
         if kind == "keep_loot":
             return self.pick(list(legal))
         if kind == "place_loot":
-            return self.place(legal)
+            return self.place(legal) if HIDDEN_DRAWN else self.best(legal, _laid_out_first)
         if kind == "trophy_equipment":
             return self.best(legal, lambda a: len(a["cards"]))
         if kind == "evacuate":
@@ -99,8 +99,7 @@ class RuleBot:
         if tucks and any(a["as"] == "equipment" for a in legal) \
                 and self.rng.randbelow(TUCK_ANYWAY) == 0:
             return self.pick(tucks)
-        return self.best(legal, lambda a: {"equipment": 3 if "on" not in a else 2,
-                                           "supply": 1}.get(a["as"], 0))
+        return self.best(legal, _laid_out_first)
 
     def turn(self, view: Mapping[str, Any], seat: int, legal: tuple[Action, ...]) -> Action:
         attacks = [a for a in legal if a["type"] == "attack"]
@@ -174,6 +173,15 @@ PAIR_WEIGHTS = (3, 2, 1)
 """The weight of a pair of cards in a hidden card choice, by how many pairs of the hand make a
 better row (none: the first; pairs worth the same weigh the same)."""
 TUCK_ANYWAY = 3
+HIDDEN_DRAWN = True
+"""False: the bot of before December 2026, whose hidden answers followed from its cards (the
+best pair, laid out whenever it could). Only ``bench/bench_selfplay.py`` sets it, so that
+today's tree plays the same games as its baseline tree; never a served bot."""
+
+
+def _laid_out_first(a: Action) -> int:
+    """A loot card laid out as equipment (in a free place first), else tucked, else discarded."""
+    return {"equipment": 3 if "on" not in a else 2, "supply": 1}.get(a["as"], 0)
 """A loot card the bot could lay out as equipment is tucked as a supply instead one time in
 this many, when it can be tucked (``RuleBot.place``)."""
 
