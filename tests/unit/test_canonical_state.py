@@ -98,7 +98,8 @@ def test_recorded_fixture_games_hash_the_same_through_canonical_state(game, monk
 
     recorded = [json.loads(line) for line in (FIXTURES / f"{game}.jsonl").read_text().splitlines()
                 if line.strip()]
-    engine = load_engine(game)
+    engine = fixtures.recorded_engine(game, recorded[0])  # every game of a file: one version
+    assert {r["engine_version"] for r in recorded} == {recorded[0]["engine_version"]}
     monkeypatch.setattr(engine, "encode", lambda state: state)  # play() hashes encode(state)
     monkeypatch.setattr(fixtures, "state_hash",
                         lambda state: hashlib.sha256(engine.canonical_state(state)).hexdigest())
@@ -110,7 +111,7 @@ def test_recorded_fixture_games_hash_the_same_through_canonical_state(game, monk
             continue
         seen.add(kind)
         got = fixtures.play(game, want["mode"], want["seats"], want["options"], want["bot"],
-                            want["seed"], [step[1] for step in want["steps"]])
+                            want["seed"], [step[1] for step in want["steps"]], engine)
         assert [s[2] for s in got["steps"]] == [s[2] for s in want["steps"]], (
             game, want["mode"], want["seed"])
         checked += len(got["steps"])

@@ -10,7 +10,9 @@ step's recorded action (legal where it was recorded), not the bot's choice again
 are not rules, and a change to a bot (the hidden decisions bots draw since December 2026)
 leaves these games, the engines' record, as they were.
 
-Re-record (only when the rules themselves change, with the engine's version bump):
+Each game plays at the engine version it was recorded with (``recorded_engine``): a rules
+change, with its version bump, leaves the file valid. Re-record (only to pin a new version's
+games, never to make an optimisation pass):
 ``PYTHONPATH=. python tests/unit/test_selfplay_fixtures.py``
 """
 
@@ -31,6 +33,7 @@ from services.rules.games import load_engine
 from services.rules.games.contract import MatchConfig
 from services.rules.replay import outcome_json
 from services.rules.selfplay import setups
+from services.rules.verify import engine_at
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "selfplay"
 
@@ -65,11 +68,12 @@ def _decision_json(decision: Any) -> Any:
 
 def play(
     game: str, mode: str, seats: int, options: dict[str, Any], bot: str, seed: int,
-    actions: list[Any] | None = None,
+    actions: list[Any] | None = None, engine: Any = None,
 ) -> dict[str, Any]:
     """One seeded game, every step recorded (the same loop as ``services.rules.selfplay.play``).
-    ``actions``: play these (a recorded game's, one per step) instead of asking the bots."""
-    engine = load_engine(game)
+    ``actions``: play these (a recorded game's, one per step) instead of asking the bots;
+    ``engine``: the game's engine at a recorded version (default: today's)."""
+    engine = engine or load_engine(game)
     rng = SeededRandomness(f"fixture:{game}:{mode}:{seats}:{bot}:{seed}")
     state = engine.setup(MatchConfig(mode, seats, dict(options)), rng)
     bots = [make_bot(bot, f"{seed}-{seat}", game) for seat in range(seats)]
@@ -128,6 +132,13 @@ def games(game: str) -> list[dict[str, Any]]:
     return out
 
 
+def recorded_engine(game: str, want: dict[str, Any]) -> Any:
+    """The engine at the version a game was recorded with: each engine keeps the rules of its
+    earlier versions, so a rules change (with its version bump) leaves these games as they
+    were recorded, and they still pin the code every version shares."""
+    return engine_at(load_engine(game), want["engine_version"])
+
+
 def _recorded(game: str) -> list[dict[str, Any]]:
     path = FIXTURES / f"{game}.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -141,7 +152,7 @@ def test_recorded_games_replay_to_the_same_steps_hashes_and_outcomes(game: str):
     assert modes == {m for m, *_ in PLAN[game]}
     for want in recorded:
         got = play(game, want["mode"], want["seats"], want["options"], want["bot"], want["seed"],
-                   [step[1] for step in want["steps"]])
+                   [step[1] for step in want["steps"]], recorded_engine(game, want))
         label = f"{game} {want['mode']} {want['bot']} seed {want['seed']}"
         assert got["engine_version"] == want["engine_version"], label
         for i, (a, b) in enumerate(zip(got["steps"], want["steps"], strict=False)):
@@ -156,16 +167,17 @@ def test_a_changed_step_is_caught():
     actions = [step[1] for step in want["steps"]]
     got = play(
         "neon-reign", want["mode"], want["seats"], want["options"], want["bot"], want["seed"],
-        actions,
+        actions, recorded_engine("neon-reign", want),
     )
     assert got["steps"] == want["steps"]
     other = play(
-        "neon-reign", want["mode"], want["seats"], want["options"], want["bot"], want["seed"] + 1
+        "neon-reign", want["mode"], want["seats"], want["options"], want["bot"], want["seed"] + 1,
+        engine=recorded_engine("neon-reign", want),
     )
     assert other["steps"] != want["steps"]
     with pytest.raises(AssertionError):  # the recorded actions at another seed: not that game
         assert play("neon-reign", want["mode"], want["seats"], want["options"], want["bot"],
-                    want["seed"] + 1, actions)["steps"] == want["steps"]
+                    want["seed"] + 1, actions, recorded_engine("neon-reign", want))["steps"] == want["steps"]
 
 
 def record() -> None:
