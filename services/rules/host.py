@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import grpc
 import jsonschema
 from eventsourcing.persistence import IntegrityError
 
@@ -83,6 +84,20 @@ CHECKED_CONFIGS = 1024
 """Match configurations remembered as setting up without a ConfigError."""
 
 log = get_logger("rules")
+
+
+class OutOfRange(ServiceError):
+    """A stream asked from a version the match has not reached (``from_version``)."""
+
+    code = grpc.StatusCode.OUT_OF_RANGE
+
+
+def check_from(live: LiveMatch, from_version: int) -> None:
+    """Refuse a stream of ``live`` from beyond its version: it would say nothing until the
+    match got there (a client's bug, or a version of another match), never why."""
+    if from_version > live.version:
+        raise OutOfRange(f"from_version {from_version} is beyond the match, which is at "
+                         f"version {live.version}; resume from the last version received")
 
 
 @dataclass
@@ -1034,6 +1049,7 @@ class MatchHost:
     async def watch(self, claims: Claims | None, match_id: str,
                     from_version: int) -> AsyncIterator[dict[str, Any]]:
         viewer = access.viewer_of(claims, match_id, self.engine.game_id)
+        check_from(await self._get(match_id), from_version)
         async for record in self.follow(match_id, from_version):
             yield rec.project(record, viewer)
 
