@@ -74,6 +74,9 @@ MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 MAX_COMMAND_ID = 128
 SEAL_RETRY_MS = 5000
 """How soon a match whose seal failed (dice or store down at its end) is tried again."""
+EXPIRY_RETRY_MS = 1000
+"""How soon a match whose clock expiry failed (its timeout's commit, its rebuild) has its
+clock armed again from what is stored."""
 RESERVED_COMMANDS = ("timeout:", "forfeit:", "bot:")
 """Command id prefixes of the service's own actions (a clock's timeout, a forfeit, a bot's
 move: ``timeout:N`` makes version N); a client's id of that form could name one of them."""
@@ -211,6 +214,7 @@ class MatchHost:
         self.now_ms = now_ms
         self.clockwork = ClockScheduler(self._expire, now_ms=now_ms)
         self.seal_retry_ms = SEAL_RETRY_MS
+        self.expiry_retry_ms = EXPIRY_RETRY_MS
         self.clock_grace_ms = clock_grace_ms
         self.started_ms = now_ms()
         self.heartbeat: Heartbeat | None = None
@@ -918,7 +922,14 @@ class MatchHost:
     async def _expire(self, match_id: str, token: object) -> None:
         """A deadline passed (or a bot-played seat owes): apply the default action, once. A
         seal's retry needs only the match loaded: :meth:`_get` seals an ended match (or arms
-        the next try); a store that cannot load it yet arms the next try here."""
+        the next try); a store that cannot load it yet arms the next try here.
+
+        An expiry that fails (the store failed under its commit, or would not rebuild the
+        match) arms a retry in ``expiry_retry_ms``: the timer fired once and is gone, and the
+        match, dropped after a commit of unknown outcome, would otherwise wait for ever for
+        a seat that is not there. The retry loads the match from the store and arms its
+        clock from what is stored: a timeout whose commit landed after all is not applied
+        again (its seat's deadline moved), one that did not land is applied once."""
         if isinstance(token, tuple) and token[0] == "seal":
             try:
                 await self._get(match_id)
@@ -927,6 +938,23 @@ class MatchHost:
                             error=str(err) or type(err).__name__)
                 self.clockwork.arm(match_id, self.now_ms() + self.seal_retry_ms, token)
             return
+        try:
+            if isinstance(token, tuple) and token[0] == "rearm":
+                live = await self._get(match_id)
+                async with live.lock:
+                    self._arm(live)
+                return
+            await self._apply_expiry(match_id, token)
+        except Exception as err:
+            if isinstance(err, ServiceError) and err.code not in (
+                    grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED):
+                log.error("clock expiry failed", match_id=match_id, error=err.reason)
+                return  # the match cannot be served here (not a store's blip): no retry
+            log.warning("clock expiry failed, tried again", match_id=match_id,
+                        error=str(err) or type(err).__name__, retry_ms=self.expiry_retry_ms)
+            self.clockwork.arm(match_id, self.now_ms() + self.expiry_retry_ms, ("rearm", 0))
+
+    async def _apply_expiry(self, match_id: str, token: object) -> None:
         live = await self._get(match_id)
         async with live.lock:
             if live.clocks is None or live.status != "running":
