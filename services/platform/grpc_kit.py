@@ -14,6 +14,7 @@ import asyncio
 import contextvars
 import inspect
 import os
+import re
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
@@ -35,6 +36,31 @@ current_claims: contextvars.ContextVar[Claims | None] = contextvars.ContextVar(
 )
 
 log = get_logger("grpc")
+
+MAX_DETAILS_BYTES = 1000
+"""The longest status reason a call is answered (and logged) with, in UTF-8 bytes. A reason
+that echoes a client's input (a schema error quoting a 60 KB string) would otherwise not fit
+in the status trailer: the client got RESOURCE_EXHAUSTED "received metadata size exceeds hard
+limit" in place of its INVALID_ARGUMENT, a status clients retry."""
+MAX_LOGGED_ID = 128
+"""The longest id of a request (its match or tournament id) bound into the call's log lines."""
+REQUEST_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}\Z")
+"""A client's ``x-request-id`` that is kept; any other (a 6 KB one, control characters) is
+replaced by one of ours, as a missing one is: it is bound to every log line of the call."""
+
+
+def clip(text: str, limit: int = MAX_DETAILS_BYTES) -> str:
+    """``text`` cut to ``limit`` UTF-8 bytes, saying so and how long it was."""
+    data = text.encode("utf-8", errors="replace")
+    if len(data) <= limit:
+        return text
+    return f"{data[:limit].decode('utf-8', errors='ignore')}... (cut: {len(text)} characters)"
+
+
+def _loggable(value: str) -> str:
+    """A request's id as its log lines carry it: a client's 1 MB match id is not written
+    into every line of its call."""
+    return value if len(value) <= MAX_LOGGED_ID else f"{value[:MAX_LOGGED_ID]}... ({len(value)} characters)"
 
 
 def _metadata_value(metadata: Iterable[tuple[str, Any]] | None, key: str) -> str | None:
@@ -228,14 +254,16 @@ class _CallScope:
 
     async def __aenter__(self) -> bool:
         metadata = self.context.invocation_metadata()
-        request_id = _metadata_value(metadata, "x-request-id") or os.urandom(8).hex()
+        request_id = _metadata_value(metadata, "x-request-id") or ""
+        if not REQUEST_ID.match(request_id):
+            request_id = os.urandom(8).hex()
         fields: dict[str, Any] = {"request_id": request_id, "method": self.method}
         match_id = getattr(self.request, "match_id", "")
-        if match_id:
-            fields["match_id"] = match_id
+        if isinstance(match_id, str) and match_id:
+            fields["match_id"] = _loggable(match_id)
         tournament_id = getattr(self.request, "tournament_id", "")
         if isinstance(tournament_id, str) and tournament_id:
-            fields["tournament_id"] = tournament_id
+            fields["tournament_id"] = _loggable(tournament_id)
         # Set once in the call's own Context (KernelInterceptor runs every call in a fresh
         # one) and never reset: the Context goes with the call. Nothing here may set a
         # context variable on the way out. A reset in a finaliser (the generator of
@@ -273,8 +301,9 @@ class _CallScope:
             self.limiter.release(self.slot)
 
     async def _abort(self, err: ServiceError) -> None:
-        log.info("call refused", code=err.code.name, reason=err.reason)
-        await self.context.abort(err.code, err.reason)
+        reason = clip(err.reason)
+        log.info("call refused", code=err.code.name, reason=reason)
+        await self.context.abort(err.code, reason)
 
     async def __aexit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
         self._release()  # first: every way out below may raise (abort does)

@@ -36,6 +36,7 @@ from services.platform.errors import (
     ServiceError,
     Unavailable,
 )
+from services.platform.grpc_kit import clip
 from services.platform.logs import get_logger
 from services.platform.settings import CLOCK_GRACE_MS
 from services.platform.tokens import Claims, TokenIssuer
@@ -852,8 +853,9 @@ class MatchHost:
             return listed
         errors = sorted(self._action_validator.iter_errors(action), key=lambda e: e.path)
         if errors:
+            # the validator's words quote the offending value: a few hundred bytes of it
             raise InvalidArgument(f"action does not match the {self.engine.game_id} schema: "
-                                  f"{errors[0].message}")
+                                  f"{clip(errors[0].message, 300)}")
         mine = self.decisions_of(live, seat)
         reason = refusal(live.engine, live.state, seat, action, mine, self._pending(live))
         if reason is not None:

@@ -11,7 +11,7 @@ import grpc
 
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.errors import InvalidArgument, ServiceError
-from services.platform.grpc_kit import claims
+from services.platform.grpc_kit import claims, clip
 from services.platform.logs import get_logger
 from services.platform.tokens import require_may_seat
 from services.rules import access
@@ -371,7 +371,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             answer = await self.host.submit(who, match_id, act.command_id, act.action_json, expected)
         except ServiceError as err:
             await out.put(rules_pb2.PlayResponse(result=rules_pb2.ActionResult(
-                command_id=act.command_id, code=err.code.name, message=err.reason)))
+                command_id=act.command_id, code=err.code.name, message=clip(err.reason))))
             return
         except Exception as err:  # never let one action end the seat's stream silently
             log.exception("play action failed", match_id=match_id, error=repr(err))
