@@ -10,7 +10,12 @@ from typing import Any
 import grpc
 
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
-from services.platform.errors import InvalidArgument, ServiceError
+from services.platform.errors import (
+    InvalidArgument,
+    PermissionDenied,
+    ServiceError,
+    Unauthenticated,
+)
 from services.platform.grpc_kit import claims, clip
 from services.platform.logs import get_logger
 from services.platform.tokens import require_may_seat
@@ -278,6 +283,12 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         (a malformed message, the store gone): the stream never lingers, unanswered, holding
         its slot. At the seal the stream ends once the action being answered has its answer."""
         who = claims()
+        # the caller's role before its first message: a caller without a seat token must
+        # not hold a stream (and its slot) while it sends nothing
+        if who is None:
+            raise Unauthenticated("this call needs a seat token")
+        if who.role != "seat":
+            raise PermissionDenied(f"this call needs a seat token, not a {who.role} token")
         first = await anext(aiter(request_iterator), None)
         if first is None or first.WhichOneof("kind") != "open":
             raise InvalidArgument("the first message of a Play stream must be 'open'")

@@ -290,3 +290,34 @@ async def test_an_action_in_flight_at_the_end_is_still_answered(toy_backend: Bac
     assert results[0].code == "FAILED_PRECONDITION" and "abandoned" in results[0].message
     assert kinds[-1] == "result", kinds  # the ended match's update came before it
     await client.close()
+
+
+async def test_a_stream_without_a_seat_token_is_refused_before_its_first_message(
+        toy_backend: Backend) -> None:
+    """No token, or a token of another role, is refused at once: the stream used to wait for
+    its first message first, so a caller that sent none held a stream (and its slot) until
+    its own deadline, up to 1024 of them from one address without any token."""
+    client = RulesClient(toy_backend.address("rules-toy"))
+    limiter = toy_backend.services["rules-toy"].handle.streams
+    assert limiter is not None
+
+    async def silent() -> AsyncIterator[Any]:
+        await asyncio.sleep(30)
+        yield _open("never")
+
+    for token, code in ((None, grpc.StatusCode.UNAUTHENTICATED),
+                        (toy_backend.organiser_token(), grpc.StatusCode.PERMISSION_DENIED),
+                        (toy_backend.issuer.issue("player", "*", player="p", ttl=600),
+                         grpc.StatusCode.PERMISSION_DENIED)):
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            async with asyncio.timeout(5):
+                async for _ in client.stub.Play(silent(), metadata=call_metadata(token), timeout=20):
+                    pass
+        assert info.value.code() == code, info.value.details()
+        assert "seat token" in (info.value.details() or "")
+    for _ in range(20):
+        if limiter.counter.total == 0:
+            break
+        await asyncio.sleep(0.1)
+    assert limiter.counter.total == 0
+    await client.close()
