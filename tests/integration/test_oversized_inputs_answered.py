@@ -17,6 +17,7 @@ Real gRPC over sockets, real NATS, the Hidden Race toy.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -27,6 +28,7 @@ import pytest
 from services.cli.backend import Backend
 from services.cli.client import RulesClient
 from services.genproto.neon.rules.v1 import rules_pb2
+from services.platform import logs
 from services.platform.grpc_kit import call_metadata
 
 pytestmark = pytest.mark.timeout(120)
@@ -76,29 +78,16 @@ async def test_a_long_value_in_an_action_is_invalid_argument_with_a_short_reason
     await client.close()
 
 
-async def test_long_ids_are_not_written_whole_into_the_logs(
-        toy_backend: Backend, capsys: pytest.CaptureFixture[str]) -> None:
+async def test_long_ids_are_not_written_whole_into_the_logs(toy_backend: Backend) -> None:
     client = RulesClient(toy_backend.address("rules-toy"))
     match_id, tokens = await _match(toy_backend, client)
-    capsys.readouterr()
-    huge = "m" * (1 << 20)
-    for name, request in (
-            ("SubmitAction", rules_pb2.SubmitActionRequest(match_id=huge, command_id="c",
-                                                           action_json="{}")),
-            ("GetView", rules_pb2.GetViewRequest(match_id=huge))):
-        with pytest.raises(grpc.aio.AioRpcError) as info:
-            await client.call(name, request, tokens[0])
-        assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
-    for name, request in (
-            ("GetView", rules_pb2.GetViewRequest(match_id=huge)),  # anonymous: the id's own check
-            ("SubmitAction", rules_pb2.SubmitActionRequest(match_id=match_id, command_id="c",
-                                                           action_json="{")),
-    ):
-        with pytest.raises(grpc.aio.AioRpcError):
-            await client.stub.__getattribute__(name)(
-                request, metadata=(("x-request-id", "r" * 6000),
-                                   ("authorization", f"Bearer {tokens[0]}")), timeout=5)
-    lines = capsys.readouterr().err.splitlines()
+    stream = io.StringIO()
+    logs.configure("info", "json", stream=stream)  # whatever level earlier tests left
+    try:
+        await _refused_calls(client, match_id, tokens[0])
+    finally:
+        logs.configure()
+    lines = stream.getvalue().splitlines()
     refused = [json.loads(line) for line in lines if line.startswith("{") and "call refused" in line]
     assert len(refused) >= 3, lines[-5:]
     assert max(len(line) for line in lines) < 4096, max(len(line) for line in lines)
@@ -106,3 +95,23 @@ async def test_long_ids_are_not_written_whole_into_the_logs(
     assert any(r.get("match_id", "").startswith("m" * 128) and "characters" in r["match_id"]
                for r in refused)
     await client.close()
+
+
+async def _refused_calls(client: RulesClient, match_id: str, token: str) -> None:
+    huge = "m" * (1 << 20)
+    for name, request in (
+            ("SubmitAction", rules_pb2.SubmitActionRequest(match_id=huge, command_id="c",
+                                                           action_json="{}")),
+            ("GetView", rules_pb2.GetViewRequest(match_id=huge))):
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await client.call(name, request, token)
+        assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    for name, request in (
+            ("GetView", rules_pb2.GetViewRequest(match_id=huge)),  # and a 6 KB request id
+            ("SubmitAction", rules_pb2.SubmitActionRequest(match_id=match_id, command_id="c",
+                                                           action_json="{")),
+    ):
+        with pytest.raises(grpc.aio.AioRpcError):
+            await client.stub.__getattribute__(name)(
+                request, metadata=(("x-request-id", "r" * 6000),
+                                   ("authorization", f"Bearer {token}")), timeout=5)
