@@ -44,9 +44,10 @@ in the status trailer: the client got RESOURCE_EXHAUSTED "received metadata size
 limit" in place of its INVALID_ARGUMENT, a status clients retry."""
 MAX_LOGGED_ID = 128
 """The longest id of a request (its match or tournament id) bound into the call's log lines."""
-REQUEST_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}\Z")
-"""A client's ``x-request-id`` that is kept; any other (a 6 KB one, control characters) is
-replaced by one of ours, as a missing one is: it is bound to every log line of the call."""
+REQUEST_ID = re.compile(r"^[\x20-\x7e]{1,128}\Z")
+"""A client's ``x-request-id`` that is kept (printable ASCII, as the gateway passes on, up to
+128 characters); a longer one is replaced by one of ours, as a missing one is: it is bound to
+every log line of the call."""
 
 
 def clip(text: str, limit: int = MAX_DETAILS_BYTES) -> str:
