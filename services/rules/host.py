@@ -236,6 +236,14 @@ class MatchHost:
     def require_organiser(self, claims: Claims | None) -> None:
         access.require_organiser(claims)
 
+    def _forget(self, match_id: str) -> None:
+        """Drop what the host kept per match while it could still change, once it is sealed:
+        the watchers' wake-up (those waiting hold it, and are woken by the seal) and the
+        clocks it was taken up with. Kept, they were one more entry per match for the
+        process's life."""
+        self._changed.pop(match_id, None)
+        self._resumed.pop(match_id, None)
+
     def _cond(self, match_id: str) -> asyncio.Condition:
         return self._changed.setdefault(match_id, asyncio.Condition())
 
@@ -453,6 +461,8 @@ class MatchHost:
         self.live.resize(live)
         self._arm(live)
         await self._notify(live.match_id)
+        if live.status == "sealed":
+            self._forget(live.match_id)
         if records[-1]["type"] == "MatchEnded":  # durable now: reveal the seed and seal
             sealed = await self._seal_end(live, locked=True)
             if sealed is not None:
@@ -1086,14 +1096,15 @@ class MatchHost:
     async def follow(self, match_id: str, from_version: int) -> AsyncIterator[dict[str, Any]]:
         """Stored records after ``from_version``, then live ones, until the seal."""
         sent = max(0, from_version)
-        cond = self._cond(match_id)
         while True:
             live = await self._get(match_id)
             for record in await self.records_since(live, sent):
                 yield record
                 sent = record["n"]
             if live.status == "sealed" and sent >= live.version:
+                self._forget(match_id)
                 return
+            cond = self._cond(match_id)
             async with cond:
                 if self.live.get(match_id) is live and live.version > sent:
                     continue

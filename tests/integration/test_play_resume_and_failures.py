@@ -321,3 +321,31 @@ async def test_a_stream_without_a_seat_token_is_refused_before_its_first_message
         await asyncio.sleep(0.1)
     assert limiter.counter.total == 0
     await client.close()
+
+
+async def test_a_sealed_match_leaves_no_wake_up_behind(toy_backend: Backend) -> None:
+    """Each followed match had a condition to wake its watchers, kept for the process's life
+    after the match was sealed (one more object per match ever watched); now it goes at the
+    seal, and a watcher of the sealed match still gets every event and its end."""
+    client = RulesClient(toy_backend.address("rules-toy"))
+    match_id, tokens = await _match(toy_backend, client)
+    host = _host(toy_backend)
+    watch = client.watch(match_id, tokens[0])
+    got = []
+
+    async def follow() -> None:
+        async for message in watch:
+            got.append(message.event.type)
+
+    following = asyncio.create_task(follow())
+    await asyncio.sleep(0.3)
+    assert match_id in host._changed  # a watcher waits on it
+    await client.submit(tokens[0], match_id, "p", PICK)
+    await client.abandon(toy_backend.organiser_token(), match_id, "audit")
+    await asyncio.wait_for(following, 10)  # the watch ends at the seal
+    assert got[-2:] == ["MatchEnded", "MatchSealed"] and "ActionAccepted" in got
+    assert match_id not in host._changed
+    again = [m.event.type async for m in client.watch(match_id)]  # a later watcher: all of it
+    assert again == got
+    assert match_id not in host._changed
+    await client.close()
