@@ -15,6 +15,9 @@ Found by the rules API audit; each test failed before its fix:
 - A stream whose follower met a store failure hung (no message, no status) or, for a
   service error, ended OK after an ActionResult with no command id: never the status.
 - An action on its way when the match ended (the seal ended the stream) was never answered.
+- A stream without a seat token was refused only after its first message: a caller that
+  sent none held a stream, and its slot, until its own deadline.
+- Every watched match kept its watchers' wake-up for the process's life after its seal.
 
 Real gRPC over sockets, real NATS, the Hidden Race toy (hidden simultaneous picks, private
 hands) on the SQLite store.
