@@ -39,6 +39,7 @@ from services.platform.errors import (
 from services.platform.grpc_kit import clip
 from services.platform.logs import get_logger
 from services.platform.settings import CLOCK_GRACE_MS
+from services.platform.storehealth import is_store_outage
 from services.platform.tokens import Claims, TokenIssuer
 from services.rules import access
 from services.rules import records as rec
@@ -958,10 +959,9 @@ class MatchHost:
                 return
             await self._apply_expiry(match_id, token)
         except Exception as err:
-            if isinstance(err, ServiceError) and err.code not in (
-                    grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED):
-                log.error("clock expiry failed", match_id=match_id, error=err.reason)
-                return  # the match cannot be served here (not a store's blip): no retry
+            if not _passing(err):  # a bug, or a match that cannot be served here: no retry
+                log.exception("clock expiry failed", match_id=match_id)
+                return
             log.warning("clock expiry failed, tried again", match_id=match_id,
                         error=str(err) or type(err).__name__, retry_ms=self.expiry_retry_ms)
             self.clockwork.arm(match_id, self.now_ms() + self.expiry_retry_ms, ("rearm", 0))
@@ -1133,6 +1133,15 @@ def refusal(engine: GameEngine, state: Any, seat: int, action: dict[str, Any],
         return f"not your turn: waiting for seat(s) {waiting}"
     reason = engine.validate(state, seat, action)
     return None if reason is None else f"illegal action: {reason}"
+
+
+def _passing(err: BaseException) -> bool:
+    """Whether a clock expiry's failure may pass if tried again: the store or the dice
+    service did not answer, or the match changed under it (never an engine's error, which
+    would fail the same way every time)."""
+    if isinstance(err, ServiceError):
+        return err.code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED)
+    return isinstance(err, (OSError, TimeoutError)) or is_store_outage(err)
 
 
 def _link(campaign: dict[str, Any] | None) -> tuple[Any, Any]:

@@ -92,3 +92,25 @@ async def test_a_timeout_whose_commit_failed_applies_once(
     for i in range(0, len(seats) - 1, 2):
         assert sorted(seats[i:i + 2]) == [0, 1], seats
     await client.close()
+
+
+async def test_an_expiry_that_fails_for_a_bug_is_not_tried_again_and_again(
+        toy_backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a failure that may pass (the store, the dice service, a concurrent change) is
+    tried again: an engine's error would fail the same way every second for ever."""
+    host = _host(toy_backend)
+    host.expiry_retry_ms = 100
+    calls: list[object] = []
+
+    async def broken(match_id: str, token: object) -> None:
+        calls.append(token)
+        raise RuntimeError("an engine's bug")
+
+    monkeypatch.setattr(host, "_apply_expiry", broken)
+    client = RulesClient(toy_backend.address("rules-toy"))
+    created = await client.create(toy_backend.organiser_token(), mode="race", seats=2,
+                                  dev_seed="4", clock=CLOCK)
+    await asyncio.sleep(1.5)
+    assert len(calls) == 1, calls
+    assert host.clockwork.armed(created.match_id) is None
+    await client.close()
