@@ -10,27 +10,46 @@ ever. The same for a bot-played seat's move and a rebuild that failed when the t
 Now an expiry that fails arms a retry (``MatchHost.expiry_retry_ms``): the match is loaded
 again (from the store: whether the lost commit landed is its answer) and its clock armed
 from what is stored, so a timeout that did land is not applied again and one that did not
-applies once. Real gRPC, real NATS, the SQLite store; the store's failure is the host's
-committer raising, as a stopped PostgreSQL makes it (tests/integration/test_seal_after_lost_commit.py).
+applies once. Real gRPC, real NATS, the SQLite store and PostgreSQL; the store's failure is
+the host's committer raising, as a stopped PostgreSQL makes it
+(tests/integration/test_seal_after_lost_commit.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from services.cli.backend import Backend
+from services.cli.backend import Backend, start_backend
 from services.cli.client import RulesClient
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.rules.export import parse_export
 from services.rules.host import MatchHost
 from services.rules.records import check_chain
+from tests.integration.conftest import make_settings
+from tests.support import toy
 
 pytestmark = pytest.mark.timeout(120)
 
 CLOCK = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_PER_DECISION, per_decision_ms=300)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def toy_backend(request: pytest.FixtureRequest, tmp_path: Path,
+                      nats_url: str) -> AsyncIterator[Backend]:
+    """Dice and the Hidden Race toy's rules service, on SQLite and on PostgreSQL."""
+    settings = make_settings(tmp_path, nats_url, persistence=request.param)
+    if request.param == "postgres":
+        settings = dataclasses.replace(settings, database_url=request.getfixturevalue("postgres_url"),
+                                       postgres_schema=request.getfixturevalue("postgres_schema"))
+    b = await start_backend(settings, games=[], embedded_nats=False, engines={"toy": toy.ENGINE})
+    yield b
+    await b.stop(1)
 
 
 def _host(backend: Backend) -> MatchHost:
