@@ -37,11 +37,13 @@ current_claims: contextvars.ContextVar[Claims | None] = contextvars.ContextVar(
 
 log = get_logger("grpc")
 
-MAX_DETAILS_BYTES = 1000
-"""The longest status reason a call is answered (and logged) with, in UTF-8 bytes. A reason
-that echoes a client's input (a schema error quoting a 60 KB string) would otherwise not fit
-in the status trailer: the client got RESOURCE_EXHAUSTED "received metadata size exceeds hard
-limit" in place of its INVALID_ARGUMENT, a status clients retry."""
+MAX_DETAILS_BYTES = 4000
+"""The longest status reason a call is answered (and logged) with, in the bytes it takes in
+the status trailer (grpc-message: printable ASCII as it is, any other byte as ``%XX``). A
+reason that echoes a client's input (a schema error quoting a 60 KB string) would otherwise
+not fit in the trailer: the client got RESOURCE_EXHAUSTED "received metadata size exceeds
+hard limit" in place of its INVALID_ARGUMENT, a status clients retry. 4000 stays under the
+8 KiB that clients take without question, with room for the other trailers."""
 MAX_LOGGED_ID = 128
 """The longest id of a request (its match or tournament id) bound into the call's log lines."""
 REQUEST_ID = re.compile(r"^[\x20-\x7e]{1,128}\Z")
@@ -51,11 +53,19 @@ every log line of the call."""
 
 
 def clip(text: str, limit: int = MAX_DETAILS_BYTES) -> str:
-    """``text`` cut to ``limit`` UTF-8 bytes, saying so and how long it was."""
-    data = text.encode("utf-8", errors="replace")
-    if len(data) <= limit:
+    """``text`` cut to ``limit`` bytes of grpc-message (see MAX_DETAILS_BYTES), saying so and
+    how long it was."""
+    if len(text) * 9 <= limit:  # even were each character four bytes, each as %XX
         return text
-    return f"{data[:limit].decode('utf-8', errors='ignore')}... (cut: {len(text)} characters)"
+    size, cut = 0, len(text)
+    for index, char in enumerate(text):
+        size += 1 if " " <= char <= "~" and char != "%" else 3 * len(char.encode("utf-8", "replace"))
+        if size > limit:
+            cut = index
+            break
+    if cut == len(text):
+        return text
+    return f"{text[:cut]}... (cut: {len(text)} characters)"
 
 
 def _loggable(value: str) -> str:
