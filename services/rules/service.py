@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -36,6 +37,9 @@ STATUS = {
     "sealed": rules_pb2.MATCH_STATUS_ENDED,
 }
 log = get_logger("rules")
+PLAY_OPEN_WAIT_S = 1.0
+"""How long a Play stream without a seat token is given to send its first message before it
+is refused all the same."""
 
 
 def dumps(value: Any) -> str:
@@ -283,11 +287,17 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         (a malformed message, the store gone): the stream never lingers, unanswered, holding
         its slot. At the seal the stream ends once the action being answered has its answer."""
         who = claims()
-        # the caller's role before its first message: a caller without a seat token must
-        # not hold a stream (and its slot) while it sends nothing
-        if who is None:
-            raise Unauthenticated("this call needs a seat token")
-        if who.role != "seat":
+        if who is None or who.role != "seat":
+            # refused whatever it sends, and after at most a second even if it sends nothing:
+            # a caller without a seat token must not hold a stream (and its slot) while it
+            # sends nothing. The second lets a client's first message in before the refusal
+            # (an asyncio client whose write meets the stream's end reports INTERNAL in place
+            # of the status: grpc/grpc#36066)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(PLAY_OPEN_WAIT_S):
+                    await anext(aiter(request_iterator), None)
+            if who is None:
+                raise Unauthenticated("this call needs a seat token")
             raise PermissionDenied(f"this call needs a seat token, not a {who.role} token")
         first = await anext(aiter(request_iterator), None)
         if first is None or first.WhichOneof("kind") != "open":
