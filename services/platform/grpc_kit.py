@@ -14,6 +14,7 @@ import asyncio
 import contextvars
 import inspect
 import os
+import re
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
@@ -35,6 +36,42 @@ current_claims: contextvars.ContextVar[Claims | None] = contextvars.ContextVar(
 )
 
 log = get_logger("grpc")
+
+MAX_DETAILS_BYTES = 4000
+"""The longest status reason a call is answered (and logged) with, in the bytes it takes in
+the status trailer (grpc-message: printable ASCII as it is, any other byte as ``%XX``). A
+reason that echoes a client's input (a schema error quoting a 60 KB string) would otherwise
+not fit in the trailer: the client got RESOURCE_EXHAUSTED "received metadata size exceeds
+hard limit" in place of its INVALID_ARGUMENT, a status clients retry. 4000 stays under the
+8 KiB that clients take without question, with room for the other trailers."""
+MAX_LOGGED_ID = 128
+"""The longest id of a request (its match or tournament id) bound into the call's log lines."""
+REQUEST_ID = re.compile(r"^[\x20-\x7e]{1,128}\Z")
+"""A client's ``x-request-id`` that is kept (printable ASCII, as the gateway passes on, up to
+128 characters); a longer one is replaced by one of ours, as a missing one is: it is bound to
+every log line of the call."""
+
+
+def clip(text: str, limit: int = MAX_DETAILS_BYTES) -> str:
+    """``text`` cut to ``limit`` bytes of grpc-message (see MAX_DETAILS_BYTES), saying so and
+    how long it was."""
+    if len(text) * 9 <= limit:  # even were each character four bytes, each as %XX
+        return text
+    size, cut = 0, len(text)
+    for index, char in enumerate(text):
+        size += 1 if " " <= char <= "~" and char != "%" else 3 * len(char.encode("utf-8", "replace"))
+        if size > limit:
+            cut = index
+            break
+    if cut == len(text):
+        return text
+    return f"{text[:cut]}... (cut: {len(text)} characters)"
+
+
+def _loggable(value: str) -> str:
+    """A request's id as its log lines carry it: a client's 1 MB match id is not written
+    into every line of its call."""
+    return value if len(value) <= MAX_LOGGED_ID else f"{value[:MAX_LOGGED_ID]}... ({len(value)} characters)"
 
 
 def _metadata_value(metadata: Iterable[tuple[str, Any]] | None, key: str) -> str | None:
@@ -228,14 +265,16 @@ class _CallScope:
 
     async def __aenter__(self) -> bool:
         metadata = self.context.invocation_metadata()
-        request_id = _metadata_value(metadata, "x-request-id") or os.urandom(8).hex()
+        request_id = _metadata_value(metadata, "x-request-id") or ""
+        if not REQUEST_ID.match(request_id):
+            request_id = os.urandom(8).hex()
         fields: dict[str, Any] = {"request_id": request_id, "method": self.method}
         match_id = getattr(self.request, "match_id", "")
-        if match_id:
-            fields["match_id"] = match_id
+        if isinstance(match_id, str) and match_id:
+            fields["match_id"] = _loggable(match_id)
         tournament_id = getattr(self.request, "tournament_id", "")
         if isinstance(tournament_id, str) and tournament_id:
-            fields["tournament_id"] = tournament_id
+            fields["tournament_id"] = _loggable(tournament_id)
         # Set once in the call's own Context (KernelInterceptor runs every call in a fresh
         # one) and never reset: the Context goes with the call. Nothing here may set a
         # context variable on the way out. A reset in a finaliser (the generator of
@@ -273,8 +312,9 @@ class _CallScope:
             self.limiter.release(self.slot)
 
     async def _abort(self, err: ServiceError) -> None:
-        log.info("call refused", code=err.code.name, reason=err.reason)
-        await self.context.abort(err.code, err.reason)
+        reason = clip(err.reason)
+        log.info("call refused", code=err.code.name, reason=reason)
+        await self.context.abort(err.code, reason)
 
     async def __aexit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
         self._release()  # first: every way out below may raise (abort does)

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import grpc
 import jsonschema
 from eventsourcing.persistence import IntegrityError
 
@@ -35,8 +36,10 @@ from services.platform.errors import (
     ServiceError,
     Unavailable,
 )
+from services.platform.grpc_kit import clip
 from services.platform.logs import get_logger
 from services.platform.settings import CLOCK_GRACE_MS
+from services.platform.storehealth import is_store_outage
 from services.platform.tokens import Claims, TokenIssuer
 from services.rules import access
 from services.rules import records as rec
@@ -73,6 +76,9 @@ MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 MAX_COMMAND_ID = 128
 SEAL_RETRY_MS = 5000
 """How soon a match whose seal failed (dice or store down at its end) is tried again."""
+EXPIRY_RETRY_MS = 1000
+"""How soon a match whose clock expiry failed (its timeout's commit, its rebuild) has its
+clock armed again from what is stored."""
 RESERVED_COMMANDS = ("timeout:", "forfeit:", "bot:")
 """Command id prefixes of the service's own actions (a clock's timeout, a forfeit, a bot's
 move: ``timeout:N`` makes version N); a client's id of that form could name one of them."""
@@ -83,6 +89,20 @@ CHECKED_CONFIGS = 1024
 """Match configurations remembered as setting up without a ConfigError."""
 
 log = get_logger("rules")
+
+
+class OutOfRange(ServiceError):
+    """A stream asked from a version the match has not reached (``from_version``)."""
+
+    code = grpc.StatusCode.OUT_OF_RANGE
+
+
+def check_from(live: LiveMatch, from_version: int) -> None:
+    """Refuse a stream of ``live`` from beyond its version: it would say nothing until the
+    match got there (a client's bug, or a version of another match), never why."""
+    if from_version > live.version:
+        raise OutOfRange(f"from_version {from_version} is beyond the match, which is at "
+                         f"version {live.version}; resume from the last version received")
 
 
 @dataclass
@@ -196,6 +216,7 @@ class MatchHost:
         self.now_ms = now_ms
         self.clockwork = ClockScheduler(self._expire, now_ms=now_ms)
         self.seal_retry_ms = SEAL_RETRY_MS
+        self.expiry_retry_ms = EXPIRY_RETRY_MS
         self.clock_grace_ms = clock_grace_ms
         self.started_ms = now_ms()
         self.heartbeat: Heartbeat | None = None
@@ -215,6 +236,14 @@ class MatchHost:
 
     def require_organiser(self, claims: Claims | None) -> None:
         access.require_organiser(claims)
+
+    def _forget(self, match_id: str) -> None:
+        """Drop what the host kept per match while it could still change, once it is sealed:
+        the watchers' wake-up (those waiting hold it, and are woken by the seal) and the
+        clocks it was taken up with. Kept, they were one more entry per match for the
+        process's life."""
+        self._changed.pop(match_id, None)
+        self._resumed.pop(match_id, None)
 
     def _cond(self, match_id: str) -> asyncio.Condition:
         return self._changed.setdefault(match_id, asyncio.Condition())
@@ -433,6 +462,8 @@ class MatchHost:
         self.live.resize(live)
         self._arm(live)
         await self._notify(live.match_id)
+        if live.status == "sealed":
+            self._forget(live.match_id)
         if records[-1]["type"] == "MatchEnded":  # durable now: reveal the seed and seal
             sealed = await self._seal_end(live, locked=True)
             if sealed is not None:
@@ -833,8 +864,9 @@ class MatchHost:
             return listed
         errors = sorted(self._action_validator.iter_errors(action), key=lambda e: e.path)
         if errors:
+            # the validator's words quote the offending value: a few hundred bytes of it
             raise InvalidArgument(f"action does not match the {self.engine.game_id} schema: "
-                                  f"{errors[0].message}")
+                                  f"{clip(errors[0].message, 300)}")
         mine = self.decisions_of(live, seat)
         reason = refusal(live.engine, live.state, seat, action, mine, self._pending(live))
         if reason is not None:
@@ -903,7 +935,14 @@ class MatchHost:
     async def _expire(self, match_id: str, token: object) -> None:
         """A deadline passed (or a bot-played seat owes): apply the default action, once. A
         seal's retry needs only the match loaded: :meth:`_get` seals an ended match (or arms
-        the next try); a store that cannot load it yet arms the next try here."""
+        the next try); a store that cannot load it yet arms the next try here.
+
+        An expiry that fails (the store failed under its commit, or would not rebuild the
+        match) arms a retry in ``expiry_retry_ms``: the timer fired once and is gone, and the
+        match, dropped after a commit of unknown outcome, would otherwise wait for ever for
+        a seat that is not there. The retry loads the match from the store and arms its
+        clock from what is stored: a timeout whose commit landed after all is not applied
+        again (its seat's deadline moved), one that did not land is applied once."""
         if isinstance(token, tuple) and token[0] == "seal":
             try:
                 await self._get(match_id)
@@ -912,6 +951,22 @@ class MatchHost:
                             error=str(err) or type(err).__name__)
                 self.clockwork.arm(match_id, self.now_ms() + self.seal_retry_ms, token)
             return
+        try:
+            if isinstance(token, tuple) and token[0] == "rearm":
+                live = await self._get(match_id)
+                async with live.lock:
+                    self._arm(live)
+                return
+            await self._apply_expiry(match_id, token)
+        except Exception as err:
+            if not _passing(err):  # a bug, or a match that cannot be served here: no retry
+                log.exception("clock expiry failed", match_id=match_id)
+                return
+            log.warning("clock expiry failed, tried again", match_id=match_id,
+                        error=str(err) or type(err).__name__, retry_ms=self.expiry_retry_ms)
+            self.clockwork.arm(match_id, self.now_ms() + self.expiry_retry_ms, ("rearm", 0))
+
+    async def _apply_expiry(self, match_id: str, token: object) -> None:
         live = await self._get(match_id)
         async with live.lock:
             if live.clocks is None or live.status != "running":
@@ -1034,20 +1089,22 @@ class MatchHost:
     async def watch(self, claims: Claims | None, match_id: str,
                     from_version: int) -> AsyncIterator[dict[str, Any]]:
         viewer = access.viewer_of(claims, match_id, self.engine.game_id)
+        check_from(await self._get(match_id), from_version)
         async for record in self.follow(match_id, from_version):
             yield rec.project(record, viewer)
 
     async def follow(self, match_id: str, from_version: int) -> AsyncIterator[dict[str, Any]]:
         """Stored records after ``from_version``, then live ones, until the seal."""
         sent = max(0, from_version)
-        cond = self._cond(match_id)
         while True:
             live = await self._get(match_id)
             for record in await self.records_since(live, sent):
                 yield record
                 sent = record["n"]
             if live.status == "sealed" and sent >= live.version:
+                self._forget(match_id)
                 return
+            cond = self._cond(match_id)
             async with cond:
                 if self.live.get(match_id) is live and live.version > sent:
                     continue
@@ -1076,6 +1133,15 @@ def refusal(engine: GameEngine, state: Any, seat: int, action: dict[str, Any],
         return f"not your turn: waiting for seat(s) {waiting}"
     reason = engine.validate(state, seat, action)
     return None if reason is None else f"illegal action: {reason}"
+
+
+def _passing(err: BaseException) -> bool:
+    """Whether a clock expiry's failure may pass if tried again: the store or the dice
+    service did not answer, or the match changed under it (never an engine's error, which
+    would fail the same way every time)."""
+    if isinstance(err, ServiceError):
+        return err.code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED)
+    return isinstance(err, (OSError, TimeoutError)) or is_store_outage(err)
 
 
 def _link(campaign: dict[str, Any] | None) -> tuple[Any, Any]:

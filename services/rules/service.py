@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -10,8 +11,13 @@ from typing import Any
 import grpc
 
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
-from services.platform.errors import InvalidArgument, ServiceError
-from services.platform.grpc_kit import claims
+from services.platform.errors import (
+    InvalidArgument,
+    PermissionDenied,
+    ServiceError,
+    Unauthenticated,
+)
+from services.platform.grpc_kit import claims, clip
 from services.platform.logs import get_logger
 from services.platform.tokens import require_may_seat
 from services.rules import access
@@ -20,7 +26,7 @@ from services.rules.clocks import ClockConfig
 from services.rules.games import load_presentation
 from services.rules.games.contract import Decision, is_v2
 from services.rules.games.words import legal_texts
-from services.rules.host import Answer, MatchHost
+from services.rules.host import Answer, MatchHost, check_from
 from services.rules.live import LiveMatch
 
 SERVICE_NAME = rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
@@ -31,6 +37,9 @@ STATUS = {
     "sealed": rules_pb2.MATCH_STATUS_ENDED,
 }
 log = get_logger("rules")
+PLAY_OPEN_WAIT_S = 1.0
+"""How long a Play stream without a seat token is given to send its first message before it
+is refused all the same."""
 
 
 def dumps(value: Any) -> str:
@@ -271,24 +280,60 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     async def Play(self, request_iterator: AsyncIterator[Any],
                    context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-        """The seat stream: events, decisions and views pushed; actions answered in order."""
+        """The seat stream: events, decisions and views pushed; actions answered in order.
+
+        Two tasks feed one queue: the follower (the match's events from ``from_version``, and
+        the seat's position whenever it has caught up; at once when there is nothing stored to
+        send, so a seat resuming where it left off learns what it owes) and the reader (the
+        answers to the seat's actions). Either one's failure ends the stream with its status
+        (a malformed message, the store gone): the stream never lingers, unanswered, holding
+        its slot. At the seal the stream ends once the action being answered has its answer."""
         who = claims()
+        if who is None or who.role != "seat":
+            # refused whatever it sends, and after at most a second even if it sends nothing:
+            # a caller without a seat token must not hold a stream (and its slot) while it
+            # sends nothing. The second lets a client's first message in before the refusal
+            # (an asyncio client whose write meets the stream's end reports INTERNAL in place
+            # of the status: grpc/grpc#36066)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(PLAY_OPEN_WAIT_S):
+                    await anext(aiter(request_iterator), None)
+            if who is None:
+                raise Unauthenticated("this call needs a seat token")
+            raise PermissionDenied(f"this call needs a seat token, not a {who.role} token")
         first = await anext(aiter(request_iterator), None)
         if first is None or first.WhichOneof("kind") != "open":
             raise InvalidArgument("the first message of a Play stream must be 'open'")
         match_id = first.open.match_id
         seat = access.seat_of(who, match_id, self.game_id)
-        await self.host.live_match(match_id)  # NOT_FOUND before anything is streamed
+        live = await self.host.live_match(match_id)  # NOT_FOUND before anything is streamed
+        check_from(live, first.open.from_version)
         out: asyncio.Queue[Any] = asyncio.Queue(maxsize=256)
+        acting = asyncio.Lock()
+        """Held by the reader while it answers an action, so the end waits for the answer."""
         follower = asyncio.create_task(self._push(match_id, seat, first.open.from_version,
                                                   bool(first.open.with_text), out))
-        reader = asyncio.create_task(self._read_actions(request_iterator, who, match_id, seat, out))
+        reader = asyncio.create_task(
+            self._read_actions(request_iterator, who, match_id, seat, out, acting))
         try:
             while True:
                 item = await out.get()
+                if isinstance(item, BaseException):
+                    raise item
                 if item is None:
-                    return
+                    break
                 yield item
+            # the match is sealed: the answer of an action in flight still goes out
+            try:
+                async with asyncio.timeout(self.host.call_timeout * 2):
+                    async with acting:
+                        pass
+            except TimeoutError:
+                pass
+            while not out.empty():
+                item = out.get_nowait()
+                if isinstance(item, rules_pb2.PlayResponse) and item.WhichOneof("kind") == "result":
+                    yield item
         finally:
             follower.cancel()
             reader.cancel()
@@ -297,6 +342,10 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     async def _push(self, match_id: str, seat: int, from_version: int, with_text: bool,
                     out: asyncio.Queue[Any]) -> None:
         try:
+            live = await self.host.live_match(match_id)
+            if max(0, from_version) >= live.version:  # nothing stored to send: the position now
+                await out.put(rules_pb2.PlayResponse(
+                    update=await self._update(match_id, seat, with_text)))
             async for record in self.host.follow(match_id, from_version):
                 event = rec.project(record, seat)
                 await out.put(rules_pb2.PlayResponse(event=self.event_message(match_id, event, seat)))
@@ -305,10 +354,10 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                     await out.put(rules_pb2.PlayResponse(
                         update=await self._update(match_id, seat, with_text)))
             await out.put(None)
-        except ServiceError as err:
-            await out.put(rules_pb2.PlayResponse(result=rules_pb2.ActionResult(
-                code=err.code.name, message=err.reason)))
-            await out.put(None)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # the stream ends with its status (UNAVAILABLE, ...)
+            await out.put(err)
 
     async def _update(self, match_id: str, seat: int, with_text: bool) -> rules_pb2.SeatUpdate:
         live = await self.host.live_match(match_id)
@@ -323,28 +372,38 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         )
 
     async def _read_actions(self, requests: AsyncIterator[Any], who: Any, match_id: str, seat: int,
-                            out: asyncio.Queue[Any]) -> None:
-        async for request in requests:
-            if request.WhichOneof("kind") != "action":
-                await out.put(rules_pb2.PlayResponse(result=rules_pb2.ActionResult(
-                    code="INVALID_ARGUMENT", message="after 'open', send only 'action' messages")))
-                continue
-            act = request.action
-            expected = act.expected_version if act.HasField("expected_version") else None
-            try:
-                answer = await self.host.submit(who, match_id, act.command_id, act.action_json, expected)
-            except ServiceError as err:
-                await out.put(rules_pb2.PlayResponse(result=rules_pb2.ActionResult(
-                    command_id=act.command_id, code=err.code.name, message=err.reason)))
-                continue
-            except Exception as err:  # never let one action end the seat's stream silently
-                log.exception("play action failed", match_id=match_id, error=repr(err))
-                await out.put(rules_pb2.PlayResponse(result=rules_pb2.ActionResult(
-                    command_id=act.command_id, code="INTERNAL", message="internal error")))
-                continue
+                            out: asyncio.Queue[Any], acting: asyncio.Lock) -> None:
+        try:
+            async for request in requests:
+                async with acting:
+                    await self._answer_action(request, who, match_id, out)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # a malformed message (already aborted with its status), ...
+            await out.put(err)
+
+    async def _answer_action(self, request: Any, who: Any, match_id: str,
+                             out: asyncio.Queue[Any]) -> None:
+        if request.WhichOneof("kind") != "action":
             await out.put(rules_pb2.PlayResponse(result=rules_pb2.ActionResult(
-                command_id=act.command_id, code="OK", version=answer.version,
-                replayed=answer.replayed)))
+                code="INVALID_ARGUMENT", message="after 'open', send only 'action' messages")))
+            return
+        act = request.action
+        expected = act.expected_version if act.HasField("expected_version") else None
+        try:
+            answer = await self.host.submit(who, match_id, act.command_id, act.action_json, expected)
+        except ServiceError as err:
+            await out.put(rules_pb2.PlayResponse(result=rules_pb2.ActionResult(
+                command_id=act.command_id, code=err.code.name, message=clip(err.reason))))
+            return
+        except Exception as err:  # never let one action end the seat's stream silently
+            log.exception("play action failed", match_id=match_id, error=repr(err))
+            await out.put(rules_pb2.PlayResponse(result=rules_pb2.ActionResult(
+                command_id=act.command_id, code="INTERNAL", message="internal error")))
+            return
+        await out.put(rules_pb2.PlayResponse(result=rules_pb2.ActionResult(
+            command_id=act.command_id, code="OK", version=answer.version,
+            replayed=answer.replayed)))
 
 
 def register(server: grpc.aio.Server, host: MatchHost) -> None:

@@ -56,9 +56,12 @@ def _clear(method: Any, what: str, who: str, code: str, details: str) -> bool:
     if code in ("UNKNOWN", "INTERNAL", "DEADLINE_EXCEEDED"):
         return False
     if what == "garbage":
-        # a bidi stream checks its token before it reads a message
+        # a bidi stream (Play, seats only) checks its token, and its role, before it reads a
+        # message
+        refused = {"bad token": "UNAUTHENTICATED", "no token": "UNAUTHENTICATED",
+                   "player": "PERMISSION_DENIED", "organiser": "PERMISSION_DENIED"}
         return (code == "INVALID_ARGUMENT" and "malformed" in details) or (
-            method.client_streaming and who == "bad token" and code == "UNAUTHENTICATED")
+            method.client_streaming and refused.get(who) == code)
     return who != "bad token" or code == "UNAUTHENTICATED"
 
 
