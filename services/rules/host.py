@@ -1116,6 +1116,15 @@ class MatchHost:
     async def export(self, claims: Claims | None, match_id: str) -> tuple[bytes, str, int]:
         access.require_organiser(claims)
         live = await self._get(match_id)
+        if not live.over and claims is not None and claims.role != "service" \
+                and live.created.get("created_by") != access.creator_of(claims):
+            # the export holds every seat's hidden zones and the draws: while the match is
+            # played, only for the organiser who created it (and holds its seats anyway) or a
+            # service, not for one who may not hold a seat of a match players queued for
+            raise FailedPrecondition(
+                f"match {match_id!r} is still being played: it is exported, with every seat's "
+                "hidden cards and the draws, once it has ended, or before by "
+                f"{access.describe_creator(live.created.get('created_by'))}, who created it")
         records = await self._store(self.store.records, match_id)
         data = build_export(match_id, self.engine.game_id, records, self.signing_key)
         return data, live.head if live.version == len(records) else records[-1]["hash"], len(records)

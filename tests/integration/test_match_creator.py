@@ -120,12 +120,13 @@ async def test_a_tournaments_matches_are_created_by_a_service(tmp_path: Any, nat
     b = await _tournament_backend(_tournament_settings(tmp_path, nats_url), poll=0.1)
     client = RulesClient(b.address("rules-toy"))
     org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    service = b.issuer.issue("service", "*", player="audit", ttl=600)  # the matches are running
     try:
         c, _, match_ids = await _first_round(b, client, org, start=False, check_in_seconds=60)
         await c.close()
         for match_id in match_ids:
             for _ in range(50):
-                records = records_of((await client.export(org, match_id)).export_jsonl)
+                records = records_of((await client.export(service, match_id)).export_jsonl)
                 if records:
                     break
                 await asyncio.sleep(0.1)
@@ -183,5 +184,37 @@ async def test_only_a_service_creates_a_match_on_behalf_of_an_organiser(
                                             on_behalf_of_organiser="olga", **ask)
                 assert [t.token for t in again.seat_tokens] == \
                     [t.token for t in created.seat_tokens], "matchmaking's retry is answered"
+    finally:
+        await client.close()
+
+
+async def test_a_running_match_is_exported_only_to_its_creator_or_a_service(
+        toy_backend: Backend) -> None:
+    """An export holds every seat's hidden zones and the draws: while a match is played, an
+    organiser who did not create it (one who may not hold its seats: matchmaking shows seat
+    tokens only to whoever queued a ticket) is refused it, naming the creator; its creator
+    and services get it; once it has ended, every organiser does."""
+    client = RulesClient(toy_backend.address("rules-toy"))
+    issue = toy_backend.issuer.issue
+    alice, bob = (issue("organiser", "*", player=n, ttl=600) for n in ("alice", "bob"))
+    matchmaking = issue("service", "*", player="matchmaking", ttl=600)
+    ask = {"mode": "race", "seats": 2, "players": ["ann", "cid"]}
+    try:
+        made = f"mm-{uuid.uuid4().hex[:8]}"
+        created = await client.create(matchmaking, match_id=made, **ask)
+        code, details = await code_of(client.export(alice, made))
+        assert code == grpc.StatusCode.FAILED_PRECONDITION
+        assert "still being played" in details and "the service matchmaking" in details
+        assert records_of((await client.export(matchmaking, made)).export_jsonl)
+
+        mine = f"org-{uuid.uuid4().hex[:8]}"
+        await client.create(alice, match_id=mine, **ask)
+        assert records_of((await client.export(alice, mine)).export_jsonl)
+        code, details = await code_of(client.export(bob, mine))
+        assert code == grpc.StatusCode.FAILED_PRECONDITION and "the organiser alice" in details
+
+        await play_to_end(client, made, {t.seat: t.token for t in created.seat_tokens})
+        report = verify_export((await client.export(alice, made)).export_jsonl, engine=toy.ENGINE)
+        assert report.ok, report.failure
     finally:
         await client.close()

@@ -390,7 +390,8 @@ async def test_a_two_player_neon_match_always_brings_the_automa(env: Env) -> Non
     done = await status_is(mm, env.player(a), env.id(f"t{a}"), S.TICKET_STATUS_MATCHED)
     assert len(done.assignment.seats) == 2
     rules = RulesClient(env.backend.address("rules-neon"))
-    export = (await rules.export(env.backend.organiser_token(), done.assignment.match_id))
+    service = env.backend.issuer.issue("service", "*", player="audit", ttl=600)  # still played
+    export = (await rules.export(service, done.assignment.match_id))
     created = json.loads(export.export_jsonl.splitlines()[0])
     assert created["options"].get("automa") is True and created["seats"] == 2
     await rules.close()
