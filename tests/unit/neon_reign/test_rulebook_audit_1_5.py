@@ -11,11 +11,17 @@ is Lux (a green Button bonus: it plays no Button here).
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 from services.rules.games.neon_reign import ENGINE
 from services.rules.games.neon_reign.content import COMPUTER_DECK
+from services.rules.games.neon_reign.resolution import combos_after_counters
 from services.rules.games.neon_reign.rulesets import V1_4
 from services.rules.games.neon_reign.state import Side
+from services.rules.replay import ReplayError, replay
 
 from .support import act, attack, defend, position, side
 
@@ -82,9 +88,12 @@ def test_the_computer_s_counters_give_the_attacker_no_combo_either() -> None:
                      difficulty="normal")
     after = act(state, 0, {"type": "attack", "cards": ["NP-21", "NP-09", "NP-10"]})
     kinds = [e.kind for e in after.events]
+    assert [e.data for e in after.events if e.kind == "computer_defends"] == [
+        {"flipped": ["CPU-01"]}]
     assert "struck" not in kinds and "combos" not in kinds
+    # Only its flips left the Computer deck: CPU-01 to Defend, then CPU-02 to Attack.
     cpu = after.state.sides[1]
-    assert cpu.deck == cpu_deck[1:] and cpu.discard == ("CPU-01",)
+    assert cpu.deck == cpu_deck[2:] and cpu.discard == ("CPU-01", "CPU-02")
 
 
 def test_engine_1_4_0_let_a_counter_make_a_combo() -> None:
@@ -96,3 +105,42 @@ def test_engine_1_4_0_let_a_counter_make_a_combo() -> None:
     assert after.sides[1].discard == (top, "CF-37")  # 1.4.0: a Jab Strike after the Block
     old = ENGINE.for_version("1.4.0")
     assert old.engine_version == "1.4.0" and old.rules == V1_4
+
+
+# -- the published 1.5.0 export covers the change ------------------------------------------
+def _export(name: str) -> tuple[list[dict[str, Any]], bytes]:
+    from services.platform.draws import state_key
+    from services.rules.export import parse_export
+
+    path = Path(__file__).resolve().parents[2] / "fixtures" / "exports" / f"{name}.jsonl"
+    records, _checkpoint = parse_export(path.read_bytes())
+    sealed = next(r for r in records if r["type"] == "MatchSealed")
+    return records, state_key(bytes.fromhex(sealed["seed"]), records[0]["dice"]["stream_id"])
+
+
+def _as(version: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**r, "engine_version": version} if r["type"] == "MatchCreated" else r
+            for r in records]
+
+
+def test_the_1_5_0_export_has_a_block_or_throw_that_1_4_0_turned_into_a_combo() -> None:
+    """``neon-reign-1.5.0-single.jsonl`` (rule bots, ``selfplay.export_game`` seed 3) holds
+    a Throw or Block after which 1.4.0 would have fired a combo the played cards did not
+    meet: it replays with 1.5.0 only, and the 1.4.0 export with 1.4.0 as before."""
+    records, key = _export("neon-reign-1.5.0-single")
+    assert records[0]["engine_version"] == "1.5.0"
+    made, attack = [], None
+    for event in (e for r in records for e in (r.get("events") or [])):
+        if event["kind"] == "attacked":
+            attack = event["data"]["cards"]
+        if event["kind"] == "countered" and not event["data"]["combo_breakers"]:
+            removed = event["data"]["removed"]
+            old = combos_after_counters(attack, removed)
+            if old != combos_after_counters(attack, removed, as_played=True):
+                made.append(old)
+    assert made  # the counters of this game would have made combos in 1.4.0
+    assert replay(ENGINE, records, key).outcome is not None
+    with pytest.raises(ReplayError):
+        replay(ENGINE.for_version("1.4.0"), _as("1.4.0", records), key)
+    old_records, old_key = _export("neon-reign-1.4.0-hero-match")
+    assert replay(ENGINE.for_version("1.4.0"), old_records, old_key).outcome is not None
