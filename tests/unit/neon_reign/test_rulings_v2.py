@@ -173,8 +173,9 @@ def test_every_owed_decision_names_a_legal_default() -> None:
 
 
 def test_engine_versions_are_kept_for_replay() -> None:
-    assert ENGINE.contract_version == 2 and ENGINE.engine_version == "1.4.0"
-    assert ENGINE.for_version("1.4.0") is ENGINE
+    assert ENGINE.contract_version == 2 and ENGINE.engine_version == "1.5.0"
+    assert ENGINE.for_version("1.5.0") is ENGINE
+    assert ENGINE.for_version("1.4.0").engine_version == "1.4.0"
     assert ENGINE.for_version("1.3.0").engine_version == "1.3.0"
     old = ENGINE.for_version("1.1.0")
     assert (old.engine_version, old.content_version) == ("1.1.0", "reference-1")

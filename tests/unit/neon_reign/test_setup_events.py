@@ -73,6 +73,16 @@ PINNED = {
         "468d41bb6b24ffb3a08234a1fbc12cfc714b29e7adb3e4bb002f14ea3dfd1068",
     ("1.4.0", "solo"):
         "fe6fb26f03ee8c11d528755d60b07754a3b8b9e43a3c514145060cc56c02d6cc",
+    # Engine 1.5.0 (recorded when it was made): 1.4.0's set-up, the same draws; its states
+    # name the 1.5.0 ruleset.
+    ("1.5.0", "single"):
+        "364230b7e583f81ffc80cfb68177870925e7e876ee0bccbf3f9ceb2025434e85",
+    ("1.5.0", "best-of-three"):
+        "c505f978c794a0188fe6a8bc414e0340d0a4f86890dfd754fbd398e160de3b8e",
+    ("1.5.0", "hero-match"):
+        "808642a33dfcdce01b1aec2dc2fb1f9c96340e01e968a0bb6deb2d70b1f82339",
+    ("1.5.0", "solo"):
+        "88eec9cc1c654aef5f015cfd93188576ad5263e28497c3e405524ddecedcf402",
 }
 
 

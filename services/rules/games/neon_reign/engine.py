@@ -101,7 +101,7 @@ class NeonReignEngine(RemembersPending):
         defender = 1 - state.active
         side = state.sides[defender]
         options = defense_options(side.hand, hero(side.hero), state.in_play,
-                                  state.rules.strict_combo_breaker)
+                                  state.rules.strict_combo_breaker, state.rules.combos_as_played)
         return (replace(_DEFEND, seat=defender, legal=(_PASS, *options)),)
 
     @staticmethod
@@ -177,7 +177,8 @@ class NeonReignEngine(RemembersPending):
         side = state.sides[seat]
         return _extra_keys(action, _DEFEND_FIELDS) or defense_problem(
             side.hand, hero(side.hero), state.in_play, action.get("cards"),
-            action.get("targets"), state.rules.strict_combo_breaker)
+            action.get("targets"), state.rules.strict_combo_breaker,
+            state.rules.combos_as_played)
 
     @staticmethod
     def _validate_pick(state: State, seat: int, action: Action) -> str | None:

@@ -84,12 +84,15 @@ def _cards_problem(hand: Sequence[str], fighter: Hero, played: list[str]) -> str
 
 
 def defense_problem(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
-                    cards: Any, targets: Any, strict: bool = True) -> str | None:
+                    cards: Any, targets: Any, strict: bool = True,
+                    as_played: bool = False) -> str | None:
     """Why this defence is illegal, or ``None``. Counters that would have no effect are illegal.
 
     ``strict`` (engine 1.2.0): a Combo Breaker without a Button has no effect when another
     Combo Breaker of the same defence brings a Button, since that one already stops every
-    Universal Combo.
+    Universal Combo. ``as_played`` (engine 1.5.0): the combos a Combo Breaker without a
+    Button could stop are those the played cards met that the defence's Throws and Blocks
+    leave (``combos_after_counters``).
     """
     played = _card_list(cards)
     if played is None:
@@ -116,7 +119,7 @@ def defense_problem(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
         return "name one Button target for each Block"
     paired = min(kinds.count(BUTTON), kinds.count(COMBO_BREAKER))
     idle = kinds.count(COMBO_BREAKER) - paired
-    if idle > 1 or (idle == 1 and not combos_after_counters(attack, aimed)):
+    if idle > 1 or (idle == 1 and not combos_after_counters(attack, aimed, as_played)):
         return "a Combo Breaker would have no effect: no Universal Combo to stop and no Button"
     if strict and idle and paired:
         return ("a Combo Breaker would have no effect: the Combo Breaker that brings your "
@@ -146,7 +149,7 @@ in hand or a Hero Ability)."""
 
 
 def defense_options(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
-                    strict: bool = True) -> list[dict[str, Any]]:
+                    strict: bool = True, as_played: bool = False) -> list[dict[str, Any]]:
     """Every legal non-pass defence, with concrete card ids and targets, in a fixed order:
     by number of cards, then the cards' combinations of the sorted eligible hand, then
     the Throws' and the Blocks' targets in the order of the Attack.
@@ -156,7 +159,7 @@ def defense_options(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
     one target of the right kind per Throw and Block).
     """
     if len(set(hand)) != len(hand) or len(set(attack)) != len(attack):
-        return _defense_options_asking(hand, fighter, attack, strict)
+        return _defense_options_asking(hand, fighter, attack, strict, as_played)
     kind = KIND
     with_buttons = _defends_with_buttons(fighter)
     buttons_ok = with_buttons or any([kind[i] == COMBO_BREAKER for i in hand])
@@ -170,7 +173,7 @@ def defense_options(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
         targets = aims.get((throws, blocks, idle))
         if targets is None:
             targets = aims[throws, blocks, idle] = _aims(attack, sticks, buttons, throws,
-                                                         blocks, idle)
+                                                         blocks, idle, as_played)
         for aimed in targets:
             action: dict[str, Any] = {"type": "defend", "cards": [eligible[j] for j in picked]}
             if aimed:
@@ -180,13 +183,13 @@ def defense_options(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
 
 
 def _aims(attack: Sequence[str], sticks: list[str], buttons: list[str], throws: int,
-          blocks: int, idle: int) -> list[tuple[str, ...]]:
+          blocks: int, idle: int, as_played: bool = False) -> list[tuple[str, ...]]:
     """The targets of ``throws`` Throws and ``blocks`` Blocks, in order; with an idle
     Combo Breaker, only those that leave a Universal Combo for it to stop."""
     return [thrown + blocked
             for thrown, blocked in product(combinations(sticks, throws),
                                            combinations(buttons, blocks))
-            if not idle or combos_after_counters(attack, thrown + blocked)]
+            if not idle or combos_after_counters(attack, thrown + blocked, as_played)]
 
 
 @lru_cache(maxsize=4096)
@@ -221,7 +224,8 @@ def _shapes(kinds: tuple[str, ...], with_buttons: bool,
 
 
 def _defense_options_asking(hand: Sequence[str], fighter: Hero, attack: Sequence[str],
-                            strict: bool = True) -> list[dict[str, Any]]:
+                            strict: bool = True,
+                            as_played: bool = False) -> list[dict[str, Any]]:
     """:func:`defense_options` by asking :func:`defense_problem` about every candidate
     (kept for hands or attacks that repeat a card id, which no deck deals)."""
     eligible = _eligible(hand, fighter)
@@ -237,7 +241,8 @@ def _defense_options_asking(hand: Sequence[str], fighter: Hero, attack: Sequence
             for thrown, blocked in product(combinations(sticks, throws),
                                            combinations(buttons, blocks)):
                 aimed = list(thrown + blocked)
-                if defense_problem(hand, fighter, attack, list(played), aimed, strict) is None:
+                if defense_problem(hand, fighter, attack, list(played), aimed, strict,
+                                   as_played) is None:
                     action: dict[str, Any] = {"type": "defend", "cards": list(played)}
                     if aimed:
                         action["targets"] = aimed

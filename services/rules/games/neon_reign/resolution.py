@@ -73,9 +73,37 @@ def _add(total: dict[str, int], gains: Iterable[tuple[str, int]]) -> None:
         total[name] = total.get(name, 0) + amount
 
 
-def combos_after_counters(attack: Iterable[str], removed: Iterable[str]) -> tuple[ComboHit, ...]:
+def combos_after_counters(attack: Iterable[str], removed: Iterable[str],
+                          as_played: bool = False) -> tuple[ComboHit, ...]:
+    """The Universal Combos of the Attack's cards that Step 1 left standing.
+
+    ``as_played`` (engine 1.5.0): only the combos the played cards met ("When you Attack,
+    check your played cards against all Universal Combos"), so a Throw or a Block can
+    break a combo (the card it removes no longer counts), never make one the Attacker did
+    not meet: Joystick + two greens, a green Blocked, is no Jab Strike. Before 1.5.0 the
+    cards left were checked alone."""
+    played = list(attack)
     gone = set(removed)
-    return combos_of([i for i in attack if i not in gone])
+    left = combos_of([i for i in played if i not in gone])
+    if not as_played or not gone or not left:
+        return left
+    return kept_combos(combos_of(played), left)
+
+
+def kept_combos(played: tuple[ComboHit, ...], left: tuple[ComboHit, ...]) -> tuple[ComboHit, ...]:
+    """The instances of ``left`` that ``played`` has too (a multiset intersection, in
+    ``left``'s order): a pair combo keeps the pairs of cards left standing, an exact combo
+    (the whole composition) fires only if the played cards and the cards left both match
+    it, which a removal never allows."""
+    budget: dict[str, int] = {}
+    for hit in played:
+        budget[hit.id] = budget.get(hit.id, 0) + 1
+    out = []
+    for hit in left:
+        if budget.get(hit.id, 0) > 0:
+            budget[hit.id] -= 1
+            out.append(hit)
+    return tuple(out)
 
 
 class Table:
@@ -380,15 +408,20 @@ class Table:
         self.step1_counters(defense)
         self.after_counters(attack, defense)
 
-    @staticmethod
-    def standing(attack: tuple[str, ...],
+    def standing(self, attack: tuple[str, ...],
                  defense: Defense) -> tuple[list[str], list[Card], tuple[ComboHit, ...]]:
         """The Attacker's cards left after Step 1, as ids and cards, and their Universal
-        Combos (none after a Combo Breaker)."""
+        Combos (none after a Combo Breaker; from 1.5.0 only those the played cards met,
+        ``combos_after_counters``)."""
         removed = defense.targets
         played = [i for i in attack if i not in removed]
-        return played, [CARDS[i] for i in played], (
-            () if defense.combo_breakers else combos_of(played))
+        if defense.combo_breakers:
+            hits: tuple[ComboHit, ...] = ()
+        else:
+            hits = combos_of(played)
+            if removed and hits and self.rules.combos_as_played:
+                hits = kept_combos(combos_of(attack), hits)
+        return played, [CARDS[i] for i in played], hits
 
     def after_counters(self, attack: tuple[str, ...], defense: Defense) -> None:
         """Steps 2 and 3."""

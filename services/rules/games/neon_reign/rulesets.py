@@ -40,6 +40,11 @@ class Ruleset:
     timeout) follows from the seat's starting hand, which only the seat sees (1.1.0-1.3.0:
     the seat's first hero as dealt, the first the public ``heroes`` option lists when the
     heroes were chosen, so a timeout told the table the hidden pick)."""
+    combos_as_played: bool = False
+    """The Universal Combos an Attack triggers are those its played cards meet that its
+    cards left after Step 1 still meet: a Throw or Block can break a combo, never make one
+    (1.1.0-1.4.0: those the cards left meet, so removing a card could make a combo the
+    played cards did not, e.g. a Jab Strike after a Block on Joystick + two greens)."""
 
     @property
     def legacy(self) -> bool:
@@ -47,10 +52,10 @@ class Ruleset:
         return self.version == "1.1.0"
 
     def to_json(self) -> dict[str, Any]:
-        """The ruleset as a state encodes it: every flag, except that a 1.2.0 or 1.3.0
-        ruleset writes only the flags its engine had (so its states keep the hashes in its
-        exports: the 1.2.0 and 1.3.0 exports in tests/fixtures/exports check it). A flag
-        added after 1.4.0 must likewise leave 1.4.0's encoding as it is."""
+        """The ruleset as a state encodes it: every flag, except that a 1.2.0, 1.3.0 or
+        1.4.0 ruleset writes only the flags its engine had (so its states keep the hashes in
+        its exports: the 1.2.0, 1.3.0 and 1.4.0 exports in tests/fixtures/exports check it).
+        A flag added after 1.5.0 must likewise leave 1.5.0's encoding as it is."""
         names = _OLD_FLAGS.get(self.version, _FLAGS)
         return {name: getattr(self, name) for name in names}
 
@@ -68,11 +73,16 @@ V1_4 = Ruleset("1.4.0", "reference-2", shield_choice=True, recover_always=True,
                strict_combo_breaker=True, simultaneous_stars=True,
                out_of_cards_ends_hero_match=True, mirror_chosen_recover=True,
                secret_pick_default=True)
+V1_5 = Ruleset("1.5.0", "reference-2", shield_choice=True, recover_always=True,
+               strict_combo_breaker=True, simultaneous_stars=True,
+               out_of_cards_ends_hero_match=True, mirror_chosen_recover=True,
+               secret_pick_default=True, combos_as_played=True)
 
 _FLAGS = tuple(f.name for f in fields(Ruleset))
 _OLD_FLAGS = {"1.2.0": _FLAGS[:_FLAGS.index("mirror_chosen_recover")],
-              "1.3.0": _FLAGS[:_FLAGS.index("secret_pick_default")]}
+              "1.3.0": _FLAGS[:_FLAGS.index("secret_pick_default")],
+              "1.4.0": _FLAGS[:_FLAGS.index("combos_as_played")]}
 """The flags each older version's states encode (the ones its engine had)."""
 
-CURRENT = V1_4
-RULESETS: dict[str, Ruleset] = {r.version: r for r in (V1_1, V1_2, V1_3, V1_4)}
+CURRENT = V1_5
+RULESETS: dict[str, Ruleset] = {r.version: r for r in (V1_1, V1_2, V1_3, V1_4, V1_5)}
