@@ -74,7 +74,7 @@ def test_match_one_s_revealed_seed_does_not_tell_match_two_s_stage_order() -> No
     assert sorted(actual) == sorted(predicted)  # the same cards ...
     assert _stages(actual) == [2] * 4 + [3] * 4 + [4] * 4  # ... stage 2 on top, stage 4 last
     assert actual != predicted, "match 2's hidden stage order follows from match 1's revealed seed"
-    assert second.doc["ruleset"] == "0.6.0"  # reshuffled from 0.5.0 on (the current engine)
+    assert second.doc["ruleset"] == "0.7.0"  # reshuffled from 0.5.0 on (the current engine)
 
 
 def test_match_two_s_stage_order_comes_from_its_own_draws() -> None:

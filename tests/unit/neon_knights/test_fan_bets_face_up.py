@@ -240,16 +240,18 @@ def test_a_0_3_0_game_never_turns_a_bet_face_up_mid_race() -> None:
 def test_a_0_4_0_game_carries_its_ruleset() -> None:
     """0.4.0 marks its games with ``ruleset`` "0.4.0"; 0.5.0 and 0.6.0 (which turn bets face
     up too) with their own (0.6.0 also with the defaults it draws for the first draft picks,
-    after every other draw of the set-up)."""
+    after every other draw of the set-up; 0.7.0 sets up as 0.6.0 does, with its own name)."""
     doc = ENGINE.for_version("0.4.0").setup(MatchConfig("normal", 2, {}), SeededRandomness("x")).doc
     assert doc["ruleset"] == "0.4.0"
     assert all(p["bets_up"] == [] for p in doc["players"])
     five = ENGINE.for_version("0.5.0").setup(MatchConfig("normal", 2, {}),
                                              SeededRandomness("x")).doc
     assert five == {**doc, "ruleset": "0.5.0"}
+    six = ENGINE.for_version("0.6.0").setup(MatchConfig("normal", 2, {}), SeededRandomness("x")).doc
+    assert six["defaults"] != [None, None]
+    assert {k: v for k, v in six.items() if k != "defaults"} == {**doc, "ruleset": "0.6.0"}
     now = ENGINE.setup(MatchConfig("normal", 2, {}), SeededRandomness("x")).doc
-    assert ENGINE.engine_version == "0.6.0" and now["defaults"] != [None, None]
-    assert {k: v for k, v in now.items() if k != "defaults"} == {**doc, "ruleset": "0.6.0"}
+    assert ENGINE.engine_version == "0.7.0" and now == {**six, "ruleset": "0.7.0"}
     assert "bets_up" not in str(V3.setup(MatchConfig("normal", 2, {}), SeededRandomness("x")).text)
 
 

@@ -77,8 +77,10 @@ def test_without_the_house_rule_not_during_and_never_in_the_first_round() -> Non
 def test_engine_versions() -> None:
     """0.2.0 adds the option; 0.1.0 (exports made before) refuses it and replays as before;
     0.3.0 (the rulebook audit), 0.4.0 (Fan Bets face up mid-race), 0.5.0 (carried stage
-    cards reshuffled) and 0.6.0 (hidden decisions' defaults drawn) keep the option."""
-    assert ENGINE.engine_version == "0.6.0" and ENGINE.for_version("0.6.0") is ENGINE
+    cards reshuffled), 0.6.0 (hidden decisions' defaults drawn) and 0.7.0 (Wealthy before
+    spending) keep the option."""
+    assert ENGINE.engine_version == "0.7.0" and ENGINE.for_version("0.7.0") is ENGINE
+    assert ENGINE.for_version("0.6.0").engine_version == "0.6.0"
     assert ENGINE.for_version("0.5.0").engine_version == "0.5.0"
     assert ENGINE.for_version("0.4.0").engine_version == "0.4.0"
     assert ENGINE.for_version("0.3.0").engine_version == "0.3.0"

@@ -383,15 +383,17 @@ def test_each_default_mode_export_replays_only_with_its_own_version() -> None:
     last player's, not redeemed) each replay with their own engine only: a 0.3.0 game
     carries ``ruleset``, a 0.4.0 game ``ruleset`` "0.4.0" and ``bets_up``; 0.5.0 (``ruleset``
     "0.5.0", whose published export is an Epic Campaign chain) refuses them all too; the 0.6.0
-    one (draft picks' defaults drawn) replays with the current engine only."""
+    one (draft picks' defaults drawn) with 0.6.0 only, and the 0.7.0 one (the fidelity audit's
+    Wealthy-first ruling) with the current engine only."""
     import pytest
 
     from services.rules.replay import ReplayError, replay
 
     engines = {"0.2.0": OLD, "0.3.0": ENGINE.for_version("0.3.0"), "0.4.0": ENGINE.for_version("0.4.0"),
-               "0.5.0": ENGINE.for_version("0.5.0"), "0.6.0": ENGINE}
+               "0.5.0": ENGINE.for_version("0.5.0"), "0.6.0": ENGINE.for_version("0.6.0"),
+               "0.7.0": ENGINE}
     exports = {version: _export(version) for version in engines if version != "0.5.0"}
-    assert ENGINE.engine_version == "0.6.0"
+    assert ENGINE.engine_version == "0.7.0"
     assert any(e["kind"] == "reactivated" for r in exports["0.3.0"][0] for e in r.get("events", []))
     assert not any(e["kind"] == "fan_bet_face_up" for r in exports["0.3.0"][0] for e in r.get("events", []))
     assert sum(e["kind"] == "fan_bet_face_up" for r in exports["0.4.0"][0] for e in r.get("events", [])) >= 2

@@ -34,6 +34,7 @@ from tests.support.timeouts import timed_out_log
 from .support import ENGINE, edit
 
 V0_5 = ENGINE.for_version("0.5.0")
+V0_6 = ENGINE.for_version("0.6.0")
 TRIES = 12
 SEATS = 3
 
@@ -223,7 +224,7 @@ def test_a_timeout_is_checked_against_the_drawn_default() -> None:
 HIDDEN = ("draft", "start_speed", "fan_bet")
 
 
-@pytest.mark.parametrize("engine", [ENGINE, V0_5], ids=["0.6.0", "0.5.0"])
+@pytest.mark.parametrize("engine", [ENGINE, V0_6, V0_5], ids=["0.7.0", "0.6.0", "0.5.0"])
 def test_a_game_whose_hidden_decisions_all_time_out_replays(engine: Any) -> None:
     """Every draft pick, hidden speed and Fan Bet answered by a clock: the replay finds each
     default again (a drawn one in the replayed state, from the recorded draws)."""
@@ -275,8 +276,12 @@ def test_the_0_6_0_exports_draw_their_defaults_and_replay_only_with_0_6_0(name: 
     assert not [r for i, r in enumerate(picks) if i % 3 != 2 and r["draws"]]
     speeds = [r for r in records if r.get("decision") == "start_speed"]
     assert len(speeds) == 9 and all(r["hidden"] == (name == "hidden-speeds") for r in speeds)
-    assert replay(ENGINE, records, key).outcome is not None
+    assert replay(V0_6, records, key).outcome is not None
     as_0_5 = [{**r, "engine_version": "0.5.0"} if r["type"] == "MatchCreated" else r
               for r in records]
     with pytest.raises(ReplayError):
         replay(V0_5, as_0_5, key)
+    as_0_7 = [{**r, "engine_version": "0.7.0"} if r["type"] == "MatchCreated" else r
+              for r in records]
+    with pytest.raises(ReplayError):  # 0.7.0 names its own ruleset in the state
+        replay(ENGINE, as_0_7, key)

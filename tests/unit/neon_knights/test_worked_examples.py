@@ -120,3 +120,42 @@ def test_the_last_cannot_redeem_fan_bets() -> None:
     after.score_race(doc, [])
     assert doc["players"][winner]["bets_won"] == ["b05"]
     assert doc["players"][loser]["bets_won"] == [] and doc["players"][loser]["bets"] == ["b05"]
+
+
+def test_two_ambition_cards_in_the_deck_but_never_two_equipped() -> None:
+    """Draft Implants: "You can have duplicates in your deck but cannot equip your driver with
+    more than one of the same. For example, you cannot have two Ambition Implants equipped, but
+    can have two Ambition cards in your deck." (Normal mode: the draft's deck of implants.)"""
+    state = play_defaults(new_game(2), lambda d: d["phase"] == "actions")
+    seat = int(state.doc["order"][state.doc["turn"]])
+    state = edit(state, lambda d: d["players"][seat].update(
+        implants=[], implant_hand=["i-finish_vp-1", "i-finish_vp-2", "i-max_ap-1"]))
+    state = ENGINE.apply(state, seat, {"type": "implants"}, ScriptedRandomness()).state
+    state = ENGINE.apply(state, seat, {"type": "install_implant", "implant": "i-finish_vp-1"},
+                         ScriptedRandomness()).state
+    p = state.doc["players"][seat]
+    assert p["implants"] == ["i-finish_vp-1"] and "i-finish_vp-2" in p["implant_hand"]  # two in the deck
+    state = ENGINE.apply(state, seat, {"type": "install_implant", "implant": "i-finish_vp-2"},
+                         ScriptedRandomness()).state
+    equipped = state.doc["players"][seat]["implants"]
+    assert [i for i in equipped if i.startswith("i-finish_vp-")] == ["i-finish_vp-2"]  # never two
+    assert ENGINE.validate(state, seat, {"type": "install_implant", "implant": "i-finish_vp-1"}) is not None
+
+
+def test_two_cars_at_speed_seven_check_their_yellow_parts_then_keep_their_order() -> None:
+    """Adjust Player Order: "two players are going at speed 7, they check the Power rating of
+    their yellow part to break the tie, highest number will go first. If there is still a tie,
+    the order from the previous turn remains the same for those players." """
+    from services.rules.games.neon_knights import race
+
+    state = racing(4, round_=1)
+    doc = thaw(state)
+    a, b, c, d = doc["racing"]["order"]
+    for seat in (a, b, c, d):
+        doc["players"][seat].update(speed=7)
+        doc["players"][seat]["car"]["yellow"] = "y04"  # power 3
+    doc["players"][c]["car"]["yellow"] = "y10"  # power 5: first of the four
+    doc["players"][a]["car"]["green"] = "g10"  # a green part does not count at speed 7
+    doc["racing"]["index"] = 4
+    race.end_round(doc, [])
+    assert doc["racing"]["order"] == [c, a, b, d]  # c by its yellow part; a, b, d as before

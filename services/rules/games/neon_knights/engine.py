@@ -20,7 +20,7 @@ from services.rules.games.contract import (
 from . import after, days, defaults, race, setup
 from .content import CONTENT_VERSION, PARTS
 from .schemas import ACTION_SCHEMA, CONFIG_SCHEMA
-from .state import REPAIR_COST, Doc, State, active_seats, freeze, max_ap, thaw
+from .state import REPAIR_COST, Doc, State, active_seats, freeze, max_ap, thaw, wealthy_first
 from .views import view_of
 
 Action = Mapping[str, Any]
@@ -123,14 +123,20 @@ def repair_ability(doc: Doc, seat: int) -> list[dict[str, Any]]:
     5 chips per Armor Point."""
     p = doc["players"][seat]
     room = min(max_ap(p) - p["ap"], p["chips"] // REPAIR_COST)
-    if room <= 0 or doc["phase"] in ("over", "draft"):
+    if room <= 0 or doc["phase"] in ("over", "draft") or _owes_wealthy(doc, seat):
         return []
     parts = sorted({v for v in p["car"].values() if v and PARTS[v]["ability"] == "repair"})
     return [{"type": "ability_repair", "part": part, "part_to": to, "points": n}
             for part in parts for to in ("discard", "hand") for n in range(1, room + 1)]
 
 
-ENGINE_VERSION = "0.6.0"
+def _owes_wealthy(doc: Doc, seat: int) -> bool:
+    """Engine 0.7.0 on: the seat has a Wealthy choice to make, so it spends no chips first (its
+    tracker stands at 60 until it chooses; RULES.md, "Rulings of engine 0.7.0")."""
+    return wealthy_first(doc) and any(w["seat"] == seat for w in doc["wealthy"])
+
+
+ENGINE_VERSION = "0.7.0"
 _TURNED_ON = {
     "0.1.0": (),
     "0.2.0": ("house_rules",),
@@ -138,6 +144,7 @@ _TURNED_ON = {
     "0.4.0": ("bets_face_up",),
     "0.5.0": ("reshuffle_carried", "decks_without_carried"),
     "0.6.0": ("secret_defaults",),
+    "0.7.0": ("wealthy_first",),
 }
 """The flags each version turned on; a version keeps every flag of the versions before it."""
 
@@ -163,7 +170,9 @@ and builds a continuing match's part and upgrade decks without the cards its dri
 (``setup.carried_cards``): its games carry ``ruleset`` "0.5.0"; a first match draws as in 0.4.0.
 0.6.0 draws the default of a hidden draft pick or hidden starting speed when it is asked, so a
 timeout (public) does not name the answer (``defaults``): its games carry ``ruleset`` "0.6.0"
-and ``defaults``; the rest is 0.5.0's."""
+and ``defaults``; the rest is 0.5.0's. 0.7.0 (the rules-fidelity audit) settles a Wealthy choice
+before its seat can spend chips (``state.wealthy_first``): its games carry ``ruleset`` "0.7.0";
+the rest is 0.6.0's."""
 
 
 class NeonKnightsEngine:
@@ -180,6 +189,7 @@ class NeonKnightsEngine:
         self._reshuffle_carried = RULESETS[engine_version]["reshuffle_carried"]
         self._decks_without_carried = RULESETS[engine_version]["decks_without_carried"]
         self._secret_defaults = RULESETS[engine_version]["secret_defaults"]
+        self._wealthy_first = RULESETS[engine_version]["wealthy_first"]
 
     def modes(self) -> dict[str, ModeInfo]:
         return {
@@ -220,7 +230,7 @@ class NeonKnightsEngine:
         doc = setup.setup(config, rng, house_rules=self._house_rules, audit=self._audit,
                           bets_face_up=self._bets_face_up, reshuffle_carried=self._reshuffle_carried,
                           decks_without_carried=self._decks_without_carried,
-                          secret_defaults=self._secret_defaults)
+                          secret_defaults=self._secret_defaults, wealthy_first=self._wealthy_first)
         events: list[EngineEvent] = []
         advance(doc, rng, events)
         return Transition(freeze(doc), tuple(events))
@@ -335,6 +345,8 @@ def _reason(doc: Doc, seat: int, action: dict[str, Any]) -> str:
         from .track import rows_of, step_legal
         why = step_legal(rows_of(doc["track"]), p["row"], p["lane"], action.get("dir", 9))
         return why or "you cannot move now"
+    if kind == "ability_repair" and _owes_wealthy(doc, seat):
+        return "make your Wealthy choice first: your chips stand at 60 until you have chosen"
     if kind == "speed":
         return "that speed is beyond what your parts allow this turn"
     if kind in ("buy_part", "upgrade", "repair"):

@@ -24,6 +24,7 @@ from .state import (
     RACES,
     RESHUFFLE_RULESET,
     SECRET_DEFAULTS_RULESET,
+    WEALTHY_FIRST_RULESET,
     Doc,
     new_player,
 )
@@ -54,7 +55,8 @@ HOUSE_RULES = ("weapons_during_movement",)
 
 def setup(config: MatchConfig, rng: Randomness, house_rules: bool = True, audit: bool = True,
           bets_face_up: bool = True, reshuffle_carried: bool = True,
-          decks_without_carried: bool = True, secret_defaults: bool = True) -> Doc:
+          decks_without_carried: bool = True, secret_defaults: bool = True,
+          wealthy_first: bool = True) -> Doc:
     if config.mode not in MODES:
         raise ConfigError(f"unknown mode {config.mode!r}; modes: {', '.join(MODES)}")
     if not 2 <= config.seats <= 6:
@@ -118,6 +120,9 @@ def setup(config: MatchConfig, rng: Randomness, house_rules: bool = True, audit:
         # engine 0.6.0 on: hidden decisions' defaults drawn when asked (defaults.py)
         doc["ruleset"] = SECRET_DEFAULTS_RULESET
         doc["defaults"] = [None] * seats
+    if audit and bets_face_up and reshuffle_carried and secret_defaults and wealthy_first:
+        # engine 0.7.0 on: a Wealthy choice is settled before the seat spends chips
+        doc["ruleset"] = WEALTHY_FIRST_RULESET
     if random_order:
         doc["order"] = list(rng.shuffle(list(range(seats))))
     # The last player takes spot 1 of the grid, the second to last spot 2, and so on.

@@ -44,6 +44,9 @@ SECRET_DEFAULTS_RULESET = "0.6.0"
 """Games set up by engine 0.6.0 or later carry this ``ruleset`` and ``defaults``: the default of
 a hidden draft pick or hidden starting speed is drawn when it is asked (``defaults.py``), so a
 timeout, which is public, does not name the hidden answer. Nothing else changes."""
+WEALTHY_FIRST_RULESET = "0.7.0"
+"""Games set up by engine 0.7.0 or later carry this ``ruleset``: a seat owing a Wealthy choice
+spends no chips (the repair part ability) until it has chosen (``wealthy_first``)."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,15 @@ def bets_face_up(doc: Doc) -> bool:
     older games check every bet after the race only."""
     ruleset = doc.get("ruleset")
     return ruleset is not None and _version(ruleset) >= _version(FACE_UP_RULESET)
+
+
+def wealthy_first(doc: Doc) -> bool:
+    """True in games of engine 0.7.0 on: the Wealthy choice is made at the gain ("If you gain
+    more chips than the board allows, you have a choice to make"), before the seat can spend
+    from the 60 chips the tracker stands at; older games let the repair ability spend them and
+    "stay" put the tracker back at 60."""
+    ruleset = doc.get("ruleset")
+    return ruleset is not None and _version(ruleset) >= _version(WEALTHY_FIRST_RULESET)
 
 
 def _version(text: str) -> tuple[int, ...]:
