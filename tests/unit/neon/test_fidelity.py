@@ -109,12 +109,16 @@ def test_leadership_when_holding_the_token_still_gains_energy() -> None:
 
 
 def test_coalition_the_team_with_the_most_vp_wins_even_if_eliminated() -> None:
-    """Coalition: "The team with the most VP wins.\""""
+    """Coalition: "The team with the most VP wins." when the last round has been played
+    (engine 7: not when one team is left on the arena, which "then wins automatically":
+    ``test_rules_audit_7``; versions 3-6 ranked by VP then too)."""
     state = ENGINE.setup(MatchConfig("coalition", 4, {}), Rng(3))
     state = set_fighter(state, 0, eliminated=True, trophies=(3, 3))
     state = set_fighter(state, 2, eliminated=True)
     state = set_fighter(state, 1, trophies=(1,))
-    state = replace(state, ended="one team remains on the arena", leader=None)
+    state = replace(state, ended="the last round has been played", leader=None)
+    assert outcome(state).placements == (1, 2, 1, 2)
+    state = replace(state, ended="one team remains on the arena", ruleset="6")
     assert outcome(state).placements == (1, 2, 1, 2)
 
 

@@ -286,7 +286,7 @@ def test_the_engine_6_export_draws_its_defaults_and_replays_only_with_engine_6()
     assert all(actions[i - 1]["action"]["type"] == "search" and actions[i - 1]["draws"]
                for i in keeps)
     assert len([r for r in actions if r["decision"] == "choose_cards"]) >= 20
-    assert replay(ENGINE, records, key).outcome is not None
+    assert replay(ENGINES["6"], records, key).outcome is not None
     as_5 = [{**r, "engine_version": "5"} if r["type"] == "MatchCreated" else r for r in records]
     with pytest.raises(ReplayError):
         replay(V5, as_5, key)

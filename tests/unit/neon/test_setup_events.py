@@ -86,6 +86,19 @@ GOLDEN: dict[tuple[str, str, int, str], str] = {
     ("6", "rebirth", 3, '{"fighters": ["akari", "glyba", "ronin"]}'): "7cf185cfcf9fc4fb",
     ("6", "rebirth", 4, '{"automa": true}'): "d0f681411be48875",
     ("6", "battle-royale", 3, '{"round_board": "4-6"}'): "23add40cfefbf3c7",
+    # version 7's (the rules-fidelity audit: closing and the Coalition end, no set-up
+    # change): version 6's set-up, the state naming ruleset "7"
+    ("7", "rebirth", 2, "{}"): "f0c3a8c79e87004c",
+    ("7", "rebirth", 3, "{}"): "a884dbcecb35bad1",
+    ("7", "rebirth", 6, "{}"): "8424ca4b20b800da",
+    ("7", "battle-royale", 2, "{}"): "64807a058a4f20fb",
+    ("7", "battle-royale", 5, "{}"): "bb2cfb2cea111653",
+    ("7", "coalition", 4, "{}"): "64fea2c2022b8062",
+    ("7", "coalition", 6, "{}"): "dd143b182c4e992f",
+    ("7", "coalition", 6, '{"teams": 2}'): "bc7a106fed318cac",
+    ("7", "rebirth", 3, '{"fighters": ["akari", "glyba", "ronin"]}'): "f3fab55309f3cc49",
+    ("7", "rebirth", 4, '{"automa": true}'): "06e125ab6424c2fa",
+    ("7", "battle-royale", 3, '{"round_board": "4-6"}'): "36ddb856b91bf923",
 }
 
 
@@ -220,3 +233,14 @@ def test_version_6_sets_up_as_version_5_then_draws_the_first_choices_defaults(
     old = ENGINES["5"].encode(five)
     assert {**ENGINES["6"].encode(six), "ruleset": "5", "defaults": None} == \
         {**old, "defaults": None}
+
+
+@pytest.mark.parametrize(("mode", "seats", "options"), SETUPS)
+def test_version_7_sets_up_as_version_6(mode: str, seats: int, options: dict[str, Any]) -> None:
+    """Version 7 changes rules of play only (closing, the Coalition end): its set-up draws
+    and table are version 6's but for the ruleset the state names."""
+    config = MatchConfig(mode, seats, options)
+    a, b = SeededRandomness(11), SeededRandomness(11)
+    seven, six = ENGINES["7"].setup(config, a), ENGINES["6"].setup(config, b)
+    assert _draws(a) == _draws(b)
+    assert {**ENGINES["7"].encode(seven), "ruleset": "6"} == ENGINES["6"].encode(six)

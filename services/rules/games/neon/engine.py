@@ -258,7 +258,8 @@ class NeonEngine(RemembersPending):
 
     Versions: 2 (Rebirth with no fighter left has no winner); 3 (contract v2 and the
     rulings of issue 11); 4 (resigning reveals nothing); 5 (the rulebook audit); 6 (the
-    defaults of hidden decisions drawn), see RULES.md "Version history".
+    defaults of hidden decisions drawn); 7 (the rules-fidelity audit: Manoeuvre C after the
+    closing move, the last Coalition team wins), see RULES.md "Version history".
     """
 
     game_id = "neon"

@@ -53,6 +53,17 @@ class Ruleset:
     they are asked and kept in the state (``State.defaults``, a keep frame's ``default``).
     Versions 2-5: the first legal answer, the first two cards of the hand (or drawn) laid
     the same way every time."""
+    manoeuvre_c_after_the_move: bool = True
+    """Closing: "it moves to an adjacent sector of its choice and takes 1 damage ... The
+    fighter may use ... "Manoeuvre C": spend 2 energy to cancel this damage": Manoeuvre C is
+    used when the damage comes, after the move, so the energy gained on entering (the
+    Charging Station) counts, and the TV Tower's price and another's Neko are those of the
+    sector the fighter is in then. Versions 2-6 paid before the move, at the closing
+    sector's price."""
+    last_team_wins_automatically: bool = True
+    """Coalition: the team left on the arena wins ("1 fighter remains on the arena (it then
+    wins automatically)", the Rebirth rules Coalition is played by); versions 3-6 ranked
+    the teams by VP even then."""
 
 
 V2 = Ruleset("2", defender_assigns_full_blocks=False, player_chooses_supply=False,
@@ -61,20 +72,24 @@ V2 = Ruleset("2", defender_assigns_full_blocks=False, player_chooses_supply=Fals
              cover_any_equipment=False, automa_with_more_participants=False,
              battle_royale_round_limit=40, resign=False, round_board_side=False,
              resign_keeps_cards_hidden=False, card_pays_only_without_supply=False,
-             automa_damage_before_move=False, secret_defaults=False)
+             automa_damage_before_move=False, secret_defaults=False,
+             manoeuvre_c_after_the_move=False, last_team_wins_automatically=False)
 V3 = Ruleset("3", defender_assigns_full_blocks=True, player_chooses_supply=True,
              hook_reaches_bots=True, abilities_any_number_of_times=True,
              row_skip_only_if_impossible=True, coalition_ranks_by_vp=True,
              cover_any_equipment=True, automa_with_more_participants=True,
              battle_royale_round_limit=None, resign=True, round_board_side=True,
              resign_keeps_cards_hidden=False, card_pays_only_without_supply=False,
-             automa_damage_before_move=False, secret_defaults=False)
+             automa_damage_before_move=False, secret_defaults=False,
+             manoeuvre_c_after_the_move=False, last_team_wins_automatically=False)
 V4 = replace(V3, version="4", resign_keeps_cards_hidden=True)
 V5 = replace(V4, version="5", card_pays_only_without_supply=True,
              automa_damage_before_move=True)
 V6 = replace(V5, version="6", secret_defaults=True)
-RULESETS = {r.version: r for r in (V2, V3, V4, V5, V6)}
-CURRENT = V6
+V7 = replace(V6, version="7", manoeuvre_c_after_the_move=True,
+             last_team_wins_automatically=True)
+RULESETS = {r.version: r for r in (V2, V3, V4, V5, V6, V7)}
+CURRENT = V7
 
 
 def ruleset_of(version: str) -> Ruleset:

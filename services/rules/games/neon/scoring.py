@@ -71,8 +71,11 @@ def outcome(s: State) -> Outcome:
         keys = [(st, b["alive"], last_eliminated(s, g))
                 for st, g, b in zip(stayed, gs, info, strict=True)]
         scores_by_group = [sum(s.fighters[i].tokens for i in g) for g in gs]
-    elif s.mode == "coalition" and s.rules.coalition_ranks_by_vp:
-        # "The team with the most VP wins": an eliminated team keeps its VP.
+    elif s.mode == "coalition" and s.rules.coalition_ranks_by_vp and not (
+            s.rules.last_team_wins_automatically
+            and s.ended == "one team remains on the arena"):
+        # "The team with the most VP wins": an eliminated team keeps its VP (engine 7: not
+        # when one team is left on the arena, which "then wins automatically", below).
         keys = [(st, b["vp"], b["tokens_3"], b["tokens_2"], b["tokens_1"])
                 for st, b in zip(stayed, info, strict=True)]
         scores_by_group = [b["vp"] for b in info]

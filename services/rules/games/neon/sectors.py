@@ -6,7 +6,7 @@ from typing import Any
 
 from services.rules.games.frozen import replace
 from services.rules.games.neon.cards import clockwise_from_leader
-from services.rules.games.neon.content import SECTORS
+from services.rules.games.neon.content import ENERGY_MAX, FIGHTERS, SECTORS
 from services.rules.games.neon.defeat import take_damage
 from services.rules.games.neon.fighters import (
     allies,
@@ -14,6 +14,7 @@ from services.rules.games.neon.fighters import (
     gain_energy,
     manoeuvre_cost,
     spend_energy,
+    token_at,
 )
 from services.rules.games.neon.loot import search_tokens, set_search_tokens
 from services.rules.games.neon.ring import neighbours
@@ -80,13 +81,33 @@ def evacuate_options(s: State, idx: int, fr: Any) -> list[dict[str, Any]]:
     else:
         places = neighbours(s.ring, f.sector)
     harmless = not fr.get("final") and SECTORS[f.sector].effect == "underpass"
-    cancel = not harmless and can_afford(s, idx, manoeuvre_cost(s, idx, "C"))
+    before = not harmless and not s.rules.manoeuvre_c_after_the_move and \
+        can_afford(s, idx, manoeuvre_cost(s, idx, "C"))
     out = []
     for n in places:
         out.append({"type": "evacuate", "sector": n, "manoeuvre_c": False})
-        if cancel:
+        if before or (not harmless and s.rules.manoeuvre_c_after_the_move
+                      and can_cancel_in(s, idx, n)):
             out.append({"type": "evacuate", "sector": n, "manoeuvre_c": True})
     return out
+
+
+def can_cancel_in(s: State, idx: int, sector: int) -> bool:
+    """Engine 7: whether the fighter can use Manoeuvre C once it is in ``sector``, where the
+    closing damage comes ("it moves to an adjacent sector ... and takes 1 damage"): with the
+    energy the Charging Station gives on entering, at the TV Tower's price there, unless
+    another fighter's Neko lies there."""
+    f = s.fighters[idx]
+    if f.sector is None or f.eliminated or f.fighter == "automa":
+        return False
+    neko = token_at(s, "neko")
+    if neko is not None and neko[1] == sector and neko[0] != idx:
+        return False
+    energy = f.energy
+    if sector != f.sector and SECTORS[sector].effect == "charging":
+        energy = min(ENERGY_MAX, energy + 1)
+    base = dict(FIGHTERS[f.fighter].manoeuvres)["C"]
+    return energy >= base + (1 if SECTORS[sector].effect == "tv_tower" else 0)
 
 
 def evacuate(w: Draft, idx: int, sector: int | None, manoeuvre_c: bool) -> None:
@@ -99,6 +120,19 @@ def evacuate(w: Draft, idx: int, sector: int | None, manoeuvre_c: bool) -> None:
     here = f.sector
     assert here is not None
     harmless = not fr.get("final") and SECTORS[here].effect == "underpass"
+    if w.s.rules.manoeuvre_c_after_the_move:
+        # Engine 7: move (entering effects apply), then the damage, which Manoeuvre C,
+        # paid where the fighter now is, cancels; none if a Trap took its last token.
+        if sector is not None and sector != here:
+            enter(w, idx, sector)
+        if harmless or not w.f(idx).on_arena:
+            return
+        if manoeuvre_c and can_afford(w.s, idx, manoeuvre_cost(w.s, idx, "C")):
+            spend_energy(w, idx, manoeuvre_cost(w.s, idx, "C"))
+            w.emit("ability", {"fighter": idx, "ability": "manoeuvre_c"})
+            return
+        take_damage(w, idx, 1, None)
+        return
     if manoeuvre_c:
         spend_energy(w, idx, manoeuvre_cost(w.s, idx, "C"))
         w.emit("ability", {"fighter": idx, "ability": "manoeuvre_c"})
