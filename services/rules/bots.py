@@ -81,3 +81,17 @@ def bot_maker(kind: str, game: str = "") -> Callable[[int | str], Bot]:
         made = own[kind]
         return lambda seed: _GameBot(made(seed))
     raise ValueError(f"unknown bot {kind!r}; bots: {', '.join(bot_kinds(game))}")
+
+
+def weighted(rng: Any, options: Sequence[Any], weights: Sequence[int]) -> Any:
+    """One of ``options``, each as likely as its weight (whole numbers, at least 1), drawn
+    with ``rng.randbelow`` (a bot's seeded randomness): how the rule bots answer hidden
+    decisions, so an answer does not follow from the seat's hidden cards by a fixed rule."""
+    if len(options) == 1:
+        return options[0]
+    roll = rng.randbelow(sum(weights))
+    for option, weight in zip(options, weights, strict=True):
+        if roll < weight:
+            return option
+        roll -= weight
+    raise AssertionError("unreachable: the roll is below the weights' sum")

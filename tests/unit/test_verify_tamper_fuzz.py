@@ -30,9 +30,7 @@ from __future__ import annotations
 
 import copy
 import json
-import signal
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,6 +48,7 @@ from services.rules.export import build_export, parse_export
 from services.rules.games import load_engine
 from services.rules.games.contract import MatchConfig
 from services.rules.verify import Report, verify_export
+from tests.unit.test_verify_fuzz import _within
 
 FIXTURES = sorted((Path(__file__).parent.parent / "fixtures" / "exports").glob("*.jsonl"))
 KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(7, 39)))
@@ -533,19 +532,6 @@ def _diff(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> str:
 
 # -- the property ----------------------------------------------------------------------
 
-
-@contextmanager
-def _within(seconds: float) -> Iterator[None]:
-    def hang(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"no answer within {seconds} s: a hang")
-
-    previous = signal.signal(signal.SIGALRM, hang)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def _verified(text: bytes, key: str) -> Report:

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from services.platform.draws import SeededRandomness
+from services.rules.bots import weighted
 from services.rules.games.contract import Decision
 from services.rules.games.neon.cards import action_row, choice_of
 
@@ -43,17 +44,6 @@ class RuleBot:
         """A random one of the best scored answers (ties in the order listed)."""
         return self.pick(_best_picks(legal, score))
 
-    def weighted(self, options: list[Any], weights: list[int]) -> Any:
-        """One of ``options``, each as likely as its weight (whole numbers, at least 1)."""
-        if len(options) == 1:
-            return options[0]
-        roll = self.rng.randbelow(sum(weights))
-        for option, weight in zip(options, weights, strict=True):
-            if roll < weight:
-                return option
-            roll -= weight
-        raise AssertionError("unreachable: the roll is below the weights' sum")
-
     def choose_row(self, legal: tuple[Action, ...]) -> Action:
         """The hidden card choice: a pair of the hand drawn with the seeded randomness, the
         better pairs likelier (``row_pairs``, ``PAIR_WEIGHTS``), then the best way to lay
@@ -63,7 +53,7 @@ class RuleBot:
         the pair shown names nothing of the card kept. How the pair is laid follows from the
         pair alone, which the reveal shows anyway."""
         pairs = row_pairs(legal)
-        ways = self.weighted([ways for ways, _ in pairs], [weight for _, weight in pairs])
+        ways = weighted(self.rng, [ways for ways, _ in pairs], [weight for _, weight in pairs])
         return self.pick(ways)
 
     def choose(self, view: Mapping[str, Any], decision: Decision) -> Action:

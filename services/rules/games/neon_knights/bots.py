@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from services.platform.draws import SeededRandomness
+from services.rules.bots import weighted
 from services.rules.games.contract import Action, Decision
 
 from .content import IMPLANTS, PARTS, SPONSORS, UPGRADES, danger_dice
@@ -52,17 +53,6 @@ class RuleBot:
     def _pick(self, legal: Sequence[Action]) -> Action:
         return legal[self._rng.randbelow(len(legal))]
 
-    def _weighted(self, options: Sequence[Action], weights: Sequence[int]) -> Action:
-        """One of ``options``, each as likely as its weight (whole numbers, at least 1)."""
-        if len(options) == 1:
-            return options[0]
-        roll = self._rng.randbelow(sum(weights))
-        for option, weight in zip(options, weights, strict=True):
-            if roll < weight:
-                return option
-            roll -= weight
-        raise AssertionError("unreachable: the roll is below the weights' sum")
-
     def _best(self, legal: Sequence[Action], score: Any) -> Action:
         scores = [score(a) for a in legal]
         top = max(scores)
@@ -79,7 +69,7 @@ class RuleBot:
             return imp["level"] * 20 - IMPLANT_TASTE.index(imp["effect"])
         ranked = sorted(legal, key=lambda a: (-taste(a), a["implant"]))
         top = ranked[:len(DRAFT_WEIGHTS)]
-        return self._weighted(top, DRAFT_WEIGHTS[:len(top)])
+        return weighted(self._rng, top, DRAFT_WEIGHTS[:len(top)])
 
     def _acquire_implant(self, view: JSON, me: JSON, legal: list[Action]) -> Action:
         return self._best(legal, lambda a: IMPLANTS[a["implant"]]["level"] if "implant" in a else 0)
@@ -147,7 +137,7 @@ class RuleBot:
         """A hidden starting speed: drawn around 6 (``HIDDEN_SPEEDS``). Always 6 would tell
         every seat the bot's speed before the reveal, while they still choose theirs."""
         drawn = [a for a in legal if a["speed"] in HIDDEN_SPEEDS] or legal
-        return self._weighted(drawn, [HIDDEN_SPEEDS.get(a["speed"], 1) for a in drawn])
+        return weighted(self._rng, drawn, [HIDDEN_SPEEDS.get(a["speed"], 1) for a in drawn])
 
     def _lines_ahead(self, view: JSON, me: JSON, reach: int, speed: int) -> int:
         rows = view.get("track_rows") or []
