@@ -13,8 +13,10 @@ It knows the rules protos and no game. Per seat:
    one stream per seat held for the whole match, until the match moves past the version
    the seat knows; then go back to 1.
 
-Answers: ABORTED (the match moved first) refreshes and chooses again; UNAVAILABLE and
-DEADLINE_EXCEEDED back off and resend the same command; FAILED_PRECONDITION on a finished
+Answers: ABORTED (the match moved first) refreshes and chooses again; UNAVAILABLE,
+DEADLINE_EXCEEDED and a refusal over the open-stream limits (RESOURCE_EXHAUSTED "too many open
+streams...") back off and resend the same command; any other RESOURCE_EXHAUSTED (a message
+larger than the server takes) fails at once with the server's reason; FAILED_PRECONDITION on a finished
 match ends the loop with the outcome; an action refused at an unchanged version raises
 :class:`ActionRefused` (or goes to ``on_refused``, and ``choose`` is asked again).
 """
@@ -40,8 +42,22 @@ log = get_logger("playing")
 
 RUNNING = rules_pb2.MATCH_STATUS_RUNNING
 ENDED = rules_pb2.MATCH_STATUS_ENDED
-TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
-             grpc.StatusCode.RESOURCE_EXHAUSTED)
+TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+STREAM_SLOTS = "too many open streams"
+"""The words of the servers' open-stream limits (services/platform/stream_limits.py: "too
+many open streams for this caller (64); close one first", "... without a token from this
+address ...", "this server has too many open streams (20000); try again later"): the one
+RESOURCE_EXHAUSTED that passes once streams close. Any other (a message larger than the
+server takes, ...) fails the same way every time."""
+
+
+def transient(err: grpc.aio.AioRpcError) -> bool:
+    """Whether a failed call may succeed if sent again unchanged: the service did not answer
+    (UNAVAILABLE, DEADLINE_EXCEEDED) or refused a stream over its open-stream limits."""
+    code = err.code()
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return STREAM_SLOTS in (err.details() or "")
+    return code in TRANSIENT
 REFUSED = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT,
            grpc.StatusCode.ALREADY_EXISTS)
 
@@ -183,8 +199,9 @@ class _Follower:
                         backoff = 0.05
                     return  # the match is sealed: the stream ended
                 except grpc.aio.AioRpcError as err:
-                    if err.code() not in (*TRANSIENT, grpc.StatusCode.CANCELLED):
-                        log.info("watch stopped", match_id=self.match_id, code=err.code().name)
+                    if not transient(err) and err.code() != grpc.StatusCode.CANCELLED:
+                        log.info("watch stopped", match_id=self.match_id, code=err.code().name,
+                                 reason=err.details())
                         return
                 finally:
                     call.cancel()
@@ -241,7 +258,8 @@ class _Seat:
     """The last event version handed to ``choose`` in a turn."""
 
     async def call(self, name: str, request: Any) -> Any:
-        """One unary call; transient failures are retried (the same request) for ``retry_for`` s."""
+        """One unary call; transient failures (:func:`transient`) are retried (the same
+        request) for ``retry_for`` s; any other is raised at once, with the server's reason."""
         give_up = time.monotonic() + self.retry_for
         backoff = 0.05
         while True:
@@ -249,7 +267,7 @@ class _Seat:
                 return await getattr(self.stub, name)(
                     request, metadata=call_metadata(self.token), timeout=self.call_timeout)
             except grpc.aio.AioRpcError as err:
-                if err.code() not in TRANSIENT or time.monotonic() + backoff > give_up:
+                if not transient(err) or time.monotonic() + backoff > give_up:
                     raise
                 log.info("rules call failed, retrying", call=name, match_id=self.match_id,
                          seat=self.seat, code=err.code().name)

@@ -43,7 +43,7 @@ from services.platform.storehealth import is_store_outage
 from services.platform.tokens import Claims, TokenIssuer
 from services.rules import access
 from services.rules import records as rec
-from services.rules.app import RulesApplication
+from services.rules.app import RulesApplication, match_uuid
 from services.rules.chance import run_with_blocks
 from services.rules.clocks import ClockConfig, Clocks, ClockStep
 from services.rules.clockwork import ClockScheduler, Heartbeat, wall_now_ms
@@ -313,9 +313,26 @@ class MatchHost:
             live.key = bytes.fromhex(session.state_key)
         else:
             live = await rebuilt
+        await self._restamp(live, records)
         self._resume_clocks(live)
         log.info("match rebuilt", match_id=match_id, version=live.version)
         return live
+
+    async def _restamp(self, live: LiveMatch, records: list[dict[str, Any]]) -> None:
+        """When a rebuilt match last moved and, ended, when it ended (ListMatches orders by
+        them), from the stored events' own times: a match rebuilt long after its end is not
+        taken for one that just finished. One more read of its last events; when it fails the
+        times stay unknown (listed last), and the match is served all the same."""
+        ended = next((r["n"] for r in records if r["type"] == "MatchEnded"), None)
+        after = ended - 1 if ended is not None else max(0, live.version - 1)
+        try:
+            events = await self._store(_events_after, self.app, live.match_id, after)
+        except Exception as err:
+            log.warning("match times not read", match_id=live.match_id,
+                        error=str(err) or type(err).__name__)
+            return
+        for event in events:
+            _stamp(live, getattr(event, "record", {}), event)
 
     def _resume_clocks(self, live: LiveMatch) -> None:
         """A running match rebuilt with a clock that ran before this process started (it
@@ -453,8 +470,9 @@ class MatchHost:
             raise
         if self.meter is not None:
             self.meter.stored(records)
-        for record in records:
+        for record, event in zip(records, events, strict=False):  # a snapshot comes last
             live.add(record)
+            _stamp(live, record, event)
             if "clocks" in record:
                 live.clocks = Clocks.from_json(record["clocks"])
         if state is not None:
@@ -1151,6 +1169,19 @@ def _passing(err: BaseException) -> bool:
     if isinstance(err, ServiceError):
         return err.code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED)
     return isinstance(err, (OSError, TimeoutError)) or is_store_outage(err)
+
+
+def _stamp(live: LiveMatch, record: dict[str, Any], event: Any) -> None:
+    """Note on ``live`` when ``record`` was stored (its event's timestamp)."""
+    at = event.timestamp.timestamp()
+    live.moved_at = max(live.moved_at, at)
+    if record.get("type") == "MatchEnded":
+        live.ended_at = at
+
+
+def _events_after(app: RulesApplication, match_id: str, after: int) -> list[Any]:
+    """The stored events of a match after version ``after`` (its last few, with their times)."""
+    return list(app.events.get(match_uuid(match_id), gt=after or None))
 
 
 def _link(campaign: dict[str, Any] | None) -> tuple[Any, Any]:

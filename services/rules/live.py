@@ -57,6 +57,10 @@ class LiveMatch:
     memo: dict[Any, Any] = field(default_factory=dict)
     """Values derived from the state at ``version`` (pending decisions, views), cleared
     whenever the match moves."""
+    moved_at: float = 0.0
+    """When the match's latest record was stored (Unix seconds; 0: not known)."""
+    ended_at: float = 0.0
+    """When its MatchEnded record was stored (Unix seconds; 0: not ended, or not known)."""
 
     def derived(self, key: Any, make: Any) -> Any:
         """``make()`` once per version of the match."""
@@ -127,9 +131,13 @@ class LiveMatches:
         return live
 
     def held(self) -> list[LiveMatch]:
-        """The matches in memory, running ones first, then the most recently used."""
-        newest_first = list(reversed(self._matches.values()))
-        return sorted(newest_first, key=lambda live: live.over)
+        """The matches in memory (ListMatches): those not over (running, or waiting for
+        client seeds) first, the most recently moved first; then the ended ones, the most
+        recently finished first. By the times their records were stored, never by when
+        they were last asked about: a spectator's GetView of an old match (which may
+        rebuild it into memory) does not bring it to the top."""
+        return sorted(self._matches.values(),
+                      key=lambda live: (live.over, -(live.ended_at if live.over else live.moved_at)))
 
     def put(self, live: LiveMatch) -> None:
         self._matches[live.match_id] = live

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -37,6 +38,9 @@ STATUS = {
     "sealed": rules_pb2.MATCH_STATUS_ENDED,
 }
 log = get_logger("rules")
+TOKEN_EXPIRED = ("seat token expired; open a new Play stream with a new seat token, from the "
+                 "last version received")
+"""How a Play stream ends, and an action read after its seat token's expiry is answered."""
 PLAY_OPEN_WAIT_S = 1.0
 """How long a Play stream without a seat token is given to send its first message before it
 is refused all the same."""
@@ -315,25 +319,38 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                                                   bool(first.open.with_text), out))
         reader = asyncio.create_task(
             self._read_actions(request_iterator, who, match_id, seat, out, acting))
+        loop = asyncio.get_running_loop()
+        # the token is taken while int(now) <= exp (services/platform/tokens.py): the stream
+        # ends when a unary call with it would first be refused
+        expires = loop.time() + max(0.0, who.exp + 1 - time.time())
+        expired = False
         try:
             while True:
-                item = await out.get()
+                try:
+                    async with asyncio.timeout_at(expires):
+                        item = await out.get()
+                except TimeoutError:
+                    expired = True
+                    break
                 if isinstance(item, BaseException):
                     raise item
                 if item is None:
                     break
                 yield item
-            # the match is sealed: the answer of an action in flight still goes out
+            # the match is sealed, or the token expired: the answer of an action in flight
+            # still goes out (held, so no action is taken after), then the stream ends
             try:
                 async with asyncio.timeout(self.host.call_timeout * 2):
-                    async with acting:
-                        pass
+                    await acting.acquire()
             except TimeoutError:
                 pass
             while not out.empty():
                 item = out.get_nowait()
                 if isinstance(item, rules_pb2.PlayResponse) and item.WhichOneof("kind") == "result":
                     yield item
+            if expired:
+                log.info("play stream ended: seat token expired", match_id=match_id, seat=seat)
+                raise Unauthenticated(TOKEN_EXPIRED)
         finally:
             follower.cancel()
             reader.cancel()
@@ -389,6 +406,11 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                 code="INVALID_ARGUMENT", message="after 'open', send only 'action' messages")))
             return
         act = request.action
+        if who.exp + 1 <= time.time():  # its stream ends at once too (Play)
+            await out.put(rules_pb2.PlayResponse(result=rules_pb2.ActionResult(
+                command_id=act.command_id, code="UNAUTHENTICATED", message=TOKEN_EXPIRED)))
+            await out.put(Unauthenticated(TOKEN_EXPIRED))
+            return
         expected = act.expected_version if act.HasField("expected_version") else None
         try:
             answer = await self.host.submit(who, match_id, act.command_id, act.action_json, expected)

@@ -111,14 +111,22 @@ class RulesServiceServicer:
         """Seat: one stream per seat. The first request opens it (PlayRequest.open, with the
         seat token in the metadata); the server then pushes the seat's events, its
         decisions, view and clocks as they change, and answers each PlayRequest.action.
+        The stream lasts as long as the seat token it was opened with: when the token expires
+        (as a unary call with it would first be UNAUTHENTICATED) the stream ends with
+        UNAUTHENTICATED "seat token expired; ...", after the answer of an action already being
+        applied; nothing is pushed after. An action read after the expiry is not applied: it is
+        answered ActionResult code UNAUTHENTICATED, and the stream ends so. Reopen it with a new
+        seat token and from_version = the last version received; nothing is lost or doubled.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ListMatches(self, request, context):
-        """Public: the matches this rules process holds in memory (running ones first, then the
-        most recently finished), so a spectator can pick one. Only what GetView already tells
+        """Public: the matches this rules process holds in memory, so a spectator can pick one:
+        first those not over (running, or waiting for client seeds), the most recently moved
+        first; then the ended ones, the most recently finished first (by when their records
+        were stored, not when anyone last asked about them). Only what GetView already tells
         anyone: ids, mode, seat count, status and version.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
