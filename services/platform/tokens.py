@@ -84,6 +84,12 @@ class Claims:
     """On a player token an organiser minted (MintPlayerToken): that organiser's name (may
     be empty); ``None`` on every other token (minted with the deployment's keys, a JWT)."""
 
+    @property
+    def refused_from(self) -> int:
+        """The first unix second at which :meth:`TokenIssuer.verify` refuses the token
+        (``exp`` is the last second it is taken): where an open stream taken with it ends."""
+        return self.exp + 1
+
     def require_match(self, match_id: str) -> None:
         if self.match not in ("*", match_id):
             raise PermissionDenied("token is for another match")

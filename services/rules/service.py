@@ -320,9 +320,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         reader = asyncio.create_task(
             self._read_actions(request_iterator, who, match_id, seat, out, acting))
         loop = asyncio.get_running_loop()
-        # the token is taken while int(now) <= exp (services/platform/tokens.py): the stream
-        # ends when a unary call with it would first be refused
-        expires = loop.time() + max(0.0, who.exp + 1 - time.time())
+        # the stream ends when a unary call with its token would first be refused
+        expires = loop.time() + max(0.0, who.refused_from - time.time())
         expired = False
         try:
             while True:
@@ -406,7 +405,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                 code="INVALID_ARGUMENT", message="after 'open', send only 'action' messages")))
             return
         act = request.action
-        if who.exp + 1 <= time.time():  # its stream ends at once too (Play)
+        if who.refused_from <= time.time():  # its stream ends at once too (Play)
             await out.put(rules_pb2.PlayResponse(result=rules_pb2.ActionResult(
                 command_id=act.command_id, code="UNAUTHENTICATED", message=TOKEN_EXPIRED)))
             await out.put(Unauthenticated(TOKEN_EXPIRED))
