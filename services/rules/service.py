@@ -41,6 +41,9 @@ log = get_logger("rules")
 TOKEN_EXPIRED = ("seat token expired; open a new Play stream with a new seat token, from the "
                  "last version received")
 """How a Play stream ends, and an action read after its seat token's expiry is answered."""
+WATCH_TOKEN_EXPIRED = ("seat token expired; follow the match again with a new seat token, from "
+                       "the last version received")
+"""How a WatchMatch stream followed with a seat token ends at that token's expiry."""
 PLAY_OPEN_WAIT_S = 1.0
 """How long a Play stream without a seat token is given to send its first message before it
 is refused all the same."""
@@ -252,9 +255,33 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         )
 
     async def WatchMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        viewer = access.viewer_of(claims(), request.match_id, self.game_id)
-        async for event in self.host.watch(claims(), request.match_id, request.from_version):
-            yield rules_pb2.WatchMatchResponse(event=self.event_message(request.match_id, event, viewer))
+        """The match's events from ``from_version``, as the caller may see them. Followed with
+        a seat token (the seat's own view of hidden events), the stream ends UNAUTHENTICATED
+        when that token expires, as Play does: a unary call with it is refused from then on,
+        and so must the seat's private events be."""
+        who = claims()
+        viewer = access.viewer_of(who, request.match_id, self.game_id)
+        events = self.host.watch(who, request.match_id, request.from_version).__aiter__()
+        if who is None or who.role != "seat":
+            async for event in events:
+                yield rules_pb2.WatchMatchResponse(
+                    event=self.event_message(request.match_id, event, viewer))
+            return
+        loop = asyncio.get_running_loop()
+        expires = loop.time() + max(0.0, who.refused_from - time.time())
+        while True:
+            try:
+                event = await asyncio.wait_for(anext(events), max(0.0, expires - loop.time()))
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                log.info("watch stream ended: seat token expired", match_id=request.match_id,
+                         seat=who.seat)
+                raise Unauthenticated(WATCH_TOKEN_EXPIRED) from None
+            if loop.time() >= expires:  # stored before, read after the expiry: not sent
+                raise Unauthenticated(WATCH_TOKEN_EXPIRED)
+            yield rules_pb2.WatchMatchResponse(
+                event=self.event_message(request.match_id, event, viewer))
 
     async def ExportMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         data, final, count = await self.host.export(claims(), request.match_id)

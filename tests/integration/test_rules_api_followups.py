@@ -239,3 +239,32 @@ async def test_a_full_stream_slot_is_waited_for(toy1: Backend) -> None:
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
     await client.close()
+
+
+async def test_a_watch_stream_with_a_seat_token_ends_when_the_token_expires(
+        toy_backend: Backend) -> None:
+    """WatchMatch followed with a seat token shows that seat's hidden events: it ends
+    UNAUTHENTICATED when the token expires (it went on for ever), while the same watch
+    without a token (the spectator's) goes on."""
+    client = RulesClient(toy_backend.address("rules-toy"))
+    match_id, tokens = await _match(toy_backend, client)
+    host = _host(toy_backend)
+    short = host.issuer.issue("seat", match_id, 0, "", ttl=1, game="toy")
+    exp = host.issuer.verify(short).exp
+    seat_watch = client.stub.WatchMatch(rules_pb2.WatchMatchRequest(match_id=match_id),
+                                        metadata=call_metadata(short), timeout=30)
+    spectator = client.stub.WatchMatch(rules_pb2.WatchMatchRequest(match_id=match_id), timeout=30)
+    got = 0
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        async for _ in seat_watch:
+            got += 1
+    ended = time.time()
+    assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert "seat token expired" in (info.value.details() or "")
+    assert got >= 1  # the stored events came while the token was good
+    assert exp + 1 <= ended < exp + 4  # at its expiry, not at the call's deadline
+    # the spectator's watch is still open: an event played now reaches it
+    first = await asyncio.wait_for(spectator.read(), 5)
+    assert first.event.version >= 1
+    spectator.cancel()
+    await client.close()
