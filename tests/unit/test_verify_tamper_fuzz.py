@@ -48,7 +48,7 @@ from services.rules.export import build_export, parse_export
 from services.rules.games import load_engine
 from services.rules.games.contract import MatchConfig
 from services.rules.verify import Report, verify_export
-from tests.unit.test_verify_fuzz import _within
+from tests.unit.test_verify_fuzz import LONG, _within
 
 FIXTURES = sorted((Path(__file__).parent.parent / "fixtures" / "exports").glob("*.jsonl"))
 KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(7, 39)))
@@ -578,10 +578,7 @@ def _case(data: st.DataObject) -> None:
         assert report.match_id == export.checkpoint["match_id"]
 
 
-FAST = settings(max_examples=150, deadline=None, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-LONG = settings(max_examples=5000, deadline=None, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FAST = settings(LONG, max_examples=150)  # the verify fuzz's long settings, 150 examples
 
 
 @FAST
