@@ -540,7 +540,7 @@ class Matchmaker:
                 if other is not None:
                     raise FailedPrecondition(f"player {p!r} already waits in ticket {other!r}")
             ticket = Ticket(req.ticket_id, req.requested(), resolved, self.clock(),
-                            f"{caller.role}:{caller.player}")
+                            queuer(caller))
             minter = organiser_acting(caller, self.config.trust_minted_tokens)
             if minter is not None and caller.role == "player":  # an organiser's: created_by
                 ticket.act_for(req.ticket_id, minter)
@@ -708,7 +708,7 @@ class Matchmaker:
                 if caller.player not in ticket.players:
                     raise PermissionDenied(f"ticket {ticket_id!r} belongs to other players")
                 players = [caller.player]
-            elif ticket.created_by == f"{caller.role}:{caller.player}":
+            elif ticket.created_by == queuer(caller):
                 players = ticket.players
             else:
                 raise PermissionDenied(
@@ -863,12 +863,8 @@ class Matchmaker:
                     await self._propose(formed, holders, self.clock())
                 ready = self._ready_to_create()
                 due = self._kickoffs_due(self.clock()) if self.kickoffs else []
-        for p in ready:
-            task = asyncio.create_task(self._create(p))
-            self._creating.add(task)
-            task.add_done_callback(self._creating.discard)
-        for k in due:
-            task = asyncio.create_task(self._start_kickoff(k))
+        for work in [*map(self._create, ready), *map(self._start_kickoff, due)]:
+            task = asyncio.create_task(work)  # held until done (the loop keeps weak references)
             self._creating.add(task)
             task.add_done_callback(self._creating.discard)
         t4, c4 = time.perf_counter(), time.process_time()
@@ -1588,6 +1584,12 @@ def teams_of(seats: Sequence[dict[str, Any]]) -> list[list[int]]:
     return [[s["seat"] for s in seats if s["team"] == t] for t in teams]
 
 
+def queuer(caller: Claims) -> str:
+    """How a ticket records the token that queued it (``Ticket.created_by``, a view's
+    ``queued_by``): its role and name, so a later call can tell whether it comes from there."""
+    return f"{caller.role}:{caller.player}"
+
+
 def organiser_acting(caller: Claims, trust_minted_tokens: bool) -> str | None:
     """The organiser a call is made by, for the ticket's players: an organiser token's name,
     or the organiser who minted a player token (unless the deployment trusts minted tokens,
@@ -1630,7 +1632,7 @@ def shown_to(caller: Claims | None, view: dict[str, Any]) -> dict[str, Any]:
     if a is None:
         return view
     if caller is not None and caller.role in ADMIN:
-        if view.get("queued_by") == f"{caller.role}:{caller.player}":
+        if view.get("queued_by") == queuer(caller):
             return view
         own = None  # no seat of its own: none of the players' tokens
     else:
