@@ -23,6 +23,7 @@ from services.cli.backend import Backend
 from services.cli.tournament_commands import TournamentClient, format_json
 from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 from services.tournament.bundle import verify_bundle
+from tests.integration.test_tournament_api import _code
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -30,12 +31,6 @@ pytestmark = pytest.mark.timeout(120)
 @pytest.fixture
 def b(reign_tournament_backend: Backend) -> Backend:
     return reign_tournament_backend
-
-
-async def _code(call: object) -> tuple[grpc.StatusCode, str]:
-    with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await call  # type: ignore[misc]
-    return caught.value.code(), caught.value.details() or ""
 
 
 async def _complete(c: TournamentClient, tid: str, number: int) -> pb.Round:
