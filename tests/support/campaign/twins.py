@@ -333,6 +333,21 @@ def known(game: str, encoded: Any, viewer: int | None) -> tuple[set[str], set[st
     return visible, strings(hidden) - visible
 
 
+
+def _seeded_start(engine: Any, probe: str, game: str, mode: str, seats: int, seed: int,
+                  options: dict[str, Any] | None) -> tuple[Any, SeededRandomness] | None:
+    """A probe's game set up from its seed (``probe`` names the randomness, so each probe
+    plays its own games), with the mode's default options under ``options``; None when the
+    engine refuses that set-up (a seat count the mode does not take)."""
+    rng = SeededRandomness(f"{probe}:{game}:{mode}:{seats}:{seed}")
+    try:
+        state = engine.setup(MatchConfig(mode, seats, {**engine.match_options(mode, seats),
+                                                        **(options or {})}), rng)
+    except ConfigError:
+        return None
+    return state, rng
+
+
 def probe(game: str, mode: str, seats: int, seed: int, steps: int = 400,
           twins_per_state: int = 1, engine: Any = None, options: dict[str, Any] | None = None,
           refusals: int = 2, start: int = 0, first: bool = False,
@@ -349,12 +364,10 @@ def probe(game: str, mode: str, seats: int, seed: int, steps: int = 400,
     still in the game resigns instead (its standing resign), so the steps after a
     resignation are looked at too (with three seats or more the game goes on)."""
     engine = engine if engine is not None else load_engine(game)
-    options = {**engine.match_options(mode, seats), **(options or {})}
-    rng = SeededRandomness(f"twins:{game}:{mode}:{seats}:{seed}")
-    try:
-        state = engine.setup(MatchConfig(mode, seats, options), rng)
-    except ConfigError:
+    started = _seeded_start(engine, "twins", game, mode, seats, seed, options)
+    if started is None:
         return []
+    state, rng = started
     bot = RandomBot(f"twins:{game}:{seed}")
     resigner = random.Random(f"twins-resign:{game}:{mode}:{seats}:{seed}")
     found: list[str] = []
@@ -493,12 +506,10 @@ def bot_probe(game: str, mode: str, seats: int, seed: int, steps: int = 400,
 
     engine = load_engine(game)
     maker = maker or bot_maker("rule", game)
-    options = {**engine.match_options(mode, seats), **(options or {})}
-    rng = SeededRandomness(f"bot-probe:{game}:{mode}:{seats}:{seed}")
-    try:
-        state = engine.setup(MatchConfig(mode, seats, options), rng)
-    except ConfigError:
+    started = _seeded_start(engine, "bot-probe", game, mode, seats, seed, options)
+    if started is None:
         return []
+    state, rng = started
     bot = RandomBot(f"bot-probe:{game}:{seed}")
     label = f"{game}/{mode}/{seats}/{seed}"
     found: list[str] = []
