@@ -352,7 +352,6 @@ class Gateway:
         response = web.StreamResponse(
             headers={
                 "Content-Type": STREAM_JSON if codec == "json" else STREAM_PROTO,
-                **({"Vary": "Origin"} if self.config.cors_origins else {}),
                 **cors_headers(self.config, request.headers.get("Origin", "")),
             }
         )
@@ -533,16 +532,15 @@ async def cors(request: web.Request, handler: Any) -> web.StreamResponse:
         response = await handler(request)
     if not response.prepared:  # a stream set its own before it started
         response.headers.update(cors_headers(config, origin))
-        if config.cors_origins and "Vary" not in response.headers:
-            # the answer depends on the Origin even when it carries no CORS headers
-            response.headers["Vary"] = "Origin"
     return response
 
 
 def cors_headers(config: GatewayConfig, origin: str) -> dict[str, str]:
-    """The CORS headers for a request from ``origin``; none when CORS is off or not allowed."""
+    """The CORS headers for a request from ``origin``; none when CORS is off, and only
+    ``Vary: Origin`` for an origin not allowed (the answer depends on the Origin even when it
+    carries no CORS headers: a shared cache must not hand it to an allowed one)."""
     if not config.allows(origin):
-        return {}
+        return {"Vary": "Origin"} if config.cors_origins else {}
     return {
         "Access-Control-Allow-Origin": "*" if "*" in config.cors_origins else origin,
         "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
