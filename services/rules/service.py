@@ -44,6 +44,14 @@ TOKEN_EXPIRED = ("seat token expired; open a new Play stream with a new seat tok
 WATCH_TOKEN_EXPIRED = ("seat token expired; follow the match again with a new seat token, from "
                        "the last version received")
 """How a WatchMatch stream followed with a seat token ends at that token's expiry."""
+
+
+def token_expiry(loop: asyncio.AbstractEventLoop, who: Any) -> float:
+    """When, on ``loop``'s clock, a stream taken with ``who``'s seat token ends: the moment a
+    unary call with that token is first refused (``Claims.refused_from``)."""
+    return loop.time() + max(0.0, who.refused_from - time.time())
+
+
 PLAY_OPEN_WAIT_S = 1.0
 """How long a Play stream without a seat token is given to send its first message before it
 is refused all the same."""
@@ -268,7 +276,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                     event=self.event_message(request.match_id, event, viewer))
             return
         loop = asyncio.get_running_loop()
-        expires = loop.time() + max(0.0, who.refused_from - time.time())
+        expires = token_expiry(loop, who)
         while True:
             try:
                 event = await asyncio.wait_for(anext(events), max(0.0, expires - loop.time()))
@@ -347,8 +355,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         reader = asyncio.create_task(
             self._read_actions(request_iterator, who, match_id, seat, out, acting))
         loop = asyncio.get_running_loop()
-        # the stream ends when a unary call with its token would first be refused
-        expires = loop.time() + max(0.0, who.refused_from - time.time())
+        expires = token_expiry(loop, who)
         expired = False
         try:
             while True:
