@@ -572,11 +572,9 @@ def _check_recorded(report: BundleReport, where: str, replayed: tlog.Replayed,
     for index, result in rnd["results_at"][table.number]:  # not corrected: each recorded
         started = rnd["started"].get(result.match_id)
         absent = started[1] if started is not None and started[0] < index else []
-        forfeited = [seats[s] for s in absent] \
-            if replayed.settings.get("no_show") == "forfeit" else []
-        kind = "forfeit" if forfeited and len(seats) == 2 else "played"
-        expected = {"kind": kind, "forfeited": forfeited,
-                    "game_tiebreak": [float(x) for x in scores],
+        kind, forfeited, tiebreak = tlog.from_signed(
+            seats, absent, str(replayed.settings.get("no_show")), scores)
+        expected = {"kind": kind, "forfeited": forfeited, "game_tiebreak": list(tiebreak),
                     "match_id": str(body.get("match_id"))}
         found = {"kind": result.kind, "forfeited": list(result.forfeited),
                  "game_tiebreak": [float(x) for x in result.game_tiebreak],

@@ -848,20 +848,15 @@ class Director:
                 log.error("a result does not fit its table", match_id=result.get("match_id"))
                 return "ignored"
             absent = rnd["started"].get(str(table), {}).get("absent", [])
-            forfeited: list[str] = []
-            kind = "played"
-            if t.settings["no_show"] == "forfeit" and absent:
-                forfeited = [seats[s] for s in absent]
-                if len(seats) == 2:
-                    kind = "forfeit"
-            scores = outcome.get("scores") or [0] * len(seats)
+            kind, forfeited, tiebreak = tlog.from_signed(
+                seats, absent, t.settings["no_show"], outcome.get("scores") or [0] * len(seats))
             table_result = TableResult(
                 table=table,
                 seats=tuple(seats),
                 placements=tuple(placements),
                 kind=kind,
                 forfeited=tuple(forfeited),
-                game_tiebreak=tuple(float(x) for x in scores),
+                game_tiebreak=tiebreak,
                 match_id=str(result["match_id"]),
             )
             t.record_result(number, table, tlog.result_json(table_result), signed)

@@ -12,7 +12,7 @@ the offline verifier read the same records the same way. Pure code: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,6 +120,18 @@ def result_of(data: Mapping[str, Any]) -> TableResult:
 
 def result_json(result: TableResult) -> dict[str, Any]:
     return result_to_dict(result)
+
+
+def from_signed(seats: Sequence[str], absent: Sequence[int], no_show: str,
+                scores: Sequence[Any]) -> tuple[str, list[str], tuple[float, ...]]:
+    """What the service records of a table's signed result besides its placements: the kind
+    ("forfeit" for a two-seat table whose match started without a seat the no-show policy
+    forfeits, else "played"), the forfeited players (those absent seats' players, under
+    ``no_show`` "forfeit") and the game's scores as the tie-break values. The director
+    records results so, and a bundle's check expects them so."""
+    forfeited = [seats[s] for s in absent] if no_show == "forfeit" else []
+    kind = "forfeit" if forfeited and len(seats) == 2 else "played"
+    return kind, forfeited, tuple(float(x) for x in scores)
 
 
 @dataclass
