@@ -7,12 +7,13 @@ the next decisions and view, and ``WatchMatch``) and the dice service's internal
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf import json_format
-from google.protobuf.descriptor import Descriptor
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 from google.protobuf.message_factory import GetMessageClass
 
@@ -135,6 +136,12 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+@functools.cache
+def _fields_by_json_key(descriptor: Descriptor) -> dict[str, FieldDescriptor]:
+    """A message's fields by the keys JSON may name them by (lowerCamelCase, proto name)."""
+    return {f.json_name: f for f in descriptor.fields} | {f.name: f for f in descriptor.fields}
+
+
 def known_fields(value: Any, descriptor: Descriptor) -> Any:
     """The JSON ``value`` of a ``descriptor`` message without the keys that name no field of
     it (or of the messages it holds): protobuf's binary form skips unknown fields, and so
@@ -142,7 +149,7 @@ def known_fields(value: Any, descriptor: Descriptor) -> Any:
     wrong type, an unknown enum value's name: ``invalid_argument``)."""
     if not isinstance(value, dict) or descriptor.full_name.startswith("google.protobuf."):
         return value
-    fields = {f.json_name: f for f in descriptor.fields} | {f.name: f for f in descriptor.fields}
+    fields = _fields_by_json_key(descriptor)
     out = {}
     for key, item in value.items():
         field = fields.get(key)
