@@ -5,6 +5,7 @@ Routes:
   POST /games/<game>/neon.rules.v1.RulesService/<Method>   a game's rules service
   POST /neon.<area>.v1.<Service>/<Method>                  matchmaking, scoring, tournament,
                                                            public dice
+  GET  the same paths, for the read-only calls             Connect GET (``methods.READ_ONLY``)
   GET  /api/games                                          the games behind this gateway
   POST /api/replay                                         an uploaded export, verified
   POST /api/games/<game>/matches/<id>/replay               a finished match, from its service
@@ -29,6 +30,7 @@ from services.gateway import connect
 from services.gateway.config import GatewayConfig, client_address
 from services.gateway.connect import ConnectError
 from services.gateway.methods import Method, public_methods
+from services.gateway.ratelimit import TokenBuckets, retry_after
 from services.gateway.replay_cache import Answer, ReplayCache
 from services.gateway.replays import MAX_EXPORT_BYTES, replay_report
 from services.genproto.neon.rules.v1 import rules_pb2
@@ -103,6 +105,19 @@ def _codec(request: web.Request, streaming: bool) -> str:
     return wanted[ctype]
 
 
+def _check_stream_coding(request: web.Request) -> None:
+    """A stream's messages are not compressed here: ``Connect-Content-Encoding`` is identity
+    or absent (a compressed envelope is refused by ``connect.single_envelope``)."""
+    value = request.headers.get("Connect-Content-Encoding")
+    if value is not None and value.strip().lower() not in ("", "identity"):
+        raise ConnectError(
+            "unimplemented",
+            "compressed stream messages are not supported: "
+            "send them with Connect-Content-Encoding identity",
+            headers=(("Connect-Accept-Encoding", "identity"),),
+        )
+
+
 def _timeout(request: web.Request, default: float | None) -> float | None:
     raw = request.headers.get("connect-timeout-ms")
     if raw is None:
@@ -146,8 +161,9 @@ def _error_response(err: ConnectError) -> web.Response:
 def _stream_refused(err: ConnectError, codec: str) -> web.Response:
     """A server stream refused before it started, as Connect has it: HTTP 200, the stream's
     content type and only the end-of-stream message with the error (a Connect client reads
-    no body from another status: the code and the reason would be lost)."""
-    return web.Response(body=connect.end_of_stream(err),
+    no body from another status: the code and the reason would be lost); the error's own
+    headers (``Retry-After``) too."""
+    return web.Response(body=connect.end_of_stream(err), headers=dict(err.headers),
                         content_type=STREAM_JSON if codec == "json" else STREAM_PROTO)
 
 
@@ -156,7 +172,13 @@ async def read_body(request: web.Request, limit: int, timeout: float) -> bytes:
     larger one is ``resource_exhausted`` as soon as it says so (Content-Length) or passes the
     limit (chunked, or decompressed), never buffered whole; a body still arriving after
     ``timeout`` (slowloris) is ``deadline_exceeded``, HTTP 408. Either way the rest of the
-    body is not read: the connection closes after the answer (``_close_unread``)."""
+    body is not read: the connection closes after the answer (``_close_unread``).
+
+    A body in a ``Content-Encoding`` of ``connect.CODINGS`` (gzip, deflate) is decompressed
+    here, to at most ``limit`` bytes too (aiohttp's own decompression is off: it answered a
+    coding it cannot read, br, with a text/plain 400 and a logged traceback); any other
+    coding is ``unimplemented`` before the body is read."""
+    coding = connect.content_coding(request.headers.get("Content-Encoding"))
     length = request.content_length
     if length is not None and length > limit:
         raise ConnectError("resource_exhausted",
@@ -173,7 +195,7 @@ async def read_body(request: web.Request, limit: int, timeout: float) -> bytes:
     except TimeoutError:
         raise ConnectError("deadline_exceeded", f"the request body did not arrive within "
                            f"{timeout:g} s", status=408) from None
-    return b"".join(chunks)
+    return connect.decompress(b"".join(chunks), coding, limit)
 
 
 def _upstream(service: str) -> str:
@@ -229,15 +251,45 @@ class Gateway:
         self.replays_running = StreamCounter()
         """Replays from the services in progress by client address
         (config.max_replays_per_client each)."""
+        self.buckets = (
+            TokenBuckets(config.calls_per_second, config.burst) if config.calls_per_second else None
+        )
+        """Calls by client address (config.calls_per_second each; None: no limit)."""
+
+    def _client(self, request: web.Request) -> tuple[str, str]:
+        """The request's client, by address (found as ``client_address`` finds it, trusted
+        proxies' X-Forwarded-For included)."""
+        return (
+            "client",
+            client_address(
+                request.remote,
+                request.headers.getall("X-Forwarded-For", []),
+                self.config.trusted_proxies,
+            ),
+        )
+
+    def _rate_refusal(self, request: web.Request) -> ConnectError | None:
+        """Take one of the client's calls (``config.calls_per_second``): None when it had
+        one, else the resource_exhausted answer, with Retry-After."""
+        if self.buckets is None:
+            return None
+        wait = self.buckets.take(self._client(request))
+        if not wait:
+            return None
+        after = retry_after(wait)
+        return ConnectError(
+            "resource_exhausted",
+            f"too many calls from this address ({self.config.calls_per_second} a second, "
+            f"{self.config.burst} at once); try again in {after} s",
+            headers=(("Retry-After", after),),
+        )
 
     def _admit(self, request: web.Request, counter: StreamCounter, limit: int,
                reason: str) -> tuple[str, str]:
-        """Count one more of ``counter``'s calls for the request's client address (found as
-        ``client_address`` finds it, trusted proxies' X-Forwarded-For included), or refuse
-        it with resource_exhausted and ``reason`` past ``limit``; the key to release."""
-        client = ("client", client_address(
-            request.remote, request.headers.getall("X-Forwarded-For", []),
-            self.config.trusted_proxies))
+        """Count one more of ``counter``'s calls for the request's client address
+        (``_client``), or refuse it with resource_exhausted and ``reason`` past ``limit``;
+        the key to release."""
+        client = self._client(request)
         try:
             counter.acquire(client, limit, reason)
         except Refused as refused:
@@ -250,6 +302,8 @@ class Gateway:
         game = request.match_info.get("game")
         path = f"/{request.match_info['service']}/{request.match_info['method']}"
         method = self.methods.get(path)
+        if method is None and request.method == "GET":  # as for any other GET not served
+            raise ConnectError("not_found", f"nothing at GET {request.path}")
         if method is None:
             raise ConnectError(
                 "unimplemented",
@@ -272,19 +326,31 @@ class Gateway:
         request_id = given if given and _carried(given) else uuid.uuid4().hex[:16]
         with bound_contextvars(request_id=request_id, path=request.path):
             stream_codec = ""  # once the call is a server stream in a stream's content type
+            get = request.method == "GET"
             try:
+                refused = self._rate_refusal(request)
                 method, service = self._method(request)
-                codec = _codec(request, method.server_streaming)
-                if method.server_streaming:
-                    stream_codec = codec
-                body = await read_body(request, self.config.max_message_bytes
-                                       + (connect.HEADER.size if method.server_streaming else 0),
-                                       self.config.body_timeout)
+                if get:
+                    codec, body = self._get_message(request, method)
+                else:
+                    codec = _codec(request, method.server_streaming)
+                    if method.server_streaming:
+                        stream_codec = codec
+                        _check_stream_coding(request)
+                if refused is not None:
+                    raise refused
+                if not get:
+                    body = await read_body(
+                        request,
+                        self.config.max_message_bytes
+                        + (connect.HEADER.size if method.server_streaming else 0),
+                        self.config.body_timeout,
+                    )
                 metadata = _passed_metadata(request, request_id)
                 channel = self.upstreams.channel(service)
                 if method.server_streaming:
                     raw = connect.single_envelope(body, self.config.max_message_bytes)
-                    raw = method.decode_json(raw) if codec == "json" else method.check_binary(raw)
+                    raw = self._decode(method, raw, codec)
                     client = self._admit(
                         request, self.streams, self.config.max_streams_per_client,
                         "too many open streams from this address ({limit}); close one first",
@@ -294,14 +360,48 @@ class Gateway:
                                                   service, request_id)
                     finally:
                         self.streams.release(client)
-                raw = method.decode_json(body) if codec == "json" else method.check_binary(body)
-                return await self._unary(request, method, channel, raw, codec, metadata,
-                                         service, request_id)
+                raw = self._decode(method, body, codec)
+                answer = await self._unary(
+                    request, method, channel, raw, codec, metadata, service, request_id
+                )
             except ConnectError as err:
                 log.info("call refused", code=err.code, reason=err.message)
                 if stream_codec:
                     return _stream_refused(err, stream_codec)
-                return _error_response(err)
+                answer = _error_response(err)
+            if get:
+                self._cache_headers(request, answer)
+            return answer
+
+    def _decode(self, method: Method, body: bytes, codec: str) -> bytes:
+        if codec == "json":
+            return method.decode_json(body, not self.config.reject_unknown_fields)
+        return method.check_binary(body)
+
+    def _get_message(self, request: web.Request, method: Method) -> tuple[str, bytes]:
+        """A Connect GET's codec and message; a call that is not ``read_only`` is 405."""
+        if not method.read_only:
+            raise ConnectError(
+                "unimplemented",
+                f"{method.full_name} is not a read-only unary call: POST it",
+                status=405,
+                headers=(("Allow", "POST"),),
+            )
+        return connect.get_message(request.query, self.config.max_message_bytes)
+
+    def _cache_headers(self, request: web.Request, answer: web.StreamResponse) -> None:
+        """A GET answer's caching: only a success without a token may be kept by a shared
+        cache (``config.get_max_age``); one with a token (a seat's view) never is."""
+        if "authorization" in request.headers:
+            answer.headers["Cache-Control"] = "private, no-store"
+        elif answer.status != 200:
+            answer.headers["Cache-Control"] = "no-store"
+        else:
+            max_age = self.config.get_max_age
+            answer.headers["Cache-Control"] = (
+                f"public, max-age={max_age}" if max_age else "no-cache"
+            )
+            add_vary(answer.headers, "Authorization")
 
     async def _unary(
         self,
@@ -333,7 +433,7 @@ class Gateway:
             watcher.cancel()
         if codec == "json":
             return web.Response(body=method.encode_json(answer), content_type=JSON)
-        return web.Response(body=answer, content_type=PROTO)
+        return web.Response(body=method.encode_binary(answer), content_type=PROTO)
 
     async def _stream(
         self,
@@ -361,7 +461,9 @@ class Gateway:
         try:
             async for item in call:
                 await response.write(
-                    connect.envelope(method.encode_json(item) if codec == "json" else item)
+                    connect.envelope(
+                        method.encode_json(item) if codec == "json" else method.encode_binary(item)
+                    )
                 )
         except grpc.aio.AioRpcError as err:
             error = upstream_error(err, service, request_id)
@@ -395,6 +497,9 @@ class Gateway:
 
     async def replay_upload(self, request: web.Request) -> web.Response:
         try:
+            refused = self._rate_refusal(request)
+            if refused is not None:
+                raise refused
             # counted from its first byte: a client's uploads are not buffered (up to 32 MiB
             # each) side by side before the count would see them
             client = self._admit(request, self.uploading, UPLOADS_PER_CLIENT,
@@ -423,6 +528,9 @@ class Gateway:
     async def replay_match(self, request: web.Request) -> web.Response:
         game, match_id = request.match_info["game"], request.match_info["match_id"]
         try:
+            refused = self._rate_refusal(request)
+            if refused is not None:
+                raise refused
             if self.service_token is None:
                 raise ConnectError(
                     "unimplemented",
@@ -531,8 +639,19 @@ async def cors(request: web.Request, handler: Any) -> web.StreamResponse:
     else:
         response = await handler(request)
     if not response.prepared:  # a stream set its own before it started
-        response.headers.update(cors_headers(config, origin))
+        for key, value in cors_headers(config, origin).items():
+            if key == "Vary":
+                add_vary(response.headers, value)
+            else:
+                response.headers[key] = value
     return response
+
+
+def add_vary(headers: Any, name: str) -> None:
+    """Add ``name`` to the ``Vary`` of ``headers`` (kept with the names already there)."""
+    names = [v.strip() for v in headers.get("Vary", "").split(",") if v.strip()]
+    if name.lower() not in (v.lower() for v in names):
+        headers["Vary"] = ", ".join([*names, name])
 
 
 def cors_headers(config: GatewayConfig, origin: str) -> dict[str, str]:
@@ -579,9 +698,10 @@ async def _close_unread(request: web.Request, response: web.StreamResponse) -> N
 def runner(app: web.Application, config: GatewayConfig) -> web.AppRunner:
     """The app's runner: a connection whose request's headers do not arrive within
     ``config.idle_timeout`` is closed (aiohttp's keep-alive timeout, 3630 s by default, is
-    its only limit on a request's headers)."""
+    its only limit on a request's headers). Request bodies are decompressed by ``read_body``,
+    not by aiohttp."""
     return web.AppRunner(app, access_log=None, shutdown_timeout=1.0,
-                         keepalive_timeout=config.idle_timeout)
+                         keepalive_timeout=config.idle_timeout, auto_decompress=False)
 
 
 def build_app(gateway: Gateway) -> web.Application:
@@ -597,5 +717,7 @@ def build_app(gateway: Gateway) -> web.Application:
     app.router.add_static("/static/", STATIC, show_index=False)
     app.router.add_post("/games/{game}/{service}/{method}", gateway.call)
     app.router.add_post("/{service}/{method}", gateway.call)
+    app.router.add_get("/games/{game}/{service}/{method}", gateway.call, allow_head=False)
+    app.router.add_get("/{service}/{method}", gateway.call, allow_head=False)
     app.router.add_route("*", "/{tail:.*}", gateway.not_found)
     return app

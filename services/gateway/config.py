@@ -55,6 +55,32 @@ class GatewayConfig:
     to be complete (a new connection's first request included); then it is closed. aiohttp's
     own default is 3630 s, so a client trickling headers held a connection for an hour."""
 
+    calls_per_second: int = 0
+    """NEON_GATEWAY_CALLS_PER_SECOND: calls (unary, GET, stream opens, replays and uploads)
+    one client address (found as for streams: ``trusted_proxies``) may make each second on
+    average, a token bucket refilled at this rate; past it ``resource_exhausted`` (HTTP 429,
+    a stream's end for a stream) with ``Retry-After``. 0 (the default): no limit. Behind a
+    reverse proxy that is not in ``trusted_proxies`` every web user is the proxy's address
+    and shares one bucket: set the proxies first."""
+    call_burst: int = 0
+    """NEON_GATEWAY_CALL_BURST: calls one client address may make at once before the rate
+    applies (the bucket's size); 0 (the default): twice ``calls_per_second``."""
+    get_max_age: int = 0
+    """NEON_GATEWAY_GET_MAX_AGE: seconds a shared cache (a CDN, a proxy) may keep the answer
+    of a Connect GET made without a token (``Cache-Control: public, max-age=N``); 0 (the
+    default): ``no-cache``. An answer to a call with a token is ``private, no-store``, an
+    error ``no-store``, whatever this says."""
+    reject_unknown_fields: bool = False
+    """NEON_GATEWAY_REJECT_UNKNOWN_FIELDS=1: a JSON request naming a field (or an enum value)
+    this build does not know is ``invalid_argument``. By default such a field is ignored, as
+    in binary protobuf and as Connect servers do: a client built from newer protos still
+    talks to an older deployment (every new request field defaults to the old behaviour)."""
+
+    @property
+    def burst(self) -> int:
+        """The token bucket's size."""
+        return self.call_burst or 2 * self.calls_per_second
+
     def allows(self, origin: str) -> bool:
         return bool(origin) and ("*" in self.cors_origins or origin in self.cors_origins)
 
@@ -71,15 +97,36 @@ def load_config(environ: dict[str, str] | None = None) -> GatewayConfig:
         replay_from_service=e.get("NEON_GATEWAY_REPLAYS", "1").strip().lower()
         not in ("0", "false", "no", "off"),
         max_streams_per_client=limit_from_env(e, "NEON_GATEWAY_MAX_STREAMS_PER_CLIENT", 64),
-        replay_cache_bytes=limit_from_env(e, "NEON_GATEWAY_REPLAY_CACHE_BYTES",
-                                          GatewayConfig.replay_cache_bytes,
-                                          "a whole number of bytes, 0 to keep none"),
-        max_replays_per_client=limit_from_env(e, "NEON_GATEWAY_MAX_REPLAYS_PER_CLIENT",
-                                              GatewayConfig.max_replays_per_client),
+        replay_cache_bytes=limit_from_env(
+            e,
+            "NEON_GATEWAY_REPLAY_CACHE_BYTES",
+            GatewayConfig.replay_cache_bytes,
+            "a whole number of bytes, 0 to keep none",
+        ),
+        max_replays_per_client=limit_from_env(
+            e, "NEON_GATEWAY_MAX_REPLAYS_PER_CLIENT", GatewayConfig.max_replays_per_client
+        ),
         trusted_proxies=_networks(e.get("NEON_GATEWAY_TRUSTED_PROXIES", "")),
         body_timeout=_seconds(e, "NEON_GATEWAY_BODY_TIMEOUT", GatewayConfig.body_timeout),
         idle_timeout=_seconds(e, "NEON_GATEWAY_IDLE_TIMEOUT", GatewayConfig.idle_timeout),
+        calls_per_second=limit_from_env(e, "NEON_GATEWAY_CALLS_PER_SECOND", 0),
+        call_burst=limit_from_env(
+            e, "NEON_GATEWAY_CALL_BURST", 0, "a whole number of calls, 0 for twice the rate"
+        ),
+        get_max_age=limit_from_env(
+            e, "NEON_GATEWAY_GET_MAX_AGE", 0, "a whole number of seconds, 0 for no-cache"
+        ),
+        reject_unknown_fields=_flag(e, "NEON_GATEWAY_REJECT_UNKNOWN_FIELDS"),
     )
+
+
+def _flag(e: dict[str, str] | os._Environ[str], name: str) -> bool:
+    raw = (e.get(name) or "").strip().lower()
+    if raw in ("", "0", "false", "no", "off"):
+        return False
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    raise ValueError(f"{name} {raw!r}: 1 or 0")
 
 
 def _seconds(e: dict[str, str] | os._Environ[str], name: str, default: float) -> float:

@@ -8,9 +8,13 @@ big-endian), message``, closed by an end-of-stream envelope (flag 0x02) that hol
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 import struct
+import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import grpc
@@ -124,3 +128,82 @@ def single_envelope(body: bytes, limit: int) -> bytes:
             f"envelope says {length} bytes, the body holds {len(body) - HEADER.size}",
         )
     return body[HEADER.size :]
+
+
+CODINGS = ("gzip", "deflate", "identity")
+"""Content codings the gateway reads: a request body's ``Content-Encoding``, a Connect GET's
+``compression``. Answers are never compressed."""
+_WBITS = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
+
+
+def content_coding(value: str | None, what: str = "Content-Encoding") -> str:
+    """The coding named by ``value`` (none: identity); one the gateway cannot read is
+    ``unimplemented``, naming the ones it can (Connect: "servers should return an error with
+    code unimplemented and a message listing the supported encodings")."""
+    coding = (value or "identity").strip().lower() or "identity"
+    if coding not in CODINGS:
+        shown = value if value is not None and len(value) <= 40 and _carried(value) else "this"
+        raise ConnectError(
+            "unimplemented",
+            f"{what} {shown!r} is not supported; use one of {', '.join(CODINGS)}",
+            headers=(("Accept-Encoding", ", ".join(CODINGS)),),
+        )
+    return coding
+
+
+def decompress(data: bytes, coding: str, limit: int) -> bytes:
+    """``data`` decoded from ``coding``, at most ``limit`` bytes of it (more is
+    ``resource_exhausted``, found without inflating the rest); broken or truncated data is
+    ``invalid_argument``. Empty data stays empty (Connect: never decompressed)."""
+    if coding == "identity" or not data:
+        return data
+    inflate = zlib.decompressobj(_WBITS[coding])
+    try:
+        out = inflate.decompress(data, limit + 1)
+    except zlib.error:
+        raise ConnectError("invalid_argument", f"the body is not valid {coding} data") from None
+    if len(out) > limit:
+        raise ConnectError(
+            "resource_exhausted",
+            f"the request body exceeds the limit of {limit} bytes decompressed",
+        )
+    if not inflate.eof or inflate.unused_data:
+        raise ConnectError("invalid_argument", f"the body is not one complete {coding} stream")
+    return out
+
+
+def _carried(value: str) -> bool:
+    return value.isascii() and value.isprintable()
+
+
+def get_message(query: Mapping[str, str], limit: int) -> tuple[str, bytes]:
+    """A Connect GET request's codec ("json" or "proto") and message bytes from its query
+    (``connect=v1``, ``encoding``, ``message``, ``base64=1``, ``compression``; others are
+    allowed and ignored, as the protocol says). A codec not served is HTTP 415."""
+    version = query.get("connect")
+    if version is not None and version != "v1":
+        raise ConnectError("invalid_argument", "the connect query parameter must be v1")
+    codec = query.get("encoding", "")
+    if codec not in ("json", "proto"):
+        raise ConnectError(
+            "invalid_argument",
+            "a GET request needs encoding=json or encoding=proto in its query",
+            status=415,
+        )
+    coding = content_coding(query.get("compression"), "compression")
+    text = query.get("message", "")
+    if query.get("base64") == "1":
+        try:
+            raw = base64.b64decode(text + "=" * (-len(text) % 4), altchars=b"-_", validate=True)
+        except (binascii.Error, ValueError):
+            raise ConnectError(
+                "invalid_argument", "message is not URL-safe base64 (base64=1)"
+            ) from None
+    else:
+        raw = text.encode("utf-8", "surrogateescape")
+    if len(raw) > limit:
+        raise ConnectError(
+            "resource_exhausted",
+            f"the message of {len(raw)} bytes exceeds the limit of {limit} bytes",
+        )
+    return codec, decompress(raw, coding, limit)

@@ -7,10 +7,13 @@ the next decisions and view, and ``WatchMatch``) and the dice service's internal
 
 from __future__ import annotations
 
+import functools
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf import json_format
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 from google.protobuf.message_factory import GetMessageClass
 
@@ -24,6 +27,34 @@ from services.genproto.neon.tournament.v1 import tournament_pb2
 PUBLIC_DICE = {"GetCommitment", "RevealSeed"}
 """Dice calls anyone may make (the commitment, the revealed seed); the rest are internal."""
 
+READ_ONLY = {
+    "neon.rules.v1.RulesService": {"GetGameInfo", "GetView", "ListMatches", "ListLegalActions"},
+    "neon.matchmaking.v1.MatchmakingService": {"GetTicket"},
+    "neon.scoring.v1.ScoringService": {
+        "GetRatings",
+        "GetLeaderboard",
+        "GetPlayerHistory",
+        "GetMatchResult",
+    },
+    "neon.tournament.v1.TournamentService": {
+        "GetTournament",
+        "GetRound",
+        "GetStandings",
+        "ListTournaments",
+    },
+    "neon.dice.v1.DiceService": {"GetCommitment", "RevealSeed"},
+}
+"""The unary calls with no side effects, which the gateway also serves as Connect GET requests
+(``?encoding=json&message=...``): reads only. The exports (``ExportMatch``,
+``ExportTournament``) are reads too but stay POST-only: they are an organiser's, never cached
+and never for a URL; ``MyNextMatch`` hands out a seat token."""
+
+BLANKED_FIELDS = frozenset({"rules_address"})
+"""Fields of answers the gateway sends blank to web clients: a rules service's internal gRPC
+address (matchmaking's ``Assignment``, the tournament's ``TableInfo`` and
+``MatchAssignment``). A web client reaches a game's rules service through the gateway
+(``/games/<game>/neon.rules.v1.RulesService/...``), never at that address."""
+
 
 @dataclass(frozen=True)
 class Method:
@@ -35,18 +66,32 @@ class Method:
     request: type[Message]
     response: type[Message]
     server_streaming: bool
+    read_only: bool = False
+    """Served as a Connect GET request too (``READ_ONLY``)."""
+    blanks: bool = False
+    """The answer holds a field of ``BLANKED_FIELDS`` somewhere: decoded and blanked before
+    it is sent on (the other answers pass as they came)."""
 
     @property
     def path(self) -> str:
         return "/" + self.full_name
 
-    def decode_json(self, body: bytes) -> bytes:
-        """A JSON body as the protobuf bytes gRPC sends; bad JSON is ``invalid_argument``."""
+    def decode_json(self, body: bytes, ignore_unknown: bool = True) -> bytes:
+        """A JSON body as the protobuf bytes gRPC sends; bad JSON is ``invalid_argument``.
+        A field (or an enum value's name) this build does not know is ignored, as protobuf's
+        binary form does and Connect servers do, unless ``ignore_unknown`` is false; then it
+        is ``invalid_argument``."""
         message = self.request()
         try:
             text = body.decode("utf-8") if body.strip() else "{}"
-            json_format.Parse(text, message)
-        except (UnicodeDecodeError, json_format.ParseError) as err:
+            if ignore_unknown:
+                # not json_format's ignore_unknown_fields: it ignores far more (a list where
+                # the message should be, ["m1"], parsed as an empty message)
+                js = json.loads(text, object_pairs_hook=_no_duplicates)
+                json_format.ParseDict(known_fields(js, self.request.DESCRIPTOR), message)
+            else:
+                json_format.Parse(text, message)
+        except (UnicodeDecodeError, ValueError, json_format.ParseError) as err:
             raise ConnectError(
                 "invalid_argument",
                 f"{self.request.DESCRIPTOR.full_name}: not valid JSON for this message: {err}",
@@ -64,10 +109,93 @@ class Method:
         return body
 
     def encode_json(self, raw: bytes) -> bytes:
-        """Proto3 JSON with default values included (seat 0 and empty lists stay visible)."""
+        """Proto3 JSON with default values included (seat 0 and empty lists stay visible),
+        ``BLANKED_FIELDS`` blank."""
+        message = self.response.FromString(raw)
+        if self.blanks:
+            blank(message)
         return json_format.MessageToJson(
-            self.response.FromString(raw), always_print_fields_with_no_presence=True, indent=None
+            message, always_print_fields_with_no_presence=True, indent=None
         ).encode()
+
+    def encode_binary(self, raw: bytes) -> bytes:
+        """The upstream's protobuf answer as sent on: ``BLANKED_FIELDS`` blank."""
+        if not self.blanks:
+            return raw
+        message = self.response.FromString(raw)
+        blank(message)
+        return message.SerializeToString()
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise json_format.ParseError(f"Failed to load JSON: duplicate key {key}.")
+        out[key] = value
+    return out
+
+
+@functools.cache
+def _fields_by_json_key(descriptor: Descriptor) -> dict[str, FieldDescriptor]:
+    """A message's fields by the keys JSON may name them by (lowerCamelCase, proto name)."""
+    return {f.json_name: f for f in descriptor.fields} | {f.name: f for f in descriptor.fields}
+
+
+def known_fields(value: Any, descriptor: Descriptor) -> Any:
+    """The JSON ``value`` of a ``descriptor`` message without the keys that name no field of
+    it (or of the messages it holds): protobuf's binary form skips unknown fields, and so
+    does the gateway's JSON. Everything else is left for the parser to judge (a value of the
+    wrong type, an unknown enum value's name: ``invalid_argument``)."""
+    if not isinstance(value, dict) or descriptor.full_name.startswith("google.protobuf."):
+        return value
+    fields = _fields_by_json_key(descriptor)
+    out = {}
+    for key, item in value.items():
+        field = fields.get(key)
+        if field is None:
+            continue
+        if field.message_type is not None:
+            if field.message_type.GetOptions().map_entry:
+                inner = field.message_type.fields_by_name["value"].message_type
+                if inner is not None and isinstance(item, dict):
+                    item = {k: known_fields(v, inner) for k, v in item.items()}
+            elif field.is_repeated and isinstance(item, list):
+                item = [known_fields(v, field.message_type) for v in item]
+            elif not field.is_repeated:
+                item = known_fields(item, field.message_type)
+        out[key] = item
+    return out
+
+
+def blank(message: Message) -> None:
+    """Clear every field of ``BLANKED_FIELDS`` in ``message`` and the messages it holds."""
+    for field, value in message.ListFields():
+        if field.name in BLANKED_FIELDS:
+            message.ClearField(field.name)
+        elif field.type != field.TYPE_MESSAGE:
+            continue
+        elif field.message_type.GetOptions().map_entry:
+            if field.message_type.fields_by_name["value"].type == field.TYPE_MESSAGE:
+                for item in value.values():
+                    blank(item)
+        elif field.is_repeated:
+            for item in value:
+                blank(item)
+        else:
+            blank(value)
+
+
+def holds_blanked(descriptor: Descriptor, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether messages of ``descriptor`` may hold a field of ``BLANKED_FIELDS``."""
+    if descriptor.full_name in seen:
+        return False
+    seen = seen | {descriptor.full_name}
+    return any(
+        f.name in BLANKED_FIELDS
+        or (f.message_type is not None and holds_blanked(f.message_type, seen))
+        for f in descriptor.fields
+    )
 
 
 def _methods(
@@ -75,6 +203,7 @@ def _methods(
 ) -> list[Method]:
     descriptor = file.DESCRIPTOR.services_by_name[service_name]
     out = []
+    reads = READ_ONLY.get(descriptor.full_name, set())
     for m in descriptor.methods:
         if m.client_streaming or (only is not None and m.name not in only):
             continue
@@ -85,6 +214,8 @@ def _methods(
                 GetMessageClass(m.input_type),
                 GetMessageClass(m.output_type),
                 m.server_streaming,
+                read_only=m.name in reads and not m.server_streaming,
+                blanks=holds_blanked(m.output_type),
             )
         )
     return out

@@ -128,6 +128,45 @@ async def test_unary_json_calls_reach_the_rules_service_with_the_callers_token(
     assert next(m for m in listed["matches"] if m["matchId"] == match)["abandoned"] is True
 
 
+async def test_spectators_read_with_connect_get_and_a_seat_view_is_never_cacheable(
+    gateway: Any,
+) -> None:
+    """Connect GET for the read-only calls (GetView, ListMatches, ...): the same answer as
+    the POST; with a seat's token the seat's own view, marked private and no-store so no
+    shared cache keeps a hand; a call with side effects is 405."""
+    backend, url = gateway
+    created = await create(url, backend)
+    match = created["matchId"]
+    query = {"connect": "v1", "encoding": "json", "message": json.dumps({"matchId": match})}
+    _, posted, _ = await post(url + RULES + "/GetView", {"matchId": match})
+    async with aiohttp.ClientSession() as http:
+        async with http.get(url + RULES + "/GetView", params=query) as r:
+            assert r.status == 200, await r.text()
+            assert await r.json() == posted and posted["viewer"] == -1
+            assert r.headers["Cache-Control"] == "no-cache"
+        seat = posted["pending"][0]["seat"]
+        token = created["seatTokens"][seat]["token"]
+        async with http.get(
+            url + RULES + "/GetView", params=query, headers={"Authorization": f"Bearer {token}"}
+        ) as r:
+            assert r.status == 200 and (await r.json())["viewer"] == seat
+            assert r.headers["Cache-Control"] == "private, no-store"
+        async with http.get(
+            url + RULES + "/ListMatches", params={"encoding": "json", "message": "{}"}
+        ) as r:
+            assert match in [m["matchId"] for m in (await r.json())["matches"]]
+        async with http.get(
+            url + RULES + "/SubmitAction",
+            params=query,
+            headers={"Authorization": f"Bearer {token}"},
+        ) as r:
+            assert r.status == 405 and (await r.json())["code"] == "unimplemented"
+        async with http.get(
+            url + RULES + "/GetView", params={**query, "message": json.dumps({"matchId": "nope"})}
+        ) as r:
+            assert r.status == 404 and r.headers["Cache-Control"] == "no-store"
+
+
 async def test_binary_protobuf_calls_work_too(gateway: Any) -> None:
     _, url = gateway
     status, body, headers = await post(
@@ -162,7 +201,8 @@ async def test_errors_carry_the_grpc_status_as_a_connect_code_and_the_reason(gat
     ("path", "raw", "ctype", "status", "code"),
     [
         (RULES + "/GetView", b'{"matchId": ', "application/json", 400, "invalid_argument"),
-        (RULES + "/GetView", b'{"noSuchField": 1}', "application/json", 400, "invalid_argument"),
+        # unknown fields are ignored (test_gateway_protocol_edges), not a list for the message
+        (RULES + "/GetView", b'["matchId"]', "application/json", 400, "invalid_argument"),
         (RULES + "/GetView", b'{"matchId": 5}', "application/json", 400, "invalid_argument"),
         (RULES + "/GetView", b"\xff\xfe\x00garbage", "application/json", 400, "invalid_argument"),
         (RULES + "/GetView", b"\xff\xff\xff\xff", "application/proto", 400, "invalid_argument"),

@@ -14,10 +14,13 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
 from services.cli.backend import Backend
 from services.cli.tournament_commands import format_json
+from services.genproto.neon.tournament.v1 import tournament_pb2 as tpb
+from services.genproto.neon.tournament.v1 import tournament_pb2_grpc as tpb_grpc
 from tests.integration.conftest import make_settings
 from tests.support.gateway import backend_and_gateway
 
@@ -124,6 +127,17 @@ async def test_tournament_calls_over_http_json_with_and_without_tokens(served: S
         status == 200 and mine["assignment"]["matchId"] == paired["round"]["tables"][0]["matchId"]
     )
     assert mine["assignment"]["seatToken"], "the player's own seat token, to its own call only"
+    # the rules service's internal address: the service sends it, the gateway blanks it (web
+    # clients reach rules through the gateway's /games/<game>/...)
+    internal = served.backend.endpoints()["rules-neon-reign"]
+    async with grpc.aio.insecure_channel(served.backend.endpoints()["tournament"]) as channel:
+        direct = await tpb_grpc.TournamentServiceStub(channel).MyNextMatch(
+            tpb.MyNextMatchRequest(tournament_id="web_1"),
+            metadata=[("authorization", f"Bearer {alice}")],
+        )
+    assert direct.assignment.rules_address == internal
+    assert mine["assignment"]["rulesAddress"] == "", mine
+    assert paired["round"]["tables"][0]["rulesAddress"] == ""
 
     # reads: anyone, no token; the list and the public reads carry no seat token
     status, got = await curl(call + "/GetTournament", {"tournamentId": "web_1"})
@@ -158,6 +172,7 @@ async def test_tournament_calls_over_http_json_with_and_without_tokens(served: S
     assert (status, err["code"]) == (400, "invalid_argument") and "limit" in err["message"]
     public = json.dumps([got, rnd, table, listed])
     assert mine["assignment"]["seatToken"] not in public
+    assert internal not in json.dumps([public, paired, mine])
 
     # the stream: after the end, WatchTournament sends the tournament once and closes
     status, _ = await curl(
@@ -180,6 +195,7 @@ async def test_tournament_calls_over_http_json_with_and_without_tokens(served: S
     )
     assert status == 200 and "error" not in frames[-1][1]
     assert frames[0][1]["status"] == "TOURNAMENT_STATUS_FORCE_ENDED"
+    assert internal not in json.dumps(frames)
 
 
 def test_the_gateway_serves_every_tournament_call_from_the_protos() -> None:

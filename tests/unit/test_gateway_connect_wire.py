@@ -11,6 +11,7 @@ from services.gateway import connect
 from services.gateway.config import load_config
 from services.gateway.connect import ConnectError
 from services.gateway.methods import public_methods
+from services.genproto.neon.rules.v1 import rules_pb2
 
 
 def test_every_grpc_status_has_a_connect_name_and_an_http_status() -> None:
@@ -89,3 +90,93 @@ def test_a_connect_timeout_that_is_not_ascii_digits_is_invalid_argument(raw: str
     with pytest.raises(ConnectError) as info:
         _timeout(request, 5.0)
     assert info.value.code == "invalid_argument"
+
+
+def test_content_codings_and_decompression() -> None:
+    import gzip
+    import zlib
+
+    assert connect.content_coding(None) == "identity"
+    assert connect.content_coding(" GZip ") == "gzip"
+    for bad in ("br", "zstd", "gzip, gzip", "\u00e9"):
+        with pytest.raises(ConnectError) as refused:
+            connect.content_coding(bad)
+        assert refused.value.code == "unimplemented" and "gzip" in refused.value.message
+    assert connect.decompress(gzip.compress(b"abc"), "gzip", 3) == b"abc"
+    assert connect.decompress(zlib.compress(b"abc"), "deflate", 3) == b"abc"
+    assert connect.decompress(b"", "gzip", 3) == b"", "empty content is never decompressed"
+    with pytest.raises(ConnectError) as big:
+        connect.decompress(gzip.compress(b"abcd"), "gzip", 3)
+    assert big.value.code == "resource_exhausted"
+    for broken in (b"xx", gzip.compress(b"abc")[:-4], gzip.compress(b"a") + b"junk"):
+        with pytest.raises(ConnectError) as bad_data:
+            connect.decompress(broken, "gzip", 100)
+        assert bad_data.value.code == "invalid_argument"
+
+
+def test_a_connect_get_query() -> None:
+    import base64
+
+    assert connect.get_message({"encoding": "json", "message": '{"a":1}'}, 100) == (
+        "json",
+        b'{"a":1}',
+    )
+    packed = base64.urlsafe_b64encode(b"\xfb\xff").decode().rstrip("=")
+    assert connect.get_message(
+        {"connect": "v1", "encoding": "proto", "base64": "1", "message": packed}, 100
+    ) == ("proto", b"\xfb\xff")
+    assert connect.get_message({"encoding": "json"}, 100) == ("json", b""), "no message: empty"
+    with pytest.raises(ConnectError) as big:
+        connect.get_message({"encoding": "json", "message": "x" * 101}, 100)
+    assert big.value.code == "resource_exhausted"
+    with pytest.raises(ConnectError) as codec:
+        connect.get_message({"encoding": "yaml", "message": ""}, 100)
+    assert codec.value.http_status == 415
+
+
+def test_read_only_methods_and_the_answers_that_are_blanked() -> None:
+    methods = public_methods()
+    reads = {p.rsplit("/", 1)[1] for p, m in methods.items() if m.read_only}
+    assert {"GetView", "ListMatches", "GetRatings", "GetLeaderboard", "GetStandings"} <= reads
+    assert not reads & {
+        "CreateMatch",
+        "SubmitAction",
+        "ExportMatch",
+        "ExportTournament",
+        "MyNextMatch",
+        "CancelTicket",
+        "WatchMatch",
+        "AbandonMatch",
+    }
+    assert all(m.read_only <= (not m.server_streaming) for m in methods.values())
+    blanked = {p.rsplit("/", 1)[1] for p, m in methods.items() if m.blanks}
+    assert {"GetTicket", "WatchTicket", "MyNextMatch", "GetRound", "WatchMyMatches"} <= blanked
+    assert "GetView" not in blanked, "answers without the field pass untouched"
+
+
+def test_unknown_json_fields_are_left_out_at_every_depth_and_nothing_else_is() -> None:
+    create = public_methods()["/neon.rules.v1.RulesService/CreateMatch"]
+    sent = {
+        "mode": "single",
+        "seats": 2,
+        "newTopLevel": 1,
+        "clock": {"perDecisionMs": "5000", "newInner": [1, 2]},
+        "teams": [{"seats": [0, 1], "newInList": {}}],
+    }
+    request = rules_pb2.CreateMatchRequest.FromString(create.decode_json(json.dumps(sent).encode()))
+    assert (request.mode, request.seats, request.clock.per_decision_ms) == ("single", 2, 5000)
+    assert list(request.teams[0].seats) == [0, 1]
+    with pytest.raises(ConnectError, match="newTopLevel"):
+        create.decode_json(json.dumps(sent).encode(), ignore_unknown=False)
+    for bad in (
+        b'["m1"]',
+        b'{"mode": ["x"]}',
+        b'{"clock": ["x"]}',
+        b'{"teams": {"a": 1}}',
+        b'{"mode": "a", "mode": "b"}',
+        b"{",
+        b'{"clock": {"perDecisionMs": "soon"}}',
+        b'{"clock": {"kind": "CLOCK_KIND_FROM_THE_FUTURE"}}',
+    ):
+        with pytest.raises(ConnectError, match="not valid JSON"):
+            create.decode_json(bad)
