@@ -29,7 +29,7 @@ import pytest
 
 from services.cli.backend import Backend, start_backend
 from services.cli.client import RulesClient
-from services.cli.tournament_commands import TournamentClient, format_json
+from services.cli.tournament_commands import TournamentClient, format_json, join_table
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as mm_pb
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as mm_grpc
 from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
@@ -37,6 +37,8 @@ from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 from services.matchmaking import main as mm_main
 from services.matchmaking.ratings import StaticRatings
 from services.platform.grpc_kit import call_metadata, channel
+from services.rules.verify import verify_export
+from services.tournament.bundle import verify_bundle
 from services.tournament.director import Options
 from tests.integration.conftest import make_settings
 from tests.integration.test_matchmaking import FAST, catalogue
@@ -92,15 +94,15 @@ class Event:
         return str(match_id)
 
     async def play(self, tid: str, match_id: str, tokens: list[str]) -> None:
-        """Each player token takes its seat (MyNextMatch), says ready, and the match is
-        played to its end with the seat tokens."""
+        """Each player token takes its seat (MyNextMatch), adds its client seed and says
+        ready (as `neon tournament play` does), and the match is played to its end with the
+        seat tokens."""
         seats: dict[int, str] = {}
         for token in tokens:
             mine = (await self.tournaments.call("MyNextMatch", token, tournament_id=tid)).assignment
             assert mine.match_id == match_id and mine.seat_token
             seats[mine.seat] = mine.seat_token
-            await self.tournaments.call("ReadyForMatch", token, tournament_id=tid,
-                                        match_id=match_id)
+            assert await join_table(self.tournaments, self.rules, token, tid, mine)
         await play_to_end(self.rules, match_id, seats)
 
     async def result(self, match_id: str, timeout: float = 30) -> Any:
@@ -246,6 +248,16 @@ async def test_an_unrated_tournament_is_played_with_minted_tokens_and_never_rate
     ratings = {r.player: r for r in (await e.scoring.GetRatings(scoring_pb2.GetRatingsRequest(
         game="toy", players=[ann, bob]), timeout=5)).ratings}
     assert ratings[ann].matches == ratings[bob].matches == 0
+    # the tournament's audit bundle checks, with the match made on olga's behalf in it
+    for _ in range(100):
+        if (await e.tournaments.call("GetRound", None, tournament_id=tid, round=1)).round.complete:
+            break
+        await asyncio.sleep(0.1)
+    await e.tournaments.call("FinishTournament", e.olga, tournament_id=tid)
+    bundle = (await e.tournaments.call("ExportTournament", e.olga, tournament_id=tid)).bundle_jsonl
+    report = verify_bundle(bundle, verify_match=lambda data, key: verify_export(
+        data, key, engine=toy.ENGINE))
+    assert report.ok, report.failures
     # a repeated CreateTournament finds the same settings
     again_t = await e.tournaments.call("CreateTournament", e.olga, tournament_id=tid, game="toy",
                                        mode="race", format_json=format_json("swiss", 1),
