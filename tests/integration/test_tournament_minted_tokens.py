@@ -233,7 +233,14 @@ async def test_an_unrated_tournament_is_played_with_minted_tokens_and_never_rate
     match_id = await e.paired(tid, [ann, bob], unrated=True)
     shown = (await e.tournaments.call("GetTournament", None, tournament_id=tid)).tournament
     assert shown.unrated
-    await e.play(tid, match_id, [await e.mint(ann), await e.mint(bob)])
+    minted = [await e.mint(ann), await e.mint(bob)]
+    first = (await e.tournaments.call("MyNextMatch", minted[0], tournament_id=tid)).assignment
+    # as after a restart (seat tokens are held in memory only): the director asks the rules
+    # service for the match again, on olga's behalf, and is answered the same seats
+    e.b.services["tournament"].extra["director"]._tokens.clear()
+    again = (await e.tournaments.call("MyNextMatch", minted[0], tournament_id=tid)).assignment
+    assert again.seat_token == first.seat_token != ""
+    await e.play(tid, match_id, minted)
     rnd = await e.table_done(tid)
     assert list(rnd.tables[0].result.placements) and rnd.tables[0].result.kind == "played"
     assert await e.created_by(match_id) == {"role": "organiser", "name": "olga",
