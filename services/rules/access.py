@@ -39,31 +39,39 @@ def require_organiser(claims: Claims | None) -> None:
 
 
 MAX_ON_BEHALF = 4096
-"""The longest ``on_behalf_of_organiser``: the names of a match's organisers, joined."""
+"""The longest ``on_behalf_of_organiser``: the names of a match's organisers, one a line."""
 
 
-def creator_of(claims: Claims, on_behalf_of_organiser: str | None = None) -> dict[str, str]:
+def creator_of(claims: Claims, on_behalf_of_organiser: str | None = None) -> dict[str, Any]:
     """Who creates a match, as MatchCreated (and MatchEnded, and so the signed result)
     records it: the token's role ("organiser" or "service") and its name (the player claim:
     an organiser's name, "matchmaking", "tournament", "neon-cli"; may be empty). Never the
     token itself.
 
-    ``on_behalf_of_organiser`` (CreateMatchRequest, when set): a service (matchmaking) makes
-    the match for organisers who queued its tickets or accepted it for their players, so it
-    is recorded as theirs, ``{"role": "organiser", "name": ..., "via": <the service>}``, and
-    rated as an organiser's match. Only a service may say so: anyone else is PERMISSION_DENIED
-    (an organiser naming another would pass its own match off as someone else's)."""
+    ``on_behalf_of_organiser`` (CreateMatchRequest, when set): a service (matchmaking, the
+    tournament service for an unrated tournament) makes the match for organisers (who
+    queued its tickets or accepted it for their players; who run the tournament), so it is
+    recorded as theirs, ``{"role": "organiser", "name": ..., "via": <the service>}``, and
+    rated as an organiser's match. Only a service may say so: anyone else is
+    PERMISSION_DENIED (an organiser naming another would pass its own match off as someone
+    else's). Several organisers come one a line (names are printable, so a line break is no
+    part of one): the record then holds them sorted in ``names``, and ``name`` joins them
+    with ", " for the readers of one name (a name may hold ", " itself: ``names`` is exact).
+    One name given with ", " in it (matchmaking's way before) is recorded as one name."""
     if on_behalf_of_organiser is None:
         return {"role": claims.role, "name": claims.player}
     if claims.role != "service":
         raise PermissionDenied("on_behalf_of_organiser is set only by a service (matchmaking), "
                                f"not with a {claims.role} token: an organiser's own matches "
                                "are recorded as theirs by its token")
-    name = on_behalf_of_organiser
-    if len(name) > MAX_ON_BEHALF or not name.isprintable():
-        raise InvalidArgument(f"on_behalf_of_organiser is at most {MAX_ON_BEHALF} printable "
-                              "characters")
-    return {"role": "organiser", "name": name, "via": claims.player}
+    names = on_behalf_of_organiser.split("\n")
+    if len(on_behalf_of_organiser) > MAX_ON_BEHALF or not all(n.isprintable() for n in names):
+        raise InvalidArgument(f"on_behalf_of_organiser is at most {MAX_ON_BEHALF} characters: "
+                              "an organiser's name, or several one a line, each printable")
+    names = sorted(set(names))
+    if len(names) == 1:
+        return {"role": "organiser", "name": names[0], "via": claims.player}
+    return {"role": "organiser", "name": ", ".join(names), "names": names, "via": claims.player}
 
 
 def may_repeat(caller: dict[str, str], recorded: Any) -> bool:

@@ -54,8 +54,12 @@ Who created the match
     NEON_SCORING_RATE_ORGANISER_MATCHES=1 (then it is rated as any other). Matches of
     matchmaking, tournaments and the ``neon`` tools on the server are created with service
     tokens and rated; so are results that name no creator (published before the rules
-    service recorded it). The decision is stored with the result (``rated``), and
-    ``replay_ratings`` follows it, whatever the setting is later.
+    service recorded it). A match a service made on organisers' behalf (``created_by``
+    role "organiser" with ``via``: matchmaking, when an organiser had a hand in a ticket
+    of it) is an organiser's match, its reason saying who made it for whom; an unrated
+    tournament's (``via`` "tournament") is never rated, whatever the setting. The decision
+    is stored with the result (``rated``), and ``replay_ratings`` follows it, whatever the
+    setting is later.
 
 Wins, draws, losses
     In a result flagged ``draw`` a first place is a draw; otherwise first place is a win.

@@ -5,8 +5,8 @@ and again on ``neon.events.results.<game>.<match id>``
 with ``game``, ``mode``, ``players`` (one id per seat, or empty when the match was
 created without them) and ``outcome`` (placements, scores, reason, draw, breakdown,
 teams); the signed result on the results subject also carries ``created_by`` (who created
-the match: ``{"role", "name"}``; none on results of matches created before it was
-recorded). This module turns that payload into a :class:`MatchOutcome`, splits it into the
+the match: ``{"role", "name"}``, with ``via`` and ``names`` for a match a service made on
+organisers' behalf; none on results of matches created before it was recorded). This module turns that payload into a :class:`MatchOutcome`, splits it into the
 sides that openskill rates, and says whether its creator lets it be rated
 (:func:`creator_refusal`). Pure code: no I/O.
 """
@@ -46,9 +46,10 @@ class MatchOutcome:
     draw: bool = False
     breakdown: Mapping[str, Any] = field(default_factory=dict)
     teams: tuple[tuple[int, ...], ...] = ()
-    created_by: Mapping[str, str] | None = None
-    """Who created the match (``{"role", "name"}``), ``None`` when the result names no one
-    (published before the rules service recorded it)."""
+    created_by: Mapping[str, Any] | None = None
+    """Who created the match (``{"role", "name"}``, and ``via``, ``names`` when a service
+    made it on organisers' behalf), ``None`` when the result names no one (published before
+    the rules service recorded it)."""
 
     @property
     def seats(self) -> int:
@@ -113,11 +114,14 @@ def _teams(value: Any, seats: int) -> tuple[tuple[int, ...], ...]:
 MAX_ROLE = 64
 
 
-def _creator(value: Any) -> dict[str, str] | None:
+def _creator(value: Any) -> dict[str, Any] | None:
     """A result's ``created_by``: absent (``None``), or an object with a role (a token role)
-    and a name (strings; what else it may hold, a later release's, is not kept). The name is
-    taken whatever its length: it comes from a token the deployment signed, and a result
-    refused for it would be lost, not merely left unrated."""
+    and a name (strings), and, for a match a service made on organisers' behalf, ``via`` (that
+    service: "matchmaking", "tournament") and ``names`` (the organisers one by one, when there
+    were several: ``name`` then joins them with ", ", which a name may hold too). What else
+    it may hold, a later release's, is not kept. The name is taken whatever its length: it
+    comes from a token the deployment signed, and a result refused for it would be lost, not
+    merely left unrated."""
     if value is None:
         return None
     if not isinstance(value, dict) or not isinstance(value.get("role"), str) \
@@ -125,31 +129,70 @@ def _creator(value: Any) -> dict[str, str] | None:
         raise MalformedResult("created_by must be an object of a role and a name (strings)")
     if not 1 <= len(value["role"]) <= MAX_ROLE:
         raise MalformedResult(f"created_by: the role is 1-{MAX_ROLE} characters")
-    return {"role": value["role"], "name": value["name"]}
+    creator: dict[str, Any] = {"role": value["role"], "name": value["name"]}
+    if "via" in value:
+        if not isinstance(value["via"], str):
+            raise MalformedResult("created_by: via must be a string (the service's name)")
+        creator["via"] = value["via"]
+    if "names" in value:
+        names = value["names"]
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise MalformedResult("created_by: names must be a list of strings")
+        creator["names"] = list(names)
+    return creator
 
 
 RATED_CREATORS = "only matches made by matchmaking, a tournament or the server's own tools are rated"
+RATE_SETTING = "NEON_SCORING_RATE_ORGANISER_MATCHES=1 rates them"
 
 
-def creator_refusal(created_by: Mapping[str, str] | None, rate_organiser_matches: bool) -> str:
+def organisers_named(created_by: Mapping[str, Any]) -> str:
+    """The organisers of ``created_by`` in words, each name quoted, so that a name holding
+    ", " reads as one: "the organiser 'olga'", "the organisers 'olga' and 'oscar, jr'". A
+    result with no ``names`` names one organiser (matchmaking's ", "-joined names before it
+    sent them apart read as one)."""
+    names = created_by.get("names")
+    if not isinstance(names, list) or not names:
+        names = [created_by.get("name", "")]
+    quoted = [repr(str(n)) for n in names]
+    if len(quoted) == 1:
+        return f"the organiser {quoted[0]}" if names[0] else "an organiser (no name)"
+    return f"the organisers {', '.join(quoted[:-1])} and {quoted[-1]}"
+
+
+def creator_refusal(created_by: Mapping[str, Any] | None, rate_organiser_matches: bool) -> str:
     """Why a match's creator keeps its result from being rated, in words; "" when it may be.
 
     Rated: a match a service created (matchmaking, the tournament service, the ``neon``
     tools run where the deployment's keys are), and a result that names no creator (from
     before the rules service recorded it: rated as it always was). Not rated: a match an
     organiser created (an organiser holds every seat token of its matches, so it could play
-    "victim against me"), unless ``rate_organiser_matches`` (NEON_SCORING_RATE_ORGANISER_MATCHES),
-    nor one of any other role.
+    "victim against me"), nor one a service made on organisers' behalf (``via``: matchmaking,
+    when an organiser queued or accepted a ticket of it or acted with a player token it
+    minted), unless ``rate_organiser_matches`` (NEON_SCORING_RATE_ORGANISER_MATCHES); never
+    an unrated tournament's match (``via`` "tournament": its organiser asked for it unrated),
+    nor one of any other role. The reason says which.
     """
     if created_by is None or created_by.get("role") == "service":
         return ""
     role, name = created_by.get("role", ""), created_by.get("name", "")
     named = f" ({name})" if name else ""
+    via = created_by.get("via")
+    if role == "organiser" and via == "tournament":
+        return (f"made by the tournament service on behalf of {organisers_named(created_by)}, "
+                "for an unrated tournament: its matches are recorded, never rated")
     if role == "organiser":
         if rate_organiser_matches:
             return ""
-        return (f"created by an organiser{named}: {RATED_CREATORS}; "
-                "NEON_SCORING_RATE_ORGANISER_MATCHES=1 rates them")
+        if via is None:
+            return f"created by an organiser{named}: {RATED_CREATORS}; {RATE_SETTING}"
+        if via == "matchmaking":
+            why = (f"made by matchmaking on behalf of {organisers_named(created_by)} (who "
+                   "queued a ticket of it, accepted it for its players or acted with a player "
+                   "token they minted)")
+        else:
+            why = f"made by the service {via!r} on behalf of {organisers_named(created_by)}"
+        return f"{why}: an organiser's matches are not rated; {RATE_SETTING}"
     return f"created with a {role} token{named}: {RATED_CREATORS}"
 
 

@@ -76,11 +76,15 @@ def result_message(data: dict[str, Any]) -> scoring_pb2.MatchResult:
     )
 
 
-def _creator_message(created_by: dict[str, str] | None) -> scoring_pb2.MatchCreator | None:
-    """Unset for results stored before matches recorded their creator."""
+def _creator_message(created_by: dict[str, Any] | None) -> scoring_pb2.MatchCreator | None:
+    """Unset for results stored before matches recorded their creator; ``via`` and ``names``
+    empty for results stored before scoring kept them (and for matches not made on
+    organisers' behalf)."""
     if created_by is None:
         return None
-    return scoring_pb2.MatchCreator(role=created_by["role"], name=created_by["name"])
+    return scoring_pb2.MatchCreator(role=created_by["role"], name=created_by["name"],
+                                    via=str(created_by.get("via", "")),
+                                    names=list(created_by.get("names", [])))
 
 
 class ScoringServicer(scoring_pb2_grpc.ScoringServiceServicer):

@@ -26,9 +26,10 @@ losing or doubling anything.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,6 +94,53 @@ class Options:
     """Seconds between the tries to abandon a force-ended tournament's unfinished matches
     on a rules service that did not answer; after the last, a repeat ForceEnd or the next
     start of this service tries again."""
+    trust_minted_tokens: bool = False
+    """NEON_TOURNAMENT_TRUST_MINTED_TOKENS: let a player token an organiser minted
+    (MintPlayerToken, ``minted_by``) take its player's seats in a rated tournament's matches
+    (:func:`refuse_minted_seat`). Off by default: nothing tells a token handed to its player
+    from one its organiser kept, and the organiser would play rated games as that player."""
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Options:
+        """The settings read from the environment (NEON_TOURNAMENT_TRUST_MINTED_TOKENS)."""
+        e = os.environ if environ is None else environ
+        return cls(trust_minted_tokens=switch(e, "NEON_TOURNAMENT_TRUST_MINTED_TOKENS"))
+
+
+def switch(environ: Mapping[str, str], name: str) -> bool:
+    """An on/off setting: 1, true, yes, on; 0, false, no, off or unset. Anything else is an
+    error at start-up, not a guess (a typo must not quietly decide what is rated)."""
+    value = (environ.get(name) or "").strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{name}: {value!r} is neither on (1, true, yes, on) nor off "
+                     "(0, false, no, off)")
+
+
+def refuse_minted_seat(who: Claims, t: Tournament, trust_minted_tokens: bool) -> None:
+    """PERMISSION_DENIED for a player token an organiser minted (MintPlayerToken names it in
+    ``minted_by``) asking for, or readying, its player's seat in a rated tournament's match.
+
+    A tournament's matches are created by the tournament service and rated, and an organiser
+    registers any player: with a token it minted for that player it would play the player's
+    rated games itself. So such a token takes no seat unless the tournament is unrated (its
+    matches are then recorded as made on the organiser's behalf, and scoring rates none of
+    them) or the deployment trusts its organisers' tokens
+    (NEON_TOURNAMENT_TRUST_MINTED_TOKENS). The player's own token (the identity provider's,
+    or one minted with the deployment's keys, which names no organiser) always does."""
+    if who.minted_by is None or trust_minted_tokens or t.unrated:
+        return
+    log.warning("a player token an organiser minted was refused a rated tournament's seat",
+                tournament_id=t.tournament_id, player=who.player, minted_by=who.minted_by)
+    minter = f"the organiser {who.minted_by!r}" if who.minted_by else "an organiser"
+    raise PermissionDenied(
+        f"this player token was minted by {minter}, not handed to {who.player!r} by the "
+        f"deployment: it takes no seat of a rated tournament's match (tournament "
+        f"{t.tournament_id!r} is rated). Play with {who.player}'s own token (the deployment's "
+        "identity provider, or `neon token player` where its keys are), or have the organiser "
+        "run an unrated tournament")
 
 
 def _player(claims: Claims | None) -> Claims:
@@ -420,6 +468,9 @@ class Director:
             "check_in_seconds": check_in,
             "options_json": options,
             "seed_from_ratings": bool(s.get("seed_from_ratings")),
+            # only when set: a tournament stored before it has no such key, and a repeated
+            # CreateTournament must find its settings the same
+            **({"unrated": True} if s.get("unrated") else {}),
         }
 
     async def open_registration(self, claims: Claims | None, tournament_id: str) -> Tournament:
@@ -682,7 +733,8 @@ class Director:
             if known and match_id in self._tokens:
                 continue
             tokens, commitment = await self.rules.create_match(
-                t.game, match_id, s["mode"], list(table["seats"]), s["options_json"], s["clock"]
+                t.game, match_id, s["mode"], list(table["seats"]), s["options_json"], s["clock"],
+                on_behalf_of_organiser=t.created_by if t.unrated else None,
             )
             self._tokens[match_id] = tokens
             if not known:
@@ -1393,6 +1445,7 @@ class Director:
     ) -> tuple[dict[str, Any] | None, Tournament]:
         who = _player(claims)
         t = await self._find(tournament_id)
+        refuse_minted_seat(who, t, self.options.trust_minted_tokens)
         if who.player not in t.players:
             raise NotFound(f"{who.player!r} is not registered in {tournament_id!r}")
         rnd = t.current
@@ -1458,6 +1511,7 @@ class Director:
         number, table = int(found["r"]), int(found["k"])
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
+            refuse_minted_seat(who, t, self.options.trust_minted_tokens)
             if not 1 <= number <= len(t.rounds):  # round 0 read as the last round
                 raise NotFound(f"no round {number}")
             rnd = t.round(number)

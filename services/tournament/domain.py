@@ -46,7 +46,7 @@ class Tournament(Aggregate):
         self.tournament_id = tournament_id
         self.settings = settings
         """name, game, mode, format (FormatConfig dict), clock, no_show, check_in_seconds,
-        options, seed_from_ratings."""
+        options, seed_from_ratings, and ``unrated`` (only when set)."""
         self.created_by = created_by
         self.status = "created"
         self.reason = ""
@@ -67,6 +67,13 @@ class Tournament(Aggregate):
     @property
     def game(self) -> str:
         return str(self.settings["game"])
+
+    @property
+    def unrated(self) -> bool:
+        """Created unrated (CreateTournament ``unrated``): its matches are created on its
+        organiser's behalf, so scoring records their results without rating them, and player
+        tokens an organiser minted may take their seats."""
+        return bool(self.settings.get("unrated"))
 
     @property
     def is_open(self) -> bool:

@@ -68,7 +68,7 @@ async def start(
             settings.address("scoring"), settings.call_timeout, token
         )
     relay = consumer = None
-    director = Director(app, rules, ratings, keys.signing_key, options)
+    director = Director(app, rules, ratings, keys.signing_key, options or Options.from_env())
     director.result_keys = trusted_keys(keys)
     try:
         if settings.serves_metrics:  # counted once here, before anything can save, then kept

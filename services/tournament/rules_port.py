@@ -51,10 +51,13 @@ class RulesGateway(RulesChannels):
         players: list[str],
         options_json: str,
         clock: dict[str, Any],
+        on_behalf_of_organiser: str | None = None,
     ) -> tuple[dict[int, str], str]:
         """Seat tokens by seat and the dice commitment. Idempotent per match id: the same
         request after a restart answers the existing match and its tokens. Tournament
-        matches wait for the seats' client seeds and never carry a dev seed."""
+        matches wait for the seats' client seeds and never carry a dev seed.
+        ``on_behalf_of_organiser``: an unrated tournament's organiser, for whom the match is
+        recorded as made (``created_by`` organiser, via "tournament"): scoring rates none."""
         message = clock_message(clock)
         request = rules_pb2.CreateMatchRequest(
             match_id=match_id,
@@ -64,6 +67,8 @@ class RulesGateway(RulesChannels):
             options_json=options_json or "",
             await_client_seeds=True,
         )
+        if on_behalf_of_organiser is not None:
+            request.on_behalf_of_organiser = on_behalf_of_organiser
         if message is not None:
             request.clock.CopyFrom(message)
         reply = await self.stub(game).CreateMatch(

@@ -78,6 +78,7 @@ def tournament_message(t: Tournament, planned: int = 0,
         version=int(t.version),
         reason=t.reason,
         bracket_json=json.dumps(bracket, sort_keys=True) if bracket is not None else "",
+        unrated=t.unrated,
     )
 
 
@@ -213,6 +214,7 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):
             "check_in_seconds": request.check_in_seconds,
             "options_json": request.options_json,
             "seed_from_ratings": request.seed_from_ratings,
+            "unrated": request.unrated,
         }
         t = await self.d.create(claims(), request.tournament_id, settings)
         return pb.CreateTournamentResponse(tournament=await self._t(t))

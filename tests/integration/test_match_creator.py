@@ -163,11 +163,18 @@ async def test_only_a_service_creates_a_match_on_behalf_of_an_organiser(
             code, _ = await code_of(client.export(service, match_id))
             assert code == grpc.StatusCode.NOT_FOUND, "a refused call creates nothing"
         code, details = await code_of(client.create(
-            service, match_id=f"ob-{uuid.uuid4().hex[:8]}", on_behalf_of_organiser="ol\nga", **ask))
+            service, match_id=f"ob-{uuid.uuid4().hex[:8]}", on_behalf_of_organiser="ol\tga", **ask))
         assert code == grpc.StatusCode.INVALID_ARGUMENT and "printable" in details
 
+        # several organisers come one a line, and are recorded one by one (sorted): a name
+        # may hold ", " itself, so the joined ``name`` alone would not tell them apart
+        several = {"role": "organiser", "name": "olga, oscar, jr", "names": ["olga", "oscar, jr"],
+                   "via": "matchmaking"}
         for given, creator in (("olga", {"role": "organiser", "name": "olga", "via": "matchmaking"}),
                                ("", {"role": "organiser", "name": "", "via": "matchmaking"}),
+                               ("oscar, jr\nolga", several),
+                               ("olga, oscar", {"role": "organiser", "name": "olga, oscar",
+                                                "via": "matchmaking"}),
                                (None, {"role": "service", "name": "matchmaking"})):
             match_id = f"ob-{uuid.uuid4().hex[:8]}"
             created = await client.create(service, match_id=match_id,

@@ -124,9 +124,11 @@ async def test_an_organisers_ticket_makes_an_unrated_match_in_their_name(stack: 
     assert creator == {"role": "organiser", "name": "olga", "via": "matchmaking"}
     assert report.created_by == creator
     assert _created_by(report) == ", created by the organiser olga (through matchmaking)"
-    assert (result.created_by.role, result.created_by.name) == ("organiser", "olga")
+    assert (result.created_by.role, result.created_by.name, result.created_by.via) == \
+        ("organiser", "olga", "matchmaking")
     assert not result.rated and not result.after
-    assert result.unrated_reason.startswith("created by an organiser (olga): ")
+    assert result.unrated_reason.startswith(
+        "made by matchmaking on behalf of the organiser 'olga' (who queued a ticket of it")
 
 
 async def test_players_own_match_is_rated_and_no_organiser_sees_its_seats(stack: Any) -> None:

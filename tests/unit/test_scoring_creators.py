@@ -28,6 +28,7 @@ from services.scoring.results import (
 OS = PlackettLuce()
 ORGANISER = {"role": "organiser", "name": "mallory"}
 MATCHMAKING = {"role": "service", "name": "matchmaking"}
+ON_BEHALF = {"role": "organiser", "name": "olga", "via": "matchmaking"}
 
 
 def ended(players: list[str], placements: list[int], *, match_id: str = "m1",
@@ -88,10 +89,85 @@ def test_a_malformed_creator_is_refused(created_by: Any) -> None:
 
 def test_a_creator_is_read_leniently() -> None:
     """A long name (a token minted without the command line's limit) and keys a later
-    release may add do not lose the result."""
-    long = {"role": "organiser", "name": "n" * 500, "via": "desk"}
+    release may add do not lose the result; ``via`` and ``names`` are kept."""
+    long = {"role": "organiser", "name": "n" * 500, "via": "desk", "badge": "gold"}
     assert outcome(["ann", "bob"], [1, 2], created_by=long).created_by == \
-        {"role": "organiser", "name": "n" * 500}
+        {"role": "organiser", "name": "n" * 500, "via": "desk"}
+
+
+@pytest.mark.parametrize("created_by", [
+    {**ON_BEHALF, "via": 7}, {**ON_BEHALF, "names": "olga"}, {**ON_BEHALF, "names": ["a", 1]},
+])
+def test_a_malformed_via_or_names_is_refused(created_by: Any) -> None:
+    with pytest.raises(MalformedResult, match="created_by"):
+        parse_match_ended(ended(["ann", "bob"], [1, 2], created_by=created_by))
+
+
+def test_a_match_made_on_an_organisers_behalf_says_by_whom_and_for_whom(
+        app: ScoringApplication) -> None:
+    """Matchmaking makes a match for an organiser who had a hand in it (``via``): its reason
+    says that, not "created by an organiser", and the record keeps ``via``."""
+    reason = creator_refusal(ON_BEHALF, False)
+    assert reason == (
+        "made by matchmaking on behalf of the organiser 'olga' (who queued a ticket of it, "
+        "accepted it for its players or acted with a player token they minted): an "
+        "organiser's matches are not rated; NEON_SCORING_RATE_ORGANISER_MATCHES=1 rates them")
+    assert creator_refusal(ON_BEHALF, True) == ""
+    other = {"role": "organiser", "name": "olga", "via": "desk"}
+    assert creator_refusal(other, False).startswith(
+        "made by the service 'desk' on behalf of the organiser 'olga': an organiser's")
+    data = app.score(outcome(["ann", "bob"], [1, 2], created_by=ON_BEHALF)).data
+    assert data["created_by"] == ON_BEHALF and data["unrated_reason"] == reason
+    assert data["rated"] is False and app.standing("neon", "", "ann").matches == 0
+    assert app.result("m1", "neon")["created_by"]["via"] == "matchmaking"
+
+
+def test_several_organisers_are_named_one_by_one() -> None:
+    """Several organisers' names are joined with ", " in ``name``, which a name may hold
+    itself: the reason quotes each of ``names``, so 'oscar, jr' reads as one organiser."""
+    two = {"role": "organiser", "name": "olga, oscar, jr", "names": ["olga", "oscar, jr"],
+           "via": "matchmaking"}
+    assert creator_refusal(two, False).startswith(
+        "made by matchmaking on behalf of the organisers 'olga' and 'oscar, jr' (who queued")
+    three = {**two, "names": ["a", "b, c", "d"], "name": "a, b, c, d"}
+    assert "the organisers 'a', 'b, c' and 'd' (who" in creator_refusal(three, False)
+    # one name (as matchmaking sent them before: joined) is quoted whole, as one
+    joined = {**ON_BEHALF, "name": "olga, oscar"}
+    assert "on behalf of the organiser 'olga, oscar' (who" in creator_refusal(joined, False)
+    nameless = {**ON_BEHALF, "name": ""}
+    assert "on behalf of an organiser (no name) (who" in creator_refusal(nameless, False)
+    assert outcome(["ann", "bob"], [1, 2], created_by=two).created_by == two
+
+
+def test_an_unrated_tournaments_match_is_never_rated(app: ScoringApplication) -> None:
+    """The tournament service makes an unrated tournament's matches on its organiser's
+    behalf (``via`` "tournament"): the organiser asked for them unrated, so not even
+    NEON_SCORING_RATE_ORGANISER_MATCHES rates them."""
+    unrated = {"role": "organiser", "name": "olga", "via": "tournament"}
+    reason = ("made by the tournament service on behalf of the organiser 'olga', for an "
+              "unrated tournament: its matches are recorded, never rated")
+    assert creator_refusal(unrated, False) == creator_refusal(unrated, True) == reason
+    data = app.score(outcome(["ann", "bob"], [1, 2], created_by=unrated),
+                     rate_organiser_matches=True).data
+    assert data["rated"] is False and data["unrated_reason"] == reason
+    assert data["created_by"] == unrated and data["ratings"] == []
+    assert app.standing("neon", "", "ann").matches == 0
+    # a tournament's own (rated) match, created with its service token, is rated
+    rated = app.score(outcome(["ann", "bob"], [1, 2], match_id="T-r1-t1",
+                              created_by={"role": "service", "name": "tournament"})).data
+    assert rated["rated"] is True
+
+
+def test_the_reply_carries_via_and_names() -> None:
+    from services.scoring.service import _creator_message
+
+    two = {"role": "organiser", "name": "a, b", "names": ["a", "b"], "via": "matchmaking"}
+    message = _creator_message(two)
+    assert message is not None
+    assert (message.role, message.name, message.via, list(message.names)) == \
+        ("organiser", "a, b", "matchmaking", ["a", "b"])
+    old = _creator_message(ORGANISER)  # stored before via and names were kept
+    assert old is not None and (old.via, list(old.names)) == ("", [])
 
 
 def test_the_setting_comes_from_the_environment() -> None:

@@ -34,7 +34,8 @@ class StandInRules:
         return types.SimpleNamespace(modes=[mode])
 
     async def create_match(self, game: str, match_id: str, mode: str, seats: list[str],
-                           options: str, clock: Any) -> tuple[dict[int, str], str]:
+                           options: str, clock: Any,
+                           on_behalf_of_organiser: str | None = None) -> tuple[dict[int, str], str]:
         return {i: f"seat-{i}" for i in range(len(seats))}, "commitment"
 
     async def start_match(self, game: str, match_id: str) -> None:

@@ -33,9 +33,9 @@ class SealingRules(StandInRules):
         self.sealed: set[str] = set()
         self.created: list[str] = []
 
-    async def create_match(self, game: str, match_id: str, *args: Any) -> Any:
+    async def create_match(self, game: str, match_id: str, *args: Any, **kw: Any) -> Any:
         self.created.append(match_id)
-        return await super().create_match(game, match_id, *args)
+        return await super().create_match(game, match_id, *args, **kw)
 
     async def export_match(self, game: str, match_id: str) -> Any:
         if match_id not in self.sealed:
@@ -178,9 +178,9 @@ class SlowRules(SealingRules):
         await self._wait(match_id)
         self.started.append(match_id)
 
-    async def create_match(self, game: str, match_id: str, *args: Any) -> Any:
+    async def create_match(self, game: str, match_id: str, *args: Any, **kw: Any) -> Any:
         await self._wait(match_id)
-        return await super().create_match(game, match_id, *args)
+        return await super().create_match(game, match_id, *args, **kw)
 
     async def abandon_match(self, game: str, match_id: str, reason: str) -> Any:
         self.abandoned.append(match_id)

@@ -162,13 +162,17 @@ class MatchResult(_message.Message):
         ...
 
 class MatchCreator(_message.Message):
-    __slots__ = ('role', 'name')
+    __slots__ = ('role', 'name', 'via', 'names')
     ROLE_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    VIA_FIELD_NUMBER: _ClassVar[int]
+    NAMES_FIELD_NUMBER: _ClassVar[int]
     role: str
     name: str
+    via: str
+    names: _containers.RepeatedScalarFieldContainer[str]
 
-    def __init__(self, role: _Optional[str]=..., name: _Optional[str]=...) -> None:
+    def __init__(self, role: _Optional[str]=..., name: _Optional[str]=..., via: _Optional[str]=..., names: _Optional[_Iterable[str]]=...) -> None:
         ...
 
 class GetPlayerHistoryResponse(_message.Message):

@@ -64,7 +64,7 @@ class Clock(_message.Message):
         ...
 
 class CreateTournamentRequest(_message.Message):
-    __slots__ = ('tournament_id', 'name', 'game', 'mode', 'format_json', 'clock', 'no_show', 'check_in_seconds', 'options_json', 'seed_from_ratings')
+    __slots__ = ('tournament_id', 'name', 'game', 'mode', 'format_json', 'clock', 'no_show', 'check_in_seconds', 'options_json', 'seed_from_ratings', 'unrated')
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
@@ -75,6 +75,7 @@ class CreateTournamentRequest(_message.Message):
     CHECK_IN_SECONDS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
     SEED_FROM_RATINGS_FIELD_NUMBER: _ClassVar[int]
+    UNRATED_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     name: str
     game: str
@@ -85,8 +86,9 @@ class CreateTournamentRequest(_message.Message):
     check_in_seconds: int
     options_json: str
     seed_from_ratings: bool
+    unrated: bool
 
-    def __init__(self, tournament_id: _Optional[str]=..., name: _Optional[str]=..., game: _Optional[str]=..., mode: _Optional[str]=..., format_json: _Optional[str]=..., clock: _Optional[_Union[Clock, _Mapping]]=..., no_show: _Optional[_Union[NoShowPolicy, str]]=..., check_in_seconds: _Optional[int]=..., options_json: _Optional[str]=..., seed_from_ratings: _Optional[bool]=...) -> None:
+    def __init__(self, tournament_id: _Optional[str]=..., name: _Optional[str]=..., game: _Optional[str]=..., mode: _Optional[str]=..., format_json: _Optional[str]=..., clock: _Optional[_Union[Clock, _Mapping]]=..., no_show: _Optional[_Union[NoShowPolicy, str]]=..., check_in_seconds: _Optional[int]=..., options_json: _Optional[str]=..., seed_from_ratings: _Optional[bool]=..., unrated: _Optional[bool]=...) -> None:
         ...
 
 class CreateTournamentResponse(_message.Message):
@@ -112,7 +114,7 @@ class Player(_message.Message):
         ...
 
 class Tournament(_message.Message):
-    __slots__ = ('tournament_id', 'name', 'game', 'mode', 'format_json', 'status', 'players', 'rounds_paired', 'planned_rounds', 'round_complete', 'no_show', 'check_in_seconds', 'clock', 'version', 'reason', 'bracket_json')
+    __slots__ = ('tournament_id', 'name', 'game', 'mode', 'format_json', 'status', 'players', 'rounds_paired', 'planned_rounds', 'round_complete', 'no_show', 'check_in_seconds', 'clock', 'version', 'reason', 'bracket_json', 'unrated')
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
@@ -129,6 +131,7 @@ class Tournament(_message.Message):
     VERSION_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     BRACKET_JSON_FIELD_NUMBER: _ClassVar[int]
+    UNRATED_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     name: str
     game: str
@@ -145,8 +148,9 @@ class Tournament(_message.Message):
     version: int
     reason: str
     bracket_json: str
+    unrated: bool
 
-    def __init__(self, tournament_id: _Optional[str]=..., name: _Optional[str]=..., game: _Optional[str]=..., mode: _Optional[str]=..., format_json: _Optional[str]=..., status: _Optional[_Union[TournamentStatus, str]]=..., players: _Optional[_Iterable[_Union[Player, _Mapping]]]=..., rounds_paired: _Optional[int]=..., planned_rounds: _Optional[int]=..., round_complete: _Optional[bool]=..., no_show: _Optional[_Union[NoShowPolicy, str]]=..., check_in_seconds: _Optional[int]=..., clock: _Optional[_Union[Clock, _Mapping]]=..., version: _Optional[int]=..., reason: _Optional[str]=..., bracket_json: _Optional[str]=...) -> None:
+    def __init__(self, tournament_id: _Optional[str]=..., name: _Optional[str]=..., game: _Optional[str]=..., mode: _Optional[str]=..., format_json: _Optional[str]=..., status: _Optional[_Union[TournamentStatus, str]]=..., players: _Optional[_Iterable[_Union[Player, _Mapping]]]=..., rounds_paired: _Optional[int]=..., planned_rounds: _Optional[int]=..., round_complete: _Optional[bool]=..., no_show: _Optional[_Union[NoShowPolicy, str]]=..., check_in_seconds: _Optional[int]=..., clock: _Optional[_Union[Clock, _Mapping]]=..., version: _Optional[int]=..., reason: _Optional[str]=..., bracket_json: _Optional[str]=..., unrated: _Optional[bool]=...) -> None:
         ...
 
 class OpenRegistrationRequest(_message.Message):
