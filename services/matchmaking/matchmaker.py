@@ -1176,7 +1176,7 @@ class Matchmaker:
                 extra = {"await_client_seeds": True} if seeds else {}
                 tokens = await self.rules.create_match(
                     p.game, p.match_id, p.mode, [s["player"] for s in seats], teams_of(seats),
-                    on_behalf_of_organiser=", ".join(organisers) if organisers else None,
+                    on_behalf_of_organiser="\n".join(organisers) if organisers else None,
                     **extra)
             except (grpc.aio.AioRpcError, LookupError) as err:
                 await self._creation_failed(p, err)

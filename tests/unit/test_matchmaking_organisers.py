@@ -144,7 +144,7 @@ async def test_the_organisers_who_acted_are_told_to_the_rules_service(tmp_path: 
     await matched(mm, (player("gil", minted_by="olga"), "t-gil"), (org("oscar"), "t-hal"))
     asked = {tuple(sorted(a["players"])): a["on_behalf_of_organiser"] for a in rules.asked}
     assert asked == {("ann", "bob"): None, ("cy", "dee"): "olga", ("eve", "fay"): "oscar",
-                     ("gil", "hal"): "olga, oscar"}
+                     ("gil", "hal"): "olga\noscar"}
     mm.app.close()
 
 
@@ -167,7 +167,7 @@ async def test_an_organisers_accept_is_kept_across_a_restart_and_not_published(
     await again.accept_match(player("eve"), "t-eve", match_id)
     await again.cycle()
     await again.drain()
-    assert [a["on_behalf_of_organiser"] for a in rules.asked] == ["olga, oscar"]
+    assert [a["on_behalf_of_organiser"] for a in rules.asked] == ["olga\noscar"]
     stored = again.app.recorder.select_notifications(1, 100)
     kinds = [n.topic.rsplit(".", 1)[-1] for n in stored]
     assert kinds.count("ActedFor") == 2
