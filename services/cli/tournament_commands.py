@@ -675,6 +675,10 @@ def create(
     no_show: str = typer.Option("forfeit", help="forfeit or bot"),
     check_in: int = typer.Option(300, help="seconds a seat has to be ready at its table"),
     name: str = typer.Option("", help="the event's name"),
+    unrated: bool = typer.Option(
+        False, "--unrated", help="an unrated tournament: its matches are made on the "
+        "organiser's behalf, player tokens the organiser minted may play them, and scoring "
+        "rates none of them"),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP + " (OpenRegistration's)"),
     token: str = token_option(),
 ) -> None:
@@ -689,13 +693,14 @@ def create(
     async def go(client: TournamentClient, token: str) -> None:
         reply = await client.call("CreateTournament", token, tournament_id=tournament_id,
                                   game=game, mode=mode, format_json=fj, no_show=policy,
-                                  check_in_seconds=check_in, name=name)
+                                  check_in_seconds=check_in, name=name, unrated=unrated)
         opened = await client.call("OpenRegistration", token, tournament_id=tournament_id)
         if as_json:
             emit(message_dict(opened))
             return
         t = reply.tournament
-        print_plain(console, f"tournament {t.tournament_id} created ({t.game} {t.mode}); "
+        rated = ", unrated" if t.unrated else ""
+        print_plain(console, f"tournament {t.tournament_id} created ({t.game} {t.mode}{rated}); "
                              "registration open")
 
     _run(go, token)

@@ -112,6 +112,13 @@ async def test_an_organiser_runs_an_event_from_the_command_line(tmp_path: Path, 
         (tmp_path / "cut.jsonl").write_text("\n".join(cut) + "\n")
         failed = await run("verify", str(tmp_path / "cut.jsonl"))
         assert failed.returncode == 1 and "inclusion proofs: 3 hold, 4 expected" in failed.stderr
+        # --unrated: the tournament says so, and the command says so; the rated one does not
+        friendly = await run("tournament", "create", "cli_fun", "--game", "neon-reign",
+                             "--mode", "single", "--rounds", "1", "--unrated")
+        assert friendly.returncode == 0, friendly.stderr
+        assert "created (neon-reign single, unrated); registration open" in friendly.stdout
+        assert (await client.call("GetTournament", tournament_id="cli_fun")).tournament.unrated
+        assert not t.unrated and "unrated" not in out.stdout
     finally:
         await client.close()
         for rc in rules.values():
