@@ -21,6 +21,7 @@ Each test failed before its fix:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import subprocess
@@ -427,3 +428,48 @@ async def test_neon_export_asks_export_match_of_a_service_without_chunks(
         await save_export(client, organiser, created.match_id, cut)
     assert list(tmp_path.glob("cut.jsonl*")) == []
     await client.close()
+
+
+async def test_a_replica_forwards_export_match_chunks_to_the_matchs_owner(
+        duel_backend: Backend) -> None:
+    """With two replicas, ExportMatchChunks asked of the one that does not own the match is
+    relayed from its owner, chunk for chunk; a repeated StartMatch is forwarded the same way."""
+    from services.platform.natsrv import free_port
+    from services.platform.replicas import owner_of
+    from services.rules import main as rules_main
+
+    await duel_backend.services.pop("rules-duel").stop(1)
+    ports = [free_port(), free_port()]
+    peers = tuple(f"127.0.0.1:{p}" for p in ports)
+    replicas = []
+    for ordinal, port in enumerate(ports):
+        settings = dataclasses.replace(
+            duel_backend.settings, persistence="memory", rules_peers=peers, rules_ordinal=ordinal,
+            ports={**duel_backend.settings.ports, "rules-duel": port})
+        replicas.append(await rules_main.start("duel", settings, duel_backend.keys,
+                                               duel_backend.nats_client, duel.ENGINE))
+    organiser = call_metadata(duel_backend.organiser_token())
+    match_id = next(m for m in (f"chunks-{i}" for i in range(100)) if owner_of(m, 2) == 1)
+    try:
+        async with grpc.aio.insecure_channel(peers[0]) as ch0, \
+                grpc.aio.insecure_channel(peers[1]) as ch1:
+            forwarder, owner = rules_pb2_grpc.RulesServiceStub(ch0), rules_pb2_grpc.RulesServiceStub(ch1)
+            await forwarder.CreateMatch(rules_pb2.CreateMatchRequest(
+                match_id=match_id, mode="duel", seats=2, await_client_seeds=True),
+                metadata=organiser, timeout=10)
+            start = rules_pb2.StartMatchRequest(match_id=match_id)
+            first = await forwarder.StartMatch(start, metadata=organiser, timeout=10)
+            again = await owner.StartMatch(start, metadata=organiser, timeout=10)
+            assert (again.version, again.state_hash) == (first.version, first.state_hash)
+            assert (first.already_started, again.already_started) == (False, True)
+            whole = (await owner.ExportMatch(rules_pb2.ExportMatchRequest(match_id=match_id),
+                                             metadata=organiser, timeout=10)).export_jsonl
+            relayed = [m async for m in forwarder.ExportMatchChunks(
+                rules_pb2.ExportMatchChunksRequest(match_id=match_id), metadata=organiser,
+                timeout=10)]
+            assert b"".join(m.chunk for m in relayed) == whole
+            assert relayed[0].total_bytes == len(whole) and relayed[0].event_count == 2
+            assert replicas[0].extra["host"].live.get(match_id) is None  # served by its owner
+    finally:
+        for replica in replicas:
+            await replica.stop(1)
