@@ -489,7 +489,7 @@ async def save_export(client: Any, organiser: str, match_id: str, output: Path) 
                     count, total, first = message.event_count, message.total_bytes, False
                 out.write(message.chunk)
                 written += len(message.chunk)
-        if written != total:
+        if first or written != total:
             raise CliError(f"the export of {match_id} arrived cut short ({written} of {total} "
                            "bytes); run the command again", errors.FAILED)
     except grpc.aio.AioRpcError as err:
