@@ -55,6 +55,14 @@ class RulesClient:
             "ExportMatch", rules_pb2.ExportMatchRequest(match_id=match_id), organiser
         )
 
+    def export_chunks(self, organiser: str, match_id: str, timeout: float = 300.0) -> Any:
+        """The match's export streamed in chunks (ExportMatchChunks): any length, where one
+        ExportMatch message may exceed what a client takes."""
+        return self.stub.ExportMatchChunks(
+            rules_pb2.ExportMatchChunksRequest(match_id=match_id),
+            metadata=call_metadata(organiser), timeout=timeout,
+        )
+
     async def abandon(self, organiser: str, match_id: str, reason: str) -> Any:
         return await self.call(
             "AbandonMatch", rules_pb2.AbandonMatchRequest(match_id=match_id, reason=reason),

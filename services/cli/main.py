@@ -463,14 +463,47 @@ def export_match(
     settings = _settings(log_file=True)
 
     async def run() -> int:
-        response = await _on_its_rules_service(
-            settings, game, match_id, lambda client, organiser: client.export(organiser, match_id),
+        count = await _on_its_rules_service(
+            settings, game, match_id,
+            lambda client, organiser: save_export(client, organiser, match_id, output),
             token, "export")
-        output.write_bytes(response.export_jsonl)
-        print_plain(console, f"{response.event_count} events of {match_id} written to {output}")
+        print_plain(console, f"{count} events of {match_id} written to {output}")
         return 0
 
     raise typer.Exit(run_async(run()))
+
+
+async def save_export(client: Any, organiser: str, match_id: str, output: Path) -> int:
+    """Write the match's export to ``output``, streamed in chunks (ExportMatchChunks), so
+    a long match's export of any size arrives; the number of events. Written beside
+    ``output`` first and moved there once complete: a cut stream leaves no partial file. A
+    rules service of an earlier release (no ExportMatchChunks) is asked ExportMatch."""
+    import grpc
+
+    part = output.with_name(output.name + ".part")
+    try:
+        count, total, written, first = 0, 0, 0, True
+        with part.open("wb") as out:
+            async for message in client.export_chunks(organiser, match_id):
+                if first:  # the first message says how much comes
+                    count, total, first = message.event_count, message.total_bytes, False
+                out.write(message.chunk)
+                written += len(message.chunk)
+        if first or written != total:
+            raise CliError(f"the export of {match_id} arrived cut short ({written} of {total} "
+                           "bytes); run the command again", errors.FAILED)
+    except grpc.aio.AioRpcError as err:
+        part.unlink(missing_ok=True)
+        if err.code() != grpc.StatusCode.UNIMPLEMENTED:
+            raise
+        reply = await client.export(organiser, match_id)
+        output.write_bytes(reply.export_jsonl)
+        return int(reply.event_count)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    part.replace(output)
+    return int(count)
 
 
 @app.command("abandon")

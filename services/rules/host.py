@@ -62,7 +62,14 @@ from services.rules.games.contract import (
     setup_transition,
     standing_options,
 )
-from services.rules.live import STATUS_AFTER, LiveMatch, LiveMatches, dice_key_of
+from services.rules.live import (
+    STATUS_AFTER,
+    FinalView,
+    FinalViews,
+    LiveMatch,
+    LiveMatches,
+    dice_key_of,
+)
 from services.rules.matchlog import (
     SNAPSHOT_EVERY,
     GroupCommitter,
@@ -118,6 +125,11 @@ class Answer:
     replayed: bool = False
     view: Any = None
     clocks: list[dict[str, Any]] = field(default_factory=list)
+
+
+def dumps(value: Any) -> str:
+    """JSON as the service answers it (views, outcomes, actions): compact, keys sorted."""
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
 def parse_json_object(text: str, what: str, limit: int = MAX_ACTION_BYTES) -> dict[str, Any]:
@@ -205,6 +217,9 @@ class MatchHost:
         self.store = MatchLog(app)
         self.committer = GroupCommitter(self.store, on_saved)
         self.live = LiveMatches(cache_bytes)
+        self.finals = FinalViews()
+        """The public views of sealed matches, kept after they leave ``live`` (GetView)."""
+        self._finals_loading: dict[str, asyncio.Future[FinalView | None]] = {}
         self.meter: Any = None
         """Counts the stored records: a metrics.RulesMeter (rules/main.py sets it)."""
         self._loading: dict[str, asyncio.Future[LiveMatch]] = {}
@@ -709,18 +724,25 @@ class MatchHost:
             session = await self.dice.add_client_seed(live.dice_key, seat, seed)
             return len(session.client_seeds)
 
-    async def start_match(self, claims: Claims, match_id: str) -> LiveMatch:
+    async def start_match(self, claims: Claims, match_id: str) -> tuple[int, str, bool]:
+        """Start a match waiting for client seeds: the version and state hash of its
+        MatchStarted, and whether it had started before. Idempotent: a repeat (a retry after
+        a lost answer, or a start by another organiser or service, who may start it as well)
+        is answered the same MatchStarted and writes nothing, also once the match has ended
+        (the answer holds nothing its public events do not). Only a match that ended
+        without starting (abandoned while it waited) is FAILED_PRECONDITION."""
         access.require_organiser(claims)
         live = await self._get(match_id)
         async with live.lock:
+            if live.started is not None:
+                log.info("start repeated", match_id=match_id, version=live.started[0])
+                return live.started[0], live.started[1], True
             if live.over:
                 raise FailedPrecondition(self._ended_reason(live))
-            if live.status != "created":
-                raise FailedPrecondition("the match has already started")
             seeds = await self.dice.client_seeds(live.dice_key)
             record, state = await self._start_record(live, seeds, live.version + 1, live.head)
             await self._commit(live, [record], state)
-            return live
+            return record["n"], record["state_hash"], False
 
     # -- actions --------------------------------------------------------------------
 
@@ -743,12 +765,22 @@ class MatchHost:
                 raise FailedPrecondition("the match has not started yet")
             if live.over:
                 raise FailedPrecondition(self._ended_reason(live))
+            now = self.now_ms()
+            overdue = await self._overdue(live, now)
+            if seat in overdue:
+                deadline, version = overdue[seat]
+                raise FailedPrecondition(
+                    f"too late: seat {seat}'s time ran out {now - deadline} ms before this "
+                    f"action; the clock applied its decision's default as a timeout (version "
+                    f"{version}) and this action was not taken")
+            if live.over:  # a timeout just applied ended it (a forfeit)
+                raise FailedPrecondition(self._ended_reason(live))
             if expected_version is not None and expected_version != live.version:
                 raise Aborted(
                     f"expected version {expected_version}, but the match is at {live.version}"
                 )
             decision = self._decision(live, seat, action)
-            records, state = await self._act(live, seat, command_id, action, decision)
+            records, state = await self._act(live, seat, command_id, action, decision, now_ms=now)
             await self._commit(live, records, state)
             log.info("action accepted", match_id=match_id, seat=seat, version=records[0]["n"],
                      decision=decision.kind)
@@ -795,9 +827,11 @@ class MatchHost:
             return live, False
 
     async def _act(self, live: LiveMatch, seat: int, command_id: str, action: dict[str, Any],
-                   decision: Decision, extra: dict[str, Any] | None = None
-                   ) -> tuple[list[dict[str, Any]], Any]:
-        """The records an accepted action adds (and, at the end, MatchEnded and MatchSealed)."""
+                   decision: Decision, extra: dict[str, Any] | None = None,
+                   now_ms: int | None = None) -> tuple[list[dict[str, Any]], Any]:
+        """The records an accepted action adds (and, at the end, MatchEnded and MatchSealed).
+        ``now_ms``: when the action was judged in time (its clock is charged to then); now
+        when not given."""
         engine, before = live.engine, live.state
         transition, rng = await self._run(live, lambda r: engine.apply(before, seat, action, r))
         n = live.version + 1
@@ -812,7 +846,7 @@ class MatchHost:
         if live.clocks is not None:
             # A forfeit after repeated timeouts is the seat's resignation, not another timeout.
             step = live.clocks.after_step(
-                self.now_ms(), self._owed(engine, transition.state),
+                self.now_ms() if now_ms is None else now_ms, self._owed(engine, transition.state),
                 None if decision.standing else seat, bool(extra) and extra.get("timeout") is True)
             body.update(_clock_fields(step))
         records = [self._seal(live, body, n, live.head)]
@@ -994,22 +1028,46 @@ class MatchHost:
                 await self._bot_moves(live)
                 return
             seat = int(kind)
-            if not live.clocks.is_due(seat, int(when), self.now_ms()):
+            if not live.clocks.is_due(seat, int(when), self.now_ms()) \
+                    or await self._time_out(live, seat) is None:
                 self._arm(live)
-                return
-            owed = [d for d in live.engine.pending(live.state) if d.seat == seat]
-            if not owed:
-                self._arm(live)
-                return
-            decision = owed[0]
-            action = dict(decision.default) if decision.default is not None else dict(decision.legal[0])
-            records, state = await self._act(live, seat, f"timeout:{live.version + 1}", action,
-                                             decision, {"timeout": True})
-            forfeit = records[0].get("clock_events", {}).get("forfeit_due", [])
-            await self._commit(live, records, state)
-            log.info("clock expired", match_id=match_id, seat=seat, version=records[0]["n"])
-            if forfeit and live.status == "running":
-                await self._resign(live, seat)
+
+    async def _time_out(self, live: LiveMatch, seat: int) -> int | None:
+        """Apply ``seat``'s timeout, under the match's lock: its owed decision's default,
+        recorded as a timeout (what replay and verify check it against), then its forfeit
+        when that is due. The version of the timeout; None when the seat owes nothing."""
+        owed = [d for d in live.engine.pending(live.state) if d.seat == seat]
+        if not owed:
+            return None
+        decision = owed[0]
+        action = dict(decision.default) if decision.default is not None else dict(decision.legal[0])
+        records, state = await self._act(live, seat, f"timeout:{live.version + 1}", action,
+                                         decision, {"timeout": True})
+        forfeit = records[0].get("clock_events", {}).get("forfeit_due", [])
+        await self._commit(live, records, state)
+        log.info("clock expired", match_id=live.match_id, seat=seat, version=records[0]["n"])
+        if forfeit and live.status == "running":
+            await self._resign(live, seat)
+        return int(records[0]["n"])
+
+    async def _overdue(self, live: LiveMatch, now: int) -> dict[int, tuple[int, int]]:
+        """Apply, under the match's lock and before an action judged at ``now``, every
+        timeout whose deadline has passed by then (``deadline <= now``, as the timer judges)
+        but whose timer has not fired yet (it is late, or waits for this lock): earliest
+        deadline first, as the timers would have. The clock's deadline is the authority: an
+        action after it never goes in ahead of the timeout, so the log is the one the timers
+        write, whichever comes first. ``{seat: (deadline, version of its timeout)}``."""
+        applied: dict[int, tuple[int, int]] = {}
+        while live.clocks is not None and live.status == "running":
+            due = [s for s in live.clocks.expired(now) if s not in applied]
+            if not due:
+                break
+            deadline = int(live.clocks.seat(due[0]).deadline_ms)
+            version = await self._time_out(live, due[0])
+            if version is None:  # a running clock with nothing owed: not a timeout's to fix
+                break
+            applied[due[0]] = (deadline, version)
+        return applied
 
     async def _resign(self, live: LiveMatch, seat: int) -> None:
         mine = self.decisions_of(live, seat)
@@ -1071,8 +1129,14 @@ class MatchHost:
         seat = access.seat_of(claims, match_id, self.engine.game_id)
         return await self._get(match_id), seat
 
-    async def view(self, claims: Claims | None, match_id: str) -> dict[str, Any]:
+    async def view(self, claims: Claims | None, match_id: str) -> dict[str, Any] | FinalView:
+        """What GetView answers: a dict from the live match, or, to a caller without one of
+        its seat tokens, the kept :class:`FinalView` of a sealed match."""
         viewer = access.viewer_of(claims, match_id, self.engine.game_id)
+        if viewer is None:
+            final = await self.final_view(match_id)
+            if final is not None:
+                return final
         live = await self._get(match_id)
         out: dict[str, Any] = {
             "match": live, "viewer": viewer, "version": live.version,
@@ -1089,6 +1153,83 @@ class MatchHost:
         if viewer is not None:
             out["state_hash"] = live.state_hash
         return out
+
+    async def final_view(self, match_id: str) -> FinalView | None:
+        """The public view of a sealed match (None: the match is not sealed, or unknown;
+        the caller takes the live path, which says which). Kept once made (``finals``): from
+        the match in memory when it is there, else from the store without rebuilding the
+        match: its latest snapshot and the records after it (at most ``SNAPSHOT_EVERY`` and
+        a few more, however long the match), and never into ``live``, so spectators of old
+        matches neither rebuild them whole nor push running matches out of memory."""
+        if not MATCH_ID.match(match_id or ""):
+            raise InvalidArgument("match_id must be 1-64 letters, digits, '-' or '_'")
+        final = self.finals.get(match_id)
+        if final is not None:
+            return final
+        live = self.live.get(match_id)
+        if live is not None:
+            if live.status != "sealed":
+                return None
+            view = self._view(live, None) if live.state is not None else None
+            final = FinalView(
+                match_id, live.version, dumps(view) if view is not None else "",
+                _outcome_json(await self.outcome_of(live)), str(live.created["game"]),
+                str(live.created["mode"]), int(live.created["seats"]),
+                tuple(self.clocks_view(live)))
+        else:
+            final = await self._load_final(match_id)
+        if final is not None:
+            self.finals.put(final)
+        return final
+
+    async def _load_final(self, match_id: str) -> FinalView | None:
+        """:meth:`_final_from_store`, once at a time per match."""
+        loading = self._finals_loading.get(match_id)
+        if loading is not None:
+            return await asyncio.shield(loading)
+        loading = asyncio.get_running_loop().create_future()
+        self._finals_loading[match_id] = loading
+        try:
+            final = await self._store(self._final_from_store, match_id)
+            loading.set_result(final)
+        except BaseException as err:
+            loading.set_exception(err)
+            loading.exception()  # retrieved: later waiters re-raise it themselves
+            raise
+        finally:
+            self._finals_loading.pop(match_id, None)
+        return final  # type: ignore[no-any-return]
+
+    def _final_from_store(self, match_id: str) -> FinalView | None:
+        """The public view of a sealed match from the store (blocking): its last record,
+        its first, its latest snapshot and the records from just before it on. None when
+        the match is not sealed (or not stored), or an unkeyed state does not hash as
+        stored (the live path then replays and checks the whole log)."""
+        last = self.store.last_record(match_id)
+        if last is None or last["type"] != "MatchSealed":
+            return None
+        created = self.store.records(match_id, 0, 1)[0]
+        engine = self._engine_for(created)
+        snapshot = self.store.latest_snapshot(match_id, engine.engine_version)
+        start, state = snapshot if snapshot is not None else (0, None)
+        records = self.store.records(match_id, max(0, start - 2))
+        config = self._config_of(created)
+        for record in records:
+            if record["n"] > start:
+                state = _fold(engine, config, state, record)
+        if state is not None and not created.get("state_hash_scheme"):
+            expected = next((r["state_hash"] for r in reversed(records) if "state_hash" in r), None)
+            if expected is not None and sha256_hex(canonical_state(engine, state)) != expected:
+                return None
+        clocks = next((r["clocks"] for r in reversed(records) if "clocks" in r), None)
+        outcome = next((r["outcome"] for r in records if r["type"] == "MatchEnded"), None)
+        log.info("final view made from the store", match_id=match_id, records=len(records))
+        return FinalView(
+            match_id, int(last["n"]),
+            dumps(engine.view(state, None)) if state is not None else "",
+            _outcome_json(outcome), str(created["game"]), str(created["mode"]),
+            int(created["seats"]),
+            tuple(Clocks.from_json(clocks).view(self.now_ms())) if clocks else ())
 
     async def outcome_of(self, live: LiveMatch) -> dict[str, Any] | None:
         """The stored outcome of an ended match (None before its end): from the records in
@@ -1160,6 +1301,12 @@ def refusal(engine: GameEngine, state: Any, seat: int, action: dict[str, Any],
         return f"not your turn: waiting for seat(s) {waiting}"
     reason = engine.validate(state, seat, action)
     return None if reason is None else f"illegal action: {reason}"
+
+
+def _outcome_json(outcome: dict[str, Any] | None) -> str:
+    """The outcome anyone may see, as JSON ("" before the end)."""
+    public = rec.public_outcome(outcome)
+    return dumps(public) if public is not None else ""
 
 
 def _passing(err: BaseException) -> bool:

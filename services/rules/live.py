@@ -4,6 +4,10 @@ A :class:`LiveMatch` is advanced from the engine's own result after each accepte
 action; it is never re-read or copied per call. :class:`LiveMatches` bounds them by an
 estimate of the memory they hold, evicting finished matches first, then the least
 recently used. An evicted match is rebuilt from the store on its next call.
+
+A sealed match never changes again: its public view (GetView without a seat token) is kept
+in :class:`FinalViews` after the match leaves memory, so a spectator of a finished match is
+answered without rebuilding it.
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ SEALED_KEEP = 256
 """Finished matches kept in memory (the most recently sealed), for the last answers and
 watchers; older ones are read back from the store. Running matches are what memory is for."""
 BASE_BYTES = 4096
+FINAL_VIEWS_BYTES = 32 * 1024 * 1024
+FINAL_VIEWS_KEEP = 4096
+"""The public views of sealed matches kept (estimated bytes, and at most this many)."""
 
 
 STATUS_AFTER = {"MatchStarted": "running", "MatchEnded": "ended", "MatchSealed": "sealed"}
@@ -61,6 +68,9 @@ class LiveMatch:
     """When the match's latest record was stored (Unix seconds; 0: not known)."""
     ended_at: float = 0.0
     """When its MatchEnded record was stored (Unix seconds; 0: not ended, or not known)."""
+    started: tuple[int, str] | None = None
+    """The version and state hash of its MatchStarted record (None: not started): what
+    StartMatch answers, the first time and every repeat."""
 
     def derived(self, key: Any, make: Any) -> Any:
         """``make()`` once per version of the match."""
@@ -95,6 +105,8 @@ class LiveMatch:
         self.status = STATUS_AFTER.get(kind, self.status)
         if kind == "ActionAccepted":
             self.commands[(int(record["seat"]), record["command_id"])] = record["n"]
+        elif kind == "MatchStarted":
+            self.started = (record["n"], record["state_hash"])
         if "state_hash" in record:
             self.state_hash = record["state_hash"]
 
@@ -108,6 +120,61 @@ class LiveMatch:
 
     def size(self) -> int:
         return BASE_BYTES + 3 * self.state_bytes + 64 * len(self.commands) + 2048 * len(self.recent)
+
+
+@dataclass(frozen=True)
+class FinalView:
+    """What GetView answers about a sealed match to anyone without one of its seat tokens:
+    the spectator's view of its final state, its public outcome, its stopped clocks. The
+    same for ever (a sealed match takes nothing more), so it is kept once made."""
+
+    match_id: str
+    version: int
+    view_json: str
+    """The spectator view as JSON ("" for a match that ended before it started)."""
+    outcome_json: str
+    game: str
+    mode: str
+    seats: int
+    clocks: tuple[dict[str, Any], ...] = ()
+
+    def size(self) -> int:
+        return 512 + len(self.view_json) + len(self.outcome_json) + 160 * len(self.clocks)
+
+
+class FinalViews:
+    """The public views of sealed matches, least recently asked for dropped first, bounded
+    by estimated bytes and by count."""
+
+    def __init__(self, budget_bytes: int = FINAL_VIEWS_BYTES, keep: int = FINAL_VIEWS_KEEP) -> None:
+        self.budget, self.keep = budget_bytes, keep
+        self._views: OrderedDict[str, FinalView] = OrderedDict()
+        self.total = 0
+
+    def __len__(self) -> int:
+        return len(self._views)
+
+    def get(self, match_id: str) -> FinalView | None:
+        final = self._views.get(match_id)
+        if final is not None:
+            self._views.move_to_end(match_id)
+        return final
+
+    def put(self, final: FinalView) -> None:
+        old = self._views.pop(final.match_id, None)
+        if old is not None:
+            self.total -= old.size()
+        if final.size() > self.budget:
+            return
+        self._views[final.match_id] = final
+        self.total += final.size()
+        while self.total > self.budget or len(self._views) > self.keep:
+            _, dropped = self._views.popitem(last=False)
+            self.total -= dropped.size()
+
+    def clear(self) -> None:
+        self._views.clear()
+        self.total = 0
 
 
 class LiveMatches:

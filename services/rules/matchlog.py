@@ -120,6 +120,12 @@ class MatchLog:
         events = self.app.events.get(match_uuid(match_id), gt=after or None, lte=upto)
         return [e.record for e in events]  # type: ignore[attr-defined]
 
+    def last_record(self, match_id: str) -> dict[str, Any] | None:
+        """The match's latest record (None: no such match), read alone."""
+        for event in self.app.events.get(match_uuid(match_id), desc=True, limit=1):
+            return event.record  # type: ignore[attr-defined,no-any-return]
+        return None
+
     def latest_snapshot(self, match_id: str, engine_version: str) -> tuple[int, Any] | None:
         for event in self.app.events.get(snapshot_uuid(match_id), desc=True, limit=1):
             if getattr(event, "engine_version", None) != engine_version:

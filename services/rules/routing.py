@@ -118,6 +118,17 @@ class RoutedRulesServicer(RulesServicer):
         async for item in self.router.relay(call, context, owner):
             yield item
 
+    async def ExportMatchChunks(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        owner = self.router.owner_elsewhere(request.match_id, context)
+        if owner is None:
+            async for item in super().ExportMatchChunks(request, context):
+                yield item
+            return
+        call = self.router.stub(owner).ExportMatchChunks(
+            request, metadata=self.router.metadata(context), timeout=context.time_remaining())
+        async for item in self.router.relay(call, context, owner):
+            yield item
+
     async def ListMatches(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         """This replica's matches, plus every other replica's when the call is not itself a
         forwarded one; a replica that does not answer is left out of the list."""

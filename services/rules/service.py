@@ -27,8 +27,8 @@ from services.rules.clocks import ClockConfig
 from services.rules.games import load_presentation
 from services.rules.games.contract import Decision, is_v2
 from services.rules.games.words import legal_texts
-from services.rules.host import Answer, MatchHost, check_from
-from services.rules.live import LiveMatch
+from services.rules.host import Answer, MatchHost, check_from, dumps
+from services.rules.live import FinalView, LiveMatch
 
 SERVICE_NAME = rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
 STATUS = {
@@ -52,13 +52,13 @@ def token_expiry(loop: asyncio.AbstractEventLoop, who: Any) -> float:
     return loop.time() + max(0.0, who.refused_from - time.time())
 
 
+EXPORT_CHUNK_BYTES = 1024 * 1024
+"""The most bytes of an export one ExportMatchChunks message carries: far below any client's
+receive limit (gRPC's default is 4 MiB), so an export of any length reaches every client."""
+
 PLAY_OPEN_WAIT_S = 1.0
 """How long a Play stream without a seat token is given to send its first message before it
 is refused all the same."""
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
 class Narrator:
@@ -172,8 +172,10 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         return rules_pb2.AddClientSeedResponse(seats_with_seeds=count)
 
     async def StartMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        live = await self.host.start_match(claims(), request.match_id)  # type: ignore[arg-type]
-        return rules_pb2.StartMatchResponse(version=live.version, state_hash=live.state_hash)
+        version, state_hash, already = await self.host.start_match(
+            claims(), request.match_id)  # type: ignore[arg-type]
+        return rules_pb2.StartMatchResponse(version=version, state_hash=state_hash,
+                                            already_started=already)
 
     def _submit_response(self, match_id: str, seat: int, answer: Answer,
                          with_text: bool) -> rules_pb2.SubmitActionResponse:
@@ -246,6 +248,11 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     async def GetView(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         v = await self.host.view(claims(), request.match_id)
+        if isinstance(v, FinalView):
+            return rules_pb2.GetViewResponse(
+                match_id=request.match_id, version=v.version, status=rules_pb2.MATCH_STATUS_ENDED,
+                viewer=-1, view_json=v.view_json, outcome_json=v.outcome_json,
+                game_id=v.game, mode=v.mode, seats=v.seats, clocks=clock_messages(list(v.clocks)))
         live = v["match"]
         created = live.created
         view_json = ""
@@ -294,6 +301,20 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     async def ExportMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         data, final, count = await self.host.export(claims(), request.match_id)
         return rules_pb2.ExportMatchResponse(export_jsonl=data, final_hash=final, event_count=count)
+
+    async def ExportMatchChunks(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        """ExportMatch's bytes in chunks of at most ``EXPORT_CHUNK_BYTES``; the first message
+        carries the final hash, the event count and the total size."""
+        data, final, count = await self.host.export(claims(), request.match_id)
+        view = memoryview(data)
+        log.info("export streamed", match_id=request.match_id, bytes=len(data), events=count)
+        for start in range(0, max(len(data), 1), EXPORT_CHUNK_BYTES):
+            chunk = bytes(view[start:start + EXPORT_CHUNK_BYTES])
+            if start:
+                yield rules_pb2.ExportMatchChunksResponse(chunk=chunk)
+            else:
+                yield rules_pb2.ExportMatchChunksResponse(
+                    chunk=chunk, final_hash=final, event_count=count, total_bytes=len(data))
 
     async def AbandonMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         live, already = await self.host.abandon(claims(), request.match_id, request.reason)

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import grpc
-
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.platform.grpc_kit import call_metadata
 from services.platform.rules_channels import RulesChannels
@@ -76,20 +74,17 @@ class RulesGateway(RulesChannels):
         )
         return {t.seat: t.token for t in reply.seat_tokens}, reply.dice_commitment
 
-    async def start_match(self, game: str, match_id: str) -> None:
-        """Start a match that waits for client seeds; one already started is fine."""
-        try:
-            await self.stub(game).StartMatch(
-                rules_pb2.StartMatchRequest(match_id=match_id),
-                metadata=call_metadata(self.token),
-                timeout=self.timeout,
-            )
-        except grpc.aio.AioRpcError as err:
-            if err.code() == grpc.StatusCode.FAILED_PRECONDITION and "already started" in (
-                err.details() or ""
-            ):
-                return
-            raise
+    async def start_match(self, game: str, match_id: str) -> bool:
+        """Start a match that waits for client seeds; whether it had started already.
+        StartMatch is idempotent: a repeat (a retry after a lost answer, a restart between
+        starting it and storing that it did) is answered like the first call, with
+        ``already_started``; any error is the caller's to handle."""
+        reply = await self.stub(game).StartMatch(
+            rules_pb2.StartMatchRequest(match_id=match_id),
+            metadata=call_metadata(self.token),
+            timeout=self.timeout,
+        )
+        return bool(reply.already_started)
 
     async def export_match(self, game: str, match_id: str) -> Any:
         return await self.stub(game).ExportMatch(

@@ -234,13 +234,15 @@ class StartMatchRequest(_message.Message):
         ...
 
 class StartMatchResponse(_message.Message):
-    __slots__ = ('version', 'state_hash')
+    __slots__ = ('version', 'state_hash', 'already_started')
     VERSION_FIELD_NUMBER: _ClassVar[int]
     STATE_HASH_FIELD_NUMBER: _ClassVar[int]
+    ALREADY_STARTED_FIELD_NUMBER: _ClassVar[int]
     version: int
     state_hash: str
+    already_started: bool
 
-    def __init__(self, version: _Optional[int]=..., state_hash: _Optional[str]=...) -> None:
+    def __init__(self, version: _Optional[int]=..., state_hash: _Optional[str]=..., already_started: _Optional[bool]=...) -> None:
         ...
 
 class MatchEvent(_message.Message):
@@ -443,6 +445,28 @@ class ExportMatchResponse(_message.Message):
     event_count: int
 
     def __init__(self, export_jsonl: _Optional[bytes]=..., final_hash: _Optional[str]=..., event_count: _Optional[int]=...) -> None:
+        ...
+
+class ExportMatchChunksRequest(_message.Message):
+    __slots__ = ('match_id',)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+
+    def __init__(self, match_id: _Optional[str]=...) -> None:
+        ...
+
+class ExportMatchChunksResponse(_message.Message):
+    __slots__ = ('chunk', 'final_hash', 'event_count', 'total_bytes')
+    CHUNK_FIELD_NUMBER: _ClassVar[int]
+    FINAL_HASH_FIELD_NUMBER: _ClassVar[int]
+    EVENT_COUNT_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_BYTES_FIELD_NUMBER: _ClassVar[int]
+    chunk: bytes
+    final_hash: str
+    event_count: int
+    total_bytes: int
+
+    def __init__(self, chunk: _Optional[bytes]=..., final_hash: _Optional[str]=..., event_count: _Optional[int]=..., total_bytes: _Optional[int]=...) -> None:
         ...
 
 class PlayOpen(_message.Message):
