@@ -20,9 +20,10 @@ What is checked, and what is not checked twice (issue 18):
   hash, the seed against its commitment (revealed by the one MatchSealed, the last record,
   as the host writes it), and every draw recomputed from the seed (one
   stream per match, positioned at each draw's first block, as ``replay_draw`` does).
-  Each draw is parsed once; the replay is handed exactly the draws checked here. A draw and
-  the client seeds must have the types the host writes (integers that are ints, not true,
-  1.0 or "1", which ``int()`` read as 1 and verified), and the stored outcome must be the
+  Each draw is parsed once, by ``DrawRecord.from_json``, which takes only the types the host
+  writes (integers that are ints, not true, 1.0 or "1", which ``int()`` read as 1 and
+  verified); the replay is handed exactly the draws checked here. The client seeds must
+  have the types the host writes too, and the stored outcome must be the
   replay's in canonical JSON (the replay's ``==`` takes true for 1).
 - **Replay.** Every action goes through the engine's own ``validate`` before ``apply``
   (the chain proves only that the organiser wrote the record, not that the action was
@@ -394,6 +395,7 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
                 f"seat of the match's {_seats(records[0])}")
     counter = 0
     total = 0
+    from_json = DrawRecord.from_json
     stream = DrawStream(seed, str(dice.get("stream_id")), client_seeds)
     for record in records:
         mine: list[DrawRecord] = []
@@ -403,14 +405,11 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
         if not isinstance(stored_draws, list):
             return f"event {record['n']}: malformed draws (not a list)"
         for draw in stored_draws:
-            if not _draw_shaped(draw):
-                return (f"event {record['n']}: malformed draw (op a text; n, count, first, "
-                        "next and each result an integer)")
             try:
-                stored = DrawRecord.from_json(draw)
+                stored = from_json(draw)  # the types the host writes (MalformedDraw)
                 stream.counter = stored.first  # as replay_draw: a stream from the draw's first block
                 again = perform(stream, stored.op, stored.n, stored.count)
-            except (KeyError, TypeError, ValueError) as err:
+            except ValueError as err:  # a malformed draw, or a bound perform refuses
                 return f"event {record['n']}: malformed draw ({err})"
             mine.append(stored)
             if stored.first < counter:
@@ -425,20 +424,6 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
             total += 1
     report.checks.append(f"{total} draws recomputed from the seed")
     return None
-
-
-_DRAW_NUMBERS = ("n", "count", "first", "next")
-
-
-def _draw_shaped(draw: Any) -> bool:
-    """Whether a stored draw has the types the host writes. ``DrawRecord.from_json`` reads
-    with ``int()``, to which true, 1.0, 1.9 and "1" are all 1: a draw so spelled matched the
-    seed's and verified."""
-    if not isinstance(draw, dict) or not isinstance(draw.get("op"), str):
-        return False
-    result = draw.get("result")
-    return all(type(draw.get(k)) is int for k in _DRAW_NUMBERS) and isinstance(result, list) \
-        and all(type(x) is int for x in result)
 
 
 def _client_seeds(started: dict[str, Any]) -> list[tuple[int, str]] | None:
