@@ -1,6 +1,9 @@
 """Rebuild a match's engine state from its records, checking every state hash.
 
-Used by the rules host after a restart and by ``neon verify`` offline.
+Used by the rules host after a restart, by the step-throughs (gateway, ``neon replay``) and
+by ``neon verify`` offline. Every comparison that decides something is exact, on JSON types
+(the stored outcome is the replay's in canonical JSON: ``==`` takes true for 1 and 1.0 for 1),
+and MatchCreated's seats, mode and options must have the types the host writes.
 """
 
 from __future__ import annotations
@@ -43,8 +46,15 @@ class Replayed:
 
 
 def config_of(created: dict[str, Any]) -> MatchConfig:
-    return MatchConfig(mode=created["mode"], seats=int(created["seats"]),
-                       options=dict(created.get("options") or {}))
+    """The match's configuration from MatchCreated, whose seats must be an integer (not
+    "2", 2.0 or true, which ``int()`` read as a seat count), its mode a text and its options
+    an object (or none); ``ValueError`` otherwise."""
+    mode, seats, options = created["mode"], created["seats"], created.get("options")
+    if type(seats) is not int or type(mode) is not str \
+            or not (options is None or type(options) is dict):
+        raise ValueError("MatchCreated's seats must be an integer, its mode a text and its "
+                         "options an object")
+    return MatchConfig(mode=mode, seats=seats, options=dict(options or {}))
 
 
 def draws_of(record: dict[str, Any]) -> list[DrawRecord]:
@@ -103,7 +113,8 @@ def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
             outcome = engine.outcome(replayed.state) if replayed.state is not None else None
             if outcome is None:
                 raise ReplayError(f"event {n}: MatchEnded but the replayed match is not over")
-            if outcome_json(outcome) != record.get("outcome"):
+            if canonical_json(outcome_json(outcome)) != canonical_json(record.get("outcome")):
+                # in canonical JSON: to ==, true is 1 and a result so spelled was taken
                 raise ReplayError(f"event {n}: stored outcome differs from the replayed outcome")
             replayed.outcome = outcome
             replayed.ended = True
