@@ -257,10 +257,8 @@ _SORTED = orjson.OPT_SORT_KEYS
 
 
 def _plain(value: Any) -> Any:
-    """What orjson encodes for an engine event's value it does not know: a mapping as an
-    object, a set as a sorted list (as ``engine_events_json``'s deep copy gives)."""
-    if isinstance(value, (set, frozenset)):
-        return sorted(value)
+    """What orjson encodes for an engine event's value it does not know: a mapping (an
+    event's ``data`` may be any) as an object; anything else is decided in canonical JSON."""
     if isinstance(value, Mapping):
         return dict(value)
     raise TypeError(f"{type(value).__name__} is not JSON")

@@ -315,3 +315,29 @@ def test_an_earlier_version_that_matches_is_checked_and_its_command_ids_always()
     actions[1]["command_id"] = actions[0]["command_id"]
     report = verify_export(_signed(changed), PINNED)
     assert not report.ok and f"event {actions[1]['n']}: command id " in report.failure
+
+
+# -- the comparison itself ------------------------------------------------------------------
+
+
+def test_events_compare_on_json_types_as_the_export_writes_them():
+    from types import MappingProxyType
+
+    from services.rules.games.contract import EngineEvent
+    from services.rules.replay import _events_differ
+
+    events = (EngineEvent("drew", MappingProxyType({"side": 1, "cards": ("a", "b")}),
+                          frozenset({1})),
+              EngineEvent("score", {"points": 1.0}))
+    stored = [{"kind": "drew", "data": {"cards": ["a", "b"], "side": 1}, "visible_to": [1]},
+              {"kind": "score", "data": {"points": 1}, "visible_to": None}]
+    assert _events_differ(stored, events) is None  # 1.0 is written 1 in canonical JSON
+    spelled = copy.deepcopy(stored)
+    spelled[0]["data"]["side"] = True
+    assert _events_differ(spelled, events) == \
+        "engine event 1 differs from the replay's (stored \"drew\", replayed \"drew\")"
+    shown = copy.deepcopy(stored)
+    shown[0]["visible_to"] = [0, 1]
+    assert _events_differ(shown, events).startswith("engine event 1 differs")
+    assert _events_differ(stored[:1], events) == "holds 1 engine events, the replay 2"
+    assert _events_differ(None, events) == "engine events are not a list but null"
