@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -317,14 +318,60 @@ class DrawRecord:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> DrawRecord:
-        values = (str(data["op"]), int(data["n"]), int(data["count"]),
-                  tuple(map(int, data["result"])), int(data["first"]), int(data["next"]))
+    def from_json(cls, data: Any) -> DrawRecord:
+        """The record of a stored draw, which must have exactly the types :meth:`to_json`
+        writes: an object with ``op`` one of :data:`OPS`, ``n``, ``count``, ``first`` and
+        ``next`` integers, ``result`` a list of integers (an integer is a JSON integer: not
+        true, 1.0 or "1", which ``int()`` read as 1, so a draw so spelled was taken for the
+        seed's). Raises :class:`MalformedDraw` (a ``ValueError``) saying what is wrong.
+        Every reader of stored draws parses them here: verify, replay, the rules host
+        replaying its own records, the dice service's remembered draws."""
+        if type(data) is not dict:
+            raise MalformedDraw(f"a draw is a JSON object, not {_json_type(data)}")
+        try:
+            op, n, count, result = data["op"], data["n"], data["count"], data["result"]
+            first, next_ = data["first"], data["next"]
+        except KeyError as err:
+            raise MalformedDraw(f"a draw has no {err.args[0]!r}") from None
+        if type(op) is not str or op not in OPS:
+            raise MalformedDraw(f"op must be one of {', '.join(OPS)}, not {_clip(op)}")
+        for key, value in (("n", n), ("count", count), ("first", first), ("next", next_)):
+            if type(value) is not int:
+                raise MalformedDraw(f"{key} must be an integer, not {_clip(value)}")
+        if type(result) is not list:
+            raise MalformedDraw(f"result must be a list of integers, not {_json_type(result)}")
+        if not _INTS.issuperset(map(type, result)):
+            bad = next(x for x in result if type(x) is not int)
+            raise MalformedDraw(f"result must be a list of integers; it holds {_clip(bad)}")
+        values = (op, n, count, tuple(result), first, next_)
         # the record built in one step (_record); a subclass through its own __init__
         return _record(*values) if cls is DrawRecord else cls(*values)
 
 
 OPS = ("randbelow", "shuffle", "roll")
+
+
+class MalformedDraw(ValueError):
+    """A stored draw without the keys or types :meth:`DrawRecord.to_json` writes."""
+
+
+_INTS = frozenset({int})
+
+
+def _json_type(value: Any) -> str:
+    """What a parsed JSON value is, in words (for a malformed draw's reason)."""
+    names = {dict: "an object", list: "a list", str: "a text", bool: "a boolean",
+             int: "an integer", float: "a number with a fraction", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _clip(value: Any) -> str:
+    """A value a draw holds where another was expected, as JSON, cut short."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (ValueError, TypeError, RecursionError):  # nested too deeply
+        return _json_type(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def perform(stream: WordStream, op: str, n: int, count: int = 1) -> DrawRecord:

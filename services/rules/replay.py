@@ -1,14 +1,22 @@
 """Rebuild a match's engine state from its records, checking every state hash.
 
-Used by the rules host after a restart and by ``neon verify`` offline.
+Used by the rules host after a restart, by the step-throughs (gateway, ``neon replay``) and
+by ``neon verify`` offline. Every comparison that decides something is exact, on JSON types
+(the stored outcome is the replay's in canonical JSON: ``==`` takes true for 1 and 1.0 for 1),
+and MatchCreated's seats, mode and options must have the types the host writes.
+
+``Replayed(descriptions=...)`` also checks what the records describe of each step (verify):
+see :func:`_describe`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from services.platform.canonical import canonical_json, sha256_hex
 from services.platform.draws import DrawRecord, ReplayMismatch, ReplayRandomness, keyed_state_hash
@@ -20,6 +28,8 @@ from services.rules.games.contract import (
     Outcome,
     canonical_state,
     json_key,
+    setup_transition,
+    standing_options,
 )
 
 
@@ -40,11 +50,25 @@ class Replayed:
     """A MatchEnded was replayed: only the seal may follow."""
     abandoned: dict[str, Any] | None = None
     """The abandon's outcome (reason, by) when the match was abandoned."""
+    descriptions: str = ""
+    """Whether :func:`step` also checks what each record describes of its step (the engine
+    events, the decision answered; :func:`_describe`): ``"check"`` fails on a difference,
+    ``"note"`` notes the first one in ``described`` and checks no more, ``""`` (the host, the
+    step-throughs) does not look."""
+    described: str = ""
+    """Under ``"note"``: the first difference met, in words (empty: none)."""
 
 
 def config_of(created: dict[str, Any]) -> MatchConfig:
-    return MatchConfig(mode=created["mode"], seats=int(created["seats"]),
-                       options=dict(created.get("options") or {}))
+    """The match's configuration from MatchCreated, whose seats must be an integer (not
+    "2", 2.0 or true, which ``int()`` read as a seat count), its mode a text and its options
+    an object (or none); ``ValueError`` otherwise."""
+    mode, seats, options = created["mode"], created["seats"], created.get("options")
+    if type(seats) is not int or type(mode) is not str \
+            or not (options is None or type(options) is dict):
+        raise ValueError("MatchCreated's seats must be an integer, its mode a text and its "
+                         "options an object")
+    return MatchConfig(mode=mode, seats=seats, options=dict(options or {}))
 
 
 def draws_of(record: dict[str, Any]) -> list[DrawRecord]:
@@ -81,7 +105,12 @@ def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
             if replayed.config is None:
                 raise ReplayError(f"event {n}: MatchStarted before MatchCreated")
             rng = _rng(record, draws)
-            replayed.state = engine.setup(replayed.config, rng)
+            if replayed.descriptions:
+                started = setup_transition(engine, replayed.config, rng)
+                replayed.state = started.state
+                _describe(replayed, record, started.events)
+            else:
+                replayed.state = engine.setup(replayed.config, rng)
             _finish_step(engine, replayed, record, rng)
         elif kind == "ActionAccepted":
             if replayed.state is None:
@@ -89,13 +118,21 @@ def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
             seat, action = record["seat"], record["action"]
             if type(seat) is not int:  # as the host writes it: "1", 1.0 or true is no seat
                 raise ReplayError(f"event {n}: seat {seat!r} is not an integer")
+            # the decision first: validate then reads the engine's remembered pending
+            decided = _decided(engine, replayed.state, seat, record) \
+                if replayed.descriptions and not replayed.described else None
             reason = engine.validate(replayed.state, seat, action)
             if reason is not None:
                 raise ReplayError(f"event {n}: action of seat {seat} is illegal: {reason}")
             if record.get("timeout"):
                 _check_timeout(engine, replayed.state, seat, action, record)
+            if decided is not None:
+                _describe(replayed, record, None, decided)
             rng = _rng(record, draws)
-            replayed.state = engine.apply(replayed.state, seat, action, rng).state
+            transition = engine.apply(replayed.state, seat, action, rng)
+            replayed.state = transition.state
+            if replayed.descriptions:
+                _describe(replayed, record, transition.events)
             _finish_step(engine, replayed, record, rng)
         elif kind == "MatchEnded" and rec.is_abandoned(record.get("outcome")):
             _check_abandon(engine, replayed, record)
@@ -103,7 +140,8 @@ def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
             outcome = engine.outcome(replayed.state) if replayed.state is not None else None
             if outcome is None:
                 raise ReplayError(f"event {n}: MatchEnded but the replayed match is not over")
-            if outcome_json(outcome) != record.get("outcome"):
+            if canonical_json(outcome_json(outcome)) != canonical_json(record.get("outcome")):
+                # in canonical JSON: to ==, true is 1 and a result so spelled was taken
                 raise ReplayError(f"event {n}: stored outcome differs from the replayed outcome")
             replayed.outcome = outcome
             replayed.ended = True
@@ -148,6 +186,100 @@ def _check_timeout(engine: GameEngine, state: Any, seat: int, action: Any,
                           f"that is not its decision's default")
 
 
+def _decided(engine: GameEngine, state: Any, seat: int, record: dict[str, Any]) -> str | None:
+    """Why the record's ``decision`` and ``hidden`` are not a decision the engine offered
+    ``seat`` in ``state`` (owed, or standing), or None. The host writes the kind and the
+    hidden flag of the decision the action answers (``RulesHost._decision``; a clock's or a
+    bot's: the seat's first owed one; a forfeit: the one listing resign), self-play the
+    kind of the decision its bot answered: either is one of these. ``pending`` is the
+    engine's own (engines remember the last state's, which ``validate`` then reads)."""
+    kind, hidden = record.get("decision"), record.get("hidden")
+    if type(kind) is str and type(hidden) is bool:
+        for decision in engine.pending(state):
+            if decision.seat == seat and decision.kind == kind and bool(decision.hidden) is hidden:
+                return None
+        for decision in standing_options(engine, state):
+            if decision.seat == seat and decision.kind == kind and bool(decision.hidden) is hidden:
+                return None
+    return (f"decision {quoted(kind)} (hidden: {quoted(hidden)}) is not one the engine "
+            f"offered seat {seat} there")
+
+
+def _describe(replayed: Replayed, record: dict[str, Any], events: Any,
+              problem: str | None = None) -> None:
+    """Check what ``record`` describes of its step (``Replayed.descriptions``): ``events``
+    (the engine's, from ``start`` or ``apply``) against the record's ``events`` as the host
+    writes them (``records.engine_events_json``), or ``problem`` (the decision's, from
+    :func:`_decided`). A difference raises :class:`ReplayError` under ``"check"``; under
+    ``"note"`` the first is kept in ``described`` and nothing more is looked at."""
+    if replayed.described:
+        return
+    if events is not None:
+        problem = _events_differ(record.get("events"), events)
+    if problem is None:
+        return
+    if replayed.descriptions == "check":
+        raise ReplayError(f"event {record.get('n')}: {problem}")
+    replayed.described = f"event {record.get('n')}: {problem}"
+
+
+def _events_differ(stored: Any, events: Any) -> str | None:
+    """Why the stored ``events`` are not the engine's ``events`` as the host writes them,
+    or None. Compared as orjson's bytes with sorted keys (exact on JSON types: true is not
+    1); when they differ (or orjson cannot encode them), in canonical JSON, which the export
+    was written in (an engine's 1.0 is stored as 1) and decides."""
+    written = [{"kind": e.kind, "data": e.data,
+                "visible_to": None if e.visible_to is None else sorted(e.visible_to)}
+               for e in events]
+    try:
+        if orjson.dumps(written, option=_SORTED, default=_plain) \
+                == orjson.dumps(stored, option=_SORTED):
+            return None
+    except TypeError:  # a key that is not text, an integer beyond 64 bits: decided below
+        pass
+    try:
+        if canonical_json(rec.engine_events_json(events)) == canonical_json(stored):
+            return None
+    except (ValueError, TypeError, RecursionError):
+        pass
+    if type(stored) is not list:
+        return f"engine events are not a list but {quoted(stored)}"
+    written = rec.engine_events_json(events)
+    for i, (mine, theirs) in enumerate(zip(written, stored, strict=False)):
+        if not isinstance(theirs, dict) or _key(mine) != _key(theirs):
+            kind = theirs.get("kind") if isinstance(theirs, dict) else theirs
+            return (f"engine event {i + 1} differs from the replay's (stored {quoted(kind)}, "
+                    f"replayed {quoted(mine['kind'])})")
+    return (f"holds {len(stored)} engine events, the replay {len(written)}")
+
+
+_SORTED = orjson.OPT_SORT_KEYS
+
+
+def _plain(value: Any) -> Any:
+    """What orjson encodes for an engine event's value it does not know: a mapping (an
+    event's ``data`` may be any) as an object; anything else is decided in canonical JSON."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def _key(event: Any) -> bytes | None:
+    try:
+        return canonical_json(event)
+    except (ValueError, TypeError, RecursionError):
+        return None
+
+
+def quoted(value: Any) -> str:
+    """A value named in a reason (replay's, verify's): as JSON, cut to 40 characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (ValueError, TypeError, RecursionError):
+        text = type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _finish_step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
                  rng: ReplayRandomness) -> None:
     n = record.get("n")
@@ -161,9 +293,10 @@ def _finish_step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
 
 
 def replay(engine: GameEngine, records: Iterable[dict[str, Any]], key: bytes | None = None,
-           draws: Sequence[list[DrawRecord]] | None = None) -> Replayed:
-    """Replay ``records``; ``draws[i]``, when given, are the parsed draws of record ``i``."""
-    replayed = Replayed(key=key)
+           draws: Sequence[list[DrawRecord]] | None = None, descriptions: str = "") -> Replayed:
+    """Replay ``records``; ``draws[i]``, when given, are the parsed draws of record ``i``;
+    ``descriptions``: see ``Replayed.descriptions``."""
+    replayed = Replayed(key=key, descriptions=descriptions)
     if draws is None:
         for record in records:
             step(engine, replayed, record)

@@ -14,7 +14,10 @@ one to three changes of what an export says, each named with whether verify must
 - change what verify takes as written (descriptions for people: an engine event's data, a
   command id, a blind, ``created_by`` and the players' names changed alike everywhere, an
   unknown key): accepted or refused, both are right, but an accepted export reports the
-  original outcome.
+  original outcome. (Verify checks the engine events, decisions and hidden flags of a match
+  of the engine's current version against the replay: there they are in ``CHECKED`` and
+  the test's own replay, ``_legal``, checks them too. A command id is checked for its
+  shape and once per seat, and may be changed to another.)
 
 Two ways: **as is** (the records changed, the original checkpoint kept: with the organiser's
 key pinned, any change of a record or of a signed checkpoint field must fail) and
@@ -46,7 +49,7 @@ from services.platform.signing import public_key_hex
 from services.rules import records as rec
 from services.rules.export import build_export, parse_export
 from services.rules.games import load_engine
-from services.rules.games.contract import MatchConfig
+from services.rules.games.contract import MatchConfig, setup_transition, standing_options
 from services.rules.verify import Report, verify_export
 from tests.unit.test_verify_fuzz import LONG, _within
 
@@ -111,6 +114,17 @@ CHECKED = {
 }
 """What verify checks of each record against the seed and the replay. MatchEnded's players,
 game, mode and ``created_by`` are checked against MatchCreated's (``_checked_changed``)."""
+DESCRIBED = {"MatchStarted": ("events",), "ActionAccepted": ("events", "decision", "hidden")}
+"""What verify checks too, against the replay, in a match of the engine's current version."""
+
+
+def _current(records: list[dict[str, Any]]) -> bool:
+    """Whether ``records`` are of a match of its engine's current version."""
+    created = records[0] if records else {}
+    try:
+        return created.get("engine_version") == load_engine(str(created.get("game"))).engine_version
+    except (KeyError, ModuleNotFoundError, AttributeError):
+        return False
 
 Change = Callable[[st.DataObject, list[dict[str, Any]]], bool]
 """Changes the records in place; returns whether verify must refuse them (re-signed)."""
@@ -448,9 +462,11 @@ _ABSENT = "(absent)"
 
 def _checked(records: list[dict[str, Any]]) -> bytes | None:
     """What verify checks of ``records``: each record's type and checked fields, in order."""
+    described = DESCRIBED if _current(records) else {}
     try:
         return canonical_json([[r.get("type"), {f: r.get(f, _ABSENT)
-                                                for f in CHECKED.get(r.get("type"), ())}]
+                                                for f in (*CHECKED.get(r.get("type"), ()),
+                                                          *described.get(r.get("type"), ()))}]
                                for r in records])
     except (ValueError, TypeError, RecursionError):
         return None
@@ -484,10 +500,13 @@ def _legal(records: list[dict[str, Any]]) -> bool:
     stands, each step taking exactly its recorded draws to its stored state hash, and the
     stored outcome the engine's. A log whose actions alone were changed and which is still
     legal is a match the organiser could have recorded: re-signed, verify cannot tell it from
-    the one played (only the organiser's pinned key can), and may accept it."""
+    the one played (only the organiser's pinned key can), and may accept it. In a match of
+    the engine's current version, each step's engine events must be the engine's as the host
+    writes them, and each action's decision and hidden flag one the engine offered its seat."""
     try:
         created = records[0]
         engine = load_engine(created["game"]).for_version(created["engine_version"])
+        described = _current(records)
         seal = records[-1]
         key = state_key(bytes.fromhex(seal["seed"]), created["dice"]["stream_id"]) \
             if created.get("state_hash_scheme") else None
@@ -497,13 +516,24 @@ def _legal(records: list[dict[str, Any]]) -> bool:
             if record["type"] == "MatchStarted":
                 config = MatchConfig(created["mode"], created["seats"], created["options"],
                                      (created.get("campaign") or {}).get("carried"))
-                state = engine.setup(config, rng)
+                step = setup_transition(engine, config, rng)
             elif record["type"] == "ActionAccepted":
-                if engine.validate(state, record["seat"], record["action"]) is not None:
+                seat = record["seat"]
+                if engine.validate(state, seat, record["action"]) is not None:
                     return False
-                state = engine.apply(state, record["seat"], record["action"], rng).state
+                offered = [*engine.pending(state), *standing_options(engine, state)]
+                if described and not any(
+                        d.seat == seat and _same([d.kind, bool(d.hidden)],
+                                                 [record.get("decision"), record.get("hidden")])
+                        for d in offered):
+                    return False
+                step = engine.apply(state, seat, record["action"], rng)
             else:
                 return record["outcome"] == json.loads(json.dumps(_outcome(engine, state)))
+            state = step.state
+            if described and canonical_json(rec.engine_events_json(step.events)) \
+                    != canonical_json(record.get("events")):
+                return False
             data = canonical_json(engine.encode(state))
             digest = keyed_state_hash(key, data) if key else sha256_hex(data)
             if not rng.exhausted or digest != record["state_hash"]:
