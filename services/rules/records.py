@@ -34,6 +34,7 @@ face-down choice. Exports keep it, so verify recomputes the chain as before.
 from __future__ import annotations
 
 import copy
+import json
 import secrets
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -83,8 +84,9 @@ def check_chain(
     for index, record in enumerate(records, start=1):
         if record.get("match_id") != match_id:
             return f"event {index}: belongs to match {record.get('match_id')!r}, not {match_id!r}"
-        if record.get("n") != index:
-            return f"event {index}: position is {record.get('n')!r}, expected {index}"
+        n = record.get("n")
+        if type(n) is not int or n != index:  # as written: true (== 1) or 2.0 is no position
+            return f"event {index}: position is {json.dumps(n, default=str)}, expected {index}"
         if record.get("prev") != prev:
             return f"event {index}: previous hash does not match event {index - 1}"
         body = record.copy()  # the record without its hash, in the same order

@@ -207,3 +207,22 @@ def test_a_doubled_match_created_record_fails(export: bytes) -> None:
     """A second MatchCreated after the first verified (the replay took it as a new config)."""
     report = verify_export(_rechained(export, lambda records: records.insert(1, records[0])))
     assert not report.ok and "event 2: a second MatchCreated" in report.failure, report.failure
+
+
+def test_a_position_that_is_not_an_integer_fails_the_chain(export: bytes) -> None:
+    # == takes true for 1: the first record at "n": true, re-chained over that spelling and
+    # re-signed, verified before (1.0 is written 1 in canonical JSON: no other spelling)
+    position = True
+    records, checkpoint = parse_export(export)
+    first = {k: v for k, v in records[0].items() if k not in ("hash", "prev", "match_id", "n")}
+    body = {"n": position, **first}
+    chained = [{**body, "match_id": checkpoint["match_id"], "prev": rec.GENESIS}]
+    chained[0]["hash"] = rec.chain_hash(checkpoint["match_id"], 1, rec.GENESIS,
+                                        {k: v for k, v in chained[0].items() if k != "hash"})
+    for record in records[1:]:
+        rest = {k: v for k, v in record.items() if k not in ("hash", "n", "prev", "match_id")}
+        chained.append(rec.seal_record(checkpoint["match_id"], len(chained) + 1,
+                                       rec.head(chained), rest))
+    report = verify_export(build_export(checkpoint["match_id"], checkpoint["game"], chained, KEY))
+    assert not report.ok
+    assert report.failure == "event 1: position is true, expected 1"
