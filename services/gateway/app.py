@@ -570,16 +570,55 @@ class Gateway:
                 "failed_precondition",
                 "the match is not over: watch it live; its replay opens when it has ended",
             )
-        exported = await channel.unary_unary(
-            "/neon.rules.v1.RulesService/ExportMatch",
-            request_serializer=rules_pb2.ExportMatchRequest.SerializeToString,
-            response_deserializer=rules_pb2.ExportMatchResponse.FromString,
-        )(
-            rules_pb2.ExportMatchRequest(match_id=match_id),
-            metadata=[("authorization", f"Bearer {self.service_token()}")],
-            timeout=self.config.unary_timeout,
-        )
-        return await asyncio.to_thread(_replay_answer, exported.export_jsonl, self.public_key)
+        data = await self._export_of(channel, match_id)
+        return await asyncio.to_thread(_replay_answer, data, self.public_key)
+
+    async def _export_of(self, channel: grpc.aio.Channel, match_id: str) -> bytes:
+        """A match's export, streamed in chunks (ExportMatchChunks: a long match's export
+        passes gRPC's 4 MiB message limit, which a single ExportMatch answer would hit), at
+        most ``MAX_EXPORT_BYTES`` (more: ``resource_exhausted``, the rest not read); from a
+        rules service that does not serve the chunks yet, ExportMatch."""
+        assert self.service_token is not None
+        metadata = [("authorization", f"Bearer {self.service_token()}")]
+        call = channel.unary_stream(
+            "/neon.rules.v1.RulesService/ExportMatchChunks",
+            request_serializer=rules_pb2.ExportMatchChunksRequest.SerializeToString,
+            response_deserializer=rules_pb2.ExportMatchChunksResponse.FromString,
+        )(rules_pb2.ExportMatchChunksRequest(match_id=match_id), metadata=metadata,
+          timeout=self.config.unary_timeout)
+        parts: list[bytes] = []
+        size, total = 0, -1
+        try:
+            async for message in call:
+                if total < 0:
+                    total = message.total_bytes
+                    if total > MAX_EXPORT_BYTES:
+                        call.cancel()
+                        raise ConnectError(
+                            "resource_exhausted",
+                            f"the match's export is {total:,} bytes, more than a replay takes "
+                            f"here ({MAX_EXPORT_BYTES:,}); check it with neon export and "
+                            "neon verify",
+                        )
+                size += len(message.chunk)
+                if size > max(total, 0):
+                    call.cancel()
+                    raise ConnectError("unavailable", "the match's export came longer than "
+                                                      "announced; try again shortly")
+                parts.append(message.chunk)
+        except grpc.aio.AioRpcError as err:
+            if err.code() != grpc.StatusCode.UNIMPLEMENTED:
+                raise
+            exported = await channel.unary_unary(
+                "/neon.rules.v1.RulesService/ExportMatch",
+                request_serializer=rules_pb2.ExportMatchRequest.SerializeToString,
+                response_deserializer=rules_pb2.ExportMatchResponse.FromString,
+            )(rules_pb2.ExportMatchRequest(match_id=match_id), metadata=metadata,
+              timeout=self.config.unary_timeout)
+            return bytes(exported.export_jsonl)
+        if size != total:
+            raise ConnectError("unavailable", "the match's export ended early; try again shortly")
+        return b"".join(parts)
 
     # -- the rest ---------------------------------------------------------------------------
 
