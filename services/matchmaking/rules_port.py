@@ -56,7 +56,9 @@ class RulesGateway(RulesChannels):
     async def start_match(self, game: str, match_id: str) -> None:
         """Start a match that waits for client seeds (StartMatch, with the service token);
         one the rules service says has already started is fine (a retry, or a restart
-        between starting it and storing that it started)."""
+        between starting it and storing that it started). A rules service of 6 December
+        2026 or later answers a repeat as the first start (``already_started``); an older one
+        refuses it FAILED_PRECONDITION "the match has already started", taken as the same."""
         try:
             await self.stub(game).StartMatch(
                 rules_pb2.StartMatchRequest(match_id=match_id),
