@@ -170,6 +170,18 @@ class Settings:
         return f"neon_{self.namespace.replace('-', '_')}" if self.namespace else ""
 
 
+def switch(environ: Mapping[str, str], name: str) -> bool:
+    """An on/off setting: 1, true, yes, on; 0, false, no, off or unset. Anything else is an
+    error at start-up, not a guess (a typo must not quietly decide what is rated)."""
+    value = (environ.get(name) or "").strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{name}: {value!r} is neither on (1, true, yes, on) nor off "
+                     "(0, false, no, off)")
+
+
 def limit_from_env(e: Mapping[str, str], name: str, default: int,
                    use: str = "a whole number, 0 for no limit") -> int:
     """A limit from the environment: an integer, 0 or more (0: no limit, unless ``use``, the

@@ -57,6 +57,7 @@ from nats.js.errors import NotFoundError
 
 from services.platform import bus
 from services.platform.logs import bound_contextvars, get_logger
+from services.platform.settings import switch
 from services.platform.signed import SIGNED_RESULT, Untrusted, open_result
 from services.scoring.app import Resume, Scored, ScoringApplication, StreamChanged
 from services.scoring.results import MalformedResult, abandoned, parse_match_ended
@@ -105,18 +106,6 @@ class ConsumerOptions:
             trusted_keys=trusted_keys_from(e.get("NEON_TRUSTED_RESULT_KEYS", "")),
             rate_organiser_matches=switch(e, "NEON_SCORING_RATE_ORGANISER_MATCHES"),
         )
-
-
-def switch(environ: Mapping[str, str], name: str) -> bool:
-    """An on/off setting: 1, true, yes, on; 0, false, no, off or unset. Anything else is an
-    error at start-up, not a guess (a typo must not quietly decide what is rated)."""
-    value = (environ.get(name) or "").strip().lower()
-    if value in ("1", "true", "yes", "on"):
-        return True
-    if value in ("", "0", "false", "no", "off"):
-        return False
-    raise ValueError(f"{name}: {value!r} is neither on (1, true, yes, on) nor off "
-                     "(0, false, no, off)")
 
 
 def trusted_keys_from(text: str) -> tuple[str, ...]:

@@ -46,6 +46,7 @@ from services.platform.errors import (
     Unavailable,
 )
 from services.platform.logs import bind_contextvars, bound_contextvars, get_logger
+from services.platform.settings import switch
 from services.platform.tokens import BOT_PREFIX, Claims, is_bot
 from services.rules.records import is_abandoned
 from services.tournament import formats, noshows, proofs
@@ -105,18 +106,6 @@ class Options:
         """The settings read from the environment (NEON_TOURNAMENT_TRUST_MINTED_TOKENS)."""
         e = os.environ if environ is None else environ
         return cls(trust_minted_tokens=switch(e, "NEON_TOURNAMENT_TRUST_MINTED_TOKENS"))
-
-
-def switch(environ: Mapping[str, str], name: str) -> bool:
-    """An on/off setting: 1, true, yes, on; 0, false, no, off or unset. Anything else is an
-    error at start-up, not a guess (a typo must not quietly decide what is rated)."""
-    value = (environ.get(name) or "").strip().lower()
-    if value in ("1", "true", "yes", "on"):
-        return True
-    if value in ("", "0", "false", "no", "off"):
-        return False
-    raise ValueError(f"{name}: {value!r} is neither on (1, true, yes, on) nor off "
-                     "(0, false, no, off)")
 
 
 def refuse_minted_seat(who: Claims, t: Tournament, trust_minted_tokens: bool) -> None:
