@@ -17,9 +17,9 @@ import json
 import math
 import re
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import jsonschema
@@ -125,6 +125,28 @@ class Answer:
     replayed: bool = False
     view: Any = None
     clocks: list[dict[str, Any]] = field(default_factory=list)
+
+
+T = TypeVar("T")
+
+
+async def once(loading: dict[str, asyncio.Future[Any]], key: str,
+               make: Callable[[str], Awaitable[T]]) -> T:
+    """``make(key)``, with a future in ``loading[key]`` while it runs, so that callers who
+    find it there wait for the same result (``asyncio.shield`` of it) instead of making it
+    again; the future is removed at the end, failed or not."""
+    future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+    loading[key] = future
+    try:
+        result = await make(key)
+        future.set_result(result)
+        return result
+    except BaseException as err:
+        future.set_exception(err)
+        future.exception()  # retrieved: later waiters re-raise it themselves
+        raise
+    finally:
+        loading.pop(key, None)
 
 
 def dumps(value: Any) -> str:
@@ -292,24 +314,17 @@ class MatchHost:
             if live.status == "ended":
                 await self._seal_end(live)
             return live
-        loading = self._loading.get(match_id)
-        if loading is None:
-            loading = asyncio.get_running_loop().create_future()
-            self._loading[match_id] = loading
-            try:
-                live = await self._rebuild(match_id)
-                self.live.put(live)
-                loading.set_result(live)
-            except BaseException as err:
-                loading.set_exception(err)
-                loading.exception()  # retrieved: later waiters re-raise it themselves
-                raise
-            finally:
-                self._loading.pop(match_id, None)
-            if live.status == "ended":
-                await self._seal_end(live)
-            return live
-        return await asyncio.shield(loading)
+        if match_id in self._loading:
+            return await asyncio.shield(self._loading[match_id])
+        live = await once(self._loading, match_id, self._rebuild_into_live)
+        if live.status == "ended":
+            await self._seal_end(live)
+        return live
+
+    async def _rebuild_into_live(self, match_id: str) -> LiveMatch:
+        live = await self._rebuild(match_id)
+        self.live.put(live)
+        return live
 
     async def _rebuild(self, match_id: str) -> LiveMatch:
         """The live match from the store: the latest snapshot, then the records after it."""
@@ -1184,21 +1199,10 @@ class MatchHost:
 
     async def _load_final(self, match_id: str) -> FinalView | None:
         """:meth:`_final_from_store`, once at a time per match."""
-        loading = self._finals_loading.get(match_id)
-        if loading is not None:
-            return await asyncio.shield(loading)
-        loading = asyncio.get_running_loop().create_future()
-        self._finals_loading[match_id] = loading
-        try:
-            final = await self._store(self._final_from_store, match_id)
-            loading.set_result(final)
-        except BaseException as err:
-            loading.set_exception(err)
-            loading.exception()  # retrieved: later waiters re-raise it themselves
-            raise
-        finally:
-            self._finals_loading.pop(match_id, None)
-        return final  # type: ignore[no-any-return]
+        if match_id in self._finals_loading:
+            return await asyncio.shield(self._finals_loading[match_id])
+        return await once(self._finals_loading, match_id,
+                          lambda m: self._store(self._final_from_store, m))
 
     def _final_from_store(self, match_id: str) -> FinalView | None:
         """The public view of a sealed match from the store (blocking): its last record,
