@@ -17,13 +17,23 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as pb
-from services.platform.grpc_kit import call_metadata
+from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
+from services.matchmaking import main as mm_main
+from services.matchmaking.ratings import StaticRatings
+from services.matchmaking.routing import owner_check, replicas_from_env
+from services.platform.grpc_kit import call_metadata, channel
+from services.platform.keys import load_keys
+from services.platform.natsrv import free_port
+from services.platform.tokens import TokenIssuer
+from tests.integration import test_matchmaking_replicas as replicas
+from tests.integration.conftest import make_settings
 from tests.integration.test_matchmaking import (  # noqa: F401 (env: the fixture)
     FAST,
     Client,
@@ -248,3 +258,87 @@ async def test_invitations_survive_a_restart_postgres(
     await _invitations_survive_a_restart(
         env, persistence="postgres", database_url=postgres_url, postgres_schema=postgres_schema
     )
+
+
+async def test_with_two_replicas_each_lists_the_invitations_of_every_queue(
+    tmp_path: Path, nats_url: str
+) -> None:
+    """dan is invited to a party in a queue of replica 0 and one in a queue of replica 1:
+    either replica lists both (asking the other for its own), oldest first, and a watch
+    through either follows both."""
+    settings = make_settings(tmp_path, nats_url)
+    keys = load_keys(settings)
+    issuer = TokenIssuer(keys.token_secret)
+    ports = [free_port(), free_port()]
+    peers = ",".join(f"127.0.0.1:{p}" for p in ports)
+    environs = [
+        {"NEON_MATCHMAKING_PEERS": peers, "NEON_MATCHMAKING_ORDINAL": str(i)} for i in range(2)
+    ]
+    owners = [owner_check(replicas_from_env(e)) for e in environs]
+    games = [next(g for g in replicas.GAMES if owners[i](g)) for i in range(2)]
+    services = [
+        await mm_main.start(
+            dataclasses.replace(settings, ports={**settings.ports, "matchmaking": ports[i]}),
+            keys,
+            config=replicas.FAST,
+            ratings=StaticRatings(),
+            catalogue=replicas.catalogue(),
+            environ=environs[i],
+        )
+        for i in range(2)
+    ]
+    channels = [channel(s.address) for s in services]
+    stubs = [pb_grpc.MatchmakingServiceStub(ch) for ch in channels]
+    token = {p: issuer.issue("player", "*", player=p, ttl=600) for p in ("ann", "cy", "dan")}
+    try:
+        for creator, game in zip(("ann", "cy"), games, strict=True):
+            await stubs[1].CreateTicket(
+                pb.CreateTicketRequest(
+                    ticket_id=f"t-{creator}", game=game, players=[creator, "dan"]
+                ),
+                metadata=call_metadata(token[creator]),
+                timeout=10,
+            )
+        watch = stubs[0].WatchMyInvitations(
+            pb.WatchMyInvitationsRequest(), metadata=call_metadata(token["dan"]), timeout=20
+        )
+        stream = aiter(watch)
+        first = await asyncio.wait_for(anext(stream), 10)
+        assert [i.ticket_id for i in first.invitations] == ["t-ann", "t-cy"]
+        for stub in stubs:
+            got = await stub.ListMyInvitations(
+                pb.ListMyInvitationsRequest(), metadata=call_metadata(token["dan"]), timeout=10
+            )
+            assert got.total == 2
+            assert [(i.ticket_id, i.invited_by, i.game) for i in got.invitations] == [
+                ("t-ann", "ann", games[0]),
+                ("t-cy", "cy", games[1]),
+            ]
+            one = await stub.ListMyInvitations(
+                pb.ListMyInvitationsRequest(limit=1),
+                metadata=call_metadata(token["dan"]),
+                timeout=10,
+            )
+            assert one.total == 2 and [i.ticket_id for i in one.invitations] == ["t-ann"]
+        # a stranger's list is empty on both
+        for stub in stubs:
+            theirs = await stub.ListMyInvitations(
+                pb.ListMyInvitationsRequest(), metadata=call_metadata(token["ann"]), timeout=10
+            )
+            assert theirs.total == 0
+        await stubs[0].DeclineInvite(
+            pb.DeclineInviteRequest(ticket_id="t-cy"),
+            metadata=call_metadata(token["dan"]),
+            timeout=10,
+        )
+        while True:  # proposals may come first; the decline's message ends with one invitation
+            got = await asyncio.wait_for(anext(stream), 10)
+            if got.total == 1:
+                break
+        assert [i.ticket_id for i in got.invitations] == ["t-ann"]
+        watch.cancel()
+    finally:
+        for ch in channels:
+            await ch.close()
+        for s in services:
+            await s.stop(0.5)
