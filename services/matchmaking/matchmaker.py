@@ -77,6 +77,30 @@ one of its matches (consent binds) have no invitation to decline, nor has anyone
 that ended (FAILED_PRECONDITION, with the reason). A repeat is answered as the first, whatever
 the ticket has become since, and stores nothing.
 
+Invitations: a player learns which parties invited them with :meth:`Matchmaker.invitations`
+(ListMyInvitations; WatchMyInvitations sends the list again each time it changes), their own
+player token only: the open tickets that name them without holding them (``invited``, rebuilt
+from the stored tickets after a restart), oldest first, at most 200 in one answer, with how many
+there are. Each shows its ticket id, game and modes, who queued it (always a player: a party an
+organiser or a service queues holds every player it names, so it invites nobody) and the
+party's size, and whether a match waits for their accept (its id and time left): the mirror of
+what a party learns of its invitees, who it is and how many, not its other players nor what
+they did (GetTicket, which any player a ticket names may call, shows the party as its players
+see it). A ticket leaves the list when the player accepts one of its matches (it holds them),
+declines it, or it ends. With several replicas the replica asked answers for every queue,
+asking the others for theirs.
+
+A player may have at most ``Config.max_invites_per_player`` open invitations
+(NEON_MATCHMAKING_MAX_INVITES_PER_PLAYER, 20 by default): a CreateTicket that would name them
+past it is RESOURCE_EXHAUSTED "player X cannot be invited to another party now", and stores
+nothing. A player creator waits in one ticket at a time, so each of those invitations is a
+different player's, and declining frees a place. The ruling on what the refusal tells: that X
+is at the limit, which a limit cannot hide from the creator it stops, and nothing else (not
+how many, by whom, which tickets, nor whether X waits anywhere); without a limit anyone with a
+few accounts could fill a player's list. The limit is checked by the replica that owns the
+game's queue, against the invitations of the queues it owns: with R replicas a player may be
+named by up to R times the limit.
+
 Client seeds: with ``Config.client_seeds`` (NEON_MATCHMAKING_CLIENT_SEEDS, on by default) a
 match is created waiting for its seats' client seeds (CreateMatch with await_client_seeds),
 so that no ladder player has to trust the server's seed alone (the dice service commits to
