@@ -1,8 +1,10 @@
-"""``neon queue``, ``neon decline`` and ``neon simulate``: the matchmaking path from the
-command line.
+"""``neon queue``, ``neon invitations``, ``neon decline`` and ``neon simulate``: the
+matchmaking path from the command line.
 
 ``queue`` puts the human at the terminal in the queue and plays the match found (adding a
-client seed and saying ready when the match waits for seeds: :func:`seed_and_ready`); ``decline``
+client seed and saying ready when the match waits for seeds: :func:`seed_and_ready`);
+``invitations`` lists the parties that named the player and wait for them (ListMyInvitations);
+``decline``
 declines the invitation of a party that named the player (DeclineInvite: the party goes on
 without them); ``simulate`` sends N simulated players through the whole path (tickets,
 acceptance, client seeds, random play on the rules service, results and ratings in the scoring service)
@@ -436,6 +438,78 @@ def decline(
     raise typer.Exit(asyncio.run(run()))
 
 
+# ----------------------------------------------------------------------------- invitations
+
+INVITATION_STATUS = {1: "waiting", 2: "a match waits for your accept"}
+
+
+@friendly
+def invitations(
+    player: str = typer.Option(
+        "", help="your player id, to mint your token with this machine's deployment keys "
+                 "(not needed with --token: the token names you)"),
+    token: str = typer.Option(
+        "", "--token", envvar="NEON_TOKEN", show_default=False,
+        help="your player token (the organiser's `neon token player ID`, or the identity "
+             "provider's JWT); default: one minted for --player with this machine's "
+             "deployment keys"),
+    limit: int = typer.Option(50, min=1, max=200, help="list at most this many (1-200)"),
+) -> None:
+    """List the parties that invited you: open tickets another player queued naming you.
+
+    Each shows its ticket id, game, who queued it, the party's size and whether a match waits
+    for your accept. Decline one with `neon decline TICKET`.
+    """
+    import asyncio
+
+    import grpc
+
+    from services.cli.errors import USAGE, CliError, target
+    from services.cli.main import _settings
+    from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as mm_pb
+    from services.platform.grpc_kit import call_metadata
+
+    settings = _settings(log_file=True)
+    if not token and not player:
+        raise CliError("give --player (your player id, to mint your token with this "
+                       "machine's deployment keys) or --token (your player token)", USAGE)
+
+    async def run() -> int:
+        ends = await endpoints(settings, False, "", command="invitations", mint=not token)
+        target("matchmaking service", ends.matchmaking)
+        mm = MatchmakingClient(ends.matchmaking)
+        try:
+            mine = token or ends.issue("player", "*", player=player, ttl=600)
+            try:
+                listed = await mm.stub.ListMyInvitations(
+                    mm_pb.ListMyInvitationsRequest(limit=limit), metadata=call_metadata(mine),
+                    timeout=mm.timeout)
+            except grpc.aio.AioRpcError as err:
+                if token and (refused := _token_refused(
+                        err, "your own player token of this deployment (`neon token player "
+                             "ID` on the server host)")):
+                    raise refused from None
+                raise
+        finally:
+            await mm.close()
+        if not listed.invitations:
+            print_plain(console, "no open invitations")
+            return 0
+        for i in listed.invitations:
+            line = (f"{i.ticket_id}: {i.game} ({', '.join(i.modes)}), invited by {i.invited_by}, "
+                    f"party of {i.party_size}, waiting {i.waited_seconds:.0f} s, "
+                    f"{INVITATION_STATUS.get(i.status, 'open')}")
+            if i.match_id:
+                line += f" (match {i.match_id}, {i.accept_seconds_left:.0f} s left)"
+            print_plain(console, line)
+        if listed.total > len(listed.invitations):
+            print_plain(console, f"... and {listed.total - len(listed.invitations)} more "
+                                 "(--limit)")
+        return 0
+
+    raise typer.Exit(asyncio.run(run()))
+
+
 # ----------------------------------------------------------------------------- simulate
 
 
@@ -672,4 +746,5 @@ def simulate(
 def register(app: typer.Typer) -> None:
     app.command("queue")(queue)
     app.command("decline")(decline)
+    app.command("invitations")(invitations)
     app.command("simulate")(simulate)

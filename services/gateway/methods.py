@@ -29,7 +29,7 @@ PUBLIC_DICE = {"GetCommitment", "RevealSeed"}
 
 READ_ONLY = {
     "neon.rules.v1.RulesService": {"GetGameInfo", "GetView", "ListMatches", "ListLegalActions"},
-    "neon.matchmaking.v1.MatchmakingService": {"GetTicket"},
+    "neon.matchmaking.v1.MatchmakingService": {"GetTicket", "ListMyInvitations"},
     "neon.scoring.v1.ScoringService": {
         "GetRatings",
         "GetLeaderboard",

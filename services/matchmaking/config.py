@@ -42,6 +42,11 @@ class Config:
     seed_window: float = 25.0
     """NEON_MATCHMAKING_SEED_WINDOW: seconds from a match's creation until it starts whether
     or not every human seat said it is ready (bots need no seed)."""
+    max_invites_per_player: int = 20
+    """NEON_MATCHMAKING_MAX_INVITES_PER_PLAYER: how many open tickets may name a player
+    without holding them (their open invitations). A CreateTicket that would name a player
+    past it is RESOURCE_EXHAUSTED: so a few accounts cannot flood one player's invitations
+    (ListMyInvitations); the player frees a place by declining."""
 
 
 def _flag(value: str | None, default: bool) -> bool:
@@ -76,6 +81,8 @@ def config_from_env(environ: Mapping[str, str] | None = None) -> Config:
         trust_minted_tokens=_flag(e.get("NEON_MATCHMAKING_TRUST_MINTED_TOKENS"), False),
         client_seeds=_flag(e.get("NEON_MATCHMAKING_CLIENT_SEEDS"), True),
         seed_window=_window(num("SEED_WINDOW", base.seed_window)),
+        max_invites_per_player=_invites(e.get("NEON_MATCHMAKING_MAX_INVITES_PER_PLAYER"),
+                                        base.max_invites_per_player),
     )
 
 
@@ -89,3 +96,17 @@ def _window(seconds: float) -> float:
         raise ValueError(f"NEON_MATCHMAKING_SEED_WINDOW must be 0-{MAX_SEED_WINDOW:g} seconds, "
                          f"not {seconds:g}")
     return seconds
+
+
+def _invites(value: str | None, default: int) -> int:
+    """At least 1 (a player can always be invited by someone); a whole number."""
+    if not value or not value.strip():
+        return default
+    try:
+        n = int(value.strip())
+    except ValueError:
+        raise ValueError("NEON_MATCHMAKING_MAX_INVITES_PER_PLAYER must be a whole number, "
+                         f"not {value!r}") from None
+    if n < 1:
+        raise ValueError(f"NEON_MATCHMAKING_MAX_INVITES_PER_PLAYER must be at least 1, not {n}")
+    return n

@@ -77,6 +77,30 @@ one of its matches (consent binds) have no invitation to decline, nor has anyone
 that ended (FAILED_PRECONDITION, with the reason). A repeat is answered as the first, whatever
 the ticket has become since, and stores nothing.
 
+Invitations: a player learns which parties invited them with :meth:`Matchmaker.invitations`
+(ListMyInvitations; WatchMyInvitations sends the list again each time it changes), their own
+player token only: the open tickets that name them without holding them (``invited``, rebuilt
+from the stored tickets after a restart), oldest first, at most 200 in one answer, with how many
+there are. Each shows its ticket id, game and modes, who queued it (always a player: a party an
+organiser or a service queues holds every player it names, so it invites nobody) and the
+party's size, and whether a match waits for their accept (its id and time left): the mirror of
+what a party learns of its invitees, who it is and how many, not its other players nor what
+they did (GetTicket, which any player a ticket names may call, shows the party as its players
+see it). A ticket leaves the list when the player accepts one of its matches (it holds them),
+declines it, or it ends. With several replicas the replica asked answers for every queue,
+asking the others for theirs.
+
+A player may have at most ``Config.max_invites_per_player`` open invitations
+(NEON_MATCHMAKING_MAX_INVITES_PER_PLAYER, 20 by default): a CreateTicket that would name them
+past it is RESOURCE_EXHAUSTED "player X cannot be invited to another party now", and stores
+nothing. A player creator waits in one ticket at a time, so each of those invitations is a
+different player's, and declining frees a place. The ruling on what the refusal tells: that X
+is at the limit, which a limit cannot hide from the creator it stops, and nothing else (not
+how many, by whom, which tickets, nor whether X waits anywhere); without a limit anyone with a
+few accounts could fill a player's list. The limit is checked by the replica that owns the
+game's queue, against the invitations of the queues it owns: with R replicas a player may be
+named by up to R times the limit.
+
 Client seeds: with ``Config.client_seeds`` (NEON_MATCHMAKING_CLIENT_SEEDS, on by default) a
 match is created waiting for its seats' client seeds (CreateMatch with await_client_seeds),
 so that no ladder player has to trust the server's seed alone (the dice service commits to
@@ -148,6 +172,7 @@ from services.platform.errors import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    ServiceError,
     Unauthenticated,
     Unavailable,
 )
@@ -162,12 +187,18 @@ ENDED_KICKOFFS_KEPT = 4096
 """Kickoffs that ended, kept in memory for the answers about their (closed) tickets; older
 ones are read from the store again when asked."""
 ADMIN = ("organiser", "service")
+MAX_INVITATIONS_LISTED = 200
+"""The most invitations one ListMyInvitations answer (or WatchMyInvitations message) holds."""
 ENDED = ("matched", "cancelled", "expired", "declined")
 """The last status a watch sends: the ticket's end, or, to a player who declined it, that."""
 
 __all__ = ["Config", "Matchmaker", "TicketRequest", "config_from_env"]
 
 log = get_logger("matchmaking")
+
+
+class ResourceExhausted(ServiceError):
+    code = grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
 @dataclass(slots=True)
@@ -253,6 +284,9 @@ class Matchmaker:
         """Players in more than one open ticket: their waiting tickets are grouped apart."""
         self.proposals: dict[str, Proposal | RowProposal] = {}
         self.watchers: dict[str, set[asyncio.Queue[dict[str, Any]]]] = {}
+        self.invite_watchers: dict[str, set[asyncio.Event]] = {}
+        """WatchMyInvitations streams by player: set when that player's invitations may have
+        changed (a ticket naming them was stored, proposed, or the queue reloaded)."""
         self.lock = asyncio.Lock()
         self.wake = asyncio.Event()
         self.bots = BotDriver(rules, self._bots_finished, config.bot_wait, bot_secret)
@@ -370,6 +404,9 @@ class Matchmaker:
             k.match_id: [state.kickoff_tickets[i] for i in k.tickets if i in state.kickoff_tickets]
             for k in state.kickoffs}
         self.stale = False
+        for events in self.invite_watchers.values():
+            for e in events:
+                e.set()
         for b in state.bots:
             self.bots.drive(b.game, b.match_id, {int(k): v for k, v in b.seats.items()})
         log.info("matchmaking state loaded", open_tickets=len(tickets),
@@ -539,6 +576,7 @@ class Matchmaker:
                 other = self.player_ticket.get(p)
                 if other is not None:
                     raise FailedPrecondition(f"player {p!r} already waits in ticket {other!r}")
+            self._check_invitations(caller, players)
             ticket = Ticket(req.ticket_id, req.requested(), resolved, self.clock(),
                             queuer(caller))
             minter = organiser_acting(caller, self.config.trust_minted_tokens)
@@ -549,6 +587,19 @@ class Matchmaker:
         self.wake.set()
         log.info("ticket queued", ticket_id=req.ticket_id, game=req.game, players=len(players))
         return shown_to(caller, self.view(ticket))
+
+    def _check_invitations(self, caller: Claims, players: Sequence[str]) -> None:
+        """RESOURCE_EXHAUSTED if the ticket would invite a player (name them without holding
+        them) who already has ``Config.max_invites_per_player`` open invitations (module
+        docstring, "Invitations"). The reason tells the creator that much and no more: not how
+        many, by whom, nor whether the player waits anywhere."""
+        cap = self.config.max_invites_per_player
+        held = set(acts_for(caller, players))
+        for p in players:
+            if p not in held and len(self.invited.get(p, ())) >= cap:
+                raise ResourceExhausted(
+                    f"player {p!r} cannot be invited to another party now: a player may have "
+                    f"at most {cap} open invitations; queue without them, or try again later")
 
     def _same_ticket(self, existing: Ticket, req: TicketRequest) -> dict[str, Any]:
         if existing.requested != req.requested():
@@ -678,6 +729,72 @@ class Matchmaker:
         self.wake.set()
         log.info("invitation declined", ticket_id=ticket_id)
         return shown_to(claims, self.view(ticket))
+
+    def invitations(self, claims: Claims | None, limit: int = 0) -> dict[str, Any]:
+        """The caller's open invitations, oldest first, at most ``limit`` (0: 200), and how
+        many there are (module docstring, "Invitations"): their own player token only."""
+        me = _invitee(claims).player
+        limit = _invitation_limit(limit)
+        self._ready()
+        now = self.clock()
+        tickets = self.tickets
+        found = [t for t in map(tickets.get, self.invited.get(me, ()))
+                 if t is not None and t.is_open and me in t.players and me not in t.consented]
+        found.sort(key=lambda t: (t.queued_at, t.ticket_id))
+        return {"invitations": [self._invitation(t, now) for t in found[:limit]],
+                "total": len(found)}
+
+    async def watch_invitations(self, claims: Claims | None,
+                                limit: int = 0) -> AsyncIterator[dict[str, Any]]:
+        """:meth:`invitations`, then again each time it changes (not for the clock alone:
+        waiting and accept times are as of each message)."""
+        current = self.invitations(claims, limit)
+        me = claims.player  # type: ignore[union-attr]
+        changed = asyncio.Event()
+        self.invite_watchers.setdefault(me, set()).add(changed)
+        try:
+            yield current
+            last = _invitations_key(current)
+            while True:
+                await changed.wait()
+                changed.clear()
+                if self.stale:  # reloading: its end sets the event again
+                    continue
+                current = self.invitations(claims, limit)
+                key = _invitations_key(current)
+                if key != last:
+                    last = key
+                    yield current
+        finally:
+            events = self.invite_watchers.get(me)
+            if events is not None:
+                events.discard(changed)
+                if not events:
+                    del self.invite_watchers[me]
+
+    def _invitation(self, t: Ticket, now: float) -> dict[str, Any]:
+        """What an invited player is shown of a party in their list: who queued it, its
+        size, its game and modes, whether a match waits for their accept; not its other
+        players nor what they did (GetTicket shows the ticket to any player of it)."""
+        role, _, creator = t.created_by.partition(":")
+        match_id, left = "", 0.0
+        if t.status == "proposed" and t.proposal is not None:
+            match_id = t.proposal["match_id"]
+            p = self.proposals.get(match_id)
+            deadline = p.deadline if p is not None else float(t.proposal["deadline"])
+            left = max(0.0, deadline - now)
+        return {"ticket_id": t.ticket_id, "game": t.game, "modes": list(t.resolved["modes"]),
+                "invited_by": creator if role == "player" else _SOMEONE.get(role, "someone"),
+                "party_size": len(t.players), "status": t.status, "match_id": match_id,
+                "accept_seconds_left": left, "waited_seconds": max(0.0, now - t.queued_at)}
+
+    def _invites_changed(self, players: Iterator[str] | Sequence[str]) -> None:
+        watchers = self.invite_watchers
+        for p in players:
+            events = watchers.get(p)
+            if events is not None:
+                for e in events:
+                    e.set()
 
     async def ready_for_match(self, claims: Claims | None, ticket_id: str,
                               match_id: str) -> dict[str, Any]:
@@ -1035,6 +1152,20 @@ class Matchmaker:
             log.info("matches proposed", game=game, batch=batch_id, matches=len(rows))
             watched = set(watchers).intersection(batch.tickets)
             self._tell([tickets[i] for i in watched])
+            if self.invite_watchers:
+                self._invites_proposed(batch)
+
+    def _invites_proposed(self, batch: ProposalBatch) -> None:
+        """Tell the invitation watchers whose invitations ``batch`` proposed a match to."""
+        tickets = self.tickets
+        for p, events in self.invite_watchers.items():
+            for i in self.invited.get(p, ()):
+                t = tickets.get(i)
+                if t is not None and isinstance(t.proposal, RowProposal) \
+                        and t.proposal.batch is batch:
+                    for e in events:
+                        e.set()
+                    break
 
     def _batch(self, game: str, groups: Groups, deadline: float) -> ProposalBatch:
         """The proposals of one cycle for one game, as the columns ProposalBatch stores, read
@@ -1381,6 +1512,8 @@ class Matchmaker:
         for t in tickets:
             if not t.is_open:
                 self._forget(t)
+            if self.invite_watchers:  # those it names, and those who declined it
+                self._invites_changed([*t.players, *t.declined])
             if t.ticket_id in watchers:
                 for queue in watchers[t.ticket_id]:
                     queue.put_nowait(self.view(t))
@@ -1667,6 +1800,34 @@ def _watch_over(view: Mapping[str, Any]) -> bool:
 def _has_declined(caller: Claims | None, t: Ticket) -> bool:
     """The caller is a player who declined ``t``'s invitation."""
     return caller is not None and caller.role not in ADMIN and caller.player in t.declined
+
+
+_SOMEONE = {"organiser": "an organiser", "service": "a service"}
+"""Who queued a party that is not a player's, as an invitee is told: never a name (a ticket an
+organiser or a service queues holds every player it names, so none invites anybody)."""
+
+
+def _invitee(claims: Claims | None) -> Claims:
+    """The caller of ListMyInvitations or WatchMyInvitations: a player token, for itself."""
+    if claims is None:
+        raise Unauthenticated("this call needs a bearer token")
+    if claims.role != "player":
+        raise PermissionDenied(f"this call needs a player's own player token, not {claims.role}: "
+                               "a player's invitations are theirs alone")
+    return claims
+
+
+def _invitation_limit(limit: int) -> int:
+    if limit < 0 or limit > MAX_INVITATIONS_LISTED:
+        raise InvalidArgument(f"limit must be 0-{MAX_INVITATIONS_LISTED} (0: "
+                              f"{MAX_INVITATIONS_LISTED}), not {limit}")
+    return limit or MAX_INVITATIONS_LISTED
+
+
+def _invitations_key(listed: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What a watch of invitations compares: all but the times, which change by the second."""
+    return (listed["total"], tuple((i["ticket_id"], i["status"], i["match_id"], i["party_size"])
+                                   for i in listed["invitations"]))
 
 
 def _require(claims: Claims | None, *roles: str) -> Claims:

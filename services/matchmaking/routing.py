@@ -11,6 +11,9 @@ ever think they own it (the second writer is refused and reloads).
 
 - CreateTicket names its game; the other calls name a ticket, whose game a non-owner reads
   from the store (one read) before forwarding. An unknown ticket is answered here.
+- ListMyInvitations and WatchMyInvitations are about a player, whose invitations may be in
+  every queue: the replica asked answers with its own and every other replica's (asked with
+  the forwarding mark, so they answer for their own queues only), merged oldest first.
 - Forwarded calls carry the caller's metadata and what is left of its deadline, and the
   forwarder's replica-list fingerprint; a replica that does not own the queue, or holds
   another list (a rollout that changes the count), refuses with UNAVAILABLE: no loops.
@@ -18,15 +21,19 @@ ever think they own it (the second writer is refused and reloads).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 import grpc
 
+from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as pb
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
 from services.matchmaking.identity import IdentityServicer
-from services.platform.replicas import PeerRouter, Replicas
+from services.matchmaking.matchmaker import MAX_INVITATIONS_LISTED
+from services.platform.errors import Unavailable
+from services.platform.replicas import FORWARDED, PeerRouter, Replicas, metadata_value
 from services.platform.tokens import TokenIssuer
 
 Local = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
@@ -156,6 +163,92 @@ class RoutedMatchmakingServicer(IdentityServicer):
         async with contextlib.aclosing(self.router.relay(call, context, owner)) as items:
             async for item in items:
                 yield item
+
+    def _asked_by_peer(self, context: grpc.aio.ServicerContext) -> bool:
+        """A call another replica forwarded (answer for this replica's queues only); one from
+        a replica with another list of replicas is refused, as owner_elsewhere does."""
+        hop = metadata_value(context, FORWARDED)
+        if hop is None:
+            return False
+        if hop != self.router.replicas.fingerprint:
+            raise Unavailable(
+                "the matchmaking replicas disagree on who owns which queue (their replica "
+                "lists differ during a rollout); try again shortly"
+            )
+        return True
+
+    def _peers(self) -> list[int]:
+        me = self.router.replicas.me
+        return [i for i in range(len(self.router.replicas.peers)) if i != me]
+
+    async def ListMyInvitations(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        local = await super().ListMyInvitations(request, context)  # checks the caller first
+        if self._asked_by_peer(context):
+            return local
+        answers = await asyncio.gather(
+            *(self.router.forward("ListMyInvitations", request, context, i) for i in self._peers())
+        )
+        return merged([local, *answers], request.limit, pb.ListMyInvitationsResponse)
+
+    async def WatchMyInvitations(
+        self, request: Any, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[Any]:
+        if self._asked_by_peer(context):
+            async for item in super().WatchMyInvitations(request, context):
+                yield item
+            return
+        sources: list[AsyncIterator[Any]] = [super().WatchMyInvitations(request, context)]
+        first = await anext(sources[0])  # the caller is checked here before a peer is asked
+        for i in self._peers():
+            call = self.router.stub(i).WatchMyInvitations(
+                request, metadata=self.router.metadata(context), timeout=context.time_remaining()
+            )
+            sources.append(self.router.relay(call, context, i))
+        latest: list[Any] = [first, *([None] * (len(sources) - 1))]
+        updates: asyncio.Queue[tuple[int, Any]] = asyncio.Queue()
+
+        async def pump(k: int, source: AsyncIterator[Any]) -> None:
+            try:
+                async for item in source:
+                    await updates.put((k, item))
+                await updates.put((k, None))
+            except BaseException as err:  # noqa: BLE001 (handed to the caller's stream)
+                await updates.put((k, err))
+                raise
+
+        pumps = [asyncio.create_task(pump(k, src)) for k, src in enumerate(sources)]
+        try:
+            sent = None
+            while True:
+                if all(m is not None for m in latest):
+                    out = merged(latest, request.limit, pb.WatchMyInvitationsResponse)
+                    if out != sent:
+                        sent = out
+                        yield out
+                k, item = await updates.get()
+                if isinstance(item, BaseException):
+                    raise item  # a peer's status (relayed by router.relay), or this replica's
+                if item is None:
+                    raise Unavailable(
+                        "a matchmaking replica ended its invitations stream; watch again"
+                    )
+                latest[k] = item
+        finally:
+            for t in pumps:
+                t.cancel()
+            await asyncio.gather(*pumps, return_exceptions=True)
+
+
+def merged(answers: list[Any], limit: int, reply: Any) -> Any:
+    """The invitations of every replica's answer, oldest first (longest waiting), at most
+    ``limit`` (0: the most), and how many there are in all."""
+    invitations = sorted(
+        (i for a in answers for i in a.invitations), key=lambda i: (-i.waited_seconds, i.ticket_id)
+    )
+    return reply(
+        invitations=invitations[: limit or MAX_INVITATIONS_LISTED],
+        total=sum(a.total for a in answers),
+    )
 
 
 def register(

@@ -48,6 +48,23 @@ def ticket_message(view: dict[str, Any]) -> pb.Ticket:
     )
 
 
+def invitations_message(listed: dict[str, Any], reply: Any) -> Any:
+    """ListMyInvitationsResponse or WatchMyInvitationsResponse (``reply``) of a list."""
+    return reply(
+        invitations=[
+            pb.Invitation(
+                ticket_id=i["ticket_id"], game=i["game"], modes=i["modes"],
+                invited_by=i["invited_by"], party_size=i["party_size"],
+                status=STATUS[i["status"]], match_id=i["match_id"],
+                accept_seconds_left=i["accept_seconds_left"],
+                waited_seconds=i["waited_seconds"],
+            )
+            for i in listed["invitations"]
+        ],
+        total=listed["total"],
+    )
+
+
 class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     def __init__(self, matchmaker: Matchmaker) -> None:
         self.mm = matchmaker
@@ -83,6 +100,15 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     async def ReadyForMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         view = await self.mm.ready_for_match(claims(), request.ticket_id, request.match_id)
         return pb.ReadyForMatchResponse(ticket=ticket_message(view))
+
+    async def ListMyInvitations(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return invitations_message(self.mm.invitations(claims(), request.limit),
+                                   pb.ListMyInvitationsResponse)
+
+    async def WatchMyInvitations(self, request: Any,
+                                 context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        async for listed in self.mm.watch_invitations(claims(), request.limit):
+            yield invitations_message(listed, pb.WatchMyInvitationsResponse)
 
 
 def register(server: grpc.aio.Server, matchmaker: Matchmaker) -> None:

@@ -260,3 +260,63 @@ class MintPlayerTokenResponse(_message.Message):
 
     def __init__(self, token: _Optional[str]=..., player_id: _Optional[str]=..., expires_at: _Optional[int]=...) -> None:
         ...
+
+class Invitation(_message.Message):
+    __slots__ = ('ticket_id', 'game', 'modes', 'invited_by', 'party_size', 'status', 'match_id', 'accept_seconds_left', 'waited_seconds')
+    TICKET_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    MODES_FIELD_NUMBER: _ClassVar[int]
+    INVITED_BY_FIELD_NUMBER: _ClassVar[int]
+    PARTY_SIZE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    ACCEPT_SECONDS_LEFT_FIELD_NUMBER: _ClassVar[int]
+    WAITED_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    ticket_id: str
+    game: str
+    modes: _containers.RepeatedScalarFieldContainer[str]
+    invited_by: str
+    party_size: int
+    status: TicketStatus
+    match_id: str
+    accept_seconds_left: float
+    waited_seconds: float
+
+    def __init__(self, ticket_id: _Optional[str]=..., game: _Optional[str]=..., modes: _Optional[_Iterable[str]]=..., invited_by: _Optional[str]=..., party_size: _Optional[int]=..., status: _Optional[_Union[TicketStatus, str]]=..., match_id: _Optional[str]=..., accept_seconds_left: _Optional[float]=..., waited_seconds: _Optional[float]=...) -> None:
+        ...
+
+class ListMyInvitationsRequest(_message.Message):
+    __slots__ = ('limit',)
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+
+    def __init__(self, limit: _Optional[int]=...) -> None:
+        ...
+
+class ListMyInvitationsResponse(_message.Message):
+    __slots__ = ('invitations', 'total')
+    INVITATIONS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    invitations: _containers.RepeatedCompositeFieldContainer[Invitation]
+    total: int
+
+    def __init__(self, invitations: _Optional[_Iterable[_Union[Invitation, _Mapping]]]=..., total: _Optional[int]=...) -> None:
+        ...
+
+class WatchMyInvitationsRequest(_message.Message):
+    __slots__ = ('limit',)
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+
+    def __init__(self, limit: _Optional[int]=...) -> None:
+        ...
+
+class WatchMyInvitationsResponse(_message.Message):
+    __slots__ = ('invitations', 'total')
+    INVITATIONS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    invitations: _containers.RepeatedCompositeFieldContainer[Invitation]
+    total: int
+
+    def __init__(self, invitations: _Optional[_Iterable[_Union[Invitation, _Mapping]]]=..., total: _Optional[int]=...) -> None:
+        ...

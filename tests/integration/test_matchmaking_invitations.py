@@ -1,0 +1,344 @@
+"""How an invited player learns of a party (ListMyInvitations, WatchMyInvitations), and the
+limit on open invitations per player (NEON_MATCHMAKING_MAX_INVITES_PER_PLAYER), over real
+gRPC, real NATS and a real store.
+
+Before: a party named a player without telling them; the invitee had to be told its ticket id
+out of band to accept or decline. Now the invitee lists the open tickets that name them without
+holding them: who queued the party, its size, game and modes, and whether a match waits for
+their accept; never its other players nor what they did. A stranger's list, and the party's
+creator's, does not show it; declining or accepting takes it off; the list is read from the
+stored tickets after a restart. A player may have at most N open invitations: a CreateTicket
+naming them past it is RESOURCE_EXHAUSTED, saying no more than that.
+
+Game: the toy engine ("toy", mode "race", exactly 2 seats).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as pb
+from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
+from services.matchmaking import main as mm_main
+from services.matchmaking.ratings import StaticRatings
+from services.matchmaking.routing import owner_check, replicas_from_env
+from services.platform.grpc_kit import call_metadata, channel
+from services.platform.keys import load_keys
+from services.platform.natsrv import free_port
+from services.platform.tokens import TokenIssuer
+from tests.integration import test_matchmaking_replicas as replicas
+from tests.integration.conftest import make_settings
+from tests.integration.test_matchmaking import (  # noqa: F401 (env: the fixture)
+    FAST,
+    Client,
+    Env,
+    S,
+    env,
+    status_is,
+)
+from tests.integration.test_matchmaking_party_block import refused
+
+C = grpc.StatusCode
+SLOW_ACCEPT = dataclasses.replace(FAST, accept_timeout=60)
+"""Proposals wait a minute for their accepts: the parties stay open through each test."""
+
+
+async def listed(mm: Client, token: str | None, limit: int = 0) -> Any:
+    return await mm.stub.ListMyInvitations(
+        pb.ListMyInvitationsRequest(limit=limit), metadata=call_metadata(token), timeout=10
+    )
+
+
+async def list_refused(mm: Client, token: str | None, limit: int = 0) -> grpc.aio.AioRpcError:
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await listed(mm, token, limit)
+    return info.value
+
+
+async def test_an_invitee_lists_the_party_a_stranger_and_its_creator_do_not(
+    env: Env,  # noqa: F811
+) -> None:
+    svc = await env.start(SLOW_ACCEPT)
+    mm = Client(svc.address)
+    ann, bob, carol = env.id("ann"), env.id("bob"), env.id("carol")
+    ta, tb, tc = env.player(ann), env.player(bob), env.player(carol)
+    party = env.id("party")
+    assert not (await listed(mm, tb)).invitations
+    await mm.call("CreateTicket", ta, ticket_id=party, game="toy", players=[ann, bob])
+    proposed = await status_is(mm, ta, party, S.TICKET_STATUS_PROPOSED)
+    mine = await listed(mm, tb)
+    assert mine.total == 1
+    [inv] = mine.invitations
+    assert (inv.ticket_id, inv.game, list(inv.modes), inv.invited_by, inv.party_size) == (
+        party,
+        "toy",
+        ["race"],
+        ann,
+        2,
+    )
+    assert inv.status == S.TICKET_STATUS_PROPOSED
+    assert inv.match_id == proposed.assignment.match_id and 0 < inv.accept_seconds_left <= 60
+    assert inv.waited_seconds >= 0
+    assert not (await listed(mm, tc)).invitations, "a stranger is not told of the party"
+    assert not (await listed(mm, ta)).invitations, "its creator is not invited to it"
+    # the invitation is enough to act on: bob accepts the match it names
+    await mm.call("AcceptMatch", tb, ticket_id=party, match_id=inv.match_id)
+    assert not (await listed(mm, tb)).invitations, "accepted: the party holds bob now"
+    await mm.channel.close()
+
+
+async def test_declining_takes_the_invitation_off_and_the_list_shows_no_other_invitee(
+    env: Env,  # noqa: F811
+) -> None:
+    """Two parties name dan; the list shows each party's creator and size, oldest first;
+    declining one takes it off, and so does its end."""
+    svc = await env.start(SLOW_ACCEPT)
+    mm = Client(svc.address)
+    ann, carol, dan = (env.id(n) for n in ("ann", "carol", "dan"))
+    ta, tc, td = (env.player(p) for p in (ann, carol, dan))
+    first, second = env.id("first"), env.id("second")
+    await mm.call("CreateTicket", ta, ticket_id=first, game="toy", players=[ann, dan])
+    await mm.call("CreateTicket", tc, ticket_id=second, game="toy", players=[carol, dan])
+    mine = await listed(mm, td)
+    assert [(i.ticket_id, i.invited_by, i.party_size) for i in mine.invitations] == [
+        (first, ann, 2),
+        (second, carol, 2),
+    ]
+    one = await listed(mm, td, limit=1)
+    assert one.total == 2 and [i.ticket_id for i in one.invitations] == [first]
+    await mm.call("DeclineInvite", td, ticket_id=first)
+    assert [i.ticket_id for i in (await listed(mm, td)).invitations] == [second]
+    await mm.call("CancelTicket", tc, ticket_id=second)
+    assert (await listed(mm, td)).total == 0, "an ended ticket invites nobody"
+    await mm.channel.close()
+
+
+async def test_only_the_players_own_token_lists_and_bad_limits_are_refused(
+    env: Env,  # noqa: F811
+) -> None:
+    svc = await env.start(SLOW_ACCEPT)
+    mm = Client(svc.address)
+    bob = env.id("bob")
+    organiser = env.backend.organiser_token()
+    service = env.backend.issuer.issue("service", "*", player="tournament", ttl=600)
+    seat = env.backend.issuer.issue("seat", env.id("m"), 0, bob)
+    for token, limit, code in [
+        (None, 0, C.UNAUTHENTICATED),
+        ("garbage", 0, C.UNAUTHENTICATED),
+        (organiser, 0, C.PERMISSION_DENIED),
+        (service, 0, C.PERMISSION_DENIED),
+        (seat, 0, C.PERMISSION_DENIED),
+        (env.player(bob), -1, C.INVALID_ARGUMENT),
+        (env.player(bob), 201, C.INVALID_ARGUMENT),
+    ]:
+        err = await list_refused(mm, token, limit)
+        assert err.code() == code and err.details(), (token, limit, err.details())
+    assert (await listed(mm, env.player(bob), limit=200)).total == 0
+    await mm.channel.close()
+
+
+async def test_a_player_has_at_most_n_open_invitations(env: Env) -> None:  # noqa: F811
+    """With a limit of 2, a third party naming dan is RESOURCE_EXHAUSTED, naming neither the
+    parties that invited him nor their creators; his decline frees a place. A ticket that
+    holds dan (an organiser's) is no invitation, and a party naming him past the limit
+    stores nothing."""
+    svc = await env.start(dataclasses.replace(SLOW_ACCEPT, max_invites_per_player=2))
+    mm = Client(svc.address)
+    ann, bob, carol, dan = (env.id(n) for n in ("ann", "bob", "carol", "dan"))
+    ta, tb, tc, td = (env.player(p) for p in (ann, bob, carol, dan))
+    one, two, three = env.id("one"), env.id("two"), env.id("three")
+    await mm.call("CreateTicket", ta, ticket_id=one, game="toy", players=[ann, dan])
+    await mm.call("CreateTicket", tb, ticket_id=two, game="toy", players=[bob, dan])
+    err = await refused(mm, tc, "CreateTicket", ticket_id=three, game="toy", players=[carol, dan])
+    assert err.code() == C.RESOURCE_EXHAUSTED, err.details()
+    assert dan in err.details() and "at most 2 open invitations" in err.details()
+    for secret in (one, two, ann, bob):
+        assert secret not in err.details(), err.details()
+    nothing = await refused(mm, tc, "GetTicket", ticket_id=three)
+    assert nothing.code() == C.NOT_FOUND, "the refused ticket was not stored"
+    assert (await listed(mm, td)).total == 2
+    await mm.call("DeclineInvite", td, ticket_id=one)
+    third = await mm.call("CreateTicket", tc, ticket_id=three, game="toy", players=[carol, dan])
+    assert third.ticket_id == three
+    assert [i.ticket_id for i in (await listed(mm, td)).invitations] == [two, three]
+    await mm.channel.close()
+
+
+async def test_watch_pushes_the_list_when_it_changes(env: Env) -> None:  # noqa: F811
+    svc = await env.start(SLOW_ACCEPT)
+    mm = Client(svc.address)
+    ann, bob = env.id("ann"), env.id("bob")
+    ta, tb = env.player(ann), env.player(bob)
+    party = env.id("party")
+    call = mm.stub.WatchMyInvitations(
+        pb.WatchMyInvitationsRequest(), metadata=call_metadata(tb), timeout=20
+    )
+    stream = aiter(call)
+    first = await anext(stream)
+    assert first.total == 0 and not first.invitations
+    await mm.call("CreateTicket", ta, ticket_id=party, game="toy", players=[ann, bob])
+    seen = [await asyncio.wait_for(anext(stream), 10)]
+    while seen[-1].invitations[0].status != S.TICKET_STATUS_PROPOSED:
+        seen.append(await asyncio.wait_for(anext(stream), 10))
+    assert {(m.invitations[0].ticket_id, m.invitations[0].invited_by) for m in seen} == {
+        (party, ann)
+    }
+    await mm.call("DeclineInvite", tb, ticket_id=party)
+    gone = await asyncio.wait_for(anext(stream), 10)
+    assert gone.total == 0 and not gone.invitations
+    call.cancel()
+    # a stranger's watch, and an organiser's, are refused as the list is
+    refused_call = mm.stub.WatchMyInvitations(
+        pb.WatchMyInvitationsRequest(),
+        metadata=call_metadata(env.backend.organiser_token()),
+        timeout=10,
+    )
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await anext(aiter(refused_call))
+    assert info.value.code() == C.PERMISSION_DENIED
+    await mm.channel.close()
+
+
+async def _invitations_survive_a_restart(env: Env, **store: Any) -> None:  # noqa: F811
+    svc = await env.start(SLOW_ACCEPT, **store)
+    mm = Client(svc.address)
+    ann, bob, carol, dan, erin = (env.id(n) for n in ("ann", "bob", "carol", "dan", "erin"))
+    first, second, third = env.id("first"), env.id("second"), env.id("erins")
+    await mm.call("CreateTicket", env.player(ann), ticket_id=first, game="toy", players=[ann, dan])
+    await mm.call(
+        "CreateTicket", env.player(carol), ticket_id=second, game="toy", players=[carol, dan]
+    )
+    await mm.call(
+        "CreateTicket", env.player(erin), ticket_id=third, game="toy", players=[erin, bob]
+    )
+    await mm.call("DeclineInvite", env.player(bob), ticket_id=third)
+    before = await listed(mm, env.player(dan))
+    await svc.stop(0.5)
+    env.running.remove(svc)
+    await mm.channel.close()
+
+    svc = await env.start(dataclasses.replace(SLOW_ACCEPT, max_invites_per_player=2), **store)
+    mm = Client(svc.address)
+    after = await listed(mm, env.player(dan))
+    assert (
+        [(i.ticket_id, i.invited_by, i.party_size) for i in after.invitations]
+        == [(i.ticket_id, i.invited_by, i.party_size) for i in before.invitations]
+        == [(first, ann, 2), (second, carol, 2)]
+    )
+    assert not (await listed(mm, env.player(bob))).invitations, "bob's decline holds"
+    # the limit counts the invitations loaded from the store
+    err = await refused(
+        mm,
+        env.player(bob),
+        "CreateTicket",
+        ticket_id=env.id("bobs"),
+        game="toy",
+        players=[bob, dan],
+    )
+    assert err.code() == C.RESOURCE_EXHAUSTED
+    await mm.channel.close()
+
+
+async def test_invitations_survive_a_restart_sqlite(env: Env) -> None:  # noqa: F811
+    await _invitations_survive_a_restart(env)
+
+
+@pytest.mark.postgres
+async def test_invitations_survive_a_restart_postgres(
+    env: Env,  # noqa: F811
+    postgres_url: str,
+    postgres_schema: str,
+) -> None:
+    await _invitations_survive_a_restart(
+        env, persistence="postgres", database_url=postgres_url, postgres_schema=postgres_schema
+    )
+
+
+async def test_with_two_replicas_each_lists_the_invitations_of_every_queue(
+    tmp_path: Path, nats_url: str
+) -> None:
+    """dan is invited to a party in a queue of replica 0 and one in a queue of replica 1:
+    either replica lists both (asking the other for its own), oldest first, and a watch
+    through either follows both."""
+    settings = make_settings(tmp_path, nats_url)
+    keys = load_keys(settings)
+    issuer = TokenIssuer(keys.token_secret)
+    ports = [free_port(), free_port()]
+    peers = ",".join(f"127.0.0.1:{p}" for p in ports)
+    environs = [
+        {"NEON_MATCHMAKING_PEERS": peers, "NEON_MATCHMAKING_ORDINAL": str(i)} for i in range(2)
+    ]
+    owners = [owner_check(replicas_from_env(e)) for e in environs]
+    games = [next(g for g in replicas.GAMES if owners[i](g)) for i in range(2)]
+    services = [
+        await mm_main.start(
+            dataclasses.replace(settings, ports={**settings.ports, "matchmaking": ports[i]}),
+            keys,
+            config=replicas.FAST,
+            ratings=StaticRatings(),
+            catalogue=replicas.catalogue(),
+            environ=environs[i],
+        )
+        for i in range(2)
+    ]
+    channels = [channel(s.address) for s in services]
+    stubs = [pb_grpc.MatchmakingServiceStub(ch) for ch in channels]
+    token = {p: issuer.issue("player", "*", player=p, ttl=600) for p in ("ann", "cy", "dan")}
+    try:
+        for creator, game in zip(("ann", "cy"), games, strict=True):
+            await stubs[1].CreateTicket(
+                pb.CreateTicketRequest(
+                    ticket_id=f"t-{creator}", game=game, players=[creator, "dan"]
+                ),
+                metadata=call_metadata(token[creator]),
+                timeout=10,
+            )
+        watch = stubs[0].WatchMyInvitations(
+            pb.WatchMyInvitationsRequest(), metadata=call_metadata(token["dan"]), timeout=20
+        )
+        stream = aiter(watch)
+        first = await asyncio.wait_for(anext(stream), 10)
+        assert [i.ticket_id for i in first.invitations] == ["t-ann", "t-cy"]
+        for stub in stubs:
+            got = await stub.ListMyInvitations(
+                pb.ListMyInvitationsRequest(), metadata=call_metadata(token["dan"]), timeout=10
+            )
+            assert got.total == 2
+            assert [(i.ticket_id, i.invited_by, i.game) for i in got.invitations] == [
+                ("t-ann", "ann", games[0]),
+                ("t-cy", "cy", games[1]),
+            ]
+            one = await stub.ListMyInvitations(
+                pb.ListMyInvitationsRequest(limit=1),
+                metadata=call_metadata(token["dan"]),
+                timeout=10,
+            )
+            assert one.total == 2 and [i.ticket_id for i in one.invitations] == ["t-ann"]
+        # a stranger's list is empty on both
+        for stub in stubs:
+            theirs = await stub.ListMyInvitations(
+                pb.ListMyInvitationsRequest(), metadata=call_metadata(token["ann"]), timeout=10
+            )
+            assert theirs.total == 0
+        await stubs[0].DeclineInvite(
+            pb.DeclineInviteRequest(ticket_id="t-cy"),
+            metadata=call_metadata(token["dan"]),
+            timeout=10,
+        )
+        while True:  # proposals may come first; the decline's message ends with one invitation
+            got = await asyncio.wait_for(anext(stream), 10)
+            if got.total == 1:
+                break
+        assert [i.ticket_id for i in got.invitations] == ["t-ann"]
+        watch.cancel()
+    finally:
+        for ch in channels:
+            await ch.close()
+        for s in services:
+            await s.stop(0.5)
