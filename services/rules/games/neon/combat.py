@@ -90,6 +90,40 @@ def opponents(s: State, idx: int) -> list[tuple[str, int]]:
     return [(t, sec) for t, sec in out if sec is not None]
 
 
+def opponents_named(s: State, idx: int, target: Any) -> list[tuple[str, int]]:
+    """``[foe for foe in opponents(s, idx) if foe[0] == target]``, without listing the
+    others when ``target`` names a fighter (``f:<idx>``) or a bot (``bot:<sector>``) as
+    ``opponents`` writes it; every opponent for a ``sector:`` target (an area weapon's
+    answers need them all); anything else the filter itself."""
+    if type(target) is str:
+        if target.startswith("f:"):
+            n = _written_int(target[2:])
+            if n is None:
+                return []
+            return [(target, f.sector) for f in s.fighters
+                    if f.idx == n and f.idx != idx and f.sector is not None
+                    and not f.eliminated and not allies(s, idx, f.idx)]
+        if target.startswith("bot:"):
+            n = _written_int(target[4:])
+            if n is None:
+                return []
+            return [(target, sector) for sector, _ in s.bots if sector == n]
+        if not target.startswith("sector:"):
+            return []  # opponents names fighters and bots only
+        return opponents(s, idx)
+    return [foe for foe in opponents(s, idx) if foe[0] == target]
+
+
+def _written_int(text: str) -> int | None:
+    """The int ``text`` is the ``f"{n}"`` of, else ``None`` (``"03"``, ``"+3"``, ``" 3"``:
+    no target ``opponents`` writes)."""
+    try:
+        n = int(text)
+    except ValueError:
+        return None
+    return n if str(n) == text else None
+
+
 def dice_at(rng: tuple[int | None, ...], d: int) -> int:
     return (rng[d] or 0) if d < len(rng) else 0
 
@@ -103,7 +137,9 @@ def attack_options(s: State, idx: int, weapon: Any = None, target: Any = None) -
     here = f.sector
     if here is None or f.eliminated:  # not on the arena
         return []
-    foes = opponents(s, idx)
+    # a fighter or bot target (an answer being checked) needs only that opponent: an area
+    # weapon's answers (``sector:`` targets) cannot equal it, whatever the others are
+    foes = opponents(s, idx) if target is None else opponents_named(s, idx, target)
     ring = s.ring
     out: list[Action] = []
     weapons = ["base"] + [e.card for e in f.equipment if LOOT[e.card].is_weapon]
@@ -328,7 +364,10 @@ def attack_legal(s: State, fr: Attack) -> list[Action]:
         return last[2]  # type: ignore[no-any-return]
     stage = fr.stage
     legal = stage_legal(s, fr)
-    if stage not in ("blocks", "worn"):
+    if stage not in ("blocks", "worn") and \
+            (len(legal) != 1 or legal[0]["type"] in ("boost", "effect")):
+        # with_payments' own first test, before the call: a window's pass alone (most
+        # windows) has nothing to pay for
         legal = with_payments(s, window_owner(fr), fr, legal)
     state_module.LEGAL_MEMO = (s, fr, legal)
     return legal

@@ -65,12 +65,19 @@ LEGACY_ATTACK_KEYS = {"defender_used": "dused", "blocks_as_fails": "b2f",
 def normalize(action: Any) -> Action:
     """Canonical form of an answer: sorted card and dice lists, no false ``pull``."""
     out = dict(action)
-    for key in SORTED_LISTS:
-        if isinstance(out.get(key), list | tuple):
-            out[key] = sorted(out[key])
-    if out.get("pull") is False:
-        del out["pull"]
+    if not _NORMALISED.isdisjoint(out):  # else nothing to change (most answers)
+        for key in SORTED_LISTS:
+            if isinstance(out.get(key), _SEQUENCES):
+                out[key] = sorted(out[key])
+        if out.get("pull") is False:
+            del out["pull"]
     return out
+
+
+_SEQUENCES = (list, tuple)
+"""``isinstance``'s ``list | tuple``, made once (a union is a new object at each use)."""
+_NORMALISED = frozenset((*SORTED_LISTS, "pull"))
+"""The keys :func:`normalize` may change."""
 
 
 PASSES = ("roll", "done", "pass")
