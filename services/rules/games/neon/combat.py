@@ -700,15 +700,21 @@ def step(w: Draft) -> None:
             w.replace_top(fr.but(stage="finish"))
             return
         cur, rest = queue[0], queue[1:]
-        fr = fr.but(defenders_left=rest, defender=cur, defense_roll=(), defense_rerolled=False,
-                    defender_used=(), hits_cancelled=0, blocks_as_fails=0)
+        # the next defender's fields and its stage in one new attack (not one, then another)
         if target_sector(w.s, cur) is None and cur.startswith("f:"):
-            w.replace_top(fr)
+            w.replace_top(fr.but(defenders_left=rest, defender=cur, defense_roll=(),
+                                 defense_rerolled=False, defender_used=(), hits_cancelled=0,
+                                 blocks_as_fails=0))
         elif simultaneous(w.s, cur):
             ddice = dict(fr.simultaneous_defense).get(cur, ())
-            w.replace_top(fr.but(stage="counter", defense_roll=ddice))
+            w.replace_top(fr.but(defenders_left=rest, defender=cur, defense_roll=ddice,
+                                 defense_rerolled=False, defender_used=(), hits_cancelled=0,
+                                 blocks_as_fails=0, stage="counter"))
         else:
-            w.replace_top(fr.but(stage="dprep", defense_dice=defense_dice(w.s, cur)))
+            w.replace_top(fr.but(defenders_left=rest, defender=cur, defense_roll=(),
+                                 defense_rerolled=False, defender_used=(), hits_cancelled=0,
+                                 blocks_as_fails=0, stage="dprep",
+                                 defense_dice=defense_dice(w.s, cur)))
         return
     w.pop()
     attacker = fr.attacker
@@ -852,10 +858,11 @@ def help_legal(s: State, fr: Attack, ally: int) -> list[Action]:
 
 def ask_allies(w: Draft, fr: Attack, which: str) -> None:
     """Open a window for each ally in the sector of the side that just passed, then go on."""
-    helped = side_fighter(fr, HELP_SIDE[which])
     helpers: tuple[int, ...] = ()
-    if helped is not None and w.s.mode == "coalition" and w.f(helped).fighter != "automa":
-        helpers = allies_in_sector(w.s, helped)
+    if w.s.mode == "coalition":  # allies only there: the helped side read only then
+        helped = side_fighter(fr, HELP_SIDE[which])
+        if helped is not None and w.f(helped).fighter != "automa":
+            helpers = allies_in_sector(w.s, helped)
     if helpers:
         w.replace_top(fr.but(stage="help", allies=AlliesWindow(which, ResponseWindow(helpers))))
     else:

@@ -217,6 +217,23 @@ class Draft:
         self.rng = rng
         self.events = [] if events is None else events
 
+    @classmethod
+    def after(cls, s: State, rng: Randomness) -> Draft:
+        """``Draft(s, rng, serial=s.serial + 1)``, the draft of an answer, without the keyword
+        packing and checks of the general case when ``s`` is a plain ``State``."""
+        if s.__class__ is not State or not _STATE_FIELDS:
+            return cls(s, rng, serial=s.serial + 1)
+        attrs = dict(s.__dict__)  # a combined dict: see the class
+        attrs["serial"] = s.serial + 1
+        copy = _NEW(State)
+        _SET(copy, "__dict__", attrs)
+        w = _NEW(cls)
+        w.s = copy
+        w._d = copy.__dict__
+        w.rng = rng
+        w.events = []
+        return w  # type: ignore[no-any-return]
+
     def finish(self) -> State:
         """The state, handed out: the draft changes it no more."""
         self._d = None
