@@ -75,10 +75,22 @@ def is_melee(weapon: str) -> bool:
 
 
 def target_sector(s: State, target: str) -> int | None:
-    kind, _, ref = target.partition(":")
-    if kind == "bot":
-        return int(ref)
-    return s.fighters[int(ref)].sector
+    parsed = _TARGETS.get(target)
+    if parsed is None:
+        kind, _, ref = target.partition(":")
+        parsed = (kind == "bot", int(ref))
+        if len(_TARGETS) < _PARSED_LIMIT:
+            _TARGETS[target] = parsed
+    if parsed[0]:  # a bot: its sector is in its name
+        return parsed[1]
+    return s.fighters[parsed[1]].sector
+
+
+_TARGETS: dict[str, tuple[bool, int]] = {}
+"""Targets as ``target_sector`` reads them: (a bot?, the number after the colon), by name
+(a handful of names: ``f:<fighter>``, ``bot:<sector>``; a name that is no such pair raises,
+as before, and is not kept)."""
+_PARSED_LIMIT = 4096
 
 
 def opponents(s: State, idx: int) -> list[tuple[str, int]]:
@@ -250,9 +262,20 @@ def attack_on_top(s: State) -> Attack:
 
 
 def defender_of(fr: Attack) -> int | None:
-    """``fr.defending_fighter``, written out (a property read is a generic lookup)."""
+    """``fr.defending_fighter``, written out (a property read is a generic lookup), the
+    fighter read from a name met before without parsing it again."""
     defender = fr.defender
-    return int(defender[2:]) if defender.startswith("f:") else None
+    found = _DEFENDERS.get(defender, _UNSEEN)
+    if found is _UNSEEN:
+        found = int(defender[2:]) if defender.startswith("f:") else None
+        if len(_DEFENDERS) < _PARSED_LIMIT:
+            _DEFENDERS[defender] = found
+    return found  # type: ignore[return-value]
+
+
+_DEFENDERS: dict[str, int | None] = {}
+"""``defender_of`` by the defender's name (``f:<fighter>``, a bot's, ``""``)."""
+_UNSEEN = object()
 
 
 def window_owner(fr: Attack) -> int:
@@ -289,7 +312,12 @@ def defense_dice(s: State, target: str) -> int:
 def weapon_effects(s: State, idx: int, weapon: str, when: str) -> list[tuple[str, str]]:
     """(key, supply) of the still-equipped weapon's effects of one timing."""
     f = s.fighters[idx]
-    if weapon not in LOOT or not any(e.card == weapon for e in f.equipment):
+    if weapon not in LOOT:
+        return []
+    for e in f.equipment:  # any(e.card == weapon ...), without a generator
+        if e.card == weapon:
+            break
+    else:
         return []
     return [(f"equip:{weapon}:{i}", eff.supply) for i, eff in enumerate(LOOT[weapon].effects)
             if eff.when == when]
