@@ -82,3 +82,18 @@ event = (_event_by_dict if _plain_fields(EngineEvent) == {"kind", "data", "visib
          else EngineEvent)
 """Make an engine event, the engines' most made object: the same object as
 ``EngineEvent(...)`` (that constructor itself if the class ever holds more than these fields)."""
+
+
+def _transition_by_dict(state: Any, events: tuple[Any, ...] = ()) -> Any:
+    """``Transition(state, events)``, its instance dict set at once (as :data:`event`)."""
+    new = _NEW(Transition)
+    _SET(new, "__dict__", {"state": state, "events": events})
+    return new
+
+
+from services.rules.games.contract import Transition  # noqa: E402
+
+transition = (_transition_by_dict if _plain_fields(Transition) == {"state", "events"}
+              else Transition)
+"""Make a ``Transition`` (one per action): the same object as ``Transition(...)`` (that
+constructor itself if the class ever holds more than these fields)."""

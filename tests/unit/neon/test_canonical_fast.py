@@ -283,3 +283,25 @@ def test_odd_values_in_attack_frames_take_the_reference_path(mode):
                 checked += 1
         assert canonical_state(state) == _reference(state)
     assert checked > 50
+
+
+def test_the_first_and_last_fields_alone_changed_keep_the_object_closed():
+    """The object's braces are in its first and last fields' bytes (the state's and each
+    fighter's): a state whose last field in key order (``upgrade_deck``), a fighter's last
+    (``used_upgrades``) or first (``acted``), or the state's first (``acted_order``) alone
+    changed since the state encoded just before is still the reference's bytes."""
+    assert encoding._NAMES[0] == "acted_order" and encoding._NAMES[-1] == "upgrade_deck"
+    assert encoding._F_NAMES[0] == "acted" and encoding._F_NAMES[-1] == "used_upgrades"
+    put = dataclasses.replace
+    for state in list(_game("coalition", 1, "rule", 11))[::25]:
+        f = state.fighters[0]
+        rest = state.fighters[1:]
+        for changed in (put(state, upgrade_deck=(*state.upgrade_deck, "x")),
+                        put(state, acted_order=(*state.acted_order, 9)),
+                        put(state, fighters=(put(f, used_upgrades=(*f.used_upgrades, "y")),
+                                             *rest)),
+                        put(state, fighters=(put(f, acted=not f.acted), *rest)),
+                        put(state, upgrade_deck=(), acted_order=(),
+                            fighters=(put(f, acted=not f.acted, used_upgrades=()), *rest))):
+            assert canonical_state(state) == _reference(state)
+            assert canonical_state(changed) == _reference(changed)

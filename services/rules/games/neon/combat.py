@@ -75,10 +75,22 @@ def is_melee(weapon: str) -> bool:
 
 
 def target_sector(s: State, target: str) -> int | None:
-    kind, _, ref = target.partition(":")
-    if kind == "bot":
-        return int(ref)
-    return s.fighters[int(ref)].sector
+    parsed = _TARGETS.get(target)
+    if parsed is None:
+        kind, _, ref = target.partition(":")
+        parsed = (kind == "bot", int(ref))
+        if len(_TARGETS) < _PARSED_LIMIT:
+            _TARGETS[target] = parsed
+    if parsed[0]:  # a bot: its sector is in its name
+        return parsed[1]
+    return s.fighters[parsed[1]].sector
+
+
+_TARGETS: dict[str, tuple[bool, int]] = {}
+"""Targets as ``target_sector`` reads them: (a bot?, the number after the colon), by name
+(a handful of names: ``f:<fighter>``, ``bot:<sector>``; a name that is no such pair raises,
+as before, and is not kept)."""
+_PARSED_LIMIT = 4096
 
 
 def opponents(s: State, idx: int) -> list[tuple[str, int]]:
@@ -88,6 +100,40 @@ def opponents(s: State, idx: int) -> list[tuple[str, int]]:
            and not allies(s, idx, f.idx)]
     out += [(f"bot:{sector}", sector) for sector, _ in s.bots]
     return [(t, sec) for t, sec in out if sec is not None]
+
+
+def opponents_named(s: State, idx: int, target: Any) -> list[tuple[str, int]]:
+    """``[foe for foe in opponents(s, idx) if foe[0] == target]``, without listing the
+    others when ``target`` names a fighter (``f:<idx>``) or a bot (``bot:<sector>``) as
+    ``opponents`` writes it; every opponent for a ``sector:`` target (an area weapon's
+    answers need them all); anything else the filter itself."""
+    if type(target) is str:
+        if target.startswith("f:"):
+            n = _written_int(target[2:])
+            if n is None:
+                return []
+            return [(target, f.sector) for f in s.fighters
+                    if f.idx == n and f.idx != idx and f.sector is not None
+                    and not f.eliminated and not allies(s, idx, f.idx)]
+        if target.startswith("bot:"):
+            n = _written_int(target[4:])
+            if n is None:
+                return []
+            return [(target, sector) for sector, _ in s.bots if sector == n]
+        if not target.startswith("sector:"):
+            return []  # opponents names fighters and bots only
+        return opponents(s, idx)
+    return [foe for foe in opponents(s, idx) if foe[0] == target]
+
+
+def _written_int(text: str) -> int | None:
+    """The int ``text`` is the ``f"{n}"`` of, else ``None`` (``"03"``, ``"+3"``, ``" 3"``:
+    no target ``opponents`` writes)."""
+    try:
+        n = int(text)
+    except ValueError:
+        return None
+    return n if str(n) == text else None
 
 
 def dice_at(rng: tuple[int | None, ...], d: int) -> int:
@@ -103,7 +149,9 @@ def attack_options(s: State, idx: int, weapon: Any = None, target: Any = None) -
     here = f.sector
     if here is None or f.eliminated:  # not on the arena
         return []
-    foes = opponents(s, idx)
+    # a fighter or bot target (an answer being checked) needs only that opponent: an area
+    # weapon's answers (``sector:`` targets) cannot equal it, whatever the others are
+    foes = opponents(s, idx) if target is None else opponents_named(s, idx, target)
     ring = s.ring
     out: list[Action] = []
     weapons = ["base"] + [e.card for e in f.equipment if LOOT[e.card].is_weapon]
@@ -214,9 +262,20 @@ def attack_on_top(s: State) -> Attack:
 
 
 def defender_of(fr: Attack) -> int | None:
-    """``fr.defending_fighter``, written out (a property read is a generic lookup)."""
+    """``fr.defending_fighter``, written out (a property read is a generic lookup), the
+    fighter read from a name met before without parsing it again."""
     defender = fr.defender
-    return int(defender[2:]) if defender.startswith("f:") else None
+    found = _DEFENDERS.get(defender, _UNSEEN)
+    if found is _UNSEEN:
+        found = int(defender[2:]) if defender.startswith("f:") else None
+        if len(_DEFENDERS) < _PARSED_LIMIT:
+            _DEFENDERS[defender] = found
+    return found  # type: ignore[return-value]
+
+
+_DEFENDERS: dict[str, int | None] = {}
+"""``defender_of`` by the defender's name (``f:<fighter>``, a bot's, ``""``)."""
+_UNSEEN = object()
 
 
 def window_owner(fr: Attack) -> int:
@@ -253,7 +312,12 @@ def defense_dice(s: State, target: str) -> int:
 def weapon_effects(s: State, idx: int, weapon: str, when: str) -> list[tuple[str, str]]:
     """(key, supply) of the still-equipped weapon's effects of one timing."""
     f = s.fighters[idx]
-    if weapon not in LOOT or not any(e.card == weapon for e in f.equipment):
+    if weapon not in LOOT:
+        return []
+    for e in f.equipment:  # any(e.card == weapon ...), without a generator
+        if e.card == weapon:
+            break
+    else:
         return []
     return [(f"equip:{weapon}:{i}", eff.supply) for i, eff in enumerate(LOOT[weapon].effects)
             if eff.when == when]
@@ -328,7 +392,10 @@ def attack_legal(s: State, fr: Attack) -> list[Action]:
         return last[2]  # type: ignore[no-any-return]
     stage = fr.stage
     legal = stage_legal(s, fr)
-    if stage not in ("blocks", "worn"):
+    if stage not in ("blocks", "worn") and \
+            (len(legal) != 1 or legal[0]["type"] in ("boost", "effect")):
+        # with_payments' own first test, before the call: a window's pass alone (most
+        # windows) has nothing to pay for
         legal = with_payments(s, window_owner(fr), fr, legal)
     state_module.LEGAL_MEMO = (s, fr, legal)
     return legal
@@ -661,15 +728,21 @@ def step(w: Draft) -> None:
             w.replace_top(fr.but(stage="finish"))
             return
         cur, rest = queue[0], queue[1:]
-        fr = fr.but(defenders_left=rest, defender=cur, defense_roll=(), defense_rerolled=False,
-                    defender_used=(), hits_cancelled=0, blocks_as_fails=0)
+        # the next defender's fields and its stage in one new attack (not one, then another)
         if target_sector(w.s, cur) is None and cur.startswith("f:"):
-            w.replace_top(fr)
+            w.replace_top(fr.but(defenders_left=rest, defender=cur, defense_roll=(),
+                                 defense_rerolled=False, defender_used=(), hits_cancelled=0,
+                                 blocks_as_fails=0))
         elif simultaneous(w.s, cur):
             ddice = dict(fr.simultaneous_defense).get(cur, ())
-            w.replace_top(fr.but(stage="counter", defense_roll=ddice))
+            w.replace_top(fr.but(defenders_left=rest, defender=cur, defense_roll=ddice,
+                                 defense_rerolled=False, defender_used=(), hits_cancelled=0,
+                                 blocks_as_fails=0, stage="counter"))
         else:
-            w.replace_top(fr.but(stage="dprep", defense_dice=defense_dice(w.s, cur)))
+            w.replace_top(fr.but(defenders_left=rest, defender=cur, defense_roll=(),
+                                 defense_rerolled=False, defender_used=(), hits_cancelled=0,
+                                 blocks_as_fails=0, stage="dprep",
+                                 defense_dice=defense_dice(w.s, cur)))
         return
     w.pop()
     attacker = fr.attacker
@@ -813,10 +886,11 @@ def help_legal(s: State, fr: Attack, ally: int) -> list[Action]:
 
 def ask_allies(w: Draft, fr: Attack, which: str) -> None:
     """Open a window for each ally in the sector of the side that just passed, then go on."""
-    helped = side_fighter(fr, HELP_SIDE[which])
     helpers: tuple[int, ...] = ()
-    if helped is not None and w.s.mode == "coalition" and w.f(helped).fighter != "automa":
-        helpers = allies_in_sector(w.s, helped)
+    if w.s.mode == "coalition":  # allies only there: the helped side read only then
+        helped = side_fighter(fr, HELP_SIDE[which])
+        if helped is not None and w.f(helped).fighter != "automa":
+            helpers = allies_in_sector(w.s, helped)
     if helpers:
         w.replace_top(fr.but(stage="help", allies=AlliesWindow(which, ResponseWindow(helpers))))
     else:

@@ -175,10 +175,17 @@ def _fighter_json(f: Fighter) -> dict[str, Any]:
 
 def _scalar(value: Any) -> bytes:
     """Canonical bytes of a plain scalar (exactly a str, int, bool or None; ASCII; an int
-    orjson writes), else :class:`NotFast`."""
+    orjson writes), else :class:`NotFast` (``_ascii_json`` written out: a state's most
+    encoded part, its serial, takes this at every step)."""
     if type(value) not in _SCALAR_TYPES:
         raise NotFast
-    return _ascii_json(value)
+    try:
+        data = _dumps(value)
+    except TypeError:  # an int beyond 64 bits
+        raise NotFast from None
+    if not data.isascii():
+        raise NotFast
+    return data
 
 
 def _fast(encoder: Callable[[Any], Any]) -> Callable[[Any], bytes]:
@@ -196,7 +203,13 @@ def _flat_part(value: Any) -> bytes:
     by type in one pass in C; anything else :class:`NotFast`."""
     if type(value) is not tuple or not set(map(type, value)) <= _SCALAR_TYPES:
         raise NotFast
-    return _ascii_json(value)
+    try:  # _ascii_json(value), written out
+        data = _dumps(value)
+    except TypeError:  # an int beyond 64 bits
+        raise NotFast from None
+    if not data.isascii():
+        raise NotFast
+    return data
 
 
 def _rows_checked(value: Any) -> bytes:
@@ -205,7 +218,13 @@ def _rows_checked(value: Any) -> bytes:
     if type(value) is not tuple or not set(map(type, value)) <= _TUPLE \
             or not set(map(type, _flat(value))) <= _SCALAR_TYPES:
         raise NotFast
-    return _ascii_json(value)
+    try:  # _ascii_json(value), written out
+        data = _dumps(value)
+    except TypeError:  # an int beyond 64 bits
+        raise NotFast from None
+    if not data.isascii():
+        raise NotFast
+    return data
 
 
 def _ascii_json(value: Any) -> bytes:
@@ -262,7 +281,9 @@ def _fighter_entry(f: Fighter, last: tuple[Any, ...] | None) -> tuple[Any, ...]:
     """``(field values, "key":value bytes of each field, the fighter's bytes)``, the bytes
     being ``canonical_fast(_fighter_json(f))``; fields that are the objects of ``last`` (the
     entry of the fighter at the same place in the match's last state) are not encoded again.
-    A subclass of ``Fighter`` (or a part off the fast path) raises :class:`NotFast`."""
+    A subclass of ``Fighter`` (or a part off the fast path) raises :class:`NotFast`. The
+    object's braces are in the parts (the first key opens it, the last field's bytes close
+    it), so the fighter's bytes are one join."""
     if type(f) is not Fighter:
         raise NotFast
     try:
@@ -276,7 +297,7 @@ def _fighter_entry(f: Fighter, last: tuple[Any, ...] | None) -> tuple[Any, ...]:
         parts = last[1].copy()
         for j in compress(_F_INDEXES, map(is_not, values, last[0])):
             parts[j] = _F_KEYS[j] + _F_ENCODERS[j](values[j])
-    return values, parts, b"{" + b",".join(parts) + b"}"
+    return values, parts, b",".join(parts)
 
 
 def _fighter_entries(fighters: tuple[Any, ...], last: tuple[Any, ...],
@@ -303,13 +324,25 @@ _LIST_PART = _flat_part
 """A table's tuple of scalars (``canonical_fast(list(value))``), checked by type in C."""
 _F_NAMES = tuple(sorted(f.name for f in fields(Fighter)))
 """A fighter's fields in sorted-key order: :func:`_fighter` writes each once under its name."""
-_F_KEYS = tuple(_dumps(name) + b":" for name in _F_NAMES)
+_F_KEYS = tuple((b"{" if n == 0 else b"") + _dumps(name) + b":"
+                for n, name in enumerate(_F_NAMES))
+"""``"name":`` of each field, the first opening the object (see :func:`_fighter_entry`)."""
 _F_FLAT = frozenset({"trophies", "hand", "deck", "discard", "upgrades", "used_upgrades"})
 _F_ROWS = frozenset({"health", "bots", "row"})
+def _closing(encode_part: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
+    """``encode_part``, its bytes followed by the ``}`` closing the object (the encoder of
+    the last field in key order: see :func:`_fighter_entry`)."""
+    def encode_last(value: Any) -> bytes:
+        return encode_part(value) + b"}"
+    return encode_last
+
+
 _F_ENCODERS: tuple[Callable[[Any], bytes], ...] = tuple(
-    _flat_part if name in _F_FLAT else _rows_checked if name in _F_ROWS
-    else _equipment_part if name == "equipment" else _choice_part if name == "choice"
-    else _scalar for name in _F_NAMES)
+    (_closing if n == len(_F_NAMES) - 1 else lambda e: e)(
+        _flat_part if name in _F_FLAT else _rows_checked if name in _F_ROWS
+        else _equipment_part if name == "equipment" else _choice_part if name == "choice"
+        else _scalar)
+    for n, name in enumerate(_F_NAMES))
 _F_INDEXES = range(len(_F_NAMES))
 _fighter_values = itemgetter(*_F_NAMES)
 """A fighter's field values, read from its instance dict (a ``Fighter``, exactly, holds
@@ -353,14 +386,19 @@ points and UTF-16 units sort alike); :func:`encode` writes each field once under
 (tests/unit/neon/test_canonical_fast.py checks both)."""
 _DEFAULTS_AT = bisect(_NAMES, "defaults")
 _DEFAULTS_KEY = _dumps("defaults") + b":"
-_KEYS = tuple(_dumps(name) + b":" for name in _NAMES)
+_KEYS = tuple((b"{" if n == 0 else b"") + _dumps(name) + b":" for n, name in enumerate(_NAMES))
+"""``"name":`` of each field, the first opening the object (see :func:`canonical_state`)."""
 _FIGHTERS_AT = _NAMES.index("fighters")
 _STACK_AT = _NAMES.index("stack")
 _DEFAULTS_PART = _fast(_defaults)
 _ENCODERS: tuple[Callable[[Any], bytes] | None, ...] = tuple(
-    _ROWS_PART if name in _ROW_FIELDS else _LIST_PART if name in _LIST_FIELDS
-    else None if name in ("fighters", "stack") else _scalar
-    for name in _NAMES)
+    (_closing if n == len(_NAMES) - 1 else lambda e: e)(
+        _ROWS_PART if name in _ROW_FIELDS else _LIST_PART if name in _LIST_FIELDS
+        else _scalar)
+    if name not in ("fighters", "stack") else None
+    for n, name in enumerate(_NAMES))
+_FIGHTERS_OPEN = _KEYS[_FIGHTERS_AT] + b"["
+_STACK_OPEN = _KEYS[_STACK_AT] + b"["
 _state_values = itemgetter(*_NAMES)
 """A state's field values, read from its instance dict (see ``_fighter_values``)."""
 _MATCH_LIMIT = 64
@@ -403,10 +441,21 @@ def _items(objs: tuple[Any, ...], last: tuple[Any, ...], last_parts: list[bytes]
 def _written(s: State) -> bytes:
     """``canonical_json(encode(s))`` written field by field, re-encoding only the fields,
     fighters and frames that are not the objects of the match's last state; raises
-    :class:`NotFast` when a part is off the fast path (nothing is remembered then)."""
+    :class:`NotFast` when a part is off the fast path (nothing is remembered then).
+
+    The match encoded last is found without the dict (:data:`_RECENT`), and stays where it
+    is in :data:`_MATCHES`: it is its newest entry already. The object's braces are in the
+    parts (the first key opens it, the last field's bytes close it): the bytes are one
+    join."""
     anchor = s.cells
-    entry = _MATCHES.pop(id(anchor), None)
-    last = entry[1] if entry is not None and entry[0] is anchor else _Last()
+    recent = _RECENT
+    if recent[0] is anchor:
+        last = recent[1]
+        fresh = False
+    else:
+        entry = _MATCHES.pop(id(anchor), None)
+        last = entry[1] if entry is not None and entry[0] is anchor else _Last()
+        fresh = True
     try:
         values = _state_values(s.__dict__)
     except KeyError:  # a field missing from the instance (never made so): the reference
@@ -425,14 +474,13 @@ def _written(s: State) -> bytes:
         if i == _FIGHTERS_AT:
             fighter_parts = _fighter_entries(value, fighters, fighter_parts)
             fighters = value
-            data = b"[" + b",".join([entry[2] for entry in fighter_parts]) + b"]"
+            parts[i] = _FIGHTERS_OPEN + b",".join([entry[2] for entry in fighter_parts]) + b"]"
         elif i == _STACK_AT:
             frame_parts = _items(value, stack, frame_parts, _FRAME_PART)
             stack = value
-            data = b"[" + b",".join(frame_parts) + b"]"
+            parts[i] = _STACK_OPEN + b",".join(frame_parts) + b"]"
         else:
-            data = _ENCODERS[i](value)  # type: ignore[misc]
-        parts[i] = _KEYS[i] + data
+            parts[i] = _KEYS[i] + _ENCODERS[i](value)  # type: ignore[misc]
     if type(fighters) is not tuple or type(stack) is not tuple:
         raise NotFast
     defaults = s.__dict__.get("defaults")
@@ -443,12 +491,19 @@ def _written(s: State) -> bytes:
     last.values, last.parts = values, parts
     last.fighters, last.fighter_parts = fighters, fighter_parts
     last.stack, last.frame_parts = stack, frame_parts
-    if len(_MATCHES) >= _MATCH_LIMIT:
-        del _MATCHES[next(iter(_MATCHES))]
-    _MATCHES[id(anchor)] = (anchor, last)
+    if fresh:
+        if len(_MATCHES) >= _MATCH_LIMIT:
+            del _MATCHES[next(iter(_MATCHES))]
+        _MATCHES[id(anchor)] = (anchor, last)
+        recent[0], recent[1] = anchor, last
     if defaults:
-        return b"{" + b",".join([*parts[:_DEFAULTS_AT], extra, *parts[_DEFAULTS_AT:]]) + b"}"
-    return b"{" + b",".join(parts) + b"}"
+        return b",".join([*parts[:_DEFAULTS_AT], extra, *parts[_DEFAULTS_AT:]])
+    return b",".join(parts)
+
+
+_RECENT: list[Any] = [None, None]
+"""The anchor (``cells``) and :class:`_Last` of the match :func:`_written` last added to
+:data:`_MATCHES` (a replay encodes the states of one match in a row)."""
 
 
 def canonical_state(s: State) -> bytes:

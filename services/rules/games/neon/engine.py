@@ -65,12 +65,19 @@ LEGACY_ATTACK_KEYS = {"defender_used": "dused", "blocks_as_fails": "b2f",
 def normalize(action: Any) -> Action:
     """Canonical form of an answer: sorted card and dice lists, no false ``pull``."""
     out = dict(action)
-    for key in SORTED_LISTS:
-        if isinstance(out.get(key), list | tuple):
-            out[key] = sorted(out[key])
-    if out.get("pull") is False:
-        del out["pull"]
+    if not _NORMALISED.isdisjoint(out):  # else nothing to change (most answers)
+        for key in SORTED_LISTS:
+            if isinstance(out.get(key), _SEQUENCES):
+                out[key] = sorted(out[key])
+        if out.get("pull") is False:
+            del out["pull"]
     return out
+
+
+_SEQUENCES = (list, tuple)
+"""``isinstance``'s ``list | tuple``, made once (a union is a new object at each use)."""
+_NORMALISED = frozenset((*SORTED_LISTS, "pull"))
+"""The keys :func:`normalize` may change."""
 
 
 PASSES = ("roll", "done", "pass")
@@ -131,8 +138,8 @@ def _transition_by_dict(state: State, events: tuple[Any, ...]) -> Transition:
 
 _NEW = object.__new__
 _SET = object.__setattr__
-_transition = (_transition_by_dict if _plain_fields(Transition) == {"state", "events"}
-               else Transition)
+_TRANSITION_BY_DICT = _plain_fields(Transition) == {"state", "events"}
+_transition = _transition_by_dict if _TRANSITION_BY_DICT else Transition
 if _plain_fields(Decision):
     _BLANK_DECISION = _combined(_BLANK_DECISION)
 
@@ -487,7 +494,7 @@ class NeonEngine(RemembersPending):
     # ---- acting --------------------------------------------------------------------------------
 
     def apply(self, state: State, seat: int, action: Any, rng: Randomness) -> Transition:
-        w = Draft(state, rng, serial=state.serial + 1)
+        w = Draft.after(state, rng)
         act = normalize(action)
         s = w.s
         if act["type"] == "resign":
@@ -506,6 +513,10 @@ class NeonEngine(RemembersPending):
         else:
             apply_turn(w, seat, act)
         advance(w)
+        if _TRANSITION_BY_DICT:  # _transition(...), written out (one call less per answer)
+            done = _NEW(Transition)
+            _SET(done, "__dict__", {"state": w.finish(), "events": tuple(w.events)})
+            return done  # type: ignore[no-any-return]
         return _transition(w.finish(), tuple(w.events))
 
     def _answer_frame(self, w: Draft, seat: int, act: Action) -> None:

@@ -175,6 +175,9 @@ LEGAL_MEMO: tuple[Any, Any, Any] = (None, None, None)
 place, so every change of a draft forgets it (a state handed out never changes: its entry
 stays right)."""
 _FORGOTTEN = LEGAL_MEMO
+_EVENT_BY_DICT = event is not EngineEvent
+"""``frozen.event`` sets an event's instance dict at once (EngineEvent holds exactly its
+three fields): ``Draft.emit`` does the same itself."""
 
 
 class Draft:
@@ -213,6 +216,23 @@ class Draft:
         self._d: dict[str, Any] | None = self.s.__dict__
         self.rng = rng
         self.events = [] if events is None else events
+
+    @classmethod
+    def after(cls, s: State, rng: Randomness) -> Draft:
+        """``Draft(s, rng, serial=s.serial + 1)``, the draft of an answer, without the keyword
+        packing and checks of the general case when ``s`` is a plain ``State``."""
+        if s.__class__ is not State or not _STATE_FIELDS:
+            return cls(s, rng, serial=s.serial + 1)
+        attrs = dict(s.__dict__)  # a combined dict: see the class
+        attrs["serial"] = s.serial + 1
+        copy = _NEW(State)
+        _SET(copy, "__dict__", attrs)
+        w = _NEW(cls)
+        w.s = copy
+        w._d = copy.__dict__
+        w.rng = rng
+        w.events = []
+        return w  # type: ignore[no-any-return]
 
     def finish(self) -> State:
         """The state, handed out: the draft changes it no more."""
@@ -256,7 +276,12 @@ class Draft:
         return fighter
 
     def emit(self, kind: str, data: dict[str, Any], to: frozenset[int] | None = None) -> None:
-        self.events.append(event(kind, data, to))  # frozen.event: EngineEvent(kind, data, to)
+        if _EVENT_BY_DICT:  # frozen.event(kind, data, to), written out (one call less)
+            new = _NEW(EngineEvent)
+            _SET(new, "__dict__", {"kind": kind, "data": data, "visible_to": to})
+            self.events.append(new)
+        else:
+            self.events.append(event(kind, data, to))  # EngineEvent(kind, data, to)
 
     def push(self, fr: StackFrame) -> None:
         global LEGAL_MEMO

@@ -18,7 +18,7 @@ from services.rules.games.contract import (
     RemembersPending,
     Transition,
 )
-from services.rules.games.frozen import replace
+from services.rules.games.frozen import replace, transition
 
 from . import schemas, turns, views
 from .canon import canonical_state
@@ -206,7 +206,7 @@ class NeonReignEngine(RemembersPending):
             new, events = turns.recover(state, rng)
         else:
             new, events = turns.defend(state, seat, dict(action), rng)
-        return Transition(new, events)
+        return transition(new, events)  # Transition(new, events), its dict set at once
 
     # -- what is known ----------------------------------------------------------------------
     def view(self, state: State, viewer: int | None) -> Any:
