@@ -188,6 +188,8 @@ ENDED_KICKOFFS_KEPT = 4096
 ones are read from the store again when asked."""
 ADMIN = ("organiser", "service")
 MAX_INVITATIONS_LISTED = 200
+WATCH_TOKEN_EXPIRED = "player token expired; watch your invitations again with a new player token"
+"""How a WatchMyInvitations stream ends at its player token's expiry."""
 """The most invitations one ListMyInvitations answer (or WatchMyInvitations message) holds."""
 ENDED = ("matched", "cancelled", "expired", "declined")
 """The last status a watch sends: the ticket's end, or, to a player who declined it, that."""
@@ -747,16 +749,24 @@ class Matchmaker:
     async def watch_invitations(self, claims: Claims | None,
                                 limit: int = 0) -> AsyncIterator[dict[str, Any]]:
         """:meth:`invitations`, then again each time it changes (not for the clock alone:
-        waiting and accept times are as of each message)."""
+        waiting and accept times are as of each message), until the caller's token expires:
+        then UNAUTHENTICATED (``WATCH_TOKEN_EXPIRED``), as a rules service's streams end."""
         current = self.invitations(claims, limit)
-        me = claims.player  # type: ignore[union-attr]
+        assert claims is not None  # invitations() refused a call without a token
+        me = claims.player
+        loop = asyncio.get_running_loop()
+        ends = loop.time() + max(0.0, claims.refused_from - time.time())
         changed = asyncio.Event()
         self.invite_watchers.setdefault(me, set()).add(changed)
         try:
             yield current
             last = _invitations_key(current)
             while True:
-                await changed.wait()
+                try:
+                    await asyncio.wait_for(changed.wait(), max(0.0, ends - loop.time()))
+                except TimeoutError:
+                    log.info("invitations watch ended: its token expired")
+                    raise Unauthenticated(WATCH_TOKEN_EXPIRED) from None
                 changed.clear()
                 if self.stale:  # reloading: its end sets the event again
                     continue

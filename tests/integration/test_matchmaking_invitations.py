@@ -342,3 +342,30 @@ async def test_with_two_replicas_each_lists_the_invitations_of_every_queue(
             await ch.close()
         for s in services:
             await s.stop(0.5)
+
+
+async def test_watch_ends_when_the_players_token_expires(env: Env) -> None:  # noqa: F811
+    """A WatchMyInvitations stream taken with a player token ends UNAUTHENTICATED when that
+    token expires (as a rules service's streams do): before, it went on telling an expired
+    token's holder the player's invitations for as long as the connection lasted, and held
+    its watcher until then."""
+    svc = await env.start(SLOW_ACCEPT)
+    mm = Client(svc.address)
+    ann, bob = env.id("ann"), env.id("bob")
+    short = env.backend.issuer.issue("player", "*", player=bob, ttl=2)
+    call = mm.stub.WatchMyInvitations(
+        pb.WatchMyInvitationsRequest(), metadata=call_metadata(short), timeout=30
+    )
+    stream = aiter(call)
+    assert (await anext(stream)).total == 0
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        while True:  # an update before the expiry (none is expected) is fine
+            await asyncio.wait_for(anext(stream), 8)
+    assert info.value.code() == C.UNAUTHENTICATED
+    assert "expired" in (info.value.details() or "")
+    # the party created after the expiry is not sent to the expired token: the stream is over
+    await mm.call(
+        "CreateTicket", env.player(ann), ticket_id=env.id("p"), game="toy", players=[ann, bob]
+    )
+    assert (await listed(mm, env.player(bob))).total == 1
+    await mm.channel.close()
