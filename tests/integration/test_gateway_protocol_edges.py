@@ -460,3 +460,24 @@ async def test_there_is_no_call_rate_limit_by_default() -> None:
         for _ in range(60):
             async with http.post(f"{path}/GetTicket", json={}) as r:
                 assert r.status == 200
+
+
+async def test_an_ipv6_client_cannot_pass_the_call_rate_by_changing_its_address() -> None:
+    """An IPv6 host holds a whole /64 (2^64 addresses it may send from: SLAAC privacy
+    addresses change by themselves): counted per address, each new one had a full bucket, so
+    the limit held nobody back. An IPv6 client is counted by its /64; IPv4 by its address."""
+    config = GatewayConfig(port=0, calls_per_second=1, call_burst=1, trusted_proxies=("127.0.0.1",))
+    async with served(config) as (path, http):
+
+        async def status(hop: str) -> int:
+            async with http.post(
+                f"{path}/GetTicket", json={"ticketId": "r"}, headers={"X-Forwarded-For": hop}
+            ) as r:
+                return r.status
+
+        assert await status("2001:db8:1:2::1") == 200
+        assert await status("2001:db8:1:2::2") == 429, "the same /64: the same client"
+        assert await status("2001:db8:1:2:ffff:ffff:ffff:fffe") == 429
+        assert await status("2001:db8:1:3::1") == 200, "another /64: another client"
+        assert await status("198.51.100.1") == 200
+        assert await status("198.51.100.2") == 200, "IPv4: each address its own client"
