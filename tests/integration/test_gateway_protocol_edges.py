@@ -481,3 +481,33 @@ async def test_an_ipv6_client_cannot_pass_the_call_rate_by_changing_its_address(
         assert await status("2001:db8:1:3::1") == 200, "another /64: another client"
         assert await status("198.51.100.1") == 200
         assert await status("198.51.100.2") == 200, "IPv4: each address its own client"
+
+
+async def test_deeply_nested_json_is_invalid_argument_not_a_crash() -> None:
+    """JSON nested past the parser's depth (a few KB of ``[``) is ``invalid_argument``, in a
+    unary call, a Connect GET and a stream's message alike: the path that skips unknown fields
+    let Python's RecursionError out, answered as a bare 500 with a logged traceback."""
+    deep = b'{"ticketId":' + b"[" * 5000 + b"]" * 5000 + b"}"
+    async with served() as (path, http):
+        async with http.post(
+            f"{path}/GetTicket", data=deep, headers={"Content-Type": "application/json"}
+        ) as r:
+            assert r.status == 400, await r.text()
+            err = await r.json()
+            assert err["code"] == "invalid_argument" and "nested" in err["message"], err
+        message = base64.urlsafe_b64encode(b"[" * 3000).decode().rstrip("=")
+        async with http.get(f"{path}/GetTicket?encoding=json&base64=1&message={message}") as r:
+            assert r.status == 400, await r.text()
+            assert (await r.json())["code"] == "invalid_argument"
+        async with http.post(
+            f"{path}/WatchTicket",
+            data=envelope(deep),
+            headers={"Content-Type": "application/connect+json"},
+        ) as r:
+            raw = await r.read()
+            assert r.status == 200
+        ((flags, end),) = frames(raw)
+        assert json.loads(end)["error"]["code"] == "invalid_argument"
+        # the gateway still answers
+        async with http.post(f"{path}/GetTicket", json={"ticketId": "r"}) as r:
+            assert r.status == 200
