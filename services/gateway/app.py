@@ -726,8 +726,10 @@ def cors_headers(config: GatewayConfig, origin: str) -> dict[str, str]:
     return {
         "Access-Control-Allow-Origin": "*" if "*" in config.cors_origins else origin,
         "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
-        "Access-Control-Allow-Headers": "authorization, content-type, connect-protocol-version, "
-        "connect-timeout-ms, x-request-id",
+        "Access-Control-Allow-Headers": "authorization, content-type, content-encoding, "
+        "connect-protocol-version, connect-timeout-ms, x-request-id",
+        # Retry-After of a refused call (the call rate) is not a safelisted response header
+        "Access-Control-Expose-Headers": "Retry-After",
         "Access-Control-Max-Age": "600",
         "Vary": "Origin",
     }

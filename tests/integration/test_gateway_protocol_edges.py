@@ -511,3 +511,34 @@ async def test_deeply_nested_json_is_invalid_argument_not_a_crash() -> None:
         # the gateway still answers
         async with http.post(f"{path}/GetTicket", json={"ticketId": "r"}) as r:
             assert r.status == 200
+
+
+async def test_a_web_client_of_another_origin_may_compress_and_read_retry_after() -> None:
+    """CORS lets an allowed origin's script use what the gateway serves it: a compressed
+    request body (``Content-Encoding`` is not a safelisted request header: its preflight must
+    allow it, or the browser never sends the call) and the ``Retry-After`` of a refused call
+    (not a safelisted response header: hidden from the script unless exposed)."""
+    origin = "http://app.example"
+    config = GatewayConfig(port=0, cors_origins=(origin,), calls_per_second=1, call_burst=1)
+    async with served(config) as (path, http):
+        async with http.options(
+            f"{path}/GetTicket",
+            headers={
+                "Origin": origin,
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "content-encoding,content-type",
+            },
+        ) as r:
+            assert r.status == 204
+            allowed = {h.strip() for h in r.headers["Access-Control-Allow-Headers"].split(",")}
+            assert {"content-encoding", "content-type"} <= allowed, allowed
+        body = gzip.compress(b'{"ticketId":"z"}')
+        headers = {"Origin": origin, "Content-Encoding": "gzip", "Content-Type": "application/json"}
+        async with http.post(f"{path}/GetTicket", data=body, headers=headers) as r:
+            assert r.status == 200 and (await r.json())["ticket"]["ticketId"] == "z"
+        async with http.post(f"{path}/GetTicket", data=body, headers=headers) as r:
+            assert r.status == 429 and r.headers["Retry-After"] == "1"
+            exposed = {
+                h.strip().lower() for h in r.headers["Access-Control-Expose-Headers"].split(",")
+            }
+            assert "retry-after" in exposed
