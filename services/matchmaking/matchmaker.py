@@ -190,6 +190,8 @@ ADMIN = ("organiser", "service")
 MAX_INVITATIONS_LISTED = 200
 WATCH_TOKEN_EXPIRED = "player token expired; watch your invitations again with a new player token"
 """How a WatchMyInvitations stream ends at its player token's expiry."""
+TICKET_WATCH_TOKEN_EXPIRED = "token expired; watch the ticket again with a new token"
+"""How a WatchTicket stream ends at its token's expiry."""
 """The most invitations one ListMyInvitations answer (or WatchMyInvitations message) holds."""
 ENDED = ("matched", "cancelled", "expired", "declined")
 """The last status a watch sends: the ticket's end, or, to a player who declined it, that."""
@@ -865,14 +867,25 @@ class Matchmaker:
         return shown_to(claims, self.view(ticket))
 
     async def watch(self, claims: Claims | None, ticket_id: str) -> AsyncIterator[dict[str, Any]]:
+        """The ticket as the caller is shown it, then again at each change, until it ends,
+        or the caller's token expires: then UNAUTHENTICATED (a match found later, with the
+        caller's seat token, is not sent to an expired token)."""
         ticket = await self._owned(claims, ticket_id)
+        assert claims is not None  # _owned refused a call without a token
+        loop = asyncio.get_running_loop()
+        ends = loop.time() + max(0.0, claims.refused_from - time.time())
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.watchers.setdefault(ticket_id, set()).add(queue)
         try:
             current = shown_to(claims, self.view(self.tickets.get(ticket_id, ticket)))
             yield current
             while not _watch_over(current):  # "declined": for the player who did
-                current = shown_to(claims, await queue.get())
+                try:
+                    view = await asyncio.wait_for(queue.get(), max(0.0, ends - loop.time()))
+                except TimeoutError:
+                    log.info("ticket watch ended: its token expired", ticket_id=ticket_id)
+                    raise Unauthenticated(TICKET_WATCH_TOKEN_EXPIRED) from None
+                current = shown_to(claims, view)
                 yield current
         finally:
             listeners = self.watchers.get(ticket_id)

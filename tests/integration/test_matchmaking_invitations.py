@@ -369,3 +369,27 @@ async def test_watch_ends_when_the_players_token_expires(env: Env) -> None:  # n
     )
     assert (await listed(mm, env.player(bob))).total == 1
     await mm.channel.close()
+
+
+async def test_watch_ticket_ends_when_the_players_token_expires(env: Env) -> None:  # noqa: F811
+    """WatchTicket sends the assignment with the caller's seat token once matched: taken with
+    a player token, it ends UNAUTHENTICATED when that token expires, not sending a match found
+    later to an expired token."""
+    svc = await env.start(SLOW_ACCEPT)
+    mm = Client(svc.address)
+    ann = env.id("ann")
+    short = env.backend.issuer.issue("player", "*", player=ann, ttl=2)
+    tid = env.id("alone")
+    await mm.call("CreateTicket", short, ticket_id=tid, game="toy", players=[ann])
+    call = mm.stub.WatchTicket(
+        pb.WatchTicketRequest(ticket_id=tid), metadata=call_metadata(short), timeout=30
+    )
+    stream = aiter(call)
+    assert (await anext(stream)).ticket.status == S.TICKET_STATUS_WAITING
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        while True:
+            got = await asyncio.wait_for(anext(stream), 8)
+            assert not any(s.token for s in got.ticket.assignment.seats)
+    assert info.value.code() == C.UNAUTHENTICATED
+    assert "expired" in (info.value.details() or "")
+    await mm.channel.close()
