@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import json
 import uuid
 from pathlib import Path
@@ -116,6 +117,27 @@ def _check_stream_coding(request: web.Request) -> None:
             "send them with Connect-Content-Encoding identity",
             headers=(("Connect-Accept-Encoding", "identity"),),
         )
+
+
+IPV6_CLIENT_PREFIX = 64
+"""An IPv6 client is counted by its /64: one host or home network holds a whole /64 (privacy
+addresses change by themselves), so counted by address each call could come from a new one,
+with a full bucket and no stream open."""
+
+
+def counted_as(address: str) -> str:
+    """The key a client ``address`` is counted by (calls, streams, replays, uploads): an IPv4
+    address itself (an IPv4-mapped IPv6 one as IPv4), an IPv6 address its /64, anything else
+    (not an address) as it is."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, IPV6_CLIENT_PREFIX), strict=False))
+    return str(ip)
 
 
 def _timeout(request: web.Request, default: float | None) -> float | None:
@@ -258,13 +280,15 @@ class Gateway:
 
     def _client(self, request: web.Request) -> tuple[str, str]:
         """The request's client, by address (found as ``client_address`` finds it, trusted
-        proxies' X-Forwarded-For included)."""
+        proxies' X-Forwarded-For included; an IPv6 one by its /64, ``counted_as``)."""
         return (
             "client",
-            client_address(
-                request.remote,
-                request.headers.getall("X-Forwarded-For", []),
-                self.config.trusted_proxies,
+            counted_as(
+                client_address(
+                    request.remote,
+                    request.headers.getall("X-Forwarded-For", []),
+                    self.config.trusted_proxies,
+                )
             ),
         )
 
@@ -702,8 +726,10 @@ def cors_headers(config: GatewayConfig, origin: str) -> dict[str, str]:
     return {
         "Access-Control-Allow-Origin": "*" if "*" in config.cors_origins else origin,
         "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
-        "Access-Control-Allow-Headers": "authorization, content-type, connect-protocol-version, "
-        "connect-timeout-ms, x-request-id",
+        "Access-Control-Allow-Headers": "authorization, content-type, content-encoding, "
+        "connect-protocol-version, connect-timeout-ms, x-request-id",
+        # Retry-After of a refused call (the call rate) is not a safelisted response header
+        "Access-Control-Expose-Headers": "Retry-After",
         "Access-Control-Max-Age": "600",
         "Vary": "Origin",
     }

@@ -96,6 +96,12 @@ class Method:
                 "invalid_argument",
                 f"{self.request.DESCRIPTOR.full_name}: not valid JSON for this message: {err}",
             ) from None
+        except RecursionError:  # json.loads, known_fields or ParseDict past Python's depth
+            raise ConnectError(
+                "invalid_argument",
+                f"{self.request.DESCRIPTOR.full_name}: not valid JSON for this message: "
+                "nested too deeply",
+            ) from None
         return message.SerializeToString()
 
     def check_binary(self, body: bytes) -> bytes:

@@ -188,6 +188,10 @@ ENDED_KICKOFFS_KEPT = 4096
 ones are read from the store again when asked."""
 ADMIN = ("organiser", "service")
 MAX_INVITATIONS_LISTED = 200
+WATCH_TOKEN_EXPIRED = "player token expired; watch your invitations again with a new player token"
+"""How a WatchMyInvitations stream ends at its player token's expiry."""
+TICKET_WATCH_TOKEN_EXPIRED = "token expired; watch the ticket again with a new token"
+"""How a WatchTicket stream ends at its token's expiry."""
 """The most invitations one ListMyInvitations answer (or WatchMyInvitations message) holds."""
 ENDED = ("matched", "cancelled", "expired", "declined")
 """The last status a watch sends: the ticket's end, or, to a player who declined it, that."""
@@ -747,16 +751,24 @@ class Matchmaker:
     async def watch_invitations(self, claims: Claims | None,
                                 limit: int = 0) -> AsyncIterator[dict[str, Any]]:
         """:meth:`invitations`, then again each time it changes (not for the clock alone:
-        waiting and accept times are as of each message)."""
+        waiting and accept times are as of each message), until the caller's token expires:
+        then UNAUTHENTICATED (``WATCH_TOKEN_EXPIRED``), as a rules service's streams end."""
         current = self.invitations(claims, limit)
-        me = claims.player  # type: ignore[union-attr]
+        assert claims is not None  # invitations() refused a call without a token
+        me = claims.player
+        loop = asyncio.get_running_loop()
+        ends = loop.time() + max(0.0, claims.refused_from - time.time())
         changed = asyncio.Event()
         self.invite_watchers.setdefault(me, set()).add(changed)
         try:
             yield current
             last = _invitations_key(current)
             while True:
-                await changed.wait()
+                try:
+                    await asyncio.wait_for(changed.wait(), max(0.0, ends - loop.time()))
+                except TimeoutError:
+                    log.info("invitations watch ended: its token expired")
+                    raise Unauthenticated(WATCH_TOKEN_EXPIRED) from None
                 changed.clear()
                 if self.stale:  # reloading: its end sets the event again
                     continue
@@ -855,14 +867,25 @@ class Matchmaker:
         return shown_to(claims, self.view(ticket))
 
     async def watch(self, claims: Claims | None, ticket_id: str) -> AsyncIterator[dict[str, Any]]:
+        """The ticket as the caller is shown it, then again at each change, until it ends,
+        or the caller's token expires: then UNAUTHENTICATED (a match found later, with the
+        caller's seat token, is not sent to an expired token)."""
         ticket = await self._owned(claims, ticket_id)
+        assert claims is not None  # _owned refused a call without a token
+        loop = asyncio.get_running_loop()
+        ends = loop.time() + max(0.0, claims.refused_from - time.time())
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.watchers.setdefault(ticket_id, set()).add(queue)
         try:
             current = shown_to(claims, self.view(self.tickets.get(ticket_id, ticket)))
             yield current
             while not _watch_over(current):  # "declined": for the player who did
-                current = shown_to(claims, await queue.get())
+                try:
+                    view = await asyncio.wait_for(queue.get(), max(0.0, ends - loop.time()))
+                except TimeoutError:
+                    log.info("ticket watch ended: its token expired", ticket_id=ticket_id)
+                    raise Unauthenticated(TICKET_WATCH_TOKEN_EXPIRED) from None
+                current = shown_to(claims, view)
                 yield current
         finally:
             listeners = self.watchers.get(ticket_id)

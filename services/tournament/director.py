@@ -108,6 +108,10 @@ class Options:
         return cls(trust_minted_tokens=switch(e, "NEON_TOURNAMENT_TRUST_MINTED_TOKENS"))
 
 
+WATCH_TOKEN_EXPIRED = "player token expired; watch your matches again with a new player token"
+"""How a WatchMyMatches stream ends at its player token's expiry."""
+
+
 def refuse_minted_seat(who: Claims, t: Tournament, trust_minted_tokens: bool) -> None:
     """PERMISSION_DENIED for a player token an organiser minted (MintPlayerToken names it in
     ``minted_by``) asking for, or readying, its player's seat in a rated tournament's match.
@@ -1552,13 +1556,36 @@ class Director:
     async def watch_mine(
         self, claims: Claims | None, tournament_id: str
     ) -> AsyncIterator[tuple[dict[str, Any] | None, Tournament]]:
+        """The caller's match (:meth:`my_match`, with its seat token) each time it changes,
+        until the tournament ends, or the caller's player token expires: then
+        UNAUTHENTICATED (``WATCH_TOKEN_EXPIRED``), as a rules service's streams end. A seat
+        token is never sent to a token past its expiry."""
+        who = _player(claims)
+        loop = asyncio.get_running_loop()
+        ends = loop.time() + max(0.0, who.refused_from - time.time())
+        updates = aiter(self.watch(tournament_id))
         last: Any = object()
-        async for t in self.watch(tournament_id):
-            mine, t = await self.my_match(claims, tournament_id)
-            key = (
-                None if mine is None else (mine["round"], mine["status"], mine["match_id"]),
-                t.status,
-            )
-            if key != last:
-                last = key
-                yield mine, t
+        try:
+            while True:
+                try:
+                    t = await asyncio.wait_for(anext(updates), max(0.0, ends - loop.time()))
+                except StopAsyncIteration:
+                    return
+                except TimeoutError:
+                    log.info(
+                        "a player's watch of their matches ended: its token expired",
+                        tournament_id=tournament_id,
+                    )
+                    raise Unauthenticated(WATCH_TOKEN_EXPIRED) from None
+                mine, t = await self.my_match(claims, tournament_id)
+                if time.time() >= who.refused_from:  # expired while my_match was awaited
+                    raise Unauthenticated(WATCH_TOKEN_EXPIRED)
+                key = (
+                    None if mine is None else (mine["round"], mine["status"], mine["match_id"]),
+                    t.status,
+                )
+                if key != last:
+                    last = key
+                    yield mine, t
+        finally:
+            await updates.aclose()

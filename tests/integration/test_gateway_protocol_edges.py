@@ -460,3 +460,85 @@ async def test_there_is_no_call_rate_limit_by_default() -> None:
         for _ in range(60):
             async with http.post(f"{path}/GetTicket", json={}) as r:
                 assert r.status == 200
+
+
+async def test_an_ipv6_client_cannot_pass_the_call_rate_by_changing_its_address() -> None:
+    """An IPv6 host holds a whole /64 (2^64 addresses it may send from: SLAAC privacy
+    addresses change by themselves): counted per address, each new one had a full bucket, so
+    the limit held nobody back. An IPv6 client is counted by its /64; IPv4 by its address."""
+    config = GatewayConfig(port=0, calls_per_second=1, call_burst=1, trusted_proxies=("127.0.0.1",))
+    async with served(config) as (path, http):
+
+        async def status(hop: str) -> int:
+            async with http.post(
+                f"{path}/GetTicket", json={"ticketId": "r"}, headers={"X-Forwarded-For": hop}
+            ) as r:
+                return r.status
+
+        assert await status("2001:db8:1:2::1") == 200
+        assert await status("2001:db8:1:2::2") == 429, "the same /64: the same client"
+        assert await status("2001:db8:1:2:ffff:ffff:ffff:fffe") == 429
+        assert await status("2001:db8:1:3::1") == 200, "another /64: another client"
+        assert await status("198.51.100.1") == 200
+        assert await status("198.51.100.2") == 200, "IPv4: each address its own client"
+
+
+async def test_deeply_nested_json_is_invalid_argument_not_a_crash() -> None:
+    """JSON nested past the parser's depth (a few KB of ``[``) is ``invalid_argument``, in a
+    unary call, a Connect GET and a stream's message alike: the path that skips unknown fields
+    let Python's RecursionError out, answered as a bare 500 with a logged traceback."""
+    deep = b'{"ticketId":' + b"[" * 5000 + b"]" * 5000 + b"}"
+    async with served() as (path, http):
+        async with http.post(
+            f"{path}/GetTicket", data=deep, headers={"Content-Type": "application/json"}
+        ) as r:
+            assert r.status == 400, await r.text()
+            err = await r.json()
+            assert err["code"] == "invalid_argument" and "nested" in err["message"], err
+        message = base64.urlsafe_b64encode(b"[" * 3000).decode().rstrip("=")
+        async with http.get(f"{path}/GetTicket?encoding=json&base64=1&message={message}") as r:
+            assert r.status == 400, await r.text()
+            assert (await r.json())["code"] == "invalid_argument"
+        async with http.post(
+            f"{path}/WatchTicket",
+            data=envelope(deep),
+            headers={"Content-Type": "application/connect+json"},
+        ) as r:
+            raw = await r.read()
+            assert r.status == 200
+        ((flags, end),) = frames(raw)
+        assert json.loads(end)["error"]["code"] == "invalid_argument"
+        # the gateway still answers
+        async with http.post(f"{path}/GetTicket", json={"ticketId": "r"}) as r:
+            assert r.status == 200
+
+
+async def test_a_web_client_of_another_origin_may_compress_and_read_retry_after() -> None:
+    """CORS lets an allowed origin's script use what the gateway serves it: a compressed
+    request body (``Content-Encoding`` is not a safelisted request header: its preflight must
+    allow it, or the browser never sends the call) and the ``Retry-After`` of a refused call
+    (not a safelisted response header: hidden from the script unless exposed)."""
+    origin = "http://app.example"
+    config = GatewayConfig(port=0, cors_origins=(origin,), calls_per_second=1, call_burst=1)
+    async with served(config) as (path, http):
+        async with http.options(
+            f"{path}/GetTicket",
+            headers={
+                "Origin": origin,
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "content-encoding,content-type",
+            },
+        ) as r:
+            assert r.status == 204
+            allowed = {h.strip() for h in r.headers["Access-Control-Allow-Headers"].split(",")}
+            assert {"content-encoding", "content-type"} <= allowed, allowed
+        body = gzip.compress(b'{"ticketId":"z"}')
+        headers = {"Origin": origin, "Content-Encoding": "gzip", "Content-Type": "application/json"}
+        async with http.post(f"{path}/GetTicket", data=body, headers=headers) as r:
+            assert r.status == 200 and (await r.json())["ticket"]["ticketId"] == "z"
+        async with http.post(f"{path}/GetTicket", data=body, headers=headers) as r:
+            assert r.status == 429 and r.headers["Retry-After"] == "1"
+            exposed = {
+                h.strip().lower() for h in r.headers["Access-Control-Expose-Headers"].split(",")
+            }
+            assert "retry-after" in exposed

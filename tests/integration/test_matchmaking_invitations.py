@@ -342,3 +342,54 @@ async def test_with_two_replicas_each_lists_the_invitations_of_every_queue(
             await ch.close()
         for s in services:
             await s.stop(0.5)
+
+
+async def test_watch_ends_when_the_players_token_expires(env: Env) -> None:  # noqa: F811
+    """A WatchMyInvitations stream taken with a player token ends UNAUTHENTICATED when that
+    token expires (as a rules service's streams do): before, it went on telling an expired
+    token's holder the player's invitations for as long as the connection lasted, and held
+    its watcher until then."""
+    svc = await env.start(SLOW_ACCEPT)
+    mm = Client(svc.address)
+    ann, bob = env.id("ann"), env.id("bob")
+    short = env.backend.issuer.issue("player", "*", player=bob, ttl=2)
+    call = mm.stub.WatchMyInvitations(
+        pb.WatchMyInvitationsRequest(), metadata=call_metadata(short), timeout=30
+    )
+    stream = aiter(call)
+    assert (await anext(stream)).total == 0
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        while True:  # an update before the expiry (none is expected) is fine
+            await asyncio.wait_for(anext(stream), 8)
+    assert info.value.code() == C.UNAUTHENTICATED
+    assert "expired" in (info.value.details() or "")
+    # the party created after the expiry is not sent to the expired token: the stream is over
+    await mm.call(
+        "CreateTicket", env.player(ann), ticket_id=env.id("p"), game="toy", players=[ann, bob]
+    )
+    assert (await listed(mm, env.player(bob))).total == 1
+    await mm.channel.close()
+
+
+async def test_watch_ticket_ends_when_the_players_token_expires(env: Env) -> None:  # noqa: F811
+    """WatchTicket sends the assignment with the caller's seat token once matched: taken with
+    a player token, it ends UNAUTHENTICATED when that token expires, not sending a match found
+    later to an expired token."""
+    svc = await env.start(SLOW_ACCEPT)
+    mm = Client(svc.address)
+    ann = env.id("ann")
+    short = env.backend.issuer.issue("player", "*", player=ann, ttl=2)
+    tid = env.id("alone")
+    await mm.call("CreateTicket", short, ticket_id=tid, game="toy", players=[ann])
+    call = mm.stub.WatchTicket(
+        pb.WatchTicketRequest(ticket_id=tid), metadata=call_metadata(short), timeout=30
+    )
+    stream = aiter(call)
+    assert (await anext(stream)).ticket.status == S.TICKET_STATUS_WAITING
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        while True:
+            got = await asyncio.wait_for(anext(stream), 8)
+            assert not any(s.token for s in got.ticket.assignment.seats)
+    assert info.value.code() == C.UNAUTHENTICATED
+    assert "expired" in (info.value.details() or "")
+    await mm.channel.close()

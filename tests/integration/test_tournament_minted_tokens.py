@@ -274,3 +274,39 @@ async def test_an_unrated_tournament_is_played_with_minted_tokens_and_never_rate
         "CreateTournament", e.olga, tournament_id=tid, game="toy", mode="race",
         format_json=format_json("swiss", 1), check_in_seconds=120))
     assert code == S.ALREADY_EXISTS, "the same id, rated, is another tournament"
+
+
+async def test_watch_my_matches_ends_when_the_players_token_expires(event: Any) -> None:
+    """WatchMyMatches hands out seat tokens: taken with a player token, it ends UNAUTHENTICATED
+    when that token expires (as a rules service's streams do). Before, it went on for as long
+    as the connection lasted, and handed the next round's seat token to an expired token."""
+    e = await event()
+    tid = e.id("expiry").replace("-", "_")
+    ann, bob = e.id("ann"), e.id("bob")
+    await e.tournaments.call(
+        "CreateTournament",
+        e.olga,
+        tournament_id=tid,
+        game="toy",
+        mode="race",
+        format_json=format_json("swiss", 1),
+        check_in_seconds=120,
+    )
+    await e.tournaments.call("OpenRegistration", e.olga, tournament_id=tid)
+    for p in (ann, bob):
+        await e.tournaments.call("Register", e.olga, tournament_id=tid, player_id=p)
+    short = e.b.issuer.issue_player(ann, ttl=2)
+    stream = e.tournaments.stub.WatchMyMatches(
+        pb.WatchMyMatchesRequest(tournament_id=tid), metadata=call_metadata(short), timeout=60
+    )
+    first = await stream.read()
+    assert not first.HasField("assignment")
+    await asyncio.sleep(3.5)  # the token has expired
+    await e.tournaments.call("StartTournament", e.olga, tournament_id=tid)
+    await e.tournaments.call("NextRound", e.olga, tournament_id=tid)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        while True:
+            got = await asyncio.wait_for(stream.read(), 10)
+            assert got is not grpc.aio.EOF, "the stream ended without saying why"
+            assert not got.assignment.seat_token, "a seat token sent to an expired token"
+    assert caught.value.code() == S.UNAUTHENTICATED and "expired" in (caught.value.details() or "")
