@@ -694,6 +694,13 @@ def create(
         reply = await client.call("CreateTournament", token, tournament_id=tournament_id,
                                   game=game, mode=mode, format_json=fj, no_show=policy,
                                   check_in_seconds=check_in, name=name, unrated=unrated)
+        if unrated and not reply.tournament.unrated:
+            # a tournament service from before unrated tournaments skips the field unread
+            raise CliError(
+                f"the tournament service does not know unrated tournaments (an older "
+                f"release): {tournament_id} was created rated and its registration was not "
+                f"opened; call it off with `neon tournament finish {tournament_id} --force "
+                "REASON`, or upgrade the service")
         opened = await client.call("OpenRegistration", token, tournament_id=tournament_id)
         if as_json:
             emit(message_dict(opened))
