@@ -64,7 +64,9 @@ class MatchmakingServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def WatchTicket(self, request, context):
-        """Follow a ticket until it is matched, expired or cancelled.
+        """Follow a ticket until it is matched, expired or cancelled. A player token's stream ends
+        UNAUTHENTICATED when that token expires (nothing, a seat token least of all, is sent to
+        an expired token): watch again with a new one.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -123,7 +125,8 @@ class MatchmakingServiceServicer:
 
     def WatchMyInvitations(self, request, context):
         """ListMyInvitations, then again each time it changes (an invitation arrives, a match is
-        proposed to one, one ends, is accepted or declined), until the caller goes away.
+        proposed to one, one ends, is accepted or declined), until the caller goes away or its
+        token expires (then UNAUTHENTICATED: watch again with a new token).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
