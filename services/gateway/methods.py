@@ -78,9 +78,10 @@ class Method:
 
     def decode_json(self, body: bytes, ignore_unknown: bool = True) -> bytes:
         """A JSON body as the protobuf bytes gRPC sends; bad JSON is ``invalid_argument``.
-        A field (or an enum value's name) this build does not know is ignored, as protobuf's
-        binary form does and Connect servers do, unless ``ignore_unknown`` is false; then it
-        is ``invalid_argument``."""
+        A field this build does not know is ignored, as protobuf's binary form does and
+        Connect servers do, unless ``ignore_unknown`` is false; then it is
+        ``invalid_argument``. An enum value's name it does not know is ``invalid_argument``
+        either way."""
         message = self.request()
         try:
             text = body.decode("utf-8") if body.strip() else "{}"
