@@ -765,6 +765,9 @@ class MatchHost:
         self, claims: Claims | None, match_id: str, command_id: str, action_json: str,
         expected_version: int | None,
     ) -> Answer:
+        # judged (deadline, clock charge) when it reached the service, not when the match's
+        # lock was free: another call's commit under way must not make an action late
+        arrived = self.now_ms()
         seat = access.seat_of(claims, match_id, self.engine.game_id)
         if not command_id or len(command_id) > MAX_COMMAND_ID:
             raise InvalidArgument(f"command_id must be 1-{MAX_COMMAND_ID} characters")
@@ -780,7 +783,7 @@ class MatchHost:
                 raise FailedPrecondition("the match has not started yet")
             if live.over:
                 raise FailedPrecondition(self._ended_reason(live))
-            now = self.now_ms()
+            now = arrived
             overdue = await self._overdue(live, now)
             if seat in overdue:
                 deadline, version = overdue[seat]

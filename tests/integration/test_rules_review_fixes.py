@@ -1,0 +1,107 @@
+"""Defects found in the review of the rules service's late-action, final-view and export
+changes, over real gRPC, real NATS and the SQLite store. Each test failed before its fix.
+
+1. An action that reached the service before its seat's deadline but waited for the match's
+   lock (another call's commit was under way) was judged when it got the lock, after the
+   deadline: refused "too late ... ran out N ms before this action", a timeout applied in
+   its place. The service's own queueing decided a player's turn. Now an action is judged
+   (and its clock charged) at the time it reached the service.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import grpc
+import pytest
+
+from services.cli.backend import Backend
+from services.cli.client import RulesClient
+from services.genproto.neon.rules.v1 import rules_pb2
+from services.rules.export import parse_export
+from services.rules.host import MatchHost
+from services.rules.verify import verify_export
+from tests.support import duel
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _host(backend: Backend, game: str) -> MatchHost:
+    host = backend.services[f"rules-{game}"].extra["host"]
+    assert isinstance(host, MatchHost)
+    return host
+
+
+def _hold_timers(host: MatchHost) -> asyncio.Event:
+    """Turn timers that fire but wait for the event before they act (a late timer)."""
+    release = asyncio.Event()
+    real = host.clockwork._on_expire
+
+    async def late(match_id: str, token: object) -> None:
+        await release.wait()
+        await real(match_id, token)
+
+    host.clockwork._on_expire = late
+    return release
+
+
+async def _sleep_until(unix_ms: int) -> None:
+    await asyncio.sleep(max(0.0, unix_ms / 1000 - time.time()))
+
+
+async def test_an_action_sent_before_its_deadline_that_waits_for_a_commit_is_in_time(
+        duel_backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    client = RulesClient(duel_backend.address("rules-duel"))
+    organiser = duel_backend.organiser_token()
+    host = _host(duel_backend, "duel")
+    release = _hold_timers(host)
+    clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_PER_DECISION, per_decision_ms=3000)
+    created = await client.create(organiser, mode="duel", seats=2, dev_seed="9", clock=clock)
+    match_id = created.match_id
+    tokens = {t.seat: t.token for t in created.seat_tokens}
+    view = await client.view(match_id)
+    owing = view.pending[0].seat
+    other = 1 - owing
+    deadline = next(c.deadline_unix_ms for c in view.clocks if c.seat == owing)
+    assert deadline - time.time() * 1000 > 2000, "the test needs its margin"
+
+    # the other seat's any-time exchange, whose commit is slow: it holds the match's lock
+    # from before the owing seat's deadline until well after it
+    real_commit = host.committer.commit
+    slow = {"once": True}
+
+    async def slow_commit(events: Any) -> Any:
+        if slow.pop("once", False):
+            await _sleep_until(deadline + 1000)
+        return await real_commit(events)
+
+    monkeypatch.setattr(host.committer, "commit", slow_commit)
+    exchange = asyncio.create_task(client.submit(tokens[other], match_id, "swap", duel.EXCHANGE))
+    await asyncio.sleep(0.3)
+    assert time.time() * 1000 < deadline - 1000
+    sent_at = time.time() * 1000
+    # the owing seat answers a second and more before its deadline; it waits for the lock
+    try:
+        answer = await client.submit(tokens[owing], match_id, "in-time", duel.REST)
+    except grpc.aio.AioRpcError as err:
+        pytest.fail(f"an action sent {deadline - sent_at:.0f} ms before its deadline was "
+                    f"refused: {err.code()} {err.details()}")
+    assert time.time() * 1000 > deadline  # it was answered after the deadline
+    assert (await exchange).version == 3
+    assert answer.version == 4 and not answer.replayed
+    clocks = {c.seat: c for c in answer.clocks}
+    assert clocks[owing].timeouts == 0
+
+    await client.abandon(organiser, match_id, "test: enough")
+    release.set()  # the held timer finds its deadline gone: no timeout
+    await asyncio.sleep(0.3)
+    data = (await client.export(organiser, match_id)).export_jsonl
+    records, _ = parse_export(data)
+    assert [(r["seat"], r["command_id"]) for r in records if r["type"] == "ActionAccepted"] \
+        == [(other, "swap"), (owing, "in-time")]
+    assert not any(r.get("timeout") for r in records)
+    report = verify_export(data, engine=duel.ENGINE)
+    assert report.ok, report.failure
+    await client.close()
