@@ -6,6 +6,11 @@ changes, over real gRPC, real NATS and the SQLite store. Each test failed before
    deadline: refused "too late ... ran out N ms before this action", a timeout applied in
    its place. The service's own queueing decided a player's turn. Now an action is judged
    (and its clock charged) at the time it reached the service.
+2. Callers who asked for the same thing at once (a sealed match's final view, a match being
+   rebuilt) shared the first caller's work, run in the first caller's own call: when that
+   call was cancelled (its client gave up, or its deadline passed), every other caller
+   waiting for the same result got CANCELLED too. A spectator who hangs up took the others'
+   answers with them. Now the shared work runs on its own, and each caller waits for it.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from services.rules.export import parse_export
 from services.rules.host import MatchHost
 from services.rules.verify import verify_export
 from tests.support import duel
+from tests.support.client import play_match
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -104,4 +110,44 @@ async def test_an_action_sent_before_its_deadline_that_waits_for_a_commit_is_in_
     assert not any(r.get("timeout") for r in records)
     report = verify_export(data, engine=duel.ENGINE)
     assert report.ok, report.failure
+    await client.close()
+
+
+async def test_a_cancelled_caller_does_not_cancel_the_others_waiting_for_the_same_view(
+        toy_backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    client = RulesClient(toy_backend.address("rules-toy"))
+    host = _host(toy_backend, "toy")
+    created = await client.create(toy_backend.organiser_token(), mode="race", seats=2,
+                                  dev_seed="4")
+    match_id = created.match_id
+    await play_match(client, match_id, {t.seat: t.token for t in created.seat_tokens})
+    for _ in range(100):
+        if host.live.get(match_id).status == "sealed":  # type: ignore[union-attr]
+            break
+        await asyncio.sleep(0.05)
+    public = await client.view(match_id)
+    host.live.drop(match_id)
+    host.finals.clear()
+
+    made = host._final_from_store
+
+    def slow(match: str) -> Any:
+        time.sleep(1.0)  # a slow store
+        return made(match)
+
+    monkeypatch.setattr(host, "_final_from_store", slow)
+    # the first spectator gives up after 0.3 s; the second asked a moment later and waits
+    first = asyncio.create_task(client.call(
+        "GetView", rules_pb2.GetViewRequest(match_id=match_id), None, timeout=0.3))
+    await asyncio.sleep(0.1)
+    second = asyncio.create_task(client.call(
+        "GetView", rules_pb2.GetViewRequest(match_id=match_id), None, timeout=10))
+    with pytest.raises(grpc.aio.AioRpcError) as gave_up:
+        await first
+    assert gave_up.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    try:
+        answer = await second
+    except grpc.aio.AioRpcError as err:
+        pytest.fail(f"the second spectator got {err.code()} {err.details()}")
+    assert answer == public
     await client.close()
