@@ -9,8 +9,9 @@ changes, over real gRPC, real NATS and the SQLite store. Each test failed before
 2. Callers who asked for the same thing at once (a sealed match's final view, a match being
    rebuilt) shared the first caller's work, run in the first caller's own call: when that
    call was cancelled (its client gave up, or its deadline passed), every other caller
-   waiting for the same result got CANCELLED too. A spectator who hangs up took the others'
-   answers with them. Now the shared work runs on its own, and each caller waits for it.
+   waiting for the same result was handed that cancellation, and its call never answered
+   (its client waited to its own deadline). A spectator who hangs up left the others
+   hanging. Now the shared work runs on its own, and each caller waits for it.
 """
 
 from __future__ import annotations
