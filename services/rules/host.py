@@ -132,21 +132,23 @@ T = TypeVar("T")
 
 async def once(loading: dict[str, asyncio.Future[Any]], key: str,
                make: Callable[[str], Awaitable[T]]) -> T:
-    """``make(key)``, with a future in ``loading[key]`` while it runs, so that callers who
+    """``make(key)``, with its task in ``loading[key]`` while it runs, so that callers who
     find it there wait for the same result (``asyncio.shield`` of it) instead of making it
-    again; the future is removed at the end, failed or not."""
-    future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-    loading[key] = future
-    try:
-        result = await make(key)
-        future.set_result(result)
-        return result
-    except BaseException as err:
-        future.set_exception(err)
-        future.exception()  # retrieved: later waiters re-raise it themselves
-        raise
-    finally:
-        loading.pop(key, None)
+    again; the task is removed at the end, failed or not. It runs as a task of its own, not
+    in this caller's call: a caller who is cancelled (its client gave up, its deadline
+    passed) stops waiting, and the others still get the result (before, they got the first
+    caller's cancellation, and a gRPC handler ending so never answered its client)."""
+    task: asyncio.Task[T] = asyncio.ensure_future(make(key))
+    loading[key] = task
+
+    def done(finished: asyncio.Task[T]) -> None:
+        if loading.get(key) is finished:
+            del loading[key]
+        if not finished.cancelled():
+            finished.exception()  # retrieved: the waiters re-raise it themselves
+
+    task.add_done_callback(done)
+    return await asyncio.shield(task)
 
 
 def dumps(value: Any) -> str:
@@ -765,6 +767,9 @@ class MatchHost:
         self, claims: Claims | None, match_id: str, command_id: str, action_json: str,
         expected_version: int | None,
     ) -> Answer:
+        # judged (deadline, clock charge) when it reached the service, not when the match's
+        # lock was free: another call's commit under way must not make an action late
+        arrived = self.now_ms()
         seat = access.seat_of(claims, match_id, self.engine.game_id)
         if not command_id or len(command_id) > MAX_COMMAND_ID:
             raise InvalidArgument(f"command_id must be 1-{MAX_COMMAND_ID} characters")
@@ -780,7 +785,7 @@ class MatchHost:
                 raise FailedPrecondition("the match has not started yet")
             if live.over:
                 raise FailedPrecondition(self._ended_reason(live))
-            now = self.now_ms()
+            now = arrived
             overdue = await self._overdue(live, now)
             if seat in overdue:
                 deadline, version = overdue[seat]
