@@ -201,6 +201,16 @@ __all__ = ["Config", "Matchmaker", "TicketRequest", "config_from_env"]
 log = get_logger("matchmaking")
 
 
+def on_behalf(organisers: Sequence[str]) -> str | None:
+    """CreateMatch's ``on_behalf_of_organiser`` for a match of these organisers: their names
+    one a line, leaving out empty ones (an organiser token with no name), which the rules
+    service would record as an organiser named ""; "" when every one is empty (still an
+    organiser's match, unrated); None when there are none."""
+    if not organisers:
+        return None
+    return "\n".join(o for o in organisers if o)
+
+
 class ResourceExhausted(ServiceError):
     code = grpc.StatusCode.RESOURCE_EXHAUSTED
 
@@ -1330,7 +1340,7 @@ class Matchmaker:
                 extra = {"await_client_seeds": True} if seeds else {}
                 tokens = await self.rules.create_match(
                     p.game, p.match_id, p.mode, [s["player"] for s in seats], teams_of(seats),
-                    on_behalf_of_organiser="\n".join(organisers) if organisers else None,
+                    on_behalf_of_organiser=on_behalf(organisers),
                     **extra)
             except (grpc.aio.AioRpcError, LookupError) as err:
                 await self._creation_failed(p, err)

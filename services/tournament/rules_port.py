@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import grpc
+
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.platform.grpc_kit import call_metadata
 from services.platform.rules_channels import RulesChannels
@@ -78,12 +80,22 @@ class RulesGateway(RulesChannels):
         """Start a match that waits for client seeds; whether it had started already.
         StartMatch is idempotent: a repeat (a retry after a lost answer, a restart between
         starting it and storing that it did) is answered like the first call, with
-        ``already_started``; any error is the caller's to handle."""
-        reply = await self.stub(game).StartMatch(
-            rules_pb2.StartMatchRequest(match_id=match_id),
-            metadata=call_metadata(self.token),
-            timeout=self.timeout,
-        )
+        ``already_started``; any other error is the caller's to handle. A rules service from
+        before 6 December 2026 refuses a repeat FAILED_PRECONDITION "the match has already
+        started", taken as the same (as matchmaking does), so the services can be upgraded
+        in any order."""
+        try:
+            reply = await self.stub(game).StartMatch(
+                rules_pb2.StartMatchRequest(match_id=match_id),
+                metadata=call_metadata(self.token),
+                timeout=self.timeout,
+            )
+        except grpc.aio.AioRpcError as err:
+            if err.code() == grpc.StatusCode.FAILED_PRECONDITION and (
+                "already started" in (err.details() or "")
+            ):
+                return True
+            raise
         return bool(reply.already_started)
 
     async def export_match(self, game: str, match_id: str) -> Any:

@@ -185,3 +185,12 @@ async def test_a_trusted_minted_token_is_the_players_own(tmp_path: Path) -> None
                   (player("hal", minted_by="olga"), "t-hal"))
     assert [a["on_behalf_of_organiser"] for a in rules.asked] == [None]
     mm.app.close()
+
+
+def test_organisers_without_a_name_are_left_out_of_the_line_list() -> None:
+    from services.matchmaking.matchmaker import on_behalf
+
+    assert on_behalf([]) is None  # no organiser: matchmaking's own match
+    assert on_behalf(["olga"]) == "olga"
+    assert on_behalf(["", "olga", "oscar"]) == "olga\noscar"  # not names ["", "olga", ...]
+    assert on_behalf([""]) == ""  # still an organiser's match (unrated), with no name
