@@ -808,7 +808,8 @@ class Matchmaker:
         return {"ticket_id": t.ticket_id, "game": t.game, "modes": list(t.resolved["modes"]),
                 "invited_by": creator if role == "player" else _SOMEONE.get(role, "someone"),
                 "party_size": len(t.players), "status": t.status, "match_id": match_id,
-                "accept_seconds_left": left, "waited_seconds": max(0.0, now - t.queued_at)}
+                "accept_seconds_left": left, "waited_seconds": max(0.0, now - t.queued_at),
+                "queued_at_ms": int(t.queued_at * 1000)}
 
     def _invites_changed(self, players: Iterator[str] | Sequence[str]) -> None:
         watchers = self.invite_watchers

@@ -240,10 +240,11 @@ class RoutedMatchmakingServicer(IdentityServicer):
 
 
 def merged(answers: list[Any], limit: int, reply: Any) -> Any:
-    """The invitations of every replica's answer, oldest first (longest waiting), at most
-    ``limit`` (0: the most), and how many there are in all."""
+    """The invitations of every replica's answer, oldest first (by when each was queued:
+    ``queued_at_ms``, the same on every replica, where ``waited_seconds`` is taken at each
+    replica's own moment), at most ``limit`` (0: the most), and how many there are in all."""
     invitations = sorted(
-        (i for a in answers for i in a.invitations), key=lambda i: (-i.waited_seconds, i.ticket_id)
+        (i for a in answers for i in a.invitations), key=lambda i: (i.queued_at_ms, i.ticket_id)
     )
     return reply(
         invitations=invitations[: limit or MAX_INVITATIONS_LISTED],

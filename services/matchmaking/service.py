@@ -57,7 +57,7 @@ def invitations_message(listed: dict[str, Any], reply: Any) -> Any:
                 invited_by=i["invited_by"], party_size=i["party_size"],
                 status=STATUS[i["status"]], match_id=i["match_id"],
                 accept_seconds_left=i["accept_seconds_left"],
-                waited_seconds=i["waited_seconds"],
+                waited_seconds=i["waited_seconds"], queued_at_ms=i["queued_at_ms"],
             )
             for i in listed["invitations"]
         ],

@@ -262,7 +262,7 @@ class MintPlayerTokenResponse(_message.Message):
         ...
 
 class Invitation(_message.Message):
-    __slots__ = ('ticket_id', 'game', 'modes', 'invited_by', 'party_size', 'status', 'match_id', 'accept_seconds_left', 'waited_seconds')
+    __slots__ = ('ticket_id', 'game', 'modes', 'invited_by', 'party_size', 'status', 'match_id', 'accept_seconds_left', 'waited_seconds', 'queued_at_ms')
     TICKET_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     MODES_FIELD_NUMBER: _ClassVar[int]
@@ -272,6 +272,7 @@ class Invitation(_message.Message):
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     ACCEPT_SECONDS_LEFT_FIELD_NUMBER: _ClassVar[int]
     WAITED_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    QUEUED_AT_MS_FIELD_NUMBER: _ClassVar[int]
     ticket_id: str
     game: str
     modes: _containers.RepeatedScalarFieldContainer[str]
@@ -281,8 +282,9 @@ class Invitation(_message.Message):
     match_id: str
     accept_seconds_left: float
     waited_seconds: float
+    queued_at_ms: int
 
-    def __init__(self, ticket_id: _Optional[str]=..., game: _Optional[str]=..., modes: _Optional[_Iterable[str]]=..., invited_by: _Optional[str]=..., party_size: _Optional[int]=..., status: _Optional[_Union[TicketStatus, str]]=..., match_id: _Optional[str]=..., accept_seconds_left: _Optional[float]=..., waited_seconds: _Optional[float]=...) -> None:
+    def __init__(self, ticket_id: _Optional[str]=..., game: _Optional[str]=..., modes: _Optional[_Iterable[str]]=..., invited_by: _Optional[str]=..., party_size: _Optional[int]=..., status: _Optional[_Union[TicketStatus, str]]=..., match_id: _Optional[str]=..., accept_seconds_left: _Optional[float]=..., waited_seconds: _Optional[float]=..., queued_at_ms: _Optional[int]=...) -> None:
         ...
 
 class ListMyInvitationsRequest(_message.Message):
