@@ -1203,11 +1203,19 @@ class MatchHost:
         return final
 
     async def _load_final(self, match_id: str) -> FinalView | None:
-        """:meth:`_final_from_store`, once at a time per match."""
+        """:meth:`_final_from_store`, once at a time per match, kept in ``finals`` by the
+        load itself: a caller that comes after the load ended, but before its waiters
+        resumed, finds it there instead of loading it again."""
         if match_id in self._finals_loading:
             return await asyncio.shield(self._finals_loading[match_id])
-        return await once(self._finals_loading, match_id,
-                          lambda m: self._store(self._final_from_store, m))
+
+        async def load(m: str) -> FinalView | None:
+            final = await self._store(self._final_from_store, m)
+            if final is not None:
+                self.finals.put(final)
+            return final
+
+        return await once(self._finals_loading, match_id, load)
 
     def _final_from_store(self, match_id: str) -> FinalView | None:
         """The public view of a sealed match from the store (blocking): its last record,
