@@ -382,20 +382,59 @@ def _token_refused(err: Any, must_be: str) -> Any:
                     status=err.code().name, detail=err.details() or "")
 
 
+def _own_player_option() -> Any:
+    """``--player`` of a command a player runs for themself (decline, invitations)."""
+    return typer.Option(
+        "", help="your player id, to mint your token with this machine's deployment keys "
+                 "(not needed with --token: the token names you)")
+
+
+def _own_token_option() -> Any:
+    """``--token`` (or NEON_TOKEN) of a command a player runs for themself."""
+    return typer.Option(
+        "", "--token", envvar="NEON_TOKEN", show_default=False,
+        help="your player token (the organiser's `neon token player ID`, or the identity "
+             "provider's JWT); default: one minted for --player with this machine's "
+             "deployment keys")
+
+
+async def _as_own_player(command: str, player: str, token: str, must_be: str,
+                         call: Callable[[Any, str], Awaitable[Any]]) -> Any:
+    """``call(matchmaking client, player token)`` with the token given (--token) or one
+    minted for --player with this machine's deployment keys; a refusal of the given token
+    says what it ``must_be`` (:func:`_token_refused`). Neither given: USAGE."""
+    import grpc
+
+    from services.cli.errors import USAGE, CliError, target
+    from services.cli.main import _settings
+
+    if not token and not player:
+        raise CliError("give --player (your player id, to mint your token with this "
+                       "machine's deployment keys) or --token (your player token)", USAGE)
+    settings = _settings(log_file=True)
+    ends = await endpoints(settings, False, "", command=command, mint=not token)
+    target("matchmaking service", ends.matchmaking)
+    mm = MatchmakingClient(ends.matchmaking)
+    try:
+        mine = token or ends.issue("player", "*", player=player, ttl=600)
+        try:
+            return await call(mm, mine)
+        except grpc.aio.AioRpcError as err:
+            if token and (refused := _token_refused(err, must_be)):
+                raise refused from None
+            raise
+    finally:
+        await mm.close()
+
+
 # ----------------------------------------------------------------------------- decline
 
 
 @friendly
 def decline(
     ticket_id: str = typer.Argument(..., help="the ticket of the party that named you"),
-    player: str = typer.Option(
-        "", help="your player id, to mint your token with this machine's deployment keys "
-                 "(not needed with --token: the token names you)"),
-    token: str = typer.Option(
-        "", "--token", envvar="NEON_TOKEN", show_default=False,
-        help="your player token (the organiser's `neon token player ID`, or the identity "
-             "provider's JWT); default: one minted for --player with this machine's "
-             "deployment keys"),
+    player: str = _own_player_option(),
+    token: str = _own_token_option(),
 ) -> None:
     """Decline a party's invitation: a ticket another player queued naming you.
 
@@ -404,32 +443,12 @@ def decline(
     """
     import asyncio
 
-    import grpc
-
-    from services.cli.errors import USAGE, CliError, target
-    from services.cli.main import _settings
-
-    settings = _settings(log_file=True)
-    if not token and not player:
-        raise CliError("give --player (your player id, to mint your token with this "
-                       "machine's deployment keys) or --token (your player token)", USAGE)
-
     async def run() -> int:
-        ends = await endpoints(settings, False, "", command="decline", mint=not token)
-        target("matchmaking service", ends.matchmaking)
-        mm = MatchmakingClient(ends.matchmaking)
-        try:
-            mine = token or ends.issue("player", "*", player=player, ttl=600)
-            try:
-                ticket = await mm.call("DeclineInvite", mine, ticket_id=ticket_id)
-            except grpc.aio.AioRpcError as err:
-                if token and (refused := _token_refused(
-                        err, "the invited player's own player token of this deployment (`neon "
-                             "token player ID` on the server host)")):
-                    raise refused from None
-                raise
-        finally:
-            await mm.close()
+        ticket = await _as_own_player(
+            "decline", player, token,
+            "the invited player's own player token of this deployment (`neon token player ID` "
+            "on the server host)",
+            lambda mm, mine: mm.call("DeclineInvite", mine, ticket_id=ticket_id))
         who = ", ".join(ticket.declined) or player
         print_plain(console, f"{who} declined the invitation of ticket {ticket_id}; the party "
                              "goes on without you")
@@ -445,14 +464,8 @@ INVITATION_STATUS = {1: "waiting", 2: "a match waits for your accept"}
 
 @friendly
 def invitations(
-    player: str = typer.Option(
-        "", help="your player id, to mint your token with this machine's deployment keys "
-                 "(not needed with --token: the token names you)"),
-    token: str = typer.Option(
-        "", "--token", envvar="NEON_TOKEN", show_default=False,
-        help="your player token (the organiser's `neon token player ID`, or the identity "
-             "provider's JWT); default: one minted for --player with this machine's "
-             "deployment keys"),
+    player: str = _own_player_option(),
+    token: str = _own_token_option(),
     limit: int = typer.Option(50, min=1, max=200, help="list at most this many (1-200)"),
 ) -> None:
     """List the parties that invited you: open tickets another player queued naming you.
@@ -462,36 +475,17 @@ def invitations(
     """
     import asyncio
 
-    import grpc
-
-    from services.cli.errors import USAGE, CliError, target
-    from services.cli.main import _settings
     from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as mm_pb
     from services.platform.grpc_kit import call_metadata
 
-    settings = _settings(log_file=True)
-    if not token and not player:
-        raise CliError("give --player (your player id, to mint your token with this "
-                       "machine's deployment keys) or --token (your player token)", USAGE)
-
     async def run() -> int:
-        ends = await endpoints(settings, False, "", command="invitations", mint=not token)
-        target("matchmaking service", ends.matchmaking)
-        mm = MatchmakingClient(ends.matchmaking)
-        try:
-            mine = token or ends.issue("player", "*", player=player, ttl=600)
-            try:
-                listed = await mm.stub.ListMyInvitations(
-                    mm_pb.ListMyInvitationsRequest(limit=limit), metadata=call_metadata(mine),
-                    timeout=mm.timeout)
-            except grpc.aio.AioRpcError as err:
-                if token and (refused := _token_refused(
-                        err, "your own player token of this deployment (`neon token player "
-                             "ID` on the server host)")):
-                    raise refused from None
-                raise
-        finally:
-            await mm.close()
+        listed = await _as_own_player(
+            "invitations", player, token,
+            "your own player token of this deployment (`neon token player ID` on the server "
+            "host)",
+            lambda mm, mine: mm.stub.ListMyInvitations(
+                mm_pb.ListMyInvitationsRequest(limit=limit), metadata=call_metadata(mine),
+                timeout=mm.timeout))
         if not listed.invitations:
             print_plain(console, "no open invitations")
             return 0
