@@ -6,7 +6,7 @@ import ipaddress
 import os
 from dataclasses import dataclass
 
-from services.platform.settings import limit_from_env
+from services.platform.settings import limit_from_env, switch
 
 DEFAULT_PORT = 8080
 
@@ -116,17 +116,8 @@ def load_config(environ: dict[str, str] | None = None) -> GatewayConfig:
         get_max_age=limit_from_env(
             e, "NEON_GATEWAY_GET_MAX_AGE", 0, "a whole number of seconds, 0 for no-cache"
         ),
-        reject_unknown_fields=_flag(e, "NEON_GATEWAY_REJECT_UNKNOWN_FIELDS"),
+        reject_unknown_fields=switch(e, "NEON_GATEWAY_REJECT_UNKNOWN_FIELDS"),
     )
-
-
-def _flag(e: dict[str, str] | os._Environ[str], name: str) -> bool:
-    raw = (e.get(name) or "").strip().lower()
-    if raw in ("", "0", "false", "no", "off"):
-        return False
-    if raw in ("1", "true", "yes", "on"):
-        return True
-    raise ValueError(f"{name} {raw!r}: 1 or 0")
 
 
 def _seconds(e: dict[str, str] | os._Environ[str], name: str, default: float) -> float:
