@@ -80,13 +80,12 @@ from services.rules.matchlog import (
 from services.rules.replay import ReplayError, config_of, outcome_json, replay
 
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
-MAX_COMMAND_ID = 128
 SEAL_RETRY_MS = 5000
 """How soon a match whose seal failed (dice or store down at its end) is tried again."""
 EXPIRY_RETRY_MS = 1000
 """How soon a match whose clock expiry failed (its timeout's commit, its rebuild) has its
 clock armed again from what is stored."""
-RESERVED_COMMANDS = ("timeout:", "forfeit:", "bot:")
+RESERVED_COMMANDS = tuple(rec.SERVICE_COMMANDS)
 """Command id prefixes of the service's own actions (a clock's timeout, a forfeit, a bot's
 move: ``timeout:N`` makes version N); a client's id of that form could name one of them."""
 MAX_ACTION_BYTES = 64 * 1024
@@ -771,8 +770,8 @@ class MatchHost:
         # lock was free: another call's commit under way must not make an action late
         arrived = self.now_ms()
         seat = access.seat_of(claims, match_id, self.engine.game_id)
-        if not command_id or len(command_id) > MAX_COMMAND_ID:
-            raise InvalidArgument(f"command_id must be 1-{MAX_COMMAND_ID} characters")
+        if not command_id or len(command_id) > rec.MAX_COMMAND_ID:
+            raise InvalidArgument(f"command_id must be 1-{rec.MAX_COMMAND_ID} characters")
         if command_id.startswith(RESERVED_COMMANDS):
             raise InvalidArgument(f"command ids starting {', '.join(map(repr, RESERVED_COMMANDS))} "
                                   "are reserved for the service's own actions")

@@ -65,6 +65,15 @@ def creator_field(created: Mapping[str, Any]) -> dict[str, Any]:
     return {"created_by": copy.deepcopy(created["created_by"])} if "created_by" in created else {}
 
 
+MAX_COMMAND_ID = 128
+"""The longest command id the rules host takes (every release), and verify checks."""
+SERVICE_COMMANDS = {"timeout:": ("timeout", True), "forfeit:": ("timeout", "forfeit"),
+                    "bot:": ("by", "bot")}
+"""The host's own actions: the prefix of the command id it gives one (``timeout:N``, N the
+record's position) and the field that marks the record as one (``RulesHost._act``'s
+``extra``). Clients may not take these prefixes (the host refuses them); verify checks them."""
+
+
 def seal_record(match_id: str, n: int, prev: str, body: dict[str, Any]) -> dict[str, Any]:
     """Give a record its position and chain hash."""
     record = {**body, "match_id": match_id, "n": n, "prev": prev}

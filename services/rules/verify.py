@@ -250,14 +250,6 @@ def _check_sequence(records: list[dict[str, Any]]) -> str | None:
     return None
 
 
-MAX_COMMAND_ID = 128
-"""The longest command id the rules host takes (``host.MAX_COMMAND_ID``, every release)."""
-SERVICE_COMMANDS = {"timeout:": ("timeout", True), "forfeit:": ("timeout", "forfeit"),
-                    "bot:": ("by", "bot")}
-"""The host's own actions: the command id it gives one (the prefix and the record's
-position) and the field that marks the record as one (``RulesHost._act``'s ``extra``)."""
-
-
 def _check_commands(records: list[dict[str, Any]]) -> str | None:
     """Every ActionAccepted's ``command_id`` as the rules host writes it. A seat's command
     id is 1-128 characters and taken once per seat (``LiveMatch.commands``: a repeat is
@@ -271,9 +263,9 @@ def _check_commands(records: list[dict[str, Any]]) -> str | None:
         if record.get("type") != "ActionAccepted":
             continue
         n, command = record.get("n"), record.get("command_id")
-        if type(command) is not str or not 1 <= len(command) <= MAX_COMMAND_ID:
-            return f"event {n}: command id {quoted(command)} is not 1-{MAX_COMMAND_ID} characters of text"
-        for prefix, (mark, marker) in SERVICE_COMMANDS.items():
+        if type(command) is not str or not 1 <= len(command) <= rec.MAX_COMMAND_ID:
+            return f"event {n}: command id {quoted(command)} is not 1-{rec.MAX_COMMAND_ID} characters of text"
+        for prefix, (mark, marker) in rec.SERVICE_COMMANDS.items():
             value = record.get(mark)
             if type(value) is type(marker) and value == marker:
                 if command != f"{prefix}{n}":
