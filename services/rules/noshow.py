@@ -9,7 +9,7 @@ moves. A **no-move seat** is one the service acted for and that never moved itse
 a tournament no-show whose clock forfeited it (or whose seat a bot played), a ladder
 player who never touched the match and lost on time. A seat the service never acted for
 is not one, even if it never moved: it never owed a decision (the opponent resigned at
-once), so it could not have shown up any more than it did.
+once), so nothing says it was absent.
 
 The rules host keeps a :class:`MoveTally` per live match, noted record by record (O(1) per
 action, rebuilt from the records when a match is loaded), and writes its seats into every
