@@ -41,7 +41,7 @@ from services.platform.logs import get_logger
 from services.platform.settings import CLOCK_GRACE_MS
 from services.platform.storehealth import is_store_outage
 from services.platform.tokens import Claims, TokenIssuer
-from services.rules import access
+from services.rules import access, noshow
 from services.rules import records as rec
 from services.rules.app import RulesApplication, match_uuid
 from services.rules.chance import run_with_blocks
@@ -877,17 +877,25 @@ class MatchHost:
 
     async def _finish(self, live: LiveMatch, outcome: Any, last: dict[str, Any]) -> list[dict[str, Any]]:
         """MatchEnded after the last action; :meth:`_commit` seals it once both are stored."""
-        return [self._seal(live, self._ended(live, outcome_json(outcome)), last["n"] + 1,
+        return [self._seal(live, self._ended(live, outcome_json(outcome), last), last["n"] + 1,
                            last["hash"])]
 
-    def _ended(self, live: LiveMatch, outcome: dict[str, Any]) -> dict[str, Any]:
+    def _ended(self, live: LiveMatch, outcome: dict[str, Any],
+               last: dict[str, Any] | None = None) -> dict[str, Any]:
         """The MatchEnded record's body: ``outcome`` (a played end's or an abandon's), and what
-        its signed result needs of the match (players, game, mode, the creator)."""
-        return {
+        its signed result needs of the match (players, game, mode, the creator). A played
+        end also names the seats that never made a move of their own (``no_move_seats``,
+        services/rules/noshow.py: scoring rates no such result), from the match's tally and
+        ``last``, the action that ended it, not stored yet; an abandon's names none."""
+        body = {
             "type": "MatchEnded", "outcome": outcome,
             "players": live.created["players"], "game": self.engine.game_id,
             "mode": live.created["mode"], **rec.creator_field(live.created),
         }
+        if not rec.is_abandoned(outcome):
+            body[noshow.FIELD] = live.moves.seats_after(last) if last is not None \
+                else live.moves.seats()
+        return body
 
     def decisions_of(self, live: LiveMatch, seat: int) -> list[Decision]:
         """What ``seat`` owes now, then its standing options."""

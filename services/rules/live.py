@@ -19,6 +19,7 @@ from typing import Any
 
 from services.rules.chance import MatchBlocks
 from services.rules.games.contract import GameEngine, MatchConfig
+from services.rules.noshow import MoveTally
 
 RECENT = 32
 """Records kept in memory per match, for repeats and watchers (older ones are read back)."""
@@ -71,6 +72,10 @@ class LiveMatch:
     started: tuple[int, str] | None = None
     """The version and state hash of its MatchStarted record (None: not started): what
     StartMatch answers, the first time and every repeat."""
+    moves: MoveTally = field(default_factory=MoveTally)
+    """Which seats moved themselves and which the service acted for (noshow.py), counted
+    by :meth:`add`, so also when the match is rebuilt from its records: what MatchEnded's
+    ``no_move_seats`` is written from, without the whole log in memory."""
 
     def derived(self, key: Any, make: Any) -> Any:
         """``make()`` once per version of the match."""
@@ -105,6 +110,7 @@ class LiveMatch:
         self.status = STATUS_AFTER.get(kind, self.status)
         if kind == "ActionAccepted":
             self.commands[(int(record["seat"]), record["command_id"])] = record["n"]
+            self.moves.note(record)
         elif kind == "MatchStarted":
             self.started = (record["n"], record["state_hash"])
         if "state_hash" in record:

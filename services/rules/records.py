@@ -21,6 +21,8 @@ MatchEnded
     the engine's state is then not over. Scoring and tournaments take no result from it.
     ``created_by``, copied from MatchCreated when it has one (so the signed result, made
     from this record alone, carries it to scoring; verify checks that both say the same).
+    ``no_move_seats`` (a played end's, none on an abandon's or on ends written before
+    it): the seats that never made a move of their own (rules/noshow.py; public).
 MatchSealed
     the revealed dice seed (checked against the commitment by verify).
 
@@ -175,6 +177,8 @@ def project(record: dict[str, Any], viewer: int | None) -> dict[str, Any]:
         out["outcome"] = copy.deepcopy(public_outcome(record["outcome"]))
         out["players"] = list(record.get("players", []))
         out["mode"] = record.get("mode", "")
+        if "no_move_seats" in record:  # public: the clocks show timeouts and bots anyway
+            out["no_move_seats"] = copy.deepcopy(record["no_move_seats"])
     elif kind == "MatchSealed":
         out["seed"] = record["seed"]
         out["commitment"] = record["commitment"]

@@ -110,6 +110,7 @@ from services.platform.canonical import (
 )
 from services.platform.draws import DrawRecord, DrawStream, perform, state_key
 from services.platform.signing import verify as verify_signature
+from services.rules import noshow
 from services.rules import records as rec
 from services.rules.export import checkpoint_message, parse_export
 from services.rules.games import load_engine
@@ -180,7 +181,7 @@ def _verify_export(data: bytes, public_key: str | None, engine: GameEngine | Non
         return report.fail(problem)
     draws: list[list[DrawRecord]] = []
     problem = _check_draws(records, report, draws) or _check_sequence(records) \
-        or _check_end(records, report) or _check_commands(records)
+        or _check_end(records, report) or _check_commands(records) or _check_no_moves(records)
     if problem:
         return report.fail(problem)
     created = records[0]
@@ -278,6 +279,13 @@ def _check_commands(records: list[dict[str, Any]]) -> str | None:
                         "was taken before (the host writes a seat's command once)")
             seen.add((record.get("seat"), command))
     return None
+
+
+def _check_no_moves(records: list[dict[str, Any]]) -> str | None:
+    """MatchEnded's ``no_move_seats`` (the seats that never moved themselves: scoring rates
+    no such result) recomputed from the actions before it (rules/noshow.py); an end
+    written before the field holds none and is taken."""
+    return noshow.check(records)
 
 
 END_NAMES = ("players", "game", "mode")

@@ -61,6 +61,28 @@ Who created the match
     is stored with the result (``rated``), and ``replay_ratings`` follows it, whatever the
     setting is later.
 
+A seat that made no move
+    The signed result of a played match names the seats that never made a move of their
+    own (``no_move_seats``, written by the rules host: rules/noshow.py). The ruling: a seat
+    *made a move* when the match log holds an action the seat sent itself, any action,
+    its own resignation included. What the rules service does for a seat is not the
+    seat's move: a clock's timeout (the decision's default applied), the forfeit after
+    repeated timeouts, a bot's move for a seat the clock handed to a bot. A seat the
+    service acted for and that never moved itself is a no-show: a tournament player absent
+    at the start (forfeited by the clock, or played by a bot under ``no_show=bot``), a
+    ladder player who never touched the match and lost on time. A seat the service never
+    acted for is not one, though it never moved: it owed nothing (its opponent resigned
+    at once). Why: rating practice (FIDE's rating regulations) rates neither a game won by
+    forfeit nor one in which a player made no move; such a game says nothing about either
+    player's strength. So a result with any no-move seat is recorded (GetMatchResult and
+    the histories show it, ``unrated_reason`` naming the seat and player: "seat 1 (bob)
+    made no move: ...") but moves no rating and counts in no standing (no match, win,
+    loss or best score: else a second account that never moves would farm wins and best
+    scores), for every seat of it. A tournament keeps its own forfeit win in its standings.
+    Results published or stored before the field hold none and are rated (and replayed by
+    ``replay_ratings``) as they were. An abandoned match's end holds no field (it is no
+    result at all).
+
 Wins, draws, losses
     In a result flagged ``draw`` a first place is a draw; otherwise first place is a win.
     Any other place is a loss, also in a drawn free-for-all (NEON's two first places).

@@ -135,13 +135,16 @@ class ScoringApplication(Application):
             raise StreamChanged(f"the ledger follows the stream created {ledger.stream_id or '?'}, "
                                 f"not the one created {stream_id}")
         sides, unrated = res.sides(outcome)
-        refusal = res.creator_refusal(outcome.created_by, rate_organiser_matches)
+        # a seat that never moved (a no-show, a forfeit): a game not played, for either side
+        refusal = res.creator_refusal(outcome.created_by, rate_organiser_matches) \
+            or res.no_move_refusal(outcome)
         if refusal:
             # recorded (its result and the players' histories show it, with the reason) but
             # counted in no standing: no rating, no win or loss, no best score
             sides, unrated = [], refusal
         # one player in several seats plays against themselves: counted nowhere either, or
-        # the wins and best-score boards could be farmed alone
+        # the wins and best-score boards could be farmed alone (so could they with a second
+        # account that never moves: hence a no-show's result counts nowhere)
         counted = not refusal and not res.in_several_seats(outcome)
         keys = [""] + ([outcome.mode] if outcome.mode else [])
         seats = {}
@@ -241,7 +244,8 @@ class ScoringApplication(Application):
 
         Each result is replayed as it was decided when stored: one stored unrated (``rated``
         false: an organiser's match while NEON_SCORING_RATE_ORGANISER_MATCHES was off, a solo
-        match, ...) moves nothing, whatever the setting is now."""
+        match, a seat that made no move, ...) moves nothing, whatever the setting is now; one
+        stored rated before results named their no-move seats is replayed as rated then."""
         ratings: dict[str, Skill] = {}
         self.board.catch_up()
         stored = sorted((r for r in self.board.results.values() if r["game"] == game),

@@ -50,6 +50,9 @@ class MatchOutcome:
     """Who created the match (``{"role", "name"}``, and ``via``, ``names`` when a service
     made it on organisers' behalf), ``None`` when the result names no one (published before
     the rules service recorded it)."""
+    no_move_seats: tuple[int, ...] | None = None
+    """The seats that never made a move of their own (rules/noshow.py), ``None`` when the
+    result does not say (published, or stored, before the rules service wrote it)."""
 
     @property
     def seats(self) -> int:
@@ -66,6 +69,8 @@ class MatchOutcome:
         }
         if self.created_by is not None:
             data["created_by"] = dict(self.created_by)
+        if self.no_move_seats is not None:
+            data["no_move_seats"] = list(self.no_move_seats)
         return data
 
     @classmethod
@@ -77,6 +82,7 @@ class MatchOutcome:
             scores=tuple(data["scores"]), reason=data["reason"], draw=data["draw"],
             breakdown=dict(data["breakdown"]), teams=tuple(tuple(t) for t in data["teams"]),
             created_by=dict(created_by) if created_by is not None else None,
+            no_move_seats=tuple(data["no_move_seats"]) if "no_move_seats" in data else None,
         )
 
 
@@ -196,6 +202,39 @@ def creator_refusal(created_by: Mapping[str, Any] | None, rate_organiser_matches
     return f"created with a {role} token{named}: {RATED_CREATORS}"
 
 
+def _no_move_seats(value: Any, seats: int) -> tuple[int, ...] | None:
+    """A result's ``no_move_seats``: absent (``None``: a result from before the rules
+    service wrote it), or the seats, each once, ascending."""
+    if value is None:
+        return None
+    found = _ints(value, "no_move_seats")
+    if list(found) != sorted(set(found)) or not all(0 <= s < seats for s in found):
+        raise MalformedResult(f"no_move_seats must list seats of the match's {seats}, each "
+                              "once, ascending")
+    return found
+
+
+def no_move_refusal(outcome: MatchOutcome) -> str:
+    """Why a result with a seat that never made a move of its own is not rated, in words;
+    "" when every seat moved (or the result does not say: one from before, rated as then).
+
+    The ruling (rules/noshow.py): a seat *made a move* when the match log holds an action
+    the seat sent itself, any action, its own resignation too. The rules service's own
+    actions for a seat (a clock's timeout, the forfeit after repeated timeouts, a bot's
+    move for a seat the clock gave to a bot) are not its moves. A seat the service acted
+    for that never moved is a no-show: rating practice (FIDE's rating regulations: a game
+    won by forfeit, or in which a player made no move, is not rated) rates no such game,
+    for either side. A seat the service never acted for did not owe a move (its opponent
+    resigned at once): it is no no-show."""
+    if not outcome.no_move_seats:
+        return ""
+    named = [f"{s} ({outcome.players[s]})" if outcome.players and outcome.players[s] else str(s)
+             for s in outcome.no_move_seats]
+    which = f"seat {named[0]}" if len(named) == 1 else \
+        f"seats {', '.join(named[:-1])} and {named[-1]}"
+    return f"{which} made no move: a forfeit, or a game a player made no move in, is not rated"
+
+
 def abandoned(payload: Mapping[str, Any]) -> bool:
     """Whether a public MatchEnded payload ends an abandoned match (the rules service's
     AbandonMatch: ``outcome.abandoned`` true, no placements). It is no result: nothing to
@@ -238,6 +277,7 @@ def parse_match_ended(payload: Mapping[str, Any]) -> MatchOutcome:
         mode=_text(payload, "mode"), players=tuple(players_raw), placements=placements,
         scores=scores, reason=reason, draw=draw, breakdown=breakdown,
         teams=_teams(outcome.get("teams"), seats), created_by=_creator(payload.get("created_by")),
+        no_move_seats=_no_move_seats(payload.get("no_move_seats"), seats),
     )
 
 

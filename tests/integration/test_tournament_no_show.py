@@ -21,6 +21,7 @@ from services.cli.tournament_commands import (
     wait_round_complete,
 )
 from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+from services.rules.verify import verify_export
 from services.tournament.bundle import verify_bundle
 from tests.integration.conftest import start_tournament_backend
 
@@ -63,6 +64,21 @@ def verified_log(bundle: str) -> tuple[Any, list[dict[str, Any]]]:
                     if json.loads(x)["type"] == "LogRecord"]
 
 
+async def no_move_seats(b: Backend, match_id: str) -> Any:
+    """The match's MatchEnded ``no_move_seats`` (services/rules/noshow.py), from its export,
+    which verifies: the signed result carries it to scoring, which rates no such match. The
+    tournament keeps its own forfeit result (the standings below)."""
+    rules = RulesClient(b.address("rules-neon-reign"))
+    try:
+        data = (await rules.export(b.organiser_token(), match_id)).export_jsonl
+    finally:
+        await rules.close()
+    report = verify_export(data)
+    assert report.ok, report.failure
+    records = [json.loads(line) for line in data.splitlines()[:-1]]
+    return next(r for r in records if r["type"] == "MatchEnded").get("no_move_seats")
+
+
 async def play_round(c: TournamentClient, rules: dict[str, RulesClient], tokens: dict[str, str],
                      tid: str, came: list[str], number: int, timeout: float) -> Any:
     """The players who ``came`` play round ``number`` as bots (the others never ready);
@@ -89,6 +105,8 @@ async def test_a_player_who_never_came_is_not_paired_in_the_next_round(b: Backen
         gone = first.tables[1]
         assert gone.result.kind == "forfeit" and gone.result.forfeited
         assert list(gone.result.placements) == [2, 1]
+        assert await no_move_seats(b, gone.match_id) == [0]  # p3's: scoring rates it not
+        assert await no_move_seats(b, first.tables[0].match_id) == []
         t = (await c.call("GetTournament", tournament_id=tid)).tournament
         assert {p.player_id: p.status for p in t.players}["p3"] == "playing"  # until round 2
         second = (await c.call("NextRound", org, tournament_id=tid)).round

@@ -1,0 +1,290 @@
+"""A seat that never made a move of its own (services/rules/noshow.py): the rule, the rules
+host's MatchEnded field and its tally, verify's recomputation of it, and scoring, which
+records such a result but rates none of it (FIDE: a forfeit, or a game in which a player made
+no move, is not rated)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from services.rules import records as rec
+from services.rules.export import build_export, parse_export
+from services.rules.games import load_engine
+from services.rules.host import MatchHost
+from services.rules.live import LiveMatch
+from services.rules.noshow import FIELD, MoveTally, check, no_move_seats
+from services.rules.selfplay import export_game, setups
+from services.rules.verify import verify_export
+from services.scoring.app import ScoringApplication
+from services.scoring.results import MalformedResult, MatchOutcome, parse_match_ended
+
+KEY = Ed25519PrivateKey.generate()
+
+
+def act(seat: int, n: int, **mark: Any) -> dict[str, Any]:
+    """An ActionAccepted of ``seat`` at position ``n``: the seat's own, or with ``mark``
+    the service's (``timeout=True``, ``timeout="forfeit"``, ``by="bot"``)."""
+    prefix = {True: "timeout:", "forfeit": "forfeit:", "bot": "bot:"}
+    own = f"c{n}" if not mark else f"{prefix[next(iter(mark.values()))]}{n}"
+    return {"type": "ActionAccepted", "n": n, "seat": seat, "command_id": own,
+            "action": {"type": "x"}, **mark}
+
+
+# -- the rule ---------------------------------------------------------------------------
+
+
+def test_a_seat_forfeited_by_its_clock_without_a_move_is_a_no_move_seat() -> None:
+    log = [act(0, 2), act(1, 3, timeout=True), act(1, 4, timeout="forfeit")]
+    assert no_move_seats(log) == [1]
+
+
+def test_a_seat_a_bot_played_from_the_start_is_a_no_move_seat() -> None:
+    """no_show=bot: the clock gave the absent seat to a bot, which played it to the end."""
+    log = [act(1, 2, timeout=True), act(1, 3, by="bot"), act(0, 4), act(1, 5, by="bot")]
+    assert no_move_seats(log) == [1]
+
+
+def test_one_move_of_its_own_makes_a_seat_no_no_show() -> None:
+    log = [act(1, 2), act(1, 3, timeout=True), act(1, 4, timeout="forfeit")]
+    assert no_move_seats(log) == []
+
+
+def test_a_resignation_of_its_own_is_a_move() -> None:
+    """A seat that timed out, then came back and resigned itself, moved."""
+    log = [act(0, 2, timeout=True), act(0, 3)]
+    assert no_move_seats(log) == []
+
+
+def test_a_seat_that_never_owed_a_decision_is_no_no_show() -> None:
+    """The opponent resigned at once: seat 1 never moved, but nobody acted for it either."""
+    assert no_move_seats([act(0, 2)]) == []
+    assert no_move_seats([]) == []
+
+
+def test_both_seats_timed_out_for_ever_are_both_named() -> None:
+    log = [act(1, 2, timeout=True), act(0, 3, timeout=True), act(0, 4, timeout="forfeit")]
+    assert no_move_seats(log) == [0, 1]
+
+
+def test_markers_count_only_as_the_host_writes_them() -> None:
+    """``"timeout": 1`` is not the host's ``true`` (verify's command-id check says the same):
+    such a record is the seat's own."""
+    odd = {**act(1, 2), "timeout": 1}
+    assert no_move_seats([odd]) == []
+    assert no_move_seats([{**act(1, 2), "seat": "1", "timeout": True}]) == []  # no seat
+
+
+# -- the rules host ---------------------------------------------------------------------
+
+
+class _Engine:
+    game_id = "neon-reign"
+
+
+def _live(records: list[dict[str, Any]]) -> LiveMatch:
+    created = {"type": "MatchCreated", "n": 1, "hash": "h1", "players": ["ann", "bob"],
+               "mode": "single"}
+    live = LiveMatch("m", engine=None, created=created, config=None)  # type: ignore[arg-type]
+    for record in [created, *records]:
+        live.add({"hash": f"h{record['n']}", **record})
+    return live
+
+
+def _host() -> MatchHost:
+    host = MatchHost.__new__(MatchHost)
+    host.engine = _Engine()  # type: ignore[assignment]
+    return host
+
+
+def test_the_host_writes_the_no_move_seats_of_a_played_end_with_its_last_action() -> None:
+    """The MatchEnded is written with the action that ends the match, before either is
+    stored: that action (here the forfeit) counts too."""
+    live = _live([act(0, 2), act(1, 3, timeout=True)])
+    ended = _host()._ended(live, {"placements": [1, 2]}, act(1, 4, timeout="forfeit"))
+    assert ended[FIELD] == [1]
+    assert live.moves.seats() == [1]  # the tally is not moved by what is not stored yet
+    mine = _host()._ended(_live([act(1, 2, timeout=True)]), {"placements": [1, 2]}, act(1, 3))
+    assert mine[FIELD] == []  # the last action was the seat's own resignation
+
+
+def test_every_played_end_names_its_no_move_seats_even_none() -> None:
+    """``[]`` says the seats were counted and none failed to move; a MatchEnded without
+    the field is one written before it (verify and scoring take it as they did)."""
+    assert _host()._ended(_live([act(0, 2)]), {"placements": [1, 2]}, act(1, 3))[FIELD] == []
+
+
+def test_an_abandons_end_names_none() -> None:
+    live = _live([act(1, 2, timeout=True)])
+    assert FIELD not in _host()._ended(live, rec.abandoned_outcome("broken table", "org"))
+
+
+def test_the_tally_is_rebuilt_from_the_records_of_a_loaded_match() -> None:
+    """A match loaded from its records (a restart, an eviction) counts them all again in
+    ``LiveMatch.add``, which keeps only the last few records in memory."""
+    early_move = [act(1, 2)] + [act(0, n, timeout=True) for n in range(3, 60)]
+    live = _live(early_move)
+    assert len(live.recent) < len(early_move)  # the early move is no longer in memory
+    assert live.moves.seats() == [0]
+
+
+def test_the_public_match_ended_carries_the_field() -> None:
+    body = {"type": "MatchEnded", "outcome": {"placements": [1, 2]}, "players": ["a", "b"],
+            "mode": "single", FIELD: [1]}
+    record = rec.seal_record("m", 5, "0" * 64, body)
+    assert rec.project(record, None)[FIELD] == [1]
+    old = {k: v for k, v in body.items() if k != FIELD}
+    assert FIELD not in rec.project(rec.seal_record("m", 5, "0" * 64, old), None)
+
+
+# -- verify -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def played() -> bytes:
+    """A whole self-play match of Neon Reign: both seats move (no field: as written before)."""
+    return export_game("neon-reign", "single", setups(load_engine("neon-reign"), "single")[0], 5, KEY)
+
+
+def _rewritten(data: bytes, field: Any = ..., bot_seat: int | None = None) -> bytes:
+    """``data`` with every action of ``bot_seat`` marked as a bot's (as the host writes a
+    seat the clock gave to a bot: ``by`` bot, command id ``bot:N``) and MatchEnded's field
+    set to ``field`` (``...``: left out), chained again and signed."""
+    records, checkpoint = parse_export(data)
+    bodies = []
+    for record in records:
+        body = {k: v for k, v in record.items() if k not in ("hash", "n", "prev", "match_id")}
+        if record["type"] == "ActionAccepted" and record["seat"] == bot_seat:
+            body.update(by="bot", command_id=f"bot:{record['n']}")
+        if record["type"] == "MatchEnded" and field is not ...:
+            body[FIELD] = field
+        bodies.append(body)
+    chained: list[dict[str, Any]] = []
+    for body in bodies:
+        chained.append(rec.seal_record(checkpoint["match_id"], len(chained) + 1,
+                                       rec.head(chained), body))
+    return build_export(checkpoint["match_id"], checkpoint["game"], chained, KEY)
+
+
+def test_an_export_from_before_the_field_verifies(played: bytes) -> None:
+    assert verify_export(played).ok
+    assert verify_export(_rewritten(played, bot_seat=1)).ok  # no field: nothing to check
+
+
+def test_an_export_whose_field_says_what_the_chain_says_verifies(played: bytes) -> None:
+    report = verify_export(_rewritten(played, [1], bot_seat=1))
+    assert report.ok, report.failure
+    both_moved = verify_export(_rewritten(played, []))
+    assert both_moved.ok, both_moved.failure
+
+
+@pytest.mark.parametrize(("field", "bot_seat", "says"), [
+    ([], 1, "the seats that made no move were none, the records before it say [1]"),
+    ([1], None, "the seats that made no move were [1], the records before it say none"),
+    ([0], 1, "were [0], the records before it say [1]"),
+    ([0, 1], 1, "were [0, 1]"),
+    ([True], 1, "were [true]"),
+    ("1", 1, 'were "1"'),
+    (None, 1, "were null"),
+])
+def test_a_tampered_field_is_refused_naming_the_event(played: bytes, field: Any,
+                                                      bot_seat: int | None, says: str) -> None:
+    data = _rewritten(played, field, bot_seat)
+    report = verify_export(data)
+    ended = next(r for r in parse_export(data)[0] if r["type"] == "MatchEnded")
+    assert not report.ok
+    assert report.failure.startswith(f"event {ended['n']}: MatchEnded says"), report.failure
+    assert says in report.failure and FIELD in report.failure
+
+
+def test_check_reads_only_the_records_before_the_end() -> None:
+    ended = {"type": "MatchEnded", "n": 4, FIELD: [1]}
+    assert check([act(0, 2), act(1, 3, timeout=True), ended]) is None
+    assert check([act(0, 2), act(1, 3), ended]) is not None
+    assert check([act(1, 3, timeout=True), {"type": "MatchEnded", "n": 4}]) is None
+
+
+def test_the_tally_counts_only_actions() -> None:
+    tally = MoveTally()
+    tally.note({"type": "MatchStarted", "seat": 1, "timeout": True})
+    assert tally.seats() == []
+
+
+# -- scoring ----------------------------------------------------------------------------
+
+
+def ended(players: list[str], placements: list[int], match_id: str = "m1",
+          **extra: Any) -> dict[str, Any]:
+    return {"type": "MatchEnded", "match_id": match_id, "game": "neon-reign", "mode": "single",
+            "players": players, "outcome": {"placements": placements, "scores": [0, 0],
+                                            "reason": "r", "draw": False, "breakdown": {},
+                                            "teams": []}, **extra}
+
+
+@pytest.fixture
+def app() -> ScoringApplication:
+    return ScoringApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+
+
+def test_a_result_with_a_no_move_seat_is_recorded_not_rated_and_counted_nowhere(
+        app: ScoringApplication) -> None:
+    scored = app.score(parse_match_ended(ended(["ann", "bob"], [1, 2], no_move_seats=[1])))
+    data = scored.data
+    assert not data["rated"] and data["ratings"] == []
+    assert data["unrated_reason"] == (
+        "seat 1 (bob) made no move: a forfeit, or a game a player made no move in, is not rated")
+    assert data[FIELD] == [1]
+    for player in ("ann", "bob"):
+        got = app.standing("neon-reign", "", player)
+        assert (got.matches, got.wins, got.losses, got.rated_matches, got.best_score) == \
+            (0, 0, 0, 0, None)
+    assert [r["match_id"] for r in app.history("neon-reign", "bob", 0)] == ["m1"]
+    assert app.replay_ratings("neon-reign") == {}
+
+
+def test_several_no_move_seats_are_all_named() -> None:
+    from services.scoring.results import no_move_refusal
+
+    both = parse_match_ended(ended(["ann", "bob"], [1, 2], no_move_seats=[0, 1]))
+    assert no_move_refusal(both).startswith("seats 0 (ann) and 1 (bob) made no move")
+    anonymous = parse_match_ended(ended([], [1, 2], no_move_seats=[1]))
+    assert no_move_refusal(anonymous).startswith("seat 1 made no move")
+
+
+def test_a_result_where_every_seat_moved_is_rated(app: ScoringApplication) -> None:
+    scored = app.score(parse_match_ended(ended(["ann", "bob"], [1, 2], no_move_seats=[])))
+    assert scored.data["rated"] and scored.data["unrated_reason"] == ""
+    assert app.standing("neon-reign", "", "ann").rated_matches == 1
+
+
+def test_results_stored_before_the_field_replay_as_they_were_rated(
+        app: ScoringApplication) -> None:
+    """A result from before the field (no ``no_move_seats``: published by an older rules
+    service, or stored by an older scoring) is rated as it always was, and the audit's
+    replay gives the stored ratings, next to a new result that is not rated."""
+    app.score(parse_match_ended(ended(["ann", "bob"], [1, 2], "old")))
+    app.score(parse_match_ended(ended(["ann", "bob"], [2, 1], "new", no_move_seats=[0])))
+    old = app.board.results[("neon-reign", "old")]
+    assert FIELD not in old and old["rated"]
+    assert MatchOutcome.from_json(old).no_move_seats is None
+    assert MatchOutcome.from_json(app.board.results[("neon-reign", "new")]).no_move_seats == (0,)
+    replayed = app.replay_ratings("neon-reign")
+    for player in ("ann", "bob"):
+        stored = app.standing("neon-reign", "", player)
+        assert stored.rated_matches == 1
+        assert (replayed[player].mu, replayed[player].sigma) == (stored.mu, stored.sigma)
+
+
+@pytest.mark.parametrize(("value", "words"), [
+    ([2], "seats of the match's 2"),
+    ([1, 0], "ascending"),
+    ([1, 1], "each once"),
+    (["1"], "list of integers"),
+    ([True], "list of integers"),
+    ("1", "list of integers"),
+])
+def test_a_malformed_field_is_refused(value: Any, words: str) -> None:
+    with pytest.raises(MalformedResult, match=words):
+        parse_match_ended(ended(["ann", "bob"], [1, 2], no_move_seats=value))
