@@ -74,11 +74,16 @@ A seat that made no move
     acted for is not one, though it never moved: it owed nothing (its opponent resigned
     at once). Why: rating practice (FIDE's rating regulations) rates neither a game won by
     forfeit nor one in which a player made no move; such a game says nothing about either
-    player's strength. So a result with any no-move seat is recorded (GetMatchResult and
-    the histories show it, ``unrated_reason`` naming the seat and player: "seat 1 (bob)
-    made no move: ...") but moves no rating and counts in no standing (no match, win,
-    loss or best score: else a second account that never moves would farm wins and best
-    scores), for every seat of it. A tournament keeps its own forfeit win in its standings.
+    player's strength. So a no-move seat is left out of the rated sides, as a bot seat is.
+    A result left with fewer than two human sides that moved (every duel with a no-show)
+    is recorded (GetMatchResult and the histories show it, ``unrated_reason`` naming the
+    seat and player: "seat 1 (bob) made no move: ...") but moves no rating and counts in
+    no standing (no match, win, loss or best score: else a second account that never
+    moves would farm wins and best scores), for every seat of it. A free-for-all that at
+    least two human sides played on (a five-seat NEON match with one absent seat) is
+    rated among the seats that moved, on their order among themselves; the no-move seats
+    are neither rated nor counted in any standing. A tournament keeps its own forfeit win
+    in its standings.
     Results published or stored before the field hold none and are rated (and replayed by
     ``replay_ratings``) as they were. An abandoned match's end holds no field (it is no
     result at all).

@@ -134,22 +134,27 @@ class ScoringApplication(Application):
         if stream_id and ledger.stream_id != stream_id:
             raise StreamChanged(f"the ledger follows the stream created {ledger.stream_id or '?'}, "
                                 f"not the one created {stream_id}")
+        # a seat that never moved (a no-show, a forfeit) is left out of the sides like a bot:
+        # a duel with one is not rated (res.sides says why), a free-for-all that two human
+        # sides played on is rated among them
         sides, unrated = res.sides(outcome)
-        # a seat that never moved (a no-show, a forfeit): a game not played, for either side
-        refusal = res.creator_refusal(outcome.created_by, rate_organiser_matches) \
-            or res.no_move_refusal(outcome)
+        refusal = res.creator_refusal(outcome.created_by, rate_organiser_matches)
         if refusal:
             # recorded (its result and the players' histories show it, with the reason) but
             # counted in no standing: no rating, no win or loss, no best score
             sides, unrated = [], refusal
         # one player in several seats plays against themselves: counted nowhere either, or
-        # the wins and best-score boards could be farmed alone (so could they with a second
-        # account that never moves: hence a no-show's result counts nowhere)
-        counted = not refusal and not res.in_several_seats(outcome)
+        # the wins and best-score boards could be farmed alone; so could they with a second
+        # account that never moves: a result left unrated by a no-move seat counts nowhere,
+        # and a no-move seat itself counts in no standing
+        absent = set(outcome.no_move_seats or ())
+        counted = not refusal and not res.in_several_seats(outcome) \
+            and not (absent and not sides)
         keys = [""] + ([outcome.mode] if outcome.mode else [])
         seats = {}
         for seat, player in enumerate(outcome.players):
-            if player and not res.is_bot(player) and player not in seats and counted:
+            if player and not res.is_bot(player) and player not in seats and counted \
+                    and seat not in absent:
                 seats[player] = seat
         standings: dict[tuple[str, str], Standing] = {}
         fresh = default_skill()

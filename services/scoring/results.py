@@ -225,7 +225,9 @@ def no_move_refusal(outcome: MatchOutcome) -> str:
     for that never moved is a no-show: rating practice (FIDE's rating regulations: a game
     won by forfeit, or in which a player made no move, is not rated) rates no such game,
     for either side. A seat the service never acted for did not owe a move (its opponent
-    resigned at once): it is no no-show."""
+    resigned at once): it is no no-show. In a match of three or more seats the seats that
+    moved are still rated among themselves when at least two human sides of them are left
+    (:func:`sides`): they played a game; the no-move seats are neither rated nor counted."""
     if not outcome.no_move_seats:
         return ""
     named = [f"{s} ({outcome.players[s]})" if outcome.players and outcome.players[s] else str(s)
@@ -303,7 +305,11 @@ def sides(outcome: MatchOutcome, ranking: int = RANKING) -> tuple[list[Side], st
     placement. A draw needs no exception: the engines place the drawn seats equal (every
     seat 1st in a duel's draw or double KO), and in a free-for-all whose first place is
     shared (``draw`` set) the other seats keep their lower places. Bot seats are dropped,
-    so humans are rated on their order among themselves; bots never get a rating.
+    so humans are rated on their order among themselves; bots never get a rating. So are
+    the seats that made no move (``no_move_seats``, :func:`no_move_refusal`): the others
+    are rated on their order among themselves when at least two human sides moved (a
+    free-for-all played on without an absent seat); with fewer, the reason is the no-move
+    one.
     """
     players = outcome.players
     if not players or any(not p for p in players):
@@ -311,13 +317,17 @@ def sides(outcome: MatchOutcome, ranking: int = RANKING) -> tuple[list[Side], st
     if in_several_seats(outcome):
         return [], "one player held several seats"
     groups = outcome.teams or tuple((seat,) for seat in range(outcome.seats))
+    absent = set(outcome.no_move_seats or ())
     found = []
     for team in groups:
-        members = tuple(players[s] for s in team if not is_bot(players[s]))
+        members = tuple(players[s] for s in team if not is_bot(players[s]) and s not in absent)
         if members:
-            rank = 1 if ranking < 2 and outcome.draw else min(outcome.placements[s] for s in team)
+            rank = 1 if ranking < 2 and outcome.draw else min(
+                outcome.placements[s] for s in team if s not in absent)
             found.append(Side(members, rank))
     if len(found) < 2:
+        if absent:
+            return [], no_move_refusal(outcome)
         return [], "fewer than two human sides" if outcome.seats > 1 else "a solo match"
     return found, ""
 

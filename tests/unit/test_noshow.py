@@ -244,6 +244,32 @@ def test_a_result_with_a_no_move_seat_is_recorded_not_rated_and_counted_nowhere(
     assert app.replay_ratings("neon-reign") == {}
 
 
+def test_a_free_for_all_played_on_without_a_no_move_seat_is_rated_among_those_who_moved(
+        app: ScoringApplication) -> None:
+    """Three seats, carl never moved (his clock forfeited him): ann and bob played the game
+    out, so they are rated on their order among themselves and counted; carl is neither.
+    With a second no-move seat only one side that moved is left: not rated, counted nowhere."""
+    three = ended(["ann", "bob", "carl"], [2, 1, 3], "m3", no_move_seats=[2])
+    three["outcome"]["scores"] = [5, 9, 0]
+    data = app.score(parse_match_ended(three)).data
+    assert data["rated"] and data["unrated_reason"] == ""
+    assert sorted(r["player"] for r in data["ratings"] if r["mode"] == "") == ["ann", "bob"]
+    bob, ann = app.standing("neon-reign", "", "bob"), app.standing("neon-reign", "", "ann")
+    assert (bob.wins, bob.rated_matches, ann.losses, ann.rated_matches) == (1, 1, 1, 1)
+    assert bob.mu > ann.mu
+    carl = app.standing("neon-reign", "", "carl")
+    assert (carl.matches, carl.rated_matches) == (0, 0)
+    replayed = app.replay_ratings("neon-reign")
+    assert sorted(replayed) == ["ann", "bob"] and replayed["bob"].mu == bob.mu
+
+    two_absent = ended(["dan", "eve", "fay"], [1, 2, 3], "m4", no_move_seats=[1, 2])
+    two_absent["outcome"]["scores"] = [3, 0, 0]
+    data = app.score(parse_match_ended(two_absent)).data
+    assert not data["rated"]
+    assert data["unrated_reason"].startswith("seats 1 (eve) and 2 (fay) made no move")
+    assert app.standing("neon-reign", "", "dan").matches == 0
+
+
 def test_several_no_move_seats_are_all_named() -> None:
     from services.scoring.results import no_move_refusal
 
