@@ -480,18 +480,16 @@ async def save_export(client: Any, organiser: str, match_id: str, output: Path) 
     rules service of an earlier release (no ExportMatchChunks) is asked ExportMatch."""
     import grpc
 
+    from services.platform.export_chunks import BrokenExport, read_export_chunks
+
     part = output.with_name(output.name + ".part")
     try:
-        count, total, written, first = 0, 0, 0, True
         with part.open("wb") as out:
-            async for message in client.export_chunks(organiser, match_id):
-                if first:  # the first message says how much comes
-                    count, total, first = message.event_count, message.total_bytes, False
-                out.write(message.chunk)
-                written += len(message.chunk)
-        if first or written != total:
-            raise CliError(f"the export of {match_id} arrived cut short ({written} of {total} "
-                           "bytes); run the command again", errors.FAILED)
+            head = await read_export_chunks(client.export_chunks(organiser, match_id), out.write)
+    except BrokenExport as err:
+        part.unlink(missing_ok=True)
+        raise CliError(f"the export of {match_id} arrived broken ({err}); run the command "
+                       "again", errors.FAILED) from None
     except grpc.aio.AioRpcError as err:
         part.unlink(missing_ok=True)
         if err.code() != grpc.StatusCode.UNIMPLEMENTED:
@@ -503,7 +501,7 @@ async def save_export(client: Any, organiser: str, match_id: str, output: Path) 
         part.unlink(missing_ok=True)
         raise
     part.replace(output)
-    return int(count)
+    return head.event_count
 
 
 @app.command("abandon")

@@ -679,6 +679,11 @@ def create(
         False, "--unrated", help="an unrated tournament: its matches are made on the "
         "organiser's behalf, player tokens the organiser minted may play them, and scoring "
         "rates none of them"),
+    seed_from_ratings: bool = typer.Option(
+        False, "--seed-from-ratings", help="seed the field by scoring's ratings of the game "
+        "(highest first, then registration; a player scoring has not rated seeds as 0), "
+        "read when the tournament starts: an elimination bracket's seeds, and the seed order "
+        "every format uses; without it, registration order"),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP + " (OpenRegistration's)"),
     token: str = token_option(),
 ) -> None:
@@ -693,7 +698,8 @@ def create(
     async def go(client: TournamentClient, token: str) -> None:
         reply = await client.call("CreateTournament", token, tournament_id=tournament_id,
                                   game=game, mode=mode, format_json=fj, no_show=policy,
-                                  check_in_seconds=check_in, name=name, unrated=unrated)
+                                  check_in_seconds=check_in, name=name, unrated=unrated,
+                                  seed_from_ratings=seed_from_ratings)
         if unrated and not reply.tournament.unrated:
             # a tournament service from before unrated tournaments skips the field unread
             raise CliError(

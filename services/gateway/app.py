@@ -35,6 +35,7 @@ from services.gateway.ratelimit import TokenBuckets, retry_after
 from services.gateway.replay_cache import Answer, ReplayCache
 from services.gateway.replays import MAX_EXPORT_BYTES, replay_report
 from services.genproto.neon.rules.v1 import rules_pb2
+from services.platform.export_chunks import BrokenExport, ExportTooLarge, read_export_chunks
 from services.platform.logs import get_logger
 from services.platform.stream_limits import Refused, StreamCounter
 
@@ -611,25 +612,17 @@ class Gateway:
         )(rules_pb2.ExportMatchChunksRequest(match_id=match_id), metadata=metadata,
           timeout=self.config.unary_timeout)
         parts: list[bytes] = []
-        size, total = 0, -1
         try:
-            async for message in call:
-                if total < 0:
-                    total = message.total_bytes
-                    if total > MAX_EXPORT_BYTES:
-                        call.cancel()
-                        raise ConnectError(
-                            "resource_exhausted",
-                            f"the match's export is {total:,} bytes, more than a replay takes "
-                            f"here ({MAX_EXPORT_BYTES:,}); check it with neon export and "
-                            "neon verify",
-                        )
-                size += len(message.chunk)
-                if size > max(total, 0):
-                    call.cancel()
-                    raise ConnectError("unavailable", "the match's export came longer than "
-                                                      "announced; try again shortly")
-                parts.append(message.chunk)
+            await read_export_chunks(call, parts.append, MAX_EXPORT_BYTES)
+        except ExportTooLarge as err:
+            raise ConnectError(
+                "resource_exhausted",
+                f"the match's export is {err.total:,} bytes, more than a replay takes "
+                f"here ({MAX_EXPORT_BYTES:,}); check it with neon export and neon verify",
+            ) from None
+        except BrokenExport as err:
+            raise ConnectError("unavailable", f"the match's export arrived broken ({err}); "
+                                              "try again shortly") from None
         except grpc.aio.AioRpcError as err:
             if err.code() != grpc.StatusCode.UNIMPLEMENTED:
                 raise
@@ -640,8 +633,6 @@ class Gateway:
             )(rules_pb2.ExportMatchRequest(match_id=match_id), metadata=metadata,
               timeout=self.config.unary_timeout)
             return bytes(exported.export_jsonl)
-        if size != total:
-            raise ConnectError("unavailable", "the match's export ended early; try again shortly")
         return b"".join(parts)
 
     # -- the rest ---------------------------------------------------------------------------

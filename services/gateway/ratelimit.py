@@ -17,7 +17,12 @@ class TokenBuckets:
     """``rate`` tokens a second for each key, up to ``burst`` held; a call takes one.
 
     Pure (the clock is given): a key unseen, or unseen for ``burst / rate`` seconds, has a
-    full bucket, so a bucket that would be full is dropped rather than kept."""
+    full bucket, so such a bucket is dropped rather than kept.
+
+    Cost: amortised O(1) per :meth:`take`, whatever the number of keys. The buckets are kept
+    in last-use order, so the ones unseen for ``burst / rate`` seconds are at the front: each
+    take drops them from there and stops at the first bucket used since. A bucket is
+    dropped at most once per time it is stored."""
 
     def __init__(
         self,
@@ -30,9 +35,10 @@ class TokenBuckets:
             raise ValueError("a token bucket needs a rate above 0 and a burst of 1 or more")
         self.rate, self.burst, self.clock = rate, burst, clock
         self.max_clients = max_clients
+        self.full_after = burst / rate
+        """Seconds after which any bucket, however empty, has filled up again."""
         self._buckets: OrderedDict[Hashable, tuple[float, float]] = OrderedDict()
         """key -> (tokens, when counted), least recently used first."""
-        self._swept = clock()
 
     def take(self, key: Hashable) -> float:
         """Take a token for ``key``: 0.0 when one was there, else the seconds until one
@@ -55,17 +61,14 @@ class TokenBuckets:
         return len(self._buckets)
 
     def _sweep(self, now: float) -> None:
-        """Drop the buckets that have filled up again, once per ``burst / rate`` seconds."""
-        full_after = self.burst / self.rate
-        if now - self._swept < full_after:
-            return
-        self._swept = now
-        for key in [
-            k
-            for k, (tokens, then) in self._buckets.items()
-            if tokens + (now - then) * self.rate >= self.burst
-        ]:
-            del self._buckets[key]
+        """Drop the buckets unseen for ``burst / rate`` seconds (full again, whatever they
+        held), from the least recently used, up to the first one seen since."""
+        buckets, oldest = self._buckets, now - self.full_after
+        while buckets:
+            key = next(iter(buckets))
+            if buckets[key][1] > oldest:
+                return
+            del buckets[key]
 
 
 def retry_after(wait: float) -> str:

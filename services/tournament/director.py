@@ -255,7 +255,8 @@ def _waiting(rnd: dict[str, Any]) -> str:
 
 
 def _ends_sealed(reply: Any) -> bool:
-    """Whether an ExportMatch reply ends with the match's seal (then its checkpoint)."""
+    """Whether a match's export (:class:`~services.tournament.rules_port.MatchExport`) ends
+    with the match's seal (then its checkpoint)."""
     last = bytes(reply.export_jsonl).rstrip(b"\n").split(b"\n")
     return len(last) >= 2 and b'"MatchSealed"' in last[-2]
 
@@ -1333,8 +1334,9 @@ class Director:
     # -- queries ------------------------------------------------------------------
 
     async def _export_or_unavailable(self, game: str, match_id: str) -> Any:
-        """The rules service's ExportMatch reply; None when it knows no such match (the
-        bundle check then says the export is missing)."""
+        """The match's export from its rules service (streamed in chunks, see
+        :meth:`RulesGateway.export_match`); None when it knows no such match (the bundle
+        check then says the export is missing). A broken stream is Unavailable."""
         try:
             return await self.rules.export_match(game, match_id)
         except grpc.aio.AioRpcError as err:

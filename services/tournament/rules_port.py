@@ -4,13 +4,48 @@ force-ended tournament's), and its audit export."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
 
 from services.genproto.neon.rules.v1 import rules_pb2
+from services.platform.errors import Unavailable
+from services.platform.export_chunks import BrokenExport, ExportHead, read_export_chunks
 from services.platform.grpc_kit import call_metadata
 from services.platform.rules_channels import RulesChannels
+
+EXPORT_TIMEOUT = 120.0
+"""The deadline of one export, however long (its chunks stream within it)."""
+
+
+@dataclass(frozen=True)
+class MatchExport:
+    """A match's audit export (the fields of an ExportMatch answer the director reads)."""
+
+    export_jsonl: bytes
+    final_hash: str
+    event_count: int
+
+
+def check_closing(data: bytes, head: ExportHead) -> None:
+    """That the export's closing line, its signed checkpoint, names the final hash and the
+    event count the stream announced (the director seals the announced hash: it must be
+    the export's own); BrokenExport otherwise."""
+    last = data.rstrip(b"\n").rpartition(b"\n")[2]
+    try:
+        checkpoint = json.loads(last)
+    except ValueError:
+        checkpoint = None
+    if not isinstance(checkpoint, dict) or checkpoint.get("type") != "Checkpoint":
+        raise BrokenExport("the export does not end with its checkpoint")
+    if (checkpoint.get("final_hash"), checkpoint.get("event_count")) != (
+            head.final_hash, head.event_count):
+        raise BrokenExport(
+            f"the stream announced final hash {head.final_hash!r} and {head.event_count} "
+            f"events, the export's checkpoint {checkpoint.get('final_hash')!r} and "
+            f"{checkpoint.get('event_count')}")
 
 POLICIES = {
     "default": rules_pb2.TIMEOUT_POLICY_DEFAULT_ACTION,
@@ -98,12 +133,33 @@ class RulesGateway(RulesChannels):
             raise
         return bool(reply.already_started)
 
-    async def export_match(self, game: str, match_id: str) -> Any:
-        return await self.stub(game).ExportMatch(
-            rules_pb2.ExportMatchRequest(match_id=match_id),
-            metadata=call_metadata(self.token),
-            timeout=max(self.timeout, 10.0),
-        )
+    async def export_match(self, game: str, match_id: str) -> MatchExport:
+        """The match's export, streamed in chunks (ExportMatchChunks), so a long match's
+        export of any size arrives, where one ExportMatch message stops at gRPC's limit.
+        A rules service of an earlier release (UNIMPLEMENTED) is asked ExportMatch. A stream
+        whose chunks do not make up what it announced, or whose announced hash is not the
+        export's own, is :class:`Unavailable` (the round driver asks again later); any other
+        error of the calls reaches the caller."""
+        stub = self.stub(game)
+        call = stub.ExportMatchChunks(
+            rules_pb2.ExportMatchChunksRequest(match_id=match_id),
+            metadata=call_metadata(self.token), timeout=max(self.timeout, EXPORT_TIMEOUT))
+        parts: list[bytes] = []
+        try:
+            head = await read_export_chunks(call, parts.append)
+            data = b"".join(parts)
+            check_closing(data, head)
+        except grpc.aio.AioRpcError as err:
+            if err.code() != grpc.StatusCode.UNIMPLEMENTED:
+                raise
+            reply = await stub.ExportMatch(
+                rules_pb2.ExportMatchRequest(match_id=match_id),
+                metadata=call_metadata(self.token), timeout=max(self.timeout, 10.0))
+            return MatchExport(bytes(reply.export_jsonl), reply.final_hash, int(reply.event_count))
+        except BrokenExport as err:
+            raise Unavailable(f"the export of {match_id} from the rules service of {game} "
+                              f"arrived broken ({err}); try again shortly") from None
+        return MatchExport(data, head.final_hash, head.event_count)
 
     async def abandon_match(self, game: str, match_id: str, reason: str) -> Any:
         """End a match with no result (AbandonMatch). One already abandoned answers as it is;

@@ -30,8 +30,8 @@ KEY = Ed25519PrivateKey.generate()
 @contextlib.asynccontextmanager
 async def rules_upstream(export: bytes, chunks: str) -> AsyncIterator[tuple[str, list[str]]]:
     """A gRPC rules upstream: GetView says ended; ExportMatchChunks sends ``export`` in 1 KiB
-    chunks ("ok"), announces more than MAX_EXPORT_BYTES ("huge") or is not served
-    ("unimplemented"); ExportMatch answers the whole export. Its address and the calls made."""
+    chunks ("ok"), leaves its third chunk out ("cut"), announces more than MAX_EXPORT_BYTES
+    ("huge") or is not served ("unimplemented"); ExportMatch answers the whole export. Its address and the calls made."""
     calls: list[str] = []
 
     async def view(request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
@@ -48,6 +48,8 @@ async def rules_upstream(export: bytes, chunks: str) -> AsyncIterator[tuple[str,
             await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
         total = MAX_EXPORT_BYTES + 1 if chunks == "huge" else len(export)
         for i in range(0, len(export), 1024):
+            if chunks == "cut" and i == 2048:
+                continue
             first = {"total_bytes": total, "event_count": 1, "final_hash": "h"} if i == 0 else {}
             yield pb.ExportMatchChunksResponse(chunk=export[i:i + 1024], **first)
 
@@ -111,3 +113,10 @@ async def test_an_export_beyond_a_replays_limit_is_refused_with_a_reason() -> No
     assert report["code"] == "resource_exhausted"
     assert "more than a replay takes here" in report["message"] and "neon verify" in report["message"]
     assert "ExportMatch" not in calls
+
+
+async def test_a_stream_with_a_chunk_missing_is_unavailable_not_a_replay() -> None:
+    status, report, calls, _ = await replay_through("cut")
+    assert status == 503, report
+    assert report["code"] == "unavailable" and "arrived broken" in report["message"], report
+    assert calls == ["GetView", "ExportMatchChunks"]

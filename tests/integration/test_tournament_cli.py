@@ -119,6 +119,19 @@ async def test_an_organiser_runs_an_event_from_the_command_line(tmp_path: Path, 
         assert "created (neon-reign single, unrated); registration open" in friendly.stdout
         assert (await client.call("GetTournament", tournament_id="cli_fun")).tournament.unrated
         assert not t.unrated and "unrated" not in out.stdout
+        # --seed-from-ratings: stored in the tournament's settings (its log's Created
+        # record), read from scoring at the start; without it, not
+        seeded = await run("tournament", "create", "cli_seeded", "--game", "neon-reign",
+                           "--mode", "single", "--format", "single-elimination",
+                           "--seed-from-ratings")
+        assert seeded.returncode == 0, seeded.stderr
+        org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+        for tid, seeds in (("cli_seeded", True), ("cli_fun", False), ("cli_cup", False)):
+            bundle_of = (await client.call("ExportTournament", org, tournament_id=tid)).bundle_jsonl
+            created = next(json.loads(x)["record"] for x in bundle_of.splitlines()
+                           if json.loads(x)["type"] == "LogRecord"
+                           and json.loads(x)["record"]["type"] == "Created")
+            assert created["settings"]["seed_from_ratings"] is seeds, (tid, created)
     finally:
         await client.close()
         for rc in rules.values():
