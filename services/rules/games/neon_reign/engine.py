@@ -127,6 +127,11 @@ class NeonReignEngine(RemembersPending):
     game_id = "neon-reign"
     title = "Neon Reign"
     contract_version = 2
+    json_views = True
+    """Views hold JSON values only (dicts with string keys, lists, strings, integers,
+    booleans, ``None``), each call its own: equal type for type to what a client reads
+    back from their JSON, so self-play gives them to the bots without a round trip
+    (tests/unit/neon_reign/test_views_json.py)."""
 
     def __init__(self, rules: Ruleset = CURRENT) -> None:
         self.rules = rules
