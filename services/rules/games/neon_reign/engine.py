@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from typing import Any
 
 from services.rules.games.contract import (
@@ -18,12 +19,20 @@ from services.rules.games.contract import (
     RemembersPending,
     Transition,
 )
-from services.rules.games.frozen import replace, transition
+from services.rules.games.frozen import transition
 
 from . import schemas, turns, views
 from .canon import canonical_state
+from .cards import Hero
 from .content import hero
-from .legality import attack_options, attack_problem, can_attack, defense_options, defense_problem
+from .legality import (
+    attack_options,
+    attack_problem,
+    can_attack,
+    defense_options,
+    defense_problem,
+    first_attack,
+)
 from .modes import BEST_OF_THREE, HERO_MATCH, MODES, SOLO, start
 from .rulesets import CURRENT, RULESETS, Ruleset
 from .state import DEFEND, OVER, PICK, SHIELDS, TURN, Side, State, encode_state, to_json
@@ -37,12 +46,92 @@ _DEFEND = Decision(1, "defend", (_PASS,), "Defend with up to 2 cards, or pass", 
                    default=_PASS)
 
 
+class _LegalWhenRead:
+    """``Owed.legal``: a non-data descriptor, so a list already in the instance's dict (the
+    one built at the first read, or one given to ``Decision.__init__`` by
+    ``dataclasses.replace``) is read as any field is, without it."""
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        attrs = obj.__dict__
+        make, args = attrs["_legal_from"]
+        return attrs.setdefault("legal", make(*args))  # a racing first read: the first kept
+
+
+class Owed(Decision):
+    """A turn or defend decision whose ``legal`` tuple is built the first time it is read.
+
+    Its fields are those of the :class:`Decision` it stands for, and it equals that
+    decision; ``legal`` is made from what ``_legal_from`` holds (a function of the state's
+    immutable parts) and then kept, so every read gives the same tuple. Verify asks
+    ``pending`` about every state for the decision's seat, kind and hidden flag only, and
+    building every Attack and defence there was most of its cost; a bot or the host that
+    reads the list gets the same list as before, in the same order."""
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Decision):  # the plain decision it stands for, or another
+            return _fields_of(self) == _fields_of(other)
+        return NotImplemented
+
+    __hash__ = Decision.__hash__
+    legal = _LegalWhenRead()  # type: ignore[assignment]
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(Decision))
+
+
+def _fields_of(decision: Decision) -> tuple[Any, ...]:
+    return tuple([getattr(decision, name) for name in _FIELD_NAMES])
+
+
+def _owed(fields_of: dict[str, Any], seat: int, default: Action, make: Any,
+          args: tuple[Any, ...]) -> Owed:
+    """The decision of ``fields_of`` (a template's fields but ``legal``) for ``seat`` with
+    ``default``, its legal tuple ``make(*args)`` when first read."""
+    new = _NEW(Owed)
+    attrs = dict(fields_of)
+    attrs["seat"] = seat
+    attrs["default"] = default
+    attrs["_legal_from"] = (make, args)
+    _SET(new, "__dict__", attrs)
+    return new
+
+
+_NEW = object.__new__
+_SET = object.__setattr__
+_TURN_FIELDS_OF = {name: value for name, value in vars(_TURN).items() if name != "legal"}
+_DEFEND_FIELDS_OF = {name: value for name, value in vars(_DEFEND).items() if name != "legal"}
+
+
+def _turn_legal(hand: tuple[str, ...], recover: bool, default: Action) -> tuple[Action, ...]:
+    """A turn's legal actions: every Attack (1-3 usable cards, in the order of
+    ``attack_options``), then Recover if it is legal. A default Attack is the first one."""
+    legal: list[Action] = [{"type": "attack", "cards": [*c]} for c in attack_options(hand)]
+    if default is not _RECOVER:
+        legal[0] = default  # the same action: {"type": "attack", "cards": [first_attack]}
+    if recover:
+        legal.append(_RECOVER)
+    return tuple(legal)
+
+
+def _defend_legal(hand: tuple[str, ...], fighter: Hero, attack: tuple[str, ...], strict: bool,
+                  as_played: bool) -> tuple[Action, ...]:
+    """A defend decision's legal actions: pass, then every defence."""
+    return (_PASS, *defense_options(hand, fighter, attack, strict, as_played))
+
+
 class NeonReignEngine(RemembersPending):
     """The engine of one ruleset (the current one unless :meth:`for_version` chose another)."""
 
     game_id = "neon-reign"
     title = "Neon Reign"
     contract_version = 2
+    json_views = True
+    """Views hold JSON values only (dicts with string keys, lists, strings, integers,
+    booleans, ``None``), each call its own: equal type for type to what a client reads
+    back from their JSON, so self-play gives them to the bots without a round trip
+    (tests/unit/neon_reign/test_views_json.py)."""
 
     def __init__(self, rules: Ruleset = CURRENT) -> None:
         self.rules = rules
@@ -100,22 +189,24 @@ class NeonReignEngine(RemembersPending):
             return (self._shields(state),)
         defender = 1 - state.active
         side = state.sides[defender]
-        options = defense_options(side.hand, hero(side.hero), state.in_play,
-                                  state.rules.strict_combo_breaker, state.rules.combos_as_played)
-        return (replace(_DEFEND, seat=defender, legal=(_PASS, *options)),)
+        rules = state.rules
+        return (_owed(_DEFEND_FIELDS_OF, defender, _PASS, _defend_legal,
+                      (side.hand, hero(side.hero), state.in_play, rules.strict_combo_breaker,
+                       rules.combos_as_played)),)
 
     @staticmethod
     def _turn(state: State) -> Decision:
         side = state.sides[state.active]
-        legal = [{"type": "attack", "cards": [*c]} for c in attack_options(side.hand)]
+        hand = side.hand
         recover = turns.may_recover(state, side)
-        if recover:
-            legal.append(_RECOVER)
         # The clock's answer: a Recover that draws (or the only way to end the turn), else
-        # the first one-card Attack, so a timed-out seat still moves the game on.
-        useful = turns.recover_draws(side) or not can_attack(side.hand)
-        default = _RECOVER if useful and recover else legal[0]
-        return replace(_TURN, seat=state.active, legal=tuple(legal), default=default)
+        # the first one-card Attack (the first legal action), so a timed-out seat still
+        # moves the game on. Without a Recover, some card in hand can Attack.
+        if recover and (turns.recover_draws(side) or not can_attack(hand)):
+            default = _RECOVER
+        else:
+            default = {"type": "attack", "cards": [first_attack(hand)]}
+        return _owed(_TURN_FIELDS_OF, state.active, default, _turn_legal, (hand, recover, default))
 
     @staticmethod
     def _shields(state: State) -> Decision:
@@ -139,7 +230,8 @@ class NeonReignEngine(RemembersPending):
             # The very action object listed for this seat (a bot's answer) is legal.
             for decision in last[1]:
                 if decision.seat == seat:
-                    for listed in decision.legal:
+                    # only a list already built (an Owed's is built when first read)
+                    for listed in vars(decision).get("legal", ()):
                         if listed is action:
                             return None
         phase = state.phase

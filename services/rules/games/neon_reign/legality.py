@@ -48,6 +48,12 @@ def attack_options(hand: Sequence[str]) -> list[tuple[str, ...]]:
     return [combo for n in range(1, MAX_ATTACK + 1) for combo in combinations(usable, n)]
 
 
+def first_attack(hand: Sequence[str]) -> str:
+    """The first card of ``attack_options(hand)``'s first Attack (the lowest usable id);
+    the hand holds a card that can Attack."""
+    return min([i for i in hand if _ATTACKS[i]])
+
+
 def can_attack(hand: Sequence[str]) -> bool:
     return any(map(_ATTACKS.__getitem__, hand))
 
