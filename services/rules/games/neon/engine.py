@@ -92,15 +92,26 @@ def default_of(legal: tuple[Action, ...]) -> Action:
     for action in legal:
         if action["type"] in PASSES:
             return action
-    # min(free or legal, key=rank): the first answer of the lowest rank
+    return cheapest(legal)
+
+
+def cheapest(legal: tuple[Action, ...]) -> Action:
+    """``default_of(legal)`` of a list without a pass: ``min(free or legal, key=rank)``, the
+    first answer of the lowest rank among the free ones (no Manoeuvre C, nothing taken, no
+    ability), else of all. An answer that cannot rank lower than the best so far is not
+    looked at further (a turn lists many attacks, the dearest rank), and the first of rank
+    0 is the answer."""
     best: Action | None = None
     best_rank = 0
     for a in legal:
-        if not a.get("manoeuvre_c") and a.get("as") in (None, "discard") and \
-                a["type"] != "ability":
-            r = TURN_RANK.get(str(a["type"]), UNRANKED)
-            if best is None or r < best_rank:
-                best, best_rank = a, r
+        kind = a["type"]
+        r = TURN_RANK.get(str(kind), UNRANKED)
+        if best is not None and r >= best_rank:
+            continue
+        if kind != "ability" and not a.get("manoeuvre_c") and a.get("as") in (None, "discard"):
+            if r == 0:
+                return a
+            best, best_rank = a, r
     if best is not None:
         return best
     return min(legal, key=lambda a: TURN_RANK.get(str(a["type"]), UNRANKED))
@@ -410,9 +421,12 @@ class NeonEngine(RemembersPending):
             kind = "land" if f.sector is None else "turn"
             legal = tuple(turn_actions(s, f.idx))
             skip = pass_last(legal)
+            # a turn lists its pass last and once (turn_actions): without one, default_of
+            # is the cheapest answer
             return (decision(f.idx, kind, legal,
                              "land in a sector" if kind == "land" else "your next action",
-                             optional=skip is not None, default=skip),)
+                             optional=skip is not None,
+                             default=skip if skip is not None else cheapest(legal)),)
         return ()
 
     def standing(self, state: State) -> tuple[Decision, ...]:
