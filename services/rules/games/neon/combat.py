@@ -219,11 +219,14 @@ def attack_options(s: State, idx: int, weapon: Any = None, target: Any = None) -
             far = _distances(ring, here, foes, target)
         reach = len(rng)
         # dice_at(rng, d), written out: a weapon's dice at each foe's distance
-        hook = pull and reach > 0 and rng[0]
+        if not (pull and reach > 0 and rng[0]):  # no Hook: the foes in range, in order
+            out += [{"type": "attack", "weapon": weapon_id, "target": foe}
+                    for foe, _, d in far if d < reach and rng[d]]
+            continue
         for foe, _, d in far:
             if d < reach and rng[d]:
                 out.append({"type": "attack", "weapon": weapon_id, "target": foe})
-            if hook and d == 1 and hookable(s, foe, here):
+            if d == 1 and hookable(s, foe, here):
                 out.append({"type": "attack", "weapon": weapon_id, "target": foe,
                             "pull": True})
     if weapon is not None and weapon != "howitzer":
@@ -248,12 +251,10 @@ def _distances(ring: tuple[int, ...], here: int, foes: list[tuple[str, int]],
         return []
     n = len(ring)
     at = ring.index(here)
-    out = []
-    for foe, sector in foes:
-        cw = (ring.index(sector) - at) % n
-        ccw = (n - cw) % n
-        out.append((foe, sector, cw if cw < ccw else ccw))
-    return out
+    # the shorter way round to the place k steps clockwise, for each k
+    shorter = [k if k < n - k else (n - k) % n for k in range(n)]
+    index = ring.index
+    return [(foe, sector, shorter[(index(sector) - at) % n]) for foe, sector in foes]
 
 
 def hookable(s: State, target: str, here: int) -> bool:
