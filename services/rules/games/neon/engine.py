@@ -64,9 +64,13 @@ LEGACY_ATTACK_KEYS = {"defender_used": "dused", "blocks_as_fails": "b2f",
 
 
 def normalize(action: Any) -> Action:
-    """Canonical form of an answer: sorted card and dice lists, no false ``pull``."""
+    """Canonical form of an answer: sorted card and dice lists, no false ``pull``. A plain
+    dict with none of the keys it may change (most answers) is its own normal form, given
+    as it is (answers are read, never changed: no copy is made of them)."""
+    if type(action) is dict and _NORMALISED.isdisjoint(action):
+        return action
     out = dict(action)
-    if not _NORMALISED.isdisjoint(out):  # else nothing to change (most answers)
+    if not _NORMALISED.isdisjoint(out):  # else nothing to change
         for key in SORTED_LISTS:
             if isinstance(out.get(key), _SEQUENCES):
                 out[key] = sorted(out[key])
