@@ -79,3 +79,63 @@ def test_a_hands_card_choices_are_listed_once_and_stay_the_same():
                 assert choice_actions(tuple(f.hand)) is listed
                 seen += 1
     assert seen > 1000
+
+
+def test_a_fighters_public_part_from_its_last_is_the_one_made_afresh_key_for_key():
+    """``_public_view`` from the fighter's last version and part remakes the keys of the
+    fields that changed: equal to the part made afresh, in the same key order, for every
+    fighter between every two states of a game; every field but ``resigned`` shows."""
+    from dataclasses import fields
+
+    from services.rules.games.neon import views
+    from services.rules.games.neon.state import Fighter
+
+    assert set(views._PUBLIC_KEYS) == {f.name for f in fields(Fighter)} - {"resigned"}
+    assert {k for keys in views._PUBLIC_KEYS.values() for k in keys} == set(views._PUBLIC_VALUE)
+    checked = 0
+    states = _states()
+    for s, t in zip(states, states[1:], strict=False):
+        if len(s.fighters) != len(t.fighters):
+            continue
+        for f, g in zip(t.fighters, s.fighters, strict=True):
+            fresh = views._public_view(t.mode, f)
+            since = views._public_view(t.mode, f, g, views._public_view(t.mode, g))
+            assert since == fresh and list(since) == list(fresh)
+            checked += 1
+    assert checked > 10_000
+    # each field changed alone, and every field at once, to another fighter's value
+    names = sorted(views._PUBLIC_KEYS)
+    for n, s in enumerate(states[::50]):
+        other = states[(n * 37 + 11) % len(states)]
+        for f, h in zip(s.fighters, other.fighters, strict=False):
+            before = views._public_view(s.mode, f)
+            for changes in ({name: getattr(h, name)} for name in (*names, "resigned")):
+                g = f.but(**changes)
+                since = views._public_view(s.mode, g, f, before)
+                fresh = views._public_view(s.mode, g)
+                assert since == fresh and list(since) == list(fresh), changes
+            g = f.but(**{name: getattr(h, name) for name in names})
+            assert views._public_view(s.mode, g, f, before) == views._public_view(s.mode, g)
+
+
+def test_an_answer_with_nothing_to_normalise_is_its_own_normal_form():
+    from services.rules.games.neon.engine import normalize
+
+    plain = {"type": "attack", "weapon": "base", "target": "f:1"}
+    assert normalize(plain) is plain
+    assert normalize({"type": "keep", "cards": ["b", "a"]}) == {"type": "keep", "cards": ["a", "b"]}
+    assert normalize({"type": "attack", "pull": False}) == {"type": "attack"}
+    for s in _states()[::7]:
+        for d in ENGINE.pending(s):
+            for a in d.legal:
+                assert normalize(a) == normalize(dict(a)) == _normal_by_copy(a)
+
+
+def _normal_by_copy(action):
+    out = dict(action)
+    for key in ("cards", "dice"):
+        if isinstance(out.get(key), list | tuple):
+            out[key] = sorted(out[key])
+    if out.get("pull") is False:
+        del out["pull"]
+    return out
