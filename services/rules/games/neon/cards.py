@@ -36,8 +36,13 @@ def action_row(choice: CardChoice) -> tuple[Half, Half, Half]:
     return bottom_l, top_l, top_r
 
 
+@functools.lru_cache(maxsize=1024)
 def choice_actions(hand: tuple[str, ...]) -> tuple[dict[str, Any], ...]:
-    """Pick 2 of 3 x which on top x which half covered x rotations: at most 48 answers."""
+    """Pick 2 of 3 x which on top x which half covered x rotations: at most 48 answers.
+
+    Kept by hand (a tuple of card ids): a hand's answers are listed when its default is
+    drawn (``flow.draw_choice_defaults``) and again when the choice is asked
+    (``engine.choose_decision``), and legal answers are read, never changed."""
     out: list[dict[str, Any]] = []
     for top, bottom in permutations(hand, 2):
         out += pair_choices(top, bottom)

@@ -94,12 +94,57 @@ _PARSED_LIMIT = 4096
 
 
 def opponents(s: State, idx: int) -> list[tuple[str, int]]:
-    """Every opponent on the arena, as (target, sector): fighters, the Automa, then bots."""
+    """Every opponent on the arena, as (target, sector): fighters, the Automa, then bots.
+
+    :func:`opponents_by_filter` in one pass, the names written once per number
+    (:func:`_fighter_name`, :func:`_bot_name`); allies only in Coalition (``allies``)."""
+    fighters = s.fighters
+    team = None
+    if s.mode == "coalition":
+        try:
+            team = fighters[idx].team
+        except (IndexError, TypeError):  # no such fighter: as the filter decides it
+            return opponents_by_filter(s, idx)
+    out = []
+    for f in fighters:
+        sector = f.sector
+        if sector is not None and f.idx != idx and not f.eliminated \
+                and (team is None or f.team != team):
+            out.append((_FIGHTER_NAMES.get(f.idx) or _fighter_name(f.idx), sector))
+    for sector, _ in s.bots:
+        if sector is not None:
+            out.append((_BOT_NAMES.get(sector) or _bot_name(sector), sector))
+    return out
+
+
+def opponents_by_filter(s: State, idx: int) -> list[tuple[str, int]]:
+    """:func:`opponents` as the rules read: each fighter on the arena that is not ``idx``
+    and not its ally, then each bot."""
     out = [(f"f:{f.idx}", f.sector) for f in s.fighters
            if f.idx != idx and f.sector is not None and not f.eliminated  # on the arena
            and not allies(s, idx, f.idx)]
     out += [(f"bot:{sector}", sector) for sector, _ in s.bots]
     return [(t, sec) for t, sec in out if sec is not None]
+
+
+def _fighter_name(n: int) -> str:
+    name = f"f:{n}"
+    if type(n) is int and len(_FIGHTER_NAMES) < _PARSED_LIMIT:
+        _FIGHTER_NAMES[n] = name
+    return name
+
+
+def _bot_name(sector: int) -> str:
+    name = f"bot:{sector}"
+    if type(sector) is int and len(_BOT_NAMES) < _PARSED_LIMIT:
+        _BOT_NAMES[sector] = name
+    return name
+
+
+_FIGHTER_NAMES: dict[int, str] = {}
+"""``f"f:{n}"`` by fighter number (a handful), made once."""
+_BOT_NAMES: dict[int, str] = {}
+"""``f"bot:{sector}"`` by sector number (a handful), made once."""
 
 
 def opponents_named(s: State, idx: int, target: Any) -> list[tuple[str, int]]:
@@ -172,10 +217,16 @@ def attack_options(s: State, idx: int, weapon: Any = None, target: Any = None) -
             continue
         if far is None:
             far = _distances(ring, here, foes, target)
+        reach = len(rng)
+        # dice_at(rng, d), written out: a weapon's dice at each foe's distance
+        if not (pull and reach > 0 and rng[0]):  # no Hook: the foes in range, in order
+            out += [{"type": "attack", "weapon": weapon_id, "target": foe}
+                    for foe, _, d in far if d < reach and rng[d]]
+            continue
         for foe, _, d in far:
-            if dice_at(rng, d):
+            if d < reach and rng[d]:
                 out.append({"type": "attack", "weapon": weapon_id, "target": foe})
-            if pull and d == 1 and dice_at(rng, 0) and hookable(s, foe, here):
+            if d == 1 and hookable(s, foe, here):
                 out.append({"type": "attack", "weapon": weapon_id, "target": foe,
                             "pull": True})
     if weapon is not None and weapon != "howitzer":
@@ -200,12 +251,10 @@ def _distances(ring: tuple[int, ...], here: int, foes: list[tuple[str, int]],
         return []
     n = len(ring)
     at = ring.index(here)
-    out = []
-    for foe, sector in foes:
-        cw = (ring.index(sector) - at) % n
-        ccw = (n - cw) % n
-        out.append((foe, sector, cw if cw < ccw else ccw))
-    return out
+    # the shorter way round to the place k steps clockwise, for each k
+    shorter = [k if k < n - k else (n - k) % n for k in range(n)]
+    index = ring.index
+    return [(foe, sector, shorter[(index(sector) - at) % n]) for foe, sector in foes]
 
 
 def hookable(s: State, target: str, here: int) -> bool:

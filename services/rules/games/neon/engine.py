@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from services.platform.canonical import canonical_json
@@ -63,9 +64,13 @@ LEGACY_ATTACK_KEYS = {"defender_used": "dused", "blocks_as_fails": "b2f",
 
 
 def normalize(action: Any) -> Action:
-    """Canonical form of an answer: sorted card and dice lists, no false ``pull``."""
+    """Canonical form of an answer: sorted card and dice lists, no false ``pull``. A plain
+    dict with none of the keys it may change (most answers) is its own normal form, given
+    as it is (answers are read, never changed: no copy is made of them)."""
+    if type(action) is dict and _NORMALISED.isdisjoint(action):
+        return action
     out = dict(action)
-    if not _NORMALISED.isdisjoint(out):  # else nothing to change (most answers)
+    if not _NORMALISED.isdisjoint(out):  # else nothing to change
         for key in SORTED_LISTS:
             if isinstance(out.get(key), _SEQUENCES):
                 out[key] = sorted(out[key])
@@ -92,18 +97,38 @@ def default_of(legal: tuple[Action, ...]) -> Action:
     for action in legal:
         if action["type"] in PASSES:
             return action
-    # min(free or legal, key=rank): the first answer of the lowest rank
-    best: Action | None = None
-    best_rank = 0
-    for a in legal:
-        if not a.get("manoeuvre_c") and a.get("as") in (None, "discard") and \
-                a["type"] != "ability":
-            r = TURN_RANK.get(str(a["type"]), UNRANKED)
-            if best is None or r < best_rank:
-                best, best_rank = a, r
-    if best is not None:
-        return best
+    return cheapest(legal)
+
+
+def cheapest(legal: tuple[Action, ...]) -> Action:
+    """``default_of(legal)`` of a list without a pass: ``min(free or legal, key=rank)``, the
+    first answer of the lowest rank among the free ones (no Manoeuvre C, nothing taken, no
+    ability), else of all. Looked for rank by rank in the answers' types (found in C: a
+    turn lists many attacks, the dearest rank), the first free one of a rank present."""
+    kinds = list(map(_TYPE, legal))
+    for kind in CHEAPEST_TURN:
+        if kind in kinds:
+            at = kinds.index(kind)
+            while True:
+                if _free(legal[at]):
+                    return legal[at]
+                try:
+                    at = kinds.index(kind, at + 1)
+                except ValueError:
+                    break
+    for a, kind in zip(legal, kinds, strict=True):  # then the unranked types, in order
+        if str(kind) not in TURN_RANK and _free(a):
+            return a
     return min(legal, key=lambda a: TURN_RANK.get(str(a["type"]), UNRANKED))
+
+
+def _free(a: Action) -> bool:
+    """An answer a clock may take: no Manoeuvre C, nothing taken, not an ability."""
+    return not a.get("manoeuvre_c") and a.get("as") in (None, "discard") and \
+        a["type"] != "ability"
+
+
+_TYPE = itemgetter("type")
 
 
 def decision(seat: int, kind: str, legal: tuple[Action, ...], prompt: str, *,
@@ -410,9 +435,12 @@ class NeonEngine(RemembersPending):
             kind = "land" if f.sector is None else "turn"
             legal = tuple(turn_actions(s, f.idx))
             skip = pass_last(legal)
+            # a turn lists its pass last and once (turn_actions): without one, default_of
+            # is the cheapest answer
             return (decision(f.idx, kind, legal,
                              "land in a sector" if kind == "land" else "your next action",
-                             optional=skip is not None, default=skip),)
+                             optional=skip is not None,
+                             default=skip if skip is not None else cheapest(legal)),)
         return ()
 
     def standing(self, state: State) -> tuple[Decision, ...]:
@@ -428,17 +456,26 @@ class NeonEngine(RemembersPending):
             return "the game is over"
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             return "an action is an object with a type"
-        if action.get("type") == "resign" and state.rules.resign:
+        if action["type"] == "resign" and state.rules.resign:
             if any(d.seat == seat for d in self.standing(state)):
                 return None if dict(action) == dict(RESIGN) else "resign takes no options"
             return "you are no longer in the game"
-        owed = self._owed(state, seat, action) if self._pending_memo[0] is not state \
-            else None
-        if owed is NOT_OWED:
-            return "it is not your turn to act"
-        if owed is not None:
-            return self._refusal(state, seat, owed[0], (owed[1],), action)
-        mine = [d for d in self.pending(state) if d.seat == seat]
+        memo = self._pending_memo
+        if memo[0] is state:  # the decisions are made (verify and self-play ask them first)
+            decisions = memo[1]
+        else:
+            owed = self._owed(state, seat, action)
+            if owed is NOT_OWED:
+                return "it is not your turn to act"
+            if owed is not None:
+                return self._refusal(state, seat, owed[0], (owed[1],), action)
+            decisions = self.pending(state)
+        if len(decisions) == 1:  # one decision (every one but the card choice): its seat's?
+            only = decisions[0]
+            if only.seat != seat:
+                return "it is not your turn to act"
+            return self._refusal(state, seat, only.kind, (only.legal,), action)
+        mine = [d for d in decisions if d.seat == seat]
         if not mine:
             return "it is not your turn to act"
         return self._refusal(state, seat, mine[0].kind, [d.legal for d in mine], action)

@@ -82,11 +82,51 @@ def unique_cost(s: State, idx: int, ability_id: str) -> int | None:
 
 
 def usable_unique(s: State, idx: int, ability_id: str) -> int | None:
-    """The cost if the fighter may use this unique ability now (ignoring its moment)."""
+    """The cost if the fighter may use this unique ability now (ignoring its moment).
+
+    ``unique_cost``, then ``can_afford`` (:func:`usable_unique_by_parts`), in one function:
+    the ability's printed cost looked up by (fighter, ability) (:data:`_UNIQUE_COST`; the
+    Automa has none), the TV Tower's extra energy, then ``can_use_abilities`` and the
+    energy. Asked for several abilities in nearly every attack window."""
+    f = s.fighters[idx]
+    base = _UNIQUE_COST.get((f.fighter, ability_id))
+    if base is None:
+        return None
+    sector = f.sector
+    if sector is None or f.eliminated:  # can_use_abilities: not on the arena
+        return None
+    cost = base + 1 if sector == _TV_TOWER else base  # ability_cost
+    if f.energy < cost:
+        return None
+    for name, owner, at in s.tokens:  # token_at(s, "neko"): another's Neko here
+        if name == "neko":
+            if at == sector and owner != idx:
+                return None
+            break
+    return cost
+
+
+def usable_unique_by_parts(s: State, idx: int, ability_id: str) -> int | None:
+    """:func:`usable_unique` as the rules read: its cost if it has it, when it can afford it."""
     cost = unique_cost(s, idx, ability_id)
     if cost is None or not can_afford(s, idx, cost):
         return None
     return cost
+
+
+def _unique_costs() -> dict[tuple[str, str], int]:
+    out: dict[tuple[str, str], int] = {}
+    for fighter_id, fighter in FIGHTERS.items():
+        if fighter_id == "automa":
+            continue
+        for ability in fighter.abilities:
+            out.setdefault((fighter_id, ability.id), ability.cost)  # FighterDef.ability: the first
+    return out
+
+
+_UNIQUE_COST = _unique_costs()
+"""The printed cost of each fighter's unique ability, by (fighter, ability id)."""
+_TV_TOWER = SECTOR_BY_EFFECT.get("tv_tower")
 
 
 def return_tokens_of(w: Draft, owner: int) -> None:

@@ -102,6 +102,18 @@ def _public_view(mode: str, f: Fighter, last: Fighter | None = None,
     version and its part; an action changes a few fields, and the lists made from those it
     left alone (the same tuples) are taken from ``before`` (read, never changed, like every
     part of a view)."""
+    if last is not None and before is not None and type(f) is Fighter and \
+            type(last) is Fighter:
+        # the keys of the fields that are not the same objects, on a copy of ``before``
+        # (an action changes one to three: energy, the step, a hand and a deck)
+        changed = list(compress(_PUBLIC_KEYS_OF, map(is_not, _PUBLIC_FIELDS(f),
+                                                     _PUBLIC_FIELDS(last))))
+        if len(changed) <= _FEW_CHANGES:
+            out = before.copy()
+            for keys in changed:
+                for key in keys:
+                    out[key] = _PUBLIC_VALUE[key](mode, f)
+            return out
     revealed = bool(f.row)
     was = last if last is not None else _NOBODY
     old = before if before is not None else {}
@@ -127,6 +139,54 @@ def _public_view(mode: str, f: Fighter, last: Fighter | None = None,
         "initiative": f.initiative if revealed else None,
         "step": f.step, "acted": f.acted,
     }
+
+
+_PUBLIC_VALUE: dict[str, Any] = {
+    "fighter": lambda mode, f: f.idx,
+    "name": lambda mode, f: f.fighter,
+    "team": lambda mode, f: f.team,
+    "side": lambda mode, f: f.side,
+    "sector": lambda mode, f: f.sector,
+    "on_ship": lambda mode, f: f.sector is None and not f.eliminated,
+    "eliminated": lambda mode, f: f.eliminated,
+    "automa": lambda mode, f: f.automa,
+    "energy": lambda mode, f: f.energy,
+    "health": lambda mode, f: [list(r) for r in f.health] if mode != "battle-royale"
+    else [len(r) for r in f.health],
+    "trophies": lambda mode, f: list(f.trophies),
+    "bots": lambda mode, f: [{"token": t, "flipped": flipped} for t, flipped in f.bots],
+    "equipment": lambda mode, f: [
+        {"card": e.card, "supply_symbols": [list(LOOT[s].supplies) for s in e.supplies]}
+        for e in f.equipment],
+    "upgrades": lambda mode, f: list(f.upgrades),
+    "used_upgrades": lambda mode, f: list(f.used_upgrades),
+    "hand_size": lambda mode, f: len(f.hand),
+    "deck_size": lambda mode, f: len(f.deck),
+    "discard": lambda mode, f: list(f.discard),
+    "chosen": lambda mode, f: f.choice is not None or bool(f.row),
+    "shields": lambda mode, f: f.shields,
+    "row": lambda mode, f: [list(h) for h in f.row],
+    "initiative": lambda mode, f: f.initiative if f.row else None,
+    "step": lambda mode, f: f.step,
+    "acted": lambda mode, f: f.acted,
+}
+"""Each key of a fighter's public part, made from the fighter as ``_public_view`` makes it."""
+_PUBLIC_KEYS: dict[str, tuple[str, ...]] = {
+    "idx": ("fighter",), "fighter": ("name", "automa"), "team": ("team",), "side": ("side",),
+    "sector": ("sector", "on_ship"), "eliminated": ("eliminated", "on_ship"),
+    "energy": ("energy",), "health": ("health",), "trophies": ("trophies",), "bots": ("bots",),
+    "equipment": ("equipment",), "upgrades": ("upgrades",),
+    "used_upgrades": ("used_upgrades",), "hand": ("hand_size",), "deck": ("deck_size",),
+    "discard": ("discard",), "choice": ("chosen",), "row": ("row", "chosen", "initiative"),
+    "initiative": ("initiative",), "step": ("step",), "acted": ("acted",),
+    "shields": ("shields",),
+}
+"""The keys of the public part made from each of the fighter's fields (``resigned`` shows
+in none)."""
+_PUBLIC_FIELDS = attrgetter(*_PUBLIC_KEYS)
+_PUBLIC_KEYS_OF = tuple(_PUBLIC_KEYS.values())
+_FEW_CHANGES = 6
+"""More fields changed than this: the part is made afresh (reusing the lists of the others)."""
 
 
 class _Nobody:
