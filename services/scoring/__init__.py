@@ -82,8 +82,13 @@ A seat that made no move
     moves would farm wins and best scores), for every seat of it. A free-for-all that at
     least two human sides played on (a five-seat NEON match with one absent seat) is
     rated among the seats that moved, on their order among themselves; the no-move seats
-    are neither rated nor counted in any standing. A tournament keeps its own forfeit win
-    in its standings.
+    are neither rated nor counted in any standing. A team with a no-move seat (a NEON
+    coalition partner who never moved) is left out whole, its other members too: the
+    service played the absent seat for the team, so the team is no smaller side that won
+    or lost alone (rated as one, a player beating two alone gains more than a duel's win);
+    a two-team match with one is a duel with a no-show, unrated and counted nowhere.
+    Results stored before this rule (``ranking`` 2) replay as they were rated. A tournament
+    keeps its own forfeit win in its standings.
     Results published or stored before the field hold none and are rated (and replayed by
     ``replay_ratings``) as they were. An abandoned match's end holds no field (it is no
     result at all).

@@ -134,9 +134,9 @@ class ScoringApplication(Application):
         if stream_id and ledger.stream_id != stream_id:
             raise StreamChanged(f"the ledger follows the stream created {ledger.stream_id or '?'}, "
                                 f"not the one created {stream_id}")
-        # a seat that never moved (a no-show, a forfeit) is left out of the sides like a bot:
-        # a duel with one is not rated (res.sides says why), a free-for-all that two human
-        # sides played on is rated among them
+        # a seat that never moved (a no-show, a forfeit) is left out of the sides like a bot,
+        # with its team (res.left_out): a duel with one is not rated (res.sides says why), a
+        # free-for-all that two human sides played on is rated among them
         sides, unrated = res.sides(outcome)
         refusal = res.creator_refusal(outcome.created_by, rate_organiser_matches)
         if refusal:
@@ -147,7 +147,7 @@ class ScoringApplication(Application):
         # the wins and best-score boards could be farmed alone; so could they with a second
         # account that never moves: a result left unrated by a no-move seat counts nowhere,
         # and a no-move seat itself counts in no standing
-        absent = set(outcome.no_move_seats or ())
+        absent = res.left_out(outcome)  # the no-move seats, with their teams
         counted = not refusal and not res.in_several_seats(outcome) \
             and not (absent and not sides)
         keys = [""] + ([outcome.mode] if outcome.mode else [])

@@ -291,11 +291,13 @@ class Side:
     rank: int
 
 
-RANKING = 2
-"""How placements become ranks, stored with each result (``MatchRecord`` data, ``ranking``) so
-the audit's :meth:`ScoringApplication.replay_ratings` recomputes what was rated then. 1 (the
-results stored before it, which have no ``ranking``): a draw ranked every side 1st, also the
-seats below a shared first place in a free-for-all. 2: placements are the ranks."""
+RANKING = 3
+"""How a result becomes rated sides, stored with each result (``MatchRecord`` data,
+``ranking``) so the audit's :meth:`ScoringApplication.replay_ratings` recomputes what was
+rated then. 1 (the results stored before it, which have no ``ranking``): a draw ranked every
+side 1st, also the seats below a shared first place in a free-for-all. 2: placements are the
+ranks. 3: as 2, and a team with a no-move seat is left out whole (:func:`left_out`); 2 rated
+its other members as a smaller side."""
 
 
 def sides(outcome: MatchOutcome, ranking: int = RANKING) -> tuple[list[Side], str]:
@@ -306,10 +308,10 @@ def sides(outcome: MatchOutcome, ranking: int = RANKING) -> tuple[list[Side], st
     seat 1st in a duel's draw or double KO), and in a free-for-all whose first place is
     shared (``draw`` set) the other seats keep their lower places. Bot seats are dropped,
     so humans are rated on their order among themselves; bots never get a rating. So are
-    the seats that made no move (``no_move_seats``, :func:`no_move_refusal`): the others
-    are rated on their order among themselves when at least two human sides moved (a
-    free-for-all played on without an absent seat); with fewer, the reason is the no-move
-    one.
+    the seats that made no move (``no_move_seats``, :func:`no_move_refusal`), with their
+    whole team (:func:`left_out`): the others are rated on their order among themselves
+    when at least two human sides are left (a free-for-all played on without an absent
+    seat); with fewer, the reason is the no-move one.
     """
     players = outcome.players
     if not players or any(not p for p in players):
@@ -317,7 +319,7 @@ def sides(outcome: MatchOutcome, ranking: int = RANKING) -> tuple[list[Side], st
     if in_several_seats(outcome):
         return [], "one player held several seats"
     groups = outcome.teams or tuple((seat,) for seat in range(outcome.seats))
-    absent = set(outcome.no_move_seats or ())
+    absent = left_out(outcome, ranking)
     found = []
     for team in groups:
         members = tuple(players[s] for s in team if not is_bot(players[s]) and s not in absent)
@@ -330,6 +332,23 @@ def sides(outcome: MatchOutcome, ranking: int = RANKING) -> tuple[list[Side], st
             return [], no_move_refusal(outcome)
         return [], "fewer than two human sides" if outcome.seats > 1 else "a solo match"
     return found, ""
+
+
+def left_out(outcome: MatchOutcome, ranking: int = RANKING) -> set[int]:
+    """The seats a result's no-move seats leave out of its rated sides and of every
+    standing: those seats and, from ``ranking`` 3, every seat of a team one of them is on.
+
+    Such a team did not play as the side the game pits: the service played the absent
+    seat for it (a clock's defaults, a bot), and the team's result is its members' and
+    that seat's together. Rated as a smaller side, its members would be credited alone
+    with what the service's play won for them (openskill: one player beating two gains
+    more than a duel's win) or charged for their partner's absence, and the other team
+    rated against a side that was not there. Like the no-move seat itself, its partners
+    count in no standing of the match."""
+    absent = set(outcome.no_move_seats or ())
+    if not absent or ranking < 3:
+        return absent
+    return absent | {s for team in outcome.teams if absent.intersection(team) for s in team}
 
 
 def in_several_seats(outcome: MatchOutcome) -> bool:

@@ -314,3 +314,64 @@ def test_results_stored_before_the_field_replay_as_they_were_rated(
 def test_a_malformed_field_is_refused(value: Any, words: str) -> None:
     with pytest.raises(MalformedResult, match=words):
         parse_match_ended(ended(["ann", "bob"], [1, 2], no_move_seats=value))
+
+
+def _coalition(players: list[str], placements: list[int], teams: list[list[int]],
+               match_id: str, absent: list[int]) -> dict[str, Any]:
+    body = ended(players, placements, match_id, no_move_seats=absent)
+    body["mode"] = "coalition"
+    body["outcome"]["teams"] = teams
+    body["outcome"]["scores"] = [0] * len(players)
+    return body
+
+
+def test_a_team_with_a_no_move_seat_is_no_smaller_side(app: ScoringApplication) -> None:
+    """Coalition, ann and bob against carl and dan; bob never moved (the service played his
+    seat: defaults, or a bot), and his team won. Rating ann as a side of one would credit
+    her alone with beating two players (more than a duel's win) and cost carl and dan
+    nearly twice a 2-v-2 loss. The team that played short is no side of a rated game: with
+    one side left the match is a duel with a no-show, unrated and counted nowhere."""
+    data = app.score(parse_match_ended(_coalition(
+        ["ann", "bob", "carl", "dan"], [1, 1, 2, 2], [[0, 1], [2, 3]], "c1", [1]))).data
+    assert not data["rated"] and data["ratings"] == []
+    assert data["unrated_reason"].startswith("seat 1 (bob) made no move")
+    for player in ("ann", "bob", "carl", "dan"):
+        got = app.standing("neon-reign", "", player)
+        assert (got.matches, got.rated_matches, got.mu) == (0, 0, 25.0), player
+    assert app.replay_ratings("neon-reign") == {}
+
+
+def test_three_teams_one_short_the_other_two_are_rated_among_themselves(
+        app: ScoringApplication) -> None:
+    """Three teams of two, fay never moved: her team is left out whole (eve, her partner,
+    neither rated nor counted); the two full teams are rated on their order."""
+    players = ["ann", "bob", "carl", "dan", "eve", "fay"]
+    data = app.score(parse_match_ended(_coalition(
+        players, [2, 2, 3, 3, 1, 1], [[0, 1], [2, 3], [4, 5]], "c3", [5]))).data
+    assert data["rated"], data["unrated_reason"]
+    assert sorted(r["player"] for r in data["ratings"] if r["mode"] == "") == \
+        ["ann", "bob", "carl", "dan"]
+    for player in ("eve", "fay"):
+        got = app.standing("neon-reign", "", player)
+        assert (got.matches, got.rated_matches) == (0, 0), player
+    ann = app.standing("neon-reign", "", "ann")
+    assert (ann.matches, ann.losses, ann.rated_matches) == (1, 1, 1) and ann.mu > 25  # 2nd of 3
+    replayed = app.replay_ratings("neon-reign")
+    assert sorted(replayed) == ["ann", "bob", "carl", "dan"]
+    assert replayed["ann"].mu == ann.mu
+
+
+def test_a_short_team_stored_rated_before_the_team_rule_replays_as_it_was_rated(
+        app: ScoringApplication) -> None:
+    """A result stored with ``ranking`` 2 rated a team short of a no-move seat as a smaller
+    side: the audit's replay recomputes that, not today's rule."""
+    from services.scoring.results import Side, sides
+
+    short = parse_match_ended(_coalition(
+        ["ann", "bob", "carl", "dan"], [1, 1, 2, 2], [[0, 1], [2, 3]], "c2", [1]))
+    assert sides(short, 2) == ([Side(("ann",), 1), Side(("carl", "dan"), 2)], "")
+    app.score(short)
+    stored = app.board.results[("neon-reign", "c2")]
+    stored.update(rated=True, ranking=2)  # as the release that rated it stored it
+    replayed = app.replay_ratings("neon-reign")
+    assert sorted(replayed) == ["ann", "carl", "dan"] and replayed["ann"].mu > 25

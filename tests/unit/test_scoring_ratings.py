@@ -91,7 +91,7 @@ def test_a_result_stored_before_ranking_2_replays_as_it_was_rated(app: ScoringAp
     before ``ranking`` 2 (no ``ranking`` in its data) ranked every side of a draw 1st."""
     app.score(outcome(["a", "b", "c"], [1, 1, 3], draw=True, mode="royale"))
     stored = app.board.results[("neon", "m1")]
-    assert stored["ranking"] == 2
+    assert stored["ranking"] == 3  # placements are the ranks since 2
     now = app.replay_ratings("neon")
     assert now["c"].mu == app.standing("neon", "", "c").mu < 25
     del stored["ranking"]  # as the stores written before it hold it
