@@ -14,15 +14,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
 from services.platform.canonical import canonical_json, sha256_hex
-from services.platform.draws import DrawRecord, ReplayMismatch, ReplayRandomness, keyed_state_hash
+from services.platform.draws import DrawRecord, ReplayMismatch, keyed_state_hash
 from services.rules import records as rec
 from services.rules.games.contract import (
     RESIGN,
+    EngineEvent,
     GameEngine,
     MatchConfig,
     Outcome,
@@ -31,6 +32,8 @@ from services.rules.games.contract import (
     setup_transition,
     standing_options,
 )
+
+T = TypeVar("T")
 
 
 class ReplayError(Exception):
@@ -75,11 +78,57 @@ def draws_of(record: dict[str, Any]) -> list[DrawRecord]:
     return [DrawRecord.from_json(d) for d in record.get("draws", [])]
 
 
-def _rng(record: dict[str, Any], draws: list[DrawRecord] | None = None) -> ReplayRandomness:
+class RecordedDraws:
+    """The engine's randomness in a replay: the step's recorded draws handed back in order,
+    each checked against what the engine asks for. The same answers and the same
+    mismatches as ``ReplayRandomness`` (tests/unit/test_replay_draws.py), without its
+    reference cycle (it holds its own bound method) and the list of records it keeps: the
+    object of each step is freed by its reference count as soon as the step is done, not
+    left to the cyclic collector, which verify pauses (one such cycle per step was all the
+    cyclic garbage of a verify). ``records`` is read, never changed nor copied."""
+
+    __slots__ = ("_queue", "_pos")
+
+    def __init__(self, records: Sequence[DrawRecord]) -> None:
+        self._queue = records
+        self._pos = 0
+
+    def _take(self, op: str, n: int, count: int = 1) -> DrawRecord:
+        pos, queue = self._pos, self._queue
+        if pos >= len(queue):
+            raise ReplayMismatch(f"engine asked for draw #{pos} ({op} {n}) beyond the log")
+        record = queue[pos]
+        if record.op != op or record.n != n or (op == "roll" and record.count != count):
+            raise ReplayMismatch(
+                f"draw #{pos}: engine asked for {op} {n}x{count}, "
+                f"log holds {record.op} {record.n}x{record.count}"
+            )
+        self._pos = pos + 1
+        return record
+
+    def randbelow(self, n: int) -> int:
+        return self._take("randbelow", n).result[0]
+
+    def shuffle(self, items: Sequence[T]) -> tuple[T, ...]:
+        items = tuple(items)
+        if len(items) <= 1:
+            return items
+        return tuple(map(items.__getitem__, self._take("shuffle", len(items)).result))
+
+    def roll(self, faces: Sequence[T], count: int = 1) -> tuple[T, ...]:
+        faces = tuple(faces)
+        return tuple(map(faces.__getitem__, self._take("roll", len(faces), count).result))
+
+    @property
+    def exhausted(self) -> bool:
+        return self._pos == len(self._queue)
+
+
+def _rng(record: dict[str, Any], draws: list[DrawRecord] | None = None) -> RecordedDraws:
     if draws is not None:
-        return ReplayRandomness(draws)
+        return RecordedDraws(draws)
     try:
-        return ReplayRandomness(draws_of(record))
+        return RecordedDraws(draws_of(record))
     except (KeyError, TypeError, ValueError) as err:
         raise ReplayError(f"event {record.get('n')}: malformed draws ({err})") from None
 
@@ -113,25 +162,27 @@ def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
                 replayed.state = engine.setup(replayed.config, rng)
             _finish_step(engine, replayed, record, rng)
         elif kind == "ActionAccepted":
-            if replayed.state is None:
+            state = replayed.state
+            if state is None:
                 raise ReplayError(f"event {n}: action before the match started")
             seat, action = record["seat"], record["action"]
             if type(seat) is not int:  # as the host writes it: "1", 1.0 or true is no seat
                 raise ReplayError(f"event {n}: seat {seat!r} is not an integer")
+            describe = replayed.descriptions
             # the decision first: validate then reads the engine's remembered pending
-            decided = _decided(engine, replayed.state, seat, record) \
-                if replayed.descriptions and not replayed.described else None
-            reason = engine.validate(replayed.state, seat, action)
+            decided = _decided(engine, state, seat, record) \
+                if describe and not replayed.described else None
+            reason = engine.validate(state, seat, action)
             if reason is not None:
                 raise ReplayError(f"event {n}: action of seat {seat} is illegal: {reason}")
             if record.get("timeout"):
-                _check_timeout(engine, replayed.state, seat, action, record)
+                _check_timeout(engine, state, seat, action, record)
             if decided is not None:
                 _describe(replayed, record, None, decided)
-            rng = _rng(record, draws)
-            transition = engine.apply(replayed.state, seat, action, rng)
+            rng = RecordedDraws(draws) if draws is not None else _rng(record)
+            transition = engine.apply(state, seat, action, rng)
             replayed.state = transition.state
-            if replayed.descriptions:
+            if describe and not replayed.described:
                 _describe(replayed, record, transition.events)
             _finish_step(engine, replayed, record, rng)
         elif kind == "MatchEnded" and rec.is_abandoned(record.get("outcome")):
@@ -228,7 +279,10 @@ def _events_differ(stored: Any, events: Any) -> str | None:
     or None. Compared as orjson's bytes with sorted keys (exact on JSON types: true is not
     1); when they differ (or orjson cannot encode them), in canonical JSON, which the export
     was written in (an engine's 1.0 is stored as 1) and decides."""
-    written = [{"kind": e.kind, "data": e.data,
+    # a public event of the contract's own class is written as its fields (``__dict__``:
+    # kind, data and visible_to None, sorted by orjson), without a dict made for it
+    written = [e.__dict__ if type(e) is EngineEvent and e.visible_to is None else
+               {"kind": e.kind, "data": e.data,
                 "visible_to": None if e.visible_to is None else sorted(e.visible_to)}
                for e in events]
     try:
@@ -281,15 +335,16 @@ def quoted(value: Any) -> str:
 
 
 def _finish_step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
-                 rng: ReplayRandomness) -> None:
+                 rng: RecordedDraws) -> None:
     n = record.get("n")
     if not rng.exhausted:
         raise ReplayError(f"event {n}: the log holds draws the engine did not ask for")
     data = canonical_state(engine, replayed.state)  # canonical_json(engine.encode(state))
-    digest = keyed_state_hash(replayed.key, data) if replayed.key else sha256_hex(data)
+    key = replayed.key
+    digest = keyed_state_hash(key, data) if key else sha256_hex(data)
     if digest != record.get("state_hash"):
         raise ReplayError(f"event {n}: replayed state hash differs from the stored one")
-    replayed.state_hashes.append((int(n), digest))  # type: ignore[arg-type]
+    replayed.state_hashes.append((n if type(n) is int else int(n), digest))  # type: ignore[arg-type]
 
 
 def replay(engine: GameEngine, records: Iterable[dict[str, Any]], key: bytes | None = None,
