@@ -46,6 +46,10 @@ What is checked, and what is not checked twice (issue 18):
   exports from before it was recorded) is reported (``Report.created_by``); a MatchEnded
   that names another creator, or other players, game or mode than MatchCreated, fails (the
   signed result is made from MatchEnded alone; re-signed, other players verified before).
+- **No-move seats.** A MatchEnded that holds ``no_move_seats`` (every played end since it
+  was written: the seats that never made a move of their own, which scoring does not rate)
+  must name exactly the seats the records before it say (rules/noshow.py ``check``); one
+  written before the field holds none and is taken.
 - **What the records describe** (``Replayed.descriptions``, ``_check_commands``), checked
   where the rules host's writing of it can be recomputed, as it writes it (host.py ``_act``,
   ``_start_record``):
@@ -197,7 +201,7 @@ def _verify_export(data: bytes, public_key: str | None, engine: GameEngine | Non
         return report.fail(problem)
     draws: list[list[DrawRecord]] = []
     problem = _check_draws(records, report, draws) or _check_sequence(records) \
-        or _check_end(records, report) or _check_commands(records) or _check_no_moves(records)
+        or _check_end(records, report) or _check_commands(records) or _check_no_moves(records, report)
     if problem:
         return report.fail(problem)
     created = records[0]
@@ -297,11 +301,14 @@ def _check_commands(records: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def _check_no_moves(records: list[dict[str, Any]]) -> str | None:
+def _check_no_moves(records: list[dict[str, Any]], report: Report) -> str | None:
     """MatchEnded's ``no_move_seats`` (the seats that never moved themselves: scoring rates
     no such result) recomputed from the actions before it (rules/noshow.py); an end
     written before the field holds none and is taken."""
-    return noshow.check(records)
+    problem = noshow.check(records)
+    if problem is None and noshow.FIELD in records[-2]:  # _check_sequence: MatchEnded, seal
+        report.checks.append("no-move seats named by MatchEnded match the actions")
+    return problem
 
 
 END_NAMES = ("players", "game", "mode")
