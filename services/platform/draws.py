@@ -498,25 +498,45 @@ class ReplayMismatch(Exception):
     """A replay asked for a draw that the log does not hold."""
 
 
-class ReplayRandomness(RecordingRandomness):
-    """Hands back recorded draws in order, checking each request matches."""
+class ReplayRandomness:
+    """Hands back recorded draws in order, checking each request matches: the engine's
+    randomness in every replay (the host's rebuild of a match, the step-throughs, ``neon
+    verify``). ``records`` is read, never changed nor copied. It holds no reference to
+    itself (a recorder built on its own bound method did, one cycle per step, which verify,
+    with the cyclic collector paused, left behind), so each step's object is freed by its
+    reference count when the step is done."""
+
+    __slots__ = ("_queue", "_pos")
 
     def __init__(self, records: Sequence[DrawRecord]) -> None:
-        self._queue = list(records)
+        self._queue = records
         self._pos = 0
-        super().__init__(self._next)
 
-    def _next(self, op: str, n: int, count: int) -> DrawRecord:
-        if self._pos >= len(self._queue):
-            raise ReplayMismatch(f"engine asked for draw #{self._pos} ({op} {n}) beyond the log")
-        record = self._queue[self._pos]
-        if (record.op, record.n) != (op, n) or (op == "roll" and record.count != count):
+    def _take(self, op: str, n: int, count: int = 1) -> DrawRecord:
+        pos, queue = self._pos, self._queue
+        if pos >= len(queue):
+            raise ReplayMismatch(f"engine asked for draw #{pos} ({op} {n}) beyond the log")
+        record = queue[pos]
+        if record.op != op or record.n != n or (op == "roll" and record.count != count):
             raise ReplayMismatch(
-                f"draw #{self._pos}: engine asked for {op} {n}x{count}, "
+                f"draw #{pos}: engine asked for {op} {n}x{count}, "
                 f"log holds {record.op} {record.n}x{record.count}"
             )
-        self._pos += 1
+        self._pos = pos + 1
         return record
+
+    def randbelow(self, n: int) -> int:
+        return self._take("randbelow", n).result[0]
+
+    def shuffle(self, items: Sequence[T]) -> tuple[T, ...]:
+        items = tuple(items)
+        if len(items) <= 1:
+            return items
+        return tuple(map(items.__getitem__, self._take("shuffle", len(items)).result))
+
+    def roll(self, faces: Sequence[T], count: int = 1) -> tuple[T, ...]:
+        faces = tuple(faces)
+        return tuple(map(faces.__getitem__, self._take("roll", len(faces), count).result))
 
     @property
     def exhausted(self) -> bool:

@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 
 from services.platform.canonical import canonical_json, sha256_hex
-from services.platform.draws import DrawRecord, ReplayMismatch, keyed_state_hash
+from services.platform.draws import DrawRecord, ReplayMismatch, ReplayRandomness, keyed_state_hash
 from services.rules import records as rec
 from services.rules.games.contract import (
     RESIGN,
@@ -32,8 +32,6 @@ from services.rules.games.contract import (
     setup_transition,
     standing_options,
 )
-
-T = TypeVar("T")
 
 
 class ReplayError(Exception):
@@ -78,57 +76,11 @@ def draws_of(record: dict[str, Any]) -> list[DrawRecord]:
     return [DrawRecord.from_json(d) for d in record.get("draws", [])]
 
 
-class RecordedDraws:
-    """The engine's randomness in a replay: the step's recorded draws handed back in order,
-    each checked against what the engine asks for. The same answers and the same
-    mismatches as ``ReplayRandomness`` (tests/unit/test_replay_draws.py), without its
-    reference cycle (it holds its own bound method) and the list of records it keeps: the
-    object of each step is freed by its reference count as soon as the step is done, not
-    left to the cyclic collector, which verify pauses (one such cycle per step was all the
-    cyclic garbage of a verify). ``records`` is read, never changed nor copied."""
-
-    __slots__ = ("_queue", "_pos")
-
-    def __init__(self, records: Sequence[DrawRecord]) -> None:
-        self._queue = records
-        self._pos = 0
-
-    def _take(self, op: str, n: int, count: int = 1) -> DrawRecord:
-        pos, queue = self._pos, self._queue
-        if pos >= len(queue):
-            raise ReplayMismatch(f"engine asked for draw #{pos} ({op} {n}) beyond the log")
-        record = queue[pos]
-        if record.op != op or record.n != n or (op == "roll" and record.count != count):
-            raise ReplayMismatch(
-                f"draw #{pos}: engine asked for {op} {n}x{count}, "
-                f"log holds {record.op} {record.n}x{record.count}"
-            )
-        self._pos = pos + 1
-        return record
-
-    def randbelow(self, n: int) -> int:
-        return self._take("randbelow", n).result[0]
-
-    def shuffle(self, items: Sequence[T]) -> tuple[T, ...]:
-        items = tuple(items)
-        if len(items) <= 1:
-            return items
-        return tuple(map(items.__getitem__, self._take("shuffle", len(items)).result))
-
-    def roll(self, faces: Sequence[T], count: int = 1) -> tuple[T, ...]:
-        faces = tuple(faces)
-        return tuple(map(faces.__getitem__, self._take("roll", len(faces), count).result))
-
-    @property
-    def exhausted(self) -> bool:
-        return self._pos == len(self._queue)
-
-
-def _rng(record: dict[str, Any], draws: list[DrawRecord] | None = None) -> RecordedDraws:
+def _rng(record: dict[str, Any], draws: list[DrawRecord] | None = None) -> ReplayRandomness:
     if draws is not None:
-        return RecordedDraws(draws)
+        return ReplayRandomness(draws)
     try:
-        return RecordedDraws(draws_of(record))
+        return ReplayRandomness(draws_of(record))
     except (KeyError, TypeError, ValueError) as err:
         raise ReplayError(f"event {record.get('n')}: malformed draws ({err})") from None
 
@@ -179,7 +131,7 @@ def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
                 _check_timeout(engine, state, seat, action, record)
             if decided is not None:
                 _describe(replayed, record, None, decided)
-            rng = RecordedDraws(draws) if draws is not None else _rng(record)
+            rng = ReplayRandomness(draws) if draws is not None else _rng(record)
             transition = engine.apply(state, seat, action, rng)
             replayed.state = transition.state
             if describe and not replayed.described:
@@ -335,7 +287,7 @@ def quoted(value: Any) -> str:
 
 
 def _finish_step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
-                 rng: RecordedDraws) -> None:
+                 rng: ReplayRandomness) -> None:
     n = record.get("n")
     if not rng.exhausted:
         raise ReplayError(f"event {n}: the log holds draws the engine did not ask for")

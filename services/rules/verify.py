@@ -91,9 +91,8 @@ What is checked, and what is not checked twice (issue 18):
 - **Garbage collector.** Paused while ``verify_export`` runs and switched back on after
   it, also on failure (measured over 70 self-play exports: with it on, 311 passes took
   about a tenth of verify's CPU and found some 500 objects in cycles per export). Those
-  cycles were all the replay's ``ReplayRandomness``, one per step (it holds its own bound
-  method); the replay now hands the draws over with ``replay.RecordedDraws``, which makes
-  none, so a verify leaves nothing to the collector (tests/unit/test_replay_draws.py) and
+  cycles were all the replay's ``ReplayRandomness``, one per step (it held its own bound
+  method); it now makes none (platform/draws.py), so a verify leaves nothing to the collector (tests/unit/test_replay_draws.py) and
   each step's object is freed at once. Paused or not then measured the same (CPU 1.01x,
   range 0.79-1.20, 14 interleaved rounds on a loaded machine); the pause is kept.
 - **Where the time goes** (issue 18, "verify fast"; 70 self-play exports at the bench's

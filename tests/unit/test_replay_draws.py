@@ -1,12 +1,14 @@
-"""The replay's randomness (``replay.RecordedDraws``) answers as ``ReplayRandomness`` did.
+"""The replay's randomness (``draws.ReplayRandomness``) answers as it did before it was
+made cycle-free.
 
-The replay (the host's restart, the step-throughs, ``neon verify``) hands each step's recorded
-draws to the engine through ``RecordedDraws``: the same answers and the same mismatches as
-``draws.ReplayRandomness``, without the reference cycle that one makes (so verify, which
-pauses the cyclic collector, frees each step's object at once). Checked here on random
-sequences of requests against recorded draws, and on a re-signed export whose draws were
-moved to the step before theirs (the draws still match the seed block for block, so only the
-replay's check of each step's draws refuses it).
+Every replay (the host's rebuild of a match, the step-throughs, ``neon verify``) hands each
+step's recorded draws to the engine through ``ReplayRandomness``. It was once a recorder built
+on its own bound method, a reference cycle per step (which verify, pausing the cyclic
+collector, left behind). Checked here: the same answers and the same mismatches as that
+implementation (kept below as ``_CyclicReplay``, the oracle) on random sequences of requests,
+no cycle, and a re-signed export whose draws were moved to the step before theirs (the draws
+still match the seed block for block, so only the replay's check of each step's draws
+refuses it).
 """
 
 from __future__ import annotations
@@ -18,15 +20,45 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from services.platform.draws import ReplayMismatch, ReplayRandomness, SeededRandomness
+from services.platform.draws import (
+    DrawRecord,
+    RecordingRandomness,
+    ReplayMismatch,
+    ReplayRandomness,
+    SeededRandomness,
+)
 from services.rules import records as rec
 from services.rules.export import build_export, parse_export
 from services.rules.games import load_engine
-from services.rules.replay import RecordedDraws
 from services.rules.selfplay import export_game, setups
 from services.rules.verify import verify_export
 
 KEY = Ed25519PrivateKey.generate()
+
+
+class _CyclicReplay(RecordingRandomness):
+    """``ReplayRandomness`` as it was (a recorder over its own bound method): the oracle."""
+
+    def __init__(self, records: list[DrawRecord]) -> None:
+        self._queue = list(records)
+        self._pos = 0
+        super().__init__(self._next)
+
+    def _next(self, op: str, n: int, count: int) -> DrawRecord:
+        if self._pos >= len(self._queue):
+            raise ReplayMismatch(f"engine asked for draw #{self._pos} ({op} {n}) beyond the log")
+        record = self._queue[self._pos]
+        if (record.op, record.n) != (op, n) or (op == "roll" and record.count != count):
+            raise ReplayMismatch(
+                f"draw #{self._pos}: engine asked for {op} {n}x{count}, "
+                f"log holds {record.op} {record.n}x{record.count}"
+            )
+        self._pos += 1
+        return record
+
+    @property
+    def exhausted(self) -> bool:
+        return self._pos == len(self._queue)
 
 
 def _request(rng: Any, choice: tuple[str, int, int]) -> Any:
@@ -53,7 +85,7 @@ def _outcome(rng: Any, requests: list[tuple[str, int, int]]) -> list[Any]:
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_recorded_draws_answer_as_replay_randomness(seed: int):
+def test_replay_randomness_answers_as_it_did(seed: int):
     chooser = random.Random(seed)
     ops = [("randbelow", chooser.randint(1, 9), 1), ("shuffle", chooser.randint(0, 7), 1),
            ("roll", chooser.randint(1, 6), chooser.randint(1, 4))]
@@ -72,18 +104,18 @@ def test_recorded_draws_answer_as_replay_randomness(seed: int):
         variants.append(changed)
         variants.append([(("roll" if op == "randbelow" else "randbelow"), n, 1)] + asked[1:])
     for requests in variants:
-        assert _outcome(RecordedDraws(records), requests) \
-            == _outcome(ReplayRandomness(records), requests), requests
+        assert _outcome(ReplayRandomness(records), requests) \
+            == _outcome(_CyclicReplay(records), requests), requests
 
 
-def test_recorded_draws_leave_no_reference_cycle():
+def test_replay_randomness_leaves_no_reference_cycle():
     recorder = SeededRandomness(7)
     recorder.shuffle(range(5))
     was = gc.isenabled()
     gc.disable()
     try:
         gc.collect()
-        rng = RecordedDraws(recorder.records)
+        rng = ReplayRandomness(recorder.records)
         rng.shuffle(range(5))
         del rng
         assert gc.collect() == 0  # freed by its reference count: nothing left for the collector
@@ -104,7 +136,7 @@ def test_verify_leaves_no_replay_randomness_to_the_collector():
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
-    assert not kinds & {"RecordedDraws", "ReplayRandomness"}, kinds
+    assert "ReplayRandomness" not in kinds, kinds
 
 
 def _resigned(data: bytes, change: Any) -> bytes:
