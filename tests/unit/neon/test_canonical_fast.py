@@ -99,6 +99,42 @@ def test_matches_interleaved_step_by_step():
     assert len(encoding._MATCHES) <= encoding._MATCH_LIMIT
 
 
+def test_matches_encoded_in_two_threads_at_once():
+    """The host rebuilds matches in worker threads while the event loop hashes others: two
+    threads encoding their own matches at once, switching as often as the interpreter lets
+    them, each get every state's own bytes. (The remembered record is one tuple replaced
+    whole, and the most recent match one tuple rebound whole, so no thread reads one
+    state's values with another's bytes; a record of another match found by a thread only
+    decides how much is reused.)"""
+    import sys
+    import threading
+
+    games = [list(_game(MODES[n % 3], n, "rule", 700 + n)) for n in range(4)]
+    expected = [[_reference(state) for state in game] for game in games]
+    wrong: list[tuple[int, int]] = []
+
+    def encode_mine(parity: int) -> None:
+        for _ in range(15):
+            for g in range(parity, len(games), 2):
+                for i, state in enumerate(games[g]):
+                    if canonical_state(state) != expected[g][i]:
+                        wrong.append((g, i))
+                        return
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=encode_mine, args=(p,)) for p in (0, 1)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert sum(map(len, games)) > 200
+    assert wrong == []
+
+
 def test_a_state_met_again_after_later_states_of_its_match():
     states = list(_game("battle-royale", 0, "rule", 7))[:80]
     for state in states:

@@ -406,20 +406,20 @@ _INDEXES = range(len(_NAMES))
 
 
 class _Last:
-    """What :func:`canonical_state` wrote for the last state of one match: the field values
-    (the objects themselves, held so that no identity is reused while remembered), each
-    field's ``"key":value`` bytes, the fighters with their entries (:func:`_fighter_entry`)
-    and the stack frames with their bytes."""
+    """What :func:`canonical_state` wrote for the last state of one match, as one tuple
+    (``snap``): the field values (the objects themselves, held so that no identity is
+    reused while remembered), each field's ``"key":value`` bytes, the fighters with their
+    entries (:func:`_fighter_entry`) and the stack frames with their bytes.
 
-    __slots__ = ("values", "parts", "fighters", "fighter_parts", "stack", "frame_parts")
+    One tuple, read once and replaced whole (never changed in place), so that a thread that
+    reads it while another writes it (the host rebuilds matches in worker threads while the
+    event loop hashes others) sees one state's values with that same state's bytes, never
+    one's values with another's bytes."""
+
+    __slots__ = ("snap",)
 
     def __init__(self) -> None:
-        self.values: tuple[Any, ...] = ()
-        self.parts: list[bytes] = []
-        self.fighters: tuple[Any, ...] = ()
-        self.fighter_parts: list[tuple[Any, ...]] = []
-        self.stack: tuple[Any, ...] = ()
-        self.frame_parts: list[bytes] = []
+        self.snap: tuple[Any, ...] = ((), [], (), [], (), [])
 
 
 _MATCHES: dict[int, tuple[Any, _Last]] = {}
@@ -447,8 +447,9 @@ def _written(s: State) -> bytes:
     is in :data:`_MATCHES`: it is its newest entry already. The object's braces are in the
     parts (the first key opens it, the last field's bytes close it): the bytes are one
     join."""
+    global _RECENT
     anchor = s.cells
-    recent = _RECENT
+    recent = _RECENT  # one tuple, rebound whole: never a match's anchor with another's record
     if recent[0] is anchor:
         last = recent[1]
         fresh = False
@@ -460,15 +461,13 @@ def _written(s: State) -> bytes:
         values = _state_values(s.__dict__)
     except KeyError:  # a field missing from the instance (never made so): the reference
         raise NotFast from None
-    old = last.values
+    old, old_parts, fighters, fighter_parts, stack, frame_parts = last.snap
     if old:
-        parts = last.parts.copy()
+        parts = old_parts.copy()
         changed = compress(_INDEXES, map(is_not, values, old))  # in C
     else:
         parts = [b""] * len(values)
         changed = _INDEXES
-    fighters, fighter_parts = last.fighters, last.fighter_parts
-    stack, frame_parts = last.stack, last.frame_parts
     for i in changed:
         value = values[i]
         if i == _FIGHTERS_AT:
@@ -488,22 +487,24 @@ def _written(s: State) -> bytes:
         if type(defaults) is not tuple:
             raise NotFast
         extra = _DEFAULTS_KEY + _DEFAULTS_PART(defaults)
-    last.values, last.parts = values, parts
-    last.fighters, last.fighter_parts = fighters, fighter_parts
-    last.stack, last.frame_parts = stack, frame_parts
+    last.snap = (values, parts, fighters, fighter_parts, stack, frame_parts)
     if fresh:
         if len(_MATCHES) >= _MATCH_LIMIT:
-            del _MATCHES[next(iter(_MATCHES))]
+            try:
+                del _MATCHES[next(iter(_MATCHES))]
+            except (KeyError, RuntimeError, StopIteration):  # another thread changed it
+                pass
         _MATCHES[id(anchor)] = (anchor, last)
-        recent[0], recent[1] = anchor, last
+        _RECENT = (anchor, last)
     if defaults:
         return b",".join([*parts[:_DEFAULTS_AT], extra, *parts[_DEFAULTS_AT:]])
     return b",".join(parts)
 
 
-_RECENT: list[Any] = [None, None]
+_RECENT: tuple[Any, Any] = (None, None)
 """The anchor (``cells``) and :class:`_Last` of the match :func:`_written` last added to
-:data:`_MATCHES` (a replay encodes the states of one match in a row)."""
+:data:`_MATCHES` (a replay encodes the states of one match in a row); one tuple, rebound
+whole, so a thread never reads one match's anchor with another's record."""
 
 
 def canonical_state(s: State) -> bytes:
