@@ -410,11 +410,34 @@ def replay_draw(
     return perform(stream, record.op, record.n, record.count)
 
 
-class RecordingRandomness:
+class _Drawing:
+    """The engine ``Randomness`` protocol over ``_take(op, n, count)``, which gives the
+    :class:`DrawRecord` of each draw: the answers read from it."""
+
+    __slots__ = ()
+
+    def _take(self, op: str, n: int, count: int = 1) -> DrawRecord:
+        raise NotImplementedError
+
+    def randbelow(self, n: int) -> int:
+        return self._take("randbelow", n).result[0]
+
+    def shuffle(self, items: Sequence[T]) -> tuple[T, ...]:
+        items = tuple(items)
+        if len(items) <= 1:
+            return items
+        return tuple(map(items.__getitem__, self._take("shuffle", len(items)).result))
+
+    def roll(self, faces: Sequence[T], count: int = 1) -> tuple[T, ...]:
+        faces = tuple(faces)
+        return tuple(map(faces.__getitem__, self._take("roll", len(faces), count).result))
+
+
+class RecordingRandomness(_Drawing):
     """Adapts a draw function to the engine ``Randomness`` protocol, keeping records.
 
     ``draw(op, n, count)`` returns a :class:`DrawRecord`; live it calls the dice
-    service, locally a :class:`DrawStream`, in replay it returns the recorded draws.
+    service, locally a :class:`DrawStream`.
     """
 
     def __init__(self, draw: Any) -> None:
@@ -425,20 +448,6 @@ class RecordingRandomness:
         record = self._draw(op, n, count)
         self.records.append(record)
         return record
-
-    def randbelow(self, n: int) -> int:
-        return self._take("randbelow", n).result[0]
-
-    def shuffle(self, items: Sequence[T]) -> tuple[T, ...]:
-        items = tuple(items)
-        if len(items) <= 1:
-            return items
-        order = self._take("shuffle", len(items)).result
-        return tuple(map(items.__getitem__, order))
-
-    def roll(self, faces: Sequence[T], count: int = 1) -> tuple[T, ...]:
-        faces = tuple(faces)
-        return tuple(map(faces.__getitem__, self._take("roll", len(faces), count).result))
 
 
 class SeededRandomness(RecordingRandomness):
@@ -498,7 +507,7 @@ class ReplayMismatch(Exception):
     """A replay asked for a draw that the log does not hold."""
 
 
-class ReplayRandomness:
+class ReplayRandomness(_Drawing):
     """Hands back recorded draws in order, checking each request matches: the engine's
     randomness in every replay (the host's rebuild of a match, the step-throughs, ``neon
     verify``). ``records`` is read, never changed nor copied. It holds no reference to
@@ -524,19 +533,6 @@ class ReplayRandomness:
             )
         self._pos = pos + 1
         return record
-
-    def randbelow(self, n: int) -> int:
-        return self._take("randbelow", n).result[0]
-
-    def shuffle(self, items: Sequence[T]) -> tuple[T, ...]:
-        items = tuple(items)
-        if len(items) <= 1:
-            return items
-        return tuple(map(items.__getitem__, self._take("shuffle", len(items)).result))
-
-    def roll(self, faces: Sequence[T], count: int = 1) -> tuple[T, ...]:
-        faces = tuple(faces)
-        return tuple(map(faces.__getitem__, self._take("roll", len(faces), count).result))
 
     @property
     def exhausted(self) -> bool:
