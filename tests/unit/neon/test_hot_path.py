@@ -10,9 +10,17 @@ from services.rules.games.neon.cards import choice_actions
 from services.rules.games.neon.combat import opponents, opponents_by_filter
 from services.rules.games.neon.content import FIGHTERS
 from services.rules.games.neon.engine import ENGINE, cheapest, default_of
-from services.rules.games.neon.fighters import usable_unique, usable_unique_by_parts
+from services.rules.games.neon.fighters import can_afford, unique_cost, usable_unique
 
 from .helpers import every_mode
+
+
+def usable_unique_by_parts(s, idx: int, ability_id: str) -> int | None:
+    """``usable_unique`` as the rules read: its cost if it has it, when it can afford it."""
+    cost = unique_cost(s, idx, ability_id)
+    if cost is None or not can_afford(s, idx, cost):
+        return None
+    return cost
 
 
 @functools.cache

@@ -84,10 +84,10 @@ def unique_cost(s: State, idx: int, ability_id: str) -> int | None:
 def usable_unique(s: State, idx: int, ability_id: str) -> int | None:
     """The cost if the fighter may use this unique ability now (ignoring its moment).
 
-    ``unique_cost``, then ``can_afford`` (:func:`usable_unique_by_parts`), in one function:
-    the ability's printed cost looked up by (fighter, ability) (:data:`_UNIQUE_COST`; the
-    Automa has none), the TV Tower's extra energy, then ``can_use_abilities`` and the
-    energy. Asked for several abilities in nearly every attack window."""
+    ``unique_cost``, then ``can_afford``, in one function (tests/unit/neon/test_hot_path.py
+    checks it against them): the ability's printed cost looked up by (fighter, ability)
+    (:data:`_UNIQUE_COST`; the Automa has none), the TV Tower's extra energy, then
+    ``can_use_abilities`` and the energy. Asked for several abilities in nearly every attack window."""
     f = s.fighters[idx]
     base = _UNIQUE_COST.get((f.fighter, ability_id))
     if base is None:
@@ -103,14 +103,6 @@ def usable_unique(s: State, idx: int, ability_id: str) -> int | None:
             if at == sector and owner != idx:
                 return None
             break
-    return cost
-
-
-def usable_unique_by_parts(s: State, idx: int, ability_id: str) -> int | None:
-    """:func:`usable_unique` as the rules read: its cost if it has it, when it can afford it."""
-    cost = unique_cost(s, idx, ability_id)
-    if cost is None or not can_afford(s, idx, cost):
-        return None
     return cost
 
 
