@@ -257,7 +257,7 @@ def _waiting(rnd: dict[str, Any]) -> str:
 def _ends_sealed(reply: Any) -> bool:
     """Whether a match's export (:class:`~services.tournament.rules_port.MatchExport`) ends
     with the match's seal (then its checkpoint)."""
-    last = bytes(reply.export_jsonl).rstrip(b"\n").split(b"\n")
+    last = bytes(reply.export_jsonl).rstrip(b"\n").rsplit(b"\n", 2)  # the last two lines
     return len(last) >= 2 and b'"MatchSealed"' in last[-2]
 
 
