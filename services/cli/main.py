@@ -476,16 +476,19 @@ def export_match(
 async def save_export(client: Any, organiser: str, match_id: str, output: Path) -> int:
     """Write the match's export to ``output``, streamed in chunks (ExportMatchChunks), so
     a long match's export of any size arrives; the number of events. Written beside
-    ``output`` first and moved there once complete: a cut stream leaves no partial file. A
+    ``output`` first and moved there once complete and checked: a cut stream, or one whose
+    export's closing checkpoint names another final hash or event count than the stream
+    announced (checked from the file's tail), leaves no file (and ``output`` as it was). A
     rules service of an earlier release (no ExportMatchChunks) is asked ExportMatch."""
     import grpc
 
-    from services.platform.export_chunks import BrokenExport, read_export_chunks
+    from services.platform.export_chunks import BrokenExport, check_closing, read_export_chunks
 
     part = output.with_name(output.name + ".part")
     try:
-        with part.open("wb") as out:
+        with part.open("w+b") as out:
             head = await read_export_chunks(client.export_chunks(organiser, match_id), out.write)
+            check_closing(out, head)
     except BrokenExport as err:
         part.unlink(missing_ok=True)
         raise CliError(f"the export of {match_id} arrived broken ({err}); run the command "

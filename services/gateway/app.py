@@ -35,7 +35,12 @@ from services.gateway.ratelimit import TokenBuckets, retry_after
 from services.gateway.replay_cache import Answer, ReplayCache
 from services.gateway.replays import MAX_EXPORT_BYTES, replay_report
 from services.genproto.neon.rules.v1 import rules_pb2
-from services.platform.export_chunks import BrokenExport, ExportTooLarge, read_export_chunks
+from services.platform.export_chunks import (
+    BrokenExport,
+    ExportTooLarge,
+    check_closing,
+    read_export_chunks,
+)
 from services.platform.logs import get_logger
 from services.platform.stream_limits import Refused, StreamCounter
 
@@ -602,7 +607,10 @@ class Gateway:
         """A match's export, streamed in chunks (ExportMatchChunks: a long match's export
         passes gRPC's 4 MiB message limit, which a single ExportMatch answer would hit), at
         most ``MAX_EXPORT_BYTES`` (more: ``resource_exhausted``, the rest not read); from a
-        rules service that does not serve the chunks yet, ExportMatch."""
+        rules service that does not serve the chunks yet, ExportMatch. A stream whose chunks
+        do not make up what it announced, or whose export's closing checkpoint names another
+        final hash or event count than announced, is ``unavailable`` with the reason (and,
+        raised, never kept as the match's replay)."""
         assert self.service_token is not None
         metadata = [("authorization", f"Bearer {self.service_token()}")]
         call = channel.unary_stream(
@@ -613,7 +621,9 @@ class Gateway:
           timeout=self.config.unary_timeout)
         parts: list[bytes] = []
         try:
-            await read_export_chunks(call, parts.append, MAX_EXPORT_BYTES)
+            head = await read_export_chunks(call, parts.append, MAX_EXPORT_BYTES)
+            data = b"".join(parts)
+            check_closing(data, head)
         except ExportTooLarge as err:
             raise ConnectError(
                 "resource_exhausted",
@@ -633,7 +643,7 @@ class Gateway:
             )(rules_pb2.ExportMatchRequest(match_id=match_id), metadata=metadata,
               timeout=self.config.unary_timeout)
             return bytes(exported.export_jsonl)
-        return b"".join(parts)
+        return data
 
     # -- the rest ---------------------------------------------------------------------------
 

@@ -6,8 +6,12 @@ The stream's first message announces the export's final chain hash, its event co
 size in bytes; the chunks, in order, are the file. :func:`read_export_chunks` hands each chunk
 to the reader's ``write`` (a list to join, a file) and checks that the chunks add up to the
 announced size: a stream cut short, one that runs longer than it announced, or one with no
-first message is :class:`BrokenExport`, never a short or padded file. What the reader does
-with the bytes (and whether it checks them further) is its own business.
+first message is :class:`BrokenExport`, never a short or padded file. Every reader then
+checks, with :func:`check_closing`, that the export's closing line, its signed checkpoint,
+names the final hash and the event count announced: a stream whose bytes add up but whose
+export ends in another chain hash or count than announced is :class:`BrokenExport` too.
+What the reader does with the bytes beyond that (verify them, replay them) is its own
+business.
 
 A rules service from before ExportMatchChunks answers it UNIMPLEMENTED on the first read,
 before any chunk: each reader then asks ExportMatch, in its own way.
@@ -15,9 +19,21 @@ before any chunk: each reader then asks ExportMatch, in its own way.
 
 from __future__ import annotations
 
+import io
+import json
+import os
 from collections.abc import AsyncIterable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
+
+CHECKPOINT = "Checkpoint"
+"""The ``type`` of an export's closing line (services/rules/export.py)."""
+MAX_CLOSING_LINE = 64 * 1024
+"""The most bytes of an export's end :func:`check_closing` reads. A checkpoint line is a few
+hundred bytes (a match id of at most 64 characters, a game id, the count, the final hash,
+the public key and the signature, as canonical JSON); a last line longer than this is none."""
+SHOWN = 80
+"""The most characters of a checkpoint's value a reason quotes."""
 
 
 class BrokenExport(Exception):
@@ -70,6 +86,69 @@ async def read_export_chunks(call: AsyncIterable[Any], write: Callable[[bytes], 
         raise BrokenExport(f"the stream ended after {size:,} of the {head.total_bytes:,} "
                            "bytes announced")
     return head
+
+
+def check_closing(export: bytes | bytearray | memoryview | BinaryIO, head: ExportHead) -> None:
+    """That the export's closing line, its signed checkpoint, names the final hash and the
+    event count the stream announced in ``head`` (readers report, seal or keep the announced
+    head: it must be the export's own); :class:`BrokenExport` otherwise: no closing
+    checkpoint (an export cut before it, an empty one, garbage), or one naming another hash
+    or count (or not as a string and an integer).
+
+    ``export`` is the export's bytes, or a seekable binary file holding it (as ``neon
+    export`` writes it in chunks): either way only its last :data:`MAX_CLOSING_LINE` bytes
+    are read, never the whole. Blank lines after the checkpoint are allowed, as
+    ``parse_export`` allows them. The signature is not checked here (``neon verify`` and
+    the gateway's replay do, with the chain)."""
+    checkpoint = _closing_checkpoint(*_tail(export, MAX_CLOSING_LINE))
+    said = (checkpoint.get("final_hash"), checkpoint.get("event_count"))
+    if not (isinstance(said[0], str) and type(said[1]) is int
+            and said == (head.final_hash, head.event_count)):
+        raise BrokenExport(
+            f"the stream announced final hash {_shown(head.final_hash)} and "
+            f"{head.event_count} events, the export's checkpoint {_shown(said[0])} and "
+            f"{_shown(said[1])}")
+
+
+def _tail(export: bytes | bytearray | memoryview | BinaryIO, size: int) -> tuple[bytes, bool]:
+    """The last ``size`` bytes of ``export`` (bytes or a seekable binary file), and whether
+    they are all of it."""
+    if isinstance(export, (bytes, bytearray, memoryview)):
+        view = memoryview(export)
+        return bytes(view[-size:]), len(view) <= size
+    end = export.seek(0, os.SEEK_END)
+    start = max(0, end - size)
+    export.seek(start, os.SEEK_SET)
+    out = io.BytesIO()
+    while out.tell() < end - start:
+        part = export.read(end - start - out.tell())
+        if not part:
+            break
+        out.write(part)
+    return out.getvalue(), start == 0
+
+
+def _closing_checkpoint(tail: bytes, whole: bool) -> dict[str, Any]:
+    """The checkpoint that ends an export whose last bytes are ``tail`` (``whole``: the
+    export entire); :class:`BrokenExport` when it ends with anything else."""
+    body = tail.rstrip(b"\r\n")
+    cut = body.rfind(b"\n")
+    if cut < 0 and not whole:
+        raise BrokenExport(f"the export's last line is longer than any checkpoint "
+                           f"({MAX_CLOSING_LINE:,} bytes or more)")
+    try:
+        checkpoint = json.loads(body[cut + 1:])
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, nested too deeply
+        checkpoint = None
+    if not isinstance(checkpoint, dict) or checkpoint.get("type") != CHECKPOINT:
+        raise BrokenExport("the export does not end with its checkpoint")
+    return checkpoint
+
+
+def _shown(value: object) -> str:
+    """``value`` as a reason quotes it: its repr, at most :data:`SHOWN` characters."""
+    text = repr(value)
+    return text if len(text) <= SHOWN else text[:SHOWN - 3] + "..."
 
 
 def _cancel(call: object) -> None:

@@ -4,7 +4,6 @@ force-ended tournament's), and its audit export."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +11,7 @@ import grpc
 
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.platform.errors import Unavailable
-from services.platform.export_chunks import BrokenExport, ExportHead, read_export_chunks
+from services.platform.export_chunks import BrokenExport, check_closing, read_export_chunks
 from services.platform.grpc_kit import call_metadata
 from services.platform.rules_channels import RulesChannels
 
@@ -28,24 +27,6 @@ class MatchExport:
     final_hash: str
     event_count: int
 
-
-def check_closing(data: bytes, head: ExportHead) -> None:
-    """That the export's closing line, its signed checkpoint, names the final hash and the
-    event count the stream announced (the director seals the announced hash: it must be
-    the export's own); BrokenExport otherwise."""
-    last = data.rstrip(b"\n").rpartition(b"\n")[2]
-    try:
-        checkpoint = json.loads(last)
-    except ValueError:
-        checkpoint = None
-    if not isinstance(checkpoint, dict) or checkpoint.get("type") != "Checkpoint":
-        raise BrokenExport("the export does not end with its checkpoint")
-    if (checkpoint.get("final_hash"), checkpoint.get("event_count")) != (
-            head.final_hash, head.event_count):
-        raise BrokenExport(
-            f"the stream announced final hash {head.final_hash!r} and {head.event_count} "
-            f"events, the export's checkpoint {checkpoint.get('final_hash')!r} and "
-            f"{checkpoint.get('event_count')}")
 
 POLICIES = {
     "default": rules_pb2.TIMEOUT_POLICY_DEFAULT_ACTION,

@@ -1,7 +1,9 @@
 """The gateway fetches a replay's export in chunks (ExportMatchChunks), so a long match's
 export, past gRPC's 4 MiB message limit, still replays; a rules service that does not serve
 the chunks is asked ExportMatch; an export beyond what a replay takes is refused with a
-reason before it is read. Over a real socket, against a real gRPC rules upstream that
+reason before it is read; a stream whose bytes add up but whose export's checkpoint names
+another final hash or event count than the stream announced is refused with a reason, and
+not kept as the match's replay. Over a real socket, against a real gRPC rules upstream that
 answers with a real export."""
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 import aiohttp
 import grpc
+import pytest
 from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -20,6 +23,7 @@ from services.gateway.config import GatewayConfig
 from services.gateway.replays import MAX_EXPORT_BYTES
 from services.genproto.neon.rules.v1 import rules_pb2 as pb
 from services.platform.signing import public_key_hex
+from services.rules.export import parse_export
 from services.rules.games import load_engine
 from services.rules.selfplay import export_game, setups
 
@@ -28,11 +32,17 @@ KEY = Ed25519PrivateKey.generate()
 
 
 @contextlib.asynccontextmanager
-async def rules_upstream(export: bytes, chunks: str) -> AsyncIterator[tuple[str, list[str]]]:
+async def rules_upstream(export: bytes, chunks: str | list[str]
+                         ) -> AsyncIterator[tuple[str, list[str]]]:
     """A gRPC rules upstream: GetView says ended; ExportMatchChunks sends ``export`` in 1 KiB
-    chunks ("ok"), leaves its third chunk out ("cut"), announces more than MAX_EXPORT_BYTES
-    ("huge") or is not served ("unimplemented"); ExportMatch answers the whole export. Its address and the calls made."""
+    chunks, the first announcing the export's own final hash and event count ("ok"), leaves
+    its third chunk out ("cut"), announces more than MAX_EXPORT_BYTES ("huge"), announces
+    another final hash ("another hash") or one event more ("another count"), every byte
+    sent, or is not served ("unimplemented"); a list of these is one per call, in turn.
+    ExportMatch answers the whole export. Its address and the calls made."""
     calls: list[str] = []
+    ways = [chunks] if isinstance(chunks, str) else list(chunks)
+    _, checkpoint = parse_export(export)
 
     async def view(request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
         calls.append("GetView")
@@ -44,13 +54,17 @@ async def rules_upstream(export: bytes, chunks: str) -> AsyncIterator[tuple[str,
 
     async def parts(request: pb.ExportMatchChunksRequest, context: Any) -> AsyncIterator[Any]:
         calls.append("ExportMatchChunks")
-        if chunks == "unimplemented":
+        how = ways.pop(0) if len(ways) > 1 else ways[0]
+        if how == "unimplemented":
             await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
-        total = MAX_EXPORT_BYTES + 1 if chunks == "huge" else len(export)
+        total = MAX_EXPORT_BYTES + 1 if how == "huge" else len(export)
+        final = "0" * 64 if how == "another hash" else checkpoint["final_hash"]
+        count = checkpoint["event_count"] + (how == "another count")
         for i in range(0, len(export), 1024):
-            if chunks == "cut" and i == 2048:
+            if how == "cut" and i == 2048:
                 continue
-            first = {"total_bytes": total, "event_count": 1, "final_hash": "h"} if i == 0 else {}
+            first = ({"total_bytes": total, "event_count": count, "final_hash": final}
+                     if i == 0 else {})
             yield pb.ExportMatchChunksResponse(chunk=export[i:i + 1024], **first)
 
     handlers = {
@@ -72,7 +86,10 @@ async def rules_upstream(export: bytes, chunks: str) -> AsyncIterator[tuple[str,
         await server.stop(0)
 
 
-async def replay_through(chunks: str) -> tuple[int, Any, list[str], bytes]:
+async def replay_through(chunks: str | list[str], times: int = 1
+                         ) -> tuple[int, Any, list[str], bytes]:
+    """The status and answer of the replay asked of a gateway whose rules upstream streams as
+    ``chunks`` says (the last of ``times`` requests'), the upstream's calls and the export."""
     export = export_game("neon-reign", "single",
                          setups(load_engine("neon-reign"), "single")[0], 7, KEY)
     match_id = export.split(b'"match_id":"', 1)[1].split(b'"', 1)[0].decode()
@@ -86,8 +103,11 @@ async def replay_through(chunks: str) -> tuple[int, Any, list[str], bytes]:
         port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         try:
             url = f"http://127.0.0.1:{port}/api/games/neon-reign/matches/{match_id}/replay"
-            async with aiohttp.ClientSession() as http, http.post(url) as r:
-                return r.status, await r.json(), calls, export
+            async with aiohttp.ClientSession() as http:
+                for _ in range(times):
+                    async with http.post(url) as r:
+                        status, answer = r.status, await r.json()
+                return status, answer, calls, export
         finally:
             await app_runner.cleanup()
 
@@ -120,3 +140,29 @@ async def test_a_stream_with_a_chunk_missing_is_unavailable_not_a_replay() -> No
     assert status == 503, report
     assert report["code"] == "unavailable" and "arrived broken" in report["message"], report
     assert calls == ["GetView", "ExportMatchChunks"]
+
+
+@pytest.mark.parametrize("how", ["another hash", "another count"])
+async def test_a_stream_announcing_another_head_than_its_exports_is_refused(how: str) -> None:
+    """Every byte arrives (the sizes add up) but the export's closing checkpoint names
+    another final hash or event count than the stream announced: refused with the reason,
+    never replayed as if good."""
+    status, report, calls, export = await replay_through(how)
+    _, checkpoint = parse_export(export)
+    assert status == 503, report
+    assert report["code"] == "unavailable" and "arrived broken" in report["message"], report
+    assert "the stream announced final hash" in report["message"]
+    assert f"the export's checkpoint {checkpoint['final_hash']!r}" in report["message"]
+    assert "frames" not in report and "verification" not in report
+    assert calls == ["GetView", "ExportMatchChunks"]  # no reason to ask the old way
+
+
+async def test_a_refused_stream_is_not_kept_as_the_replay() -> None:
+    """After a stream announcing another hash, the next request asks the upstream again
+    (nothing was kept) and replays the good export; the request after that is answered from
+    what was kept then (so a kept refusal would have shown)."""
+    status, report, calls, _ = await replay_through(["another hash", "ok"], times=2)
+    assert status == 200 and report["verification"]["ok"], report
+    assert calls == ["GetView", "ExportMatchChunks"] * 2
+    status, report, calls, _ = await replay_through(["ok"], times=2)
+    assert status == 200 and calls == ["GetView", "ExportMatchChunks"]  # the second: kept

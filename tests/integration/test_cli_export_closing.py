@@ -1,0 +1,137 @@
+"""``neon export`` checks a streamed export against what its stream announced: a stream
+whose bytes add up (the size announced) but whose export's closing checkpoint names another
+final hash or event count than the first message announced is a one-line error and a
+non-zero exit, with no file left behind as if complete (nor a ``.part``), and a file already
+at the path left as it was. Over real gRPC: the real command, in a process of its own,
+against a gRPC rules upstream that streams a real export, every byte of it, in 1 KiB
+chunks."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from services.genproto.neon.rules.v1 import rules_pb2 as pb
+from services.rules.export import parse_export
+from services.rules.games import load_engine
+from services.rules.selfplay import export_game, setups
+
+pytestmark = pytest.mark.timeout(120)
+ROOT = Path(__file__).resolve().parents[2]
+SERVICE = "neon.rules.v1.RulesService"
+KEY = Ed25519PrivateKey.generate()
+KiB = 1024
+
+
+@pytest.fixture(scope="module")
+def export() -> bytes:
+    data = export_game("neon-reign", "single", setups(load_engine("neon-reign"), "single")[0],
+                       7, KEY)
+    assert len(data) > 4 * KiB  # several chunks
+    return data
+
+
+@contextlib.asynccontextmanager
+async def rules_upstream(export: bytes, how: str) -> AsyncIterator[tuple[str, list[str]]]:
+    """A gRPC rules upstream whose ExportMatchChunks streams ``export`` whole, its first
+    message announcing the export's size and its own final hash and event count ("ok"), or
+    another final hash ("another hash") or one event more ("another count"); ExportMatch
+    answers the whole export (an older client's way: it must not be asked). Its address and
+    the calls made."""
+    _, checkpoint = parse_export(export)
+    calls: list[str] = []
+
+    async def whole(request: pb.ExportMatchRequest, context: Any) -> pb.ExportMatchResponse:
+        calls.append("ExportMatch")
+        return pb.ExportMatchResponse(export_jsonl=export, final_hash=checkpoint["final_hash"],
+                                      event_count=checkpoint["event_count"])
+
+    async def parts(request: pb.ExportMatchChunksRequest, context: Any) -> AsyncIterator[Any]:
+        calls.append("ExportMatchChunks")
+        head = {"total_bytes": len(export), "final_hash": checkpoint["final_hash"],
+                "event_count": checkpoint["event_count"]}
+        if how == "another hash":
+            head["final_hash"] = "0" * 64
+        elif how == "another count":
+            head["event_count"] += 1
+        for i in range(0, len(export), KiB):
+            yield pb.ExportMatchChunksResponse(chunk=export[i:i + KiB], **(head if i == 0 else {}))
+
+    handlers = {
+        "ExportMatch": grpc.unary_unary_rpc_method_handler(
+            whole, pb.ExportMatchRequest.FromString, pb.ExportMatchResponse.SerializeToString),
+        "ExportMatchChunks": grpc.unary_stream_rpc_method_handler(
+            parts, pb.ExportMatchChunksRequest.FromString,
+            pb.ExportMatchChunksResponse.SerializeToString),
+    }
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(SERVICE, handlers)])
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        yield f"127.0.0.1:{port}", calls
+    finally:
+        await server.stop(0)
+
+
+async def neon_export(address: str, tmp_path: Path, output: Path
+                      ) -> subprocess.CompletedProcess[str]:
+    """``neon export m1 -o output --game neon-reign`` against the rules upstream at
+    ``address`` (a token given: the upstream does not check it)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEON_")}
+    env.update(PYTHONPATH=str(ROOT), NEON_VAR_DIR=str(tmp_path / "var"), COLUMNS="200",
+               NEON_RULES_NEON_REIGN_ADDR=address)
+    return await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "services.cli.main", "export", "m1", "-o", str(output),
+         "--game", "neon-reign", "--token", "v1.x.y"],
+        env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+async def test_neon_export_writes_a_stream_whose_checkpoint_agrees(
+        export: bytes, tmp_path: Path) -> None:
+    _, checkpoint = parse_export(export)
+    output = tmp_path / "m1.jsonl"
+    async with rules_upstream(export, "ok") as (address, calls):
+        done = await neon_export(address, tmp_path, output)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{checkpoint['event_count']} events of m1 written to" in done.stdout
+    assert output.read_bytes() == export
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "var") == ["m1.jsonl"]
+    assert calls == ["ExportMatchChunks"]
+
+
+@pytest.mark.parametrize("how", ["another hash", "another count"])
+async def test_neon_export_refuses_a_stream_announcing_another_head(
+        export: bytes, tmp_path: Path, how: str) -> None:
+    _, checkpoint = parse_export(export)
+    output = tmp_path / "m1.jsonl"
+    async with rules_upstream(export, how) as (address, calls):
+        done = await neon_export(address, tmp_path, output)
+    assert done.returncode == 1, done.stdout + done.stderr
+    said = done.stdout + done.stderr
+    assert "the export of m1 arrived broken" in said and "Traceback" not in said
+    assert "the stream announced final hash" in said
+    assert f"the export's checkpoint {checkpoint['final_hash']!r}" in said
+    assert "written to" not in said
+    # no file left behind as if complete, nor a part of one
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["var"]
+    assert calls == ["ExportMatchChunks"]  # a broken stream is no reason to ask the old way
+
+    # a file already at the path stays as it was
+    output.write_bytes(b"an earlier export\n")
+    async with rules_upstream(export, how) as (address, _):
+        done = await neon_export(address, tmp_path, output)
+    assert done.returncode == 1
+    assert output.read_bytes() == b"an earlier export\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m1.jsonl", "var"]

@@ -1,0 +1,179 @@
+"""The check every reader of an ExportMatchChunks stream makes once the bytes add up
+(services/platform/export_chunks.py ``check_closing``): the export's closing line, its signed
+checkpoint, names the final chain hash and the event count the stream's first message
+announced. From the export's bytes, or from a file it was written to, reading only its tail."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from services.platform.export_chunks import (
+    MAX_CLOSING_LINE,
+    BrokenExport,
+    ExportHead,
+    check_closing,
+)
+from services.rules.export import build_export, parse_export
+from services.rules.games import load_engine
+from services.rules.selfplay import export_game, setups
+
+KEY = Ed25519PrivateKey.generate()
+
+
+@pytest.fixture(scope="module")
+def export() -> bytes:
+    return export_game("neon-reign", "single", setups(load_engine("neon-reign"), "single")[0],
+                       7, KEY)
+
+
+def head_of(data: bytes) -> ExportHead:
+    """The head a rules service announces for ``data``: its checkpoint's hash and count."""
+    _, checkpoint = parse_export(data)
+    return ExportHead(checkpoint["final_hash"], checkpoint["event_count"], len(data))
+
+
+class CountingFile(io.BytesIO):
+    """A binary file that counts the bytes read from it."""
+
+    read_bytes = 0
+
+    def read(self, size: int | None = -1) -> bytes:
+        data = super().read(size)
+        self.read_bytes += len(data)
+        return data
+
+
+def both(data: bytes) -> list[bytes | io.BytesIO]:
+    """``data`` as the bytes and as a file: the check takes either."""
+    return [data, io.BytesIO(data)]
+
+
+def test_an_export_whose_checkpoint_names_the_announced_head_passes(export: bytes) -> None:
+    head = head_of(export)
+    assert head.event_count > 3 and len(head.final_hash) == 64
+    for source in both(export):
+        check_closing(source, head)
+    # the announced head is the export's last record's hash and its number of records
+    records, _ = parse_export(export)
+    assert (head.final_hash, head.event_count) == (records[-1]["hash"], len(records))
+
+
+@pytest.mark.parametrize("change", ["another hash", "another count", "the count as text",
+                                    "the count as true", "no count", "the hash a number"])
+def test_a_checkpoint_naming_another_head_is_broken(export: bytes, change: str) -> None:
+    good = head_of(export)
+    head, data = good, export
+    if change == "another hash":
+        head = ExportHead("0" * 64, good.event_count, good.total_bytes)
+    elif change == "another count":
+        head = ExportHead(good.final_hash, good.event_count + 1, good.total_bytes)
+    else:  # the export's checkpoint itself says it otherwise, or not as a number
+        records, checkpoint = parse_export(export)
+        if change == "the count as text":
+            checkpoint["event_count"] = str(checkpoint["event_count"])
+        elif change == "the count as true":  # True == 1 in Python: still not a count
+            checkpoint["event_count"] = True
+            head = ExportHead(good.final_hash, 1, good.total_bytes)
+        elif change == "no count":
+            del checkpoint["event_count"]
+        else:
+            checkpoint["final_hash"] = 7
+        data = b"".join(json.dumps(r).encode() + b"\n" for r in [*records, checkpoint])
+    for source in both(data):
+        with pytest.raises(BrokenExport, match="the stream announced final hash") as refused:
+            check_closing(source, head)
+    assert "the export's checkpoint" in str(refused.value)
+
+
+def test_the_reason_quotes_at_most_a_little_of_a_checkpoints_odd_values(export: bytes) -> None:
+    records, checkpoint = parse_export(export)
+    checkpoint["final_hash"] = "x" * 5000
+    data = b"".join(json.dumps(r).encode() + b"\n" for r in [*records, checkpoint])
+    with pytest.raises(BrokenExport) as refused:
+        check_closing(data, head_of(export))
+    assert len(str(refused.value)) < 400
+
+
+def test_an_export_cut_before_its_checkpoint_is_broken(export: bytes) -> None:
+    """The records up to the seal, with no closing line (the checkpoint left out, and the
+    size announced for what came): the stream adds up but the export is not closed."""
+    cut = export.rstrip(b"\n").rpartition(b"\n")[0] + b"\n"
+    assert json.loads(cut.splitlines()[-1])["type"] == "MatchSealed"
+    for source in both(cut):
+        with pytest.raises(BrokenExport, match="does not end with its checkpoint"):
+            check_closing(source, head_of(export))
+
+
+def test_an_ended_match_not_yet_sealed_passes_when_its_checkpoint_agrees(export: bytes) -> None:
+    """An ended match's export before its seal (MatchEnded, then the checkpoint) is closed:
+    whether it is sealed is the verification's to say (the gateway's replay says "not
+    sealed" for now), not the stream check's."""
+    records, _ = parse_export(export)
+    assert records[-1]["type"] == "MatchSealed"
+    unsealed = build_export(records[0]["match_id"], records[0]["game"], records[:-1], KEY)
+    head = head_of(unsealed)
+    assert head.final_hash == records[-2]["hash"]
+    for source in both(unsealed):
+        check_closing(source, head)
+    with pytest.raises(BrokenExport):  # the sealed export's head is not this one's
+        check_closing(unsealed, head_of(export))
+
+
+def test_an_empty_match_export_is_one_closing_line(export: bytes) -> None:
+    empty = build_export("m0", "neon-reign", [], KEY)
+    assert empty.count(b"\n") == 1
+    for source in both(empty):
+        check_closing(source, ExportHead("", 0, len(empty)))
+    with pytest.raises(BrokenExport):
+        check_closing(empty, ExportHead("", 1, len(empty)))
+
+
+@pytest.mark.parametrize("garbage", [b"", b"\n", b"\n\n\n", b"not json\n", b"[1, 2]\n",
+                                     b'{"type": "MatchSealed"}\n', b"\xff\xfe\x00garbage\n",
+                                     b"[" * 50_000 + b"\n", b'"Checkpoint"\n', b"null\n"])
+def test_garbage_is_broken_never_a_crash(export: bytes, garbage: bytes) -> None:
+    head = head_of(export)
+    after = [export + garbage, export.rstrip(b"\n") + garbage] if garbage.strip() else []
+    for data in [garbage, *after]:
+        for source in both(data):
+            with pytest.raises(BrokenExport):
+                check_closing(source, head)
+
+
+def test_a_last_line_longer_than_any_checkpoint_is_broken(export: bytes) -> None:
+    records, checkpoint = parse_export(export)
+    checkpoint["padding"] = "p" * MAX_CLOSING_LINE
+    data = b"".join(json.dumps(r).encode() + b"\n" for r in [*records, checkpoint])
+    for source in both(data):
+        with pytest.raises(BrokenExport, match="longer than"):
+            check_closing(source, head_of(export))
+
+
+def test_trailing_blank_lines_after_the_checkpoint_pass(export: bytes) -> None:
+    for source in both(export + b"\n\n"):
+        check_closing(source, head_of(export))
+
+
+def test_a_file_is_checked_from_its_tail_without_reading_it_whole(
+        export: bytes, tmp_path: Path) -> None:
+    """A long export written to a file: the check reads at most MAX_CLOSING_LINE bytes of it,
+    from its end (and leaves nothing of the file in memory)."""
+    records, checkpoint = parse_export(export)
+    filler = [json.dumps({**records[-1], "filler": "f" * 1000}).encode()] * 2000  # ~2 MB
+    data = b"\n".join(filler + [json.dumps(checkpoint).encode()]) + b"\n"
+    assert len(data) > 20 * MAX_CLOSING_LINE
+    source = CountingFile(data)
+    check_closing(source, head_of(export))
+    assert 0 < source.read_bytes <= MAX_CLOSING_LINE
+    # a real file, as neon export writes it
+    path = tmp_path / "export.jsonl"
+    path.write_bytes(data)
+    with path.open("rb") as f:
+        check_closing(f, head_of(export))
+        with pytest.raises(BrokenExport):
+            check_closing(f, ExportHead("0" * 64, 1, len(data)))
