@@ -479,10 +479,16 @@ async def save_export(client: Any, organiser: str, match_id: str, output: Path) 
     ``output`` first and moved there once complete and checked: a cut stream, or one whose
     export's closing checkpoint names another final hash or event count than the stream
     announced (checked from the file's tail), leaves no file (and ``output`` as it was). A
-    rules service of an earlier release (no ExportMatchChunks) is asked ExportMatch."""
+    rules service of an earlier release (no ExportMatchChunks) is asked ExportMatch, whose
+    answer is checked the same way (its checkpoint against the hash and count it names)."""
     import grpc
 
-    from services.platform.export_chunks import BrokenExport, check_closing, read_export_chunks
+    from services.platform.export_chunks import (
+        BrokenExport,
+        ExportHead,
+        check_closing,
+        read_export_chunks,
+    )
 
     part = output.with_name(output.name + ".part")
     try:
@@ -498,7 +504,15 @@ async def save_export(client: Any, organiser: str, match_id: str, output: Path) 
         if err.code() != grpc.StatusCode.UNIMPLEMENTED:
             raise
         reply = await client.export(organiser, match_id)
-        output.write_bytes(reply.export_jsonl)
+        data = bytes(reply.export_jsonl)
+        try:
+            check_closing(data, ExportHead(str(reply.final_hash), int(reply.event_count),
+                                           len(data)))
+        except BrokenExport as broken:
+            raise CliError(f"the export of {match_id} arrived broken ({broken}); run the "
+                           "command again", errors.FAILED) from None
+        part.write_bytes(data)
+        part.replace(output)
         return int(reply.event_count)
     except BaseException:
         part.unlink(missing_ok=True)

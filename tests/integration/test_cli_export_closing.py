@@ -46,14 +46,17 @@ async def rules_upstream(export: bytes, how: str) -> AsyncIterator[tuple[str, li
     """A gRPC rules upstream whose ExportMatchChunks streams ``export`` whole, its first
     message announcing the export's size and its own final hash and event count ("ok"), or
     another final hash ("another hash") or one event more ("another count"); ExportMatch
-    answers the whole export (an older client's way: it must not be asked). Its address and
-    the calls made."""
+    answers the whole export (an older client's way: it must not be asked). "old": an
+    upstream from before ExportMatchChunks (UNIMPLEMENTED), whose ExportMatch names the
+    export's own head, or another hash ("old, another hash"). Its address and the calls
+    made."""
     _, checkpoint = parse_export(export)
     calls: list[str] = []
 
     async def whole(request: pb.ExportMatchRequest, context: Any) -> pb.ExportMatchResponse:
         calls.append("ExportMatch")
-        return pb.ExportMatchResponse(export_jsonl=export, final_hash=checkpoint["final_hash"],
+        said = "0" * 64 if how == "old, another hash" else checkpoint["final_hash"]
+        return pb.ExportMatchResponse(export_jsonl=export, final_hash=said,
                                       event_count=checkpoint["event_count"])
 
     async def parts(request: pb.ExportMatchChunksRequest, context: Any) -> AsyncIterator[Any]:
@@ -74,6 +77,8 @@ async def rules_upstream(export: bytes, how: str) -> AsyncIterator[tuple[str, li
             parts, pb.ExportMatchChunksRequest.FromString,
             pb.ExportMatchChunksResponse.SerializeToString),
     }
+    if how.startswith("old"):  # a rules service from before ExportMatchChunks
+        del handlers["ExportMatchChunks"]
     server = grpc.aio.server()
     server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(SERVICE, handlers)])
     port = server.add_insecure_port("127.0.0.1:0")
@@ -135,3 +140,26 @@ async def test_neon_export_refuses_a_stream_announcing_another_head(
     assert done.returncode == 1
     assert output.read_bytes() == b"an earlier export\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m1.jsonl", "var"]
+
+
+async def test_neon_export_from_an_older_rules_service_checks_its_answer(
+        export: bytes, tmp_path: Path) -> None:
+    """The ExportMatch fallback (a rules service with no ExportMatchChunks) writes the file
+    the same way, through a ``.part``, and refuses an answer whose export's checkpoint is
+    not the hash it names."""
+    output = tmp_path / "m1.jsonl"
+    async with rules_upstream(export, "old") as (address, calls):
+        done = await neon_export(address, tmp_path, output)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert output.read_bytes() == export
+    assert calls == ["ExportMatch"]
+
+    output.write_bytes(b"an earlier export\n")
+    async with rules_upstream(export, "old, another hash") as (address, calls):
+        done = await neon_export(address, tmp_path, output)
+    said = done.stdout + done.stderr
+    assert done.returncode == 1, said
+    assert "the export of m1 arrived broken" in said and "Traceback" not in said
+    assert output.read_bytes() == b"an earlier export\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m1.jsonl", "var"]
+    assert calls == ["ExportMatch"]
