@@ -96,6 +96,12 @@ A seat that made no move
 Wins, draws, losses
     In a result flagged ``draw`` a first place is a draw; otherwise first place is a win.
     Any other place is a loss, also in a drawn free-for-all (NEON's two first places).
+    With seats left out for making no move (and their teams), the others are counted on
+    their order among themselves (results.result_of, results.places), as they are rated:
+    a no-move seat placed above them (a bot played the absent seat and won) or beside them
+    (sharing the first place) leaves the best of them a win alone, a draw when another
+    side shares that place, never a loss to a seat that is counted nowhere. When no seat
+    left out is placed at or above the best of them, the engine's result stands.
 
 Access
     Every query is public (service.py): results and ratings are public information.

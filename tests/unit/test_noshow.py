@@ -349,7 +349,8 @@ def test_a_team_with_a_no_move_seat_is_no_smaller_side(app: ScoringApplication) 
 def test_three_teams_one_short_the_other_two_are_rated_among_themselves(
         app: ScoringApplication) -> None:
     """Three teams of two, fay never moved: her team is left out whole (eve, her partner,
-    neither rated nor counted); the two full teams are rated on their order."""
+    neither rated nor counted); the two full teams are rated and counted on their order
+    among themselves."""
     players = ["ann", "bob", "carl", "dan", "eve", "fay"]
     data = app.score(parse_match_ended(_coalition(
         players, [2, 2, 3, 3, 1, 1], [[0, 1], [2, 3], [4, 5]], "c3", [5]))).data
@@ -360,7 +361,11 @@ def test_three_teams_one_short_the_other_two_are_rated_among_themselves(
         got = app.standing("neon-reign", "", player)
         assert (got.matches, got.rated_matches) == (0, 0), player
     ann = app.standing("neon-reign", "", "ann")
-    assert (ann.matches, ann.losses, ann.rated_matches) == (1, 1, 1) and ann.mu > 25  # 2nd of 3
+    # 2nd of 3 behind the team left out, so 1st of the two rated: a win, not a loss
+    assert (ann.matches, ann.wins, ann.losses, ann.rated_matches) == (1, 1, 0, 1)
+    assert ann.mu > 25
+    carl = app.standing("neon-reign", "", "carl")
+    assert (carl.wins, carl.losses) == (0, 1)
     replayed = app.replay_ratings("neon-reign")
     assert sorted(replayed) == ["ann", "bob", "carl", "dan"]
     assert replayed["ann"].mu == ann.mu
@@ -380,3 +385,94 @@ def test_a_short_team_stored_rated_before_the_team_rule_replays_as_it_was_rated(
     stored.update(rated=True, ranking=2)  # as the release that rated it stored it
     replayed = app.replay_ratings("neon-reign")
     assert sorted(replayed) == ["ann", "carl", "dan"] and replayed["ann"].mu > 25
+
+
+# -- the movers' order among themselves ---------------------------------------------------
+
+
+def _royale(placements: list[int], absent: list[int], match_id: str, *,
+            draw: bool = False) -> MatchOutcome:
+    body = ended(["ann", "bob", "carl", "dan"], placements, match_id, no_move_seats=absent)
+    body.update(game="neon", mode="battle-royale")
+    body["outcome"].update(scores=[0] * 4, draw=draw)
+    return parse_match_ended(body)
+
+
+def _record(app: ScoringApplication, player: str) -> tuple[int, int, int]:
+    got = app.standing("neon", "", player)
+    return got.wins, got.draws, got.losses
+
+
+def test_a_no_move_seat_placed_first_leaves_the_best_mover_the_winner(
+        app: ScoringApplication) -> None:
+    """Worked example: four seats, bob never moved (no_show=bot: a bot played his seat and
+    won), ann 2nd, carl 3rd, dan 4th. Among the seats that moved ann is first, carl second,
+    dan third: ann wins (not a loss to an absent seat), the others lose, and the sides are
+    ranked 1, 2, 3, which openskill rates exactly as the raw places (it reads the order)."""
+    from services.scoring.results import Side, sides
+    from services.scoring.skill import rate
+
+    result = _royale([2, 1, 3, 4], [1], "first")
+    found, why = sides(result)
+    assert why == "" and found == [Side(("ann",), 1), Side(("carl",), 2), Side(("dan",), 3)]
+    assert rate(found, {}) == rate([Side(s.players, s.rank + 1) for s in found], {})
+    data = app.score(result).data
+    assert data["rated"]
+    assert _record(app, "ann") == (1, 0, 0)
+    assert _record(app, "carl") == (0, 0, 1) and _record(app, "dan") == (0, 0, 1)
+    assert app.standing("neon", "", "bob").matches == 0
+    ann, carl = app.standing("neon", "", "ann"), app.standing("neon", "", "carl")
+    assert ann.mu > 25 and ann.mu > carl.mu
+    replayed = app.replay_ratings("neon")
+    assert (replayed["ann"].mu, replayed["ann"].sigma) == (ann.mu, ann.sigma)
+
+
+def test_ties_among_the_movers_stay_ties(app: ScoringApplication) -> None:
+    """bob (no move) shares first with ann, the engine flagging the shared first place a
+    draw; carl and dan share third. Among the movers ann is first alone (a win, not a draw
+    with an absent seat) and carl and dan tie for second (losses, rated equal). Then ann
+    never moved and bob and carl share first below her: a first place the movers share is a
+    draw for each."""
+    from services.scoring.results import Side, sides
+
+    tied = _royale([1, 1, 3, 3], [1], "tied", draw=True)
+    assert sides(tied)[0] == [Side(("ann",), 1), Side(("carl",), 2), Side(("dan",), 2)]
+    app.score(tied)
+    assert _record(app, "ann") == (1, 0, 0)
+    assert _record(app, "carl") == (0, 0, 1) == _record(app, "dan")
+    carl, dan = app.standing("neon", "", "carl"), app.standing("neon", "", "dan")
+    assert (carl.mu, carl.sigma) == (dan.mu, dan.sigma)
+
+    shared = _royale([1, 2, 2, 4], [0], "shared")
+    assert sides(shared)[0] == [Side(("bob",), 1), Side(("carl",), 1), Side(("dan",), 3)]
+    app.score(shared)
+    assert _record(app, "bob") == (0, 1, 0)
+    assert _record(app, "carl") == (0, 1, 1)  # the first match a loss, this one a draw
+    assert _record(app, "dan") == (0, 0, 2)
+
+
+def test_a_no_move_seat_below_the_movers_leaves_the_engines_result(
+        app: ScoringApplication) -> None:
+    """Nothing left out at or above the top: the engine's own result stands (a first place
+    shared without the draw flag, as Neon Knights places it, stays two wins)."""
+    app.score(_royale([1, 1, 3, 4], [3], "below"))
+    assert _record(app, "ann") == (1, 0, 0) == _record(app, "bob")
+    assert _record(app, "carl") == (0, 0, 1)
+
+
+@pytest.mark.parametrize(("placements", "results"), [
+    ([2, 2, 3, 3, 1, 1], ["win", "win", "loss", "loss"]),
+    ([2, 2, 2, 2, 1, 1], ["draw", "draw", "draw", "draw"]),
+    ([1, 1, 3, 3, 1, 1], ["win", "win", "loss", "loss"]),
+])
+def test_teammates_sharing_a_place_are_one_side_not_a_draw(placements: list[int],
+                                                           results: list[str]) -> None:
+    """Three teams, the third left out (fay never moved): the first place among the two
+    rated teams is a win for both partners, a draw only when the other team shares it."""
+    from services.scoring.results import left_out, result_of
+
+    short = parse_match_ended(_coalition(["ann", "bob", "carl", "dan", "eve", "fay"],
+                                         placements, [[0, 1], [2, 3], [4, 5]], "t", [5]))
+    absent = left_out(short)
+    assert absent == {4, 5}
+    assert [result_of(short, seat, absent) for seat in range(4)] == results
