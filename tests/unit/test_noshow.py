@@ -476,3 +476,21 @@ def test_teammates_sharing_a_place_are_one_side_not_a_draw(placements: list[int]
     absent = left_out(short)
     assert absent == {4, 5}
     assert [result_of(short, seat, absent) for seat in range(4)] == results
+
+
+def test_scoring_works_out_the_seats_left_out_once_per_result(
+        app: ScoringApplication, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app works out ``left_out`` once and hands it to ``sides`` and the standings."""
+    from services.scoring import results
+
+    calls = []
+    real = results.left_out
+
+    def counting(*args: Any, **kwargs: Any) -> set[int]:
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(results, "left_out", counting)
+    app.score(_royale([2, 1, 3, 4], [1], "once"))
+    assert len(calls) == 1
+    assert _record(app, "ann") == (1, 0, 0)
