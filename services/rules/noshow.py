@@ -14,8 +14,10 @@ once), so nothing says it was absent.
 The rules host keeps a :class:`MoveTally` per live match, noted record by record (O(1) per
 action, rebuilt from the records when a match is loaded), and writes its seats into every
 played MatchEnded as ``no_move_seats`` (a sorted list, ``[]`` when every seat that was
-acted for also moved; see :data:`FIELD`). An abandoned match's MatchEnded has none: it is no
-result, and nothing rates it. ``neon verify`` recomputes the field from the chain where a
+acted for also moved; see :data:`FIELD`). Self-play exports (``selfplay.export_game``)
+write it the same way, from their records (:func:`no_move_seats`: none, their bots make
+every move themselves). An abandoned match's MatchEnded has none: it is no result, and
+nothing rates it. ``neon verify`` recomputes the field from the chain where a
 MatchEnded holds it (:func:`check`); a MatchEnded written before the field holds none and
 is taken as it is.
 

@@ -142,23 +142,36 @@ def test_the_public_match_ended_carries_the_field() -> None:
 # -- verify -----------------------------------------------------------------------------
 
 
+DROP = object()
+"""``_rewritten``'s field that takes MatchEnded's field out (an export written before it)."""
+
+
 @pytest.fixture(scope="module")
-def played() -> bytes:
-    """A whole self-play match of Neon Reign: both seats move (no field: as written before)."""
+def fresh() -> bytes:
+    """A whole self-play match of Neon Reign as self-play writes it today: both seats move,
+    MatchEnded names the no-move seats (none) as the rules host does."""
     return export_game("neon-reign", "single", setups(load_engine("neon-reign"), "single")[0], 5, KEY)
+
+
+@pytest.fixture(scope="module")
+def played(fresh: bytes) -> bytes:
+    """The same match as self-play wrote it before the field (MatchEnded holds none)."""
+    return _rewritten(fresh, DROP)
 
 
 def _rewritten(data: bytes, field: Any = ..., bot_seat: int | None = None) -> bytes:
     """``data`` with every action of ``bot_seat`` marked as a bot's (as the host writes a
     seat the clock gave to a bot: ``by`` bot, command id ``bot:N``) and MatchEnded's field
-    set to ``field`` (``...``: left out), chained again and signed."""
+    set to ``field`` (``...``: as it is; ``DROP``: taken out), chained again and signed."""
     records, checkpoint = parse_export(data)
     bodies = []
     for record in records:
         body = {k: v for k, v in record.items() if k not in ("hash", "n", "prev", "match_id")}
         if record["type"] == "ActionAccepted" and record["seat"] == bot_seat:
             body.update(by="bot", command_id=f"bot:{record['n']}")
-        if record["type"] == "MatchEnded" and field is not ...:
+        if record["type"] == "MatchEnded" and field is DROP:
+            body.pop(FIELD, None)
+        elif record["type"] == "MatchEnded" and field is not ...:
             body[FIELD] = field
         bodies.append(body)
     chained: list[dict[str, Any]] = []
@@ -171,10 +184,51 @@ def _rewritten(data: bytes, field: Any = ..., bot_seat: int | None = None) -> by
 NO_MOVE_CHECK = "no-move seats named by MatchEnded match the actions"
 
 
+def _ended_of(data: bytes) -> dict[str, Any]:
+    return next(r for r in parse_export(data)[0] if r["type"] == "MatchEnded")
+
+
 def test_an_export_from_before_the_field_verifies(played: bytes) -> None:
+    assert FIELD not in _ended_of(played)
     report = verify_export(played)
     assert report.ok and NO_MOVE_CHECK not in report.checks
     assert verify_export(_rewritten(played, bot_seat=1)).ok  # no field: nothing to check
+
+
+def test_published_self_play_exports_hold_no_field_and_verify() -> None:
+    """The self-play exports published before the field (tests/fixtures/exports; all of them
+    verify in test_old_exports) are taken as they are: promises."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "fixtures" / "exports"
+    old = (folder / "neon-reign-1.1.0-single.jsonl").read_bytes()
+    assert FIELD not in _ended_of(old)
+    report = verify_export(old)
+    assert report.ok, report.failure
+    assert NO_MOVE_CHECK not in report.checks
+    assert not any(FIELD.encode() in path.read_bytes() for path in folder.glob("*.jsonl"))
+
+
+@pytest.mark.parametrize(("game", "mode", "seed"), [
+    ("neon-reign", "single", 5), ("neon-reign", "solo", 2), ("neon", "rebirth", 1),
+])
+def test_self_play_writes_the_field_as_the_host_does_and_verify_checks_it(
+        game: str, mode: str, seed: int, fresh: bytes) -> None:
+    """Self-play's MatchEnded names its no-move seats from the records (rules/noshow.py), as
+    the rules host's does: its bots make every move themselves, so none. verify recomputes
+    it and says so; a wrong one fails."""
+    data = fresh if seed == 5 else \
+        export_game(game, mode, setups(load_engine(game), mode)[0], seed, KEY)
+    records = parse_export(data)[0]
+    end = _ended_of(data)
+    assert end[FIELD] == no_move_seats(records) == []
+    assert set(end) - {"n", "hash", "prev", "match_id"} == \
+        {"type", "outcome", "players", "game", "mode", FIELD}  # the host's, without a creator
+    report = verify_export(data)
+    assert report.ok, report.failure
+    assert NO_MOVE_CHECK in report.checks
+    wrong = verify_export(_rewritten(data, [0]))
+    assert not wrong.ok and FIELD in wrong.failure
 
 
 def test_an_export_whose_field_says_what_the_chain_says_verifies(played: bytes) -> None:
