@@ -1,7 +1,8 @@
 """Seats that never made a move of their own: the no-show rule, shared by host and verify.
 
 A seat *made a move* when the match log holds an ActionAccepted of that seat that the seat
-itself sent (any action: an owed decision, a standing option, a resignation of its own).
+itself sent (any action: an owed decision, a standing option, a resignation of its own, even
+as its only action: the ruling is in services/scoring/__init__.py).
 The rules service also acts for seats (``records.SERVICE_COMMANDS``): a clock's timeout
 (``"timeout": true``), the forfeit after repeated timeouts (``"timeout": "forfeit"``) and a
 bot's move for a seat the clock gave to a bot (``"by": "bot"``). Those are not the seat's

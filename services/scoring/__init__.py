@@ -89,6 +89,18 @@ A seat that made no move
     a two-team match with one is a duel with a no-show, unrated and counted nowhere.
     Results stored before this rule (``ranking`` 2) replay as they were rated. A tournament
     keeps its own forfeit win in its standings.
+
+    A seat whose only action was its own resignation made a move (ruled 6 December 2026,
+    unchanged; ``ranking`` stays 3): the match is rated, the resigning seat the loser. The
+    rule tells an absent seat from a present one, and a resignation is the seat's own
+    signed decision about the game: the player was there and conceded it. Counting it as no
+    move would let a player who dislikes a pairing (a stronger opponent, a bad opening
+    deal) resign before moving and keep their rating, taking the opponent's win away with
+    it (a duel with a no-move seat is rated for neither), and it would close nothing in
+    return: an account farming wins for another makes one legal move and then resigns. A
+    move count tells absence, not collusion (one player in several seats and organisers'
+    matches are refused apart). A seat whose clock timed out and that then resigned itself
+    moved as well.
     Results published or stored before the field hold none and are rated (and replayed by
     ``replay_ratings``) as they were. An abandoned match's end holds no field (it is no
     result at all).

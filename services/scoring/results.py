@@ -219,7 +219,8 @@ def no_move_refusal(outcome: MatchOutcome) -> str:
     "" when every seat moved (or the result does not say: one from before, rated as then).
 
     The ruling (rules/noshow.py): a seat *made a move* when the match log holds an action
-    the seat sent itself, any action, its own resignation too. The rules service's own
+    the seat sent itself, any action, its own resignation too, even as its only action
+    (the ruling and why: services/scoring/__init__.py). The rules service's own
     actions for a seat (a clock's timeout, the forfeit after repeated timeouts, a bot's
     move for a seat the clock gave to a bot) are not its moves. A seat the service acted
     for that never moved is a no-show: rating practice (FIDE's rating regulations: a game

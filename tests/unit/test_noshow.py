@@ -58,6 +58,15 @@ def test_a_resignation_of_its_own_is_a_move() -> None:
     assert no_move_seats(log) == []
 
 
+def test_a_seat_whose_only_action_was_its_own_resignation_moved() -> None:
+    """The ruling (scoring/__init__.py): a resignation the seat sent itself is a move, even
+    its only one, whether or not the service had acted for it before."""
+    resign = {**act(0, 2), "action": {"type": "resign"}}
+    assert no_move_seats([resign]) == []
+    assert no_move_seats([act(0, 2, timeout=True), {**resign, "n": 3}]) == []
+    assert no_move_seats([act(0, 2, timeout=True), act(1, 3)]) == [0]  # no resignation: one
+
+
 def test_a_seat_that_never_owed_a_decision_is_no_no_show() -> None:
     """The opponent resigned at once: seat 1 never moved, but nobody acted for it either."""
     assert no_move_seats([act(0, 2)]) == []
