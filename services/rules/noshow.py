@@ -1,4 +1,5 @@
-"""Seats that never made a move of their own: the no-show rule, shared by host and verify.
+"""Seats that never made a move of their own: the no-show rule, shared by host, self-play and
+verify.
 
 A seat *made a move* when the match log holds an ActionAccepted of that seat that the seat
 itself sent (any action: an owed decision, a standing option, a resignation of its own, even

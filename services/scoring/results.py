@@ -298,7 +298,11 @@ RANKING = 3
 rated then. 1 (the results stored before it, which have no ``ranking``): a draw ranked every
 side 1st, also the seats below a shared first place in a free-for-all. 2: placements are the
 ranks. 3: as 2, and a team with a no-move seat is left out whole (:func:`left_out`); 2 rated
-its other members as a smaller side."""
+its other members as a smaller side. The ranks of the sides left when seats are left out
+became their places among themselves (:func:`places`) within 3: openskill reads only the
+order of the ranks, which is the placements' order, so every rating is what it was and no
+new number was needed (a test holds the two equal). A seat whose only action was its own
+resignation counts as having moved in every one (services/scoring/__init__.py)."""
 
 
 def sides(outcome: MatchOutcome, ranking: int = RANKING,
