@@ -497,9 +497,12 @@ def test_ties_among_the_movers_stay_ties(app: ScoringApplication) -> None:
     never moved and bob and carl share first below her: a first place the movers share is a
     draw for each."""
     from services.scoring.results import Side, sides
+    from services.scoring.skill import rate
 
     tied = _royale([1, 1, 3, 3], [1], "tied", draw=True)
     assert sides(tied)[0] == [Side(("ann",), 1), Side(("carl",), 2), Side(("dan",), 2)]
+    raw = [Side(("ann",), 1), Side(("carl",), 3), Side(("dan",), 3)]  # the placements
+    assert rate(sides(tied)[0], {}) == rate(raw, {})  # so ranking 3 replays the same
     app.score(tied)
     assert _record(app, "ann") == (1, 0, 0)
     assert _record(app, "carl") == (0, 0, 1) == _record(app, "dan")
