@@ -89,6 +89,9 @@ A seat that made no move
     a two-team match with one is a duel with a no-show, unrated and counted nowhere.
     Results stored before this rule (``ranking`` 2) replay as they were rated. A tournament
     keeps its own forfeit win in its standings.
+    Results published or stored before the field hold none and are rated (and replayed by
+    ``replay_ratings``) as they were. An abandoned match's end holds no field (it is no
+    result at all).
 
     A seat whose only action was its own resignation made a move (ruled 6 December 2026,
     unchanged; ``ranking`` stays 3): the match is rated, the resigning seat the loser. The
@@ -101,9 +104,6 @@ A seat that made no move
     move count tells absence, not collusion (one player in several seats and organisers'
     matches are refused apart). A seat whose clock timed out and that then resigned itself
     moved as well.
-    Results published or stored before the field hold none and are rated (and replayed by
-    ``replay_ratings``) as they were. An abandoned match's end holds no field (it is no
-    result at all).
 
 Wins, draws, losses
     In a result flagged ``draw`` a first place is a draw; otherwise first place is a win.

@@ -394,8 +394,8 @@ def result_of(outcome: MatchOutcome, seat: int, absent: Set[int] = frozenset()) 
     place, or an absent seat shares the first place), the engine's first place and its
     ``draw`` flag describe a table the standings do not count: the best of the others wins
     alone (with its teammates) or, sharing that place with another side, draws; every other
-    seat loses. Without this a mover placed
-    2nd behind an absent seat was counted a loss in a match it won among those who played."""
+    seat loses. Without this a mover placed 2nd behind an absent seat was counted a loss in
+    a match it won among those who played."""
     placements = outcome.placements
     counted = [s for s in range(outcome.seats) if s not in absent]
     if not absent or not counted:
