@@ -1,7 +1,9 @@
-"""Seats that never made a move of their own: the no-show rule, shared by host and verify.
+"""Seats that never made a move of their own: the no-show rule, shared by host, self-play and
+verify.
 
 A seat *made a move* when the match log holds an ActionAccepted of that seat that the seat
-itself sent (any action: an owed decision, a standing option, a resignation of its own).
+itself sent (any action: an owed decision, a standing option, a resignation of its own, even
+as its only action: the ruling is in services/scoring/__init__.py).
 The rules service also acts for seats (``records.SERVICE_COMMANDS``): a clock's timeout
 (``"timeout": true``), the forfeit after repeated timeouts (``"timeout": "forfeit"``) and a
 bot's move for a seat the clock gave to a bot (``"by": "bot"``). Those are not the seat's
@@ -14,8 +16,10 @@ once), so nothing says it was absent.
 The rules host keeps a :class:`MoveTally` per live match, noted record by record (O(1) per
 action, rebuilt from the records when a match is loaded), and writes its seats into every
 played MatchEnded as ``no_move_seats`` (a sorted list, ``[]`` when every seat that was
-acted for also moved; see :data:`FIELD`). An abandoned match's MatchEnded has none: it is no
-result, and nothing rates it. ``neon verify`` recomputes the field from the chain where a
+acted for also moved; see :data:`FIELD`). Self-play exports (``selfplay.export_game``)
+write it the same way, from their records (:func:`no_move_seats`: none, their bots make
+every move themselves). An abandoned match's MatchEnded has none: it is no result, and
+nothing rates it. ``neon verify`` recomputes the field from the chain where a
 MatchEnded holds it (:func:`check`); a MatchEnded written before the field holds none and
 is taken as it is.
 

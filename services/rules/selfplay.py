@@ -184,8 +184,10 @@ def export_game(game: str, mode: str, setup: Setup, seed: int, key: Any, bot: st
     """One self-play game as a signed audit export, offline (no dice or rules service).
 
     The records have the shape the rules host writes (MatchCreated with the dice commitment,
-    MatchStarted and ActionAccepted with their draws and state hashes, MatchEnded,
-    MatchSealed with the revealed seed), chained and closed by a checkpoint signed with
+    MatchStarted and ActionAccepted with their draws and state hashes, MatchEnded with the
+    seats that never made a move of their own (``no_move_seats``, rules/noshow.py, as the
+    host writes it: none, the bots make every move themselves), MatchSealed with the
+    revealed seed), chained and closed by a checkpoint signed with
     ``key`` (Ed25519): a folder of such exports is what ``neon verify`` and
     ``bench/bench_verify.py`` check. Draws come from a dice seed derived from ``seed``;
     ``keyed`` hashes states with the per-match state key, as a deployment does; ``version``
@@ -205,6 +207,7 @@ def export_game(game: str, mode: str, setup: Setup, seed: int, key: Any, bot: st
         perform,
         state_key,
     )
+    from services.rules import noshow
     from services.rules import records as rec
     from services.rules.export import build_export
     from services.rules.replay import outcome_json
@@ -268,6 +271,6 @@ def export_game(game: str, mode: str, setup: Setup, seed: int, key: Any, bot: st
     if outcome is None:
         raise RuntimeError("no decision pending but no outcome")
     add({"type": "MatchEnded", "outcome": outcome_json(outcome), "players": players,
-         "game": game, "mode": mode})
+         "game": game, "mode": mode, noshow.FIELD: noshow.no_move_seats(records)})
     add({"type": "MatchSealed", "seed": dice_seed.hex(), "commitment": created["dice"]["commitment"]})
     return build_export(match_id, game, records, key)

@@ -93,9 +93,27 @@ A seat that made no move
     ``replay_ratings``) as they were. An abandoned match's end holds no field (it is no
     result at all).
 
+    A seat whose only action was its own resignation made a move (ruled 6 December 2026,
+    unchanged; ``ranking`` stays 3): the match is rated, the resigning seat the loser. The
+    rule tells an absent seat from a present one, and a resignation is the seat's own
+    signed decision about the game: the player was there and conceded it. Counting it as no
+    move would let a player who dislikes a pairing (a stronger opponent, a bad opening
+    deal) resign before moving and keep their rating, taking the opponent's win away with
+    it (a duel with a no-move seat is rated for neither), and it would close nothing in
+    return: an account farming wins for another makes one legal move and then resigns. A
+    move count tells absence, not collusion (one player in several seats and organisers'
+    matches are refused apart). A seat whose clock timed out and that then resigned itself
+    moved as well.
+
 Wins, draws, losses
     In a result flagged ``draw`` a first place is a draw; otherwise first place is a win.
     Any other place is a loss, also in a drawn free-for-all (NEON's two first places).
+    With seats left out for making no move (and their teams), the others are counted on
+    their order among themselves (results.result_of, results.places), as they are rated:
+    a no-move seat placed above them (a bot played the absent seat and won) or beside them
+    (sharing the first place) leaves the best of them a win alone, a draw when another
+    side shares that place, never a loss to a seat that is counted nowhere. When no seat
+    left out is placed at or above the best of them, the engine's result stands.
 
 Access
     Every query is public (service.py): results and ratings are public information.

@@ -135,9 +135,11 @@ class ScoringApplication(Application):
             raise StreamChanged(f"the ledger follows the stream created {ledger.stream_id or '?'}, "
                                 f"not the one created {stream_id}")
         # a seat that never moved (a no-show, a forfeit) is left out of the sides like a bot,
-        # with its team (res.left_out): a duel with one is not rated (res.sides says why), a
-        # free-for-all that two human sides played on is rated among them
-        sides, unrated = res.sides(outcome)
+        # with its team (res.left_out, computed once here for the sides and the standings): a
+        # duel with one is not rated (res.sides says why), a free-for-all that two human sides
+        # played on is rated and counted among them, on their order among themselves
+        absent = res.left_out(outcome)
+        sides, unrated = res.sides(outcome, absent=absent)
         refusal = res.creator_refusal(outcome.created_by, rate_organiser_matches)
         if refusal:
             # recorded (its result and the players' histories show it, with the reason) but
@@ -147,7 +149,6 @@ class ScoringApplication(Application):
         # the wins and best-score boards could be farmed alone; so could they with a second
         # account that never moves: a result left unrated by a no-move seat counts nowhere,
         # and a no-move seat itself counts in no standing
-        absent = res.left_out(outcome)  # the no-move seats, with their teams
         counted = not refusal and not res.in_several_seats(outcome) \
             and not (absent and not sides)
         keys = [""] + ([outcome.mode] if outcome.mode else [])
@@ -173,7 +174,7 @@ class ScoringApplication(Application):
                 if new is not None:
                     ratings.append({"player": player, "mode": key, "seat": seat,
                                     "before": standing.skill.to_json(), "after": new.to_json()})
-                standing.count(outcome.match_id, res.result_of(outcome, seat),
+                standing.count(outcome.match_id, res.result_of(outcome, seat, absent),
                                outcome.scores[seat], new.to_json() if new else None)
         ledger.apply(outcome.match_id, stream_seq)
         data = {

@@ -14,7 +14,7 @@ sides that openskill rates, and says whether its creator lets it be rated
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -219,7 +219,8 @@ def no_move_refusal(outcome: MatchOutcome) -> str:
     "" when every seat moved (or the result does not say: one from before, rated as then).
 
     The ruling (rules/noshow.py): a seat *made a move* when the match log holds an action
-    the seat sent itself, any action, its own resignation too. The rules service's own
+    the seat sent itself, any action, its own resignation too, even as its only action
+    (the ruling and why: services/scoring/__init__.py). The rules service's own
     actions for a seat (a clock's timeout, the forfeit after repeated timeouts, a bot's
     move for a seat the clock gave to a bot) are not its moves. A seat the service acted
     for that never moved is a no-show: rating practice (FIDE's rating regulations: a game
@@ -297,14 +298,24 @@ RANKING = 3
 rated then. 1 (the results stored before it, which have no ``ranking``): a draw ranked every
 side 1st, also the seats below a shared first place in a free-for-all. 2: placements are the
 ranks. 3: as 2, and a team with a no-move seat is left out whole (:func:`left_out`); 2 rated
-its other members as a smaller side."""
+its other members as a smaller side. The ranks of the sides left when seats are left out
+became their places among themselves (:func:`places`) within 3: openskill reads only the
+order of the ranks, which is the placements' order, so every rating is what it was and no
+new number was needed (a test holds the two equal). A seat whose only action was its own
+resignation counts as having moved in every one (services/scoring/__init__.py)."""
 
 
-def sides(outcome: MatchOutcome, ranking: int = RANKING) -> tuple[list[Side], str]:
+def sides(outcome: MatchOutcome, ranking: int = RANKING,
+          absent: Set[int] | None = None) -> tuple[list[Side], str]:
     """The human sides to rate, or ``([], reason)`` when the result is not rated.
 
+    ``absent`` is :func:`left_out` of the result at ``ranking``, when the caller has it
+    already (scoring's app computes it once for the sides and the standings); computed here
+    when not given.
+
     Teams come from ``outcome.teams`` (else each seat alone); a side's rank is its best
-    placement. A draw needs no exception: the engines place the drawn seats equal (every
+    place (:func:`places`: the placement, or with seats left out the place among the
+    others). A draw needs no exception: the engines place the drawn seats equal (every
     seat 1st in a duel's draw or double KO), and in a free-for-all whose first place is
     shared (``draw`` set) the other seats keep their lower places. Bot seats are dropped,
     so humans are rated on their order among themselves; bots never get a rating. So are
@@ -319,13 +330,15 @@ def sides(outcome: MatchOutcome, ranking: int = RANKING) -> tuple[list[Side], st
     if in_several_seats(outcome):
         return [], "one player held several seats"
     groups = outcome.teams or tuple((seat,) for seat in range(outcome.seats))
-    absent = left_out(outcome, ranking)
+    if absent is None:
+        absent = left_out(outcome, ranking)
+    placed = places(outcome, absent)
     found = []
     for team in groups:
         members = tuple(players[s] for s in team if not is_bot(players[s]) and s not in absent)
         if members:
             rank = 1 if ranking < 2 and outcome.draw else min(
-                outcome.placements[s] for s in team if s not in absent)
+                placed[s] for s in team if s not in absent)
             found.append(Side(members, rank))
     if len(found) < 2:
         if absent:
@@ -351,14 +364,53 @@ def left_out(outcome: MatchOutcome, ranking: int = RANKING) -> set[int]:
     return absent | {s for team in outcome.teams if absent.intersection(team) for s in team}
 
 
+def places(outcome: MatchOutcome, absent: Set[int] = frozenset()) -> tuple[int, ...]:
+    """Each seat's place among the seats not ``absent`` (:func:`left_out`): one more than
+    the number of them placed strictly better, so ties stay ties (placements 2, 3, 3 of the
+    seats that moved, behind a no-move seat placed 1st, are places 1, 2, 2). With no seat
+    left out, the placements as they are. An absent seat keeps its placement (nothing reads
+    it). openskill reads only the order of the ranks, so these rate exactly as the
+    placements among the same seats would: results stored at ``ranking`` 3 replay the same."""
+    if not absent:
+        return outcome.placements
+    counted = [p for s, p in enumerate(outcome.placements) if s not in absent]
+    return tuple(p if s in absent else 1 + sum(1 for q in counted if q < p)
+                 for s, p in enumerate(outcome.placements))
+
+
 def in_several_seats(outcome: MatchOutcome) -> bool:
     """Whether one player (not a bot) held several of the match's seats."""
     humans = [p for p in outcome.players if p and not is_bot(p)]
     return len(set(humans)) != len(humans)
 
 
-def result_of(outcome: MatchOutcome, seat: int) -> str:
-    """"win" (first place, no draw), "draw" (a first place shared in a draw) or "loss"."""
+def result_of(outcome: MatchOutcome, seat: int, absent: Set[int] = frozenset()) -> str:
+    """"win" (first place, no draw), "draw" (a first place shared in a draw) or "loss".
+
+    ``absent``: the seats :func:`left_out` of the result (no-move seats and their teams),
+    which count in no standing; the others' results are read on their order among
+    themselves. When no seat left out is placed at or above the best of the others, the
+    engine's result stands as it is. When one is (a bot played an absent seat to first
+    place, or an absent seat shares the first place), the engine's first place and its
+    ``draw`` flag describe a table the standings do not count: the best of the others wins
+    alone (with its teammates) or, sharing that place with another side, draws; every other
+    seat loses. Without this a mover placed 2nd behind an absent seat was counted a loss in
+    a match it won among those who played."""
+    placements = outcome.placements
+    counted = [s for s in range(outcome.seats) if s not in absent]
+    if not absent or not counted:
+        return _engine_result(outcome, seat)
+    best = min(placements[s] for s in counted)
+    if placements[seat] != best:
+        return "loss"
+    if all(placements[s] > best for s in absent):
+        return _engine_result(outcome, seat)
+    team = next((t for t in outcome.teams if seat in t), (seat,))
+    shared = any(placements[s] == best for s in counted if s not in team)
+    return "draw" if shared else "win"
+
+
+def _engine_result(outcome: MatchOutcome, seat: int) -> str:
     if outcome.placements[seat] != 1:
         return "loss"
     return "draw" if outcome.draw else "win"

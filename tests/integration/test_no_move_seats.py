@@ -158,3 +158,40 @@ async def test_a_move_made_before_the_match_left_memory_still_counts(duel_backen
         assert end["outcome"]["placements"][seat] == 2  # forfeited all the same
     finally:
         await client.close()
+
+
+async def test_a_seat_whose_only_action_was_to_resign_moved_and_its_match_is_rated(
+        duel_backend: Backend, tmp_path: Path, nats_url: str, request: pytest.FixtureRequest) -> None:
+    """The ruling (services/scoring/__init__.py, "A seat that made no move"): a resignation
+    the seat sent itself is a move, even its only one. The seat to move first resigns at
+    once, under a forfeit clock that never got to act: MatchEnded names no no-move seat,
+    verify agrees, and scoring rates the match, the resigning seat the loser. (Were it a
+    no-move seat, a player could resign any pairing they disliked before moving and keep
+    their rating, taking their opponent's win away with it.)"""
+    settings = scoring_settings(tmp_path / "scoring", nats_url, request)
+    scoring = await Scoring(
+        settings, "duel", deliver_new=True, filter_subject=f"{bus.subject_prefix()}.results.duel.>",
+        trusted_keys=(public_key_hex(duel_backend.keys.signing_key),)).start()
+    client = RulesClient(duel_backend.address("rules-duel"))
+    tag = uuid.uuid4().hex[:6]
+    players = [f"eve-{tag}", f"fay-{tag}"]
+    match_id = f"resigned-{tag}"
+    try:
+        tokens = await create(duel_backend, client, match_id, players, forfeit_clock(60_000))
+        first = await owing(client, match_id)
+        assert first is not None
+        await client.submit(tokens[first], match_id, "gg", {"type": "resign"})
+        end = await ended_record(duel_backend, client, match_id)
+        assert end["no_move_seats"] == []
+        assert end["outcome"]["placements"][first] == 2
+        result = await _result(scoring, match_id)
+        assert result.rated and result.unrated_reason == "" and len(result.after) == 2
+        resigner = scoring.app.standing("duel", "", players[first])
+        winner = scoring.app.standing("duel", "", players[1 - first])
+        assert (resigner.losses, resigner.rated_matches) == (1, 1)
+        assert (winner.wins, winner.rated_matches) == (1, 1)
+        assert winner.mu > 25 > resigner.mu
+    finally:
+        await client.close()
+        await scoring.stop()
+        await delete_consumers(nats_url, scoring.durables)

@@ -58,6 +58,15 @@ def test_a_resignation_of_its_own_is_a_move() -> None:
     assert no_move_seats(log) == []
 
 
+def test_a_seat_whose_only_action_was_its_own_resignation_moved() -> None:
+    """The ruling (scoring/__init__.py): a resignation the seat sent itself is a move, even
+    its only one, whether or not the service had acted for it before."""
+    resign = {**act(0, 2), "action": {"type": "resign"}}
+    assert no_move_seats([resign]) == []
+    assert no_move_seats([act(0, 2, timeout=True), {**resign, "n": 3}]) == []
+    assert no_move_seats([act(0, 2, timeout=True), act(1, 3)]) == [0]  # no resignation: one
+
+
 def test_a_seat_that_never_owed_a_decision_is_no_no_show() -> None:
     """The opponent resigned at once: seat 1 never moved, but nobody acted for it either."""
     assert no_move_seats([act(0, 2)]) == []
@@ -142,23 +151,36 @@ def test_the_public_match_ended_carries_the_field() -> None:
 # -- verify -----------------------------------------------------------------------------
 
 
+DROP = object()
+"""``_rewritten``'s field that takes MatchEnded's field out (an export written before it)."""
+
+
 @pytest.fixture(scope="module")
-def played() -> bytes:
-    """A whole self-play match of Neon Reign: both seats move (no field: as written before)."""
+def fresh() -> bytes:
+    """A whole self-play match of Neon Reign as self-play writes it today: both seats move,
+    MatchEnded names the no-move seats (none) as the rules host does."""
     return export_game("neon-reign", "single", setups(load_engine("neon-reign"), "single")[0], 5, KEY)
+
+
+@pytest.fixture(scope="module")
+def played(fresh: bytes) -> bytes:
+    """The same match as self-play wrote it before the field (MatchEnded holds none)."""
+    return _rewritten(fresh, DROP)
 
 
 def _rewritten(data: bytes, field: Any = ..., bot_seat: int | None = None) -> bytes:
     """``data`` with every action of ``bot_seat`` marked as a bot's (as the host writes a
     seat the clock gave to a bot: ``by`` bot, command id ``bot:N``) and MatchEnded's field
-    set to ``field`` (``...``: left out), chained again and signed."""
+    set to ``field`` (``...``: as it is; ``DROP``: taken out), chained again and signed."""
     records, checkpoint = parse_export(data)
     bodies = []
     for record in records:
         body = {k: v for k, v in record.items() if k not in ("hash", "n", "prev", "match_id")}
         if record["type"] == "ActionAccepted" and record["seat"] == bot_seat:
             body.update(by="bot", command_id=f"bot:{record['n']}")
-        if record["type"] == "MatchEnded" and field is not ...:
+        if record["type"] == "MatchEnded" and field is DROP:
+            body.pop(FIELD, None)
+        elif record["type"] == "MatchEnded" and field is not ...:
             body[FIELD] = field
         bodies.append(body)
     chained: list[dict[str, Any]] = []
@@ -171,10 +193,51 @@ def _rewritten(data: bytes, field: Any = ..., bot_seat: int | None = None) -> by
 NO_MOVE_CHECK = "no-move seats named by MatchEnded match the actions"
 
 
+def _ended_of(data: bytes) -> dict[str, Any]:
+    return next(r for r in parse_export(data)[0] if r["type"] == "MatchEnded")
+
+
 def test_an_export_from_before_the_field_verifies(played: bytes) -> None:
+    assert FIELD not in _ended_of(played)
     report = verify_export(played)
     assert report.ok and NO_MOVE_CHECK not in report.checks
     assert verify_export(_rewritten(played, bot_seat=1)).ok  # no field: nothing to check
+
+
+def test_published_self_play_exports_hold_no_field_and_verify() -> None:
+    """The self-play exports published before the field (tests/fixtures/exports; all of them
+    verify in test_old_exports) are taken as they are: promises."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "fixtures" / "exports"
+    old = (folder / "neon-reign-1.1.0-single.jsonl").read_bytes()
+    assert FIELD not in _ended_of(old)
+    report = verify_export(old)
+    assert report.ok, report.failure
+    assert NO_MOVE_CHECK not in report.checks
+    assert not any(FIELD.encode() in path.read_bytes() for path in folder.glob("*.jsonl"))
+
+
+@pytest.mark.parametrize(("game", "mode", "seed"), [
+    ("neon-reign", "single", 5), ("neon-reign", "solo", 2), ("neon", "rebirth", 1),
+])
+def test_self_play_writes_the_field_as_the_host_does_and_verify_checks_it(
+        game: str, mode: str, seed: int, fresh: bytes) -> None:
+    """Self-play's MatchEnded names its no-move seats from the records (rules/noshow.py), as
+    the rules host's does: its bots make every move themselves, so none. verify recomputes
+    it and says so; a wrong one fails."""
+    data = fresh if seed == 5 else \
+        export_game(game, mode, setups(load_engine(game), mode)[0], seed, KEY)
+    records = parse_export(data)[0]
+    end = _ended_of(data)
+    assert end[FIELD] == no_move_seats(records) == []
+    assert set(end) - {"n", "hash", "prev", "match_id"} == \
+        {"type", "outcome", "players", "game", "mode", FIELD}  # the host's, without a creator
+    report = verify_export(data)
+    assert report.ok, report.failure
+    assert NO_MOVE_CHECK in report.checks
+    wrong = verify_export(_rewritten(data, [0]))
+    assert not wrong.ok and FIELD in wrong.failure
 
 
 def test_an_export_whose_field_says_what_the_chain_says_verifies(played: bytes) -> None:
@@ -349,7 +412,8 @@ def test_a_team_with_a_no_move_seat_is_no_smaller_side(app: ScoringApplication) 
 def test_three_teams_one_short_the_other_two_are_rated_among_themselves(
         app: ScoringApplication) -> None:
     """Three teams of two, fay never moved: her team is left out whole (eve, her partner,
-    neither rated nor counted); the two full teams are rated on their order."""
+    neither rated nor counted); the two full teams are rated and counted on their order
+    among themselves."""
     players = ["ann", "bob", "carl", "dan", "eve", "fay"]
     data = app.score(parse_match_ended(_coalition(
         players, [2, 2, 3, 3, 1, 1], [[0, 1], [2, 3], [4, 5]], "c3", [5]))).data
@@ -360,7 +424,11 @@ def test_three_teams_one_short_the_other_two_are_rated_among_themselves(
         got = app.standing("neon-reign", "", player)
         assert (got.matches, got.rated_matches) == (0, 0), player
     ann = app.standing("neon-reign", "", "ann")
-    assert (ann.matches, ann.losses, ann.rated_matches) == (1, 1, 1) and ann.mu > 25  # 2nd of 3
+    # 2nd of 3 behind the team left out, so 1st of the two rated: a win, not a loss
+    assert (ann.matches, ann.wins, ann.losses, ann.rated_matches) == (1, 1, 0, 1)
+    assert ann.mu > 25
+    carl = app.standing("neon-reign", "", "carl")
+    assert (carl.wins, carl.losses) == (0, 1)
     replayed = app.replay_ratings("neon-reign")
     assert sorted(replayed) == ["ann", "bob", "carl", "dan"]
     assert replayed["ann"].mu == ann.mu
@@ -380,3 +448,115 @@ def test_a_short_team_stored_rated_before_the_team_rule_replays_as_it_was_rated(
     stored.update(rated=True, ranking=2)  # as the release that rated it stored it
     replayed = app.replay_ratings("neon-reign")
     assert sorted(replayed) == ["ann", "carl", "dan"] and replayed["ann"].mu > 25
+
+
+# -- the movers' order among themselves ---------------------------------------------------
+
+
+def _royale(placements: list[int], absent: list[int], match_id: str, *,
+            draw: bool = False) -> MatchOutcome:
+    body = ended(["ann", "bob", "carl", "dan"], placements, match_id, no_move_seats=absent)
+    body.update(game="neon", mode="battle-royale")
+    body["outcome"].update(scores=[0] * 4, draw=draw)
+    return parse_match_ended(body)
+
+
+def _record(app: ScoringApplication, player: str) -> tuple[int, int, int]:
+    got = app.standing("neon", "", player)
+    return got.wins, got.draws, got.losses
+
+
+def test_a_no_move_seat_placed_first_leaves_the_best_mover_the_winner(
+        app: ScoringApplication) -> None:
+    """Worked example: four seats, bob never moved (no_show=bot: a bot played his seat and
+    won), ann 2nd, carl 3rd, dan 4th. Among the seats that moved ann is first, carl second,
+    dan third: ann wins (not a loss to an absent seat), the others lose, and the sides are
+    ranked 1, 2, 3, which openskill rates exactly as the raw places (it reads the order)."""
+    from services.scoring.results import Side, sides
+    from services.scoring.skill import rate
+
+    result = _royale([2, 1, 3, 4], [1], "first")
+    found, why = sides(result)
+    assert why == "" and found == [Side(("ann",), 1), Side(("carl",), 2), Side(("dan",), 3)]
+    assert rate(found, {}) == rate([Side(s.players, s.rank + 1) for s in found], {})
+    data = app.score(result).data
+    assert data["rated"]
+    assert _record(app, "ann") == (1, 0, 0)
+    assert _record(app, "carl") == (0, 0, 1) and _record(app, "dan") == (0, 0, 1)
+    assert app.standing("neon", "", "bob").matches == 0
+    ann, carl = app.standing("neon", "", "ann"), app.standing("neon", "", "carl")
+    assert ann.mu > 25 and ann.mu > carl.mu
+    replayed = app.replay_ratings("neon")
+    assert (replayed["ann"].mu, replayed["ann"].sigma) == (ann.mu, ann.sigma)
+
+
+def test_ties_among_the_movers_stay_ties(app: ScoringApplication) -> None:
+    """bob (no move) shares first with ann, the engine flagging the shared first place a
+    draw; carl and dan share third. Among the movers ann is first alone (a win, not a draw
+    with an absent seat) and carl and dan tie for second (losses, rated equal). Then ann
+    never moved and bob and carl share first below her: a first place the movers share is a
+    draw for each."""
+    from services.scoring.results import Side, sides
+    from services.scoring.skill import rate
+
+    tied = _royale([1, 1, 3, 3], [1], "tied", draw=True)
+    assert sides(tied)[0] == [Side(("ann",), 1), Side(("carl",), 2), Side(("dan",), 2)]
+    raw = [Side(("ann",), 1), Side(("carl",), 3), Side(("dan",), 3)]  # the placements
+    assert rate(sides(tied)[0], {}) == rate(raw, {})  # so ranking 3 replays the same
+    app.score(tied)
+    assert _record(app, "ann") == (1, 0, 0)
+    assert _record(app, "carl") == (0, 0, 1) == _record(app, "dan")
+    carl, dan = app.standing("neon", "", "carl"), app.standing("neon", "", "dan")
+    assert (carl.mu, carl.sigma) == (dan.mu, dan.sigma)
+
+    shared = _royale([1, 2, 2, 4], [0], "shared")
+    assert sides(shared)[0] == [Side(("bob",), 1), Side(("carl",), 1), Side(("dan",), 3)]
+    app.score(shared)
+    assert _record(app, "bob") == (0, 1, 0)
+    assert _record(app, "carl") == (0, 1, 1)  # the first match a loss, this one a draw
+    assert _record(app, "dan") == (0, 0, 2)
+
+
+def test_a_no_move_seat_below_the_movers_leaves_the_engines_result(
+        app: ScoringApplication) -> None:
+    """Nothing left out at or above the top: the engine's own result stands (a first place
+    shared without the draw flag, as Neon Knights places it, stays two wins)."""
+    app.score(_royale([1, 1, 3, 4], [3], "below"))
+    assert _record(app, "ann") == (1, 0, 0) == _record(app, "bob")
+    assert _record(app, "carl") == (0, 0, 1)
+
+
+@pytest.mark.parametrize(("placements", "results"), [
+    ([2, 2, 3, 3, 1, 1], ["win", "win", "loss", "loss"]),
+    ([2, 2, 2, 2, 1, 1], ["draw", "draw", "draw", "draw"]),
+    ([1, 1, 3, 3, 1, 1], ["win", "win", "loss", "loss"]),
+])
+def test_teammates_sharing_a_place_are_one_side_not_a_draw(placements: list[int],
+                                                           results: list[str]) -> None:
+    """Three teams, the third left out (fay never moved): the first place among the two
+    rated teams is a win for both partners, a draw only when the other team shares it."""
+    from services.scoring.results import left_out, result_of
+
+    short = parse_match_ended(_coalition(["ann", "bob", "carl", "dan", "eve", "fay"],
+                                         placements, [[0, 1], [2, 3], [4, 5]], "t", [5]))
+    absent = left_out(short)
+    assert absent == {4, 5}
+    assert [result_of(short, seat, absent) for seat in range(4)] == results
+
+
+def test_scoring_works_out_the_seats_left_out_once_per_result(
+        app: ScoringApplication, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app works out ``left_out`` once and hands it to ``sides`` and the standings."""
+    from services.scoring import results
+
+    calls = []
+    real = results.left_out
+
+    def counting(*args: Any, **kwargs: Any) -> set[int]:
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(results, "left_out", counting)
+    app.score(_royale([2, 1, 3, 4], [1], "once"))
+    assert len(calls) == 1
+    assert _record(app, "ann") == (1, 0, 0)
