@@ -47,7 +47,7 @@ What is checked, and what is not checked twice (issue 18):
   that names another creator, or other players, game or mode than MatchCreated, fails (the
   signed result is made from MatchEnded alone; re-signed, other players verified before).
 - **No-move seats.** A MatchEnded that holds ``no_move_seats`` (every played end since it
-  was written: the seats that never made a move of their own, which scoring does not rate)
+  was written, self-play's too: the seats that never made a move of their own, which scoring does not rate)
   must name exactly the seats the records before it say (rules/noshow.py ``check``); one
   written before the field holds none and is taken.
 - **What the records describe** (``Replayed.descriptions``, ``_check_commands``), checked
