@@ -1,4 +1,6 @@
-"""The rule-bot bench runs in CI with a few games: every mode of every game ends by its rules."""
+"""The rule-bot bench runs in CI with a few games: every mode of every game ends by its rules.
+The subprocess timeout is a hang guard, not a speed check (about 6 CPU-seconds, 17 s wall on
+a loaded 2-core machine): speed is bench/'s business."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_bench_bots_plays_every_mode_of_every_game_to_an_ending() -> None:
     done = subprocess.run([sys.executable, "bench/bench_bots.py", "--games", "5"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60, check=False)
+                          capture_output=True, text=True, timeout=240, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     for game in available():
         for mode in load_engine(game).modes():
@@ -26,6 +28,6 @@ def test_bench_bots_plays_every_mode_of_every_game_to_an_ending() -> None:
 def test_bench_bots_exits_1_when_a_game_reaches_no_ending() -> None:
     done = subprocess.run([sys.executable, "bench/bench_bots.py", "--games", "2", "--game", "neon",
                            "--mode", "rebirth", "--limit", "10"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60, check=False)
+                          capture_output=True, text=True, timeout=240, check=False)
     assert done.returncode == 1
     assert "FAILED" in done.stdout and "no ending after 10 actions" in done.stdout
