@@ -1410,7 +1410,8 @@ class Director:
     async def _export_or_unavailable(self, game: str, match_id: str) -> Any:
         """The match's export from its rules service (streamed in chunks, see
         :meth:`RulesGateway.export_match`); None when it knows no such match (the bundle
-        check then says the export is missing). A broken stream is Unavailable."""
+        check then says the export is missing). A broken stream is Unavailable, an export
+        past the limit RESOURCE_EXHAUSTED (``MatchExportTooLarge``)."""
         try:
             return await self.rules.export_match(game, match_id)
         except grpc.aio.AioRpcError as err:
