@@ -26,10 +26,11 @@ losing or doubling anything.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -280,6 +281,39 @@ def _unfinished(t: Tournament) -> list[str]:
     """The tournament's matches with no result recorded."""
     return [match["match_id"] for rnd in t.rounds
             for key, match in rnd["matches"].items() if key not in rnd["results"]]
+
+
+class _MatchesFailed(Exception):
+    """A pass of the round driver in which some matches failed (each logged with its match
+    id) while the others went on; the driver looks again after its backoff."""
+
+    def __init__(self, match_ids: list[str]) -> None:
+        super().__init__(f"{len(match_ids)} match(es) failed this pass: {', '.join(match_ids)}")
+        self.match_ids = match_ids
+
+
+@contextlib.contextmanager
+def _per_match(tournament_id: str, match_id: str, failed: list[str], what: str,
+               **fields: Any) -> Iterator[None]:
+    """One match's step of a driver pass, with the tournament and match ids bound: its
+    exception is logged (``what``, the error and ``fields``), the match id added to
+    ``failed``, and swallowed, so the pass goes on with the round's other matches.
+    Cancellation passes through."""
+    with bound_contextvars(tournament_id=tournament_id, match_id=match_id):
+        try:
+            yield
+        except Exception as err:
+            log.warning(what, error=_reason(err), **fields)
+            failed.append(match_id)
+
+
+def _reason(err: Exception) -> str:
+    """An error in words for a log line: a gRPC error's code and details, a service error's
+    reason, or its repr."""
+    if isinstance(err, grpc.aio.AioRpcError):
+        return f"{err.code().name}: {err.details()}"
+    reason = getattr(err, "reason", None)
+    return f"{type(err).__name__}: {reason}" if isinstance(reason, str) else repr(err)
 
 
 class Director:
@@ -668,11 +702,15 @@ class Director:
         # set a context variable from a finaliser; see platform/grpc_kit.py, _CallScope).
         bind_contextvars(tournament_id=tournament_id)
         while not self._closing:
+            wait = self.options.poll
             try:
                 done = await self._step(tournament_id)
                 backoff = 0.1
             except asyncio.CancelledError:
                 raise
+            except _MatchesFailed:  # each logged with its match id; the others went on
+                done, wait = False, backoff
+                backoff = min(5.0, backoff * 2)
             except Exception as err:  # a rules service or the store is down: retry
                 log.warning("round driver step failed, retrying", error=repr(err))
                 await asyncio.sleep(backoff)
@@ -683,12 +721,17 @@ class Director:
             cond = self.condition(tournament_id)
             async with cond:
                 try:
-                    await asyncio.wait_for(cond.wait(), self.options.poll)
+                    await asyncio.wait_for(cond.wait(), wait)
                 except TimeoutError:
                     pass
 
     async def _step(self, tournament_id: str) -> bool:
-        """One look at the current round; True when there is nothing left to drive."""
+        """One pass over the current round; True when there is nothing left to drive.
+
+        Each match is a step of its own: one whose rules service fails it (a broken export
+        stream, a call refused or timed out) is logged with its match id and tried again on
+        the next pass, while the round's other matches go on being created, started and
+        sealed (:class:`_MatchesFailed` then ends the pass, after the checkpoint's look)."""
         t = await self._find(tournament_id)
         rnd = t.current
         if t.status in ENDED or rnd is None:
@@ -696,10 +739,14 @@ class Director:
         if rnd["checkpoint"] is not None:
             return True
         number = rnd["number"]
-        await self._create_matches(tournament_id, number)
-        await self._start_due(tournament_id, number)
-        await self._seal(tournament_id, number)
-        return await self._checkpoint(tournament_id, number)
+        failed = await self._create_matches(tournament_id, number)
+        failed += await self._start_due(tournament_id, number)
+        failed += await self._seal(tournament_id, number)
+        if await self._checkpoint(tournament_id, number):
+            return True
+        if failed:
+            raise _MatchesFailed(failed)
+        return False
 
     def _served(self, t: Tournament, match: dict[str, Any] | None) -> dict[str, Any] | None:
         """A table's match as players are told it: at the address the game's rules service
@@ -710,13 +757,16 @@ class Director:
             return None
         return {**match, "rules_address": self.rules.address(t.game) or match["rules_address"]}
 
-    async def _create_matches(self, tournament_id: str, number: int) -> None:
-        """Create (or re-find) the match of every table of the round; record new ones."""
+    async def _create_matches(self, tournament_id: str, number: int) -> list[str]:
+        """Create (or re-find) the match of every table of the round; record new ones. The
+        match ids whose creation failed (each logged; the next pass tries again): one table's
+        failure does not keep the others from their matches."""
         t = await self._find(tournament_id)
         rnd = t.round(number)
         s = t.settings
+        failed: list[str] = []
         if t.status in ENDED:
-            return
+            return failed
         for table in rnd["tables"]:
             key = str(table["number"])
             if table["bye"] or key in rnd["results"]:
@@ -726,43 +776,50 @@ class Director:
             known = key in rnd["matches"]
             if known and match_id in self._tokens:
                 continue
-            tokens, commitment = await self.rules.create_match(
-                t.game, match_id, s["mode"], list(table["seats"]), s["options_json"], s["clock"],
-                on_behalf_of_organiser=t.created_by if t.unrated else None,
-            )
-            self._tokens[match_id] = tokens
-            if not known:
-                async with self.lock(tournament_id):
-                    t = await self._find(tournament_id)
-                    rnd = t.round(number)
-                    if (t.status not in ENDED and key not in rnd["matches"]
-                            and key not in rnd["results"]  # decided meanwhile: no match
-                            and match_id == match_id_of(tournament_id, number, table["number"],
-                                                        attempt_of(rnd, table["number"]))):
-                        deadline = round(time.time() + float(s["check_in_seconds"]), 3)
-                        t.match_created(
-                            number,
-                            table["number"],
-                            match_id,
-                            self.rules.address(t.game),
-                            commitment,
-                            deadline,
-                        )
-                        await self._save(t)
-                        log.info(
-                            "match created", match_id=match_id, round=number, table=table["number"]
-                        )
-                if t.status in ENDED:  # force-ended meanwhile: its log is closed, and its
-                    # abandons did not know this match, so it is abandoned here
-                    await self._abandon_unfinished(t, [match_id])
-                    return
-                if key in rnd["results"] and _playing(rnd, key) != match_id:
-                    # decided meanwhile: the match will never be played
-                    await self._abandon_unlogged(t.game, match_id)
+            with _per_match(tournament_id, match_id, failed,
+                            "creating a match failed; the next pass tries again",
+                            round=number, table=table["number"]):
+                tokens, commitment = await self.rules.create_match(
+                    t.game, match_id, s["mode"], list(table["seats"]), s["options_json"],
+                    s["clock"], on_behalf_of_organiser=t.created_by if t.unrated else None,
+                )
+                self._tokens[match_id] = tokens
+                if not known:
+                    async with self.lock(tournament_id):
+                        t = await self._find(tournament_id)
+                        rnd = t.round(number)
+                        if (t.status not in ENDED and key not in rnd["matches"]
+                                and key not in rnd["results"]  # decided meanwhile: no match
+                                and match_id == match_id_of(
+                                    tournament_id, number, table["number"],
+                                    attempt_of(rnd, table["number"]))):
+                            deadline = round(time.time() + float(s["check_in_seconds"]), 3)
+                            t.match_created(
+                                number,
+                                table["number"],
+                                match_id,
+                                self.rules.address(t.game),
+                                commitment,
+                                deadline,
+                            )
+                            await self._save(t)
+                            log.info("match created", match_id=match_id, round=number,
+                                     table=table["number"])
+                    if t.status in ENDED:  # force-ended meanwhile: its log is closed, and its
+                        # abandons did not know this match, so it is abandoned here
+                        await self._abandon_unfinished(t, [match_id])
+                        return failed
+                    if key in rnd["results"] and _playing(rnd, key) != match_id:
+                        # decided meanwhile: the match will never be played
+                        await self._abandon_unlogged(t.game, match_id)
+        return failed
 
-    async def _start_due(self, tournament_id: str, number: int) -> None:
+    async def _start_due(self, tournament_id: str, number: int) -> list[str]:
+        """Start every match whose seats are all ready or whose check-in window ran out; the
+        match ids whose start failed (each logged; the next pass tries again)."""
         t = await self._find(tournament_id)
         rnd = t.round(number)
+        failed: list[str] = []
         for key, match in rnd["matches"].items():
             if key in rnd["started"] or key in rnd["results"] or key in rnd.get("abandoned", {}):
                 continue  # an abandoned match waiting for its seats never starts
@@ -770,7 +827,11 @@ class Director:
             ready = rnd["ready"].get(key, [])
             if len(ready) < len(table["seats"]) and time.time() < float(match["deadline"]):
                 continue
-            await self._start(tournament_id, number, int(key), match["match_id"])
+            with _per_match(tournament_id, match["match_id"], failed,
+                            "starting a match failed; the next pass tries again",
+                            round=number, table=int(key)):
+                await self._start(tournament_id, number, int(key), match["match_id"])
+        return failed
 
     async def _start(self, tournament_id: str, number: int, table: int, match_id: str) -> bool:
         """Start the table's match ``match_id``; False when the table plays another match
@@ -805,24 +866,37 @@ class Director:
         log.info("match started", match_id=match["match_id"], absent=absent)
         return True
 
-    async def _seal(self, tournament_id: str, number: int) -> None:
+    async def _seal(self, tournament_id: str, number: int) -> list[str]:
+        """Record the final hash of every ended match of the round whose export ends sealed;
+        the match ids whose export failed (a broken stream, a rules service that did not
+        answer: each logged, and asked again on the next pass), while the others are sealed
+        all the same."""
         t = await self._find(tournament_id)
         rnd = t.round(number)
+        failed: list[str] = []
         for key, result in list(rnd["results"].items()):
             if key in rnd["sealed"] or key not in rnd["matches"]:
                 continue
             if result.get("kind") == "forfeit" and not result.get("match_id"):
                 continue
             match_id = rnd["matches"][key]["match_id"]
-            reply = await self.rules.export_match(t.game, match_id)
-            if not _ends_sealed(reply):
-                continue  # ended but not sealed yet: look again
-            async with self.lock(tournament_id):
-                t = await self._find(tournament_id)
-                if key in t.round(number)["sealed"]:
-                    continue
-                t.match_sealed(number, int(key), match_id, reply.final_hash, int(reply.event_count))
-                await self._save(t)
+            with _per_match(tournament_id, match_id, failed,
+                            "sealing a match failed; the next pass asks for its export again",
+                            round=number, table=int(key)):
+                await self._seal_one(tournament_id, number, key, match_id, t.game)
+        return failed
+
+    async def _seal_one(self, tournament_id: str, number: int, key: str, match_id: str,
+                        game: str) -> None:
+        reply = await self.rules.export_match(game, match_id)
+        if not _ends_sealed(reply):
+            return  # ended but not sealed yet: look again
+        async with self.lock(tournament_id):
+            t = await self._find(tournament_id)
+            if key in t.round(number)["sealed"]:
+                return
+            t.match_sealed(number, int(key), match_id, reply.final_hash, int(reply.event_count))
+            await self._save(t)
 
     async def _checkpoint(self, tournament_id: str, number: int) -> bool:
         async with self.lock(tournament_id):
@@ -1336,7 +1410,8 @@ class Director:
     async def _export_or_unavailable(self, game: str, match_id: str) -> Any:
         """The match's export from its rules service (streamed in chunks, see
         :meth:`RulesGateway.export_match`); None when it knows no such match (the bundle
-        check then says the export is missing). A broken stream is Unavailable."""
+        check then says the export is missing). A broken stream is Unavailable, an export
+        past the limit RESOURCE_EXHAUSTED (``MatchExportTooLarge``)."""
         try:
             return await self.rules.export_match(game, match_id)
         except grpc.aio.AioRpcError as err:

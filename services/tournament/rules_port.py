@@ -4,19 +4,43 @@ force-ended tournament's), and its audit export."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
 
-from services.genproto.neon.rules.v1 import rules_pb2
-from services.platform.errors import Unavailable
-from services.platform.export_chunks import BrokenExport, check_closing, read_export_chunks
+from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
+from services.platform.errors import ServiceError, Unavailable
+from services.platform.export_chunks import (
+    BrokenExport,
+    ExportTooLarge,
+    check_closing,
+    read_export_chunks,
+)
 from services.platform.grpc_kit import call_metadata
 from services.platform.rules_channels import RulesChannels
 
 EXPORT_TIMEOUT = 120.0
-"""The deadline of one export, however long (its chunks stream within it)."""
+"""The deadline of one export, however long (its chunks stream within it, or the one
+ExportMatch answer of an earlier rules service)."""
+
+MAX_EXPORT_BYTES = 64 * 1024 * 1024
+"""The most bytes of one match's export the tournament service takes, by either path: the
+size an ExportMatchChunks stream announces, and an ExportMatch answer's (an earlier rules
+service's; gRPC's receive limit of that call is this plus ``ENVELOPE_BYTES``). A larger
+export is :class:`MatchExportTooLarge`. 64 MiB: what the ExportMatch fallback took before
+(the gRPC channel's limit), some 200 times the largest export in tests/fixtures/exports
+(291 KB, a Neon Knights: 2086 match); the exports of a tournament's matches are held in
+memory together for its audit bundle."""
+
+ENVELOPE_BYTES = 1024
+"""Room in an ExportMatch answer for its fields besides the export (the final hash, the
+event count, their tags: under 100 bytes)."""
+
+_LARGER_THAN_MAX = re.compile(r"larger than max \((\d+) vs\. (\d+)\)")
+"""gRPC's own words when an answer passes the call's receive limit."""
 
 
 @dataclass(frozen=True)
@@ -26,6 +50,21 @@ class MatchExport:
     export_jsonl: bytes
     final_hash: str
     event_count: int
+
+
+class MatchExportTooLarge(ServiceError):
+    """A match's export is larger than the tournament service takes (``MAX_EXPORT_BYTES``):
+    RESOURCE_EXHAUSTED, naming the match, the size and the limit. Not read further."""
+
+    code = grpc.StatusCode.RESOURCE_EXHAUSTED
+
+    def __init__(self, game: str, match_id: str, size: int, limit: int,
+                 what: str = "") -> None:
+        super().__init__(
+            f"the export of {match_id} from the rules service of {game} is {what}{size:,} "
+            f"bytes, more than the {limit:,} bytes a match's export may be here (the "
+            "tournament service's MAX_EXPORT_BYTES): it cannot be sealed or bundled")
+        self.size, self.limit = size, limit
 
 
 POLICIES = {
@@ -52,7 +91,15 @@ def clock_message(clock: dict[str, Any]) -> rules_pb2.ClockConfig | None:
 
 
 class RulesGateway(RulesChannels):
-    """gRPC client of every game's rules service, one channel per address."""
+    """gRPC client of every game's rules service, one channel per address.
+    ``max_export_bytes``: the most bytes of a match's export taken (None:
+    ``MAX_EXPORT_BYTES``, read when the gateway is made)."""
+
+    def __init__(self, address_of: Callable[[str], str | None], token: str, timeout: float,
+                 max_export_bytes: int | None = None) -> None:
+        super().__init__(address_of, token, timeout)
+        self.max_export_bytes = MAX_EXPORT_BYTES if max_export_bytes is None else max_export_bytes
+        self._whole: dict[str, tuple[grpc.aio.Channel, Any]] = {}
 
     async def game_info(self, game: str) -> Any:
         return await self.stub(game).GetGameInfo(
@@ -116,31 +163,70 @@ class RulesGateway(RulesChannels):
 
     async def export_match(self, game: str, match_id: str) -> MatchExport:
         """The match's export, streamed in chunks (ExportMatchChunks), so a long match's
-        export of any size arrives, where one ExportMatch message stops at gRPC's limit.
+        export arrives, where one ExportMatch message stops at gRPC's limit.
         A rules service of an earlier release (UNIMPLEMENTED) is asked ExportMatch. A stream
         whose chunks do not make up what it announced, or whose announced hash is not the
-        export's own, is :class:`Unavailable` (the round driver asks again later); any other
-        error of the calls reaches the caller."""
+        export's own, is :class:`Unavailable` (the round driver asks again later); an export
+        past ``max_export_bytes``, by either call, is :class:`MatchExportTooLarge`; any
+        other error of the calls reaches the caller."""
+        limit = self.max_export_bytes
         stub = self.stub(game)
         call = stub.ExportMatchChunks(
             rules_pb2.ExportMatchChunksRequest(match_id=match_id),
             metadata=call_metadata(self.token), timeout=max(self.timeout, EXPORT_TIMEOUT))
         parts: list[bytes] = []
         try:
-            head = await read_export_chunks(call, parts.append)
+            head = await read_export_chunks(call, parts.append, limit)
             data = b"".join(parts)
             check_closing(data, head)
         except grpc.aio.AioRpcError as err:
             if err.code() != grpc.StatusCode.UNIMPLEMENTED:
                 raise
-            reply = await stub.ExportMatch(
-                rules_pb2.ExportMatchRequest(match_id=match_id),
-                metadata=call_metadata(self.token), timeout=max(self.timeout, 10.0))
-            return MatchExport(bytes(reply.export_jsonl), reply.final_hash, int(reply.event_count))
+            return await self._export_whole(game, match_id)
+        except ExportTooLarge as err:
+            raise MatchExportTooLarge(game, match_id, err.total, limit) from None
         except BrokenExport as err:
             raise Unavailable(f"the export of {match_id} from the rules service of {game} "
                               f"arrived broken ({err}); try again shortly") from None
         return MatchExport(data, head.final_hash, head.event_count)
+
+    async def _export_whole(self, game: str, match_id: str) -> MatchExport:
+        """ExportMatch, one answer, within the same limit as the chunks: gRPC refuses an
+        answer past ``max_export_bytes + ENVELOPE_BYTES`` (unread), and an export past
+        ``max_export_bytes`` that fits is refused here."""
+        limit = self.max_export_bytes
+        try:
+            reply = await self._whole_stub(game).ExportMatch(
+                rules_pb2.ExportMatchRequest(match_id=match_id),
+                metadata=call_metadata(self.token), timeout=max(self.timeout, EXPORT_TIMEOUT))
+        except grpc.aio.AioRpcError as err:
+            found = _LARGER_THAN_MAX.search(err.details() or "")
+            if err.code() != grpc.StatusCode.RESOURCE_EXHAUSTED or found is None:
+                raise
+            raise MatchExportTooLarge(game, match_id, int(found[1]), limit,
+                                      "in an ExportMatch answer of ") from None
+        if len(reply.export_jsonl) > limit:
+            raise MatchExportTooLarge(game, match_id, len(reply.export_jsonl), limit)
+        return MatchExport(bytes(reply.export_jsonl), reply.final_hash, int(reply.event_count))
+
+    def _whole_stub(self, game: str) -> Any:
+        """The RulesService stub for ExportMatch answers: a channel of its own per address
+        (opened on first use, for rules services of an earlier release only), whose receive
+        limit is ``max_export_bytes`` and the answer's other fields."""
+        address = self.address(game)
+        if not address:
+            raise LookupError(f"no rules service address for game {game!r}")
+        if address not in self._whole:
+            ch = grpc.aio.insecure_channel(address, options=[
+                ("grpc.max_receive_message_length", self.max_export_bytes + ENVELOPE_BYTES)])
+            self._whole[address] = (ch, rules_pb2_grpc.RulesServiceStub(ch))
+        return self._whole[address][1]
+
+    async def close(self) -> None:
+        for ch, _ in self._whole.values():
+            await ch.close()
+        self._whole.clear()
+        await super().close()
 
     async def abandon_match(self, game: str, match_id: str, reason: str) -> Any:
         """End a match with no result (AbandonMatch). One already abandoned answers as it is;

@@ -79,6 +79,7 @@ def tournament_message(t: Tournament, planned: int = 0,
         reason=t.reason,
         bracket_json=json.dumps(bracket, sort_keys=True) if bracket is not None else "",
         unrated=t.unrated,
+        seed_from_ratings=bool(s.get("seed_from_ratings")),
     )
 
 

@@ -114,7 +114,7 @@ class Player(_message.Message):
         ...
 
 class Tournament(_message.Message):
-    __slots__ = ('tournament_id', 'name', 'game', 'mode', 'format_json', 'status', 'players', 'rounds_paired', 'planned_rounds', 'round_complete', 'no_show', 'check_in_seconds', 'clock', 'version', 'reason', 'bracket_json', 'unrated')
+    __slots__ = ('tournament_id', 'name', 'game', 'mode', 'format_json', 'status', 'players', 'rounds_paired', 'planned_rounds', 'round_complete', 'no_show', 'check_in_seconds', 'clock', 'version', 'reason', 'bracket_json', 'unrated', 'seed_from_ratings')
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
@@ -132,6 +132,7 @@ class Tournament(_message.Message):
     REASON_FIELD_NUMBER: _ClassVar[int]
     BRACKET_JSON_FIELD_NUMBER: _ClassVar[int]
     UNRATED_FIELD_NUMBER: _ClassVar[int]
+    SEED_FROM_RATINGS_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     name: str
     game: str
@@ -149,8 +150,9 @@ class Tournament(_message.Message):
     reason: str
     bracket_json: str
     unrated: bool
+    seed_from_ratings: bool
 
-    def __init__(self, tournament_id: _Optional[str]=..., name: _Optional[str]=..., game: _Optional[str]=..., mode: _Optional[str]=..., format_json: _Optional[str]=..., status: _Optional[_Union[TournamentStatus, str]]=..., players: _Optional[_Iterable[_Union[Player, _Mapping]]]=..., rounds_paired: _Optional[int]=..., planned_rounds: _Optional[int]=..., round_complete: _Optional[bool]=..., no_show: _Optional[_Union[NoShowPolicy, str]]=..., check_in_seconds: _Optional[int]=..., clock: _Optional[_Union[Clock, _Mapping]]=..., version: _Optional[int]=..., reason: _Optional[str]=..., bracket_json: _Optional[str]=..., unrated: _Optional[bool]=...) -> None:
+    def __init__(self, tournament_id: _Optional[str]=..., name: _Optional[str]=..., game: _Optional[str]=..., mode: _Optional[str]=..., format_json: _Optional[str]=..., status: _Optional[_Union[TournamentStatus, str]]=..., players: _Optional[_Iterable[_Union[Player, _Mapping]]]=..., rounds_paired: _Optional[int]=..., planned_rounds: _Optional[int]=..., round_complete: _Optional[bool]=..., no_show: _Optional[_Union[NoShowPolicy, str]]=..., check_in_seconds: _Optional[int]=..., clock: _Optional[_Union[Clock, _Mapping]]=..., version: _Optional[int]=..., reason: _Optional[str]=..., bracket_json: _Optional[str]=..., unrated: _Optional[bool]=..., seed_from_ratings: _Optional[bool]=...) -> None:
         ...
 
 class OpenRegistrationRequest(_message.Message):
