@@ -8,6 +8,8 @@ import dataclasses
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.platform.canonical import canonical_json
 from services.platform.draws import SeededRandomness
@@ -292,3 +294,63 @@ def test_threads_encoding_at_once_get_each_state_own_bytes():
     finally:
         sys.setswitchinterval(interval)
     assert problems == []
+
+
+_POOL: list = []
+
+
+def _pool() -> list:
+    """States of a few games of every mode (made once): what the property test draws from."""
+    if not _POOL:
+        for mode in ("single", "best-of-three", "hero-match", "solo"):
+            _POOL.append(_game(mode, 7))
+    return _POOL
+
+
+_ODD = st.sampled_from([None, None, None, "float-pile", "float-scalar", "str-subclass",
+                        "list-pile", "fresh-copy", "non-ascii"])
+
+
+def _odd(state, how: str | None, seat: int):
+    """``state`` or a copy of it with one side changed the way ``how`` says."""
+    if how is None:
+        return state
+    side = state.sides[seat]
+    if how == "float-pile":
+        side = dataclasses.replace(side, hand=(*side.hand, 1.0))
+    elif how == "float-scalar":
+        side = dataclasses.replace(side, stars=float(side.stars))
+    elif how == "str-subclass":
+        side = dataclasses.replace(side, discard=(*side.discard, _Str("NP-01")))
+    elif how == "list-pile":
+        side = dataclasses.replace(side, deck=list(side.deck))
+    elif how == "fresh-copy":  # equal values, new tuples: looked through again
+        side = dataclasses.replace(side, deck=tuple(list(side.deck)), hand=tuple(list(side.hand)))
+    else:
+        side = dataclasses.replace(side, hero="h\u00e9ro")
+    sides = (side, state.sides[1]) if seat == 0 else (state.sides[0], side)
+    return dataclasses.replace(state, sides=sides)
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 10_000), _ODD, st.integers(0, 1)),
+                min_size=1, max_size=40),
+       st.booleans())
+def test_any_order_of_states_gets_the_reference_bytes(picks, in_runs):
+    """The record of the last state's sides (``_RECENT``) never vouches for a value it did
+    not check: states of several games drawn in any order (or in runs, a replay's way),
+    some with a side changed off the fast path, each get the reference bytes."""
+    pool = _pool()
+    for game, step, how, seat in picks:
+        states = pool[game]
+        start = step % len(states)
+        run = states[start:start + 6] if in_runs else [states[start]]
+        for state in run:
+            state = _odd(state, how, seat)
+            try:
+                want = _reference(state)
+            except Exception as err:  # noqa: BLE001 - the fast path must raise alike
+                with pytest.raises(type(err)):
+                    canon.canonical_state(state)
+                continue
+            assert canon.canonical_state(state) == want
