@@ -124,29 +124,37 @@ def canonical_state(state: State) -> bytes:
                 (mode, difficulty, phase, active, turn, game, starter, mirror, winner, reason),
                 decks, in_play, picks, tokens)))):
         return _general(state)
-    hit = _RULES.get(id(rules))
-    if hit is not None and hit[0] is rules:
-        rules_part = hit[1]
-    else:  # None: a legacy ruleset (its states encode without it), or not a ruleset
-        try:
-            rules_part = _RULES.remember(rules, None if type(rules) is not Ruleset
-                                         or rules.legacy else _PARTS(rules))
-        except NotFast:
-            rules_part = None
-    if rules_part is None:
-        return _general(state)
+    recent = _RECENT  # one tuple, rebound whole: never one state's part with another's bytes
+    if rules is recent[4]:
+        rules_part = recent[5]
+    else:
+        hit = _RULES.get(id(rules))
+        if hit is not None and hit[0] is rules:
+            rules_part = hit[1]
+        else:  # None: a legacy ruleset (its states encode without it), or not a ruleset
+            try:
+                rules_part = _RULES.remember(rules, None if type(rules) is not Ruleset
+                                             or rules.legacy else _PARTS(rules))
+            except NotFast:
+                rules_part = None
+        if rules_part is None:
+            return _general(state)
     first, second = sides
-    recent = _RECENT  # one tuple, rebound whole: never one side with another's values
     try:
         first_values = (recent[1] if first is recent[0]
                         else _checked_side(first, recent[1]))
         second_values = (recent[3] if second is recent[2]
                          else _checked_side(second, recent[3]))
-        _RECENT = (first, first_values, second, second_values)
         encoded = attrs.copy()
         encoded["sides"] = (first.__dict__, second.__dict__)
-        if results:
-            encoded["results"] = _PARTS(results)
+        if not results:
+            results_part = results  # an empty tuple: written as it is
+        elif results is recent[6]:
+            results_part = encoded["results"] = recent[7]
+        else:
+            results_part = encoded["results"] = _PARTS(results)
+        _RECENT = (first, first_values, second, second_values, rules, rules_part, results,
+                   results_part)
         encoded["rules"] = rules_part
         if resolving is not None:
             encoded["resolving"] = _resolving(resolving, first_values, second_values)
@@ -202,13 +210,15 @@ _N_SIDE = len(_SIDE_NAMES)
 _side_values = itemgetter(*_SIDE_NAMES)
 _UNSEEN = tuple(object() for _ in _SIDE_NAMES)
 """The values of no side: every pile is looked through."""
-_NO_SIDE: tuple[Any, ...] | None = None
-_RECENT: tuple[Any, Any, Any, Any] = (None, _NO_SIDE, None, _NO_SIDE)
-"""The sides of the last state :func:`canonical_state` wrote, each with its checked field
-values: ``(first, its values, second, its values)``, one tuple rebound whole (a replay
-encodes the states of one match in a row: a side an action leaves alone is the same object,
-one it changes shares the fields it did not change). It holds the sides, so no identity in
-it is reused while it is there."""
+_NONE: Any = object()
+"""No ruleset and no results (the record before any state)."""
+_RECENT: tuple[Any, ...] = (None, None, None, None, _NONE, None, _NONE, None)
+"""What :func:`canonical_state` wrote the last state from: ``(first side, its checked
+values, second side, its checked values, ruleset, its bytes, results, their bytes)``, one
+tuple rebound whole (a replay encodes the states of one match in a row: a side an action
+leaves alone is the same object, one it changes shares the piles it did not change; the
+ruleset and the results rarely change). It holds the objects, so no identity in it is
+reused while it is there."""
 _dumps = orjson.dumps
 _OPTIONS = (orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
             | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS)
