@@ -8,6 +8,8 @@ import dataclasses
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.platform.canonical import canonical_json
 from services.platform.draws import SeededRandomness
@@ -178,22 +180,177 @@ def test_paused_resolutions_on_and_off_the_fast_path():
 
 
 def test_the_identity_memos_stay_bounded_and_keep_the_newest():
-    """Many distinct sides, resolutions and defences: each memo keeps at most ``_LIMIT``
+    """Many distinct sides and resolutions: each identity memo keeps at most ``_LIMIT``
     entries, the newest ones (each holding its object), and every state still gets the
     reference bytes, the first time and again from the memo."""
     paused = _paused_states()
     states = [dataclasses.replace(
-        state, sides=(dataclasses.replace(state.sides[0], health=n % 7), state.sides[1]))
+        state, sides=(dataclasses.replace(state.sides[0], health=n % 7), state.sides[1]),
+        resolving=dataclasses.replace(state.resolving))  # a resolution of its own each
         for n, state in enumerate(paused * (1 + 3 * canon._LIMIT // len(paused)))]
     assert len(states) > 3 * canon._LIMIT
     for state in states:
         assert canon.canonical_state(state) == _reference(state)
-    memos = (canon._SIDE_MEMO, canon._RESOLVING_MEMO, canon._DEFENSE_MEMO, canon._RULES)
-    for memo in memos:
+    for memo in (canon._RESOLVING_MEMO, canon._RULES):
         assert len(memo) <= canon._LIMIT
         for key, (obj, _fragment) in memo.items():
             assert id(obj) == key
-    assert id(states[-1].sides[0]) in canon._SIDE_MEMO  # the newest kept
-    assert id(states[0].sides[0]) not in canon._SIDE_MEMO  # the oldest dropped
+    assert id(states[-1].resolving) in canon._RESOLVING_MEMO  # the newest kept
+    assert id(states[0].resolving) not in canon._RESOLVING_MEMO  # the oldest dropped
+    assert canon._RECENT[0] is states[-1].sides[0]  # the last state's sides, and only them
     for state in states[-8:]:  # remembered: the same bytes again
         assert canon.canonical_state(state) == _reference(state)
+
+
+def test_containers_where_a_scalar_belongs_take_the_reference_path():
+    """A float inside a list, tuple or dict put where the state or a side holds a scalar
+    (which ``encode_state`` writes as it is): RFC 8785 writes 1.0 as 1, orjson as 1.0, so
+    such a value is no plain scalar and takes the reference path (the fast path before
+    this change checked only that the scalar itself was no float, and wrote 1.0; a list
+    as the reason made it raise where the reference did not)."""
+    state = _game("single", 1)[4]
+    first, second = state.sides
+    variants = [
+        dataclasses.replace(state, sides=(dataclasses.replace(first, health={"a": 1.0}), second)),
+        dataclasses.replace(state, sides=(first, dataclasses.replace(second, stars=[2.0]))),
+        dataclasses.replace(state, sides=(dataclasses.replace(first, hero=("x", 1.5)), second)),
+        dataclasses.replace(state, reason=[1.0]),
+        dataclasses.replace(state, winner={"seat": 0.0}),
+        dataclasses.replace(state, mode=(1.0,)),
+        dataclasses.replace(state, in_play=((1.0,),)),
+        dataclasses.replace(state, sides=(dataclasses.replace(first, deck=((1.0,),)), second)),
+    ]
+    for changed in variants:
+        canon.canonical_state(state)  # the last state's sides: ``changed`` shares their piles
+        want = _reference(changed)
+        assert b"1.0" not in want and b"2.0" not in want
+        assert canon.canonical_state(changed) == want
+        assert canon.canonical_state(changed) == want  # again: nothing wrong was remembered
+
+
+def test_a_side_is_looked_through_where_it_is_not_the_last_sides_own():
+    """A side is checked only in the piles that are not the very tuples of the same seat's
+    side in the last state encoded: a pile equal to the last one but another tuple (a float
+    for an int, a subclass of str), a side of another match, and the last side itself once
+    more all get the reference bytes."""
+    states = _game("best-of-three", 2)
+    other = _game("hero-match", 1)
+    for state in states[1:: max(1, len(states) // 10)]:
+        canon.canonical_state(state)
+        first, second = state.sides
+        deck = first.deck
+        variants = [
+            dataclasses.replace(state, sides=(dataclasses.replace(
+                first, hand=(*first.hand, _Str("NP-99"))), second)),
+            dataclasses.replace(state, sides=(dataclasses.replace(
+                first, deck=tuple(deck[:-1]) + (1.0,) if deck else (1.0,)), second)),
+            dataclasses.replace(state, sides=(first, dataclasses.replace(
+                second, discard=(*second.discard, 3.0)))),
+            dataclasses.replace(state, sides=(first, dataclasses.replace(second, bench=[]))),
+            dataclasses.replace(state, sides=(other[5].sides[0], second)),
+            state,
+        ]
+        for changed in variants:
+            canon.canonical_state(state)
+            assert canon.canonical_state(changed) == _reference(changed)
+
+
+def test_states_of_matches_encoded_in_turn_get_the_reference_bytes():
+    """A rules host encodes the states of many matches in turn: each side is then checked
+    against a side of another match (nothing shared), and still gets the reference bytes."""
+    games = [_game(mode, seed) for mode in ("single", "hero-match", "solo") for seed in (0, 1)]
+    for step in range(max(len(g) for g in games)):
+        for game in games:
+            if step < len(game):
+                assert canon.canonical_state(game[step]) == _reference(game[step])
+
+
+def test_threads_encoding_at_once_get_each_state_own_bytes():
+    """The record of the last state's sides is one tuple rebound whole: threads encoding
+    states of different matches at once (the host's rebuilds in worker threads beside the
+    event loop) never pair one side with another's checked values. Each thread's bytes
+    are the reference's."""
+    import sys
+    import threading
+
+    games = [_game(mode, seed) for mode in ("single", "best-of-three", "solo") for seed in (3, 4)]
+    wanted = [[_reference(state) for state in game] for game in games]
+    problems: list[str] = []
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter allows
+    try:
+        def encode(index: int) -> None:
+            for _ in range(20):
+                for state, want in zip(games[index], wanted[index], strict=True):
+                    if canon.canonical_state(state) != want:
+                        problems.append(f"game {index}")
+                        return
+
+        threads = [threading.Thread(target=encode, args=(i,)) for i in range(len(games))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert problems == []
+
+
+_POOL: list = []
+
+
+def _pool() -> list:
+    """States of a few games of every mode (made once): what the property test draws from."""
+    if not _POOL:
+        for mode in ("single", "best-of-three", "hero-match", "solo"):
+            _POOL.append(_game(mode, 7))
+    return _POOL
+
+
+_ODD = st.sampled_from([None, None, None, "float-pile", "float-scalar", "str-subclass",
+                        "list-pile", "fresh-copy", "non-ascii"])
+
+
+def _odd(state, how: str | None, seat: int):
+    """``state`` or a copy of it with one side changed the way ``how`` says."""
+    if how is None:
+        return state
+    side = state.sides[seat]
+    if how == "float-pile":
+        side = dataclasses.replace(side, hand=(*side.hand, 1.0))
+    elif how == "float-scalar":
+        side = dataclasses.replace(side, stars=float(side.stars))
+    elif how == "str-subclass":
+        side = dataclasses.replace(side, discard=(*side.discard, _Str("NP-01")))
+    elif how == "list-pile":
+        side = dataclasses.replace(side, deck=list(side.deck))
+    elif how == "fresh-copy":  # equal values, new tuples: looked through again
+        side = dataclasses.replace(side, deck=tuple(list(side.deck)), hand=tuple(list(side.hand)))
+    else:
+        side = dataclasses.replace(side, hero="h\u00e9ro")
+    sides = (side, state.sides[1]) if seat == 0 else (state.sides[0], side)
+    return dataclasses.replace(state, sides=sides)
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 10_000), _ODD, st.integers(0, 1)),
+                min_size=1, max_size=40),
+       st.booleans())
+def test_any_order_of_states_gets_the_reference_bytes(picks, in_runs):
+    """The record of the last state's sides (``_RECENT``) never vouches for a value it did
+    not check: states of several games drawn in any order (or in runs, a replay's way),
+    some with a side changed off the fast path, each get the reference bytes."""
+    pool = _pool()
+    for game, step, how, seat in picks:
+        states = pool[game]
+        start = step % len(states)
+        run = states[start:start + 6] if in_runs else [states[start]]
+        for state in run:
+            state = _odd(state, how, seat)
+            try:
+                want = _reference(state)
+            except Exception as err:  # noqa: BLE001 - the fast path must raise alike
+                with pytest.raises(type(err)):
+                    canon.canonical_state(state)
+                continue
+            assert canon.canonical_state(state) == want

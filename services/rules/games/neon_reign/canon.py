@@ -4,25 +4,29 @@
 state of a current ruleset, ``encode_state`` is the state's instance dict with each side's
 instance dict in it, tuples made lists, and the results, the ruleset and a paused
 resolution through ``to_json``: so orjson writes it from those dicts in one call (tuples
-as arrays, keys sorted), with each side's bytes remembered by identity (a side an action
-leaves alone is the same object in the next state) and the results, the ruleset and a
-paused resolution remembered likewise (``CanonicalMemo``). With the options used,
-orjson refuses every value the reference path would write differently except a float
-(and non-ASCII text, checked on the bytes), so each container put in is checked to be a
-tuple and each scalar not to be a float; strings by membership in a set of the exact
-strs met before (card and hero ids, phases, reasons), one C call per group. Anything off
-the fast path takes :func:`_general` (the encoding written out, as before, for every
-ruleset), which itself takes ``canonical_json(encode_state(state))`` for a float or
-non-ASCII text. tests/unit/test_canonical_state.py and tests/unit/neon_reign/test_canon.py
-compare both on the states of real games and on states the engine never makes.
+as arrays, keys sorted), the results, the ruleset and a paused resolution spliced in as
+canonical bytes remembered by identity. With the options used, orjson refuses every value
+the reference path would write differently except a float (and non-ASCII text, checked on
+the bytes), so every scalar put in is checked to be exactly a str, int, bool or None and
+every pile a tuple of those, in C a group at a time. A side is looked through only where
+it is not the side of the same seat in the last state encoded (a replay encodes the
+states of a match in a row, and an action replaces only the piles it changes): the record
+of that side is one tuple rebound whole, so threads encoding at once never pair one side
+with another's. Anything off the fast path takes :func:`_general` (the encoding written
+out, as before, for every ruleset), which itself takes
+``canonical_json(encode_state(state))`` for a float or non-ASCII text.
+tests/unit/test_canonical_state.py and tests/unit/neon_reign/test_canon.py compare both
+on the states of real games and on states the engine never makes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import fields
 from itertools import chain
+from operator import itemgetter
 from typing import Any
+
+import orjson
 
 from services.platform.canonical import (
     CanonicalMemo,
@@ -34,7 +38,17 @@ from services.platform.canonical import (
     plain_scalars,
 )
 
-from .state import Defense, Resolving, Side, State, encode_side, encode_state, to_json
+from .rulesets import Ruleset
+from .state import (
+    Defense,
+    Resolving,
+    ShieldAsk,
+    Side,
+    State,
+    encode_side,
+    encode_state,
+    to_json,
+)
 
 _PARTS = CanonicalMemo(to_json)
 """``to_json`` of the results, the ruleset and the parts of a paused resolution."""
@@ -84,151 +98,213 @@ def canonical_state(state: State) -> bytes:
 
     A state of a current ruleset holds exactly its fields and each side exactly its own:
     ``encode_state`` is then the instance dicts, tuples made lists, the results, the
-    ruleset and a paused resolution through ``to_json``. Those three and each side are
-    remembered by identity as canonical bytes (fragments); the rest goes to orjson as it
-    is (tuples as arrays, keys sorted). orjson refuses, with these options, everything the
-    reference path would encode differently except a float (and non-ASCII text, checked on
-    the bytes): so every container put in is checked to be a tuple and every scalar not
-    to be a float (strings by membership in a set of strings met before, which holds
-    only exact strs). Anything else takes :func:`_general`.
+    ruleset and a paused resolution through ``to_json``. So orjson writes the state's
+    instance dict, the two sides' instance dicts in it as they are, and the results, the
+    ruleset and a paused resolution as canonical bytes remembered by identity (fragments).
+    orjson refuses, with these options, everything the reference path would encode
+    differently except a float (and non-ASCII text, checked on the bytes): so every scalar
+    put in is checked to be exactly a str, int, bool or None, and every field that
+    ``encode_state`` makes a list to be a tuple of such scalars. A side is checked only
+    where it is not the side of the last state encoded (:func:`_checked_side`). Anything
+    else takes :func:`_general`.
     """
-    attrs = vars(state)
-    sides = state.sides
-    if (type(state) is not State or attrs.keys() != _STATE_KEYS or type(sides) is not tuple
-            or len(sides) != 2 or state.rules.legacy):
-        return _general(state)
-    decks, in_play, picks, tokens = state.decks, state.in_play, state.picks, state.tokens
-    if (type(decks) is not tuple or type(in_play) is not tuple or type(picks) is not tuple
-            or type(tokens) is not tuple
-            or float in (type(state.active), type(state.turn), type(state.game),
-                         type(state.starter), type(state.mirror), type(state.winner))
-            or float in map(type, tokens)
-            or not _known(decks, in_play, picks,
-                          (state.mode, state.difficulty, state.phase, state.reason))):
+    global _RECENT
+    attrs = state.__dict__
+    if type(state) is not State or len(attrs) != _N_STATE:
         return _general(state)
     try:
-        encoded = attrs.copy()
-        encoded["sides"] = (_side(sides[0]), _side(sides[1]))
-        results = state.results
-        if results:
-            encoded["results"] = _PARTS(results)
-        elif type(results) is not tuple:
-            raise NotFast
-        rules = state.rules
+        (mode, difficulty, decks, sides, phase, active, in_play, turn, game, starter, mirror,
+         picks, tokens, results, winner, reason, rules, resolving) = _state_values(attrs)
+    except KeyError:  # a field missing from the instance (never made so)
+        return _general(state)
+    if (type(sides) is not tuple or len(sides) != 2 or type(decks) is not tuple
+            or type(in_play) is not tuple or type(picks) is not tuple
+            or type(tokens) is not tuple or type(results) is not tuple
+            or not _PLAIN.issuperset(map(type, chain(
+                (mode, difficulty, phase, active, turn, game, starter, mirror, winner, reason),
+                decks, in_play, picks, tokens)))):
+        return _general(state)
+    recent = _RECENT  # one tuple, rebound whole: never one state's part with another's bytes
+    if rules is recent[4]:
+        rules_part = recent[5]
+    else:
         hit = _RULES.get(id(rules))
-        encoded["rules"] = (hit[1] if hit is not None and hit[0] is rules
-                            else _RULES.remember(rules, _PARTS(rules)))
-        resolving = state.resolving
+        if hit is not None and hit[0] is rules:
+            rules_part = hit[1]
+        else:  # None: a legacy ruleset (its states encode without it), or not a ruleset
+            try:
+                rules_part = _RULES.remember(rules, None if type(rules) is not Ruleset
+                                             or rules.legacy else _PARTS(rules))
+            except NotFast:
+                rules_part = None
+        if rules_part is None:
+            return _general(state)
+    first, second = sides
+    try:
+        first_values = (recent[1] if first is recent[0]
+                        else _checked_side(first, recent[1]))
+        second_values = (recent[3] if second is recent[2]
+                         else _checked_side(second, recent[3]))
+        encoded = attrs.copy()
+        encoded["sides"] = (first.__dict__, second.__dict__)
+        if not results:
+            results_part = results  # an empty tuple: written as it is
+        elif results is recent[6]:
+            results_part = encoded["results"] = recent[7]
+        else:
+            results_part = encoded["results"] = _PARTS(results)
+        _RECENT = (first, first_values, second, second_values, rules, rules_part, results,
+                   results_part)
+        encoded["rules"] = rules_part
         if resolving is not None:
-            encoded["resolving"] = _resolving(resolving)
-        data = canonical_checked(encoded)
-    except NotFast:
-        data = None
-    return data if data is not None else _general(state)
+            encoded["resolving"] = _resolving(resolving, first_values, second_values)
+        data = _dumps(encoded, option=_OPTIONS)
+    except (NotFast, TypeError):  # orjson's JSONEncodeError is a TypeError
+        return _general(state)
+    return data if data.isascii() else _general(state)
 
 
-_STATE_KEYS = frozenset(f.name for f in fields(State))
-_SIDE_KEYS = frozenset(f.name for f in fields(Side))
-_RESOLVING_KEYS = frozenset(f.name for f in fields(Resolving))
-_DEFENSE_KEYS = frozenset(f.name for f in fields(Defense))
+def _checked_side(side: Side, last: tuple[Any, ...] | None) -> tuple[Any, ...]:
+    """The field values of ``side`` (its instance dict holding exactly its fields): each a
+    str, int, bool or None, each pile (``deck`` ... ``fallen``) a tuple of those; else
+    :class:`NotFast`. ``last``: the values of a side checked so (the same seat's in the
+    last state encoded): a pile that is the very tuple at its place there is not looked
+    through again (a tuple of scalars never changes), so a side an action made from the
+    last one has only the piles it changed looked through."""
+    attrs = side.__dict__
+    if type(side) is not Side or len(attrs) != _N_SIDE:
+        raise NotFast
+    try:
+        values = _side_values(attrs)
+    except KeyError:
+        raise NotFast from None
+    hero, health, stars, shields, deck, hand, discard, bench, fallen, computer = values
+    _, _, _, _, was_deck, was_hand, was_discard, was_bench, was_fallen, _ = last or _UNSEEN
+    plain = _PLAIN
+    if (type(hero) not in plain or type(health) not in plain or type(stars) not in plain
+            or type(shields) not in plain or type(computer) not in plain
+            or (deck is not was_deck and (type(deck) is not tuple
+                                          or not plain.issuperset(map(type, deck))))
+            or (hand is not was_hand and (type(hand) is not tuple
+                                          or not plain.issuperset(map(type, hand))))
+            or (discard is not was_discard and (type(discard) is not tuple
+                                                or not plain.issuperset(map(type, discard))))
+            or (bench is not was_bench and (type(bench) is not tuple
+                                            or not plain.issuperset(map(type, bench))))
+            or (fallen is not was_fallen and (type(fallen) is not tuple
+                                              or not plain.issuperset(map(type, fallen))))):
+        raise NotFast
+    return values
+
+
+_PLAIN = frozenset({str, int, bool, type(None)})
+"""Exactly these scalars (no float, no subclass) are written alike by orjson and RFC 8785
+(non-ASCII text aside, which the bytes show)."""
+_STATE_NAMES = tuple(f.name for f in fields(State))
+_N_STATE = len(_STATE_NAMES)
+_state_values = itemgetter(*_STATE_NAMES)
+"""A state's field values read from its instance dict, in the order
+:func:`canonical_state` unpacks them (checked below)."""
+_SIDE_NAMES = tuple(f.name for f in fields(Side))
+_N_SIDE = len(_SIDE_NAMES)
+_side_values = itemgetter(*_SIDE_NAMES)
+_UNSEEN = tuple(object() for _ in _SIDE_NAMES)
+"""The values of no side: every pile is looked through."""
+_NONE: Any = object()
+"""No ruleset and no results (the record before any state)."""
+_RECENT: tuple[Any, ...] = (None, None, None, None, _NONE, None, _NONE, None)
+"""What :func:`canonical_state` wrote the last state from: ``(first side, its checked
+values, second side, its checked values, ruleset, its bytes, results, their bytes)``, one
+tuple rebound whole (a replay encodes the states of one match in a row: a side an action
+leaves alone is the same object, one it changes shares the piles it did not change; the
+ruleset and the results rarely change). It holds the objects, so no identity in it is
+reused while it is there."""
+_dumps = orjson.dumps
+_OPTIONS = (orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
+            | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS)
+"""``canonical_checked``'s options: sorted keys; a dataclass, a date or a subclass of str,
+int, dict or list is refused (a TypeError), as is an int beyond 64 bits."""
+if _STATE_NAMES != ("mode", "difficulty", "decks", "sides", "phase", "active", "in_play",
+                    "turn", "game", "starter", "mirror", "picks", "tokens", "results",
+                    "winner", "reason", "rules", "resolving"):
+    raise AssertionError("canonical_state unpacks the fields of State in their order")
+if _SIDE_NAMES != ("hero", "health", "stars", "shields", "deck", "hand", "discard", "bench",
+                   "fallen", "computer"):
+    raise AssertionError("_checked_side unpacks the fields of Side in their order")
+
+
 _LIMIT = 64
 """Entries each identity memo keeps (:class:`IdentityMemo`): the parts of the last few
 states, which are the ones the next state shares."""
-_SIDE_MEMO = IdentityMemo(_LIMIT)
 _RESOLVING_MEMO = IdentityMemo(_LIMIT)
-_DEFENSE_MEMO = IdentityMemo(_LIMIT)
 _RULES = IdentityMemo(_LIMIT)
-_STRS: set[str] = set()
-"""Exact strs met in states before (card and hero ids, phases, reasons...): one of these
-is no float, and no subclass of str either (a subclass is never added, and orjson
-refuses one that compares equal to a member)."""
+"""Each ruleset's bytes (``None``: a legacy one, or not a ruleset)."""
 
 
-def _known(*groups: Iterable[Any]) -> bool:
-    """Every value of ``groups`` is exactly a str (a member of :data:`_STRS`, or a new
-    one, then remembered)."""
-    return _STRS.issuperset(chain(*groups)) or _learn(chain(*groups))
-
-
-def _learn(values: Iterable[Any]) -> bool:
-    """Add ``values`` to :data:`_STRS` when each is exactly a str; say whether they were."""
-    values = tuple(values)
-    if not all(type(v) is str for v in values):
-        return False
-    if len(_STRS) > 65536:
-        _STRS.clear()
-    _STRS.update(values)
-    return True
-
-
-def _resolving(resolving: Resolving) -> Any:
-    """A paused resolution's canonical bytes as a fragment (``to_json``'s JSON: the instance
-    dict; the sides it started from as :func:`_side` writes them, its defence as
-    :func:`_defense` does), remembered by identity."""
+def _resolving(resolving: Resolving, first: tuple[Any, ...] | None,
+               second: tuple[Any, ...] | None) -> Any:
+    """A paused resolution's canonical bytes as a fragment, remembered by identity:
+    ``to_json``'s JSON, which is the instance dict with the sides it started from
+    (``before``), the defence and the Shield question as their instance dicts, tuples as
+    arrays, written by orjson in one call. Each scalar in it is checked as
+    :func:`canonical_state` checks them (the sides as :func:`_checked_side` does, against
+    ``first`` and ``second``, the checked values of the state's own sides, which they
+    mostly share); :class:`NotFast` for anything else."""
     hit = _RESOLVING_MEMO.get(id(resolving))
     if hit is not None and hit[0] is resolving:
         return hit[1]
-    attrs = vars(resolving)
-    before, shields, ask = resolving.before, resolving.shields, resolving.ask
-    if (type(resolving) is not Resolving or attrs.keys() != _RESOLVING_KEYS
-            or type(before) is not tuple or type(shields) is not tuple
-            or float in map(type, shields) or type(resolving.emitted) is float):
+    attrs = resolving.__dict__
+    if type(resolving) is not Resolving or len(attrs) != _N_RESOLVING:
         raise NotFast
+    try:
+        before, answer, shields, emitted, ask = _resolving_values(attrs)
+        defended = answer.__dict__
+        (cards, targets, throws, blocks, combo_breakers, early, sticks, late, early_damage,
+         gains) = _defense_values(defended)
+        asked = None if ask is None else ask.__dict__
+        question = () if asked is None else _ask_values(asked)
+    except (KeyError, AttributeError):
+        raise NotFast from None
+    if (type(before) is not tuple or len(before) != 2 or type(answer) is not Defense
+            or len(defended) != _N_DEFENSE or type(shields) is not tuple
+            or type(cards) is not tuple or type(targets) is not tuple or type(early) is not tuple
+            or type(sticks) is not tuple or type(late) is not tuple or type(gains) is not tuple
+            or not (ask is None or (type(ask) is ShieldAsk and len(asked) == _N_ASK))  # type: ignore[arg-type]
+            or not _PLAIN.issuperset(map(type, chain(
+                (emitted, throws, blocks, combo_breakers, early_damage), question, shields,
+                cards, targets, early, sticks, late)))
+            or not (gains == () or (_PAIR.issuperset(map(type, gains))
+                                    and _PLAIN.issuperset(map(type, chain(*gains)))))):
+        raise NotFast
+    _checked_side(before[0], first)
+    _checked_side(before[1], second)
     encoded = attrs.copy()
-    encoded["before"] = tuple([_side(side) for side in before])
-    encoded["defense"] = _defense(resolving.defense)
-    if ask is not None:
-        encoded["ask"] = _PARTS(ask)
-    data = canonical_checked(encoded)
-    if data is None:
+    encoded["before"] = (before[0].__dict__, before[1].__dict__)
+    encoded["defense"] = defended
+    encoded["ask"] = asked
+    try:
+        data = _dumps(encoded, option=_OPTIONS)
+    except TypeError:
+        raise NotFast from None
+    if not data.isascii():
         raise NotFast
     return _RESOLVING_MEMO.remember(resolving, Fragment(data))
 
 
-def _defense(defense: Defense) -> Any:
-    """A defence's canonical bytes as a fragment (its instance dict), remembered by
-    identity; one with the Computer's Defend-section gains takes ``CanonicalMemo``."""
-    hit = _DEFENSE_MEMO.get(id(defense))
-    if hit is not None and hit[0] is defense:
-        return hit[1]
-    attrs = vars(defense)
-    cards, targets, early, sticks, late = (defense.cards, defense.targets, defense.early_buttons,
-                                           defense.joysticks, defense.late_buttons)
-    if (type(defense) is not Defense or attrs.keys() != _DEFENSE_KEYS or defense.gains != ()
-            or type(cards) is not tuple or type(targets) is not tuple or type(early) is not tuple
-            or type(sticks) is not tuple or type(late) is not tuple
-            or float in (type(defense.throws), type(defense.blocks),
-                         type(defense.combo_breakers), type(defense.early_damage))
-            or not _known(cards, targets, early, sticks, late)):
-        return _PARTS(defense)
-    data = canonical_checked(attrs)
-    if data is None:
-        raise NotFast
-    return _DEFENSE_MEMO.remember(defense, Fragment(data))
-
-
-def _side(side: Side) -> Any:
-    """A side's canonical bytes as a fragment (``encode_side``'s JSON: its instance dict,
-    tuples as arrays), remembered by identity: a side an action leaves alone is the same
-    object in the next state."""
-    hit = _SIDE_MEMO.get(id(side))
-    if hit is not None and hit[0] is side:
-        return hit[1]
-    attrs = vars(side)
-    if type(side) is not Side or attrs.keys() != _SIDE_KEYS:
-        raise NotFast
-    deck, hand, discard, bench, fallen = side.deck, side.hand, side.discard, side.bench, side.fallen
-    if (type(deck) is not tuple or type(hand) is not tuple or type(discard) is not tuple
-            or type(bench) is not tuple or type(fallen) is not tuple
-            or float in (type(side.health), type(side.stars), type(side.shields),
-                         type(side.computer))):
-        raise NotFast
-    if not _known(deck, hand, discard, bench, fallen, (side.hero,)):
-        raise NotFast
-    data = canonical_checked(attrs)
-    if data is None:
-        raise NotFast
-    return _SIDE_MEMO.remember(side, Fragment(data))
+_N_RESOLVING = len(fields(Resolving))
+_resolving_values = itemgetter(*(f.name for f in fields(Resolving)))
+_N_DEFENSE = len(fields(Defense))
+_defense_values = itemgetter(*(f.name for f in fields(Defense)))
+_N_ASK = len(fields(ShieldAsk))
+_ask_values = itemgetter(*(f.name for f in fields(ShieldAsk)))
+_PAIR = frozenset({tuple})
+"""The Computer's Defend-section gains: a tuple of (name, amount) tuples."""
+if (tuple(f.name for f in fields(Resolving)) != ("before", "defense", "shields", "emitted",
+                                                  "ask")
+        or tuple(f.name for f in fields(Defense)) != (
+            "cards", "targets", "throws", "blocks", "combo_breakers", "early_buttons",
+            "joysticks", "late_buttons", "early_damage", "gains")):
+    raise AssertionError("_resolving unpacks the fields of Resolving and Defense in their order")
 
 
 def _general(state: State) -> bytes:
