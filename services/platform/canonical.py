@@ -141,7 +141,9 @@ class IdentityMemo(dict[int, tuple[Any, Any]]):
         past the limit; returns ``value``."""
         order = self._order
         if len(order) >= self.limit:
-            del self[order.popleft()]
+            # gone already when two threads both remembered one object (its key is in the
+            # deque twice): then a miss, not a KeyError
+            self.pop(order.popleft(), None)
         key = id(obj)
         self[key] = (obj, value)
         order.append(key)

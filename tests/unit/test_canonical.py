@@ -93,3 +93,19 @@ def test_states_of_games_drawn_by_hypothesis_encode_as_rfc8785_does(game, data, 
         decision = pending[0]
         view = json.loads(json.dumps(engine.view(state, decision.seat)))
         state = engine.apply(state, decision.seat, bots[decision.seat].choose(decision, view), rng).state
+
+
+def test_identity_memo_remembered_twice_evicts_without_error() -> None:
+    """Two threads that both missed the same object both remember it (the deque then holds
+    its key twice): evicting the second copy of the key finds the entry gone already, which
+    must be a cache miss, never a KeyError escaping the encoder."""
+    from services.platform.canonical import IdentityMemo
+
+    memo = IdentityMemo(limit=2)
+    a, b, c, d = (1, "a"), (2, "b"), (3, "c"), (4, "d")
+    memo.remember(a, "A")
+    memo.remember(a, "A")  # the other thread's
+    for obj, value in ((b, "B"), (c, "C"), (d, "D")):
+        assert memo.remember(obj, value) == value
+    assert memo.get(id(d)) == (d, "D")
+    assert len(memo) <= 2
