@@ -289,10 +289,13 @@ class NeonKnightsEngine:
         if not 0 <= seat < doc["seats"] or doc["players"][seat]["out"]:
             return "you are not racing in this game"
         key = json_key(dict(action))
-        mine = [d for d in (*self.pending(state), *self.standing(state)) if d.seat == seat]
-        if any(json_key(dict(a)) == key for d in mine for a in d.legal):
+        owed_now = [d for d in self.pending(state) if d.seat == seat]
+        if any(json_key(dict(a)) == key for d in owed_now for a in d.legal):
             return None
-        if not any(not d.standing for d in mine):
+        # the seat's own standing option alone (``standing`` lists every racing seat's)
+        if any(json_key(dict(a)) == key for a in (*repair_ability(doc, seat), RESIGN)):
+            return None
+        if not owed_now:
             return "it is not your decision to make"
         return _reason(doc, seat, dict(action))
 
