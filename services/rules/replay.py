@@ -28,9 +28,9 @@ from services.rules.games.contract import (
     MatchConfig,
     Outcome,
     canonical_state,
+    decision_labels,
     json_key,
     setup_transition,
-    standing_options,
 )
 
 
@@ -121,7 +121,8 @@ def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
             if type(seat) is not int:  # as the host writes it: "1", 1.0 or true is no seat
                 raise ReplayError(f"event {n}: seat {seat!r} is not an integer")
             describe = replayed.descriptions
-            # the decision first: validate then reads the engine's remembered pending
+            # the decision first: an engine without labels of its own then has its pending
+            # remembered for validate
             decided = _decided(engine, state, seat, record) \
                 if describe and not replayed.described else None
             reason = engine.validate(state, seat, action)
@@ -194,15 +195,15 @@ def _decided(engine: GameEngine, state: Any, seat: int, record: dict[str, Any]) 
     ``seat`` in ``state`` (owed, or standing), or None. The host writes the kind and the
     hidden flag of the decision the action answers (``RulesHost._decision``; a clock's or a
     bot's: the seat's first owed one; a forfeit: the one listing resign), self-play the
-    kind of the decision its bot answered: either is one of these. ``pending`` is the
-    engine's own (engines remember the last state's, which ``validate`` then reads)."""
+    kind of the decision its bot answered: either is one of these. Compared on the labels
+    alone (the contract's ``decision_labels``: the engine's own, made without the legal
+    lists, or those of its ``pending``, which engines remember for ``validate`` to read),
+    owed decisions first."""
     kind, hidden = record.get("decision"), record.get("hidden")
     if type(kind) is str and type(hidden) is bool:
-        for decision in engine.pending(state):
-            if decision.seat == seat and decision.kind == kind and bool(decision.hidden) is hidden:
-                return None
-        for decision in standing_options(engine, state):
-            if decision.seat == seat and decision.kind == kind and bool(decision.hidden) is hidden:
+        wanted = (seat, kind, hidden)
+        for label in decision_labels(engine, state):
+            if label == wanted:
                 return None
     return (f"decision {quoted(kind)} (hidden: {quoted(hidden)}) is not one the engine "
             f"offered seat {seat} there")

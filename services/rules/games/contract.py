@@ -51,6 +51,14 @@ modes (contract v2)
     engine itself plays (NEON's Automa, Neon Reign's Computer, Barbaric's monster).
     :meth:`GameEngine.match_options` turns a seat count and team split into the
     options such a match needs, so matchmaking and the CLI never name a game's modes.
+decision labels (optional)
+    The ``(seat, kind, hidden)`` of each decision offered in a state, without its legal
+    actions: what a check of "was this a decision the engine offered" compares (verify's
+    check of each record's ``decision`` and ``hidden``). An engine may offer
+    ``decision_labels(state)``, an iterable giving exactly, in this order, the labels of
+    :meth:`GameEngine.pending` then of :meth:`GameEngineV2.standing` (``hidden`` as a
+    ``bool``), made without building the legal lists; :func:`decision_labels` takes it, or
+    derives the labels from ``pending`` and ``standing`` for an engine without one.
 campaigns (contract v2)
     A match may start from the carried state of an earlier one: ``MatchConfig.carried``
     holds what the earlier match's ``Outcome.carry`` returned; the host records the
@@ -60,7 +68,7 @@ campaigns (contract v2)
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -301,6 +309,9 @@ class GameEngine(Protocol):
 
     # Optional: ``canonical_state(state) -> bytes``, exactly ``canonical_json(encode(state))``
     # made faster (e.g. remembering the bytes of unchanged parts); see :func:`canonical_state`.
+    # Optional: ``decision_labels(state) -> Iterable[tuple[int, str, bool]]``, the labels
+    # (seat, kind, hidden) of ``pending(state)`` then ``standing(state)``, in that order,
+    # made without the legal lists (see "decision labels"; :func:`decision_labels`).
     # Optional: ``start(config, rng) -> Transition``, the state of :meth:`setup` (the same
     # state from the same draws) with the events of set-up (cards dealt, a stage drawn):
     # the host records them in MatchStarted, where seats and spectators see what each may
@@ -398,6 +409,29 @@ def is_v2(engine: GameEngine) -> bool:
 
 def standing_options(engine: GameEngine, state: State) -> tuple[Decision, ...]:
     return tuple(engine.standing(state)) if is_v2(engine) else ()  # type: ignore[attr-defined]
+
+
+DecisionLabel = tuple[int, str, bool]
+"""A decision's ``(seat, kind, hidden)``."""
+
+
+def decision_labels(engine: GameEngine, state: State) -> Iterable[DecisionLabel]:
+    """The labels ``(seat, kind, hidden)`` of the decisions offered in ``state``: those of
+    ``engine.pending(state)`` then of its standing options, in that order (see "decision
+    labels" above). The engine's own ``decision_labels`` when it has one (made without the
+    legal lists); else derived from its decisions, lazily: the standing options are asked
+    only when the caller reads past the owed decisions."""
+    own = getattr(engine, "decision_labels", None)
+    if own is not None:
+        return own(state)  # type: ignore[no-any-return]
+    return _derived_labels(engine, state)
+
+
+def _derived_labels(engine: GameEngine, state: State) -> Iterator[DecisionLabel]:
+    for decision in engine.pending(state):
+        yield decision.seat, decision.kind, bool(decision.hidden)
+    for decision in standing_options(engine, state):
+        yield decision.seat, decision.kind, bool(decision.hidden)
 
 
 def answering(decisions: Sequence[Decision], action: Action) -> Decision | None:

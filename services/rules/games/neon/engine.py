@@ -229,6 +229,16 @@ def frame_decision(s: State, fr: StackFrame) -> Decision:
                     hidden=kind in HIDDEN_FRAME_DECISIONS, default=_kept_default(fr, legal))
 
 
+def frame_label(fr: StackFrame) -> tuple[int, str, bool]:
+    """``frame_decision``'s (seat, kind, hidden), without its legal list."""
+    if isinstance(fr, Attack):
+        return window_owner(fr), f"attack_{fr.stage}", False
+    kind = FRAME_DECISIONS.get(fr.kind)
+    if kind is None:
+        raise ValueError(f"no decision for frame {fr.kind}")
+    return fr.owner, kind, kind in HIDDEN_FRAME_DECISIONS
+
+
 def _kept_default(fr: Frame, legal: tuple[Action, ...]) -> Action | None:
     """Engine 6: a keep's default, the pair drawn when it was asked (``loot.keep_default``);
     else (every other frame, and keeps of engines 2-5) ``default_of(legal)``: for a keep the
@@ -265,7 +275,10 @@ FRAME_PROMPTS = {"keep_loot": "keep 2 of the loot cards you look at",
                  "trophy_equipment": "take up to 2 equipment cards as trophies",
                  "choose_upgrade": "keep 1 of 2 upgrade cards",
                  "evacuate": "your sector closes: where to?"}
-FRAME_KINDS = frozenset({"keep", "place", "trophy", "upgrade", "evacuate"})
+FRAME_DECISIONS = {"keep": "keep_loot", "place": "place_loot", "trophy": "trophy_equipment",
+                   "upgrade": "choose_upgrade", "evacuate": "evacuate"}
+"""The decision kind of each frame other than an attack, as ``frame_legal`` names it."""
+FRAME_KINDS = frozenset(FRAME_DECISIONS)
 HIDDEN_FRAME_DECISIONS = frozenset({"keep_loot", "place_loot"})
 """Answered in secret (the host keeps the action off every other seat's path): a card tucked
 as a supply shows only its supply symbol, so which cards were kept and where each went is the
@@ -450,6 +463,28 @@ class NeonEngine(RemembersPending):
         return tuple(Decision(f.idx, "resign", (dict(RESIGN),), "resign from the Tournament",
                               optional=True, standing=True, priority=-1)
                      for f in state.fighters[:state.seats] if not f.eliminated)
+
+    def decision_labels(self, state: State) -> tuple[tuple[int, str, bool], ...]:
+        """The (seat, kind, hidden) of ``pending(state)`` then of ``standing(state)``, as
+        they name them (contract: "decision labels"), without building a legal list: what
+        verify's decision check compares."""
+        s = state
+        if s.ended:
+            return ()
+        if s.stack:
+            owed: tuple[tuple[int, str, bool], ...] = (frame_label(s.stack[-1]),)
+        elif s.phase == "choose":
+            owed = tuple((i, "choose_cards", True)
+                         for i in choosers(s) if s.fighters[i].choice is None)
+        elif s.phase == "act" and s.current is not None:
+            f = s.fighters[s.current]
+            owed = ((f.idx, "land" if f.sector is None else "turn", False),)
+        else:
+            owed = ()
+        if not s.rules.resign:
+            return owed
+        return owed + tuple((f.idx, "resign", False)
+                            for f in s.fighters[:s.seats] if not f.eliminated)
 
     def validate(self, state: State, seat: int, action: Any) -> str | None:
         if state.ended:

@@ -118,6 +118,33 @@ def owed(doc: Doc) -> list[Decision]:
     return []
 
 
+def owed_labels(doc: Doc) -> list[tuple[int, str, bool]]:
+    """The (seat, kind, hidden) of ``owed(doc)``, in its order, without the legal answers."""
+    phase = doc["phase"]
+    if phase == "over":
+        return []
+    if doc["wealthy"]:
+        return [(w["seat"], "wealthy", False) for w in doc["wealthy"]]
+    if phase == "draft":
+        return [(seat, "draft", True) for seat in setup.draft_seats(doc)]
+    if phase == "track":
+        return [(doc["builder"], "build_track", False)]
+    if phase == "actions":
+        betting = doc["sub"] is not None and doc["sub"]["kind"] == "bet"
+        return [(days.acting_seat(doc), "fan_bet" if betting else "day_action", betting)]
+    if phase == "speeds":
+        hidden = bool(doc["hidden_speeds"])
+        return [(seat, "start_speed", hidden) for seat in race.speed_seats(doc)]
+    if phase == "race":
+        seat, kind = race.race_owner(doc)
+        return [(seat, kind, False)]
+    if phase == "after_race":
+        seat = after.acquire_seat(doc)
+        if seat is not None:
+            return [(seat, "acquire_implant", False)]
+    return []
+
+
 def repair_ability(doc: Doc, seat: int) -> list[dict[str, Any]]:
     """Part abilities at any time: discard (or return to hand) a wrench part to repair for
     5 chips per Armor Point."""
@@ -246,6 +273,15 @@ class NeonKnightsEngine:
                               "part abilities, or resign", standing=True, priority=-1)
                      for seat in active_seats(doc))
 
+    def decision_labels(self, state: State) -> list[tuple[int, str, bool]]:
+        """The (seat, kind, hidden) of ``pending(state)`` then ``standing(state)`` (contract:
+        "decision labels"), without the legal answers."""
+        doc = state.doc
+        owed_now = owed_labels(doc)
+        if doc["phase"] == "over":
+            return owed_now
+        return owed_now + [(seat, "any_time", False) for seat in active_seats(doc)]
+
     def validate(self, state: State, seat: int, action: Action) -> str | None:
         doc = state.doc
         if doc["phase"] == "over":
@@ -253,10 +289,13 @@ class NeonKnightsEngine:
         if not 0 <= seat < doc["seats"] or doc["players"][seat]["out"]:
             return "you are not racing in this game"
         key = json_key(dict(action))
-        mine = [d for d in (*self.pending(state), *self.standing(state)) if d.seat == seat]
-        if any(json_key(dict(a)) == key for d in mine for a in d.legal):
+        owed_now = [d for d in self.pending(state) if d.seat == seat]
+        if any(json_key(dict(a)) == key for d in owed_now for a in d.legal):
             return None
-        if not any(not d.standing for d in mine):
+        # the seat's own standing option alone (``standing`` lists every racing seat's)
+        if any(json_key(dict(a)) == key for a in (*repair_ability(doc, seat), RESIGN)):
+            return None
+        if not owed_now:
             return "it is not your decision to make"
         return _reason(doc, seat, dict(action))
 

@@ -151,6 +151,21 @@ def _next_turn(doc: Doc) -> None:
     r.pop("fresh", None)
 
 
+RACE_STEP_KINDS = {"adjust": "adjust_speed", "repair": "free_repair", "before": "fire_before",
+                   "after": "fire_after", "move": "move", "roll": "damage_roll"}
+"""The decision kind of each step of a driver's turn (any other step: ``pit_repair``)."""
+
+
+def race_owner(doc: Doc) -> tuple[int, str]:
+    """``race_legal``'s seat and kind, without the legal answers."""
+    r = doc["racing"]
+    if r["hits"]:
+        return r["hits"][0]["target"], "shield"
+    if r["index"] >= len(r["order"]):
+        return r["slam_rolls"][0]["seat"], "slam_roll"
+    return current(doc), RACE_STEP_KINDS.get(r["step"], "pit_repair")
+
+
 def race_legal(doc: Doc) -> tuple[int, str, list[Action], Action]:
     """The owed decision: (seat, kind, legal, default)."""
     r = doc["racing"]

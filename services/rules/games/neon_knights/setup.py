@@ -249,13 +249,16 @@ def carry(doc: Doc) -> Doc:
 
 
 def draft_decisions(doc: Doc) -> list[tuple[int, list[dict[str, Any]]]]:
-    draft = doc["draft"]
-    out = []
-    for seat in range(doc["seats"]):
-        if draft["picks"][seat] is None and not doc["players"][seat]["out"]:
-            packet = sorted(set(draft["packets"][seat]))
-            out.append((seat, [{"type": "draft", "implant": i} for i in packet]))
-    return out
+    packets = doc["draft"]["packets"]
+    return [(seat, [{"type": "draft", "implant": i} for i in sorted(set(packets[seat]))])
+            for seat in draft_seats(doc)]
+
+
+def draft_seats(doc: Doc) -> list[int]:
+    """The seats still to pick in this round of the draft."""
+    picks, players = doc["draft"]["picks"], doc["players"]
+    return [seat for seat in range(doc["seats"])
+            if picks[seat] is None and not players[seat]["out"]]
 
 
 def draft_pick(doc: Doc, seat: int, implant: str, events: list[EngineEvent]) -> None:
