@@ -131,13 +131,16 @@ def _tail(export: bytes | bytearray | memoryview | BinaryIO, size: int) -> tuple
 def _closing_checkpoint(tail: bytes, whole: bool) -> dict[str, Any]:
     """The checkpoint that ends an export whose last bytes are ``tail`` (``whole``: the
     export entire); :class:`BrokenExport` when it ends with anything else."""
-    body = tail.rstrip(b"\r\n")
-    cut = body.rfind(b"\n")
+    # lines and blank lines as parse_export reads them (bytes.splitlines, line.strip()):
+    # broken at LF, CRLF or CR, blank when whitespace only; the last line not blank closes it
+    stop = len(tail.rstrip())
+    cut = max(tail.rfind(b"\n", 0, stop), tail.rfind(b"\r", 0, stop))
     if cut < 0 and not whole:
         raise BrokenExport(f"the export's last line is longer than any checkpoint "
                            f"({MAX_CLOSING_LINE:,} bytes or more)")
+    ends = [i for i in (tail.find(b"\n", stop), tail.find(b"\r", stop)) if i >= 0]
     try:
-        checkpoint = json.loads(body[cut + 1:])
+        checkpoint = json.loads(tail[cut + 1:min(ends, default=len(tail))])
     except (ValueError, RecursionError):  # not JSON, not UTF-8, nested too deeply
         checkpoint = None
     if not isinstance(checkpoint, dict) or checkpoint.get("type") != CHECKPOINT:

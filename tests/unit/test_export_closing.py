@@ -177,3 +177,30 @@ def test_a_file_is_checked_from_its_tail_without_reading_it_whole(
         check_closing(f, head_of(export))
         with pytest.raises(BrokenExport):
             check_closing(f, ExportHead("0" * 64, 1, len(data)))
+
+
+@pytest.mark.parametrize("ending", [b"  \n", b"\t\n", b" \r\n\t \r\n", b"   ", b"\x0b\n",
+                                    b"\x0c\n", b"\n \n\n"])
+def test_blank_lines_of_whitespace_after_the_checkpoint_pass(export: bytes,
+                                                             ending: bytes) -> None:
+    """A blank line is one of whitespace only, as parse_export (and so neon verify and the
+    gateway's replay) reads it: the export still ends with its checkpoint."""
+    data = export + ending
+    parse_export(data)  # a correct export
+    for source in both(data):
+        check_closing(source, head_of(export))
+
+
+@pytest.mark.parametrize("newline", [b"\r\n", b"\r"])
+def test_other_line_breaks_parse_export_reads_pass(export: bytes, newline: bytes) -> None:
+    """CRLF (an export saved on Windows) and a lone CR break lines for parse_export too."""
+    data = export.replace(b"\n", newline)
+    assert parse_export(data)[1]["final_hash"] == head_of(export).final_hash
+    for source in both(data):
+        check_closing(source, head_of(export))
+    for source in both(data + newline + b"  " + newline):
+        check_closing(source, head_of(export))
+    cut = newline.join(data.split(newline)[:-2]) + newline  # the checkpoint left out
+    for source in both(cut):
+        with pytest.raises(BrokenExport, match="does not end with its checkpoint"):
+            check_closing(source, head_of(export))
