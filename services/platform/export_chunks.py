@@ -100,8 +100,8 @@ def check_closing(export: bytes | bytearray | memoryview | BinaryIO, head: Expor
     export`` writes it in chunks): either way only its end is read, never the whole: any
     blank lines there, then at most :data:`MAX_CLOSING_LINE` bytes before them. Lines and
     blank lines are read as ``parse_export`` reads them (LF, CRLF or CR; a blank line is
-    whitespace only, allowed after the checkpoint however many). The signature is not checked here (``neon verify`` and
-    the gateway's replay do, with the chain)."""
+    whitespace only, allowed after the checkpoint however many). The signature is not
+    checked here (``neon verify`` and the gateway's replay do, with the chain)."""
     checkpoint = _closing_checkpoint(_last_line(export, MAX_CLOSING_LINE))
     said = (checkpoint.get("final_hash"), checkpoint.get("event_count"))
     if not (isinstance(said[0], str) and type(said[1]) is int
