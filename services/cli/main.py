@@ -491,34 +491,35 @@ async def save_export(client: Any, organiser: str, match_id: str, output: Path) 
     )
 
     part = output.with_name(output.name + ".part")
-    try:
-        with part.open("w+b") as out:
-            head = await read_export_chunks(client.export_chunks(organiser, match_id), out.write)
-            check_closing(out, head)
-    except BrokenExport as err:
-        part.unlink(missing_ok=True)
-        raise CliError(f"the export of {match_id} arrived broken ({err}); run the command "
-                       "again", errors.FAILED) from None
-    except grpc.aio.AioRpcError as err:
-        part.unlink(missing_ok=True)
-        if err.code() != grpc.StatusCode.UNIMPLEMENTED:
-            raise
-        reply = await client.export(organiser, match_id)
-        data = bytes(reply.export_jsonl)
+    try:  # whatever fails, even moving it into place, leaves no .part
         try:
-            check_closing(data, ExportHead(str(reply.final_hash), int(reply.event_count),
-                                           len(data)))
-        except BrokenExport as broken:
-            raise CliError(f"the export of {match_id} arrived broken ({broken}); run the "
-                           "command again", errors.FAILED) from None
-        part.write_bytes(data)
+            with part.open("w+b") as out:
+                head = await read_export_chunks(client.export_chunks(organiser, match_id), out.write)
+                check_closing(out, head)
+        except BrokenExport as err:
+            part.unlink(missing_ok=True)
+            raise CliError(f"the export of {match_id} arrived broken ({err}); run the command "
+                           "again", errors.FAILED) from None
+        except grpc.aio.AioRpcError as err:
+            part.unlink(missing_ok=True)
+            if err.code() != grpc.StatusCode.UNIMPLEMENTED:
+                raise
+            reply = await client.export(organiser, match_id)
+            data = bytes(reply.export_jsonl)
+            try:
+                check_closing(data, ExportHead(str(reply.final_hash), int(reply.event_count),
+                                               len(data)))
+            except BrokenExport as broken:
+                raise CliError(f"the export of {match_id} arrived broken ({broken}); run the "
+                               "command again", errors.FAILED) from None
+            part.write_bytes(data)
+            part.replace(output)
+            return int(reply.event_count)
         part.replace(output)
-        return int(reply.event_count)
+        return head.event_count
     except BaseException:
         part.unlink(missing_ok=True)
         raise
-    part.replace(output)
-    return head.event_count
 
 
 @app.command("abandon")

@@ -29,9 +29,10 @@ from typing import Any, BinaryIO
 CHECKPOINT = "Checkpoint"
 """The ``type`` of an export's closing line (services/rules/export.py)."""
 MAX_CLOSING_LINE = 64 * 1024
-"""The most bytes of an export's end :func:`check_closing` reads. A checkpoint line is a few
-hundred bytes (a match id of at most 64 characters, a game id, the count, the final hash,
-the public key and the signature, as canonical JSON); a last line longer than this is none."""
+"""The most bytes of an export's end, before any blank lines, :func:`check_closing` reads. A
+checkpoint line is a few hundred bytes (a match id of at most 64 characters, a game id, the
+count, the final hash, the public key and the signature, as canonical JSON); a last line
+this long or longer (blank lines after it aside) is none."""
 SHOWN = 80
 """The most characters of a checkpoint's value a reason quotes."""
 
@@ -96,11 +97,12 @@ def check_closing(export: bytes | bytearray | memoryview | BinaryIO, head: Expor
     or count (or not as a string and an integer).
 
     ``export`` is the export's bytes, or a seekable binary file holding it (as ``neon
-    export`` writes it in chunks): either way only its last :data:`MAX_CLOSING_LINE` bytes
-    are read, never the whole. Blank lines after the checkpoint are allowed, as
-    ``parse_export`` allows them. The signature is not checked here (``neon verify`` and
-    the gateway's replay do, with the chain)."""
-    checkpoint = _closing_checkpoint(*_tail(export, MAX_CLOSING_LINE))
+    export`` writes it in chunks): either way only its end is read, never the whole: any
+    blank lines there, then at most :data:`MAX_CLOSING_LINE` bytes before them. Lines and
+    blank lines are read as ``parse_export`` reads them (LF, CRLF or CR; a blank line is
+    whitespace only, allowed after the checkpoint however many). The signature is not
+    checked here (``neon verify`` and the gateway's replay do, with the chain)."""
+    checkpoint = _closing_checkpoint(_last_line(export, MAX_CLOSING_LINE))
     said = (checkpoint.get("final_hash"), checkpoint.get("event_count"))
     if not (isinstance(said[0], str) and type(said[1]) is int
             and said == (head.final_hash, head.event_count)):
@@ -110,34 +112,64 @@ def check_closing(export: bytes | bytearray | memoryview | BinaryIO, head: Expor
             f"{_shown(said[1])}")
 
 
-def _tail(export: bytes | bytearray | memoryview | BinaryIO, size: int) -> tuple[bytes, bool]:
-    """The last ``size`` bytes of ``export`` (bytes or a seekable binary file), and whether
-    they are all of it."""
+def _reader(export: bytes | bytearray | memoryview | BinaryIO
+            ) -> tuple[Callable[[int, int], bytes], int]:
+    """A function reading bytes ``[start, stop)`` of ``export`` (bytes or a seekable binary
+    file), and its length."""
     if isinstance(export, (bytes, bytearray, memoryview)):
         view = memoryview(export)
-        return bytes(view[-size:]), len(view) <= size
-    end = export.seek(0, os.SEEK_END)
-    start = max(0, end - size)
-    export.seek(start, os.SEEK_SET)
-    out = io.BytesIO()
-    while out.tell() < end - start:
-        part = export.read(end - start - out.tell())
-        if not part:
+        return (lambda start, stop: bytes(view[start:stop])), len(view)
+
+    def read(start: int, stop: int) -> bytes:
+        export.seek(start, os.SEEK_SET)
+        out = io.BytesIO()
+        while out.tell() < stop - start:
+            part = export.read(stop - start - out.tell())
+            if not part:
+                break
+            out.write(part)
+        return out.getvalue()
+
+    return read, export.seek(0, os.SEEK_END)
+
+
+_BREAKS = (b"\n", b"\r")
+"""What breaks lines for parse_export (``bytes.splitlines``: LF, CRLF, CR)."""
+
+
+def _last_line(export: bytes | bytearray | memoryview | BinaryIO, size: int) -> bytes:
+    """The export's last line that is not blank, as parse_export reads lines (broken at LF,
+    CRLF or CR; blank: whitespace only, skipped however many). Read from the end: the blank
+    lines, then at most ``size`` bytes before them; b"" when every line is blank;
+    :class:`BrokenExport` when that line is ``size`` bytes or longer (no checkpoint is)."""
+    read, end = _reader(export)
+    while True:  # past the blank lines, ``size`` bytes at a time
+        if end == 0:
+            return b""
+        start = max(0, end - size)
+        chunk = read(start, end)
+        kept = len(chunk.rstrip())
+        if kept:
             break
-        out.write(part)
-    return out.getvalue(), start == 0
-
-
-def _closing_checkpoint(tail: bytes, whole: bool) -> dict[str, Any]:
-    """The checkpoint that ends an export whose last bytes are ``tail`` (``whole``: the
-    export entire); :class:`BrokenExport` when it ends with anything else."""
-    body = tail.rstrip(b"\r\n")
-    cut = body.rfind(b"\n")
-    if cut < 0 and not whole:
+        end = start
+    stop = start + kept  # just past the line's last byte that is not whitespace
+    ends = [i for i in (chunk.find(b, kept) for b in _BREAKS) if i >= 0]
+    tail = chunk[:min(ends, default=len(chunk))]  # the line with its own trailing whitespace
+    floor = max(0, stop - size)  # the line's start must be at or after this
+    if start > floor and max(tail.rfind(b) for b in _BREAKS) < 0:
+        tail, start = read(floor, start) + tail, floor
+    cut = max(tail.rfind(b, 0, stop - start) for b in _BREAKS)
+    if cut < 0 and start > 0:
         raise BrokenExport(f"the export's last line is longer than any checkpoint "
-                           f"({MAX_CLOSING_LINE:,} bytes or more)")
+                           f"({size:,} bytes or more)")
+    return tail[cut + 1:]
+
+
+def _closing_checkpoint(line: bytes) -> dict[str, Any]:
+    """The checkpoint that ``line``, an export's last line, holds; :class:`BrokenExport`
+    when it holds anything else."""
     try:
-        checkpoint = json.loads(body[cut + 1:])
+        checkpoint = json.loads(line)
     except (ValueError, RecursionError):  # not JSON, not UTF-8, nested too deeply
         checkpoint = None
     if not isinstance(checkpoint, dict) or checkpoint.get("type") != CHECKPOINT:

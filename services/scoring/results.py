@@ -394,7 +394,9 @@ def result_of(outcome: MatchOutcome, seat: int, absent: Set[int] = frozenset()) 
     place, or an absent seat shares the first place), the engine's first place and its
     ``draw`` flag describe a table the standings do not count: the best of the others wins
     alone (with its teammates) or, sharing that place with another side, draws; every other
-    seat loses. Without this a mover placed 2nd behind an absent seat was counted a loss in
+    seat loses. A first place the others share with each other as well as with the absent
+    seat keeps the engine's word on it, its ``draw`` flag (without it, as Neon Knights places
+    co-winners, each wins, as when the absent seat is placed below them). Without this a mover placed 2nd behind an absent seat was counted a loss in
     a match it won among those who played."""
     placements = outcome.placements
     counted = [s for s in range(outcome.seats) if s not in absent]
@@ -407,6 +409,8 @@ def result_of(outcome: MatchOutcome, seat: int, absent: Set[int] = frozenset()) 
         return _engine_result(outcome, seat)
     team = next((t for t in outcome.teams if seat in t), (seat,))
     shared = any(placements[s] == best for s in counted if s not in team)
+    if shared and best == 1:  # the engine's own word on the first place they share
+        return "draw" if outcome.draw else "win"
     return "draw" if shared else "win"
 
 

@@ -163,3 +163,22 @@ async def test_neon_export_from_an_older_rules_service_checks_its_answer(
     assert output.read_bytes() == b"an earlier export\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m1.jsonl", "var"]
     assert calls == ["ExportMatch"]
+
+
+@pytest.mark.parametrize("how", ["ok", "old"])
+async def test_neon_export_to_a_path_it_cannot_replace_leaves_no_part(
+        export: bytes, tmp_path: Path, how: str) -> None:
+    """The export arrives whole and checked but cannot be moved to ``-o`` (a folder there):
+    a one-line error, the folder untouched, and no ``.part`` left beside it, streamed or
+    from an older rules service's ExportMatch."""
+    output = tmp_path / "m1.jsonl"
+    output.mkdir()
+    (output / "inside").write_bytes(b"kept\n")
+    async with rules_upstream(export, how) as (address, _):
+        done = await neon_export(address, tmp_path, output)
+    said = done.stdout + done.stderr
+    assert done.returncode != 0, said
+    assert "Traceback" not in said and "written to" not in said
+    assert str(output) in said
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m1.jsonl", "var"]
+    assert (output / "inside").read_bytes() == b"kept\n"

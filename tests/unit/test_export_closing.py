@@ -177,3 +177,78 @@ def test_a_file_is_checked_from_its_tail_without_reading_it_whole(
         check_closing(f, head_of(export))
         with pytest.raises(BrokenExport):
             check_closing(f, ExportHead("0" * 64, 1, len(data)))
+
+
+@pytest.mark.parametrize("ending", [b"  \n", b"\t\n", b" \r\n\t \r\n", b"   ", b"\x0b\n",
+                                    b"\x0c\n", b"\n \n\n"])
+def test_blank_lines_of_whitespace_after_the_checkpoint_pass(export: bytes,
+                                                             ending: bytes) -> None:
+    """A blank line is one of whitespace only, as parse_export (and so neon verify and the
+    gateway's replay) reads it: the export still ends with its checkpoint."""
+    data = export + ending
+    parse_export(data)  # a correct export
+    for source in both(data):
+        check_closing(source, head_of(export))
+
+
+@pytest.mark.parametrize("newline", [b"\r\n", b"\r"])
+def test_other_line_breaks_parse_export_reads_pass(export: bytes, newline: bytes) -> None:
+    """CRLF (an export saved on Windows) and a lone CR break lines for parse_export too."""
+    data = export.replace(b"\n", newline)
+    assert parse_export(data)[1]["final_hash"] == head_of(export).final_hash
+    for source in both(data):
+        check_closing(source, head_of(export))
+    for source in both(data + newline + b"  " + newline):
+        check_closing(source, head_of(export))
+    cut = newline.join(data.split(newline)[:-2]) + newline  # the checkpoint left out
+    for source in both(cut):
+        with pytest.raises(BrokenExport, match="does not end with its checkpoint"):
+            check_closing(source, head_of(export))
+
+
+def _long(export: bytes, blanks: bytes = b"", line: int | None = None) -> bytes:
+    """``export`` made longer than MAX_CLOSING_LINE with records before its checkpoint (and
+    the checkpoint line padded to ``line`` bytes), then ``blanks`` after it."""
+    records, checkpoint = parse_export(export)
+    filler = [json.dumps({**records[-1], "filler": "f" * 1000}).encode()] * 100
+    closing = json.dumps(checkpoint).encode()
+    if line is not None:
+        closing = json.dumps({**checkpoint, "padding": ""}).encode()
+        closing = json.dumps({**checkpoint, "padding": "p" * (line - len(closing))}).encode()
+        assert len(closing) == line
+    return b"\n".join(filler + [closing]) + b"\n" + blanks
+
+
+@pytest.mark.parametrize("blanks", [
+    b"\n" * (MAX_CLOSING_LINE + 10),  # blank lines past the bytes read
+    b" \r\n" * MAX_CLOSING_LINE,
+    b"\n" * (MAX_CLOSING_LINE - 400),  # the checkpoint line across the start of the window
+    b"\n" * (MAX_CLOSING_LINE - 300),
+])
+def test_blank_lines_after_the_checkpoint_pass_however_many(export: bytes,
+                                                            blanks: bytes) -> None:
+    """parse_export skips blank lines however many: so does the check, and the checkpoint
+    line is looked for before them (with only 64 KiB of the end read, blank lines pushed it
+    out of what was read, or cut it, and a correct export was refused as "longer than any
+    checkpoint")."""
+    data = _long(export, blanks)
+    assert len(data) > 2 * MAX_CLOSING_LINE
+    parse_export(data)
+    for source in both(data):
+        check_closing(source, head_of(export))
+    with pytest.raises(BrokenExport, match="the stream announced"):
+        check_closing(data, ExportHead("0" * 64, 1, len(data)))
+    source = CountingFile(data)  # still not read whole
+    check_closing(source, head_of(export))
+    assert source.read_bytes <= len(blanks) + 2 * MAX_CLOSING_LINE < len(data)
+
+
+@pytest.mark.parametrize("blanks", [b"", b"\n\n", b"\n" * MAX_CLOSING_LINE])
+def test_the_longest_checkpoint_line_taken_is_one_byte_short_of_the_bytes_read(
+        export: bytes, blanks: bytes) -> None:
+    """The limit is the checkpoint line's own length, blank lines after it aside."""
+    for source in both(_long(export, blanks, MAX_CLOSING_LINE - 1)):
+        check_closing(source, head_of(export))
+    for source in both(_long(export, blanks, MAX_CLOSING_LINE)):
+        with pytest.raises(BrokenExport, match="longer than any checkpoint"):
+            check_closing(source, head_of(export))

@@ -560,3 +560,23 @@ def test_scoring_works_out_the_seats_left_out_once_per_result(
     app.score(_royale([2, 1, 3, 4], [1], "once"))
     assert len(calls) == 1
     assert _record(app, "ann") == (1, 0, 0)
+
+
+@pytest.mark.parametrize("draw", [False, True])
+def test_a_first_place_the_movers_share_with_a_no_move_seat_keeps_the_engines_draw_flag(
+        app: ScoringApplication, draw: bool) -> None:
+    """bob (no move) shares the first place with ann and carl. The engine's ``draw`` flag is
+    its word on that shared first place: without it (Neon Knights places co-winners so) ann
+    and carl each win, as they do when bob is placed last (the case above); with it they
+    draw. bob's place next to them changes neither."""
+    from services.scoring.results import left_out, result_of
+
+    expected = "draw" if draw else "win"
+    beside = _royale([1, 1, 1, 4], [1], f"beside-{draw}", draw=draw)
+    below = _royale([1, 4, 1, 3], [1], f"below-{draw}", draw=draw)
+    for result in (beside, below):
+        absent = left_out(result)
+        assert [result_of(result, s, absent) for s in (0, 2, 3)] == [expected, expected, "loss"]
+    app.score(beside)
+    assert _record(app, "ann") == _record(app, "carl") == (int(not draw), int(draw), 0)
+    assert _record(app, "dan") == (0, 0, 1)
