@@ -88,7 +88,7 @@ def explain(err: BaseException) -> CliError | None:
     if isinstance(err, FileNotFoundError):
         return CliError(f"file not found: {err.filename}", USAGE)
     if isinstance(err, IsADirectoryError | PermissionError):
-        return CliError(f"cannot read {err.filename}: {err.strerror}", USAGE)
+        return CliError(f"cannot use {err.filename}: {err.strerror}", USAGE)
     if isinstance(err, json.JSONDecodeError):
         return CliError(f"not valid JSON: {err.msg} (line {err.lineno}, column {err.colno})", USAGE)
     if isinstance(err, RuntimeError) and ("could not bind" in str(err)

@@ -112,7 +112,9 @@ Wins, draws, losses
     their order among themselves (results.result_of, results.places), as they are rated:
     a no-move seat placed above them (a bot played the absent seat and won) or beside them
     (sharing the first place) leaves the best of them a win alone, a draw when another
-    side shares that place, never a loss to a seat that is counted nowhere. When no seat
+    side shares that place (movers sharing the first place with each other keep the
+    engine's draw flag: Neon Knights' co-winners, flagged no draw, each win), never a loss
+    to a seat that is counted nowhere. When no seat
     left out is placed at or above the best of them, the engine's result stands.
 
 Access
