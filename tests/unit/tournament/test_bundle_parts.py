@@ -13,8 +13,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from services.platform.signing import public_key_hex
-from services.tournament import proofs
+from services.tournament import bundle, proofs
 from services.tournament.bundle import Wanted, _parse, build_bundle, bundle_parts, verify_bundle
 from tests.support.tournament_log import KEY
 
@@ -97,3 +99,26 @@ def test_an_export_answered_none_is_left_out_of_the_lines_and_the_seal() -> None
 def test_the_fixture_bundle_still_verifies() -> None:
     report = verify_bundle(FIXTURE.read_bytes())
     assert report.ok, report.failures
+
+
+EXPORTS = sorted((FIXTURE.parents[1] / "exports").glob("*.jsonl"))
+
+
+@pytest.mark.parametrize("slice_bytes", [1, 7, 256 * 1024])
+def test_a_match_export_line_escaped_in_slices_is_the_line_of_the_whole(
+        monkeypatch: pytest.MonkeyPatch, slice_bytes: int) -> None:
+    """The MatchExport line made slice by slice (to spare canonical JSON's transient cost
+    on a long export) is canonical JSON of the whole line, byte for byte: on every export
+    of tests/fixtures/exports (up to 291 KB, several slices), on every ASCII character
+    (quotes, backslashes, control characters) across slice edges, and, by the whole-line
+    path, on an export that is not ASCII."""
+    monkeypatch.setattr(bundle, "ESCAPED_SLICE", slice_bytes)
+    every_ascii = bytes(range(128)) * 3 + b'"\\\n\t\x00\x1f\x7f'
+    cases = [every_ascii, b"", "h\u00e9\u2028 \U0001f600\n\"".encode()]
+    if slice_bytes > 1:  # one slice per byte: the small cases suffice
+        cases += [p.read_bytes() for p in EXPORTS]
+    assert max(len(c) for c in cases) > 256 * 1024 or slice_bytes == 1
+    for export in cases:
+        whole = bundle._joined([{"type": "MatchExport", "round": 3, "table": 12,
+                                 "match_id": "cup-r3-t12-g2", "export": export.decode()}])
+        assert bundle._export_line(3, 12, "cup-r3-t12-g2", export) == whole
