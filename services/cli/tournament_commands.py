@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from services.cli.errors import USAGE, CliError, emit, friendly, message_dict, target
+from services.cli.errors import FAILED, USAGE, CliError, emit, friendly, message_dict, target
 from services.cli.fit import Cell, Col, fitted_table, print_fitted, print_notes
 from services.cli.organiser import GET_ONE, token_option
 from services.cli.plain import print_plain
@@ -253,6 +253,47 @@ class SimReport:
     stages: dict[str, float] = field(default_factory=dict)
 
 
+async def fetch_bundle(client: TournamentClient, token: str | None, tournament_id: str,
+                       write: Callable[[bytes], Any]) -> tuple[int, int]:
+    """The tournament's audit bundle, handed to ``write`` piece by piece as it streams
+    (ExportTournamentChunks); (matches, round checkpoints). A tournament service of an
+    earlier release (UNIMPLEMENTED) is asked ExportTournament, whose bundle is written at
+    once. A stream that fails, or ends without its done message or short of the size it
+    announces, raises: what was written is then no bundle (the caller drops it)."""
+    import grpc
+
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+    from services.platform.grpc_kit import call_metadata
+
+    target("tournament service", client.address)
+    call = client.stub.ExportTournamentChunks(
+        pb.ExportTournamentChunksRequest(tournament_id=tournament_id),
+        metadata=call_metadata(token), timeout=client.timeout)
+    received = 0
+    try:
+        async for message in call:
+            if message.done:
+                if message.total_bytes != received:
+                    raise CliError(f"the bundle of {tournament_id} arrived broken: "
+                                   f"{received:,} bytes of the {message.total_bytes:,} "
+                                   "announced; try again")
+                return message.matches, message.checkpoints
+            write(message.chunk)
+            received += len(message.chunk)
+    except grpc.aio.AioRpcError as err:
+        if received:  # the service answered, then met an error: its reason, not "no answer"
+            raise CliError(f"the bundle of {tournament_id} stopped after {received:,} bytes: "
+                           f"{err.code().name}: {err.details()}", FAILED, err.code().name,
+                           err.details() or "") from None
+        if err.code() != grpc.StatusCode.UNIMPLEMENTED:
+            raise
+        reply = await client.call("ExportTournament", token, tournament_id=tournament_id)
+        write(reply.bundle_jsonl)
+        return reply.matches, reply.checkpoints
+    raise CliError(f"the bundle of {tournament_id} arrived cut short ({received:,} bytes, "
+                   "no closing message); try again")
+
+
 async def simulate_run(address: str, issue: Callable[..., str], game: str, fmt_json: str,
                        players: int, *, mode: str = "", tournament_id: str = "",
                        check_in_seconds: int = 60, on_round: Callable[[Any], None] = lambda r: None,
@@ -314,8 +355,10 @@ async def simulate_run(address: str, issue: Callable[..., str], game: str, fmt_j
         report.standings = list(finished.rows)
         report.tournament = finished.tournament
         t2 = time.perf_counter()
-        exported = await client.call("ExportTournament", organiser, tournament_id=tid)
-        report.bundle = exported.bundle_jsonl
+        pieces: list[bytes] = []
+        await fetch_bundle(client, organiser, tid, pieces.append)
+        report.bundle = b"".join(pieces)
+        del pieces
         report.stages["export"] = time.perf_counter() - t2
         t3 = time.perf_counter()
         report.verify = await asyncio.to_thread(verify_bundle, report.bundle)
@@ -1133,10 +1176,17 @@ def export(tournament_id: str,
     """Write the audit bundle: the log, every match export, checkpoints and proofs."""
 
     async def go(client: TournamentClient, token: str) -> None:
-        client.timeout = 120.0
-        reply = await client.call("ExportTournament", token, tournament_id=tournament_id)
-        output.write_bytes(reply.bundle_jsonl)
-        print_plain(console, f"{reply.matches} matches and {reply.checkpoints} round checkpoints "
+        client.timeout = 600.0  # the whole stream's deadline, however large the bundle
+        # streamed into a file beside the output, which takes its place once complete: a
+        # failed export leaves no partial bundle, nor harms an earlier file of that name
+        part = output.with_name(f".{output.name}.{uuid.uuid4().hex[:8]}.part")
+        try:
+            with part.open("wb") as f:
+                matches, checkpoints = await fetch_bundle(client, token, tournament_id, f.write)
+            part.replace(output)
+        finally:
+            part.unlink(missing_ok=True)
+        print_plain(console, f"{matches} matches and {checkpoints} round checkpoints "
                              f"of {tournament_id} written to {output}; check it with: neon "
                              f"verify {output}")
 

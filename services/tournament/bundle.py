@@ -27,7 +27,7 @@ before the next round). Each failure names what failed. Pure code apart from the
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +49,16 @@ def is_bundle(data: bytes) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class Wanted:
+    """A match whose export :func:`bundle_parts` asks for next: the caller sends the
+    export's bytes (the MatchExport line is made of them), or None to leave it out."""
+
+    round: int
+    table: int
+    match_id: str
+
+
 def build_bundle(
     tournament_id: str,
     game: str,
@@ -58,12 +68,42 @@ def build_bundle(
     result_keys: Sequence[str],
 ) -> bytes:
     """``records``: the chained log; ``exports``: each sealed match's export by match id
-    (a rematched table's earlier matches too)."""
+    (a rematched table's earlier matches too). The whole bundle at once: the pieces of
+    :func:`bundle_parts`, joined."""
+    parts = bundle_parts(tournament_id, game, records, key, result_keys,
+                         seal_matches=list(exports))
+    out: list[bytes] = []
+    try:
+        item = next(parts)
+        while True:
+            if isinstance(item, Wanted):
+                item = parts.send(exports.get(item.match_id))
+            else:
+                out.append(item)
+                item = next(parts)
+    except StopIteration:
+        pass
+    return b"".join(out)
+
+
+def bundle_parts(
+    tournament_id: str,
+    game: str,
+    records: Sequence[Mapping[str, Any]],
+    key: Any,
+    result_keys: Sequence[str],
+    seal_matches: Sequence[str] | None = None,
+) -> Generator[bytes | Wanted, bytes | None, None]:
+    """The bundle in pieces, in order, each whole lines ending with a newline, asking for
+    each match's export (a :class:`Wanted`, answered with ``send``) just before its line,
+    so a caller holds one match's export at a time, however many the tournament has. The
+    pieces joined are the bundle. ``seal_matches``: the match ids the seal names (None:
+    those whose export was sent)."""
     from services.platform.signing import public_key_hex
 
     replayed = tlog.replay_log(records)
     result_keys = list(result_keys) or [public_key_hex(key)]
-    lines: list[dict[str, Any]] = [
+    head: list[dict[str, Any]] = [
         {
             "type": BUNDLE,
             "version": 1,
@@ -73,26 +113,25 @@ def build_bundle(
             "result_keys": list(result_keys),
         }
     ]
-    lines += [{"type": "LogRecord", "record": dict(r)} for r in records]
+    head += [{"type": "LogRecord", "record": dict(r)} for r in records]
+    yield _joined(head)
+    del head
+    sent: list[str] = []
     proofs_out: list[dict[str, Any]] = []
     for rnd in replayed.rounds:
         earlier = [(table, m["match_id"]) for table, ms in sorted(rnd.get("earlier", {}).items())
                    for m in ms]
         for table, match_id in sorted([*earlier, *rnd["matches"].items()]):
-            if match_id in exports:
-                lines.append(
-                    {
-                        "type": "MatchExport",
-                        "round": rnd["number"],
-                        "table": table,
-                        "match_id": match_id,
-                        "export": exports[match_id].decode(),
-                    }
-                )
+            export = yield Wanted(rnd["number"], table, match_id)
+            if export is None:
+                continue
+            sent.append(match_id)
+            yield _export_line(rnd["number"], table, match_id, export)
+            del export
         checkpoint = rnd["checkpoint"]
         if checkpoint is None:
             continue
-        lines.append({"type": "RoundCheckpoint", "checkpoint": checkpoint})
+        yield _joined([{"type": "RoundCheckpoint", "checkpoint": checkpoint}])
         hashes = [rnd["sealed"][t] for t in _leaf_tables(rnd)]
         for index, table in enumerate(_leaf_tables(rnd)):
             proofs_out.append(
@@ -108,13 +147,46 @@ def build_bundle(
                     "root": proofs.body(checkpoint)["root"],
                 }
             )
-    lines += proofs_out
+    if proofs_out:
+        yield _joined(proofs_out)
     seal = proofs.seal_bundle(
         {"tournament_id": tournament_id, "log_length": len(records),
-         "log_head": tlog.head(list(records)), "matches": sorted(exports),
+         "log_head": tlog.head(list(records)),
+         "matches": sorted(sent if seal_matches is None else seal_matches),
          "result_keys": sorted(result_keys)}, key)
-    lines.append(seal)
-    return b"\n".join(canonical_json(line) for line in lines) + b"\n"
+    yield _joined([seal])
+
+
+ESCAPED_SLICE = 256 * 1024
+"""Bytes of an export JSON-escaped at a time in its MatchExport line (:func:`_export_line`)."""
+
+
+def _export_line(number: int, table: int, match_id: str, export: bytes) -> bytes:
+    """The MatchExport line of ``export``, as :func:`_joined` makes it, byte for byte,
+    without its transient cost: canonical JSON of the whole line reserves some 8 bytes per
+    character of the export (63 MiB for an export of 8 MiB, half a GiB for one at the
+    tournament's limit). An ASCII export (every export in practice: canonical JSON lines)
+    is escaped ``ESCAPED_SLICE`` bytes at a time (a JSON string's escapes are per
+    character, so the escaped slices make the escaped whole) and spliced into the line's
+    other fields; any other export takes :func:`_joined`."""
+    line = {"type": "MatchExport", "round": number, "table": table, "match_id": match_id}
+    if not export.isascii():
+        return _joined([{**line, "export": export.decode()}])
+    rest = _joined([{**line, "export": ""}])
+    opening = b'{"export":"'
+    if not rest.startswith(opening + b'"'):  # the export field is not first: no splice
+        return _joined([{**line, "export": export.decode()}])
+    pieces = [opening]
+    for start in range(0, len(export), ESCAPED_SLICE):
+        piece = canonical_json(export[start:start + ESCAPED_SLICE].decode("ascii"))
+        pieces.append(piece[1:-1])  # the escaped text without its quotes
+    pieces.append(rest[len(opening):])
+    return b"".join(pieces)
+
+
+def _joined(lines: Sequence[Mapping[str, Any]]) -> bytes:
+    """Lines of the bundle, each canonical JSON ending with a newline."""
+    return b"".join(canonical_json(line) + b"\n" for line in lines)
 
 
 def _leaf_tables(rnd: Mapping[str, Any]) -> list[int]:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import os
 import re
 import time
@@ -43,6 +44,7 @@ from services.platform.errors import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    ServiceError,
     Unauthenticated,
     Unavailable,
 )
@@ -261,6 +263,73 @@ def _ends_sealed(reply: Any) -> bool:
     last = bytes(reply.export_jsonl).rstrip(b"\n").rsplit(b"\n", 2)  # the last two lines
     return len(last) >= 2 and b'"MatchSealed"' in last[-2]
 
+
+
+MAX_UNARY_BUNDLE_BYTES = 64 * 1024 * 1024
+"""The largest bundle ExportTournament answers in its one message (read at each call):
+what a client of this project takes in one message (``grpc_kit.channel``'s receive limit).
+Past it the call is RESOURCE_EXHAUSTED (:class:`BundleTooLarge`), having held at most this
+much and one match's export; ExportTournamentChunks streams a bundle of any size, holding
+one match's export at a time."""
+
+
+class BundleTooLarge(ServiceError):
+    """The bundle is larger than ExportTournament answers in one message."""
+
+    code = grpc.StatusCode.RESOURCE_EXHAUSTED
+
+    def __init__(self, tournament_id: str, size: int, limit: int) -> None:
+        super().__init__(
+            f"the audit bundle of {tournament_id} is more than {limit:,} bytes (at least "
+            f"{size:,}), the most ExportTournament answers in one message "
+            "(MAX_UNARY_BUNDLE_BYTES): ask ExportTournamentChunks, which streams it in "
+            "chunks (neon tournament export does)")
+        self.size, self.limit = size, limit
+
+
+@dataclass(frozen=True)
+class BundleSummary:
+    """What :meth:`Director.export_parts` ends with: the matches and round checkpoints
+    the bundle holds, and its size in bytes."""
+
+    matches: int
+    checkpoints: int
+    size: int
+
+
+def _bundled_matches(t: Tournament) -> dict[str, tuple[str, Any]]:
+    """Every match of the tournament a bundle may hold, by match id: ("current", (its
+    MatchSealed or None, whether it was abandoned)) for a table's match, ("earlier", the
+    final hash recorded at the rematch) for an abandoned match a rematch replaced."""
+    out: dict[str, tuple[str, Any]] = {}
+    for rnd in t.rounds:
+        for key, match in rnd["matches"].items():
+            out[match["match_id"]] = ("current", (rnd["sealed"].get(key),
+                                                  key in rnd.get("abandoned", {})))
+        for earlier in rnd.get("earlier", {}).values():
+            for match in earlier:
+                out[match["match_id"]] = ("earlier", match["final_hash"])
+    return out
+
+
+def _next_part(parts: Any, answer: bytes | None) -> Any:
+    """The next item of a :func:`~services.tournament.bundle.bundle_parts` generator, sent
+    ``answer`` (None: the first, or after a piece); None when it is done (a StopIteration
+    cannot cross a thread's future)."""
+    try:
+        return parts.send(answer)
+    except StopIteration:
+        return None
+
+
+RECORDED_RULES_ADDRESS = ""
+"""The ``rules_address`` a MatchCreated records (since 6 December 2026): none. The log goes
+into the audit bundle, which organisers publish, and is hash-chained, so what it records
+stays in every bundle for good; a rules service's gRPC address is internal infrastructure
+(the gateway blanks it for web clients), stale after a move, and nothing checks it: players
+are handed the address the service has now (``Director._served``), and the bundle's check
+never reads it. The field stays, blank, so the record keeps its shape; logs of earlier
+releases keep theirs (their chain covers it) and verify as before."""
 
 NAMED = 40
 """A refused start names at most this many players left out (a status's details travel in
@@ -693,13 +762,16 @@ class Director:
         task = self._drivers.get(tournament_id)
         if task is not None and not task.done():
             return
-        task = asyncio.create_task(self._driver(tournament_id), name=f"round-{tournament_id}")
+        # A Context of its own, empty: the driver outlives the call (or the result) that
+        # started it, whose request id, method and claims are no part of its work.
+        task = asyncio.create_task(self._driver(tournament_id), name=f"round-{tournament_id}",
+                                   context=contextvars.Context())
         self._drivers[tournament_id] = task
 
     async def _driver(self, tournament_id: str) -> None:
         backoff = 0.1
-        # The task's own copy of the Context: bound for its life, never unbound (nothing may
-        # set a context variable from a finaliser; see platform/grpc_kit.py, _CallScope).
+        # The task's own Context: bound for its life, never unbound (nothing may set a
+        # context variable from a finaliser; see platform/grpc_kit.py, _CallScope).
         bind_contextvars(tournament_id=tournament_id)
         while not self._closing:
             wait = self.options.poll
@@ -750,9 +822,10 @@ class Director:
 
     def _served(self, t: Tournament, match: dict[str, Any] | None) -> dict[str, Any] | None:
         """A table's match as players are told it: at the address the game's rules service
-        has now. MatchCreated recorded the address of its day (kept in the log), which a
-        restart on other ports or hosts (an upgrade, a move) leaves pointing nowhere; the
-        director itself always reaches the rules service by game."""
+        has now. MatchCreated of an earlier release recorded the address of its day (kept
+        in the log), which a restart on other ports or hosts (an upgrade, a move) leaves
+        pointing nowhere; the director itself always reaches the rules service by game.
+        Since 6 December 2026 MatchCreated records none (``RECORDED_RULES_ADDRESS``)."""
         if match is None:
             return None
         return {**match, "rules_address": self.rules.address(t.game) or match["rules_address"]}
@@ -798,7 +871,7 @@ class Director:
                                 number,
                                 table["number"],
                                 match_id,
-                                self.rules.address(t.game),
+                                RECORDED_RULES_ADDRESS,
                                 commitment,
                                 deadline,
                             )
@@ -897,6 +970,8 @@ class Director:
                 return
             t.match_sealed(number, int(key), match_id, reply.final_hash, int(reply.event_count))
             await self._save(t)
+        log.info("match sealed", round=number, table=int(key), final_hash=reply.final_hash,
+                 events=int(reply.event_count))
 
     async def _checkpoint(self, tournament_id: str, number: int) -> bool:
         async with self.lock(tournament_id):
@@ -1344,7 +1419,8 @@ class Director:
                 log.error("gave up abandoning the force-ended tournament's matches for now; "
                           "a repeat ForceEnd or the next start tries again", matches=left)
 
-        task = asyncio.get_running_loop().create_task(retry())
+        # in a Context of its own, as the round driver (``_drive``): not the ForceEnd call's
+        task = asyncio.get_running_loop().create_task(retry(), context=contextvars.Context())
         self._abandoning[t.tournament_id] = task
         task.add_done_callback(
             lambda done: self._abandoning.pop(t.tournament_id, None)
@@ -1353,57 +1429,83 @@ class Director:
     # -- the audit bundle ---------------------------------------------------------
 
     async def export(self, claims: Claims | None, tournament_id: str) -> tuple[bytes, int, int]:
-        """The bundle: the log, every match export, the checkpoints and inclusion proofs."""
-        from services.tournament.bundle import build_bundle
+        """The bundle in one piece (ExportTournament): the pieces of :meth:`export_parts`,
+        joined, up to ``MAX_UNARY_BUNDLE_BYTES``; a larger bundle is :class:`BundleTooLarge`
+        (its pieces are not fetched further): ExportTournamentChunks streams any size."""
+        limit = MAX_UNARY_BUNDLE_BYTES
+        parts: list[bytes] = []
+        size = 0
+        async for part in self.export_parts(claims, tournament_id):
+            if isinstance(part, BundleSummary):
+                return b"".join(parts), part.matches, part.checkpoints
+            size += len(part)
+            if size > limit:
+                raise BundleTooLarge(tournament_id, size, limit)
+            parts.append(part)
+        raise AssertionError("export_parts ends with its summary")  # pragma: no cover
+
+    async def export_parts(self, claims: Claims | None,
+                           tournament_id: str) -> AsyncIterator[bytes | BundleSummary]:
+        """The bundle (the log, every match export, the checkpoints and inclusion proofs)
+        in pieces of whole lines, in order, then its :class:`BundleSummary`. Each match's
+        export is asked of its rules service just before its line, so one is held at a
+        time, whatever the tournament's size. A match whose export changed since the
+        tournament sealed it is FAILED_PRECONDITION, one past the export limit
+        RESOURCE_EXHAUSTED: raised where it is met (a stream's pieces before it were
+        sent; its reader keeps none of them)."""
+        from services.tournament.bundle import Wanted, bundle_parts
 
         _organiser(claims)
         t = await self._find(tournament_id)
         records = await self.records(tournament_id)
-        exports: dict[str, bytes] = {}
-        for rnd in t.rounds:
-            for key, match in rnd["matches"].items():
-                reply = await self._export_or_unavailable(t.game, match["match_id"])
-                if reply is None:
-                    continue
-                sealed = rnd["sealed"].get(key)
-                if sealed is not None and reply.final_hash != sealed["final_hash"]:
-                    raise FailedPrecondition(
-                        f"match {match['match_id']} now ends with another hash than the "
-                        "tournament sealed: its store was changed"
-                    )
-                if sealed is not None:
-                    exports[match["match_id"]] = bytes(reply.export_jsonl)
-                elif key in rnd.get("abandoned", {}) and _ends_sealed(reply):
-                    # abandoned and not decided (yet, or ever: a ForceEnd): the bundle
-                    # check asks for its export, which shows the abandon
-                    exports[match["match_id"]] = bytes(reply.export_jsonl)
-            for earlier in rnd.get("earlier", {}).values():
-                for match in earlier:  # abandoned and replaced: sealed before the rematch
-                    reply = await self._export_or_unavailable(t.game, match["match_id"])
-                    if reply is None:
-                        continue
-                    if reply.final_hash != match["final_hash"]:
-                        raise FailedPrecondition(
-                            f"match {match['match_id']} now ends with another hash than the "
-                            "tournament recorded at its rematch: its store was changed")
-                    exports[match["match_id"]] = bytes(reply.export_jsonl)
-        data = await asyncio.to_thread(
-            build_bundle,
-            tournament_id,
-            t.game,
-            records,
-            exports,
-            self.signing_key,
-            list(self.result_keys),
-        )
+        wanted = _bundled_matches(t)
+        parts = bundle_parts(tournament_id, t.game, records, self.signing_key,
+                             list(self.result_keys))
+        matches = size = 0
+        item = await asyncio.to_thread(_next_part, parts, None)
+        while item is not None:
+            if isinstance(item, Wanted):
+                export = await self._bundled_export(t, wanted.get(item.match_id), item.match_id)
+                matches += export is not None
+                item = await asyncio.to_thread(_next_part, parts, export)
+                del export
+                continue
+            size += len(item)
+            yield item
+            item = await asyncio.to_thread(_next_part, parts, None)
         checkpoints = sum(1 for r in t.rounds if r["checkpoint"] is not None)
-        log.info(
-            "tournament exported",
-            tournament_id=tournament_id,
-            matches=len(exports),
-            bytes=len(data),
-        )
-        return data, len(exports), checkpoints
+        log.info("tournament exported", tournament_id=tournament_id, matches=matches,
+                 bytes=size)
+        yield BundleSummary(matches, checkpoints, size)
+
+    async def _bundled_export(self, t: Tournament, which: tuple[str, Any] | None,
+                              match_id: str) -> bytes | None:
+        """The export of a match of the bundle, or None when it has no place there: its
+        rules service knows no such match, or it is neither sealed by the tournament nor an
+        abandoned match whose export ends sealed. ``which``: :func:`_bundled_matches`'s."""
+        if which is None:
+            return None
+        reply = await self._export_or_unavailable(t.game, match_id)
+        if reply is None:
+            return None
+        kind, info = which
+        if kind == "earlier":  # abandoned and replaced: sealed before the rematch
+            if reply.final_hash != info:
+                raise FailedPrecondition(
+                    f"match {match_id} now ends with another hash than the "
+                    "tournament recorded at its rematch: its store was changed")
+            return bytes(reply.export_jsonl)
+        sealed, abandoned = info
+        if sealed is not None and reply.final_hash != sealed["final_hash"]:
+            raise FailedPrecondition(
+                f"match {match_id} now ends with another hash than the "
+                "tournament sealed: its store was changed"
+            )
+        if sealed is not None or (abandoned and _ends_sealed(reply)):
+            # abandoned and not decided (yet, or ever: a ForceEnd): the bundle
+            # check asks for its export, which shows the abandon
+            return bytes(reply.export_jsonl)
+        return None
 
     # -- queries ------------------------------------------------------------------
 

@@ -13,8 +13,12 @@ from services.genproto.neon.tournament.v1 import tournament_pb2_grpc as pb_grpc
 from services.platform.canonical import canonical_json
 from services.platform.errors import InvalidArgument
 from services.platform.grpc_kit import claims
-from services.tournament.director import Director
+from services.tournament.director import BundleSummary, Director
 from services.tournament.domain import Tournament
+
+CHUNK_BYTES = 1024 * 1024
+"""The most bytes of the bundle in one ExportTournamentChunks message (as the rules
+service's ExportMatchChunks): each message fits any client's receive limit."""
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["TournamentService"].full_name
 STATUS = {
@@ -307,6 +311,35 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):
         return pb.ExportTournamentResponse(
             bundle_jsonl=data, matches=matches, checkpoints=checkpoints
         )
+
+    async def ExportTournamentChunks(
+        self, request: Any, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[Any]:
+        """The bundle in chunks of ``CHUNK_BYTES`` (the director's pieces, cut and joined),
+        then the done message with its counts and size."""
+        pending = bytearray()
+        async for part in self.d.export_parts(claims(), request.tournament_id):
+            if isinstance(part, BundleSummary):
+                if pending:
+                    yield pb.ExportTournamentChunksResponse(chunk=bytes(pending))
+                yield pb.ExportTournamentChunksResponse(
+                    done=True, total_bytes=part.size, matches=part.matches,
+                    checkpoints=part.checkpoints)
+                return
+            view = memoryview(part)
+            if pending:  # fill the chunk begun by the pieces before
+                taken = view[:CHUNK_BYTES - len(pending)]
+                pending += taken
+                view = view[len(taken):]
+                if len(pending) < CHUNK_BYTES:
+                    continue
+                yield pb.ExportTournamentChunksResponse(chunk=bytes(pending))
+                pending.clear()
+            while len(view) >= CHUNK_BYTES:
+                yield pb.ExportTournamentChunksResponse(chunk=bytes(view[:CHUNK_BYTES]))
+                view = view[CHUNK_BYTES:]
+            pending += view
+            del view, part
 
     async def MyNextMatch(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         mine, t = await self.d.my_match(claims(), request.tournament_id)

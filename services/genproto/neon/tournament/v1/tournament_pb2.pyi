@@ -641,6 +641,30 @@ class ExportTournamentResponse(_message.Message):
     def __init__(self, bundle_jsonl: _Optional[bytes]=..., matches: _Optional[int]=..., checkpoints: _Optional[int]=...) -> None:
         ...
 
+class ExportTournamentChunksRequest(_message.Message):
+    __slots__ = ('tournament_id',)
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+
+    def __init__(self, tournament_id: _Optional[str]=...) -> None:
+        ...
+
+class ExportTournamentChunksResponse(_message.Message):
+    __slots__ = ('chunk', 'done', 'total_bytes', 'matches', 'checkpoints')
+    CHUNK_FIELD_NUMBER: _ClassVar[int]
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_BYTES_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINTS_FIELD_NUMBER: _ClassVar[int]
+    chunk: bytes
+    done: bool
+    total_bytes: int
+    matches: int
+    checkpoints: int
+
+    def __init__(self, chunk: _Optional[bytes]=..., done: _Optional[bool]=..., total_bytes: _Optional[int]=..., matches: _Optional[int]=..., checkpoints: _Optional[int]=...) -> None:
+        ...
+
 class MyNextMatchRequest(_message.Message):
     __slots__ = ('tournament_id',)
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
