@@ -68,6 +68,19 @@ def _unreachable() -> str:
             f"{' or pass --embedded' if state.embedded else ''}")
 
 
+_TRANSPORT = ("failed to connect", "connection refused", "socket closed", "connection reset",
+              "broken pipe", "dns resolution failed", "goaway", "keepalive", "connections to all",
+              "deadline exceeded", "connect failed", "endpoint closing")
+"""Words of gRPC's own details when no service answered (a refused, reset or closed
+connection, a name not resolved, a deadline): anything else UNAVAILABLE says is a service's
+reason (a rules service's broken export, a store down), shown as it is."""
+
+
+def _no_answer(details: str) -> bool:
+    text = details.lower()
+    return not text.strip() or any(word in text for word in _TRANSPORT)
+
+
 def explain(err: BaseException) -> CliError | None:
     """The one-line form of an expected failure, or None for a real bug."""
     import grpc
@@ -78,6 +91,9 @@ def explain(err: BaseException) -> CliError | None:
         code = err.code()
         called = {"status": code.name, "detail": err.details() or ""}
         if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            if code == grpc.StatusCode.UNAVAILABLE and not _no_answer(err.details() or ""):
+                # a service answered, unavailable for a reason of its own: say it
+                return CliError(f"{code.name}: {err.details()}", UNREACHABLE, **called)
             return CliError(_unreachable(), UNREACHABLE, code.name)
         if code in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
             return CliError(f"{code.name}: {err.details()} (is this the deployment whose keys "
