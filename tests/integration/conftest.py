@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,6 +29,23 @@ async def start_tournament_backend(tmp_path: Path, nats_url: str, game: str) -> 
     every port of :func:`make_settings`)."""
     return await start_backend(make_settings(tmp_path, nats_url), games=[game],
                                embedded_nats=False, tournament=True)
+
+
+async def started_swiss(c: Any, org: str, tokens: Mapping[str, str], tid: str,
+                        next_round: bool = True) -> None:
+    """A one-round Swiss tournament ``tid`` of Neon Reign singles on the tournament
+    service's client ``c``: created and opened by the organiser token ``org``, each player
+    token of ``tokens`` registered, started and (``next_round``) its first round paired."""
+    from services.cli.tournament_commands import format_json
+
+    await c.call("CreateTournament", org, tournament_id=tid, game="neon-reign",
+                 mode="single", format_json=format_json("swiss", 1))
+    await c.call("OpenRegistration", org, tournament_id=tid)
+    for token in tokens.values():
+        await c.call("Register", token, tournament_id=tid)
+    await c.call("StartTournament", org, tournament_id=tid)
+    if next_round:
+        await c.call("NextRound", org, tournament_id=tid)
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from services.cli.client import RulesClient
-from services.cli.tournament_commands import TournamentClient, format_json, play_round_as
+from services.cli.tournament_commands import TournamentClient, play_round_as
 from services.genproto.neon.rules.v1 import rules_pb2 as pb
 from services.platform.errors import Unavailable
 from services.rules.export import parse_export
@@ -34,7 +34,7 @@ from services.rules.selfplay import export_game, setups
 from services.rules.service import RulesServicer
 from services.tournament.bundle import verify_bundle
 from services.tournament.rules_port import RulesGateway
-from tests.integration.conftest import start_tournament_backend
+from tests.integration.conftest import start_tournament_backend, started_swiss
 
 pytestmark = pytest.mark.timeout(180)
 SERVICE = "neon.rules.v1.RulesService"
@@ -208,13 +208,7 @@ async def test_a_round_seals_with_the_exports_final_hash(
         return (await c.call("GetRound", tournament_id=tid, round=1)).round
 
     try:
-        await c.call("CreateTournament", org, tournament_id=tid, game="neon-reign",
-                     mode="single", format_json=format_json("swiss", 1))
-        await c.call("OpenRegistration", org, tournament_id=tid)
-        for token in tokens.values():
-            await c.call("Register", token, tournament_id=tid)
-        await c.call("StartTournament", org, tournament_id=tid)
-        await c.call("NextRound", org, tournament_id=tid)
+        await started_swiss(c, org, tokens, tid)
         assert await asyncio.gather(*(play_round_as(c, rules, token, tid, n, timeout=60)
                                       for n, token in tokens.items())) == ["played", "played"]
         match_id = (await round_1()).tables[0].match_id

@@ -21,14 +21,14 @@ import grpc
 import pytest
 
 from services.cli.client import RulesClient
-from services.cli.tournament_commands import TournamentClient, format_json, play_round_as
+from services.cli.tournament_commands import TournamentClient, play_round_as
 from services.genproto.neon.tournament.v1 import tournament_pb2 as tpb
 from services.rules.export import parse_export
 from services.rules.games import load_engine
 from services.rules.selfplay import export_game, setups
 from services.tournament import rules_port
 from services.tournament.rules_port import MatchExportTooLarge, RulesGateway
-from tests.integration.conftest import start_tournament_backend
+from tests.integration.conftest import start_tournament_backend, started_swiss
 from tests.integration.test_tournament_export_chunks import KEY, rules_upstream, until
 
 pytestmark = pytest.mark.timeout(180)
@@ -111,13 +111,7 @@ async def test_a_round_with_an_export_past_the_limit(
         return (await c.call("GetRound", tournament_id=tid, round=1)).round
 
     try:
-        await c.call("CreateTournament", org, tournament_id=tid, game="neon-reign",
-                     mode="single", format_json=format_json("swiss", 1))
-        await c.call("OpenRegistration", org, tournament_id=tid)
-        for token in tokens.values():
-            await c.call("Register", token, tournament_id=tid)
-        await c.call("StartTournament", org, tournament_id=tid)
-        await c.call("NextRound", org, tournament_id=tid)
+        await started_swiss(c, org, tokens, tid)
         assert await asyncio.gather(*(play_round_as(c, rules, token, tid, n, timeout=60)
                                       for n, token in tokens.items())) == ["played", "played"]
         match_id = (await round_1()).tables[0].match_id

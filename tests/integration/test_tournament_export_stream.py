@@ -29,7 +29,7 @@ import grpc
 import pytest
 
 from services.cli.client import RulesClient
-from services.cli.tournament_commands import TournamentClient, format_json, play_round_as
+from services.cli.tournament_commands import TournamentClient, play_round_as
 from services.genproto.neon.tournament.v1 import tournament_pb2 as tpb
 from services.platform.grpc_kit import call_metadata
 from services.rules.service import RulesServicer
@@ -37,7 +37,7 @@ from services.tournament import director as tdirector
 from services.tournament import service as tservice
 from services.tournament.bundle import verify_bundle
 from services.tournament.service import TournamentServicer
-from tests.integration.conftest import start_tournament_backend
+from tests.integration.conftest import start_tournament_backend, started_swiss
 from tests.integration.test_tournament_cli import neon, tournament_backend
 from tests.integration.test_tournament_export_chunks import broken, until
 
@@ -86,12 +86,7 @@ async def one_round(c: TournamentClient, b: Any, tid: str) -> str:
     tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in ("ann", "ben")}
     rules: dict[str, RulesClient] = {}
     try:
-        await c.call("CreateTournament", org, tournament_id=tid, game="neon-reign",
-                     mode="single", format_json=format_json("swiss", 1))
-        await c.call("OpenRegistration", org, tournament_id=tid)
-        for token in tokens.values():
-            await c.call("Register", token, tournament_id=tid)
-        await c.call("StartTournament", org, tournament_id=tid)
+        await started_swiss(c, org, tokens, tid, next_round=False)
         await c.stub.NextRound(tpb.NextRoundRequest(tournament_id=tid),
                                metadata=call_metadata(org, f"{tid}-next"), timeout=15)
         assert await asyncio.gather(*(play_round_as(c, rules, token, tid, n, timeout=60)

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from services.cli.client import RulesClient
-from services.cli.tournament_commands import TournamentClient, format_json, play_round_as
+from services.cli.tournament_commands import TournamentClient, play_round_as
 from services.genproto.neon.tournament.v1 import tournament_pb2 as tpb
 from services.rules.service import RulesServicer
-from tests.integration.conftest import start_tournament_backend
+from tests.integration.conftest import start_tournament_backend, started_swiss
 from tests.integration.test_tournament_export_chunks import broken, until
 
 pytestmark = pytest.mark.timeout(240)
@@ -75,13 +75,7 @@ async def test_a_broken_export_leaves_the_other_tables_sealing(
         return (await c.call("GetRound", tournament_id=tid, round=1)).round
 
     try:
-        await c.call("CreateTournament", org, tournament_id=tid, game="neon-reign",
-                     mode="single", format_json=format_json("swiss", 1))
-        await c.call("OpenRegistration", org, tournament_id=tid)
-        for token in tokens.values():
-            await c.call("Register", token, tournament_id=tid)
-        await c.call("StartTournament", org, tournament_id=tid)
-        await c.call("NextRound", org, tournament_id=tid)
+        await started_swiss(c, org, tokens, tid)
         r = await round_1()
         first, second = sorted((t for t in r.tables if not t.bye), key=lambda t: t.number)
         breaker.broken.add(first.match_id)
