@@ -164,3 +164,55 @@ def test_a_bot_sometimes_tucks_a_card_it_could_lay_out() -> None:
     assert ways["discard"] == 0
     assert ways["equipment"] > ways["supply"] > 0
     assert abs(ways["supply"] - SEEDS / TUCK_ANYWAY) < SEEDS / TUCK_ANYWAY / 2
+
+
+def _row_pairs_before(legal: tuple[Any, ...]) -> list[tuple[list[Any], int]]:
+    """``bots.row_pairs`` as it was before its caches per pair (issue 18): the reference."""
+    from services.rules.games.neon.bots import PAIR_WEIGHTS, _best_picks, row_value
+
+    by_pair: dict[frozenset[str], list[Any]] = {}
+    for a in legal:
+        by_pair.setdefault(frozenset((a["top"], a["bottom"])), []).append(a)
+    best = [_best_picks(tuple(ways), row_value) for ways in by_pair.values()]
+    worth = [row_value(ways[0]) for ways in best]
+    last = len(PAIR_WEIGHTS) - 1
+    return [(ways, PAIR_WEIGHTS[min(sum(1 for w in worth if w > mine), last)])
+            for ways, mine in zip(best, worth, strict=True)]
+
+
+def test_row_pairs_equals_the_reference_on_every_kind_of_list() -> None:
+    """The pairs a card choice is drawn from, found a block of 8 answers at a time and
+    remembered per pair, are those of the answer-by-answer reference, answer for answer
+    (the same objects, in the same order, with the same weights): on hands of every
+    fighter (shared pairs in different hands, a card twice), and on lists that are not a
+    hand's blocks (reordered, cut, copies of the answers), which take the general path."""
+    import random
+
+    from services.rules.games.neon.bots import row_pairs
+    from services.rules.games.neon.cards import choice_actions
+    from services.rules.games.neon.content import FIGHTERS, fighter_cards
+
+    draw = random.Random(18)
+    lists = []
+    for fighter in sorted(FIGHTERS):
+        cards = fighter_cards(fighter)
+        if len(cards) < 3:
+            continue
+        for _ in range(12):
+            hand = tuple(draw.sample(cards, 3))
+            lists.append(choice_actions(hand))
+            lists.append(choice_actions(hand[::-1]))
+            lists.append(choice_actions(hand[:2]))
+        lists.append(choice_actions((cards[0], cards[0], cards[1])))  # a card twice
+        legal = list(choice_actions(tuple(draw.sample(cards, 3))))
+        draw.shuffle(legal)
+        lists.append(tuple(legal))
+        lists.append(tuple(legal[:13]))
+        lists.append(tuple(dict(a) for a in choice_actions(tuple(draw.sample(cards, 3)))))
+    assert len(lists) > 100
+    for legal in lists:
+        for _ in range(2):  # found, then remembered
+            got = row_pairs(legal)
+            want = _row_pairs_before(legal)
+            assert [(list(map(id, ways)), weight) for ways, weight in got] == \
+                [(list(map(id, ways)), weight) for ways, weight in want]

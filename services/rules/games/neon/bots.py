@@ -18,12 +18,13 @@ instead (``place``), so a tuck does not say the card could not be laid out.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import is_, itemgetter
 from typing import Any
 
 from services.platform.draws import SeededRandomness
 from services.rules.bots import weighted
 from services.rules.games.contract import Decision
-from services.rules.games.neon.cards import action_row, choice_of
+from services.rules.games.neon.cards import action_row, choice_of, pair_choices
 
 Action = Mapping[str, Any]
 HALF_VALUE = {"attack": 4, "move": 2, "search": 2, "defense": 1, "energy1": 1, "energy2": 2,
@@ -129,11 +130,13 @@ def row_pairs(legal: tuple[Action, ...]) -> list[tuple[list[Action], int]]:
     key = tuple(map(id, legal))
     hit = _ROW_PAIRS.get(key)
     if hit is None:
-        by_pair: dict[frozenset[str], list[Action]] = {}
-        for a in legal:
-            by_pair.setdefault(frozenset((a["top"], a["bottom"])), []).append(a)
-        best = [_best_picks(tuple(ways), row_value) for ways in by_pair.values()]
-        worth = [row_value(ways[0]) for ways in best]
+        by_pair = _by_pair(legal)
+        best = []
+        worth = []
+        for ways in by_pair.values():
+            ways_best, ways_worth = _pair_best(ways)
+            best.append(ways_best)
+            worth.append(ways_worth)
         last = len(PAIR_WEIGHTS) - 1
         pairs = [(ways, PAIR_WEIGHTS[min(sum(1 for w in worth if w > mine), last)])
                  for ways, mine in zip(best, worth, strict=True)]
@@ -141,6 +144,54 @@ def row_pairs(legal: tuple[Action, ...]) -> list[tuple[list[Action], int]]:
             _ROW_PAIRS.clear()
         hit = _ROW_PAIRS[key] = (legal, pairs)
     return hit[1]
+
+
+def _by_pair(legal: tuple[Action, ...]) -> dict[frozenset[str], list[Action]]:
+    """The answers of ``legal`` grouped by their pair of cards, each group in the order
+    listed, the groups in the order of their first answer. A card choice's list is made
+    of blocks of 8, each the ways to lay one card over another (``cards.choice_actions``:
+    ``pair_choices``' very answers): read a block at a time, checked by identity; any
+    other list answer by answer."""
+    by_pair: dict[frozenset[str], list[Action]] = {}
+    if len(legal) % _BLOCK == 0:
+        for at in range(0, len(legal), _BLOCK):
+            first = legal[at]
+            block = pair_choices(first["top"], first["bottom"])
+            if len(block) != _BLOCK or not all(map(is_, block, legal[at:at + _BLOCK])):
+                break
+            by_pair.setdefault(frozenset((first["top"], first["bottom"])), []).extend(block)
+        else:
+            return by_pair
+        by_pair = {}
+    for a, pair in zip(legal, map(frozenset, map(_TOP_BOTTOM, legal)), strict=True):
+        by_pair.setdefault(pair, []).append(a)
+    return by_pair
+
+
+_BLOCK = 8
+"""The ways to lay one card over another (``cards.pair_choices``)."""
+
+
+def _pair_best(ways: list[Action]) -> tuple[list[Action], int]:
+    """``(_best_picks(tuple(ways), row_value), row_value of the first)``: the best ways to lay
+    one pair of cards and their worth. Found once per list of ways, by the answers'
+    identities (the engine lists a pair's ways with the same answer objects every time,
+    ``cards.pair_choices``, whatever the rest of the hand: hands change every round, the
+    pairs in them far less); the entry keeps ``ways``, so no identity in its key is reused
+    while it lasts (answers are read, never changed)."""
+    key = tuple(map(id, ways))
+    hit = _PAIR_BEST.get(key)
+    if hit is None:
+        best = _best_picks(tuple(ways), row_value)
+        if len(_PAIR_BEST) >= 4096:
+            _PAIR_BEST.clear()
+        hit = _PAIR_BEST[key] = (ways, best, row_value(best[0]))
+    return hit[1], hit[2]
+
+
+_PAIR_BEST: dict[tuple[int, ...], tuple[list[Action], list[Action], int]] = {}
+"""``_pair_best`` of each list of ways met, by its answers' identities."""
+_TOP_BOTTOM = itemgetter("top", "bottom")
 
 
 def row_value(action: Action) -> int:
