@@ -39,11 +39,13 @@ from services.rules import selfplay
 from services.rules.selfplay import run_mode
 game, mode, games, bot = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 version = sys.argv[5] if len(sys.argv) > 5 else ""
+plain_bot = len(sys.argv) > 6 and sys.argv[6] == "plain-bot"
 if version:  # the current tree plays the baseline's rules (kept by for_version): the same games
     from services.rules.verify import engine_at
     latest = selfplay.load_engine
     selfplay.load_engine = lambda g: engine_at(latest(g), version)
-    try:  # and the baseline's NEON rule bot: hidden answers drawn since (games/neon/bots.py)
+if plain_bot:  # and the baseline's NEON rule bot, from before hidden answers were drawn
+    try:  # (games/neon/bots.py HIDDEN_DRAWN)
         from services.rules.games.neon import bots as neon_bots
         neon_bots.HIDDEN_DRAWN = False
     except (ImportError, AttributeError):
@@ -59,8 +61,17 @@ print(json.dumps({"cpu": tally.cpu, "wall": time.perf_counter() - wall, "games":
 DEFAULT_PLAN = "neon-reign:single:300,neon-reign:solo:300,neon:rebirth:20,neon:battle-royale:10"
 
 
-def run(tree: Path, game: str, mode: str, games: int, bot: str, version: str = "") -> dict:
-    return run_child(tree, CHILD, game, mode, str(games), bot, *([version] if version else []))
+def run(tree: Path, game: str, mode: str, games: int, bot: str, version: str = "",
+        plain_bot: bool = False) -> dict:
+    return run_child(tree, CHILD, game, mode, str(games), bot, version,
+                     "plain-bot" if plain_bot else "")
+
+
+def draws_hidden_answers(tree: Path) -> bool:
+    """Whether the tree's NEON rule bot draws its hidden answers (HIDDEN_DRAWN, since
+    11c93e9): the current tree plays a baseline's plain bot only when it does not."""
+    bots = tree / "services" / "rules" / "games" / "neon" / "bots.py"
+    return bots.is_file() and "HIDDEN_DRAWN" in bots.read_text()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         # even after a rules change; the games of the current version are pinned by
         # tests/unit/test_selfplay_fixtures.py
         versions = run_child(trees["baseline"], VERSIONS)
+        plain_bot = not draws_hidden_answers(trees["baseline"])
         print("rules versions played (the baseline's): "
               + ", ".join(f"{g} {v}" for g, v in versions.items()), flush=True)
         rows: dict[tuple[str, str, str], list[dict]] = {}
@@ -94,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
                 for name, tree in trees.items():
                     rows.setdefault((game, mode, name), []).append(run(
                         tree, game, mode, games, args.bot,
-                        versions.get(game, "") if name == "current" else ""))
+                        versions.get(game, "") if name == "current" else "",
+                        plain_bot and name == "current"))
         print(f"\nself-play, {args.bot} bots (per core = per CPU second of the child process)")
         for game, mode, games in plan:
             rates = {}
