@@ -267,9 +267,10 @@ def _ends_sealed(reply: Any) -> bool:
 
 MAX_UNARY_BUNDLE_BYTES = 64 * 1024 * 1024
 """The largest bundle ExportTournament answers in its one message (read at each call):
-what a client of this project takes in one message (``grpc_kit.channel``'s receive limit).
-Past it the call is RESOURCE_EXHAUSTED (:class:`BundleTooLarge`), having held at most this
-much and one match's export; ExportTournamentChunks streams a bundle of any size, holding
+what a client of this project takes in one message (``grpc_kit.channel``'s receive limit),
+so it counts the whole answer: the bundle and the answer's other fields (the service checks
+the answer's size). Past it the call is RESOURCE_EXHAUSTED (:class:`BundleTooLarge`), having
+held at most this much and one match's export; ExportTournamentChunks streams a bundle of any size, holding
 one match's export at a time."""
 
 
@@ -278,10 +279,12 @@ class BundleTooLarge(ServiceError):
 
     code = grpc.StatusCode.RESOURCE_EXHAUSTED
 
-    def __init__(self, tournament_id: str, size: int, limit: int) -> None:
+    def __init__(self, tournament_id: str, size: int, limit: int, answer: bool = False) -> None:
+        at_least = (f"{size:,} with the answer's other fields" if answer
+                    else f"at least {size:,}")
         super().__init__(
-            f"the audit bundle of {tournament_id} is more than {limit:,} bytes (at least "
-            f"{size:,}), the most ExportTournament answers in one message "
+            f"the audit bundle of {tournament_id} is more than {limit:,} bytes ({at_least}), "
+            "the most ExportTournament answers in one message "
             "(MAX_UNARY_BUNDLE_BYTES): ask ExportTournamentChunks, which streams it in "
             "chunks (neon tournament export does)")
         self.size, self.limit = size, limit
