@@ -1174,6 +1174,9 @@ def export(tournament_id: str,
            output: Path = typer.Option(..., "-o", "--output", help="the bundle file to write"),
            token: str = token_option()) -> None:
     """Write the audit bundle: the log, every match export, checkpoints and proofs."""
+    if not output.name or output.is_dir():  # "." and "/" have no name to put a .part beside
+        raise CliError(f"cannot use {output}: it is a folder; name the bundle file to write",
+                       USAGE)
 
     async def go(client: TournamentClient, token: str) -> None:
         client.timeout = 600.0  # the whole stream's deadline, however large the bundle

@@ -267,9 +267,10 @@ def _ends_sealed(reply: Any) -> bool:
 
 MAX_UNARY_BUNDLE_BYTES = 64 * 1024 * 1024
 """The largest bundle ExportTournament answers in its one message (read at each call):
-what a client of this project takes in one message (``grpc_kit.channel``'s receive limit).
-Past it the call is RESOURCE_EXHAUSTED (:class:`BundleTooLarge`), having held at most this
-much and one match's export; ExportTournamentChunks streams a bundle of any size, holding
+what a client of this project takes in one message (``grpc_kit.channel``'s receive limit),
+so it counts the whole answer: the bundle and the answer's other fields (the service checks
+the answer's size). Past it the call is RESOURCE_EXHAUSTED (:class:`BundleTooLarge`), having
+held at most this much and one match's export; ExportTournamentChunks streams a bundle of any size, holding
 one match's export at a time."""
 
 
@@ -278,10 +279,12 @@ class BundleTooLarge(ServiceError):
 
     code = grpc.StatusCode.RESOURCE_EXHAUSTED
 
-    def __init__(self, tournament_id: str, size: int, limit: int) -> None:
+    def __init__(self, tournament_id: str, size: int, limit: int, answer: bool = False) -> None:
+        at_least = (f"{size:,} with the answer's other fields" if answer
+                    else f"at least {size:,}")
         super().__init__(
-            f"the audit bundle of {tournament_id} is more than {limit:,} bytes (at least "
-            f"{size:,}), the most ExportTournament answers in one message "
+            f"the audit bundle of {tournament_id} is more than {limit:,} bytes ({at_least}), "
+            "the most ExportTournament answers in one message "
             "(MAX_UNARY_BUNDLE_BYTES): ask ExportTournamentChunks, which streams it in "
             "chunks (neon tournament export does)")
         self.size, self.limit = size, limit
@@ -297,15 +300,18 @@ class BundleSummary:
     size: int
 
 
-def _bundled_matches(t: Tournament) -> dict[str, tuple[str, Any]]:
-    """Every match of the tournament a bundle may hold, by match id: ("current", (its
-    MatchSealed or None, whether it was abandoned)) for a table's match, ("earlier", the
-    final hash recorded at the rematch) for an abandoned match a rematch replaced."""
+def _bundled_matches(replayed: tlog.Replayed) -> dict[str, tuple[str, Any]]:
+    """Every match a bundle may hold, by match id, from the log the bundle carries
+    (:func:`~services.tournament.log.replay_log` of its records, never the tournament as
+    found a moment before: a match sealed in between would be sealed in the bundle's log
+    and missing its export): ("current", (the final hash it was sealed with or None,
+    whether it was abandoned)) for a table's match, ("earlier", the final hash recorded at
+    the rematch) for an abandoned match a rematch replaced."""
     out: dict[str, tuple[str, Any]] = {}
-    for rnd in t.rounds:
-        for key, match in rnd["matches"].items():
-            out[match["match_id"]] = ("current", (rnd["sealed"].get(key),
-                                                  key in rnd.get("abandoned", {})))
+    for rnd in replayed.rounds:
+        for table, match_id in rnd["matches"].items():
+            out[match_id] = ("current", (rnd["sealed"].get(table),
+                                         table in rnd.get("abandoned", {})))
         for earlier in rnd.get("earlier", {}).values():
             for match in earlier:
                 out[match["match_id"]] = ("earlier", match["final_hash"])
@@ -1458,7 +1464,8 @@ class Director:
         _organiser(claims)
         t = await self._find(tournament_id)
         records = await self.records(tournament_id)
-        wanted = _bundled_matches(t)
+        replayed = await asyncio.to_thread(tlog.replay_log, records)
+        wanted = _bundled_matches(replayed)
         parts = bundle_parts(tournament_id, t.game, records, self.signing_key,
                              list(self.result_keys))
         matches = size = 0
@@ -1473,7 +1480,7 @@ class Director:
             size += len(item)
             yield item
             item = await asyncio.to_thread(_next_part, parts, None)
-        checkpoints = sum(1 for r in t.rounds if r["checkpoint"] is not None)
+        checkpoints = sum(1 for r in replayed.rounds if r["checkpoint"] is not None)
         log.info("tournament exported", tournament_id=tournament_id, matches=matches,
                  bytes=size)
         yield BundleSummary(matches, checkpoints, size)
@@ -1496,7 +1503,7 @@ class Director:
                     "tournament recorded at its rematch: its store was changed")
             return bytes(reply.export_jsonl)
         sealed, abandoned = info
-        if sealed is not None and reply.final_hash != sealed["final_hash"]:
+        if sealed is not None and reply.final_hash != sealed:
             raise FailedPrecondition(
                 f"match {match_id} now ends with another hash than the "
                 "tournament sealed: its store was changed"

@@ -13,7 +13,8 @@ from services.genproto.neon.tournament.v1 import tournament_pb2_grpc as pb_grpc
 from services.platform.canonical import canonical_json
 from services.platform.errors import InvalidArgument
 from services.platform.grpc_kit import claims
-from services.tournament.director import BundleSummary, Director
+from services.tournament import director as director_module
+from services.tournament.director import BundleSummary, BundleTooLarge, Director
 from services.tournament.domain import Tournament
 
 CHUNK_BYTES = 1024 * 1024
@@ -308,9 +309,16 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):
 
     async def ExportTournament(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         data, matches, checkpoints = await self.d.export(claims(), request.tournament_id)
-        return pb.ExportTournamentResponse(
+        reply = pb.ExportTournamentResponse(
             bundle_jsonl=data, matches=matches, checkpoints=checkpoints
         )
+        # the cap is what a client takes in one message: the answer's size, not the
+        # bundle's alone (a bundle of the limit itself would be refused by the client,
+        # gRPC's bare "larger than max", not this service's reason)
+        limit = director_module.MAX_UNARY_BUNDLE_BYTES
+        if reply.ByteSize() > limit:
+            raise BundleTooLarge(request.tournament_id, reply.ByteSize(), limit, answer=True)
+        return reply
 
     async def ExportTournamentChunks(
         self, request: Any, context: grpc.aio.ServicerContext
