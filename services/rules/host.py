@@ -492,7 +492,11 @@ class MatchHost:
             raise Unavailable("the match store did not answer in time; retry with the same command id") from None
         except (OSError, ConnectionError) as err:
             self.live.drop(live.match_id)
-            raise Unavailable(f"the match store is unavailable: {err}") from None
+            # the store's own words (a host and port, a path) go to the log, not the caller
+            log.warning("the match store failed a commit", match_id=live.match_id,
+                        error=repr(err))
+            raise Unavailable("the match store is unavailable; retry with the same command "
+                              "id") from None
         except BaseException:
             # The store failed, or the call was cancelled (deadline, store outage) while its
             # events were on their way: whether they are stored is unknown, so the match is

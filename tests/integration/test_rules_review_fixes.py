@@ -152,3 +152,37 @@ async def test_a_cancelled_caller_does_not_cancel_the_others_waiting_for_the_sam
         pytest.fail(f"the second spectator got {err.code()} {err.details()}")
     assert answer == public
     await client.close()
+
+
+async def test_a_store_failure_tells_the_caller_to_retry_without_the_stores_own_words(
+        duel_backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A commit that fails with the store's OSError (whose text names an internal host and
+    port) is UNAVAILABLE with a reason that names neither; the same command id then goes
+    through once, as the reason says."""
+    client = RulesClient(duel_backend.address("rules-duel"))
+    organiser = duel_backend.organiser_token()
+    host = _host(duel_backend, "duel")
+    created = await client.create(organiser, mode="duel", seats=2, dev_seed="9")
+    match_id = created.match_id
+    tokens = {t.seat: t.token for t in created.seat_tokens}
+    owing = (await client.view(match_id)).pending[0].seat
+    real_commit = host.committer.commit
+    fail = {"once": True}
+
+    async def failing_commit(events: Any) -> Any:
+        if fail.pop("once", False):
+            raise OSError("connection to server at 10.9.8.7, port 5432 failed: refused")
+        return await real_commit(events)
+
+    monkeypatch.setattr(host.committer, "commit", failing_commit)
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await client.submit(tokens[owing], match_id, "c1", duel.REST)
+    assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+    assert "10.9.8.7" not in (refused.value.details() or "")
+    assert "5432" not in (refused.value.details() or "")
+    assert "retry with the same command id" in (refused.value.details() or "")
+    answer = await client.submit(tokens[owing], match_id, "c1", duel.REST)
+    assert not answer.replayed
+    again = await client.submit(tokens[owing], match_id, "c1", duel.REST)
+    assert again.replayed and again.version == answer.version  # stored once
+    await client.close()
