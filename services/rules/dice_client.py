@@ -11,6 +11,9 @@ import grpc
 from services.genproto.neon.dice.v1 import dice_pb2, dice_pb2_grpc
 from services.platform.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
 from services.platform.grpc_kit import call_metadata, channel
+from services.platform.logs import get_logger
+
+log = get_logger("rules")
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,11 @@ class DiceClient:
                 raise FailedPrecondition(f"dice: {details}") from None
             if code == grpc.StatusCode.INVALID_ARGUMENT:
                 raise InvalidArgument(f"dice: {details}") from None
-            raise Unavailable(f"dice service unavailable ({code.name}: {details})") from None
+            # gRPC's words name the dice service's address: the log keeps them, the caller
+            # (a seat, through the rules service) is told the code only
+            log.warning("the dice service failed a call", code=code.name, details=details)
+            raise Unavailable(f"the dice service is unavailable ({code.name}); try again "
+                              "shortly") from None
 
     async def open(self, match_id: str, dev_seed: str = "") -> OpenedSession:
         response = await self._call(
