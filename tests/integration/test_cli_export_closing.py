@@ -25,6 +25,7 @@ from services.genproto.neon.rules.v1 import rules_pb2 as pb
 from services.rules.export import parse_export
 from services.rules.games import load_engine
 from services.rules.selfplay import export_game, setups
+from tests.support.fake_grpc import serving
 
 pytestmark = pytest.mark.timeout(120)
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,14 +80,8 @@ async def rules_upstream(export: bytes, how: str) -> AsyncIterator[tuple[str, li
     }
     if how.startswith("old"):  # a rules service from before ExportMatchChunks
         del handlers["ExportMatchChunks"]
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(SERVICE, handlers)])
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        yield f"127.0.0.1:{port}", calls
-    finally:
-        await server.stop(0)
+    async with serving(SERVICE, handlers) as address:
+        yield address, calls
 
 
 async def neon_export(address: str, tmp_path: Path, output: Path

@@ -26,6 +26,7 @@ from services.platform.signing import public_key_hex
 from services.rules.export import parse_export
 from services.rules.games import load_engine
 from services.rules.selfplay import export_game, setups
+from tests.support.fake_grpc import serving
 
 SERVICE = "neon.rules.v1.RulesService"
 KEY = Ed25519PrivateKey.generate()
@@ -76,14 +77,8 @@ async def rules_upstream(export: bytes, chunks: str | list[str]
             parts, pb.ExportMatchChunksRequest.FromString,
             pb.ExportMatchChunksResponse.SerializeToString),
     }
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(SERVICE, handlers)])
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        yield f"127.0.0.1:{port}", calls
-    finally:
-        await server.stop(0)
+    async with serving(SERVICE, handlers) as address:
+        yield address, calls
 
 
 async def replay_through(chunks: str | list[str], times: int = 1

@@ -35,6 +35,7 @@ from services.rules.service import RulesServicer
 from services.tournament.bundle import verify_bundle
 from services.tournament.rules_port import RulesGateway
 from tests.integration.conftest import start_tournament_backend, started_swiss
+from tests.support.fake_grpc import serving
 
 pytestmark = pytest.mark.timeout(180)
 SERVICE = "neon.rules.v1.RulesService"
@@ -92,14 +93,8 @@ async def rules_upstream(export: bytes, how: str) -> AsyncIterator[tuple[str, li
         handlers["ExportMatchChunks"] = grpc.unary_stream_rpc_method_handler(
             parts, pb.ExportMatchChunksRequest.FromString,
             pb.ExportMatchChunksResponse.SerializeToString)
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(SERVICE, handlers)])
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        yield f"127.0.0.1:{port}", calls
-    finally:
-        await server.stop(0)
+    async with serving(SERVICE, handlers) as address:
+        yield address, calls
 
 
 @pytest.fixture(scope="module")
