@@ -428,9 +428,14 @@ async def start_server(
     return handle
 
 
+CLIENT_MAX_RECEIVE = 64 * 1024 * 1024
+"""The largest message a client channel of this project (:func:`channel`, the replicas'
+peer channels) takes; a service answering one message bounds it by this."""
+
+
 def channel(address: str) -> grpc.aio.Channel:
     return grpc.aio.insecure_channel(
-        address, options=[("grpc.max_receive_message_length", 64 * 1024 * 1024)]
+        address, options=[("grpc.max_receive_message_length", CLIENT_MAX_RECEIVE)]
     )
 
 

@@ -24,13 +24,14 @@ import grpc
 from structlog.contextvars import get_contextvars
 
 from services.platform.errors import Unavailable
+from services.platform.grpc_kit import CLIENT_MAX_RECEIVE
 from services.platform.logs import get_logger
 
 _DOMAIN = b"neon-rules-owner\x00"
 """Part of every weight; changing it moves every key to another owner."""
 
 PEER_CHANNEL_OPTIONS = (
-    ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+    ("grpc.max_receive_message_length", CLIENT_MAX_RECEIVE),
     # a restarted owner is reached again within a second or two, not after gRPC's default
     # reconnect backoff (up to two minutes), during which every forwarded call is UNAVAILABLE
     ("grpc.initial_reconnect_backoff_ms", 200),

@@ -48,6 +48,7 @@ from services.platform.errors import (
     Unauthenticated,
     Unavailable,
 )
+from services.platform.grpc_kit import CLIENT_MAX_RECEIVE
 from services.platform.logs import bind_contextvars, bound_contextvars, get_logger
 from services.platform.settings import switch
 from services.platform.tokens import BOT_PREFIX, Claims, is_bot
@@ -265,9 +266,9 @@ def _ends_sealed(reply: Any) -> bool:
 
 
 
-MAX_UNARY_BUNDLE_BYTES = 64 * 1024 * 1024
+MAX_UNARY_BUNDLE_BYTES = CLIENT_MAX_RECEIVE
 """The largest bundle ExportTournament answers in its one message (read at each call):
-what a client of this project takes in one message (``grpc_kit.channel``'s receive limit),
+what a client of this project takes in one message (``grpc_kit.CLIENT_MAX_RECEIVE``),
 so it counts the whole answer: the bundle and the answer's other fields (the service checks
 the answer's size). Past it the call is RESOURCE_EXHAUSTED (:class:`BundleTooLarge`), having
 held at most this much and one match's export; ExportTournamentChunks streams a bundle of any size, holding
