@@ -69,6 +69,26 @@ def broken(data: bytes, final: str, count: int, how: str) -> list[pb.ExportMatch
     return messages
 
 
+def break_rules_exports(monkeypatch: pytest.MonkeyPatch,
+                        broken_for: Callable[[str], bool]) -> None:
+    """The real rules service's ExportMatchChunks, its stream arriving with a chunk missing
+    for each match id ``broken_for`` says (asked at every request). Before the backend
+    starts: gRPC takes the servicers' methods then."""
+    real_chunks, real_whole = RulesServicer.ExportMatchChunks, RulesServicer.ExportMatch
+
+    async def chunks(self: RulesServicer, request: Any, context: Any) -> AsyncIterator[Any]:
+        if not broken_for(request.match_id):
+            async for message in real_chunks(self, request, context):
+                yield message
+            return
+        whole = await real_whole(self, request, context)
+        for message in broken(whole.export_jsonl, whole.final_hash, whole.event_count,
+                              "a chunk missing"):
+            yield message
+
+    monkeypatch.setattr(RulesServicer, "ExportMatchChunks", chunks)
+
+
 @contextlib.asynccontextmanager
 async def rules_upstream(export: bytes, how: str) -> AsyncIterator[tuple[str, list[str]]]:
     """A gRPC rules upstream whose ExportMatch answers ``export`` whole and whose

@@ -32,14 +32,13 @@ from services.cli.client import RulesClient
 from services.cli.tournament_commands import TournamentClient, play_round_as
 from services.genproto.neon.tournament.v1 import tournament_pb2 as tpb
 from services.platform.grpc_kit import call_metadata
-from services.rules.service import RulesServicer
 from services.tournament import director as tdirector
 from services.tournament import service as tservice
 from services.tournament.bundle import verify_bundle
 from services.tournament.service import TournamentServicer
 from tests.integration.conftest import start_tournament_backend, started_swiss
 from tests.integration.test_tournament_cli import neon, tournament_backend
-from tests.integration.test_tournament_export_chunks import broken, until
+from tests.integration.test_tournament_export_chunks import break_rules_exports, until
 
 pytestmark = pytest.mark.timeout(240)
 KiB = 1024
@@ -56,18 +55,8 @@ class Switch:
 
 def patch(monkeypatch: pytest.MonkeyPatch, switch: Switch) -> None:
     """Before the backend starts (gRPC takes the servicers' methods then)."""
-    real_chunks, real_whole = RulesServicer.ExportMatchChunks, RulesServicer.ExportMatch
+    break_rules_exports(monkeypatch, lambda match_id: switch.exports_broken)
     real_bundle = TournamentServicer.ExportTournamentChunks
-
-    async def chunks(self: RulesServicer, request: Any, context: Any) -> AsyncIterator[Any]:
-        if not switch.exports_broken:
-            async for message in real_chunks(self, request, context):
-                yield message
-            return
-        whole = await real_whole(self, request, context)
-        for message in broken(whole.export_jsonl, whole.final_hash, whole.event_count,
-                              "a chunk missing"):
-            yield message
 
     async def bundle(self: TournamentServicer, request: Any, context: Any) -> AsyncIterator[Any]:
         if switch.no_stream:
@@ -75,7 +64,6 @@ def patch(monkeypatch: pytest.MonkeyPatch, switch: Switch) -> None:
         async for message in real_bundle(self, request, context):
             yield message
 
-    monkeypatch.setattr(RulesServicer, "ExportMatchChunks", chunks)
     monkeypatch.setattr(TournamentServicer, "ExportTournamentChunks", bundle)
 
 

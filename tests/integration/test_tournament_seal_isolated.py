@@ -12,7 +12,6 @@ import asyncio
 import dataclasses
 import json
 import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +20,8 @@ import pytest
 from services.cli.client import RulesClient
 from services.cli.tournament_commands import TournamentClient, play_round_as
 from services.genproto.neon.tournament.v1 import tournament_pb2 as tpb
-from services.rules.service import RulesServicer
 from tests.integration.conftest import start_tournament_backend, started_swiss
-from tests.integration.test_tournament_export_chunks import broken, until
+from tests.integration.test_tournament_export_chunks import break_rules_exports, until
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -38,20 +36,11 @@ class Breaker:
 
 
 def break_exports(monkeypatch: pytest.MonkeyPatch, breaker: Breaker) -> None:
-    real_chunks, real_whole = RulesServicer.ExportMatchChunks, RulesServicer.ExportMatch
+    def broken_for(match_id: str) -> bool:
+        breaker.asked.append(match_id)
+        return match_id in breaker.broken
 
-    async def chunks(self: RulesServicer, request: Any, context: Any) -> AsyncIterator[Any]:
-        breaker.asked.append(request.match_id)
-        if request.match_id not in breaker.broken:
-            async for message in real_chunks(self, request, context):
-                yield message
-            return
-        whole = await real_whole(self, request, context)
-        for message in broken(whole.export_jsonl, whole.final_hash, whole.event_count,
-                              "a chunk missing"):
-            yield message
-
-    monkeypatch.setattr(RulesServicer, "ExportMatchChunks", chunks)
+    break_rules_exports(monkeypatch, broken_for)
 
 
 async def test_a_broken_export_leaves_the_other_tables_sealing(
