@@ -21,6 +21,7 @@ import pytest
 
 from services.cli.backend import Backend
 from services.gateway.config import GatewayConfig
+from tests.support.fake_grpc import serving
 from tests.support.gateway import bare_gateway, gateway_for
 
 TOY = "/games/toy/neon.rules.v1.RulesService"
@@ -89,15 +90,8 @@ async def crashing_scoring() -> AsyncIterator[str]:
     async def leaderboard(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
         raise RuntimeError("pool to postgresql://neon@10.0.3.9:5432/neon exhausted")
 
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(SERVICE, {
-        METHOD: grpc.unary_unary_rpc_method_handler(leaderboard)})])
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        await server.stop(0)
+    async with serving(SERVICE, {METHOD: grpc.unary_unary_rpc_method_handler(leaderboard)}) as address:
+        yield address
 
 
 async def test_an_upstream_crash_is_not_told_to_the_web_client() -> None:

@@ -30,6 +30,7 @@ import pytest
 
 from services.gateway.config import GatewayConfig, load_config
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as mm
+from tests.support.fake_grpc import serving
 from tests.support.gateway import bare_gateway
 
 SERVICE = "neon.matchmaking.v1.MatchmakingService"
@@ -65,30 +66,15 @@ async def matchmaking() -> AsyncIterator[str]:
         for _ in range(2):
             yield mm.WatchTicketResponse(ticket=ticket())
 
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers(
-        [
-            grpc.method_handlers_generic_handler(
-                SERVICE,
-                {
-                    "GetTicket": grpc.unary_unary_rpc_method_handler(
-                        get, mm.GetTicketRequest.FromString, mm.GetTicketResponse.SerializeToString
-                    ),
-                    "WatchTicket": grpc.unary_stream_rpc_method_handler(
-                        watch,
-                        mm.WatchTicketRequest.FromString,
-                        mm.WatchTicketResponse.SerializeToString,
-                    ),
-                },
-            )
-        ]
-    )
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        await server.stop(0)
+    async with serving(SERVICE, {
+        "GetTicket": grpc.unary_unary_rpc_method_handler(
+            get, mm.GetTicketRequest.FromString, mm.GetTicketResponse.SerializeToString
+        ),
+        "WatchTicket": grpc.unary_stream_rpc_method_handler(
+            watch, mm.WatchTicketRequest.FromString, mm.WatchTicketResponse.SerializeToString
+        ),
+    }) as address:
+        yield address
 
 
 @contextlib.asynccontextmanager
