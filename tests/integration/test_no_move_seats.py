@@ -11,8 +11,10 @@ only the no-move rule keeps them from being rated."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import uuid
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -74,64 +76,75 @@ async def ended_record(b: Backend, client: RulesClient, match_id: str) -> dict[s
     return next(r for r in records if r["type"] == "MatchEnded")
 
 
+@contextlib.asynccontextmanager
+async def duel_scoring(b: Backend, tmp_path: Path, nats_url: str,
+                       request: pytest.FixtureRequest) -> AsyncIterator[Scoring]:
+    """A scoring service reading the duel results of ``b`` from now on (trusting its rules
+    key); stopped, and its consumers deleted, at the end."""
+    settings = scoring_settings(tmp_path / "scoring", nats_url, request)
+    scoring = await Scoring(
+        settings, "duel", deliver_new=True, filter_subject=f"{bus.subject_prefix()}.results.duel.>",
+        trusted_keys=(public_key_hex(b.keys.signing_key),)).start()
+    try:
+        yield scoring
+    finally:
+        await scoring.stop()
+        await delete_consumers(nats_url, scoring.durables)
+
+
 async def test_a_seat_that_never_moved_is_named_and_its_match_recorded_unrated(
         duel_backend: Backend, tmp_path: Path, nats_url: str, request: pytest.FixtureRequest) -> None:
     """Three matches: the seat to move first never acts and its clock forfeits it; the same
     under the bot policy (a bot plays the absent seat, the other seat resigns and the bot's
     seat wins); and one both seats moved in. Only the last is rated."""
-    settings = scoring_settings(tmp_path / "scoring", nats_url, request)
-    scoring = await Scoring(
-        settings, "duel", deliver_new=True, filter_subject=f"{bus.subject_prefix()}.results.duel.>",
-        trusted_keys=(public_key_hex(duel_backend.keys.signing_key),)).start()
-    client = RulesClient(duel_backend.address("rules-duel"))
-    tag = uuid.uuid4().hex[:6]
-    players = [f"ann-{tag}", f"bob-{tag}"]
-    forfeited, botted, played = (f"{n}-{tag}" for n in ("forfeited", "botted", "played"))
-    try:
-        await create(duel_backend, client, forfeited, players, forfeit_clock(800))
-        absent = await owing(client, forfeited)
-        assert absent is not None
-        await until(client, forfeited, None)
-        end = await ended_record(duel_backend, client, forfeited)
-        assert end["no_move_seats"] == [absent]
-        assert end["outcome"]["placements"][absent] == 2
+    async with duel_scoring(duel_backend, tmp_path, nats_url, request) as scoring:
+        client = RulesClient(duel_backend.address("rules-duel"))
+        tag = uuid.uuid4().hex[:6]
+        players = [f"ann-{tag}", f"bob-{tag}"]
+        forfeited, botted, played = (f"{n}-{tag}" for n in ("forfeited", "botted", "played"))
+        try:
+            await create(duel_backend, client, forfeited, players, forfeit_clock(800))
+            absent = await owing(client, forfeited)
+            assert absent is not None
+            await until(client, forfeited, None)
+            end = await ended_record(duel_backend, client, forfeited)
+            assert end["no_move_seats"] == [absent]
+            assert end["outcome"]["placements"][absent] == 2
 
-        tokens = await create(duel_backend, client, botted, players,
-                              forfeit_clock(800, rules_pb2.TIMEOUT_POLICY_BOT))
-        absent_too = await owing(client, botted)
-        assert absent_too is not None
-        present = 1 - absent_too
-        await until(client, botted, present)  # the absent seat's turn timed out
-        await client.submit(tokens[present], botted, "gg", {"type": "resign"})
-        end = await ended_record(duel_backend, client, botted)
-        assert end["no_move_seats"] == [absent_too]
-        assert end["outcome"]["placements"][absent_too] == 1  # the bot's seat won
+            tokens = await create(duel_backend, client, botted, players,
+                                  forfeit_clock(800, rules_pb2.TIMEOUT_POLICY_BOT))
+            absent_too = await owing(client, botted)
+            assert absent_too is not None
+            present = 1 - absent_too
+            await until(client, botted, present)  # the absent seat's turn timed out
+            await client.submit(tokens[present], botted, "gg", {"type": "resign"})
+            end = await ended_record(duel_backend, client, botted)
+            assert end["no_move_seats"] == [absent_too]
+            assert end["outcome"]["placements"][absent_too] == 1  # the bot's seat won
 
-        tokens = await create(duel_backend, client, played, players)
-        first = await owing(client, played)
-        assert first is not None
-        await client.submit(tokens[first], played, "s", duel.STRIKE)
-        await client.submit(tokens[1 - first], played, "p", duel.PASS)
-        await client.submit(tokens[first], played, "r", {"type": "resign"})
-        assert (await ended_record(duel_backend, client, played))["no_move_seats"] == []
+            tokens = await create(duel_backend, client, played, players)
+            first = await owing(client, played)
+            assert first is not None
+            await client.submit(tokens[first], played, "s", duel.STRIKE)
+            await client.submit(tokens[1 - first], played, "p", duel.PASS)
+            await client.submit(tokens[first], played, "r", {"type": "resign"})
+            assert (await ended_record(duel_backend, client, played))["no_move_seats"] == []
 
-        for match_id, seat in ((forfeited, absent), (botted, absent_too)):
-            result = await _result(scoring, match_id)
-            assert not result.rated and not result.after
-            assert result.unrated_reason == f"seat {seat} ({players[seat]}) {REASON}"
-        rated = await _result(scoring, played)
-        assert rated.rated and rated.unrated_reason == "" and len(rated.after) == 2
-        history = await scoring.stub.GetPlayerHistory(
-            scoring_pb2.GetPlayerHistoryRequest(game="duel", player=players[0]), timeout=5)
-        assert {r.match_id for r in history.results} == {forfeited, botted, played}
-        ann = scoring.app.standing("duel", "", players[0])
-        assert (ann.matches, ann.rated_matches) == (1, 1)  # the no-shows count nowhere
-        replayed = scoring.app.replay_ratings("duel")
-        assert (replayed[players[0]].mu, replayed[players[0]].sigma) == (ann.mu, ann.sigma)
-    finally:
-        await client.close()
-        await scoring.stop()
-        await delete_consumers(nats_url, scoring.durables)
+            for match_id, seat in ((forfeited, absent), (botted, absent_too)):
+                result = await _result(scoring, match_id)
+                assert not result.rated and not result.after
+                assert result.unrated_reason == f"seat {seat} ({players[seat]}) {REASON}"
+            rated = await _result(scoring, played)
+            assert rated.rated and rated.unrated_reason == "" and len(rated.after) == 2
+            history = await scoring.stub.GetPlayerHistory(
+                scoring_pb2.GetPlayerHistoryRequest(game="duel", player=players[0]), timeout=5)
+            assert {r.match_id for r in history.results} == {forfeited, botted, played}
+            ann = scoring.app.standing("duel", "", players[0])
+            assert (ann.matches, ann.rated_matches) == (1, 1)  # the no-shows count nowhere
+            replayed = scoring.app.replay_ratings("duel")
+            assert (replayed[players[0]].mu, replayed[players[0]].sigma) == (ann.mu, ann.sigma)
+        finally:
+            await client.close()
 
 
 async def test_a_move_made_before_the_match_left_memory_still_counts(duel_backend: Backend) -> None:
@@ -168,30 +181,25 @@ async def test_a_seat_whose_only_action_was_to_resign_moved_and_its_match_is_rat
     verify agrees, and scoring rates the match, the resigning seat the loser. (Were it a
     no-move seat, a player could resign any pairing they disliked before moving and keep
     their rating, taking their opponent's win away with it.)"""
-    settings = scoring_settings(tmp_path / "scoring", nats_url, request)
-    scoring = await Scoring(
-        settings, "duel", deliver_new=True, filter_subject=f"{bus.subject_prefix()}.results.duel.>",
-        trusted_keys=(public_key_hex(duel_backend.keys.signing_key),)).start()
-    client = RulesClient(duel_backend.address("rules-duel"))
-    tag = uuid.uuid4().hex[:6]
-    players = [f"eve-{tag}", f"fay-{tag}"]
-    match_id = f"resigned-{tag}"
-    try:
-        tokens = await create(duel_backend, client, match_id, players, forfeit_clock(60_000))
-        first = await owing(client, match_id)
-        assert first is not None
-        await client.submit(tokens[first], match_id, "gg", {"type": "resign"})
-        end = await ended_record(duel_backend, client, match_id)
-        assert end["no_move_seats"] == []
-        assert end["outcome"]["placements"][first] == 2
-        result = await _result(scoring, match_id)
-        assert result.rated and result.unrated_reason == "" and len(result.after) == 2
-        resigner = scoring.app.standing("duel", "", players[first])
-        winner = scoring.app.standing("duel", "", players[1 - first])
-        assert (resigner.losses, resigner.rated_matches) == (1, 1)
-        assert (winner.wins, winner.rated_matches) == (1, 1)
-        assert winner.mu > 25 > resigner.mu
-    finally:
-        await client.close()
-        await scoring.stop()
-        await delete_consumers(nats_url, scoring.durables)
+    async with duel_scoring(duel_backend, tmp_path, nats_url, request) as scoring:
+        client = RulesClient(duel_backend.address("rules-duel"))
+        tag = uuid.uuid4().hex[:6]
+        players = [f"eve-{tag}", f"fay-{tag}"]
+        match_id = f"resigned-{tag}"
+        try:
+            tokens = await create(duel_backend, client, match_id, players, forfeit_clock(60_000))
+            first = await owing(client, match_id)
+            assert first is not None
+            await client.submit(tokens[first], match_id, "gg", {"type": "resign"})
+            end = await ended_record(duel_backend, client, match_id)
+            assert end["no_move_seats"] == []
+            assert end["outcome"]["placements"][first] == 2
+            result = await _result(scoring, match_id)
+            assert result.rated and result.unrated_reason == "" and len(result.after) == 2
+            resigner = scoring.app.standing("duel", "", players[first])
+            winner = scoring.app.standing("duel", "", players[1 - first])
+            assert (resigner.losses, resigner.rated_matches) == (1, 1)
+            assert (winner.wins, winner.rated_matches) == (1, 1)
+            assert winner.mu > 25 > resigner.mu
+        finally:
+            await client.close()
