@@ -26,6 +26,11 @@ from collections.abc import AsyncIterable, Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+CHUNK_BYTES = 1024 * 1024
+"""The most bytes one message of an export stream carries (a match's ExportMatchChunks, a
+tournament's ExportTournamentChunks): far below any client's receive limit (gRPC's default
+is 4 MiB), so an export of any length reaches every client."""
+
 CHECKPOINT = "Checkpoint"
 """The ``type`` of an export's closing line (services/rules/export.py)."""
 MAX_CLOSING_LINE = 64 * 1024

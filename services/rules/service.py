@@ -18,6 +18,7 @@ from services.platform.errors import (
     ServiceError,
     Unauthenticated,
 )
+from services.platform.export_chunks import CHUNK_BYTES
 from services.platform.grpc_kit import claims, clip
 from services.platform.logs import get_logger
 from services.platform.tokens import require_may_seat
@@ -52,9 +53,8 @@ def token_expiry(loop: asyncio.AbstractEventLoop, who: Any) -> float:
     return loop.time() + max(0.0, who.refused_from - time.time())
 
 
-EXPORT_CHUNK_BYTES = 1024 * 1024
-"""The most bytes of an export one ExportMatchChunks message carries: far below any client's
-receive limit (gRPC's default is 4 MiB), so an export of any length reaches every client."""
+EXPORT_CHUNK_BYTES = CHUNK_BYTES
+"""The most bytes of an export one ExportMatchChunks message carries (export_chunks.py)."""
 
 PLAY_OPEN_WAIT_S = 1.0
 """How long a Play stream without a seat token is given to send its first message before it

@@ -12,14 +12,11 @@ from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 from services.genproto.neon.tournament.v1 import tournament_pb2_grpc as pb_grpc
 from services.platform.canonical import canonical_json
 from services.platform.errors import InvalidArgument
+from services.platform.export_chunks import CHUNK_BYTES  # the bundle's chunk size too
 from services.platform.grpc_kit import claims
 from services.tournament import director as director_module
 from services.tournament.director import BundleSummary, BundleTooLarge, Director
 from services.tournament.domain import Tournament
-
-CHUNK_BYTES = 1024 * 1024
-"""The most bytes of the bundle in one ExportTournamentChunks message (as the rules
-service's ExportMatchChunks): each message fits any client's receive limit."""
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["TournamentService"].full_name
 STATUS = {
