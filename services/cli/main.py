@@ -483,6 +483,7 @@ async def save_export(client: Any, organiser: str, match_id: str, output: Path) 
     answer is checked the same way (its checkpoint against the hash and count it names)."""
     import grpc
 
+    from services.cli.files import written_whole
     from services.platform.export_chunks import (
         BrokenExport,
         ExportHead,
@@ -490,36 +491,27 @@ async def save_export(client: Any, organiser: str, match_id: str, output: Path) 
         read_export_chunks,
     )
 
-    part = output.with_name(output.name + ".part")
-    try:  # whatever fails, even moving it into place, leaves no .part
-        try:
-            with part.open("w+b") as out:
-                head = await read_export_chunks(client.export_chunks(organiser, match_id), out.write)
-                check_closing(out, head)
-        except BrokenExport as err:
-            part.unlink(missing_ok=True)
-            raise CliError(f"the export of {match_id} arrived broken ({err}); run the command "
-                           "again", errors.FAILED) from None
-        except grpc.aio.AioRpcError as err:
-            part.unlink(missing_ok=True)
-            if err.code() != grpc.StatusCode.UNIMPLEMENTED:
-                raise
-            reply = await client.export(organiser, match_id)
-            data = bytes(reply.export_jsonl)
+    try:
+        with written_whole(output, output.with_name(output.name + ".part"), "w+b") as out:
             try:
+                head = await read_export_chunks(client.export_chunks(organiser, match_id),
+                                                out.write)
+            except grpc.aio.AioRpcError as err:
+                if err.code() != grpc.StatusCode.UNIMPLEMENTED:
+                    raise
+                reply = await client.export(organiser, match_id)
+                data = bytes(reply.export_jsonl)
                 check_closing(data, ExportHead(str(reply.final_hash), int(reply.event_count),
                                                len(data)))
-            except BrokenExport as broken:
-                raise CliError(f"the export of {match_id} arrived broken ({broken}); run the "
-                               "command again", errors.FAILED) from None
-            part.write_bytes(data)
-            part.replace(output)
-            return int(reply.event_count)
-        part.replace(output)
-        return head.event_count
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
+                out.seek(0)
+                out.truncate()
+                out.write(data)
+                return int(reply.event_count)
+            check_closing(out, head)
+            return head.event_count
+    except BrokenExport as err:
+        raise CliError(f"the export of {match_id} arrived broken ({err}); run the command "
+                       "again", errors.FAILED) from None
 
 
 @app.command("abandon")

@@ -29,6 +29,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from services.cli.errors import FAILED, USAGE, CliError, emit, friendly, message_dict, target
+from services.cli.files import written_whole
 from services.cli.fit import Cell, Col, fitted_table, print_fitted, print_notes
 from services.cli.organiser import GET_ONE, token_option
 from services.cli.plain import print_plain
@@ -1183,12 +1184,8 @@ def export(tournament_id: str,
         # streamed into a file beside the output, which takes its place once complete: a
         # failed export leaves no partial bundle, nor harms an earlier file of that name
         part = output.with_name(f".{output.name}.{uuid.uuid4().hex[:8]}.part")
-        try:
-            with part.open("wb") as f:
-                matches, checkpoints = await fetch_bundle(client, token, tournament_id, f.write)
-            part.replace(output)
-        finally:
-            part.unlink(missing_ok=True)
+        with written_whole(output, part) as f:
+            matches, checkpoints = await fetch_bundle(client, token, tournament_id, f.write)
         print_plain(console, f"{matches} matches and {checkpoints} round checkpoints "
                              f"of {tournament_id} written to {output}; check it with: neon "
                              f"verify {output}")
