@@ -486,7 +486,7 @@ async def save_export(client: Any, organiser: str, match_id: str, output: Path) 
     from services.cli.files import written_whole
     from services.platform.export_chunks import (
         BrokenExport,
-        ExportHead,
+        check_answer,
         check_closing,
         read_export_chunks,
     )
@@ -499,14 +499,11 @@ async def save_export(client: Any, organiser: str, match_id: str, output: Path) 
             except grpc.aio.AioRpcError as err:
                 if err.code() != grpc.StatusCode.UNIMPLEMENTED:
                     raise
-                reply = await client.export(organiser, match_id)
-                data = bytes(reply.export_jsonl)
-                check_closing(data, ExportHead(str(reply.final_hash), int(reply.event_count),
-                                               len(data)))
+                data, head = check_answer(await client.export(organiser, match_id))
                 out.seek(0)
                 out.truncate()
                 out.write(data)
-                return int(reply.event_count)
+                return head.event_count
             check_closing(out, head)
             return head.event_count
     except BrokenExport as err:
