@@ -19,6 +19,7 @@ from rich.table import Table
 
 from services.cli import errors
 from services.cli.errors import USAGE, CliError, friendly, target
+from services.cli.files import refuse_folder, written_whole
 from services.cli.organiser import token_option
 from services.cli.plain import print_plain
 from services.platform.settings import Settings, load
@@ -318,6 +319,8 @@ def play(
                               "its export file, or its match id on the same backend"),
 ) -> None:
     """Play a match in the terminal: you against bots, or bots only with --bots."""
+    if export is not None:  # said now, not after the match has been played
+        refuse_folder(export, "export")
     settings = _settings(log_file=True)
     try:
         parsed = json.loads(options)
@@ -383,10 +386,9 @@ async def play_in_terminal(settings: Settings, game: str, *, mode: str = "", bot
         if not terminal.seats:
             print_plain(console, describe_outcome(result.outcome, None, load_presentation(game)))
         print_plain(console, f"match {result.match_id} ended after {result.steps} actions")
-        if export:
-            response = await client.export(creator, result.match_id)
-            export.write_bytes(response.export_jsonl)
-            print_plain(console, f"export written to {export} ({response.event_count} events)")
+        if export:  # whole and checked, or not at all, as neon export writes it
+            count = await save_export(client, creator, result.match_id, export)
+            print_plain(console, f"export written to {export} ({count} events)")
         return 0
     finally:
         await client.close()
@@ -460,6 +462,7 @@ def export_match(
     token: str = token_option(),
 ) -> None:
     """Export a match's audit log (JSON Lines plus a signed checkpoint; organiser)."""
+    refuse_folder(output, "export")
     settings = _settings(log_file=True)
 
     async def run() -> int:
@@ -483,10 +486,9 @@ async def save_export(client: Any, organiser: str, match_id: str, output: Path) 
     answer is checked the same way (its checkpoint against the hash and count it names)."""
     import grpc
 
-    from services.cli.files import written_whole
     from services.platform.export_chunks import (
         BrokenExport,
-        ExportHead,
+        check_answer,
         check_closing,
         read_export_chunks,
     )
@@ -499,14 +501,11 @@ async def save_export(client: Any, organiser: str, match_id: str, output: Path) 
             except grpc.aio.AioRpcError as err:
                 if err.code() != grpc.StatusCode.UNIMPLEMENTED:
                     raise
-                reply = await client.export(organiser, match_id)
-                data = bytes(reply.export_jsonl)
-                check_closing(data, ExportHead(str(reply.final_hash), int(reply.event_count),
-                                               len(data)))
+                data, head = check_answer(await client.export(organiser, match_id))
                 out.seek(0)
                 out.truncate()
                 out.write(data)
-                return int(reply.event_count)
+                return head.event_count
             check_closing(out, head)
             return head.event_count
     except BrokenExport as err:

@@ -29,7 +29,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from services.cli.errors import FAILED, USAGE, CliError, emit, friendly, message_dict, target
-from services.cli.files import written_whole
+from services.cli.files import refuse_folder, written_whole
 from services.cli.fit import Cell, Col, fitted_table, print_fitted, print_notes
 from services.cli.organiser import GET_ONE, token_option
 from services.cli.plain import print_plain
@@ -1175,16 +1175,13 @@ def export(tournament_id: str,
            output: Path = typer.Option(..., "-o", "--output", help="the bundle file to write"),
            token: str = token_option()) -> None:
     """Write the audit bundle: the log, every match export, checkpoints and proofs."""
-    if not output.name or output.is_dir():  # "." and "/" have no name to put a .part beside
-        raise CliError(f"cannot use {output}: it is a folder; name the bundle file to write",
-                       USAGE)
+    refuse_folder(output, "bundle")
 
     async def go(client: TournamentClient, token: str) -> None:
         client.timeout = 600.0  # the whole stream's deadline, however large the bundle
         # streamed into a file beside the output, which takes its place once complete: a
         # failed export leaves no partial bundle, nor harms an earlier file of that name
-        part = output.with_name(f".{output.name}.{uuid.uuid4().hex[:8]}.part")
-        with written_whole(output, part) as f:
+        with written_whole(output) as f:
             matches, checkpoints = await fetch_bundle(client, token, tournament_id, f.write)
         print_plain(console, f"{matches} matches and {checkpoints} round checkpoints "
                              f"of {tournament_id} written to {output}; check it with: neon "
@@ -1217,6 +1214,8 @@ def simulate(
 
     if not 2 <= players <= 512:
         raise CliError("--players must be 2..512", USAGE)
+    if output is not None:  # said now, not after the whole tournament has run
+        refuse_folder(output, "bundle")
     fj = format_json(fmt, rounds, table_sizes, points)
     settings = _settings(log_file=True)
 
@@ -1247,8 +1246,9 @@ def simulate(
             if backend is not None:
                 await backend.stop(1)
         print_standings(report.standings, "final standings")
-        if output is not None:
-            output.write_bytes(report.bundle)
+        if output is not None:  # whole or not at all, as neon tournament export writes it
+            with written_whole(output) as f:
+                f.write(report.bundle)
             print_plain(console, f"bundle written to {output}")
         console.print(f"bundle: {len(report.bundle)} bytes; verifying offline")
         print_bundle_report(report.verify)

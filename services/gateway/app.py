@@ -38,6 +38,7 @@ from services.genproto.neon.rules.v1 import rules_pb2
 from services.platform.export_chunks import (
     BrokenExport,
     ExportTooLarge,
+    check_answer,
     check_closing,
     read_export_chunks,
 )
@@ -609,8 +610,9 @@ class Gateway:
         most ``MAX_EXPORT_BYTES`` (more: ``resource_exhausted``, the rest not read); from a
         rules service that does not serve the chunks yet, ExportMatch. A stream whose chunks
         do not make up what it announced, or whose export's closing checkpoint names another
-        final hash or event count than announced, is ``unavailable`` with the reason (and,
-        raised, never kept as the match's replay)."""
+        final hash or event count than announced, and an ExportMatch answer whose export's
+        checkpoint names another than the answer does, are ``unavailable`` with the reason
+        (and, raised, never kept as the match's replay)."""
         assert self.service_token is not None
         metadata = [("authorization", f"Bearer {self.service_token()}")]
         call = channel.unary_stream(
@@ -631,8 +633,7 @@ class Gateway:
                 f"here ({MAX_EXPORT_BYTES:,}); check it with neon export and neon verify",
             ) from None
         except BrokenExport as err:
-            raise ConnectError("unavailable", f"the match's export arrived broken ({err}); "
-                                              "try again shortly") from None
+            raise _arrived_broken(err) from None
         except grpc.aio.AioRpcError as err:
             if err.code() != grpc.StatusCode.UNIMPLEMENTED:
                 raise
@@ -642,7 +643,10 @@ class Gateway:
                 response_deserializer=rules_pb2.ExportMatchResponse.FromString,
             )(rules_pb2.ExportMatchRequest(match_id=match_id), metadata=metadata,
               timeout=self.config.unary_timeout)
-            return bytes(exported.export_jsonl)
+            try:
+                return check_answer(exported)[0]
+            except BrokenExport as broken:
+                raise _arrived_broken(broken) from None
         return data
 
     # -- the rest ---------------------------------------------------------------------------
@@ -657,6 +661,13 @@ class Gateway:
         return _error_response(
             ConnectError("not_found", f"nothing at {request.method} {request.path}")
         )
+
+
+def _arrived_broken(err: BrokenExport) -> ConnectError:
+    """A match's export that arrived broken (a stream's or an ExportMatch answer's):
+    ``unavailable`` with the reason."""
+    return ConnectError("unavailable", f"the match's export arrived broken ({err}); "
+                                       "try again shortly")
 
 
 def _json_answer(body: bytes) -> web.Response:

@@ -14,7 +14,9 @@ What the reader does with the bytes beyond that (verify them, replay them) is it
 business.
 
 A rules service from before ExportMatchChunks answers it UNIMPLEMENTED on the first read,
-before any chunk: each reader then asks ExportMatch, in its own way.
+before any chunk: each reader then asks ExportMatch, in its own way, and checks its answer
+with :func:`check_answer`: the answer's export must close with the final hash and event
+count the answer names beside it, as a stream's must close with those it announced.
 """
 
 from __future__ import annotations
@@ -94,7 +96,8 @@ async def read_export_chunks(call: AsyncIterable[Any], write: Callable[[bytes], 
     return head
 
 
-def check_closing(export: bytes | bytearray | memoryview | BinaryIO, head: ExportHead) -> None:
+def check_closing(export: bytes | bytearray | memoryview | BinaryIO, head: ExportHead,
+                  said_by: str = "the stream announced") -> None:
     """That the export's closing line, its signed checkpoint, names the final hash and the
     event count the stream announced in ``head`` (readers report, seal or keep the announced
     head: it must be the export's own); :class:`BrokenExport` otherwise: no closing
@@ -106,15 +109,29 @@ def check_closing(export: bytes | bytearray | memoryview | BinaryIO, head: Expor
     blank lines there, then at most :data:`MAX_CLOSING_LINE` bytes before them. Lines and
     blank lines are read as ``parse_export`` reads them (LF, CRLF or CR; a blank line is
     whitespace only, allowed after the checkpoint however many). The signature is not
-    checked here (``neon verify`` and the gateway's replay do, with the chain)."""
+    checked here (``neon verify`` and the gateway's replay do, with the chain). ``said_by``:
+    who named ``head``, in the reason."""
     checkpoint = _closing_checkpoint(_last_line(export, MAX_CLOSING_LINE))
     said = (checkpoint.get("final_hash"), checkpoint.get("event_count"))
     if not (isinstance(said[0], str) and type(said[1]) is int
             and said == (head.final_hash, head.event_count)):
         raise BrokenExport(
-            f"the stream announced final hash {_shown(head.final_hash)} and "
+            f"{said_by} final hash {_shown(head.final_hash)} and "
             f"{head.event_count} events, the export's checkpoint {_shown(said[0])} and "
             f"{_shown(said[1])}")
+
+
+def check_answer(reply: Any) -> tuple[bytes, ExportHead]:
+    """An ExportMatch answer (``export_jsonl``, ``final_hash``, ``event_count``: a rules
+    service of an earlier release's, asked when ExportMatchChunks is UNIMPLEMENTED) checked
+    as a stream's export is by :func:`check_closing`: its export's closing checkpoint must
+    name the final hash and event count the answer names. Its export's bytes and that head;
+    :class:`BrokenExport` otherwise (an export cut short, empty, or closing on another hash
+    or count), never an export taken as it came."""
+    data = bytes(reply.export_jsonl)
+    head = ExportHead(str(reply.final_hash), int(reply.event_count), len(data))
+    check_closing(data, head, "the ExportMatch answer named")
+    return data, head
 
 
 def _reader(export: bytes | bytearray | memoryview | BinaryIO

@@ -10,7 +10,9 @@ A round, once paired, is driven by one task per tournament:
 
 1. create each table's match on the game's rules service (deterministic match id, so a
    restart finds the match rather than making another; seats must add client seeds;
-   never a dev seed) and record ``MatchCreated``;
+   never a dev seed) and record ``MatchCreated``; a creation runs to its end, recorded or
+   abandoned, whatever befalls the task that asked for it (a ForceEnd between a match's
+   creation and its record abandons it: no match is left waiting with nobody to play it);
 2. start each match when every seat said it is ready, or when the check-in window ran
    out (``MatchStarted`` names the absent seats: the rules service's clock then forfeits
    them or hands them to a bot, as the organiser chose);
@@ -31,7 +33,7 @@ import contextvars
 import os
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -359,6 +361,20 @@ def _unfinished(t: Tournament) -> list[str]:
             for key, match in rnd["matches"].items() if key not in rnd["results"]]
 
 
+def _unrecorded(t: Tournament) -> list[str]:
+    """The matches the round driver may have created on a rules service without recording
+    them: for each table of a round not yet complete (no checkpoint), not a bye, the
+    (deterministic) id of its current attempt, when the round records no match of that id.
+    A stop between a match's creation and its record (or an answer that never came back)
+    leaves such a match waiting for its seats; a ForceEnd abandons each by its id (an id
+    never created is answered NOT_FOUND: nothing to stop)."""
+    return [mid for rnd in t.rounds if rnd["checkpoint"] is None
+            for table in rnd["tables"] if not table["bye"]
+            if (mid := match_id_of(t.tournament_id, rnd["number"], table["number"],
+                                   attempt_of(rnd, table["number"])))
+            != rnd["matches"].get(str(table["number"]), {}).get("match_id")]
+
+
 class _MatchesFailed(Exception):
     """A pass of the round driver in which some matches failed (each logged with its match
     id) while the others went on; the driver looks again after its backoff."""
@@ -411,6 +427,10 @@ class Director:
         self._tokens: dict[str, dict[int, str]] = {}
         """Seat tokens by match id, in memory only (asked again after a restart)."""
         self._drivers: dict[str, asyncio.Task[None]] = {}
+        self._creating: dict[str, set[asyncio.Task[bool]]] = {}
+        """Per tournament: the matches being created (asked of their rules service, not yet
+        recorded or abandoned), each a task that runs to its end whoever awaited it
+        (:meth:`_create_one`); ForceEnd waits for them before its abandons."""
         self._abandoning: dict[str, asyncio.Task[None]] = {}
         self._sweep: asyncio.Task[None] | None = None
         """Per force-ended tournament: the abandons still being tried again."""
@@ -484,7 +504,11 @@ class Director:
 
     async def close(self) -> None:
         self._closing = True
+        # a creation cut here is a stop between a match's creation and its record: the next
+        # start's driver re-finds the match (its id is deterministic) and records it, or a
+        # ForceEnd abandons it by that id (_unrecorded)
         tasks = [*self._drivers.values(), *self._abandoning.values(),
+                 *(task for tasks in self._creating.values() for task in tasks),
                  *([self._sweep] if self._sweep is not None else [])]
         for task in tasks:
             task.cancel()
@@ -843,7 +867,6 @@ class Director:
         failure does not keep the others from their matches."""
         t = await self._find(tournament_id)
         rnd = t.round(number)
-        s = t.settings
         failed: list[str] = []
         if t.status in ENDED:
             return failed
@@ -859,40 +882,76 @@ class Director:
             with _per_match(tournament_id, match_id, failed,
                             "creating a match failed; the next pass tries again",
                             round=number, table=table["number"]):
-                tokens, commitment = await self.rules.create_match(
-                    t.game, match_id, s["mode"], list(table["seats"]), s["options_json"],
-                    s["clock"], on_behalf_of_organiser=t.created_by if t.unrated else None,
-                )
-                self._tokens[match_id] = tokens
-                if not known:
-                    async with self.lock(tournament_id):
-                        t = await self._find(tournament_id)
-                        rnd = t.round(number)
-                        if (t.status not in ENDED and key not in rnd["matches"]
-                                and key not in rnd["results"]  # decided meanwhile: no match
-                                and match_id == match_id_of(
-                                    tournament_id, number, table["number"],
-                                    attempt_of(rnd, table["number"]))):
-                            deadline = round(time.time() + float(s["check_in_seconds"]), 3)
-                            t.match_created(
-                                number,
-                                table["number"],
-                                match_id,
-                                RECORDED_RULES_ADDRESS,
-                                commitment,
-                                deadline,
-                            )
-                            await self._save(t)
-                            log.info("match created", match_id=match_id, round=number,
-                                     table=table["number"])
-                    if t.status in ENDED:  # force-ended meanwhile: its log is closed, and its
-                        # abandons did not know this match, so it is abandoned here
-                        await self._abandon_unfinished(t, [match_id])
-                        return failed
-                    if key in rnd["results"] and _playing(rnd, key) != match_id:
-                        # decided meanwhile: the match will never be played
-                        await self._abandon_unlogged(t.game, match_id)
+                if await self._creation(t, number, table, match_id, known):
+                    return failed  # force-ended meanwhile
         return failed
+
+    async def _creation(self, t: Tournament, number: int, table: dict[str, Any],
+                        match_id: str, known: bool) -> bool:
+        """:meth:`_create_one` in a task of its own, awaited shielded: a caller cancelled
+        (ForceEnd cancels the round driver; a client hangs up the call that created the
+        match) leaves it to run to its end, so that a match the rules service created is
+        recorded or abandoned, never left waiting with nobody to play it. Its answer (or
+        error) once it ends."""
+        tid = t.tournament_id
+        task = asyncio.get_running_loop().create_task(
+            self._create_one(t, number, table, match_id, known), name=f"create-{match_id}")
+        creating = self._creating.setdefault(tid, set())
+        creating.add(task)
+
+        def ended(done: asyncio.Task[bool]) -> None:
+            creating.discard(done)
+            if not creating and self._creating.get(tid) is creating:
+                del self._creating[tid]
+            if not done.cancelled() and done.exception() is not None:
+                # retrieved here too: its caller may be gone (its own pass logs it otherwise)
+                log.debug("a match's creation failed", match_id=match_id,
+                          error=_reason(done.exception()))  # type: ignore[arg-type]
+
+        task.add_done_callback(ended)
+        return await asyncio.shield(task)
+
+    async def _create_one(self, t: Tournament, number: int, table: dict[str, Any],
+                          match_id: str, known: bool) -> bool:
+        """Create (or re-find) the table's match on its rules service, then record it
+        (MatchCreated) unless ``known``; when the tournament was force-ended meanwhile, or
+        the table decided, abandon the match instead. True when the tournament has ended."""
+        tournament_id, s, key = t.tournament_id, t.settings, str(table["number"])
+        tokens, commitment = await self.rules.create_match(
+            t.game, match_id, s["mode"], list(table["seats"]), s["options_json"],
+            s["clock"], on_behalf_of_organiser=t.created_by if t.unrated else None,
+        )
+        self._tokens[match_id] = tokens
+        if known:
+            return False
+        async with self.lock(tournament_id):
+            t = await self._find(tournament_id)
+            rnd = t.round(number)
+            if (t.status not in ENDED and key not in rnd["matches"]
+                    and key not in rnd["results"]  # decided meanwhile: no match
+                    and match_id == match_id_of(
+                        tournament_id, number, table["number"],
+                        attempt_of(rnd, table["number"]))):
+                deadline = round(time.time() + float(s["check_in_seconds"]), 3)
+                t.match_created(
+                    number,
+                    table["number"],
+                    match_id,
+                    RECORDED_RULES_ADDRESS,
+                    commitment,
+                    deadline,
+                )
+                await self._save(t)
+                log.info("match created", match_id=match_id, round=number,
+                         table=table["number"])
+        if t.status in ENDED:  # force-ended meanwhile: its log is closed, and its
+            # abandons may not have known this match, so it is abandoned here
+            await self._abandon_unfinished(t, [match_id])
+            return True
+        if key in rnd["results"] and _playing(rnd, key) != match_id:
+            # decided meanwhile: the match will never be played
+            await self._abandon_unlogged(t.game, match_id)
+        return False
 
     async def _start_due(self, tournament_id: str, number: int) -> list[str]:
         """Start every match whose seats are all ready or whose check-in window ran out; the
@@ -1330,6 +1389,12 @@ class Director:
         task = self._drivers.get(tournament_id)
         if task is not None:
             task.cancel()
+        # the matches being created as the tournament ended: each is recorded (before the
+        # save) or abandoned by its creation (after it); waited for, so that none is still
+        # on its way to its rules service when the abandons below go there
+        creating = self._creating.get(tournament_id)
+        if creating:
+            await asyncio.wait(set(creating))
         # also on a repeat: the abandons a rules service missed the first time are tried again
         retrying = self._abandoning.pop(tournament_id, None)
         if retrying is not None:  # this try takes over from the earlier one's retries
@@ -1342,7 +1407,8 @@ class Director:
         are tried again in the background. Once every one was answered, the log records
         it (AbandonsConfirmed), and later starts leave the tournament alone."""
         matches = _unfinished(t)
-        missed = await self._abandon_unfinished(t, matches)
+        unrecorded = _unrecorded(t)
+        missed = await self._abandon_unfinished(t, matches + unrecorded, set(unrecorded))
         if missed:
             self._abandon_in_background(t, missed, matches)
         else:
@@ -1359,13 +1425,16 @@ class Director:
         with bound_contextvars(tournament_id=tournament_id):
             log.info("every match of the force-ended tournament is stopped", matches=len(matches))
 
-    async def _abandon_unfinished(self, t: Tournament, matches: list[str]) -> list[str]:
+    async def _abandon_unfinished(self, t: Tournament, matches: list[str],
+                                  maybe: Collection[str] = ()) -> list[str]:
         """Abandon, on the rules service, each of ``matches`` (the tournament's matches with
         no result yet: running, or waiting for their seats) with the force-end's reason:
         players stop playing and clocks stop. A match that ended meanwhile is logged and
         passed over: the tournament has ended either way, and a result that arrives later
-        is left out of its closed log. Returns the matches whose rules service did not
-        answer (or had no address), to be tried again."""
+        is left out of its closed log. ``maybe``: those of ``matches`` that may never have
+        been created (:func:`_unrecorded`), whose rules service knowing none is as
+        expected. Returns the matches whose rules service did not answer (or had no
+        address), to be tried again."""
 
         async def abandon(match_id: str) -> str | None:
             with bound_contextvars(tournament_id=t.tournament_id, match_id=match_id):
@@ -1376,7 +1445,11 @@ class Director:
                         log.info("match ended before it could be abandoned", reason=err.details())
                         return None
                     if err.code() == grpc.StatusCode.NOT_FOUND:  # no such match: nothing plays
-                        log.warning("the rules service knows no such match", reason=err.details())
+                        if match_id in maybe:
+                            log.debug("no unrecorded match to abandon", reason=err.details())
+                        else:
+                            log.warning("the rules service knows no such match",
+                                        reason=err.details())
                         return None
                     log.warning("could not abandon a match of the force-ended tournament",
                                 code=err.code().name, reason=err.details())

@@ -16,6 +16,7 @@ from services.platform.errors import ServiceError, Unavailable
 from services.platform.export_chunks import (
     BrokenExport,
     ExportTooLarge,
+    check_answer,
     check_closing,
     read_export_chunks,
 )
@@ -65,6 +66,13 @@ class MatchExportTooLarge(ServiceError):
             f"bytes, more than the {limit:,} bytes a match's export may be here (the "
             "tournament service's MAX_EXPORT_BYTES): it cannot be sealed or bundled")
         self.size, self.limit = size, limit
+
+
+def _arrived_broken(game: str, match_id: str, err: BrokenExport) -> Unavailable:
+    """A match's export that arrived broken, by either call: UNAVAILABLE with the reason
+    (the round driver asks again later; nothing is sealed from it)."""
+    return Unavailable(f"the export of {match_id} from the rules service of {game} "
+                       f"arrived broken ({err}); try again shortly")
 
 
 POLICIES = {
@@ -166,7 +174,8 @@ class RulesGateway(RulesChannels):
         export arrives, where one ExportMatch message stops at gRPC's limit.
         A rules service of an earlier release (UNIMPLEMENTED) is asked ExportMatch. A stream
         whose chunks do not make up what it announced, or whose announced hash is not the
-        export's own, is :class:`Unavailable` (the round driver asks again later); an export
+        export's own, and an ExportMatch answer whose export does not close with the hash
+        and count it names, are :class:`Unavailable` (the round driver asks again later); an export
         past ``max_export_bytes``, by either call, is :class:`MatchExportTooLarge`; any
         other error of the calls reaches the caller."""
         limit = self.max_export_bytes
@@ -186,14 +195,15 @@ class RulesGateway(RulesChannels):
         except ExportTooLarge as err:
             raise MatchExportTooLarge(game, match_id, err.total, limit) from None
         except BrokenExport as err:
-            raise Unavailable(f"the export of {match_id} from the rules service of {game} "
-                              f"arrived broken ({err}); try again shortly") from None
+            raise _arrived_broken(game, match_id, err) from None
         return MatchExport(data, head.final_hash, head.event_count)
 
     async def _export_whole(self, game: str, match_id: str) -> MatchExport:
         """ExportMatch, one answer, within the same limit as the chunks: gRPC refuses an
         answer past ``max_export_bytes + ENVELOPE_BYTES`` (unread), and an export past
-        ``max_export_bytes`` that fits is refused here."""
+        ``max_export_bytes`` that fits is refused here; one whose export does not close with
+        the final hash and event count the answer names (cut short, another chain's) is
+        :class:`Unavailable`, as a broken stream is."""
         limit = self.max_export_bytes
         try:
             reply = await self._whole_stub(game).ExportMatch(
@@ -207,7 +217,11 @@ class RulesGateway(RulesChannels):
                                       "in an ExportMatch answer of ") from None
         if len(reply.export_jsonl) > limit:
             raise MatchExportTooLarge(game, match_id, len(reply.export_jsonl), limit)
-        return MatchExport(bytes(reply.export_jsonl), reply.final_hash, int(reply.event_count))
+        try:
+            data, head = check_answer(reply)
+        except BrokenExport as err:
+            raise _arrived_broken(game, match_id, err) from None
+        return MatchExport(data, head.final_hash, head.event_count)
 
     def _whole_stub(self, game: str) -> Any:
         """The RulesService stub for ExportMatch answers: a channel of its own per address

@@ -161,19 +161,22 @@ async def test_neon_export_from_an_older_rules_service_checks_its_answer(
 
 
 @pytest.mark.parametrize("how", ["ok", "old"])
-async def test_neon_export_to_a_path_it_cannot_replace_leaves_no_part(
+async def test_neon_export_to_a_folder_is_refused_before_asking(
         export: bytes, tmp_path: Path, how: str) -> None:
-    """The export arrives whole and checked but cannot be moved to ``-o`` (a folder there):
-    a one-line error, the folder untouched, and no ``.part`` left beside it, streamed or
-    from an older rules service's ExportMatch."""
+    """``-o`` naming a folder: a one-line usage error naming it, said before the rules
+    service is asked (it was asked, and the export moved there failed, before 6 December
+    2026), the folder untouched, and no ``.part`` left beside it. (A move that fails after
+    the download: tests/unit/test_cli_files.py.)"""
     output = tmp_path / "m1.jsonl"
     output.mkdir()
     (output / "inside").write_bytes(b"kept\n")
-    async with rules_upstream(export, how) as (address, _):
+    async with rules_upstream(export, how) as (address, calls):
         done = await neon_export(address, tmp_path, output)
     said = done.stdout + done.stderr
-    assert done.returncode != 0, said
+    assert done.returncode == 2, said
     assert "Traceback" not in said and "written to" not in said
-    assert str(output) in said
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["m1.jsonl", "var"]
+    assert done.stderr.strip() == (f"cannot use {output}: it is a folder; name the export "
+                                   "file to write"), said
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m1.jsonl"]
     assert (output / "inside").read_bytes() == b"kept\n"
+    assert calls == []

@@ -26,6 +26,7 @@ from services.platform.signing import public_key_hex
 from services.rules.export import parse_export
 from services.rules.games import load_engine
 from services.rules.selfplay import export_game, setups
+from tests.support.broken_exports import broken_answer
 from tests.support.fake_grpc import serving
 
 SERVICE = "neon.rules.v1.RulesService"
@@ -40,8 +41,11 @@ async def rules_upstream(export: bytes, chunks: str | list[str]
     its third chunk out ("cut"), announces more than MAX_EXPORT_BYTES ("huge"), announces
     another final hash ("another hash") or one event more ("another count"), every byte
     sent, or is not served ("unimplemented"); a list of these is one per call, in turn.
-    ExportMatch answers the whole export. Its address and the calls made."""
+    ExportMatch answers the whole export, naming its final hash and event count, or, after
+    "unimplemented, ", broken as that way of ``broken_answer`` says. Its address and the
+    calls made."""
     calls: list[str] = []
+    answer = ""  # how ExportMatch answers: whole
     ways = [chunks] if isinstance(chunks, str) else list(chunks)
     _, checkpoint = parse_export(export)
 
@@ -51,11 +55,14 @@ async def rules_upstream(export: bytes, chunks: str | list[str]
 
     async def whole(request: pb.ExportMatchRequest, context: Any) -> pb.ExportMatchResponse:
         calls.append("ExportMatch")
-        return pb.ExportMatchResponse(export_jsonl=export)
+        return broken_answer(export, checkpoint["final_hash"], checkpoint["event_count"],
+                             answer)
 
     async def parts(request: pb.ExportMatchChunksRequest, context: Any) -> AsyncIterator[Any]:
         calls.append("ExportMatchChunks")
         how = ways.pop(0) if len(ways) > 1 else ways[0]
+        nonlocal answer
+        how, _, answer = how.partition(", ")
         if how == "unimplemented":
             await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
         total = MAX_EXPORT_BYTES + 1 if how == "huge" else len(export)
@@ -120,6 +127,35 @@ async def test_a_rules_service_without_chunks_is_asked_for_the_whole_export() ->
     status, report, calls, _ = await replay_through("unimplemented")
     assert status == 200 and report["verification"]["ok"], report
     assert calls == ["GetView", "ExportMatchChunks", "ExportMatch"]
+
+
+@pytest.mark.parametrize("how", ["cut", "cut to its records", "empty", "another hash",
+                                 "another count"])
+async def test_a_broken_answer_of_an_older_rules_service_is_unavailable_not_a_replay(
+        how: str) -> None:
+    """A rules service without the chunks whose ExportMatch answer's export does not close
+    with the final hash and event count the answer names: ``unavailable`` with the reason,
+    as a broken stream is, never replayed."""
+    status, report, calls, export = await replay_through(f"unimplemented, {how}")
+    _, checkpoint = parse_export(export)
+    assert status == 503, report
+    assert report["code"] == "unavailable" and "arrived broken" in report["message"], report
+    if how.startswith("another"):
+        assert "the ExportMatch answer named final hash" in report["message"], report
+        assert f"the export's checkpoint {checkpoint['final_hash']!r}" in report["message"]
+    else:
+        assert "the export does not end with its checkpoint" in report["message"], report
+    assert "frames" not in report and "verification" not in report
+    assert calls == ["GetView", "ExportMatchChunks", "ExportMatch"]
+
+
+async def test_a_refused_answer_of_an_older_rules_service_is_not_kept_as_the_replay() -> None:
+    """After a broken ExportMatch answer, the next request asks again (nothing was kept)
+    and replays the whole answer."""
+    status, report, calls, _ = await replay_through(
+        ["unimplemented, another hash", "unimplemented"], times=2)
+    assert status == 200 and report["verification"]["ok"], report
+    assert calls == ["GetView", "ExportMatchChunks", "ExportMatch"] * 2
 
 
 async def test_an_export_beyond_a_replays_limit_is_refused_with_a_reason() -> None:

@@ -35,6 +35,7 @@ from services.rules.service import RulesServicer
 from services.tournament.bundle import verify_bundle
 from services.tournament.rules_port import RulesGateway
 from tests.integration.conftest import start_tournament_backend, started_swiss
+from tests.support.broken_exports import broken_answer
 from tests.support.fake_grpc import serving
 
 pytestmark = pytest.mark.timeout(180)
@@ -93,14 +94,16 @@ def break_rules_exports(monkeypatch: pytest.MonkeyPatch,
 async def rules_upstream(export: bytes, how: str) -> AsyncIterator[tuple[str, list[str]]]:
     """A gRPC rules upstream whose ExportMatch answers ``export`` whole and whose
     ExportMatchChunks streams it as :func:`broken` says, or is not served at all
-    ("not served": gRPC's own UNIMPLEMENTED). Its address and the calls made."""
+    ("not served": gRPC's own UNIMPLEMENTED). "not served, " and a way of
+    :func:`broken_answer`: not served, and ExportMatch answers broken that way. Its address
+    and the calls made."""
     records, checkpoint = parse_export(export)
     final, count = checkpoint["final_hash"], checkpoint["event_count"]
     calls: list[str] = []
 
     async def whole(request: pb.ExportMatchRequest, context: Any) -> pb.ExportMatchResponse:
         calls.append("ExportMatch")
-        return pb.ExportMatchResponse(export_jsonl=export, final_hash=final, event_count=count)
+        return broken_answer(export, final, count, how.removeprefix("not served, "))
 
     async def parts(request: pb.ExportMatchChunksRequest, context: Any) -> AsyncIterator[Any]:
         calls.append("ExportMatchChunks")
@@ -109,7 +112,7 @@ async def rules_upstream(export: bytes, how: str) -> AsyncIterator[tuple[str, li
 
     handlers = {"ExportMatch": grpc.unary_unary_rpc_method_handler(
         whole, pb.ExportMatchRequest.FromString, pb.ExportMatchResponse.SerializeToString)}
-    if how != "not served":
+    if not how.startswith("not served"):
         handlers["ExportMatchChunks"] = grpc.unary_stream_rpc_method_handler(
             parts, pb.ExportMatchChunksRequest.FromString,
             pb.ExportMatchChunksResponse.SerializeToString)
@@ -154,6 +157,31 @@ async def test_a_broken_stream_is_unavailable_not_an_export(export: bytes, how: 
     assert "the export of m1 from the rules service of neon-reign arrived broken" in (
         refused.value.reason)
     assert calls == ["ExportMatchChunks"]  # a broken stream is no reason to ask the old way
+
+
+@pytest.mark.parametrize("how", ["cut", "cut to its records", "empty", "another hash",
+                                 "another count"])
+async def test_a_broken_answer_of_an_older_service_is_unavailable_not_an_export(
+        export: bytes, how: str) -> None:
+    """A rules service of an earlier release (ExportMatchChunks UNIMPLEMENTED) whose
+    ExportMatch answer's export does not close with the final hash and event count the
+    answer names: Unavailable with the reason, as a broken stream is, never an export."""
+    _, checkpoint = parse_export(export)
+    async with rules_upstream(export, f"not served, {how}") as (address, calls):
+        rules = RulesGateway(lambda game: address, "svc", 5.0)
+        try:
+            with pytest.raises(Unavailable) as refused:
+                await rules.export_match("neon-reign", "m1")
+        finally:
+            await rules.close()
+    reason = refused.value.reason
+    assert "the export of m1 from the rules service of neon-reign arrived broken" in reason
+    if how.startswith("another"):
+        assert "the ExportMatch answer named final hash" in reason, reason
+        assert f"the export's checkpoint {checkpoint['final_hash']!r}" in reason, reason
+    else:
+        assert "the export does not end with its checkpoint" in reason, reason
+    assert calls == ["ExportMatch"]
 
 
 # ------------------------------------------------------------ a round, end to end

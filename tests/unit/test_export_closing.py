@@ -1,7 +1,9 @@
 """The check every reader of an ExportMatchChunks stream makes once the bytes add up
 (services/platform/export_chunks.py ``check_closing``): the export's closing line, its signed
 checkpoint, names the final chain hash and the event count the stream's first message
-announced. From the export's bytes, or from a file it was written to, reading only its tail."""
+announced. From the export's bytes, or from a file it was written to, reading only its tail.
+And ``check_answer``, the same check of an ExportMatch answer (a rules service of an earlier
+release's) against the final hash and event count the answer names beside its export."""
 
 from __future__ import annotations
 
@@ -12,10 +14,12 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from services.genproto.neon.rules.v1 import rules_pb2 as pb
 from services.platform.export_chunks import (
     MAX_CLOSING_LINE,
     BrokenExport,
     ExportHead,
+    check_answer,
     check_closing,
 )
 from services.rules.export import build_export, parse_export
@@ -252,3 +256,34 @@ def test_the_longest_checkpoint_line_taken_is_one_byte_short_of_the_bytes_read(
     for source in both(_long(export, blanks, MAX_CLOSING_LINE)):
         with pytest.raises(BrokenExport, match="longer than any checkpoint"):
             check_closing(source, head_of(export))
+
+
+def test_an_exportmatch_answer_naming_its_exports_own_head_passes(export: bytes) -> None:
+    head = head_of(export)
+    reply = pb.ExportMatchResponse(export_jsonl=export, final_hash=head.final_hash,
+                                   event_count=head.event_count)
+    assert check_answer(reply) == (export, head)
+
+
+@pytest.mark.parametrize("change", ["cut", "records only", "empty", "hash", "count"])
+def test_an_exportmatch_answer_not_naming_its_exports_own_head_is_broken(
+        export: bytes, change: str) -> None:
+    head = head_of(export)
+    data, final, count = export, head.final_hash, head.event_count
+    if change == "cut":
+        data = export[:len(export) // 2]
+    elif change == "records only":
+        data = export[:export.rstrip(b"\n").rfind(b"\n") + 1]
+    elif change == "empty":
+        data = b""
+    elif change == "hash":
+        final = "f" * 64
+    else:
+        count += 1
+    with pytest.raises(BrokenExport) as broken:
+        check_answer(pb.ExportMatchResponse(export_jsonl=data, final_hash=final,
+                                            event_count=count))
+    if change in ("hash", "count"):
+        assert str(broken.value).startswith("the ExportMatch answer named final hash")
+    else:
+        assert str(broken.value) == "the export does not end with its checkpoint"

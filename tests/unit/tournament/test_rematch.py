@@ -252,11 +252,16 @@ async def test_a_rematch_created_while_the_tournament_is_force_ended_is_not_logg
         slow: Any) -> None:
     """The rematch's match is being created on the rules service when the organiser
     force-ends the tournament: no MatchCreated follows the ForceEnded (the log is closed,
-    and its AbandonsConfirmed did not know the match), and the match is abandoned."""
+    and its AbandonsConfirmed did not know the match), and the match is abandoned. ForceEnd,
+    once saved, waits for the creation under way (since 6 December 2026) before its
+    abandons."""
     d, rules = slow
     number, second, rematching = await _rematch_held(d, rules, "rf")
-    await d.force_end(ORG, "rf", "the venue closed")
+    ending = asyncio.create_task(d.force_end(ORG, "rf", "the venue closed"))
+    await _until(lambda: d.app.find("rf").status == "force-ended")
+    assert not ending.done()  # waiting for the rematch's match, held on the rules service
     rules.go.set()
+    await ending
     await rematching
     await asyncio.sleep(0.1)
     kinds = [r["type"] for r in await d.records("rf")]
