@@ -7,10 +7,10 @@ from __future__ import annotations
 import functools
 
 from services.rules.games.neon.cards import choice_actions
-from services.rules.games.neon.combat import opponents, opponents_by_filter
+from services.rules.games.neon.combat import allies_in_sector, opponents, opponents_by_filter
 from services.rules.games.neon.content import FIGHTERS
 from services.rules.games.neon.engine import ENGINE, cheapest, default_of
-from services.rules.games.neon.fighters import can_afford, unique_cost, usable_unique
+from services.rules.games.neon.fighters import allies, can_afford, unique_cost, usable_unique
 
 from .helpers import every_mode
 
@@ -48,6 +48,21 @@ def test_opponents_in_one_pass_are_the_filtered_opponents():
             assert opponents(s, idx) == opponents_by_filter(s, idx)
             checked += 1
     assert checked > 10_000
+
+
+def test_allies_in_sector_are_those_the_rules_name():
+    """``allies_in_sector`` with its tests reordered is, for every fighter of every state
+    (Coalition's allies, and none in the other modes), the filter as written."""
+    checked = allied = 0
+    for s in _states():
+        for idx in range(len(s.fighters)):
+            me = s.fighters[idx]
+            want = tuple(f.idx for f in s.fighters
+                         if f.on_arena and f.sector == me.sector and allies(s, idx, f.idx))
+            assert allies_in_sector(s, idx) == want
+            checked += 1
+            allied += bool(want)
+    assert checked > 10_000 and allied > 100
 
 
 def test_usable_unique_in_one_function_is_its_cost_when_affordable():

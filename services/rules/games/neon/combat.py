@@ -894,9 +894,19 @@ def side_fighter(fr: Attack, side: str) -> int | None:
 
 
 def allies_in_sector(s: State, idx: int) -> tuple[int, ...]:
-    me = s.fighters[idx]
-    return tuple(f.idx for f in s.fighters
-                 if f.on_arena and f.sector == me.sector and allies(s, idx, f.idx))
+    """The fighters on the arena in ``idx``'s sector that are its allies: ``f.on_arena and
+    f.sector == me.sector and allies(s, idx, f.idx)`` for each, its tests written out in the
+    cheapest order (none outside Coalition, none for a fighter off the arena: no fighter on
+    the arena shares its sector ``None``)."""
+    fighters = s.fighters
+    me = fighters[idx]
+    sector = me.sector
+    if sector is None or s.mode != "coalition":
+        return ()
+    team = me.team
+    return tuple(f.idx for f in fighters
+                 if f.sector == sector and not f.eliminated and f.idx != idx
+                 and fighters[f.idx].team == team)
 
 
 def team_effects(s: State, ally: int, when: str) -> list[tuple[str, str, str]]:

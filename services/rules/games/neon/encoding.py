@@ -201,7 +201,7 @@ def _fast(encoder: Callable[[Any], Any]) -> Callable[[Any], bytes]:
 def _flat_part(value: Any) -> bytes:
     """``canonical_fast(list(value))`` of a tuple of plain scalars (a hand, a deck), checked
     by type in one pass in C; anything else :class:`NotFast`."""
-    if type(value) is not tuple or not set(map(type, value)) <= _SCALAR_TYPES:
+    if type(value) is not tuple or not _all_scalars(map(type, value)):
         raise NotFast
     try:  # _ascii_json(value), written out
         data = _dumps(value)
@@ -215,8 +215,8 @@ def _flat_part(value: Any) -> bytes:
 def _rows_checked(value: Any) -> bytes:
     """``canonical_fast(_rows(value))`` of a tuple of tuples of plain scalars (health, a
     row), checked by type in C; anything else :class:`NotFast`."""
-    if type(value) is not tuple or not set(map(type, value)) <= _TUPLE \
-            or not set(map(type, _flat(value))) <= _SCALAR_TYPES:
+    if type(value) is not tuple or not _all_tuples(map(type, value)) \
+            or not _all_scalars(map(type, _flat(value))):
         raise NotFast
     try:  # _ascii_json(value), written out
         data = _dumps(value)
@@ -257,7 +257,7 @@ def _equipment_part(value: Any) -> bytes:
         out.append({"card": e.card, "supplies": e.supplies})
         scalars.append(e.card)
         scalars += e.supplies
-    if not set(map(type, scalars)) <= _SCALAR_TYPES:
+    if not _all_scalars(map(type, scalars)):
         raise NotFast
     return _ascii_json(out)
 
@@ -272,7 +272,7 @@ def _choice_part(value: Any) -> bytes:
         raise NotFast
     data = {"bottom": value.bottom, "bottom_rotated": value.bottom_rotated,
             "cover": value.cover, "top": value.top, "top_rotated": value.top_rotated}
-    if not set(map(type, data.values())) <= _SCALAR_TYPES:
+    if not _all_scalars(map(type, data.values())):
         raise NotFast
     return _ascii_json(data)
 
@@ -316,6 +316,12 @@ def _fighter_entries(fighters: tuple[Any, ...], last: tuple[Any, ...],
 
 _SCALAR_TYPES = frozenset({str, int, bool, type(None)})
 _TUPLE = frozenset({tuple})
+_all_scalars = _SCALAR_TYPES.issuperset
+_all_tuples = _TUPLE.issuperset
+"""``_all_scalars(map(type, items))``: every item is exactly a str, int, bool or None (no
+float, no subclass). ``frozenset.issuperset`` of an iterator looks each type up as it comes
+and stops at the first other one, where ``set(map(type, items)) <= ...`` built the set of
+all of them first (every part a state encodes is checked so)."""
 _flat = chain.from_iterable
 _dumps = orjson.dumps
 _ROWS_PART = _rows_checked
@@ -361,16 +367,16 @@ def _frame_part(fr: Any) -> bytes:
     data = fr.encoded()
     level = [fr.attacker, *data.values()]
     for _ in range(8):
-        kinds = set(map(type, level))
-        if kinds <= _SCALAR_TYPES:
+        if _all_scalars(map(type, level)):
             return _ascii_json({"data": data, "kind": "attack", "owner": fr.attacker})
-        if not kinds <= _SCALARS_OR_TUPLE:
+        if not _all_scalars_or_tuples(map(type, level)):
             raise NotFast
         level = _referents(*level)  # the items of the tuples (scalars have none)
     raise NotFast
 
 
 _SCALARS_OR_TUPLE = _SCALAR_TYPES | _TUPLE
+_all_scalars_or_tuples = _SCALARS_OR_TUPLE.issuperset
 _referents = gc.get_referents
 _FRAME_PART = _frame_part
 _ROW_FIELDS = frozenset({"teams", "round_board", "bots", "search", "tokens", "loot_decks",
