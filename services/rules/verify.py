@@ -289,7 +289,8 @@ def _check_commands(records: list[dict[str, Any]]) -> str | None:
         n, command = record.get("n"), record.get("command_id")
         if type(command) is not str or not 1 <= len(command) <= rec.MAX_COMMAND_ID:
             return f"event {n}: command id {quoted(command)} is not 1-{rec.MAX_COMMAND_ID} characters of text"
-        for prefix, (mark, marker) in rec.SERVICE_COMMANDS.items():
+        for prefix, (mark, marker) in rec.SERVICE_COMMANDS.items() \
+                if not _MARKS.isdisjoint(record) else ():  # no mark held: a seat's own
             value = record.get(mark)
             if type(value) is type(marker) and value == marker:
                 if command != f"{prefix}{n}":
@@ -302,6 +303,10 @@ def _check_commands(records: list[dict[str, Any]]) -> str | None:
                         "was taken before (the host writes a seat's command once)")
             seen.add((record.get("seat"), command))
     return None
+
+
+_MARKS = frozenset(mark for mark, _ in rec.SERVICE_COMMANDS.values())
+"""The fields that mark a record as the service's own action (``timeout``, ``by``)."""
 
 
 def _check_no_moves(records: list[dict[str, Any]], report: Report) -> str | None:
