@@ -82,11 +82,15 @@ What is checked, and what is not checked twice (issue 18):
     Reign about 22% fewer events/s per core, NEON about 13%. Most of it was the engine's
     ``pending`` of each state before an action (13% and 11% of verify's time; computed
     before ``validate``, which then reads the engine's remembered answer); the events 3%,
-    the command ids 1%. The check now compares the contract's ``decision_labels``: NEON and
-    Neon Knights make theirs without the legal lists (NEON's ``validate`` then lists only
-    the answers the action can equal), the other engines' come from their ``pending``
-    (NEON 1.06x and 1.15x events/s per core in two runs of ``bench/bench_verify.py``,
-    three interleaved rounds each on a loaded machine, 6 December 2026).
+    the command ids 1%. The check now compares the contract's ``decision_labels``: NEON,
+    Neon Knights and Neon Reign make theirs without the legal lists (NEON's ``validate``
+    then lists only the answers the action can equal; Neon Reign's reads them off the
+    phase, and its ``validate`` of a parsed action never read the pending made for them),
+    Barbaric's come from its ``pending`` (NEON 1.06x and 1.15x events/s per core in two
+    runs of ``bench/bench_verify.py``, three interleaved rounds each on a loaded machine, 6
+    December 2026; Neon Reign's own labels with the draw check through ``draws.redraw``:
+    -3.1% instructions per verify of Neon Reign exports under cachegrind, 1.05x events/s
+    per core against main, load about 10).
 - **Not checked:** the JSON Schema of actions (``validate`` checks every field the engine
   reads and refuses unknown ones); ``blind`` (random bits); the clocks (``clocks``,
   ``clock_events``: wall-clock times no replay recomputes; a timeout is checked against the
