@@ -207,11 +207,25 @@ class DrawStream(_Sampler):
                 return value % k
 
     def rolls(self, sides: int, count: int) -> list[int]:
-        """:meth:`_Sampler.rolls` through this stream's :meth:`randbelow`."""
+        """:meth:`_Sampler.rolls` with the blocks hashed in the loop, as :meth:`randbelow`
+        hashes them: the same faces from the same blocks (tests/unit/test_draws.py compares
+        both), without a call of ``randbelow`` per die."""
         if not 1 <= count <= 100 or not 1 <= sides <= MAX_BOUND:
             return super().rolls(sides, count)  # raises
-        randbelow = self.randbelow
-        return [randbelow(sides) for _ in range(count)]
+        limit = _TWO_64 - (_TWO_64 % sides)
+        digest = self._hmac.digest
+        from_bytes = int.from_bytes
+        counter = self.counter
+        faces = []
+        for _ in range(count):
+            while True:
+                value = from_bytes(digest(b"%d]" % counter)[:8], "big")
+                counter += 1
+                if value < limit:
+                    break
+            faces.append(value % sides)
+        self.counter = counter
+        return faces
 
     def permutation(self, n: int) -> list[int]:
         """:meth:`_Sampler.permutation` with the blocks hashed in the loop: the same swaps
@@ -335,17 +349,19 @@ class DrawRecord:
             raise MalformedDraw(f"a draw has no {err.args[0]!r}") from None
         if type(op) is not str or op not in OPS:
             raise MalformedDraw(f"op must be one of {', '.join(OPS)}, not {_clip(op)}")
-        for key, value in (("n", n), ("count", count), ("first", first), ("next", next_)):
-            if type(value) is not int:
-                raise MalformedDraw(f"{key} must be an integer, not {_clip(value)}")
+        if type(n) is not int or type(count) is not int or type(first) is not int \
+                or type(next_) is not int:  # the first of them that is not, named
+            for key, value in (("n", n), ("count", count), ("first", first), ("next", next_)):
+                if type(value) is not int:
+                    raise MalformedDraw(f"{key} must be an integer, not {_clip(value)}")
         if type(result) is not list:
             raise MalformedDraw(f"result must be a list of integers, not {_json_type(result)}")
         if not _INTS.issuperset(map(type, result)):
             bad = next(x for x in result if type(x) is not int)
             raise MalformedDraw(f"result must be a list of integers; it holds {_clip(bad)}")
-        values = (op, n, count, tuple(result), first, next_)
-        # the record built in one step (_record); a subclass through its own __init__
-        return _record(*values) if cls is DrawRecord else cls(*values)
+        if cls is DrawRecord:  # the record built in one step (_record)
+            return _record(op, n, count, tuple(result), first, next_)
+        return cls(op, n, count, tuple(result), first, next_)  # a subclass: its own __init__
 
 
 OPS = ("randbelow", "shuffle", "roll")
@@ -400,6 +416,30 @@ def _perform(stream: WordStream, op: str, n: int, count: int, first: int) -> Dra
     else:
         raise ValueError(f"unknown draw op {op!r}; expected one of {', '.join(OPS)}")
     return _record(op, n, count, tuple(result), first, stream.counter)
+
+
+def redraw(stream: DrawStream, record: DrawRecord) -> DrawRecord | None:
+    """``None`` when ``stream``, from the record's first block, makes exactly ``record``
+    (``perform(stream, record.op, record.n, record.count) == record`` with the counter at
+    ``record.first``), else the record it makes: verify's check of every stored draw,
+    without the record made for a draw that matches. Raises ``ValueError`` as ``perform``
+    does (a bound it refuses, an unknown op); the counter is then anywhere."""
+    stream.counter = first = record.first
+    op, n = record.op, record.n
+    if op == "randbelow":
+        result: tuple[int, ...] = (stream.randbelow(n),)
+        count = 1
+    elif op == "shuffle":
+        result = tuple(stream.permutation(n))
+        count = 1
+    elif op == "roll":
+        count = record.count
+        result = tuple(stream.rolls(n, count))
+    else:
+        raise ValueError(f"unknown draw op {op!r}; expected one of {', '.join(OPS)}")
+    if result == record.result and stream.counter == record.next and count == record.count:
+        return None
+    return _record(op, n, count, result, first, stream.counter)
 
 
 def replay_draw(

@@ -120,11 +120,10 @@ def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
             seat, action = record["seat"], record["action"]
             if type(seat) is not int:  # as the host writes it: "1", 1.0 or true is no seat
                 raise ReplayError(f"event {n}: seat {seat!r} is not an integer")
-            describe = replayed.descriptions
+            describe = replayed.descriptions and not replayed.described
             # the decision first: an engine without labels of its own then has its pending
             # remembered for validate
-            decided = _decided(engine, state, seat, record) \
-                if describe and not replayed.described else None
+            decided = _decided(engine, state, seat, record) if describe else None
             reason = engine.validate(state, seat, action)
             if reason is not None:
                 raise ReplayError(f"event {n}: action of seat {seat} is illegal: {reason}")
@@ -136,7 +135,9 @@ def step(engine: GameEngine, replayed: Replayed, record: dict[str, Any],
             transition = engine.apply(state, seat, action, rng)
             replayed.state = transition.state
             if describe and not replayed.described:
-                _describe(replayed, record, transition.events)
+                problem = _events_differ(record.get("events"), transition.events)
+                if problem is not None:
+                    _describe(replayed, record, None, problem)
             _finish_step(engine, replayed, record, rng)
         elif kind == "MatchEnded" and rec.is_abandoned(record.get("outcome")):
             _check_abandon(engine, replayed, record)

@@ -236,3 +236,52 @@ def test_draw_stream_randbelow_rejects_words_as_the_sampler_does() -> None:
         assert fast.randbelow(k) == _Sampler.randbelow(generic, k)
         assert fast.rolls(k, 3) == _Sampler.rolls(generic, k, 3)
         assert fast.counter == generic.counter
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.binary(min_size=1, max_size=40), st.integers(0, 10**6),
+       st.sampled_from(["randbelow", "roll", "shuffle"]), st.integers(1, 60), st.integers(1, 6),
+       st.sampled_from(["as drawn", "result", "count", "next", "first", "n", "op"]))
+def test_redraw_is_none_exactly_when_perform_makes_the_record(seed, counter, op, n, count,
+                                                              change) -> None:
+    """verify's ``redraw(stream, record)``: None when ``perform`` from the record's first
+    block makes an equal record, else the record ``perform`` makes; on records as drawn and
+    with one field changed (the count of a randbelow or a shuffle too, which perform writes
+    as 1)."""
+    import dataclasses
+
+    from services.platform.draws import DrawRecord, redraw
+
+    made = perform(DrawStream(seed, "m-redraw", counter=counter), op, n, count)
+    if change == "result":
+        record = dataclasses.replace(made, result=(*made.result[:-1], made.result[-1] + 1))
+    elif change == "count":
+        record = dataclasses.replace(made, count=made.count + 1)
+    elif change in ("next", "first", "n"):
+        record = dataclasses.replace(made, **{change: getattr(made, change) + 1})
+    elif change == "op":
+        record = dataclasses.replace(made, op="shuffle" if op != "shuffle" else "randbelow")
+    else:
+        record = made
+    record = DrawRecord.from_json(record.to_json())
+    expected = perform(DrawStream(seed, "m-redraw", counter=record.first), record.op, record.n,
+                       record.count)
+    again = redraw(DrawStream(seed, "m-redraw"), record)
+    if expected == record:
+        assert again is None
+    else:
+        assert again == expected and type(again) is DrawRecord
+    if change == "as drawn":
+        assert again is None
+
+
+def test_redraw_refuses_what_perform_refuses() -> None:
+    from services.platform.draws import _record, redraw
+
+    stream = DrawStream(b"\x02" * 32, "m")
+    for op, n, count in (("randbelow", 0, 1), ("roll", 6, 0), ("roll", 6, 101),
+                         ("shuffle", 10_001, 1), ("deal", 3, 1)):
+        with pytest.raises(ValueError):
+            perform(DrawStream(b"\x02" * 32, "m"), op, n, count)
+        with pytest.raises(ValueError):
+            redraw(stream, _record(op, n, count, (0,), 0, 1))

@@ -217,6 +217,32 @@ class NeonReignEngine(RemembersPending):
                         f"{ask.amount} damage ({ask.source}) is about to hit you: how many "
                         f"Shields do you spend (each prevents 1)?", default=legal[0])
 
+    def decision_labels(self, state: State) -> tuple[tuple[int, str, bool], ...]:
+        """The contract's optional labels: ``(seat, kind, hidden)`` of :meth:`pending` then
+        of :meth:`standing`, in that order, read off the phase without making a decision
+        (a turn's default alone looks through the hand; verify's decision check asks every
+        state, and its ``validate`` of a parsed action never reads the pending it left).
+        tests/unit/test_decision_labels.py compares them with ``pending`` and ``standing``
+        on every state of self-play of every kept ruleset."""
+        phase = state.phase
+        if phase == OVER:
+            return ()
+        if phase == PICK:
+            owed: tuple[tuple[int, str, bool], ...] = tuple(
+                (seat, "pick_hero", True) for seat in range(len(state.sides))
+                if not state.picks[seat])
+        elif phase == TURN:
+            owed = ((state.active, "turn", False),)
+        elif phase == SHIELDS:
+            resolving = state.resolving
+            if resolving is None or resolving.ask is None:  # never made so: as pending fails
+                return tuple((d.seat, d.kind, bool(d.hidden))
+                             for d in (*self.pending(state), *self.standing(state)))
+            owed = ((resolving.ask.side, "shields", False),)
+        else:
+            owed = ((1 - state.active, "defend", False),)
+        return owed + _RESIGN_LABELS[_seats(state)]
+
     def standing(self, state: State) -> tuple[Decision, ...]:
         """Resigning, open to every seat while the match runs."""
         if state.phase == OVER:
@@ -340,6 +366,11 @@ def _pick_default(state: State, side: Side) -> str:
 
 def _seats(state: State) -> int:
     return 1 if state.mode == SOLO else 2
+
+
+_RESIGN_LABELS = {seats: tuple((seat, "resign", False) for seat in range(seats))
+                  for seats in (1, 2)}
+"""The labels of :meth:`NeonReignEngine.standing` by seat count (``_seats``)."""
 
 
 def _validate_shields(state: State, seat: int, action: Action) -> str | None:
