@@ -410,7 +410,10 @@ async def test_a_player_waits_through_a_restart_of_the_tournament_service(event:
     b = event.b
     address = b.address("tournament")
     await b.services.pop("tournament").stop(1)
-    await asyncio.sleep(2.5)  # the commands find it gone, and try again
+    # the commands find it gone, and try again: each says so before it is back (waited for,
+    # not for a fixed time a loaded machine may outrun)
+    lost = "the tournament service does not answer; trying again"
+    before = [head + await read_until(p, lost) for head, p in zip(before, procs)]
     port = int(address.rsplit(":", 1)[1])
     settings = dataclasses.replace(b.settings, ports={**b.settings.ports, "tournament": port})
     b.services["tournament"] = await tournament_main.start(settings, b.keys, b.nats_client)
