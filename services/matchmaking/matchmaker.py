@@ -1586,7 +1586,10 @@ class Matchmaker:
 
     def _seed_window(self, assignment: Mapping[str, Any], now: float) -> dict[str, Any]:
         """The seed window of a matched ticket's match, from its Kickoff (held while it
-        waits, and for a while after; _find reads an older one from the store)."""
+        waits, and for a while after; _find reads an older one from the store). Its end is
+        shown once stored: a Kickoff ended in memory whose save is under way (still among
+        ``kickoffs``, which the save's :meth:`_kickoff_saved` leaves) is shown waiting, so no
+        answer says "started" before the store has it (a failed save takes it back)."""
         deadline = float(assignment["seed_deadline"])
         k = self._kickoff_of(assignment)
         if k is None:  # not read (the store did not answer): the deadline is all that is known
@@ -1594,10 +1597,11 @@ class Matchmaker:
             return {"deadline": deadline, "seconds_left": max(0.0, deadline - now),
                     "ready": [], "waiting_for": players, "ended": False, "started": False,
                     "reason": ""}
+        ended = k.ended and self.kickoffs.get(k.match_id) is not k
         return {"deadline": k.deadline,
-                "seconds_left": 0.0 if k.ended else max(0.0, k.deadline - now),
-                "ready": list(k.ready), "waiting_for": k.waiting_for, "ended": k.ended,
-                "started": k.started, "reason": k.reason}
+                "seconds_left": 0.0 if ended else max(0.0, k.deadline - now),
+                "ready": list(k.ready), "waiting_for": k.waiting_for, "ended": ended,
+                "started": ended and k.started, "reason": k.reason if ended else ""}
 
 
 _Pool = tuple[Tickets, list[int], list[float], "tuple[dict[int, set[str]], set[int]] | None"]

@@ -890,15 +890,17 @@ class MatchHost:
         its signed result needs of the match (players, game, mode, the creator). A played
         end also names the seats that never made a move of their own (``no_move_seats``,
         services/rules/noshow.py: scoring rates no such result), from the match's tally and
-        ``last``, the action that ended it, not stored yet; an abandon's names none."""
+        ``last``, the action that ended it, not stored yet (only an action ends a match with
+        a result: :meth:`_finish` passes it); an abandon (:meth:`abandon`, no ``last``) names
+        none."""
         body = {
             "type": "MatchEnded", "outcome": outcome,
             "players": live.created["players"], "game": self.engine.game_id,
             "mode": live.created["mode"], **rec.creator_field(live.created),
         }
         if not rec.is_abandoned(outcome):
-            body[noshow.FIELD] = live.moves.seats_after(last) if last is not None \
-                else live.moves.seats()
+            assert last is not None, "a played end comes with the action that ended it"
+            body[noshow.FIELD] = live.moves.seats_after(last)
         return body
 
     def decisions_of(self, live: LiveMatch, seat: int) -> list[Decision]:
@@ -997,7 +999,19 @@ class MatchHost:
 
     @staticmethod
     def _owed(engine: GameEngine, state: Any) -> set[int]:
-        return {d.seat for d in engine.pending(state)} if engine.outcome(state) is None else set()
+        """The seats owing a decision in ``state`` (none once it has an outcome): all clocks
+        and bots ask. From the engine's own decision labels when it has them (contract:
+        "decision labels", made without the legal lists), whose owed part is all but the
+        last ``len(standing)`` (they list ``pending`` then the standing options); else from
+        ``pending``, which the labels would be derived from anyway."""
+        if engine.outcome(state) is not None:
+            return set()
+        labels = getattr(engine, "decision_labels", None)
+        if labels is None:
+            return {d.seat for d in engine.pending(state)}
+        offered = tuple(labels(state))
+        owed = len(offered) - len(standing_options(engine, state))
+        return {seat for seat, _, _ in offered[:owed]}
 
     def _arm(self, live: LiveMatch) -> None:
         """Arm the match's next deadline, or hand a bot-played seat its move."""

@@ -114,6 +114,8 @@ class Options:
         return cls(trust_minted_tokens=switch(e, "NEON_TOURNAMENT_TRUST_MINTED_TOKENS"))
 
 
+WATCH_RECHECK = 5.0
+"""Seconds a watch waits for a save before it reads the tournament again anyway."""
 WATCH_TOKEN_EXPIRED = "player token expired; watch your matches again with a new player token"
 """How a WatchMyMatches stream ends at its player token's expiry."""
 
@@ -424,6 +426,9 @@ class Director:
         self.on_saved = on_saved
         self._locks: dict[str, asyncio.Lock] = {}
         self._changed: dict[str, asyncio.Condition] = {}
+        self._saves: dict[str, int] = {}
+        """Per tournament: saves made by this process (:meth:`notify` counts them), so a
+        watch that was away from its wait when one was made reads it, rather than wait."""
         self._tokens: dict[str, dict[int, str]] = {}
         """Seat tokens by match id, in memory only (asked again after a restart)."""
         self._drivers: dict[str, asyncio.Task[None]] = {}
@@ -450,6 +455,7 @@ class Director:
         return self._changed.setdefault(tournament_id, asyncio.Condition())
 
     async def notify(self, tournament_id: str) -> None:
+        self._saves[tournament_id] = self._saves.get(tournament_id, 0) + 1
         cond = self.condition(tournament_id)
         async with cond:
             cond.notify_all()
@@ -1797,6 +1803,12 @@ class Director:
         return count, everyone
 
     async def watch(self, tournament_id: str) -> AsyncIterator[Tournament]:
+        """The tournament, then again after each change, until it ends. It waits for a save
+        only when none was made since its last read: one made while it was away (handing
+        out the last one, a slow reader's stream) is read at once, not missed until the next
+        save or the re-read every ``WATCH_RECHECK`` seconds."""
+        saves = self._saves
+        seen = saves.get(tournament_id, 0)
         t = await self._find(tournament_id)
         cond = self.condition(tournament_id)
         version = -1
@@ -1808,9 +1820,12 @@ class Director:
                 return
             async with cond:
                 try:
-                    await asyncio.wait_for(cond.wait(), 5.0)
+                    await asyncio.wait_for(
+                        cond.wait_for(lambda seen=seen: saves.get(tournament_id, 0) != seen),
+                        WATCH_RECHECK)
                 except TimeoutError:
                     pass
+            seen = saves.get(tournament_id, 0)
             t = await self._find(tournament_id)
 
     async def watch_mine(

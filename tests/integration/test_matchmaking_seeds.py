@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import threading
 import time
 from typing import Any
 
@@ -24,7 +25,7 @@ import grpc
 import pytest
 
 from services.genproto.neon.rules.v1 import rules_pb2
-from services.matchmaking.domain import kickoff_uuid
+from services.matchmaking.domain import Kickoff, kickoff_uuid
 from services.matchmaking.grouping import Policy
 from services.matchmaking.matchmaker import Config
 from services.matchmaking.ratings import StaticRatings
@@ -266,6 +267,47 @@ async def test_a_restart_in_the_window_still_starts_the_match_once(env: Env) -> 
     assert [r["type"] for r in records].count("MatchStarted") == 1
     assert records[1]["client_seeds"] == [[seat_of(a, ann)[0], "ann-before-restart"]]
     await rules.close()
+    await mm.channel.close()
+
+
+async def test_the_start_is_shown_once_stored(env: Env) -> None:  # noqa: F811
+    """The window ends (StartMatch done) and its end is being saved: until the store has
+    Kickoff.Ended, GetTicket shows the match waiting, not started; once saved, started, and
+    the matchmaker holds the kickoff no more. Before, an answer during the save said
+    "started" ahead of the store (a failed save takes it back), and the restart test, which
+    asks for the kickoff gone once the ticket says started, failed on a loaded machine."""
+    svc = await env.start(seeds(0.3))
+    matchmaker = svc.extra["matchmaker"]
+    real_save = matchmaker.app.save
+    saving, go_on = threading.Event(), threading.Event()
+
+    def held_save(*objs: Any) -> Any:
+        if any(isinstance(o, Kickoff) and o.ended for o in objs):
+            saving.set()
+            assert go_on.wait(20), "the test never let the save go on"
+        return real_save(*objs)
+
+    matchmaker.app.save = held_save
+    mm = Client(svc.address)
+    got = await pair(env, mm, "ann", "bob")
+    (ta, a) = got["ann"]
+    match_id = a.assignment.match_id
+    try:
+        assert await asyncio.to_thread(saving.wait, 20), "the window's end was never saved"
+        during = await mm.call("GetTicket", ta, ticket_id=env.id("t-ann"))
+        assert not during.match_started
+        assert not during.seed_window.ended and not during.seed_window.started
+        assert during.seed_window.reason == ""
+        assert match_id in matchmaker.kickoffs
+        assert kickoff_events(svc, match_id) == ["Kickoff.Created"]
+    finally:
+        go_on.set()
+    await status_started(mm, ta, env.id("t-ann"))
+    assert match_id not in matchmaker.kickoffs
+    assert kickoff_events(svc, match_id) == ["Kickoff.Created", "Kickoff.Ended"]
+    after = await mm.call("GetTicket", ta, ticket_id=env.id("t-ann"))
+    assert after.seed_window.ended and after.seed_window.started
+    assert after.seed_window.reason.startswith(f"match {match_id} started when its seed window")
     await mm.channel.close()
 
 

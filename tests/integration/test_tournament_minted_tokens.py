@@ -29,7 +29,12 @@ import pytest
 
 from services.cli.backend import Backend, start_backend
 from services.cli.client import RulesClient
-from services.cli.tournament_commands import TournamentClient, format_json, join_table
+from services.cli.tournament_commands import (
+    TournamentClient,
+    format_json,
+    join_table,
+    wait_round_complete,
+)
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as mm_pb
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as mm_grpc
 from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
@@ -261,11 +266,10 @@ async def test_an_unrated_tournament_is_played_with_minted_tokens_and_never_rate
     ratings = {r.player: r for r in (await e.scoring.GetRatings(scoring_pb2.GetRatingsRequest(
         game="toy", players=[ann, bob]), timeout=5)).ratings}
     assert ratings[ann].matches == ratings[bob].matches == 0
-    # the tournament's audit bundle checks, with the match made on olga's behalf in it
-    for _ in range(100):
-        if (await e.tournaments.call("GetRound", None, tournament_id=tid, round=1)).round.complete:
-            break
-        await asyncio.sleep(0.1)
+    # the tournament's audit bundle checks, with the match made on olga's behalf in it; the
+    # round is complete once its match is sealed and its checkpoint published, which follows
+    # the table's result (FinishTournament refuses before): waited for, not for a fixed time
+    await wait_round_complete(e.tournaments, tid, 1, timeout=60)
     await e.tournaments.call("FinishTournament", e.olga, tournament_id=tid)
     bundle = (await e.tournaments.call("ExportTournament", e.olga, tournament_id=tid)).bundle_jsonl
     report = verify_bundle(bundle, verify_match=lambda data, key: verify_export(

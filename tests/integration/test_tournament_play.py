@@ -114,6 +114,24 @@ async def read_until(proc: asyncio.subprocess.Process, text: str, timeout: float
     return seen
 
 
+async def refusing(address: str) -> bool:
+    """Whether the service at ``address`` refuses new calls (health NOT_SERVING, or calls
+    refused: it is stopping or gone)."""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    from services.platform.grpc_kit import channel
+
+    ch = channel(address)
+    try:
+        reply = await health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(),
+                                                          timeout=5)
+        return reply.status == health_pb2.HealthCheckResponse.NOT_SERVING
+    except grpc.aio.AioRpcError as err:
+        return err.code() == grpc.StatusCode.UNAVAILABLE
+    finally:
+        await ch.close()
+
+
 async def until(check: Any, timeout: float = 60, what: str = "") -> Any:
     for _ in range(int(timeout * 10)):
         found = await check()
@@ -410,7 +428,10 @@ async def test_a_player_waits_through_a_restart_of_the_tournament_service(event:
     b = event.b
     address = b.address("tournament")
     await b.services.pop("tournament").stop(1)
-    await asyncio.sleep(2.5)  # the commands find it gone, and try again
+    # the commands find it gone, and try again: each says so before it is back (waited for,
+    # not for a fixed time a loaded machine may outrun)
+    lost = "the tournament service does not answer; trying again"
+    before = [head + await read_until(p, lost) for head, p in zip(before, procs)]
     port = int(address.rsplit(":", 1)[1])
     settings = dataclasses.replace(b.settings, ports={**b.settings.ports, "tournament": port})
     b.services["tournament"] = await tournament_main.start(settings, b.keys, b.nats_client)
@@ -496,7 +517,9 @@ async def test_a_player_waits_through_a_shutdown_and_restart_of_the_tournament_s
         out += await read_until(player, "seed added, ready")  # d2 never comes
         assert service.proc is not None
         service.proc.send_signal(signal.SIGTERM)  # it stops within NEON_GRACE_SECONDS
-        await asyncio.sleep(0.5)
+        # the abandon lands in its shutdown window: once it refuses new calls (waited for,
+        # not a fixed half second a loaded machine may take to handle the signal)
+        await until(lambda: refusing(address), 30, "the service refusing after SIGTERM")
         gone = await asyncio.to_thread(neon, env, "abandon", match_id, "--reason", "x")
         assert gone.returncode == 0, gone.stderr
         out += await read_until(player, "the tournament service does not answer; trying "

@@ -130,6 +130,13 @@ def test_an_abandons_end_names_none() -> None:
     assert FIELD not in _host()._ended(live, rec.abandoned_outcome("broken table", "org"))
 
 
+def test_a_played_end_without_its_last_action_is_a_bug() -> None:
+    """Only an action ends a match with a result (the host's ``_finish`` passes it): a played
+    end without it is refused rather than written from the stored tally alone."""
+    with pytest.raises(AssertionError, match="the action that ended it"):
+        _host()._ended(_live([act(0, 2)]), {"placements": [1, 2]})
+
+
 def test_the_tally_is_rebuilt_from_the_records_of_a_loaded_match() -> None:
     """A match loaded from its records (a restart, an eviction) counts them all again in
     ``LiveMatch.add``, which keeps only the last few records in memory."""
