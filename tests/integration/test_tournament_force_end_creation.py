@@ -191,3 +191,33 @@ async def test_force_end_whose_caller_hangs_up_while_a_creation_is_held_still_ab
         await c.close()
         await rules.close()
         await b.stop(1)
+
+
+async def test_force_end_waits_for_a_hung_creation_no_longer_than_its_call_deadline(
+        tmp_path: Path, nats_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rules service never answers the held CreateMatch: ForceEnd answers once the
+    round driver's call reaches its deadline (the tournament service's call timeout, 5 s
+    here), not later; the match was never created, and its abandon by id (NOT_FOUND)
+    counts as answered."""
+    gate = Gate("before")  # never let go: the call hangs
+    gate_creation(monkeypatch, gate)
+    b = await start_tournament_backend(tmp_path, nats_url, "neon-reign")
+    c = TournamentClient(b.address("tournament"), timeout=30.0)
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in ("ann", "ben")}
+    director = b.services["tournament"].extra["director"]
+    deadline = director.rules.timeout
+    try:
+        await started_swiss(c, org, tokens, TID)
+        await asyncio.wait_for(gate.held.wait(), 30)
+        began = asyncio.get_running_loop().time()
+        await c.call("ForceEnd", org, tournament_id=TID, reason=REASON)
+        took = asyncio.get_running_loop().time() - began
+        assert took < deadline + 2.0, (took, deadline)
+        assert not gate.created.is_set()
+        assert director.app.force_ended_ids() == []
+        assert not director._creating
+    finally:
+        gate.go.set()
+        await c.close()
+        await b.stop(1)
