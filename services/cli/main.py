@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import io
 import json
 import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import typer
 from rich.console import Console
@@ -402,7 +403,12 @@ async def _previous_match(client: Any, token: str, after: str) -> tuple[str, str
     from services.rules.export import parse_export
 
     path = Path(after)
-    data = path.read_bytes() if path.is_file() else (await client.export(token, after)).export_jsonl
+    if path.is_file():
+        data = path.read_bytes()
+    else:  # streamed and checked as neon export reads it
+        with io.BytesIO() as out:
+            await checked_export(client, token, after, out)
+            data = out.getvalue()
     try:
         records, _ = parse_export(data)
     except ValueError as err:
@@ -483,7 +489,19 @@ async def save_export(client: Any, organiser: str, match_id: str, output: Path) 
     export's closing checkpoint names another final hash or event count than the stream
     announced (checked from the file's tail), leaves no file (and ``output`` as it was). A
     rules service of an earlier release (no ExportMatchChunks) is asked ExportMatch, whose
-    answer is checked the same way (its checkpoint against the hash and count it names)."""
+    answer is checked the same way (its checkpoint against the hash and count it names).
+    The ``.part`` is :func:`~services.cli.files.part_beside`'s: hidden, and of this run only
+    (two runs writing the same file shared one before 6 December 2026)."""
+    with written_whole(output, mode="w+b") as out:
+        return await checked_export(client, organiser, match_id, out)
+
+
+async def checked_export(client: Any, organiser: str, match_id: str, out: BinaryIO) -> int:
+    """The match's export into ``out`` (seekable, empty), streamed in chunks
+    (ExportMatchChunks) and checked against what the stream announced, or, from a rules
+    service of an earlier release (UNIMPLEMENTED), its ExportMatch answer checked against
+    the hash and count it names; the number of events. An export that arrived broken is a
+    one-line error (``out`` then holds part of it: the caller drops it)."""
     import grpc
 
     from services.platform.export_chunks import (
@@ -494,20 +512,19 @@ async def save_export(client: Any, organiser: str, match_id: str, output: Path) 
     )
 
     try:
-        with written_whole(output, output.with_name(output.name + ".part"), "w+b") as out:
-            try:
-                head = await read_export_chunks(client.export_chunks(organiser, match_id),
-                                                out.write)
-            except grpc.aio.AioRpcError as err:
-                if err.code() != grpc.StatusCode.UNIMPLEMENTED:
-                    raise
-                data, head = check_answer(await client.export(organiser, match_id))
-                out.seek(0)
-                out.truncate()
-                out.write(data)
-                return head.event_count
-            check_closing(out, head)
+        try:
+            head = await read_export_chunks(client.export_chunks(organiser, match_id),
+                                            out.write)
+        except grpc.aio.AioRpcError as err:
+            if err.code() != grpc.StatusCode.UNIMPLEMENTED:
+                raise
+            data, head = check_answer(await client.export(organiser, match_id))
+            out.seek(0)
+            out.truncate()
+            out.write(data)
             return head.event_count
+        check_closing(out, head)
+        return head.event_count
     except BrokenExport as err:
         raise CliError(f"the export of {match_id} arrived broken ({err}); run the command "
                        "again", errors.FAILED) from None

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import ipaddress
 import json
+import re
 import uuid
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,18 @@ class Upstreams:
         if service not in self._channels:
             self._channels[service] = grpc.aio.insecure_channel(self.addresses[service])
         return self._channels[service]
+
+    def export_channel(self, service: str) -> grpc.aio.Channel:
+        """A channel of its own to ``service`` for ExportMatch answers (rules services of an
+        earlier release only; opened on first use), whose receive limit takes an export of
+        up to ``MAX_EXPORT_BYTES``, as the chunks do, and the answer's other fields (gRPC's
+        default, 4 MiB, refused a smaller export than the stream takes, in its own words)."""
+        self.channel(service)  # an upstream this gateway reaches, or not_found
+        key = f"{service} exports"
+        if key not in self._channels:
+            self._channels[key] = grpc.aio.insecure_channel(self.addresses[service], options=[
+                ("grpc.max_receive_message_length", MAX_EXPORT_BYTES + ENVELOPE_BYTES)])
+        return self._channels[key]
 
     async def close(self) -> None:
         for channel in self._channels.values():
@@ -601,10 +614,10 @@ class Gateway:
                 "failed_precondition",
                 "the match is not over: watch it live; its replay opens when it has ended",
             )
-        data = await self._export_of(channel, match_id)
+        data = await self._export_of(channel, game, match_id)
         return await asyncio.to_thread(_replay_answer, data, self.public_key)
 
-    async def _export_of(self, channel: grpc.aio.Channel, match_id: str) -> bytes:
+    async def _export_of(self, channel: grpc.aio.Channel, game: str, match_id: str) -> bytes:
         """A match's export, streamed in chunks (ExportMatchChunks: a long match's export
         passes gRPC's 4 MiB message limit, which a single ExportMatch answer would hit), at
         most ``MAX_EXPORT_BYTES`` (more: ``resource_exhausted``, the rest not read); from a
@@ -627,27 +640,40 @@ class Gateway:
             data = b"".join(parts)
             check_closing(data, head)
         except ExportTooLarge as err:
-            raise ConnectError(
-                "resource_exhausted",
-                f"the match's export is {err.total:,} bytes, more than a replay takes "
-                f"here ({MAX_EXPORT_BYTES:,}); check it with neon export and neon verify",
-            ) from None
+            raise _too_large(err.total) from None
         except BrokenExport as err:
             raise _arrived_broken(err) from None
         except grpc.aio.AioRpcError as err:
             if err.code() != grpc.StatusCode.UNIMPLEMENTED:
                 raise
-            exported = await channel.unary_unary(
+            return await self._export_whole(game, match_id, metadata)
+        return data
+
+    async def _export_whole(self, game: str, match_id: str,
+                            metadata: list[tuple[str, str]]) -> bytes:
+        """ExportMatch (a rules service of an earlier release), within the stream's limit:
+        gRPC refuses an answer past ``MAX_EXPORT_BYTES + ENVELOPE_BYTES`` (unread), and an
+        export past ``MAX_EXPORT_BYTES`` that fits is refused here, both
+        ``resource_exhausted`` as a stream announcing as much is; an answer whose export does
+        not close with the hash and count it names is ``unavailable``."""
+        try:
+            exported = await self.upstreams.export_channel(f"rules-{game}").unary_unary(
                 "/neon.rules.v1.RulesService/ExportMatch",
                 request_serializer=rules_pb2.ExportMatchRequest.SerializeToString,
                 response_deserializer=rules_pb2.ExportMatchResponse.FromString,
             )(rules_pb2.ExportMatchRequest(match_id=match_id), metadata=metadata,
               timeout=self.config.unary_timeout)
-            try:
-                return check_answer(exported)[0]
-            except BrokenExport as broken:
-                raise _arrived_broken(broken) from None
-        return data
+        except grpc.aio.AioRpcError as err:
+            found = _LARGER_THAN_MAX.search(err.details() or "")
+            if err.code() != grpc.StatusCode.RESOURCE_EXHAUSTED or found is None:
+                raise
+            raise _too_large(int(found[1]), "in an ExportMatch answer of ") from None
+        if len(exported.export_jsonl) > MAX_EXPORT_BYTES:
+            raise _too_large(len(exported.export_jsonl))
+        try:
+            return check_answer(exported)[0]
+        except BrokenExport as broken:
+            raise _arrived_broken(broken) from None
 
     # -- the rest ---------------------------------------------------------------------------
 
@@ -661,6 +687,23 @@ class Gateway:
         return _error_response(
             ConnectError("not_found", f"nothing at {request.method} {request.path}")
         )
+
+
+ENVELOPE_BYTES = 1024
+"""Room in an ExportMatch answer for its fields besides the export (the final hash, the
+event count, their tags: under 100 bytes)."""
+
+_LARGER_THAN_MAX = re.compile(r"larger than max \((\d+) vs\. (\d+)\)")
+"""gRPC's own words when an answer passes the call's receive limit."""
+
+
+def _too_large(size: int, what: str = "") -> ConnectError:
+    """A match's export past what a replay takes (a stream's announced, an ExportMatch
+    answer's): ``resource_exhausted`` with the size and the limit."""
+    return ConnectError(
+        "resource_exhausted",
+        f"the match's export is {what}{size:,} bytes, more than a replay takes here "
+        f"({MAX_EXPORT_BYTES:,}); check it with neon export and neon verify")
 
 
 def _arrived_broken(err: BrokenExport) -> ConnectError:

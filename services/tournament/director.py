@@ -436,6 +436,9 @@ class Director:
         """Per tournament: the matches being created (asked of their rules service, not yet
         recorded or abandoned), each a task that runs to its end whoever awaited it
         (:meth:`_create_one`); ForceEnd waits for them before its abandons."""
+        self._ending: set[asyncio.Task[None]] = set()
+        """ForceEnd's abandons under way (:meth:`_end_matches`), each run to its end
+        whoever awaited it."""
         self._abandoning: dict[str, asyncio.Task[None]] = {}
         self._sweep: asyncio.Task[None] | None = None
         """Per force-ended tournament: the abandons still being tried again."""
@@ -513,7 +516,7 @@ class Director:
         # a creation cut here is a stop between a match's creation and its record: the next
         # start's driver re-finds the match (its id is deterministic) and records it, or a
         # ForceEnd abandons it by that id (_unrecorded)
-        tasks = [*self._drivers.values(), *self._abandoning.values(),
+        tasks = [*self._drivers.values(), *self._abandoning.values(), *self._ending,
                  *(task for tasks in self._creating.values() for task in tasks),
                  *([self._sweep] if self._sweep is not None else [])]
         for task in tasks:
@@ -1395,18 +1398,33 @@ class Director:
         task = self._drivers.get(tournament_id)
         if task is not None:
             task.cancel()
+        # the abandons run to their end whatever befalls this call: a caller that gives up
+        # or hangs up while a creation is waited for (as long as its rules service's call
+        # deadline) used to cut them, leaving the recorded matches waiting for their seats
+        # until a repeat ForceEnd or a restart; in a Context of its own, as the round
+        # driver's (``_drive``), and cancelled by close() only
+        ending = asyncio.get_running_loop().create_task(
+            self._end_matches(t), name=f"force-end-{tournament_id}",
+            context=contextvars.Context())
+        self._ending.add(ending)
+        ending.add_done_callback(self._ending.discard)
+        await asyncio.shield(ending)
+        return t
+
+    async def _end_matches(self, t: Tournament) -> None:
+        """ForceEnd's abandons (also on a repeat), once the creations under way have
+        ended."""
         # the matches being created as the tournament ended: each is recorded (before the
         # save) or abandoned by its creation (after it); waited for, so that none is still
         # on its way to its rules service when the abandons below go there
-        creating = self._creating.get(tournament_id)
+        creating = self._creating.get(t.tournament_id)
         if creating:
             await asyncio.wait(set(creating))
         # also on a repeat: the abandons a rules service missed the first time are tried again
-        retrying = self._abandoning.pop(tournament_id, None)
+        retrying = self._abandoning.pop(t.tournament_id, None)
         if retrying is not None:  # this try takes over from the earlier one's retries
             retrying.cancel()
         await self._abandon_all(t)
-        return t
 
     async def _abandon_all(self, t: Tournament) -> None:
         """Abandon the tournament's matches with no result; those a rules service missed

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -21,6 +22,9 @@ import grpc
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from services.cli.client import RulesClient
+from services.cli.errors import FAILED, CliError
+from services.cli.main import _previous_match, save_export
 from services.genproto.neon.rules.v1 import rules_pb2 as pb
 from services.rules.export import parse_export
 from services.rules.games import load_engine
@@ -43,14 +47,15 @@ def export() -> bytes:
 
 
 @contextlib.asynccontextmanager
-async def rules_upstream(export: bytes, how: str) -> AsyncIterator[tuple[str, list[str]]]:
+async def rules_upstream(export: bytes, how: str, gate: asyncio.Event | None = None
+                         ) -> AsyncIterator[tuple[str, list[str]]]:
     """A gRPC rules upstream whose ExportMatchChunks streams ``export`` whole, its first
     message announcing the export's size and its own final hash and event count ("ok"), or
     another final hash ("another hash") or one event more ("another count"); ExportMatch
     answers the whole export (an older client's way: it must not be asked). "old": an
     upstream from before ExportMatchChunks (UNIMPLEMENTED), whose ExportMatch names the
     export's own head, or another hash ("old, another hash"). Its address and the calls
-    made."""
+    made. ``gate``: each stream waits for it after its first chunk."""
     _, checkpoint = parse_export(export)
     calls: list[str] = []
 
@@ -70,6 +75,8 @@ async def rules_upstream(export: bytes, how: str) -> AsyncIterator[tuple[str, li
             head["event_count"] += 1
         for i in range(0, len(export), KiB):
             yield pb.ExportMatchChunksResponse(chunk=export[i:i + KiB], **(head if i == 0 else {}))
+            if gate is not None:
+                await gate.wait()
 
     handlers = {
         "ExportMatch": grpc.unary_unary_rpc_method_handler(
@@ -180,3 +187,72 @@ async def test_neon_export_to_a_folder_is_refused_before_asking(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m1.jsonl"]
     assert (output / "inside").read_bytes() == b"kept\n"
     assert calls == []
+
+
+@pytest.mark.parametrize("how", ["ok", "old"])
+async def test_play_after_a_match_id_reads_its_export_as_neon_export_does(
+        export: bytes, how: str) -> None:
+    """``neon play --after MATCH_ID`` (``_previous_match``): the match's export streamed in
+    chunks, or from a rules service of an earlier release its ExportMatch answer; the
+    match id and final hash of its last record."""
+    records, _ = parse_export(export)
+    async with rules_upstream(export, how) as (address, calls):
+        client = RulesClient(address)
+        try:
+            previous = await _previous_match(client, "v1.x.y", "m1")
+        finally:
+            await client.close()
+    assert previous == (records[0]["match_id"], records[-1]["hash"])
+    assert calls == (["ExportMatchChunks"] if how == "ok" else ["ExportMatch"])
+
+
+@pytest.mark.parametrize("how", ["another hash", "another count", "old, another hash"])
+async def test_play_after_a_match_id_refuses_an_export_that_arrived_broken(
+        export: bytes, how: str) -> None:
+    """A stream, or an older rules service's ExportMatch answer, whose export does not close
+    with the head announced: the one-line error of neon export, not a campaign continued
+    from an export nobody checked."""
+    async with rules_upstream(export, how) as (address, calls):
+        client = RulesClient(address)
+        try:
+            with pytest.raises(CliError) as refused:
+                await _previous_match(client, "v1.x.y", "m1")
+        finally:
+            await client.close()
+    assert refused.value.code == FAILED
+    assert refused.value.message.startswith("the export of m1 arrived broken ("), refused.value
+    said = "the ExportMatch answer named" if how.startswith("old") else "the stream announced"
+    assert said in refused.value.message
+    assert calls == (["ExportMatch"] if how.startswith("old") else ["ExportMatchChunks"])
+
+
+async def test_two_exports_to_one_file_at_once_each_write_it_whole(
+        export: bytes, tmp_path: Path) -> None:
+    """Two ``save_export`` runs writing the same file at once (two ``neon export -o`` of a
+    script, say) each go through a ``.part`` of their own, hidden: both succeed and the file
+    is the export (a shared ``m1.jsonl.part``, before 6 December 2026, had the second run's
+    move find no ``.part``)."""
+    output = tmp_path / "m1.jsonl"
+    gate = asyncio.Event()
+    async with rules_upstream(export, "ok", gate) as (address, calls):
+        client = RulesClient(address)
+        try:
+            runs = [asyncio.create_task(save_export(client, "v1.x.y", "m1", output))
+                    for _ in range(2)]
+            for _ in range(200):  # both streams under way, each past its first chunk
+                if len(list(tmp_path.iterdir())) == 2:
+                    break
+                await asyncio.sleep(0.01)
+            parts = sorted(p.name for p in tmp_path.iterdir())
+            gate.set()
+            counts = await asyncio.gather(*runs)
+        finally:
+            gate.set()
+            await client.close()
+    _, checkpoint = parse_export(export)
+    assert len(parts) == 2, parts
+    assert all(re.fullmatch(r"\.m1\.jsonl\.[0-9a-f]{8}\.part", p) for p in parts), parts
+    assert counts == [checkpoint["event_count"]] * 2
+    assert output.read_bytes() == export
+    assert [p.name for p in tmp_path.iterdir()] == ["m1.jsonl"]
+    assert calls == ["ExportMatchChunks"] * 2

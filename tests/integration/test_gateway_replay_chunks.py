@@ -9,6 +9,7 @@ answers with a real export."""
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -55,6 +56,11 @@ async def rules_upstream(export: bytes, chunks: str | list[str]
 
     async def whole(request: pb.ExportMatchRequest, context: Any) -> pb.ExportMatchResponse:
         calls.append("ExportMatch")
+        if answer.startswith("blank lines to "):  # the export, blank lines after its
+            size = int(answer.removeprefix("blank lines to "))  # checkpoint up to size
+            return pb.ExportMatchResponse(
+                export_jsonl=export + b"\n" * (size - len(export)),
+                final_hash=checkpoint["final_hash"], event_count=checkpoint["event_count"])
         return broken_answer(export, checkpoint["final_hash"], checkpoint["event_count"],
                              answer)
 
@@ -156,6 +162,36 @@ async def test_a_refused_answer_of_an_older_rules_service_is_not_kept_as_the_rep
         ["unimplemented, another hash", "unimplemented"], times=2)
     assert status == 200 and report["verification"]["ok"], report
     assert calls == ["GetView", "ExportMatchChunks", "ExportMatch"] * 2
+
+
+@pytest.mark.parametrize("size", [5 * 1024 * 1024, MAX_EXPORT_BYTES])
+async def test_an_older_rules_services_answer_up_to_a_replays_limit_replays(size: int) -> None:
+    """ExportMatch answers past gRPC's default 4 MiB receive limit, up to MAX_EXPORT_BYTES
+    (the stream's limit), replay as the stream's would: the export, blank lines after its
+    checkpoint making up the size."""
+    status, report, calls, _ = await replay_through(f"unimplemented, blank lines to {size}")
+    assert status == 200 and report["verification"]["ok"], report
+    assert calls == ["GetView", "ExportMatchChunks", "ExportMatch"]
+
+
+@pytest.mark.parametrize("size", [MAX_EXPORT_BYTES + 1, MAX_EXPORT_BYTES + 64 * 1024])
+async def test_an_older_rules_services_answer_beyond_a_replays_limit_is_refused(
+        size: int) -> None:
+    """An ExportMatch answer past MAX_EXPORT_BYTES: resource_exhausted with the stream's
+    reason, whether gRPC's receive limit stops it (well past) or the gateway does (just
+    past): never gRPC's own words."""
+    status, report, calls, _ = await replay_through(f"unimplemented, blank lines to {size}")
+    assert status == 429, report
+    assert report["code"] == "resource_exhausted"
+    said = ("" if size == MAX_EXPORT_BYTES + 1  # read, then refused: the export's size
+            else "in an ExportMatch answer of ")  # refused by gRPC: the answer's
+    assert re.fullmatch(
+        f"the match's export is {said}([0-9,]+) bytes, more than a replay takes here "
+        f"\\({MAX_EXPORT_BYTES:,}\\); check it with neon export and neon verify",
+        report["message"]), report
+    told = int(re.search(r"([0-9,]+) bytes", report["message"])[1].replace(",", ""))
+    assert told == size if not said else size < told < size + 1024, report
+    assert calls == ["GetView", "ExportMatchChunks", "ExportMatch"]
 
 
 async def test_an_export_beyond_a_replays_limit_is_refused_with_a_reason() -> None:

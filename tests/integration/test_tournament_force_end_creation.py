@@ -139,3 +139,85 @@ async def test_force_end_between_a_matchs_creation_and_its_record_abandons_it(
         await c.close()
         await rules.close()
         await b.stop(1)
+
+
+async def test_force_end_whose_caller_hangs_up_while_a_creation_is_held_still_abandons(
+        tmp_path: Path, nats_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two tables: table 2's match is created and recorded, table 1's creation is held on
+    the rules service. ForceEnd, once saved, waits for that creation; its caller's deadline
+    passes meanwhile (the organiser's client gives up, or hangs up): the abandons still go
+    out, and table 2's match, waiting for its seats, is abandoned all the same (it was left
+    waiting, with nobody to play it, until a repeat ForceEnd or a restart)."""
+    gate = Gate("before")
+    gate_creation(monkeypatch, gate)
+    b = await start_tournament_backend(tmp_path, nats_url, "neon-reign")
+    c = TournamentClient(b.address("tournament"))
+    rules = RulesClient(b.address("rules-neon-reign"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600)
+              for n in ("ann", "ben", "cat", "dan")}
+    director = b.services["tournament"].extra["director"]
+    other = f"{TID}-r1-t2"
+    try:
+        await started_swiss(c, org, tokens, TID)
+        await asyncio.wait_for(gate.held.wait(), 30)  # table 1's creation, held
+        rnd = (await c.call("GetRound", tournament_id=TID, round=1)).round
+        assert sorted(t.match_id for t in rnd.tables) == ["", other]
+        impatient = TournamentClient(b.address("tournament"), timeout=1.0)
+        try:
+            with pytest.raises(grpc.aio.AioRpcError) as gave_up:
+                await impatient.call("ForceEnd", org, tournament_id=TID, reason=REASON)
+        finally:
+            await impatient.close()
+        assert gave_up.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        gate.go.set()
+        await asyncio.wait_for(gate.created.wait(), 30)
+
+        async def both_abandoned() -> bool:
+            views = [await rules.view(m) for m in (MATCH_ID, other)]
+            return all(v.status == rules_pb2.MATCH_STATUS_ENDED for v in views)
+
+        await until(both_abandoned, "both matches abandoned", timeout=15)
+        for match_id in (MATCH_ID, other):
+            outcome = json.loads((await rules.view(match_id)).outcome_json)
+            assert outcome["abandoned"] is True and outcome["reason"] == REASON, outcome
+
+        async def confirmed() -> bool:
+            return await asyncio.to_thread(director.app.force_ended_ids) == []
+
+        await until(confirmed, "AbandonsConfirmed")
+    finally:
+        gate.go.set()
+        await c.close()
+        await rules.close()
+        await b.stop(1)
+
+
+async def test_force_end_waits_for_a_hung_creation_no_longer_than_its_call_deadline(
+        tmp_path: Path, nats_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rules service never answers the held CreateMatch: ForceEnd answers once the
+    round driver's call reaches its deadline (the tournament service's call timeout, 5 s
+    here), not later; the match was never created, and its abandon by id (NOT_FOUND)
+    counts as answered."""
+    gate = Gate("before")  # never let go: the call hangs
+    gate_creation(monkeypatch, gate)
+    b = await start_tournament_backend(tmp_path, nats_url, "neon-reign")
+    c = TournamentClient(b.address("tournament"), timeout=30.0)
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in ("ann", "ben")}
+    director = b.services["tournament"].extra["director"]
+    deadline = director.rules.timeout
+    try:
+        await started_swiss(c, org, tokens, TID)
+        await asyncio.wait_for(gate.held.wait(), 30)
+        began = asyncio.get_running_loop().time()
+        await c.call("ForceEnd", org, tournament_id=TID, reason=REASON)
+        took = asyncio.get_running_loop().time() - began
+        assert took < deadline + 2.0, (took, deadline)
+        assert not gate.created.is_set()
+        assert director.app.force_ended_ids() == []
+        assert not director._creating
+    finally:
+        gate.go.set()
+        await c.close()
+        await b.stop(1)
