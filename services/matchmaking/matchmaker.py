@@ -874,7 +874,14 @@ class Matchmaker:
                 if kickoff.everyone_ready:
                     start = kickoff
         if start is not None:
-            await self._start_kickoff(start)
+            # in a task of its own, awaited shielded: a caller that gives up (deadline, hang
+            # up) while the start's end is being saved leaves it to run to its end (cut, the
+            # kickoff stayed ended in memory among the waiting ones, and a cycle started it
+            # again: a second Kickoff.Ended); held as the cycle's starts are (drain waits)
+            task = asyncio.create_task(self._start_kickoff(start))
+            self._creating.add(task)
+            task.add_done_callback(self._creating.discard)
+            await asyncio.shield(task)
         return shown_to(claims, self.view(ticket))
 
     async def watch(self, claims: Claims | None, ticket_id: str) -> AsyncIterator[dict[str, Any]]:

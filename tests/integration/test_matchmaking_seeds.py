@@ -24,11 +24,13 @@ from typing import Any
 import grpc
 import pytest
 
+from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as pb
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.matchmaking.domain import Kickoff, kickoff_uuid
 from services.matchmaking.grouping import Policy
 from services.matchmaking.matchmaker import Config
 from services.matchmaking.ratings import StaticRatings
+from services.platform.grpc_kit import call_metadata
 from services.rules.verify import verify_export
 from tests.integration.test_matchmaking import (  # noqa: F401 (env: the fixture)
     Client,
@@ -308,6 +310,60 @@ async def test_the_start_is_shown_once_stored(env: Env) -> None:  # noqa: F811
     after = await mm.call("GetTicket", ta, ticket_id=env.id("t-ann"))
     assert after.seed_window.ended and after.seed_window.started
     assert after.seed_window.reason.startswith(f"match {match_id} started when its seed window")
+    await mm.channel.close()
+
+
+async def test_a_ready_caller_that_gives_up_while_the_start_is_saved(env: Env) -> None:  # noqa: F811
+    """The last ReadyForMatch starts the match and its caller hangs up while the
+    window's end is being saved: the start goes on to its end, stored once. Before, the
+    call's cancellation cut the save's wait: the kickoff, ended in memory, stayed among the
+    waiting ones (shown waiting), and the next cycle started it again and stored a second
+    Kickoff.Ended (the start told to the tickets' watchers twice)."""
+    svc = await env.start(seeds(30.0))
+    matchmaker = svc.extra["matchmaker"]
+    mm = Client(svc.address)
+    ann, bob = env.id("ann"), env.id("bob")
+    got = await pair(env, mm, "ann", "bob")
+    (ta, a), (tb, b) = got["ann"], got["bob"]
+    match_id = a.assignment.match_id
+    rules = RulesClient(a.assignment.rules_address)
+    await add_seed(rules, a, ann, "ann-seed-" + "a" * 16)
+    await add_seed(rules, b, bob, "bob-seed-" + "b" * 16)
+    await mm.call("ReadyForMatch", ta, ticket_id=env.id("t-ann"), match_id=match_id)
+    real_save = matchmaker.app.save
+    saving, go_on = threading.Event(), threading.Event()
+
+    def held_save(*objs: Any) -> Any:
+        if any(isinstance(o, Kickoff) and o.ended for o in objs):
+            saving.set()
+            assert go_on.wait(20), "the test never let the save go on"
+        return real_save(*objs)
+
+    matchmaker.app.save = held_save
+    try:
+        call = mm.stub.ReadyForMatch(
+            pb.ReadyForMatchRequest(ticket_id=env.id("t-bob"), match_id=match_id),
+            metadata=call_metadata(tb), timeout=20)
+        assert await asyncio.to_thread(saving.wait, 20), "the window's end was never saved"
+        call.cancel()  # bob hangs up while the start is being saved
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        await asyncio.sleep(0.5)  # ten cycles: none may start the match again meanwhile
+    finally:
+        go_on.set()
+    await status_started(mm, tb, env.id("t-bob"))
+
+    async def held_no_more() -> bool:
+        return match_id not in matchmaker.kickoffs
+
+    await until(held_no_more, 10)
+    await asyncio.sleep(0.5)  # ten more cycles
+    assert kickoff_events(svc, match_id) == ["Kickoff.Created", "Kickoff.Ready",
+                                             "Kickoff.Ready", "Kickoff.Ended"]
+    seen = await mm.call("GetTicket", ta, ticket_id=env.id("t-ann"))
+    assert seen.seed_window.started and seen.seed_window.ended
+    assert seen.seed_window.reason == f"match {match_id} started: every seat is ready"
+    await rules.close()
     await mm.channel.close()
 
 
