@@ -108,8 +108,8 @@ def explain(err: BaseException) -> CliError | None:
     if isinstance(err, json.JSONDecodeError):
         return CliError(f"not valid JSON: {err.msg} (line {err.lineno}, column {err.colno})", USAGE)
     if isinstance(err, EOFError):  # stdin ended at a prompt (a pipe, a file, Ctrl-D)
-        return CliError("input ended at the prompt (end of file): the match was left "
-                        "unfinished; play at a terminal, or give one answer a line for every "
+        return CliError("input ended at the prompt (end of file): nothing more to answer "
+                        "with; run it at a terminal, or give one answer a line for every "
                         "prompt", FAILED)
     if isinstance(err, RuntimeError) and str(err).startswith("could not serve metrics on "):
         where = re.search(r"(\d[\d.]*:\d+|\[[^\]]+\]:\d+)", str(err))

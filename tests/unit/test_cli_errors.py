@@ -146,7 +146,7 @@ def test_a_seat_whose_input_ends_at_the_prompt_says_so(env: dict[str, str]) -> N
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output and "EOFError" not in result.output
     assert lines[-1].endswith(
-        "input ended at the prompt (end of file): the match was left unfinished; play at a "
+        "input ended at the prompt (end of file): nothing more to answer with; run it at a "
         "terminal, or give one answer a line for every prompt"), lines[-1]
 
 
