@@ -452,8 +452,9 @@ def print_round(r: Any, out: Console | None = None) -> None:
                   if t.match_id and t.match_id != f"{made}{t.number}"]
     print_notes(out, [(f"table {n}", note) for n, note in sorted(notes, key=lambda n: n[0])])
     if r.HasField("checkpoint"):
+        leaves = r.checkpoint.leaves
         print_plain(out, f"checkpoint: Merkle root {r.checkpoint.merkle_root[:16]}... over "
-                         f"{r.checkpoint.leaves} matches, signed")
+                         f"{leaves} match{'' if leaves == 1 else 'es'}, signed")
 
 
 SHORT = {"buchholz": "Bh", "median-buchholz": "mBh", "sonneborn-berger": "SB",
