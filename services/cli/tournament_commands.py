@@ -1184,9 +1184,9 @@ def export(tournament_id: str,
         # failed export leaves no partial bundle, nor harms an earlier file of that name
         with written_whole(output) as f:
             matches, checkpoints = await fetch_bundle(client, token, tournament_id, f.write)
-        print_plain(console, f"{matches} matches and {checkpoints} round checkpoints "
-                             f"of {tournament_id} written to {output}; check it with: neon "
-                             f"verify {output}")
+        print_plain(console, f"{matches} match{'' if matches == 1 else 'es'} and "
+                             f"{counted(checkpoints, 'round checkpoint')} of {tournament_id} "
+                             f"written to {output}; check it with: neon verify {output}")
 
     _run(go, token)
 
