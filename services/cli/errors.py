@@ -107,6 +107,17 @@ def explain(err: BaseException) -> CliError | None:
         return CliError(f"cannot use {err.filename}: {err.strerror}", USAGE)
     if isinstance(err, json.JSONDecodeError):
         return CliError(f"not valid JSON: {err.msg} (line {err.lineno}, column {err.colno})", USAGE)
+    if isinstance(err, EOFError):  # stdin ended at a prompt (a pipe, a file, Ctrl-D)
+        return CliError("input ended at the prompt (end of file): nothing more to answer "
+                        "with; run it at a terminal, or give one answer a line for every "
+                        "prompt", FAILED)
+    if isinstance(err, RuntimeError) and str(err).startswith("could not serve metrics on "):
+        where = re.search(r"(\d[\d.]*:\d+|\[[^\]]+\]:\d+)", str(err))
+        address = where.group(1) if where else "its address"
+        if "in use" in str(err):
+            return CliError(f"port busy: cannot serve metrics on {address} (another `neon "
+                            "up`?); set NEON_METRICS_PORT to move it (0: none)", FAILED)
+        return CliError(f"{err}; set NEON_METRICS_HOST / NEON_METRICS_PORT (0: none)", FAILED)
     if isinstance(err, RuntimeError) and ("could not bind" in str(err)
                                           or "Failed to bind" in str(err)):
         where = re.search(r"(\d[\d.]*:\d+|\[[^\]]+\]:\d+)", str(err))

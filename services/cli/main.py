@@ -604,6 +604,10 @@ def verify(
         elif kind == "campaign":
             for problem in report:
                 print_plain(err_console, f"FAILED: campaign link: {problem}")
+            if not report:
+                console.print("[green]ok[/] campaign links: every match that continues another "
+                              "names its final hash and starts from what it carried on",
+                              highlight=highlight, emoji=False)
             failed = failed or bool(report)
         else:
             exports += 1

@@ -305,8 +305,11 @@ def queue(
                              f"{ticket.accept_seconds_left:.0f} s to accept")  # their names
         if yes:
             return True
-        answer = await ask_terminal("accept? [Y/n] ")
-        return answer.strip().lower() in ("", "y", "yes")
+        while True:  # anything else (a move number typed early, a typo) is asked again
+            answer = (await ask_terminal("accept? [Y/n] ")).strip().lower()
+            if answer in ("", "y", "yes", "n", "no"):
+                return answer in ("", "y", "yes")
+            print_plain(console, "answer y (accept) or n (decline)")
 
     def show(ticket: Any) -> None:
         from services.genproto.neon.matchmaking.v1.matchmaking_pb2 import TicketStatus as S

@@ -452,8 +452,9 @@ def print_round(r: Any, out: Console | None = None) -> None:
                   if t.match_id and t.match_id != f"{made}{t.number}"]
     print_notes(out, [(f"table {n}", note) for n, note in sorted(notes, key=lambda n: n[0])])
     if r.HasField("checkpoint"):
+        leaves = r.checkpoint.leaves
         print_plain(out, f"checkpoint: Merkle root {r.checkpoint.merkle_root[:16]}... over "
-                         f"{r.checkpoint.leaves} matches, signed")
+                         f"{leaves} match{'' if leaves == 1 else 'es'}, signed")
 
 
 SHORT = {"buchholz": "Bh", "median-buchholz": "mBh", "sonneborn-berger": "SB",
@@ -1183,9 +1184,9 @@ def export(tournament_id: str,
         # failed export leaves no partial bundle, nor harms an earlier file of that name
         with written_whole(output) as f:
             matches, checkpoints = await fetch_bundle(client, token, tournament_id, f.write)
-        print_plain(console, f"{matches} matches and {checkpoints} round checkpoints "
-                             f"of {tournament_id} written to {output}; check it with: neon "
-                             f"verify {output}")
+        print_plain(console, f"{matches} match{'' if matches == 1 else 'es'} and "
+                             f"{counted(checkpoints, 'round checkpoint')} of {tournament_id} "
+                             f"written to {output}; check it with: neon verify {output}")
 
     _run(go, token)
 

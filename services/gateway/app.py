@@ -275,6 +275,7 @@ class Gateway:
         self.config = config
         self.upstreams = upstreams
         self.methods = public_methods()
+        self.services = {path.split("/")[1] for path in self.methods}
         self.service_token = service_token
         """() -> a service token, for exporting finished matches (None: no replays from the
         services)."""
@@ -348,11 +349,13 @@ class Gateway:
         method = self.methods.get(path)
         if method is None and request.method == "GET":  # as for any other GET not served
             raise ConnectError("not_found", f"nothing at GET {request.path}")
+        if method is None and request.match_info["service"] not in self.services:
+            # not a service of this API at all (a mistyped package, a file): no such path
+            raise ConnectError("not_found", f"nothing at {request.method} {request.path}")
         if method is None:
-            raise ConnectError(
-                "unimplemented",
-                f"no method {path[1:]} here (Play, a bidirectional stream, is gRPC only)",
-            )
+            grpc_only = (" (Play, a bidirectional stream, is gRPC only)"
+                         if request.match_info["method"] == "Play" else "")
+            raise ConnectError("unimplemented", f"no method {path[1:]} here{grpc_only}")
         if method.service == "rules":
             if not game:
                 raise ConnectError(

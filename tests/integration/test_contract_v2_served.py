@@ -280,6 +280,9 @@ async def test_a_campaign_match_starts_from_what_the_previous_one_carried(
     assert only_second.exit_code == 1 and "campaign link" in only_second.output
     both = runner.invoke(app, ["verify", *files], env={"NEON_ENGINES": "duel=tests.support.duel"})
     assert both.exit_code == 0, both.output
+    # and says it did, not only when a link fails
+    assert ("ok campaign links: every match that continues another names its final hash and "
+            "starts from what it carried on") in " ".join(both.output.split()), both.output
     await client.close()
 
 

@@ -218,6 +218,16 @@ async def test_errors_carry_the_grpc_status_as_a_connect_code_and_the_reason(gat
         ),
         ("/neon.rules.v1.RulesService/GetView", b"{}", "application/json", 404, "not_found"),
         ("/neon.dice.v1.DiceService/Draw", b"{}", "application/json", 501, "unimplemented"),
+        # not a service of the API at all: no such path (README: "404 for an unknown path")
+        ("/no.such.v1.Service/GetView", b"{}", "application/json", 404, "not_found"),
+        ("/static/no-such-file.js", b"{}", "application/json", 404, "not_found"),
+        (
+            "/games/neon-reign/no.such.v1.Service/GetView",
+            b"{}",
+            "application/json",
+            404,
+            "not_found",
+        ),
         (RULES + "/WatchMatch", b"{}", "application/connect+json", 400, "invalid_argument"),
         (
             RULES + "/WatchMatch",
@@ -241,6 +251,24 @@ async def test_bad_requests_get_a_clear_error_and_the_gateway_goes_on(
     assert err["message"]
     got, info, _ = await post(url + RULES + "/GetGameInfo")
     assert got == 200 and info["gameId"] == "neon-reign"
+
+
+async def test_an_unknown_method_is_named_and_only_play_is_said_to_be_grpc_only(
+    gateway: Any,
+) -> None:
+    """A method the gateway does not serve is unimplemented, naming it; the remark that Play
+    is a gRPC-only stream comes only for Play, not for a mistyped method, and a path that
+    names no service of the API is not_found, saying what was asked."""
+    _, url = gateway
+    got, err, _ = await post(url + RULES + "/GetVeiw")
+    assert (got, err["code"]) == (501, "unimplemented"), err
+    assert err["message"] == "no method neon.rules.v1.RulesService/GetVeiw here", err
+    got, err, _ = await post(url + RULES + "/Play")
+    assert (got, err["code"]) == (501, "unimplemented"), err
+    assert "Play, a bidirectional stream, is gRPC only" in err["message"], err
+    got, err, _ = await post(url + "/neon.rules.v1.RulesServce/GetView")
+    assert (got, err["code"]) == (404, "not_found"), err
+    assert err["message"] == "nothing at POST /neon.rules.v1.RulesServce/GetView", err
 
 
 @pytest.mark.parametrize("stream", [False, True])

@@ -58,3 +58,37 @@ def test_queue_matches_the_human_with_a_bot_and_plays_from_the_terminal(
     assert "your move" in out and "ended" in out
     statuses = [line.split(" after ")[0] for line in out.splitlines() if line.startswith("ticket ")]
     assert statuses.count("ticket proposed") == 1, statuses  # not again when ann accepts
+
+
+def test_queue_asks_again_when_the_accept_answer_is_neither_yes_nor_no(
+    nats_url: str, tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`neon queue` without --yes: an answer at "accept? [Y/n]" that is neither yes nor no (a
+    move number typed too early, a typo) is asked again, never taken as a decline that
+    cancels the ticket; "y" then accepts and the match is played."""
+    monkeypatch.setenv("NEON_ENGINES", "toy=tests.support.toy")
+    monkeypatch.setenv("NATS_URL", nats_url)
+    monkeypatch.setenv("NEON_PERSISTENCE", "sqlite")
+    monkeypatch.setenv("NEON_VAR_DIR", str(tmp_path))
+    monkeypatch.setenv("NEON_LOG_LEVEL", "warning")
+    result = CliRunner().invoke(app, ["queue", "toy", "--embedded", "--player", "ann",
+                                      "--timeout", "60"], input="1\nyse\ny\n" + "1\n" * 200)
+    out = result.output
+    assert result.exit_code == 0, out
+    assert out.count("answer y (accept) or n (decline)") == 2, out
+    assert "cancelled" not in out and "your move" in out and "ended" in out
+
+
+def test_queue_declines_on_n(
+    nats_url: str, tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """"n" at the accept prompt declines: the ticket is cancelled and the command exits 1."""
+    monkeypatch.setenv("NEON_ENGINES", "toy=tests.support.toy")
+    monkeypatch.setenv("NATS_URL", nats_url)
+    monkeypatch.setenv("NEON_PERSISTENCE", "sqlite")
+    monkeypatch.setenv("NEON_VAR_DIR", str(tmp_path))
+    monkeypatch.setenv("NEON_LOG_LEVEL", "warning")
+    result = CliRunner().invoke(app, ["queue", "toy", "--embedded", "--player", "ann",
+                                      "--timeout", "60"], input="n\n")
+    assert result.exit_code == 1, result.output
+    assert "cancelled" in result.output and "your move" not in result.output

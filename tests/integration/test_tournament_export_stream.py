@@ -209,7 +209,7 @@ async def test_neon_tournament_export_streams_falls_back_and_keeps_no_partial_fi
         out.parent.mkdir()
         exported = await run("tournament", "export", tid, "-o", str(out))
         assert exported.returncode == 0, exported.stderr
-        assert "1 matches and 1 round checkpoints" in exported.stdout
+        assert "1 match and 1 round checkpoint of" in exported.stdout
         assert out.read_bytes() == whole
         assert [p.name for p in out.parent.iterdir()] == ["cup.jsonl"]
 

@@ -125,6 +125,31 @@ def test_up_on_a_busy_port(env: dict[str, str], busy_port: int) -> None:
     assert "busy" in line
 
 
+@pytest.mark.skipif("neon-reign" not in available(), reason="no Neon Reign engine")
+def test_a_busy_metrics_port_says_which_variable_moves_it(env: dict[str, str],
+                                                          busy_port: int) -> None:
+    """NEON_METRICS_PORT set to a port in use (say, the one a running `neon up` serves) is a
+    busy port, not an "unexpected error: RuntimeError"."""
+    line = run(["play", "neon-reign", "--bots", "random,random", "--embedded"],
+               {**env, "NEON_METRICS_PORT": str(busy_port)}, 1)
+    assert line == (f"port busy: cannot serve metrics on 127.0.0.1:{busy_port} (another "
+                    "`neon up`?); set NEON_METRICS_PORT to move it (0: none)")
+
+
+@pytest.mark.skipif("neon-reign" not in available(), reason="no Neon Reign engine")
+def test_a_seat_whose_input_ends_at_the_prompt_says_so(env: dict[str, str]) -> None:
+    """`neon play` at a seat fed from a pipe or file that ends before the match does: one
+    line saying the input ended and what to do, exit 1, not "unexpected error: EOFError"."""
+    result = runner.invoke(app, ["play", "neon-reign", "--embedded", "--seed", "1"],
+                           env=env, input="1\n")
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output and "EOFError" not in result.output
+    assert lines[-1].endswith(
+        "input ended at the prompt (end of file): nothing more to answer with; run it at a "
+        "terminal, or give one answer a line for every prompt"), lines[-1]
+
+
 def test_a_bad_namespace_is_a_usage_error(env: dict[str, str]) -> None:
     assert "NEON_NAMESPACE" in run(["token", "player", "ana"], {**env, "NEON_NAMESPACE": "A.B"}, 2)
 

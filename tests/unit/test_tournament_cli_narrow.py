@@ -245,3 +245,13 @@ def test_a_round_in_play_says_where_each_table_is(monkeypatch: pytest.MonkeyPatc
                                                        monkeypatch))}
         assert shown == {"1": "waiting for seats", "2": "playing", "3": "playing (rematch)",
                          "4": ""}, shown
+
+
+def test_a_round_of_one_match_says_match_in_its_checkpoint_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A round of one table (three players: a match and a bye) signs a checkpoint over one
+    match: "over 1 match", not "over 1 matches"."""
+    r = a_round()
+    r.checkpoint.leaves = 1
+    text = flat(render(80, lambda: tc.print_round(r), monkeypatch))
+    assert "checkpoint: Merkle root abababababababab... over 1 match, signed" in text, text
