@@ -280,16 +280,7 @@ async def test_the_start_is_shown_once_stored(env: Env) -> None:  # noqa: F811
     asks for the kickoff gone once the ticket says started, failed on a loaded machine."""
     svc = await env.start(seeds(0.3))
     matchmaker = svc.extra["matchmaker"]
-    real_save = matchmaker.app.save
-    saving, go_on = threading.Event(), threading.Event()
-
-    def held_save(*objs: Any) -> Any:
-        if any(isinstance(o, Kickoff) and o.ended for o in objs):
-            saving.set()
-            assert go_on.wait(20), "the test never let the save go on"
-        return real_save(*objs)
-
-    matchmaker.app.save = held_save
+    saving, go_on = hold_the_end_save(matchmaker)
     mm = Client(svc.address)
     got = await pair(env, mm, "ann", "bob")
     (ta, a) = got["ann"]
@@ -330,16 +321,7 @@ async def test_a_ready_caller_that_gives_up_while_the_start_is_saved(env: Env) -
     await add_seed(rules, a, ann, "ann-seed-" + "a" * 16)
     await add_seed(rules, b, bob, "bob-seed-" + "b" * 16)
     await mm.call("ReadyForMatch", ta, ticket_id=env.id("t-ann"), match_id=match_id)
-    real_save = matchmaker.app.save
-    saving, go_on = threading.Event(), threading.Event()
-
-    def held_save(*objs: Any) -> Any:
-        if any(isinstance(o, Kickoff) and o.ended for o in objs):
-            saving.set()
-            assert go_on.wait(20), "the test never let the save go on"
-        return real_save(*objs)
-
-    matchmaker.app.save = held_save
+    saving, go_on = hold_the_end_save(matchmaker)
     try:
         call = mm.stub.ReadyForMatch(
             pb.ReadyForMatchRequest(ticket_id=env.id("t-bob"), match_id=match_id),
@@ -365,6 +347,22 @@ async def test_a_ready_caller_that_gives_up_while_the_start_is_saved(env: Env) -
     assert seen.seed_window.reason == f"match {match_id} started: every seat is ready"
     await rules.close()
     await mm.channel.close()
+
+
+def hold_the_end_save(matchmaker: Any) -> tuple[threading.Event, threading.Event]:
+    """Hold the matchmaker's save of an ended Kickoff: ``saving`` is set once it has begun,
+    and it goes on once the test sets ``go_on`` (at most 20 s)."""
+    real_save = matchmaker.app.save
+    saving, go_on = threading.Event(), threading.Event()
+
+    def held_save(*objs: Any) -> Any:
+        if any(isinstance(o, Kickoff) and o.ended for o in objs):
+            saving.set()
+            assert go_on.wait(20), "the test never let the save go on"
+        return real_save(*objs)
+
+    matchmaker.app.save = held_save
+    return saving, go_on
 
 
 async def status_started(mm: Client, token: str, ticket_id: str) -> Any:

@@ -25,6 +25,7 @@ from services.platform.export_chunks import (
 from services.rules.export import build_export, parse_export
 from services.rules.games import load_engine
 from services.rules.selfplay import export_game, setups
+from tests.support.broken_exports import broken_answer
 
 KEY = Ed25519PrivateKey.generate()
 
@@ -265,25 +266,14 @@ def test_an_exportmatch_answer_naming_its_exports_own_head_passes(export: bytes)
     assert check_answer(reply) == (export, head)
 
 
-@pytest.mark.parametrize("change", ["cut", "records only", "empty", "hash", "count"])
+@pytest.mark.parametrize("change", ["cut", "cut to its records", "empty", "another hash",
+                                    "another count"])
 def test_an_exportmatch_answer_not_naming_its_exports_own_head_is_broken(
         export: bytes, change: str) -> None:
     head = head_of(export)
-    data, final, count = export, head.final_hash, head.event_count
-    if change == "cut":
-        data = export[:len(export) // 2]
-    elif change == "records only":
-        data = export[:export.rstrip(b"\n").rfind(b"\n") + 1]
-    elif change == "empty":
-        data = b""
-    elif change == "hash":
-        final = "f" * 64
-    else:
-        count += 1
     with pytest.raises(BrokenExport) as broken:
-        check_answer(pb.ExportMatchResponse(export_jsonl=data, final_hash=final,
-                                            event_count=count))
-    if change in ("hash", "count"):
+        check_answer(broken_answer(export, head.final_hash, head.event_count, change))
+    if change in ("another hash", "another count"):
         assert str(broken.value).startswith("the ExportMatch answer named final hash")
     else:
         assert str(broken.value) == "the export does not end with its checkpoint"
