@@ -465,6 +465,38 @@ async def test_a_player_with_a_bye_is_told_and_waits(event: Event) -> None:
         assert FINAL.findall(out)[-1][:3] == (n, str(rank), "3")
 
 
+async def test_a_player_who_comes_late_is_told_the_rounds_they_missed(event: Event) -> None:
+    """The watch sends only the latest state: commands started after round 1 (round 2
+    paired) still tell each player round 1's bye or table result from the round's record,
+    then play round 2; a command started after the end tells both rounds, then the rank."""
+    names = ["ann", "ben", "cat"]
+    await event.create("late", 2, tuple(names), start=True)
+    first = (await event.call("NextRound", "late")).round.tables
+    await asyncio.gather(*(play_round_as(event.client, event.rules, event.token(n), "late", n,
+                                         timeout=120) for n in names))
+    await wait_round_complete(event.client, "late", 1, timeout=120)
+    second = (await event.call("NextRound", "late")).round.tables
+    procs = [await event.player("late", "--player", n, "--bot", "rule") for n in names]
+    await wait_round_complete(event.client, "late", 2, timeout=120)
+    rows = (await event.call("FinishTournament", "late")).rows
+    last_bye = next(t.seats[0] for t in second if t.bye)
+    after = await event.player("late", "--player", last_bye)
+    for n, p in [*zip(names, procs), (last_bye, after)]:
+        code, out, err = await finished(p)
+        assert code == 0, (out, err)
+        for number, tables in ((1, first), (2, second)):
+            t = next(t for t in tables if n in t.seats)
+            told = (f"round {number}: a bye (no game this round)" if t.bye else
+                    f"round {number}, table {t.number} result: ")
+            assert told in out, (n, number, out)
+        mine = next(t for t in first if n in t.seats)
+        assert mine.bye or f"match {mine.match_id}, you are seat" not in out, out
+        plays_second = not next(t for t in second if n in t.seats).bye
+        assert ("seed added, ready" in out) == (p is not after and plays_second), out
+        rank = next(r.rank for r in rows if r.player_id == n)
+        assert FINAL.findall(out)[-1][:3] == (n, str(rank), "3")
+
+
 @pytest.mark.postgres
 async def test_a_player_waits_through_a_shutdown_and_restart_of_the_tournament_service(
         tmp_path: Path, nats_url: str, postgres_url: str, postgres_schema: str) -> None:
