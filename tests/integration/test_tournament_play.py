@@ -38,6 +38,15 @@ from tests.integration.test_tournament_cli import ROOT, neon, tournament_backend
 
 pytestmark = pytest.mark.timeout(300)
 FINAL = re.compile(r"(\S+): final rank (\d+) of (\d+), ([\d.]+) points?")
+INTERRUPTIBLE = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                 "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
+"""Run a command with SIGINT's default action, as a terminal's foreground job has it, also
+when pytest ignores SIGINT (started with ``&`` by a shell without job control, or under
+nohup): an ignored signal stays ignored across exec, and Python then leaves Ctrl-C ignored,
+so the SIGINT of the tests below would do nothing. Set in a process of its own, which then
+becomes the command (no ``preexec_fn``, unsafe in this test's process, where gRPC's threads
+run)."""
+NEON = [sys.executable, "-c", INTERRUPTIBLE, "-m", "services.cli.main"]
 
 
 @dataclasses.dataclass
@@ -74,9 +83,8 @@ class Event:
     async def player(self, *args: str, **env: str) -> asyncio.subprocess.Process:
         """``neon tournament play ARGS`` as its own process, its output piped."""
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "services.cli.main", "tournament", "play", *args,
-            env={**self.env, **env}, cwd=ROOT, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE)
+            *NEON, "tournament", "play", *args, env={**self.env, **env}, cwd=ROOT,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         self.procs.append(proc)
         return proc
 
@@ -385,9 +393,8 @@ async def test_ctrl_c_at_the_prompt_leaves_at_once(event: Event) -> None:
         await event.create("tty", 1, ("hum", "bob"), start=True)
         await event.call("NextRound", "tty")
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "services.cli.main", "tournament", "play", "tty", "--player",
-            "hum", env=event.env, cwd=ROOT, stdin=seat_fd, stdout=seat_fd, stderr=seat_fd,
-            start_new_session=True)
+            *NEON, "tournament", "play", "tty", "--player", "hum", env=event.env, cwd=ROOT,
+            stdin=seat_fd, stdout=seat_fd, stderr=seat_fd, start_new_session=True)
         event.procs.append(proc)
         opponent = asyncio.create_task(play_round_as(event.client, event.rules,
                                                      event.token("bob"), "tty", "bob",
