@@ -5,7 +5,9 @@ player's token; at each table add a client seed on the game's rules service (wit
 token) and say ``ReadyForMatch``; play the seat at the terminal (``TerminalSeat``, as ``neon
 play`` and ``neon queue``) or with a bot (``--bot``); print the table's result; wait for the
 next round (a bye is announced), a rematch (``-g2``) or a result set by hand; and at the end
-print the player's final rank and points from ``GetStandings``. Only the player's token and
+print the player's final rank and points from ``GetStandings``. The watch sends only the
+latest state: a round it skipped (the command started late, or read slowly) is told from
+the round's record, its bye or the player's table's result. Only the player's token and
 its seat tokens are used: the screen never shows what another seat may not see.
 ``--register`` only registers; ``--check-in`` checks in (confirms the player is here for the
 start: once anyone checks in, the tournament starts with the checked-in players only).
