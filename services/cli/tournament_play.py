@@ -5,7 +5,9 @@ player's token; at each table add a client seed on the game's rules service (wit
 token) and say ``ReadyForMatch``; play the seat at the terminal (``TerminalSeat``, as ``neon
 play`` and ``neon queue``) or with a bot (``--bot``); print the table's result; wait for the
 next round (a bye is announced), a rematch (``-g2``) or a result set by hand; and at the end
-print the player's final rank and points from ``GetStandings``. Only the player's token and
+print the player's final rank and points from ``GetStandings``. The watch sends only the
+latest state: a round it skipped (the command started late, or read slowly) is told from
+the round's record, its bye or the player's table's result. Only the player's token and
 its seat tokens are used: the screen never shows what another seat may not see.
 ``--register`` only registers; ``--check-in`` checks in (confirms the player is here for the
 start: once anyone checks in, the tournament starts with the checked-in players only).
@@ -56,6 +58,10 @@ class TournamentSeat:
         self.rules: dict[str, RulesClient] = {}
         self.played: set[str] = set()
         self.told: set[tuple[Any, ...]] = set()
+        self.settled: set[int] = set()
+        """Rounds whose outcome for the player (a bye, its table's result) was told: the
+        watch sends only the latest state, so a round it skipped is told from its record
+        (:meth:`catch_up`)."""
         self.log = get_logger("cli").bind(tournament=self.tournament_id, player=player)
         # Every call to the tournament service from here on (GetRound, ReadyForMatch, the
         # final standings) is tried again while it restarts, as the watch is opened again.
@@ -82,14 +88,19 @@ class TournamentSeat:
         async for update in self.updates():
             status = update.status
             if status in (pb.TOURNAMENT_STATUS_FINISHED, pb.TOURNAMENT_STATUS_FORCE_ENDED):
+                t = (await self.client.call("GetTournament",
+                                            tournament_id=self.tournament_id)).tournament
+                await self.catch_up(t.rounds_paired + 1)
                 break
             if update.HasField("assignment"):
+                await self.catch_up(update.assignment.round)
                 await self.on_assignment(update.assignment)
             elif status == pb.TOURNAMENT_STATUS_REGISTRATION:
                 self.once(("start",), "waiting for the organiser to start the tournament")
             else:  # no table: dropped (the stream does not say so), or ended meanwhile
                 t = (await self.client.call("GetTournament",
                                             tournament_id=self.tournament_id)).tournament
+                await self.catch_up(t.rounds_paired + 1)
                 if t.status in (pb.TOURNAMENT_STATUS_FINISHED, pb.TOURNAMENT_STATUS_FORCE_ENDED):
                     return t.status
                 if _status_of(t, self.player) == "dropped":
@@ -123,11 +134,33 @@ class TournamentSeat:
             finally:
                 call.cancel()
 
+    async def catch_up(self, before: int) -> None:
+        """Tell what the watch skipped of the rounds before round ``before``: the watch sends
+        only the latest state, so a command whose watch started late, or that read slowly,
+        may never see a round's bye or its table's result. Each such round's record
+        (GetRound) tells it: the bye, or the result of the player's table (a round without
+        the player has nothing to tell; a table without a result yet is asked again at the
+        next update)."""
+        for number in range(1, before):
+            if number in self.settled:
+                continue
+            r = (await self.client.call("GetRound", tournament_id=self.tournament_id,
+                                        round=number)).round
+            t = next((t for t in r.tables if self.player in t.seats), None)
+            if t is not None and t.bye:
+                self.once(("bye", number), f"round {number}: a bye (no game this round)")
+            elif t is not None and t.HasField("result"):
+                self.told_result(number, t, waiting=False)
+            elif t is not None:
+                continue
+            self.settled.add(number)
+
     async def on_assignment(self, a: Any) -> None:
         from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 
         where = f"round {a.round}, table {a.table}"
         if a.bye:
+            self.settled.add(a.round)
             self.once(("bye", a.round), f"round {a.round}: a bye (no game this round); "
                       "waiting for the next round or the end")
             return
@@ -184,17 +217,22 @@ class TournamentSeat:
         return next(t for t in reply.round.tables if t.number == a.table)
 
     async def tell_result(self, a: Any) -> None:
-        key = ("result", a.round, a.table)
+        self.settled.add(a.round)
+        if ("result", a.round, a.table) not in self.told:
+            self.told_result(a.round, await self.table(a))
+
+    def told_result(self, number: int, t: Any, waiting: bool = True) -> None:
+        """Round ``number``'s table ``t`` result, once; ``waiting``: more may come."""
+        key = ("result", number, t.number)
         if key in self.told:
             return
-        t = await self.table(a)
         text = result_text(list(t.seats), list(t.result.placements))
         if t.result.kind not in ("", "played"):
             text += f" ({t.result.kind})"
-        self.log.info("tournament.play.result", round=a.round, table=a.table,
+        self.log.info("tournament.play.result", round=number, table=t.number,
                       placements=list(t.result.placements), kind=t.result.kind)
-        self.once(key, f"round {a.round}, table {a.table} result: {text}; waiting for the "
-                  "next round or the end")
+        self.once(key, f"round {number}, table {t.number} result: {text}"
+                  + ("; waiting for the next round or the end" if waiting else ""))
 
     async def close(self) -> None:
         from services.cli.client import close_all
@@ -309,6 +347,8 @@ async def play_tournament(address: str, tournament_id: str, player: str, token: 
         status = t.status
         if status not in (pb.TOURNAMENT_STATUS_FINISHED, pb.TOURNAMENT_STATUS_FORCE_ENDED):
             status = await seat.follow()
+        else:  # over before the command: its rounds, then the standings
+            await seat.catch_up(t.rounds_paired + 1)
         return await _final(client, tournament_id, player, status, screen)
     finally:
         if seat is not None:

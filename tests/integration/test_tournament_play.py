@@ -38,6 +38,15 @@ from tests.integration.test_tournament_cli import ROOT, neon, tournament_backend
 
 pytestmark = pytest.mark.timeout(300)
 FINAL = re.compile(r"(\S+): final rank (\d+) of (\d+), ([\d.]+) points?")
+INTERRUPTIBLE = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                 "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
+"""Run a command with SIGINT's default action, as a terminal's foreground job has it, also
+when pytest ignores SIGINT (started with ``&`` by a shell without job control, or under
+nohup): an ignored signal stays ignored across exec, and Python then leaves Ctrl-C ignored,
+so the SIGINT of the tests below would do nothing. Set in a process of its own, which then
+becomes the command (no ``preexec_fn``, unsafe in this test's process, where gRPC's threads
+run)."""
+NEON = [sys.executable, "-c", INTERRUPTIBLE, "-m", "services.cli.main"]
 
 
 @dataclasses.dataclass
@@ -74,9 +83,8 @@ class Event:
     async def player(self, *args: str, **env: str) -> asyncio.subprocess.Process:
         """``neon tournament play ARGS`` as its own process, its output piped."""
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "services.cli.main", "tournament", "play", *args,
-            env={**self.env, **env}, cwd=ROOT, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE)
+            *NEON, "tournament", "play", *args, env={**self.env, **env}, cwd=ROOT,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         self.procs.append(proc)
         return proc
 
@@ -385,9 +393,8 @@ async def test_ctrl_c_at_the_prompt_leaves_at_once(event: Event) -> None:
         await event.create("tty", 1, ("hum", "bob"), start=True)
         await event.call("NextRound", "tty")
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "services.cli.main", "tournament", "play", "tty", "--player",
-            "hum", env=event.env, cwd=ROOT, stdin=seat_fd, stdout=seat_fd, stderr=seat_fd,
-            start_new_session=True)
+            *NEON, "tournament", "play", "tty", "--player", "hum", env=event.env, cwd=ROOT,
+            stdin=seat_fd, stdout=seat_fd, stderr=seat_fd, start_new_session=True)
         event.procs.append(proc)
         opponent = asyncio.create_task(play_round_as(event.client, event.rules,
                                                      event.token("bob"), "tty", "bob",
@@ -461,6 +468,38 @@ async def test_a_player_with_a_bye_is_told_and_waits(event: Event) -> None:
         assert code == 0, (out, err)
         assert ("round 1: a bye (no game this round)" in out) == (n == bye), out
         assert ("seed added, ready" in out) == (n != bye), out
+        rank = next(r.rank for r in rows if r.player_id == n)
+        assert FINAL.findall(out)[-1][:3] == (n, str(rank), "3")
+
+
+async def test_a_player_who_comes_late_is_told_the_rounds_they_missed(event: Event) -> None:
+    """The watch sends only the latest state: commands started after round 1 (round 2
+    paired) still tell each player round 1's bye or table result from the round's record,
+    then play round 2; a command started after the end tells both rounds, then the rank."""
+    names = ["ann", "ben", "cat"]
+    await event.create("late", 2, tuple(names), start=True)
+    first = (await event.call("NextRound", "late")).round.tables
+    await asyncio.gather(*(play_round_as(event.client, event.rules, event.token(n), "late", n,
+                                         timeout=120) for n in names))
+    await wait_round_complete(event.client, "late", 1, timeout=120)
+    second = (await event.call("NextRound", "late")).round.tables
+    procs = [await event.player("late", "--player", n, "--bot", "rule") for n in names]
+    await wait_round_complete(event.client, "late", 2, timeout=120)
+    rows = (await event.call("FinishTournament", "late")).rows
+    last_bye = next(t.seats[0] for t in second if t.bye)
+    after = await event.player("late", "--player", last_bye)
+    for n, p in [*zip(names, procs), (last_bye, after)]:
+        code, out, err = await finished(p)
+        assert code == 0, (out, err)
+        for number, tables in ((1, first), (2, second)):
+            t = next(t for t in tables if n in t.seats)
+            told = (f"round {number}: a bye (no game this round)" if t.bye else
+                    f"round {number}, table {t.number} result: ")
+            assert told in out, (n, number, out)
+        mine = next(t for t in first if n in t.seats)
+        assert mine.bye or f"match {mine.match_id}, you are seat" not in out, out
+        plays_second = not next(t for t in second if n in t.seats).bye
+        assert ("seed added, ready" in out) == (p is not after and plays_second), out
         rank = next(r.rank for r in rows if r.player_id == n)
         assert FINAL.findall(out)[-1][:3] == (n, str(rank), "3")
 
