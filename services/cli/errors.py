@@ -81,6 +81,13 @@ def _no_answer(details: str) -> bool:
     return not text.strip() or any(word in text for word in _TRANSPORT)
 
 
+def _address_in(text: str) -> str:
+    """The first host:port (IPv4 or a bracketed IPv6) an error's text names, or "its
+    address"."""
+    where = re.search(r"(\d[\d.]*:\d+|\[[^\]]+\]:\d+)", text)
+    return where.group(1) if where else "its address"
+
+
 def explain(err: BaseException) -> CliError | None:
     """The one-line form of an expected failure, or None for a real bug."""
     import grpc
@@ -112,16 +119,14 @@ def explain(err: BaseException) -> CliError | None:
                         "with; run it at a terminal, or give one answer a line for every "
                         "prompt", FAILED)
     if isinstance(err, RuntimeError) and str(err).startswith("could not serve metrics on "):
-        where = re.search(r"(\d[\d.]*:\d+|\[[^\]]+\]:\d+)", str(err))
-        address = where.group(1) if where else "its address"
+        address = _address_in(str(err))
         if "in use" in str(err):
             return CliError(f"port busy: cannot serve metrics on {address} (another `neon "
                             "up`?); set NEON_METRICS_PORT to move it (0: none)", FAILED)
         return CliError(f"{err}; set NEON_METRICS_HOST / NEON_METRICS_PORT (0: none)", FAILED)
     if isinstance(err, RuntimeError) and ("could not bind" in str(err)
                                           or "Failed to bind" in str(err)):
-        where = re.search(r"(\d[\d.]*:\d+|\[[^\]]+\]:\d+)", str(err))
-        address = where.group(1) if where else "its address"
+        address = _address_in(str(err))
         return CliError(f"port busy: cannot listen on {address} (another `neon up`?); set "
                         "NEON_<SERVICE>_PORT to move it", FAILED)
     if isinstance(err, OSError) and err.errno == 98:  # EADDRINUSE
