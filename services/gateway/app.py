@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import ipaddress
 import json
-import re
 import uuid
 from pathlib import Path
 from typing import Any
@@ -37,11 +36,13 @@ from services.gateway.replay_cache import Answer, ReplayCache
 from services.gateway.replays import MAX_EXPORT_BYTES, replay_report
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.platform.export_chunks import (
+    ENVELOPE_BYTES,
     BrokenExport,
     ExportTooLarge,
     check_answer,
     check_closing,
     read_export_chunks,
+    refused_size,
 )
 from services.platform.logs import get_logger
 from services.platform.stream_limits import Refused, StreamCounter
@@ -667,14 +668,14 @@ class Gateway:
             )(rules_pb2.ExportMatchRequest(match_id=match_id), metadata=metadata,
               timeout=self.config.unary_timeout)
         except grpc.aio.AioRpcError as err:
-            found = _LARGER_THAN_MAX.search(err.details() or "")
-            if err.code() != grpc.StatusCode.RESOURCE_EXHAUSTED or found is None:
+            size = refused_size(err.details() or "")
+            if err.code() != grpc.StatusCode.RESOURCE_EXHAUSTED or size is None:
                 raise
-            raise _too_large(int(found[1]), "in an ExportMatch answer of ") from None
-        if len(exported.export_jsonl) > MAX_EXPORT_BYTES:
-            raise _too_large(len(exported.export_jsonl))
+            raise _too_large(size, "in an ExportMatch answer of ") from None
         try:
-            return check_answer(exported)[0]
+            return check_answer(exported, MAX_EXPORT_BYTES)[0]
+        except ExportTooLarge as err:
+            raise _too_large(err.total) from None
         except BrokenExport as broken:
             raise _arrived_broken(broken) from None
 
@@ -690,14 +691,6 @@ class Gateway:
         return _error_response(
             ConnectError("not_found", f"nothing at {request.method} {request.path}")
         )
-
-
-ENVELOPE_BYTES = 1024
-"""Room in an ExportMatch answer for its fields besides the export (the final hash, the
-event count, their tags: under 100 bytes)."""
-
-_LARGER_THAN_MAX = re.compile(r"larger than max \((\d+) vs\. (\d+)\)")
-"""gRPC's own words when an answer passes the call's receive limit."""
 
 
 def _too_large(size: int, what: str = "") -> ConnectError:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 from collections.abc import AsyncIterable, Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO
@@ -121,13 +122,34 @@ def check_closing(export: bytes | bytearray | memoryview | BinaryIO, head: Expor
             f"{_shown(said[1])}")
 
 
-def check_answer(reply: Any) -> tuple[bytes, ExportHead]:
+ENVELOPE_BYTES = 1024
+"""Room in an ExportMatch answer for its fields besides the export (the final hash, the
+event count, their tags: under 100 bytes): a reader's receive limit for that answer is its
+export limit plus this."""
+
+_LARGER_THAN_MAX = re.compile(r"larger than max \((\d+) vs\. (\d+)\)")
+"""gRPC's own words when an answer passes the call's receive limit."""
+
+
+def refused_size(details: str) -> int | None:
+    """The size of an answer gRPC refused past the call's receive limit (RESOURCE_EXHAUSTED,
+    in its own words: "... larger than max (N vs. M)"), from the status ``details``; None
+    when they say no such thing."""
+    found = _LARGER_THAN_MAX.search(details)
+    return int(found[1]) if found else None
+
+
+def check_answer(reply: Any, limit: int | None = None) -> tuple[bytes, ExportHead]:
     """An ExportMatch answer (``export_jsonl``, ``final_hash``, ``event_count``: a rules
     service of an earlier release's, asked when ExportMatchChunks is UNIMPLEMENTED) checked
-    as a stream's export is by :func:`check_closing`: its export's closing checkpoint must
-    name the final hash and event count the answer names. Its export's bytes and that head;
-    :class:`BrokenExport` otherwise (an export cut short, empty, or closing on another hash
-    or count), never an export taken as it came."""
+    as a stream's export is: :class:`ExportTooLarge` when its export is past ``limit`` (as
+    :func:`read_export_chunks` refuses a stream announcing as much), and by
+    :func:`check_closing`: its export's closing checkpoint must name the final hash and
+    event count the answer names. Its export's bytes and that head; :class:`BrokenExport`
+    otherwise (an export cut short, empty, or closing on another hash or count), never an
+    export taken as it came."""
+    if limit is not None and len(reply.export_jsonl) > limit:
+        raise ExportTooLarge(len(reply.export_jsonl), limit)
     data = bytes(reply.export_jsonl)
     head = ExportHead(str(reply.final_hash), int(reply.event_count), len(data))
     check_closing(data, head, "the ExportMatch answer named")

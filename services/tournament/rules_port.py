@@ -4,7 +4,6 @@ force-ended tournament's), and its audit export."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,11 +13,13 @@ import grpc
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.errors import ServiceError, Unavailable
 from services.platform.export_chunks import (
+    ENVELOPE_BYTES,
     BrokenExport,
     ExportTooLarge,
     check_answer,
     check_closing,
     read_export_chunks,
+    refused_size,
 )
 from services.platform.grpc_kit import call_metadata
 from services.platform.rules_channels import RulesChannels
@@ -36,12 +37,6 @@ export is :class:`MatchExportTooLarge`. 64 MiB: what the ExportMatch fallback to
 (291 KB, a Neon Knights: 2086 match); the exports of a tournament's matches are held in
 memory together for its audit bundle."""
 
-ENVELOPE_BYTES = 1024
-"""Room in an ExportMatch answer for its fields besides the export (the final hash, the
-event count, their tags: under 100 bytes)."""
-
-_LARGER_THAN_MAX = re.compile(r"larger than max \((\d+) vs\. (\d+)\)")
-"""gRPC's own words when an answer passes the call's receive limit."""
 
 
 @dataclass(frozen=True)
@@ -210,15 +205,15 @@ class RulesGateway(RulesChannels):
                 rules_pb2.ExportMatchRequest(match_id=match_id),
                 metadata=call_metadata(self.token), timeout=max(self.timeout, EXPORT_TIMEOUT))
         except grpc.aio.AioRpcError as err:
-            found = _LARGER_THAN_MAX.search(err.details() or "")
-            if err.code() != grpc.StatusCode.RESOURCE_EXHAUSTED or found is None:
+            size = refused_size(err.details() or "")
+            if err.code() != grpc.StatusCode.RESOURCE_EXHAUSTED or size is None:
                 raise
-            raise MatchExportTooLarge(game, match_id, int(found[1]), limit,
+            raise MatchExportTooLarge(game, match_id, size, limit,
                                       "in an ExportMatch answer of ") from None
-        if len(reply.export_jsonl) > limit:
-            raise MatchExportTooLarge(game, match_id, len(reply.export_jsonl), limit)
         try:
-            data, head = check_answer(reply)
+            data, head = check_answer(reply, limit)
+        except ExportTooLarge as err:
+            raise MatchExportTooLarge(game, match_id, err.total, limit) from None
         except BrokenExport as err:
             raise _arrived_broken(game, match_id, err) from None
         return MatchExport(data, head.final_hash, head.event_count)

@@ -19,8 +19,10 @@ from services.platform.export_chunks import (
     MAX_CLOSING_LINE,
     BrokenExport,
     ExportHead,
+    ExportTooLarge,
     check_answer,
     check_closing,
+    refused_size,
 )
 from services.rules.export import build_export, parse_export
 from services.rules.games import load_engine
@@ -277,3 +279,23 @@ def test_an_exportmatch_answer_not_naming_its_exports_own_head_is_broken(
         assert str(broken.value).startswith("the ExportMatch answer named final hash")
     else:
         assert str(broken.value) == "the export does not end with its checkpoint"
+
+
+def test_an_exportmatch_answer_past_the_limit_is_too_large_before_any_check(export: bytes) -> None:
+    head = head_of(export)
+    reply = pb.ExportMatchResponse(export_jsonl=export, final_hash=head.final_hash,
+                                   event_count=head.event_count)
+    assert check_answer(reply, len(export)) == (export, head)  # at the limit: taken
+    with pytest.raises(ExportTooLarge) as large:
+        check_answer(reply, len(export) - 1)
+    assert (large.value.total, large.value.limit) == (len(export), len(export) - 1)
+    cut = broken_answer(export, head.final_hash, head.event_count, "cut")
+    with pytest.raises(ExportTooLarge):  # the size first, as a stream's announced size is
+        check_answer(cut, 10)
+
+
+def test_refused_size_reads_grpcs_own_words_only() -> None:
+    assert refused_size("Received message larger than max (5242953 vs. 4194304)") == 5242953
+    assert refused_size("CLIENT: Received message larger than max (70 vs. 64)") == 70
+    assert refused_size("the export is 5,242,953 bytes") is None
+    assert refused_size("") is None
