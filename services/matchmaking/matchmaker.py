@@ -177,6 +177,7 @@ from services.platform.errors import (
     Unavailable,
 )
 from services.platform.logs import get_logger
+from services.platform.tasks import held_task, run_to_end
 from services.platform.tokens import Claims
 
 INFO_REFRESH = 60.0
@@ -878,10 +879,7 @@ class Matchmaker:
             # up) while the start's end is being saved leaves it to run to its end (cut, the
             # kickoff stayed ended in memory among the waiting ones, and a cycle started it
             # again: a second Kickoff.Ended); held as the cycle's starts are (drain waits)
-            task = asyncio.create_task(self._start_kickoff(start))
-            self._creating.add(task)
-            task.add_done_callback(self._creating.discard)
-            await asyncio.shield(task)
+            await run_to_end(self._creating, self._start_kickoff(start))
         return shown_to(claims, self.view(ticket))
 
     async def watch(self, claims: Claims | None, ticket_id: str) -> AsyncIterator[dict[str, Any]]:
@@ -1022,9 +1020,7 @@ class Matchmaker:
                 ready = self._ready_to_create()
                 due = self._kickoffs_due(self.clock()) if self.kickoffs else []
         for work in [*map(self._create, ready), *map(self._start_kickoff, due)]:
-            task = asyncio.create_task(work)  # held until done (the loop keeps weak references)
-            self._creating.add(task)
-            task.add_done_callback(self._creating.discard)
+            held_task(self._creating, work)
         t4, c4 = time.perf_counter(), time.process_time()
         self.cycles += 1
         self.last_cycle = {"ratings": t1 - t0, "snapshot": t2 - t1, "grouping": t3 - t2,

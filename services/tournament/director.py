@@ -53,6 +53,7 @@ from services.platform.errors import (
 from services.platform.grpc_kit import CLIENT_MAX_RECEIVE
 from services.platform.logs import bind_contextvars, bound_contextvars, get_logger
 from services.platform.settings import switch
+from services.platform.tasks import held_task, run_to_end
 from services.platform.tokens import BOT_PREFIX, Claims, is_bot
 from services.rules.records import is_abandoned
 from services.tournament import formats, noshows, proofs
@@ -903,13 +904,12 @@ class Director:
         recorded or abandoned, never left waiting with nobody to play it. Its answer (or
         error) once it ends."""
         tid = t.tournament_id
-        task = asyncio.get_running_loop().create_task(
-            self._create_one(t, number, table, match_id, known), name=f"create-{match_id}")
         creating = self._creating.setdefault(tid, set())
-        creating.add(task)
+        task = held_task(creating, self._create_one(t, number, table, match_id, known),
+                         name=f"create-{match_id}")
 
         def ended(done: asyncio.Task[bool]) -> None:
-            creating.discard(done)
+            # held_task's callback, first, took it out of ``creating``
             if not creating and self._creating.get(tid) is creating:
                 del self._creating[tid]
             if not done.cancelled() and done.exception() is not None:
@@ -1403,12 +1403,8 @@ class Director:
         # deadline) used to cut them, leaving the recorded matches waiting for their seats
         # until a repeat ForceEnd or a restart; in a Context of its own, as the round
         # driver's (``_drive``), and cancelled by close() only
-        ending = asyncio.get_running_loop().create_task(
-            self._end_matches(t), name=f"force-end-{tournament_id}",
-            context=contextvars.Context())
-        self._ending.add(ending)
-        ending.add_done_callback(self._ending.discard)
-        await asyncio.shield(ending)
+        await run_to_end(self._ending, self._end_matches(t), name=f"force-end-{tournament_id}",
+                         context=contextvars.Context())
         return t
 
     async def _end_matches(self, t: Tournament) -> None:
