@@ -34,7 +34,7 @@ def automa_turn(w: Draft, idx: int) -> None:
     w.emit("automa_target", {"fighter": idx, "target": target})
     here = me.sector
     if target is None or w.f(target).sector != here:
-        nxt = step_toward(w.s.ring, here, w.f(target).sector) if target is not None else None
+        nxt = step_toward(w.s.ring, here, w.f(target).sector) if target is not None else None  # type: ignore[arg-type]
         if nxt is None and neighbours(w.s.ring, here):
             nxt = min(neighbours(w.s.ring, here))
         if nxt is not None:

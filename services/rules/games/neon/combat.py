@@ -798,7 +798,7 @@ def step(w: Draft) -> None:
     me = w.f(attacker)
     if not fr.damage_dealt and me.fighter != "automa" and me.on_arena and \
             can_afford(w.s, attacker, manoeuvre_cost(w.s, attacker, "B")) and \
-            neighbours(w.s.ring, me.sector):
+            neighbours(w.s.ring, me.sector):  # type: ignore[arg-type]
         w.push(fr.but(stage="dodge"))
 
 

@@ -122,7 +122,7 @@ def choose_upgrade(w: Draft, idx: int, cards: tuple[str, ...], chosen: str) -> N
 
 def place_first(w: Draft, idx: int, action: Any) -> None:
     fr = w.pop()
-    cards = fr.get("cards")
+    cards = fr.get("cards")  # type: ignore[union-attr]
     place(w, idx, action["card"], action["as"], action.get("under", ""), action.get("on", ""))
     rest = tuple(c for c in cards if c != action["card"])
     if rest:

@@ -42,7 +42,7 @@ def to_json(value: Any) -> Any:
     if is_dataclass(value) and not isinstance(value, type):
         out = {f.name: to_json(getattr(value, f.name)) for f in fields(value)}
         if "data" in out and hasattr(value, "kind"):
-            out["data"] = {k: to_json(v) for k, v in value.data}
+            out["data"] = {k: to_json(v) for k, v in value.data}  # type: ignore[attr-defined]
         if isinstance(value, State) and not value.defaults:
             del out["defaults"]  # written only when it holds one (engine 6: see State)
         return out
@@ -470,7 +470,7 @@ def _written(s: State) -> bytes:
     old, old_parts, fighters, fighter_parts, stack, frame_parts = last.snap
     if old:
         parts = old_parts.copy()
-        changed = compress(_INDEXES, map(is_not, values, old))  # in C
+        changed: Any = compress(_INDEXES, map(is_not, values, old))  # in C
     else:
         parts = [b""] * len(values)
         changed = _INDEXES

@@ -284,7 +284,7 @@ HIDDEN_FRAME_DECISIONS = frozenset({"keep_loot", "place_loot"})
 as a supply shows only its supply symbol, so which cards were kept and where each went is the
 owner's; what the table sees comes as public events (the cards not kept, face up in the
 discard pile; equipment laid out; a tuck's symbol). RULES.md, "Hidden information"."""
-NOT_OWED = ("", [])
+NOT_OWED: tuple[str, list[Any]] = ("", [])
 """``NeonEngine._owed``'s answer for a seat that owes no decision now."""
 
 

@@ -61,17 +61,17 @@ def _close_frames(w: Draft, seat: int) -> None:
 
 def _close(w: Draft, fr: StackFrame, seat: int) -> StackFrame | None:
     if fr.kind in LOOT_FRAMES and fr.owner == seat:
-        discard_loot(w, tuple(fr.get("cards")))
+        discard_loot(w, tuple(fr.get("cards")))  # type: ignore[union-attr]
         return None
     if fr.kind == "upgrade" and fr.owner == seat:
-        w.set(upgrade_deck=w.s.upgrade_deck + tuple(fr.get("cards")))
+        w.set(upgrade_deck=w.s.upgrade_deck + tuple(fr.get("cards")))  # type: ignore[union-attr]
         return None
     if fr.kind == "trophy" and fr.owner == seat:
         return None
     if fr.kind in ("maintain", "strip") and fr.owner == seat:
         return None
     if fr.kind == "evacuate":
-        queue = tuple(i for i in fr.get("queue") if i != seat)
+        queue = tuple(i for i in fr.get("queue") if i != seat)  # type: ignore[union-attr]
         if not queue:
             return None
         return replace(fr.but(queue=queue), owner=queue[0])

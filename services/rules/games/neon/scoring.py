@@ -68,7 +68,7 @@ def outcome(s: State) -> Outcome:
     stayed = [not all(s.fighters[i].resigned for i in g) for g in gs]
     # A seat that resigned is placed last (a team only when all of it resigned).
     if s.mode == "battle-royale":
-        keys = [(st, b["alive"], last_eliminated(s, g))
+        keys: list[Any] = [(st, b["alive"], last_eliminated(s, g))
                 for st, g, b in zip(stayed, gs, info, strict=True)]
         scores_by_group = [sum(s.fighters[i].tokens for i in g) for g in gs]
     elif s.mode == "coalition" and s.rules.coalition_ranks_by_vp and not (

@@ -113,13 +113,13 @@ def can_cancel_in(s: State, idx: int, sector: int) -> bool:
 def evacuate(w: Draft, idx: int, sector: int | None, manoeuvre_c: bool) -> None:
     """Move out (or stay, in the final two sectors) and take 1 damage unless cancelled."""
     fr = w.pop()
-    queue = fr.get("queue")[1:]
+    queue = fr.get("queue")[1:]  # type: ignore[union-attr]
     if queue:
         w.push(replace(fr.but(queue=queue), owner=queue[0]))
     f = w.f(idx)
     here = f.sector
     assert here is not None
-    harmless = not fr.get("final") and SECTORS[here].effect == "underpass"
+    harmless = not fr.get("final") and SECTORS[here].effect == "underpass"  # type: ignore[union-attr]
     if w.s.rules.manoeuvre_c_after_the_move:
         # Engine 7: move (entering effects apply), then the damage, which Manoeuvre C,
         # paid where the fighter now is, cancels; none if a Trap took its last token.
@@ -148,7 +148,7 @@ def automa_evacuate(w: Draft, idx: int) -> None:
     fr = w.s.stack[-1]
     here = w.f(idx).sector
     assert here is not None
-    if fr.get("final"):
+    if fr.get("final"):  # type: ignore[union-attr]
         evacuate(w, idx, None, False)
         return
     lower = min(neighbours(w.s.ring, here))

@@ -67,7 +67,7 @@ def turn_abilities(s: State, idx: int) -> list[Action]:
                 out.append({"type": "ability", "ability": ability.id})
         elif ability.id == "dash":
             out += [{"type": "ability", "ability": "dash", "sector": n}
-                    for n in neighbours(s.ring, f.sector)]
+                    for n in neighbours(s.ring, f.sector)]  # type: ignore[arg-type]
     for card in f.upgrades:
         if UPGRADES[card].kind == "turn_energy" and card not in f.used_upgrades:
             out.append({"type": "ability", "ability": card})

@@ -189,10 +189,20 @@ _FEW_CHANGES = 6
 """More fields changed than this: the part is made afresh (reusing the lists of the others)."""
 
 
+_SENTINEL = object()
+
+
 class _Nobody:
     """A fighter none of whose fields is any fighter's (``_public_view`` with no last)."""
 
-    health = trophies = bots = equipment = upgrades = used_upgrades = discard = row = object()
+    health: Any = _SENTINEL
+    trophies: Any = _SENTINEL
+    bots: Any = _SENTINEL
+    equipment: Any = _SENTINEL
+    upgrades: Any = _SENTINEL
+    used_upgrades: Any = _SENTINEL
+    discard: Any = _SENTINEL
+    row: Any = _SENTINEL
 
 
 _NOBODY: Any = _Nobody()

@@ -311,7 +311,7 @@ def _general(state: State) -> bytes:
     """``canonical_json(encode_state(state))``, the encoding written out (any ruleset)."""
     try:
         sides = []
-        leaves = [(state.mode, state.difficulty, state.phase, state.active, state.turn,
+        leaves: list[Any] = [(state.mode, state.difficulty, state.phase, state.active, state.turn,
                    state.game, state.starter, state.mirror, state.winner, state.reason)]
         for side in state.sides:
             hand, bench, fallen = list(side.hand), list(side.bench), list(side.fallen)

@@ -38,7 +38,7 @@ from .rulesets import CURRENT, RULESETS, Ruleset
 from .state import DEFEND, OVER, PICK, SHIELDS, TURN, Side, State, encode_state, to_json
 
 ENGINE_VERSION = CURRENT.version
-_RECOVER = {"type": "recover"}
+_RECOVER: dict[str, Any] = {"type": "recover"}
 _PASS = {"type": "pass"}
 # The decisions' fixed fields; each pending decision is one of these with its seat and lists.
 _TURN = Decision(0, "turn", (_RECOVER,), "Attack with 1-3 cards, or Recover", default=_RECOVER)

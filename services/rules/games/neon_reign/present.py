@@ -355,7 +355,7 @@ def _side_panel(side: Mapping[str, Any], view: Mapping[str, Any], viewer: int | 
                  f"Discard {len(side.get('discard', []))}")
     if side.get("bench") or side.get("heroes"):
         lines.append("\nHeroes: " + ", ".join(_hero_name(h) for h in
-                                              side.get("bench") or side.get("heroes")))
+                                              side.get("bench") or side.get("heroes")))  # type: ignore[union-attr]
     turn = " (attacking)" if view.get("attacker") == index and view.get("phase") != "over" else ""
     return Panel(lines, title=title + turn)
 
