@@ -311,6 +311,8 @@ class Matchmaker:
         self._served: set[str] = set()
         """Games whose rules service has answered at least once: down now means try again."""
         self._creating: set[asyncio.Task[None]] = set()
+        self._saving: set[asyncio.Task[None]] = set()
+        """Saves in flight (:meth:`_save`): each runs to its end, whoever awaited it."""
         self._create_slots = asyncio.Semaphore(config.create_concurrency)
         self.batches: dict[str, tuple[ProposalBatch, set[str]]] = {}
         """Open proposal batches and the match ids of their proposals still open."""
@@ -412,7 +414,7 @@ class Matchmaker:
                 batch.close()
                 changed.append(batch)
         if changed:
-            await self._save(changed)
+            await self._save(changed, reloading=True)
         self._maybe_ready = set(self.proposals)
         self.kickoffs = {k.match_id: k for k in state.kickoffs}
         self.kickoff_tickets = {
@@ -597,8 +599,9 @@ class Matchmaker:
             minter = organiser_acting(caller, self.config.trust_minted_tokens)
             if minter is not None and caller.role == "player":  # an organiser's: created_by
                 ticket.act_for(req.ticket_id, minter)
-            await self._save([ticket])
-            self._remember(ticket)
+            # remembered once stored, even if this call is cancelled meanwhile (else the stored
+            # ticket would wait unseen by any cycle until a restart)
+            await self._save([ticket], then=lambda: self._remember(ticket))
         self.wake.set()
         log.info("ticket queued", ticket_id=req.ticket_id, game=req.game, players=len(players))
         return shown_to(caller, self.view(ticket))
@@ -675,15 +678,23 @@ class Matchmaker:
                 organiser = organiser_acting(claims, self.config.trust_minted_tokens)  # type: ignore[arg-type]
                 if organiser is not None and organiser not in ticket.organisers:
                     ticket.act_for(ticket_id, organiser)
-                await self._save([ticket])
-                for p in new:
-                    self._hold(p, ticket_id)
-            ready = match_id in self.proposals and self._accepted(self.proposals[match_id])
-            if ready:
-                self._maybe_ready.add(match_id)
-        if ready:
-            self.wake.set()
+                # held and looked at once stored, even if this call is cancelled meanwhile
+                # (else a match accepted by everyone would never be created: a proposal
+                # accepted by all is not timed out either)
+                await self._save([ticket], then=lambda: self._accepted_by(ticket_id, match_id, new))
+            else:
+                self._accepted_by(ticket_id, match_id, [])
         return shown_to(claims, self.view(ticket))
+
+    def _accepted_by(self, ticket_id: str, match_id: str, players: Sequence[str]) -> None:
+        """``players`` accepted ``match_id`` for ``ticket_id`` (stored): the ticket holds them,
+        and the match is created by the next cycle if everyone accepted."""
+        for p in players:
+            self._hold(p, ticket_id)
+        proposal = self.proposals.get(match_id)
+        if proposal is not None and self._accepted(proposal):
+            self._maybe_ready.add(match_id)
+            self.wake.set()
 
     async def decline_invite(self, claims: Claims | None, ticket_id: str) -> dict[str, Any]:
         """The caller's own player declines the invitation of a party that names them without
@@ -739,8 +750,9 @@ class Matchmaker:
             ticket.decline(ticket_id, me, reason)
             self._dequeued += 1
             self._regrouped.add(ticket_id)
-            await self._save(changed)
-            self._leave(ticket, me)
+            # the party's row is its players without them once stored, even if this call is
+            # cancelled meanwhile (else a cycle would seat them again)
+            await self._save(changed, then=lambda: self._leave(ticket, me))
         self.wake.set()
         log.info("invitation declined", ticket_id=ticket_id)
         return shown_to(claims, self.view(ticket))
@@ -1166,7 +1178,12 @@ class Matchmaker:
             queue.proposed(batch.batch_id, len(groups))
             saved += [queue, batch]
             made.append((game, batch))
-        await self._save(saved)
+        # the tickets are proposed in memory once stored, even if the cycle is cancelled
+        await self._save(saved, then=lambda: self._proposed(formed, holders, made))
+
+    def _proposed(self, formed: dict[str, Groups], holders: dict[str, list[Any]],
+                  made: list[tuple[str, ProposalBatch]]) -> None:
+        """The batches ``made`` are stored: their tickets are proposed, watchers told."""
         auto = self.config.auto_accept
         tickets, watchers, proposals = self.tickets, self.watchers, self.proposals
         for game, batch in made:
@@ -1350,8 +1367,8 @@ class Matchmaker:
                 await self._creation_failed(p, err)
                 return
         async with self.lock:
-            if self.proposals.get(p.match_id) is not p:  # reloaded meanwhile: the new one decides
-                return
+            if self.stale or self.proposals.get(p.match_id) is not p:
+                return  # reloaded meanwhile, or to be: the new one decides
             now = self.clock()
             changed: list[Aggregate] = []
             matched: list[Ticket] = []
@@ -1383,17 +1400,20 @@ class Matchmaker:
             if kickoff is not None:  # held before the save tells the watchers (their views show it)
                 self.kickoffs[p.match_id] = kickoff
                 self.kickoff_tickets[p.match_id] = matched
+
+            def created() -> None:  # once stored, even if this task is cancelled meanwhile
+                if bot_seats:
+                    self.bots.drive(p.game, p.match_id, bot_seats)
+                if kickoff is not None:
+                    self.wake.set()  # no human seat (or a window of 0 s): the next cycle starts it
+
             try:
-                await self._save(changed)
-            except BaseException:
+                await self._save(changed, then=created)
+            except Exception:  # not stored (a reload replaced the kickoffs, or is to come)
                 if self.kickoffs.get(p.match_id) is kickoff:
                     self.kickoffs.pop(p.match_id, None)
                     self.kickoff_tickets.pop(p.match_id, None)
                 raise
-        if bot_seats:
-            self.bots.drive(p.game, p.match_id, bot_seats)
-        if kickoff is not None:
-            self.wake.set()  # no human seat (or a window of 0 s): started by the next cycle
         log.info("match created", match_id=p.match_id, game=p.game, mode=p.mode,
                  bots=len(bot_seats), organisers=organisers, awaits_client_seeds=seeds)
 
@@ -1435,8 +1455,8 @@ class Matchmaker:
                 await self._start_failed(k, err)
                 return
             async with self.lock:
-                if self.kickoffs.get(match_id) is not k:  # reloaded meanwhile: the new one decides
-                    return
+                if self.stale or self.kickoffs.get(match_id) is not k:
+                    return  # reloaded meanwhile, or to be: the new one decides
                 k.end(True, reason, match_id, list(k.tickets))
                 await self._save([k])
             log.info("match started", match_id=match_id, game=k.game, not_ready=len(waiting))
@@ -1456,7 +1476,7 @@ class Matchmaker:
         log.error("the rules service refused to start the match", match_id=k.match_id,
                   code=code.name, reason=why)
         async with self.lock:
-            if self.kickoffs.get(k.match_id) is not k:
+            if self.stale or self.kickoffs.get(k.match_id) is not k:
                 return
             k.end(False, f"match {k.match_id} was not started: the rules service refused "
                          f"({code.name}): {why}", k.match_id, list(k.tickets))
@@ -1469,7 +1489,7 @@ class Matchmaker:
         log.warning("match creation failed", match_id=p.match_id, code=code.name, reason=why,
                     attempt=p.attempts)
         async with self.lock:
-            if self.proposals.get(p.match_id) is not p:
+            if self.stale or self.proposals.get(p.match_id) is not p:
                 return
             if code in TRANSIENT and p.attempts < CREATE_ATTEMPTS:
                 p.creating = False
@@ -1499,18 +1519,45 @@ class Matchmaker:
         """Wait for match creations in flight, then stop the bots (used at shutdown)."""
         if self._creating:
             await asyncio.gather(*self._creating, return_exceptions=True)
+        if self._saving:
+            await asyncio.gather(*self._saving, return_exceptions=True)
         await self.bots.close()
 
     # ----------------------------------------------------------------- saving, telling
 
-    async def _save(self, objs: Sequence[Aggregate]) -> None:
-        """One transaction for all; then watchers are told and closed tickets forgotten.
+    async def _save(self, objs: Sequence[Aggregate], then: Callable[[], None] | None = None,
+                    *, reloading: bool = False) -> None:
+        """One transaction for all; then watchers are told, closed tickets forgotten, and
+        ``then`` runs: what memory does once the change is stored.
 
-        When the store refuses, the in-memory aggregates are ahead of it: the queue is
-        marked stale and reloaded from the store before anything else happens, and the
-        caller gets UNAVAILABLE.
+        eventsourcing takes the aggregates' pending events before it writes them: a save the
+        store refuses loses them, while each aggregate in memory keeps the change and its new
+        version (its next save would store a later version over the gap, which no replay
+        reads past). So a refusal marks the queue stale and reloads it from the store before
+        anything else happens (memory as the store has it), and the caller gets UNAVAILABLE.
+        While it is stale (the reload failed too) memory may be ahead of the store, and
+        nothing is written from it (UNAVAILABLE) until a reload (``reloading``: the reload's
+        own save, of aggregates it just read).
+
+        The write and what follows it (telling, ``then``, or the reload) run in a task of
+        their own, to their end: a caller cancelled meanwhile (its client hung up, its
+        deadline passed) waits for that end before it goes on being cancelled, still holding
+        the lock. Cut, the write went on in its thread while nothing followed it: stored,
+        memory never learned it (a ticket nobody cycled, an accept that created no match);
+        refused, memory kept a change the store never had, and no reload came.
         """
+        if self.stale and not reloading:
+            raise Unavailable("matchmaking is reloading its queue from its store; try again")
         unique = list({id(t): t for t in objs}.values())
+        task = held_task(self._saving, self._store(unique, then), name="matchmaking-save")
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            await _to_its_end(task)
+            raise
+
+    async def _store(self, unique: list[Aggregate], then: Callable[[], None] | None) -> None:
+        """:meth:`_save`'s task."""
         try:
             await asyncio.to_thread(self.app.save, *unique)
         except Exception as err:
@@ -1526,6 +1573,8 @@ class Matchmaker:
         for k in unique:
             if isinstance(k, Kickoff):
                 self._kickoff_saved(k)
+        if then is not None:
+            then()
         self.on_saved()
 
     def _kickoff_saved(self, k: Kickoff) -> None:
@@ -1729,6 +1778,19 @@ def _mark_proposed(t: Ticket, proposal: Mapping[str, Any], accepted: Sequence[st
     t.proposal = proposal
     t.accepted = sorted(accepted)
     t.reason = ""
+
+
+async def _to_its_end(task: asyncio.Task[Any]) -> None:
+    """Wait until ``task`` is done, whatever cancels the waiter meanwhile (the caller of a
+    cancelled wait re-raises its cancellation afterwards); its error is taken, not raised (it
+    was logged where it happened, and the caller has given up)."""
+    while not task.done():
+        try:
+            await asyncio.wait({task})
+        except asyncio.CancelledError:
+            continue
+    if not task.cancelled():
+        task.exception()
 
 
 @contextmanager
