@@ -34,7 +34,7 @@ import os
 import re
 import time
 from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
@@ -431,6 +431,20 @@ class _Room:
         self.users = 0
 
 
+@dataclass
+class _Retries:
+    """The background abandons of one force-ended tournament (:meth:`Director._abandon_in_background`)."""
+
+    left: list[str]
+    """The matches still to abandon; a match found later joins them."""
+    maybe: set[str]
+    """Those of ``left`` that may never have been created (:func:`_unrecorded`): NOT_FOUND
+    for them is as expected."""
+    every: list[str]
+    """What AbandonsConfirmed records once none is left."""
+    task: asyncio.Task[None] | None = field(default=None, repr=False)
+
+
 class Director:
     def __init__(
         self,
@@ -460,7 +474,7 @@ class Director:
         self._ending: set[asyncio.Task[None]] = set()
         """ForceEnd's abandons under way (:meth:`_end_matches`), each run to its end
         whoever awaited it."""
-        self._abandoning: dict[str, asyncio.Task[None]] = {}
+        self._abandoning: dict[str, _Retries] = {}
         """Per force-ended tournament: the abandons still being tried again."""
         self._sweep: asyncio.Task[None] | None = None
         self._closing = False
@@ -569,7 +583,8 @@ class Director:
         # a creation cut here is a stop between a match's creation and its record: the next
         # start's driver re-finds the match (its id is deterministic) and records it, or a
         # ForceEnd abandons it by that id (_unrecorded)
-        tasks = [*self._drivers.values(), *self._abandoning.values(), *self._ending,
+        tasks = [*self._drivers.values(), *self._ending,
+                 *(r.task for r in self._abandoning.values() if r.task is not None),
                  *(task for tasks in self._creating.values() for task in tasks),
                  *([self._sweep] if self._sweep is not None else [])]
         for task in tasks:
@@ -1020,7 +1035,7 @@ class Director:
         if t.status in ENDED:  # force-ended meanwhile: its log is closed, and its
             # abandons may not have known this match, so it is abandoned here
             self._tokens.pop(tournament_id, None)
-            await self._abandon_unfinished(t, [match_id])
+            await self._abandon_late(t, [match_id])
             return True
         if key in rnd["results"] and _playing(rnd, key) != match_id:
             # decided meanwhile: the match will never be played
@@ -1074,7 +1089,7 @@ class Director:
                 await self._save(t)
         if ended:  # force-ended while the rules service started it: its log is closed, and
             # its abandon may have come before this start: the match is abandoned (again)
-            await self._abandon_unfinished(t, [match_id])
+            await self._abandon_late(t, [match_id])
             return False
         log.info("match started", match_id=match["match_id"], absent=absent)
         return True
@@ -1484,8 +1499,8 @@ class Director:
             await asyncio.wait(set(creating))
         # also on a repeat: the abandons a rules service missed the first time are tried again
         retrying = self._abandoning.pop(t.tournament_id, None)
-        if retrying is not None:  # this try takes over from the earlier one's retries
-            retrying.cancel()
+        if retrying is not None and retrying.task is not None:  # this try takes over
+            retrying.task.cancel()  # from the earlier one's retries
         await self._abandon_all(t)
         self._tokens.pop(t.tournament_id, None)  # the creations waited for above kept theirs
 
@@ -1497,7 +1512,7 @@ class Director:
         unrecorded = _unrecorded(t)
         missed = await self._abandon_unfinished(t, matches + unrecorded, set(unrecorded))
         if missed:
-            self._abandon_in_background(t, missed, matches)
+            self._abandon_in_background(t, missed, matches, set(unrecorded))
         else:
             await self._confirm_abandons(t.tournament_id, matches)
 
@@ -1564,34 +1579,56 @@ class Director:
                 log.warning("could not abandon a match the tournament did not record",
                             error=repr(err))
 
-    def _abandon_in_background(self, t: Tournament, matches: list[str], every: list[str]) -> None:
+    async def _abandon_late(self, t: Tournament, matches: list[str]) -> None:
+        """Abandon ``matches`` of the ended ``t`` that its ForceEnd may not have known (a
+        creation or a start it did not wait for); one its rules service did not answer joins
+        the background retries, rather than stay waiting for its seats or playing."""
+        missed = await self._abandon_unfinished(t, matches)
+        if missed:
+            self._abandon_in_background(t, missed, _unfinished(t))
+
+    def _abandon_in_background(self, t: Tournament, matches: list[str], every: list[str],
+                               maybe: Collection[str] = ()) -> None:
         """Try the abandons of ``matches`` again, after each of ``Options.abandon_retries``,
-        until none is missed, then confirm ``every`` match (one task per tournament; a
-        newer call replaces an older one's)."""
+        until none is missed, then confirm ``every`` match (one task per tournament: while
+        one runs, ``matches`` join its own; a repeat ForceEnd cancels it first, and tries
+        every match itself). ``maybe``: those of ``matches`` that may never have been
+        created (:func:`_unrecorded`), whose NOT_FOUND is as expected."""
         if self._closing:
             return
-        old = self._abandoning.pop(t.tournament_id, None)
-        if old is not None:
-            old.cancel()
+        tid = t.tournament_id
+        running = self._abandoning.get(tid)
+        if running is not None and running.task is not None and not running.task.done():
+            running.left += [m for m in matches if m not in running.left]
+            running.maybe = (running.maybe - set(matches)) | set(maybe)
+            return
+        retries = _Retries(list(matches), set(maybe), list(every))
 
         async def retry() -> None:
-            left = list(matches)
             for delay in self.options.abandon_retries:
                 await asyncio.sleep(delay)
-                left = await self._abandon_unfinished(t, left)
-                if not left:
-                    await self._confirm_abandons(t.tournament_id, every)
-                    return
-            with bound_contextvars(tournament_id=t.tournament_id):
+                trying = list(retries.left)
+                missed = await self._abandon_unfinished(t, trying, retries.maybe)
+                retries.left = missed + [m for m in retries.left if m not in trying]
+                if not retries.left:
+                    await self._confirm_abandons(tid, retries.every)
+                    if not retries.left:  # none joined meanwhile
+                        return
+            with bound_contextvars(tournament_id=tid):
                 log.error("gave up abandoning the force-ended tournament's matches for now; "
-                          "a repeat ForceEnd or the next start tries again", matches=left)
+                          "a repeat ForceEnd or the next start tries again", matches=retries.left)
 
         # in a Context of its own, as the round driver (``_drive``): not the ForceEnd call's
         task = asyncio.get_running_loop().create_task(retry(), context=contextvars.Context())
-        self._abandoning[t.tournament_id] = task
-        task.add_done_callback(
-            lambda done: self._abandoning.pop(t.tournament_id, None)
-            if self._abandoning.get(t.tournament_id) is done else None)
+        retries.task = task
+        self._abandoning[tid] = retries
+
+        def ended(done: asyncio.Task[None]) -> None:
+            held = self._abandoning.get(tid)
+            if held is not None and held.task is done:
+                del self._abandoning[tid]
+
+        task.add_done_callback(ended)
 
     # -- the audit bundle ---------------------------------------------------------
 

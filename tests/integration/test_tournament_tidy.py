@@ -4,21 +4,30 @@ JetStream, the rules service; PostgreSQL where two replicas share one store):
 * it keeps nothing of a tournament that has ended (locks, wake-ups, seat tokens, tasks),
   while a watch still sees every change;
 * a watch on one replica is woken by a save on another (a core NATS message naming the
-  tournament and its version), not at the fallback re-read ``WATCH_RECHECK`` later.
+  tournament and its version), not at the fallback re-read ``WATCH_RECHECK`` later;
+* the background abandons of a force-ended tournament do not warn for the match ids it may
+  never have created (a NOT_FOUND there is expected);
+* a match created after ForceEnd stopped waiting for creations, whose own abandon failed, is
+  abandoned by the background retries rather than left waiting for its seats.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
+import structlog
 
-from services.cli.backend import start_backend
+from services.cli.backend import Backend, start_backend
+from services.cli.client import RulesClient
 from services.cli.tournament_commands import TournamentClient
+from services.genproto.neon.rules.v1 import rules_pb2
 from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 from services.platform import bus
 from services.platform.grpc_kit import call_metadata
@@ -26,7 +35,7 @@ from services.tournament import director as director_module
 from services.tournament import main as tournament_main
 from services.tournament import wakeups
 from services.tournament.director import Director, Options
-from tests.integration.conftest import make_settings
+from tests.integration.conftest import make_settings, started_swiss
 
 pytestmark = pytest.mark.timeout(180)
 REASON = "the venue closed"
@@ -236,4 +245,144 @@ async def test_a_watch_on_one_replica_is_woken_by_a_save_on_another(
         await replica_b.stop(1)
         if not nc_b.is_closed:
             await nc_b.close()
+        await b.stop(1)
+
+
+@dataclasses.dataclass
+class Faulty:
+    """The director's rules port, around the real client: refuses CreateMatch of the match ids
+    in ``refused`` and fails the next ``failing`` AbandonMatch calls (UNAVAILABLE)."""
+
+    real: Any
+    refused: set[str] = dataclasses.field(default_factory=set)
+    failing: int = 0
+    abandons: list[str] = dataclasses.field(default_factory=list)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    @staticmethod
+    def _down(what: str) -> grpc.aio.AioRpcError:
+        return grpc.aio.AioRpcError(grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(),
+                                    grpc.aio.Metadata(), f"{what}: connection refused")
+
+    async def create_match(self, game: str, match_id: str, *args: Any, **kw: Any) -> Any:
+        if match_id in self.refused:
+            raise self._down("create")
+        return await self.real.create_match(game, match_id, *args, **kw)
+
+    async def abandon_match(self, game: str, match_id: str, reason: str) -> Any:
+        self.abandons.append(match_id)
+        if self.failing > 0:
+            self.failing -= 1
+            raise self._down("abandon")
+        return await self.real.abandon_match(game, match_id, reason)
+
+
+async def _faulty_backend(tmp_path: Path, nats_url: str) -> tuple[Backend, Director, Faulty]:
+    b = await start_backend(make_settings(tmp_path, nats_url), games=["neon-reign"],
+                            embedded_nats=False, tournament=True, tournament_options=QUICK)
+    director: Director = b.services["tournament"].extra["director"]
+    faulty = Faulty(director.rules)
+    director.rules = faulty
+    return b, director, faulty
+
+
+async def test_background_abandons_do_not_warn_for_a_match_never_created(
+        tmp_path: Path, nats_url: str) -> None:
+    """Table 1's match is created, table 2's creation is refused: ForceEnd's abandons find
+    the rules service down (UNAVAILABLE: warned), and the background retries abandon table
+    1's match and are told NOT_FOUND for table 2's id, which was never created: expected, no
+    warning. Every abandon answered, the log confirms them."""
+    b, director, faulty = await _faulty_backend(tmp_path, nats_url)
+    tid = "unmade"
+    never = f"{tid}-r1-t2"
+    faulty.refused.add(never)
+    c = TournamentClient(b.address("tournament"))
+    rules = RulesClient(b.address("rules-neon-reign"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600)
+              for n in ("ann", "ben", "cat", "dan")}
+    try:
+        await started_swiss(c, org, tokens, tid)
+
+        async def recorded() -> bool:
+            rnd = (await c.call("GetRound", tournament_id=tid, round=1)).round
+            return [k.match_id for k in rnd.tables] == [f"{tid}-r1-t1", ""]
+
+        await until(recorded, "table 1's MatchCreated")
+        faulty.failing = 2  # ForceEnd's two abandons
+        with structlog.testing.capture_logs() as logged:
+            await c.call("ForceEnd", org, tournament_id=tid, reason=REASON)
+
+            async def confirmed() -> bool:
+                return await asyncio.to_thread(director.app.force_ended_ids) == []
+
+            await until(confirmed, "AbandonsConfirmed")
+        assert faulty.abandons.count(never) >= 2  # tried, missed, tried again: NOT_FOUND
+        view = await rules.view(f"{tid}-r1-t1")
+        assert view.status == rules_pb2.MATCH_STATUS_ENDED
+        abandons = ("could not abandon a match of the force-ended tournament",
+                    "the rules service knows no such match", "no unrecorded match to abandon",
+                    "match abandoned", "gave up abandoning the force-ended tournament's "
+                    "matches for now; a repeat ForceEnd or the next start tries again")
+        warned = [e["event"] for e in logged if e["event"] in abandons
+                  and e["log_level"] in ("warning", "error")]
+        assert warned == [abandons[0]] * 2, warned  # ForceEnd's two, the rules service down
+    finally:
+        await c.close()
+        await rules.close()
+        await b.stop(1)
+
+
+async def test_a_creation_forceend_did_not_wait_for_whose_abandon_fails_is_retried(
+        tmp_path: Path, nats_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """NextRound (or a rematch) read the tournament just before ForceEnd's save, and creates
+    the table's match after ForceEnd stopped waiting for creations (ForceEnd's abandon of
+    that id found none: NOT_FOUND). The creation sees the tournament ended and abandons its match
+    itself, but the rules service does not answer that abandon: the match joins the
+    background retries and is abandoned, rather than left waiting for its seats."""
+    b, director, faulty = await _faulty_backend(tmp_path, nats_url)
+    tid = "late"
+    late = f"{tid}-r1-t1"
+    faulty.refused.add(late)  # until ForceEnd: NextRound's and the driver's tries
+    c = TournamentClient(b.address("tournament"))
+    rules = RulesClient(b.address("rules-neon-reign"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in ("ann", "ben")}
+    try:
+        await started_swiss(c, org, tokens, tid)
+        before = await director.get(tid)  # the read that came before ForceEnd's save
+        await c.call("ForceEnd", org, tournament_id=tid, reason=REASON)
+        assert await asyncio.to_thread(director.app.force_ended_ids) == []  # all answered
+        with pytest.raises(grpc.aio.AioRpcError):
+            await rules.view(late)  # never created so far
+
+        real_find = director._find
+        reads = [before]
+
+        async def find(tournament_id: str) -> Any:
+            return reads.pop() if reads else await real_find(tournament_id)
+
+        monkeypatch.setattr(director, "_find", find)
+        faulty.refused.clear()
+        faulty.failing = 1  # the creation's own abandon
+        await director._create_matches(tid, 1)  # the late creation: created, then ended
+        assert faulty.abandons.count(late) >= 2  # ForceEnd's (NOT_FOUND), the creation's
+
+        async def abandoned() -> bool:
+            view = await rules.view(late)
+            return view.status == rules_pb2.MATCH_STATUS_ENDED
+
+        await until(abandoned, "the late match abandoned", timeout=10)
+        outcome = json.loads((await rules.view(late)).outcome_json)
+        assert outcome["abandoned"] is True and outcome["reason"] == REASON, outcome
+
+        async def tidy() -> bool:
+            return not held_for(director, tid)
+
+        await until(tidy, "tidy director", timeout=10)
+    finally:
+        await c.close()
+        await rules.close()
         await b.stop(1)
