@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import nats
 import pytest
 import structlog
 
@@ -36,6 +37,7 @@ from services.tournament import main as tournament_main
 from services.tournament import wakeups
 from services.tournament.director import Director, Options
 from tests.integration.conftest import make_settings, started_swiss
+from tests.integration.test_nats_permissions import PASSWORDS, secured_nats  # noqa: F401
 
 pytestmark = pytest.mark.timeout(180)
 REASON = "the venue closed"
@@ -386,3 +388,47 @@ async def test_a_creation_forceend_did_not_wait_for_whose_abandon_fails_is_retri
         await c.close()
         await rules.close()
         await b.stop(1)
+
+
+async def test_the_deployments_nats_permissions_let_tournament_replicas_wake_each_other(
+        secured_nats: str) -> None:  # noqa: F811 (the fixture)
+    """deploy/nats-auth.conf (k8s/nats.yaml holds the same) on a real nats-server: the
+    tournament user publishes and hears the wake-ups with no permission error (each save
+    would log one otherwise); another service's user may not publish one."""
+    errors: dict[str, list[Exception]] = {"tournament": [], "scoring": []}
+
+    async def connect(user: str) -> Any:
+        async def on_error(err: Exception) -> None:
+            errors[user].append(err)
+
+        return await nats.connect(f"nats://{user}:{PASSWORDS[user]}@{secured_nats}",
+                                  connect_timeout=2, allow_reconnect=False, error_cb=on_error)
+
+    a, b, scoring = await connect("tournament"), await connect("tournament"), await connect(
+        "scoring")
+    heard: list[tuple[str, int]] = []
+
+    async def hear(tournament_id: str, version: int) -> None:
+        heard.append((tournament_id, version))
+
+    listening = wakeups.Wakeups(b, "")
+    try:
+        await listening.start(hear)
+        await b.flush()
+        await wakeups.Wakeups(a, "").saved("perm", 7)
+        await scoring.publish(wakeups.subject("", "perm"), wakeups.message("perm", 8))
+        await a.flush()
+        await scoring.flush()
+
+        async def one() -> bool:
+            return bool(heard)
+
+        await until(one, "a wake-up", 5)
+        await asyncio.sleep(0.3)  # the forged one would have arrived by now
+        assert heard == [("perm", 7)]
+        assert errors["tournament"] == []
+        assert any("permissions violation" in str(e).lower() for e in errors["scoring"])
+    finally:
+        await listening.stop()
+        for nc in (a, b, scoring):
+            await nc.close()
