@@ -34,7 +34,7 @@ import os
 import re
 import time
 from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
@@ -411,6 +411,40 @@ def _reason(err: Exception) -> str:
     return f"{type(err).__name__}: {reason}" if isinstance(reason, str) else repr(err)
 
 
+class _Room:
+    """What the director keeps of one tournament while anything uses it (:meth:`Director._room`):
+    its lock, the condition its watches and round driver wait on, and the count of the saves
+    they were told of. Dropped once nothing holds it: a lock nobody holds or waits for, a
+    condition nobody waits on, and a count no watch compares with are the same made anew."""
+
+    __slots__ = ("changed", "lock", "saves", "users", "version")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.changed = asyncio.Condition()
+        self.saves = 0
+        """Saves notified (:meth:`Director.notify`), so a watch that was away from its wait
+        when one was made reads it, rather than wait."""
+        self.version = 0
+        """The newest version notified: a wake-up of another replica for a version this one
+        was told of already (its own save, heard back) wakes nobody."""
+        self.users = 0
+
+
+@dataclass
+class _Retries:
+    """The background abandons of one force-ended tournament (:meth:`Director._abandon_in_background`)."""
+
+    left: list[str]
+    """The matches still to abandon; a match found later joins them."""
+    maybe: set[str]
+    """Those of ``left`` that may never have been created (:func:`_unrecorded`): NOT_FOUND
+    for them is as expected."""
+    every: list[str]
+    """What AbandonsConfirmed records once none is left."""
+    task: asyncio.Task[None] | None = field(default=None, repr=False)
+
+
 class Director:
     def __init__(
         self,
@@ -425,14 +459,14 @@ class Director:
         self.signing_key = signing_key
         self.options = options or Options()
         self.on_saved = on_saved
-        self._locks: dict[str, asyncio.Lock] = {}
-        self._changed: dict[str, asyncio.Condition] = {}
-        self._saves: dict[str, int] = {}
-        """Per tournament: saves made by this process (:meth:`notify` counts them), so a
-        watch that was away from its wait when one was made reads it, rather than wait."""
-        self._tokens: dict[str, dict[int, str]] = {}
-        """Seat tokens by match id, in memory only (asked again after a restart)."""
+        self._rooms: dict[str, _Room] = {}
+        """Per tournament in use (a lock held or waited for, a watch, a round driver): its
+        :class:`_Room`, dropped when the last use ends."""
+        self._tokens: dict[str, dict[str, dict[int, str]]] = {}
+        """Seat tokens by tournament, then match id, in memory only (asked again after a
+        restart); dropped when the tournament ends."""
         self._drivers: dict[str, asyncio.Task[None]] = {}
+        """The round driver of each tournament that has one running."""
         self._creating: dict[str, set[asyncio.Task[bool]]] = {}
         """Per tournament: the matches being created (asked of their rules service, not yet
         recorded or abandoned), each a task that runs to its end whoever awaited it
@@ -440,29 +474,59 @@ class Director:
         self._ending: set[asyncio.Task[None]] = set()
         """ForceEnd's abandons under way (:meth:`_end_matches`), each run to its end
         whoever awaited it."""
-        self._abandoning: dict[str, asyncio.Task[None]] = {}
-        self._sweep: asyncio.Task[None] | None = None
+        self._abandoning: dict[str, _Retries] = {}
         """Per force-ended tournament: the abandons still being tried again."""
+        self._sweep: asyncio.Task[None] | None = None
         self._closing = False
         self.result_keys: tuple[str, ...] = ()
         """The rules services' public keys whose signed results count (set by main)."""
         self.statuses: StatusCounts | None = None
         """Told every save's events, to count tournaments by status (main sets it when the
         process serves metrics)."""
+        self.wakeups: Any = None
+        """Told every save (tournament id, version), to wake the watches of the other
+        replicas (:class:`~services.tournament.wakeups.Wakeups`; main sets it with NATS)."""
 
     # -- plumbing -----------------------------------------------------------------
 
-    def lock(self, tournament_id: str) -> asyncio.Lock:
-        return self._locks.setdefault(tournament_id, asyncio.Lock())
+    @contextlib.contextmanager
+    def _room(self, tournament_id: str) -> Iterator[_Room]:
+        """The tournament's :class:`_Room`, held (made if none is) until the block ends;
+        dropped when it was its last user. Never suspends: a lock released, or a watch
+        ended, with nobody else at it leaves nothing behind."""
+        room = self._rooms.get(tournament_id)
+        if room is None:
+            room = self._rooms[tournament_id] = _Room()
+        room.users += 1
+        try:
+            yield room
+        finally:
+            room.users -= 1
+            if not room.users and self._rooms.get(tournament_id) is room:
+                del self._rooms[tournament_id]
 
-    def condition(self, tournament_id: str) -> asyncio.Condition:
-        return self._changed.setdefault(tournament_id, asyncio.Condition())
+    @contextlib.asynccontextmanager
+    async def lock(self, tournament_id: str) -> AsyncIterator[None]:
+        """The tournament's lock, held for the block: its commands and the round driver's
+        steps one at a time."""
+        with self._room(tournament_id) as room:
+            async with room.lock:
+                yield
 
-    async def notify(self, tournament_id: str) -> None:
-        self._saves[tournament_id] = self._saves.get(tournament_id, 0) + 1
-        cond = self.condition(tournament_id)
-        async with cond:
-            cond.notify_all()
+    async def notify(self, tournament_id: str, version: int | None = None) -> None:
+        """Wake the tournament's watches and round driver here, if it has any: a save of
+        this process, or (with its ``version``) one another replica heard of
+        (:mod:`~services.tournament.wakeups`), once per version."""
+        room = self._rooms.get(tournament_id)
+        if room is None:  # nobody here waits for it
+            return
+        if version is not None:
+            if version <= room.version:
+                return
+            room.version = version
+        room.saves += 1
+        async with room.changed:
+            room.changed.notify_all()
 
     async def _find(self, tournament_id: str) -> Tournament:
         _check_id(tournament_id)
@@ -481,7 +545,9 @@ class Director:
         if statuses is not None:
             statuses.saved(t.id, events)
         self.on_saved()
-        await self.notify(t.tournament_id)
+        await self.notify(t.tournament_id, t.version)
+        if self.wakeups is not None:
+            await self.wakeups.saved(t.tournament_id, t.version)
 
     async def records(self, tournament_id: str, upto: int | None = None) -> list[dict[str, Any]]:
         return await asyncio.to_thread(self.app.records, tournament_id, upto)
@@ -517,7 +583,8 @@ class Director:
         # a creation cut here is a stop between a match's creation and its record: the next
         # start's driver re-finds the match (its id is deterministic) and records it, or a
         # ForceEnd abandons it by that id (_unrecorded)
-        tasks = [*self._drivers.values(), *self._abandoning.values(), *self._ending,
+        tasks = [*self._drivers.values(), *self._ending,
+                 *(r.task for r in self._abandoning.values() if r.task is not None),
                  *(task for tasks in self._creating.values() for task in tasks),
                  *([self._sweep] if self._sweep is not None else [])]
         for task in tasks:
@@ -809,34 +876,40 @@ class Director:
                                    context=contextvars.Context())
         self._drivers[tournament_id] = task
 
+        def ended(done: asyncio.Task[None]) -> None:
+            if self._drivers.get(tournament_id) is done:
+                del self._drivers[tournament_id]
+
+        task.add_done_callback(ended)
+
     async def _driver(self, tournament_id: str) -> None:
         backoff = 0.1
         # The task's own Context: bound for its life, never unbound (nothing may set a
         # context variable from a finaliser; see platform/grpc_kit.py, _CallScope).
         bind_contextvars(tournament_id=tournament_id)
-        while not self._closing:
-            wait = self.options.poll
-            try:
-                done = await self._step(tournament_id)
-                backoff = 0.1
-            except asyncio.CancelledError:
-                raise
-            except _MatchesFailed:  # each logged with its match id; the others went on
-                done, wait = False, backoff
-                backoff = min(5.0, backoff * 2)
-            except Exception as err:  # a rules service or the store is down: retry
-                log.warning("round driver step failed, retrying", error=repr(err))
-                await asyncio.sleep(backoff)
-                backoff = min(5.0, backoff * 2)
-                continue
-            if done:
-                return
-            cond = self.condition(tournament_id)
-            async with cond:
+        with self._room(tournament_id) as room:  # woken by each save while it drives
+            while not self._closing:
+                wait = self.options.poll
                 try:
-                    await asyncio.wait_for(cond.wait(), wait)
-                except TimeoutError:
-                    pass
+                    done = await self._step(tournament_id)
+                    backoff = 0.1
+                except asyncio.CancelledError:
+                    raise
+                except _MatchesFailed:  # each logged with its match id; the others went on
+                    done, wait = False, backoff
+                    backoff = min(5.0, backoff * 2)
+                except Exception as err:  # a rules service or the store is down: retry
+                    log.warning("round driver step failed, retrying", error=repr(err))
+                    await asyncio.sleep(backoff)
+                    backoff = min(5.0, backoff * 2)
+                    continue
+                if done:
+                    return
+                async with room.changed:
+                    try:
+                        await asyncio.wait_for(room.changed.wait(), wait)
+                    except TimeoutError:
+                        pass
 
     async def _step(self, tournament_id: str) -> bool:
         """One pass over the current round; True when there is nothing left to drive.
@@ -847,7 +920,10 @@ class Director:
         sealed (:class:`_MatchesFailed` then ends the pass, after the checkpoint's look)."""
         t = await self._find(tournament_id)
         rnd = t.current
-        if t.status in ENDED or rnd is None:
+        if t.status in ENDED:  # here, or on another replica
+            self._tokens.pop(tournament_id, None)
+            return True
+        if rnd is None:
             return True
         if rnd["checkpoint"] is not None:
             return True
@@ -887,7 +963,7 @@ class Director:
             match_id = match_id_of(tournament_id, number, table["number"],
                                    attempt_of(rnd, table["number"]))
             known = key in rnd["matches"]
-            if known and match_id in self._tokens:
+            if known and match_id in self._tokens.get(tournament_id, {}):
                 continue
             with _per_match(tournament_id, match_id, failed,
                             "creating a match failed; the next pass tries again",
@@ -930,8 +1006,11 @@ class Director:
             t.game, match_id, s["mode"], list(table["seats"]), s["options_json"],
             s["clock"], on_behalf_of_organiser=t.created_by if t.unrated else None,
         )
-        self._tokens[match_id] = tokens
-        if known:
+        self._tokens.setdefault(tournament_id, {})[match_id] = tokens
+        if known:  # re-found for its seat tokens, which an ended tournament keeps none of
+            if (await self._find(tournament_id)).status in ENDED:
+                self._tokens.pop(tournament_id, None)
+                return True
             return False
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
@@ -955,7 +1034,8 @@ class Director:
                          table=table["number"])
         if t.status in ENDED:  # force-ended meanwhile: its log is closed, and its
             # abandons may not have known this match, so it is abandoned here
-            await self._abandon_unfinished(t, [match_id])
+            self._tokens.pop(tournament_id, None)
+            await self._abandon_late(t, [match_id])
             return True
         if key in rnd["results"] and _playing(rnd, key) != match_id:
             # decided meanwhile: the match will never be played
@@ -1009,7 +1089,7 @@ class Director:
                 await self._save(t)
         if ended:  # force-ended while the rules service started it: its log is closed, and
             # its abandon may have come before this start: the match is abandoned (again)
-            await self._abandon_unfinished(t, [match_id])
+            await self._abandon_late(t, [match_id])
             return False
         log.info("match started", match_id=match["match_id"], absent=absent)
         return True
@@ -1361,6 +1441,7 @@ class Director:
             t.publish_standings(rows, True)
             t.finish()
             await self._save(t)
+            self._tokens.pop(tournament_id, None)
             log.info("tournament finished", tournament_id=tournament_id)
             return t, rows
 
@@ -1418,9 +1499,10 @@ class Director:
             await asyncio.wait(set(creating))
         # also on a repeat: the abandons a rules service missed the first time are tried again
         retrying = self._abandoning.pop(t.tournament_id, None)
-        if retrying is not None:  # this try takes over from the earlier one's retries
-            retrying.cancel()
+        if retrying is not None and retrying.task is not None:  # this try takes over
+            retrying.task.cancel()  # from the earlier one's retries
         await self._abandon_all(t)
+        self._tokens.pop(t.tournament_id, None)  # the creations waited for above kept theirs
 
     async def _abandon_all(self, t: Tournament) -> None:
         """Abandon the tournament's matches with no result; those a rules service missed
@@ -1430,7 +1512,7 @@ class Director:
         unrecorded = _unrecorded(t)
         missed = await self._abandon_unfinished(t, matches + unrecorded, set(unrecorded))
         if missed:
-            self._abandon_in_background(t, missed, matches)
+            self._abandon_in_background(t, missed, matches, set(unrecorded))
         else:
             await self._confirm_abandons(t.tournament_id, matches)
 
@@ -1497,34 +1579,56 @@ class Director:
                 log.warning("could not abandon a match the tournament did not record",
                             error=repr(err))
 
-    def _abandon_in_background(self, t: Tournament, matches: list[str], every: list[str]) -> None:
+    async def _abandon_late(self, t: Tournament, matches: list[str]) -> None:
+        """Abandon ``matches`` of the ended ``t`` that its ForceEnd may not have known (a
+        creation or a start it did not wait for); one its rules service did not answer joins
+        the background retries, rather than stay waiting for its seats or playing."""
+        missed = await self._abandon_unfinished(t, matches)
+        if missed:
+            self._abandon_in_background(t, missed, _unfinished(t))
+
+    def _abandon_in_background(self, t: Tournament, matches: list[str], every: list[str],
+                               maybe: Collection[str] = ()) -> None:
         """Try the abandons of ``matches`` again, after each of ``Options.abandon_retries``,
-        until none is missed, then confirm ``every`` match (one task per tournament; a
-        newer call replaces an older one's)."""
+        until none is missed, then confirm ``every`` match (one task per tournament: while
+        one runs, ``matches`` join its own; a repeat ForceEnd cancels it first, and tries
+        every match itself). ``maybe``: those of ``matches`` that may never have been
+        created (:func:`_unrecorded`), whose NOT_FOUND is as expected."""
         if self._closing:
             return
-        old = self._abandoning.pop(t.tournament_id, None)
-        if old is not None:
-            old.cancel()
+        tid = t.tournament_id
+        running = self._abandoning.get(tid)
+        if running is not None and running.task is not None and not running.task.done():
+            running.left += [m for m in matches if m not in running.left]
+            running.maybe = (running.maybe - set(matches)) | set(maybe)
+            return
+        retries = _Retries(list(matches), set(maybe), list(every))
 
         async def retry() -> None:
-            left = list(matches)
             for delay in self.options.abandon_retries:
                 await asyncio.sleep(delay)
-                left = await self._abandon_unfinished(t, left)
-                if not left:
-                    await self._confirm_abandons(t.tournament_id, every)
-                    return
-            with bound_contextvars(tournament_id=t.tournament_id):
+                trying = list(retries.left)
+                missed = await self._abandon_unfinished(t, trying, retries.maybe)
+                retries.left = missed + [m for m in retries.left if m not in trying]
+                if not retries.left:
+                    await self._confirm_abandons(tid, retries.every)
+                    if not retries.left:  # none joined meanwhile
+                        return
+            with bound_contextvars(tournament_id=tid):
                 log.error("gave up abandoning the force-ended tournament's matches for now; "
-                          "a repeat ForceEnd or the next start tries again", matches=left)
+                          "a repeat ForceEnd or the next start tries again", matches=retries.left)
 
         # in a Context of its own, as the round driver (``_drive``): not the ForceEnd call's
         task = asyncio.get_running_loop().create_task(retry(), context=contextvars.Context())
-        self._abandoning[t.tournament_id] = task
-        task.add_done_callback(
-            lambda done: self._abandoning.pop(t.tournament_id, None)
-            if self._abandoning.get(t.tournament_id) is done else None)
+        retries.task = task
+        self._abandoning[tid] = retries
+
+        def ended(done: asyncio.Task[None]) -> None:
+            held = self._abandoning.get(tid)
+            if held is not None and held.task is done:
+                del self._abandoning[tid]
+
+        task.add_done_callback(ended)
 
     # -- the audit bundle ---------------------------------------------------------
 
@@ -1756,10 +1860,10 @@ class Director:
             if key in rnd.get("abandoned", {}):
                 return {**base, "status": "abandoned", "match_id": match["match_id"]}, t
             seat = table["seats"].index(who.player)
-            tokens = self._tokens.get(match["match_id"])
+            tokens = self._tokens.get(tournament_id, {}).get(match["match_id"])
             if tokens is None:
                 await self._create_matches(tournament_id, rnd["number"])
-                tokens = self._tokens.get(match["match_id"], {})
+                tokens = self._tokens.get(tournament_id, {}).get(match["match_id"], {})
             left = 0.0
             if key not in rnd["started"]:
                 left = max(0.0, float(match["deadline"]) - time.time())
@@ -1821,26 +1925,25 @@ class Director:
         only when none was made since its last read: one made while it was away (handing
         out the last one, a slow reader's stream) is read at once, not missed until the next
         save or the re-read every ``WATCH_RECHECK`` seconds."""
-        saves = self._saves
-        seen = saves.get(tournament_id, 0)
-        t = await self._find(tournament_id)
-        cond = self.condition(tournament_id)
-        version = -1
-        while True:
-            if t.version != version:
-                version = t.version
-                yield t
-            if t.status in ENDED:
-                return
-            async with cond:
-                try:
-                    await asyncio.wait_for(
-                        cond.wait_for(lambda seen=seen: saves.get(tournament_id, 0) != seen),
-                        WATCH_RECHECK)
-                except TimeoutError:
-                    pass
-            seen = saves.get(tournament_id, 0)
+        with self._room(tournament_id) as room:  # held while it watches: its count stays
+            seen = room.saves
             t = await self._find(tournament_id)
+            version = -1
+            while True:
+                if t.version != version:
+                    version = t.version
+                    yield t
+                if t.status in ENDED:
+                    return
+                async with room.changed:
+                    try:
+                        await asyncio.wait_for(
+                            room.changed.wait_for(lambda seen=seen: room.saves != seen),
+                            WATCH_RECHECK)
+                    except TimeoutError:
+                        pass
+                seen = room.saves
+                t = await self._find(tournament_id)
 
     async def watch_mine(
         self, claims: Claims | None, tournament_id: str

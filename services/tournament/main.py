@@ -24,6 +24,7 @@ from services.tournament.ratings import ScoringRatings
 from services.tournament.results import ResultConsumer
 from services.tournament.rules_port import RulesGateway
 from services.tournament.service import SERVICE_NAME, register
+from services.tournament.wakeups import Wakeups
 
 NAME = "tournament"
 DEFAULT_PORT = 50054
@@ -67,7 +68,7 @@ async def start(
         owned_ratings = ratings = ScoringRatings(
             settings.address("scoring"), settings.call_timeout, token
         )
-    relay = consumer = None
+    relay = consumer = wakeups = None
     director = Director(app, rules, ratings, keys.signing_key, options or Options.from_env())
     director.result_keys = trusted_keys(keys)
     try:
@@ -89,6 +90,10 @@ async def start(
             director.on_saved = relay.poke
             consumer = ResultConsumer(director, js, trusted_keys(keys), settings.namespace)
             await consumer.start()
+            # a save on another replica wakes this one's watches at once (core NATS)
+            wakeups = Wakeups(nats_client, settings.namespace)
+            await wakeups.start(director.notify)
+            director.wakeups = wakeups
         await director.recover()
         handle = await start_server(
             f"{settings.bind_host}:{settings.ports.get(NAME, DEFAULT_PORT)}",
@@ -99,6 +104,8 @@ async def start(
             metrics=settings.serves_metrics,
         )
     except BaseException:
+        if wakeups is not None:
+            await wakeups.stop()
         await director.close()
         if consumer is not None:
             await consumer.stop()
@@ -106,7 +113,10 @@ async def start(
             await relay.stop()
         app.close()
         raise
-    closers: list[Any] = [storehealth.watch(settings, handle, NAME), director.close]
+    closers: list[Any] = [storehealth.watch(settings, handle, NAME)]
+    if wakeups is not None:
+        closers.append(wakeups.stop)
+    closers.append(director.close)
     if settings.serves_metrics:
         closers.append(metrics.watch(metrics.tournaments(NAME, director), NAME,
                                      metrics.TOURNAMENT_ROUNDS, metrics.TOURNAMENTS))
@@ -126,5 +136,5 @@ async def start(
         handle,
         f"{settings.host}:{handle.port}",
         closers=closers,
-        extra={"director": director, "app": app, "consumer": consumer},
+        extra={"director": director, "app": app, "consumer": consumer, "wakeups": wakeups},
     )

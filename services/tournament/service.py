@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 import grpc
@@ -357,19 +358,24 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):
     async def WatchTournament(
         self, request: Any, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[Any]:
-        async for t in self.d.watch(request.tournament_id):
-            current = await self.d.round_view(t, 0) if t.rounds else None
-            yield pb.WatchTournamentResponse(
-                tournament=await self._t(t), round=round_message(current) if current else None
-            )
+        # closed as the stream ends (a client gone too), not when collected: the watch then
+        # lets go of what the director keeps for it
+        async with aclosing(self.d.watch(request.tournament_id)) as updates:
+            async for t in updates:
+                current = await self.d.round_view(t, 0) if t.rounds else None
+                yield pb.WatchTournamentResponse(
+                    tournament=await self._t(t),
+                    round=round_message(current) if current else None,
+                )
 
     async def WatchMyMatches(
         self, request: Any, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[Any]:
-        async for mine, t in self.d.watch_mine(claims(), request.tournament_id):
-            yield pb.WatchMyMatchesResponse(
-                assignment=assignment_message(mine), status=STATUS[t.status]
-            )
+        async with aclosing(self.d.watch_mine(claims(), request.tournament_id)) as updates:
+            async for mine, t in updates:
+                yield pb.WatchMyMatchesResponse(
+                    assignment=assignment_message(mine), status=STATUS[t.status]
+                )
 
 
 def register(server: grpc.aio.Server, director: Director) -> None:

@@ -237,7 +237,11 @@ def test_only_rules_may_publish_match_events_and_results() -> None:
         mine = {"neon.events.rules.>", "neon.events.results.>"} & set(publishes)
         assert bool(mine) == (user == "rules"), user
         assert "neon.events.>" not in publishes and ">" not in publishes, user
-        assert perms["subscribe.allow"] == ["_INBOX.>"], user
+        # subscriptions: reply inboxes, and the tournament replicas' wake-ups (core NATS,
+        # outside the stream: a tournament id and version; services/tournament/wakeups.py)
+        wakeups = ["neon.tournament.saved.>"] if user == "tournament" else []
+        assert perms["subscribe.allow"] == ["_INBOX.>", *wakeups], user
+        assert (("neon.tournament.saved.>" in publishes) == (user == "tournament")), user
     consumer = nats_permissions(conf, users["scoring"][1])
     assert "neon.events.>" in consumer["publish.deny"]
     assert not any(p.startswith(("$JS.API.STREAM.PURGE", "$JS.API.STREAM.DELETE", "$JS.API.STREAM.UPDATE",
