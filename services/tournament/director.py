@@ -1881,6 +1881,10 @@ class Director:
     async def ready(
         self, claims: Claims | None, tournament_id: str, match_id: str
     ) -> tuple[int, bool]:
+        """The caller's seat at ``match_id`` is ready (stored); the seats ready now, and
+        whether the match is started. The call that makes every seat ready starts it; a
+        start the rules service refuses or misses is logged and left to the round driver's
+        next pass, not the caller's error: its seat is ready either way."""
         who = _player(claims)
         found = MATCH_OF.match(match_id or "")
         if found is None or found["t"] != tournament_id:
@@ -1916,9 +1920,17 @@ class Director:
                 await self._save(t)
             count = len(t.round(number)["ready"].get(key, []))
             everyone = count == len(seats)
-        if everyone:
-            await self._start(tournament_id, number, table, match_id)
-        return count, everyone
+        if not everyone:
+            return count, False
+        try:
+            return count, await self._start(tournament_id, number, table, match_id)
+        except Exception as err:  # every seat's readiness is stored: the caller's call did
+            # its part, and the round driver's next pass starts the match (_start_due)
+            with bound_contextvars(tournament_id=tournament_id, match_id=match_id):
+                log.warning("starting a match failed; the next pass tries again",
+                            error=_reason(err), round=number, table=table)
+            await self.notify(tournament_id)
+            return count, False
 
     async def watch(self, tournament_id: str) -> AsyncIterator[Tournament]:
         """The tournament, then again after each change, until it ends. It waits for a save

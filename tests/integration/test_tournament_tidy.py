@@ -253,12 +253,15 @@ async def test_a_watch_on_one_replica_is_woken_by_a_save_on_another(
 @dataclasses.dataclass
 class Faulty:
     """The director's rules port, around the real client: refuses CreateMatch of the match ids
-    in ``refused`` and fails the next ``failing`` AbandonMatch calls (UNAVAILABLE)."""
+    in ``refused``, and fails the next ``failing`` AbandonMatch and ``starts_failing``
+    StartMatch calls (UNAVAILABLE)."""
 
     real: Any
     refused: set[str] = dataclasses.field(default_factory=set)
     failing: int = 0
     abandons: list[str] = dataclasses.field(default_factory=list)
+    starts_failing: int = 0
+    starts: list[str] = dataclasses.field(default_factory=list)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real, name)
@@ -272,6 +275,13 @@ class Faulty:
         if match_id in self.refused:
             raise self._down("create")
         return await self.real.create_match(game, match_id, *args, **kw)
+
+    async def start_match(self, game: str, match_id: str) -> Any:
+        self.starts.append(match_id)
+        if self.starts_failing > 0:
+            self.starts_failing -= 1
+            raise self._down("start")
+        return await self.real.start_match(game, match_id)
 
     async def abandon_match(self, game: str, match_id: str, reason: str) -> Any:
         self.abandons.append(match_id)
@@ -432,3 +442,54 @@ async def test_the_deployments_nats_permissions_let_tournament_replicas_wake_eac
         await listening.stop()
         for nc in (a, b, scoring):
             await nc.close()
+
+
+async def test_a_ready_call_whose_start_fails_answers_ok_and_the_driver_starts_the_match(
+        tmp_path: Path, nats_url: str) -> None:
+    """The last seat's ReadyForMatch makes every seat ready, and the rules service misses the
+    start (UNAVAILABLE): the call still answers OK (the seat's readiness is stored), saying the
+    match is not started, not INTERNAL; the round driver's next pass starts it."""
+    b, director, faulty = await _faulty_backend(tmp_path, nats_url)
+    tid = "startlate"
+    c = TournamentClient(b.address("tournament"))
+    rules = RulesClient(b.address("rules-neon-reign"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600)
+              for n in ("ann", "ben", "cat", "dan")}
+    try:
+        await started_swiss(c, org, tokens, tid)
+
+        async def paired() -> Any:
+            rnd = (await c.call("GetRound", tournament_id=tid, round=1)).round
+            return rnd if all(k.match_id for k in rnd.tables) else None
+
+        rnd = await until(paired, "both tables' MatchCreated")
+        table = rnd.tables[0]
+        first, last = table.seats
+        ready = await c.call("ReadyForMatch", tokens[first], tournament_id=tid,
+                             match_id=table.match_id)
+        assert (ready.seats_ready, ready.started) == (1, False)
+        faulty.starts_failing = 1
+        with structlog.testing.capture_logs() as logged:
+            ready = await c.call("ReadyForMatch", tokens[last], tournament_id=tid,
+                                 match_id=table.match_id)
+        assert (ready.seats_ready, ready.started) == (2, False)
+        assert faulty.starts == [table.match_id]
+        warned = [e for e in logged if e["event"] == "starting a match failed; the next pass "
+                  "tries again"]
+        assert len(warned) == 1 and warned[0]["table"] == table.number, logged
+        assert "UNAVAILABLE" in warned[0]["error"]
+
+        async def started() -> bool:
+            view = await rules.view(table.match_id)
+            return view.status == rules_pb2.MATCH_STATUS_RUNNING
+
+        await until(started, "the driver's start")
+        assert faulty.starts.count(table.match_id) >= 2
+        again = await c.call("ReadyForMatch", tokens[last], tournament_id=tid,
+                             match_id=table.match_id)
+        assert (again.seats_ready, again.started) == (2, True)
+    finally:
+        await c.close()
+        await rules.close()
+        await b.stop(1)
