@@ -94,6 +94,7 @@ def logs_to_file(path: Path, level: str = "info", fmt: str = "json",
     import structlog
 
     from services.platform import logs
+    from services.platform.logs import _CurrentStderr
 
     path.parent.mkdir(parents=True, exist_ok=True)
     stream = open(path, "a", buffering=1)  # noqa: SIM115 - open for the process's life
@@ -106,7 +107,7 @@ def logs_to_file(path: Path, level: str = "info", fmt: str = "json",
     if echo:
         *chain, render = structlog.get_config()["processors"]
         structlog.configure(processors=[*chain, _echo(render, _level(echo)), render])
-        terminal = logging.StreamHandler(sys.stderr)
+        terminal = logging.StreamHandler(_CurrentStderr())
         terminal.setLevel(max(_level(echo), logging.WARNING))
         root.addHandler(terminal)
     return path
@@ -168,8 +169,7 @@ def up(
 ) -> None:
     """Start the whole backend on embedded defaults (bundled nats-server, SQLite in ./var).
 
-    Prints the endpoints; the log lines go to var/logs/up.log (warnings and errors also to the
-    terminal)."""
+    Prints the endpoints; log lines go to var/logs/up.log (warnings also to the terminal)."""
     from services.cli.backend import start_backend
     from services.cli.ports import (
         OFFSET,
