@@ -50,6 +50,8 @@ class State:
     targets: list[tuple[str, str]] = field(default_factory=list)
     embedded: bool = False
     """The running command takes ``--embedded`` (its ``embedded`` parameter)."""
+    embedding: bool = False
+    """... and was given it: it starts a backend, whose folder it makes."""
 
 
 state = State()
@@ -147,6 +149,7 @@ def friendly(fn: F) -> F:
         state.targets.clear()
         state.json = bool(kwargs.get("as_json", False))
         state.embedded = embedded
+        state.embedding = embedded and bool(kwargs.get("embedded", False))
         try:
             return fn(*args, **kwargs)
         except (typer.Exit, typer.Abort, SystemExit):

@@ -40,13 +40,17 @@ def main_options(
     errors.state.debug = debug
 
 
-def _settings(log_file: bool = False, configure_logs: bool = True, **overrides: Any) -> Settings:
-    """The settings; with ``log_file`` every log line goes to ``<var>/logs/cli.log`` (a
-    person is reading the terminal), else to stderr (a service's output). Without
+def _settings(log_file: bool = False, configure_logs: bool = True,
+              environ: dict[str, str] | None = None, **overrides: Any) -> Settings:
+    """The settings (from ``environ``, default the process's, NEON_PORT_OFFSET spelled out:
+    services.cli.ports); with ``log_file`` log lines go to ``<var>/logs/cli.log`` (a person
+    is reading the terminal; :func:`_cli_log`), else to stderr (a service's output). Without
     ``configure_logs`` logging is left alone (and structlog unimported): for commands that
     log nothing (``neon verify``), which configure it with :func:`_cli_log` when they need."""
+    from services.cli.ports import with_port_offset
+
     try:
-        settings = load()
+        settings = load(with_port_offset(os.environ if environ is None else environ))
     except ValueError as err:
         raise CliError(str(err), USAGE) from None
     if configure_logs and log_file:
@@ -59,16 +63,38 @@ def _settings(log_file: bool = False, configure_logs: bool = True, **overrides: 
 
 
 def _cli_log(settings: Settings) -> None:
-    """Every log line to ``<var>/logs/cli.log``."""
-    logs_to_file(settings.var_dir / "logs" / "cli.log", settings.log_level, settings.log_format)
+    """Every log line to ``<var>/logs/cli.log`` when the var dir is there (the server host,
+    a checkout that ran ``./dev up``) or the command starts a backend (``--embedded``, which
+    makes it); else warnings and errors only, to stderr: a client command makes no folder
+    in the directory it is run from."""
+    if Path(settings.var_dir).is_dir() or errors.state.embedding:
+        logs_to_file(settings.var_dir / "logs" / "cli.log", settings.log_level,
+                     settings.log_format)
+        return
+    from services.platform import logs
+
+    level = settings.log_level if _level(settings.log_level) > _level("warning") else "warning"
+    logs.configure(level, settings.log_format)
 
 
-def logs_to_file(path: Path, level: str = "info", fmt: str = "json") -> Path:
-    """Send structlog and the standard library's logging (grpc, nats, eventsourcing) to
-    ``path``, so that no log line reaches the terminal a person is playing in."""
+def _level(name: str) -> int:
     import logging
 
+    return int(logging.getLevelNamesMapping().get(name.upper(), logging.INFO))
+
+
+def logs_to_file(path: Path, level: str = "info", fmt: str = "json",
+                 echo: str = "") -> Path:
+    """Send structlog and the standard library's logging (grpc, nats, eventsourcing) to
+    ``path``, so that no log line reaches the terminal a person is playing in; with
+    ``echo`` (a level: "warning") the lines of that level and above also go to stderr, as
+    they are written to the file."""
+    import logging
+
+    import structlog
+
     from services.platform import logs
+    from services.platform.logs import _CurrentStderr
 
     path.parent.mkdir(parents=True, exist_ok=True)
     stream = open(path, "a", buffering=1)  # noqa: SIM115 - open for the process's life
@@ -78,7 +104,26 @@ def logs_to_file(path: Path, level: str = "info", fmt: str = "json") -> Path:
         root.removeHandler(handler)
     root.addHandler(logging.StreamHandler(stream))
     root.setLevel(logging.WARNING)
+    if echo:
+        *chain, render = structlog.get_config()["processors"]
+        structlog.configure(processors=[*chain, _echo(render, _level(echo)), render])
+        terminal = logging.StreamHandler(_CurrentStderr())
+        terminal.setLevel(max(_level(echo), logging.WARNING))
+        root.addHandler(terminal)
     return path
+
+
+def _echo(render: Any, at_least: int) -> Any:
+    """A structlog processor that also writes an event of ``at_least`` or above, rendered as
+    in the file, to stderr (read when written: a harness may swap it)."""
+
+    def echo(logger: Any, method: str, event: Any) -> Any:
+        if _level(str(event.get("level", "info"))) >= at_least:
+            sys.stderr.write(f"{render(logger, method, dict(event))}\n")
+            sys.stderr.flush()
+        return event
+
+    return echo
 
 
 def run_async(coro: Any) -> Any:
@@ -117,41 +162,72 @@ async def _close_nats(nc: Any, timeout: float = 2.0) -> None:
 def up(
     processes: bool = typer.Option(False, "--processes",
                                    help="run each service as its own OS process (neon serve)"),
+    offset_option: int | None = typer.Option(
+        None, "--port-offset", metavar="N", show_default=False,
+        help="add N to every default port (as NEON_PORT_OFFSET=N): a second backend beside "
+             "the first; a NEON_<SERVICE>_PORT set still wins"),
 ) -> None:
-    """Start the whole backend on embedded defaults (bundled nats-server, SQLite in ./var)."""
-    from services.cli.backend import start_backend
+    """Start the whole backend on embedded defaults (bundled nats-server, SQLite in ./var).
 
-    settings = _settings()
+    Prints the endpoints; log lines go to var/logs/up.log (warnings also to the terminal)."""
+    from services.cli.backend import start_backend
+    from services.cli.ports import (
+        OFFSET,
+        busy_message,
+        busy_ports,
+        nats_default,
+        port_offset,
+        with_port_offset,
+    )
+
+    environ = dict(os.environ)
+    if offset_option is not None:
+        environ[OFFSET] = str(offset_option)
+    settings = _settings(configure_logs=False, environ=environ)
+    offset = port_offset(environ)  # checked by _settings
+    environ = with_port_offset(environ)  # the gateway's port, and every child's environment
+    log_path = logs_to_file(Path(settings.var_dir) / "logs" / "up.log", settings.log_level,
+                            settings.log_format, echo="warning")
+    if offset and not settings.nats_configured:  # the bundled nats-server's port moves too
+        settings = dataclasses.replace(settings, nats_url=f"nats://127.0.0.1:{nats_default(offset)}")
     if processes:
         from services.cli.processes import run_processes
 
-        raise typer.Exit(run_processes(settings, _endpoint_table,
-                                       lambda line: print_plain(console, line)))
+        raise typer.Exit(run_processes(
+            settings, lambda endpoints: _endpoint_table(endpoints, offset),
+            lambda line: print_plain(console, line, soft_wrap=True), environ=environ,
+            log_path=log_path))
+    from services.gateway.config import load_config
+    from services.rules.games import available
+
+    gateway_config = load_config(environ)
+    wanted = {name: settings.ports.get(name, 0) for name in
+              ["dice", *(f"rules-{game}" for game in available()), "scoring", "matchmaking",
+               "tournament"]}
+    taken = busy_ports(settings.bind_host, {**wanted, "gateway": gateway_config.port})
+    if taken:  # said by us alone, before any server binds (gRPC would print a line of its own)
+        raise CliError(busy_message(settings.bind_host, taken, offset))
 
     async def run() -> None:
         from services.gateway import main as gateway_main
 
-        backend = await start_backend(up_metrics(settings), scoring=True, matchmaking=True,
-                                      tournament=True)
+        backend = await start_backend(up_metrics(settings, offset), scoring=True,
+                                      matchmaking=True, tournament=True)
         try:
             gateway = await gateway_main.start(
-                backend.settings, backend.keys,
+                backend.settings, backend.keys, gateway_config,
                 addresses={k: v for k, v in backend.endpoints().items() if k != "nats"})
         except BaseException:
             await backend.stop(0)
             raise
         token_file = settings.state_dir / "organiser.token"
         token_file.write_text(backend.organiser_token() + "\n")
-        table = Table(title="Neon Arena is up")
-        table.add_column("service")
-        table.add_column("endpoint")
-        for name, address in backend.endpoints().items():
-            table.add_row(name, address)
-        table.add_row("gateway (HTTP/JSON, viewer)", gateway.url)
+        endpoints = {**backend.endpoints(), "gateway (HTTP/JSON, viewer)": gateway.url}
         if backend.metrics_url:
-            table.add_row("metrics (Prometheus)", backend.metrics_url)
-        console.print(table)
-        print_plain(console, f"organiser token: {token_file}  (Ctrl-C stops)")
+            endpoints["metrics (Prometheus)"] = backend.metrics_url
+        _endpoint_table(endpoints, offset)
+        print_plain(console, f"organiser token: {token_file}; logs: {log_path}  (Ctrl-C stops)",
+                    soft_wrap=True)
         try:
             await _wait_for_signal()
         finally:
@@ -163,26 +239,32 @@ def up(
     run_async(run())
 
 
-def up_metrics(settings: Settings) -> Settings:
+def up_metrics(settings: Settings, offset: int = 0) -> Settings:
     """``neon up``'s metrics port: NEON_METRICS_PORT when set (0: none), else the default
-    port, or any free one when another process holds it."""
+    port (moved by NEON_PORT_OFFSET), or any free one when another process holds it."""
     if settings.metrics_port is not None:
         return settings
+    from services.cli.ports import metrics_default
     from services.platform.natsrv import free_port, port_open
-    from services.platform.settings import DEFAULT_METRICS_PORT
 
     host = settings.metrics_bind_host
-    busy = port_open("127.0.0.1" if host in ("0.0.0.0", "::", "") else host, DEFAULT_METRICS_PORT)
-    return dataclasses.replace(settings, metrics_port=free_port() if busy else DEFAULT_METRICS_PORT)
+    port = metrics_default(offset)
+    busy = port_open("127.0.0.1" if host in ("0.0.0.0", "::", "") else host, port)
+    return dataclasses.replace(settings, metrics_port=free_port() if busy else port)
 
 
-def _endpoint_table(endpoints: dict[str, str]) -> None:
-    table = Table(title="Neon Arena is up")
+def _endpoint_table(endpoints: dict[str, str], offset: int = 0) -> None:
+    """The endpoints, a row each; the title says when NEON_PORT_OFFSET moved the ports."""
+    moved = f", every port + {offset} (NEON_PORT_OFFSET={offset})" if offset else ""
+    table = Table(title=f"Neon Arena is up{moved}")
     table.add_column("service")
     table.add_column("endpoint")
     for name, address in endpoints.items():
         table.add_row(name, address)
     console.print(table)
+    if offset:
+        print_plain(console, f"the neon commands find it with NEON_PORT_OFFSET={offset} "
+                             "exported in their shell", soft_wrap=True)
 
 
 @app.command()
@@ -213,6 +295,19 @@ def serve(service: str = typer.Argument(
              *(f"rules-{game}" for game in available())]
     if service not in known:
         raise CliError(f"unknown service {service!r}; services here: {', '.join(known)}", USAGE)
+    from services.cli.ports import busy_message, busy_ports, with_port_offset
+
+    gateway_config = None
+    if service == "gateway":
+        from services.gateway.config import load_config
+
+        gateway_config = load_config(with_port_offset(os.environ))
+        port = gateway_config.port
+    else:
+        port = settings.ports.get(service, 0)
+    taken = busy_ports(settings.bind_host, {service: port})
+    if taken:  # said by us alone, before the server binds (gRPC would print a line of its own)
+        raise CliError(busy_message(settings.bind_host, taken, command="neon serve"))
 
     async def run() -> None:
         keys = load_keys(settings)
@@ -240,7 +335,7 @@ def serve(service: str = typer.Argument(
         elif service == "gateway":
             from services.gateway import main as gateway_main
 
-            running = await gateway_main.start(settings, keys)
+            running = await gateway_main.start(settings, keys, gateway_config)
         elif service == "tournament":
             from services.tournament import main as tournament_main
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from services.cli.ports import busy, busy_message, port_offset
 from services.platform.natsrv import EmbeddedNats, free_port, port_open
 from services.platform.settings import Settings, env_key
 
@@ -295,10 +296,9 @@ class Supervisor:
                     port = usual if not port_open(env["NEON_HOST"], usual) else free_port()
                 env[key] = str(port)
             address = env.get(f"NEON_{env_key(name)}_ADDR") or f"{env['NEON_HOST']}:{env[key]}"
-            bind = f"{env['NEON_BIND_HOST']}:{env[key]}"
-            if port_open(*_split(bind)):
-                raise StartError(f"{name}: port {env[key]} is already in use (another `neon up`?);"
-                                 f" set {key} to move it")
+            if busy(env["NEON_BIND_HOST"], int(env[key])):
+                raise StartError(busy_message(env["NEON_BIND_HOST"], {name: int(env[key])},
+                                              port_offset(env)))
             self.children[name] = Child(name, address, env, Path(env["NEON_VAR_DIR"]) / "logs"
                                         / f"{name}.log",
                                         metrics_port=_metrics_port(metrics_base, index))
@@ -403,11 +403,6 @@ def _metrics_port(base: str, index: int) -> int:
     return int(base) + index if int(base) else 0
 
 
-def _split(address: str) -> tuple[str, int]:
-    host, _, port = address.rpartition(":")
-    return host or HOST, int(port)
-
-
 def _nats_host_port(url: str) -> tuple[str, int]:
     rest = url.split("://", 1)[-1].split(",")[0].rsplit("@", 1)[-1]
     host, _, port = rest.partition(":")
@@ -415,14 +410,16 @@ def _nats_host_port(url: str) -> tuple[str, int]:
 
 
 def run_processes(settings: Settings, print_table: Callable[[dict[str, str]], None] | None = None,
-                  out: Callable[[str], None] = print) -> int:
-    """The body of ``neon up --processes``; the exit code."""
+                  out: Callable[[str], None] = print, environ: Mapping[str, str] | None = None,
+                  log_path: Path | None = None) -> int:
+    """The body of ``neon up --processes``; the exit code. The children get ``environ``
+    (default the process's); ``log_path`` is where the supervisor's own log lines go."""
     from services.platform.keys import load_keys
     from services.platform.tokens import TokenIssuer
 
     settings = dataclasses.replace(settings, var_dir=Path(settings.var_dir).resolve())
     keys = load_keys(settings)  # in dev: makes var/keys.json once, before any child reads it
-    sup = Supervisor(settings, dict(os.environ), out=out)
+    sup = Supervisor(settings, dict(os.environ if environ is None else environ), out=out)
     previous = {sig: signal.signal(sig, sup.on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     code = 0
     try:
@@ -440,8 +437,9 @@ def run_processes(settings: Settings, print_table: Callable[[dict[str, str]], No
         else:
             for name, address in sup.endpoints().items():
                 out(f"{name:<28} {address}")
-        out(f"one process per service; logs in {settings.var_dir / 'logs'}; organiser token: "
-            f"{token_file}  (Ctrl-C stops)")
+        logs = f"logs in {settings.var_dir / 'logs'}" + (
+            f" ({log_path.name}, and one per service)" if log_path else "")
+        out(f"one process per service; {logs}; organiser token: {token_file}  (Ctrl-C stops)")
         code = sup.watch()
     finally:
         out("stopping...")

@@ -399,9 +399,10 @@ ROUND_COLUMNS = (Col("table", "right"), Col("seats"), Col("result"), Col("match"
 def round_rows(r: Any) -> tuple[list[list[Cell]], list[tuple[int, str]]]:
     """The rows of a round's table (table, seats, result, match) and its notes, by table:
     what is too long for a cell (why a result was set by hand, why a match was abandoned or
-    played again). The result cell says there is one: "(set by hand)", "abandoned",
-    "(rematch)"; a table with no result yet says where its match is: "waiting for seats"
-    (AWAITING_SEATS), "playing" (RUNNING)."""
+    played again). The result cell says there is one, in one bracket: "(set by hand)",
+    "(set by hand, forfeit)", "(rematch)", "(rematch, set by hand)"; "abandoned"; a table
+    with no result yet says where its match is: "waiting for seats" (AWAITING_SEATS),
+    "playing" (RUNNING)."""
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 
     rows: list[list[Cell]] = []
@@ -412,16 +413,16 @@ def round_rows(r: Any) -> tuple[list[list[Cell]], list[tuple[int, str]]]:
             continue
         seats = [f"{s} v" for s in t.seats[:-1]] + list(t.seats[-1:])
         result: list[str] = []
+        tags = ["rematch"] if t.earlier else []  # said once, in one bracket
         if t.HasField("result"):
             result = result_parts(list(t.seats), list(t.result.placements))
             if t.result.kind == "correction":  # set by the organiser: why, in the notes
-                how = f"set by hand{', forfeit' if t.result.forfeited else ''}"
-                result += ["(set by hand,", "forfeit)"] if t.result.forfeited else \
-                    ["(set by hand)"]
+                how = ["set by hand", "forfeit"] if t.result.forfeited else ["set by hand"]
+                tags += how
                 if t.result.reason:
-                    notes.append((t.number, f"{how}: {t.result.reason}"))
+                    notes.append((t.number, f"{', '.join(how)}: {t.result.reason}"))
             elif t.result.kind != "played":
-                result.append(f"({t.result.kind})")
+                tags.append(t.result.kind)
         elif t.abandoned_reason:
             result = ["abandoned"]
             notes.append((t.number, f"abandoned: {t.abandoned_reason}"))
@@ -429,8 +430,9 @@ def round_rows(r: Any) -> tuple[list[list[Cell]], list[tuple[int, str]]]:
             result = ["waiting", "for", "seats"]
         elif t.status == pb.TABLE_STATUS_RUNNING:
             result = ["playing"]
-        if t.earlier:
-            result.append("(rematch)")
+        if tags:  # each tag whole on a line: "(rematch,", "set by hand,", "forfeit)"
+            result += [f"{'(' * (i == 0)}{tag}{',' if i < len(tags) - 1 else ')'}"
+                       for i, tag in enumerate(tags)]
         notes += [(t.number, f"rematch of {e.match_id} (abandoned: {e.abandoned_reason}; "
                              f"again: {e.rematch_reason})") for e in t.earlier]
         rows.append([str(t.number), seats, result, [t.match_id]])

@@ -132,7 +132,7 @@ async def test_neon_export_refuses_a_stream_announcing_another_head(
     assert f"the export's checkpoint {checkpoint['final_hash']!r}" in said
     assert "written to" not in said
     # no file left behind as if complete, nor a part of one
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["var"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "var") == []
     assert calls == ["ExportMatchChunks"]  # a broken stream is no reason to ask the old way
 
     # a file already at the path stays as it was
@@ -141,7 +141,7 @@ async def test_neon_export_refuses_a_stream_announcing_another_head(
         done = await neon_export(address, tmp_path, output)
     assert done.returncode == 1
     assert output.read_bytes() == b"an earlier export\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["m1.jsonl", "var"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "var") == ["m1.jsonl"]
 
 
 async def test_neon_export_from_an_older_rules_service_checks_its_answer(
@@ -163,7 +163,7 @@ async def test_neon_export_from_an_older_rules_service_checks_its_answer(
     assert done.returncode == 1, said
     assert "the export of m1 arrived broken" in said and "Traceback" not in said
     assert output.read_bytes() == b"an earlier export\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["m1.jsonl", "var"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "var") == ["m1.jsonl"]
     assert calls == ["ExportMatch"]
 
 

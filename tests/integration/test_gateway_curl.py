@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -74,3 +75,87 @@ async def test_the_readme_curl_walkthrough_plays_a_whole_neon_reign_match(
     actions = sum(1 for line in data.splitlines() if b'"ActionAccepted"' in line)
     assert actions >= 10, "a whole match, not a stub"
     assert "OK" in text or "verified" in text.lower(), text[-1500:]
+
+
+def tournament_block() -> str:
+    """The README's curl calls of a player at a tournament table (inside a list item: its
+    two spaces of indent taken off)."""
+    block = re.search(
+        r"<!-- curl-tournament:start -->\n\s*```sh\n(.*?)\s*```\n\s*<!-- curl-tournament:end -->",
+        README.read_text(), re.S)
+    assert block, "the README's tournament curl calls are missing"
+    return textwrap.dedent(block.group(1))
+
+
+@pytest.mark.timeout(120)
+async def test_the_readme_tournament_calls_get_a_player_to_the_start_of_the_match(
+        tmp_path: Path, nats_url: str) -> None:
+    """Run as written, alice's calls find her table, add her seat's client seed and say she
+    is ready: with bob's the same, the match starts at once (not after check_in_seconds),
+    on both seats' seeds."""
+    _tools()
+    if not shutil.which("openssl"):
+        (pytest.fail if os.environ.get("CI") else pytest.skip)("needs openssl")
+    import grpc
+
+    from services.cli.tournament_commands import format_json
+    from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as tpb
+    from services.genproto.neon.tournament.v1 import tournament_pb2_grpc as tpb_grpc
+    from tests.integration.conftest import make_settings
+    from tests.support.gateway import backend_and_gateway
+
+    settings = make_settings(tmp_path, nats_url)
+    async with backend_and_gateway(settings, games=["neon-reign"], tournament=True) as (
+            b, gateway), grpc.aio.insecure_channel(b.address("tournament")) as channel:
+        stub = tpb_grpc.TournamentServiceStub(channel)
+        token = {p: b.issuer.issue("player", "*", player=p, ttl=600) for p in ("alice", "bob")}
+
+        def auth(t: str) -> list[tuple[str, str]]:
+            return [("authorization", f"Bearer {t}")]
+
+        org = auth(b.organiser_token())
+        await stub.CreateTournament(tpb.CreateTournamentRequest(
+            tournament_id="spring26", name="spring", game="neon-reign", mode="single",
+            format_json=format_json("swiss", 1)), metadata=org)
+        await stub.OpenRegistration(tpb.OpenRegistrationRequest(tournament_id="spring26"),
+                                    metadata=org)
+        for t in token.values():
+            await stub.Register(tpb.RegisterRequest(tournament_id="spring26"), metadata=auth(t))
+        await stub.StartTournament(tpb.StartTournamentRequest(tournament_id="spring26"),
+                                   metadata=org)
+        await stub.NextRound(tpb.NextRoundRequest(tournament_id="spring26"), metadata=org)
+        seats = {}
+        for player in token:  # the table's match is made: each player sees it
+            for _ in range(100):
+                mine = await stub.MyNextMatch(tpb.MyNextMatchRequest(tournament_id="spring26"),
+                                              metadata=auth(token[player]))
+                if mine.assignment.match_id:
+                    break
+                await asyncio.sleep(0.1)
+            seats[player] = mine.assignment
+        match = seats["alice"].match_id
+        assert match and seats["bob"].match_id == match
+
+        env = {**os.environ, "GW": gateway.url, "PLAYER": token["alice"],
+               "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+        proc = await asyncio.create_subprocess_exec(
+            "bash", "-euo", "pipefail", "-c", tournament_block(), cwd=tmp_path, env=env,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        out, _ = await asyncio.wait_for(proc.communicate(), timeout=60)
+        text = out.decode(errors="replace")
+        assert proc.returncode == 0, text
+        assert '"seatsWithSeeds": 1' in text and '"seatsReady": 1' in text, text
+        assert '"started": false' in text, text  # bob is not ready yet
+
+        # bob does the same over gRPC: the second seed and the second seat ready start it
+        async with grpc.aio.insecure_channel(b.address("rules-neon-reign")) as rules_channel:
+            rules = rules_pb2_grpc.RulesServiceStub(rules_channel)
+            added = await rules.AddClientSeed(rules_pb2.AddClientSeedRequest(
+                match_id=match, seed="b0" * 32), metadata=auth(seats["bob"].seat_token))
+            assert added.seats_with_seeds == 2  # alice's is there
+            ready = await stub.ReadyForMatch(tpb.ReadyForMatchRequest(
+                tournament_id="spring26", match_id=match), metadata=auth(token["bob"]))
+            assert (ready.seats_ready, ready.started) == (2, True)
+            view = await rules.GetView(rules_pb2.GetViewRequest(match_id=match))
+            assert view.status == rules_pb2.MATCH_STATUS_RUNNING, view.status

@@ -115,14 +115,16 @@ def test_token_refuses_bot_ids_and_unknown_roles(env: dict[str, str]) -> None:
 def test_serve_an_unknown_service_or_on_a_busy_port(env: dict[str, str], busy_port: int) -> None:
     assert "unknown service" in run(["serve", "nothing"], env, 2)
     line = run(["serve", "dice"], {**env, "NEON_DICE_PORT": str(busy_port)}, 1)
-    assert "busy" in line and "NEON_<SERVICE>_PORT" in line
+    assert line == (f"port busy: dice cannot listen on 127.0.0.1:{busy_port} (another `neon "
+                    "up`?); set NEON_DICE_PORT to move it")
 
 
 @pytest.mark.skipif("neon-reign" not in available(), reason="no Neon Reign engine")
 @pytest.mark.serial  # the ports it does not set: their defaults, 9464
 def test_up_on_a_busy_port(env: dict[str, str], busy_port: int) -> None:
     line = run(["up"], {**env, "NEON_DICE_PORT": str(busy_port)}, 1)
-    assert "busy" in line
+    assert line.startswith(f"port busy: dice cannot listen on 127.0.0.1:{busy_port}"), line
+    assert "NEON_PORT_OFFSET=100 (or `neon up --port-offset 100`)" in line, line
 
 
 @pytest.mark.skipif("neon-reign" not in available(), reason="no Neon Reign engine")

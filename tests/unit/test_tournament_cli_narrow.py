@@ -255,3 +255,29 @@ def test_a_round_of_one_match_says_match_in_its_checkpoint_line(
     r.checkpoint.leaves = 1
     text = flat(render(80, lambda: tc.print_round(r), monkeypatch))
     assert "checkpoint: Merkle root abababababababab... over 1 match, signed" in text, text
+
+
+@pytest.mark.parametrize("width", [80, 40])
+def test_a_rematch_set_by_hand_reads_as_one_phrase(
+        width: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table played again whose result the organiser then set by hand (or a forfeit of a
+    rematch): one bracket, "(rematch, set by hand)", never "(set by hand) (rematch)"."""
+    tables = []
+    for n, result in enumerate((pb.Result(placements=[2, 1], kind="correction", reason="judge"),
+                                pb.Result(placements=[2, 1], kind="correction", forfeited=True,
+                                          reason="gone"),
+                                pb.Result(placements=[1, 2], kind="forfeit", forfeited=True)), 1):
+        t = pb.TableInfo(number=n, seats=[f"p{n}a", f"p{n}b"], match_id=f"cup-r2-t{n}-g2",
+                         status=pb.TABLE_STATUS_DONE, result=result)
+        t.earlier.append(pb.EarlierMatch(match_id=f"cup-r2-t{n}", abandoned_reason="a crash",
+                                         rematch_reason="spare"))
+        tables.append(t)
+    r = pb.Round(tournament_id="cup", number=2, tables=tables)
+    text = render(width, lambda: tc.print_round(r), monkeypatch)
+    shown = {row[0]: row[2] for row in rows(text)}
+    assert shown == {"1": "p1b wins (rematch, set by hand)",
+                     "2": "p2b wins (rematch, set by hand, forfeit)",
+                     "3": "p3a wins (rematch, forfeit)"}, text
+    notes = flat(text.split("└", 1)[1])
+    assert "table 1 set by hand: judge" in notes and "table 2 set by hand, forfeit: gone" in notes
+    assert ") (" not in flat(text), text
