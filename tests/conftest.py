@@ -37,7 +37,7 @@ RULEBOOKS = Path(__file__).resolve().parents[2] / "shared" / "rulebooks"
 XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 RUN_ID = os.environ.setdefault("NEON_TEST_RUN_ID", namespaces.new_run_id())
 os.environ.setdefault("NEON_TEST_GIVEN_NAMESPACE", os.environ.get("NEON_NAMESPACE", ""))
-os.environ["NEON_NAMESPACE"] = namespaces.run_namespace(
+RUN_NAMESPACE = os.environ["NEON_NAMESPACE"] = namespaces.run_namespace(
     RUN_ID, os.environ["NEON_TEST_GIVEN_NAMESPACE"], XDIST_WORKER)
 CLEANUP_TIMEOUT = 60.0
 """Seconds a session's sweep or clean-up may take before the run goes on without it."""
@@ -46,7 +46,7 @@ CLEANUP_TIMEOUT = 60.0
 def _best_effort(what: str, work: Coroutine[Any, Any, Any]) -> bool:
     """Run a clean-up (outside any event loop), logging what it did or why it failed: it
     never fails the run. True when it ran to its end."""
-    logger = namespaces.log.bind(namespace=os.environ["NEON_NAMESPACE"], cleanup=what)
+    logger = namespaces.log.bind(namespace=RUN_NAMESPACE, cleanup=what)
     try:
         done = asyncio.run(asyncio.wait_for(work, CLEANUP_TIMEOUT))
     except Exception as err:  # a NATS or database that is down, slow or refuses
@@ -71,8 +71,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     own, xdist's controller (after every worker ended) the whole run's, which is what a
     worker that crashed left. NATS and PostgreSQL of the fixtures (bundled, containers) go
     with their process."""
-    _best_effort("forget", namespaces.forget(os.environ["NEON_NAMESPACE"],
-                                             os.environ.get("NATS_URL"),
+    _best_effort("forget", namespaces.forget(RUN_NAMESPACE, os.environ.get("NATS_URL"),
                                              os.environ.get("DATABASE_URL")))
 
 
@@ -159,7 +158,7 @@ def postgres_schema(postgres_url: str) -> Iterator[str]:
     a sweep finds it when the run died before its teardown."""
     import psycopg
 
-    schema = f"{namespaces.schema_of(os.environ['NEON_NAMESPACE'])}_{uuid.uuid4().hex[:12]}"
+    schema = f"{namespaces.schema_of(RUN_NAMESPACE)}_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
     yield schema
