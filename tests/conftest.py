@@ -7,31 +7,73 @@ else the bundled nats-server, and PostgreSQL tests are skipped with the reason.
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import os
 import tempfile
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Coroutine, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
 
 from services.platform.natsrv import EmbeddedNats
+from tests.support import namespaces
 
 RULEBOOKS = Path(__file__).resolve().parents[2] / "shared" / "rulebooks"
 
 # ``./dev test`` runs the suite on several pytest-xdist workers at once, all on one NATS and
-# one database. Each worker is a deployment namespace of its own (README, Isolated
-# deployments: NEON_NAMESPACE prefixes the stream, subjects, durables, outbox bucket, SQLite
-# folder and PostgreSQL schema), after any namespace the run was given: a worker's backends
-# run one after another as in a sequential run, and never see another worker's. Settings
+# one database, and other runs (a developer's and CI's, two worktrees) may share them too.
+# Each run is a deployment namespace of its own (README, Isolated deployments: NEON_NAMESPACE
+# prefixes the stream, subjects, durables, outbox bucket, SQLite folder and PostgreSQL
+# schema), and each worker of it one more: ``[<given>-]t<run id>[-gw<n>]``, after any
+# namespace the run was given (tests/support/namespaces.py). A worker's backends run one
+# after another as in a sequential run, and never see another worker's or run's. Settings
 # built by the tests (make_settings), the bus's names and services started as processes all
-# take it from here. A sequential run (-n 0) keeps the namespace it was given (default: none).
+# take it from here. The run id is made once, by the first process of the run (xdist's
+# controller, whose environment its workers inherit), so one run's workers share it.
 XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
-if XDIST_WORKER:
-    os.environ["NEON_NAMESPACE"] = "-".join(
-        n for n in (os.environ.get("NEON_NAMESPACE", "").strip(), XDIST_WORKER) if n)
+RUN_ID = os.environ.setdefault("NEON_TEST_RUN_ID", namespaces.new_run_id())
+os.environ.setdefault("NEON_TEST_GIVEN_NAMESPACE", os.environ.get("NEON_NAMESPACE", ""))
+RUN_NAMESPACE = os.environ["NEON_NAMESPACE"] = namespaces.run_namespace(
+    RUN_ID, os.environ["NEON_TEST_GIVEN_NAMESPACE"], XDIST_WORKER)
+CLEANUP_TIMEOUT = 60.0
+"""Seconds a session's sweep or clean-up may take before the run goes on without it."""
+
+
+def _best_effort(what: str, work: Coroutine[Any, Any, Any]) -> bool:
+    """Run a clean-up (outside any event loop), logging what it did or why it failed: it
+    never fails the run. True when it ran to its end."""
+    logger = namespaces.log.bind(namespace=RUN_NAMESPACE, cleanup=what)
+    try:
+        done = asyncio.run(asyncio.wait_for(work, CLEANUP_TIMEOUT))
+    except Exception as err:  # a NATS or database that is down, slow or refuses
+        work.close()  # when it never started
+        logger.warning("test namespaces not cleaned", error=f"{type(err).__name__}: {err}")
+        return False
+    if done:  # nothing to say when there was nothing to delete
+        logger.info("test namespaces cleaned", done=done)
+    return True
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Sweep what earlier runs that died before their end left on the shared NATS and
+    database (once per run: not in xdist's workers)."""
+    if not XDIST_WORKER:
+        _best_effort("sweep", namespaces.sweep(os.environ.get("NATS_URL"),
+                                               os.environ.get("DATABASE_URL")))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Delete what this run's namespace made on the shared NATS and database: a worker its
+    own, xdist's controller (after every worker ended) the whole run's, which is what a
+    worker that crashed left. NATS and PostgreSQL of the fixtures (bundled, containers) go
+    with their process."""
+    _best_effort("forget", namespaces.forget(RUN_NAMESPACE, os.environ.get("NATS_URL"),
+                                             os.environ.get("DATABASE_URL")))
+
 
 SERIAL_LOCK = Path(tempfile.gettempdir()) / "neon-arena-tests-serial.lock"
 """Held by a test marked ``serial`` from its set-up to its teardown: such tests must never run
@@ -112,10 +154,11 @@ def postgres_url() -> Iterator[str]:
 
 @pytest.fixture
 def postgres_schema(postgres_url: str) -> Iterator[str]:
-    """A fresh schema per test, dropped afterwards."""
+    """A fresh schema per test, dropped afterwards; named after the run's namespace, so that
+    a sweep finds it when the run died before its teardown."""
     import psycopg
 
-    schema = f"t_{uuid.uuid4().hex[:12]}"
+    schema = f"{namespaces.schema_of(RUN_NAMESPACE)}_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
     yield schema

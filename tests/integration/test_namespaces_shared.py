@@ -22,6 +22,7 @@ from services.platform.grpc_kit import channel
 from tests.integration.conftest import make_settings
 from tests.integration.test_rules_host_toy import play_to_end
 from tests.support import toy
+from tests.support.namespaces import forget
 
 pytestmark = [pytest.mark.postgres,
               pytest.mark.serial]  # 39 PostgreSQL connections (tests/conftest.py)
@@ -61,21 +62,10 @@ async def deployments(tmp_path: Path, nats_url: str,
 
 
 async def _forget(nats_url: str, postgres_url: str, namespaces: list[str]) -> None:
-    """Drop what the namespaces left on the shared NATS and database."""
-    import psycopg
-
-    nc = await bus.connect(nats_url, "tests-cleanup")
-    try:
-        for ns in namespaces:
-            try:
-                await nc.jetstream().delete_stream(bus.stream_name(ns))
-            except Exception:  # already gone
-                pass
-    finally:
-        await nc.drain()
-    with psycopg.connect(postgres_url, autocommit=True) as conn:
-        for ns in namespaces:
-            conn.execute(f'DROP SCHEMA IF EXISTS "neon_{ns.replace("-", "_")}" CASCADE')
+    """Drop what the namespaces left on the shared NATS and database: stream (and durables),
+    outbox KV bucket, schema."""
+    for ns in namespaces:
+        await forget(ns, nats_url, postgres_url)
 
 
 async def play(d: Deployment, match_ids: list[str]) -> None:
