@@ -313,6 +313,9 @@ class Matchmaker:
         self._creating: set[asyncio.Task[None]] = set()
         self._saving: set[asyncio.Task[None]] = set()
         """Saves in flight (:meth:`_save`): each runs to its end, whoever awaited it."""
+        self._unsaved: dict[str, asyncio.Task[None]] = {}
+        """Tickets changed in memory whose save is in flight, and that save: an answer about
+        one waits for its end (:meth:`_as_stored`)."""
         self._create_slots = asyncio.Semaphore(config.create_concurrency)
         self.batches: dict[str, tuple[ProposalBatch, set[str]]] = {}
         """Open proposal batches and the match ids of their proposals still open."""
@@ -570,6 +573,7 @@ class Matchmaker:
         if caller.role == "player" and caller.player not in players:
             raise PermissionDenied("a player token may only queue a party the player is in")
         self._ready()
+        await self._as_stored(req.ticket_id)  # a repeat while the first's save is under way
         existing = self.tickets.get(req.ticket_id) or await self._find(req.ticket_id)
         if existing is not None:
             return shown_to(caller, self._same_ticket(existing, req))
@@ -933,6 +937,7 @@ class Matchmaker:
         if not ticket_id:
             raise InvalidArgument("ticket_id is required")
         self._ready()
+        await self._as_stored(ticket_id)  # (none under the lock: saves end before it is let go)
         ticket = self.tickets.get(ticket_id) or await self._find(ticket_id)
         if ticket is None:
             raise NotFound(f"no ticket {ticket_id!r}")
@@ -1550,11 +1555,32 @@ class Matchmaker:
             raise Unavailable("matchmaking is reloading its queue from its store; try again")
         unique = list({id(t): t for t in objs}.values())
         task = held_task(self._saving, self._store(unique, then), name="matchmaking-save")
+        unsaved, ids = self._unsaved, [t.ticket_id for t in unique if isinstance(t, Ticket)]
+        for i in ids:
+            unsaved[i] = task
+
+        def saved(done: asyncio.Task[None]) -> None:
+            for i in ids:
+                if unsaved.get(i) is done:
+                    del unsaved[i]
+
+        task.add_done_callback(saved)
         try:
             await asyncio.shield(task)
         except asyncio.CancelledError:
             await _to_its_end(task)
             raise
+
+    async def _as_stored(self, ticket_id: str) -> None:
+        """Wait for the end of a save of the ticket's change under way, if any: a command
+        changes a ticket in memory, then saves it, and an answer read meanwhile without the
+        lock (GetTicket, WatchTicket, a repeated CreateTicket) would say what the store may
+        never have ("matched", with the seat tokens, of a save then refused). Then UNAVAILABLE
+        if the queue is stale (refused, and the reload failed too); the caller reads the
+        ticket from ``tickets`` again (a reload replaces the objects)."""
+        while (task := self._unsaved.get(ticket_id)) is not None and not task.done():
+            await asyncio.wait({task})  # never cancels the save: only this wait
+        self._ready()
 
     async def _store(self, unique: list[Aggregate], then: Callable[[], None] | None) -> None:
         """:meth:`_save`'s task."""

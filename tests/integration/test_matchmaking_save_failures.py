@@ -444,3 +444,61 @@ async def test_a_decline_cancelled_while_its_save_goes_through_leaves_the_party(
     finally:
         await mm.drain()
         app.close()
+
+
+# ----------------------------------------------------------------- answers: as stored
+
+
+@pytest.mark.parametrize("refused", [False, True], ids=["stored", "refused"])
+async def test_a_ticket_is_answered_as_stored_while_its_save_is_under_way(
+        store: dict[str, Any], env: Env, refused: bool) -> None:  # noqa: F811
+    """A match's creation changes its tickets in memory, then saves them. GetTicket (and
+    WatchTicket's first message, CreateTicket's repeat) read memory without the lock: made
+    while that save was under way, they answered "matched", seat token and all, before the
+    store had it (or whether it would: refused, the ticket is proposed again), while the
+    module promises that every change is saved before anyone is told about it. Now an answer
+    about a ticket whose save is under way waits for that save's end."""
+    svc = await env.start(dataclasses.replace(FAST, auto_accept=True), **store)
+    app = svc.extra["app"]
+    faults = Faults(app)
+    mm = Client(svc.address)
+    ann, bob = env.player(env.id("ann")), env.player(env.id("bob"))
+    faults.hold("Ticket.Matched", then_refuse=refused)
+    try:
+        for name, token in (("ann", ann), ("bob", bob)):
+            await mm.call("CreateTicket", token, ticket_id=env.id(f"t-{name}"), game="toy",
+                          players=[env.id(name)])
+        assert await asyncio.to_thread(faults.holding.wait, 20), "no match was created"
+        calls = {
+            "get": asyncio.ensure_future(mm.call("GetTicket", ann, ticket_id=env.id("t-ann"))),
+            "repeat": asyncio.ensure_future(mm.call(
+                "CreateTicket", ann, ticket_id=env.id("t-ann"), game="toy",
+                players=[env.id("ann")])),
+        }
+        watch = mm.stub.WatchTicket(pb.WatchTicketRequest(ticket_id=env.id("t-ann")),
+                                    metadata=call_metadata(ann), timeout=30)
+        calls["watch"] = asyncio.ensure_future(watch.read())
+        await asyncio.sleep(0.5)
+        early = {name: c.result() for name, c in calls.items() if c.done()}
+        for name, answer in early.items():
+            status = answer.ticket.status if name == "watch" else answer.status
+            assert status != S.TICKET_STATUS_MATCHED, (
+                f"{name} answered matched while the Matched save was held")
+    finally:
+        faults.go_on.set()
+    for name, call in calls.items():
+        answer = await asyncio.wait_for(call, 10)
+        ticket = answer.ticket if name == "watch" else answer
+        names = [n for _, n in stored(app, ticket_uuid(env.id("t-ann")))]
+        if ticket.status == S.TICKET_STATUS_MATCHED:  # said once stored, never before
+            assert "Ticket.Matched" in names, f"{name} answered matched before it was stored"
+        else:
+            assert ticket.status == S.TICKET_STATUS_PROPOSED, name
+        if not refused:
+            assert ticket.status == S.TICKET_STATUS_MATCHED, name
+    watch.cancel()
+    # refused: the reload proposed it again, and the next cycle matches it (stored once)
+    await status_is(mm, ann, env.id("t-ann"), S.TICKET_STATUS_MATCHED)
+    assert [n for _, n in stored(app, ticket_uuid(env.id("t-ann")))] == [
+        "Ticket.Created", "Ticket.Matched"]
+    await mm.channel.close()
