@@ -8,19 +8,17 @@ both (tests/support/served_twins.py). A leak planted in the view is found.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from services.cli.backend import Backend, start_backend
+from services.cli.backend import Backend
 from services.cli.client import RulesClient
 from services.rules.games.barbaric import views
 from services.rules.games.barbaric.content import GEARS, RIDERS, card_ids, skill_of
-from tests.integration.conftest import make_settings
-from tests.support.served_twins import Action, create_twins, play_twins
+from tests.support.served_twins import Action, create_twins, play_twins, served
 
 pytestmark = pytest.mark.postgres
 GAME = "barbaric"
@@ -45,13 +43,8 @@ PROBES = probes_of_every_board()
 @pytest.fixture
 async def barbaric(tmp_path: Path, nats_url: str, postgres_url: str,
                    postgres_schema: str) -> AsyncIterator[tuple[Backend, RulesClient]]:
-    settings = dataclasses.replace(make_settings(tmp_path, nats_url, persistence="postgres"),
-                                   database_url=postgres_url, postgres_schema=postgres_schema)
-    backend = await start_backend(settings, games=[GAME], embedded_nats=False)
-    client = RulesClient(backend.address(f"rules-{GAME}"))
-    yield backend, client
-    await client.close()
-    await backend.stop(1)
+    async with served(GAME, tmp_path, nats_url, postgres_url, postgres_schema) as both:
+        yield both
 
 
 def another_card(decision: Any, action: Action, legal_b: list[Action]) -> Action | None:

@@ -291,6 +291,16 @@ class Faulty:
         return await self.real.abandon_match(game, match_id, reason)
 
 
+def _clients(b: Backend, *players: str) -> tuple[TournamentClient, RulesClient, str,
+                                                  dict[str, str]]:
+    """The tournament and Neon Reign rules clients of ``b``, an organiser token and the
+    ``players``' tokens."""
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in players}
+    return (TournamentClient(b.address("tournament")), RulesClient(b.address("rules-neon-reign")),
+            org, tokens)
+
+
 async def _faulty_backend(tmp_path: Path, nats_url: str) -> tuple[Backend, Director, Faulty]:
     b = await start_backend(make_settings(tmp_path, nats_url), games=["neon-reign"],
                             embedded_nats=False, tournament=True, tournament_options=QUICK)
@@ -310,11 +320,7 @@ async def test_background_abandons_do_not_warn_for_a_match_never_created(
     tid = "unmade"
     never = f"{tid}-r1-t2"
     faulty.refused.add(never)
-    c = TournamentClient(b.address("tournament"))
-    rules = RulesClient(b.address("rules-neon-reign"))
-    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
-    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600)
-              for n in ("ann", "ben", "cat", "dan")}
+    c, rules, org, tokens = _clients(b, "ann", "ben", "cat", "dan")
     try:
         await started_swiss(c, org, tokens, tid)
 
@@ -358,10 +364,7 @@ async def test_a_creation_forceend_did_not_wait_for_whose_abandon_fails_is_retri
     tid = "late"
     late = f"{tid}-r1-t1"
     faulty.refused.add(late)  # until ForceEnd: NextRound's and the driver's tries
-    c = TournamentClient(b.address("tournament"))
-    rules = RulesClient(b.address("rules-neon-reign"))
-    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
-    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in ("ann", "ben")}
+    c, rules, org, tokens = _clients(b, "ann", "ben")
     try:
         await started_swiss(c, org, tokens, tid)
         before = await director.get(tid)  # the read that came before ForceEnd's save
@@ -451,11 +454,7 @@ async def test_a_ready_call_whose_start_fails_answers_ok_and_the_driver_starts_t
     match is not started, not INTERNAL; the round driver's next pass starts it."""
     b, director, faulty = await _faulty_backend(tmp_path, nats_url)
     tid = "startlate"
-    c = TournamentClient(b.address("tournament"))
-    rules = RulesClient(b.address("rules-neon-reign"))
-    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
-    tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600)
-              for n in ("ann", "ben", "cat", "dan")}
+    c, rules, org, tokens = _clients(b, "ann", "ben", "cat", "dan")
     try:
         await started_swiss(c, org, tokens, tid)
 

@@ -13,14 +13,18 @@ the match ids). A difference is a leak of the hidden answer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
 from google.protobuf.json_format import MessageToDict
 
+from services.cli.backend import Backend, start_backend
 from services.cli.client import RulesClient
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.platform.draws import SeededRandomness
@@ -31,6 +35,23 @@ KEYED = frozenset({"matchId", "match_id", "session", "stateHash", "state_hash", 
 or are keyed or blinded (hashes)."""
 
 Action = dict[str, Any]
+
+
+@contextlib.asynccontextmanager
+async def served(game: str, tmp_path: Path, nats_url: str, postgres_url: str,
+                 postgres_schema: str) -> AsyncIterator[tuple[Backend, RulesClient]]:
+    """``game``'s rules service (and dice) on PostgreSQL and the real NATS, and a client."""
+    from tests.integration.conftest import make_settings
+
+    settings = dataclasses.replace(make_settings(tmp_path, nats_url, persistence="postgres"),
+                                   database_url=postgres_url, postgres_schema=postgres_schema)
+    backend = await start_backend(settings, games=[game], embedded_nats=False)
+    client = RulesClient(backend.address(f"rules-{game}"))
+    try:
+        yield backend, client
+    finally:
+        await client.close()
+        await backend.stop(1)
 Divert = Callable[[Any, Action, list[Action]], Action | None]
 """(the decision in match A, A's answer, the legal answers in B) -> B's answer, or None: the
 same as A's."""
