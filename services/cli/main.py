@@ -43,16 +43,21 @@ def main_options(
 def _settings(log_file: bool = False, configure_logs: bool = True,
               environ: dict[str, str] | None = None, **overrides: Any) -> Settings:
     """The settings (from ``environ``, default the process's, NEON_PORT_OFFSET spelled out:
-    services.cli.ports); with ``log_file`` log lines go to ``<var>/logs/cli.log`` (a person
+    services.cli.ports, the NATS address too when NATS_URL is not set); with ``log_file`` log lines go to ``<var>/logs/cli.log`` (a person
     is reading the terminal; :func:`_cli_log`), else to stderr (a service's output). Without
     ``configure_logs`` logging is left alone (and structlog unimported): for commands that
     log nothing (``neon verify``), which configure it with :func:`_cli_log` when they need."""
-    from services.cli.ports import with_port_offset
+    from services.cli.ports import nats_default, port_offset, with_port_offset
 
+    given = os.environ if environ is None else environ
     try:
-        settings = load(with_port_offset(os.environ if environ is None else environ))
+        settings = load(with_port_offset(given))
     except ValueError as err:
         raise CliError(str(err), USAGE) from None
+    offset = port_offset(given)  # checked by with_port_offset
+    if offset and not settings.nats_configured:  # where `neon up`'s bundled NATS moved
+        settings = dataclasses.replace(settings,
+                                       nats_url=f"nats://127.0.0.1:{nats_default(offset)}")
     if configure_logs and log_file:
         _cli_log(settings)
     elif configure_logs:
@@ -175,7 +180,6 @@ def up(
         OFFSET,
         busy_message,
         busy_ports,
-        nats_default,
         port_offset,
         with_port_offset,
     )
@@ -188,8 +192,6 @@ def up(
     environ = with_port_offset(environ)  # the gateway's port, and every child's environment
     log_path = logs_to_file(Path(settings.var_dir) / "logs" / "up.log", settings.log_level,
                             settings.log_format, echo="warning")
-    if offset and not settings.nats_configured:  # the bundled nats-server's port moves too
-        settings = dataclasses.replace(settings, nats_url=f"nats://127.0.0.1:{nats_default(offset)}")
     if processes:
         from services.cli.processes import run_processes
 

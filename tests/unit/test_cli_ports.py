@@ -82,3 +82,15 @@ def test_the_busy_line_names_the_port_and_how_to_move_them() -> None:
     assert busy_message("127.0.0.1", {"gateway": 8080}, command="neon serve") == (
         "port busy: gateway cannot listen on 127.0.0.1:8080 (another `neon up`?); set "
         "NEON_GATEWAY_PORT to move it")
+
+
+def test_every_command_finds_the_moved_bundled_nats_unless_nats_url_is_set() -> None:
+    """`neon up --port-offset 100` bundles its NATS at 4322: `neon serve` (and every other
+    command) reads the same offset and joins it there, not a NATS on 4222; a NATS_URL wins."""
+    moved = _settings(configure_logs=False, environ={"NEON_PORT_OFFSET": "100"})
+    assert moved.nats_url == "nats://127.0.0.1:4322" and not moved.nats_configured
+    plain = _settings(configure_logs=False, environ={})
+    assert plain.nats_url.endswith(":4222")
+    given = _settings(configure_logs=False, environ={"NEON_PORT_OFFSET": "100",
+                                                    "NATS_URL": "nats://10.0.0.5:4222"})
+    assert given.nats_url == "nats://10.0.0.5:4222"
