@@ -528,6 +528,16 @@ class Director:
         async with room.changed:
             room.changed.notify_all()
 
+    async def heard(self, tournament_id: str, version: int) -> None:
+        """Another replica saved ``version`` of the tournament (:mod:`~services.tournament.
+        wakeups`): wake the watches here; and when this replica keeps seat tokens of it (its
+        players asked MyNextMatch here) but does not drive it, let them go once it has ended
+        there (the driving replica drops its own as it ends it)."""
+        await self.notify(tournament_id, version)
+        if (tournament_id in self._tokens and tournament_id not in self._drivers
+                and (await self._find(tournament_id)).status in ENDED):
+            self._tokens.pop(tournament_id, None)
+
     async def _find(self, tournament_id: str) -> Tournament:
         _check_id(tournament_id)
         found = await asyncio.to_thread(self.app.find, tournament_id)
@@ -1827,6 +1837,8 @@ class Director:
             raise NotFound(f"{who.player!r} is not registered in {tournament_id!r}")
         rnd = t.current
         if rnd is None or t.status in ENDED:
+            if t.status in ENDED:  # ended on another replica, maybe: no seat token is kept
+                self._tokens.pop(tournament_id, None)
             return None, t
         for table in rnd["tables"]:
             if who.player not in table["seats"]:

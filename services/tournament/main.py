@@ -92,7 +92,7 @@ async def start(
             await consumer.start()
             # a save on another replica wakes this one's watches at once (core NATS)
             wakeups = Wakeups(nats_client, settings.namespace)
-            await wakeups.start(director.notify)
+            await wakeups.start(director.heard)
             director.wakeups = wakeups
         await director.recover()
         handle = await start_server(

@@ -492,3 +492,44 @@ async def test_a_ready_call_whose_start_fails_answers_ok_and_the_driver_starts_t
         await c.close()
         await rules.close()
         await b.stop(1)
+
+
+async def test_a_replica_that_handed_out_seat_tokens_lets_them_go_when_another_ends_it(
+        tmp_path: Path, nats_url: str, postgres_url: str, postgres_schema: str) -> None:
+    """Replicas A and B on one store: A drives the tournament, a player asks MyNextMatch on B
+    (B keeps the seat tokens it was handed), the organiser force-ends it on A. B lets the
+    tokens go on A's wake-up, without a call of its own and without a restart."""
+    settings = make_settings(tmp_path, nats_url, persistence="postgres",
+                             database_url=postgres_url, postgres_schema=postgres_schema)
+    b = await start_backend(settings, games=["neon-reign"], embedded_nats=False,
+                            tournament=True, tournament_options=QUICK)
+    nc_b = await bus.connect(b.settings.nats_url, "tournament-replica-b")
+    replica_b = await tournament_main.start(b.settings, b.keys, nc_b)
+    director_b: Director = replica_b.extra["director"]
+    a, rules, org, tokens = _clients(b, "ann", "ben")
+    on_b = TournamentClient(replica_b.address)
+    tid = "handed_on_b"
+    try:
+        await started_swiss(a, org, tokens, tid)
+
+        async def seat() -> Any:
+            mine = (await on_b.call("MyNextMatch", tokens["ann"], tournament_id=tid)).assignment
+            return mine if mine.seat_token else None
+
+        await until(seat, "ann's seat token from replica B")
+        assert tid in director_b._tokens and tid not in director_b._drivers
+        await a.call("ForceEnd", org, tournament_id=tid, reason=REASON)
+
+        async def let_go() -> bool:
+            return tid not in director_b._tokens
+
+        await until(let_go, "replica B letting the seat tokens go", 10)
+        assert held_for(director_b, tid) == {}
+    finally:
+        await a.close()
+        await rules.close()
+        await on_b.close()
+        await replica_b.stop(1)
+        if not nc_b.is_closed:
+            await nc_b.close()
+        await b.stop(1)
