@@ -39,7 +39,7 @@ import grpc  # noqa: E402
 from services.cli.backend import start_backend  # noqa: E402
 from services.platform import metrics  # noqa: E402
 from services.platform.natsrv import free_port  # noqa: E402
-from services.platform.settings import DEFAULT_PORTS, Settings  # noqa: E402
+from services.platform.settings import DEFAULT_PORTS, Settings, check_namespace  # noqa: E402
 from tests.support import toy  # noqa: E402
 from tests.support.client import RulesClient  # noqa: E402
 
@@ -50,6 +50,9 @@ async def one_round(on: bool, calls: int, workdir: Path) -> tuple[float, float]:
         ports={name: 0 for name in DEFAULT_PORTS}, log_level="warning",
         nats_url=os.environ.get("NATS_URL", "nats://127.0.0.1:4222"),
         nats_configured=bool(os.environ.get("NATS_URL")),
+        # the caller's namespace (a test run's own, which it deletes at its end), not the
+        # default stream, where each round's scoring consumer would stay for 14 days
+        namespace=check_namespace(os.environ.get("NEON_NAMESPACE", "").strip()),
         metrics_port=free_port() if on else None)
     backend = await start_backend(settings, games=[], engines={"toy": toy.ENGINE})
     try:
