@@ -132,3 +132,23 @@ async def test_the_sweep_takes_a_run_that_is_over_and_leaves_a_young_or_busy_one
     # with the real idle time, nothing of these runs goes
     assert await ns.sweep(nats_url, postgres_url, only=runs) == ns.Choice([], [])
     assert await busy.left(js, postgres_url) == busy.everything()
+
+
+async def test_the_sweep_leaves_a_deployment_whose_name_looks_like_a_run(
+        nats_url: str, postgres_url: str, nats_client: Any, made: list[Made]) -> None:
+    """A deployment on the shared NATS and PostgreSQL named ``throughput-...`` (its first part
+    has a run id's shape, of a minute in September 2026), idle: a sweep leaves all of it."""
+    import secrets
+
+    js = nats_client.jetstream()
+    deployment = Made(f"throughput-{secrets.token_hex(4)}")
+    made.append(deployment)
+    await deployment.make(js, postgres_url)
+    await asyncio.sleep(2.5)
+
+    # only the run its name would be read as (not other runs' on this NATS)
+    gone = await ns.sweep(nats_url, postgres_url, idle=timedelta(seconds=2),
+                          young=timedelta(hours=1), only={"throughput"})
+
+    assert await deployment.left(js, postgres_url) == deployment.everything()
+    assert gone == ns.Choice([], [])

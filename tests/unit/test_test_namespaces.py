@@ -61,6 +61,9 @@ def test_this_run_has_a_namespace_of_its_own() -> None:
     ("", None), ("blue", None), ("NEON", None), ("neon", None), ("alpha-5dc2936f", None),
     ("sr0123456789", None), ("gw0-blue", None), ("blue-gw0", None),
     ("prod-tabcdefghi", None),  # the shape of a run id, but of a minute in 2002
+    # deployments whose name has a part of a run id's shape and of a past minute: never a run
+    ("throughput", None), ("eu-throughput", None), ("thresholds-blue", None),
+    ("prod-therapists", None),
 ])
 def test_only_test_runs_namespaces_belong_to_a_run(namespace: str, run: str | None) -> None:
     assert ns.run_of(namespace) == run
@@ -78,6 +81,16 @@ def test_stream_bucket_and_schema_names_lead_to_their_run() -> None:
     assert ns.schema_run("neon_gw1") == "gw1"
     for other in ("public", "t_0123456789ab", "neon_blue", "neon", "alpha_tkq3v8a9x2"):
         assert ns.schema_run(other) is None, other
+
+
+def test_a_deployment_named_like_a_run_is_never_swept() -> None:
+    """A deployment's namespace whose part reads as a run id of a past minute (``throughput``:
+    t, "hroug" = September 2026, "hput") is no test run's: idle for days, nothing of it goes."""
+    deployments = ("throughput", "eu-throughput", "thresholds-blue", "prod-therapists")
+    long_ago = NOW - timedelta(days=3)
+    streams = {s: long_ago for n in deployments for s in names(n)}
+    schemas = [ns.schema_of(n) for n in deployments]
+    assert ns.choose(streams, schemas, NOW) == ns.Choice([], [])
 
 
 def names(namespace: str) -> list[str]:
