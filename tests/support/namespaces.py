@@ -18,13 +18,14 @@ old per-worker names ``gw0``, ``gw1``... (no run id) go once idle for as long. N
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
 import re
 import secrets
 import time
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -257,6 +258,50 @@ def _pg(database_url: str) -> Any:
     return conn
 
 
+_LIVE_CLASS = 0x6E656F6E  # "neon": the first key of a run's advisory lock
+
+
+def _live_key(run: str) -> int:
+    """The second key (int4) of ``run``'s advisory lock."""
+    return int.from_bytes(hashlib.blake2s(run.encode(), digest_size=4).digest(), "big",
+                          signed=True)
+
+
+@contextlib.contextmanager
+def alive(run: str, database_url: str | None) -> Iterator[None]:
+    """While in it, ``run`` is going: a session-level advisory lock on the shared PostgreSQL
+    says so to every sweep (:func:`sweep` leaves a run whose lock it cannot take, whatever its
+    id's age, its streams' idleness or the sweeping machine's clock). Without a database, or
+    when it cannot be reached, nothing is held (the sweep's idle rule alone speaks)."""
+    conn = None
+    if database_url:
+        try:
+            conn = _pg(database_url)
+            conn.execute("SELECT pg_advisory_lock(%s, %s)", (_LIVE_CLASS, _live_key(run)))
+        except Exception as err:
+            log.warning("test run not marked live", run=run,
+                        error=f"{type(err).__name__}: {err}")
+            if conn is not None:
+                conn.close()
+            conn = None
+    try:
+        yield
+    finally:
+        if conn is not None:
+            conn.close()  # the lock goes with the session
+
+
+def _live(conn: Any, run: str) -> bool:
+    """Whether ``run`` holds its lock (:func:`alive`) now."""
+    if run_started(run) is None:  # an old gw<n> run: never marked
+        return False
+    key = (_LIVE_CLASS, _live_key(run))
+    if conn.execute("SELECT pg_try_advisory_lock(%s, %s)", key).fetchone()[0]:
+        conn.execute("SELECT pg_advisory_unlock(%s, %s)", key)
+        return False
+    return True
+
+
 async def forget(namespace: str, nats_url: str | None, database_url: str | None) -> Choice:
     """Delete what ``namespace`` and the namespaces derived from it made: its stream (with
     its durable consumers), its outbox KV bucket and its PostgreSQL schemas (the
@@ -298,6 +343,13 @@ async def sweep(nats_url: str | None, database_url: str | None, now: datetime | 
             if only is not None:
                 choice = Choice([s for s in choice.streams if run_of(stream_namespace(s) or "") in only],
                                 [s for s in choice.schemas if schema_run(s) in only])
+            if conn is not None:  # a run still going keeps everything, however old it looks
+                runs = ({run_of(stream_namespace(s) or "") for s in choice.streams}
+                        | {schema_run(s) for s in choice.schemas})
+                going = {run for run in runs if run and _live(conn, run)}
+                choice = Choice([s for s in choice.streams
+                                 if run_of(stream_namespace(s) or "") not in going],
+                                [s for s in choice.schemas if schema_run(s) not in going])
             gone = await _delete_streams(nc, choice.streams) if nc is not None else []
             dropped = _drop_schemas(conn, choice.schemas) if conn else []
         finally:
