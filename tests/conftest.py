@@ -8,6 +8,7 @@ else the bundled nats-server, and PostgreSQL tests are skipped with the reason.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import os
 import tempfile
@@ -58,10 +59,18 @@ def _best_effort(what: str, work: Coroutine[Any, Any, Any]) -> bool:
     return True
 
 
+_LIVE = contextlib.ExitStack()
+"""Holds the run's liveness lock (namespaces.alive) from its start to its end (xdist's
+controller, or the one process of a sequential run): no other run's sweep takes this one's
+namespaces while it goes, however long it runs or however wrong a sweeping clock is."""
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Sweep what earlier runs that died before their end left on the shared NATS and
-    database (once per run: not in xdist's workers)."""
+    """Mark this run live on the shared database, and sweep what earlier runs that died
+    before their end left on the shared NATS and database (once per run: not in xdist's
+    workers)."""
     if not XDIST_WORKER:
+        _LIVE.enter_context(namespaces.alive(RUN_ID, os.environ.get("DATABASE_URL")))
         _best_effort("sweep", namespaces.sweep(os.environ.get("NATS_URL"),
                                                os.environ.get("DATABASE_URL")))
 
@@ -73,6 +82,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     with their process."""
     _best_effort("forget", namespaces.forget(RUN_NAMESPACE, os.environ.get("NATS_URL"),
                                              os.environ.get("DATABASE_URL")))
+    _LIVE.close()
 
 
 SERIAL_LOCK = Path(tempfile.gettempdir()) / "neon-arena-tests-serial.lock"

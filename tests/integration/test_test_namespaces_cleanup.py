@@ -132,3 +132,61 @@ async def test_the_sweep_takes_a_run_that_is_over_and_leaves_a_young_or_busy_one
     # with the real idle time, nothing of these runs goes
     assert await ns.sweep(nats_url, postgres_url, only=runs) == ns.Choice([], [])
     assert await busy.left(js, postgres_url) == busy.everything()
+
+
+async def test_the_sweep_leaves_a_deployment_whose_name_looks_like_a_run(
+        nats_url: str, postgres_url: str, nats_client: Any, made: list[Made]) -> None:
+    """A deployment on the shared NATS and PostgreSQL named ``throughput-...`` (its first part
+    has a run id's shape, of a minute in September 2026), idle: a sweep leaves all of it."""
+    import secrets
+
+    js = nats_client.jetstream()
+    deployment = Made(f"throughput-{secrets.token_hex(4)}")
+    made.append(deployment)
+    await deployment.make(js, postgres_url)
+    await asyncio.sleep(2.5)
+
+    # only the run its name would be read as (not other runs' on this NATS)
+    gone = await ns.sweep(nats_url, postgres_url, idle=timedelta(seconds=2),
+                          young=timedelta(hours=1), only={"throughput"})
+
+    assert await deployment.left(js, postgres_url) == deployment.everything()
+    assert gone == ns.Choice([], [])
+
+
+async def test_the_sweep_leaves_a_live_run_however_old_it_looks(
+        nats_url: str, postgres_url: str, nats_client: Any, made: list[Made]) -> None:
+    """A run that is still going (it holds its liveness lock on the shared PostgreSQL) is not
+    swept though its id and its streams look over: a run longer than the idle time, or a
+    sweeping machine whose clock is hours ahead. Once it has ended, it goes."""
+    js = nats_client.jetstream()
+    rid = ns.new_run_id(time.time() - 5 * 3600)
+    live = Made(ns.run_namespace(rid, worker="gw0"))
+    made.append(live)
+    await live.make(js, postgres_url)
+    await asyncio.sleep(2.5)
+
+    with ns.alive(rid, postgres_url):
+        gone = await ns.sweep(nats_url, postgres_url, idle=timedelta(seconds=2),
+                              young=timedelta(hours=1), only={rid})
+        assert gone == ns.Choice([], [])
+        assert await live.left(js, postgres_url) == live.everything()
+
+    gone = await ns.sweep(nats_url, postgres_url, idle=timedelta(seconds=2),
+                          young=timedelta(hours=1), only={rid})
+    assert await live.left(js, postgres_url) == set()
+    assert gone.schemas == sorted(live.schemas)
+
+
+def test_this_run_is_marked_live_on_the_shared_database() -> None:
+    """The suite's run holds its liveness lock from its start (tests/conftest.py)."""
+    import os
+
+    import psycopg
+
+    url = os.environ.get("DATABASE_URL")
+    if not url:
+        pytest.skip("no shared database (DATABASE_URL): nothing to mark the run live on")
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert ns._live(conn, os.environ["NEON_TEST_RUN_ID"])
+        assert not ns._live(conn, ns.new_run_id())  # another run's, not going

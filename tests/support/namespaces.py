@@ -3,9 +3,11 @@
 Each run of the suite (each pytest-xdist worker of it) works in a namespace of its own,
 ``[<given>-]t<run id>[-gw<n>]`` (README, Isolated deployments: the namespace prefixes the
 stream, durables, outbox bucket and PostgreSQL schema). The run id is ``t``, the minute the
-run started (5 base-36 digits) and 4 random base-36 digits: two runs at once on one machine
-(a developer's and CI's, two worktrees) never share a name, and a sweep can tell from the
-name alone how old a run is.
+run started (5 base-36 digits), 4 random base-36 digits and 3 check digits (a keyed hash of
+the rest): two runs at once on one machine (a developer's and CI's, two worktrees) never
+share a name, a sweep can tell from the name alone how old a run is, and a deployment's
+namespace with a part of the same shape (``throughput``, ``thermodynamic``) is no run's
+unless its check digits happen to match (1 in 46656), so a sweep never takes it.
 
 At its end a run deletes what its namespace made (:func:`forget`); at its start it sweeps
 what earlier runs that died before their end left (:func:`sweep`): names of the test-run
@@ -16,12 +18,14 @@ old per-worker names ``gw0``, ``gw1``... (no run id) go once idle for as long. N
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import hashlib
 import json
 import re
 import secrets
 import time
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -40,7 +44,9 @@ per-test suffix of 13)."""
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 _MINUTE_DIGITS = 5  # base 36: minutes since 1970 fit until 2085
 _RANDOM_DIGITS = 4
-RUN_ID = re.compile(rf"t(?P<minute>[0-9a-z]{{{_MINUTE_DIGITS}}})[0-9a-z]{{{_RANDOM_DIGITS}}}")
+_CHECK_DIGITS = 3
+RUN_ID = re.compile(rf"(?P<head>t(?P<minute>[0-9a-z]{{{_MINUTE_DIGITS}}})[0-9a-z]{{{_RANDOM_DIGITS}}})"
+                    rf"(?P<check>[0-9a-z]{{{_CHECK_DIGITS}}})")
 _WORKER = r"gw[0-9]+"
 _RUN_NAMESPACE = re.compile(rf"(?:[a-z0-9-]*-)?(?P<run>{RUN_ID.pattern})(?:-{_WORKER})?(?:-[a-z0-9-]+)?")
 """A namespace of a test run: the run id as a whole hyphen-separated part (after any given
@@ -59,18 +65,27 @@ def _base36(n: int, digits: int) -> str:
     return out
 
 
+def _check(head: str) -> str:
+    """The check digits of a run id's ``head`` (``t``, minute, random)."""
+    digest = hashlib.blake2s(f"neon-arena test run {head}".encode(), digest_size=8).digest()
+    return _base36(int.from_bytes(digest, "big"), _CHECK_DIGITS)
+
+
 def new_run_id(now: float | None = None, random: int | None = None) -> str:
-    """``t`` + the minute (5 base-36 digits) + 4 random base-36 digits, e.g. ``tkq3v8a9x2``."""
+    """``t`` + the minute (5 base-36 digits) + 4 random base-36 digits + 3 check digits,
+    e.g. ``thsfk0a9x2q7m``."""
     minute = int((time.time() if now is None else now) // 60)
     if random is None:
         random = secrets.randbelow(36**_RANDOM_DIGITS)
-    return f"t{_base36(minute, _MINUTE_DIGITS)}{_base36(random % 36**_RANDOM_DIGITS, _RANDOM_DIGITS)}"
+    head = f"t{_base36(minute, _MINUTE_DIGITS)}{_base36(random % 36**_RANDOM_DIGITS, _RANDOM_DIGITS)}"
+    return head + _check(head)
 
 
 def run_started(run_id: str) -> datetime | None:
-    """When the run of ``run_id`` started (to the minute), None if it is no run id."""
+    """When the run of ``run_id`` started (to the minute), None if it is no run id (its
+    check digits do not match: a deployment's name of the same shape)."""
     match = RUN_ID.fullmatch(run_id)
-    if not match:
+    if not match or match["check"] != _check(match["head"]):
         return None
     started = datetime.fromtimestamp(int(match["minute"], 36) * 60, UTC)
     return started if started >= _EARLIEST else None
@@ -93,10 +108,11 @@ def run_of(namespace: str) -> str | None:
     for a namespace of no test run (never swept)."""
     if _LEGACY_NAMESPACE.fullmatch(namespace):
         return namespace
-    match = _RUN_NAMESPACE.fullmatch(namespace)
-    if match and run_started(match["run"]) is not None:
-        return match["run"]
-    return None
+    if not _RUN_NAMESPACE.fullmatch(namespace):
+        return None
+    # the first hyphen-separated part that is a run id (check digits and all): not merely
+    # the one the pattern settled on, which may be a given name's part of the same shape
+    return next((part for part in namespace.split("-") if run_started(part) is not None), None)
 
 
 def stream_namespace(stream: str) -> str | None:
@@ -242,6 +258,50 @@ def _pg(database_url: str) -> Any:
     return conn
 
 
+_LIVE_CLASS = 0x6E656F6E  # "neon": the first key of a run's advisory lock
+
+
+def _live_key(run: str) -> int:
+    """The second key (int4) of ``run``'s advisory lock."""
+    return int.from_bytes(hashlib.blake2s(run.encode(), digest_size=4).digest(), "big",
+                          signed=True)
+
+
+@contextlib.contextmanager
+def alive(run: str, database_url: str | None) -> Iterator[None]:
+    """While in it, ``run`` is going: a session-level advisory lock on the shared PostgreSQL
+    says so to every sweep (:func:`sweep` leaves a run whose lock it cannot take, whatever its
+    id's age, its streams' idleness or the sweeping machine's clock). Without a database, or
+    when it cannot be reached, nothing is held (the sweep's idle rule alone speaks)."""
+    conn = None
+    if database_url:
+        try:
+            conn = _pg(database_url)
+            conn.execute("SELECT pg_advisory_lock(%s, %s)", (_LIVE_CLASS, _live_key(run)))
+        except Exception as err:
+            log.warning("test run not marked live", run=run,
+                        error=f"{type(err).__name__}: {err}")
+            if conn is not None:
+                conn.close()
+            conn = None
+    try:
+        yield
+    finally:
+        if conn is not None:
+            conn.close()  # the lock goes with the session
+
+
+def _live(conn: Any, run: str) -> bool:
+    """Whether ``run`` holds its lock (:func:`alive`) now."""
+    if run_started(run) is None:  # an old gw<n> run: never marked
+        return False
+    key = (_LIVE_CLASS, _live_key(run))
+    if conn.execute("SELECT pg_try_advisory_lock(%s, %s)", key).fetchone()[0]:
+        conn.execute("SELECT pg_advisory_unlock(%s, %s)", key)
+        return False
+    return True
+
+
 async def forget(namespace: str, nats_url: str | None, database_url: str | None) -> Choice:
     """Delete what ``namespace`` and the namespaces derived from it made: its stream (with
     its durable consumers), its outbox KV bucket and its PostgreSQL schemas (the
@@ -283,6 +343,13 @@ async def sweep(nats_url: str | None, database_url: str | None, now: datetime | 
             if only is not None:
                 choice = Choice([s for s in choice.streams if run_of(stream_namespace(s) or "") in only],
                                 [s for s in choice.schemas if schema_run(s) in only])
+            if conn is not None:  # a run still going keeps everything, however old it looks
+                runs = ({run_of(stream_namespace(s) or "") for s in choice.streams}
+                        | {schema_run(s) for s in choice.schemas})
+                going = {run for run in runs if run and _live(conn, run)}
+                choice = Choice([s for s in choice.streams
+                                 if run_of(stream_namespace(s) or "") not in going],
+                                [s for s in choice.schemas if schema_run(s) not in going])
             gone = await _delete_streams(nc, choice.streams) if nc is not None else []
             dropped = _drop_schemas(conn, choice.schemas) if conn else []
         finally:

@@ -22,10 +22,13 @@ def run_id(hours_ago: float, random: int = 7) -> str:
 
 def test_a_run_id_tells_when_the_run_started_to_the_minute() -> None:
     rid = ns.new_run_id(NOW.timestamp() + 59, random=1234)
-    assert ns.RUN_ID.fullmatch(rid) and len(rid) == 10
+    assert ns.RUN_ID.fullmatch(rid) and len(rid) == 13
     assert ns.run_started(rid) == NOW
     assert ns.new_run_id(NOW.timestamp(), 1) != ns.new_run_id(NOW.timestamp(), 2)
     assert len({ns.new_run_id() for _ in range(50)}) > 45  # random beyond the minute
+    wrong = rid[:-1] + ("0" if rid[-1] != "0" else "1")  # its check digits do not match
+    assert ns.run_started(wrong) is None and ns.run_of(f"{wrong}-gw0") is None
+    assert ns.run_of(f"thermodynamic-{rid}-gw0") == rid  # a given part of the same shape first
 
 
 @pytest.mark.parametrize(("given", "worker", "expected"), [
@@ -33,9 +36,9 @@ def test_a_run_id_tells_when_the_run_started_to_the_minute() -> None:
     ("", "gw0", "{rid}-gw0"),
     ("blue", "gw13", "blue-{rid}-gw13"),
     (" blue ", "", "blue-{rid}"),
-    ("a-very-long-deployment-name-indeed", "gw1", "a-very-long-deplo-{rid}-gw1"),
-    ("abcdefghijklmnop-rst", "gw1", "abcdefghijklmnop-{rid}-gw1"),  # no hyphen left at the cut
-    ("abcdefghijklmnopqrstuvwxyz", "", "abcdefghijklmnopqrstu-{rid}"),
+    ("a-very-long-deployment-name-indeed", "gw1", "a-very-long-de-{rid}-gw1"),
+    ("abcdefghijklm-rst", "gw1", "abcdefghijklm-{rid}-gw1"),  # no hyphen left at the cut
+    ("abcdefghijklmnopqrstuvwxyz", "", "abcdefghijklmnopqr-{rid}"),
 ])
 def test_a_run_namespace_follows_the_given_one_and_fits_every_name_limit(
         given: str, worker: str, expected: str) -> None:
@@ -61,6 +64,9 @@ def test_this_run_has_a_namespace_of_its_own() -> None:
     ("", None), ("blue", None), ("NEON", None), ("neon", None), ("alpha-5dc2936f", None),
     ("sr0123456789", None), ("gw0-blue", None), ("blue-gw0", None),
     ("prod-tabcdefghi", None),  # the shape of a run id, but of a minute in 2002
+    # deployments whose name has a part of a run id's shape and of a past minute: never a run
+    ("throughput", None), ("eu-throughput", None), ("thresholds-blue", None),
+    ("prod-therapists", None),
 ])
 def test_only_test_runs_namespaces_belong_to_a_run(namespace: str, run: str | None) -> None:
     assert ns.run_of(namespace) == run
@@ -76,8 +82,18 @@ def test_stream_bucket_and_schema_names_lead_to_their_run() -> None:
     assert ns.schema_run(ns.schema_of(mine)) == rid
     assert ns.schema_run(f"{ns.schema_of(mine)}_0123456789ab") == rid  # a per-test schema
     assert ns.schema_run("neon_gw1") == "gw1"
-    for other in ("public", "t_0123456789ab", "neon_blue", "neon", "alpha_tkq3v8a9x2"):
+    for other in ("public", "t_0123456789ab", "neon_blue", "neon", "alpha_thsfk0a9x2q7m"):
         assert ns.schema_run(other) is None, other
+
+
+def test_a_deployment_named_like_a_run_is_never_swept() -> None:
+    """A deployment's namespace whose part reads as a run id of a past minute (``throughput``:
+    t, "hroug" = September 2026, "hput") is no test run's: idle for days, nothing of it goes."""
+    deployments = ("throughput", "eu-throughput", "thresholds-blue", "prod-therapists")
+    long_ago = NOW - timedelta(days=3)
+    streams = {s: long_ago for n in deployments for s in names(n)}
+    schemas = [ns.schema_of(n) for n in deployments]
+    assert ns.choose(streams, schemas, NOW) == ns.Choice([], [])
 
 
 def names(namespace: str) -> list[str]:
@@ -117,8 +133,8 @@ def test_a_clean_up_never_fails_the_run() -> None:
     from tests.conftest import _best_effort
 
     start = time.monotonic()
-    assert not _best_effort("forget", ns.forget("tkq3v8a9x2-gw0", "nats://127.0.0.1:1", None))
-    assert not _best_effort("forget", ns.forget("tkq3v8a9x2-gw0", None,
+    assert not _best_effort("forget", ns.forget("thsfk0a9x2q7m-gw0", "nats://127.0.0.1:1", None))
+    assert not _best_effort("forget", ns.forget("thsfk0a9x2q7m-gw0", None,
                                                 "postgresql://nobody@127.0.0.1:1/none"))
     assert not _best_effort("sweep", ns.sweep("nats://127.0.0.1:1", None))
     assert _best_effort("sweep", ns.sweep(None, None))  # nothing to sweep: done at once
