@@ -331,10 +331,10 @@ async def test_a_create_cancelled_while_its_save_goes_through_is_queued(
     await mm.channel.close()
 
 
-async def test_an_accept_cancelled_while_its_save_goes_through_creates_the_match(
-        store: dict[str, Any], env: Env) -> None:  # noqa: F811
-    """Before: the last accept was stored, but the match was never created (nor timed out:
-    a proposal everyone accepted is not), and the player not held by the ticket."""
+async def _accepted_by_ann(store: dict[str, Any], env: Env) -> tuple[  # noqa: F811
+        Any, Any, Faults, Client, str, str]:
+    """Ann's and bob's tickets proposed one match, ann accepted it: the matchmaker, its
+    application, faults on it, a client, bob's token and the match id."""
     svc = await env.start(FAST, **store)
     matchmaker, app = svc.extra["matchmaker"], svc.extra["app"]
     faults = Faults(app)
@@ -346,6 +346,14 @@ async def test_an_accept_cancelled_while_its_save_goes_through_creates_the_match
     proposed = await status_is(mm, ann, env.id("t-ann"), S.TICKET_STATUS_PROPOSED)
     match_id = proposed.assignment.match_id
     await mm.call("AcceptMatch", ann, ticket_id=env.id("t-ann"), match_id=match_id)
+    return matchmaker, app, faults, mm, bob, match_id
+
+
+async def test_an_accept_cancelled_while_its_save_goes_through_creates_the_match(
+        store: dict[str, Any], env: Env) -> None:  # noqa: F811
+    """Before: the last accept was stored, but the match was never created (nor timed out:
+    a proposal everyone accepted is not), and the player not held by the ticket."""
+    matchmaker, app, faults, mm, bob, match_id = await _accepted_by_ann(store, env)
     faults.hold("Ticket.Accepted", then_refuse=False)
     await cancelled_while_held(faults, mm.stub.AcceptMatch(
         pb.AcceptMatchRequest(ticket_id=env.id("t-bob"), match_id=match_id),
@@ -362,17 +370,7 @@ async def test_an_accept_cancelled_while_its_save_goes_through_creates_the_match
 
 async def test_an_accept_the_store_refuses_is_unavailable_and_a_retry_creates_the_match(
         store: dict[str, Any], env: Env) -> None:  # noqa: F811
-    svc = await env.start(FAST, **store)
-    matchmaker, app = svc.extra["matchmaker"], svc.extra["app"]
-    faults = Faults(app)
-    mm = Client(svc.address)
-    ann, bob = env.player(env.id("ann")), env.player(env.id("bob"))
-    for name, token in (("ann", ann), ("bob", bob)):
-        await mm.call("CreateTicket", token, ticket_id=env.id(f"t-{name}"), game="toy",
-                      players=[env.id(name)])
-    proposed = await status_is(mm, ann, env.id("t-ann"), S.TICKET_STATUS_PROPOSED)
-    match_id = proposed.assignment.match_id
-    await mm.call("AcceptMatch", ann, ticket_id=env.id("t-ann"), match_id=match_id)
+    matchmaker, app, faults, mm, bob, match_id = await _accepted_by_ann(store, env)
     faults.refuse("Ticket.Accepted")
     with pytest.raises(grpc.aio.AioRpcError) as refused:
         await mm.call("AcceptMatch", bob, ticket_id=env.id("t-bob"), match_id=match_id)
