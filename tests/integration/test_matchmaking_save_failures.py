@@ -132,18 +132,31 @@ async def cancelled_while_held(faults: Faults, call: Any) -> None:
         faults.go_on.set()
 
 
+async def _started(env: Env, config: Any, store: dict[str, Any]  # noqa: F811
+                   ) -> tuple[Any, Any, Faults, Client]:
+    """The matchmaking service with ``config`` on ``store``: its matchmaker, its application,
+    faults on that application's store, and a client."""
+    svc = await env.start(config, **store)
+    app = svc.extra["app"]
+    return svc.extra["matchmaker"], app, Faults(app), Client(svc.address)
+
+
+async def _seeded_pair(env: Env, store: dict[str, Any]  # noqa: F811
+                       ) -> tuple[Any, Any, Faults, Client, str, str, str]:
+    """Ann's and bob's tickets matched to one match that waits for their client seeds
+    (:func:`_started` with SEEDS, then ann's and bob's seat tokens and the match id)."""
+    matchmaker, app, faults, mm = await _started(env, SEEDS, store)
+    got = await pair(env, mm, "ann", "bob")
+    (ta, a), (tb, _) = got["ann"], got["bob"]
+    return matchmaker, app, faults, mm, ta, tb, a.assignment.match_id
+
+
 # ----------------------------------------------------------------- client seeds: ReadyForMatch
 
 
 async def test_a_ready_the_store_refuses_is_unavailable_undone_and_a_retry_stores_it_once(
         store: dict[str, Any], env: Env) -> None:  # noqa: F811
-    svc = await env.start(SEEDS, **store)
-    matchmaker, app = svc.extra["matchmaker"], svc.extra["app"]
-    faults = Faults(app)
-    mm = Client(svc.address)
-    got = await pair(env, mm, "ann", "bob")
-    (ta, a), (tb, _) = got["ann"], got["bob"]
-    match_id = a.assignment.match_id
+    matchmaker, app, faults, mm, ta, tb, match_id = await _seeded_pair(env, store)
     faults.refuse("Kickoff.Ready")
     with pytest.raises(grpc.aio.AioRpcError) as refused:
         await ready(mm, ta, env.id("t-ann"), match_id)
@@ -172,13 +185,7 @@ async def test_a_ready_cancelled_while_its_save_is_refused_is_undone_in_memory(
     """Before: the write went on in its thread after the caller's cancellation, was refused,
     and nobody noticed: memory said ann was ready, the store did not, and the match started
     "every seat is ready" with one Ready stored, over a gap in the kickoff's versions."""
-    svc = await env.start(SEEDS, **store)
-    matchmaker, app = svc.extra["matchmaker"], svc.extra["app"]
-    faults = Faults(app)
-    mm = Client(svc.address)
-    got = await pair(env, mm, "ann", "bob")
-    (ta, a), (tb, _) = got["ann"], got["bob"]
-    match_id = a.assignment.match_id
+    matchmaker, app, faults, mm, ta, tb, match_id = await _seeded_pair(env, store)
     faults.hold("Kickoff.Ready", then_refuse=True)
     await cancelled_while_held(faults, mm.stub.ReadyForMatch(
         pb.ReadyForMatchRequest(ticket_id=env.id("t-ann"), match_id=match_id),
@@ -204,13 +211,7 @@ async def test_a_ready_cancelled_while_its_save_is_refused_is_undone_in_memory(
 async def test_a_ready_cancelled_while_its_save_goes_through_is_told_to_the_watchers(
         store: dict[str, Any], env: Env) -> None:  # noqa: F811
     """Before: stored, but the tickets' watchers were never told (nor the outbox poked)."""
-    svc = await env.start(SEEDS, **store)
-    app = svc.extra["app"]
-    faults = Faults(app)
-    mm = Client(svc.address)
-    got = await pair(env, mm, "ann", "bob")
-    (ta, a), (tb, _) = got["ann"], got["bob"]
-    match_id = a.assignment.match_id
+    _, app, faults, mm, ta, tb, match_id = await _seeded_pair(env, store)
     watch = mm.stub.WatchTicket(pb.WatchTicketRequest(ticket_id=env.id("t-bob")),
                                 metadata=call_metadata(tb), timeout=30)
     first = await asyncio.wait_for(watch.read(), 10)
@@ -242,9 +243,7 @@ async def test_a_start_in_flight_writes_nothing_over_a_refused_ready_until_a_rel
     from. Before: the start stored Kickoff.Ended at version 3 over the lost Ready's 2, and
     the kickoff no longer loaded. Now the start is left to the reload, made again once the
     store answers (the rules service says it already started), and stored once."""
-    svc = await env.start(seeds(1.0), **store)
-    matchmaker, app = svc.extra["matchmaker"], svc.extra["app"]
-    faults = Faults(app)
+    matchmaker, app, faults, mm = await _started(env, seeds(1.0), store)
     rules = matchmaker.rules
     real_start = rules.start_match
     starting, let_start = asyncio.Event(), asyncio.Event()
@@ -258,7 +257,6 @@ async def test_a_start_in_flight_writes_nothing_over_a_refused_ready_until_a_rel
         await real_start(game, match_id)
 
     rules.start_match = held_start
-    mm = Client(svc.address)
     got = await pair(env, mm, "ann", "bob")
     (ta, a), _ = got["ann"], got["bob"]
     match_id = a.assignment.match_id
@@ -303,10 +301,7 @@ async def test_a_create_cancelled_while_its_save_goes_through_is_queued(
         store: dict[str, Any], env: Env) -> None:  # noqa: F811
     """Before: the ticket was stored but never remembered: no cycle saw it until a restart,
     and GetTicket said it waited (read from the store)."""
-    svc = await env.start(dataclasses.replace(FAST, auto_accept=True), **store)
-    matchmaker, app = svc.extra["matchmaker"], svc.extra["app"]
-    faults = Faults(app)
-    mm = Client(svc.address)
+    matchmaker, app, faults, mm = await _started(env, dataclasses.replace(FAST, auto_accept=True), store)
     ann, bob = env.player(env.id("ann")), env.player(env.id("bob"))
     faults.hold("Ticket.Created", then_refuse=False)
     await cancelled_while_held(faults, mm.stub.CreateTicket(
@@ -335,10 +330,7 @@ async def _accepted_by_ann(store: dict[str, Any], env: Env) -> tuple[  # noqa: F
         Any, Any, Faults, Client, str, str]:
     """Ann's and bob's tickets proposed one match, ann accepted it: the matchmaker, its
     application, faults on it, a client, bob's token and the match id."""
-    svc = await env.start(FAST, **store)
-    matchmaker, app = svc.extra["matchmaker"], svc.extra["app"]
-    faults = Faults(app)
-    mm = Client(svc.address)
+    matchmaker, app, faults, mm = await _started(env, FAST, store)
     ann, bob = env.player(env.id("ann")), env.player(env.id("bob"))
     for name, token in (("ann", ann), ("bob", bob)):
         await mm.call("CreateTicket", token, ticket_id=env.id(f"t-{name}"), game="toy",
@@ -456,10 +448,7 @@ async def test_a_ticket_is_answered_as_stored_while_its_save_is_under_way(
     store had it (or whether it would: refused, the ticket is proposed again), while the
     module promises that every change is saved before anyone is told about it. Now an answer
     about a ticket whose save is under way waits for that save's end."""
-    svc = await env.start(dataclasses.replace(FAST, auto_accept=True), **store)
-    app = svc.extra["app"]
-    faults = Faults(app)
-    mm = Client(svc.address)
+    _, app, faults, mm = await _started(env, dataclasses.replace(FAST, auto_accept=True), store)
     ann, bob = env.player(env.id("ann")), env.player(env.id("bob"))
     faults.hold("Ticket.Matched", then_refuse=refused)
     try:
