@@ -177,7 +177,7 @@ from services.platform.errors import (
     Unavailable,
 )
 from services.platform.logs import get_logger
-from services.platform.tasks import held_task, run_to_end
+from services.platform.tasks import held_task, outlast, run_to_end
 from services.platform.tokens import Claims
 
 INFO_REFRESH = 60.0
@@ -1565,11 +1565,7 @@ class Matchmaker:
                     del unsaved[i]
 
         task.add_done_callback(saved)
-        try:
-            await asyncio.shield(task)
-        except asyncio.CancelledError:
-            await _to_its_end(task)
-            raise
+        await outlast(task)
 
     async def _as_stored(self, ticket_id: str) -> None:
         """Wait for the end of a save of the ticket's change under way, if any: a command
@@ -1804,19 +1800,6 @@ def _mark_proposed(t: Ticket, proposal: Mapping[str, Any], accepted: Sequence[st
     t.proposal = proposal
     t.accepted = sorted(accepted)
     t.reason = ""
-
-
-async def _to_its_end(task: asyncio.Task[Any]) -> None:
-    """Wait until ``task`` is done, whatever cancels the waiter meanwhile (the caller of a
-    cancelled wait re-raises its cancellation afterwards); its error is taken, not raised (it
-    was logged where it happened, and the caller has given up)."""
-    while not task.done():
-        try:
-            await asyncio.wait({task})
-        except asyncio.CancelledError:
-            continue
-    if not task.cancelled():
-        task.exception()
 
 
 @contextmanager

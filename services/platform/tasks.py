@@ -30,3 +30,22 @@ async def run_to_end(held: set[asyncio.Task[T]], work: Coroutine[Any, Any, T], *
     end (a save and what must follow it are never cut between them); its answer or error
     otherwise."""
     return await asyncio.shield(held_task(held, work, name=name, context=context))
+
+
+async def outlast(task: asyncio.Task[T]) -> T:
+    """``task``'s answer or error, awaited shielded, like :func:`run_to_end`; but a caller
+    cancelled meanwhile does not stop waiting: it waits for the task's end, and only then is
+    cancelled in turn, so what it holds (a lock the work runs under) is let go after the work,
+    not during it. The task's error is then taken, not raised (it was logged where it
+    happened, and the caller has given up)."""
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        while not task.done():
+            try:
+                await asyncio.wait({task})
+            except asyncio.CancelledError:  # cancelled again: still the task's end first
+                continue
+        if not task.cancelled():
+            task.exception()
+        raise

@@ -7,7 +7,7 @@ import contextvars
 
 import pytest
 
-from services.platform.tasks import held_task, run_to_end
+from services.platform.tasks import held_task, outlast, run_to_end
 
 WHO = contextvars.ContextVar("WHO", default="nobody")
 
@@ -59,3 +59,40 @@ async def test_a_held_task_runs_in_the_context_it_is_given() -> None:
 
     assert await held_task(held, who()) == "caller"
     assert await held_task(held, who(), context=contextvars.Context()) == "nobody"
+
+
+async def test_outlast_keeps_a_cancelled_caller_until_the_work_ends_then_cancels_it() -> None:
+    """The caller holds a lock the work runs under: cancelled (even twice), it lets go of the
+    lock only after the work's end, and is cancelled then; the work's answer otherwise."""
+    held: set[asyncio.Task[str]] = set()
+    lock, go_on, order = asyncio.Lock(), asyncio.Event(), []
+
+    async def work() -> str:
+        await go_on.wait()
+        order.append("work done")
+        return "saved"
+
+    async def caller() -> str:
+        async with lock:
+            try:
+                return await outlast(held_task(held, work()))
+            finally:
+                order.append("lock let go")
+
+    running = asyncio.ensure_future(caller())
+    await asyncio.sleep(0)
+    running.cancel()
+    await asyncio.sleep(0)
+    running.cancel()
+    await asyncio.sleep(0)
+    assert not running.done() and lock.locked() and order == []
+    go_on.set()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert order == ["work done", "lock let go"] and not lock.locked()
+
+    go_on.clear()
+    answered = asyncio.ensure_future(caller())
+    await asyncio.sleep(0)
+    go_on.set()
+    assert await answered == "saved"
