@@ -1934,15 +1934,14 @@ class Director:
             everyone = count == len(seats)
         if not everyone:
             return count, False
-        try:
+        # every seat's readiness is stored: a start that fails is logged as a driver pass's,
+        # and the round driver's next pass starts the match (_start_due), not the caller
+        with _per_match(tournament_id, match_id, [],
+                        "starting a match failed; the next pass tries again",
+                        round=number, table=table):
             return count, await self._start(tournament_id, number, table, match_id)
-        except Exception as err:  # every seat's readiness is stored: the caller's call did
-            # its part, and the round driver's next pass starts the match (_start_due)
-            with bound_contextvars(tournament_id=tournament_id, match_id=match_id):
-                log.warning("starting a match failed; the next pass tries again",
-                            error=_reason(err), round=number, table=table)
-            await self.notify(tournament_id)
-            return count, False
+        await self.notify(tournament_id)
+        return count, False
 
     async def watch(self, tournament_id: str) -> AsyncIterator[Tournament]:
         """The tournament, then again after each change, until it ends. It waits for a save
