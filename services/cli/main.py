@@ -43,8 +43,9 @@ def main_options(
 def _settings(log_file: bool = False, configure_logs: bool = True,
               environ: dict[str, str] | None = None, **overrides: Any) -> Settings:
     """The settings (from ``environ``, default the process's, NEON_PORT_OFFSET spelled out:
-    services.cli.ports, the NATS address too when NATS_URL is not set); with ``log_file`` log lines go to ``<var>/logs/cli.log`` (a person
-    is reading the terminal; :func:`_cli_log`), else to stderr (a service's output). Without
+    services.cli.ports, the NATS address too when NATS_URL is not set); with ``log_file``
+    log lines go to ``<var>/logs/cli.log`` (a person is reading the terminal;
+    :func:`_cli_log`), else to stderr (a service's output). Without
     ``configure_logs`` logging is left alone (and structlog unimported): for commands that
     log nothing (``neon verify``), which configure it with :func:`_cli_log` when they need."""
     from services.cli.ports import nats_default, port_offset, with_port_offset
