@@ -13,14 +13,13 @@ event stream does not capture it."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from services.platform.logs import get_logger
+from services.tournament.director import TOURNAMENT_ID
 
 log = get_logger("tournament")
-_ID = re.compile(r"^[A-Za-z0-9_]{1,40}\Z")  # director.TOURNAMENT_ID
 
 
 def subject(namespace: str, tournament_id: str) -> str:
@@ -41,7 +40,7 @@ def read(data: bytes) -> tuple[str, int] | None:
         tournament_id, version = body["tournament_id"], body["version"]
     except (ValueError, TypeError, KeyError):
         return None
-    if (not isinstance(tournament_id, str) or not _ID.match(tournament_id)
+    if (not isinstance(tournament_id, str) or not TOURNAMENT_ID.match(tournament_id)
             or not isinstance(version, int) or isinstance(version, bool) or version < 1):
         return None
     return tournament_id, version
