@@ -65,6 +65,16 @@ def discard_another(decision: Any, action: Action, legal_b: list[Action]) -> Act
     return next((a for a in legal_b if a["type"] == "discard_bet" and a != action), None)
 
 
+def draw_and_discard(decision: Any, legal_a: list[Action]) -> Action | None:
+    """A's seat 0 draws a Fan Bet when it may, and discards one when asked (a random game
+    may never have it do either)."""
+    for kind in ("discard_bet", "draw_bet"):
+        chosen = next((a for a in legal_a if a["type"] == kind), None)
+        if chosen is not None:
+            return chosen
+    return None
+
+
 async def test_which_fan_bet_a_seat_discarded_reaches_nobody_else(
         knights: tuple[Backend, RulesClient]) -> None:
     backend, client = knights
@@ -72,6 +82,7 @@ async def test_which_fan_bet_a_seat_discarded_reaches_nobody_else(
                               options={}, seed="leaks-bets")
     report = await play_twins(a, b, secret_seat=0, divert=discard_another,
                               probes=lambda viewer: BET_PROBES, seed="bets", after_divert=40,
+                              steer=draw_and_discard,
                               reveals=frozenset({"fan_bet_face_up", "fan_bet_won"}))
     assert report.diverted, "seat 0 discarded a Fan Bet"
     assert report.compared >= 40, report.parted

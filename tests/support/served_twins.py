@@ -55,6 +55,10 @@ async def served(game: str, tmp_path: Path, nats_url: str, postgres_url: str,
 Divert = Callable[[Any, Action, list[Action]], Action | None]
 """(the decision in match A, A's answer, the legal answers in B) -> B's answer, or None: the
 same as A's."""
+Steer = Callable[[Any, list[Action]], Action | None]
+"""(a decision of the secret seat in match A, its legal answers) -> the answer A gives, or None:
+a random one. Each deployment draws its own dev-seeded game (the dev secret is its own), so a
+test that needs the secret seat to reach a decision steers it there rather than hope."""
 
 
 def comparable(value: Any) -> Any:
@@ -165,9 +169,9 @@ async def create_twins(client: RulesClient, organiser: str, *, mode: str, seats:
 async def play_twins(a: Match, b: Match, *, secret_seat: int, divert: Divert,
                      probes: Callable[[int | None], Sequence[Action]], seed: str,
                      reveals: frozenset[str] = frozenset(), max_steps: int = 3000,
-                     after_divert: int = 60) -> TwinReport:
+                     after_divert: int = 60, steer: Steer | None = None) -> TwinReport:
     """Play both matches with the same random answers, except where ``divert`` gives B another
-    answer for ``secret_seat``. From the first diverted answer on, after each step, compare
+    answer for ``secret_seat`` (whose answers in A ``steer`` may choose). From the first diverted answer on, after each step, compare
     what every other viewer receives (and the answer an other acting seat gets), for
     ``after_divert`` steps, or until the public record of an action differs in events of the
     kinds ``reveals`` names (the rules' reveals: the comparison ends there). A public record
@@ -185,6 +189,8 @@ async def play_twins(a: Match, b: Match, *, secret_seat: int, divert: Divert,
         seat, decision = first[0] if first else owed_a[rng.randbelow(len(owed_a))]
         legal_a = [json.loads(x) for x in decision.legal_json]
         action = legal_a[rng.randbelow(len(legal_a))]
+        if seat == secret_seat and steer is not None:
+            action = steer(decision, legal_a) or action
         owed_b = await b.owed()
         in_b = next((d for s, d in owed_b if s == seat and d.kind == decision.kind), None)
         legal_b = [json.loads(x) for x in in_b.legal_json] if in_b is not None else []
