@@ -178,6 +178,36 @@ async def test_the_sweep_leaves_a_live_run_however_old_it_looks(
     assert gone.schemas == sorted(live.schemas)
 
 
+async def test_a_schema_still_locked_is_left_and_the_rest_still_go(
+        nats_url: str, postgres_url: str, nats_client: Any, made: list[Made],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process of the run that is over still holds a lock in one of its schemas (a
+    connection left open): the sweep skips that schema after the lock timeout, drops every
+    other thing, and takes the held one at a later sweep, once the lock is gone."""
+    import psycopg
+
+    monkeypatch.setattr(ns, "LOCK_TIMEOUT", "300ms")
+    js = nats_client.jetstream()
+    over = Made(ns.run_namespace(ns.new_run_id(time.time() - 5 * 3600), worker="gw0"))
+    made.append(over)
+    await over.make(js, postgres_url)
+    held, free = over.schemas
+    await asyncio.sleep(2.5)
+
+    with psycopg.connect(postgres_url) as holder:  # a transaction open on the held schema
+        holder.execute(f'LOCK TABLE "{held}".stored_events IN ACCESS SHARE MODE')
+        gone = await ns.sweep(nats_url, postgres_url, idle=timedelta(seconds=2),
+                              young=timedelta(hours=1), only={ns.run_of(over.namespace)})
+        assert gone.schemas == [free]
+        assert await over.left(js, postgres_url) == {held}
+        holder.rollback()
+
+    gone = await ns.sweep(nats_url, postgres_url, idle=timedelta(seconds=2),
+                          young=timedelta(hours=1), only={ns.run_of(over.namespace)})
+    assert gone == ns.Choice([], [held])
+    assert await over.left(js, postgres_url) == set()
+
+
 def test_this_run_is_marked_live_on_the_shared_database() -> None:
     """The suite's run holds its liveness lock from its start (tests/conftest.py)."""
     import os
