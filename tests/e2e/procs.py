@@ -63,6 +63,13 @@ class ServiceProcess:
         self.proc.send_signal(signal.SIGTERM)
         return self.proc.wait(timeout)
 
+    def log_tail(self, chars: int = 4000) -> str:
+        """The end of this service's log (its stdout and stderr), for a failure's message."""
+        try:
+            return self.log_path.read_text(errors="replace")[-chars:]
+        except OSError as err:
+            return f"(no log: {err})"
+
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
             self.proc.kill()

@@ -123,4 +123,4 @@ async def test_tickets_to_a_rating_across_processes_with_scoring_killed(
         stopped = cluster.terminate_all(GRACE + EXIT_MARGIN + 5)
         cluster.stop()
     for name, (code, _) in stopped.items():
-        assert code == 0, f"{name} exited {code} on SIGTERM"
+        assert code == 0, f"{name} exited {code} on SIGTERM; its log ends:\n{cluster[name].log_tail()}"

@@ -279,7 +279,7 @@ async def test_every_service_as_a_process_survives_sigkill_of_rules_and_dice(
         stopped = cluster.terminate_all(GRACE + EXIT_MARGIN + 5)
         cluster.stop()
     for name, (code, seconds) in stopped.items():
-        assert code == 0, f"{name} exited {code} on SIGTERM"
+        assert code == 0, f"{name} exited {code} on SIGTERM; its log ends:\n{cluster[name].log_tail()}"
         assert seconds < GRACE + EXIT_MARGIN, f"{name} took {seconds:.1f}s to stop"
 
 
