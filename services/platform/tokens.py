@@ -291,13 +291,18 @@ class TokenIssuer:
         return int(self._clock())  # type: ignore[operator]
 
     def issue(self, role: str, match: str, seat: int = -1, player: str = "", ttl: int = 86400,
-              game: str = "", minted_by: str | None = None) -> str:
+              game: str = "", minted_by: str | None = None, not_after: int | None = None) -> str:
         """A signed token; ``game`` names the game of a seat token's match, ``minted_by`` the
-        organiser who minted a player token (Claims.minted_by)."""
+        organiser who minted a player token (Claims.minted_by); ``not_after``: the last unix
+        second it may be taken, whatever ``ttl`` says (a token minted with another token
+        expires with it)."""
         if role not in ROLES:
             raise ValueError(f"unknown role {role!r}")
+        exp = self._now() + ttl
+        if not_after is not None:
+            exp = min(exp, not_after)
         claims: dict[str, Any] = {"role": role, "match": match, "seat": seat, "player": player,
-                                  "exp": self._now() + ttl}
+                                  "exp": exp}
         if game:
             claims["game"] = game
         if minted_by is not None:
@@ -306,14 +311,17 @@ class TokenIssuer:
         sig = hmac.new(self._secret, body.encode(), hashlib.sha256).digest()
         return f"v1.{body}.{_b64(sig)}"
 
-    def issue_player(self, player: str, ttl: int = 86400, minted_by: str | None = None) -> str:
+    def issue_player(self, player: str, ttl: int = 86400, minted_by: str | None = None,
+                     not_after: int | None = None) -> str:
         """A player token (tickets, parties): refuses empty and ``bot-`` ids. ``minted_by``:
-        the organiser minting it for someone else (MintPlayerToken), named in the token."""
+        the organiser minting it for someone else (MintPlayerToken), named in the token;
+        ``not_after``: as :meth:`issue`."""
         if not valid_player_id(player):
             raise ValueError("a player id is 1-128 printable characters")
         if is_bot(player):
             raise ValueError(f"player ids starting with {BOT_PREFIX!r} are reserved for bots")
-        return self.issue("player", "*", player=player, ttl=ttl, minted_by=minted_by)
+        return self.issue("player", "*", player=player, ttl=ttl, minted_by=minted_by,
+                          not_after=not_after)
 
     def verify(self, token: str) -> Claims:
         if not token.startswith("v1.") and self.external is not None and token.count(".") == 2:

@@ -213,3 +213,32 @@ async def test_a_verifier_that_fails_answers_unauthenticated_with_the_request_id
         await handle.stop(0)
     assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED, refused.value.details()
     assert refused.value.details() == "the token could not be verified (request id req-broken-1)"
+
+
+async def test_a_minted_player_token_does_not_outlive_the_organiser_token_that_minted_it(
+        tmp_path: Path, nats_url: str) -> None:
+    """An organiser token of a minute mints no player token of a month: what the minted token
+    does counts as the organiser's (``minted_by``), so it ends when the organiser's does."""
+    backend = await start_backend(make_settings(tmp_path, nats_url), games=[],
+                                  embedded_nats=False, matchmaking=True)
+    ch = channel(backend.address("matchmaking"))
+    stub = pb_grpc.MatchmakingServiceStub(ch)
+    try:
+        short = backend.issuer.issue("organiser", "*", player="olga", ttl=60)
+        until = backend.issuer.verify(short).exp
+        for ttl in (0, 3600, 30 * 24 * 3600):  # 0: the default day
+            reply = await stub.MintPlayerToken(
+                pb.MintPlayerTokenRequest(player_id="ana", ttl_seconds=ttl),
+                metadata=call_metadata(short), timeout=10)
+            minted = backend.issuer.verify(reply.token)
+            assert minted.exp <= until and reply.expires_at == minted.exp, (ttl, minted, until)
+            assert minted.minted_by == "olga"
+        # a shorter lifetime than the organiser's is kept as asked
+        long = backend.issuer.issue("organiser", "*", player="olga", ttl=7200)
+        reply = await stub.MintPlayerToken(
+            pb.MintPlayerTokenRequest(player_id="ana", ttl_seconds=600),
+            metadata=call_metadata(long), timeout=10)
+        assert 590 <= reply.expires_at - time.time() <= 601
+    finally:
+        await ch.close()
+        await backend.stop(1)
