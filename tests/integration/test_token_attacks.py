@@ -14,6 +14,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import grpc
 import jwt
 import pytest
@@ -28,6 +29,7 @@ from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as pb_grp
 from services.platform.grpc_kit import call_metadata, channel, start_server
 from services.platform.tokens import ExternalIdentity, TokenIssuer, VerifyingKey
 from tests.integration.conftest import make_settings
+from tests.support.gateway import gateway_for
 
 AUDIENCE, ISSUER = "neon-arena", "https://id.example"
 OK = "ok"
@@ -61,6 +63,20 @@ async def _ask(stub: Any, token: str | None) -> tuple[str, str]:
             return OK, ""
         return err.code().name, err.details() or ""
     return "answered", ""
+
+
+HTTP_STATUS = {OK: 404, "UNAUTHENTICATED": 401, "PERMISSION_DENIED": 403}
+
+
+async def _ask_gateway(url: str, token: str) -> tuple[int, str]:
+    """GetTicket through the gateway (Connect, JSON): the HTTP status and the reason."""
+    async with aiohttp.ClientSession() as http, http.post(
+            url + "/neon.matchmaking.v1.MatchmakingService/GetTicket",
+            data=json.dumps({"ticketId": "none"}).encode(),
+            headers={"Content-Type": "application/json",
+                     "Authorization": f"Bearer {token}"}) as r:
+        body = json.loads(await r.read())
+        return r.status, "" if r.status == 404 else body.get("message", "")
 
 
 async def test_identity_provider_jwts_are_refused_clearly_by_key_algorithm_and_claims(
@@ -156,13 +172,18 @@ async def test_identity_provider_jwts_are_refused_clearly_by_key_algorithm_and_c
     stub = pb_grpc.MatchmakingServiceStub(ch)
     wrong = []
     try:
-        for name, (token, code, words) in cases.items():
-            got, details = await _ask(stub, token)
-            if got != code or words not in details:
-                wrong.append(f"{name}: {got} {details!r}")
-            # a reason never echoes the token, nor its signature
-            if token[-20:] in details or (len(token) > 40 and token[:40] in details):
-                wrong.append(f"{name}: the reason echoes the token: {details!r}")
+        async with gateway_for(backend) as gateway:
+            for name, (token, code, words) in cases.items():
+                got, details = await _ask(stub, token)
+                if got != code or words not in details:
+                    wrong.append(f"{name}: {got} {details!r}")
+                # a reason never echoes the token, nor its signature
+                if token[-20:] in details or (len(token) > 40 and token[:40] in details):
+                    wrong.append(f"{name}: the reason echoes the token: {details!r}")
+                # the gateway over HTTP: the same status, as Connect has it
+                http = await _ask_gateway(gateway.url, token)
+                if http != (HTTP_STATUS[got], details):
+                    wrong.append(f"{name} through the gateway: {http}, gRPC {got} {details!r}")
     finally:
         await ch.close()
         await backend.stop(1)
