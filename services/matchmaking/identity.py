@@ -27,17 +27,19 @@ log = get_logger("matchmaking")
 
 
 def mint_player_token(issuer: TokenIssuer, player_id: str, ttl_seconds: int,
-                      organiser: str) -> tuple[str, int]:
+                      organiser: str, not_after: int | None = None) -> tuple[str, int]:
     """A player token naming the ``organiser`` who minted it (``minted_by``: what it does in
     matchmaking counts as that organiser's unless NEON_MATCHMAKING_TRUST_MINTED_TOKENS), and
-    its expiry (unix seconds); INVALID_ARGUMENT for a bad id or lifetime."""
+    its expiry (unix seconds); INVALID_ARGUMENT for a bad id or lifetime. ``not_after``: the
+    organiser token's own expiry, which the minted token never outlives (it acts as the
+    organiser's: an organiser whose token has ended acts no more through it)."""
     if ttl_seconds < 0 or ttl_seconds > MAX_TTL:
         raise InvalidArgument(f"ttl_seconds must be between 0 and {MAX_TTL} (30 days)")
     if is_bot(player_id):
         raise InvalidArgument(f"player ids starting with {BOT_PREFIX!r} are reserved for bots")
     ttl = ttl_seconds or DEFAULT_TTL
     try:
-        token = issuer.issue_player(player_id, ttl=ttl, minted_by=organiser)
+        token = issuer.issue_player(player_id, ttl=ttl, minted_by=organiser, not_after=not_after)
     except ValueError as err:
         raise InvalidArgument(str(err)) from None
     return token, issuer.verify(token).exp
@@ -53,7 +55,7 @@ class IdentityServicer(MatchmakingServicer):
     async def MintPlayerToken(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         organiser = require_claims("organiser")
         token, expires = mint_player_token(self.issuer, request.player_id, request.ttl_seconds,
-                                           organiser.player)
+                                           organiser.player, not_after=organiser.exp)
         log.info("player token minted", player=request.player_id, by=organiser.player,
                  expires_at=expires)
         return pb.MintPlayerTokenResponse(token=token, player_id=request.player_id,

@@ -290,6 +290,11 @@ class _CallScope:
         except ServiceError as err:
             await self._abort(err)
             return False
+        except Exception:  # a verifier's own failure: the token is not taken, nor echoed
+            log.error("token verification failed", exc_info=True)
+            await self._abort(Unauthenticated(
+                f"the token could not be verified (request id {request_id})"))
+            return False
         current_claims.set(claims)
         if self.limiter is not None:
             caller = caller_of(claims, self.context.peer())

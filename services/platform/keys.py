@@ -62,8 +62,12 @@ def _write_once(path: Path, data: dict[str, str]) -> None:
     by its owner only."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data))
-    os.chmod(tmp, 0o600)
+    tmp.unlink(missing_ok=True)  # left by a process of this pid that died writing it
+    # made 0600 from the start (whatever the umask): no moment in which another local user
+    # may open the token secret
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(json.dumps(data))
     try:
         os.link(tmp, path)
     except FileExistsError:

@@ -101,50 +101,139 @@ class Claims:
             raise PermissionDenied("token is for a match of another game")
 
 
+JWT_ALGORITHMS = ("RS256", "RS384", "RS512", "ES256", "ES384", "ES512", "PS256", "PS384", "PS512",
+                  "EdDSA")
+"""The algorithms an identity provider's JWT may be signed with: asymmetric only (an HMAC
+algorithm would take a public key as its secret)."""
+_EC_ALGORITHM = {"secp256r1": "ES256", "secp384r1": "ES384", "secp521r1": "ES512"}
+
+
+def _fitting_algorithms(key: Any) -> frozenset[str]:
+    """The algorithms that verify with ``key`` (a public key of ``cryptography``): RS/PS for
+    RSA, the one ES of an EC key's curve, EdDSA for Ed25519/Ed448; none for anything else."""
+    from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
+
+    if isinstance(key, rsa.RSAPublicKey):
+        return frozenset(a for a in JWT_ALGORITHMS if a[:2] in ("RS", "PS"))
+    if isinstance(key, ec.EllipticCurvePublicKey):
+        alg = _EC_ALGORITHM.get(key.curve.name)
+        return frozenset((alg,)) if alg else frozenset()
+    if isinstance(key, (ed25519.Ed25519PublicKey, ed448.Ed448PublicKey)):
+        return frozenset(("EdDSA",))
+    return frozenset()
+
+
+def _public(key: Any) -> Any:
+    """A public key for ``key`` (a JWKS may carry a private key's fields too)."""
+    from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
+
+    private = (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey, ed25519.Ed25519PrivateKey,
+               ed448.Ed448PrivateKey)
+    return key.public_key() if isinstance(key, private) else key
+
+
+@dataclass(frozen=True)
+class VerifyingKey:
+    """One key of an identity provider, with its key id (``None``: a PEM key, or a JWK
+    without ``kid``) and the algorithms it verifies: those that fit its type (an EC key: its
+    curve's), narrowed to its JWK's ``alg`` when that is given."""
+
+    key: Any
+    kid: str | None
+    algorithms: frozenset[str]
+
+
+def _shown(value: Any) -> str:
+    """A header value an attacker chose, as a reason quotes it: short."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:40]}..."
+
+
+def valid_player_id(player: str) -> bool:
+    """1-128 printable characters (minted tokens and JWT subjects alike)."""
+    return 0 < len(player) <= 128 and player.isprintable()
+
+
 @dataclass(frozen=True)
 class ExternalIdentity:
-    """Verifies JWTs of an external identity provider (RS/ES/EdDSA, a PEM key or a JWKS file)."""
+    """Verifies JWTs of an external identity provider (RS/ES/PS/EdDSA, a PEM key or a JWKS
+    file). A token is checked only with the keys its ``kid`` names (every key when it names
+    none: a provider rotating its keys) and only with an algorithm its key takes: an
+    algorithm of another key type, another curve, or one a JWK's ``alg`` does not name is
+    UNAUTHENTICATED, as is ``none`` or an HMAC algorithm."""
 
-    keys: tuple[Any, ...]
+    keys: tuple[VerifyingKey, ...]
     audience: str
     issuer: str = ""
-    algorithms: tuple[str, ...] = ("RS256", "RS384", "RS512", "ES256", "ES384", "ES512",
-                                   "PS256", "PS384", "PS512", "EdDSA")
     leeway: int = 30
 
     @classmethod
     def from_pem(cls, pem: str, audience: str, issuer: str = "") -> ExternalIdentity:
         from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
-        return cls((load_pem_public_key(pem.encode()),), audience, issuer)
+        key = load_pem_public_key(pem.encode())
+        algorithms = _fitting_algorithms(key)
+        if not algorithms:
+            raise ValueError("the JWT public key is not an RSA, EC (P-256, P-384, P-521), "
+                             "Ed25519 or Ed448 key")
+        return cls((VerifyingKey(key, None, algorithms),), audience, issuer)
 
     @classmethod
     def from_jwks(cls, jwks: str | dict[str, Any], audience: str,
                   issuer: str = "") -> ExternalIdentity:
         data = json.loads(jwks) if isinstance(jwks, str) else jwks
-        keys = tuple(k for k in jwt.PyJWKSet.from_dict(data).keys)
-        return cls(keys, audience, issuer)
+        keys = []
+        for entry in data.get("keys", []) if isinstance(data, dict) else []:
+            if not isinstance(entry, dict) or entry.get("use", "sig") != "sig":
+                continue
+            try:
+                key = _public(jwt.PyJWK(entry).key)
+            except jwt.PyJWTError:
+                continue  # a key of a type PyJWT does not know: not one to verify with
+            algorithms = _fitting_algorithms(key)
+            if entry.get("alg") is not None:
+                algorithms &= {entry["alg"]}
+            if algorithms:
+                kid = entry.get("kid")
+                keys.append(VerifyingKey(key, kid if isinstance(kid, str) else None, algorithms))
+        if not keys:
+            raise ValueError("the JWKS holds no signing key (RSA, EC P-256/384/521, Ed25519 or "
+                             "Ed448, with an asymmetric alg if it names one)")
+        return cls(tuple(keys), audience, issuer)
 
-    def _key_for(self, token: str) -> Any:
+    @property
+    def algorithms(self) -> tuple[str, ...]:
+        return tuple(a for a in JWT_ALGORITHMS if any(a in k.algorithms for k in self.keys))
+
+    def _keys_for(self, token: str) -> tuple[str, list[Any]]:
+        """The token's algorithm and the keys that may have signed it."""
         header = jwt.get_unverified_header(token)
-        if header.get("alg") not in self.algorithms:
-            raise Unauthenticated(f"JWT algorithm {header.get('alg')!r} is not accepted")
+        alg = header.get("alg")
+        if not isinstance(alg, str) or alg not in JWT_ALGORITHMS:
+            raise Unauthenticated(f"JWT algorithm {_shown(alg)} is not accepted")
         kid = header.get("kid")
-        for key in self.keys:
-            if isinstance(key, jwt.PyJWK):
-                if kid is None or key.key_id == kid:
-                    return key.key
-            else:
-                return key
-        raise Unauthenticated("JWT signed with an unknown key")
+        named = [k for k in self.keys if kid is None or k.kid is None or k.kid == kid]
+        if not named:
+            raise Unauthenticated("JWT signed with an unknown key")
+        fitting = [k.key for k in named if alg in k.algorithms]
+        if not fitting:
+            raise Unauthenticated(f"JWT algorithm {alg!r} is not accepted for its key")
+        return alg, fitting
 
     def verify(self, token: str) -> Claims:
         try:
-            payload = jwt.decode(
-                token, self._key_for(token), algorithms=list(self.algorithms),
-                audience=self.audience or None, issuer=self.issuer or None, leeway=self.leeway,
-                options={"require": ["exp", "sub"], "verify_aud": bool(self.audience)},
-            )
+            alg, keys = self._keys_for(token)
+            for index, key in enumerate(keys):
+                try:
+                    payload = jwt.decode(
+                        token, key, algorithms=[alg], audience=self.audience or None,
+                        issuer=self.issuer or None, leeway=self.leeway,
+                        options={"require": ["exp", "sub"], "verify_aud": bool(self.audience)},
+                    )
+                    break
+                except jwt.InvalidSignatureError:  # another key of a rotation may take it
+                    if index == len(keys) - 1:
+                        raise
         except jwt.ExpiredSignatureError:
             raise Unauthenticated("JWT has expired") from None
         except jwt.InvalidAudienceError:
@@ -153,9 +242,9 @@ class ExternalIdentity:
             raise Unauthenticated("JWT is from another issuer") from None
         except jwt.PyJWTError as err:
             raise Unauthenticated(f"JWT refused: {err}") from None
-        player = str(payload["sub"])
-        if not player:
-            raise Unauthenticated("JWT has an empty subject")
+        player = payload["sub"]
+        if not isinstance(player, str) or not valid_player_id(player):
+            raise Unauthenticated("JWT subject is not a player id (1-128 printable characters)")
         if is_bot(player):
             raise PermissionDenied(f"player ids starting with {BOT_PREFIX!r} are reserved for bots")
         return Claims(role="player", match="*", player=player, exp=int(payload["exp"]))
@@ -202,13 +291,18 @@ class TokenIssuer:
         return int(self._clock())  # type: ignore[operator]
 
     def issue(self, role: str, match: str, seat: int = -1, player: str = "", ttl: int = 86400,
-              game: str = "", minted_by: str | None = None) -> str:
+              game: str = "", minted_by: str | None = None, not_after: int | None = None) -> str:
         """A signed token; ``game`` names the game of a seat token's match, ``minted_by`` the
-        organiser who minted a player token (Claims.minted_by)."""
+        organiser who minted a player token (Claims.minted_by); ``not_after``: the last unix
+        second it may be taken, whatever ``ttl`` says (a token minted with another token
+        expires with it)."""
         if role not in ROLES:
             raise ValueError(f"unknown role {role!r}")
+        exp = self._now() + ttl
+        if not_after is not None:
+            exp = min(exp, not_after)
         claims: dict[str, Any] = {"role": role, "match": match, "seat": seat, "player": player,
-                                  "exp": self._now() + ttl}
+                                  "exp": exp}
         if game:
             claims["game"] = game
         if minted_by is not None:
@@ -217,14 +311,17 @@ class TokenIssuer:
         sig = hmac.new(self._secret, body.encode(), hashlib.sha256).digest()
         return f"v1.{body}.{_b64(sig)}"
 
-    def issue_player(self, player: str, ttl: int = 86400, minted_by: str | None = None) -> str:
+    def issue_player(self, player: str, ttl: int = 86400, minted_by: str | None = None,
+                     not_after: int | None = None) -> str:
         """A player token (tickets, parties): refuses empty and ``bot-`` ids. ``minted_by``:
-        the organiser minting it for someone else (MintPlayerToken), named in the token."""
-        if not player or len(player) > 128 or not player.isprintable():
+        the organiser minting it for someone else (MintPlayerToken), named in the token;
+        ``not_after``: as :meth:`issue`."""
+        if not valid_player_id(player):
             raise ValueError("a player id is 1-128 printable characters")
         if is_bot(player):
             raise ValueError(f"player ids starting with {BOT_PREFIX!r} are reserved for bots")
-        return self.issue("player", "*", player=player, ttl=ttl, minted_by=minted_by)
+        return self.issue("player", "*", player=player, ttl=ttl, minted_by=minted_by,
+                          not_after=not_after)
 
     def verify(self, token: str) -> Claims:
         if not token.startswith("v1.") and self.external is not None and token.count(".") == 2:
@@ -272,7 +369,7 @@ def bearer(metadata: object) -> str | None:
         if key == "authorization":
             if isinstance(value, bytes):
                 value = value.decode(errors="replace")
-            if value.lower().startswith("bearer "):
+            if value.lower().startswith("bearer ") and value[7:].strip():
                 return value[7:].strip()
             raise Unauthenticated("authorization metadata must be 'Bearer <token>'")
     return None

@@ -42,3 +42,38 @@ def test_a_namespace_made_before_keeps_the_keys_it_had(tmp_path: Path) -> None:
     (tmp_path / "old" / "rules-neon.sqlite").write_bytes(b"")  # its stores were already there
     assert _same(load_keys(_dev(tmp_path, "old")), root)
     assert not _same(load_keys(_dev(tmp_path, "new")), root)
+
+
+def test_the_dev_keys_are_never_on_disk_readable_by_others(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """keys.json holds the token secret: from the first byte written (even under umask 0) its
+    file, the temporary one included, is its owner's only, with no window in which another
+    local user could open it."""
+    import os
+    import stat
+
+    seen: list[tuple[str, int, int]] = []
+    real_chmod, real_link = os.chmod, os.link
+
+    def look(path: object) -> None:
+        st = os.stat(path)  # type: ignore[arg-type]
+        seen.append((str(path), stat.S_IMODE(st.st_mode), st.st_size))
+
+    def chmod(path: object, mode: int, *a: object, **k: object) -> None:
+        look(path)
+        real_chmod(path, mode, *a, **k)  # type: ignore[arg-type]
+
+    def link(src: object, dst: object, *a: object, **k: object) -> None:
+        look(src)
+        real_link(src, dst, *a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "chmod", chmod)
+    monkeypatch.setattr(os, "link", link)
+    old = os.umask(0)
+    try:
+        load_keys(_dev(tmp_path))
+    finally:
+        os.umask(old)
+    assert seen, "the keys were written without a look"
+    assert [s for s in seen if s[2] and s[1] & 0o077] == [], seen
+    assert stat.S_IMODE(os.stat(tmp_path / "keys.json").st_mode) == 0o600

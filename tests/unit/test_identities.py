@@ -169,3 +169,16 @@ def test_player_tokens_are_not_minted_for_bot_ids() -> None:
     with pytest.raises(ValueError):
         issuer.issue_player("")
     assert issuer.verify(issuer.issue_player("ana")).role == "player"
+
+
+def test_a_jwks_without_an_asymmetric_signing_key_is_refused_at_start() -> None:
+    """A shared secret (``oct``), an encryption key or a JWK whose ``alg`` is HMAC verifies
+    nothing: a JWKS of only those is a configuration error, not a provider whose tokens all
+    fail (or, worse, one whose public key becomes an HMAC secret)."""
+    rsa_jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(
+        rsa.generate_private_key(public_exponent=65537, key_size=2048).public_key()))
+    for keys in ([{"kty": "oct", "k": "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0", "kid": "h"}],
+                 [{**rsa_jwk, "use": "enc", "kid": "e"}],
+                 [{**rsa_jwk, "alg": "HS256", "kid": "r"}]):
+        with pytest.raises(ValueError, match="no signing key"):
+            ExternalIdentity.from_jwks({"keys": keys}, AUDIENCE, ISSUER)
