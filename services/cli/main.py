@@ -223,8 +223,10 @@ def up(
         except BaseException:
             await backend.stop(0)
             raise
+        from services.cli.files import write_private
+
         token_file = settings.state_dir / "organiser.token"
-        token_file.write_text(backend.organiser_token() + "\n")
+        write_private(token_file, backend.organiser_token() + "\n")
         endpoints = {**backend.endpoints(), "gateway (HTTP/JSON, viewer)": gateway.url}
         if backend.metrics_url:
             endpoints["metrics (Prometheus)"] = backend.metrics_url

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from services.cli.files import write_private
 from services.cli.ports import busy, busy_message, port_offset
 from services.platform.natsrv import EmbeddedNats, free_port, port_open
 from services.platform.settings import Settings, env_key
@@ -429,8 +430,7 @@ def run_processes(settings: Settings, print_table: Callable[[dict[str, str]], No
             out(f"could not start: {err}")
             return 1
         token_file = settings.state_dir / "organiser.token"  # var/<namespace>/ with one
-        token_file.parent.mkdir(parents=True, exist_ok=True)
-        token_file.write_text(TokenIssuer(keys.token_secret).issue(
+        write_private(token_file, TokenIssuer(keys.token_secret).issue(
             "organiser", "*", player="organiser", ttl=30 * 24 * 3600) + "\n")
         if print_table:
             print_table(sup.endpoints())

@@ -60,7 +60,8 @@ async def test_up_processes_starts_every_service_and_stops_on_ctrl_c(tmp_path: P
         for service, address in addresses.items():
             assert health(address) == 1, f"{service} at {address} is not SERVING"
             assert address in text
-        assert (tmp_path / "var" / "organiser.token").exists()
+        token_file = tmp_path / "var" / "organiser.token"
+        assert token_file.stat().st_mode & 0o777 == 0o600  # a 30-day organiser token
         for service in running:
             assert (tmp_path / "var" / "logs" / f"{service}.log").exists()
         # a match through the separate processes

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from services.cli.errors import FAILED, USAGE, CliError
-from services.cli.files import part_beside, refuse_folder, written_whole
+from services.cli.files import part_beside, refuse_folder, write_private, written_whole
 
 
 def test_the_part_takes_the_outputs_place_once_whole(tmp_path: Path) -> None:
@@ -71,3 +71,31 @@ def test_a_folder_is_refused(where: str, tmp_path: Path, monkeypatch: pytest.Mon
     assert refused.value.message == f"cannot use {where}: it is a folder; name the bundle file to write"
     assert refused.value.code == USAGE
     refuse_folder(Path("file.jsonl"), "bundle")  # a file's name: fine
+
+
+def test_a_private_file_is_its_owners_alone_from_the_first_byte(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An organiser token (``neon up``'s var/organiser.token) is never readable by another
+    local user, whatever the umask, nor while it is written; written again, it is replaced."""
+    import os
+    import stat
+
+    seen: list[int] = []
+    real_fdopen = os.fdopen
+
+    def fdopen(fd: int, *args: object, **kwargs: object) -> object:
+        seen.append(stat.S_IMODE(os.fstat(fd).st_mode))  # the file as it is made
+        return real_fdopen(fd, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(os, "fdopen", fdopen)
+    old = os.umask(0)
+    try:
+        output = tmp_path / "var" / "organiser.token"
+        write_private(output, "first\n")
+        write_private(output, "second\n")
+    finally:
+        os.umask(old)
+    assert seen == [0o600, 0o600]
+    assert stat.S_IMODE(output.stat().st_mode) == 0o600
+    assert output.read_text() == "second\n"
+    assert [p.name for p in output.parent.iterdir()] == ["organiser.token"]
