@@ -37,6 +37,8 @@ def test_ctrl_c_on_the_terminal_stops_neon_up_cleanly(tmp_path: Path) -> None:
             assert proc.poll() is None, out.read_text(errors="replace")
             assert time.monotonic() < deadline, out.read_text(errors="replace")
             time.sleep(0.1)
+        token_file = tmp_path / "var" / "organiser.token"  # a 30-day organiser token
+        assert token_file.stat().st_mode & 0o777 == 0o600
         # the endpoints table shows /metrics, and every service of the process reports there
         url = f"http://127.0.0.1:{metrics_port}/metrics"
         table = out.read_text(errors="replace").splitlines()
