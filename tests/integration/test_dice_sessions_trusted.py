@@ -17,6 +17,7 @@ import pytest
 from services.cli.backend import Backend, start_backend
 from services.cli.client import RulesClient
 from services.genproto.neon.dice.v1 import dice_pb2
+from services.genproto.neon.rules.v1 import rules_pb2
 from services.platform.draws import SeededRandomness
 from services.platform.grpc_kit import call_metadata
 from services.rules.games.contract import MatchConfig
@@ -145,3 +146,85 @@ async def test_a_match_whose_dice_session_was_lost_is_not_drawn_from_a_new_seed(
     finally:
         await rules.close()
         await backend.stop(1)
+
+
+@pytest.mark.parametrize("seed", ["\x00", "a\x00b", "\x1b[2J\x1b[31mwin", "two\nlines", "tab\there",
+                                  "\u202eevil", "zero\u200bwidth", "para\u2029graph", "\x7f",
+                                  "\x85", "x" * 257, ""])
+async def test_a_client_seed_is_printable_text_or_refused_with_a_reason(
+        pg_backend: Backend, seed: str) -> None:
+    """Client seeds are public and permanent (MatchStarted, exports, audit bundles, the
+    views and terminals that show them). Any 1-256 characters were taken: a NUL, a
+    terminal escape, a line break, a bidirectional override or a zero-width character
+    went into the signed log. Now INVALID_ARGUMENT, naming what is wrong; nothing stored."""
+    rules = RulesClient(pg_backend.address("rules-toy"))
+    organiser = pg_backend.organiser_token()
+    created = await rules.create(organiser, match_id="seeds-1", mode="race", seats=2,
+                                 await_client_seeds=True)
+    tokens = {t.seat: t.token for t in created.seat_tokens}
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await rules.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
+            match_id="seeds-1", seed=seed), tokens[0])
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT, info.value
+    details = info.value.details() or ""
+    assert "client seed must be" in details, details
+    if seed and len(seed) <= 256:
+        assert "printable" in details and "U+" in details, details
+    # a printable seed (spaces, accents, emoji) is taken, then the match starts and verifies
+    answer = await rules.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
+        match_id="seeds-1", seed="Zoë's seed 🎲 " + "x" * 200), tokens[0])
+    assert answer.seats_with_seeds == 1
+    await rules.call("StartMatch", rules_pb2.StartMatchRequest(match_id="seeds-1"), organiser)
+    await rules.abandon(organiser, "seeds-1", "done")
+    export = (await rules.export(organiser, "seeds-1")).export_jsonl
+    started = json.loads(export.splitlines()[1])
+    assert started["client_seeds"] == [[0, "Zoë's seed 🎲 " + "x" * 200]]
+    assert verify_export(export, engine=toy.ENGINE).ok
+    await rules.close()
+
+
+async def test_client_seeds_only_by_the_seat_itself_and_only_before_the_first_draw(
+        pg_backend: Backend) -> None:
+    """A seat adds its own seat's seed only (the seat is the token's, not the request's), may
+    replace it until the match starts (nothing is drawn before), and nothing after: not
+    with its own token, another match's, nor through the dice service directly."""
+    rules = RulesClient(pg_backend.address("rules-toy"))
+    channel, dice = dice_stub(pg_backend.address("dice"))
+    organiser = pg_backend.organiser_token()
+    created = await rules.create(organiser, match_id="seeds-2", mode="race", seats=2,
+                                 await_client_seeds=True)
+    tokens = {t.seat: t.token for t in created.seat_tokens}
+    other = await rules.create(organiser, match_id="seeds-3", mode="race", seats=2,
+                               await_client_seeds=True)
+    with pytest.raises(grpc.aio.AioRpcError) as info:  # another match's seat token
+        await rules.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
+            match_id="seeds-2", seed="intruder"), other.seat_tokens[0].token)
+    assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    for md in ((), call_metadata(organiser), call_metadata(tokens[0])):  # dice: service only
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await dice.AddClientSeed(dice_pb2.AddClientSeedRequest(
+                match_id="toy/seeds-2", seat=1, seed="forged"), metadata=md, timeout=5)
+        assert info.value.code() in (grpc.StatusCode.UNAUTHENTICATED,
+                                     grpc.StatusCode.PERMISSION_DENIED)
+    for seed in ("first", "second"):
+        answer = await rules.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
+            match_id="seeds-2", seed=seed), tokens[1])
+        assert answer.seats_with_seeds == 1  # seat 1's, replaced
+    await rules.call("StartMatch", rules_pb2.StartMatchRequest(match_id="seeds-2"), organiser)
+    for seat in (0, 1):
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await rules.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
+                match_id="seeds-2", seed="late"), tokens[seat])
+        assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    with pytest.raises(grpc.aio.AioRpcError) as info:  # nor the rules service's own token
+        await dice.AddClientSeed(dice_pb2.AddClientSeedRequest(match_id="toy/seeds-2", seat=0,
+                                                               seed="late"),
+                                 metadata=call_metadata(pg_backend.issuer.issue(
+                                     "service", "*", ttl=60)), timeout=5)
+    assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    await rules.abandon(organiser, "seeds-2", "done")
+    export = (await rules.export(organiser, "seeds-2")).export_jsonl
+    assert json.loads(export.splitlines()[1])["client_seeds"] == [[1, "second"]]
+    assert verify_export(export, engine=toy.ENGINE).ok
+    await channel.close()
+    await rules.close()
