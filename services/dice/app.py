@@ -11,7 +11,7 @@ from typing import TypeVar
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
 
-from services.dice.domain import MATCH_KEY, DiceSession, session_id
+from services.dice.domain import MATCH_KEY, DiceSession, dev_seed_bytes, session_id
 from services.dice.sessions import SessionTable
 from services.platform.draws import OPS, DrawRecord
 from services.platform.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
@@ -165,6 +165,11 @@ class DiceApplication(Application):
                     if session is None:
                         raise Aborted(f"dice session {match_id!r} is being opened; try again") from None
                 held.set(session)
+            elif dev_seed and held.value.seed != dev_seed_bytes(self._dev_secret, dev_seed):
+                # opened before from another seed (another dev seed, or none): the caller
+                # would record and draw from a seed it did not ask for
+                raise FailedPrecondition(f"dice session {match_id!r} was opened before from "
+                                         "another seed than this dev seed")
             if held.value.closed:
                 # Its seed is public (RevealSeed): a match opened on it again (its id reused
                 # after a rules store lost the first match) would draw what anyone computes.

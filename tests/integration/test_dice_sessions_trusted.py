@@ -228,3 +228,52 @@ async def test_client_seeds_only_by_the_seat_itself_and_only_before_the_first_dr
     assert verify_export(export, engine=toy.ENGINE).ok
     await channel.close()
     await rules.close()
+
+
+async def test_tournament_mode_refuses_dev_seeds_at_the_rules_and_the_dice_service(
+        tmp_path: Path, nats_url: str, postgres_url: str, postgres_schema: str) -> None:
+    """NEON_ENV=tournament: a dev seed is FAILED_PRECONDITION at CreateMatch and at the dice
+    service's OpenSession (an organiser may call it), with the reason; a session a dev run
+    of the same store had opened with one is not taken for a match of the tournament run."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from services.platform.keys import private_key_hex
+
+    dev = _settings(tmp_path, nats_url, postgres_url, postgres_schema)
+    backend = await start_backend(dev, games=[], embedded_nats=False, engines={"toy": toy.ENGINE})
+    channel, dice = dice_stub(backend.address("dice"))
+    await dice.OpenSession(dice_pb2.OpenSessionRequest(match_id="toy/t-2", dev_seed="7"),
+                           metadata=call_metadata(backend.organiser_token()), timeout=5)
+    await channel.close()
+    await backend.stop(1)
+
+    settings = dataclasses.replace(dev, env="tournament", token_secret="ab" * 32,
+                                   signing_key=private_key_hex(Ed25519PrivateKey.generate()))
+    backend = await start_backend(settings, games=[], embedded_nats=False,
+                                  engines={"toy": toy.ENGINE})
+    rules = RulesClient(backend.address("rules-toy"))
+    channel, dice = dice_stub(backend.address("dice"))
+    organiser = backend.organiser_token()
+    try:
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await rules.create(organiser, match_id="t-1", mode="race", seats=2, dev_seed="7")
+        assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert "tournament mode" in (info.value.details() or "")
+        for md in (call_metadata(organiser),
+                   call_metadata(backend.issuer.issue("service", "*", ttl=60))):
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await dice.OpenSession(dice_pb2.OpenSessionRequest(match_id="toy/t-1",
+                                                                   dev_seed="7"),
+                                       metadata=md, timeout=5)
+            assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+            assert "tournament mode" in (info.value.details() or "")
+        with pytest.raises(grpc.aio.AioRpcError) as info:  # the dev run's session
+            await rules.create(organiser, match_id="t-2", mode="race", seats=2)
+        assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert "dev seed" in (info.value.details() or "")
+        created = await rules.create(organiser, match_id="t-1", mode="race", seats=2)
+        assert created.match_id == "t-1"
+    finally:
+        await channel.close()
+        await rules.close()
+        await backend.stop(1)
