@@ -6,6 +6,7 @@ Over the real services: the rules and dice services over gRPC on PostgreSQL, NAT
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -277,3 +278,65 @@ async def test_tournament_mode_refuses_dev_seeds_at_the_rules_and_the_dice_servi
         await channel.close()
         await rules.close()
         await backend.stop(1)
+
+
+async def test_no_seat_player_or_spectator_learns_the_seed_or_a_draw_before_the_seal(
+        pg_backend: Backend) -> None:
+    """While the match runs: the dice service's calls that hand out seeds, blocks or draws
+    refuse seat and player tokens (and no token); its public reads show the commitment and
+    the client seeds, the block counter as 0; RevealSeed waits for the seal. WatchMatch holds
+    no draw, no seed and no state key for anyone, and the state hash only for seats (keyed).
+    After the seal the seed is public and matches the commitment."""
+    rules = RulesClient(pg_backend.address("rules-toy"))
+    channel, dice = dice_stub(pg_backend.address("dice"))
+    organiser = pg_backend.organiser_token()
+    created = await rules.create(organiser, match_id="hide-1", mode="race", seats=2)
+    tokens = {t.seat: t.token for t in created.seat_tokens}
+    await rules.submit(tokens[0], "hide-1", "a", {"type": "pick", "step": 3})
+    await rules.submit(tokens[1], "hide-1", "b", {"type": "pick", "step": 1})  # rolls
+    key = "toy/hide-1"
+    player = pg_backend.issuer.issue("player", "*", player="ann", ttl=60)
+    callers = {"seat": call_metadata(tokens[0]), "player": call_metadata(player), "none": ()}
+    for who, md in callers.items():
+        for name, call in (
+            ("OpenSession", dice.OpenSession(dice_pb2.OpenSessionRequest(match_id=key),
+                                             metadata=md, timeout=5)),
+            ("Draw", dice.Draw(dice_pb2.DrawRequest(match_id=key, request_id="peek",
+                                                    op=dice_pb2.DRAW_OP_ROLL, n=6, count=1),
+                               metadata=md, timeout=5)),
+            ("ReserveBlocks", dice.ReserveBlocks(dice_pb2.ReserveBlocksRequest(
+                match_id=key, first=0, count=8), metadata=md, timeout=5)),
+            ("CloseSession", dice.CloseSession(dice_pb2.CloseSessionRequest(match_id=key),
+                                               metadata=md, timeout=5)),
+            ("AddClientSeed", dice.AddClientSeed(dice_pb2.AddClientSeedRequest(
+                match_id=key, seat=0, seed="s"), metadata=md, timeout=5)),
+        ):
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await call
+            assert info.value.code() in (grpc.StatusCode.PERMISSION_DENIED,
+                                         grpc.StatusCode.UNAUTHENTICATED), (who, name)
+        read = await dice.GetCommitment(dice_pb2.GetCommitmentRequest(match_id=key),
+                                        metadata=md, timeout=5)
+        assert read.session.counter == 0 and not read.session.closed, who
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await dice.RevealSeed(dice_pb2.RevealSeedRequest(match_id=key), metadata=md,
+                                  timeout=5)
+        assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION, who
+    service_view = await dice.GetCommitment(
+        dice_pb2.GetCommitmentRequest(match_id=key),
+        metadata=call_metadata(pg_backend.issuer.issue("service", "*", ttl=60)), timeout=5)
+    assert service_view.session.counter > 0  # draws were made: the zeros above hide them
+    for viewer in (tokens[0], tokens[1], None):
+        seen = []
+        async for response in rules.watch("hide-1", viewer):
+            seen.append(json.loads(response.event.payload_json))
+            if len(seen) == 3:
+                break
+        text = json.dumps(seen)
+        assert all("draws" not in e and "seed" not in e and "blind" not in e for e in seen)
+        assert ("state_hash" in text) == (viewer is not None)
+    await rules.abandon(organiser, "hide-1", "done")
+    revealed = await dice.RevealSeed(dice_pb2.RevealSeedRequest(match_id=key), timeout=5)
+    assert hashlib.sha256(bytes.fromhex(revealed.seed)).hexdigest() == revealed.session.commitment
+    await channel.close()
+    await rules.close()
