@@ -26,7 +26,13 @@ import jsonschema
 from eventsourcing.persistence import IntegrityError
 
 from services.platform.canonical import KEYED_SCHEME, canonical_json, sha256_hex
-from services.platform.draws import DrawRecord, ReplayRandomness, SeededRandomness, keyed_state_hash
+from services.platform.draws import (
+    BlockStream,
+    DrawRecord,
+    ReplayRandomness,
+    SeededRandomness,
+    keyed_state_hash,
+)
 from services.platform.errors import (
     Aborted,
     AlreadyExists,
@@ -44,7 +50,7 @@ from services.platform.tokens import Claims, TokenIssuer
 from services.rules import access, noshow
 from services.rules import records as rec
 from services.rules.app import RulesApplication, match_uuid
-from services.rules.chance import run_with_blocks
+from services.rules.chance import RESERVE, run_with_blocks
 from services.rules.clocks import ClockConfig, Clocks, ClockStep
 from services.rules.clockwork import ClockScheduler, Heartbeat, wall_now_ms
 from services.rules.dice_client import DiceClient, OpenedSession
@@ -772,6 +778,15 @@ class MatchHost:
                 return live.started[0], live.started[1], True
             if live.over:
                 raise FailedPrecondition(self._ended_reason(live))
+            # The first reservation fixes the session's client seeds (dice takes none after
+            # it): read them after it, so MatchStarted records exactly the seeds its blocks
+            # were made with, even if one reached dice by another way meanwhile (another
+            # replica's AddClientSeed while the match changes owners). The set-up would
+            # reserve these blocks first anyway: no call more.
+            blocks = live.blocks
+            if blocks.buffer.end <= blocks.counter:
+                blocks.buffer = BlockStream(blocks.counter, await self._reserve(
+                    live, blocks.counter, RESERVE))
             seeds = await self.dice.client_seeds(live.dice_key)
             record, state = await self._start_record(live, seeds, live.version + 1, live.head)
             await self._commit(live, [record], state)

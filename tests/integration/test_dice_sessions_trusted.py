@@ -340,3 +340,48 @@ async def test_no_seat_player_or_spectator_learns_the_seed_or_a_draw_before_the_
     assert hashlib.sha256(bytes.fromhex(revealed.seed)).hexdigest() == revealed.session.commitment
     await channel.close()
     await rules.close()
+
+
+async def test_match_started_records_exactly_the_client_seeds_its_blocks_were_made_with(
+        pg_backend: Backend) -> None:
+    """StartMatch read the client seeds from the dice service, then reserved the first
+    blocks, which fix them. A seed added to the session between the two (another rules
+    replica taking AddClientSeed for the match during a change of owners: it calls dice
+    with its service token) was mixed into every draw but missing from MatchStarted, and the
+    honest match failed `neon verify`. The seeds are now read after the reservation that
+    fixes them; the late one is refused."""
+    rules = RulesClient(pg_backend.address("rules-toy"))
+    channel, dice = dice_stub(pg_backend.address("dice"))
+    service = call_metadata(pg_backend.issuer.issue("service", "*", ttl=60))
+    organiser = pg_backend.organiser_token()
+    created = await rules.create(organiser, match_id="race-1", mode="race", seats=2,
+                                 await_client_seeds=True)
+    tokens = {t.seat: t.token for t in created.seat_tokens}
+    await rules.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
+        match_id="race-1", seed="seat-0"), tokens[0])
+    host = pg_backend.services["rules-toy"].extra["host"]
+    read, late = host.dice.client_seeds, []
+
+    async def read_then_another_replica_adds(match_key: str) -> list[list[object]]:
+        seeds = await read(match_key)
+        try:  # the other replica's AddClientSeed reaches dice right after the read
+            await dice.AddClientSeed(dice_pb2.AddClientSeedRequest(
+                match_id=match_key, seat=1, seed="seat-1"), metadata=service, timeout=5)
+            late.append("taken")
+        except grpc.aio.AioRpcError as err:
+            late.append(err.code())
+        return seeds
+
+    host.dice.client_seeds = read_then_another_replica_adds
+    try:
+        await rules.call("StartMatch", rules_pb2.StartMatchRequest(match_id="race-1"), organiser)
+    finally:
+        host.dice.client_seeds = read
+    await rules.abandon(organiser, "race-1", "done")
+    export = (await rules.export(organiser, "race-1")).export_jsonl
+    report = verify_export(export, engine=toy.ENGINE)
+    assert report.ok, (late, report.failure)
+    assert late == [grpc.StatusCode.FAILED_PRECONDITION]
+    assert json.loads(export.splitlines()[1])["client_seeds"] == [[0, "seat-0"]]
+    await channel.close()
+    await rules.close()
