@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -10,13 +11,16 @@ from typing import TypeVar
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
 
-from services.dice.domain import MATCH_KEY, DiceSession, session_id
+from services.dice.domain import MATCH_KEY, DiceSession, dev_seed_bytes, session_id
 from services.dice.sessions import SessionTable
 from services.platform.draws import OPS, DrawRecord
 from services.platform.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
 from services.platform.logs import get_logger
 
 MAX_CLIENT_SEED = 256
+UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+"""Unicode categories a client seed may not hold: controls, format characters (bidirectional
+overrides, zero-width ones), surrogates, line and paragraph separators."""
 MAX_SEATS = 256
 """Client seeds are of seats 0..255 (every block's message holds them all)."""
 MAX_REQUEST_ID = 128
@@ -53,6 +57,21 @@ class SessionView:
 class Blocks:
     first: int
     words: tuple[int, ...]
+
+
+def check_client_seed(seed: str) -> str:
+    """A client seed: 1..MAX_CLIENT_SEED characters of printable text. It is public and
+    permanent (MatchStarted, every export and audit bundle, the views and terminals that
+    show them), so no control or format character: a NUL, an escape that drives another
+    player's terminal, a line break, a bidirectional override or an invisible character
+    that makes one seed look like another."""
+    if not seed or len(seed) > MAX_CLIENT_SEED:
+        raise InvalidArgument(f"client seed must be 1..{MAX_CLIENT_SEED} characters")
+    bad = next((ch for ch in seed if unicodedata.category(ch) in UNPRINTABLE), None)
+    if bad is not None:
+        raise InvalidArgument(f"client seed must be printable text: it holds U+{ord(bad):04X} "
+                              "(control and format characters, line breaks included, are refused)")
+    return seed
 
 
 def check_match_key(match_id: str) -> str:
@@ -146,6 +165,11 @@ class DiceApplication(Application):
                     if session is None:
                         raise Aborted(f"dice session {match_id!r} is being opened; try again") from None
                 held.set(session)
+            elif dev_seed and held.value.seed != dev_seed_bytes(self._dev_secret, dev_seed):
+                # opened before from another seed (another dev seed, or none): the caller
+                # would record and draw from a seed it did not ask for
+                raise FailedPrecondition(f"dice session {match_id!r} was opened before from "
+                                         "another seed than this dev seed")
             if held.value.closed:
                 # Its seed is public (RevealSeed): a match opened on it again (its id reused
                 # after a rules store lost the first match) would draw what anyone computes.
@@ -154,8 +178,7 @@ class DiceApplication(Application):
             return SessionView.of(held.value)
 
     def add_client_seed(self, match_id: str, seat: int, seed: str) -> SessionView:
-        if not seed or len(seed) > MAX_CLIENT_SEED:
-            raise InvalidArgument(f"client seed must be 1..{MAX_CLIENT_SEED} characters")
+        check_client_seed(seed)
         if not 0 <= seat < MAX_SEATS:
             raise InvalidArgument(f"seat must be in 0..{MAX_SEATS - 1}, got {seat}")
 

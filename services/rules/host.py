@@ -26,7 +26,13 @@ import jsonschema
 from eventsourcing.persistence import IntegrityError
 
 from services.platform.canonical import KEYED_SCHEME, canonical_json, sha256_hex
-from services.platform.draws import DrawRecord, ReplayRandomness, SeededRandomness, keyed_state_hash
+from services.platform.draws import (
+    BlockStream,
+    DrawRecord,
+    ReplayRandomness,
+    SeededRandomness,
+    keyed_state_hash,
+)
 from services.platform.errors import (
     Aborted,
     AlreadyExists,
@@ -44,10 +50,10 @@ from services.platform.tokens import Claims, TokenIssuer
 from services.rules import access, noshow
 from services.rules import records as rec
 from services.rules.app import RulesApplication, match_uuid
-from services.rules.chance import run_with_blocks
+from services.rules.chance import RESERVE, run_with_blocks
 from services.rules.clocks import ClockConfig, Clocks, ClockStep
 from services.rules.clockwork import ClockScheduler, Heartbeat, wall_now_ms
-from services.rules.dice_client import DiceClient
+from services.rules.dice_client import DiceClient, OpenedSession
 from services.rules.export import build_export
 from services.rules.games.contract import (
     RESIGN,
@@ -341,6 +347,7 @@ class MatchHost:
             # less on the way to the match's first answer after a restart)
             live, session = await asyncio.gather(
                 rebuilt, self.dice.open(dice_key_of(records[0], match_id), ""))
+            _check_session(records[0], session)
             live.key = bytes.fromhex(session.state_key)
         else:
             live = await rebuilt
@@ -658,6 +665,18 @@ class MatchHost:
                 return existing, self._tokens(existing)
             dice_key = f"{self.engine.game_id}/{match_id}"
             session = await self.dice.open(dice_key, dev_seed)
+            if session.dev != bool(dev_seed):
+                # The session was opened before the match, by another caller (an organiser
+                # may open any): a dev seed's server seed is shared by every dev match on it
+                # and public since the first one's seal, so a match asked without a dev seed
+                # must never draw from one (its hands and rolls would be known ahead).
+                log.warning("match refused: its dice session was opened ahead",
+                            match_id=match_id, session_dev=session.dev, dev_seed=bool(dev_seed))
+                raise FailedPrecondition(
+                    f"the dice session of match {match_id!r} was opened "
+                    f"{'with' if session.dev else 'without'} a dev seed before the match was "
+                    f"created {'without' if session.dev else 'with'} one; its draws would not "
+                    "be the ones asked for: create the match under another id")
             body: dict[str, Any] = {
                 "type": "MatchCreated", "match_id": match_id, "game": self.engine.game_id,
                 "mode": mode, "seats": seats, "options": dict(config.options), "players": players,
@@ -759,6 +778,15 @@ class MatchHost:
                 return live.started[0], live.started[1], True
             if live.over:
                 raise FailedPrecondition(self._ended_reason(live))
+            # The first reservation fixes the session's client seeds (dice takes none after
+            # it): read them after it, so MatchStarted records exactly the seeds its blocks
+            # were made with, even if one reached dice by another way meanwhile (another
+            # replica's AddClientSeed while the match changes owners). The set-up would
+            # reserve these blocks first anyway: no call more.
+            blocks = live.blocks
+            if blocks.buffer.end <= blocks.counter:
+                blocks.buffer = BlockStream(blocks.counter, await self._reserve(
+                    live, blocks.counter, RESERVE))
             seeds = await self.dice.client_seeds(live.dice_key)
             record, state = await self._start_record(live, seeds, live.version + 1, live.head)
             await self._commit(live, [record], state)
@@ -1399,6 +1427,22 @@ def _clock_fields(step: ClockStep) -> dict[str, Any]:
     events = {k: list(v) for k, v in (("started", step.started), ("stopped", step.stopped),
                                       ("now_bot", step.now_bot), ("forfeit_due", step.forfeit_due)) if v}
     return {"clocks": step.clocks.to_json(), "clock_events": events}
+
+
+def _check_session(created: dict[str, Any], session: OpenedSession) -> None:
+    """The dice session a rebuilt match opened again is the one its MatchCreated committed
+    to. A dice store that lost it (a restore from an older backup, a replaced database)
+    opens a new one with a new seed: drawing from it would give draws nobody committed to,
+    and a seal whose seed fails the recorded commitment (``neon verify``). Refused instead,
+    with the reason; the match waits for its session to be restored."""
+    dice = created.get("dice") or {}
+    if session.commitment != dice.get("commitment") or session.dev != bool(dice.get("dev")):
+        log.error("match refused: its dice session is not the one it committed to",
+                  match_id=created.get("match_id"), session=dice.get("session"))
+        raise FailedPrecondition(
+            f"the dice session of match {created.get('match_id')!r} is not the one its "
+            "MatchCreated committed to (the dice store lost it?); the match cannot draw "
+            "until the session is restored")
 
 
 def bot_seed(match_id: str, seat: int, version: int, key: bytes | None) -> str:

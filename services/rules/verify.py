@@ -25,7 +25,9 @@ What is checked, and what is not checked twice (issue 18):
   writes (integers that are ints, not true, 1.0 or "1", which ``int()`` read as 1 and
   verified); the replay is handed exactly the draws checked here. The client seeds must
   have the types the host writes too, and the replay compares the stored outcome with its
-  own in canonical JSON (``replay.step``; ``==`` took true for 1).
+  own in canonical JSON (``replay.step``; ``==`` took true for 1). Only MatchStarted and
+  actions may hold draws (``DRAWING``): draws in MatchCreated, which no engine replays, once
+  covered blocks skipped before the set-up, a deal the server chose, verified.
 - **Replay.** Every action goes through the engine's own ``validate`` before ``apply``
   (the chain proves only that the organiser wrote the record, not that the action was
   legal: a re-signed export with an illegal action fails here), timeouts are checked
@@ -514,6 +516,12 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
         mine: list[DrawRecord] = []
         if parsed is not None:
             parsed.append(mine)
+        if "draws" in record and record.get("type") not in DRAWING:
+            # the replay hands these to no engine: draws there would count toward the blocks
+            # used, and blocks skipped before the set-up (the server knows the seed: a
+            # skip is a chosen deal) would pass as drawn
+            return (f"event {record['n']}: {quoted(record.get('type'))} holds draws; only "
+                    "MatchStarted and actions draw")
         stored_draws = record.get("draws", [])
         if not isinstance(stored_draws, list):
             return f"event {record['n']}: malformed draws (not a list)"
@@ -537,6 +545,11 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
             total += 1
     report.checks.append(f"{total} draws recomputed from the seed")
     return None
+
+
+DRAWING = frozenset({"MatchStarted", "ActionAccepted"})
+"""The records that hold draws: the set-up's and each action's, each replayed with exactly
+its own (the rules host writes draws in no other record)."""
 
 
 def _client_seeds(started: dict[str, Any]) -> list[tuple[int, str]] | None:

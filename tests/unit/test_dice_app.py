@@ -292,3 +292,19 @@ def test_an_oversized_request_id_is_an_invalid_argument() -> None:
     with pytest.raises(InvalidArgument, match="request_id"):
         dice.draw("g/m", "r" * 129, "randbelow", 6, 1)
     assert dice.draw("g/m", "r" * 128, "randbelow", 6, 1).first == 0
+
+
+def test_a_session_is_opened_again_only_with_the_dev_seed_it_was_made_from() -> None:
+    """OpenSession is idempotent, but a dev seed asks for one seed: a session made from
+    another dev seed, or from none, answered the caller as if it were that one (the match
+    recorded and drew from a seed it had not asked for). Opening without a dev seed stays
+    possible for any session (the rules service's rebuild asks for its state key so)."""
+    dice = app(dev_secret=dev_secret(b"secret"))
+    dice.open("g/dev", dev_seed="x")
+    assert dice.open("g/dev", dev_seed="x").dev and dice.open("g/dev").dev
+    with pytest.raises(FailedPrecondition, match="another seed"):
+        dice.open("g/dev", dev_seed="y")
+    dice.open("g/plain")
+    with pytest.raises(FailedPrecondition, match="another seed"):
+        dice.open("g/plain", dev_seed="x")
+    assert not dice.session("g/plain").dev
