@@ -897,7 +897,8 @@ def export_json(label: str, report: Any) -> dict[str, Any]:
             "events": report.events, "checks": list(report.checks),
             "warnings": list(report.warnings), "failure": report.failure or None,
             "outcome": public_outcome(report.outcome) if report.ok else None,
-            "abandoned": report.abandoned, "created_by": report.created_by if report.ok else None}
+            "abandoned": report.abandoned, "created_by": report.created_by if report.ok else None,
+            "dev_seed": report.dev_seed if report.ok else None}
 
 
 def bundle_json(label: str, report: Any) -> dict[str, Any]:

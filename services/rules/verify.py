@@ -166,6 +166,11 @@ class Report:
     created_by: dict[str, Any] | None = None
     """Who created the match (MatchCreated's ``created_by``: role and name), ``None`` in
     exports of matches created before it was recorded."""
+    dev_seed: bool = False
+    """The match drew from a dev seed (MatchCreated's dice: ``dev``, stream ``dev``): its
+    server seed is the deployment's dev secret's hash of a text, the same for every dev match
+    given that text there, and public once one of them is sealed. The draws check out, but
+    anyone who knew the seed knew them ahead: a warning says so."""
 
     def fail(self, reason: str) -> Report:
         self.ok = False
@@ -497,6 +502,11 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
     if hashlib.sha256(seed).hexdigest() != dice.get("commitment") or seal.get("commitment") != dice.get("commitment"):
         return f"event {seal['n']}: the revealed seed does not match the commitment"
     report.checks.append("seed matches its SHA-256 commitment")
+    stream = dice.get("stream_id")
+    if dice.get("dev") is True or stream == DEV_STREAM_ID or (
+            isinstance(stream, str) and stream.startswith(DEV_STREAM_ID + ":")):
+        report.dev_seed = True
+        report.warnings.append(DEV_SEED_WARNING)
     started = [r for r in records if r.get("type") == "MatchStarted"]
     client_seeds = _client_seeds(started[0]) if started else []
     if client_seeds is None:
@@ -547,6 +557,12 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
     return None
 
 
+DEV_STREAM_ID = "dev"
+"""The dice stream id of every dev-seeded session (services/dice/domain.py); older sessions
+and self-play exports have ``dev:<seed>``."""
+DEV_SEED_WARNING = ("dev seed: the draws come from a seed shared by every match given the same "
+                    "dev seed on its deployment, known ahead to whoever knew it; not a result "
+                    "to rate or rank by")
 DRAWING = frozenset({"MatchStarted", "ActionAccepted"})
 """The records that hold draws: the set-up's and each action's, each replayed with exactly
 its own (the rules host writes draws in no other record)."""
