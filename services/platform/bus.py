@@ -132,6 +132,16 @@ async def ensure_stream(js: JetStreamContext, replicas: int | None = None,
         await js.update_stream(config)
 
 
+def stream_identity(info: Any) -> str:
+    """What tells one stream from another of the same name made later: its creation time
+    (StreamInfo.created, to the microsecond). A stream deleted and made again, or one on a new
+    NATS, has another; updating a stream's configuration keeps it. "" when the server gives none."""
+    created = getattr(info, "created", None)
+    if created is None:
+        return ""
+    return created.isoformat() if hasattr(created, "isoformat") else str(created)
+
+
 async def positions(js: JetStreamContext, namespace: str | None = None) -> Any:
     bucket = positions_bucket(namespace)
     try:

@@ -133,14 +133,8 @@ class Stats:
     errors: int = 0
 
 
-def stream_identity(info: Any) -> str:
-    """What tells one stream from another of the same name made later: its creation time
-    (StreamInfo.created, to the microsecond). A stream deleted and made again, or one on a new
-    NATS, has another; updating a stream's configuration keeps it. "" when the server gives none."""
-    created = getattr(info, "created", None)
-    if created is None:
-        return ""
-    return created.isoformat() if hasattr(created, "isoformat") else str(created)
+stream_identity = bus.stream_identity
+"""What tells one stream from another of the same name made later (bus.stream_identity)."""
 
 
 def subject_matches(pattern: str, subject: str) -> bool:
