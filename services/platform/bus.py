@@ -6,6 +6,12 @@ re-publish of the same id inside the stream's duplicate window, and the relay ke
 position in a JetStream key-value bucket so a restart resumes where it stopped. The
 store id (made once, kept in the store itself) keeps a new or wiped store from
 colliding with the ids and position of another store of the same service.
+
+The position counts in one stream, named beside it by the stream's identity (its creation
+time): a stream deleted or made again holds nothing published before, so the leading relay
+(looking every STREAM_CHECK seconds, and when no stream takes its messages) makes it when it
+is missing and publishes the store into it again from its first event. A positions bucket
+deleted under a running relay is made again with its position.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from eventsourcing.domain import Aggregate, event
 from eventsourcing.persistence import IntegrityError
 from nats.js import JetStreamContext
 from nats.js.api import KeyValueConfig, StorageType, StreamConfig
-from nats.js.errors import BadRequestError, KeyNotFoundError, NotFoundError
+from nats.js.errors import BadRequestError, KeyNotFoundError, NoStreamResponseError, NotFoundError
 
 from services.platform import settings
 from services.platform.leadership import AlwaysLead, Leadership
@@ -40,6 +46,9 @@ ACK_TIMEOUT = 5.0
 ACK_WINDOW = 1024
 """Acks in flight at most: a stored event that fans out to 100,000 messages (a matchmaking
 cycle's proposals) is published window by window, each within ACK_TIMEOUT."""
+STREAM_CHECK = 10.0
+"""Seconds between the leading relay's looks at the stream's identity: one made again (its
+sequences from 1, what the old one held gone) is filled again from the store's first event."""
 
 
 def _namespace(where: settings.Settings | str | None) -> str:
@@ -203,6 +212,10 @@ class OutboxRelay:
         self.namespace = _namespace(namespace)
         self.interval, self.batch = interval, batch
         self.position = 0
+        self.stream_id = ""
+        """The identity (stream_identity) of the stream ``position`` counts in."""
+        self.stream_check = STREAM_CHECK
+        self._stream_checked = -float("inf")
         self._turn = asyncio.Lock()
         """Held while the position is read or a batch is published: ``drain`` (at shutdown)
         and the relay's own loop never publish the same notifications at once, which would
@@ -228,12 +241,68 @@ class OutboxRelay:
     def _key(self) -> str:
         return f"{self.service}.{self.store_id}"
 
+    @property
+    def _stream_key(self) -> str:
+        """The identity of the stream the position counts in (a key of its own: releases
+        before it read the position key as a bare number)."""
+        return f"{self._key}.stream"
+
     async def _load_position(self) -> None:
+        """The position (and the stream it counts in) another relay of this store saved. None
+        saved (a new store, or the bucket deleted): this relay's own, at first 0, so the store
+        is published again from its first event; message ids drop what the stream got within
+        its duplicate window, and consumers what they have already (a result is per match)."""
         try:
             entry = await self._kv.get(self._key)
             self.position = int(entry.value.decode())
         except KeyNotFoundError:
+            (log.warning if self.position else log.info)(
+                "no saved outbox position: publishing from this relay's own",
+                service=self.service, bucket=positions_bucket(self.namespace),
+                position=self.position)
+        try:
+            self.stream_id = (await self._kv.get(self._stream_key)).value.decode()
+        except KeyNotFoundError:
+            pass
+        self._stream_checked = -float("inf")  # the stream is looked at before the next batch
+
+    async def _save_position(self) -> None:
+        """Write the position; a bucket deleted meanwhile is made again with it."""
+        try:
+            await self._kv.put(self._key, str(self.position).encode())
+        except (NoStreamResponseError, NotFoundError):
+            log.warning("the outbox positions bucket is gone: making it again",
+                        service=self.service, bucket=positions_bucket(self.namespace),
+                        position=self.position)
+            self._kv = await positions(self.js, self.namespace)
+            await self._kv.put(self._key, str(self.position).encode())
+            if self.stream_id:
+                await self._kv.put(self._stream_key, self.stream_id.encode())
+
+    async def _follow_stream(self) -> None:
+        """Make sure the position counts in the live stream (making the stream when it is
+        missing). A stream made again (deleted, JetStream's data lost, a new NATS) holds
+        nothing this relay published before: the store is published into it again from its
+        first event, and message ids drop what it already holds."""
+        self._stream_checked = asyncio.get_running_loop().time()
+        name = stream_name(self.namespace)
+        try:
+            info = await self.js.stream_info(name)
+        except NotFoundError:
+            await ensure_stream(self.js, namespace=self.namespace)
+            info = await self.js.stream_info(name)
+        live = stream_identity(info)
+        if not live or live == self.stream_id:
+            return
+        if self.stream_id:
+            log.warning("the event stream was made again: publishing every stored event into it "
+                        "again from the first (message ids drop what it holds already)",
+                        service=self.service, stream=name, position=self.position,
+                        created=live, was_created=self.stream_id)
             self.position = 0
+            await self._save_position()
+        self.stream_id = live
+        await self._kv.put(self._stream_key, live.encode())
 
     async def _lead(self) -> bool:
         """Whether this replica's relay may publish now; on taking over from another, it
@@ -284,18 +353,29 @@ class OutboxRelay:
         async with self._turn:
             return await self._publish_pending()
 
-    async def _publish_pending(self) -> int:
+    async def _publish_pending(self, again: bool = True) -> int:
+        if asyncio.get_running_loop().time() - self._stream_checked >= self.stream_check:
+            await self._follow_stream()
         notifications = await asyncio.to_thread(
             self.app.recorder.select_notifications, self.position + 1, self.batch
         )
         if not notifications:
             return 0
         messages = self._messages(notifications)
-        while window := list(itertools.islice(messages, ACK_WINDOW)):
-            await self._publish_window(window)
+        try:
+            while window := list(itertools.islice(messages, ACK_WINDOW)):
+                await self._publish_window(window)
+        except NoStreamResponseError:
+            if not again:
+                raise
+            # no stream took it: deleted (or JetStream still starting); made again when gone
+            log.warning("no stream took the outbox's messages: looking for it",
+                        service=self.service, stream=stream_name(self.namespace))
+            await self._follow_stream()
+            return await self._publish_pending(again=False)
         self.position = notifications[-1].id
         self.sent += len(notifications)
-        await self._kv.put(self._key, str(self.position).encode())
+        await self._save_position()
         return len(notifications)
 
     def _messages(self, notifications: list[Any]) -> Iterator[tuple[str, bytes, dict[str, str]]]:

@@ -1,0 +1,142 @@
+"""The outbox relay when what it publishes into, or keeps its place in, goes away (real NATS
+JetStream): the event stream deleted (and made again by the relay, or by a consumer such as
+scoring), or the positions bucket deleted. Every stored event must end up in the live stream,
+once each, in order.
+
+Each test has a namespace of its own (its stream and positions bucket), so deleting them
+disturbs no other test sharing this NATS.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from services.platform import bus
+from services.platform.bus import OutboxRelay
+from tests.integration.test_outbox_poison import Note, Notes
+
+
+class Place:
+    def __init__(self, js: Any, namespace: str) -> None:
+        self.js, self.namespace = js, namespace
+        self.stream = bus.stream_name(namespace)
+        self.app = Notes()
+        self.written = 0
+
+    def write(self, count: int) -> None:
+        for _ in range(count):
+            self.app.save(Note(f"n{self.written}"))
+            self.written += 1
+
+    def project(self, domain_event: Any) -> list[tuple[str, dict[str, Any]]]:
+        if not isinstance(domain_event, Note.Written):
+            return []  # the store's identity
+        return [(bus.events_subject(self.namespace, "notes", "m1"), {"token": domain_event.token})]
+
+    def relay(self) -> OutboxRelay:
+        relay = OutboxRelay(self.app, "notes", self.js, self.project, interval=0.01,
+                            namespace=self.namespace)
+        relay.stream_check = 0.0  # look at the stream before every batch
+        return relay
+
+    async def in_stream(self) -> list[str]:
+        """The tokens the live stream holds, in stream order."""
+        info = await self.js.stream_info(self.stream)
+        tokens = []
+        for seq in range(info.state.first_seq, info.state.last_seq + 1):
+            msg = await self.js.get_msg(self.stream, seq)
+            tokens.append(json.loads(msg.data)["token"])
+        return tokens
+
+    def expected(self) -> list[str]:
+        return [f"n{i}" for i in range(self.written)]
+
+
+@pytest.fixture
+async def place(nats_client: Any) -> AsyncIterator[Place]:
+    namespace = f"ob{uuid.uuid4().hex[:10]}"
+    js = nats_client.jetstream()  # type: ignore[attr-defined]
+    try:
+        yield Place(js, namespace)
+    finally:
+        for delete, name in ((js.delete_stream, bus.stream_name(namespace)),
+                             (js.delete_key_value, bus.positions_bucket(namespace))):
+            try:
+                await delete(name)
+            except Exception:  # already gone
+                pass
+
+
+@pytest.mark.parametrize("stream_check", [0.0, 3600.0], ids=["looked at", "publish refused"])
+async def test_a_stream_deleted_under_the_relay_is_made_again_with_every_event(
+        place: Place, stream_check: float) -> None:
+    relay = place.relay()
+    relay.stream_check = stream_check  # 3600: found when no stream takes the publishes
+    await relay.start()
+    try:
+        place.write(5)
+        await relay.drain()
+        assert await place.in_stream() == place.expected()
+        await place.js.delete_stream(place.stream)  # JetStream's data lost, nobody remakes it
+        place.write(3)
+        await relay.drain()
+        assert await place.in_stream() == place.expected()
+        await relay.drain()
+        assert await place.in_stream() == place.expected(), "published once each"
+    finally:
+        await relay.stop()
+
+
+async def test_a_stream_made_again_by_another_gets_every_event_from_the_relay(place: Place) -> None:
+    """Scoring remakes a deleted stream within seconds (its resync): the relay finds its
+    publishes taken again, but what it had published into the old stream is gone with it."""
+    relay = place.relay()
+    await relay.start()
+    try:
+        place.write(5)
+        await relay.drain()
+        await place.js.delete_stream(place.stream)
+        await bus.ensure_stream(place.js, namespace=place.namespace)
+        place.write(3)
+        await relay.drain()
+        assert await place.in_stream() == place.expected()
+    finally:
+        await relay.stop()
+
+    again = place.relay()  # a restart finds its position counts in this very stream
+    await again.start()
+    try:
+        await again.drain()
+        assert again.sent == 0
+        assert await place.in_stream() == place.expected()
+    finally:
+        await again.stop()
+
+
+async def test_the_positions_bucket_deleted_under_the_relay_is_made_again(place: Place) -> None:
+    relay = place.relay()
+    await relay.start()
+    try:
+        place.write(4)
+        await relay.drain()
+        await place.js.delete_key_value(bus.positions_bucket(place.namespace))
+        place.write(2)
+        await relay.drain()
+        position = relay.position
+    finally:
+        await relay.stop()
+
+    again = place.relay()  # a restart resumes where the first stopped: nothing sent again
+    await again.start()
+    try:
+        assert again.position == position == place.app.recorder.max_notification_id()
+        await again.drain()
+        assert again.sent == 0
+    finally:
+        await again.stop()
+    assert await place.in_stream() == place.expected()
