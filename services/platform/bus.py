@@ -256,7 +256,7 @@ class OutboxRelay:
             entry = await self._kv.get(self._key)
             self.position = int(entry.value.decode())
         except KeyNotFoundError:
-            (log.warning if self.position else log.info)(
+            (log.warning if self.position else log.debug)(
                 "no saved outbox position: publishing from this relay's own",
                 service=self.service, bucket=positions_bucket(self.namespace),
                 position=self.position)
@@ -326,7 +326,9 @@ class OutboxRelay:
                     continue
                 published = await self.publish_pending()
             except Exception as err:  # keep relaying through NATS or store hiccups
-                log.warning("outbox relay error", error=repr(err))
+                log.warning("outbox relay could not publish (NATS or the store away or slow?); "
+                            "retrying from its position", service=self.service,
+                            position=self.position, error=repr(err))
                 published = 0
                 await asyncio.sleep(0.5)
             if published:

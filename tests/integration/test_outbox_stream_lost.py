@@ -1,7 +1,7 @@
 """The outbox relay when what it publishes into, or keeps its place in, goes away (real NATS
 JetStream): the event stream deleted (and made again by the relay, or by a consumer such as
-scoring), or the positions bucket deleted. Every stored event must end up in the live stream,
-once each, in order.
+scoring), or the positions bucket deleted, or NATS itself killed mid-batch. Every stored
+event must end up in the live stream, once each, in order.
 
 Each test has a namespace of its own (its stream and positions bucket), so deleting them
 disturbs no other test sharing this NATS.
@@ -9,15 +9,19 @@ disturbs no other test sharing this NATS.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import signal
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from services.platform import bus
 from services.platform.bus import OutboxRelay
+from services.platform.natsrv import EmbeddedNats
 from tests.integration.test_outbox_poison import Note, Notes
 
 
@@ -140,3 +144,54 @@ async def test_the_positions_bucket_deleted_under_the_relay_is_made_again(place:
     finally:
         await again.stop()
     assert await place.in_stream() == place.expected()
+
+
+async def test_nats_killed_and_restarted_mid_batch_loses_and_doubles_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A NATS server of this test's own (the shared one must stay up), killed (SIGKILL) while
+    the relay is part way through a large store and started again on its data: every event
+    reaches the stream once, and each subject (a match) holds its events in order."""
+    monkeypatch.setattr(bus, "ACK_TIMEOUT", 1.0)  # the window cut short is given up sooner
+    total, subjects = 3000, 4
+    app = Notes()
+    for i in range(total):
+        app.save(Note(f"{i}"))
+
+    def project(domain_event: Any) -> list[tuple[str, dict[str, Any]]]:
+        if not isinstance(domain_event, Note.Written):
+            return []
+        token = int(domain_event.token)
+        return [(bus.events_subject("own", "m", str(token % subjects)), {"token": token})]
+
+    server = EmbeddedNats(tmp_path / "nats").start()
+    nc = await bus.connect(server.url, "relay")
+    relay = OutboxRelay(app, "notes", nc.jetstream(), project, interval=0.01, batch=250,
+                        namespace="own")
+    try:
+        await relay.start()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 20
+        while relay.position < total // 4 and loop.time() < deadline:
+            await asyncio.sleep(0.005)
+        assert relay.position < total, "the relay finished before NATS could be killed"
+        server.process.send_signal(signal.SIGKILL)  # type: ignore[union-attr]
+        server.process.wait()  # type: ignore[union-attr]
+        await asyncio.sleep(0.5)
+        server = EmbeddedNats(tmp_path / "nats", port=server.port).start()
+        stored = app.recorder.max_notification_id()
+        deadline = loop.time() + 60
+        while relay.position < stored and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+        assert relay.position == stored
+        js = nc.jetstream()
+        info = await js.stream_info(bus.stream_name("own"))
+        seen = [json.loads((await js.get_msg(bus.stream_name("own"), seq)).data)["token"]
+                for seq in range(info.state.first_seq, info.state.last_seq + 1)]
+    finally:
+        await relay.stop()
+        await nc.close()
+        server.stop()
+    assert sorted(seen) == list(range(total)), "each event once"
+    for k in range(subjects):
+        mine = [t for t in seen if t % subjects == k]
+        assert mine == sorted(mine), f"subject {k} out of order"
