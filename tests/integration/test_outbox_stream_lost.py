@@ -17,10 +17,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 from services.platform import bus
 from services.platform.bus import OutboxRelay
+from services.platform.leadership import PostgresLead
 from services.platform.natsrv import EmbeddedNats
 from tests.integration.test_outbox_poison import Note, Notes
 
@@ -195,3 +197,107 @@ async def test_nats_killed_and_restarted_mid_batch_loses_and_doubles_nothing(
     for k in range(subjects):
         mine = [t for t in seen if t % subjects == k]
         assert mine == sorted(mine), f"subject {k} out of order"
+
+
+@pytest.mark.postgres
+async def test_leadership_lost_and_regained_publishes_each_event_once_in_order(
+        place: Place, postgres_url: str) -> None:
+    """Two relays on one store, elected by a PostgreSQL advisory lock. The leader's session
+    is killed (a partition): the other takes over where it stopped. Then that one goes, and
+    the first leads again: it resumes from the position the other saved, not its own stale
+    one, so it sends only what is new, and the stream holds every event once, in order."""
+    name = f"test-relay-{uuid.uuid4().hex}"
+    first, second = place.relay(), place.relay()
+    first.leader = PostgresLead(postgres_url, name, recheck=0)
+    second.leader = PostgresLead(postgres_url, name, recheck=0)
+    await first.start()
+    await second.start()
+    try:
+        place.write(5)
+        await _published(place, first)
+        assert first.leading and not second.leading
+        before = first.sent
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (first.leader._conn.info.backend_pid,))
+        for _ in range(500):  # the session's end takes a moment to be seen
+            if second.leading:
+                break
+            await asyncio.sleep(0.02)
+        place.write(5)
+        await _published(place, second)
+        assert second.leading and second.sent == 5
+        await second.stop()  # the other replica goes away
+        place.write(5)
+        await _published(place, first)
+        assert first.sent - before == 5, "resumed from the other's position, not its own"
+        assert await place.in_stream() == place.expected()
+    finally:
+        await first.stop()
+        await second.stop()
+
+
+async def _published(place: Place, relay: OutboxRelay, timeout: float = 10) -> None:
+    """Until ``relay`` has published the whole store."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    stored = place.app.recorder.max_notification_id()
+    while (relay.position < stored or not relay.leading) and loop.time() < deadline:
+        relay.poke()
+        await asyncio.sleep(0.02)
+    assert relay.position == stored and relay.leading
+
+
+@pytest.mark.postgres
+async def test_a_leader_paused_mid_batch_loses_and_doubles_nothing(
+        place: Place, postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The leader stops between publishing a batch and saving its position (a pause, a GC, a
+    frozen VM) and its session ends meanwhile: the other relay takes over from the position
+    saved before, publishes that batch again (its message ids drop it) and more. The paused
+    one then wakes, saves its older position over the newer one and finds it leads no more:
+    the saved position only moves back (a restart publishes again what message ids drop),
+    never past an event not in the stream."""
+    name = f"test-relay-{uuid.uuid4().hex}"
+    first, second = place.relay(), place.relay()
+    first.leader = PostgresLead(postgres_url, name, recheck=0)
+    second.leader = PostgresLead(postgres_url, name, recheck=0)
+    await first.start()
+    place.write(3)
+    await _published(place, first)
+    paused, resume = asyncio.Event(), asyncio.Event()
+    save = first._save_position
+
+    async def pause_then_save() -> None:
+        paused.set()
+        await resume.wait()
+        await save()
+
+    monkeypatch.setattr(first, "_save_position", pause_then_save)
+    place.write(3)
+    first.poke()
+    await asyncio.wait_for(paused.wait(), 10)
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (first.leader._conn.info.backend_pid,))
+    await second.start()
+    try:
+        place.write(3)
+        await _published(place, second)
+        resume.set()
+        for _ in range(500):
+            if not first.leading:
+                break
+            first.poke()
+            await asyncio.sleep(0.02)
+        assert not first.leading
+        assert await place.in_stream() == place.expected()
+    finally:
+        resume.set()
+        await first.stop()
+        await second.stop()
+    again = place.relay()  # from whatever position was saved last
+    await again.start()
+    try:
+        await again.drain()
+        assert again.position == place.app.recorder.max_notification_id()
+        assert await place.in_stream() == place.expected(), "nothing lost, nothing doubled"
+    finally:
+        await again.stop()
