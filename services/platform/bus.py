@@ -29,7 +29,13 @@ from eventsourcing.domain import Aggregate, event
 from eventsourcing.persistence import IntegrityError
 from nats.js import JetStreamContext
 from nats.js.api import KeyValueConfig, StorageType, StreamConfig
-from nats.js.errors import BadRequestError, KeyNotFoundError, NoStreamResponseError, NotFoundError
+from nats.js.errors import (
+    BadRequestError,
+    KeyNotFoundError,
+    KeyWrongLastSequenceError,
+    NoStreamResponseError,
+    NotFoundError,
+)
 
 from services.platform import settings
 from services.platform.leadership import AlwaysLead, Leadership
@@ -215,6 +221,10 @@ class OutboxRelay:
         self.stream_id = ""
         """The identity (stream_identity) of the stream ``position`` counts in."""
         self.stream_check = STREAM_CHECK
+        self._revision: int | None = None
+        """The revision of the position key this relay last read or wrote (None: none there):
+        a save is refused once another relay of the store has saved since, so a relay that
+        paused mid-batch while another took over never writes an older position back."""
         self._stream_checked = -float("inf")
         self._turn = asyncio.Lock()
         """Held while the position is read or a batch is published: ``drain`` (at shutdown)
@@ -254,8 +264,9 @@ class OutboxRelay:
         its duplicate window, and consumers what they have already (a result is per match)."""
         try:
             entry = await self._kv.get(self._key)
-            self.position = int(entry.value.decode())
+            self.position, self._revision = int(entry.value.decode()), entry.revision
         except KeyNotFoundError:
+            self._revision = None
             (log.warning if self.position else log.debug)(
                 "no saved outbox position: publishing from this relay's own",
                 service=self.service, bucket=positions_bucket(self.namespace),
@@ -267,15 +278,25 @@ class OutboxRelay:
         self._stream_checked = -float("inf")  # the stream is looked at before the next batch
 
     async def _save_position(self) -> None:
-        """Write the position; a bucket deleted meanwhile is made again with it."""
+        """Write the position, unless another relay of the store saved one since this one
+        read or wrote it (then take that one: the other leads, or led while this one was
+        away); a bucket deleted meanwhile is made again with it."""
+        value = str(self.position).encode()
         try:
-            await self._kv.put(self._key, str(self.position).encode())
+            if self._revision is None:
+                self._revision = await self._kv.create(self._key, value)
+            else:
+                self._revision = await self._kv.update(self._key, value, last=self._revision)
+        except KeyWrongLastSequenceError:
+            log.warning("another outbox relay of this store saved its position meanwhile: "
+                        "going on from that one", service=self.service, position=self.position)
+            await self._load_position()
         except (NoStreamResponseError, NotFoundError):
             log.warning("the outbox positions bucket is gone: making it again",
                         service=self.service, bucket=positions_bucket(self.namespace),
                         position=self.position)
             self._kv = await positions(self.js, self.namespace)
-            await self._kv.put(self._key, str(self.position).encode())
+            self._revision = await self._kv.put(self._key, value)
             if self.stream_id:
                 await self._kv.put(self._stream_key, self.stream_id.encode())
 
