@@ -125,7 +125,8 @@ class ResultConsumer:
                 except Exception as err:  # the store is down: redelivered later
                     self.stats.errors += 1
                     log.warning(
-                        "could not record a result; it will be redelivered", error=repr(err)
+                        "could not record a result; it will be redelivered", error=repr(err),
+                        subject=msg.subject, stream_seq=msg.metadata.sequence.stream,
                     )
                     await msg.nak(delay=1.0)
                     continue
@@ -167,7 +168,7 @@ class ResultConsumer:
             await bus.ensure_stream(self.js, namespace=self.namespace)
             info = await self.js.stream_info(self.stream)
             self.stream_id, self.position = bus.stream_identity(info), 0
-        elif info.state.first_seq > self.position + 1 and info.state.messages:
+        elif self.position and info.state.first_seq > self.position + 1:
             log.warning("results the stream no longer holds were never read: the stream was "
                         "purged or its limits removed them",
                         stream=self.stream, after=self.position, first_seq=info.state.first_seq)
