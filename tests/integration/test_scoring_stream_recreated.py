@@ -242,3 +242,22 @@ async def test_results_purged_before_scoring_read_them_are_named_in_a_warning(
     assert len(gaps) == 1, warnings
     assert (gaps[0]["after"], gaps[0]["first_seq"]) == (len(old), len(old) + 4)
     assert bus.positions_bucket(place.namespace) in gaps[0]["event"] + json.dumps(gaps[0])
+
+
+async def test_a_consumer_removed_for_inactivity_is_made_again_where_scoring_stood(
+        place: Place) -> None:
+    """NATS removes a consumer idle for its inactive_threshold (14 days): fetching from it
+    only times out. Scoring notices at its next check and makes it again after its ledger's
+    position: the new results are scored, none twice."""
+    old = duels(place.game, "old", 3)
+    for payload in old:
+        await place.publish(payload)
+    scoring = await place.scoring(check_interval=0.3).start()
+    await scoring.wait_for(len(old))
+    await place.js.delete_consumer(place.stream, scoring.consumer.durable)
+    new = duels(place.game, "new", 2)
+    for payload in new:
+        await place.publish(payload)
+    await scoring.wait_for(len(old) + len(new), timeout=15)
+    await _counted(scoring, len(old) + len(new))
+    assert scoring.consumer.stats.duplicates == 0
