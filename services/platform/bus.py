@@ -313,17 +313,18 @@ class OutboxRelay:
             await ensure_stream(self.js, namespace=self.namespace)
             info = await self.js.stream_info(name)
         live = stream_identity(info)
-        if not live or live == self.stream_id:
-            return
-        if self.stream_id:
-            log.warning("the event stream was made again: publishing every stored event into it "
-                        "again from the first (message ids drop what it holds already)",
-                        service=self.service, stream=name, position=self.position,
-                        created=live, was_created=self.stream_id)
-            self.position = 0
-            await self._save_position()
-        self.stream_id = live
-        await self._kv.put(self._stream_key, live.encode())
+        while live and live != self.stream_id:
+            if self.stream_id:
+                log.warning("the event stream was made again: publishing every stored event into "
+                            "it again from the first (message ids drop what it holds already)",
+                            service=self.service, stream=name, position=self.position,
+                            created=live, was_created=self.stream_id)
+                self.position = 0
+                await self._save_position()
+                if self.position:  # another relay saved first: decide again on what it saved
+                    continue
+            self.stream_id = live
+            await self._kv.put(self._stream_key, live.encode())
 
     async def _lead(self) -> bool:
         """Whether this replica's relay may publish now; on taking over from another, it

@@ -53,6 +53,8 @@ class Place:
     async def in_stream(self) -> list[str]:
         """The tokens the live stream holds, in stream order."""
         info = await self.js.stream_info(self.stream)
+        if not info.state.messages:
+            return []
         tokens = []
         for seq in range(info.state.first_seq, info.state.last_seq + 1):
             msg = await self.js.get_msg(self.stream, seq)
@@ -303,3 +305,32 @@ async def test_a_leader_paused_mid_batch_loses_and_doubles_nothing(
         assert await place.in_stream() == place.expected(), "nothing lost, nothing doubled"
     finally:
         await again.stop()
+
+
+async def test_a_stale_relays_save_never_carries_an_old_streams_position_into_a_new_one(
+        place: Place) -> None:
+    """The stream is made again just as another relay of the store (one that led a moment
+    ago) saves its position, counted in the old stream, over the one this relay read: this
+    relay's reset to 0 is refused, so it takes the saved one, sees that it counts in the old
+    stream, and resets it again; the saved position then never names the new stream with
+    an old position (a restart would skip every event below it)."""
+    relay, stale = place.relay(), place.relay()
+    await relay.start()
+    try:
+        place.write(4)
+        await relay.drain()
+        # the other relay, not running: it only saves the position it counted in the old stream
+        stale._kv, stale.store_id = relay._kv, relay.store_id
+        await stale._load_position()
+        stale.position = relay.position
+        await stale._save_position()  # a stale leader's write, in the old stream
+        await place.js.delete_stream(place.stream)
+        await bus.ensure_stream(place.js, namespace=place.namespace)
+        await relay.drain()
+        kv = await place.js.key_value(bus.positions_bucket(place.namespace))
+        stream_id = bus.stream_identity(await place.js.stream_info(place.stream))
+        assert (await kv.get(relay._stream_key)).value.decode() == stream_id
+        assert int((await kv.get(relay._key)).value) == relay.position
+        assert await place.in_stream() == place.expected()
+    finally:
+        await relay.stop()
