@@ -6,6 +6,12 @@ re-publish of the same id inside the stream's duplicate window, and the relay ke
 position in a JetStream key-value bucket so a restart resumes where it stopped. The
 store id (made once, kept in the store itself) keeps a new or wiped store from
 colliding with the ids and position of another store of the same service.
+
+The position counts in one stream, named beside it by the stream's identity (its creation
+time): a stream deleted or made again holds nothing published before, so the leading relay
+(looking every STREAM_CHECK seconds, and when no stream takes its messages) makes it when it
+is missing and publishes the store into it again from its first event. A positions bucket
+deleted under a running relay is made again with its position.
 """
 
 from __future__ import annotations
@@ -23,7 +29,13 @@ from eventsourcing.domain import Aggregate, event
 from eventsourcing.persistence import IntegrityError
 from nats.js import JetStreamContext
 from nats.js.api import KeyValueConfig, StorageType, StreamConfig
-from nats.js.errors import BadRequestError, KeyNotFoundError, NotFoundError
+from nats.js.errors import (
+    BadRequestError,
+    KeyNotFoundError,
+    KeyWrongLastSequenceError,
+    NoStreamResponseError,
+    NotFoundError,
+)
 
 from services.platform import settings
 from services.platform.leadership import AlwaysLead, Leadership
@@ -40,6 +52,9 @@ ACK_TIMEOUT = 5.0
 ACK_WINDOW = 1024
 """Acks in flight at most: a stored event that fans out to 100,000 messages (a matchmaking
 cycle's proposals) is published window by window, each within ACK_TIMEOUT."""
+STREAM_CHECK = 10.0
+"""Seconds between the leading relay's looks at the stream's identity: one made again (its
+sequences from 1, what the old one held gone) is filled again from the store's first event."""
 
 
 def _namespace(where: settings.Settings | str | None) -> str:
@@ -132,6 +147,16 @@ async def ensure_stream(js: JetStreamContext, replicas: int | None = None,
         await js.update_stream(config)
 
 
+def stream_identity(info: Any) -> str:
+    """What tells one stream from another of the same name made later: its creation time
+    (StreamInfo.created, to the microsecond). A stream deleted and made again, or one on a new
+    NATS, has another; updating a stream's configuration keeps it. "" when the server gives none."""
+    created = getattr(info, "created", None)
+    if created is None:
+        return ""
+    return created.isoformat() if hasattr(created, "isoformat") else str(created)
+
+
 async def positions(js: JetStreamContext, namespace: str | None = None) -> Any:
     bucket = positions_bucket(namespace)
     try:
@@ -193,6 +218,14 @@ class OutboxRelay:
         self.namespace = _namespace(namespace)
         self.interval, self.batch = interval, batch
         self.position = 0
+        self.stream_id = ""
+        """The identity (stream_identity) of the stream ``position`` counts in."""
+        self.stream_check = STREAM_CHECK
+        self._revision: int | None = None
+        """The revision of the position key this relay last read or wrote (None: none there):
+        a save is refused once another relay of the store has saved since, so a relay that
+        paused mid-batch while another took over never writes an older position back."""
+        self._stream_checked = -float("inf")
         self._turn = asyncio.Lock()
         """Held while the position is read or a batch is published: ``drain`` (at shutdown)
         and the relay's own loop never publish the same notifications at once, which would
@@ -218,12 +251,80 @@ class OutboxRelay:
     def _key(self) -> str:
         return f"{self.service}.{self.store_id}"
 
+    @property
+    def _stream_key(self) -> str:
+        """The identity of the stream the position counts in (a key of its own: releases
+        before it read the position key as a bare number)."""
+        return f"{self._key}.stream"
+
     async def _load_position(self) -> None:
+        """The position (and the stream it counts in) another relay of this store saved. None
+        saved (a new store, or the bucket deleted): this relay's own, at first 0, so the store
+        is published again from its first event; message ids drop what the stream got within
+        its duplicate window, and consumers what they have already (a result is per match)."""
         try:
             entry = await self._kv.get(self._key)
-            self.position = int(entry.value.decode())
+            self.position, self._revision = int(entry.value.decode()), entry.revision
         except KeyNotFoundError:
-            self.position = 0
+            self._revision = None
+            (log.warning if self.position else log.debug)(
+                "no saved outbox position: publishing from this relay's own",
+                service=self.service, bucket=positions_bucket(self.namespace),
+                position=self.position)
+        try:
+            self.stream_id = (await self._kv.get(self._stream_key)).value.decode()
+        except KeyNotFoundError:
+            pass
+        self._stream_checked = -float("inf")  # the stream is looked at before the next batch
+
+    async def _save_position(self) -> None:
+        """Write the position, unless another relay of the store saved one since this one
+        read or wrote it (then take that one: the other leads, or led while this one was
+        away); a bucket deleted meanwhile is made again with it."""
+        value = str(self.position).encode()
+        try:
+            if self._revision is None:
+                self._revision = await self._kv.create(self._key, value)
+            else:
+                self._revision = await self._kv.update(self._key, value, last=self._revision)
+        except KeyWrongLastSequenceError:
+            log.warning("another outbox relay of this store saved its position meanwhile: "
+                        "going on from that one", service=self.service, position=self.position)
+            await self._load_position()
+        except (NoStreamResponseError, NotFoundError):
+            log.warning("the outbox positions bucket is gone: making it again",
+                        service=self.service, bucket=positions_bucket(self.namespace),
+                        position=self.position)
+            self._kv = await positions(self.js, self.namespace)
+            self._revision = await self._kv.put(self._key, value)
+            if self.stream_id:
+                await self._kv.put(self._stream_key, self.stream_id.encode())
+
+    async def _follow_stream(self) -> None:
+        """Make sure the position counts in the live stream (making the stream when it is
+        missing). A stream made again (deleted, JetStream's data lost, a new NATS) holds
+        nothing this relay published before: the store is published into it again from its
+        first event, and message ids drop what it already holds."""
+        self._stream_checked = asyncio.get_running_loop().time()
+        name = stream_name(self.namespace)
+        try:
+            info = await self.js.stream_info(name)
+        except NotFoundError:
+            await ensure_stream(self.js, namespace=self.namespace)
+            info = await self.js.stream_info(name)
+        live = stream_identity(info)
+        while live and live != self.stream_id:
+            if self.stream_id:
+                log.warning("the event stream was made again: publishing every stored event into "
+                            "it again from the first (message ids drop what it holds already)",
+                            service=self.service, stream=name, position=self.position,
+                            created=live, was_created=self.stream_id)
+                self.position = 0
+                await self._save_position()
+                if self.position:  # another relay saved first: decide again on what it saved
+                    continue
+            self.stream_id = live
+            await self._kv.put(self._stream_key, live.encode())
 
     async def _lead(self) -> bool:
         """Whether this replica's relay may publish now; on taking over from another, it
@@ -247,7 +348,9 @@ class OutboxRelay:
                     continue
                 published = await self.publish_pending()
             except Exception as err:  # keep relaying through NATS or store hiccups
-                log.warning("outbox relay error", error=repr(err))
+                log.warning("outbox relay could not publish (NATS or the store away or slow?); "
+                            "retrying from its position", service=self.service,
+                            position=self.position, error=repr(err))
                 published = 0
                 await asyncio.sleep(0.5)
             if published:
@@ -274,18 +377,29 @@ class OutboxRelay:
         async with self._turn:
             return await self._publish_pending()
 
-    async def _publish_pending(self) -> int:
+    async def _publish_pending(self, again: bool = True) -> int:
+        if asyncio.get_running_loop().time() - self._stream_checked >= self.stream_check:
+            await self._follow_stream()
         notifications = await asyncio.to_thread(
             self.app.recorder.select_notifications, self.position + 1, self.batch
         )
         if not notifications:
             return 0
         messages = self._messages(notifications)
-        while window := list(itertools.islice(messages, ACK_WINDOW)):
-            await self._publish_window(window)
+        try:
+            while window := list(itertools.islice(messages, ACK_WINDOW)):
+                await self._publish_window(window)
+        except NoStreamResponseError:
+            if not again:
+                raise
+            # no stream took it: deleted (or JetStream still starting); made again when gone
+            log.warning("no stream took the outbox's messages: looking for it",
+                        service=self.service, stream=stream_name(self.namespace))
+            await self._follow_stream()
+            return await self._publish_pending(again=False)
         self.position = notifications[-1].id
         self.sent += len(notifications)
-        await self._kv.put(self._key, str(self.position).encode())
+        await self._save_position()
         return len(notifications)
 
     def _messages(self, notifications: list[Any]) -> Iterator[tuple[str, bytes, dict[str, str]]]:

@@ -133,14 +133,8 @@ class Stats:
     errors: int = 0
 
 
-def stream_identity(info: Any) -> str:
-    """What tells one stream from another of the same name made later: its creation time
-    (StreamInfo.created, to the microsecond). A stream deleted and made again, or one on a new
-    NATS, has another; updating a stream's configuration keeps it. "" when the server gives none."""
-    created = getattr(info, "created", None)
-    if created is None:
-        return ""
-    return created.isoformat() if hasattr(created, "isoformat") else str(created)
+stream_identity = bus.stream_identity
+"""What tells one stream from another of the same name made later (bus.stream_identity)."""
 
 
 def subject_matches(pattern: str, subject: str) -> bool:
@@ -214,6 +208,16 @@ class ResultConsumer:
         consumer = await self._consumer(resume)
         self._delivery = -1
         await self._recover(consumer, resume.position)
+        # the ledger's position, not the consumer's ack floor, which a purge moves on too
+        if info.state.first_seq > resume.position + 1:
+            log.warning("any result the stream held after the scoring position and before its "
+                        "first sequence was never scored: it was purged, or limits set on it "
+                        "removed them; to score them, delete the rules services' keys in the "
+                        "outbox positions bucket and restart them (they publish their stores "
+                        "again; results recorded already change nothing)",
+                        stream=self.options.stream, after=resume.position,
+                        first_seq=info.state.first_seq,
+                        bucket=bus.positions_bucket(self.options.namespace))
 
     async def _consumer(self, resume: Resume) -> Any:
         try:

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from nats import errors as nats_errors
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-from nats.js.errors import NotFoundError
+from nats.js.errors import BadRequestError, NotFoundError
 
 from services.platform import bus
 from services.platform.logs import bound_contextvars, get_logger
@@ -47,6 +49,7 @@ class ResultConsumer:
         namespace: str = "",
         batch: int = 50,
         ack_wait: float = 30.0,
+        check_interval: float = 10.0,
     ) -> None:
         self.director, self.js = director, js
         self.trusted = tuple(trusted_keys)
@@ -54,6 +57,12 @@ class ResultConsumer:
         self.stream = bus.stream_name(namespace)
         self.filter = f"{namespace}.{FILTER}" if namespace else FILTER
         self.batch, self.ack_wait = batch, ack_wait
+        self.check_interval = check_interval
+        self.position = 0
+        """The last stream sequence acked (here, since start): a consumer made again starts after it."""
+        self.stream_id = ""
+        """The identity of the stream ``position`` counts in (bus.stream_identity)."""
+        self._checked = 0.0
         self.stats = Stats()
         self.durable = ""
         self._sub: Any = None
@@ -64,38 +73,49 @@ class ResultConsumer:
         await bus.ensure_stream(self.js, namespace=self.namespace)
         store_id = await asyncio.to_thread(bus.store_identity, self.director.app)
         self.durable = bus.durable_name(self.namespace, f"tournament-{store_id}")
+        self.stream_id = bus.stream_identity(await self.js.stream_info(self.stream))
         try:
             await self.js.consumer_info(self.stream, self.durable)
         except NotFoundError:
-            await self.js.add_consumer(
-                self.stream,
-                ConsumerConfig(
-                    durable_name=self.durable,
-                    name=self.durable,
-                    ack_policy=AckPolicy.EXPLICIT,
-                    ack_wait=self.ack_wait,
-                    max_ack_pending=1000,
-                    filter_subject=self.filter,
-                    max_deliver=-1,
-                    deliver_policy=DeliverPolicy.ALL,
-                    inactive_threshold=14 * 24 * 3600.0,
-                ),
-            )
+            await self._add_consumer()
         self._sub = await self.js.pull_subscribe_bind(durable=self.durable, stream=self.stream)
         self._task = asyncio.create_task(self._run(), name="tournament-results")
         log.info("tournament results consumer started", durable=self.durable)
 
+    async def _add_consumer(self) -> None:
+        """Our durable consumer, from the message after the last one handled (from the
+        stream's first message when none was, or the stream is not the one it was)."""
+        await self.js.add_consumer(
+            self.stream,
+            ConsumerConfig(
+                durable_name=self.durable,
+                name=self.durable,
+                ack_policy=AckPolicy.EXPLICIT,
+                ack_wait=self.ack_wait,
+                max_ack_pending=1000,
+                filter_subject=self.filter,
+                max_deliver=-1,
+                deliver_policy=DeliverPolicy.BY_START_SEQUENCE if self.position else DeliverPolicy.ALL,
+                opt_start_seq=self.position + 1 if self.position else None,
+                inactive_threshold=14 * 24 * 3600.0,
+            ),
+        )
+
     async def _run(self) -> None:
+        self._checked = time.monotonic()
         while not self._stopping:
             try:
                 messages = await self._sub.fetch(self.batch, timeout=1.0)
             except TimeoutError:
+                # Nothing comes: also what a consumer that is gone looks like.
+                await self._check()
                 continue
             except asyncio.CancelledError:
                 raise
             except Exception as err:  # NATS hiccup: the durable consumer keeps our place
                 log.warning("results fetch failed", error=repr(err))
                 await asyncio.sleep(0.5)
+                await self._check()
                 continue
             for msg in messages:
                 try:
@@ -105,11 +125,57 @@ class ResultConsumer:
                 except Exception as err:  # the store is down: redelivered later
                     self.stats.errors += 1
                     log.warning(
-                        "could not record a result; it will be redelivered", error=repr(err)
+                        "could not record a result; it will be redelivered", error=repr(err),
+                        subject=msg.subject, stream_seq=msg.metadata.sequence.stream,
                     )
                     await msg.nak(delay=1.0)
                     continue
                 await msg.ack()
+                self.position = max(self.position, msg.metadata.sequence.stream)
+
+    async def _check(self) -> None:
+        """Every ``check_interval`` while idle: is our JetStream consumer still there, on the
+        stream we read? The server removes a consumer idle for its ``inactive_threshold``,
+        and a stream deleted takes its consumers along; fetching from either only times out."""
+        if time.monotonic() - self._checked < self.check_interval:
+            return
+        self._checked = time.monotonic()
+        try:
+            try:
+                info = await self.js.stream_info(self.stream)
+            except NotFoundError:
+                info = None
+            if info is not None and bus.stream_identity(info) == self.stream_id:
+                try:
+                    await self.js.consumer_info(self.stream, self.durable)
+                    return
+                except NotFoundError:
+                    pass
+            await self._remake(info)
+        except (nats_errors.Error, OSError) as err:  # NATS away: look again next time
+            log.info("could not check the results consumer", error=repr(err))
+
+    async def _remake(self, info: Any) -> None:
+        """Make our consumer again: where we stood on the same stream, from the first
+        message on a stream made again (a result recorded already is a duplicate)."""
+        same = info is not None and bus.stream_identity(info) == self.stream_id
+        log.warning(
+            "the tournament results consumer is gone (removed by NATS after its inactive "
+            "threshold, or its stream deleted or made again): making it again",
+            durable=self.durable, stream=self.stream, same_stream=same,
+            resume_after=self.position if same else 0)
+        if not same:
+            await bus.ensure_stream(self.js, namespace=self.namespace)
+            info = await self.js.stream_info(self.stream)
+            self.stream_id, self.position = bus.stream_identity(info), 0
+        elif self.position and info.state.first_seq > self.position + 1:
+            log.warning("results the stream no longer holds were never read: the stream was "
+                        "purged or its limits removed them",
+                        stream=self.stream, after=self.position, first_seq=info.state.first_seq)
+        try:  # our subscription fetches by the durable's name: it reads the new one
+            await self._add_consumer()
+        except BadRequestError:  # made meanwhile by another replica on this store
+            pass
 
     async def handle(self, data: bytes) -> str:
         try:

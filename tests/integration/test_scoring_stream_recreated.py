@@ -213,3 +213,51 @@ async def test_a_replica_that_missed_the_new_stream_acks_nothing_unscored(place:
     await stale.wait_for(len(old) + len(new), timeout=15)
     await _counted(stale, len(old) + len(new))
     assert stale.consumer.stream_id == new_stream
+
+
+async def test_results_purged_before_scoring_read_them_are_named_in_a_warning(
+        place: Place, capsys: pytest.CaptureFixture[str]) -> None:
+    """A gap: the stream's first sequence moved past scoring's position (purged, or limits an
+    operator set on it) while scoring was down. It scores what the stream still holds and
+    says which sequences it never read, and how to have them published again."""
+    old = duels(place.game, "old", 4)
+    for payload in old:
+        await place.publish(payload)
+    first = await place.scoring().start()
+    await first.wait_for(len(old))
+    await first.stop()
+    for payload in duels(place.game, "lost", 3):
+        await place.publish(payload)
+    await place.js.purge_stream(place.stream)
+    new = duels(place.game, "new", 2)
+    for payload in new:
+        await place.publish(payload)
+
+    second = await place.scoring().start()
+    await second.wait_for(len(old) + len(new), timeout=15)
+    assert place.scored(second) == {p["match_id"] for p in old + new}
+    warnings = [json.loads(line) for line in capsys.readouterr().err.splitlines()
+                if line.startswith("{") and '"warning"' in line]
+    gaps = [w for w in warnings if "never" in w["event"]]
+    assert len(gaps) == 1, warnings
+    assert (gaps[0]["after"], gaps[0]["first_seq"]) == (len(old), len(old) + 4)
+    assert bus.positions_bucket(place.namespace) in gaps[0]["event"] + json.dumps(gaps[0])
+
+
+async def test_a_consumer_removed_for_inactivity_is_made_again_where_scoring_stood(
+        place: Place) -> None:
+    """NATS removes a consumer idle for its inactive_threshold (14 days): fetching from it
+    only times out. Scoring notices at its next check and makes it again after its ledger's
+    position: the new results are scored, none twice."""
+    old = duels(place.game, "old", 3)
+    for payload in old:
+        await place.publish(payload)
+    scoring = await place.scoring(check_interval=0.3).start()
+    await scoring.wait_for(len(old))
+    await place.js.delete_consumer(place.stream, scoring.consumer.durable)
+    new = duels(place.game, "new", 2)
+    for payload in new:
+        await place.publish(payload)
+    await scoring.wait_for(len(old) + len(new), timeout=15)
+    await _counted(scoring, len(old) + len(new))
+    assert scoring.consumer.stats.duplicates == 0
