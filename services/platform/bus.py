@@ -133,7 +133,9 @@ async def connect(url: str, name: str) -> nats.NATS:
 async def ensure_stream(js: JetStreamContext, replicas: int | None = None,
                         namespace: str | None = None) -> None:
     """Create or update the event stream; ``replicas`` defaults to NEON_STREAM_REPLICAS and
-    ``namespace`` to NEON_NAMESPACE."""
+    ``namespace`` to NEON_NAMESPACE. What the services need of it (subjects, duplicate window,
+    replicas) is set again on a stream that differs; the limits an operator set on it by hand
+    (:data:`OPERATOR_LIMITS`: no service sets any) stay."""
     if replicas is None:
         replicas = settings.load().stream_replicas
     config = StreamConfig(
@@ -143,8 +145,23 @@ async def ensure_stream(js: JetStreamContext, replicas: int | None = None,
     )
     try:
         await js.add_stream(config)
-    except BadRequestError:
+    except BadRequestError:  # there, with another configuration
+        try:
+            have = (await js.stream_info(config.name)).config
+        except NotFoundError:  # deleted meanwhile
+            await js.add_stream(config)
+            return
+        for limit in OPERATOR_LIMITS:
+            setattr(config, limit, getattr(have, limit, None))
         await js.update_stream(config)
+
+
+OPERATOR_LIMITS = ("max_age", "max_bytes", "max_msgs", "max_msgs_per_subject", "max_msg_size",
+                   "discard")
+"""Stream limits an operator may set by hand (``nats stream edit``; README, "Keeping the event
+stream"): kept by :func:`ensure_stream`. The services set none: results reach scoring and
+tournaments through this stream, and a consumer away for longer than a limit would miss them
+(scoring then logs the gap, and what to do)."""
 
 
 def stream_identity(info: Any) -> str:
