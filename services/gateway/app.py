@@ -260,6 +260,11 @@ UPLOAD_REPLAYS = 2
 """Uploaded exports verified and stepped through at once by one gateway process; another
 upload meanwhile is answered resource_exhausted (429) at once, not queued."""
 
+SERVICE_REPLAYS = 4
+"""Replays from the services (an export asked, verified and stepped through) one gateway
+process computes at once, whoever asks; more wait their turn (``ReplayCache``), each client
+still at most ``config.max_replays_per_client`` at once."""
+
 UPLOADS_PER_CLIENT = 1
 """Of those, the uploads of one client (by address, as ``Gateway._admit`` counts it): one
 client sending uploads back to back does not hold every slot."""
@@ -290,7 +295,7 @@ class Gateway:
             UPLOAD_REPLAYS, "{limit} uploaded exports are being replayed now: try again shortly")
         """Uploaded exports being verified and stepped through now (UPLOAD_REPLAYS in all:
         each holds a worker thread and up to seconds of CPU); a slow upload holds none."""
-        self.replays = ReplayCache(config.replay_cache_bytes)
+        self.replays = ReplayCache(config.replay_cache_bytes, SERVICE_REPLAYS)
         """Replay answers of sealed matches, and the replays in progress, shared."""
         self.replays_running = StreamCounter()
         """Replays from the services in progress by client address
