@@ -689,6 +689,19 @@ class Gateway:
     async def index(self, request: web.Request) -> web.FileResponse:
         return web.FileResponse(STATIC / "index.html")
 
+    async def static_file(self, request: web.Request) -> web.StreamResponse:
+        """One of the viewer's files (``static/``, no folders), or not_found in JSON like
+        every other refusal (aiohttp's own static files answered a missing file with an empty
+        ``application/octet-stream`` 404 and ``/static/`` with a text 403)."""
+        path = STATIC / request.match_info["name"]
+        try:
+            served = path.resolve().parent == STATIC.resolve() and path.is_file()
+        except (OSError, ValueError):  # a name no file can have (a NUL, too long)
+            served = False
+        if not served:
+            return await self.not_found(request)
+        return web.FileResponse(path)
+
     async def healthz(self, request: web.Request) -> web.Response:
         return web.Response(text="ok")
 
@@ -713,7 +726,7 @@ class Gateway:
         allowed: set[str] = set()
         for resource in request.app.router.resources():
             canonical = resource.canonical
-            if canonical == "/{tail:.*}" or isinstance(resource, web.StaticResource):
+            if canonical in ("/{tail:.*}", "/static/{name}"):
                 continue  # the viewer's files: not there by another method either
             if "{service}" in canonical:
                 under_game = canonical.startswith("/games/")
@@ -869,7 +882,7 @@ def build_app(gateway: Gateway) -> web.Application:
     app.router.add_get("/api/games", gateway.games)
     app.router.add_post("/api/replay", gateway.replay_upload)
     app.router.add_post("/api/games/{game}/matches/{match_id}/replay", gateway.replay_match)
-    app.router.add_static("/static/", STATIC, show_index=False)
+    app.router.add_get("/static/{name}", gateway.static_file)
     app.router.add_post("/games/{game}/{service}/{method}", gateway.call)
     app.router.add_post("/{service}/{method}", gateway.call)
     app.router.add_get("/games/{game}/{service}/{method}", gateway.call, allow_head=False)

@@ -64,3 +64,33 @@ async def test_a_refused_cors_preflight_says_why_in_json() -> None:
         assert r.status == 403 and "Access-Control-Allow-Origin" not in r.headers
         err = await r.json()
         assert err == {"code": "permission_denied", "message": "CORS is not allowed for this origin"}
+
+
+@pytest.mark.parametrize("path, status, code", [
+    ("/static/", 404, "not_found"),
+    ("/static/%00", 404, "not_found"),
+    ("/static/" + "x" * 5000, 404, "not_found"),
+    ("/static/no-such-file.js", 404, "not_found"),
+    ("/static/..%2f..%2fapp.py", 404, "not_found"),
+])
+async def test_the_viewers_files_refused_say_why_in_json(path: str, status: int, code: str) -> None:
+    async with bare_gateway(GatewayConfig(port=0), {}) as url, aiohttp.ClientSession() as http, \
+            http.get(url + path) as r:
+        assert r.status == status and r.content_type == "application/json", await r.text()
+        err = await r.json()
+        assert err["code"] == code and err["message"]
+        assert r.headers.get("X-Content-Type-Options") == "nosniff"
+
+
+async def test_the_viewers_files_are_served_with_ranges_and_head() -> None:
+    async with bare_gateway(GatewayConfig(port=0), {}) as url, aiohttp.ClientSession() as http:
+        async with http.get(url + "/static/viewer.js") as r:
+            whole = await r.read()
+            assert r.status == 200 and r.content_type in ("application/javascript", "text/javascript")
+            assert r.headers.get("ETag") and r.headers.get("X-Content-Type-Options") == "nosniff"
+        async with http.get(url + "/static/viewer.js", headers={"Range": "bytes=0-9"}) as r:
+            assert r.status == 206 and await r.read() == whole[:10]
+        async with http.head(url + "/static/style.css") as r:
+            assert r.status == 200 and r.content_type == "text/css"
+        async with http.get(url + "/") as r:
+            assert r.status == 200 and r.content_type == "text/html"
