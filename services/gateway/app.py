@@ -260,6 +260,11 @@ UPLOAD_REPLAYS = 2
 """Uploaded exports verified and stepped through at once by one gateway process; another
 upload meanwhile is answered resource_exhausted (429) at once, not queued."""
 
+SERVICE_REPLAYS = 4
+"""Replays from the services (an export asked, verified and stepped through) one gateway
+process computes at once, whoever asks; more wait their turn (``ReplayCache``), each client
+still at most ``config.max_replays_per_client`` at once."""
+
 UPLOADS_PER_CLIENT = 1
 """Of those, the uploads of one client (by address, as ``Gateway._admit`` counts it): one
 client sending uploads back to back does not hold every slot."""
@@ -290,7 +295,7 @@ class Gateway:
             UPLOAD_REPLAYS, "{limit} uploaded exports are being replayed now: try again shortly")
         """Uploaded exports being verified and stepped through now (UPLOAD_REPLAYS in all:
         each holds a worker thread and up to seconds of CPU); a slow upload holds none."""
-        self.replays = ReplayCache(config.replay_cache_bytes)
+        self.replays = ReplayCache(config.replay_cache_bytes, SERVICE_REPLAYS)
         """Replay answers of sealed matches, and the replays in progress, shared."""
         self.replays_running = StreamCounter()
         """Replays from the services in progress by client address
@@ -344,15 +349,15 @@ class Gateway:
 
     # -- Connect ----------------------------------------------------------------------------
 
-    def _method(self, request: web.Request) -> tuple[Method, str]:
+    async def _method(self, request: web.Request) -> tuple[Method, str]:
         game = request.match_info.get("game")
         path = f"/{request.match_info['service']}/{request.match_info['method']}"
         method = self.methods.get(path)
-        if method is None and request.method == "GET":  # as for any other GET not served
-            raise ConnectError("not_found", f"nothing at GET {request.path}")
-        if method is None and request.match_info["service"] not in self.services:
-            # not a service of this API at all (a mistyped package, a file): no such path
-            raise ConnectError("not_found", f"nothing at {request.method} {request.path}")
+        if method is None and (request.method == "GET"
+                               or request.match_info["service"] not in self.services):
+            # as for any other GET not served; not a service of this API at all (a mistyped
+            # package, a file, a page's API with another method): no such path, or 405
+            raise await self._not_served(request)
         if method is None:
             grpc_only = (" (Play, a bidirectional stream, is gRPC only)"
                          if request.match_info["method"] == "Play" else "")
@@ -377,7 +382,7 @@ class Gateway:
             get = request.method == "GET"
             try:
                 refused = self._rate_refusal(request)
-                method, service = self._method(request)
+                method, service = await self._method(request)
                 if get:
                     codec, body = self._get_message(request, method)
                 else:
@@ -684,13 +689,59 @@ class Gateway:
     async def index(self, request: web.Request) -> web.FileResponse:
         return web.FileResponse(STATIC / "index.html")
 
+    async def static_file(self, request: web.Request) -> web.StreamResponse:
+        """One of the viewer's files (``static/``, no folders), or not_found in JSON like
+        every other refusal (aiohttp's own static files answered a missing file with an empty
+        ``application/octet-stream`` 404 and ``/static/`` with a text 403)."""
+        path = STATIC / request.match_info["name"]
+        try:
+            served = path.resolve().parent == STATIC.resolve() and path.is_file()
+        except (OSError, ValueError):  # a name no file can have (a NUL, too long)
+            served = False
+        if not served:
+            return await self.not_found(request)
+        return web.FileResponse(path)
+
     async def healthz(self, request: web.Request) -> web.Response:
         return web.Response(text="ok")
 
     async def not_found(self, request: web.Request) -> web.Response:
-        return _error_response(
-            ConnectError("not_found", f"nothing at {request.method} {request.path}")
-        )
+        """No route for the request's method and path: 405 with ``Allow`` when the path is
+        served with other methods (a page's API, a Connect call), else 404."""
+        return _error_response(await self._not_served(request))
+
+    async def _not_served(self, request: web.Request) -> ConnectError:
+        allowed = await self._allowed(request)
+        if allowed:
+            allow = ", ".join(sorted(allowed))
+            return ConnectError(
+                "unimplemented", f"{request.method} is not served at {request.path}: use {allow}",
+                status=405, headers=(("Allow", allow),))
+        return ConnectError("not_found", f"nothing at {request.method} {request.path}")
+
+    async def _allowed(self, request: web.Request) -> set[str]:
+        """The methods the request's path is served with (none: the path is not there). A
+        Connect path counts only for a method of this API: POST, and GET for a read-only
+        call."""
+        allowed: set[str] = set()
+        for resource in request.app.router.resources():
+            canonical = resource.canonical
+            if canonical in ("/{tail:.*}", "/static/{name}"):
+                continue  # the viewer's files: not there by another method either
+            if "{service}" in canonical:
+                under_game = canonical.startswith("/games/")
+                if (request.path.count("/") != canonical.count("/")
+                        or under_game != request.path.startswith("/games/")):
+                    continue
+                method = self.methods.get("/" + "/".join(request.path.rsplit("/", 2)[1:]))
+                if method is None or (method.service == "rules") != under_game:
+                    continue
+                allowed |= {"POST", "GET"} if method.read_only else {"POST"}
+                continue
+            match, methods = await resource.resolve(request)
+            if match is None:
+                allowed |= methods
+        return allowed
 
 
 def _too_large(size: int, what: str = "") -> ConnectError:
@@ -748,7 +799,8 @@ async def cors(request: web.Request, handler: Any) -> web.StreamResponse:
     allowed = config.allows(origin)
     if request.method == "OPTIONS":
         if not allowed:
-            return web.Response(status=403, text="CORS is not allowed for this origin")
+            return _error_response(
+                ConnectError("permission_denied", "CORS is not allowed for this origin"))
         response: web.StreamResponse = web.Response(status=204)
     else:
         response = await handler(request)
@@ -830,7 +882,7 @@ def build_app(gateway: Gateway) -> web.Application:
     app.router.add_get("/api/games", gateway.games)
     app.router.add_post("/api/replay", gateway.replay_upload)
     app.router.add_post("/api/games/{game}/matches/{match_id}/replay", gateway.replay_match)
-    app.router.add_static("/static/", STATIC, show_index=False)
+    app.router.add_get("/static/{name}", gateway.static_file)
     app.router.add_post("/games/{game}/{service}/{method}", gateway.call)
     app.router.add_post("/{service}/{method}", gateway.call)
     app.router.add_get("/games/{game}/{service}/{method}", gateway.call, allow_head=False)

@@ -18,6 +18,12 @@ one replay): the first starts it as a task of its own, so that a waiter going aw
 cancel it for the others; its answer or its error goes to every waiter of that moment. With a
 budget of 0 nothing is kept, and only requests at the same moment share.
 
+Computations of different matches run at most ``at_once`` at a time, the others waiting their
+turn holding nothing (no export asked yet): what is computed is bounded too, not only what is
+kept. A per-client limit alone did not bound it: clients from many addresses (an IPv6 /48
+holds 65,536 /64s) asking for different finished matches each had an export held and a replay
+queued for a worker thread, all at once.
+
 One event loop uses it (not thread-safe).
 """
 
@@ -41,9 +47,14 @@ class Answer:
 
 
 class ReplayCache:
-    def __init__(self, max_bytes: int) -> None:
+    def __init__(self, max_bytes: int, at_once: int = 4) -> None:
         self.max_bytes = max_bytes
         """The budget: the kept answers' bytes in all (0: nothing kept)."""
+        if at_once < 1:
+            raise ValueError("at_once must be at least 1")
+        self.at_once = at_once
+        """Computations (each an export and a replay) running at once; more wait."""
+        self._turns = asyncio.Semaphore(at_once)
         self.bytes = 0
         self._kept: OrderedDict[Key, bytes] = OrderedDict()
         self._computing: dict[Key, asyncio.Task[Answer]] = {}
@@ -82,8 +93,9 @@ class ReplayCache:
         return (await asyncio.shield(task)).body
 
     async def _compute(self, key: Key, compute: Callable[[], Awaitable[Answer]]) -> Answer:
-        self.computed += 1
-        answer = await compute()
+        async with self._turns:
+            self.computed += 1
+            answer = await compute()
         if answer.final:
             self._keep(key, answer.body)
         return answer

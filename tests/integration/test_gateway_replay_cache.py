@@ -303,3 +303,30 @@ def test_the_replays_per_client_come_from_the_environment() -> None:
     assert load_config({"NEON_GATEWAY_MAX_REPLAYS_PER_CLIENT": "0"}).max_replays_per_client == 0
     with pytest.raises(ValueError, match="NEON_GATEWAY_MAX_REPLAYS_PER_CLIENT"):
         load_config({"NEON_GATEWAY_MAX_REPLAYS_PER_CLIENT": "few"})
+
+
+async def test_replays_of_many_clients_are_computed_a_few_at_once(
+    backend: Backend, exports: Exports
+) -> None:
+    """Clients from many addresses (each within its own limit) asking for different finished
+    matches: the gateway exports and replays ``SERVICE_REPLAYS`` of them at once, the others
+    wait their turn without an export held, and every one is answered. Before, each request
+    had its export asked at once: memory and the rules service's work grew with the number of
+    addresses, which a flood of clients chooses."""
+    from services.gateway.app import SERVICE_REPLAYS
+
+    matches = [(await finished_match(backend))[0] for _ in range(SERVICE_REPLAYS + 2)]
+    exports.calls.clear()
+    exports.gate.clear()
+    config = GatewayConfig(port=0, max_replays_per_client=1, trusted_proxies=("127.0.0.0/8",))
+    async with serve(backend, config) as served:
+        asked = [asyncio.create_task(served.replay(m, f"198.51.100.{k + 1}"))
+                 for k, m in enumerate(matches)]
+        await served.until_entered(len(matches))
+        await asyncio.sleep(0.3)  # time for any more exports to be asked
+        assert len(exports.calls) == SERVICE_REPLAYS, exports.calls
+        exports.gate.set()
+        answers = await asyncio.gather(*asked)
+        assert [status for status, _, _ in answers] == [200] * len(matches)
+        assert sorted(exports.calls) == sorted(matches)
+        assert served.gateway.replays_running.total == 0

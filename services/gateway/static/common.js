@@ -1,6 +1,6 @@
 // What the pages share: the rules calls' paths, the game's info, the outcome in words, the
 // clocks and the event log, and building elements (el) and enum values in words (short).
-import { unary } from "/static/connect.js";
+import { unary, serverStream } from "/static/connect.js";
 import { SEAT_COLOURS } from "/static/boards.js";
 
 export const $ = (id) => document.getElementById(id);
@@ -132,4 +132,38 @@ export function coalesced(load, onError) {
   };
   run.settled = async () => { while (pending) await pending; };
   return run;
+}
+
+export const RECONNECT_FOR = 60_000;  // ms a stream is opened again while nothing answers
+const RESUMED = new Set(["unavailable", "canceled"]);  // a stream cut, the backend restarting
+
+// Follows `matchId`'s WatchMatch stream (with `token`, or none: the spectator's) until it ends
+// at the match's seal, each event once and in order to `each`. A stream that is cut or not
+// answered (the gateway or the rules service restarting) is opened again from the last event
+// received, every second, for up to RECONNECT_FOR without an event; `lost(err)` is told each
+// time. Any other error (an expired token, an unknown match), and the last one after that
+// minute, is thrown, as is the AbortError of `signal`.
+export async function followMatch(game, matchId, token, signal, each, lost = () => {}) {
+  let seen = 0;
+  let lostAt = 0;
+  for (;;) {
+    try {
+      const stream = serverStream(rules(game, "WatchMatch"), { matchId, fromVersion: seen }, token, signal);
+      for await (const frame of stream) {
+        const event = frame.event || {};
+        const version = Number(event.version || 0);
+        if (version && version <= seen) continue;  // already shown before the cut
+        seen = version || seen;
+        lostAt = 0;
+        each(event);
+      }
+      return;
+    } catch (err) {
+      if (err.name === "AbortError" || signal.aborted || !RESUMED.has(err.code)) throw err;
+      lostAt = lostAt || Date.now();
+      if (Date.now() - lostAt > RECONNECT_FOR) throw err;
+      lost(err);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
 }

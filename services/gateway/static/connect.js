@@ -76,6 +76,8 @@ export async function* serverStream(path, body = {}, token = "", signal = undefi
       }
       yield message;
     }
-    if (done) return;
+    // Connect ends every stream with its end message: a body that ends without one was cut
+    // (the gateway stopped, a proxy timed out), which is not the stream's end
+    if (done) throw new ConnectError("unavailable", "the stream was cut before its end");
   }
 }

@@ -7,10 +7,10 @@
 // (withText). The token stays in sessionStorage: never in the address, never logged.
 // playMatch is also how player.js plays the seats a player token gets from a tournament or
 // from matchmaking, so both ways of playing share this one code path.
-import { unary, serverStream, ConnectError } from "/static/connect.js";
+import { unary, ConnectError } from "/static/connect.js";
 import { drawBoard } from "/static/boards.js";
 import {
-  $, rules, gameInfo, describeOutcome, drawClocks, logEvent, coalesced, randomHex,
+  $, rules, gameInfo, describeOutcome, drawClocks, logEvent, coalesced, randomHex, followMatch,
 } from "/static/common.js";
 
 const KEY = "neon-play-token";
@@ -316,12 +316,18 @@ export async function playMatch(game, matchId, token) {
     $("play-actions").dataset.state = "refused";
     return s === session ? { refused } : { stopped: true };
   }
+  let cut = false;
   try {
-    const stream = serverStream(rules(game, "WatchMatch"), { matchId, fromVersion: 0 }, token, s.abort.signal);
-    for await (const frame of stream) {
-      logEvent($("play-log"), frame.event || {});
+    // a stream that is cut (the gateway restarting) is opened again from the last event shown
+    await followMatch(game, matchId, token, s.abort.signal, (event) => {
+      if (s !== session) return;
+      if (cut) { cut = false; say(""); }
+      logEvent($("play-log"), event);
       s.refresh();
-    }
+    }, (err) => {
+      cut = true;
+      if (s === session) say(`${plain(err, `the rules service of ${game}`)} Following again…`, "reconnecting");
+    });
     await s.refresh.settled();
     await s.refresh();
   } catch (err) {

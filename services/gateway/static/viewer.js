@@ -2,14 +2,14 @@
 // desk desk.js, playing a seat play.js). Live: ListMatches, then GetView (the spectator view,
 // never a token) and the WatchMatch stream. Replay: the gateway verifies an export and sends
 // back public frames only (services/gateway/replays.py).
-import { unary, serverStream } from "/static/connect.js";
+import { unary } from "/static/connect.js";
 import { drawBoard } from "/static/boards.js";
 import * as tournaments from "/static/tournament.js";
 import * as play from "/static/play.js";
 import * as player from "/static/player.js";
 import * as desk from "/static/desk.js";
 import {
-  $, rules, status, gameInfo, describeOutcome, drawClocks, tickClocks, logEvent, coalesced,
+  $, rules, status, gameInfo, describeOutcome, drawClocks, tickClocks, logEvent, coalesced, followMatch,
 } from "/static/common.js";
 
 let watching = null;
@@ -66,19 +66,26 @@ async function watch(game, matchId) {
   const refresh = coalesced(() => refreshView(game, matchId, token),
                             (err) => status(`view: ${err.message}`));
   await refresh();
+  let cut = false;
   try {
-    for await (const frame of serverStream(rules(game, "WatchMatch"), { matchId, fromVersion: 0 }, "", token.signal)) {
-      logEvent($("log"), frame.event || {});
+    // a stream that is cut (the gateway restarting) is opened again from the last event shown
+    await followMatch(game, matchId, "", token.signal, (event) => {
+      if (token !== watching) return;
+      if (cut) { cut = false; status("following the match…"); }
+      logEvent($("log"), event);
       refresh();
-    }
+    }, (err) => {
+      cut = true;
+      if (token === watching) status(`the stream was cut (${err.reason}); following again…`);
+    });
     await refresh.settled();
-    await refreshView(game, matchId, token);
-    if (token === watching) {
+    const view = await refreshView(game, matchId, token);
+    if (token === watching && view.status === "MATCH_STATUS_ENDED") {
       status("the match is over");
       $("board").dataset.ended = "1";
     }
   } catch (err) {
-    if (err.name !== "AbortError") status(`stream: ${err.message}`);
+    if (err.name !== "AbortError" && token === watching) status(`stream: ${err.message}`);
   }
 }
 
