@@ -129,6 +129,19 @@ def docker_available() -> tuple[bool, str]:
     return True, ""
 
 
+@pytest.fixture
+def dead_port() -> Iterator[int]:
+    """A loopback port nobody listens on for the test's length: bound here and never
+    listened on (a connection to it is refused), so no other test's server can take it
+    meanwhile. A port merely free when picked (``free_port``) was taken by another test's
+    server in a full run, and a command meant to meet nobody met its "Method not found"."""
+    import socket
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        yield int(held.getsockname()[1])
+
+
 @pytest.fixture(scope="session")
 def nats_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if os.environ.get("NATS_URL"):

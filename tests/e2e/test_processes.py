@@ -23,7 +23,6 @@ from grpc_health.v1 import health_pb2
 
 from services.cli.client import RulesClient
 from services.platform import bus
-from services.platform.natsrv import free_port
 from services.platform.settings import DEFAULT_PORTS
 from services.platform.tokens import TokenIssuer
 from services.rules.verify import verify_export
@@ -424,7 +423,7 @@ def test_sigterm_with_nats_gone_still_exits_cleanly(tmp_path: Path) -> None:
 
 
 def test_the_health_check_script_of_the_image_answers_for_a_running_service(
-    cluster_env: dict[str, str], tmp_path: Path
+    cluster_env: dict[str, str], tmp_path: Path, dead_port: int
 ) -> None:
     import subprocess
     import sys
@@ -438,7 +437,7 @@ def test_the_health_check_script_of_the_image_answers_for_a_running_service(
         ok = subprocess.run([sys.executable, script, "dice"], env=env, capture_output=True,
                             timeout=30)
         assert ok.returncode == 0 and b"SERVING" in ok.stdout, ok
-        dead = subprocess.run([sys.executable, script, f"127.0.0.1:{free_port()}"], env=env,
+        dead = subprocess.run([sys.executable, script, f"127.0.0.1:{dead_port}"], env=env,
                               capture_output=True, timeout=30)
         assert dead.returncode == 1
     finally:

@@ -11,15 +11,14 @@ import pytest
 from typer.testing import CliRunner
 
 from services.cli.main import app
-from services.platform.natsrv import free_port
 from services.rules.games import available
 
 runner = CliRunner()
 
 
 @pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
-    dead = str(free_port())
+def env(tmp_path: Path, dead_port: int) -> dict[str, str]:
+    dead = str(dead_port)
     return {"NEON_VAR_DIR": str(tmp_path / "var"), "NEON_RULES_NEON_REIGN_PORT": dead,
             "NEON_RULES_NEON_PORT": dead, "NEON_MATCHMAKING_PORT": dead,
             "NEON_SCORING_PORT": dead, "NEON_DICE_PORT": dead, "NATS_URL": "",

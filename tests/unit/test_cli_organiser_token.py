@@ -5,9 +5,7 @@ tests/integration/test_tournament_cli_token.py."""
 from __future__ import annotations
 
 import dataclasses
-import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -64,19 +62,9 @@ PUBLIC_COMMANDS = [["tournament", "list"], ["tournament", "show", "cup"],
 
 
 @pytest.fixture
-def dead_port() -> Iterator[str]:
-    """A port nobody listens on for the test's length: bound here, never listened on (a
-    connection is refused), so no other test's server can take it meanwhile (a port merely
-    free when picked once was, and a command met another service's "Method not found")."""
-    with socket.socket() as held:
-        held.bind(("127.0.0.1", 0))
-        yield str(held.getsockname()[1])
-
-
-@pytest.fixture
-def env(tmp_path: Path, dead_port: str) -> dict[str, str]:
+def env(tmp_path: Path, dead_port: int) -> dict[str, str]:
     """No keys in an empty var folder; every service's port with nobody listening."""
-    dead = dead_port
+    dead = str(dead_port)
     return {"NEON_VAR_DIR": str(tmp_path / "var"), "NEON_NAMESPACE": "", "NEON_TOKEN": "",
             "NEON_TOKEN_SECRET": "", "NEON_SIGNING_KEY": "", "NEON_ENV": "dev",
             "NEON_TOURNAMENT_ADDR": "", "NEON_TOURNAMENT_PORT": dead,

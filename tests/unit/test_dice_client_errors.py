@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 
 from services.platform.errors import Unavailable
-from services.platform.natsrv import free_port
 from services.rules.dice_client import DiceClient
 
 
-async def test_an_unreachable_dice_service_is_unavailable_without_its_address() -> None:
-    port = free_port()
+async def test_an_unreachable_dice_service_is_unavailable_without_its_address(
+        dead_port: int) -> None:
+    port = dead_port
     client = DiceClient(f"127.0.0.1:{port}", "token", timeout=2.0)
     try:
         with pytest.raises(Unavailable) as refused:

@@ -27,7 +27,7 @@ def test_the_final_line_counts_in_words() -> None:
 
 
 async def test_a_call_the_tournament_service_never_answers_names_it(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, dead_port: int) -> None:
     """GetRound after a match (the rules service named last) is tried again while the
     tournament service does not answer; when it never does, the "does not answer" line
     names the tournament service, not the rules service."""
@@ -36,11 +36,10 @@ async def test_a_call_the_tournament_service_never_answers_names_it(
     from services.cli import errors, tournament_play
     from services.cli.errors import explain, target
     from services.cli.tournament_commands import TournamentClient
-    from services.platform.natsrv import free_port
 
     monkeypatch.setattr(tournament_play, "RECONNECT_FOR", 1.5)
     monkeypatch.setattr(errors, "state", errors.State())
-    address = f"127.0.0.1:{free_port()}"
+    address = f"127.0.0.1:{dead_port}"
     screen = Console(record=True, file=io.StringIO(), width=120)
     client = TournamentClient(address)
     seat = tournament_play.TournamentSeat(
@@ -63,7 +62,7 @@ async def test_a_call_the_tournament_service_never_answers_names_it(
 
 
 async def test_calls_to_the_tournament_service_name_it_once(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, dead_port: int) -> None:
     """Each call names the tournament service for the "does not answer" line; a command that
     calls it thousands of times (tournament simulate's bots ask MyNextMatch ten times a
     second) keeps one entry, not one per call."""
@@ -71,10 +70,9 @@ async def test_calls_to_the_tournament_service_name_it_once(
 
     from services.cli import errors
     from services.cli.tournament_commands import TournamentClient
-    from services.platform.natsrv import free_port
 
     monkeypatch.setattr(errors, "state", errors.State())
-    client = TournamentClient(f"127.0.0.1:{free_port()}", timeout=1)
+    client = TournamentClient(f"127.0.0.1:{dead_port}", timeout=1)
     try:
         for _ in range(3):
             with pytest.raises(grpc.aio.AioRpcError):
