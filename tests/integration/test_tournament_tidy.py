@@ -468,23 +468,27 @@ async def test_a_ready_call_whose_start_fails_answers_ok_and_the_driver_starts_t
         ready = await c.call("ReadyForMatch", tokens[first], tournament_id=tid,
                              match_id=table.match_id)
         assert (ready.seats_ready, ready.started) == (1, False)
-        faulty.starts_failing = 1
+        # every start fails until let go: the ready call's own, and any the round driver's
+        # pass (every 0.1 s) makes once it sees both seats ready, before or after it
+        faulty.starts_failing = 10**6
         with structlog.testing.capture_logs() as logged:
             ready = await c.call("ReadyForMatch", tokens[last], tournament_id=tid,
                                  match_id=table.match_id)
         assert (ready.seats_ready, ready.started) == (2, False)
-        assert faulty.starts == [table.match_id]
+        assert faulty.starts and set(faulty.starts) == {table.match_id}
         warned = [e for e in logged if e["event"] == "starting a match failed; the next pass "
                   "tries again"]
-        assert len(warned) == 1 and warned[0]["table"] == table.number, logged
-        assert "UNAVAILABLE" in warned[0]["error"]
+        assert warned and all(w["table"] == table.number for w in warned), logged
+        assert all("UNAVAILABLE" in w["error"] for w in warned)
+        tried = len(faulty.starts)
+        faulty.starts_failing = 0
 
         async def started() -> bool:
             view = await rules.view(table.match_id)
             return view.status == rules_pb2.MATCH_STATUS_RUNNING
 
         await until(started, "the driver's start")
-        assert faulty.starts.count(table.match_id) >= 2
+        assert len(faulty.starts) > tried  # the driver's pass, after the ready call
         again = await c.call("ReadyForMatch", tokens[last], tournament_id=tid,
                              match_id=table.match_id)
         assert (again.seats_ready, again.started) == (2, True)
