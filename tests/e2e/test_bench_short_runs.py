@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _run(*args: str, timeout: int) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEON_")}
+    if os.environ.get("NEON_NAMESPACE"):  # the run's own (tests/conftest.py), which it
+        env["NEON_NAMESPACE"] = os.environ["NEON_NAMESPACE"]  # deletes: not NEON_EVENTS
     run = subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True,
                          text=True, timeout=timeout)
     assert run.returncode == 0, run.stderr[-3000:]
