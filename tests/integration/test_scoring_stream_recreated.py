@@ -119,7 +119,7 @@ async def test_a_recreated_stream_is_scored_from_its_first_result(
     assert len(new) < position  # every new result is at or below the old position
 
     second = await place.scoring().start()
-    await second.wait_for(len(old) + len(new), timeout=15)
+    await second.wait_for(len(old) + len(new), timeout=45)
     assert place.scored(second) == {p["match_id"] for p in old + new}
     await _counted(second, len(new))
     assert second.consumer.position == len(new)
@@ -150,7 +150,7 @@ async def test_a_consumer_left_on_the_new_stream_at_the_old_position_is_made_aga
         deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=position + 1))
 
     second = await place.scoring().start()
-    await second.wait_for(len(old) + len(new), timeout=15)
+    await second.wait_for(len(old) + len(new), timeout=45)
     await _counted(second, len(new))
     info = await place.js.consumer_info(place.stream, durable)
     assert info.config.deliver_policy == DeliverPolicy.ALL
@@ -179,12 +179,12 @@ async def test_a_running_scoring_follows_the_stream_made_again(place: Place) -> 
     new = duels(place.game, "new", 3)
     for payload in new:
         await place.publish(payload)
-    await scoring.wait_for(len(old) + len(new), timeout=15)
+    await scoring.wait_for(len(old) + len(new), timeout=45)
     await _counted(scoring, len(old) + len(new))
     more = duels(place.game, "more", 2)
     for payload in more:
         await place.publish(payload)
-    await scoring.wait_for(len(old) + len(new) + len(more), timeout=15)
+    await scoring.wait_for(len(old) + len(new) + len(more), timeout=45)
     assert scoring.consumer.position == len(new) + len(more)
 
 
@@ -210,7 +210,7 @@ async def test_a_replica_that_missed_the_new_stream_acks_nothing_unscored(place:
     new = duels(place.game, "new", 3)
     for payload in new:
         await place.publish(payload)
-    await stale.wait_for(len(old) + len(new), timeout=15)
+    await stale.wait_for(len(old) + len(new), timeout=45)
     await _counted(stale, len(old) + len(new))
     assert stale.consumer.stream_id == new_stream
 
@@ -234,7 +234,7 @@ async def test_results_purged_before_scoring_read_them_are_named_in_a_warning(
         await place.publish(payload)
 
     second = await place.scoring().start()
-    await second.wait_for(len(old) + len(new), timeout=15)
+    await second.wait_for(len(old) + len(new), timeout=45)
     assert place.scored(second) == {p["match_id"] for p in old + new}
     warnings = [json.loads(line) for line in capsys.readouterr().err.splitlines()
                 if line.startswith("{") and '"warning"' in line]
@@ -258,6 +258,6 @@ async def test_a_consumer_removed_for_inactivity_is_made_again_where_scoring_sto
     new = duels(place.game, "new", 2)
     for payload in new:
         await place.publish(payload)
-    await scoring.wait_for(len(old) + len(new), timeout=15)
+    await scoring.wait_for(len(old) + len(new), timeout=45)
     await _counted(scoring, len(old) + len(new))
     assert scoring.consumer.stats.duplicates == 0
