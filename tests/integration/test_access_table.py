@@ -24,6 +24,7 @@ from services.genproto.neon.tournament.v1 import tournament_pb2 as tour
 from services.platform.grpc_kit import call_metadata
 from tests.integration.conftest import make_settings
 from tests.support import toy
+from tests.support.raw_calls import raw_call
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -169,28 +170,6 @@ SERVICES = [(rules, "rules-toy"), (dice_pb2, "dice"), (mm, "matchmaking"), (scor
             (tour, "tournament")]
 
 
-async def _call(channel: grpc.aio.Channel, method: Any, path: str, request: Any,
-                token: str | None) -> tuple[str, str]:
-    metadata = call_metadata(token)
-    payload = request.SerializeToString()
-    try:
-        if method.client_streaming and method.server_streaming:
-            call = channel.stream_stream(path)(iter([payload]), metadata=metadata, timeout=3)
-            async for _ in call:
-                break
-            call.cancel()
-        elif method.server_streaming:
-            stream = channel.unary_stream(path)(payload, metadata=metadata, timeout=3)
-            async for _ in stream:
-                break
-            stream.cancel()
-        else:
-            await channel.unary_unary(path)(payload, metadata=metadata, timeout=5)
-    except grpc.aio.AioRpcError as err:
-        return err.code().name, err.details() or ""
-    return "OK", ""
-
-
 def _verdict(code: str) -> str:
     return code if code in (UA, PD) else OK
 
@@ -242,7 +221,9 @@ async def test_every_rpc_admits_exactly_the_tokens_access_md_names(tmp_path: Pat
                             continue
                         expected, request = TABLE[path]
                         for kind, want in zip(KINDS, expected, strict=True):
-                            code, details = await _call(ch, method, path, request, tokens[kind])
+                            code, details = await raw_call(
+                                ch, method, path, request.SerializeToString(), tokens[kind],
+                                timeout=3)
                             if code in ("UNKNOWN", "INTERNAL"):
                                 wrong.append(f"{path} {kind}: {code} {details!r}")
                             elif want != ANY and _verdict(code) != want:

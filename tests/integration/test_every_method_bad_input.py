@@ -21,6 +21,7 @@ from services.genproto.neon.scoring.v1 import scoring_pb2
 from services.genproto.neon.tournament.v1 import tournament_pb2
 from tests.integration.conftest import make_settings
 from tests.support import toy
+from tests.support.raw_calls import raw_call
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -29,27 +30,6 @@ SERVICES = [(rules_pb2, "rules-toy"), (dice_pb2, "dice"), (tournament_pb2, "tour
 GARBAGE = b"\xff\xff\xff\x07garbage"
 PAYLOADS = {"garbage": GARBAGE, "empty": b"",
             "unknown ids": b"\x0a\x03abc\x10\x05"}  # field 1 "abc", field 2 the varint 5
-
-
-async def _call(channel: grpc.aio.Channel, method: Any, path: str, payload: bytes,
-                token: str | None) -> tuple[str, str]:
-    metadata = (("authorization", f"Bearer {token}"),) if token else None
-    try:
-        if method.client_streaming and method.server_streaming:
-            call = channel.stream_stream(path)(iter([payload]), metadata=metadata, timeout=5)
-            async for _ in call:
-                break
-            call.cancel()
-        elif method.server_streaming:
-            stream = channel.unary_stream(path)(payload, metadata=metadata, timeout=5)
-            async for _ in stream:
-                break
-            stream.cancel()
-        else:
-            await channel.unary_unary(path)(payload, metadata=metadata, timeout=5)
-    except grpc.aio.AioRpcError as err:
-        return err.code().name, err.details() or ""
-    return "OK", ""
 
 
 def _clear(method: Any, what: str, who: str, code: str, details: str) -> bool:
@@ -86,7 +66,7 @@ async def test_every_method_answers_bad_input_with_a_clear_status(tmp_path: Path
                         path = f"/{service.full_name}/{method.name}"
                         for what, payload in PAYLOADS.items():
                             for who, token in tokens.items():
-                                code, details = await _call(channel, method, path, payload, token)
+                                code, details = await raw_call(channel, method, path, payload, token)
                                 if not _clear(method, what, who, code, details):
                                     wrong.append(f"{path} {what} {who}: {code} {details!r}")
     finally:
