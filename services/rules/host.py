@@ -920,11 +920,14 @@ class MatchHost:
         services/rules/noshow.py: scoring rates no such result), from the match's tally and
         ``last``, the action that ended it, not stored yet (only an action ends a match with
         a result: :meth:`_finish` passes it); an abandon (:meth:`abandon`, no ``last``) names
-        none."""
+        none. A match that drew from a dev seed (MatchCreated's dice ``dev``) says so:
+        ``"dev_seed": true`` (the signed result is made from this record alone, and scoring
+        rates no such match); any other match's end holds no such field, as before."""
         body = {
             "type": "MatchEnded", "outcome": outcome,
             "players": live.created["players"], "game": self.engine.game_id,
             "mode": live.created["mode"], **rec.creator_field(live.created),
+            **rec.dev_seed_field(live.created),
         }
         if not rec.is_abandoned(outcome):
             assert last is not None, "a played end comes with the action that ended it"

@@ -23,6 +23,10 @@ MatchEnded
     from this record alone, carries it to scoring; verify checks that both say the same).
     ``no_move_seats`` (a played end's, none on an abandon's or on ends written before
     it): the seats that never made a move of their own (rules/noshow.py; public).
+    ``dev_seed``: ``true`` when the match drew from a dev seed (MatchCreated's dice
+    ``dev``: a seed shared by every match given that dev seed on the deployment), so that
+    the signed result says so and scoring leaves it unrated; absent on every other match
+    and on ends written before it (public: MatchCreated's dice show it anyway).
 MatchSealed
     the revealed dice seed (checked against the commitment by verify).
 
@@ -65,6 +69,17 @@ def creator_field(created: Mapping[str, Any]) -> dict[str, Any]:
     """``{"created_by": ...}`` of a MatchCreated record that has one, else ``{}``: what a
     MatchEnded repeats of it."""
     return {"created_by": copy.deepcopy(created["created_by"])} if "created_by" in created else {}
+
+
+DEV_SEED = "dev_seed"
+"""MatchEnded's field saying the match drew from a dev seed (:func:`dev_seed_field`)."""
+
+
+def dev_seed_field(created: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"dev_seed": True}`` when MatchCreated's dice say ``dev``, else ``{}``: what a
+    MatchEnded says of it (the ends of other matches stay byte for byte as they were)."""
+    dice = created.get("dice")
+    return {DEV_SEED: True} if isinstance(dice, Mapping) and dice.get("dev") is True else {}
 
 
 MAX_COMMAND_ID = 128
@@ -179,6 +194,8 @@ def project(record: dict[str, Any], viewer: int | None) -> dict[str, Any]:
         out["mode"] = record.get("mode", "")
         if "no_move_seats" in record:  # public: the clocks show timeouts and bots anyway
             out["no_move_seats"] = copy.deepcopy(record["no_move_seats"])
+        if DEV_SEED in record:  # public: MatchCreated's projected dice say it too
+            out[DEV_SEED] = copy.deepcopy(record[DEV_SEED])
     elif kind == "MatchSealed":
         out["seed"] = record["seed"]
         out["commitment"] = record["commitment"]

@@ -186,7 +186,8 @@ def export_game(game: str, mode: str, setup: Setup, seed: int, key: Any, bot: st
     The records have the shape the rules host writes (MatchCreated with the dice commitment,
     MatchStarted and ActionAccepted with their draws and state hashes, MatchEnded with the
     seats that never made a move of their own (``no_move_seats``, rules/noshow.py, as the
-    host writes it: none, the bots make every move themselves), MatchSealed with the
+    host writes it: none, the bots make every move themselves) and, unless ``table``,
+    ``"dev_seed": true`` (the draws come from a dev seed), MatchSealed with the
     revealed seed), chained and closed by a checkpoint signed with
     ``key`` (Ed25519): a folder of such exports is what ``neon verify`` and
     ``bench/bench_verify.py`` check. Draws come from a dice seed derived from ``seed``;
@@ -271,6 +272,7 @@ def export_game(game: str, mode: str, setup: Setup, seed: int, key: Any, bot: st
     if outcome is None:
         raise RuntimeError("no decision pending but no outcome")
     add({"type": "MatchEnded", "outcome": outcome_json(outcome), "players": players,
-         "game": game, "mode": mode, noshow.FIELD: noshow.no_move_seats(records)})
+         "game": game, "mode": mode, noshow.FIELD: noshow.no_move_seats(records),
+         **rec.dev_seed_field(created)})
     add({"type": "MatchSealed", "seed": dice_seed.hex(), "commitment": created["dice"]["commitment"]})
     return build_export(match_id, game, records, key)

@@ -48,6 +48,10 @@ What is checked, and what is not checked twice (issue 18):
   exports from before it was recorded) is reported (``Report.created_by``); a MatchEnded
   that names another creator, or other players, game or mode than MatchCreated, fails (the
   signed result is made from MatchEnded alone; re-signed, other players verified before).
+- **Dev seed.** A MatchEnded that holds ``dev_seed`` (every dev-seeded match's end since
+  it was written, self-play's too: scoring rates no such result) must hold exactly ``true``,
+  and the match must be dev-seeded (MatchCreated's dice ``dev`` true, or a dev stream id);
+  a dev-seeded match's end without it is taken (a release before it wrote none).
 - **No-move seats.** A MatchEnded that holds ``no_move_seats`` (every played end since it
   was written, self-play's too: the seats that never made a move of their own, which scoring does not rate)
   must name exactly the seats the records before it say (rules/noshow.py ``check``); one
@@ -339,7 +343,9 @@ def _check_end(records: list[dict[str, Any]], report: Report) -> str | None:
     """MatchEnded (the one ``_check_sequence`` found, before the seal) repeats MatchCreated's
     players, game, mode and ``created_by``: the signed result scoring rates by is made from
     MatchEnded alone. One that names others fails; a field it does not hold is taken (an end
-    written by a release from before it was recorded)."""
+    written by a release from before it was recorded). Its ``dev_seed`` (scoring rates no
+    result that holds it) must be exactly true and the match dev-seeded (:func:`dev_seeded`);
+    a dev-seeded match's end without it is taken (written before the field)."""
     created, ended = records[0], records[-2]
     creator = created.get("created_by")
     report.created_by = creator if isinstance(creator, dict) else None
@@ -348,6 +354,15 @@ def _check_end(records: list[dict[str, Any]], report: Report) -> str | None:
     for name in END_NAMES:
         if name in ended and ended[name] != created.get(name):
             return f"event {ended.get('n')}: MatchEnded names other {name} than MatchCreated"
+    if rec.DEV_SEED in ended:
+        said = ended[rec.DEV_SEED]
+        if said is not True:
+            return (f"event {ended.get('n')}: MatchEnded's dev_seed is {quoted(said)}, not true "
+                    "(the host writes it only as true, on a dev-seeded match's end)")
+        if not dev_seeded(created.get("dice")):
+            return (f"event {ended.get('n')}: MatchEnded says the match drew from a dev seed, "
+                    "but MatchCreated's dice are no dev seed's")
+        report.checks.append("MatchEnded says the match drew from a dev seed, as its dice do")
     return None
 
 
@@ -502,9 +517,7 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
     if hashlib.sha256(seed).hexdigest() != dice.get("commitment") or seal.get("commitment") != dice.get("commitment"):
         return f"event {seal['n']}: the revealed seed does not match the commitment"
     report.checks.append("seed matches its SHA-256 commitment")
-    stream = dice.get("stream_id")
-    if dice.get("dev") is True or stream == DEV_STREAM_ID or (
-            isinstance(stream, str) and stream.startswith(DEV_STREAM_ID + ":")):
+    if dev_seeded(dice):
         report.dev_seed = True
         report.warnings.append(DEV_SEED_WARNING)
     started = [r for r in records if r.get("type") == "MatchStarted"]
@@ -560,6 +573,16 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
 DEV_STREAM_ID = "dev"
 """The dice stream id of every dev-seeded session (services/dice/domain.py); older sessions
 and self-play exports have ``dev:<seed>``."""
+
+
+def dev_seeded(dice: Any) -> bool:
+    """Whether MatchCreated's dice drew from a dev seed: ``dev`` true, or a dev stream id
+    (``dev``, ``dev:<seed>``), which tells it though the flag was taken out."""
+    if not isinstance(dice, dict):
+        return False
+    stream = dice.get("stream_id")
+    return dice.get("dev") is True or stream == DEV_STREAM_ID or (
+        isinstance(stream, str) and stream.startswith(DEV_STREAM_ID + ":"))
 DEV_SEED_WARNING = ("dev seed: the draws come from a seed shared by every match given the same "
                     "dev seed on its deployment, known ahead to whoever knew it; not a result "
                     "to rate or rank by")

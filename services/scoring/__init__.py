@@ -61,6 +61,15 @@ Who created the match
     is stored with the result (``rated``), and ``replay_ratings`` follows it, whatever the
     setting is later.
 
+A dev-seeded match
+    A match created with a dev seed (CreateMatch ``dev_seed``, ``neon play --seed N``)
+    draws from a seed shared by every match given that dev seed on the deployment, known
+    to the operator and public once any of them is sealed. Its MatchEnded, and so the
+    signed result, says ``"dev_seed": true``; scoring records such a result, with the
+    reason ("drawn from a dev seed: ..."), but rates it and counts it nowhere, whoever
+    created it and whatever NEON_SCORING_RATE_ORGANISER_MATCHES says. Results without the
+    field (every other match, and results from before it) are rated as before.
+
 A seat that made no move
     The signed result of a played match names the seats that never made a move of their
     own (``no_move_seats``, written by the rules host: rules/noshow.py). The ruling: a seat

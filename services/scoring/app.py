@@ -65,7 +65,9 @@ class ScoringApplication(Application):
 
         A match an organiser created is recorded but rated and counted nowhere unless
         ``rate_organiser_matches`` (NEON_SCORING_RATE_ORGANISER_MATCHES): see
-        :func:`results.creator_refusal`. The decision is stored with the result (``rated``).
+        :func:`results.creator_refusal`. A dev-seeded match is recorded but rated and counted
+        nowhere, whatever the setting (:func:`results.dev_seed_refusal`). The decision is
+        stored with the result (``rated``).
 
         With ``stream_id`` (the stream ``stream_seq`` counts in), a ledger that follows another
         stream raises :class:`StreamChanged` and nothing is saved: a position is only ever
@@ -140,7 +142,10 @@ class ScoringApplication(Application):
         # played on is rated and counted among them, on their order among themselves
         absent = res.left_out(outcome)
         sides, unrated = res.sides(outcome, absent=absent)
-        refusal = res.creator_refusal(outcome.created_by, rate_organiser_matches)
+        # a dev-seeded match's draws were known ahead to whoever knew the seed: never rated,
+        # whatever the setting (its reason first: no setting changes it)
+        refusal = res.dev_seed_refusal(outcome) or \
+            res.creator_refusal(outcome.created_by, rate_organiser_matches)
         if refusal:
             # recorded (its result and the players' histories show it, with the reason) but
             # counted in no standing: no rating, no win or loss, no best score

@@ -6,9 +6,11 @@ with ``game``, ``mode``, ``players`` (one id per seat, or empty when the match w
 created without them) and ``outcome`` (placements, scores, reason, draw, breakdown,
 teams); the signed result on the results subject also carries ``created_by`` (who created
 the match: ``{"role", "name"}``, with ``via`` and ``names`` for a match a service made on
-organisers' behalf; none on results of matches created before it was recorded). This module turns that payload into a :class:`MatchOutcome`, splits it into the
-sides that openskill rates, and says whether its creator lets it be rated
-(:func:`creator_refusal`). Pure code: no I/O.
+organisers' behalf; none on results of matches created before it was recorded), and
+``dev_seed`` (true) when the match drew from a dev seed. This module turns that payload into
+a :class:`MatchOutcome`, splits it into the sides that openskill rates, and says whether its
+creator lets it be rated (:func:`creator_refusal`) and whether its seed does
+(:func:`dev_seed_refusal`). Pure code: no I/O.
 """
 
 from __future__ import annotations
@@ -53,14 +55,17 @@ class MatchOutcome:
     no_move_seats: tuple[int, ...] | None = None
     """The seats that never made a move of their own (rules/noshow.py), ``None`` when the
     result does not say (published, or stored, before the rules service wrote it)."""
+    dev_seed: bool = False
+    """The match drew from a dev seed (the result's ``dev_seed``: true; absent, or false,
+    otherwise and on results from before the rules service wrote it): :func:`dev_seed_refusal`."""
 
     @property
     def seats(self) -> int:
         return len(self.placements)
 
     def to_json(self) -> dict[str, Any]:
-        """``created_by`` only when the result named its creator (stored results from
-        before have no such key)."""
+        """``created_by`` only when the result named its creator, ``dev_seed`` only when
+        true (stored results from before have no such keys)."""
         data = {
             "match_id": self.match_id, "game": self.game, "mode": self.mode,
             "players": list(self.players), "placements": list(self.placements),
@@ -71,6 +76,8 @@ class MatchOutcome:
             data["created_by"] = dict(self.created_by)
         if self.no_move_seats is not None:
             data["no_move_seats"] = list(self.no_move_seats)
+        if self.dev_seed:  # only then: results stored without it read as before
+            data["dev_seed"] = True
         return data
 
     @classmethod
@@ -83,6 +90,7 @@ class MatchOutcome:
             breakdown=dict(data["breakdown"]), teams=tuple(tuple(t) for t in data["teams"]),
             created_by=dict(created_by) if created_by is not None else None,
             no_move_seats=tuple(data["no_move_seats"]) if "no_move_seats" in data else None,
+            dev_seed=data.get("dev_seed") is True,
         )
 
 
@@ -202,6 +210,31 @@ def creator_refusal(created_by: Mapping[str, Any] | None, rate_organiser_matches
     return f"created with a {role} token{named}: {RATED_CREATORS}"
 
 
+DEV_SEED_REASON = ("drawn from a dev seed: its dice come from a seed shared by every match "
+                   "given that dev seed on its deployment, known ahead to whoever knew it; "
+                   "a dev-seeded match is recorded, never rated")
+
+
+def dev_seed_refusal(outcome: MatchOutcome) -> str:
+    """Why a dev-seeded match (``neon play --seed N``, CreateMatch ``dev_seed``) is not
+    rated, in words; "" for any other. Its server seed is the same for every match given
+    that dev seed on the deployment, known to the operator and public once any of them is
+    sealed: whoever knew it knew every hand and roll ahead. No setting rates it (its
+    creator's role does not matter: a service token creates ``neon play``'s matches)."""
+    return DEV_SEED_REASON if outcome.dev_seed else ""
+
+
+def _dev_seed(payload: Mapping[str, Any]) -> bool:
+    """A result's ``dev_seed``: absent (False: no dev seed, or a result from before the
+    rules service wrote it), or a boolean."""
+    if "dev_seed" not in payload:
+        return False
+    value = payload["dev_seed"]
+    if not isinstance(value, bool):
+        raise MalformedResult("dev_seed must be a boolean (true: the match drew from a dev seed)")
+    return value
+
+
 def _no_move_seats(value: Any, seats: int) -> tuple[int, ...] | None:
     """A result's ``no_move_seats``: absent (``None``: a result from before the rules
     service wrote it), or the seats, each once, ascending."""
@@ -281,6 +314,7 @@ def parse_match_ended(payload: Mapping[str, Any]) -> MatchOutcome:
         scores=scores, reason=reason, draw=draw, breakdown=breakdown,
         teams=_teams(outcome.get("teams"), seats), created_by=_creator(payload.get("created_by")),
         no_move_seats=_no_move_seats(payload.get("no_move_seats"), seats),
+        dev_seed=_dev_seed(payload),
     )
 
 

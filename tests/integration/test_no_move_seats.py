@@ -5,8 +5,9 @@ The rules host names the seats that never made a move of their own in MatchEnded
 (``no_move_seats``, services/rules/noshow.py); the signed result carries it to scoring,
 which records the result with the reason and rates nobody; verify recomputes the field from
 the export. A match both seats moved in is rated as before. Engine: Counter Duel
-(tests/support/duel.py); matches are created with a service token, as matchmaking's are, so
-only the no-move rule keeps them from being rated."""
+(tests/support/duel.py); matches are created with a service token, as matchmaking's are, and
+without a dev seed (scoring rates no dev-seeded match), so only the no-move rule keeps them
+from being rated."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ async def create(b: Backend, client: RulesClient, match_id: str, players: list[s
                  clock: rules_pb2.ClockConfig | None = None) -> dict[int, str]:
     service = b.issuer.issue("service", "*", player="neon-cli", ttl=600)
     created = await client.create(service, match_id=match_id, mode="duel", seats=2,
-                                  players=players, dev_seed="7",
+                                  players=players,
                                   **({"clock": clock} if clock is not None else {}))
     return {t.seat: t.token for t in created.seat_tokens}
 

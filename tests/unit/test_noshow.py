@@ -239,7 +239,8 @@ def test_self_play_writes_the_field_as_the_host_does_and_verify_checks_it(
     end = _ended_of(data)
     assert end[FIELD] == no_move_seats(records) == []
     assert set(end) - {"n", "hash", "prev", "match_id"} == \
-        {"type", "outcome", "players", "game", "mode", FIELD}  # the host's, without a creator
+        {"type", "outcome", "players", "game", "mode", FIELD, "dev_seed"}  # the host's, without
+    # a creator; self-play draws from a dev seed, which the end says as the host's does
     report = verify_export(data)
     assert report.ok, report.failure
     assert NO_MOVE_CHECK in report.checks
