@@ -583,6 +583,8 @@ def dev_seeded(dice: Any) -> bool:
     stream = dice.get("stream_id")
     return dice.get("dev") is True or stream == DEV_STREAM_ID or (
         isinstance(stream, str) and stream.startswith(DEV_STREAM_ID + ":"))
+
+
 DEV_SEED_WARNING = ("dev seed: the draws come from a seed shared by every match given the same "
                     "dev seed on its deployment, known ahead to whoever knew it; not a result "
                     "to rate or rank by")
