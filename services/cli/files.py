@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -57,12 +56,12 @@ def write_private(output: Path, text: str) -> None:
     """``text`` as ``output``, readable by its owner only from the first byte (a secret: an
     organiser token). Written beside it and moved into place: never a moment in which another
     local user could open it, nor a half-written file."""
+    from services.platform.keys import create_private  # cryptography: only when asked
+
     output.parent.mkdir(parents=True, exist_ok=True)
     part = part_beside(output)
-    fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        with os.fdopen(fd, "w") as out:
-            out.write(text)
+        create_private(part, text)
         part.replace(output)
     finally:
         part.unlink(missing_ok=True)

@@ -57,17 +57,22 @@ def load_keys(settings: Settings, create: bool = True) -> Keys:
     return Keys(secret.encode(), load_private_key(key))
 
 
+def create_private(path: Path, text: str) -> None:
+    """A new file ``path`` holding ``text``, made readable by its owner only from the start
+    (whatever the umask): no moment in which another local user may open a secret in it.
+    FileExistsError when ``path`` is there."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
+
+
 def _write_once(path: Path, data: dict[str, str]) -> None:
     """Write ``path`` unless it exists (racing processes agree on the first written), readable
     by its owner only."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)  # left by a process of this pid that died writing it
-    # made 0600 from the start (whatever the umask): no moment in which another local user
-    # may open the token secret
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as out:
-        out.write(json.dumps(data))
+    create_private(tmp, json.dumps(data))
     try:
         os.link(tmp, path)
     except FileExistsError:
