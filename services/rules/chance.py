@@ -51,6 +51,14 @@ Reserve = Callable[[int, int], Any]
 """``await reserve(first, count) -> list[int]``: words of blocks [first, first + count)."""
 
 
+async def reserve_ahead(blocks: MatchBlocks, reserve: Reserve, count: int = RESERVE) -> None:
+    """Reserve ``count`` blocks from the counter when none past it are held (what the first
+    draw would reserve anyway, made before it: StartMatch, whose first reservation fixes the
+    session's client seeds, reads them after it)."""
+    if blocks.buffer.end <= blocks.counter:
+        blocks.buffer = BlockStream(blocks.counter, await reserve(blocks.counter, count))
+
+
 async def run_with_blocks(blocks: MatchBlocks, reserve: Reserve,
                           call: Callable[[RecordingRandomness], T]) -> tuple[T, RecordingRandomness]:
     """Run a pure engine call with block-backed randomness, reserving blocks as needed."""

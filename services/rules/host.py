@@ -26,13 +26,7 @@ import jsonschema
 from eventsourcing.persistence import IntegrityError
 
 from services.platform.canonical import KEYED_SCHEME, canonical_json, sha256_hex
-from services.platform.draws import (
-    BlockStream,
-    DrawRecord,
-    ReplayRandomness,
-    SeededRandomness,
-    keyed_state_hash,
-)
+from services.platform.draws import DrawRecord, ReplayRandomness, SeededRandomness, keyed_state_hash
 from services.platform.errors import (
     Aborted,
     AlreadyExists,
@@ -50,7 +44,7 @@ from services.platform.tokens import Claims, TokenIssuer
 from services.rules import access, noshow
 from services.rules import records as rec
 from services.rules.app import RulesApplication, match_uuid
-from services.rules.chance import RESERVE, run_with_blocks
+from services.rules.chance import reserve_ahead, run_with_blocks
 from services.rules.clocks import ClockConfig, Clocks, ClockStep
 from services.rules.clockwork import ClockScheduler, Heartbeat, wall_now_ms
 from services.rules.dice_client import DiceClient, OpenedSession
@@ -464,11 +458,12 @@ class MatchHost:
         except TimeoutError:
             raise Unavailable("the match store did not answer in time") from None
 
-    async def _reserve(self, live: LiveMatch, first: int, count: int) -> list[int]:
-        return await self.dice.reserve_blocks(live.dice_key, first, count)
+    def _reserver(self, live: LiveMatch) -> Callable[[int, int], Any]:
+        """``live``'s dice blocks [first, first + count), reserved (chance.Reserve)."""
+        return lambda first, count: self.dice.reserve_blocks(live.dice_key, first, count)
 
     async def _run(self, live: LiveMatch, call: Callable[[Any], Any]) -> tuple[Any, Any]:
-        return await run_with_blocks(live.blocks, lambda f, c: self._reserve(live, f, c), call)
+        return await run_with_blocks(live.blocks, self._reserver(live), call)
 
     def _hash(self, live: LiveMatch, state: Any) -> str:
         data = canonical_state(live.engine, state)  # canonical_json(engine.encode(state))
@@ -783,10 +778,7 @@ class MatchHost:
             # were made with, even if one reached dice by another way meanwhile (another
             # replica's AddClientSeed while the match changes owners). The set-up would
             # reserve these blocks first anyway: no call more.
-            blocks = live.blocks
-            if blocks.buffer.end <= blocks.counter:
-                blocks.buffer = BlockStream(blocks.counter, await self._reserve(
-                    live, blocks.counter, RESERVE))
+            await reserve_ahead(live.blocks, self._reserver(live))
             seeds = await self.dice.client_seeds(live.dice_key)
             record, state = await self._start_record(live, seeds, live.version + 1, live.head)
             await self._commit(live, [record], state)
