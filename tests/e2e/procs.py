@@ -201,3 +201,16 @@ def listen_port(taken: set[int]) -> int:
                 continue
         taken.add(port)
         return port
+
+
+def wait_for(path: Path, text: str, proc: subprocess.Popen[bytes], timeout: float) -> str:
+    """What ``proc`` (a command writing to ``path``) has written, once it holds ``text``;
+    fails with that output when the command exits first or ``timeout`` seconds go by."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        out = path.read_text(errors="replace") if path.exists() else ""
+        if text in out:
+            return out
+        assert proc.poll() is None, f"{' '.join(map(str, proc.args))} exited {proc.returncode}:\n{out}"
+        time.sleep(0.1)
+    raise AssertionError(f"no {text!r} after {timeout}s:\n{path.read_text(errors='replace')}")

@@ -8,14 +8,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
 from services.platform.settings import DEFAULT_PORTS
-from tests.e2e.procs import ROOT, listen_port, port_env, service_env
+from tests.e2e.procs import ROOT, listen_port, port_env, service_env, wait_for
 
 
 @pytest.mark.serial  # NATS on 4222 when free; on PostgreSQL, 55 connections
@@ -32,11 +31,7 @@ def test_ctrl_c_on_the_terminal_stops_neon_up_cleanly(tmp_path: Path) -> None:
                                 cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT,
                                 start_new_session=True)  # its own group, like a shell's job
     try:
-        deadline = time.monotonic() + 90
-        while "Ctrl-C stops" not in out.read_text(errors="replace"):
-            assert proc.poll() is None, out.read_text(errors="replace")
-            assert time.monotonic() < deadline, out.read_text(errors="replace")
-            time.sleep(0.1)
+        wait_for(out, "Ctrl-C stops", proc, timeout=90)
         token_file = tmp_path / "var" / "organiser.token"  # a 30-day organiser token
         assert token_file.stat().st_mode & 0o777 == 0o600
         # the endpoints table shows /metrics, and every service of the process reports there

@@ -13,14 +13,13 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from services.cli.ports import busy, default_ports, metrics_default, nats_default
 from services.platform.settings import DEFAULT_PORTS
-from tests.e2e.procs import ROOT, listen_port, service_env
+from tests.e2e.procs import ROOT, listen_port, service_env, wait_for
 
 GRPC_LINE = re.compile(r"add_port|Failed to add port|\bE\d{4} ")
 
@@ -57,11 +56,7 @@ def test_up_with_a_port_offset_shows_its_table_and_is_found_by_one_variable(
             [sys.executable, "-m", "services.cli.main", "up", "--port-offset", str(offset)],
             env=env, cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        deadline = time.monotonic() + 90
-        while "Ctrl-C stops" not in out.read_text(errors="replace"):
-            assert proc.poll() is None, out.read_text(errors="replace")
-            assert time.monotonic() < deadline, out.read_text(errors="replace")
-            time.sleep(0.1)
+        wait_for(out, "Ctrl-C stops", proc, timeout=90)
         text = out.read_text(errors="replace")
         # the table, not the services' info lines: those are in the log file
         assert '"level": "info"' not in text, text

@@ -17,19 +17,8 @@ from services.cli.client import RulesClient
 from services.platform.natsrv import port_open
 from services.platform.settings import DEFAULT_PORTS, env_key
 from services.platform.tokens import TokenIssuer
-from tests.e2e.procs import ROOT, health, port_env, service_env, services_in_build
+from tests.e2e.procs import ROOT, health, port_env, service_env, services_in_build, wait_for
 from tests.e2e.test_processes import ENGINES, GRACE, SECRET, SIGNING
-
-
-def wait_for(path: Path, text: str, proc: subprocess.Popen[bytes], timeout: float) -> str:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        out = path.read_text(errors="replace") if path.exists() else ""
-        if text in out:
-            return out
-        assert proc.poll() is None, f"neon up --processes exited {proc.returncode}:\n{out}"
-        time.sleep(0.1)
-    raise AssertionError(f"no {text!r} after {timeout}s:\n{path.read_text(errors='replace')}")
 
 
 # the gateway on 8080 and NATS on 4222 when free; on PostgreSQL, 62 connections
