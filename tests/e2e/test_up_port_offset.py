@@ -7,6 +7,7 @@ line beside it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
@@ -26,13 +27,20 @@ GRPC_LINE = re.compile(r"add_port|Failed to add port|\bE\d{4} ")
 
 def free_offset() -> int:
     """An offset whose every moved port (the services', the gateway's, metrics', NATS's) is
-    free now."""
+    free now, and outside the kernel's ephemeral range when the range leaves room (there,
+    any outgoing connection, to NATS or PostgreSQL, may take a port between this check and
+    the bind: once seen, "port busy" on a gRPC port moved into the range)."""
+    low, high = 32768, 60999
+    with contextlib.suppress(OSError, ValueError):
+        low, high = map(int, Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
     pick = random.SystemRandom()
-    while True:
+    for tries in range(10_000):
         offset = pick.randrange(1000, 15000, 10)
         ports = [*default_ports(offset).values(), metrics_default(offset), nats_default(offset)]
-        if not any(busy("127.0.0.1", port) for port in ports):
+        ephemeral = any(low <= port <= high for port in ports)
+        if (not ephemeral or tries >= 5_000) and not any(busy("127.0.0.1", p) for p in ports):
             return offset
+    raise AssertionError("no free port offset")
 
 
 def neon(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
