@@ -15,7 +15,7 @@ skipped range straight from the stream (``next_by_subj``) and scores it, in orde
 delivery at or below its position is acked at once.
 
 A position only means something in the stream it was counted in, so the ledger names that
-stream too (``Ledger.stream_id``: the stream's creation time, stream_identity). A stream
+stream too (``Ledger.stream_id``: the stream's creation time, bus.stream_identity). A stream
 deleted and made again (JetStream's data lost, the stream recreated, a new NATS cluster) has
 another, and its sequences start again at 1: without the name, every result on it at or below
 the old position would be acked unscored. At start-up (ScoringApplication.follow_stream), when
@@ -133,10 +133,6 @@ class Stats:
     errors: int = 0
 
 
-stream_identity = bus.stream_identity
-"""What tells one stream from another of the same name made later (bus.stream_identity)."""
-
-
 def subject_matches(pattern: str, subject: str) -> bool:
     """NATS subject matching with ``*`` and a trailing ``>``."""
     want, got = pattern.split("."), subject.split(".")
@@ -164,7 +160,7 @@ class ResultConsumer:
         self.position = 0
         """Stream sequence handled up to: everything on our subjects at or before it is done."""
         self.stream_id = ""
-        """The identity of the stream ``position`` counts in (stream_identity)."""
+        """The identity of the stream ``position`` counts in (bus.stream_identity)."""
         self._delivery = -1
         self._checked = 0.0
 
@@ -194,7 +190,7 @@ class ResultConsumer:
         beyond its last sequence, the position is dropped and the stream read from its start
         (ScoringApplication.follow_stream), and a consumer found on it is made again."""
         info = await self.js.stream_info(self.options.stream)
-        stream_id = stream_identity(info)
+        stream_id = bus.stream_identity(info)
         resume = await asyncio.to_thread(self.app.follow_stream, stream_id, info.state.last_seq)
         self.stream_id = stream_id
         if resume.restarted:
@@ -324,7 +320,7 @@ class ResultConsumer:
             info = await self.js.stream_info(self.options.stream)
         except NotFoundError:
             return True
-        return stream_identity(info) != self.stream_id
+        return bus.stream_identity(info) != self.stream_id
 
     async def _check(self) -> None:
         """Every ``check_interval`` while idle: is our stream still the one we read, and our

@@ -38,7 +38,7 @@ def standing_id(game: str, mode: str, player: str) -> uuid.UUID:
 
 class Ledger(Aggregate):
     stream_id = ""
-    """The stream ``stream_seq`` counts in (consumer.stream_identity: its creation time); ""
+    """The stream ``stream_seq`` counts in (bus.stream_identity: its creation time); ""
     until a :meth:`follow` names it. A class attribute, so that a ledger stored before
     streams were named (its events, or a snapshot of it) loads with ""."""
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from services.platform.bus import stream_identity
 from services.scoring.app import Resume, ScoringApplication, StreamChanged
-from services.scoring.consumer import stream_identity
 from services.scoring.domain import LEDGER_ID, Ledger
 from services.scoring.results import MatchOutcome, parse_match_ended
 
