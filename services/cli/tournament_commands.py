@@ -117,9 +117,9 @@ def format_json(fmt: str, rounds: int, table_sizes: str = "", points: str = "",
     if rounds:
         data["rounds"] = rounds
     if table_sizes:
-        data["table_sizes"] = [int(x) for x in table_sizes.split(",")]
+        data["table_sizes"] = _numbers(table_sizes, int, "--table-sizes", "3,4")
     if points:
-        data["placement_points"] = [float(x) for x in points.split(",")]
+        data["placement_points"] = _numbers(points, float, "--points", "4,2,1,0")
     if tiebreaks:
         data["tiebreaks"] = [x.strip() for x in tiebreaks.split(",") if x.strip()]
     elif fmt in ("swiss", "round-robin"):
@@ -128,10 +128,25 @@ def format_json(fmt: str, rounds: int, table_sizes: str = "", points: str = "",
         data["tiebreaks"] = ["placement-points", "game-tiebreak"]
     if extra:
         try:
-            data.update(json.loads(extra))
+            more = json.loads(extra)
         except ValueError as err:
             raise CliError(f"--format-json is not JSON: {err}", USAGE) from None
+        if not isinstance(more, dict):
+            raise CliError("--format-json must be a JSON object of format settings, e.g. "
+                           "'{\"late_entry_until\": 2}'", USAGE)
+        data.update(more)
     return json.dumps(data)
+
+
+def _numbers(text: str, kind: Callable[[str], Any], option: str, example: str) -> list[Any]:
+    """``text``'s comma-separated numbers as ``kind`` (int, float); anything else is a usage
+    error naming ``option`` with an ``example``."""
+    try:
+        return [kind(x) for x in text.split(",")]
+    except ValueError:
+        what = "whole numbers" if kind is int else "numbers"
+        raise CliError(f"{option} must be {what} separated by commas, e.g. {example}, not "
+                       f"{text!r}", USAGE) from None
 
 
 # ----------------------------------------------------------------------------- bots
