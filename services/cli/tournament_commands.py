@@ -914,8 +914,6 @@ def show_round(tournament_id: str,
                    False, "--json", help=JSON_HELP + "; with --watch one {\"round\": ...} "
                                          "line per change")) -> None:
     """A round's tables, matches, results and checkpoint (--watch: live)."""
-    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
-    from services.platform.grpc_kit import call_metadata
 
     async def go(client: TournamentClient, token: str) -> None:
         if not watch:
@@ -925,24 +923,73 @@ def show_round(tournament_id: str,
                 return
             print_round(reply.round)
             return
-        call = client.stub.WatchTournament(pb.WatchTournamentRequest(tournament_id=tournament_id),
-                                           metadata=call_metadata())
-        shown = ""
-        async for update in call:
-            if not update.HasField("round") or (number and update.round.number != number):
-                continue
-            key = update.round.SerializeToString(deterministic=True).hex()
-            if key != shown:
-                shown = key
-                if as_json:  # the shape of GetRound's answer
-                    emit(message_dict(pb.GetRoundResponse(round=update.round)))
-                else:
-                    print_round(update.round)
-            if update.round.complete:
-                call.cancel()
-                return
+        await watch_round(client, tournament_id, number, as_json)
 
     _run(go, organiser=False)
+
+
+async def watch_round(client: TournamentClient, tournament_id: str, number: int,
+                      as_json: bool) -> None:
+    """``round --watch``: round ``number`` (0: the last paired, or the first to be paired
+    when none is) as it is now, then each change, until it is complete. WatchTournament
+    streams only the latest round, so the round is read with GetRound first (a round before
+    the latest is printed, complete, and the command ends), and again when the watch moves
+    on to a later round (its last change, the watch may have skipped). A round not paired
+    yet is waited for; when the tournament ends without it, a one-line error (exit 1)."""
+    import grpc
+
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+    from services.platform.grpc_kit import call_metadata
+
+    shown = ""
+
+    def show(r: Any) -> bool:
+        """Print ``r`` when it changed since last printed; whether it is complete."""
+        nonlocal shown
+        key = r.SerializeToString(deterministic=True).hex()
+        if key != shown:
+            shown = key
+            if as_json:  # the shape of GetRound's answer
+                emit(message_dict(pb.GetRoundResponse(round=r)))
+            else:
+                print_round(r)
+        return bool(r.complete)
+
+    want = number
+    try:
+        now = (await client.call("GetRound", tournament_id=tournament_id, round=number)).round
+    except grpc.aio.AioRpcError as err:
+        if err.code() != grpc.StatusCode.NOT_FOUND:
+            raise
+        await find_tournament(client, tournament_id)  # a tournament this deployment has
+        if not as_json:
+            print_plain(err_console, f"waiting for round {number or 1} of {tournament_id} to "
+                                     "be paired")
+    else:
+        want = now.number
+        if show(now):
+            return
+    call = client.stub.WatchTournament(pb.WatchTournamentRequest(tournament_id=tournament_id),
+                                       metadata=call_metadata(), timeout=None)
+    try:
+        async for update in call:
+            if not update.HasField("round"):
+                continue
+            latest = update.round
+            want = want or latest.number
+            if latest.number == want:
+                if show(latest):
+                    return
+            elif latest.number > want:  # moved on: the round's last state, complete
+                again = await client.call("GetRound", tournament_id=tournament_id, round=want)
+                show(again.round)
+                return
+    finally:
+        call.cancel()
+    if not shown:
+        t = await find_tournament(client, tournament_id)
+        raise CliError(f"round {want or 1} of {tournament_id} was never paired: the tournament "
+                       f"is {_status(t.status)} after {counted(t.rounds_paired, 'round')}")
 
 
 def _print_table(title: str, columns: tuple[Col, ...], rows: list[tuple[str, ...]]) -> None:
