@@ -961,7 +961,9 @@ async def watch_round(client: TournamentClient, tournament_id: str, number: int,
     except grpc.aio.AioRpcError as err:
         if err.code() != grpc.StatusCode.NOT_FOUND:
             raise
-        await find_tournament(client, tournament_id)  # a tournament this deployment has
+        t = await find_tournament(client, tournament_id)  # one this deployment has
+        if t.status in (pb.TOURNAMENT_STATUS_FINISHED, pb.TOURNAMENT_STATUS_FORCE_ENDED):
+            raise never_paired(t, number) from None
         if not as_json:
             print_plain(err_console, f"waiting for round {number or 1} of {tournament_id} to "
                                      "be paired")
@@ -987,9 +989,15 @@ async def watch_round(client: TournamentClient, tournament_id: str, number: int,
     finally:
         call.cancel()
     if not shown:
-        t = await find_tournament(client, tournament_id)
-        raise CliError(f"round {want or 1} of {tournament_id} was never paired: the tournament "
-                       f"is {_status(t.status)} after {counted(t.rounds_paired, 'round')}")
+        raise never_paired(await find_tournament(client, tournament_id), want)
+
+
+def never_paired(t: Any, number: int) -> CliError:
+    """The line (exit 1) of ``round --watch`` whose round ``number`` (0: the first) the
+    tournament ``t`` ended without pairing."""
+    return CliError(f"round {number or 1} of {t.tournament_id} was never paired: the "
+                    f"tournament is {_status(t.status)} after "
+                    f"{counted(t.rounds_paired, 'round')}")
 
 
 def _print_table(title: str, columns: tuple[Col, ...], rows: list[tuple[str, ...]]) -> None:
