@@ -23,12 +23,18 @@ def part_beside(output: Path) -> Path:
 
 
 def refuse_folder(output: Path, what: str) -> None:
-    """A usage error when ``output`` names a folder (``.``, ``/``, an existing folder): said
-    before any work, since no ``.part`` can be named beside it and no file written there.
-    ``what``: the file's kind, in the error ("bundle")."""
+    """A usage error when ``output`` names a folder (``.``, ``/``, an existing folder), or a
+    file in a folder that does not exist (or is not a folder): said before any work (a match
+    played, a tournament run), since no ``.part`` can be made beside it and no file written
+    there. ``what``: the file's kind, in the error ("bundle")."""
     if not output.name or output.is_dir():
         raise CliError(f"cannot use {output}: it is a folder; name the {what} file to write",
                        USAGE)
+    folder = output.parent
+    if not folder.is_dir():
+        why = "is not a folder" if folder.exists() else "does not exist"
+        raise CliError(f"cannot write {output}: the folder {folder} {why}; make it first, or "
+                       f"name the {what} file in another folder", USAGE)
 
 
 @contextlib.contextmanager
@@ -37,10 +43,17 @@ def written_whole(output: Path, part: Path | None = None, mode: str = "wb") -> I
     takes ``output``'s place when the block ends normally. Whatever fails, in the block or
     moving it into place, leaves no ``part`` and ``output`` as it was: a cut download, or a
     write that failed half-way (a full disk), is never a file that looks complete. A write
-    that found no room is a one-line error naming ``output``."""
+    that found no room, or a ``part`` that cannot be made (its folder is gone, or takes no
+    new file), is a one-line error naming ``output``."""
     part = part_beside(output) if part is None else part
     try:
-        with part.open(mode) as f:
+        try:
+            f = part.open(mode)
+        except OSError as err:  # the folder is gone, or takes no new file: said of output
+            if err.errno in _NO_ROOM:
+                raise
+            raise CliError(f"cannot write {output}: {err.strerror}", USAGE) from None
+        with f:
             yield f
         part.replace(output)
     except OSError as err:
@@ -49,7 +62,8 @@ def written_whole(output: Path, part: Path | None = None, mode: str = "wb") -> I
         raise CliError(f"could not write {output}: {err.strerror}; nothing was written there",
                        FAILED) from None
     finally:
-        part.unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # never made
+            part.unlink()
 
 
 def write_private(output: Path, text: str) -> None:

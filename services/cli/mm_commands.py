@@ -98,22 +98,39 @@ def on_change(show: Callable[[Any], None]) -> Callable[[Any], None]:
 async def wait_for_match(mm: MatchmakingClient, token: str, ticket_id: str, player: str,
                          accept: Callable[[Any], Awaitable[bool]], timeout: float,
                          on_status: Callable[[Any], None] = lambda t: None) -> Any:
-    """Follow a ticket, accepting proposals as ``accept`` decides; the matched ticket."""
+    """Follow a ticket, accepting proposals as ``accept`` decides; the matched ticket. No
+    match within ``timeout`` seconds (the watch's deadline) raises :class:`NoMatch`: the
+    service answered all along, so it is not said as one that does not answer."""
+    import grpc
+
     from services.genproto.neon.matchmaking.v1.matchmaking_pb2 import TicketStatus as S
 
-    async for ticket in mm.watch(token, ticket_id, timeout):
-        on_status(ticket)
-        if ticket.status == S.TICKET_STATUS_PROPOSED and player not in ticket.accepted:
-            if await accept(ticket):
-                await mm.call("AcceptMatch", token, ticket_id=ticket_id,
-                              match_id=ticket.assignment.match_id)
-            else:
-                await mm.call("CancelTicket", token, ticket_id=ticket_id)
-        if ticket.status == S.TICKET_STATUS_MATCHED:
-            return ticket
-        if ticket.status in (S.TICKET_STATUS_CANCELLED, S.TICKET_STATUS_EXPIRED):
-            raise RuntimeError(f"ticket {ticket_id} ended {S.Name(ticket.status)}: {ticket.reason}")
+    started = time.monotonic()
+    try:
+        async for ticket in mm.watch(token, ticket_id, timeout):
+            on_status(ticket)
+            if ticket.status == S.TICKET_STATUS_PROPOSED and player not in ticket.accepted:
+                if await accept(ticket):
+                    await mm.call("AcceptMatch", token, ticket_id=ticket_id,
+                                  match_id=ticket.assignment.match_id)
+                else:
+                    await mm.call("CancelTicket", token, ticket_id=ticket_id)
+            if ticket.status == S.TICKET_STATUS_MATCHED:
+                return ticket
+            if ticket.status in (S.TICKET_STATUS_CANCELLED, S.TICKET_STATUS_EXPIRED):
+                raise RuntimeError(f"ticket {ticket_id} ended {S.Name(ticket.status)}: "
+                                   f"{ticket.reason}")
+    except grpc.aio.AioRpcError as err:
+        # the watch's own deadline (a call inside it that timed out is a service not answering)
+        if err.code() != grpc.StatusCode.DEADLINE_EXCEEDED or \
+                time.monotonic() - started < timeout:
+            raise
+        raise NoMatch(f"no match for ticket {ticket_id} within {timeout:g} s") from None
     raise RuntimeError(f"the watch of ticket {ticket_id} ended without a match")
+
+
+class NoMatch(RuntimeError):
+    """A ticket found no match within the time it was given."""
 
 
 async def play_seat(rules: RulesClient, match_id: str, seat: int, token: str,
@@ -360,6 +377,8 @@ def queue(
                                    {s.seat: s.player for s in a.seats})
             print_plain(console, f"match {a.match_id} ended")
             return 0
+        except NoMatch as err:
+            raise CliError(f"{err}; the ticket is cancelled (--timeout waits longer)") from None
         except RuntimeError as err:
             raise CliError(str(err)) from None
         finally:

@@ -36,8 +36,12 @@ def replay_export(console: Console, data: bytes, viewer: int | None, pause: bool
         key = replay_key(records)
     except ValueError as err:
         raise CliError(f"cannot replay: {err}", USAGE) from None
-    presenter = load_presentation(game)
     players = records[0].get("players") or []
+    seats = records[0].get("seats", len(players))
+    if viewer is not None and isinstance(seats, int) and not 0 <= viewer < seats:
+        raise CliError(f"--seat {viewer}: the match has seats 0-{seats - 1} (leave out --seat "
+                       "for the spectator's view)", USAGE)
+    presenter = load_presentation(game)
     names = {i: str(p) for i, p in enumerate(players)}
     if viewer is not None:
         names[viewer] = "you"

@@ -117,9 +117,9 @@ def format_json(fmt: str, rounds: int, table_sizes: str = "", points: str = "",
     if rounds:
         data["rounds"] = rounds
     if table_sizes:
-        data["table_sizes"] = [int(x) for x in table_sizes.split(",")]
+        data["table_sizes"] = _numbers(table_sizes, int, "--table-sizes", "3,4")
     if points:
-        data["placement_points"] = [float(x) for x in points.split(",")]
+        data["placement_points"] = _numbers(points, float, "--points", "4,2,1,0")
     if tiebreaks:
         data["tiebreaks"] = [x.strip() for x in tiebreaks.split(",") if x.strip()]
     elif fmt in ("swiss", "round-robin"):
@@ -128,10 +128,25 @@ def format_json(fmt: str, rounds: int, table_sizes: str = "", points: str = "",
         data["tiebreaks"] = ["placement-points", "game-tiebreak"]
     if extra:
         try:
-            data.update(json.loads(extra))
+            more = json.loads(extra)
         except ValueError as err:
             raise CliError(f"--format-json is not JSON: {err}", USAGE) from None
+        if not isinstance(more, dict):
+            raise CliError("--format-json must be a JSON object of format settings, e.g. "
+                           "'{\"late_entry_until\": 2}'", USAGE)
+        data.update(more)
     return json.dumps(data)
+
+
+def _numbers(text: str, kind: Callable[[str], Any], option: str, example: str) -> list[Any]:
+    """``text``'s comma-separated numbers as ``kind`` (int, float); anything else is a usage
+    error naming ``option`` with an ``example``."""
+    try:
+        return [kind(x) for x in text.split(",")]
+    except ValueError:
+        what = "whole numbers" if kind is int else "numbers"
+        raise CliError(f"{option} must be {what} separated by commas, e.g. {example}, not "
+                       f"{text!r}", USAGE) from None
 
 
 # ----------------------------------------------------------------------------- bots
@@ -899,8 +914,6 @@ def show_round(tournament_id: str,
                    False, "--json", help=JSON_HELP + "; with --watch one {\"round\": ...} "
                                          "line per change")) -> None:
     """A round's tables, matches, results and checkpoint (--watch: live)."""
-    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
-    from services.platform.grpc_kit import call_metadata
 
     async def go(client: TournamentClient, token: str) -> None:
         if not watch:
@@ -910,24 +923,81 @@ def show_round(tournament_id: str,
                 return
             print_round(reply.round)
             return
-        call = client.stub.WatchTournament(pb.WatchTournamentRequest(tournament_id=tournament_id),
-                                           metadata=call_metadata())
-        shown = ""
-        async for update in call:
-            if not update.HasField("round") or (number and update.round.number != number):
-                continue
-            key = update.round.SerializeToString(deterministic=True).hex()
-            if key != shown:
-                shown = key
-                if as_json:  # the shape of GetRound's answer
-                    emit(message_dict(pb.GetRoundResponse(round=update.round)))
-                else:
-                    print_round(update.round)
-            if update.round.complete:
-                call.cancel()
-                return
+        await watch_round(client, tournament_id, number, as_json)
 
     _run(go, organiser=False)
+
+
+async def watch_round(client: TournamentClient, tournament_id: str, number: int,
+                      as_json: bool) -> None:
+    """``round --watch``: round ``number`` (0: the last paired, or the first to be paired
+    when none is) as it is now, then each change, until it is complete. WatchTournament
+    streams only the latest round, so the round is read with GetRound first (a round before
+    the latest is printed, complete, and the command ends), and again when the watch moves
+    on to a later round (its last change, the watch may have skipped). A round not paired
+    yet is waited for; when the tournament ends without it, a one-line error (exit 1)."""
+    import grpc
+
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+    from services.platform.grpc_kit import call_metadata
+
+    shown = ""
+
+    def show(r: Any) -> bool:
+        """Print ``r`` when it changed since last printed; whether it is complete."""
+        nonlocal shown
+        key = r.SerializeToString(deterministic=True).hex()
+        if key != shown:
+            shown = key
+            if as_json:  # the shape of GetRound's answer
+                emit(message_dict(pb.GetRoundResponse(round=r)))
+            else:
+                print_round(r)
+        return bool(r.complete)
+
+    want = number
+    try:
+        now = (await client.call("GetRound", tournament_id=tournament_id, round=number)).round
+    except grpc.aio.AioRpcError as err:
+        if err.code() != grpc.StatusCode.NOT_FOUND:
+            raise
+        t = await find_tournament(client, tournament_id)  # one this deployment has
+        if t.status in (pb.TOURNAMENT_STATUS_FINISHED, pb.TOURNAMENT_STATUS_FORCE_ENDED):
+            raise never_paired(t, number) from None
+        if not as_json:
+            print_plain(err_console, f"waiting for round {number or 1} of {tournament_id} to "
+                                     "be paired")
+    else:
+        want = now.number
+        if show(now):
+            return
+    call = client.stub.WatchTournament(pb.WatchTournamentRequest(tournament_id=tournament_id),
+                                       metadata=call_metadata(), timeout=None)
+    try:
+        async for update in call:
+            if not update.HasField("round"):
+                continue
+            latest = update.round
+            want = want or latest.number
+            if latest.number == want:
+                if show(latest):
+                    return
+            elif latest.number > want:  # moved on: the round's last state, complete
+                again = await client.call("GetRound", tournament_id=tournament_id, round=want)
+                show(again.round)
+                return
+    finally:
+        call.cancel()
+    if not shown:
+        raise never_paired(await find_tournament(client, tournament_id), want)
+
+
+def never_paired(t: Any, number: int) -> CliError:
+    """The line (exit 1) of ``round --watch`` whose round ``number`` (0: the first) the
+    tournament ``t`` ended without pairing."""
+    return CliError(f"round {number or 1} of {t.tournament_id} was never paired: the "
+                    f"tournament is {_status(t.status)} after "
+                    f"{counted(t.rounds_paired, 'round')}")
 
 
 def _print_table(title: str, columns: tuple[Col, ...], rows: list[tuple[str, ...]]) -> None:

@@ -361,10 +361,15 @@ async def _final(client: TournamentClient, tournament_id: str, player: str, stat
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 
     t = (await client.call("GetTournament", tournament_id=tournament_id)).tournament
-    ended = "force-ended" if status == pb.TOURNAMENT_STATUS_FORCE_ENDED else "finished"
-    print_plain(screen, f"{tournament_id} is {ended}{f' ({t.reason})' if t.reason else ''}")
     reply = await client.call("GetStandings", tournament_id=tournament_id)
     rows = list(reply.rows)
+    reason = f" ({t.reason})" if t.reason else ""
+    if status == pb.TOURNAMENT_STATUS_FORCE_ENDED and not rows:  # before its start
+        print_plain(screen, f"{tournament_id} was called off before any round was played"
+                            f"{reason}: no standings")
+        return 0
+    ended = "force-ended" if status == pb.TOURNAMENT_STATUS_FORCE_ENDED else "finished"
+    print_plain(screen, f"{tournament_id} is {ended}{reason}")
     print_standings(rows, "final standings" if reply.final else "standings", out=screen)
     mine = next((r for r in rows if r.player_id == player), None)
     if mine is None:
