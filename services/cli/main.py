@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import importlib
 import io
 import json
 import os
@@ -17,6 +18,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from typer.core import TyperGroup
 
 from services.cli import errors
 from services.cli.errors import USAGE, CliError, friendly, target
@@ -25,8 +27,41 @@ from services.cli.organiser import token_option
 from services.cli.plain import print_plain
 from services.platform.settings import Settings, load
 
+
+def _usage_errors() -> tuple[type[Exception], ...]:
+    """The command-line parser's usage error: Typer's own copy of click's (``typer._click``,
+    which Typer runs commands in; see organiser.py), and click's where it is installed."""
+    found = []
+    for module in ("typer._click.exceptions", "click.exceptions"):
+        with contextlib.suppress(ImportError):
+            found.append(importlib.import_module(module).UsageError)
+    return tuple(found)
+
+
+class _Commands(TyperGroup):
+    """The ``neon`` group: the command-line parser's own refusals (a value of the wrong kind,
+    a missing argument, an unknown option or command) are bad arguments like any other, so
+    with ``--json`` stdout gets one ``{"error": {"code": "USAGE", ...}}`` too (README: "a bad
+    argument"); the parser still writes its usage text to stderr and exits 2."""
+
+    _json = False
+
+    def main(self, args: Any = None, *more: Any, **options: Any) -> Any:
+        self._json = "--json" in (sys.argv[1:] if args is None else list(args))
+        return super().main(args, *more, **options)
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except _usage_errors() as err:
+            if self._json:
+                errors.state.json = True
+                errors.json_error("USAGE", err.format_message())  # type: ignore[attr-defined]
+            raise
+
+
 app = typer.Typer(help="Neon Arena: authoritative game server for four tabletop games.",
-                  no_args_is_help=True, add_completion=False)
+                  no_args_is_help=True, add_completion=False, cls=_Commands)
 console = Console()
 err_console = errors.err_console
 

@@ -242,3 +242,26 @@ def test_a_json_command_interrupted_or_broken(raised: str, capsys: pytest.Captur
     with pytest.raises(typer.Exit):
         command(as_json=False)
     assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("args", [
+    ["tournament", "list", "--limit", "abc", "--json"],  # a value of the wrong kind
+    ["tournament", "show", "--json"],  # a missing argument
+    ["tournament", "standings", "cup", "--json", "--nope"],  # an unknown option
+    ["verify", "--json", "--jobs", "x", "a.jsonl"],
+])
+def test_a_bad_argument_to_a_json_command_says_so_in_json_on_stdout(
+        env: dict[str, str], args: list[str]) -> None:
+    """The command-line parser's own refusals (a value of the wrong kind, a missing argument,
+    an unknown option) are bad arguments too: with --json, stdout gets one {"error": ...}
+    object with code USAGE and the parser's words; stderr and exit 2 as without --json."""
+    import json
+
+    result = runner.invoke(app, args, env=env)
+    assert result.exit_code == 2, result.output
+    error = json.loads(result.stdout)["error"]
+    assert error["code"] == "USAGE" and error["message"], error
+    # the same words on stderr, in the parser's box (wrapped to the terminal's width)
+    assert " ".join(error["message"].split()[:4]) in " ".join(result.stderr.split()), result.stderr
+    plain = runner.invoke(app, [a for a in args if a != "--json"], env=env)
+    assert plain.exit_code == 2 and plain.stdout == "", plain.output
