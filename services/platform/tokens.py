@@ -83,11 +83,19 @@ class Claims:
     minted_by: str | None = None
     """On a player token an organiser minted (MintPlayerToken): that organiser's name (may
     be empty); ``None`` on every other token (minted with the deployment's keys, a JWT)."""
+    leeway: int | None = None
+    """An identity provider's JWT: the seconds past ``exp`` it is still taken (clock skew,
+    ``ExternalIdentity.leeway``); ``None`` for the deployment's own tokens, which have none."""
 
     @property
     def refused_from(self) -> int:
-        """The first unix second at which :meth:`TokenIssuer.verify` refuses the token
-        (``exp`` is the last second it is taken): where an open stream taken with it ends."""
+        """The first unix second at which :meth:`TokenIssuer.verify` refuses the token: where
+        an open stream taken with it ends (every stream: WatchMatch, Play, WatchMyMatches,
+        WatchMyInvitations, WatchTicket). The deployment's own token is taken through its
+        ``exp`` second; a JWT until ``exp`` + its leeway (PyJWT refuses it from then), so a
+        stream opened with one inside its leeway is not ended as soon as it is opened."""
+        if self.leeway is not None:
+            return self.exp + self.leeway
         return self.exp + 1
 
     def require_match(self, match_id: str) -> None:
@@ -247,7 +255,8 @@ class ExternalIdentity:
             raise Unauthenticated("JWT subject is not a player id (1-128 printable characters)")
         if is_bot(player):
             raise PermissionDenied(f"player ids starting with {BOT_PREFIX!r} are reserved for bots")
-        return Claims(role="player", match="*", player=player, exp=int(payload["exp"]))
+        return Claims(role="player", match="*", player=player, exp=int(payload["exp"]),
+                      leeway=self.leeway)
 
 
 def external_identity(settings: Any) -> ExternalIdentity | None:

@@ -96,7 +96,10 @@ def _issuer(rsa_key: rsa.RSAPrivateKey) -> TokenIssuer:
 
 def test_an_identity_providers_jwt_is_a_player_token_for_its_subject(rsa_key: rsa.RSAPrivateKey) -> None:
     claims = _issuer(rsa_key).verify(_jwt(rsa_key))
-    assert claims == Claims(role="player", match="*", player="player-7", exp=claims.exp)
+    assert claims == Claims(role="player", match="*", player="player-7", exp=claims.exp,
+                            leeway=30)
+    # refused from exp + its leeway (clock skew), where a stream taken with it ends too
+    assert claims.refused_from == claims.exp + 30
 
 
 @pytest.mark.parametrize("case", ["forged", "expired", "audience", "issuer", "no-sub", "hs256",
