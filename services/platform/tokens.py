@@ -30,8 +30,10 @@ import jwt
 
 from services.platform.canonical import canonical_json
 from services.platform.errors import PermissionDenied, Unauthenticated
+from services.platform.logs import get_logger
 
 ROLES = ("seat", "player", "organiser", "service")
+log = get_logger("tokens")
 _B64URL = re.compile(r"^[A-Za-z0-9_-]*\Z")
 
 
@@ -259,19 +261,44 @@ class ExternalIdentity:
                       leeway=self.leeway)
 
 
+_warned_any_issuer = False
+"""Whether this process said that its JWTs are taken from any issuer (once, at start-up)."""
+
+
+def _warn_any_issuer(settings: Any) -> None:
+    """Keys without NEON_JWT_ISSUER: JWTs of any issuer the keys verify are taken (the
+    audience is checked). Deployments rely on it, so it stays; the process says so once
+    (each service builds its issuer, some more than once). Settings' names only: never the
+    key, never a token."""
+    global _warned_any_issuer
+    if _warned_any_issuer:
+        return
+    _warned_any_issuer = True
+    log.warning("JWT keys are configured without an issuer: identity-provider JWTs of any "
+                "issuer are taken (their audience is checked); set the setting to the "
+                "provider's issuer to take only its tokens",
+                setting="NEON_JWT_ISSUER", audience=settings.jwt_audience,
+                keys="NEON_JWT_JWKS_FILE" if settings.jwt_jwks_file else "NEON_JWT_PUBLIC_KEY")
+
+
 def external_identity(settings: Any) -> ExternalIdentity | None:
-    """The deployment's external identity provider, from ``NEON_JWT_*`` settings, if any."""
+    """The deployment's external identity provider, from ``NEON_JWT_*`` settings, if any
+    (without ``NEON_JWT_ISSUER``: any issuer, with a warning at start-up)."""
     pem, jwks_file = settings.jwt_public_key, settings.jwt_jwks_file
     if not pem and not jwks_file:
         return None
     if not settings.jwt_audience:
         raise ValueError("NEON_JWT_AUDIENCE must be set with NEON_JWT_PUBLIC_KEY/_JWKS_FILE")
     if jwks_file:
-        return ExternalIdentity.from_jwks(Path(jwks_file).read_text(), settings.jwt_audience,
-                                          settings.jwt_issuer)
-    if not pem.lstrip().startswith("-----BEGIN"):
-        pem = Path(pem).read_text()  # a path to the PEM file
-    return ExternalIdentity.from_pem(pem, settings.jwt_audience, settings.jwt_issuer)
+        identity = ExternalIdentity.from_jwks(Path(jwks_file).read_text(), settings.jwt_audience,
+                                              settings.jwt_issuer)
+    else:
+        if not pem.lstrip().startswith("-----BEGIN"):
+            pem = Path(pem).read_text()  # a path to the PEM file
+        identity = ExternalIdentity.from_pem(pem, settings.jwt_audience, settings.jwt_issuer)
+    if not settings.jwt_issuer:
+        _warn_any_issuer(settings)
+    return identity
 
 
 _FROM_SETTINGS: Any = object()
