@@ -164,12 +164,12 @@ class DiceApplication(Application):
         draws come from the blocks the service reserves, from block 0, and Draw takes it no
         more (a Draw before StartMatch's first reservation moved the counter, and the match
         could not start)."""
-        view = self._open(match_id, dev_seed)
+        view = self._open(match_id, dev_seed, for_match)
         if for_match and not view.for_match and not view.closed:
             view = self._change(match_id, _opened_for_match)
         return view
 
-    def _open(self, match_id: str, dev_seed: str) -> SessionView:
+    def _open(self, match_id: str, dev_seed: str, for_match: bool) -> SessionView:
         check_match_key(match_id)
         if dev_seed and not self.allow_dev_seeds:
             raise FailedPrecondition("dev seeds are refused in tournament mode")
@@ -178,6 +178,8 @@ class DiceApplication(Application):
         with self._sessions.hold(match_id, lambda: self._load(match_id)) as held:
             if held.value is None:
                 session = DiceSession.open(match_id, dev_seed, self._dev_secret)
+                if for_match:  # saved with its Opened: CreateMatch's open is one write
+                    session.open_for_match()
                 try:
                     self.save(session)
                 except IntegrityError:

@@ -319,6 +319,7 @@ def test_a_session_opened_for_a_match_takes_no_draw_before_its_first_reservation
     dice.open("g/m", for_match=True)
     with pytest.raises(FailedPrecondition, match="ReserveBlocks"):
         dice.draw("g/m", "peek", "roll", 6, 1)
+    assert events_of(dice, "g/m") == ["Opened", "OpenedForMatch"]
     dice.add_client_seed("g/m", 0, "seed")
     assert dice.reserve_blocks("g/m", 0, 8).first == 0
     dice.open("g/ahead")  # an organiser's, then the rules service's for its match
