@@ -47,10 +47,19 @@ class SessionView:
     seed_hex: str
     state_key_hex: str
 
+    for_match: bool = False
+
     @classmethod
     def of(cls, s: DiceSession) -> SessionView:
         return cls(s.match_id, s.stream_id, s.commitment, tuple(s.seeds), s.next_block,
-                   s.reserved, s.closed, s.dev, s.seed_hex, s.state_key.hex())
+                   s.reserved, s.closed, s.dev, s.seed_hex, s.state_key.hex(),
+                   s.for_match)
+
+
+def _opened_for_match(session: DiceSession) -> SessionView:
+    if not session.for_match and not session.closed:
+        session.open_for_match()
+    return SessionView.of(session)
 
 
 @dataclass(frozen=True)
@@ -149,7 +158,18 @@ class DiceApplication(Application):
                     raise
         raise Aborted(f"dice session {match_id!r} was changed concurrently; try again")
 
-    def open(self, match_id: str, dev_seed: str = "") -> SessionView:
+    def open(self, match_id: str, dev_seed: str = "", for_match: bool = False) -> SessionView:
+        """The session of ``match_id``, made when there is none. ``for_match``: a rules
+        service opens it for its match (a service token), which marks it so (once): its
+        draws come from the blocks the service reserves, from block 0, and Draw takes it no
+        more (a Draw before StartMatch's first reservation moved the counter, and the match
+        could not start)."""
+        view = self._open(match_id, dev_seed, for_match)
+        if for_match and not view.for_match and not view.closed:
+            view = self._change(match_id, _opened_for_match)
+        return view
+
+    def _open(self, match_id: str, dev_seed: str, for_match: bool) -> SessionView:
         check_match_key(match_id)
         if dev_seed and not self.allow_dev_seeds:
             raise FailedPrecondition("dev seeds are refused in tournament mode")
@@ -158,6 +178,8 @@ class DiceApplication(Application):
         with self._sessions.hold(match_id, lambda: self._load(match_id)) as held:
             if held.value is None:
                 session = DiceSession.open(match_id, dev_seed, self._dev_secret)
+                if for_match:  # saved with its Opened: CreateMatch's open is one write
+                    session.open_for_match()
                 try:
                     self.save(session)
                 except IntegrityError:
@@ -217,6 +239,14 @@ class DiceApplication(Application):
                 # next reservation: its future rolls, seen before its players see them.
                 raise FailedPrecondition("this session's match draws from reserved blocks; "
                                          "Draw takes no session that reserves")
+            if session.for_match:
+                # Not reserving yet (its match created, not started): a Draw would take the
+                # blocks its first ReserveBlocks, from block 0, asks for, and the match could
+                # never start (nor its seats add their client seeds).
+                raise FailedPrecondition(
+                    "this session was opened by a rules service for its match, which draws "
+                    "from the blocks it reserves (ReserveBlocks, from block 0 at the match's "
+                    "start); Draw takes only a session an organiser opened for itself")
             return session.draw(request_id, op, n, count)
 
         return self._change(match_id, draw)

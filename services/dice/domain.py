@@ -52,6 +52,7 @@ class DiceSession(Aggregate):
         self.reserved = 0
         self.draws: dict[str, dict[str, Any]] = {}
         self.closed = False
+        self.for_match = False
 
     @staticmethod
     def create_id(match_id: str, *args: Any, **kwargs: Any) -> uuid.UUID:
@@ -104,6 +105,12 @@ class DiceSession(Aggregate):
         """The words of blocks [first, first + count): what ReserveBlocks hands out."""
         seeds = sorted(self.seeds)
         return [word(self.seed, self.stream_id, seeds, n) for n in range(first, first + count)]
+
+    @event("OpenedForMatch")
+    def open_for_match(self) -> None:
+        """A rules service opened it for its match (OpenSession with a service token): it
+        draws only from the blocks that service reserves, from block 0, never by Draw."""
+        self.for_match = True
 
     @event("BlocksReserved")
     def reserve(self, end: int) -> None:

@@ -54,7 +54,9 @@ class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
 
     async def OpenSession(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         claims = require_claims("service", "organiser")
-        session = await asyncio.to_thread(self.app.open, _match_id(request), request.dev_seed)
+        # a service's is a rules service's, for its match: Draw takes it no more
+        session = await asyncio.to_thread(self.app.open, _match_id(request), request.dev_seed,
+                                          claims.role == "service")
         # The state key hides state hashes until the seal: only the rules service gets it.
         key = session.state_key_hex if claims.role == "service" else ""
         return dice_pb2.OpenSessionResponse(session=session_message(session), state_key=key)

@@ -30,8 +30,10 @@ import jwt
 
 from services.platform.canonical import canonical_json
 from services.platform.errors import PermissionDenied, Unauthenticated
+from services.platform.logs import get_logger
 
 ROLES = ("seat", "player", "organiser", "service")
+log = get_logger("tokens")
 _B64URL = re.compile(r"^[A-Za-z0-9_-]*\Z")
 
 
@@ -83,11 +85,19 @@ class Claims:
     minted_by: str | None = None
     """On a player token an organiser minted (MintPlayerToken): that organiser's name (may
     be empty); ``None`` on every other token (minted with the deployment's keys, a JWT)."""
+    leeway: int | None = None
+    """An identity provider's JWT: the seconds past ``exp`` it is still taken (clock skew,
+    ``ExternalIdentity.leeway``); ``None`` for the deployment's own tokens, which have none."""
 
     @property
     def refused_from(self) -> int:
-        """The first unix second at which :meth:`TokenIssuer.verify` refuses the token
-        (``exp`` is the last second it is taken): where an open stream taken with it ends."""
+        """The first unix second at which :meth:`TokenIssuer.verify` refuses the token: where
+        an open stream taken with it ends (every stream: WatchMatch, Play, WatchMyMatches,
+        WatchMyInvitations, WatchTicket). The deployment's own token is taken through its
+        ``exp`` second; a JWT until ``exp`` + its leeway (PyJWT refuses it from then), so a
+        stream opened with one inside its leeway is not ended as soon as it is opened."""
+        if self.leeway is not None:
+            return self.exp + self.leeway
         return self.exp + 1
 
     def require_match(self, match_id: str) -> None:
@@ -247,22 +257,48 @@ class ExternalIdentity:
             raise Unauthenticated("JWT subject is not a player id (1-128 printable characters)")
         if is_bot(player):
             raise PermissionDenied(f"player ids starting with {BOT_PREFIX!r} are reserved for bots")
-        return Claims(role="player", match="*", player=player, exp=int(payload["exp"]))
+        return Claims(role="player", match="*", player=player, exp=int(payload["exp"]),
+                      leeway=self.leeway)
+
+
+_warned_any_issuer = False
+"""Whether this process said that its JWTs are taken from any issuer (once, at start-up)."""
+
+
+def _warn_any_issuer(settings: Any) -> None:
+    """Keys without NEON_JWT_ISSUER: JWTs of any issuer the keys verify are taken (the
+    audience is checked). Deployments rely on it, so it stays; the process says so once
+    (each service builds its issuer, some more than once). Settings' names only: never the
+    key, never a token."""
+    global _warned_any_issuer
+    if _warned_any_issuer:
+        return
+    _warned_any_issuer = True
+    log.warning("JWT keys are configured without an issuer: identity-provider JWTs of any "
+                "issuer are taken (their audience is checked); set the setting to the "
+                "provider's issuer to take only its tokens",
+                setting="NEON_JWT_ISSUER", audience=settings.jwt_audience,
+                keys="NEON_JWT_JWKS_FILE" if settings.jwt_jwks_file else "NEON_JWT_PUBLIC_KEY")
 
 
 def external_identity(settings: Any) -> ExternalIdentity | None:
-    """The deployment's external identity provider, from ``NEON_JWT_*`` settings, if any."""
+    """The deployment's external identity provider, from ``NEON_JWT_*`` settings, if any
+    (without ``NEON_JWT_ISSUER``: any issuer, with a warning at start-up)."""
     pem, jwks_file = settings.jwt_public_key, settings.jwt_jwks_file
     if not pem and not jwks_file:
         return None
     if not settings.jwt_audience:
         raise ValueError("NEON_JWT_AUDIENCE must be set with NEON_JWT_PUBLIC_KEY/_JWKS_FILE")
     if jwks_file:
-        return ExternalIdentity.from_jwks(Path(jwks_file).read_text(), settings.jwt_audience,
-                                          settings.jwt_issuer)
-    if not pem.lstrip().startswith("-----BEGIN"):
-        pem = Path(pem).read_text()  # a path to the PEM file
-    return ExternalIdentity.from_pem(pem, settings.jwt_audience, settings.jwt_issuer)
+        identity = ExternalIdentity.from_jwks(Path(jwks_file).read_text(), settings.jwt_audience,
+                                              settings.jwt_issuer)
+    else:
+        if not pem.lstrip().startswith("-----BEGIN"):
+            pem = Path(pem).read_text()  # a path to the PEM file
+        identity = ExternalIdentity.from_pem(pem, settings.jwt_audience, settings.jwt_issuer)
+    if not settings.jwt_issuer:
+        _warn_any_issuer(settings)
+    return identity
 
 
 _FROM_SETTINGS: Any = object()

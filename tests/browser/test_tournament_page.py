@@ -463,3 +463,82 @@ async def test_the_list_stays_in_place_while_it_is_asked_again(served: Served,
         release.set()
         await client.close()
     assert browser.console_errors == []
+
+
+class CutStreams:
+    """WatchTournament faked in the page (page.route): each stream opened is answered with
+    ``frames`` frames of a running tournament and then cut (its body ends without Connect's
+    end message, as a proxy's idle timeout cuts it), or, with ``frames`` 0, refused: by the
+    gateway, ``unavailable`` (its backend down), or by a proxy in front of it, a page of its
+    own with no Connect code (the gateway down)."""
+
+    def __init__(self, frames: int, refusal: str = "gateway") -> None:
+        self.frames, self.refusal, self.opened = frames, refusal, 0
+
+    async def __call__(self, route: Any) -> None:
+        self.opened += 1
+        if not self.frames and self.refusal == "gateway":
+            await route.fulfill(status=503, content_type="application/json",
+                                body=json.dumps({"code": "unavailable", "message": "down"}))
+            return
+        if not self.frames:
+            await route.fulfill(status=502, content_type="text/html",
+                                body="<html><body>502 Bad Gateway</body></html>")
+            return
+        t = {"tournamentId": "cut_t", "name": f"cut {self.opened}", "game": GAME, "mode": "single",
+             "formatJson": format_json("swiss", 9), "status": "TOURNAMENT_STATUS_RUNNING"}
+        frame = json.dumps({"tournament": t}).encode()
+        body = (bytes([0]) + len(frame).to_bytes(4, "big") + frame) * self.frames
+        await route.fulfill(status=200, content_type="application/connect+json", body=body)
+
+
+async def follow_cut_streams(page: Any, streams: CutStreams, until: int, ms: int) -> None:
+    """Follows tournament cut_t with the page's fake clock run on (a second before each
+    stream is opened again), until ``until`` streams were opened or ``ms`` went by."""
+    await page.route("**/WatchTournament", streams)
+    await page.route("**/GetStandings", lambda route: route.fulfill(
+        status=200, content_type="application/json", body='{"rows": [], "final": false}'))
+    await page.evaluate("() => { import('/static/tournament.js').then((m) => m.follow('cut_t')); }")
+    for _ in range(ms // 250):
+        if streams.opened >= until:
+            return
+        await asyncio.sleep(0.02)  # the page reads the stream, fails, sets its timer
+        await page.clock.run_for(250)
+
+
+async def test_a_tournament_is_followed_across_any_number_of_cuts(served: Served,
+                                                                  browser: Browser) -> None:
+    """A long tournament's stream cut again and again over a day (proxies' idle timeouts):
+    each stream that delivered a frame starts the count of failures again, so the page keeps
+    following it. Before, it gave up for good at the 22nd cut, frames or not."""
+    page = browser.page
+    await page.clock.install()
+    await page.goto(served.url + "/")
+    await page.wait_for_selector("body[data-ready='1']")
+    await page.click("#tab-tournament")
+    streams = CutStreams(frames=1)
+    await follow_cut_streams(page, streams, until=45, ms=120_000)
+    assert streams.opened >= 45, (
+        f"given up after {streams.opened} streams: {await page.text_content('#status')}")
+    shown = int((await page.text_content("#tournament-title") or "").removeprefix("cut "))
+    assert shown >= 44, "each stream's frame is drawn"
+    assert await page.get_attribute("#tournament", "data-ended") == "0"
+
+
+@pytest.mark.parametrize("refusal", ["gateway", "proxy"])
+async def test_a_tournament_stream_that_never_answers_is_given_up(
+    served: Served, browser: Browser, refusal: str
+) -> None:
+    """A stream that fails with no frame between is tried again every second, and given up
+    once it failed 20 times in a row over a minute (common.js's reconnecting, as the live
+    viewer's followMatch). A proxy's 502 page is ``unavailable`` (connect.js, from its HTTP
+    status as Connect maps it), tried again as the gateway's own is."""
+    page = browser.page
+    await page.clock.install()
+    await page.goto(served.url + "/")
+    await page.wait_for_selector("body[data-ready='1']")
+    await page.click("#tab-tournament")
+    streams = CutStreams(frames=0, refusal=refusal)
+    await follow_cut_streams(page, streams, until=1000, ms=200_000)
+    assert 21 <= streams.opened <= 70, streams.opened
+    assert "unavailable" in (await page.text_content("#status") or "")

@@ -8,9 +8,13 @@ import grpc
 import pytest
 
 from services.cli.backend import Backend
+from services.cli.client import RulesClient
 from services.genproto.neon.dice.v1 import dice_pb2
+from services.genproto.neon.rules.v1 import rules_pb2
 from services.platform.draws import state_key, word
 from services.platform.grpc_kit import call_metadata
+from services.rules.verify import verify_export
+from tests.support import toy
 from tests.support.client import dice_stub
 
 
@@ -73,3 +77,48 @@ async def test_only_the_rules_service_closes_a_session(backend: Backend) -> None
     closed = await dice.CloseSession(dice_pb2.CloseSessionRequest(match_id=key), metadata=service, timeout=5)
     assert closed.session.closed and len(closed.seed) == 64
     await channel.close()
+
+
+async def test_an_organisers_draw_does_not_block_a_created_matchs_start(toy_backend: Backend) -> None:
+    """The rules service opens a match's dice session at CreateMatch and reserves its blocks
+    from block 0 only at StartMatch. An organiser's Draw on it in between (by hand, or a bug
+    in an organiser's script) moved the session's counter: the seats' client seeds were then
+    refused and the first ReserveBlocks too, so the match could never start. A session the
+    rules service opened for its match now draws only through ReserveBlocks; a Draw on it is
+    FAILED_PRECONDITION with the reason, and the match starts and verifies. A session an
+    organiser opened for itself draws as before."""
+    rules = RulesClient(toy_backend.address("rules-toy"))
+    channel, dice = dice_stub(toy_backend.address("dice"))
+    organiser = toy_backend.organiser_token()
+    service = call_metadata(toy_backend.issuer.issue("service", "*", ttl=600))
+    created = await rules.create(organiser, match_id="drawn-1", mode="race", seats=2,
+                                 await_client_seeds=True)
+    tokens = {t.seat: t.token for t in created.seat_tokens}
+    for md in (call_metadata(organiser), service):
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await dice.Draw(dice_pb2.DrawRequest(match_id="toy/drawn-1", request_id="peek",
+                                                 op=dice_pb2.DRAW_OP_ROLL, n=6, count=1),
+                            metadata=md, timeout=5)
+        assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION, info.value
+        assert "ReserveBlocks" in (info.value.details() or ""), info.value.details()
+    seen = await dice.GetCommitment(dice_pb2.GetCommitmentRequest(match_id="toy/drawn-1"),
+                                    metadata=service, timeout=5)
+    assert seen.session.counter == 0
+    await rules.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
+        match_id="drawn-1", seed="mine"), tokens[0])
+    await rules.call("StartMatch", rules_pb2.StartMatchRequest(match_id="drawn-1"), organiser)
+    await rules.submit(tokens[0], "drawn-1", "a", {"type": "pick", "step": 3})
+    await rules.submit(tokens[1], "drawn-1", "b", {"type": "pick", "step": 1})  # rolls
+    await rules.abandon(organiser, "drawn-1", "done")
+    export = (await rules.export(organiser, "drawn-1")).export_jsonl
+    assert verify_export(export, engine=toy.ENGINE).ok
+    # an organiser's own session (opened by the organiser, then the same again): draws
+    md = call_metadata(organiser)
+    for _ in range(2):
+        await dice.OpenSession(dice_pb2.OpenSessionRequest(match_id="own-1"), metadata=md, timeout=5)
+    draw = (await dice.Draw(dice_pb2.DrawRequest(match_id="own-1", request_id="r1",
+                                                 op=dice_pb2.DRAW_OP_ROLL, n=6, count=3),
+                            metadata=md, timeout=5)).draw
+    assert len(draw.result) == 3 and draw.first == 0 and draw.next > 0
+    await channel.close()
+    await rules.close()

@@ -3,6 +3,7 @@ external identity provider the deployment trusts; forged, expired or misaddresse
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import time
 import uuid
@@ -127,6 +128,56 @@ async def test_tickets_open_with_a_minted_token_or_an_external_jwt_and_bad_jwts_
                 await ticket(token, player)
             assert refused.value.code() == code, (name, refused.value.details())
             assert words in (refused.value.details() or ""), (name, refused.value.details())
+    finally:
+        await ch.close()
+        await mm.stop(0.5)
+        await backend.stop(1)
+
+
+async def test_a_stream_taken_with_a_jwt_in_its_leeway_lasts_until_the_jwt_is_refused(
+        tmp_path: Path, nats_url: str) -> None:
+    """An identity provider's JWT is taken up to 30 s past its ``exp`` (clock skew). A
+    stream opened with one in that leeway was ended at once (its end was ``exp`` + 1): the
+    client, whose unary calls still went through, reconnected in a loop. Every stream now
+    ends the moment the token stops being taken (``exp`` + the leeway), not before."""
+    provider = Ed25519PrivateKey.generate()
+    settings = make_settings(tmp_path, nats_url, jwt_public_key=_pem(provider),
+                             jwt_audience=AUDIENCE, jwt_issuer=ISSUER)
+    backend = await start_backend(settings, games=[], embedded_nats=False,
+                                  engines={"toy": toy.ENGINE})
+    addresses = {name: svc.address for name, svc in backend.services.items()}
+    mm = await mm_main.start(
+        dataclasses.replace(backend.settings, addresses={**settings.addresses, **addresses}),
+        backend.keys, backend.nats_client, config=FAST, ratings=StaticRatings(),
+        catalogue=catalogue())
+    ch = channel(mm.address)
+    stub = pb_grpc.MatchmakingServiceStub(ch)
+    late = _jwt(provider, f"lou-{uuid.uuid4().hex[:8]}", ttl=-26)  # taken for 4 s more at most
+    refused_from = jwt.decode(late, options={"verify_signature": False})["exp"] + 30
+
+    async def listed() -> Any:
+        return await stub.ListMyInvitations(pb.ListMyInvitationsRequest(),
+                                            metadata=call_metadata(late), timeout=10)
+
+    try:
+        assert (await listed()).total == 0  # taken: inside the leeway
+        call = stub.WatchMyInvitations(pb.WatchMyInvitationsRequest(),
+                                       metadata=call_metadata(late), timeout=30)
+        stream = aiter(call)
+        assert (await anext(stream)).total == 0
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            while True:
+                await asyncio.wait_for(anext(stream), 10)
+        ended = time.time()
+        assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED, info.value
+        assert "expired" in (info.value.details() or "")
+        assert ended >= refused_from - 0.1, (
+            f"the stream ended {refused_from - ended:.1f} s before its token was refused")
+        assert ended < refused_from + 3
+        with pytest.raises(grpc.aio.AioRpcError) as info:  # refused from then on
+            await listed()
+        assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        assert "expired" in (info.value.details() or "")
     finally:
         await ch.close()
         await mm.stop(0.5)

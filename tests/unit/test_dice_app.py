@@ -308,3 +308,27 @@ def test_a_session_is_opened_again_only_with_the_dev_seed_it_was_made_from() -> 
     with pytest.raises(FailedPrecondition, match="another seed"):
         dice.open("g/plain", dev_seed="x")
     assert not dice.session("g/plain").dev
+
+
+def test_a_session_opened_for_a_match_takes_no_draw_before_its_first_reservation() -> None:
+    """A rules service opens its match's session (for_match: a service token) at
+    CreateMatch and reserves from block 0 at StartMatch; a Draw in between moved the counter
+    and the match could never start. Marked once (OpenedForMatch), also when an organiser
+    opened it first; an organiser's own session draws as before."""
+    dice = app()
+    dice.open("g/m", for_match=True)
+    with pytest.raises(FailedPrecondition, match="ReserveBlocks"):
+        dice.draw("g/m", "peek", "roll", 6, 1)
+    assert events_of(dice, "g/m") == ["Opened", "OpenedForMatch"]
+    dice.add_client_seed("g/m", 0, "seed")
+    assert dice.reserve_blocks("g/m", 0, 8).first == 0
+    dice.open("g/ahead")  # an organiser's, then the rules service's for its match
+    dice.open("g/ahead", for_match=True)
+    dice.open("g/ahead", for_match=True)
+    dice.open("g/ahead")
+    with pytest.raises(FailedPrecondition, match="ReserveBlocks"):
+        dice.draw("g/ahead", "peek", "shuffle", 20, 1)
+    assert events_of(dice, "g/ahead") == ["Opened", "OpenedForMatch"]
+    dice.open("g/own")
+    assert dice.draw("g/own", "r", "roll", 6, 2).first == 0
+    assert events_of(dice, "g/own") == ["Opened", "Drawn"]

@@ -96,7 +96,10 @@ def _issuer(rsa_key: rsa.RSAPrivateKey) -> TokenIssuer:
 
 def test_an_identity_providers_jwt_is_a_player_token_for_its_subject(rsa_key: rsa.RSAPrivateKey) -> None:
     claims = _issuer(rsa_key).verify(_jwt(rsa_key))
-    assert claims == Claims(role="player", match="*", player="player-7", exp=claims.exp)
+    assert claims == Claims(role="player", match="*", player="player-7", exp=claims.exp,
+                            leeway=30)
+    # refused from exp + its leeway (clock skew), where a stream taken with it ends too
+    assert claims.refused_from == claims.exp + 30
 
 
 @pytest.mark.parametrize("case", ["forged", "expired", "audience", "issuer", "no-sub", "hs256",
@@ -182,3 +185,39 @@ def test_a_jwks_without_an_asymmetric_signing_key_is_refused_at_start() -> None:
                  [{**rsa_jwk, "alg": "HS256", "kid": "r"}]):
         with pytest.raises(ValueError, match="no signing key"):
             ExternalIdentity.from_jwks({"keys": keys}, AUDIENCE, ISSUER)
+
+
+def test_jwt_keys_without_an_issuer_warn_once_and_never_log_a_token(
+        rsa_key: rsa.RSAPrivateKey, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With NEON_JWT_ISSUER unset, JWTs of any issuer are taken (the audience is required):
+    deployments rely on it, so it stays, but the start-up says so once, naming the setting,
+    in a structured warning that holds neither the key nor any token."""
+    import structlog
+
+    from services.platform import tokens
+
+    monkeypatch.setattr(tokens, "_warned_any_issuer", False, raising=False)
+    pem = _pem(rsa_key)
+    token = _jwt(rsa_key, iss="https://anyone.example")
+    env = {"NEON_JWT_PUBLIC_KEY": pem, "NEON_JWT_AUDIENCE": AUDIENCE}
+    with structlog.testing.capture_logs() as logged:
+        for _ in range(3):  # a process builds its issuer more than once (each service's)
+            identity = external_identity(load(env))
+            assert identity is not None and identity.issuer == ""
+            issuer = TokenIssuer(SECRET, external=identity)
+            assert issuer.verify(token).player == "player-7"  # any issuer: taken, as before
+        with pytest.raises(Unauthenticated):
+            issuer.verify(token + "x")
+    warnings = [e for e in logged if e["log_level"] == "warning"]
+    assert len(warnings) == 1, logged
+    assert warnings[0]["setting"] == "NEON_JWT_ISSUER"
+    assert "issuer" in warnings[0]["event"]
+    shown = repr(logged)
+    assert token not in shown and token.split(".")[1] not in shown
+    assert "BEGIN PUBLIC KEY" not in shown and pem.splitlines()[1] not in shown
+    # with an issuer, or without JWT keys at all: no warning
+    monkeypatch.setattr(tokens, "_warned_any_issuer", False, raising=False)
+    with structlog.testing.capture_logs() as logged:
+        external_identity(load({**env, "NEON_JWT_ISSUER": ISSUER}))
+        assert external_identity(load({})) is None
+    assert [e for e in logged if e["log_level"] == "warning"] == []

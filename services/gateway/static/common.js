@@ -135,17 +135,41 @@ export function coalesced(load, onError) {
 }
 
 export const RECONNECT_FOR = 60_000;  // ms a stream is opened again while nothing answers
+export const RECONNECT_TRIES = 20;  // and times at least, in a row
 const RESUMED = new Set(["unavailable", "canceled"]);  // a stream cut, the backend restarting
+
+// When a page opens a followed stream again (followMatch here, tournament.js's
+// WatchTournament): after a failure that resumes (`unavailable`, `canceled`: a stream cut by
+// a proxy's timeout, the gateway or its backend restarting), a second later, until the stream
+// has failed RECONNECT_TRIES times in a row over RECONNECT_FOR with no frame between. A frame
+// received (`delivered()`) starts the count again: a stream cut now and then over a day (a
+// long tournament, a long match) is followed to its end, however many cuts it takes. Any other
+// error (an expired token, an unknown match or tournament) is not retried. `now`: the clock.
+export function reconnecting(now = () => Date.now()) {
+  let failures = 0;
+  let lostAt = 0;
+  return {
+    delivered() { failures = 0; lostAt = 0; },
+    // true when the stream that failed with `err` is to be opened again (wait() first)
+    again(err) {
+      if (!RESUMED.has(err.code)) return false;
+      failures += 1;
+      lostAt = lostAt || now();
+      return failures <= RECONNECT_TRIES || now() - lostAt <= RECONNECT_FOR;
+    },
+    wait: () => new Promise((resolve) => setTimeout(resolve, 1000)),
+  };
+}
 
 // Follows `matchId`'s WatchMatch stream (with `token`, or none: the spectator's) until it ends
 // at the match's seal, each event once and in order to `each`. A stream that is cut or not
 // answered (the gateway or the rules service restarting) is opened again from the last event
-// received, every second, for up to RECONNECT_FOR without an event; `lost(err)` is told each
-// time. Any other error (an expired token, an unknown match), and the last one after that
-// minute, is thrown, as is the AbortError of `signal`.
+// received, as `reconnecting` says; `lost(err)` is told each time. Any other error (an expired
+// token, an unknown match), and the last one when it gives up, is thrown, as is the
+// AbortError of `signal`.
 export async function followMatch(game, matchId, token, signal, each, lost = () => {}) {
   let seen = 0;
-  let lostAt = 0;
+  const retry = reconnecting();
   for (;;) {
     try {
       const stream = serverStream(rules(game, "WatchMatch"), { matchId, fromVersion: seen }, token, signal);
@@ -154,16 +178,14 @@ export async function followMatch(game, matchId, token, signal, each, lost = () 
         const version = Number(event.version || 0);
         if (version && version <= seen) continue;  // already shown before the cut
         seen = version || seen;
-        lostAt = 0;
+        retry.delivered();
         each(event);
       }
       return;
     } catch (err) {
-      if (err.name === "AbortError" || signal.aborted || !RESUMED.has(err.code)) throw err;
-      lostAt = lostAt || Date.now();
-      if (Date.now() - lostAt > RECONNECT_FOR) throw err;
+      if (err.name === "AbortError" || signal.aborted || !retry.again(err)) throw err;
       lost(err);
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await retry.wait();
     }
   }
 }

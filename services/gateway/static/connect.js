@@ -16,6 +16,12 @@ function headers(token, contentType, timeoutMs = 0) {
   return h;
 }
 
+// The code of an error answer that carries none (a proxy's own page: 502, 503, 504 when the
+// gateway does not answer), from its HTTP status, as the Connect protocol maps them.
+const HTTP_CODES = { 400: "internal", 401: "unauthenticated", 403: "permission_denied", 404: "unimplemented",
+                     429: "unavailable", 502: "unavailable", 503: "unavailable", 504: "unavailable" };
+const codeOf = (data, response) => data.code || HTTP_CODES[response.status] || "unknown";
+
 // fetch, a network failure (the gateway down or unreachable) as an `unavailable` ConnectError.
 async function post(path, init) {
   try {
@@ -29,8 +35,8 @@ async function post(path, init) {
 // `timeoutMs`: how long the service may take (Connect-Timeout-Ms; 0: the gateway's default).
 export async function unary(path, body = {}, token = "", timeoutMs = 0) {
   const response = await post(path, { headers: headers(token, "application/json", timeoutMs), body: JSON.stringify(body) });
-  const data = await response.json().catch(() => ({ code: "unknown", message: response.statusText }));
-  if (!response.ok) throw new ConnectError(data.code || "unknown", data.message || "");
+  const data = await response.json().catch(() => ({ message: response.statusText }));
+  if (!response.ok) throw new ConnectError(codeOf(data, response), data.message || "");
   return data;
 }
 
@@ -47,7 +53,7 @@ export async function* serverStream(path, body = {}, token = "", signal = undefi
   const response = await post(path, { headers: headers(token, "application/connect+json"), body: envelope(body), signal });
   if (!response.ok) {
     const data = await response.json().catch(() => ({}));
-    throw new ConnectError(data.code || "unknown", data.message || response.statusText);
+    throw new ConnectError(codeOf(data, response), data.message || response.statusText);
   }
   const reader = response.body.getReader();
   let buffer = new Uint8Array(0);

@@ -4,8 +4,10 @@
 // tie-break values (GetStandings, asked again whenever the tournament changes). Public calls
 // only: this module never sends a token (the organiser's desk, desk.js, acts with its own,
 // and learns what is followed here through onFollowed).
-import { serverStream } from "/static/connect.js";
-import { $, el, short, TOURNAMENT as SERVICE, tournamentCall as call } from "/static/common.js";
+import { ConnectError, serverStream } from "/static/connect.js";
+import {
+  $, el, short, reconnecting, TOURNAMENT as SERVICE, tournamentCall as call,
+} from "/static/common.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -305,9 +307,13 @@ export async function follow(id) {
       .finally(() => { pending = null; if (again) { again = false; refresh(); } });
     return pending;
   };
-  for (let attempt = 0; token === following; attempt++) {
+  // a stream cut (a proxy's timeout, the gateway restarting) is opened again as the live
+  // viewer's is (common.js's reconnecting): its count of failures starts again with each frame
+  const retry = reconnecting();
+  while (token === following) {
     try {
       for await (const frame of serverStream(`${SERVICE}/WatchTournament`, { tournamentId: id }, "", token.signal)) {
+        retry.delivered();
         t = frame.tournament;
         drawHeader(t);
         if (frame.round) rounds.set(frame.round.number, frame.round);
@@ -316,13 +322,13 @@ export async function follow(id) {
         tell(id, t);
         refresh();
       }
-      if (t && !/FINISHED|FORCE_ENDED/.test(t.status)) continue; // the stream was cut: resume
-      break;
+      if (!t || /FINISHED|FORCE_ENDED/.test(t.status)) break;
+      throw new ConnectError("unavailable", "the stream ended before the tournament did");
     } catch (err) {
       if (err.name === "AbortError" || token !== following) return;
       status(`stream: ${err.message}`);
-      if (err.code === "not_found" || attempt > 20) return;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      if (!retry.again(err)) return;
+      await retry.wait();
     }
   }
   while (pending) await pending;

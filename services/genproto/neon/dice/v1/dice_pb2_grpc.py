@@ -58,7 +58,9 @@ class DiceServiceServicer:
 
     def Draw(self, request, context):
         """Makes one draw. A repeated request_id returns the first result. FAILED_PRECONDITION on
-        a session that reserves blocks (ReserveBlocks): every block is handed out once.
+        a session that reserves blocks (ReserveBlocks): every block is handed out once; and on
+        a session a rules service opened for its match (OpenSession with a service token),
+        which draws only from the blocks it reserves, from block 0 at the match's start.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
