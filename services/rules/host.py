@@ -1174,13 +1174,33 @@ class MatchHost:
         """After a start: find running matches with clocks and arm them (deadlines already
         past fire at once, once), and seal ended matches whose seal is missing (loading one
         seals it). Reads only the MatchCreated, MatchEnded and MatchSealed events. With
-        several replicas, only the matches this one ``owned`` (the others are their owners')."""
-        found = [m for m in await asyncio.to_thread(_clocked_matches, self.app) if owned(m)]
+        several replicas, only the matches this one ``owned`` (the others are their owners').
+
+        A match that cannot be loaded yet for a reason that may pass (the dice service not up
+        yet, a store blip: :func:`_passing`) is tried again in ``expiry_retry_ms`` until it is
+        armed, as a failed expiry is: nothing else arms it (loading a match for a view does
+        not), and its absent seat's deadline would never pass. The read of the matches is
+        tried again the same way while the store does not answer."""
+        while True:
+            try:
+                found = [m for m in await asyncio.to_thread(_clocked_matches, self.app)
+                         if owned(m)]
+                break
+            except Exception as err:
+                log.warning("cannot read the clocked matches, tried again",
+                            error=str(err) or type(err).__name__, retry_ms=self.expiry_retry_ms)
+                await asyncio.sleep(self.expiry_retry_ms / 1000)
         for match_id in found:
             try:
                 self._arm(await self._get(match_id))
             except Exception as err:  # one broken match must not keep the others unarmed
-                log.warning("cannot rearm clock", match_id=match_id, error=repr(err))
+                again = _passing(err)
+                log.warning("cannot rearm clock", match_id=match_id,
+                            error=str(err) or type(err).__name__,
+                            retry_ms=self.expiry_retry_ms if again else None)
+                if again:
+                    self.clockwork.arm(match_id, self.now_ms() + self.expiry_retry_ms,
+                                       ("rearm", 0))
         return len(found)
 
     def clocks_view(self, live: LiveMatch) -> list[dict[str, Any]]:

@@ -1,0 +1,142 @@
+"""Turn clocks under failures and races, found by the review of clocks and timeouts (branch
+revclocks). Real gRPC, real NATS, the SQLite store and PostgreSQL; a store's failure is the
+host's committer raising, a dice service that is down the rules host's dice client raising
+UNAVAILABLE, as the real ones do.
+
+- A match the restarted service could not load when it rearmed the clocks (the dice
+  service not up yet, a store blip) was never armed: nothing retried, and loading it later
+  (a view) does not arm it either, so its absent seat's clock never ran out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from services.cli.backend import Backend, start_backend
+from services.cli.client import RulesClient
+from services.genproto.neon.rules.v1 import rules_pb2
+from services.platform.errors import Unavailable
+from services.rules import host as host_module
+from services.rules import main as rules_main
+from services.rules.dice_client import DiceClient
+from services.rules.host import MatchHost
+from services.rules.records import check_chain
+from tests.integration.conftest import make_settings
+from tests.support import duel, toy
+
+pytestmark = pytest.mark.timeout(120)
+
+PER_DECISION = rules_pb2.CLOCK_KIND_PER_DECISION
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def backend(request: pytest.FixtureRequest, tmp_path: Path,
+                  nats_url: str) -> AsyncIterator[Backend]:
+    """Dice and the rules services of the Counter Duel and the Hidden Race toys, beating
+    every 200 ms with a 300 ms grace, on SQLite and on PostgreSQL."""
+    settings = make_settings(tmp_path, nats_url, persistence=request.param,
+                             clock_heartbeat_ms=200, clock_grace_ms=300)
+    if request.param == "postgres":
+        settings = dataclasses.replace(settings, database_url=request.getfixturevalue("postgres_url"),
+                                       postgres_schema=request.getfixturevalue("postgres_schema"))
+    b = await start_backend(settings, games=[], embedded_nats=False,
+                            engines={"duel": duel.ENGINE, "toy": toy.ENGINE})
+    yield b
+    await b.stop(1)
+
+
+def host_of(b: Backend, game: str) -> MatchHost:
+    host = b.services[f"rules-{game}"].extra["host"]
+    assert isinstance(host, MatchHost)
+    return host
+
+
+async def create(b: Backend, client: RulesClient, game: str, match_id: str,
+                 clock: rules_pb2.ClockConfig) -> dict[int, str]:
+    created = await client.create(b.organiser_token(), match_id=match_id,
+                                  mode="duel" if game == "duel" else "race", seats=2,
+                                  dev_seed="5", clock=clock)
+    return {t.seat: t.token for t in created.seat_tokens}
+
+
+async def records_of(b: Backend, client: RulesClient, match_id: str) -> list[dict[str, Any]]:
+    export = (await client.export(b.organiser_token(), match_id)).export_jsonl
+    records = [json.loads(line) for line in export.splitlines()[:-1]]
+    assert check_chain(match_id, records) is None
+    return records
+
+
+async def until_ended(client: RulesClient, match_id: str, timeout_s: float = 20) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout_s
+    while (await client.view(match_id)).status != rules_pb2.MATCH_STATUS_ENDED:
+        assert loop.time() < end, f"{match_id} never ended"
+        await asyncio.sleep(0.05)
+
+
+def timed_out(records: list[dict[str, Any]]) -> list[tuple[int, Any]]:
+    return [(r["seat"], r["timeout"]) for r in records if r.get("timeout")]
+
+
+@pytest.mark.parametrize("down", ["dice", "store"])
+async def test_a_match_not_loaded_when_the_clocks_were_rearmed_is_armed_when_it_can_be(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch, down: str) -> None:
+    """The restarted service rearms while the dice service does not answer yet (it reopens a
+    match's session to rebuild it), or while the store does not answer its read of the
+    clocked matches: the match is armed once they answer."""
+    client = RulesClient(backend.address("rules-duel"))
+    clock = rules_pb2.ClockConfig(kind=PER_DECISION, per_decision_ms=1_500)
+    await create(backend, client, "duel", "rearmed-late", clock)
+    absent = (await client.view("rearmed-late")).pending[0].seat
+    await client.close()
+    old = backend.services.pop("rules-duel")
+    await old.stop(1)
+
+    refused: list[str] = []
+    real_open = DiceClient.open
+    loop = asyncio.get_running_loop()
+    up_at = loop.time() + 1.0  # the dice service answers again a second after the restart
+
+    async def dice_down_at_first(self: DiceClient, match_id: str, dev_seed: str = "") -> Any:
+        if loop.time() < up_at:
+            refused.append(match_id)
+            raise Unavailable("the dice service is unavailable (UNAVAILABLE); try again shortly")
+        return await real_open(self, match_id, dev_seed)
+
+    def store_down_at_first(app: Any) -> list[str]:
+        if loop.time() < up_at:
+            refused.append("duel/rearmed-late")
+            raise OSError("the store is not up yet")
+        return real_scan(app)
+
+    real_scan = host_module._clocked_matches
+    if down == "dice":
+        monkeypatch.setattr(DiceClient, "open", dice_down_at_first)
+    else:
+        monkeypatch.setattr(host_module, "_clocked_matches", store_down_at_first)
+    service = await rules_main.start("duel", backend.settings, backend.keys,
+                                     backend.nats_client, duel.ENGINE)
+    backend.services[service.name] = service
+    service.extra["host"].expiry_retry_ms = 300
+    await asyncio.sleep(max(0.0, up_at - loop.time()) + 0.2)
+    assert refused and set(refused) == {"duel/rearmed-late"}, "the rearm met the dice service down"
+    client = RulesClient(service.address)
+    end = loop.time() + 15
+    records: list[dict[str, Any]] = []
+    while loop.time() < end:  # the views load the match (they do not arm it)
+        records = await records_of(backend, client, "rearmed-late")
+        if timed_out(records):
+            break
+        await asyncio.sleep(0.1)
+    assert timed_out(records)[:1] == [(absent, True)], "the absent seat's clock never ran out"
+    await asyncio.sleep(0.5)
+    records = await records_of(backend, client, "rearmed-late")
+    assert [r["n"] for r in records if r.get("timeout")][0] == 3, "applied once, as record 3"
+    await client.close()
