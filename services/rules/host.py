@@ -1041,6 +1041,9 @@ class MatchHost:
         if live.clocks is None or live.status != "running":
             self.clockwork.cancel(live.match_id)
             return
+        if self._forfeits_due(live):
+            self.clockwork.arm(live.match_id, self.now_ms(), ("forfeit", live.version))
+            return
         owed = self._owed(live.engine, live.state)
         if owed & set(live.clocks.bots):
             self.clockwork.arm(live.match_id, self.now_ms(), ("bot", live.version))
@@ -1095,6 +1098,10 @@ class MatchHost:
             if kind == "bot":
                 await self._bot_moves(live)
                 return
+            if kind == "forfeit":
+                if not await self._forfeits(live):
+                    self._arm(live)
+                return
             seat = int(kind)
             if not live.clocks.is_due(seat, int(when), self.now_ms()) \
                     or await self._time_out(live, seat) is None:
@@ -1111,12 +1118,42 @@ class MatchHost:
         action = dict(decision.default) if decision.default is not None else dict(decision.legal[0])
         records, state = await self._act(live, seat, f"timeout:{live.version + 1}", action,
                                          decision, {"timeout": True})
-        forfeit = records[0].get("clock_events", {}).get("forfeit_due", [])
+        due = seat in records[0].get("clock_events", {}).get("forfeit_due", [])
         await self._commit(live, records, state)
         log.info("clock expired", match_id=live.match_id, seat=seat, version=records[0]["n"])
-        if forfeit and live.status == "running":
-            await self._resign(live, seat)
+        if seat not in await self._forfeits(live) and due and live.status == "running":
+            log.warning("forfeit due but the engine offers no resign", match_id=live.match_id,
+                        seat=seat)
         return int(records[0]["n"])
+
+    def _forfeits_due(self, live: LiveMatch) -> list[int]:
+        """The seats whose forfeit is due and not recorded (:meth:`_forfeits`): at
+        ``max_timeouts`` under policy forfeit, still in the game (offered resign) and never
+        forfeited before (a seat forfeits once: an engine that still offered a resigned seat
+        its resignation must not have it resign on every call)."""
+        if live.clocks is None or live.status != "running" or not live.clocks.at_forfeit:
+            return []
+        due = [seat for seat in live.clocks.at_forfeit
+               if answering(self.decisions_of(live, seat), RESIGN) is not None]
+        if not due:
+            return []
+        forfeited = {seat for seat, command in live.commands if command.startswith("forfeit:")}
+        return [seat for seat in due if seat not in forfeited]
+
+    async def _forfeits(self, live: LiveMatch) -> list[int]:
+        """Resign, under the match's lock, every seat whose forfeit is due. Right after the
+        timeout that made it due, and again from what is stored whenever the match is armed
+        or takes an action: a forfeit whose commit failed (or a process stopped between the
+        timeout and its forfeit) is applied once the store answers, to the seat that timed
+        out, before any other seat's clock or action. The seats resigned."""
+        applied: list[int] = []
+        while live.status == "running":
+            due = self._forfeits_due(live)
+            if not due:
+                break
+            await self._resign(live, due[0])
+            applied.append(due[0])
+        return applied
 
     async def _overdue(self, live: LiveMatch, now: int) -> dict[int, tuple[int, int]]:
         """Apply, under the match's lock and before an action judged at ``now``, every
@@ -1126,6 +1163,7 @@ class MatchHost:
         action after it never goes in ahead of the timeout, so the log is the one the timers
         write, whichever comes first. ``{seat: (deadline, version of its timeout)}``."""
         applied: dict[int, tuple[int, int]] = {}
+        await self._forfeits(live)  # one not recorded yet goes first, as its timer would
         while live.clocks is not None and live.status == "running":
             due = [s for s in live.clocks.expired(now) if s not in applied]
             if not due:
@@ -1138,11 +1176,9 @@ class MatchHost:
         return applied
 
     async def _resign(self, live: LiveMatch, seat: int) -> None:
-        mine = self.decisions_of(live, seat)
-        decision = answering(mine, RESIGN)
-        if decision is None:
-            log.warning("forfeit due but the engine offers no resign", match_id=live.match_id)
-            return
+        """The forfeit of ``seat`` (:meth:`_forfeits_due` names it: it is offered resign)."""
+        decision = answering(self.decisions_of(live, seat), RESIGN)
+        assert decision is not None, "a forfeit is due only while the seat may resign"
         records, state = await self._act(live, seat, f"forfeit:{live.version + 1}", dict(RESIGN),
                                          decision, {"timeout": "forfeit"})
         await self._commit(live, records, state)

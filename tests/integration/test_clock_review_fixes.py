@@ -3,6 +3,9 @@ revclocks). Real gRPC, real NATS, the SQLite store and PostgreSQL; a store's fai
 host's committer raising, a dice service that is down the rules host's dice client raising
 UNAVAILABLE, as the real ones do.
 
+- A forfeit whose commit failed (the timeout before it was stored) was never applied: the
+  retry rebuilt the match and armed the next deadline, the seat that had timed out kept
+  its seat, and the *other* seat's clock ran out next and forfeited it: the wrong seat lost.
 - A match the restarted service could not load when it rearmed the clocks (the dice
   service not up yet, a store blip) was never armed: nothing retried, and loading it later
   (a view) does not arm it either, so its absent seat's clock never ran out.
@@ -28,6 +31,7 @@ from services.rules import main as rules_main
 from services.rules.dice_client import DiceClient
 from services.rules.host import MatchHost
 from services.rules.records import check_chain
+from services.rules.verify import verify_export
 from tests.integration.conftest import make_settings
 from tests.support import duel, toy
 
@@ -83,6 +87,41 @@ async def until_ended(client: RulesClient, match_id: str, timeout_s: float = 20)
 
 def timed_out(records: list[dict[str, Any]]) -> list[tuple[int, Any]]:
     return [(r["seat"], r["timeout"]) for r in records if r.get("timeout")]
+
+
+async def test_a_forfeit_whose_commit_failed_forfeits_the_seat_that_timed_out(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    host = host_of(backend, "duel")
+    host.expiry_retry_ms = 200
+    real_commit = host.committer.commit
+    failed: list[int] = []
+
+    async def commit(events: list[Any]) -> None:
+        forfeit = [e for e in events if getattr(e, "record", {}).get("timeout") == "forfeit"]
+        if forfeit and not failed:
+            failed.append(forfeit[0].record["n"])
+            raise TimeoutError("the store went away")
+        await real_commit(events)
+
+    monkeypatch.setattr(host.committer, "commit", commit)
+    client = RulesClient(backend.address("rules-duel"))
+    clock = rules_pb2.ClockConfig(kind=PER_DECISION, per_decision_ms=500, max_timeouts=1,
+                                  policy=rules_pb2.TIMEOUT_POLICY_FORFEIT)
+    await create(backend, client, "duel", "forfeit-lost", clock)
+    absent = (await client.view("forfeit-lost")).pending[0].seat
+    await until_ended(client, "forfeit-lost")  # nobody plays: the first seat to owe forfeits
+    records = await records_of(backend, client, "forfeit-lost")
+    assert failed, "the forfeit's first commit was failed"
+    # the seat that timed out resigns, once, right after its timeout; the other seat's
+    # clock never ran out (before, it did, and that seat was forfeited instead)
+    assert timed_out(records) == [(absent, True), (absent, "forfeit")], timed_out(records)
+    ended = next(r for r in records if r["type"] == "MatchEnded")
+    assert ended["outcome"]["placements"][absent] == 2
+    assert records[-1]["type"] == "MatchSealed"
+    export = (await client.export(backend.organiser_token(), "forfeit-lost")).export_jsonl
+    report = verify_export(export, engine=duel.ENGINE)
+    assert report.ok, report.failure
+    await client.close()
 
 
 @pytest.mark.parametrize("down", ["dice", "store"])
