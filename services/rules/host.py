@@ -801,6 +801,10 @@ class MatchHost:
                                   "are reserved for the service's own actions")
         action = parse_json_object(action_json, "action_json")
         live = await self._get(match_id)
+        # the match as the action found it, before it waits for the lock: a timeout of this
+        # seat committed meanwhile (its timer held the lock) answered the decision it was for
+        seen = live.version
+        deadline = live.clocks.seat(seat).deadline_ms if live.clocks is not None else None
         async with live.lock:
             if (seat, command_id) in live.commands:
                 return await self._repeat(live, seat, command_id, action)
@@ -810,12 +814,16 @@ class MatchHost:
                 raise FailedPrecondition(self._ended_reason(live))
             now = arrived
             overdue = await self._overdue(live, now)
+            if seat not in overdue and deadline is not None and live.version > seen:
+                version = await self._timed_out_since(live, seat, seen)
+                if version is not None:
+                    overdue[seat] = (deadline, version)
             if seat in overdue:
                 deadline, version = overdue[seat]
                 raise FailedPrecondition(
-                    f"too late: seat {seat}'s time ran out {now - deadline} ms before this "
-                    f"action; the clock applied its decision's default as a timeout (version "
-                    f"{version}) and this action was not taken")
+                    f"too late: seat {seat}'s time ran out {max(0, now - deadline)} ms before "
+                    f"this action; the clock applied its decision's default as a timeout "
+                    f"(version {version}) and this action was not taken")
             if live.over:  # a timeout just applied ended it (a forfeit)
                 raise FailedPrecondition(self._ended_reason(live))
             if expected_version is not None and expected_version != live.version:
@@ -1174,6 +1182,14 @@ class MatchHost:
                 break
             applied[due[0]] = (deadline, version)
         return applied
+
+    async def _timed_out_since(self, live: LiveMatch, seat: int, after: int) -> int | None:
+        """The version of a timeout of ``seat`` recorded after version ``after``, if any."""
+        for record in await self.records_since(live, after):
+            if record["type"] == "ActionAccepted" and record["seat"] == seat \
+                    and record.get("timeout") is True:
+                return int(record["n"])
+        return None
 
     async def _resign(self, live: LiveMatch, seat: int) -> None:
         """The forfeit of ``seat`` (:meth:`_forfeits_due` names it: it is offered resign)."""

@@ -6,6 +6,10 @@ UNAVAILABLE, as the real ones do.
 - A forfeit whose commit failed (the timeout before it was stored) was never applied: the
   retry rebuilt the match and armed the next deadline, the seat that had timed out kept
   its seat, and the *other* seat's clock ran out next and forfeited it: the wrong seat lost.
+- An action that reached the service while its own seat's timeout was being committed
+  (after the deadline) waited for the match's lock and was then taken as the answer to the
+  seat's *next* decision, one it had never seen: the timeout and the late answer both
+  counted. It is refused "too late", as an action the timer had not yet answered is.
 - A match the restarted service could not load when it rearmed the clocks (the dice
   service not up yet, a store blip) was never armed: nothing retried, and loading it later
   (a view) does not arm it either, so its absent seat's clock never ran out.
@@ -20,6 +24,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
 from services.cli.backend import Backend, start_backend
@@ -121,6 +126,38 @@ async def test_a_forfeit_whose_commit_failed_forfeits_the_seat_that_timed_out(
     export = (await client.export(backend.organiser_token(), "forfeit-lost")).export_jsonl
     report = verify_export(export, engine=duel.ENGINE)
     assert report.ok, report.failure
+    await client.close()
+
+
+async def test_an_action_arriving_while_its_seats_timeout_commits_is_too_late(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    host = host_of(backend, "toy")
+    real_commit = host.committer.commit
+    committing = asyncio.Event()
+
+    async def commit(events: list[Any]) -> None:
+        if any(getattr(e, "record", {}).get("timeout") is True for e in events) \
+                and not committing.is_set():
+            committing.set()
+            await asyncio.sleep(0.5)  # a slow store: the timeout's commit takes a while
+        await real_commit(events)
+
+    monkeypatch.setattr(host.committer, "commit", commit)
+    client = RulesClient(backend.address("rules-toy"))
+    clock = rules_pb2.ClockConfig(kind=PER_DECISION, per_decision_ms=800)
+    tokens = await create(backend, client, "toy", "late-pick", clock)
+    await client.submit(tokens[0], "late-pick", "in-time", {"type": "pick", "step": 2})
+    # seat 1 never picks in time: its timeout is being committed when its pick arrives
+    await asyncio.wait_for(committing.wait(), 10)
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await client.submit(tokens[1], "late-pick", "late", {"type": "pick", "step": 3})
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION, refused.value.details()
+    assert "too late" in (refused.value.details() or "")
+    await client.abandon(backend.organiser_token(), "late-pick", "review: enough")
+    records = await records_of(backend, client, "late-pick")
+    assert not [r for r in records if r.get("command_id") == "late"], \
+        "the late pick was taken as the answer to the next round's decision"
+    assert timed_out(records)[0] == (1, True)
     await client.close()
 
 
