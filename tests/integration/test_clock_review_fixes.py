@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -215,4 +216,42 @@ async def test_a_match_not_loaded_when_the_clocks_were_rearmed_is_armed_when_it_
     await asyncio.sleep(0.5)
     records = await records_of(backend, client, "rearmed-late")
     assert [r["n"] for r in records if r.get("timeout")][0] == 3, "applied once, as record 3"
+    await client.close()
+
+
+@pytest.mark.parametrize("step_s", [3600, -3600], ids=["forward", "back"])
+async def test_a_step_of_the_system_clock_neither_fires_a_deadline_early_nor_late(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch, step_s: int) -> None:
+    """The system clock is stepped an hour forward (NTP correcting a slow clock, a VM
+    resumed) or back while a seat's 4 s decision runs. Before, the turn clocks read it: a step
+    forward timed the seat out at the next action of anyone (and a view showed it 0 ms left),
+    a step back gave it an hour more. Each seat has the time it was given, as the seconds
+    pass. (The step is the one of ``time.time_ns``, the wall clock the clocks read.)"""
+    client = RulesClient(backend.address("rules-duel"))
+    clock = rules_pb2.ClockConfig(kind=PER_DECISION, per_decision_ms=4_000)
+    tokens = await create(backend, client, "duel", "stepped", clock)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    view = await client.view("stepped")
+    a = view.pending[0].seat
+    real_time_ns = time.time_ns
+    monkeypatch.setattr(time, "time_ns", lambda: real_time_ns() + step_s * 1_000_000_000)
+
+    # the other seat's any-time action: an action and a commit (the clock armed again)
+    await client.submit(tokens[1 - a], "stepped", "exchange", duel.EXCHANGE)
+    view = await client.view("stepped")
+    left = {c.seat: c for c in view.clocks}[a]
+    elapsed_ms = (loop.time() - started) * 1000
+    assert left.running and 4_000 - elapsed_ms - 250 <= left.remaining_ms <= 4_000, left
+    records = await records_of(backend, client, "stepped")
+    assert not timed_out(records), "timed out early"
+
+    while not timed_out(records):
+        assert loop.time() - started < 8, "the deadline did not pass on time"
+        await asyncio.sleep(0.1)
+        records = await records_of(backend, client, "stepped")
+    assert loop.time() - started >= 3.9, "timed out early"
+    assert timed_out(records) == [(a, True)]
+    assert all(seat["deadline_ms"] is None or seat["deadline_ms"] > 0
+               for r in records if "clocks" in r for seat in r["clocks"]["seats"])
     await client.close()
