@@ -13,11 +13,17 @@ UNAVAILABLE, as the real ones do.
 - A match the restarted service could not load when it rearmed the clocks (the dice
   service not up yet, a store blip) was never armed: nothing retried, and loading it later
   (a view) does not arm it either, so its absent seat's clock never ran out.
+- A step of the system clock moved every deadline: forward, a seat was timed out at the next
+  action of anyone; back, it had the step as free time.
+
+And what held (kept as tests): NEON's forfeits of all seats but one end the match for the
+seat that played, alone (the last-but-one's forfeit) or with its team (Coalition).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import time
@@ -254,4 +260,63 @@ async def test_a_step_of_the_system_clock_neither_fires_a_deadline_early_nor_lat
     assert timed_out(records) == [(a, True)]
     assert all(seat["deadline_ms"] is None or seat["deadline_ms"] > 0
                for r in records if "clocks" in r for seat in r["clocks"]["seats"])
+    await client.close()
+
+
+@pytest.fixture
+async def neon_backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
+    from services.rules.games import available
+
+    if "neon" not in available():
+        pytest.skip("NEON's engine is not in this build")
+    b = await start_backend(make_settings(tmp_path, nats_url), games=["neon"], embedded_nats=False)
+    yield b
+    await b.stop(1)
+
+
+@pytest.mark.parametrize(("mode", "seats", "teams"), [
+    ("battle-royale", 3, []), ("coalition", 4, [[0, 2], [1, 3]])], ids=["last-but-one", "team"])
+async def test_forfeits_of_all_seats_but_one_end_the_match_for_the_seat_that_plays(
+        neon_backend: Backend, mode: str, seats: int, teams: list[list[int]]) -> None:
+    """NEON under policy forfeit at the first timeout: every seat but the last is absent. Each
+    times out once and forfeits (in Coalition a seat's forfeit leaves its team-mate playing);
+    the forfeit of the last-but-one ends the match, won by the seat that played (its team),
+    with the outcome recorded and the match sealed. No seat that answered in time is
+    forfeited."""
+    client = RulesClient(neon_backend.address("rules-neon"))
+    clock = rules_pb2.ClockConfig(kind=PER_DECISION, per_decision_ms=400, max_timeouts=1,
+                                  policy=rules_pb2.TIMEOUT_POLICY_FORFEIT)
+    created = await client.create(
+        neon_backend.organiser_token(), mode=mode, seats=seats, dev_seed="9", clock=clock,
+        teams=[rules_pb2.TeamSeats(seats=t) for t in teams])
+    match_id = created.match_id
+    player = seats - 1
+    token = {t.seat: t.token for t in created.seat_tokens}[player]
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 60
+    answered = 0
+    while (await client.view(match_id)).status != rules_pb2.MATCH_STATUS_ENDED:
+        assert loop.time() < end, "the match never ended"
+        owed = [d for d in (await client.legal(token, match_id)).decisions if not d.standing]
+        if owed:  # the seat that plays answers at once, with its decision's default
+            answered += 1
+            with contextlib.suppress(grpc.aio.AioRpcError):  # the match moved meanwhile
+                await client.submit(token, match_id, f"p{answered}",
+                                    json.loads(owed[0].default_json))
+        await asyncio.sleep(0.02)
+    records = await records_of(neon_backend, client, match_id)
+    absent = list(range(seats - 1))
+    # each absent seat: its timeout, then at once its forfeit; nothing of the seat that played
+    pairs = timed_out(records)
+    assert len(pairs) == 2 * len(absent) and [s for s, _ in pairs[::2]] == [s for s, _ in pairs[1::2]]
+    assert {s for s, _ in pairs} == set(absent), pairs
+    assert [t for _, t in pairs] == [True, "forfeit"] * len(absent), pairs
+    outcome = next(r for r in records if r["type"] == "MatchEnded")["outcome"]
+    assert not outcome.get("draw") and outcome["placements"][player] == 1, outcome
+    assert all(outcome["placements"][s] > 1 for s in absent if not any(s in t and player in t
+                                                                    for t in teams))
+    assert records[-1]["type"] == "MatchSealed"
+    export = (await client.export(neon_backend.organiser_token(), match_id)).export_jsonl
+    report = verify_export(export)
+    assert report.ok, report.failure
     await client.close()
