@@ -101,8 +101,9 @@ def timed_out(records: list[dict[str, Any]]) -> list[tuple[int, Any]]:
     return [(r["seat"], r["timeout"]) for r in records if r.get("timeout")]
 
 
+@pytest.mark.parametrize("landed", [False, True], ids=["lost", "landed-answer-lost"])
 async def test_a_forfeit_whose_commit_failed_forfeits_the_seat_that_timed_out(
-        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+        backend: Backend, monkeypatch: pytest.MonkeyPatch, landed: bool) -> None:
     host = host_of(backend, "duel")
     host.expiry_retry_ms = 200
     real_commit = host.committer.commit
@@ -112,6 +113,8 @@ async def test_a_forfeit_whose_commit_failed_forfeits_the_seat_that_timed_out(
         forfeit = [e for e in events if getattr(e, "record", {}).get("timeout") == "forfeit"]
         if forfeit and not failed:
             failed.append(forfeit[0].record["n"])
+            if landed:  # stored, but the answer was lost: the host cannot tell
+                await real_commit(events)
             raise TimeoutError("the store went away")
         await real_commit(events)
 
@@ -119,10 +122,11 @@ async def test_a_forfeit_whose_commit_failed_forfeits_the_seat_that_timed_out(
     client = RulesClient(backend.address("rules-duel"))
     clock = rules_pb2.ClockConfig(kind=PER_DECISION, per_decision_ms=500, max_timeouts=1,
                                   policy=rules_pb2.TIMEOUT_POLICY_FORFEIT)
-    await create(backend, client, "duel", "forfeit-lost", clock)
-    absent = (await client.view("forfeit-lost")).pending[0].seat
-    await until_ended(client, "forfeit-lost")  # nobody plays: the first seat to owe forfeits
-    records = await records_of(backend, client, "forfeit-lost")
+    match_id = f"forfeit-{'landed' if landed else 'lost'}"
+    await create(backend, client, "duel", match_id, clock)
+    absent = (await client.view(match_id)).pending[0].seat
+    await until_ended(client, match_id)  # nobody plays: the first seat to owe forfeits
+    records = await records_of(backend, client, match_id)
     assert failed, "the forfeit's first commit was failed"
     # the seat that timed out resigns, once, right after its timeout; the other seat's
     # clock never ran out (before, it did, and that seat was forfeited instead)
@@ -130,7 +134,7 @@ async def test_a_forfeit_whose_commit_failed_forfeits_the_seat_that_timed_out(
     ended = next(r for r in records if r["type"] == "MatchEnded")
     assert ended["outcome"]["placements"][absent] == 2
     assert records[-1]["type"] == "MatchSealed"
-    export = (await client.export(backend.organiser_token(), "forfeit-lost")).export_jsonl
+    export = (await client.export(backend.organiser_token(), match_id)).export_jsonl
     report = verify_export(export, engine=duel.ENGINE)
     assert report.ok, report.failure
     await client.close()
