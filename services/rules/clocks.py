@@ -479,6 +479,16 @@ class Clocks:
         """Seats a bot plays after their timeouts."""
         return tuple(c.seat for c in self.seats if c.bot)
 
+    @property
+    def at_forfeit(self) -> tuple[int, ...]:
+        """Seats at ``max_timeouts`` in a row under policy ``forfeit``: each is to resign
+        (``forfeit_due`` of the step that got it there). The count stays until an answer in
+        time, so it also names a seat whose resignation is recorded already: the host asks
+        whether the seat still is in the game."""
+        if self.config.policy != "forfeit":
+            return ()
+        return tuple(c.seat for c in self.seats if self._limit_reached(c))
+
     def next_deadline(self) -> tuple[int, int] | None:
         """``(deadline_ms, seat)`` of the earliest running clock, or ``None``."""
         running = [(c.deadline_ms, c.seat) for c in self.seats if c.deadline_ms is not None]

@@ -7,9 +7,11 @@ for that arm; the host then checks the match's clocks (``Clocks.expired(now)``),
 the default actions due and arms the next deadline. The ``token`` is the host's own
 (say, the match version and seat), handed back so it can tell a stale expiry from a live one.
 
-Deadlines are wall-clock Unix milliseconds, as stored in match records; they are turned
-into event-loop time when armed. A timer that wakes before the wall clock reaches its
-deadline (the wall clock was stepped back) waits again rather than firing early. After a
+Deadlines are Unix milliseconds, as stored in match records, of the host's clock
+(:func:`wall_now_ms`: the wall clock at the process's start, moved on by the monotonic
+clock, so a step of the system clock moves no deadline); they are turned into event-loop
+time when armed. A timer that wakes before the host's clock reaches its deadline (an
+injected clock that was stepped back) waits again rather than firing early. After a
 restart, ``rearm_all`` arms every stored deadline; those already past fire at once, once.
 
 Not thread-safe: call it from a coroutine or callback of the event loop that runs the
@@ -55,9 +57,20 @@ log = get_logger("rules")
 _MIN_WAIT_S = 0.001
 
 
+_WALL_AT_START_NS = time.time_ns()
+_MONOTONIC_AT_START_NS = time.monotonic_ns()
+
+
 def wall_now_ms() -> int:
-    """Wall-clock Unix time in milliseconds."""
-    return time.time_ns() // 1_000_000
+    """Unix time in milliseconds as this process keeps it: the wall clock read once, when
+    the process started, moved on by the monotonic clock. The clocks' times are stored as
+    Unix ms (they outlive the process), but a turn clock runs on the seconds that pass: a
+    step of the system clock while the process runs (NTP correcting a wrong clock, an
+    operator setting it) neither times a seat out early (a step forward) nor gives it the
+    step as free time (a step back). The monotonic clock stands still while the machine is
+    suspended, as the service does. A stepped clock is taken at the next start, where the
+    heartbeat's pause (``Clocks.resume``) is counted in each process's own times."""
+    return (_WALL_AT_START_NS + time.monotonic_ns() - _MONOTONIC_AT_START_NS) // 1_000_000
 
 
 @dataclass

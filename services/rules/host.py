@@ -801,6 +801,10 @@ class MatchHost:
                                   "are reserved for the service's own actions")
         action = parse_json_object(action_json, "action_json")
         live = await self._get(match_id)
+        # the match as the action found it, before it waits for the lock: a timeout of this
+        # seat committed meanwhile (its timer held the lock) answered the decision it was for
+        seen = live.version
+        deadline = live.clocks.seat(seat).deadline_ms if live.clocks is not None else None
         async with live.lock:
             if (seat, command_id) in live.commands:
                 return await self._repeat(live, seat, command_id, action)
@@ -810,12 +814,16 @@ class MatchHost:
                 raise FailedPrecondition(self._ended_reason(live))
             now = arrived
             overdue = await self._overdue(live, now)
+            if seat not in overdue and deadline is not None and live.version > seen:
+                version = await self._timed_out_since(live, seat, seen)
+                if version is not None:
+                    overdue[seat] = (deadline, version)
             if seat in overdue:
                 deadline, version = overdue[seat]
                 raise FailedPrecondition(
-                    f"too late: seat {seat}'s time ran out {now - deadline} ms before this "
-                    f"action; the clock applied its decision's default as a timeout (version "
-                    f"{version}) and this action was not taken")
+                    f"too late: seat {seat}'s time ran out {max(0, now - deadline)} ms before "
+                    f"this action; the clock applied its decision's default as a timeout "
+                    f"(version {version}) and this action was not taken")
             if live.over:  # a timeout just applied ended it (a forfeit)
                 raise FailedPrecondition(self._ended_reason(live))
             if expected_version is not None and expected_version != live.version:
@@ -1041,6 +1049,9 @@ class MatchHost:
         if live.clocks is None or live.status != "running":
             self.clockwork.cancel(live.match_id)
             return
+        if self._forfeits_due(live):
+            self.clockwork.arm(live.match_id, self.now_ms(), ("forfeit", live.version))
+            return
         owed = self._owed(live.engine, live.state)
         if owed & set(live.clocks.bots):
             self.clockwork.arm(live.match_id, self.now_ms(), ("bot", live.version))
@@ -1095,6 +1106,10 @@ class MatchHost:
             if kind == "bot":
                 await self._bot_moves(live)
                 return
+            if kind == "forfeit":
+                if not await self._forfeits(live):
+                    self._arm(live)
+                return
             seat = int(kind)
             if not live.clocks.is_due(seat, int(when), self.now_ms()) \
                     or await self._time_out(live, seat) is None:
@@ -1111,12 +1126,42 @@ class MatchHost:
         action = dict(decision.default) if decision.default is not None else dict(decision.legal[0])
         records, state = await self._act(live, seat, f"timeout:{live.version + 1}", action,
                                          decision, {"timeout": True})
-        forfeit = records[0].get("clock_events", {}).get("forfeit_due", [])
+        due = seat in records[0].get("clock_events", {}).get("forfeit_due", [])
         await self._commit(live, records, state)
         log.info("clock expired", match_id=live.match_id, seat=seat, version=records[0]["n"])
-        if forfeit and live.status == "running":
-            await self._resign(live, seat)
+        if seat not in await self._forfeits(live) and due and live.status == "running":
+            log.warning("forfeit due but the engine offers no resign", match_id=live.match_id,
+                        seat=seat)
         return int(records[0]["n"])
+
+    def _forfeits_due(self, live: LiveMatch) -> list[int]:
+        """The seats whose forfeit is due and not recorded (:meth:`_forfeits`): at
+        ``max_timeouts`` under policy forfeit, still in the game (offered resign) and never
+        forfeited before (a seat forfeits once: an engine that still offered a resigned seat
+        its resignation must not have it resign on every call)."""
+        if live.clocks is None or live.status != "running" or not live.clocks.at_forfeit:
+            return []
+        due = [seat for seat in live.clocks.at_forfeit
+               if answering(self.decisions_of(live, seat), RESIGN) is not None]
+        if not due:
+            return []
+        forfeited = {seat for seat, command in live.commands if command.startswith("forfeit:")}
+        return [seat for seat in due if seat not in forfeited]
+
+    async def _forfeits(self, live: LiveMatch) -> list[int]:
+        """Resign, under the match's lock, every seat whose forfeit is due. Right after the
+        timeout that made it due, and again from what is stored whenever the match is armed
+        or takes an action: a forfeit whose commit failed (or a process stopped between the
+        timeout and its forfeit) is applied once the store answers, to the seat that timed
+        out, before any other seat's clock or action. The seats resigned."""
+        applied: list[int] = []
+        while live.status == "running":
+            due = self._forfeits_due(live)
+            if not due:
+                break
+            await self._resign(live, due[0])
+            applied.append(due[0])
+        return applied
 
     async def _overdue(self, live: LiveMatch, now: int) -> dict[int, tuple[int, int]]:
         """Apply, under the match's lock and before an action judged at ``now``, every
@@ -1126,6 +1171,7 @@ class MatchHost:
         action after it never goes in ahead of the timeout, so the log is the one the timers
         write, whichever comes first. ``{seat: (deadline, version of its timeout)}``."""
         applied: dict[int, tuple[int, int]] = {}
+        await self._forfeits(live)  # one not recorded yet goes first, as its timer would
         while live.clocks is not None and live.status == "running":
             due = [s for s in live.clocks.expired(now) if s not in applied]
             if not due:
@@ -1137,12 +1183,18 @@ class MatchHost:
             applied[due[0]] = (deadline, version)
         return applied
 
+    async def _timed_out_since(self, live: LiveMatch, seat: int, after: int) -> int | None:
+        """The version of a timeout of ``seat`` recorded after version ``after``, if any."""
+        for record in await self.records_since(live, after):
+            if record["type"] == "ActionAccepted" and record["seat"] == seat \
+                    and record.get("timeout") is True:
+                return int(record["n"])
+        return None
+
     async def _resign(self, live: LiveMatch, seat: int) -> None:
-        mine = self.decisions_of(live, seat)
-        decision = answering(mine, RESIGN)
-        if decision is None:
-            log.warning("forfeit due but the engine offers no resign", match_id=live.match_id)
-            return
+        """The forfeit of ``seat`` (:meth:`_forfeits_due` names it: it is offered resign)."""
+        decision = answering(self.decisions_of(live, seat), RESIGN)
+        assert decision is not None, "a forfeit is due only while the seat may resign"
         records, state = await self._act(live, seat, f"forfeit:{live.version + 1}", dict(RESIGN),
                                          decision, {"timeout": "forfeit"})
         await self._commit(live, records, state)
@@ -1174,13 +1226,33 @@ class MatchHost:
         """After a start: find running matches with clocks and arm them (deadlines already
         past fire at once, once), and seal ended matches whose seal is missing (loading one
         seals it). Reads only the MatchCreated, MatchEnded and MatchSealed events. With
-        several replicas, only the matches this one ``owned`` (the others are their owners')."""
-        found = [m for m in await asyncio.to_thread(_clocked_matches, self.app) if owned(m)]
+        several replicas, only the matches this one ``owned`` (the others are their owners').
+
+        A match that cannot be loaded yet for a reason that may pass (the dice service not up
+        yet, a store blip: :func:`_passing`) is tried again in ``expiry_retry_ms`` until it is
+        armed, as a failed expiry is: nothing else arms it (loading a match for a view does
+        not), and its absent seat's deadline would never pass. The read of the matches is
+        tried again the same way while the store does not answer."""
+        while True:
+            try:
+                found = [m for m in await asyncio.to_thread(_clocked_matches, self.app)
+                         if owned(m)]
+                break
+            except Exception as err:
+                log.warning("cannot read the clocked matches, tried again",
+                            error=str(err) or type(err).__name__, retry_ms=self.expiry_retry_ms)
+                await asyncio.sleep(self.expiry_retry_ms / 1000)
         for match_id in found:
             try:
                 self._arm(await self._get(match_id))
             except Exception as err:  # one broken match must not keep the others unarmed
-                log.warning("cannot rearm clock", match_id=match_id, error=repr(err))
+                again = _passing(err)
+                log.warning("cannot rearm clock", match_id=match_id,
+                            error=str(err) or type(err).__name__,
+                            retry_ms=self.expiry_retry_ms if again else None)
+                if again:
+                    self.clockwork.arm(match_id, self.now_ms() + self.expiry_retry_ms,
+                                       ("rearm", 0))
         return len(found)
 
     def clocks_view(self, live: LiveMatch) -> list[dict[str, Any]]:

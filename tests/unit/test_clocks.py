@@ -173,6 +173,15 @@ def test_forfeit_policy_reports_the_seat_when_max_timeouts_is_reached() -> None:
     second = first.clocks.after_step(T0 + 2_000, {1}, answered_seat=1, timed_out=True)
     assert second.forfeit_due == (1,)
     assert not second.clocks.seat(1).bot
+    # what is stored tells it too (the host resigns the seat from it when the forfeit's own
+    # commit failed), until the seat answers in time; other policies never name a seat
+    assert first.clocks.at_forfeit == () and second.clocks.at_forfeit == (1,)
+    assert Clocks.from_json(second.clocks.to_json()).at_forfeit == (1,)
+    answered = second.clocks.after_step(T0 + 2_100, {1}, answered_seat=1, timed_out=False)
+    assert answered.clocks.at_forfeit == ()
+    bot = ClockConfig(kind="fischer", bank_ms=2_000, max_timeouts=1, policy="bot")
+    botted = Clocks.create(bot, 2).start({1}, T0).clocks.after_step(T0 + 2_000, {1}, 1, True)
+    assert botted.clocks.bots == (1,) and botted.clocks.at_forfeit == ()
 
 
 def test_clocks_survive_a_json_round_trip_with_their_deadlines() -> None:

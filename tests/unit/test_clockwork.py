@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 
 import pytest
 
-from services.rules.clockwork import ClockScheduler
+from services.rules.clockwork import ClockScheduler, wall_now_ms
 
 T0 = 1_700_000_000_000
 
@@ -161,3 +162,18 @@ async def test_close_cancels_timers_waits_for_running_expiries_and_refuses_new_o
     wall.now = T0 + 20_000
     await settle()
     assert finished == ["running"] and len(scheduler) == 0
+
+
+def test_the_hosts_clock_is_unix_time_that_a_step_of_the_system_clock_does_not_move(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``wall_now_ms``: Unix ms that run with the monotonic clock, not with the system
+    clock, which may be stepped (the served clocks, tests/integration/test_clock_review_fixes.py)."""
+    real_time_ns, real_monotonic_ns = time.time_ns, time.monotonic_ns
+    before = wall_now_ms()
+    assert abs(before - real_time_ns() // 1_000_000) < 1_000
+    monkeypatch.setattr(time, "time_ns", lambda: real_time_ns() - 3_600 * 10**9)
+    assert 0 <= wall_now_ms() - before < 1_000, "stepped back with the system clock"
+    monkeypatch.setattr(time, "time_ns", lambda: real_time_ns() + 3_600 * 10**9)
+    assert 0 <= wall_now_ms() - before < 1_000, "stepped forward with the system clock"
+    monkeypatch.setattr(time, "monotonic_ns", lambda: real_monotonic_ns() + 5_000 * 10**6)
+    assert 5_000 <= wall_now_ms() - before < 6_000, "5 s passed"
