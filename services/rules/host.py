@@ -11,6 +11,7 @@ memory (a restart, an eviction) is rebuilt from the store, from its latest snaps
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import json
@@ -92,6 +93,8 @@ MAX_ACTION_BYTES = 64 * 1024
 MAX_SAFE_INT = (1 << 53) - 1
 CACHE_BYTES = 512 * 1024 * 1024
 CHECKED_CONFIGS = 1024
+LOCK_TRIES = 8
+"""How often a call takes a match again when the copy it waited for left memory meanwhile."""
 """Match configurations remembered as setting up without a ConfigError."""
 
 log = get_logger("rules")
@@ -322,6 +325,22 @@ class MatchHost:
             await self._seal_end(live)
         return live
 
+    @contextlib.asynccontextmanager
+    async def _locked(self, match_id: str) -> AsyncIterator[LiveMatch]:
+        """The live match under its lock, and the copy held in memory. A copy dropped while
+        this call waited for its lock (the call before failed its commit, or the match was
+        evicted) is left alone and the held one taken (rebuilt from the store when need be):
+        a command never goes on from a copy nobody else sees while the next call rebuilds a
+        second one, which would then stay behind the log."""
+        for _ in range(LOCK_TRIES):
+            live = await self._get(match_id)
+            async with live.lock:
+                if self.live.get(match_id) is live:
+                    yield live
+                    return
+            log.info("match left memory while a call waited for it", match_id=match_id)
+        raise Unavailable("the match is being reloaded; try again shortly")
+
     async def _rebuild_into_live(self, match_id: str) -> LiveMatch:
         live = await self._rebuild(match_id)
         self.live.put(live)
@@ -533,6 +552,11 @@ class MatchHost:
         tries again, and an ended match takes no action meanwhile)."""
         if not locked:
             async with live.lock:
+                if self.live.get(live.match_id) is not live:
+                    # dropped while this waited (see _locked): the held copy, rebuilt from
+                    # the store by the timer's call, seals the match, never this one
+                    self.clockwork.arm(live.match_id, self.now_ms(), ("seal", 0))
+                    return None
                 return await self._seal_end(live, locked=True)
         if live.status != "ended":
             return None
@@ -749,8 +773,7 @@ class MatchHost:
 
     async def add_client_seed(self, claims: Claims, match_id: str, seed: str) -> int:
         seat = access.seat_of(claims, match_id, self.engine.game_id)
-        live = await self._get(match_id)
-        async with live.lock:
+        async with self._locked(match_id) as live:
             if live.over:
                 raise FailedPrecondition(self._ended_reason(live))
             if live.status != "created":
@@ -766,8 +789,7 @@ class MatchHost:
         (the answer holds nothing its public events do not). Only a match that ended
         without starting (abandoned while it waited) is FAILED_PRECONDITION."""
         access.require_organiser(claims)
-        live = await self._get(match_id)
-        async with live.lock:
+        async with self._locked(match_id) as live:
             if live.started is not None:
                 log.info("start repeated", match_id=match_id, version=live.started[0])
                 return live.started[0], live.started[1], True
@@ -800,8 +822,7 @@ class MatchHost:
             raise InvalidArgument(f"command ids starting {', '.join(map(repr, RESERVED_COMMANDS))} "
                                   "are reserved for the service's own actions")
         action = parse_json_object(action_json, "action_json")
-        live = await self._get(match_id)
-        async with live.lock:
+        async with self._locked(match_id) as live:
             if (seat, command_id) in live.commands:
                 return await self._repeat(live, seat, command_id, action)
             if live.status == "created":
@@ -852,8 +873,7 @@ class MatchHost:
         reason = (reason or "").strip()[:rec.MAX_REASON]
         if not reason:
             raise InvalidArgument("abandoning a match needs a reason")
-        live = await self._get(match_id)
-        async with live.lock:
+        async with self._locked(match_id) as live:
             if live.over:
                 if rec.is_abandoned(await self.outcome_of(live)):
                     return live, True
@@ -1073,8 +1093,7 @@ class MatchHost:
             return
         try:
             if isinstance(token, tuple) and token[0] == "rearm":
-                live = await self._get(match_id)
-                async with live.lock:
+                async with self._locked(match_id) as live:
                     self._arm(live)
                 return
             await self._apply_expiry(match_id, token)
@@ -1087,8 +1106,7 @@ class MatchHost:
             self.clockwork.arm(match_id, self.now_ms() + self.expiry_retry_ms, ("rearm", 0))
 
     async def _apply_expiry(self, match_id: str, token: object) -> None:
-        live = await self._get(match_id)
-        async with live.lock:
+        async with self._locked(match_id) as live:
             if live.clocks is None or live.status != "running":
                 return
             kind, when = token  # type: ignore[misc]
