@@ -20,14 +20,21 @@ test failed before its fix.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 
-from services.cli.backend import Backend
+from bench import longgame
+from services.cli.backend import Backend, start_backend
 from services.cli.client import RulesClient
 from services.rules.host import MatchHost
+from services.rules.matchlog import SNAPSHOT_EVERY, snapshot_event, snapshot_uuid
+from tests.integration.conftest import make_settings
 from tests.support import duel
 
 pytestmark = pytest.mark.timeout(120)
@@ -101,3 +108,141 @@ async def test_a_call_waiting_behind_a_failed_commit_leaves_one_copy_in_step_wit
     assert moved.version == after.version + 1
     assert host.live.total == sum(m.size() for m in host.live._matches.values())
     await client.close()
+
+
+# ------------------------------------------------------------------------ 2. snapshots
+
+STEP = json.dumps({"type": "step"})
+
+
+@pytest.fixture
+async def long_backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
+    """Dice and the Counter Race bench engine's rules service (bench/longgame.py)."""
+    b = await start_backend(make_settings(tmp_path, nats_url), games=[], embedded_nats=False,
+                            engines={"longgame": longgame.ENGINE})
+    yield b
+    await b.stop(1)
+
+
+async def _race(backend: Backend, steps: int, actions: int) -> tuple[str, dict[int, str]]:
+    """A Counter Race to ``actions`` steps, ``steps`` of them played (the host's own submit:
+    the same code as a served call, less time per step)."""
+    client = RulesClient(backend.address("rules-longgame"))
+    created = await client.create(backend.organiser_token(), mode="race", seats=2,
+                                  options={"actions": actions}, dev_seed="5")
+    await client.close()
+    host = _host(backend, "longgame")
+    tokens = {t.seat: t.token for t in created.seat_tokens}
+    claims = {s: host.issuer.verify(t) for s, t in tokens.items()}
+    for i in range(steps):
+        await host.submit(claims[i % 2], created.match_id, f"s{i}", STEP, None)
+    return created.match_id, tokens
+
+
+def _rewrite_snapshot(host: MatchHost, match_id: str, version: int, state: Any = None,
+                      blob: bytes | None = None) -> None:
+    """Write the snapshot row of ``version`` (replacing it when there is one): ``state``
+    pickled as the service does, or the raw stored ``blob`` (a corrupt row)."""
+    app = host.app
+    stored = app.mapper.to_stored_event(
+        snapshot_event(match_id, version, host.engine.engine_version, state))
+    table = app.recorder.events_table_name
+    row = (stored.topic, stored.state if blob is None else blob, snapshot_uuid(match_id).hex,
+           version)
+    with app.recorder.datastore.transaction(commit=True) as cursor:
+        cursor.execute(f"UPDATE {table} SET topic = ?, state = ? WHERE originator_id = ?"
+                       " AND originator_version = ?", row)
+        if cursor.sqlite_cursor.rowcount == 0:
+            cursor.execute(f"INSERT INTO {table} (topic, state, originator_id,"
+                           " originator_version) VALUES (?, ?, ?, ?)", row)
+
+
+def _state(host: MatchHost, match_id: str) -> Any:
+    live = host.live.get(match_id)
+    assert live is not None
+    return live.state
+
+
+def _forget(host: MatchHost, match_id: str) -> None:
+    """As after a restart: the match and its kept final view out of memory."""
+    host.live.drop(match_id)
+    host.finals.clear()
+
+
+async def test_a_corrupt_snapshot_row_is_replayed_from_the_log(long_backend: Backend) -> None:
+    host = _host(long_backend, "longgame")
+    match_id, tokens = await _race(long_backend, SNAPSHOT_EVERY + 5, 400)
+    client = RulesClient(long_backend.address("rules-longgame"))
+    before = await client.view(match_id, tokens[0])
+    assert host.store.latest_snapshot(match_id, host.engine.engine_version)[0] == SNAPSHOT_EVERY
+    stored = host.app.mapper.to_stored_event(snapshot_event(
+        match_id, SNAPSHOT_EVERY, host.engine.engine_version, _state(host, match_id)))
+    for blob in (stored.state[: len(stored.state) // 2], b"\x00\xff not json", b""):
+        _rewrite_snapshot(host, match_id, SNAPSHOT_EVERY, blob=blob)
+        _forget(host, match_id)
+        try:
+            after = await client.view(match_id, tokens[0])
+        except grpc.aio.AioRpcError as err:
+            pytest.fail(f"a corrupt snapshot ({blob[:12]!r}...) failed the match: "
+                        f"{err.code()} {err.details()}")
+        assert after == before
+    # and it goes on from there, in step with the log
+    moved = await client.submit(tokens[1], match_id, "after", {"type": "step"})
+    assert moved.version == before.version + 1
+    await client.close()
+
+
+def _other(state: Any, how: str) -> Any:
+    """Another state than ``state``: one the log after it does not fold on (the dice fall at
+    other steps), or one it folds on to another end (the pips)."""
+    if how == "count":
+        return dataclasses.replace(state, count=max(0, state.count - 50))
+    return dataclasses.replace(state, pips=(state.pips[0] + 1, state.pips[1]))
+
+
+@pytest.mark.parametrize("how", ["count", "pips"])
+async def test_a_snapshot_that_loads_another_state_is_not_served(long_backend: Backend,
+                                                                 how: str) -> None:
+    """A snapshot row that loads, of the match's engine version, but holds another state
+    than the one its version recorded (a row of an older build whose state class changed
+    without a new engine version; a row nobody but the service should write): the state is
+    checked against the stored (keyed) state hash and the match replayed from its log."""
+    host = _host(long_backend, "longgame")
+    match_id, tokens = await _race(long_backend, SNAPSHOT_EVERY + 5, 400)
+    client = RulesClient(long_backend.address("rules-longgame"))
+    before = await client.view(match_id, tokens[0])
+    state = _state(host, match_id)
+    assert json.loads(before.view_json)["count"] == state.count == SNAPSHOT_EVERY + 5
+    _rewrite_snapshot(host, match_id, SNAPSHOT_EVERY, _other(state, how))
+    _forget(host, match_id)
+    after = await client.view(match_id, tokens[0])
+    assert json.loads(after.view_json)["count"] == SNAPSHOT_EVERY + 5, "the snapshot's state served"
+    assert json.loads(after.view_json)["pips"] == list(state.pips), "the snapshot's state served"
+    assert after == before
+    await client.close()
+
+
+@pytest.mark.parametrize("where", ["ahead", "count", "pips"])
+async def test_a_sealed_matchs_final_view_takes_no_snapshot_ahead_of_or_beside_its_log(
+        long_backend: Backend, where: str) -> None:
+    host = _host(long_backend, "longgame")
+    actions = 40
+    match_id, tokens = await _race(long_backend, actions, actions)
+    client = RulesClient(long_backend.address("rules-longgame"))
+    for _ in range(100):
+        if host.live.get(match_id).status == "sealed":  # type: ignore[union-attr]
+            break
+        await asyncio.sleep(0.05)
+    public, seat = await client.view(match_id), await client.view(match_id, tokens[0])
+    assert public.version == actions + 4 and public.outcome_json
+    state = _state(host, match_id)
+    if where == "ahead":  # a snapshot of a version the log never reached
+        _rewrite_snapshot(host, match_id, public.version + 10, dataclasses.replace(state, count=7))
+    else:  # a snapshot inside the log, of another state than its version's
+        _rewrite_snapshot(host, match_id, 20, _other(state, where))
+    _forget(host, match_id)
+    assert await client.view(match_id) == public
+    _forget(host, match_id)
+    assert await client.view(match_id, tokens[0]) == seat
+    await client.close()
+
