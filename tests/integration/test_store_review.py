@@ -15,6 +15,10 @@ test failed before its fix.
    events do not reach) made the final view of a sealed match from it. Now a snapshot is
    taken only when it decodes, is not ahead of the log, and its state hashes as recorded
    (keyed or not); else the match is replayed from its log.
+
+3. (No defect; kept as a guard.) Two rules processes writing one match on PostgreSQL: the
+   one behind conflicts (ABORTED), drops its copy and answers from the log after; the
+   other matches of the batch that held the conflicting commit are stored once each.
 """
 
 from __future__ import annotations
@@ -246,3 +250,100 @@ async def test_a_sealed_matchs_final_view_takes_no_snapshot_ahead_of_or_beside_i
     assert await client.view(match_id, tokens[0]) == seat
     await client.close()
 
+
+
+# ----------------------------------------------- 3. two writers of one match (PostgreSQL)
+
+
+@pytest.mark.postgres
+async def test_a_second_writer_of_a_match_conflicts_and_its_batch_neighbours_go_through_once(
+        tmp_path: Path, nats_url: str, postgres_url: str, postgres_schema: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two rules processes on one store (a rollout, or one thought dead): the one whose copy
+    of a match is behind conflicts (ABORTED) and reloads it, never forks the log; the other
+    matches of the batch that held its commit are stored once each."""
+    import threading
+
+    from services.platform.store import eventsourcing_env, open_application
+    from services.rules.app import rules_application
+    from services.rules.dice_client import DiceClient
+    from services.rules.main import SERVICE_TOKEN_TTL
+    from tests.support import toy
+
+    settings = dataclasses.replace(make_settings(tmp_path, nats_url, persistence="postgres"),
+                                   database_url=postgres_url, postgres_schema=postgres_schema)
+    backend = await start_backend(settings, games=[], embedded_nats=False,
+                                  engines={"toy": toy.ENGINE})
+    client = RulesClient(backend.address("rules-toy"))
+    host = _host(backend, "toy")
+    other_app = await asyncio.to_thread(open_application, settings, lambda: rules_application(
+        "rules-toy", eventsourcing_env(settings, "rules-toy")))
+    other = MatchHost(toy.ENGINE, other_app, DiceClient(
+        backend.address("dice"), host.issuer.issue("service", "*", ttl=SERVICE_TOKEN_TTL)),
+        host.issuer, host.signing_key)
+    try:
+        organiser = backend.organiser_token()
+        matches = {}
+        for name in ("contested", "neighbour", "first"):
+            made = await client.create(organiser, mode="race", seats=2, dev_seed="3")
+            tokens = {t.seat: t.token for t in made.seat_tokens}
+            matches[name] = (made.match_id, tokens)
+        pick = {"type": "pick", "step": 1}
+        contested, tokens = matches["contested"]
+        view = await client.view(contested)
+        seat = view.pending[0].seat
+        # the other process takes the contested match's next version
+        theirs = await other.submit(host.issuer.verify(tokens[seat]), contested, "theirs",
+                                    json.dumps(pick), None)
+        assert theirs.version == view.version + 1
+
+        # this process's commits: the first alone, held in the store until the contested
+        # one and its neighbour are queued behind it (one batch of the two)
+        real_save = host.store.save
+        queued = threading.Event()
+        saved: list[int] = []
+
+        def save(events: Any) -> None:
+            if not saved:
+                queued.wait(10)
+            saved.append(len(events))
+            real_save(events)
+
+        monkeypatch.setattr(host.store, "save", save)
+        first_id, first_tokens = matches["first"]
+        first_seat = (await client.view(first_id)).pending[0].seat
+        neighbour_id, neighbour_tokens = matches["neighbour"]
+        neighbour_seat = (await client.view(neighbour_id)).pending[0].seat
+        first = asyncio.create_task(client.submit(first_tokens[first_seat], first_id, "f", pick))
+        await asyncio.sleep(0.2)
+        mine = asyncio.create_task(client.submit(tokens[seat], contested, "mine", pick))
+        neighbour = asyncio.create_task(
+            client.submit(neighbour_tokens[neighbour_seat], neighbour_id, "n", pick))
+        for _ in range(100):
+            if host.committer._queue.qsize() >= 2:
+                break
+            await asyncio.sleep(0.02)
+        assert host.committer._queue.qsize() == 2
+        queued.set()
+        assert (await first).version == 3
+        with pytest.raises(grpc.aio.AioRpcError) as conflict:
+            await mine
+        assert conflict.value.code() == grpc.StatusCode.ABORTED, conflict.value.details()
+        assert (await neighbour).version == 3
+        assert saved[:2] == [1, 2], saved  # the contested and its neighbour were one batch
+
+        # the log: the other process's record, once; the neighbour's, once
+        records = await asyncio.to_thread(host.store.records, contested)
+        assert [r.get("command_id") for r in records if r["type"] == "ActionAccepted"] == ["theirs"]
+        records = await asyncio.to_thread(host.store.records, neighbour_id)
+        assert [r.get("command_id") for r in records if r["type"] == "ActionAccepted"] == ["n"]
+        # this process dropped its copy: it answers from the log now
+        assert (await client.view(contested)).version == theirs.version
+        again = await client.submit(tokens[seat], contested, "theirs", pick)
+        assert again.replayed and again.version == theirs.version
+    finally:
+        await other.close()
+        await other.dice.close()
+        other_app.close()
+        await client.close()
+        await backend.stop(1)
