@@ -11,6 +11,7 @@ memory (a restart, an eviction) is rebuilt from the store, from its latest snaps
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import json
@@ -26,7 +27,13 @@ import jsonschema
 from eventsourcing.persistence import IntegrityError
 
 from services.platform.canonical import KEYED_SCHEME, canonical_json, sha256_hex
-from services.platform.draws import DrawRecord, ReplayRandomness, SeededRandomness, keyed_state_hash
+from services.platform.draws import (
+    DrawRecord,
+    ReplayRandomness,
+    SeededRandomness,
+    keyed_state_hash,
+    state_key,
+)
 from services.platform.errors import (
     Aborted,
     AlreadyExists,
@@ -93,6 +100,8 @@ MAX_SAFE_INT = (1 << 53) - 1
 CACHE_BYTES = 512 * 1024 * 1024
 CHECKED_CONFIGS = 1024
 """Match configurations remembered as setting up without a ConfigError."""
+LOCK_TRIES = 8
+"""How often a call takes a match again when the copy it waited for left memory meanwhile."""
 
 log = get_logger("rules")
 
@@ -322,6 +331,22 @@ class MatchHost:
             await self._seal_end(live)
         return live
 
+    @contextlib.asynccontextmanager
+    async def _locked(self, match_id: str) -> AsyncIterator[LiveMatch]:
+        """The live match under its lock, and the copy held in memory. A copy dropped while
+        this call waited for its lock (the call before failed its commit, or the match was
+        evicted) is left alone and the held one taken (rebuilt from the store when need be):
+        a command never goes on from a copy nobody else sees while the next call rebuilds a
+        second one, which would then stay behind the log."""
+        for _ in range(LOCK_TRIES):
+            live = await self._get(match_id)
+            async with live.lock:
+                if self.live.get(match_id) is live:
+                    yield live
+                    return
+            log.info("match left memory while a call waited for it", match_id=match_id)
+        raise Unavailable("the match is being reloaded; try again shortly")
+
     async def _rebuild_into_live(self, match_id: str) -> LiveMatch:
         live = await self._rebuild(match_id)
         self.live.put(live)
@@ -339,12 +364,14 @@ class MatchHost:
         if status in ("created", "running") and records[0].get("state_hash_scheme") == KEYED_SCHEME:
             # the state key from the dice service while the state is rebuilt (one round trip
             # less on the way to the match's first answer after a restart)
-            live, session = await asyncio.gather(
+            (live, unchecked), session = await asyncio.gather(
                 rebuilt, self.dice.open(dice_key_of(records[0], match_id), ""))
             _check_session(records[0], session)
             live.key = bytes.fromhex(session.state_key)
+            if unchecked:  # from a snapshot: its state checked with the key, now known
+                await asyncio.to_thread(self._check_snapshot_state, live, records, live.key)
         else:
-            live = await rebuilt
+            live, _ = await rebuilt
         await self._restamp(live, records)
         self._resume_clocks(live)
         log.info("match rebuilt", match_id=match_id, version=live.version)
@@ -410,7 +437,11 @@ class MatchHost:
             log.info("clocks resumed after a restart", match_id=live.match_id,
                      paused_ms=taken.paused_ms, added_ms=dict(taken.added), basis=basis)
 
-    def _rebuild_from(self, match_id: str, records: list[dict[str, Any]]) -> LiveMatch:
+    def _rebuild_from(self, match_id: str,
+                      records: list[dict[str, Any]]) -> tuple[LiveMatch, bool]:
+        """The match from its ``records`` (and its latest snapshot), and whether its state
+        came from a snapshot that still needs its keyed state hash checked (the key of a
+        running match comes from the dice service: :meth:`_check_snapshot_state`)."""
         created = records[0]
         engine = self._engine_for(created)
         live = LiveMatch(match_id, engine, created, self._config_of(created))
@@ -423,20 +454,59 @@ class MatchHost:
             if "clocks" in record:
                 live.clocks = Clocks.from_json(record["clocks"])
         if not started:  # waiting for client seeds, or abandoned before it started: no state
-            return live
-        snapshot = self.store.latest_snapshot(match_id, engine.engine_version)
-        start, state = snapshot if snapshot and snapshot[0] <= len(records) else (0, None)
-        for record in records[start:]:
-            state = _fold(engine, live.config, state, record)
+            return live, False
+        snapshot = self.store.latest_snapshot(match_id, engine.engine_version, len(records))
+        start, state = self._fold_from(engine, live.config, match_id, records, snapshot)
         data = canonical_state(engine, state)
-        if not created.get("state_hash_scheme"):  # keyed hashes are checked by verify, with the seed
-            expected = next((r["state_hash"] for r in reversed(records) if "state_hash" in r), "")
+        expected = _last_state_hash(records)
+        unchecked = False
+        if not created.get("state_hash_scheme"):
             if sha256_hex(data) != expected:
                 state = self._replay_checked(engine, records)
                 data = canonical_state(engine, state)
+        elif start:  # keyed, from a snapshot: checked with the key (a sealed match's seed)
+            key = _sealed_key(records)
+            if key is None:
+                unchecked = True
+            elif keyed_state_hash(key, data) != expected:
+                _snapshot_refused(match_id, start, "its state does not hash as recorded")
+                state = self._fold_from(engine, live.config, match_id, records, None)[1]
+                data = canonical_state(engine, state)
         live.state = state
         live.state_bytes = len(data)
-        return live
+        return live, unchecked
+
+    def _fold_from(self, engine: GameEngine, config: MatchConfig, match_id: str,
+                   records: list[dict[str, Any]],
+                   snapshot: tuple[int, Any] | None) -> tuple[int, Any]:
+        """The state after the last of ``records`` (the whole log, from record 1): from
+        ``snapshot`` (its version and state) and the records after it, else from the start.
+        A snapshot whose state the records after it do not fold on (the engine refuses,
+        asks for draws the records do not hold) is left for the start. Returns the
+        snapshot's version (0: from the start) and the state."""
+        if snapshot is not None:
+            start, state = snapshot
+            try:
+                for record in records[start:]:
+                    state = _fold(engine, config, state, record)
+                return start, state
+            except Exception as err:
+                _snapshot_refused(match_id, start, f"the log does not fold on it: {err!r}")
+        state = None
+        for record in records:
+            state = _fold(engine, config, state, record)
+        return 0, state
+
+    def _check_snapshot_state(self, live: LiveMatch, records: list[dict[str, Any]],
+                              key: bytes) -> None:
+        """Replay ``live`` from its log when the state its snapshot gave does not hash,
+        under ``key``, as its last record says (blocking)."""
+        if keyed_state_hash(key, canonical_state(live.engine, live.state)) == _last_state_hash(records):
+            return
+        _snapshot_refused(live.match_id, -1, "its state does not hash as recorded")
+        state = self._fold_from(live.engine, live.config, live.match_id, records, None)[1]
+        live.state = state
+        live.state_bytes = len(canonical_state(live.engine, state))
 
     def _replay_checked(self, engine: GameEngine, records: list[dict[str, Any]]) -> Any:
         try:
@@ -533,6 +603,11 @@ class MatchHost:
         tries again, and an ended match takes no action meanwhile)."""
         if not locked:
             async with live.lock:
+                if self.live.get(live.match_id) is not live:
+                    # dropped while this waited (see _locked): the held copy, rebuilt from
+                    # the store by the timer's call, seals the match, never this one
+                    self.clockwork.arm(live.match_id, self.now_ms(), ("seal", 0))
+                    return None
                 return await self._seal_end(live, locked=True)
         if live.status != "ended":
             return None
@@ -749,8 +824,7 @@ class MatchHost:
 
     async def add_client_seed(self, claims: Claims, match_id: str, seed: str) -> int:
         seat = access.seat_of(claims, match_id, self.engine.game_id)
-        live = await self._get(match_id)
-        async with live.lock:
+        async with self._locked(match_id) as live:
             if live.over:
                 raise FailedPrecondition(self._ended_reason(live))
             if live.status != "created":
@@ -766,8 +840,7 @@ class MatchHost:
         (the answer holds nothing its public events do not). Only a match that ended
         without starting (abandoned while it waited) is FAILED_PRECONDITION."""
         access.require_organiser(claims)
-        live = await self._get(match_id)
-        async with live.lock:
+        async with self._locked(match_id) as live:
             if live.started is not None:
                 log.info("start repeated", match_id=match_id, version=live.started[0])
                 return live.started[0], live.started[1], True
@@ -800,12 +873,12 @@ class MatchHost:
             raise InvalidArgument(f"command ids starting {', '.join(map(repr, RESERVED_COMMANDS))} "
                                   "are reserved for the service's own actions")
         action = parse_json_object(action_json, "action_json")
-        live = await self._get(match_id)
+        found = await self._get(match_id)
         # the match as the action found it, before it waits for the lock: a timeout of this
         # seat committed meanwhile (its timer held the lock) answered the decision it was for
-        seen = live.version
-        deadline = live.clocks.seat(seat).deadline_ms if live.clocks is not None else None
-        async with live.lock:
+        seen = found.version
+        deadline = found.clocks.seat(seat).deadline_ms if found.clocks is not None else None
+        async with self._locked(match_id) as live:
             if (seat, command_id) in live.commands:
                 return await self._repeat(live, seat, command_id, action)
             if live.status == "created":
@@ -860,8 +933,7 @@ class MatchHost:
         reason = (reason or "").strip()[:rec.MAX_REASON]
         if not reason:
             raise InvalidArgument("abandoning a match needs a reason")
-        live = await self._get(match_id)
-        async with live.lock:
+        async with self._locked(match_id) as live:
             if live.over:
                 if rec.is_abandoned(await self.outcome_of(live)):
                     return live, True
@@ -1084,8 +1156,7 @@ class MatchHost:
             return
         try:
             if isinstance(token, tuple) and token[0] == "rearm":
-                live = await self._get(match_id)
-                async with live.lock:
+                async with self._locked(match_id) as live:
                     self._arm(live)
                 return
             await self._apply_expiry(match_id, token)
@@ -1098,8 +1169,7 @@ class MatchHost:
             self.clockwork.arm(match_id, self.now_ms() + self.expiry_retry_ms, ("rearm", 0))
 
     async def _apply_expiry(self, match_id: str, token: object) -> None:
-        live = await self._get(match_id)
-        async with live.lock:
+        async with self._locked(match_id) as live:
             if live.clocks is None or live.status != "running":
                 return
             kind, when = token  # type: ignore[misc]
@@ -1347,16 +1417,26 @@ class MatchHost:
             return None
         created = self.store.records(match_id, 0, 1)[0]
         engine = self._engine_for(created)
-        snapshot = self.store.latest_snapshot(match_id, engine.engine_version)
+        snapshot = self.store.latest_snapshot(match_id, engine.engine_version, int(last["n"]))
         start, state = snapshot if snapshot is not None else (0, None)
         records = self.store.records(match_id, max(0, start - 2))
         config = self._config_of(created)
-        for record in records:
-            if record["n"] > start:
-                state = _fold(engine, config, state, record)
-        if state is not None and not created.get("state_hash_scheme"):
+        try:
+            for record in records:
+                if record["n"] > start:
+                    state = _fold(engine, config, state, record)
+        except Exception as err:  # the live path replays the whole log
+            _snapshot_refused(match_id, start, f"the log does not fold on it: {err!r}")
+            return None
+        if state is not None:
             expected = next((r["state_hash"] for r in reversed(records) if "state_hash" in r), None)
-            if expected is not None and sha256_hex(canonical_state(engine, state)) != expected:
+            key = _sealed_key([created, *records]) if created.get("state_hash_scheme") else None
+            if created.get("state_hash_scheme") and key is None:
+                return None
+            data = canonical_state(engine, state)
+            got = keyed_state_hash(key, data) if key is not None else sha256_hex(data)
+            if expected is not None and got != expected:
+                _snapshot_refused(match_id, start, "its state does not hash as recorded")
                 return None
         clocks = next((r["clocks"] for r in reversed(records) if "clocks" in r), None)
         outcome = next((r["outcome"] for r in records if r["type"] == "MatchEnded"), None)
@@ -1482,6 +1562,26 @@ def _fold(engine: GameEngine, config: MatchConfig, state: Any, record: dict[str,
         return engine.apply(state, int(record["seat"]), record["action"],
                             ReplayRandomness(_draws(record))).state
     return state
+
+
+def _last_state_hash(records: list[dict[str, Any]]) -> str:
+    return next((r["state_hash"] for r in reversed(records) if "state_hash" in r), "")
+
+
+def _sealed_key(records: list[dict[str, Any]]) -> bytes | None:
+    """The state-hash key of a keyed match from its seal's revealed seed (``records`` from
+    its MatchCreated on, the seal among them); None: not sealed (or no seed)."""
+    seal = next((r for r in reversed(records) if r.get("type") == "MatchSealed"), None)
+    dice = records[0].get("dice") or {}
+    try:
+        return state_key(bytes.fromhex(str(seal["seed"])), str(dice["stream_id"]))  # type: ignore[index]
+    except (TypeError, KeyError, ValueError):
+        return None
+
+
+def _snapshot_refused(match_id: str, version: int, why: str) -> None:
+    log.warning("snapshot not used: the match is replayed from its log", match_id=match_id,
+                snapshot_version=version, reason=why)
 
 
 def _draws(record: dict[str, Any]) -> list[DrawRecord]:

@@ -218,6 +218,8 @@ class LiveMatches:
         self.resize(live)
 
     def resize(self, live: LiveMatch) -> None:
+        if self._matches.get(live.match_id) is not live:  # not held (yet, or any more)
+            return
         size = live.size()
         self.total += size - self._bytes.get(live.match_id, 0)
         self._bytes[live.match_id] = size

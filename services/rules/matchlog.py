@@ -39,6 +39,7 @@ from eventsourcing.utils import get_topic
 
 from services.platform.logs import get_logger
 from services.platform.store import SCHEMA_LOCK
+from services.platform.storehealth import is_store_outage
 from services.rules.app import NAMESPACE, Match, RulesApplication, match_uuid
 
 SNAPSHOT_EVERY = 100
@@ -126,15 +127,23 @@ class MatchLog:
             return event.record  # type: ignore[attr-defined,no-any-return]
         return None
 
-    def latest_snapshot(self, match_id: str, engine_version: str) -> tuple[int, Any] | None:
-        for event in self.app.events.get(snapshot_uuid(match_id), desc=True, limit=1):
-            if getattr(event, "engine_version", None) != engine_version:
-                return None
-            try:
+    def latest_snapshot(self, match_id: str, engine_version: str,
+                        upto: int | None = None) -> tuple[int, Any] | None:
+        """The latest snapshot of the match at version ``upto`` or before (the version the
+        log reaches: a snapshot ahead of it is no state of this log), as its version and
+        state; None when there is none, it is of another engine version, or its row does
+        not decode or load (corrupt, truncated): the caller replays the log instead. A store
+        that does not answer raises, as every read does."""
+        try:
+            for event in self.app.events.get(snapshot_uuid(match_id), lte=upto, desc=True,
+                                             limit=1):
+                if getattr(event, "engine_version", None) != engine_version:
+                    return None
                 return event.originator_version, pickle.loads(base64.b64decode(event.blob))  # type: ignore[attr-defined]
-            except Exception as err:  # a snapshot that no longer loads: replay the log instead
-                log.warning("snapshot does not load", match_id=match_id, error=repr(err))
-                return None
+        except Exception as err:  # a snapshot that no longer loads: replay the log instead
+            if is_store_outage(err):
+                raise
+            log.warning("snapshot does not load", match_id=match_id, error=repr(err))
         return None
 
     def save(self, events: Sequence[DomainEvent]) -> None:
