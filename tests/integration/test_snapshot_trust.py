@@ -14,6 +14,7 @@ rows ran, an untagged snapshot was used).
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import pickle
 from collections.abc import AsyncIterator
@@ -172,6 +173,40 @@ async def test_a_snapshot_row_naming_code_never_runs_and_the_match_is_served_fro
     moved = await client.submit(tokens[after.pending[0].seat], match_id, "after", {"type": "step"})
     assert moved.version == before.version + 1
     await client.close()
+
+
+@pytest.mark.postgres
+async def test_a_snapshot_row_naming_code_never_runs_on_postgresql(
+        tmp_path: Path, nats_url: str, postgres_url: str, postgres_schema: str,
+        folds: list[int]) -> None:
+    """The same on the PostgreSQL store: rows naming ``os.system``, untagged and tagged,
+    stored by the store's own recorder (the latest snapshot once stored)."""
+    settings = dataclasses.replace(make_settings(tmp_path, nats_url, persistence="postgres"),
+                                   database_url=postgres_url, postgres_schema=postgres_schema)
+    backend = await start_backend(settings, games=[], embedded_nats=False,
+                                  engines={"longgame": longgame.ENGINE})
+    client = RulesClient(backend.address("rules-longgame"))
+    try:
+        host = _host(backend)
+        match_id, tokens = await _race(backend, SNAPSHOT_EVERY + 5)
+        before = await client.view(match_id, tokens[0])
+        for version, tagged in ((SNAPSHOT_EVERY + 2, False), (SNAPSHOT_EVERY + 3, True)):
+            marker = tmp_path / f"ran-{version}"
+            data = _payload("os", "system", marker)
+            blob = _tagged(host, match_id, version, data) if tagged \
+                else base64.b64encode(data).decode()
+            host.store.save([EngineSnapshot(
+                originator_id=snapshot_uuid(match_id), originator_version=version,
+                timestamp=EngineSnapshot.create_timestamp(),
+                engine_version=host.engine.engine_version, blob=blob)])
+            host.live.drop(match_id)
+            folds.clear()
+            assert await client.view(match_id, tokens[0]) == before
+            assert not marker.exists(), "the snapshot row ran code"
+            assert folds[0] == 1, "not replayed from the log's start"
+    finally:
+        await client.close()
+        await backend.stop(1)
 
 
 # ------------------------------------------------------- 2. authenticated snapshots
