@@ -82,7 +82,8 @@ from services.rules.matchlog import (
     GroupCommitter,
     MatchLog,
     record_event,
-    snapshot_event,
+    snapshot_classes,
+    snapshot_key,
 )
 from services.rules.replay import ReplayError, config_of, outcome_json, replay
 
@@ -246,7 +247,8 @@ class MatchHost:
         self.allow_dev_seeds = allow_dev_seeds
         self.seat_token_ttl = seat_token_ttl
         self.call_timeout = call_timeout
-        self.store = MatchLog(app)
+        # snapshots tagged under a key of the signing key, loaded with engine classes only
+        self.store = MatchLog(app, snapshot_key(signing_key), snapshot_classes(engine))
         self.committer = GroupCommitter(self.store, on_saved)
         self.live = LiveMatches(cache_bytes)
         self.finals = FinalViews()
@@ -552,7 +554,7 @@ class MatchHost:
         events = [record_event(live.match_id, r) for r in records]
         last = records[-1]["n"]
         if state is not None and any(r["n"] % SNAPSHOT_EVERY == 0 for r in records):
-            events.append(snapshot_event(live.match_id, last, live.engine.engine_version, state))
+            events.append(self.store.snapshot(live.match_id, last, live.engine.engine_version, state))
         try:
             async with asyncio.timeout(self.call_timeout * 2):
                 await self.committer.commit(events)

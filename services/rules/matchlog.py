@@ -10,6 +10,24 @@ Snapshots: every ``SNAPSHOT_EVERY`` records the host stores the engine state (pi
 with the engine version) under a second originator id of the match, so a rebuild
 restores the latest snapshot and replays only what came after it.
 
+A snapshot row is data anyone who can write the store's tables could have written (an
+injection elsewhere, a restored backup of unknown origin, another process holding the
+same database login), and a pickle runs whatever callable it names. So a row is never
+simply unpickled:
+
+* its blob is ``s1:`` and the base64 of an HMAC-SHA256 tag (32 bytes) followed by the
+  pickle; the tag covers the match id, the snapshot's version, the engine version and the
+  pickle, under a key derived (HKDF) from the deployment's Ed25519 signing key
+  (:func:`snapshot_key`). A blob without a valid tag (every row written before tags, a
+  forged one, a row copied to another match or version) is not used;
+* a tagged pickle is loaded by :class:`SnapshotUnpickler`, which resolves only the classes
+  engine states are made of (:data:`STATE_CLASSES`, by game; for an engine outside
+  ``services.rules.games``, a bench or test engine, the dataclasses of its own module):
+  anything else it names is refused before it is looked up.
+
+A snapshot that is not used is logged (never its blob) and the match is replayed from its
+log; the next snapshot boundary writes a tagged one.
+
 Heartbeats: beside the events, one small table (``<events table>`` with ``_heartbeats``
 for ``_events``; ``stored_heartbeats`` on SQLite, ``rules_<game>_heartbeats`` in the
 PostgreSQL schema) holds one row per serving place of the rules service (a replica slot, see
@@ -25,7 +43,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import binascii
+import dataclasses
+import hashlib
+import hmac
+import io
 import pickle
+import secrets
+import struct
 import sys
 import uuid
 from collections.abc import Sequence
@@ -76,11 +101,140 @@ def record_event(match_id: str, record: dict[str, Any]) -> DomainEvent:
     return _EVENT_CLASSES[kind](**common)  # type: ignore[no-any-return]
 
 
-def snapshot_event(match_id: str, n: int, engine_version: str, state: Any) -> EngineSnapshot:
-    blob = base64.b64encode(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)).decode()
+SNAPSHOT_TAGGED = "s1:"
+"""The prefix of a tagged snapshot blob (an untagged one, written before tags, is bare
+base64, which holds no ``:``)."""
+_TAG_BYTES = 32
+_MAC_LABEL = b"neon-arena/rules/snapshot/v1"
+
+STATE_CLASSES: dict[str, frozenset[tuple[str, str]]] = {
+    # (module, class) of every global the pickles of a game's states name, found by
+    # unpickling every state of self-play games of every mode, seat count and kept engine
+    # version (tests/unit/test_snapshot_unpickler.py walks them again: a new type fails
+    # there, not in production, where its snapshots would only be replayed past)
+    "neon": frozenset({
+        ("services.rules.games.neon.state", "State"),
+        ("services.rules.games.neon.state", "Fighter"),
+        ("services.rules.games.neon.state", "Equip"),
+        ("services.rules.games.neon.state", "CardChoice"),
+        ("services.rules.games.neon.state", "Frame"),
+        ("services.rules.games.neon.attack", "Attack"),
+        ("services.rules.games.neon.attack", "AlliesWindow"),
+        ("services.rules.games.windows", "ResponseWindow"),
+    }),
+    "neon-knights-2086": frozenset({
+        ("services.rules.games.neon_knights.state", "State"),
+    }),
+    "neon-reign": frozenset({
+        ("services.rules.games.neon_reign.state", "State"),
+        ("services.rules.games.neon_reign.state", "Side"),
+        ("services.rules.games.neon_reign.state", "GameResult"),
+        ("services.rules.games.neon_reign.state", "Defense"),
+        ("services.rules.games.neon_reign.state", "Resolving"),
+        ("services.rules.games.neon_reign.state", "ShieldAsk"),
+        ("services.rules.games.neon_reign.rulesets", "Ruleset"),
+    }),
+    "barbaric": frozenset({
+        ("services.rules.games.barbaric.state", "State"),
+    }),
+}
+_GAMES_PACKAGE = "services.rules.games."
+
+
+def snapshot_classes(engine: Any) -> frozenset[tuple[str, str]]:
+    """The globals a snapshot of ``engine``'s states may name: its game's
+    :data:`STATE_CLASSES`; for an engine defined outside ``services.rules.games`` (a bench
+    or test engine) the dataclasses defined in its own module; none for a game of the
+    games package without an entry (its snapshots load only when they name nothing)."""
+    module = type(engine).__module__
+    if module.startswith(_GAMES_PACKAGE):
+        return STATE_CLASSES.get(str(engine.game_id), frozenset())
+    loaded = sys.modules[module]
+    return frozenset((module, name) for name, value in vars(loaded).items()
+                     if isinstance(value, type) and dataclasses.is_dataclass(value)
+                     and value.__module__ == module and value.__qualname__ == name)
+
+
+class SnapshotRefused(Exception):
+    """A snapshot that is not used (its reason in ``args[0]``): the log is replayed."""
+
+
+class SnapshotUnpickler(pickle.Unpickler):
+    """Unpickles an engine state, resolving only the ``allowed`` (module, class) pairs, each
+    a class defined under that very name in that module; any other global (``os.system``,
+    ``builtins.eval``, a function or an attribute path of an allowed module) raises
+    :class:`SnapshotRefused` before it is imported or looked up. No persistent ids."""
+
+    def __init__(self, data: bytes, allowed: frozenset[tuple[str, str]]) -> None:
+        super().__init__(io.BytesIO(data))
+        self.allowed = allowed
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in self.allowed:
+            found = super().find_class(module, name)
+            if isinstance(found, type) and found.__module__ == module \
+                    and found.__qualname__ == name:
+                return found
+        raise SnapshotRefused(f"it names the global {module[:100]}.{name[:100]}")
+
+
+def load_state(data: bytes, allowed: frozenset[tuple[str, str]]) -> Any:
+    """The state pickled in ``data`` (:class:`SnapshotUnpickler`)."""
+    return SnapshotUnpickler(data, allowed).load()
+
+
+def snapshot_key(signing_key: Any) -> bytes:
+    """The key of snapshot tags, derived (HKDF-SHA256, its own label) from the deployment's
+    Ed25519 signing key: the secret the rules service holds anyway, kept by fewer services
+    than the token secret (the gateway, matchmaking and dice hold that one, as every
+    service that checks tokens does), and a key no other MAC of the platform is keyed
+    with. A deployment that changes its signing key replays its matches' logs once (their
+    snapshots' tags no longer check) and writes new snapshots as they go on."""
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    raw = signing_key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
+                                    serialization.NoEncryption())
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+                info=b"neon-arena/rules/snapshot-key/v1").derive(raw)
+
+
+def snapshot_tag(key: bytes, match_id: str, n: int, engine_version: str, data: bytes) -> bytes:
+    """HMAC-SHA256 over the match id, version, engine version and pickle, each
+    length-prefixed (no two different tuples give one message)."""
+    message = bytearray(_MAC_LABEL)
+    for part in (match_id.encode(), str(n).encode(), engine_version.encode(), data):
+        message += struct.pack(">Q", len(part)) + part
+    return hmac.new(key, bytes(message), hashlib.sha256).digest()
+
+
+def snapshot_event(match_id: str, n: int, engine_version: str, state: Any,
+                   key: bytes) -> EngineSnapshot:
+    """The snapshot of ``state`` after record ``n``, tagged under ``key``."""
+    data = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+    tag = snapshot_tag(key, match_id, n, engine_version, data)
+    blob = SNAPSHOT_TAGGED + base64.b64encode(tag + data).decode()
     return EngineSnapshot(originator_id=snapshot_uuid(match_id), originator_version=n,
                           timestamp=DomainEvent.create_timestamp(),
                           engine_version=engine_version, blob=blob)
+
+
+def open_snapshot(key: bytes, allowed: frozenset[tuple[str, str]], match_id: str, n: int,
+                  engine_version: str, blob: str) -> Any:
+    """The state of a stored snapshot blob: its tag checked first, then the pickle loaded
+    with only ``allowed`` globals. :class:`SnapshotRefused` (why) when it is not to be used."""
+    if not isinstance(blob, str) or not blob.startswith(SNAPSHOT_TAGGED):
+        raise SnapshotRefused("it is not tagged (written before tags, or forged)")
+    try:
+        raw = base64.b64decode(blob[len(SNAPSHOT_TAGGED):], validate=True)
+    except (binascii.Error, ValueError):
+        raise SnapshotRefused("its blob does not decode") from None
+    tag, data = raw[:_TAG_BYTES], raw[_TAG_BYTES:]
+    if len(tag) != _TAG_BYTES or not hmac.compare_digest(
+            tag, snapshot_tag(key, match_id, n, engine_version, data)):
+        raise SnapshotRefused("its tag does not check (forged, another match's or version's,"
+                              " or of another signing key)")
+    return load_state(data, allowed)
 
 
 @dataclass(frozen=True)
@@ -110,9 +264,19 @@ _COLUMNS = ("slot", "replicas", "process", "started_ms", "beat_ms", "until_ms", 
 class MatchLog:
     """Reads and writes match records in one service's event store (blocking calls)."""
 
-    def __init__(self, app: RulesApplication) -> None:
+    def __init__(self, app: RulesApplication, key: bytes | None = None,
+                 classes: frozenset[tuple[str, str]] = frozenset()) -> None:
         self.app = app
+        self.key = key if key is not None else secrets.token_bytes(32)
+        """The snapshot tags' key (:func:`snapshot_key`); none given, one of this process
+        only (its snapshots are used by itself alone)."""
+        self.classes = classes
+        """The globals a snapshot may name (:func:`snapshot_classes`)."""
         self._heartbeats_ready = False
+
+    def snapshot(self, match_id: str, n: int, engine_version: str, state: Any) -> EngineSnapshot:
+        """:func:`snapshot_event` under this store's key."""
+        return snapshot_event(match_id, n, engine_version, state, self.key)
 
     def exists(self, match_id: str) -> bool:
         return any(True for _ in self.app.events.get(match_uuid(match_id), limit=1))
@@ -131,19 +295,27 @@ class MatchLog:
                         upto: int | None = None) -> tuple[int, Any] | None:
         """The latest snapshot of the match at version ``upto`` or before (the version the
         log reaches: a snapshot ahead of it is no state of this log), as its version and
-        state; None when there is none, it is of another engine version, or its row does
-        not decode or load (corrupt, truncated): the caller replays the log instead. A store
-        that does not answer raises, as every read does."""
+        state; None when there is none, it is of another engine version, or it is not to be
+        used (:func:`open_snapshot`: untagged, its tag does not check, it names a global
+        engine states are not made of, or it does not load): the caller replays the log
+        instead. A store that does not answer raises, as every read does."""
+        version = -1
         try:
             for event in self.app.events.get(snapshot_uuid(match_id), lte=upto, desc=True,
                                              limit=1):
                 if getattr(event, "engine_version", None) != engine_version:
                     return None
-                return event.originator_version, pickle.loads(base64.b64decode(event.blob))  # type: ignore[attr-defined]
+                version = event.originator_version
+                return version, open_snapshot(self.key, self.classes, match_id, version,
+                                              engine_version, getattr(event, "blob", None))
+        except SnapshotRefused as refused:
+            log.warning("snapshot not used: the match is replayed from its log",
+                        match_id=match_id, snapshot_version=version, reason=str(refused))
         except Exception as err:  # a snapshot that no longer loads: replay the log instead
             if is_store_outage(err):
                 raise
-            log.warning("snapshot does not load", match_id=match_id, error=repr(err))
+            log.warning("snapshot does not load", match_id=match_id, snapshot_version=version,
+                        error=type(err).__name__)
         return None
 
     def save(self, events: Sequence[DomainEvent]) -> None:

@@ -146,10 +146,12 @@ async def _race(backend: Backend, steps: int, actions: int) -> tuple[str, dict[i
 def _rewrite_snapshot(host: MatchHost, match_id: str, version: int, state: Any = None,
                       blob: bytes | None = None) -> None:
     """Write the snapshot row of ``version`` (replacing it when there is one): ``state``
-    pickled as the service does, or the raw stored ``blob`` (a corrupt row)."""
+    pickled and tagged as the service does (with its key: what the later checks catch when
+    the tag does not, tests/integration/test_snapshot_trust.py), or the raw stored
+    ``blob`` (a corrupt row)."""
     app = host.app
     stored = app.mapper.to_stored_event(
-        snapshot_event(match_id, version, host.engine.engine_version, state))
+        snapshot_event(match_id, version, host.engine.engine_version, state, host.store.key))
     table = app.recorder.events_table_name
     row = (stored.topic, stored.state if blob is None else blob, snapshot_uuid(match_id).hex,
            version)
@@ -180,7 +182,8 @@ async def test_a_corrupt_snapshot_row_is_replayed_from_the_log(long_backend: Bac
     before = await client.view(match_id, tokens[0])
     assert host.store.latest_snapshot(match_id, host.engine.engine_version)[0] == SNAPSHOT_EVERY
     stored = host.app.mapper.to_stored_event(snapshot_event(
-        match_id, SNAPSHOT_EVERY, host.engine.engine_version, _state(host, match_id)))
+        match_id, SNAPSHOT_EVERY, host.engine.engine_version, _state(host, match_id),
+        host.store.key))
     for blob in (stored.state[: len(stored.state) // 2], b"\x00\xff not json", b""):
         _rewrite_snapshot(host, match_id, SNAPSHOT_EVERY, blob=blob)
         _forget(host, match_id)
