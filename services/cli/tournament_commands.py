@@ -1213,6 +1213,23 @@ def rematch(
     _run(go, token)
 
 
+async def _version_of(client: TournamentClient, tournament_id: str) -> int | None:
+    """The tournament's version (events in its log) before a command that a repeat leaves
+    as it is (drop, reinstate: the service answers a repeat with the tournament unchanged,
+    and the answer alone does not tell it from a first call). Its answer at the same version
+    recorded nothing: a repeat. A later version is said as a first call (it may be another
+    caller's event meanwhile: the answer, as before). None when it cannot be read (a public
+    GetTournament refused, an unknown id; 0, a service that does not count them): the call
+    itself then says what it says."""
+    import grpc
+
+    try:
+        return int((await client.call("GetTournament", tournament_id=tournament_id))
+                   .tournament.version) or None
+    except grpc.aio.AioRpcError:
+        return None
+
+
 @tournament_app.command("drop")
 @friendly
 def drop(tournament_id: str, player: str,
@@ -1221,8 +1238,12 @@ def drop(tournament_id: str, player: str,
     """Drop a player from the next rounds (the rounds played stay in the standings)."""
 
     async def go(client: TournamentClient, token: str) -> None:
+        before = await _version_of(client, tournament_id)
         reply = await client.call("DropPlayer", token, tournament_id=tournament_id,
                                   player_id=player, reason=reason)
+        if reply.tournament.version == before:
+            print_plain(console, f"{player} already dropped from {tournament_id}: nothing changed")
+            return
         print_plain(console, f"{player} dropped from {tournament_id} after round "
                              f"{reply.tournament.rounds_paired}")
 
@@ -1241,10 +1262,15 @@ def reinstate(tournament_id: str, player: str,
     For a no-show or a player dropped by mistake; the rounds missed count as unplayed."""
 
     async def go(client: TournamentClient, token: str) -> None:
+        before = None if as_json else await _version_of(client, tournament_id)
         reply = await client.call("ReinstatePlayer", token, tournament_id=tournament_id,
                                   player_id=player, reason=reason)
         if as_json:
             emit(message_dict(reply))
+            return
+        if reply.tournament.version == before:
+            print_plain(console, f"{player} already reinstated in {tournament_id}: nothing "
+                                 "changed")
             return
         print_plain(console, f"{player} reinstated in {tournament_id}: paired again from round "
                              f"{reply.tournament.rounds_paired + 1}")
