@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from rich.console import Console
@@ -11,6 +12,46 @@ from rich.text import Text
 from services.cli.errors import USAGE, CliError
 from services.cli.screen import load_presentation, narrate
 from services.cli.terminal import describe_outcome
+
+SHOWN_MATCHES = 8
+"""A bundle's matches named when it is given to ``neon replay`` (then "and N more")."""
+
+
+def _bundle_said(data: bytes) -> str | None:
+    """What ``neon replay`` says of a tournament bundle (None for any other file): what it
+    is, and how to replay one of its matches (from the match's own export), naming them."""
+    from services.tournament.bundle import is_bundle
+
+    if not is_bundle(data):
+        return None
+    lines = data.split(b"\n")
+    header = json.loads(lines[0])
+    matches = []
+    for line in lines[1:]:
+        if b'"MatchExport"' not in line:
+            continue
+        try:
+            row = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(row, dict) and row.get("type") == "MatchExport":
+            matches.append(f"{_plain(row.get('match_id'))} (round {_plain(row.get('round'))}, "
+                           f"table {_plain(row.get('table'))})")
+    named = ", ".join(matches[:SHOWN_MATCHES])
+    if len(matches) > SHOWN_MATCHES:
+        named += f" and {len(matches) - SHOWN_MATCHES} more"
+    return (f"a tournament bundle (tournament {_plain(header.get('tournament_id'))}, "
+            f"{_plain(header.get('game'))}, {len(matches)} match"
+            f"{'' if len(matches) == 1 else 'es'}), not a match export: replay one of its "
+            "matches from that match's own export: neon export MATCH_ID -o match.jsonl (as an "
+            "organiser, with its rules service up), then neon replay match.jsonl"
+            + (f"; its matches: {named}" if matches else "")
+            + "; neon verify checks the whole bundle")
+
+
+def _plain(value: object) -> str:
+    """A value from the file, on one line and with nothing a terminal would act on."""
+    return "".join(c if c.isprintable() else "?" for c in str(value))
 
 
 def replay_export(console: Console, data: bytes, viewer: int | None, pause: bool = False) -> int:
@@ -24,7 +65,7 @@ def replay_export(console: Console, data: bytes, viewer: int | None, pause: bool
     try:
         records, _ = parse_export(data)
     except Exception as err:  # a file that is not an export: say so in one line
-        raise CliError(f"not a match export: {err}", USAGE) from None
+        raise CliError(_bundle_said(data) or f"not a match export: {err}", USAGE) from None
     if not records:
         raise CliError("the export holds no events", USAGE)
     game = str(records[0].get("game", ""))

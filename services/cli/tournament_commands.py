@@ -152,6 +152,20 @@ def _numbers(text: str, kind: Callable[[str], Any], option: str, example: str) -
 # ----------------------------------------------------------------------------- bots
 
 
+class RoundTimedOut(CliError):
+    """A round that did not finish within the time it was given (the bots' wait for their
+    match, or the wait for the round's results and checkpoint): an expected failure, one
+    line and exit 1. ``number`` 0: the round's number is the caller's to say."""
+
+    def __init__(self, number: int, timeout: float, why: str) -> None:
+        self.number, self.timeout, self.why = number, timeout, why
+        super().__init__(self.said(number), FAILED)
+
+    def said(self, number: int, option: str = "") -> str:
+        return (f"{f'round {number}' if number else 'the round'} did not finish within "
+                f"{option}{self.timeout:g} s ({self.why})")
+
+
 async def play_round_as(client: TournamentClient, rules: dict[str, RulesClient], token: str,
                         tournament_id: str, player: str, *, timeout: float = 300.0,
                         rematches: bool = False) -> str:
@@ -194,7 +208,7 @@ async def play_round_as(client: TournamentClient, rules: dict[str, RulesClient],
                 return "abandoned"
             if played:  # its result not learned yet: the round's wait says so
                 return "played"
-            raise RuntimeError(f"{player}: no match handed out in {timeout:g} s")
+            raise RoundTimedOut(0, timeout, f"{player} was handed no match")
         await asyncio.sleep(0.1)
 
 
@@ -254,7 +268,9 @@ async def wait_round_complete(client: TournamentClient, tournament_id: str, numb
         if time.monotonic() > deadline:
             pending = [t.number for t in reply.round.tables if t.status != pb.TABLE_STATUS_DONE
                        and not t.bye]
-            raise RuntimeError(f"round {number} incomplete after {timeout:g} s (tables {pending})")
+            raise RoundTimedOut(number, timeout, f"table{'s' * (len(pending) != 1)} "
+                                f"{', '.join(map(str, pending))} not done" if pending else
+                                "every table done, its checkpoint not published yet")
         await asyncio.sleep(0.2)
 
 
@@ -360,9 +376,15 @@ async def simulate_run(address: str, issue: Callable[..., str], game: str, fmt_j
                 await between_rounds(number)
             results = await asyncio.gather(*plays, return_exceptions=True)
             problems = [r for r in results if isinstance(r, BaseException)]
-            if problems:
-                raise problems[0]
-            done = await wait_round_complete(client, tid, number, timeout)
+            try:
+                if problems:
+                    raise problems[0]
+                done = await wait_round_complete(client, tid, number, timeout)
+            except RoundTimedOut as late:  # said as the command's own line: what to do
+                raise CliError(
+                    f"{late.said(number, '--timeout ')}; the tournament is left as it is "
+                    f"(neon tournament round {tid} {number} shows its tables): run again with "
+                    "a larger --timeout, the seconds a round may take", FAILED) from None
             report.rounds.append(done)
             on_round(done)
             report.stages[f"round {number}"] = time.perf_counter() - t1
@@ -1191,6 +1213,23 @@ def rematch(
     _run(go, token)
 
 
+async def _version_of(client: TournamentClient, tournament_id: str) -> int | None:
+    """The tournament's version (events in its log) before a command that a repeat leaves
+    as it is (drop, reinstate: the service answers a repeat with the tournament unchanged,
+    and the answer alone does not tell it from a first call). Its answer at the same version
+    recorded nothing: a repeat. A later version is said as a first call (it may be another
+    caller's event meanwhile: the answer, as before). None when it cannot be read (a public
+    GetTournament refused, an unknown id; 0, a service that does not count them): the call
+    itself then says what it says."""
+    import grpc
+
+    try:
+        return int((await client.call("GetTournament", tournament_id=tournament_id))
+                   .tournament.version) or None
+    except grpc.aio.AioRpcError:
+        return None
+
+
 @tournament_app.command("drop")
 @friendly
 def drop(tournament_id: str, player: str,
@@ -1199,8 +1238,12 @@ def drop(tournament_id: str, player: str,
     """Drop a player from the next rounds (the rounds played stay in the standings)."""
 
     async def go(client: TournamentClient, token: str) -> None:
+        before = await _version_of(client, tournament_id)
         reply = await client.call("DropPlayer", token, tournament_id=tournament_id,
                                   player_id=player, reason=reason)
+        if reply.tournament.version == before:
+            print_plain(console, f"{player} already dropped from {tournament_id}: nothing changed")
+            return
         print_plain(console, f"{player} dropped from {tournament_id} after round "
                              f"{reply.tournament.rounds_paired}")
 
@@ -1219,10 +1262,15 @@ def reinstate(tournament_id: str, player: str,
     For a no-show or a player dropped by mistake; the rounds missed count as unplayed."""
 
     async def go(client: TournamentClient, token: str) -> None:
+        before = None if as_json else await _version_of(client, tournament_id)
         reply = await client.call("ReinstatePlayer", token, tournament_id=tournament_id,
                                   player_id=player, reason=reason)
         if as_json:
             emit(message_dict(reply))
+            return
+        if reply.tournament.version == before:
+            print_plain(console, f"{player} already reinstated in {tournament_id}: nothing "
+                                 "changed")
             return
         print_plain(console, f"{player} reinstated in {tournament_id}: paired again from round "
                              f"{reply.tournament.rounds_paired + 1}")

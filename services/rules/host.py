@@ -66,6 +66,7 @@ from services.rules.games.contract import (
     canonical_state,
     is_v2,
     json_key,
+    offers_resign,
     setup_transition,
     standing_options,
 )
@@ -735,6 +736,15 @@ class MatchHost:
                              bool(c.get("await_client_seeds")), _link(c.get("campaign"))):
                     raise AlreadyExists(f"match {match_id!r} exists with another configuration")
                 return existing, self._tokens(existing)
+            if clock_json and clock_json.get("policy") == "forfeit" \
+                    and not offers_resign(self.engine):
+                # a forfeit is the seat's resignation: with none, no seat would ever be
+                # forfeited, while the organiser believes absent players will be
+                raise InvalidArgument(
+                    f"clock policy forfeit: the {self.engine.game_id} engine's ruleset "
+                    f"{self.engine.engine_version} offers no resignation (contract version "
+                    f"{2 if is_v2(self.engine) else 1}), so a seat that runs out of timeouts "
+                    "could never be forfeited; choose policy bot or default")
             dice_key = f"{self.engine.game_id}/{match_id}"
             session = await self.dice.open(dice_key, dev_seed)
             if session.dev != bool(dev_seed):

@@ -658,6 +658,15 @@ class Director:
         no_show = str(s.get("no_show") or "forfeit")
         if no_show not in ("forfeit", "bot"):
             raise InvalidArgument("no_show must be forfeit or bot")
+        if no_show == "forfeit" and getattr(info, "contract_version", 0) == 1:
+            # a forfeit is the seat's resignation, which a contract-1 engine never offers: its
+            # rules service refuses every match with such a clock (the round could not start).
+            # 0 is a rules service that does not say: taken, as before
+            raise InvalidArgument(
+                f"no_show forfeit: the rules service of {game} runs engine "
+                f"{info.engine_version or '?'} (contract version 1), "
+                "which offers no resignation, so an absent player could never be forfeited; "
+                "choose no_show bot")
         check_in = int(s.get("check_in_seconds") or DEFAULT_CHECK_IN)
         if not 0 < check_in <= MAX_CHECK_IN:
             raise InvalidArgument(f"check_in_seconds must be 1-{MAX_CHECK_IN}")

@@ -464,3 +464,67 @@ async def test_refused_player_tokens_and_unknown_tournaments_get_clear_messages(
     assert await page.input_value("#player-token") == ""
     assert all(e.startswith("Failed to load resource") and any(f" {c} " in e for c in (401, 404))
                for e in browser.console_errors), browser.console_errors
+
+
+class EndedStreams:
+    """WatchMyMatches faked in the page (page.route): each stream opened is answered with
+    ``frames`` frames (the tournament in registration) and then Connect's end message, with
+    no error: a stream the server ends at once, cleanly, before the tournament ended."""
+
+    def __init__(self, frames: int) -> None:
+        self.frames, self.opened = frames, 0
+
+    async def __call__(self, route: Any) -> None:
+        self.opened += 1
+        frame = json.dumps({"status": "TOURNAMENT_STATUS_REGISTRATION"}).encode()
+        end = b"{}"
+        body = (bytes([0]) + len(frame).to_bytes(4, "big") + frame) * self.frames \
+            + bytes([2]) + len(end).to_bytes(4, "big") + end
+        await route.fulfill(status=200, content_type="application/connect+json", body=body)
+
+
+async def follow_ended_streams(browser: Browser, served: Served, event: Event,
+                               streams: EndedStreams, until: int, ms: int) -> tuple[Any, int]:
+    """ann's page (a fake clock) follows her table of a tournament in registration whose
+    WatchMyMatches is ``streams``, the clock run on until ``until`` streams were opened or
+    ``ms`` went by; the page, and the ms the clock was run on."""
+    tid = f"end_{uuid.uuid4().hex[:6]}"
+    await event.create(tid, "ann")
+    page = browser.page
+    await page.clock.install()
+    await page.route("**/WatchMyMatches", streams)
+    page = await open_play(browser, served, served.backend.issuer.issue_player("ann"),
+                           f"?tournament={tid}&play")
+    await page.click("#player-follow")
+    await page.wait_for_selector("#player-status[data-kind='tournament']")
+    ran = 0
+    while ran < ms and streams.opened < until:
+        await asyncio.sleep(0.02)  # the page reads the stream, sees it end, sets its timer
+        await page.clock.run_for(250)
+        ran += 250
+    return page, ran
+
+
+async def test_a_stream_the_server_ends_at_once_is_opened_again_a_second_later(
+        served: Served, browser: Browser, event: Event) -> None:
+    """WatchMyMatches ended cleanly by the server at once, again and again: each is opened
+    again a second later, and given up once it failed 20 times in a row over a minute with
+    no frame (common.js's reconnecting, as the tournament page and the live viewer). Before,
+    player.js's own loop opened it again at once, for ever: the page spun."""
+    streams = EndedStreams(frames=0)
+    page, _ = await follow_ended_streams(browser, served, event, streams, until=1000, ms=200_000)
+    assert 21 <= streams.opened <= 70, streams.opened
+    assert await page.get_attribute("#player-status", "data-state") == "error"
+    said = await message(page, "unavailable")
+    assert "ended" in said, said
+
+
+async def test_a_stream_ended_after_each_frame_is_followed_on(
+        served: Served, browser: Browser, event: Event) -> None:
+    """A stream that delivers a frame before each clean end starts the count again: followed
+    on, however many times it ends, a second apart."""
+    streams = EndedStreams(frames=1)
+    page, ran = await follow_ended_streams(browser, served, event, streams, until=45, ms=120_000)
+    assert streams.opened >= 45, await page.text_content("#player-note")
+    assert streams.opened <= ran // 1000 + 2, (streams.opened, ran)  # a second apart
+    assert await page.get_attribute("#player-status", "data-state") != "error"

@@ -326,7 +326,9 @@ async def _first_round(b: Any, client: RulesClient, org: str, start: bool = True
     tokens = {n: b.issuer.issue("player", "*", player=n, ttl=600) for n in names}
     tid = f"fe{uuid.uuid4().hex[:6]}"
     await c.call("CreateTournament", org, tournament_id=tid, game="toy", mode="race",
-                 format_json=format_json("swiss", 2), **settings)
+                 format_json=format_json("swiss", 2),
+                 no_show=tournament_pb2.NO_SHOW_POLICY_BOT,  # the toy cannot resign a seat
+                 **settings)
     await c.call("OpenRegistration", org, tournament_id=tid)
     for n in names:
         await c.call("Register", tokens[n], tournament_id=tid)

@@ -114,7 +114,7 @@ TABLE: dict[str, tuple[tuple[str, ...], Any]] = {
     # tournament: "acl_T" exists (the organiser "o" created it), "p" is the player's own id
     "/neon.tournament.v1.TournamentService/CreateTournament": (
         T_ORGANISER, tour.CreateTournamentRequest(tournament_id="acl_T2", name="n", game="toy",
-                                                  mode="race")),
+                                                  mode="race", no_show=tour.NO_SHOW_POLICY_BOT)),
     "/neon.tournament.v1.TournamentService/OpenRegistration": (
         T_ORGANISER, tour.OpenRegistrationRequest(tournament_id="acl_T")),
     "/neon.tournament.v1.TournamentService/Register": (
@@ -189,7 +189,8 @@ async def test_every_rpc_admits_exactly_the_tokens_access_md_names(tmp_path: Pat
                 request_serializer=tour.CreateTournamentRequest.SerializeToString,
                 response_deserializer=tour.CreateTournamentResponse.FromString,
             )(tour.CreateTournamentRequest(tournament_id="acl_T", name="acl", game="toy",
-                                           mode="race", format_json=format_json("swiss", 1)),
+                                           mode="race", format_json=format_json("swiss", 1),
+                                           no_show=tour.NO_SHOW_POLICY_BOT),
               metadata=call_metadata(organiser), timeout=10)
         tokens = {
             "none": None,

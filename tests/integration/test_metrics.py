@@ -17,6 +17,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from services.cli.backend import Backend, start_backend
 from services.genproto.neon.rules.v1 import rules_pb2
+from services.genproto.neon.tournament.v1.tournament_pb2 import NO_SHOW_POLICY_BOT as NO_SHOW_BOT
 from services.platform.grpc_kit import call_metadata
 from services.platform.natsrv import free_port
 from tests.integration.conftest import make_settings
@@ -240,7 +241,7 @@ async def _tournament(c: Any, org: str, tid: str, until: str) -> None:
     from services.cli.tournament_commands import format_json
 
     await c.call("CreateTournament", org, tournament_id=tid, game="toy", mode="race",
-                 format_json=format_json("swiss", 1))
+                 format_json=format_json("swiss", 1), no_show=NO_SHOW_BOT)
     if until == "created":
         return
     await c.call("OpenRegistration", org, tournament_id=tid)
@@ -363,7 +364,7 @@ async def test_without_a_metrics_port_nothing_is_collected(tmp_path: Path, nats_
         c = TournamentClient(b.address("tournament"))
         org = b.issuer.issue("organiser", "*", player="org", ttl=600)
         await c.call("CreateTournament", org, tournament_id="quiet_t", game="toy", mode="race",
-                     format_json=format_json("swiss", 1))
+                     format_json=format_json("swiss", 1), no_show=NO_SHOW_BOT)
         await c.call("OpenRegistration", org, tournament_id="quiet_t")
         await c.close()
         for name, svc in b.services.items():  # a method no service has

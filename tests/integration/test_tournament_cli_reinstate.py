@@ -67,3 +67,25 @@ async def test_a_round_robin_refuses_with_the_service_reason(desk: Desk) -> None
     assert refused.returncode != 0, refused.stdout + refused.stderr
     assert "a round-robin reinstates no dropped player" in said(refused.stderr), refused.stderr
     assert (await desk.statuses("rr"))["cat"] == "dropped"
+
+
+async def test_a_repeated_drop_or_reinstatement_says_already(desk: Desk) -> None:  # noqa: F811
+    """A repeat changes nothing (the service answers it as it is, still exit 0) and says so:
+    before, a repeat said "dropped" / "reinstated" again."""
+    run = desk.run
+    await desk.started("again", "swiss", ("ann", "ben", "cat", "dan"))
+    first = await run("tournament", "drop", "again", "ann", "--reason", "went home")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert first.stdout.splitlines() == ["ann dropped from again after round 0"]
+    version = (await desk.tournament("again")).version
+    repeat = await run("tournament", "drop", "again", "ann", "--reason", "went home")
+    assert repeat.returncode == 0, repeat.stdout + repeat.stderr
+    assert repeat.stdout.splitlines() == ["ann already dropped from again: nothing changed"]
+    assert (await desk.tournament("again")).version == version, "a repeat records nothing"
+
+    back = await run("tournament", "reinstate", "again", "ann", "--reason", "mistake")
+    assert back.stdout.splitlines() == ["ann reinstated in again: paired again from round 1"]
+    repeat = await run("tournament", "reinstate", "again", "ann", "--reason", "mistake")
+    assert repeat.returncode == 0, repeat.stdout + repeat.stderr
+    assert repeat.stdout.splitlines() == ["ann already reinstated in again: nothing changed"]
+    assert (await desk.statuses("again"))["ann"] == "playing"

@@ -50,6 +50,9 @@ from tests.integration.test_matchmaking import FAST, catalogue
 from tests.integration.test_rules_host_toy import play_to_end
 from tests.support import toy
 
+BOT = pb.NO_SHOW_POLICY_BOT
+"""The toy (contract 1) cannot resign a seat: its tournaments hand no-shows to a bot."""
+
 pytestmark = [pytest.mark.timeout(180), pytest.mark.postgres]
 S = grpc.StatusCode
 
@@ -88,7 +91,7 @@ class Event:
         the id of its one match."""
         await self.tournaments.call("CreateTournament", self.olga, tournament_id=tid, game="toy",
                                     mode="race", format_json=format_json("swiss", 1),
-                                    check_in_seconds=120, **kw)
+                                    check_in_seconds=120, no_show=BOT, **kw)
         await self.tournaments.call("OpenRegistration", self.olga, tournament_id=tid)
         for p in players:
             await self.tournaments.call("Register", self.olga, tournament_id=tid, player_id=p)
@@ -278,11 +281,11 @@ async def test_an_unrated_tournament_is_played_with_minted_tokens_and_never_rate
     # a repeated CreateTournament finds the same settings
     again_t = await e.tournaments.call("CreateTournament", e.olga, tournament_id=tid, game="toy",
                                        mode="race", format_json=format_json("swiss", 1),
-                                       check_in_seconds=120, unrated=True)
+                                       check_in_seconds=120, unrated=True, no_show=BOT)
     assert again_t.tournament.unrated
     code, _ = await _refused(e.tournaments.call(
         "CreateTournament", e.olga, tournament_id=tid, game="toy", mode="race",
-        format_json=format_json("swiss", 1), check_in_seconds=120))
+        format_json=format_json("swiss", 1), check_in_seconds=120, no_show=BOT))
     assert code == S.ALREADY_EXISTS, "the same id, rated, is another tournament"
 
 
@@ -301,6 +304,7 @@ async def test_watch_my_matches_ends_when_the_players_token_expires(event: Any) 
         mode="race",
         format_json=format_json("swiss", 1),
         check_in_seconds=120,
+        no_show=BOT,
     )
     await e.tournaments.call("OpenRegistration", e.olga, tournament_id=tid)
     for p in (ann, bob):

@@ -102,6 +102,20 @@ def test_verify_and_replay_of_a_missing_or_bad_file(env: dict[str, str], tmp_pat
     assert run(["replay", str(junk)], env, 2).startswith("not a match export")
 
 
+def test_replay_of_a_tournament_bundle_says_what_it_is_and_how_to_replay_a_match(
+        env: dict[str, str]) -> None:
+    """Before: "not a match export: the export does not end with a checkpoint line"."""
+    bundle = Path(__file__).parents[1] / "fixtures" / "bundles" / "swiss-neon-reign-33f18b3.jsonl"
+    said = run(["replay", str(bundle)], env, 2)
+    assert said.startswith("a tournament bundle (tournament fuzz, neon-reign, 3 matches)"), said
+    assert "checkpoint line" not in said
+    # how: each match's own export, then replay it; the matches it holds are named
+    assert "neon export MATCH_ID" in said and "neon replay" in said, said
+    for match_id in ("fuzz-r1-t1", "fuzz-r1-t2", "fuzz-r2-t1"):
+        assert match_id in said, said
+    assert "neon verify" in said, said
+
+
 def test_token_refuses_bot_ids_and_unknown_roles(env: dict[str, str]) -> None:
     assert "reserved" in run(["token", "player", "bot-evil"], env, 2)
     assert "unknown token role" in run(["token", "admin", "x"], env, 2)

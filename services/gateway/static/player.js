@@ -13,9 +13,10 @@
 //   WatchTicket stream, AcceptMatch or CancelTicket for a proposed match, CancelTicket to
 //   leave the queue, and the seat of the matched ticket's assignment. As `neon queue` does.
 // The player token stays in sessionStorage: never in the address, never logged.
-import { unary, serverStream } from "/static/connect.js";
+import { unary, serverStream, ConnectError } from "/static/connect.js";
 import {
-  $, el, short, rules, randomHex, fillModes as modesOf, TOURNAMENT, tournamentCall as tcall,
+  $, el, short, rules, randomHex, fillModes as modesOf, reconnecting, TOURNAMENT,
+  tournamentCall as tcall,
 } from "/static/common.js";
 import { claimsOf, say, plain, playMatch, stop as stopSeat, clear as clearSeat } from "/static/play.js";
 import { drawStandings, ordinal, resultText } from "/static/tournament.js";
@@ -23,7 +24,6 @@ import { drawStandings, ordinal, resultText } from "/static/tournament.js";
 const KEY = "neon-player-token";
 const MATCHMAKING = "/neon.matchmaking.v1.MatchmakingService";
 const ENDED = ["TOURNAMENT_STATUS_FINISHED", "TOURNAMENT_STATUS_FORCE_ENDED"];
-const RECONNECT_FOR = 60_000;  // ms to keep opening a stream again while its service is down
 // The player's standings (tournament.js's drawStandings): the table, the sentence in its place
 // for a tournament called off before it started, the title.
 const STANDINGS = { table: "player-standings", none: "player-standings-none", title: "player-standings-title" };
@@ -95,23 +95,26 @@ function failed(r, err, what) {
 }
 
 // A server stream, opened again while its service does not answer (it restarts without
-// losing anything) or when it was cut; each message to `each`, until `each` says done.
+// losing anything), when it was cut, or when it ended before `each` said done (a server or a
+// proxy that ends it at once, cleanly): as common.js's reconnecting says (the live viewer's
+// and the tournament page's policy), a second later, until it failed RECONNECT_TRIES times
+// in a row over RECONNECT_FOR with no frame between; each message to `each`, until `each`
+// says done.
 async function follow(r, path, body, each, what) {
-  let lostAt = 0;
+  const retry = reconnecting();
   for (;;) {
     try {
       for await (const frame of serverStream(path, body, r.token, r.abort.signal)) {
-        lostAt = 0;
+        retry.delivered();
         if (await each(frame)) return true;
         if (!live(r)) return false;
       }
+      throw new ConnectError("unavailable", "the stream ended early");
     } catch (err) {
       if (err.name === "AbortError" || !live(r)) return false;
-      if (err.code !== "unavailable") throw err;
-      lostAt = lostAt || Date.now();
-      if (Date.now() - lostAt > RECONNECT_FOR) throw err;
+      if (!retry.again(err)) throw err;
       note(`${what} does not answer (${err.reason}); trying again…`, "reconnecting");
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await retry.wait();
     }
     if (!live(r)) return false;
   }

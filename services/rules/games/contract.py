@@ -45,7 +45,10 @@ resign (contract v2)
     ``{"type": "resign"}`` is accepted from any seat still in the game at any time
     (every v2 engine lists it among its standing options). The engine decides what a
     resignation means in its game (the opponent wins; the seat is eliminated and
-    placed last; its team concedes) and must keep the match finishable.
+    placed last; its team concedes) and must keep the match finishable. An engine kept
+    for an older ruleset that had no resignation says so with ``offers_resign = False``
+    (NEON's ruleset 2); :func:`offers_resign` is what the host asks before it takes a
+    clock whose timeouts forfeit (a forfeit is the seat's resignation).
 modes (contract v2)
     :class:`ModeInfo` declares seat counts, team layouts and the participants the
     engine itself plays (NEON's Automa, Neon Reign's Computer, Barbaric's monster).
@@ -405,6 +408,14 @@ def setup_transition(engine: GameEngine, config: MatchConfig, rng: Randomness) -
 
 def is_v2(engine: GameEngine) -> bool:
     return getattr(engine, "contract_version", 1) >= 2
+
+
+def offers_resign(engine: GameEngine) -> bool:
+    """Whether a seat of this engine's matches may resign (``RESIGN``): what the engine
+    declares (``offers_resign``), else what its contract says (every v2 engine does, a v1
+    engine has no standing options at all)."""
+    declared = getattr(engine, "offers_resign", None)
+    return bool(declared) if declared is not None else is_v2(engine)
 
 
 def standing_options(engine: GameEngine, state: State) -> tuple[Decision, ...]:

@@ -318,6 +318,8 @@ class NeonEngine(RemembersPending):
     def __init__(self, ruleset: Ruleset = CURRENT) -> None:
         self.ruleset = ruleset
         self.engine_version = ruleset.version
+        self.offers_resign = ruleset.resign
+        """Contract: "resign" (ruleset 2 had no resignation; a clock's forfeit needs it)."""
 
     def for_version(self, engine_version: str) -> NeonEngine:
         if engine_version == self.engine_version:
