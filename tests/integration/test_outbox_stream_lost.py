@@ -213,8 +213,11 @@ async def test_leadership_lost_and_regained_publishes_each_event_once_in_order(
     first.leader = PostgresLead(postgres_url, name, recheck=0)
     second.leader = PostgresLead(postgres_url, name, recheck=0)
     await first.start()
-    await second.start()
     try:
+        # the first takes the lock before the second asks for it: started together, either
+        # may win it (under load the second's first look came first, and the first never led)
+        await _leads(first)
+        await second.start()
         place.write(5)
         await _published(place, first)
         assert first.leading and not second.leading
@@ -238,7 +241,16 @@ async def test_leadership_lost_and_regained_publishes_each_event_once_in_order(
         await second.stop()
 
 
-async def _published(place: Place, relay: OutboxRelay, timeout: float = 10) -> None:
+async def _leads(relay: OutboxRelay, timeout: float = 30) -> None:
+    """Until ``relay`` leads (its run loop took the lock)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not relay.leading and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+    assert relay.leading
+
+
+async def _published(place: Place, relay: OutboxRelay, timeout: float = 30) -> None:
     """Until ``relay`` has published the whole store."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
