@@ -144,6 +144,13 @@ async def delete_consumers(nats_url: str, durables: set[str]) -> None:
 
 @pytest.fixture
 async def scorings(settings: Settings, nats_url: str) -> AsyncIterator[list[Scoring]]:
+    # the tests publish before a scoring service (which makes the stream) starts: the stream
+    # is made here, not left to whichever test ran before on this worker (one deletes it)
+    nc = await bus.connect(nats_url, "tests-stream")
+    try:
+        await bus.ensure_stream(nc.jetstream())
+    finally:
+        await nc.close()
     made: list[Scoring] = []
     yield made
     for s in made:
