@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from bench import longgame
 from services.cli.backend import Backend, start_backend
 from services.platform.settings import DEFAULT_PORTS, Settings, load
 from tests.support import toy
@@ -99,3 +100,12 @@ def _has(game: str) -> bool:
     from services.rules.games import available
 
     return game in available()
+
+
+@pytest.fixture
+async def long_backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
+    """Shared by the rules tests that need a long match: dice and the Counter Race bench engine's rules service (bench/longgame.py)."""
+    b = await start_backend(make_settings(tmp_path, nats_url), games=[], embedded_nats=False,
+                            engines={"longgame": longgame.ENGINE})
+    yield b
+    await b.stop(1)

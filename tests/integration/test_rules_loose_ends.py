@@ -33,8 +33,7 @@ from typing import Any
 import grpc
 import pytest
 
-from bench import longgame
-from services.cli.backend import Backend, start_backend
+from services.cli.backend import Backend
 from services.cli.client import RulesClient
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.grpc_kit import call_metadata
@@ -43,7 +42,6 @@ from services.rules.host import MatchHost
 from services.rules.matchlog import SNAPSHOT_EVERY
 from services.rules.verify import verify_export
 from services.tournament.rules_port import RulesGateway
-from tests.integration.conftest import make_settings
 from tests.support import duel
 from tests.support.client import play_match
 
@@ -67,14 +65,6 @@ async def _code(call: Awaitable[Any]) -> tuple[grpc.StatusCode, str]:
         return err.code(), err.details() or ""
     return grpc.StatusCode.OK, ""
 
-
-@pytest.fixture
-async def long_backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
-    """Dice and the Counter Race bench engine's rules service (bench/longgame.py)."""
-    b = await start_backend(make_settings(tmp_path, nats_url), games=[], embedded_nats=False,
-                            engines={"longgame": longgame.ENGINE})
-    yield b
-    await b.stop(1)
 
 
 async def _race(backend: Backend, client: RulesClient, actions: int,

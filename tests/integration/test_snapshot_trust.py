@@ -17,7 +17,6 @@ import base64
 import dataclasses
 import json
 import pickle
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -43,14 +42,6 @@ pytestmark = pytest.mark.timeout(120)
 
 STEP = json.dumps({"type": "step"})
 
-
-@pytest.fixture
-async def long_backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
-    """Dice and the Counter Race bench engine's rules service (bench/longgame.py)."""
-    b = await start_backend(make_settings(tmp_path, nats_url), games=[], embedded_nats=False,
-                            engines={"longgame": longgame.ENGINE})
-    yield b
-    await b.stop(1)
 
 
 def _host(backend: Backend) -> MatchHost:

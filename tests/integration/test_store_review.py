@@ -26,14 +26,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 
-from bench import longgame
 from services.cli.backend import Backend, start_backend
 from services.cli.client import RulesClient
 from services.rules.host import MatchHost
@@ -118,14 +116,6 @@ async def test_a_call_waiting_behind_a_failed_commit_leaves_one_copy_in_step_wit
 
 STEP = json.dumps({"type": "step"})
 
-
-@pytest.fixture
-async def long_backend(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
-    """Dice and the Counter Race bench engine's rules service (bench/longgame.py)."""
-    b = await start_backend(make_settings(tmp_path, nats_url), games=[], embedded_nats=False,
-                            engines={"longgame": longgame.ENGINE})
-    yield b
-    await b.stop(1)
 
 
 async def _race(backend: Backend, steps: int, actions: int) -> tuple[str, dict[int, str]]:
