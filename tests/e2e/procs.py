@@ -28,19 +28,42 @@ class NotOffered(RuntimeError):
     """``neon serve`` of this build does not offer the service (yet)."""
 
 
+START_TIMEOUT = 120.0
+"""Seconds from its spawn for a service to answer SERVING. A start is about one second of
+CPU (the interpreter, the imports, the store's tables, the gRPC server): 1.1-1.6 s of wall
+time on an idle machine, and the wall time is that second over the share of a core the
+process gets, so load stretches it. Beside 10 busy loops on its core (a load of about 20 on
+two cores, as when several suites run at once) dice took 34-41 s, matchmaking 24 s, for
+1.1-1.2 s of CPU each; a 20 s bound failed a full run at load 10-24 ("matchmaking did not
+become healthy"). 120 s holds at about three times that; a service that is stuck, not slow,
+is told apart by :meth:`ServiceProcess.where` in the failure's message."""
+
+
 class ServiceProcess:
     def __init__(self, service: str, env: dict[str, str], address: str, log_dir: Path) -> None:
         self.service, self.env, self.address = service, env, address
         self.log_path = log_dir / f"{service}.log"
         self.proc: subprocess.Popen[bytes] | None = None
+        self.spawned = 0.0
 
-    def start(self, timeout: float = 20.0) -> ServiceProcess:
+    def start(self, timeout: float = START_TIMEOUT) -> ServiceProcess:
+        """Spawn the service and wait until it answers SERVING (see :data:`START_TIMEOUT`)."""
+        self.spawn()
+        return self.wait_healthy(timeout)
+
+    def spawn(self) -> ServiceProcess:
         log = open(self.log_path, "ab")  # noqa: SIM115
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "services.cli.main", "serve", self.service],
             env=self.env, cwd=ROOT, stdout=log, stderr=log,
         )
-        deadline = time.monotonic() + timeout
+        self.spawned = time.monotonic()
+        return self
+
+    def wait_healthy(self, timeout: float = START_TIMEOUT) -> ServiceProcess:
+        """Until the process spawned last answers SERVING, ``timeout`` seconds from its spawn."""
+        assert self.proc is not None
+        deadline = self.spawned + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 tail = self.log_path.read_text()[-2000:]
@@ -50,8 +73,35 @@ class ServiceProcess:
             if health(self.address) == health_pb2.HealthCheckResponse.SERVING:
                 return self
             time.sleep(0.1)
+        where = self.where()
         self.stop()
-        raise RuntimeError(f"{self.service} did not become healthy: {self.log_path.read_text()[-2000:]}")
+        raise RuntimeError(f"{self.service} did not become healthy within {timeout:g} s; {where}")
+
+    def where(self) -> str:
+        """What a start that ran out of time was doing: the CPU time it had (a start takes
+        about a second of it: much less, it was starved of CPU; that much and asleep, state
+        S, it waits on something), the machine's load, and its log with its threads' stacks
+        (``neon serve`` writes them on SIGUSR1 once it has set that up; before, the signal
+        would kill it, so it is not sent then)."""
+        assert self.proc is not None
+        pid = self.proc.pid
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            cpu = (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
+            facts = f"{cpu:.1f} s of CPU, state {stat[0]}"
+            status = Path(f"/proc/{pid}/status").read_text()
+            caught = int(next(line.split()[1] for line in status.splitlines()
+                              if line.startswith("SigCgt:")), 16)
+        except (OSError, ValueError, IndexError, StopIteration):
+            facts, caught = "CPU time unknown", 0
+        stacks = bool(caught >> (signal.SIGUSR1 - 1) & 1) and self.proc.poll() is None
+        if stacks:
+            self.proc.send_signal(signal.SIGUSR1)
+            time.sleep(1.0)
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        tail = self.log_tail(6000) or "(empty: at NEON_LOG_LEVEL=warning a start logs nothing)"
+        with_stacks = " with its threads' stacks" if stacks else ""
+        return f"it had {facts}; load average {load}; its log{with_stacks}:\n{tail}"
 
     def kill(self) -> None:
         assert self.proc is not None
@@ -138,15 +188,23 @@ class Cluster:
         return self.procs[service]
 
     def start(self) -> Cluster:
-        """Start them all; one that ``neon serve`` does not offer yet is left out (``missing``)."""
+        """Start them all; one that ``neon serve`` does not offer yet is left out (``missing``).
+
+        The services of a tier are spawned together, then waited for (as ``neon up
+        --processes`` does): their starts overlap, so a loaded machine stretches the
+        cluster's start by its slowest service's, not by the sum of them all."""
         self.missing: list[str] = []
         try:
-            for name, proc in list(self.procs.items()):
-                try:
-                    proc.start()
-                except NotOffered:
-                    self.missing.append(name)
-                    del self.procs[name]
+            for level in sorted({tier(name) for name in self.procs}):
+                batch = [name for name in self.procs if tier(name) == level]
+                for name in batch:
+                    self.procs[name].spawn()
+                for name in batch:
+                    try:
+                        self.procs[name].wait_healthy()
+                    except NotOffered:
+                        self.missing.append(name)
+                        del self.procs[name]
         except BaseException:
             self.stop()
             raise

@@ -78,6 +78,8 @@ class Tally:
     refused: Counter[str] = field(default_factory=Counter)
     """Status codes answered to clients that sent the expected version."""
     retries: int = 0
+    create_retries: int = 0
+    """CreateMatch calls answered UNAVAILABLE (and made again), apart from the play's."""
 
 
 Pick = Callable[[Match, random.Random], RulesClient]
@@ -121,10 +123,31 @@ async def play(match: Match, pick: Pick, rng: random.Random, tally: Tally) -> No
             return
 
 
-async def create(clients: list[RulesClient], rng: random.Random, prefix: str) -> list[Match]:
+async def create(clients: list[RulesClient], rng: random.Random, prefix: str,
+                 tally: Tally) -> list[Match]:
+    """MATCHES matches created at once, each through a replica chosen at random. UNAVAILABLE
+    is retried with the same match id, as a client would (a repeat is answered to its creator
+    with the same seat tokens, and the exports are checked whole afterwards): the 64 at once
+    are a burst of 128 dice calls (each match's session and first blocks), and on a loaded
+    machine one of them can outlast the rules service's deadline for a dice call
+    (NEON_CALL_TIMEOUT, 5 s: "the dice service is unavailable (DEADLINE_EXCEEDED)"), as
+    happened in a full run at load 10-24. What this test is about is the play, whose
+    refusals the caller still asserts there are none of."""
+
     async def one(i: int) -> Match:
         match_id = f"{prefix}-{i}"
-        created = await rng.choice(clients).create(ORGANISER, match_id=match_id, mode="race", seats=2)
+        for _ in range(50):
+            try:
+                created = await rng.choice(clients).create(ORGANISER, match_id=match_id,
+                                                           mode="race", seats=2)
+                break
+            except grpc.aio.AioRpcError as err:
+                if err.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise
+                tally.create_retries += 1
+                await asyncio.sleep(0.2)
+        else:
+            raise AssertionError(f"creating {match_id} was UNAVAILABLE 50 times")
         return Match(match_id, {t.seat: t.token for t in created.seat_tokens}, created.version)
 
     return list(await asyncio.gather(*(one(i) for i in range(MATCHES))))
@@ -135,8 +158,8 @@ async def run(clients: list[RulesClient], prefix: str, seed: int,
     """64 matches created through ``clients`` at random, then played to the end at once, each
     action sent where ``pick`` says (default: to one of ``clients`` at random)."""
     rng = random.Random(seed)
-    matches = await create(clients, rng, prefix)
     tally = Tally()
+    matches = await create(clients, rng, prefix, tally)
     started = time.perf_counter()
     await asyncio.gather(*(play(m, pick or at_random(clients), random.Random(seed + i), tally)
                            for i, m in enumerate(matches)))
@@ -162,10 +185,11 @@ def owned_by(replica: int, prefix: str, count: int) -> list[str]:
     return [m for m, _ in zip((m for m in ids if owner_of(m, 2) == replica), range(count), strict=False)]
 
 
-def figure(label: str, matches: list[Match], seconds: float) -> None:
+def figure(label: str, matches: list[Match], seconds: float, tally: Tally) -> None:
     actions = sum(len(m.accepted) for m in matches)
+    again = f" ({tally.create_retries} creations made again)" if tally.create_retries else ""
     print(f"\n[replicas] {label}: {len(matches)} matches, {actions} actions in {seconds:.2f} s "
-          f"= {actions / seconds:.0f} actions/s")
+          f"= {actions / seconds:.0f} actions/s{again}")
 
 
 async def play_through_streams(address: str, match_id: str, tokens: dict[int, str]) -> int:
@@ -215,15 +239,15 @@ async def test_two_replicas_serve_64_matches_addressed_at_random_with_one_owner_
     try:
         run_id = uuid.uuid4().hex[:8]  # the shared NATS keeps earlier runs' subjects
         matches, tally, seconds = await run(clients, f"rep-{run_id}", seed=7)
-        figure("2 replicas, each action to either at random", matches, seconds)
+        figure("2 replicas, each action to either at random", matches, seconds, tally)
         owners = Counter(owner_of(m.match_id, 2) for m in matches)
         assert min(owners.values()) >= MATCHES // 4, owners  # both replicas owned matches
         assert "ABORTED" not in tally.refused and not tally.refused, tally
         through_one, tally, seconds = await run(clients[:1], f"rep-{run_id}-one", seed=8)
-        figure("2 replicas, every action through replica 0", through_one, seconds)
+        figure("2 replicas, every action through replica 0", through_one, seconds, tally)
         assert not tally.refused, tally
         direct, tally, seconds = await run(clients, f"rep-{run_id}-direct", 9, to_owner(clients))
-        figure("2 replicas, each action to its match's owner (no forwarding)", direct, seconds)
+        figure("2 replicas, each action to its match's owner (no forwarding)", direct, seconds, tally)
         assert not tally.refused, tally
 
         # the streams through the replica that does not own the match: Play and WatchMatch
@@ -303,7 +327,7 @@ async def test_one_replica_serves_the_same_load_for_comparison(
     client = RulesClient(replica.address)
     try:
         matches, tally, seconds = await run([client], f"solo-{uuid.uuid4().hex[:8]}", seed=7)
-        figure("1 replica", matches, seconds)
+        figure("1 replica", matches, seconds, tally)
         assert not tally.refused, tally
         export = (await client.export(ORGANISER, matches[0].match_id)).export_jsonl
         check_export(matches[0], export)

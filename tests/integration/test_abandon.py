@@ -717,13 +717,22 @@ async def test_bots_wait_at_an_abandoned_table_and_play_its_rematch(tmp_path: An
                 break
             await asyncio.sleep(0.1)
         assert quick == "abandoned"
-        bots = [asyncio.create_task(play_round_as(c, rules, tokens[n], tid, n, timeout=30,
-                                                  rematches=True)) for n in tokens]
-        await asyncio.sleep(1.0)
-        waiting = [n for n, bot in zip(tokens, bots) if not bot.done()]
+        # timeout: how long a bot waits for a rematch. A right run never reaches it (the
+        # rematch below releases them); it is generous because the rematch now comes only
+        # after the other table's whole match and its result (below), which load stretches.
+        bots = {n: asyncio.create_task(play_round_as(c, rules, tokens[n], tid, n, timeout=60,
+                                                     rematches=True)) for n in tokens}
+        # The other table's bots play their match and return once the tournament has its
+        # result, which its results consumer takes from the bus in the background: a fixed
+        # second was not always enough on a loaded machine (both of them were still
+        # "waiting"). Once they have returned, the abandoned table's bots are still waiting:
+        # one that answered "abandoned" at once (without ``rematches``) would be done by now.
+        others = [bots[n] for n in tokens if n not in seats]
+        assert await asyncio.wait_for(asyncio.gather(*others), 60) == ["played"] * 2
+        waiting = [n for n, bot in bots.items() if not bot.done()]
         assert sorted(waiting) == sorted(seats), "the abandoned table's bots wait"
         await _rematch(c, org, tid, number, "a spare screen")
-        assert await asyncio.gather(*bots) == ["played"] * 4
+        assert await asyncio.gather(*bots.values()) == ["played"] * 4
         round_ = await wait_round_complete(c, tid, 1, timeout=20)
         table = next(t for t in round_.tables if t.number == number)
         assert table.match_id == f"{first}-g2" and table.status == tournament_pb2.TABLE_STATUS_DONE

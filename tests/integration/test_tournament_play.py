@@ -530,7 +530,7 @@ async def test_a_player_waits_through_a_shutdown_and_restart_of_the_tournament_s
         "NEON_TOURNAMENT_PORT": str(port), "NEON_GRACE_SECONDS": "10",
         "NEON_RULES_NEON_REIGN_ADDR": b.address("rules-neon-reign"),
         "NEON_DICE_ADDR": b.address("dice"), "NEON_SCORING_ADDR": "127.0.0.1:1"}),
-        address, tmp_path).start(timeout=60)
+        address, tmp_path).start()
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEON_")}
     env.update(PYTHONPATH=str(ROOT), NEON_VAR_DIR=str(settings.var_dir),
                NEON_NAMESPACE=settings.namespace, NEON_TOURNAMENT_ADDR=address,
@@ -564,7 +564,7 @@ async def test_a_player_waits_through_a_shutdown_and_restart_of_the_tournament_s
         out += await read_until(player, "the tournament service does not answer; trying "
                                 "again", timeout=30)
         assert await asyncio.to_thread(service.proc.wait, 30) is not None
-        service.start(timeout=60)
+        service.start()
         out += await read_until(player, f"match {match_id} was abandoned (x); waiting for the "
                                 "organiser", timeout=90)
         for _ in range(100):  # a result set by hand waits for the abandoned match's seal

@@ -67,7 +67,7 @@ async def test_killed_mid_round_the_round_completes_once(
         "NEON_RULES_NEON_REIGN_ADDR": backend.address("rules-neon-reign"),
         "NEON_DICE_ADDR": backend.address("dice"), "NEON_SCORING_ADDR": "127.0.0.1:1",
         "NEON_LOG_LEVEL": "info"})
-    service = ServiceProcess("tournament", env, f"127.0.0.1:{port}", tmp_path).start(timeout=60)
+    service = ServiceProcess("tournament", env, f"127.0.0.1:{port}", tmp_path).start()
     client = TournamentClient(f"127.0.0.1:{port}")
     rules: dict[str, RulesClient] = {}
     issue = backend.issuer.issue
@@ -100,7 +100,7 @@ async def test_killed_mid_round_the_round_completes_once(
             await asyncio.sleep(0.05)
         service.kill()
         await asyncio.gather(*(_play(rules, seats[n], n) for n in names if n not in first))
-        service.start(timeout=60)
+        service.start()
         done = await wait_round_complete(client, tid, 2, 60)
         assert all(t.status == pb.TABLE_STATUS_DONE and t.final_hash for t in done.tables)
         assert done.checkpoint.leaves == 4

@@ -194,7 +194,7 @@ class Campaign:
         elif victim in self.cluster.procs:
             self.cluster[victim].kill()
             time.sleep(0.2)
-            self.cluster[victim].start(timeout=30)
+            self.cluster[victim].start()
         else:
             return
         self.report.kills[victim] += 1
