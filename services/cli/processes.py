@@ -270,7 +270,10 @@ class Supervisor:
     settings: Settings
     environ: dict[str, str]
     out: Callable[[str], None] = print
-    start_timeout: float = 30.0
+    start_timeout: float = 120.0
+    """Seconds a child has from its spawn to answer SERVING: a start is about a second of CPU,
+    but on a loaded machine it took 24-41 s of wall time (tests/e2e/procs.py, START_TIMEOUT); a
+    child that exits before is said at once."""
     services: list[str] | None = None
     children: dict[str, Child] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
