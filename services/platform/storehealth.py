@@ -141,7 +141,12 @@ class StoreProbe:
 
     async def probe_once(self) -> bool:
         try:
-            await asyncio.wait_for(asyncio.to_thread(self.check), CONNECT_TIMEOUT + 1)
+            # asyncio.timeout, not wait_for: Python 3.11's wait_for returns an answer that came
+            # in the same turn as a cancellation and drops the cancellation (CPython gh-86296),
+            # and the probe then went on for ever after its stop (a service's stop, or an
+            # event loop's teardown, waiting on it)
+            async with asyncio.timeout(CONNECT_TIMEOUT + 1):
+                await asyncio.to_thread(self.check)
             up = True
         except Exception as err:  # any failure to answer is "down"
             up = False
