@@ -1441,7 +1441,7 @@ class MatchHost:
             _snapshot_refused(match_id, start, f"the log does not fold on it: {err!r}")
             return None
         if state is not None:
-            expected = next((r["state_hash"] for r in reversed(records) if "state_hash" in r), None)
+            expected = _last_state_hash(records)
             key = _sealed_key([created, *records]) if created.get("state_hash_scheme") else None
             if created.get("state_hash_scheme") and key is None:
                 return None
@@ -1576,8 +1576,9 @@ def _fold(engine: GameEngine, config: MatchConfig, state: Any, record: dict[str,
     return state
 
 
-def _last_state_hash(records: list[dict[str, Any]]) -> str:
-    return next((r["state_hash"] for r in reversed(records) if "state_hash" in r), "")
+def _last_state_hash(records: list[dict[str, Any]]) -> str | None:
+    """The state hash the last record that stores one holds (None: none of them does)."""
+    return next((r["state_hash"] for r in reversed(records) if "state_hash" in r), None)
 
 
 def _sealed_key(records: list[dict[str, Any]]) -> bytes | None:
