@@ -37,6 +37,7 @@ from services.rules.matchlog import (
     snapshot_uuid,
 )
 from tests.integration.conftest import make_settings
+from tests.support.snapshot_rows import upsert_snapshot_row
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -80,14 +81,7 @@ def _write_row(host: MatchHost, match_id: str, version: int, blob: str) -> None:
                            timestamp=EngineSnapshot.create_timestamp(),
                            engine_version=host.engine.engine_version, blob=blob)
     stored = app.mapper.to_stored_event(event)
-    table = app.recorder.events_table_name
-    row = (stored.topic, stored.state, snapshot_uuid(match_id).hex, version)
-    with app.recorder.datastore.transaction(commit=True) as cursor:
-        cursor.execute(f"UPDATE {table} SET topic = ?, state = ? WHERE originator_id = ?"
-                       " AND originator_version = ?", row)
-        if cursor.sqlite_cursor.rowcount == 0:
-            cursor.execute(f"INSERT INTO {table} (topic, state, originator_id,"
-                           " originator_version) VALUES (?, ?, ?, ?)", row)
+    upsert_snapshot_row(app, match_id, version, stored.topic, stored.state)
 
 
 def _stored_blob(host: MatchHost, match_id: str, version: int) -> str:

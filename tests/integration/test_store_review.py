@@ -35,9 +35,10 @@ import pytest
 from services.cli.backend import Backend, start_backend
 from services.cli.client import RulesClient
 from services.rules.host import MatchHost
-from services.rules.matchlog import SNAPSHOT_EVERY, snapshot_event, snapshot_uuid
+from services.rules.matchlog import SNAPSHOT_EVERY, snapshot_event
 from tests.integration.conftest import make_settings
 from tests.support import duel
+from tests.support.snapshot_rows import upsert_snapshot_row
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -142,15 +143,8 @@ def _rewrite_snapshot(host: MatchHost, match_id: str, version: int, state: Any =
     app = host.app
     stored = app.mapper.to_stored_event(
         snapshot_event(match_id, version, host.engine.engine_version, state, host.store.key))
-    table = app.recorder.events_table_name
-    row = (stored.topic, stored.state if blob is None else blob, snapshot_uuid(match_id).hex,
-           version)
-    with app.recorder.datastore.transaction(commit=True) as cursor:
-        cursor.execute(f"UPDATE {table} SET topic = ?, state = ? WHERE originator_id = ?"
-                       " AND originator_version = ?", row)
-        if cursor.sqlite_cursor.rowcount == 0:
-            cursor.execute(f"INSERT INTO {table} (topic, state, originator_id,"
-                           " originator_version) VALUES (?, ?, ?, ?)", row)
+    upsert_snapshot_row(app, match_id, version, stored.topic,
+                        stored.state if blob is None else blob)
 
 
 def _state(host: MatchHost, match_id: str) -> Any:
