@@ -638,7 +638,9 @@ class Director:
         if config.late_entry_until and (why := late_entries_refused(config)):
             raise InvalidArgument(f"format_json: late_entry_until {config.late_entry_until}: {why}")
         if not self.rules.address(game):
-            raise NotFound(f"no rules service for game {game!r} is configured here")
+            # a bad argument, as matchmaking's CreateTicket says of a game it does not know
+            raise InvalidArgument(f"unknown game {game!r}: no rules service for it is "
+                                  "configured here")
         try:
             info = await self.rules.game_info(game)
         except grpc.aio.AioRpcError as err:

@@ -54,7 +54,7 @@ async def test_bad_input_gets_a_clear_status(b: Backend) -> None:
         code, why = await _code(c.call("CreateTournament", org, **{**ok, "options_json": deep}))
         assert code == S.INVALID_ARGUMENT and "options_json" in why, (code, why)
         code, why = await _code(c.call("CreateTournament", org, **{**ok, "game": "chess"}))
-        assert code == S.NOT_FOUND and "chess" in why
+        assert code == S.INVALID_ARGUMENT and "unknown game 'chess'" in why, (code, why)
         code, why = await _code(c.call("CreateTournament", org, **{**ok, "mode": "speed"}))
         assert code == S.INVALID_ARGUMENT and "unknown mode" in why
         code, why = await _code(c.call("CreateTournament", org, **{

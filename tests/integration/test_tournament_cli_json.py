@@ -105,6 +105,15 @@ async def test_tournament_commands_answer_json(tmp_path: Path, nats_url: str) ->
         refused = await run("tournament", "round", "no_such_cup", "--json")
         assert refused.returncode == 1
         assert json.loads(refused.stdout)["error"]["code"] == "NOT_FOUND"
+        # a game no rules service is configured for: a usage error (exit 2), as the README
+        # says of an unknown game, and nothing created
+        unknown = await run("tournament", "create", "xcup", "--game", "chess", "--json")
+        assert unknown.returncode == 2, unknown.stdout + unknown.stderr
+        [error] = [json.loads(line) for line in unknown.stdout.splitlines()]
+        assert error["error"]["code"] == "INVALID_ARGUMENT", error
+        assert "unknown game 'chess'" in error["error"]["message"]
+        absent = await run("tournament", "show", "xcup", "--json")
+        assert absent.returncode == 1 and "NOT_FOUND" in absent.stdout
     finally:
         await client.close()
         for rc in rules.values():
