@@ -105,8 +105,28 @@ class TournamentSeat:
                     return t.status
                 if _status_of(t, self.player) == "dropped":
                     raise CliError(dropped_text(self.player, t))
+                if self.left_out(t):
+                    continue
                 self.once(("no table", status), "no table for you now; waiting")
         return status
+
+    def left_out(self, t: Any) -> bool:
+        """Whether the start left the player out (not checked in: still "registered" in a
+        running tournament): told once while the organiser may still add them as a late
+        entry (the command waits for that), and the command ends (exit 1) once no round
+        can take them any more, rather than waiting for the end of the event."""
+        from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
+        if t.status != pb.TOURNAMENT_STATUS_RUNNING or _status_of(t, self.player) != "registered":
+            return False
+        until = late_entry_until(t)
+        if until is None or t.rounds_paired + 1 > until:
+            raise CliError(left_out_text(self.player, t, until))
+        self.once(("left out",), f"{self.player} was left out at the start of "
+                                 f"{t.tournament_id} (not checked in); the organiser may "
+                                 f"still add you as a late entry (rounds up to {until}): "
+                                 "waiting")
+        return True
 
     async def updates(self) -> AsyncIterator[Any]:
         """WatchMyMatches, opened again while the tournament service restarts."""
@@ -247,6 +267,32 @@ def dropped_text(player: str, t: Any) -> str:
             f"{t.tournament_id})")
 
 
+def late_entry_until(t: Any) -> int | None:
+    """The last round a late entry may join ``t`` in; None when its format takes none (or
+    its format is not one this release reads)."""
+    import json
+
+    from services.tournament.core.formats import late_entries_refused
+    from services.tournament.core.model import FormatConfig, TournamentError
+
+    try:
+        config = FormatConfig.from_stored(json.loads(t.format_json))
+    except (TournamentError, ValueError, TypeError, KeyError, RecursionError):
+        return None
+    if late_entries_refused(config) or not config.late_entry_until:
+        return None
+    return int(config.late_entry_until)
+
+
+def left_out_text(player: str, t: Any, until: int | None) -> str:
+    """The last line of ``tournament play`` for a player the start left out who can no
+    longer enter (exit 1)."""
+    why = ("its format takes no late entries" if until is None else
+           f"it took late entries up to round {until}, and round {t.rounds_paired} is paired")
+    return (f"{player} was left out at the start of {t.tournament_id} (not checked in) and "
+            f"cannot join it now: {why}")
+
+
 def _status(value: int) -> str:
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 
@@ -344,6 +390,7 @@ async def play_tournament(address: str, tournament_id: str, player: str, token: 
                          "anyone checks in, the tournament starts with the checked-in players)")
         seat = TournamentSeat(client, token, t, player, bot=bot, ask=ask, screen=screen)
         seat.log.info("tournament.play.start", bot=bot, status=_status(t.status))
+        seat.left_out(t)  # ends at once when the start left the player out for good
         status = t.status
         if status not in (pb.TOURNAMENT_STATUS_FINISHED, pb.TOURNAMENT_STATUS_FORCE_ENDED):
             status = await seat.follow()

@@ -2009,6 +2009,9 @@ class Director:
                 key = (
                     None if mine is None else (mine["round"], mine["status"], mine["match_id"]),
                     t.status,
+                    # a player with no table (left out at the start, dropped) hears of each
+                    # round paired without them: they may never be paired again
+                    len(t.rounds) if mine is None else 0,
                 )
                 if key != last:
                     last = key

@@ -66,7 +66,8 @@ class Event:
         """A neon-reign single Swiss, registration open, ``players`` registered by the
         organiser, and started when ``start``."""
         await self.client.call("CreateTournament", self.org, tournament_id=tid, game="neon-reign",
-                               mode="single", format_json=format_json("swiss", rounds), **kw)
+                               mode="single",
+                               **{"format_json": format_json("swiss", rounds), **kw})
         await self.client.call("OpenRegistration", self.org, tournament_id=tid)
         for n in players:
             await self.client.call("Register", self.org, tournament_id=tid, player_id=n)
@@ -618,3 +619,45 @@ async def test_a_dropped_player_is_told_and_the_command_ends(event: Event) -> No
                                      "rounds played stay in the standings (see: neon "
                                      "tournament standings gone)"), err
     assert re.search(r"round 1, table \d result: ", out), out
+
+
+async def test_a_player_the_start_left_out_waits_for_a_late_entry_then_is_told(
+        event: Event) -> None:
+    """A registered player who did not check in is left out of a start with the checked-in
+    players only: their `tournament play` says so and waits while the format may still take
+    them as a late entry (up to round 1 here), and once round 1 is paired without them it
+    ends (exit 1) saying why, rather than waiting for the end of the event."""
+    names = ("ann", "ben", "cat")
+    await event.create("late", 2, names,
+                       format_json=format_json("swiss", 2, extra='{"late_entry_until": 1}'))
+    for n in names[:2]:
+        await event.call("CheckIn", "late", player_id=n)
+    started = await event.call("StartTournament", "late", checked_in_only=True)
+    assert list(started.left_out) == ["cat"]
+    cat = await event.player("late", "--player", "cat")
+    out = await read_until(cat, "cat was left out at the start of late (not checked in); the "
+                           "organiser may still add you as a late entry (rounds up to 1)")
+    paired = (await event.call("NextRound", "late")).round
+    assert all("cat" not in t.seats for t in paired.tables)
+    code, rest, err = await finished(cat, 60)
+    out += rest
+    assert code == 1, (out, err)
+    assert " ".join(err.split()) == ("cat was left out at the start of late (not checked in) "
+                                     "and cannot join it now: it took late entries up to "
+                                     "round 1, and round 1 is paired"), (out, err)
+    assert "no table for you now" not in out, out
+
+
+async def test_a_player_left_out_of_a_format_without_late_entries_is_told_at_once(
+        event: Event) -> None:
+    """Without late entries, a left-out player's `tournament play` ends as it starts."""
+    names = ("ann", "ben", "cat")
+    await event.create("shut", 1, names)
+    for n in names[:2]:
+        await event.call("CheckIn", "shut", player_id=n)
+    await event.call("StartTournament", "shut", checked_in_only=True)
+    code, out, err = await finished(await event.player("shut", "--player", "cat"), 60)
+    assert code == 1, (out, err)
+    assert " ".join(err.split()) == ("cat was left out at the start of shut (not checked in) "
+                                     "and cannot join it now: its format takes no late "
+                                     "entries"), (out, err)

@@ -245,8 +245,10 @@ class TournamentServiceServicer:
 
     def WatchMyMatches(self, request, context):
         """Player: each of the player's matches as its round is paired (as matchmaking's
-        WatchTicket hands out seats). Ends UNAUTHENTICATED when the player token expires (no seat
-        token goes to an expired token): watch again with a new one.
+        WatchTicket hands out seats); a player with no match (left out at the start, dropped)
+        gets an answer without an assignment each time a round is paired without them. Ends
+        UNAUTHENTICATED when the player token expires (no seat token goes to an expired token):
+        watch again with a new one.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
