@@ -525,6 +525,39 @@ async def test_a_tournament_is_followed_across_any_number_of_cuts(served: Served
     assert await page.get_attribute("#tournament", "data-ended") == "0"
 
 
+class QuietCuts(CutStreams):
+    """WatchTournament answered, then quiet for ``open_ms`` (the page's clock moved on while
+    the stream is open) and cut with no frame, as a proxy's idle timeout cuts a stream of a
+    tournament where nothing happens for a while."""
+
+    def __init__(self, page: Any, open_ms: int) -> None:
+        super().__init__(frames=0, refusal="quiet")
+        self.page, self.open_ms = page, open_ms
+
+    async def __call__(self, route: Any) -> None:
+        self.opened += 1
+        await self.page.clock.fast_forward(self.open_ms)
+        await route.fulfill(status=200, content_type="application/connect+json", body=b"")
+
+
+async def test_a_quiet_tournament_stream_is_followed_across_any_number_of_idle_cuts(
+        served: Served, browser: Browser) -> None:
+    """A stream with nothing to say, cut by a proxy every 30 s (its idle timeout) for longer
+    than the page's count of failures allows: a stream that stayed open STEADY_FOR (15 s)
+    before its cut is no failure, so the page keeps following it. Before, it gave up at the
+    21st cut (every cut counted, with no frame between)."""
+    page = browser.page
+    await page.clock.install()
+    await page.goto(served.url + "/")
+    await page.wait_for_selector("body[data-ready='1']")
+    await page.click("#tab-tournament")
+    streams = QuietCuts(page, open_ms=30_000)
+    await follow_cut_streams(page, streams, until=30, ms=120_000)
+    assert streams.opened >= 30, (
+        f"given up after {streams.opened} streams: {await page.text_content('#status')}")
+    assert await page.get_attribute("#tournament", "data-ended") == "0"
+
+
 @pytest.mark.parametrize("refusal", ["gateway", "proxy"])
 async def test_a_tournament_stream_that_never_answers_is_given_up(
     served: Served, browser: Browser, refusal: str

@@ -136,6 +136,7 @@ export function coalesced(load, onError) {
 
 export const RECONNECT_FOR = 60_000;  // ms a stream is opened again while nothing answers
 export const RECONNECT_TRIES = 20;  // and times at least, in a row
+export const STEADY_FOR = 15_000;  // ms a stream stayed open before its cut: not a failure
 const RESUMED = new Set(["unavailable", "canceled"]);  // a stream cut, the backend restarting
 
 // When a page opens a followed stream again (followMatch here, tournament.js's
@@ -143,21 +144,26 @@ const RESUMED = new Set(["unavailable", "canceled"]);  // a stream cut, the back
 // a proxy's timeout, the gateway or its backend restarting), a second later, until the stream
 // has failed RECONNECT_TRIES times in a row over RECONNECT_FOR with no frame between. A frame
 // received (`delivered()`) starts the count again: a stream cut now and then over a day (a
-// long tournament, a long match) is followed to its end, however many cuts it takes. Any other
+// long tournament, a long match) is followed to its end, however many cuts it takes; so does a
+// stream that stayed open STEADY_FOR or longer before its cut, frames or not (a quiet stream
+// that a proxy cuts at its idle timeout, over and over, is no failing backend). Any other
 // error (an expired token, an unknown match or tournament) is not retried. `now`: the clock.
+// The stream is taken to be opened when reconnecting() is made and after each wait().
 export function reconnecting(now = () => Date.now()) {
   let failures = 0;
   let lostAt = 0;
+  let openedAt = now();
   return {
     delivered() { failures = 0; lostAt = 0; },
     // true when the stream that failed with `err` is to be opened again (wait() first)
     again(err) {
       if (!RESUMED.has(err.code)) return false;
+      if (now() - openedAt >= STEADY_FOR) { failures = 0; lostAt = 0; }
       failures += 1;
       lostAt = lostAt || now();
       return failures <= RECONNECT_TRIES || now() - lostAt <= RECONNECT_FOR;
     },
-    wait: () => new Promise((resolve) => setTimeout(resolve, 1000)),
+    wait: () => new Promise((resolve) => setTimeout(resolve, 1000)).then(() => { openedAt = now(); }),
   };
 }
 
