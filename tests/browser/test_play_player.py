@@ -332,6 +332,37 @@ async def test_a_tournament_called_off_before_it_starts_shows_no_empty_standings
     assert browser.console_errors == []
 
 
+async def test_a_player_the_start_left_out_is_told_while_a_late_entry_may_come_and_after(
+        served: Served, browser: Browser, event: Event) -> None:
+    """ann did not check in and the organiser started with the checked-in players only: the
+    Play tab says she was left out and waits while the format may still add her as a late
+    entry (up to round 1); once round 1 is paired without her it says she cannot join now and
+    stops following (no standings drawn as if it had ended), rather than "no table for you
+    now" until the end of the event."""
+    tid = f"out_{uuid.uuid4().hex[:8]}"
+    await event.call("CreateTournament", tid, game=GAME, mode="single",
+                     format_json=format_json("swiss", 2, extra='{"late_entry_until": 1}'))
+    await event.call("OpenRegistration", tid)
+    for name in ("ann", "bea", "cid"):
+        await event.call("Register", tid, player_id=name)
+    for name in ("bea", "cid"):
+        await event.call("CheckIn", tid, player_id=name)
+    started = await event.call("StartTournament", tid, checked_in_only=True)
+    assert list(started.left_out) == ["ann"]
+    page = await open_play(browser, served, served.backend.issuer.issue_player("ann"),
+                           f"?tournament={tid}&play")
+    await page.click("#player-follow")
+    said = await state(page, "left-out")
+    assert said == (f"ann was left out at the start of {tid} (not checked in); the organiser "
+                    "may still add you as a late entry (rounds up to 1): waiting."), said
+    paired = (await event.call("NextRound", tid)).round
+    assert all("ann" not in t.seats for t in paired.tables)
+    said = await state(page, "left-out-for-good")
+    assert said == f"ann was left out at the start of {tid} (not checked in) and cannot join it now."
+    assert await page.is_hidden("#player-standings-title")
+    assert browser.console_errors == []
+
+
 async def test_a_player_finds_a_match_against_a_bot_and_plays_it(
         served: Served, browser: Browser, rules: Any) -> None:
     """cid queues for Neon Reign `single` with bots allowed; the matchmaking service fills the

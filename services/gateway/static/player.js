@@ -189,10 +189,10 @@ async function tournamentRun() {
       if (frame.status !== "TOURNAMENT_STATUS_REGISTRATION") $("player-check-in").hidden = true;
       if (frame.assignment) await onAssignment(r, frame.assignment);
       else if (frame.status === "TOURNAMENT_STATUS_REGISTRATION") waitingForStart(r);
-      else note("No table for you now: waiting for the organiser to pair the next round.", "between-rounds");
+      else if (await noTable(r)) { r.noMore = true; return true; }
       return false;
     }, "The tournament service");
-    if (done && live(r)) await final(r);
+    if (done && live(r) && !r.noMore) await final(r);
   } catch (err) {
     failed(r, err, "the tournament service");
   }
@@ -263,6 +263,45 @@ async function tellResult(r, a) {
   const text = `${where(a)}: ${resultText(table)}${place ? ` — you placed ${ordinal(place)}` : ""}.`;
   $("player-results").append(el("li", { "data-round": a.round, "data-table": a.table, "data-place": place ?? "" }, text));
   note(`${text} Waiting for the next round or the end.`, "result");
+}
+
+// The last round a late entry may join `t` in (its format_json's late_entry_until, in a
+// format that takes late entries); 0 when none may.
+function lateEntryUntil(t) {
+  try {
+    const f = JSON.parse(t.formatJson || "{}");
+    return ["swiss", "multiplayer"].includes(f.format) ? Number(f.late_entry_until || 0) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+// No table for `r` now (the stream says so after each round paired without them): why, from
+// the tournament as it is. Dropped, or left out at the start (not checked in) once no late
+// entry can add them: no table will come, said so, and the page stops following (true).
+// Left out while a late entry still may: said so, waiting. Else: between rounds.
+async function noTable(r) {
+  const { tournament: t } = await tcall("GetTournament", { tournamentId: r.tournamentId });
+  if (!live(r)) return false;
+  const status = t.status === "TOURNAMENT_STATUS_RUNNING" ? registration(t, r.id) : "";
+  if (status === "dropped") {
+    note(`${r.id} was dropped from ${t.tournamentId}: no more tables for you; the rounds you `
+      + "played stay in the standings.", "dropped");
+    return true;
+  }
+  if (status === "registered") {
+    const until = lateEntryUntil(t);
+    if (until && Number(t.roundsPaired || 0) + 1 <= until) {
+      note(`${r.id} was left out at the start of ${t.tournamentId} (not checked in); the organiser `
+        + `may still add you as a late entry (rounds up to ${until}): waiting.`, "left-out");
+      return false;
+    }
+    note(`${r.id} was left out at the start of ${t.tournamentId} (not checked in) and cannot `
+      + "join it now.", "left-out-for-good");
+    return true;
+  }
+  note("No table for you now: waiting for the organiser to pair the next round.", "between-rounds");
+  return false;
 }
 
 async function final(r) {
