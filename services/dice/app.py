@@ -16,6 +16,7 @@ from services.dice.sessions import SessionTable
 from services.platform.draws import OPS, DrawRecord
 from services.platform.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
 from services.platform.logs import get_logger
+from services.platform.topics import TrustedTopics
 
 MAX_CLIENT_SEED = 256
 UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
@@ -92,7 +93,7 @@ def check_match_key(match_id: str) -> str:
     return match_id
 
 
-class DiceApplication(Application):
+class DiceApplication(TrustedTopics, Application):
     """No aggregate cache (see services/dice/sessions.py): live sessions sit in a table."""
 
     name = "dice"

@@ -23,6 +23,7 @@ from services.matchmaking.domain import (
     kickoff_uuid,
     ticket_uuid,
 )
+from services.platform.topics import TrustedTopics
 
 OPENING = ("Ticket.Created",)
 CLOSING = ("Ticket.Matched", "Ticket.Cancelled", "Ticket.Expired")
@@ -91,7 +92,7 @@ class BatchTranscoder(JSONTranscoder):
         return super().decode(data)
 
 
-class MatchmakingApplication(Application):
+class MatchmakingApplication(TrustedTopics, Application):
     name = "matchmaking"
     snapshotting_intervals = {Queue: 100}  # noqa: RUF012 (eventsourcing's class variable)
 

@@ -40,6 +40,7 @@ from nats.js.errors import (
 from services.platform import settings
 from services.platform.leadership import AlwaysLead, Leadership
 from services.platform.logs import get_logger
+from services.platform.topics import UntrustedTopic
 
 STREAM = "NEON_EVENTS"
 SUBJECTS = ["neon.events.>"]
@@ -423,7 +424,15 @@ class OutboxRelay:
         """(subject, body, headers) of every message the notifications project to, in order."""
         for notification in notifications:
             ident = msg_id(self.service, notification.id, self.store_id)
-            event = self.app.mapper.to_domain_event(notification)
+            try:
+                event = self.app.mapper.to_domain_event(notification)
+            except UntrustedTopic as err:  # a row the service did not write: never published
+                if (notification.id, -1) not in self.dropped:
+                    self.dropped.add((notification.id, -1))
+                    log.error("outbox row passed over: not written by this service",
+                              service=self.service, notification=notification.id,
+                              reason=str(err))
+                continue
             for index, (subject, payload) in enumerate(self.project(event)):
                 body = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
                 problem = unpublishable(subject, body, self.max_payload)

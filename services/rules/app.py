@@ -9,6 +9,7 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import Aggregate, event
 
 from services.platform.errors import NotFound
+from services.platform.topics import TrustedTopics
 
 NAMESPACE = uuid.UUID("0f7a3c52-4b8e-4f5c-9f0a-2a7d5e9c1b33")
 
@@ -60,7 +61,7 @@ class Match(Aggregate):
         return self.records[0]
 
 
-class RulesApplication(Application):
+class RulesApplication(TrustedTopics, Application):
     """One per game; the name (and so the table) comes from the service name."""
 
     def get_match(self, match_id: str) -> Match:

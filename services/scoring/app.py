@@ -12,6 +12,7 @@ from eventsourcing.persistence import IntegrityError
 
 from services.platform.errors import Aborted, InvalidArgument, NotFound
 from services.platform.logs import get_logger
+from services.platform.topics import TrustedTopics
 from services.scoring import results as res
 from services.scoring.board import Board
 from services.scoring.domain import LEDGER_ID, Ledger, MatchRecord, Standing, standing_id
@@ -45,7 +46,7 @@ class StreamChanged(Exception):
     another instance has moved the ledger to it. Nothing was saved; find our place again."""
 
 
-class ScoringApplication(Application):
+class ScoringApplication(TrustedTopics, Application):
     name = "scoring"
     snapshotting_intervals: ClassVar[dict[type[Any], int]] = {Ledger: 500}
 

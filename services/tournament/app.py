@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.utils import get_topic
 
+from services.platform.topics import TrustedTopics
 from services.tournament import log as tlog
 from services.tournament.domain import ENDED, OPEN, Tournament, tournament_uuid
 
@@ -21,7 +22,7 @@ STATUS_OF = {"Created": "created", "RegistrationOpened": "registration", "Starte
 STATUSES = (*OPEN, *ENDED)
 
 
-class TournamentApplication(Application):
+class TournamentApplication(TrustedTopics, Application):
     name = "tournament"
     snapshotting_intervals: ClassVar[dict[type[Any], int]] = {Tournament: 200}
     """A long event is rebuilt from its latest snapshot; the log itself stays whole."""
