@@ -245,9 +245,26 @@ class ResultConsumer:
         return await self.js.add_consumer(self.options.stream, config)
 
     async def _recover(self, info: Any, position: int) -> None:
-        """Score what an earlier instance was delivered but never acked (a crash)."""
-        self.position = max(position, info.ack_floor.stream_seq if info.ack_floor else 0)
+        """Score what the store lacks of what the consumer was delivered: what an earlier
+        instance was delivered but never acked (a crash), and what a store restored from a
+        backup lost (the consumer acked it, the store no longer holds it).
+
+        The ledger's ``position`` counts, not the consumer's ack floor: the durable's name
+        follows the store's identity, which a backup holds too, so a restored store finds the
+        consumer acked past results it no longer has, and starting at the ack floor lost them
+        for good. What lies between the two is read again from the stream, in order: results
+        recorded already, and the messages that are not results (skipped, refused), change
+        nothing."""
+        self.position = position
+        floor = info.ack_floor.stream_seq if info.ack_floor else 0
         delivered = info.delivered.stream_seq if info.delivered else 0
+        if floor > position:
+            scored = self.stats.scored
+            await self._fill(floor + 1)
+            if self.stats.scored > scored:
+                log.warning("the scoring consumer had acked results the store does not hold (a "
+                            "store restored from a backup?): scored them again from the stream",
+                            results=self.stats.scored - scored, after=position, upto=floor)
         if info.num_ack_pending and delivered > self.position:
             log.info("recovering unacked results", after=self.position, upto=delivered,
                      pending=info.num_ack_pending)
