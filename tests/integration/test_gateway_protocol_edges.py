@@ -528,3 +528,40 @@ async def test_a_web_client_of_another_origin_may_compress_and_read_retry_after(
                 h.strip().lower() for h in r.headers["Access-Control-Expose-Headers"].split(",")
             }
             assert "retry-after" in exposed
+
+
+@pytest.mark.parametrize("body", [b"null", b"1", b"true", b"2.5", b"[]", b'"x"'])
+@pytest.mark.parametrize("reject_unknown", [False, True])
+async def test_a_json_message_that_is_not_an_object_is_invalid_argument(
+    body: bytes, reject_unknown: bool
+) -> None:
+    """A Connect JSON message is a JSON object. ``null`` or a number, posted, sent as a Connect
+    GET's message or as a stream's message, raised a TypeError past the handler (a bare 500,
+    a traceback logged), and ``[]`` was taken for an empty request."""
+    config = GatewayConfig(port=0, reject_unknown_fields=reject_unknown)
+    async with served(config) as (path, http):
+        async with http.post(
+            f"{path}/GetTicket", data=body, headers={"Content-Type": "application/json"}
+        ) as r:
+            assert r.status == 400, await r.text()
+            err = await r.json()
+            assert err["code"] == "invalid_argument" and "object" in err["message"], err
+        async with http.get(
+            f"{path}/GetTicket", params={"encoding": "json", "message": body.decode()}
+        ) as r:
+            assert r.status == 400, await r.text()
+            assert (await r.json())["code"] == "invalid_argument"
+        async with http.post(
+            f"{path}/WatchTicket",
+            data=envelope(body),
+            headers={"Content-Type": "application/connect+json"},
+        ) as r:
+            raw = await r.read()
+            assert r.status == 200
+        ((flags, end),) = frames(raw)
+        assert flags == 2 and json.loads(end)["error"]["code"] == "invalid_argument"
+        # an empty body is still the empty message, as Connect has it
+        async with http.post(
+            f"{path}/GetTicket", data=b"", headers={"Content-Type": "application/json"}
+        ) as r:
+            assert r.status == 200, await r.text()
