@@ -731,7 +731,8 @@ class Gateway:
             if "{service}" in canonical:
                 under_game = canonical.startswith("/games/")
                 if (request.path.count("/") != canonical.count("/")
-                        or under_game != request.path.startswith("/games/")):
+                        or under_game != request.path.startswith("/games/")
+                        or "//" in request.path):  # an empty game (or service) matches no route
                     continue
                 method = self.methods.get("/" + "/".join(request.path.rsplit("/", 2)[1:]))
                 if method is None or (method.service == "rules") != under_game:

@@ -47,6 +47,9 @@ async def test_a_path_asked_with_a_method_it_does_not_take_is_405_with_allow(
     ("DELETE", "/games/neon-reign/neon.rules.v1.RulesService/NoSuchMethod"),
     ("PUT", "/neon.rules.v1.RulesService/GetView"), ("PUT", "/games/x/" + LEADERBOARD[1:]),
     ("PUT", "/elsewhere/x/neon.rules.v1.RulesService/GetView"),
+    # no game named: not a rules call by another method ("GET is not served ...: use GET")
+    ("GET", "/games//neon.rules.v1.RulesService/GetView"),
+    ("POST", "/games//neon.rules.v1.RulesService/SubmitAction"),
 ])
 async def test_a_path_that_is_not_there_is_still_404(method: str, path: str) -> None:
     async with bare_gateway(GatewayConfig(port=0), {}) as url, aiohttp.ClientSession() as http, \
