@@ -163,7 +163,10 @@ def client_address(remote: str | None, forwarded_for: str | list[str] | None,
             ip = ipaddress.ip_address(address)
         except ValueError:
             return False
-        return any(ip in n for n in networks)
+        # an IPv4 address written IPv4-mapped (::ffff:10.0.0.5: a dual-stack socket's peer,
+        # a hop a dual-stack proxy wrote) is that IPv4 address, in an IPv4 network
+        mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
+        return any(ip in n or (mapped is not None and mapped in n) for n in networks)
 
     address = remote or "unknown"
     if not networks or not trusted(address):
