@@ -269,6 +269,12 @@ UPLOADS_PER_CLIENT = 1
 """Of those, the uploads of one client (by address, as ``Gateway._admit`` counts it): one
 client sending uploads back to back does not hold every slot."""
 
+UPLOADS_RECEIVING = 4
+"""Uploads one gateway process takes at once in all, from their first byte to their answer
+(each body up to ``MAX_EXPORT_BYTES``, buffered whole): another is answered
+resource_exhausted (429) before its body is read. Per client alone, clients from many
+addresses (an IPv6 /48 holds 65,536 /64s) each had one buffered at once."""
+
 
 class Gateway:
     def __init__(
@@ -288,9 +294,11 @@ class Gateway:
         self.public_key = public_key
         self.streams = StreamCounter()
         """Open server streams by client address (config.max_streams_per_client each)."""
-        self.uploading = StreamCounter()
+        self.uploading = StreamCounter(
+            UPLOADS_RECEIVING, "{limit} uploads are being received or replayed now: try "
+            "again shortly")
         """Uploads by client address, from their first byte to their answer (at most
-        UPLOADS_PER_CLIENT each)."""
+        UPLOADS_PER_CLIENT each, UPLOADS_RECEIVING in all)."""
         self.uploads = StreamCounter(
             UPLOAD_REPLAYS, "{limit} uploaded exports are being replayed now: try again shortly")
         """Uploaded exports being verified and stepped through now (UPLOAD_REPLAYS in all:

@@ -207,6 +207,48 @@ async def test_a_second_upload_of_one_client_is_refused_before_its_body_is_read(
             pytest.fail("the abandoned upload kept its slot")
 
 
+async def test_uploads_of_many_clients_are_received_a_few_at_once() -> None:
+    """An upload is up to 32 MiB, buffered whole before it is replayed. One per client
+    address was the only bound: clients from many addresses (an IPv6 /48 holds 65,536 /64s)
+    each had one buffered at once, the gateway's memory theirs to fill. Past
+    UPLOADS_RECEIVING in all, an upload is refused (429) before its body is read; when one
+    ends, the next is served."""
+    from services.gateway.app import UPLOADS_RECEIVING
+
+    config = GatewayConfig(port=0, body_timeout=30.0, trusted_proxies=("127.0.0.0/8",))
+    octets = "application/octet-stream"
+    async with bare_gateway(config, {}) as url:
+        where = urlsplit(url)
+        writers = []
+        try:
+            for i in range(UPLOADS_RECEIVING):
+                _, writer = await asyncio.open_connection(where.hostname, where.port)
+                writer.write(request_head("/api/replay", 1_000_000, octets,
+                                          f"X-Forwarded-For: 198.51.100.{i + 1}\r\n")
+                             + b"{" * 100)  # the rest never comes
+                await writer.drain()
+                writers.append(writer)
+            await asyncio.sleep(0.3)
+            got, took = await raw_exchange(
+                url, request_head("/api/replay", 3, octets, "X-Forwarded-For: 203.0.113.1\r\n"),
+                b"{}\n")
+            status, err = answer_of(got)
+            assert (status, err["code"]) == (429, "resource_exhausted"), err
+            assert f"{UPLOADS_RECEIVING} uploads" in err["message"], err
+        finally:
+            for writer in writers:
+                writer.close()
+        for _ in range(50):  # the slow ones gone, the next upload is served
+            got, _ = await raw_exchange(
+                url, request_head("/api/replay", 3, octets, "X-Forwarded-For: 203.0.113.1\r\n"),
+                b"{}\n")
+            if answer_of(got)[0] == 200:
+                break
+            await asyncio.sleep(0.1)
+        else:
+            pytest.fail("the abandoned uploads kept their slots")
+
+
 @pytest.mark.parametrize("path", [f"{SCORING}/GetLeaderboard", "/api/replay"])
 async def test_a_body_that_trickles_is_cut_off_with_a_clear_status(path: str) -> None:
     """Slowloris: the headers, then a few bytes of the body and nothing more. The gateway
