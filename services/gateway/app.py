@@ -238,6 +238,12 @@ async def read_body(request: web.Request, limit: int, timeout: float) -> bytes:
     except TimeoutError:
         raise ConnectError("deadline_exceeded", f"the request body did not arrive within "
                            f"{timeout:g} s", status=408) from None
+    except ConnectionResetError:
+        # the client went away before its body arrived (a closed tab): an answer nobody
+        # hears, not an error with a traceback in the log (aiohttp's, which any client
+        # could fill)
+        raise ConnectError("canceled", "the client went away before its request body "
+                           "arrived", status=499) from None
     return connect.decompress(b"".join(chunks), coding, limit)
 
 

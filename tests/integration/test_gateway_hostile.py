@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import struct
 import time
 from collections.abc import AsyncIterator
@@ -247,6 +248,28 @@ async def test_uploads_of_many_clients_are_received_a_few_at_once() -> None:
             await asyncio.sleep(0.1)
         else:
             pytest.fail("the abandoned uploads kept their slots")
+
+
+@pytest.mark.parametrize("path", [f"{SCORING}/GetLeaderboard", "/api/replay"])
+async def test_a_client_that_hangs_up_mid_body_leaves_no_traceback(
+    path: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A client that goes away before its body has arrived (a closed tab, a script) is
+    nobody's error: aiohttp logged each one at ERROR with a traceback, a log any client could
+    fill. The gateway goes on serving."""
+    async with bare_gateway(GatewayConfig(port=0, body_timeout=30.0), {}) as url:
+        where = urlsplit(url)
+        for _ in range(3):
+            _, writer = await asyncio.open_connection(where.hostname, where.port)
+            writer.write(request_head(path, 1000) + b"{")
+            await writer.drain()
+            await asyncio.sleep(0.2)
+            writer.close()
+        await asyncio.sleep(0.3)
+        async with aiohttp.ClientSession() as http, http.get(f"{url}/healthz") as r:
+            assert r.status == 200
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert errors == [], [r.getMessage() for r in errors]
 
 
 @pytest.mark.parametrize("path", [f"{SCORING}/GetLeaderboard", "/api/replay"])
