@@ -44,6 +44,7 @@ from services.platform.export_chunks import (
     read_export_chunks,
     refused_size,
 )
+from services.platform.grpc_kit import REQUEST_ID
 from services.platform.logs import get_logger
 from services.platform.stream_limits import Refused, StreamCounter
 
@@ -52,7 +53,6 @@ JSON = "application/json"
 PROTO = "application/proto"
 STREAM_JSON = "application/connect+json"
 STREAM_PROTO = "application/connect+proto"
-PASSED_HEADERS = ("authorization", "x-request-id")
 log = get_logger("gateway")
 CONFIG = web.AppKey("config", GatewayConfig)
 DISCONNECT_POLL = 0.5
@@ -177,23 +177,19 @@ def _carried(value: str) -> bool:
 
 
 def _passed_metadata(request: web.Request, request_id: str) -> list[tuple[str, str]]:
-    """The caller's ``authorization`` and ``x-request-id`` as gRPC metadata, which carries
-    printable ASCII only: another authorization is a malformed token (unauthenticated, as
-    the services answer one), another request id is replaced by ``request_id``."""
+    """The caller's ``authorization`` as gRPC metadata, which carries printable ASCII only
+    (another is a malformed token: unauthenticated, as the services answer one), and
+    ``request_id``: the caller's ``x-request-id`` when the services keep it (``call``),
+    else the gateway's own, so that the gateway and the service log the same one."""
     metadata = []
-    for key in PASSED_HEADERS:
-        value = request.headers.get(key)
-        if value is None:
-            continue
+    value = request.headers.get("authorization")
+    if value is not None:
         if not _carried(value):
-            if key == "authorization":
-                raise ConnectError(
-                    "unauthenticated", "authorization must be 'Bearer <token>' in printable ASCII"
-                )
-            continue
-        metadata.append((key, value))
-    if not any(key == "x-request-id" for key, _ in metadata):
-        metadata.append(("x-request-id", request_id))
+            raise ConnectError(
+                "unauthenticated", "authorization must be 'Bearer <token>' in printable ASCII"
+            )
+        metadata.append(("authorization", value))
+    metadata.append(("x-request-id", request_id))
     return metadata
 
 
@@ -390,7 +386,9 @@ class Gateway:
 
     async def call(self, request: web.Request) -> web.StreamResponse:
         given = request.headers.get("x-request-id", "")
-        request_id = given if given and _carried(given) else uuid.uuid4().hex[:16]
+        # as the services keep one (printable ASCII, 1-128): else they log another id than
+        # the one the gateway logs and names in its reasons
+        request_id = given if REQUEST_ID.match(given) else uuid.uuid4().hex[:16]
         with bound_contextvars(request_id=request_id, path=request.path):
             stream_codec = ""  # once the call is a server stream in a stream's content type
             get = request.method == "GET"

@@ -105,6 +105,30 @@ async def test_an_upstream_crash_is_not_told_to_the_web_client() -> None:
     assert "RuntimeError" not in err["message"] and err["message"], err
 
 
+@pytest.mark.parametrize("given", ["r" * 129, "r" * 4000, "ok-id"])
+async def test_the_request_id_named_to_the_client_is_the_one_the_service_got(given: str) -> None:
+    """A reason that names a request id ("... failed (request id X)") is for finding the call
+    in the logs: the service keeps a client's x-request-id only up to 128 printable
+    characters and logs a new one in place of a longer one, which the gateway still passed
+    on, logged and named to the client: an id no service log held."""
+    seen: list[str] = []
+
+    async def leaderboard(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        seen.extend(v for k, v in context.invocation_metadata() if k == "x-request-id")
+        raise RuntimeError("boom")
+
+    handler = grpc.unary_unary_rpc_method_handler(leaderboard)
+    async with serving(SERVICE, {METHOD: handler}) as upstream, bare_gateway(
+            GatewayConfig(port=0), {"scoring": upstream}) as url, aiohttp.ClientSession() as http, \
+            http.post(f"{url}{SCORING}/GetLeaderboard", data=b"{}",
+                      headers={**JSON, "X-Request-Id": given}) as r:
+        err = await r.json()
+    assert r.status == 500 and len(seen) == 1, (err, seen)
+    assert 1 <= len(seen[0]) <= 128 and f"(request id {seen[0]})" in err["message"], err
+    if len(given) <= 128:
+        assert seen == [given]
+
+
 async def raw_exchange(url: str, head: bytes, body: bytes = b"",
                        wait: float = 10.0) -> tuple[bytes, float]:
     """Send ``head`` (and ``body``) on a socket of its own; (everything the gateway sent
