@@ -19,12 +19,15 @@ import asyncio
 import contextlib
 import ipaddress
 import json
+import logging
 import uuid
 from pathlib import Path
 from typing import Any
 
 import grpc
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.log import server_logger
 from structlog.contextvars import bound_contextvars
 
 from services.gateway import connect
@@ -876,13 +879,31 @@ async def _close_unread(request: web.Request, response: web.StreamResponse) -> N
         response.force_close()
 
 
+class _ServerLog(logging.LoggerAdapter):
+    """aiohttp's server logger, less the client's mistakes: a request that is not valid HTTP
+    (a line past the limit, a header without a colon, a broken chunk) is answered 400 by
+    aiohttp and logged here at info, one line without a traceback; aiohttp logged each at
+    ERROR with its traceback, which any client could repeat for free. Anything else (a
+    handler that failed) is logged as aiohttp logs it."""
+
+    def exception(self, msg: object, *args: object, exc_info: Any = True,
+                  **kwargs: Any) -> None:
+        if isinstance(exc_info, HttpProcessingError):
+            log.info("bad HTTP request refused", status=exc_info.code,
+                     reason=str(exc_info.message).strip().splitlines()[0][:200]
+                     if exc_info.message else "")
+            return
+        super().exception(msg, *args, exc_info=exc_info, **kwargs)
+
+
 def runner(app: web.Application, config: GatewayConfig) -> web.AppRunner:
     """The app's runner: a connection whose request's headers do not arrive within
     ``config.idle_timeout`` is closed (aiohttp's keep-alive timeout, 3630 s by default, is
     its only limit on a request's headers). Request bodies are decompressed by ``read_body``,
-    not by aiohttp."""
+    not by aiohttp. Malformed HTTP is not an error in the log (``_ServerLog``)."""
     return web.AppRunner(app, access_log=None, shutdown_timeout=1.0,
-                         keepalive_timeout=config.idle_timeout, auto_decompress=False)
+                         keepalive_timeout=config.idle_timeout, auto_decompress=False,
+                         logger=_ServerLog(server_logger, {}))
 
 
 def build_app(gateway: Gateway) -> web.Application:

@@ -274,6 +274,38 @@ async def test_uploads_of_many_clients_are_received_a_few_at_once() -> None:
             pytest.fail("the abandoned uploads kept their slots")
 
 
+async def test_malformed_http_is_refused_without_an_error_in_the_log(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request that is not valid HTTP (a line past aiohttp's limit, a header without a
+    colon, a broken chunk, an unknown version) is the client's doing: answered 400 as before,
+    but aiohttp logged each at ERROR with a traceback, a log (and an alert on errors) any
+    client could fill for free. A handler that fails is still an error in the log."""
+    from services.gateway import app as gateway_app
+
+    async def broken(self: Any, request: Any) -> Any:
+        raise RuntimeError("a handler that fails")
+
+    monkeypatch.setattr(gateway_app.Gateway, "healthz", broken)
+    caplog.set_level(logging.DEBUG, logger="aiohttp.server")
+    chunked = (f"POST {SCORING}/GetLeaderboard HTTP/1.1\r\nHost: gw\r\n"
+               "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n").encode()
+    bad = [b"GET /" + b"a" * 10000 + b" HTTP/1.1\r\nHost: gw\r\n\r\n",
+           b"GET / HTTP/1.1\r\nHost: gw\r\nX: " + b"a" * 10000 + b"\r\n\r\n",
+           b"GET / HTTP/1.1\r\nHost gw\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n",
+           chunked + b"zz\r\n{}\r\n0\r\n\r\n"]
+    async with bare_gateway(GatewayConfig(port=0), {}) as url:
+        for head in bad:
+            got, _ = await raw_exchange(url, head)
+            assert got.startswith(b"HTTP/1.0 400") or got.startswith(b"HTTP/1.1 400"), got
+        loud = [r for r in caplog.records if r.levelno >= logging.WARNING or r.exc_info]
+        assert loud == [], [r.getMessage() for r in loud]
+        async with aiohttp.ClientSession() as http, http.get(f"{url}/healthz") as r:
+            assert r.status == 500
+    failed = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(failed) == 1 and failed[0].exc_info, [r.getMessage() for r in failed]
+
+
 @pytest.mark.parametrize("path", [f"{SCORING}/GetLeaderboard", "/api/replay"])
 async def test_a_client_that_hangs_up_mid_body_leaves_no_traceback(
     path: str, caplog: pytest.LogCaptureFixture
