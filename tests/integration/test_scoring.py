@@ -18,6 +18,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from nats import errors as nats_errors
+from nats.js import JetStreamContext
 from openskill.models import PlackettLuce
 
 from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
@@ -644,12 +645,14 @@ def _restore_to(settings: Settings, table: str, notification_id: int) -> None:
 
 
 async def test_a_store_restored_from_a_backup_scores_again_what_it_lost(
-        scorings: list[Scoring], settings: Settings, nats_client: Any) -> None:
+        scorings: list[Scoring], settings: Settings, nats_client: Any,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """A store restored from a backup holds fewer results than the JetStream consumer
     acked (its durable name follows the store's identity, which the backup holds). The
     results scored after the backup are still in the stream: a restart reads them again
     from the ledger's position, in order, rather than from the consumer's ack floor, past
-    which they were lost for good."""
+    which they were lost for good. That reading is the running consumer's: the service
+    serves meanwhile (there can be many messages to read again)."""
     game = new_game()
     js = nats_client.jetstream()
     scoring = await Scoring(settings, game).start()
@@ -667,10 +670,22 @@ async def test_a_store_restored_from_a_backup_scores_again_what_it_lost(
     scorings.remove(scoring)
 
     _restore_to(settings, table, backup)
-    restored = await Scoring(settings, game).start()
+    gate, real_get_msg = asyncio.Event(), JetStreamContext.get_msg
+
+    async def held_get_msg(self: Any, *args: Any, **kwargs: Any) -> Any:
+        await gate.wait()
+        return await real_get_msg(self, *args, **kwargs)
+
+    monkeypatch.setattr(JetStreamContext, "get_msg", held_get_msg)
+    restored = Scoring(settings, game)
     scorings.append(restored)
+    await asyncio.wait_for(restored.start(), 30)  # not held by what it reads again
     restored.durables |= scoring.durables
     assert restored.consumer.durable in scoring.durables  # the same consumer, acked past them
+    ann = (await restored.stub.GetRatings(
+        scoring_pb2.GetRatingsRequest(game=game, players=["ann"]), timeout=5)).ratings[0]
+    assert ann.matches == 1  # serving, the lost results not yet scored again
+    gate.set()
     await restored.wait_for(3, timeout=15)
     sequences = {m: restored.app.board.results[(game, m)]["sequence"]
                  for m in ("before", "after-1", "after-2")}
