@@ -179,8 +179,6 @@ def client_address(remote: str | None, forwarded_for: str | list[str] | None,
     return address
 
 
-
-
 def _without_port(hop: str) -> str:
     """A forwarded hop's address without the port some proxies write with it (Azure's
     Application Gateway: ``198.51.100.1:50213``, ``[2001:db8::1]:443``); taken with it, each
