@@ -232,14 +232,26 @@ async def test_a_second_upload_of_one_client_is_refused_before_its_body_is_read(
             pytest.fail("the abandoned upload kept its slot")
 
 
-async def test_uploads_of_many_clients_are_received_a_few_at_once() -> None:
+async def test_uploads_of_many_clients_are_received_a_few_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """An upload is up to 32 MiB, buffered whole before it is replayed. One per client
     address was the only bound: clients from many addresses (an IPv6 /48 holds 65,536 /64s)
     each had one buffered at once, the gateway's memory theirs to fill. Past
     UPLOADS_RECEIVING in all, an upload is refused (429) before its body is read; when one
     ends, the next is served."""
+    from services.gateway import app as gateway_app
     from services.gateway.app import UPLOADS_RECEIVING
+    from tests.support import gateway as support
 
+    made: list[Any] = []
+
+    class Seen(gateway_app.Gateway):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(support, "Gateway", Seen)
     config = GatewayConfig(port=0, body_timeout=30.0, trusted_proxies=("127.0.0.0/8",))
     octets = "application/octet-stream"
     async with bare_gateway(config, {}) as url:
@@ -253,7 +265,10 @@ async def test_uploads_of_many_clients_are_received_a_few_at_once() -> None:
                              + b"{" * 100)  # the rest never comes
                 await writer.drain()
                 writers.append(writer)
-            await asyncio.sleep(0.3)
+            for _ in range(200):  # until the gateway has taken them all (a loaded machine)
+                if made[0].uploading.total == UPLOADS_RECEIVING:
+                    break
+                await asyncio.sleep(0.05)
             got, took = await raw_exchange(
                 url, request_head("/api/replay", 3, octets, "X-Forwarded-For: 203.0.113.1\r\n"),
                 b"{}\n")

@@ -686,7 +686,7 @@ async def test_a_store_restored_from_a_backup_scores_again_what_it_lost(
         scoring_pb2.GetRatingsRequest(game=game, players=["ann"]), timeout=5)).ratings[0]
     assert ann.matches == 1  # serving, the lost results not yet scored again
     gate.set()
-    await restored.wait_for(3, timeout=15)
+    await restored.wait_for(3, timeout=60)
     sequences = {m: restored.app.board.results[(game, m)]["sequence"]
                  for m in ("before", "after-1", "after-2")}
     assert sequences == {"before": 1, "after-1": 2, "after-2": 3}
