@@ -19,12 +19,15 @@ import asyncio
 import contextlib
 import ipaddress
 import json
+import logging
 import uuid
 from pathlib import Path
 from typing import Any
 
 import grpc
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.log import server_logger
 from structlog.contextvars import bound_contextvars
 
 from services.gateway import connect
@@ -44,6 +47,7 @@ from services.platform.export_chunks import (
     read_export_chunks,
     refused_size,
 )
+from services.platform.grpc_kit import REQUEST_ID
 from services.platform.logs import get_logger
 from services.platform.stream_limits import Refused, StreamCounter
 
@@ -52,7 +56,6 @@ JSON = "application/json"
 PROTO = "application/proto"
 STREAM_JSON = "application/connect+json"
 STREAM_PROTO = "application/connect+proto"
-PASSED_HEADERS = ("authorization", "x-request-id")
 log = get_logger("gateway")
 CONFIG = web.AppKey("config", GatewayConfig)
 DISCONNECT_POLL = 0.5
@@ -177,23 +180,19 @@ def _carried(value: str) -> bool:
 
 
 def _passed_metadata(request: web.Request, request_id: str) -> list[tuple[str, str]]:
-    """The caller's ``authorization`` and ``x-request-id`` as gRPC metadata, which carries
-    printable ASCII only: another authorization is a malformed token (unauthenticated, as
-    the services answer one), another request id is replaced by ``request_id``."""
+    """The caller's ``authorization`` as gRPC metadata, which carries printable ASCII only
+    (another is a malformed token: unauthenticated, as the services answer one), and
+    ``request_id``: the caller's ``x-request-id`` when the services keep it (``call``),
+    else the gateway's own, so that the gateway and the service log the same one."""
     metadata = []
-    for key in PASSED_HEADERS:
-        value = request.headers.get(key)
-        if value is None:
-            continue
+    value = request.headers.get("authorization")
+    if value is not None:
         if not _carried(value):
-            if key == "authorization":
-                raise ConnectError(
-                    "unauthenticated", "authorization must be 'Bearer <token>' in printable ASCII"
-                )
-            continue
-        metadata.append((key, value))
-    if not any(key == "x-request-id" for key, _ in metadata):
-        metadata.append(("x-request-id", request_id))
+            raise ConnectError(
+                "unauthenticated", "authorization must be 'Bearer <token>' in printable ASCII"
+            )
+        metadata.append(("authorization", value))
+    metadata.append(("x-request-id", request_id))
     return metadata
 
 
@@ -238,6 +237,12 @@ async def read_body(request: web.Request, limit: int, timeout: float) -> bytes:
     except TimeoutError:
         raise ConnectError("deadline_exceeded", f"the request body did not arrive within "
                            f"{timeout:g} s", status=408) from None
+    except ConnectionResetError:
+        # the client went away before its body arrived (a closed tab): an answer nobody
+        # hears, not an error with a traceback in the log (aiohttp's, which any client
+        # could fill)
+        raise ConnectError("canceled", "the client went away before its request body "
+                           "arrived", status=499) from None
     return connect.decompress(b"".join(chunks), coding, limit)
 
 
@@ -269,6 +274,12 @@ UPLOADS_PER_CLIENT = 1
 """Of those, the uploads of one client (by address, as ``Gateway._admit`` counts it): one
 client sending uploads back to back does not hold every slot."""
 
+UPLOADS_RECEIVING = 4
+"""Uploads one gateway process takes at once in all, from their first byte to their answer
+(each body up to ``MAX_EXPORT_BYTES``, buffered whole): another is answered
+resource_exhausted (429) before its body is read. Per client alone, clients from many
+addresses (an IPv6 /48 holds 65,536 /64s) each had one buffered at once."""
+
 
 class Gateway:
     def __init__(
@@ -288,9 +299,11 @@ class Gateway:
         self.public_key = public_key
         self.streams = StreamCounter()
         """Open server streams by client address (config.max_streams_per_client each)."""
-        self.uploading = StreamCounter()
+        self.uploading = StreamCounter(
+            UPLOADS_RECEIVING, "{limit} uploads are being received or replayed now: try "
+            "again shortly")
         """Uploads by client address, from their first byte to their answer (at most
-        UPLOADS_PER_CLIENT each)."""
+        UPLOADS_PER_CLIENT each, UPLOADS_RECEIVING in all)."""
         self.uploads = StreamCounter(
             UPLOAD_REPLAYS, "{limit} uploaded exports are being replayed now: try again shortly")
         """Uploaded exports being verified and stepped through now (UPLOAD_REPLAYS in all:
@@ -376,7 +389,9 @@ class Gateway:
 
     async def call(self, request: web.Request) -> web.StreamResponse:
         given = request.headers.get("x-request-id", "")
-        request_id = given if given and _carried(given) else uuid.uuid4().hex[:16]
+        # as the services keep one (printable ASCII, 1-128): else they log another id than
+        # the one the gateway logs and names in its reasons
+        request_id = given if REQUEST_ID.match(given) else uuid.uuid4().hex[:16]
         with bound_contextvars(request_id=request_id, path=request.path):
             stream_codec = ""  # once the call is a server stream in a stream's content type
             get = request.method == "GET"
@@ -731,7 +746,8 @@ class Gateway:
             if "{service}" in canonical:
                 under_game = canonical.startswith("/games/")
                 if (request.path.count("/") != canonical.count("/")
-                        or under_game != request.path.startswith("/games/")):
+                        or under_game != request.path.startswith("/games/")
+                        or "//" in request.path):  # an empty game (or service) matches no route
                     continue
                 method = self.methods.get("/" + "/".join(request.path.rsplit("/", 2)[1:]))
                 if method is None or (method.service == "rules") != under_game:
@@ -863,13 +879,31 @@ async def _close_unread(request: web.Request, response: web.StreamResponse) -> N
         response.force_close()
 
 
+class _ServerLog(logging.LoggerAdapter):
+    """aiohttp's server logger, less the client's mistakes: a request that is not valid HTTP
+    (a line past the limit, a header without a colon, a broken chunk) is answered 400 by
+    aiohttp and logged here at info, one line without a traceback; aiohttp logged each at
+    ERROR with its traceback, which any client could repeat for free. Anything else (a
+    handler that failed) is logged as aiohttp logs it."""
+
+    def exception(self, msg: object, *args: object, exc_info: Any = True,
+                  **kwargs: Any) -> None:
+        if isinstance(exc_info, HttpProcessingError):
+            log.info("bad HTTP request refused", status=exc_info.code,
+                     reason=str(exc_info.message).strip().splitlines()[0][:200]
+                     if exc_info.message else "")
+            return
+        super().exception(msg, *args, exc_info=exc_info, **kwargs)
+
+
 def runner(app: web.Application, config: GatewayConfig) -> web.AppRunner:
     """The app's runner: a connection whose request's headers do not arrive within
     ``config.idle_timeout`` is closed (aiohttp's keep-alive timeout, 3630 s by default, is
     its only limit on a request's headers). Request bodies are decompressed by ``read_body``,
-    not by aiohttp."""
+    not by aiohttp. Malformed HTTP is not an error in the log (``_ServerLog``)."""
     return web.AppRunner(app, access_log=None, shutdown_timeout=1.0,
-                         keepalive_timeout=config.idle_timeout, auto_decompress=False)
+                         keepalive_timeout=config.idle_timeout, auto_decompress=False,
+                         logger=_ServerLog(server_logger, {}))
 
 
 def build_app(gateway: Gateway) -> web.Application:

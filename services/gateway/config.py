@@ -163,15 +163,39 @@ def client_address(remote: str | None, forwarded_for: str | list[str] | None,
             ip = ipaddress.ip_address(address)
         except ValueError:
             return False
-        return any(ip in n for n in networks)
+        # an IPv4 address written IPv4-mapped (::ffff:10.0.0.5: a dual-stack socket's peer,
+        # a hop a dual-stack proxy wrote) is that IPv4 address, in an IPv4 network
+        mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
+        return any(ip in n or (mapped is not None and mapped in n) for n in networks)
 
     address = remote or "unknown"
     if not networks or not trusted(address):
         return address
-    for hop in reversed([h.strip() for h in (forwarded_for or "").split(",") if h.strip()]):
+    hops = [_without_port(h.strip()) for h in (forwarded_for or "").split(",") if h.strip()]
+    for hop in reversed(hops):
         if not trusted(hop):
             return hop
         address = hop
     return address
 
 
+def _without_port(hop: str) -> str:
+    """A forwarded hop's address without the port some proxies write with it (Azure's
+    Application Gateway: ``198.51.100.1:50213``, ``[2001:db8::1]:443``); taken with it, each
+    new connection of one client (a new source port) was a new client. Anything else (an
+    address, an obfuscated name) as it is."""
+    if hop.startswith("["):
+        inside, bracket, rest = hop[1:].partition("]")
+        if bracket and (not rest or (rest[0] == ":" and rest[1:].isdigit())):
+            try:
+                return str(ipaddress.IPv6Address(inside))
+            except ValueError:
+                return hop
+        return hop
+    host, colon, port = hop.rpartition(":")
+    if colon and port.isdigit() and host.count(":") == 0:
+        try:
+            return str(ipaddress.IPv4Address(host))
+        except ValueError:
+            return hop
+    return hop

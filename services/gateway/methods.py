@@ -85,10 +85,14 @@ class Method:
         message = self.request()
         try:
             text = body.decode("utf-8") if body.strip() else "{}"
+            js = json.loads(text, object_pairs_hook=_no_duplicates)
+            if not isinstance(js, dict):
+                # json_format takes [] for an empty message and raises TypeError on null or
+                # a number: a message is an object
+                raise ValueError(f"a message is a JSON object, not {_json_kind(js)}")
             if ignore_unknown:
                 # not json_format's ignore_unknown_fields: it ignores far more (a list where
                 # the message should be, ["m1"], parsed as an empty message)
-                js = json.loads(text, object_pairs_hook=_no_duplicates)
                 json_format.ParseDict(known_fields(js, self.request.DESCRIPTOR), message)
             else:
                 json_format.Parse(text, message)
@@ -132,6 +136,17 @@ class Method:
         message = self.response.FromString(raw)
         blank(message)
         return message.SerializeToString()
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, in words: "null", "a number", ..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "a string" if isinstance(value, str) else "an array"
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

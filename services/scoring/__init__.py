@@ -24,7 +24,11 @@ Once, in order, nothing lost
     that was killed midway ends with the very ratings of a run that was not. The ledger
     names the stream its position counts in (the stream's creation time): a stream deleted
     and made again (JetStream's data lost, a new NATS) while the store survives is read
-    again from its first message, with a warning, never skipped up to the old position.
+    again from its first message, with a warning, never skipped up to the old position. A
+    store restored from a backup (its identity, and so its JetStream consumer, the same)
+    holds fewer results than the consumer acked: at start-up the stream is read again from
+    the ledger's position, not the consumer's, and what the store lost is scored again, in
+    order, with a warning.
 
 Ratings
     openskill Plackett-Luce with its default parameters (skill.py): one rating per

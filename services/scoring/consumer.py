@@ -163,6 +163,10 @@ class ResultConsumer:
         """The identity of the stream ``position`` counts in (bus.stream_identity)."""
         self._delivery = -1
         self._checked = 0.0
+        self._acked_upto = 0
+        """The JetStream consumer's ack floor when we found our place (``_recover``)."""
+        self._catch_up_to = 0
+        """Read the stream again up to this sequence before the next fetch (0: nothing)."""
 
     async def start(self) -> None:
         await bus.ensure_stream(self.js, namespace=self.options.namespace)
@@ -245,17 +249,50 @@ class ResultConsumer:
         return await self.js.add_consumer(self.options.stream, config)
 
     async def _recover(self, info: Any, position: int) -> None:
-        """Score what an earlier instance was delivered but never acked (a crash)."""
-        self.position = max(position, info.ack_floor.stream_seq if info.ack_floor else 0)
-        delivered = info.delivered.stream_seq if info.delivered else 0
-        if info.num_ack_pending and delivered > self.position:
-            log.info("recovering unacked results", after=self.position, upto=delivered,
-                     pending=info.num_ack_pending)
-            await self._fill(delivered + 1)
+        """Where to read from: the ledger's ``position``; and what to read again from the
+        stream before the next fetch (``_catch_up``, in the consumer's task): what an earlier
+        instance was delivered but never acked (a crash), and what a store restored from a
+        backup lost (the consumer acked it, the store no longer holds it).
 
-    async def _fill(self, before: int) -> None:
-        """Handle, in order, every message on our subjects after our position and before ``before``."""
-        while self.position + 1 < before:
+        The ledger's ``position`` counts, not the consumer's ack floor: the durable's name
+        follows the store's identity, which a backup holds too, so a restored store finds the
+        consumer acked past results it no longer has, and starting at the ack floor lost them
+        for good. What lies between the two is read again, in order: results recorded
+        already, and the messages that are not results (skipped, refused), change nothing.
+        That can be many (a rules service's store published again: every result a duplicate,
+        none moving the ledger), so it is read by the running consumer, not before the
+        service serves."""
+        self.position = position
+        floor = info.ack_floor.stream_seq if info.ack_floor else 0
+        delivered = info.delivered.stream_seq if info.delivered else 0
+        self._acked_upto = floor
+        self._catch_up_to = max(floor, delivered if info.num_ack_pending else 0)
+        if self._catch_up_to > position:
+            log.info("reading again what the scoring consumer was delivered after the scoring "
+                     "position", after=position, acked_upto=floor, upto=self._catch_up_to,
+                     pending=info.num_ack_pending)
+
+    async def _catch_up(self) -> None:
+        """Score, in order, what ``_recover`` found delivered after our position (stopping
+        between messages when the consumer stops; a NATS error is raised, to try again)."""
+        floor, upto = self._acked_upto, self._catch_up_to
+        if floor > self.position:
+            scored = self.stats.scored
+            await self._fill(floor + 1, interruptible=True)
+            if self.stats.scored > scored:
+                log.warning("the scoring consumer had acked results the store does not hold "
+                            "(a store restored from a backup?): scored them again from the "
+                            "stream", results=self.stats.scored - scored, upto=floor)
+        if upto > self.position:
+            await self._fill(upto + 1, interruptible=True)
+        if not self._stopping:
+            self._catch_up_to = 0
+
+    async def _fill(self, before: int, interruptible: bool = False) -> None:
+        """Handle, in order, every message on our subjects after our position and before
+        ``before`` (``interruptible``: or until the consumer stops; never for a delivery in
+        hand, which must not be handled past a gap)."""
+        while self.position + 1 < before and not (interruptible and self._stopping):
             try:
                 raw = await self.js.get_msg(self.options.stream, seq=self.position + 1,
                                             subject=self.options.filter_subject, next=True)
@@ -272,6 +309,17 @@ class ResultConsumer:
         self._checked = time.monotonic()
         # cancelling(): a cancel that a library swallowed (nats-py's fetch can) still stops us.
         while not self._stopping and not (me and me.cancelling()):
+            if self._catch_up_to:
+                try:
+                    await self._catch_up()
+                except StreamChanged as err:  # another instance found the stream made again
+                    log.warning("the scoring ledger follows another stream", reason=str(err))
+                    await self._resync()
+                    continue
+                except (nats_errors.Error, OSError) as err:
+                    log.warning("could not read the stream, will retry", error=repr(err))
+                    await asyncio.sleep(self.options.retry_delay)
+                    continue
             self._fetching = True
             try:
                 messages = await self._sub.fetch(self.options.batch, timeout=1.0)

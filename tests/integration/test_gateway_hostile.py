@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import struct
 import time
 from collections.abc import AsyncIterator
@@ -102,6 +103,30 @@ async def test_an_upstream_crash_is_not_told_to_the_web_client() -> None:
     assert r.status == 500 and err["code"] == "unknown", err
     assert "10.0.3.9" not in err["message"] and "postgresql" not in err["message"], err
     assert "RuntimeError" not in err["message"] and err["message"], err
+
+
+@pytest.mark.parametrize("given", ["r" * 129, "r" * 4000, "ok-id"])
+async def test_the_request_id_named_to_the_client_is_the_one_the_service_got(given: str) -> None:
+    """A reason that names a request id ("... failed (request id X)") is for finding the call
+    in the logs: the service keeps a client's x-request-id only up to 128 printable
+    characters and logs a new one in place of a longer one, which the gateway still passed
+    on, logged and named to the client: an id no service log held."""
+    seen: list[str] = []
+
+    async def leaderboard(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        seen.extend(v for k, v in context.invocation_metadata() if k == "x-request-id")
+        raise RuntimeError("boom")
+
+    handler = grpc.unary_unary_rpc_method_handler(leaderboard)
+    async with serving(SERVICE, {METHOD: handler}) as upstream, bare_gateway(
+            GatewayConfig(port=0), {"scoring": upstream}) as url, aiohttp.ClientSession() as http, \
+            http.post(f"{url}{SCORING}/GetLeaderboard", data=b"{}",
+                      headers={**JSON, "X-Request-Id": given}) as r:
+        err = await r.json()
+    assert r.status == 500 and len(seen) == 1, (err, seen)
+    assert 1 <= len(seen[0]) <= 128 and f"(request id {seen[0]})" in err["message"], err
+    if len(given) <= 128:
+        assert seen == [given]
 
 
 async def raw_exchange(url: str, head: bytes, body: bytes = b"",
@@ -205,6 +230,117 @@ async def test_a_second_upload_of_one_client_is_refused_before_its_body_is_read(
             await asyncio.sleep(0.1)
         else:
             pytest.fail("the abandoned upload kept its slot")
+
+
+async def test_uploads_of_many_clients_are_received_a_few_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An upload is up to 32 MiB, buffered whole before it is replayed. One per client
+    address was the only bound: clients from many addresses (an IPv6 /48 holds 65,536 /64s)
+    each had one buffered at once, the gateway's memory theirs to fill. Past
+    UPLOADS_RECEIVING in all, an upload is refused (429) before its body is read; when one
+    ends, the next is served."""
+    from services.gateway import app as gateway_app
+    from services.gateway.app import UPLOADS_RECEIVING
+    from tests.support import gateway as support
+
+    made: list[Any] = []
+
+    class Seen(gateway_app.Gateway):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(support, "Gateway", Seen)
+    config = GatewayConfig(port=0, body_timeout=30.0, trusted_proxies=("127.0.0.0/8",))
+    octets = "application/octet-stream"
+    async with bare_gateway(config, {}) as url:
+        where = urlsplit(url)
+        writers = []
+        try:
+            for i in range(UPLOADS_RECEIVING):
+                _, writer = await asyncio.open_connection(where.hostname, where.port)
+                writer.write(request_head("/api/replay", 1_000_000, octets,
+                                          f"X-Forwarded-For: 198.51.100.{i + 1}\r\n")
+                             + b"{" * 100)  # the rest never comes
+                await writer.drain()
+                writers.append(writer)
+            for _ in range(200):  # until the gateway has taken them all (a loaded machine)
+                if made[0].uploading.total == UPLOADS_RECEIVING:
+                    break
+                await asyncio.sleep(0.05)
+            got, took = await raw_exchange(
+                url, request_head("/api/replay", 3, octets, "X-Forwarded-For: 203.0.113.1\r\n"),
+                b"{}\n")
+            status, err = answer_of(got)
+            assert (status, err["code"]) == (429, "resource_exhausted"), err
+            assert f"{UPLOADS_RECEIVING} uploads" in err["message"], err
+        finally:
+            for writer in writers:
+                writer.close()
+        for _ in range(50):  # the slow ones gone, the next upload is served
+            got, _ = await raw_exchange(
+                url, request_head("/api/replay", 3, octets, "X-Forwarded-For: 203.0.113.1\r\n"),
+                b"{}\n")
+            if answer_of(got)[0] == 200:
+                break
+            await asyncio.sleep(0.1)
+        else:
+            pytest.fail("the abandoned uploads kept their slots")
+
+
+async def test_malformed_http_is_refused_without_an_error_in_the_log(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request that is not valid HTTP (a line past aiohttp's limit, a header without a
+    colon, a broken chunk, an unknown version) is the client's doing: answered 400 as before,
+    but aiohttp logged each at ERROR with a traceback, a log (and an alert on errors) any
+    client could fill for free. A handler that fails is still an error in the log."""
+    from services.gateway import app as gateway_app
+
+    async def broken(self: Any, request: Any) -> Any:
+        raise RuntimeError("a handler that fails")
+
+    monkeypatch.setattr(gateway_app.Gateway, "healthz", broken)
+    caplog.set_level(logging.DEBUG, logger="aiohttp.server")
+    chunked = (f"POST {SCORING}/GetLeaderboard HTTP/1.1\r\nHost: gw\r\n"
+               "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n").encode()
+    bad = [b"GET /" + b"a" * 10000 + b" HTTP/1.1\r\nHost: gw\r\n\r\n",
+           b"GET / HTTP/1.1\r\nHost: gw\r\nX: " + b"a" * 10000 + b"\r\n\r\n",
+           b"GET / HTTP/1.1\r\nHost gw\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n",
+           chunked + b"zz\r\n{}\r\n0\r\n\r\n"]
+    async with bare_gateway(GatewayConfig(port=0), {}) as url:
+        for head in bad:
+            got, _ = await raw_exchange(url, head)
+            assert got.startswith(b"HTTP/1.0 400") or got.startswith(b"HTTP/1.1 400"), got
+        loud = [r for r in caplog.records if r.levelno >= logging.WARNING or r.exc_info]
+        assert loud == [], [r.getMessage() for r in loud]
+        async with aiohttp.ClientSession() as http, http.get(f"{url}/healthz") as r:
+            assert r.status == 500
+    failed = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(failed) == 1 and failed[0].exc_info, [r.getMessage() for r in failed]
+
+
+@pytest.mark.parametrize("path", [f"{SCORING}/GetLeaderboard", "/api/replay"])
+async def test_a_client_that_hangs_up_mid_body_leaves_no_traceback(
+    path: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A client that goes away before its body has arrived (a closed tab, a script) is
+    nobody's error: aiohttp logged each one at ERROR with a traceback, a log any client could
+    fill. The gateway goes on serving."""
+    async with bare_gateway(GatewayConfig(port=0, body_timeout=30.0), {}) as url:
+        where = urlsplit(url)
+        for _ in range(3):
+            _, writer = await asyncio.open_connection(where.hostname, where.port)
+            writer.write(request_head(path, 1000) + b"{")
+            await writer.drain()
+            await asyncio.sleep(0.2)
+            writer.close()
+        await asyncio.sleep(0.3)
+        async with aiohttp.ClientSession() as http, http.get(f"{url}/healthz") as r:
+            assert r.status == 200
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert errors == [], [r.getMessage() for r in errors]
 
 
 @pytest.mark.parametrize("path", [f"{SCORING}/GetLeaderboard", "/api/replay"])

@@ -469,6 +469,28 @@ async def test_an_ipv6_client_cannot_pass_the_call_rate_by_changing_its_address(
         assert await status("198.51.100.2") == 200, "IPv4: each address its own client"
 
 
+async def test_a_forwarded_hop_with_a_port_is_the_client_without_it() -> None:
+    """Some proxies write the client's hop with its source port (Azure's Application Gateway:
+    ``X-Forwarded-For: 198.51.100.1:50213``; IPv6 as ``[2001:db8::1]:50213``). Taken as it
+    was written, each new connection of one client (a new source port) was a new client with
+    a full bucket: no limit at all behind such a proxy."""
+    config = GatewayConfig(port=0, calls_per_second=1, call_burst=1, trusted_proxies=("127.0.0.1",))
+    async with served(config) as (path, http):
+
+        async def status(hop: str) -> int:
+            async with http.post(
+                f"{path}/GetTicket", json={"ticketId": "r"}, headers={"X-Forwarded-For": hop}
+            ) as r:
+                return r.status
+
+        assert await status("198.51.100.1:50213") == 200
+        assert await status("198.51.100.1:50214") == 429, "another port: the same client"
+        assert await status("198.51.100.1") == 429
+        assert await status("[2001:db8:1:2::1]:443") == 200
+        assert await status("[2001:db8:1:2::2]:444") == 429, "the same /64: the same client"
+        assert await status("[2001:db8:1:2::3]") == 429
+
+
 async def test_deeply_nested_json_is_invalid_argument_not_a_crash() -> None:
     """JSON nested past the parser's depth (a few KB of ``[``) is ``invalid_argument``, in a
     unary call, a Connect GET and a stream's message alike: the path that skips unknown fields
@@ -528,3 +550,40 @@ async def test_a_web_client_of_another_origin_may_compress_and_read_retry_after(
                 h.strip().lower() for h in r.headers["Access-Control-Expose-Headers"].split(",")
             }
             assert "retry-after" in exposed
+
+
+@pytest.mark.parametrize("body", [b"null", b"1", b"true", b"2.5", b"[]", b'"x"'])
+@pytest.mark.parametrize("reject_unknown", [False, True])
+async def test_a_json_message_that_is_not_an_object_is_invalid_argument(
+    body: bytes, reject_unknown: bool
+) -> None:
+    """A Connect JSON message is a JSON object. ``null`` or a number, posted, sent as a Connect
+    GET's message or as a stream's message, raised a TypeError past the handler (a bare 500,
+    a traceback logged), and ``[]`` was taken for an empty request."""
+    config = GatewayConfig(port=0, reject_unknown_fields=reject_unknown)
+    async with served(config) as (path, http):
+        async with http.post(
+            f"{path}/GetTicket", data=body, headers={"Content-Type": "application/json"}
+        ) as r:
+            assert r.status == 400, await r.text()
+            err = await r.json()
+            assert err["code"] == "invalid_argument" and "object" in err["message"], err
+        async with http.get(
+            f"{path}/GetTicket", params={"encoding": "json", "message": body.decode()}
+        ) as r:
+            assert r.status == 400, await r.text()
+            assert (await r.json())["code"] == "invalid_argument"
+        async with http.post(
+            f"{path}/WatchTicket",
+            data=envelope(body),
+            headers={"Content-Type": "application/connect+json"},
+        ) as r:
+            raw = await r.read()
+            assert r.status == 200
+        ((flags, end),) = frames(raw)
+        assert flags == 2 and json.loads(end)["error"]["code"] == "invalid_argument"
+        # an empty body is still the empty message, as Connect has it
+        async with http.post(
+            f"{path}/GetTicket", data=b"", headers={"Content-Type": "application/json"}
+        ) as r:
+            assert r.status == 200, await r.text()

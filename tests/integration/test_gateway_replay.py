@@ -82,6 +82,8 @@ async def test_a_finished_match_replays_in_public_frames_with_its_verification(
     assert all('"draws"' not in json.dumps(f) for f in report["frames"])  # no draw records (the text may say 'draws')
     assert any(f["text"] for f in report["frames"]) and report["frames"][-2]["outcome"]
     body = json.dumps(report).encode()
+    # who created the match is in the export, never in what seats and spectators are shown
+    assert b'"created_by"' in export and b"created_by" not in body
     leaks, checked = scan([(f"{url}/replay", body)], export)
     assert checked == len(records) and leaks == []
     status, uploaded = await post(f"{url}/api/replay", export)

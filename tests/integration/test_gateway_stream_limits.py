@@ -213,6 +213,17 @@ def test_the_client_address_is_the_connections_unless_a_trusted_proxy_forwards()
         "198.51.100.1"
     assert client_address("fd00::1", None, trusted) == "fd00::1"
     assert client_address(None, None, trusted) == "unknown"
+    # an IPv4 address written IPv4-mapped (a dual-stack socket's peer, a hop a dual-stack
+    # proxy wrote) is that IPv4 address: a trusted proxy stays trusted
+    assert client_address("::ffff:10.1.2.3", "198.51.100.1", trusted) == "198.51.100.1"
+    assert client_address("10.1.2.3", "198.51.100.1, ::ffff:10.0.0.6", trusted) == \
+        "198.51.100.1"
+    assert client_address("10.1.2.3", "::ffff:198.51.100.1", trusted) == "::ffff:198.51.100.1"
+    # a hop written with its port (Azure's Application Gateway) is its address
+    assert client_address("10.1.2.3", "198.51.100.1:50213", trusted) == "198.51.100.1"
+    assert client_address("10.1.2.3", "[2001:db8::7]:443, 10.0.0.5:80", trusted) == "2001:db8::7"
+    assert client_address("10.1.2.3", "[fd00::1]:80", trusted) == "fd00::1"  # all trusted
+    assert client_address("10.1.2.3", "not-an-address:1", trusted) == "not-an-address:1"
     with pytest.raises(ValueError, match="NEON_GATEWAY_TRUSTED_PROXIES"):
         load_config({"NEON_GATEWAY_TRUSTED_PROXIES": "10.0.0.0/8, ingress"})
     assert load_config({"NEON_GATEWAY_TRUSTED_PROXIES": "10.0.0.0/8, fd00::/8"}).trusted_proxies \

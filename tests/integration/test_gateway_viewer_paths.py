@@ -6,6 +6,8 @@ Over a real socket, the real app."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import aiohttp
 import pytest
 
@@ -47,6 +49,9 @@ async def test_a_path_asked_with_a_method_it_does_not_take_is_405_with_allow(
     ("DELETE", "/games/neon-reign/neon.rules.v1.RulesService/NoSuchMethod"),
     ("PUT", "/neon.rules.v1.RulesService/GetView"), ("PUT", "/games/x/" + LEADERBOARD[1:]),
     ("PUT", "/elsewhere/x/neon.rules.v1.RulesService/GetView"),
+    # no game named: not a rules call by another method ("GET is not served ...: use GET")
+    ("GET", "/games//neon.rules.v1.RulesService/GetView"),
+    ("POST", "/games//neon.rules.v1.RulesService/SubmitAction"),
 ])
 async def test_a_path_that_is_not_there_is_still_404(method: str, path: str) -> None:
     async with bare_gateway(GatewayConfig(port=0), {}) as url, aiohttp.ClientSession() as http, \
@@ -94,3 +99,29 @@ async def test_the_viewers_files_are_served_with_ranges_and_head() -> None:
             assert r.status == 200 and r.content_type == "text/css"
         async with http.get(url + "/") as r:
             assert r.status == 200 and r.content_type == "text/html"
+
+
+async def test_a_symlink_out_of_the_viewers_folder_is_not_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only files whose real path is in the viewer's folder are served: a symlink that leads
+    out of it (a deployment's mistake, a package unpacked with links) is 404 like a missing
+    file, a link to a file of the folder is served, and a folder is no file."""
+    from services.gateway import app as gateway_app
+
+    static, outside = tmp_path / "static", tmp_path / "secret.txt"
+    static.mkdir()
+    outside.write_text("the deployment's secret")
+    (static / "real.js").write_text("export {};")
+    (static / "out.js").symlink_to(outside)
+    (static / "in.js").symlink_to(static / "real.js")
+    (static / "folder").mkdir()
+    (static / "up").symlink_to(tmp_path, target_is_directory=True)
+    monkeypatch.setattr(gateway_app, "STATIC", static)
+    async with bare_gateway(GatewayConfig(port=0), {}) as url, aiohttp.ClientSession() as http:
+        for name, status in (("real.js", 200), ("in.js", 200), ("out.js", 404), ("folder", 404),
+                             ("up", 404), ("up%2Fsecret.txt", 404)):
+            async with http.get(f"{url}/static/{name}") as r:
+                body = await r.text()
+                assert r.status == status, (name, r.status, body)
+                assert "deployment's secret" not in body, name

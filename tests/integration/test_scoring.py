@@ -4,6 +4,7 @@ SQLite otherwise): results in, ratings, leaderboards and histories out; once eac
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import threading
@@ -17,6 +18,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from nats import errors as nats_errors
+from nats.js import JetStreamContext
 from openskill.models import PlackettLuce
 
 from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
@@ -623,3 +625,69 @@ async def test_get_ratings_waits_for_the_board_off_the_event_loop(
     finally:
         release.set()
     assert (await ratings).ratings[0].player == "ann"
+
+
+def _restore_to(settings: Settings, table: str, notification_id: int) -> None:
+    """The scoring store as a backup taken at ``notification_id`` left it (a point-in-time
+    restore): every event stored after it is gone. Its store identity was stored before, so
+    the restored store keeps its JetStream consumer and that consumer's ack floor."""
+    if settings.persistence == "postgres":
+        import psycopg
+
+        with psycopg.connect(settings.database_url, autocommit=True) as conn:
+            conn.execute(f'DELETE FROM "{settings.database_schema}".{table} '
+                         "WHERE notification_id > %s", (notification_id,))
+        return
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(settings.sqlite_path("scoring"))) as conn, conn:
+        conn.execute(f"DELETE FROM {table} WHERE rowid > ?", (notification_id,))
+
+
+async def test_a_store_restored_from_a_backup_scores_again_what_it_lost(
+        scorings: list[Scoring], settings: Settings, nats_client: Any,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store restored from a backup holds fewer results than the JetStream consumer
+    acked (its durable name follows the store's identity, which the backup holds). The
+    results scored after the backup are still in the stream: a restart reads them again
+    from the ledger's position, in order, rather than from the consumer's ack floor, past
+    which they were lost for good. That reading is the running consumer's: the service
+    serves meanwhile (there can be many messages to read again)."""
+    game = new_game()
+    js = nats_client.jetstream()
+    scoring = await Scoring(settings, game).start()
+    scorings.append(scoring)
+    await publish(js, ended(game, "before", ["ann", "bob"], [1, 2]))
+    await scoring.wait_for(1)
+    backup = scoring.app.recorder.max_notification_id()
+    table = scoring.app.recorder.events_table_name
+    for match_id, placements in (("after-1", [2, 1]), ("after-2", [1, 2])):
+        await publish_noise(js, game, match_id)
+        await publish(js, ended(game, match_id, ["ann", "bob"], placements))
+    await scoring.wait_for(3)
+    unbroken = await scoring.ratings(["ann", "bob"])
+    await scoring.stop()
+    scorings.remove(scoring)
+
+    _restore_to(settings, table, backup)
+    gate, real_get_msg = asyncio.Event(), JetStreamContext.get_msg
+
+    async def held_get_msg(self: Any, *args: Any, **kwargs: Any) -> Any:
+        await gate.wait()
+        return await real_get_msg(self, *args, **kwargs)
+
+    monkeypatch.setattr(JetStreamContext, "get_msg", held_get_msg)
+    restored = Scoring(settings, game)
+    scorings.append(restored)
+    await asyncio.wait_for(restored.start(), 30)  # not held by what it reads again
+    restored.durables |= scoring.durables
+    assert restored.consumer.durable in scoring.durables  # the same consumer, acked past them
+    ann = (await restored.stub.GetRatings(
+        scoring_pb2.GetRatingsRequest(game=game, players=["ann"]), timeout=5)).ratings[0]
+    assert ann.matches == 1  # serving, the lost results not yet scored again
+    gate.set()
+    await restored.wait_for(3, timeout=60)
+    sequences = {m: restored.app.board.results[(game, m)]["sequence"]
+                 for m in ("before", "after-1", "after-2")}
+    assert sequences == {"before": 1, "after-1": 2, "after-2": 3}
+    assert await restored.ratings(["ann", "bob"]) == unbroken
