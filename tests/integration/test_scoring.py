@@ -236,6 +236,14 @@ async def test_results_become_ratings_leaderboards_and_histories(
     ordinals = [e.rating.ordinal for e in board.entries]
     assert ordinals == sorted(ordinals, reverse=True) and [e.rank for e in board.entries] == [1, 2, 3, 4]
     assert {e.rating.player for e in board.entries} == {"ann", "bob", "cid", "dee"}  # no bot, no solo
+    assert board.total == 4
+    pages = [await scoring.stub.GetLeaderboard(
+        scoring_pb2.GetLeaderboardRequest(game=game, limit=3, offset=offset), timeout=5)
+        for offset in (0, 3, 4, 99)]  # paged: the same entries, ranks going on
+    assert [[(e.rank, e.rating.player) for e in p.entries] for p in pages] == [
+        [(e.rank, e.rating.player) for e in board.entries[:3]],
+        [(4, board.entries[3].rating.player)], [], []]
+    assert [p.total for p in pages] == [4, 4, 4, 4]
     royale = await scoring.stub.GetLeaderboard(
         scoring_pb2.GetLeaderboardRequest(game=game, mode="royale", limit=2), timeout=5)
     assert len(royale.entries) == 2 and all(e.rating.mode == "royale" for e in royale.entries)
@@ -436,6 +444,8 @@ async def test_bad_input_is_answered_with_clear_status_codes(
          grpc.StatusCode.INVALID_ARGUMENT, "limit"),
         (s.GetLeaderboard(scoring_pb2.GetLeaderboardRequest(game=game, ranked_by=9)),
          grpc.StatusCode.INVALID_ARGUMENT, "ranked_by"),
+        (s.GetLeaderboard(scoring_pb2.GetLeaderboardRequest(game=game, offset=-1)),
+         grpc.StatusCode.INVALID_ARGUMENT, "offset"),
         (s.GetMatchResult(scoring_pb2.GetMatchResultRequest(match_id="never-played")),
          grpc.StatusCode.NOT_FOUND, "no result"),
         (s.GetMatchResult(scoring_pb2.GetMatchResultRequest(match_id="broken")),

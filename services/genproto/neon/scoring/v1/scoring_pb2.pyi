@@ -66,17 +66,19 @@ class GetRatingsResponse(_message.Message):
         ...
 
 class GetLeaderboardRequest(_message.Message):
-    __slots__ = ('game', 'mode', 'limit', 'ranked_by')
+    __slots__ = ('game', 'mode', 'limit', 'ranked_by', 'offset')
     GAME_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     RANKED_BY_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
     game: str
     mode: str
     limit: int
     ranked_by: RankedBy
+    offset: int
 
-    def __init__(self, game: _Optional[str]=..., mode: _Optional[str]=..., limit: _Optional[int]=..., ranked_by: _Optional[_Union[RankedBy, str]]=...) -> None:
+    def __init__(self, game: _Optional[str]=..., mode: _Optional[str]=..., limit: _Optional[int]=..., ranked_by: _Optional[_Union[RankedBy, str]]=..., offset: _Optional[int]=...) -> None:
         ...
 
 class LeaderboardEntry(_message.Message):
@@ -90,13 +92,15 @@ class LeaderboardEntry(_message.Message):
         ...
 
 class GetLeaderboardResponse(_message.Message):
-    __slots__ = ('entries', 'ranked_by')
+    __slots__ = ('entries', 'ranked_by', 'total')
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     RANKED_BY_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
     entries: _containers.RepeatedCompositeFieldContainer[LeaderboardEntry]
     ranked_by: RankedBy
+    total: int
 
-    def __init__(self, entries: _Optional[_Iterable[_Union[LeaderboardEntry, _Mapping]]]=..., ranked_by: _Optional[_Union[RankedBy, str]]=...) -> None:
+    def __init__(self, entries: _Optional[_Iterable[_Union[LeaderboardEntry, _Mapping]]]=..., ranked_by: _Optional[_Union[RankedBy, str]]=..., total: _Optional[int]=...) -> None:
         ...
 
 class GetPlayerHistoryRequest(_message.Message):
