@@ -179,6 +179,7 @@ from services.platform.errors import (
 from services.platform.logs import get_logger
 from services.platform.tasks import held_task, outlast, run_to_end
 from services.platform.tokens import Claims
+from services.platform.waiting import within
 
 INFO_REFRESH = 60.0
 CREATE_ATTEMPTS = 5
@@ -792,7 +793,7 @@ class Matchmaker:
             last = _invitations_key(current)
             while True:
                 try:
-                    await asyncio.wait_for(changed.wait(), max(0.0, ends - loop.time()))
+                    await within(changed.wait(), max(0.0, ends - loop.time()))
                 except TimeoutError:
                     log.info("invitations watch ended: its token expired")
                     raise Unauthenticated(WATCH_TOKEN_EXPIRED) from None
@@ -913,7 +914,7 @@ class Matchmaker:
             yield current
             while not _watch_over(current):  # "declined": for the player who did
                 try:
-                    view = await asyncio.wait_for(queue.get(), max(0.0, ends - loop.time()))
+                    view = await within(queue.get(), max(0.0, ends - loop.time()))
                 except TimeoutError:
                     log.info("ticket watch ended: its token expired", ticket_id=ticket_id)
                     raise Unauthenticated(TICKET_WATCH_TOKEN_EXPIRED) from None
@@ -985,7 +986,7 @@ class Matchmaker:
                 log.error("matchmaking cycle failed", error=repr(err))
             self.wake.clear()
             try:
-                await asyncio.wait_for(self.wake.wait(), timeout=self.config.interval)
+                await within(self.wake.wait(), timeout=self.config.interval)
             except TimeoutError:
                 pass
 

@@ -41,6 +41,7 @@ from services.platform import settings
 from services.platform.leadership import AlwaysLead, Leadership
 from services.platform.logs import get_logger
 from services.platform.topics import UntrustedTopic
+from services.platform.waiting import within
 
 STREAM = "NEON_EVENTS"
 SUBJECTS = ["neon.events.>"]
@@ -360,7 +361,7 @@ class OutboxRelay:
                 if not await self._lead():
                     # a follower asks again now and then, not on every poke
                     try:
-                        await asyncio.wait_for(self._stopped.wait(), timeout=self.interval * 20)
+                        await within(self._stopped.wait(), timeout=self.interval * 20)
                     except TimeoutError:
                         pass
                     continue

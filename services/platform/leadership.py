@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from services.platform.logs import get_logger
 from services.platform.settings import Settings
+from services.platform.waiting import within
 
 log = get_logger("leadership")
 
@@ -66,15 +67,15 @@ class PostgresLead:
         try:
             if self._conn is None or self._conn.closed:
                 self._held = False
-                self._conn = await asyncio.wait_for(
+                self._conn = await within(
                     psycopg.AsyncConnection.connect(self.dsn, autocommit=True), self.connect_timeout)
             if self._held:
                 now = asyncio.get_running_loop().time()
                 if now - self._checked >= self.recheck:  # the connection still holds the lock
-                    await asyncio.wait_for(self._conn.execute("SELECT 1"), self.connect_timeout)
+                    await within(self._conn.execute("SELECT 1"), self.connect_timeout)
                     self._checked = now
                 return True
-            cursor = await asyncio.wait_for(
+            cursor = await within(
                 self._conn.execute("SELECT pg_try_advisory_lock(%s)", (self.key,)), self.connect_timeout)
             row = await cursor.fetchone()
             self._held = bool(row and row[0])

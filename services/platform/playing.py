@@ -37,6 +37,7 @@ from services.genproto.neon.rules.v1 import rules_pb2
 from services.platform.draws import SeededRandomness
 from services.platform.grpc_kit import call_metadata
 from services.platform.logs import get_logger
+from services.platform.waiting import within
 
 log = get_logger("playing")
 
@@ -226,7 +227,7 @@ class _Follower:
         """Return once the match is past ``version``, the stream ended, or ``timeout`` passed."""
         async with self._moved:
             try:
-                await asyncio.wait_for(
+                await within(
                     self._moved.wait_for(lambda: self.latest > version or self.done), timeout)
             except TimeoutError:
                 pass

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -10,6 +9,7 @@ from typing import Any
 
 from services.platform.grpc_kit import ServerHandle
 from services.platform.logs import get_logger
+from services.platform.waiting import within
 
 log = get_logger("running")
 
@@ -29,7 +29,7 @@ class RunningService:
             try:
                 result = close()
                 if inspect.isawaitable(result):
-                    await asyncio.wait_for(result, timeout=grace)
+                    await within(result, timeout=grace)
             except Exception as err:  # shutting down: report and go on closing
                 log.warning("error while stopping", service=self.name, error=repr(err))
         log.info("service stopped", service=self.name)

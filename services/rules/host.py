@@ -48,6 +48,7 @@ from services.platform.logs import get_logger
 from services.platform.settings import CLOCK_GRACE_MS
 from services.platform.storehealth import is_store_outage
 from services.platform.tokens import Claims, TokenIssuer
+from services.platform.waiting import within
 from services.rules import access, noshow
 from services.rules import records as rec
 from services.rules.app import RulesApplication, match_uuid
@@ -1497,7 +1498,7 @@ class MatchHost:
                 if self.live.get(match_id) is live and live.version > sent:
                     continue
                 try:
-                    await asyncio.wait_for(cond.wait(), timeout=5.0)
+                    await within(cond.wait(), timeout=5.0)
                 except TimeoutError:
                     pass
 

@@ -22,6 +22,7 @@ from services.platform.export_chunks import CHUNK_BYTES
 from services.platform.grpc_kit import claims, clip
 from services.platform.logs import get_logger
 from services.platform.tokens import require_may_seat
+from services.platform.waiting import within
 from services.rules import access
 from services.rules import records as rec
 from services.rules.clocks import ClockConfig
@@ -286,7 +287,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         expires = token_expiry(loop, who)
         while True:
             try:
-                event = await asyncio.wait_for(anext(events), max(0.0, expires - loop.time()))
+                event = await within(anext(events), max(0.0, expires - loop.time()))
             except StopAsyncIteration:
                 return
             except TimeoutError:

@@ -55,6 +55,7 @@ from services.platform.logs import bind_contextvars, bound_contextvars, get_logg
 from services.platform.settings import switch
 from services.platform.tasks import held_task, run_to_end
 from services.platform.tokens import BOT_PREFIX, Claims, is_bot
+from services.platform.waiting import within
 from services.rules.records import is_abandoned
 from services.tournament import formats, noshows, proofs
 from services.tournament import log as tlog
@@ -928,7 +929,7 @@ class Director:
                     return
                 async with room.changed:
                     try:
-                        await asyncio.wait_for(room.changed.wait(), wait)
+                        await within(room.changed.wait(), wait)
                     except TimeoutError:
                         pass
 
@@ -1971,7 +1972,7 @@ class Director:
                     return
                 async with room.changed:
                     try:
-                        await asyncio.wait_for(
+                        await within(
                             room.changed.wait_for(lambda seen=seen: room.saves != seen),
                             WATCH_RECHECK)
                     except TimeoutError:
@@ -1994,7 +1995,7 @@ class Director:
         try:
             while True:
                 try:
-                    t = await asyncio.wait_for(anext(updates), max(0.0, ends - loop.time()))
+                    t = await within(anext(updates), max(0.0, ends - loop.time()))
                 except StopAsyncIteration:
                     return
                 except TimeoutError:
