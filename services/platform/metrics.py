@@ -43,6 +43,7 @@ from prometheus_client import (
 from prometheus_client.exposition import choose_encoder
 
 from services.platform.logs import get_logger
+from services.platform.waiting import within
 
 log = get_logger("metrics")
 
@@ -366,8 +367,9 @@ class StoreReads:
                     self._executor = ThreadPoolExecutor(1, thread_name_prefix="metrics-read")
                 running = self._running[key] = self._executor.submit(read)
                 running.add_done_callback(lambda done: self._done(key, done))
-        # shielded: a caller that times out or is cancelled leaves the read to the others
-        return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(running)), timeout)
+        # shielded: a caller that times out or is cancelled leaves the read to the others;
+        # within, not wait_for: a cancellation that comes with the answer is not dropped
+        return await within(asyncio.shield(asyncio.wrap_future(running)), timeout)
 
     def _done(self, key: Hashable, done: Future[Any]) -> None:
         with self._lock:
