@@ -13,7 +13,6 @@ matchmaking service whose GetTicket echoes the ticket id and fills ``rules_addre
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import contextlib
 import gzip
@@ -382,7 +381,21 @@ async def test_get_answers_may_be_cached_for_the_configured_time() -> None:
 # -- the per-client call rate ----------------------------------------------------------------
 
 
-async def test_the_call_rate_of_each_client_is_limited_with_retry_after() -> None:
+@pytest.fixture
+def still(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The gateway's call buckets on a clock that stands still unless the test moves it
+    (``still[0] += seconds``): on a loaded machine two calls a second apart would otherwise
+    find a token back, and a refusal the test expects would not come."""
+    from services.gateway import app as gateway_app
+
+    now = [1000.0]
+    real = gateway_app.TokenBuckets
+    monkeypatch.setattr(gateway_app, "TokenBuckets",
+                        lambda rate, burst: real(rate, burst, clock=lambda: now[0]))
+    return now
+
+
+async def test_the_call_rate_of_each_client_is_limited_with_retry_after(still: list[float]) -> None:
     config = GatewayConfig(port=0, calls_per_second=2, call_burst=3, trusted_proxies=("127.0.0.1",))
     async with served(config) as (path, http):
         base = path.rsplit("/", 1)[0]
@@ -417,12 +430,12 @@ async def test_the_call_rate_of_each_client_is_limited_with_retry_after() -> Non
             assert r.status == 200
         async with http.get(f"{base}/healthz") as r:
             assert r.status == 200
-        await asyncio.sleep(0.6)  # a token back at 2 a second
+        still[0] += 0.6  # a token back at 2 a second
         async with http.post(f"{path}/GetTicket", json={"ticketId": "r"}) as r:
             assert r.status == 200
 
 
-async def test_an_untrusted_forwarded_for_does_not_make_another_client() -> None:
+async def test_an_untrusted_forwarded_for_does_not_make_another_client(still: list[float]) -> None:
     async with served(GatewayConfig(port=0, calls_per_second=1, call_burst=1)) as (path, http):
         async with http.post(f"{path}/GetTicket", json={}) as r:
             assert r.status == 200
@@ -448,7 +461,7 @@ async def test_there_is_no_call_rate_limit_by_default() -> None:
                 assert r.status == 200
 
 
-async def test_an_ipv6_client_cannot_pass_the_call_rate_by_changing_its_address() -> None:
+async def test_an_ipv6_client_cannot_pass_the_call_rate_by_changing_its_address(still: list[float]) -> None:
     """An IPv6 host holds a whole /64 (2^64 addresses it may send from: SLAAC privacy
     addresses change by themselves): counted per address, each new one had a full bucket, so
     the limit held nobody back. An IPv6 client is counted by its /64; IPv4 by its address."""
@@ -469,7 +482,7 @@ async def test_an_ipv6_client_cannot_pass_the_call_rate_by_changing_its_address(
         assert await status("198.51.100.2") == 200, "IPv4: each address its own client"
 
 
-async def test_a_forwarded_hop_with_a_port_is_the_client_without_it() -> None:
+async def test_a_forwarded_hop_with_a_port_is_the_client_without_it(still: list[float]) -> None:
     """Some proxies write the client's hop with its source port (Azure's Application Gateway:
     ``X-Forwarded-For: 198.51.100.1:50213``; IPv6 as ``[2001:db8::1]:50213``). Taken as it
     was written, each new connection of one client (a new source port) was a new client with
@@ -521,7 +534,7 @@ async def test_deeply_nested_json_is_invalid_argument_not_a_crash() -> None:
             assert r.status == 200
 
 
-async def test_a_web_client_of_another_origin_may_compress_and_read_retry_after() -> None:
+async def test_a_web_client_of_another_origin_may_compress_and_read_retry_after(still: list[float]) -> None:
     """CORS lets an allowed origin's script use what the gateway serves it: a compressed
     request body (``Content-Encoding`` is not a safelisted request header: its preflight must
     allow it, or the browser never sends the call) and the ``Retry-After`` of a refused call
