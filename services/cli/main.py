@@ -317,7 +317,7 @@ def serve(service: str = typer.Argument(
 
     from services.dice import main as dice_main
     from services.platform import bus
-    from services.platform.keys import load_keys
+    from services.platform.keys import load_keys, signs
     from services.rules import main as rules_main
     from services.rules.games import available
 
@@ -350,7 +350,7 @@ def serve(service: str = typer.Argument(
         raise CliError(busy_message(settings.bind_host, taken, command="neon serve"))
 
     async def run() -> None:
-        keys = load_keys(settings)
+        keys = load_keys(settings, signing=signs(service))
         nc = served = None
         if settings.metrics_port:  # first: a port taken fails before the service starts
             from services.platform import metrics

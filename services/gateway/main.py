@@ -13,7 +13,6 @@ from services.platform import metrics
 from services.platform.keys import Keys
 from services.platform.logs import get_logger
 from services.platform.settings import Settings
-from services.platform.signing import public_key_hex
 from services.platform.tokens import TokenIssuer
 
 NAME = "gateway"
@@ -65,7 +64,7 @@ async def start(
         config,
         upstreams,
         service_token if config.replay_from_service else None,
-        public_key_hex(keys.signing_key),
+        keys.verify_key(),
     )
     app = build_app(gateway)
     if settings.serves_metrics:  # else requests are neither counted nor timed

@@ -11,13 +11,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from services.platform.settings import Settings
-from services.platform.signing import load_private_key, private_key_hex
-
-
-@dataclass(frozen=True)
-class Keys:
-    token_secret: bytes
-    signing_key: Ed25519PrivateKey
+from services.platform.signing import load_private_key, private_key_hex, public_key_hex
 
 
 class NoKeys(RuntimeError):
@@ -25,19 +19,82 @@ class NoKeys(RuntimeError):
     False) no ``keys.json`` to read."""
 
 
-def load_keys(settings: Settings, create: bool = True) -> Keys:
+def signs(service: str) -> bool:
+    """Whether ``service`` (a name of ``neon serve``) signs with the organiser's key, so
+    needs NEON_SIGNING_KEY: every rules service (results, exports, the HMAC key of its rules
+    snapshots) and the tournament (round checkpoints, bundles). The others verify at most,
+    with the public key (NEON_PUBLIC_KEY): the gateway (replay reports) and scoring (its
+    trusted result key when NEON_TRUSTED_RESULT_KEYS is unset); dice and matchmaking not."""
+    return service == "tournament" or service.startswith("rules-")
+
+
+@dataclass(frozen=True)
+class Keys:
+    token_secret: bytes
+    signing_key: Ed25519PrivateKey | None
+    """None only for a service that does not sign, started without NEON_SIGNING_KEY."""
+    public_key: str = ""
+    """The organiser's public key (hex): NEON_PUBLIC_KEY, else the signing key's."""
+
+    def verify_key(self) -> str:
+        """The public key (hex) to verify the organiser's signatures with; :class:`NoKeys`
+        when there is neither NEON_PUBLIC_KEY nor a signing key."""
+        if self.public_key:
+            return self.public_key
+        if self.signing_key is None:
+            raise NoKeys("no key to verify signatures with: set NEON_PUBLIC_KEY (the "
+                         "organiser's Ed25519 public key, 64 hex digits: `neon public-key`)")
+        return public_key_hex(self.signing_key)
+
+
+def _public_key(text: str) -> str:
+    """NEON_PUBLIC_KEY checked: 64 hex digits (or empty), lower case."""
+    if not text:
+        return ""
+    try:
+        raw = bytes.fromhex(text)
+    except ValueError:
+        raw = b""
+    if len(raw) != 32:
+        raise ValueError("NEON_PUBLIC_KEY: give the 64 hex digits of the organiser's Ed25519 "
+                         "public key (`neon public-key` prints it)")
+    return raw.hex()
+
+
+def _keys(secret: str, key: str, public: str) -> Keys:
+    """Keys, the public key from NEON_PUBLIC_KEY (``public``) when set, which must then be the
+    signing key's public half when there is one (else the signers and the verifiers of one
+    deployment would disagree: results refused, replays reported unsigned)."""
+    private = load_private_key(key) if key else None
+    public = _public_key(public)
+    if private is not None:
+        own = public_key_hex(private)
+        if public and public != own:
+            raise ValueError(f"NEON_PUBLIC_KEY {public[:16]}... is not the public half of the "
+                             f"signing key ({own[:16]}...)")
+        public = own
+    return Keys(secret.encode(), private, public)
+
+
+def load_keys(settings: Settings, create: bool = True, signing: bool = True) -> Keys:
     """Keys from NEON_TOKEN_SECRET / NEON_SIGNING_KEY; in dev, ``keys.json`` is made once in
     the deployment's folder (``settings.state_dir``: ``var/``, or ``var/<namespace>/``), so
     deployments of other namespaces never accept each other's tokens. ``create`` False (a
     client command, whose keys must be the running deployment's): :class:`NoKeys` instead
     of making them.
 
+    ``signing`` False (a service that does not sign: :func:`signs`): NEON_TOKEN_SECRET
+    alone will do, without NEON_SIGNING_KEY, in tournament mode or with NEON_PUBLIC_KEY
+    set; ``signing_key`` is then None and the public key is NEON_PUBLIC_KEY's.
+
     A namespace whose folder was made before its keys moved there (its SQLite files were
     already in it) keeps the keys it had, those of ``var/keys.json``."""
-    if settings.token_secret and settings.signing_key:
-        return Keys(settings.token_secret.encode(), load_private_key(settings.signing_key))
+    if settings.token_secret and (settings.signing_key or not signing and (
+            settings.tournament or settings.public_key)):
+        return _keys(settings.token_secret, settings.signing_key, settings.public_key)
     if settings.tournament:
-        raise NoKeys("tournament mode needs NEON_TOKEN_SECRET and NEON_SIGNING_KEY")
+        raise NoKeys("tournament mode needs NEON_TOKEN_SECRET and NEON_SIGNING_KEY" if signing
+                     else "tournament mode needs NEON_TOKEN_SECRET")
     folder = settings.state_dir
     path = folder / "keys.json"
     shared = settings.var_dir / "keys.json"
@@ -54,7 +111,7 @@ def load_keys(settings: Settings, create: bool = True) -> Keys:
     data = json.loads(path.read_text())
     secret = settings.token_secret or data["token_secret"]
     key = settings.signing_key or data["signing_key"]
-    return Keys(secret.encode(), load_private_key(key))
+    return _keys(secret, key, settings.public_key)
 
 
 def create_private(path: Path, text: str) -> None:

@@ -83,6 +83,10 @@ class Settings:
     token_secret: str = ""
     signing_key: str = ""
     """Ed25519 private key, PEM or hex of the 32 raw bytes."""
+    public_key: str = ""
+    """The organiser's Ed25519 public key, 64 hex digits (NEON_PUBLIC_KEY): what a service
+    that only verifies (the gateway's replay reports, scoring's trusted result key) takes
+    instead of the private key (platform/keys.py)."""
     log_level: str = "info"
     log_format: str = "json"
     grace_seconds: float = 10.0
@@ -234,6 +238,7 @@ def load(environ: dict[str, str] | None = None) -> Settings:
         addresses=addresses,
         token_secret=e.get("NEON_TOKEN_SECRET", ""),
         signing_key=e.get("NEON_SIGNING_KEY", ""),
+        public_key=e.get("NEON_PUBLIC_KEY", "").strip(),
         log_level=e.get("NEON_LOG_LEVEL", "info"),
         log_format=e.get("NEON_LOG_FORMAT", "json"),
         grace_seconds=float(e.get("NEON_GRACE_SECONDS", "10")),

@@ -67,7 +67,12 @@ def open_application(settings: Settings, factory: Callable[[], T]) -> T:
     ) as conn:
         conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
         try:
-            if settings.database_schema:  # a namespace's schema is made on first use
+            # a namespace's schema is made on first use; a schema that is there already is
+            # not made again, so a login given only its own schema (k8s/postgres.yaml) needs
+            # no CREATE on the database (which CREATE SCHEMA IF NOT EXISTS checks first)
+            if settings.database_schema and not conn.execute(
+                    "SELECT 1 FROM pg_namespace WHERE nspname = %s",
+                    (settings.database_schema,)).fetchone():
                 from psycopg import sql
 
                 conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(

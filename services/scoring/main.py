@@ -14,7 +14,6 @@ from services.platform.keys import Keys
 from services.platform.logs import get_logger
 from services.platform.running import RunningService
 from services.platform.settings import GAMES, Settings
-from services.platform.signing import public_key_hex
 from services.platform.store import close_when_idle, eventsourcing_env, open_application
 from services.platform.tokens import TokenIssuer
 from services.scoring.app import ScoringApplication
@@ -54,7 +53,7 @@ async def start(
             options = in_namespace(consumer or ConsumerOptions.from_env(), settings.namespace)
             if not options.trusted_keys:
                 options = dataclasses.replace(
-                    options, trusted_keys=(public_key_hex(keys.signing_key),))
+                    options, trusted_keys=(keys.verify_key(),))
             results = ResultConsumer(app, nats_client.jetstream(), options, on_scored)
             await results.start()
         handle = await start_server(

@@ -168,9 +168,11 @@ def test_compose_service_agrees_with_settings(name: str) -> None:
     assert urlparse(env["NATS_URL"]).hostname == "nats"
     db = urlparse(env["DATABASE_URL"])
     pg = compose()["services"]["postgres"]["environment"]
-    assert (db.hostname, db.username, db.path.lstrip("/")) == (
-        "postgres", pg["POSTGRES_USER"], pg["POSTGRES_DB"])
-    assert db.password == resolved(pg["POSTGRES_PASSWORD"])
+    own = "neon_" + name.replace("-", "_")  # its own login, owner of its own schema only
+    assert (db.hostname, db.username, db.path.lstrip("/")) == ("postgres", own, pg["POSTGRES_DB"])
+    assert db.password == resolved(pg[f"NEON_DB_PASSWORD_{env_key(name)}"])
+    assert db.username != pg["POSTGRES_USER"] and db.password != resolved(pg["POSTGRES_PASSWORD"])
+    assert env["NEON_POSTGRES_SCHEMA"] == own
     test = service["healthcheck"]["test"]
     assert test[:3] == ["CMD", "python", "/opt/neon/healthcheck.py"] and test[3] == name
     for published in service.get("ports", []):
@@ -190,6 +192,37 @@ def test_compose_environment_loads_through_settings_and_keys() -> None:
     assert settings.ports["rules-neon"] == DEFAULT_PORTS["rules-neon"]
     keys = load_keys(settings)  # the dev placeholders are usable keys (no var/keys.json needed)
     assert keys.token_secret
+
+
+@pytest.mark.parametrize("name", sorted(NEON_SERVICES | {"gateway"}))
+def test_compose_gives_each_service_only_the_secrets_its_code_reads(name: str,
+                                                                    tmp_path: Path) -> None:
+    """As in k8s (tests/unit/test_deploy_k8s.py, SECRETS_OF): the signing key to the signers
+    only, a database login to the services with a store only; each loads its keys as `neon
+    serve` does without making a keys file, and the dev public key is the dev signing key's."""
+    from services.platform.keys import load_keys, signs
+    from services.platform.settings import load
+    from tests.unit.test_deploy_k8s import SECRETS_OF
+
+    env = {k: resolved(str(v)) for k, v in compose()["services"][name]["environment"].items()}
+    secrets = {"NEON_TOKEN_SECRET", "NEON_SIGNING_KEY", "DATABASE_URL", "POSTGRES_PASSWORD"}
+    assert secrets & set(env) == set(SECRETS_OF[name]), name
+    keys = load_keys(load({**env, "NEON_VAR_DIR": str(tmp_path)}), signing=signs(name))
+    assert (keys.signing_key is not None) == signs(name)
+    assert keys.verify_key() == env["NEON_PUBLIC_KEY"]
+    assert not list(tmp_path.iterdir()), "no dev keys made: the container's are all given"
+
+
+def test_compose_postgres_makes_the_logins_of_the_services() -> None:
+    pg = compose()["services"]["postgres"]
+    assert pg["configs"] == [{"source": "postgres-logins",
+                              "target": "/docker-entrypoint-initdb.d/10-neon-logins.sh"}]
+    assert compose()["configs"]["postgres-logins"] == {"file": "./postgres-logins.sh"}
+    from tests.unit.test_deploy_k8s import STORES, logins_script
+
+    variables, _ = logins_script()
+    assert set(variables.values()) == {f"NEON_DB_PASSWORD_{env_key(n)}" for n in STORES}
+    assert set(variables.values()) <= set(pg["environment"])
 
 
 def test_compose_start_order_follows_health_checks() -> None:
@@ -259,7 +292,8 @@ def test_compose_services_connect_to_nats_as_their_own_user() -> None:
     mounted = {c["source"]: c["target"] for c in nats["configs"]}
     assert mounted == {"nats-conf": "/etc/nats/nats.conf", "nats-auth": "/etc/nats/nats-auth.conf"}
     assert {k: v["file"] for k, v in compose()["configs"].items()} == {
-        "nats-conf": "./nats.conf", "nats-auth": "./nats-auth.conf"}
+        "nats-conf": "./nats.conf", "nats-auth": "./nats-auth.conf",
+        "postgres-logins": "./postgres-logins.sh"}
     server_env = {k: resolved(v) for k, v in nats["environment"].items()}
     for name, service in neon_services().items():
         if name == "dice":

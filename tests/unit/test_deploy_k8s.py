@@ -19,7 +19,30 @@ K8S = ROOT / "k8s"
 NAMESPACE = "neon-arena"
 K8S_VERSIONS = ("1.30.0", "1.37.0")
 """The oldest Kubernetes the README promises (gRPC probes, preStop sleep) and the newest shipped."""
-SECRET_KEYS = {"NEON_TOKEN_SECRET", "NEON_SIGNING_KEY", "DATABASE_URL", "POSTGRES_PASSWORD"}
+SECRET_KEYS = {"NEON_TOKEN_SECRET", "NEON_SIGNING_KEY", "POSTGRES_PASSWORD"}
+STORE = "a store of its own (DATABASE_URL: its own login, owner of its own schema only)"
+TOKENS = "verifies callers' tokens (HMAC: NEON_TOKEN_SECRET)"
+SIGNS = "signs with the organiser's key"
+SECRETS_OF: dict[str, dict[str, str]] = {
+    "gateway": {
+        "NEON_TOKEN_SECRET": "mints the service token of its replay fetches (NEON_GATEWAY_REPLAYS,"
+                             " on by default); no store, and it only verifies replays: with "
+                             "NEON_PUBLIC_KEY of neon-config, not the signing key",
+    },
+    "dice": {"NEON_TOKEN_SECRET": TOKENS + "; its dev-seed secret is derived from it",
+             "DATABASE_URL": STORE},
+    "matchmaking": {"NEON_TOKEN_SECRET": TOKENS + "; mints its service token and its bots' "
+                                         "secret", "DATABASE_URL": STORE},
+    "scoring": {"NEON_TOKEN_SECRET": TOKENS, "DATABASE_URL": STORE},
+    "tournament": {"NEON_TOKEN_SECRET": TOKENS + "; mints its service token",
+                   "NEON_SIGNING_KEY": SIGNS + ": round checkpoints and result bundles",
+                   "DATABASE_URL": STORE},
+    **{f"rules-{g}": {"NEON_TOKEN_SECRET": TOKENS + "; mints seat tokens",
+                      "NEON_SIGNING_KEY": SIGNS + ": results, exports; keys its snapshots' HMAC",
+                      "DATABASE_URL": STORE} for g in GAMES},
+}
+"""Which secrets each service's code reads, and why: what its pods get, and nothing more
+(POSTGRES_PASSWORD: the postgres pod's alone)."""
 
 
 # -- helpers shared with test_deploy_docker -------------------------------------------------
@@ -141,8 +164,7 @@ def test_a_workload_and_service_per_service_of_the_architecture() -> None:
                               {"name": "metrics", "containerPort": DEFAULT_METRICS_PORT,
                                "protocol": "TCP"}]
         assert {"name": f"NEON_{env_key(name)}_PORT", "value": str(port)} in c["env"]
-        assert c["envFrom"] == [{"configMapRef": {"name": "neon-config"}},
-                                {"secretRef": {"name": "neon-secrets"}}]
+        assert c["envFrom"] == [{"configMapRef": {"name": "neon-config"}}], "no whole Secret"
         for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
             assert c[probe]["grpc"] == {"port": port}, f"{name} {probe}"
         assert set(c["resources"]["requests"]) == {"cpu", "memory"}
@@ -208,8 +230,7 @@ def test_config_map_and_secret_are_kept_apart_and_hold_only_known_settings() -> 
     assert config["NEON_PERSISTENCE"] == "postgres"
     nats = urlparse(config["NATS_URL"])
     assert nats.hostname in objects("Service") and nats.port == 4222
-    db = urlparse(secret["DATABASE_URL"])
-    assert db.hostname in objects("Service") and db.port == 5432
+    assert config["NEON_PUBLIC_KEY"] == "REPLACE_ME", "the organiser's, set by the operator"
     from services.platform.settings import load
 
     settings = load({**config, **secret})
@@ -224,6 +245,9 @@ def test_every_env_var_in_the_deployments_is_one_the_code_reads() -> None:
         for env in container(dep)["env"]:
             if env["name"] == "NATS_PASSWORD":  # only a part of NATS_URL: $(NATS_PASSWORD)
                 assert "NATS_URL" in names, name
+                continue
+            if env["name"] == "DATABASE_PASSWORD":  # only a part of DATABASE_URL
+                assert "DATABASE_URL" in names, name
                 continue
             assert env["name"] in known, f"{name}: {env['name']}"
 
@@ -340,9 +364,11 @@ def test_postgres_is_a_statefulset_with_a_volume_claim_template() -> None:
     env = {e["name"]: e for e in sts["spec"]["template"]["spec"]["containers"][0]["env"]}
     assert env["POSTGRES_PASSWORD"]["valueFrom"]["secretKeyRef"] == {
         "name": "neon-secrets", "key": "POSTGRES_PASSWORD"}
-    db = urlparse(objects("Secret")["neon-secrets"]["stringData"]["DATABASE_URL"])
-    assert db.username == env["POSTGRES_USER"]["value"]
-    assert db.path.lstrip("/") == env["POSTGRES_DB"]["value"]
+    for name in STORES:
+        db = urlparse(service_env(name)["DATABASE_URL"]["value"])
+        assert (db.hostname, db.port) == (sts["spec"]["serviceName"], 5432), name
+        assert db.path.lstrip("/") == env["POSTGRES_DB"]["value"], name
+        assert db.username != env["POSTGRES_USER"]["value"], f"{name}: not as the administrator"
 
 
 # -- network policies: evaluate them ------------------------------------------------------------
@@ -486,3 +512,205 @@ def test_each_service_connects_to_nats_as_its_own_user() -> None:
         assert env["NATS_URL"]["value"] == f"nats://{user}:$(NATS_PASSWORD)@nats:4222", name
         names = [e["name"] for e in container(dep)["env"]]
         assert names.index("NATS_PASSWORD") < names.index("NATS_URL"), "k8s expands earlier vars only"
+
+
+# -- least privilege: each pod gets only the secrets its service reads -------------------------
+
+STORES = [name for name, needs in SECRETS_OF.items() if "DATABASE_URL" in needs]
+LOGINS_SCRIPT = ROOT / "deploy/postgres-logins.sh"
+
+
+def pods() -> dict[str, dict[str, Any]]:
+    return {**objects("Deployment"), **objects("StatefulSet")}
+
+
+def service_env(name: str) -> dict[str, dict[str, Any]]:
+    return {e["name"]: e for e in container(pods()[name])["env"]}
+
+
+def login(name: str) -> str:
+    """A service's PostgreSQL login, also the name of its schema: rules-neon -> neon_rules_neon."""
+    return "neon_" + name.replace("-", "_")
+
+
+def secrets_given(name: str) -> set[str]:
+    """What a service's pod gets of the secrets: the keys of neon-secrets it names, and a
+    DATABASE_URL (a login of postgres-users)."""
+    got = set()
+    for variable, e in service_env(name).items():
+        ref = e.get("valueFrom", {}).get("secretKeyRef")
+        if ref and ref["name"] == "neon-secrets":
+            assert ref["key"] == variable, name
+            got.add(variable)
+    return got | ({"DATABASE_URL"} & set(service_env(name)))
+
+
+def test_no_pod_takes_a_whole_secret() -> None:
+    for name, workload in pods().items():
+        spec = workload["spec"]["template"]["spec"]
+        for c in spec["containers"] + spec.get("initContainers", []):
+            assert not [f for f in c.get("envFrom", []) if "secretRef" in f], name
+        assert not [v for v in spec.get("volumes", []) if "secret" in v], name
+
+
+def test_each_service_gets_exactly_the_secrets_its_code_reads() -> None:
+    """The table SECRETS_OF against the manifests, and against the code: the signers are
+    the services `neon serve` loads the signing key for (keys.signs), a store is an
+    eventsourcing_env in the service's main.py, and nobody else reads the private key."""
+    from services.platform.keys import signs
+
+    assert set(SECRETS_OF) == set(DEFAULT_PORTS) | {"gateway"}
+    for name, needs in SECRETS_OF.items():
+        assert secrets_given(name) == set(needs), name
+        assert signs(name) == ("NEON_SIGNING_KEY" in needs), name
+        main = (ROOT / "services" / name.split("-")[0] / "main.py").read_text()
+        assert ("eventsourcing_env(settings" in main) == ("DATABASE_URL" in needs), name
+        assert "keys.token_secret" in main, name
+        assert ("keys.signing_key" in main) == signs(name), name
+    assert "NEON_SIGNING_KEY" not in secrets_given("gateway")
+    assert "DATABASE_URL" not in secrets_given("gateway")
+    for name in pods():
+        refs = [e["valueFrom"]["secretKeyRef"] for e in container(pods()[name]).get("env", [])
+                if "secretKeyRef" in e.get("valueFrom", {})]
+        assert (("neon-secrets", "POSTGRES_PASSWORD") in {(r["name"], r["key"]) for r in refs}) \
+            == (name == "postgres"), name
+
+
+def test_each_store_connects_as_its_own_login_to_its_own_schema() -> None:
+    users = objects("Secret")["postgres-users"]["stringData"]
+    assert set(users) == set(STORES) and all(v == "REPLACE_ME" for v in users.values())
+    postgres = service_env("postgres")
+    for name in STORES:
+        env = service_env(name)
+        assert env["DATABASE_PASSWORD"]["valueFrom"]["secretKeyRef"] == {
+            "name": "postgres-users", "key": name}
+        assert env["DATABASE_URL"]["value"] == (
+            f"postgresql://{login(name)}:$(DATABASE_PASSWORD)@postgres:5432/neon")
+        assert env["NEON_POSTGRES_SCHEMA"]["value"] == login(name)
+        names = list(env)
+        assert names.index("DATABASE_PASSWORD") < names.index("DATABASE_URL"), name
+        variable = f"NEON_DB_PASSWORD_{env_key(name)}"
+        assert postgres[variable]["valueFrom"]["secretKeyRef"] == {
+            "name": "postgres-users", "key": name}, "the postgres pod makes the login with it"
+
+
+def logins_script() -> tuple[dict[str, str], list[str]]:
+    """deploy/postgres-logins.sh: psql variable -> environment variable, and its SQL
+    statements (comments dropped, one per item)."""
+    text = LOGINS_SCRIPT.read_text()
+    variables = dict(re.findall(r'-v ([a-z0-9_]+)="\$\{([A-Z0-9_]+):\?\}"', text))
+    body = text[text.index("<<'SQL'\n") + len("<<'SQL'\n"):text.rindex("\nSQL\n")]
+    body = "\n".join(line for line in body.splitlines() if not line.startswith("--"))
+    statements = [" ".join(s.split()) for s in re.split(r";|\\gexec", body) if s.strip()]
+    return variables, statements
+
+
+def test_the_logins_script_gives_each_login_its_own_schema_and_nothing_else() -> None:
+    init = objects("ConfigMap")["postgres-init"]["data"]
+    assert init == {"10-neon-logins.sh": LOGINS_SCRIPT.read_text()}
+    sts = pods()["postgres"]["spec"]["template"]["spec"]
+    mounts = {m["name"]: m["mountPath"] for m in container(pods()["postgres"])["volumeMounts"]}
+    volume = next(v for v in sts["volumes"] if v.get("configMap", {}).get("name") == "postgres-init")
+    assert mounts[volume["name"]] == "/docker-entrypoint-initdb.d"
+    variables, statements = logins_script()
+    postgres = service_env("postgres")
+    roles = {login(n) for n in STORES}
+    assert {m for s in statements for m in re.findall(r"^SELECT 'CREATE ROLE (\w+)'", s)} == roles
+    assert 'REVOKE ALL ON DATABASE :"DBNAME" FROM PUBLIC' in statements
+    assert "REVOKE ALL ON SCHEMA public FROM PUBLIC" in statements
+    for name in STORES:
+        role = login(name)
+        mine = [s for s in statements if re.search(rf"\b{role}\b", s)]
+        alter = [s for s in mine if s.startswith(f"ALTER ROLE {role} ")]
+        assert len(alter) == 1, role
+        for attribute in ("LOGIN", "NOSUPERUSER", "NOCREATEDB", "NOCREATEROLE", "NOREPLICATION",
+                          "NOBYPASSRLS"):
+            assert f" {attribute} " in alter[0], (role, attribute)
+        password = re.search(r"PASSWORD :'(\w+)'$", alter[0])
+        assert password, role
+        ref = postgres[variables[password.group(1)]]["valueFrom"]["secretKeyRef"]
+        assert ref == {"name": "postgres-users", "key": name}, "its own service's password"
+        assert mine == [
+            f"SELECT 'CREATE ROLE {role}' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{role}')",
+            alter[0],
+            f'GRANT CONNECT ON DATABASE :"DBNAME" TO {role}',
+            f"CREATE SCHEMA IF NOT EXISTS {role} AUTHORIZATION {role}",
+            f"ALTER SCHEMA {role} OWNER TO {role}",
+            f"REVOKE ALL ON SCHEMA {role} FROM PUBLIC",
+        ], role
+    for s in statements:  # no grant of anything else, to anyone
+        if s.startswith("GRANT"):
+            assert re.fullmatch(r'GRANT CONNECT ON DATABASE :"DBNAME" TO (\w+)', s), s
+    assert len(statements) == 2 + 6 * len(STORES), "nothing beyond the above"
+
+
+def pod_environment(name: str, public_key: str, values: dict[str, str]) -> dict[str, str]:
+    """The environment a service's pod starts with: neon-config (its NEON_PUBLIC_KEY set),
+    then its env, a secret's key taken from ``values`` (by ``<secret>/<key>``), ``$(VAR)``
+    expanded as Kubernetes does."""
+    env = {**objects("ConfigMap")["neon-config"]["data"], "NEON_PUBLIC_KEY": public_key}
+    for e in container(pods()[name])["env"]:
+        if "value" in e:
+            env[e["name"]] = re.sub(r"\$\(([A-Z_]+)\)", lambda m: env[m.group(1)], e["value"])
+        elif "secretKeyRef" in e["valueFrom"]:
+            ref = e["valueFrom"]["secretKeyRef"]
+            env[e["name"]] = values[f"{ref['name']}/{ref['key']}"]
+    return env
+
+
+def secret_values(signing_key: str) -> dict[str, str]:
+    """A value for every key of every Secret, by ``<secret>/<key>``."""
+    values = {f"{secret}/{key}": f"pw-{secret}-{key}"
+              for secret, doc in objects("Secret").items() for key in doc["stringData"]}
+    values["neon-secrets/NEON_TOKEN_SECRET"] = "t" * 32
+    values["neon-secrets/NEON_SIGNING_KEY"] = signing_key
+    return values
+
+
+def test_each_service_starts_with_only_its_secrets_and_no_other() -> None:
+    """The keys of each pod's environment load as `neon serve` loads them; the services
+    that only verify do so with NEON_PUBLIC_KEY, and would not start the old way (both keys
+    required), which they could not: they have no signing key."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from services.platform.keys import NoKeys, load_keys, signs
+    from services.platform.settings import load
+    from services.platform.signing import private_key_hex, public_key_hex
+
+    key = Ed25519PrivateKey.generate()
+    values = secret_values(private_key_hex(key))
+    for name in SECRETS_OF:
+        settings = load(pod_environment(name, public_key_hex(key), values))
+        assert settings.tournament
+        keys = load_keys(settings, signing=signs(name))
+        assert keys.token_secret == b"t" * 32
+        assert (keys.signing_key is not None) == signs(name), name
+        assert keys.verify_key() == public_key_hex(key), name
+        if not signs(name):
+            with pytest.raises(NoKeys):
+                load_keys(settings)
+        if name in STORES:
+            db = urlparse(settings.database_url)
+            assert (db.username, db.password) == (login(name), f"pw-postgres-users-{name}")
+            assert settings.persistence == "postgres" and settings.database_schema == login(name)
+        else:
+            assert settings.database_url == ""
+
+
+def test_a_wrong_or_placeholder_public_key_stops_the_services() -> None:
+    """NEON_PUBLIC_KEY must be the signing key's public half where both are given (else the
+    signers' results would be refused by scoring), and the placeholder is no key."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from services.platform.keys import load_keys, signs
+    from services.platform.settings import load
+    from services.platform.signing import private_key_hex, public_key_hex
+
+    key, other = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    values = secret_values(private_key_hex(key))
+    with pytest.raises(ValueError, match="not the public half"):
+        load_keys(load(pod_environment("rules-neon", public_key_hex(other), values)))
+    placeholder = objects("ConfigMap")["neon-config"]["data"]["NEON_PUBLIC_KEY"]
+    for name in ("gateway", "scoring", "tournament"):
+        with pytest.raises(ValueError, match="NEON_PUBLIC_KEY"):
+            load_keys(load(pod_environment(name, placeholder, values)), signing=signs(name))
