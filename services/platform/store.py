@@ -77,9 +77,49 @@ def open_application(settings: Settings, factory: Callable[[], T]) -> T:
 
                 conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(
                     sql.Identifier(settings.database_schema)))
-            return factory()
+            app = factory()
+            try:
+                _refuse_store_left_behind(conn, settings.database_schema, app)
+            except BaseException:
+                app.close()  # type: ignore[attr-defined]
+                raise
+            return app
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
+
+
+class StoreLeftBehind(RuntimeError):
+    """The service's store is empty in its schema while another login's table of the same
+    name in ``public`` holds it: a deployment from before per-service logins, not moved."""
+
+
+def _refuse_store_left_behind(conn: Any, schema: str, app: Any) -> None:
+    """Refuse to start on an empty store in ``schema`` when ``public`` has this store's
+    events table owned by another login: the tables of a deployment from before each service
+    had its own login and schema (k8s/README.md, "Upgrading"), which the service would
+    otherwise silently start without (no matches, tickets or tournaments, and their ids
+    reused). Tables of the same login in ``public`` (one login, several schemas: a
+    developer's or a test's database) are not this case."""
+    if not schema or schema == "public":
+        return
+    from psycopg import sql
+
+    table = str(getattr(app.recorder, "events_table_name", "")).rpartition(".")[2]
+    if not table:
+        return
+    row = conn.execute("SELECT tableowner FROM pg_tables WHERE schemaname = 'public' AND "
+                       "tablename = %s AND tableowner <> current_user", (table,)).fetchone()
+    if row is None:
+        return
+    if conn.execute(sql.SQL("SELECT 1 FROM {}.{} LIMIT 1").format(
+            sql.Identifier(schema), sql.Identifier(table))).fetchone():
+        return  # this store is in use here: the old table is a leftover, not ours to judge
+    raise StoreLeftBehind(
+        f"this service's store in schema {schema} is empty, and public.{table} (of login "
+        f"{row[0]}) holds a store of the same name: the tables of a deployment from before "
+        "each service had its own login and schema. Move them into the service's schema "
+        "first (k8s/README.md, \"Upgrading\"), or drop them if they are not wanted; the "
+        "service does not start on an empty store meanwhile.")
 
 
 async def close_when_idle(app: Any, poll: float = 0.01) -> None:

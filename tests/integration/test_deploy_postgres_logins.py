@@ -192,3 +192,47 @@ def test_neon_serve_starts_each_pod_with_its_secrets_only(
     assert rules.proc is not None
     assert rules.proc.wait(60) != 0
     assert "NEON_SIGNING_KEY" in rules.log_tail()
+
+
+def test_a_store_left_in_public_by_the_shared_login_stops_the_service_from_starting_empty(
+        postgres_url: str, logins: tuple[str, dict[str, str]], tmp_path: Path) -> None:
+    """A deployment from before per-service logins kept dice's tables in ``public``, as the
+    shared login: dice started as its own login in its own, empty schema would serve without
+    its sessions (their ids reused). It refuses to start, naming the table and what to do;
+    once the tables are moved into its schema (k8s/README.md, "Upgrading") it starts on them."""
+    from services.dice.app import DiceApplication
+    from services.platform.store import StoreLeftBehind
+
+    database, passwords = logins
+    admin = url_as(postgres_url, urlparse(postgres_url).username or "postgres",
+                   urlparse(postgres_url).password or "", database)
+    before = dataclasses.replace(Settings(), var_dir=tmp_path, persistence="postgres",
+                                 database_url=admin, postgres_schema="")
+    old = DiceApplication(env=eventsourcing_env(before, "dice"), dev_secret=b"k" * 32)
+    try:  # the old deployment's store, in public, with a row in it
+        table = old.recorder.events_table_name
+    finally:
+        old.close()
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"INSERT INTO public.{table} (originator_id, originator_version, topic, "
+                     "state) VALUES (%s, 1, 'x', 'y')", (uuid.uuid4(),))
+    settings = service_settings(postgres_url, database, "dice", passwords["dice"], tmp_path)
+
+    def start() -> Any:
+        return open_application(settings, lambda: DiceApplication(
+            env=eventsourcing_env(settings, "dice"), dev_secret=b"k" * 32))
+
+    with pytest.raises(StoreLeftBehind) as refused:
+        start()
+    said = str(refused.value)
+    assert f"public.{table}" in said and "neon_dice" in said and "Upgrading" in said, said
+    with psycopg.connect(admin, autocommit=True) as conn:  # the README's move, for dice
+        conn.execute(f"DROP TABLE neon_dice.{table}")
+        conn.execute(f"ALTER TABLE public.{table} SET SCHEMA neon_dice")
+        conn.execute(f"ALTER TABLE neon_dice.{table} OWNER TO neon_dice")
+    app = start()
+    try:
+        with psycopg.connect(settings.database_url) as conn:
+            assert conn.execute(f"SELECT count(*) FROM neon_dice.{table}").fetchone() == (1,)
+    finally:
+        app.close()
