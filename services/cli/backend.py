@@ -24,6 +24,10 @@ from services.rules.games import available
 
 log = get_logger("backend")
 ORGANISER_TTL = 30 * 24 * 3600
+LOOPBACK_GATEWAYS = ("127.0.0.0/8", "::1")
+"""The gateways the services of a one-process backend trust when NEON_TRUSTED_GATEWAYS is not
+set: ``neon up`` runs its gateway beside them and calls them over loopback, so its spectators
+are counted per client address there, as the gateway counts them (platform/stream_limits.py)."""
 
 
 @dataclass
@@ -91,6 +95,9 @@ async def start_backend(
 ) -> Backend:
     """Start NATS (bundled unless NATS_URL is set, or as ``embedded_nats`` says), dice, rules.
 
+    The services trust a gateway on loopback (``LOOPBACK_GATEWAYS``) unless
+    NEON_TRUSTED_GATEWAYS says otherwise (``settings.trusted_gateways``).
+
     ``engines`` maps extra game ids to engine objects (tests use a toy engine).
     ``scoring`` starts the scoring service (results and ratings from the match events).
     ``matchmaking`` starts the matchmaking service last, pointed at every service started
@@ -98,6 +105,8 @@ async def start_backend(
     ``tournament`` starts the tournament service last (``tournament_options``: its
     director's ``Options``).
     """
+    if settings.trusted_gateways is None:
+        settings = dataclasses.replace(settings, trusted_gateways=LOOPBACK_GATEWAYS)
     keys = load_keys(settings)
     backend = Backend(settings, keys)
     try:

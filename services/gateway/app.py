@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import ipaddress
 import json
 import logging
@@ -49,7 +50,12 @@ from services.platform.export_chunks import (
 )
 from services.platform.grpc_kit import REQUEST_ID
 from services.platform.logs import get_logger
-from services.platform.stream_limits import Refused, StreamCounter
+from services.platform.stream_limits import (
+    CLIENT_METADATA,
+    CLIENT_VALUE,
+    Refused,
+    StreamCounter,
+)
 
 STATIC = Path(__file__).parent / "static"
 JSON = "application/json"
@@ -179,11 +185,26 @@ def _carried(value: str) -> bool:
     return value.isascii() and value.isprintable()
 
 
-def _passed_metadata(request: web.Request, request_id: str) -> list[tuple[str, str]]:
+def client_metadata(client: str) -> str:
+    """The :data:`CLIENT_METADATA` value naming a client counted as ``client`` (``counted_as``):
+    the key itself, or, for one that the services would not take (``CLIENT_VALUE``: a
+    forwarded hop that is not an address, too long or not printable ASCII), a digest of it,
+    so that it is still one client there."""
+    if CLIENT_VALUE.match(client):
+        return client
+    return "sha256:" + hashlib.sha256(client.encode("utf-8", "surrogateescape")).hexdigest()[:40]
+
+
+def _passed_metadata(request: web.Request, request_id: str,
+                     client: str) -> list[tuple[str, str]]:
     """The caller's ``authorization`` as gRPC metadata, which carries printable ASCII only
-    (another is a malformed token: unauthenticated, as the services answer one), and
+    (another is a malformed token: unauthenticated, as the services answer one),
     ``request_id``: the caller's ``x-request-id`` when the services keep it (``call``),
-    else the gateway's own, so that the gateway and the service log the same one."""
+    else the gateway's own, so that the gateway and the service log the same one, and
+    ``client``, the address the gateway counts the caller by, as :data:`CLIENT_METADATA`:
+    a service that trusts this gateway (NEON_TRUSTED_GATEWAYS) counts a tokenless stream
+    against that client rather than against the gateway's host. It is always the gateway's
+    own: nothing else of the HTTP request (an ``X-Neon-Client`` header) is passed on."""
     metadata = []
     value = request.headers.get("authorization")
     if value is not None:
@@ -193,6 +214,7 @@ def _passed_metadata(request: web.Request, request_id: str) -> list[tuple[str, s
             )
         metadata.append(("authorization", value))
     metadata.append(("x-request-id", request_id))
+    metadata.append((CLIENT_METADATA, client_metadata(client)))
     return metadata
 
 
@@ -414,7 +436,7 @@ class Gateway:
                         + (connect.HEADER.size if method.server_streaming else 0),
                         self.config.body_timeout,
                     )
-                metadata = _passed_metadata(request, request_id)
+                metadata = _passed_metadata(request, request_id, self._client(request)[1])
                 channel = self.upstreams.channel(service)
                 if method.server_streaming:
                     raw = connect.single_envelope(body, self.config.max_message_bytes)

@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass
 
 from services.platform.settings import limit_from_env, switch
+from services.platform.stream_limits import address_in, networks, parse_networks
 
 DEFAULT_PORT = 8080
 
@@ -26,9 +27,11 @@ class GatewayConfig:
     services with the gateway's own service token (uploaded exports still work)."""
     max_streams_per_client: int = 64
     """NEON_GATEWAY_MAX_STREAMS_PER_CLIENT: server streams (WatchMatch, WatchTicket, ...) one
-    HTTP client address may hold open through the gateway (0: no limit). The services see all
-    of the gateway's anonymous callers as one peer; this keeps one web client from using up
-    that peer's allowance."""
+    HTTP client address may hold open through the gateway (0: no limit). The gateway names
+    that address to the services (``x-neon-client``); a service that trusts the gateway
+    (NEON_TRUSTED_GATEWAYS) counts a tokenless stream against it too
+    (NEON_MAX_ANONYMOUS_STREAMS_PER_CLIENT), else against the gateway's host, all of its
+    clients together (NEON_MAX_ANONYMOUS_STREAMS_PER_PEER)."""
     replay_cache_bytes: int = 64 * 1024 * 1024
     """NEON_GATEWAY_REPLAY_CACHE_BYTES: bytes of replay answers (``POST
     /api/games/<game>/matches/<id>/replay``) the gateway keeps in memory, least recently used
@@ -134,17 +137,7 @@ def _seconds(e: dict[str, str] | os._Environ[str], name: str, default: float) ->
 
 
 def _networks(raw: str) -> tuple[str, ...]:
-    out = []
-    for item in (i.strip() for i in raw.split(",")):
-        if not item:
-            continue
-        try:
-            ipaddress.ip_network(item, strict=False)
-        except ValueError:
-            raise ValueError(f"NEON_GATEWAY_TRUSTED_PROXIES {item!r}: not an address or "
-                             "network (10.0.0.0/8, 192.168.1.7, fd00::/8)") from None
-        out.append(item)
-    return tuple(out)
+    return parse_networks(raw, "NEON_GATEWAY_TRUSTED_PROXIES")
 
 
 def client_address(remote: str | None, forwarded_for: str | list[str] | None,
@@ -156,20 +149,15 @@ def client_address(remote: str | None, forwarded_for: str | list[str] | None,
     client's hop last)."""
     if isinstance(forwarded_for, list):
         forwarded_for = ",".join(forwarded_for)
-    networks = [ipaddress.ip_network(n, strict=False) for n in trusted_proxies]
+    nets = networks(trusted_proxies)
 
     def trusted(address: str) -> bool:
-        try:
-            ip = ipaddress.ip_address(address)
-        except ValueError:
-            return False
         # an IPv4 address written IPv4-mapped (::ffff:10.0.0.5: a dual-stack socket's peer,
         # a hop a dual-stack proxy wrote) is that IPv4 address, in an IPv4 network
-        mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
-        return any(ip in n or (mapped is not None and mapped in n) for n in networks)
+        return address_in(address, nets)
 
     address = remote or "unknown"
-    if not networks or not trusted(address):
+    if not nets or not trusted(address):
         return address
     hops = [_without_port(h.strip()) for h in (forwarded_for or "").split(",") if h.strip()]
     for hop in reversed(hops):

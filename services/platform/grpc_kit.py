@@ -28,12 +28,18 @@ from grpc_reflection.v1alpha import reflection
 from services.platform.errors import PermissionDenied, ServiceError, Unauthenticated, Unavailable
 from services.platform.logs import bind_contextvars, get_logger
 from services.platform.storehealth import StoreGate, is_store_outage
-from services.platform.stream_limits import Refused, StreamLimiter, StreamLimits, caller_of
+from services.platform.stream_limits import CLIENT_METADATA, Refused, StreamLimiter, StreamLimits
 from services.platform.tokens import Claims, TokenIssuer, bearer
 
 current_claims: contextvars.ContextVar[Claims | None] = contextvars.ContextVar(
     "current_claims", default=None
 )
+current_client: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "current_client", default=None
+)
+"""The client a trusted gateway named for this stream (x-neon-client, stream_limits.py) when
+the stream is counted against it; None for any other call. A call passed on to another
+service may name this client there (never the caller's own, untrusted x-neon-client)."""
 
 log = get_logger("grpc")
 
@@ -297,7 +303,11 @@ class _CallScope:
             return False
         current_claims.set(claims)
         if self.limiter is not None:
-            caller = caller_of(claims, self.context.peer())
+            # a gateway's client (x-neon-client) counts only from a trusted gateway's peer
+            caller = self.limiter.caller(claims, self.context.peer(),
+                                         _metadata_value(metadata, CLIENT_METADATA))
+            if caller.kind == "client":
+                current_client.set(caller.key[-1])
             try:
                 self.slot = self.limiter.acquire(caller)
             except Refused as refused:

@@ -9,10 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from services.platform.stream_limits import (
+    DEFAULT_ANONYMOUS_PER_CLIENT,
     DEFAULT_ANONYMOUS_PER_PEER,
     DEFAULT_PER_CALLER,
     DEFAULT_TOTAL,
     StreamLimits,
+    parse_networks,
 )
 
 GAMES = ("neon-reign", "neon", "neon-knights-2086", "barbaric")
@@ -132,10 +134,23 @@ class Settings:
     or a NAT carries many people). 0: no limit."""
     max_streams: int = DEFAULT_TOTAL
     """NEON_MAX_STREAMS: open streams of one service process in all. 0: no limit."""
+    max_anonymous_streams_per_client: int = DEFAULT_ANONYMOUS_PER_CLIENT
+    """NEON_MAX_ANONYMOUS_STREAMS_PER_CLIENT: open streams without a token of one HTTP client
+    of one trusted gateway (``trusted_gateways``), as the gateway names the client; such
+    streams do not count toward the gateway host's ``max_anonymous_streams_per_peer``. 0: no
+    limit."""
+    trusted_gateways: tuple[str, ...] | None = None
+    """NEON_TRUSTED_GATEWAYS: comma-separated addresses or networks (CIDR) of the gateways in
+    front of this service. Only from a peer among them is the client the gateway names
+    (x-neon-client metadata) taken, so that its spectators are counted per client, not all
+    as the gateway's host (platform/stream_limits.py); anyone else's is ignored. Set but empty:
+    nobody's. Unset (None): nobody's, except that the one-process backend (``neon up``,
+    cli/backend.py), whose gateway runs beside it, trusts loopback."""
 
     def stream_limits(self) -> StreamLimits:
         return StreamLimits(self.max_streams_per_caller, self.max_anonymous_streams_per_peer,
-                            self.max_streams)
+                            self.max_streams, self.max_anonymous_streams_per_client,
+                            self.trusted_gateways or ())
 
     @property
     def metrics_bind_host(self) -> str:
@@ -260,6 +275,10 @@ def load(environ: dict[str, str] | None = None) -> Settings:
         max_anonymous_streams_per_peer=limit_from_env(e, "NEON_MAX_ANONYMOUS_STREAMS_PER_PEER",
                                               DEFAULT_ANONYMOUS_PER_PEER),
         max_streams=limit_from_env(e, "NEON_MAX_STREAMS", DEFAULT_TOTAL),
+        max_anonymous_streams_per_client=limit_from_env(
+            e, "NEON_MAX_ANONYMOUS_STREAMS_PER_CLIENT", DEFAULT_ANONYMOUS_PER_CLIENT),
+        trusted_gateways=(parse_networks(e["NEON_TRUSTED_GATEWAYS"], "NEON_TRUSTED_GATEWAYS")
+                          if "NEON_TRUSTED_GATEWAYS" in e else None),
         metrics_port=int(e["NEON_METRICS_PORT"]) if e.get("NEON_METRICS_PORT", "").strip() else None,
         metrics_host=e.get("NEON_METRICS_HOST", "").strip(),
     )

@@ -12,14 +12,23 @@ Who the caller is (:func:`caller_of`):
 - an organiser or service token: trusted (the bot driver, the tournament service and rules
   replicas forwarding calls hold many streams legitimately), no per-caller limit;
 - no token: the peer's host (``ipv4:1.2.3.4:5678`` -> ``1.2.3.4``), with its own, larger
-  limit, since a gateway or a NAT carries many people.
+  limit, since a gateway or a NAT carries many people;
+- no token, from a peer trusted as a gateway (``trusted_gateways``, NEON_TRUSTED_GATEWAYS)
+  that names its client in :data:`CLIENT_METADATA`: that gateway's host and that client, with
+  the per-client limit. The gateway counts its HTTP clients by address and says which one
+  a call is for; counted by the gateway's host alone, a few clients holding their share at
+  the gateway used up the host's allowance and every other spectator was refused. From any
+  other peer the metadata is ignored (anyone can write it): the peer's host counts.
 
 Every stream, trusted or not, counts toward the process's total. A limit of 0 is no limit.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import re
 import urllib.parse
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -31,7 +40,50 @@ TRUSTED_ROLES = ("organiser", "service")
 
 DEFAULT_PER_CALLER = 64
 DEFAULT_ANONYMOUS_PER_PEER = 1024
+DEFAULT_ANONYMOUS_PER_CLIENT = 64
+"""As the gateway's own NEON_GATEWAY_MAX_STREAMS_PER_CLIENT."""
 DEFAULT_TOTAL = 20_000
+
+CLIENT_METADATA = "x-neon-client"
+"""The gRPC metadata a gateway names its HTTP client in (the address it counts the client
+by), taken only from a peer in ``StreamLimits.trusted_gateways``."""
+CLIENT_VALUE = re.compile(r"^[\x21-\x7e]{1,128}\Z")
+"""A client name that is taken: 1-128 printable ASCII characters, no spaces (another, even
+from a trusted gateway, is ignored: the gateway's host counts)."""
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def parse_networks(raw: str, name: str) -> tuple[str, ...]:
+    """Comma-separated addresses or networks (CIDR) of the setting ``name``, checked; an
+    item that is neither is a ValueError naming the setting."""
+    out = []
+    for item in (i.strip() for i in raw.split(",")):
+        if not item:
+            continue
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise ValueError(f"{name} {item!r}: not an address or network (10.0.0.0/8, "
+                             "192.168.1.7, fd00::/8)") from None
+        out.append(item)
+    return tuple(out)
+
+
+def networks(items: Iterable[str]) -> tuple[Network, ...]:
+    return tuple(ipaddress.ip_network(n, strict=False) for n in items)
+
+
+def address_in(address: str, nets: Sequence[Network]) -> bool:
+    """Whether ``address`` (an IP address; anything else is in none) is in one of ``nets``;
+    an IPv4 address written IPv4-mapped (``::ffff:10.0.0.5``: a dual-stack socket's peer) is
+    that IPv4 address."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
+    return any(ip in n or (mapped is not None and mapped in n) for n in nets)
 
 
 @dataclass(frozen=True)
@@ -42,14 +94,21 @@ class StreamLimits:
     """NEON_MAX_ANONYMOUS_STREAMS_PER_PEER: open streams without a token from one host."""
     total: int = DEFAULT_TOTAL
     """NEON_MAX_STREAMS: open streams of the whole process."""
+    anonymous_per_client: int = DEFAULT_ANONYMOUS_PER_CLIENT
+    """NEON_MAX_ANONYMOUS_STREAMS_PER_CLIENT: open streams without a token of one client of
+    one trusted gateway (as the gateway names it)."""
+    trusted_gateways: tuple[str, ...] = ()
+    """NEON_TRUSTED_GATEWAYS: addresses or networks whose peers' :data:`CLIENT_METADATA` is
+    taken (empty: nobody's)."""
 
     def __post_init__(self) -> None:
-        for name in ("per_caller", "anonymous_per_peer", "total"):
+        for name in ("per_caller", "anonymous_per_peer", "total", "anonymous_per_client"):
             if getattr(self, name) < 0:
                 raise ValueError(f"stream limit {name} must be 0 (no limit) or more")
+        networks(self.trusted_gateways)  # a ValueError now, not at the first stream
 
 
-UNLIMITED = StreamLimits(0, 0, 0)
+UNLIMITED = StreamLimits(0, 0, 0, 0)
 
 
 @dataclass(frozen=True)
@@ -58,7 +117,8 @@ class Caller:
     it may hold a player id), ``kind`` says which limit applies."""
 
     kind: str
-    """"token" (seat or player), "anonymous" (by peer host) or "trusted"."""
+    """"token" (seat or player), "anonymous" (by peer host), "client" (a trusted gateway's
+    client, by the gateway's host and the client the gateway named) or "trusted"."""
     key: tuple[str, ...]
 
 
@@ -77,9 +137,17 @@ def peer_host(peer: str | None) -> str:
     return text or "unknown"
 
 
-def caller_of(claims: Claims | None, peer: str | None) -> Caller:
+def caller_of(claims: Claims | None, peer: str | None, client: str | None = None,
+              gateways: Sequence[Network] = ()) -> Caller:
+    """Whom a stream of ``peer`` is counted against; ``client``: the call's
+    :data:`CLIENT_METADATA`, taken only without a token, from a peer in ``gateways``, and
+    only when :data:`CLIENT_VALUE` takes it."""
     if claims is None:
-        return Caller("anonymous", ("peer", peer_host(peer)))
+        host = peer_host(peer)
+        if (client is not None and gateways and CLIENT_VALUE.match(client)
+                and (peer or "").startswith(("ipv4:", "ipv6:")) and address_in(host, gateways)):
+            return Caller("client", ("peer", host, client))
+        return Caller("anonymous", ("peer", host))
     if claims.role in TRUSTED_ROLES:
         return Caller("trusted", (claims.role, claims.player))
     if claims.role == "seat":
@@ -136,6 +204,12 @@ class StreamLimiter:
     def __init__(self, limits: StreamLimits) -> None:
         self.limits = limits
         self.counter = StreamCounter(limits.total)
+        self.gateways = networks(limits.trusted_gateways)
+
+    def caller(self, claims: Claims | None, peer: str | None,
+               client: str | None = None) -> Caller:
+        """:func:`caller_of`, with this limiter's trusted gateways."""
+        return caller_of(claims, peer, client, self.gateways)
 
     def acquire(self, caller: Caller) -> tuple[str, ...] | None:
         """Count the stream (the key to release it with), or raise :class:`Refused`."""
@@ -148,6 +222,13 @@ class StreamLimiter:
                 "too many open streams without a token from this address ({limit}); "
                 "close one first, or call with a token",
                 "anonymous_per_peer",
+            )
+        elif caller.kind == "client":
+            self.counter.acquire(
+                caller.key, self.limits.anonymous_per_client,
+                "too many open streams without a token from this client address ({limit}); "
+                "close one first, or call with a token",
+                "anonymous_per_client",
             )
         else:
             self.counter.acquire(

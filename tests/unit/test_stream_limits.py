@@ -1,5 +1,5 @@
-"""The open-stream counting alone: who a caller is, per-caller, per-peer and total limits,
-slots given back, and the settings that set them."""
+"""The open-stream counting alone: who a caller is, per-caller, per-peer, per-client (of a
+trusted gateway) and total limits, slots given back, and the settings that set them."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from services.platform.stream_limits import (
     StreamLimiter,
     StreamLimits,
     caller_of,
+    networks,
     peer_host,
 )
 from services.platform.tokens import Claims
@@ -95,3 +96,89 @@ def test_the_limits_come_from_the_environment() -> None:
                  "NEON_MAX_STREAMS": "100"}).stream_limits() == StreamLimits(3, 0, 100)
     with pytest.raises(ValueError, match="NEON_MAX_STREAMS"):
         load({"NEON_MAX_STREAMS": "-1"})
+
+
+GATEWAYS = networks(("10.0.0.0/8", "fd00::/8"))
+
+
+def test_a_trusted_gateway_names_its_client_and_no_one_else_does() -> None:
+    assert caller_of(None, "ipv4:10.1.2.3:5000", "198.51.100.1", GATEWAYS) == \
+        Caller("client", ("peer", "10.1.2.3", "198.51.100.1"))
+    # another client of that gateway, the same client of another gateway: other callers
+    assert caller_of(None, "ipv4:10.1.2.3:5001", "198.51.100.2", GATEWAYS).key == \
+        ("peer", "10.1.2.3", "198.51.100.2")
+    assert caller_of(None, "ipv4:10.9.9.9:5000", "198.51.100.1", GATEWAYS).key == \
+        ("peer", "10.9.9.9", "198.51.100.1")
+    assert caller_of(None, "ipv6:[fd00::5]:5000", "2001:db8::/64", GATEWAYS) == \
+        Caller("client", ("peer", "fd00::5", "2001:db8::/64"))
+    # a dual-stack socket's IPv4-mapped peer is its IPv4 address, in its network
+    assert caller_of(None, "ipv6:[::ffff:10.1.2.3]:5000", "198.51.100.1", GATEWAYS).kind == \
+        "client"
+    anonymous = Caller("anonymous", ("peer", "192.0.2.1"))
+    # from a peer not trusted, the name is ignored: the host counts, whatever it says
+    assert caller_of(None, "ipv4:192.0.2.1:5000", "198.51.100.1", GATEWAYS) == anonymous
+    assert caller_of(None, "ipv4:192.0.2.1:5000", "198.51.100.9", GATEWAYS) == anonymous
+    # trusting nobody (the default): ignored from every peer
+    assert caller_of(None, "ipv4:10.1.2.3:5000", "198.51.100.1") == \
+        Caller("anonymous", ("peer", "10.1.2.3"))
+    # a trusted gateway naming no client, or one that is not taken: the gateway's host
+    for name in (None, "", "a b", "x" * 129, "caf\u00e9", "tab\there"):
+        assert caller_of(None, "ipv4:10.1.2.3:5000", name, GATEWAYS) == \
+            Caller("anonymous", ("peer", "10.1.2.3")), name
+    assert caller_of(None, "ipv4:10.1.2.3:5000", "x" * 128, GATEWAYS).kind == "client"
+    # a peer that is not an IP address is never a trusted gateway
+    everyone = networks(("0.0.0.0/0", "::/0"))
+    assert caller_of(None, "unix:/tmp/neon.sock", "198.51.100.1", everyone).kind == "anonymous"
+    assert caller_of(None, None, "198.51.100.1", everyone).kind == "anonymous"
+    # a token is counted as before, named client or not
+    seat = Claims(role="seat", match="m1", seat=1, player="ann")
+    assert caller_of(seat, "ipv4:10.1.2.3:1", "198.51.100.1", GATEWAYS) == \
+        Caller("token", ("seat", "m1", "1"))
+    organiser = Claims(role="organiser", match="*", player="o")
+    assert caller_of(organiser, "ipv4:10.1.2.3:1", "198.51.100.1", GATEWAYS).kind == "trusted"
+
+
+def test_a_gateways_clients_have_their_own_limit_not_the_gateway_hosts() -> None:
+    limiter = StreamLimiter(StreamLimits(per_caller=9, anonymous_per_peer=1, total=6,
+                                         anonymous_per_client=2,
+                                         trusted_gateways=("10.0.0.0/8",)))
+    first = limiter.caller(None, "ipv4:10.1.2.3:1", "198.51.100.1")
+    second = limiter.caller(None, "ipv4:10.1.2.3:2", "198.51.100.2")
+    keys = [limiter.acquire(first), limiter.acquire(first), limiter.acquire(second)]
+    with pytest.raises(Refused) as refused:
+        limiter.acquire(first)
+    assert refused.value.limit == "anonymous_per_client" and "(2)" in refused.value.reason
+    assert "client address" in refused.value.reason
+    # the gateway's host, naming no client, still has its own 1 (its clients' 3 are not its)
+    host = limiter.caller(None, "ipv4:10.1.2.3:3")
+    keys.append(limiter.acquire(host))
+    with pytest.raises(Refused) as refused:
+        limiter.acquire(host)
+    assert refused.value.limit == "anonymous_per_peer"
+    # and every one of them counts toward the total (6)
+    keys.append(limiter.acquire(second))
+    keys.append(limiter.acquire(limiter.caller(None, "ipv4:10.1.2.3:4", "198.51.100.3")))
+    with pytest.raises(Refused) as refused:
+        limiter.acquire(limiter.caller(None, "ipv4:10.1.2.3:5", "198.51.100.4"))
+    assert refused.value.limit == "total"
+    for key in keys:
+        limiter.release(key)
+    assert limiter.counter.total == 0 and limiter.counter.open == {}
+
+
+def test_the_trusted_gateways_and_the_client_limit_come_from_the_environment() -> None:
+    unset = load({})
+    assert unset.trusted_gateways is None and unset.max_anonymous_streams_per_client == 64
+    assert unset.stream_limits().trusted_gateways == ()
+    assert unset.stream_limits().anonymous_per_client == 64
+    assert load({"NEON_TRUSTED_GATEWAYS": ""}).trusted_gateways == ()
+    settings = load({"NEON_TRUSTED_GATEWAYS": " 10.0.0.0/8, fd00::/8,192.0.2.7 ",
+                     "NEON_MAX_ANONYMOUS_STREAMS_PER_CLIENT": "5"})
+    assert settings.stream_limits() == StreamLimits(
+        64, 1024, 20_000, 5, ("10.0.0.0/8", "fd00::/8", "192.0.2.7"))
+    with pytest.raises(ValueError, match="NEON_TRUSTED_GATEWAYS 'gateway'"):
+        load({"NEON_TRUSTED_GATEWAYS": "10.0.0.0/8, gateway"})
+    with pytest.raises(ValueError, match="NEON_MAX_ANONYMOUS_STREAMS_PER_CLIENT"):
+        load({"NEON_MAX_ANONYMOUS_STREAMS_PER_CLIENT": "-1"})
+    with pytest.raises(ValueError):
+        StreamLimits(trusted_gateways=("not a network",))
