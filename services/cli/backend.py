@@ -18,16 +18,13 @@ from services.platform.logs import get_logger
 from services.platform.natsrv import EmbeddedNats, free_port, port_open
 from services.platform.running import RunningService
 from services.platform.settings import Settings
+from services.platform.stream_limits import LOOPBACK_GATEWAYS
 from services.platform.tokens import TokenIssuer
 from services.rules import main as rules_main
 from services.rules.games import available
 
 log = get_logger("backend")
 ORGANISER_TTL = 30 * 24 * 3600
-LOOPBACK_GATEWAYS = ("127.0.0.0/8", "::1")
-"""The gateways the services of a one-process backend trust when NEON_TRUSTED_GATEWAYS is not
-set: ``neon up`` runs its gateway beside them and calls them over loopback, so its spectators
-are counted per client address there, as the gateway counts them (platform/stream_limits.py)."""
 
 
 @dataclass

@@ -35,6 +35,7 @@ from services.cli.files import write_private
 from services.cli.ports import busy, busy_message, port_offset
 from services.platform.natsrv import EmbeddedNats, free_port, port_open
 from services.platform.settings import Settings, env_key
+from services.platform.stream_limits import LOOPBACK_GATEWAYS
 
 SERVICE_MODULES = {
     "dice": "services.dice.main",
@@ -289,6 +290,9 @@ class Supervisor:
         env = dict(self.environ)
         env.setdefault("NEON_HOST", HOST)
         env.setdefault("NEON_BIND_HOST", HOST)
+        # the gateway runs beside the services and calls them over loopback: its spectators
+        # are counted per client there, as the one-process backend does (cli/backend.py)
+        env.setdefault("NEON_TRUSTED_GATEWAYS", ",".join(LOOPBACK_GATEWAYS))
         env["NEON_VAR_DIR"] = str(Path(self.settings.var_dir).resolve())
         metrics_base = env.pop("NEON_METRICS_PORT", "").strip()  # one port per child, not shared
         for index, name in enumerate(names):

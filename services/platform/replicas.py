@@ -24,8 +24,9 @@ import grpc
 from structlog.contextvars import get_contextvars
 
 from services.platform.errors import Unavailable
-from services.platform.grpc_kit import CLIENT_MAX_RECEIVE
+from services.platform.grpc_kit import CLIENT_MAX_RECEIVE, current_client
 from services.platform.logs import get_logger
+from services.platform.stream_limits import CLIENT_METADATA
 
 _DOMAIN = b"neon-rules-owner\x00"
 """Part of every weight; changing it moves every key to another owner."""
@@ -128,15 +129,22 @@ class PeerRouter:
         return None
 
     def metadata(self, context: grpc.aio.ServicerContext) -> tuple[tuple[str, Any], ...]:
-        """The caller's metadata worth passing on, the request id, and the forwarding mark."""
+        """The caller's metadata worth passing on, the request id, and the forwarding mark.
+
+        The client a trusted gateway named (``x-neon-client``) is passed on only as this
+        replica took it (``current_client``), never as the caller wrote it: the owner may
+        trust this replica as a gateway (the pod network), and a direct caller naming a new
+        client on each stream would then escape its limit there."""
         passed = [
             (k, v)
             for k, v in context.invocation_metadata() or ()
-            if (k == "authorization" or k.startswith("x-")) and k != FORWARDED
+            if (k == "authorization" or k.startswith("x-")) and k not in (FORWARDED, CLIENT_METADATA)
         ]
         if not any(k == "x-request-id" for k, _ in passed):
             request_id = get_contextvars().get("request_id") or uuid.uuid4().hex[:16]
             passed.append(("x-request-id", request_id))
+        if (client := current_client.get()) is not None:
+            passed.append((CLIENT_METADATA, client))
         return (*passed, (FORWARDED, self.replicas.fingerprint))
 
     async def forward(

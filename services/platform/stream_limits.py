@@ -51,6 +51,12 @@ CLIENT_VALUE = re.compile(r"^[\x21-\x7e]{1,128}\Z")
 """A client name that is taken: 1-128 printable ASCII characters, no spaces (another, even
 from a trusted gateway, is ignored: the gateway's host counts)."""
 
+LOOPBACK_GATEWAYS = ("127.0.0.0/8", "::1")
+"""The gateways the services of ``neon up`` (one process, cli/backend.py, or one per service,
+cli/processes.py) trust when NEON_TRUSTED_GATEWAYS is not set: its gateway runs beside them and
+calls them over loopback, so its spectators are counted per client address there, as the
+gateway counts them."""
+
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
