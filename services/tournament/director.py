@@ -579,6 +579,26 @@ class Director:
         self._sweep = asyncio.get_running_loop().create_task(self._abandon_force_ended())
         log.info("tournaments recovered", open=len(ids))
 
+    async def awaiting_results(self) -> list[tuple[str, str]]:
+        """(game, match id) of every match a table of a driven round plays with no result
+        recorded yet: what the results consumer looks for on the stream by its subject now
+        and then (results.py, ``ResultConsumer.sweep``), in case its delivery never came (a
+        store restored from a backup: its consumer had acked results the store lost)."""
+        out: list[tuple[str, str]] = []
+        for tournament_id in list(self._drivers):
+            t = await self._find(tournament_id)
+            rnd = t.current
+            if t.status in ENDED or rnd is None or rnd["checkpoint"] is not None:
+                continue
+            for table in rnd["tables"]:
+                key = str(table["number"])
+                match_id = _playing(rnd, key)
+                if table["bye"] or match_id is None or key in rnd["results"] \
+                        or key in rnd.get("abandoned", {}):
+                    continue
+                out.append((t.game, match_id))
+        return out
+
     async def _abandon_force_ended(self) -> None:
         """In the background of a start: every force-ended tournament's matches with no
         result, abandoned again, one tournament after another."""

@@ -50,6 +50,7 @@ class ResultConsumer:
         batch: int = 50,
         ack_wait: float = 30.0,
         check_interval: float = 10.0,
+        sweep_interval: float = 30.0,
     ) -> None:
         self.director, self.js = director, js
         self.trusted = tuple(trusted_keys)
@@ -58,6 +59,10 @@ class ResultConsumer:
         self.filter = f"{namespace}.{FILTER}" if namespace else FILTER
         self.batch, self.ack_wait = batch, ack_wait
         self.check_interval = check_interval
+        self.sweep_interval = sweep_interval
+        """Seconds between looks on the stream for the results of the matches the driven
+        rounds still wait for (:meth:`sweep`); the first look comes at the first idle fetch."""
+        self._swept = -float("inf")
         self.position = 0
         """The last stream sequence acked (here, since start): a consumer made again starts after it."""
         self.stream_id = ""
@@ -109,6 +114,7 @@ class ResultConsumer:
             except TimeoutError:
                 # Nothing comes: also what a consumer that is gone looks like.
                 await self._check()
+                await self.sweep()
                 continue
             except asyncio.CancelledError:
                 raise
@@ -154,6 +160,45 @@ class ResultConsumer:
             await self._remake(info)
         except (nats_errors.Error, OSError) as err:  # NATS away: look again next time
             log.info("could not check the results consumer", error=repr(err))
+
+    async def sweep(self, force: bool = False) -> int:
+        """Every ``sweep_interval`` while idle (or now, ``force``): the last result on the
+        stream of each match a driven round still waits for (its subject,
+        ``neon.events.results.<game>.<match id>``), handled as a delivery is; the number
+        recorded. A result is delivered to our durable consumer once: one it acked that the
+        store no longer holds (a store restored from a backup keeps its identity, so its
+        consumer) would otherwise never come again, and its round would wait for ever."""
+        if not force and time.monotonic() - self._swept < self.sweep_interval:
+            return 0
+        self._swept = time.monotonic()
+        recorded = 0
+        try:
+            awaiting = await self.director.awaiting_results()
+        except Exception as err:  # the store is down: look again next time
+            log.info("could not list the results the rounds wait for", error=repr(err))
+            return 0
+        prefix = f"{self.namespace}." if self.namespace else ""
+        for game, match_id in awaiting:
+            subject = f"{prefix}neon.events.results.{game}.{match_id}"
+            try:
+                msg = await self.js.get_last_msg(self.stream, subject)
+            except NotFoundError:
+                continue  # not ended yet
+            except (nats_errors.Error, OSError) as err:  # NATS away: look again next time
+                log.info("could not look for a result on the stream", error=repr(err))
+                return recorded
+            try:
+                outcome = await self.handle(msg.data)
+            except Exception as err:  # the store is down: look again next time
+                log.warning("could not record a result found on the stream",
+                            match_id=match_id, error=repr(err))
+                return recorded
+            if outcome == "recorded":
+                recorded += 1
+                log.warning("a result the consumer was never delivered was found on the "
+                            "stream and recorded (a store restored from a backup?)",
+                            match_id=match_id, stream_seq=msg.seq)
+        return recorded
 
     async def _remake(self, info: Any) -> None:
         """Make our consumer again: where we stood on the same stream, from the first

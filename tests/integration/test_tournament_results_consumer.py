@@ -123,3 +123,63 @@ async def test_a_stream_made_again_is_read_from_its_first_result(place: Place) -
         assert consumer.stats.duplicates == 1
     finally:
         await consumer.stop()
+
+
+class Restored(Recorder):
+    """A stand-in Director whose store can lose results (restored from a backup) and says
+    which matches its driven rounds still wait for, as Director.awaiting_results does."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.awaiting: list[tuple[str, str]] = []
+
+    async def awaiting_results(self) -> list[tuple[str, str]]:
+        return [(g, m) for g, m in self.awaiting if m not in self.results]
+
+
+async def test_a_result_the_consumer_acked_but_the_store_lost_is_found_on_the_stream(
+        place: Place) -> None:
+    """A tournament store restored from a backup keeps its identity, so its durable consumer,
+    which had acked results the store no longer holds: they are never delivered again, and
+    their round would wait for ever. The consumer looks for the result of each match a round
+    still waits for on the stream, by its subject, and records it; a match with no result on
+    the stream yet is left waiting."""
+    director = Restored()
+    consumer = ResultConsumer(director, place.js, [RULES_PUBLIC], place.namespace,  # type: ignore[arg-type]
+                              check_interval=0.3, sweep_interval=0.3)
+    await consumer.start()
+    try:
+        await place.publish("t3-r1-t1")
+        await recorded(director, 1)
+        # the backup: the result is gone from the store, the consumer acked it long ago
+        director.results.clear()
+        director.awaiting = [("toy", "t3-r1-t1"), ("toy", "t3-r1-t2")]
+        await recorded(director, 1)
+        assert director.results == ["t3-r1-t1"]
+        assert consumer.stats.recorded == 2  # once delivered, once found again
+        await asyncio.sleep(1.0)  # more sweeps: nothing for t3-r1-t2, nothing twice
+        assert director.results == ["t3-r1-t1"]
+        await place.publish("t3-r1-t2")  # delivered as usual
+        await recorded(director, 2)
+        assert consumer.stats.refused == 0 and consumer.stats.errors == 0
+    finally:
+        await consumer.stop()
+
+
+async def test_without_the_sweep_the_lost_result_would_wait_for_ever(place: Place) -> None:
+    """The control: the durable consumer alone never delivers an acked result again."""
+    director = Restored()
+    consumer = ResultConsumer(director, place.js, [RULES_PUBLIC], place.namespace,  # type: ignore[arg-type]
+                              check_interval=0.3, sweep_interval=3600)
+    await consumer.start()
+    try:
+        await place.publish("t4-r1-t1")
+        await recorded(director, 1)
+        await consumer.sweep()  # the first look, at the first idle fetch
+        director.results.clear()
+        director.awaiting = [("toy", "t4-r1-t1")]
+        await asyncio.sleep(2.0)
+        assert director.results == []
+        assert await consumer.sweep(force=True) == 1 and director.results == ["t4-r1-t1"]
+    finally:
+        await consumer.stop()

@@ -127,3 +127,21 @@ async def test_late_entries_keep_distinct_registration_orders(d: Director) -> No
     replayed = await d.replayed("late")
     seeds = [e.player_id for e in sorted(replayed.entrants, key=lambda e: e.registered)]
     assert seeds[-2:] == ["zed", "amy"]
+
+
+async def test_the_results_a_driven_round_waits_for(d: Director) -> None:
+    """Director.awaiting_results: the match of each table of a driven round with no result
+    (what the results consumer looks for on the stream), none once a result is recorded."""
+    await _running(d, "wait", 2)
+    view = await d.next_round(ORG, "wait", 0)
+    tables = [k["number"] for k in view["tables"] if not k["bye"]]
+    assert len(tables) == 2
+    for _ in range(250):  # the driver creates the round's matches
+        t = await d.get("wait")
+        if len(t.round(1)["matches"]) == 2:
+            break
+        await asyncio.sleep(0.02)
+    awaiting = await d.awaiting_results()
+    assert sorted(awaiting) == [("g", f"wait-r1-t{k}") for k in sorted(tables)]
+    await d.correct_result(ORG, "wait", 1, tables[0], [1, 2], False, "paper")
+    assert await d.awaiting_results() == [("g", f"wait-r1-t{tables[1]}")]
