@@ -34,8 +34,8 @@ from typing import Any
 from services.platform.canonical import canonical_json
 from services.platform.signed import Untrusted, open_result
 from services.rules.records import is_abandoned
+from services.tournament import formats, noshows, proofs
 from services.tournament import log as tlog
-from services.tournament import noshows, proofs
 from services.tournament.core import audit, checkpoint
 
 BUNDLE = "TournamentBundle"
@@ -327,6 +327,7 @@ def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[d
           records, checkpoints, inclusion, key)
     _part(report, "pairings and standings", _recheck, replayed)
     _part(report, "no-shows", _check_no_shows, replayed)
+    _part(report, "the end", _check_finished, replayed, records)
     return report
 
 
@@ -475,12 +476,15 @@ def _check_matches(
         n = rnd["number"]
         tables = {t.number: t for t in rnd["tables"]}
         for number, earlier in sorted(rnd.get("earlier", {}).items()):
-            for match in earlier:
+            for attempt, match in enumerate(earlier, start=1):
+                _check_match_id(report, replayed, n, number, attempt, match["match_id"])
                 seen += _check_earlier(report, f"round {n} table {number} (match "
                                        f"{match['match_id']}, rematched)", match,
                                        tables.get(number), exports, result_keys, reports, game)
         for number, match_id in sorted(rnd["matches"].items()):
             where = f"round {n} table {number} (match {match_id})"
+            _check_match_id(report, replayed, n, number,
+                            len(rnd.get("earlier", {}).get(number, [])) + 1, match_id)
             table = tables.get(number)
             if table is None:
                 report.fail(f"{where}: the log creates a match for a table it never paired")
@@ -546,6 +550,14 @@ def _check_matches(
             if abandoned and result is not None and number not in rnd["corrected"]:
                 report.fail(f"{where}: the match was abandoned, but the log records a result "
                             "that the organiser did not set")
+            if result is not None and not abandoned and number not in rnd["corrected"]:
+                if ended is None:
+                    report.fail(f"{where}: the log records a result, the match's export does "
+                                "not end")
+                elif not isinstance(rnd.get("signed", {}).get(number), Mapping):
+                    report.fail(f"{where}: the log records a result without the rules "
+                                "service's signed result (an organiser's change is a "
+                                "correction)")
             if result is not None and ended is not None and not abandoned:
                 played = [int(p) for p in ended["outcome"]["placements"]]
                 if number in rnd["corrected"]:
@@ -557,7 +569,7 @@ def _check_matches(
                     )
                 signed = rnd.get("signed", {}).get(number)
                 if signed is not None:
-                    _check_signed(report, where, signed, result_keys, played)
+                    _check_signed(report, where, signed, result_keys, played, match_id)
                     if number not in rnd["corrected"]:
                         _check_recorded(report, where, replayed, rnd, table, signed)
             seen += 1
@@ -584,6 +596,21 @@ def _opened(report: BundleReport, where: str, match_id: str, line: dict[str, Any
         report.fail(f"{where}: the export is of match {records[0].get('match_id')}")
         return None
     return records
+
+
+def _check_match_id(report: BundleReport, replayed: tlog.Replayed, number: int, table: int,
+                    attempt: int, match_id: str) -> None:
+    """The log's match of a table is the one the service creates for it: its id is the
+    tournament's, the round's and the table's (and the attempt's, after a rematch), as the
+    service has named every table's match since its first release (domain.match_id_of).
+    Else a genuine match of the same players from another tournament or round, signed and
+    sealed, could stand in for the table's."""
+    from services.tournament.domain import match_id_of
+
+    expected = match_id_of(replayed.tournament_id, number, table, attempt)
+    if match_id != expected:
+        report.fail(f"round {number} table {table}: the log names match {match_id}; the "
+                    f"service names this table's match {expected}")
 
 
 def _check_earlier(report: BundleReport, where: str, match: dict[str, Any], table: Any,
@@ -618,13 +645,16 @@ def _check_earlier(report: BundleReport, where: str, match: dict[str, Any], tabl
 
 
 def _check_signed(
-    report: BundleReport, where: str, signed: Any, keys: list[str], played: list[int]
+    report: BundleReport, where: str, signed: Any, keys: list[str], played: list[int],
+    match_id: str,
 ) -> None:
     try:
         body = open_result(signed, keys)
     except Untrusted as err:
         report.fail(f"{where}: the signed result in the log does not hold: {err}")
         return
+    if body.get("match_id") != match_id:
+        report.fail(f"{where}: the signed result is of match {body.get('match_id')}")
     if [int(p) for p in body["outcome"]["placements"]] != played:
         report.fail(f"{where}: the signed result differs from the match's export")
 
@@ -651,6 +681,11 @@ def _check_recorded(report: BundleReport, where: str, replayed: tlog.Replayed,
         found = {"kind": result.kind, "forfeited": list(result.forfeited),
                  "game_tiebreak": [float(x) for x in result.game_tiebreak],
                  "match_id": result.match_id}
+        if result is not rnd["results"][table.number]:  # the last: against the export
+            # an earlier one (the service records one per table) could have bent the
+            # pairing of the next round, which was made from it
+            expected["placements"] = [int(p) for p in outcome.get("placements") or []]
+            found["placements"] = [int(p) for p in result.placements]
         for name in expected:
             if found[name] != expected[name]:
                 report.fail(f"{where}: the log records {name} {found[name]!r}, the signed "
@@ -730,3 +765,31 @@ def _check_no_shows(report: BundleReport, replayed: tlog.Replayed) -> None:
         report.fail(problem)
     if not problems and (line := noshows.summary(replayed)):
         report.checks.append(line)
+
+
+def _check_finished(report: BundleReport, replayed: tlog.Replayed,
+                    records: list[dict[str, Any]]) -> None:
+    """A Finished log is one the service finished (FinishTournament, the only way to it):
+    refused before the format's last round is complete and its checkpoint published, and
+    the final standings published just before. Else an organiser could leave rounds out of
+    a finished tournament unseen; ending early is ForceEnded, which the log names."""
+    ended = next((i for i, r in enumerate(records) if r.get("type") == "Finished"), None)
+    if ended is None:
+        return
+    assert replayed.config is not None
+    failures = len(report.failures)
+    what = "the log says the tournament finished, but"
+    history = replayed.history()
+    if not formats.finished(replayed.config, history):
+        played, planned = len(history.rounds), formats.planned(replayed.config, history)
+        report.fail(f"{what} the format's rules have it go on: {played} of {planned} rounds "
+                    "played" if played < planned else
+                    f"{what} round {played} is not complete")
+    if replayed.rounds and replayed.rounds[-1]["checkpoint"] is None:
+        report.fail(f"{what} round {replayed.rounds[-1]['number']}'s checkpoint is not "
+                    "published")
+    if not any(r.get("type") == "StandingsPublished" and r.get("final") is True
+               for r in records[:ended]):
+        report.fail(f"{what} publishes no final standings before it")
+    _held(report, failures, "finished as the service finishes: every round the format plays, "
+          "the last checkpoint and the final standings")
