@@ -317,6 +317,9 @@ def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[d
     if replayed.config is None:
         report.fail("tournament log: no Created record")
         return report
+    if replayed.tournament_id != tid:  # the seal signs the header's id, the checks the log's
+        report.fail(f"bundle header: names tournament {tid}, its log is of tournament "
+                    f"{replayed.tournament_id}")
     texts = {m: _export_bytes(line) for m, line in exports.items()}
     if verify_match is None:
         reports = dict(zip(texts, _verify_all(list(texts.values()), jobs)))
@@ -327,6 +330,7 @@ def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[d
           records, checkpoints, inclusion, key)
     _part(report, "pairings and standings", _recheck, replayed)
     _part(report, "no-shows", _check_no_shows, replayed)
+    _part(report, "late entries and drops", _check_entries, replayed)
     _part(report, "the end", _check_finished, replayed, records)
     return report
 
@@ -793,3 +797,25 @@ def _check_finished(report: BundleReport, replayed: tlog.Replayed,
         report.fail(f"{what} publishes no final standings before it")
     _held(report, failures, "finished as the service finishes: every round the format plays, "
           "the last checkpoint and the final standings")
+
+
+def _check_entries(report: BundleReport, replayed: tlog.Replayed) -> None:
+    """Each LateEntry and PlayerDropped names the round the service gives it when it is
+    recorded: a late entry plays from the next round to be paired, a drop is after the
+    rounds paired so far (the director has written them so since its first release).
+    Else a record added later could enter a player into rounds already played, or drop
+    one from rounds they played. (NoShowDropped: :func:`_check_no_shows`.)"""
+
+    def paired_before(at: int) -> int:
+        return sum(1 for r in replayed.rounds if r["log_length_before"] < at)
+
+    for player, first in replayed.late:
+        at = replayed.at[f"late:{player}"]
+        if first != (due := paired_before(at) + 1):
+            report.fail(f"tournament log record {at + 1} (LateEntry): {player} enters from "
+                        f"round {first}, but the next round to be paired was {due}")
+    by_format = {d["at"] for d in replayed.no_show_drops}
+    for (player, after), at in zip(replayed.dropped, replayed.dropped_at):
+        if at not in by_format and after != (paired := paired_before(at)):
+            report.fail(f"tournament log record {at + 1} (PlayerDropped): {player} dropped "
+                        f"after round {after}, but {paired} rounds were paired then")

@@ -204,3 +204,54 @@ def test_a_force_ended_tournament_of_fewer_rounds_still_verifies() -> None:
     kept = {r["match_id"] for r in records if r["type"] == "MatchCreated"}
     report = _verified(organiser(records, {k: v for k, v in exports.items() if k in kept}))
     assert report.ok, report.failures
+
+
+def _inserted_before(kind: str, record: dict[str, Any], **fields: Any) -> Any:
+    def change(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        at = _at(records, kind, **fields)
+        return [*records[:at], {**record, "timestamp": records[at]["timestamp"]},
+                *records[at:]]
+    return change
+
+
+LATE = {"type": "LateEntry", "player_id": "p9", "rating": 0.0, "registered": 9}
+
+
+@pytest.mark.parametrize("change,reason", [
+    (_inserted_before("MatchCreated", {**LATE, "first_round": 2}, round=2, table=1),
+     "tournament log record 24 (LateEntry): p9 enters from round 2, but the next round to "
+     "be paired was 3"),
+    (_inserted_before("StandingsPublished", {**LATE, "first_round": 1}),
+     "tournament log record 33 (LateEntry): p9 enters from round 1, but the next round to "
+     "be paired was 3"),
+    (_inserted_before("StandingsPublished", {"type": "PlayerDropped", "player_id": "p0",
+                                             "after_round": 0, "reason": "", "by": "org"}),
+     "tournament log record 33 (PlayerDropped): p0 dropped after round 0, but 2 rounds "
+     "were paired then"),
+])
+def test_a_late_entry_or_drop_dated_to_another_round_fails(change: Any, reason: str) -> None:
+    """The service dates a late entry from the next round to be paired and a drop after the
+    rounds paired so far; one recorded later that claims an earlier round put a player into
+    (or out of) rounds already played."""
+    records, exports = _genuine()
+    report = _verified(organiser(change(records), exports))
+    assert not report.ok
+    assert reason in report.failures, report.failures
+
+
+def test_a_drop_after_the_last_round_still_verifies() -> None:
+    records, exports = _genuine()
+    change = _inserted_before("StandingsPublished", {
+        "type": "PlayerDropped", "player_id": "p0", "after_round": 2, "reason": "", "by": "org"})
+    report = _verified(organiser(change(records), exports))
+    assert report.ok, report.failures
+
+
+def test_a_bundle_whose_header_names_another_tournament_than_its_log_fails() -> None:
+    records, exports = _genuine()
+    rows = [json.loads(line) for line in organiser(records, exports).splitlines()]
+    chained = [r["record"] for r in rows if r["type"] == "LogRecord"]
+    report = _verified(build_bundle("other", "neon-reign", chained, exports, KEY, []))
+    assert not report.ok
+    assert "bundle header: names tournament other, its log is of tournament fuzz" \
+        in report.failures, report.failures
