@@ -771,6 +771,11 @@ def _check_no_shows(report: BundleReport, replayed: tlog.Replayed) -> None:
         report.checks.append(line)
 
 
+CHANGES_STANDINGS = ("RoundPaired", "ResultRecorded", "ResultCorrected", "PlayerDropped",
+                     "NoShowDropped", "PlayerReinstated", "LateEntry")
+"""Log records the standings are computed from."""
+
+
 def _check_finished(report: BundleReport, replayed: tlog.Replayed,
                     records: list[dict[str, Any]]) -> None:
     """A Finished log is one the service finished (FinishTournament, the only way to it):
@@ -792,9 +797,19 @@ def _check_finished(report: BundleReport, replayed: tlog.Replayed,
     if replayed.rounds and replayed.rounds[-1]["checkpoint"] is None:
         report.fail(f"{what} round {replayed.rounds[-1]['number']}'s checkpoint is not "
                     "published")
-    if not any(r.get("type") == "StandingsPublished" and r.get("final") is True
-               for r in records[:ended]):
+    final = [i for i, r in enumerate(records[:ended])
+             if r.get("type") == "StandingsPublished" and r.get("final") is True]
+    if not final:
         report.fail(f"{what} publishes no final standings before it")
+    elif final[-1] != ended - 1:  # FinishTournament records both at once
+        between = records[final[-1] + 1]
+        report.fail(f"tournament log record {final[-1] + 2} ({between.get('type')}): between "
+                    "the final standings and Finished, which the service records together")
+    for index, record in enumerate(records[ended + 1:], start=ended + 2):
+        if record.get("type") in CHANGES_STANDINGS:  # a service before 4 December 2026
+            report.warnings.append(  # recorded a late result; one since refuses it
+                f"tournament log record {index} ({record.get('type')}): recorded after the "
+                "tournament finished; the final standings published do not count it")
     _held(report, failures, "finished as the service finishes: every round the format plays, "
           "the last checkpoint and the final standings")
 

@@ -255,3 +255,33 @@ def test_a_bundle_whose_header_names_another_tournament_than_its_log_fails() -> 
     assert not report.ok
     assert "bundle header: names tournament other, its log is of tournament fuzz" \
         in report.failures, report.failures
+
+
+def _late_correction(records: list[dict[str, Any]]) -> dict[str, Any]:
+    recorded = records[_at(records, "ResultRecorded", round=1, table=1)]
+    return {"type": "ResultCorrected", "timestamp": recorded["timestamp"], "round": 1,
+            "table": 1, "reason": "appeal", "by": "org",
+            "result": {**recorded["result"], "placements": [2, 1]}}
+
+
+def test_a_correction_between_the_final_standings_and_finished_fails() -> None:
+    """FinishTournament records the final standings and Finished together: a result slipped
+    in between changes the standings the final ones claim to be."""
+    records, exports = _genuine()
+    records.insert(_at(records, "Finished"), _late_correction(records))
+    report = _verified(organiser(records, exports))
+    assert not report.ok
+    assert ("tournament log record 34 (ResultCorrected): between the final standings and "
+            "Finished, which the service records together") in report.failures, report.failures
+
+
+def test_a_correction_after_finished_is_named() -> None:
+    """A service before 4 December 2026 recorded a result arriving after FinishTournament
+    (one since refuses it): such a bundle still verifies, and says the final standings do
+    not count it."""
+    records, exports = _genuine()
+    records.append(_late_correction(records))
+    report = _verified(organiser(records, exports))
+    assert report.ok, report.failures
+    assert ("tournament log record 35 (ResultCorrected): recorded after the tournament "
+            "finished; the final standings published do not count it") in report.warnings
