@@ -237,9 +237,12 @@ def _verify_all(exports: list[bytes], jobs: int) -> list[Any]:
 
 
 def verify_bundle(
-    data: bytes, public_key: str | None = None, verify_match: Any = None, jobs: int = 0
+    data: bytes, public_key: str | None = None, verify_match: Any = None, jobs: int = 0,
+    rules_keys: Sequence[str] = (),
 ) -> BundleReport:
-    """Every check of the module docstring; ``public_key`` pins the organiser's key.
+    """Every check of the module docstring; ``public_key`` pins the organiser's key,
+    ``rules_keys`` the rules services' (the bundle may trust no other: else the organiser
+    names the rules keys it trusts, and its own would vouch for any match).
     ``verify_match(export_bytes, key)`` defaults to the rules verifier (neon verify), run in
     ``jobs`` processes (0: one per core once there are many matches). A bundle whose
     parts are of the wrong shape (a signed one can be made by anyone with their own key)
@@ -252,7 +255,7 @@ def verify_bundle(
         return report
     try:
         return _verify_parsed(report, header, records, exports, checkpoints, inclusion, seal,
-                              public_key, verify_match, jobs)
+                              public_key, verify_match, jobs, list(rules_keys))
     except SHAPE_ERRORS as err:
         report.fail(f"bundle: malformed ({type(err).__name__}: {err})")
         return report
@@ -290,7 +293,8 @@ def _part(report: BundleReport, name: str, check: Any, *args: Any) -> None:
 def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[dict[str, Any]],
                    exports: dict[str, dict[str, Any]], checkpoints: list[dict[str, Any]],
                    inclusion: list[dict[str, Any]], seal: dict[str, Any],
-                   public_key: str | None, verify_match: Any, jobs: int) -> BundleReport:
+                   public_key: str | None, verify_match: Any, jobs: int,
+                   rules_keys: list[str]) -> BundleReport:
     tid = str(header.get("tournament_id", ""))
     report.tournament_id = tid
     key = str(header.get("public_key", ""))
@@ -302,6 +306,10 @@ def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[d
             "signatures checked with the key in the bundle; pass --public-key to pin it"
         )
     result_keys = [str(k) for k in header.get("result_keys") or [key]]
+    if rules_keys and (others := [k for k in result_keys if k not in rules_keys]):
+        report.fail(f"bundle: trusts rules key(s) {', '.join(k[:16] for k in others)} "
+                    "besides the ones given")
+        return report
 
     problem = tlog.check_chain(tid, records)
     if problem:

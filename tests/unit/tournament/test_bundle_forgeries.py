@@ -285,3 +285,50 @@ def test_a_correction_after_finished_is_named() -> None:
     assert report.ok, report.failures
     assert ("tournament log record 35 (ResultCorrected): recorded after the tournament "
             "finished; the final standings published do not count it") in report.warnings
+
+
+OWN_RULES_KEY = "ab" * 32
+"""A rules key the auditor trusts that signed none of the genuine bundle's matches."""
+
+
+def test_pinned_rules_keys_refuse_a_bundle_trusting_another() -> None:
+    """The header's result keys are the organiser's word (the seal signs them): an organiser
+    that names a rules key of its own could vouch for any match it made up. ``rules_keys``
+    (``neon verify --rules-key``) pins them."""
+    records, exports = _genuine()
+    bundle = organiser(records, exports)
+    rules = public_key_hex(KEY)
+    assert verify_bundle(bundle, rules, rules_keys=[rules]).ok
+    assert verify_bundle(bundle, rules, rules_keys=[OWN_RULES_KEY, rules]).ok
+    report = verify_bundle(bundle, rules, rules_keys=[OWN_RULES_KEY])
+    assert report.failures == [f"bundle: trusts rules key(s) {rules[:16]} besides the ones "
+                               "given"], report.failures
+
+
+def test_neon_verify_rules_key_pins_a_bundles_rules_keys(tmp_path: Any) -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    records, exports = _genuine()
+    path = tmp_path / "cup.jsonl"
+    path.write_bytes(organiser(records, exports))
+    env = {**os.environ, "PYTHONPATH": str(root), "NEON_VAR_DIR": str(tmp_path / "var"),
+           "COLUMNS": "300"}
+
+    def verify(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "services.cli.main", "verify", *args],
+                              env=env, cwd=root, capture_output=True, text=True, timeout=300)
+
+    rules = public_key_hex(KEY)
+    done = verify("--public-key", rules, "--rules-key", rules, str(path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = verify("--public-key", rules, "--rules-key", OWN_RULES_KEY, str(path))
+    assert done.returncode == 1
+    assert f"bundle: trusts rules key(s) {rules[:16]} besides the ones given" in done.stderr
+    assert "Traceback" not in done.stderr
+    done = verify("--rules-key", "zz", str(path))
+    assert done.returncode == 2
+    assert "--rules-key is not hex" in done.stderr, done.stderr
