@@ -709,6 +709,9 @@ def verify(
                   "folder, subfolders too; a campaign: all its matches)"),
     public_key: str = typer.Option(
         "", help="the organiser's Ed25519 public key (hex) to pin: `neon public-key` prints it"),
+    rules_key: list[str] = typer.Option(
+        [], help="a bundle's trusted rules key (hex; repeat for several): its matches and "
+                 "results must be signed by one of these, not by a key the organiser names"),
     jobs: int = typer.Option(0, help="processes to verify in (default: one per core)"),
     as_json: bool = typer.Option(
         False, "--json", help="JSON Lines on stdout: one object per file as it is checked, "
@@ -721,14 +724,14 @@ def verify(
     files are checked in parallel, each report printed as it comes; a folder's files are
     read by the workers, one at a time."""
     if as_json:
-        raise typer.Exit(_verify_json(files, public_key, jobs))
+        raise typer.Exit(_verify_json(files, public_key, jobs, rules_key))
     # Numbers and names are highlighted only where colours show (without, the text is the
     # same): rich's highlighting is most of the cost of printing a folder's reports.
     highlight = console.color_system is not None
     from services.cli.tournament_commands import counted, print_bundle_report
 
     exports, bundles, verified, events, bad, failed = 0, 0, 0, 0, [], False
-    for kind, label, prefix, report in _verified(files, public_key, jobs):
+    for kind, label, prefix, report in _verified(files, public_key, jobs, rules_key):
         if kind == "bundle":
             bundles += 1
             print_bundle_report(report, prefix)
@@ -843,7 +846,8 @@ def _is_bundle(data: bytes) -> bool:
     return is_bundle(data)
 
 
-def _verified(files: list[Path], public_key: str, jobs: int) -> Iterator[tuple[str, str, str, Any]]:
+def _verified(files: list[Path], public_key: str, jobs: int,
+              rules_keys: list[str] | None = None) -> Iterator[tuple[str, str, str, Any]]:
     """What ``neon verify`` checks, as it is checked: ``(kind, label, prefix, report)`` for
     each tournament bundle first (kind "bundle", a ``BundleReport``), then each export
     (kind "match", a ``Report``, across processes when there are several), then, when the
@@ -854,6 +858,8 @@ def _verified(files: list[Path], public_key: str, jobs: int) -> Iterator[tuple[s
 
     settings = _settings(configure_logs=False)  # verifying logs nothing
     check_public_key(public_key)
+    for rules_key in rules_keys or ():
+        check_public_key(rules_key, "--rules-key")
     labels = _expand(files)
     firsts = [_first_line(path) for path in labels]  # a file that cannot be read stops here
     kinds = [_is_bundle(first) for first in firsts]
@@ -869,7 +875,7 @@ def _verified(files: list[Path], public_key: str, jobs: int) -> Iterator[tuple[s
         _cli_log(settings)  # the tournament's code may log
         for path in bundles:
             yield "bundle", labels[path], prefix(path), verify_bundle(
-                path.read_bytes(), public_key or None, jobs=jobs)
+                path.read_bytes(), public_key or None, jobs=jobs, rules_keys=rules_keys or ())
     pairs = [(path, first) for path, first, bundle in zip(labels, firsts, kinds) if not bundle]
     for (path, _), report in zip(pairs, _verify_paths([p for p, _ in pairs], public_key or None,
                                                       jobs, [f for _, f in pairs])):
@@ -879,7 +885,8 @@ def _verified(files: list[Path], public_key: str, jobs: int) -> Iterator[tuple[s
                                                  [labels[path] for path, _ in pairs])
 
 
-def _verify_json(files: list[Path], public_key: str, jobs: int) -> int:
+def _verify_json(files: list[Path], public_key: str, jobs: int,
+                 rules_keys: list[str] | None = None) -> int:
     """``neon verify --json``: each file's report as one JSON object on stdout as it comes
     (bundles first, then exports, as the text does), a campaign's links as one more object
     when there is a campaign, then ``{"summary": ...}``; the failures also on stderr, as
@@ -887,7 +894,7 @@ def _verify_json(files: list[Path], public_key: str, jobs: int) -> int:
     from services.cli.errors import emit
 
     files_seen, verified, events, bad, campaign_failed = 0, 0, 0, [], False
-    for kind, label, prefix, report in _verified(files, public_key, jobs):
+    for kind, label, prefix, report in _verified(files, public_key, jobs, rules_keys):
         if kind == "campaign":
             emit({"kind": "campaign", "ok": not report, "failures": report})
             for problem in report:
@@ -1002,17 +1009,18 @@ def _import_engines(firsts: list[bytes]) -> None:
             load_engine(game)
 
 
-def check_public_key(public_key: str) -> None:
+def check_public_key(public_key: str, option: str = "--public-key") -> None:
     """A pinned key is 64 hex digits (32 bytes); say so rather than "signed with another key"."""
     if not public_key:
         return
+    whose = "organiser's" if option == "--public-key" else "rules service's"
     try:
         raw = bytes.fromhex(public_key)
     except ValueError:
-        raise CliError("--public-key is not hex: give the 64 hex digits of the organiser's "
+        raise CliError(f"{option} is not hex: give the 64 hex digits of the {whose} "
                        "Ed25519 public key", USAGE) from None
     if len(raw) != 32:
-        raise CliError(f"--public-key has {len(raw)} bytes; an Ed25519 public key has 32 "
+        raise CliError(f"{option} has {len(raw)} bytes; an Ed25519 public key has 32 "
                        "(64 hex digits)", USAGE)
 
 

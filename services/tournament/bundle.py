@@ -34,8 +34,8 @@ from typing import Any
 from services.platform.canonical import canonical_json
 from services.platform.signed import Untrusted, open_result
 from services.rules.records import is_abandoned
+from services.tournament import formats, noshows, proofs
 from services.tournament import log as tlog
-from services.tournament import noshows, proofs
 from services.tournament.core import audit, checkpoint
 
 BUNDLE = "TournamentBundle"
@@ -237,9 +237,12 @@ def _verify_all(exports: list[bytes], jobs: int) -> list[Any]:
 
 
 def verify_bundle(
-    data: bytes, public_key: str | None = None, verify_match: Any = None, jobs: int = 0
+    data: bytes, public_key: str | None = None, verify_match: Any = None, jobs: int = 0,
+    rules_keys: Sequence[str] = (),
 ) -> BundleReport:
-    """Every check of the module docstring; ``public_key`` pins the organiser's key.
+    """Every check of the module docstring; ``public_key`` pins the organiser's key,
+    ``rules_keys`` the rules services' (the bundle may trust no other: else the organiser
+    names the rules keys it trusts, and its own would vouch for any match).
     ``verify_match(export_bytes, key)`` defaults to the rules verifier (neon verify), run in
     ``jobs`` processes (0: one per core once there are many matches). A bundle whose
     parts are of the wrong shape (a signed one can be made by anyone with their own key)
@@ -252,7 +255,7 @@ def verify_bundle(
         return report
     try:
         return _verify_parsed(report, header, records, exports, checkpoints, inclusion, seal,
-                              public_key, verify_match, jobs)
+                              public_key, verify_match, jobs, list(rules_keys))
     except SHAPE_ERRORS as err:
         report.fail(f"bundle: malformed ({type(err).__name__}: {err})")
         return report
@@ -290,7 +293,8 @@ def _part(report: BundleReport, name: str, check: Any, *args: Any) -> None:
 def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[dict[str, Any]],
                    exports: dict[str, dict[str, Any]], checkpoints: list[dict[str, Any]],
                    inclusion: list[dict[str, Any]], seal: dict[str, Any],
-                   public_key: str | None, verify_match: Any, jobs: int) -> BundleReport:
+                   public_key: str | None, verify_match: Any, jobs: int,
+                   rules_keys: list[str]) -> BundleReport:
     tid = str(header.get("tournament_id", ""))
     report.tournament_id = tid
     key = str(header.get("public_key", ""))
@@ -302,6 +306,10 @@ def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[d
             "signatures checked with the key in the bundle; pass --public-key to pin it"
         )
     result_keys = [str(k) for k in header.get("result_keys") or [key]]
+    if rules_keys and (others := [k for k in result_keys if k not in rules_keys]):
+        report.fail(f"bundle: trusts rules key(s) {', '.join(k[:16] for k in others)} "
+                    "besides the ones given")
+        return report
 
     problem = tlog.check_chain(tid, records)
     if problem:
@@ -317,6 +325,9 @@ def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[d
     if replayed.config is None:
         report.fail("tournament log: no Created record")
         return report
+    if replayed.tournament_id != tid:  # the seal signs the header's id, the checks the log's
+        report.fail(f"bundle header: names tournament {tid}, its log is of tournament "
+                    f"{replayed.tournament_id}")
     texts = {m: _export_bytes(line) for m, line in exports.items()}
     if verify_match is None:
         reports = dict(zip(texts, _verify_all(list(texts.values()), jobs)))
@@ -327,6 +338,8 @@ def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[d
           records, checkpoints, inclusion, key)
     _part(report, "pairings and standings", _recheck, replayed)
     _part(report, "no-shows", _check_no_shows, replayed)
+    _part(report, "late entries and drops", _check_entries, replayed)
+    _part(report, "the end", _check_finished, replayed, records)
     return report
 
 
@@ -475,12 +488,15 @@ def _check_matches(
         n = rnd["number"]
         tables = {t.number: t for t in rnd["tables"]}
         for number, earlier in sorted(rnd.get("earlier", {}).items()):
-            for match in earlier:
+            for attempt, match in enumerate(earlier, start=1):
+                _check_match_id(report, replayed, n, number, attempt, match["match_id"])
                 seen += _check_earlier(report, f"round {n} table {number} (match "
                                        f"{match['match_id']}, rematched)", match,
                                        tables.get(number), exports, result_keys, reports, game)
         for number, match_id in sorted(rnd["matches"].items()):
             where = f"round {n} table {number} (match {match_id})"
+            _check_match_id(report, replayed, n, number,
+                            len(rnd.get("earlier", {}).get(number, [])) + 1, match_id)
             table = tables.get(number)
             if table is None:
                 report.fail(f"{where}: the log creates a match for a table it never paired")
@@ -546,6 +562,14 @@ def _check_matches(
             if abandoned and result is not None and number not in rnd["corrected"]:
                 report.fail(f"{where}: the match was abandoned, but the log records a result "
                             "that the organiser did not set")
+            if result is not None and not abandoned and number not in rnd["corrected"]:
+                if ended is None:
+                    report.fail(f"{where}: the log records a result, the match's export does "
+                                "not end")
+                elif not isinstance(rnd.get("signed", {}).get(number), Mapping):
+                    report.fail(f"{where}: the log records a result without the rules "
+                                "service's signed result (an organiser's change is a "
+                                "correction)")
             if result is not None and ended is not None and not abandoned:
                 played = [int(p) for p in ended["outcome"]["placements"]]
                 if number in rnd["corrected"]:
@@ -557,7 +581,7 @@ def _check_matches(
                     )
                 signed = rnd.get("signed", {}).get(number)
                 if signed is not None:
-                    _check_signed(report, where, signed, result_keys, played)
+                    _check_signed(report, where, signed, result_keys, played, match_id)
                     if number not in rnd["corrected"]:
                         _check_recorded(report, where, replayed, rnd, table, signed)
             seen += 1
@@ -584,6 +608,21 @@ def _opened(report: BundleReport, where: str, match_id: str, line: dict[str, Any
         report.fail(f"{where}: the export is of match {records[0].get('match_id')}")
         return None
     return records
+
+
+def _check_match_id(report: BundleReport, replayed: tlog.Replayed, number: int, table: int,
+                    attempt: int, match_id: str) -> None:
+    """The log's match of a table is the one the service creates for it: its id is the
+    tournament's, the round's and the table's (and the attempt's, after a rematch), as the
+    service has named every table's match since its first release (domain.match_id_of).
+    Else a genuine match of the same players from another tournament or round, signed and
+    sealed, could stand in for the table's."""
+    from services.tournament.domain import match_id_of
+
+    expected = match_id_of(replayed.tournament_id, number, table, attempt)
+    if match_id != expected:
+        report.fail(f"round {number} table {table}: the log names match {match_id}; the "
+                    f"service names this table's match {expected}")
 
 
 def _check_earlier(report: BundleReport, where: str, match: dict[str, Any], table: Any,
@@ -618,13 +657,16 @@ def _check_earlier(report: BundleReport, where: str, match: dict[str, Any], tabl
 
 
 def _check_signed(
-    report: BundleReport, where: str, signed: Any, keys: list[str], played: list[int]
+    report: BundleReport, where: str, signed: Any, keys: list[str], played: list[int],
+    match_id: str,
 ) -> None:
     try:
         body = open_result(signed, keys)
     except Untrusted as err:
         report.fail(f"{where}: the signed result in the log does not hold: {err}")
         return
+    if body.get("match_id") != match_id:
+        report.fail(f"{where}: the signed result is of match {body.get('match_id')}")
     if [int(p) for p in body["outcome"]["placements"]] != played:
         report.fail(f"{where}: the signed result differs from the match's export")
 
@@ -651,6 +693,11 @@ def _check_recorded(report: BundleReport, where: str, replayed: tlog.Replayed,
         found = {"kind": result.kind, "forfeited": list(result.forfeited),
                  "game_tiebreak": [float(x) for x in result.game_tiebreak],
                  "match_id": result.match_id}
+        if result is not rnd["results"][table.number]:  # the last: against the export
+            # an earlier one (the service records one per table) could have bent the
+            # pairing of the next round, which was made from it
+            expected["placements"] = [int(p) for p in outcome.get("placements") or []]
+            found["placements"] = [int(p) for p in result.placements]
         for name in expected:
             if found[name] != expected[name]:
                 report.fail(f"{where}: the log records {name} {found[name]!r}, the signed "
@@ -730,3 +777,68 @@ def _check_no_shows(report: BundleReport, replayed: tlog.Replayed) -> None:
         report.fail(problem)
     if not problems and (line := noshows.summary(replayed)):
         report.checks.append(line)
+
+
+CHANGES_STANDINGS = ("RoundPaired", "ResultRecorded", "ResultCorrected", "PlayerDropped",
+                     "NoShowDropped", "PlayerReinstated", "LateEntry")
+"""Log records the standings are computed from."""
+
+
+def _check_finished(report: BundleReport, replayed: tlog.Replayed,
+                    records: list[dict[str, Any]]) -> None:
+    """A Finished log is one the service finished (FinishTournament, the only way to it):
+    refused before the format's last round is complete and its checkpoint published, and
+    the final standings published just before. Else an organiser could leave rounds out of
+    a finished tournament unseen; ending early is ForceEnded, which the log names."""
+    ended = next((i for i, r in enumerate(records) if r.get("type") == "Finished"), None)
+    if ended is None:
+        return
+    assert replayed.config is not None
+    failures = len(report.failures)
+    what = "the log says the tournament finished, but"
+    history = replayed.history()
+    if not formats.finished(replayed.config, history):
+        played, planned = len(history.rounds), formats.planned(replayed.config, history)
+        report.fail(f"{what} the format's rules have it go on: {played} of {planned} rounds "
+                    "played" if played < planned else
+                    f"{what} round {played} is not complete")
+    if replayed.rounds and replayed.rounds[-1]["checkpoint"] is None:
+        report.fail(f"{what} round {replayed.rounds[-1]['number']}'s checkpoint is not "
+                    "published")
+    final = [i for i, r in enumerate(records[:ended])
+             if r.get("type") == "StandingsPublished" and r.get("final") is True]
+    if not final:
+        report.fail(f"{what} publishes no final standings before it")
+    elif final[-1] != ended - 1:  # FinishTournament records both at once
+        between = records[final[-1] + 1]
+        report.fail(f"tournament log record {final[-1] + 2} ({between.get('type')}): between "
+                    "the final standings and Finished, which the service records together")
+    for index, record in enumerate(records[ended + 1:], start=ended + 2):
+        if record.get("type") in CHANGES_STANDINGS:  # a service before 4 December 2026
+            report.warnings.append(  # recorded a late result; one since refuses it
+                f"tournament log record {index} ({record.get('type')}): recorded after the "
+                "tournament finished; the final standings published do not count it")
+    _held(report, failures, "finished as the service finishes: every round the format plays, "
+          "the last checkpoint and the final standings")
+
+
+def _check_entries(report: BundleReport, replayed: tlog.Replayed) -> None:
+    """Each LateEntry and PlayerDropped names the round the service gives it when it is
+    recorded: a late entry plays from the next round to be paired, a drop is after the
+    rounds paired so far (the director has written them so since its first release).
+    Else a record added later could enter a player into rounds already played, or drop
+    one from rounds they played. (NoShowDropped: :func:`_check_no_shows`.)"""
+
+    def paired_before(at: int) -> int:
+        return sum(1 for r in replayed.rounds if r["log_length_before"] < at)
+
+    for player, first in replayed.late:
+        at = replayed.at[f"late:{player}"]
+        if first != (due := paired_before(at) + 1):
+            report.fail(f"tournament log record {at + 1} (LateEntry): {player} enters from "
+                        f"round {first}, but the next round to be paired was {due}")
+    by_format = {d["at"] for d in replayed.no_show_drops}
+    for (player, after), at in zip(replayed.dropped, replayed.dropped_at):
+        if at not in by_format and after != (paired := paired_before(at)):
+            report.fail(f"tournament log record {at + 1} (PlayerDropped): {player} dropped "
+                        f"after round {after}, but {paired} rounds were paired then")
