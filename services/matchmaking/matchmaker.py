@@ -182,7 +182,12 @@ from services.platform.tokens import Claims
 from services.platform.waiting import within
 
 INFO_REFRESH = 60.0
-CREATE_ATTEMPTS = 5
+CREATE_ATTEMPTS = 12
+"""Tries of an accepted match's CreateMatch that fail transiently before its tickets go back
+to the queue: a try, then again after 0.2, 0.4, ... up to RETRY_START_MAX s (about 40 s in
+all, a rules service's restart), never a cycle apart (five of those were 2.5 s)."""
+ABANDON_ATTEMPTS = 6
+"""Tries of the AbandonMatch of a match id given up that may have been created."""
 RETRY_START_MAX = 5.0
 """Longest wait between two tries of a StartMatch that failed transiently."""
 ENDED_KICKOFFS_KEPT = 4096
@@ -347,6 +352,10 @@ class Matchmaker:
         """Matches whose StartMatch is in flight."""
         self._start_attempts: dict[str, tuple[int, float]] = {}
         """StartMatch calls that failed transiently: how many, and when to try again."""
+        self._create_retry: dict[str, float] = {}
+        """Accepted matches whose CreateMatch failed transiently: when to try again."""
+        self._abandoning: set[asyncio.Task[None]] = set()
+        """AbandonMatch calls of match ids given up after a try to create them."""
 
     # ----------------------------------------------------------------- start-up
 
@@ -366,6 +375,7 @@ class Matchmaker:
         self.invited.clear()
         self.shared.clear()
         self.proposals.clear()
+        self._create_retry.clear()
         self.batches.clear()
         self._rows.clear()
         self.queues = {q.game: q for q in state.queues}
@@ -1053,6 +1063,12 @@ class Matchmaker:
     def _ready_to_create(self) -> list[Proposal | RowProposal]:
         """Proposals accepted by everyone since the last look, now marked as being created."""
         ready = []
+        if self._create_retry:
+            now = self.clock()
+            for match_id, at in list(self._create_retry.items()):
+                if now >= at:
+                    del self._create_retry[match_id]
+                    self._maybe_ready.add(match_id)
         for match_id in self._maybe_ready:
             p = self.proposals.get(match_id)
             if p is not None and not p.creating and self._accepted(p):
@@ -1136,11 +1152,14 @@ class Matchmaker:
             if i not in ended and t.status == "proposed":
                 t.requeue(i, p.match_id, reason)
                 back.append(t)
+        if p.attempts:  # a CreateMatch was tried: the match may exist, and is nobody's now
+            self._abandon(p, reason)
         return back + self._end(p)
 
     def _end(self, p: Proposal | RowProposal) -> list[Aggregate]:
         """The proposal is over (matched or not): its batch closes with its last proposal."""
         self.proposals.pop(p.match_id, None)
+        self._create_retry.pop(p.match_id, None)
         held = self.batches.get(p.batch_id)
         if held is None:
             return []
@@ -1357,7 +1376,12 @@ class Matchmaker:
 
         The match id was fixed when the match was proposed, and the rules service creates
         a match once per id, so a retry (or a restart between creation and saving) gets
-        the same match and the same tokens back.
+        the same match and the same tokens back. A transient failure (the rules service
+        restarting) is tried again with backoff, up to CREATE_ATTEMPTS tries (about 40 s),
+        the tickets still accepted; only then do they go back to the queue, and the match,
+        which may have been created there with its answer lost, is abandoned
+        (:meth:`_abandon`), as it is when a ticket of it is cancelled or declined between
+        tries.
         """
         seats = p.seats
         organisers = sorted({o for i in p.ticket_ids for o in self.tickets[i].organisers})
@@ -1499,8 +1523,11 @@ class Matchmaker:
                 return
             if code in TRANSIENT and p.attempts < CREATE_ATTEMPTS:
                 p.creating = False
-                self._maybe_ready.add(p.match_id)
+                self._create_retry[p.match_id] = \
+                    self.clock() + min(RETRY_START_MAX, 0.1 * 2 ** p.attempts)
                 return
+            if code in TRANSIENT:  # it may have been created (the answer was lost): ended
+                self._abandon(p, f"matchmaking gave up creating match {p.match_id}: {why}")
             changed: list[Aggregate] = self._end(p)
             for i in p.ticket_ids:
                 t = self.tickets[i]
@@ -1511,6 +1538,32 @@ class Matchmaker:
                              self.clock())
                 changed.append(t)
             await self._save(changed)
+
+    def _abandon(self, p: Proposal | RowProposal, reason: str) -> None:
+        """Abandon ``p``'s match on the rules service, in a task of its own: a CreateMatch of
+        it was tried and its tickets will never be given its seats (they were sent back, or
+        ended), so a match created there (its answer lost) would otherwise wait for client
+        seeds for ever, or run with nobody at its seats, besides the match its players get
+        next. NOT_FOUND: it was never created. Tried again a few times (the rules service may
+        still be down); a failure for good is logged with the match id."""
+
+        async def abandon() -> None:
+            for attempt in range(ABANDON_ATTEMPTS):
+                try:
+                    await self.rules.abandon_match(p.game, p.match_id, reason[:500])
+                    log.info("match given up abandoned", match_id=p.match_id)
+                    return
+                except (grpc.aio.AioRpcError, LookupError) as err:
+                    code = err.code() if isinstance(err, grpc.aio.AioRpcError) else None
+                    if code == grpc.StatusCode.NOT_FOUND:
+                        return
+                    if code not in TRANSIENT or attempt == ABANDON_ATTEMPTS - 1:
+                        log.error("abandoning a match given up failed", match_id=p.match_id,
+                                  error=repr(err))
+                        return
+                await asyncio.sleep(min(RETRY_START_MAX, 0.5 * 2 ** attempt))
+
+        held_task(self._abandoning, abandon())
 
     async def _bots_finished(self, match_id: str, reason: str) -> None:
         bot_match: BotMatch = await asyncio.to_thread(self.app.repository.get,
@@ -1527,6 +1580,8 @@ class Matchmaker:
             await asyncio.gather(*self._creating, return_exceptions=True)
         if self._saving:
             await asyncio.gather(*self._saving, return_exceptions=True)
+        for task in list(self._abandoning):  # not waited for: its match id is logged
+            task.cancel()
         await self.bots.close()
 
     # ----------------------------------------------------------------- saving, telling

@@ -53,6 +53,14 @@ class RulesGateway(RulesChannels):
         )
         return {t.seat: t.token for t in reply.seat_tokens}
 
+    async def abandon_match(self, game: str, match_id: str, reason: str) -> None:
+        """End a match matchmaking created (or may have) and will never hand out, with no
+        result (AbandonMatch, the service token). A match that was never created is
+        NOT_FOUND, raised as any other refusal (Matchmaker._abandon)."""
+        await self.stub(game).AbandonMatch(
+            rules_pb2.AbandonMatchRequest(match_id=match_id, reason=reason),
+            metadata=call_metadata(self.token), timeout=self.timeout)
+
     async def start_match(self, game: str, match_id: str) -> None:
         """Start a match that waits for client seeds (StartMatch, with the service token);
         one the rules service says has already started is fine (a retry, or a restart

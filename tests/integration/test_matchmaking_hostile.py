@@ -3,14 +3,21 @@ odd and huge field values get a clear status with a short reason, and store noth
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 import grpc
 import pytest
 
+from services.cli.client import RulesClient
+from services.genproto.neon.rules.v1 import rules_pb2
+from services.matchmaking import matchmaker
 from tests.integration.test_matchmaking import (  # noqa: F401 (env: the fixture)
     Client,
     Env,
     S,
     env,
+    status_is,
 )
 
 C = grpc.StatusCode
@@ -42,3 +49,154 @@ async def test_huge_or_repeated_field_values_get_a_clear_short_refusal(env: Env)
         assert info.value.code() == code, (kw.get("game", "")[:20], info.value.code(), details[:200])
         assert details and len(details) < 400, len(details)
     await mm.channel.close()
+
+
+async def reaches(mm: Client, token: str, ticket_id: str, status: int, timeout: float) -> Any:
+    """The ticket once it has ``status``; its last status and reason if it never does."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        t = await mm.call("GetTicket", token, ticket_id=ticket_id)
+        if t.status == status:
+            return t
+        assert asyncio.get_running_loop().time() < deadline, (S.Name(t.status), t.reason)
+        await asyncio.sleep(0.1)
+
+
+class TcpGate:
+    """A TCP forwarder in front of a real service that can be shut (new connections are
+    refused, open ones cut), as a restarting service looks to its clients."""
+
+    def __init__(self, target: str) -> None:
+        self.host, port = target.rsplit(":", 1)
+        self.port = int(port)
+        self.server: asyncio.base_events.Server | None = None
+        self.writers: set[asyncio.StreamWriter] = set()
+        self.listen_port = 0
+        self.deaf = False
+        """Requests go through, answers are dropped: a call is made, its answer lost."""
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.listen_port}"
+
+    async def open(self) -> None:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", self.listen_port)
+        self.listen_port = self.server.sockets[0].getsockname()[1]
+
+    async def shut(self) -> None:
+        assert self.server is not None
+        self.server.close()
+        for w in list(self.writers):
+            w.close()
+        await self.server.wait_closed()
+        self.server = None
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection(self.host, self.port)
+        except OSError:
+            writer.close()
+            return
+        self.writers |= {writer, up_writer}
+
+        async def pipe(r: asyncio.StreamReader, w: asyncio.StreamWriter,
+                       answers: bool = False) -> None:
+            try:
+                while data := await r.read(65536):
+                    if answers and self.deaf:
+                        continue
+                    w.write(data)
+                    await w.drain()
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                w.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer, answers=True))
+        self.writers -= {writer, up_writer}
+
+
+async def test_a_rules_service_down_at_creation_gets_the_accepted_match_once_it_is_back(
+        env: Env) -> None:  # noqa: F811
+    """Everyone accepted; the game's rules service restarts (a few seconds down) just then:
+    the accepted match is created once it answers again, with the id proposed, and nobody has
+    to accept again (it was dropped after five tries a cycle apart, 0.25 s here)."""
+    gate = TcpGate(env.backend.services["rules-toy"].address)
+    await gate.open()
+    addresses = {**env.backend.settings.addresses,
+                 **{n: s.address for n, s in env.backend.services.items()},
+                 "rules-toy": gate.address}
+    svc = await env.start(addresses=addresses)
+    mm = Client(svc.address)
+    a, b = env.id("ann"), env.id("bob")
+    ta, tb = env.player(a), env.player(b)
+    for who, token in ((a, ta), (b, tb)):
+        await mm.call("CreateTicket", token, ticket_id=env.id(f"t-{who}"), game="toy",
+                      players=[who])
+    proposed = await status_is(mm, ta, env.id(f"t-{a}"), S.TICKET_STATUS_PROPOSED)
+    match_id = proposed.assignment.match_id
+    await gate.shut()
+    for who, token in ((a, ta), (b, tb)):
+        await mm.call("AcceptMatch", token, ticket_id=env.id(f"t-{who}"), match_id=match_id)
+    await asyncio.sleep(3)
+    gate.listen_port = int(gate.address.rsplit(":", 1)[1])
+    await gate.open()
+    for who, token in ((a, ta), (b, tb)):
+        t = await reaches(mm, token, env.id(f"t-{who}"), S.TICKET_STATUS_MATCHED, 30)
+        assert t.assignment.match_id == match_id, t.reason
+        assert [s.token for s in t.assignment.seats if s.player == who][0]
+    await mm.channel.close()
+    await gate.shut()
+
+
+async def test_a_match_given_up_after_its_answer_was_lost_is_abandoned_not_left_running(
+        env: Env, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """CreateMatch reaches the rules service but its answers are lost until matchmaking gives
+    up (two tries here) and sends the tickets back to the queue: the match created there is
+    abandoned once the rules service answers again, not left running with nobody at its
+    seats beside the match its players get next."""
+    monkeypatch.setattr(matchmaker, "CREATE_ATTEMPTS", 2)
+    real = env.backend.services["rules-toy"].address
+    gate = TcpGate(real)
+    await gate.open()
+    addresses = {**env.backend.settings.addresses,
+                 **{n: s.address for n, s in env.backend.services.items()},
+                 "rules-toy": gate.address}
+    svc = await env.start(addresses=addresses, call_timeout=0.5)
+    mm = Client(svc.address)
+    a, b = env.id("ann"), env.id("bob")
+    ta, tb = env.player(a), env.player(b)
+    for who, token in ((a, ta), (b, tb)):
+        await mm.call("CreateTicket", token, ticket_id=env.id(f"t-{who}"), game="toy",
+                      players=[who])
+    proposed = await status_is(mm, ta, env.id(f"t-{a}"), S.TICKET_STATUS_PROPOSED)
+    match_id = proposed.assignment.match_id
+    gate.deaf = True
+    for who, token in ((a, ta), (b, tb)):
+        await mm.call("AcceptMatch", token, ticket_id=env.id(f"t-{who}"), match_id=match_id)
+    rules = RulesClient(real)
+    view: Any = None
+    for _ in range(100):  # the first try created it there
+        try:
+            view = await rules.view(match_id)
+            break
+        except grpc.aio.AioRpcError:
+            await asyncio.sleep(0.1)
+    assert view is not None and view.status == rules_pb2.MATCH_STATUS_RUNNING
+    for _ in range(100):  # given up: back in the queue (proposed again, or waiting)
+        t = await mm.call("GetTicket", ta, ticket_id=env.id(f"t-{a}"))
+        if t.assignment.match_id != match_id:
+            break
+        await asyncio.sleep(0.1)
+    assert t.assignment.match_id != match_id, (S.Name(t.status), t.reason)
+    gate.deaf = False
+    for _ in range(150):
+        view = await rules.view(match_id)
+        if view.status == rules_pb2.MATCH_STATUS_ENDED:
+            break
+        await asyncio.sleep(0.1)
+    assert view.status == rules_pb2.MATCH_STATUS_ENDED, view.status
+    assert "abandoned" in view.outcome_json, view.outcome_json
+    await rules.close()
+    await mm.channel.close()
+    await gate.shut()
