@@ -200,3 +200,60 @@ async def test_a_match_given_up_after_its_answer_was_lost_is_abandoned_not_left_
     await rules.close()
     await mm.channel.close()
     await gate.shut()
+
+
+async def test_a_restart_after_every_accept_while_the_creation_is_lost_seats_everyone_once(
+        env: Env) -> None:  # noqa: F811
+    """Everyone accepted and CreateMatch reached the rules service, but its answer was lost
+    and matchmaking stopped before storing anything: the next process creates the same match
+    (one per id on the rules service) and hands each player their own working seat token."""
+    real = env.backend.services["rules-toy"].address
+    gate = TcpGate(real)
+    await gate.open()
+    addresses = {**env.backend.settings.addresses,
+                 **{n: s.address for n, s in env.backend.services.items()},
+                 "rules-toy": gate.address}
+    svc = await env.start(addresses=addresses, call_timeout=0.5)
+    mm = Client(svc.address)
+    a, b = env.id("ann"), env.id("bob")
+    ta, tb = env.player(a), env.player(b)
+    for who, token in ((a, ta), (b, tb)):
+        await mm.call("CreateTicket", token, ticket_id=env.id(f"t-{who}"), game="toy",
+                      players=[who])
+    proposed = await status_is(mm, ta, env.id(f"t-{a}"), S.TICKET_STATUS_PROPOSED)
+    match_id = proposed.assignment.match_id
+    gate.deaf = True
+    for who, token in ((a, ta), (b, tb)):
+        await mm.call("AcceptMatch", token, ticket_id=env.id(f"t-{who}"), match_id=match_id)
+    rules = RulesClient(real)
+    for _ in range(100):  # created there; its answer never came back
+        try:
+            await rules.view(match_id)
+            break
+        except grpc.aio.AioRpcError:
+            await asyncio.sleep(0.1)
+    await svc.stop(0.5)
+    env.running.remove(svc)
+    await mm.channel.close()
+    gate.deaf = False
+
+    svc = await env.start(addresses=addresses, call_timeout=0.5)
+    mm = Client(svc.address)
+    seats = {}
+    for who, token in ((a, ta), (b, tb)):
+        t = await reaches(mm, token, env.id(f"t-{who}"), S.TICKET_STATUS_MATCHED, 15)
+        assert t.assignment.match_id == match_id
+        mine = [s for s in t.assignment.seats if s.player == who]
+        assert len(mine) == 1 and mine[0].token
+        assert not [s for s in t.assignment.seats if s.player != who and s.token]
+        seats[mine[0].seat] = mine[0].token
+    assert sorted(seats) == [0, 1]
+    for seat, token in seats.items():
+        view = await rules.view(match_id, token)
+        assert view.viewer == seat and view.status == rules_pb2.MATCH_STATUS_RUNNING
+    listed = await rules.call("ListMatches", rules_pb2.ListMatchesRequest(),
+                              env.backend.organiser_token())
+    assert [m.match_id for m in listed.matches] == [match_id]  # this test's rules service
+    await rules.close()
+    await mm.channel.close()
+    await gate.shut()
