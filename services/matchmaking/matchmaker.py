@@ -646,6 +646,13 @@ class Matchmaker:
                 return shown_to(claims, self.view(ticket))
             if not ticket.is_open:
                 raise FailedPrecondition(f"ticket {ticket_id!r} is already {ticket.status}")
+            me = claims.player  # type: ignore[union-attr]
+            if claims.role == "player" and me not in ticket.consented:  # type: ignore[union-attr]
+                # invited only: their "no" leaves the party, it never ends it ("Declining")
+                raise FailedPrecondition(
+                    f"player {me!r} was named by ticket {ticket_id!r} without agreeing to play "
+                    "in it: DeclineInvite leaves its party, which goes on without them; only a "
+                    "player it holds (its creator, or one who accepted its match) cancels it")
             proposal = self.proposals.get((ticket.proposal or {}).get("match_id", ""))
             if proposal is not None and proposal.creating:
                 raise FailedPrecondition("the match of this ticket is being created")

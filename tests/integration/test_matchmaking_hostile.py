@@ -257,3 +257,29 @@ async def test_a_restart_after_every_accept_while_the_creation_is_lost_seats_eve
     await rules.close()
     await mm.channel.close()
     await gate.shut()
+
+
+async def test_a_player_named_without_agreeing_cannot_cancel_the_party(env: Env) -> None:  # noqa: F811
+    """ann's party names bob, who never agreed. bob's CancelTicket would end the party for ann,
+    waiting time and all, which his "no" (DeclineInvite) deliberately does not: it is
+    FAILED_PRECONDITION pointing to DeclineInvite, and the ticket waits on, unchanged. Once bob
+    accepted a match of it, the party holds him and he may cancel it, as its creator may."""
+    ann, bob = env.id("ann"), env.id("bob")
+    svc = await env.start()
+    mm = Client(svc.address)
+    ta, tb = env.player(ann), env.player(bob)
+    party = env.id("party")
+    await mm.call("CreateTicket", ta, ticket_id=party, game="toy", players=[ann, bob],
+                  rating_window=0.5)
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await mm.call("CancelTicket", tb, ticket_id=party)
+    assert info.value.code() == C.FAILED_PRECONDITION, info.value.details()
+    assert "DeclineInvite" in (info.value.details() or "")
+    still = await mm.call("GetTicket", ta, ticket_id=party)
+    assert still.status in (S.TICKET_STATUS_WAITING, S.TICKET_STATUS_PROPOSED)
+    assert list(still.players) == [ann, bob] and not still.reason
+    proposed = await status_is(mm, ta, party, S.TICKET_STATUS_PROPOSED)
+    await mm.call("AcceptMatch", tb, ticket_id=party, match_id=proposed.assignment.match_id)
+    cancelled = await mm.call("CancelTicket", tb, ticket_id=party)
+    assert cancelled.status == S.TICKET_STATUS_CANCELLED and bob in cancelled.reason
+    await mm.channel.close()
