@@ -62,8 +62,9 @@ there is no case where it cannot go on. A match proposed to it falls through, as
 player who declined: the ticket goes back to the queue (``Requeued`` then ``Declined``, one
 transaction), and the match's other tickets too, told "match M fell through: a player of it
 declined" (strangers learn neither who nor which ticket). A creator who wanted that friend or
-nobody cancels on seeing the decline; with auto-accept on, their next match is accepted for
-them as any other.
+nobody cancels on seeing the decline (an invited player's own CancelTicket is
+FAILED_PRECONDITION, pointing to DeclineInvite: their "no" leaves the party, never ends
+it); with auto-accept on, their next match is accepted for them as any other.
 
 What each side learns: the party's players see "X declined the invitation" (the reason) and
 ``declined``: X's id, which the creator chose, and nothing else of X (a decline never looks at
