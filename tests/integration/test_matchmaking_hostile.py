@@ -283,3 +283,32 @@ async def test_a_player_named_without_agreeing_cannot_cancel_the_party(env: Env)
     cancelled = await mm.call("CancelTicket", tb, ticket_id=party)
     assert cancelled.status == S.TICKET_STATUS_CANCELLED and bob in cancelled.reason
     await mm.channel.close()
+
+
+async def test_a_restarted_rules_service_is_reached_again_within_a_second_or_two(
+        env: Env) -> None:  # noqa: F811
+    """After a rules service was down for a few seconds, matchmaking's channel to it reconnects
+    at once when it is back, not after gRPC's default reconnect backoff (1 s, 1.6 s, ... up
+    to two minutes), during which every CreateMatch fails at once: a longer outage used up an
+    accepted match's tries after the rules service was back."""
+    from services.matchmaking.rules_port import RulesGateway
+
+    gate = TcpGate(env.backend.services["rules-toy"].address)
+    await gate.open()
+    rules = RulesGateway(lambda game: gate.address, "", 1.0)
+    try:
+        assert await rules.modes("toy")
+        await gate.shut()
+        loop = asyncio.get_running_loop()
+        down_until = loop.time() + 6
+        while loop.time() < down_until:  # the channel fails, and backs off
+            assert await rules.modes("toy") is None
+            await asyncio.sleep(0.2)
+        await gate.open()
+        back = loop.time()
+        while await rules.modes("toy") is None:
+            assert loop.time() - back < 2.0, "not reconnected within 2 s"
+            await asyncio.sleep(0.1)
+    finally:
+        await rules.close()
+        await gate.shut()
