@@ -164,7 +164,7 @@ from services.matchmaking.grouping import (
     group_apart,
     group_tickets,
 )
-from services.matchmaking.ratings import DEFAULT_ORDINAL, RatingSource
+from services.matchmaking.ratings import DEFAULT_ORDINAL, RatingSource, RatingsUnavailable
 from services.matchmaking.requests import TicketRequest, check_shape, resolve
 from services.matchmaking.rules_port import TRANSIENT, RulesGateway
 from services.platform.errors import (
@@ -353,6 +353,8 @@ class Matchmaker:
         """Matches whose StartMatch is in flight."""
         self._start_attempts: dict[str, tuple[int, float]] = {}
         """StartMatch calls that failed transiently: how many, and when to try again."""
+        self._ratings_down: dict[str, float] = {}
+        """Games whose ratings lookup has failed since then (cleared by one that answers)."""
         self._create_retry: dict[str, float] = {}
         """Accepted matches whose CreateMatch failed transiently: when to try again."""
         self._abandoning: set[asyncio.Task[None]] = set()
@@ -1104,8 +1106,16 @@ class Matchmaker:
             players = sorted({p for t in rated for p in t.players})
             try:
                 found = await self.ratings_source.ratings(game, players)
-            except Exception as err:  # ratings are a preference, never a reason to stall
-                log.warning("ratings lookup failed, using defaults", game=game, error=repr(err))
+                self._ratings_down.pop(game, None)
+            except Exception as err:  # ratings are a preference, never a reason to stall long
+                if not isinstance(err, RatingsUnavailable):  # (that one warned already)
+                    log.warning("ratings lookup failed", game=game, error=repr(err))
+                # the tickets wait unrated (looked up again each cycle) for a few seconds of
+                # an outage, so that a scoring restart does not take them as new players for
+                # good (grouped with anyone near the default, however far their ratings are)
+                down = self._ratings_down.setdefault(game, self.clock())
+                if self.clock() - down < ratings_grace(self.config):
+                    continue
                 found = {}
             # the rows as they are now: the columns may have been built anew during the lookup
             # (the rows of the new ones would otherwise stay unrated and be looked up again)
@@ -1885,6 +1895,12 @@ def _gc_paused() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
+
+
+def ratings_grace(config: Config) -> float:
+    """How long new tickets wait unrated while their ratings cannot be looked up, before
+    they are grouped with the default rating: ten lookups' time, at most 5 s."""
+    return min(5.0, 10 * config.rating_timeout)
 
 
 def teams_of(seats: Sequence[dict[str, Any]]) -> list[list[int]]:

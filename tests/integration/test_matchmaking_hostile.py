@@ -4,6 +4,7 @@ odd and huge field values get a clear status with a short reason, and store noth
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any
 
 import grpc
@@ -11,8 +12,10 @@ import pytest
 
 from services.cli.client import RulesClient
 from services.genproto.neon.rules.v1 import rules_pb2
+from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
 from services.matchmaking import matchmaker
 from tests.integration.test_matchmaking import (  # noqa: F401 (env: the fixture)
+    FAST,
     Client,
     Env,
     S,
@@ -312,3 +315,51 @@ async def test_a_restarted_rules_service_is_reached_again_within_a_second_or_two
     finally:
         await rules.close()
         await gate.shut()
+
+
+class Ratings(scoring_pb2_grpc.ScoringServiceServicer):
+    """A scoring service that knows a few ordinals (GetRatings only), on a real socket."""
+
+    def __init__(self, table: dict[str, float]) -> None:
+        self.table = table
+
+    async def GetRatings(self, request: Any, context: Any) -> Any:
+        return scoring_pb2.GetRatingsResponse(ratings=[
+            scoring_pb2.Rating(player=p, game=request.game, ordinal=self.table[p])
+            for p in request.players if p in self.table])
+
+
+async def test_a_ticket_queued_while_scoring_restarts_is_grouped_by_its_rating(
+        env: Env) -> None:  # noqa: F811
+    """Scoring does not answer for a moment (a restart) as ann (ordinal 300) and bob (new, no
+    rating) queue: ann is rated when it answers again a moment later, not taken as a new
+    player for good (she and bob were matched at once, 300 apart). Scoring down for longer
+    still means default ratings, a few seconds on (the next test of test_matchmaking.py)."""
+    a, b = env.id("ann"), env.id("bob")
+    server = grpc.aio.server()
+    scoring_pb2_grpc.add_ScoringServiceServicer_to_server(Ratings({a: 300.0}), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    gate = TcpGate(f"127.0.0.1:{port}")
+    await gate.open()
+    await gate.shut()
+    svc = await env.start(dataclasses.replace(FAST, rating_timeout=0.5), ratings=None,
+                          addresses={**env.backend.settings.addresses,
+                                     "rules-toy": env.backend.address("rules-toy"),
+                                     "scoring": gate.address})
+    mm = Client(svc.address)
+    try:
+        for who in (a, b):
+            await mm.call("CreateTicket", env.player(who), ticket_id=env.id(f"t-{who}"),
+                          game="toy", players=[who])
+        await asyncio.sleep(0.3)
+        await gate.open()
+        await asyncio.sleep(2.5)
+        t = await mm.call("GetTicket", env.player(a), ticket_id=env.id(f"t-{a}"))
+        assert t.status == S.TICKET_STATUS_WAITING, (S.Name(t.status), t.reason)
+        rows = svc.extra["matchmaker"]._rows["toy"]
+        assert rows.columns.ratings[rows.slot[env.id(f"t-{a}")]] == (300.0,)
+    finally:
+        await mm.channel.close()
+        await gate.shut()
+        await server.stop(0)
