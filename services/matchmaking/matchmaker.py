@@ -1545,7 +1545,9 @@ class Matchmaker:
                     self.clock() + min(RETRY_START_MAX, 0.1 * 2 ** p.attempts)
                 return
             if code in TRANSIENT:  # it may have been created (the answer was lost): ended
-                self._abandon(p, f"matchmaking gave up creating match {p.match_id}: {why}")
+                # (the reason is the match's public end: no internal address or error text)
+                self._abandon(p, f"matchmaking gave up creating match {p.match_id}: the rules "
+                                 "service did not answer; its players were queued again")
             changed: list[Aggregate] = self._end(p)
             for i in p.ticket_ids:
                 t = self.tickets[i]

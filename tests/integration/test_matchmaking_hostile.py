@@ -200,6 +200,7 @@ async def test_a_match_given_up_after_its_answer_was_lost_is_abandoned_not_left_
         await asyncio.sleep(0.1)
     assert view.status == rules_pb2.MATCH_STATUS_ENDED, view.status
     assert "abandoned" in view.outcome_json, view.outcome_json
+    assert "127.0.0.1" not in view.outcome_json and "ipv4" not in view.outcome_json  # public
     await rules.close()
     await mm.channel.close()
     await gate.shut()
