@@ -1552,7 +1552,10 @@ class Matchmaker:
             for i in p.ticket_ids:
                 t = self.tickets[i]
                 if code in TRANSIENT:
-                    t.requeue(i, p.match_id, f"the rules service did not create the match: {why}")
+                    # not gRPC's text, which may name the rules service's internal address
+                    t.requeue(i, p.match_id, f"match {p.match_id} was not created: the rules "
+                                             f"service of {p.game} did not answer "
+                                             f"({code.name}); queued again")
                 else:
                     t.cancel(i, f"the rules service refused the match ({code.name}): {why}",
                              self.clock())

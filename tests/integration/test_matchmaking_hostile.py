@@ -364,3 +364,37 @@ async def test_a_ticket_queued_while_scoring_restarts_is_grouped_by_its_rating(
         await mm.channel.close()
         await gate.shut()
         await server.stop(0)
+
+
+async def test_a_match_given_up_tells_its_players_why_without_internal_addresses(
+        env: Env, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """The rules service stays down until matchmaking gives up (two tries here): the players
+    are told their match was not created and that they are queued again, not gRPC's error
+    text with the rules service's internal address (which answers keep from web clients)."""
+    monkeypatch.setattr(matchmaker, "CREATE_ATTEMPTS", 2)
+    gate = TcpGate(env.backend.services["rules-toy"].address)
+    await gate.open()
+    addresses = {**env.backend.settings.addresses,
+                 **{n: s.address for n, s in env.backend.services.items()},
+                 "rules-toy": gate.address}
+    svc = await env.start(addresses=addresses)
+    mm = Client(svc.address)
+    a, b = env.id("ann"), env.id("bob")
+    ta, tb = env.player(a), env.player(b)
+    for who, token in ((a, ta), (b, tb)):
+        await mm.call("CreateTicket", token, ticket_id=f"t-{who}", game="toy", players=[who])
+    proposed = await status_is(mm, ta, f"t-{a}", S.TICKET_STATUS_PROPOSED)
+    match_id = proposed.assignment.match_id
+    stream = aiter(mm.watch(ta, f"t-{a}"))
+    await anext(stream)
+    await gate.shut()
+    for who, token in ((a, ta), (b, tb)):
+        await mm.call("AcceptMatch", token, ticket_id=f"t-{who}", match_id=match_id)
+    reason = ""
+    async for message in stream:
+        if message.ticket.reason:
+            reason = message.ticket.reason
+            break
+    assert match_id in reason and "not created" in reason, reason
+    assert "127.0.0.1" not in reason and "ipv4" not in reason, reason
+    await mm.channel.close()
