@@ -62,8 +62,9 @@ there is no case where it cannot go on. A match proposed to it falls through, as
 player who declined: the ticket goes back to the queue (``Requeued`` then ``Declined``, one
 transaction), and the match's other tickets too, told "match M fell through: a player of it
 declined" (strangers learn neither who nor which ticket). A creator who wanted that friend or
-nobody cancels on seeing the decline; with auto-accept on, their next match is accepted for
-them as any other.
+nobody cancels on seeing the decline (an invited player's own CancelTicket is
+FAILED_PRECONDITION, pointing to DeclineInvite: their "no" leaves the party, never ends
+it); with auto-accept on, their next match is accepted for them as any other.
 
 What each side learns: the party's players see "X declined the invitation" (the reason) and
 ``declined``: X's id, which the creator chose, and nothing else of X (a decline never looks at
@@ -163,7 +164,7 @@ from services.matchmaking.grouping import (
     group_apart,
     group_tickets,
 )
-from services.matchmaking.ratings import DEFAULT_ORDINAL, RatingSource
+from services.matchmaking.ratings import DEFAULT_ORDINAL, RatingSource, RatingsUnavailable
 from services.matchmaking.requests import TicketRequest, check_shape, resolve
 from services.matchmaking.rules_port import TRANSIENT, RulesGateway
 from services.platform.errors import (
@@ -182,7 +183,12 @@ from services.platform.tokens import Claims
 from services.platform.waiting import within
 
 INFO_REFRESH = 60.0
-CREATE_ATTEMPTS = 5
+CREATE_ATTEMPTS = 12
+"""Tries of an accepted match's CreateMatch that fail transiently before its tickets go back
+to the queue: a try, then again after 0.2, 0.4, ... up to RETRY_START_MAX s (about 40 s in
+all, a rules service's restart), never a cycle apart (five of those were 2.5 s)."""
+ABANDON_ATTEMPTS = 6
+"""Tries of the AbandonMatch of a match id given up that may have been created."""
 RETRY_START_MAX = 5.0
 """Longest wait between two tries of a StartMatch that failed transiently."""
 ENDED_KICKOFFS_KEPT = 4096
@@ -347,6 +353,12 @@ class Matchmaker:
         """Matches whose StartMatch is in flight."""
         self._start_attempts: dict[str, tuple[int, float]] = {}
         """StartMatch calls that failed transiently: how many, and when to try again."""
+        self._ratings_down: dict[str, float] = {}
+        """Games whose ratings lookup has failed since then (cleared by one that answers)."""
+        self._create_retry: dict[str, float] = {}
+        """Accepted matches whose CreateMatch failed transiently: when to try again."""
+        self._abandoning: set[asyncio.Task[None]] = set()
+        """AbandonMatch calls of match ids given up after a try to create them."""
 
     # ----------------------------------------------------------------- start-up
 
@@ -366,6 +378,7 @@ class Matchmaker:
         self.invited.clear()
         self.shared.clear()
         self.proposals.clear()
+        self._create_retry.clear()
         self.batches.clear()
         self._rows.clear()
         self.queues = {q.game: q for q in state.queues}
@@ -636,6 +649,13 @@ class Matchmaker:
                 return shown_to(claims, self.view(ticket))
             if not ticket.is_open:
                 raise FailedPrecondition(f"ticket {ticket_id!r} is already {ticket.status}")
+            me = claims.player  # type: ignore[union-attr]
+            if claims.role == "player" and me not in ticket.consented:  # type: ignore[union-attr]
+                # invited only: their "no" leaves the party, it never ends it ("Declining")
+                raise FailedPrecondition(
+                    f"player {me!r} was named by ticket {ticket_id!r} without agreeing to play "
+                    "in it: DeclineInvite leaves its party, which goes on without them; only a "
+                    "player it holds (its creator, or one who accepted its match) cancels it")
             proposal = self.proposals.get((ticket.proposal or {}).get("match_id", ""))
             if proposal is not None and proposal.creating:
                 raise FailedPrecondition("the match of this ticket is being created")
@@ -1053,6 +1073,12 @@ class Matchmaker:
     def _ready_to_create(self) -> list[Proposal | RowProposal]:
         """Proposals accepted by everyone since the last look, now marked as being created."""
         ready = []
+        if self._create_retry:
+            now = self.clock()
+            for match_id, at in list(self._create_retry.items()):
+                if now >= at:
+                    del self._create_retry[match_id]
+                    self._maybe_ready.add(match_id)
         for match_id in self._maybe_ready:
             p = self.proposals.get(match_id)
             if p is not None and not p.creating and self._accepted(p):
@@ -1080,8 +1106,16 @@ class Matchmaker:
             players = sorted({p for t in rated for p in t.players})
             try:
                 found = await self.ratings_source.ratings(game, players)
-            except Exception as err:  # ratings are a preference, never a reason to stall
-                log.warning("ratings lookup failed, using defaults", game=game, error=repr(err))
+                self._ratings_down.pop(game, None)
+            except Exception as err:  # ratings are a preference, never a reason to stall long
+                if not isinstance(err, RatingsUnavailable):  # (that one warned already)
+                    log.warning("ratings lookup failed", game=game, error=repr(err))
+                # the tickets wait unrated (looked up again each cycle) for a few seconds of
+                # an outage, so that a scoring restart does not take them as new players for
+                # good (grouped with anyone near the default, however far their ratings are)
+                down = self._ratings_down.setdefault(game, self.clock())
+                if self.clock() - down < ratings_grace(self.config):
+                    continue
                 found = {}
             # the rows as they are now: the columns may have been built anew during the lookup
             # (the rows of the new ones would otherwise stay unrated and be looked up again)
@@ -1136,11 +1170,14 @@ class Matchmaker:
             if i not in ended and t.status == "proposed":
                 t.requeue(i, p.match_id, reason)
                 back.append(t)
+        if p.attempts:  # a CreateMatch was tried: the match may exist, and is nobody's now
+            self._abandon(p, reason)
         return back + self._end(p)
 
     def _end(self, p: Proposal | RowProposal) -> list[Aggregate]:
         """The proposal is over (matched or not): its batch closes with its last proposal."""
         self.proposals.pop(p.match_id, None)
+        self._create_retry.pop(p.match_id, None)
         held = self.batches.get(p.batch_id)
         if held is None:
             return []
@@ -1357,7 +1394,12 @@ class Matchmaker:
 
         The match id was fixed when the match was proposed, and the rules service creates
         a match once per id, so a retry (or a restart between creation and saving) gets
-        the same match and the same tokens back.
+        the same match and the same tokens back. A transient failure (the rules service
+        restarting) is tried again with backoff, up to CREATE_ATTEMPTS tries (about 40 s),
+        the tickets still accepted; only then do they go back to the queue, and the match,
+        which may have been created there with its answer lost, is abandoned
+        (:meth:`_abandon`), as it is when a ticket of it is cancelled or declined between
+        tries.
         """
         seats = p.seats
         organisers = sorted({o for i in p.ticket_ids for o in self.tickets[i].organisers})
@@ -1499,18 +1541,52 @@ class Matchmaker:
                 return
             if code in TRANSIENT and p.attempts < CREATE_ATTEMPTS:
                 p.creating = False
-                self._maybe_ready.add(p.match_id)
+                self._create_retry[p.match_id] = \
+                    self.clock() + min(RETRY_START_MAX, 0.1 * 2 ** p.attempts)
                 return
+            if code in TRANSIENT:  # it may have been created (the answer was lost): ended
+                # (the reason is the match's public end: no internal address or error text)
+                self._abandon(p, f"matchmaking gave up creating match {p.match_id}: the rules "
+                                 "service did not answer; its players were queued again")
             changed: list[Aggregate] = self._end(p)
             for i in p.ticket_ids:
                 t = self.tickets[i]
                 if code in TRANSIENT:
-                    t.requeue(i, p.match_id, f"the rules service did not create the match: {why}")
+                    # not gRPC's text, which may name the rules service's internal address
+                    t.requeue(i, p.match_id, f"match {p.match_id} was not created: the rules "
+                                             f"service of {p.game} did not answer "
+                                             f"({code.name}); queued again")
                 else:
                     t.cancel(i, f"the rules service refused the match ({code.name}): {why}",
                              self.clock())
                 changed.append(t)
             await self._save(changed)
+
+    def _abandon(self, p: Proposal | RowProposal, reason: str) -> None:
+        """Abandon ``p``'s match on the rules service, in a task of its own: a CreateMatch of
+        it was tried and its tickets will never be given its seats (they were sent back, or
+        ended), so a match created there (its answer lost) would otherwise wait for client
+        seeds for ever, or run with nobody at its seats, besides the match its players get
+        next. NOT_FOUND: it was never created. Tried again a few times (the rules service may
+        still be down); a failure for good is logged with the match id."""
+
+        async def abandon() -> None:
+            for attempt in range(ABANDON_ATTEMPTS):
+                try:
+                    await self.rules.abandon_match(p.game, p.match_id, reason[:500])
+                    log.info("match given up abandoned", match_id=p.match_id)
+                    return
+                except (grpc.aio.AioRpcError, LookupError) as err:
+                    code = err.code() if isinstance(err, grpc.aio.AioRpcError) else None
+                    if code == grpc.StatusCode.NOT_FOUND:
+                        return
+                    if code not in TRANSIENT or attempt == ABANDON_ATTEMPTS - 1:
+                        log.error("abandoning a match given up failed", match_id=p.match_id,
+                                  error=repr(err))
+                        return
+                await asyncio.sleep(min(RETRY_START_MAX, 0.5 * 2 ** attempt))
+
+        held_task(self._abandoning, abandon())
 
     async def _bots_finished(self, match_id: str, reason: str) -> None:
         bot_match: BotMatch = await asyncio.to_thread(self.app.repository.get,
@@ -1527,6 +1603,8 @@ class Matchmaker:
             await asyncio.gather(*self._creating, return_exceptions=True)
         if self._saving:
             await asyncio.gather(*self._saving, return_exceptions=True)
+        for task in list(self._abandoning):  # not waited for: its match id is logged
+            task.cancel()
         await self.bots.close()
 
     # ----------------------------------------------------------------- saving, telling
@@ -1822,6 +1900,12 @@ def _gc_paused() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
+
+
+def ratings_grace(config: Config) -> float:
+    """How long new tickets wait unrated while their ratings cannot be looked up, before
+    they are grouped with the default rating: ten lookups' time, at most 5 s."""
+    return min(5.0, 10 * config.rating_timeout)
 
 
 def teams_of(seats: Sequence[dict[str, Any]]) -> list[list[int]]:

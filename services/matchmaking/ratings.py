@@ -10,16 +10,23 @@ from typing import Protocol
 import grpc
 
 from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
-from services.platform.grpc_kit import call_metadata, channel
+from services.platform.grpc_kit import call_metadata
 from services.platform.logs import get_logger
+from services.platform.replicas import PEER_CHANNEL_OPTIONS
 
 DEFAULT_ORDINAL = 0.0
 log = get_logger("matchmaking")
 
 
+class RatingsUnavailable(Exception):
+    """The ratings could not be looked up (the source warned already): the matchmaker waits
+    a few seconds before it takes the default for every player asked about."""
+
+
 class RatingSource(Protocol):
     async def ratings(self, game: str, players: Sequence[str]) -> dict[str, float]:
-        """Ordinal per known player; players left out get :data:`DEFAULT_ORDINAL`."""
+        """Ordinal per known player; players left out get :data:`DEFAULT_ORDINAL`. Raises
+        (e.g. :class:`RatingsUnavailable`) when it cannot tell."""
         ...
 
 
@@ -34,15 +41,17 @@ class StaticRatings:
 
 
 class ScoringRatings:
-    """``ScoringService.GetRatings`` with a deadline, in batches; players whose batch went
-    unanswered get the default rating, and a warning is logged (at most every 30 s)."""
+    """``ScoringService.GetRatings`` with a deadline, in batches; a batch unanswered raises
+    :class:`RatingsUnavailable` (a player left out of an answer is a new one, an unanswered
+    one is not), and a warning is logged (at most every 30 s). Its channel reconnects within
+    a second of scoring's return (PEER_CHANNEL_OPTIONS), not after gRPC's growing backoff."""
 
     WARN_EVERY = 30.0
     BATCH = 500
 
     def __init__(self, address: str, timeout: float = 1.0, token: str = "") -> None:
         self.address, self.timeout, self.token = address, timeout, token
-        self._channel = channel(address)
+        self._channel = grpc.aio.insecure_channel(address, options=PEER_CHANNEL_OPTIONS)
         self._stub = scoring_pb2_grpc.ScoringServiceStub(self._channel)
         self._warned = -math.inf
 
@@ -58,7 +67,7 @@ class ScoringRatings:
                 )
             except grpc.aio.AioRpcError as err:
                 self._warn(f"{err.code().name}: {err.details()}")
-                return found
+                raise RatingsUnavailable(f"{err.code().name}: {err.details()}") from None
             found.update((r.player, float(r.ordinal)) for r in reply.ratings)
         return found
 
@@ -66,7 +75,8 @@ class ScoringRatings:
         now = time.monotonic()
         if now - self._warned > self.WARN_EVERY:
             self._warned = now
-            log.warning("scoring unavailable, using default ratings", address=self.address,
+            log.warning("scoring unavailable: new tickets wait a few seconds unrated, then "
+                        "take default ratings", address=self.address,
                         error=why)
 
     async def close(self) -> None:

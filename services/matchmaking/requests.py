@@ -16,6 +16,11 @@ PLAYER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}\Z")
 MAX_PARTY = 6
 MAX_REGION = 32
 MAX_SEATS = 24
+MAX_MODES = 16
+"""The most entries a ticket's ``modes`` may list (no game has nearly as many modes): the
+request is stored as sent, for its idempotency, so an unbounded list was an unbounded event."""
+MAX_NAME = 64
+"""The longest game or mode name a request may give."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,13 @@ def check_shape(req: TicketRequest) -> list[str]:
     """Checks that need no game: ids, party, numbers. Returns the party's players."""
     if not TICKET_ID.match(req.ticket_id):
         raise InvalidArgument("ticket_id must be 1-64 letters, digits, '-' or '_'")
+    if len(req.game) > MAX_NAME:
+        raise InvalidArgument(f"game must be at most {MAX_NAME} characters")
+    if len(req.modes) > MAX_MODES:
+        raise InvalidArgument(f"a ticket lists at most {MAX_MODES} modes, not {len(req.modes)}")
+    for m in req.modes:
+        if not m or len(m) > MAX_NAME:
+            raise InvalidArgument(f"a mode name must be 1-{MAX_NAME} characters")
     players = [str(p) for p in req.players]
     if not players:
         raise InvalidArgument("a ticket needs at least one player")

@@ -7,10 +7,11 @@ from typing import Any
 
 import grpc
 
-from services.genproto.neon.rules.v1 import rules_pb2
+from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.matchmaking.catalogue import ModeSpec
 from services.platform.grpc_kit import call_metadata
 from services.platform.logs import get_logger
+from services.platform.replicas import PEER_CHANNEL_OPTIONS
 from services.platform.rules_channels import RulesChannels
 
 log = get_logger("matchmaking")
@@ -20,8 +21,19 @@ TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
 
 
 class RulesGateway(RulesChannels):
-    """gRPC client of every game's rules service, one channel per address."""
+    """gRPC client of every game's rules service, one channel per address.
 
+    Its channels reconnect as a replica's channels to its peers do (PEER_CHANNEL_OPTIONS):
+    a restarted rules service is reached again within a second, not after gRPC's default
+    reconnect backoff (growing to two minutes), during which every call fails at once (an
+    accepted match's CreateMatch tries were used up after the service was back)."""
+
+    def stub(self, game: str) -> Any:
+        address = self.address(game)
+        if address and address not in self._stubs:
+            ch = grpc.aio.insecure_channel(address, options=PEER_CHANNEL_OPTIONS)
+            self._stubs[address] = (ch, rules_pb2_grpc.RulesServiceStub(ch))
+        return super().stub(game)
 
     async def modes(self, game: str) -> list[ModeSpec] | None:
         """The modes the game's rules service reports, None when unreachable."""
@@ -52,6 +64,14 @@ class RulesGateway(RulesChannels):
             metadata=call_metadata(self.token), timeout=self.timeout,
         )
         return {t.seat: t.token for t in reply.seat_tokens}
+
+    async def abandon_match(self, game: str, match_id: str, reason: str) -> None:
+        """End a match matchmaking created (or may have) and will never hand out, with no
+        result (AbandonMatch, the service token). A match that was never created is
+        NOT_FOUND, raised as any other refusal (Matchmaker._abandon)."""
+        await self.stub(game).AbandonMatch(
+            rules_pb2.AbandonMatchRequest(match_id=match_id, reason=reason),
+            metadata=call_metadata(self.token), timeout=self.timeout)
 
     async def start_match(self, game: str, match_id: str) -> None:
         """Start a match that waits for client seeds (StartMatch, with the service token);

@@ -51,11 +51,13 @@ def test_coalition_takes_parties_up_to_a_team_only() -> None:
 def test_malformed_requests() -> None:
     for bad in (dict(ticket_id="bad id"), dict(players=()), dict(players=("a", "a")),
                 dict(players=("bot-random-1",)), dict(players=("bot-smart",)), dict(min_seats=-1), dict(min_seats=3, max_seats=2),
-                dict(rating_window=float("nan")), dict(region="x" * 40)):
+                dict(rating_window=float("nan")), dict(region="x" * 40), dict(game="g" * 65),
+                dict(modes=("rebirth",) * 17), dict(modes=("x" * 65,)), dict(modes=("",))):
         r = TicketRequest(**{"ticket_id": "t", "game": "neon", "players": ("ann",), **bad})  # type: ignore[arg-type]
         with pytest.raises(InvalidArgument):
             check_shape(r)
     assert "no mode" in refused("neon", modes=("chess",))
+    assert ok("neon", modes=("rebirth",) * 16)["modes"] == ["rebirth"]  # repeats up to the cap
 
 
 def test_config_from_environment() -> None:
