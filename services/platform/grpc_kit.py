@@ -448,10 +448,19 @@ CLIENT_MAX_RECEIVE = 64 * 1024 * 1024
 peer channels) takes; a service answering one message bounds it by this."""
 
 
+RECONNECT_OPTIONS = (
+    # a restarted service is reached again within a second or two, not after gRPC's default
+    # reconnect backoff (growing to two minutes), during which every call fails at once
+    ("grpc.initial_reconnect_backoff_ms", 200),
+    ("grpc.min_reconnect_backoff_ms", 200),
+    ("grpc.max_reconnect_backoff_ms", 1000),
+)
+CHANNEL_OPTIONS = (("grpc.max_receive_message_length", CLIENT_MAX_RECEIVE), *RECONNECT_OPTIONS)
+"""The options of a channel from one service (or the command line) to another."""
+
+
 def channel(address: str) -> grpc.aio.Channel:
-    return grpc.aio.insecure_channel(
-        address, options=[("grpc.max_receive_message_length", CLIENT_MAX_RECEIVE)]
-    )
+    return grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
 
 
 def call_metadata(token: str | None = None, request_id: str | None = None) -> tuple[tuple[str, str], ...]:

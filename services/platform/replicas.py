@@ -24,21 +24,15 @@ import grpc
 from structlog.contextvars import get_contextvars
 
 from services.platform.errors import Unavailable
-from services.platform.grpc_kit import CLIENT_MAX_RECEIVE, current_client
+from services.platform.grpc_kit import CHANNEL_OPTIONS, current_client
 from services.platform.logs import get_logger
 from services.platform.stream_limits import CLIENT_METADATA
 
 _DOMAIN = b"neon-rules-owner\x00"
 """Part of every weight; changing it moves every key to another owner."""
 
-PEER_CHANNEL_OPTIONS = (
-    ("grpc.max_receive_message_length", CLIENT_MAX_RECEIVE),
-    # a restarted owner is reached again within a second or two, not after gRPC's default
-    # reconnect backoff (up to two minutes), during which every forwarded call is UNAVAILABLE
-    ("grpc.initial_reconnect_backoff_ms", 200),
-    ("grpc.min_reconnect_backoff_ms", 200),
-    ("grpc.max_reconnect_backoff_ms", 1000),
-)
+PEER_CHANNEL_OPTIONS = CHANNEL_OPTIONS
+"""A restarted owner is reached again within a second or two (grpc_kit.RECONNECT_OPTIONS)."""
 FORWARDED = "x-neon-forwarded"
 """Metadata on a forwarded call: the forwarding replica's replica-list fingerprint."""
 log = get_logger("rules")

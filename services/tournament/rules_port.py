@@ -21,7 +21,7 @@ from services.platform.export_chunks import (
     read_export_chunks,
     refused_size,
 )
-from services.platform.grpc_kit import call_metadata
+from services.platform.grpc_kit import RECONNECT_OPTIONS, call_metadata
 from services.platform.rules_channels import RulesChannels
 
 EXPORT_TIMEOUT = 120.0
@@ -227,7 +227,8 @@ class RulesGateway(RulesChannels):
             raise LookupError(f"no rules service address for game {game!r}")
         if address not in self._whole:
             ch = grpc.aio.insecure_channel(address, options=[
-                ("grpc.max_receive_message_length", self.max_export_bytes + ENVELOPE_BYTES)])
+                ("grpc.max_receive_message_length", self.max_export_bytes + ENVELOPE_BYTES),
+                *RECONNECT_OPTIONS])
             self._whole[address] = (ch, rules_pb2_grpc.RulesServiceStub(ch))
         return self._whole[address][1]
 
