@@ -317,7 +317,7 @@ def serve(service: str = typer.Argument(
 
     from services.dice import main as dice_main
     from services.platform import bus
-    from services.platform.keys import load_keys, signs
+    from services.platform.keys import NoKeys, load_keys, signs
     from services.rules import main as rules_main
     from services.rules.games import available
 
@@ -350,7 +350,12 @@ def serve(service: str = typer.Argument(
         raise CliError(busy_message(settings.bind_host, taken, command="neon serve"))
 
     async def run() -> None:
-        keys = load_keys(settings, signing=signs(service))
+        try:
+            keys = load_keys(settings, signing=signs(service))
+        except NoKeys as err:  # a deployment's settings: said as they are, exit 2
+            raise CliError(f"neon serve {service}: {err}", USAGE) from None
+        except ValueError as err:  # a key that is not one (NEON_PUBLIC_KEY, NEON_SIGNING_KEY)
+            raise CliError(f"neon serve {service}: {err}", USAGE) from None
         nc = served = None
         if settings.metrics_port:  # first: a port taken fails before the service starts
             from services.platform import metrics
