@@ -10,9 +10,8 @@ from typing import Protocol
 import grpc
 
 from services.genproto.neon.scoring.v1 import scoring_pb2, scoring_pb2_grpc
-from services.platform.grpc_kit import call_metadata
+from services.platform.grpc_kit import call_metadata, channel
 from services.platform.logs import get_logger
-from services.platform.replicas import PEER_CHANNEL_OPTIONS
 
 DEFAULT_ORDINAL = 0.0
 log = get_logger("matchmaking")
@@ -43,15 +42,15 @@ class StaticRatings:
 class ScoringRatings:
     """``ScoringService.GetRatings`` with a deadline, in batches; a batch unanswered raises
     :class:`RatingsUnavailable` (a player left out of an answer is a new one, an unanswered
-    one is not), and a warning is logged (at most every 30 s). Its channel reconnects within
-    a second of scoring's return (PEER_CHANNEL_OPTIONS), not after gRPC's growing backoff."""
+    one is not), and a warning is logged (at most every 30 s). Its channel (grpc_kit.channel)
+    reconnects within a second of scoring's return, not after gRPC's growing backoff."""
 
     WARN_EVERY = 30.0
     BATCH = 500
 
     def __init__(self, address: str, timeout: float = 1.0, token: str = "") -> None:
         self.address, self.timeout, self.token = address, timeout, token
-        self._channel = grpc.aio.insecure_channel(address, options=PEER_CHANNEL_OPTIONS)
+        self._channel = channel(address)
         self._stub = scoring_pb2_grpc.ScoringServiceStub(self._channel)
         self._warned = -math.inf
 

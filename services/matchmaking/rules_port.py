@@ -7,11 +7,10 @@ from typing import Any
 
 import grpc
 
-from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
+from services.genproto.neon.rules.v1 import rules_pb2
 from services.matchmaking.catalogue import ModeSpec
 from services.platform.grpc_kit import call_metadata
 from services.platform.logs import get_logger
-from services.platform.replicas import PEER_CHANNEL_OPTIONS
 from services.platform.rules_channels import RulesChannels
 
 log = get_logger("matchmaking")
@@ -21,19 +20,9 @@ TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
 
 
 class RulesGateway(RulesChannels):
-    """gRPC client of every game's rules service, one channel per address.
-
-    Its channels reconnect as a replica's channels to its peers do (PEER_CHANNEL_OPTIONS):
+    """gRPC client of every game's rules service, one channel per address (grpc_kit.channel:
     a restarted rules service is reached again within a second, not after gRPC's default
-    reconnect backoff (growing to two minutes), during which every call fails at once (an
-    accepted match's CreateMatch tries were used up after the service was back)."""
-
-    def stub(self, game: str) -> Any:
-        address = self.address(game)
-        if address and address not in self._stubs:
-            ch = grpc.aio.insecure_channel(address, options=PEER_CHANNEL_OPTIONS)
-            self._stubs[address] = (ch, rules_pb2_grpc.RulesServiceStub(ch))
-        return super().stub(game)
+    reconnect backoff, during which an accepted match's CreateMatch tries were used up)."""
 
     async def modes(self, game: str) -> list[ModeSpec] | None:
         """The modes the game's rules service reports, None when unreachable."""

@@ -24,15 +24,13 @@ import grpc
 from structlog.contextvars import get_contextvars
 
 from services.platform.errors import Unavailable
-from services.platform.grpc_kit import CHANNEL_OPTIONS, current_client
+from services.platform.grpc_kit import channel, current_client
 from services.platform.logs import get_logger
 from services.platform.stream_limits import CLIENT_METADATA
 
 _DOMAIN = b"neon-rules-owner\x00"
 """Part of every weight; changing it moves every key to another owner."""
 
-PEER_CHANNEL_OPTIONS = CHANNEL_OPTIONS
-"""A restarted owner is reached again within a second or two (grpc_kit.RECONNECT_OPTIONS)."""
 FORWARDED = "x-neon-forwarded"
 """Metadata on a forwarded call: the forwarding replica's replica-list fingerprint."""
 log = get_logger("rules")
@@ -95,9 +93,8 @@ class PeerRouter:
 
     def stub(self, ordinal: int) -> Any:
         if ordinal not in self._stubs:
-            self._channels[ordinal] = grpc.aio.insecure_channel(
-                self.replicas.peers[ordinal], options=PEER_CHANNEL_OPTIONS
-            )
+            # grpc_kit.channel: a restarted owner is reached again within a second or two
+            self._channels[ordinal] = channel(self.replicas.peers[ordinal])
             self._stubs[ordinal] = type(self).stub_class(self._channels[ordinal])
         return self._stubs[ordinal]
 

@@ -309,7 +309,7 @@ async def test_two_replicas_serve_64_matches_addressed_at_random_with_one_owner_
         # jitter: 1.2 s), counted in refusals, each followed by a pause of 0.1 s or more, so
         # at most 12; not in seconds for the whole match, which a loaded machine plays slower
         # (5.2 s, 4 refusals, at load 14). Measured here: 1-5 refusals; with gRPC's default
-        # backoff instead of replicas.PEER_CHANNEL_OPTIONS', 19 and 8 (2.6 s and 0.9 s)
+        # backoff instead of grpc_kit.RECONNECT_OPTIONS', 19 and 8 (2.6 s and 0.9 s)
         assert set(tally.refused) <= {"UNAVAILABLE"} and tally.retries <= 12, tally
         check_export(theirs, (await clients[0].export(ORGANISER, theirs.match_id)).export_jsonl)
     finally:
