@@ -109,7 +109,8 @@ def load_config(environ: dict[str, str] | None = None) -> GatewayConfig:
         max_replays_per_client=limit_from_env(
             e, "NEON_GATEWAY_MAX_REPLAYS_PER_CLIENT", GatewayConfig.max_replays_per_client
         ),
-        trusted_proxies=_networks(e.get("NEON_GATEWAY_TRUSTED_PROXIES", "")),
+        trusted_proxies=parse_networks(e.get("NEON_GATEWAY_TRUSTED_PROXIES", ""),
+                                       "NEON_GATEWAY_TRUSTED_PROXIES"),
         body_timeout=_seconds(e, "NEON_GATEWAY_BODY_TIMEOUT", GatewayConfig.body_timeout),
         idle_timeout=_seconds(e, "NEON_GATEWAY_IDLE_TIMEOUT", GatewayConfig.idle_timeout),
         calls_per_second=limit_from_env(e, "NEON_GATEWAY_CALLS_PER_SECOND", 0),
@@ -136,10 +137,6 @@ def _seconds(e: dict[str, str] | os._Environ[str], name: str, default: float) ->
     return value
 
 
-def _networks(raw: str) -> tuple[str, ...]:
-    return parse_networks(raw, "NEON_GATEWAY_TRUSTED_PROXIES")
-
-
 def client_address(remote: str | None, forwarded_for: str | list[str] | None,
                    trusted_proxies: tuple[str, ...]) -> str:
     """The address a client's streams are counted by: the connection's, unless it comes from
@@ -149,19 +146,15 @@ def client_address(remote: str | None, forwarded_for: str | list[str] | None,
     client's hop last)."""
     if isinstance(forwarded_for, list):
         forwarded_for = ",".join(forwarded_for)
+    # address_in: an IPv4 address written IPv4-mapped (a dual-stack socket's peer, a hop a
+    # dual-stack proxy wrote) is that IPv4 address, in an IPv4 network
     nets = networks(trusted_proxies)
-
-    def trusted(address: str) -> bool:
-        # an IPv4 address written IPv4-mapped (::ffff:10.0.0.5: a dual-stack socket's peer,
-        # a hop a dual-stack proxy wrote) is that IPv4 address, in an IPv4 network
-        return address_in(address, nets)
-
     address = remote or "unknown"
-    if not nets or not trusted(address):
+    if not nets or not address_in(address, nets):
         return address
     hops = [_without_port(h.strip()) for h in (forwarded_for or "").split(",") if h.strip()]
     for hop in reversed(hops):
-        if not trusted(hop):
+        if not address_in(hop, nets):
             return hop
         address = hop
     return address
