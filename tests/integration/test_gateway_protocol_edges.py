@@ -461,19 +461,28 @@ async def test_there_is_no_call_rate_limit_by_default() -> None:
                 assert r.status == 200
 
 
+ONE_A_SECOND_BEHIND_A_PROXY = GatewayConfig(port=0, calls_per_second=1, call_burst=1,
+                                            trusted_proxies=("127.0.0.1",))
+
+
+def forwarded_status(http: Any, path: str) -> Any:
+    """A GetTicket's HTTP status, sent through the trusted proxy for the client ``hop``."""
+
+    async def status(hop: str) -> int:
+        async with http.post(
+            f"{path}/GetTicket", json={"ticketId": "r"}, headers={"X-Forwarded-For": hop}
+        ) as r:
+            return int(r.status)
+
+    return status
+
+
 async def test_an_ipv6_client_cannot_pass_the_call_rate_by_changing_its_address(still: list[float]) -> None:
     """An IPv6 host holds a whole /64 (2^64 addresses it may send from: SLAAC privacy
     addresses change by themselves): counted per address, each new one had a full bucket, so
     the limit held nobody back. An IPv6 client is counted by its /64; IPv4 by its address."""
-    config = GatewayConfig(port=0, calls_per_second=1, call_burst=1, trusted_proxies=("127.0.0.1",))
-    async with served(config) as (path, http):
-
-        async def status(hop: str) -> int:
-            async with http.post(
-                f"{path}/GetTicket", json={"ticketId": "r"}, headers={"X-Forwarded-For": hop}
-            ) as r:
-                return r.status
-
+    async with served(ONE_A_SECOND_BEHIND_A_PROXY) as (path, http):
+        status = forwarded_status(http, path)
         assert await status("2001:db8:1:2::1") == 200
         assert await status("2001:db8:1:2::2") == 429, "the same /64: the same client"
         assert await status("2001:db8:1:2:ffff:ffff:ffff:fffe") == 429
@@ -487,15 +496,8 @@ async def test_a_forwarded_hop_with_a_port_is_the_client_without_it(still: list[
     ``X-Forwarded-For: 198.51.100.1:50213``; IPv6 as ``[2001:db8::1]:50213``). Taken as it
     was written, each new connection of one client (a new source port) was a new client with
     a full bucket: no limit at all behind such a proxy."""
-    config = GatewayConfig(port=0, calls_per_second=1, call_burst=1, trusted_proxies=("127.0.0.1",))
-    async with served(config) as (path, http):
-
-        async def status(hop: str) -> int:
-            async with http.post(
-                f"{path}/GetTicket", json={"ticketId": "r"}, headers={"X-Forwarded-For": hop}
-            ) as r:
-                return r.status
-
+    async with served(ONE_A_SECOND_BEHIND_A_PROXY) as (path, http):
+        status = forwarded_status(http, path)
         assert await status("198.51.100.1:50213") == 200
         assert await status("198.51.100.1:50214") == 429, "another port: the same client"
         assert await status("198.51.100.1") == 429
