@@ -119,28 +119,52 @@ class TcpGate:
         self.writers -= {writer, up_writer}
 
 
-async def test_a_rules_service_down_at_creation_gets_the_accepted_match_once_it_is_back(
-        env: Env) -> None:  # noqa: F811
-    """Everyone accepted; the game's rules service restarts (a few seconds down) just then:
-    the accepted match is created once it answers again, with the id proposed, and nobody has
-    to accept again (it was dropped after five tries a cycle apart, 0.25 s here)."""
+@dataclasses.dataclass
+class Proposed:
+    """Matchmaking calling the toy rules service through ``gate``, and ann's and bob's
+    tickets proposed one match (``match_id``); ``players``: (player, token) each."""
+
+    gate: TcpGate
+    addresses: dict[str, str]
+    svc: Any
+    mm: Client
+    players: list[tuple[str, str]]
+    match_id: str
+
+    async def accept(self, ticket: Any) -> None:
+        for who, token in self.players:
+            await self.mm.call("AcceptMatch", token, ticket_id=ticket(who),
+                               match_id=self.match_id)
+
+
+async def proposed_behind_a_gate(env: Env, **start: Any) -> Proposed:  # noqa: F811
+    """ann and bob queue for the toy game through a matchmaking that reaches its rules
+    service through a :class:`TcpGate` (``start``: env.start's settings), until proposed."""
     gate = TcpGate(env.backend.services["rules-toy"].address)
     await gate.open()
     addresses = {**env.backend.settings.addresses,
                  **{n: s.address for n, s in env.backend.services.items()},
                  "rules-toy": gate.address}
-    svc = await env.start(addresses=addresses)
+    svc = await env.start(addresses=addresses, **start)
     mm = Client(svc.address)
-    a, b = env.id("ann"), env.id("bob")
-    ta, tb = env.player(a), env.player(b)
-    for who, token in ((a, ta), (b, tb)):
+    players = [(who, env.player(who)) for who in (env.id("ann"), env.id("bob"))]
+    for who, token in players:
         await mm.call("CreateTicket", token, ticket_id=env.id(f"t-{who}"), game="toy",
                       players=[who])
-    proposed = await status_is(mm, ta, env.id(f"t-{a}"), S.TICKET_STATUS_PROPOSED)
-    match_id = proposed.assignment.match_id
+    first, token = players[0]
+    proposed = await status_is(mm, token, env.id(f"t-{first}"), S.TICKET_STATUS_PROPOSED)
+    return Proposed(gate, addresses, svc, mm, players, proposed.assignment.match_id)
+
+
+async def test_a_rules_service_down_at_creation_gets_the_accepted_match_once_it_is_back(
+        env: Env) -> None:  # noqa: F811
+    """Everyone accepted; the game's rules service restarts (a few seconds down) just then:
+    the accepted match is created once it answers again, with the id proposed, and nobody has
+    to accept again (it was dropped after five tries a cycle apart, 0.25 s here)."""
+    p = await proposed_behind_a_gate(env)
+    gate, mm, match_id, (a, ta), (b, tb) = p.gate, p.mm, p.match_id, *p.players
     await gate.shut()
-    for who, token in ((a, ta), (b, tb)):
-        await mm.call("AcceptMatch", token, ticket_id=env.id(f"t-{who}"), match_id=match_id)
+    await p.accept(lambda who: env.id(f"t-{who}"))
     await asyncio.sleep(3)
     gate.listen_port = int(gate.address.rsplit(":", 1)[1])
     await gate.open()
@@ -160,23 +184,11 @@ async def test_a_match_given_up_after_its_answer_was_lost_is_abandoned_not_left_
     seats beside the match its players get next."""
     monkeypatch.setattr(matchmaker, "CREATE_ATTEMPTS", 2)
     real = env.backend.services["rules-toy"].address
-    gate = TcpGate(real)
-    await gate.open()
-    addresses = {**env.backend.settings.addresses,
-                 **{n: s.address for n, s in env.backend.services.items()},
-                 "rules-toy": gate.address}
-    svc = await env.start(addresses=addresses, call_timeout=0.5)
-    mm = Client(svc.address)
-    a, b = env.id("ann"), env.id("bob")
-    ta, tb = env.player(a), env.player(b)
-    for who, token in ((a, ta), (b, tb)):
-        await mm.call("CreateTicket", token, ticket_id=env.id(f"t-{who}"), game="toy",
-                      players=[who])
-    proposed = await status_is(mm, ta, env.id(f"t-{a}"), S.TICKET_STATUS_PROPOSED)
-    match_id = proposed.assignment.match_id
+    p = await proposed_behind_a_gate(env, call_timeout=0.5)
+    gate, mm, match_id = p.gate, p.mm, p.match_id
+    (a, ta), (b, tb) = p.players
     gate.deaf = True
-    for who, token in ((a, ta), (b, tb)):
-        await mm.call("AcceptMatch", token, ticket_id=env.id(f"t-{who}"), match_id=match_id)
+    await p.accept(lambda who: env.id(f"t-{who}"))
     rules = RulesClient(real)
     view: Any = None
     for _ in range(100):  # the first try created it there
@@ -212,23 +224,11 @@ async def test_a_restart_after_every_accept_while_the_creation_is_lost_seats_eve
     and matchmaking stopped before storing anything: the next process creates the same match
     (one per id on the rules service) and hands each player their own working seat token."""
     real = env.backend.services["rules-toy"].address
-    gate = TcpGate(real)
-    await gate.open()
-    addresses = {**env.backend.settings.addresses,
-                 **{n: s.address for n, s in env.backend.services.items()},
-                 "rules-toy": gate.address}
-    svc = await env.start(addresses=addresses, call_timeout=0.5)
-    mm = Client(svc.address)
-    a, b = env.id("ann"), env.id("bob")
-    ta, tb = env.player(a), env.player(b)
-    for who, token in ((a, ta), (b, tb)):
-        await mm.call("CreateTicket", token, ticket_id=env.id(f"t-{who}"), game="toy",
-                      players=[who])
-    proposed = await status_is(mm, ta, env.id(f"t-{a}"), S.TICKET_STATUS_PROPOSED)
-    match_id = proposed.assignment.match_id
+    p = await proposed_behind_a_gate(env, call_timeout=0.5)
+    gate, addresses, svc, mm, match_id = p.gate, p.addresses, p.svc, p.mm, p.match_id
+    (a, ta), (b, tb) = p.players
     gate.deaf = True
-    for who, token in ((a, ta), (b, tb)):
-        await mm.call("AcceptMatch", token, ticket_id=env.id(f"t-{who}"), match_id=match_id)
+    await p.accept(lambda who: env.id(f"t-{who}"))
     rules = RulesClient(real)
     for _ in range(100):  # created there; its answer never came back
         try:
@@ -372,24 +372,12 @@ async def test_a_match_given_up_tells_its_players_why_without_internal_addresses
     are told their match was not created and that they are queued again, not gRPC's error
     text with the rules service's internal address (which answers keep from web clients)."""
     monkeypatch.setattr(matchmaker, "CREATE_ATTEMPTS", 2)
-    gate = TcpGate(env.backend.services["rules-toy"].address)
-    await gate.open()
-    addresses = {**env.backend.settings.addresses,
-                 **{n: s.address for n, s in env.backend.services.items()},
-                 "rules-toy": gate.address}
-    svc = await env.start(addresses=addresses)
-    mm = Client(svc.address)
-    a, b = env.id("ann"), env.id("bob")
-    ta, tb = env.player(a), env.player(b)
-    for who, token in ((a, ta), (b, tb)):
-        await mm.call("CreateTicket", token, ticket_id=f"t-{who}", game="toy", players=[who])
-    proposed = await status_is(mm, ta, f"t-{a}", S.TICKET_STATUS_PROPOSED)
-    match_id = proposed.assignment.match_id
-    stream = aiter(mm.watch(ta, f"t-{a}"))
+    p = await proposed_behind_a_gate(env)
+    gate, mm, match_id, (a, ta) = p.gate, p.mm, p.match_id, p.players[0]
+    stream = aiter(mm.watch(ta, env.id(f"t-{a}")))
     await anext(stream)
     await gate.shut()
-    for who, token in ((a, ta), (b, tb)):
-        await mm.call("AcceptMatch", token, ticket_id=f"t-{who}", match_id=match_id)
+    await p.accept(lambda who: env.id(f"t-{who}"))
     reason = ""
     async for message in stream:
         if message.ticket.reason:
