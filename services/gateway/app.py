@@ -64,6 +64,8 @@ STREAM_JSON = "application/connect+json"
 STREAM_PROTO = "application/connect+proto"
 log = get_logger("gateway")
 CONFIG = web.AppKey("config", GatewayConfig)
+CLIENT = web.RequestKey("client", tuple)
+"""The request's client (``Gateway._client``), kept on the request once worked out."""
 DISCONNECT_POLL = 0.5
 """Seconds between checks that a stream's HTTP client is still connected (aiohttp does not
 cancel a handler whose client went away: a quiet stream would hold its slot and its upstream
@@ -342,17 +344,14 @@ class Gateway:
 
     def _client(self, request: web.Request) -> tuple[str, str]:
         """The request's client, by address (found as ``client_address`` finds it, trusted
-        proxies' X-Forwarded-For included; an IPv6 one by its /64, ``counted_as``)."""
-        return (
-            "client",
-            counted_as(
-                client_address(
-                    request.remote,
-                    request.headers.getall("X-Forwarded-For", []),
-                    self.config.trusted_proxies,
-                )
-            ),
-        )
+        proxies' X-Forwarded-For included; an IPv6 one by its /64, ``counted_as``): worked
+        out once a request (its rate, its stream or upload count and x-neon-client ask)."""
+        found: tuple[str, str] | None = request.get(CLIENT)
+        if found is None:
+            found = request[CLIENT] = ("client", counted_as(client_address(
+                request.remote, request.headers.getall("X-Forwarded-For", []),
+                self.config.trusted_proxies)))
+        return found
 
     def _rate_refusal(self, request: web.Request) -> ConnectError | None:
         """Take one of the client's calls (``config.calls_per_second``): None when it had
