@@ -676,18 +676,30 @@ def _check_recorded(report: BundleReport, where: str, replayed: tlog.Replayed,
     """A result the service recorded from a signed result (not the organiser's correction)
     says what the service derives from it, and nothing else: the game's scores as the
     tie-break values, and as forfeited the seats its match started without when the
-    no-show policy forfeits them (a two-seat table then a forfeit). Else the log could
+    no-show policy forfeits them (a two-seat table then a forfeit): in a tournament created
+    since 7 December 2026 (log.FORFEIT_RULE), only those the signed result names among the
+    seats that never made a move. Else the log could
     turn a played game into a forfeit, or change the game's tie-break values, unseen: the
     organiser's changes are corrections, which the check names."""
     body = dict(signed.get("result") or {})  # its signature: _check_signed
     outcome = body.get("outcome") or {}
     seats = list(table.seats)
     scores = outcome.get("scores") or [0] * len(seats)
+    no_move = tlog.no_move_of(body, len(seats))
+    by_moves = tlog.forfeits_by_moves(replayed.settings)
     for index, result in rnd["results_at"][table.number]:  # not corrected: each recorded
         started = rnd["started"].get(result.match_id)
         absent = started[1] if started is not None and started[0] < index else []
         kind, forfeited, tiebreak = tlog.from_signed(
-            seats, absent, str(replayed.settings.get("no_show")), scores)
+            seats, absent, str(replayed.settings.get("no_show")), scores,
+            no_move if by_moves else None)
+        if not by_moves and no_move is not None and result is rnd["results"][table.number]:
+            came = [seats[s] for s in absent if s not in no_move and seats[s] in forfeited]
+            if came:
+                report.warnings.append(
+                    f"{where}: {', '.join(came)} forfeited as absent at the check-in, though "
+                    "the match's signed result says they made moves (the rule of a "
+                    "tournament created before 7 December 2026: every absent seat forfeited)")
         expected = {"kind": kind, "forfeited": forfeited, "game_tiebreak": list(tiebreak),
                     "match_id": str(body.get("match_id"))}
         found = {"kind": result.kind, "forfeited": list(result.forfeited),

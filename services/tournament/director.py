@@ -191,6 +191,13 @@ def _check_player_id(player_id: str) -> None:
         raise InvalidArgument(f"player ids starting with {BOT_PREFIX!r} are reserved for bots")
 
 
+def _unruled(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """A tournament's settings but the rule its service version writes into them
+    (log.FORFEIT_RULE): a CreateTournament repeated after an upgrade finds a tournament
+    created before it with the same settings, not other ones."""
+    return {k: v for k, v in settings.items() if k != tlog.FORFEIT_RULE}
+
+
 def clock_settings(clock: dict[str, Any] | None, no_show: str) -> dict[str, Any]:
     """The stored clock: the default unless given; ``none`` only when asked for. Checked as
     the rules service checks a match's clock (``ClockConfig``: at most 24 hours, 0-1000
@@ -633,7 +640,7 @@ class Director:
         async with self.lock(tournament_id):
             existing = await asyncio.to_thread(self.app.find, tournament_id)
             if existing is not None:
-                if existing.settings != resolved:
+                if _unruled(existing.settings) != _unruled(resolved):
                     raise AlreadyExists(f"tournament {tournament_id!r} exists with other settings")
                 return existing
             t = Tournament(tournament_id, resolved, who.player)
@@ -718,6 +725,8 @@ class Director:
             # only when set: a tournament stored before it has no such key, and a repeated
             # CreateTournament must find its settings the same
             **({"unrated": True} if s.get("unrated") else {}),
+            # an absent seat that came and played is not forfeited (log.FORFEIT_RULE)
+            tlog.FORFEIT_RULE: tlog.NO_MOVE_RULE,
         }
 
     async def open_registration(self, claims: Claims | None, tournament_id: str) -> Tournament:
@@ -1240,8 +1249,11 @@ class Director:
                 log.error("a result does not fit its table", match_id=result.get("match_id"))
                 return "ignored"
             absent = rnd["started"].get(str(table), {}).get("absent", [])
+            no_move = (tlog.no_move_of(result, len(seats))
+                       if tlog.forfeits_by_moves(t.settings) else None)
             kind, forfeited, tiebreak = tlog.from_signed(
-                seats, absent, t.settings["no_show"], outcome.get("scores") or [0] * len(seats))
+                seats, absent, t.settings["no_show"], outcome.get("scores") or [0] * len(seats),
+                no_move)
             table_result = TableResult(
                 table=table,
                 seats=tuple(seats),

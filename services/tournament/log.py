@@ -122,14 +122,44 @@ def result_json(result: TableResult) -> dict[str, Any]:
     return result_to_dict(result)
 
 
+FORFEIT_RULE = "forfeit_rule"
+"""The settings key of a tournament created since 7 December 2026: ``"no-move"`` (the only
+value): under the no-show policy "forfeit", an absent seat is forfeited only if its match's
+signed result names it among the seats that never made a move (``no_move_seats``,
+rules/noshow.py). A player who missed the check-in but came and played is no no-show: their
+result stands. A tournament created before has no such key: every absent seat was forfeited,
+whatever its match says (:func:`from_signed` with ``no_move`` None)."""
+
+NO_MOVE_RULE = "no-move"
+
+
+def forfeits_by_moves(settings: Mapping[str, Any]) -> bool:
+    """Whether the tournament forfeits only absent seats that never moved (FORFEIT_RULE)."""
+    return settings.get(FORFEIT_RULE) == NO_MOVE_RULE
+
+
+def no_move_of(signed_body: Mapping[str, Any], seats: int) -> list[int] | None:
+    """The ``no_move_seats`` of a signed result's body, as seats of a table of ``seats``;
+    None when it names none (a result from before the rules service wrote it) or names them
+    in a shape no rules service writes (then the absent seats are taken, as before)."""
+    value = signed_body.get("no_move_seats")
+    if not isinstance(value, list) or not all(
+            type(v) is int and 0 <= v < seats for v in value):
+        return None
+    return sorted(set(value))
+
+
 def from_signed(seats: Sequence[str], absent: Sequence[int], no_show: str,
-                scores: Sequence[Any]) -> tuple[str, list[str], tuple[float, ...]]:
+                scores: Sequence[Any], no_move: Sequence[int] | None = None,
+                ) -> tuple[str, list[str], tuple[float, ...]]:
     """What the service records of a table's signed result besides its placements: the kind
     ("forfeit" for a two-seat table whose match started without a seat the no-show policy
     forfeits, else "played"), the forfeited players (those absent seats' players, under
-    ``no_show`` "forfeit") and the game's scores as the tie-break values. The director
-    records results so, and a bundle's check expects them so."""
-    forfeited = [seats[s] for s in absent] if no_show == "forfeit" else []
+    ``no_show`` "forfeit"; with ``no_move`` given, only the absent seats among them: a seat
+    that came late and played is not forfeited) and the game's scores as the tie-break
+    values. The director records results so, and a bundle's check expects them so."""
+    gone = [s for s in absent if no_move is None or s in no_move]
+    forfeited = [seats[s] for s in gone] if no_show == "forfeit" else []
     kind = "forfeit" if forfeited and len(seats) == 2 else "played"
     return kind, forfeited, tuple(float(x) for x in scores)
 

@@ -168,3 +168,69 @@ async def test_a_multiplayer_seat_that_never_came_is_not_seated_again(
     report, _ = verified_log(bundle)
     assert "no-shows: 1 dropped after the round they did not come to (n2 after round 1)" \
         in report.checks, report.checks
+
+
+async def play_late(c: TournamentClient, rules: dict[str, RulesClient], token: str, tid: str,
+                    player: str, timeout: float) -> str:
+    """Never ready, never seed: wait until the table's match started without ``player``
+    (the check-in window ran out), then play its seat to the end as a bot. Its match id."""
+    from services.cli.client import client_for
+    from services.platform import playing
+
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        a = (await c.call("MyNextMatch", token, tournament_id=tid)).assignment
+        if a.status == pb.TABLE_STATUS_RUNNING:
+            break
+        assert asyncio.get_running_loop().time() < deadline, f"{player}: never started"
+        await asyncio.sleep(0.05)
+    rc = client_for(rules, a.rules_address)
+    await playing.play_seat(rc.stub, a.seat_token, a.match_id,
+                            playing.random_choice(f"{player}:{a.match_id}"), seat=a.seat,
+                            wait=10.0)
+    return str(a.match_id)
+
+
+async def test_a_player_who_missed_the_check_in_but_played_is_not_forfeited(b: Backend) -> None:
+    """p1 never readies: its match starts without it when the 3 s window runs out (the log's
+    MatchStarted names its seat absent), but p1 comes and plays its seat to the end. The
+    match's signed result says p1 moved (no_move_seats []), so the result is the game's,
+    not p1's forfeit loss (a game played in the standings), and the bundle verifies. An
+    earlier release forfeited every absent seat, whatever the match said."""
+    names = ["p0", "p1"]
+    c, org, tokens = organiser_and_players(b, names)
+    rules: dict[str, RulesClient] = {}
+    tid = "late"
+    try:
+        await c.call("CreateTournament", org, tournament_id=tid, check_in_seconds=3,
+                     no_show=pb.NO_SHOW_POLICY_FORFEIT, game="neon-reign", mode="single",
+                     clock=pb.Clock(per_decision_ms=8000, max_timeouts=1),
+                     format_json=format_json("swiss", 1))
+        await c.call("OpenRegistration", org, tournament_id=tid)
+        for token in tokens.values():
+            await c.call("Register", token, tournament_id=tid)
+        await c.call("StartTournament", org, tournament_id=tid)
+        await c.call("NextRound", org, tournament_id=tid)
+        _, match_id = await asyncio.gather(
+            play_round_as(c, rules, tokens["p0"], tid, "p0", timeout=60),
+            play_late(c, rules, tokens["p1"], tid, "p1", 60))
+        first = await wait_round_complete(c, tid, 1, 60)
+        table = first.tables[0]
+        assert table.match_id == match_id
+        assert await no_move_seats(b, match_id) == []
+        assert table.result.kind == "played" and not table.result.forfeited
+        rows = {r.player_id: r for r in
+                (await c.call("FinishTournament", org, tournament_id=tid)).rows}
+        assert rows["p1"].games == 1 and not rows["p1"].dropped  # a game, not a forfeit
+        bundle = (await c.call("ExportTournament", org, tournament_id=tid)).bundle_jsonl
+    finally:
+        await close_all(rules)
+        await c.close()
+    report, records = verified_log(bundle)
+    started = next(r for r in records if r["type"] == "MatchStarted")
+    p1 = list(table.seats).index("p1")
+    assert started["absent"] == [p1]
+    recorded = next(r for r in records if r["type"] == "ResultRecorded")
+    assert recorded["result"]["forfeited"] == [] and recorded["result"]["kind"] == "played"
+    created = next(r for r in records if r["type"] == "Created")
+    assert created["settings"]["forfeit_rule"] == "no-move"

@@ -332,3 +332,48 @@ def test_neon_verify_rules_key_pins_a_bundles_rules_keys(tmp_path: Any) -> None:
     done = verify("--rules-key", "zz", str(path))
     assert done.returncode == 2
     assert "--rules-key is not hex" in done.stderr, done.stderr
+
+
+def _played_as_forfeit(records: list[dict[str, Any]], ruled: bool, number: int = 1,
+                       table: int = 1) -> list[dict[str, Any]]:
+    """The table's match (both seats played by bots: its signed result names no seat that
+    never moved) bent into its second seat's forfeit: its MatchStarted names that seat
+    absent, its result forfeits its player. ``ruled``: the tournament was created with the
+    rule of 7 December 2026 (log.FORFEIT_RULE), under which an absent seat that moved is
+    not forfeited."""
+    if ruled:
+        created = records[_at(records, "Created")]
+        created["settings"][tlog.FORFEIT_RULE] = tlog.NO_MOVE_RULE
+    started = records[_at(records, "MatchStarted", round=number, table=table)]
+    started["absent"] = [1]
+    recorded = records[_at(records, "ResultRecorded", round=number, table=table)]
+    assert recorded["signed"]["result"]["no_move_seats"] == []
+    recorded["result"]["kind"] = "forfeit"
+    recorded["result"]["forfeited"] = [recorded["result"]["seats"][1]]
+    return records
+
+
+def test_a_player_who_came_and_played_recorded_as_forfeited_fails() -> None:
+    """A tournament created since 7 December 2026 forfeits an absent seat only if its match's
+    signed result says it never moved: the log cannot turn p2's played game into a forfeit
+    loss by calling p2 absent at the check-in."""
+    records, exports = _genuine()
+    report = _verified(organiser(_played_as_forfeit(records, True), exports))
+    assert not report.ok
+    assert ("round 1 table 1 (match fuzz-r1-t1): the log records kind 'forfeit', the signed "
+            "result and the log's MatchStarted give 'played' (an organiser's change is a "
+            "correction)") in report.failures, report.failures
+    assert any("forfeited ['p2']" in f and "give []" in f for f in report.failures), \
+        report.failures
+
+
+def test_an_older_tournaments_forfeit_of_a_player_who_played_verifies_with_a_warning() -> None:
+    """A log from before the rule (no FORFEIT_RULE in its settings) forfeited every absent
+    seat, as the service then did: it still verifies, and the report names the player whom
+    the match says played (round 2, the last: no pairing was made from it)."""
+    records, exports = _genuine()
+    report = _verified(organiser(_played_as_forfeit(records, False, 2, 1), exports))
+    assert report.ok, report.failures
+    assert any(w.startswith("round 2 table 1 (match fuzz-r2-t1): p3 forfeited as absent at "
+                            "the check-in, though the match's signed result says they made "
+                            "moves") for w in report.warnings), report.warnings
