@@ -677,7 +677,7 @@ def _check_recorded(report: BundleReport, where: str, replayed: tlog.Replayed,
     says what the service derives from it, and nothing else: the game's scores as the
     tie-break values, and as forfeited the seats its match started without when the
     no-show policy forfeits them (a two-seat table then a forfeit): in a tournament created
-    since 7 December 2026 (log.FORFEIT_RULE), only those the signed result names among the
+    since 7 December 2026 (log.LOG_VERSION 2), only those the signed result names among the
     seats that never made a move. Else the log could
     turn a played game into a forfeit, or change the game's tie-break values, unseen: the
     organiser's changes are corrections, which the check names."""
@@ -825,11 +825,16 @@ def _check_finished(report: BundleReport, replayed: tlog.Replayed,
         between = records[final[-1] + 1]
         report.fail(f"tournament log record {final[-1] + 2} ({between.get('type')}): between "
                     "the final standings and Finished, which the service records together")
+    strict = tlog.log_version(replayed.settings) >= 2
     for index, record in enumerate(records[ended + 1:], start=ended + 2):
-        if record.get("type") in CHANGES_STANDINGS:  # a service before 4 December 2026
-            report.warnings.append(  # recorded a late result; one since refuses it
-                f"tournament log record {index} ({record.get('type')}): recorded after the "
-                "tournament finished; the final standings published do not count it")
+        if record.get("type") not in CHANGES_STANDINGS:
+            continue
+        where = f"tournament log record {index} ({record.get('type')}): recorded after the " \
+                "tournament finished"
+        if strict:  # the service refuses such a record since 4 December 2026
+            report.fail(f"{where}, which the service refuses")
+        else:  # a service before recorded a late result there
+            report.warnings.append(f"{where}; the final standings published do not count it")
     _held(report, failures, "finished as the service finishes: every round the format plays, "
           "the last checkpoint and the final standings")
 

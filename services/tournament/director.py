@@ -192,10 +192,10 @@ def _check_player_id(player_id: str) -> None:
 
 
 def _unruled(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """A tournament's settings but the rule its service version writes into them
-    (log.FORFEIT_RULE): a CreateTournament repeated after an upgrade finds a tournament
+    """A tournament's settings but the version of the rules its log is recorded under
+    (log.LOG_VERSION): a CreateTournament repeated after an upgrade finds a tournament
     created before it with the same settings, not other ones."""
-    return {k: v for k, v in settings.items() if k != tlog.FORFEIT_RULE}
+    return {k: v for k, v in settings.items() if k != tlog.LOG_VERSION}
 
 
 def clock_settings(clock: dict[str, Any] | None, no_show: str) -> dict[str, Any]:
@@ -725,8 +725,8 @@ class Director:
             # only when set: a tournament stored before it has no such key, and a repeated
             # CreateTournament must find its settings the same
             **({"unrated": True} if s.get("unrated") else {}),
-            # an absent seat that came and played is not forfeited (log.FORFEIT_RULE)
-            tlog.FORFEIT_RULE: tlog.NO_MOVE_RULE,
+            # the rules its log is recorded under (log.LOG_VERSION)
+            tlog.LOG_VERSION: tlog.CURRENT_LOG_VERSION,
         }
 
     async def open_registration(self, claims: Claims | None, tournament_id: str) -> Tournament:

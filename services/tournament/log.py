@@ -122,20 +122,31 @@ def result_json(result: TableResult) -> dict[str, Any]:
     return result_to_dict(result)
 
 
-FORFEIT_RULE = "forfeit_rule"
-"""The settings key of a tournament created since 7 December 2026: ``"no-move"`` (the only
-value): under the no-show policy "forfeit", an absent seat is forfeited only if its match's
-signed result names it among the seats that never made a move (``no_move_seats``,
-rules/noshow.py). A player who missed the check-in but came and played is no no-show: their
-result stands. A tournament created before has no such key: every absent seat was forfeited,
-whatever its match says (:func:`from_signed` with ``no_move`` None)."""
+LOG_VERSION = "log_version"
+"""The settings key of the rules a tournament's log was recorded under, for what the service
+came to record differently (a verifier holds each log to its own): absent in a tournament
+created before 7 December 2026 (version 1); since, 2:
 
-NO_MOVE_RULE = "no-move"
+- under the no-show policy "forfeit", an absent seat is forfeited only if its match's signed
+  result names it among the seats that never made a move (``no_move_seats``,
+  rules/noshow.py): a player who missed the check-in but came and played is no no-show, and
+  keeps the game's result (version 1 forfeited every absent seat, whatever its match said:
+  :func:`from_signed` with ``no_move`` None);
+- nothing that changes the standings is recorded after ``Finished`` (a service before 4
+  December 2026 recorded a late result there; the final standings never counted it)."""
+
+CURRENT_LOG_VERSION = 2
+
+
+def log_version(settings: Mapping[str, Any]) -> int:
+    """The version of the rules the tournament's log was recorded under (LOG_VERSION)."""
+    value = settings.get(LOG_VERSION)
+    return value if type(value) is int and value > 1 else 1
 
 
 def forfeits_by_moves(settings: Mapping[str, Any]) -> bool:
-    """Whether the tournament forfeits only absent seats that never moved (FORFEIT_RULE)."""
-    return settings.get(FORFEIT_RULE) == NO_MOVE_RULE
+    """Whether the tournament forfeits only absent seats that never moved (LOG_VERSION 2)."""
+    return log_version(settings) >= 2
 
 
 def no_move_of(signed_body: Mapping[str, Any], seats: int) -> list[int] | None:

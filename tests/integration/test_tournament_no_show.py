@@ -233,4 +233,4 @@ async def test_a_player_who_missed_the_check_in_but_played_is_not_forfeited(b: B
     recorded = next(r for r in records if r["type"] == "ResultRecorded")
     assert recorded["result"]["forfeited"] == [] and recorded["result"]["kind"] == "played"
     created = next(r for r in records if r["type"] == "Created")
-    assert created["settings"]["forfeit_rule"] == "no-move"
+    assert created["settings"]["log_version"] == 2

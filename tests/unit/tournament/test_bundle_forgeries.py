@@ -339,11 +339,11 @@ def _played_as_forfeit(records: list[dict[str, Any]], ruled: bool, number: int =
     """The table's match (both seats played by bots: its signed result names no seat that
     never moved) bent into its second seat's forfeit: its MatchStarted names that seat
     absent, its result forfeits its player. ``ruled``: the tournament was created with the
-    rule of 7 December 2026 (log.FORFEIT_RULE), under which an absent seat that moved is
+    rule of 7 December 2026 (log.LOG_VERSION 2), under which an absent seat that moved is
     not forfeited."""
     if ruled:
         created = records[_at(records, "Created")]
-        created["settings"][tlog.FORFEIT_RULE] = tlog.NO_MOVE_RULE
+        created["settings"][tlog.LOG_VERSION] = 2
     started = records[_at(records, "MatchStarted", round=number, table=table)]
     started["absent"] = [1]
     recorded = records[_at(records, "ResultRecorded", round=number, table=table)]
@@ -368,7 +368,7 @@ def test_a_player_who_came_and_played_recorded_as_forfeited_fails() -> None:
 
 
 def test_an_older_tournaments_forfeit_of_a_player_who_played_verifies_with_a_warning() -> None:
-    """A log from before the rule (no FORFEIT_RULE in its settings) forfeited every absent
+    """A log from before the rule (no LOG_VERSION in its settings) forfeited every absent
     seat, as the service then did: it still verifies, and the report names the player whom
     the match says played (round 2, the last: no pairing was made from it)."""
     records, exports = _genuine()
@@ -377,3 +377,16 @@ def test_an_older_tournaments_forfeit_of_a_player_who_played_verifies_with_a_war
     assert any(w.startswith("round 2 table 1 (match fuzz-r2-t1): p3 forfeited as absent at "
                             "the check-in, though the match's signed result says they made "
                             "moves") for w in report.warnings), report.warnings
+
+
+def test_a_correction_after_finished_fails_in_a_log_of_version_2() -> None:
+    """A tournament created since 7 December 2026 (log.LOG_VERSION 2) was recorded by a
+    service that refuses a result after FinishTournament: such a record is the organiser's
+    addition, and fails."""
+    records, exports = _genuine()
+    records[_at(records, "Created")]["settings"][tlog.LOG_VERSION] = 2
+    records.append(_late_correction(records))
+    report = _verified(organiser(records, exports))
+    assert not report.ok
+    assert ("tournament log record 35 (ResultCorrected): recorded after the tournament "
+            "finished, which the service refuses") in report.failures, report.failures
