@@ -25,6 +25,7 @@ Every stream, trusted or not, counts toward the process's total. A limit of 0 is
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 import urllib.parse
@@ -77,6 +78,13 @@ def parse_networks(raw: str, name: str) -> tuple[str, ...]:
 
 
 def networks(items: Iterable[str]) -> tuple[Network, ...]:
+    """The networks of ``items`` (addresses or CIDR), parsed once per distinct setting: the
+    gateway reads its trusted proxies' at every request."""
+    return _networks(tuple(items))
+
+
+@functools.lru_cache(maxsize=64)
+def _networks(items: tuple[str, ...]) -> tuple[Network, ...]:
     return tuple(ipaddress.ip_network(n, strict=False) for n in items)
 
 
