@@ -211,14 +211,12 @@ def up(
     """Start the whole backend on embedded defaults (bundled nats-server, SQLite in ./var).
 
     Prints the endpoints; log lines go to var/logs/up.log (warnings also to the terminal)."""
-    from services.cli.backend import start_backend
     from services.cli.ports import (
         OFFSET,
-        busy_message,
-        busy_ports,
         port_offset,
         with_port_offset,
     )
+    from services.cli.varlock import only_backend
 
     environ = dict(os.environ)
     if offset_option is not None:
@@ -226,6 +224,16 @@ def up(
     settings = _settings(configure_logs=False, environ=environ)
     offset = port_offset(environ)  # checked by _settings
     environ = with_port_offset(environ)  # the gateway's port, and every child's environment
+    with only_backend(Path(settings.var_dir),
+                      f"neon up, NEON_PORT_OFFSET={offset}" if offset else "neon up"):
+        _up(settings, environ, offset, processes)
+
+
+def _up(settings: Settings, environ: dict[str, str], offset: int, processes: bool) -> None:
+    """``neon up`` once it holds its folder (varlock)."""
+    from services.cli.backend import start_backend
+    from services.cli.ports import busy_message, busy_ports
+
     log_path = logs_to_file(Path(settings.var_dir) / "logs" / "up.log", settings.log_level,
                             settings.log_format, echo="warning")
     if processes:
@@ -486,16 +494,21 @@ async def play_in_terminal(settings: Settings, game: str, *, mode: str = "", bot
     from services.cli.play import play_match
     from services.cli.screen import load_presentation
     from services.cli.terminal import describe_outcome
+    from services.cli.varlock import only_backend
     from services.rules.games import available
 
     service = f"rules-{game}"
     backend = None
+    held = contextlib.ExitStack()  # the embedded backend's folder, while it runs
     if embedded:
         if game not in available():
             raise CliError(f"no engine for {game!r} in this build; games: "
                            f"{', '.join(available())}", USAGE)
-        backend = await start_backend(embedded_settings(settings, var_dir), games=[game],
-                                      scoring=True)
+        own = embedded_settings(settings, var_dir)
+        with held:
+            held.enter_context(only_backend(Path(own.var_dir), "neon play --embedded"))
+            backend = await start_backend(own, games=[game], scoring=True)
+            held = held.pop_all()
         address = backend.address(service)
         creator = backend.issuer.issue("service", "*", player="neon-cli", ttl=3600)
     else:
@@ -535,6 +548,7 @@ async def play_in_terminal(settings: Settings, game: str, *, mode: str = "", bot
         await client.close()
         if backend is not None:
             await backend.stop(1)
+        held.close()
 
 
 async def _previous_match(client: Any, token: str, after: str) -> tuple[str, str]:
