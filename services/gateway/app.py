@@ -334,6 +334,8 @@ class Gateway:
         each holds a worker thread and up to seconds of CPU); a slow upload holds none."""
         self.replays = ReplayCache(config.replay_cache_bytes, SERVICE_REPLAYS)
         """Replay answers of sealed matches, and the replays in progress, shared."""
+        self.calls = StreamCounter()
+        """Unary calls in progress by client address (config.max_calls_per_client each)."""
         self.replays_running = StreamCounter()
         """Replays from the services in progress by client address
         (config.max_replays_per_client each)."""
@@ -428,31 +430,41 @@ class Gateway:
                         _check_stream_coding(request)
                 if refused is not None:
                     raise refused
-                if not get:
-                    body = await read_body(
-                        request,
-                        self.config.max_message_bytes
-                        + (connect.HEADER.size if method.server_streaming else 0),
-                        self.config.body_timeout,
+                # a unary call counts from before its body is read to its answer
+                # (config.max_calls_per_client); a stream counts in self.streams
+                unary = None if method.server_streaming else self._admit(
+                    request, self.calls, self.config.max_calls_per_client,
+                    "too many calls from this address waiting for their answers ({limit}); "
+                    "wait for one first")
+                try:
+                    if not get:
+                        body = await read_body(
+                            request,
+                            self.config.max_message_bytes
+                            + (connect.HEADER.size if method.server_streaming else 0),
+                            self.config.body_timeout,
+                        )
+                    metadata = _passed_metadata(request, request_id, self._client(request)[1])
+                    channel = self.upstreams.channel(service)
+                    if method.server_streaming:
+                        raw = connect.single_envelope(body, self.config.max_message_bytes)
+                        raw = self._decode(method, raw, codec)
+                        client = self._admit(
+                            request, self.streams, self.config.max_streams_per_client,
+                            "too many open streams from this address ({limit}); close one first",
+                        )
+                        try:
+                            return await self._stream(request, method, channel, raw, codec, metadata,
+                                                      service, request_id)
+                        finally:
+                            self.streams.release(client)
+                    raw = self._decode(method, body, codec)
+                    answer = await self._unary(
+                        request, method, channel, raw, codec, metadata, service, request_id
                     )
-                metadata = _passed_metadata(request, request_id, self._client(request)[1])
-                channel = self.upstreams.channel(service)
-                if method.server_streaming:
-                    raw = connect.single_envelope(body, self.config.max_message_bytes)
-                    raw = self._decode(method, raw, codec)
-                    client = self._admit(
-                        request, self.streams, self.config.max_streams_per_client,
-                        "too many open streams from this address ({limit}); close one first",
-                    )
-                    try:
-                        return await self._stream(request, method, channel, raw, codec, metadata,
-                                                  service, request_id)
-                    finally:
-                        self.streams.release(client)
-                raw = self._decode(method, body, codec)
-                answer = await self._unary(
-                    request, method, channel, raw, codec, metadata, service, request_id
-                )
+                finally:
+                    if unary is not None:
+                        self.calls.release(unary)
             except ConnectError as err:
                 log.info("call refused", code=err.code, reason=err.message)
                 if stream_codec:

@@ -32,6 +32,12 @@ class GatewayConfig:
     (NEON_TRUSTED_GATEWAYS) counts a tokenless stream against it too
     (NEON_MAX_ANONYMOUS_STREAMS_PER_CLIENT), else against the gateway's host, all of its
     clients together (NEON_MAX_ANONYMOUS_STREAMS_PER_PEER)."""
+    max_calls_per_client: int = 64
+    """NEON_GATEWAY_MAX_CALLS_PER_CLIENT: unary calls one HTTP client address (as for
+    streams: ``trusted_proxies``) may have waiting for their answers at once, each counted
+    from before its body is read (0: no limit); past it ``resource_exhausted`` (429). A
+    client opening connection after connection held a handler and an upstream call each,
+    as many as it liked (the rate limit, off by default, bounds only how fast they come)."""
     replay_cache_bytes: int = 64 * 1024 * 1024
     """NEON_GATEWAY_REPLAY_CACHE_BYTES: bytes of replay answers (``POST
     /api/games/<game>/matches/<id>/replay``) the gateway keeps in memory, least recently used
@@ -100,6 +106,7 @@ def load_config(environ: dict[str, str] | None = None) -> GatewayConfig:
         replay_from_service=e.get("NEON_GATEWAY_REPLAYS", "1").strip().lower()
         not in ("0", "false", "no", "off"),
         max_streams_per_client=limit_from_env(e, "NEON_GATEWAY_MAX_STREAMS_PER_CLIENT", 64),
+        max_calls_per_client=limit_from_env(e, "NEON_GATEWAY_MAX_CALLS_PER_CLIENT", 64),
         replay_cache_bytes=limit_from_env(
             e,
             "NEON_GATEWAY_REPLAY_CACHE_BYTES",
