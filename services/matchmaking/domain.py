@@ -319,6 +319,9 @@ class ProposalBatch(Aggregate):
         self.teams = teams
         self.party_sizes, self.reordered, self.seat_order = party_sizes, reordered, seat_order
         self.closed = False
+        self.tries: dict[str, int] = {}
+        """CreateMatch tries that failed transiently so far, by match id (``Tried``): a
+        restarted matchmaker goes on counting from them, not from zero."""
 
     @staticmethod
     def create_id(batch_id: str, *args: Any, **kwargs: Any) -> uuid.UUID:
@@ -327,6 +330,12 @@ class ProposalBatch(Aggregate):
     @event("Closed")
     def close(self) -> None:
         self.closed = True
+
+    @event("Tried")
+    def tried(self, match_id: str, attempts: int) -> None:
+        """The CreateMatch of ``match_id`` failed transiently for the ``attempts``-th time
+        (it is tried again): stored so that a restart does not try it from zero."""
+        self.tries[match_id] = attempts
 
     def proposals(self) -> list[BatchProposal]:
         return rows_of(self)

@@ -417,6 +417,8 @@ class Matchmaker:
             self.proposals[p["match_id"]] = Proposal(
                 p["match_id"], t.game, p["mode"], p,
                 max(float(p["deadline"]), now + self.config.accept_timeout),
+                # the CreateMatch tries made before the restart count (ProposalBatch.tried)
+                attempts=batch.tries.get(p["match_id"], 0) if batch is not None else 0,
                 batch_id=batch.batch_id if batch is not None else "")
         changed: list[Aggregate] = []
         for t in stale:
@@ -1399,7 +1401,11 @@ class Matchmaker:
         the tickets still accepted; only then do they go back to the queue, and the match,
         which may have been created there with its answer lost, is abandoned
         (:meth:`_abandon`), as it is when a ticket of it is cancelled or declined between
-        tries.
+        tries. Each failed try is stored with the proposal (``ProposalBatch.Tried``): a
+        restarted matchmaker goes on from the tries made, so a match is given up after
+        CREATE_ATTEMPTS in all, and one tried before the restart is still abandoned when it
+        falls through after it. (Proposals stored as Ticket events, before batches, count
+        from zero after a restart.)
         """
         seats = p.seats
         organisers = sorted({o for i in p.ticket_ids for o in self.tickets[i].organisers})
@@ -1540,6 +1546,10 @@ class Matchmaker:
             if self.stale or self.proposals.get(p.match_id) is not p:
                 return
             if code in TRANSIENT and p.attempts < CREATE_ATTEMPTS:
+                held = self.batches.get(p.batch_id)
+                if held is not None:  # the count outlives a restart (not from zero again)
+                    held[0].tried(p.match_id, p.attempts)
+                    await self._save([held[0]])
                 p.creating = False
                 self._create_retry[p.match_id] = \
                     self.clock() + min(RETRY_START_MAX, 0.1 * 2 ** p.attempts)
