@@ -13,7 +13,9 @@ ever think they own it (the second writer is refused and reloads).
   from the store (one read) before forwarding. An unknown ticket is answered here.
 - ListMyInvitations and WatchMyInvitations are about a player, whose invitations may be in
   every queue: the replica asked answers with its own and every other replica's (asked with
-  the forwarding mark, so they answer for their own queues only), merged oldest first.
+  the forwarding mark, so they answer for their own queues only), merged oldest first. A
+  replica that does not answer a ListMyInvitations is left out (``partial``, and the games
+  whose queues it holds); WatchMyInvitations still ends when a replica's stream does.
 - Forwarded calls carry the caller's metadata and what is left of its deadline, and the
   forwarder's replica-list fingerprint; a replica that does not own the queue, or holds
   another list (a rollout that changes the count), refuses with UNAVAILABLE: no loops.
@@ -33,10 +35,14 @@ from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as pb_grp
 from services.matchmaking.identity import IdentityServicer
 from services.matchmaking.matchmaker import MAX_INVITATIONS_LISTED
 from services.platform.errors import Unavailable
+from services.platform.logs import get_logger
 from services.platform.replicas import FORWARDED, PeerRouter, Replicas, metadata_value
 from services.platform.tokens import TokenIssuer
 
 Local = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
+PEER_LIST_TIMEOUT = 3.0
+"""Longest a ListMyInvitations waits for a peer's own list before answering without it."""
+log = get_logger("matchmaking")
 
 
 def queue_key(game: str) -> str:
@@ -182,13 +188,41 @@ class RoutedMatchmakingServicer(IdentityServicer):
         return [i for i in range(len(self.router.replicas.peers)) if i != me]
 
     async def ListMyInvitations(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        """This replica's invitations and every peer's. A peer that does not answer (down,
+        restarting, or slower than PEER_LIST_TIMEOUT) leaves its queues out: the answer says
+        it is ``partial`` and names the games known here whose queues that peer holds, rather
+        than failing the whole list for one replica."""
         local = await super().ListMyInvitations(request, context)  # checks the caller first
         if self._asked_by_peer(context):
             return local
-        answers = await asyncio.gather(
-            *(self.router.forward("ListMyInvitations", request, context, i) for i in self._peers())
-        )
-        return merged([local, *answers], request.limit, pb.ListMyInvitationsResponse)
+        peers = self._peers()
+        answers = await asyncio.gather(*(self._peer_list(request, context, i) for i in peers))
+        missing = [i for i, a in zip(peers, answers, strict=True) if a is None]
+        reply = merged([local, *(a for a in answers if a is not None)], request.limit,
+                       pb.ListMyInvitationsResponse)
+        if missing:
+            reply.partial = True
+            replicas = self.router.replicas
+            known = {*self.mm.catalogue.games, *self.mm._games}
+            reply.unavailable_games.extend(
+                sorted(g for g in known if replicas.owner(queue_key(g)) in missing))
+        return reply
+
+    async def _peer_list(
+        self, request: Any, context: grpc.aio.ServicerContext, peer: int
+    ) -> Any | None:
+        """The peer's own invitations (asked with the forwarding mark), None when it does not
+        answer: any failure of its own (the caller was checked here already)."""
+        left = context.time_remaining()
+        timeout = PEER_LIST_TIMEOUT if left is None else min(left, PEER_LIST_TIMEOUT)
+        try:
+            return await self.router.stub(peer).ListMyInvitations(
+                request, metadata=self.router.metadata(context), timeout=timeout
+            )
+        except grpc.aio.AioRpcError as err:
+            log.warning("a replica's invitations are missing from a list", replica=peer,
+                        code=err.code().name)
+            return None
 
     async def WatchMyInvitations(
         self, request: Any, context: grpc.aio.ServicerContext
