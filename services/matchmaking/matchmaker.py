@@ -89,7 +89,8 @@ what a party learns of its invitees, who it is and how many, not its other playe
 they did (GetTicket, which any player a ticket names may call, shows the party as its players
 see it). A ticket leaves the list when the player accepts one of its matches (it holds them),
 declines it, or it ends. With several replicas the replica asked answers for every queue,
-asking the others for theirs.
+asking the others for theirs; one that does not answer is left out of a ListMyInvitations,
+which then says it is ``partial`` and which games are missing (routing.py).
 
 A player may have at most ``Config.max_invites_per_player`` open invitations
 (NEON_MATCHMAKING_MAX_INVITES_PER_PLAYER, 20 by default): a CreateTicket that would name them
