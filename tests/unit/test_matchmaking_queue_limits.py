@@ -11,7 +11,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -48,12 +50,12 @@ class Clock:
 
 
 class Store:
-    def __init__(self, path: Path, **config: object) -> None:
+    def __init__(self, path: Path, **config: Any) -> None:
         self.env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(path)}
         self.apps: list[MatchmakingApplication] = []
         self.clock = Clock()
         self.config = Config(policy=Policy(partial_after=0, backfill_after=1e9),
-                             client_seeds=False, accept_timeout=30, **config)  # type: ignore[arg-type]
+                             client_seeds=False, accept_timeout=30, **config)
 
     async def open(self) -> Matchmaker:
         app = MatchmakingApplication(env=self.env)
@@ -70,11 +72,14 @@ class Store:
             app.close()
 
 
+Stores = Callable[..., Store]
+
+
 @pytest.fixture
-def store(tmp_path: Path) -> object:
+def store(tmp_path: Path) -> Iterator[Stores]:
     made: list[Store] = []
 
-    def make(**config: object) -> Store:
+    def make(**config: Any) -> Store:
         made.append(Store(tmp_path / f"mm{len(made)}.db", **config))
         return made[-1]
 
@@ -83,7 +88,7 @@ def store(tmp_path: Path) -> object:
         s.close()
 
 
-async def queue(mm: Matchmaker, who: Claims, ticket_id: str, *players: str) -> dict:
+async def queue(mm: Matchmaker, who: Claims, ticket_id: str, *players: str) -> dict[str, Any]:
     return await mm.create_ticket(who, TicketRequest(ticket_id, "toy",
                                                      players=players or (who.player,)))
 
@@ -109,8 +114,8 @@ async def lapse(mm: Matchmaker, clock: Clock, n: int) -> None:
 
 
 async def test_a_player_whose_matches_keep_lapsing_cools_down_also_after_a_restart(
-        store: object) -> None:
-    s = store(decline_limit=2, decline_window=600, decline_cooldown=300)  # type: ignore[operator]
+        store: Stores) -> None:
+    s = store(decline_limit=2, decline_window=600, decline_cooldown=300)
     mm = await s.open()
     await lapse(mm, s.clock, 1)
     await lapse(mm, s.clock, 2)  # the second within 600 s: 300 s from now
@@ -132,8 +137,8 @@ async def test_a_player_whose_matches_keep_lapsing_cools_down_also_after_a_resta
 
 
 async def test_cancelling_while_proposed_counts_and_an_invitee_lapsing_does_not(
-        store: object) -> None:
-    s = store(decline_limit=1, decline_cooldown=120)  # type: ignore[operator]
+        store: Stores) -> None:
+    s = store(decline_limit=1, decline_cooldown=120)
     mm = await s.open()
     # dan is only invited to ann's party: its match lapsing for want of his accept is not his
     await queue(mm, claims("ann"), "party", "ann", "dan")
@@ -160,8 +165,8 @@ async def test_cancelling_while_proposed_counts_and_an_invitee_lapsing_does_not(
 
 
 async def test_queueing_and_cancelling_in_a_loop_is_refused_past_the_limit(
-        store: object) -> None:
-    s = store(join_limit=3, join_window=60)  # type: ignore[operator]
+        store: Stores) -> None:
+    s = store(join_limit=3, join_window=60)
     mm = await s.open()
     for n in range(3):
         await queue(mm, claims("cy"), f"cy-{n}")
