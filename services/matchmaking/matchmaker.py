@@ -388,6 +388,10 @@ class Matchmaker:
         """Accepted matches whose CreateMatch failed transiently: when to try again."""
         self._abandoning: set[asyncio.Task[None]] = set()
         """AbandonMatch calls of match ids given up after a try to create them."""
+        self._tried: set[str] = set()
+        """Open batches with CreateMatch tries not stored yet: the next cycle stores them, in
+        one transaction (a rules service down with thousands of accepted matches would
+        otherwise cost a transaction per try)."""
         self.standings: OrderedDict[tuple[str, str], Standing] = OrderedDict()
         """Players' Standings by (player, game), most recently used last (module docstring,
         "Queueing limits"): what the store has, or newer while a save is under way."""
@@ -411,6 +415,7 @@ class Matchmaker:
         self.shared.clear()
         self.proposals.clear()
         self._create_retry.clear()
+        self._tried.clear()
         self.standings.clear()  # memory may be ahead of the store (a refused save): read again
         self.batches.clear()
         self._rows.clear()
@@ -1160,6 +1165,11 @@ class Matchmaker:
                 if changed:
                     await self._save(changed)
                     waiting.clear()  # tickets left or came back: listed again
+                if self._tried:
+                    tried = [self.batches[b][0] for b in self._tried if b in self.batches]
+                    self._tried.clear()
+                    if tried:
+                        await self._save(tried)
                 apart = self._apart() if self.shared else {}
                 pools = {game: (*rows.pool(now, waiting.get(game)), apart.get(game))
                          for game, rows in self._rows.items()}
@@ -1534,9 +1544,9 @@ class Matchmaker:
         the tickets still accepted; only then do they go back to the queue, and the match,
         which may have been created there with its answer lost, is abandoned
         (:meth:`_abandon`), as it is when a ticket of it is cancelled or declined between
-        tries. Each failed try is stored with the proposal (``ProposalBatch.Tried``): a
-        restarted matchmaker goes on from the tries made, so a match is given up after
-        CREATE_ATTEMPTS in all, and one tried before the restart is still abandoned when it
+        tries. Each failed try is stored with the proposal (``ProposalBatch.Tried``, by the next
+        cycle: a crash loses the tries of one interval at most): a restarted matchmaker goes
+        on from the tries made, so a match is given up after CREATE_ATTEMPTS in all, and one tried before the restart is still abandoned when it
         falls through after it. (Proposals stored as Ticket events, before batches, count
         from zero after a restart.)
         """
@@ -1680,9 +1690,9 @@ class Matchmaker:
                 return
             if code in TRANSIENT and p.attempts < CREATE_ATTEMPTS:
                 held = self.batches.get(p.batch_id)
-                if held is not None:  # the count outlives a restart (not from zero again)
-                    held[0].tried(p.match_id, p.attempts)
-                    await self._save([held[0]])
+                if held is not None:  # the count outlives a restart (not from zero again),
+                    held[0].tried(p.match_id, p.attempts)  # stored by the next cycle
+                    self._tried.add(p.batch_id)
                 p.creating = False
                 self._create_retry[p.match_id] = \
                     self.clock() + min(RETRY_START_MAX, 0.1 * 2 ** p.attempts)

@@ -114,6 +114,8 @@ async def test_create_tries_go_on_counting_after_a_restart(
         match_id = await proposed_and_accepted(mm)
         await tries(mm, store.clock, 3)
         assert mm.proposals[match_id].attempts == 3
+        await mm.cycle()  # stores the tries (before the backoff ends: no fourth)
+        assert len(rules.creates) == 3
 
         restarted = DownRules()
         mm2 = await store.open(restarted)  # the first process is gone (never cycled again)
@@ -140,6 +142,7 @@ async def test_a_match_tried_before_a_restart_is_abandoned_when_cancelled_after_
         mm = await store.open(rules)
         match_id = await proposed_and_accepted(mm)
         await tries(mm, store.clock, 1)  # it may exist on the rules service (answer lost)
+        await mm.cycle()  # stores the try
 
         restarted = DownRules()
         mm2 = await store.open(restarted)
