@@ -737,17 +737,31 @@ class Matchmaker:
         c = self.config
         if not c.decline_limit:
             return []
-        out: list[Aggregate] = []
-        for player, game, match_id in strikes:
+        held = self.standings
+        missing = sorted({(p, g) for p, g, _ in strikes if (p, g) not in held})
+        found: dict[tuple[str, str], Standing | None] = {}
+        if missing:  # in one thread: a cycle may time out thousands of proposals at once
+
+            def read() -> None:
+                for key in missing:
+                    found[key] = self.app.find_standing(*key)
+
             try:
-                s = self._keep(await self._standing(player, game))
-            except Unavailable:
-                log.warning("a fall-through was not counted: the store does not answer",
-                            match_id=match_id)
-                continue
+                await asyncio.to_thread(read)
+            except Exception as err:  # those read are counted; the others are not
+                log.warning("fall-throughs were not counted: the store does not answer",
+                            players=len(missing) - len(found), error=repr(err))
+        out: dict[tuple[str, str], Standing] = {}
+        for player, game, match_id in strikes:
+            key = (player, game)
+            s = out.get(key) or held.get(key)
+            if s is None:
+                if key not in found:  # not read (the store did not answer)
+                    continue
+                s = self._keep(found[key] or Standing(player, game))
             s.struck(now, match_id, c.decline_window + c.decline_cooldown)
-            out.append(s)
-        return out
+            out[key] = s
+        return list(out.values())
 
     def _check_invitations(self, caller: Claims, players: Sequence[str]) -> None:
         """RESOURCE_EXHAUSTED if the ticket would invite a player (name them without holding

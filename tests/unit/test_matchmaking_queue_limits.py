@@ -212,3 +212,30 @@ def test_limits_from_the_environment() -> None:
                 {"NEON_MATCHMAKING_DECLINE_WINDOW": "1e9"}):
         with pytest.raises(ValueError, match="NEON_MATCHMAKING_"):
             config_from_env(bad)
+
+
+async def test_a_lapse_is_stored_even_when_the_players_standing_cannot_be_read(
+        store: Stores) -> None:
+    """After a restart the standings are read from the store when a lapse counts: a read that
+    fails leaves the lapse uncounted, and the proposal's end is stored as ever (the cycle went
+    on with expiries in memory that the store never had)."""
+    s = store(decline_limit=1)
+    mm = await s.open()
+    await queue(mm, claims("ann"), "ann-1")
+    await queue(mm, claims("bob"), "bob")
+    await mm.cycle()
+    (match_id,) = mm.proposals
+    await mm.accept_match(claims("bob"), "bob", match_id)
+    mm2 = await s.open()
+    assert not mm2.standings
+
+    def down(player: str, game: str) -> None:
+        raise OSError("store down")
+
+    mm2.app.find_standing = down  # type: ignore[method-assign]
+    s.clock.now += 31
+    await mm2.cycle()
+    assert mm2.app.find("ann-1").status == "expired"  # type: ignore[union-attr]
+    assert mm2.app.find("bob").status == "waiting"  # type: ignore[union-attr]
+    del mm2.app.find_standing
+    assert (await queue(mm2, claims("ann"), "ann-2"))["status"] == "waiting"  # not counted
