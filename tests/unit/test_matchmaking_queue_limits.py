@@ -239,3 +239,23 @@ async def test_a_lapse_is_stored_even_when_the_players_standing_cannot_be_read(
     assert mm2.app.find("bob").status == "waiting"  # type: ignore[union-attr]
     del mm2.app.find_standing
     assert (await queue(mm2, claims("ann"), "ann-2"))["status"] == "waiting"  # not counted
+
+
+async def test_a_long_standing_is_snapshotted_and_reads_back_the_same(store: Stores) -> None:
+    """Every ticket a player queues is an event of their Standing: it is snapshotted every 50
+    (eventsourcing), and a restart reads it back from the snapshot and the events after it,
+    old times dropped as they were applied."""
+    s = store(join_limit=30, join_window=60)
+    mm = await s.open()
+    for n in range(61):
+        await queue(mm, claims("cy"), f"cy-{n}")
+        await mm.cancel_ticket(claims("cy"), f"cy-{n}")
+        s.clock.now += 3
+    before = mm.standings[("cy", "toy")]
+    assert before.version == 62 and len(before.joins) == 20  # the last 60 s
+    mm2 = await s.open()
+    app = mm2.app
+    snapshots = list(app.snapshots.get(before.id)) if app.snapshots is not None else []
+    assert [snap.originator_version for snap in snapshots] == [50]
+    after = app.find_standing("cy", "toy")
+    assert after is not None and (after.version, after.joins) == (62, before.joins)
