@@ -802,7 +802,7 @@ class Matchmaker:
             now = self.clock()
             changed: list[Aggregate] = []
             if proposal is not None and claims.role == "player":  # type: ignore[union-attr]
-                # (read before the ticket changes: nothing changed if the store does not answer)
+                # a fall-through for the others: counted against the player who cancelled
                 changed += await self._strike([(me, ticket.game, proposal.match_id)], now)
             if ticket.status == "waiting":
                 self._dequeued += 1
