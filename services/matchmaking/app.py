@@ -19,8 +19,10 @@ from services.matchmaking.domain import (
     Kickoff,
     ProposalBatch,
     Queue,
+    Standing,
     Ticket,
     kickoff_uuid,
+    standing_uuid,
     ticket_uuid,
 )
 from services.platform.topics import TrustedTopics
@@ -94,7 +96,7 @@ class BatchTranscoder(JSONTranscoder):
 
 class MatchmakingApplication(TrustedTopics, Application):
     name = "matchmaking"
-    snapshotting_intervals = {Queue: 100}  # noqa: RUF012 (eventsourcing's class variable)
+    snapshotting_intervals = {Queue: 100, Standing: 50}  # noqa: RUF012 (eventsourcing's class variable)
 
     def construct_transcoder(self) -> Transcoder:
         transcoder = BatchTranscoder()
@@ -104,6 +106,12 @@ class MatchmakingApplication(TrustedTopics, Application):
     def find(self, ticket_id: str) -> Ticket | None:
         try:
             return self.repository.get(ticket_uuid(ticket_id))
+        except AggregateNotFoundError:
+            return None
+
+    def find_standing(self, player: str, game: str) -> Standing | None:
+        try:
+            return self.repository.get(standing_uuid(player, game))  # type: ignore[no-any-return]
         except AggregateNotFoundError:
             return None
 

@@ -47,6 +47,21 @@ class Config:
     without holding them (their open invitations). A CreateTicket that would name a player
     past it is RESOURCE_EXHAUSTED: so a few accounts cannot flood one player's invitations
     (ListMyInvitations); the player frees a place by declining."""
+    decline_limit: int = 3
+    """NEON_MATCHMAKING_DECLINE_LIMIT (0: no cooldown): after this many proposed matches fell
+    through because of a player within ``decline_window`` (a ticket that held them timed out
+    without their accept, or they cancelled it while a match was proposed), their CreateTicket
+    for that game is FAILED_PRECONDITION for ``decline_cooldown`` seconds from the last one."""
+    decline_window: float = 600.0
+    """NEON_MATCHMAKING_DECLINE_WINDOW: seconds over which ``decline_limit`` counts."""
+    decline_cooldown: float = 300.0
+    """NEON_MATCHMAKING_DECLINE_COOLDOWN: seconds a player waits before queueing again."""
+    join_limit: int = 20
+    """NEON_MATCHMAKING_JOIN_LIMIT (0: none): how many tickets a player may queue for one game
+    with their own player token within ``join_window``; one more is RESOURCE_EXHAUSTED, saying
+    when they may queue again (each ticket, and each cancel, is a stored event)."""
+    join_window: float = 60.0
+    """NEON_MATCHMAKING_JOIN_WINDOW: seconds over which ``join_limit`` counts."""
 
 
 def _flag(value: str | None, default: bool) -> bool:
@@ -83,7 +98,45 @@ def config_from_env(environ: Mapping[str, str] | None = None) -> Config:
         seed_window=_window(num("SEED_WINDOW", base.seed_window)),
         max_invites_per_player=_invites(e.get("NEON_MATCHMAKING_MAX_INVITES_PER_PLAYER"),
                                         base.max_invites_per_player),
+        decline_limit=_count(e, "DECLINE_LIMIT", base.decline_limit),
+        decline_window=_seconds(e, "DECLINE_WINDOW", base.decline_window),
+        decline_cooldown=_seconds(e, "DECLINE_COOLDOWN", base.decline_cooldown),
+        join_limit=_count(e, "JOIN_LIMIT", base.join_limit),
+        join_window=_seconds(e, "JOIN_WINDOW", base.join_window),
     )
+
+
+MAX_LIMIT_SECONDS = 86400.0
+
+
+def _count(e: Mapping[str, str], key: str, default: int) -> int:
+    """A whole number, 0 or more (0: no limit)."""
+    value = e.get(f"NEON_MATCHMAKING_{key}", "").strip()
+    if not value:
+        return default
+    try:
+        n = int(value)
+    except ValueError:
+        raise ValueError(f"NEON_MATCHMAKING_{key} must be a whole number, not {value!r}") from None
+    if n < 0:
+        raise ValueError(f"NEON_MATCHMAKING_{key} must be 0 (no limit) or more, not {n}")
+    return n
+
+
+def _seconds(e: Mapping[str, str], key: str, default: float) -> float:
+    """Seconds, more than 0 and at most a day."""
+    value = e.get(f"NEON_MATCHMAKING_{key}", "").strip()
+    if not value:
+        return default
+    try:
+        s = float(value)
+    except ValueError:
+        raise ValueError(f"NEON_MATCHMAKING_{key} must be a number of seconds, "
+                         f"not {value!r}") from None
+    if not 0.0 < s <= MAX_LIMIT_SECONDS:
+        raise ValueError(f"NEON_MATCHMAKING_{key} must be more than 0 and at most "
+                         f"{MAX_LIMIT_SECONDS:g} seconds, not {s:g}")
+    return s
 
 
 MAX_SEED_WINDOW = 600.0

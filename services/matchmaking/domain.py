@@ -319,6 +319,9 @@ class ProposalBatch(Aggregate):
         self.teams = teams
         self.party_sizes, self.reordered, self.seat_order = party_sizes, reordered, seat_order
         self.closed = False
+        self.tries: dict[str, int] = {}
+        """CreateMatch tries that failed transiently so far, by match id (``Tried``): a
+        restarted matchmaker goes on counting from them, not from zero."""
 
     @staticmethod
     def create_id(batch_id: str, *args: Any, **kwargs: Any) -> uuid.UUID:
@@ -327,6 +330,12 @@ class ProposalBatch(Aggregate):
     @event("Closed")
     def close(self) -> None:
         self.closed = True
+
+    @event("Tried")
+    def tried(self, match_id: str, attempts: int) -> None:
+        """The CreateMatch of ``match_id`` failed transiently for the ``attempts``-th time
+        (it is tried again): stored so that a restart does not try it from zero."""
+        self.tries[match_id] = attempts
 
     def proposals(self) -> list[BatchProposal]:
         return rows_of(self)
@@ -409,3 +418,37 @@ def rows_of(batch: Any, row: type[BatchProposal] | None = None) -> list[Any]:
 def proposals_of(batch: Any) -> list[dict[str, Any]]:
     """The proposals of a ProposalBatch (or of its Created event) as plain dicts."""
     return [dict(row) for row in rows_of(batch)]
+
+
+def standing_uuid(player: str, game: str) -> uuid.UUID:
+    return uuid.uuid5(NAMESPACE, f"standing:{game}\x00{player}")
+
+
+class Standing(Aggregate):
+    """A player's recent record in one game's queue, for the limits on queueing (matchmaker.py,
+    "Queueing limits"): when they queued a ticket with their own player token (``Joined``), and
+    when a proposed match fell through because of them (``Struck``: a ticket that held them
+    timed out without their accept, or they cancelled it while a match was proposed). Per game,
+    so that only the replica that owns the game's queue ever writes it. Each event carries how
+    far back it keeps (``horizon``, seconds): older times are dropped as it is applied, so
+    replay gives the same state whatever the configuration is now. Snapshotted (the app's
+    ``snapshotting_intervals``): a long-lived player's history loads in a few reads."""
+
+    @event("Created")
+    def __init__(self, player: str, game: str) -> None:
+        self.player = player
+        self.game = game
+        self.joins: list[float] = []
+        self.strikes: list[float] = []
+
+    @staticmethod
+    def create_id(player: str, game: str, *args: Any, **kwargs: Any) -> uuid.UUID:
+        return standing_uuid(player, game)
+
+    @event("Joined")
+    def joined(self, at: float, horizon: float) -> None:
+        self.joins = [t for t in self.joins if t > at - horizon] + [at]
+
+    @event("Struck")
+    def struck(self, at: float, match_id: str, horizon: float) -> None:
+        self.strikes = [t for t in self.strikes if t > at - horizon] + [at]

@@ -89,7 +89,8 @@ what a party learns of its invitees, who it is and how many, not its other playe
 they did (GetTicket, which any player a ticket names may call, shows the party as its players
 see it). A ticket leaves the list when the player accepts one of its matches (it holds them),
 declines it, or it ends. With several replicas the replica asked answers for every queue,
-asking the others for theirs.
+asking the others for theirs; one that does not answer is left out of a ListMyInvitations,
+which then says it is ``partial`` and which games are missing (routing.py).
 
 A player may have at most ``Config.max_invites_per_player`` open invitations
 (NEON_MATCHMAKING_MAX_INVITES_PER_PLAYER, 20 by default): a CreateTicket that would name them
@@ -122,6 +123,29 @@ at once, and a start made before a crash that was not yet stored is answered "al
 started" by the rules service, so the match starts once and its end is stored once. Ticket
 answers and WatchTicket show the window (``seed_window``) and ``match_started``; a watch of a
 matched ticket goes on until its match started (or its window ended).
+
+Queueing limits: each player has a :class:`Standing` per game (stored, event-sourced, written
+by the replica that owns the game's queue only; read from the store when not held here, so a
+restart keeps it), and a CreateTicket with a player token (the caller's own player) is
+refused while either limit holds; a refusal stores nothing, and a repeated CreateTicket of a
+ticket already queued is answered as ever (it queues nothing):
+- Cooldown: a proposed match falls through because of a player (``Struck``) when a ticket
+  that holds them (a ticket a player token queued: its creator, and whoever accepted one of
+  its matches) times out without their accept, or they cancel it with their player token
+  while a match is proposed. ``Config.decline_limit`` of those within ``decline_window``
+  seconds (NEON_MATCHMAKING_DECLINE_LIMIT, _WINDOW, _COOLDOWN: 3 in 600 s) and their
+  CreateTicket for the game is FAILED_PRECONDITION for ``decline_cooldown`` seconds (300)
+  from the last, the reason saying in how many seconds and at what time they may queue
+  again. An invited player who does not accept, or declines (DeclineInvite), is not struck:
+  a party names them without asking, and anyone could otherwise cool a stranger down by
+  inviting them. Nor is a missing accept on a ticket an organiser or a service queued (whoever
+  queued it accepts for its players); a player's own CancelTicket of it while proposed is.
+- Churn: at most ``Config.join_limit`` tickets per player and game within ``join_window``
+  seconds (NEON_MATCHMAKING_JOIN_LIMIT, _WINDOW: 20 in 60 s): one more is
+  RESOURCE_EXHAUSTED, saying in how many seconds they may queue again (each ticket, and each
+  cancel, is a stored event: a loop of CreateTicket and CancelTicket filled the store).
+Organiser and service tokens are not limited (tournaments, simulations and bots queue many
+tickets on purpose). Per game: a player queueing in G games may queue G times the limit.
 """
 
 from __future__ import annotations
@@ -135,6 +159,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from itertools import accumulate, chain, compress, repeat
 from operator import attrgetter, itemgetter, ne, sub
 from typing import Any
@@ -152,6 +177,7 @@ from services.matchmaking.domain import (
     Kickoff,
     ProposalBatch,
     Queue,
+    Standing,
     Ticket,
     bot_match_uuid,
     rows_of,
@@ -195,6 +221,9 @@ ENDED_KICKOFFS_KEPT = 4096
 """Kickoffs that ended, kept in memory for the answers about their (closed) tickets; older
 ones are read from the store again when asked."""
 ADMIN = ("organiser", "service")
+STANDINGS_KEPT = 65536
+"""Players' Standings held in memory (the most recently used); the others are read from the
+store again when needed."""
 MAX_INVITATIONS_LISTED = 200
 WATCH_TOKEN_EXPIRED = "player token expired; watch your invitations again with a new player token"
 """How a WatchMyInvitations stream ends at its player token's expiry."""
@@ -359,6 +388,13 @@ class Matchmaker:
         """Accepted matches whose CreateMatch failed transiently: when to try again."""
         self._abandoning: set[asyncio.Task[None]] = set()
         """AbandonMatch calls of match ids given up after a try to create them."""
+        self._tried: set[str] = set()
+        """Open batches with CreateMatch tries not stored yet: the next cycle stores them, in
+        one transaction (a rules service down with thousands of accepted matches would
+        otherwise cost a transaction per try)."""
+        self.standings: OrderedDict[tuple[str, str], Standing] = OrderedDict()
+        """Players' Standings by (player, game), most recently used last (module docstring,
+        "Queueing limits"): what the store has, or newer while a save is under way."""
 
     # ----------------------------------------------------------------- start-up
 
@@ -379,6 +415,8 @@ class Matchmaker:
         self.shared.clear()
         self.proposals.clear()
         self._create_retry.clear()
+        self._tried.clear()
+        self.standings.clear()  # memory may be ahead of the store (a refused save): read again
         self.batches.clear()
         self._rows.clear()
         self.queues = {q.game: q for q in state.queues}
@@ -417,6 +455,8 @@ class Matchmaker:
             self.proposals[p["match_id"]] = Proposal(
                 p["match_id"], t.game, p["mode"], p,
                 max(float(p["deadline"]), now + self.config.accept_timeout),
+                # the CreateMatch tries made before the restart count (ProposalBatch.tried)
+                attempts=batch.tries.get(p["match_id"], 0) if batch is not None else 0,
                 batch_id=batch.batch_id if batch is not None else "")
         changed: list[Aggregate] = []
         for t in stale:
@@ -599,11 +639,17 @@ class Matchmaker:
         if not self.owns(req.game):
             raise Unavailable(f"this matchmaking replica does not own the queue of {req.game}; "
                               "try again")
+        # read outside the lock, as _find: a first CreateTicket holds up no other call
+        loaded = await self._standing(caller.player, req.game) if self._limited(caller) else None
         async with self.lock:
             self._ready()
             raced = self.tickets.get(req.ticket_id)
             if raced is not None:  # the same id was queued while this call resolved the game
                 return shown_to(caller, self._same_ticket(raced, req))
+            now = self.clock()
+            standing = self._keep(loaded) if loaded is not None else None
+            if standing is not None:
+                self._check_limits(standing, now)
             # only the players this ticket will hold (the caller's own, or every one for an
             # organiser or a service): whoever else it names may wait elsewhere, and nothing
             # here tells the caller whether they do (nor in which ticket)
@@ -612,17 +658,110 @@ class Matchmaker:
                 if other is not None:
                     raise FailedPrecondition(f"player {p!r} already waits in ticket {other!r}")
             self._check_invitations(caller, players)
-            ticket = Ticket(req.ticket_id, req.requested(), resolved, self.clock(),
-                            queuer(caller))
+            ticket = Ticket(req.ticket_id, req.requested(), resolved, now, queuer(caller))
             minter = organiser_acting(caller, self.config.trust_minted_tokens)
             if minter is not None and caller.role == "player":  # an organiser's: created_by
                 ticket.act_for(req.ticket_id, minter)
+            saved: list[Aggregate] = [ticket]
+            if standing is not None and self.config.join_limit:
+                standing.joined(now, self.config.join_window)
+                saved.append(standing)
             # remembered once stored, even if this call is cancelled meanwhile (else the stored
             # ticket would wait unseen by any cycle until a restart)
-            await self._save([ticket], then=lambda: self._remember(ticket))
+            await self._save(saved, then=lambda: self._remember(ticket))
         self.wake.set()
         log.info("ticket queued", ticket_id=req.ticket_id, game=req.game, players=len(players))
         return shown_to(caller, self.view(ticket))
+
+    def _limited(self, caller: Claims) -> bool:
+        """Whether a CreateTicket of ``caller`` is under the queueing limits: a player token's,
+        when either limit is on (module docstring, "Queueing limits")."""
+        c = self.config
+        return caller.role == "player" and bool(c.decline_limit or c.join_limit)
+
+    async def _standing(self, player: str, game: str) -> Standing:
+        """The player's Standing in the game: the one held, else the store's (a new one for a
+        player never seen there). UNAVAILABLE when the store does not answer."""
+        key = (player, game)
+        held = self.standings.get(key)
+        if held is not None:
+            self.standings.move_to_end(key)
+            return held
+        try:
+            found = await asyncio.to_thread(self.app.find_standing, player, game)
+        except Exception as err:
+            log.error("standing lookup failed", game=game, error=repr(err))
+            raise Unavailable("the matchmaking store does not answer; try again") from None
+        return found if found is not None else Standing(player, game)
+
+    def _keep(self, standing: Standing) -> Standing:
+        """(The lock is held.) The Standing held for its player and game: ``standing`` (just
+        read) unless another call holds one already, which is as new or newer."""
+        key = (standing.player, standing.game)
+        held = self.standings.get(key)
+        if held is not None:
+            return held
+        kept = self.standings
+        kept[key] = standing
+        while len(kept) > STANDINGS_KEPT:  # a change is saved before the lock is let go
+            kept.popitem(last=False)
+        return standing
+
+    def _check_limits(self, s: Standing, now: float) -> None:
+        """FAILED_PRECONDITION while the player cools down, RESOURCE_EXHAUSTED past the churn
+        limit; each reason says when they may queue for the game again."""
+        c = self.config
+        until = cooldown_until(s.strikes, c.decline_limit, c.decline_window, c.decline_cooldown)
+        if now < until:
+            raise FailedPrecondition(
+                f"player {s.player!r} may queue for {s.game} again in {_seconds_left(until - now)}"
+                f" s (at {_utc(until)}): {c.decline_limit} proposed match"
+                f"{'es' if c.decline_limit != 1 else ''} fell through because "
+                f"of them within {c.decline_window:g} s (not accepted in time, or cancelled while "
+                "proposed)")
+        if c.join_limit:
+            recent = [t for t in s.joins if t > now - c.join_window]
+            if len(recent) >= c.join_limit:
+                again = recent[-c.join_limit] + c.join_window
+                raise ResourceExhausted(
+                    f"player {s.player!r} queued {len(recent)} tickets for {s.game} within "
+                    f"{c.join_window:g} s (at most {c.join_limit}): they may queue again in "
+                    f"{_seconds_left(again - now)} s (at {_utc(again)})")
+
+    async def _strike(self, strikes: Sequence[tuple[str, str, str]],
+                      now: float) -> list[Aggregate]:
+        """(The lock is held.) Each (player, game, match id): the match fell through because of
+        the player (module docstring, "Queueing limits"); their Standings, to save with the
+        change. Never raises: a Standing the store cannot give is left unstruck (logged), and
+        the change it came with is saved as ever."""
+        c = self.config
+        if not c.decline_limit:
+            return []
+        held = self.standings
+        missing = sorted({(p, g) for p, g, _ in strikes if (p, g) not in held})
+        found: dict[tuple[str, str], Standing | None] = {}
+        if missing:  # in one thread: a cycle may time out thousands of proposals at once
+
+            def read() -> None:
+                for key in missing:
+                    found[key] = self.app.find_standing(*key)
+
+            try:
+                await asyncio.to_thread(read)
+            except Exception as err:  # those read are counted; the others are not
+                log.warning("fall-throughs were not counted: the store does not answer",
+                            players=len(missing) - len(found), error=repr(err))
+        out: dict[tuple[str, str], Standing] = {}
+        for player, game, match_id in strikes:
+            key = (player, game)
+            s = out.get(key) or held.get(key)
+            if s is None:
+                if key not in found:  # not read (the store did not answer)
+                    continue
+                s = self._keep(found[key] or Standing(player, game))
+            s.struck(now, match_id, c.decline_window + c.decline_cooldown)
+            out[key] = s
+        return list(out.values())
 
     def _check_invitations(self, caller: Claims, players: Sequence[str]) -> None:
         """RESOURCE_EXHAUSTED if the ticket would invite a player (name them without holding
@@ -660,10 +799,15 @@ class Matchmaker:
             if proposal is not None and proposal.creating:
                 raise FailedPrecondition("the match of this ticket is being created")
             who = claims.player or claims.role  # type: ignore[union-attr]
+            now = self.clock()
+            changed: list[Aggregate] = []
+            if proposal is not None and claims.role == "player":  # type: ignore[union-attr]
+                # a fall-through for the others: counted against the player who cancelled
+                changed += await self._strike([(me, ticket.game, proposal.match_id)], now)
             if ticket.status == "waiting":
                 self._dequeued += 1
-            ticket.cancel(ticket_id, f"cancelled by {who}", self.clock())
-            changed = [ticket]
+            ticket.cancel(ticket_id, f"cancelled by {who}", now)
+            changed.append(ticket)
             if proposal is not None:
                 # the other tickets are strangers': their players learn no other ticket's id
                 changed += self._dissolve(proposal, {ticket_id},
@@ -1028,10 +1172,18 @@ class Matchmaker:
             async with self.lock:
                 now = self.clock()
                 waiting = {game: rows.waiting() for game, rows in self._rows.items()}
-                changed = self._expire(now, waiting) + self._time_out_proposals(now)
+                strikes: list[tuple[str, str, str]] = []
+                changed = self._expire(now, waiting) + self._time_out_proposals(now, strikes)
+                if strikes:
+                    changed += await self._strike(strikes, now)
                 if changed:
                     await self._save(changed)
                     waiting.clear()  # tickets left or came back: listed again
+                if self._tried:
+                    tried = [self.batches[b][0] for b in self._tried if b in self.batches]
+                    self._tried.clear()
+                    if tried:
+                        await self._save(tried)
                 apart = self._apart() if self.shared else {}
                 pools = {game: (*rows.pool(now, waiting.get(game)), apart.get(game))
                          for game, rows in self._rows.items()}
@@ -1144,7 +1296,11 @@ class Matchmaker:
                     out.append(t)
         return out
 
-    def _time_out_proposals(self, now: float) -> list[Aggregate]:
+    def _time_out_proposals(self, now: float,
+                            strikes: list[tuple[str, str, str]]) -> list[Aggregate]:
+        """End the proposals past their deadline; ``strikes`` is told each (player, game,
+        match id) whose missing accept ended a ticket that held them, one a player queued
+        (module docstring, "Queueing limits")."""
         changed: list[Aggregate] = []
         for p in list(self.proposals.values()):
             if p.creating or now < p.deadline or self._accepted(p):
@@ -1154,6 +1310,9 @@ class Matchmaker:
                              if pl not in self.tickets[i].accepted)
             for i in sorted(late):
                 t = self.tickets[i]
+                if t.created_by.startswith("player:"):  # held and did not accept
+                    strikes += [(pl, t.game, p.match_id) for pl in t.consented
+                                if pl not in t.accepted]
                 t.expire(i, f"dropped: {', '.join(pl for pl in t.players if pl in missing)} did "
                             f"not accept match {p.match_id} within {self.config.accept_timeout:g} s",
                          now)
@@ -1399,7 +1558,11 @@ class Matchmaker:
         the tickets still accepted; only then do they go back to the queue, and the match,
         which may have been created there with its answer lost, is abandoned
         (:meth:`_abandon`), as it is when a ticket of it is cancelled or declined between
-        tries.
+        tries. Each failed try is stored with the proposal (``ProposalBatch.Tried``, by the next
+        cycle: a crash loses the tries of one interval at most): a restarted matchmaker goes
+        on from the tries made, so a match is given up after CREATE_ATTEMPTS in all, and one tried before the restart is still abandoned when it
+        falls through after it. (Proposals stored as Ticket events, before batches, count
+        from zero after a restart.)
         """
         seats = p.seats
         organisers = sorted({o for i in p.ticket_ids for o in self.tickets[i].organisers})
@@ -1540,6 +1703,10 @@ class Matchmaker:
             if self.stale or self.proposals.get(p.match_id) is not p:
                 return
             if code in TRANSIENT and p.attempts < CREATE_ATTEMPTS:
+                held = self.batches.get(p.batch_id)
+                if held is not None:  # the count outlives a restart (not from zero again),
+                    held[0].tried(p.match_id, p.attempts)  # stored by the next cycle
+                    self._tried.add(p.batch_id)
                 p.creating = False
                 self._create_retry[p.match_id] = \
                     self.clock() + min(RETRY_START_MAX, 0.1 * 2 ** p.attempts)
@@ -1906,6 +2073,26 @@ def ratings_grace(config: Config) -> float:
     """How long new tickets wait unrated while their ratings cannot be looked up, before
     they are grouped with the default rating: ten lookups' time, at most 5 s."""
     return min(5.0, 10 * config.rating_timeout)
+
+
+def cooldown_until(strikes: Sequence[float], limit: int, window: float,
+                   cooldown: float) -> float:
+    """When a player with these strikes (oldest first) may queue again: ``cooldown`` seconds
+    after the latest strike that ends ``limit`` strikes within ``window`` seconds (-inf: no
+    cooldown; ``limit`` 0: never one)."""
+    if not limit or len(strikes) < limit:
+        return -math.inf
+    ends = [strikes[k] for k in range(limit - 1, len(strikes))
+            if strikes[k] - strikes[k - limit + 1] < window]
+    return max(ends) + cooldown if ends else -math.inf
+
+
+def _seconds_left(seconds: float) -> int:
+    return max(1, math.ceil(seconds))
+
+
+def _utc(at: float) -> str:
+    return datetime.fromtimestamp(math.ceil(at), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def teams_of(seats: Sequence[dict[str, Any]]) -> list[list[int]]:

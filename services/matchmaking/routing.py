@@ -13,7 +13,9 @@ ever think they own it (the second writer is refused and reloads).
   from the store (one read) before forwarding. An unknown ticket is answered here.
 - ListMyInvitations and WatchMyInvitations are about a player, whose invitations may be in
   every queue: the replica asked answers with its own and every other replica's (asked with
-  the forwarding mark, so they answer for their own queues only), merged oldest first.
+  the forwarding mark, so they answer for their own queues only), merged oldest first. A
+  replica that does not answer a ListMyInvitations is left out (``partial``, and the games
+  whose queues it holds); WatchMyInvitations still ends when a replica's stream does.
 - Forwarded calls carry the caller's metadata and what is left of its deadline, and the
   forwarder's replica-list fingerprint; a replica that does not own the queue, or holds
   another list (a rollout that changes the count), refuses with UNAVAILABLE: no loops.
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
@@ -33,10 +36,20 @@ from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as pb_grp
 from services.matchmaking.identity import IdentityServicer
 from services.matchmaking.matchmaker import MAX_INVITATIONS_LISTED
 from services.platform.errors import Unavailable
-from services.platform.replicas import FORWARDED, PeerRouter, Replicas, metadata_value
+from services.platform.logs import get_logger
+from services.platform.replicas import (
+    FORWARDED,
+    PeerRouter,
+    Replicas,
+    metadata_value,
+    relay_status,
+)
 from services.platform.tokens import TokenIssuer
 
 Local = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
+PEER_LIST_TIMEOUT = 3.0
+"""Longest a ListMyInvitations waits for a peer's own list before answering without it."""
+log = get_logger("matchmaking")
 
 
 def queue_key(game: str) -> str:
@@ -68,12 +81,63 @@ def owner_check(replicas: Replicas | None) -> Callable[[str], bool]:
     return lambda game: replicas.mine(queue_key(game))
 
 
+OWNER_DOWN = ("the matchmaking replica that holds this queue does not answer (it may be "
+              "restarting); try again shortly")
+"""A forwarded call's answer when the owner was never reached (gRPC's own text names the
+owner's internal address and port)."""
+_TRANSPORT = re.compile(
+    r"ipv[46]:|unix:|dns resolution|failed to connect|connection refused|connection reset|"
+    r"socket closed|connections to all backends|\b\d{1,3}(\.\d{1,3}){3}\b",
+    re.IGNORECASE,
+)
+
+
 class QueueRouter(PeerRouter):
-    """Ownership and forwarding of queues, with matchmaking stubs to the peers."""
+    """Ownership and forwarding of queues, with matchmaking stubs to the peers. A call whose
+    owner was not reached is UNAVAILABLE with :data:`OWNER_DOWN`; the owner's own statuses
+    are relayed unchanged. No other replica takes a queue over while its owner is down: its
+    tickets wait in the store, and the owner loads them again when it is back."""
 
     service = "matchmaking"
     owned = "queue"
     stub_class = pb_grpc.MatchmakingServiceStub
+
+    def unreached(self, err: grpc.aio.AioRpcError, owner: int) -> bool:
+        """Whether ``err`` is the transport's (the owner never answered), not the owner's:
+        UNAVAILABLE or DEADLINE_EXCEEDED with gRPC's text about the connection or naming an
+        address (the owner's own reasons never do)."""
+        if err.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            return False
+        details = err.details() or ""
+        host = self.replicas.peers[owner].rsplit(":", 1)[0]
+        return bool(_TRANSPORT.search(details)) or (bool(host) and host in details)
+
+    async def forward(
+        self, name: str, request: Any, context: grpc.aio.ServicerContext, owner: int
+    ) -> Any:
+        try:
+            return await getattr(self.stub(owner), name)(
+                request, metadata=self.metadata(context), timeout=context.time_remaining()
+            )
+        except grpc.aio.AioRpcError as err:
+            if self.unreached(err, owner):
+                log.warning("owner replica unavailable", owner=owner, details=err.details())
+                raise Unavailable(OWNER_DOWN) from None
+            await relay_status(context, err, owner)
+
+    async def relay(
+        self, call: Any, context: grpc.aio.ServicerContext, owner: int
+    ) -> AsyncIterator[Any]:
+        try:
+            async for item in call:
+                yield item
+        except grpc.aio.AioRpcError as err:
+            if self.unreached(err, owner):
+                log.warning("owner replica unavailable", owner=owner, details=err.details())
+                raise Unavailable(OWNER_DOWN) from None
+            await relay_status(context, err, owner)
+        finally:
+            call.cancel()
 
 
 class RoutedMatchmakingServicer(IdentityServicer):
@@ -182,13 +246,41 @@ class RoutedMatchmakingServicer(IdentityServicer):
         return [i for i in range(len(self.router.replicas.peers)) if i != me]
 
     async def ListMyInvitations(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        """This replica's invitations and every peer's. A peer that does not answer (down,
+        restarting, or slower than PEER_LIST_TIMEOUT) leaves its queues out: the answer says
+        it is ``partial`` and names the games known here whose queues that peer holds, rather
+        than failing the whole list for one replica."""
         local = await super().ListMyInvitations(request, context)  # checks the caller first
         if self._asked_by_peer(context):
             return local
-        answers = await asyncio.gather(
-            *(self.router.forward("ListMyInvitations", request, context, i) for i in self._peers())
-        )
-        return merged([local, *answers], request.limit, pb.ListMyInvitationsResponse)
+        peers = self._peers()
+        answers = await asyncio.gather(*(self._peer_list(request, context, i) for i in peers))
+        missing = [i for i, a in zip(peers, answers, strict=True) if a is None]
+        reply = merged([local, *(a for a in answers if a is not None)], request.limit,
+                       pb.ListMyInvitationsResponse)
+        if missing:
+            reply.partial = True
+            replicas = self.router.replicas
+            known = {*self.mm.catalogue.games, *self.mm._games}
+            reply.unavailable_games.extend(
+                sorted(g for g in known if replicas.owner(queue_key(g)) in missing))
+        return reply
+
+    async def _peer_list(
+        self, request: Any, context: grpc.aio.ServicerContext, peer: int
+    ) -> Any | None:
+        """The peer's own invitations (asked with the forwarding mark), None when it does not
+        answer: any failure of its own (the caller was checked here already)."""
+        left = context.time_remaining()
+        timeout = PEER_LIST_TIMEOUT if left is None else min(left, PEER_LIST_TIMEOUT)
+        try:
+            return await self.router.stub(peer).ListMyInvitations(
+                request, metadata=self.router.metadata(context), timeout=timeout
+            )
+        except grpc.aio.AioRpcError as err:
+            log.warning("a replica's invitations are missing from a list", replica=peer,
+                        code=err.code().name)
+            return None
 
     async def WatchMyInvitations(
         self, request: Any, context: grpc.aio.ServicerContext

@@ -393,3 +393,65 @@ async def test_watch_ticket_ends_when_the_players_token_expires(env: Env) -> Non
     assert info.value.code() == C.UNAUTHENTICATED
     assert "expired" in (info.value.details() or "")
     await mm.channel.close()
+
+
+async def test_with_a_replica_down_the_list_holds_the_other_queues_and_says_what_is_missing(
+    tmp_path: Path, nats_url: str
+) -> None:
+    """dan is invited to a party in a queue of replica 0 and one in a queue of replica 1;
+    replica 1 stops. Replica 0's ListMyInvitations answers with its own invitation, marked
+    partial, naming the games whose queues did not answer (replica 1's), rather than failing
+    (it was UNAVAILABLE, for a list most of which it could give). With both up the answer is
+    complete (partial false, no games missing)."""
+    settings = make_settings(tmp_path, nats_url)
+    keys = load_keys(settings)
+    issuer = TokenIssuer(keys.token_secret)
+    ports = [free_port(), free_port()]
+    peers = ",".join(f"127.0.0.1:{p}" for p in ports)
+    environs = [
+        {"NEON_MATCHMAKING_PEERS": peers, "NEON_MATCHMAKING_ORDINAL": str(i)} for i in range(2)
+    ]
+    owners = [owner_check(replicas_from_env(e)) for e in environs]
+    games = [next(g for g in replicas.GAMES if owners[i](g)) for i in range(2)]
+    services = [
+        await mm_main.start(
+            dataclasses.replace(settings, ports={**settings.ports, "matchmaking": ports[i]}),
+            keys,
+            config=replicas.FAST,
+            ratings=StaticRatings(),
+            catalogue=replicas.catalogue(),
+            environ=environs[i],
+        )
+        for i in range(2)
+    ]
+    ch = channel(services[0].address)
+    stub = pb_grpc.MatchmakingServiceStub(ch)
+    token = {p: issuer.issue("player", "*", player=p, ttl=600) for p in ("ann", "cy", "dan")}
+    running = list(services)
+    try:
+        for creator, game in zip(("ann", "cy"), games, strict=True):
+            await stub.CreateTicket(
+                pb.CreateTicketRequest(
+                    ticket_id=f"t-{creator}", game=game, players=[creator, "dan"]
+                ),
+                metadata=call_metadata(token[creator]),
+                timeout=10,
+            )
+        whole = await stub.ListMyInvitations(
+            pb.ListMyInvitationsRequest(), metadata=call_metadata(token["dan"]), timeout=10
+        )
+        assert whole.total == 2 and not whole.partial and not whole.unavailable_games
+        await services[1].stop(0.5)
+        running.remove(services[1])
+        got = await stub.ListMyInvitations(
+            pb.ListMyInvitationsRequest(), metadata=call_metadata(token["dan"]), timeout=10
+        )
+        assert [(i.ticket_id, i.game) for i in got.invitations] == [("t-ann", games[0])]
+        assert got.total == 1 and got.partial
+        missing = [g for g in replicas.GAMES if owners[1](g)]
+        assert list(got.unavailable_games) == sorted(missing)
+        assert games[0] not in got.unavailable_games
+    finally:
+        await ch.close()
+        for s in running:
+            await s.stop(0.5)

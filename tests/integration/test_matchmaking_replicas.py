@@ -154,3 +154,69 @@ async def test_each_queue_has_one_owner_and_the_other_replica_forwards(
         await zero.close()
         for s in services:
             await s.stop(0.5)
+
+
+async def test_a_call_for_a_queue_whose_owner_is_down_is_unavailable_without_its_address(
+    tmp_path: Path, nats_url: str
+) -> None:
+    """The replica that owns a queue is down: a call for it sent to the other replica is
+    UNAVAILABLE, saying that the queue's replica does not answer and to try again, and never
+    gRPC's transport text, which named the owner's internal address and port ("ipv4:10.x.y.z:
+    50052: Failed to connect to remote host"). (No replica takes the queue over: its tickets
+    wait in the store until the owner is back, as its restart test shows.)"""
+    settings = make_settings(tmp_path, nats_url)
+    keys = load_keys(settings)
+    issuer = TokenIssuer(keys.token_secret)
+    ports = [free_port(), free_port()]
+    peers = ",".join(f"127.0.0.1:{p}" for p in ports)
+    environs = [
+        {"NEON_MATCHMAKING_PEERS": peers, "NEON_MATCHMAKING_ORDINAL": str(i)} for i in range(2)
+    ]
+    owners = [owner_check(replicas_from_env(e)) for e in environs]
+    game = next(g for g in GAMES if owners[0](g))
+    services = [
+        await mm_main.start(
+            dataclasses.replace(settings, ports={**settings.ports, "matchmaking": ports[i]}),
+            keys,
+            config=FAST,
+            ratings=StaticRatings(),
+            catalogue=catalogue(),
+            environ=environs[i],
+        )
+        for i in range(2)
+    ]
+    ch = channel(services[1].address)
+    stub = pb_grpc.MatchmakingServiceStub(ch)
+    ann = call_metadata(issuer.issue("player", "*", player="ann", ttl=600))
+    bob = call_metadata(issuer.issue("player", "*", player="bob", ttl=600))
+    running = list(services)
+    try:
+        await stub.CreateTicket(
+            pb.CreateTicketRequest(ticket_id="t-ann", game=game, players=["ann"]),
+            metadata=ann,
+            timeout=10,
+        )
+        await services[0].stop(0.5)
+        running.remove(services[0])
+        calls = [
+            stub.GetTicket(pb.GetTicketRequest(ticket_id="t-ann"), metadata=ann, timeout=10),
+            stub.CreateTicket(
+                pb.CreateTicketRequest(ticket_id="t-bob", game=game, players=["bob"]),
+                metadata=bob,
+                timeout=10,
+            ),
+        ]
+        watch = stub.WatchTicket(pb.WatchTicketRequest(ticket_id="t-ann"), metadata=ann,
+                                 timeout=10)
+        for call in [*calls, anext(aiter(watch))]:
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await call
+            details = info.value.details() or ""
+            assert info.value.code() == grpc.StatusCode.UNAVAILABLE, details
+            assert "does not answer" in details and "try again" in details, details
+            assert "127.0.0.1" not in details and "ipv4" not in details, details
+            assert str(ports[0]) not in details, details
+    finally:
+        await ch.close()
+        for s in running:
+            await s.stop(0.5)
