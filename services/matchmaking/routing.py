@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
@@ -42,7 +41,6 @@ from services.platform.replicas import (
     PeerRouter,
     Replicas,
     metadata_value,
-    relay_status,
 )
 from services.platform.tokens import TokenIssuer
 
@@ -81,63 +79,15 @@ def owner_check(replicas: Replicas | None) -> Callable[[str], bool]:
     return lambda game: replicas.mine(queue_key(game))
 
 
-OWNER_DOWN = ("the matchmaking replica that holds this queue does not answer (it may be "
-              "restarting); try again shortly")
-"""A forwarded call's answer when the owner was never reached (gRPC's own text names the
-owner's internal address and port)."""
-_TRANSPORT = re.compile(
-    r"ipv[46]:|unix:|dns resolution|failed to connect|connection refused|connection reset|"
-    r"socket closed|connections to all backends|\b\d{1,3}(\.\d{1,3}){3}\b",
-    re.IGNORECASE,
-)
-
-
 class QueueRouter(PeerRouter):
     """Ownership and forwarding of queues, with matchmaking stubs to the peers. A call whose
-    owner was not reached is UNAVAILABLE with :data:`OWNER_DOWN`; the owner's own statuses
-    are relayed unchanged. No other replica takes a queue over while its owner is down: its
-    tickets wait in the store, and the owner loads them again when it is back."""
+    owner was not reached is UNAVAILABLE with ``owner_down`` (PeerRouter); the owner's own
+    statuses are relayed unchanged. No other replica takes a queue over while its owner is
+    down: its tickets wait in the store, and the owner loads them again when it is back."""
 
     service = "matchmaking"
     owned = "queue"
     stub_class = pb_grpc.MatchmakingServiceStub
-
-    def unreached(self, err: grpc.aio.AioRpcError, owner: int) -> bool:
-        """Whether ``err`` is the transport's (the owner never answered), not the owner's:
-        UNAVAILABLE or DEADLINE_EXCEEDED with gRPC's text about the connection or naming an
-        address (the owner's own reasons never do)."""
-        if err.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-            return False
-        details = err.details() or ""
-        host = self.replicas.peers[owner].rsplit(":", 1)[0]
-        return bool(_TRANSPORT.search(details)) or (bool(host) and host in details)
-
-    async def forward(
-        self, name: str, request: Any, context: grpc.aio.ServicerContext, owner: int
-    ) -> Any:
-        try:
-            return await getattr(self.stub(owner), name)(
-                request, metadata=self.metadata(context), timeout=context.time_remaining()
-            )
-        except grpc.aio.AioRpcError as err:
-            if self.unreached(err, owner):
-                log.warning("owner replica unavailable", owner=owner, details=err.details())
-                raise Unavailable(OWNER_DOWN) from None
-            await relay_status(context, err, owner)
-
-    async def relay(
-        self, call: Any, context: grpc.aio.ServicerContext, owner: int
-    ) -> AsyncIterator[Any]:
-        try:
-            async for item in call:
-                yield item
-        except grpc.aio.AioRpcError as err:
-            if self.unreached(err, owner):
-                log.warning("owner replica unavailable", owner=owner, details=err.details())
-                raise Unavailable(OWNER_DOWN) from None
-            await relay_status(context, err, owner)
-        finally:
-            call.cancel()
 
 
 class RoutedMatchmakingServicer(IdentityServicer):

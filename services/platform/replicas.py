@@ -15,6 +15,7 @@ Cost: one SHA-256 of a short string per replica per call (a few microseconds for
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -75,6 +76,14 @@ class Replicas:
 
     def mine(self, key: str) -> bool:
         return self.owner(key) == self.me
+
+
+_TRANSPORT = re.compile(
+    r"ipv[46]:|unix:|dns resolution|failed to connect|connection refused|connection reset|"
+    r"socket closed|connections to all backends|\b\d{1,3}(\.\d{1,3}){3}\b",
+    re.IGNORECASE,
+)
+"""gRPC's own words about a connection (or an address in them): the owner was not reached."""
 
 
 class PeerRouter:
@@ -138,28 +147,54 @@ class PeerRouter:
             passed.append((CLIENT_METADATA, client))
         return (*passed, (FORWARDED, self.replicas.fingerprint))
 
+    @property
+    def owner_down(self) -> str:
+        """A forwarded call's reason when its owner was never reached (gRPC's own text names
+        the owner's internal address and port, which no caller is told)."""
+        return (f"the {self.service} replica that holds this {self.owned} does not answer (it "
+                "may be restarting); try again shortly")
+
+    def unreached(self, err: grpc.aio.AioRpcError, owner: int) -> bool:
+        """Whether ``err`` is the transport's (the owner never answered), not the owner's:
+        UNAVAILABLE or DEADLINE_EXCEEDED with gRPC's text about the connection or naming an
+        address (the owner's own reasons never do)."""
+        if err.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            return False
+        details = err.details() or ""
+        host = self.replicas.peers[owner].rsplit(":", 1)[0]
+        return bool(_TRANSPORT.search(details)) or (bool(host) and host in details)
+
+    async def _failed(self, context: grpc.aio.ServicerContext, err: grpc.aio.AioRpcError,
+                      owner: int) -> None:
+        """End the call as its owner's call ended: UNAVAILABLE with :attr:`owner_down` when
+        the owner was not reached, else the owner's status relayed unchanged."""
+        if self.unreached(err, owner):
+            log.warning("owner replica unavailable", owner=owner, details=err.details())
+            raise Unavailable(self.owner_down) from None
+        await relay_status(context, err, owner)
+
     async def forward(
         self, name: str, request: Any, context: grpc.aio.ServicerContext, owner: int
     ) -> Any:
         """The owner's answer to the unary call ``name``, made with the caller's metadata and
-        what is left of its deadline; the owner's status relayed unchanged when it fails."""
+        what is left of its deadline; when it fails, :meth:`_failed`."""
         try:
             return await getattr(self.stub(owner), name)(
                 request, metadata=self.metadata(context), timeout=context.time_remaining()
             )
         except grpc.aio.AioRpcError as err:
-            await relay_status(context, err, owner)
+            await self._failed(context, err, owner)
 
     async def relay(
         self, call: Any, context: grpc.aio.ServicerContext, owner: int
     ) -> AsyncIterator[Any]:
-        """The owner's stream ``call`` item by item, its status relayed unchanged; the call
+        """The owner's stream ``call`` item by item; when it fails, :meth:`_failed`. The call
         is cancelled when the caller goes away."""
         try:
             async for item in call:
                 yield item
         except grpc.aio.AioRpcError as err:
-            await relay_status(context, err, owner)
+            await self._failed(context, err, owner)
         finally:
             call.cancel()
 

@@ -463,3 +463,53 @@ async def test_a_replica_forwards_export_match_chunks_to_the_matchs_owner(
     finally:
         for replica in replicas:
             await replica.stop(1)
+
+
+async def test_a_call_for_a_match_whose_replica_is_down_is_unavailable_without_its_address(
+        duel_backend: Backend) -> None:
+    """With two replicas, the owner of a match is down: a call for the match asked of the
+    other (unary, and a stream) is UNAVAILABLE saying the match's replica does not answer and
+    to try again, never gRPC's transport text, which named the owner's internal address and
+    port ("ipv4:10.x.y.z:50061: Failed to connect to remote host")."""
+    from services.platform.natsrv import free_port
+    from services.platform.replicas import owner_of
+    from services.rules import main as rules_main
+
+    await duel_backend.services.pop("rules-duel").stop(1)
+    ports = [free_port(), free_port()]
+    peers = tuple(f"127.0.0.1:{p}" for p in ports)
+    replicas = []
+    for ordinal, port in enumerate(ports):
+        settings = dataclasses.replace(
+            duel_backend.settings, persistence="memory", rules_peers=peers, rules_ordinal=ordinal,
+            ports={**duel_backend.settings.ports, "rules-duel": port})
+        replicas.append(await rules_main.start("duel", settings, duel_backend.keys,
+                                               duel_backend.nats_client, duel.ENGINE))
+    organiser = call_metadata(duel_backend.organiser_token())
+    match_id = next(m for m in (f"gone-{i}" for i in range(100)) if owner_of(m, 2) == 1)
+    running = list(replicas)
+    try:
+        async with grpc.aio.insecure_channel(peers[0]) as ch0:
+            forwarder = rules_pb2_grpc.RulesServiceStub(ch0)
+            await forwarder.CreateMatch(rules_pb2.CreateMatchRequest(
+                match_id=match_id, mode="duel", seats=2), metadata=organiser, timeout=10)
+            await replicas[1].stop(0.5)
+            running.remove(replicas[1])
+            calls = [
+                forwarder.ExportMatch(rules_pb2.ExportMatchRequest(match_id=match_id),
+                                      metadata=organiser, timeout=10),
+                anext(aiter(forwarder.ExportMatchChunks(
+                    rules_pb2.ExportMatchChunksRequest(match_id=match_id), metadata=organiser,
+                    timeout=10))),
+            ]
+            for call in calls:
+                with pytest.raises(grpc.aio.AioRpcError) as info:
+                    await call
+                details = info.value.details() or ""
+                assert info.value.code() == grpc.StatusCode.UNAVAILABLE, details
+                assert details == ("the rules replica that holds this match does not answer (it "
+                                   "may be restarting); try again shortly"), details
+                assert "127.0.0.1" not in details and str(ports[1]) not in details
+    finally:
+        for replica in running:
+            await replica.stop(1)
