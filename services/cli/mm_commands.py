@@ -493,7 +493,8 @@ def invitations(
     """List the parties that invited you: open tickets another player queued naming you.
 
     Each shows its ticket id, game, who queued it, the party's size and whether a match waits
-    for your accept. Decline one with `neon decline TICKET`.
+    for your accept. Decline one with `neon decline TICKET`. When a matchmaking replica does
+    not answer, the games whose invitations could not be listed are named, and it exits 1.
     """
     import asyncio
 
@@ -508,9 +509,17 @@ def invitations(
             lambda mm, mine: mm.stub.ListMyInvitations(
                 mm_pb.ListMyInvitationsRequest(limit=limit), metadata=call_metadata(mine),
                 timeout=mm.timeout))
+        missing = ""
+        if listed.partial:  # a replica did not answer: its queues' invitations are not here
+            games = ", ".join(listed.unavailable_games) or "some games"
+            missing = (f"not listed: the invitations of {games} (their matchmaking replica "
+                       "does not answer; try again shortly)")
         if not listed.invitations:
-            print_plain(console, "no open invitations")
-            return 0
+            print_plain(console, "no open invitations" + (" that could be listed" if missing
+                                                          else ""))
+            if missing:
+                print_plain(console, missing)
+            return 1 if missing else 0
         for i in listed.invitations:
             line = (f"{i.ticket_id}: {i.game} ({', '.join(i.modes)}), invited by {i.invited_by}, "
                     f"party of {i.party_size}, waiting {i.waited_seconds:.0f} s, "
@@ -521,6 +530,9 @@ def invitations(
         if listed.total > len(listed.invitations):
             print_plain(console, f"... and {listed.total - len(listed.invitations)} more "
                                  "(--limit)")
+        if missing:
+            print_plain(console, missing)
+            return 1
         return 0
 
     raise typer.Exit(asyncio.run(run()))

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,7 @@ from services.platform.grpc_kit import call_metadata, channel
 from services.platform.keys import load_keys
 from services.platform.natsrv import free_port
 from services.platform.tokens import TokenIssuer
+from tests.e2e.procs import service_env
 from tests.integration import test_matchmaking_replicas as replicas
 from tests.integration.conftest import make_settings
 from tests.integration.test_matchmaking import (  # noqa: F401 (env: the fixture)
@@ -451,6 +454,17 @@ async def test_with_a_replica_down_the_list_holds_the_other_queues_and_says_what
         missing = [g for g in replicas.GAMES if owners[1](g)]
         assert list(got.unavailable_games) == sorted(missing)
         assert games[0] not in got.unavailable_games
+        # `neon invitations` lists what it got, names what it did not, and exits 1
+        cli = await asyncio.to_thread(
+            subprocess.run, [sys.executable, "-m", "services.cli.main", "invitations"],
+            env=service_env({"NEON_MATCHMAKING_ADDR": services[0].address,
+                             "NEON_TOKEN": token["dan"], "NEON_VAR_DIR": str(tmp_path / "cli")}),
+            capture_output=True, text=True, timeout=60)
+        said = " ".join((cli.stdout + cli.stderr).split())
+        assert cli.returncode == 1, said
+        assert f"t-ann: {games[0]}" in said and "t-cy" not in said, said
+        assert (f"not listed: the invitations of {', '.join(sorted(missing))} (their "
+                "matchmaking replica does not answer; try again shortly)") in said, said
     finally:
         await ch.close()
         for s in running:
