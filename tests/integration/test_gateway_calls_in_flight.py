@@ -59,6 +59,17 @@ async def held_upstream() -> AsyncIterator[tuple[Held, str]]:
         await server.stop(0)
 
 
+@contextlib.asynccontextmanager
+async def gateway_before_held() -> AsyncIterator[tuple[Held, str, aiohttp.ClientSession]]:
+    """A gateway allowing 2 calls in flight per client in front of :func:`held_upstream`, and
+    an HTTP client whose every call has a connection of its own."""
+    async with held_upstream() as (held, address), \
+            bare_gateway(GatewayConfig(port=0, max_calls_per_client=2),
+                         {"rules-toy": address}) as url, \
+            aiohttp.ClientSession(connector=aiohttp.TCPConnector(force_close=True)) as http:
+        yield held, url, http
+
+
 async def info(http: aiohttp.ClientSession, url: str) -> tuple[int, dict[str, str]]:
     async with http.post(url + INFO, json={}) as r:
         return r.status, await r.json()
@@ -72,10 +83,7 @@ async def until(condition: object, timeout: float = 10.0) -> None:
 
 
 async def test_a_client_past_its_calls_in_flight_is_refused_until_one_answers() -> None:
-    async with held_upstream() as (held, address), \
-            bare_gateway(GatewayConfig(port=0, max_calls_per_client=2),
-                         {"rules-toy": address}) as url, \
-            aiohttp.ClientSession(connector=aiohttp.TCPConnector(force_close=True)) as http:
+    async with gateway_before_held() as (held, url, http):
         waiting = [asyncio.create_task(info(http, url)) for _ in range(2)]
         await until(lambda: held.arrived == 2)
         status, body = await info(http, url)
@@ -89,10 +97,7 @@ async def test_a_client_past_its_calls_in_flight_is_refused_until_one_answers() 
 
 
 async def test_a_client_that_goes_away_gives_its_slot_back() -> None:
-    async with held_upstream() as (held, address), \
-            bare_gateway(GatewayConfig(port=0, max_calls_per_client=2),
-                         {"rules-toy": address}) as url, \
-            aiohttp.ClientSession(connector=aiohttp.TCPConnector(force_close=True)) as http:
+    async with gateway_before_held() as (held, url, http):
         gone = [asyncio.create_task(info(http, url)) for _ in range(2)]
         await until(lambda: held.arrived == 2)
         for task in gone:

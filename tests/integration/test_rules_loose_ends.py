@@ -420,24 +420,32 @@ async def test_neon_export_asks_export_match_of_a_service_without_chunks(
     await client.close()
 
 
+async def two_replicas(backend: Backend) -> tuple[list[Any], tuple[str, str]]:
+    """The backend's duel rules service replaced by two replicas (in memory) on free ports of
+    127.0.0.1: the replicas (stop them) and their addresses, by ordinal."""
+    from services.platform.natsrv import free_port
+    from services.rules import main as rules_main
+
+    await backend.services.pop("rules-duel").stop(1)
+    ports = [free_port(), free_port()]
+    peers = (f"127.0.0.1:{ports[0]}", f"127.0.0.1:{ports[1]}")
+    replicas = []
+    for ordinal, port in enumerate(ports):
+        settings = dataclasses.replace(
+            backend.settings, persistence="memory", rules_peers=peers, rules_ordinal=ordinal,
+            ports={**backend.settings.ports, "rules-duel": port})
+        replicas.append(await rules_main.start("duel", settings, backend.keys,
+                                               backend.nats_client, duel.ENGINE))
+    return replicas, peers
+
+
 async def test_a_replica_forwards_export_match_chunks_to_the_matchs_owner(
         duel_backend: Backend) -> None:
     """With two replicas, ExportMatchChunks asked of the one that does not own the match is
     relayed from its owner, chunk for chunk; a repeated StartMatch is forwarded the same way."""
-    from services.platform.natsrv import free_port
     from services.platform.replicas import owner_of
-    from services.rules import main as rules_main
 
-    await duel_backend.services.pop("rules-duel").stop(1)
-    ports = [free_port(), free_port()]
-    peers = tuple(f"127.0.0.1:{p}" for p in ports)
-    replicas = []
-    for ordinal, port in enumerate(ports):
-        settings = dataclasses.replace(
-            duel_backend.settings, persistence="memory", rules_peers=peers, rules_ordinal=ordinal,
-            ports={**duel_backend.settings.ports, "rules-duel": port})
-        replicas.append(await rules_main.start("duel", settings, duel_backend.keys,
-                                               duel_backend.nats_client, duel.ENGINE))
+    replicas, peers = await two_replicas(duel_backend)
     organiser = call_metadata(duel_backend.organiser_token())
     match_id = next(m for m in (f"chunks-{i}" for i in range(100)) if owner_of(m, 2) == 1)
     try:
@@ -471,20 +479,9 @@ async def test_a_call_for_a_match_whose_replica_is_down_is_unavailable_without_i
     other (unary, and a stream) is UNAVAILABLE saying the match's replica does not answer and
     to try again, never gRPC's transport text, which named the owner's internal address and
     port ("ipv4:10.x.y.z:50061: Failed to connect to remote host")."""
-    from services.platform.natsrv import free_port
     from services.platform.replicas import owner_of
-    from services.rules import main as rules_main
 
-    await duel_backend.services.pop("rules-duel").stop(1)
-    ports = [free_port(), free_port()]
-    peers = tuple(f"127.0.0.1:{p}" for p in ports)
-    replicas = []
-    for ordinal, port in enumerate(ports):
-        settings = dataclasses.replace(
-            duel_backend.settings, persistence="memory", rules_peers=peers, rules_ordinal=ordinal,
-            ports={**duel_backend.settings.ports, "rules-duel": port})
-        replicas.append(await rules_main.start("duel", settings, duel_backend.keys,
-                                               duel_backend.nats_client, duel.ENGINE))
+    replicas, peers = await two_replicas(duel_backend)
     organiser = call_metadata(duel_backend.organiser_token())
     match_id = next(m for m in (f"gone-{i}" for i in range(100)) if owner_of(m, 2) == 1)
     running = list(replicas)
@@ -509,7 +506,7 @@ async def test_a_call_for_a_match_whose_replica_is_down_is_unavailable_without_i
                 assert info.value.code() == grpc.StatusCode.UNAVAILABLE, details
                 assert details == ("the rules replica that holds this match does not answer (it "
                                    "may be restarting); try again shortly"), details
-                assert "127.0.0.1" not in details and str(ports[1]) not in details
+                assert "127.0.0.1" not in details and peers[1].split(":")[1] not in details
     finally:
         for replica in running:
             await replica.stop(1)
