@@ -225,7 +225,8 @@ def up(
     offset = port_offset(environ)  # checked by _settings
     environ = with_port_offset(environ)  # the gateway's port, and every child's environment
     with only_backend(Path(settings.var_dir),
-                      f"neon up, NEON_PORT_OFFSET={offset}" if offset else "neon up"):
+                      f"neon up, NEON_PORT_OFFSET={offset}" if offset else "neon up",
+                      f"NEON_VAR_DIR={{folder}}-2 ./dev up --port-offset {offset + 100}"):
         _up(settings, environ, offset, processes)
 
 
@@ -506,7 +507,8 @@ async def play_in_terminal(settings: Settings, game: str, *, mode: str = "", bot
                            f"{', '.join(available())}", USAGE)
         own = embedded_settings(settings, var_dir)
         with held:
-            held.enter_context(only_backend(Path(own.var_dir), "neon play --embedded"))
+            held.enter_context(only_backend(Path(own.var_dir), "neon play --embedded",
+                                            "--var-dir {folder}-2"))
             backend = await start_backend(own, games=[game], scoring=True)
             held = held.pop_all()
         address = backend.address(service)

@@ -26,10 +26,11 @@ LOCK_NAME = "backend.lock"
 
 
 @contextlib.contextmanager
-def only_backend(folder: Path, describe: str) -> Iterator[None]:
+def only_backend(folder: Path, describe: str, elsewhere: str) -> Iterator[None]:
     """Hold ``folder``'s backend lock for the body; a CliError (exit 1) when another
     process holds it. ``describe``: what this backend is, written into the lock file for the
-    next one's message (say its ports)."""
+    next one's message (say its ports); ``elsewhere``: how to run this one beside it (the
+    folder ``{folder}`` filled in)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / LOCK_NAME
@@ -42,8 +43,8 @@ def only_backend(folder: Path, describe: str) -> Iterator[None]:
         raise CliError(
             f"a backend already runs from {folder} ({holder}). Two backends on one folder "
             "would share its event stores and its NATS store; stop that one (Ctrl-C in its "
-            "terminal), or run this one from a folder of its own, e.g. "
-            f"NEON_VAR_DIR={folder}-2 with --port-offset 100", FAILED) from None
+            "terminal), or run this one from a folder of its own: "
+            + elsewhere.format(folder=folder), FAILED) from None
     try:
         os.ftruncate(fd, 0)
         os.write(fd, f"pid {os.getpid()}, {describe}\n".encode())
