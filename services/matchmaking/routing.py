@@ -14,8 +14,10 @@ ever think they own it (the second writer is refused and reloads).
 - ListMyInvitations and WatchMyInvitations are about a player, whose invitations may be in
   every queue: the replica asked answers with its own and every other replica's (asked with
   the forwarding mark, so they answer for their own queues only), merged oldest first. A
-  replica that does not answer a ListMyInvitations is left out (``partial``, and the games
-  whose queues it holds); WatchMyInvitations still ends when a replica's stream does.
+  replica that does not answer is left out (``partial``, and the games whose queues it
+  holds): a ListMyInvitations answers without it; a WatchMyInvitations goes on without it,
+  asks it again (with a growing pause) and merges it back in once it answers. A replica's own
+  refusal still ends the call with its status.
 - Forwarded calls carry the caller's metadata and what is left of its deadline, and the
   forwarder's replica-list fingerprint; a replica that does not own the queue, or holds
   another list (a rollout that changes the count), refuses with UNAVAILABLE: no loops.
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
@@ -41,12 +44,19 @@ from services.platform.replicas import (
     PeerRouter,
     Replicas,
     metadata_value,
+    relay_status,
 )
 from services.platform.tokens import TokenIssuer
 
 Local = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
 PEER_LIST_TIMEOUT = 3.0
-"""Longest a ListMyInvitations waits for a peer's own list before answering without it."""
+"""Longest a ListMyInvitations waits for a peer's own list before answering without it (and
+a WatchMyInvitations for a peer's first message before sending its first without it)."""
+PEER_RETRY_FIRST = 0.5
+PEER_RETRY_MOST = 5.0
+"""A WatchMyInvitations asks a peer that does not answer again after PEER_RETRY_FIRST
+seconds, twice as long each time after, at most PEER_RETRY_MOST (each +-20%, so that the
+watches of many players do not all ask at once)."""
 log = get_logger("matchmaking")
 
 
@@ -210,11 +220,14 @@ class RoutedMatchmakingServicer(IdentityServicer):
                        pb.ListMyInvitationsResponse)
         if missing:
             reply.partial = True
-            replicas = self.router.replicas
-            known = {*self.mm.catalogue.games, *self.mm._games}
-            reply.unavailable_games.extend(
-                sorted(g for g in known if replicas.owner(queue_key(g)) in missing))
+            reply.unavailable_games.extend(self._games_of(missing))
         return reply
+
+    def _games_of(self, missing: list[int]) -> list[str]:
+        """The games known here whose queues the replicas ``missing`` hold, sorted."""
+        replicas = self.router.replicas
+        known = {*self.mm.catalogue.games, *self.mm._games}
+        return sorted(g for g in known if replicas.owner(queue_key(g)) in missing)
 
     async def _peer_list(
         self, request: Any, context: grpc.aio.ServicerContext, peer: int
@@ -235,50 +248,128 @@ class RoutedMatchmakingServicer(IdentityServicer):
     async def WatchMyInvitations(
         self, request: Any, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[Any]:
+        """This replica's invitations and every peer's, merged, again each time one changes.
+
+        A peer that does not answer (down, restarting: :meth:`_peer_gone`) does not end the
+        stream: its queues' invitations are left out, the messages say ``partial`` and name
+        its games (as ListMyInvitations), and its stream is opened again after a pause
+        (PEER_RETRY_FIRST, doubling up to PEER_RETRY_MOST) until it answers, when its
+        invitations are merged back in. A peer waited for longer than PEER_LIST_TIMEOUT for
+        its first message is left out the same way until it sends one. A peer's own refusal
+        (UNAUTHENTICATED at the token's expiry, a replica list that differs...) ends the
+        stream with that status, and so does this replica's own stream ending."""
         if self._asked_by_peer(context):
             async for item in super().WatchMyInvitations(request, context):
                 yield item
             return
-        sources: list[AsyncIterator[Any]] = [super().WatchMyInvitations(request, context)]
-        first = await anext(sources[0])  # the caller is checked here before a peer is asked
-        for i in self._peers():
-            call = self.router.stub(i).WatchMyInvitations(
-                request, metadata=self.router.metadata(context), timeout=context.time_remaining()
-            )
-            sources.append(self.router.relay(call, context, i))
-        latest: list[Any] = [first, *([None] * (len(sources) - 1))]
+        me = self.router.replicas.me
+        own = super().WatchMyInvitations(request, context)
+        first = await anext(own)  # the caller is checked here before a peer is asked
+        peers = self._peers()
+        latest: dict[int, Any] = {me: first}
+        down: set[int] = set()
         updates: asyncio.Queue[tuple[int, Any]] = asyncio.Queue()
 
-        async def pump(k: int, source: AsyncIterator[Any]) -> None:
+        async def mine() -> None:
             try:
-                async for item in source:
-                    await updates.put((k, item))
-                await updates.put((k, None))
+                async for item in own:
+                    await updates.put((me, item))
+                await updates.put((me, _ENDED))
             except BaseException as err:  # noqa: BLE001 (handed to the caller's stream)
-                await updates.put((k, err))
+                await updates.put((me, err))
                 raise
 
-        pumps = [asyncio.create_task(pump(k, src)) for k, src in enumerate(sources)]
+        async def follow(peer: int) -> None:
+            pause = PEER_RETRY_FIRST
+            missing_since = False
+            try:
+                while True:
+                    call = self.router.stub(peer).WatchMyInvitations(
+                        request, metadata=self.router.metadata(context),
+                        timeout=context.time_remaining(),
+                    )
+                    code = "OK"
+                    try:
+                        async for item in call:
+                            if missing_since:
+                                log.info("a replica's invitations are back in a watch",
+                                         replica=peer)
+                                missing_since = False
+                            pause = PEER_RETRY_FIRST
+                            await updates.put((peer, item))
+                    except grpc.aio.AioRpcError as err:
+                        if not self._peer_gone(err, peer):
+                            await relay_status(context, err, peer)  # the peer's own refusal
+                            raise
+                        code = err.code().name
+                    finally:
+                        call.cancel()
+                    await updates.put((peer, _DOWN))
+                    if not missing_since:
+                        log.warning("a replica's invitations are missing from a watch; "
+                                    "asking it again", replica=peer, code=code)
+                        missing_since = True
+                    await asyncio.sleep(pause * random.uniform(0.8, 1.2))
+                    pause = min(pause * 2, PEER_RETRY_MOST)
+            except BaseException as err:  # noqa: BLE001 (handed to the caller's stream)
+                await updates.put((peer, err))
+                raise
+
+        pumps = [asyncio.create_task(mine()), *(asyncio.create_task(follow(i)) for i in peers)]
+        loop = asyncio.get_running_loop()
+        first_wait_ends = loop.time() + PEER_LIST_TIMEOUT
         try:
             sent = None
             while True:
-                if all(m is not None for m in latest):
-                    out = merged(latest, request.limit, pb.WatchMyInvitationsResponse)
+                waiting = [i for i in peers if i not in latest and i not in down]
+                left = first_wait_ends - loop.time()
+                if not waiting or left <= 0:
+                    out = merged(list(latest.values()), request.limit,
+                                 pb.WatchMyInvitationsResponse)
+                    if missing := [i for i in peers if i not in latest]:
+                        out.partial = True
+                        out.unavailable_games.extend(self._games_of(missing))
                     if out != sent:
                         sent = out
                         yield out
-                k, item = await updates.get()
+                try:
+                    k, item = await asyncio.wait_for(
+                        updates.get(), left if waiting and left > 0 else None
+                    )
+                except TimeoutError:
+                    continue  # the first message goes out without the peers not heard yet
                 if isinstance(item, BaseException):
-                    raise item  # a peer's status (relayed by router.relay), or this replica's
-                if item is None:
+                    raise item  # a peer's status (relayed above), or this replica's
+                if item is _ENDED:
                     raise Unavailable(
                         "a matchmaking replica ended its invitations stream; watch again"
                     )
-                latest[k] = item
+                if item is _DOWN:
+                    latest.pop(k, None)
+                    down.add(k)
+                else:
+                    latest[k] = item
+                    down.discard(k)
         finally:
             for t in pumps:
                 t.cancel()
             await asyncio.gather(*pumps, return_exceptions=True)
+
+    def _peer_gone(self, err: grpc.aio.AioRpcError, peer: int) -> bool:
+        """Whether a peer's call failed because the peer was not reached (PeerRouter.
+        unreached) or is stopping (gRPC's own words for the calls a stopping server cancels,
+        which unreached does not know), not by the peer's own refusal."""
+        return self.router.unreached(err, peer) or (
+            err.code() == grpc.StatusCode.UNAVAILABLE and err.details() == _SERVER_STOPPING
+        )
+
+
+_ENDED = object()
+"""This replica's own invitations stream ended."""
+_DOWN = object()
+"""A peer's invitations stream ended or failed without its refusal: asked again."""
+_SERVER_STOPPING = "Cancelling all calls"
+"""gRPC's status details for the calls open on a server when it stops (after its grace)."""
 
 
 def merged(answers: list[Any], limit: int, reply: Any) -> Any:

@@ -469,3 +469,174 @@ async def test_with_a_replica_down_the_list_holds_the_other_queues_and_says_what
         await ch.close()
         for s in running:
             await s.stop(0.5)
+
+
+async def _start_replica(settings: Any, keys: Any, ports: list[int], i: int,
+                         peers: str | None = None) -> Any:
+    """Replica ``i`` of the matchmaking replicas on ``ports`` (``peers``: another replica
+    list than theirs, as in a rollout that changes it), on the store of ``settings``."""
+    return await mm_main.start(
+        dataclasses.replace(settings, ports={**settings.ports, "matchmaking": ports[i]}),
+        keys,
+        config=dataclasses.replace(replicas.FAST, accept_timeout=60),
+        ratings=StaticRatings(),
+        catalogue=replicas.catalogue(),
+        environ={
+            "NEON_MATCHMAKING_PEERS": peers or ",".join(f"127.0.0.1:{p}" for p in ports),
+            "NEON_MATCHMAKING_ORDINAL": str(i),
+        },
+    )
+
+
+async def _until(stream: Any, ok: Any, within: float = 15) -> Any:
+    """The stream's first message for which ``ok`` holds (those before it may be partway)."""
+    async def find() -> Any:
+        while True:
+            got = await anext(stream)
+            if ok(got):
+                return got
+
+    return await asyncio.wait_for(find(), within)
+
+
+def _ids(message: Any) -> list[str]:
+    return [i.ticket_id for i in message.invitations]
+
+
+async def test_a_watch_goes_on_through_a_replica_restart_partial_while_it_is_down(
+    tmp_path: Path, nats_url: str
+) -> None:
+    """dan watches his invitations on replica 0: a party in a queue of replica 0 (ann's)
+    and one in a queue of replica 1 (cy's). Replica 1 stops: the watch goes on (before, it
+    ended UNAVAILABLE, and a watch again failed for as long as replica 1 was down), its next
+    message holding ann's party only, marked partial, naming replica 1's games; erin's party,
+    queued on replica 0 meanwhile, is pushed; a watch opened meanwhile starts partial.
+    Replica 1 starts again (same port, same store): the watch shows cy's party again,
+    partial false, without being watched again. No message names a replica's address."""
+    settings = make_settings(tmp_path, nats_url)
+    keys = load_keys(settings)
+    issuer = TokenIssuer(keys.token_secret)
+    ports = [free_port(), free_port()]
+    owners = [
+        owner_check(replicas_from_env({
+            "NEON_MATCHMAKING_PEERS": ",".join(f"127.0.0.1:{p}" for p in ports),
+            "NEON_MATCHMAKING_ORDINAL": str(i)}))
+        for i in range(2)
+    ]
+    games = [next(g for g in replicas.GAMES if owners[i](g)) for i in range(2)]
+    missing = sorted(g for g in replicas.GAMES if owners[1](g))
+    services = [await _start_replica(settings, keys, ports, i) for i in range(2)]
+    running = list(services)
+    ch = channel(services[0].address)
+    stub = pb_grpc.MatchmakingServiceStub(ch)
+    token = {p: issuer.issue("player", "*", player=p, ttl=600)
+             for p in ("ann", "cy", "dan", "erin")}
+
+    async def queue(creator: str, game: str) -> None:
+        await stub.CreateTicket(
+            pb.CreateTicketRequest(ticket_id=f"t-{creator}", game=game,
+                                   players=[creator, "dan"]),
+            metadata=call_metadata(token[creator]), timeout=10,
+        )
+
+    watch = stub.WatchMyInvitations(
+        pb.WatchMyInvitationsRequest(), metadata=call_metadata(token["dan"]), timeout=60
+    )
+    try:
+        await queue("ann", games[0])
+        await queue("cy", games[1])
+        stream = aiter(watch)
+        whole = await _until(stream, lambda m: m.total == 2)
+        assert _ids(whole) == ["t-ann", "t-cy"]
+        assert not whole.partial and not whole.unavailable_games
+
+        await services[1].stop(0.5)
+        running.remove(services[1])
+        down = await _until(stream, lambda m: m.partial)
+        assert _ids(down) == ["t-ann"] and down.total == 1
+        assert list(down.unavailable_games) == missing and games[0] not in missing
+
+        await queue("erin", games[0])  # replica 0's queue: pushed while replica 1 is down
+        more = await _until(stream, lambda m: "t-erin" in _ids(m))
+        assert _ids(more) == ["t-ann", "t-erin"] and more.total == 2
+        assert more.partial and list(more.unavailable_games) == missing
+        # a watch opened while replica 1 is down starts partial (it was UNAVAILABLE)
+        again = stub.WatchMyInvitations(
+            pb.WatchMyInvitationsRequest(), metadata=call_metadata(token["dan"]), timeout=10
+        )
+        opened = await asyncio.wait_for(anext(aiter(again)), 10)
+        again.cancel()
+        assert _ids(opened) == ["t-ann", "t-erin"] and opened.partial
+        assert list(opened.unavailable_games) == missing
+
+        services[1] = await _start_replica(settings, keys, ports, 1)
+        running.append(services[1])
+        back = await _until(stream, lambda m: not m.partial, within=20)
+        assert _ids(back) == ["t-ann", "t-cy", "t-erin"] and back.total == 3
+        assert not back.unavailable_games
+        # the watch still follows replica 1's queue: dan declines cy's party there
+        await stub.DeclineInvite(pb.DeclineInviteRequest(ticket_id="t-cy"),
+                                 metadata=call_metadata(token["dan"]), timeout=10)
+        after = await _until(stream, lambda m: "t-cy" not in _ids(m))
+        assert _ids(after) == ["t-ann", "t-erin"] and not after.partial
+        for m in (whole, down, more, back, after):
+            assert "127.0.0.1" not in str(m) and str(ports[1]) not in str(m)
+    finally:
+        watch.cancel()
+        await ch.close()
+        for s in running:
+            await s.stop(0.5)
+
+
+async def test_a_replicas_own_refusal_still_ends_the_watch(
+    tmp_path: Path, nats_url: str
+) -> None:
+    """What a replica refuses is not a replica down: the watch ends with its status. Replica
+    1 holds other keys (dan's token is not one of its own): a watch on replica 0 ends
+    UNAUTHENTICATED. Then replica 1 comes back from a stop with another replica list (a
+    rollout): the watch, partial while it was down, ends UNAVAILABLE with replica 1's own
+    reason (the replicas disagree), not one naming an address, rather than going on
+    partial."""
+    settings = make_settings(tmp_path, nats_url)
+    keys = load_keys(settings)
+    issuer = TokenIssuer(keys.token_secret)
+    ports = [free_port(), free_port()]
+    dan = call_metadata(issuer.issue("player", "*", player="dan", ttl=600))
+    other_keys = dataclasses.replace(keys, token_secret=b"another deployment's secret" * 2)
+    services = [await _start_replica(settings, keys, ports, 0),
+                await _start_replica(settings, other_keys, ports, 1)]
+    running = list(services)
+    ch = channel(services[0].address)
+    stub = pb_grpc.MatchmakingServiceStub(ch)
+    try:
+        refused_watch = stub.WatchMyInvitations(
+            pb.WatchMyInvitationsRequest(), metadata=dan, timeout=20)
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await asyncio.wait_for(_until(aiter(refused_watch), lambda m: False), 15)
+        assert info.value.code() == C.UNAUTHENTICATED, info.value.details()
+
+        await services[1].stop(0.5)
+        running.remove(services[1])
+        services[1] = await _start_replica(settings, keys, ports, 1)
+        running.append(services[1])
+        watch = stub.WatchMyInvitations(pb.WatchMyInvitationsRequest(), metadata=dan,
+                                        timeout=60)
+        stream = aiter(watch)
+        first = await asyncio.wait_for(anext(stream), 10)
+        assert first.total == 0 and not first.partial
+        await services[1].stop(0.5)
+        running.remove(services[1])
+        await _until(stream, lambda m: m.partial)
+        rollout = ",".join(f"127.0.0.1:{p}" for p in [*ports, free_port()])
+        services[1] = await _start_replica(settings, keys, ports, 1, peers=rollout)
+        running.append(services[1])
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await _until(stream, lambda m: False, within=20)
+        details = info.value.details() or ""
+        assert info.value.code() == C.UNAVAILABLE, details
+        assert "disagree" in details, details
+        assert "127.0.0.1" not in details and str(ports[1]) not in details, details
+    finally:
+        await ch.close()
+        for s in running:
+            await s.stop(0.5)

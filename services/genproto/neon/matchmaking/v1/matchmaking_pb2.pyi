@@ -318,11 +318,15 @@ class WatchMyInvitationsRequest(_message.Message):
         ...
 
 class WatchMyInvitationsResponse(_message.Message):
-    __slots__ = ('invitations', 'total')
+    __slots__ = ('invitations', 'total', 'partial', 'unavailable_games')
     INVITATIONS_FIELD_NUMBER: _ClassVar[int]
     TOTAL_FIELD_NUMBER: _ClassVar[int]
+    PARTIAL_FIELD_NUMBER: _ClassVar[int]
+    UNAVAILABLE_GAMES_FIELD_NUMBER: _ClassVar[int]
     invitations: _containers.RepeatedCompositeFieldContainer[Invitation]
     total: int
+    partial: bool
+    unavailable_games: _containers.RepeatedScalarFieldContainer[str]
 
-    def __init__(self, invitations: _Optional[_Iterable[_Union[Invitation, _Mapping]]]=..., total: _Optional[int]=...) -> None:
+    def __init__(self, invitations: _Optional[_Iterable[_Union[Invitation, _Mapping]]]=..., total: _Optional[int]=..., partial: _Optional[bool]=..., unavailable_games: _Optional[_Iterable[str]]=...) -> None:
         ...

@@ -126,7 +126,9 @@ class MatchmakingServiceServicer:
     def WatchMyInvitations(self, request, context):
         """ListMyInvitations, then again each time it changes (an invitation arrives, a match is
         proposed to one, one ends, is accepted or declined), until the caller goes away or its
-        token expires (then UNAUTHENTICATED: watch again with a new token).
+        token expires (then UNAUTHENTICATED: watch again with a new token). A matchmaking
+        replica that does not answer does not end the stream: its queues' invitations are left
+        out (`partial`) until it answers again.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
