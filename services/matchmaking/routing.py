@@ -250,7 +250,7 @@ class RoutedMatchmakingServicer(IdentityServicer):
     ) -> AsyncIterator[Any]:
         """This replica's invitations and every peer's, merged, again each time one changes.
 
-        A peer that does not answer (down, restarting: :meth:`_peer_gone`) does not end the
+        A peer that does not answer (down, restarting, stopping: PeerRouter.unreached) does not end the
         stream: its queues' invitations are left out, the messages say ``partial`` and name
         its games (as ListMyInvitations), and its stream is opened again after a pause
         (PEER_RETRY_FIRST, doubling up to PEER_RETRY_MOST) until it answers, when its
@@ -298,7 +298,7 @@ class RoutedMatchmakingServicer(IdentityServicer):
                             pause = PEER_RETRY_FIRST
                             await updates.put((peer, item))
                     except grpc.aio.AioRpcError as err:
-                        if not self._peer_gone(err, peer):
+                        if not self.router.unreached(err, peer):
                             await relay_status(context, err, peer)  # the peer's own refusal
                             raise
                         code = err.code().name
@@ -355,21 +355,10 @@ class RoutedMatchmakingServicer(IdentityServicer):
                 t.cancel()
             await asyncio.gather(*pumps, return_exceptions=True)
 
-    def _peer_gone(self, err: grpc.aio.AioRpcError, peer: int) -> bool:
-        """Whether a peer's call failed because the peer was not reached (PeerRouter.
-        unreached) or is stopping (gRPC's own words for the calls a stopping server cancels,
-        which unreached does not know), not by the peer's own refusal."""
-        return self.router.unreached(err, peer) or (
-            err.code() == grpc.StatusCode.UNAVAILABLE and err.details() == _SERVER_STOPPING
-        )
-
-
 _ENDED = object()
 """This replica's own invitations stream ended."""
 _DOWN = object()
 """A peer's invitations stream ended or failed without its refusal: asked again."""
-_SERVER_STOPPING = "Cancelling all calls"
-"""gRPC's status details for the calls open on a server when it stops (after its grace)."""
 
 
 def merged(answers: list[Any], limit: int, reply: Any) -> Any:

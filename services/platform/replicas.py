@@ -34,7 +34,8 @@ _DOMAIN = b"neon-rules-owner\x00"
 
 FORWARDED = "x-neon-forwarded"
 """Metadata on a forwarded call: the forwarding replica's replica-list fingerprint."""
-log = get_logger("rules")
+log = get_logger("replicas")
+"""Module-level lines (relay_status); a router's own lines name its service (PeerRouter.log)."""
 
 
 def weight(replica: int, key: str) -> int:
@@ -84,6 +85,9 @@ _TRANSPORT = re.compile(
     re.IGNORECASE,
 )
 """gRPC's own words about a connection (or an address in them): the owner was not reached."""
+SERVER_STOPPING = "Cancelling all calls"
+"""gRPC's status details for the calls open on a server when it stops (after its grace): the
+owner is going away, no refusal of its own."""
 
 
 class PeerRouter:
@@ -97,6 +101,7 @@ class PeerRouter:
 
     def __init__(self, replicas: Replicas) -> None:
         self.replicas = replicas
+        self.log = get_logger(self.service)
         self._channels: dict[int, grpc.aio.Channel] = {}
         self._stubs: dict[int, Any] = {}
 
@@ -116,7 +121,7 @@ class PeerRouter:
         if hop is None:
             return None if owner == self.replicas.me else owner
         if hop != self.replicas.fingerprint or owner != self.replicas.me:
-            log.warning(
+            self.log.warning(
                 "forwarded call refused",
                 owner=owner,
                 me=self.replicas.me,
@@ -157,10 +162,13 @@ class PeerRouter:
     def unreached(self, err: grpc.aio.AioRpcError, owner: int) -> bool:
         """Whether ``err`` is the transport's (the owner never answered), not the owner's:
         UNAVAILABLE or DEADLINE_EXCEEDED with gRPC's text about the connection or naming an
-        address (the owner's own reasons never do)."""
+        address (the owner's own reasons never do), or the calls a stopping owner cancels
+        (:data:`SERVER_STOPPING`)."""
         if err.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
             return False
         details = err.details() or ""
+        if err.code() == grpc.StatusCode.UNAVAILABLE and details == SERVER_STOPPING:
+            return True
         host = self.replicas.peers[owner].rsplit(":", 1)[0]
         return bool(_TRANSPORT.search(details)) or (bool(host) and host in details)
 
@@ -169,7 +177,7 @@ class PeerRouter:
         """End the call as its owner's call ended: UNAVAILABLE with :attr:`owner_down` when
         the owner was not reached, else the owner's status relayed unchanged."""
         if self.unreached(err, owner):
-            log.warning("owner replica unavailable", owner=owner, details=err.details())
+            self.log.warning("owner replica unavailable", owner=owner, details=err.details())
             raise Unavailable(self.owner_down) from None
         await relay_status(context, err, owner)
 

@@ -510,3 +510,36 @@ async def test_a_call_for_a_match_whose_replica_is_down_is_unavailable_without_i
     finally:
         for replica in running:
             await replica.stop(1)
+
+
+async def test_a_relayed_stream_whose_replica_stops_ends_unavailable_without_gRPCs_words(
+        duel_backend: Backend) -> None:
+    """A WatchMatch asked of the replica that does not own the match is relayed from its
+    owner; when the owner stops, gRPC cancels its open calls ("Cancelling all calls"): the
+    watcher is told the match's replica does not answer and to try again, as when it was
+    never reached, not the stopping server's words as if they were the owner's reason."""
+    from services.platform.replicas import owner_of
+
+    replicas, peers = await two_replicas(duel_backend)
+    organiser = call_metadata(duel_backend.organiser_token())
+    match_id = next(m for m in (f"stop-{i}" for i in range(100)) if owner_of(m, 2) == 1)
+    running = list(replicas)
+    try:
+        async with grpc.aio.insecure_channel(peers[0]) as ch0:
+            forwarder = rules_pb2_grpc.RulesServiceStub(ch0)
+            await forwarder.CreateMatch(rules_pb2.CreateMatchRequest(
+                match_id=match_id, mode="duel", seats=2), metadata=organiser, timeout=10)
+            watch = forwarder.WatchMatch(rules_pb2.WatchMatchRequest(match_id=match_id),
+                                         metadata=organiser, timeout=30)
+            assert (await anext(aiter(watch))).event.type == "MatchCreated"
+            await replicas[1].stop(0.2)
+            running.remove(replicas[1])
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                async for _ in watch:
+                    pass
+            assert info.value.code() == grpc.StatusCode.UNAVAILABLE
+            assert info.value.details() == ("the rules replica that holds this match does not "
+                                            "answer (it may be restarting); try again shortly")
+    finally:
+        for replica in running:
+            await replica.stop(1)
