@@ -27,16 +27,10 @@ import pytest
 
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as pb
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
-from services.matchmaking import main as mm_main
-from services.matchmaking.ratings import StaticRatings
-from services.matchmaking.routing import owner_check, replicas_from_env
 from services.platform.grpc_kit import call_metadata, channel
-from services.platform.keys import load_keys
 from services.platform.natsrv import free_port
-from services.platform.tokens import TokenIssuer
 from tests.e2e.procs import service_env
 from tests.integration import test_matchmaking_replicas as replicas
-from tests.integration.conftest import make_settings
 from tests.integration.test_matchmaking import (  # noqa: F401 (env: the fixture)
     FAST,
     Client,
@@ -269,27 +263,9 @@ async def test_with_two_replicas_each_lists_the_invitations_of_every_queue(
     """dan is invited to a party in a queue of replica 0 and one in a queue of replica 1:
     either replica lists both (asking the other for its own), oldest first, and a watch
     through either follows both."""
-    settings = make_settings(tmp_path, nats_url)
-    keys = load_keys(settings)
-    issuer = TokenIssuer(keys.token_secret)
-    ports = [free_port(), free_port()]
-    peers = ",".join(f"127.0.0.1:{p}" for p in ports)
-    environs = [
-        {"NEON_MATCHMAKING_PEERS": peers, "NEON_MATCHMAKING_ORDINAL": str(i)} for i in range(2)
-    ]
-    owners = [owner_check(replicas_from_env(e)) for e in environs]
-    games = [next(g for g in replicas.GAMES if owners[i](g)) for i in range(2)]
-    services = [
-        await mm_main.start(
-            dataclasses.replace(settings, ports={**settings.ports, "matchmaking": ports[i]}),
-            keys,
-            config=replicas.FAST,
-            ratings=StaticRatings(),
-            catalogue=replicas.catalogue(),
-            environ=environs[i],
-        )
-        for i in range(2)
-    ]
+    pair = await replicas.replica_pair(tmp_path, nats_url)
+    issuer, services = pair.issuer, pair.services
+    games = [pair.games(i)[0] for i in range(2)]
     channels = [channel(s.address) for s in services]
     stubs = [pb_grpc.MatchmakingServiceStub(ch) for ch in channels]
     token = {p: issuer.issue("player", "*", player=p, ttl=600) for p in ("ann", "cy", "dan")}
@@ -343,8 +319,7 @@ async def test_with_two_replicas_each_lists_the_invitations_of_every_queue(
     finally:
         for ch in channels:
             await ch.close()
-        for s in services:
-            await s.stop(0.5)
+        await pair.close()
 
 
 async def test_watch_ends_when_the_players_token_expires(env: Env) -> None:  # noqa: F811
@@ -406,31 +381,12 @@ async def test_with_a_replica_down_the_list_holds_the_other_queues_and_says_what
     partial, naming the games whose queues did not answer (replica 1's), rather than failing
     (it was UNAVAILABLE, for a list most of which it could give). With both up the answer is
     complete (partial false, no games missing)."""
-    settings = make_settings(tmp_path, nats_url)
-    keys = load_keys(settings)
-    issuer = TokenIssuer(keys.token_secret)
-    ports = [free_port(), free_port()]
-    peers = ",".join(f"127.0.0.1:{p}" for p in ports)
-    environs = [
-        {"NEON_MATCHMAKING_PEERS": peers, "NEON_MATCHMAKING_ORDINAL": str(i)} for i in range(2)
-    ]
-    owners = [owner_check(replicas_from_env(e)) for e in environs]
-    games = [next(g for g in replicas.GAMES if owners[i](g)) for i in range(2)]
-    services = [
-        await mm_main.start(
-            dataclasses.replace(settings, ports={**settings.ports, "matchmaking": ports[i]}),
-            keys,
-            config=replicas.FAST,
-            ratings=StaticRatings(),
-            catalogue=replicas.catalogue(),
-            environ=environs[i],
-        )
-        for i in range(2)
-    ]
+    pair = await replicas.replica_pair(tmp_path, nats_url)
+    issuer, services = pair.issuer, pair.services
+    games = [pair.games(i)[0] for i in range(2)]
     ch = channel(services[0].address)
     stub = pb_grpc.MatchmakingServiceStub(ch)
     token = {p: issuer.issue("player", "*", player=p, ttl=600) for p in ("ann", "cy", "dan")}
-    running = list(services)
     try:
         for creator, game in zip(("ann", "cy"), games, strict=True):
             await stub.CreateTicket(
@@ -444,14 +400,13 @@ async def test_with_a_replica_down_the_list_holds_the_other_queues_and_says_what
             pb.ListMyInvitationsRequest(), metadata=call_metadata(token["dan"]), timeout=10
         )
         assert whole.total == 2 and not whole.partial and not whole.unavailable_games
-        await services[1].stop(0.5)
-        running.remove(services[1])
+        await pair.stop(1)
         got = await stub.ListMyInvitations(
             pb.ListMyInvitationsRequest(), metadata=call_metadata(token["dan"]), timeout=10
         )
         assert [(i.ticket_id, i.game) for i in got.invitations] == [("t-ann", games[0])]
         assert got.total == 1 and got.partial
-        missing = [g for g in replicas.GAMES if owners[1](g)]
+        missing = pair.games(1)
         assert list(got.unavailable_games) == sorted(missing)
         assert games[0] not in got.unavailable_games
         # `neon invitations` lists what it got, names what it did not, and exits 1
@@ -467,25 +422,7 @@ async def test_with_a_replica_down_the_list_holds_the_other_queues_and_says_what
                 "matchmaking replica does not answer; try again shortly)") in said, said
     finally:
         await ch.close()
-        for s in running:
-            await s.stop(0.5)
-
-
-async def _start_replica(settings: Any, keys: Any, ports: list[int], i: int,
-                         peers: str | None = None) -> Any:
-    """Replica ``i`` of the matchmaking replicas on ``ports`` (``peers``: another replica
-    list than theirs, as in a rollout that changes it), on the store of ``settings``."""
-    return await mm_main.start(
-        dataclasses.replace(settings, ports={**settings.ports, "matchmaking": ports[i]}),
-        keys,
-        config=dataclasses.replace(replicas.FAST, accept_timeout=60),
-        ratings=StaticRatings(),
-        catalogue=replicas.catalogue(),
-        environ={
-            "NEON_MATCHMAKING_PEERS": peers or ",".join(f"127.0.0.1:{p}" for p in ports),
-            "NEON_MATCHMAKING_ORDINAL": str(i),
-        },
-    )
+        await pair.close()
 
 
 async def _until(stream: Any, ok: Any, within: float = 15) -> Any:
@@ -513,20 +450,11 @@ async def test_a_watch_goes_on_through_a_replica_restart_partial_while_it_is_dow
     queued on replica 0 meanwhile, is pushed; a watch opened meanwhile starts partial.
     Replica 1 starts again (same port, same store): the watch shows cy's party again,
     partial false, without being watched again. No message names a replica's address."""
-    settings = make_settings(tmp_path, nats_url)
-    keys = load_keys(settings)
-    issuer = TokenIssuer(keys.token_secret)
-    ports = [free_port(), free_port()]
-    owners = [
-        owner_check(replicas_from_env({
-            "NEON_MATCHMAKING_PEERS": ",".join(f"127.0.0.1:{p}" for p in ports),
-            "NEON_MATCHMAKING_ORDINAL": str(i)}))
-        for i in range(2)
-    ]
-    games = [next(g for g in replicas.GAMES if owners[i](g)) for i in range(2)]
-    missing = sorted(g for g in replicas.GAMES if owners[1](g))
-    services = [await _start_replica(settings, keys, ports, i) for i in range(2)]
-    running = list(services)
+    pair = await replicas.replica_pair(
+        tmp_path, nats_url, dataclasses.replace(replicas.FAST, accept_timeout=60))
+    issuer, services, ports = pair.issuer, pair.services, pair.ports
+    games = [pair.games(i)[0] for i in range(2)]
+    missing = pair.games(1)
     ch = channel(services[0].address)
     stub = pb_grpc.MatchmakingServiceStub(ch)
     token = {p: issuer.issue("player", "*", player=p, ttl=600)
@@ -550,8 +478,7 @@ async def test_a_watch_goes_on_through_a_replica_restart_partial_while_it_is_dow
         assert _ids(whole) == ["t-ann", "t-cy"]
         assert not whole.partial and not whole.unavailable_games
 
-        await services[1].stop(0.5)
-        running.remove(services[1])
+        await pair.stop(1)
         down = await _until(stream, lambda m: m.partial)
         assert _ids(down) == ["t-ann"] and down.total == 1
         assert list(down.unavailable_games) == missing and games[0] not in missing
@@ -569,8 +496,7 @@ async def test_a_watch_goes_on_through_a_replica_restart_partial_while_it_is_dow
         assert _ids(opened) == ["t-ann", "t-erin"] and opened.partial
         assert list(opened.unavailable_games) == missing
 
-        services[1] = await _start_replica(settings, keys, ports, 1)
-        running.append(services[1])
+        await pair.start(1)
         back = await _until(stream, lambda m: not m.partial, within=20)
         assert _ids(back) == ["t-ann", "t-cy", "t-erin"] and back.total == 3
         assert not back.unavailable_games
@@ -584,8 +510,7 @@ async def test_a_watch_goes_on_through_a_replica_restart_partial_while_it_is_dow
     finally:
         watch.cancel()
         await ch.close()
-        for s in running:
-            await s.stop(0.5)
+        await pair.close()
 
 
 async def test_a_replicas_own_refusal_still_ends_the_watch(
@@ -597,15 +522,13 @@ async def test_a_replicas_own_refusal_still_ends_the_watch(
     rollout): the watch, partial while it was down, ends UNAVAILABLE with replica 1's own
     reason (the replicas disagree), not one naming an address, rather than going on
     partial."""
-    settings = make_settings(tmp_path, nats_url)
-    keys = load_keys(settings)
-    issuer = TokenIssuer(keys.token_secret)
-    ports = [free_port(), free_port()]
-    dan = call_metadata(issuer.issue("player", "*", player="dan", ttl=600))
-    other_keys = dataclasses.replace(keys, token_secret=b"another deployment's secret" * 2)
-    services = [await _start_replica(settings, keys, ports, 0),
-                await _start_replica(settings, other_keys, ports, 1)]
-    running = list(services)
+    pair = replicas.unstarted_pair(
+        tmp_path, nats_url, dataclasses.replace(replicas.FAST, accept_timeout=60))
+    services, ports = pair.services, pair.ports
+    dan = call_metadata(pair.issuer.issue("player", "*", player="dan", ttl=600))
+    await pair.start(0)
+    await pair.start(1, keys=dataclasses.replace(
+        pair.keys, token_secret=b"another deployment's secret" * 2))
     ch = channel(services[0].address)
     stub = pb_grpc.MatchmakingServiceStub(ch)
     try:
@@ -615,21 +538,17 @@ async def test_a_replicas_own_refusal_still_ends_the_watch(
             await asyncio.wait_for(_until(aiter(refused_watch), lambda m: False), 15)
         assert info.value.code() == C.UNAUTHENTICATED, info.value.details()
 
-        await services[1].stop(0.5)
-        running.remove(services[1])
-        services[1] = await _start_replica(settings, keys, ports, 1)
-        running.append(services[1])
+        await pair.stop(1)
+        await pair.start(1)
         watch = stub.WatchMyInvitations(pb.WatchMyInvitationsRequest(), metadata=dan,
                                         timeout=60)
         stream = aiter(watch)
         first = await asyncio.wait_for(anext(stream), 10)
         assert first.total == 0 and not first.partial
-        await services[1].stop(0.5)
-        running.remove(services[1])
+        await pair.stop(1)
         await _until(stream, lambda m: m.partial)
         rollout = ",".join(f"127.0.0.1:{p}" for p in [*ports, free_port()])
-        services[1] = await _start_replica(settings, keys, ports, 1, peers=rollout)
-        running.append(services[1])
+        await pair.start(1, peers=rollout)
         with pytest.raises(grpc.aio.AioRpcError) as info:
             await _until(stream, lambda m: False, within=20)
         details = info.value.details() or ""
@@ -638,5 +557,4 @@ async def test_a_replicas_own_refusal_still_ends_the_watch(
         assert "127.0.0.1" not in details and str(ports[1]) not in details, details
     finally:
         await ch.close()
-        for s in running:
-            await s.stop(0.5)
+        await pair.close()

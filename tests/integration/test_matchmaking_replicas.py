@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,32 +45,76 @@ def catalogue() -> Catalogue:
     return c
 
 
+@dataclass
+class Pair:
+    """Two matchmaking replicas on one store, each owning some of GAMES' queues
+    (:func:`replica_pair` starts both); ``services[i]`` is replica i as last started."""
+
+    settings: Any
+    keys: Any
+    ports: list[int]
+    config: Config = FAST
+    services: list[Any] = field(default_factory=lambda: [None, None])
+    running: list[Any] = field(default_factory=list)
+
+    @property
+    def issuer(self) -> TokenIssuer:
+        return TokenIssuer(self.keys.token_secret)
+
+    def environ(self, i: int, peers: str | None = None) -> dict[str, str]:
+        """Replica ``i``'s settings (``peers``: another replica list, as in a rollout)."""
+        return {"NEON_MATCHMAKING_PEERS": peers or ",".join(f"127.0.0.1:{p}" for p in self.ports),
+                "NEON_MATCHMAKING_ORDINAL": str(i)}
+
+    def games(self, i: int) -> list[str]:
+        """The games of GAMES whose queues replica ``i`` owns."""
+        owns = owner_check(replicas_from_env(self.environ(i)))
+        return [g for g in GAMES if owns(g)]
+
+    async def start(self, i: int, keys: Any = None, peers: str | None = None) -> Any:
+        """Start replica ``i`` (again: same port, same store), with other ``keys`` or
+        ``peers`` if given."""
+        service = await mm_main.start(
+            dataclasses.replace(self.settings,
+                                ports={**self.settings.ports, "matchmaking": self.ports[i]}),
+            keys or self.keys, config=self.config, ratings=StaticRatings(),
+            catalogue=catalogue(), environ=self.environ(i, peers))
+        self.services[i] = service
+        self.running.append(service)
+        return service
+
+    async def stop(self, i: int) -> None:
+        await self.services[i].stop(0.5)
+        self.running.remove(self.services[i])
+
+    async def close(self) -> None:
+        for service in self.running:
+            await service.stop(0.5)
+        self.running.clear()
+
+
+def unstarted_pair(tmp_path: Path, nats_url: str, config: Config = FAST) -> Pair:
+    """Two replicas on free ports of 127.0.0.1 over one store (make_settings'), not started."""
+    settings = make_settings(tmp_path, nats_url)
+    return Pair(settings, load_keys(settings), [free_port(), free_port()], config)
+
+
+async def replica_pair(tmp_path: Path, nats_url: str, config: Config = FAST) -> Pair:
+    """:func:`unstarted_pair`, both started; ``close`` them."""
+    pair = unstarted_pair(tmp_path, nats_url, config)
+    for i in range(2):
+        await pair.start(i)
+    return pair
+
+
 async def test_each_queue_has_one_owner_and_the_other_replica_forwards(
     tmp_path: Path, nats_url: str
 ) -> None:
-    settings = make_settings(tmp_path, nats_url)
-    keys = load_keys(settings)
-    issuer = TokenIssuer(keys.token_secret)
-    ports = [free_port(), free_port()]
-    peers = ",".join(f"127.0.0.1:{p}" for p in ports)
-    environs = [
-        {"NEON_MATCHMAKING_PEERS": peers, "NEON_MATCHMAKING_ORDINAL": str(i)} for i in range(2)
-    ]
-    owners = [owner_check(replicas_from_env(e)) for e in environs]
-    mine = {i: [g for g in GAMES if owners[i](g)] for i in range(2)}
+    pair = await replica_pair(tmp_path, nats_url)
+    issuer, services = pair.issuer, pair.services
+    mine = {i: pair.games(i) for i in range(2)}
     assert all(mine.values()) and not set(mine[0]) & set(mine[1])
     game = mine[0][0]  # replica 0's queue; every call below goes to replica 1
-    services = [
-        await mm_main.start(
-            dataclasses.replace(settings, ports={**settings.ports, "matchmaking": ports[i]}),
-            keys,
-            config=FAST,
-            ratings=StaticRatings(),
-            catalogue=catalogue(),
-            environ=environs[i],
-        )
-        for i in range(2)
-    ]
     ch, zero = channel(services[1].address), channel(services[0].address)
     stub = pb_grpc.MatchmakingServiceStub(ch)
     try:
@@ -136,7 +181,7 @@ async def test_each_queue_has_one_owner_and_the_other_replica_forwards(
         assert owner.tickets["t-party"].players == ["dee"] and not other.tickets
         # a call forwarded to a replica that does not own the queue is refused, not forwarded
         to_zero = pb_grpc.MatchmakingServiceStub(zero)
-        fingerprint = replicas_from_env(environs[0]).fingerprint  # type: ignore[union-attr]
+        fingerprint = replicas_from_env(pair.environ(0)).fingerprint  # type: ignore[union-attr]
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await to_zero.CreateTicket(
                 pb.CreateTicketRequest(ticket_id="t-cy", game=mine[1][0], players=["cy"]),
@@ -152,8 +197,7 @@ async def test_each_queue_has_one_owner_and_the_other_replica_forwards(
     finally:
         await ch.close()
         await zero.close()
-        for s in services:
-            await s.stop(0.5)
+        await pair.close()
 
 
 async def test_a_call_for_a_queue_whose_owner_is_down_is_unavailable_without_its_address(
@@ -164,40 +208,20 @@ async def test_a_call_for_a_queue_whose_owner_is_down_is_unavailable_without_its
     gRPC's transport text, which named the owner's internal address and port ("ipv4:10.x.y.z:
     50052: Failed to connect to remote host"). (No replica takes the queue over: its tickets
     wait in the store until the owner is back, as its restart test shows.)"""
-    settings = make_settings(tmp_path, nats_url)
-    keys = load_keys(settings)
-    issuer = TokenIssuer(keys.token_secret)
-    ports = [free_port(), free_port()]
-    peers = ",".join(f"127.0.0.1:{p}" for p in ports)
-    environs = [
-        {"NEON_MATCHMAKING_PEERS": peers, "NEON_MATCHMAKING_ORDINAL": str(i)} for i in range(2)
-    ]
-    owners = [owner_check(replicas_from_env(e)) for e in environs]
-    game = next(g for g in GAMES if owners[0](g))
-    services = [
-        await mm_main.start(
-            dataclasses.replace(settings, ports={**settings.ports, "matchmaking": ports[i]}),
-            keys,
-            config=FAST,
-            ratings=StaticRatings(),
-            catalogue=catalogue(),
-            environ=environs[i],
-        )
-        for i in range(2)
-    ]
+    pair = await replica_pair(tmp_path, nats_url)
+    issuer, services, ports = pair.issuer, pair.services, pair.ports
+    game = pair.games(0)[0]
     ch = channel(services[1].address)
     stub = pb_grpc.MatchmakingServiceStub(ch)
     ann = call_metadata(issuer.issue("player", "*", player="ann", ttl=600))
     bob = call_metadata(issuer.issue("player", "*", player="bob", ttl=600))
-    running = list(services)
     try:
         await stub.CreateTicket(
             pb.CreateTicketRequest(ticket_id="t-ann", game=game, players=["ann"]),
             metadata=ann,
             timeout=10,
         )
-        await services[0].stop(0.5)
-        running.remove(services[0])
+        await pair.stop(0)
         calls = [
             stub.GetTicket(pb.GetTicketRequest(ticket_id="t-ann"), metadata=ann, timeout=10),
             stub.CreateTicket(
@@ -218,5 +242,4 @@ async def test_a_call_for_a_queue_whose_owner_is_down_is_unavailable_without_its
             assert str(ports[0]) not in details, details
     finally:
         await ch.close()
-        for s in running:
-            await s.stop(0.5)
+        await pair.close()
