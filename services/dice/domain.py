@@ -11,10 +11,17 @@ from typing import Any
 
 from eventsourcing.domain import Aggregate, event
 
-from services.platform.draws import DrawRecord, DrawStream, commitment, perform, state_key, word
+from services.platform.draws import (
+    DEV_STREAM_ID,
+    DrawRecord,
+    DrawStream,
+    commitment,
+    perform,
+    state_key,
+    word,
+)
 
 NAMESPACE = uuid.UUID("6c2f3a0e-2b0b-4d59-9a57-6a2c1f1c7d11")
-DEV_STREAM_ID = "dev"
 DEV_SECRET_DOMAIN = b"neon-arena/dev-seed-key/v1"
 # A match key: the rules service's "<game>/<match id>", or a bare match id (older callers).
 MATCH_KEY = re.compile(r"^[A-Za-z0-9_-]{1,64}(/[A-Za-z0-9_-]{1,64}){0,2}\Z")

@@ -29,6 +29,9 @@ from services.platform.canonical import canonical_json
 
 DOMAIN = "neon-arena/draw/v1"
 STATE_KEY_DOMAIN = b"neon-arena/state-key/v1"
+DEV_STREAM_ID = "dev"
+"""The dice stream id of every dev-seeded session (the dice service writes it, verify reads
+it); older sessions and self-play exports have ``dev:<seed>``."""
 MAX_BOUND = 1 << 32
 _TWO_64 = 1 << 64
 T = TypeVar("T")

@@ -141,7 +141,7 @@ from services.platform.canonical import (
     chain_hash,
     float_free,
 )
-from services.platform.draws import DrawRecord, DrawStream, redraw, state_key
+from services.platform.draws import DEV_STREAM_ID, DrawRecord, DrawStream, redraw, state_key
 from services.platform.signing import verify as verify_signature
 from services.rules import noshow
 from services.rules import records as rec
@@ -568,11 +568,6 @@ def _check_draws(records: list[dict[str, Any]], report: Report,
             total += 1
     report.checks.append(f"{total} draws recomputed from the seed")
     return None
-
-
-DEV_STREAM_ID = "dev"
-"""The dice stream id of every dev-seeded session (services/dice/domain.py); older sessions
-and self-play exports have ``dev:<seed>``."""
 
 
 def dev_seeded(dice: Any) -> bool:
