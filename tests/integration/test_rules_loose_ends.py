@@ -21,6 +21,7 @@ Each test failed before its fix:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import os
@@ -473,43 +474,68 @@ async def test_a_replica_forwards_export_match_chunks_to_the_matchs_owner(
             await replica.stop(1)
 
 
-async def test_a_call_for_a_match_whose_replica_is_down_is_unavailable_without_its_address(
-        duel_backend: Backend) -> None:
-    """With two replicas, the owner of a match is down: a call for the match asked of the
-    other (unary, and a stream) is UNAVAILABLE saying the match's replica does not answer and
-    to try again, never gRPC's transport text, which named the owner's internal address and
-    port ("ipv4:10.x.y.z:50061: Failed to connect to remote host")."""
+@dataclasses.dataclass
+class OwnedElsewhere:
+    """A match that replica 1 owns, created through replica 0 (:func:`owned_by_replica_1`)."""
+
+    replicas: list[Any]
+    peers: tuple[str, str]
+    forwarder: Any
+    """A RulesService stub of replica 0."""
+    match_id: str
+    organiser: Any
+    running: list[Any]
+
+    async def stop_owner(self, grace: float) -> None:
+        await self.replicas[1].stop(grace)
+        self.running.remove(self.replicas[1])
+
+
+@contextlib.asynccontextmanager
+async def owned_by_replica_1(backend: Backend, prefix: str) -> AsyncIterator[OwnedElsewhere]:
     from services.platform.replicas import owner_of
 
-    replicas, peers = await two_replicas(duel_backend)
-    organiser = call_metadata(duel_backend.organiser_token())
-    match_id = next(m for m in (f"gone-{i}" for i in range(100)) if owner_of(m, 2) == 1)
+    replicas, peers = await two_replicas(backend)
+    organiser = call_metadata(backend.organiser_token())
+    match_id = next(m for m in (f"{prefix}-{i}" for i in range(100)) if owner_of(m, 2) == 1)
     running = list(replicas)
     try:
         async with grpc.aio.insecure_channel(peers[0]) as ch0:
             forwarder = rules_pb2_grpc.RulesServiceStub(ch0)
             await forwarder.CreateMatch(rules_pb2.CreateMatchRequest(
                 match_id=match_id, mode="duel", seats=2), metadata=organiser, timeout=10)
-            await replicas[1].stop(0.5)
-            running.remove(replicas[1])
-            calls = [
-                forwarder.ExportMatch(rules_pb2.ExportMatchRequest(match_id=match_id),
-                                      metadata=organiser, timeout=10),
-                anext(aiter(forwarder.ExportMatchChunks(
-                    rules_pb2.ExportMatchChunksRequest(match_id=match_id), metadata=organiser,
-                    timeout=10))),
-            ]
-            for call in calls:
-                with pytest.raises(grpc.aio.AioRpcError) as info:
-                    await call
-                details = info.value.details() or ""
-                assert info.value.code() == grpc.StatusCode.UNAVAILABLE, details
-                assert details == ("the rules replica that holds this match does not answer (it "
-                                   "may be restarting); try again shortly"), details
-                assert "127.0.0.1" not in details and peers[1].split(":")[1] not in details
+            yield OwnedElsewhere(replicas, peers, forwarder, match_id, organiser, running)
     finally:
         for replica in running:
             await replica.stop(1)
+
+
+OWNER_DOWN = ("the rules replica that holds this match does not answer (it may be restarting); "
+              "try again shortly")
+
+
+async def test_a_call_for_a_match_whose_replica_is_down_is_unavailable_without_its_address(
+        duel_backend: Backend) -> None:
+    """With two replicas, the owner of a match is down: a call for the match asked of the
+    other (unary, and a stream) is UNAVAILABLE saying the match's replica does not answer and
+    to try again, never gRPC's transport text, which named the owner's internal address and
+    port ("ipv4:10.x.y.z:50061: Failed to connect to remote host")."""
+    async with owned_by_replica_1(duel_backend, "gone") as m:
+        await m.stop_owner(0.5)
+        calls = [
+            m.forwarder.ExportMatch(rules_pb2.ExportMatchRequest(match_id=m.match_id),
+                                    metadata=m.organiser, timeout=10),
+            anext(aiter(m.forwarder.ExportMatchChunks(
+                rules_pb2.ExportMatchChunksRequest(match_id=m.match_id), metadata=m.organiser,
+                timeout=10))),
+        ]
+        for call in calls:
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await call
+            details = info.value.details() or ""
+            assert info.value.code() == grpc.StatusCode.UNAVAILABLE, details
+            assert details == OWNER_DOWN, details
+            assert "127.0.0.1" not in details and m.peers[1].split(":")[1] not in details
 
 
 async def test_a_relayed_stream_whose_replica_stops_ends_unavailable_without_gRPCs_words(
@@ -518,28 +544,13 @@ async def test_a_relayed_stream_whose_replica_stops_ends_unavailable_without_gRP
     owner; when the owner stops, gRPC cancels its open calls ("Cancelling all calls"): the
     watcher is told the match's replica does not answer and to try again, as when it was
     never reached, not the stopping server's words as if they were the owner's reason."""
-    from services.platform.replicas import owner_of
-
-    replicas, peers = await two_replicas(duel_backend)
-    organiser = call_metadata(duel_backend.organiser_token())
-    match_id = next(m for m in (f"stop-{i}" for i in range(100)) if owner_of(m, 2) == 1)
-    running = list(replicas)
-    try:
-        async with grpc.aio.insecure_channel(peers[0]) as ch0:
-            forwarder = rules_pb2_grpc.RulesServiceStub(ch0)
-            await forwarder.CreateMatch(rules_pb2.CreateMatchRequest(
-                match_id=match_id, mode="duel", seats=2), metadata=organiser, timeout=10)
-            watch = forwarder.WatchMatch(rules_pb2.WatchMatchRequest(match_id=match_id),
-                                         metadata=organiser, timeout=30)
-            assert (await anext(aiter(watch))).event.type == "MatchCreated"
-            await replicas[1].stop(0.2)
-            running.remove(replicas[1])
-            with pytest.raises(grpc.aio.AioRpcError) as info:
-                async for _ in watch:
-                    pass
-            assert info.value.code() == grpc.StatusCode.UNAVAILABLE
-            assert info.value.details() == ("the rules replica that holds this match does not "
-                                            "answer (it may be restarting); try again shortly")
-    finally:
-        for replica in running:
-            await replica.stop(1)
+    async with owned_by_replica_1(duel_backend, "stop") as m:
+        watch = m.forwarder.WatchMatch(rules_pb2.WatchMatchRequest(match_id=m.match_id),
+                                       metadata=m.organiser, timeout=30)
+        assert (await anext(aiter(watch))).event.type == "MatchCreated"
+        await m.stop_owner(0.2)
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            async for _ in watch:
+                pass
+        assert info.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert info.value.details() == OWNER_DOWN
