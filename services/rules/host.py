@@ -1087,7 +1087,11 @@ class MatchHost:
         n = live.commands[(seat, command_id)]
         records = live.recent_from(n)
         if records is None:
-            records = await self._store(self.store.records, live.match_id, n - 1, live.version)
+            # the record and its own end (MatchEnded, MatchSealed) are all the answer is made
+            # of (_answer): never the log up to the head, read under the match's lock again
+            # for every repeat a seat sends
+            records = await self._store(self.store.records, live.match_id, n - 1,
+                                        min(live.version, n + 2))
         record = records[0]
         if record["seat"] != seat or canonical_json(record["action"]) != canonical_json(action):
             raise AlreadyExists(f"command id {command_id!r} was already used for another action")
