@@ -27,6 +27,7 @@ pytestmark = pytest.mark.timeout(120)
 async def test_a_silent_stream_without_a_seat_token_is_refused_on_a_replica(
         duel_backend: Backend) -> None:
     from services.platform.natsrv import free_port
+    from services.platform.replicas import owner_of
     from services.rules import main as rules_main
     from tests.support import duel
 
@@ -60,6 +61,26 @@ async def test_a_silent_stream_without_a_seat_token_is_refused_on_a_replica(
                             pass
                 assert info.value.code() == code, info.value.details()
                 assert "seat token" in (info.value.details() or "")
+            # a seat's stream on the replica that does not own its match is still relayed
+            match_id = next(m for m in (f"routed-{i}" for i in range(100))
+                            if owner_of(m, 2) == 1)
+            created = await stub.CreateMatch(rules_pb2.CreateMatchRequest(
+                match_id=match_id, mode="duel", seats=2),
+                metadata=call_metadata(duel_backend.organiser_token()), timeout=10)
+            seat_token = created.seat_tokens[0].token
+
+            async def opened() -> AsyncIterator[Any]:
+                yield rules_pb2.PlayRequest(open=rules_pb2.PlayOpen(match_id=match_id))
+                await asyncio.sleep(30)
+
+            async with asyncio.timeout(10):
+                call = stub.Play(opened(), metadata=call_metadata(seat_token), timeout=20)
+                first = await call.read()
+                while first.WhichOneof("kind") != "update":  # the stored events come first
+                    first = await call.read()
+                call.cancel()
+            assert first.update.view_json and first.update.version == 2
+            assert replicas[0].extra["host"].live.get(match_id) is None  # its owner served it
         limiter = replicas[0].handle.streams
         assert limiter is not None
         for _ in range(20):
