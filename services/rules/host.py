@@ -98,6 +98,8 @@ clock armed again from what is stored."""
 RESERVED_COMMANDS = tuple(rec.SERVICE_COMMANDS)
 """Command id prefixes of the service's own actions (a clock's timeout, a forfeit, a bot's
 move: ``timeout:N`` makes version N); a client's id of that form could name one of them."""
+RESIGN_ONLY = 'resign takes no options: send {"type": "resign"} alone'
+"""Why a resignation with other fields is refused (NEON's engine says as much itself)."""
 MAX_ACTION_BYTES = 64 * 1024
 MAX_SAFE_INT = (1 << 53) - 1
 CACHE_BYTES = 512 * 1024 * 1024
@@ -1068,6 +1070,12 @@ class MatchHost:
             # the validator's words quote the offending value: a few hundred bytes of it
             raise InvalidArgument(f"action does not match the {self.engine.game_id} schema: "
                                   f"{clip(errors[0].message, 300)}")
+        if action.get("type") == RESIGN["type"] and action != dict(RESIGN) \
+                and offers_resign(live.engine):
+            # a resignation is RESIGN alone (contract v2). Unlisted, one with more fields
+            # would be recorded as answering the seat's first owed decision, under its kind
+            # and hidden flag, with whatever it carried (an engine that took it: Barbaric)
+            raise FailedPrecondition(f"illegal action: {RESIGN_ONLY}")
         mine = self.decisions_of(live, seat)
         reason = refusal(live.engine, live.state, seat, action, mine, self._pending(live))
         if reason is not None:
@@ -1079,7 +1087,11 @@ class MatchHost:
         n = live.commands[(seat, command_id)]
         records = live.recent_from(n)
         if records is None:
-            records = await self._store(self.store.records, live.match_id, n - 1, live.version)
+            # the record and its own end (MatchEnded, MatchSealed) are all the answer is made
+            # of (_answer): never the log up to the head, read under the match's lock again
+            # for every repeat a seat sends
+            records = await self._store(self.store.records, live.match_id, n - 1,
+                                        min(live.version, n + 2))
         record = records[0]
         if record["seat"] != seat or canonical_json(record["action"]) != canonical_json(action):
             raise AlreadyExists(f"command id {command_id!r} was already used for another action")

@@ -28,6 +28,7 @@ from typing import Any
 import grpc
 
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
+from services.platform.grpc_kit import claims
 from services.platform.logs import get_logger
 from services.platform.replicas import (
     FORWARDED,
@@ -153,6 +154,14 @@ class RoutedRulesServicer(RulesServicer):
 
     async def Play(self, request_iterator: AsyncIterator[Any],
                    context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        who = claims()
+        if who is None or who.role != "seat":
+            # refused here, as on a single replica: within PLAY_OPEN_WAIT_S even if nothing
+            # comes. Waiting for the first message to find the owner held, with no bound, a
+            # stream (and its slot) of a caller without a seat token that sent nothing
+            async for item in super().Play(request_iterator, context):
+                yield item
+            return
         first = await anext(aiter(request_iterator), None)
         requests = _prepend(first, request_iterator)
         opened = first is not None and first.WhichOneof("kind") == "open"
