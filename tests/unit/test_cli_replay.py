@@ -6,7 +6,7 @@ or it stops at event 2. A bad export is a one-line usage error with the reason.
 
 Exports made before an engine moved on replay with their version: every published export
 replays, narrates and builds its table at every step in the default run; the table is laid
-out at every step for the oldest and newest version of each game, and at the last step for
+out at every step for the oldest and newest version of each game, and at the last step of
 the others (laying out tables is 96% of a step-through: ``-m slow`` or NEON_SLOW=1 lays out
 every step of every export).
 """
@@ -133,11 +133,11 @@ def test_the_exports_laid_out_at_every_step_are_the_oldest_and_newest_of_each_ga
 @pytest.mark.parametrize("name", LAID_OUT)
 def test_exports_of_the_oldest_and_newest_versions_replay_every_table_laid_out(name: str) -> None:
     # as verify and the gateway's replays do: the engine's kept ruleset of that version
-    data = (FIXTURES / name).read_bytes()
-    assert "MatchSealed" in _replay(data)
+    words = _replay((FIXTURES / name).read_bytes())
+    assert "MatchSealed" in words and "result" in words
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", [n for n in NAMES if n not in LAID_OUT])
 def test_exports_made_before_an_engine_moved_on_replay_with_their_version(name: str) -> None:
     # every step replayed, told and its table built; the last position's table laid out
     words, table = _replay_laying_out_the_last_table((FIXTURES / name).read_bytes())
