@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -70,9 +71,26 @@ def test_the_float_free_encoder_is_rfc8785_on_any_float_free_value(value):
 GAMES = available()
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.sampled_from(GAMES), st.data(), st.integers(0, 2**32), st.sampled_from(["rule", "random"]))
+GAME = (st.sampled_from(GAMES), st.data(), st.integers(0, 2**32),
+        st.sampled_from(["rule", "random"]))
+
+
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(*GAME)
 def test_states_of_games_drawn_by_hypothesis_encode_as_rfc8785_does(game, data, seed, bot):
+    """A few games drawn (a fixed draw: every mode of every game is played above);
+    ``-m slow`` (or NEON_SLOW=1) draws 200."""
+    _encode_every_state(game, data, seed, bot)
+
+
+@pytest.mark.slow
+@settings(max_examples=200, deadline=None)
+@given(*GAME)
+def test_states_of_many_games_drawn_by_hypothesis_encode_as_rfc8785_does(game, data, seed, bot):
+    _encode_every_state(game, data, seed, bot)
+
+
+def _encode_every_state(game, data, seed, bot):
     """Every state of a seeded game of any engine, any mode and seat count, rule-based or
     random bots, from the set-up to the end (or 400 actions)."""
     engine = load_engine(game)

@@ -3,6 +3,12 @@
 Every export of a deployment whose dice service hands out state keys has keyed state hashes:
 the replay needs the key from the revealed seed, as verify and the gateway's replays use it,
 or it stops at event 2. A bad export is a one-line usage error with the reason.
+
+Exports made before an engine moved on replay with their version: every published export
+replays, narrates and builds its table at every step in the default run; the table is laid
+out at every step for the oldest and newest version of each game, and at the last step of
+the others (laying out tables is 96% of a step-through: ``-m slow`` or NEON_SLOW=1 lays out
+every step of every export).
 """
 
 from __future__ import annotations
@@ -14,6 +20,9 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from rich.console import Console
+from rich.panel import Panel
+from rich.rule import Rule
+from rich.text import Text
 
 from services.cli.errors import CliError
 from services.cli.replaying import replay_export
@@ -33,6 +42,34 @@ def _replay(data: bytes) -> str:
     out = io.StringIO()
     replay_export(Console(file=out, width=120), data, None)
     return out.getvalue()
+
+
+class _LastTable(Console):
+    """A console that lays out the words, rules and panels it is given as any console does,
+    and of the tables (the presenter's renderables) only the last one, when asked: each is
+    built by ``replay_export`` all the same, and counted."""
+
+    def __init__(self, out: io.StringIO) -> None:
+        super().__init__(file=out, width=120)
+        self.held: object = None
+        self.tables = 0
+
+    def print(self, *objects: object, **kwargs: object) -> None:  # type: ignore[override]
+        if len(objects) == 1 and not isinstance(objects[0], (str, Text, Rule, Panel)):
+            self.held, self.tables = objects[0], self.tables + 1
+            return
+        super().print(*objects, **kwargs)  # type: ignore[arg-type]
+
+
+def _replay_laying_out_the_last_table(data: bytes) -> tuple[str, str]:
+    """The step-through's words, and the table of its last position laid out."""
+    out = io.StringIO()
+    console = _LastTable(out)
+    replay_export(console, data, None)
+    assert console.tables > 1 and console.held is not None
+    table = io.StringIO()
+    Console(file=table, width=120).print(console.held)
+    return out.getvalue(), table.getvalue()
 
 
 def _lines(data: bytes) -> list[dict]:
@@ -72,8 +109,45 @@ def test_events_of_the_wrong_shape_are_a_usage_error_naming_the_event(export: by
     assert str(info.value).startswith(f"event {rows[n]['n']}: cannot be shown"), str(info.value)
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.glob("*.jsonl")))
-def test_exports_made_before_an_engine_moved_on_replay_with_their_version(name: str) -> None:
+def _version(name: str) -> tuple[str, tuple[int, ...]]:
+    created = json.loads((FIXTURES / name).read_bytes().split(b"\n", 1)[0])
+    return str(created["game"]), tuple(int(p) for p in str(created["engine_version"]).split("."))
+
+
+NAMES = sorted(p.name for p in FIXTURES.glob("*.jsonl"))
+LAID_OUT = sorted({min(names) for names in (
+    [n for n in NAMES if _version(n) == version]
+    for game in {_version(n)[0] for n in NAMES}
+    for version in (min(v for v in map(_version, NAMES) if v[0] == game),
+                    max(v for v in map(_version, NAMES) if v[0] == game)))})
+"""One export of the oldest and one of the newest engine version of each game: laid out at
+every step in the default run."""
+
+
+def test_the_exports_laid_out_at_every_step_are_the_oldest_and_newest_of_each_game() -> None:
+    games = {_version(n)[0] for n in NAMES}
+    assert games == {"barbaric", "neon", "neon-knights-2086", "neon-reign"}
+    assert len(LAID_OUT) == 2 * len(games), LAID_OUT
+
+
+@pytest.mark.parametrize("name", LAID_OUT)
+def test_exports_of_the_oldest_and_newest_versions_replay_every_table_laid_out(name: str) -> None:
     # as verify and the gateway's replays do: the engine's kept ruleset of that version
+    words = _replay((FIXTURES / name).read_bytes())
+    assert "MatchSealed" in words and "result" in words
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n not in LAID_OUT])
+def test_exports_made_before_an_engine_moved_on_replay_with_their_version(name: str) -> None:
+    # every step replayed, told and its table built; the last position's table laid out
+    words, table = _replay_laying_out_the_last_table((FIXTURES / name).read_bytes())
+    assert "MatchSealed" in words and "result" in words
+    assert table.strip()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_exports_made_before_an_engine_moved_on_replay_every_table_laid_out(name: str) -> None:
+    """The long run: every step of every published export laid out (-m slow)."""
     data = (FIXTURES / name).read_bytes()
     assert "MatchSealed" in _replay(data)

@@ -188,15 +188,27 @@ def _replayed_until(engine: Any, records: list[dict[str, Any]], n: int) -> Any:
     return replay(engine, records[:n - 1]).state
 
 
-@pytest.mark.parametrize("game,mode", [("neon", "rebirth"), ("neon", "battle-royale"),
-                                       ("neon-knights-2086", "normal"),
-                                       ("neon-reign", "single"), ("neon-reign", "hero-match"),
-                                       ("barbaric", "competitive")])
+MATCHES = [("neon", "rebirth"), ("neon", "battle-royale"), ("neon-knights-2086", "normal"),
+           ("neon-reign", "single"), ("neon-reign", "hero-match"), ("barbaric", "competitive")]
+
+
+@pytest.mark.parametrize("game,mode", MATCHES)
 def test_verify_refuses_a_decision_the_engine_did_not_offer_that_seat(game, mode):
     """Self-play exports re-signed with one action's decision changed to: a kind offered to
     another seat in that very state (when there is one), a kind the game has but did not
     offer there, its hidden flag flipped, or no kind of the game at all. Each fails naming
-    the event; the export as played verifies."""
+    the event; the export as played verifies. The first two changes of each sort (each a
+    whole verification); ``-m slow`` (or NEON_SLOW=1) all of them."""
+    _refuses(game, mode, every=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game,mode", MATCHES)
+def test_verify_refuses_every_decision_changed_to_one_not_offered_that_seat(game, mode):
+    _refuses(game, mode, every=True)
+
+
+def _refuses(game: str, mode: str, every: bool) -> None:
     from tests.unit.test_verify_descriptions import KEY, PINNED, _signed
 
     engine = load_engine(game)
@@ -209,7 +221,7 @@ def test_verify_refuses_a_decision_the_engine_did_not_offer_that_seat(game, mode
 
     actions = [r for r in records if r["type"] == "ActionAccepted"]
     kinds = sorted({r["decision"] for r in actions})
-    cases: list[tuple[int, str, bool]] = []
+    cases: list[tuple[str, int, str, bool]] = []
     for record in actions[:: max(1, len(actions) // 12)]:
         n, seat = record["n"], record["seat"]
         state = _replayed_until(engine, records, n)
@@ -218,13 +230,13 @@ def test_verify_refuses_a_decision_the_engine_did_not_offer_that_seat(game, mode
         assert (record["decision"], record["hidden"]) in mine
         theirs = sorted((k, h) for s, k, h in offered if s != seat and (k, h) not in mine)
         if theirs:
-            cases.append((n, *theirs[0]))
+            cases.append(("theirs", n, *theirs[0]))
         absent = [k for k in kinds if (k, record["hidden"]) not in mine]
         if absent:
-            cases.append((n, absent[0], record["hidden"]))
+            cases.append(("absent", n, absent[0], record["hidden"]))
         if (record["decision"], not record["hidden"]) not in mine:
-            cases.append((n, record["decision"], not record["hidden"]))
-    cases.append((actions[-1]["n"], "no_such_decision", False))
+            cases.append(("flipped", n, record["decision"], not record["hidden"]))
+    cases.append(("unknown", actions[-1]["n"], "no_such_decision", False))
     # a seat still in the game resigning (legal at any time) under the name of the decision
     # owed to the seat that acted there: offered, but not to it
     swaps: list[tuple[int, str, bool, int]] = []
@@ -236,7 +248,10 @@ def test_verify_refuses_a_decision_the_engine_did_not_offer_that_seat(game, mode
         if resigners and owed_kind not in {(k, h) for s, k, h in offered if s in resigners}:
             swaps.append((record["n"], *owed_kind, min(resigners)))
     assert swaps
-    for n, kind, hidden, seat in [(n, k, h, None) for n, k, h in cases] + swaps:
+    if not every:  # the first two of each sort
+        cases = [c for i, c in enumerate(cases) if [d[0] for d in cases[:i]].count(c[0]) < 2]
+        swaps = swaps[:2]
+    for n, kind, hidden, seat in [(n, k, h, None) for _, n, k, h in cases] + swaps:
         changed = copy.deepcopy(records)
         changed[n - 1].update(decision=kind, hidden=hidden)
         if seat is not None:

@@ -26,7 +26,8 @@ anyone can do this; then the seed, the draws and the replay alone stand in the w
 change of the first list must still fail). Verify must never raise, never take longer than
 ``TIME_LIMIT``, and a refusal names its reason.
 
-The default run draws ``FAST`` examples; ``-m slow`` (or NEON_SLOW=1) runs ``LONG``.
+The default run draws ``FAST`` examples and checks a dozen published exports untampered;
+``-m slow`` (or NEON_SLOW=1) runs ``LONG`` and every published export.
 """
 
 from __future__ import annotations
@@ -78,13 +79,48 @@ def _load(path: Path) -> Export:
 EXPORTS = {e.name: e for e in map(_load, FIXTURES)}
 
 
-def test_the_published_exports_verify_as_they_are_and_re_signed() -> None:
-    for export in EXPORTS.values():
+def _version(export: Export) -> tuple[str, tuple[int, ...]]:
+    created = export.records[0]
+    return str(created["game"]), tuple(int(p) for p in str(created["engine_version"]).split("."))
+
+
+def _oldest_and_newest() -> list[str]:
+    """The first export of the oldest and of the newest engine version of each game, and
+    the ``*-created-by`` one of each game (the newest host's records)."""
+    versions = {e.name: _version(e) for e in EXPORTS.values()}
+    chosen = {name for name in EXPORTS if name.endswith("-created-by")}
+    for game in {g for g, _ in versions.values()}:
+        kept = sorted(v for g, v in versions.values() if g == game)
+        for version in (kept[0], kept[-1]):
+            chosen.add(min(n for n, v in versions.items() if v == (game, version)))
+    return sorted(chosen)
+
+
+def _published_verify(names: list[str]) -> None:
+    for name in names:
+        export = EXPORTS[name]
         assert _legal(export.records), export.name  # the test's own replay takes them
         report = verify_export(export.data, str(export.checkpoint["public_key"]))
         assert report.ok, (export.name, report.failure)
         report = verify_export(_signed(export, export.records), PINNED)
         assert report.ok, (export.name, report.failure)
+
+
+def test_the_published_exports_verify_as_they_are_and_re_signed() -> None:
+    """The oldest and newest version of each game and the ``created-by`` exports (every
+    published export verifies as it is in test_old_exports.py; ``-m slow`` or NEON_SLOW=1
+    takes every one here too)."""
+    names = _oldest_and_newest()
+    assert {_version(EXPORTS[n])[0] for n in names} == {"barbaric", "neon", "neon-knights-2086",
+                                                        "neon-reign"}
+    assert set(ONE_OF_EACH_GAME) <= set(names)
+    _published_verify(names)
+
+
+@pytest.mark.slow
+def test_every_published_export_verifies_as_it_is_and_re_signed() -> None:
+    """The long run (-m slow): every export in tests/fixtures/exports."""
+    _published_verify(sorted(EXPORTS))
 
 
 # -- changes of what an export says --------------------------------------------------

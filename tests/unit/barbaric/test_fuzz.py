@@ -11,7 +11,19 @@ SETUPS = [("solo", 1), *(("competitive", n) for n in range(2, 7))]
 
 @pytest.mark.parametrize(("mode", "seats"), SETUPS)
 def test_random_games_end_by_a_rulebook_ending(mode: str, seats: int) -> None:
-    for seed in range(3):
+    """Seeds 0 and 1 of each mode and player count; ``-m slow`` (or NEON_SLOW=1) 0-2, and
+    test_many_random_games 200 more."""
+    _end_by_a_rulebook_ending(mode, seats, range(2))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("mode", "seats"), SETUPS)
+def test_three_random_games_end_by_a_rulebook_ending(mode: str, seats: int) -> None:
+    _end_by_a_rulebook_ending(mode, seats, range(3))
+
+
+def _end_by_a_rulebook_ending(mode: str, seats: int, seeds: range) -> None:
+    for seed in seeds:
         outcome = ENGINE.outcome(play(mode, seats, seed))
         assert outcome is not None
         assert outcome.reason in {

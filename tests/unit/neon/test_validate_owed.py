@@ -3,11 +3,16 @@
 card choice, the 8 of its two cards; of a loot, trophy, upgrade or evacuation frame, the
 frame's answers with no decision around them). Its verdicts are those of the path through
 ``pending`` (the decisions built), on every seat, for legal and illegal actions of games of
-every mode."""
+every mode.
+
+The default run checks the verdicts on every third state owing a decision, and on each state
+owing a kind of decision not met before; ``-m slow`` (or NEON_SLOW=1) on every state."""
 
 from __future__ import annotations
 
 import random
+
+import pytest
 
 from services.rules.games.neon.engine import ENGINE, NOT_OWED, NeonEngine
 
@@ -52,14 +57,20 @@ def _old_verdict(engine: NeonEngine, state, seat: int, action) -> str | None:
         engine._pending_memo = (None, ())
 
 
-def test_verdicts_match_the_path_through_pending_on_legal_and_illegal_actions():
+def _check(every: int) -> tuple[int, int, int, set[str]]:
+    """The verdicts of every ``every``-th state owing a decision (and of each state owing a
+    kind not met before) checked on every seat: (checked, legal, refused, kinds met)."""
     engine = NeonEngine()
     pick = random.Random(18)
     others: list[dict] = []
-    checked = kinds = 0
+    checked = 0
     seen_kinds: set[str] = set()
     legal_ok = refused = 0
-    for state, pending in _games():
+    for n, (state, pending) in enumerate(_games()):
+        new_kind = not {d.kind for d in pending} <= seen_kinds
+        if n % every and not new_kind:
+            others = (others + [a for d in pending for a in list(d.legal)[:2]])[-200:]
+            continue
         actions: list[dict] = []
         for decision in pending:
             seen_kinds.add(decision.kind)
@@ -77,9 +88,22 @@ def test_verdicts_match_the_path_through_pending_on_legal_and_illegal_actions():
                 checked += 1
                 legal_ok += new is None
                 refused += new is not None
-    kinds = len(seen_kinds)
+    return checked, legal_ok, refused, seen_kinds
+
+
+def test_verdicts_match_the_path_through_pending_on_legal_and_illegal_actions():
+    checked, legal_ok, refused, seen_kinds = _check(3)
     assert {"choose_cards", "turn", "keep_loot", "place_loot"} <= seen_kinds, seen_kinds
-    assert kinds >= 6 and checked > 20000 and legal_ok > 1000 and refused > 10000
+    assert len(seen_kinds) >= 6 and checked > 20000 and legal_ok > 1000 and refused > 10000, (
+        checked, legal_ok, refused)
+
+
+@pytest.mark.slow
+def test_verdicts_match_on_every_state_owing_a_decision():
+    """The long run (-m slow): every state of the games."""
+    checked, legal_ok, refused, seen_kinds = _check(1)
+    assert {"choose_cards", "turn", "keep_loot", "place_loot"} <= seen_kinds, seen_kinds
+    assert len(seen_kinds) >= 6 and checked > 20000 and legal_ok > 1000 and refused > 10000
 
 
 def test_a_seat_owing_nothing_is_told_so_without_the_decisions():

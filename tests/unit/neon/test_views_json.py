@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from services.platform.draws import SeededRandomness
 from services.rules.bots import make_bot
 from services.rules.games import load_engine
@@ -36,13 +38,14 @@ def same_json(value: Any, back: Any, path: str = "view") -> None:
         assert value == back, path
 
 
-def test_views_are_what_a_client_reads_and_bots_leave_them_as_they_are():
+def _views_of_games(rounds: int) -> None:
+    """``rounds`` rule-bot games of each seat count of each mode, every view checked."""
     engine = ENGINE
     assert engine.json_views
     kinds: set[str] = set()
     for mode in ("rebirth", "battle-royale", "coalition"):
         plans = setups(engine, mode)
-        for n, setup in enumerate(plans * 2):
+        for n, setup in enumerate(plans * rounds):
             rng = SeededRandomness(f"views-json:{mode}:{n}")
             state = engine.setup(MatchConfig(mode, setup.seats, setup.options), rng)
             bots = [make_bot("rule", f"{n}-{seat}", "neon") for seat in range(setup.seats)]
@@ -59,6 +62,16 @@ def test_views_are_what_a_client_reads_and_bots_leave_them_as_they_are():
                 state = engine.apply(state, decision.seat, action, rng).state
     # attack windows hold the frame's nested tuples (bots' and the Automa's defense rolls)
     assert {"turn", "choose_cards", "attack_prep", "attack_dprep"} <= kinds
+
+
+def test_views_are_what_a_client_reads_and_bots_leave_them_as_they_are():
+    """A game of each seat count of each mode; ``-m slow`` (or NEON_SLOW=1) two."""
+    _views_of_games(1)
+
+
+@pytest.mark.slow
+def test_views_of_two_games_of_each_seat_count_are_what_a_client_reads():
+    _views_of_games(2)
 
 
 def test_self_play_hands_json_views_as_they_are_and_round_trips_the_others():

@@ -178,14 +178,29 @@ def test_same_actions_and_draws_give_the_same_states() -> None:
 
 
 @pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
+def test_fifteen_random_games_at_every_player_count(seats: int) -> None:
+    """The short run of bench/fuzz_neon_knights.py (thousands of games): a game per mode and
+    player count, invariants after every action (leaks are checked in the tests above), with
+    hidden starting speeds and the house rule in turn (seeds 201 and 200); ``-m slow`` (or
+    NEON_SLOW=1) plays both seeds of each, and test_many_random_games."""
+    for n, mode in enumerate(MODES):
+        seed = 200 + (seats + n) % 2
+        _play_checked(mode, seats, seed)
+
+
+def _play_checked(mode: str, seats: int, seed: int) -> None:
+    steps, outcome = play(mode, seats, seed, leaks=False, hidden_speeds=seed % 2 == 1,
+                          house=seed % 2 == 0)
+    assert steps > 0 and len(outcome.placements) == seats
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
 def test_thirty_random_games_at_every_player_count(seats: int) -> None:
-    """The short run of bench/fuzz_neon_knights.py (thousands of games): 2 games per mode and
-    player count, invariants after every action (leaks are checked in the tests above)."""
+    """The long run's share of seeds 200 and 201: both of each mode and player count."""
     for mode in MODES:
         for seed in (200, 201):
-            steps, outcome = play(mode, seats, seed, leaks=False, hidden_speeds=seed % 2 == 1,
-                                  house=seed % 2 == 0)
-            assert steps > 0 and len(outcome.placements) == seats
+            _play_checked(mode, seats, seed)
 
 
 @pytest.mark.slow

@@ -7,6 +7,7 @@ import random
 from typing import Any
 
 import jsonschema
+import pytest
 from rich.console import Console
 
 from services.platform.draws import SeededRandomness
@@ -126,8 +127,8 @@ def test_actions_are_described_by_card_names_and_printed_values() -> None:
     assert present.describe_action({"type": "resign"}, {}) == "Resign the match"
 
 
-def test_render_shows_hand_names_and_health_for_every_view() -> None:
-    for _, seen, _ in GAMES[::2]:
+def _rendered(games: list[tuple[int, list[tuple[int | None, dict[str, Any]]], list[Any]]]) -> None:
+    for _, seen, _ in games:
         for viewer, view in seen:
             console = Console(record=True, width=100)
             console.print(present.render(view, viewer))
@@ -137,3 +138,15 @@ def test_render_shows_hand_names_and_health_for_every_view() -> None:
             if viewer is not None:
                 for card_id in view["sides"][viewer].get("hand", []):
                     assert card_id in screen and present.card_name(card_id) in screen
+
+
+def test_render_shows_hand_names_and_health_for_every_view() -> None:
+    """Every view of the first rule-bot game of each mode; ``-m slow`` (or NEON_SLOW=1)
+    of both rule-bot games of each."""
+    assert len({seats for seats, _, _ in GAMES[::4]}) == 2 and len(GAMES[::4]) == len(MODES)
+    _rendered(GAMES[::4])
+
+
+@pytest.mark.slow
+def test_render_shows_hand_names_and_health_for_every_view_of_every_rule_bot_game() -> None:
+    _rendered(GAMES[::2])
