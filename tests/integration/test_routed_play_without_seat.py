@@ -10,7 +10,6 @@ gRPC sockets."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -26,21 +25,10 @@ pytestmark = pytest.mark.timeout(120)
 
 async def test_a_silent_stream_without_a_seat_token_is_refused_on_a_replica(
         duel_backend: Backend) -> None:
-    from services.platform.natsrv import free_port
     from services.platform.replicas import owner_of
-    from services.rules import main as rules_main
-    from tests.support import duel
+    from tests.integration.test_rules_loose_ends import two_replicas
 
-    await duel_backend.services.pop("rules-duel").stop(1)
-    ports = [free_port(), free_port()]
-    peers = tuple(f"127.0.0.1:{p}" for p in ports)
-    replicas = []
-    for ordinal, port in enumerate(ports):
-        settings = dataclasses.replace(
-            duel_backend.settings, persistence="memory", rules_peers=peers, rules_ordinal=ordinal,
-            ports={**duel_backend.settings.ports, "rules-duel": port})
-        replicas.append(await rules_main.start("duel", settings, duel_backend.keys,
-                                               duel_backend.nats_client, duel.ENGINE))
+    replicas, peers = await two_replicas(duel_backend)
 
     async def silent() -> AsyncIterator[Any]:
         await asyncio.sleep(30)
