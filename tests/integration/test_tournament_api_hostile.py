@@ -1,0 +1,56 @@
+"""The tournament API against a hostile client, over real gRPC: settings and commands that
+used to be stored and then break every later answer, or wedge a call, get a clear status."""
+
+from __future__ import annotations
+
+import json
+
+import grpc
+import pytest
+
+from services.cli.backend import Backend
+from services.cli.tournament_commands import TournamentClient
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def b(reign_tournament_backend: Backend) -> Backend:
+    return reign_tournament_backend
+
+
+async def _code(call: object) -> tuple[grpc.StatusCode, str]:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await call  # type: ignore[misc]
+    return caught.value.code(), caught.value.details() or ""
+
+
+async def test_a_round_count_past_the_api_is_refused_at_creation(b: Backend) -> None:
+    """``rounds`` is answered as ``Tournament.planned_rounds`` (int32) and written into each
+    match id (ReadyForMatch reads at most 4 digits): a multiplayer event, or a Swiss taking
+    late entries (not checked against its field), of 2**32 rounds was created, and once
+    started every answer carrying the tournament (StartTournament's own, GetTournament,
+    WatchTournament) was INTERNAL for good."""
+    c = TournamentClient(b.address("tournament"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    S = grpc.StatusCode
+    formats = {
+        "huge_mp": {"format": "multiplayer", "table_sizes": [2], "rounds": 2**32},
+        "huge_swiss": {"format": "swiss", "rounds": 2**32, "late_entry_until": 2},
+        "past_ids": {"format": "multiplayer", "table_sizes": [2], "rounds": 10_000},
+    }
+    for tid, fmt in formats.items():
+        code, why = await _code(c.call("CreateTournament", org, tournament_id=tid,
+                                       game="neon-reign", mode="single",
+                                       format_json=json.dumps(fmt)))
+        assert code == S.INVALID_ARGUMENT and "rounds" in why, (tid, code, why)
+    # the most still taken is served whole
+    await c.call("CreateTournament", org, tournament_id="most", game="neon-reign",
+                 mode="single", format_json=json.dumps(
+                     {"format": "multiplayer", "table_sizes": [2], "rounds": 9999}))
+    await c.call("OpenRegistration", org, tournament_id="most")
+    for p in ("ann", "bob"):
+        await c.call("Register", org, tournament_id="most", player_id=p)
+    started = await c.call("StartTournament", org, tournament_id="most")
+    assert started.tournament.planned_rounds == 9999
+    assert (await c.call("GetTournament", None, tournament_id="most")).tournament.planned_rounds == 9999
