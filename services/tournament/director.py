@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import json
 import os
 import re
 import time
@@ -239,6 +240,42 @@ def _clock_settings(clock: dict[str, Any] | None, no_show: str) -> dict[str, Any
         "max_timeouts": max_timeouts,
         "policy": policy,
     }
+
+
+def check_options(options_json: str, game: str, schema_json: str) -> None:
+    """Refuse (InvalidArgument naming ``options_json``) match options the game's rules
+    service would refuse with every CreateMatch of the event: JSON it does not take (not an
+    object, NaN, an integer past 2**53, more than its 64 KiB: ``parse_json_object``, the
+    rules service's own reading) or options its config schema (GetGameInfo
+    ``config_schema_json``) does not allow. Such options used to be stored, and the first
+    round paired with no table ever getting its match: it waited for ever. A ``required``
+    option is not asked for here (the rules service fills some from the mode and seats
+    first); what its engine's set-up refuses of a schema-valid config is not known here."""
+    from services.rules.host import parse_json_object
+
+    try:
+        value = parse_json_object(options_json, "options_json")
+    except InvalidArgument:
+        raise
+    except Exception as err:  # anything else it could raise: still the caller's input
+        raise InvalidArgument(f"options_json must be a JSON object ({err})") from None
+    if not schema_json:
+        return
+    import jsonschema
+
+    try:
+        validator = jsonschema.Draft202012Validator(json.loads(schema_json))
+    except (ValueError, jsonschema.SchemaError) as err:  # the rules service's to mend
+        log.warning("a game's config schema does not read: options not checked", game=game,
+                    error=str(err)[:200])
+        return
+    errors = sorted((e for e in validator.iter_errors(value) if e.validator != "required"),
+                    key=lambda e: [str(p) for p in e.absolute_path])
+    if errors:
+        where = "/".join(str(p) for p in errors[0].absolute_path)
+        raise InvalidArgument(
+            f"options_json{' ' + where if where else ''}: {errors[0].message[:300]} (the "
+            f"rules service of {game} would refuse every match of the tournament)")
 
 
 def _played_table(t: Tournament, number: int, table: int) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -702,13 +739,7 @@ class Director:
             raise InvalidArgument(f"check_in_seconds must be 1-{MAX_CHECK_IN}")
         options = str(s.get("options_json") or "")
         if options:
-            import json
-
-            try:
-                if not isinstance(json.loads(options), dict):
-                    raise ValueError("not an object")
-            except (ValueError, RecursionError) as err:  # nested past the parser's limit
-                raise InvalidArgument(f"options_json must be a JSON object ({err})") from None
+            check_options(options, game, getattr(info, "config_schema_json", ""))
         name = str(s.get("name") or "")
         if len(name) > 200:
             raise InvalidArgument("name is at most 200 characters")

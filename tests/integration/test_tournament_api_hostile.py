@@ -54,3 +54,39 @@ async def test_a_round_count_past_the_api_is_refused_at_creation(b: Backend) -> 
     started = await c.call("StartTournament", org, tournament_id="most")
     assert started.tournament.planned_rounds == 9999
     assert (await c.call("GetTournament", None, tournament_id="most")).tournament.planned_rounds == 9999
+
+
+async def test_match_options_the_rules_service_refuses_are_refused_at_creation(
+        b: Backend) -> None:
+    """``options_json`` goes to the rules service with every CreateMatch of the event. One
+    it refuses (an option its game does not have, a NaN canonical JSON cannot hold, more
+    than it takes) was stored, and round 1 was paired with no table ever getting its match:
+    the round waited for ever, each driver pass asking the rules service again. Refused by
+    CreateTournament now, naming the option, as a clock it would refuse is."""
+    c = TournamentClient(b.address("tournament"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    S = grpc.StatusCode
+    refused = {
+        "unknown_opt": ('{"no_such_option": 1}', "no_such_option"),
+        "nan_opt": ('{"decks": NaN}', "NaN"),
+        "huge_opt": (json.dumps({"decks": ["x" * 70_000]}), "larger than"),
+        "bad_deck": ('{"decks": ["no-such-deck"]}', "no-such-deck"),
+    }
+    for tid, (options, named) in refused.items():
+        code, why = await _code(c.call("CreateTournament", org, tournament_id=tid,
+                                       game="neon-reign", mode="single",
+                                       format_json=json.dumps({"format": "swiss",
+                                                               "rounds": 1}),
+                                       options_json=options))
+        assert code == S.INVALID_ARGUMENT and "options_json" in why and named in why, \
+            (tid, code, why)
+    # options the rules service takes still make a tournament whose round gets its match
+    await c.call("CreateTournament", org, tournament_id="fine_opt", game="neon-reign",
+                 mode="single", format_json=json.dumps({"format": "swiss", "rounds": 1}),
+                 options_json='{"decks": ["neon-pulse", "chrome-fury"]}')
+    await c.call("OpenRegistration", org, tournament_id="fine_opt")
+    for p in ("ann", "bob"):
+        await c.call("Register", org, tournament_id="fine_opt", player_id=p)
+    await c.call("StartTournament", org, tournament_id="fine_opt")
+    paired = await c.call("NextRound", org, tournament_id="fine_opt")
+    assert paired.round.tables[0].match_id == "fine_opt-r1-t1"
