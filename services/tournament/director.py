@@ -278,6 +278,42 @@ def check_options(options_json: str, game: str, schema_json: str) -> None:
             f"rules service of {game} would refuse every match of the tournament)")
 
 
+def check_set_up(options_json: str, game: str, mode: str, table_sizes: Collection[int],
+                 engine_version: str) -> None:
+    """Refuse (InvalidArgument) schema-valid options the game's engine refuses to set up at
+    one of the event's table sizes (Neon Reign's ``decks`` of one deck for two seats): its
+    rules service would refuse every such CreateMatch, and the round wait for ever. Only
+    where this build has the engine of the version the rules service runs (GetGameInfo
+    ``engine_version``), set up as the rules service does (``RulesHost._check_create``:
+    the options the mode and seats derive added, then ``setup``); otherwise not checked."""
+    from services.platform.draws import SeededRandomness
+    from services.rules.games import load_engine
+    from services.rules.games.contract import ConfigError, MatchConfig, is_v2
+
+    try:
+        engine = load_engine(game)
+    except (KeyError, ImportError):
+        return
+    if not engine_version or getattr(engine, "engine_version", None) != engine_version:
+        return
+    for seats in sorted(set(table_sizes)):
+        options = json.loads(options_json)
+        try:
+            if is_v2(engine):
+                derived = engine.match_options(mode, seats, None)  # type: ignore[attr-defined]
+                options.update({k: v for k, v in dict(derived).items() if k not in options})
+            engine.setup(MatchConfig(mode=mode, seats=seats, options=options),
+                         SeededRandomness(0))
+        except ConfigError as err:
+            raise InvalidArgument(
+                f"options_json: {str(err)[:300]} (tables of {seats}: the rules service of "
+                f"{game} would refuse every such match of the tournament)") from None
+        except Exception as err:  # the engine's own failure: the rules service's to answer
+            log.warning("a game's set-up failed on checked options: not checked further",
+                        game=game, error=repr(err)[:200])
+            return
+
+
 def _played_table(t: Tournament, number: int, table: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """The round and its table ``table`` that is not a bye, or why there is none."""
     if not 1 <= number <= len(t.rounds):
@@ -740,6 +776,8 @@ class Director:
         options = str(s.get("options_json") or "")
         if options:
             check_options(options, game, getattr(info, "config_schema_json", ""))
+            check_set_up(options, game, mode, config.table_sizes,
+                         str(getattr(info, "engine_version", "") or ""))
         name = str(s.get("name") or "")
         if len(name) > 200:
             raise InvalidArgument("name is at most 200 characters")

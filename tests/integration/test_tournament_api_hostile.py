@@ -71,6 +71,8 @@ async def test_match_options_the_rules_service_refuses_are_refused_at_creation(
         "nan_opt": ('{"decks": NaN}', "NaN"),
         "huge_opt": (json.dumps({"decks": ["x" * 70_000]}), "larger than"),
         "bad_deck": ('{"decks": ["no-such-deck"]}', "no-such-deck"),
+        # allowed by the schema, refused by the engine's set-up for two seats
+        "one_deck": ('{"decks": ["neon-pulse"]}', "one Action deck per seat"),
     }
     for tid, (options, named) in refused.items():
         code, why = await _code(c.call("CreateTournament", org, tournament_id=tid,
