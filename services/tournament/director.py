@@ -1349,7 +1349,8 @@ class Director:
         reason: str,
     ) -> dict[str, Any]:
         who = _organiser(claims)
-        if not reason.strip():
+        reason = reason.strip()[:500]  # as stored: the log line's too, not the whole request
+        if not reason:
             raise InvalidArgument("a correction needs a reason")
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
@@ -1376,7 +1377,7 @@ class Director:
                 ),
             )
             same = (previous == tlog.result_json(result)
-                    and rnd.get("corrected", {}).get(str(table)) == reason.strip()[:500])
+                    and rnd.get("corrected", {}).get(str(table)) == reason)
             if same:  # a repeat of the same correction (a retried call) changes nothing
                 return await self.round_view(t, number)
             if t.status in ENDED:
@@ -1384,7 +1385,7 @@ class Director:
                     f"the tournament is {t.status}: its final standings are published"
                 )
             t.correct_result(
-                number, table, tlog.result_json(result), reason.strip()[:500], who.player
+                number, table, tlog.result_json(result), reason, who.player
             )
             await self._save(t)
             log.info("result corrected", round=number, table=table, reason=reason, by=who.player)

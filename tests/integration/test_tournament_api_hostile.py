@@ -92,3 +92,23 @@ async def test_match_options_the_rules_service_refuses_are_refused_at_creation(
     await c.call("StartTournament", org, tournament_id="fine_opt")
     paired = await c.call("NextRound", org, tournament_id="fine_opt")
     assert paired.round.tables[0].match_id == "fine_opt-r1-t1"
+
+
+async def test_a_huge_correction_reason_is_cut_in_the_log_as_in_the_tournament(
+        b: Backend, capfd: pytest.CaptureFixture[str]) -> None:
+    """A correction's reason is kept to 500 characters in the tournament's log and answers;
+    the service's own log line used to carry the whole of it (a request's worth, megabytes,
+    per call)."""
+    from tests.integration.conftest import started_swiss
+
+    c = TournamentClient(b.address("tournament"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    tokens = {p: b.issuer.issue("player", "*", player=p, ttl=600) for p in ("ann", "bob")}
+    await started_swiss(c, org, tokens, "long_why")
+    reason = "because " * 100_000
+    corrected = await c.call("CorrectResult", org, tournament_id="long_why", round=1, table=1,
+                             placements=[1, 2], reason=reason)
+    assert corrected.round.tables[0].result.reason == reason.strip()[:500]
+    logged = [json.loads(line) for line in capfd.readouterr().err.splitlines()
+              if '"result corrected"' in line]
+    assert logged and all(len(e["reason"]) <= 500 for e in logged), [len(e["reason"]) for e in logged]
