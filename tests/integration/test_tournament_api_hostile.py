@@ -112,3 +112,24 @@ async def test_a_huge_correction_reason_is_cut_in_the_log_as_in_the_tournament(
     logged = [json.loads(line) for line in capfd.readouterr().err.splitlines()
               if '"result corrected"' in line]
     assert logged and all(len(e["reason"]) <= 500 for e in logged), [len(e["reason"]) for e in logged]
+
+
+async def test_a_late_entry_round_past_canonical_json_is_refused_at_creation(
+        b: Backend) -> None:
+    """``late_entry_until`` is a round number. One past 2**53 (canonical JSON's integers,
+    RFC 8785) was stored in the log's Created, which then could not be hashed: the log's
+    chain, every checkpoint and the export bundle failed, so round 1 never completed."""
+    c = TournamentClient(b.address("tournament"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    for tid, until in (("late_huge", 2**53 + 1), ("late_past", 10_000)):
+        code, why = await _code(c.call("CreateTournament", org, tournament_id=tid,
+                                       game="neon-reign", mode="single",
+                                       format_json=json.dumps({"format": "swiss", "rounds": 1,
+                                                               "late_entry_until": until})))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT and "late_entry_until" in why, \
+            (tid, code, why)
+    await c.call("CreateTournament", org, tournament_id="late_most", game="neon-reign",
+                 mode="single", format_json=json.dumps(
+                     {"format": "swiss", "rounds": 1, "late_entry_until": 9999}))
+    exported = await c.call("ExportTournament", org, tournament_id="late_most")
+    assert exported.bundle_jsonl
