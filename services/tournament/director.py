@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import json
 import os
 import re
 import time
@@ -239,6 +240,78 @@ def _clock_settings(clock: dict[str, Any] | None, no_show: str) -> dict[str, Any
         "max_timeouts": max_timeouts,
         "policy": policy,
     }
+
+
+def check_options(options_json: str, game: str, schema_json: str) -> None:
+    """Refuse (InvalidArgument naming ``options_json``) match options the game's rules
+    service would refuse with every CreateMatch of the event: JSON it does not take (not an
+    object, NaN, an integer past 2**53, more than its 64 KiB: ``parse_json_object``, the
+    rules service's own reading) or options its config schema (GetGameInfo
+    ``config_schema_json``) does not allow. Such options used to be stored, and the first
+    round paired with no table ever getting its match: it waited for ever. A ``required``
+    option is not asked for here (the rules service fills some from the mode and seats
+    first); what its engine's set-up refuses of a schema-valid config is not known here."""
+    from services.rules.host import parse_json_object
+
+    try:
+        value = parse_json_object(options_json, "options_json")
+    except InvalidArgument:
+        raise
+    except Exception as err:  # anything else it could raise: still the caller's input
+        raise InvalidArgument(f"options_json must be a JSON object ({err})") from None
+    if not schema_json:
+        return
+    import jsonschema
+
+    try:
+        validator = jsonschema.Draft202012Validator(json.loads(schema_json))
+    except (ValueError, jsonschema.SchemaError) as err:  # the rules service's to mend
+        log.warning("a game's config schema does not read: options not checked", game=game,
+                    error=str(err)[:200])
+        return
+    errors = sorted((e for e in validator.iter_errors(value) if e.validator != "required"),
+                    key=lambda e: [str(p) for p in e.absolute_path])
+    if errors:
+        where = "/".join(str(p) for p in errors[0].absolute_path)
+        raise InvalidArgument(
+            f"options_json{' ' + where if where else ''}: {errors[0].message[:300]} (the "
+            f"rules service of {game} would refuse every match of the tournament)")
+
+
+def check_set_up(options_json: str, game: str, mode: str, table_sizes: Collection[int],
+                 engine_version: str) -> None:
+    """Refuse (InvalidArgument) schema-valid options the game's engine refuses to set up at
+    one of the event's table sizes (Neon Reign's ``decks`` of one deck for two seats): its
+    rules service would refuse every such CreateMatch, and the round wait for ever. Only
+    where this build has the engine of the version the rules service runs (GetGameInfo
+    ``engine_version``), set up as the rules service does (``RulesHost._check_create``:
+    the options the mode and seats derive added, then ``setup``); otherwise not checked."""
+    from services.platform.draws import SeededRandomness
+    from services.rules.games import load_engine
+    from services.rules.games.contract import ConfigError, MatchConfig, is_v2
+
+    try:
+        engine = load_engine(game)
+    except Exception:  # noqa: BLE001 - not in this build (or not loadable here): not checked
+        return
+    if not engine_version or getattr(engine, "engine_version", None) != engine_version:
+        return
+    for seats in sorted(set(table_sizes)):
+        options = json.loads(options_json)
+        try:
+            if is_v2(engine):
+                derived = engine.match_options(mode, seats, None)  # type: ignore[attr-defined]
+                options.update({k: v for k, v in dict(derived).items() if k not in options})
+            engine.setup(MatchConfig(mode=mode, seats=seats, options=options),
+                         SeededRandomness(0))
+        except ConfigError as err:
+            raise InvalidArgument(
+                f"options_json: {str(err)[:300]} (tables of {seats}: the rules service of "
+                f"{game} would refuse every such match of the tournament)") from None
+        except Exception as err:  # the engine's own failure: the rules service's to answer
+            log.warning("a game's set-up failed on checked options: not checked further",
+                        game=game, error=repr(err)[:200])
+            return
 
 
 def _played_table(t: Tournament, number: int, table: int) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -702,13 +775,9 @@ class Director:
             raise InvalidArgument(f"check_in_seconds must be 1-{MAX_CHECK_IN}")
         options = str(s.get("options_json") or "")
         if options:
-            import json
-
-            try:
-                if not isinstance(json.loads(options), dict):
-                    raise ValueError("not an object")
-            except (ValueError, RecursionError) as err:  # nested past the parser's limit
-                raise InvalidArgument(f"options_json must be a JSON object ({err})") from None
+            check_options(options, game, getattr(info, "config_schema_json", ""))
+            check_set_up(options, game, mode, config.table_sizes,
+                         str(getattr(info, "engine_version", "") or ""))
         name = str(s.get("name") or "")
         if len(name) > 200:
             raise InvalidArgument("name is at most 200 characters")
@@ -1280,7 +1349,8 @@ class Director:
         reason: str,
     ) -> dict[str, Any]:
         who = _organiser(claims)
-        if not reason.strip():
+        reason = reason.strip()[:500]  # as stored: the log line's too, not the whole request
+        if not reason:
             raise InvalidArgument("a correction needs a reason")
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
@@ -1307,7 +1377,7 @@ class Director:
                 ),
             )
             same = (previous == tlog.result_json(result)
-                    and rnd.get("corrected", {}).get(str(table)) == reason.strip()[:500])
+                    and rnd.get("corrected", {}).get(str(table)) == reason)
             if same:  # a repeat of the same correction (a retried call) changes nothing
                 return await self.round_view(t, number)
             if t.status in ENDED:
@@ -1315,7 +1385,7 @@ class Director:
                     f"the tournament is {t.status}: its final standings are published"
                 )
             t.correct_result(
-                number, table, tlog.result_json(result), reason.strip()[:500], who.player
+                number, table, tlog.result_json(result), reason, who.player
             )
             await self._save(t)
             log.info("result corrected", round=number, table=table, reason=reason, by=who.player)

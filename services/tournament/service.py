@@ -27,6 +27,9 @@ STATUS = {
     "finished": pb.TOURNAMENT_STATUS_FINISHED,
     "force-ended": pb.TOURNAMENT_STATUS_FORCE_ENDED,
 }
+INT32_MAX = 2**31 - 1
+"""The most an int32 field holds: ``planned_rounds`` of a log stored before the format's
+``rounds`` was capped (core/model.py ``MAX_ROUNDS``) is answered as this, not INTERNAL."""
 STATUS_NAMES = {v: k for k, v in STATUS.items()}  # ForceEndRequest.expected_status
 NO_SHOW = {"forfeit": pb.NO_SHOW_POLICY_FORFEIT, "bot": pb.NO_SHOW_POLICY_BOT}
 NO_SHOW_NAMES = {
@@ -73,7 +76,7 @@ def tournament_message(t: Tournament, planned: int = 0,
             for p, v in sorted(t.players.items(), key=lambda kv: kv[1]["order"])
         ],
         rounds_paired=len(t.rounds),
-        planned_rounds=planned,
+        planned_rounds=min(planned, INT32_MAX),
         round_complete=bool(current is not None and current["checkpoint"] is not None),
         no_show=NO_SHOW[s["no_show"]],
         check_in_seconds=int(s["check_in_seconds"]),

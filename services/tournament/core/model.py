@@ -39,6 +39,11 @@ places they tie on, as at a full table."""
 MAX_POINTS = 1e6
 """The largest points (or bye, draw, forfeit points) a format may give: sums of them stay
 exact enough and encodable (canonical JSON has no infinity)."""
+MAX_ROUNDS = 9999
+"""The most ``rounds`` (and ``late_entry_until``) a format may ask for: a round's number is answered as an int32
+(``Tournament.planned_rounds``) and written into its match ids, of which ReadyForMatch reads
+at most 4 digits (``director.MATCH_OF``); more was stored, and every answer carrying the
+started tournament failed."""
 INT_SETTINGS = ("rounds", "late_entry_until", "pairing_version", "scoring_version")
 BOOL_SETTINGS = ("double_rounds", "grand_final_reset")
 POINT_SETTINGS = ("draw_points", "bye_points", "forfeit_win_points")
@@ -258,6 +263,10 @@ def check_kinds(data: dict[str, Any]) -> None:
         if name in data and (not _is_int(data[name]) or data[name] < 0):
             raise TournamentError(f"{name} must be a whole number, 0 or more, not "
                                   f"{data[name]!r}")
+    for name in ("rounds", "late_entry_until"):  # round numbers (late_entry_until past
+        # 2**53 also made a Created that canonical JSON cannot hash: no chain, no export)
+        if name in data and data[name] > MAX_ROUNDS:
+            raise TournamentError(f"{name} must be at most {MAX_ROUNDS}, not {data[name]!r}")
     for name in BOOL_SETTINGS:
         if name in data and not isinstance(data[name], bool):
             raise TournamentError(f"{name} must be true or false, not {data[name]!r}")
