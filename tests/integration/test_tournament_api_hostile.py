@@ -10,22 +10,12 @@ import pytest
 
 from services.cli.backend import Backend
 from services.cli.tournament_commands import TournamentClient
+from tests.integration.test_tournament_api import _code, b  # noqa: F401 (b: the fixture)
 
 pytestmark = pytest.mark.timeout(120)
 
 
-@pytest.fixture
-def b(reign_tournament_backend: Backend) -> Backend:
-    return reign_tournament_backend
-
-
-async def _code(call: object) -> tuple[grpc.StatusCode, str]:
-    with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await call  # type: ignore[misc]
-    return caught.value.code(), caught.value.details() or ""
-
-
-async def test_a_round_count_past_the_api_is_refused_at_creation(b: Backend) -> None:
+async def test_a_round_count_past_the_api_is_refused_at_creation(b: Backend) -> None:  # noqa: F811
     """``rounds`` is answered as ``Tournament.planned_rounds`` (int32) and written into each
     match id (ReadyForMatch reads at most 4 digits): a multiplayer event, or a Swiss taking
     late entries (not checked against its field), of 2**32 rounds was created, and once
@@ -57,7 +47,7 @@ async def test_a_round_count_past_the_api_is_refused_at_creation(b: Backend) -> 
 
 
 async def test_match_options_the_rules_service_refuses_are_refused_at_creation(
-        b: Backend) -> None:
+        b: Backend) -> None:  # noqa: F811
     """``options_json`` goes to the rules service with every CreateMatch of the event. One
     it refuses (an option its game does not have, a NaN canonical JSON cannot hold, more
     than it takes) was stored, and round 1 was paired with no table ever getting its match:
@@ -95,7 +85,7 @@ async def test_match_options_the_rules_service_refuses_are_refused_at_creation(
 
 
 async def test_a_huge_correction_reason_is_cut_in_the_log_as_in_the_tournament(
-        b: Backend, capfd: pytest.CaptureFixture[str]) -> None:
+        b: Backend, capfd: pytest.CaptureFixture[str]) -> None:  # noqa: F811
     """A correction's reason is kept to 500 characters in the tournament's log and answers;
     the service's own log line used to carry the whole of it (a request's worth, megabytes,
     per call)."""
@@ -115,7 +105,7 @@ async def test_a_huge_correction_reason_is_cut_in_the_log_as_in_the_tournament(
 
 
 async def test_a_late_entry_round_past_canonical_json_is_refused_at_creation(
-        b: Backend) -> None:
+        b: Backend) -> None:  # noqa: F811
     """``late_entry_until`` is a round number. One past 2**53 (canonical JSON's integers,
     RFC 8785) was stored in the log's Created, which then could not be hashed: the log's
     chain, every checkpoint and the export bundle failed, so round 1 never completed."""
