@@ -47,6 +47,7 @@ from services.platform.replicas import (
     relay_status,
 )
 from services.platform.tokens import TokenIssuer
+from services.platform.waiting import within
 
 Local = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
 PEER_LIST_TIMEOUT = 3.0
@@ -250,9 +251,9 @@ class RoutedMatchmakingServicer(IdentityServicer):
     ) -> AsyncIterator[Any]:
         """This replica's invitations and every peer's, merged, again each time one changes.
 
-        A peer that does not answer (down, restarting, stopping: PeerRouter.unreached) does not end the
-        stream: its queues' invitations are left out, the messages say ``partial`` and name
-        its games (as ListMyInvitations), and its stream is opened again after a pause
+        A peer that does not answer (down, restarting, stopping: PeerRouter.unreached) does
+        not end the stream: its queues' invitations are left out, the messages say ``partial``
+        and name its games (as ListMyInvitations), and its stream is opened again after a pause
         (PEER_RETRY_FIRST, doubling up to PEER_RETRY_MOST) until it answers, when its
         invitations are merged back in. A peer waited for longer than PEER_LIST_TIMEOUT for
         its first message is left out the same way until it sends one. A peer's own refusal
@@ -298,9 +299,8 @@ class RoutedMatchmakingServicer(IdentityServicer):
                             pause = PEER_RETRY_FIRST
                             await updates.put((peer, item))
                     except grpc.aio.AioRpcError as err:
-                        if not self.router.unreached(err, peer):
-                            await relay_status(context, err, peer)  # the peer's own refusal
-                            raise
+                        if not self.router.unreached(err, peer):  # the peer's own refusal
+                            await relay_status(context, err, peer)  # ends the call: raises
                         code = err.code().name
                     finally:
                         call.cancel()
@@ -332,10 +332,8 @@ class RoutedMatchmakingServicer(IdentityServicer):
                     if out != sent:
                         sent = out
                         yield out
-                try:
-                    k, item = await asyncio.wait_for(
-                        updates.get(), left if waiting and left > 0 else None
-                    )
+                try:  # within, not asyncio.wait_for: it may drop the caller's cancellation
+                    k, item = await within(updates.get(), left if waiting and left > 0 else None)
                 except TimeoutError:
                     continue  # the first message goes out without the peers not heard yet
                 if isinstance(item, BaseException):
@@ -354,6 +352,7 @@ class RoutedMatchmakingServicer(IdentityServicer):
             for t in pumps:
                 t.cancel()
             await asyncio.gather(*pumps, return_exceptions=True)
+
 
 _ENDED = object()
 """This replica's own invitations stream ended."""
