@@ -361,9 +361,8 @@ def serve(service: str = typer.Argument(
     async def run() -> None:
         try:
             keys = load_keys(settings, signing=signs(service))
-        except NoKeys as err:  # a deployment's settings: said as they are, exit 2
-            raise CliError(f"neon serve {service}: {err}", USAGE) from None
-        except ValueError as err:  # a key that is not one (NEON_PUBLIC_KEY, NEON_SIGNING_KEY)
+        except (NoKeys, ValueError) as err:  # a deployment's settings (keys missing, or a
+            # NEON_PUBLIC_KEY / NEON_SIGNING_KEY that is not one): said as they are, exit 2
             raise CliError(f"neon serve {service}: {err}", USAGE) from None
         nc = served = None
         if settings.metrics_port:  # first: a port taken fails before the service starts

@@ -89,8 +89,9 @@ what a party learns of its invitees, who it is and how many, not its other playe
 they did (GetTicket, which any player a ticket names may call, shows the party as its players
 see it). A ticket leaves the list when the player accepts one of its matches (it holds them),
 declines it, or it ends. With several replicas the replica asked answers for every queue,
-asking the others for theirs; one that does not answer is left out of a ListMyInvitations,
-which then says it is ``partial`` and which games are missing (routing.py).
+asking the others for theirs; one that does not answer is left out of a ListMyInvitations
+or a WatchMyInvitations, which then says it is ``partial`` and which games are missing (the
+watch takes it back in when it answers again: routing.py).
 
 A player may have at most ``Config.max_invites_per_player`` open invitations
 (NEON_MATCHMAKING_MAX_INVITES_PER_PLAYER, 20 by default): a CreateTicket that would name them
@@ -1560,8 +1561,8 @@ class Matchmaker:
         (:meth:`_abandon`), as it is when a ticket of it is cancelled or declined between
         tries. Each failed try is stored with the proposal (``ProposalBatch.Tried``, by the next
         cycle: a crash loses the tries of one interval at most): a restarted matchmaker goes
-        on from the tries made, so a match is given up after CREATE_ATTEMPTS in all, and one tried before the restart is still abandoned when it
-        falls through after it. (Proposals stored as Ticket events, before batches, count
+        on from the tries made, so a match is given up after CREATE_ATTEMPTS in all, and one
+        tried before the restart is still abandoned when it falls through after it. (Proposals stored as Ticket events, before batches, count
         from zero after a restart.)
         """
         seats = p.seats
