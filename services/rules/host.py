@@ -169,6 +169,16 @@ def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
+def add_derived_options(engine: GameEngine, mode: str, seats: int, options: dict[str, Any],
+                        teams: list[list[int]] | None) -> None:
+    """Add to ``options`` what a contract-v2 engine derives from the mode, seat count and
+    teams (``match_options``) where they do not say it: the options a match is set up and
+    stored with (the tournament checks its options so too). Raises ConfigError."""
+    if is_v2(engine):
+        derived = engine.match_options(mode, seats, teams or None)  # type: ignore[attr-defined]
+        options.update({k: v for k, v in dict(derived).items() if k not in options})
+
+
 def parse_json_object(text: str, what: str, limit: int = MAX_ACTION_BYTES) -> dict[str, Any]:
     """A JSON object that canonicalises (RFC 8785): no NaN, no infinities, no integer
     beyond 2**53, so every later step (hashing, repeats, export) can take it."""
@@ -655,12 +665,10 @@ class MatchHost:
             flat = sorted(s for team in teams for s in team)
             if flat != list(range(seats)):
                 raise InvalidArgument("teams must list every seat exactly once")
-        if is_v2(self.engine):
-            try:
-                derived = self.engine.match_options(mode, seats, teams or None)  # type: ignore[attr-defined]
-            except ConfigError as err:
-                raise InvalidArgument(f"teams: {err}") from None
-            options.update({k: v for k, v in dict(derived).items() if k not in options})
+        try:
+            add_derived_options(self.engine, mode, seats, options, teams)
+        except ConfigError as err:
+            raise InvalidArgument(f"teams: {err}") from None
         errors = sorted(self._config_validator.iter_errors(options), key=lambda e: e.path)
         if errors:
             raise InvalidArgument(f"options: {errors[0].message}")

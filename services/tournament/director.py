@@ -288,7 +288,8 @@ def check_set_up(options_json: str, game: str, mode: str, table_sizes: Collectio
     the options the mode and seats derive added, then ``setup``); otherwise not checked."""
     from services.platform.draws import SeededRandomness
     from services.rules.games import load_engine
-    from services.rules.games.contract import ConfigError, MatchConfig, is_v2
+    from services.rules.games.contract import ConfigError, MatchConfig
+    from services.rules.host import add_derived_options
 
     try:
         engine = load_engine(game)
@@ -299,9 +300,7 @@ def check_set_up(options_json: str, game: str, mode: str, table_sizes: Collectio
     for seats in sorted(set(table_sizes)):
         options = json.loads(options_json)
         try:
-            if is_v2(engine):
-                derived = engine.match_options(mode, seats, None)  # type: ignore[attr-defined]
-                options.update({k: v for k, v in dict(derived).items() if k not in options})
+            add_derived_options(engine, mode, seats, options, None)
             engine.setup(MatchConfig(mode=mode, seats=seats, options=options),
                          SeededRandomness(0))
         except ConfigError as err:
