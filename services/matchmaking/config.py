@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from services.matchmaking.grouping import Policy
+from services.platform.settings import limit_from_env
 
 
 @dataclass(frozen=True)
@@ -98,29 +99,15 @@ def config_from_env(environ: Mapping[str, str] | None = None) -> Config:
         seed_window=_window(num("SEED_WINDOW", base.seed_window)),
         max_invites_per_player=_invites(e.get("NEON_MATCHMAKING_MAX_INVITES_PER_PLAYER"),
                                         base.max_invites_per_player),
-        decline_limit=_count(e, "DECLINE_LIMIT", base.decline_limit),
+        decline_limit=limit_from_env(e, "NEON_MATCHMAKING_DECLINE_LIMIT", base.decline_limit),
         decline_window=_seconds(e, "DECLINE_WINDOW", base.decline_window),
         decline_cooldown=_seconds(e, "DECLINE_COOLDOWN", base.decline_cooldown),
-        join_limit=_count(e, "JOIN_LIMIT", base.join_limit),
+        join_limit=limit_from_env(e, "NEON_MATCHMAKING_JOIN_LIMIT", base.join_limit),
         join_window=_seconds(e, "JOIN_WINDOW", base.join_window),
     )
 
 
 MAX_LIMIT_SECONDS = 86400.0
-
-
-def _count(e: Mapping[str, str], key: str, default: int) -> int:
-    """A whole number, 0 or more (0: no limit)."""
-    value = e.get(f"NEON_MATCHMAKING_{key}", "").strip()
-    if not value:
-        return default
-    try:
-        n = int(value)
-    except ValueError:
-        raise ValueError(f"NEON_MATCHMAKING_{key} must be a whole number, not {value!r}") from None
-    if n < 0:
-        raise ValueError(f"NEON_MATCHMAKING_{key} must be 0 (no limit) or more, not {n}")
-    return n
 
 
 def _seconds(e: Mapping[str, str], key: str, default: float) -> float:
