@@ -678,9 +678,9 @@ def _check_recorded(report: BundleReport, where: str, replayed: tlog.Replayed,
     tie-break values, and as forfeited the seats its match started without when the
     no-show policy forfeits them (a two-seat table then a forfeit): in a tournament created
     since 7 December 2026 (log.LOG_VERSION 2), only those the signed result names among the
-    seats that never made a move. Else the log could
-    turn a played game into a forfeit, or change the game's tie-break values, unseen: the
-    organiser's changes are corrections, which the check names."""
+    seats that never made a move. Else the log could turn a played game into a forfeit, or
+    change the game's tie-break values, unseen: the organiser's changes are corrections,
+    which the check names."""
     body = dict(signed.get("result") or {})  # its signature: _check_signed
     outcome = body.get("outcome") or {}
     seats = list(table.seats)

@@ -40,10 +40,10 @@ MAX_POINTS = 1e6
 """The largest points (or bye, draw, forfeit points) a format may give: sums of them stay
 exact enough and encodable (canonical JSON has no infinity)."""
 MAX_ROUNDS = 9999
-"""The most ``rounds`` (and ``late_entry_until``) a format may ask for: a round's number is answered as an int32
-(``Tournament.planned_rounds``) and written into its match ids, of which ReadyForMatch reads
-at most 4 digits (``director.MATCH_OF``); more was stored, and every answer carrying the
-started tournament failed."""
+"""The most ``rounds`` (and ``late_entry_until``) a format may ask for: a round's number is
+answered as an int32 (``Tournament.planned_rounds``) and written into its match ids, of which
+ReadyForMatch reads at most 4 digits (``director.MATCH_OF``); more was stored, and every
+answer carrying the started tournament failed."""
 INT_SETTINGS = ("rounds", "late_entry_until", "pairing_version", "scoring_version")
 BOOL_SETTINGS = ("double_rounds", "grand_final_reset")
 POINT_SETTINGS = ("draw_points", "bye_points", "forfeit_win_points")
