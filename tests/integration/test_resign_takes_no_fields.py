@@ -18,22 +18,14 @@ from typing import Any
 import grpc
 import pytest
 
-from services.cli.backend import Backend, start_backend
+from services.cli.backend import Backend
 from services.cli.client import RulesClient
-from tests.integration.conftest import make_settings
-
-
-@pytest.fixture
-async def barbaric(tmp_path: Any, nats_url: str) -> Any:
-    b = await start_backend(make_settings(tmp_path, nats_url), games=["barbaric"],
-                            embedded_nats=False)
-    yield b
-    await b.stop(1)
+from tests.integration.test_barbaric_served import barbaric  # noqa: F401 (the fixture)
 
 
 @pytest.mark.parametrize("extra", [{"card": "x" * 60_000}, {"seat": 1}, {"to": [0, 0]}])
 async def test_a_resignation_with_other_fields_is_refused_and_changes_nothing(
-        barbaric: Backend, extra: dict[str, Any]) -> None:
+        barbaric: Backend, extra: dict[str, Any]) -> None:  # noqa: F811
     client = RulesClient(barbaric.address("rules-barbaric"))
     organiser = barbaric.bot_driver_token()
     created = await client.create(organiser, mode="competitive", seats=2,
