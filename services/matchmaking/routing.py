@@ -208,14 +208,19 @@ class RoutedMatchmakingServicer(IdentityServicer):
 
     async def ListMyInvitations(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         """This replica's invitations and every peer's. A peer that does not answer (down,
-        restarting, or slower than PEER_LIST_TIMEOUT) leaves its queues out: the answer says
-        it is ``partial`` and names the games known here whose queues that peer holds, rather
-        than failing the whole list for one replica."""
+        restarting, stopping: PeerRouter.unreached; or slower than PEER_LIST_TIMEOUT) leaves
+        its queues out: the answer says it is ``partial`` and names the games known here whose
+        queues that peer holds, rather than failing the whole list for one replica. A peer's
+        own refusal (UNAUTHENTICATED, a replica list that differs...) fails the list with that
+        status, as it ends WatchMyInvitations."""
         local = await super().ListMyInvitations(request, context)  # checks the caller first
         if self._asked_by_peer(context):
             return local
         peers = self._peers()
         answers = await asyncio.gather(*(self._peer_list(request, context, i) for i in peers))
+        for i, a in zip(peers, answers, strict=True):
+            if isinstance(a, grpc.aio.AioRpcError):  # the peer's own refusal, as the watch
+                await relay_status(context, a, i)  # ends the call: raises
         missing = [i for i, a in zip(peers, answers, strict=True) if a is None]
         reply = merged([local, *(a for a in answers if a is not None)], request.limit,
                        pb.ListMyInvitationsResponse)
@@ -232,9 +237,9 @@ class RoutedMatchmakingServicer(IdentityServicer):
 
     async def _peer_list(
         self, request: Any, context: grpc.aio.ServicerContext, peer: int
-    ) -> Any | None:
-        """The peer's own invitations (asked with the forwarding mark), None when it does not
-        answer: any failure of its own (the caller was checked here already)."""
+    ) -> Any:
+        """The peer's own invitations (asked with the forwarding mark); None when it does not
+        answer (not reached, or slower than the timeout); its error when it refused."""
         left = context.time_remaining()
         timeout = PEER_LIST_TIMEOUT if left is None else min(left, PEER_LIST_TIMEOUT)
         try:
@@ -242,6 +247,9 @@ class RoutedMatchmakingServicer(IdentityServicer):
                 request, metadata=self.router.metadata(context), timeout=timeout
             )
         except grpc.aio.AioRpcError as err:
+            if err.code() != grpc.StatusCode.DEADLINE_EXCEEDED \
+                    and not self.router.unreached(err, peer):
+                return err
             log.warning("a replica's invitations are missing from a list", replica=peer,
                         code=err.code().name)
             return None

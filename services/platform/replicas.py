@@ -223,9 +223,11 @@ def metadata_value(context: grpc.aio.ServicerContext, key: str) -> str | None:
 async def relay_status(
     context: grpc.aio.ServicerContext, err: grpc.aio.AioRpcError, owner: int
 ) -> None:
-    """End this call with the owner's status, details and trailing metadata, unchanged."""
+    """End this call with the owner's status, details and trailing metadata, unchanged: the
+    owner's own refusal (an owner not reached is PeerRouter._failed's, logged there)."""
     if err.code() == grpc.StatusCode.UNAVAILABLE:
-        log.warning("owner replica unavailable", owner=owner, details=err.details())
+        log.warning("owner replica refused the call as unavailable", owner=owner,
+                    details=err.details())
     trailers = tuple(
         (k, v) for k, v in (err.trailing_metadata() or ()) if not k.startswith("grpc-")
     )

@@ -558,3 +558,48 @@ async def test_a_replicas_own_refusal_still_ends_the_watch(
     finally:
         await ch.close()
         await pair.close()
+
+
+async def test_a_replicas_own_refusal_fails_the_list_as_it_ends_the_watch(
+    tmp_path: Path, nats_url: str
+) -> None:
+    """ListMyInvitations takes a peer's refusal as WatchMyInvitations does: a replica that
+    answers with a refusal of its own is not a replica down. Replica 1 holds another
+    deployment's secret: replica 0's list is UNAUTHENTICATED (it was answered `partial`, as if
+    replica 1 were down). Replica 1 back with another replica list (a rollout): the list is
+    UNAVAILABLE with replica 1's own reason (the replicas disagree), naming no address. Down,
+    it is `partial` as before."""
+    pair = replicas.unstarted_pair(tmp_path, nats_url, SLOW_ACCEPT)
+    services, ports = pair.services, pair.ports
+    dan = call_metadata(pair.issuer.issue("player", "*", player="dan", ttl=600))
+    await pair.start(0)
+    await pair.start(1, keys=dataclasses.replace(
+        pair.keys, token_secret=b"another deployment's secret" * 2))
+    ch = channel(services[0].address)
+    stub = pb_grpc.MatchmakingServiceStub(ch)
+
+    async def listing() -> Any:
+        return await stub.ListMyInvitations(pb.ListMyInvitationsRequest(), metadata=dan,
+                                            timeout=10)
+
+    try:
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await listing()
+        assert info.value.code() == C.UNAUTHENTICATED, info.value.details()
+
+        await pair.stop(1)
+        down = await listing()
+        assert down.partial and list(down.unavailable_games) == sorted(pair.games(1))
+        rollout = ",".join(f"127.0.0.1:{p}" for p in [*ports, free_port()])
+        await pair.start(1, peers=rollout)
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            for _ in range(100):  # partial until replica 0 reaches replica 1 again
+                assert (await listing()).partial
+                await asyncio.sleep(0.2)
+        details = info.value.details() or ""
+        assert info.value.code() == C.UNAVAILABLE, details
+        assert "disagree" in details, details
+        assert "127.0.0.1" not in details and str(ports[1]) not in details, details
+    finally:
+        await ch.close()
+        await pair.close()
