@@ -18,7 +18,7 @@ import json
 import math
 import re
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -1081,14 +1081,17 @@ class MatchHost:
         if action.get("type") == RESIGN["type"] and action != dict(RESIGN) \
                 and offers_resign(live.engine):
             # a resignation is RESIGN alone (contract v2). Unlisted, one with more fields
-            # would be recorded as answering the seat's first owed decision, under its kind
-            # and hidden flag, with whatever it carried (an engine that took it: Barbaric)
+            # would be recorded as answering whichever decision lists a resign, with
+            # whatever it carried (an engine that took it: Barbaric)
             raise FailedPrecondition(f"illegal action: {RESIGN_ONLY}")
         mine = self.decisions_of(live, seat)
         reason = refusal(live.engine, live.state, seat, action, mine, self._pending(live))
         if reason is not None:
             raise FailedPrecondition(reason)
-        return answering(mine, action) or mine[0]
+        decision = unlisted_answering(mine, action)
+        if decision is None:
+            raise FailedPrecondition(f"illegal action: {UNATTRIBUTED}")
+        return decision
 
     async def _repeat(self, live: LiveMatch, seat: int, command_id: str,
                       action: dict[str, Any]) -> Answer:
@@ -1537,6 +1540,30 @@ class MatchHost:
         records = await self._store(self.store.records, match_id)
         data = build_export(match_id, self.engine.game_id, records, self.signing_key)
         return data, live.head if live.version == len(records) else records[-1]["hash"], len(records)
+
+
+UNATTRIBUTED = ("it is not one of your decisions' listed answers, and it is not clear which "
+                "of them it answers: send it as it is listed")
+"""Why an unlisted action the engine's ``validate`` accepts is refused when
+:func:`unlisted_answering` finds no decision it answers."""
+
+
+def unlisted_answering(mine: Sequence[Decision], action: Mapping[str, Any]) -> Decision | None:
+    """The decision of ``mine`` (one seat's, owed then standing) that an action listed in none
+    of them, but accepted by the engine's ``validate`` (another form of a listed answer: a
+    NEON or Neon Reign card list in another order), answers: the one decision listing
+    answers of the action's ``type``; None when none or several do.
+
+    Its record takes that decision's kind and hidden flag (a hidden one's answer is shown
+    to its seat alone) and whether it was standing (a standing option's answer is not the
+    seat's move on the clock), so a guess would be a leak. It was the seat's first
+    decision: an owed public one's label on the answer of a hidden one owed with it, or on
+    a standing option's. With the four games it cannot be another (each seat owes at most
+    one decision, and their standing options take their listed answers alone:
+    tests/unit/test_unlisted_answers.py); an engine served with NEON_ENGINES may differ."""
+    kind = action.get("type")
+    found = [d for d in mine if any(a.get("type") == kind for a in d.legal)]
+    return found[0] if len(found) == 1 else None
 
 
 def refusal(engine: GameEngine, state: Any, seat: int, action: dict[str, Any],

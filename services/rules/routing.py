@@ -38,7 +38,7 @@ from services.platform.replicas import (
 )
 from services.platform.settings import Settings
 from services.rules.host import MatchHost
-from services.rules.service import RulesServicer
+from services.rules.service import RulesServicer, play_opening
 
 log = get_logger("rules")
 
@@ -162,7 +162,8 @@ class RoutedRulesServicer(RulesServicer):
             async for item in super().Play(request_iterator, context):
                 yield item
             return
-        first = await anext(aiter(request_iterator), None)
+        # bounded as on a single replica: a seat that never opens its stream holds no slot
+        first = await play_opening(request_iterator)
         requests = _prepend(first, request_iterator)
         opened = first is not None and first.WhichOneof("kind") == "open"
         owner = self.router.owner_elsewhere(first.open.match_id, context) if opened else None

@@ -61,6 +61,25 @@ PLAY_OPEN_WAIT_S = 1.0
 """How long a Play stream without a seat token is given to send its first message before it
 is refused all the same."""
 
+PLAY_OPEN_TIMEOUT_S = 10.0
+"""How long a seat's Play stream is given to send its first message, ``open``: a stream that
+sends nothing ends INVALID_ARGUMENT (:data:`NOT_OPENED`) rather than hold its slot for ever.
+A client's mistake, not a passing failure: INVALID_ARGUMENT, which clients do not resend
+(DEADLINE_EXCEEDED they would, services/platform/playing.py)."""
+NOT_OPENED = "the first message of a Play stream must be 'open'"
+
+
+async def play_opening(request_iterator: AsyncIterator[Any]) -> Any:
+    """The first message of a seat's Play stream (None: it ended without one), read within
+    ``PLAY_OPEN_TIMEOUT_S``; after that, INVALID_ARGUMENT naming ``open``. Read so by the
+    servicer and by a replica that reads it to find the match's owner (routing.py)."""
+    try:
+        async with asyncio.timeout(PLAY_OPEN_TIMEOUT_S):
+            return await anext(aiter(request_iterator), None)
+    except TimeoutError:
+        raise InvalidArgument(f"{NOT_OPENED}, sent within {PLAY_OPEN_TIMEOUT_S:g} s of "
+                              "the stream's start; none came") from None
+
 
 class Narrator:
     """Short texts for engine events, from the game's presentation module when it has one."""
@@ -362,9 +381,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             if who is None:
                 raise Unauthenticated("this call needs a seat token")
             raise PermissionDenied(f"this call needs a seat token, not a {who.role} token")
-        first = await anext(aiter(request_iterator), None)
+        first = await play_opening(request_iterator)
         if first is None or first.WhichOneof("kind") != "open":
-            raise InvalidArgument("the first message of a Play stream must be 'open'")
+            raise InvalidArgument(NOT_OPENED)
         match_id = first.open.match_id
         seat = access.seat_of(who, match_id, self.game_id)
         live = await self.host.live_match(match_id)  # NOT_FOUND before anything is streamed

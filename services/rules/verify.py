@@ -68,8 +68,9 @@ What is checked, and what is not checked twice (issue 18):
   - ``decision`` and ``hidden`` (ActionAccepted): a decision the engine offered the seat in
     the state before the action (owed, or standing) of that kind and with that hidden flag
     (which decides whether the host shows the action to the other seats). Not which one of
-    them: the host records the highest-priority decision listing the action (a clock's or a
-    bot's move, the seat's first owed one), self-play the one its bot answered; telling them
+    them: the host records the highest-priority decision listing the action (one in another
+    form than listed: the one decision listing answers of its type; a clock's or a bot's
+    move, the seat's first owed one), self-play the one its bot answered; telling them
     apart would compare the JSON of every legal action.
   - Both only for a match of the engine's current version. Engines changed the events and
     hidden flags of versions they keep without a new version (what a version keeps is its
