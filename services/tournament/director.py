@@ -575,7 +575,7 @@ class Director:
         whoever awaited it."""
         self._abandoning: dict[str, _Retries] = {}
         """Per force-ended tournament: the abandons still being tried again."""
-        self._stopping: set[asyncio.Task[None]] = set()
+        self._correcting: set[asyncio.Task[None]] = set()
         """CorrectResult's abandons of the matches it decided (:meth:`_stop_corrected`),
         each run to its end whoever awaited it."""
         self._stop_retries: dict[str, asyncio.Task[None]] = {}
@@ -727,7 +727,7 @@ class Director:
         # a creation cut here is a stop between a match's creation and its record: the next
         # start's driver re-finds the match (its id is deterministic) and records it, or a
         # ForceEnd abandons it by that id (_unrecorded)
-        tasks = [*self._drivers.values(), *self._ending, *self._stopping,
+        tasks = [*self._drivers.values(), *self._ending, *self._correcting,
                  *self._stop_retries.values(),
                  *(r.task for r in self._abandoning.values() if r.task is not None),
                  *(task for tasks in self._creating.values() for task in tasks),
@@ -1450,7 +1450,7 @@ class Director:
             # the table's match played on (or waited for its seats): the correction, saved,
             # decided it, so it is abandoned, as ForceEnd abandons, run to its end whatever
             # befalls this call (a miss is tried again; a stop before it, at the next start)
-            await run_to_end(self._stopping, self._stop_corrected(t, stops),
+            await run_to_end(self._correcting, self._stop_corrected(t, stops),
                              name=f"stop-{stops[0][2]}", context=contextvars.Context())
         self._drive(tournament_id)
         return await self.round_view(await self._find(tournament_id), number)

@@ -225,7 +225,7 @@ async def test_a_result_that_races_the_correction_does_not_overwrite_it(tmp_path
             if heard:
                 break
             await asyncio.sleep(0.1)
-        assert heard == ["duplicate"]
+        assert heard and set(heard) == {"duplicate"}  # left out (a redelivery: again)
         table = await ev.table(1)
         assert list(table.result.placements) == [2, 1] and table.result.kind == "correction"
         kinds = await ev.kinds()
