@@ -1225,6 +1225,8 @@ class Director:
             return False
         if key in rnd["started"]:
             return True
+        if key in rnd["results"]:  # decided (CorrectResult) since its caller looked
+            return False
         match = rnd["matches"][key]
         await self.rules.start_match(t.game, match["match_id"])
         stops: list[tuple[int, int, str]] = []

@@ -30,8 +30,10 @@ class GatedRules(AbandoningRules):
         self.gate = asyncio.Event()
         self.gate.set()
         self.starting = asyncio.Event()
+        self.started: list[str] = []
 
     async def start_match(self, game: str, match_id: str) -> None:
+        self.started.append(match_id)
         self.starting.set()
         await self.gate.wait()
 
@@ -63,6 +65,9 @@ async def test_correcting_a_started_table_abandons_its_match(setup: Any) -> None
     await asyncio.sleep(0.2)  # the driver's passes: the stopped match is not sealed yet
     assert (await d.get("cs")).round(1)["checkpoint"] is None
     assert ("MatchStarted", 2) not in await _kinds(d, "cs")
+    # a ready call or a driver pass that looked before the correction starts nothing
+    assert await d._start("cs", 1, 2, second) is False
+    assert rules.started == [first]
     # the log never showed the match stopped: a ForceEnd abandons it (again)
     await d.force_end(ORG, "cs", "the venue closed")
     assert rules.abandoned[1:] == [("g", first, "the venue closed")]
