@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any, ClassVar
@@ -20,6 +21,26 @@ STATUS_OF = {"Created": "created", "RegistrationOpened": "registration", "Starte
              "Finished": "finished", "ForceEnded": "force-ended"}
 """The events that set a tournament's status, by name, and the status each sets."""
 STATUSES = (*OPEN, *ENDED)
+LISTED = 200
+"""The most tournaments ListTournaments answers (director ``LIST_MAX``): the newest this many
+are kept built between its calls."""
+
+
+class _Listing:
+    """ListTournaments' index, kept between calls (:meth:`TournamentApplication.newest`):
+    the tournaments in creation order and the newest ones built, as of notification
+    ``position``. Each call reads only the notifications after it: a Created adds its
+    tournament (saved here or by another replica: they share the store), and any event drops
+    its tournament's built copy, built again when next listed. Notification ids are committed
+    in their order (SQLite has one writer; PostgreSQL's recorder locks the table for each
+    insert), so nothing appears later before the position."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.position: int | None = None
+        """The last notification read; None until the first call."""
+        self.created: list[uuid.UUID] = []
+        self.built: dict[uuid.UUID, Tournament] = {}
 
 
 class TournamentApplication(TrustedTopics, Application):
@@ -38,11 +59,60 @@ class TournamentApplication(TrustedTopics, Application):
         events = self.repository.event_store.get(tournament_uuid(tournament_id), lte=upto)
         return tlog.chain(tournament_id, (tlog.record_of(e) for e in events))
 
+    _listing: _Listing | None = None
+
     def newest(self, limit: int) -> list[Tournament]:
-        """The ``limit`` most recently created tournaments, newest first (one notification
-        per tournament is read: its Created event)."""
-        ids = self._originators(Tournament.Created)  # type: ignore[attr-defined]
-        return [self.repository.get(uid) for uid in reversed(ids[-limit:])]
+        """The ``limit`` most recently created tournaments, newest first, as they are now.
+
+        From the index (:class:`_Listing`) brought up to date with the notifications since
+        the last call: the first call reads each tournament's Created; later ones read only
+        what was saved since, here or on another replica, and build again only the listed
+        tournaments that changed. The answer is the same as reading every Created anew."""
+        listing = self._listing
+        if listing is None:
+            listing = self._listing = _Listing()
+        with listing.lock:  # one call at a time: a built copy is never older than position
+            self._catch_up(listing)
+            wanted = list(reversed(listing.created[-limit:]))
+            out = []
+            for uid in wanted:
+                t = listing.built.get(uid)
+                if t is None:
+                    t = listing.built[uid] = self.repository.get(uid)
+                out.append(t)
+            if len(listing.built) > LISTED:
+                kept = set(listing.created[-LISTED:])
+                for uid in [u for u in listing.built if u not in kept]:
+                    del listing.built[uid]
+            return out
+
+    def _catch_up(self, listing: _Listing) -> None:
+        """Bring ``listing`` up to the notification log's end (see :class:`_Listing`)."""
+        created = get_topic(Tournament.Created)  # type: ignore[attr-defined]
+        if listing.position is None:  # the first call: every Created, up to the end now
+            end = self.recorder.max_notification_id() or 0
+            start = 1
+            while True:
+                page = self.recorder.select_notifications(start, PAGE, stop=end,
+                                                          topics=[created])
+                listing.created.extend(n.originator_id for n in page)  # type: ignore[misc]
+                if len(page) < PAGE:
+                    break
+                start = page[-1].id + 1
+            listing.position = end
+            return
+        while True:
+            page = self.recorder.select_notifications(listing.position, PAGE,
+                                                      inclusive_of_start=False)
+            for n in page:
+                uid: uuid.UUID = n.originator_id  # type: ignore[assignment]
+                if n.topic == created:
+                    listing.created.append(uid)
+                listing.built.pop(uid, None)
+            if page:
+                listing.position = page[-1].id
+            if len(page) < PAGE:
+                return
 
     def _originators(self, event_class: type[Any]) -> list[uuid.UUID]:
         """The tournaments with an event of ``event_class``, in the order of those events

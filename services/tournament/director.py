@@ -458,6 +458,25 @@ def _unrecorded(t: Tournament) -> list[str]:
             != rnd["matches"].get(str(table["number"]), {}).get("match_id")]
 
 
+def _stopping(t: Tournament) -> list[tuple[int, int, str]]:
+    """(round, table, match id) of each started match a correction decided (the round's
+    ``stopped``, :meth:`Tournament.correct_result`: it played, or it was started as the
+    correction came) that the log does not show stopped yet: its abandon's signed end not
+    recorded (MatchAbandoned), nor the match sealed. Abandoned again at each start, and by
+    a ForceEnd. A match still waiting for its seats when its table was decided is never
+    started (nor handed to its seats), as before: it is left waiting."""
+    return [(rnd["number"], int(key), match_id) for rnd in t.rounds
+            for key, match_id in rnd.get("stopped", {}).items()
+            if key in rnd["started"] and key not in rnd.get("abandoned", {})
+            and key not in rnd["sealed"] and _playing(rnd, key) == match_id]
+
+
+def _stop_reason(t: Tournament, number: int, table: int) -> str:
+    """The reason a correction's abandon gives the table's match (the correction's own)."""
+    reason = t.round(number).get("corrected", {}).get(str(table), "")
+    return f"the organiser set the table's result: {reason}"
+
+
 class _MatchesFailed(Exception):
     """A pass of the round driver in which some matches failed (each logged with its match
     id) while the others went on; the driver looks again after its backoff."""
@@ -556,6 +575,12 @@ class Director:
         whoever awaited it."""
         self._abandoning: dict[str, _Retries] = {}
         """Per force-ended tournament: the abandons still being tried again."""
+        self._correcting: set[asyncio.Task[None]] = set()
+        """CorrectResult's abandons of the matches it decided (:meth:`_stop_corrected`),
+        each run to its end whoever awaited it."""
+        self._stop_retries: dict[str, asyncio.Task[None]] = {}
+        """Per match id: a correction's abandon being tried again
+        (:meth:`_stop_in_background`)."""
         self._sweep: asyncio.Task[None] | None = None
         self._closing = False
         self.result_keys: tuple[str, ...] = ()
@@ -648,14 +673,18 @@ class Director:
     async def recover(self) -> None:
         """Resume the driver of every running tournament's last round."""
         ids = await asyncio.to_thread(self.app.open_ids)
+        stops: list[Tournament] = []
         for uid in ids:
             t = await asyncio.to_thread(self.app.repository.get, uid)
             if t.status == "running" and t.rounds:
                 self._drive(t.tournament_id)
+            if _stopping(t):
+                stops.append(t)
         # A stop between a ForceEnd's save and its abandons (or a rules service that never
         # answered them) left matches playing: every force-ended tournament's matches with
-        # no result are abandoned again (a repeat is answered "already abandoned").
-        self._sweep = asyncio.get_running_loop().create_task(self._abandon_force_ended())
+        # no result are abandoned again (a repeat is answered "already abandoned"); so are
+        # the matches corrections decided whose stop the log does not show.
+        self._sweep = asyncio.get_running_loop().create_task(self._abandon_force_ended(stops))
         log.info("tournaments recovered", open=len(ids))
 
     async def awaiting_results(self) -> list[tuple[str, str]]:
@@ -678,9 +707,14 @@ class Director:
                 out.append((t.game, match_id))
         return out
 
-    async def _abandon_force_ended(self) -> None:
-        """In the background of a start: every force-ended tournament's matches with no
-        result, abandoned again, one tournament after another."""
+    async def _abandon_force_ended(self, stops: Collection[Tournament] = ()) -> None:
+        """In the background of a start: the matches corrections decided in the open
+        tournaments ``stops`` that the log does not show stopped (:func:`_stopping`), then
+        every force-ended tournament's matches with no result, abandoned again, one
+        tournament after another."""
+        for t in stops:
+            if not self._closing:
+                await self._stop_corrected(t, _stopping(t))
         ended = await asyncio.to_thread(self.app.force_ended_ids)
         for uid in ended:
             t = await asyncio.to_thread(self.app.repository.get, uid)
@@ -693,7 +727,8 @@ class Director:
         # a creation cut here is a stop between a match's creation and its record: the next
         # start's driver re-finds the match (its id is deterministic) and records it, or a
         # ForceEnd abandons it by that id (_unrecorded)
-        tasks = [*self._drivers.values(), *self._ending,
+        tasks = [*self._drivers.values(), *self._ending, *self._correcting,
+                 *self._stop_retries.values(),
                  *(r.task for r in self._abandoning.values() if r.task is not None),
                  *(task for tasks in self._creating.values() for task in tasks),
                  *([self._sweep] if self._sweep is not None else [])]
@@ -1190,8 +1225,11 @@ class Director:
             return False
         if key in rnd["started"]:
             return True
+        if key in rnd["results"]:  # decided (CorrectResult) since its caller looked
+            return False
         match = rnd["matches"][key]
         await self.rules.start_match(t.game, match["match_id"])
+        stops: list[tuple[int, int, str]] = []
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
             rnd = t.round(number)
@@ -1204,8 +1242,13 @@ class Director:
                 seats = next(k for k in rnd["tables"] if k["number"] == table)["seats"]
                 ready = rnd["ready"].get(key, [])
                 absent = [s for s in range(len(seats)) if s not in ready]
-                t.match_started(number, table, absent)
+                t.match_started(number, table, absent)  # recorded, so a restart stops it
                 await self._save(t)
+                stops = [s for s in _stopping(t) if s[:2] == (number, table)]
+        if not ended and stops:  # decided (CorrectResult) while the rules service started
+            # it: the correction saw no match to stop, so it is stopped here
+            await self._stop_corrected(t, stops)
+            return False
         if ended:  # force-ended while the rules service started it: its log is closed, and
             # its abandon may have come before this start: the match is abandoned (again)
             await self._abandon_late(t, [match_id])
@@ -1260,8 +1303,11 @@ class Director:
                 if key not in rnd["results"]:
                     return False
                 if key in rnd["matches"] and key not in rnd["sealed"] and (
-                        key not in rnd.get("corrected", {}) or key in rnd.get("abandoned", {})):
-                    return False  # an abandoned match ends, so it is sealed: wait for it
+                        key not in rnd.get("corrected", {}) or key in rnd.get("abandoned", {})
+                        or (key in rnd.get("stopped", {}) and key in rnd["started"])):
+                    # an abandoned match ends, so it is sealed: wait for it; so is one a
+                    # correction stopped (abandoned, or ended as it came)
+                    return False
             records = await self.records(tournament_id)
             leaves = proofs.round_leaves(rnd)
             checkpoint = proofs.round_checkpoint(
@@ -1298,10 +1344,23 @@ class Director:
                 log.info("a result of a match the table no longer plays is left out",
                          match_id=result.get("match_id"), current=current)
                 return "ignored"
+            outcome = result.get("outcome") or {}
             if str(table) in rnd["results"]:
+                # the result stands (an organiser's correction, or the one recorded): a
+                # match's result never overwrites it, nor counts twice. The abandon of a
+                # match a correction decided (its end come back) is recorded, once: the log
+                # then shows the match stopped, and the bundle carries its export.
+                if (is_abandoned(outcome) and rnd.get("stopped", {}).get(str(table)) == current
+                        and str(table) not in rnd.get("abandoned", {})):
+                    t.match_abandoned(number, table, str(current),
+                                      str(outcome.get("reason", ""))[:500],
+                                      str(outcome.get("by", ""))[:200])
+                    await self._save(t)
+                    log.info("the abandon of a corrected table's match is recorded",
+                             match_id=current)
+                    return "recorded"
                 return "duplicate"
             seats = list(tables[0]["seats"])
-            outcome = result.get("outcome") or {}
             if is_abandoned(outcome):  # AbandonMatch: ended with no result
                 if str(table) in rnd.get("abandoned", {}):
                     return "duplicate"
@@ -1388,6 +1447,13 @@ class Director:
             )
             await self._save(t)
             log.info("result corrected", round=number, table=table, reason=reason, by=who.player)
+            stops = [s for s in _stopping(t) if s[:2] == (number, table)]
+        if stops:
+            # the table's match played on (or waited for its seats): the correction, saved,
+            # decided it, so it is abandoned, as ForceEnd abandons, run to its end whatever
+            # befalls this call (a miss is tried again; a stop before it, at the next start)
+            await run_to_end(self._correcting, self._stop_corrected(t, stops),
+                             name=f"stop-{stops[0][2]}", context=contextvars.Context())
         self._drive(tournament_id)
         return await self.round_view(await self._find(tournament_id), number)
 
@@ -1631,7 +1697,8 @@ class Director:
         """Abandon the tournament's matches with no result; those a rules service missed
         are tried again in the background. Once every one was answered, the log records
         it (AbandonsConfirmed), and later starts leave the tournament alone."""
-        matches = _unfinished(t)
+        # with the matches corrections decided that the log does not show stopped
+        matches = _unfinished(t) + [m for _, _, m in _stopping(t)]
         unrecorded = _unrecorded(t)
         missed = await self._abandon_unfinished(t, matches + unrecorded, set(unrecorded))
         if missed:
@@ -1651,20 +1718,23 @@ class Director:
             log.info("every match of the force-ended tournament is stopped", matches=len(matches))
 
     async def _abandon_unfinished(self, t: Tournament, matches: list[str],
-                                  maybe: Collection[str] = ()) -> list[str]:
+                                  maybe: Collection[str] = (), reason: str | None = None,
+                                  of: str = "of the force-ended tournament") -> list[str]:
         """Abandon, on the rules service, each of ``matches`` (the tournament's matches with
         no result yet: running, or waiting for their seats) with the force-end's reason:
         players stop playing and clocks stop. A match that ended meanwhile is logged and
         passed over: the tournament has ended either way, and a result that arrives later
         is left out of its closed log. ``maybe``: those of ``matches`` that may never have
         been created (:func:`_unrecorded`), whose rules service knowing none is as
-        expected. Returns the matches whose rules service did not answer (or had no
-        address), to be tried again."""
+        expected. ``reason``: the abandon's, when not the force-end's (a correction's, with
+        ``of`` saying whose matches in the log lines). Returns the matches whose rules
+        service did not answer (or had no address), to be tried again."""
 
         async def abandon(match_id: str) -> str | None:
             with bound_contextvars(tournament_id=t.tournament_id, match_id=match_id):
                 try:
-                    reply = await self.rules.abandon_match(t.game, match_id, t.reason)
+                    reply = await self.rules.abandon_match(
+                        t.game, match_id, t.reason if reason is None else reason)
                 except grpc.aio.AioRpcError as err:
                     if err.code() == grpc.StatusCode.FAILED_PRECONDITION:
                         log.info("match ended before it could be abandoned", reason=err.details())
@@ -1676,18 +1746,76 @@ class Director:
                             log.warning("the rules service knows no such match",
                                         reason=err.details())
                         return None
-                    log.warning("could not abandon a match of the force-ended tournament",
+                    log.warning(f"could not abandon a match {of}",
                                 code=err.code().name, reason=err.details())
                     return match_id
                 except Exception as err:  # no address for the game, a channel error...
-                    log.warning("could not abandon a match of the force-ended tournament",
-                                error=repr(err))
+                    log.warning(f"could not abandon a match {of}", error=repr(err))
                     return match_id
                 log.info("match abandoned", already=bool(reply.already_abandoned))
                 return None
 
         missed = await asyncio.gather(*(abandon(m) for m in matches))
         return [m for m in missed if m is not None]
+
+    async def _stop_corrected(self, t: Tournament, stops: list[tuple[int, int, str]]) -> None:
+        """Abandon, on its rules service, each match a correction decided (``stops``, of
+        :func:`_stopping`): its seats play no more, its clock stops, and a result it would
+        have had never comes. One the rules service missed is tried again in the background
+        (:meth:`_stop_in_background`); its answers, whatever they are, are the same as
+        ForceEnd's (already abandoned, ended meanwhile, unknown: nothing more to do)."""
+        for number, table, match_id in stops:
+            missed = await self._abandon_unfinished(
+                t, [match_id], reason=_stop_reason(t, number, table),
+                of="whose table the organiser decided")
+            if missed:
+                self._stop_in_background(t.tournament_id, number, table, match_id)
+            else:
+                log.info("the match of a corrected table is stopped", match_id=match_id,
+                         tournament_id=t.tournament_id, round=number, table=table)
+
+    def _stop_in_background(self, tournament_id: str, number: int, table: int,
+                            match_id: str) -> None:
+        """Try a correction's abandon of ``match_id`` again, after each of
+        ``Options.abandon_retries``, until its rules service answers or the log shows the
+        match stopped (one task per match; a repeat joins the one running). After the last
+        try, the next start of this service tries again (:meth:`recover`)."""
+        if self._closing:
+            return
+        running = self._stop_retries.get(match_id)
+        if running is not None and not running.done():
+            return
+
+        async def retry() -> None:
+            for delay in self.options.abandon_retries:
+                await asyncio.sleep(delay)
+                try:
+                    t = await self._find(tournament_id)
+                except Exception as err:  # the store is down: the next try reads it again
+                    log.warning("a corrected table's abandon waits for the store",
+                                match_id=match_id, error=_reason(err))
+                    continue
+                if (number, table, match_id) not in _stopping(t):
+                    return  # its abandon's end (or its seal) is recorded by now
+                if not await self._abandon_unfinished(
+                        t, [match_id], reason=_stop_reason(t, number, table),
+                        of="whose table the organiser decided"):
+                    return
+            with bound_contextvars(tournament_id=tournament_id, match_id=match_id):
+                log.error("gave up abandoning the match of a corrected table for now; the "
+                          "next start tries again")
+
+        task = asyncio.get_running_loop().create_task(retry(), context=contextvars.Context())
+        self._stop_retries[match_id] = task
+
+        def ended(done: asyncio.Task[None]) -> None:
+            if self._stop_retries.get(match_id) is done:
+                del self._stop_retries[match_id]
+            if not done.cancelled() and done.exception() is not None:
+                log.warning("retrying a corrected table's abandon failed", match_id=match_id,
+                            error=_reason(done.exception()))  # type: ignore[arg-type]
+
+        task.add_done_callback(ended)
 
     async def _abandon_unlogged(self, game: str, match_id: str) -> None:
         """Abandon, on its rules service, a match created for a table the organiser decided

@@ -193,10 +193,19 @@ class Tournament(Aggregate):
     ) -> None:
         """A result the organiser set: it stands even if the table's match never ends
         (a broken match, a game played on paper); such a match is left out of the round's
-        Merkle tree."""
+        Merkle tree. A correction of a table whose match had no result yet (recorded, not
+        abandoned: playing, or waiting for its seats) decides that match: it is
+        ``stopped`` (table -> match id). The director abandons it on its rules service
+        once it is started (a match waiting for its seats is never started then), and the
+        round's checkpoint waits for its seal."""
         rnd = self.round(round)
-        rnd["results"][str(table)] = result
-        rnd.setdefault("corrected", {})[str(table)] = reason
+        key = str(table)
+        match = rnd["matches"].get(key)
+        if (match is not None and key not in rnd["results"]
+                and key not in rnd.get("abandoned", {})):
+            rnd.setdefault("stopped", {})[key] = match["match_id"]
+        rnd["results"][key] = result
+        rnd.setdefault("corrected", {})[key] = reason
 
     @event("MatchAbandoned")
     def match_abandoned(self, round: int, table: int, match_id: str, reason: str, by: str) -> None:
