@@ -2,7 +2,9 @@
 
 Two seats take turns adding one to a shared counter; every fifth step also rolls a d6 (so
 the match keeps drawing dice). The match ends after ``actions`` steps (2,000 unless the
-``actions`` option says otherwise). It exists to measure whether an action late in a
+``actions`` option says otherwise). The ``pad`` option (0 unless given, at most 8,192) adds
+that many characters to each step's event: a big export in few steps (the export chunk
+tests). It exists to measure whether an action late in a
 long match costs more than an early one. Load it as a plug-in:
 ``NEON_ENGINES=longgame=bench.longgame``.
 """
@@ -33,6 +35,7 @@ class State:
     goal: int
     count: int = 0
     pips: tuple[int, int] = (0, 0)
+    pad: int = 0
 
 
 class CounterRace:
@@ -46,7 +49,8 @@ class CounterRace:
 
     def config_schema(self) -> dict[str, Any]:
         return {"type": "object", "additionalProperties": False,
-                "properties": {"actions": {"type": "integer", "minimum": 2, "maximum": 100_000}}}
+                "properties": {"actions": {"type": "integer", "minimum": 2, "maximum": 100_000},
+                               "pad": {"type": "integer", "minimum": 0, "maximum": 8_192}}}
 
     def action_schema(self) -> dict[str, Any]:
         return {"type": "object", "required": ["type"], "additionalProperties": False,
@@ -56,7 +60,10 @@ class CounterRace:
         goal = config.options.get("actions", ACTIONS)
         if not isinstance(goal, int) or not 2 <= goal <= 100_000:
             raise ConfigError("actions must be an integer in 2..100000")
-        return State(goal)
+        pad = config.options.get("pad", 0)
+        if not isinstance(pad, int) or not 0 <= pad <= 8_192:
+            raise ConfigError("pad must be an integer in 0..8192")
+        return State(goal, pad=pad)
 
     def pending(self, state: State) -> tuple[Decision, ...]:
         if state.count >= state.goal:
@@ -74,7 +81,10 @@ class CounterRace:
 
     def apply(self, state: State, seat: int, action: Any, rng: Randomness) -> Transition:
         pips = list(state.pips)
-        events = [EngineEvent("stepped", {"seat": seat, "count": state.count + 1})]
+        stepped: dict[str, Any] = {"seat": seat, "count": state.count + 1}
+        if state.pad:
+            stepped["pad"] = "x" * state.pad
+        events = [EngineEvent("stepped", stepped)]
         if state.count % 5 == 4:
             pips[seat] += int(rng.roll(D6)[0])
             events.append(EngineEvent("rolled", {"seat": seat, "pips": pips[seat]}))
@@ -93,7 +103,10 @@ class CounterRace:
         return Outcome((1, 2) if a > b else (2, 1), (a, b), "more pips wins")
 
     def encode(self, state: State) -> dict[str, Any]:
-        return {"goal": state.goal, "count": state.count, "pips": list(state.pips)}
+        encoded = {"goal": state.goal, "count": state.count, "pips": list(state.pips)}
+        if state.pad:
+            encoded["pad"] = state.pad
+        return encoded
 
 
 ENGINE = CounterRace()

@@ -69,11 +69,13 @@ async def _code(call: Awaitable[Any]) -> tuple[grpc.StatusCode, str]:
 
 
 async def _race(backend: Backend, client: RulesClient, actions: int,
-                served: bool = True) -> tuple[str, dict[int, str]]:
+                served: bool = True, pad: int = 0) -> tuple[str, dict[int, str]]:
     """A Counter Race of ``actions`` steps, played to its seal: over gRPC when ``served``,
-    else through the host's own submit (the same code, less time per step)."""
+    else through the host's own submit (the same code, less time per step); ``pad``
+    characters added to each step's event."""
+    options = {"actions": actions, **({"pad": pad} if pad else {})}
     created = await client.create(backend.organiser_token(), mode="race", seats=2,
-                                  options={"actions": actions}, dev_seed="5")
+                                  options=options, dev_seed="5")
     match_id = created.match_id
     tokens = {t.seat: t.token for t in created.seat_tokens}
     host = _host(backend, "longgame")
@@ -328,10 +330,11 @@ async def test_an_export_over_4_mib_streams_in_chunks_and_neon_export_writes_it(
         long_backend: Backend, tmp_path: Path) -> None:
     client = RulesClient(long_backend.address("rules-longgame"))  # 64 MiB receive limit
     organiser = long_backend.organiser_token()
-    match_id, _ = await _race(long_backend, client, 8400, served=False)
+    # steps of 4 KiB events: past 4 MiB in 1,100 steps (it took 8,400 of the bare race)
+    match_id, _ = await _race(long_backend, client, 1100, served=False, pad=4096)
     whole = (await client.export(organiser, match_id)).export_jsonl
     assert len(whole) > 4 * MiB, len(whole)
-    print(f"export of an 8,400-step Counter Race: {len(whole)} bytes")
+    print(f"export of a 1,100-step Counter Race: {len(whole)} bytes")
 
     # a client with gRPC's default limits cannot take it in one message...
     async with grpc.aio.insecure_channel(long_backend.address("rules-longgame")) as channel:
@@ -355,7 +358,7 @@ async def test_an_export_over_4_mib_streams_in_chunks_and_neon_export_writes_it(
     assert len(messages) == -(-len(whole) // MiB) >= 5
     assert all(len(m.chunk) <= MiB for m in messages)
     assert b"".join(m.chunk for m in messages) == whole
-    assert messages[0].total_bytes == len(whole) and messages[0].event_count == 8404
+    assert messages[0].total_bytes == len(whole) and messages[0].event_count == 1104
     records, checkpoint = parse_export(whole)
     assert messages[0].final_hash == checkpoint["final_hash"] == records[-1]["hash"]
 
@@ -373,7 +376,7 @@ async def test_an_export_over_4_mib_streams_in_chunks_and_neon_export_writes_it(
     path = tmp_path / "long.jsonl"
     out = await asyncio.to_thread(neon, "export", match_id, "-o", str(path), "--game", "longgame")
     assert out.returncode == 0, out.stderr
-    assert "8404 events" in out.stdout
+    assert "1104 events" in out.stdout
     assert path.read_bytes() == whole and not path.with_name("long.jsonl.part").exists()
     out = await asyncio.to_thread(neon, "verify", str(path))
     assert out.returncode == 0, out.stdout + out.stderr
