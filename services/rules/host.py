@@ -685,6 +685,15 @@ class MatchHost:
         self._checked_configs.add(checked)
         return config
 
+    def check_config(self, mode: str, seats: int, options_json: str,
+                     teams: list[list[int]]) -> None:
+        """CheckMatchConfig: refuse (InvalidArgument) the mode, seats, teams and options that
+        CreateMatch would refuse, with its reasons, the engine's own set-up included; make
+        nothing. Neither players, clock, campaign nor dev seed are asked (the match's, not
+        the config's)."""
+        options = parse_json_object(options_json, "options_json")
+        self._check_create(mode, seats, options, [], "", teams)
+
     async def create_match(
         self, match_id: str, mode: str, seats: int, options_json: str, players: list[str],
         await_client_seeds: bool, dev_seed: str, *, teams: list[list[int]] | None = None,

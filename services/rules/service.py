@@ -187,6 +187,13 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             status=STATUS[live.status], version=live.version, game_id=self.game_id,
         )
 
+    async def CheckMatchConfig(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        """Public: what CreateMatch would refuse of a config, with its reason; nothing made."""
+        self.host.check_config(request.mode, request.seats, request.options_json,
+                               [list(t.seats) for t in request.teams])
+        return rules_pb2.CheckMatchConfigResponse(
+            game_id=self.game_id, engine_version=self.host.engine.engine_version)
+
     async def AddClientSeed(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         count = await self.host.add_client_seed(claims(), request.match_id, request.seed)  # type: ignore[arg-type]
         return rules_pb2.AddClientSeedResponse(seats_with_seeds=count)

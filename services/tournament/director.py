@@ -810,6 +810,7 @@ class Director:
         options = str(s.get("options_json") or "")
         if options:
             check_options(options, game, getattr(info, "config_schema_json", ""))
+        if not await self._rules_take(game, mode, config.table_sizes, options) and options:
             check_set_up(options, game, mode, config.table_sizes,
                          str(getattr(info, "engine_version", "") or ""))
         name = str(s.get("name") or "")
@@ -831,6 +832,28 @@ class Director:
             # the rules its log is recorded under (log.LOG_VERSION)
             tlog.LOG_VERSION: tlog.CURRENT_LOG_VERSION,
         }
+
+    async def _rules_take(self, game: str, mode: str, table_sizes: Collection[int],
+                          options: str) -> bool:
+        """Ask the game's rules service whether it takes the event's config at each of its
+        table sizes (CheckMatchConfig: its own set-up of the engine it runs, whatever engine
+        and version that is): InvalidArgument with its reason where it would refuse every
+        such match. False: a rules service from before CheckMatchConfig, which cannot say
+        (:func:`check_set_up` then checks with this build's engine, where it has the same)."""
+        for seats in sorted(set(table_sizes)):
+            try:
+                if not await self.rules.check_config(game, mode, seats, options):
+                    return False
+            except InvalidArgument as err:
+                raise InvalidArgument(
+                    f"options_json: the rules service of {game} refuses tables of {seats} so "
+                    f"set up ({err.reason[:400]}), and would refuse every such match of the "
+                    "tournament") from None
+            except grpc.aio.AioRpcError as err:
+                raise Unavailable(
+                    f"the rules service of {game} does not answer: {err.code().name}"
+                ) from None
+        return True
 
     async def open_registration(self, claims: Claims | None, tournament_id: str) -> Tournament:
         _organiser(claims)

@@ -11,7 +11,7 @@ from typing import Any
 import grpc
 
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
-from services.platform.errors import ServiceError, Unavailable
+from services.platform.errors import InvalidArgument, ServiceError, Unavailable
 from services.platform.export_chunks import (
     ENVELOPE_BYTES,
     BrokenExport,
@@ -108,6 +108,23 @@ class RulesGateway(RulesChannels):
         return await self.stub(game).GetGameInfo(
             rules_pb2.GetGameInfoRequest(), metadata=call_metadata(), timeout=self.timeout
         )
+
+    async def check_config(self, game: str, mode: str, seats: int, options_json: str) -> bool:
+        """Whether the game's rules service takes the config (CheckMatchConfig): True when it
+        does; InvalidArgument with its reason when it does not; False when it is a rules
+        service from before CheckMatchConfig (UNIMPLEMENTED), which cannot say."""
+        try:
+            await self.stub(game).CheckMatchConfig(
+                rules_pb2.CheckMatchConfigRequest(mode=mode, seats=seats,
+                                                  options_json=options_json),
+                metadata=call_metadata(), timeout=self.timeout)
+        except grpc.aio.AioRpcError as err:
+            if err.code() == grpc.StatusCode.UNIMPLEMENTED:
+                return False
+            if err.code() == grpc.StatusCode.INVALID_ARGUMENT:
+                raise InvalidArgument(err.details() or "refused") from None
+            raise
+        return True
 
     async def create_match(
         self,

@@ -52,6 +52,8 @@ T_OWN_PLAYER = row(UA, PD, PD, OK, PD, PD)
 TABLE: dict[str, tuple[tuple[str, ...], Any]] = {
     # rules (toy game): the match asked about is MATCH, created by the organiser "o"
     "/neon.rules.v1.RulesService/GetGameInfo": (PUBLIC, rules.GetGameInfoRequest()),
+    "/neon.rules.v1.RulesService/CheckMatchConfig": (
+        PUBLIC, rules.CheckMatchConfigRequest(mode="race", seats=2)),
     "/neon.rules.v1.RulesService/CreateMatch": (
         R_ORGANISER, rules.CreateMatchRequest(match_id="acl-new", mode="race", seats=2)),
     "/neon.rules.v1.RulesService/AddClientSeed": (

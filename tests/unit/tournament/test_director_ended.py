@@ -33,6 +33,9 @@ class StandInRules:
         mode = types.SimpleNamespace(name="single", min_seats=2, max_seats=2)
         return types.SimpleNamespace(modes=[mode])
 
+    async def check_config(self, game: str, mode: str, seats: int, options: str) -> bool:
+        return True
+
     async def create_match(self, game: str, match_id: str, mode: str, seats: list[str],
                            options: str, clock: Any,
                            on_behalf_of_organiser: str | None = None) -> tuple[dict[int, str], str]:

@@ -169,6 +169,30 @@ class CreateMatchRequest(_message.Message):
     def __init__(self, match_id: _Optional[str]=..., mode: _Optional[str]=..., seats: _Optional[int]=..., options_json: _Optional[str]=..., players: _Optional[_Iterable[str]]=..., await_client_seeds: _Optional[bool]=..., dev_seed: _Optional[str]=..., clock: _Optional[_Union[ClockConfig, _Mapping]]=..., previous_match_id: _Optional[str]=..., previous_final_hash: _Optional[str]=..., teams: _Optional[_Iterable[_Union[TeamSeats, _Mapping]]]=..., on_behalf_of_organiser: _Optional[str]=...) -> None:
         ...
 
+class CheckMatchConfigRequest(_message.Message):
+    __slots__ = ('mode', 'seats', 'options_json', 'teams')
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
+    TEAMS_FIELD_NUMBER: _ClassVar[int]
+    mode: str
+    seats: int
+    options_json: str
+    teams: _containers.RepeatedCompositeFieldContainer[TeamSeats]
+
+    def __init__(self, mode: _Optional[str]=..., seats: _Optional[int]=..., options_json: _Optional[str]=..., teams: _Optional[_Iterable[_Union[TeamSeats, _Mapping]]]=...) -> None:
+        ...
+
+class CheckMatchConfigResponse(_message.Message):
+    __slots__ = ('game_id', 'engine_version')
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    ENGINE_VERSION_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    engine_version: str
+
+    def __init__(self, game_id: _Optional[str]=..., engine_version: _Optional[str]=...) -> None:
+        ...
+
 class TeamSeats(_message.Message):
     __slots__ = ('seats',)
     SEATS_FIELD_NUMBER: _ClassVar[int]
