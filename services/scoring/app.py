@@ -242,8 +242,8 @@ class ScoringApplication(TrustedTopics, Application):
         rated)."""
         self.check_game(game)
         if by_score is None:
-            by_score = not self.board.ranking(game, mode, False) and \
-                bool(self.board.ranking(game, mode, True))
+            by_score = not self.board.size(game, mode, False) and \
+                bool(self.board.size(game, mode, True))
         rows, total = self.board.page(game, mode, by_score, first, count)
         return rows, total, by_score
 

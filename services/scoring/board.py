@@ -110,19 +110,26 @@ class Board:
         recorded match), else by ordinal (players with a rated match)."""
         return self.page(game, mode, by_score, 0, LEADERBOARD_ROWS)[0]
 
+    def size(self, game: str, mode: str, by_score: bool) -> int:
+        """How many rows a leaderboard has."""
+        with self._lock:
+            return self._ordered((game, mode, by_score), 0)[1]
+
     def page(self, game: str, mode: str, by_score: bool, first: int,
              count: int) -> tuple[list[Standing], int]:
-        """``count`` rows of a leaderboard from its ``first`` (0 the top), and how many rows
-        the whole leaderboard has. Ordered once per change of the board, not per read: its
-        first LEADERBOARD_ROWS, or all of it once a page past them is asked for. The copies
-        are shared, so callers only read."""
+        """Copies of ``count`` rows of a leaderboard from its ``first`` (0 the top), and how
+        many rows the whole leaderboard has."""
         with self._lock:
             rows, total = self._ordered((game, mode, by_score), first + count)
-            return rows[first:first + count], total
+            return [copy.copy(r) for r in rows[first:first + count]], total
 
     def _ordered(self, key: tuple[str, str, bool], upto: int) -> tuple[list[Standing], int]:
         """The leaderboard ``key`` in order, at least its first ``upto`` rows (all of them
-        when it has fewer), and its size; the caller holds the lock."""
+        when it has fewer), and its size; the caller holds the lock. Ordered once per change
+        of the board, not per read: its first LEADERBOARD_ROWS, or all of it once a page past
+        them is asked for. The rows are the board's own standings, not copies (copying a
+        whole board took most of the time): any change of one of them drops the order
+        (_fold), and readers get copies of their page only (:meth:`page`)."""
         found = self._ranked.get(key)
         if found is not None and (len(found[0]) >= upto or len(found[0]) == found[1]):
             return found
@@ -133,9 +140,9 @@ class Board:
         order = by_best_score if by_score else by_ordinal
         if upto <= LEADERBOARD_ROWS < len(rows):
             top = heapq.nsmallest(LEADERBOARD_ROWS, rows, key=order)
-        else:  # a page past the first rows: the whole board, ordered once until it changes
+        else:  # a page past the first rows: the whole board
             top = sorted(rows, key=order)
-        found = ([copy.copy(r) for r in top], len(rows))
+        found = (top, len(rows))
         self._ranked[key] = found
         return found
 

@@ -116,3 +116,16 @@ async def test_a_leaderboard_pages_past_its_first_thousand_entries(
         top = await scoring.stub.GetLeaderboard(scoring_pb2.GetLeaderboardRequest(
             game=game, limit=5, ranked_by=ranked_by), timeout=10)
         assert [(e.rank, e.rating.player) for e in top.entries] == seen[:5]
+    # a change of the board re-orders the whole of it, deep pages too
+    players = [f"late-{s:02d}" for s in range(16)]
+    await publish(js, ended(game, "ffa-late", players, list(range(1, 17)), mode="royale",
+                            scores=[1 + s for s in range(16)]))
+    await scoring.wait_for(tables + 1, timeout=30)
+    page = await scoring.stub.GetLeaderboard(scoring_pb2.GetLeaderboardRequest(
+        game=game, limit=1000, offset=1000, ranked_by=scoring_pb2.RANKED_BY_BEST_SCORE),
+        timeout=10)
+    assert page.total == 16 * (tables + 1) and len(page.entries) == 24
+    # the 24 lowest scores: the last table's 8..-7, and the late table's 1..8
+    assert {e.rating.player for e in page.entries} == \
+        {f"p{tables - 1:02d}-{s:02d}" for s in range(16)} | {f"late-{s:02d}" for s in range(8)}
+    assert page.entries[-1].rating.player == f"p{tables - 1:02d}-15"  # the lowest score
