@@ -14,7 +14,10 @@ import pytest
 
 from services.genproto.neon.scoring.v1 import scoring_pb2
 from services.platform import bus
+from services.platform.grpc_kit import call_metadata
+from services.platform.keys import load_keys
 from services.platform.settings import Settings
+from services.platform.tokens import TokenIssuer
 from tests.integration.test_scoring import (
     Scoring,
     delete_consumers,
@@ -129,3 +132,62 @@ async def test_a_leaderboard_pages_past_its_first_thousand_entries(
     assert {e.rating.player for e in page.entries} == \
         {f"p{tables - 1:02d}-{s:02d}" for s in range(16)} | {f"late-{s:02d}" for s in range(8)}
     assert page.entries[-1].rating.player == f"p{tables - 1:02d}-15"  # the lowest score
+
+
+async def test_odd_ids_far_pages_and_tokens_get_clear_answers(
+        scorings: list[Scoring], settings: Settings, nats_client: Any) -> None:
+    """Player ids of odd characters, pages far past the end, an expired token, another
+    deployment's token and a seat token on every scoring query: an answer or a clear status,
+    never INTERNAL, and the consumer goes on."""
+    game = new_game()
+    scoring = await Scoring(settings, game).start()
+    scorings.append(scoring)
+    js = nats_client.jetstream()
+    await publish(js, ended(game, "m-1", ["ann", "bob"], [1, 2]))
+    await scoring.wait_for(1)
+    s = scoring.stub
+    odd = ["\u202eevil", "bob\x00", "a" * 128, "💥", "bot-random-1", "../ann", "ann "]
+    got = await s.GetRatings(scoring_pb2.GetRatingsRequest(game=game, players=odd), timeout=5)
+    assert [r.player for r in got.ratings] == odd and all(r.matches == 0 for r in got.ratings)
+    for player in odd:
+        history = await s.GetPlayerHistory(scoring_pb2.GetPlayerHistoryRequest(
+            player=player, before_sequence=2**63 - 1, limit=500), timeout=5)
+        assert list(history.results) == []
+    far = await s.GetLeaderboard(scoring_pb2.GetLeaderboardRequest(
+        game=game, offset=2**31 - 1, limit=1000), timeout=5)
+    assert list(far.entries) == [] and far.total == 2
+    for request, code in (
+            (scoring_pb2.GetRatingsRequest(game=game, players=["a" * 129]),
+             grpc.StatusCode.INVALID_ARGUMENT),
+            (scoring_pb2.GetRatingsRequest(game=game, players=["x"] * 1001),
+             grpc.StatusCode.INVALID_ARGUMENT),
+            (scoring_pb2.GetLeaderboardRequest(game=game, limit=1001),
+             grpc.StatusCode.INVALID_ARGUMENT),
+            (scoring_pb2.GetPlayerHistoryRequest(player="ann", limit=501),
+             grpc.StatusCode.INVALID_ARGUMENT),
+            (scoring_pb2.GetPlayerHistoryRequest(player="ann", before_sequence=-1),
+             grpc.StatusCode.INVALID_ARGUMENT),
+            (scoring_pb2.GetMatchResultRequest(match_id="m-1", game="Bad!"),
+             grpc.StatusCode.INVALID_ARGUMENT),
+            (scoring_pb2.GetMatchResultRequest(match_id="m 1"), grpc.StatusCode.INVALID_ARGUMENT)):
+        method = getattr(s, type(request).__name__.replace("Request", ""))
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await method(request, timeout=5)
+        assert info.value.code() == code, (request, info.value.details())
+    keys = load_keys(settings)
+    expired = TokenIssuer(keys.token_secret).issue("service", "*", ttl=-120)
+    foreign = TokenIssuer(b"another deployment's secret!!!!!").issue("service", "*", ttl=600)
+    seat = TokenIssuer(keys.token_secret).issue("seat", "m-1", seat=0, player="ann", ttl=600)
+    requests = [scoring_pb2.GetRatingsRequest(game=game, players=["ann"]),
+                scoring_pb2.GetLeaderboardRequest(game=game),
+                scoring_pb2.GetPlayerHistoryRequest(player="ann"),
+                scoring_pb2.GetMatchResultRequest(match_id="m-1", game=game)]
+    for request in requests:
+        method = getattr(s, type(request).__name__.replace("Request", ""))
+        for token in (expired, foreign):
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await method(request, metadata=call_metadata(token), timeout=5)
+            assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED, info.value.details()
+        await method(request, metadata=call_metadata(seat), timeout=5)  # public: any valid token
+    await publish(js, ended(game, "m-2", ["ann", "bob"], [2, 1]))
+    await scoring.wait_for(2)
