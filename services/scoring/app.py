@@ -230,7 +230,7 @@ class ScoringApplication(TrustedTopics, Application):
         return found[0]
 
     def leaderboard(self, game: str, mode: str, by_score: bool | None) -> tuple[list[Standing], bool]:
-        """The top standings in leaderboard order (board.ranking); ``by_score`` None picks
+        """The top LEADERBOARD_ROWS standings in leaderboard order; ``by_score`` None picks
         (ordinal unless none rated)."""
         rows, _, by_score = self.leaderboard_page(game, mode, by_score)
         return rows, by_score

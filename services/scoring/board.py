@@ -105,11 +105,6 @@ class Board:
             found = self.standings.get(standing_id(game, mode, player))
             return copy.copy(found) if found is not None else None
 
-    def ranking(self, game: str, mode: str, by_score: bool) -> list[Standing]:
-        """The first LEADERBOARD_ROWS of a leaderboard: by best score (everyone with a
-        recorded match), else by ordinal (players with a rated match)."""
-        return self.page(game, mode, by_score, 0, LEADERBOARD_ROWS)[0]
-
     def size(self, game: str, mode: str, by_score: bool) -> int:
         """How many rows a leaderboard has."""
         with self._lock:
