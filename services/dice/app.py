@@ -59,6 +59,14 @@ class SessionView:
 
 def _opened_for_match(session: DiceSession) -> SessionView:
     if not session.for_match and not session.closed:
+        if session.counter > 0:
+            # An organiser's own session, drawn from by hand (Draw) under the key of a match
+            # to come: its first blocks were handed out (and seen), and the match, which
+            # reserves from block 0, could never start. It stays the organiser's.
+            raise FailedPrecondition(
+                f"the dice session {session.match_id!r} was opened by an organiser and drawn "
+                f"from by hand (Draw: blocks below {session.counter} handed out) before its "
+                "match was created; no match draws from it: create the match under another id")
         session.open_for_match()
     return SessionView.of(session)
 

@@ -9,7 +9,9 @@ What it reads
     counted as refused. The MatchEnded on ``neon.events.rules.>`` is not signed, so a
     NEON_SCORING_FILTER pointing there scores nothing. A message that is not a JSON
     object (garbage, or nested too deep to parse) is terminated and logged, never
-    retried. The public MatchEnded payload carries all it needs: game, mode,
+    retried, and so is a signed result that cannot be scored (results.parse_match_ended:
+    among others a breakdown holding an object of exactly the keys ``_type_`` and
+    ``_data_``, which the store would read back as another type or not at all). The public MatchEnded payload carries all it needs: game, mode,
     players (one per seat) and the outcome with placements, scores, draw, breakdown and
     teams. Other match events on those subjects are acked and skipped, and so is the
     MatchEnded of an abandoned match (``outcome.abandoned``, no placements: the rules

@@ -14,7 +14,7 @@ from services.platform.errors import Aborted, InvalidArgument, NotFound
 from services.platform.logs import get_logger
 from services.platform.topics import TrustedTopics
 from services.scoring import results as res
-from services.scoring.board import Board
+from services.scoring.board import LEADERBOARD_ROWS, Board
 from services.scoring.domain import LEDGER_ID, Ledger, MatchRecord, Standing, standing_id
 from services.scoring.results import MatchOutcome
 from services.scoring.skill import Skill, default_skill, rate
@@ -230,13 +230,22 @@ class ScoringApplication(TrustedTopics, Application):
         return found[0]
 
     def leaderboard(self, game: str, mode: str, by_score: bool | None) -> tuple[list[Standing], bool]:
-        """The top standings in leaderboard order (board.ranking); ``by_score`` None picks
+        """The top LEADERBOARD_ROWS standings in leaderboard order; ``by_score`` None picks
         (ordinal unless none rated)."""
+        rows, _, by_score = self.leaderboard_page(game, mode, by_score)
+        return rows, by_score
+
+    def leaderboard_page(self, game: str, mode: str, by_score: bool | None, first: int = 0,
+                         count: int = LEADERBOARD_ROWS) -> tuple[list[Standing], int, bool]:
+        """``count`` standings of a leaderboard from its ``first`` (0 the top), how many the
+        whole leaderboard has, and its order (``by_score`` None picks: ordinal unless none
+        rated)."""
         self.check_game(game)
         if by_score is None:
-            by_score = not self.board.ranking(game, mode, False) and \
-                bool(self.board.ranking(game, mode, True))
-        return self.board.ranking(game, mode, by_score), by_score
+            by_score = not self.board.size(game, mode, False) and \
+                bool(self.board.size(game, mode, True))
+        rows, total = self.board.page(game, mode, by_score, first, count)
+        return rows, total, by_score
 
     def history(self, game: str, player: str, before_sequence: int) -> list[dict[str, Any]]:
         if game:

@@ -24,7 +24,8 @@ from services.scoring.domain import MatchRecord, Standing, standing_id
 TOPICS = [get_topic(cls) for cls in (Standing.Opened, Standing.Counted, MatchRecord.Recorded)]
 BATCH = 1000
 LEADERBOARD_ROWS = 1000
-"""The most rows a leaderboard shows (GetLeaderboard's largest page)."""
+"""GetLeaderboard's largest page; the rows a leaderboard keeps ordered until a page past them
+is asked for."""
 
 
 def by_ordinal(s: Standing) -> tuple[float, float, str]:
@@ -47,8 +48,9 @@ class Board:
         """Keyed by (game, match id): match ids are per game."""
         self.history: dict[str, list[tuple[str, str]]] = defaultdict(list)
         self.modes: dict[str, set[str]] = defaultdict(set)
-        self._ranked: dict[tuple[str, str, bool], list[Standing]] = {}
-        """Leaderboards in order, worked out on the first read after a change of the board."""
+        self._ranked: dict[tuple[str, str, bool], tuple[list[Standing], int]] = {}
+        """Leaderboards in order (their first LEADERBOARD_ROWS, or all of them) and their
+        sizes, worked out on the first read after a change of the board."""
 
     def catch_up(self, force: bool = True) -> None:
         with self._lock:
@@ -103,21 +105,41 @@ class Board:
             found = self.standings.get(standing_id(game, mode, player))
             return copy.copy(found) if found is not None else None
 
-    def ranking(self, game: str, mode: str, by_score: bool) -> list[Standing]:
-        """The first LEADERBOARD_ROWS of a leaderboard: by best score (everyone with a
-        recorded match), else by ordinal (players with a rated match). Ordered once per
-        change of the board, not per read: the copies are shared, so callers only read."""
-        key = (game, mode, by_score)
+    def size(self, game: str, mode: str, by_score: bool) -> int:
+        """How many rows a leaderboard has."""
         with self._lock:
-            if key not in self._ranked:
-                rows = (self.standings[i] for i in self.boards.get((game, mode), ()))
-                if by_score:
-                    top = heapq.nsmallest(LEADERBOARD_ROWS, rows, key=by_best_score)
-                else:
-                    top = heapq.nsmallest(LEADERBOARD_ROWS, (r for r in rows if r.rated_matches > 0),
-                                          key=by_ordinal)
-                self._ranked[key] = [copy.copy(r) for r in top]
-            return list(self._ranked[key])
+            return self._ordered((game, mode, by_score), 0)[1]
+
+    def page(self, game: str, mode: str, by_score: bool, first: int,
+             count: int) -> tuple[list[Standing], int]:
+        """Copies of ``count`` rows of a leaderboard from its ``first`` (0 the top), and how
+        many rows the whole leaderboard has."""
+        with self._lock:
+            rows, total = self._ordered((game, mode, by_score), first + count)
+            return [copy.copy(r) for r in rows[first:first + count]], total
+
+    def _ordered(self, key: tuple[str, str, bool], upto: int) -> tuple[list[Standing], int]:
+        """The leaderboard ``key`` in order, at least its first ``upto`` rows (all of them
+        when it has fewer), and its size; the caller holds the lock. Ordered once per change
+        of the board, not per read: its first LEADERBOARD_ROWS, or all of it once a page past
+        them is asked for. The rows are the board's own standings, not copies (copying a
+        whole board took most of the time): any change of one of them drops the order
+        (_fold), and readers get copies of their page only (:meth:`page`)."""
+        found = self._ranked.get(key)
+        if found is not None and (len(found[0]) >= upto or len(found[0]) == found[1]):
+            return found
+        game, mode, by_score = key
+        rows = [self.standings[i] for i in self.boards.get((game, mode), ())]
+        if not by_score:
+            rows = [r for r in rows if r.rated_matches > 0]
+        order = by_best_score if by_score else by_ordinal
+        if upto <= LEADERBOARD_ROWS < len(rows):
+            top = heapq.nsmallest(LEADERBOARD_ROWS, rows, key=order)
+        else:  # a page past the first rows: the whole board
+            top = sorted(rows, key=order)
+        found = (top, len(rows))
+        self._ranked[key] = found
+        return found
 
     def player_history(self, player: str) -> list[dict[str, Any]]:
         with self._lock:

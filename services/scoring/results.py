@@ -113,6 +113,29 @@ def _text(payload: Mapping[str, Any], key: str, pattern: re.Pattern[str] | None 
     return value
 
 
+STORE_TYPE_KEYS = frozenset({"_type_", "_data_"})
+"""The keys of an object the store's JSON transcoder (eventsourcing's) reads back as a value
+of a registered type rather than as an object."""
+
+
+def _check_storable(value: Any) -> None:
+    """Refuse a breakdown holding an object of exactly the keys ``_type_`` and ``_data_``,
+    at any depth: the store writes it as it is and reads it back as another type (a UUID, a
+    decimal, ...), or fails to read it at all, and then the board and every later result with
+    it. Walked without recursion: a parsed message may be nested as deep as the parser took."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if item.keys() == STORE_TYPE_KEYS:
+                raise MalformedResult("outcome.breakdown holds an object of exactly the keys "
+                                      "'_type_' and '_data_', which the store cannot keep as "
+                                      "an object")
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
 def _teams(value: Any, seats: int) -> tuple[tuple[int, ...], ...]:
     if value in (None, []):
         return ()
@@ -304,6 +327,7 @@ def parse_match_ended(payload: Mapping[str, Any]) -> MatchOutcome:
     breakdown = outcome.get("breakdown") or {}
     if not isinstance(breakdown, dict):
         raise MalformedResult("outcome.breakdown must be an object")
+    _check_storable(breakdown)
     draw = outcome.get("draw", False)
     reason = outcome.get("reason", "")
     if not isinstance(draw, bool) or not isinstance(reason, str):

@@ -114,15 +114,15 @@ class ScoringServicer(scoring_pb2_grpc.ScoringServiceServicer):
             raise InvalidArgument(f"unknown ranked_by {request.ranked_by}")
         if request.offset < 0:
             raise InvalidArgument("offset must not be negative")
-        rows, scored = await asyncio.to_thread(
-            self.app.leaderboard, request.game, _mode(request.mode), by_score
-        )
         first = request.offset
+        rows, total, scored = await asyncio.to_thread(
+            self.app.leaderboard_page, request.game, _mode(request.mode), by_score, first, limit
+        )
         return scoring_pb2.GetLeaderboardResponse(
             entries=[scoring_pb2.LeaderboardEntry(rank=i, rating=rating_message(r))
-                     for i, r in enumerate(rows[first:first + limit], start=first + 1)],
+                     for i, r in enumerate(rows, start=first + 1)],
             ranked_by=scoring_pb2.RANKED_BY_BEST_SCORE if scored else scoring_pb2.RANKED_BY_ORDINAL,
-            total=len(rows),
+            total=total,
         )
 
     async def GetPlayerHistory(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
