@@ -138,6 +138,25 @@ def _codec(request: web.Request, streaming: bool) -> str:
     return wanted[ctype]
 
 
+PROTOCOL_VERSION = "1"
+
+
+def _check_protocol_version(request: web.Request) -> None:
+    """A POST's ``Connect-Protocol-Version`` is 1 or absent (as a GET's ``connect`` query is
+    v1 or absent): another is a protocol this gateway does not speak, ``invalid_argument``
+    as connect-go answers it."""
+    values = [v for v in request.headers.getall("Connect-Protocol-Version", []) if v]
+    if values and values != [PROTOCOL_VERSION]:
+        if len(values) > 1:
+            sent = f" (sent {len(values)} times)"
+        elif len(values[0]) <= 16 and _carried(values[0]):
+            sent = f", not {values[0]!r}"
+        else:
+            sent = ""
+        raise ConnectError("invalid_argument",
+                           f"connect-protocol-version must be {PROTOCOL_VERSION}{sent}")
+
+
 def _check_stream_coding(request: web.Request) -> None:
     """A stream's messages are not compressed here: ``Connect-Content-Encoding`` is identity
     or absent (a compressed envelope is refused by ``connect.single_envelope``)."""
@@ -208,7 +227,13 @@ def _passed_metadata(request: web.Request, request_id: str,
     against that client rather than against the gateway's host. It is always the gateway's
     own: nothing else of the HTTP request (an ``X-Neon-Client`` header) is passed on."""
     metadata = []
-    value = request.headers.get("authorization")
+    values = request.headers.getall("authorization", [])
+    if len(values) > 1:
+        # HTTP has one Authorization header; with more, a proxy or a log before the gateway
+        # may have taken another caller than the one passed on (the first)
+        raise ConnectError(
+            "unauthenticated", f"send one authorization header, not {len(values)}")
+    value = values[0] if values else None
     if value is not None:
         if not _carried(value):
             raise ConnectError(
@@ -428,6 +453,7 @@ class Gateway:
                     if method.server_streaming:
                         stream_codec = codec
                         _check_stream_coding(request)
+                    _check_protocol_version(request)
                 if refused is not None:
                     raise refused
                 # a unary call counts from before its body is read to its answer

@@ -16,6 +16,7 @@ from urllib.parse import quote
 import aiohttp
 import grpc
 import pytest
+from multidict import CIMultiDict
 
 from services.gateway.config import GatewayConfig
 from services.genproto.neon.rules.v1 import rules_pb2
@@ -116,3 +117,55 @@ async def test_a_long_bad_value_is_named_not_sent_back_or_logged_whole(
         assert field in answer["message"], answer
     assert len(logged.out) + len(logged.err) < 8000, (logged.out + logged.err)[:2000]
     assert calls == []
+
+
+async def test_a_request_with_two_authorization_headers_is_refused() -> None:
+    """HTTP allows one Authorization header; with two, the gateway passed on the first alone,
+    while a proxy or a log before it may have taken the other: which caller is it? Neither
+    token is named in the answer, and nothing reaches a service."""
+    two = CIMultiDict([("Authorization", "Bearer first-secret"),
+                       ("Authorization", "Bearer second-secret"), *JSON.items()])
+    async with gateway() as (url, calls), aiohttp.ClientSession() as http:
+        async with http.post(url + LEADERBOARD, data=b"{}", headers=two) as r:
+            text = await r.text()
+            err = json.loads(text)
+            assert (r.status, err["code"]) == (401, "unauthenticated"), err
+            assert "one authorization" in err["message"].lower(), err
+        async with http.post(url + WATCH, data=envelope({"matchId": "m"}),
+                             headers=CIMultiDict([*two.items()][:2] + [*STREAM_JSON.items()])) as r:
+            stream = await r.read()
+            assert end_of(stream)["error"]["code"] == "unauthenticated", stream
+        async with http.get(f"{url}{LEADERBOARD}?encoding=json&message=%7B%7D",
+                            headers=CIMultiDict([*two.items()][:2])) as r:
+            assert r.status == 401
+        assert b"secret" not in text.encode() + stream
+        assert calls == []
+        async with http.post(url + LEADERBOARD, data=b"{}",
+                             headers={**JSON, "Authorization": "Bearer one"}) as r:
+            assert r.status == 200
+        assert [v for k, v in calls[0] if k == "authorization"] == ["Bearer one"]
+
+
+@pytest.mark.parametrize("version", ["2", "0", "1.0", "v1", "1, 1"])
+async def test_a_connect_protocol_version_other_than_1_is_invalid_argument(version: str) -> None:
+    """Connect servers (connect-go) refuse a Connect-Protocol-Version they do not speak, as
+    the gateway already refused ``connect=v2`` in a GET's query; a POST with any version was
+    served as version 1."""
+    async with gateway() as (url, calls), aiohttp.ClientSession() as http:
+        headers = {"Connect-Protocol-Version": version}
+        async with http.post(url + LEADERBOARD, data=b"{}", headers={**JSON, **headers}) as r:
+            err = await r.json()
+            assert (r.status, err["code"]) == (400, "invalid_argument"), err
+            assert "connect-protocol-version" in err["message"].lower(), err
+        async with http.post(url + WATCH, data=envelope({"matchId": "m"}),
+                             headers={**STREAM_JSON, **headers}) as r:
+            end = end_of(await r.read())
+            assert end["error"]["code"] == "invalid_argument", end
+        assert calls == []
+        for fine in ({"Connect-Protocol-Version": "1"}, {}):
+            async with http.post(url + LEADERBOARD, data=b"{}", headers={**JSON, **fine}) as r:
+                assert r.status == 200, await r.text()
+            async with http.post(url + WATCH, data=envelope({"matchId": "m"}),
+                                 headers={**STREAM_JSON, **fine}) as r:
+                assert "error" not in end_of(await r.read())
+        assert len(calls) == 4
