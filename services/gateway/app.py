@@ -26,9 +26,11 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from aiohttp import web
+from aiohttp import http_exceptions, web
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.log import server_logger
+from aiohttp.web_protocol import RequestHandler
+from aiohttp.web_server import Server
 from structlog.contextvars import bound_contextvars
 
 from services.gateway import connect
@@ -938,31 +940,86 @@ async def _close_unread(request: web.Request, response: web.StreamResponse) -> N
         response.force_close()
 
 
+BAD_HTTP = (
+    (http_exceptions.LineTooLong, "the request line or a header is longer than the gateway "
+     "takes (8190 bytes)"),
+    (http_exceptions.InvalidHeader, "a header is not valid HTTP"),
+    (http_exceptions.BadHttpMethod, "the request's method is not an HTTP method"),
+    (http_exceptions.BadStatusLine, "the request line is not valid HTTP/1.1"),
+    (http_exceptions.InvalidURLError, "the request's URL is not valid"),
+    (http_exceptions.PayloadEncodingError, "the request body's framing (its chunks or "
+     "Content-Length) is not valid HTTP"),
+)
+"""What is wrong with a request aiohttp could not parse, in the gateway's words by the kind
+of error: aiohttp's own words quote the request's bytes (a header line with its token, the
+first 100 bytes of a line too long)."""
+
+
+def bad_http_reason(exc: BaseException | None) -> str:
+    for kind, reason in BAD_HTTP:
+        if isinstance(exc, kind):
+            return reason
+    return "the request is not valid HTTP"
+
+
 class _ServerLog(logging.LoggerAdapter):
     """aiohttp's server logger, less the client's mistakes: a request that is not valid HTTP
     (a line past the limit, a header without a colon, a broken chunk) is answered 400 by
-    aiohttp and logged here at info, one line without a traceback; aiohttp logged each at
-    ERROR with its traceback, which any client could repeat for free. Anything else (a
-    handler that failed) is logged as aiohttp logs it."""
+    ``_RequestHandler`` and logged here at info, one line without a traceback or the
+    request's bytes; aiohttp logged each at ERROR with its traceback, which any client could
+    repeat for free. Anything else (a handler that failed) is logged as aiohttp logs it."""
 
     def exception(self, msg: object, *args: object, exc_info: Any = True,
                   **kwargs: Any) -> None:
         if isinstance(exc_info, HttpProcessingError):
             log.info("bad HTTP request refused", status=exc_info.code,
-                     reason=str(exc_info.message).strip().splitlines()[0][:200]
-                     if exc_info.message else "")
+                     kind=type(exc_info).__name__, reason=bad_http_reason(exc_info))
             return
         super().exception(msg, *args, exc_info=exc_info, **kwargs)
+
+
+class _RequestHandler(RequestHandler):
+    """aiohttp's connection handler, answering what it answers itself (a request it cannot
+    parse, a handler that raised) as a Connect error in JSON with ``nosniff``, like every
+    other answer of the gateway: aiohttp's text/plain answer quoted the request's bytes back
+    (an Authorization header's token among them)."""
+
+    def handle_error(self, request: Any, status: int = 500, exc: BaseException | None = None,
+                     message: str | None = None) -> web.StreamResponse:
+        super().handle_error(request, status, exc, message)  # logs; raises when already sent
+        if status == 500:
+            err = ConnectError("internal", "the gateway failed to answer this request")
+        elif status == 504:
+            err = ConnectError("deadline_exceeded", "the gateway did not answer in time")
+        else:
+            err = ConnectError("invalid_argument", bad_http_reason(exc), status=status)
+        answer = web.json_response(err.body(), status=status,
+                                   headers={"X-Content-Type-Options": "nosniff"})
+        answer.force_close()
+        return answer
+
+
+class _Server(Server):
+    def __call__(self) -> RequestHandler:
+        return _RequestHandler(self, loop=self._loop, **self._kwargs)
+
+
+class _Runner(web.AppRunner):
+    async def _make_server(self) -> Server:
+        server = await super()._make_server()
+        server.__class__ = _Server  # aiohttp has no setting for its connection handler's class
+        return server
 
 
 def runner(app: web.Application, config: GatewayConfig) -> web.AppRunner:
     """The app's runner: a connection whose request's headers do not arrive within
     ``config.idle_timeout`` is closed (aiohttp's keep-alive timeout, 3630 s by default, is
     its only limit on a request's headers). Request bodies are decompressed by ``read_body``,
-    not by aiohttp. Malformed HTTP is not an error in the log (``_ServerLog``)."""
-    return web.AppRunner(app, access_log=None, shutdown_timeout=1.0,
-                         keepalive_timeout=config.idle_timeout, auto_decompress=False,
-                         logger=_ServerLog(server_logger, {}))
+    not by aiohttp. Malformed HTTP is not an error in the log (``_ServerLog``) and is
+    answered in Connect's JSON (``_RequestHandler``)."""
+    return _Runner(app, access_log=None, shutdown_timeout=1.0,
+                   keepalive_timeout=config.idle_timeout, auto_decompress=False,
+                   logger=_ServerLog(server_logger, {}))
 
 
 def build_app(gateway: Gateway) -> web.Application:

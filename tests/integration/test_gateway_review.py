@@ -169,3 +169,38 @@ async def test_a_connect_protocol_version_other_than_1_is_invalid_argument(versi
                                  headers={**STREAM_JSON, **fine}) as r:
                 assert "error" not in end_of(await r.read())
         assert len(calls) == 4
+
+
+BAD_HTTP = [
+    # a control character in a header value: aiohttp's answer quoted the whole header line
+    (f"POST {LEADERBOARD} HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\n"
+     "Authorization: Bearer tok-secret\x01x\r\nContent-Length: 2\r\n\r\n{}").encode(),
+    # a line past the limit: it quoted its first 100 bytes
+    b"GET /" + b"secret" * 2000 + b" HTTP/1.1\r\nHost: gw\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer secret" + b"s" * 9000 + b"\r\n\r\n",
+    b"GET /\x01secret HTTP/1.1\r\nHost: gw\r\n\r\n",
+    (f"POST {LEADERBOARD} HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\n"
+     "Transfer-Encoding: chunked\r\n\r\nsecret\r\n{}\r\n0\r\n\r\n").encode(),
+]
+
+
+@pytest.mark.parametrize("request_bytes", BAD_HTTP)
+async def test_a_request_that_is_not_valid_http_gets_a_connect_error_that_does_not_quote_it(
+    request_bytes: bytes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """aiohttp answers a request it cannot parse itself: 400 in text/plain quoting the bad
+    bytes (an Authorization header's token among them), without the nosniff every other
+    answer has, and the log line quoted them too. Now a Connect error in JSON, with a reason
+    of its own words: the request's bytes are neither sent back nor logged."""
+    async with gateway() as (url, calls):
+        capsys.readouterr()
+        got = await exchange(url, request_bytes)
+        logged = capsys.readouterr()
+    head, _, body = got.partition(b"\r\n\r\n")
+    assert head.split(b" ")[1] == b"400", got[:300]
+    assert b"secret" not in got, got[:600]
+    assert b"x-content-type-options: nosniff" in head.lower(), head
+    err = json.loads(body)
+    assert err["code"] == "invalid_argument" and err["message"], err
+    assert "secret" not in logged.out + logged.err, (logged.out + logged.err)[:600]
+    assert calls == []
