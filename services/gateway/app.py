@@ -596,9 +596,10 @@ class Gateway:
                 )
         except grpc.aio.AioRpcError as err:
             error = upstream_error(err, service, request_id)
-        except ConnectionResetError:
-            # the client went away and a write found out before the watcher's poll: the
-            # stream is over for nobody to hear (no traceback in the log for a closed tab)
+        except ConnectionError:
+            # the client went away and a write found out before the watcher's poll (reset,
+            # or "Connection lost" for a write that waited on a client that stopped reading):
+            # the stream is over for nobody to hear (no traceback in the log for a closed tab)
             call.cancel()
             return response
         except asyncio.CancelledError:
@@ -609,7 +610,7 @@ class Gateway:
         finally:
             call.cancel()
             watcher.cancel()
-        with contextlib.suppress(ConnectionResetError):
+        with contextlib.suppress(ConnectionError):
             await response.write(connect.end_of_stream(error))
             await response.write_eof()
         return response

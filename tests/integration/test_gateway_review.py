@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import struct
 from collections.abc import AsyncIterator
 from typing import Any
@@ -204,3 +205,56 @@ async def test_a_request_that_is_not_valid_http_gets_a_connect_error_that_does_n
     assert err["code"] == "invalid_argument" and err["message"], err
     assert "secret" not in logged.out + logged.err, (logged.out + logged.err)[:600]
     assert calls == []
+
+
+async def test_a_client_that_stops_reading_then_hangs_up_frees_its_stream_quietly(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A stream whose client stops reading holds only what the sockets buffer: the gateway
+    waits to write and the upstream waits with it (gRPC's flow control). When that client
+    then hangs up, the upstream call is cancelled and the client's stream slot is free; the
+    write that was waiting failed with ConnectionError ("Connection lost"), which the
+    gateway did not catch: a traceback at ERROR in the log for each such client."""
+    sent: list[int] = []
+    ended = asyncio.Event()
+    megabyte = rules_pb2.WatchMatchResponse(
+        event=rules_pb2.MatchEvent(text="a" * 1024 * 1024)).SerializeToString()
+
+    async def flood(request: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
+        try:
+            while True:
+                sent.append(1)
+                yield megabyte
+        finally:
+            ended.set()
+
+    caplog.set_level(logging.INFO, logger="aiohttp")
+    message = json.dumps({"matchId": "m"}).encode()
+    body = struct.pack(">BI", 0, len(message)) + message
+    head = (f"POST {WATCH} HTTP/1.1\r\nHost: gw\r\nContent-Type: application/connect+json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode()
+    config = GatewayConfig(port=0, max_streams_per_client=1)
+    async with serving("neon.rules.v1.RulesService", {
+        "WatchMatch": grpc.unary_stream_rpc_method_handler(flood)}) as rules, \
+            bare_gateway(config, {"rules-toy": rules}) as url:
+        host, port = url.removeprefix("http://").split(":")
+        _, writer = await asyncio.open_connection(host, int(port))
+        writer.write(head + body)
+        await writer.drain()
+        before = -1
+        while len(sent) != before:  # until the upstream waits for the gateway to write
+            before = len(sent)
+            await asyncio.sleep(1.0)
+        assert len(sent) < 64, "the messages the client did not read were buffered"
+        writer.transport.abort()
+        async with asyncio.timeout(5):
+            await ended.wait()
+        await asyncio.sleep(0.2)
+        async with aiohttp.ClientSession() as http, http.post(
+                url + WATCH, data=body, headers=STREAM_JSON) as r:
+            first = await r.content.readexactly(5)
+            assert first[0] == 0, "the slot of the stream that ended is free for the next"
+    # the gateway's (the fake upstream's gRPC server logs its own cancelled writes)
+    errors = [r for r in caplog.records if r.name.startswith("aiohttp")
+              and (r.levelno >= logging.ERROR or r.exc_info)]
+    assert errors == [], [r.getMessage() for r in errors]
