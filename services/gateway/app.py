@@ -458,6 +458,11 @@ class Gateway:
                     _check_protocol_version(request)
                 if refused is not None:
                     raise refused
+                # the headers are judged before the body is read: a request they refuse is
+                # answered at once, not after its body arrived (or timed out)
+                metadata = _passed_metadata(request, request_id, self._client(request)[1])
+                timeout = _timeout(request, None if method.server_streaming
+                                   else self.config.unary_timeout)
                 # a unary call counts from before its body is read to its answer
                 # (config.max_calls_per_client); a stream counts in self.streams
                 unary = None if method.server_streaming else self._admit(
@@ -472,7 +477,6 @@ class Gateway:
                             + (connect.HEADER.size if method.server_streaming else 0),
                             self.config.body_timeout,
                         )
-                    metadata = _passed_metadata(request, request_id, self._client(request)[1])
                     channel = self.upstreams.channel(service)
                     if method.server_streaming:
                         raw = connect.single_envelope(body, self.config.max_message_bytes)
@@ -483,12 +487,13 @@ class Gateway:
                         )
                         try:
                             return await self._stream(request, method, channel, raw, codec, metadata,
-                                                      service, request_id)
+                                                      service, request_id, timeout)
                         finally:
                             self.streams.release(client)
                     raw = self._decode(method, body, codec)
                     answer = await self._unary(
-                        request, method, channel, raw, codec, metadata, service, request_id
+                        request, method, channel, raw, codec, metadata, service, request_id,
+                        timeout,
                     )
                 finally:
                     if unary is not None:
@@ -542,9 +547,10 @@ class Gateway:
         metadata: list[tuple[str, str]],
         service: str,
         request_id: str,
+        timeout: float | None,
     ) -> web.Response:
         call = channel.unary_unary(method.path)(
-            raw, metadata=metadata, timeout=_timeout(request, self.config.unary_timeout)
+            raw, metadata=metadata, timeout=timeout
         )
         watcher = asyncio.create_task(_cancel_when_gone(request, call))
         try:
@@ -574,9 +580,10 @@ class Gateway:
         metadata: list[tuple[str, str]],
         service: str,
         request_id: str,
+        timeout: float | None,
     ) -> web.StreamResponse:
         call = channel.unary_stream(method.path)(
-            raw, metadata=metadata, timeout=_timeout(request, None)
+            raw, metadata=metadata, timeout=timeout
         )
         response = web.StreamResponse(
             headers={

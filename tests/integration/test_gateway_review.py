@@ -258,3 +258,43 @@ async def test_a_client_that_stops_reading_then_hangs_up_frees_its_stream_quietl
     errors = [r for r in caplog.records if r.name.startswith("aiohttp")
               and (r.levelno >= logging.ERROR or r.exc_info)]
     assert errors == [], [r.getMessage() for r in errors]
+
+
+REFUSED_BY_HEADERS = [
+    ("connect-timeout-ms: 0\r\n", "invalid_argument"),
+    ("connect-timeout-ms: -5\r\n", "invalid_argument"),
+    ("Authorization: Bearer a\r\nAuthorization: Bearer b\r\n", "unauthenticated"),
+    ("Authorization: Bearer \xe9\r\n", "unauthenticated"),
+]
+NO_GAME = "/games/nope/neon.rules.v1.RulesService/GetGameInfo"
+
+
+@pytest.mark.parametrize("path", [LEADERBOARD, WATCH, NO_GAME])
+@pytest.mark.parametrize("extra, code", REFUSED_BY_HEADERS)
+async def test_a_request_its_headers_refuse_is_answered_before_its_body_arrives(
+    path: str, extra: str, code: str
+) -> None:
+    """A request whose headers are refused (a connect-timeout-ms, its authorization) is
+    answered at once: the gateway waited for the whole body
+    first (up to the body timeout, holding the connection and a call slot), then refused."""
+    streaming = path == WATCH
+    ctype = "application/connect+json" if streaming else "application/json"
+    head = (f"POST {path} HTTP/1.1\r\nHost: gw\r\nContent-Type: {ctype}\r\n"
+            f"Content-Length: 1000\r\n{extra}\r\n").encode("latin-1")
+    async with gateway() as (url, calls):
+        host, port = url.removeprefix("http://").split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write(head)  # and no body
+        await writer.drain()
+        try:
+            async with asyncio.timeout(5):
+                got = await reader.readuntil(b"\r\n\r\n")
+                length = int(next(line.split(b":")[1] for line in got.split(b"\r\n")
+                                  if line.lower().startswith(b"content-length")))
+                got += await reader.readexactly(length)
+        finally:
+            writer.close()
+    body = got.partition(b"\r\n\r\n")[2]
+    answer = end_of(body)["error"] if streaming else json.loads(body)
+    assert answer["code"] == code, answer
+    assert calls == []
