@@ -882,7 +882,7 @@ async def cors(request: web.Request, handler: Any) -> web.StreamResponse:
     config = request.app[CONFIG]
     origin = request.headers.get("Origin", "")
     allowed = config.allows(origin)
-    if request.method == "OPTIONS":
+    if request.method == "OPTIONS" and origin:  # a preflight (without an Origin: 405)
         if not allowed:
             return _error_response(
                 ConnectError("permission_denied", "CORS is not allowed for this origin"))
@@ -931,9 +931,14 @@ sessionStorage) and act with it, so only the gateway's own scripts run, and no o
 frames them (a framed desk could be clicked into ending a tournament)."""
 
 
+SERVER = "neon-gateway"
+"""Every answer's Server header."""
+
+
 async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
     """Every answer, streams included (prepared before a middleware would see them)."""
     response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Server"] = SERVER  # not aiohttp's, naming its and Python's versions
     if request.method == "GET":  # the pages and their files
         response.headers["Content-Security-Policy"] = PAGE_POLICY
         response.headers["X-Frame-Options"] = "DENY"
@@ -1002,7 +1007,8 @@ class _RequestHandler(RequestHandler):
         else:
             err = ConnectError("invalid_argument", bad_http_reason(exc), status=status)
         answer = web.json_response(err.body(), status=status,
-                                   headers={"X-Content-Type-Options": "nosniff"})
+                                   headers={"X-Content-Type-Options": "nosniff",
+                                            "Server": SERVER})
         answer.force_close()
         return answer
 

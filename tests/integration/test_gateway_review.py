@@ -298,3 +298,37 @@ async def test_a_request_its_headers_refuse_is_answered_before_its_body_arrives(
     answer = end_of(body)["error"] if streaming else json.loads(body)
     assert answer["code"] == code, answer
     assert calls == []
+
+
+async def test_no_answer_names_the_server_software_or_its_version() -> None:
+    """aiohttp names itself and Python with their versions in every answer's Server header
+    (``Python/3.11 aiohttp/3.14.5``): which known flaws to try, told to anyone. The gateway
+    names only itself, in its answers, its streams and the answers aiohttp gives itself."""
+    async with gateway() as (url, _):
+        async with aiohttp.ClientSession() as http:
+            for method, path, body, headers in (
+                    ("POST", LEADERBOARD, b"{}", JSON),
+                    ("POST", WATCH, envelope({"matchId": "m"}), STREAM_JSON),
+                    ("GET", "/healthz", b"", {}), ("GET", "/", b"", {}),
+                    ("GET", "/nowhere", b"", {}), ("PUT", LEADERBOARD, b"", {})):
+                async with http.request(method, url + path, data=body, headers=headers) as r:
+                    await r.read()
+                    assert r.headers.get("Server") == "neon-gateway", (path, r.headers)
+        got = await exchange(url, b"GET / HTTP/1.1\r\nHost gw\r\n\r\n")
+    head = got.partition(b"\r\n\r\n")[0].lower()
+    assert b"\r\nserver: neon-gateway" in head and b"aiohttp" not in head, head
+
+
+async def test_options_without_an_origin_is_not_told_cors_is_refused() -> None:
+    """An OPTIONS request with no Origin is not a CORS preflight: it was answered 403 "CORS is
+    not allowed for this origin" (which origin?); now as any other method a path is not
+    served with, 405 with Allow. A preflight from an origin not allowed is still 403."""
+    async with gateway() as (url, _), aiohttp.ClientSession() as http:
+        async with http.options(url + LEADERBOARD) as r:
+            err = await r.json()
+            assert (r.status, err["code"]) == (405, "unimplemented"), err
+            assert r.headers["Allow"] == "GET, POST"
+        async with http.options(url + LEADERBOARD, headers={
+                "Origin": "https://elsewhere.example",
+                "Access-Control-Request-Method": "POST"}) as r:
+            assert r.status == 403
