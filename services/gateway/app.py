@@ -31,6 +31,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.log import server_logger
 from aiohttp.web_protocol import RequestHandler
 from aiohttp.web_server import Server
+from google.protobuf.message import DecodeError
 from structlog.contextvars import bound_contextvars
 
 from services.gateway import connect
@@ -312,6 +313,14 @@ def upstream_error(err: grpc.aio.AioRpcError, service: str, request_id: str = ""
     return answer
 
 
+def _unreadable(err: DecodeError, service: str, request_id: str) -> ConnectError:
+    """An upstream's answer that is not the message it should be (a service of another
+    release): ``internal`` naming the service; protobuf's words are logged, not sent on."""
+    log.warning("upstream answer unreadable", service=service, reason=str(err))
+    return ConnectError("internal", f"{_upstream(service)} sent an answer this gateway "
+                        f"cannot read (request id {request_id})")
+
+
 UPLOAD_REPLAYS = 2
 """Uploaded exports verified and stepped through at once by one gateway process; another
 upload meanwhile is answered resource_exhausted (429) at once, not queued."""
@@ -566,9 +575,12 @@ class Gateway:
             return web.Response(status=499)
         finally:
             watcher.cancel()
-        if codec == "json":
-            return web.Response(body=method.encode_json(answer), content_type=JSON)
-        return web.Response(body=method.encode_binary(answer), content_type=PROTO)
+        try:
+            if codec == "json":
+                return web.Response(body=method.encode_json(answer), content_type=JSON)
+            return web.Response(body=method.encode_binary(answer), content_type=PROTO)
+        except DecodeError as err:
+            return _error_response(_unreadable(err, service, request_id))
 
     async def _stream(
         self,
@@ -603,6 +615,8 @@ class Gateway:
                 )
         except grpc.aio.AioRpcError as err:
             error = upstream_error(err, service, request_id)
+        except DecodeError as err:
+            error = _unreadable(err, service, request_id)
         except ConnectionError:
             # the client went away and a write found out before the watcher's poll (reset,
             # or "Connection lost" for a write that waited on a client that stopped reading):

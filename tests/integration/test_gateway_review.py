@@ -332,3 +332,42 @@ async def test_options_without_an_origin_is_not_told_cors_is_refused() -> None:
                 "Origin": "https://elsewhere.example",
                 "Access-Control-Request-Method": "POST"}) as r:
             assert r.status == 403
+
+
+async def test_an_answer_the_gateway_cannot_read_is_internal_with_a_plain_reason(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An upstream answer that is not the message it should be (a service of another release,
+    a proxy's garbage) is ``internal`` naming the service, in the answer or the stream's
+    end: protobuf's DecodeError went past the handler, a bare 500 for a unary call and, for
+    a stream already started, a stream cut without its end and a traceback in the log."""
+    garbage = b"\x0a\xff\xff\xff\x7f"  # field 1, a length past the end
+
+    async def watch(request: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
+        yield rules_pb2.WatchMatchResponse().SerializeToString()
+        yield garbage
+
+    async def info(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        return garbage
+
+    caplog.set_level(logging.INFO, logger="aiohttp")
+    async with serving("neon.rules.v1.RulesService", {
+        "WatchMatch": grpc.unary_stream_rpc_method_handler(watch),
+        "GetGameInfo": grpc.unary_unary_rpc_method_handler(info)}) as rules, \
+            bare_gateway(GatewayConfig(port=0), {"rules-toy": rules}) as url, \
+            aiohttp.ClientSession() as http:
+        # (a binary answer with no field to blank is passed on unread, as it came)
+        async with http.post(url + "/games/toy/neon.rules.v1.RulesService/GetGameInfo",
+                             data=b"{}", headers=JSON) as r:
+            err = await r.json()
+            assert (r.status, err["code"]) == (500, "internal"), err
+            assert "rules service of toy" in err["message"], err
+        async with http.post(url + WATCH, data=envelope({"matchId": "m"}),
+                             headers=STREAM_JSON) as r:
+            body = await r.read()
+        end = end_of(body)
+        assert end["error"]["code"] == "internal", end
+        assert "rules service of toy" in end["error"]["message"], end
+    errors = [r for r in caplog.records if r.name.startswith("aiohttp")
+              and (r.levelno >= logging.ERROR or r.exc_info)]
+    assert errors == [], [r.getMessage() for r in errors]
