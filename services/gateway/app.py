@@ -75,6 +75,13 @@ cancel a handler whose client went away: a quiet stream would hold its slot and 
 call until the next message)."""
 
 
+STALLED_WRITE = 60.0
+"""Seconds a stream's message may wait for its HTTP client to take it; then the stream ends
+(its upstream call cancelled, its connection closed). A client that never read, its
+connection open, held its slot, its upstream call and the messages buffered for it (gRPC's
+window: megabytes) for as long as it liked."""
+
+
 class Upstreams:
     """One gRPC channel per upstream address, opened on first use."""
 
@@ -608,11 +615,18 @@ class Gateway:
         watcher = asyncio.create_task(_cancel_when_gone(request, call))
         try:
             async for item in call:
-                await response.write(
-                    connect.envelope(
-                        method.encode_json(item) if codec == "json" else method.encode_binary(item)
-                    )
-                )
+                message = connect.envelope(
+                    method.encode_json(item) if codec == "json" else method.encode_binary(item))
+                try:
+                    async with asyncio.timeout(STALLED_WRITE):
+                        await response.write(message)
+                except TimeoutError:
+                    log.info("stream ended", reason=f"its client took nothing for "
+                             f"{STALLED_WRITE:g} s")
+                    call.cancel()
+                    if request.transport is not None:
+                        request.transport.abort()  # nothing more can be written to it
+                    return response
         except grpc.aio.AioRpcError as err:
             error = upstream_error(err, service, request_id)
         except DecodeError as err:

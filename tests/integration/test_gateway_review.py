@@ -371,3 +371,54 @@ async def test_an_answer_the_gateway_cannot_read_is_internal_with_a_plain_reason
     errors = [r for r in caplog.records if r.name.startswith("aiohttp")
               and (r.levelno >= logging.ERROR or r.exc_info)]
     assert errors == [], [r.getMessage() for r in errors]
+
+
+async def test_a_stream_whose_client_takes_nothing_for_long_is_ended(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A client that opens a stream, never reads and keeps its connection open held the
+    stream's slot, its upstream call and the messages buffered for it (gRPC's window, up to
+    megabytes each) for as long as it liked: a write waiting longer than STALLED_WRITE
+    seconds ends the stream (its upstream call cancelled, its connection closed, its slot
+    free)."""
+    from services.gateway import app as gateway_app
+
+    monkeypatch.setattr(gateway_app, "STALLED_WRITE", 1.0)
+    caplog.set_level(logging.INFO, logger="aiohttp")
+    sent: list[int] = []
+    ended = asyncio.Event()
+    megabyte = rules_pb2.WatchMatchResponse(
+        event=rules_pb2.MatchEvent(text="a" * 1024 * 1024)).SerializeToString()
+
+    async def flood(request: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
+        try:
+            while True:
+                sent.append(1)
+                yield megabyte
+        finally:
+            ended.set()
+
+    message = json.dumps({"matchId": "m"}).encode()
+    body = struct.pack(">BI", 0, len(message)) + message
+    head = (f"POST {WATCH} HTTP/1.1\r\nHost: gw\r\nContent-Type: application/connect+json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode()
+    config = GatewayConfig(port=0, max_streams_per_client=1)
+    async with serving("neon.rules.v1.RulesService", {
+        "WatchMatch": grpc.unary_stream_rpc_method_handler(flood)}) as rules, \
+            bare_gateway(config, {"rules-toy": rules}) as url:
+        host, port = url.removeprefix("http://").split(":")
+        _, writer = await asyncio.open_connection(host, int(port))
+        try:
+            writer.write(head + body)
+            await writer.drain()
+            async with asyncio.timeout(10):  # open, never read, never close
+                await ended.wait()
+            async with aiohttp.ClientSession() as http, http.post(
+                    url + WATCH, data=body, headers=STREAM_JSON) as r:
+                first = await r.content.readexactly(5)
+                assert first[0] == 0, "the stalled stream's slot is free for the next"
+        finally:
+            writer.close()
+    errors = [r for r in caplog.records if r.name.startswith("aiohttp")
+              and (r.levelno >= logging.ERROR or r.exc_info)]
+    assert errors == [], [r.getMessage() for r in errors]
