@@ -422,3 +422,28 @@ async def test_a_stream_whose_client_takes_nothing_for_long_is_ended(
     errors = [r for r in caplog.records if r.name.startswith("aiohttp")
               and (r.levelno >= logging.ERROR or r.exc_info)]
     assert errors == [], [r.getMessage() for r in errors]
+
+
+async def test_a_token_in_the_query_or_a_cookie_is_neither_used_nor_logged(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The token is read from the Authorization header only: one in a query parameter (which
+    proxies and browsers' histories keep) or a cookie (which another site's page could make
+    a browser send) is not passed on to the service, and no log line names it."""
+    async with gateway() as (url, calls), aiohttp.ClientSession() as http:
+        capsys.readouterr()
+        query = "encoding=json&message=%7B%7D&authorization=Bearer+q-secret&token=q-secret"
+        async with http.get(f"{url}{LEADERBOARD}?{query}",
+                            headers={"Cookie": "token=c-secret; authorization=c-secret"}) as r:
+            assert r.status == 200, await r.text()
+        async with http.post(f"{url}{LEADERBOARD}?access_token=q-secret", data=b"{}",
+                             headers={**JSON, "Cookie": "token=c-secret"}) as r:
+            assert r.status == 200, await r.text()
+        async with http.get(f"{url}/nowhere?access_token=q-secret") as r:
+            assert r.status == 404 and "secret" not in await r.text()
+        logged = capsys.readouterr()
+    assert len(calls) == 2
+    for metadata in calls:
+        assert not [v for k, v in metadata if k == "authorization"], metadata
+        assert "secret" not in repr(metadata), metadata
+    assert "secret" not in logged.out + logged.err
