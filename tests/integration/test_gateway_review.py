@@ -447,3 +447,38 @@ async def test_a_token_in_the_query_or_a_cookie_is_neither_used_nor_logged(
         assert not [v for k, v in metadata if k == "authorization"], metadata
         assert "secret" not in repr(metadata), metadata
     assert "secret" not in logged.out + logged.err
+
+
+@pytest.mark.parametrize("target", [
+    "/static/../../etc/passwd", "/static/%2e%2e/%2e%2e/etc/passwd", "/static/..%5capp.py",
+    "/static/%2e%2e%2fapp.py", "/static/..\\app.py", "/viewer/../../etc/passwd",
+    "/static/%2fetc%2fpasswd", "/static/.", "/static/%00", "//etc/passwd",
+    "/static/" + "%2e%2e%2f" * 40 + "etc/passwd",
+])
+async def test_no_path_reaches_a_file_outside_the_viewer(target: str) -> None:
+    """Sent as written (no client normalises it): 404 in JSON, never a file of the server."""
+    async with gateway() as (url, _):
+        got = await exchange(url, f"GET {target} HTTP/1.1\r\nHost: gw\r\n"
+                                  "Connection: close\r\n\r\n".encode())
+    head, _, body = got.partition(b"\r\n\r\n")
+    assert head.split(b" ")[1] in (b"404", b"400"), got[:300]
+    assert json.loads(body)["code"] in ("not_found", "invalid_argument"), body[:300]
+    assert b"root:" not in body and b"import" not in body
+
+
+async def test_cors_for_any_origin_never_allows_credentials() -> None:
+    """``NEON_GATEWAY_CORS_ORIGINS=*`` answers ``Access-Control-Allow-Origin: *`` and never
+    ``Allow-Credentials`` (browsers then send no cookies, and the gateway reads none): a
+    token still has to be in the Authorization header the calling page sets."""
+    config = GatewayConfig(port=0, cors_origins=("*",))
+    async with bare_gateway(config, {}) as url, aiohttp.ClientSession() as http:
+        async with http.options(url + LEADERBOARD, headers={
+                "Origin": "https://any.example", "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "authorization, content-type"}) as r:
+            assert r.status == 204
+            assert r.headers["Access-Control-Allow-Origin"] == "*"
+            assert "Access-Control-Allow-Credentials" not in r.headers
+        async with http.post(url + LEADERBOARD, data=b"{}", headers={
+                **JSON, "Origin": "https://any.example"}) as r:
+            assert r.headers["Access-Control-Allow-Origin"] == "*"
+            assert "Access-Control-Allow-Credentials" not in r.headers
