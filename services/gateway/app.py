@@ -916,7 +916,13 @@ async def cors(request: web.Request, handler: Any) -> web.StreamResponse:
                 ConnectError("permission_denied", "CORS is not allowed for this origin"))
         response: web.StreamResponse = web.Response(status=204)
     else:
-        response = await handler(request)
+        try:
+            response = await handler(request)
+        except web.HTTPNotFound:
+            # a request target no route can match, the catch-all included (``OPTIONS *``,
+            # a CONNECT's authority): not found in JSON, as every other path
+            response = _error_response(ConnectError(
+                "not_found", f"nothing at {request.method} {request.path[:200]}"))
     if not response.prepared:  # a stream set its own before it started
         for key, value in cors_headers(config, origin).items():
             if key == "Vary":

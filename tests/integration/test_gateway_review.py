@@ -482,3 +482,17 @@ async def test_cors_for_any_origin_never_allows_credentials() -> None:
                 **JSON, "Origin": "https://any.example"}) as r:
             assert r.headers["Access-Control-Allow-Origin"] == "*"
             assert "Access-Control-Allow-Credentials" not in r.headers
+
+
+@pytest.mark.parametrize("line", ["OPTIONS * HTTP/1.1", "CONNECT evil.example:443 HTTP/1.1"])
+async def test_a_request_target_that_is_no_path_is_not_found_in_json(line: str) -> None:
+    """A request target that is not a path (``OPTIONS *``, a CONNECT's authority) matched no
+    route, not even the catch-all: aiohttp answered a text/plain "404: Not Found", the only
+    refusal not in Connect's JSON."""
+    async with gateway() as (url, calls):
+        got = await exchange(url, f"{line}\r\nHost: gw\r\nConnection: close\r\n\r\n".encode())
+    head, _, body = got.partition(b"\r\n\r\n")
+    assert head.split(b" ")[1] == b"404", got[:300]
+    assert b"application/json" in head.lower(), head
+    assert json.loads(body)["code"] == "not_found", body
+    assert calls == []
