@@ -26,9 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from aiohttp import web
+from aiohttp import http_exceptions, web
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.log import server_logger
+from aiohttp.web_protocol import RequestHandler
+from aiohttp.web_server import Server
+from google.protobuf.message import DecodeError
 from structlog.contextvars import bound_contextvars
 
 from services.gateway import connect
@@ -70,6 +73,13 @@ DISCONNECT_POLL = 0.5
 """Seconds between checks that a stream's HTTP client is still connected (aiohttp does not
 cancel a handler whose client went away: a quiet stream would hold its slot and its upstream
 call until the next message)."""
+
+
+STALLED_WRITE = 60.0
+"""Seconds a stream's message may wait for its HTTP client to take it; then the stream ends
+(its upstream call cancelled, its connection closed). A client that never read, its
+connection open, held its slot, its upstream call and the messages buffered for it (gRPC's
+window: megabytes) for as long as it liked."""
 
 
 class Upstreams:
@@ -136,6 +146,25 @@ def _codec(request: web.Request, streaming: bool) -> str:
             status=415, headers=(("Accept-Post", accepted),),
         )
     return wanted[ctype]
+
+
+PROTOCOL_VERSION = "1"
+
+
+def _check_protocol_version(request: web.Request) -> None:
+    """A POST's ``Connect-Protocol-Version`` is 1 or absent (as a GET's ``connect`` query is
+    v1 or absent): another is a protocol this gateway does not speak, ``invalid_argument``
+    as connect-go answers it."""
+    values = [v for v in request.headers.getall("Connect-Protocol-Version", []) if v]
+    if values and values != [PROTOCOL_VERSION]:
+        if len(values) > 1:
+            sent = f" (sent {len(values)} times)"
+        elif len(values[0]) <= 16 and _carried(values[0]):
+            sent = f", not {values[0]!r}"
+        else:
+            sent = ""
+        raise ConnectError("invalid_argument",
+                           f"connect-protocol-version must be {PROTOCOL_VERSION}{sent}")
 
 
 def _check_stream_coding(request: web.Request) -> None:
@@ -208,7 +237,13 @@ def _passed_metadata(request: web.Request, request_id: str,
     against that client rather than against the gateway's host. It is always the gateway's
     own: nothing else of the HTTP request (an ``X-Neon-Client`` header) is passed on."""
     metadata = []
-    value = request.headers.get("authorization")
+    values = request.headers.getall("authorization", [])
+    if len(values) > 1:
+        # HTTP has one Authorization header; with more, a proxy or a log before the gateway
+        # may have taken another caller than the one passed on (the first)
+        raise ConnectError(
+            "unauthenticated", f"send one authorization header, not {len(values)}")
+    value = values[0] if values else None
     if value is not None:
         if not _carried(value):
             raise ConnectError(
@@ -283,6 +318,14 @@ def upstream_error(err: grpc.aio.AioRpcError, service: str, request_id: str = ""
     if answer.message != (err.details() or ""):
         log.warning("upstream failed", service=service, code=answer.code, reason=err.details())
     return answer
+
+
+def _unreadable(err: DecodeError, service: str, request_id: str) -> ConnectError:
+    """An upstream's answer that is not the message it should be (a service of another
+    release): ``internal`` naming the service; protobuf's words are logged, not sent on."""
+    log.warning("upstream answer unreadable", service=service, reason=str(err))
+    return ConnectError("internal", f"{_upstream(service)} sent an answer this gateway "
+                        f"cannot read (request id {request_id})")
 
 
 UPLOAD_REPLAYS = 2
@@ -428,8 +471,14 @@ class Gateway:
                     if method.server_streaming:
                         stream_codec = codec
                         _check_stream_coding(request)
+                    _check_protocol_version(request)
                 if refused is not None:
                     raise refused
+                # the headers are judged before the body is read: a request they refuse is
+                # answered at once, not after its body arrived (or timed out)
+                metadata = _passed_metadata(request, request_id, self._client(request)[1])
+                timeout = _timeout(request, None if method.server_streaming
+                                   else self.config.unary_timeout)
                 # a unary call counts from before its body is read to its answer
                 # (config.max_calls_per_client); a stream counts in self.streams
                 unary = None if method.server_streaming else self._admit(
@@ -444,7 +493,6 @@ class Gateway:
                             + (connect.HEADER.size if method.server_streaming else 0),
                             self.config.body_timeout,
                         )
-                    metadata = _passed_metadata(request, request_id, self._client(request)[1])
                     channel = self.upstreams.channel(service)
                     if method.server_streaming:
                         raw = connect.single_envelope(body, self.config.max_message_bytes)
@@ -455,12 +503,13 @@ class Gateway:
                         )
                         try:
                             return await self._stream(request, method, channel, raw, codec, metadata,
-                                                      service, request_id)
+                                                      service, request_id, timeout)
                         finally:
                             self.streams.release(client)
                     raw = self._decode(method, body, codec)
                     answer = await self._unary(
-                        request, method, channel, raw, codec, metadata, service, request_id
+                        request, method, channel, raw, codec, metadata, service, request_id,
+                        timeout,
                     )
                 finally:
                     if unary is not None:
@@ -514,9 +563,10 @@ class Gateway:
         metadata: list[tuple[str, str]],
         service: str,
         request_id: str,
+        timeout: float | None,
     ) -> web.Response:
         call = channel.unary_unary(method.path)(
-            raw, metadata=metadata, timeout=_timeout(request, self.config.unary_timeout)
+            raw, metadata=metadata, timeout=timeout
         )
         watcher = asyncio.create_task(_cancel_when_gone(request, call))
         try:
@@ -532,9 +582,12 @@ class Gateway:
             return web.Response(status=499)
         finally:
             watcher.cancel()
-        if codec == "json":
-            return web.Response(body=method.encode_json(answer), content_type=JSON)
-        return web.Response(body=method.encode_binary(answer), content_type=PROTO)
+        try:
+            if codec == "json":
+                return web.Response(body=method.encode_json(answer), content_type=JSON)
+            return web.Response(body=method.encode_binary(answer), content_type=PROTO)
+        except DecodeError as err:
+            return _error_response(_unreadable(err, service, request_id))
 
     async def _stream(
         self,
@@ -546,9 +599,10 @@ class Gateway:
         metadata: list[tuple[str, str]],
         service: str,
         request_id: str,
+        timeout: float | None,
     ) -> web.StreamResponse:
         call = channel.unary_stream(method.path)(
-            raw, metadata=metadata, timeout=_timeout(request, None)
+            raw, metadata=metadata, timeout=timeout
         )
         response = web.StreamResponse(
             headers={
@@ -561,16 +615,26 @@ class Gateway:
         watcher = asyncio.create_task(_cancel_when_gone(request, call))
         try:
             async for item in call:
-                await response.write(
-                    connect.envelope(
-                        method.encode_json(item) if codec == "json" else method.encode_binary(item)
-                    )
-                )
+                message = connect.envelope(
+                    method.encode_json(item) if codec == "json" else method.encode_binary(item))
+                try:
+                    async with asyncio.timeout(STALLED_WRITE):
+                        await response.write(message)
+                except TimeoutError:
+                    log.info("stream ended", reason=f"its client took nothing for "
+                             f"{STALLED_WRITE:g} s")
+                    call.cancel()
+                    if request.transport is not None:
+                        request.transport.abort()  # nothing more can be written to it
+                    return response
         except grpc.aio.AioRpcError as err:
             error = upstream_error(err, service, request_id)
-        except ConnectionResetError:
-            # the client went away and a write found out before the watcher's poll: the
-            # stream is over for nobody to hear (no traceback in the log for a closed tab)
+        except DecodeError as err:
+            error = _unreadable(err, service, request_id)
+        except ConnectionError:
+            # the client went away and a write found out before the watcher's poll (reset,
+            # or "Connection lost" for a write that waited on a client that stopped reading):
+            # the stream is over for nobody to hear (no traceback in the log for a closed tab)
             call.cancel()
             return response
         except asyncio.CancelledError:
@@ -581,7 +645,7 @@ class Gateway:
         finally:
             call.cancel()
             watcher.cancel()
-        with contextlib.suppress(ConnectionResetError):
+        with contextlib.suppress(ConnectionError):
             await response.write(connect.end_of_stream(error))
             await response.write_eof()
         return response
@@ -846,13 +910,19 @@ async def cors(request: web.Request, handler: Any) -> web.StreamResponse:
     config = request.app[CONFIG]
     origin = request.headers.get("Origin", "")
     allowed = config.allows(origin)
-    if request.method == "OPTIONS":
+    if request.method == "OPTIONS" and origin:  # a preflight (without an Origin: 405)
         if not allowed:
             return _error_response(
                 ConnectError("permission_denied", "CORS is not allowed for this origin"))
         response: web.StreamResponse = web.Response(status=204)
     else:
-        response = await handler(request)
+        try:
+            response = await handler(request)
+        except web.HTTPNotFound:
+            # a request target no route can match, the catch-all included (``OPTIONS *``,
+            # a CONNECT's authority): not found in JSON, as every other path
+            response = _error_response(ConnectError(
+                "not_found", f"nothing at {request.method} {request.path[:200]}"))
     if not response.prepared:  # a stream set its own before it started
         for key, value in cors_headers(config, origin).items():
             if key == "Vary":
@@ -895,9 +965,14 @@ sessionStorage) and act with it, so only the gateway's own scripts run, and no o
 frames them (a framed desk could be clicked into ending a tournament)."""
 
 
+SERVER = "neon-gateway"
+"""Every answer's Server header."""
+
+
 async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
     """Every answer, streams included (prepared before a middleware would see them)."""
     response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Server"] = SERVER  # not aiohttp's, naming its and Python's versions
     if request.method == "GET":  # the pages and their files
         response.headers["Content-Security-Policy"] = PAGE_POLICY
         response.headers["X-Frame-Options"] = "DENY"
@@ -912,31 +987,87 @@ async def _close_unread(request: web.Request, response: web.StreamResponse) -> N
         response.force_close()
 
 
+BAD_HTTP = (
+    (http_exceptions.LineTooLong, "the request line or a header is longer than the gateway "
+     "takes (8190 bytes)"),
+    (http_exceptions.InvalidHeader, "a header is not valid HTTP"),
+    (http_exceptions.BadHttpMethod, "the request's method is not an HTTP method"),
+    (http_exceptions.BadStatusLine, "the request line is not valid HTTP/1.1"),
+    (http_exceptions.InvalidURLError, "the request's URL is not valid"),
+    (http_exceptions.PayloadEncodingError, "the request body's framing (its chunks or "
+     "Content-Length) is not valid HTTP"),
+)
+"""What is wrong with a request aiohttp could not parse, in the gateway's words by the kind
+of error: aiohttp's own words quote the request's bytes (a header line with its token, the
+first 100 bytes of a line too long)."""
+
+
+def bad_http_reason(exc: BaseException | None) -> str:
+    for kind, reason in BAD_HTTP:
+        if isinstance(exc, kind):
+            return reason
+    return "the request is not valid HTTP"
+
+
 class _ServerLog(logging.LoggerAdapter):
     """aiohttp's server logger, less the client's mistakes: a request that is not valid HTTP
     (a line past the limit, a header without a colon, a broken chunk) is answered 400 by
-    aiohttp and logged here at info, one line without a traceback; aiohttp logged each at
-    ERROR with its traceback, which any client could repeat for free. Anything else (a
-    handler that failed) is logged as aiohttp logs it."""
+    ``_RequestHandler`` and logged here at info, one line without a traceback or the
+    request's bytes; aiohttp logged each at ERROR with its traceback, which any client could
+    repeat for free. Anything else (a handler that failed) is logged as aiohttp logs it."""
 
     def exception(self, msg: object, *args: object, exc_info: Any = True,
                   **kwargs: Any) -> None:
         if isinstance(exc_info, HttpProcessingError):
             log.info("bad HTTP request refused", status=exc_info.code,
-                     reason=str(exc_info.message).strip().splitlines()[0][:200]
-                     if exc_info.message else "")
+                     kind=type(exc_info).__name__, reason=bad_http_reason(exc_info))
             return
         super().exception(msg, *args, exc_info=exc_info, **kwargs)
+
+
+class _RequestHandler(RequestHandler):
+    """aiohttp's connection handler, answering what it answers itself (a request it cannot
+    parse, a handler that raised) as a Connect error in JSON with ``nosniff``, like every
+    other answer of the gateway: aiohttp's text/plain answer quoted the request's bytes back
+    (an Authorization header's token among them)."""
+
+    def handle_error(self, request: Any, status: int = 500, exc: BaseException | None = None,
+                     message: str | None = None) -> web.StreamResponse:
+        super().handle_error(request, status, exc, message)  # logs; raises when already sent
+        if status == 500:
+            err = ConnectError("internal", "the gateway failed to answer this request")
+        elif status == 504:
+            err = ConnectError("deadline_exceeded", "the gateway did not answer in time")
+        else:
+            err = ConnectError("invalid_argument", bad_http_reason(exc), status=status)
+        answer = web.json_response(err.body(), status=status,
+                                   headers={"X-Content-Type-Options": "nosniff",
+                                            "Server": SERVER})
+        answer.force_close()
+        return answer
+
+
+class _Server(Server):
+    def __call__(self) -> RequestHandler:
+        return _RequestHandler(self, loop=self._loop, **self._kwargs)
+
+
+class _Runner(web.AppRunner):
+    async def _make_server(self) -> Server:
+        server = await super()._make_server()
+        server.__class__ = _Server  # aiohttp has no setting for its connection handler's class
+        return server
 
 
 def runner(app: web.Application, config: GatewayConfig) -> web.AppRunner:
     """The app's runner: a connection whose request's headers do not arrive within
     ``config.idle_timeout`` is closed (aiohttp's keep-alive timeout, 3630 s by default, is
     its only limit on a request's headers). Request bodies are decompressed by ``read_body``,
-    not by aiohttp. Malformed HTTP is not an error in the log (``_ServerLog``)."""
-    return web.AppRunner(app, access_log=None, shutdown_timeout=1.0,
-                         keepalive_timeout=config.idle_timeout, auto_decompress=False,
-                         logger=_ServerLog(server_logger, {}))
+    not by aiohttp. Malformed HTTP is not an error in the log (``_ServerLog``) and is
+    answered in Connect's JSON (``_RequestHandler``)."""
+    return _Runner(app, access_log=None, shutdown_timeout=1.0,
+                   keepalive_timeout=config.idle_timeout, auto_decompress=False,
+                   logger=_ServerLog(server_logger, {}))
 
 
 def build_app(gateway: Gateway) -> web.Application:

@@ -99,7 +99,8 @@ class Method:
         except (UnicodeDecodeError, ValueError, json_format.ParseError) as err:
             raise ConnectError(
                 "invalid_argument",
-                f"{self.request.DESCRIPTOR.full_name}: not valid JSON for this message: {err}",
+                f"{self.request.DESCRIPTOR.full_name}: not valid JSON for this message: "
+                f"{shortened(str(err))}",
             ) from None
         except RecursionError:  # json.loads, known_fields or ParseDict past Python's depth
             raise ConnectError(
@@ -115,7 +116,8 @@ class Method:
         except DecodeError as err:
             raise ConnectError(
                 "invalid_argument",
-                f"{self.request.DESCRIPTOR.full_name}: not a valid protobuf message: {err}",
+                f"{self.request.DESCRIPTOR.full_name}: not a valid protobuf message: "
+                f"{shortened(str(err))}",
             ) from None
         return body
 
@@ -136,6 +138,22 @@ class Method:
         message = self.response.FromString(raw)
         blank(message)
         return message.SerializeToString()
+
+
+REASON_CHARS = 240
+"""The most of a parser's reason an answer (and the log line of its refusal) holds."""
+
+
+def shortened(reason: str, limit: int = REASON_CHARS) -> str:
+    """A parser's ``reason`` in at most ``limit`` characters: a longer one keeps its start
+    (the field: "Failed to parse limit field: ...") and its end (protobuf's path to it,
+    "at GetLeaderboardRequest.limit."), the middle left out. protobuf's reasons quote the
+    value they could not take whole: a 4 MiB string went back in the answer and into the
+    log line of its refusal, each request."""
+    if len(reason) <= limit:
+        return reason
+    head = limit * 2 // 3
+    return f"{reason[:head]} ... {reason[-(limit - head - 5):]}"
 
 
 def _json_kind(value: Any) -> str:
