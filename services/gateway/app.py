@@ -1055,7 +1055,15 @@ class _Server(Server):
 class _Runner(web.AppRunner):
     async def _make_server(self) -> Server:
         server = await super()._make_server()
-        server.__class__ = _Server  # aiohttp has no setting for its connection handler's class
+        # aiohttp has no setting for its connection handler's class. Swapped only where the
+        # server is the one _Server.__call__ knows (aiohttp 3.11-3.14): an aiohttp that
+        # made it otherwise keeps its own handler (its text/plain 400s) rather than fail
+        # every connection
+        if type(server) is Server and hasattr(server, "_kwargs") and hasattr(server, "_loop"):
+            server.__class__ = _Server
+        else:
+            log.warning("aiohttp's connection handler kept: malformed HTTP is answered in "
+                        "aiohttp's words", server=type(server).__name__)
         return server
 
 

@@ -28,7 +28,8 @@ PUBLIC_DICE = {"GetCommitment", "RevealSeed"}
 """Dice calls anyone may make (the commitment, the revealed seed); the rest are internal."""
 
 READ_ONLY = {
-    "neon.rules.v1.RulesService": {"GetGameInfo", "GetView", "ListMatches", "ListLegalActions"},
+    "neon.rules.v1.RulesService": {"GetGameInfo", "CheckMatchConfig", "GetView", "ListMatches",
+                                   "ListLegalActions"},
     "neon.matchmaking.v1.MatchmakingService": {"GetTicket", "ListMyInvitations"},
     "neon.scoring.v1.ScoringService": {
         "GetRatings",

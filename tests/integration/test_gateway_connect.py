@@ -452,3 +452,21 @@ async def test_a_client_gone_mid_stream_ends_its_stream_quietly(
     await asyncio.sleep(0.3)
     errors = [r for r in caplog.records if r.name == "aiohttp.server" and r.levelname == "ERROR"]
     assert errors == [], [r.getMessage() for r in errors]
+
+
+async def test_a_client_checks_a_config_over_http_get_or_post(gateway: Any) -> None:
+    """CheckMatchConfig through the gateway: no token, a Connect GET (a read: it makes
+    nothing) or a POST; a config the engine's set-up refuses is invalid_argument with the
+    rules service's reason."""
+    backend, url = gateway
+    fine = {"mode": "single", "seats": 2,
+            "optionsJson": json.dumps({"decks": ["neon-pulse", "chrome-fury"]})}
+    async with aiohttp.ClientSession() as http, http.get(url + RULES + "/CheckMatchConfig",
+                        params={"connect": "v1", "encoding": "json",
+                                "message": json.dumps(fine)}) as r:
+        assert r.status == 200, await r.text()
+        assert (await r.json())["gameId"] == "neon-reign"
+    status, refused, _ = await post(url + RULES + "/CheckMatchConfig",
+                                    {**fine, "optionsJson": '{"decks": ["neon-pulse"]}'})
+    assert status == 400 and refused["code"] == "invalid_argument", refused
+    assert "one Action deck per seat" in refused["message"], refused
