@@ -882,8 +882,9 @@ def _replay_answer(data: bytes, public_key: str | None) -> Answer:
     """The answer for a match's export (the bytes ``web.json_response`` would send), final
     when the export verified and was stepped through to its seal: a sealed match's export
     never changes. An ended match whose seal waits fails verification ("not sealed") for now,
-    an answer that will change."""
-    report = replay_report(data, public_key)
+    an answer that will change. Anyone may ask for it and did not send the export: its
+    reasons are the public ones (``replays.public_reason``), never a hidden value they quote."""
+    report = replay_report(data, public_key, fetched=True)
     frames = report["frames"]
     final = (report["verification"]["ok"] and not report["stopped"] and bool(frames)
              and frames[-1]["type"] == "MatchSealed")
