@@ -10,24 +10,31 @@ rules service, a damaged store), since a healthy rules service's own exports ver
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from typing import Any
 
 import aiohttp
+import grpc
 from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from services.cli.backend import Backend
 from services.gateway.app import Gateway, Upstreams, build_app, runner
 from services.gateway.config import GatewayConfig
 from services.gateway.replays import public_reason
+from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
+from services.platform.playing import play_table, random_choice
 from services.platform.signing import public_key_hex
 from services.rules import records as rec
 from services.rules.export import build_export, parse_export
 from services.rules.games import load_engine
 from services.rules.selfplay import export_game, setups
 from services.rules.verify import verify_export
+from tests.browser.leakscan import scan
 from tests.integration.test_gateway_replay_chunks import rules_upstream
+from tests.support.gateway import gateway_for
 
 KEY = Ed25519PrivateKey.generate()
 
@@ -147,3 +154,47 @@ def test_reasons_without_hidden_values_are_shown_and_the_others_reduced_to_their
     assert shown == ("event 14: engine events and decisions of engine 1.0.0 as an earlier "
                      "release wrote them, not checked (only those of the current engine, "
                      "1.1.0, are)"), shown
+
+
+async def test_a_replay_from_the_services_is_the_spectators_whoever_asks_as_whichever_seat(
+    backend: Backend,
+) -> None:
+    """No seat view of a match through the replay: a seat token, a ``seat`` in the query or
+    the body change nothing (nothing is kept between the requests: each is computed); while
+    the match runs, a seat's token gets no replay either."""
+    organiser = [("authorization", f"Bearer {backend.organiser_token()}")]
+    async with gateway_for(backend, GatewayConfig(port=0, replay_cache_bytes=0)) as running, \
+            grpc.aio.insecure_channel(backend.address("rules-neon-reign")) as channel:
+        stub = rules_pb2_grpc.RulesServiceStub(channel)
+        created = await stub.CreateMatch(
+            rules_pb2.CreateMatchRequest(mode="single", seats=2, dev_seed="viewrev"),
+            metadata=organiser)
+        tokens = {t.seat: t.token for t in created.seat_tokens}
+        url = f"{running.url}/api/games/neon-reign/matches/{created.match_id}/replay"
+
+        async def ask(seat: int | None) -> tuple[int, Any]:
+            headers = {"Authorization": f"Bearer {tokens[seat]}"} if seat is not None else {}
+            async with aiohttp.ClientSession() as http, http.post(
+                    url + ("" if seat is None else f"?seat={seat}"), headers=headers,
+                    data=b"" if seat is None else json.dumps({"seat": seat}).encode()) as r:
+                return r.status, await r.json()
+
+        status, err = await ask(0)
+        assert (status, err["code"]) == (400, "failed_precondition"), err
+        assert "frames" not in err
+        await play_table(stub, created.match_id, tokens, random_choice("viewrev"))
+        for _ in range(100):
+            exported = await stub.ExportMatch(
+                rules_pb2.ExportMatchRequest(match_id=created.match_id), metadata=organiser)
+            if b'"MatchSealed"' in exported.export_jsonl:
+                break
+            await asyncio.sleep(0.05)
+        export = bytes(exported.export_jsonl)
+        status, public = await ask(None)
+        assert status == 200 and public["verification"]["ok"], public
+        for seat in (0, 1):
+            status, as_seat = await ask(seat)
+            assert status == 200 and as_seat == public
+        # and what every one of them got holds nothing hidden from a spectator
+        leaks, checked = scan([(url, json.dumps(public).encode())], export)
+        assert checked == len(export.splitlines()) - 1 and leaks == []
