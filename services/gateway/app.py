@@ -971,8 +971,13 @@ SERVER = "neon-gateway"
 
 
 async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
-    """Every answer, streams included (prepared before a middleware would see them)."""
+    """Every answer, streams included (prepared before a middleware would see them). An
+    answer to a request with a token (a seat's view, legal actions or events, a refusal) is
+    never kept by a cache, POST included: a proxy or CDN set to keep POST answers would hand
+    a seat's hand to the next client."""
     response.headers["X-Content-Type-Options"] = "nosniff"
+    if "authorization" in request.headers:
+        response.headers["Cache-Control"] = "private, no-store"
     response.headers["Server"] = SERVER  # not aiohttp's, naming its and Python's versions
     if request.method == "GET":  # the pages and their files
         response.headers["Content-Security-Policy"] = PAGE_POLICY
