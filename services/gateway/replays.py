@@ -36,6 +36,7 @@ _SHOWN = re.compile(
     r"|checkpoint: .*"
     r"|not stepped through: .*"
     r"|the export does not start with MatchCreated"
+    r"|cannot replay this game here: .*"
     r"|exported with engine \S+, replayed with \S+"
     r"|signature checked with the key in the file; pass --public-key to pin it"
     r"|dev seed: the draws come from a seed shared by every match .*"

@@ -129,6 +129,7 @@ def test_reasons_without_hidden_values_are_shown_and_the_others_reduced_to_their
         "event 40: stored outcome differs from the replayed outcome",
         "event 3: hash does not match its content",
         "exported with engine 1.2.0, replayed with 1.3.0",
+        "cannot replay this game here: 'chess'",
     ]
     for text in kept:
         assert public_reason(text) == text
