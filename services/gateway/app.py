@@ -882,8 +882,9 @@ def _replay_answer(data: bytes, public_key: str | None) -> Answer:
     """The answer for a match's export (the bytes ``web.json_response`` would send), final
     when the export verified and was stepped through to its seal: a sealed match's export
     never changes. An ended match whose seal waits fails verification ("not sealed") for now,
-    an answer that will change."""
-    report = replay_report(data, public_key)
+    an answer that will change. Anyone may ask for it and did not send the export: its
+    reasons are the public ones (``replays.public_reason``), never a hidden value they quote."""
+    report = replay_report(data, public_key, fetched=True)
     frames = report["frames"]
     final = (report["verification"]["ok"] and not report["stopped"] and bool(frames)
              and frames[-1]["type"] == "MatchSealed")
@@ -970,8 +971,13 @@ SERVER = "neon-gateway"
 
 
 async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
-    """Every answer, streams included (prepared before a middleware would see them)."""
+    """Every answer, streams included (prepared before a middleware would see them). An
+    answer to a request with a token (a seat's view, legal actions or events, a refusal) is
+    never kept by a cache, POST included: a proxy or CDN set to keep POST answers would hand
+    a seat's hand to the next client."""
     response.headers["X-Content-Type-Options"] = "nosniff"
+    if "authorization" in request.headers:
+        response.headers["Cache-Control"] = "private, no-store"
     response.headers["Server"] = SERVER  # not aiohttp's, naming its and Python's versions
     if request.method == "GET":  # the pages and their files
         response.headers["Content-Security-Policy"] = PAGE_POLICY

@@ -9,6 +9,7 @@ nobody in particular, its words, and the engine's spectator view after it. The e
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from services.rules import records as rec
@@ -23,6 +24,59 @@ MAX_FOREIGN_EVENTS = 3000
 step and a spectator view per event cost far more than reading the upload (the answer holds
 a view per frame), and anyone can make and sign a long export of their own; real matches are
 a few hundred events (the longest fixtures, Neon Knights races, about 540)."""
+
+
+HIDDEN_REASON = ("does not verify here, and the reason may name hidden values (draws, hands), "
+                 "so it is not shown; an organiser sees it with neon export and neon verify")
+"""What a replay fetched from the services says in place of a reason that may carry hidden
+values."""
+
+_SHOWN = re.compile(
+    r"(the match is not sealed: .*"
+    r"|checkpoint: .*"
+    r"|not stepped through: .*"
+    r"|the export does not start with MatchCreated"
+    r"|cannot replay this game here: .*"
+    r"|exported with engine \S+, replayed with \S+"
+    r"|signature checked with the key in the file; pass --public-key to pin it"
+    r"|dev seed: the draws come from a seed shared by every match .*"
+    r"|event \d+: (replayed state hash differs from the stored one"
+    r"|stored outcome differs from the replayed outcome"
+    r"|MatchEnded but the replayed match is not over"
+    r"|MatchSealed is not the last record"
+    r"|the seal reveals no seed"
+    r"|the revealed seed does not match the commitment"
+    r"|hash does not match its content"
+    r"|previous hash does not match event \d+"
+    r"|the export does not start with MatchCreated))",
+    re.DOTALL,
+)
+"""Reasons (verify's and the step-through's) that hold no value of the match's records: shown
+as they are. Every other one may quote one (a draw mismatch lists up to 8 draw results, the
+deck order of a shuffle; an engine's reason for an illegal action names cards; an exception's
+text holds the value it choked on)."""
+
+_EARLIER_ENGINE = re.compile(
+    r"(event \d+): .*: (engine events and decisions of engine \S+ as an earlier release "
+    r"wrote them, not checked \(only those of the current engine, \S+, are\))", re.DOTALL)
+"""verify's warning for a match of an earlier engine version: the event, the difference the
+replay found there (the kinds and count of engine events, hidden ones included), and what
+was not checked."""
+
+
+def public_reason(text: str) -> str:
+    """``text`` (a verification failure or warning, or why a step-through stopped) as anyone
+    may read it: as it is when it holds no value of the records (:data:`_SHOWN`), else its
+    event (``event N``) and :data:`HIDDEN_REASON`. For a replay fetched from the services
+    (anyone may ask for any finished match's), never for an upload (whoever sent it holds
+    the export)."""
+    if not text or _SHOWN.fullmatch(text):
+        return text
+    earlier = _EARLIER_ENGINE.fullmatch(text)
+    if earlier:
+        return f"{earlier.group(1)}: {earlier.group(2)}"
+    event = re.match(r"event \d+(?=: )", text)
+    return f"{event.group(0)}: {HIDDEN_REASON}" if event else HIDDEN_REASON
 
 
 def _texts(present: Any, record: dict[str, Any]) -> list[str]:
@@ -93,7 +147,7 @@ def public_frames(
 
 
 def replay_report(data: bytes, public_key: str | None = None,
-                  foreign_events: int | None = None) -> dict[str, Any]:
+                  foreign_events: int | None = None, fetched: bool = False) -> dict[str, Any]:
     """What the viewer shows for an export: verification, then the public frames.
 
     An export whose chain and checkpoint this deployment signed (``public_key``, when given)
@@ -102,7 +156,11 @@ def replay_report(data: bytes, public_key: str | None = None,
     replay go, but only up to ``foreign_events`` (:data:`MAX_FOREIGN_EVENTS`) events: a
     step and a spectator view per event would otherwise let an anonymous upload of up to
     MAX_EXPORT_BYTES buy minutes of CPU and a huge answer. Its verification says what does
-    not hold (a foreign signature stops it at once, before any rules replay)."""
+    not hold (a foreign signature stops it at once, before any rules replay).
+
+    ``fetched``: the export came from the services, not from the caller (who then does not
+    hold it): the failure, the warnings and why the step-through stopped are
+    :func:`public_reason`'s, never a hidden value they may quote."""
     report = verify_export(data, public_key=public_key)
     limit = MAX_FOREIGN_EVENTS if foreign_events is None else foreign_events
     step_through, why = True, ""
@@ -115,13 +173,17 @@ def replay_report(data: bytes, public_key: str | None = None,
                    "it with neon verify")
     facts, frames, stopped = public_frames(data, step_through=step_through)
     stopped = why or stopped
+    failure, warnings = report.failure, report.warnings
+    if fetched:
+        failure, stopped = public_reason(failure), public_reason(stopped)
+        warnings = [public_reason(w) for w in warnings]
     return {
         **facts,
         "verification": {
             "ok": report.ok,
             "checks": report.checks,
-            "failure": report.failure,
-            "warnings": report.warnings,
+            "failure": failure,
+            "warnings": warnings,
             "events": report.events,
             "public_key_pinned": bool(public_key),
         },
