@@ -150,7 +150,7 @@ async def test_a_callers_options_or_action_the_store_cannot_keep_is_refused(
 
 
 async def test_an_engines_result_the_store_cannot_keep_fails_the_step_storing_nothing(
-        stack: Stack, caplog: pytest.LogCaptureFixture) -> None:
+        stack: Stack, capfd: pytest.CaptureFixture[str]) -> None:
     """A plug-in engine's event data, outcome breakdown or carry holding such an object: the
     action is FAILED_PRECONDITION, its words naming the record and field only (the event was
     the other seat's secret), nothing is stored (the version stays), and the match plays on;
@@ -168,7 +168,10 @@ async def test_an_engines_result_the_store_cannot_keep_fails_the_step_storing_no
         assert f"'s {field} holds an object of exactly the keys" in why, why
         assert "nothing was stored" in why and "secret_plan" not in why, why
         assert (await client.view("eng")).version == before
-    assert "secret_plan" not in caplog.text
+    logged = capfd.readouterr().err
+    assert logged.count("an engine's result the match store cannot keep was refused") == 3
+    assert '"field": "events"' in logged and '"field": "outcome"' in logged
+    assert "secret_plan" not in logged and "uuid_hex" not in logged
     # the command ids of refused actions were never used
     answer = await client.submit(tokens[0], "eng", "e1", {"type": "pass"})
     assert answer.version == before + 1
