@@ -46,6 +46,7 @@ from services.platform.errors import (
 from services.platform.grpc_kit import clip
 from services.platform.logs import get_logger
 from services.platform.settings import CLOCK_GRACE_MS
+from services.platform.storable import unstorable_at, unstorable_reason
 from services.platform.storehealth import is_store_outage
 from services.platform.tokens import Claims, TokenIssuer
 from services.platform.waiting import within
@@ -193,6 +194,11 @@ def parse_json_object(text: str, what: str, limit: int = MAX_ACTION_BYTES) -> di
     problem = _not_canonical(value)
     if problem:
         raise InvalidArgument(f"{what}: {problem}")
+    # stored as it is (an action, a match's options): an object the match store would read
+    # back as another type would make the match unreadable from then on
+    unstorable = unstorable_reason(value, what)
+    if unstorable:
+        raise InvalidArgument(unstorable)
     return value
 
 
@@ -565,6 +571,7 @@ class MatchHost:
         """Make ``records`` durable (with a snapshot when one is due), then advance. When they
         end the match, the seal follows in its own commit (:meth:`_seal_end`) and is appended
         to ``records``."""
+        self._check_storable(live, records)
         events = [record_event(live.match_id, r) for r in records]
         last = records[-1]["n"]
         if state is not None and any(r["n"] % SNAPSHOT_EVERY == 0 for r in records):
@@ -609,6 +616,32 @@ class MatchHost:
             sealed = await self._seal_end(live, locked=True)
             if sealed is not None:
                 records.append(sealed)  # so the caller's answer shows the seal too
+
+    def _check_storable(self, live: LiveMatch, records: list[dict[str, Any]]) -> None:
+        """Refuse (FAILED_PRECONDITION, logged) records the match store could not read back:
+        an object of exactly the keys ``_type_`` and ``_data_`` (services/platform/storable.py)
+        would make the whole match unreadable once stored, at its next rebuild, export and
+        restart. Callers' JSON is refused at the edge (:func:`parse_json_object`); what is
+        left is an engine's own output (its events, outcome, carry, a bot's or default
+        action), which a plug-in engine (NEON_ENGINES) is not held to a schema for. Nothing
+        of the step is stored, and the match is rebuilt from the store on its next call (its
+        dice blocks as the store has them). The words name the record and its field alone:
+        a path into the engine's events could name what some seat may not see."""
+        for record in records:
+            path = unstorable_at(record)
+            if path is None:
+                continue
+            field_ = re.match(r"\.?([^.\[]*)", path).group(1)  # type: ignore[union-attr]
+            self.live.drop(live.match_id)
+            log.error("an engine's result the match store cannot keep was refused; nothing "
+                      "was stored", match_id=live.match_id, game=self.engine.game_id,
+                      engine_version=self.engine.engine_version, record=record.get("type"),
+                      field=field_)
+            raise FailedPrecondition(
+                f"the {self.engine.game_id} engine's result cannot be stored: its "
+                f"{record.get('type')} record's {field_} holds an object of exactly the keys "
+                "'_type_' and '_data_', which the match store would read back as another "
+                "type; nothing was stored and the match is as it was")
 
     async def _seal_end(self, live: LiveMatch, locked: bool = False) -> dict[str, Any] | None:
         """The seal of a match whose MatchEnded is stored: the dice session is closed (the

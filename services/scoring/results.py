@@ -20,6 +20,7 @@ from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.platform.storable import Unstorable, check_storable
 from services.platform.tokens import is_bot
 from services.rules.records import is_abandoned
 
@@ -113,27 +114,15 @@ def _text(payload: Mapping[str, Any], key: str, pattern: re.Pattern[str] | None 
     return value
 
 
-STORE_TYPE_KEYS = frozenset({"_type_", "_data_"})
-"""The keys of an object the store's JSON transcoder (eventsourcing's) reads back as a value
-of a registered type rather than as an object."""
-
-
 def _check_storable(value: Any) -> None:
     """Refuse a breakdown holding an object of exactly the keys ``_type_`` and ``_data_``,
     at any depth: the store writes it as it is and reads it back as another type (a UUID, a
     decimal, ...), or fails to read it at all, and then the board and every later result with
-    it. Walked without recursion: a parsed message may be nested as deep as the parser took."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            if item.keys() == STORE_TYPE_KEYS:
-                raise MalformedResult("outcome.breakdown holds an object of exactly the keys "
-                                      "'_type_' and '_data_', which the store cannot keep as "
-                                      "an object")
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+    it (services/platform/storable.py, the check every service's edge makes)."""
+    try:
+        check_storable(value, "outcome.breakdown")
+    except Unstorable as err:
+        raise MalformedResult(str(err)) from None
 
 
 def _teams(value: Any, seats: int) -> tuple[tuple[int, ...], ...]:
