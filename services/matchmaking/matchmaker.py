@@ -141,6 +141,10 @@ ticket already queued is answered as ever (it queues nothing):
   a party names them without asking, and anyone could otherwise cool a stranger down by
   inviting them. Nor is a missing accept on a ticket an organiser or a service queued (whoever
   queued it accepts for its players); a player's own CancelTicket of it while proposed is.
+  Joining a party is queueing: a player cooling down in the game is refused AcceptMatch, with
+  their own token, of a party that only invited them (the same FAILED_PRECONDITION), else a
+  friend's party naming them would seat them anyway; the match falls through as any an
+  invited player did not accept.
 - Churn: at most ``Config.join_limit`` tickets per player and game within ``join_window``
   seconds (NEON_MATCHMAKING_JOIN_LIMIT, _WINDOW: 20 in 60 s): one more is
   RESOURCE_EXHAUSTED, saying in how many seconds they may queue again (each ticket, and each
@@ -711,6 +715,21 @@ class Matchmaker:
     def _check_limits(self, s: Standing, now: float) -> None:
         """FAILED_PRECONDITION while the player cools down, RESOURCE_EXHAUSTED past the churn
         limit; each reason says when they may queue for the game again."""
+        self._check_cooldown(s, now)
+        c = self.config
+        if c.join_limit:
+            recent = [t for t in s.joins if t > now - c.join_window]
+            if len(recent) >= c.join_limit:
+                again = recent[-c.join_limit] + c.join_window
+                raise ResourceExhausted(
+                    f"player {s.player!r} queued {len(recent)} tickets for {s.game} within "
+                    f"{c.join_window:g} s (at most {c.join_limit}): they may queue again in "
+                    f"{_seconds_left(again - now)} s (at {_utc(again)})")
+
+    def _check_cooldown(self, s: Standing, now: float) -> None:
+        """FAILED_PRECONDITION while the player cools down in the game (saying when they may
+        queue again): for CreateTicket, and for AcceptMatch of a party that only invited them
+        (joining a friend's party is queueing too)."""
         c = self.config
         until = cooldown_until(s.strikes, c.decline_limit, c.decline_window, c.decline_cooldown)
         if now < until:
@@ -720,14 +739,6 @@ class Matchmaker:
                 f"{'es' if c.decline_limit != 1 else ''} fell through because "
                 f"of them within {c.decline_window:g} s (not accepted in time, or cancelled while "
                 "proposed)")
-        if c.join_limit:
-            recent = [t for t in s.joins if t > now - c.join_window]
-            if len(recent) >= c.join_limit:
-                again = recent[-c.join_limit] + c.join_window
-                raise ResourceExhausted(
-                    f"player {s.player!r} queued {len(recent)} tickets for {s.game} within "
-                    f"{c.join_window:g} s (at most {c.join_limit}): they may queue again in "
-                    f"{_seconds_left(again - now)} s (at {_utc(again)})")
 
     async def _strike(self, strikes: Sequence[tuple[str, str, str]],
                       now: float) -> list[Aggregate]:
@@ -824,6 +835,9 @@ class Matchmaker:
     async def accept_match(self, claims: Claims | None, ticket_id: str, match_id: str) -> dict[str, Any]:
         if not match_id:
             raise InvalidArgument("match_id is required")
+        # read outside the lock, as CreateTicket does: the Standing of a player accepting a
+        # party's invitation (joining it is queueing: "Queueing limits")
+        loaded = await self._joining_standing(claims, ticket_id)
         async with self.lock:
             ticket = await self._owned(claims, ticket_id)
             if _has_declined(claims, ticket):
@@ -837,6 +851,10 @@ class Matchmaker:
                     f"ticket {ticket_id!r} is {ticket.status}, not proposed match {match_id!r}")
             players = acts_for(claims, ticket.players)  # type: ignore[arg-type]
             new = [p for p in players if p not in ticket.accepted]
+            if loaded is not None and loaded.game == ticket.game and \
+                    claims.player in new and claims.player not in ticket.consented:  # type: ignore[union-attr]
+                # a player cooling down in the game does not play it through a friend's party
+                self._check_cooldown(self._keep(loaded), self.clock())
             for p in new:  # accepting holds the player here: they may wait in one ticket only
                 other = self.player_ticket.get(p, ticket_id)
                 if other != ticket_id:
@@ -855,6 +873,25 @@ class Matchmaker:
             else:
                 self._accepted_by(ticket_id, match_id, [])
         return shown_to(claims, self.view(ticket))
+
+    async def _joining_standing(self, claims: Claims | None, ticket_id: str) -> Standing | None:
+        """The Standing of a player token's own player in the game of ``ticket_id`` when its
+        AcceptMatch would join a party that only invited them (under the cooldown, as a
+        CreateTicket of theirs is); None otherwise, or when the ticket is not found (the call
+        says why under the lock)."""
+        if claims is None or claims.role != "player" or not self.config.decline_limit \
+                or self.stale:
+            return None
+        ticket = self.tickets.get(ticket_id)
+        if ticket is None:
+            try:
+                ticket = await self._find(ticket_id)
+            except Unavailable:
+                return None
+        me = claims.player
+        if ticket is None or me not in ticket.players or me in ticket.consented:
+            return None
+        return await self._standing(me, ticket.game)
 
     def _accepted_by(self, ticket_id: str, match_id: str, players: Sequence[str]) -> None:
         """``players`` accepted ``match_id`` for ``ticket_id`` (stored): the ticket holds them,
