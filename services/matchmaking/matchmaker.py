@@ -39,7 +39,12 @@ A ticket holds only the players who consented to it (``Ticket.consented``): its 
 player token's own player; every player when an organiser or a service queued it) and those
 who accepted one of its matches. A player waits in at most one ticket that holds them
 (``player_ticket``: queueing or accepting elsewhere meanwhile is FAILED_PRECONDITION, naming
-that ticket, which is their own). Whoever else a party names is only invited (``invited``):
+that ticket, which is their own). With several replicas, each knows only the tickets of the
+queues it owns, so a ticket that comes to hold a player also records it on the player's
+:class:`Holding` in the shared store (same transaction), which a replica reads before holding
+the player: a ticket of another replica's queue still open and holding them refuses it the
+same way (two replicas holding one player at once write the same version of it: the store
+takes one). Whoever else a party names is only invited (``invited``):
 they queue, or accept another party's match, as if it did not name them, and CreateTicket
 never looks at them, so a party learns nothing of its invited players but what they do with
 its own match (accept it, or "dropped: X did not accept"). A player in several open tickets
@@ -179,6 +184,7 @@ from services.matchmaking.config import Config, config_from_env
 from services.matchmaking.domain import (
     BatchProposal,
     BotMatch,
+    Holding,
     Kickoff,
     ProposalBatch,
     Queue,
@@ -323,11 +329,15 @@ class Matchmaker:
         on_saved: Callable[[], None] = lambda: None,
         owns: Callable[[str], bool] = lambda game: True,
         bot_secret: bytes = b"",
+        replicated: bool = False,
     ) -> None:
         self.app, self.rules, self.ratings_source, self.config = app, rules, ratings, config
         self.catalogue = catalogue or Catalogue()
         self.clock, self.on_saved = clock, on_saved
         self.owns = owns
+        self.replicated = replicated
+        """Other replicas own other games' queues (routing.py): a player held here may be held
+        by a ticket of theirs, which only the store tells (:class:`Holding`)."""
         """Whether this process owns a game's queue (services/matchmaking/routing.py): it holds,
         cycles and answers for the tickets of those games only."""
         self.tickets: dict[str, Ticket] = {}
@@ -646,6 +656,7 @@ class Matchmaker:
                               "try again")
         # read outside the lock, as _find: a first CreateTicket holds up no other call
         loaded = await self._standing(caller.player, req.game) if self._limited(caller) else None
+        holdings = await self._holdings(acts_for(caller, players))
         async with self.lock:
             self._ready()
             raced = self.tickets.get(req.ticket_id)
@@ -663,11 +674,13 @@ class Matchmaker:
                 if other is not None:
                     raise FailedPrecondition(f"player {p!r} already waits in ticket {other!r}")
             self._check_invitations(caller, players)
+            claimed = self._claim(holdings, acts_for(caller, players), req.ticket_id, req.game,
+                                  "")
             ticket = Ticket(req.ticket_id, req.requested(), resolved, now, queuer(caller))
             minter = organiser_acting(caller, self.config.trust_minted_tokens)
             if minter is not None and caller.role == "player":  # an organiser's: created_by
                 ticket.act_for(req.ticket_id, minter)
-            saved: list[Aggregate] = [ticket]
+            saved: list[Aggregate] = [ticket, *claimed]
             if standing is not None and self.config.join_limit:
                 standing.joined(now, self.config.join_window)
                 saved.append(standing)
@@ -838,6 +851,7 @@ class Matchmaker:
         # read outside the lock, as CreateTicket does: the Standing of a player accepting a
         # party's invitation (joining it is queueing: "Queueing limits")
         loaded = await self._joining_standing(claims, ticket_id)
+        holdings = await self._joining_holdings(claims, ticket_id)
         async with self.lock:
             ticket = await self._owned(claims, ticket_id)
             if _has_declined(claims, ticket):
@@ -861,6 +875,12 @@ class Matchmaker:
                     raise FailedPrecondition(
                         f"player {p!r} already waits in ticket {other!r}: it must end (or be "
                         f"cancelled) before {p!r} can play in this one")
+            joining = [p for p in new if p not in ticket.consented]
+            if self.replicated and not set(joining) <= set(holdings):  # changed meanwhile
+                raise Unavailable(f"ticket {ticket_id!r} changed meanwhile; try again")
+            claimed = self._claim(holdings, joining, ticket_id, ticket.game,
+                                  ": it must end (or be cancelled) before {p!r} can play in "
+                                  "this one")
             if new:
                 ticket.accept(ticket_id, match_id, players)
                 organiser = organiser_acting(claims, self.config.trust_minted_tokens)  # type: ignore[arg-type]
@@ -869,7 +889,8 @@ class Matchmaker:
                 # held and looked at once stored, even if this call is cancelled meanwhile
                 # (else a match accepted by everyone would never be created: a proposal
                 # accepted by all is not timed out either)
-                await self._save([ticket], then=lambda: self._accepted_by(ticket_id, match_id, new))
+                await self._save([ticket, *claimed],
+                                 then=lambda: self._accepted_by(ticket_id, match_id, new))
             else:
                 self._accepted_by(ticket_id, match_id, [])
         return shown_to(claims, self.view(ticket))
@@ -892,6 +913,65 @@ class Matchmaker:
         if ticket is None or me not in ticket.players or me in ticket.consented:
             return None
         return await self._standing(me, ticket.game)
+
+    async def _joining_holdings(self, claims: Claims | None,
+                                ticket_id: str) -> dict[str, tuple[Holding, Ticket | None]]:
+        """The :meth:`_holdings` of the players an AcceptMatch of ``claims`` on ``ticket_id``
+        would hold anew (those it acts for that the ticket does not hold yet); none on one
+        replica, or when the ticket is not found (the call says why under the lock)."""
+        if not self.replicated or claims is None or claims.role not in ("player", *ADMIN) \
+                or self.stale:
+            return {}
+        ticket = self.tickets.get(ticket_id) or await self._find(ticket_id)
+        if ticket is None:
+            return {}
+        held = ticket.consented
+        return await self._holdings([p for p in acts_for(claims, ticket.players)
+                                     if p not in held])
+
+    async def _holdings(self, players: Sequence[str]) -> dict[str, tuple[Holding, Ticket | None]]:
+        """With several replicas (``replicated``): each player's :class:`Holding` as stored (a
+        new one for a player never held), and the ticket it names when another replica owns
+        its queue (as stored: that replica saves each change before telling anyone), read
+        outside the lock; {} on one replica, whose memory knows every ticket. UNAVAILABLE when
+        the store does not answer."""
+        if not self.replicated or not players:
+            return {}
+
+        def read() -> dict[str, tuple[Holding, Ticket | None]]:
+            out: dict[str, tuple[Holding, Ticket | None]] = {}
+            for p in players:
+                h = self.app.find_holding(p) or Holding(p)
+                other = self.app.find(h.ticket_id) if h.ticket_id and not self.owns(h.game) \
+                    else None
+                out[p] = (h, other)
+            return out
+
+        try:
+            return await asyncio.to_thread(read)
+        except Exception as err:
+            log.error("holding lookup failed", players=len(players), error=repr(err))
+            raise Unavailable("the matchmaking store does not answer; try again") from None
+
+    def _claim(self, holdings: Mapping[str, tuple[Holding, Ticket | None]],
+               players: Sequence[str], ticket_id: str, game: str, more: str) -> list[Holding]:
+        """(The lock is held; memory has refused a player held here.) ``players`` come to be
+        held by ``ticket_id``: FAILED_PRECONDITION, "player X already waits in ticket T"
+        (``more`` follows, formatted with ``p``), when another replica's open ticket holds one
+        of them, else their Holdings naming ``ticket_id``, to save with the change. None on
+        one replica."""
+        if not self.replicated:
+            return []
+        claimed = []
+        for p in players:
+            h, other = holdings[p]
+            if other is not None and other.ticket_id != ticket_id and other.is_open \
+                    and p in other.consented and not self.owns(other.game):
+                raise FailedPrecondition(f"player {p!r} already waits in ticket "
+                                         f"{other.ticket_id!r}" + more.format(p=p))
+            h.hold(ticket_id, game)
+            claimed.append(h)
+        return claimed
 
     def _accepted_by(self, ticket_id: str, match_id: str, players: Sequence[str]) -> None:
         """``players`` accepted ``match_id`` for ``ticket_id`` (stored): the ticket holds them,
