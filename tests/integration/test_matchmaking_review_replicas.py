@@ -13,6 +13,7 @@ first (always the player's own ticket), as on one replica, until that one ends.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +23,14 @@ import pytest
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2 as pb
 from services.genproto.neon.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
 from services.platform.grpc_kit import call_metadata, channel
-from tests.integration.test_matchmaking_replicas import replica_pair
+from tests.integration.test_matchmaking_replicas import unstarted_pair
 
 S = pb.TicketStatus
 
 
-async def test_a_player_waits_in_one_ticket_across_replicas(tmp_path: Path, nats_url: str) -> None:
-    pair = await replica_pair(tmp_path, nats_url)
+async def _one_ticket_across_replicas(pair: Any) -> None:
+    for i in range(2):
+        await pair.start(i)
     g0, g1 = pair.games(0)[0], pair.games(1)[0]
     channels = [channel(s.address) for s in pair.services]
     stubs = [pb_grpc.MatchmakingServiceStub(ch) for ch in channels]
@@ -104,3 +106,17 @@ async def test_a_player_waits_in_one_ticket_across_replicas(tmp_path: Path, nats
         for ch in channels:
             await ch.close()
         await pair.close()
+
+
+async def test_a_player_waits_in_one_ticket_across_replicas_sqlite(tmp_path: Path,
+                                                                   nats_url: str) -> None:
+    await _one_ticket_across_replicas(unstarted_pair(tmp_path, nats_url))
+
+
+@pytest.mark.postgres
+async def test_a_player_waits_in_one_ticket_across_replicas_postgres(
+        tmp_path: Path, nats_url: str, postgres_url: str, postgres_schema: str) -> None:
+    pair = unstarted_pair(tmp_path, nats_url)
+    pair.settings = dataclasses.replace(pair.settings, persistence="postgres",
+                                        database_url=postgres_url, postgres_schema=postgres_schema)
+    await _one_ticket_across_replicas(pair)
