@@ -144,8 +144,12 @@ ticket already queued is answered as ever (it queues nothing):
   from the last, the reason saying in how many seconds and at what time they may queue
   again. An invited player who does not accept, or declines (DeclineInvite), is not struck:
   a party names them without asking, and anyone could otherwise cool a stranger down by
-  inviting them. Nor is a missing accept on a ticket an organiser or a service queued (whoever
-  queued it accepts for its players); a player's own CancelTicket of it while proposed is.
+  inviting them. The party's creator is instead (a player who queued it with their own
+  token, once per fall-through): they chose whom to queue with, and a second account of
+  theirs, invited and declining or not accepting each match they did not want, would
+  otherwise dodge every match without a strike. Nor is a missing accept on a ticket an
+  organiser or a service queued (whoever queued it accepts for its players); a player's own
+  CancelTicket of it while proposed is.
   Joining a party is queueing: a player cooling down in the game is refused AcceptMatch, with
   their own token, of a party that only invited them (the same FAILED_PRECONDITION), else a
   friend's party naming them would seat them anyway; the match falls through as any an
@@ -750,8 +754,8 @@ class Matchmaker:
                 f"player {s.player!r} may queue for {s.game} again in {_seconds_left(until - now)}"
                 f" s (at {_utc(until)}): {c.decline_limit} proposed match"
                 f"{'es' if c.decline_limit != 1 else ''} fell through because "
-                f"of them within {c.decline_window:g} s (not accepted in time, or cancelled while "
-                "proposed)")
+                f"of them within {c.decline_window:g} s (not accepted in time, cancelled while "
+                "proposed, or their party's invited player declined or did not accept)")
 
     async def _strike(self, strikes: Sequence[tuple[str, str, str]],
                       now: float) -> list[Aggregate]:
@@ -1029,6 +1033,8 @@ class Matchmaker:
                 raise FailedPrecondition("the match of this ticket is being created")
             reason = f"{me} declined the invitation"
             changed: list[Aggregate] = [ticket]
+            if proposal is not None:  # a fall-through: counted against the party's creator
+                changed += await self._strike([(creator, ticket.game, match_id)], self.clock())
             if match_id:  # the match seated them: it falls through, for every ticket of it
                 ticket.requeue(ticket_id, match_id, f"match {match_id} fell through: {reason}")
                 if proposal is not None:
@@ -1429,8 +1435,13 @@ class Matchmaker:
             for i in sorted(late):
                 t = self.tickets[i]
                 if t.created_by.startswith("player:"):  # held and did not accept
-                    strikes += [(pl, t.game, p.match_id) for pl in t.consented
-                                if pl not in t.accepted]
+                    held = t.consented
+                    struck = [pl for pl in held if pl not in t.accepted]
+                    creator = t.created_by.partition(":")[2]
+                    if creator not in struck and any(pl not in held and pl not in t.accepted
+                                                     for pl in t.players):
+                        struck.append(creator)  # an invitee of theirs: the party's creator
+                    strikes += [(pl, t.game, p.match_id) for pl in struck]
                 t.expire(i, f"dropped: {', '.join(pl for pl in t.players if pl in missing)} did "
                             f"not accept match {p.match_id} within {self.config.accept_timeout:g} s",
                          now)
