@@ -1446,8 +1446,10 @@ class Matchmaker:
                             f"not accept match {p.match_id} within {self.config.accept_timeout:g} s",
                          now)
                 changed.append(t)
-            changed += self._dissolve(p, late, f"match {p.match_id} fell through: "
-                                               f"{', '.join(missing)} did not accept in time")
+            # the other tickets are strangers': told neither who nor which ticket, as for a
+            # cancel or a decline (the late tickets' own players are told who, above)
+            changed += self._dissolve(p, late, f"match {p.match_id} fell through: a player "
+                                               "of it did not accept in time")
         return changed
 
     def _dissolve(self, p: Proposal | RowProposal, ended: set[str], reason: str) -> list[Aggregate]:
