@@ -16,11 +16,13 @@ from eventsourcing.utils import get_topic
 
 from services.matchmaking.domain import (
     BotMatch,
+    Holding,
     Kickoff,
     ProposalBatch,
     Queue,
     Standing,
     Ticket,
+    holding_uuid,
     kickoff_uuid,
     standing_uuid,
     ticket_uuid,
@@ -96,7 +98,7 @@ class BatchTranscoder(JSONTranscoder):
 
 class MatchmakingApplication(TrustedTopics, Application):
     name = "matchmaking"
-    snapshotting_intervals = {Queue: 100, Standing: 50}  # noqa: RUF012 (eventsourcing's class variable)
+    snapshotting_intervals = {Queue: 100, Standing: 50, Holding: 50}  # noqa: RUF012 (eventsourcing's class variable)
 
     def construct_transcoder(self) -> Transcoder:
         transcoder = BatchTranscoder()
@@ -112,6 +114,12 @@ class MatchmakingApplication(TrustedTopics, Application):
     def find_standing(self, player: str, game: str) -> Standing | None:
         try:
             return self.repository.get(standing_uuid(player, game))  # type: ignore[no-any-return]
+        except AggregateNotFoundError:
+            return None
+
+    def find_holding(self, player: str) -> Holding | None:
+        try:
+            return self.repository.get(holding_uuid(player))  # type: ignore[no-any-return]
         except AggregateNotFoundError:
             return None
 

@@ -452,3 +452,34 @@ class Standing(Aggregate):
     @event("Struck")
     def struck(self, at: float, match_id: str, horizon: float) -> None:
         self.strikes = [t for t in self.strikes if t > at - horizon] + [at]
+
+
+def holding_uuid(player: str) -> uuid.UUID:
+    return uuid.uuid5(NAMESPACE, f"holding:{player}")
+
+
+class Holding(Aggregate):
+    """The last ticket that held a player (matchmaker.py, "Consent"), written only by
+    matchmaking replicas (several share the store, each owning some games' queues): each ticket
+    that comes to hold the player (its creator, every player of an organiser's or a service's
+    ticket, a player who accepts one of its matches) is recorded here in the transaction that
+    holds them, by whichever replica owns its queue. A replica holding a player first reads it,
+    and while that ticket is open and holds them, refuses, as one replica refuses from memory:
+    a player waits in one ticket at a time across replicas too. Nothing is written when a
+    ticket ends (whether it still holds them is read from the ticket itself); two replicas
+    holding one player at once write the same version, and the store refuses the second."""
+
+    @event("Created")
+    def __init__(self, player: str) -> None:
+        self.player = player
+        self.ticket_id = ""
+        self.game = ""
+
+    @staticmethod
+    def create_id(player: str, *args: Any, **kwargs: Any) -> uuid.UUID:
+        return holding_uuid(player)
+
+    @event("Held")
+    def hold(self, ticket_id: str, game: str) -> None:
+        self.ticket_id = ticket_id
+        self.game = game

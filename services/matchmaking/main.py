@@ -66,6 +66,7 @@ async def start(
     matchmaker = Matchmaker(app, rules, ratings, config, catalogue,
                             on_saved=relay.poke if relay else (lambda: None),
                             owns=routing.owner_check(replicas),
+                            replicated=replicas is not None,
                             bot_secret=hmac.new(keys.token_secret, b"neon-arena/matchmaking-bots",
                                                 hashlib.sha256).digest())
     await matchmaker.recover()

@@ -39,7 +39,12 @@ A ticket holds only the players who consented to it (``Ticket.consented``): its 
 player token's own player; every player when an organiser or a service queued it) and those
 who accepted one of its matches. A player waits in at most one ticket that holds them
 (``player_ticket``: queueing or accepting elsewhere meanwhile is FAILED_PRECONDITION, naming
-that ticket, which is their own). Whoever else a party names is only invited (``invited``):
+that ticket, which is their own). With several replicas, each knows only the tickets of the
+queues it owns, so a ticket that comes to hold a player also records it on the player's
+:class:`Holding` in the shared store (same transaction), which a replica reads before holding
+the player: a ticket of another replica's queue still open and holding them refuses it the
+same way (two replicas holding one player at once write the same version of it: the store
+takes one). Whoever else a party names is only invited (``invited``):
 they queue, or accept another party's match, as if it did not name them, and CreateTicket
 never looks at them, so a party learns nothing of its invited players but what they do with
 its own match (accept it, or "dropped: X did not accept"). A player in several open tickets
@@ -139,8 +144,16 @@ ticket already queued is answered as ever (it queues nothing):
   from the last, the reason saying in how many seconds and at what time they may queue
   again. An invited player who does not accept, or declines (DeclineInvite), is not struck:
   a party names them without asking, and anyone could otherwise cool a stranger down by
-  inviting them. Nor is a missing accept on a ticket an organiser or a service queued (whoever
-  queued it accepts for its players); a player's own CancelTicket of it while proposed is.
+  inviting them. The party's creator is instead (a player who queued it with their own
+  token, once per fall-through): they chose whom to queue with, and a second account of
+  theirs, invited and declining or not accepting each match they did not want, would
+  otherwise dodge every match without a strike. Nor is a missing accept on a ticket an
+  organiser or a service queued (whoever queued it accepts for its players); a player's own
+  CancelTicket of it while proposed is.
+  Joining a party is queueing: a player cooling down in the game is refused AcceptMatch, with
+  their own token, of a party that only invited them (the same FAILED_PRECONDITION), else a
+  friend's party naming them would seat them anyway; the match falls through as any an
+  invited player did not accept.
 - Churn: at most ``Config.join_limit`` tickets per player and game within ``join_window``
   seconds (NEON_MATCHMAKING_JOIN_LIMIT, _WINDOW: 20 in 60 s): one more is
   RESOURCE_EXHAUSTED, saying in how many seconds they may queue again (each ticket, and each
@@ -175,6 +188,7 @@ from services.matchmaking.config import Config, config_from_env
 from services.matchmaking.domain import (
     BatchProposal,
     BotMatch,
+    Holding,
     Kickoff,
     ProposalBatch,
     Queue,
@@ -319,11 +333,15 @@ class Matchmaker:
         on_saved: Callable[[], None] = lambda: None,
         owns: Callable[[str], bool] = lambda game: True,
         bot_secret: bytes = b"",
+        replicated: bool = False,
     ) -> None:
         self.app, self.rules, self.ratings_source, self.config = app, rules, ratings, config
         self.catalogue = catalogue or Catalogue()
         self.clock, self.on_saved = clock, on_saved
         self.owns = owns
+        self.replicated = replicated
+        """Other replicas own other games' queues (routing.py): a player held here may be held
+        by a ticket of theirs, which only the store tells (:class:`Holding`)."""
         """Whether this process owns a game's queue (services/matchmaking/routing.py): it holds,
         cycles and answers for the tickets of those games only."""
         self.tickets: dict[str, Ticket] = {}
@@ -642,6 +660,7 @@ class Matchmaker:
                               "try again")
         # read outside the lock, as _find: a first CreateTicket holds up no other call
         loaded = await self._standing(caller.player, req.game) if self._limited(caller) else None
+        holdings = await self._holdings(acts_for(caller, players))
         async with self.lock:
             self._ready()
             raced = self.tickets.get(req.ticket_id)
@@ -659,11 +678,13 @@ class Matchmaker:
                 if other is not None:
                     raise FailedPrecondition(f"player {p!r} already waits in ticket {other!r}")
             self._check_invitations(caller, players)
+            claimed = self._claim(holdings, acts_for(caller, players), req.ticket_id, req.game,
+                                  "")
             ticket = Ticket(req.ticket_id, req.requested(), resolved, now, queuer(caller))
             minter = organiser_acting(caller, self.config.trust_minted_tokens)
             if minter is not None and caller.role == "player":  # an organiser's: created_by
                 ticket.act_for(req.ticket_id, minter)
-            saved: list[Aggregate] = [ticket]
+            saved: list[Aggregate] = [ticket, *claimed]
             if standing is not None and self.config.join_limit:
                 standing.joined(now, self.config.join_window)
                 saved.append(standing)
@@ -711,15 +732,8 @@ class Matchmaker:
     def _check_limits(self, s: Standing, now: float) -> None:
         """FAILED_PRECONDITION while the player cools down, RESOURCE_EXHAUSTED past the churn
         limit; each reason says when they may queue for the game again."""
+        self._check_cooldown(s, now)
         c = self.config
-        until = cooldown_until(s.strikes, c.decline_limit, c.decline_window, c.decline_cooldown)
-        if now < until:
-            raise FailedPrecondition(
-                f"player {s.player!r} may queue for {s.game} again in {_seconds_left(until - now)}"
-                f" s (at {_utc(until)}): {c.decline_limit} proposed match"
-                f"{'es' if c.decline_limit != 1 else ''} fell through because "
-                f"of them within {c.decline_window:g} s (not accepted in time, or cancelled while "
-                "proposed)")
         if c.join_limit:
             recent = [t for t in s.joins if t > now - c.join_window]
             if len(recent) >= c.join_limit:
@@ -728,6 +742,20 @@ class Matchmaker:
                     f"player {s.player!r} queued {len(recent)} tickets for {s.game} within "
                     f"{c.join_window:g} s (at most {c.join_limit}): they may queue again in "
                     f"{_seconds_left(again - now)} s (at {_utc(again)})")
+
+    def _check_cooldown(self, s: Standing, now: float) -> None:
+        """FAILED_PRECONDITION while the player cools down in the game (saying when they may
+        queue again): for CreateTicket, and for AcceptMatch of a party that only invited them
+        (joining a friend's party is queueing too)."""
+        c = self.config
+        until = cooldown_until(s.strikes, c.decline_limit, c.decline_window, c.decline_cooldown)
+        if now < until:
+            raise FailedPrecondition(
+                f"player {s.player!r} may queue for {s.game} again in {_seconds_left(until - now)}"
+                f" s (at {_utc(until)}): {c.decline_limit} proposed match"
+                f"{'es' if c.decline_limit != 1 else ''} fell through because "
+                f"of them within {c.decline_window:g} s (not accepted in time, cancelled while "
+                "proposed, or their party's invited player declined or did not accept)")
 
     async def _strike(self, strikes: Sequence[tuple[str, str, str]],
                       now: float) -> list[Aggregate]:
@@ -824,6 +852,10 @@ class Matchmaker:
     async def accept_match(self, claims: Claims | None, ticket_id: str, match_id: str) -> dict[str, Any]:
         if not match_id:
             raise InvalidArgument("match_id is required")
+        # read outside the lock, as CreateTicket does: the Standing of a player accepting a
+        # party's invitation (joining it is queueing: "Queueing limits")
+        loaded = await self._joining_standing(claims, ticket_id)
+        holdings = await self._joining_holdings(claims, ticket_id)
         async with self.lock:
             ticket = await self._owned(claims, ticket_id)
             if _has_declined(claims, ticket):
@@ -837,12 +869,22 @@ class Matchmaker:
                     f"ticket {ticket_id!r} is {ticket.status}, not proposed match {match_id!r}")
             players = acts_for(claims, ticket.players)  # type: ignore[arg-type]
             new = [p for p in players if p not in ticket.accepted]
+            if loaded is not None and loaded.game == ticket.game and \
+                    claims.player in new and claims.player not in ticket.consented:  # type: ignore[union-attr]
+                # a player cooling down in the game does not play it through a friend's party
+                self._check_cooldown(self._keep(loaded), self.clock())
             for p in new:  # accepting holds the player here: they may wait in one ticket only
                 other = self.player_ticket.get(p, ticket_id)
                 if other != ticket_id:
                     raise FailedPrecondition(
                         f"player {p!r} already waits in ticket {other!r}: it must end (or be "
                         f"cancelled) before {p!r} can play in this one")
+            joining = [p for p in new if p not in ticket.consented]
+            if self.replicated and not set(joining) <= set(holdings):  # changed meanwhile
+                raise Unavailable(f"ticket {ticket_id!r} changed meanwhile; try again")
+            claimed = self._claim(holdings, joining, ticket_id, ticket.game,
+                                  ": it must end (or be cancelled) before {p!r} can play in "
+                                  "this one")
             if new:
                 ticket.accept(ticket_id, match_id, players)
                 organiser = organiser_acting(claims, self.config.trust_minted_tokens)  # type: ignore[arg-type]
@@ -851,10 +893,89 @@ class Matchmaker:
                 # held and looked at once stored, even if this call is cancelled meanwhile
                 # (else a match accepted by everyone would never be created: a proposal
                 # accepted by all is not timed out either)
-                await self._save([ticket], then=lambda: self._accepted_by(ticket_id, match_id, new))
+                await self._save([ticket, *claimed],
+                                 then=lambda: self._accepted_by(ticket_id, match_id, new))
             else:
                 self._accepted_by(ticket_id, match_id, [])
         return shown_to(claims, self.view(ticket))
+
+    async def _joining_standing(self, claims: Claims | None, ticket_id: str) -> Standing | None:
+        """The Standing of a player token's own player in the game of ``ticket_id`` when its
+        AcceptMatch would join a party that only invited them (under the cooldown, as a
+        CreateTicket of theirs is); None otherwise, or when the ticket is not found (the call
+        says why under the lock)."""
+        if claims is None or claims.role != "player" or not self.config.decline_limit \
+                or self.stale:
+            return None
+        ticket = self.tickets.get(ticket_id)
+        if ticket is None:
+            try:
+                ticket = await self._find(ticket_id)
+            except Unavailable:
+                return None
+        me = claims.player
+        if ticket is None or me not in ticket.players or me in ticket.consented:
+            return None
+        return await self._standing(me, ticket.game)
+
+    async def _joining_holdings(self, claims: Claims | None,
+                                ticket_id: str) -> dict[str, tuple[Holding, Ticket | None]]:
+        """The :meth:`_holdings` of the players an AcceptMatch of ``claims`` on ``ticket_id``
+        would hold anew (those it acts for that the ticket does not hold yet); none on one
+        replica, or when the ticket is not found (the call says why under the lock)."""
+        if not self.replicated or claims is None or claims.role not in ("player", *ADMIN) \
+                or self.stale:
+            return {}
+        ticket = self.tickets.get(ticket_id) or await self._find(ticket_id)
+        if ticket is None:
+            return {}
+        held = ticket.consented
+        return await self._holdings([p for p in acts_for(claims, ticket.players)
+                                     if p not in held])
+
+    async def _holdings(self, players: Sequence[str]) -> dict[str, tuple[Holding, Ticket | None]]:
+        """With several replicas (``replicated``): each player's :class:`Holding` as stored (a
+        new one for a player never held), and the ticket it names when another replica owns
+        its queue (as stored: that replica saves each change before telling anyone), read
+        outside the lock; {} on one replica, whose memory knows every ticket. UNAVAILABLE when
+        the store does not answer."""
+        if not self.replicated or not players:
+            return {}
+
+        def read() -> dict[str, tuple[Holding, Ticket | None]]:
+            out: dict[str, tuple[Holding, Ticket | None]] = {}
+            for p in players:
+                h = self.app.find_holding(p) or Holding(p)
+                other = self.app.find(h.ticket_id) if h.ticket_id and not self.owns(h.game) \
+                    else None
+                out[p] = (h, other)
+            return out
+
+        try:
+            return await asyncio.to_thread(read)
+        except Exception as err:
+            log.error("holding lookup failed", players=len(players), error=repr(err))
+            raise Unavailable("the matchmaking store does not answer; try again") from None
+
+    def _claim(self, holdings: Mapping[str, tuple[Holding, Ticket | None]],
+               players: Sequence[str], ticket_id: str, game: str, more: str) -> list[Holding]:
+        """(The lock is held; memory has refused a player held here.) ``players`` come to be
+        held by ``ticket_id``: FAILED_PRECONDITION, "player X already waits in ticket T"
+        (``more`` follows, formatted with ``p``), when another replica's open ticket holds one
+        of them, else their Holdings naming ``ticket_id``, to save with the change. None on
+        one replica."""
+        if not self.replicated:
+            return []
+        claimed = []
+        for p in players:
+            h, other = holdings[p]
+            if other is not None and other.ticket_id != ticket_id and other.is_open \
+                    and p in other.consented and not self.owns(other.game):
+                raise FailedPrecondition(f"player {p!r} already waits in ticket "
+                                         f"{other.ticket_id!r}" + more.format(p=p))
+            h.hold(ticket_id, game)
+            claimed.append(h)
+        return claimed
 
     def _accepted_by(self, ticket_id: str, match_id: str, players: Sequence[str]) -> None:
         """``players`` accepted ``match_id`` for ``ticket_id`` (stored): the ticket holds them,
@@ -912,6 +1033,8 @@ class Matchmaker:
                 raise FailedPrecondition("the match of this ticket is being created")
             reason = f"{me} declined the invitation"
             changed: list[Aggregate] = [ticket]
+            if proposal is not None:  # a fall-through: counted against the party's creator
+                changed += await self._strike([(creator, ticket.game, match_id)], self.clock())
             if match_id:  # the match seated them: it falls through, for every ticket of it
                 ticket.requeue(ticket_id, match_id, f"match {match_id} fell through: {reason}")
                 if proposal is not None:
@@ -1312,14 +1435,21 @@ class Matchmaker:
             for i in sorted(late):
                 t = self.tickets[i]
                 if t.created_by.startswith("player:"):  # held and did not accept
-                    strikes += [(pl, t.game, p.match_id) for pl in t.consented
-                                if pl not in t.accepted]
+                    held = t.consented
+                    struck = [pl for pl in held if pl not in t.accepted]
+                    creator = t.created_by.partition(":")[2]
+                    if creator not in struck and any(pl not in held and pl not in t.accepted
+                                                     for pl in t.players):
+                        struck.append(creator)  # an invitee of theirs: the party's creator
+                    strikes += [(pl, t.game, p.match_id) for pl in struck]
                 t.expire(i, f"dropped: {', '.join(pl for pl in t.players if pl in missing)} did "
                             f"not accept match {p.match_id} within {self.config.accept_timeout:g} s",
                          now)
                 changed.append(t)
-            changed += self._dissolve(p, late, f"match {p.match_id} fell through: "
-                                               f"{', '.join(missing)} did not accept in time")
+            # the other tickets are strangers': told neither who nor which ticket, as for a
+            # cancel or a decline (the late tickets' own players are told who, above)
+            changed += self._dissolve(p, late, f"match {p.match_id} fell through: a player "
+                                               "of it did not accept in time")
         return changed
 
     def _dissolve(self, p: Proposal | RowProposal, ended: set[str], reason: str) -> list[Aggregate]:

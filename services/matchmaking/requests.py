@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,10 @@ MAX_MODES = 16
 request is stored as sent, for its idempotency, so an unbounded list was an unbounded event."""
 MAX_NAME = 64
 """The longest game or mode name a request may give."""
+UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Co"})
+"""Unicode categories a region may not hold: control, format (zero-width, bidi overrides),
+surrogate and private-use characters. Regions are compared as sent, so "eu" with an invisible
+character was a queue of its own that no "eu" ticket ever met."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,9 @@ def check_shape(req: TicketRequest) -> list[str]:
         raise InvalidArgument("rating_window must be a finite number >= 0")
     if len(req.region) > MAX_REGION:
         raise InvalidArgument(f"region must be at most {MAX_REGION} characters")
+    if any(unicodedata.category(ch) in UNPRINTABLE for ch in req.region):
+        raise InvalidArgument("region must be printable text: no control, invisible format or "
+                              "private-use characters")
     return players
 
 

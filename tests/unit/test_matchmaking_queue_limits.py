@@ -4,7 +4,7 @@
 - a player through whom proposed matches keep falling through (not accepted in time, or
   cancelled while proposed) is refused CreateTicket for a while (FAILED_PRECONDITION, saying
   when they may queue again), also after a restart; an invited player who lets a party's
-  match lapse is not;
+  match lapse is not (the party's creator is);
 - a player queueing and cancelling in a loop is refused past the churn limit
   (RESOURCE_EXHAUSTED, saying when), also after a restart; a repeat of a ticket already
   queued, and an organiser's tickets, are not counted."""
@@ -136,7 +136,7 @@ async def test_a_player_whose_matches_keep_lapsing_cools_down_also_after_a_resta
     assert (await queue(mm2, claims("ann"), "ann-3"))["status"] == "waiting"
 
 
-async def test_cancelling_while_proposed_counts_and_an_invitee_lapsing_does_not(
+async def test_cancelling_while_proposed_counts_and_an_invitee_lapsing_counts_for_the_creator(
         store: Stores) -> None:
     s = store(decline_limit=1, decline_cooldown=120)
     mm = await s.open()
@@ -149,7 +149,12 @@ async def test_cancelling_while_proposed_counts_and_an_invitee_lapsing_does_not(
     await mm.cycle()
     assert mm.app.find("party").status == "expired"  # type: ignore[union-attr]
     assert (await queue(mm, claims("dan"), "dan-1"))["status"] == "waiting"
-    assert (await queue(mm, claims("ann"), "ann-1"))["status"] == "waiting"  # ann accepted
+    # it counts against ann, who queued the party with him (else a second account of hers,
+    # invited, would let every match she did not want lapse without a strike)
+    err = await refused(mm, claims("ann"), "ann-0")
+    assert err.code == grpc.StatusCode.FAILED_PRECONDITION and "in 120 s" in err.reason
+    s.clock.now += 120
+    assert (await queue(mm, claims("ann"), "ann-1"))["status"] == "waiting"
     # ann cancels while her match with dan is proposed: one fall-through, limit 1
     await mm.cycle()
     (match_id,) = mm.proposals
