@@ -10,7 +10,8 @@ store's version check stays the safety net it was meant to be rather than a conf
 other call.
 
 - CreateMatch without a match id gets one here first, so the owner of that id creates it.
-- GetGameInfo, and calls with no match id (which only fail validation), are served locally.
+- GetGameInfo and CheckMatchConfig (about the game, not a match), and calls with no match id
+  (which only fail validation), are served locally.
 - When the owner does not answer, the caller gets UNAVAILABLE (it retries with its command id);
   the call is never served by a replica that does not own the match.
 - A forwarded call carries the forwarder's replica-list fingerprint. A replica that does not own

@@ -68,9 +68,11 @@ def test_a_single_replica_routes_nothing_and_a_bad_ordinal_stops_the_start() -> 
 
 def test_every_call_about_a_match_goes_through_the_router() -> None:
     """A new RPC must be routed too, or it would be served by a replica that does not own
-    the match; only GetGameInfo (about the game, not a match) is answered locally."""
+    the match; only GetGameInfo and CheckMatchConfig (about the game, not a match) are
+    answered locally."""
     from services.genproto.neon.rules.v1 import rules_pb2
     from services.rules.routing import RoutedRulesServicer
 
     methods = set(rules_pb2.DESCRIPTOR.services_by_name["RulesService"].methods_by_name)
-    assert {m for m in methods if m in vars(RoutedRulesServicer)} == methods - {"GetGameInfo"}
+    assert {m for m in methods if m in vars(RoutedRulesServicer)} == methods - {"GetGameInfo",
+                                                                           "CheckMatchConfig"}
