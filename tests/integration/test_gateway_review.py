@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import json
 import logging
 import struct
@@ -23,6 +24,7 @@ from services.gateway.config import GatewayConfig
 from services.genproto.neon.rules.v1 import rules_pb2
 from tests.support.fake_grpc import serving
 from tests.support.gateway import bare_gateway
+from tests.support.logcapture import captured_logs
 
 LEADERBOARD = "/neon.scoring.v1.ScoringService/GetLeaderboard"
 WATCH = "/games/toy/neon.rules.v1.RulesService/WatchMatch"
@@ -96,27 +98,26 @@ def long_value(field: str, size: int) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("field", ["limit", "rankedBy", "offset"])
-async def test_a_long_bad_value_is_named_not_sent_back_or_logged_whole(
-    field: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+async def test_a_long_bad_value_is_named_not_sent_back_or_logged_whole(field: str) -> None:
     """A value the message cannot take is invalid_argument naming its field; protobuf's own
     reason quoted the whole value, which went back in the answer and into an info log line
     (up to the 4 MiB message limit each request: a log any client could fill)."""
     async with gateway() as (url, calls), aiohttp.ClientSession() as http:
-        capsys.readouterr()
-        async with http.post(url + LEADERBOARD, data=json.dumps(long_value(field, 200_000)),
-                             headers=JSON) as r:
-            answers = [(r.status, await r.json())]
-        # a Connect GET's message is in its URL: a shorter one (aiohttp takes 8190 bytes)
-        quoted = quote(json.dumps(long_value(field, 3000)), safe="")
-        async with http.get(f"{url}{LEADERBOARD}?encoding=json&message={quoted}") as r:
-            answers.append((r.status, await r.json()))
-        logged = capsys.readouterr()
+        with captured_logs() as lines:
+            async with http.post(url + LEADERBOARD,
+                                 data=json.dumps(long_value(field, 200_000)),
+                                 headers=JSON) as r:
+                answers = [(r.status, await r.json())]
+            # a Connect GET's message is in its URL: a shorter one (aiohttp takes 8190 bytes)
+            quoted = quote(json.dumps(long_value(field, 3000)), safe="")
+            async with http.get(f"{url}{LEADERBOARD}?encoding=json&message={quoted}") as r:
+                answers.append((r.status, await r.json()))
+        logged = lines.getvalue()
     for status, answer in answers:
         assert (status, answer["code"]) == (400, "invalid_argument"), str(answer)[:500]
         assert len(answer["message"]) <= 400, answer["message"][:500]
         assert field in answer["message"], answer
-    assert len(logged.out) + len(logged.err) < 8000, (logged.out + logged.err)[:2000]
+    assert len(logged) < 8000, logged[:2000]
     assert calls == []
 
 
@@ -187,23 +188,23 @@ BAD_HTTP = [
 
 @pytest.mark.parametrize("request_bytes", BAD_HTTP)
 async def test_a_request_that_is_not_valid_http_gets_a_connect_error_that_does_not_quote_it(
-    request_bytes: bytes, capsys: pytest.CaptureFixture[str]
+    request_bytes: bytes,
 ) -> None:
     """aiohttp answers a request it cannot parse itself: 400 in text/plain quoting the bad
     bytes (an Authorization header's token among them), without the nosniff every other
     answer has, and the log line quoted them too. Now a Connect error in JSON, with a reason
     of its own words: the request's bytes are neither sent back nor logged."""
     async with gateway() as (url, calls):
-        capsys.readouterr()
-        got = await exchange(url, request_bytes)
-        logged = capsys.readouterr()
+        with captured_logs() as lines:
+            got = await exchange(url, request_bytes)
+        logged = lines.getvalue()
     head, _, body = got.partition(b"\r\n\r\n")
     assert head.split(b" ")[1] == b"400", got[:300]
     assert b"secret" not in got, got[:600]
     assert b"x-content-type-options: nosniff" in head.lower(), head
     err = json.loads(body)
     assert err["code"] == "invalid_argument" and err["message"], err
-    assert "secret" not in logged.out + logged.err, (logged.out + logged.err)[:600]
+    assert "secret" not in logged, logged[:600]
     assert calls == []
 
 
@@ -424,14 +425,16 @@ async def test_a_stream_whose_client_takes_nothing_for_long_is_ended(
     assert errors == [], [r.getMessage() for r in errors]
 
 
-async def test_a_token_in_the_query_or_a_cookie_is_neither_used_nor_logged(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+async def test_a_token_in_the_query_or_a_cookie_is_neither_used_nor_logged() -> None:
     """The token is read from the Authorization header only: one in a query parameter (which
     proxies and browsers' histories keep) or a cookie (which another site's page could make
     a browser send) is not passed on to the service, and no log line names it."""
+    with captured_logs() as lines:
+        await _query_and_cookie_tokens(lines)
+
+
+async def _query_and_cookie_tokens(lines: io.StringIO) -> None:
     async with gateway() as (url, calls), aiohttp.ClientSession() as http:
-        capsys.readouterr()
         query = "encoding=json&message=%7B%7D&authorization=Bearer+q-secret&token=q-secret"
         async with http.get(f"{url}{LEADERBOARD}?{query}",
                             headers={"Cookie": "token=c-secret; authorization=c-secret"}) as r:
@@ -441,12 +444,12 @@ async def test_a_token_in_the_query_or_a_cookie_is_neither_used_nor_logged(
             assert r.status == 200, await r.text()
         async with http.get(f"{url}/nowhere?access_token=q-secret") as r:
             assert r.status == 404 and "secret" not in await r.text()
-        logged = capsys.readouterr()
+        logged = lines.getvalue()
     assert len(calls) == 2
     for metadata in calls:
         assert not [v for k, v in metadata if k == "authorization"], metadata
         assert "secret" not in repr(metadata), metadata
-    assert "secret" not in logged.out + logged.err
+    assert "secret" not in logged
 
 
 @pytest.mark.parametrize("target", [

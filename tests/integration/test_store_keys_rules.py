@@ -26,6 +26,7 @@ from services.genproto.neon.rules.v1 import rules_pb2
 from services.rules.verify import verify_export
 from tests.integration.conftest import make_settings
 from tests.support import loose
+from tests.support.logcapture import captured_logs
 
 TYPED = loose.TYPED
 
@@ -150,7 +151,7 @@ async def test_a_callers_options_or_action_the_store_cannot_keep_is_refused(
 
 
 async def test_an_engines_result_the_store_cannot_keep_fails_the_step_storing_nothing(
-        stack: Stack, capfd: pytest.CaptureFixture[str]) -> None:
+        stack: Stack) -> None:
     """A plug-in engine's event data, outcome breakdown or carry holding such an object: the
     action is FAILED_PRECONDITION, its words naming the record and field only (the event was
     the other seat's secret), nothing is stored (the version stays), and the match plays on;
@@ -161,14 +162,15 @@ async def test_an_engines_result_the_store_cannot_keep_fails_the_step_storing_no
     created = await client.create(org, match_id="eng", mode="talk", seats=2)
     tokens = {t.seat: t.token for t in created.seat_tokens}
     before = (await client.view("eng")).version
-    for command, kind, field in (("e1", "emit", "events"), ("e2", "end-bad", "outcome"),
-                                 ("e3", "end-carry", "outcome")):
-        why = await _refused(client.submit(tokens[0], "eng", command, {"type": kind}),
-                             grpc.StatusCode.FAILED_PRECONDITION)
-        assert f"'s {field} holds an object of exactly the keys" in why, why
-        assert "nothing was stored" in why and "secret_plan" not in why, why
-        assert (await client.view("eng")).version == before
-    logged = capfd.readouterr().err
+    with captured_logs("info") as stream:  # whatever an earlier test left configured
+        for command, kind, field in (("e1", "emit", "events"), ("e2", "end-bad", "outcome"),
+                                     ("e3", "end-carry", "outcome")):
+            why = await _refused(client.submit(tokens[0], "eng", command, {"type": kind}),
+                                 grpc.StatusCode.FAILED_PRECONDITION)
+            assert f"'s {field} holds an object of exactly the keys" in why, why
+            assert "nothing was stored" in why and "secret_plan" not in why, why
+            assert (await client.view("eng")).version == before
+    logged = stream.getvalue()
     assert logged.count("an engine's result the match store cannot keep was refused") == 3
     assert '"field": "events"' in logged and '"field": "outcome"' in logged
     assert "secret_plan" not in logged and "uuid_hex" not in logged
