@@ -25,6 +25,18 @@ from tests.support import namespaces
 
 RULEBOOKS = Path(__file__).resolve().parents[2] / "shared" / "rulebooks"
 
+# The suite starts several hundred Python processes (services as processes, `neon` commands),
+# each importing about 1,500 modules. Where bytecode is not written (PYTHONDONTWRITEBYTECODE,
+# set in some containers and images), each of them compiled the project's modules from
+# source again: 0.2-0.3 s of CPU a process. Those this run starts write it to, and read it
+# from, a cache of the run's own, out of the source tree (PYTHONPYCACHEPREFIX: the bytecode
+# of a file is used only while the file is unchanged). Set here, in the run's first process,
+# so xdist's workers and every process they start inherit it; a PYTHONPYCACHEPREFIX given
+# to the run is kept.
+PYCACHE = Path(__file__).resolve().parents[1] / ".pytest_cache" / "pycache"
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(PYCACHE))
+
 # ``./dev test`` runs the suite on several pytest-xdist workers at once, all on one NATS and
 # one database, and other runs (a developer's and CI's, two worktrees) may share them too.
 # Each run is a deployment namespace of its own (README, Isolated deployments: NEON_NAMESPACE
