@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import fcntl
 import os
+import shutil
 import tempfile
 import uuid
 from collections.abc import AsyncIterator, Coroutine, Iterator
@@ -36,6 +37,16 @@ RULEBOOKS = Path(__file__).resolve().parents[2] / "shared" / "rulebooks"
 PYCACHE = Path(__file__).resolve().parents[1] / ".pytest_cache" / "pycache"
 if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
     os.environ.setdefault("PYTHONPYCACHEPREFIX", str(PYCACHE))
+
+
+def _forget_temporary_bytecode() -> None:
+    """The run's bytecode of modules under the temporary folder (tests' own plug-ins and
+    sitecustomize files, a bench's baseline tree): their paths are new each run, so kept they
+    would only pile up."""
+    if os.environ.get("PYTHONPYCACHEPREFIX") == str(PYCACHE):
+        shutil.rmtree(PYCACHE / Path(tempfile.gettempdir()).resolve().relative_to("/"),
+                      ignore_errors=True)
+
 
 # ``./dev test`` runs the suite on several pytest-xdist workers at once, all on one NATS and
 # one database, and other runs (a developer's and CI's, two worktrees) may share them too.
@@ -95,6 +106,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     _best_effort("forget", namespaces.forget(RUN_NAMESPACE, os.environ.get("NATS_URL"),
                                              os.environ.get("DATABASE_URL")))
     _LIVE.close()
+    if not XDIST_WORKER:
+        _forget_temporary_bytecode()
 
 
 SERIAL_LOCK = Path(tempfile.gettempdir()) / "neon-arena-tests-serial.lock"
