@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import fcntl
 import os
+import shutil
 import tempfile
 import uuid
 from collections.abc import AsyncIterator, Coroutine, Iterator
@@ -24,6 +25,28 @@ from services.platform.natsrv import EmbeddedNats
 from tests.support import namespaces
 
 RULEBOOKS = Path(__file__).resolve().parents[2] / "shared" / "rulebooks"
+
+# The suite starts several hundred Python processes (services as processes, `neon` commands),
+# each importing about 1,500 modules. Where bytecode is not written (PYTHONDONTWRITEBYTECODE,
+# set in some containers and images), each of them compiled the project's modules from
+# source again: 0.2-0.3 s of CPU a process. Those this run starts write it to, and read it
+# from, a cache of the run's own, out of the source tree (PYTHONPYCACHEPREFIX: the bytecode
+# of a file is used only while the file is unchanged). Set here, in the run's first process,
+# so xdist's workers and every process they start inherit it; a PYTHONPYCACHEPREFIX given
+# to the run is kept.
+PYCACHE = Path(__file__).resolve().parents[1] / ".pytest_cache" / "pycache"
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(PYCACHE))
+
+
+def _forget_temporary_bytecode() -> None:
+    """The run's bytecode of modules under the temporary folder (tests' own plug-ins and
+    sitecustomize files, a bench's baseline tree): their paths are new each run, so kept they
+    would only pile up."""
+    if os.environ.get("PYTHONPYCACHEPREFIX") == str(PYCACHE):
+        shutil.rmtree(PYCACHE / Path(tempfile.gettempdir()).resolve().relative_to("/"),
+                      ignore_errors=True)
+
 
 # ``./dev test`` runs the suite on several pytest-xdist workers at once, all on one NATS and
 # one database, and other runs (a developer's and CI's, two worktrees) may share them too.
@@ -83,6 +106,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     _best_effort("forget", namespaces.forget(RUN_NAMESPACE, os.environ.get("NATS_URL"),
                                              os.environ.get("DATABASE_URL")))
     _LIVE.close()
+    if not XDIST_WORKER:
+        _forget_temporary_bytecode()
 
 
 SERIAL_LOCK = Path(tempfile.gettempdir()) / "neon-arena-tests-serial.lock"

@@ -31,6 +31,7 @@ from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 from services.matchmaking.config import Config
 from services.matchmaking.grouping import Policy
 from services.platform.grpc_kit import call_metadata
+from tests.browser.clockstep import run_streams_on
 from tests.browser.conftest import Browser, Served, module_fixtures
 from tests.browser.leakscan import received_bodies, scan, secrets_by_version
 from tests.browser.seatplay import (
@@ -528,12 +529,7 @@ async def follow_ended_streams(browser: Browser, served: Served, event: Event,
                            f"?tournament={tid}&play")
     await page.click("#player-follow")
     await page.wait_for_selector("#player-status[data-kind='tournament']")
-    ran = 0
-    while ran < ms and streams.opened < until:
-        await asyncio.sleep(0.02)  # the page reads the stream, sees it end, sets its timer
-        await page.clock.run_for(250)
-        ran += 250
-    return page, ran
+    return page, await run_streams_on(page, streams, until, ms)
 
 
 async def test_a_stream_the_server_ends_at_once_is_opened_again_a_second_later(

@@ -22,6 +22,7 @@ from services.cli.tournament_commands import TournamentClient, format_json, simu
 from services.rules.games import available
 from services.tournament.core import bracket as core_bracket
 from services.tournament.core.model import Entrant, FormatConfig, History
+from tests.browser.clockstep import run_streams_on
 from tests.browser.conftest import Browser, Served, chromium_page
 from tests.integration.conftest import make_settings
 from tests.support.gateway import backend_and_gateway
@@ -499,11 +500,7 @@ async def follow_cut_streams(page: Any, streams: CutStreams, until: int, ms: int
     await page.route("**/GetStandings", lambda route: route.fulfill(
         status=200, content_type="application/json", body='{"rows": [], "final": false}'))
     await page.evaluate("() => { import('/static/tournament.js').then((m) => m.follow('cut_t')); }")
-    for _ in range(ms // 250):
-        if streams.opened >= until:
-            return
-        await asyncio.sleep(0.02)  # the page reads the stream, fails, sets its timer
-        await page.clock.run_for(250)
+    await run_streams_on(page, streams, until, ms)
 
 
 async def test_a_tournament_is_followed_across_any_number_of_cuts(served: Served,

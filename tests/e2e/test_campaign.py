@@ -16,7 +16,10 @@ from tests.support.campaign import faults, fuzz, leaks
 from tests.support.pgcluster import binaries
 
 LEAK_GAMES_PER_GAME = 2
-FUZZ_EXAMPLES = 3000
+FUZZ_EXAMPLES = 1500
+"""CI's sample of the fuzzer: the same draws every run (derandomized under CI)."""
+FUZZ_EXAMPLES_LONG = 3000
+"""The long run's (``-m slow``); bench/campaign.py's is longer still."""
 FAULT_PLAYERS = 6
 
 
@@ -51,11 +54,21 @@ def fuzz_target(tmp_path: Path, nats_url: str) -> Iterator[fuzz.Target]:
 
 
 def test_fuzzing_the_rules_and_dice_surface_never_gives_internal(fuzz_target: fuzz.Target) -> None:
-    report = fuzz.run(fuzz_target, FUZZ_EXAMPLES)
+    check_fuzzing(fuzz_target, FUZZ_EXAMPLES)
+
+
+@pytest.mark.slow
+def test_fuzzing_the_rules_and_dice_surface_long(fuzz_target: fuzz.Target) -> None:
+    """The long run (-m slow): the same checks over FUZZ_EXAMPLES_LONG examples."""
+    check_fuzzing(fuzz_target, FUZZ_EXAMPLES_LONG)
+
+
+def check_fuzzing(fuzz_target: fuzz.Target, examples: int) -> None:
+    report = fuzz.run(fuzz_target, examples)
     print(f"fuzz: {report.requests} requests, {report.accepted} accepted, codes {dict(report.codes)}")
     for line in sorted({i.split("<- ")[-1] for i in report.internal}):
         print("INTERNAL <-", line.replace(chr(10), " "))
-    assert report.requests >= FUZZ_EXAMPLES
+    assert report.requests >= examples
     assert report.internal == [], sorted({i.split(" <- ")[0].split("(request id")[0][:160] for i in report.internal})
     assert report.stored_mismatch == []
     assert report.accepted > 0, "legal play never went through: the fuzzer stayed shallow"
