@@ -977,7 +977,11 @@ async def _security_headers(request: web.Request, response: web.StreamResponse) 
     a seat's hand to the next client."""
     response.headers["X-Content-Type-Options"] = "nosniff"
     if "authorization" in request.headers:
-        response.headers["Cache-Control"] = "private, no-store"
+        # a stream: "private" (no shared cache keeps it): with "no-store" the browser's
+        # DevTools protocol never gave a stream's body (what the browser tests' leak scan
+        # reads), and a stream is never a cache's to keep in the first place
+        response.headers["Cache-Control"] = "private, no-store" \
+            if isinstance(response, web.Response) else "private"
     response.headers["Server"] = SERVER  # not aiohttp's, naming its and Python's versions
     if request.method == "GET":  # the pages and their files
         response.headers["Content-Security-Policy"] = PAGE_POLICY
