@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from typing import Any
 
@@ -25,6 +26,33 @@ class _CurrentStderr:
         sys.stderr.flush()
 
 
+ACTION_WORDS = re.compile(
+    r"(illegal action|action does not match the [\w.-]+ schema|action_json)(: )[^\n]*")
+"""The words with which an action is refused quote it (a schema's words quote the whole
+action; an engine's name the card, the hand it is not in): told to the seat that sent it,
+which may see them, but never logged, nor the rest of the line after them."""
+
+ACTION_HIDDEN = r"\1\2[the action's words are its seat's alone]"
+
+
+def _hide_action_words(value: Any) -> Any:
+    if isinstance(value, str):
+        return ACTION_WORDS.sub(ACTION_HIDDEN, value)
+    if isinstance(value, dict):
+        return {k: _hide_action_words(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_hide_action_words(v) for v in value]
+    return value
+
+
+def hide_action_words(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
+    """A processor: no field of a log line (its reason, an error's words, a traceback) keeps
+    the words with which an action was refused (:data:`ACTION_WORDS`). Those words go to the
+    seat that sent the action in its error and to nobody else; the line keeps the code,
+    the method, the match and the kind of refusal."""
+    return {k: _hide_action_words(v) for k, v in event.items()}
+
+
 def configure(level: str = "info", fmt: str = "json", stream: Any = None) -> None:
     """Configure structlog once for the process (idempotent)."""
     global _configured
@@ -39,6 +67,7 @@ def configure(level: str = "info", fmt: str = "json", stream: Any = None) -> Non
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,
+            hide_action_words,  # after format_exc_info: a traceback's message too
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(

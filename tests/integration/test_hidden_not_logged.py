@@ -1,0 +1,139 @@
+"""No log line, at DEBUG, holds what a seat may not show the table: a hand, a hidden action's
+content (accepted, or refused as illegal or off the schema), the dev seed, a seat token.
+Each game is played over the real services (gRPC, NATS, PostgreSQL) with every seat's
+random legal answers, a probe of each hidden decision (an action it does not list, refused),
+a malformed action, an export and an abandon, and the structured logs of the whole run are
+scanned for every value those carried. A match id, seat number, action type and the
+refusal's code may be logged; the words of a refusal that quote the action may not."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from services.genproto.neon.rules.v1 import rules_pb2
+from services.platform import logs
+from services.platform.draws import SeededRandomness
+from tests.support.served_twins import served
+
+pytestmark = pytest.mark.postgres
+
+GAMES = {"barbaric": ("competitive", 3), "neon-knights-2086": ("normal", 3),
+         "neon-reign": ("single", 2), "neon": ("rebirth", 2)}
+SEED = "logleak-seed-7f3a"
+PROBE = "zz-probe-card-91"
+
+
+def _strings(value: Any, skip: frozenset[str] = frozenset({"type"})) -> set[str]:
+    """The strings ``value`` carries (a dict's values but those under ``skip``)."""
+    if isinstance(value, dict):
+        return {s for k, v in value.items() if k not in skip for s in _strings(v, skip)}
+    if isinstance(value, list):
+        return {s for v in value for s in _strings(v, skip)}
+    return {value} if isinstance(value, str) else set()
+
+
+def _hands(view: Any) -> set[str]:
+    """Every card id under a key naming a hand or a deck in ``view``."""
+    out: set[str] = set()
+    if isinstance(view, dict):
+        for key, value in view.items():
+            if any(w in key.lower() for w in ("hand", "deck")) and isinstance(value, list):
+                out |= _strings(value, frozenset())
+            else:
+                out |= _hands(value)
+    elif isinstance(view, list):
+        for value in view:
+            out |= _hands(value)
+    return out
+
+
+def _probe_of(action: dict[str, Any], card: str) -> dict[str, Any]:
+    """``action`` with its first card field (a string or a list of them, not its type)
+    holding ``card`` instead."""
+    for key, value in action.items():
+        if key != "type" and isinstance(value, str):
+            return {**action, key: card}
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return {**action, key: [card]}
+    return {**action, "card": card}
+
+
+async def _play(client: Any, organiser: str, game: str, steps: int) -> set[str]:
+    """Play a match of ``game`` for ``steps`` actions; the hidden values that went by."""
+    mode, seats = GAMES[game]
+    created = await client.create(organiser, mode=mode, seats=seats, dev_seed=SEED,
+                                  players=[f"p{s}" for s in range(seats)],
+                                  match_id=f"logleak-{game}")
+    match_id = created.match_id
+    tokens = {t.seat: t.token for t in created.seat_tokens}
+    secrets: set[str] = {SEED, *tokens.values()}
+    rng = SeededRandomness(f"logleak:{game}")
+    n = 0
+    for _ in range(steps):
+        owed = []
+        hands: dict[int, set[str]] = {}
+        for seat, token in tokens.items():
+            hands[seat] = _hands(json.loads((await client.view(match_id, token)).view_json))
+            legal = await client.legal(token, match_id)
+            owed += [(seat, d) for d in legal.decisions if not d.standing]
+        secrets |= {c for cards in hands.values() for c in cards}
+        if not owed:
+            break
+        seat, decision = owed[rng.randbelow(len(owed))]
+        answers = [json.loads(a) for a in decision.legal_json]
+        action = answers[rng.randbelow(len(answers))]
+        if decision.hidden:
+            secrets |= {s for a in answers for s in _strings(a)}
+        # probes, refused: a made-up card, a card of the seat's hand it may not play there,
+        # a field too many, a malformed action
+        listed = {s for a in answers for s in _strings(a)}
+        unlisted = sorted(hands[seat] - listed)
+        probes = [_probe_of(action, PROBE), {**action, "extra": PROBE}]
+        probes += [_probe_of(action, unlisted[0])] if unlisted else []
+        for probe in probes:
+            n += 1
+            if probe in answers:
+                continue
+            with pytest.raises(grpc.aio.AioRpcError):
+                await client.submit(tokens[seat], match_id, f"p{n}", probe)
+        n += 1
+        with pytest.raises(grpc.aio.AioRpcError):
+            await client.call("SubmitAction", rules_pb2.SubmitActionRequest(
+                match_id=match_id, command_id=f"m{n}",
+                action_json=json.dumps(action)[:-1] + f', "x": "{PROBE}"'), tokens[seat])
+        n += 1
+        await client.submit(tokens[seat], match_id, f"a{n}", action)
+    await client.export(organiser, match_id)
+    try:  # the abandon path too (a match that ended already is refused)
+        await client.abandon(organiser, match_id, "log scan")
+    except grpc.aio.AioRpcError as err:
+        assert err.code() == grpc.StatusCode.FAILED_PRECONDITION, err
+    # card ids and the like (a word such as "left" would be found in any line)
+    return {s for s in secrets if len(s) >= 4 and re.search(r"[-_\d]", s)} | {PROBE}
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+async def test_no_log_line_holds_hidden_information(
+        game: str, tmp_path: Path, nats_url: str, postgres_url: str,
+        postgres_schema: str) -> None:
+    lines = io.StringIO()
+    logs.configure("debug", "json", stream=lines)
+    try:
+        async with served(game, tmp_path, nats_url, postgres_url, postgres_schema) as (
+                backend, client):
+            secrets = await _play(client, backend.organiser_token(), game, steps=40)
+    finally:
+        logs.configure("info", "json")
+    text = lines.getvalue()
+    assert '"level": "debug"' in text or '"level": "info"' in text  # the lines were captured
+    assert "call refused" in text and "action accepted" in text
+    leaked = sorted(s for s in secrets if re.search(rf"(?<![\w-]){re.escape(s)}(?![\w-])", text))
+    assert leaked == [], "\n".join(line for line in text.splitlines()
+                                   if any(s in line for s in leaked))[:3000]
