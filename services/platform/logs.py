@@ -5,12 +5,14 @@ from __future__ import annotations
 import logging
 import re
 import sys
+from contextvars import ContextVar
 from typing import Any
 
 import structlog
 from structlog.contextvars import bind_contextvars, bound_contextvars, clear_contextvars
 
-__all__ = ["bind_contextvars", "bound_contextvars", "clear_contextvars", "configure", "get_logger"]
+__all__ = ["bind_contextvars", "bound_contextvars", "clear_contextvars", "configure", "get_logger",
+           "hide_in_logs"]
 
 _configured = False
 
@@ -35,22 +37,45 @@ which may see them, but never logged, nor the rest of the line after them."""
 ACTION_HIDDEN = r"\1\2[the action's words are its seat's alone]"
 
 
-def _hide_action_words(value: Any) -> Any:
+_HIDDEN: ContextVar[tuple[str, ...]] = ContextVar("neon_logs_hidden", default=())
+HIDDEN = "[hidden]"
+SHOWN = frozenset({"event", "level", "timestamp", "service", "method", "request_id", "match_id",
+                   "tournament_id", "code"})
+"""The fields of a log line that name the line, the call and the match: never rewritten."""
+
+
+def hide_in_logs(values: Any) -> None:
+    """No log line written from here on in this context (the call, the task) holds any of
+    ``values`` (the strings of a seat's action: its cards, its hidden choice); each is
+    written as ``[hidden]``. Replaces what an earlier call here hid (a Play stream's next
+    action), so the context holds one action's strings at most. Set, never reset: the
+    context goes with the call (services/platform/grpc_kit.py, _CallScope)."""
+    _HIDDEN.set(tuple(sorted({v for v in values if isinstance(v, str) and len(v) >= 3},
+                             key=len, reverse=True)))
+
+
+def _hide(value: Any, hidden: tuple[str, ...]) -> Any:
     if isinstance(value, str):
-        return ACTION_WORDS.sub(ACTION_HIDDEN, value)
+        value = ACTION_WORDS.sub(ACTION_HIDDEN, value)
+        for secret in hidden:
+            if secret in value:
+                value = value.replace(secret, HIDDEN)
+        return value
     if isinstance(value, dict):
-        return {k: _hide_action_words(v) for k, v in value.items()}
+        return {k: _hide(v, hidden) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_hide_action_words(v) for v in value]
+        return [_hide(v, hidden) for v in value]
     return value
 
 
 def hide_action_words(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
     """A processor: no field of a log line (its reason, an error's words, a traceback) keeps
-    the words with which an action was refused (:data:`ACTION_WORDS`). Those words go to the
-    seat that sent the action in its error and to nobody else; the line keeps the code,
+    the words with which an action was refused (:data:`ACTION_WORDS`), nor the strings of
+    the action the call is about (:func:`hide_in_logs`: an engine's error may quote it).
+    Those go to the seat that sent the action and to nobody else; the line keeps the code,
     the method, the match and the kind of refusal."""
-    return {k: _hide_action_words(v) for k, v in event.items()}
+    hidden = _HIDDEN.get()
+    return {k: v if k in SHOWN else _hide(v, hidden) for k, v in event.items()}
 
 
 def configure(level: str = "info", fmt: str = "json", stream: Any = None) -> None:

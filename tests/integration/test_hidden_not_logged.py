@@ -137,3 +137,40 @@ async def test_no_log_line_holds_hidden_information(
     leaked = sorted(s for s in secrets if re.search(rf"(?<![\w-]){re.escape(s)}(?![\w-])", text))
     assert leaked == [], "\n".join(line for line in text.splitlines()
                                    if any(s in line for s in leaked))[:3000]
+
+
+async def test_an_engine_error_on_a_hidden_answer_logs_not_the_answer(
+        tmp_path: Path, nats_url: str, postgres_url: str, postgres_schema: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An engine that fails on a hidden answer with the answer in its words (a bug): the
+    call is INTERNAL, and the traceback logged keeps the frames but not the answer's cards."""
+    from services.rules.games.neon.engine import NeonEngine
+
+    def broken(self: Any, state: Any, seat: int, action: Any, rng: Any) -> Any:
+        raise ValueError(f"cannot apply {action!r} to {seat}")
+
+    lines = io.StringIO()
+    logs.configure("debug", "json", stream=lines)
+    try:
+        async with served("neon", tmp_path, nats_url, postgres_url, postgres_schema) as (
+                backend, client):
+            created = await client.create(backend.organiser_token(), mode="rebirth", seats=2,
+                                          dev_seed=SEED, players=["p0", "p1"],
+                                          match_id="logleak-engine")
+            token = created.seat_tokens[0].token
+            decision = next(d for d in (await client.legal(token, created.match_id)).decisions
+                            if d.hidden)
+            action = json.loads(decision.legal_json[-1])
+            secrets = {s for s in _strings(action) if len(s) >= 4 and re.search(r"[-\d]", s)}
+            assert secrets
+            monkeypatch.setattr(NeonEngine, "apply", broken)
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await client.submit(token, created.match_id, "c1", action)
+            assert refused.value.code() == grpc.StatusCode.INTERNAL
+    finally:
+        logs.configure("info", "json")
+    text = lines.getvalue()
+    assert "unexpected error" in text and "Traceback" in text
+    leaked = sorted(s for s in secrets if s in text)
+    assert leaked == [], "\n".join(line for line in text.splitlines()
+                                   if any(s in line for s in leaked))[:3000]

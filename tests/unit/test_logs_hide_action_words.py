@@ -47,3 +47,29 @@ def test_a_traceback_keeps_its_frames_but_not_the_action() -> None:
         logs.configure("info", "json")
     line = json.loads(out.getvalue())
     assert "katana-3" not in line["exception"] and "Traceback" in line["exception"]
+
+
+def test_the_strings_of_the_call_s_action_are_hidden_in_its_context_alone() -> None:
+    import contextvars
+
+    out = io.StringIO()
+    logs.configure("debug", "json", stream=out)
+    log = logs.get_logger("t")
+
+    def call() -> None:
+        logs.hide_in_logs(["ronin-2", "left", 7, "ab"])
+        log.error("play action failed", match_id="m-left", error="KeyError('ronin-2')",
+                  cover="left", short="ab")
+        logs.hide_in_logs(["snake-4"])  # the stream's next action: it replaces the last
+        log.info("again", error="ronin-2 snake-4")
+
+    try:
+        contextvars.copy_context().run(call)
+        log.info("another call", error="ronin-2")  # not in that call's context
+    finally:
+        logs.configure("info", "json")
+    first, second, other = (json.loads(line) for line in out.getvalue().splitlines())
+    assert first["error"] == "KeyError('[hidden]')" and first["cover"] == "[hidden]"
+    assert first["match_id"] == "m-left" and first["short"] == "ab"  # names kept; short words
+    assert second["error"] == "ronin-2 [hidden]"
+    assert other["error"] == "ronin-2"
