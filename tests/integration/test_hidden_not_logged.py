@@ -8,6 +8,7 @@ refusal's code may be logged; the words of a refusal that quote the action may n
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import re
@@ -172,5 +173,58 @@ async def test_an_engine_error_on_a_hidden_answer_logs_not_the_answer(
     text = lines.getvalue()
     assert "unexpected error" in text and "Traceback" in text
     leaked = sorted(s for s in secrets if s in text)
+    assert leaked == [], "\n".join(line for line in text.splitlines()
+                                   if any(s in line for s in leaked))[:3000]
+
+
+async def test_the_gateway_logs_not_the_words_of_a_refused_hidden_answer(
+        tmp_path: Path, nats_url: str) -> None:
+    """Through the gateway (real HTTP, then real gRPC): a hidden answer off the schema and
+    one naming a card of the seat's hand it may not choose are refused to the seat in words
+    that quote them, and neither the gateway's log lines nor the rules service's hold them."""
+    import aiohttp
+
+    from tests.integration.conftest import make_settings
+    from tests.support.gateway import backend_and_gateway
+
+    lines = io.StringIO()
+    logs.configure("debug", "json", stream=lines)
+    try:
+        settings = dataclasses.replace(make_settings(tmp_path, nats_url), log_level="debug")
+        async with backend_and_gateway(settings, games=["neon"]) as (backend, gateway):
+            from services.cli.client import RulesClient
+
+            client = RulesClient(backend.address("rules-neon"))
+            try:
+                created = await client.create(backend.organiser_token(), mode="rebirth",
+                                              seats=2, dev_seed=SEED, players=["p0", "p1"],
+                                              match_id="logleak-gw")
+                token = created.seat_tokens[0].token
+                decision = next(d for d in (await client.legal(token, "logleak-gw")).decisions
+                                if d.hidden)
+                hand = _hands(json.loads((await client.view("logleak-gw", token)).view_json))
+            finally:
+                await client.close()
+            action = json.loads(decision.legal_json[-1])
+            secrets = {s for s in hand | set(_strings(action))
+                       if len(s) >= 4 and re.search(r"[-\d]", s)}
+            assert secrets
+            url = gateway.url + "/games/neon/neon.rules.v1.RulesService/SubmitAction"
+            words = []
+            for n, probe in enumerate(({**action, "extra": PROBE}, _probe_of(action, PROBE))):
+                body = {"matchId": "logleak-gw", "commandId": f"g{n}",
+                        "actionJson": json.dumps(probe)}
+                async with aiohttp.ClientSession() as http, http.post(
+                        url, data=json.dumps(body).encode(),
+                        headers={"Content-Type": "application/json",
+                                 "Authorization": f"Bearer {token}"}) as answer:
+                    assert answer.status in (400, 412), answer.status
+                    words.append(await answer.text())
+            assert any(s in w for w in words for s in secrets | {PROBE}), words  # quoted to it
+    finally:
+        logs.configure("info", "json")
+    text = lines.getvalue()
+    assert '"service": "gateway"' in text and "call refused" in text
+    leaked = sorted(s for s in secrets | {PROBE} if s in text)
     assert leaked == [], "\n".join(line for line in text.splitlines()
                                    if any(s in line for s in leaked))[:3000]
