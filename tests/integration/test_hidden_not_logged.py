@@ -228,3 +228,56 @@ async def test_the_gateway_logs_not_the_words_of_a_refused_hidden_answer(
     leaked = sorted(s for s in secrets | {PROBE} if s in text)
     assert leaked == [], "\n".join(line for line in text.splitlines()
                                    if any(s in line for s in leaked))[:3000]
+
+
+async def test_no_log_line_holds_a_client_seed_or_the_server_seed(
+        tmp_path: Path, nats_url: str, postgres_url: str, postgres_schema: str) -> None:
+    """A match on client seeds (one refused first), started, played a little, abandoned and
+    exported: no log line holds a seat's client seed, nor the server seed (revealed in the
+    seal, never logged before nor after)."""
+    seeds = {0: "client-seed-of-seat-0-5b1e", 1: "client-seed-of-seat-1-c4d2"}
+    lines = io.StringIO()
+    logs.configure("debug", "json", stream=lines)
+    try:
+        async with served("neon", tmp_path, nats_url, postgres_url, postgres_schema) as (
+                backend, client):
+            organiser = backend.organiser_token()
+            created = await client.create(organiser, mode="rebirth", seats=2,
+                                          await_client_seeds=True, players=["p0", "p1"],
+                                          match_id="logleak-seeds")
+            tokens = {t.seat: t.token for t in created.seat_tokens}
+            with pytest.raises(grpc.aio.AioRpcError):
+                await client.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
+                    match_id="logleak-seeds", seed=seeds[0] + "\x07"), tokens[0])
+            for seat, seed in seeds.items():
+                await client.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
+                    match_id="logleak-seeds", seed=seed), tokens[seat])
+            await client.call("StartMatch", rules_pb2.StartMatchRequest(
+                match_id="logleak-seeds"), organiser)
+            for seat, token in tokens.items():
+                for d in (await client.legal(token, "logleak-seeds")).decisions:
+                    await client.submit(token, "logleak-seeds", f"s{seat}",
+                                        json.loads(d.legal_json[0]))
+                    break
+            await client.abandon(organiser, "logleak-seeds", "log scan")
+            exported = (await client.export(organiser, "logleak-seeds")).export_jsonl
+    finally:
+        logs.configure("info", "json")
+    records = [json.loads(line) for line in exported.splitlines() if line.strip()]
+    sealed = [r for r in records if "MatchSealed" in json.dumps(r)]
+    server_seed = next(v for r in sealed for k, v in _items(r) if k == "seed")
+    assert isinstance(server_seed, str) and len(server_seed) >= 16
+    text = lines.getvalue()
+    assert "call refused" in text and "match abandoned" in text
+    leaked = sorted(s for s in (*seeds.values(), server_seed) if s in text)
+    assert leaked == [], "\n".join(line for line in text.splitlines()
+                                   if any(s in line for s in leaked))[:3000]
+
+
+def _items(value: Any) -> list[tuple[str, Any]]:
+    """Every (key, value) of ``value``, deep."""
+    if isinstance(value, dict):
+        return [*value.items(), *(i for v in value.values() for i in _items(v))]
+    if isinstance(value, list):
+        return [i for v in value for i in _items(v)]
+    return []
