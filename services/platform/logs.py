@@ -44,14 +44,16 @@ SHOWN = frozenset({"event", "level", "timestamp", "service", "method", "request_
 """The fields of a log line that name the line, the call and the match: never rewritten."""
 
 
-def hide_in_logs(values: Any) -> None:
+def hide_in_logs(values: Any, also: bool = False) -> None:
     """No log line written from here on in this context (the call, the task) holds any of
     ``values`` (the strings of a seat's action: its cards, its hidden choice); each is
-    written as ``[hidden]``. Replaces what an earlier call here hid (a Play stream's next
-    action), so the context holds one action's strings at most. Set, never reset: the
-    context goes with the call (services/platform/grpc_kit.py, _CallScope)."""
-    _HIDDEN.set(tuple(sorted({v for v in values if isinstance(v, str) and len(v) >= 3},
-                             key=len, reverse=True)))
+    written as ``[hidden]``. Replaces what was hidden here before (a Play stream's next
+    action), so the context holds one action's strings, or with ``also`` adds to them (a
+    timeout the clock applies ahead of the call's own action). Set, never reset: the
+    context goes with the call (services/platform/grpc_kit.py, _CallScope) or the task."""
+    kept = set(_HIDDEN.get()) if also else set()
+    kept |= {v for v in values if isinstance(v, str) and len(v) >= 3}
+    _HIDDEN.set(tuple(sorted(kept, key=len, reverse=True)))
 
 
 def _hide(value: Any, hidden: tuple[str, ...]) -> Any:

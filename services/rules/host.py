@@ -1284,6 +1284,8 @@ class MatchHost:
             return None
         decision = owed[0]
         action = dict(decision.default) if decision.default is not None else dict(decision.legal[0])
+        # a timer's own Context, or the call's whose action found it due (_overdue): added
+        hide_in_logs(_action_strings(action, skip="type"), also=True)
         records, state = await self._act(live, seat, f"timeout:{live.version + 1}", action,
                                          decision, {"timeout": True})
         due = seat in records[0].get("clock_events", {}).get("forfeit_due", [])
@@ -1378,6 +1380,7 @@ class MatchHost:
             action = dict(bot.choose(decision, view))
             if live.engine.validate(live.state, decision.seat, action) is not None:
                 action = dict(decision.default or decision.legal[0])
+            hide_in_logs(_action_strings(action, skip="type"), also=True)
             records, state = await self._act(live, decision.seat, f"bot:{live.version + 1}", action,
                                              decision, {"by": "bot"})
             await self._commit(live, records, state)

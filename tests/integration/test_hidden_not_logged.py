@@ -8,6 +8,7 @@ refusal's code may be logged; the words of a refusal that quote the action may n
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import io
 import json
@@ -281,3 +282,45 @@ def _items(value: Any) -> list[tuple[str, Any]]:
     if isinstance(value, list):
         return [i for v in value for i in _items(v)]
     return []
+
+
+async def test_an_engine_error_on_a_clock_default_logs_not_the_answer(
+        tmp_path: Path, nats_url: str, postgres_url: str, postgres_schema: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The clock answers a hidden decision with its default (then the bot plays the seat):
+    an engine failing on it with the answer in its words has the expiry's traceback logged
+    without the answer's cards."""
+    from services.rules.games.neon.engine import NeonEngine
+
+    def broken(self: Any, state: Any, seat: int, action: Any, rng: Any) -> Any:
+        raise ValueError(f"cannot apply {action!r} to {seat}")
+
+    lines = io.StringIO()
+    logs.configure("debug", "json", stream=lines)
+    try:
+        async with served("neon", tmp_path, nats_url, postgres_url, postgres_schema) as (
+                backend, client):
+            clock = rules_pb2.ClockConfig(kind=rules_pb2.CLOCK_KIND_PER_DECISION,
+                                          per_decision_ms=100, max_timeouts=1,
+                                          policy=rules_pb2.TIMEOUT_POLICY_BOT)
+            created = await client.create(backend.organiser_token(), mode="rebirth", seats=2,
+                                          dev_seed=SEED, players=["p0", "p1"], clock=clock,
+                                          match_id="logleak-clock")
+            secrets: set[str] = set()
+            for t in created.seat_tokens:
+                for d in (await client.legal(t.token, created.match_id)).decisions:
+                    secrets |= {s for a in d.legal_json for s in _strings(json.loads(a))
+                                if len(s) >= 4 and re.search(r"[-\d]", s)}
+            assert secrets
+            monkeypatch.setattr(NeonEngine, "apply", broken)
+            for _ in range(100):
+                await asyncio.sleep(0.05)
+                if "cannot apply" in lines.getvalue():
+                    break
+    finally:
+        logs.configure("info", "json")
+    text = lines.getvalue()
+    assert "cannot apply" in text and "clock expiry failed" in text
+    leaked = sorted(s for s in secrets if s in text)
+    assert leaked == [], "\n".join(line for line in text.splitlines()
+                                   if any(s in line for s in leaked))[:3000]

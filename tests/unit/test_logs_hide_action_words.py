@@ -73,3 +73,22 @@ def test_the_strings_of_the_call_s_action_are_hidden_in_its_context_alone() -> N
     assert first["match_id"] == "m-left" and first["short"] == "ab"  # names kept; short words
     assert second["error"] == "ronin-2 [hidden]"
     assert other["error"] == "ronin-2"
+
+
+def test_also_adds_to_what_the_call_hides() -> None:
+    import contextvars
+
+    out = io.StringIO()
+    logs.configure("debug", "json", stream=out)
+    log = logs.get_logger("t")
+
+    def call() -> None:
+        logs.hide_in_logs(["ronin-2"])
+        logs.hide_in_logs(["akari-5"], also=True)  # a timeout applied ahead of the action
+        log.error("x", error="ronin-2 akari-5")
+
+    try:
+        contextvars.copy_context().run(call)
+    finally:
+        logs.configure("info", "json")
+    assert json.loads(out.getvalue())["error"] == "[hidden] [hidden]"
