@@ -212,9 +212,11 @@ async def test_the_gateway_logs_not_the_words_of_a_refused_hidden_answer(
             assert secrets
             url = gateway.url + "/games/neon/neon.rules.v1.RulesService/SubmitAction"
             words = []
-            for n, probe in enumerate(({**action, "extra": PROBE}, _probe_of(action, PROBE))):
-                body = {"matchId": "logleak-gw", "commandId": f"g{n}",
-                        "actionJson": json.dumps(probe)}
+            bodies: list[Any] = [json.dumps({**action, "extra": PROBE}),
+                                 json.dumps(_probe_of(action, PROBE)),
+                                 {**action, "extra": PROBE}]  # an object, not its JSON text
+            for n, probe in enumerate(bodies):
+                body = {"matchId": "logleak-gw", "commandId": f"g{n}", "actionJson": probe}
                 async with aiohttp.ClientSession() as http, http.post(
                         url, data=json.dumps(body).encode(),
                         headers={"Content-Type": "application/json",
