@@ -29,12 +29,15 @@ class _CurrentStderr:
 
 
 ACTION_WORDS = re.compile(
-    r"(illegal action|action does not match the [\w.-]+ schema|action_json)(: )[^\n]*")
+    r"((?:illegal action|action does not match the [\w.-]+ schema|action_json"
+    r"|action of seat \d+ is illegal|does not fold on it)(?:: | \()|does not replay \()[^\n]*")
 """The words with which an action is refused quote it (a schema's words quote the whole
 action; an engine's name the card, the hand it is not in): told to the seat that sent it,
-which may see them, but never logged, nor the rest of the line after them."""
+which may see them, but never logged, nor the rest of the line after them. So are an
+engine's words when a stored action does not replay or fold (services/rules/replay.py's
+ReplayError, a snapshot refused: the engine's reason, its exception's text)."""
 
-ACTION_HIDDEN = r"\1\2[the action's words are its seat's alone]"
+ACTION_HIDDEN = r"\1[the action's words are its seat's alone]"
 
 
 _HIDDEN: ContextVar[tuple[str, ...]] = ContextVar("neon_logs_hidden", default=())

@@ -92,3 +92,13 @@ def test_also_adds_to_what_the_call_hides() -> None:
     finally:
         logs.configure("info", "json")
     assert json.loads(out.getvalue())["error"] == "[hidden] [hidden]"
+
+
+def test_an_engine_s_words_on_a_stored_action_that_does_not_replay_are_not_logged() -> None:
+    line = _line(reason="the stored match does not replay: event 7: action of seat 0 is "
+                        "illegal: snake-3 is not in your hand",
+                 why="the log does not fold on it: KeyError('ronin-2')",
+                 error="event 9: does not replay (KeyError: 'katana-3')")
+    text = json.dumps(line)
+    assert "snake-3" not in text and "ronin-2" not in text and "katana-3" not in text
+    assert "event 7" in text and "event 9" in text
