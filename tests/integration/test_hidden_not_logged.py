@@ -13,6 +13,7 @@ import dataclasses
 import io
 import json
 import re
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -141,11 +142,30 @@ async def test_no_log_line_holds_hidden_information(
                                    if any(s in line for s in leaked))[:3000]
 
 
+async def _play_stream(client: Any, token: str, match_id: str, action: Any) -> Any:
+    """``action`` sent on a Play stream: its result."""
+    from services.platform.grpc_kit import call_metadata
+
+    async def requests() -> AsyncIterator[Any]:
+        yield rules_pb2.PlayRequest(open=rules_pb2.PlayOpen(match_id=match_id))
+        yield rules_pb2.PlayRequest(action=rules_pb2.PlayAction(
+            command_id="c1", action_json=json.dumps(action)))
+        await asyncio.sleep(30)
+
+    async for message in client.stub.Play(requests(), metadata=call_metadata(token),
+                                          timeout=20):
+        if message.WhichOneof("kind") == "result":
+            return message.result
+    raise AssertionError("no result")
+
+
+@pytest.mark.parametrize("path", ["SubmitAction", "Play"])
 async def test_an_engine_error_on_a_hidden_answer_logs_not_the_answer(
-        tmp_path: Path, nats_url: str, postgres_url: str, postgres_schema: str,
+        path: str, tmp_path: Path, nats_url: str, postgres_url: str, postgres_schema: str,
         monkeypatch: pytest.MonkeyPatch) -> None:
     """An engine that fails on a hidden answer with the answer in its words (a bug): the
-    call is INTERNAL, and the traceback logged keeps the frames but not the answer's cards."""
+    call is INTERNAL (or the stream's result), and the traceback logged keeps the frames
+    but not the answer's cards."""
     from services.rules.games.neon.engine import NeonEngine
 
     def broken(self: Any, state: Any, seat: int, action: Any, rng: Any) -> Any:
@@ -166,13 +186,17 @@ async def test_an_engine_error_on_a_hidden_answer_logs_not_the_answer(
             secrets = {s for s in _strings(action) if len(s) >= 4 and re.search(r"[-\d]", s)}
             assert secrets
             monkeypatch.setattr(NeonEngine, "apply", broken)
-            with pytest.raises(grpc.aio.AioRpcError) as refused:
-                await client.submit(token, created.match_id, "c1", action)
-            assert refused.value.code() == grpc.StatusCode.INTERNAL
+            if path == "Play":
+                result = await _play_stream(client, token, created.match_id, action)
+                assert result.code == "INTERNAL", result
+            else:
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await client.submit(token, created.match_id, "c1", action)
+                assert refused.value.code() == grpc.StatusCode.INTERNAL
     finally:
         logs.configure("info", "json")
     text = lines.getvalue()
-    assert "unexpected error" in text and "Traceback" in text
+    assert "cannot apply" in text and "Traceback" in text
     leaked = sorted(s for s in secrets if s in text)
     assert leaked == [], "\n".join(line for line in text.splitlines()
                                    if any(s in line for s in leaked))[:3000]
