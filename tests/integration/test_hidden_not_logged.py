@@ -350,3 +350,89 @@ async def test_an_engine_error_on_a_clock_default_logs_not_the_answer(
     leaked = sorted(s for s in secrets if s in text)
     assert leaked == [], "\n".join(line for line in text.splitlines()
                                    if any(s in line for s in leaked))[:3000]
+
+
+TWINS = {"barbaric": ("competitive", 3, {}), "neon-knights-2086": ("normal", 3,
+                                                                   {"hidden_speeds": True}),
+         "neon-reign": ("hero-match", 2, {}), "neon": ("rebirth", 2, {})}
+
+
+def _lines_of(text: str, match_id: str) -> list[dict[str, Any]]:
+    """The log lines about ``match_id``, less what differs between any two matches (times,
+    request ids, the id itself)."""
+    out = []
+    for line in text.splitlines():
+        try:
+            fields = json.loads(line)
+        except ValueError:
+            continue
+        if fields.get("match_id") == match_id:
+            out.append({k: v for k, v in fields.items()
+                        if k not in ("timestamp", "request_id", "match_id")})
+    return out
+
+
+async def _twin_lines(game: str, tmp_path: Path, nats_url: str, postgres_url: str,
+                      postgres_schema: str) -> list[tuple[Any, Any]]:
+    """The log lines of twin matches of ``game`` that differ, pair by pair."""
+    from tests.support.served_twins import create_twins, play_twins
+
+    mode, seats, options = TWINS[game]
+    lines = io.StringIO()
+    logs.configure("debug", "json", stream=lines)
+    try:
+        async with served(game, tmp_path, nats_url, postgres_url, postgres_schema) as (
+                backend, client):
+            a, b = await create_twins(client, backend.organiser_token(), mode=mode,
+                                      seats=seats, options=options, seed=f"logtwins-{game}")
+
+            def divert(decision: Any, action: Any, legal_b: list[Any]) -> Any:
+                return next((x for x in reversed(legal_b) if x != action), None)
+
+            def probes(viewer: int | None) -> list[Any]:
+                return [{"type": "choose_card", "card": PROBE}, {"type": "zz", "x": PROBE}]
+
+            report = await play_twins(a, b, secret_seat=0, divert=divert, probes=probes,
+                                      seed=f"logtwins-{game}", after_divert=15)
+    finally:
+        logs.configure("info", "json")
+    assert report.diverted, report.parted
+    text = lines.getvalue()
+    seen_a, seen_b = _lines_of(text, a.match_id), _lines_of(text, b.match_id)
+    assert any(x.get("event") == "action accepted" for x in seen_a)
+    assert any(x.get("event") == "call refused" for x in seen_a)
+    assert len(seen_a) == len(seen_b), (len(seen_a), len(seen_b))
+    return [(x, y) for x, y in zip(seen_a, seen_b, strict=True) if x != y]
+
+
+@pytest.mark.parametrize("game", sorted(TWINS))
+async def test_twin_matches_log_the_same_lines(
+        game: str, tmp_path: Path, nats_url: str, postgres_url: str,
+        postgres_schema: str) -> None:
+    """Twin matches (tests/support/served_twins.py: one seat answers its hidden decisions
+    otherwise, every other answer the same, probes refused in both) write the same log
+    lines, line for line, at DEBUG, until the rules reveal the difference: a line that
+    differed would tell its reader the hidden answer."""
+    differ = await _twin_lines(game, tmp_path, nats_url, postgres_url, postgres_schema)
+    assert differ == [], differ[:3]
+
+
+async def test_a_planted_log_of_a_hidden_answer_is_found(
+        tmp_path: Path, nats_url: str, postgres_url: str, postgres_schema: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comparison can fail: a line logging a digest of each action (no card in it to
+    hide) differs between the twins."""
+    import hashlib
+
+    from services.rules import host
+
+    original = host.MatchHost._decision
+
+    def planted(self: Any, live: Any, seat: int, action: dict[str, Any]) -> Any:
+        host.log.info("planted", match_id=live.match_id, digest=hashlib.sha256(
+            json.dumps(action, sort_keys=True).encode()).hexdigest())
+        return original(self, live, seat, action)
+
+    monkeypatch.setattr(host.MatchHost, "_decision", planted)
+    differ = await _twin_lines("barbaric", tmp_path, nats_url, postgres_url, postgres_schema)
+    assert differ and all(x["event"] == "planted" for x, _ in differ), differ[:3]
