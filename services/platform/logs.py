@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import logging
+import re
 import sys
+from contextvars import ContextVar
 from typing import Any
 
 import structlog
 from structlog.contextvars import bind_contextvars, bound_contextvars, clear_contextvars
 
-__all__ = ["bind_contextvars", "bound_contextvars", "clear_contextvars", "configure", "get_logger"]
+__all__ = ["bind_contextvars", "bound_contextvars", "clear_contextvars", "configure", "get_logger",
+           "hide_in_logs"]
 
 _configured = False
 
@@ -23,6 +26,61 @@ class _CurrentStderr:
 
     def flush(self) -> None:
         sys.stderr.flush()
+
+
+ACTION_WORDS = re.compile(
+    r"((?:illegal action|action does not match the [\w.-]+ schema|action_json"
+    r"|action of seat \d+ is illegal|does not fold on it)(?:: | \()|does not replay \()[^\n]*")
+"""The words with which an action is refused quote it (a schema's words quote the whole
+action; an engine's name the card, the hand it is not in): told to the seat that sent it,
+which may see them, but never logged, nor the rest of the line after them. So are an
+engine's words when a stored action does not replay or fold (services/rules/replay.py's
+ReplayError, a snapshot refused: the engine's reason, its exception's text)."""
+
+ACTION_HIDDEN = r"\1[the action's words are its seat's alone]"
+
+
+_HIDDEN: ContextVar[tuple[str, ...]] = ContextVar("neon_logs_hidden", default=())
+HIDDEN = "[hidden]"
+SHOWN = frozenset({"event", "level", "timestamp", "service", "method", "request_id", "match_id",
+                   "tournament_id", "code"})
+"""The fields of a log line that name the line, the call and the match: never rewritten."""
+
+
+def hide_in_logs(values: Any, also: bool = False) -> None:
+    """No log line written from here on in this context (the call, the task) holds any of
+    ``values`` (the strings of a seat's action: its cards, its hidden choice); each is
+    written as ``[hidden]``. Replaces what was hidden here before (a Play stream's next
+    action), so the context holds one action's strings, or with ``also`` adds to them (a
+    timeout the clock applies ahead of the call's own action). Set, never reset: the
+    context goes with the call (services/platform/grpc_kit.py, _CallScope) or the task."""
+    kept = set(_HIDDEN.get()) if also else set()
+    kept |= {v for v in values if isinstance(v, str) and len(v) >= 3}
+    _HIDDEN.set(tuple(sorted(kept, key=len, reverse=True)))
+
+
+def _hide(value: Any, hidden: tuple[str, ...]) -> Any:
+    if isinstance(value, str):
+        value = ACTION_WORDS.sub(ACTION_HIDDEN, value)
+        for secret in hidden:
+            if secret in value:
+                value = value.replace(secret, HIDDEN)
+        return value
+    if isinstance(value, dict):
+        return {k: _hide(v, hidden) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_hide(v, hidden) for v in value]
+    return value
+
+
+def hide_action_words(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
+    """A processor: no field of a log line (its reason, an error's words, a traceback) keeps
+    the words with which an action was refused (:data:`ACTION_WORDS`), nor the strings of
+    the action the call is about (:func:`hide_in_logs`: an engine's error may quote it).
+    Those go to the seat that sent the action and to nobody else; the line keeps the code,
+    the method, the match and the kind of refusal."""
+    hidden = _HIDDEN.get()
+    return {k: v if k in SHOWN else _hide(v, hidden) for k, v in event.items()}
 
 
 def configure(level: str = "info", fmt: str = "json", stream: Any = None) -> None:
@@ -39,6 +97,7 @@ def configure(level: str = "info", fmt: str = "json", stream: Any = None) -> Non
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,
+            hide_action_words,  # after format_exc_info: a traceback's message too
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(

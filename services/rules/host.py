@@ -44,7 +44,7 @@ from services.platform.errors import (
     Unavailable,
 )
 from services.platform.grpc_kit import clip
-from services.platform.logs import get_logger
+from services.platform.logs import get_logger, hide_in_logs
 from services.platform.settings import CLOCK_GRACE_MS
 from services.platform.storable import unstorable_at, unstorable_reason
 from services.platform.storehealth import is_store_outage
@@ -178,6 +178,15 @@ def add_derived_options(engine: GameEngine, mode: str, seats: int, options: dict
     if is_v2(engine):
         derived = engine.match_options(mode, seats, teams or None)  # type: ignore[attr-defined]
         options.update({k: v for k, v in dict(derived).items() if k not in options})
+
+
+def _action_strings(value: Any, skip: str = "") -> list[str]:
+    """The strings an action holds (its keys' values, deep), but its top-level ``skip``."""
+    if isinstance(value, dict):
+        return [s for k, v in value.items() if k != skip for s in _action_strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _action_strings(v)]
+    return [value] if isinstance(value, str) else []
 
 
 def parse_json_object(text: str, what: str, limit: int = MAX_ACTION_BYTES) -> dict[str, Any]:
@@ -938,6 +947,9 @@ class MatchHost:
             raise InvalidArgument(f"command ids starting {', '.join(map(repr, RESERVED_COMMANDS))} "
                                   "are reserved for the service's own actions")
         action = parse_json_object(action_json, "action_json")
+        # its words (a card, a hidden choice) go into no log line of the call: an engine's
+        # error may quote them (its type may: the action's kind is public)
+        hide_in_logs(_action_strings(action, skip="type"))
         found = await self._get(match_id)
         # the match as the action found it, before it waits for the lock: a timeout of this
         # seat committed meanwhile (its timer held the lock) answered the decision it was for
@@ -1272,6 +1284,8 @@ class MatchHost:
             return None
         decision = owed[0]
         action = dict(decision.default) if decision.default is not None else dict(decision.legal[0])
+        # a timer's own Context, or the call's whose action found it due (_overdue): added
+        hide_in_logs(_action_strings(action, skip="type"), also=True)
         records, state = await self._act(live, seat, f"timeout:{live.version + 1}", action,
                                          decision, {"timeout": True})
         due = seat in records[0].get("clock_events", {}).get("forfeit_due", [])
@@ -1366,6 +1380,7 @@ class MatchHost:
             action = dict(bot.choose(decision, view))
             if live.engine.validate(live.state, decision.seat, action) is not None:
                 action = dict(decision.default or decision.legal[0])
+            hide_in_logs(_action_strings(action, skip="type"), also=True)
             records, state = await self._act(live, decision.seat, f"bot:{live.version + 1}", action,
                                              decision, {"by": "bot"})
             await self._commit(live, records, state)
