@@ -9,13 +9,18 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from services.cli.main import app
+from services.platform.natsrv import free_port
 
 runner = CliRunner()
 
 
 def serve(tmp_path: Path, service: str, **env: str) -> tuple[int, str]:
+    # a free port of its own: at its default (another test's service there) the command
+    # stopped at "port busy" before it looked at its keys
+    port = f"NEON_{service.upper().replace('-', '_')}_PORT"
     base = {"NEON_VAR_DIR": str(tmp_path / "var"), "NEON_ENV": "tournament",
-            "NEON_METRICS_PORT": "", "NATS_URL": "nats://127.0.0.1:1", "DATABASE_URL": ""}
+            "NEON_METRICS_PORT": "", "NATS_URL": "nats://127.0.0.1:1", "DATABASE_URL": "",
+            port: str(free_port())}
     result = runner.invoke(app, ["serve", service], env={**base, **env})
     return result.exit_code, result.output
 
