@@ -29,10 +29,6 @@ _WHY = ("is an object of exactly the keys '_type_' and '_data_', which the event
         "cannot keep as an object (it reads one back as a value of another type)")
 
 
-class Unstorable(ValueError):
-    """A value holds an object the store cannot keep (its path and why in ``args[0]``)."""
-
-
 def unstorable_at(value: Any) -> str | None:
     """Where in ``value`` an object of exactly the keys ``_type_`` and ``_data_`` is (a path
     such as ``.a[2].b``; ``""`` for ``value`` itself), at any depth; None when there is none.
@@ -57,18 +53,8 @@ def unstorable_at(value: Any) -> str | None:
     return None
 
 
-def check_storable(value: Any, what: str) -> None:
-    """Raise :class:`Unstorable` naming ``what`` (and the path in it) when ``value`` holds an
-    object the store cannot keep (:func:`unstorable_at`)."""
-    path = unstorable_at(value)
-    if path is not None:
-        raise Unstorable(f"{what}{path} {_WHY}")
-
-
 def unstorable_reason(value: Any, what: str) -> str | None:
-    """The words of :func:`check_storable`'s refusal, or None when ``value`` may be stored."""
-    try:
-        check_storable(value, what)
-    except Unstorable as err:
-        return str(err)
-    return None
+    """Why ``value`` (named ``what``) may not be stored, naming the path in it of an object
+    the store cannot keep (:func:`unstorable_at`); None when it may be."""
+    path = unstorable_at(value)
+    return None if path is None else f"{what}{path} {_WHY}"

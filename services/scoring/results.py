@@ -20,7 +20,7 @@ from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.platform.storable import Unstorable, check_storable
+from services.platform.storable import unstorable_reason
 from services.platform.tokens import is_bot
 from services.rules.records import is_abandoned
 
@@ -119,10 +119,9 @@ def _check_storable(value: Any) -> None:
     at any depth: the store writes it as it is and reads it back as another type (a UUID, a
     decimal, ...), or fails to read it at all, and then the board and every later result with
     it (services/platform/storable.py, the check every service's edge makes)."""
-    try:
-        check_storable(value, "outcome.breakdown")
-    except Unstorable as err:
-        raise MalformedResult(str(err)) from None
+    why = unstorable_reason(value, "outcome.breakdown")
+    if why is not None:
+        raise MalformedResult(why)
 
 
 def _teams(value: Any, seats: int) -> tuple[tuple[int, ...], ...]:

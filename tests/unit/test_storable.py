@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 from eventsourcing.persistence import JSONTranscoder
 
-from services.platform.storable import (
-    STORE_TYPE_KEYS,
-    Unstorable,
-    check_storable,
-    unstorable_at,
-    unstorable_reason,
-)
+from services.platform.storable import STORE_TYPE_KEYS, unstorable_at, unstorable_reason
 from services.scoring.results import MalformedResult, _check_storable
 
 
@@ -43,8 +38,8 @@ GOOD = [
 def test_what_the_store_would_not_keep_is_found(value: Any) -> None:
     assert unstorable_at(value) is not None
     assert not _survives(list(value) if isinstance(value, tuple) else value)
-    with pytest.raises(Unstorable, match=r"^thing.* exactly the keys '_type_' and '_data_'"):
-        check_storable(value, "thing")
+    assert re.match(r"^thing.* exactly the keys '_type_' and '_data_'",
+                    unstorable_reason(value, "thing") or "")
 
 
 @pytest.mark.parametrize("value", GOOD)
@@ -52,7 +47,6 @@ def test_what_the_store_keeps_passes(value: Any) -> None:
     assert _survives(value)
     assert unstorable_at(value) is None
     assert unstorable_reason(value, "thing") is None
-    check_storable(value, "thing")
 
 
 def test_the_path_names_where_it_is() -> None:
