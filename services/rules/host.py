@@ -180,13 +180,20 @@ def add_derived_options(engine: GameEngine, mode: str, seats: int, options: dict
         options.update({k: v for k, v in dict(derived).items() if k not in options})
 
 
-def _action_strings(value: Any, skip: str = "") -> list[str]:
-    """The strings an action holds (its keys' values, deep), but its top-level ``skip``."""
+def _strings(value: Any) -> list[str]:
+    """The strings ``value`` holds (its keys' values, deep)."""
     if isinstance(value, dict):
-        return [s for k, v in value.items() if k != skip for s in _action_strings(v)]
+        return [s for v in value.values() for s in _strings(v)]
     if isinstance(value, list):
-        return [s for v in value for s in _action_strings(v)]
+        return [s for v in value for s in _strings(v)]
     return [value] if isinstance(value, str) else []
+
+
+def _hide_action_in_logs(action: dict[str, Any], also: bool = False) -> None:
+    """No log line of this call or task holds the strings of ``action`` (a card, a hidden
+    choice: an engine's error may quote them), but its ``type`` (the action's kind is
+    public): :func:`services.platform.logs.hide_in_logs`."""
+    hide_in_logs(_strings({k: v for k, v in action.items() if k != "type"}), also=also)
 
 
 def parse_json_object(text: str, what: str, limit: int = MAX_ACTION_BYTES) -> dict[str, Any]:
@@ -949,7 +956,7 @@ class MatchHost:
         action = parse_json_object(action_json, "action_json")
         # its words (a card, a hidden choice) go into no log line of the call: an engine's
         # error may quote them (its type may: the action's kind is public)
-        hide_in_logs(_action_strings(action, skip="type"))
+        _hide_action_in_logs(action)
         found = await self._get(match_id)
         # the match as the action found it, before it waits for the lock: a timeout of this
         # seat committed meanwhile (its timer held the lock) answered the decision it was for
@@ -1285,7 +1292,7 @@ class MatchHost:
         decision = owed[0]
         action = dict(decision.default) if decision.default is not None else dict(decision.legal[0])
         # a timer's own Context, or the call's whose action found it due (_overdue): added
-        hide_in_logs(_action_strings(action, skip="type"), also=True)
+        _hide_action_in_logs(action, also=True)
         records, state = await self._act(live, seat, f"timeout:{live.version + 1}", action,
                                          decision, {"timeout": True})
         due = seat in records[0].get("clock_events", {}).get("forfeit_due", [])
@@ -1380,7 +1387,7 @@ class MatchHost:
             action = dict(bot.choose(decision, view))
             if live.engine.validate(live.state, decision.seat, action) is not None:
                 action = dict(decision.default or decision.legal[0])
-            hide_in_logs(_action_strings(action, skip="type"), also=True)
+            _hide_action_in_logs(action, also=True)
             records, state = await self._act(live, decision.seat, f"bot:{live.version + 1}", action,
                                              decision, {"by": "bot"})
             await self._commit(live, records, state)
