@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -91,56 +91,41 @@ class TournamentApplication(TrustedTopics, Application):
         created = get_topic(Tournament.Created)  # type: ignore[attr-defined]
         if listing.position is None:  # the first call: every Created, up to the end now
             end = self.recorder.max_notification_id() or 0
-            start = 1
-            while True:
-                page = self.recorder.select_notifications(start, PAGE, stop=end,
-                                                          topics=[created])
-                listing.created.extend(n.originator_id for n in page)  # type: ignore[misc]
-                if len(page) < PAGE:
-                    break
-                start = page[-1].id + 1
+            listing.created.extend(n.originator_id  # type: ignore[misc]
+                                   for n in self._notifications(topics=[created], stop=end))
             listing.position = end
             return
+        for n in self._notifications(listing.position + 1):
+            uid: uuid.UUID = n.originator_id  # type: ignore[assignment]
+            if n.topic == created:
+                listing.created.append(uid)
+            listing.built.pop(uid, None)
+            listing.position = n.id
+
+    def _notifications(self, start: int = 1, topics: Sequence[str] = (),
+                       stop: int | None = None) -> Iterator[Any]:
+        """The notification log from ``start`` (to ``stop``), of ``topics`` (every one when
+        none), read a page of PAGE at a time."""
         while True:
-            page = self.recorder.select_notifications(listing.position, PAGE,
-                                                      inclusive_of_start=False)
-            for n in page:
-                uid: uuid.UUID = n.originator_id  # type: ignore[assignment]
-                if n.topic == created:
-                    listing.created.append(uid)
-                listing.built.pop(uid, None)
-            if page:
-                listing.position = page[-1].id
+            page = self.recorder.select_notifications(start, PAGE, stop=stop, topics=topics)
+            yield from page
             if len(page) < PAGE:
                 return
+            start = page[-1].id + 1
 
     def _originators(self, event_class: type[Any]) -> list[uuid.UUID]:
         """The tournaments with an event of ``event_class``, in the order of those events
         (from the notification log, one topic: a tournament's one Created, ForceEnded or
         AbandonsConfirmed)."""
-        topic = [get_topic(event_class)]
-        ids: list[uuid.UUID] = []
-        start = 1
-        while True:
-            page = self.recorder.select_notifications(start, PAGE, topics=topic)
-            ids.extend(n.originator_id for n in page)  # type: ignore[misc]
-            if len(page) < PAGE:
-                return ids
-            start = page[-1].id + 1
+        return [n.originator_id  # type: ignore[misc]
+                for n in self._notifications(topics=[get_topic(event_class)])]
 
     def statuses(self) -> dict[uuid.UUID, str]:
         """Every tournament's status, from the notification log (the topics of the events
         that set one; the last of each tournament's wins)."""
         topics = [get_topic(getattr(Tournament, name)) for name in STATUS_OF]
-        found: dict[uuid.UUID, str] = {}
-        start = 1
-        while True:
-            page = self.recorder.select_notifications(start, PAGE, topics=topics)
-            for n in page:
-                found[n.originator_id] = STATUS_OF[n.topic.rpartition(".")[2]]  # type: ignore[index]
-            if len(page) < PAGE:
-                return found
-            start = page[-1].id + 1
+        return {n.originator_id: STATUS_OF[n.topic.rpartition(".")[2]]  # type: ignore[misc]
+                for n in self._notifications(topics=topics)}
 
     def open_ids(self) -> list[uuid.UUID]:
         """Tournaments not finished, in creation order, from the notification log's topics."""
