@@ -500,7 +500,7 @@ class MatchHost:
         unchecked = False
         if not created.get("state_hash_scheme"):
             if sha256_hex(data) != expected:
-                state = self._replay_checked(engine, records)
+                state = replay_checked(engine, records, match_id)
                 data = canonical_state(engine, state)
         elif start:  # keyed, from a snapshot: checked with the key (a sealed match's seed)
             key = _sealed_key(records)
@@ -546,11 +546,6 @@ class MatchHost:
         live.state = state
         live.state_bytes = len(canonical_state(live.engine, state))
 
-    def _replay_checked(self, engine: GameEngine, records: list[dict[str, Any]]) -> Any:
-        try:
-            return replay(engine, records).state
-        except ReplayError as err:
-            raise FailedPrecondition(f"the stored match does not replay: {err}") from None
 
     def _config_of(self, created: dict[str, Any]) -> MatchConfig:
         config = config_of(created)
@@ -1702,6 +1697,18 @@ def _sealed_key(records: list[dict[str, Any]]) -> bytes | None:
         return state_key(bytes.fromhex(str(seal["seed"])), str(dice["stream_id"]))  # type: ignore[index]
     except (TypeError, KeyError, ValueError):
         return None
+
+
+def replay_checked(engine: GameEngine, records: list[dict[str, Any]], match_id: str) -> Any:
+    """The state ``records`` replay to, else FAILED_PRECONDITION naming the event alone: the
+    replay's reason may quote an action's words or a state's contents, which the caller (any
+    seat, a spectator) may not see. The log says why (its action words hidden: platform/logs)."""
+    try:
+        return replay(engine, records).state
+    except ReplayError as err:
+        log.error("the stored match does not replay", match_id=match_id, reason=str(err))
+        raise FailedPrecondition(f"the stored match does not replay ({err.event}); the "
+                                 "rules service's log says why") from None
 
 
 def _snapshot_refused(match_id: str, version: int, why: str) -> None:
