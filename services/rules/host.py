@@ -1592,10 +1592,17 @@ class MatchHost:
             # the export holds every seat's hidden zones and the draws: while the match is
             # played, only for the organiser who created it (and holds its seats anyway) or a
             # service, not for one who may not hold a seat of a match players queued for
+            made_by = live.created.get("created_by")
+            if isinstance(made_by, dict) and made_by.get("via"):
+                # made by a service for organisers (each of whom may hold some seats only):
+                # none of them had it made as their own, so none may see every seat's hand
+                before = (f"before only by a service: {access.describe_creator(made_by)} "
+                          "had it made by a service, not as their own")
+            else:
+                before = f"or before by {access.describe_creator(made_by)}, who created it"
             raise FailedPrecondition(
                 f"match {match_id!r} is still being played: it is exported, with every seat's "
-                "hidden cards and the draws, once it has ended, or before by "
-                f"{access.describe_creator(live.created.get('created_by'))}, who created it")
+                f"hidden cards and the draws, once it has ended, {before}")
         records = await self._store(self.store.records, match_id)
         data = build_export(match_id, self.engine.game_id, records, self.signing_key)
         return data, live.head if live.version == len(records) else records[-1]["hash"], len(records)
