@@ -1151,6 +1151,7 @@ def token(
     match's outcome). An organiser token acts for every match and tournament until it
     expires: hand it over as a password."""
     from services.cli.organiser import MAX_TTL, ORGANISER_TTL, PLAYER_TTL, token_secret
+    from services.platform.players import player_id_refused
     from services.platform.tokens import BOT_PREFIX, TokenIssuer, is_bot
 
     if role not in ("player", "organiser"):
@@ -1164,6 +1165,8 @@ def token(
         raise CliError(f"{what} is 1-128 printable characters", USAGE)
     if role == "player" and is_bot(name):
         raise CliError(f"player ids starting with {BOT_PREFIX!r} are reserved for bots", USAGE)
+    if role == "player" and (why := player_id_refused(name)) is not None:
+        raise CliError(f"{why}: a token for it could never queue nor register", USAGE)
     settings = _settings(log_file=True)
     issuer = TokenIssuer(token_secret(settings, "run `neon token` on the server host, where "
                                       "the deployment's keys are"), external=None)

@@ -134,7 +134,7 @@ class DiceApplication(TrustedTopics, Application):
         with self._sessions.hold(check_match_key(match_id), lambda: self._load(match_id)) as held:
             session = held.value
             if session is None:
-                raise NotFound(f"no dice session for match {match_id!r}")
+                raise _no_session(match_id)
             newer = self.repository.event_store.get(session.id, gt=session.version)
             for domain_event in newer:
                 session = domain_event.mutate(session)
@@ -153,7 +153,7 @@ class DiceApplication(TrustedTopics, Application):
             with self._sessions.hold(match_id, lambda: self._load(match_id)) as held:
                 session = held.value
                 if session is None:
-                    raise NotFound(f"no dice session for match {match_id!r}")
+                    raise _no_session(match_id)
                 try:
                     result = command(session)
                     if session.pending_events:
@@ -297,3 +297,11 @@ class DiceApplication(TrustedTopics, Application):
 
     def session(self, match_id: str) -> SessionView:
         return self._read(match_id, SessionView.of)
+
+
+def _no_session(match_id: str) -> NotFound:
+    """NOT_FOUND for a session not opened; a bare match id is told how a rules service names
+    its match's session (the match id alone, as a client author first tries, names none)."""
+    hint = ("" if "/" in match_id else
+            ": a match's dice session is named <game>/<match id>, e.g. neon-reign/" + match_id)
+    return NotFound(f"no dice session for match {match_id!r}{hint}")

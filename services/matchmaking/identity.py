@@ -19,6 +19,7 @@ from services.matchmaking.service import MatchmakingServicer
 from services.platform.errors import InvalidArgument
 from services.platform.grpc_kit import require_claims
 from services.platform.logs import get_logger
+from services.platform.players import player_id_refused
 from services.platform.tokens import BOT_PREFIX, TokenIssuer, is_bot
 
 DEFAULT_TTL = 24 * 3600
@@ -37,6 +38,9 @@ def mint_player_token(issuer: TokenIssuer, player_id: str, ttl_seconds: int,
         raise InvalidArgument(f"ttl_seconds must be between 0 and {MAX_TTL} (30 days)")
     if is_bot(player_id):
         raise InvalidArgument(f"player ids starting with {BOT_PREFIX!r} are reserved for bots")
+    if (why := player_id_refused(player_id)) is not None:
+        # a token for an id no ticket and no tournament takes could never queue nor register
+        raise InvalidArgument(f"{why} (the ids tickets and tournaments take)")
     ttl = ttl_seconds or DEFAULT_TTL
     try:
         token = issuer.issue_player(player_id, ttl=ttl, minted_by=organiser, not_after=not_after)

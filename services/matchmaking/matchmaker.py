@@ -869,6 +869,11 @@ class Matchmaker:
                     f"ticket {ticket_id!r} is {ticket.status}, not proposed match {match_id!r}")
             players = acts_for(claims, ticket.players)  # type: ignore[arg-type]
             new = [p for p in players if p not in ticket.accepted]
+            late = self.clock() - self._accept_deadline(ticket)
+            if new and late >= 0:  # the next cycle drops it: an accept now would race that
+                raise FailedPrecondition(
+                    f"the time to accept match {match_id!r} ran out {late:.1f} s ago: it falls "
+                    "through: this ticket is dropped, the others go back to the queue")
             if loaded is not None and loaded.game == ticket.game and \
                     claims.player in new and claims.player not in ticket.consented:  # type: ignore[union-attr]
                 # a player cooling down in the game does not play it through a friend's party
@@ -1100,6 +1105,12 @@ class Matchmaker:
                 if not events:
                     del self.invite_watchers[me]
 
+    def _accept_deadline(self, t: Ticket) -> float:
+        """When the proposal ``t`` waits in (status "proposed") must be accepted: as this
+        replica holds it, else as the ticket recorded it."""
+        p = self.proposals.get(t.proposal["match_id"])  # type: ignore[index]
+        return p.deadline if p is not None else float(t.proposal["deadline"])  # type: ignore[index]
+
     def _invitation(self, t: Ticket, now: float) -> dict[str, Any]:
         """What an invited player is shown of a party in their list: who queued it, its
         size, its game and modes, whether a match waits for their accept; not its other
@@ -1108,9 +1119,7 @@ class Matchmaker:
         match_id, left = "", 0.0
         if t.status == "proposed" and t.proposal is not None:
             match_id = t.proposal["match_id"]
-            p = self.proposals.get(match_id)
-            deadline = p.deadline if p is not None else float(t.proposal["deadline"])
-            left = max(0.0, deadline - now)
+            left = max(0.0, self._accept_deadline(t) - now)
         return {"ticket_id": t.ticket_id, "game": t.game, "modes": list(t.resolved["modes"]),
                 "invited_by": creator if role == "player" else _SOMEONE.get(role, "someone"),
                 "party_size": len(t.players), "status": t.status, "match_id": match_id,
@@ -2016,9 +2025,7 @@ class Matchmaker:
                           "mode": t.proposal["mode"], "rules_address": self.rules.address(t.game),
                           "seats": [{k: s[k] for k in ("seat", "player", "bot", "team")}
                                     for s in t.proposal["seats"]]}
-            p = self.proposals.get(t.proposal["match_id"])
-            deadline = p.deadline if p is not None else float(t.proposal["deadline"])
-            accept_left = max(0.0, deadline - now)
+            accept_left = max(0.0, self._accept_deadline(t) - now)
         window = None
         started = False
         if t.status == "matched" and assignment is not None:

@@ -11,9 +11,9 @@ from typing import Any
 from services.matchmaking.catalogue import GameSpec
 from services.matchmaking.grouping import RESERVED_FOR_BOTS
 from services.platform.errors import InvalidArgument
+from services.platform.players import player_id_refused
 
 TICKET_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
-PLAYER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}\Z")
 MAX_PARTY = 6
 MAX_REGION = 32
 MAX_SEATS = 24
@@ -67,8 +67,8 @@ def check_shape(req: TicketRequest) -> list[str]:
     if len(set(players)) != len(players):
         raise InvalidArgument("a party lists a player twice")
     for p in players:
-        if not PLAYER_ID.match(p):
-            raise InvalidArgument(f"player id {p!r} must be 1-64 letters, digits or _.:@-")
+        if (why := player_id_refused(p)) is not None:
+            raise InvalidArgument(why)
         if p.startswith(RESERVED_FOR_BOTS):
             raise InvalidArgument(f"player ids starting {RESERVED_FOR_BOTS!r} are reserved for bots")
     if req.min_seats < 0 or req.max_seats < 0:

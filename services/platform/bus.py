@@ -378,6 +378,10 @@ class OutboxRelay:
 
     async def _idle(self) -> None:
         self._wake.clear()
+        if self._stopped.is_set():
+            # a stop that came while a batch was out set _wake before the clear above: the
+            # wait would last its whole interval, and the service's stop time out on it
+            return
         try:
             async with asyncio.timeout(self.interval * 20):  # no task per wait, unlike wait_for
                 await self._wake.wait()

@@ -14,7 +14,7 @@ def seat_of(claims: Claims | None, match_id: str, game: str) -> int:
     if claims is None:
         raise Unauthenticated("this call needs a seat token")
     if claims.role != "seat":
-        raise PermissionDenied(f"this call needs a seat token, not a {claims.role} token")
+        raise PermissionDenied(f"this call needs a seat token, not {_a(claims.role)} token")
     claims.require_match(match_id)
     claims.require_game(game)
     return claims.seat
@@ -35,7 +35,7 @@ def require_organiser(claims: Claims | None) -> None:
     if claims is None:
         raise Unauthenticated("this call needs an organiser token")
     if claims.role not in ("organiser", "service"):
-        raise PermissionDenied(f"this call needs an organiser token, not a {claims.role} token")
+        raise PermissionDenied(f"this call needs an organiser token, not {_a(claims.role)} token")
 
 
 MAX_ON_BEHALF = 4096
@@ -62,7 +62,7 @@ def creator_of(claims: Claims, on_behalf_of_organiser: str | None = None) -> dic
         return {"role": claims.role, "name": claims.player}
     if claims.role != "service":
         raise PermissionDenied("on_behalf_of_organiser is set only by a service (matchmaking), "
-                               f"not with a {claims.role} token: an organiser's own matches "
+                               f"not with {_a(claims.role)} token: an organiser's own matches "
                                "are recorded as theirs by its token")
     names = on_behalf_of_organiser.split("\n")
     if len(on_behalf_of_organiser) > MAX_ON_BEHALF or not all(n.isprintable() for n in names):
@@ -99,5 +99,15 @@ def describe_creator(created_by: Any) -> str:
     if not isinstance(created_by, dict):
         return "a caller this rules service did not record (before creators were recorded)"
     role, name = str(created_by.get("role", "")), str(created_by.get("name", ""))
-    who = f"the {role}" if role in ("organiser", "service") else f"a {role} token"
-    return f"{who} {name}" if name else f"{who} (no name)"
+    who = f"the {role}" if role in ("organiser", "service") else f"{_a(role)} token"
+    names = created_by.get("names")
+    if role == "organiser" and isinstance(names, list) and len(names) > 1:
+        who = "the organisers"
+    said = f"{who} {name}" if name else f"{who} (no name)"
+    via = created_by.get("via")
+    return f"{said} (through the service {via})" if via else said
+
+
+def _a(word: str) -> str:
+    """``word`` with its indefinite article, as a reason reads it: "an organiser", "a seat"."""
+    return f"{'an' if word[:1].lower() in 'aeiou' and word else 'a'} {word}"

@@ -500,7 +500,7 @@ class MatchHost:
         unchecked = False
         if not created.get("state_hash_scheme"):
             if sha256_hex(data) != expected:
-                state = self._replay_checked(engine, records)
+                state = replay_checked(engine, records, match_id)
                 data = canonical_state(engine, state)
         elif start:  # keyed, from a snapshot: checked with the key (a sealed match's seed)
             key = _sealed_key(records)
@@ -546,11 +546,6 @@ class MatchHost:
         live.state = state
         live.state_bytes = len(canonical_state(live.engine, state))
 
-    def _replay_checked(self, engine: GameEngine, records: list[dict[str, Any]]) -> Any:
-        try:
-            return replay(engine, records).state
-        except ReplayError as err:
-            raise FailedPrecondition(f"the stored match does not replay: {err}") from None
 
     def _config_of(self, created: dict[str, Any]) -> MatchConfig:
         config = config_of(created)
@@ -1597,10 +1592,17 @@ class MatchHost:
             # the export holds every seat's hidden zones and the draws: while the match is
             # played, only for the organiser who created it (and holds its seats anyway) or a
             # service, not for one who may not hold a seat of a match players queued for
+            made_by = live.created.get("created_by")
+            if isinstance(made_by, dict) and made_by.get("via"):
+                # made by a service for organisers (each of whom may hold some seats only):
+                # none of them had it made as their own, so none may see every seat's hand
+                before = (f"before only by a service: {access.describe_creator(made_by)} "
+                          "had it made by a service, not as their own")
+            else:
+                before = f"or before by {access.describe_creator(made_by)}, who created it"
             raise FailedPrecondition(
                 f"match {match_id!r} is still being played: it is exported, with every seat's "
-                "hidden cards and the draws, once it has ended, or before by "
-                f"{access.describe_creator(live.created.get('created_by'))}, who created it")
+                f"hidden cards and the draws, once it has ended, {before}")
         records = await self._store(self.store.records, match_id)
         data = build_export(match_id, self.engine.game_id, records, self.signing_key)
         return data, live.head if live.version == len(records) else records[-1]["hash"], len(records)
@@ -1702,6 +1704,18 @@ def _sealed_key(records: list[dict[str, Any]]) -> bytes | None:
         return state_key(bytes.fromhex(str(seal["seed"])), str(dice["stream_id"]))  # type: ignore[index]
     except (TypeError, KeyError, ValueError):
         return None
+
+
+def replay_checked(engine: GameEngine, records: list[dict[str, Any]], match_id: str) -> Any:
+    """The state ``records`` replay to, else FAILED_PRECONDITION naming the event alone: the
+    replay's reason may quote an action's words or a state's contents, which the caller (any
+    seat, a spectator) may not see. The log says why (its action words hidden: platform/logs)."""
+    try:
+        return replay(engine, records).state
+    except ReplayError as err:
+        log.error("the stored match does not replay", match_id=match_id, reason=str(err))
+        raise FailedPrecondition(f"the stored match does not replay ({err.event}); the "
+                                 "rules service's log says why") from None
 
 
 def _snapshot_refused(match_id: str, version: int, why: str) -> None:

@@ -12,6 +12,7 @@ see :func:`_describe`.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,14 @@ from services.rules.games.contract import (
 
 class ReplayError(Exception):
     """The log does not replay: the message names the first bad event."""
+
+    @property
+    def event(self) -> str:
+        """The message's opening "event N" alone: what a caller who may not see the log's
+        hidden parts is told (the rest may quote an engine's reason about an action, or a
+        state's contents)."""
+        head = str(self).split(":", 1)[0]
+        return head if re.fullmatch(r"event \S{1,24}", head) else "an event"
 
 
 @dataclass

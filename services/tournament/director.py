@@ -53,6 +53,7 @@ from services.platform.errors import (
 )
 from services.platform.grpc_kit import CLIENT_MAX_RECEIVE
 from services.platform.logs import bind_contextvars, bound_contextvars, get_logger
+from services.platform.players import player_id_refused
 from services.platform.settings import switch
 from services.platform.tasks import held_task, run_to_end
 from services.platform.tokens import BOT_PREFIX, Claims, is_bot
@@ -83,7 +84,6 @@ _STATUS_WORDS = {"created": "created (registration not open yet)",
 
 log = get_logger("tournament")
 TOURNAMENT_ID = re.compile(r"^[A-Za-z0-9_]{1,40}\Z")
-PLAYER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}\Z")
 MATCH_OF = re.compile(
     r"^(?P<t>[A-Za-z0-9_]{1,40})-r(?P<r>[0-9]{1,4})-t(?P<k>[0-9]{1,4})(?:-g(?P<g>[0-9]{1,2}))?\Z")
 """A tournament's match id (``domain.match_id_of``): tournament, round, table, and the
@@ -184,10 +184,8 @@ def _check_id(tournament_id: str) -> None:
 
 
 def _check_player_id(player_id: str) -> None:
-    if not PLAYER_ID.match(player_id or ""):
-        raise InvalidArgument(
-            f"player id {player_id[:70]!r} must be 1-64 letters, digits or . _ : @ -"
-        )
+    if (why := player_id_refused(player_id)) is not None:
+        raise InvalidArgument(why)
     if is_bot(player_id):
         raise InvalidArgument(f"player ids starting with {BOT_PREFIX!r} are reserved for bots")
 

@@ -186,7 +186,8 @@ def test_neon_serve_starts_each_pod_with_its_secrets_only(
     finally:
         dice.stop()
     rules_env = pod_env("rules-neon", public_key_hex(key), values,
-                        NEON_VAR_DIR=str(tmp_path / "rules"))
+                        NEON_VAR_DIR=str(tmp_path / "rules"),
+                        NEON_RULES_NEON_PORT=str(listen_port(taken)))  # not 50062: may be busy
     del rules_env["NEON_SIGNING_KEY"]
     rules = ServiceProcess("rules-neon", rules_env, "", tmp_path).spawn()
     assert rules.proc is not None

@@ -228,6 +228,18 @@ async def test_a_running_match_is_exported_only_to_its_creator_or_a_service(
         code, details = await code_of(client.export(bob, mine))
         assert code == grpc.StatusCode.FAILED_PRECONDITION and "the organiser alice" in details
 
+        # made by matchmaking for organisers (each may hold some seats only): none of them
+        # exports it while it is played, and the refusal does not call them its creator
+        for_them = f"mm-{uuid.uuid4().hex[:8]}"
+        await client.create(matchmaking, match_id=for_them, on_behalf_of_organiser="alice\nbob",
+                            **ask)
+        code, details = await code_of(client.export(alice, for_them))
+        assert code == grpc.StatusCode.FAILED_PRECONDITION, details
+        assert details.endswith("once it has ended, before only by a service: the organisers "
+                                "alice, bob (through the service matchmaking) had it made by "
+                                "a service, not as their own"), details
+        assert "who created it" not in details
+
         await play_to_end(client, made, {t.seat: t.token for t in created.seat_tokens})
         report = verify_export((await client.export(alice, made)).export_jsonl, engine=toy.ENGINE)
         assert report.ok, report.failure

@@ -72,3 +72,34 @@ async def test_the_relay_passes_over_a_message_nats_refuses_and_publishes_the_re
         await relay.stop()
     messages = await published(nats_client, f"{bus.subject_prefix()}.{run}.>", 2)
     assert [m.subject.rsplit(".", 1)[-1] for m in messages] == ["first", "last"]
+
+
+async def test_a_stop_while_a_batch_is_out_ends_the_relay_at_once(nats_client: Any) -> None:
+    """A stop that came while the relay published (or asked whether it leads) set its wake-up
+    before the relay's idle wait cleared it: the relay then slept its whole idle time (20
+    intervals) and a service's stop waited for it, timing out (a second of every second
+    test's teardown, a service's SIGTERM)."""
+    import asyncio
+    import time
+
+    run = f"stop-{uuid.uuid4().hex[:8]}"
+    app = Notes()
+    app.save(Note("first"))
+    relay = OutboxRelay(app, run, nats_client.jetstream(), lambda e: [], interval=0.5)
+    await relay.start()
+    await relay.drain()
+    publishing = asyncio.Event()
+    real = relay.publish_pending
+
+    async def slow() -> int:  # the stop comes while a batch is out
+        publishing.set()
+        await asyncio.sleep(0.2)
+        return await real()
+
+    relay.publish_pending = slow  # type: ignore[method-assign]
+    relay._wake.set()
+    await asyncio.wait_for(publishing.wait(), 5)
+    started = time.monotonic()
+    await relay.stop()
+    took = time.monotonic() - started
+    assert took < 1.0, f"the relay's stop took {took:.2f} s (its idle wait is 10 s)"

@@ -52,10 +52,19 @@ async def test_an_organiser_mints_a_player_token_that_opens_a_ticket(tmp_path: P
             (organiser, pb.MintPlayerTokenRequest(player_id=""), grpc.StatusCode.INVALID_ARGUMENT),
             (organiser, pb.MintPlayerTokenRequest(player_id="x", ttl_seconds=-1),
              grpc.StatusCode.INVALID_ARGUMENT),
+            # ids no ticket and no tournament takes: a token for them could never play
+            (organiser, pb.MintPlayerTokenRequest(player_id="José"), grpc.StatusCode.INVALID_ARGUMENT),
+            (organiser, pb.MintPlayerTokenRequest(player_id="ann lee"), grpc.StatusCode.INVALID_ARGUMENT),
+            (organiser, pb.MintPlayerTokenRequest(player_id="a" * 65), grpc.StatusCode.INVALID_ARGUMENT),
         ]:
             with pytest.raises(grpc.aio.AioRpcError) as refused:
                 await stub.MintPlayerToken(request, metadata=call_metadata(token), timeout=10)
             assert refused.value.code() == code, refused.value.details()
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await stub.MintPlayerToken(pb.MintPlayerTokenRequest(player_id="ann lee"),
+                                       metadata=call_metadata(organiser), timeout=10)
+        assert refused.value.details() == ("player id 'ann lee' must be 1-64 letters, digits or "
+                                           "_ . : @ | + - (the ids tickets and tournaments take)")
     finally:
         await ch.close()
         await backend.stop(1)
@@ -106,6 +115,13 @@ async def test_tickets_open_with_a_minted_token_or_an_external_jwt_and_bad_jwts_
         assert made.status == pb.TICKET_STATUS_WAITING
         external = await ticket(_jwt(provider, f"jo-{tag}"), f"jo-{tag}")
         assert external.status == pb.TICKET_STATUS_WAITING and external.players == [f"jo-{tag}"]
+        # an identity provider's subject as it comes (Auth0: provider|id; an e-mail with +)
+        for sub in (f"google-oauth2|10{tag}", f"ann+{tag}@mail.example"):
+            queued = await stub.CreateTicket(
+                pb.CreateTicketRequest(ticket_id=f"t-sub-{len(sub)}-{tag}", game="toy",
+                                       players=[sub], rating_window=0.5),
+                metadata=call_metadata(_jwt(provider, sub)), timeout=10)
+            assert queued.ticket.status == pb.TICKET_STATUS_WAITING, sub
 
         cases = {
             "forged": (_jwt(forger, f"eve-{tag}"), grpc.StatusCode.UNAUTHENTICATED, "JWT"),

@@ -124,6 +124,16 @@ def test_token_refuses_other_roles_bad_names_and_ttls(env: dict[str, str]) -> No
     assert "--ttl must be between 1 and 2592000" in one_line(
         ["token", "organiser", "x", "--ttl", "0"], env, 2)
     assert "reserved" in one_line(["token", "player", "bot-x"], env, 2)
+    # an id no ticket nor tournament takes: the token could never play
+    assert one_line(["token", "player", "ann lee"], env, 2) == (
+        "player id 'ann lee' must be 1-64 letters, digits or _ . : @ | + -: a token for it "
+        "could never queue nor register")
+    # an organiser's name is no player id: recorded as who acted, any printable text
+    assert TokenIssuer(with_keys(env), external=None).verify(
+        one_line(["token", "organiser", "Ann Lee"], env, 0)).player == "Ann Lee"
+    # an identity provider's kind of subject plays as it comes
+    assert TokenIssuer(with_keys(env), external=None).verify(
+        one_line(["token", "player", "auth0|5f7c8ec7"], env, 0)).player == "auth0|5f7c8ec7"
 
 
 def test_token_help_says_the_roles_and_default_lifetimes() -> None:

@@ -74,8 +74,13 @@ def test_a_closed_or_missing_session_reserves_nothing_new() -> None:
     # What was reserved before the close reads again the same (a crashed rules service
     # replays the match's last action with the same draws).
     assert dice.reserve_blocks("g/m", 2, 6) == type(before)(2, before.words[2:])
-    with pytest.raises(NotFound):
+    with pytest.raises(NotFound) as missing:
         dice.reserve_blocks("g/other", 0, 8)
+    assert str(missing.value) == "no dice session for match 'g/other'"
+    with pytest.raises(NotFound) as bare:  # a client author's first try: the match id alone
+        dice.session("m")
+    assert str(bare.value) == ("no dice session for match 'm': a match's dice session is named "
+                               "<game>/<match id>, e.g. neon-reign/m")
 
 
 def test_a_dev_seed_is_not_published_yet_still_reproduces_on_one_deployment() -> None:

@@ -10,6 +10,7 @@ compares in canonical JSON and takes only the types the host writes; verify reli
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -99,3 +100,35 @@ def test_options_absent_or_null_are_none(records):
     for created in ({**records[0], "options": None},
                     {k: v for k, v in records[0].items() if k != "options"}):
         assert config_of(created).options == {}
+
+
+def test_the_host_names_only_the_event_of_a_stored_match_that_does_not_replay(records):
+    """A stored match that does not replay (a row changed by hand, a build's bug): whoever
+    asked (any seat, a spectator) is told which event, not the replay's reason, which may
+    quote an action's words or a state's contents; the log says why, its words hidden."""
+    from services.platform.errors import FailedPrecondition
+    from services.rules.host import replay_checked
+    from tests.support.logcapture import captured_logs
+
+    data = export_game("neon-reign", "single", setups(ENGINE, "single")[0], 5, KEY, keyed=False)
+    changed = parse_export(data)[0]  # unkeyed state hashes: the host replays such a match
+    acted = next(r for r in changed if r["type"] == "ActionAccepted" and r["seat"] == 0)
+    acted["seat"] = 1  # the other seat's action: illegal, the engine says why
+    with pytest.raises(ReplayError) as replayed:
+        replay(ENGINE, changed)
+    assert replayed.value.event == f"event {acted['n']}"
+    told = str(replayed.value).split(": ", 1)[1]
+    assert told  # the reason the replay gives, which the caller is not to be told
+    with captured_logs() as logs, pytest.raises(FailedPrecondition) as refused:
+        replay_checked(ENGINE, changed, "m-1")
+    assert str(refused.value) == (f"the stored match does not replay (event {acted['n']}); "
+                                  "the rules service's log says why")
+    line = next(json.loads(t) for t in logs.getvalue().splitlines()
+                if "the stored match does not replay" in t)
+    assert line["match_id"] == "m-1" and f"event {acted['n']}" in line["reason"]
+    assert told not in line["reason"], "the replay's reason logged"
+
+
+def test_a_replay_error_without_an_event_names_none():
+    assert ReplayError("event 12: stored outcome differs").event == "event 12"
+    assert ReplayError("no records: the hand was x").event == "an event"
