@@ -91,10 +91,12 @@ class Method:
                 # json_format takes [] for an empty message and raises TypeError on null or
                 # a number: a message is an object
                 raise ValueError(f"a message is a JSON object, not {_json_kind(js)}")
+            # known_fields also refuses a field named twice ({"matchId": .., "match_id": ..})
+            known = known_fields(js, self.request.DESCRIPTOR)
             if ignore_unknown:
                 # not json_format's ignore_unknown_fields: it ignores far more (a list where
                 # the message should be, ["m1"], parsed as an empty message)
-                json_format.ParseDict(known_fields(js, self.request.DESCRIPTOR), message)
+                json_format.ParseDict(known, message)
             else:
                 json_format.Parse(text, message)
         except (UnicodeDecodeError, ValueError, json_format.ParseError) as err:
@@ -186,16 +188,26 @@ def _fields_by_json_key(descriptor: Descriptor) -> dict[str, FieldDescriptor]:
 def known_fields(value: Any, descriptor: Descriptor) -> Any:
     """The JSON ``value`` of a ``descriptor`` message without the keys that name no field of
     it (or of the messages it holds): protobuf's binary form skips unknown fields, and so
-    does the gateway's JSON. Everything else is left for the parser to judge (a value of the
-    wrong type, an unknown enum value's name: ``invalid_argument``)."""
+    does the gateway's JSON. A field named by two keys, its lowerCamelCase name and its proto
+    name (``{"matchId": "m1", "match_id": "m2"}``), is a ``json_format.ParseError``, as
+    protojson (connect-go) refuses it: protobuf's Python parser took the last one silently,
+    so a proxy or log that read one spelling saw another match than the service was sent.
+    Everything else is left for the parser to judge (a value of the wrong type, an unknown
+    enum value's name: ``invalid_argument``)."""
     if not isinstance(value, dict) or descriptor.full_name.startswith("google.protobuf."):
         return value
     fields = _fields_by_json_key(descriptor)
     out = {}
+    named: dict[str, str] = {}
     for key, item in value.items():
         field = fields.get(key)
         if field is None:
             continue
+        if field.name in named:
+            raise json_format.ParseError(
+                f"field {field.name} is named twice, as {_shown_key(named[field.name])} "
+                f"and {_shown_key(key)}: send one")
+        named[field.name] = key
         if field.message_type is not None:
             if field.message_type.GetOptions().map_entry:
                 inner = field.message_type.fields_by_name["value"].message_type
@@ -207,6 +219,11 @@ def known_fields(value: Any, descriptor: Descriptor) -> Any:
                 item = known_fields(item, field.message_type)
         out[key] = item
     return out
+
+
+def _shown_key(key: str) -> str:
+    """A JSON key as a reason quotes it: a known field's name, at most 64 characters."""
+    return repr(key if len(key) <= 64 else key[:64] + "...")
 
 
 def blank(message: Message) -> None:

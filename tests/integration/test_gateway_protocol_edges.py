@@ -284,6 +284,40 @@ async def test_unknown_json_fields_are_ignored_unless_configured_otherwise() -> 
         assert json.loads(end)["error"]["code"] == "invalid_argument"
 
 
+@pytest.mark.parametrize("config", [GatewayConfig(port=0),
+                                    GatewayConfig(port=0, reject_unknown_fields=True)])
+async def test_a_field_sent_under_both_its_names_is_refused_in_every_form(
+    config: GatewayConfig,
+) -> None:
+    """``{"ticketId": "mine", "ticket_id": "theirs"}``: proto3 JSON takes either spelling of
+    a field, and protobuf's Python parser took the last of the two silently, so what a proxy,
+    a WAF or a log line read ("mine") was not what the service was asked ("theirs", echoed
+    back by the upstream). Refused as ``invalid_argument`` naming both keys, as protojson
+    (connect-go) refuses it; a POST, a Connect GET and a stream's message alike, and the
+    upstream is never called."""
+    both = b'{"ticketId": "mine", "ticket_id": "theirs"}'
+    async with served(config) as (path, http):
+        async with http.post(f"{path}/GetTicket", data=both,
+                             headers={"Content-Type": "application/json"}) as r:
+            err = await r.json()
+        assert (r.status, err["code"]) == (400, "invalid_argument"), err
+        assert "'ticketId'" in err["message"] and "'ticket_id'" in err["message"], err
+        async with http.get(f"{path}/GetTicket",
+                            params={"encoding": "json", "message": both.decode()}) as r:
+            err = await r.json()
+        assert (r.status, err["code"]) == (400, "invalid_argument"), err
+        async with http.post(f"{path}/WatchTicket", data=envelope(both),
+                             headers={"Content-Type": "application/connect+json"}) as r:
+            ((flags, end),) = frames(await r.read())
+        assert r.status == 200 and flags == 2
+        assert json.loads(end)["error"]["code"] == "invalid_argument", end
+        # one spelling, either one, is served as before
+        for one in ({"ticketId": "mine"}, {"ticket_id": "mine"}):
+            async with http.post(f"{path}/GetTicket", json=one) as r:
+                got = await r.json()
+            assert r.status == 200 and got["ticket"]["ticketId"] == "mine", got
+
+
 # -- Connect GET ---------------------------------------------------------------------------
 
 

@@ -180,3 +180,23 @@ def test_unknown_json_fields_are_left_out_at_every_depth_and_nothing_else_is() -
     ):
         with pytest.raises(ConnectError, match="not valid JSON"):
             create.decode_json(bad)
+
+
+@pytest.mark.parametrize("sent", [
+    {"matchId": "m1", "match_id": "m2"},
+    {"match_id": "m2", "matchId": "m1"},
+    {"mode": "single", "clock": {"perDecisionMs": "5000", "per_decision_ms": "1"}},
+    {"teams": [{"seats": [0]}], "extra": {"teams": 1}, "options_json": "{}",
+     "optionsJson": "{}"},
+])
+def test_a_field_named_by_both_its_spellings_is_refused_at_every_depth(
+    sent: dict[str, object],
+) -> None:
+    """protobuf's Python parser took the last of ``matchId`` and ``match_id`` silently (its
+    duplicate check compares keys, not fields); protojson refuses both, and so does the
+    gateway, in either mode of unknown fields."""
+    create = public_methods()["/neon.rules.v1.RulesService/CreateMatch"]
+    for ignore_unknown in (True, False):
+        with pytest.raises(ConnectError, match="named twice") as refused:
+            create.decode_json(json.dumps(sent).encode(), ignore_unknown=ignore_unknown)
+        assert refused.value.code == "invalid_argument"
