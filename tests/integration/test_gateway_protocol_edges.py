@@ -318,6 +318,28 @@ async def test_a_field_sent_under_both_its_names_is_refused_in_every_form(
             assert r.status == 200 and got["ticket"]["ticketId"] == "mine", got
 
 
+async def test_a_stream_message_sent_without_its_envelope_is_told_so() -> None:
+    """A careless client posts the stream's JSON as it would a unary call's, without the
+    envelope: its first byte (``{``, 0x7b) read as the flags holds the compressed bit, and
+    the answer was ``unimplemented`` "compressed envelopes are not supported", sending the
+    client after compression. It is ``invalid_argument`` naming the envelope, in the stream's
+    end message (HTTP 200, as every refused stream)."""
+    async with served() as (path, http):
+        for body in (b'{"ticketId": "t1"}', b'  {"ticketId": "t1"}'):
+            async with http.post(f"{path}/WatchTicket", data=body,
+                                 headers={"Content-Type": "application/connect+json"}) as r:
+                ((flags, end),) = frames(await r.read())
+            assert r.status == 200 and flags == 2
+            error = json.loads(end)["error"]
+            assert error["code"] == "invalid_argument", error
+            assert "envelope" in error["message"] and "compress" not in error["message"], error
+        # the same message in its envelope is served
+        async with http.post(f"{path}/WatchTicket", data=envelope(b'{"ticketId": "t1"}'),
+                             headers={"Content-Type": "application/connect+json"}) as r:
+            got = frames(await r.read())
+        assert [f for f, _ in got] == [0, 0, 2] and "error" not in json.loads(got[-1][1])
+
+
 # -- Connect GET ---------------------------------------------------------------------------
 
 

@@ -49,6 +49,9 @@ def test_an_envelope_round_trips_and_the_end_of_stream_carries_the_error() -> No
         (b"\x01\x00\x00\x00\x02{}", "unimplemented"),
         (b"\x02\x00\x00\x00\x02{}", "invalid_argument"),
         (b"\x00\x7f\xff\xff\xff", "resource_exhausted"),
+        # a message without its envelope: its first bytes read as flags and a length
+        (b'{"matchId": "m1"}', "invalid_argument"),
+        (b"\x0a\x02m1\x10\x05", "invalid_argument"),
     ],
 )
 def test_a_bad_stream_request_is_refused_with_a_reason(body: bytes, code: str) -> None:
