@@ -51,7 +51,7 @@ from services.platform.export_chunks import (
     read_export_chunks,
     refused_size,
 )
-from services.platform.grpc_kit import REQUEST_ID
+from services.platform.grpc_kit import RECONNECT_OPTIONS, REQUEST_ID
 from services.platform.logs import get_logger
 from services.platform.stream_limits import (
     CLIENT_METADATA,
@@ -83,7 +83,10 @@ window: megabytes) for as long as it liked."""
 
 
 class Upstreams:
-    """One gRPC channel per upstream address, opened on first use."""
+    """One gRPC channel per upstream address, opened on first use, reconnecting as the
+    services' own channels do (``RECONNECT_OPTIONS``: within a second of an upstream coming
+    back; with gRPC's default backoff, growing to two minutes, every web client was answered
+    ``unavailable`` that long after a rules service restarted)."""
 
     def __init__(self, addresses: dict[str, str]) -> None:
         self.addresses = addresses
@@ -107,7 +110,8 @@ class Upstreams:
                 f"games {', '.join(self.games()) or 'none'}",
             )
         if service not in self._channels:
-            self._channels[service] = grpc.aio.insecure_channel(self.addresses[service])
+            self._channels[service] = grpc.aio.insecure_channel(
+                self.addresses[service], options=RECONNECT_OPTIONS)
         return self._channels[service]
 
     def export_channel(self, service: str) -> grpc.aio.Channel:
@@ -119,7 +123,8 @@ class Upstreams:
         key = f"{service} exports"
         if key not in self._channels:
             self._channels[key] = grpc.aio.insecure_channel(self.addresses[service], options=[
-                ("grpc.max_receive_message_length", MAX_EXPORT_BYTES + ENVELOPE_BYTES)])
+                ("grpc.max_receive_message_length", MAX_EXPORT_BYTES + ENVELOPE_BYTES),
+                *RECONNECT_OPTIONS])
         return self._channels[key]
 
     async def close(self) -> None:
