@@ -23,6 +23,7 @@ import pytest
 
 from services.cli.backend import Backend
 from services.gateway.config import GatewayConfig
+from services.genproto.neon.rules.v1 import rules_pb2
 from tests.support.fake_grpc import serving
 from tests.support.gateway import bare_gateway, gateway_for
 
@@ -119,6 +120,30 @@ async def test_an_upstream_back_from_an_outage_is_reached_again_within_a_second_
                 await asyncio.sleep(0.1)
         finally:
             await server.stop(0)
+
+
+async def test_an_answer_past_the_gateways_limit_is_said_in_words_with_the_stream_to_use() -> None:
+    """A long match's export passes gRPC's 4 MiB answer limit: the web client got
+    resource_exhausted (HTTP 429: "try again later") in gRPC's words, "Received message
+    larger than max (5243008 vs. 4194304)". It is told the size, the gateway's limit, that
+    asking again gets the same, and the server stream that sends the export in parts."""
+    big = b"x" * (5 * 1024 * 1024)
+
+    async def export(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        return rules_pb2.ExportMatchResponse(export_jsonl=big).SerializeToString()
+
+    handlers = {"ExportMatch": grpc.unary_unary_rpc_method_handler(export)}
+    async with serving("neon.rules.v1.RulesService", handlers) as upstream, bare_gateway(
+            GatewayConfig(port=0), {"rules-toy": upstream}) as url, \
+            aiohttp.ClientSession() as http, \
+            http.post(f"{url}{TOY}/ExportMatch", data=b'{"matchId": "m1"}',
+                      headers={**JSON, "Authorization": "Bearer t"}) as r:
+        err = await r.json()
+    assert (r.status, err["code"]) == (429, "resource_exhausted"), err
+    assert "larger than max" not in err["message"], err
+    size = int(err["message"].split(" answered ", 1)[1].split(" bytes", 1)[0].replace(",", ""))
+    assert len(big) < size < len(big) + 64 and "4,194,304" in err["message"], err
+    assert "ExportMatchChunks" in err["message"] and "asking again" in err["message"], err
 
 
 @contextlib.asynccontextmanager
