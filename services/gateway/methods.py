@@ -208,6 +208,9 @@ def known_fields(value: Any, descriptor: Descriptor) -> Any:
                 f"field {field.name} is named twice, as {_shown_key(named[field.name])} "
                 f"and {_shown_key(key)}: send one")
         named[field.name] = key
+        if field.enum_type is not None:
+            for value in item if field.is_repeated and isinstance(item, list) else [item]:
+                _check_enum(field, key, value)
         if field.message_type is not None:
             if field.message_type.GetOptions().map_entry:
                 inner = field.message_type.fields_by_name["value"].message_type
@@ -219,6 +222,23 @@ def known_fields(value: Any, descriptor: Descriptor) -> Any:
                 item = known_fields(item, field.message_type)
         out[key] = item
     return out
+
+
+def _check_enum(field: FieldDescriptor, key: str, value: Any) -> None:
+    """An enum field's JSON ``value`` is one of its names or an integer (proto3 JSON, as
+    protojson takes it), or null (the default); anything else is a ``ParseError``. protobuf's
+    Python parser took any value ``int()`` takes: ``true`` as 1, ``1.5`` as 1, ``"2"`` and
+    ``" 2 "`` as 2, so a careless client's ``"policy": true`` chose a policy silently."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)) \
+            or (isinstance(value, float) and value.is_integer()):  # 2.0, 2e0: a JSON integer
+        return
+    if isinstance(value, str) and value in field.enum_type.values_by_name:
+        return
+    shown = f"{value!r}" if isinstance(value, str) and len(value) <= 64 else _json_kind(value)
+    names = [v.name for v in field.enum_type.values]
+    raise json_format.ParseError(
+        f"{key}: {shown} is not a value of {field.enum_type.name}: send one of its names "
+        f"({', '.join(names[:6])}{', ...' if len(names) > 6 else ''}) or its number")
 
 
 def _shown_key(key: str) -> str:

@@ -318,6 +318,38 @@ async def test_a_field_sent_under_both_its_names_is_refused_in_every_form(
             assert r.status == 200 and got["ticket"]["ticketId"] == "mine", got
 
 
+@pytest.mark.parametrize("ranked_by", [True, 1.5, "2", " 1 ", "ranked_by_ordinal", [1]])
+async def test_an_enum_value_that_is_neither_a_name_nor_a_number_is_refused(
+    ranked_by: Any,
+) -> None:
+    """proto3 JSON takes an enum's name or its number. protobuf's Python parser took whatever
+    ``int()`` takes (``true`` as 1, ``1.5`` as 1, ``"2"`` as 2), so a careless client's
+    ``"rankedBy": true`` asked for a ranking it never named. Refused as protojson (connect-go)
+    refuses it, naming the enum's values; the upstream is never called."""
+    asked: list[bytes] = []
+
+    async def leaderboard(request: bytes, context: Any) -> bytes:
+        asked.append(request)
+        return b""
+
+    async with (
+        serving("neon.scoring.v1.ScoringService",
+                {"GetLeaderboard": grpc.unary_unary_rpc_method_handler(leaderboard)}) as up,
+        bare_gateway(GatewayConfig(port=0), {"scoring": up}) as url,
+        aiohttp.ClientSession() as http,
+    ):
+        path = f"{url}/neon.scoring.v1.ScoringService/GetLeaderboard"
+        async with http.post(path, json={"game": "g", "rankedBy": ranked_by}) as r:
+            err = await r.json()
+        assert (r.status, err["code"]) == (400, "invalid_argument"), err
+        assert "RANKED_BY_BEST_SCORE" in err["message"], err
+        assert asked == []
+        for good in ("RANKED_BY_BEST_SCORE", 2, 2.0):  # a name, a number
+            async with http.post(path, json={"game": "g", "ranked_by": good}) as r:
+                assert r.status == 200, await r.text()
+        assert len(asked) == 3
+
+
 async def test_a_stream_message_sent_without_its_envelope_is_told_so() -> None:
     """A careless client posts the stream's JSON as it would a unary call's, without the
     envelope: its first byte (``{``, 0x7b) read as the flags holds the compressed bit, and

@@ -203,3 +203,14 @@ def test_a_field_named_by_both_its_spellings_is_refused_at_every_depth(
         with pytest.raises(ConnectError, match="named twice") as refused:
             create.decode_json(json.dumps(sent).encode(), ignore_unknown=ignore_unknown)
         assert refused.value.code == "invalid_argument"
+
+
+def test_an_enum_is_taken_by_its_name_or_its_number_only_at_every_depth() -> None:
+    create = public_methods()["/neon.rules.v1.RulesService/CreateMatch"]
+    for policy in (True, 1.5, "3", "timeout_policy_bot", {}):
+        with pytest.raises(ConnectError, match="TIMEOUT_POLICY_BOT") as refused:
+            create.decode_json(json.dumps({"clock": {"policy": policy}}).encode())
+        assert refused.value.code == "invalid_argument"
+    for policy, number in (("TIMEOUT_POLICY_BOT", 2), (3, 3), (1.0, 1), (None, 0)):
+        raw = create.decode_json(json.dumps({"clock": {"policy": policy}}).encode())
+        assert rules_pb2.CreateMatchRequest.FromString(raw).clock.policy == number
