@@ -167,6 +167,8 @@ def _json_kind(value: Any) -> str:
         return "a boolean"
     if isinstance(value, (int, float)):
         return "a number"
+    if isinstance(value, dict):
+        return "an object"
     return "a string" if isinstance(value, str) else "an array"
 
 

@@ -207,10 +207,13 @@ def test_a_field_named_by_both_its_spellings_is_refused_at_every_depth(
 
 def test_an_enum_is_taken_by_its_name_or_its_number_only_at_every_depth() -> None:
     create = public_methods()["/neon.rules.v1.RulesService/CreateMatch"]
-    for policy in (True, 1.5, "3", "timeout_policy_bot", {}):
+    for policy, said in ((True, "a boolean"), (1.5, "a number"), ("3", "'3'"),
+                         ("timeout_policy_bot", "'timeout_policy_bot'"), ({}, "an object"),
+                         ([2], "an array")):
         with pytest.raises(ConnectError, match="TIMEOUT_POLICY_BOT") as refused:
             create.decode_json(json.dumps({"clock": {"policy": policy}}).encode())
         assert refused.value.code == "invalid_argument"
+        assert f"policy: {said} is not a value of TimeoutPolicy" in refused.value.message
     for policy, number in (("TIMEOUT_POLICY_BOT", 2), (3, 3), (1.0, 1), (None, 0)):
         raw = create.decode_json(json.dumps({"clock": {"policy": policy}}).encode())
         assert rules_pb2.CreateMatchRequest.FromString(raw).clock.policy == number
