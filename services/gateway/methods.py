@@ -194,8 +194,9 @@ def known_fields(value: Any, descriptor: Descriptor) -> Any:
     name (``{"matchId": "m1", "match_id": "m2"}``), is a ``json_format.ParseError``, as
     protojson (connect-go) refuses it: protobuf's Python parser took the last one silently,
     so a proxy or log that read one spelling saw another match than the service was sent.
-    Everything else is left for the parser to judge (a value of the wrong type, an unknown
-    enum value's name: ``invalid_argument``)."""
+    An enum field's value that is neither one of its names nor a number is one too
+    (``_check_enum``). Everything else is left for the parser to judge (a value of the wrong
+    type: ``invalid_argument``)."""
     if not isinstance(value, dict) or descriptor.full_name.startswith("google.protobuf."):
         return value
     fields = _fields_by_json_key(descriptor)
@@ -211,8 +212,8 @@ def known_fields(value: Any, descriptor: Descriptor) -> Any:
                 f"and {_shown_key(key)}: send one")
         named[field.name] = key
         if field.enum_type is not None:
-            for value in item if field.is_repeated and isinstance(item, list) else [item]:
-                _check_enum(field, key, value)
+            for one in item if field.is_repeated and isinstance(item, list) else [item]:
+                _check_enum(field, key, one)
         if field.message_type is not None:
             if field.message_type.GetOptions().map_entry:
                 inner = field.message_type.fields_by_name["value"].message_type
