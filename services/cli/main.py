@@ -587,7 +587,15 @@ async def _on_its_rules_service(settings: Settings, game: str, match_id: str,
     from services.cli.organiser import refused
     from services.rules.games import available
 
-    games = [game] if game else available()
+    def served(name: str) -> bool:  # a game this deployment has a rules service address for
+        service = f"rules-{name}"
+        return service in settings.ports or service in settings.addresses
+
+    if game and not served(game):
+        # settings.address() had no port for it: "unexpected error: KeyError: 'rules-nope'"
+        raise CliError(f"unknown game {game!r}; games: "
+                       f"{', '.join(n for n in available() if served(n))}", errors.USAGE)
+    games = [game] if game else [name for name in available() if served(name)]
     organiser = _organiser_token(settings, token)
     unreachable: list[str] = []
     for name in games:

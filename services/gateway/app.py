@@ -51,7 +51,7 @@ from services.platform.export_chunks import (
     read_export_chunks,
     refused_size,
 )
-from services.platform.grpc_kit import REQUEST_ID
+from services.platform.grpc_kit import RECONNECT_OPTIONS, REQUEST_ID
 from services.platform.logs import get_logger
 from services.platform.stream_limits import (
     CLIENT_METADATA,
@@ -82,8 +82,17 @@ connection open, held its slot, its upstream call and the messages buffered for 
 window: megabytes) for as long as it liked."""
 
 
+ANSWER_BYTES = 4 * 1024 * 1024
+"""The largest answer message the gateway takes from an upstream (gRPC's default): the
+exports pass it for a long match or tournament, and are served in parts by their
+``...Chunks`` server streams."""
+
+
 class Upstreams:
-    """One gRPC channel per upstream address, opened on first use."""
+    """One gRPC channel per upstream address, opened on first use, reconnecting as the
+    services' own channels do (``RECONNECT_OPTIONS``: within a second of an upstream coming
+    back; with gRPC's default backoff, growing to two minutes, every web client was answered
+    ``unavailable`` that long after a rules service restarted)."""
 
     def __init__(self, addresses: dict[str, str]) -> None:
         self.addresses = addresses
@@ -107,7 +116,8 @@ class Upstreams:
                 f"games {', '.join(self.games()) or 'none'}",
             )
         if service not in self._channels:
-            self._channels[service] = grpc.aio.insecure_channel(self.addresses[service])
+            self._channels[service] = grpc.aio.insecure_channel(self.addresses[service], options=[
+                ("grpc.max_receive_message_length", ANSWER_BYTES), *RECONNECT_OPTIONS])
         return self._channels[service]
 
     def export_channel(self, service: str) -> grpc.aio.Channel:
@@ -119,7 +129,8 @@ class Upstreams:
         key = f"{service} exports"
         if key not in self._channels:
             self._channels[key] = grpc.aio.insecure_channel(self.addresses[service], options=[
-                ("grpc.max_receive_message_length", MAX_EXPORT_BYTES + ENVELOPE_BYTES)])
+                ("grpc.max_receive_message_length", MAX_EXPORT_BYTES + ENVELOPE_BYTES),
+                *RECONNECT_OPTIONS])
         return self._channels[key]
 
     async def close(self) -> None:
@@ -311,9 +322,22 @@ def _upstream(service: str) -> str:
             if service.startswith("rules-") else f"the {service} service")
 
 
-def upstream_error(err: grpc.aio.AioRpcError, service: str, request_id: str = "") -> ConnectError:
+def upstream_error(err: grpc.aio.AioRpcError, service: str, request_id: str = "",
+                   in_parts: str = "") -> ConnectError:
     """The Connect error for an upstream's status; gRPC's own reason about the connection or
-    a crash (the upstream's address, an exception's words) is logged here, not sent on."""
+    a crash (the upstream's address, an exception's words) is logged here, not sent on. An
+    answer past ``ANSWER_BYTES`` (gRPC's "Received message larger than max (N vs. M)") is
+    said in words, naming ``in_parts``, the server stream that sends it in parts, if any:
+    resource_exhausted is HTTP 429, which clients take for "try again later"."""
+    size = (refused_size(err.details() or "")
+            if err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED else None)
+    if size is not None:
+        log.warning("upstream answer too large", service=service, size=size)
+        instead = f"; {in_parts}, a server stream, sends it in parts" if in_parts else ""
+        return ConnectError(
+            "resource_exhausted",
+            f"{_upstream(service)} answered {size:,} bytes, more than this gateway passes on "
+            f"in one answer ({ANSWER_BYTES:,}): asking again gets the same{instead}")
     answer = ConnectError.from_grpc(err, _upstream(service), request_id)
     if answer.message != (err.details() or ""):
         log.warning("upstream failed", service=service, code=answer.code, reason=err.details())
@@ -572,7 +596,10 @@ class Gateway:
         try:
             answer = await call
         except grpc.aio.AioRpcError as err:
-            return _error_response(upstream_error(err, service, request_id))
+            streamed = self.methods.get(method.path + "Chunks")
+            in_parts = (streamed.full_name.rsplit("/", 1)[1]
+                        if streamed is not None and streamed.server_streaming else "")
+            return _error_response(upstream_error(err, service, request_id, in_parts))
         except asyncio.CancelledError:
             if _being_cancelled():
                 call.cancel()

@@ -116,10 +116,18 @@ def single_envelope(body: bytes, limit: int) -> bytes:
             "a streaming request body must be one Connect envelope (flags, 4-byte length, message)",
         )
     flags, length = HEADER.unpack_from(body)
+    if flags & ~FLAG_COMPRESSED:
+        # judged first: a message sent without its envelope ('{"matchId": ...}', flags
+        # 0x7b) has the compressed bit among others, and was told compression is not
+        # supported, or its "length" ('"mat') passed the limit
+        raise ConnectError(
+            "invalid_argument",
+            f"unexpected envelope flags {flags:#x}: a streaming request body is one Connect "
+            "envelope (flags 0, a 4-byte big-endian length, then the message); was the "
+            "message sent without it?",
+        )
     if flags & FLAG_COMPRESSED:
         raise ConnectError("unimplemented", "compressed envelopes are not supported")
-    if flags != 0:
-        raise ConnectError("invalid_argument", f"unexpected envelope flags {flags:#x}")
     if length > limit:
         raise ConnectError("resource_exhausted", f"message of {length} bytes exceeds {limit}")
     if len(body) != HEADER.size + length:

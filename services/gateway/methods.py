@@ -91,10 +91,12 @@ class Method:
                 # json_format takes [] for an empty message and raises TypeError on null or
                 # a number: a message is an object
                 raise ValueError(f"a message is a JSON object, not {_json_kind(js)}")
+            # known_fields also refuses a field named twice ({"matchId": .., "match_id": ..})
+            known = known_fields(js, self.request.DESCRIPTOR)
             if ignore_unknown:
                 # not json_format's ignore_unknown_fields: it ignores far more (a list where
                 # the message should be, ["m1"], parsed as an empty message)
-                json_format.ParseDict(known_fields(js, self.request.DESCRIPTOR), message)
+                json_format.ParseDict(known, message)
             else:
                 json_format.Parse(text, message)
         except (UnicodeDecodeError, ValueError, json_format.ParseError) as err:
@@ -165,6 +167,8 @@ def _json_kind(value: Any) -> str:
         return "a boolean"
     if isinstance(value, (int, float)):
         return "a number"
+    if isinstance(value, dict):
+        return "an object"
     return "a string" if isinstance(value, str) else "an array"
 
 
@@ -186,16 +190,30 @@ def _fields_by_json_key(descriptor: Descriptor) -> dict[str, FieldDescriptor]:
 def known_fields(value: Any, descriptor: Descriptor) -> Any:
     """The JSON ``value`` of a ``descriptor`` message without the keys that name no field of
     it (or of the messages it holds): protobuf's binary form skips unknown fields, and so
-    does the gateway's JSON. Everything else is left for the parser to judge (a value of the
-    wrong type, an unknown enum value's name: ``invalid_argument``)."""
+    does the gateway's JSON. A field named by two keys, its lowerCamelCase name and its proto
+    name (``{"matchId": "m1", "match_id": "m2"}``), is a ``json_format.ParseError``, as
+    protojson (connect-go) refuses it: protobuf's Python parser took the last one silently,
+    so a proxy or log that read one spelling saw another match than the service was sent.
+    An enum field's value that is neither one of its names nor a number is one too
+    (``_check_enum``). Everything else is left for the parser to judge (a value of the wrong
+    type: ``invalid_argument``)."""
     if not isinstance(value, dict) or descriptor.full_name.startswith("google.protobuf."):
         return value
     fields = _fields_by_json_key(descriptor)
     out = {}
+    named: dict[str, str] = {}
     for key, item in value.items():
         field = fields.get(key)
         if field is None:
             continue
+        if field.name in named:
+            raise json_format.ParseError(
+                f"field {field.name} is named twice, as {_shown_key(named[field.name])} "
+                f"and {_shown_key(key)}: send one")
+        named[field.name] = key
+        if field.enum_type is not None:
+            for one in item if field.is_repeated and isinstance(item, list) else [item]:
+                _check_enum(field, key, one)
         if field.message_type is not None:
             if field.message_type.GetOptions().map_entry:
                 inner = field.message_type.fields_by_name["value"].message_type
@@ -207,6 +225,28 @@ def known_fields(value: Any, descriptor: Descriptor) -> Any:
                 item = known_fields(item, field.message_type)
         out[key] = item
     return out
+
+
+def _check_enum(field: FieldDescriptor, key: str, value: Any) -> None:
+    """An enum field's JSON ``value`` is one of its names or an integer (proto3 JSON, as
+    protojson takes it), or null (the default); anything else is a ``ParseError``. protobuf's
+    Python parser took any value ``int()`` takes: ``true`` as 1, ``1.5`` as 1, ``"2"`` and
+    ``" 2 "`` as 2, so a careless client's ``"policy": true`` chose a policy silently."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)) \
+            or (isinstance(value, float) and value.is_integer()):  # 2.0, 2e0: a JSON integer
+        return
+    if isinstance(value, str) and value in field.enum_type.values_by_name:
+        return
+    shown = f"{value!r}" if isinstance(value, str) and len(value) <= 64 else _json_kind(value)
+    names = [v.name for v in field.enum_type.values]
+    raise json_format.ParseError(
+        f"{key}: {shown} is not a value of {field.enum_type.name}: send one of its names "
+        f"({', '.join(names[:6])}{', ...' if len(names) > 6 else ''}) or its number")
+
+
+def _shown_key(key: str) -> str:
+    """A JSON key as a reason quotes it: a known field's name, at most 64 characters."""
+    return repr(key if len(key) <= 64 else key[:64] + "...")
 
 
 def blank(message: Message) -> None:

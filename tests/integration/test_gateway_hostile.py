@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import socket
 import struct
 import time
 from collections.abc import AsyncIterator
@@ -22,6 +23,7 @@ import pytest
 
 from services.cli.backend import Backend
 from services.gateway.config import GatewayConfig
+from services.genproto.neon.rules.v1 import rules_pb2
 from tests.support.fake_grpc import serving
 from tests.support.gateway import bare_gateway, gateway_for
 
@@ -81,6 +83,67 @@ async def test_an_upstream_that_does_not_answer_is_unavailable_without_its_addre
 
 
 SERVICE, METHOD = "neon.scoring.v1.ScoringService", "GetLeaderboard"
+
+
+async def test_an_upstream_back_from_an_outage_is_reached_again_within_a_second_or_two() -> None:
+    """The gateway's channels reconnect as the services' own do (``RECONNECT_OPTIONS``): with
+    gRPC's default backoff (growing to two minutes) a gateway whose upstream was down for a
+    while (a rules service restarted, a deploy) kept answering every web client
+    ``unavailable`` for seconds to minutes after the service was back."""
+    with socket.socket() as probe:  # a free port, for the upstream that comes back on it
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    async def leaderboard(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        return b""
+
+    async with bare_gateway(GatewayConfig(port=0), {"scoring": f"127.0.0.1:{port}"}) as url, \
+            aiohttp.ClientSession() as http:
+        async def status() -> int:
+            async with http.post(f"{url}{SCORING}/GetLeaderboard", data=b"{}",
+                                 headers=JSON) as r:
+                return r.status
+
+        down = time.monotonic()
+        while time.monotonic() - down < 10:  # long enough for gRPC's default backoff to grow
+            assert await status() == 503
+            await asyncio.sleep(0.25)
+        server = grpc.aio.server()
+        server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(
+            SERVICE, {METHOD: grpc.unary_unary_rpc_method_handler(leaderboard)})])
+        assert server.add_insecure_port(f"127.0.0.1:{port}") == port
+        await server.start()
+        try:
+            back = time.monotonic()
+            while await status() != 200:
+                assert time.monotonic() - back < 3, "the upstream is back: reach it again"
+                await asyncio.sleep(0.1)
+        finally:
+            await server.stop(0)
+
+
+async def test_an_answer_past_the_gateways_limit_is_said_in_words_with_the_stream_to_use() -> None:
+    """A long match's export passes gRPC's 4 MiB answer limit: the web client got
+    resource_exhausted (HTTP 429: "try again later") in gRPC's words, "Received message
+    larger than max (5243008 vs. 4194304)". It is told the size, the gateway's limit, that
+    asking again gets the same, and the server stream that sends the export in parts."""
+    big = b"x" * (5 * 1024 * 1024)
+
+    async def export(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        return rules_pb2.ExportMatchResponse(export_jsonl=big).SerializeToString()
+
+    handlers = {"ExportMatch": grpc.unary_unary_rpc_method_handler(export)}
+    async with serving("neon.rules.v1.RulesService", handlers) as upstream, bare_gateway(
+            GatewayConfig(port=0), {"rules-toy": upstream}) as url, \
+            aiohttp.ClientSession() as http, \
+            http.post(f"{url}{TOY}/ExportMatch", data=b'{"matchId": "m1"}',
+                      headers={**JSON, "Authorization": "Bearer t"}) as r:
+        err = await r.json()
+    assert (r.status, err["code"]) == (429, "resource_exhausted"), err
+    assert "larger than max" not in err["message"], err
+    size = int(err["message"].split(" answered ", 1)[1].split(" bytes", 1)[0].replace(",", ""))
+    assert len(big) < size < len(big) + 64 and "4,194,304" in err["message"], err
+    assert "ExportMatchChunks" in err["message"] and "asking again" in err["message"], err
 
 
 @contextlib.asynccontextmanager

@@ -284,6 +284,94 @@ async def test_unknown_json_fields_are_ignored_unless_configured_otherwise() -> 
         assert json.loads(end)["error"]["code"] == "invalid_argument"
 
 
+@pytest.mark.parametrize("config", [GatewayConfig(port=0),
+                                    GatewayConfig(port=0, reject_unknown_fields=True)])
+async def test_a_field_sent_under_both_its_names_is_refused_in_every_form(
+    config: GatewayConfig,
+) -> None:
+    """``{"ticketId": "mine", "ticket_id": "theirs"}``: proto3 JSON takes either spelling of
+    a field, and protobuf's Python parser took the last of the two silently, so what a proxy,
+    a WAF or a log line read ("mine") was not what the service was asked ("theirs", echoed
+    back by the upstream). Refused as ``invalid_argument`` naming both keys, as protojson
+    (connect-go) refuses it; a POST, a Connect GET and a stream's message alike, and the
+    upstream is never called."""
+    both = b'{"ticketId": "mine", "ticket_id": "theirs"}'
+    async with served(config) as (path, http):
+        async with http.post(f"{path}/GetTicket", data=both,
+                             headers={"Content-Type": "application/json"}) as r:
+            err = await r.json()
+        assert (r.status, err["code"]) == (400, "invalid_argument"), err
+        assert "'ticketId'" in err["message"] and "'ticket_id'" in err["message"], err
+        async with http.get(f"{path}/GetTicket",
+                            params={"encoding": "json", "message": both.decode()}) as r:
+            err = await r.json()
+        assert (r.status, err["code"]) == (400, "invalid_argument"), err
+        async with http.post(f"{path}/WatchTicket", data=envelope(both),
+                             headers={"Content-Type": "application/connect+json"}) as r:
+            ((flags, end),) = frames(await r.read())
+        assert r.status == 200 and flags == 2
+        assert json.loads(end)["error"]["code"] == "invalid_argument", end
+        # one spelling, either one, is served as before
+        for one in ({"ticketId": "mine"}, {"ticket_id": "mine"}):
+            async with http.post(f"{path}/GetTicket", json=one) as r:
+                got = await r.json()
+            assert r.status == 200 and got["ticket"]["ticketId"] == "mine", got
+
+
+@pytest.mark.parametrize("ranked_by", [True, 1.5, "2", " 1 ", "ranked_by_ordinal", [1]])
+async def test_an_enum_value_that_is_neither_a_name_nor_a_number_is_refused(
+    ranked_by: Any,
+) -> None:
+    """proto3 JSON takes an enum's name or its number. protobuf's Python parser took whatever
+    ``int()`` takes (``true`` as 1, ``1.5`` as 1, ``"2"`` as 2), so a careless client's
+    ``"rankedBy": true`` asked for a ranking it never named. Refused as protojson (connect-go)
+    refuses it, naming the enum's values; the upstream is never called."""
+    asked: list[bytes] = []
+
+    async def leaderboard(request: bytes, context: Any) -> bytes:
+        asked.append(request)
+        return b""
+
+    async with (
+        serving("neon.scoring.v1.ScoringService",
+                {"GetLeaderboard": grpc.unary_unary_rpc_method_handler(leaderboard)}) as up,
+        bare_gateway(GatewayConfig(port=0), {"scoring": up}) as url,
+        aiohttp.ClientSession() as http,
+    ):
+        path = f"{url}/neon.scoring.v1.ScoringService/GetLeaderboard"
+        async with http.post(path, json={"game": "g", "rankedBy": ranked_by}) as r:
+            err = await r.json()
+        assert (r.status, err["code"]) == (400, "invalid_argument"), err
+        assert "RANKED_BY_BEST_SCORE" in err["message"], err
+        assert asked == []
+        for good in ("RANKED_BY_BEST_SCORE", 2, 2.0):  # a name, a number
+            async with http.post(path, json={"game": "g", "ranked_by": good}) as r:
+                assert r.status == 200, await r.text()
+        assert len(asked) == 3
+
+
+async def test_a_stream_message_sent_without_its_envelope_is_told_so() -> None:
+    """A careless client posts the stream's JSON as it would a unary call's, without the
+    envelope: its first byte (``{``, 0x7b) read as the flags holds the compressed bit, and
+    the answer was ``unimplemented`` "compressed envelopes are not supported", sending the
+    client after compression. It is ``invalid_argument`` naming the envelope, in the stream's
+    end message (HTTP 200, as every refused stream)."""
+    async with served() as (path, http):
+        for body in (b'{"ticketId": "t1"}', b'  {"ticketId": "t1"}'):
+            async with http.post(f"{path}/WatchTicket", data=body,
+                                 headers={"Content-Type": "application/connect+json"}) as r:
+                ((flags, end),) = frames(await r.read())
+            assert r.status == 200 and flags == 2
+            error = json.loads(end)["error"]
+            assert error["code"] == "invalid_argument", error
+            assert "envelope" in error["message"] and "compress" not in error["message"], error
+        # the same message in its envelope is served
+        async with http.post(f"{path}/WatchTicket", data=envelope(b'{"ticketId": "t1"}'),
+                             headers={"Content-Type": "application/connect+json"}) as r:
+            got = frames(await r.read())
+        assert [f for f, _ in got] == [0, 0, 2] and "error" not in json.loads(got[-1][1])
+
+
 # -- Connect GET ---------------------------------------------------------------------------
 
 

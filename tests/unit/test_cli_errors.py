@@ -91,6 +91,16 @@ def test_export_without_a_backend(env: dict[str, str]) -> None:
         {**env, "NEON_TOKEN": "", "NEON_TOKEN_SECRET": ""}, 2)
 
 
+@pytest.mark.parametrize("command", [["export", "m1", "-o", "x.jsonl"],
+                                     ["abandon", "m1", "--reason", "power cut"]])
+def test_a_match_command_for_a_game_not_served_is_a_usage_error(
+        env: dict[str, str], command: list[str]) -> None:
+    """``--game`` naming a game without a rules service was "unexpected error: KeyError:
+    'rules-chess'" (exit 1); it is a usage error naming the games, as `neon play` says."""
+    line = run([*command, "--game", "chess", "--token", "v1.x.y"], env, 2)
+    assert line.startswith("unknown game 'chess'; games: ") and "neon-reign" in line, line
+
+
 def test_verify_and_replay_of_a_missing_or_bad_file(env: dict[str, str], tmp_path: Path) -> None:
     assert run(["verify", str(tmp_path / "missing.jsonl")], env, 2) == \
         f"file not found: {tmp_path / 'missing.jsonl'}"

@@ -49,6 +49,9 @@ def test_an_envelope_round_trips_and_the_end_of_stream_carries_the_error() -> No
         (b"\x01\x00\x00\x00\x02{}", "unimplemented"),
         (b"\x02\x00\x00\x00\x02{}", "invalid_argument"),
         (b"\x00\x7f\xff\xff\xff", "resource_exhausted"),
+        # a message without its envelope: its first bytes read as flags and a length
+        (b'{"matchId": "m1"}', "invalid_argument"),
+        (b"\x0a\x02m1\x10\x05", "invalid_argument"),
     ],
 )
 def test_a_bad_stream_request_is_refused_with_a_reason(body: bytes, code: str) -> None:
@@ -180,3 +183,37 @@ def test_unknown_json_fields_are_left_out_at_every_depth_and_nothing_else_is() -
     ):
         with pytest.raises(ConnectError, match="not valid JSON"):
             create.decode_json(bad)
+
+
+@pytest.mark.parametrize("sent", [
+    {"matchId": "m1", "match_id": "m2"},
+    {"match_id": "m2", "matchId": "m1"},
+    {"mode": "single", "clock": {"perDecisionMs": "5000", "per_decision_ms": "1"}},
+    {"teams": [{"seats": [0]}], "extra": {"teams": 1}, "options_json": "{}",
+     "optionsJson": "{}"},
+])
+def test_a_field_named_by_both_its_spellings_is_refused_at_every_depth(
+    sent: dict[str, object],
+) -> None:
+    """protobuf's Python parser took the last of ``matchId`` and ``match_id`` silently (its
+    duplicate check compares keys, not fields); protojson refuses both, and so does the
+    gateway, in either mode of unknown fields."""
+    create = public_methods()["/neon.rules.v1.RulesService/CreateMatch"]
+    for ignore_unknown in (True, False):
+        with pytest.raises(ConnectError, match="named twice") as refused:
+            create.decode_json(json.dumps(sent).encode(), ignore_unknown=ignore_unknown)
+        assert refused.value.code == "invalid_argument"
+
+
+def test_an_enum_is_taken_by_its_name_or_its_number_only_at_every_depth() -> None:
+    create = public_methods()["/neon.rules.v1.RulesService/CreateMatch"]
+    for policy, said in ((True, "a boolean"), (1.5, "a number"), ("3", "'3'"),
+                         ("timeout_policy_bot", "'timeout_policy_bot'"), ({}, "an object"),
+                         ([2], "an array")):
+        with pytest.raises(ConnectError, match="TIMEOUT_POLICY_BOT") as refused:
+            create.decode_json(json.dumps({"clock": {"policy": policy}}).encode())
+        assert refused.value.code == "invalid_argument"
+        assert f"policy: {said} is not a value of TimeoutPolicy" in refused.value.message
+    for policy, number in (("TIMEOUT_POLICY_BOT", 2), (3, 3), (1.0, 1), (None, 0)):
+        raw = create.decode_json(json.dumps({"clock": {"policy": policy}}).encode())
+        assert rules_pb2.CreateMatchRequest.FromString(raw).clock.policy == number
