@@ -473,6 +473,38 @@ async def test_a_player_with_a_bye_is_told_and_waits(event: Event) -> None:
         assert FINAL.findall(out)[-1][:3] == (n, str(rank), "3")
 
 
+async def test_a_result_set_by_hand_again_is_told_to_the_player(event: Event) -> None:
+    """The organiser sets a table's result by hand while its match waits for ben, who never
+    came, then again (a correction of the correction, or a second organiser's): ann, who
+    follows with a bot, is told that the match will not start, then each result as it
+    comes, the second as changed with its reason, before the tournament ends. Before, ann's
+    command waited for ever on the match (a match waiting for its seats when its table is
+    decided is never started), the watch sent nothing for a done table whose result
+    changed, and the command told a table's result only once."""
+    await event.create("fix", 1, ("ann", "ben"), start=True, check_in_seconds=120)
+    await event.call("NextRound", "fix")
+    ann = await event.player("fix", "--player", "ann", "--bot", "rule")
+    out = await read_until(ann, "seed added, ready")
+    await event.call("CorrectResult", "fix", round=1, table=1, placements=[2, 1],
+                     reason="ben's screen")
+    out += await read_until(ann, "round 1, table 1 result: ben wins (correction)")
+    # the match awaited ben when its table was decided: it never starts, and ann's command
+    # says so rather than waiting on it for ever
+    assert "match fix-r1-t1 will not start: the organiser decided the table" in out, out
+    await event.call("CorrectResult", "fix", round=1, table=1, placements=[1, 2],
+                     forfeited=True, reason="ben went home")
+    out += await read_until(ann, "result changed", timeout=30)
+    assert ("round 1, table 1 result changed: ann wins (correction); the organiser's reason: "
+            "ben went home; waiting for the next round or the end") in " ".join(out.split()), out
+    await wait_round_complete(event.client, "fix", 1, timeout=120)
+    await event.call("FinishTournament", "fix")
+    code, rest, err = await finished(ann)
+    out += rest
+    assert code == 0, (out, err)
+    assert out.count("result changed") == 1 and out.count("result: ben wins") == 1, out
+    assert FINAL.findall(out)[-1][:3] == ("ann", "1", "2"), out
+
+
 async def test_a_player_who_comes_late_is_told_the_rounds_they_missed(event: Event) -> None:
     """The watch sends only the latest state: commands started after round 1 (round 2
     paired) still tell each player round 1's bye or table result from the round's record,
