@@ -1610,7 +1610,11 @@ class Director:
                     f"late entries join a running tournament, not a {t.status} one"
                 )
             if player_id in t.players and t.players[player_id]["status"] in ("dropped",):
-                raise FailedPrecondition(f"{player_id!r} dropped out of this tournament")
+                raise FailedPrecondition(
+                    f"{player_id!r} was dropped from this tournament: a dropped player comes "
+                    "back by ReinstatePlayer (`neon tournament reinstate`, Swiss and "
+                    "multiplayer), not as a late entry"
+                )
             config = FormatConfig.from_stored(t.settings["format"])
             first = len(t.rounds) + 1
             why = late_entries_refused(config)  # a tournament created before create refused it

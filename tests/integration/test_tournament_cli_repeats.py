@@ -98,6 +98,15 @@ async def test_repeats_say_nothing_changed_and_a_correction_names_what_it_replac
     table = (await desk.client.call("GetRound", tournament_id="twice", round=1)).round.tables[0]
     assert (table.result.kind, table.result.reason) == ("correction", f"{loser} left")
 
+    await desk.client.call("DropPlayer", desk.org, tournament_id="twice", player_id="ann",
+                           reason="went home")
+    back = await run("tournament", "late-entry", "twice", "ann")
+    assert back.returncode == 1, back.stdout + back.stderr
+    assert said(back.stderr) == ("FAILED_PRECONDITION: 'ann' was dropped from this tournament: "
+                                 "a dropped player comes back by ReinstatePlayer (`neon "
+                                 "tournament reinstate`, Swiss and multiplayer), not as a late "
+                                 "entry"), back.stderr
+
     finished = await run("tournament", "finish", "twice")
     assert finished.returncode == 0, finished.stdout + finished.stderr
     assert "already" not in finished.stdout and "final standings" in finished.stdout
