@@ -1002,15 +1002,24 @@ async def watch_round(client: TournamentClient, tournament_id: str, number: int,
     shown = ""
 
     def show(r: Any) -> bool:
-        """Print ``r`` when it changed since last printed; whether it is complete."""
+        """Print ``r`` when it changed since last printed (as printed: a change the table
+        does not show, e.g. a match's final hash as it is sealed, prints no second copy of
+        the same table; ``--json`` prints every change of the answer); whether it is
+        complete."""
         nonlocal shown
-        key = r.SerializeToString(deterministic=True).hex()
-        if key != shown:
-            shown = key
-            if as_json:  # the shape of GetRound's answer
+        if as_json:  # the shape of GetRound's answer
+            key = r.SerializeToString(deterministic=True).hex()
+            if key != shown:
+                shown = key
                 emit(message_dict(pb.GetRoundResponse(round=r)))
-            else:
-                print_round(r)
+            return bool(r.complete)
+        with console.capture() as printed:
+            print_round(r)
+        text = printed.get()
+        if text != shown:
+            shown = text
+            console.file.write(text)
+            console.file.flush()
         return bool(r.complete)
 
     want = number

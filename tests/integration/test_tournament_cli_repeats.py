@@ -146,3 +146,32 @@ async def test_next_round_names_the_no_shows_it_dropped(desk: Desk) -> None:  # 
         "table); `neon tournament reinstate shows PLAYER --reason ...` pairs a player again "
         "from the next round"), paired.stdout
     assert (await desk.statuses("shows"))["p3"] == "dropped"
+
+
+async def test_round_watch_prints_each_table_once(desk: Desk) -> None:  # noqa: F811
+    """``round --watch`` follows a round to its checkpoint: each table it prints differs from
+    the one before (a change the table does not show, such as the match's final hash as it
+    is sealed, printed the same table again)."""
+    await desk.create("seen", ("ann", "ben"))
+    await desk.client.call("StartTournament", desk.org, tournament_id="seen")
+    await desk.client.call("NextRound", desk.org, tournament_id="seen")
+    watching = asyncio.create_task(desk.run("tournament", "round", "seen", "--watch"))
+    await asyncio.sleep(2.0)  # the watch prints the round waiting for its seats
+    tokens = {n: desk.b.issuer.issue("player", "*", player=n, ttl=600) for n in ("ann", "ben")}
+    rules: dict[str, RulesClient] = {}
+    try:
+        await asyncio.gather(*(play_round_as(desk.client, rules, tokens[n], "seen", n,
+                                             timeout=120) for n in tokens))
+    finally:
+        await close_all(rules)
+    out = await asyncio.wait_for(watching, 120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    tables: list[str] = []
+    for line in out.stdout.splitlines():
+        if line.strip() == "round 1":  # a table's title: a new table
+            tables.append("")
+        elif tables:
+            tables[-1] += line + "\n"
+    assert len(tables) >= 2 and "waiting for seats" in tables[0], out.stdout
+    assert "checkpoint: Merkle root" in tables[-1], out.stdout
+    assert all(a != b for a, b in zip(tables, tables[1:])), out.stdout
