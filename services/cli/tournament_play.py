@@ -254,7 +254,6 @@ class TournamentSeat:
         asked of the rules service itself."""
         import asyncio
 
-        from services.genproto.neon.rules.v1 import rules_pb2
         from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 
         if a.status != pb.TABLE_STATUS_AWAITING_SEATS:
@@ -270,8 +269,34 @@ class TournamentSeat:
                 continue
             if same and now.status == pb.TABLE_STATUS_RUNNING:
                 return True
-            view = await rules.call("GetView", rules_pb2.GetViewRequest(match_id=a.match_id),
-                                    a.seat_token)
+            return await self.started_on(rules, a)
+
+    async def started_on(self, rules: RulesClient, a: Any) -> bool:
+        """Whether match ``a`` started (or ended) on its rules service, asked again while
+        the service does not answer (a restart), for up to a minute as the seat's own play
+        would; a match it does not know will not start."""
+        import asyncio
+        import time
+
+        import grpc
+
+        from services.genproto.neon.rules.v1 import rules_pb2
+
+        until = time.monotonic() + RECONNECT_FOR
+        while True:
+            try:
+                view = await rules.call("GetView",
+                                        rules_pb2.GetViewRequest(match_id=a.match_id),
+                                        a.seat_token)
+            except grpc.aio.AioRpcError as err:
+                if err.code() == grpc.StatusCode.NOT_FOUND:
+                    return False
+                if err.code() not in (grpc.StatusCode.UNAVAILABLE,
+                                      grpc.StatusCode.DEADLINE_EXCEEDED) \
+                        or time.monotonic() > until:
+                    raise
+                await asyncio.sleep(1.0)
+                continue
             return view.status != rules_pb2.MATCH_STATUS_AWAITING_SEEDS
 
     async def table(self, a: Any) -> Any:
