@@ -95,12 +95,15 @@ class TournamentSeat:
             if status in (pb.TOURNAMENT_STATUS_FINISHED, pb.TOURNAMENT_STATUS_FORCE_ENDED):
                 t = (await self.client.call("GetTournament",
                                             tournament_id=self.tournament_id)).tournament
-                # the last round is read again: a result set by hand just before the end
-                # may have come with the end itself (the watch sends only the latest state)
-                self.settled.discard(t.rounds_paired)
+                # every round is read again: a result the organiser set by hand after it
+                # was told (the watch sends only the latest round's) is told as changed
+                # before the final standings
+                self.settled.clear()
                 await self.catch_up(t.rounds_paired + 1)
                 break
             if update.HasField("assignment"):
+                # the round before too: a result set by hand once the next round was paired
+                self.settled.discard(update.assignment.round - 1)
                 await self.catch_up(update.assignment.round)
                 await self.on_assignment(update.assignment)
             elif status == pb.TOURNAMENT_STATUS_REGISTRATION:

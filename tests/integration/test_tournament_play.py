@@ -505,6 +505,37 @@ async def test_a_result_set_by_hand_again_is_told_to_the_player(event: Event) ->
     assert FINAL.findall(out)[-1][:3] == ("ann", "1", "2"), out
 
 
+async def test_a_result_of_an_earlier_round_set_by_hand_is_told_before_the_end(
+        event: Event) -> None:
+    """Round 1's table is set by hand once round 2 is paired (the organiser heard of a
+    misreport): its players, following round 2 by then, are told round 1's result changed
+    before the final standings (the watch sends only the latest round, so it was never
+    told, and the command's last lines contradicted its own account of round 1)."""
+    names = ("ann", "ben", "cat")
+    await event.create("back", 2, names, start=True)
+    procs = {n: await event.player("back", "--player", n, "--bot", "rule") for n in names}
+    await event.call("NextRound", "back")
+    first = await wait_round_complete(event.client, "back", 1, timeout=120)
+    played = next(t for t in first.tables if not t.bye)
+    winner = played.seats[list(played.result.placements).index(1)]
+    loser = next(s for s in played.seats if s != winner)
+    await event.call("NextRound", "back")
+    flipped = [1 if s == loser else 2 for s in played.seats]
+    await event.call("CorrectResult", "back", round=1, table=played.number, placements=flipped,
+                     reason="a misreport")
+    await wait_round_complete(event.client, "back", 2, timeout=120)
+    await event.call("FinishTournament", "back")
+    for n, p in procs.items():
+        code, out, err = await finished(p)
+        assert code == 0, (out, err)
+        text = " ".join(out.split())
+        told = (f"round 1, table {played.number} result changed: {loser} wins (correction); "
+                "the organiser's reason: a misreport")
+        assert (told in text) == (n in played.seats), (n, out)
+        if n in played.seats:
+            assert text.index(told) < text.index(f"{n}: final rank"), out
+
+
 async def test_a_player_who_comes_late_is_told_the_rounds_they_missed(event: Event) -> None:
     """The watch sends only the latest state: commands started after round 1 (round 2
     paired) still tell each player round 1's bye or table result from the round's record,
