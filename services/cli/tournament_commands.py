@@ -1381,9 +1381,10 @@ def late_entry(tournament_id: str, player: str, token: str = token_option()) -> 
         before = await _version_of(client, tournament_id)
         reply = await client.call("AddLateEntry", token, tournament_id=tournament_id,
                                   player_id=player)
-        if reply.tournament.version == before:
-            print_plain(console, f"{player} is a late entry of {tournament_id} already: nothing "
-                                 "changed")
+        if reply.tournament.version == before:  # a player who plays already: a repeat
+            late = any(p.player_id == player and p.late for p in reply.tournament.players)
+            print_plain(console, f"{player} {'is a late entry of' if late else 'plays in'} "
+                                 f"{tournament_id} already: nothing changed")
             return
         print_plain(console, f"{player} enters {tournament_id} from the next round")
 

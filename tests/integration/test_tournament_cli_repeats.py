@@ -60,6 +60,9 @@ async def test_repeats_say_nothing_changed_and_a_correction_names_what_it_replac
     late = await run("tournament", "late-entry", "twice", "dan")
     assert late.returncode == 0, late.stdout + late.stderr
     assert late.stdout.splitlines() == ["dan is a late entry of twice already: nothing changed"]
+    playing = await run("tournament", "late-entry", "twice", "ann")  # registered, started
+    assert playing.returncode == 0, playing.stdout + playing.stderr
+    assert playing.stdout.splitlines() == ["ann plays in twice already: nothing changed"]
 
     tables = (await desk.client.call("NextRound", desk.org, tournament_id="twice")).round.tables
     tokens = {n: desk.b.issuer.issue("player", "*", player=n, ttl=600)
