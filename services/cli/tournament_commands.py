@@ -895,6 +895,7 @@ def start(tournament_id: str,
     async def go(client: TournamentClient, token: str) -> None:
         import grpc
 
+        before = await _version_of(client, tournament_id)
         try:
             reply = await client.call("StartTournament", token, tournament_id=tournament_id,
                                       checked_in_only=checked_in_only)
@@ -905,7 +906,10 @@ def start(tournament_id: str,
             # refused for the players it would leave out: the flag (a usage matter) says go
             raise CliError(why.replace("checked_in_only", "--checked-in-only"), USAGE,
                            err.code().name, why) from None
-        print_plain(console, start_text(reply))
+        text = start_text(reply)
+        if reply.tournament.version == before:  # a repeat (another organiser's start, maybe)
+            text = f"{tournament_id} was already {text}"
+        print_plain(console, text)
 
     _run(go, token)
 
@@ -915,14 +919,32 @@ def start(tournament_id: str,
 def next_round(tournament_id: str,
                as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
                token: str = token_option()) -> None:
-    """Pair the next round and create its matches (organiser)."""
+    """Pair the next round and create its matches (organiser).
+
+    Names the players the service dropped as no-shows before pairing it."""
 
     async def go(client: TournamentClient, token: str) -> None:
+        before = None if as_json else await _tournament_or_none(client, tournament_id)
         reply = await client.call("NextRound", token, tournament_id=tournament_id)
         if as_json:
             emit(message_dict(reply))
             return
         print_round(reply.round)
+        after = await _tournament_or_none(client, tournament_id)
+        if before is None or after is None:
+            return
+        was = {p.player_id: p.status for p in before.players}
+        gone = [p.player_id for p in after.players
+                if p.status == "dropped" and was.get(p.player_id) != "dropped"]
+        if gone:
+            one = len(gone) == 1
+            print_plain(console, f"{_names(gone)} {'was' if one else 'were'} dropped before round "
+                                 f"{reply.round.number} was paired: "
+                                 f"{'a no-show' if one else 'no-shows'} of round "
+                                 f"{reply.round.number - 1} (never came to their table); "
+                                 "`neon tournament "
+                                 f"reinstate {tournament_id} PLAYER --reason ...` pairs a player "
+                                 "again from the next round")
 
     _run(go, token)
 
@@ -939,7 +961,21 @@ def show_round(tournament_id: str,
 
     async def go(client: TournamentClient, token: str) -> None:
         if not watch:
-            reply = await client.call("GetRound", tournament_id=tournament_id, round=number)
+            import grpc
+
+            try:
+                reply = await client.call("GetRound", tournament_id=tournament_id, round=number)
+            except grpc.aio.AioRpcError as err:
+                t = None if number or err.code() != grpc.StatusCode.NOT_FOUND else \
+                    await _tournament_or_none(client, tournament_id)
+                if t is None or t.rounds_paired:
+                    raise
+                # the last paired round (the default) of a tournament that paired none: not
+                # "no round 0", a number the organiser never gave
+                said = (f"{tournament_id} has no round paired yet (status: "
+                        f"{_status(t.status)}); `neon tournament next-round {tournament_id}` "
+                        "pairs round 1")
+                raise CliError(said, FAILED, err.code().name, said) from None
             if as_json:
                 emit(message_dict(reply))
                 return
@@ -966,15 +1002,24 @@ async def watch_round(client: TournamentClient, tournament_id: str, number: int,
     shown = ""
 
     def show(r: Any) -> bool:
-        """Print ``r`` when it changed since last printed; whether it is complete."""
+        """Print ``r`` when it changed since last printed (as printed: a change the table
+        does not show, e.g. a match's final hash as it is sealed, prints no second copy of
+        the same table; ``--json`` prints every change of the answer); whether it is
+        complete."""
         nonlocal shown
-        key = r.SerializeToString(deterministic=True).hex()
-        if key != shown:
-            shown = key
-            if as_json:  # the shape of GetRound's answer
+        if as_json:  # the shape of GetRound's answer
+            key = r.SerializeToString(deterministic=True).hex()
+            if key != shown:
+                shown = key
                 emit(message_dict(pb.GetRoundResponse(round=r)))
-            else:
-                print_round(r)
+            return bool(r.complete)
+        with console.capture() as printed:
+            print_round(r)
+        text = printed.get()
+        if text != shown:
+            shown = text
+            console.file.write(text)
+            console.file.flush()
         return bool(r.complete)
 
     want = number
@@ -1150,10 +1195,13 @@ def finish(tournament_id: str,
             if title:
                 print_standings(list(reply.rows), title)
             return
+        before = None if as_json else await _version_of(client, tournament_id)
         reply = await client.call("FinishTournament", token, tournament_id=tournament_id)
         if as_json:
             emit(message_dict(reply))
             return
+        if reply.tournament.version == before:  # a repeat: its standings were published
+            print_plain(console, f"{tournament_id} was already finished: nothing changed")
         print_standings(list(reply.rows), "final standings")
 
     _run(go, token)
@@ -1183,12 +1231,47 @@ def correct(
                        USAGE) from None
 
     async def go(client: TournamentClient, token: str) -> None:
+        import grpc
+
+        try:  # the table's result before: a correction may replace one (another organiser's)
+            earlier = (await client.call("GetRound", tournament_id=tournament_id,
+                                         round=number)).round
+        except grpc.aio.AioRpcError:  # the call itself says what is wrong
+            earlier = None
         reply = await client.call("CorrectResult", token, tournament_id=tournament_id,
                                   round=number, table=table, placements=places,
                                   forfeited=forfeited, reason=reason)
         print_round(reply.round)
+        line = replaced_text(earlier, reply.round, table)
+        if line:
+            print_plain(console, line)
 
     _run(go, token)
+
+
+def _result_key(r: Any) -> tuple[Any, ...]:
+    return tuple(r.placements), r.forfeited, r.kind, r.reason
+
+
+def replaced_text(before: Any, after: Any, number: int) -> str:
+    """What ``correct`` says of table ``number``'s result before it (round ``before``, as
+    GetRound gave it; None: not read), beside round ``after`` (CorrectResult's answer): ""
+    for a table that had none; "nothing changed" for the very same correction (a repeat);
+    else the result it replaced, a match's or one set by hand before (by another organiser,
+    maybe), with its reason."""
+    old = next((t for t in before.tables if t.number == number), None) if before else None
+    new = next((t for t in after.tables if t.number == number), None)
+    if old is None or new is None or not old.HasField("result"):
+        return ""
+    where = f"table {number} of round {after.number}"
+    if _result_key(old.result) == _result_key(new.result):
+        return f"{where} had this result already: nothing changed"
+    text = result_text(list(old.seats), list(old.result.placements))
+    if old.result.kind != "correction":
+        return f"{where}: replaces the match's result ({text})"
+    how = "set by hand, forfeit" if old.result.forfeited else "set by hand"
+    return (f"{where}: replaces the result {how} before ({text}"
+            f"{': ' + old.result.reason if old.result.reason else ''})")
 
 
 @tournament_app.command("rematch")
@@ -1211,6 +1294,17 @@ def rematch(
         print_round(reply.round)
 
     _run(go, token)
+
+
+async def _tournament_or_none(client: TournamentClient, tournament_id: str) -> Any:
+    """The tournament (GetTournament) before or after an organiser's command, None when it
+    cannot be read (the command's own call then says what is wrong)."""
+    import grpc
+
+    try:
+        return (await client.call("GetTournament", tournament_id=tournament_id)).tournament
+    except grpc.aio.AioRpcError:
+        return None
 
 
 async def _version_of(client: TournamentClient, tournament_id: str) -> int | None:
@@ -1284,7 +1378,14 @@ def late_entry(tournament_id: str, player: str, token: str = token_option()) -> 
     """Add a player to a running tournament from the next round on (organiser)."""
 
     async def go(client: TournamentClient, token: str) -> None:
-        await client.call("AddLateEntry", token, tournament_id=tournament_id, player_id=player)
+        before = await _version_of(client, tournament_id)
+        reply = await client.call("AddLateEntry", token, tournament_id=tournament_id,
+                                  player_id=player)
+        if reply.tournament.version == before:  # a player who plays already: a repeat
+            late = any(p.player_id == player and p.late for p in reply.tournament.players)
+            print_plain(console, f"{player} {'is a late entry of' if late else 'plays in'} "
+                                 f"{tournament_id} already: nothing changed")
+            return
         print_plain(console, f"{player} enters {tournament_id} from the next round")
 
     _run(go, token)

@@ -44,6 +44,9 @@ RECONNECT_FOR = 60.0
 """Seconds to keep opening WatchMyMatches, and trying each other call to the tournament
 service again, while it does not answer (it restarts mid-round without losing anything)."""
 
+STARTS_POLL = 1.0
+"""Seconds between two looks at a ready seat's table while its match awaits its seats."""
+
 
 class TournamentSeat:
     """One player following a tournament: plays each of its tables as they come."""
@@ -58,6 +61,8 @@ class TournamentSeat:
         self.rules: dict[str, RulesClient] = {}
         self.played: set[str] = set()
         self.told: set[tuple[Any, ...]] = set()
+        self.results: dict[tuple[int, int], tuple[Any, ...]] = {}
+        """The result last told of each (round, table) of the player's."""
         self.settled: set[int] = set()
         """Rounds whose outcome for the player (a bye, its table's result) was told: the
         watch sends only the latest state, so a round it skipped is told from its record
@@ -90,9 +95,15 @@ class TournamentSeat:
             if status in (pb.TOURNAMENT_STATUS_FINISHED, pb.TOURNAMENT_STATUS_FORCE_ENDED):
                 t = (await self.client.call("GetTournament",
                                             tournament_id=self.tournament_id)).tournament
+                # every round is read again: a result the organiser set by hand after it
+                # was told (the watch sends only the latest round's) is told as changed
+                # before the final standings
+                self.settled.clear()
                 await self.catch_up(t.rounds_paired + 1)
                 break
             if update.HasField("assignment"):
+                # the round before too: a result set by hand once the next round was paired
+                self.settled.discard(update.assignment.round - 1)
                 await self.catch_up(update.assignment.round)
                 await self.on_assignment(update.assignment)
             elif status == pb.TOURNAMENT_STATUS_REGISTRATION:
@@ -221,6 +232,11 @@ class TournamentSeat:
             return
         target(f"rules service for {a.game}", a.rules_address)  # ReadyForMatch named the other
         self.screen.print("seed added, ready; the match starts when every seat is ready")
+        if not await self.starts(a, rules):
+            self.log.info("tournament.play.not_started", match_id=a.match_id)
+            print_plain(self.screen, f"match {a.match_id} will not start: the organiser decided "
+                                     "the table (or abandoned or replaced its match) first")
+            return
         if self.bot:
             chooser = bot_chooser(f"{self.player}:{a.match_id}", self.bot, a.game)
             outcome = await play_seat(rules, a.match_id, a.seat, a.seat_token, chooser)
@@ -231,27 +247,93 @@ class TournamentSeat:
         self.log.info("tournament.play.ended", match_id=a.match_id, outcome=outcome)
         print_plain(self.screen, f"match {a.match_id} ended; waiting for the table's result")
 
+    async def starts(self, a: Any, rules: RulesClient) -> bool:
+        """After ReadyForMatch: wait while the table's match ``a`` awaits its seats, until it
+        starts (True: play it) or the tournament no longer waits for it (False: it will
+        never start). A match still waiting for its seats when the organiser sets the
+        table's result (CorrectResult) is left waiting, never started, so following its
+        seat would wait for ever; a table abandoned or replaced meanwhile, or a round
+        ended, likewise. Whether the match is going anyway (it started just before) is
+        asked of the rules service itself."""
+        import asyncio
+
+        from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+
+        if a.status != pb.TABLE_STATUS_AWAITING_SEATS:
+            return True
+        while True:
+            reply = await self.client.call("MyNextMatch", self.token,
+                                           tournament_id=self.tournament_id)
+            now = reply.assignment if reply.HasField("assignment") else None
+            same = now is not None and (now.round, now.table, now.match_id) == (
+                a.round, a.table, a.match_id)
+            if same and now.status == pb.TABLE_STATUS_AWAITING_SEATS:
+                await asyncio.sleep(STARTS_POLL)
+                continue
+            if same and now.status == pb.TABLE_STATUS_RUNNING:
+                return True
+            return await self.started_on(rules, a)
+
+    async def started_on(self, rules: RulesClient, a: Any) -> bool:
+        """Whether match ``a`` started (or ended) on its rules service, asked again while
+        the service does not answer (a restart), for up to a minute as the seat's own play
+        would; a match it does not know will not start."""
+        import asyncio
+        import time
+
+        import grpc
+
+        from services.genproto.neon.rules.v1 import rules_pb2
+
+        until = time.monotonic() + RECONNECT_FOR
+        while True:
+            try:
+                view = await rules.call("GetView",
+                                        rules_pb2.GetViewRequest(match_id=a.match_id),
+                                        a.seat_token)
+            except grpc.aio.AioRpcError as err:
+                if err.code() == grpc.StatusCode.NOT_FOUND:
+                    return False
+                if err.code() not in (grpc.StatusCode.UNAVAILABLE,
+                                      grpc.StatusCode.DEADLINE_EXCEEDED) \
+                        or time.monotonic() > until:
+                    raise
+                await asyncio.sleep(1.0)
+                continue
+            return view.status != rules_pb2.MATCH_STATUS_AWAITING_SEEDS
+
     async def table(self, a: Any) -> Any:
         reply = await self.client.call("GetRound", tournament_id=self.tournament_id,
                                        round=a.round)
         return next(t for t in reply.round.tables if t.number == a.table)
 
     async def tell_result(self, a: Any) -> None:
+        """The result of the player's done table: the watch sends it when the table is done,
+        and again when the organiser sets it by hand afterwards (each new result is told)."""
         self.settled.add(a.round)
-        if ("result", a.round, a.table) not in self.told:
-            self.told_result(a.round, await self.table(a))
+        self.told_result(a.round, await self.table(a))
 
     def told_result(self, number: int, t: Any, waiting: bool = True) -> None:
-        """Round ``number``'s table ``t`` result, once; ``waiting``: more may come."""
-        key = ("result", number, t.number)
+        """Round ``number``'s table ``t`` result, once each result it has: a result the
+        organiser sets by hand after one was told (a correction, or a correction of a
+        correction) is told again, as changed, with the organiser's reason; ``waiting``:
+        more may come."""
+        r = t.result
+        result = (tuple(r.placements), r.kind, r.forfeited, r.reason)
+        key = ("result", number, t.number, result)
         if key in self.told:
             return
-        text = result_text(list(t.seats), list(t.result.placements))
-        if t.result.kind not in ("", "played"):
-            text += f" ({t.result.kind})"
+        changed = self.results.get((number, t.number)) not in (None, result)
+        self.results[(number, t.number)] = result
+        text = result_text(list(t.seats), list(r.placements))
+        if r.kind not in ("", "played"):
+            text += f" ({r.kind})"
+        if changed and r.reason:
+            text += f"; the organiser's reason: {r.reason}"
         self.log.info("tournament.play.result", round=number, table=t.number,
-                      placements=list(t.result.placements), kind=t.result.kind)
-        self.once(key, f"round {number}, table {t.number} result: {text}"
+                      placements=list(r.placements), kind=r.kind, changed=changed)
+        self.once(key, f"round {number}, table {t.number} result"
+                  f"{' changed' if changed else ''}: {text}"
                   + ("; waiting for the next round or the end" if waiting else ""))
 
     async def close(self) -> None:

@@ -340,6 +340,13 @@ def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[d
     _part(report, "no-shows", _check_no_shows, replayed)
     _part(report, "late entries and drops", _check_entries, replayed)
     _part(report, "the end", _check_finished, replayed, records)
+    if replayed.status not in ("finished", "force-ended"):
+        # it verifies as far as it goes, but is no final record of the event: say so, so a
+        # bundle exported mid-event is not published as the result
+        report.warnings.append(
+            f"the tournament had not ended when this bundle was made ({replayed.status}, "
+            f"{len(replayed.rounds)} round{'' if len(replayed.rounds) == 1 else 's'} paired): "
+            "its results and standings may still change; export it again once it is finished")
     return report
 
 

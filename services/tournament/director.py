@@ -155,6 +155,16 @@ def _player(claims: Claims | None) -> Claims:
     return claims
 
 
+def _result_key(t: Tournament, mine: dict[str, Any] | None) -> str | None:
+    """The recorded result of the caller's done table (``mine``, :meth:`Director.my_match`)
+    as a comparable text, None for any other table: WatchMyMatches sends an update when it
+    changes (the organiser set the result by hand, once or again), not only the status."""
+    if mine is None or mine["status"] != "done" or t.current is None:
+        return None
+    result = t.current["results"].get(str(mine["table"]))
+    return json.dumps(result, sort_keys=True, default=str)
+
+
 def _organiser(claims: Claims | None) -> Claims:
     if claims is None:
         raise Unauthenticated("this call needs a bearer token")
@@ -1598,7 +1608,11 @@ class Director:
                     f"late entries join a running tournament, not a {t.status} one"
                 )
             if player_id in t.players and t.players[player_id]["status"] in ("dropped",):
-                raise FailedPrecondition(f"{player_id!r} dropped out of this tournament")
+                raise FailedPrecondition(
+                    f"{player_id!r} was dropped from this tournament: a dropped player comes "
+                    "back by ReinstatePlayer (`neon tournament reinstate`, Swiss and "
+                    "multiplayer), not as a late entry"
+                )
             config = FormatConfig.from_stored(t.settings["format"])
             first = len(t.rounds) + 1
             why = late_entries_refused(config)  # a tournament created before create refused it
@@ -2259,6 +2273,9 @@ class Director:
                     raise Unauthenticated(WATCH_TOKEN_EXPIRED)
                 key = (
                     None if mine is None else (mine["round"], mine["status"], mine["match_id"]),
+                    # a done table's result set by hand again (a correction of a result, or
+                    # of a correction) is news to its players: the status alone stays "done"
+                    _result_key(t, mine),
                     t.status,
                     # a player with no table (left out at the start, dropped) hears of each
                     # round paired without them: they may never be paired again

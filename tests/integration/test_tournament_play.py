@@ -473,6 +473,69 @@ async def test_a_player_with_a_bye_is_told_and_waits(event: Event) -> None:
         assert FINAL.findall(out)[-1][:3] == (n, str(rank), "3")
 
 
+async def test_a_result_set_by_hand_again_is_told_to_the_player(event: Event) -> None:
+    """The organiser sets a table's result by hand while its match waits for ben, who never
+    came, then again (a correction of the correction, or a second organiser's): ann, who
+    follows with a bot, is told that the match will not start, then each result as it
+    comes, the second as changed with its reason, before the tournament ends. Before, ann's
+    command waited for ever on the match (a match waiting for its seats when its table is
+    decided is never started), the watch sent nothing for a done table whose result
+    changed, and the command told a table's result only once."""
+    await event.create("fix", 1, ("ann", "ben"), start=True, check_in_seconds=120)
+    await event.call("NextRound", "fix")
+    ann = await event.player("fix", "--player", "ann", "--bot", "rule")
+    out = await read_until(ann, "seed added, ready")
+    await event.call("CorrectResult", "fix", round=1, table=1, placements=[2, 1],
+                     reason="ben's screen")
+    out += await read_until(ann, "round 1, table 1 result: ben wins (correction)")
+    # the match awaited ben when its table was decided: it never starts, and ann's command
+    # says so rather than waiting on it for ever
+    assert "match fix-r1-t1 will not start: the organiser decided the table" in out, out
+    await event.call("CorrectResult", "fix", round=1, table=1, placements=[1, 2],
+                     forfeited=True, reason="ben went home")
+    out += await read_until(ann, "result changed", timeout=30)
+    assert ("round 1, table 1 result changed: ann wins (correction); the organiser's reason: "
+            "ben went home; waiting for the next round or the end") in " ".join(out.split()), out
+    await wait_round_complete(event.client, "fix", 1, timeout=120)
+    await event.call("FinishTournament", "fix")
+    code, rest, err = await finished(ann)
+    out += rest
+    assert code == 0, (out, err)
+    assert out.count("result changed") == 1 and out.count("result: ben wins") == 1, out
+    assert FINAL.findall(out)[-1][:3] == ("ann", "1", "2"), out
+
+
+async def test_a_result_of_an_earlier_round_set_by_hand_is_told_before_the_end(
+        event: Event) -> None:
+    """Round 1's table is set by hand once round 2 is paired (the organiser heard of a
+    misreport): its players, following round 2 by then, are told round 1's result changed
+    before the final standings (the watch sends only the latest round, so it was never
+    told, and the command's last lines contradicted its own account of round 1)."""
+    names = ("ann", "ben", "cat")
+    await event.create("back", 2, names, start=True)
+    procs = {n: await event.player("back", "--player", n, "--bot", "rule") for n in names}
+    await event.call("NextRound", "back")
+    first = await wait_round_complete(event.client, "back", 1, timeout=120)
+    played = next(t for t in first.tables if not t.bye)
+    winner = played.seats[list(played.result.placements).index(1)]
+    loser = next(s for s in played.seats if s != winner)
+    await event.call("NextRound", "back")
+    flipped = [1 if s == loser else 2 for s in played.seats]
+    await event.call("CorrectResult", "back", round=1, table=played.number, placements=flipped,
+                     reason="a misreport")
+    await wait_round_complete(event.client, "back", 2, timeout=120)
+    await event.call("FinishTournament", "back")
+    for n, p in procs.items():
+        code, out, err = await finished(p)
+        assert code == 0, (out, err)
+        text = " ".join(out.split())
+        told = (f"round 1, table {played.number} result changed: {loser} wins (correction); "
+                "the organiser's reason: a misreport")
+        assert (told in text) == (n in played.seats), (n, out)
+        if n in played.seats:
+            assert text.index(told) < text.index(f"{n}: final rank"), out
+
+
 async def test_a_player_who_comes_late_is_told_the_rounds_they_missed(event: Event) -> None:
     """The watch sends only the latest state: commands started after round 1 (round 2
     paired) still tell each player round 1's bye or table result from the round's record,

@@ -18,7 +18,7 @@ import pytest
 from services.platform.signing import public_key_hex
 from services.tournament import bundle, proofs
 from services.tournament.bundle import Wanted, _parse, build_bundle, bundle_parts, verify_bundle
-from tests.support.tournament_log import KEY
+from tests.support.tournament_log import KEY, log_records, started
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "bundles" / \
     "swiss-neon-reign-33f18b3.jsonl"
@@ -122,3 +122,23 @@ def test_a_match_export_line_escaped_in_slices_is_the_line_of_the_whole(
         whole = bundle._joined([{"type": "MatchExport", "round": 3, "table": 12,
                                  "match_id": "cup-r3-t12-g2", "export": export.decode()}])
         assert bundle._export_line(3, 12, "cup-r3-t12-g2", export) == whole
+
+
+
+def test_a_bundle_made_before_the_end_verifies_and_says_it_is_not_final() -> None:
+    """A bundle exported mid-event (started, no round paired yet) verifies as far as it goes
+    and says the tournament had not ended, so it is not published as the result; once the
+    tournament has ended (here force-ended) the bundle says nothing of the kind."""
+    fmt = {"format": "swiss", "rounds": 1}
+    t = started(["ann", "ben"], fmt)
+    events: list[Any] = []
+    running = log_records(t, events)
+    t.force_end("venue closed", "org")
+    ended = log_records(t, events)
+    early, late = (verify_bundle(build_bundle("unit", "g", log, {}, KEY, [public_key_hex(KEY)]),
+                                 public_key_hex(KEY)) for log in (running, ended))
+    assert early.ok and late.ok, (early.failures, late.failures)
+    assert ("the tournament had not ended when this bundle was made (running, 0 rounds "
+            "paired): its results and standings may still change; export it again once it "
+            "is finished") in early.warnings, early.warnings
+    assert not any("had not ended" in w for w in late.warnings), late.warnings
