@@ -887,6 +887,9 @@ def _verified(files: list[Path], public_key: str, jobs: int,
     settings = _settings(configure_logs=False)  # verifying logs nothing
     check_public_key(public_key)
     for rules_key in rules_keys or ():
+        if not rules_key:  # an empty --rules-key pins nothing: not read as "no pin" either
+            raise CliError("--rules-key is empty: give the 64 hex digits of a rules "
+                           "service's Ed25519 public key (`neon public-key`)", USAGE)
         check_public_key(rules_key, "--rules-key")
     labels = _expand(files)
     firsts = [_first_line(path) for path in labels]  # a file that cannot be read stops here

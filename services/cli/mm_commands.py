@@ -290,8 +290,8 @@ def queue(
     token: str = typer.Option(
         "", "--token", envvar="NEON_TOKEN", show_default=False,
         help="your player token (the organiser's `neon token player ID`, or the identity "
-             "provider's JWT), with --player naming its player; default: one minted with this "
-             "machine's deployment keys"),
+             "provider's JWT), for the player it names (--player may say it again); default: "
+             "one minted with this machine's deployment keys"),
 ) -> None:
     """Queue yourself for a match, accept it and play it in the terminal."""
     import asyncio
@@ -309,8 +309,14 @@ def queue(
                        "token from elsewhere: leave out --token (and NEON_TOKEN), or --embedded",
                        USAGE)
     if token and not player:
-        raise CliError("--token needs --player: the player id the token is for (the ticket "
-                       "names it)", USAGE)
+        from services.platform.tokens import claimed_player
+
+        # the player the token says it is for (read, not checked: matchmaking checks it)
+        player = claimed_player(token) or ""
+        if not player:
+            raise CliError("--token is no player token: give your player token (`neon token "
+                           "player ID` on the server host, or your identity provider's JWT), "
+                           "or --player with it", USAGE)
     name = player or f"human-{uuid.uuid4().hex[:6]}"
     if name.startswith("bot-"):
         raise CliError("player ids starting with 'bot-' are reserved for bots", USAGE)

@@ -409,3 +409,23 @@ def bearer(metadata: object) -> str | None:
                 return value[7:].strip()
             raise Unauthenticated("authorization metadata must be 'Bearer <token>'")
     return None
+
+
+def claimed_player(token: str) -> str | None:
+    """The player a player token says it is for, read WITHOUT checking its signature (a
+    client's convenience: the services check the token when it is used): this deployment's
+    player token's ``player``, an identity provider's JWT's ``sub``; None for anything else
+    (another role's token, garbage)."""
+    parts = token.split(".")
+    try:
+        if len(parts) == 3 and parts[0] == "v1":
+            claims = json.loads(_unb64(parts[1]))
+            player = claims.get("player") if claims.get("role") == "player" else None
+        elif len(parts) == 3:
+            claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+            player = claims.get("sub")
+        else:
+            return None
+    except (ValueError, TypeError, AttributeError):  # binascii.Error, JSON, not an object
+        return None
+    return player if isinstance(player, str) and player else None

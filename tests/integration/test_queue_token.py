@@ -62,6 +62,11 @@ async def test_a_player_queues_with_the_token_the_organiser_gave(served: Any) ->
     assert "ann queued for toy" in done.stdout and "match found" in done.stdout
     assert "(bot)" in done.stdout and "ended" in done.stdout
     assert not (Path(env["NEON_VAR_DIR"]) / "keys.json").exists(), "no keys made"
+    # the token alone: its player is the one it names, as `neon invitations --token` does
+    cid = b.issuer.issue("player", "*", player="cid", ttl=600)
+    done = await asyncio.to_thread(queue, {**env, "NEON_TOKEN": cid})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "cid queued for toy" in done.stdout and "ended" in done.stdout
 
 
 async def test_a_token_that_is_not_the_players_is_refused_plainly(served: Any) -> None:
@@ -74,8 +79,9 @@ async def test_a_token_that_is_not_the_players_is_refused_plainly(served: Any) -
     forged = TokenIssuer(b"another deployment's secret!").issue("player", "*", player="ann")
     refused = await asyncio.to_thread(queue, env, "--player", "ann", "--token", forged)
     assert refused.returncode == 1 and "UNAUTHENTICATED" in refused.stderr, refused.stderr
-    needs_player = await asyncio.to_thread(queue, env, "--token", bob)
-    assert needs_player.returncode == 2 and "--token needs --player" in needs_player.stderr
+    organiser = b.issuer.issue("organiser", "*", player="olga", ttl=600)
+    needs_player = await asyncio.to_thread(queue, env, "--token", organiser)
+    assert needs_player.returncode == 2 and "--token is no player token" in needs_player.stderr
     embedded = await asyncio.to_thread(queue, env, "--player", "bob", "--token", bob,
                                        "--embedded")
     assert embedded.returncode == 2 and "leave out --token" in embedded.stderr

@@ -109,6 +109,9 @@ def test_verify_and_replay_of_a_missing_or_bad_file(env: dict[str, str], tmp_pat
     junk.write_text("not json\n")
     assert "--public-key is not hex" in run(["verify", str(junk), "--public-key", "nothex"], env, 2)
     assert "32" in run(["verify", str(junk), "--public-key", "abcd"], env, 2)
+    # an empty pin pins nothing: a usage error, not a bundle "trusting keys besides" none
+    assert run(["verify", str(junk), "--rules-key", ""], env, 2).startswith(
+        "--rules-key is empty: give the 64 hex digits")
     assert run(["replay", str(junk)], env, 2).startswith("not a match export")
 
 

@@ -24,3 +24,20 @@ def test_ids_that_do_not(player: str) -> None:
 def test_a_long_id_is_quoted_cut() -> None:
     why = player_id_refused("x" * 5000)
     assert why is not None and len(why) < 140
+
+
+def test_the_player_a_token_names_is_read_without_its_key() -> None:
+    import jwt
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from services.platform.tokens import TokenIssuer, claimed_player
+
+    issuer = TokenIssuer(b"s" * 32, external=None)
+    assert claimed_player(issuer.issue("player", "*", player="ann")) == "ann"
+    assert claimed_player(issuer.issue("organiser", "*", player="olga")) is None
+    assert claimed_player(issuer.issue("seat", "m-1", seat=0, player="ann")) is None
+    signed = jwt.encode({"sub": "auth0|5f7c", "exp": 2**31}, Ed25519PrivateKey.generate(),
+                        algorithm="EdDSA")
+    assert claimed_player(signed) == "auth0|5f7c"
+    for junk in ("", "x", "v1.!!.x", "a.b.c", "v1.e30.x", "a.W10.c"):
+        assert claimed_player(junk) is None, junk

@@ -74,8 +74,8 @@ def too_many_rounds(config: FormatConfig, n_entrants: int) -> str | None:
     rounds = planned_rounds(config, n_entrants)
     if rounds <= most:
         return None
-    return (f"a Swiss of {n_entrants} players has at most {most} rounds without a rematch, "
-            f"not {rounds}")
+    return (f"a Swiss of {n_entrants} players has at most {most} "
+            f"round{'' if most == 1 else 's'} without a rematch, not {rounds}")
 
 
 def _rounds_complete(history: History) -> bool:

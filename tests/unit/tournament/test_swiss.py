@@ -268,7 +268,9 @@ def test_too_many_rounds_for_the_field_is_named_before_the_start() -> None:
         "a Swiss of 4 players has at most 3 rounds without a rematch, not 4")
     assert too_many_rounds(swiss(3), 4) is None
     assert too_many_rounds(swiss(5), 5) is None and too_many_rounds(swiss(6), 5)
-    assert too_many_rounds(swiss(2), 2) and too_many_rounds(swiss(1), 2) is None
+    assert too_many_rounds(swiss(2), 2) == (
+        "a Swiss of 2 players has at most 1 round without a rematch, not 2")
+    assert too_many_rounds(swiss(1), 2) is None
     assert too_many_rounds(swiss(4, late_entry_until=2), 4) is None
     assert all(too_many_rounds(swiss(0), n) is None for n in range(2, 40))
     assert too_many_rounds(FormatConfig(format="round-robin", rounds=9), 4) is None
