@@ -483,13 +483,12 @@ def _stopping(t: Tournament) -> list[tuple[int, int, str]]:
 
 def _stopped_waiting(rnd: dict[str, Any], key: str) -> bool:
     """Whether table ``key``'s match was decided by a correction while it waited for its
-    seats (stopped, never started). The round's checkpoint does not wait for its seal, as
-    before (a table decided on paper while its rules service is away must not hold the
-    round): it is sealed, and a leaf of the round's Merkle tree, when the driver finds its
-    export ended (abandoned) before the checkpoint, as any corrected match. Its abandon
-    is recorded (MatchAbandoned) whenever it comes before the tournament ends; the bundle
-    carries its export either way (an abandoned match's), and the check sees it ended
-    abandoned."""
+    seats (stopped, never started). Such a match is not sealed, and the round's checkpoint
+    does not wait for it, as before: a table decided on paper while its rules service is
+    away must not hold the round, and a seal that raced the checkpoint would make the
+    round's Merkle tree depend on timing; it is no leaf of it. Its abandon is recorded
+    (MatchAbandoned) whenever it comes before the tournament ends, and the bundle carries
+    its export then (an abandoned match's), which the check sees ended abandoned."""
     return key in rnd.get("stopped", {}) and key not in rnd["started"]
 
 
@@ -1313,6 +1312,8 @@ class Director:
             if key in rnd["sealed"] or key not in rnd["matches"]:
                 continue
             if result.get("kind") == "forfeit" and not result.get("match_id"):
+                continue
+            if _stopped_waiting(rnd, key):  # never started: not sealed, no leaf
                 continue
             match_id = rnd["matches"][key]["match_id"]
             with _per_match(tournament_id, match_id, failed,

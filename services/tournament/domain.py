@@ -198,8 +198,9 @@ class Tournament(Aggregate):
         ``stopped`` (table -> match id). The director abandons it on its rules service
         (a match waiting for its seats is never started then: its abandon ends it where
         it waits) until the log shows it stopped (MatchAbandoned, or its seal). The
-        round's checkpoint waits for the seal of a started one, not of one that never
-        started (sealed only if it ended before the checkpoint)."""
+        round's checkpoint waits for the seal of a started one; one that never started is
+        never sealed (no leaf of the round's Merkle tree), its abandon recorded all the
+        same."""
         rnd = self.round(round)
         key = str(table)
         match = rnd["matches"].get(key)

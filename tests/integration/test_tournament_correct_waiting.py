@@ -106,6 +106,7 @@ async def test_a_table_decided_while_its_match_waits_ends_that_match(
         assert await _abandoned_for(ev.client, first, STOPPED, wait=0)
         round_ = await wait_round_complete(ev.c, ev.tid, 1, timeout=30)
         assert [t.status for t in round_.tables] == [tournament_pb2.TABLE_STATUS_DONE] * 2
+        assert round_.checkpoint.leaves == 1  # the started one; the waiting one is no leaf
         kinds = await ev.kinds()
         for number in (1, 2):
             assert kinds.count(("ResultCorrected", number)) == 1
