@@ -23,6 +23,8 @@ from services.cli.tournament_commands import TournamentClient, format_json, wait
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.genproto.neon.tournament.v1 import tournament_pb2
 from services.rules import main as rules_main
+from services.rules.verify import verify_export
+from services.tournament.bundle import verify_bundle
 from tests.integration.test_abandon import _tournament_backend, _tournament_settings
 from tests.integration.test_tournament_correct_running import (
     REASON,
@@ -285,12 +287,44 @@ async def test_finish_abandons_what_is_left_waiting_and_the_bundle_verifies(
             await asyncio.sleep(0.5)  # their signed ends arrive: duplicates, nothing added
             assert [r["type"] for r in await director.records(tid)] == kinds
             bundle = (await c.call("ExportTournament", org, tournament_id=tid)).bundle_jsonl
-            from services.rules.verify import verify_export
-            from services.tournament.bundle import verify_bundle
-
             report = verify_bundle(bundle, verify_match=lambda data, key: verify_export(
                 data, key, engine=toy.ENGINE))
             assert report.ok, report.failures
             assert report.matches == 2
+        finally:
+            await client.close()
+
+
+async def test_force_end_abandons_what_a_correction_left_waiting(
+        tmp_path: Any, nats_url: str) -> None:
+    """The rules service is away when a table is decided and at the ForceEnd: a repeat
+    ForceEnd once it is back abandons the waiting match (as every match without a result),
+    and the log confirms it."""
+    async with _one_round(tmp_path, nats_url, abandon_retries=()) as (b, c, org, tid):
+        director = b.services["tournament"].extra["director"]
+        decided, other = [t.match_id for t in
+                          (await c.call("GetRound", tournament_id=tid, round=1)).round.tables]
+        start = await _restart_rules(b)
+        await c.call("CorrectResult", org, tournament_id=tid, round=1, table=1,
+                     placements=[2, 1], reason=REASON)
+        await c.call("ForceEnd", org, tournament_id=tid, reason="the venue closed")
+        assert "AbandonsConfirmed" not in [r["type"] for r in await director.records(tid)]
+        service = await start()
+        client = await _answering(service.address)
+        try:
+            for _ in range(50):  # the tournament service's channel reconnects
+                await c.call("ForceEnd", org, tournament_id=tid, reason="again")
+                confirmed = [r for r in await director.records(tid)
+                             if r["type"] == "AbandonsConfirmed"]
+                if confirmed:
+                    break
+                await asyncio.sleep(0.2)
+            assert sorted(confirmed[0]["matches"]) == sorted([decided, other])
+            for match_id in (decided, other):
+                assert await _abandoned_for(client, match_id, "the venue closed", wait=0)
+            bundle = (await c.call("ExportTournament", org, tournament_id=tid)).bundle_jsonl
+            report = verify_bundle(bundle, verify_match=lambda data, key: verify_export(
+                data, key, engine=toy.ENGINE))
+            assert report.ok, report.failures
         finally:
             await client.close()
