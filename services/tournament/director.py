@@ -467,16 +467,29 @@ def _unrecorded(t: Tournament) -> list[str]:
 
 
 def _stopping(t: Tournament) -> list[tuple[int, int, str]]:
-    """(round, table, match id) of each started match a correction decided (the round's
-    ``stopped``, :meth:`Tournament.correct_result`: it played, or it was started as the
-    correction came) that the log does not show stopped yet: its abandon's signed end not
-    recorded (MatchAbandoned), nor the match sealed. Abandoned again at each start, and by
-    a ForceEnd. A match still waiting for its seats when its table was decided is never
-    started (nor handed to its seats), as before: it is left waiting."""
+    """(round, table, match id) of each match a correction decided (the round's
+    ``stopped``, :meth:`Tournament.correct_result`: it played, it was started as the
+    correction came, or it was still waiting for its seats) that the log does not show
+    stopped yet: its abandon not recorded (MatchAbandoned), nor the match sealed.
+    Abandoned again at each start, by FinishTournament, and by a ForceEnd. A match that
+    waited for its seats is never started after the correction (nor handed to its seats);
+    its abandon ends it on its rules service, so that nobody following it (a seat that
+    readied, a spectator, a client asking after it) waits for ever."""
     return [(rnd["number"], int(key), match_id) for rnd in t.rounds
             for key, match_id in rnd.get("stopped", {}).items()
-            if key in rnd["started"] and key not in rnd.get("abandoned", {})
+            if key not in rnd.get("abandoned", {})
             and key not in rnd["sealed"] and _playing(rnd, key) == match_id]
+
+
+def _stopped_waiting(rnd: dict[str, Any], key: str) -> bool:
+    """Whether table ``key``'s match was decided by a correction while it waited for its
+    seats (stopped, never started). Such a match is not sealed, and the round's checkpoint
+    does not wait for it, as before: a table decided on paper while its rules service is
+    away must not hold the round, and a seal that raced the checkpoint would make the
+    round's Merkle tree depend on timing; it is no leaf of it. Its abandon is recorded
+    (MatchAbandoned) whenever it comes before the tournament ends, and the bundle carries
+    its export then (an abandoned match's), which the check sees ended abandoned."""
+    return key in rnd.get("stopped", {}) and key not in rnd["started"]
 
 
 def _stop_reason(t: Tournament, number: int, table: int) -> str:
@@ -1300,6 +1313,8 @@ class Director:
                 continue
             if result.get("kind") == "forfeit" and not result.get("match_id"):
                 continue
+            if _stopped_waiting(rnd, key):  # never started: not sealed, no leaf
+                continue
             match_id = rnd["matches"][key]["match_id"]
             with _per_match(tournament_id, match_id, failed,
                             "sealing a match failed; the next pass asks for its export again",
@@ -1333,11 +1348,13 @@ class Director:
                     continue
                 if key not in rnd["results"]:
                     return False
-                if key in rnd["matches"] and key not in rnd["sealed"] and (
+                if key in rnd["matches"] and key not in rnd["sealed"] \
+                        and not _stopped_waiting(rnd, key) and (
                         key not in rnd.get("corrected", {}) or key in rnd.get("abandoned", {})
-                        or (key in rnd.get("stopped", {}) and key in rnd["started"])):
-                    # an abandoned match ends, so it is sealed: wait for it; so is one a
-                    # correction stopped (abandoned, or ended as it came)
+                        or key in rnd.get("stopped", {})):
+                    # an abandoned match ends, so it is sealed: wait for it; so is a started
+                    # one a correction stopped (abandoned, or ended as it came); one that
+                    # never started is not waited for (_stopped_waiting)
                     return False
             records = await self.records(tournament_id)
             leaves = proofs.round_leaves(rnd)
@@ -1363,6 +1380,11 @@ class Director:
             if t is None or not 1 <= number <= len(t.rounds) or result.get("game") != t.game:
                 return "ignored"
             if t.status in ENDED:  # the final standings are published: the log is closed
+                rnd = t.round(number)
+                if (is_abandoned(result.get("outcome") or {})
+                        and str(table) in rnd.get("abandoned", {})
+                        and result.get("match_id") == _playing(rnd, str(table))):
+                    return "duplicate"  # its abandon, recorded (FinishTournament's)
                 log.warning("a result after the tournament ended is left out",
                             match_id=result.get("match_id"), status=t.status)
                 return "ignored"
@@ -1640,11 +1662,43 @@ class Director:
     async def finish(
         self, claims: Claims | None, tournament_id: str
     ) -> tuple[Tournament, list[dict[str, Any]]]:
+        """Publish the final standings and finish, once the format's rounds are played and
+        the last checkpoint is published. The matches corrections decided that the log
+        does not show stopped (:func:`_stopping`: one that waited for its seats while its
+        rules service was away) are abandoned first, and their abandons recorded: a
+        finished log takes no more, and nothing is left waiting on a rules service. One
+        its rules service does not answer makes the finish UNAVAILABLE, naming it (its
+        abandon is tried again meanwhile); ForceEnd ends the tournament regardless."""
         _organiser(claims)
+        stopped: set[str] = set()
+        while True:
+            t, rows, stops = await self._finish_or_stops(tournament_id, stopped)
+            if not stops:
+                return t, rows
+            # outside the lock, as CorrectResult's abandons, and run to their end
+            missed = await run_to_end(self._correcting, self._stop_corrected(t, stops),
+                                      name=f"finish-stops-{tournament_id}",
+                                      context=contextvars.Context())
+            if missed:
+                raise Unavailable(
+                    f"the rules service of {t.game} does not answer: the "
+                    f"match(es) {', '.join(missed)}, whose table(s) the organiser decided "
+                    "(CorrectResult) before they ended, could not be abandoned yet, and a "
+                    "finished tournament could no longer record it. Finish again once it "
+                    "answers (it is tried again meanwhile), or force-end the tournament")
+            stopped.update(m for _, _, m in stops)
+
+    async def _finish_or_stops(
+        self, tournament_id: str, stopped: Collection[str]
+    ) -> tuple[Tournament, list[dict[str, Any]], list[tuple[int, int, str]]]:
+        """FinishTournament's checks and save: (the tournament, its final standings, [])
+        once finished; or (the tournament, [], the matches to stop first): those of
+        :func:`_stopping` not in ``stopped`` (answered by their rules service in this call:
+        a match it knows no more, or that ended meanwhile, is not asked again)."""
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
             if t.status in ENDED:
-                return t, list(t.standings or [])
+                return t, list(t.standings or []), []
             if t.status != "running":
                 raise FailedPrecondition(f"the tournament is {t.status}")
             replayed = await self.replayed(tournament_id)
@@ -1661,13 +1715,16 @@ class Director:
             current = t.current
             if current is not None and current["checkpoint"] is None:
                 raise FailedPrecondition("the last round's checkpoint is not published yet")
+            stops = [s for s in _stopping(t) if s[2] not in stopped]
+            if stops:
+                return t, [], stops
             rows = [formats.row_json(r) for r in formats.standings(replayed.config, history)]
             t.publish_standings(rows, True)
             t.finish()
             await self._save(t)
             self._tokens.pop(tournament_id, None)
             log.info("tournament finished", tournament_id=tournament_id)
-            return t, rows
+            return t, rows, []
 
     async def force_end(self, claims: Claims | None, tournament_id: str, reason: str,
                         expected: str = "") -> Tournament:
@@ -1754,7 +1811,8 @@ class Director:
 
     async def _abandon_unfinished(self, t: Tournament, matches: list[str],
                                   maybe: Collection[str] = (), reason: str | None = None,
-                                  of: str = "of the force-ended tournament") -> list[str]:
+                                  of: str = "of the force-ended tournament",
+                                  answers: dict[str, Any] | None = None) -> list[str]:
         """Abandon, on the rules service, each of ``matches`` (the tournament's matches with
         no result yet: running, or waiting for their seats) with the force-end's reason:
         players stop playing and clocks stop. A match that ended meanwhile is logged and
@@ -1762,8 +1820,9 @@ class Director:
         is left out of its closed log. ``maybe``: those of ``matches`` that may never have
         been created (:func:`_unrecorded`), whose rules service knowing none is as
         expected. ``reason``: the abandon's, when not the force-end's (a correction's, with
-        ``of`` saying whose matches in the log lines). Returns the matches whose rules
-        service did not answer (or had no address), to be tried again."""
+        ``of`` saying whose matches in the log lines). ``answers``: given, it is told each
+        AbandonMatch answer by match id (abandoned now or before). Returns the matches
+        whose rules service did not answer (or had no address), to be tried again."""
 
         async def abandon(match_id: str) -> str | None:
             with bound_contextvars(tournament_id=t.tournament_id, match_id=match_id):
@@ -1788,26 +1847,69 @@ class Director:
                     log.warning(f"could not abandon a match {of}", error=repr(err))
                     return match_id
                 log.info("match abandoned", already=bool(reply.already_abandoned))
+                if answers is not None:
+                    answers[match_id] = reply
                 return None
 
         missed = await asyncio.gather(*(abandon(m) for m in matches))
         return [m for m in missed if m is not None]
 
-    async def _stop_corrected(self, t: Tournament, stops: list[tuple[int, int, str]]) -> None:
+    async def _stop_corrected(self, t: Tournament,
+                              stops: list[tuple[int, int, str]]) -> list[str]:
         """Abandon, on its rules service, each match a correction decided (``stops``, of
         :func:`_stopping`): its seats play no more, its clock stops, and a result it would
-        have had never comes. One the rules service missed is tried again in the background
-        (:meth:`_stop_in_background`); its answers, whatever they are, are the same as
-        ForceEnd's (already abandoned, ended meanwhile, unknown: nothing more to do)."""
+        have had never comes; a match that waited for its seats ends there, so that whoever
+        follows it stops waiting. One the rules service missed is tried again in the
+        background (:meth:`_stop_in_background`); its answers, whatever they are, are the
+        same as ForceEnd's (already abandoned, ended meanwhile, unknown: nothing more to
+        do). An answer that shows the match abandoned is recorded (MatchAbandoned,
+        :meth:`_record_stopped`), as its signed end would be. Returns the match ids
+        missed."""
+        missed_all: list[str] = []
         for number, table, match_id in stops:
+            answers: dict[str, Any] = {}
             missed = await self._abandon_unfinished(
                 t, [match_id], reason=_stop_reason(t, number, table),
-                of="whose table the organiser decided")
+                of="whose table the organiser decided", answers=answers)
             if missed:
+                missed_all += missed
                 self._stop_in_background(t.tournament_id, number, table, match_id)
-            else:
-                log.info("the match of a corrected table is stopped", match_id=match_id,
-                         tournament_id=t.tournament_id, round=number, table=table)
+                continue
+            log.info("the match of a corrected table is stopped", match_id=match_id,
+                     tournament_id=t.tournament_id, round=number, table=table)
+            if match_id in answers:
+                await self._record_stopped(t.tournament_id, number, table, match_id,
+                                           answers[match_id])
+        return missed_all
+
+    async def _record_stopped(self, tournament_id: str, number: int, table: int,
+                              match_id: str, reply: Any) -> None:
+        """Record (MatchAbandoned) the abandon of a match a correction decided, from its
+        rules service's AbandonMatch answer (``outcome_json``), unless the log shows it
+        stopped already (its signed end came first) or the tournament has ended. The signed
+        end that follows is then a duplicate. Not needed for the match to stop (the rules
+        service ended it): a failure is logged, and its signed end (or the next start's
+        abandon) records it."""
+        try:
+            outcome = json.loads(str(getattr(reply, "outcome_json", "") or "{}"))
+        except ValueError:
+            outcome = {}
+        if not isinstance(outcome, dict) or not is_abandoned(outcome):
+            return
+        with bound_contextvars(tournament_id=tournament_id, match_id=match_id):
+            try:
+                async with self.lock(tournament_id):
+                    t = await self._find(tournament_id)
+                    if t.status in ENDED or (number, table, match_id) not in _stopping(t):
+                        return
+                    t.match_abandoned(number, table, match_id,
+                                      str(outcome.get("reason", ""))[:500],
+                                      str(outcome.get("by", ""))[:200])
+                    await self._save(t)
+                log.info("the abandon of a corrected table's match is recorded")
+            except Exception as err:  # the store is down: its signed end records it
+                log.warning("could not record the abandon of a corrected table's match",
+                            error=_reason(err))
 
     def _stop_in_background(self, tournament_id: str, number: int, table: int,
                             match_id: str) -> None:
@@ -1832,9 +1934,8 @@ class Director:
                     continue
                 if (number, table, match_id) not in _stopping(t):
                     return  # its abandon's end (or its seal) is recorded by now
-                if not await self._abandon_unfinished(
-                        t, [match_id], reason=_stop_reason(t, number, table),
-                        of="whose table the organiser decided"):
+                # a miss asks no other retry: this one is running (_stop_retries)
+                if not await self._stop_corrected(t, [(number, table, match_id)]):
                     return
             with bound_contextvars(tournament_id=tournament_id, match_id=match_id):
                 log.error("gave up abandoning the match of a corrected table for now; the "

@@ -196,8 +196,11 @@ class Tournament(Aggregate):
         Merkle tree. A correction of a table whose match had no result yet (recorded, not
         abandoned: playing, or waiting for its seats) decides that match: it is
         ``stopped`` (table -> match id). The director abandons it on its rules service
-        once it is started (a match waiting for its seats is never started then), and the
-        round's checkpoint waits for its seal."""
+        (a match waiting for its seats is never started then: its abandon ends it where
+        it waits) until the log shows it stopped (MatchAbandoned, or its seal). The
+        round's checkpoint waits for the seal of a started one; one that never started is
+        never sealed (no leaf of the round's Merkle tree), its abandon recorded all the
+        same."""
         rnd = self.round(round)
         key = str(table)
         match = rnd["matches"].get(key)

@@ -3,7 +3,7 @@ store: the correction is saved, then the table's match is abandoned on its rules
 ForceEnd abandons (retried when the rules service misses it, again at the next start), so
 its seats cannot play on a match whose result no longer counts; a result of the match that
 arrives anyway never overwrites the correction nor counts twice; a match still waiting for
-its seats is never started; and the bundle verifies."""
+its seats is never started (it is abandoned where it waits); and the bundle verifies."""
 
 from __future__ import annotations
 
@@ -136,7 +136,8 @@ async def test_correcting_a_running_table_abandons_its_match_and_the_bundle_veri
         assert list(table.result.placements) == [2, 1] and table.result.kind == "correction"
         assert table.abandoned_reason == STOPPED
         # a table whose match still waits for its seats is decided: the match is never
-        # started (no seat may ready it), so nothing plays on there
+        # started (no seat may ready it), and it is abandoned where it waits
+        # (test_tournament_correct_waiting.py), so nothing plays on there
         second = (await ev.table(2)).match_id
         await ev.correct(2, [1, 2])
         player = (await ev.table(2)).seats[0]
@@ -146,17 +147,21 @@ async def test_correcting_a_running_table_abandons_its_match_and_the_bundle_veri
         assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
         round_ = await wait_round_complete(ev.c, ev.tid, 1, timeout=20)
         assert [t.status for t in round_.tables] == [tournament_pb2.TABLE_STATUS_DONE] * 2
-        assert round_.checkpoint.leaves == 1  # the stopped match, sealed before the checkpoint
-        assert (await ev.client.view(second)).status == rules_pb2.MATCH_STATUS_AWAITING_SEEDS
+        # the stopped match, sealed before the checkpoint; the abandoned waiting one is
+        # never sealed (the checkpoint does not wait for it)
+        assert round_.checkpoint.leaves == 1
+        assert await _abandoned_for(ev.client, second, STOPPED, wait=0)
+        await ev.until_recorded("MatchAbandoned", 2)
         kinds = await ev.kinds()
         for number in (1, 2):
             assert kinds.count(("ResultCorrected", number)) == 1
             assert ("ResultRecorded", number) not in kinds
-        assert kinds.count(("MatchAbandoned", 1)) == 1 and ("MatchAbandoned", 2) not in kinds
+            assert kinds.count(("MatchAbandoned", number)) == 1
+        assert ("MatchStarted", 2) not in kinds
         bundle = (await ev.c.call("ExportTournament", ev.org, tournament_id=ev.tid)).bundle_jsonl
         report = ev.bundle_report(bundle)
         assert report.ok, report.failures
-        assert report.matches == 1
+        assert report.matches == 2
         where = f"round 1 table 1 (match {first})"
         assert f"{where}: the match was abandoned ({STOPPED})" in report.warnings
         assert f"{where}: result set by the organiser ({REASON})" in report.warnings
@@ -256,8 +261,8 @@ async def test_a_restart_abandons_what_a_stopped_correction_left_playing(
         first = (await ev.table(1)).match_id
         tid = ev.tid
 
-        async def stopped_first(*args: Any) -> None:
-            return None
+        async def stopped_first(*args: Any) -> list[str]:
+            return []
 
         ev.director._stop_corrected = stopped_first
         await ev.correct(1, [1, 2])

@@ -24,7 +24,8 @@ KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 
 
 class StandInRules:
-    """Creates matches that never start; their export is never sealed."""
+    """Creates matches that never start; their export is never sealed. An abandon (of a
+    match a correction decided) is answered as a rules service does: abandoned."""
 
     def address(self, game: str) -> str:
         return "127.0.0.1:1"
@@ -46,6 +47,10 @@ class StandInRules:
 
     async def export_match(self, game: str, match_id: str) -> Any:
         return types.SimpleNamespace(export_jsonl=b"{}\n", final_hash="", event_count=0)
+
+    async def abandon_match(self, game: str, match_id: str, reason: str) -> Any:
+        return types.SimpleNamespace(already_abandoned=False, outcome_json=json.dumps(
+            {"abandoned": True, "reason": reason, "by": "tournament", "placements": []}))
 
 
 @contextlib.asynccontextmanager

@@ -45,6 +45,9 @@ async def test_a_match_sealed_while_the_export_begins_has_its_export_in_the_bund
             if len((await d.get(tid)).round(1)["matches"]) == 2:
                 break
             await asyncio.sleep(0.02)
+        # table 1 plays, then the organiser decides it: its match is abandoned, and the
+        # round's checkpoint waits for its seal (one that never started is never sealed)
+        assert await d._start(tid, 1, 1, f"{tid}-r1-t1")
         await d.correct_result(ORG, tid, 1, 1, [1, 2], False, "on paper")
         await asyncio.sleep(0.1)  # the driver looked: its export does not end sealed yet
         assert (await d.get(tid)).round(1)["sealed"] == {}

@@ -1,6 +1,7 @@
 """ForceEnd abandons the tournament's matches that have no result, on a stand-in rules service:
-with the tournament's reason, never a table that has its result, and a rules service that
-does not answer neither fails the ForceEnd nor goes unlogged; a repeat tries again."""
+with the tournament's reason, never a table that has its result (only a match a correction
+decided that the log does not show stopped), and a rules service that does not answer
+neither fails the ForceEnd nor goes unlogged; a repeat tries again."""
 
 from __future__ import annotations
 
@@ -85,16 +86,22 @@ async def test_force_end_abandons_the_matches_without_a_result(setup: Any) -> No
     t = await d.force_end(ORG, "fe", "  the venue closed  ")
     assert t.status == "force-ended"
     open_match = next(m for m in matches if not m.endswith(f"-t{decided}"))
-    assert rules.abandoned == [("g", open_match, "the venue closed")]
+    decided_match = next(m for m in matches if m != open_match)
+    # the decided table's match, waiting for its seats, was abandoned by the correction;
+    # the stand-in's answer shows no abandoned outcome, so the log never showed it stopped,
+    # and the ForceEnd abandons it again
+    assert rules.abandoned[0] == ("g", decided_match,
+                                  "the organiser set the table's result: played on paper")
+    assert sorted(rules.abandoned[1:]) == [("g", m, "the venue closed") for m in matches]
     shown = {k["number"]: (k["status"], k["abandoned"])
              for k in (await d.round_view(t, 1))["tables"]}
     undecided = next(n for n in shown if n != decided)
     assert shown == {decided: ("done", None), undecided: ("abandoned", "the venue closed")}
     # every abandon was answered: the log says so, once, and a start leaves the tournament be
-    assert await _confirmed(d, "fe") == [[open_match]]
+    assert await _confirmed(d, "fe") == [[open_match, decided_match]]
     assert d.app.force_ended_ids() == []
     await d.force_end(ORG, "fe", "again")
-    assert await _confirmed(d, "fe") == [[open_match]]
+    assert await _confirmed(d, "fe") == [[open_match, decided_match]]
 
 
 async def _confirmed(d: Director, tid: str) -> list[list[str]]:
