@@ -62,7 +62,8 @@ class TournamentClient:
         self.timeout = timeout
         self.patience = 0.0
         """Seconds a call is tried again (each second) while the service does not answer
-        (UNAVAILABLE: it restarts, or refuses new calls while it shuts down); 0: never."""
+        (UNAVAILABLE: it restarts, or refuses new calls while it shuts down; CANCELLED: it
+        shut down with the call in flight); 0: never."""
         self.on_lost: Callable[[Any, float], None] = lambda err, since: None
         """Called with the error and when the service stopped answering, before each try
         again."""
@@ -96,7 +97,10 @@ class TournamentClient:
 
         import grpc
 
-        if err.code() != grpc.StatusCode.UNAVAILABLE or not self.patience:
+        # CANCELLED from the service, not from here (a call this process cancels raises
+        # asyncio.CancelledError): it shut down with the call in flight (its grace ran out)
+        if err.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED) \
+                or not self.patience:
             raise err
         lost_at = lost_at or time.monotonic()
         if time.monotonic() - lost_at > self.patience:

@@ -204,13 +204,19 @@ class TournamentSeat:
         elif a.status == pb.TABLE_STATUS_DONE:
             await self.tell_result(a)
         elif a.status == pb.TABLE_STATUS_ABANDONED:
-            reason = (await self.table(a)).abandoned_reason
-            self.once(("abandoned", a.match_id),
-                      f"{where}: match {a.match_id} was abandoned ({reason or 'no reason'}); "
-                      "waiting for the organiser to have the table play again or set its result")
+            self.told_abandoned(a, (await self.table(a)).abandoned_reason)
         elif a.match_id and a.seat_token and a.match_id not in self.played:
             self.played.add(a.match_id)
             await self.play(a)
+
+    def told_abandoned(self, a: Any, reason: str) -> None:
+        """Table ``a``'s match was abandoned: said once, whether the watch shows the table
+        abandoned or the seat's own play ends that way first (the watch sends only the latest
+        state: a rematch made at once would hide the abandon from it)."""
+        self.once(("abandoned", a.match_id),
+                  f"round {a.round}, table {a.table}: match {a.match_id} was abandoned "
+                  f"({reason or 'no reason'}); waiting for the organiser to have the table "
+                  "play again or set its result")
 
     async def play(self, a: Any) -> None:
         """One match of the player's table: seed and ready, then every decision of the seat."""
@@ -219,6 +225,7 @@ class TournamentSeat:
         from services.cli.screen import load_presentation
         from services.cli.terminal import describe_outcome
         from services.cli.tournament_commands import join_table
+        from services.rules.records import is_abandoned
 
         again = " (a rematch)" if "-g" in a.match_id.removeprefix(self.tournament_id) else ""
         print_plain(self.screen, f"round {a.round}, table {a.table}: {' v '.join(a.seats)}; match "
@@ -245,6 +252,9 @@ class TournamentSeat:
             outcome = await play_at_terminal(self.screen, rules, a.game, a.match_id, a.seat,
                                              a.seat_token, dict(enumerate(a.seats)), self.ask)
         self.log.info("tournament.play.ended", match_id=a.match_id, outcome=outcome)
+        if isinstance(outcome, dict) and is_abandoned(outcome):
+            self.told_abandoned(a, str(outcome.get("reason") or ""))
+            return
         print_plain(self.screen, f"match {a.match_id} ended; waiting for the table's result")
 
     async def starts(self, a: Any, rules: RulesClient) -> bool:

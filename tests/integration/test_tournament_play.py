@@ -118,7 +118,9 @@ async def read_until(proc: asyncio.subprocess.Process, text: str, timeout: float
     seen = ""
     while text not in seen:
         line = await asyncio.wait_for(proc.stdout.readline(), timeout)
-        assert line, f"the output ended before {text!r}: {seen}"
+        if not line:  # it exited: what it said on stderr says why
+            err = (await proc.stderr.read()).decode() if proc.stderr is not None else ""
+            raise AssertionError(f"the output ended before {text!r}: {seen}\nstderr: {err}")
         seen += line.decode()
     return seen
 
