@@ -138,22 +138,25 @@ class TerminalSeat:
         view = json.loads((await self.client.view(self.match_id, self.token)).view_json or "{}")
         await self.catch_up(view)
         self.console.print(self.presenter.render(view, self.seat))
-        self.console.print(Panel(Text(describe_outcome(outcome, self.seat, self.presenter)),
+        self.console.print(Panel(Text(describe_outcome(outcome, self.seat, self.presenter,
+                                                       self.names)),
                                  title="result",
                                  border_style="green"))
 
 
-def describe_outcome(outcome: Any, seat: int | None, presenter: Presenter | None = None) -> str:
+def describe_outcome(outcome: Any, seat: int | None, presenter: Presenter | None = None,
+                     names: Mapping[int, str] | None = None) -> str:
     """Ranks (``placements[seat]`` is the seat's rank, 1 best), scores and the reason, in words;
     with the game's ``presenter``, the places of the sides the engine plays among them (a
-    seat placed 2nd behind an engine-played side is not left wondering who was 1st)."""
+    seat placed 2nd behind an engine-played side is not left wondering who was 1st);
+    ``names``: the players of the seats, where known (a tournament's table)."""
     if not isinstance(outcome, Mapping):
         return "the match ended"
     if is_abandoned(outcome):  # AbandonMatch: ended by an organiser, no result
         return f"abandoned by {outcome.get('by') or 'the organiser'}, no result: {outcome.get('reason', '')}"
 
     def who(s: int) -> str:
-        return "you" if s == seat else f"seat {s}"
+        return "you" if s == seat else (names or {}).get(s) or f"seat {s}"
 
     lines = []
     ranks = outcome.get("placements") or []

@@ -247,7 +247,8 @@ class TournamentSeat:
         if self.bot:
             chooser = bot_chooser(f"{self.player}:{a.match_id}", self.bot, a.game)
             outcome = await play_seat(rules, a.match_id, a.seat, a.seat_token, chooser)
-            print_plain(self.screen, describe_outcome(outcome, a.seat, load_presentation(a.game)))
+            print_plain(self.screen, describe_outcome(outcome, a.seat, load_presentation(a.game),
+                                                      dict(enumerate(a.seats))))
         else:
             outcome = await play_at_terminal(self.screen, rules, a.game, a.match_id, a.seat,
                                              a.seat_token, dict(enumerate(a.seats)), self.ask)

@@ -68,3 +68,13 @@ def test_a_played_solo_game_names_the_computer() -> None:
         assert first.startswith("1. the Computer")
     else:
         assert first.startswith("1. you")
+
+
+def test_the_other_seats_are_named_where_the_players_are_known() -> None:
+    """A tournament's table knows its players: the result names them, not "seat 1"."""
+    outcome = {"placements": [2, 1], "scores": [3, 8], "draw": False, "reason": "ko"}
+    assert describe_outcome(outcome, 0, None, {0: "ann", 1: "ben"}).splitlines()[:2] == [
+        "1. ben (8)", "2. you (3)"]
+    assert describe_outcome(outcome, None, None, {0: "ann", 1: "ben"}).splitlines()[:2] == [
+        "1. ben (8)", "2. ann (3)"]
+    assert describe_outcome(outcome, 0).splitlines()[0] == "1. seat 1 (8)"
