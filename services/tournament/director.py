@@ -1955,16 +1955,48 @@ class Director:
 
     async def _abandon_unlogged(self, game: str, match_id: str) -> None:
         """Abandon, on its rules service, a match created for a table the organiser decided
-        before the match was logged (best effort: it never starts either way, since no seat
-        is handed its token)."""
+        before the match was logged: it never starts (no seat is handed its token), but
+        would wait there for ever, for whoever follows it. A rules service that does not
+        answer is asked again in the background after each of ``Options.abandon_retries``
+        (the log does not name the match, so no later start of this service knows it)."""
+        if match_id in self._stop_retries:  # a pass before asked: its retries go on
+            return
+        if await self._abandoned_unlogged(game, match_id) or self._closing:
+            return
+
+        async def retry() -> None:
+            for delay in self.options.abandon_retries:
+                await asyncio.sleep(delay)
+                if await self._abandoned_unlogged(game, match_id):
+                    return
+            with bound_contextvars(match_id=match_id):
+                log.error("gave up abandoning a match the tournament did not record; it "
+                          "waits for its seats on its rules service (neon abandon ends it)")
+
+        task = asyncio.get_running_loop().create_task(retry(), context=contextvars.Context())
+        self._stop_retries[match_id] = task
+        task.add_done_callback(lambda done: self._stop_retries.pop(match_id, None)
+                               if self._stop_retries.get(match_id) is done else None)
+
+    async def _abandoned_unlogged(self, game: str, match_id: str) -> bool:
+        """One try of :meth:`_abandon_unlogged`: whether it is done (abandoned, or nothing
+        to abandon: the rules service knows no such match, or it has ended)."""
         with bound_contextvars(match_id=match_id):
             try:
                 await self.rules.abandon_match(game, match_id,
                                                "the organiser decided the table before this "
                                                "match was recorded")
-            except Exception as err:  # the rules service is down: the match waits, unused
-                log.warning("could not abandon a match the tournament did not record",
-                            error=repr(err))
+                return True
+            except grpc.aio.AioRpcError as err:
+                if err.code() in (grpc.StatusCode.NOT_FOUND,
+                                  grpc.StatusCode.FAILED_PRECONDITION):
+                    return True  # never created, or ended meanwhile: nothing waits
+                log.warning("could not abandon a match the tournament did not record; "
+                            "trying again", error=_reason(err))
+            except Exception as err:  # no address, a channel's failure: tried again
+                log.warning("could not abandon a match the tournament did not record; "
+                            "trying again", error=_reason(err))
+            return False
 
     async def _abandon_late(self, t: Tournament, matches: list[str]) -> None:
         """Abandon ``matches`` of the ended ``t`` that its ForceEnd may not have known (a
