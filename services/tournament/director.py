@@ -82,6 +82,11 @@ from services.tournament.rules_port import RulesGateway
 _STATUS_WORDS = {"created": "created (registration not open yet)",
                  "registration": "in registration", "force-ended": "force-ended"}
 
+
+def _is(status: str) -> str:
+    """``status`` as a refusal says it: "the tournament is {_is(status)}"."""
+    return _STATUS_WORDS.get(status, status)
+
 log = get_logger("tournament")
 TOURNAMENT_ID = re.compile(r"^[A-Za-z0-9_]{1,40}\Z")
 MATCH_OF = re.compile(
@@ -883,7 +888,7 @@ class Director:
             if t.status == "registration":
                 return t
             if t.status != "created":
-                raise FailedPrecondition(f"registration cannot open: the tournament is {t.status}")
+                raise FailedPrecondition(f"registration cannot open: the tournament is {_is(t.status)}")
             t.open_registration()
             await self._save(t)
             return t
@@ -900,7 +905,7 @@ class Director:
                 return t
             if t.status != "registration":
                 raise FailedPrecondition(
-                    f"registration is not open (the tournament is {t.status})"
+                    f"registration is not open (the tournament is {_is(t.status)})"
                     + ("; an organiser may add a late entry" if t.status == "running" else "")
                 )
             if len(t.players) >= MAX_PLAYERS:
@@ -938,7 +943,7 @@ class Director:
             if current["status"] == "checked-in":
                 return t
             if t.status != "registration":
-                raise FailedPrecondition(f"check-in is over (the tournament is {t.status})")
+                raise FailedPrecondition(f"check-in is over (the tournament is {_is(t.status)})")
             t.check_in(player_id, who.player)
             await self._save(t)
             return t
@@ -955,7 +960,7 @@ class Director:
             if t.status == "running":
                 return t
             if t.status not in ("created", "registration"):
-                raise FailedPrecondition(f"the tournament is {t.status}")
+                raise FailedPrecondition(f"the tournament is {_is(t.status)}")
             checked = [p for p, v in t.players.items() if v["status"] == "checked-in"]
             registered = [p for p, v in t.players.items() if v["status"] == "registered"]
             left_out = sorted(registered) if checked else []
@@ -1005,7 +1010,7 @@ class Director:
             if number and number <= len(t.rounds):
                 return await self.round_view(t, number)
             if t.status != "running":
-                raise FailedPrecondition(f"the tournament is {t.status}, not running")
+                raise FailedPrecondition(f"the tournament is {_is(t.status)}, not running")
             if number and number != len(t.rounds) + 1:
                 raise FailedPrecondition(f"the next round is {len(t.rounds) + 1}, not {number}")
             current = t.current
@@ -1493,7 +1498,7 @@ class Director:
                 return await self.round_view(t, number)
             if t.status in ENDED:
                 raise FailedPrecondition(
-                    f"the tournament is {t.status}: its final standings are published"
+                    f"the tournament is {_is(t.status)}: its final standings are published"
                 )
             t.correct_result(
                 number, table, tlog.result_json(result), reason, who.player
@@ -1547,7 +1552,7 @@ class Director:
     def _rematchable(t: Tournament, number: int, table: int) -> dict[str, Any]:
         """The table's abandoned match, or why the table cannot play again."""
         if t.status in ENDED:
-            raise FailedPrecondition(f"the tournament is {t.status}")
+            raise FailedPrecondition(f"the tournament is {_is(t.status)}")
         rnd, _ = _played_table(t, number, table)
         key = str(table)
         if rnd["checkpoint"] is not None:
@@ -1578,7 +1583,7 @@ class Director:
             if current["status"] == "dropped":
                 return t
             if t.status != "running":
-                raise FailedPrecondition(f"the tournament is {t.status}")
+                raise FailedPrecondition(f"the tournament is {_is(t.status)}")
             t.drop(player_id, len(t.rounds), reason[:500], who.player)
             await self._save(t)
             return t
@@ -1605,7 +1610,7 @@ class Director:
                     return t
                 raise FailedPrecondition(f"{player_id!r} is not dropped: it plays")
             if t.status != "running":
-                raise FailedPrecondition(f"the tournament is {t.status}")
+                raise FailedPrecondition(f"the tournament is {_is(t.status)}")
             why = reinstatement_refused(FormatConfig.from_stored(t.settings["format"]))
             if why:
                 raise FailedPrecondition(why)
@@ -1627,7 +1632,7 @@ class Director:
                 return t
             if t.status != "running":
                 raise FailedPrecondition(
-                    f"late entries join a running tournament, not a {t.status} one"
+                    f"late entries join a running tournament; this one is {_is(t.status)}"
                 )
             if player_id in t.players and t.players[player_id]["status"] in ("dropped",):
                 raise FailedPrecondition(
@@ -1700,7 +1705,7 @@ class Director:
             if t.status in ENDED:
                 return t, list(t.standings or []), []
             if t.status != "running":
-                raise FailedPrecondition(f"the tournament is {t.status}")
+                raise FailedPrecondition(f"the tournament is {_is(t.status)}")
             replayed = await self.replayed(tournament_id)
             assert replayed.config is not None
             history = replayed.history()
@@ -2331,7 +2336,7 @@ class Director:
             if key in rnd["started"]:
                 return len(rnd["ready"].get(key, [])), True
             if t.status in ENDED:
-                raise FailedPrecondition(f"the tournament is {t.status}")
+                raise FailedPrecondition(f"the tournament is {_is(t.status)}")
             if key in rnd.get("abandoned", {}) or key in rnd["results"]:
                 raise FailedPrecondition(f"{match_id!r} was abandoned or has its result: "
                                          "it will not start")
