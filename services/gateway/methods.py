@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -214,6 +215,9 @@ def known_fields(value: Any, descriptor: Descriptor) -> Any:
         if field.enum_type is not None:
             for one in item if field.is_repeated and isinstance(item, list) else [item]:
                 _check_enum(field, key, one)
+        elif field.cpp_type in _INTEGERS:
+            for one in item if field.is_repeated and isinstance(item, list) else [item]:
+                _check_integer(key, one)
         if field.message_type is not None:
             if field.message_type.GetOptions().map_entry:
                 inner = field.message_type.fields_by_name["value"].message_type
@@ -225,6 +229,23 @@ def known_fields(value: Any, descriptor: Descriptor) -> Any:
                 item = known_fields(item, field.message_type)
         out[key] = item
     return out
+
+
+_INTEGERS = frozenset({FieldDescriptor.CPPTYPE_INT32, FieldDescriptor.CPPTYPE_INT64,
+                       FieldDescriptor.CPPTYPE_UINT32, FieldDescriptor.CPPTYPE_UINT64})
+_DECIMAL = re.compile(r"-?[0-9]+")
+
+
+def _check_integer(key: str, value: Any) -> None:
+    """An integer field's JSON string is ASCII decimal digits with an optional minus, as proto3
+    JSON writes one (int64 as ``"123"``); protobuf's Python parser took whatever ``int()``
+    takes, ``"1_000"``, ``" 7 "``, ``"+5"`` and digits of other scripts among them: a
+    ``ParseError``, so a proxy or log that reads the field reads what the service is sent.
+    Numbers are left to the parser."""
+    if isinstance(value, str) and not _DECIMAL.fullmatch(value):
+        shown = repr(value) if len(value) <= 32 else "a string"
+        raise json_format.ParseError(f"{key}: {shown} is not an integer: send its decimal "
+                                     "digits (a number, or a string of them)")
 
 
 def _check_enum(field: FieldDescriptor, key: str, value: Any) -> None:
