@@ -12,6 +12,7 @@ import types
 from typing import Any
 
 from services.tournament.director import BundleSummary
+from tests.unit.tournament.test_correct_stops_match import _one_round
 from tests.unit.tournament.test_director_ended import ORG, StandInRules, director_on
 
 
@@ -34,13 +35,7 @@ async def test_a_match_sealed_while_the_export_begins_has_its_export_in_the_bund
     rules = SealingRules()
     tid = "snap"
     async with director_on(rules) as d:
-        await d.create(ORG, tid, {"game": "g", "mode": "single",
-                                  "format_json": json.dumps({"format": "swiss", "rounds": 1})})
-        await d.open_registration(ORG, tid)
-        for p in ("p0", "p1", "p2", "p3"):
-            await d.register(ORG, tid, p)
-        await d.start(ORG, tid)
-        await d.next_round(ORG, tid, 0)
+        await _one_round(d, tid)
         for _ in range(250):
             if len((await d.get(tid)).round(1)["matches"]) == 2:
                 break
