@@ -69,8 +69,12 @@ class BotDriver:
                                  command_prefix=COMMAND_PREFIX)
                 reason = "the match ended"
             except ActionRefused as err:
-                reason = f"bots stopped: {err}"
-                log.warning("bot match abandoned", match_id=match_id, reason=reason)
+                # stored (BotMatch.Finished) with the refusal's code only: its words may
+                # quote the bot's action, its hand; the log line keeps them (hidden there)
+                reason = (f"bots stopped: seat {err.turn.seat} at version {err.turn.version}: "
+                          f"{err.code.name}")
+                log.warning("bot match abandoned", match_id=match_id, reason=reason,
+                            refused=err.reason)
             except grpc.aio.AioRpcError as err:
                 if err.code() in GIVE_UP:
                     reason = f"bots stopped: {err.code().name}: {err.details()}"
