@@ -34,7 +34,7 @@ import json
 import os
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -1242,7 +1242,7 @@ class Director:
             return True
         if key in rnd["results"] and _playing(rnd, key) != match_id:
             # decided meanwhile: the match will never be played
-            await self._abandon_unlogged(t.game, match_id)
+            await self._abandon_unlogged(t, match_id)
         return False
 
     async def _start_due(self, tournament_id: str, number: int) -> list[str]:
@@ -1920,31 +1920,44 @@ class Director:
                             match_id: str) -> None:
         """Try a correction's abandon of ``match_id`` again, after each of
         ``Options.abandon_retries``, until its rules service answers or the log shows the
-        match stopped (one task per match; a repeat joins the one running). After the last
-        try, the next start of this service tries again (:meth:`recover`)."""
-        if self._closing:
-            return
+        match stopped (:meth:`_retry_abandon`). After the last try, the next start of this
+        service tries again (:meth:`recover`)."""
+
+        async def attempt() -> bool:
+            try:
+                t = await self._find(tournament_id)
+            except Exception as err:  # the store is down: the next try reads it again
+                log.warning("a corrected table's abandon waits for the store",
+                            match_id=match_id, error=_reason(err))
+                return False
+            if (number, table, match_id) not in _stopping(t):
+                return True  # its abandon's end (or its seal) is recorded by now
+            # a miss asks no other retry: this one is running (_stop_retries)
+            return not await self._stop_corrected(t, [(number, table, match_id)])
+
+        self._retry_abandon(match_id, attempt, "gave up abandoning the match of a corrected "
+                            "table for now; the next start tries again", tournament_id)
+
+    def _retrying(self, match_id: str) -> bool:
+        """Whether :meth:`_retry_abandon` runs for ``match_id``."""
         running = self._stop_retries.get(match_id)
-        if running is not None and not running.done():
+        return running is not None and not running.done()
+
+    def _retry_abandon(self, match_id: str, attempt: Callable[[], Awaitable[bool]],
+                       gave_up: str, tournament_id: str) -> None:
+        """Call ``attempt`` (True: done) again after each of ``Options.abandon_retries`` until
+        it is done, in the background: one task per match (``_stop_retries``, cancelled at
+        close); a repeat joins the one running. ``gave_up`` is logged after the last try."""
+        if self._closing or self._retrying(match_id):
             return
 
         async def retry() -> None:
             for delay in self.options.abandon_retries:
                 await asyncio.sleep(delay)
-                try:
-                    t = await self._find(tournament_id)
-                except Exception as err:  # the store is down: the next try reads it again
-                    log.warning("a corrected table's abandon waits for the store",
-                                match_id=match_id, error=_reason(err))
-                    continue
-                if (number, table, match_id) not in _stopping(t):
-                    return  # its abandon's end (or its seal) is recorded by now
-                # a miss asks no other retry: this one is running (_stop_retries)
-                if not await self._stop_corrected(t, [(number, table, match_id)]):
+                if await attempt():
                     return
             with bound_contextvars(tournament_id=tournament_id, match_id=match_id):
-                log.error("gave up abandoning the match of a corrected table for now; the "
-                          "next start tries again")
+                log.error(gave_up)
 
         task = asyncio.get_running_loop().create_task(retry(), context=contextvars.Context())
         self._stop_retries[match_id] = task
@@ -1953,55 +1966,31 @@ class Director:
             if self._stop_retries.get(match_id) is done:
                 del self._stop_retries[match_id]
             if not done.cancelled() and done.exception() is not None:
-                log.warning("retrying a corrected table's abandon failed", match_id=match_id,
+                log.warning("retrying a match's abandon failed", match_id=match_id,
                             error=_reason(done.exception()))  # type: ignore[arg-type]
 
         task.add_done_callback(ended)
 
-    async def _abandon_unlogged(self, game: str, match_id: str) -> None:
-        """Abandon, on its rules service, a match created for a table the organiser decided
-        before the match was logged: it never starts (no seat is handed its token), but
-        would wait there for ever, for whoever follows it. A rules service that does not
-        answer is asked again in the background after each of ``Options.abandon_retries``
-        (the log does not name the match, so no later start of this service knows it)."""
-        if match_id in self._stop_retries:  # a pass before asked: its retries go on
+    async def _abandon_unlogged(self, t: Tournament, match_id: str) -> None:
+        """Abandon, on its rules service, a match created for a table of ``t`` the organiser
+        decided before the match was logged: it never starts (no seat is handed its token),
+        but would wait there for ever, for whoever follows it. A rules service that does not
+        answer is asked again in the background (:meth:`_retry_abandon`: the log does not
+        name the match, so no later start of this service knows it); a match it does not
+        know, or that has ended, is done with."""
+        if self._retrying(match_id):  # a pass before asked: its retries go on
             return
-        if await self._abandoned_unlogged(game, match_id) or self._closing:
-            return
 
-        async def retry() -> None:
-            for delay in self.options.abandon_retries:
-                await asyncio.sleep(delay)
-                if await self._abandoned_unlogged(game, match_id):
-                    return
-            with bound_contextvars(match_id=match_id):
-                log.error("gave up abandoning a match the tournament did not record; it "
-                          "waits for its seats on its rules service (neon abandon ends it)")
+        async def attempt() -> bool:
+            return not await self._abandon_unfinished(
+                t, [match_id], maybe=[match_id],
+                reason="the organiser decided the table before this match was recorded",
+                of="the tournament did not record")
 
-        task = asyncio.get_running_loop().create_task(retry(), context=contextvars.Context())
-        self._stop_retries[match_id] = task
-        task.add_done_callback(lambda done: self._stop_retries.pop(match_id, None)
-                               if self._stop_retries.get(match_id) is done else None)
-
-    async def _abandoned_unlogged(self, game: str, match_id: str) -> bool:
-        """One try of :meth:`_abandon_unlogged`: whether it is done (abandoned, or nothing
-        to abandon: the rules service knows no such match, or it has ended)."""
-        with bound_contextvars(match_id=match_id):
-            try:
-                await self.rules.abandon_match(game, match_id,
-                                               "the organiser decided the table before this "
-                                               "match was recorded")
-                return True
-            except grpc.aio.AioRpcError as err:
-                if err.code() in (grpc.StatusCode.NOT_FOUND,
-                                  grpc.StatusCode.FAILED_PRECONDITION):
-                    return True  # never created, or ended meanwhile: nothing waits
-                log.warning("could not abandon a match the tournament did not record; "
-                            "trying again", error=_reason(err))
-            except Exception as err:  # no address, a channel's failure: tried again
-                log.warning("could not abandon a match the tournament did not record; "
-                            "trying again", error=_reason(err))
-            return False
+        if not await attempt():
+            self._retry_abandon(match_id, attempt, "gave up abandoning a match the tournament "
+                                "did not record; it waits for its seats on its rules service "
+                                "(neon abandon ends it)", t.tournament_id)
 
     async def _abandon_late(self, t: Tournament, matches: list[str]) -> None:
         """Abandon ``matches`` of the ended ``t`` that its ForceEnd may not have known (a

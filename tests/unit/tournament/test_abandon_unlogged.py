@@ -40,6 +40,10 @@ class Flaky(StandInRules):
         return types.SimpleNamespace(already_abandoned=False, outcome_json="{}")
 
 
+T = types.SimpleNamespace(game="g", tournament_id="t", reason="")
+"""The tournament whose table the match was for (the abandon names its game and id)."""
+
+
 def _director(rules: Any, retries: tuple[float, ...]) -> Director:
     app = TournamentApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
     return Director(app, rules, None, KEY, Options(poll=0.02, abandon_retries=retries))
@@ -57,9 +61,9 @@ async def test_a_rules_service_that_does_not_answer_is_asked_again_until_it_does
     rules = Flaky(failures=2)
     d = _director(rules, (0.01, 0.01, 0.01))
     try:
-        await d._abandon_unlogged("g", "t-r1-t1")
+        await d._abandon_unlogged(T, "t-r1-t1")
         assert rules.asked == 1 and "t-r1-t1" in d._stop_retries
-        await d._abandon_unlogged("g", "t-r1-t1")  # a second pass joins the retry running
+        await d._abandon_unlogged(T, "t-r1-t1")  # a second pass joins the retry running
         await _settled(d, "t-r1-t1")
         assert rules.asked == 3  # missed, missed again (the repeat joined), answered
     finally:
@@ -71,7 +75,7 @@ async def test_a_match_that_is_not_there_or_ended_is_not_asked_again(code: grpc.
     rules = Flaky(failures=0, then=code)
     d = _director(rules, (0.01, 0.01))
     try:
-        await d._abandon_unlogged("g", "t-r1-t1")
+        await d._abandon_unlogged(T, "t-r1-t1")
         assert rules.asked == 1 and "t-r1-t1" not in d._stop_retries
     finally:
         await d.close()
@@ -80,12 +84,12 @@ async def test_a_match_that_is_not_there_or_ended_is_not_asked_again(code: grpc.
 async def test_retries_end_after_the_last_and_with_the_service() -> None:
     rules = Flaky(failures=10)
     d = _director(rules, (0.01, 0.01))
-    await d._abandon_unlogged("g", "t-r1-t1")
+    await d._abandon_unlogged(T, "t-r1-t1")
     await _settled(d, "t-r1-t1")
     assert rules.asked == 3  # the first try and two retries, then given up (logged)
     slow = Flaky(failures=10)
     d2 = _director(slow, (30.0,))
-    await d2._abandon_unlogged("g", "t-r1-t2")
+    await d2._abandon_unlogged(T, "t-r1-t2")
     assert "t-r1-t2" in d2._stop_retries
     await asyncio.wait_for(d2.close(), 5)  # closing cancels the wait
     await d.close()
