@@ -497,6 +497,14 @@ def _stopped_waiting(rnd: dict[str, Any], key: str) -> bool:
     return key in rnd.get("stopped", {}) and key not in rnd["started"]
 
 
+def _abandoned(t: Tournament, number: int, table: int, match_id: str,
+               outcome: Mapping[str, Any]) -> None:
+    """Record in ``t`` that its table's match ended abandoned, with the ``outcome``'s
+    reason and who abandoned it (as long as the log keeps them)."""
+    t.match_abandoned(number, table, match_id, str(outcome.get("reason", ""))[:500],
+                      str(outcome.get("by", ""))[:200])
+
+
 def _stop_reason(t: Tournament, number: int, table: int) -> str:
     """The reason a correction's abandon gives the table's match (the correction's own)."""
     reason = t.round(number).get("corrected", {}).get(str(table), "")
@@ -888,7 +896,8 @@ class Director:
             if t.status == "registration":
                 return t
             if t.status != "created":
-                raise FailedPrecondition(f"registration cannot open: the tournament is {_is(t.status)}")
+                raise FailedPrecondition(
+                    f"registration cannot open: the tournament is {_is(t.status)}")
             t.open_registration()
             await self._save(t)
             return t
@@ -1410,9 +1419,7 @@ class Director:
                 # then shows the match stopped, and the bundle carries its export.
                 if (is_abandoned(outcome) and rnd.get("stopped", {}).get(str(table)) == current
                         and str(table) not in rnd.get("abandoned", {})):
-                    t.match_abandoned(number, table, str(current),
-                                      str(outcome.get("reason", ""))[:500],
-                                      str(outcome.get("by", ""))[:200])
+                    _abandoned(t, number, table, str(current), outcome)
                     await self._save(t)
                     log.info("the abandon of a corrected table's match is recorded",
                              match_id=current)
@@ -1422,11 +1429,10 @@ class Director:
             if is_abandoned(outcome):  # AbandonMatch: ended with no result
                 if str(table) in rnd.get("abandoned", {}):
                     return "duplicate"
-                reason = str(outcome.get("reason", ""))[:500]
                 log.info("an abandoned match is no result; the organiser may correct the table",
-                         match_id=result.get("match_id"), reason=reason)
-                t.match_abandoned(number, table, str(result.get("match_id")), reason,
-                                  str(outcome.get("by", ""))[:200])
+                         match_id=result.get("match_id"),
+                         reason=str(outcome.get("reason", ""))[:500])
+                _abandoned(t, number, table, str(result.get("match_id")), outcome)
                 await self._save(t)
                 return "recorded"
             placements = [int(p) for p in outcome.get("placements", [])]
@@ -1907,9 +1913,7 @@ class Director:
                     t = await self._find(tournament_id)
                     if t.status in ENDED or (number, table, match_id) not in _stopping(t):
                         return
-                    t.match_abandoned(number, table, match_id,
-                                      str(outcome.get("reason", ""))[:500],
-                                      str(outcome.get("by", ""))[:200])
+                    _abandoned(t, number, table, match_id, outcome)
                     await self._save(t)
                 log.info("the abandon of a corrected table's match is recorded")
             except Exception as err:  # the store is down: its signed end records it
