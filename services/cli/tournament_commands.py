@@ -1253,7 +1253,8 @@ def correct(
     _run(go, token)
 
 
-def _result_key(r: Any) -> tuple[Any, ...]:
+def result_key(r: Any) -> tuple[Any, ...]:
+    """A table's result (GetRound) as a comparable value: two the same are one result."""
     return tuple(r.placements), r.forfeited, r.kind, r.reason
 
 
@@ -1268,7 +1269,7 @@ def replaced_text(before: Any, after: Any, number: int) -> str:
     if old is None or new is None or not old.HasField("result"):
         return ""
     where = f"table {number} of round {after.number}"
-    if _result_key(old.result) == _result_key(new.result):
+    if result_key(old.result) == result_key(new.result):
         return f"{where} had this result already: nothing changed"
     text = result_text(list(old.seats), list(old.result.placements))
     if old.result.kind != "correction":
@@ -1319,13 +1320,8 @@ async def _version_of(client: TournamentClient, tournament_id: str) -> int | Non
     caller's event meanwhile: the answer, as before). None when it cannot be read (a public
     GetTournament refused, an unknown id; 0, a service that does not count them): the call
     itself then says what it says."""
-    import grpc
-
-    try:
-        return int((await client.call("GetTournament", tournament_id=tournament_id))
-                   .tournament.version) or None
-    except grpc.aio.AioRpcError:
-        return None
+    t = await _tournament_or_none(client, tournament_id)
+    return (int(t.version) or None) if t is not None else None
 
 
 @tournament_app.command("drop")

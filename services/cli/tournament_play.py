@@ -29,6 +29,7 @@ from services.cli.tournament_commands import (
     counted,
     find_tournament,
     print_standings,
+    result_key,
     result_text,
 )
 
@@ -330,7 +331,7 @@ class TournamentSeat:
         correction) is told again, as changed, with the organiser's reason; ``waiting``:
         more may come."""
         r = t.result
-        result = (tuple(r.placements), r.kind, r.forfeited, r.reason)
+        result = result_key(r)
         key = ("result", number, t.number, result)
         if key in self.told:
             return
