@@ -212,11 +212,10 @@ def known_fields(value: Any, descriptor: Descriptor) -> Any:
                 f"field {field.name} is named twice, as {_shown_key(named[field.name])} "
                 f"and {_shown_key(key)}: send one")
         named[field.name] = key
-        if field.enum_type is not None:
-            for one in item if field.is_repeated and isinstance(item, list) else [item]:
+        for one in item if field.is_repeated and isinstance(item, list) else [item]:
+            if field.enum_type is not None:
                 _check_enum(field, key, one)
-        elif field.cpp_type in _INTEGERS:
-            for one in item if field.is_repeated and isinstance(item, list) else [item]:
+            elif field.cpp_type in _INTEGERS:
                 _check_integer(key, one)
         if field.message_type is not None:
             if field.message_type.GetOptions().map_entry:

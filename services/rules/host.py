@@ -546,7 +546,6 @@ class MatchHost:
         live.state = state
         live.state_bytes = len(canonical_state(live.engine, state))
 
-
     def _config_of(self, created: dict[str, Any]) -> MatchConfig:
         config = config_of(created)
         campaign = created.get("campaign")
