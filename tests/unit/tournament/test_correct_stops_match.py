@@ -120,13 +120,8 @@ def _abandon_of(tid: str, table: int, seats: list[str]) -> dict[str, Any]:
 
 
 async def _one_round(d: Director, tid: str) -> None:
-    await d.create(ORG, tid, {"game": "g", "mode": "single",
-                              "format_json": json.dumps({"format": "swiss", "rounds": 1})})
-    await d.open_registration(ORG, tid)
-    for p in ("p0", "p1", "p2", "p3"):
-        await d.register(ORG, tid, p)
-    await d.start(ORG, tid)
-    await d.next_round(ORG, tid, 0)
+    """A Swiss of one round, its round paired."""
+    await _round_one(d, tid, rounds=1)
 
 
 async def _checkpointed(d: Director, tid: str) -> None:

@@ -56,9 +56,10 @@ async def setup() -> AsyncIterator[tuple[Director, AbandoningRules]]:
         yield director, rules
 
 
-async def _round_one(d: Director, tid: str) -> dict[str, Any]:
+async def _round_one(d: Director, tid: str, rounds: int = 2) -> dict[str, Any]:
+    """A Swiss of ``rounds`` rounds for p0-p3, started, its round 1 paired (its view)."""
     await d.create(ORG, tid, {"game": "g", "mode": "single",
-                              "format_json": json.dumps({"format": "swiss", "rounds": 2})})
+                              "format_json": json.dumps({"format": "swiss", "rounds": rounds})})
     await d.open_registration(ORG, tid)
     for p in ("p0", "p1", "p2", "p3"):
         await d.register(ORG, tid, p)
