@@ -268,17 +268,24 @@ async def test_a_restart_abandons_what_a_stopped_correction_left_playing(
         await ev.correct(1, [1, 2])
         assert list((await ev.table(1)).result.placements) == [1, 2]  # saved first
         assert (await ev.client.view(first)).status == rules_pb2.MATCH_STATUS_RUNNING
+    await restarted_stops(settings, tid, 1, first)
+
+
+async def restarted_stops(settings: Any, tid: str, table: int, match_id: str) -> None:
+    """After a restart of the tournament service on ``settings``: table ``table``'s match
+    ``match_id``, which a correction decided before the service could stop it, ends
+    abandoned with the correction's reason, and the log records that once."""
     b = await _tournament_backend(settings, poll=0.1)
     client = RulesClient(b.address("rules-toy"))
     try:
-        assert await _abandoned_for(client, first, STOPPED, wait=10)
+        assert await _abandoned_for(client, match_id, STOPPED, wait=10)
         director = b.services["tournament"].extra["director"]
         for _ in range(100):
             kinds = [(r["type"], r.get("table")) for r in await director.records(tid)]
-            if ("MatchAbandoned", 1) in kinds:
+            if ("MatchAbandoned", table) in kinds:
                 break
             await asyncio.sleep(0.1)
-        assert kinds.count(("MatchAbandoned", 1)) == 1
+        assert kinds.count(("MatchAbandoned", table)) == 1
     finally:
         await client.close()
         await b.stop(1)

@@ -32,6 +32,7 @@ from tests.integration.test_tournament_correct_running import (
     _abandoned_for,
     _Event,
     _event,
+    restarted_stops,
 )
 from tests.support import toy
 
@@ -198,20 +199,7 @@ async def test_a_tournament_service_restart_abandons_what_a_correction_left_wait
         await ev.correct(2, [1, 2])
         assert list((await ev.table(2)).result.placements) == [1, 2]  # saved first
         assert (await ev.client.view(second)).status == rules_pb2.MATCH_STATUS_AWAITING_SEEDS
-    b = await _tournament_backend(settings, poll=0.1)
-    client = RulesClient(b.address("rules-toy"))
-    try:
-        assert await _abandoned_for(client, second, STOPPED, wait=10)
-        director = b.services["tournament"].extra["director"]
-        for _ in range(100):
-            kinds = [(r["type"], r.get("table")) for r in await director.records(tid)]
-            if ("MatchAbandoned", 2) in kinds:
-                break
-            await asyncio.sleep(0.1)
-        assert kinds.count(("MatchAbandoned", 2)) == 1
-    finally:
-        await client.close()
-        await b.stop(1)
+    await restarted_stops(settings, tid, 2, second)
 
 
 @contextlib.asynccontextmanager
