@@ -25,6 +25,17 @@ from tests.integration.test_tournament_cli_desk import (  # noqa: F401 (desk: th
 pytestmark = pytest.mark.timeout(180)
 
 
+async def _play_round(at: Desk, tid: str, players: tuple[str, ...]) -> None:
+    """Each of ``players`` plays their table of ``tid``'s current round with their token."""
+    tokens = {n: at.b.issuer.issue("player", "*", player=n, ttl=600) for n in players}
+    rules: dict[str, RulesClient] = {}
+    try:
+        await asyncio.gather(*(play_round_as(at.client, rules, tokens[n], tid, n,
+                                             timeout=120) for n in tokens))
+    finally:
+        await close_all(rules)
+
+
 async def test_repeats_say_nothing_changed_and_a_correction_names_what_it_replaced(
         desk: Desk) -> None:  # noqa: F811
     run = desk.run
@@ -65,14 +76,7 @@ async def test_repeats_say_nothing_changed_and_a_correction_names_what_it_replac
     assert playing.stdout.splitlines() == ["ann plays in twice already: nothing changed"]
 
     tables = (await desk.client.call("NextRound", desk.org, tournament_id="twice")).round.tables
-    tokens = {n: desk.b.issuer.issue("player", "*", player=n, ttl=600)
-              for n in ("ann", "ben", "cat", "dan")}
-    rules: dict[str, RulesClient] = {}
-    try:
-        await asyncio.gather(*(play_round_as(desk.client, rules, tokens[n], "twice", n,
-                                             timeout=120) for n in tokens))
-    finally:
-        await close_all(rules)
+    await _play_round(desk, "twice", ("ann", "ben", "cat", "dan"))
     done = await wait_round_complete(desk.client, "twice", 1, timeout=120)
     played = done.tables[0]
     winner = played.seats[list(played.result.placements).index(1)]
@@ -160,13 +164,7 @@ async def test_round_watch_prints_each_table_once(desk: Desk) -> None:  # noqa: 
     await desk.client.call("NextRound", desk.org, tournament_id="seen")
     watching = asyncio.create_task(desk.run("tournament", "round", "seen", "--watch"))
     await asyncio.sleep(2.0)  # the watch prints the round waiting for its seats
-    tokens = {n: desk.b.issuer.issue("player", "*", player=n, ttl=600) for n in ("ann", "ben")}
-    rules: dict[str, RulesClient] = {}
-    try:
-        await asyncio.gather(*(play_round_as(desk.client, rules, tokens[n], "seen", n,
-                                             timeout=120) for n in tokens))
-    finally:
-        await close_all(rules)
+    await _play_round(desk, "seen", ("ann", "ben"))
     out = await asyncio.wait_for(watching, 120)
     assert out.returncode == 0, out.stdout + out.stderr
     tables: list[str] = []
