@@ -417,15 +417,16 @@ def claimed_player(token: str) -> str | None:
     player token's ``player``, an identity provider's JWT's ``sub``; None for anything else
     (another role's token, garbage)."""
     parts = token.split(".")
-    try:
-        if len(parts) == 3 and parts[0] == "v1":
-            claims = json.loads(_unb64(parts[1]))
-            player = claims.get("player") if claims.get("role") == "player" else None
-        elif len(parts) == 3:
-            claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
-            player = claims.get("sub")
-        else:
-            return None
-    except (ValueError, TypeError, AttributeError):  # binascii.Error, JSON, not an object
+    if len(parts) != 3:
         return None
+    try:  # both carry their claims as unpadded base64url JSON in the middle part
+        claims = json.loads(_unb64(parts[1]))
+    except ValueError:  # not base64url, not JSON
+        return None
+    if not isinstance(claims, dict):
+        return None
+    if parts[0] == "v1":
+        player = claims.get("player") if claims.get("role") == "player" else None
+    else:
+        player = claims.get("sub")
     return player if isinstance(player, str) and player else None
