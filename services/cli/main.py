@@ -1163,7 +1163,7 @@ def token(
     expires: hand it over as a password."""
     from services.cli.organiser import MAX_TTL, ORGANISER_TTL, PLAYER_TTL, token_secret
     from services.platform.players import player_id_refused
-    from services.platform.tokens import BOT_PREFIX, TokenIssuer, is_bot
+    from services.platform.tokens import BOT_RESERVED, TokenIssuer, is_bot
 
     if role not in ("player", "organiser"):
         raise CliError(f"unknown token role {role!r}: `neon token player ID` mints a player "
@@ -1175,7 +1175,7 @@ def token(
         what = "an organiser's name" if role == "organiser" else "a player id"
         raise CliError(f"{what} is 1-128 printable characters", USAGE)
     if role == "player" and is_bot(name):
-        raise CliError(f"player ids starting with {BOT_PREFIX!r} are reserved for bots", USAGE)
+        raise CliError(BOT_RESERVED, USAGE)
     if role == "player" and (why := player_id_refused(name)) is not None:
         raise CliError(f"{why}: a token for it could never queue nor register", USAGE)
     settings = _settings(log_file=True)

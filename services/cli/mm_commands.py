@@ -318,8 +318,10 @@ def queue(
                            "player ID` on the server host, or your identity provider's JWT), "
                            "or --player with it", USAGE)
     name = player or f"human-{uuid.uuid4().hex[:6]}"
-    if name.startswith("bot-"):
-        raise CliError("player ids starting with 'bot-' are reserved for bots", USAGE)
+    from services.platform.tokens import BOT_RESERVED, is_bot
+
+    if is_bot(name):
+        raise CliError(BOT_RESERVED, USAGE)
 
     async def accept(ticket: Any) -> bool:
         others = ", ".join(f"{s.player}{' (bot)' if s.bot else ''}" for s in ticket.assignment.seats

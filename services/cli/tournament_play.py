@@ -552,10 +552,10 @@ def play(
     your final rank."""
     from services.cli.main import _settings, _token, run_async
     from services.cli.tournament_commands import tournament_address
-    from services.platform.tokens import is_bot
+    from services.platform.tokens import BOT_RESERVED, is_bot
 
     if is_bot(player):
-        raise CliError("player ids starting with 'bot-' are reserved for bots", USAGE)
+        raise CliError(BOT_RESERVED, USAGE)
     settings = _settings(log_file=True)
     address = tournament_address(settings)
     if not token:

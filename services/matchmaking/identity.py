@@ -20,7 +20,7 @@ from services.platform.errors import InvalidArgument
 from services.platform.grpc_kit import require_claims
 from services.platform.logs import get_logger
 from services.platform.players import player_id_refused
-from services.platform.tokens import BOT_PREFIX, TokenIssuer, is_bot
+from services.platform.tokens import BOT_RESERVED, TokenIssuer, is_bot
 
 DEFAULT_TTL = 24 * 3600
 MAX_TTL = 30 * 24 * 3600
@@ -37,7 +37,7 @@ def mint_player_token(issuer: TokenIssuer, player_id: str, ttl_seconds: int,
     if ttl_seconds < 0 or ttl_seconds > MAX_TTL:
         raise InvalidArgument(f"ttl_seconds must be between 0 and {MAX_TTL} (30 days)")
     if is_bot(player_id):
-        raise InvalidArgument(f"player ids starting with {BOT_PREFIX!r} are reserved for bots")
+        raise InvalidArgument(BOT_RESERVED)
     if (why := player_id_refused(player_id)) is not None:
         # a token for an id no ticket and no tournament takes could never queue nor register
         raise InvalidArgument(f"{why} (the ids tickets and tournaments take)")

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.matchmaking.catalogue import GameSpec
-from services.matchmaking.grouping import RESERVED_FOR_BOTS
 from services.platform.errors import InvalidArgument
 from services.platform.players import player_id_refused
+from services.platform.tokens import BOT_RESERVED, is_bot
 
 TICKET_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 MAX_PARTY = 6
@@ -69,8 +69,8 @@ def check_shape(req: TicketRequest) -> list[str]:
     for p in players:
         if (why := player_id_refused(p)) is not None:
             raise InvalidArgument(why)
-        if p.startswith(RESERVED_FOR_BOTS):
-            raise InvalidArgument(f"player ids starting {RESERVED_FOR_BOTS!r} are reserved for bots")
+        if is_bot(p):
+            raise InvalidArgument(BOT_RESERVED)
     if req.min_seats < 0 or req.max_seats < 0:
         raise InvalidArgument("seat limits must not be negative")
     if req.min_seats and req.max_seats and req.min_seats > req.max_seats:

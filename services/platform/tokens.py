@@ -61,6 +61,10 @@ BOT_PREFIX = "bot-"
 and only a service token (the bot driver) may seat one."""
 
 
+BOT_RESERVED = f"player ids starting with {BOT_PREFIX!r} are reserved for bots"
+"""Why a player id that :func:`is_bot` may not be a person's: every refusal of one says this."""
+
+
 def is_bot(player: str) -> bool:
     return player.startswith(BOT_PREFIX)
 
@@ -256,7 +260,7 @@ class ExternalIdentity:
         if not isinstance(player, str) or not valid_player_id(player):
             raise Unauthenticated("JWT subject is not a player id (1-128 printable characters)")
         if is_bot(player):
-            raise PermissionDenied(f"player ids starting with {BOT_PREFIX!r} are reserved for bots")
+            raise PermissionDenied(BOT_RESERVED)
         return Claims(role="player", match="*", player=player, exp=int(payload["exp"]),
                       leeway=self.leeway)
 
@@ -355,7 +359,7 @@ class TokenIssuer:
         if not valid_player_id(player):
             raise ValueError("a player id is 1-128 printable characters")
         if is_bot(player):
-            raise ValueError(f"player ids starting with {BOT_PREFIX!r} are reserved for bots")
+            raise ValueError(BOT_RESERVED)
         return self.issue("player", "*", player=player, ttl=ttl, minted_by=minted_by,
                           not_after=not_after)
 

@@ -56,7 +56,7 @@ from services.platform.logs import bind_contextvars, bound_contextvars, get_logg
 from services.platform.players import player_id_refused
 from services.platform.settings import switch
 from services.platform.tasks import held_task, run_to_end
-from services.platform.tokens import BOT_PREFIX, Claims, is_bot
+from services.platform.tokens import BOT_RESERVED, Claims, is_bot
 from services.platform.waiting import within
 from services.rules.records import is_abandoned
 from services.tournament import formats, noshows, proofs
@@ -202,7 +202,7 @@ def _check_player_id(player_id: str) -> None:
     if (why := player_id_refused(player_id)) is not None:
         raise InvalidArgument(why)
     if is_bot(player_id):
-        raise InvalidArgument(f"player ids starting with {BOT_PREFIX!r} are reserved for bots")
+        raise InvalidArgument(BOT_RESERVED)
 
 
 def _unruled(settings: Mapping[str, Any]) -> dict[str, Any]:
