@@ -66,3 +66,10 @@ def test_config_from_environment() -> None:
     assert c.policy.backfill_after == 7 and not c.policy.bots
     assert c.accept_timeout == 12 and c.auto_accept
     assert config_from_env({}).policy.bots
+
+
+def test_a_bot_id_is_refused_in_the_words_every_service_uses() -> None:
+    r = TicketRequest(ticket_id="t", game="neon", players=("ann", "bot-smart"))
+    with pytest.raises(InvalidArgument) as info:
+        check_shape(r)
+    assert info.value.reason == "player ids starting with 'bot-' are reserved for bots"
