@@ -899,7 +899,7 @@ def start(tournament_id: str,
     async def go(client: TournamentClient, token: str) -> None:
         import grpc
 
-        before = await _version_of(client, tournament_id)
+        before = await _version_of(client, tournament_id)  # a service without already_started
         try:
             reply = await client.call("StartTournament", token, tournament_id=tournament_id,
                                       checked_in_only=checked_in_only)
@@ -911,7 +911,9 @@ def start(tournament_id: str,
             raise CliError(why.replace("checked_in_only", "--checked-in-only"), USAGE,
                            err.code().name, why) from None
         text = start_text(reply)
-        if reply.tournament.version == before:  # a repeat (another organiser's start, maybe)
+        # a repeat, or another organiser's start that came first (of two at once, the service
+        # tells the one it answered second; one from before already_started only a repeat)
+        if reply.already_started or reply.tournament.version == before:
             text = f"{tournament_id} was already {text}"
         print_plain(console, text)
 

@@ -963,11 +963,17 @@ class Director:
         in. A start that would leave registered players out (some checked in, others not) is
         refused naming them unless ``checked_in_only``; the Started event records whom it
         left out (``t.left_out``). A repeat on a running tournament returns it unchanged."""
+        return (await self.start_told(claims, tournament_id, checked_in_only))[0]
+
+    async def start_told(self, claims: Claims | None, tournament_id: str,
+                         checked_in_only: bool = False) -> tuple[Tournament, bool]:
+        """:meth:`start`, and whether the tournament was running already (this call changed
+        nothing: a repeat, or another organiser's start that came first)."""
         _organiser(claims)
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
             if t.status == "running":
-                return t
+                return t, True
             if t.status not in ("created", "registration"):
                 raise FailedPrecondition(f"the tournament is {_is(t.status)}")
             checked = [p for p, v in t.players.items() if v["status"] == "checked-in"]
@@ -1000,7 +1006,7 @@ class Director:
             await self._save(t)
             log.info("tournament started", tournament_id=tournament_id, players=len(entrants),
                      left_out=len(left_out))
-            return t
+            return t, False
 
     # -- rounds -------------------------------------------------------------------
 

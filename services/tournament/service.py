@@ -243,8 +243,10 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):
         return pb.CheckInResponse(tournament=await self._t(t))
 
     async def StartTournament(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        t = await self.d.start(claims(), request.tournament_id, request.checked_in_only)
-        return pb.StartTournamentResponse(tournament=await self._t(t), left_out=t.left_out)
+        t, already = await self.d.start_told(claims(), request.tournament_id,
+                                             request.checked_in_only)
+        return pb.StartTournamentResponse(tournament=await self._t(t), left_out=t.left_out,
+                                          already_started=already)
 
     async def NextRound(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         view = await self.d.next_round(claims(), request.tournament_id, request.round)

@@ -176,3 +176,32 @@ async def test_round_watch_prints_each_table_once(desk: Desk) -> None:  # noqa: 
     assert len(tables) >= 2 and "waiting for seats" in tables[0], out.stdout
     assert "checkpoint: Merkle root" in tables[-1], out.stdout
     assert all(a != b for a, b in zip(tables, tables[1:])), out.stdout
+
+
+async def test_two_starts_at_once_one_starts_the_other_is_told_it_was_started(
+        desk: Desk) -> None:  # noqa: F811
+    """Two organisers start the tournament at the same moment: the service answers exactly
+    one of them already_started=False (three calls at once over gRPC), and of two `start`
+    commands exactly one prints "started". The command used to judge by the version it read
+    before its call, which two commands at once can both read before either starts; whether
+    the two processes here overlap that closely is up to the machine, the gRPC calls do."""
+    for tid in ("both", "both_cli"):
+        await desk.client.call("CreateTournament", desk.org, tournament_id=tid,
+                               game="neon-reign", mode="single",
+                               format_json=format_json("swiss", 1))
+        await desk.client.call("OpenRegistration", desk.org, tournament_id=tid)
+        for n in ("ann", "ben"):
+            await desk.register(tid, n)
+
+    answers = await asyncio.gather(*(desk.client.call("StartTournament", desk.org,
+                                                      tournament_id="both") for _ in range(3)))
+    assert sorted(a.already_started for a in answers) == [False, True, True]
+    assert {a.tournament.version for a in answers} == {(await desk.tournament("both")).version}
+    again = await desk.client.call("StartTournament", desk.org, tournament_id="both")
+    assert again.already_started and list(again.left_out) == []
+
+    runs = await asyncio.gather(*(desk.run("tournament", "start", "both_cli") for _ in range(2)))
+    assert [r.returncode for r in runs] == [0, 0], [r.stderr for r in runs]
+    said_ = sorted(r.stdout.strip() for r in runs)
+    assert said_ == ["both_cli was already started with 2 players; 1 round planned",
+                     "started with 2 players; 1 round planned"], said_

@@ -236,13 +236,15 @@ class StartTournamentRequest(_message.Message):
         ...
 
 class StartTournamentResponse(_message.Message):
-    __slots__ = ('tournament', 'left_out')
+    __slots__ = ('tournament', 'left_out', 'already_started')
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
     LEFT_OUT_FIELD_NUMBER: _ClassVar[int]
+    ALREADY_STARTED_FIELD_NUMBER: _ClassVar[int]
     tournament: Tournament
     left_out: _containers.RepeatedScalarFieldContainer[str]
+    already_started: bool
 
-    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]]=..., left_out: _Optional[_Iterable[str]]=...) -> None:
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]]=..., left_out: _Optional[_Iterable[str]]=..., already_started: _Optional[bool]=...) -> None:
         ...
 
 class NextRoundRequest(_message.Message):
