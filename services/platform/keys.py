@@ -36,9 +36,6 @@ class Keys:
     """None only for a service that does not sign, started without NEON_SIGNING_KEY."""
     public_key: str = ""
     """The organiser's public key (hex): NEON_PUBLIC_KEY, else the signing key's."""
-    previous_token_secrets: tuple[bytes, ...] = ()
-    """NEON_TOKEN_SECRET_PREVIOUS: a rotated-out token secret whose tokens are still taken
-    (TokenIssuer reads the setting itself: every service verifies tokens)."""
     previous_public_keys: tuple[str, ...] = ()
     """NEON_PREVIOUS_PUBLIC_KEYS: the organiser's rotated-out public keys (hex, lower case,
     without the current one), trusted beside it by :meth:`trusted_keys`."""
@@ -96,11 +93,14 @@ def _previous_public_keys(settings: Settings) -> tuple[str, ...]:
 
 
 def _with_previous(keys: Keys, settings: Settings) -> Keys:
-    """``keys`` with the settings' rotated-out token secret and public keys."""
+    """``keys`` with the settings' rotated-out public keys, the rotated-out token secret
+    checked (every service's TokenIssuer reads NEON_TOKEN_SECRET_PREVIOUS itself, whoever
+    builds it: a malformed one stops the service here, at start-up)."""
+    previous_token_secret(settings.token_secret_previous)
     current = keys.public_key
     return dataclasses.replace(
-        keys, previous_token_secrets=previous_token_secret(settings.token_secret_previous),
-        previous_public_keys=tuple(k for k in _previous_public_keys(settings) if k != current))
+        keys, previous_public_keys=tuple(k for k in _previous_public_keys(settings)
+                                         if k != current))
 
 
 def _keys(secret: str, key: str, public: str) -> Keys:
