@@ -735,8 +735,10 @@ def verify(
     files: list[Path] = typer.Argument(
         ..., help="exports, tournament bundles, or folders of them (every *.jsonl under a "
                   "folder, subfolders too; a campaign: all its matches)"),
-    public_key: str = typer.Option(
-        "", help="the organiser's Ed25519 public key (hex) to pin: `neon public-key` prints it"),
+    public_key: list[str] = typer.Option(
+        [], help="the organiser's Ed25519 public key (hex) to pin: `neon public-key` prints "
+                 "it; repeat for several (a key rotation's old and new keys: each file must "
+                 "be signed by one of them, and the report says which)"),
     rules_key: list[str] = typer.Option(
         [], help="a bundle's trusted rules key (hex; repeat for several): its matches and "
                  "results must be signed by one of these, not by a key the organiser names"),
@@ -782,6 +784,8 @@ def verify(
             # an abandon's reason, in the checks too) and its name are escaped: not markup.
             at = escape(prefix)
             lines = [f"{at}[green]ok[/] {escape(check)}" for check in report.checks]
+            if report.ok and len(public_key) > 1:  # which of the pinned keys signed it
+                lines.append(f"{at}[green]ok[/] signed by key {escape(report.signed_by)}")
             lines += [f"{at}[yellow]note[/] {escape(warning)}" for warning in report.warnings]
             if report.ok:
                 abandoned = (f", abandoned (no result): {report.abandoned['reason']}"
@@ -874,7 +878,7 @@ def _is_bundle(data: bytes) -> bool:
     return is_bundle(data)
 
 
-def _verified(files: list[Path], public_key: str, jobs: int,
+def _verified(files: list[Path], public_key: list[str], jobs: int,
               rules_keys: list[str] | None = None) -> Iterator[tuple[str, str, str, Any]]:
     """What ``neon verify`` checks, as it is checked: ``(kind, label, prefix, report)`` for
     each tournament bundle first (kind "bundle", a ``BundleReport``), then each export
@@ -885,7 +889,12 @@ def _verified(files: list[Path], public_key: str, jobs: int,
     from services.rules.verify import campaign_links
 
     settings = _settings(configure_logs=False)  # verifying logs nothing
-    check_public_key(public_key)
+    for key in public_key:
+        if not key and len(public_key) > 1:  # one empty --public-key: no pin, as before
+            raise CliError("--public-key is empty: give the 64 hex digits of the "
+                           "organiser's Ed25519 public key (`neon public-key`)", USAGE)
+        check_public_key(key)
+    pinned = tuple(k.lower() for k in public_key if k) or None
     for rules_key in rules_keys or ():
         if not rules_key:  # an empty --rules-key pins nothing: not read as "no pin" either
             raise CliError("--rules-key is empty: give the 64 hex digits of a rules "
@@ -906,9 +915,9 @@ def _verified(files: list[Path], public_key: str, jobs: int,
         _cli_log(settings)  # the tournament's code may log
         for path in bundles:
             yield "bundle", labels[path], prefix(path), verify_bundle(
-                path.read_bytes(), public_key or None, jobs=jobs, rules_keys=rules_keys or ())
+                path.read_bytes(), pinned, jobs=jobs, rules_keys=rules_keys or ())
     pairs = [(path, first) for path, first, bundle in zip(labels, firsts, kinds) if not bundle]
-    for (path, _), report in zip(pairs, _verify_paths([p for p, _ in pairs], public_key or None,
+    for (path, _), report in zip(pairs, _verify_paths([p for p, _ in pairs], pinned,
                                                       jobs, [f for _, f in pairs])):
         yield "match", labels[path], prefix(path), report
     if any(_starts_campaign(first) for _, first in pairs):
@@ -916,7 +925,7 @@ def _verified(files: list[Path], public_key: str, jobs: int,
                                                  [labels[path] for path, _ in pairs])
 
 
-def _verify_json(files: list[Path], public_key: str, jobs: int,
+def _verify_json(files: list[Path], public_key: list[str], jobs: int,
                  rules_keys: list[str] | None = None) -> int:
     """``neon verify --json``: each file's report as one JSON object on stdout as it comes
     (bundles first, then exports, as the text does), a campaign's links as one more object
@@ -971,6 +980,7 @@ def export_json(label: str, report: Any) -> dict[str, Any]:
             "warnings": list(report.warnings), "failure": report.failure or None,
             "outcome": public_outcome(report.outcome) if report.ok else None,
             "abandoned": report.abandoned, "created_by": report.created_by if report.ok else None,
+            "signed_by": report.signed_by or None,
             "dev_seed": report.dev_seed if report.ok else None}
 
 
@@ -982,7 +992,7 @@ def bundle_json(label: str, report: Any) -> dict[str, Any]:
             "failures": list(report.failures)}
 
 
-def _verify_file(path: Path, public_key: str | None) -> Any:
+def _verify_file(path: Path, public_key: tuple[str, ...] | None) -> Any:
     """``verify_export`` of the file's bytes, read here (in the worker); a file that cannot
     be read fails by itself, the others go on."""
     from services.rules.verify import Report, verify_export
@@ -994,7 +1004,7 @@ def _verify_file(path: Path, public_key: str | None) -> Any:
     return verify_export(data, public_key)
 
 
-def _verify_paths(paths: list[Path], public_key: str | None, jobs: int,
+def _verify_paths(paths: list[Path], public_key: tuple[str, ...] | None, jobs: int,
                   firsts: list[bytes]) -> Iterator[Any]:
     """Reports in the order given, each as soon as it and those before it are done; across
     processes when there are several files (``firsts``: their first lines)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import secrets as _secrets
@@ -35,6 +36,9 @@ class Keys:
     """None only for a service that does not sign, started without NEON_SIGNING_KEY."""
     public_key: str = ""
     """The organiser's public key (hex): NEON_PUBLIC_KEY, else the signing key's."""
+    previous_public_keys: tuple[str, ...] = ()
+    """NEON_PREVIOUS_PUBLIC_KEYS: the organiser's rotated-out public keys (hex, lower case,
+    without the current one), trusted beside it by :meth:`trusted_keys`."""
 
     def verify_key(self) -> str:
         """The public key (hex) to verify the organiser's signatures with; :class:`NoKeys`
@@ -46,9 +50,16 @@ class Keys:
                          "organiser's Ed25519 public key, 64 hex digits: `neon public-key`)")
         return public_key_hex(self.signing_key)
 
+    def trusted_keys(self) -> tuple[str, ...]:
+        """The organiser's keys to trust signatures of (hex): the current one
+        (:meth:`verify_key`) first, then the earlier ones the operator named
+        (NEON_PREVIOUS_PUBLIC_KEYS), for what was signed before a rotation."""
+        current = self.verify_key()
+        return (current, *(k for k in self.previous_public_keys if k != current))
 
-def _public_key(text: str) -> str:
-    """NEON_PUBLIC_KEY checked: 64 hex digits (or empty), lower case."""
+
+def _public_key(text: str, setting: str = "NEON_PUBLIC_KEY") -> str:
+    """NEON_PUBLIC_KEY (or ``setting``'s key) checked: 64 hex digits (or empty), lower case."""
     if not text:
         return ""
     try:
@@ -56,9 +67,40 @@ def _public_key(text: str) -> str:
     except ValueError:
         raw = b""
     if len(raw) != 32:
-        raise ValueError("NEON_PUBLIC_KEY: give the 64 hex digits of the organiser's Ed25519 "
+        raise ValueError(f"{setting}: give the 64 hex digits of the organiser's Ed25519 "
                          "public key (`neon public-key` prints it)")
     return raw.hex()
+
+
+def previous_token_secret(text: str) -> tuple[bytes, ...]:
+    """NEON_TOKEN_SECRET_PREVIOUS checked: none, or one secret of at least 16 bytes (as the
+    token secret itself must be)."""
+    if not text:
+        return ()
+    if len(text.encode()) < 16:
+        raise ValueError("NEON_TOKEN_SECRET_PREVIOUS: give the token secret used before the "
+                         "rotation (at least 16 bytes), or leave it unset")
+    return (text.encode(),)
+
+
+def _previous_public_keys(settings: Settings) -> tuple[str, ...]:
+    out: list[str] = []
+    for text in settings.previous_public_keys:
+        key = _public_key(text, "NEON_PREVIOUS_PUBLIC_KEYS")
+        if key not in out:
+            out.append(key)
+    return tuple(out)
+
+
+def _with_previous(keys: Keys, settings: Settings) -> Keys:
+    """``keys`` with the settings' rotated-out public keys, the rotated-out token secret
+    checked (every service's TokenIssuer reads NEON_TOKEN_SECRET_PREVIOUS itself, whoever
+    builds it: a malformed one stops the service here, at start-up)."""
+    previous_token_secret(settings.token_secret_previous)
+    current = keys.public_key
+    return dataclasses.replace(
+        keys, previous_public_keys=tuple(k for k in _previous_public_keys(settings)
+                                         if k != current))
 
 
 def _keys(secret: str, key: str, public: str) -> Keys:
@@ -88,7 +130,14 @@ def load_keys(settings: Settings, create: bool = True, signing: bool = True) -> 
     set; ``signing_key`` is then None and the public key is NEON_PUBLIC_KEY's.
 
     A namespace whose folder was made before its keys moved there (its SQLite files were
-    already in it) keeps the keys it had, those of ``var/keys.json``."""
+    already in it) keeps the keys it had, those of ``var/keys.json``.
+
+    A rotation's earlier token secret and public keys (NEON_TOKEN_SECRET_PREVIOUS,
+    NEON_PREVIOUS_PUBLIC_KEYS) come with them, checked: a malformed one is a ValueError."""
+    return _with_previous(_load_keys(settings, create, signing), settings)
+
+
+def _load_keys(settings: Settings, create: bool, signing: bool) -> Keys:
     if settings.token_secret and (settings.signing_key or not signing and (
             settings.tournament or settings.public_key)):
         return _keys(settings.token_secret, settings.signing_key, settings.public_key)

@@ -83,8 +83,17 @@ class Settings:
     addresses: dict[str, str] = field(default_factory=dict)
     """Where each service is reached, by service name (host:port)."""
     token_secret: str = ""
+    token_secret_previous: str = ""
+    """NEON_TOKEN_SECRET_PREVIOUS: the token secret before a rotation, by which tokens are
+    still taken (never minted) until the operator removes it (docs/ACCESS.md, "Rotating
+    keys"); empty: none."""
     signing_key: str = ""
     """Ed25519 private key, PEM or hex of the 32 raw bytes."""
+    previous_public_keys: tuple[str, ...] = ()
+    """NEON_PREVIOUS_PUBLIC_KEYS (comma separated): the public keys (hex) of the organiser's
+    signing keys before a rotation, which the services trust beside the current one for what
+    was signed before it (results in flight, a tournament's earlier round checkpoints):
+    platform/keys.py ``Keys.trusted_keys``."""
     public_key: str = ""
     """The organiser's Ed25519 public key, 64 hex digits (NEON_PUBLIC_KEY): what a service
     that only verifies (the gateway's replay reports, scoring's trusted result key) takes
@@ -252,7 +261,10 @@ def load(environ: dict[str, str] | None = None) -> Settings:
         ports=ports,
         addresses=addresses,
         token_secret=e.get("NEON_TOKEN_SECRET", ""),
+        token_secret_previous=e.get("NEON_TOKEN_SECRET_PREVIOUS", ""),
         signing_key=e.get("NEON_SIGNING_KEY", ""),
+        previous_public_keys=tuple(k.strip() for k in e.get("NEON_PREVIOUS_PUBLIC_KEYS", "")
+                                   .split(",") if k.strip()),
         public_key=e.get("NEON_PUBLIC_KEY", "").strip(),
         log_level=e.get("NEON_LOG_LEVEL", "info"),
         log_format=e.get("NEON_LOG_FORMAT", "json"),

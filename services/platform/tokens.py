@@ -310,13 +310,29 @@ _FROM_SETTINGS: Any = object()
 
 class TokenIssuer:
     """Issues and verifies the deployment's own tokens; verifies external JWTs when
-    ``external`` is given (by default: as the ``NEON_JWT_*`` settings configure)."""
+    ``external`` is given (by default: as the ``NEON_JWT_*`` settings configure).
+
+    ``previous``: token secrets of before a rotation, by which tokens are still taken (never
+    minted: :meth:`issue` signs with ``secret`` alone); by default NEON_TOKEN_SECRET_PREVIOUS
+    (every service verifies tokens, whoever builds its issuer). A token is taken when its
+    signature checks under any of them, refused otherwise, as one of an unnamed secret."""
 
     def __init__(self, secret: bytes, clock: object = time.time,
-                 external: ExternalIdentity | None = _FROM_SETTINGS) -> None:
+                 external: ExternalIdentity | None = _FROM_SETTINGS,
+                 previous: Iterable[bytes] = _FROM_SETTINGS) -> None:
+        from services.platform.keys import previous_token_secret
+
         if len(secret) < 16:
             raise ValueError("token secret must be at least 16 bytes")
+        if previous is _FROM_SETTINGS:
+            from services.platform.settings import load
+
+            previous = previous_token_secret(load().token_secret_previous)
+        previous = tuple(previous)
+        if any(len(p) < 16 for p in previous):
+            raise ValueError("NEON_TOKEN_SECRET_PREVIOUS: a token secret is at least 16 bytes")
         self._secret = secret
+        self._previous = tuple(p for p in previous if p != secret)
         self._clock = clock
         self._verified: dict[str, Claims] = {}
         """Tokens whose signature and claims were checked already (expiry is checked on
@@ -377,12 +393,14 @@ class TokenIssuer:
             if known.exp < self._now():
                 raise Unauthenticated("token has expired")
             return known
-        expected = hmac.new(self._secret, body.encode(), hashlib.sha256).digest()
         try:
             given = _unb64(sig)
         except (ValueError, TypeError):
             raise Unauthenticated("malformed token signature") from None
-        if not hmac.compare_digest(expected, given):
+        # every secret is tried (no early exit): the time taken says nothing of which held
+        held = [hmac.compare_digest(hmac.new(s, body.encode(), hashlib.sha256).digest(), given)
+                for s in (self._secret, *self._previous)]
+        if not any(held):
             raise Unauthenticated("token signature is invalid")
         try:
             raw = json.loads(_unb64(body))

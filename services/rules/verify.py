@@ -129,7 +129,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,6 +171,10 @@ class Report:
     created_by: dict[str, Any] | None = None
     """Who created the match (MatchCreated's ``created_by``: role and name), ``None`` in
     exports of matches created before it was recorded."""
+    signed_by: str = ""
+    """The public key (hex) whose checkpoint signature held: with several keys pinned
+    (``neon verify --public-key`` given more than once, across a rotation), which of them
+    signed; "" when the signature was not checked or did not hold."""
     dev_seed: bool = False
     """The match drew from a dev seed (MatchCreated's dice: ``dev``, stream ``dev``): its
     server seed is the deployment's dev secret's hash of a text, the same for every dev match
@@ -183,8 +187,19 @@ class Report:
         return self
 
 
-def verify_export(data: bytes, public_key: str | None = None, engine: GameEngine | None = None) -> Report:
-    """Verify an export; ``engine`` overrides the built-in engine of the match's game.
+def pinned_keys(public_key: str | Collection[str] | None) -> tuple[str, ...]:
+    """The keys a verifier pins, lower case: one (a text), several (a rotation's old and new
+    keys: any of them may have signed), or none (None, empty: the key in the file)."""
+    if not public_key:
+        return ()
+    keys = (public_key,) if isinstance(public_key, str) else tuple(public_key)
+    return tuple(k.lower() for k in keys if k)
+
+
+def verify_export(data: bytes, public_key: str | Collection[str] | None = None,
+                  engine: GameEngine | None = None) -> Report:
+    """Verify an export; ``public_key`` pins the key (or keys: any of them) its checkpoint
+    must be signed with, ``engine`` overrides the built-in engine of the match's game.
 
     The cyclic garbage collector is paused while it runs (see the module docstring) and
     switched back on afterwards, also when verifying raises, when it was on before."""
@@ -197,7 +212,8 @@ def verify_export(data: bytes, public_key: str | None = None, engine: GameEngine
             gc.enable()
 
 
-def _verify_export(data: bytes, public_key: str | None, engine: GameEngine | None) -> Report:
+def _verify_export(data: bytes, public_key: str | Collection[str] | None,
+                   engine: GameEngine | None) -> Report:
     report = Report()
     try:
         records, checkpoint, float_free = _parse(data)
@@ -418,14 +434,16 @@ def replay_key(records: list[dict[str, Any]]) -> bytes | None:
 
 
 def _check_checkpoint(checkpoint: dict[str, Any], records: list[dict[str, Any]],
-                      public_key: str | None, report: Report) -> str | None:
+                      public_key: str | Collection[str] | None, report: Report) -> str | None:
     if checkpoint.get("event_count") != len(records):
         return f"checkpoint: counts {checkpoint.get('event_count')} events, the file holds {len(records)}"
     if checkpoint.get("final_hash") != records[-1]["hash"]:
         return "checkpoint: final hash does not match the last event"
     key = str(checkpoint.get("public_key", ""))
-    if public_key and key != public_key:
-        return "checkpoint: signed with another key than the one given"
+    pinned = pinned_keys(public_key)
+    if pinned and key.lower() not in pinned:
+        return ("checkpoint: signed with another key than the one given" if len(pinned) == 1
+                else "checkpoint: signed with none of the keys given")
     message = checkpoint_message(report.match_id, str(checkpoint.get("game", "")),
                                  len(records), records[-1]["hash"])
     if str(checkpoint.get("game")) != records[0].get("game"):
@@ -433,7 +451,8 @@ def _check_checkpoint(checkpoint: dict[str, Any], records: list[dict[str, Any]],
     if not verify_signature(key, message, str(checkpoint.get("signature", ""))):
         return "checkpoint: the Ed25519 signature is invalid"
     report.checks.append(SIGNATURE_CHECK)
-    if not public_key:
+    report.signed_by = key.lower()
+    if not pinned:
         report.warnings.append("signature checked with the key in the file; pass --public-key to pin it")
     return None
 

@@ -52,8 +52,9 @@ async def start(
         if nats_client is not None:
             options = in_namespace(consumer or ConsumerOptions.from_env(), settings.namespace)
             if not options.trusted_keys:
-                options = dataclasses.replace(
-                    options, trusted_keys=(keys.verify_key(),))
+                # the organiser's key, and its earlier ones across a rotation (results
+                # signed before it, still in the stream): NEON_PREVIOUS_PUBLIC_KEYS
+                options = dataclasses.replace(options, trusted_keys=keys.trusted_keys())
             results = ResultConsumer(app, nats_client.jetstream(), options, on_scored)
             await results.start()
         handle = await start_server(

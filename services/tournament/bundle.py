@@ -3,14 +3,21 @@
 Lines (each canonical JSON)::
 
     {"type": "TournamentBundle", "version": 1, "tournament_id", "game", "public_key",
-     "result_keys": [...]}
+     "result_keys": [...], "previous_keys": [...]}   previous_keys: only after a rotation
     {"type": "LogRecord", "record": {...}}            every record of the tournament's log
     {"type": "MatchExport", "round", "table", "match_id", "export": "<the match's JSONL>"}
     {"type": "RoundCheckpoint", "checkpoint": {...}}   as published in the log
     {"type": "InclusionProof", "round", "table", "match_id", "final_hash", "index", "size",
      "proof": [...], "root"}
     {"type": "TournamentBundleSeal", "version": 1, "seal": {"tournament_id",
-     "log_length", "log_head", "matches", "result_keys"}, "key", "signature"}   signed
+     "log_length", "log_head", "matches", "result_keys", "previous_keys"}, "key",
+     "signature"}   signed (previous_keys: only after a rotation)
+
+``previous_keys``: the organiser's keys before a rotation (NEON_PREVIOUS_PUBLIC_KEYS), which
+signed the round checkpoints of before it. The current key, which seals the bundle, names
+them in its seal: a round checkpoint is trusted when signed by the bundle's key or by one of
+them, never by a key the seal does not name. A bundle without a rotation holds no such field
+(made byte for byte as before).
 
 :func:`verify_bundle` checks the log's hash chain and the seal, every match export as
 ``neon verify`` does (chain, signature, seed, every draw, a full replay), that each
@@ -66,12 +73,14 @@ def build_bundle(
     exports: Mapping[str, bytes],
     key: Any,
     result_keys: Sequence[str],
+    previous_keys: Sequence[str] | None = None,
 ) -> bytes:
     """``records``: the chained log; ``exports``: each sealed match's export by match id
-    (a rematched table's earlier matches too). The whole bundle at once: the pieces of
-    :func:`bundle_parts`, joined."""
+    (a rematched table's earlier matches too); ``previous_keys``: the organiser's keys
+    before a rotation (hex). The whole bundle at once: the pieces of :func:`bundle_parts`,
+    joined."""
     parts = bundle_parts(tournament_id, game, records, key, result_keys,
-                         seal_matches=list(exports))
+                         seal_matches=list(exports), previous_keys=previous_keys)
     out: list[bytes] = []
     try:
         item = next(parts)
@@ -93,16 +102,19 @@ def bundle_parts(
     key: Any,
     result_keys: Sequence[str],
     seal_matches: Sequence[str] | None = None,
+    previous_keys: Sequence[str] | None = None,
 ) -> Generator[bytes | Wanted, bytes | None, None]:
     """The bundle in pieces, in order, each whole lines ending with a newline, asking for
     each match's export (a :class:`Wanted`, answered with ``send``) just before its line,
     so a caller holds one match's export at a time, however many the tournament has. The
     pieces joined are the bundle. ``seal_matches``: the match ids the seal names (None:
-    those whose export was sent)."""
+    those whose export was sent); ``previous_keys``: the organiser's keys before a
+    rotation (hex; the module docstring), the current one left out."""
     from services.platform.signing import public_key_hex
 
     replayed = tlog.replay_log(records)
     result_keys = list(result_keys) or [public_key_hex(key)]
+    previous = sorted({k.lower() for k in previous_keys or ()} - {public_key_hex(key)})
     head: list[dict[str, Any]] = [
         {
             "type": BUNDLE,
@@ -111,6 +123,7 @@ def bundle_parts(
             "game": game,
             "public_key": public_key_hex(key),
             "result_keys": list(result_keys),
+            **({"previous_keys": previous} if previous else {}),
         }
     ]
     head += [{"type": "LogRecord", "record": dict(r)} for r in records]
@@ -153,7 +166,8 @@ def bundle_parts(
         {"tournament_id": tournament_id, "log_length": len(records),
          "log_head": tlog.head(list(records)),
          "matches": sorted(sent if seal_matches is None else seal_matches),
-         "result_keys": sorted(result_keys)}, key)
+         "result_keys": sorted(result_keys),
+         **({"previous_keys": previous} if previous else {})}, key)
     yield _joined([seal])
 
 
@@ -237,10 +251,11 @@ def _verify_all(exports: list[bytes], jobs: int) -> list[Any]:
 
 
 def verify_bundle(
-    data: bytes, public_key: str | None = None, verify_match: Any = None, jobs: int = 0,
-    rules_keys: Sequence[str] = (),
+    data: bytes, public_key: str | Sequence[str] | None = None, verify_match: Any = None,
+    jobs: int = 0, rules_keys: Sequence[str] = (),
 ) -> BundleReport:
-    """Every check of the module docstring; ``public_key`` pins the organiser's key,
+    """Every check of the module docstring; ``public_key`` pins the organiser's key (or
+    keys, a rotation's old and new: the bundle must be made with one of them),
     ``rules_keys`` the rules services' (the bundle may trust no other: else the organiser
     names the rules keys it trusts, and its own would vouch for any match).
     ``verify_match(export_bytes, key)`` defaults to the rules verifier (neon verify), run in
@@ -293,15 +308,19 @@ def _part(report: BundleReport, name: str, check: Any, *args: Any) -> None:
 def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[dict[str, Any]],
                    exports: dict[str, dict[str, Any]], checkpoints: list[dict[str, Any]],
                    inclusion: list[dict[str, Any]], seal: dict[str, Any],
-                   public_key: str | None, verify_match: Any, jobs: int,
+                   public_key: str | Sequence[str] | None, verify_match: Any, jobs: int,
                    rules_keys: list[str]) -> BundleReport:
+    from services.rules.verify import pinned_keys
+
     tid = str(header.get("tournament_id", ""))
     report.tournament_id = tid
     key = str(header.get("public_key", ""))
-    if public_key and key != public_key:
-        report.fail("bundle: made with another organiser key than the one given")
+    pinned = pinned_keys(public_key)
+    if pinned and key.lower() not in pinned:
+        report.fail("bundle: made with another organiser key than the one given"
+                    if len(pinned) == 1 else "bundle: made with none of the organiser keys given")
         return report
-    if not public_key:
+    if not pinned:
         report.warnings.append(
             "signatures checked with the key in the bundle; pass --public-key to pin it"
         )
@@ -316,7 +335,9 @@ def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[d
         report.fail(problem)
     else:
         report.checks.append(f"tournament log: hash chain of {len(records)} records")
-    _part(report, "seal", _check_seal, seal, records, key, tid, result_keys, sorted(exports))
+    earlier = [str(k) for k in header.get("previous_keys") or []]
+    _part(report, "seal", _check_seal, seal, records, key, tid, result_keys, sorted(exports),
+          earlier)
     try:
         replayed = tlog.replay_log(records)
     except ValueError as err:
@@ -335,7 +356,7 @@ def _verify_parsed(report: BundleReport, header: dict[str, Any], records: list[d
         reports = {m: verify_match(text, None) for m, text in texts.items()}
     _part(report, "match exports", _check_matches, replayed, exports, result_keys, reports)
     _part(report, "round checkpoints and inclusion proofs", _check_checkpoints, replayed,
-          records, checkpoints, inclusion, key)
+          records, checkpoints, inclusion, key, earlier)
     _part(report, "pairings and standings", _recheck, replayed)
     _part(report, "no-shows", _check_no_shows, replayed)
     _part(report, "late entries and drops", _check_entries, replayed)
@@ -441,12 +462,13 @@ def _header_problem(header: dict[str, Any]) -> str | None:
     for name in ("tournament_id", "public_key"):
         if not isinstance(header.get(name), str):
             return f"{name} is {_kind(header.get(name))}, not text"
-    keys = header.get("result_keys")
-    if keys is not None and not isinstance(keys, list):
-        return f"result_keys is {_kind(keys)}, not a list of keys (text)"
-    odd = next((k for k in keys or () if not isinstance(k, str)), "")
-    if not isinstance(odd, str):
-        return f"result_keys holds {_kind(odd)}, not only keys (text)"
+    for name in ("result_keys", "previous_keys"):
+        keys = header.get(name)
+        if keys is not None and not isinstance(keys, list):
+            return f"{name} is {_kind(keys)}, not a list of keys (text)"
+        odd = next((k for k in keys or () if not isinstance(k, str)), "")
+        if not isinstance(odd, str):
+            return f"{name} holds {_kind(odd)}, not only keys (text)"
     return None
 
 
@@ -460,7 +482,8 @@ def _kind(value: Any) -> str:
 
 
 def _check_seal(report: BundleReport, seal: dict[str, Any], records: list[dict[str, Any]],
-                key: str, tid: str, result_keys: list[str], matches: list[str]) -> None:
+                key: str, tid: str, result_keys: list[str], matches: list[str],
+                earlier: list[str]) -> None:
     failures = len(report.failures)
     try:
         body = proofs.open_bundle_seal(seal, key)
@@ -470,6 +493,9 @@ def _check_seal(report: BundleReport, seal: dict[str, Any], records: list[dict[s
     if sorted(body.get("result_keys") or []) != sorted(result_keys):
         report.fail("bundle seal: the rules keys the bundle trusts are not the ones the "
                     "organiser signed")
+    if sorted(body.get("previous_keys") or []) != sorted(earlier):
+        report.fail("bundle seal: the organiser's earlier keys the bundle names are not the "
+                    "ones the organiser signed")
     if body.get("matches") != matches:
         report.fail("bundle seal: the organiser signed other match exports than the bundle "
                     "holds")
@@ -726,8 +752,10 @@ def _check_recorded(report: BundleReport, where: str, replayed: tlog.Replayed,
 
 def _check_checkpoints(report: BundleReport, replayed: tlog.Replayed,
                        records: list[dict[str, Any]], checkpoints: list[dict[str, Any]],
-                       inclusion: list[dict[str, Any]], key: str) -> None:
-    """Each round's signed checkpoint (core/checkpoint.py) and every inclusion proof."""
+                       inclusion: list[dict[str, Any]], key: str, earlier: list[str]) -> None:
+    """Each round's signed checkpoint (core/checkpoint.py), by the bundle's key or one of
+    the organiser's ``earlier`` keys its seal names (a rotation), and every inclusion
+    proof."""
     events = tlog.bodies(records)
     copies = {int(proofs.body(c).get("round", 0)): c for c in checkpoints}
     failures = len(report.failures)
@@ -740,11 +768,15 @@ def _check_checkpoints(report: BundleReport, replayed: tlog.Replayed,
             report.fail(f"round {n} checkpoint: the bundle's copy differs from the one in the log")
         hashes = [rnd["sealed"][t] for t in _leaf_tables(rnd)]
         problems = checkpoint.verify_checkpoint(
-            message, [key], tournament_id=replayed.tournament_id, round_number=n,
+            message, [key, *earlier], tournament_id=replayed.tournament_id, round_number=n,
             match_hashes=hashes, events=events)
         for problem in problems:
-            report.fail(problem)
+            report.fail(f"round {n} {problem}" if problem.startswith("checkpoint:") else problem)
         count += not problems
+        signer = str(message.get("key", ""))
+        if not problems and signer.lower() != key.lower():
+            report.checks.append(f"round {n} checkpoint signed by the organiser's earlier key "
+                                 f"{signer[:16]}... (named in the sealed bundle)")
     _held(report, failures, f"{count} round checkpoints: signature, Merkle root and log head")
     failures = len(report.failures)
     proved = 0

@@ -619,6 +619,9 @@ class Director:
         self._closing = False
         self.result_keys: tuple[str, ...] = ()
         """The rules services' public keys whose signed results count (set by main)."""
+        self.previous_keys: tuple[str, ...] = ()
+        """The organiser's keys before a rotation (NEON_PREVIOUS_PUBLIC_KEYS, set by main):
+        named in the bundle, whose earlier round checkpoints they signed."""
         self.statuses: StatusCounts | None = None
         """Told every save's events, to count tournaments by status (main sets it when the
         process serves metrics)."""
@@ -2088,7 +2091,7 @@ class Director:
         replayed = await asyncio.to_thread(tlog.replay_log, records)
         wanted = _bundled_matches(replayed)
         parts = bundle_parts(tournament_id, t.game, records, self.signing_key,
-                             list(self.result_keys))
+                             list(self.result_keys), previous_keys=self.previous_keys)
         matches = size = 0
         item = await asyncio.to_thread(_next_part, parts, None)
         while item is not None:

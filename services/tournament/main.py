@@ -33,12 +33,15 @@ log = get_logger(NAME)
 
 
 def trusted_keys(keys: Keys) -> tuple[str, ...]:
-    """NEON_TRUSTED_RESULT_KEYS as scoring reads it, else the deployment's own signing key."""
+    """NEON_TRUSTED_RESULT_KEYS as scoring reads it, else the deployment's own signing key
+    and its earlier ones across a rotation (NEON_PREVIOUS_PUBLIC_KEYS: results signed
+    before it, recorded in the log or still in the stream)."""
     import os
 
     text = os.environ.get("NEON_TRUSTED_RESULT_KEYS", "")
     found = tuple(k.strip().lower() for k in text.split(",") if k.strip())
-    return found or (public_key_hex(keys.signing_key),)
+    own = public_key_hex(keys.signing_key)
+    return found or (own, *(k for k in keys.previous_public_keys if k != own))
 
 
 async def start(
@@ -71,6 +74,7 @@ async def start(
     relay = consumer = wakeups = None
     director = Director(app, rules, ratings, keys.signing_key, options or Options.from_env())
     director.result_keys = trusted_keys(keys)
+    director.previous_keys = keys.previous_public_keys
     try:
         if settings.serves_metrics:  # counted once here, before anything can save, then kept
             director.statuses = StatusCounts(await metrics.STORE_READS.read(
