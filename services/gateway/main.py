@@ -64,7 +64,9 @@ async def start(
         config,
         upstreams,
         service_token if config.replay_from_service else None,
-        keys.verify_key(),
+        # this deployment's key, and its earlier ones across a rotation
+        # (NEON_PREVIOUS_PUBLIC_KEYS): an export signed before it is still one of its own
+        keys.trusted_keys(),
     )
     app = build_app(gateway)
     if settings.serves_metrics:  # else requests are neither counted nor timed

@@ -10,6 +10,7 @@ nobody in particular, its words, and the engine's spectator view after it. The e
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any
 
 from services.rules import records as rec
@@ -146,11 +147,12 @@ def public_frames(
     return facts, frames, ""
 
 
-def replay_report(data: bytes, public_key: str | None = None,
+def replay_report(data: bytes, public_key: str | Collection[str] | None = None,
                   foreign_events: int | None = None, fetched: bool = False) -> dict[str, Any]:
     """What the viewer shows for an export: verification, then the public frames.
 
-    An export whose chain and checkpoint this deployment signed (``public_key``, when given)
+    An export whose chain and checkpoint this deployment signed (``public_key``, when given:
+    its key, or its keys across a rotation)
     is stepped through whole: a match of its own. Any other (another deployment's, a
     player's copy, or a self-made one) is stepped through too, as far as its records let a
     replay go, but only up to ``foreign_events`` (:data:`MAX_FOREIGN_EVENTS`) events: a

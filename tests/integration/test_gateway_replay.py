@@ -18,12 +18,13 @@ import grpc
 import pytest
 
 from services.cli.backend import Backend
+from services.gateway import main as gateway_main
 from services.gateway.config import GatewayConfig
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.natsrv import free_port
 from services.platform.playing import play_table, random_choice
 from tests.browser.leakscan import scan, secrets_by_version
-from tests.support.gateway import gateway_for
+from tests.support.gateway import gateway_for, upstreams
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -272,3 +273,46 @@ async def test_neon_serve_gateway_runs_as_its_own_process_and_stops_on_sigterm(
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+async def test_an_upload_signed_by_the_deployments_key_before_a_rotation_is_its_own(
+    backend: Backend,
+) -> None:
+    """After a rotation of the signing key, an export signed with the earlier key (named in
+    NEON_PREVIOUS_PUBLIC_KEYS) is still this deployment's: verified as pinned and stepped
+    through whole, not as another deployment's (the gateway pinned the current key alone)."""
+    import dataclasses
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from services.gateway import replays
+    from services.platform.signing import public_key_hex
+    from services.rules.games import load_engine
+    from services.rules.selfplay import export_game, setups
+
+    old = Ed25519PrivateKey.generate()
+    export = export_game("neon-reign", "single", setups(load_engine("neon-reign"), "single")[0],
+                         4, old, bot="random")
+    lines = export.rstrip(b"\n").count(b"\n") + 1
+    rotated = dataclasses.replace(backend.keys, previous_public_keys=(public_key_hex(old),))
+    saved = replays.MAX_FOREIGN_EVENTS
+    replays.MAX_FOREIGN_EVENTS = lines - 1  # another deployment's would not be stepped through
+    try:
+        for keys, ours in ((backend.keys, False), (rotated, True)):
+            running = await gateway_main.start(backend.settings, keys, GatewayConfig(port=0),
+                                               addresses=upstreams(backend))
+            try:
+                status, report = await post(f"{running.url}/api/replay", export)
+            finally:
+                await running.stop()
+            assert status == 200, report
+            verification = report["verification"]
+            assert verification["ok"] is ours, verification
+            if ours:
+                assert verification["public_key_pinned"] and not report["stopped"], report["stopped"]
+                assert len(report["frames"]) == lines - 1
+            else:
+                assert "another key" in verification["failure"]
+                assert report["stopped"].startswith("not stepped through"), report["stopped"]
+    finally:
+        replays.MAX_FOREIGN_EVENTS = saved
