@@ -1171,9 +1171,9 @@ def token(
     NEON_TOKEN; NAME is recorded as who acted (the tournament's log and bundle, an abandoned
     match's outcome). An organiser token acts for every match and tournament until it
     expires: hand it over as a password."""
-    from services.cli.organiser import MAX_TTL, ORGANISER_TTL, PLAYER_TTL, token_secret
+    from services.cli.organiser import MAX_TTL, ORGANISER_TTL, PLAYER_TTL, issuer
     from services.platform.players import player_id_refused
-    from services.platform.tokens import BOT_RESERVED, TokenIssuer, is_bot
+    from services.platform.tokens import BOT_RESERVED, is_bot
 
     if role not in ("player", "organiser"):
         raise CliError(f"unknown token role {role!r}: `neon token player ID` mints a player "
@@ -1189,11 +1189,11 @@ def token(
     if role == "player" and (why := player_id_refused(name)) is not None:
         raise CliError(f"{why}: a token for it could never queue nor register", USAGE)
     settings = _settings(log_file=True)
-    issuer = TokenIssuer(token_secret(settings, "run `neon token` on the server host, where "
-                                      "the deployment's keys are"), external=None)
+    minter = issuer(settings, "run `neon token` on the server host, where the deployment's "
+                              "keys are")
     try:
-        minted = (issuer.issue("organiser", "*", player=name, ttl=ttl) if role == "organiser"
-                  else issuer.issue_player(name, ttl=ttl))
+        minted = (minter.issue("organiser", "*", player=name, ttl=ttl) if role == "organiser"
+                  else minter.issue_player(name, ttl=ttl))
     except ValueError as err:
         raise CliError(str(err), USAGE) from None
     from services.platform.logs import get_logger

@@ -58,7 +58,7 @@ def _stored_keys(settings: Settings, for_what: str, signing: bool = False) -> Ke
     """The deployment's keys as ``load_keys`` reads them, never made here (``create``
     False): without them a CliError (exit 2) says where they were looked for (``signing``:
     for the signing key) and, in ``for_what``'s words, what to do instead."""
-    from services.platform.keys import NoKeys, load_keys
+    from services.platform.keys import NoKeys, SettingError, load_keys
 
     try:
         return load_keys(settings, create=False)
@@ -68,6 +68,8 @@ def _stored_keys(settings: Settings, for_what: str, signing: bool = False) -> Ke
                  else f"no {setting} and no {keys_file(settings)}")
         raise CliError(f"no deployment keys on this machine ({where}): {for_what}",
                        USAGE) from None
+    except SettingError as err:  # a setting's words name it: not the keys file's fault
+        raise CliError(str(err), USAGE) from None
     except (RuntimeError, ValueError, KeyError) as err:
         raise CliError(f"the deployment keys in {keys_file(settings)} cannot be read: "
                        f"{err}", USAGE) from None
@@ -85,10 +87,11 @@ def token_secret(settings: Settings, for_what: str) -> bytes:
 
 def issuer(settings: Settings, for_what: str) -> TokenIssuer:
     """A token issuer with this deployment's token secret (:func:`token_secret`: never
-    made here), for a client command that mints its own token."""
+    made here), for a client command that mints its own token: it verifies none, so it
+    takes no earlier secret (NEON_TOKEN_SECRET_PREVIOUS is the services' to check)."""
     from services.platform.tokens import TokenIssuer
 
-    return TokenIssuer(token_secret(settings, for_what), external=None)
+    return TokenIssuer(token_secret(settings, for_what), external=None, previous=())
 
 
 def signing_key(settings: Settings, for_what: str) -> Ed25519PrivateKey:

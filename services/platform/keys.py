@@ -15,6 +15,11 @@ from services.platform.settings import Settings
 from services.platform.signing import load_private_key, private_key_hex, public_key_hex
 
 
+class SettingError(ValueError):
+    """A key setting (NEON_PUBLIC_KEY, NEON_PREVIOUS_PUBLIC_KEYS, NEON_TOKEN_SECRET_PREVIOUS)
+    is malformed or does not fit the others: its words name the setting."""
+
+
 class NoKeys(RuntimeError):
     """There are no keys to load: tournament mode without both settings, or (``create``
     False) no ``keys.json`` to read."""
@@ -67,7 +72,7 @@ def _public_key(text: str, setting: str = "NEON_PUBLIC_KEY") -> str:
     except ValueError:
         raw = b""
     if len(raw) != 32:
-        raise ValueError(f"{setting}: give the 64 hex digits of the organiser's Ed25519 "
+        raise SettingError(f"{setting}: give the 64 hex digits of the organiser's Ed25519 "
                          "public key (`neon public-key` prints it)")
     return raw.hex()
 
@@ -78,7 +83,7 @@ def previous_token_secret(text: str) -> tuple[bytes, ...]:
     if not text:
         return ()
     if len(text.encode()) < 16:
-        raise ValueError("NEON_TOKEN_SECRET_PREVIOUS: give the token secret used before the "
+        raise SettingError("NEON_TOKEN_SECRET_PREVIOUS: give the token secret used before the "
                          "rotation (at least 16 bytes), or leave it unset")
     return (text.encode(),)
 
@@ -112,7 +117,7 @@ def _keys(secret: str, key: str, public: str) -> Keys:
     if private is not None:
         own = public_key_hex(private)
         if public and public != own:
-            raise ValueError(f"NEON_PUBLIC_KEY {public[:16]}... is not the public half of the "
+            raise SettingError(f"NEON_PUBLIC_KEY {public[:16]}... is not the public half of the "
                              f"signing key ({own[:16]}...)")
         public = own
     return Keys(secret.encode(), private, public)

@@ -102,6 +102,27 @@ def test_token_organiser_names_the_organiser_and_lasts_12_hours(env: dict[str, s
     assert abs(short.exp - time.time() - 600) < 60
 
 
+def test_token_mints_with_the_current_secret_whatever_the_previous_one_is(
+        env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`neon token` mints with the token secret alone: NEON_TOKEN_SECRET_PREVIOUS (a rotation's
+    earlier secret, the services' to check) plays no part, and a token of it is never minted.
+    A malformed one is told in its own words (it was "unexpected error: ValueError" where
+    the secret is NEON_TOKEN_SECRET, "the deployment keys in ... cannot be read" where the
+    dev keys file holds it)."""
+    secret = with_keys(env)
+    monkeypatch.setenv("NEON_TOKEN_SECRET_PREVIOUS", "short")
+    told = one_line(["token", "organiser", "alice"], env, 2)
+    assert told.startswith("NEON_TOKEN_SECRET_PREVIOUS: give the token secret"), told
+    for previous in ("short", "an-earlier-secret-of-32-bytes-x"):
+        monkeypatch.setenv("NEON_TOKEN_SECRET_PREVIOUS", previous)
+        minted = one_line(["token", "organiser", "alice"],
+                          {**env, "NEON_TOKEN_SECRET": secret.decode()}, 0)
+        assert TokenIssuer(secret, external=None, previous=()).verify(minted).player == "alice"
+        with pytest.raises(Exception, match="signature is invalid"):
+            TokenIssuer(previous.encode().ljust(16, b"x"), external=None,
+                        previous=()).verify(minted)
+
+
 def test_a_minted_organiser_token_names_the_dev_organiser(env: dict[str, str]) -> None:
     """Without --token every organiser command (`neon abandon` and `export` as the
     tournament commands) mints a token for "organiser", as `neon up`'s organiser.token: the
