@@ -205,7 +205,8 @@ def test_compose_gives_each_service_only_the_secrets_its_code_reads(name: str,
     from tests.unit.test_deploy_k8s import SECRETS_OF
 
     env = {k: resolved(str(v)) for k, v in compose()["services"][name]["environment"].items()}
-    secrets = {"NEON_TOKEN_SECRET", "NEON_SIGNING_KEY", "DATABASE_URL", "POSTGRES_PASSWORD"}
+    secrets = {"NEON_TOKEN_SECRET", "NEON_TOKEN_SECRET_PREVIOUS", "NEON_SIGNING_KEY", "DATABASE_URL",
+               "POSTGRES_PASSWORD"}
     assert secrets & set(env) == set(SECRETS_OF[name]), name
     keys = load_keys(load({**env, "NEON_VAR_DIR": str(tmp_path)}), signing=signs(name))
     assert (keys.signing_key is not None) == signs(name)

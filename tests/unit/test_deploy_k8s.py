@@ -23,21 +23,27 @@ SECRET_KEYS = {"NEON_TOKEN_SECRET", "NEON_SIGNING_KEY", "POSTGRES_PASSWORD"}
 STORE = "a store of its own (DATABASE_URL: its own login, owner of its own schema only)"
 TOKENS = "verifies callers' tokens (HMAC: NEON_TOKEN_SECRET)"
 SIGNS = "signs with the organiser's key"
+PREVIOUS = ("takes tokens of the secret before a rotation (optional: neon-secrets has no such "
+            "key until one, docs/ACCESS.md \"Rotating keys\")")
 SECRETS_OF: dict[str, dict[str, str]] = {
     "gateway": {
         "NEON_TOKEN_SECRET": "mints the service token of its replay fetches (NEON_GATEWAY_REPLAYS,"
                              " on by default); no store, and it only verifies replays: with "
                              "NEON_PUBLIC_KEY of neon-config, not the signing key",
+        "NEON_TOKEN_SECRET_PREVIOUS": PREVIOUS,
     },
     "dice": {"NEON_TOKEN_SECRET": TOKENS + "; its dev-seed secret is derived from it",
-             "DATABASE_URL": STORE},
+             "NEON_TOKEN_SECRET_PREVIOUS": PREVIOUS, "DATABASE_URL": STORE},
     "matchmaking": {"NEON_TOKEN_SECRET": TOKENS + "; mints its service token and its bots' "
-                                         "secret", "DATABASE_URL": STORE},
-    "scoring": {"NEON_TOKEN_SECRET": TOKENS, "DATABASE_URL": STORE},
+                                         "secret", "NEON_TOKEN_SECRET_PREVIOUS": PREVIOUS, "DATABASE_URL": STORE},
+    "scoring": {"NEON_TOKEN_SECRET": TOKENS, "NEON_TOKEN_SECRET_PREVIOUS": PREVIOUS,
+                "DATABASE_URL": STORE},
     "tournament": {"NEON_TOKEN_SECRET": TOKENS + "; mints its service token",
+                   "NEON_TOKEN_SECRET_PREVIOUS": PREVIOUS,
                    "NEON_SIGNING_KEY": SIGNS + ": round checkpoints and result bundles",
                    "DATABASE_URL": STORE},
     **{f"rules-{g}": {"NEON_TOKEN_SECRET": TOKENS + "; mints seat tokens",
+                      "NEON_TOKEN_SECRET_PREVIOUS": PREVIOUS,
                       "NEON_SIGNING_KEY": SIGNS + ": results, exports; keys its snapshots' HMAC",
                       "DATABASE_URL": STORE} for g in GAMES},
 }
@@ -654,7 +660,9 @@ def pod_environment(name: str, public_key: str, values: dict[str, str]) -> dict[
             env[e["name"]] = re.sub(r"\$\(([A-Z_]+)\)", lambda m: env[m.group(1)], e["value"])
         elif "secretKeyRef" in e["valueFrom"]:
             ref = e["valueFrom"]["secretKeyRef"]
-            env[e["name"]] = values[f"{ref['name']}/{ref['key']}"]
+            if f"{ref['name']}/{ref['key']}" in values or not ref.get("optional"):
+                env[e["name"]] = values[f"{ref['name']}/{ref['key']}"]
+            # an optional key the Secret does not hold: not set, as Kubernetes does
     return env
 
 
@@ -665,6 +673,34 @@ def secret_values(signing_key: str) -> dict[str, str]:
     values["neon-secrets/NEON_TOKEN_SECRET"] = "t" * 32
     values["neon-secrets/NEON_SIGNING_KEY"] = signing_key
     return values
+
+
+def test_every_token_checker_takes_a_rotations_earlier_secret_when_there_is_one() -> None:
+    """Each pod that checks tokens names NEON_TOKEN_SECRET_PREVIOUS of neon-secrets, optional
+    (secret.yaml holds no such key: the pods start without it), so that a rotation is a new
+    key in the Secret and a restart, not an edit of every manifest. With it, a token of the
+    earlier secret is taken, never minted; a malformed one stops the service."""
+    from services.platform.keys import load_keys
+    from services.platform.settings import load
+    from services.platform.tokens import TokenIssuer
+
+    assert "NEON_TOKEN_SECRET_PREVIOUS" not in objects("Secret")["neon-secrets"]["stringData"]
+    values = secret_values("")
+    rotated = {**values, "neon-secrets/NEON_TOKEN_SECRET_PREVIOUS": "o" * 32}
+    old_token = TokenIssuer(b"o" * 32, external=None, previous=()).issue("organiser", "*",
+                                                                        player="olga")
+    for name in SECRETS_OF:
+        refs = [e["valueFrom"]["secretKeyRef"] for e in container(pods()[name])["env"]
+                if e["name"] == "NEON_TOKEN_SECRET_PREVIOUS"]
+        assert refs == [{"name": "neon-secrets", "key": "NEON_TOKEN_SECRET_PREVIOUS",
+                         "optional": True}], name
+        assert "NEON_TOKEN_SECRET_PREVIOUS" not in pod_environment(name, "", values), name
+        env = pod_environment(name, "", rotated)
+        issuer = TokenIssuer(env["NEON_TOKEN_SECRET"].encode(), external=None,
+                             previous=(env["NEON_TOKEN_SECRET_PREVIOUS"].encode(),))
+        assert issuer.verify(old_token).player == "olga", name
+        with pytest.raises(ValueError, match="NEON_TOKEN_SECRET_PREVIOUS"):
+            load_keys(load({**env, "NEON_TOKEN_SECRET_PREVIOUS": "short"}), signing=False)
 
 
 def test_each_service_starts_with_only_its_secrets_and_no_other() -> None:
