@@ -90,15 +90,34 @@ function privateParts(mine, open, path = []) {
   return [{ path, value: mine }];
 }
 
+// Every named thing of the game's content by its id, at any depth: Neon Reign's tables of
+// cards, Neon Knights 2086's lists of implants and bets, Barbaric's skill cards inside each
+// character. A level is part of the name (Neon Knights' "Ambition L1" and "Ambition L2").
+const namesOf = new WeakMap();
+function names(content) {
+  if (!namesOf.has(content)) {
+    const found = new Map();
+    const walk = (node, key) => {
+      if (!node || typeof node !== "object") return;
+      if (!Array.isArray(node) && typeof node.name === "string") {
+        const id = typeof node.id === "string" ? node.id : key;
+        const name = Number.isInteger(node.level) ? `${node.name} L${node.level}` : node.name;
+        if (typeof id === "string" && !found.has(id)) found.set(id, name);
+      }
+      for (const [k, v] of Object.entries(node)) walk(v, Array.isArray(node) ? undefined : k);
+    };
+    walk(content, undefined);
+    namesOf.set(content, found);
+  }
+  return namesOf.get(content);
+}
+
 function named(content, value) {
   if (Array.isArray(value)) return value.map((v) => named(content, v)).join(", ") || "nothing";
   if (typeof value === "string") {
-    for (const table of Object.values(content || {})) {
-      if (table && !Array.isArray(table) && typeof table === "object" && table[value]?.name) {
-        return table[value].name;
-      }
-    }
-    return value;
+    const known = names(content || {});
+    // a copy of a card: Barbaric's "pia-pickpocket/2" is the second PICKPOCKET
+    return known.get(value) ?? known.get(value.replace(/\/\d+$/, "")) ?? value;
   }
   return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
