@@ -30,12 +30,13 @@ async function listMatches() {
       button.dataset.matchId = m.matchId;
       button.dataset.status = m.status;
       const state = m.abandoned ? "abandoned" : m.status === "MATCH_STATUS_ENDED" ? "ended" : m.status === "MATCH_STATUS_RUNNING" ? "live" : "waiting";
-      button.textContent = `${m.mode} · ${m.seats} seats · ${state} · v${m.version} · ${m.matchId.slice(0, 8)}`;
+      button.textContent = `${m.mode} · ${m.seats} seats · ${state} · v${m.version} · ${m.matchId}`;
       button.addEventListener("click", () => watch(game, m.matchId));
       li.append(button);
       list.append(li);
     }
-    status(`${(answer.matches || []).length} matches of ${game}`);
+    const count = (answer.matches || []).length;
+    status(`${count} match${count === 1 ? "" : "es"} of ${game}`);
   } catch (err) {
     status(`could not list matches: ${err.message}`);
   }
