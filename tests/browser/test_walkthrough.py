@@ -266,3 +266,41 @@ async def test_the_replay_fields_stay_in_their_column(served: Served, browser: B
     await browser.screenshot("replay-fields")
     assert edges == []
     assert browser.console_errors == []
+
+
+async def test_a_move_sent_while_the_network_is_down_can_be_made_again(
+        served: Served, browser: Browser) -> None:
+    """A player's Wi-Fi drops as they click: the move is not sent, the page says the service
+    does not answer and "Try again in a moment", but its buttons stayed disabled ("sending")
+    for good once the network was back, as nothing loaded the position again (the other seat
+    waited for this one, so no event came): only a reload let the person play on."""
+    game = "neon-knights-2086"  # the draft: seat 0 owes a pick whatever seat 1 does
+    channel, stub, match_id, tokens = await create(served, game)
+    page = browser.page
+    try:
+        await page.goto(f"{served.url}/?game={game}&match={match_id}&play")
+        await page.wait_for_selector("body[data-ready='1']")
+        await page.fill("#play-token", tokens[0])
+        await page.click("#play-open")
+        version = await ready_after(page, None)
+        await page.context.set_offline(True)
+        await page.click("#play-actions .decision:not(.standing) button.action")
+        await page.wait_for_selector("#play-message[data-code='unavailable']", timeout=10_000)
+        assert "Try again in a moment" in (await page.text_content("#play-message") or "")
+        await browser.screenshot("offline-move")
+        await page.context.set_offline(False)
+        # the position is loaded again by itself: the same choices, clickable, the message gone
+        await page.wait_for_selector(f"#play-actions[data-state='ready'][data-version='{version}']",
+                                     timeout=15_000)
+        assert await page.is_hidden("#play-message")
+        await page.click("#play-actions .decision:not(.standing) button.action")
+        await page.wait_for_function(
+            "v => document.querySelector('#play-actions').dataset.version !== v", arg=version,
+            timeout=15_000)
+        view = await stub.GetView(rules_pb2.GetViewRequest(match_id=match_id), timeout=10)
+        assert int(view.version) > int(version), "the move was made"
+        assert all(e.startswith("Failed to load resource: net::ERR_INTERNET_DISCONNECTED")
+                   for e in browser.console_errors), browser.console_errors
+    finally:
+        await page.context.set_offline(False)
+        await channel.close()

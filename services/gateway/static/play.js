@@ -11,6 +11,7 @@ import { unary, ConnectError } from "/static/connect.js";
 import { drawBoard } from "/static/boards.js";
 import {
   $, rules, gameInfo, describeOutcome, drawClocks, logEvent, coalesced, randomHex, followMatch,
+  reconnecting,
 } from "/static/common.js";
 
 const KEY = "neon-play-token";
@@ -326,9 +327,26 @@ export async function playMatch(game, matchId, token) {
   $("play-turn").textContent = "";
   $("play-title").textContent = `${(await gameInfo(game).catch(() => ({ title: game }))).title}: ${matchId}`;
   let refused = null;
-  s.refresh = coalesced(() => load(s), (err) => {
-    refused = err;
-    if (s === session) say(explain(err, s), err.code || "unknown");
+  // Once the seat's position was loaded, a load the network or the backend does not answer
+  // (a move clicked as the Wi-Fi dropped) is tried again a second later, as a cut stream is
+  // (common.js's reconnecting): else its buttons stayed disabled until a reload, no event
+  // coming while the other seats wait for this one. The message goes once a load succeeds.
+  let loaded = false;
+  const lost = reconnecting();
+  s.refresh = coalesced(async () => {
+    await load(s);
+    loaded = true;
+    lost.delivered();
+    if (s.lost && s === session) { s.lost = false; say(""); }
+  }, (err) => {
+    if (s !== session) return;
+    say(explain(err, s), err.code || "unknown");
+    if (!loaded) { refused = err; return; }
+    if (!s.retrying && lost.again(err)) {
+      s.lost = true;
+      s.retrying = true;
+      lost.wait().then(() => { s.retrying = false; if (s === session) s.refresh(); });
+    }
   });
   await s.refresh();
   if (refused || s !== session) {
