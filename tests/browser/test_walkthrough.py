@@ -304,3 +304,25 @@ async def test_a_move_sent_while_the_network_is_down_can_be_made_again(
     finally:
         await page.context.set_offline(False)
         await channel.close()
+
+
+async def test_the_desk_says_a_finished_tournament_was_played(served: Served, browser: Browser) -> None:
+    """Once a tournament was finished the desk still read "… is finished (check-in is over):
+    4 playing", as while it ran."""
+    page = browser.page
+    await page.goto(f"{served.url}/")
+    await page.wait_for_selector("body[data-ready='1']")
+    players = [{"playerId": p, "status": s} for p, s in
+               [("ann", "playing"), ("bob", "playing"), ("cat", "dropped"), ("dan", "registered")]]
+    lines = await page.evaluate(
+        """async (players) => {
+             const { deskLine } = await import('/static/desk.js');
+             return ['RUNNING', 'FINISHED', 'FORCE_ENDED'].map((s) => deskLine(
+               { tournamentId: 'cup', status: `TOURNAMENT_STATUS_${s}`, players }));
+           }""", players)
+    assert lines == [
+        "cup is running (check-in is over): 2 playing, 1 dropped, 1 registered but not playing: dan",
+        "cup is finished: 2 played to the end, 1 dropped, 1 registered but left out at the start: dan",
+        "cup is force ended: 2 played to the end, 1 dropped, 1 registered but left out at the start: dan",
+    ]
+    assert browser.console_errors == []
