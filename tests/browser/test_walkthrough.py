@@ -326,3 +326,42 @@ async def test_the_desk_says_a_finished_tournament_was_played(served: Served, br
         "cup is force ended: 2 played to the end, 1 dropped, 1 registered but left out at the start: dan",
     ]
     assert browser.console_errors == []
+
+
+async def test_a_replay_that_cannot_open_says_why_where_the_replay_was(
+        served: Served, browser: Browser) -> None:
+    """Opening a replay that the gateway refused (an unknown or still running match) only
+    changed the small status line in the corner: the replay opened before stayed on the tab,
+    "Verified: every check passed" and its board, as if it were the match asked for."""
+    game = "neon-reign"
+    channel, stub, finished, tokens = await create(served, game)
+    running = (await create(served, game))[2]
+    try:
+        assert await play_table(stub, finished, tokens, random_choice(game)) is not None
+        await export(served, stub, finished)
+        page = browser.page
+        await page.goto(f"{served.url}/")
+        await page.wait_for_selector("body[data-ready='1']")
+        await page.click("#tab-replay")
+        await page.select_option("#replay-game", game)
+        await page.fill("#replay-match", finished)
+        await page.click("#replay-open")
+        await page.wait_for_selector("#verify-ok")
+        for asked, why in [(running, "the match is not over"), ("no-such-match", "no match 'no-such-match'")]:
+            await page.fill("#replay-match", asked)
+            await page.click("#replay-open")
+            await page.wait_for_function(
+                "a => (document.querySelector('#verify-failure')?.textContent || '').includes(a)",
+                arg=f"The replay of {asked} ")
+            said = await page.text_content("#verification") or ""
+            assert said.startswith(f"The replay of {asked} did not open: ") and why in said, said
+            assert await page.locator("#replay-board *").count() == 0
+            assert await page.text_content("#step-label") == "no replay open"
+            assert await page.is_hidden("#replay-outcome")
+            await page.click("#step-last")  # nothing to step through
+            assert await page.locator("#replay-board *").count() == 0
+        await browser.screenshot("replay-refused")
+        assert all(e.startswith("Failed to load resource") and (" 400 " in e or " 404 " in e)
+                   for e in browser.console_errors), browser.console_errors
+    finally:
+        await channel.close()

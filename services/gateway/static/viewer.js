@@ -152,6 +152,23 @@ async function drawFrame() {
   if (ended) $("replay-outcome").textContent = describeOutcome(ended.outcome, replay.seats);
 }
 
+// A replay the gateway refused: the one open before is put away (its board and "Verified"
+// would read as the match asked for), and why it did not open is said where it was.
+function notOpened(what, refusal) {
+  replay = null;
+  const head = document.createElement("p");
+  head.id = "verify-failure";
+  head.className = "verify-bad";
+  head.textContent = `The replay of ${what} did not open: ${refusal.message || refusal.code || "refused"}`;
+  $("verification").replaceChildren(head);
+  $("replay-board").replaceChildren();
+  $("replay-log").replaceChildren();
+  $("replay-outcome").hidden = true;
+  $("step-label").textContent = "no replay open";
+  delete $("step-label").dataset.n;
+  status(`replay: ${refusal.code}: ${refusal.message}`);
+}
+
 async function replayFromService() {
   const game = $("replay-game").value;
   const matchId = $("replay-match").value.trim();
@@ -159,7 +176,7 @@ async function replayFromService() {
   status("verifying…");
   const response = await fetch(`/api/games/${encodeURIComponent(game)}/matches/${encodeURIComponent(matchId)}/replay`, { method: "POST" });
   const data = await response.json();
-  if (!response.ok) { status(`replay: ${data.code}: ${data.message}`); return; }
+  if (!response.ok) { notOpened(matchId, data); return; }
   status("replay open");
   showReplay(data);
 }
@@ -169,7 +186,7 @@ async function replayFromFile(file) {
   const response = await fetch("/api/replay", { method: "POST", body: await file.arrayBuffer(),
                                                 headers: { "Content-Type": "application/octet-stream" } });
   const data = await response.json();
-  if (!response.ok) { status(`replay: ${data.code}: ${data.message}`); return; }
+  if (!response.ok) { notOpened(file.name, data); return; }
   status(`replay of ${file.name} open`);
   showReplay(data);
 }
