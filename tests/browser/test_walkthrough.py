@@ -365,3 +365,26 @@ async def test_a_replay_that_cannot_open_says_why_where_the_replay_was(
                    for e in browser.console_errors), browser.console_errors
     finally:
         await channel.close()
+
+
+async def test_on_a_phone_the_match_comes_into_view_when_play_starts(
+        served: Served, browser: Browser) -> None:
+    """On a phone the token form fills the first screens: pressing "Play this seat" drew the
+    match a thousand pixels further down and nothing changed in view, as if the button did
+    nothing."""
+    game = "neon-reign"
+    channel, _, match_id, tokens = await create(served, game)
+    try:
+        page = browser.page
+        await page.set_viewport_size(PHONE)
+        await page.goto(f"{served.url}/?game={game}&match={match_id}&play")
+        await page.wait_for_selector("body[data-ready='1']")
+        await page.fill("#play-token", tokens[0])
+        await page.click("#play-open")
+        await ready_after(page, None)
+        top = await page.evaluate("() => document.querySelector('#play-title').getBoundingClientRect().top")
+        assert 0 <= top < PHONE["height"] / 2, top
+        await browser.screenshot("phone-play-started")
+        assert browser.console_errors == []
+    finally:
+        await channel.close()

@@ -349,6 +349,9 @@ export async function playMatch(game, matchId, token) {
     }
   });
   await s.refresh();
+  // on a phone the forms fill the first screens: the match, drawn, is brought into view
+  const title = $("play-title");
+  if (s === session && title.getBoundingClientRect().top > innerHeight / 2) title.scrollIntoView({ block: "start" });
   if (refused || s !== session) {
     $("play-actions").dataset.state = "refused";
     return s === session ? { refused } : { stopped: true };
