@@ -388,3 +388,28 @@ async def test_on_a_phone_the_match_comes_into_view_when_play_starts(
         assert browser.console_errors == []
     finally:
         await channel.close()
+
+
+async def test_on_a_phone_a_match_picked_from_the_list_comes_into_view(
+        served: Served, browser: Browser) -> None:
+    """On a phone the match list fills the first screens: a match picked from it was drawn
+    below the list, out of view, as if the button did nothing."""
+    game = "neon"
+    made = [await create(served, game) for _ in range(12)]  # a list longer than the screen
+    try:
+        page = browser.page
+        await page.set_viewport_size(PHONE)
+        await page.goto(f"{served.url}/?game={game}")
+        await page.wait_for_selector("body[data-ready='1']")
+        picked = made[-1][2]
+        await page.click(f"#match-list button[data-match-id='{picked}']")
+        await page.wait_for_selector(f"#board svg[data-game='{game}']")
+        await page.wait_for_function(
+            "() => { const t = document.querySelector('#match-title').getBoundingClientRect().top;"
+            "        return t >= 0 && t < innerHeight / 2; }", timeout=5_000)
+        assert picked in (await page.text_content("#match-title") or "")
+        await browser.screenshot("phone-live-picked")
+        assert browser.console_errors == []
+    finally:
+        for channel, *_ in made:
+            await channel.close()

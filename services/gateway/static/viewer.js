@@ -67,6 +67,9 @@ async function watch(game, matchId) {
   const refresh = coalesced(() => refreshView(game, matchId, token),
                             (err) => status(`view: ${err.message}`));
   await refresh();
+  // on a phone the list fills the first screens: the match, drawn, is brought into view
+  const title = $("match-title");
+  if (token === watching && title.getBoundingClientRect().top > innerHeight / 2) title.scrollIntoView({ block: "start" });
   let cut = false;
   try {
     // a stream that is cut (the gateway restarting) is opened again from the last event shown
