@@ -413,3 +413,18 @@ async def test_on_a_phone_a_match_picked_from_the_list_comes_into_view(
     finally:
         for channel, *_ in made:
             await channel.close()
+
+
+async def test_a_link_to_no_match_says_so(served: Served, browser: Browser) -> None:
+    """A shared link with a mistyped match id (or another game's) showed the match's title
+    over an empty board, only the corner's status line saying "stream: not_found"."""
+    page = browser.page
+    await page.goto(f"{served.url}/?game=neon-reign&match=no-such-match")
+    await page.wait_for_selector("body[data-ready='1']")
+    await page.wait_for_selector("#outcome[data-code='not_found']:visible", timeout=10_000)
+    said = await page.text_content("#outcome")
+    assert said == ("There is no match no-such-match of neon-reign here (NOT_FOUND: no match "
+                    "'no-such-match'): check the link's match id and game."), said
+    await browser.screenshot("live-no-such-match")
+    assert all(e.startswith("Failed to load resource") and " 404 " in e
+               for e in browser.console_errors), browser.console_errors

@@ -55,17 +55,29 @@ async function refreshView(game, matchId, token) {
   return view;
 }
 
+// A link to a match this game does not have (a mistyped id, another game's match): said in
+// the outcome's place, where the match would be, not only in the corner's status line.
+function noMatch(game, matchId, err) {
+  $("outcome").hidden = false;
+  $("outcome").dataset.code = err.code;
+  $("outcome").textContent = `There is no match ${matchId} of ${game} here `
+    + `(${err.code.toUpperCase()}: ${err.reason}): check the link's match id and game.`;
+}
+
 async function watch(game, matchId) {
   if (watching) watching.abort();
   const token = new AbortController();
   watching = token;
   $("log").replaceChildren();
   $("outcome").hidden = true;
+  delete $("outcome").dataset.code;
   $("match-title").textContent = `${(await gameInfo(game)).title}: ${matchId}`;
   $("board").dataset.matchId = matchId;
   status("following the match…");
-  const refresh = coalesced(() => refreshView(game, matchId, token),
-                            (err) => status(`view: ${err.message}`));
+  const refresh = coalesced(() => refreshView(game, matchId, token), (err) => {
+    status(`view: ${err.message}`);
+    if (err.code === "not_found" && token === watching) noMatch(game, matchId, err);
+  });
   await refresh();
   // on a phone the list fills the first screens: the match, drawn, is brought into view
   const title = $("match-title");
@@ -89,7 +101,10 @@ async function watch(game, matchId) {
       $("board").dataset.ended = "1";
     }
   } catch (err) {
-    if (err.name !== "AbortError" && token === watching) status(`stream: ${err.message}`);
+    if (err.name !== "AbortError" && token === watching) {
+      status(`stream: ${err.message}`);
+      if (err.code === "not_found") noMatch(game, matchId, err);
+    }
   }
 }
 
