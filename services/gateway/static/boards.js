@@ -238,7 +238,7 @@ function barbaric(view) {
   const size = 22;
   const w = Math.sqrt(3) * size;
   const span = (2 * radius + 1) * w + 20;
-  const svg = svgRoot(span + 240, span, "barbaric");
+  const svg = svgRoot(span + 330, span, "barbaric");  // the seats' lines: about 300 px of words
   const cx = span / 2;
   const cy = span / 2;
   const at = ([q, r]) => [cx + w * (q + r / 2), cy + 1.5 * size * r];

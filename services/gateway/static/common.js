@@ -116,7 +116,9 @@ export function logEvent(log, event) {
     li.dataset.version = event.version;
     log.append(li);
   }
-  log.lastElementChild?.scrollIntoView({ block: "nearest" });
+  // the list scrolls to its newest line, never the page: scrollIntoView moved the whole page
+  // to the log at every event where the log sits below the board (a phone's one column)
+  log.scrollTop = log.scrollHeight;
 }
 
 // Calls `load()` at most once at a time; a call asked for meanwhile runs once after it.

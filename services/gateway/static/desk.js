@@ -179,10 +179,16 @@ export function deskLine(t) {
     return `${t.tournamentId} is force ended: it ended before it started, no rounds were played `
       + `(${checked.length} checked in, ${waiting.length} registered but not checked in${withdrawn})`;
   }
-  if (!["created", "registration"].includes(state)) {
-    let text = `${t.tournamentId} is ${state} (check-in is over): ${(by.playing || []).length} playing`;
+  if (state === "running") {
+    let text = `${t.tournamentId} is running (check-in is over): ${(by.playing || []).length} playing`;
     if (by.dropped) text += `, ${by.dropped.length} dropped`;
     if (waiting.length) text += `, ${waiting.length} registered but not playing: ${names(waiting)}`;
+    return text + withdrawn;
+  }
+  if (!["created", "registration"].includes(state)) {  // over: who played, not who plays
+    let text = `${t.tournamentId} is ${state}: ${(by.playing || []).length} played to the end`;
+    if (by.dropped) text += `, ${by.dropped.length} dropped`;
+    if (waiting.length) text += `, ${waiting.length} registered but left out at the start: ${names(waiting)}`;
     return text + withdrawn;
   }
   const text = `${checked.length} checked in, ${waiting.length} registered but not checked in`;

@@ -11,6 +11,7 @@ import { unary, ConnectError } from "/static/connect.js";
 import { drawBoard } from "/static/boards.js";
 import {
   $, rules, gameInfo, describeOutcome, drawClocks, logEvent, coalesced, randomHex, followMatch,
+  reconnecting,
 } from "/static/common.js";
 
 const KEY = "neon-play-token";
@@ -90,15 +91,34 @@ function privateParts(mine, open, path = []) {
   return [{ path, value: mine }];
 }
 
+// Every named thing of the game's content by its id, at any depth: Neon Reign's tables of
+// cards, Neon Knights 2086's lists of implants and bets, Barbaric's skill cards inside each
+// character. A level is part of the name (Neon Knights' "Ambition L1" and "Ambition L2").
+const namesOf = new WeakMap();
+function names(content) {
+  if (!namesOf.has(content)) {
+    const found = new Map();
+    const walk = (node, key) => {
+      if (!node || typeof node !== "object") return;
+      if (!Array.isArray(node) && typeof node.name === "string") {
+        const id = typeof node.id === "string" ? node.id : key;
+        const name = Number.isInteger(node.level) ? `${node.name} L${node.level}` : node.name;
+        if (typeof id === "string" && !found.has(id)) found.set(id, name);
+      }
+      for (const [k, v] of Object.entries(node)) walk(v, Array.isArray(node) ? undefined : k);
+    };
+    walk(content, undefined);
+    namesOf.set(content, found);
+  }
+  return namesOf.get(content);
+}
+
 function named(content, value) {
   if (Array.isArray(value)) return value.map((v) => named(content, v)).join(", ") || "nothing";
   if (typeof value === "string") {
-    for (const table of Object.values(content || {})) {
-      if (table && !Array.isArray(table) && typeof table === "object" && table[value]?.name) {
-        return table[value].name;
-      }
-    }
-    return value;
+    const known = names(content || {});
+    // a copy of a card: Barbaric's "pia-pickpocket/2" is the second PICKPOCKET
+    return known.get(value) ?? known.get(value.replace(/\/\d+$/, "")) ?? value;
   }
   return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
@@ -307,11 +327,31 @@ export async function playMatch(game, matchId, token) {
   $("play-turn").textContent = "";
   $("play-title").textContent = `${(await gameInfo(game).catch(() => ({ title: game }))).title}: ${matchId}`;
   let refused = null;
-  s.refresh = coalesced(() => load(s), (err) => {
-    refused = err;
-    if (s === session) say(explain(err, s), err.code || "unknown");
+  // Once the seat's position was loaded, a load the network or the backend does not answer
+  // (a move clicked as the Wi-Fi dropped) is tried again a second later, as a cut stream is
+  // (common.js's reconnecting): else its buttons stayed disabled until a reload, no event
+  // coming while the other seats wait for this one. The message goes once a load succeeds.
+  let loaded = false;
+  const lost = reconnecting();
+  s.refresh = coalesced(async () => {
+    await load(s);
+    loaded = true;
+    lost.delivered();
+    if (s.lost && s === session) { s.lost = false; say(""); }
+  }, (err) => {
+    if (s !== session) return;
+    say(explain(err, s), err.code || "unknown");
+    if (!loaded) { refused = err; return; }
+    if (!s.retrying && lost.again(err)) {
+      s.lost = true;
+      s.retrying = true;
+      lost.wait().then(() => { s.retrying = false; if (s === session) s.refresh(); });
+    }
   });
   await s.refresh();
+  // on a phone the forms fill the first screens: the match, drawn, is brought into view
+  const title = $("play-title");
+  if (s === session && title.getBoundingClientRect().top > innerHeight / 2) title.scrollIntoView({ block: "start" });
   if (refused || s !== session) {
     $("play-actions").dataset.state = "refused";
     return s === session ? { refused } : { stopped: true };

@@ -30,12 +30,13 @@ async function listMatches() {
       button.dataset.matchId = m.matchId;
       button.dataset.status = m.status;
       const state = m.abandoned ? "abandoned" : m.status === "MATCH_STATUS_ENDED" ? "ended" : m.status === "MATCH_STATUS_RUNNING" ? "live" : "waiting";
-      button.textContent = `${m.mode} · ${m.seats} seats · ${state} · v${m.version} · ${m.matchId.slice(0, 8)}`;
+      button.textContent = `${m.mode} · ${m.seats} seats · ${state} · v${m.version} · ${m.matchId}`;
       button.addEventListener("click", () => watch(game, m.matchId));
       li.append(button);
       list.append(li);
     }
-    status(`${(answer.matches || []).length} matches of ${game}`);
+    const count = (answer.matches || []).length;
+    status(`${count} match${count === 1 ? "" : "es"} of ${game}`);
   } catch (err) {
     status(`could not list matches: ${err.message}`);
   }
@@ -54,18 +55,33 @@ async function refreshView(game, matchId, token) {
   return view;
 }
 
+// A link to a match this game does not have (a mistyped id, another game's match): said in
+// the outcome's place, where the match would be, not only in the corner's status line.
+function noMatch(game, matchId, err) {
+  $("outcome").hidden = false;
+  $("outcome").dataset.code = err.code;
+  $("outcome").textContent = `There is no match ${matchId} of ${game} here `
+    + `(${err.code.toUpperCase()}: ${err.reason}): check the link's match id and game.`;
+}
+
 async function watch(game, matchId) {
   if (watching) watching.abort();
   const token = new AbortController();
   watching = token;
   $("log").replaceChildren();
   $("outcome").hidden = true;
+  delete $("outcome").dataset.code;
   $("match-title").textContent = `${(await gameInfo(game)).title}: ${matchId}`;
   $("board").dataset.matchId = matchId;
   status("following the match…");
-  const refresh = coalesced(() => refreshView(game, matchId, token),
-                            (err) => status(`view: ${err.message}`));
+  const refresh = coalesced(() => refreshView(game, matchId, token), (err) => {
+    status(`view: ${err.message}`);
+    if (err.code === "not_found" && token === watching) noMatch(game, matchId, err);
+  });
   await refresh();
+  // on a phone the list fills the first screens: the match, drawn, is brought into view
+  const title = $("match-title");
+  if (token === watching && title.getBoundingClientRect().top > innerHeight / 2) title.scrollIntoView({ block: "start" });
   let cut = false;
   try {
     // a stream that is cut (the gateway restarting) is opened again from the last event shown
@@ -85,7 +101,10 @@ async function watch(game, matchId) {
       $("board").dataset.ended = "1";
     }
   } catch (err) {
-    if (err.name !== "AbortError" && token === watching) status(`stream: ${err.message}`);
+    if (err.name !== "AbortError" && token === watching) {
+      status(`stream: ${err.message}`);
+      if (err.code === "not_found") noMatch(game, matchId, err);
+    }
   }
 }
 
@@ -151,6 +170,23 @@ async function drawFrame() {
   if (ended) $("replay-outcome").textContent = describeOutcome(ended.outcome, replay.seats);
 }
 
+// A replay the gateway refused: the one open before is put away (its board and "Verified"
+// would read as the match asked for), and why it did not open is said where it was.
+function notOpened(what, refusal) {
+  replay = null;
+  const head = document.createElement("p");
+  head.id = "verify-failure";
+  head.className = "verify-bad";
+  head.textContent = `The replay of ${what} did not open: ${refusal.message || refusal.code || "refused"}`;
+  $("verification").replaceChildren(head);
+  $("replay-board").replaceChildren();
+  $("replay-log").replaceChildren();
+  $("replay-outcome").hidden = true;
+  $("step-label").textContent = "no replay open";
+  delete $("step-label").dataset.n;
+  status(`replay: ${refusal.code}: ${refusal.message}`);
+}
+
 async function replayFromService() {
   const game = $("replay-game").value;
   const matchId = $("replay-match").value.trim();
@@ -158,7 +194,7 @@ async function replayFromService() {
   status("verifying…");
   const response = await fetch(`/api/games/${encodeURIComponent(game)}/matches/${encodeURIComponent(matchId)}/replay`, { method: "POST" });
   const data = await response.json();
-  if (!response.ok) { status(`replay: ${data.code}: ${data.message}`); return; }
+  if (!response.ok) { notOpened(matchId, data); return; }
   status("replay open");
   showReplay(data);
 }
@@ -168,7 +204,7 @@ async function replayFromFile(file) {
   const response = await fetch("/api/replay", { method: "POST", body: await file.arrayBuffer(),
                                                 headers: { "Content-Type": "application/octet-stream" } });
   const data = await response.json();
-  if (!response.ok) { status(`replay: ${data.code}: ${data.message}`); return; }
+  if (!response.ok) { notOpened(file.name, data); return; }
   status(`replay of ${file.name} open`);
   showReplay(data);
 }
