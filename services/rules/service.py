@@ -88,15 +88,34 @@ class Narrator:
         self.present = load_presentation(game_id)
 
     def texts(self, event: dict[str, Any], viewer: int | None) -> list[str]:
+        """``event`` as ``viewer`` sees it (records.project) in words: a line per engine
+        event; an action none of whose events the viewer sees (none made, or each another
+        seat's) in one line of its own, so that no client shows a bare "ActionAccepted"."""
         if self.present is None:
-            return [e["kind"] for e in event.get("events", [])]
-        out = []
-        for engine_event in event.get("events", []):
-            try:
-                out.append(str(self.present.describe_event(engine_event, viewer)))
-            except Exception:  # a description is a courtesy: never fail a call for it
-                out.append(engine_event["kind"])
+            out = [e["kind"] for e in event.get("events", [])]
+        else:
+            out = []
+            for engine_event in event.get("events", []):
+                try:
+                    out.append(str(self.present.describe_event(engine_event, viewer)))
+                except Exception:  # a description is a courtesy: never fail a call for it
+                    out.append(engine_event["kind"])
+        if not out and event.get("type") == "ActionAccepted":
+            out.append(self.action_text(event))
         return out
+
+    def action_text(self, event: dict[str, Any]) -> str:
+        """"seat N: <the action>" in the game's words (its ``describe_action``, without a
+        view) when the viewer sees the action, else, or when the words need a view, the
+        decision it answered ("seat N: fan bet"): only what the projection shows."""
+        seat, action = event.get("seat", -1), event.get("action")
+        words = ""
+        if isinstance(action, dict) and self.present is not None:
+            try:
+                words = str(self.present.describe_action(action, None))
+            except Exception:  # its words need the view of the moment: the decision's
+                words = ""
+        return f"seat {seat}: {words or str(event.get('decision') or 'an action').replace('_', ' ')}"
 
 
 def decision_message(d: Decision) -> rules_pb2.Decision:
