@@ -44,6 +44,12 @@ DEFAULT_ANONYMOUS_PER_PEER = 1024
 DEFAULT_ANONYMOUS_PER_CLIENT = 64
 """As the gateway's own NEON_GATEWAY_MAX_STREAMS_PER_CLIENT."""
 DEFAULT_TOTAL = 20_000
+DEFAULT_CALLS_PER_SECOND = 100
+"""NEON_MAX_CALLS_PER_SECOND's default (call_limits.py): per seat or player token, and per
+client of a trusted gateway. A person makes a few calls a second; the repo's own bots, playing
+as fast as the engines go, stay under it on one seat (docs/ACCESS.md "Call rate limits")."""
+DEFAULT_ANONYMOUS_CALLS_PER_SECOND = 1000
+"""NEON_MAX_ANONYMOUS_CALLS_PER_SECOND's default: per host calling without a token."""
 
 CLIENT_METADATA = "x-neon-client"
 """The gRPC metadata a gateway names its HTTP client in (the address it counts the client
@@ -114,15 +120,21 @@ class StreamLimits:
     trusted_gateways: tuple[str, ...] = ()
     """NEON_TRUSTED_GATEWAYS: addresses or networks whose peers' :data:`CLIENT_METADATA` is
     taken (empty: nobody's)."""
+    calls_per_second: int = DEFAULT_CALLS_PER_SECOND
+    """NEON_MAX_CALLS_PER_SECOND: calls a second of one seat or player token, or of one client
+    of a trusted gateway (call_limits.py), with bursts of twice that."""
+    anonymous_calls_per_second: int = DEFAULT_ANONYMOUS_CALLS_PER_SECOND
+    """NEON_MAX_ANONYMOUS_CALLS_PER_SECOND: calls a second without a token from one host."""
 
     def __post_init__(self) -> None:
-        for name in ("per_caller", "anonymous_per_peer", "total", "anonymous_per_client"):
+        for name in ("per_caller", "anonymous_per_peer", "total", "anonymous_per_client",
+                     "calls_per_second", "anonymous_calls_per_second"):
             if getattr(self, name) < 0:
                 raise ValueError(f"stream limit {name} must be 0 (no limit) or more")
         networks(self.trusted_gateways)  # a ValueError now, not at the first stream
 
 
-UNLIMITED = StreamLimits(0, 0, 0, 0)
+UNLIMITED = StreamLimits(0, 0, 0, 0, calls_per_second=0, anonymous_calls_per_second=0)
 
 
 @dataclass(frozen=True)
