@@ -515,6 +515,8 @@ class ServerHandle:
         self.stopping = False
         self.store_gate: StoreGate | None = None
         self.streams: StreamLimiter | None = None
+        self.calls: CallLimiter | None = None
+        """The kernel's call rates (call_limits.py)."""
         self.metrics: Any = None
         """The server's metrics interceptor (a metrics.GrpcMetrics), or None: none installed."""
 
@@ -576,6 +578,7 @@ async def start_server(
     handle = ServerHandle(server, health, port, service_names)
     handle.store_gate = kernel.store_gate
     handle.streams = kernel.streams
+    handle.calls = kernel.calls
     handle.metrics = meter
     await handle.set_serving(True)
     return handle

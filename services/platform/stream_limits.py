@@ -44,10 +44,14 @@ DEFAULT_ANONYMOUS_PER_PEER = 1024
 DEFAULT_ANONYMOUS_PER_CLIENT = 64
 """As the gateway's own NEON_GATEWAY_MAX_STREAMS_PER_CLIENT."""
 DEFAULT_TOTAL = 20_000
-DEFAULT_CALLS_PER_SECOND = 100
+DEFAULT_CALLS_PER_SECOND = 200
 """NEON_MAX_CALLS_PER_SECOND's default (call_limits.py): per seat or player token, and per
-client of a trusted gateway. A person makes a few calls a second; the repo's own bots, playing
-as fast as the engines go, stay under it on one seat (docs/ACCESS.md "Call rate limits")."""
+client of a trusted gateway, with bursts of twice that. A person makes a few calls a second;
+the repo's busiest client, ``neon play`` with bots only (playing.play_table: a GetView per
+step on one seat), measured 220-270 calls a second on its busiest seat for a few seconds
+(Neon, Neon Knights 2086; 2 cores), 500 in two seconds: the burst takes that, and a faster
+client is slowed to the rate (playing.py waits the ``retry-after-ms``), not failed
+(docs/ACCESS.md "Call rate limits")."""
 DEFAULT_ANONYMOUS_CALLS_PER_SECOND = 1000
 """NEON_MAX_ANONYMOUS_CALLS_PER_SECOND's default: per host calling without a token."""
 

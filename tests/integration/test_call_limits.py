@@ -221,3 +221,52 @@ async def test_organiser_tokens_are_not_limited(rated: Backend) -> None:
         assert len(answers) == 100
     finally:
         await rules.close()
+
+
+@pytest.fixture
+async def slow(tmp_path: Path, nats_url: str) -> AsyncIterator[Backend]:
+    """The toy's rules service at 3 calls a second per token (burst 6)."""
+    settings = make_settings(tmp_path, nats_url, max_calls_per_second=3)
+    backend = await start_backend(settings, games=[], embedded_nats=False,
+                                  engines={"toy": toy.ENGINE})
+    yield backend
+    await backend.stop(1)
+
+
+def count_refusals(backend: Backend) -> list[Any]:
+    """The call rate refusals of the toy's rules service, from now on."""
+    calls = backend.services["rules-toy"].handle.calls
+    assert calls is not None
+    refusals: list[Any] = []
+    take = calls.take
+
+    def counted(caller: Any) -> Any:
+        refused = take(caller)
+        if refused is not None:
+            refusals.append(refused)
+        return refused
+
+    calls.take = counted  # type: ignore[method-assign]
+    return refusals
+
+
+@pytest.mark.parametrize("how", ["table", "seats"])
+async def test_the_repos_players_wait_out_the_rate_and_finish_their_match(slow: Backend,
+                                                                          how: str) -> None:
+    """playing.py (``neon play`` with bots, matchmaking's bot driver) over the rate: slowed to
+    it, each refused call sent again after its retry-after-ms, never failed."""
+    from services.platform.playing import play_seats, play_table, random_choice
+
+    rules = Rules(slow)
+    try:
+        match_id, seats = await rules.new_match()
+        refusals = count_refusals(slow)
+        play = play_table if how == "table" else play_seats
+        outcome = await asyncio.wait_for(
+            play(rules.stub, match_id, seats, random_choice("rate"), retry_for=30), 120)
+        assert outcome is not None
+        assert refusals, "the match never met the rate: this test tests nothing"
+        view = await rules.view(match_id, slow.organiser_token())
+        assert view.status == rules_pb2.MATCH_STATUS_ENDED
+    finally:
+        await rules.close()

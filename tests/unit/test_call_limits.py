@@ -141,7 +141,7 @@ def test_a_rate_of_zero_is_no_limit() -> None:
 
 def test_settings_set_the_call_rates() -> None:
     assert load({}).stream_limits() == StreamLimits()
-    assert StreamLimits().calls_per_second == 100
+    assert StreamLimits().calls_per_second == 200
     assert StreamLimits().anonymous_calls_per_second == 1000
     limits = load({"NEON_MAX_CALLS_PER_SECOND": "7",
                    "NEON_MAX_ANONYMOUS_CALLS_PER_SECOND": "0"}).stream_limits()
