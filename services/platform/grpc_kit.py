@@ -44,9 +44,10 @@ current_claims: contextvars.ContextVar[Claims | None] = contextvars.ContextVar(
 current_client: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "current_client", default=None
 )
-"""The client a trusted gateway named for this stream (x-neon-client, stream_limits.py) when
-the stream is counted against it; None for any other call. A call passed on to another
-service may name this client there (never the caller's own, untrusted x-neon-client)."""
+"""The client a trusted gateway named for this call (x-neon-client, stream_limits.py) when the
+call (a stream, or any call while call rates are on) is counted against it; None for any other
+call. A call passed on to another service may name this client there (never the caller's own,
+untrusted x-neon-client)."""
 
 log = get_logger("grpc")
 
@@ -407,6 +408,8 @@ class _CallScope:
         current_claims.set(claims)
         if self.calls is not None and self.callers is not None:
             caller = self.caller = self._caller(claims, metadata)
+            if caller.kind == "client":  # a call passed on names it (replicas.py): counted
+                current_client.set(caller.key[-1])  # against that client there too
             if self.calls.limits(caller):
                 if self.per_message:
                     self.rated = True

@@ -105,6 +105,12 @@ async def test_a_flooding_seat_is_refused_while_others_are_served(rated: Backend
         with pytest.raises(grpc.aio.AioRpcError) as info:
             await rules.submit(match_id, seats[0], "flooded")
         refused_over_rate(info.value)
+        # and so is the opening of its stream
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            async for _ in rules.stub.WatchMatch(rules_pb2.WatchMatchRequest(match_id=match_id),
+                                                 metadata=call_metadata(seats[0]), timeout=10):
+                break
+        refused_over_rate(info.value)
         # another seat of the match, another match and the organiser are served
         await rules.view(match_id, seats[1])
         await rules.view(other_match, other_seats[0])
