@@ -3,6 +3,8 @@ refilled at the rate up to the burst, their words, a bounded table, and the sett
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from services.platform.call_limits import (
@@ -165,3 +167,29 @@ def test_play_answers_a_refused_action_with_its_command_id() -> None:
     opening = rules_pb2.PlayRequest(open=rules_pb2.PlayOpen(match_id="m"))
     assert PlayAnswers.answer(opening, "too many calls") is None
     assert not PlayAnswers.is_answer(rules_pb2.PlayResponse(update=rules_pb2.SeatUpdate()))
+
+
+def test_the_repos_players_take_a_refusal_over_the_rate_as_a_wait() -> None:
+    import grpc
+
+    from services.platform.playing import retry_after, transient
+
+    def error(code: grpc.StatusCode, details: str, trailers: tuple[tuple[str, str], ...] = ()) -> Any:
+        return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(*trailers),
+                                    details)
+
+    refused = CallLimiter(100, 1000, Clock())
+    for _ in range(200):
+        refused.take(SEAT)
+    throttled = refused.take(SEAT)
+    assert throttled is not None
+    over = error(grpc.StatusCode.RESOURCE_EXHAUSTED, throttled.reason, throttled.trailers)
+    assert transient(over)
+    assert retry_after(over) == pytest.approx(0.01)
+    too_big = error(grpc.StatusCode.RESOURCE_EXHAUSTED, "message larger than max")
+    assert not transient(too_big) and retry_after(too_big) == 0
+    assert retry_after(error(grpc.StatusCode.RESOURCE_EXHAUSTED, throttled.reason,
+                             (("retry-after-ms", "999999"),))) == 10.0
+    assert retry_after(error(grpc.StatusCode.RESOURCE_EXHAUSTED, throttled.reason,
+                             (("retry-after-ms", "soon"),))) == 0
+    assert retry_after(error(grpc.StatusCode.UNAVAILABLE, "down")) == 0
