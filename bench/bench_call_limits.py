@@ -87,8 +87,9 @@ class _Context:
         return None
 
 
-async def interceptor_alone(n: int, token: str) -> tuple[float, float]:
-    """Microseconds per unary call through the kernel interceptor: rates on, rates off."""
+async def interceptor_alone(n: int, token: str, on_first: bool) -> tuple[float, float]:
+    """Microseconds per unary call through the kernel interceptor: rates on, rates off (in
+    that order when ``on_first``, else the other way round; each warmed up first)."""
     async def answer(request: Any, context: Any) -> bytes:
         return b""
 
@@ -102,16 +103,21 @@ async def interceptor_alone(n: int, token: str) -> tuple[float, float]:
         return handler
 
     context = _Context(call_metadata(token, "bench-request"))
-    out = []
-    for limits in (ON, OFF):
-        kernel = KernelInterceptor(TokenIssuer(SECRET), limits)
-        assert kernel.calls.enabled is (limits is ON)
+    kernels = {limits is ON: KernelInterceptor(TokenIssuer(SECRET), limits) for limits in (ON, OFF)}
+    out: dict[bool, float] = {}
+    for on in (True, False):  # warm up
+        for _ in range(2000):
+            h = await kernels[on].intercept_service(continuation, Details)
+            await h.unary_unary(b"", context)
+    for on in ((True, False) if on_first else (False, True)):
+        kernel = kernels[on]
+        assert kernel.calls.enabled is on
         t0 = time.perf_counter()
         for _ in range(n):
             h = await kernel.intercept_service(continuation, Details)
             await h.unary_unary(b"", context)
-        out.append((time.perf_counter() - t0) / n * 1e6)
-    return out[0], out[1]
+        out[on] = (time.perf_counter() - t0) / n * 1e6
+    return out[True], out[False]
 
 
 async def echo_rounds(calls: int, rounds: int, token: str) -> dict[bool, list[float]]:
@@ -161,7 +167,7 @@ async def main() -> None:
     print(f"bucket alone, 10,000 callers in turn: {spread([a[1] for a in alone])} us per take")
     print(f"bucket alone, distinct callers past the cap ({MAX_CALLERS:,}): "
           f"{spread([a[2] for a in alone])} us per take")
-    micro = [await interceptor_alone(args.calls // 2, token) for _ in range(args.rounds)]
+    micro = [await interceptor_alone(args.calls // 5, token, r % 2 == 0) for r in range(args.rounds)]
     diffs = [on - off for on, off in micro]
     print(f"kernel interceptor alone, unary call with a seat token: rates on "
           f"{spread([m[0] for m in micro], 2)} us, off {spread([m[1] for m in micro], 2)} us; "
