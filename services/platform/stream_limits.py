@@ -134,7 +134,8 @@ class StreamLimits:
         for name in ("per_caller", "anonymous_per_peer", "total", "anonymous_per_client",
                      "calls_per_second", "anonymous_calls_per_second"):
             if getattr(self, name) < 0:
-                raise ValueError(f"stream limit {name} must be 0 (no limit) or more")
+                kind = "call rate" if name.endswith("calls_per_second") else "stream limit"
+                raise ValueError(f"{kind} {name} must be 0 (no limit) or more")
         networks(self.trusted_gateways)  # a ValueError now, not at the first stream
 
 

@@ -150,7 +150,7 @@ def test_settings_set_the_call_rates() -> None:
     assert (limits.calls_per_second, limits.anonymous_calls_per_second) == (7, 0)
     with pytest.raises(ValueError, match="NEON_MAX_CALLS_PER_SECOND '1.5'"):
         load({"NEON_MAX_CALLS_PER_SECOND": "1.5"})
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="call rate calls_per_second must be 0"):
         StreamLimits(calls_per_second=-1)
     assert UNLIMITED.calls_per_second == UNLIMITED.anonymous_calls_per_second == 0
 
