@@ -25,10 +25,17 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
+from services.platform.call_limits import MESSAGE_ANSWERS, CallLimiter, Throttled
 from services.platform.errors import PermissionDenied, ServiceError, Unauthenticated, Unavailable
 from services.platform.logs import bind_contextvars, get_logger
 from services.platform.storehealth import StoreGate, is_store_outage
-from services.platform.stream_limits import CLIENT_METADATA, Refused, StreamLimiter, StreamLimits
+from services.platform.stream_limits import (
+    CLIENT_METADATA,
+    Caller,
+    Refused,
+    StreamLimiter,
+    StreamLimits,
+)
 from services.platform.tokens import Claims, TokenIssuer, bearer
 
 current_claims: contextvars.ContextVar[Claims | None] = contextvars.ContextVar(
@@ -37,9 +44,10 @@ current_claims: contextvars.ContextVar[Claims | None] = contextvars.ContextVar(
 current_client: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "current_client", default=None
 )
-"""The client a trusted gateway named for this stream (x-neon-client, stream_limits.py) when
-the stream is counted against it; None for any other call. A call passed on to another
-service may name this client there (never the caller's own, untrusted x-neon-client)."""
+"""The client a trusted gateway named for this call (x-neon-client, stream_limits.py) when the
+call (a stream, or any call while call rates are on) is counted against it; None for any other
+call. A call passed on to another service may name this client there (never the caller's own,
+untrusted x-neon-client)."""
 
 log = get_logger("grpc")
 
@@ -91,9 +99,13 @@ class KernelInterceptor(grpc.aio.ServerInterceptor):
     def __init__(self, issuer: TokenIssuer | None, limits: StreamLimits | None = None) -> None:
         self._issuer = issuer
         self.store_gate = StoreGate()
-        self.streams = StreamLimiter(limits if limits is not None else StreamLimits())
+        limits = limits if limits is not None else StreamLimits()
+        self.streams = StreamLimiter(limits)
         """Open server-streaming and bidirectional calls, counted and limited per caller and
         in all (stream_limits.py); health and reflection (``/grpc.*``) are not counted."""
+        self.calls = CallLimiter(limits.calls_per_second, limits.anonymous_calls_per_second)
+        """Calls a second per caller (call_limits.py): each unary call, stream opening and
+        message sent on a bidirectional stream; health and reflection are not counted."""
 
     async def intercept_service(
         self,
@@ -164,16 +176,33 @@ class KernelInterceptor(grpc.aio.ServerInterceptor):
         if handler.stream_stream:
             inner_bidi = handler.stream_stream
 
+            answers = MESSAGE_ANSWERS.get(method)
+
             async def exchange(raw_requests: AsyncIterator[bytes],
                                context: grpc.aio.ServicerContext) -> Any:
+                scope = self._call(method, None, context, stream=True, per_message=True)
+
                 async def requests() -> AsyncIterator[Any]:
                     async for raw in raw_requests:
-                        yield await _decode(decode, raw, context)
+                        request = await _decode(decode, raw, context)
+                        if scope.rated:
+                            throttled = scope.take_message()
+                            if throttled is not None:
+                                await scope.refuse_message(throttled)  # raises: the stream ends
+                        yield request
 
-                async with self._call(method, None, context, stream=True) as ok:
-                    if ok:
-                        async for item in inner_bidi(requests(), context):
+                async with scope as ok:
+                    if not ok:
+                        return
+                    if answers is not None and scope.rated:
+                        # a message over the rate is answered in the method's own terms
+                        # (Play: an ActionResult) and the stream goes on
+                        async for item in _answering(inner_bidi, raw_requests, decode, context,
+                                                     scope, answers):
                             yield item
+                        return
+                    async for item in inner_bidi(requests(), context):
+                        yield item
 
             async def bidi(raw_requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> Any:
                 async for item in _in_own_context(exchange(raw_requests, context)):
@@ -185,10 +214,76 @@ class KernelInterceptor(grpc.aio.ServerInterceptor):
         return handler
 
     def _call(self, method: str, request: Any, context: grpc.aio.ServicerContext,
-              stream: bool = False) -> Any:
-        counted = stream and not method.startswith("/grpc.")
+              stream: bool = False, per_message: bool = False) -> Any:
+        """The call's scope; ``per_message``: a bidirectional stream, whose messages are
+        counted toward the call rate (:meth:`_CallScope.take_message`), not its opening."""
+        if method.startswith("/grpc."):
+            return _CallScope(self._issuer, method, request, context)
         return _CallScope(self._issuer, method, request, context,
-                          self.streams if counted else None)
+                          self.streams if stream else None, self.calls if self.calls.enabled else None,
+                          self.streams, per_message)
+
+
+async def _answering(inner_bidi: Any, raw_requests: AsyncIterator[bytes], decode: Any,
+                     context: grpc.aio.ServicerContext, scope: _CallScope,
+                     answers: Any) -> AsyncIterator[Any]:
+    """A bidirectional stream whose messages over the caller's rate are answered with
+    ``answers.answer`` (the method's own refusal of one message) rather than passed on, the
+    stream left open. The handler's items and those answers go out through one queue, in
+    order: a refusal waits for the answers (``answers.is_answer``) of the messages passed on
+    before it, each message after the first being answered once."""
+    out: asyncio.Queue[Any] = asyncio.Queue(maxsize=1)
+    done = object()
+    passed = answered = 0
+    caught_up = asyncio.Condition()
+
+    def in_order() -> bool:  # every message passed on after the first has its answer out
+        return answered >= passed - 1
+
+    async def requests() -> AsyncIterator[Any]:
+        nonlocal passed
+        async for raw in raw_requests:
+            request = await _decode(decode, raw, context)
+            throttled = scope.take_message()
+            if throttled is None:
+                passed += 1
+                yield request
+                continue
+            refusal = answers.answer(request, throttled.reason)
+            if refusal is None:
+                await scope.refuse_message(throttled)  # raises: the stream ends
+            scope.log_throttled(throttled)
+            async with caught_up:
+                await caught_up.wait_for(in_order)
+            await out.put(refusal)
+
+    async def pump() -> None:
+        nonlocal answered
+        try:
+            async for item in inner_bidi(requests(), context):
+                await out.put(item)
+                if answers.is_answer(item):
+                    async with caught_up:
+                        answered += 1
+                        caught_up.notify_all()
+            await out.put(done)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as err:  # noqa: BLE001 - raised again by the stream's own task
+            await out.put(err)
+
+    pumping = asyncio.create_task(pump())
+    try:
+        while True:
+            item = await out.get()
+            if item is done:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        pumping.cancel()
+        await asyncio.gather(pumping, return_exceptions=True)
 
 
 async def _in_own_context(generator: AsyncIterator[Any]) -> AsyncIterator[Any]:
@@ -262,12 +357,21 @@ class _CallScope:
 
     def __init__(
         self, issuer: TokenIssuer | None, method: str, request: Any, context: grpc.aio.ServicerContext,
-        limiter: StreamLimiter | None = None,
+        limiter: StreamLimiter | None = None, calls: CallLimiter | None = None,
+        callers: StreamLimiter | None = None, per_message: bool = False,
     ) -> None:
         self.issuer, self.method, self.request, self.context = issuer, method, request, context
         self.limiter = limiter
+        self.calls = calls
+        """The call rates (None: not counted: health, reflection, or no rate set)."""
+        self.callers = callers
+        """Who the caller is (:meth:`StreamLimiter.caller`, its trusted gateways)."""
+        self.per_message = per_message
         self.slot: tuple[str, ...] | None = None
         self.holding = False
+        self.caller: Caller | None = None
+        self.rated = False
+        """Whether this caller's messages count toward its rate (a bidirectional stream)."""
 
     async def __aenter__(self) -> bool:
         metadata = self.context.invocation_metadata()
@@ -302,10 +406,22 @@ class _CallScope:
                 f"the token could not be verified (request id {request_id})"))
             return False
         current_claims.set(claims)
+        if self.calls is not None and self.callers is not None:
+            caller = self.caller = self._caller(claims, metadata)
+            if caller.kind == "client":  # a call passed on names it (replicas.py): counted
+                current_client.set(caller.key[-1])  # against that client there too
+            if self.calls.limits(caller):
+                if self.per_message:
+                    self.rated = True
+                else:
+                    throttled = self.calls.take(caller)
+                    if throttled is not None:
+                        self.log_throttled(throttled)
+                        await self.context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                                 throttled.reason, throttled.trailers)
+                        return False
         if self.limiter is not None:
-            # a gateway's client (x-neon-client) counts only from a trusted gateway's peer
-            caller = self.limiter.caller(claims, self.context.peer(),
-                                         _metadata_value(metadata, CLIENT_METADATA))
+            caller = self.caller or self._caller(claims, metadata)
             if caller.kind == "client":
                 current_client.set(caller.key[-1])
             try:
@@ -320,6 +436,31 @@ class _CallScope:
             # gives the slot back, runs however the stream ends
             self.holding = True
         return True
+
+    def _caller(self, claims: Claims | None, metadata: Any) -> Caller:
+        assert self.callers is not None
+        if claims is not None:  # the token says who: no peer to read
+            return self.callers.caller(claims, None)
+        # a gateway's client (x-neon-client) counts only from a trusted gateway's peer
+        return self.callers.caller(None, self.context.peer(),
+                                   _metadata_value(metadata, CLIENT_METADATA))
+
+    def take_message(self) -> Throttled | None:
+        """Count one message of a bidirectional stream toward its caller's rate."""
+        assert self.calls is not None and self.caller is not None
+        return self.calls.take(self.caller)
+
+    def log_throttled(self, throttled: Throttled) -> None:
+        # the key (a player id, a host) is not logged; the method is bound
+        assert self.caller is not None
+        log.info("call refused", code="RESOURCE_EXHAUSTED", limit=throttled.limit,
+                 caller=self.caller.kind, retry_after_ms=throttled.retry_after_ms)
+
+    async def refuse_message(self, throttled: Throttled) -> None:
+        """End the stream for a message over the rate that the method has no answer for."""
+        self.log_throttled(throttled)
+        await self.context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, throttled.reason,
+                                 throttled.trailers)
 
     def _release(self) -> None:
         if self.holding and self.limiter is not None:
@@ -377,6 +518,8 @@ class ServerHandle:
         self.stopping = False
         self.store_gate: StoreGate | None = None
         self.streams: StreamLimiter | None = None
+        self.calls: CallLimiter | None = None
+        """The kernel's call rates (call_limits.py)."""
         self.metrics: Any = None
         """The server's metrics interceptor (a metrics.GrpcMetrics), or None: none installed."""
 
@@ -438,6 +581,7 @@ async def start_server(
     handle = ServerHandle(server, health, port, service_names)
     handle.store_gate = kernel.store_gate
     handle.streams = kernel.streams
+    handle.calls = kernel.calls
     handle.metrics = meter
     await handle.set_serving(True)
     return handle

@@ -15,8 +15,9 @@ It knows the rules protos and no game. Per seat:
 
 Answers: ABORTED (the match moved first) refreshes and chooses again; UNAVAILABLE,
 DEADLINE_EXCEEDED and a refusal over the open-stream limits (RESOURCE_EXHAUSTED "too many open
-streams...") back off and resend the same command; any other RESOURCE_EXHAUSTED (a message
-larger than the server takes) fails at once with the server's reason; FAILED_PRECONDITION on a finished
+streams...") back off and resend the same command, and so does one over the call rate
+("too many calls ...", after the ``retry-after-ms`` it names); any other RESOURCE_EXHAUSTED (a
+message larger than the server takes) fails at once with the server's reason; FAILED_PRECONDITION on a finished
 match ends the loop with the outcome; an action refused at an unchanged version raises
 :class:`ActionRefused` (or goes to ``on_refused``, and ``choose`` is asked again).
 """
@@ -50,15 +51,35 @@ many open streams for this caller (64); close one first", "... without a token f
 address ...", "this server has too many open streams (20000); try again later"): the one
 RESOURCE_EXHAUSTED that passes once streams close. Any other (a message larger than the
 server takes, ...) fails the same way every time."""
+CALL_RATE = "too many calls from "
+"""The words of the servers' call rate limits (services/platform/call_limits.py: "too many
+calls from this seat: at most 200 a second (burst 400); try again in 5 ms"): the
+RESOURCE_EXHAUSTED that passes after the wait its ``retry-after-ms`` trailer names."""
 
 
 def transient(err: grpc.aio.AioRpcError) -> bool:
     """Whether a failed call may succeed if sent again unchanged: the service did not answer
-    (UNAVAILABLE, DEADLINE_EXCEEDED) or refused a stream over its open-stream limits."""
+    (UNAVAILABLE, DEADLINE_EXCEEDED), refused a stream over its open-stream limits or a call
+    over its caller's rate."""
     code = err.code()
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
-        return STREAM_SLOTS in (err.details() or "")
+        details = err.details() or ""
+        return STREAM_SLOTS in details or details.startswith(CALL_RATE)
     return code in TRANSIENT
+
+
+def retry_after(err: grpc.aio.AioRpcError) -> float:
+    """The seconds a refusal over the call rate asks to wait (its ``retry-after-ms``
+    trailer, at most 10 s); 0 for any other failure."""
+    if err.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return 0.0
+    try:
+        for key, value in err.trailing_metadata() or ():
+            if key == "retry-after-ms":
+                return min(10.0, max(0, int(value)) / 1000)
+    except (TypeError, ValueError):
+        pass
+    return 0.0
 REFUSED = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT,
            grpc.StatusCode.ALREADY_EXISTS)
 
@@ -204,6 +225,7 @@ class _Follower:
                         log.info("watch stopped", match_id=self.match_id, code=err.code().name,
                                  reason=err.details())
                         return
+                    await asyncio.sleep(retry_after(err))
                 finally:
                     call.cancel()
                 await asyncio.sleep(backoff)
@@ -268,6 +290,12 @@ class _Seat:
                 return await getattr(self.stub, name)(
                     request, metadata=call_metadata(self.token), timeout=self.call_timeout)
             except grpc.aio.AioRpcError as err:
+                wait = retry_after(err)
+                if wait:  # over the call rate: the server says when, no backoff to grow
+                    if time.monotonic() + wait > give_up:
+                        raise
+                    await asyncio.sleep(wait)
+                    continue
                 if not transient(err) or time.monotonic() + backoff > give_up:
                     raise
                 log.info("rules call failed, retrying", call=name, match_id=self.match_id,

@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from services.platform.stream_limits import (
+    DEFAULT_ANONYMOUS_CALLS_PER_SECOND,
     DEFAULT_ANONYMOUS_PER_CLIENT,
     DEFAULT_ANONYMOUS_PER_PEER,
+    DEFAULT_CALLS_PER_SECOND,
     DEFAULT_PER_CALLER,
     DEFAULT_TOTAL,
     StreamLimits,
@@ -155,11 +157,22 @@ class Settings:
     as the gateway's host (platform/stream_limits.py); anyone else's is ignored. Set but empty:
     nobody's. Unset (None): nobody's, except that the one-process backend (``neon up``,
     cli/backend.py), whose gateway runs beside it, trusts loopback."""
+    max_calls_per_second: int = DEFAULT_CALLS_PER_SECOND
+    """NEON_MAX_CALLS_PER_SECOND: calls a second (unary calls, stream openings, each message
+    sent on a Play stream) one seat or player token may make on one service process, with
+    bursts of twice that; the same for each client a trusted gateway names. Organiser and
+    service tokens are not limited (platform/call_limits.py). Past it a call is
+    RESOURCE_EXHAUSTED with ``retry-after-ms``. 0: no limit."""
+    max_anonymous_calls_per_second: int = DEFAULT_ANONYMOUS_CALLS_PER_SECOND
+    """NEON_MAX_ANONYMOUS_CALLS_PER_SECOND: calls a second without a token from one host (a
+    gateway or a NAT carries many people), bursts of twice that. 0: no limit."""
 
     def stream_limits(self) -> StreamLimits:
+        """The kernel interceptor's limits: open streams and call rates."""
         return StreamLimits(self.max_streams_per_caller, self.max_anonymous_streams_per_peer,
                             self.max_streams, self.max_anonymous_streams_per_client,
-                            self.trusted_gateways or ())
+                            self.trusted_gateways or (), self.max_calls_per_second,
+                            self.max_anonymous_calls_per_second)
 
     @property
     def metrics_bind_host(self) -> str:
@@ -289,6 +302,12 @@ def load(environ: dict[str, str] | None = None) -> Settings:
         max_streams=limit_from_env(e, "NEON_MAX_STREAMS", DEFAULT_TOTAL),
         max_anonymous_streams_per_client=limit_from_env(
             e, "NEON_MAX_ANONYMOUS_STREAMS_PER_CLIENT", DEFAULT_ANONYMOUS_PER_CLIENT),
+        max_calls_per_second=limit_from_env(e, "NEON_MAX_CALLS_PER_SECOND",
+                                            DEFAULT_CALLS_PER_SECOND,
+                                            "a whole number of calls a second, 0 for no limit"),
+        max_anonymous_calls_per_second=limit_from_env(
+            e, "NEON_MAX_ANONYMOUS_CALLS_PER_SECOND", DEFAULT_ANONYMOUS_CALLS_PER_SECOND,
+            "a whole number of calls a second, 0 for no limit"),
         trusted_gateways=(parse_networks(e["NEON_TRUSTED_GATEWAYS"], "NEON_TRUSTED_GATEWAYS")
                           if "NEON_TRUSTED_GATEWAYS" in e else None),
         metrics_port=int(e["NEON_METRICS_PORT"]) if e.get("NEON_METRICS_PORT", "").strip() else None,

@@ -44,6 +44,16 @@ DEFAULT_ANONYMOUS_PER_PEER = 1024
 DEFAULT_ANONYMOUS_PER_CLIENT = 64
 """As the gateway's own NEON_GATEWAY_MAX_STREAMS_PER_CLIENT."""
 DEFAULT_TOTAL = 20_000
+DEFAULT_CALLS_PER_SECOND = 200
+"""NEON_MAX_CALLS_PER_SECOND's default (call_limits.py): per seat or player token, and per
+client of a trusted gateway, with bursts of twice that. A person makes a few calls a second;
+the repo's busiest client, ``neon play`` with bots only (playing.play_table: a GetView per
+step on one seat), measured 220-270 calls a second on its busiest seat for a few seconds
+(Neon, Neon Knights 2086; 2 cores), 500 in two seconds: the burst takes that, and a faster
+client is slowed to the rate (playing.py waits the ``retry-after-ms``), not failed
+(docs/ACCESS.md "Call rate limits")."""
+DEFAULT_ANONYMOUS_CALLS_PER_SECOND = 1000
+"""NEON_MAX_ANONYMOUS_CALLS_PER_SECOND's default: per host calling without a token."""
 
 CLIENT_METADATA = "x-neon-client"
 """The gRPC metadata a gateway names its HTTP client in (the address it counts the client
@@ -114,15 +124,22 @@ class StreamLimits:
     trusted_gateways: tuple[str, ...] = ()
     """NEON_TRUSTED_GATEWAYS: addresses or networks whose peers' :data:`CLIENT_METADATA` is
     taken (empty: nobody's)."""
+    calls_per_second: int = DEFAULT_CALLS_PER_SECOND
+    """NEON_MAX_CALLS_PER_SECOND: calls a second of one seat or player token, or of one client
+    of a trusted gateway (call_limits.py), with bursts of twice that."""
+    anonymous_calls_per_second: int = DEFAULT_ANONYMOUS_CALLS_PER_SECOND
+    """NEON_MAX_ANONYMOUS_CALLS_PER_SECOND: calls a second without a token from one host."""
 
     def __post_init__(self) -> None:
-        for name in ("per_caller", "anonymous_per_peer", "total", "anonymous_per_client"):
+        for name in ("per_caller", "anonymous_per_peer", "total", "anonymous_per_client",
+                     "calls_per_second", "anonymous_calls_per_second"):
             if getattr(self, name) < 0:
-                raise ValueError(f"stream limit {name} must be 0 (no limit) or more")
+                kind = "call rate" if name.endswith("calls_per_second") else "stream limit"
+                raise ValueError(f"{kind} {name} must be 0 (no limit) or more")
         networks(self.trusted_gateways)  # a ValueError now, not at the first stream
 
 
-UNLIMITED = StreamLimits(0, 0, 0, 0)
+UNLIMITED = StreamLimits(0, 0, 0, 0, calls_per_second=0, anonymous_calls_per_second=0)
 
 
 @dataclass(frozen=True)
