@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import re
 import struct
 import zlib
@@ -18,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import grpc
+
+from services.platform.call_limits import RETRY_AFTER_METADATA
 
 FLAG_COMPRESSED = 0x01
 FLAG_END_STREAM = 0x02
@@ -75,7 +78,20 @@ class ConnectError(Exception):
             ref = f" (request id {request_id})" if request_id else ""
             details = (f"{what} does not answer; try again shortly{ref}" if code == "unavailable"
                        else f"{what} failed{ref}")
-        return cls(code, details)
+        after = retry_after(err) if code == "resource_exhausted" else None
+        return cls(code, details, headers=(("Retry-After", after),) if after else ())
+
+
+def retry_after(err: grpc.aio.AioRpcError) -> str | None:
+    """A call the upstream refused over its caller's rate (platform/call_limits.py: trailing
+    metadata ``retry-after-ms``) as HTTP's Retry-After, whole seconds rounded up; None when
+    the refusal carries no such wait."""
+    try:
+        trailers = dict(err.trailing_metadata() or ())
+        wait_ms = int(str(trailers.get(RETRY_AFTER_METADATA, "")))
+    except (TypeError, ValueError):
+        return None
+    return str(max(1, math.ceil(wait_ms / 1000))) if wait_ms >= 0 else None
 
 
 INTERNAL_CODES = {"unavailable", "unknown", "internal", "data_loss", "canceled",

@@ -276,3 +276,34 @@ async def test_the_repos_players_wait_out_the_rate_and_finish_their_match(slow: 
         assert view.status == rules_pb2.MATCH_STATUS_ENDED
     finally:
         await rules.close()
+
+
+async def test_through_the_gateway_a_call_over_the_rate_is_429_with_retry_after(
+        rated: Backend) -> None:
+    """A web client flooding a seat's view through the HTTP/JSON gateway: the rules service's
+    RESOURCE_EXHAUSTED reaches it as HTTP 429 with the wait in `Retry-After` (whole seconds,
+    rounded up), which HTTP clients and browsers read (the gateway dropped the trailing
+    retry-after-ms, so a client had only the words to go by)."""
+    import aiohttp
+
+    from tests.support.gateway import gateway_for
+
+    rules = Rules(rated)
+    try:
+        match_id, seats = await rules.new_match()
+        async with gateway_for(rated) as gateway, aiohttp.ClientSession() as http:
+            url = f"{gateway.url}/games/toy/neon.rules.v1.RulesService/GetView"
+            headers = {"Authorization": f"Bearer {seats[0]}"}
+            for _ in range(100):
+                async with http.post(url, json={"matchId": match_id}, headers=headers) as r:
+                    if r.status == 200:
+                        continue
+                    body, after = await r.json(), r.headers.get("Retry-After")
+                    break
+            else:
+                pytest.fail("100 calls through the gateway were all served")
+        assert r.status == 429 and body["code"] == "resource_exhausted", body
+        assert body["message"].startswith(SEAT_REASON), body
+        assert after is not None and int(after) >= 1, r.headers
+    finally:
+        await rules.close()
