@@ -186,6 +186,9 @@ def project(record: dict[str, Any], viewer: int | None) -> dict[str, Any]:
             out["decision"] = record.get("decision", "")
             if not record.get("hidden") or viewer == record["seat"]:
                 out["action"] = copy.deepcopy(record["action"])
+            for field, _ in SERVICE_COMMANDS.values():  # the clock acted: public, as clocks are
+                if field in record:
+                    out[field] = record[field]
         if viewer is not None:
             out["state_hash"] = record.get("state_hash", "")
     elif kind == "MatchEnded":

@@ -102,6 +102,8 @@ class Narrator:
                     out.append(engine_event["kind"])
         if not out and event.get("type") == "ActionAccepted":
             out.append(self.action_text(event))
+        if event.get("type") == "ActionAccepted" and (why := _for_the_seat(event)):
+            out.insert(0, why)
         return out
 
     def action_text(self, event: dict[str, Any]) -> str:
@@ -116,6 +118,20 @@ class Narrator:
             except Exception:  # its words need the view of the moment: the decision's
                 words = ""
         return f"seat {seat}: {words or str(event.get('decision') or 'an action').replace('_', ' ')}"
+
+
+def _for_the_seat(event: dict[str, Any]) -> str:
+    """Why the service acted for the seat of an ActionAccepted (records.SERVICE_COMMANDS, in
+    its projection), in words; "" for a seat's own action. A forfeit is the engine's
+    resignation, whose own words say "resigned": this line says the clock made it."""
+    seat, timeout = event.get("seat", -1), event.get("timeout")
+    if timeout == "forfeit":
+        return f"seat {seat} ran out of time too often: the clock forfeits the match for it"
+    if timeout is True:
+        return f"seat {seat}'s time ran out: the clock played its decision's default"
+    if event.get("by") == "bot":
+        return f"a bot plays for seat {seat} (its time ran out)"
+    return ""
 
 
 def decision_message(d: Decision) -> rules_pb2.Decision:

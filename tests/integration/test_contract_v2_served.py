@@ -314,4 +314,19 @@ async def test_after_repeated_timeouts_the_seat_forfeits_or_a_bot_takes_over(
         assert by_bot, "no bot took over a seat"
         assert all(len([r for r in timeouts if r["seat"] == s]) == 2 for s in {r["seat"] for r in by_bot})
     assert verify_export(export, engine=duel.ENGINE).ok
+    # a spectator's stream says the clock made those actions, first, in words
+    said = {}
+    async for message in client.watch(match_id):
+        said[message.event.version] = list(message.event.text)
+        if message.event.type == "MatchSealed":
+            break
+    for r in records:
+        if r.get("timeout") is True:
+            assert said[r["n"]][0] == (f"seat {r['seat']}'s time ran out: the clock played its "
+                                       "decision's default"), said[r["n"]]
+        elif r.get("timeout") == "forfeit":
+            assert said[r["n"]][0] == (f"seat {r['seat']} ran out of time too often: the clock "
+                                       "forfeits the match for it"), said[r["n"]]
+        elif r.get("by") == "bot":
+            assert said[r["n"]][0] == f"a bot plays for seat {r['seat']} (its time ran out)"
     await client.close()

@@ -60,3 +60,30 @@ def test_a_hidden_answer_is_named_by_its_decision_to_others_and_in_full_to_its_s
     assert narrator.texts(project(record, 0), 0) == ["seat 1: fan bet"]
     own = narrator.texts(project(record, 1), 1)
     assert own and own != ["seat 1: fan bet"], own
+
+
+@pytest.mark.parametrize("extra,line", [
+    ({"timeout": True}, "seat 1's time ran out: the clock played its decision's default"),
+    ({"timeout": "forfeit"},
+     "seat 1 ran out of time too often: the clock forfeits the match for it"),
+    ({"by": "bot"}, "a bot plays for seat 1 (its time ran out)"),
+    ({}, None),
+])
+def test_an_action_the_clock_made_says_so_first_to_everyone(extra: dict, line: str | None) -> None:
+    """The service's own actions for a seat (a timeout's default, the forfeit after repeated
+    timeouts, a bot after them) are public, as the clocks are: the projection carries the
+    record's mark and the text says it first (a forfeit read only "seat 1 resigned", the
+    engine's words for the resignation the clock makes)."""
+    narrator = Narrator("neon-reign")
+    record = {"type": "ActionAccepted", "match_id": "m", "n": 9, "hash": "h", "seat": 1,
+              "decision": "turn", "hidden": False, "action": {"type": "resign"},
+              "events": [{"kind": "resigned", "data": {"seat": 1}, "visible_to": None}],
+              "state_hash": "s", "draws": [], **extra}
+    for viewer in (None, 0, 1):
+        seen = project(record, viewer)
+        assert {k: seen[k] for k in extra} == extra
+        texts = narrator.texts(seen, viewer)
+        if line is None:
+            assert all("time ran out" not in t and "clock" not in t for t in texts), texts
+        else:
+            assert texts[0] == line and len(texts) == 2, texts
