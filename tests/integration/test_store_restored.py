@@ -1,0 +1,259 @@
+"""A store restored from a backup while NATS JetStream (the stream, the relays' positions,
+the consumers) was not: real gRPC, real NATS JetStream, the SQLite stores of a backend
+stopped, its rules store put back as an earlier copy, and started again.
+
+The restored rules store numbers its new events from where the backup ended, below the ids
+its outbox relay had published already. Before the fix the relay resumed from its saved
+position (beyond the restored store's end), so the new events up to it were never
+published, and had they been, JetStream would have dropped them within its duplicate window
+as repeats of the message ids of the events the backup lost: a new match's result never
+reached scoring, with no word in any log.
+
+Scoring's store restored (test_scoring.py, "restored_from_a_backup") and the tournament's
+(test_tournament_results_consumer.py) are covered where their consumers are tested.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import sqlite3
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import grpc
+import pytest
+
+from services.cli.backend import Backend, start_backend
+from services.cli.client import RulesClient
+from services.genproto.neon.scoring.v1.scoring_pb2_grpc import ScoringServiceStub
+from services.platform import bus
+from services.platform.grpc_kit import channel
+from services.platform.settings import Settings
+from tests.integration.conftest import make_settings
+from tests.integration.test_outbox_poison import Note, Notes
+from tests.integration.test_outbox_stream_lost import Place
+from tests.integration.test_rules_host_toy import play_to_end
+from tests.integration.test_scoring import delete_consumers
+from tests.integration.test_scoring_backend import _result
+from tests.support import toy
+
+pytestmark = pytest.mark.timeout(240)
+
+
+async def _started(settings: Settings) -> Backend:
+    return await start_backend(settings, games=[], embedded_nats=False,
+                               engines={"toy": toy.ENGINE}, scoring=True)
+
+
+async def _played(backend: Backend, match_id: str) -> None:
+    client = RulesClient(backend.address("rules-toy"))
+    try:
+        created = await client.create(backend.organiser_token(), match_id=match_id, mode="race",
+                                      seats=2)
+        await play_to_end(client, match_id, {t.seat: t.token for t in created.seat_tokens})
+    finally:
+        await client.close()
+
+
+async def _scored(backend: Backend, match_id: str, timeout: float = 20) -> Any:
+    ch = channel(backend.address("scoring"))
+    try:  # _result asks only the stub
+        return await _result(SimpleNamespace(stub=ScoringServiceStub(ch)), match_id, timeout)
+    finally:
+        await ch.close()
+
+
+def _copy_store(source: Path, target: Path) -> None:
+    """A consistent copy of an SQLite store (the online backup API, as ``sqlite3 .backup``)."""
+    for suffix in ("-wal", "-shm"):
+        Path(f"{target}{suffix}").unlink(missing_ok=True)
+    with contextlib.closing(sqlite3.connect(source)) as src, \
+            contextlib.closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
+
+
+async def test_a_rules_store_restored_from_a_backup_publishes_its_new_results(
+        tmp_path: Path, nats_url: str) -> None:
+    settings = make_settings(tmp_path, nats_url)
+    store = settings.sqlite_path("rules-toy")
+    backup = tmp_path / "backup.sqlite"
+    run = uuid.uuid4().hex[:8]
+    kept, lost, new = f"kept-{run}", f"lost-{run}", f"new-{run}"
+    durables: set[str] = set()
+    backend = await _started(settings)
+    try:
+        durables.add(backend.services["scoring"].extra["consumer"].durable)
+        await _played(backend, kept)
+        await _scored(backend, kept)
+        _copy_store(store, backup)  # last night's backup
+        await _played(backend, lost)  # and more played after it
+        await _played(backend, f"{lost}-2")
+        await _scored(backend, f"{lost}-2")
+    finally:
+        await backend.stop(1)
+
+    shutil.copyfile(backup, store)  # the disk lost: the rules store put back from the backup
+    for suffix in ("-wal", "-shm"):
+        Path(f"{store}{suffix}").unlink(missing_ok=True)
+    backend = await _started(settings)
+    try:
+        durables.add(backend.services["scoring"].extra["consumer"].durable)
+        client = RulesClient(backend.address("rules-toy"))
+        try:
+            with pytest.raises(grpc.aio.AioRpcError) as missing:
+                await client.view(lost)
+            assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+            assert (await client.view(kept)).outcome_json
+        finally:
+            await client.close()
+        assert (await _scored(backend, lost)).match_id == lost  # scored before: kept
+        await _played(backend, new)
+        assert (await _scored(backend, new)).match_id == new, "the new result never came"
+        relay = backend.services["rules-toy"].extra["relay"]
+        app = backend.services["rules-toy"].extra["app"]
+        await relay.drain()
+        assert relay.position == await asyncio.to_thread(app.recorder.max_notification_id)
+    finally:
+        await backend.stop(1)
+        await delete_consumers(nats_url, durables)
+
+
+class Restorable(Place):
+    """A Place (test_outbox_stream_lost.py) whose notes are an SQLite store on disk, to be
+    backed up and put back."""
+
+    def __init__(self, js: Any, namespace: str, path: Path) -> None:
+        super().__init__(js, namespace)
+        self.path = path
+        self.app = self._open()
+        self.tokens: list[str] = []
+
+    def _open(self) -> Notes:
+        return Notes(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                          "SQLITE_DBNAME": str(self.path)})
+
+    def write_tokens(self, *tokens: str) -> None:
+        for token in tokens:
+            self.app.save(Note(token))
+            self.tokens.append(token)
+
+    def backup(self) -> Path:
+        copy = self.path.with_name(f"backup-{uuid.uuid4().hex[:6]}.sqlite")
+        with contextlib.closing(sqlite3.connect(copy)) as dst:
+            src = sqlite3.connect(self.path)
+            with contextlib.closing(src):
+                src.backup(dst)
+        return copy
+
+    def restore(self, copy: Path, live: bool = False) -> None:
+        """Put ``copy`` back: the store stopped and its file replaced, or (``live``) written
+        over in place under the running store, as a point-in-time restore of a database."""
+        if live:
+            with contextlib.closing(sqlite3.connect(copy)) as src, \
+                    contextlib.closing(sqlite3.connect(self.path)) as dst:
+                src.backup(dst)
+            return
+        self.app.close()
+        _copy_store(copy, self.path)
+        self.app = self._open()
+
+
+@pytest.fixture
+async def restorable(nats_client: Any, tmp_path: Path) -> AsyncIterator[Restorable]:
+    namespace = f"rs{uuid.uuid4().hex[:10]}"
+    js = nats_client.jetstream()  # type: ignore[attr-defined]
+    try:
+        yield Restorable(js, namespace, tmp_path / "notes.sqlite")
+    finally:
+        for delete, name in ((js.delete_stream, bus.stream_name(namespace)),
+                             (js.delete_key_value, bus.positions_bucket(namespace))):
+            try:
+                await delete(name)
+            except Exception:  # already gone
+                pass
+
+
+async def test_a_store_restored_before_start_publishes_its_new_events(
+        restorable: Restorable) -> None:
+    place = restorable
+    relay = place.relay()
+    await relay.start()
+    place.write_tokens("a1", "a2", "a3")
+    await relay.drain()
+    copy = place.backup()
+    place.write_tokens("lost1", "lost2", "lost3")
+    await relay.drain()
+    await relay.stop()
+
+    place.restore(copy)
+    again = place.relay()
+    await again.start()
+    try:
+        place.write_tokens("new1", "new2")
+        await again.drain()
+        assert await place.in_stream() == ["a1", "a2", "a3", "lost1", "lost2", "lost3",
+                                           "new1", "new2"]
+        assert again.position == place.app.recorder.max_notification_id()
+    finally:
+        await again.stop()
+
+    after = place.relay()  # a restart carries on in the new epoch: nothing sent again
+    await after.start()
+    try:
+        place.write_tokens("new3")
+        await after.drain()
+        assert after.sent == 1
+        assert (await place.in_stream())[-3:] == ["new1", "new2", "new3"]
+    finally:
+        await after.stop()
+
+
+async def test_a_store_restored_under_the_running_relay_publishes_its_new_events(
+        restorable: Restorable) -> None:
+    """A point-in-time restore of the database while the service runs: the relay notices at
+    its next look (every STREAM_CHECK seconds; 0 here)."""
+    place = restorable
+    relay = place.relay()
+    await relay.start()
+    try:
+        place.write_tokens("a1", "a2")
+        await relay.drain()
+        copy = place.backup()
+        place.write_tokens("lost1", "lost2", "lost3")
+        await relay.drain()
+        place.restore(copy, live=True)
+        place.write_tokens("new1")
+        await relay.drain()
+        assert await place.in_stream() == ["a1", "a2", "lost1", "lost2", "lost3", "new1"]
+    finally:
+        await relay.stop()
+
+
+async def test_a_restored_store_grown_past_the_old_position_is_noticed(
+        restorable: Restorable) -> None:
+    """More events stored after the restore than the backup lost, before the relay looked:
+    the saved position is inside the store again, but at another event."""
+    place = restorable
+    relay = place.relay()
+    await relay.start()
+    place.write_tokens("a1", "a2")
+    await relay.drain()
+    copy = place.backup()
+    place.write_tokens("lost1")
+    await relay.drain()
+    await relay.stop()
+
+    place.restore(copy)
+    place.write_tokens("new1", "new2", "new3")
+    again = place.relay()
+    await again.start()
+    try:
+        await again.drain()
+        assert await place.in_stream() == ["a1", "a2", "lost1", "new1", "new2", "new3"]
+    finally:
+        await again.stop()
