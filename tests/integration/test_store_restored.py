@@ -31,6 +31,7 @@ import pytest
 from services.cli.backend import Backend, start_backend
 from services.cli.client import RulesClient
 from services.genproto.neon.scoring.v1.scoring_pb2_grpc import ScoringServiceStub
+from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 from services.platform import bus
 from services.platform.grpc_kit import channel
 from services.platform.settings import Settings
@@ -257,3 +258,64 @@ async def test_a_restored_store_grown_past_the_old_position_is_noticed(
         assert await place.in_stream() == ["a1", "a2", "lost1", "new1", "new2", "new3"]
     finally:
         await again.stop()
+
+
+async def test_a_tournament_store_restored_to_before_its_round_pairs_it_again_and_completes_it(
+        tmp_path: Path, nats_url: str) -> None:
+    """The tournament's store put back as it was before a round was paired, while the
+    round's matches ran on in the rules service: NextRound pairs the round again (the same
+    tables, the same match ids), the rules service answers the existing matches, and the
+    results, already published, are found on the stream: the round completes once."""
+    from services.cli.tournament_commands import (
+        TournamentClient,
+        format_json,
+        play_round_as,
+        wait_round_complete,
+    )
+
+    settings = make_settings(tmp_path, nats_url)
+    store = settings.sqlite_path("tournament")
+    backup = tmp_path / "tournament-backup.sqlite"
+    names = [f"p{i}" for i in range(4)]
+    tid = f"restored_{uuid.uuid4().hex[:6]}"
+
+    async def up() -> tuple[Backend, TournamentClient, str, dict[str, str]]:
+        b = await start_backend(settings, games=["neon-reign"], embedded_nats=False,
+                                tournament=True)
+        issue = b.issuer.issue
+        return (b, TournamentClient(b.address("tournament")),
+                issue("organiser", "*", player="organiser", ttl=3600),
+                {n: issue("player", "*", player=n, ttl=3600) for n in names})
+
+    backend, client, organiser, tokens = await up()
+    rules: dict[str, RulesClient] = {}
+    try:
+        await client.call("CreateTournament", organiser, tournament_id=tid, game="neon-reign",
+                          mode="single", format_json=format_json("swiss", 2))
+        await client.call("OpenRegistration", organiser, tournament_id=tid)
+        for n in names:
+            await client.call("Register", organiser, tournament_id=tid, player_id=n)
+        await client.call("StartTournament", organiser, tournament_id=tid)
+        _copy_store(store, backup)  # the backup: started, no round paired
+        first = (await client.call("NextRound", organiser, tournament_id=tid)).round
+        await asyncio.gather(*(play_round_as(client, rules, tokens[n], tid, n) for n in names))
+        await wait_round_complete(client, tid, 1, 60)
+    finally:
+        await client.close()
+        for rc in rules.values():
+            await rc.close()
+        rules.clear()
+        await backend.stop(1)
+
+    shutil.copyfile(backup, store)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{store}{suffix}").unlink(missing_ok=True)
+    backend, client, organiser, tokens = await up()
+    try:
+        again = (await client.call("NextRound", organiser, tournament_id=tid)).round
+        assert [list(t.seats) for t in again.tables] == [list(t.seats) for t in first.tables]
+        done = await wait_round_complete(client, tid, 1, 60)
+        assert all(t.status == pb.TABLE_STATUS_DONE for t in done.tables)
+    finally:
+        await client.close()
+        await backend.stop(1)
