@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
 import sqlite3
 import uuid
@@ -125,16 +126,23 @@ async def test_a_rules_store_restored_from_a_backup_publishes_its_new_results(
 
 
 class Restorable(Place):
-    """A Place (test_outbox_stream_lost.py) whose notes are an SQLite store on disk, to be
-    backed up and put back."""
+    """A Place (test_outbox_stream_lost.py) whose notes are a store on disk, SQLite or a
+    PostgreSQL schema, to be backed up and put back."""
 
-    def __init__(self, js: Any, namespace: str, path: Path) -> None:
+    def __init__(self, js: Any, namespace: str, path: Path, schema: str = "") -> None:
         super().__init__(js, namespace)
-        self.path = path
+        self.path, self.schema = path, schema
         self.app = self._open()
         self.tokens: list[str] = []
 
     def _open(self) -> Notes:
+        if self.schema:
+            from services.platform.store import eventsourcing_env
+
+            settings = make_settings(self.path.parent, "", "postgres",
+                                     database_url=os.environ["DATABASE_URL"],
+                                     postgres_schema=self.schema)
+            return Notes(env=eventsourcing_env(settings, "notes"))
         return Notes(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite",
                           "SQLITE_DBNAME": str(self.path)})
 
@@ -143,7 +151,9 @@ class Restorable(Place):
             self.app.save(Note(token))
             self.tokens.append(token)
 
-    def backup(self) -> Path:
+    def backup(self) -> Any:
+        if self.schema:  # a point in time: the last notification id (and the id sequence's)
+            return self.app.recorder.max_notification_id()
         copy = self.path.with_name(f"backup-{uuid.uuid4().hex[:6]}.sqlite")
         with contextlib.closing(sqlite3.connect(copy)) as dst:
             src = sqlite3.connect(self.path)
@@ -151,26 +161,42 @@ class Restorable(Place):
                 src.backup(dst)
         return copy
 
-    def restore(self, copy: Path, live: bool = False) -> None:
-        """Put ``copy`` back: the store stopped and its file replaced, or (``live``) written
-        over in place under the running store, as a point-in-time restore of a database."""
+    def restore(self, backup: Any, live: bool = False) -> None:
+        """Put ``backup`` back: the store stopped and restored, or (``live``) restored in
+        place under the running store, as a point-in-time restore of a database."""
+        if self.schema:
+            import psycopg
+
+            table = f'"{self.schema}".{self.app.recorder.events_table_name.rpartition(".")[2]}'
+            with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True) as conn:
+                conn.execute(f"DELETE FROM {table} WHERE notification_id > %s", (backup,))
+                conn.execute("SELECT setval(pg_get_serial_sequence(%s, 'notification_id'), %s)",
+                             (table, backup))
+            if not live:
+                self.app.close()
+                self.app = self._open()
+            return
         if live:
-            with contextlib.closing(sqlite3.connect(copy)) as src, \
+            with contextlib.closing(sqlite3.connect(backup)) as src, \
                     contextlib.closing(sqlite3.connect(self.path)) as dst:
                 src.backup(dst)
             return
         self.app.close()
-        _copy_store(copy, self.path)
+        _copy_store(backup, self.path)
         self.app = self._open()
 
 
-@pytest.fixture
-async def restorable(nats_client: Any, tmp_path: Path) -> AsyncIterator[Restorable]:
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def restorable(nats_client: Any, tmp_path: Path,
+                     request: pytest.FixtureRequest) -> AsyncIterator[Restorable]:
     namespace = f"rs{uuid.uuid4().hex[:10]}"
     js = nats_client.jetstream()  # type: ignore[attr-defined]
+    schema = request.getfixturevalue("postgres_schema") if request.param == "postgres" else ""
+    place = Restorable(js, namespace, tmp_path / "notes.sqlite", schema)
     try:
-        yield Restorable(js, namespace, tmp_path / "notes.sqlite")
+        yield place
     finally:
+        place.app.close()
         for delete, name in ((js.delete_stream, bus.stream_name(namespace)),
                              (js.delete_key_value, bus.positions_bucket(namespace))):
             try:
