@@ -345,3 +345,31 @@ async def test_a_tournament_store_restored_to_before_its_round_pairs_it_again_an
     finally:
         await client.close()
         await backend.stop(1)
+
+
+async def test_a_store_restored_twice_from_one_backup_publishes_its_new_events_each_time(
+        restorable: Restorable) -> None:
+    """The epoch started at the first restore is lost with the second: another is started,
+    never the first again (the events after the first restore hold its message ids)."""
+    place = restorable
+    relay = place.relay()
+    await relay.start()
+    place.write_tokens("a1")
+    await relay.drain()
+    copy = place.backup()
+    place.write_tokens("lost1", "lost2")
+    await relay.drain()
+    await relay.stop()
+    publishers = {relay.publisher}
+    for new in (("b1", "b2"), ("c1", "c2")):
+        place.restore(copy)
+        again = place.relay()
+        await again.start()
+        try:
+            place.write_tokens(*new)
+            await again.drain()
+            publishers.add(again.publisher)
+        finally:
+            await again.stop()
+    assert len(publishers) == 3
+    assert await place.in_stream() == ["a1", "lost1", "lost2", "b1", "b2", "c1", "c2"]
