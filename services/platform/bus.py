@@ -7,6 +7,15 @@ position in a JetStream key-value bucket so a restart resumes where it stopped. 
 store id (made once, kept in the store itself) keeps a new or wiped store from
 colliding with the ids and position of another store of the same service.
 
+A store restored from a backup keeps its identity but numbers its new events again from where
+the backup ended, below ids published already. Beside its position the relay keeps marks of
+what it published (a digest of the notification at the position, and at older positions spaced
+by log age); at start, on taking over and every STREAM_CHECK it checks that the store still
+holds them. When not, it logs an error, starts a new publisher epoch (kept in the store's
+identity and part of every msg id: ``<service>:<store id>.<epoch>:<notification id>``, so the
+new events never repeat the ids of the events the backup lost) and publishes again from the
+newest mark the store still holds; consumers find what they have already.
+
 The position counts in one stream, named beside it by the stream's identity (its creation
 time): a stream deleted or made again holds nothing published before, so the leading relay
 (looking every STREAM_CHECK seconds, and when no stream takes its messages) makes it when it
