@@ -373,3 +373,67 @@ async def test_a_store_restored_twice_from_one_backup_publishes_its_new_events_e
             await again.stop()
     assert len(publishers) == 3
     assert await place.in_stream() == ["a1", "lost1", "lost2", "b1", "b2", "c1", "c2"]
+
+
+async def test_every_store_restored_and_the_stream_deleted_is_one_point_in_time(
+        tmp_path: Path, nats_url: str) -> None:
+    """docs/OPERATIONS.md, "Restoring every store": the rules and scoring stores put back
+    from one backup and the event stream deleted. Scoring ends with the backup's results
+    only (the lost match's is gone with the stream), and a match created again under a lost
+    match's id is scored with its own result, not the lost one's."""
+    settings = make_settings(tmp_path, nats_url, namespace=f"ra{uuid.uuid4().hex[:8]}")
+    stores = [settings.sqlite_path(s) for s in ("dice", "rules-toy", "scoring")]
+    run = uuid.uuid4().hex[:8]
+    kept, lost = f"kept-{run}", f"lost-{run}"
+    durables: set[str] = set()
+    backend = await _started(settings)
+    try:
+        durables.add(backend.services["scoring"].extra["consumer"].durable)
+        await _played(backend, kept)
+        await _scored(backend, kept)
+    finally:
+        await backend.stop(1)
+    copies = [tmp_path / f"backup-{store.name}" for store in stores]
+    for store, copy in zip(stores, copies, strict=True):
+        _copy_store(store, copy)
+    backend = await _started(settings)
+    try:
+        await _played(backend, lost)
+        await _scored(backend, lost)
+    finally:
+        await backend.stop(1)
+
+    for store, copy in zip(stores, copies, strict=True):
+        shutil.copyfile(copy, store)
+        for suffix in ("-wal", "-shm"):
+            Path(f"{store}{suffix}").unlink(missing_ok=True)
+    nc = await bus.connect(nats_url, "restore-test")
+    try:
+        await nc.jetstream().delete_stream(bus.stream_name(settings.namespace))
+    finally:
+        await nc.close()
+    backend = await _started(settings)
+    try:
+        durables.add(backend.services["scoring"].extra["consumer"].durable)
+        scoring = backend.services["scoring"].extra["consumer"]
+        await _scored(backend, kept)
+        with pytest.raises(grpc.aio.AioRpcError) as missing:
+            await _scored(backend, lost, timeout=3)
+        assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+        await _played(backend, lost)  # the same id, a match played anew
+        again = await _scored(backend, lost)
+        assert again.match_id == lost and scoring.stats.conflicting == 0
+    finally:
+        await backend.stop(1)
+        nc = await bus.connect(nats_url, "restore-test")
+        try:
+            for durable in durables:
+                try:
+                    await nc.jetstream().delete_consumer(bus.stream_name(settings.namespace),
+                                                         durable)
+                except Exception:  # gone with its stream
+                    pass
+            await nc.jetstream().delete_stream(bus.stream_name(settings.namespace))
+            await nc.jetstream().delete_key_value(bus.positions_bucket(settings.namespace))
+        finally:
+            await nc.close()
