@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import sqlite3
@@ -43,6 +44,7 @@ from tests.integration.test_rules_host_toy import play_to_end
 from tests.integration.test_scoring import delete_consumers
 from tests.integration.test_scoring_backend import _result
 from tests.support import toy
+from tests.support.logcapture import captured_logs
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -120,6 +122,7 @@ async def test_a_rules_store_restored_from_a_backup_publishes_its_new_results(
         app = backend.services["rules-toy"].extra["app"]
         await relay.drain()
         assert relay.position == await asyncio.to_thread(app.recorder.max_notification_id)
+        assert relay.publisher.startswith(f"{relay.store_id}.")  # a new epoch of msg ids
     finally:
         await backend.stop(1)
         await delete_consumers(nats_url, durables)
@@ -219,7 +222,11 @@ async def test_a_store_restored_before_start_publishes_its_new_events(
 
     place.restore(copy)
     again = place.relay()
-    await again.start()
+    with captured_logs("info") as lines:
+        await again.start()
+    told = [json.loads(x) for x in lines.getvalue().splitlines() if "outbox published" in x]
+    assert [(x["level"], x["position"], x["publishing_from"]) for x in told] == \
+        [("error", 7, 5)]  # its identity (1) and a1..a3 are the store it published
     try:
         place.write_tokens("new1", "new2")
         await again.drain()
