@@ -339,7 +339,7 @@ class OutboxRelay:
         self.max_payload = getattr(getattr(self.js, "_nc", None), "max_payload", 0) or MAX_PAYLOAD
         self._kv = await positions(self.js, self.namespace)
         self.store_id = await asyncio.to_thread(store_identity, self.app)
-        await self._load_position()
+        await self._load_position(check=False)  # checked once leading: a follower writes nothing
         self._task = asyncio.create_task(self._run(), name=f"outbox-{self.service}")
 
     @property
@@ -356,11 +356,12 @@ class OutboxRelay:
         before it read the position key as a bare number)."""
         return f"{self._key}.stream"
 
-    async def _load_position(self) -> None:
+    async def _load_position(self, check: bool = True) -> None:
         """The position (and the stream it counts in) another relay of this store saved. None
         saved (a new store, or the bucket deleted): this relay's own, at first 0, so the store
         is published again from its first event; message ids drop what the stream got within
-        its duplicate window, and consumers what they have already (a result is per match)."""
+        its duplicate window, and consumers what they have already (a result is per match).
+        ``check``: then make sure the store is still the one published (_check_store)."""
         try:
             entry = await self._kv.get(self._key)
             self.position, self._revision = int(entry.value.decode()), entry.revision
@@ -385,7 +386,8 @@ class OutboxRelay:
             self._marks = []
         self.publisher = await asyncio.to_thread(publisher_identity, self.app)
         self._stream_checked = -float("inf")  # the stream is looked at before the next batch
-        await self._check_store()
+        if check:
+            await self._check_store()
 
     async def _save_position(self) -> None:
         """Write the position, unless another relay of the store saved one since this one

@@ -222,12 +222,13 @@ async def test_a_store_restored_before_start_publishes_its_new_events(
 
     place.restore(copy)
     again = place.relay()
-    with captured_logs("info") as lines:
-        await again.start()
-    told = [json.loads(x) for x in lines.getvalue().splitlines() if "outbox published" in x]
-    assert [(x["level"], x["position"], x["publishing_from"]) for x in told] == \
-        [("error", 7, 5)]  # its identity (1) and a1..a3 are the store it published
     try:
+        with captured_logs("info") as lines:
+            await again.start()
+            await again.drain()  # found once it leads
+        told = [json.loads(x) for x in lines.getvalue().splitlines() if "outbox published" in x]
+        assert [(x["level"], x["position"], x["publishing_from"]) for x in told] == \
+            [("error", 7, 5)]  # its identity (1) and a1..a3 are the store it published
         place.write_tokens("new1", "new2")
         await again.drain()
         assert await place.in_stream() == ["a1", "a2", "a3", "lost1", "lost2", "lost3",
@@ -444,3 +445,40 @@ async def test_every_store_restored_and_the_stream_deleted_is_one_point_in_time(
             await nc.jetstream().delete_key_value(bus.positions_bucket(settings.namespace))
         finally:
             await nc.close()
+
+
+class NeverLeads:
+    async def lead(self) -> bool:
+        return False
+
+    async def close(self) -> None:
+        pass
+
+
+async def test_a_follower_on_a_restored_store_writes_nothing(restorable: Restorable) -> None:
+    """Only the leading relay starts an epoch and moves the position back: a replica that
+    follows (another leads, or will) leaves the store and the saved position alone."""
+    place = restorable
+    relay = place.relay()
+    await relay.start()
+    place.write_tokens("a1")
+    await relay.drain()
+    copy = place.backup()
+    place.write_tokens("lost1")
+    await relay.drain()
+    await relay.stop()
+    saved = relay.position
+
+    place.restore(copy)
+    end = place.app.recorder.max_notification_id()
+    follower = place.relay()
+    follower.leader = NeverLeads()
+    await follower.start()
+    try:
+        await follower.drain()
+        await asyncio.sleep(0.1)
+    finally:
+        await follower.stop()
+    kv = await place.js.key_value(bus.positions_bucket(place.namespace))
+    assert int((await kv.get(follower._key)).value) == saved
+    assert place.app.recorder.max_notification_id() == end  # no epoch stored
