@@ -123,6 +123,8 @@ async def test_a_rules_store_restored_from_a_backup_publishes_its_new_results(
         await relay.drain()
         assert relay.position == await asyncio.to_thread(app.recorder.max_notification_id)
         assert relay.publisher.startswith(f"{relay.store_id}.")  # a new epoch of msg ids
+        # what the relay published again is the same results: no conflict told
+        assert backend.services["scoring"].extra["consumer"].stats.conflicting == 0
     finally:
         await backend.stop(1)
         await delete_consumers(nats_url, durables)
