@@ -7,6 +7,15 @@ position in a JetStream key-value bucket so a restart resumes where it stopped. 
 store id (made once, kept in the store itself) keeps a new or wiped store from
 colliding with the ids and position of another store of the same service.
 
+A store restored from a backup keeps its identity but numbers its new events again from where
+the backup ended, below ids published already. Beside its position the relay keeps marks of
+what it published (a digest of the notification at the position, and at older positions spaced
+by log age); at start, on taking over and every STREAM_CHECK it checks that the store still
+holds them. When not, it logs an error, starts a new publisher epoch (kept in the store's
+identity and part of every msg id: ``<service>:<store id>.<epoch>:<notification id>``, so the
+new events never repeat the ids of the events the backup lost) and publishes again from the
+newest mark the store still holds; consumers find what they have already.
+
 The position counts in one stream, named beside it by the stream's identity (its creation
 time): a stream deleted or made again holds nothing published before, so the leading relay
 (looking every STREAM_CHECK seconds, and when no stream takes its messages) makes it when it
@@ -17,6 +26,7 @@ deleted under a running relay is made again with its position.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import itertools
 import json
 import uuid
@@ -185,16 +195,26 @@ async def positions(js: JetStreamContext, namespace: str | None = None) -> Any:
 
 
 def msg_id(service: str, notification_id: int, store_id: str = "") -> str:
-    """``<service>:<notification id>``, with the store's identity when it has one."""
+    """``<service>:<notification id>``, with the store's identity when it has one (and, after
+    a restore from a backup, its epoch: ``<store id>.<epoch>``)."""
     return f"{service}:{store_id}:{notification_id}" if store_id else f"{service}:{notification_id}"
 
 
 class StoreIdentity(Aggregate):
-    """Names one event store, so that a wiped store never reuses a live store's msg ids."""
+    """Names one event store, so that a wiped store never reuses a live store's msg ids; its
+    epoch changes when the store is found restored from a backup (:func:`new_epoch`), so that
+    the restored store's new events never reuse the msg ids of the events the backup lost."""
+
+    epoch = ""
+    """The publisher epoch ("" until a restore was first found): part of every msg id."""
 
     @event("Named")
     def __init__(self, store_id: str) -> None:
         self.store_id = store_id
+
+    @event("Reopened")
+    def reopen(self, epoch: str) -> None:
+        self.epoch = epoch
 
     @staticmethod
     def create_id(*args: Any, **kwargs: Any) -> uuid.UUID:
@@ -204,16 +224,67 @@ class StoreIdentity(Aggregate):
 STORE_IDENTITY = uuid.UUID("5e0b4f3a-8c1d-4e27-b6a9-0d3c2f1e4a77")
 
 
-def store_identity(app: Any) -> str:
-    """The store's identity, made on first use (racing replicas agree on the first saved)."""
+def _identity(app: Any) -> StoreIdentity:
+    """The store's identity aggregate, made on first use (racing replicas agree on the first)."""
     try:
-        return str(app.repository.get(STORE_IDENTITY).store_id)
+        return app.repository.get(STORE_IDENTITY)  # type: ignore[no-any-return]
     except AggregateNotFoundError:
         try:
             app.save(StoreIdentity(uuid.uuid4().hex[:12]))
         except IntegrityError:
             pass
-        return str(app.repository.get(STORE_IDENTITY).store_id)
+        return app.repository.get(STORE_IDENTITY)  # type: ignore[no-any-return]
+
+
+def store_identity(app: Any) -> str:
+    """The store's identity, made on first use (racing replicas agree on the first saved)."""
+    return str(_identity(app).store_id)
+
+
+def publisher_identity(app: Any) -> str:
+    """What the relay's msg ids name the store by: its identity, and its epoch once it has one."""
+    identity = _identity(app)
+    return f"{identity.store_id}.{identity.epoch}" if identity.epoch else str(identity.store_id)
+
+
+def new_epoch(app: Any, seen: str) -> str:
+    """Start a new publisher epoch (random: a store restored twice from one backup never
+    reuses one) unless another replica's relay did since ``seen`` (publisher_identity) was
+    read: then that one's. Returns the new publisher identity."""
+    identity = _identity(app)
+    if publisher_identity(app) == seen:
+        identity.reopen(uuid.uuid4().hex[:8])
+        try:
+            app.save(identity)
+        except IntegrityError:  # another relay of the store started one first: take it
+            pass
+    return publisher_identity(app)
+
+
+MARKS = 32
+"""How many (position, digest) marks of published notifications the relay keeps beside its
+position, spaced more widely the older they are (:func:`thin_marks`)."""
+
+
+def notification_digest(notification: Any) -> str:
+    """What tells a stored notification from another stored at the same id (a store restored
+    from a backup numbers its new events again from where the backup ended)."""
+    head = (f"{notification.originator_id}:{notification.originator_version}:"
+            f"{notification.topic}:").encode()
+    return hashlib.sha256(head + bytes(notification.state)).hexdigest()[:24]
+
+
+def thin_marks(marks: list[tuple[int, str]], limit: int = MARKS) -> list[tuple[int, str]]:
+    """At most ``limit`` marks, the newest and oldest kept, the others dropped where they lie
+    closest together for their age: the marks end up about evenly spaced in log(age), so a
+    restore to last night's backup finds a mark a little before it, however long the store."""
+    marks = list(marks)
+    while len(marks) > max(limit, 2):
+        newest = marks[-1][0]
+        drop = min(range(1, len(marks) - 1), key=lambda i: (marks[i + 1][0] - marks[i - 1][0])
+                   / max(1, newest - marks[i - 1][0]))
+        del marks[drop]
+    return marks
 
 
 class OutboxRelay:
@@ -254,6 +325,11 @@ class OutboxRelay:
         self._task: asyncio.Task[None] | None = None
         self._kv: Any = None
         self.store_id = ""
+        self.publisher = ""
+        """What msg ids name the store by (publisher_identity): its identity and epoch."""
+        self._marks: list[tuple[int, str]] = []
+        """(position, notification_digest) of published notifications, the newest at
+        ``position``: what tells that the store is still the one published from."""
 
     def poke(self) -> None:
         self._wake.set()
@@ -263,7 +339,7 @@ class OutboxRelay:
         self.max_payload = getattr(getattr(self.js, "_nc", None), "max_payload", 0) or MAX_PAYLOAD
         self._kv = await positions(self.js, self.namespace)
         self.store_id = await asyncio.to_thread(store_identity, self.app)
-        await self._load_position()
+        await self._load_position(check=False)  # checked once leading: a follower writes nothing
         self._task = asyncio.create_task(self._run(), name=f"outbox-{self.service}")
 
     @property
@@ -271,16 +347,21 @@ class OutboxRelay:
         return f"{self.service}.{self.store_id}"
 
     @property
+    def _marks_key(self) -> str:
+        return f"{self._key}.marks"
+
+    @property
     def _stream_key(self) -> str:
         """The identity of the stream the position counts in (a key of its own: releases
         before it read the position key as a bare number)."""
         return f"{self._key}.stream"
 
-    async def _load_position(self) -> None:
+    async def _load_position(self, check: bool = True) -> None:
         """The position (and the stream it counts in) another relay of this store saved. None
         saved (a new store, or the bucket deleted): this relay's own, at first 0, so the store
         is published again from its first event; message ids drop what the stream got within
-        its duplicate window, and consumers what they have already (a result is per match)."""
+        its duplicate window, and consumers what they have already (a result is per match).
+        ``check``: then make sure the store is still the one published (_check_store)."""
         try:
             entry = await self._kv.get(self._key)
             self.position, self._revision = int(entry.value.decode()), entry.revision
@@ -294,7 +375,19 @@ class OutboxRelay:
             self.stream_id = (await self._kv.get(self._stream_key)).value.decode()
         except KeyNotFoundError:
             pass
+        try:
+            self._marks = [(int(p), str(d)) for p, d in
+                           json.loads((await self._kv.get(self._marks_key)).value)]
+        except KeyNotFoundError:
+            self._marks = []
+        except (ValueError, TypeError):  # not a list of pairs: none to go by
+            log.warning("unreadable outbox marks: taking the store as it is",
+                        service=self.service, key=self._marks_key)
+            self._marks = []
+        self.publisher = await asyncio.to_thread(publisher_identity, self.app)
         self._stream_checked = -float("inf")  # the stream is looked at before the next batch
+        if check:
+            await self._check_store()
 
     async def _save_position(self) -> None:
         """Write the position, unless another relay of the store saved one since this one
@@ -306,6 +399,7 @@ class OutboxRelay:
                 self._revision = await self._kv.create(self._key, value)
             else:
                 self._revision = await self._kv.update(self._key, value, last=self._revision)
+            await self._kv.put(self._marks_key, self._marks_value())
         except KeyWrongLastSequenceError:
             log.warning("another outbox relay of this store saved its position meanwhile: "
                         "going on from that one", service=self.service, position=self.position)
@@ -316,8 +410,65 @@ class OutboxRelay:
                         position=self.position)
             self._kv = await positions(self.js, self.namespace)
             self._revision = await self._kv.put(self._key, value)
+            await self._kv.put(self._marks_key, self._marks_value())
             if self.stream_id:
                 await self._kv.put(self._stream_key, self.stream_id.encode())
+
+    def _marks_value(self) -> bytes:
+        return json.dumps([[p, d] for p, d in self._marks if p <= self.position]).encode()
+
+    def _diverged_at(self) -> int | None:
+        """None when the store holds at ``position`` the notification published there (by its
+        digest, the newest mark); else the newest position whose mark the store still holds
+        (0: none), up to which it is the store that was published: a store restored from a
+        backup, or replaced, holds other events (or none) at the position. A position saved
+        without a mark (by a release before marks) is taken as it is when the store holds it."""
+        recorder = self.app.recorder
+
+        def digest_at(position: int) -> str | None:
+            found = recorder.select_notifications(position, 1)
+            return notification_digest(found[0]) if found and found[0].id == position else None
+
+        marks = self._marks
+        here = digest_at(self.position)
+        if marks and marks[-1][0] == self.position:
+            if here == marks[-1][1]:
+                return None
+        elif here is not None:
+            self._marks = thin_marks([*(m for m in marks if m[0] < self.position),
+                                      (self.position, here)])
+            return None
+        for position, digest in reversed(marks):
+            if position < self.position and digest_at(position) == digest:
+                return position
+        return 0
+
+    async def _check_store(self) -> None:
+        """Make sure the store is the one published up to ``position``. One restored from a
+        backup (or replaced) numbers its new events again from where it ends, below ids
+        published already: they would be passed over (at or below the position) or dropped by
+        JetStream as repeats of the msg ids of the events the backup lost. So the relay starts
+        a new publisher epoch (a new part of every msg id) and publishes again from the last
+        position the store still shares with what was published; consumers find what they
+        have already (a result is per match)."""
+        if not self.position:
+            return
+        resume = await asyncio.to_thread(self._diverged_at)
+        if resume is None:
+            return
+        end = await asyncio.to_thread(self.app.recorder.max_notification_id)
+        was = self.publisher
+        self.publisher = await asyncio.to_thread(new_epoch, self.app, was)
+        log.error("the store is not the one the outbox published up to its position: restored "
+                  "from a backup, or replaced? Publishing it again from the last event it shares "
+                  "with what was published, under new message ids (consumers find the events "
+                  "they have already); events the backup lost are gone from this store "
+                  "(docs/OPERATIONS.md, \"Backups and restores\")",
+                  service=self.service, position=self.position, store_end=end,
+                  publishing_from=resume + 1, publisher=self.publisher, was=was)
+        self.position = resume
+        self._marks = [m for m in self._marks if m[0] <= resume]
+        await self._save_position()
 
     async def _follow_stream(self) -> None:
         """Make sure the position counts in the live stream (making the stream when it is
@@ -403,6 +554,7 @@ class OutboxRelay:
     async def _publish_pending(self, again: bool = True) -> int:
         if asyncio.get_running_loop().time() - self._stream_checked >= self.stream_check:
             await self._follow_stream()
+            await self._check_store()
         notifications = await asyncio.to_thread(
             self.app.recorder.select_notifications, self.position + 1, self.batch
         )
@@ -422,13 +574,15 @@ class OutboxRelay:
             return await self._publish_pending(again=False)
         self.position = notifications[-1].id
         self.sent += len(notifications)
+        self._marks = thin_marks([*(m for m in self._marks if m[0] < notifications[0].id),
+                                  (self.position, notification_digest(notifications[-1]))])
         await self._save_position()
         return len(notifications)
 
     def _messages(self, notifications: list[Any]) -> Iterator[tuple[str, bytes, dict[str, str]]]:
         """(subject, body, headers) of every message the notifications project to, in order."""
         for notification in notifications:
-            ident = msg_id(self.service, notification.id, self.store_id)
+            ident = msg_id(self.service, notification.id, self.publisher)
             try:
                 event = self.app.mapper.to_domain_event(notification)
             except UntrustedTopic as err:  # a row the service did not write: never published

@@ -131,6 +131,22 @@ class Stats:
     """Results not signed by a trusted key: acked, logged, never rated."""
     recovered: int = 0
     errors: int = 0
+    conflicting: int = 0
+    """Results unlike the one recorded under their match id (kept; logged as errors)."""
+
+
+COMPARED = ("mode", "players", "placements", "scores", "draw", "teams")
+"""What a result published again must repeat of the one recorded under its match id."""
+
+
+def differences(outcome: Any, recorded: Mapping[str, Any]) -> list[str]:
+    """The fields of ``outcome`` unlike the result recorded under its match id. A result
+    published again (a re-publish, a store published again) has none; another match under
+    a recorded id (its rules store restored from a backup that lacked the first) has some."""
+    mine = outcome.to_json()
+    if not outcome.players:
+        mine["players"] = [""] * outcome.seats  # as recorded (ScoringApplication._score)
+    return [key for key in COMPARED if key in recorded and mine.get(key) != recorded[key]]
 
 
 def subject_matches(pattern: str, subject: str) -> bool:
@@ -470,7 +486,15 @@ class ResultConsumer:
                          unrated_reason=scored.data["unrated_reason"])
             else:
                 self.stats.duplicates += 1
-                log.info("result already recorded", sequence=scored.data["sequence"])
+                differs = differences(outcome, scored.data)
+                if differs:
+                    self.stats.conflicting += 1
+                    log.error("another result for a match already recorded: the first is kept. "
+                              "Was its rules store restored from a backup that lacked the "
+                              "match, and the id used again? (docs/OPERATIONS.md, \"Backups "
+                              "and restores\")", differs=differs, sequence=scored.data["sequence"])
+                else:
+                    log.info("result already recorded", sequence=scored.data["sequence"])
             if self.on_scored is not None:
                 await self.on_scored(scored)
             return "scored" if scored.new else "duplicate"

@@ -31,6 +31,7 @@ from services.rules.results import sign_result
 from services.scoring import main as scoring_main
 from services.scoring.consumer import ConsumerOptions
 from tests.integration.conftest import make_settings
+from tests.support.logcapture import captured_logs
 
 OS = PlackettLuce()
 RULES_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
@@ -701,3 +702,29 @@ async def test_a_store_restored_from_a_backup_scores_again_what_it_lost(
                  for m in ("before", "after-1", "after-2")}
     assert sequences == {"before": 1, "after-1": 2, "after-2": 3}
     assert await restored.ratings(["ann", "bob"]) == unbroken
+
+
+async def test_another_result_under_a_recorded_match_id_is_told_not_taken(
+        scorings: list[Scoring], settings: Settings, nats_client: Any) -> None:
+    """A rules store restored from a backup has lost a match whose result scoring recorded;
+    a new match created under the same id (a repeated CreateMatch, a tournament's table)
+    ends with another result. Scoring keeps the first (a result is per match id) but says
+    so as an error, with what differs: before, it logged it as a harmless repeat."""
+    game = new_game()
+    scoring = await Scoring(settings, game).start()
+    scorings.append(scoring)
+    js = nats_client.jetstream()
+    with captured_logs("info") as lines:
+        await publish(js, ended(game, "reused", ["ann", "bob"], [1, 2]))
+        await publish(js, ended(game, "reused", ["ann", "bob"], [1, 2]))  # published again
+        await publish(js, ended(game, "reused", ["cat", "dan"], [2, 1]))
+        await publish(js, ended(game, "after", ["ann", "bob"], [2, 1]))
+        await scoring.wait_for(2)
+        stats = scoring.consumer.stats
+    assert (stats.scored, stats.duplicates, stats.conflicting) == (2, 2, 1)
+    told = [json.loads(x) for x in lines.getvalue().splitlines()
+            if "another result" in x]
+    assert len(told) == 1 and told[0]["level"] == "error"
+    assert told[0]["differs"] == ["players", "placements", "scores"]
+    recorded = scoring.app.board.results[(game, "reused")]
+    assert (recorded["players"], recorded["placements"]) == (["ann", "bob"], [1, 2])
