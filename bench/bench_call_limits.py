@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import grpc  # noqa: E402
 
+from bench.bench_metrics import bare_unary  # noqa: E402
 from services.platform.call_limits import MAX_CALLERS, CallBuckets  # noqa: E402
 from services.platform.grpc_kit import KernelInterceptor, call_metadata, start_server  # noqa: E402
 from services.platform.stream_limits import StreamLimits  # noqa: E402
@@ -90,17 +91,7 @@ class _Context:
 async def interceptor_alone(n: int, token: str, on_first: bool) -> tuple[float, float]:
     """Microseconds per unary call through the kernel interceptor: rates on, rates off (in
     that order when ``on_first``, else the other way round; each warmed up first)."""
-    async def answer(request: Any, context: Any) -> bytes:
-        return b""
-
-    handler = grpc.unary_unary_rpc_method_handler(answer)
-
-    class Details:
-        method = "/neon.rules.v1.RulesService/GetView"
-        invocation_metadata = ()
-
-    async def continuation(d: Any) -> Any:
-        return handler
+    Details, continuation = bare_unary()  # noqa: N806 - a class, as gRPC hands it
 
     context = _Context(call_metadata(token, "bench-request"))
     kernels = {limits is ON: KernelInterceptor(TokenIssuer(SECRET), limits) for limits in (ON, OFF)}

@@ -20,6 +20,7 @@ from services.rules.replay import Replayed, step
 from services.rules.verify import engine_at, replay_key
 from tests.browser.conftest import Browser, Served, module_fixtures
 from tests.browser.leakscan import received_bodies, scan, stream_frames
+from tests.browser.pages import open_replay, replay_tab
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.asyncio(loop_scope="module")]
 
@@ -179,12 +180,7 @@ async def test_a_replay_steps_forward_and_back_and_a_tampered_export_fails(
     finally:
         await channel.close()
     page = browser.page
-    await page.goto(served.url + "/")
-    await page.wait_for_selector("body[data-ready='1']")
-    await page.click("#tab-replay")
-    await page.select_option("#replay-game", game)
-    await page.fill("#replay-match", match_id)
-    await page.click("#replay-open")
+    await open_replay(page, served.url, game, match_id)
     await page.wait_for_selector("#verify-ok")
     checks = await page.eval_on_selector_all("#verification li", "ls => ls.map(l => l.textContent)")
     assert any("hash chain" in c for c in checks) and any("rules replay" in c for c in checks)
@@ -253,9 +249,7 @@ async def test_the_neon_knights_board_shows_face_up_fan_bets_and_no_hidden_one(
     assert hidden, "some Fan Bets are still hidden at this event"
 
     page = browser.page
-    await page.goto(served.url + "/")
-    await page.wait_for_selector("body[data-ready='1']")
-    await page.click("#tab-replay")
+    await replay_tab(page, served.url)
     await page.set_input_files("#replay-file", str(NK_EXPORT))
     await page.wait_for_selector("#step-label[data-n='1']")  # the first frame: no table yet
     await page.click("#step-last")

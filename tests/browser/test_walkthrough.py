@@ -22,6 +22,7 @@ from services.platform.playing import play_seat, play_table, random_choice
 from services.rules.games import available, load_engine
 from tests.browser.conftest import Browser, Served, module_fixtures
 from tests.browser.leakscan import received_bodies, scan
+from tests.browser.pages import open_replay, replay_tab
 from tests.browser.seatplay import buttons, export, ready_after
 from tests.integration.conftest import make_settings
 from tests.support.gateway import backend_and_gateway
@@ -164,12 +165,7 @@ async def test_every_boards_words_fit_inside_it(served: Served, browser: Browser
         assert await play_table(stub, match_id, tokens, random_choice(game)) is not None
         await export(served, stub, match_id)
         page = browser.page
-        await page.goto(f"{served.url}/")
-        await page.wait_for_selector("body[data-ready='1']")
-        await page.click("#tab-replay")
-        await page.select_option("#replay-game", game)
-        await page.fill("#replay-match", match_id)
-        await page.click("#replay-open")
+        await open_replay(page, served.url, game, match_id)
         await page.wait_for_selector("#step-label[data-n='1']")  # the first frame: no board yet
         frames = int((await page.text_content("#step-label") or "").split(" of ")[1].split(":")[0])
         outside: list[str] = []
@@ -253,9 +249,7 @@ async def test_the_replay_fields_stay_in_their_column(served: Served, browser: B
     """The Replay tab's match id field (34 characters wide) and file field ran out of the
     250 px column on the left, over the board."""
     page = browser.page
-    await page.goto(f"{served.url}/")
-    await page.wait_for_selector("body[data-ready='1']")
-    await page.click("#tab-replay")
+    await replay_tab(page, served.url)
     edges = await page.evaluate(
         """() => {
              const column = document.querySelector('#replay .picker').getBoundingClientRect().right;
@@ -340,12 +334,7 @@ async def test_a_replay_that_cannot_open_says_why_where_the_replay_was(
         assert await play_table(stub, finished, tokens, random_choice(game)) is not None
         await export(served, stub, finished)
         page = browser.page
-        await page.goto(f"{served.url}/")
-        await page.wait_for_selector("body[data-ready='1']")
-        await page.click("#tab-replay")
-        await page.select_option("#replay-game", game)
-        await page.fill("#replay-match", finished)
-        await page.click("#replay-open")
+        await open_replay(page, served.url, game, finished)
         await page.wait_for_selector("#verify-ok")
         for asked, why in [(running, "the match is not over"), ("no-such-match", "no match 'no-such-match'")]:
             await page.fill("#replay-match", asked)

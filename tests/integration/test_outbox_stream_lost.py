@@ -25,6 +25,7 @@ from services.platform.bus import OutboxRelay
 from services.platform.leadership import PostgresLead
 from services.platform.natsrv import EmbeddedNats
 from tests.integration.test_outbox_poison import Note, Notes
+from tests.support.namespaces import drop_outbox_names
 
 
 class Place:
@@ -72,12 +73,7 @@ async def place(nats_client: Any) -> AsyncIterator[Place]:
     try:
         yield Place(js, namespace)
     finally:
-        for delete, name in ((js.delete_stream, bus.stream_name(namespace)),
-                             (js.delete_key_value, bus.positions_bucket(namespace))):
-            try:
-                await delete(name)
-            except Exception:  # already gone
-                pass
+        await drop_outbox_names(js, namespace)
 
 
 @pytest.mark.parametrize("stream_check", [0.0, 3600.0], ids=["looked at", "publish refused"])

@@ -45,6 +45,7 @@ from tests.integration.test_scoring import delete_consumers
 from tests.integration.test_scoring_backend import _result
 from tests.support import toy
 from tests.support.logcapture import captured_logs
+from tests.support.namespaces import drop_outbox_names
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -202,12 +203,7 @@ async def restorable(nats_client: Any, tmp_path: Path,
         yield place
     finally:
         place.app.close()
-        for delete, name in ((js.delete_stream, bus.stream_name(namespace)),
-                             (js.delete_key_value, bus.positions_bucket(namespace))):
-            try:
-                await delete(name)
-            except Exception:  # already gone
-                pass
+        await drop_outbox_names(js, namespace)
 
 
 async def test_a_store_restored_before_start_publishes_its_new_events(

@@ -378,3 +378,16 @@ async def sweep(nats_url: str | None, database_url: str | None, now: datetime | 
         if nc is not None:
             await nc.close()
     return Choice(gone, dropped)
+
+
+async def drop_outbox_names(js: Any, namespace: str) -> None:
+    """Delete the event stream and the outbox positions bucket of ``namespace`` (a test that
+    made them on purpose, apart from its run's namespace); either already gone is fine."""
+    from services.platform import bus
+
+    for delete, name in ((js.delete_stream, bus.stream_name(namespace)),
+                         (js.delete_key_value, bus.positions_bucket(namespace))):
+        try:
+            await delete(name)
+        except Exception:  # noqa: BLE001 - already gone
+            pass

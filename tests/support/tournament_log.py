@@ -23,14 +23,15 @@ def log_records(t: Tournament, events: list[Any]) -> list[dict[str, Any]]:
     return tlog.chain(t.tournament_id, (tlog.record_of(e) for e in events))
 
 
-def started(players: list[str], fmt: dict[str, Any]) -> Tournament:
-    """Tournament "unit" of game "g" (mode "m", no clock, no-shows forfeited) in the format
+def started(players: list[str], fmt: dict[str, Any], tid: str = "unit", game: str = "g",
+            mode: str = "m") -> Tournament:
+    """Tournament ``tid`` of ``game`` (``mode``, no clock, no-shows forfeited) in the format
     ``fmt``: registration opened, ``players`` registered by the organiser "org" in order,
     started with them all (rating 0)."""
-    settings = {"name": "", "game": "g", "mode": "m", "clock": {"kind": "none"},
+    settings = {"name": "", "game": game, "mode": mode, "clock": {"kind": "none"},
                 "no_show": "forfeit", "check_in_seconds": 60, "options_json": "",
                 "seed_from_ratings": False, "format": fmt}
-    t = Tournament("unit", settings, "org")
+    t = Tournament(tid, settings, "org")
     t.open_registration()
     for p in players:
         t.register(p, "org")

@@ -29,7 +29,8 @@ from services.tournament import formats, proofs
 from services.tournament import log as tlog
 from services.tournament.bundle import build_bundle, verify_bundle
 from services.tournament.core.model import TableResult
-from services.tournament.domain import Tournament, match_id_of
+from services.tournament.domain import match_id_of
+from tests.support.tournament_log import log_records, started
 
 OLD_SECRET, NEW_SECRET, OTHER_SECRET = b"o" * 32, b"n" * 32, b"x" * 32
 OLD = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
@@ -151,21 +152,13 @@ def _rotated_bundle(previous_keys: list[str] | None) -> bytes:
     the bundle made after the rotation (NEW), the match exports signed by the rules service
     when they are made (NEW), the result keys both."""
     tid, events = "rotated", []
-    settings_ = {"name": "", "game": "neon-reign", "mode": "single", "clock": {"kind": "none"},
-                 "no_show": "forfeit", "check_in_seconds": 60, "options_json": "",
-                 "seed_from_ratings": False,
-                 "format": {"format": "swiss", "rounds": 2,
-                            "tiebreaks": ["buchholz", "sonneborn-berger", "wins"]}}
-    t = Tournament(tid, settings_, "org")
+    t = started(PLAYERS, {"format": "swiss", "rounds": 2,
+                          "tiebreaks": ["buchholz", "sonneborn-berger", "wins"]},
+                tid=tid, game="neon-reign", mode="single")
 
     def records() -> list[dict[str, Any]]:
-        events.extend(t.collect_events())
-        return tlog.chain(tid, (tlog.record_of(e) for e in events))
+        return log_records(t, events)
 
-    t.open_registration()
-    for p in PLAYERS:
-        t.register(p, "org")
-    t.start([{"player_id": p, "rating": 0.0, "registered": i} for i, p in enumerate(PLAYERS)])
     exports: dict[str, bytes] = {}
     plan = next(s for s in setups(load_engine("neon-reign"), "single") if s.seats == 2)
     for number, key in ((1, OLD), (2, NEW)):

@@ -48,7 +48,8 @@ from services.tournament import formats, proofs
 from services.tournament import log as tlog
 from services.tournament.bundle import BundleReport, build_bundle, verify_bundle
 from services.tournament.core.model import TableResult
-from services.tournament.domain import Tournament, match_id_of
+from services.tournament.domain import match_id_of
+from tests.support.tournament_log import log_records, started
 
 KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
 PLAYERS = [f"p{i}" for i in range(5)]
@@ -73,21 +74,13 @@ def tournament_bundle() -> bytes:
     neon-reign matches: results signed by the rules key, matches sealed, round checkpoints
     over the sealed matches; round 2 table 2's result is the organiser's (no export)."""
     tid, events = "fuzz", []
-    settings_ = {"name": "", "game": "neon-reign", "mode": "single", "clock": {"kind": "none"},
-                 "no_show": "forfeit", "check_in_seconds": 60, "options_json": "",
-                 "seed_from_ratings": False,
-                 "format": {"format": "swiss", "rounds": 2,
-                            "tiebreaks": ["buchholz", "sonneborn-berger", "wins"]}}
-    t = Tournament(tid, settings_, "org")
+    t = started(PLAYERS, {"format": "swiss", "rounds": 2,
+                          "tiebreaks": ["buchholz", "sonneborn-berger", "wins"]},
+                tid=tid, game="neon-reign", mode="single")
 
     def records() -> list[dict[str, Any]]:
-        events.extend(t.collect_events())
-        return tlog.chain(tid, (tlog.record_of(e) for e in events))
+        return log_records(t, events)
 
-    t.open_registration()
-    for p in PLAYERS:
-        t.register(p, "org")
-    t.start([{"player_id": p, "rating": 0.0, "registered": i} for i, p in enumerate(PLAYERS)])
     exports: dict[str, bytes] = {}
     for number in (1, 2):
         replayed = tlog.replay_log(records())
