@@ -159,6 +159,8 @@ def main() -> None:
         "NEON_RULES_NEON_REIGN_PORT": str(ports["rules"]),
         "NEON_GATEWAY_PORT": str(ports["gateway"]),
         "PYTHONPATH": str(ROOT),
+        # what the gateway adds to a call, not a deployment's policy of calls a second
+        "NEON_MAX_CALLS_PER_SECOND": "0", "NEON_MAX_ANONYMOUS_CALLS_PER_SECOND": "0",
     }
     env.pop("DATABASE_URL", None)
     procs = []

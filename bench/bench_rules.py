@@ -50,6 +50,7 @@ async def served(game: str, mode: str, seats: int, matches: int, persistence: st
         settings = dataclasses.replace(
             Settings(), var_dir=Path(tmp), persistence=persistence,
             ports={n: 0 for n in DEFAULT_PORTS}, log_level="error",
+            max_calls_per_second=0,  # capacity, not a deployment's policy per seat
         )
         backend = await start_backend(settings, games=[game])
         client = RulesClient(backend.address(f"rules-{game}"))

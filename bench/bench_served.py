@@ -230,6 +230,11 @@ class Stack:
             "NEON_SIGNING_KEY": SIGNING, "NEON_LOG_LEVEL": "warning", "NEON_GRACE_SECONDS": "2",
             "NEON_ENGINES": f"{LONG_GAME}=bench.longgame", "NEON_PERSISTENCE": db,
             "PYTHONPATH": str(ROOT),
+            # the service's capacity, not a public deployment's policy of calls per seat
+            # (one match at full speed passes 200 a second): bench_call_limits.py measures it
+            "NEON_MAX_CALLS_PER_SECOND": os.environ.get("NEON_MAX_CALLS_PER_SECOND", "0"),
+            "NEON_MAX_ANONYMOUS_CALLS_PER_SECOND":
+                os.environ.get("NEON_MAX_ANONYMOUS_CALLS_PER_SECOND", "0"),
             **{f"NEON_{env_key(s)}_PORT": str(p) for s, p in self.ports.items()},
         })
         self.env["NEON_DICE_ADDR"] = f"127.0.0.1:{self.ports['dice']}"

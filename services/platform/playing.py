@@ -80,6 +80,17 @@ def retry_after(err: grpc.aio.AioRpcError) -> float:
     except (TypeError, ValueError):
         pass
     return 0.0
+
+
+def rate_wait(err: BaseException) -> float | None:
+    """The seconds to wait before sending a call again that a service refused over its
+    caller's call rate (:data:`CALL_RATE`: nothing was applied); None for any other failure."""
+    if not isinstance(err, grpc.aio.AioRpcError) or err.code() != grpc.StatusCode.RESOURCE_EXHAUSTED \
+            or not (err.details() or "").startswith(CALL_RATE):
+        return None
+    return retry_after(err)
+
+
 REFUSED = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT,
            grpc.StatusCode.ALREADY_EXISTS)
 

@@ -17,8 +17,16 @@ ZERO_PORTS = {name: 0 for name in DEFAULT_PORTS}
 
 def make_settings(tmp_path: Path, nats_url: str, persistence: str = "sqlite", **kw: object) -> Settings:
     """A backend's settings for a test: free ports, its own var dir, and the run's namespace
-    (NEON_NAMESPACE: each pytest-xdist worker's own, tests/conftest.py) unless given."""
+    (NEON_NAMESPACE: each pytest-xdist worker's own, tests/conftest.py) unless given.
+
+    No call rate limits unless given: a test's client acts at the machine's speed, one seat
+    at a time, and on a quiet machine passes the deployments' default rate (200 calls a
+    second per seat: measured, a whole match's legal texts at every position), which is a
+    policy of public deployments, tested with its own small rates in test_call_limits.py;
+    the clients of the repo that meet it wait and resend (services/platform/playing.py)."""
     kw.setdefault("namespace", load().namespace)
+    kw.setdefault("max_calls_per_second", 0)
+    kw.setdefault("max_anonymous_calls_per_second", 0)
     return dataclasses.replace(
         Settings(), var_dir=tmp_path / "var", persistence=persistence, nats_url=nats_url,
         ports=dict(ZERO_PORTS), log_level="warning", **kw,

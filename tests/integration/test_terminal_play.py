@@ -47,7 +47,7 @@ class Played:
 
 async def play_as_a_human(tmp_path: Path, nats_url: str, monkeypatch: pytest.MonkeyPatch,
                           capfd: pytest.CaptureFixture[str], game: str, *, mode: str = "",
-                          seed: int, look_at_json: bool = False) -> Played:
+                          seed: int, look_at_json: bool = False, rate: int = 0) -> Played:
     screen = Console(record=True, width=110, file=io.StringIO(), color_system=None)
     monkeypatch.setattr(cli, "console", screen)
     log_file = cli.logs_to_file(tmp_path / "logs" / "cli.log")
@@ -63,7 +63,7 @@ async def play_as_a_human(tmp_path: Path, nats_url: str, monkeypatch: pytest.Mon
         top = int(re.search(r"choose 1-(\d+)", prompt).group(1))  # type: ignore[union-attr]
         return str(rng.randint(1, max(1, top - 1)))  # the last option is often "resign"
 
-    settings = make_settings(tmp_path, nats_url, nats_configured=True)
+    settings = make_settings(tmp_path, nats_url, nats_configured=True, max_calls_per_second=rate)
     export = tmp_path / "match.jsonl"
     try:
         code = await cli.play_in_terminal(settings, game, mode=mode, seed=seed, embedded=True,
@@ -74,6 +74,20 @@ async def play_as_a_human(tmp_path: Path, nats_url: str, monkeypatch: pytest.Mon
     out, err = capfd.readouterr()
     records = [json.loads(line) for line in export.read_text().splitlines()]
     return Played(screen.export_text(), out, err, records, log_file)
+
+
+@needs("neon-reign")
+async def test_a_person_faster_than_the_seats_call_rate_plays_on(
+        tmp_path: Path, nats_url: str, monkeypatch: pytest.MonkeyPatch,
+        capfd: pytest.CaptureFixture[str]) -> None:
+    """A person answering at once (a script at the terminal) against a service whose call rate
+    per seat is low: each refusal over the rate is waited out and the call sent again, and
+    the match ends as any other (the terminal's catch-up of events ended the command with
+    RESOURCE_EXHAUSTED "too many calls from this seat")."""
+    played = await play_as_a_human(tmp_path, nats_url, monkeypatch, capfd, "neon-reign",
+                                   seed=12, rate=20)
+    assert "result" in played.text and "ended after" in played.text
+    assert [r["type"] for r in played.records][-2:] == ["MatchSealed", "Checkpoint"]
 
 
 @needs("neon-reign")
