@@ -34,6 +34,7 @@ import json
 import os
 import re
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,6 +69,7 @@ from services.tournament.core import (
     reinstatement_refused,
     too_many_rounds,
 )
+from services.tournament.core import planned_rounds as core_planned_rounds
 from services.tournament.core.model import FormatConfig, TableResult, TournamentError
 from services.tournament.domain import (
     ENDED,
@@ -123,6 +125,9 @@ class Options:
 
 
 WATCH_RECHECK = 5.0
+STANDINGS_KEPT = 32
+"""How many computed standings, and brackets, (tournament, version) the director keeps
+(GetStandings; GetTournament and WatchTournament of an elimination event)."""
 """Seconds a watch waits for a save before it reads the tournament again anyway."""
 WATCH_TOKEN_EXPIRED = "player token expired; watch your matches again with a new player token"
 """How a WatchMyMatches stream ends at its player token's expiry."""
@@ -617,6 +622,10 @@ class Director:
         (:meth:`_stop_in_background`)."""
         self._sweep: asyncio.Task[None] | None = None
         self._closing = False
+        self._standings: OrderedDict[tuple[str, int], list[dict[str, Any]]] = OrderedDict()
+        """Standings computed from the log (:meth:`standings`), by tournament and version."""
+        self._brackets: OrderedDict[tuple[str, int], dict[str, Any] | None] = OrderedDict()
+        """Elimination brackets computed from the log (:meth:`bracket`), the same way."""
         self.result_keys: tuple[str, ...] = ()
         """The rules services' public keys whose signed results count (set by main)."""
         self.previous_keys: tuple[str, ...] = ()
@@ -2164,35 +2173,58 @@ class Director:
         return await asyncio.to_thread(self.app.newest, wanted)
 
     async def standings(self, tournament_id: str) -> tuple[list[dict[str, Any]], bool]:
+        """The standings now: the published ones once ended, else computed from the log as
+        of the tournament's version, once per version (:data:`STANDINGS_KEPT` kept): every
+        GetStandings of a 256-player event replayed its whole log."""
         t = await self._find(tournament_id)
         if t.status in ENDED and t.standings is not None:
             return list(t.standings), True
-        replayed = await self.replayed(tournament_id)
-        if replayed.config is None or not replayed.entrants:
-            return [], False
-        return [
-            formats.row_json(r) for r in formats.standings(replayed.config, replayed.history())
-        ], False
+        key = (tournament_id, t.version)
+        rows = self._standings.get(key)
+        if rows is None:
+            replayed = tlog.replay_log(await self.records(tournament_id, t.version))
+            if replayed.config is None or not replayed.entrants:
+                return [], False
+            rows = [formats.row_json(r)
+                    for r in formats.standings(replayed.config, replayed.history())]
+            self._standings[key] = rows
+            while len(self._standings) > STANDINGS_KEPT:
+                self._standings.popitem(last=False)
+        else:
+            self._standings.move_to_end(key)
+        return [dict(r) for r in rows], False
 
     async def bracket(self, t: Tournament) -> dict[str, Any] | None:
         """The elimination bracket (core ``bracket``), None for other formats or before the start."""
         if not t.entrants or not FormatConfig.from_stored(t.settings["format"]).is_elimination:
             return None
-        replayed = await self.replayed(t.tournament_id)
+        key = (t.tournament_id, t.version)
+        if key in self._brackets:  # once per version, not per watcher and call
+            self._brackets.move_to_end(key)
+            found = self._brackets[key]
+            return None if found is None else dict(found)
+        replayed = tlog.replay_log(await self.records(t.tournament_id, t.version))
         assert replayed.config is not None
         try:
-            return dict(core_bracket(replayed.config, replayed.history()))
+            found = dict(core_bracket(replayed.config, replayed.history()))
         except TournamentError as err:
             log.warning("no bracket", error=str(err))
-            return None
+            found = None
+        self._brackets[key] = found
+        while len(self._brackets) > STANDINGS_KEPT:
+            self._brackets.popitem(last=False)
+        return None if found is None else dict(found)
 
     async def planned_rounds(self, t: Tournament) -> int:
+        """The rounds the format plans for the tournament's entrants (late entries
+        included): from the tournament as it is, as the log's replay says it (the format of
+        its Created, the entrants of its Started and LateEntry records), without replaying
+        the log on every GetTournament and every WatchTournament update."""
         if not t.entrants:
             return 0
-        replayed = await self.replayed(t.tournament_id)
-        assert replayed.config is not None
         try:
-            return formats.planned(replayed.config, replayed.history())
+            return int(core_planned_rounds(FormatConfig.from_stored(t.settings["format"]),
+                                           len(t.entrants)))
         except TournamentError:
             return 0
 
