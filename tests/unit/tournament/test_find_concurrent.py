@@ -92,3 +92,27 @@ def test_reads_while_the_tournament_is_saved_never_fail_nor_see_half_an_event(
         assert last is not None and len(last.round(5)["ready"]) == PLAYERS // 2
     finally:
         app.close()
+
+
+def test_each_read_is_a_copy_of_its_own(tmp_path: Path) -> None:
+    """A command changes the tournament it read: never the cached one, nor another read's."""
+    app = _app(tmp_path / "tournament.sqlite")
+    try:
+        _big(app)
+        a, b = app.find("big"), app.find("big")
+        assert a is not None and b is not None and a is not b
+        assert a.rounds == b.rounds and a.version == b.version and a.id == b.id
+        a.round(1)["matches"]["1"]["match_id"] = "changed"
+        a.players["p000"]["status"] = "dropped"
+        c = app.find("big")
+        assert c is not None
+        assert c.round(1)["matches"]["1"]["match_id"] == b.round(1)["matches"]["1"]["match_id"]
+        assert c.round(1)["matches"]["1"]["match_id"] == "big-r1-t1"
+        assert c.players["p000"]["status"] == "playing"
+        # a copy saves like the original: the next event lands on top of the stored ones
+        c.seat_ready(1, 1, 0, "p000")
+        app.save(c)
+        d = app.find("big")
+        assert d is not None and d.version == c.version and d.round(1)["ready"] == {"1": [0]}
+    finally:
+        app.close()
