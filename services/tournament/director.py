@@ -549,13 +549,20 @@ def _reason(err: Exception) -> str:
     return f"{type(err).__name__}: {reason}" if isinstance(reason, str) else repr(err)
 
 
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """A shared read's failure is its waiters' (each raises it), never "never retrieved"
+    when the last of them went away before it ended."""
+    if not future.cancelled():
+        future.exception()
+
+
 class _Room:
     """What the director keeps of one tournament while anything uses it (:meth:`Director._room`):
     its lock, the condition its watches and round driver wait on, and the count of the saves
     they were told of. Dropped once nothing holds it: a lock nobody holds or waits for, a
     condition nobody waits on, and a count no watch compares with are the same made anew."""
 
-    __slots__ = ("changed", "lock", "saves", "users", "version")
+    __slots__ = ("changed", "lock", "reading", "saves", "users", "version")
 
     def __init__(self) -> None:
         self.lock = asyncio.Lock()
@@ -567,6 +574,9 @@ class _Room:
         """The newest version notified: a wake-up of another replica for a version this one
         was told of already (its own save, heard back) wakes nobody."""
         self.users = 0
+        self.reading: tuple[int, asyncio.Future[Tournament]] | None = None
+        """The watches' read of the tournament (:meth:`Director._watched`): the count of
+        saves when it began, and the read, shared by every watch that wants one as new."""
 
 
 @dataclass
@@ -2276,10 +2286,13 @@ class Director:
     # -- players: their matches ---------------------------------------------------
 
     async def my_match(
-        self, claims: Claims | None, tournament_id: str
+        self, claims: Claims | None, tournament_id: str, t: Tournament | None = None
     ) -> tuple[dict[str, Any] | None, Tournament]:
+        """The caller's table in the current round; of ``t`` when given (a watch's read,
+        read-only), else as the tournament is now."""
         who = _player(claims)
-        t = await self._find(tournament_id)
+        if t is None:
+            t = await self._find(tournament_id)
         refuse_minted_seat(who, t, self.options.trust_minted_tokens)
         if who.player not in t.players:
             raise NotFound(f"{who.player!r} is not registered in {tournament_id!r}")
@@ -2398,7 +2411,7 @@ class Director:
         save or the re-read every ``WATCH_RECHECK`` seconds."""
         with self._room(tournament_id) as room:  # held while it watches: its count stays
             seen = room.saves
-            t = await self._find(tournament_id)
+            t = await self._watched(room, tournament_id)
             version = -1
             while True:
                 if t.version != version:
@@ -2414,7 +2427,28 @@ class Director:
                     except TimeoutError:
                         pass
                 seen = room.saves
-                t = await self._find(tournament_id)
+                t = await self._watched(room, tournament_id, version)
+
+    async def _watched(self, room: _Room, tournament_id: str, have: int = -1) -> Tournament:
+        """The tournament for a watch: one read shared by every watch of the room that wants
+        it, read-only (never changed: each stream builds its messages from it). A read begun
+        after the last save notified here holds that save (it was stored before it was
+        notified), so a watch woken by it joins that read instead of making its own: 256
+        watchers made 256 copies of the whole tournament after every save. ``have``: the
+        version the watch has."""
+        reading = room.reading
+        shared = reading is not None and reading[0] == room.saves and (
+            not reading[1].done()  # under way: it holds every save notified here
+            or (have >= 0 and not reading[1].cancelled() and not reading[1].exception()
+                and reading[1].result().version > have))  # done, and news to this watch
+        if not shared:
+            # none begun since the last save here; a watch's first read; or the watch has
+            # it already: its re-read when no save was heard of (WATCH_RECHECK: another
+            # replica's save whose wake-up never came) reads anew
+            future = asyncio.ensure_future(self._find(tournament_id))
+            future.add_done_callback(_retrieved)
+            reading = room.reading = (room.saves, future)
+        return await asyncio.shield(reading[1])
 
     async def watch_mine(
         self, claims: Claims | None, tournament_id: str
@@ -2440,7 +2474,7 @@ class Director:
                         tournament_id=tournament_id,
                     )
                     raise Unauthenticated(WATCH_TOKEN_EXPIRED) from None
-                mine, t = await self.my_match(claims, tournament_id)
+                mine, t = await self.my_match(claims, tournament_id, t)
                 if time.time() >= who.refused_from:  # expired while my_match was awaited
                     raise Unauthenticated(WATCH_TOKEN_EXPIRED)
                 key = (

@@ -107,3 +107,86 @@ async def test_tournament_answers_and_updates_read_no_log_and_standings_once_per
             w.cancel()
         await asyncio.gather(*watches, return_exceptions=True)
         await c.close()
+
+
+async def test_watchers_share_one_read_of_each_version(
+        reign_tournament_backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every WatchTournament and WatchMyMatches stream read the tournament anew (a copy of
+    the whole event) after each save, and every WatchTournament stream built its update (the
+    current round's every table): 256 watchers, 256 copies and builds a save, about 640 saves
+    a round of a 256-player Swiss. Their reads and updates of one version are one now."""
+    finds: Counter[str] = Counter()
+    find = Director._find
+
+    async def counting(self: Director, tournament_id: str) -> Any:
+        finds[str(get_contextvars().get("method", "")).rpartition("/")[2]] += 1
+        return await find(self, tournament_id)
+
+    monkeypatch.setattr(Director, "_find", counting)
+    views: Counter[str] = Counter()
+    round_view = Director.round_view
+
+    async def counting_views(self: Director, t: Any, number: int) -> Any:
+        views[str(get_contextvars().get("method", "")).rpartition("/")[2]] += 1
+        return await round_view(self, t, number)
+
+    monkeypatch.setattr(Director, "round_view", counting_views)
+    b = reign_tournament_backend
+    c = TournamentClient(b.address("tournament"))
+    org = b.issuer.issue("organiser", "*", player="org", ttl=600)
+    tokens = {f"p{i:02d}": b.issuer.issue("player", "*", player=f"p{i:02d}", ttl=600)
+              for i in range(PLAYERS)}
+    tid = "watchers"
+    streams: list[asyncio.Task[None]] = []
+    try:
+        await c.call("CreateTournament", org, tournament_id=tid, game="neon-reign",
+                     mode="single", format_json=format_json("swiss", 3))
+        await c.call("OpenRegistration", org, tournament_id=tid)
+        for token in tokens.values():
+            await c.call("Register", token, tournament_id=tid)
+        await c.call("StartTournament", org, tournament_id=tid)
+        paired = await c.call("NextRound", org, tournament_id=tid, round=1)
+        last: dict[str, Any] = {}
+
+        async def watch(name: str, token: str, mine: bool) -> None:
+            if mine:
+                stream = c.stub.WatchMyMatches(pb.WatchMyMatchesRequest(tournament_id=tid),
+                                               metadata=call_metadata(token))
+            else:
+                stream = c.stub.WatchTournament(pb.WatchTournamentRequest(tournament_id=tid),
+                                                metadata=call_metadata(token))
+            async for m in stream:
+                last[name] = m
+
+        streams = [asyncio.create_task(watch(f"all{i}", org, False)) for i in range(WATCHERS)]
+        streams += [asyncio.create_task(watch(p, token, True)) for p, token in tokens.items()]
+        async with asyncio.timeout(30):
+            while len(last) < WATCHERS + PLAYERS:
+                await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)  # the first reads done
+        before = (await c.call("GetTournament", tournament_id=tid)).tournament.version
+        finds.clear()
+        views.clear()
+        for table in paired.round.tables[:4]:
+            await c.call("CorrectResult", org, tournament_id=tid, round=1, table=table.number,
+                         placements=[1, 2], reason="watchers")
+        decided = {p for t in paired.round.tables[:4] for p in t.seats}
+        async with asyncio.timeout(30):
+            while not (all(sum(1 for t in last[f"all{i}"].round.tables if t.result.placements)
+                           == 4 for i in range(WATCHERS))
+                       and all(last[p].assignment.status == pb.TABLE_STATUS_DONE
+                               for p in decided)):
+                await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)
+        saves = (await c.call("GetTournament", tournament_id=tid)).tournament.version - before
+        watching = finds["WatchTournament"] + finds["WatchMyMatches"]
+        # each save wakes every stream; a version is read once for all of them (a save
+        # made while a read is under way: once more), not once per stream (24 here)
+        assert saves >= 4 and watching <= 2 * saves, (finds, saves)
+        # and each version's update is built once for every WatchTournament stream
+        assert views["WatchTournament"] <= 2 * saves, (views, saves)
+    finally:
+        for s in streams:
+            s.cancel()
+        await asyncio.gather(*streams, return_exceptions=True)
+        await c.close()
