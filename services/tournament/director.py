@@ -549,6 +549,28 @@ def _reason(err: Exception) -> str:
     return f"{type(err).__name__}: {reason}" if isinstance(reason, str) else repr(err)
 
 
+def _checkpoint_due(rnd: dict[str, Any]) -> bool:
+    """Whether the round's checkpoint may be published: not yet published, every table with
+    its result, and every match that will be sealed sealed."""
+    if rnd["checkpoint"] is not None:
+        return False
+    for table in rnd["tables"]:
+        key = str(table["number"])
+        if table["bye"]:
+            continue
+        if key not in rnd["results"]:
+            return False
+        if key in rnd["matches"] and key not in rnd["sealed"] \
+                and not _stopped_waiting(rnd, key) and (
+                key not in rnd.get("corrected", {}) or key in rnd.get("abandoned", {})
+                or key in rnd.get("stopped", {})):
+            # an abandoned match ends, so it is sealed: wait for it; so is a started one a
+            # correction stopped (abandoned, or ended as it came); one that never started
+            # is not waited for (_stopped_waiting)
+            return False
+    return True
+
+
 def _retrieved(future: asyncio.Future[Any]) -> None:
     """A shared read's failure is its waiters' (each raises it), never "never retrieved"
     when the last of them went away before it ended."""
@@ -1130,6 +1152,7 @@ class Director:
         with self._room(tournament_id) as room:  # woken by each save while it drives
             while not self._closing:
                 wait = self.options.poll
+                seen = room.saves  # a save during the pass: passed over again at once
                 try:
                     done = await self._step(tournament_id)
                     backoff = 0.1
@@ -1147,7 +1170,8 @@ class Director:
                     return
                 async with room.changed:
                     try:
-                        await within(room.changed.wait(), wait)
+                        await within(
+                            room.changed.wait_for(lambda seen=seen: room.saves != seen), wait)
                     except TimeoutError:
                         pass
 
@@ -1168,10 +1192,12 @@ class Director:
         if rnd["checkpoint"] is not None:
             return True
         number = rnd["number"]
-        failed = await self._create_matches(tournament_id, number)
-        failed += await self._start_due(tournament_id, number)
-        failed += await self._seal(tournament_id, number)
-        if await self._checkpoint(tournament_id, number):
+        # each part decides from this one read (read-only), and reads again, under the
+        # tournament's lock, only what it changes: a save since is passed over at once
+        failed = await self._create_matches(tournament_id, number, t)
+        failed += await self._start_due(tournament_id, number, t)
+        failed += await self._seal(tournament_id, number, t)
+        if await self._checkpoint(tournament_id, number, t):
             return True
         if failed:
             raise _MatchesFailed(failed)
@@ -1187,11 +1213,14 @@ class Director:
             return None
         return {**match, "rules_address": self.rules.address(t.game) or match["rules_address"]}
 
-    async def _create_matches(self, tournament_id: str, number: int) -> list[str]:
+    async def _create_matches(self, tournament_id: str, number: int,
+                              t: Tournament | None = None) -> list[str]:
         """Create (or re-find) the match of every table of the round; record new ones. The
         match ids whose creation failed (each logged; the next pass tries again): one table's
-        failure does not keep the others from their matches."""
-        t = await self._find(tournament_id)
+        failure does not keep the others from their matches. ``t``: the tournament as the
+        caller read it (each creation reads it again to record its match), else read now."""
+        if t is None:
+            t = await self._find(tournament_id)
         rnd = t.round(number)
         failed: list[str] = []
         if t.status in ENDED:
@@ -1282,10 +1311,13 @@ class Director:
             await self._abandon_unlogged(t, match_id)
         return False
 
-    async def _start_due(self, tournament_id: str, number: int) -> list[str]:
+    async def _start_due(self, tournament_id: str, number: int,
+                         t: Tournament | None = None) -> list[str]:
         """Start every match whose seats are all ready or whose check-in window ran out; the
-        match ids whose start failed (each logged; the next pass tries again)."""
-        t = await self._find(tournament_id)
+        match ids whose start failed (each logged; the next pass tries again). ``t``: as
+        :meth:`_create_matches` (each start reads the tournament again)."""
+        if t is None:
+            t = await self._find(tournament_id)
         rnd = t.round(number)
         failed: list[str] = []
         for key, match in rnd["matches"].items():
@@ -1342,12 +1374,14 @@ class Director:
         log.info("match started", match_id=match["match_id"], absent=absent)
         return True
 
-    async def _seal(self, tournament_id: str, number: int) -> list[str]:
+    async def _seal(self, tournament_id: str, number: int,
+                    t: Tournament | None = None) -> list[str]:
         """Record the final hash of every ended match of the round whose export ends sealed;
         the match ids whose export failed (a broken stream, a rules service that did not
         answer: each logged, and asked again on the next pass), while the others are sealed
-        all the same."""
-        t = await self._find(tournament_id)
+        all the same. ``t``: as :meth:`_create_matches` (each seal reads it again)."""
+        if t is None:
+            t = await self._find(tournament_id)
         rnd = t.round(number)
         failed: list[str] = []
         for key, result in list(rnd["results"].items()):
@@ -1378,26 +1412,21 @@ class Director:
         log.info("match sealed", round=number, table=int(key), final_hash=reply.final_hash,
                  events=int(reply.event_count))
 
-    async def _checkpoint(self, tournament_id: str, number: int) -> bool:
+    async def _checkpoint(self, tournament_id: str, number: int,
+                          seen: Tournament | None = None) -> bool:
+        """Publish the round's checkpoint once every table has its result and every match
+        that will be sealed is; True once published. ``seen``: the tournament as the caller
+        read it: a round it shows unready is left for the next pass (a save since brings
+        one), without reading the tournament again under its lock."""
+        if seen is not None and not _checkpoint_due(seen.round(number)):
+            return seen.round(number)["checkpoint"] is not None
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
             rnd = t.round(number)
             if rnd["checkpoint"] is not None:
                 return True
-            for table in rnd["tables"]:
-                key = str(table["number"])
-                if table["bye"]:
-                    continue
-                if key not in rnd["results"]:
-                    return False
-                if key in rnd["matches"] and key not in rnd["sealed"] \
-                        and not _stopped_waiting(rnd, key) and (
-                        key not in rnd.get("corrected", {}) or key in rnd.get("abandoned", {})
-                        or key in rnd.get("stopped", {})):
-                    # an abandoned match ends, so it is sealed: wait for it; so is a started
-                    # one a correction stopped (abandoned, or ended as it came); one that
-                    # never started is not waited for (_stopped_waiting)
-                    return False
+            if not _checkpoint_due(rnd):
+                return False
             records = await self.records(tournament_id)
             leaves = proofs.round_leaves(rnd)
             checkpoint = proofs.round_checkpoint(
