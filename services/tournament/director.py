@@ -1093,7 +1093,9 @@ class Director:
                     replayed = await self.replayed(tournament_id)
                     assert replayed.config is not None
                     history = replayed.history()
-                tables = formats.pair(replayed.config, history)
+                # in a thread: a big field's pairing (networkx, 0.2-0.4 s at 256 players)
+                # held up every other call of the service on its event loop
+                tables = await asyncio.to_thread(formats.pair, replayed.config, history)
             except TournamentError as err:
                 raise FailedPrecondition(f"cannot pair round {len(t.rounds) + 1}: {err}") from None
             number = len(t.rounds) + 1
