@@ -34,6 +34,7 @@ import json
 import os
 import re
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,6 +69,7 @@ from services.tournament.core import (
     reinstatement_refused,
     too_many_rounds,
 )
+from services.tournament.core import planned_rounds as core_planned_rounds
 from services.tournament.core.model import FormatConfig, TableResult, TournamentError
 from services.tournament.domain import (
     ENDED,
@@ -123,6 +125,9 @@ class Options:
 
 
 WATCH_RECHECK = 5.0
+STANDINGS_KEPT = 32
+"""How many computed standings, and brackets, (tournament, version) the director keeps
+(GetStandings; GetTournament and WatchTournament of an elimination event)."""
 """Seconds a watch waits for a save before it reads the tournament again anyway."""
 WATCH_TOKEN_EXPIRED = "player token expired; watch your matches again with a new player token"
 """How a WatchMyMatches stream ends at its player token's expiry."""
@@ -544,13 +549,42 @@ def _reason(err: Exception) -> str:
     return f"{type(err).__name__}: {reason}" if isinstance(reason, str) else repr(err)
 
 
+def _checkpoint_due(rnd: dict[str, Any]) -> bool:
+    """Whether the round's checkpoint may be published: not yet published, every table with
+    its result, and every match that will be sealed sealed."""
+    if rnd["checkpoint"] is not None:
+        return False
+    for table in rnd["tables"]:
+        key = str(table["number"])
+        if table["bye"]:
+            continue
+        if key not in rnd["results"]:
+            return False
+        if key in rnd["matches"] and key not in rnd["sealed"] \
+                and not _stopped_waiting(rnd, key) and (
+                key not in rnd.get("corrected", {}) or key in rnd.get("abandoned", {})
+                or key in rnd.get("stopped", {})):
+            # an abandoned match ends, so it is sealed: wait for it; so is a started one a
+            # correction stopped (abandoned, or ended as it came); one that never started
+            # is not waited for (_stopped_waiting)
+            return False
+    return True
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """A shared read's failure is its waiters' (each raises it), never "never retrieved"
+    when the last of them went away before it ended."""
+    if not future.cancelled():
+        future.exception()
+
+
 class _Room:
     """What the director keeps of one tournament while anything uses it (:meth:`Director._room`):
     its lock, the condition its watches and round driver wait on, and the count of the saves
     they were told of. Dropped once nothing holds it: a lock nobody holds or waits for, a
     condition nobody waits on, and a count no watch compares with are the same made anew."""
 
-    __slots__ = ("changed", "lock", "saves", "users", "version")
+    __slots__ = ("changed", "lock", "reading", "saves", "users", "version")
 
     def __init__(self) -> None:
         self.lock = asyncio.Lock()
@@ -562,6 +596,9 @@ class _Room:
         """The newest version notified: a wake-up of another replica for a version this one
         was told of already (its own save, heard back) wakes nobody."""
         self.users = 0
+        self.reading: tuple[int, asyncio.Future[Tournament]] | None = None
+        """The watches' read of the tournament (:meth:`Director._watched`): the count of
+        saves when it began, and the read, shared by every watch that wants one as new."""
 
 
 @dataclass
@@ -617,6 +654,10 @@ class Director:
         (:meth:`_stop_in_background`)."""
         self._sweep: asyncio.Task[None] | None = None
         self._closing = False
+        self._standings: OrderedDict[tuple[str, int], list[dict[str, Any]]] = OrderedDict()
+        """Standings computed from the log (:meth:`standings`), by tournament and version."""
+        self._brackets: OrderedDict[tuple[str, int], dict[str, Any] | None] = OrderedDict()
+        """Elimination brackets computed from the log (:meth:`bracket`), the same way."""
         self.result_keys: tuple[str, ...] = ()
         """The rules services' public keys whose signed results count (set by main)."""
         self.previous_keys: tuple[str, ...] = ()
@@ -1052,7 +1093,9 @@ class Director:
                     replayed = await self.replayed(tournament_id)
                     assert replayed.config is not None
                     history = replayed.history()
-                tables = formats.pair(replayed.config, history)
+                # in a thread: a big field's pairing (networkx, 0.2-0.4 s at 256 players)
+                # held up every other call of the service on its event loop
+                tables = await asyncio.to_thread(formats.pair, replayed.config, history)
             except TournamentError as err:
                 raise FailedPrecondition(f"cannot pair round {len(t.rounds) + 1}: {err}") from None
             number = len(t.rounds) + 1
@@ -1111,6 +1154,7 @@ class Director:
         with self._room(tournament_id) as room:  # woken by each save while it drives
             while not self._closing:
                 wait = self.options.poll
+                seen = room.saves  # a save during the pass: passed over again at once
                 try:
                     done = await self._step(tournament_id)
                     backoff = 0.1
@@ -1128,7 +1172,8 @@ class Director:
                     return
                 async with room.changed:
                     try:
-                        await within(room.changed.wait(), wait)
+                        await within(
+                            room.changed.wait_for(lambda seen=seen: room.saves != seen), wait)
                     except TimeoutError:
                         pass
 
@@ -1149,10 +1194,12 @@ class Director:
         if rnd["checkpoint"] is not None:
             return True
         number = rnd["number"]
-        failed = await self._create_matches(tournament_id, number)
-        failed += await self._start_due(tournament_id, number)
-        failed += await self._seal(tournament_id, number)
-        if await self._checkpoint(tournament_id, number):
+        # each part decides from this one read (read-only), and reads again, under the
+        # tournament's lock, only what it changes: a save since is passed over at once
+        failed = await self._create_matches(tournament_id, number, t)
+        failed += await self._start_due(tournament_id, number, t)
+        failed += await self._seal(tournament_id, number, t)
+        if await self._checkpoint(tournament_id, number, t):
             return True
         if failed:
             raise _MatchesFailed(failed)
@@ -1168,11 +1215,14 @@ class Director:
             return None
         return {**match, "rules_address": self.rules.address(t.game) or match["rules_address"]}
 
-    async def _create_matches(self, tournament_id: str, number: int) -> list[str]:
+    async def _create_matches(self, tournament_id: str, number: int,
+                              t: Tournament | None = None) -> list[str]:
         """Create (or re-find) the match of every table of the round; record new ones. The
         match ids whose creation failed (each logged; the next pass tries again): one table's
-        failure does not keep the others from their matches."""
-        t = await self._find(tournament_id)
+        failure does not keep the others from their matches. ``t``: the tournament as the
+        caller read it (each creation reads it again to record its match), else read now."""
+        if t is None:
+            t = await self._find(tournament_id)
         rnd = t.round(number)
         failed: list[str] = []
         if t.status in ENDED:
@@ -1263,10 +1313,13 @@ class Director:
             await self._abandon_unlogged(t, match_id)
         return False
 
-    async def _start_due(self, tournament_id: str, number: int) -> list[str]:
+    async def _start_due(self, tournament_id: str, number: int,
+                         t: Tournament | None = None) -> list[str]:
         """Start every match whose seats are all ready or whose check-in window ran out; the
-        match ids whose start failed (each logged; the next pass tries again)."""
-        t = await self._find(tournament_id)
+        match ids whose start failed (each logged; the next pass tries again). ``t``: as
+        :meth:`_create_matches` (each start reads the tournament again)."""
+        if t is None:
+            t = await self._find(tournament_id)
         rnd = t.round(number)
         failed: list[str] = []
         for key, match in rnd["matches"].items():
@@ -1323,12 +1376,14 @@ class Director:
         log.info("match started", match_id=match["match_id"], absent=absent)
         return True
 
-    async def _seal(self, tournament_id: str, number: int) -> list[str]:
+    async def _seal(self, tournament_id: str, number: int,
+                    t: Tournament | None = None) -> list[str]:
         """Record the final hash of every ended match of the round whose export ends sealed;
         the match ids whose export failed (a broken stream, a rules service that did not
         answer: each logged, and asked again on the next pass), while the others are sealed
-        all the same."""
-        t = await self._find(tournament_id)
+        all the same. ``t``: as :meth:`_create_matches` (each seal reads it again)."""
+        if t is None:
+            t = await self._find(tournament_id)
         rnd = t.round(number)
         failed: list[str] = []
         for key, result in list(rnd["results"].items()):
@@ -1359,26 +1414,21 @@ class Director:
         log.info("match sealed", round=number, table=int(key), final_hash=reply.final_hash,
                  events=int(reply.event_count))
 
-    async def _checkpoint(self, tournament_id: str, number: int) -> bool:
+    async def _checkpoint(self, tournament_id: str, number: int,
+                          seen: Tournament | None = None) -> bool:
+        """Publish the round's checkpoint once every table has its result and every match
+        that will be sealed is; True once published. ``seen``: the tournament as the caller
+        read it: a round it shows unready is left for the next pass (a save since brings
+        one), without reading the tournament again under its lock."""
+        if seen is not None and not _checkpoint_due(seen.round(number)):
+            return seen.round(number)["checkpoint"] is not None
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
             rnd = t.round(number)
             if rnd["checkpoint"] is not None:
                 return True
-            for table in rnd["tables"]:
-                key = str(table["number"])
-                if table["bye"]:
-                    continue
-                if key not in rnd["results"]:
-                    return False
-                if key in rnd["matches"] and key not in rnd["sealed"] \
-                        and not _stopped_waiting(rnd, key) and (
-                        key not in rnd.get("corrected", {}) or key in rnd.get("abandoned", {})
-                        or key in rnd.get("stopped", {})):
-                    # an abandoned match ends, so it is sealed: wait for it; so is a started
-                    # one a correction stopped (abandoned, or ended as it came); one that
-                    # never started is not waited for (_stopped_waiting)
-                    return False
+            if not _checkpoint_due(rnd):
+                return False
             records = await self.records(tournament_id)
             leaves = proofs.round_leaves(rnd)
             checkpoint = proofs.round_checkpoint(
@@ -2164,35 +2214,58 @@ class Director:
         return await asyncio.to_thread(self.app.newest, wanted)
 
     async def standings(self, tournament_id: str) -> tuple[list[dict[str, Any]], bool]:
+        """The standings now: the published ones once ended, else computed from the log as
+        of the tournament's version, once per version (:data:`STANDINGS_KEPT` kept): every
+        GetStandings of a 256-player event replayed its whole log."""
         t = await self._find(tournament_id)
         if t.status in ENDED and t.standings is not None:
             return list(t.standings), True
-        replayed = await self.replayed(tournament_id)
-        if replayed.config is None or not replayed.entrants:
-            return [], False
-        return [
-            formats.row_json(r) for r in formats.standings(replayed.config, replayed.history())
-        ], False
+        key = (tournament_id, t.version)
+        rows = self._standings.get(key)
+        if rows is None:
+            replayed = tlog.replay_log(await self.records(tournament_id, t.version))
+            if replayed.config is None or not replayed.entrants:
+                return [], False
+            rows = [formats.row_json(r)
+                    for r in formats.standings(replayed.config, replayed.history())]
+            self._standings[key] = rows
+            while len(self._standings) > STANDINGS_KEPT:
+                self._standings.popitem(last=False)
+        else:
+            self._standings.move_to_end(key)
+        return [dict(r) for r in rows], False
 
     async def bracket(self, t: Tournament) -> dict[str, Any] | None:
         """The elimination bracket (core ``bracket``), None for other formats or before the start."""
         if not t.entrants or not FormatConfig.from_stored(t.settings["format"]).is_elimination:
             return None
-        replayed = await self.replayed(t.tournament_id)
+        key = (t.tournament_id, t.version)
+        if key in self._brackets:  # once per version, not per watcher and call
+            self._brackets.move_to_end(key)
+            found = self._brackets[key]
+            return None if found is None else dict(found)
+        replayed = tlog.replay_log(await self.records(t.tournament_id, t.version))
         assert replayed.config is not None
         try:
-            return dict(core_bracket(replayed.config, replayed.history()))
+            found = dict(core_bracket(replayed.config, replayed.history()))
         except TournamentError as err:
             log.warning("no bracket", error=str(err))
-            return None
+            found = None
+        self._brackets[key] = found
+        while len(self._brackets) > STANDINGS_KEPT:
+            self._brackets.popitem(last=False)
+        return None if found is None else dict(found)
 
     async def planned_rounds(self, t: Tournament) -> int:
+        """The rounds the format plans for the tournament's entrants (late entries
+        included): from the tournament as it is, as the log's replay says it (the format of
+        its Created, the entrants of its Started and LateEntry records), without replaying
+        the log on every GetTournament and every WatchTournament update."""
         if not t.entrants:
             return 0
-        replayed = await self.replayed(t.tournament_id)
-        assert replayed.config is not None
         try:
-            return formats.planned(replayed.config, replayed.history())
+            return int(core_planned_rounds(FormatConfig.from_stored(t.settings["format"]),
+                                           len(t.entrants)))
         except TournamentError:
             return 0
 
@@ -2244,10 +2317,13 @@ class Director:
     # -- players: their matches ---------------------------------------------------
 
     async def my_match(
-        self, claims: Claims | None, tournament_id: str
+        self, claims: Claims | None, tournament_id: str, t: Tournament | None = None
     ) -> tuple[dict[str, Any] | None, Tournament]:
+        """The caller's table in the current round; of ``t`` when given (a watch's read,
+        read-only), else as the tournament is now."""
         who = _player(claims)
-        t = await self._find(tournament_id)
+        if t is None:
+            t = await self._find(tournament_id)
         refuse_minted_seat(who, t, self.options.trust_minted_tokens)
         if who.player not in t.players:
             raise NotFound(f"{who.player!r} is not registered in {tournament_id!r}")
@@ -2366,7 +2442,7 @@ class Director:
         save or the re-read every ``WATCH_RECHECK`` seconds."""
         with self._room(tournament_id) as room:  # held while it watches: its count stays
             seen = room.saves
-            t = await self._find(tournament_id)
+            t = await self._watched(room, tournament_id)
             version = -1
             while True:
                 if t.version != version:
@@ -2382,7 +2458,28 @@ class Director:
                     except TimeoutError:
                         pass
                 seen = room.saves
-                t = await self._find(tournament_id)
+                t = await self._watched(room, tournament_id, version)
+
+    async def _watched(self, room: _Room, tournament_id: str, have: int = -1) -> Tournament:
+        """The tournament for a watch: one read shared by every watch of the room that wants
+        it, read-only (never changed: each stream builds its messages from it). A read begun
+        after the last save notified here holds that save (it was stored before it was
+        notified), so a watch woken by it joins that read instead of making its own: 256
+        watchers made 256 copies of the whole tournament after every save. ``have``: the
+        version the watch has."""
+        reading = room.reading
+        shared = reading is not None and reading[0] == room.saves and (
+            not reading[1].done()  # under way: it holds every save notified here
+            or (have >= 0 and not reading[1].cancelled() and not reading[1].exception()
+                and reading[1].result().version > have))  # done, and news to this watch
+        if not shared:
+            # none begun since the last save here; a watch's first read; or the watch has
+            # it already: its re-read when no save was heard of (WATCH_RECHECK: another
+            # replica's save whose wake-up never came) reads anew
+            future = asyncio.ensure_future(self._find(tournament_id))
+            future.add_done_callback(_retrieved)
+            reading = room.reading = (room.saves, future)
+        return await asyncio.shield(reading[1])
 
     async def watch_mine(
         self, claims: Claims | None, tournament_id: str
@@ -2408,7 +2505,7 @@ class Director:
                         tournament_id=tournament_id,
                     )
                     raise Unauthenticated(WATCH_TOKEN_EXPIRED) from None
-                mine, t = await self.my_match(claims, tournament_id)
+                mine, t = await self.my_match(claims, tournament_id, t)
                 if time.time() >= who.refused_from:  # expired while my_match was awaited
                     raise Unauthenticated(WATCH_TOKEN_EXPIRED)
                 key = (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
@@ -27,6 +28,8 @@ STATUS = {
     "finished": pb.TOURNAMENT_STATUS_FINISHED,
     "force-ended": pb.TOURNAMENT_STATUS_FORCE_ENDED,
 }
+WATCH_MESSAGES_KEPT = 16
+"""WatchTournament updates kept built, by tournament and version (the newest ones)."""
 INT32_MAX = 2**31 - 1
 """The most an int32 field holds: ``planned_rounds`` of a log stored before the format's
 ``rounds`` was capped (core/model.py ``MAX_ROUNDS``) is answered as this, not INTERNAL."""
@@ -196,6 +199,7 @@ def assignment_message(a: dict[str, Any] | None) -> pb.MatchAssignment | None:
 class TournamentServicer(pb_grpc.TournamentServiceServicer):
     def __init__(self, director: Director) -> None:
         self.d = director
+        self._watch_messages: OrderedDict[tuple[str, int], Any] = OrderedDict()
 
     async def _t(self, t: Tournament) -> pb.Tournament:
         return tournament_message(t, await self.d.planned_rounds(t), await self.d.bracket(t))
@@ -367,11 +371,24 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):
         # lets go of what the director keeps for it
         async with aclosing(self.d.watch(request.tournament_id)) as updates:
             async for t in updates:
-                current = await self.d.round_view(t, 0) if t.rounds else None
-                yield pb.WatchTournamentResponse(
-                    tournament=await self._t(t),
-                    round=round_message(current) if current else None,
-                )
+                yield await self._watch_message(t)
+
+    async def _watch_message(self, t: Tournament) -> Any:
+        """A WatchTournament update: the same for every watcher of a version (nothing in it
+        is the caller's), so built once for all of them (:data:`WATCH_MESSAGES_KEPT` kept):
+        256 watchers built 256 copies of a 128-table round after every save."""
+        key = (t.tournament_id, t.version)
+        found = self._watch_messages.get(key)
+        if found is None:
+            current = await self.d.round_view(t, 0) if t.rounds else None
+            found = pb.WatchTournamentResponse(
+                tournament=await self._t(t),
+                round=round_message(current) if current else None,
+            )
+            self._watch_messages[key] = found
+            while len(self._watch_messages) > WATCH_MESSAGES_KEPT:
+                self._watch_messages.popitem(last=False)
+        return found
 
     async def WatchMyMatches(
         self, request: Any, context: grpc.aio.ServicerContext

@@ -1,7 +1,8 @@
 """Short runs of the benches that had no test, so they cannot rot between their long runs:
 bench/bench_selfplay.py (both trees play the same games), bench/bench_matchmaking.py
 (rating-aware grouping against first-come, the service cycle on each store),
-bench/bench_rules.py, bench/bench_gateway.py and bench/bench_metrics.py."""
+bench/bench_rules.py, bench/bench_gateway.py, bench/bench_metrics.py and
+bench/bench_tournament.py."""
 
 from __future__ import annotations
 
@@ -81,3 +82,17 @@ def test_bench_metrics_measures_metrics_on_against_off() -> None:
     assert re.search(r"interceptor alone: [\d.]+ \(", out), out
     assert re.search(r"rules meter alone: [\d.]+ \(", out), out
     assert "load average at start" in out and "load average at end" in out, out
+
+
+@pytest.mark.timeout(240)
+def test_bench_tournament_prints_each_round_and_the_bundle_verifies() -> None:
+    out = _run("bench/bench_tournament.py", "--players", "12", "--rounds", "2",
+               "--watchers", "3", timeout=230)
+    for number in (1, 2):
+        row = re.search(rf"round {number}: NextRound (\d+) ms; 6 results .* GetTournament "
+                        r"([\d.]+) ms, GetStandings ([\d.]+) ms, GetRound ([\d.]+) ms, "
+                        r"ListTournaments ([\d.]+) ms, MyNextMatch ([\d.]+) ms; watchers' "
+                        r"updates (\d+); peak RSS (\d+) MB", out)
+        assert row and int(row.group(7)) > 0, out
+    assert re.search(r"bundle: [\d,]+ bytes, 12 matches, 2 checkpoints; .*: verified", out), out
+    assert "load average at start" in out and "load average at end" in out

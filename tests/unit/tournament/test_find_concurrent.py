@@ -1,0 +1,118 @@
+"""TournamentApplication.find from several threads while the tournament is saved, as the
+director reads it (``asyncio.to_thread``) for every call: 128 players asking MyNextMatch
+while their matches start and end.
+
+The store keeps each tournament built (its aggregate cache) and brings it up to date with
+the events saved since (fast-forward), then hands out a deep copy. The fast-forward of one
+read mutated the cached tournament while another read was deep-copying it: "RuntimeError:
+dictionary changed size during iteration", an INTERNAL answer to MyNextMatch (seen in
+round 3 of a 128-player ``neon tournament simulate``), or a copy with an event half applied.
+On a real SQLite store, with the cache as the service sets it (services/tournament/main.py).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from services.tournament.app import TournamentApplication
+from services.tournament.domain import Tournament
+
+PLAYERS = 256
+
+
+def _app(path: Path) -> TournamentApplication:
+    return TournamentApplication(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                                      "SQLITE_DBNAME": str(path), "SQLITE_LOCK_TIMEOUT": "10",
+                                      "AGGREGATE_CACHE_MAXSIZE": "1000"})
+
+
+def _big(app: TournamentApplication) -> Tournament:
+    t = Tournament("big", {"name": "big", "game": "g", "mode": "m",
+                           "format": {"format": "swiss", "rounds": 8}, "no_show": "bot",
+                           "check_in_seconds": 60, "clock": {}, "options_json": ""}, "org")
+    t.open_registration()
+    names = [f"p{i:03d}" for i in range(PLAYERS)]
+    for n in names:
+        t.register(n, n)
+    t.start([{"player_id": n, "rating": 1500.0, "registered": i} for i, n in enumerate(names)])
+    for number in (1, 2, 3, 4, 5):
+        t.pair_round(number, [{"number": k + 1, "seats": [names[2 * k], names[2 * k + 1]],
+                               "bye": False, "note": ""} for k in range(PLAYERS // 2)])
+        for k in range(PLAYERS // 2):
+            t.match_created(number, k + 1, f"big-r{number}-t{k + 1}", "127.0.0.1:1", "c" * 64,
+                            0.0)
+    app.save(t)
+    return t
+
+
+def test_reads_while_the_tournament_is_saved_never_fail_nor_see_half_an_event(
+        tmp_path: Path) -> None:
+    app = _app(tmp_path / "tournament.sqlite")
+    try:
+        writer = _big(app)
+        assert app.find("big") is not None  # cached from here on
+        errors: list[BaseException] = []
+        torn: list[Any] = []
+        stop = threading.Event()
+
+        def read() -> None:
+            while not stop.is_set():
+                try:
+                    t = app.find("big")
+                except BaseException as err:  # noqa: BLE001 - what the test looks for
+                    errors.append(err)
+                    return
+                assert t is not None
+                # every SeatReady adds a table key with one seat in it: a copy made while
+                # another read applied it would show a version that does not match its state
+                ready = t.round(5)["ready"]
+                if sum(len(v) for v in ready.values()) != t.version - writer_base:
+                    torn.append((t.version, len(ready)))
+
+        writer_base = writer.version
+        readers = [threading.Thread(target=read) for _ in range(6)]
+        for r in readers:
+            r.start()
+        try:
+            for seat in (0, 1):
+                for k in range(PLAYERS // 2):
+                    if errors:
+                        break
+                    writer.seat_ready(5, k + 1, seat, f"p{2 * k + seat:03d}")
+                    app.save(writer)
+        finally:
+            stop.set()
+            for r in readers:
+                r.join()
+        assert not errors, f"{len(errors)} reads failed: {errors[0]!r}"
+        assert not torn, f"{len(torn)} reads saw a state that is not their version's: {torn[:3]}"
+        last = app.find("big")
+        assert last is not None and len(last.round(5)["ready"]) == PLAYERS // 2
+    finally:
+        app.close()
+
+
+def test_each_read_is_a_copy_of_its_own(tmp_path: Path) -> None:
+    """A command changes the tournament it read: never the cached one, nor another read's."""
+    app = _app(tmp_path / "tournament.sqlite")
+    try:
+        _big(app)
+        a, b = app.find("big"), app.find("big")
+        assert a is not None and b is not None and a is not b
+        assert a.rounds == b.rounds and a.version == b.version and a.id == b.id
+        a.round(1)["matches"]["1"]["match_id"] = "changed"
+        a.players["p000"]["status"] = "dropped"
+        c = app.find("big")
+        assert c is not None
+        assert c.round(1)["matches"]["1"]["match_id"] == b.round(1)["matches"]["1"]["match_id"]
+        assert c.round(1)["matches"]["1"]["match_id"] == "big-r1-t1"
+        assert c.players["p000"]["status"] == "playing"
+        # a copy saves like the original: the next event lands on top of the stored ones
+        c.seat_ready(1, 1, 0, "p000")
+        app.save(c)
+        d = app.find("big")
+        assert d is not None and d.version == c.version and d.round(1)["ready"] == {"1": [0]}
+    finally:
+        app.close()
