@@ -27,6 +27,7 @@ from services.matchmaking.domain import (
     standing_uuid,
     ticket_uuid,
 )
+from services.platform.cached_reads import SerialReads
 from services.platform.topics import TrustedTopics
 
 OPENING = ("Ticket.Created",)
@@ -96,7 +97,7 @@ class BatchTranscoder(JSONTranscoder):
         return super().decode(data)
 
 
-class MatchmakingApplication(TrustedTopics, Application):
+class MatchmakingApplication(SerialReads, TrustedTopics, Application):
     name = "matchmaking"
     snapshotting_intervals = {Queue: 100, Standing: 50, Holding: 50}  # noqa: RUF012 (eventsourcing's class variable)
 

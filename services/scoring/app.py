@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
 
+from services.platform.cached_reads import SerialReads
 from services.platform.errors import Aborted, InvalidArgument, NotFound
 from services.platform.logs import get_logger
 from services.platform.topics import TrustedTopics
@@ -46,7 +47,7 @@ class StreamChanged(Exception):
     another instance has moved the ledger to it. Nothing was saved; find our place again."""
 
 
-class ScoringApplication(TrustedTopics, Application):
+class ScoringApplication(SerialReads, TrustedTopics, Application):
     name = "scoring"
     snapshotting_intervals: ClassVar[dict[type[Any], int]] = {Ledger: 500}
 

@@ -8,9 +8,10 @@ import uuid
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
-from eventsourcing.application import AggregateNotFoundError, Application, Repository
+from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.utils import get_topic
 
+from services.platform.cached_reads import SerialReads
 from services.platform.topics import TrustedTopics
 from services.tournament import log as tlog
 from services.tournament.domain import ENDED, OPEN, Tournament, tournament_uuid
@@ -44,33 +45,6 @@ class _Listing:
         self.built: dict[uuid.UUID, Tournament] = {}
 
 
-class _OneReadAtATime(Repository):  # type: ignore[type-arg]
-    """The repository, each tournament read by one thread at a time when it is cached.
-
-    A read of a cached tournament brings the cached copy up to date with the events saved
-    since (fast-forward, under the library's lock), then hands out a deep copy of it, after
-    that lock is let go: another thread's fast-forward then changed the cached copy while
-    it was being copied ("RuntimeError: dictionary changed size during iteration", an
-    INTERNAL answer to MyNextMatch, or a copy with an event half applied). Here the whole
-    read, its copy included, holds a lock of the tournament's (one of :attr:`STRIPES`
-    locks, by its id's hash): reads of one tournament run one after another (the copying is
-    CPU-bound: no parallelism is lost under the GIL), reads of different ones rarely wait."""
-
-    STRIPES = 64
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._stripes = [threading.Lock() for _ in range(self.STRIPES)]
-
-    def get(self, aggregate_id: Any, *, version: int | None = None, **kwargs: Any) -> Any:
-        if self.cache is None or version is not None:  # no shared copy involved
-            return super().get(aggregate_id, version=version, **kwargs)
-        copy = kwargs.pop("deepcopy_from_cache", True) and self.deepcopy_from_cache
-        with self._stripes[hash(aggregate_id) % self.STRIPES]:
-            cached = super().get(aggregate_id, deepcopy_from_cache=False, **kwargs)
-            return _copied(cached) if copy else cached
-
-
 def _copied(aggregate: Any) -> Any:
     """A deep copy of a tournament, through pickle: its state is plain data (dicts, lists,
     strings, numbers; the aggregate's UUID and datetimes), which pickle copies whole, 3-4
@@ -79,21 +53,14 @@ def _copied(aggregate: Any) -> Any:
     return pickle.loads(pickle.dumps(aggregate, pickle.HIGHEST_PROTOCOL))
 
 
-class TournamentApplication(TrustedTopics, Application):
+class TournamentApplication(SerialReads, TrustedTopics, Application):
     name = "tournament"
     snapshotting_intervals: ClassVar[dict[type[Any], int]] = {Tournament: 200}
     """A long event is rebuilt from its latest snapshot; the log itself stays whole."""
 
-    def construct_repository(self) -> Repository:  # type: ignore[type-arg]
-        """The library's repository, as the environment sets it (its aggregate cache), whose
-        reads of a cached tournament never overlap (:class:`_OneReadAtATime`)."""
-        built = super().construct_repository()
-        repository = _OneReadAtATime(
-            event_store=built.event_store, snapshot_store=built.snapshot_store,
-            fastforward=built.fastforward, fastforward_skipping=built.fastforward_skipping,
-            deepcopy_from_cache=built.deepcopy_from_cache)
-        repository.cache = built.cache
-        return repository
+    copy_from_cache = staticmethod(_copied)
+    """Reads of a cached tournament one at a time (platform/cached_reads.py), each its own
+    copy made through pickle."""
 
     def find(self, tournament_id: str) -> Tournament | None:
         try:
