@@ -40,7 +40,7 @@ class Serial(SerialReads, Application):
     pass
 
 
-def hammer(app: Application, saves: int = 300) -> tuple[list[BaseException], list[Any]]:
+def hammer(app: Application, saves: int = 150) -> tuple[list[BaseException], list[Any]]:
     ledger = Ledger()
     app.save(ledger)
     app.repository.get(ledger.id)  # cached from here on
