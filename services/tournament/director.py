@@ -125,10 +125,10 @@ class Options:
 
 
 WATCH_RECHECK = 5.0
+"""Seconds a watch waits for a save before it reads the tournament again anyway."""
 STANDINGS_KEPT = 32
 """How many computed standings, and brackets, (tournament, version) the director keeps
 (GetStandings; GetTournament and WatchTournament of an elimination event)."""
-"""Seconds a watch waits for a save before it reads the tournament again anyway."""
 WATCH_TOKEN_EXPIRED = "player token expired; watch your matches again with a new player token"
 """How a WatchMyMatches stream ends at its player token's expiry."""
 
@@ -578,6 +578,37 @@ def _retrieved(future: asyncio.Future[Any]) -> None:
         future.exception()
 
 
+MISSING: Any = object()
+"""What :meth:`Recent.get` answers for a key it does not keep (None may be a value)."""
+
+
+class Recent:
+    """Values computed once per key (a tournament and its version) for every caller that
+    asks for them, the ``size`` most recently used kept: standings, brackets and
+    WatchTournament updates of a big event are the same for every call of one version."""
+
+    __slots__ = ("_values", "size")
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._values: OrderedDict[Any, Any] = OrderedDict()
+
+    def get(self, key: Any) -> Any:
+        """The value kept for ``key`` (now the most recently used), else :data:`MISSING`."""
+        value = self._values.get(key, MISSING)
+        if value is not MISSING:
+            self._values.move_to_end(key)
+        return value
+
+    def keep(self, key: Any, value: Any) -> Any:
+        """Keep ``value`` for ``key``, dropping the least recently used past ``size``;
+        returns ``value``."""
+        self._values[key] = value
+        while len(self._values) > self.size:
+            self._values.popitem(last=False)
+        return value
+
+
 class _Room:
     """What the director keeps of one tournament while anything uses it (:meth:`Director._room`):
     its lock, the condition its watches and round driver wait on, and the count of the saves
@@ -654,9 +685,9 @@ class Director:
         (:meth:`_stop_in_background`)."""
         self._sweep: asyncio.Task[None] | None = None
         self._closing = False
-        self._standings: OrderedDict[tuple[str, int], list[dict[str, Any]]] = OrderedDict()
+        self._standings = Recent(STANDINGS_KEPT)
         """Standings computed from the log (:meth:`standings`), by tournament and version."""
-        self._brackets: OrderedDict[tuple[str, int], dict[str, Any] | None] = OrderedDict()
+        self._brackets = Recent(STANDINGS_KEPT)
         """Elimination brackets computed from the log (:meth:`bracket`), the same way."""
         self.result_keys: tuple[str, ...] = ()
         """The rules services' public keys whose signed results count (set by main)."""
@@ -745,8 +776,9 @@ class Director:
     async def records(self, tournament_id: str, upto: int | None = None) -> list[dict[str, Any]]:
         return await asyncio.to_thread(self.app.records, tournament_id, upto)
 
-    async def replayed(self, tournament_id: str) -> tlog.Replayed:
-        return tlog.replay_log(await self.records(tournament_id))
+    async def replayed(self, tournament_id: str, upto: int | None = None) -> tlog.Replayed:
+        """The log replayed (up to version ``upto``, else whole)."""
+        return tlog.replay_log(await self.records(tournament_id, upto))
 
     async def recover(self) -> None:
         """Resume the driver of every running tournament's last round."""
@@ -2222,17 +2254,13 @@ class Director:
             return list(t.standings), True
         key = (tournament_id, t.version)
         rows = self._standings.get(key)
-        if rows is None:
-            replayed = tlog.replay_log(await self.records(tournament_id, t.version))
+        if rows is MISSING:
+            replayed = await self.replayed(tournament_id, t.version)
             if replayed.config is None or not replayed.entrants:
                 return [], False
-            rows = [formats.row_json(r)
-                    for r in formats.standings(replayed.config, replayed.history())]
-            self._standings[key] = rows
-            while len(self._standings) > STANDINGS_KEPT:
-                self._standings.popitem(last=False)
-        else:
-            self._standings.move_to_end(key)
+            rows = self._standings.keep(key, [
+                formats.row_json(r) for r in formats.standings(replayed.config,
+                                                               replayed.history())])
         return [dict(r) for r in rows], False
 
     async def bracket(self, t: Tournament) -> dict[str, Any] | None:
@@ -2240,20 +2268,16 @@ class Director:
         if not t.entrants or not FormatConfig.from_stored(t.settings["format"]).is_elimination:
             return None
         key = (t.tournament_id, t.version)
-        if key in self._brackets:  # once per version, not per watcher and call
-            self._brackets.move_to_end(key)
-            found = self._brackets[key]
-            return None if found is None else dict(found)
-        replayed = tlog.replay_log(await self.records(t.tournament_id, t.version))
-        assert replayed.config is not None
-        try:
-            found = dict(core_bracket(replayed.config, replayed.history()))
-        except TournamentError as err:
-            log.warning("no bracket", error=str(err))
-            found = None
-        self._brackets[key] = found
-        while len(self._brackets) > STANDINGS_KEPT:
-            self._brackets.popitem(last=False)
+        found = self._brackets.get(key)  # once per version, not per watcher and call
+        if found is MISSING:
+            replayed = await self.replayed(t.tournament_id, t.version)
+            assert replayed.config is not None
+            try:
+                found = dict(core_bracket(replayed.config, replayed.history()))
+            except TournamentError as err:
+                log.warning("no bracket", error=str(err))
+                found = None
+            self._brackets.keep(key, found)
         return None if found is None else dict(found)
 
     async def planned_rounds(self, t: Tournament) -> int:

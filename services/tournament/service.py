@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
@@ -17,7 +16,7 @@ from services.platform.errors import InvalidArgument
 from services.platform.export_chunks import CHUNK_BYTES  # the bundle's chunk size too
 from services.platform.grpc_kit import claims
 from services.tournament import director as director_module
-from services.tournament.director import BundleSummary, BundleTooLarge, Director
+from services.tournament.director import MISSING, BundleSummary, BundleTooLarge, Director, Recent
 from services.tournament.domain import Tournament
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["TournamentService"].full_name
@@ -199,7 +198,7 @@ def assignment_message(a: dict[str, Any] | None) -> pb.MatchAssignment | None:
 class TournamentServicer(pb_grpc.TournamentServiceServicer):
     def __init__(self, director: Director) -> None:
         self.d = director
-        self._watch_messages: OrderedDict[tuple[str, int], Any] = OrderedDict()
+        self._watch_messages = Recent(WATCH_MESSAGES_KEPT)
 
     async def _t(self, t: Tournament) -> pb.Tournament:
         return tournament_message(t, await self.d.planned_rounds(t), await self.d.bracket(t))
@@ -379,15 +378,12 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):
         256 watchers built 256 copies of a 128-table round after every save."""
         key = (t.tournament_id, t.version)
         found = self._watch_messages.get(key)
-        if found is None:
+        if found is MISSING:
             current = await self.d.round_view(t, 0) if t.rounds else None
-            found = pb.WatchTournamentResponse(
+            found = self._watch_messages.keep(key, pb.WatchTournamentResponse(
                 tournament=await self._t(t),
                 round=round_message(current) if current else None,
-            )
-            self._watch_messages[key] = found
-            while len(self._watch_messages) > WATCH_MESSAGES_KEPT:
-                self._watch_messages.popitem(last=False)
+            ))
         return found
 
     async def WatchMyMatches(
