@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -10,7 +9,7 @@ import grpc
 
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.grpc_kit import call_metadata, channel
-from services.platform.playing import rate_wait
+from services.platform.playing import paced
 
 
 class RulesClient:
@@ -27,16 +26,8 @@ class RulesClient:
                    timeout: float | None = None) -> Any:
         """The unary call ``name``; one the service refuses over the caller's call rate
         (nothing applied) is sent again after the wait the refusal names."""
-        while True:
-            try:
-                return await getattr(self.stub, name)(
-                    request, metadata=call_metadata(token), timeout=timeout or self.timeout
-                )
-            except grpc.aio.AioRpcError as err:
-                wait = rate_wait(err)
-                if wait is None:
-                    raise
-                await asyncio.sleep(wait)
+        return await paced(lambda: getattr(self.stub, name)(
+            request, metadata=call_metadata(token), timeout=timeout or self.timeout))
 
     async def info(self) -> Any:
         return await self.call("GetGameInfo", rules_pb2.GetGameInfoRequest())

@@ -27,7 +27,7 @@ from services.cli.plain import print_plain
 from services.cli.screen import Presenter, load_presentation, narrate, options_table
 from services.genproto.neon.rules.v1 import rules_pb2
 from services.platform.grpc_kit import call_metadata
-from services.platform.playing import rate_wait
+from services.platform.playing import paced
 from services.rules.records import is_abandoned
 
 Ask = Callable[[str], Awaitable[str]]
@@ -64,14 +64,8 @@ async def ask_terminal(prompt: str) -> str:
 async def events_between(client: RulesClient, match_id: str, token: str | None,
                          after: int, upto: int, timeout: float = 5.0) -> list[dict[str, Any]]:
     """The projected records ``after < n <= upto`` as ``token``'s seat may see them."""
-    while True:
-        try:
-            return await _events_between(client, match_id, token, after, upto, timeout)
-        except grpc.aio.AioRpcError as err:
-            wait = rate_wait(err)  # over the seat's call rate (a script at the terminal)
-            if wait is None:
-                raise
-            await asyncio.sleep(wait)
+    # over the seat's call rate (a script at the terminal): again after the wait
+    return await paced(lambda: _events_between(client, match_id, token, after, upto, timeout))
 
 
 async def _events_between(client: RulesClient, match_id: str, token: str | None,

@@ -91,6 +91,20 @@ def rate_wait(err: BaseException) -> float | None:
     return retry_after(err)
 
 
+async def paced(send: Callable[[], Awaitable[Any]]) -> Any:
+    """``send()``'s answer; a call refused over the caller's call rate (nothing applied) is
+    sent again after the wait its refusal names (:func:`rate_wait`), any other failure
+    raised as it came."""
+    while True:
+        try:
+            return await send()
+        except grpc.aio.AioRpcError as err:
+            wait = rate_wait(err)
+            if wait is None:
+                raise
+            await asyncio.sleep(wait)
+
+
 REFUSED = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT,
            grpc.StatusCode.ALREADY_EXISTS)
 

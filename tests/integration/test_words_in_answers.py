@@ -18,7 +18,7 @@ import pytest
 from services.cli.backend import Backend
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.platform.grpc_kit import call_metadata
-from services.platform.playing import CALL_RATE, play_table, random_choice, retry_after
+from services.platform.playing import paced, play_table, random_choice
 from services.rules.games import available
 from tests.integration.test_legal_text import GAMES, create, legal, two_seat_mode
 
@@ -39,20 +39,6 @@ def worded(decisions: Any, with_text: bool) -> int:
         assert len(d.legal_text) == (len(d.legal_json) if with_text else 0), d
         assert all(line.strip() for line in d.legal_text)
     return sum(len(d.legal_text) for d in decisions)
-
-
-async def paced(method: Any, request: Any, kw: dict[str, Any]) -> Any:
-    """``method(request)``, sent again after the wait a refusal over the seat's call rate names
-    (seven calls an action, four of them here, pass the default rate now and then): as one
-    call, so that :class:`Doubled`'s pair is never re-entered by play_table's own retry."""
-    while True:
-        try:
-            return await method(request, **kw)
-        except grpc.aio.AioRpcError as err:
-            if err.code() != grpc.StatusCode.RESOURCE_EXHAUSTED or \
-                    not (err.details() or "").startswith(CALL_RATE):
-                raise
-            await asyncio.sleep(retry_after(err))
 
 
 class Doubled:
@@ -83,9 +69,12 @@ class Doubled:
         sent = rules_pb2.SubmitActionRequest()
         sent.CopyFrom(request)
         sent.with_text = with_text
-        answer = await paced(self.stub.SubmitAction, sent, kw)
-        listed = await paced(self.stub.ListLegalActions, rules_pb2.ListLegalActionsRequest(
-            match_id=request.match_id, with_text=with_text), kw)
+        # each call paced on its own (seven calls an action, four of them here, pass the
+        # default rate now and then): play_table's retry never re-enters the pair
+        answer = await paced(lambda: self.stub.SubmitAction(sent, **kw))
+        listed = await paced(lambda: self.stub.ListLegalActions(
+            rules_pb2.ListLegalActionsRequest(match_id=request.match_id, with_text=with_text),
+            **kw))
         assert listed.version == answer.version
         assert list(answer.decisions) == list(listed.decisions)
         self.words += worded(answer.decisions, with_text)
