@@ -73,7 +73,7 @@ def _public_key(text: str, setting: str = "NEON_PUBLIC_KEY") -> str:
         raw = b""
     if len(raw) != 32:
         raise SettingError(f"{setting}: give the 64 hex digits of the organiser's Ed25519 "
-                         "public key (`neon public-key` prints it)")
+                           "public key (`neon public-key` prints it)")
     return raw.hex()
 
 
@@ -84,7 +84,7 @@ def previous_token_secret(text: str) -> tuple[bytes, ...]:
         return ()
     if len(text.encode()) < 16:
         raise SettingError("NEON_TOKEN_SECRET_PREVIOUS: give the token secret used before the "
-                         "rotation (at least 16 bytes), or leave it unset")
+                           "rotation (at least 16 bytes), or leave it unset")
     return (text.encode(),)
 
 
@@ -118,7 +118,7 @@ def _keys(secret: str, key: str, public: str) -> Keys:
         own = public_key_hex(private)
         if public and public != own:
             raise SettingError(f"NEON_PUBLIC_KEY {public[:16]}... is not the public half of the "
-                             f"signing key ({own[:16]}...)")
+                               f"signing key ({own[:16]}...)")
         public = own
     return Keys(secret.encode(), private, public)
 

@@ -14,7 +14,6 @@ from services.platform.logs import get_logger
 from services.platform.rules_channels import rules_address
 from services.platform.running import RunningService
 from services.platform.settings import Settings
-from services.platform.signing import public_key_hex
 from services.platform.store import close_when_idle, eventsourcing_env, open_application
 from services.platform.tokens import TokenIssuer, external_identity
 from services.tournament import events
@@ -40,8 +39,7 @@ def trusted_keys(keys: Keys) -> tuple[str, ...]:
 
     text = os.environ.get("NEON_TRUSTED_RESULT_KEYS", "")
     found = tuple(k.strip().lower() for k in text.split(",") if k.strip())
-    own = public_key_hex(keys.signing_key)
-    return found or (own, *(k for k in keys.previous_public_keys if k != own))
+    return found or keys.trusted_keys()  # the signing key's public half first
 
 
 async def start(
