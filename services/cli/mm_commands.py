@@ -308,9 +308,9 @@ def queue(
         raise CliError("--embedded starts a backend with keys of its own, which accepts no "
                        "token from elsewhere: leave out --token (and NEON_TOKEN), or --embedded",
                        USAGE)
-    if token and not player:
-        from services.platform.tokens import claimed_player
+    from services.platform.tokens import BOT_RESERVED, claimed_player, is_bot
 
+    if token and not player:
         # the player the token says it is for (read, not checked: matchmaking checks it)
         player = claimed_player(token) or ""
         if not player:
@@ -318,8 +318,6 @@ def queue(
                            "player ID` on the server host, or your identity provider's JWT), "
                            "or --player with it", USAGE)
     name = player or f"human-{uuid.uuid4().hex[:6]}"
-    from services.platform.tokens import BOT_RESERVED, is_bot
-
     if is_bot(name):
         raise CliError(BOT_RESERVED, USAGE)
 
