@@ -100,10 +100,11 @@ class Narrator:
                     out.append(str(self.present.describe_event(engine_event, viewer)))
                 except Exception:  # a description is a courtesy: never fail a call for it
                     out.append(engine_event["kind"])
-        if not out and event.get("type") == "ActionAccepted":
-            out.append(self.action_text(event))
-        if event.get("type") == "ActionAccepted" and (why := _for_the_seat(event)):
-            out.insert(0, why)
+        if event.get("type") == "ActionAccepted":
+            if not out:
+                out.append(self.action_text(event))
+            if why := _for_the_seat(event):
+                out.insert(0, why)
         return out
 
     def action_text(self, event: dict[str, Any]) -> str:

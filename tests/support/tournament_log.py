@@ -39,11 +39,32 @@ def started(players: list[str], fmt: dict[str, Any], tid: str = "unit", game: st
     return t
 
 
-def publish_checkpoint(t: Tournament, events: list[Any], number: int) -> None:
-    """Round ``number``'s checkpoint over the log so far (no matches), signed with KEY."""
+def publish_checkpoint(t: Tournament, events: list[Any], number: int,
+                       leaves: list[tuple[str, str]] | None = None, key: Any = KEY) -> None:
+    """Round ``number``'s checkpoint over the log so far and its sealed matches' ``leaves``
+    ((match id, final hash); none by default), signed with ``key`` (KEY by default)."""
     records = log_records(t, events)
     t.publish_checkpoint(number, proofs.round_checkpoint(
-        t.tournament_id, number, [], len(records), tlog.head(records), KEY))
+        t.tournament_id, number, leaves or [], len(records), tlog.head(records), key))
+
+
+def record_played(t: Tournament, number: int, table: Any, match_id: str,
+                  match: list[dict[str, Any]], key: Any) -> tuple[str, str]:
+    """Table ``table`` (a core Table) of round ``number`` played as the export records
+    ``match`` say: its result from their MatchEnded, signed with the rules ``key``, and the
+    match sealed; the round checkpoint's leaf (match id, final hash)."""
+    from services.rules.results import sign_result
+    from services.tournament.core.model import TableResult
+
+    ended = next(r for r in match if r["type"] == "MatchEnded")
+    result = TableResult(
+        table=table.number, seats=table.seats,
+        placements=tuple(ended["outcome"]["placements"]),
+        game_tiebreak=tuple(float(x) for x in ended["outcome"]["scores"]),
+        match_id=match_id)
+    t.record_result(number, table.number, tlog.result_json(result), sign_result(ended, key))
+    t.match_sealed(number, table.number, match_id, match[-1]["hash"], len(match))
+    return match_id, match[-1]["hash"]
 
 
 def finish(t: Tournament, events: list[Any]) -> list[dict[str, Any]]:

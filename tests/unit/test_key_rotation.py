@@ -22,15 +22,19 @@ from services.platform.signing import private_key_hex, public_key_hex
 from services.platform.tokens import TokenIssuer
 from services.rules.export import parse_export
 from services.rules.games import load_engine
-from services.rules.results import sign_result
 from services.rules.selfplay import export_game, setups
 from services.rules.verify import verify_export
-from services.tournament import formats, proofs
+from services.tournament import formats
 from services.tournament import log as tlog
 from services.tournament.bundle import build_bundle, verify_bundle
-from services.tournament.core.model import TableResult
 from services.tournament.domain import match_id_of
-from tests.support.tournament_log import log_records, started
+from tests.support.tournament_log import (
+    finish,
+    log_records,
+    publish_checkpoint,
+    record_played,
+    started,
+)
 
 OLD_SECRET, NEW_SECRET, OTHER_SECRET = b"o" * 32, b"n" * 32, b"x" * 32
 OLD = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
@@ -179,23 +183,9 @@ def _rotated_bundle(previous_keys: list[str] | None) -> bytes:
             exports[match_id] = export_game("neon-reign", "single", plan,
                                             number * 10 + k.number, NEW,
                                             table=(match_id, list(k.seats)))
-            ended = next(r for r in match if r["type"] == "MatchEnded")
-            result = TableResult(
-                table=k.number, seats=k.seats,
-                placements=tuple(ended["outcome"]["placements"]),
-                game_tiebreak=tuple(float(x) for x in ended["outcome"]["scores"]),
-                match_id=match_id)
-            t.record_result(number, k.number, tlog.result_json(result), sign_result(ended, key))
-            t.match_sealed(number, k.number, match_id, match[-1]["hash"], len(match))
-            leaves.append((match_id, match[-1]["hash"]))
-        log = records()
-        t.publish_checkpoint(number, proofs.round_checkpoint(
-            tid, number, leaves, len(log), tlog.head(log), key))
-    replayed = tlog.replay_log(records())
-    rows = [formats.row_json(r) for r in formats.standings(replayed.config, replayed.history())]
-    t.publish_standings(rows, True)
-    t.finish()
-    return build_bundle(tid, "neon-reign", records(), exports, NEW, [NEW_HEX, OLD_HEX],
+            leaves.append(record_played(t, number, k, match_id, match, key))
+        publish_checkpoint(t, events, number, leaves, key)
+    return build_bundle(tid, "neon-reign", finish(t, events), exports, NEW, [NEW_HEX, OLD_HEX],
                         previous_keys=previous_keys)
 
 

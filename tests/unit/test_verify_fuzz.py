@@ -41,7 +41,6 @@ from services.platform.signing import public_key_hex
 from services.rules import records as rec
 from services.rules.export import build_export, parse_export
 from services.rules.games import load_engine
-from services.rules.results import sign_result
 from services.rules.selfplay import export_game, setups
 from services.rules.verify import Report, campaign_links, verify_export
 from services.tournament import formats, proofs
@@ -49,7 +48,13 @@ from services.tournament import log as tlog
 from services.tournament.bundle import BundleReport, build_bundle, verify_bundle
 from services.tournament.core.model import TableResult
 from services.tournament.domain import match_id_of
-from tests.support.tournament_log import log_records, started
+from tests.support.tournament_log import (
+    finish,
+    log_records,
+    publish_checkpoint,
+    record_played,
+    started,
+)
 
 KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
 PLAYERS = [f"p{i}" for i in range(5)]
@@ -103,23 +108,9 @@ def tournament_bundle() -> bytes:
                                      number * 10 + k.number)
             exports[match_id] = data
             match, _ = parse_export(data)
-            ended = next(r for r in match if r["type"] == "MatchEnded")
-            result = TableResult(
-                table=k.number, seats=k.seats,
-                placements=tuple(ended["outcome"]["placements"]),
-                game_tiebreak=tuple(float(x) for x in ended["outcome"]["scores"]),
-                match_id=match_id)
-            t.record_result(number, k.number, tlog.result_json(result), sign_result(ended, KEY))
-            t.match_sealed(number, k.number, match_id, match[-1]["hash"], len(match))
-            leaves.append((match_id, match[-1]["hash"]))
-        log = records()
-        t.publish_checkpoint(number, proofs.round_checkpoint(
-            tid, number, leaves, len(log), tlog.head(log), KEY))
-    replayed = tlog.replay_log(records())
-    rows = [formats.row_json(r) for r in formats.standings(replayed.config, replayed.history())]
-    t.publish_standings(rows, True)
-    t.finish()
-    return build_bundle(tid, "neon-reign", records(), exports, KEY, [])
+            leaves.append(record_played(t, number, k, match_id, match, KEY))
+        publish_checkpoint(t, events, number, leaves, KEY)
+    return build_bundle(tid, "neon-reign", finish(t, events), exports, KEY, [])
 
 
 def campaign_pair() -> list[bytes]:
