@@ -28,16 +28,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import grpc  # noqa: E402
 
-from bench.bench_metrics import bare_unary  # noqa: E402
+from bench.bench_metrics import bare_unary, echo_sides  # noqa: E402
 from services.platform.call_limits import MAX_CALLERS, CallBuckets  # noqa: E402
-from services.platform.grpc_kit import KernelInterceptor, call_metadata, start_server  # noqa: E402
+from services.platform.grpc_kit import KernelInterceptor, call_metadata  # noqa: E402
 from services.platform.stream_limits import StreamLimits  # noqa: E402
 from services.platform.tokens import TokenIssuer  # noqa: E402
 
 SECRET = b"bench-call-limits-secret-0123456789abcdef"
-ECHO = "neon.bench.v1.Echo"
 ON = StreamLimits(calls_per_second=10**9, anonymous_calls_per_second=10**9)
 """Rates on, so high that nothing is refused: every call takes from its bucket."""
 OFF = StreamLimits(calls_per_second=0, anonymous_calls_per_second=0)
@@ -112,37 +110,11 @@ async def interceptor_alone(n: int, token: str, on_first: bool) -> tuple[float, 
 
 
 async def echo_rounds(calls: int, rounds: int, token: str) -> dict[bool, list[float]]:
-    async def echo(request: bytes, context: Any) -> bytes:
-        return request
-
-    def register(server: Any) -> None:
-        server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(
-            ECHO, {"Say": grpc.unary_unary_rpc_method_handler(echo)})])
-
-    issuer = TokenIssuer(SECRET)
-    handles = {on: await start_server("127.0.0.1:0", register, [ECHO], issuer,
-                                      ON if on else OFF, metrics=False)
-               for on in (True, False)}
-    channels = {on: grpc.aio.insecure_channel(f"127.0.0.1:{h.port}") for on, h in handles.items()}
-    say = {on: ch.unary_unary(f"/{ECHO}/Say") for on, ch in channels.items()}
-    metadata = call_metadata(token, "bench-request")
-    out: dict[bool, list[float]] = {True: [], False: []}
-    try:
-        for on in (True, False):  # warm up
-            for _ in range(300):
-                await say[on](b"x" * 64, metadata=metadata)
-        for r in range(rounds):
-            for on in ((True, False) if r % 2 == 0 else (False, True)):
-                t0 = time.perf_counter()
-                for _ in range(calls):
-                    await say[on](b"x" * 64, metadata=metadata)
-                out[on].append((time.perf_counter() - t0) / calls * 1e6)
-    finally:
-        for ch in channels.values():
-            await ch.close()
-        for h in handles.values():
-            await h.stop(0)
-    return out
+    """Echo through ``start_server`` with the call rates on against off (no metrics)."""
+    return await echo_sides(calls, rounds, TokenIssuer(SECRET),
+                            {on: {"limits": ON if on else OFF, "metrics": False}
+                             for on in (True, False)},
+                            call_metadata(token, "bench-request"), warmup=300)
 
 
 async def main() -> None:

@@ -78,8 +78,18 @@ async def echo_rounds(calls: int, rounds: int) -> dict[bool, list[float]]:
     """Unary echo calls through ``start_server`` (the kernel interceptor and, when on, the
     metrics one), one server each way, up together, timed in alternating blocks of ``calls``:
     wall microseconds per call, by side."""
-    from services.platform.grpc_kit import start_server
     from services.platform.tokens import TokenIssuer
+
+    issuer = TokenIssuer(b"bench-metrics-secret-0123456789abcdef")
+    return await echo_sides(calls, rounds, issuer, {on: {"metrics": on} for on in (True, False)})
+
+
+async def echo_sides(calls: int, rounds: int, issuer: Any, servers: dict[bool, dict[str, Any]],
+                     metadata: Any = (), warmup: int = 500) -> dict[bool, list[float]]:
+    """Unary echo calls through two ``start_server`` servers, up together, each started with
+    its side's ``servers`` options (True, False), timed in alternating blocks of ``calls``
+    after ``warmup`` calls each: wall microseconds per call, by side."""
+    from services.platform.grpc_kit import start_server
 
     async def echo(request: bytes, context: Any) -> bytes:
         return request
@@ -88,21 +98,20 @@ async def echo_rounds(calls: int, rounds: int) -> dict[bool, list[float]]:
         server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(
             ECHO, {"Say": grpc.unary_unary_rpc_method_handler(echo)})])
 
-    issuer = TokenIssuer(b"bench-metrics-secret-0123456789abcdef")
-    handles = {on: await start_server("127.0.0.1:0", register, [ECHO], issuer, metrics=on)
+    handles = {on: await start_server("127.0.0.1:0", register, [ECHO], issuer, **servers[on])
                for on in (True, False)}
     channels = {on: grpc.aio.insecure_channel(f"127.0.0.1:{h.port}") for on, h in handles.items()}
     say = {on: ch.unary_unary(f"/{ECHO}/Say") for on, ch in channels.items()}
     out: dict[bool, list[float]] = {True: [], False: []}
     try:
         for on in (True, False):  # warm up
-            for _ in range(500):
-                await say[on](b"x" * 64)
+            for _ in range(warmup):
+                await say[on](b"x" * 64, metadata=metadata)
         for r in range(rounds):
             for on in ((True, False) if r % 2 == 0 else (False, True)):
                 t0 = time.perf_counter()
                 for _ in range(calls):
-                    await say[on](b"x" * 64)
+                    await say[on](b"x" * 64, metadata=metadata)
                 out[on].append((time.perf_counter() - t0) / calls * 1e6)
     finally:
         for ch in channels.values():
