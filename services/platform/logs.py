@@ -5,14 +5,15 @@ from __future__ import annotations
 import logging
 import re
 import sys
+import traceback
 from contextvars import ContextVar
 from typing import Any
 
 import structlog
 from structlog.contextvars import bind_contextvars, bound_contextvars, clear_contextvars
 
-__all__ = ["bind_contextvars", "bound_contextvars", "clear_contextvars", "configure", "get_logger",
-           "hide_in_logs"]
+__all__ = ["bind_contextvars", "bound_contextvars", "clear_contextvars", "configure", "error_words",
+           "get_logger", "hide_in_logs", "withhold_words_of"]
 
 _configured = False
 
@@ -83,6 +84,78 @@ def hide_action_words(_logger: Any, _name: str, event: dict[str, Any]) -> dict[s
     return {k: v if k in SHOWN else _hide(v, hidden) for k, v in event.items()}
 
 
+_ENGINE_PACKAGES: set[str] = {"services.rules.games"}
+WITHHELD = ("[its words are withheld: raised in a game engine, they may quote hidden state; "
+            "the match's log replays it]")
+
+
+def withhold_words_of(module: str) -> None:
+    """From now on, an exception raised through ``module``'s package (a plug-in engine's:
+    the rules host names its engine's) keeps its words out of the logs, as the built-in
+    engines' (services.rules.games) do."""
+    loaded = sys.modules.get(module)
+    _ENGINE_PACKAGES.add(getattr(loaded, "__package__", None) or module)
+
+
+def _in_engine(name: str) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in _ENGINE_PACKAGES)
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and the exceptions it was raised from or during, newest first."""
+    seen: list[BaseException] = []
+    while exc is not None and all(exc is not s for s in seen):
+        seen.append(exc)
+        exc = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)  # type: ignore[assignment]
+    return seen
+
+
+def _raised_in_engine(exc: BaseException) -> bool:
+    for link in _chain(exc):
+        tb = link.__traceback__
+        while tb is not None:
+            if _in_engine(str(tb.tb_frame.f_globals.get("__name__", ""))):
+                return True
+            tb = tb.tb_next
+    return False
+
+
+def error_words(err: BaseException) -> str:
+    """What a log line may say of ``err``: its words (its type's name when it has none), or
+    its type alone when it, or an error it was raised from, came through a game engine's
+    code, whose words may quote the state (a deck's order, another seat's hand)."""
+    if _raised_in_engine(err):
+        return f"{type(err).__name__} {WITHHELD}"
+    return str(err) or type(err).__name__
+
+
+def _without_words(exc: BaseException) -> str:
+    """A traceback of ``exc`` and its chain: every frame (file, line, function, the line's
+    code), each exception's type, none of their words."""
+    blocks = []
+    for link in reversed(_chain(exc)):
+        frames = "".join(traceback.format_list(traceback.extract_tb(link.__traceback__)))
+        blocks.append("Traceback (most recent call last):\n" + frames
+                      + f"{type(link).__qualname__}: {WITHHELD}")
+    return "\n\nThe above led to the following:\n\n".join(blocks)
+
+
+def withhold_engine_words(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
+    """A processor, before ``format_exc_info``: a line's exception raised through a game
+    engine's code is written without its words (:func:`error_words`)."""
+    exc_info = event.get("exc_info")
+    if not exc_info:
+        return event
+    if exc_info is True:
+        exc_info = sys.exc_info()
+    exc = exc_info if isinstance(exc_info, BaseException) else (
+        exc_info[1] if isinstance(exc_info, tuple) else None)
+    if isinstance(exc, BaseException) and _raised_in_engine(exc):
+        del event["exc_info"]
+        event["exception"] = _without_words(exc)
+    return event
+
+
 def configure(level: str = "info", fmt: str = "json", stream: Any = None) -> None:
     """Configure structlog once for the process (idempotent)."""
     global _configured
@@ -96,6 +169,7 @@ def configure(level: str = "info", fmt: str = "json", stream: Any = None) -> Non
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
+            withhold_engine_words,
             structlog.processors.format_exc_info,
             hide_action_words,  # after format_exc_info: a traceback's message too
             renderer,

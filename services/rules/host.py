@@ -44,7 +44,7 @@ from services.platform.errors import (
     Unavailable,
 )
 from services.platform.grpc_kit import clip
-from services.platform.logs import get_logger, hide_in_logs
+from services.platform.logs import error_words, get_logger, hide_in_logs, withhold_words_of
 from services.platform.settings import CLOCK_GRACE_MS
 from services.platform.storable import unstorable_at, unstorable_reason
 from services.platform.storehealth import is_store_outage
@@ -279,6 +279,7 @@ class MatchHost:
         clock_grace_ms: int = CLOCK_GRACE_MS,
     ) -> None:
         self.engine, self.app, self.dice, self.issuer = engine, app, dice, issuer
+        withhold_words_of(type(engine).__module__)  # a plug-in engine's errors, as the built-ins'
         self.signing_key = signing_key
         self.allow_dev_seeds = allow_dev_seeds
         self.seat_token_ttl = seat_token_ttl
@@ -426,7 +427,7 @@ class MatchHost:
             events = await self._store(_events_after, self.app, live.match_id, after)
         except Exception as err:
             log.warning("match times not read", match_id=live.match_id,
-                        error=str(err) or type(err).__name__)
+                        error=error_words(err))
             return
         for event in events:
             _stamp(live, getattr(event, "record", {}), event)
@@ -529,7 +530,7 @@ class MatchHost:
                     state = _fold(engine, config, state, record)
                 return start, state
             except Exception as err:
-                _snapshot_refused(match_id, start, f"the log does not fold on it: {err!r}")
+                _snapshot_refused(match_id, start, f"the log does not fold on it: {error_words(err)}")
         state = None
         for record in records:
             state = _fold(engine, config, state, record)
@@ -678,7 +679,7 @@ class MatchHost:
             await self._commit(live, [sealed], None)
         except (ServiceError, OSError, TimeoutError) as err:
             log.warning("match ended, its seal waits", match_id=live.match_id,
-                        error=str(err) or type(err).__name__, retry_ms=self.seal_retry_ms)
+                        error=error_words(err), retry_ms=self.seal_retry_ms)
         except Exception:  # the end is stored and answered whatever the seal met
             log.exception("match ended, its seal failed", match_id=live.match_id,
                           retry_ms=self.seal_retry_ms)
@@ -1242,7 +1243,7 @@ class MatchHost:
                 await self._get(match_id)
             except Exception as err:
                 log.warning("match ended, its seal waits for the store", match_id=match_id,
-                            error=str(err) or type(err).__name__)
+                            error=error_words(err))
                 self.clockwork.arm(match_id, self.now_ms() + self.seal_retry_ms, token)
             return
         try:
@@ -1256,7 +1257,7 @@ class MatchHost:
                 log.exception("clock expiry failed", match_id=match_id)
                 return
             log.warning("clock expiry failed, tried again", match_id=match_id,
-                        error=str(err) or type(err).__name__, retry_ms=self.expiry_retry_ms)
+                        error=error_words(err), retry_ms=self.expiry_retry_ms)
             self.clockwork.arm(match_id, self.now_ms() + self.expiry_retry_ms, ("rearm", 0))
 
     async def _apply_expiry(self, match_id: str, token: object) -> None:
@@ -1404,7 +1405,7 @@ class MatchHost:
                 break
             except Exception as err:
                 log.warning("cannot read the clocked matches, tried again",
-                            error=str(err) or type(err).__name__, retry_ms=self.expiry_retry_ms)
+                            error=error_words(err), retry_ms=self.expiry_retry_ms)
                 await asyncio.sleep(self.expiry_retry_ms / 1000)
         for match_id in found:
             try:
@@ -1412,7 +1413,7 @@ class MatchHost:
             except Exception as err:  # one broken match must not keep the others unarmed
                 again = _passing(err)
                 log.warning("cannot rearm clock", match_id=match_id,
-                            error=str(err) or type(err).__name__,
+                            error=error_words(err),
                             retry_ms=self.expiry_retry_ms if again else None)
                 if again:
                     self.clockwork.arm(match_id, self.now_ms() + self.expiry_retry_ms,
@@ -1520,7 +1521,7 @@ class MatchHost:
                 if record["n"] > start:
                     state = _fold(engine, config, state, record)
         except Exception as err:  # the live path replays the whole log
-            _snapshot_refused(match_id, start, f"the log does not fold on it: {err!r}")
+            _snapshot_refused(match_id, start, f"the log does not fold on it: {error_words(err)}")
             return None
         if state is not None:
             expected = _last_state_hash(records)

@@ -20,7 +20,7 @@ from services.platform.errors import (
 )
 from services.platform.export_chunks import CHUNK_BYTES
 from services.platform.grpc_kit import claims, clip
-from services.platform.logs import get_logger
+from services.platform.logs import error_words, get_logger
 from services.platform.tokens import require_may_seat
 from services.platform.waiting import within
 from services.rules import access
@@ -536,7 +536,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                 command_id=act.command_id, code=err.code.name, message=clip(err.reason))))
             return
         except Exception as err:  # never let one action end the seat's stream silently
-            log.exception("play action failed", match_id=match_id, error=repr(err))
+            log.exception("play action failed", match_id=match_id, error=error_words(err))
             await out.put(rules_pb2.PlayResponse(result=rules_pb2.ActionResult(
                 command_id=act.command_id, code="INTERNAL", message="internal error")))
             return

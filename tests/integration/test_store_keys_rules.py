@@ -155,6 +155,8 @@ async def test_an_engines_result_the_store_cannot_keep_fails_the_step_storing_no
     """A plug-in engine's event data, outcome breakdown or carry holding such an object: the
     action is FAILED_PRECONDITION, its words naming the record and field only (the event was
     the other seat's secret), nothing is stored (the version stays), and the match plays on;
+    an engine's exception (a bug quoting hidden state) is INTERNAL, its kind and frames
+    logged without its words;
     after a restart it reads, ends and exports."""
     client = stack.client
     assert client is not None
@@ -170,7 +172,16 @@ async def test_an_engines_result_the_store_cannot_keep_fails_the_step_storing_no
             assert f"'s {field} holds an object of exactly the keys" in why, why
             assert "nothing was stored" in why and "secret_plan" not in why, why
             assert (await client.view("eng")).version == before
+        # an engine's bug quoting hidden state: INTERNAL, its words in no answer, no log line
+        bug = await client.create(org, match_id="bug", mode="buggy", seats=2)
+        bug_token = bug.seat_tokens[0].token
+        why = await _refused(client.submit(bug_token, "bug", "b1", {"type": "crash"}),
+                             grpc.StatusCode.INTERNAL)
+        assert "ronin-7" not in why and "request id" in why, why
+        await client.submit(bug_token, "bug", "b2", {"type": "pass"})  # it plays on
     logged = stream.getvalue()
+    assert "ronin-7" not in logged  # the frames keep their code lines, not the words
+    assert "KeyError" in logged and "loose.py" in logged and "withheld" in logged
     assert logged.count("an engine's result the match store cannot keep was refused") == 3
     assert '"field": "events"' in logged and '"field": "outcome"' in logged
     assert "secret_plan" not in logged and "uuid_hex" not in logged

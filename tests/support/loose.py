@@ -3,7 +3,8 @@
 Its config and action schemas take any object (as an engine served with NEON_ENGINES may),
 and on request it returns what the match store cannot keep as an object: an event whose
 data holds an object of exactly the keys ``_type_`` and ``_data_`` (visible to the other
-seat only), or an outcome whose breakdown or carry holds one. Two seats take turns.
+seat only), or an outcome whose breakdown or carry holds one; a ``crash`` (offered in mode
+``buggy`` alone) fails as a buggy engine does, quoting hidden state in its exception. Two seats take turns.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from services.rules.games.contract import (
 )
 
 TYPED = {"_type_": "uuid_hex", "_data_": "00" * 16}
-KINDS = ("pass", "say", "emit", "end", "end-bad", "end-carry")
+KINDS = ("pass", "say", "emit", "end", "end-bad", "end-carry", "crash")
+HAND = "ronin-7 of the other seat's hand"
+"""What a ``crash`` (an engine bug) quotes in its exception's words: state no log may hold."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,7 @@ class State:
     turn: int = 0
     said: tuple[str, ...] = ()
     ended: str = ""
+    buggy: bool = False
 
 
 class LooseEngine:
@@ -39,7 +43,8 @@ class LooseEngine:
     content_version = "1"
 
     def modes(self) -> dict[str, ModeInfo]:
-        return {"talk": ModeInfo("talk", 2, 2, "take turns")}
+        return {"talk": ModeInfo("talk", 2, 2, "take turns"),
+                "buggy": ModeInfo("buggy", 2, 2, "take turns, or crash the engine")}
 
     def config_schema(self) -> dict[str, Any]:
         return {"type": "object"}
@@ -48,12 +53,13 @@ class LooseEngine:
         return {"type": "object", "required": ["type"]}
 
     def setup(self, config: MatchConfig, rng: Randomness) -> State:
-        return State()
+        return State(buggy=config.mode == "buggy")
 
     def pending(self, state: State) -> tuple[Decision, ...]:
         if state.ended:
             return ()
-        legal = tuple({"type": k} for k in KINDS if k != "say") + ({"type": "say", "note": "hi"},)
+        offered = [k for k in KINDS if k != "say" and (state.buggy or k != "crash")]
+        legal = tuple({"type": k} for k in offered) + ({"type": "say", "note": "hi"},)
         return (Decision(state.turn % 2, "turn", legal),)
 
     def validate(self, state: State, seat: int, action: Any) -> str | None:
@@ -74,6 +80,8 @@ class LooseEngine:
         if kind == "emit":  # the other seat's secret: the refusal must not name it
             return Transition(after, (EngineEvent("whispered", {"secret_plan": dict(TYPED)},
                                                   frozenset({1 - seat})),))
+        if kind == "crash":  # a bug, quoting the state it was working on
+            raise KeyError(f"no card after {HAND}")
         if kind.startswith("end"):
             return Transition(replace(after, ended=kind), (EngineEvent("ended", {"seat": seat}),))
         return Transition(after, (EngineEvent("passed", {"seat": seat}),))
@@ -91,7 +99,8 @@ class LooseEngine:
         return Outcome((1, 2), (1, 0), "talked out", breakdown=breakdown, carry=carry)
 
     def encode(self, state: State) -> dict[str, Any]:
-        return {"turn": state.turn, "said": list(state.said), "ended": state.ended}
+        buggy = {"buggy": True} if state.buggy else {}
+        return {"turn": state.turn, "said": list(state.said), "ended": state.ended, **buggy}
 
 
 ENGINE = LooseEngine()
