@@ -511,9 +511,15 @@ async def play_table(
     """
     seats = {seat: _Seat(stub, token, match_id, seat, call_timeout, retry_for, 1.0)
              for seat, token in tokens.items()}
-    watcher = seats[min(seats)]
+    # Each action takes a GetView that says who owes (asked as the seat likeliest to act
+    # next: then its view is the position), the seat's legal actions when they are not known,
+    # and the SubmitAction, whose answer is the seat's next position: two to three calls an
+    # action, not four (a bots-only table runs under its caller's call rate).
+    probe = seats[min(seats)]
+    known: SeatTurn | None = None
+    """The last seat to act's position after it, from its SubmitAction answer."""
     for _ in range(max_actions):
-        view = await watcher.call("GetView", rules_pb2.GetViewRequest(match_id=match_id))
+        view = await probe.call("GetView", rules_pb2.GetViewRequest(match_id=match_id))
         if view.status == ENDED:
             return json.loads(view.outcome_json) if view.outcome_json else None
         owing = sorted({p.seat for p in view.pending if p.seat in seats})
@@ -521,7 +527,19 @@ async def play_table(
             await asyncio.sleep(0.05)  # waiting on a seat this loop does not play
             continue
         player = seats[owing[0]]
-        turn = await player.refresh()
+        if known is not None and known.seat == player.seat and known.version == view.version:
+            turn = known
+        elif player is probe:
+            legal = await player.call("ListLegalActions",
+                                      rules_pb2.ListLegalActionsRequest(match_id=match_id))
+            if legal.version != view.version:
+                continue
+            turn = player.turn(view.version, view.status, view.view_json,
+                               *_split(player.seat, legal.decisions), view.clocks,
+                               view.outcome_json)
+        else:
+            turn = await player.refresh()
+        known = None
         if not turn.owes or turn.version != view.version:
             continue
         chosen = choose(turn)
@@ -532,6 +550,11 @@ async def play_table(
         answer = await player.call("SubmitAction", rules_pb2.SubmitActionRequest(
             match_id=match_id, command_id=command_id(command_prefix, player.seat, turn.version),
             action_json=json.dumps(action), expected_version=turn.version))
+        known = player.answered(answer)
+        if known is not None and known.owes:  # it may act again, unless a lower seat owes
+            probe = seats[min(seats)]
+        else:  # the next seat that owed, else the lowest
+            probe = seats[next((s for s in owing if s != player.seat), min(seats))]
         if on_answer is not None:
             on_answer(answer)
     raise RuntimeError(f"match {match_id} did not end within {max_actions} actions")

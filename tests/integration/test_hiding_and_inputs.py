@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import collections
 import json
 from typing import Any
 
@@ -16,8 +17,10 @@ import pytest
 
 from services.cli.backend import Backend
 from services.cli.client import RulesClient
+from services.genproto.neon.rules.v1 import rules_pb2
 from services.platform.canonical import KEYED_SCHEME, canonical_json, sha256_hex
 from services.platform.draws import SeededRandomness, keyed_state_hash, state_key
+from services.platform.grpc_kit import call_metadata
 from services.platform.playing import SeatTurn, play_table
 from services.rules import records as rec
 from services.rules.replay import replay
@@ -88,6 +91,58 @@ def _states(records: list[dict[str, Any]]) -> list[Any]:
             state = toy.ENGINE.apply(state, r["seat"], r["action"], draws).state
             out.append(state)
     return out
+
+
+class _Counted:
+    """A RulesService stub that counts the calls made through it."""
+
+    def __init__(self, stub: Any) -> None:
+        self.stub, self.calls = stub, collections.Counter[str]()
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.stub, name)
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.calls[name] += 1
+            return method(*args, **kwargs)
+
+        return counted
+
+
+async def test_a_table_of_bots_takes_three_calls_an_action_and_sees_what_its_seats_see(
+        backend: Backend) -> None:
+    """``play_table`` (``neon play`` with bots only, the CLI's bots at a tournament) asks who
+    owes as the seat likeliest to act, and takes a seat's next position from its
+    SubmitAction's answer: at most three calls an action (it made four, and a bots-only
+    table ran under its token's call rate). Each position it hands to the chooser is the
+    one the seat's own GetView and ListLegalActions give at that moment."""
+    client = RulesClient(backend.address("rules-toy"))
+    counted = _Counted(client.stub)
+    created = await client.create(backend.organiser_token(), mode="race", seats=2)
+    tokens = {t.seat: t.token for t in created.seat_tokens}
+    rng = SeededRandomness("chooser:calls")
+    checked = 0
+
+    async def choose(turn: SeatTurn) -> dict[str, Any]:
+        nonlocal checked
+        own = await client.view(created.match_id, tokens[turn.seat])
+        legal = await client.stub.ListLegalActions(
+            rules_pb2.ListLegalActionsRequest(match_id=created.match_id),
+            metadata=call_metadata(tokens[turn.seat]), timeout=10)
+        assert (own.version, legal.version) == (turn.version, turn.version)
+        assert json.loads(own.view_json) == turn.view
+        assert [list(d.legal) for d in turn.decisions] == [
+            [json.loads(a) for a in d.legal_json] for d in legal.decisions
+            if d.seat == turn.seat], turn
+        checked += 1
+        options = turn.decisions[0].legal
+        return dict(options[rng.randbelow(len(options))])
+
+    outcome = await play_table(counted, created.match_id, tokens, choose)
+    actions = counted.calls["SubmitAction"]
+    assert outcome is not None and checked == actions >= 4
+    assert sum(counted.calls.values()) <= 3 * actions + 1, counted.calls
+    await client.close()
 
 
 async def test_a_dev_seed_is_not_published(backend: Backend) -> None:
