@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import grpc
 
-from services.platform.call_limits import RETRY_AFTER_METADATA
+from services.platform.call_limits import asked_wait_ms
 
 FLAG_COMPRESSED = 0x01
 FLAG_END_STREAM = 0x02
@@ -86,12 +86,8 @@ def retry_after(err: grpc.aio.AioRpcError) -> str | None:
     """A call the upstream refused over its caller's rate (platform/call_limits.py: trailing
     metadata ``retry-after-ms``) as HTTP's Retry-After, whole seconds rounded up; None when
     the refusal carries no such wait."""
-    try:
-        trailers = dict(err.trailing_metadata() or ())
-        wait_ms = int(str(trailers.get(RETRY_AFTER_METADATA, "")))
-    except (TypeError, ValueError):
-        return None
-    return str(max(1, math.ceil(wait_ms / 1000))) if wait_ms >= 0 else None
+    wait_ms = asked_wait_ms(err)
+    return None if wait_ms is None else str(max(1, math.ceil(wait_ms / 1000)))
 
 
 INTERNAL_CODES = {"unavailable", "unknown", "internal", "data_loss", "canceled",

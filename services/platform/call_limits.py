@@ -57,6 +57,19 @@ WHO = {
 """The words of a refusal for each caller: never the caller's id (a match, a player, a host)."""
 
 
+def asked_wait_ms(err: Any) -> int | None:
+    """The whole milliseconds a refused call's :data:`RETRY_AFTER_METADATA` trailer asks a
+    client to wait (``err`` a ``grpc.aio.AioRpcError``); None when it holds no such number."""
+    try:
+        for key, value in err.trailing_metadata() or ():
+            if key == RETRY_AFTER_METADATA:
+                wait = int(value)
+                return wait if wait >= 0 else None
+    except (TypeError, ValueError):
+        pass
+    return None
+
+
 class CallBuckets:
     """``rate`` tokens a second for each key, up to ``burst`` held; a call takes one.
 

@@ -35,6 +35,7 @@ from typing import Any
 import grpc
 
 from services.genproto.neon.rules.v1 import rules_pb2
+from services.platform.call_limits import asked_wait_ms
 from services.platform.draws import SeededRandomness
 from services.platform.grpc_kit import call_metadata
 from services.platform.logs import get_logger
@@ -73,13 +74,8 @@ def retry_after(err: grpc.aio.AioRpcError) -> float:
     trailer, at most 10 s); 0 for any other failure."""
     if err.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
         return 0.0
-    try:
-        for key, value in err.trailing_metadata() or ():
-            if key == "retry-after-ms":
-                return min(10.0, max(0, int(value)) / 1000)
-    except (TypeError, ValueError):
-        pass
-    return 0.0
+    wait_ms = asked_wait_ms(err)
+    return 0.0 if wait_ms is None else min(10.0, wait_ms / 1000)
 
 
 def rate_wait(err: BaseException) -> float | None:
