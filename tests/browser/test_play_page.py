@@ -268,6 +268,9 @@ async def test_refused_tokens_and_a_stale_version_get_clear_messages(
                      f"[data-index='{first['index']}']")
     text = await message(page, "aborted")
     assert "ABORTED" in text and "moved on" in text
+    # the same move was made behind the page: the choice is gone, said so, and not sent again
+    assert f"“{first['text']}” is no longer yours to choose" in text, text
+    assert sum(1 for r in browser.responses if r.url.endswith("/SubmitAction")) == 1
     await page.wait_for_function(
         "(v) => document.querySelector('#play-actions').dataset.version !== v", arg=version)
     now = await rules.GetView(rules_pb2.GetViewRequest(match_id=match_id), timeout=10)

@@ -18,6 +18,7 @@ import pytest
 import pytest_asyncio
 
 from services.genproto.neon.rules.v1 import rules_pb2, rules_pb2_grpc
+from services.genproto.neon.tournament.v1 import tournament_pb2, tournament_pb2_grpc
 from services.platform.playing import play_seat, play_table, random_choice
 from services.rules.games import available, load_engine
 from tests.browser.conftest import Browser, Served, module_fixtures
@@ -419,3 +420,136 @@ async def test_a_link_to_no_match_says_so(served: Served, browser: Browser) -> N
     await browser.screenshot("live-no-such-match")
     assert all(e.startswith("Failed to load resource") and " 404 " in e
                for e in browser.console_errors), browser.console_errors
+
+
+async def test_a_pick_clicked_just_after_another_seats_pick_is_sent_again_while_still_open(
+        served: Served, browser: Browser) -> None:
+    """Neon Knights 2086's draft: every seat picks at once. Seat 1 (a bot, which answers at
+    once) picks between the page's drawing of seat 0's choices and the person's click: the
+    click's expected version is one behind and the rules service refuses it ABORTED. The pick
+    is still open to seat 0 at the new version, so the page sends it again there, once, and
+    the move is made. Before, the page said the match moved on and the person picked again."""
+    game = "neon-knights-2086"
+    channel, stub, match_id, tokens = await create(served, game)
+    seat1 = [("authorization", f"Bearer {tokens[1]}")]
+    sent: list[dict[str, Any]] = []
+
+    async def bot_picks_first(route: Any) -> None:
+        sent.append(json.loads(route.request.post_data or "{}"))
+        if len(sent) == 1:  # the race: the bot's pick lands before the page's first move
+            legal = await stub.ListLegalActions(rules_pb2.ListLegalActionsRequest(match_id=match_id),
+                                                metadata=seat1, timeout=10)
+            owed = next(d for d in legal.decisions if not d.standing and d.legal_json)
+            await stub.SubmitAction(rules_pb2.SubmitActionRequest(
+                match_id=match_id, command_id="bot-pick", action_json=owed.legal_json[0],
+                expected_version=legal.version), metadata=seat1, timeout=10)
+        await route.continue_()
+
+    page = browser.page
+    try:
+        await page.route("**/SubmitAction", bot_picks_first)
+        await page.goto(f"{served.url}/?game={game}&match={match_id}&play")
+        await page.wait_for_selector("body[data-ready='1']")
+        await page.fill("#play-token", tokens[0])
+        await page.click("#play-open")
+        version = await ready_after(page, None)
+        await page.click("#play-actions .decision:not(.standing) button.action")
+        await page.wait_for_function(
+            "v => { const box = document.querySelector('#play-actions');"
+            "       return box.dataset.state !== 'sending' && +box.dataset.version > +v; }",
+            arg=version, timeout=15_000)
+        view = await stub.GetView(rules_pb2.GetViewRequest(match_id=match_id), timeout=10)
+        assert int(view.version) == int(version) + 2, "the bot's pick and the page's were both made"
+        assert [s["actionJson"] for s in sent] == [sent[0]["actionJson"]] * 2, sent
+        assert [int(s["expectedVersion"]) for s in sent] == [int(version), int(version) + 1]
+        assert len({s["commandId"] for s in sent}) == 2
+        assert await page.is_hidden("#play-message"), await page.text_content("#play-message")
+        assert all(e.startswith("Failed to load resource") and " 409 " in e
+                   for e in browser.console_errors), browser.console_errors
+    finally:
+        await channel.close()
+
+
+async def test_each_tab_keeps_its_own_status_line(served: Served, browser: Browser) -> None:
+    """The header's status line was one for every tab: the live tab's "3 matches of
+    neon-reign" read on the Replay tab, the Tournaments tab's count on the live one."""
+    game = "neon-reign"
+    page = browser.page
+    await page.goto(f"{served.url}/?game={game}")
+    await page.wait_for_selector("body[data-ready='1']")
+    live = await page.text_content("#status") or ""
+    assert live.endswith(f" of {game}"), live
+    await page.click("#tab-tournament")
+    await page.wait_for_function("() => /tournament/.test(document.querySelector('#status').textContent)")
+    tournaments = await page.text_content("#status")
+    for tab, said in (("replay", ""), ("play", ""), ("live", live), ("tournament", tournaments)):
+        await page.click(f"#tab-{tab}")
+        assert await page.text_content("#status") == said, tab
+        assert await page.get_attribute("#status", "data-view") == tab
+    await page.click("#tab-replay")
+    await page.click("#replay-open")  # no match id: the Replay tab says so, on its own line
+    assert await page.text_content("#status") == "enter a finished match id"
+    await page.click("#tab-live")
+    assert await page.text_content("#status") == live
+    await page.click("#tab-replay")
+    assert await page.text_content("#status") == "enter a finished match id"
+    assert browser.console_errors == []
+
+
+async def test_find_a_match_starts_on_the_game_the_address_names(served: Served, browser: Browser) -> None:
+    """/?game=barbaric opened the Play tab's "Find a match" (and the Replay tab) on the first
+    game of the list, whichever game the address named."""
+    page = browser.page
+    await page.goto(f"{served.url}/")
+    await page.wait_for_selector("body[data-ready='1']")
+    games = await page.eval_on_selector_all("#mm-game option", "os => os.map(o => o.value)")
+    assert len(games) >= 2 and sorted(games) == sorted(available())
+    game = games[-1]  # not the one a select starts on by itself
+    await page.goto(f"{served.url}/?game={game}")
+    await page.wait_for_selector("body[data-ready='1']")
+    await page.click("#tab-play")
+    assert await page.input_value("#mm-game") == game
+    modes = sorted(load_engine(game).modes())
+    await page.wait_for_function(
+        "want => JSON.stringify([...document.querySelectorAll('#mm-mode option')].map(o => o.value).sort())"
+        " === JSON.stringify(want)", arg=modes)
+    assert await page.input_value("#replay-game") == game
+    await page.goto(f"{served.url}/?game=no-such-game")  # a game not served: the list's first
+    await page.wait_for_selector("body[data-ready='1']")
+    assert await page.input_value("#mm-game") == games[0]
+    assert browser.console_errors == []
+
+
+async def test_with_no_tournaments_yet_the_lists_say_so_and_the_page_stays_usable(
+        served: Served, browser: Browser) -> None:
+    """With no tournament yet, the Play tab's tournament picker was an empty box and "Go to my
+    table" said "Pick a tournament first." of a list with nothing to pick; the Tournaments
+    tab's list was empty. This module's backend holds no tournament (no test of it makes one)."""
+    async with grpc.aio.insecure_channel(served.backend.address("tournament")) as channel:
+        listed = await tournament_pb2_grpc.TournamentServiceStub(channel).ListTournaments(
+            tournament_pb2.ListTournamentsRequest(), timeout=10)
+    assert list(listed.tournaments) == []
+    page = browser.page
+    await page.goto(f"{served.url}/?game=neon-reign")
+    await page.wait_for_selector("body[data-ready='1']")
+    await page.click("#tab-play")
+    await page.wait_for_selector("#player-tournament option[data-none='1']", state="attached",
+                                 timeout=10_000)
+    options = await page.eval_on_selector_all("#player-tournament option", "os => os.map(o => [o.value, o.textContent])")
+    assert options == [["", "no tournaments yet"]]
+    await page.fill("#player-token", served.backend.issuer.issue_player("ann"))
+    await page.click("#player-follow")
+    said = await page.text_content("#play-message") or ""
+    assert said.startswith("No tournaments yet") and "Find a match" in said, said
+    assert await page.is_hidden("#player-status"), "no tournament was followed"
+    await page.click("#player-refresh")  # asked again: still none, still said so
+    await page.wait_for_selector("#player-tournament option[data-none='1']", state="attached")
+    assert await page.input_value("#mm-game") == "neon-reign" and await page.is_enabled("#mm-queue")
+    await page.wait_for_selector("#mm-mode option", state="attached")
+    await browser.screenshot("play-no-tournaments")
+    await page.click("#tab-tournament")
+    await page.wait_for_selector("#tournament-list li.none")
+    assert (await page.text_content("#tournament-list") or "").startswith("No tournaments yet")
+    assert await page.locator("#tournament-list button").count() == 0
+    assert await page.text_content("#status") == "no tournaments yet"
+    assert browser.console_errors == []

@@ -12,7 +12,23 @@ export const tournamentCall = (method, body, token = "", timeoutMs = 0) =>
   unary(`${TOURNAMENT}/${method}`, body, token, timeoutMs);
 const info = new Map();
 
-export function status(text) { $("status").textContent = text; }
+// The header's status line belongs to the view on screen: each view (live, replay,
+// tournament, play) keeps its own line, shown while its tab is (showStatusOf on a switch), so
+// what one view says (a match list's count, a tournament stream's cut) never reads as
+// another's.
+const said = new Map();
+let onScreen = "live";
+
+export function status(text, view) {
+  said.set(view, text);
+  if (view === onScreen) $("status").textContent = text;
+}
+
+export function showStatusOf(view) {
+  onScreen = view;
+  $("status").dataset.view = view;
+  $("status").textContent = said.get(view) || "";
+}
 
 // An element with attributes (`class`, `data-*` as dataset, the rest as attributes) and children.
 export function el(tag, attrs = {}, ...children) {

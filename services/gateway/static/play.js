@@ -2,7 +2,9 @@
 // board drawn by boards.js and what only this seat sees listed beside it), the seat's
 // decisions as buttons labelled in the game's words, SubmitAction (a fresh command id, the
 // view's version as expectedVersion, withText) and the WatchMatch stream with the token (the
-// events as this seat may see them). The decisions come from the page's own SubmitAction
+// events as this seat may see them); a click refused ABORTED (another seat acted first, as
+// in simultaneous steps) is sent again once at the new version while the same choice is still
+// open to the seat. The decisions come from the page's own SubmitAction
 // answer while the view is at the version that answer is of, else from ListLegalActions
 // (withText). The token stays in sessionStorage: never in the address, never logged.
 // playMatch is also how player.js plays the seats a player token gets from a tournament or
@@ -258,21 +260,54 @@ function drawActions(s, view, legal) {
       button.dataset.index = i;
       button.disabled = s.busy;
       button.textContent = decision.legalText[i] ?? actionJson;
-      button.addEventListener("click", () => submit(s, actionJson, view.version));
+      const choice = { actionJson, kind: decision.kind, standing: Boolean(decision.standing), text: button.textContent };
+      button.addEventListener("click", () => submit(s, choice, view.version));
       group.append(button);
     });
     box.append(group);
   }
 }
 
-async function submit(s, actionJson, version) {
+function send(s, actionJson, version) {
+  return unary(rules(s.game, "SubmitAction"),
+    { matchId: s.matchId, commandId: commandId(), actionJson, expectedVersion: version, withText: true }, s.token);
+}
+
+// The seat's decisions now (ListLegalActions) when the choice clicked, `choice`, is still
+// open among them (the same action in a decision of the same kind): their version, to send
+// it again at; else null. In simultaneous steps every seat chooses at once, and another
+// seat's pick (a bot answers at once) moves the match on between the page's drawing and the
+// person's click, mostly leaving this seat's own choices as they were.
+async function stillOpen(s, choice) {
+  const legal = await unary(rules(s.game, "ListLegalActions"), { matchId: s.matchId, withText: true }, s.token);
+  if (s === session) know(s, legal.version, legal.decisions);
+  const open = (legal.decisions || []).some((d) => d.kind === choice.kind && Boolean(d.standing) === choice.standing
+    && (d.legalJson || []).includes(choice.actionJson));
+  return open ? legal.version : null;
+}
+
+// The choice clicked sent at the version its buttons were drawn at. Refused ABORTED (the
+// match moved on meanwhile): sent again once, at the new version, when it is still open to
+// this seat there; else the page says the choice is gone and shows the choices now.
+async function submit(s, choice, version) {
   if (s.busy || s !== session) return;
   s.busy = true;
   $("play-actions").dataset.state = "sending";
   for (const b of $("play-actions").querySelectorAll("button")) b.disabled = true;
   try {
-    const answer = await unary(rules(s.game, "SubmitAction"),
-      { matchId: s.matchId, commandId: commandId(), actionJson, expectedVersion: version, withText: true }, s.token);
+    let answer;
+    try {
+      answer = await send(s, choice.actionJson, version);
+    } catch (err) {
+      if (err.code !== "aborted" || s !== session) throw err;
+      const now = await stillOpen(s, choice).catch(() => { throw err; });  // not known: as refused
+      if (now === null) {
+        say(`The match moved on before your move arrived (ABORTED: ${err.reason}), and “${choice.text}” `
+          + "is no longer yours to choose. Your actions now are below.", "aborted");
+        return;
+      }
+      answer = await send(s, choice.actionJson, now);
+    }
     const next = answered(answer);
     if (next && s === session) know(s, next.version, next.decisions);
     say("");

@@ -19,7 +19,7 @@ import {
   tournamentCall as tcall,
 } from "/static/common.js";
 import { claimsOf, say, plain, playMatch, stop as stopSeat, clear as clearSeat } from "/static/play.js";
-import { drawStandings, ordinal, resultText } from "/static/tournament.js";
+import { drawStandings, ordinal, resultText, NONE_YET } from "/static/tournament.js";
 
 const KEY = "neon-player-token";
 const MATCHMAKING = "/neon.matchmaking.v1.MatchmakingService";
@@ -122,12 +122,15 @@ async function follow(r, path, body, each, what) {
 
 // -- a tournament ------------------------------------------------------------------------------
 
+// The tournaments to pick from. None yet: one entry says so (not an empty box), and "Go to
+// my table" says where tournaments come from; finding a match below needs none.
 export async function listTournaments(selected = "") {
   const select = $("player-tournament");
   try {
-    const answer = await tcall("ListTournaments", { limit: 50 });
-    select.replaceChildren(...(answer.tournaments || []).map((t) => el("option", { value: t.tournamentId },
+    const found = (await tcall("ListTournaments", { limit: 50 })).tournaments || [];
+    select.replaceChildren(...found.map((t) => el("option", { value: t.tournamentId },
       `${t.name || t.tournamentId} · ${t.game} ${t.mode} · ${short(t.status, "TOURNAMENT_STATUS_")}`)));
+    if (!found.length && !selected) select.replaceChildren(el("option", { value: "", "data-none": "1" }, "no tournaments yet"));
   } catch (err) {  // said in the list: a page for a seat token needs no tournament service
     select.replaceChildren(el("option", { value: "", "data-code": err.code || "unknown" },
       `no tournaments: ${plain(err, "the tournament service")}`));
@@ -136,6 +139,13 @@ export async function listTournaments(selected = "") {
     select.append(el("option", { value: selected }, selected));
   }
   if (selected) select.value = selected;
+}
+
+// "Go to my table", "Register" or "Check in" with no tournament picked: why, in words.
+function pickFirst() {
+  const none = $("player-tournament").selectedOptions[0]?.dataset.none;
+  say(none ? `${NONE_YET} Press “Refresh the list” once there is one; “Find a match” needs none.`
+    : "Pick a tournament first.");
 }
 
 function registration(t, id) {
@@ -160,7 +170,7 @@ function waitingForStart(r) {
 
 async function tournamentRun() {
   const tournamentId = $("player-tournament").value;
-  if (!tournamentId) { say("Pick a tournament first."); return; }
+  if (!tournamentId) { pickFirst(); return; }
   const r = begin("tournament");
   if (!r) return;
   Object.assign(r, { tournamentId, played: new Set(), told: new Set() });
@@ -480,7 +490,8 @@ function remember() {
   $("player-who").textContent = claims && claims.player ? `You play as ${claims.player}.` : "";
 }
 
-export function setup(games) {
+// `game`: the game the page's address names (?game=), where "Find a match" starts.
+export function setup(games, game = "") {
   $("player-token").value = sessionStorage.getItem(KEY) || "";
   remember();
   $("player-token").addEventListener("input", remember);
@@ -498,6 +509,7 @@ export function setup(games) {
   $("player-check-in").addEventListener("click", () => { remember(); checkInRun(); });
   $("player-refresh").addEventListener("click", () => listTournaments($("player-tournament").value));
   $("mm-game").replaceChildren(...games.map((g) => el("option", { value: g }, g)));
+  if (games.includes(game)) $("mm-game").value = game;
   $("mm-game").addEventListener("change", fillModes);
   $("mm-queue").addEventListener("click", () => { remember(); queueRun(); });
   $("mm-leave").addEventListener("click", leave);

@@ -6,14 +6,14 @@
 // and learns what is followed here through onFollowed).
 import { ConnectError, serverStream } from "/static/connect.js";
 import {
-  $, el, short, reconnecting, TOURNAMENT as SERVICE, tournamentCall as call,
+  $, el, short, reconnecting, status as statusOf, TOURNAMENT as SERVICE, tournamentCall as call,
 } from "/static/common.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
 let following = null;
 let rounds = new Map();
-let status = (text) => { $("status").textContent = text; };
+const status = (text) => statusOf(text, "tournament");  // the Tournaments tab's own status line
 const listeners = [];
 
 // `fn(id, tournament, rounds)` whenever the tournament followed changes: at once with a null
@@ -51,6 +51,8 @@ function number(value) {
 // marked (aria-current), and an entry that had the focus keeps it.
 let listed = 0;
 let latest = null;
+// What the lists of tournaments (this page's, the Play tab's) say when there are none.
+export const NONE_YET = "No tournaments yet: an organiser creates them (the desk, with an organiser token).";
 
 export function listTournaments() {
   const asked = ++listed;
@@ -71,7 +73,10 @@ async function drawList(asked) {
   if (asked !== listed) return latest;  // a later ask draws the list
   // the entry with the focus (just clicked, or reached with Tab) gets it back once redrawn
   const focused = list.contains(document.activeElement) ? document.activeElement.dataset.tournamentId : "";
-  list.replaceChildren(...(answer.tournaments || []).map((t) => {
+  const found = answer.tournaments || [];
+  // none yet: said in the list's place, not an empty box
+  if (!found.length) list.replaceChildren(el("li", { class: "none small" }, NONE_YET));
+  else list.replaceChildren(...found.map((t) => {
     const button = el("button", { type: "button", "data-tournament-id": t.tournamentId },
       `${t.name || t.tournamentId} · ${t.game} ${t.mode} · ${t.format} · ${t.players} players · `
       + `${short(t.status, "TOURNAMENT_STATUS_")}`);
@@ -80,7 +85,7 @@ async function drawList(asked) {
   }));
   markFollowed();
   if (focused) list.querySelector(`button[data-tournament-id="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
-  status(`${(answer.tournaments || []).length} tournaments`);
+  status(found.length ? `${found.length} tournament${found.length === 1 ? "" : "s"}` : "no tournaments yet");
 }
 
 // The list's entry of the tournament followed marked (aria-current), the others not.
@@ -340,7 +345,6 @@ export async function follow(id) {
   status(`the tournament is over (${short(t.status, "TOURNAMENT_STATUS_")})`);
 }
 
-export function setup(setStatus) {
-  status = setStatus;
+export function setup() {
   $("refresh-tournaments").addEventListener("click", listTournaments);
 }

@@ -9,11 +9,14 @@ import * as play from "/static/play.js";
 import * as player from "/static/player.js";
 import * as desk from "/static/desk.js";
 import {
-  $, rules, status, gameInfo, describeOutcome, drawClocks, tickClocks, logEvent, coalesced, followMatch,
+  $, rules, status, showStatusOf, gameInfo, describeOutcome, drawClocks, tickClocks, logEvent, coalesced, followMatch,
 } from "/static/common.js";
 
 let watching = null;
 let clockTimer = null;
+let shown = "live";  // the page (tab) on screen
+const liveStatus = (text) => status(text, "live");
+const replayStatus = (text) => status(text, "replay");
 
 // -- live ------------------------------------------------------------------------------------
 async function listMatches() {
@@ -36,9 +39,9 @@ async function listMatches() {
       list.append(li);
     }
     const count = (answer.matches || []).length;
-    status(`${count} match${count === 1 ? "" : "es"} of ${game}`);
+    liveStatus(`${count} match${count === 1 ? "" : "es"} of ${game}`);
   } catch (err) {
-    status(`could not list matches: ${err.message}`);
+    liveStatus(`could not list matches: ${err.message}`);
   }
 }
 
@@ -73,9 +76,9 @@ async function watch(game, matchId) {
   delete $("outcome").dataset.code;
   $("match-title").textContent = `${(await gameInfo(game)).title}: ${matchId}`;
   $("board").dataset.matchId = matchId;
-  status("following the match…");
+  liveStatus("following the match…");
   const refresh = coalesced(() => refreshView(game, matchId, token), (err) => {
-    status(`view: ${err.message}`);
+    liveStatus(`view: ${err.message}`);
     if (err.code === "not_found" && token === watching) noMatch(game, matchId, err);
   });
   await refresh();
@@ -87,22 +90,22 @@ async function watch(game, matchId) {
     // a stream that is cut (the gateway restarting) is opened again from the last event shown
     await followMatch(game, matchId, "", token.signal, (event) => {
       if (token !== watching) return;
-      if (cut) { cut = false; status("following the match…"); }
+      if (cut) { cut = false; liveStatus("following the match…"); }
       logEvent($("log"), event);
       refresh();
     }, (err) => {
       cut = true;
-      if (token === watching) status(`the stream was cut (${err.reason}); following again…`);
+      if (token === watching) liveStatus(`the stream was cut (${err.reason}); following again…`);
     });
     await refresh.settled();
     const view = await refreshView(game, matchId, token);
     if (token === watching && view.status === "MATCH_STATUS_ENDED") {
-      status("the match is over");
+      liveStatus("the match is over");
       $("board").dataset.ended = "1";
     }
   } catch (err) {
     if (err.name !== "AbortError" && token === watching) {
-      status(`stream: ${err.message}`);
+      liveStatus(`stream: ${err.message}`);
       if (err.code === "not_found") noMatch(game, matchId, err);
     }
   }
@@ -184,28 +187,28 @@ function notOpened(what, refusal) {
   $("replay-outcome").hidden = true;
   $("step-label").textContent = "no replay open";
   delete $("step-label").dataset.n;
-  status(`replay: ${refusal.code}: ${refusal.message}`);
+  replayStatus(`replay: ${refusal.code}: ${refusal.message}`);
 }
 
 async function replayFromService() {
   const game = $("replay-game").value;
   const matchId = $("replay-match").value.trim();
-  if (!matchId) { status("enter a finished match id"); return; }
-  status("verifying…");
+  if (!matchId) { replayStatus("enter a finished match id"); return; }
+  replayStatus("verifying…");
   const response = await fetch(`/api/games/${encodeURIComponent(game)}/matches/${encodeURIComponent(matchId)}/replay`, { method: "POST" });
   const data = await response.json();
   if (!response.ok) { notOpened(matchId, data); return; }
-  status("replay open");
+  replayStatus("replay open");
   showReplay(data);
 }
 
 async function replayFromFile(file) {
-  status("verifying…");
+  replayStatus("verifying…");
   const response = await fetch("/api/replay", { method: "POST", body: await file.arrayBuffer(),
                                                 headers: { "Content-Type": "application/octet-stream" } });
   const data = await response.json();
   if (!response.ok) { notOpened(file.name, data); return; }
-  status(`replay of ${file.name} open`);
+  replayStatus(`replay of ${file.name} open`);
   showReplay(data);
 }
 
@@ -221,6 +224,8 @@ function showPage(name) {
     $(page).hidden = page !== name;
     $(`tab-${page}`).classList.toggle("on", page === name);
   }
+  shown = name;
+  showStatusOf(name);
 }
 
 async function main() {
@@ -228,14 +233,14 @@ async function main() {
   $("tab-replay").addEventListener("click", () => showPage("replay"));
   $("tab-tournament").addEventListener("click", () => { showPage("tournament"); tournaments.listTournaments(); });
   $("tab-play").addEventListener("click", () => { showPage("play"); player.listTournaments($("player-tournament").value); });
-  tournaments.setup(status);
+  tournaments.setup();
   play.setup();
   $("refresh-matches").addEventListener("click", listMatches);
   $("game-select").addEventListener("change", listMatches);
-  $("replay-open").addEventListener("click", () => replayFromService().catch((err) => status(err.message)));
+  $("replay-open").addEventListener("click", () => replayFromService().catch((err) => replayStatus(err.message)));
   $("replay-file").addEventListener("change", (e) => {
     const file = e.target.files[0];
-    if (file) replayFromFile(file).catch((err) => status(err.message));
+    if (file) replayFromFile(file).catch((err) => replayStatus(err.message));
   });
   $("step-first").addEventListener("click", () => step(-Infinity));
   $("step-prev").addEventListener("click", () => step(-1));
@@ -251,10 +256,11 @@ async function main() {
       select.append(option);
     }
   }
-  player.setup(games);
-  desk.setup(games);
   const wanted = new URLSearchParams(location.search);
+  player.setup(games, wanted.get("game"));  // "Find a match" starts on the address's game
+  desk.setup(games);
   if (wanted.get("game")) $("game-select").value = wanted.get("game");
+  if (games.includes(wanted.get("game"))) $("replay-game").value = wanted.get("game");
   await listMatches();
   if (wanted.has("play") && wanted.get("tournament")) {  // /?tournament=<id>&play: your table
     showPage("play");
@@ -273,5 +279,5 @@ async function main() {
   document.body.dataset.ready = "1";
 }
 
-main().catch((err) => status(`could not start: ${err.message}`));
+main().catch((err) => status(`could not start: ${err.message}`, shown));
 export { clockTimer };
