@@ -2,9 +2,8 @@
 // board drawn by boards.js and what only this seat sees listed beside it), the seat's
 // decisions as buttons labelled in the game's words, SubmitAction (a fresh command id, the
 // view's version as expectedVersion, withText) and the WatchMatch stream with the token (the
-// events as this seat may see them); a click refused ABORTED (another seat acted first, as
-// in simultaneous steps) is sent again once at the new version while the same choice is still
-// open to the seat. The decisions come from the page's own SubmitAction
+// events as this seat may see them); a secret simultaneous pick refused ABORTED (another
+// seat picked first) is sent again once at the new version while it is still open to the seat. The decisions come from the page's own SubmitAction
 // answer while the view is at the version that answer is of, else from ListLegalActions
 // (withText). The token stays in sessionStorage: never in the address, never logged.
 // playMatch is also how player.js plays the seats a player token gets from a tournament or
@@ -260,7 +259,8 @@ function drawActions(s, view, legal) {
       button.dataset.index = i;
       button.disabled = s.busy;
       button.textContent = decision.legalText[i] ?? actionJson;
-      const choice = { actionJson, kind: decision.kind, standing: Boolean(decision.standing), text: button.textContent };
+      const choice = { actionJson, kind: decision.kind, standing: Boolean(decision.standing),
+        hidden: Boolean(decision.hidden), text: button.textContent };
       button.addEventListener("click", () => submit(s, choice, view.version));
       group.append(button);
     });
@@ -287,8 +287,11 @@ async function stillOpen(s, choice) {
 }
 
 // The choice clicked sent at the version its buttons were drawn at. Refused ABORTED (the
-// match moved on meanwhile): sent again once, at the new version, when it is still open to
-// this seat there; else the page says the choice is gone and shows the choices now.
+// match moved on meanwhile): a secret simultaneous choice (a hidden decision: what moved the
+// match is another seat's pick, which this seat cannot see) is sent again once, at the new
+// version, when it is still open to this seat there; any other is not (the move that came
+// first is on the board, and may change the person's mind). The page says whether the
+// choice is still open, and shows the choices now.
 async function submit(s, choice, version) {
   if (s.busy || s !== session) return;
   s.busy = true;
@@ -304,6 +307,11 @@ async function submit(s, choice, version) {
       if (now === null) {
         say(`The match moved on before your move arrived (ABORTED: ${err.reason}), and “${choice.text}” `
           + "is no longer yours to choose. Your actions now are below.", "aborted");
+        return;
+      }
+      if (!choice.hidden) {  // another seat's move is on the board: the person looks again
+        say(`The match moved on before your move arrived (ABORTED: ${err.reason}). “${choice.text}” `
+          + "is still yours to choose: look at the board, then choose below.", "aborted");
         return;
       }
       answer = await send(s, choice.actionJson, now);
