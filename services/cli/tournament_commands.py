@@ -1201,13 +1201,17 @@ def finish(tournament_id: str,
             if title:
                 print_standings(list(reply.rows), title)
             return
+        # the version: for a service from before already_ended (see _version_of)
         before = None if as_json else await _version_of(client, tournament_id)
         reply = await client.call("FinishTournament", token, tournament_id=tournament_id)
         if as_json:
             emit(message_dict(reply))
             return
-        if reply.tournament.version == before:  # a repeat: its standings were published
-            print_plain(console, f"{tournament_id} was already finished: nothing changed")
+        if reply.already_ended or reply.tournament.version == before:
+            # a repeat (or another organiser's finish first): its standings were published
+            how = ("force-ended" if reply.tournament.status == pb.TOURNAMENT_STATUS_FORCE_ENDED
+                   else "finished")
+            print_plain(console, f"{tournament_id} was already {how}: nothing changed")
         print_standings(list(reply.rows), "final standings")
 
     _run(go, token)
@@ -1316,8 +1320,10 @@ async def _tournament_or_none(client: TournamentClient, tournament_id: str) -> A
 
 async def _version_of(client: TournamentClient, tournament_id: str) -> int | None:
     """The tournament's version (events in its log) before a command that a repeat leaves
-    as it is (drop, reinstate: the service answers a repeat with the tournament unchanged,
-    and the answer alone does not tell it from a first call). Its answer at the same version
+    as it is (start, drop, reinstate, late entry, finish), for a service from before their
+    answers said so (``already_started``, ``already_dropped``, ``already_reinstated``,
+    ``already_playing``, ``already_ended``: each false from such a service, whose answer
+    alone does not tell a repeat from a first call). Its answer at the same version
     recorded nothing: a repeat. A later version is said as a first call (it may be another
     caller's event meanwhile: the answer, as before). None when it cannot be read (a public
     GetTournament refused, an unknown id; 0, a service that does not count them): the call
@@ -1334,10 +1340,10 @@ def drop(tournament_id: str, player: str,
     """Drop a player from the next rounds (the rounds played stay in the standings)."""
 
     async def go(client: TournamentClient, token: str) -> None:
-        before = await _version_of(client, tournament_id)
+        before = await _version_of(client, tournament_id)  # a service without already_dropped
         reply = await client.call("DropPlayer", token, tournament_id=tournament_id,
                                   player_id=player, reason=reason)
-        if reply.tournament.version == before:
+        if reply.already_dropped or reply.tournament.version == before:
             print_plain(console, f"{player} already dropped from {tournament_id}: nothing changed")
             return
         print_plain(console, f"{player} dropped from {tournament_id} after round "
@@ -1358,13 +1364,14 @@ def reinstate(tournament_id: str, player: str,
     For a no-show or a player dropped by mistake; the rounds missed count as unplayed."""
 
     async def go(client: TournamentClient, token: str) -> None:
+        # the version: for a service from before already_reinstated (see _version_of)
         before = None if as_json else await _version_of(client, tournament_id)
         reply = await client.call("ReinstatePlayer", token, tournament_id=tournament_id,
                                   player_id=player, reason=reason)
         if as_json:
             emit(message_dict(reply))
             return
-        if reply.tournament.version == before:
+        if reply.already_reinstated or reply.tournament.version == before:
             print_plain(console, f"{player} already reinstated in {tournament_id}: nothing "
                                  "changed")
             return
@@ -1380,10 +1387,10 @@ def late_entry(tournament_id: str, player: str, token: str = token_option()) -> 
     """Add a player to a running tournament from the next round on (organiser)."""
 
     async def go(client: TournamentClient, token: str) -> None:
-        before = await _version_of(client, tournament_id)
+        before = await _version_of(client, tournament_id)  # a service without already_playing
         reply = await client.call("AddLateEntry", token, tournament_id=tournament_id,
                                   player_id=player)
-        if reply.tournament.version == before:  # a player who plays already: a repeat
+        if reply.already_playing or reply.tournament.version == before:  # a repeat
             late = any(p.player_id == player and p.late for p in reply.tournament.players)
             print_plain(console, f"{player} {'is a late entry of' if late else 'plays in'} "
                                  f"{tournament_id} already: nothing changed")

@@ -1802,7 +1802,10 @@ class Director:
 
     async def drop(
         self, claims: Claims | None, tournament_id: str, player_id: str, reason: str
-    ) -> Tournament:
+    ) -> tuple[Tournament, bool]:
+        """Drop a player from the next rounds (PlayerDropped); the tournament, and whether
+        the player was dropped already (this call changed nothing: a repeat, or another
+        caller's drop that came first)."""
         who, player_id = _organiser_or_player(claims, player_id)
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
@@ -1810,20 +1813,20 @@ class Director:
             if current is None or current["status"] not in ("playing", "dropped"):
                 raise NotFound(f"{player_id!r} does not play in this tournament")
             if current["status"] == "dropped":
-                return t
+                return t, True
             if t.status != "running":
                 raise FailedPrecondition(f"the tournament is {_is(t.status)}")
             t.drop(player_id, len(t.rounds), reason[:500], who.player)
             await self._save(t)
-            return t
+            return t, False
 
     async def reinstate(
         self, claims: Claims | None, tournament_id: str, player_id: str, reason: str
-    ) -> Tournament:
+    ) -> tuple[Tournament, bool]:
         """Reinstate a dropped player (PlayerDropped or NoShowDropped) of a running Swiss
         or multiplayer event: PlayerReinstated, from the next round to be paired. A repeat
         (the player plays again since their last reinstatement) returns the tournament
-        unchanged."""
+        unchanged, and True: the player was reinstated already."""
         who = _organiser(claims)
         reason = reason.strip()[:500]
         if not reason:
@@ -1836,7 +1839,7 @@ class Director:
             if current["status"] == "playing":
                 replayed = await self.replayed(tournament_id)
                 if any(p == player_id for p, _ in replayed.reinstated):
-                    return t
+                    return t, True
                 raise FailedPrecondition(f"{player_id!r} is not dropped: it plays")
             if t.status != "running":
                 raise FailedPrecondition(f"the tournament is {_is(t.status)}")
@@ -1848,17 +1851,20 @@ class Director:
             await self._save(t)
             log.info("player reinstated", player_id=player_id, from_round=first,
                      reason=reason, by=who.player)
-            return t
+            return t, False
 
     async def add_late(
         self, claims: Claims | None, tournament_id: str, player_id: str
-    ) -> Tournament:
+    ) -> tuple[Tournament, bool]:
+        """Add a player to a running tournament from the next round on (LateEntry); the
+        tournament, and whether the player played in it already (this call changed
+        nothing: a repeat, or an entrant)."""
         _organiser(claims)
         _check_player_id(player_id)
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
             if player_id in t.players and t.players[player_id]["status"] == "playing":
-                return t
+                return t, True
             if t.status != "running":
                 raise FailedPrecondition(
                     f"late entries join a running tournament; this one is {_is(t.status)}"
@@ -1889,26 +1895,29 @@ class Director:
             order = 1 + max((int(v["order"]) for v in t.players.values()), default=-1)
             t.late_entry(player_id, first, rating, order)
             await self._save(t)
-            return t
+            return t, False
 
     # -- the end ------------------------------------------------------------------
 
     async def finish(
         self, claims: Claims | None, tournament_id: str
-    ) -> tuple[Tournament, list[dict[str, Any]]]:
+    ) -> tuple[Tournament, list[dict[str, Any]], bool]:
         """Publish the final standings and finish, once the format's rounds are played and
         the last checkpoint is published. The matches corrections decided that the log
         does not show stopped (:func:`_stopping`: one that waited for its seats while its
         rules service was away) are abandoned first, and their abandons recorded: a
         finished log takes no more, and nothing is left waiting on a rules service. One
         its rules service does not answer makes the finish UNAVAILABLE, naming it (its
-        abandon is tried again meanwhile); ForceEnd ends the tournament regardless."""
+        abandon is tried again meanwhile); ForceEnd ends the tournament regardless. The
+        answer's last: whether the tournament had ended already (this call changed nothing:
+        a repeat, or another organiser's finish or force-end that came first; the rows are
+        the standings it published)."""
         _organiser(claims)
         stopped: set[str] = set()
         while True:
-            t, rows, stops = await self._finish_or_stops(tournament_id, stopped)
+            t, rows, stops, already = await self._finish_or_stops(tournament_id, stopped)
             if not stops:
-                return t, rows
+                return t, rows, already
             # outside the lock, as CorrectResult's abandons, and run to their end
             missed = await run_to_end(self._correcting, self._stop_corrected(t, stops),
                                       name=f"finish-stops-{tournament_id}",
@@ -1924,7 +1933,7 @@ class Director:
 
     async def _finish_or_stops(
         self, tournament_id: str, stopped: Collection[str]
-    ) -> tuple[Tournament, list[dict[str, Any]], list[tuple[int, int, str]]]:
+    ) -> tuple[Tournament, list[dict[str, Any]], list[tuple[int, int, str]], bool]:
         """FinishTournament's checks and save: (the tournament, its final standings, [])
         once finished; or (the tournament, [], the matches to stop first): those of
         :func:`_stopping` not in ``stopped`` (answered by their rules service in this call:
@@ -1932,7 +1941,7 @@ class Director:
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
             if t.status in ENDED:
-                return t, list(t.standings or []), []
+                return t, list(t.standings or []), [], True
             if t.status != "running":
                 raise FailedPrecondition(f"the tournament is {_is(t.status)}")
             replayed = await self.replayed(tournament_id)
@@ -1951,14 +1960,14 @@ class Director:
                 raise FailedPrecondition("the last round's checkpoint is not published yet")
             stops = [s for s in _stopping(t) if s[2] not in stopped]
             if stops:
-                return t, [], stops
+                return t, [], stops, False
             rows = [formats.row_json(r) for r in formats.standings(replayed.config, history)]
             t.publish_standings(rows, True)
             t.finish()
             await self._save(t)
             self._tokens.pop(tournament_id, None)
             log.info("tournament finished", tournament_id=tournament_id)
-            return t, rows, []
+            return t, rows, [], False
 
     async def force_end(self, claims: Claims | None, tournament_id: str, reason: str,
                         expected: str = "") -> Tournament:
