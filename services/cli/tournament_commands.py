@@ -18,7 +18,7 @@ import json
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -170,50 +170,93 @@ class RoundTimedOut(CliError):
                 f"{option}{self.timeout:g} s ({self.why})")
 
 
+async def my_matches(client: TournamentClient, token: str,
+                     tournament_id: str) -> AsyncGenerator[Any, None]:
+    """The player's matches as they change (WatchMyMatches with the player's ``token``),
+    opened again while the tournament service does not answer, for the client's
+    ``patience`` (:meth:`TournamentClient.wait_out`), until the tournament ends. Each
+    update is the latest state: the player's assignment of the round now, and the
+    tournament's status. What both a player at the terminal (``neon tournament play``) and
+    the bots (:func:`play_round_as`) follow."""
+    import grpc
+
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+    from services.platform.grpc_kit import call_metadata
+
+    ended = (pb.TOURNAMENT_STATUS_FINISHED, pb.TOURNAMENT_STATUS_FORCE_ENDED)
+    lost_at: float | None = None
+    while True:
+        target("tournament service", client.address)
+        call = client.stub.WatchMyMatches(
+            pb.WatchMyMatchesRequest(tournament_id=tournament_id),
+            metadata=call_metadata(token))
+        try:
+            async for update in call:
+                lost_at = None
+                yield update
+                if update.status in ended:
+                    return
+        except grpc.aio.AioRpcError as err:  # opened again as each call is tried again
+            lost_at = await client.wait_out(err, lost_at)
+        finally:
+            call.cancel()
+
+
 async def play_round_as(client: TournamentClient, rules: dict[str, RulesClient], token: str,
                         tournament_id: str, player: str, *, timeout: float = 300.0,
                         rematches: bool = False) -> str:
     """Play the player's table of the current round as a random bot, through the real
-    flow: MyNextMatch, a client seed on the rules service, ReadyForMatch, then every
-    decision until the match ends. Returns "bye", "played", "abandoned" or "none".
+    flow: the player's matches as they change (:func:`my_matches`, WatchMyMatches), a
+    client seed on the rules service, ReadyForMatch, then every decision until the match
+    ends. Returns "bye", "played", "abandoned" or "none".
 
     ``rematches``: follow the table until it is decided: when its match is abandoned, wait
     for the organiser to play it again (RematchTable: a new match id, the same seats) and
     play that one, or to set its result (CorrectResult); "abandoned" only if neither came
-    within ``timeout``. Without it, an abandoned table answers "abandoned" at once."""
-    import asyncio
+    within ``timeout``. Without it, an abandoned table answers "abandoned" at once.
 
+    Each bot used to ask MyNextMatch every 0.1 s while it waited (for its match, its
+    result, a rematch): a 128-player event's bots made some 1,300 calls a second, each a
+    read of the whole tournament. The watch sends only what changed."""
     from services.cli.client import client_for
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+    from services.platform.waiting import within
 
     deadline = time.monotonic() + timeout
     played: set[str] = set()
-    while True:
-        reply = await client.call("MyNextMatch", token, tournament_id=tournament_id)
-        if not reply.HasField("assignment"):
-            return "none"
-        a = reply.assignment
-        if a.bye:
-            return "bye"
-        if a.status == pb.TABLE_STATUS_DONE:
-            return "played"
-        if a.status == pb.TABLE_STATUS_ABANDONED and not rematches:
-            return "abandoned"
-        if a.match_id and a.seat_token and a.match_id not in played \
-                and a.status != pb.TABLE_STATUS_ABANDONED:
-            played.add(a.match_id)
-            await _play_table_match(client, client_for(rules, a.rules_address), token,
-                                    tournament_id, player, a)
-            if not rematches:
+    a: Any = None
+    updates = my_matches(client, token, tournament_id)
+    try:
+        while True:
+            try:
+                update = await within(anext(updates), deadline - time.monotonic())
+            except (TimeoutError, StopAsyncIteration) as end:  # none came in time, or ended
+                if a is not None and a.status == pb.TABLE_STATUS_ABANDONED:
+                    return "abandoned"
+                if played:  # its result not learned yet: the round's wait says so
+                    return "played"
+                if isinstance(end, StopAsyncIteration):  # the tournament ended meanwhile
+                    return "none"
+                raise RoundTimedOut(0, timeout, f"{player} was handed no match") from None
+            if not update.HasField("assignment"):
+                return "none"
+            a = update.assignment
+            if a.bye:
+                return "bye"
+            if a.status == pb.TABLE_STATUS_DONE:
                 return "played"
-            continue  # until the table is decided: its result learned, or a rematch
-        if time.monotonic() > deadline:
-            if a.status == pb.TABLE_STATUS_ABANDONED:
+            if a.status == pb.TABLE_STATUS_ABANDONED and not rematches:
                 return "abandoned"
-            if played:  # its result not learned yet: the round's wait says so
-                return "played"
-            raise RoundTimedOut(0, timeout, f"{player} was handed no match")
-        await asyncio.sleep(0.1)
+            if a.match_id and a.seat_token and a.match_id not in played \
+                    and a.status != pb.TABLE_STATUS_ABANDONED:
+                played.add(a.match_id)
+                await _play_table_match(client, client_for(rules, a.rules_address), token,
+                                        tournament_id, player, a)
+                if not rematches:
+                    return "played"
+            # until the table is decided: its result learned, or a rematch
+    finally:
+        await updates.aclose()
 
 
 async def _play_table_match(client: TournamentClient, rc: RulesClient, token: str,
