@@ -20,7 +20,10 @@ watchers received, and the process's peak RSS. At the end: the bundle's size and
 average at start and end.
 
 Client and services share the process (and its CPU): the CPU figures include the client's
-calls, a small part. To compare with the code of another commit, run this file with that
+calls, a small part. ``--profile FILE`` writes cProfile's statistics of the whole run to FILE
+(``python -m pstats FILE``), with the service's threads run inline (``asyncio.to_thread``
+calls its function on the event loop), so the profile sees the store's work too; the
+figures of such a run are the profiler's, not for comparison. To compare with the code of another commit, run this file with that
 tree first on PYTHONPATH (``git archive REV services | tar -x -C DIR``).
 """
 
@@ -162,8 +165,27 @@ def main() -> int:
     ap.add_argument("--watchers", type=int, default=0)
     ap.add_argument("--format", default="swiss")
     ap.add_argument("--no-export", action="store_true", help="skip the bundle's export and verify")
+    ap.add_argument("--profile", metavar="FILE", help="write cProfile's statistics to FILE")
     a = ap.parse_args()
-    return asyncio.run(run(a.players, a.rounds, a.watchers, a.format, not a.no_export))
+    if not a.profile:
+        return asyncio.run(run(a.players, a.rounds, a.watchers, a.format, not a.no_export))
+    return profiled(a.profile, run(a.players, a.rounds, a.watchers, a.format, not a.no_export))
+
+
+def profiled(path: str, main: Any) -> int:
+    """Run ``main`` under cProfile, ``asyncio.to_thread`` inline (a thread's work is not
+    seen by the profiler of the event loop's thread), and write the statistics to ``path``."""
+    import cProfile
+
+    async def inline(func: Any, /, *args: Any, **kwargs: Any) -> Any:
+        return func(*args, **kwargs)
+
+    asyncio.to_thread = inline  # type: ignore[assignment]
+    profile = cProfile.Profile()
+    try:
+        return int(profile.runcall(asyncio.run, main))
+    finally:
+        profile.dump_stats(path)
 
 
 if __name__ == "__main__":

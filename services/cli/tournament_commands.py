@@ -18,7 +18,7 @@ import json
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -170,50 +170,93 @@ class RoundTimedOut(CliError):
                 f"{option}{self.timeout:g} s ({self.why})")
 
 
+async def my_matches(client: TournamentClient, token: str,
+                     tournament_id: str) -> AsyncGenerator[Any, None]:
+    """The player's matches as they change (WatchMyMatches with the player's ``token``),
+    opened again while the tournament service does not answer, for the client's
+    ``patience`` (:meth:`TournamentClient.wait_out`), until the tournament ends. Each
+    update is the latest state: the player's assignment of the round now, and the
+    tournament's status. What both a player at the terminal (``neon tournament play``) and
+    the bots (:func:`play_round_as`) follow."""
+    import grpc
+
+    from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+    from services.platform.grpc_kit import call_metadata
+
+    ended = (pb.TOURNAMENT_STATUS_FINISHED, pb.TOURNAMENT_STATUS_FORCE_ENDED)
+    lost_at: float | None = None
+    while True:
+        target("tournament service", client.address)
+        call = client.stub.WatchMyMatches(
+            pb.WatchMyMatchesRequest(tournament_id=tournament_id),
+            metadata=call_metadata(token))
+        try:
+            async for update in call:
+                lost_at = None
+                yield update
+                if update.status in ended:
+                    return
+        except grpc.aio.AioRpcError as err:  # opened again as each call is tried again
+            lost_at = await client.wait_out(err, lost_at)
+        finally:
+            call.cancel()
+
+
 async def play_round_as(client: TournamentClient, rules: dict[str, RulesClient], token: str,
                         tournament_id: str, player: str, *, timeout: float = 300.0,
                         rematches: bool = False) -> str:
     """Play the player's table of the current round as a random bot, through the real
-    flow: MyNextMatch, a client seed on the rules service, ReadyForMatch, then every
-    decision until the match ends. Returns "bye", "played", "abandoned" or "none".
+    flow: the player's matches as they change (:func:`my_matches`, WatchMyMatches), a
+    client seed on the rules service, ReadyForMatch, then every decision until the match
+    ends. Returns "bye", "played", "abandoned" or "none".
 
     ``rematches``: follow the table until it is decided: when its match is abandoned, wait
     for the organiser to play it again (RematchTable: a new match id, the same seats) and
     play that one, or to set its result (CorrectResult); "abandoned" only if neither came
-    within ``timeout``. Without it, an abandoned table answers "abandoned" at once."""
-    import asyncio
+    within ``timeout``. Without it, an abandoned table answers "abandoned" at once.
 
+    Each bot used to ask MyNextMatch every 0.1 s while it waited (for its match, its
+    result, a rematch): a 128-player event's bots made some 1,300 calls a second, each a
+    read of the whole tournament. The watch sends only what changed."""
     from services.cli.client import client_for
     from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
+    from services.platform.waiting import within
 
     deadline = time.monotonic() + timeout
     played: set[str] = set()
-    while True:
-        reply = await client.call("MyNextMatch", token, tournament_id=tournament_id)
-        if not reply.HasField("assignment"):
-            return "none"
-        a = reply.assignment
-        if a.bye:
-            return "bye"
-        if a.status == pb.TABLE_STATUS_DONE:
-            return "played"
-        if a.status == pb.TABLE_STATUS_ABANDONED and not rematches:
-            return "abandoned"
-        if a.match_id and a.seat_token and a.match_id not in played \
-                and a.status != pb.TABLE_STATUS_ABANDONED:
-            played.add(a.match_id)
-            await _play_table_match(client, client_for(rules, a.rules_address), token,
-                                    tournament_id, player, a)
-            if not rematches:
+    a: Any = None
+    updates = my_matches(client, token, tournament_id)
+    try:
+        while True:
+            try:
+                update = await within(anext(updates), deadline - time.monotonic())
+            except (TimeoutError, StopAsyncIteration) as end:  # none came in time, or ended
+                if a is not None and a.status == pb.TABLE_STATUS_ABANDONED:
+                    return "abandoned"
+                if played:  # its result not learned yet: the round's wait says so
+                    return "played"
+                if isinstance(end, StopAsyncIteration):  # the tournament ended meanwhile
+                    return "none"
+                raise RoundTimedOut(0, timeout, f"{player} was handed no match") from None
+            if not update.HasField("assignment"):
+                return "none"
+            a = update.assignment
+            if a.bye:
+                return "bye"
+            if a.status == pb.TABLE_STATUS_DONE:
                 return "played"
-            continue  # until the table is decided: its result learned, or a rematch
-        if time.monotonic() > deadline:
-            if a.status == pb.TABLE_STATUS_ABANDONED:
+            if a.status == pb.TABLE_STATUS_ABANDONED and not rematches:
                 return "abandoned"
-            if played:  # its result not learned yet: the round's wait says so
-                return "played"
-            raise RoundTimedOut(0, timeout, f"{player} was handed no match")
-        await asyncio.sleep(0.1)
+            if a.match_id and a.seat_token and a.match_id not in played \
+                    and a.status != pb.TABLE_STATUS_ABANDONED:
+                played.add(a.match_id)
+                await _play_table_match(client, client_for(rules, a.rules_address), token,
+                                        tournament_id, player, a)
+                if not rematches:
+                    return "played"
+            # until the table is decided: its result learned, or a rematch
+    finally:
+        await updates.aclose()
 
 
 async def _play_table_match(client: TournamentClient, rc: RulesClient, token: str,
@@ -1201,13 +1244,17 @@ def finish(tournament_id: str,
             if title:
                 print_standings(list(reply.rows), title)
             return
+        # the version: for a service from before already_ended (see _version_of)
         before = None if as_json else await _version_of(client, tournament_id)
         reply = await client.call("FinishTournament", token, tournament_id=tournament_id)
         if as_json:
             emit(message_dict(reply))
             return
-        if reply.tournament.version == before:  # a repeat: its standings were published
-            print_plain(console, f"{tournament_id} was already finished: nothing changed")
+        if reply.already_ended or reply.tournament.version == before:
+            # a repeat (or another organiser's finish first): its standings were published
+            how = ("force-ended" if reply.tournament.status == pb.TOURNAMENT_STATUS_FORCE_ENDED
+                   else "finished")
+            print_plain(console, f"{tournament_id} was already {how}: nothing changed")
         print_standings(list(reply.rows), "final standings")
 
     _run(go, token)
@@ -1316,8 +1363,10 @@ async def _tournament_or_none(client: TournamentClient, tournament_id: str) -> A
 
 async def _version_of(client: TournamentClient, tournament_id: str) -> int | None:
     """The tournament's version (events in its log) before a command that a repeat leaves
-    as it is (drop, reinstate: the service answers a repeat with the tournament unchanged,
-    and the answer alone does not tell it from a first call). Its answer at the same version
+    as it is (start, drop, reinstate, late entry, finish), for a service from before their
+    answers said so (``already_started``, ``already_dropped``, ``already_reinstated``,
+    ``already_playing``, ``already_ended``: each false from such a service, whose answer
+    alone does not tell a repeat from a first call). Its answer at the same version
     recorded nothing: a repeat. A later version is said as a first call (it may be another
     caller's event meanwhile: the answer, as before). None when it cannot be read (a public
     GetTournament refused, an unknown id; 0, a service that does not count them): the call
@@ -1334,10 +1383,10 @@ def drop(tournament_id: str, player: str,
     """Drop a player from the next rounds (the rounds played stay in the standings)."""
 
     async def go(client: TournamentClient, token: str) -> None:
-        before = await _version_of(client, tournament_id)
+        before = await _version_of(client, tournament_id)  # a service without already_dropped
         reply = await client.call("DropPlayer", token, tournament_id=tournament_id,
                                   player_id=player, reason=reason)
-        if reply.tournament.version == before:
+        if reply.already_dropped or reply.tournament.version == before:
             print_plain(console, f"{player} already dropped from {tournament_id}: nothing changed")
             return
         print_plain(console, f"{player} dropped from {tournament_id} after round "
@@ -1358,13 +1407,14 @@ def reinstate(tournament_id: str, player: str,
     For a no-show or a player dropped by mistake; the rounds missed count as unplayed."""
 
     async def go(client: TournamentClient, token: str) -> None:
+        # the version: for a service from before already_reinstated (see _version_of)
         before = None if as_json else await _version_of(client, tournament_id)
         reply = await client.call("ReinstatePlayer", token, tournament_id=tournament_id,
                                   player_id=player, reason=reason)
         if as_json:
             emit(message_dict(reply))
             return
-        if reply.tournament.version == before:
+        if reply.already_reinstated or reply.tournament.version == before:
             print_plain(console, f"{player} already reinstated in {tournament_id}: nothing "
                                  "changed")
             return
@@ -1380,10 +1430,10 @@ def late_entry(tournament_id: str, player: str, token: str = token_option()) -> 
     """Add a player to a running tournament from the next round on (organiser)."""
 
     async def go(client: TournamentClient, token: str) -> None:
-        before = await _version_of(client, tournament_id)
+        before = await _version_of(client, tournament_id)  # a service without already_playing
         reply = await client.call("AddLateEntry", token, tournament_id=tournament_id,
                                   player_id=player)
-        if reply.tournament.version == before:  # a player who plays already: a repeat
+        if reply.already_playing or reply.tournament.version == before:  # a repeat
             late = any(p.player_id == player and p.late for p in reply.tournament.players)
             print_plain(console, f"{player} {'is a late entry of' if late else 'plays in'} "
                                  f"{tournament_id} already: nothing changed")

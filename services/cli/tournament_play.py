@@ -16,6 +16,7 @@ start: once anyone checks in, the tournament starts with the checked-in players 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -28,6 +29,7 @@ from services.cli.tournament_commands import (
     TournamentClient,
     counted,
     find_tournament,
+    my_matches,
     print_standings,
     result_key,
     result_text,
@@ -141,30 +143,11 @@ class TournamentSeat:
         return True
 
     async def updates(self) -> AsyncIterator[Any]:
-        """WatchMyMatches, opened again while the tournament service restarts."""
-
-        import grpc
-
-        from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
-        from services.platform.grpc_kit import call_metadata
-
-        ended = (pb.TOURNAMENT_STATUS_FINISHED, pb.TOURNAMENT_STATUS_FORCE_ENDED)
-        lost_at: float | None = None
-        while True:
-            target("tournament service", self.client.address)
-            call = self.client.stub.WatchMyMatches(
-                pb.WatchMyMatchesRequest(tournament_id=self.tournament_id),
-                metadata=call_metadata(self.token))
-            try:
-                async for update in call:
-                    lost_at = None
-                    yield update
-                    if update.status in ended:
-                        return
-            except grpc.aio.AioRpcError as err:  # opened again as each call is tried again
-                lost_at = await self.client.wait_out(err, lost_at)
-            finally:
-                call.cancel()
+        """WatchMyMatches, opened again while the tournament service restarts (the
+        client's patience: :data:`RECONNECT_FOR`)."""
+        async with aclosing(my_matches(self.client, self.token, self.tournament_id)) as updates:
+            async for update in updates:
+                yield update
 
     async def catch_up(self, before: int) -> None:
         """Tell what the watch skipped of the rounds before round ``before``: the watch sends

@@ -129,6 +129,18 @@ WATCH_RECHECK = 5.0
 STANDINGS_KEPT = 32
 """How many computed standings, and brackets, (tournament, version) the director keeps
 (GetStandings; GetTournament and WatchTournament of an elimination event)."""
+CREATING_AT_ONCE = 8
+"""The round's matches asked of their rules service at once (:meth:`Director._create_matches`):
+one after another, with a save each, a round of 128 tables took 2.7 s in round 1 and 7.5 s in
+round 7 of a 256-player Swiss. A few in flight keep the rules service busy without a burst of
+a whole round's calls; their records are saved together (:meth:`Director._record_created`)."""
+RECORD_AT_MOST = 64
+"""MatchCreated records waiting for a save at which the first of them waits no longer for
+more (:meth:`Director._others_answered`)."""
+RECORD_LINGER = 0.25
+"""Seconds at most the first record of a save waits for the creations still asked of the
+rules service, to record them with it: the players of a match recorded wait that much more
+for it, and a round's records take a save per this many of them rather than one each."""
 WATCH_TOKEN_EXPIRED = "player token expired; watch your matches again with a new player token"
 """How a WatchMyMatches stream ends at its player token's expiry."""
 
@@ -646,6 +658,34 @@ class _Retries:
     task: asyncio.Task[None] | None = field(default=None, repr=False)
 
 
+@dataclass
+class _Created:
+    """A match its rules service created for a table, waiting for its record
+    (:meth:`Director._record_created`)."""
+
+    number: int
+    table: dict[str, Any]
+    match_id: str
+    commitment: str
+    recorded: asyncio.Future[Tournament] = field(init=False, repr=False)
+    """The tournament as saved with it (or as read, when it was not recorded)."""
+
+    def record(self, t: Tournament) -> bool:
+        """Record the match in ``t`` (MatchCreated, not saved), when it still holds: the
+        tournament not ended, the table with no match nor result (decided meanwhile), and
+        this its current attempt. Whether it was recorded."""
+        rnd = t.round(self.number)
+        number, key = self.table["number"], str(self.table["number"])
+        if (t.status in ENDED or key in rnd["matches"] or key in rnd["results"]
+                or self.match_id != match_id_of(t.tournament_id, self.number, number,
+                                                attempt_of(rnd, number))):
+            return False
+        deadline = round(time.time() + float(t.settings["check_in_seconds"]), 3)
+        t.match_created(self.number, number, self.match_id, RECORDED_RULES_ADDRESS,
+                        self.commitment, deadline)
+        return True
+
+
 class Director:
     def __init__(
         self,
@@ -672,6 +712,14 @@ class Director:
         """Per tournament: the matches being created (asked of their rules service, not yet
         recorded or abandoned), each a task that runs to its end whoever awaited it
         (:meth:`_create_one`); ForceEnd waits for them before its abandons."""
+        self._recording: dict[str, list[_Created]] = {}
+        """Per tournament: the created matches waiting for the save that records them
+        (:meth:`_record_created`), the first of them the one that saves."""
+        self._asking: dict[str, int] = {}
+        """Per tournament: its creations waiting for their rules service's answer."""
+        self._answers: dict[str, asyncio.Event] = {}
+        """Per tournament: set at each answer of its rules service to a creation, while the
+        first record of a save waits for them (:meth:`_others_answered`)."""
         self._ending: set[asyncio.Task[None]] = set()
         """ForceEnd's abandons under way (:meth:`_end_matches`), each run to its end
         whoever awaited it."""
@@ -1252,13 +1300,44 @@ class Director:
         """Create (or re-find) the match of every table of the round; record new ones. The
         match ids whose creation failed (each logged; the next pass tries again): one table's
         failure does not keep the others from their matches. ``t``: the tournament as the
-        caller read it (each creation reads it again to record its match), else read now."""
+        caller read it (the records read it again), else read now.
+
+        :data:`CREATING_AT_ONCE` creations at a time; the records of those that end while
+        another batch is being saved are saved together (:meth:`_record_created`). Once one
+        finds the tournament ended, no other is begun (those under way run to their end and
+        abandon their match)."""
         if t is None:
             t = await self._find(tournament_id)
         rnd = t.round(number)
         failed: list[str] = []
         if t.status in ENDED:
             return failed
+        ended = False
+        slots = asyncio.Semaphore(CREATING_AT_ONCE)
+
+        async def create(table: dict[str, Any], match_id: str, known: bool) -> None:
+            nonlocal ended
+            await slots.acquire()
+            held = True
+
+            def answered() -> None:  # the rules service answered: the next may be asked
+                nonlocal held
+                if held:
+                    held = False
+                    slots.release()
+
+            try:
+                if ended:
+                    return
+                with _per_match(tournament_id, match_id, failed,
+                                "creating a match failed; the next pass tries again",
+                                round=number, table=table["number"]):
+                    if await self._creation(t, number, table, match_id, known, answered):
+                        ended = True  # force-ended meanwhile
+            finally:
+                answered()
+
+        creations = []
         for table in rnd["tables"]:
             key = str(table["number"])
             if table["bye"] or key in rnd["results"]:
@@ -1268,15 +1347,13 @@ class Director:
             known = key in rnd["matches"]
             if known and match_id in self._tokens.get(tournament_id, {}):
                 continue
-            with _per_match(tournament_id, match_id, failed,
-                            "creating a match failed; the next pass tries again",
-                            round=number, table=table["number"]):
-                if await self._creation(t, number, table, match_id, known):
-                    return failed  # force-ended meanwhile
+            creations.append(create(table, match_id, known))
+        await asyncio.gather(*creations)
         return failed
 
     async def _creation(self, t: Tournament, number: int, table: dict[str, Any],
-                        match_id: str, known: bool) -> bool:
+                        match_id: str, known: bool,
+                        answered: Callable[[], None] = lambda: None) -> bool:
         """:meth:`_create_one` in a task of its own, awaited shielded: a caller cancelled
         (ForceEnd cancels the round driver; a client hangs up the call that created the
         match) leaves it to run to its end, so that a match the rules service created is
@@ -1284,7 +1361,8 @@ class Director:
         error) once it ends."""
         tid = t.tournament_id
         creating = self._creating.setdefault(tid, set())
-        task = held_task(creating, self._create_one(t, number, table, match_id, known),
+        task = held_task(creating, self._create_one(t, number, table, match_id, known,
+                                                    answered),
                          name=f"create-{match_id}")
 
         def ended(done: asyncio.Task[bool]) -> None:
@@ -1300,41 +1378,36 @@ class Director:
         return await asyncio.shield(task)
 
     async def _create_one(self, t: Tournament, number: int, table: dict[str, Any],
-                          match_id: str, known: bool) -> bool:
+                          match_id: str, known: bool,
+                          answered: Callable[[], None] = lambda: None) -> bool:
         """Create (or re-find) the table's match on its rules service, then record it
         (MatchCreated) unless ``known``; when the tournament was force-ended meanwhile, or
-        the table decided, abandon the match instead. True when the tournament has ended."""
+        the table decided, abandon the match instead. True when the tournament has ended.
+        ``answered`` is called once the rules service answered (or failed)."""
         tournament_id, s, key = t.tournament_id, t.settings, str(table["number"])
-        tokens, commitment = await self.rules.create_match(
-            t.game, match_id, s["mode"], list(table["seats"]), s["options_json"],
-            s["clock"], on_behalf_of_organiser=t.created_by if t.unrated else None,
-        )
+        self._asking[tournament_id] = self._asking.get(tournament_id, 0) + 1
+        try:
+            tokens, commitment = await self.rules.create_match(
+                t.game, match_id, s["mode"], list(table["seats"]), s["options_json"],
+                s["clock"], on_behalf_of_organiser=t.created_by if t.unrated else None,
+            )
+        finally:
+            left = self._asking.pop(tournament_id) - 1
+            if left:
+                self._asking[tournament_id] = left
+            waiting = self._answers.get(tournament_id)
+            if waiting is not None:
+                waiting.set()
+            answered()
         self._tokens.setdefault(tournament_id, {})[match_id] = tokens
         if known:  # re-found for its seat tokens, which an ended tournament keeps none of
             if (await self._find(tournament_id)).status in ENDED:
                 self._tokens.pop(tournament_id, None)
                 return True
             return False
-        async with self.lock(tournament_id):
-            t = await self._find(tournament_id)
-            rnd = t.round(number)
-            if (t.status not in ENDED and key not in rnd["matches"]
-                    and key not in rnd["results"]  # decided meanwhile: no match
-                    and match_id == match_id_of(
-                        tournament_id, number, table["number"],
-                        attempt_of(rnd, table["number"]))):
-                deadline = round(time.time() + float(s["check_in_seconds"]), 3)
-                t.match_created(
-                    number,
-                    table["number"],
-                    match_id,
-                    RECORDED_RULES_ADDRESS,
-                    commitment,
-                    deadline,
-                )
-                await self._save(t)
-                log.info("match created", match_id=match_id, round=number,
-                         table=table["number"])
+        t = await self._record_created(tournament_id, _Created(number, table, match_id,
+                                                               commitment))
+        rnd = t.round(number)
         if t.status in ENDED:  # force-ended meanwhile: its log is closed, and its
             # abandons may not have known this match, so it is abandoned here
             self._tokens.pop(tournament_id, None)
@@ -1344,6 +1417,65 @@ class Director:
             # decided meanwhile: the match will never be played
             await self._abandon_unlogged(t, match_id)
         return False
+
+    async def _record_created(self, tournament_id: str, created: _Created) -> Tournament:
+        """Record ``created`` (MatchCreated), with the other creations that end meanwhile,
+        in one save: the first to come saves, once the tournament's lock is its, every
+        record that came by then (a group commit); the others wait for that save. Each is
+        recorded only when it still holds (the tournament not ended, its table without a
+        match nor a result, and this the table's current attempt): one save or none, so a
+        stop at any point leaves each table with its match recorded or with none, and the
+        next pass re-finds a created one by its id. The tournament as saved (or as read,
+        when nothing was to record), which the caller only reads."""
+        loop = asyncio.get_running_loop()
+        created.recorded = loop.create_future()
+        queue = self._recording.setdefault(tournament_id, [])
+        queue.append(created)
+        if len(queue) > 1:  # a save is due: this one joins it
+            return await asyncio.shield(created.recorded)
+        batch = queue
+        try:
+            await self._others_answered(tournament_id, queue)
+            async with self.lock(tournament_id):
+                # every record that came while the lock was waited for: this save's
+                batch = self._recording.pop(tournament_id)
+                t = await self._find(tournament_id)
+                done = [c for c in batch if c.record(t)]
+                if done:
+                    await self._save(t)
+                for c in done:
+                    log.info("match created", match_id=c.match_id, round=c.number,
+                             table=c.table["number"])
+        except BaseException as err:
+            if self._recording.get(tournament_id) is batch:
+                del self._recording[tournament_id]
+            failure = err if isinstance(err, Exception) else Unavailable(
+                "the record of the round's matches was cut; the next pass makes it")
+            for c in batch:
+                if c is not created and not c.recorded.done():
+                    c.recorded.set_exception(failure)
+                    c.recorded.exception()  # retrieved: its waiter may be gone
+            raise
+        for c in batch:
+            if not c.recorded.done():
+                c.recorded.set_result(t)
+        return t
+
+    async def _others_answered(self, tournament_id: str, queue: list[_Created]) -> None:
+        """Wait, :data:`RECORD_LINGER` seconds at most, until no other creation of the
+        tournament waits for its rules service (each then waits in ``queue`` for its
+        record), or ``queue`` holds :data:`RECORD_AT_MOST`."""
+        deadline = asyncio.get_running_loop().time() + RECORD_LINGER
+        while self._asking.get(tournament_id) and len(queue) < RECORD_AT_MOST:
+            waiting = self._answers.setdefault(tournament_id, asyncio.Event())
+            waiting.clear()
+            try:
+                await within(waiting.wait(), deadline - asyncio.get_running_loop().time())
+            except TimeoutError:
+                break
+            finally:
+                if self._answers.get(tournament_id) is waiting:
+                    del self._answers[tournament_id]
 
     async def _start_due(self, tournament_id: str, number: int,
                          t: Tournament | None = None) -> list[str]:
@@ -1670,7 +1802,10 @@ class Director:
 
     async def drop(
         self, claims: Claims | None, tournament_id: str, player_id: str, reason: str
-    ) -> Tournament:
+    ) -> tuple[Tournament, bool]:
+        """Drop a player from the next rounds (PlayerDropped); the tournament, and whether
+        the player was dropped already (this call changed nothing: a repeat, or another
+        caller's drop that came first)."""
         who, player_id = _organiser_or_player(claims, player_id)
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
@@ -1678,20 +1813,20 @@ class Director:
             if current is None or current["status"] not in ("playing", "dropped"):
                 raise NotFound(f"{player_id!r} does not play in this tournament")
             if current["status"] == "dropped":
-                return t
+                return t, True
             if t.status != "running":
                 raise FailedPrecondition(f"the tournament is {_is(t.status)}")
             t.drop(player_id, len(t.rounds), reason[:500], who.player)
             await self._save(t)
-            return t
+            return t, False
 
     async def reinstate(
         self, claims: Claims | None, tournament_id: str, player_id: str, reason: str
-    ) -> Tournament:
+    ) -> tuple[Tournament, bool]:
         """Reinstate a dropped player (PlayerDropped or NoShowDropped) of a running Swiss
         or multiplayer event: PlayerReinstated, from the next round to be paired. A repeat
         (the player plays again since their last reinstatement) returns the tournament
-        unchanged."""
+        unchanged, and True: the player was reinstated already."""
         who = _organiser(claims)
         reason = reason.strip()[:500]
         if not reason:
@@ -1704,7 +1839,7 @@ class Director:
             if current["status"] == "playing":
                 replayed = await self.replayed(tournament_id)
                 if any(p == player_id for p, _ in replayed.reinstated):
-                    return t
+                    return t, True
                 raise FailedPrecondition(f"{player_id!r} is not dropped: it plays")
             if t.status != "running":
                 raise FailedPrecondition(f"the tournament is {_is(t.status)}")
@@ -1716,17 +1851,20 @@ class Director:
             await self._save(t)
             log.info("player reinstated", player_id=player_id, from_round=first,
                      reason=reason, by=who.player)
-            return t
+            return t, False
 
     async def add_late(
         self, claims: Claims | None, tournament_id: str, player_id: str
-    ) -> Tournament:
+    ) -> tuple[Tournament, bool]:
+        """Add a player to a running tournament from the next round on (LateEntry); the
+        tournament, and whether the player played in it already (this call changed
+        nothing: a repeat, or an entrant)."""
         _organiser(claims)
         _check_player_id(player_id)
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
             if player_id in t.players and t.players[player_id]["status"] == "playing":
-                return t
+                return t, True
             if t.status != "running":
                 raise FailedPrecondition(
                     f"late entries join a running tournament; this one is {_is(t.status)}"
@@ -1757,26 +1895,29 @@ class Director:
             order = 1 + max((int(v["order"]) for v in t.players.values()), default=-1)
             t.late_entry(player_id, first, rating, order)
             await self._save(t)
-            return t
+            return t, False
 
     # -- the end ------------------------------------------------------------------
 
     async def finish(
         self, claims: Claims | None, tournament_id: str
-    ) -> tuple[Tournament, list[dict[str, Any]]]:
+    ) -> tuple[Tournament, list[dict[str, Any]], bool]:
         """Publish the final standings and finish, once the format's rounds are played and
         the last checkpoint is published. The matches corrections decided that the log
         does not show stopped (:func:`_stopping`: one that waited for its seats while its
         rules service was away) are abandoned first, and their abandons recorded: a
         finished log takes no more, and nothing is left waiting on a rules service. One
         its rules service does not answer makes the finish UNAVAILABLE, naming it (its
-        abandon is tried again meanwhile); ForceEnd ends the tournament regardless."""
+        abandon is tried again meanwhile); ForceEnd ends the tournament regardless. The
+        answer's last: whether the tournament had ended already (this call changed nothing:
+        a repeat, or another organiser's finish or force-end that came first; the rows are
+        the standings it published)."""
         _organiser(claims)
         stopped: set[str] = set()
         while True:
-            t, rows, stops = await self._finish_or_stops(tournament_id, stopped)
+            t, rows, stops, already = await self._finish_or_stops(tournament_id, stopped)
             if not stops:
-                return t, rows
+                return t, rows, already
             # outside the lock, as CorrectResult's abandons, and run to their end
             missed = await run_to_end(self._correcting, self._stop_corrected(t, stops),
                                       name=f"finish-stops-{tournament_id}",
@@ -1792,7 +1933,7 @@ class Director:
 
     async def _finish_or_stops(
         self, tournament_id: str, stopped: Collection[str]
-    ) -> tuple[Tournament, list[dict[str, Any]], list[tuple[int, int, str]]]:
+    ) -> tuple[Tournament, list[dict[str, Any]], list[tuple[int, int, str]], bool]:
         """FinishTournament's checks and save: (the tournament, its final standings, [])
         once finished; or (the tournament, [], the matches to stop first): those of
         :func:`_stopping` not in ``stopped`` (answered by their rules service in this call:
@@ -1800,7 +1941,7 @@ class Director:
         async with self.lock(tournament_id):
             t = await self._find(tournament_id)
             if t.status in ENDED:
-                return t, list(t.standings or []), []
+                return t, list(t.standings or []), [], True
             if t.status != "running":
                 raise FailedPrecondition(f"the tournament is {_is(t.status)}")
             replayed = await self.replayed(tournament_id)
@@ -1819,14 +1960,14 @@ class Director:
                 raise FailedPrecondition("the last round's checkpoint is not published yet")
             stops = [s for s in _stopping(t) if s[2] not in stopped]
             if stops:
-                return t, [], stops
+                return t, [], stops, False
             rows = [formats.row_json(r) for r in formats.standings(replayed.config, history)]
             t.publish_standings(rows, True)
             t.finish()
             await self._save(t)
             self._tokens.pop(tournament_id, None)
             log.info("tournament finished", tournament_id=tournament_id)
-            return t, rows, []
+            return t, rows, [], False
 
     async def force_end(self, claims: Claims | None, tournament_id: str, reason: str,
                         expected: str = "") -> Tournament:

@@ -289,17 +289,18 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):
         return pb.RematchTableResponse(round=round_message(view))
 
     async def DropPlayer(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        t = await self.d.drop(claims(), request.tournament_id, request.player_id, request.reason)
-        return pb.DropPlayerResponse(tournament=await self._t(t))
+        t, already = await self.d.drop(claims(), request.tournament_id, request.player_id,
+                                       request.reason)
+        return pb.DropPlayerResponse(tournament=await self._t(t), already_dropped=already)
 
     async def AddLateEntry(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        t = await self.d.add_late(claims(), request.tournament_id, request.player_id)
-        return pb.AddLateEntryResponse(tournament=await self._t(t))
+        t, already = await self.d.add_late(claims(), request.tournament_id, request.player_id)
+        return pb.AddLateEntryResponse(tournament=await self._t(t), already_playing=already)
 
     async def ReinstatePlayer(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        t = await self.d.reinstate(claims(), request.tournament_id, request.player_id,
-                                   request.reason)
-        return pb.ReinstatePlayerResponse(tournament=await self._t(t))
+        t, already = await self.d.reinstate(claims(), request.tournament_id, request.player_id,
+                                            request.reason)
+        return pb.ReinstatePlayerResponse(tournament=await self._t(t), already_reinstated=already)
 
     async def ForceEnd(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         expected = request.expected_status
@@ -310,8 +311,9 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):
         return pb.ForceEndResponse(tournament=await self._t(t))
 
     async def FinishTournament(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        t, rows = await self.d.finish(claims(), request.tournament_id)
-        return pb.FinishTournamentResponse(tournament=await self._t(t), rows=rows_message(rows))
+        t, rows, already = await self.d.finish(claims(), request.tournament_id)
+        return pb.FinishTournamentResponse(tournament=await self._t(t), rows=rows_message(rows),
+                                           already_ended=already)
 
     async def ExportTournament(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         data, matches, checkpoints = await self.d.export(claims(), request.tournament_id)

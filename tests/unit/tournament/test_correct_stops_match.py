@@ -179,7 +179,7 @@ async def test_finish_stops_what_corrections_left_waiting_or_is_refused() -> Non
         assert f"{first}, {second}" in refused.value.reason
         assert (await d.get("fw")).status == "running"
         rules.down = False
-        t, _ = await d.finish(ORG, "fw")
+        t, _, _ = await d.finish(ORG, "fw")
         assert t.status == "finished"
         assert rules.abandoned == [("g", first, STOP), ("g", second, STOP)]
         kinds = [k for k, _ in await _kinds(d, "fw")]
@@ -207,5 +207,5 @@ async def test_finish_is_not_held_by_a_match_its_rules_service_knows_no_more() -
                                        grpc.aio.Metadata(), f"no match {match_id}")
 
         rules.abandon_match = unknown  # type: ignore[method-assign]
-        t, _ = await d.finish(ORG, "fg")
+        t, _, _ = await d.finish(ORG, "fg")
         assert t.status == "finished"

@@ -95,7 +95,7 @@ async def _play_round_on_paper(d: Director, tid: str, number: int) -> None:
 async def test_a_finished_tournament_takes_no_correction(d: Director) -> None:
     await _running(d, "fin", 1)
     await _play_round_on_paper(d, "fin", 1)
-    _, final = await d.finish(ORG, "fin")
+    _, final, _ = await d.finish(ORG, "fin")
     length = len(await d.records("fin"))
     with pytest.raises(FailedPrecondition):
         await d.correct_result(ORG, "fin", 1, 1, [2, 1], False, "changed my mind")

@@ -540,11 +540,13 @@ class DropPlayerRequest(_message.Message):
         ...
 
 class DropPlayerResponse(_message.Message):
-    __slots__ = ('tournament',)
+    __slots__ = ('tournament', 'already_dropped')
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    ALREADY_DROPPED_FIELD_NUMBER: _ClassVar[int]
     tournament: Tournament
+    already_dropped: bool
 
-    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]]=...) -> None:
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]]=..., already_dropped: _Optional[bool]=...) -> None:
         ...
 
 class AddLateEntryRequest(_message.Message):
@@ -558,11 +560,13 @@ class AddLateEntryRequest(_message.Message):
         ...
 
 class AddLateEntryResponse(_message.Message):
-    __slots__ = ('tournament',)
+    __slots__ = ('tournament', 'already_playing')
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    ALREADY_PLAYING_FIELD_NUMBER: _ClassVar[int]
     tournament: Tournament
+    already_playing: bool
 
-    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]]=...) -> None:
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]]=..., already_playing: _Optional[bool]=...) -> None:
         ...
 
 class ReinstatePlayerRequest(_message.Message):
@@ -578,11 +582,13 @@ class ReinstatePlayerRequest(_message.Message):
         ...
 
 class ReinstatePlayerResponse(_message.Message):
-    __slots__ = ('tournament',)
+    __slots__ = ('tournament', 'already_reinstated')
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    ALREADY_REINSTATED_FIELD_NUMBER: _ClassVar[int]
     tournament: Tournament
+    already_reinstated: bool
 
-    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]]=...) -> None:
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]]=..., already_reinstated: _Optional[bool]=...) -> None:
         ...
 
 class ForceEndRequest(_message.Message):
@@ -614,13 +620,15 @@ class FinishTournamentRequest(_message.Message):
         ...
 
 class FinishTournamentResponse(_message.Message):
-    __slots__ = ('tournament', 'rows')
+    __slots__ = ('tournament', 'rows', 'already_ended')
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
     ROWS_FIELD_NUMBER: _ClassVar[int]
+    ALREADY_ENDED_FIELD_NUMBER: _ClassVar[int]
     tournament: Tournament
     rows: _containers.RepeatedCompositeFieldContainer[StandingRow]
+    already_ended: bool
 
-    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]]=..., rows: _Optional[_Iterable[_Union[StandingRow, _Mapping]]]=...) -> None:
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]]=..., rows: _Optional[_Iterable[_Union[StandingRow, _Mapping]]]=..., already_ended: _Optional[bool]=...) -> None:
         ...
 
 class ExportTournamentRequest(_message.Message):
