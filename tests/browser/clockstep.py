@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Protocol
 
-STEP_MS = 250
-"""The clock's step while streams are opened: four to the second a page waits between two."""
+STEP_MS = 500
+"""The clock's step while streams are opened: two to the second a page waits between two."""
 QUIET_MS = 5_000
 """Page time with no stream opened (a page that tries again does every second) after which
 the page is taken to have given up: the rest of the time is run in :data:`QUIET_STEP_MS`."""

@@ -2,8 +2,9 @@
 by Playwright for Python, against the real services and the gateway.
 
 The test modules make their own fixtures from ``serving`` and ``chromium_page`` (or take both
-from ``module_fixtures``): a fixture defined in a conftest would run in another event loop than
-the module's tests.
+from ``module_fixtures``): a backend made by a conftest fixture would run in another event loop
+than the module's tests. ``chromium`` (module-scoped, in the requesting module's loop) is the one
+Chromium of a module; each test's page gets a browser context of its own from it.
 
 Screenshots go to tests/browser/artifacts/ (git-ignored), one per test. Without a Chromium the
 tests are skipped locally; under CI (CI=true) they fail, so a missing browser is never silent.
@@ -83,23 +84,48 @@ class Browser:
 
 
 @contextlib.asynccontextmanager
-async def chromium_page() -> AsyncIterator[Browser]:
-    """A fresh page of a headless Chromium that records console errors and responses."""
+async def launched_chromium() -> AsyncIterator[Any]:
+    """A headless Chromium, launched once for a module's tests (see ``chromium``)."""
     _need_chromium()
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
         chromium = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            page = await chromium.new_page(viewport={"width": 1400, "height": 900})
-            errors: list[str] = []
-            responses: list[Any] = []
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.on("response", lambda r: responses.append(r))
-            yield Browser(page, errors, responses)
+            yield chromium
         finally:
             await chromium.close()
+
+
+@contextlib.asynccontextmanager
+async def chromium_page(chromium: Any = None) -> AsyncIterator[Browser]:
+    """A fresh page that records console errors and responses: in a context of its own (its
+    own cookies, storage, cache and network state) of ``chromium`` when given, else of a
+    Chromium launched for it alone."""
+    if chromium is None:
+        async with launched_chromium() as own, chromium_page(own) as page:
+            yield page
+        return
+    context = await chromium.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        page = await context.new_page()
+        errors: list[str] = []
+        responses: list[Any] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("response", lambda r: responses.append(r))
+        yield Browser(page, errors, responses)
+    finally:
+        await context.close()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def chromium() -> AsyncIterator[Any]:
+    """One Chromium for the requesting module's tests, in that module's event loop; each test
+    takes a fresh page in a context of its own from it (``chromium_page(chromium)``), which
+    saves a launch and a shutdown of the browser per test."""
+    async with launched_chromium() as running:
+        yield running
 
 
 def module_fixtures(folder: str) -> tuple[Any, Any]:
@@ -113,8 +139,8 @@ def module_fixtures(folder: str) -> tuple[Any, Any]:
             yield running
 
     @pytest_asyncio.fixture(loop_scope="module")
-    async def browser() -> AsyncIterator[Browser]:
-        async with chromium_page() as page:
+    async def browser(chromium: Any) -> AsyncIterator[Browser]:
+        async with chromium_page(chromium) as page:
             yield page
 
     return served, browser

@@ -36,6 +36,9 @@ PIECES = {
     "barbaric": ".rider",
 }
 """What each game's board draws for its seats (services/gateway/static/boards.js)."""
+SHORT = {"neon-knights-2086": {"races": 1}}
+"""A shorter match where the game has the option: one race of Neon Knights, not three (its
+board across three races: test_walkthrough's board-words replay)."""
 CLOCKED = "neon-reign"
 """The game whose match runs with Fischer clocks, so the page shows a clock per seat."""
 
@@ -73,6 +76,7 @@ async def create(served: Served, game: str) -> tuple[Any, Any, str, dict[int, st
         mode=two_seat_mode(game),
         seats=2,
         dev_seed=f"browser-{game}",
+        options_json=json.dumps(SHORT[game]) if game in SHORT else "",
     )
     if game == CLOCKED:
         request.clock.CopyFrom(

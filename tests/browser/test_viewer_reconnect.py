@@ -69,8 +69,8 @@ async def served(tmp_path_factory: pytest.TempPathFactory, nats_url: str) -> Asy
 
 
 @pytest_asyncio.fixture(loop_scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium_page() as page:
+async def browser(chromium: Any) -> AsyncIterator[Browser]:
+    async with chromium_page(chromium) as page:
         yield page
 
 

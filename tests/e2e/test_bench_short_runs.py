@@ -30,7 +30,7 @@ def _run(*args: str, timeout: int) -> str:
 @pytest.mark.timeout(240)
 def test_bench_selfplay_plays_the_same_games_in_both_trees() -> None:
     out = _run("bench/bench_selfplay.py", "--rounds", "1",
-               "--plan", "neon-reign:single:20,neon:rebirth:20", timeout=230)
+               "--plan", "neon-reign:single:10,neon:rebirth:10", timeout=230)
     for game, mode in (("neon-reign", "single"), ("neon", "rebirth")):
         for tree in ("baseline", "current"):
             row = re.search(rf"{game}\s+{mode}\s+{tree}\s+(\d+) games: ([\d.,]+)", out)

@@ -8,12 +8,15 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import grpc
 import psycopg
 import pytest
+import pytest_asyncio
 
 from services.cli.backend import Backend, start_backend
 from services.cli.client import RulesClient
@@ -24,7 +27,7 @@ from services.platform.grpc_kit import call_metadata
 from services.rules.games.contract import MatchConfig
 from services.rules.verify import verify_export
 from tests.integration.conftest import make_settings
-from tests.support import toy
+from tests.support import namespaces, toy
 from tests.support.client import dice_stub
 
 pytestmark = pytest.mark.postgres
@@ -42,6 +45,24 @@ async def pg_backend(tmp_path: Path, nats_url: str, postgres_url: str,
                             games=[], embedded_nats=False, engines={"toy": toy.ENGINE})
     yield b
     await b.stop(1)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared_pg_backend(tmp_path_factory: pytest.TempPathFactory, nats_url: str,
+                            postgres_url: str) -> AsyncIterator[Backend]:
+    """One backend (and schema) for the tests that each make matches of their own ids."""
+    schema = f"{namespaces.schema_of(os.environ['NEON_NAMESPACE'])}_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        b = await start_backend(_settings(tmp_path_factory.mktemp("dice-seeds"), nats_url,
+                                          postgres_url, schema),
+                                games=[], embedded_nats=False, engines={"toy": toy.ENGINE})
+        yield b
+        await b.stop(1)
+    finally:
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
 def _hand_from(seed: bytes, stream_id: str, seat: int) -> tuple[str, ...]:
@@ -152,20 +173,23 @@ async def test_a_match_whose_dice_session_was_lost_is_not_drawn_from_a_new_seed(
 @pytest.mark.parametrize("seed", ["\x00", "a\x00b", "\x1b[2J\x1b[31mwin", "two\nlines", "tab\there",
                                   "\u202eevil", "zero\u200bwidth", "para\u2029graph", "\x7f",
                                   "\x85", "x" * 257, ""])
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_client_seed_is_printable_text_or_refused_with_a_reason(
-        pg_backend: Backend, seed: str) -> None:
+        shared_pg_backend: Backend, seed: str) -> None:
     """Client seeds are public and permanent (MatchStarted, exports, audit bundles, the
     views and terminals that show them). Any 1-256 characters were taken: a NUL, a
     terminal escape, a line break, a bidirectional override or a zero-width character
     went into the signed log. Now INVALID_ARGUMENT, naming what is wrong; nothing stored."""
+    pg_backend = shared_pg_backend
+    match_id = f"seeds-{uuid.uuid4().hex[:8]}"
     rules = RulesClient(pg_backend.address("rules-toy"))
     organiser = pg_backend.organiser_token()
-    created = await rules.create(organiser, match_id="seeds-1", mode="race", seats=2,
+    created = await rules.create(organiser, match_id=match_id, mode="race", seats=2,
                                  await_client_seeds=True)
     tokens = {t.seat: t.token for t in created.seat_tokens}
     with pytest.raises(grpc.aio.AioRpcError) as info:
         await rules.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
-            match_id="seeds-1", seed=seed), tokens[0])
+            match_id=match_id, seed=seed), tokens[0])
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT, info.value
     details = info.value.details() or ""
     assert "client seed must be" in details, details
@@ -173,11 +197,11 @@ async def test_a_client_seed_is_printable_text_or_refused_with_a_reason(
         assert "printable" in details and "U+" in details, details
     # a printable seed (spaces, accents, emoji) is taken, then the match starts and verifies
     answer = await rules.call("AddClientSeed", rules_pb2.AddClientSeedRequest(
-        match_id="seeds-1", seed="Zoë's seed 🎲 " + "x" * 200), tokens[0])
+        match_id=match_id, seed="Zoë's seed 🎲 " + "x" * 200), tokens[0])
     assert answer.seats_with_seeds == 1
-    await rules.call("StartMatch", rules_pb2.StartMatchRequest(match_id="seeds-1"), organiser)
-    await rules.abandon(organiser, "seeds-1", "done")
-    export = (await rules.export(organiser, "seeds-1")).export_jsonl
+    await rules.call("StartMatch", rules_pb2.StartMatchRequest(match_id=match_id), organiser)
+    await rules.abandon(organiser, match_id, "done")
+    export = (await rules.export(organiser, match_id)).export_jsonl
     started = json.loads(export.splitlines()[1])
     assert started["client_seeds"] == [[0, "Zoë's seed 🎲 " + "x" * 200]]
     assert verify_export(export, engine=toy.ENGINE).ok

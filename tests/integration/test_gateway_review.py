@@ -295,6 +295,8 @@ async def test_a_request_its_headers_refuse_is_answered_before_its_body_arrives(
                 got += await reader.readexactly(length)
         finally:
             writer.close()
+            with contextlib.suppress(OSError):  # closed on our side before the gateway stops
+                await writer.wait_closed()
     body = got.partition(b"\r\n\r\n")[2]
     answer = end_of(body)["error"] if streaming else json.loads(body)
     assert answer["code"] == code, answer

@@ -71,11 +71,18 @@ def verify_cli(*paths: Path) -> Any:
 
 
 @pytest.mark.parametrize(
-    "bots", ["random,random", "random,random,random,random", "rule,random,rule,random,rule,random"]
+    "bots",
+    [
+        "random,random",
+        pytest.param("random,random,random,random", marks=pytest.mark.slow),
+        "rule,random,rule,random,rule,random",
+    ],
 )
 async def test_a_whole_three_race_game_is_played_and_verifies(
     tmp_path: Path, nats_url: str, monkeypatch: pytest.MonkeyPatch, bots: str
 ) -> None:
+    """The fewest and the most seats in CI (the most with rule bots); four seats under
+    ``-m slow`` (bench/README.md)."""
     export, text = await play(tmp_path, nats_url, monkeypatch, "game", bots=bots, seed=5)
     rows = records(export)
     results = [

@@ -353,14 +353,15 @@ async def test_killed_mid_stream_ends_with_the_ratings_of_an_unbroken_run(
         await crashy.start(on_scored=die_between_save_and_ack)
         starts += 1
         task = crashy.consumer.task
-        try:
-            await asyncio.wait_for(asyncio.shield(task), timeout=3)
-        except (TimeoutError, Crash):
-            pass
+        # until this instance crashes or has scored the whole season, whichever comes first
+        scored = asyncio.create_task(crashy.wait_for(len(results), timeout=60))
+        await asyncio.wait({task, scored}, return_when=asyncio.FIRST_COMPLETED)
         if task.done() and isinstance(task.exception(), Crash):
+            scored.cancel()
+            await asyncio.gather(scored, return_exceptions=True)
             await crashy.kill()
             continue
-        await crashy.wait_for(len(results), timeout=60)
+        await scored
         break
     assert starts == 4 and crashy.consumer.stats.recovered >= 1
     assert await crashy.ratings(players) == reference
