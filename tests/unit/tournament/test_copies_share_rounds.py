@@ -20,14 +20,9 @@ from typing import Any
 
 from services.tournament.app import TournamentApplication
 from services.tournament.domain import Tournament
+from tests.unit.tournament.support import sqlite_app
 
 PLAYERS = 64
-
-
-def _app(path: Path) -> TournamentApplication:
-    return TournamentApplication(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                                      "SQLITE_DBNAME": str(path), "SQLITE_LOCK_TIMEOUT": "10",
-                                      "AGGREGATE_CACHE_MAXSIZE": "1000"})
 
 
 def _state(t: Tournament) -> str:
@@ -79,7 +74,7 @@ def _round_events(number: int, names: list[str]) -> list[tuple[str, tuple[Any, .
 
 
 def test_no_event_changes_a_copy_handed_out_before_it(tmp_path: Path) -> None:
-    app = _app(tmp_path / "tournament.sqlite")
+    app = sqlite_app(tmp_path / "tournament.sqlite")
     try:
         names = _started(app)
         handed: list[tuple[Tournament, str]] = []
@@ -111,7 +106,7 @@ def test_no_event_changes_a_copy_handed_out_before_it(tmp_path: Path) -> None:
 def test_a_copy_is_the_tournament_as_it_is(tmp_path: Path) -> None:
     """Two copies are equal to each other and to a whole (pickled) copy, and independent: a
     change to one (its own rounds list, its players) is not seen by the other."""
-    app = _app(tmp_path / "tournament.sqlite")
+    app = sqlite_app(tmp_path / "tournament.sqlite")
     try:
         names = _started(app)
         t = app.find("shared")

@@ -18,14 +18,9 @@ from typing import Any
 
 from services.tournament.app import TournamentApplication
 from services.tournament.domain import Tournament
+from tests.unit.tournament.support import sqlite_app
 
 PLAYERS = 256
-
-
-def _app(path: Path) -> TournamentApplication:
-    return TournamentApplication(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                                      "SQLITE_DBNAME": str(path), "SQLITE_LOCK_TIMEOUT": "10",
-                                      "AGGREGATE_CACHE_MAXSIZE": "1000"})
 
 
 def _big(app: TournamentApplication) -> Tournament:
@@ -49,7 +44,7 @@ def _big(app: TournamentApplication) -> Tournament:
 
 def test_reads_while_the_tournament_is_saved_never_fail_nor_see_half_an_event(
         tmp_path: Path) -> None:
-    app = _app(tmp_path / "tournament.sqlite")
+    app = sqlite_app(tmp_path / "tournament.sqlite")
     try:
         writer = _big(app)
         assert app.find("big") is not None  # cached from here on
@@ -99,7 +94,7 @@ def test_each_read_is_a_copy_of_its_own(tmp_path: Path) -> None:
     another read's. The copies share their rounds, which no event changes in place (each
     makes the round it changes anew: test_copies_share_rounds.py); the rest of the state is
     each copy's own."""
-    app = _app(tmp_path / "tournament.sqlite")
+    app = sqlite_app(tmp_path / "tournament.sqlite")
     try:
         _big(app)
         a, b = app.find("big"), app.find("big")

@@ -10,11 +10,7 @@ from typing import Any
 
 from services.tournament.app import TournamentApplication
 from services.tournament.domain import Tournament
-
-
-def _app(path: Path) -> TournamentApplication:
-    return TournamentApplication(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                                      "SQLITE_DBNAME": str(path), "SQLITE_LOCK_TIMEOUT": "10"})
+from tests.unit.tournament.support import sqlite_app
 
 
 def _create(app: TournamentApplication, tid: str) -> None:
@@ -29,7 +25,7 @@ def _seen(found: list[Tournament]) -> list[tuple[str, int, str, int]]:
 
 def _fresh(path: Path, limit: int) -> list[tuple[str, int, str, int]]:
     """What a process that never listed before answers."""
-    app = _app(path)
+    app = sqlite_app(path, cached=False)
     try:
         return _seen(app.newest(limit))
     finally:
@@ -38,7 +34,7 @@ def _fresh(path: Path, limit: int) -> list[tuple[str, int, str, int]]:
 
 def test_the_index_follows_creations_and_changes_made_by_another_replica(tmp_path: Path) -> None:
     path = tmp_path / "tournament.sqlite"
-    a, b = _app(path), _app(path)
+    a, b = sqlite_app(path, cached=False), sqlite_app(path, cached=False)
     try:
         assert a.newest(50) == []
         for i in range(5):
@@ -73,7 +69,7 @@ def test_the_index_follows_creations_and_changes_made_by_another_replica(tmp_pat
 
 def test_a_call_after_the_first_reads_only_what_was_saved_since(tmp_path: Path) -> None:
     path = tmp_path / "tournament.sqlite"
-    app = _app(path)
+    app = sqlite_app(path, cached=False)
     try:
         for i in range(30):
             _create(app, f"t{i}")
