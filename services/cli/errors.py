@@ -64,10 +64,18 @@ def target(what: str, address: str) -> None:
         state.targets.append((what, address))
 
 
-def _unreachable() -> str:
+def _unreachable(late: bool = False) -> str:
+    """``late``: the call's deadline, or a connection's, passed: a service may be there but
+    too busy to answer in time (a loaded machine), which "no ... answers" alone would hide."""
     what, address = state.targets[-1] if state.targets else ("backend service", "its address")
-    return (f"no {what} answers on {address}; start one with ./dev up"
-            f"{' or pass --embedded' if state.embedded else ''}")
+    said = (f"no {what} answered on {address} in time (busy, or not running)" if late
+            else f"no {what} answers on {address}")
+    return f"{said}; start one with ./dev up{' or pass --embedded' if state.embedded else ''}"
+
+
+_LATE = ("deadline exceeded", "timed out", "timeout")
+"""Words of gRPC's own details when nobody answered in time (a deadline, a connection or
+handshake that timed out)."""
 
 
 _TRANSPORT = ("failed to connect", "connection refused", "socket closed", "connection reset",
@@ -103,7 +111,9 @@ def explain(err: BaseException) -> CliError | None:
             if code == grpc.StatusCode.UNAVAILABLE and not _no_answer(err.details() or ""):
                 # a service answered, unavailable for a reason of its own: say it
                 return CliError(f"{code.name}: {err.details()}", UNREACHABLE, **called)
-            return CliError(_unreachable(), UNREACHABLE, code.name)
+            late = code == grpc.StatusCode.DEADLINE_EXCEEDED or any(
+                word in (err.details() or "").lower() for word in _LATE)
+            return CliError(_unreachable(late), UNREACHABLE, code.name)
         if code in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
             return CliError(f"{code.name}: {err.details()} (is this the deployment whose keys "
                             "are in NEON_VAR_DIR / NEON_TOKEN_SECRET?)", FAILED, **called)

@@ -46,6 +46,19 @@ def test_a_services_own_unavailable_reason_is_shown() -> None:
     assert "no tournament service answers" not in said.message
 
 
-def test_a_deadline_is_still_no_answer() -> None:
-    said = errors.explain(_error(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded"))
-    assert said is not None and said.message.startswith("no tournament service answers")
+@pytest.mark.parametrize("code, details", [
+    (grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded"),
+    (grpc.StatusCode.UNAVAILABLE, "failed to connect to all addresses; last error: UNKNOWN: "
+     "ipv4:127.0.0.1:7004: connection attempt timed out before receiving SETTINGS frame"),
+    (grpc.StatusCode.UNAVAILABLE, "failed to connect to all addresses; last error: UNKNOWN: "
+     "ipv4:127.0.0.1:7004: Failed to connect to remote host: connect() timed out"),
+])
+def test_no_answer_in_time_says_the_service_may_be_busy(code: grpc.StatusCode,
+                                                       details: str) -> None:
+    """A deadline, or a connection that timed out, is no answer too, but not proof that no
+    service runs there (on a loaded machine one may be too busy to answer in time): said so,
+    where a refused connection says the service is not there."""
+    said = errors.explain(_error(code, details))
+    assert said is not None and said.code == errors.UNREACHABLE
+    assert said.message == ("no tournament service answered on 127.0.0.1:7004 in time (busy, "
+                            "or not running); start one with ./dev up")
