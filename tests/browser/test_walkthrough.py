@@ -498,7 +498,8 @@ async def test_each_tab_keeps_its_own_status_line(served: Served, browser: Brows
 
 async def test_find_a_match_starts_on_the_game_the_address_names(served: Served, browser: Browser) -> None:
     """/?game=barbaric opened the Play tab's "Find a match" (and the Replay tab) on the first
-    game of the list, whichever game the address named."""
+    game of the list, whichever game the address named; a game not served left the live
+    tab's list empty without a word."""
     page = browser.page
     await page.goto(f"{served.url}/")
     await page.wait_for_selector("body[data-ready='1']")
@@ -514,9 +515,16 @@ async def test_find_a_match_starts_on_the_game_the_address_names(served: Served,
         "want => JSON.stringify([...document.querySelectorAll('#mm-mode option')].map(o => o.value).sort())"
         " === JSON.stringify(want)", arg=modes)
     assert await page.input_value("#replay-game") == game
-    await page.goto(f"{served.url}/?game=no-such-game")  # a game not served: the list's first
+    # a game not served: the lists' first, and the live tab says so (it listed nothing, and
+    # said nothing, before), nor follows the match the address names in a game it is not of
+    await page.goto(f"{served.url}/?game=no-such-game&match=m-1")
     await page.wait_for_selector("body[data-ready='1']")
     assert await page.input_value("#mm-game") == games[0]
+    assert await page.input_value("#game-select") == games[0]
+    said = await page.text_content("#status") or ""
+    assert said.startswith("“no-such-game” is not a game this server serves"), said
+    assert all(g in said for g in games), said
+    assert await page.locator("#board svg").count() == 0
     assert browser.console_errors == []
 
 

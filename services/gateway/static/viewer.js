@@ -259,16 +259,21 @@ async function main() {
   const wanted = new URLSearchParams(location.search);
   player.setup(games, wanted.get("game"));  // "Find a match" starts on the address's game
   desk.setup(games);
-  if (wanted.get("game")) $("game-select").value = wanted.get("game");
-  if (games.includes(wanted.get("game"))) $("replay-game").value = wanted.get("game");
+  const asked = wanted.get("game");
+  const served = !asked || games.includes(asked);  // an unknown game: the list's first, said
+  if (asked && served) {
+    $("game-select").value = asked;
+    $("replay-game").value = asked;
+  }
   await listMatches();
+  if (!served) liveStatus(`“${asked}” is not a game this server serves (it serves ${games.join(", ")})`);
   if (wanted.has("play") && wanted.get("tournament")) {  // /?tournament=<id>&play: your table
     showPage("play");
     await player.prefillTournament(wanted.get("tournament"));
   } else if (wanted.has("play")) {  // /?game=<game>&match=<id>&play: play a seat (the token is asked for)
     showPage("play");
     play.prefill(wanted.get("game"), wanted.get("match"));
-  } else if (wanted.get("match")) {
+  } else if (wanted.get("match") && served) {
     watch($("game-select").value, wanted.get("match"));
   }
   if (wanted.get("tournament") && !wanted.has("play")) {
