@@ -12,7 +12,12 @@ import pytest
 
 from services.cli.backend import Backend
 from services.cli.client import RulesClient
-from services.cli.tournament_commands import TournamentClient, format_json, play_round_as
+from services.cli.tournament_commands import (
+    TournamentClient,
+    format_json,
+    play_round_as,
+    wait_round_complete,
+)
 from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 from services.platform import bus
 from services.platform.grpc_kit import call_metadata
@@ -370,10 +375,7 @@ async def test_a_start_that_leaves_registered_players_out_needs_checked_in_only(
             if not t.bye:
                 await c.call("CorrectResult", org, tournament_id=tid, round=1, table=t.number,
                              placements=[1, 2], reason="played on paper")
-        for _ in range(100):
-            if (await c.call("GetRound", tournament_id=tid, round=1)).round.complete:
-                break
-            await asyncio.sleep(0.1)
+        await wait_round_complete(c, tid, 1, timeout=10)
         rows = (await c.call("FinishTournament", org, tournament_id=tid)).rows
         assert sorted(r.player_id for r in rows) == ["ann", "ben", "eve"]
         bundle = (await c.call("ExportTournament", org, tournament_id=tid)).bundle_jsonl

@@ -9,13 +9,12 @@ Over real gRPC, with the real tournament and Neon Reign rules services."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
 import pytest
 
-from services.cli.tournament_commands import TournamentClient, format_json
+from services.cli.tournament_commands import TournamentClient, format_json, wait_round_complete
 from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 
 pytestmark = pytest.mark.timeout(120)
@@ -70,10 +69,7 @@ async def test_each_repeat_says_so_and_records_nothing(reign_tournament_backend:
             if not t.bye:
                 await c.call("CorrectResult", org, tournament_id=TID, round=1, table=t.number,
                              placements=[1, 2], reason="on paper")
-        for _ in range(400):
-            if (await c.call("GetRound", tournament_id=TID, round=1)).round.complete:
-                break
-            await asyncio.sleep(0.05)
+        await wait_round_complete(c, TID, 1, timeout=20)
         first, again = await twice(c, "FinishTournament", org, "already_ended")
         assert again.tournament.status == pb.TOURNAMENT_STATUS_FINISHED
         assert list(again.rows) == list(first.rows) and len(first.rows) == 4
