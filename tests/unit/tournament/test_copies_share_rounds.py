@@ -20,7 +20,7 @@ from typing import Any
 
 from services.tournament.app import TournamentApplication
 from services.tournament.domain import Tournament
-from tests.unit.tournament.support import sqlite_app
+from tests.unit.tournament.support import sqlite_app, started_swiss
 
 PLAYERS = 64
 
@@ -33,14 +33,7 @@ def _state(t: Tournament) -> str:
 
 
 def _started(app: TournamentApplication) -> list[str]:
-    t = Tournament("shared", {"name": "shared", "game": "g", "mode": "m",
-                              "format": {"format": "swiss", "rounds": 4}, "no_show": "bot",
-                              "check_in_seconds": 60, "clock": {}, "options_json": ""}, "org")
-    t.open_registration()
-    names = [f"p{i:02d}" for i in range(PLAYERS)]
-    for n in names:
-        t.register(n, n)
-    t.start([{"player_id": n, "rating": 0.0, "registered": i} for i, n in enumerate(names)])
+    t, names = started_swiss("shared", PLAYERS, 4)
     app.save(t)
     return names
 

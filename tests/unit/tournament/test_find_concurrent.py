@@ -18,20 +18,13 @@ from typing import Any
 
 from services.tournament.app import TournamentApplication
 from services.tournament.domain import Tournament
-from tests.unit.tournament.support import sqlite_app
+from tests.unit.tournament.support import sqlite_app, started_swiss
 
 PLAYERS = 256
 
 
 def _big(app: TournamentApplication) -> Tournament:
-    t = Tournament("big", {"name": "big", "game": "g", "mode": "m",
-                           "format": {"format": "swiss", "rounds": 8}, "no_show": "bot",
-                           "check_in_seconds": 60, "clock": {}, "options_json": ""}, "org")
-    t.open_registration()
-    names = [f"p{i:03d}" for i in range(PLAYERS)]
-    for n in names:
-        t.register(n, n)
-    t.start([{"player_id": n, "rating": 1500.0, "registered": i} for i, n in enumerate(names)])
+    t, names = started_swiss("big", PLAYERS, 8, rating=1500.0)
     for number in (1, 2, 3, 4, 5):
         t.pair_round(number, [{"number": k + 1, "seats": [names[2 * k], names[2 * k + 1]],
                                "bye": False, "note": ""} for k in range(PLAYERS // 2)])
