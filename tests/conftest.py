@@ -136,6 +136,18 @@ def _serial(request: pytest.FixtureRequest) -> Iterator[None]:
         os.close(fd)  # closing the file releases the lock
 
 
+@pytest.fixture(autouse=True)
+def _default_logs() -> None:
+    """Each test starts with the process's default log set-up (info and up, JSON lines to
+    the current stderr). An in-process ``neon`` command of an earlier test (typer's runner)
+    leaves its own (warnings only, or a log file), and a later test that reads its backend's
+    lines (capfd) then read none, or not, depending on which modules ran before it on its
+    worker (three such failures in one run)."""
+    from services.platform import logs
+
+    logs.configure()
+
+
 # In CI (``.ci/run`` sets CI) property tests draw the same examples on every run, so a run
 # fails only for a change of the code, never for a newly drawn example; anywhere else they
 # explore afresh each time.
