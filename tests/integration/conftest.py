@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,22 @@ async def started_swiss(c: Any, org: str, tokens: Mapping[str, str], tid: str,
     await c.call("StartTournament", org, tournament_id=tid)
     if next_round:
         await c.call("NextRound", org, tournament_id=tid)
+
+
+async def registered_swiss(c: Any, org: str, tid: str, players: Sequence[str], rounds: int,
+                           **settings: Any) -> None:
+    """A Swiss tournament ``tid`` of Neon Reign singles of ``rounds`` rounds on the
+    tournament service's client ``c``: created and opened by the organiser token ``org``,
+    which registers each of ``players`` itself (at the desk) and starts it; ``settings``:
+    CreateTournament's other fields."""
+    from services.cli.tournament_commands import format_json
+
+    await c.call("CreateTournament", org, tournament_id=tid, game="neon-reign", mode="single",
+                 format_json=format_json("swiss", rounds), **settings)
+    await c.call("OpenRegistration", org, tournament_id=tid)
+    for player in players:
+        await c.call("Register", org, tournament_id=tid, player_id=player)
+    await c.call("StartTournament", org, tournament_id=tid)
 
 
 @pytest.fixture

@@ -31,7 +31,6 @@ from services.cli.client import RulesClient
 from services.cli.main import app
 from services.cli.tournament_commands import (
     TournamentClient,
-    format_json,
     play_round_as,
     wait_round_complete,
 )
@@ -40,7 +39,7 @@ from services.platform.signing import private_key_hex, public_key_hex
 from services.rules.matchlog import SNAPSHOT_EVERY
 from services.rules.verify import verify_export
 from services.tournament.bundle import verify_bundle
-from tests.integration.conftest import make_settings
+from tests.integration.conftest import make_settings, registered_swiss
 from tests.integration.test_rules_host_toy import play_to_end
 from tests.integration.test_scoring import Scoring, delete_consumers
 from tests.integration.test_scoring_backend import _result
@@ -243,12 +242,7 @@ async def test_a_tournament_spanning_a_rotation_exports_a_bundle_that_verifies(
     try:
         client = TournamentClient(before.address("tournament"))
         organiser = before.organiser_token()
-        await client.call("CreateTournament", organiser, tournament_id=tid, game="neon-reign",
-                          mode="single", format_json=format_json("swiss", 2))
-        await client.call("OpenRegistration", organiser, tournament_id=tid)
-        for n in names:
-            await client.call("Register", organiser, tournament_id=tid, player_id=n)
-        await client.call("StartTournament", organiser, tournament_id=tid)
+        await registered_swiss(client, organiser, tid, names, 2)
         await client.close()
         await play_round(before, 1)
     finally:

@@ -37,7 +37,7 @@ from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 from services.platform import bus
 from services.platform.grpc_kit import channel
 from services.platform.settings import Settings
-from tests.integration.conftest import make_settings
+from tests.integration.conftest import make_settings, registered_swiss
 from tests.integration.test_outbox_poison import Note, Notes
 from tests.integration.test_outbox_stream_lost import Place
 from tests.integration.test_rules_host_toy import play_to_end
@@ -300,7 +300,6 @@ async def test_a_tournament_store_restored_to_before_its_round_pairs_it_again_an
     results, already published, are found on the stream: the round completes once."""
     from services.cli.tournament_commands import (
         TournamentClient,
-        format_json,
         play_round_as,
         wait_round_complete,
     )
@@ -322,12 +321,7 @@ async def test_a_tournament_store_restored_to_before_its_round_pairs_it_again_an
     backend, client, organiser, tokens = await up()
     rules: dict[str, RulesClient] = {}
     try:
-        await client.call("CreateTournament", organiser, tournament_id=tid, game="neon-reign",
-                          mode="single", format_json=format_json("swiss", 2))
-        await client.call("OpenRegistration", organiser, tournament_id=tid)
-        for n in names:
-            await client.call("Register", organiser, tournament_id=tid, player_id=n)
-        await client.call("StartTournament", organiser, tournament_id=tid)
+        await registered_swiss(client, organiser, tid, names, 2)
         _copy_store(store, backup)  # the backup: started, no round paired
         first = (await client.call("NextRound", organiser, tournament_id=tid)).round
         await asyncio.gather(*(play_round_as(client, rules, tokens[n], tid, n) for n in names))

@@ -19,7 +19,6 @@ from services.cli.backend import start_backend
 from services.cli.client import RulesClient
 from services.cli.tournament_commands import (
     TournamentClient,
-    format_json,
     play_round_as,
     wait_round_complete,
 )
@@ -29,7 +28,7 @@ from services.platform import playing
 from services.platform.natsrv import free_port
 from services.tournament.bundle import verify_bundle
 from tests.e2e.procs import ServiceProcess, service_env
-from tests.integration.conftest import make_settings
+from tests.integration.conftest import make_settings, registered_swiss
 
 pytestmark = [pytest.mark.timeout(240), pytest.mark.postgres]
 PLAYERS = 8
@@ -76,12 +75,7 @@ async def test_killed_mid_round_the_round_completes_once(
     tokens = {n: issue("player", "*", player=n, ttl=3600) for n in names}
     tid = "killed_once"
     try:
-        await client.call("CreateTournament", organiser, tournament_id=tid, game="neon-reign",
-                          mode="single", format_json=format_json("swiss", 3), check_in_seconds=120)
-        await client.call("OpenRegistration", organiser, tournament_id=tid)
-        for n in names:
-            await client.call("Register", organiser, tournament_id=tid, player_id=n)
-        await client.call("StartTournament", organiser, tournament_id=tid)
+        await registered_swiss(client, organiser, tid, names, 3, check_in_seconds=120)
         # round 1 as usual
         await client.call("NextRound", organiser, tournament_id=tid)
         await asyncio.gather(*(play_round_as(client, rules, tokens[n], tid, n) for n in names))
