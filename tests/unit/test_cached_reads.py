@@ -7,7 +7,6 @@ read copies it)."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate, event
 
 from services.platform.cached_reads import SerialReads
+from tests.support.concurrent_reads import reads_while_saved
 
 SIZE = 3000
 
@@ -44,34 +44,18 @@ def hammer(app: Application, saves: int = 150) -> tuple[list[BaseException], lis
     ledger = Ledger()
     app.save(ledger)
     app.repository.get(ledger.id)  # cached from here on
-    errors: list[BaseException] = []
-    torn: list[Any] = []
-    stop = threading.Event()
 
-    def read() -> None:
-        while not stop.is_set():
-            try:
-                got = app.repository.get(ledger.id)
-            except BaseException as err:  # noqa: BLE001 - what the test looks for
-                errors.append(err)
-                return
-            if len(got.entries) != SIZE + got.added or got.added != got.version - 1:
-                torn.append((got.version, got.added, len(got.entries)))
+    def torn(got: Any) -> Any:
+        if len(got.entries) != SIZE + got.added or got.added != got.version - 1:
+            return (got.version, got.added, len(got.entries))
+        return None
 
-    readers = [threading.Thread(target=read) for _ in range(4)]
-    for r in readers:
-        r.start()
-    try:
-        for n in range(saves):
-            if errors:
-                break
-            ledger.add(f"k{n}")
-            app.save(ledger)
-    finally:
-        stop.set()
-        for r in readers:
-            r.join()
-    return errors, torn
+    def save(n: int) -> None:
+        ledger.add(f"k{n}")
+        app.save(ledger)
+
+    return reads_while_saved(lambda: app.repository.get(ledger.id), torn,
+                             (lambda n=n: save(n) for n in range(saves)))
 
 
 def _env(path: Path) -> dict[str, str]:

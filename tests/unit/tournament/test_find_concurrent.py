@@ -12,12 +12,12 @@ On a real SQLite store, with the cache as the service sets it (services/tourname
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
 from services.tournament.app import TournamentApplication
 from services.tournament.domain import Tournament
+from tests.support.concurrent_reads import reads_while_saved
 from tests.unit.tournament.support import sqlite_app, started_swiss
 
 PLAYERS = 256
@@ -41,41 +41,31 @@ def test_reads_while_the_tournament_is_saved_never_fail_nor_see_half_an_event(
     try:
         writer = _big(app)
         assert app.find("big") is not None  # cached from here on
-        errors: list[BaseException] = []
-        torn: list[Any] = []
-        stop = threading.Event()
-
-        def read() -> None:
-            while not stop.is_set():
-                try:
-                    t = app.find("big")
-                except BaseException as err:  # noqa: BLE001 - what the test looks for
-                    errors.append(err)
-                    return
-                assert t is not None
-                # every SeatReady adds a table key with one seat in it: a copy made while
-                # another read applied it would show a version that does not match its state
-                ready = t.round(5)["ready"]
-                if sum(len(v) for v in ready.values()) != t.version - writer_base:
-                    torn.append((t.version, len(ready)))
-
         writer_base = writer.version
-        readers = [threading.Thread(target=read) for _ in range(6)]
-        for r in readers:
-            r.start()
-        try:
-            for seat in (0, 1):
-                for k in range(PLAYERS // 2):
-                    if errors:
-                        break
-                    writer.seat_ready(5, k + 1, seat, f"p{2 * k + seat:03d}")
-                    app.save(writer)
-        finally:
-            stop.set()
-            for r in readers:
-                r.join()
+
+        def read() -> Any:
+            t = app.find("big")
+            assert t is not None
+            return t
+
+        def torn(t: Any) -> Any:
+            # every SeatReady adds a table key with one seat in it: a copy made while
+            # another read applied it would show a version that does not match its state
+            ready = t.round(5)["ready"]
+            if sum(len(v) for v in ready.values()) != t.version - writer_base:
+                return (t.version, len(ready))
+            return None
+
+        def save(seat: int, k: int) -> None:
+            writer.seat_ready(5, k + 1, seat, f"p{2 * k + seat:03d}")
+            app.save(writer)
+
+        errors, torn_reads = reads_while_saved(
+            read, torn, (lambda s=seat, k=k: save(s, k) for seat in (0, 1)
+                         for k in range(PLAYERS // 2)), readers=6)
         assert not errors, f"{len(errors)} reads failed: {errors[0]!r}"
-        assert not torn, f"{len(torn)} reads saw a state that is not their version's: {torn[:3]}"
+        assert not torn_reads, (f"{len(torn_reads)} reads saw a state that is not their "
+                                f"version's: {torn_reads[:3]}")
         last = app.find("big")
         assert last is not None and len(last.round(5)["ready"]) == PLAYERS // 2
     finally:
