@@ -41,20 +41,22 @@ async def start_tournament_backend(tmp_path: Path, nats_url: str, game: str) -> 
 
 
 async def started_swiss(c: Any, org: str, tokens: Mapping[str, str], tid: str,
-                        next_round: bool = True) -> None:
-    """A one-round Swiss tournament ``tid`` of Neon Reign singles on the tournament
-    service's client ``c``: created and opened by the organiser token ``org``, each player
-    token of ``tokens`` registered, started and (``next_round``) its first round paired."""
+                        next_round: bool = True, rounds: int = 1) -> Any:
+    """A Swiss tournament ``tid`` of Neon Reign singles of ``rounds`` rounds on the
+    tournament service's client ``c``: created and opened by the organiser token ``org``,
+    each player token of ``tokens`` registered, started and (``next_round``) its first round
+    paired: NextRound's answer (else None)."""
     from services.cli.tournament_commands import format_json
 
     await c.call("CreateTournament", org, tournament_id=tid, game="neon-reign",
-                 mode="single", format_json=format_json("swiss", 1))
+                 mode="single", format_json=format_json("swiss", rounds))
     await c.call("OpenRegistration", org, tournament_id=tid)
     for token in tokens.values():
         await c.call("Register", token, tournament_id=tid)
     await c.call("StartTournament", org, tournament_id=tid)
     if next_round:
-        await c.call("NextRound", org, tournament_id=tid)
+        return await c.call("NextRound", org, tournament_id=tid, round=1)
+    return None
 
 
 async def registered_swiss(c: Any, org: str, tid: str, players: Sequence[str], rounds: int,

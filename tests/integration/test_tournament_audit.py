@@ -23,6 +23,7 @@ from services.cli.backend import Backend
 from services.cli.tournament_commands import TournamentClient, format_json
 from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 from services.tournament.bundle import verify_bundle
+from tests.integration.conftest import registered_swiss
 from tests.integration.test_tournament_api import _code
 
 pytestmark = pytest.mark.timeout(120)
@@ -93,12 +94,7 @@ async def test_a_forfeit_with_no_winner_is_a_double_forfeit(b: Backend) -> None:
     org = b.issuer.issue("organiser", "*", player="org", ttl=600)
     tid = "double_ff"
     try:
-        await c.call("CreateTournament", org, tournament_id=tid, game="neon-reign",
-                     mode="single", format_json=format_json("swiss", 2))
-        await c.call("OpenRegistration", org, tournament_id=tid)
-        for p in ("p1", "p2", "p3", "p4"):
-            await c.call("Register", org, tournament_id=tid, player_id=p)
-        await c.call("StartTournament", org, tournament_id=tid)
+        await registered_swiss(c, org, tid, ("p1", "p2", "p3", "p4"), 2)
         first = (await c.call("NextRound", org, tournament_id=tid)).round
         one, two = first.tables
         await c.call("CorrectResult", org, tournament_id=tid, round=1, table=one.number,

@@ -22,6 +22,7 @@ from services.cli.tournament_commands import TournamentClient, format_json
 from services.genproto.neon.tournament.v1 import tournament_pb2 as pb
 from services.platform.grpc_kit import call_metadata
 from services.tournament.director import Director
+from tests.integration.conftest import started_swiss
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -51,14 +52,9 @@ async def test_tournament_answers_and_updates_read_no_log_and_standings_once_per
     tid = "reads"
     watches: list[asyncio.Task[None]] = []
     try:
-        await c.call("CreateTournament", org, tournament_id=tid, game="neon-reign",
-                     mode="single", format_json=format_json("swiss", 3))
-        await c.call("OpenRegistration", org, tournament_id=tid)
-        for i in range(PLAYERS):
-            await c.call("Register", b.issuer.issue("player", "*", player=f"p{i:02d}", ttl=600),
-                         tournament_id=tid)
-        await c.call("StartTournament", org, tournament_id=tid)
-        paired = await c.call("NextRound", org, tournament_id=tid, round=1)
+        paired = await started_swiss(
+            c, org, {f"p{i:02d}": b.issuer.issue("player", "*", player=f"p{i:02d}", ttl=600)
+                     for i in range(PLAYERS)}, tid, rounds=3)
         assert len(paired.round.tables) == PLAYERS // 2
 
         reads.clear()
@@ -139,13 +135,7 @@ async def test_watchers_share_one_read_of_each_version(
     tid = "watchers"
     streams: list[asyncio.Task[None]] = []
     try:
-        await c.call("CreateTournament", org, tournament_id=tid, game="neon-reign",
-                     mode="single", format_json=format_json("swiss", 3))
-        await c.call("OpenRegistration", org, tournament_id=tid)
-        for token in tokens.values():
-            await c.call("Register", token, tournament_id=tid)
-        await c.call("StartTournament", org, tournament_id=tid)
-        paired = await c.call("NextRound", org, tournament_id=tid, round=1)
+        paired = await started_swiss(c, org, tokens, tid, rounds=3)
         last: dict[str, Any] = {}
 
         async def watch(name: str, token: str, mine: bool) -> None:
@@ -205,14 +195,9 @@ async def test_a_round_driver_pass_reads_the_tournament_once(
     org = b.issuer.issue("organiser", "*", player="org", ttl=600)
     tid = "driver_reads"
     try:
-        await c.call("CreateTournament", org, tournament_id=tid, game="neon-reign",
-                     mode="single", format_json=format_json("swiss", 2))
-        await c.call("OpenRegistration", org, tournament_id=tid)
-        for i in range(4):
-            await c.call("Register", b.issuer.issue("player", "*", player=f"p{i}", ttl=600),
-                         tournament_id=tid)
-        await c.call("StartTournament", org, tournament_id=tid)
-        paired = await c.call("NextRound", org, tournament_id=tid, round=1)
+        paired = await started_swiss(
+            c, org, {f"p{i}": b.issuer.issue("player", "*", player=f"p{i}", ttl=600)
+                     for i in range(4)}, tid, rounds=2)
         await asyncio.sleep(0.5)  # its matches created and recorded
         finds = 0
         find = Director._find
