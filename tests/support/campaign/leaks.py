@@ -134,6 +134,22 @@ def secrets(game: str, encoded: Any, viewer: int | None) -> set[str]:
     return strings(hidden) - seen
 
 
+def _neon_reign_own_draws(events: list[dict[str, Any]], viewer: int) -> set[str]:
+    """The cards a ``drew`` event tells ``viewer`` it drew itself (its ``side``)."""
+    return set().union(*(strings(e["data"].get("cards")) for e in events
+                         if e["kind"] == "drew" and e["data"].get("side") == viewer))
+
+
+OWN_DRAWS: dict[str, Callable[[list[dict[str, Any]], int], set[str]]] = {
+    "neon-reign": _neon_reign_own_draws,
+}
+"""A seat knows the cards it drew, also when the same action then puts them back into a deck
+nobody sees: a Neon Reign attack that draws for its joysticks and knocks the defender out
+ends a game of a Best of Three, and the next game deals from fresh decks, all in one action
+(the draw in a ``drew`` event of its own side, sent to it alone). Only the seat's own draw
+counts so: another seat's card in an event sent to it is still a leak."""
+
+
 def found_in(value: Any, secret: set[str]) -> set[str]:
     return strings(value) & secret
 
@@ -203,8 +219,10 @@ def play_one(game: str, mode: str, seats: int, seed: int | str, max_steps: int =
             secret = secrets(game, after, viewer) - revealed
             if viewer == decision.seat:  # a seat knows what it did (a card it just discarded)
                 secret -= strings(action)
-            for channel, value in (("view", engine.view(state, viewer)),
-                                   ("record", records.project(record, viewer))):
+            projected = records.project(record, viewer)
+            if viewer is not None and game in OWN_DRAWS:
+                secret -= OWN_DRAWS[game](projected.get("events", []), viewer)
+            for channel, value in (("view", engine.view(state, viewer)), ("record", projected)):
                 report.checks += 1
                 leaked = found_in(value, secret)
                 if leaked:
