@@ -14,7 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-from tests.integration.test_tournament_cli import ROOT, pytest, tournament_backend
+import pytest
+
+from tests.integration.test_tournament_cli import ROOT, tournament_backend
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -7,15 +7,19 @@ is minted. The commands run as their own processes against real services."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+
+import pytest
 
 from services.cli.client import RulesClient
 from services.genproto.neon.rules.v1 import rules_pb2
-from tests.integration.test_tournament_cli import neon, pytest, tournament_backend
+from tests.integration.test_tournament_cli import neon, tournament_backend
 
 pytestmark = pytest.mark.timeout(120)
 
 
-async def test_an_unknown_bot_or_a_bad_player_id_is_a_usage_error(tmp_path, nats_url) -> None:
+async def test_an_unknown_bot_or_a_bad_player_id_is_a_usage_error(
+        tmp_path: Path, nats_url: str) -> None:
     b, env = await tournament_backend(tmp_path, nats_url)
     rules = RulesClient(b.address("rules-neon-reign"))
     try:
