@@ -147,10 +147,13 @@ class TerminalSeat:
         self.presenter = presenter or load_presentation(game)
         self.names = {**(names or {}), seat: "you"}
         self.seen = 0
+        self.clock: Any = None  # this seat's running clock as of the last look, if any
 
     async def catch_up(self, view: Any) -> None:
         """Tell what happened since this seat last looked, up to the current version."""
-        version = int((await self.client.view(self.match_id, self.token)).version)
+        looked = await self.client.view(self.match_id, self.token)
+        version = int(looked.version)
+        self.clock = next((c for c in looked.clocks if c.seat == self.seat and c.running), None)
         records = await events_between(self.client, self.match_id, self.token, self.seen, version)
         self.seen = max([self.seen, *(int(r.get("n", 0)) for r in records)])
         lines = narrate(self.presenter, records, self.seat, view, self.names)
@@ -166,6 +169,9 @@ class TerminalSeat:
         self.console.print(self.presenter.render(view, seat))
         menu, numbered = options_table(self.presenter, decisions, view)
         self.console.print(menu)
+        if self.clock is not None:  # a clocked match: its default is played when time is up
+            print_plain(self.console, f"your clock: {clock_text(self.clock.remaining_ms)} left "
+                                      "to answer; then the default move is played for you")
         while True:
             answer = (await self.ask(f"choose 1-{len(numbered)} (j: JSON, ?: help): ")).strip()
             if answer.isdigit() and 1 <= int(answer) <= len(numbered):
@@ -192,6 +198,14 @@ class TerminalSeat:
                                                        self.names)),
                                  title="result",
                                  border_style="green"))
+
+
+def clock_text(ms: int) -> str:
+    """``remaining_ms`` as a person reads it: "0:58", "12:05", "1:02:00"."""
+    seconds = max(0, int(ms) // 1000)
+    hours, rest = divmod(seconds, 3600)
+    return (f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours
+            else f"{rest // 60}:{rest % 60:02d}")
 
 
 def describe_outcome(outcome: Any, seat: int | None, presenter: Presenter | None = None,
