@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import inspect
+import shutil
 import tempfile
 import time
 import uuid
@@ -293,13 +294,24 @@ async def endpoints(settings: Settings, embedded: bool, game: str,
     extra: dict[str, Any] = {}
     if "scoring" in inspect.signature(start_backend).parameters:
         extra["scoring"] = True
-    backend = await start_backend(dataclasses.replace(settings, ports=zero, var_dir=var),
-                                  games=[game], matchmaking=True, matchmaking_config=mm_config,
-                                  **extra)
+    try:
+        backend = await start_backend(dataclasses.replace(settings, ports=zero, var_dir=var),
+                                      games=[game], matchmaking=True,
+                                      matchmaking_config=mm_config, **extra)
+    except BaseException:
+        shutil.rmtree(var, ignore_errors=True)
+        raise
+
+    async def stop() -> None:  # the backend, then its temporary folder (it was left in /tmp)
+        try:
+            await backend.stop(1)
+        finally:
+            shutil.rmtree(var, ignore_errors=True)
+
     scoring = backend.services.get("scoring")
     return Endpoints(backend.address("matchmaking"),
                      scoring.address if scoring else settings.address("scoring"),
-                     backend.issuer.issue, lambda: backend.stop(1), scoring is not None)
+                     backend.issuer.issue, stop, scoring is not None)
 
 
 def embedded_config(accept_timeout: float = 60.0) -> Any:
