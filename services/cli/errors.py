@@ -17,6 +17,7 @@ import functools
 import inspect
 import json
 import re
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -160,6 +161,7 @@ def friendly(fn: F) -> F:
         state.json = bool(kwargs.get("as_json", False))
         state.embedded = embedded
         state.embedding = embedded and bool(kwargs.get("embedded", False))
+        before = _sigterm_as_ctrl_c() if state.embedding else None
         try:
             return fn(*args, **kwargs)
         except (typer.Exit, typer.Abort, SystemExit):
@@ -184,8 +186,32 @@ def friendly(fn: F) -> F:
             json_error("INTERRUPTED", "interrupted")
             err_console.print("interrupted")
             raise typer.Exit(INTERRUPTED) from None
+        finally:
+            if before is not None:
+                signal.signal(signal.SIGTERM, before)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _sigterm_as_ctrl_c() -> Any:
+    """SIGTERM does what Ctrl-C does (SIGINT's handler: asyncio.run's cancels the command's
+    task, Python's raises KeyboardInterrupt) for a command that runs a backend of its own
+    (``--embedded``): the backend then stops as on Ctrl-C, its bundled nats-server
+    (a session of its own) and temporary folder with it, where SIGTERM's default ended the
+    command at once and left them behind. The handler before it (to put back), or None
+    when there is none to replace (not the main thread)."""
+    def interrupt(signum: int, frame: Any) -> None:
+        on_ctrl_c = signal.getsignal(signal.SIGINT)  # asyncio.run's: cancels the main task
+        if callable(on_ctrl_c):
+            on_ctrl_c(signal.SIGINT, frame)
+        else:
+            raise KeyboardInterrupt
+
+    try:
+        before = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread of the main interpreter
+        return None
+    return signal.SIG_DFL if before is None else before
 
 
 CODE_NAMES = {FAILED: "FAILED", USAGE: "USAGE", UNREACHABLE: "UNREACHABLE",

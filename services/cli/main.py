@@ -495,6 +495,7 @@ async def play_in_terminal(settings: Settings, game: str, *, mode: str = "", bot
     from services.cli.screen import load_presentation
     from services.cli.terminal import describe_outcome
     from services.cli.varlock import only_backend
+    from services.rules.bots import bot_kinds
     from services.rules.games import available
 
     service = f"rules-{game}"
@@ -527,6 +528,11 @@ async def play_in_terminal(settings: Settings, game: str, *, mode: str = "", bot
             raise CliError(f"unknown mode {chosen!r}; modes: {', '.join(modes)}", USAGE)
         if bots:
             players = [b.strip() for b in bots.split(",") if b.strip()]
+            kinds = bot_kinds(game)
+            if unknown := next((p for p in players if p != "human" and p not in kinds), None):
+                # said before CreateMatch: it left a match running that nobody would play
+                raise CliError(f"unknown bot {unknown!r} for {game}; bots: {', '.join(kinds)}",
+                               USAGE)
         else:
             count = seats or modes[chosen].min_seats
             players = ["human"] + ["random"] * (count - 1)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import inspect
+import shutil
 import tempfile
 import time
 import uuid
@@ -97,24 +98,56 @@ def on_change(show: Callable[[Any], None]) -> Callable[[Any], None]:
 
 async def wait_for_match(mm: MatchmakingClient, token: str, ticket_id: str, player: str,
                          accept: Callable[[Any], Awaitable[bool]], timeout: float,
-                         on_status: Callable[[Any], None] = lambda t: None) -> Any:
+                         on_status: Callable[[Any], None] = lambda t: None,
+                         lapsed: Callable[[Any], None] = lambda t: None) -> Any:
     """Follow a ticket, accepting proposals as ``accept`` decides; the matched ticket. No
     match within ``timeout`` seconds (the watch's deadline) raises :class:`NoMatch`: the
-    service answered all along, so it is not said as one that does not answer."""
+    service answered all along, so it is not said as one that does not answer.
+
+    The watch is read while ``accept`` decides (a person at ``accept? [Y/n]``): a proposal
+    that ends before the answer (its time to accept ran out, another player declined) ends
+    the question, ``lapsed(ticket)`` says so, and the ticket's news goes on as ever (an
+    expired ticket ends the wait; one queued again is proposed again). The question waited
+    at the prompt for ever before, the watch unread behind it."""
+    import asyncio
+
     import grpc
 
     from services.genproto.neon.matchmaking.v1.matchmaking_pb2 import TicketStatus as S
 
     started = time.monotonic()
+    watch = mm.watch(token, ticket_id, timeout).__aiter__()
+    asking: asyncio.Future[bool] | None = None  # the question about match ``asked``
+    asked = ""
+    answered: set[str] = set()  # proposals answered: a ticket sent again asks nothing
+    upcoming: asyncio.Future[Any] | None = None
     try:
-        async for ticket in mm.watch(token, ticket_id, timeout):
+        while True:
+            upcoming = asyncio.ensure_future(anext(watch))
+            while asking is not None and not upcoming.done():
+                await asyncio.wait({upcoming, asking}, return_when=asyncio.FIRST_COMPLETED)
+                if asking.done():
+                    yes, asking = asking.result(), None
+                    answered.add(asked)
+                    if yes:
+                        await mm.call("AcceptMatch", token, ticket_id=ticket_id, match_id=asked)
+                    else:
+                        await mm.call("CancelTicket", token, ticket_id=ticket_id)
+            try:
+                ticket = await upcoming
+            except StopAsyncIteration:
+                break
+            match_id = ticket.assignment.match_id
+            proposed = ticket.status == S.TICKET_STATUS_PROPOSED and player not in ticket.accepted
+            if asking is not None and not (proposed and match_id == asked):
+                asking.cancel()  # the proposal ended before the answer
+                asking = None
+                answered.add(asked)
+                lapsed(ticket)
             on_status(ticket)
-            if ticket.status == S.TICKET_STATUS_PROPOSED and player not in ticket.accepted:
-                if await accept(ticket):
-                    await mm.call("AcceptMatch", token, ticket_id=ticket_id,
-                                  match_id=ticket.assignment.match_id)
-                else:
-                    await mm.call("CancelTicket", token, ticket_id=ticket_id)
+            if proposed and asking is None and match_id not in answered:
+                asked = match_id
+                asking = asyncio.ensure_future(accept(ticket))
             if ticket.status == S.TICKET_STATUS_MATCHED:
                 return ticket
             if ticket.status in (S.TICKET_STATUS_CANCELLED, S.TICKET_STATUS_EXPIRED):
@@ -126,6 +159,10 @@ async def wait_for_match(mm: MatchmakingClient, token: str, ticket_id: str, play
                 time.monotonic() - started < timeout:
             raise
         raise NoMatch(f"no match for ticket {ticket_id} within {timeout:g} s") from None
+    finally:
+        for pending in (asking, upcoming):
+            if pending is not None and not pending.done():
+                pending.cancel()
     raise RuntimeError(f"the watch of ticket {ticket_id} ended without a match")
 
 
@@ -257,13 +294,24 @@ async def endpoints(settings: Settings, embedded: bool, game: str,
     extra: dict[str, Any] = {}
     if "scoring" in inspect.signature(start_backend).parameters:
         extra["scoring"] = True
-    backend = await start_backend(dataclasses.replace(settings, ports=zero, var_dir=var),
-                                  games=[game], matchmaking=True, matchmaking_config=mm_config,
-                                  **extra)
+    try:
+        backend = await start_backend(dataclasses.replace(settings, ports=zero, var_dir=var),
+                                      games=[game], matchmaking=True,
+                                      matchmaking_config=mm_config, **extra)
+    except BaseException:
+        shutil.rmtree(var, ignore_errors=True)
+        raise
+
+    async def stop() -> None:  # the backend, then its temporary folder (it was left in /tmp)
+        try:
+            await backend.stop(1)
+        finally:
+            shutil.rmtree(var, ignore_errors=True)
+
     scoring = backend.services.get("scoring")
     return Endpoints(backend.address("matchmaking"),
                      scoring.address if scoring else settings.address("scoring"),
-                     backend.issuer.issue, lambda: backend.stop(1), scoring is not None)
+                     backend.issuer.issue, stop, scoring is not None)
 
 
 def embedded_config(accept_timeout: float = 60.0) -> Any:
@@ -334,6 +382,15 @@ def queue(
                 return answer in ("", "y", "yes")
             print_plain(console, "answer y (accept) or n (decline)")
 
+    def lapsed(ticket: Any) -> None:  # the proposal ended while accept? waited
+        from services.genproto.neon.matchmaking.v1.matchmaking_pb2 import TicketStatus as S
+
+        print_plain(console, "")  # ends the question's line
+        if ticket.status in (S.TICKET_STATUS_EXPIRED, S.TICKET_STATUS_CANCELLED):
+            print_plain(console, "no answer to the proposed match in time: it fell through")
+        else:
+            print_plain(console, "the proposed match fell through before your answer")
+
     def show(ticket: Any) -> None:
         from services.genproto.neon.matchmaking.v1.matchmaking_pb2 import TicketStatus as S
 
@@ -363,7 +420,7 @@ def queue(
                                  "the queue")
             try:
                 matched = await wait_for_match(mm, mine, ticket_id, name, accept, timeout,
-                                             on_change(show))
+                                             on_change(show), lapsed)
             except BaseException:
                 with contextlib.suppress(Exception):
                     await mm.call("CancelTicket", mine, ticket_id=ticket_id)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
+import sys
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -34,12 +36,53 @@ Ask = Callable[[str], Awaitable[str]]
 HELP = "type a number to choose; j: the options as JSON; v: the view as JSON; ?: this help"
 
 
+_reading: asyncio.Future[str] | None = None
+"""The line being read from the terminal, while a question waits for it."""
+_unread = bytearray()
+"""What :func:`read_line` read from stdin past the line it handed out."""
+
+
+def read_line(prompt: str) -> str:
+    """``input(prompt)``, but from stdin that is not a terminal (a pipe, a file), or with
+    stdout that is not one, read with ``os.read``: a thread waiting in it holds none of
+    ``sys.stdin``'s locks, which the interpreter takes as it exits, so a command that ends
+    while a question waits (Ctrl-C, the proposal ended) exits with its own code instead of
+    aborting ("Fatal Python error: _enter_buffered_busy", exit 134)."""
+    try:
+        fd = sys.stdin.fileno()
+        if os.isatty(fd) and sys.stdout.isatty():
+            return input(prompt)  # the terminal's line editing
+    except (AttributeError, OSError, ValueError):  # stdin replaced or closed
+        return input(prompt)
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    while (end := _unread.find(b"\n")) < 0:
+        chunk = os.read(fd, 65536)
+        if not chunk:  # the end of the input: its last line, then EOFError as input() does
+            if not _unread:
+                raise EOFError
+            end = len(_unread)
+            break
+        _unread.extend(chunk)
+    line = bytes(_unread[:end])
+    del _unread[:end + 1]
+    return line.decode(sys.stdin.encoding or "utf-8", "replace").removesuffix("\r")
+
+
 async def ask_terminal(prompt: str) -> str:
     """``input(prompt)`` without blocking the loop, read in a daemon thread: Ctrl-C at the
     prompt ends the command at once (``asyncio.to_thread``'s worker would hold the exit
-    until a line was typed)."""
+    until a line was typed). A question given up before its answer (``neon queue``'s
+    ``accept?`` when the proposal ends) leaves its read going: the next question takes the
+    line from it rather than reading beside it, which lost the first line typed."""
+    global _reading
     loop = asyncio.get_running_loop()
+    if _reading is not None and not _reading.done() and _reading.get_loop() is loop:
+        print(prompt, end="", flush=True)
+        return await asyncio.shield(_reading)
     answer: asyncio.Future[str] = loop.create_future()
+    answer.add_done_callback(lambda f: f.cancelled() or f.exception())  # read, if nobody asks
+    _reading = answer
 
     def settle(line: str | None, err: BaseException | None) -> None:
         if answer.done():
@@ -51,14 +94,14 @@ async def ask_terminal(prompt: str) -> str:
 
     def read() -> None:
         try:
-            line, err = input(prompt), None
+            line, err = read_line(prompt), None
         except BaseException as failed:  # EOFError at the end of stdin, handed to the caller
             line, err = None, failed
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile (interrupted)
             loop.call_soon_threadsafe(settle, line, err)
 
     threading.Thread(target=read, name="terminal-input", daemon=True).start()
-    return await answer
+    return await asyncio.shield(answer)
 
 
 async def events_between(client: RulesClient, match_id: str, token: str | None,
@@ -104,10 +147,13 @@ class TerminalSeat:
         self.presenter = presenter or load_presentation(game)
         self.names = {**(names or {}), seat: "you"}
         self.seen = 0
+        self.clock: Any = None  # this seat's running clock as of the last look, if any
 
     async def catch_up(self, view: Any) -> None:
         """Tell what happened since this seat last looked, up to the current version."""
-        version = int((await self.client.view(self.match_id, self.token)).version)
+        looked = await self.client.view(self.match_id, self.token)
+        version = int(looked.version)
+        self.clock = next((c for c in looked.clocks if c.seat == self.seat and c.running), None)
         records = await events_between(self.client, self.match_id, self.token, self.seen, version)
         self.seen = max([self.seen, *(int(r.get("n", 0)) for r in records)])
         lines = narrate(self.presenter, records, self.seat, view, self.names)
@@ -123,6 +169,9 @@ class TerminalSeat:
         self.console.print(self.presenter.render(view, seat))
         menu, numbered = options_table(self.presenter, decisions, view)
         self.console.print(menu)
+        if self.clock is not None:  # a clocked match: its default is played when time is up
+            print_plain(self.console, f"your clock: {clock_text(self.clock.remaining_ms)} left "
+                                      "to answer; then the default move is played for you")
         while True:
             answer = (await self.ask(f"choose 1-{len(numbered)} (j: JSON, ?: help): ")).strip()
             if answer.isdigit() and 1 <= int(answer) <= len(numbered):
@@ -149,6 +198,14 @@ class TerminalSeat:
                                                        self.names)),
                                  title="result",
                                  border_style="green"))
+
+
+def clock_text(ms: int) -> str:
+    """``remaining_ms`` as a person reads it: "0:58", "12:05", "1:02:00"."""
+    seconds = max(0, int(ms) // 1000)
+    hours, rest = divmod(seconds, 3600)
+    return (f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours
+            else f"{rest // 60}:{rest % 60:02d}")
 
 
 def describe_outcome(outcome: Any, seat: int | None, presenter: Presenter | None = None,

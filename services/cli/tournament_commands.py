@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import tempfile
 import time
 import uuid
@@ -1503,9 +1504,13 @@ def simulate(
                 raise CliError(f"no engine for {game!r}; games: {', '.join(available())}", USAGE)
             var = Path(tempfile.mkdtemp(prefix="neon-tournament-"))
             zero = {name: 0 for name in settings.ports}
-            backend = await start_backend(
-                dataclasses.replace(settings, ports={**zero, "tournament": 0}, var_dir=var),
-                games=[game], scoring=True, tournament=True)
+            try:
+                backend = await start_backend(
+                    dataclasses.replace(settings, ports={**zero, "tournament": 0}, var_dir=var),
+                    games=[game], scoring=True, tournament=True)
+            except BaseException:
+                shutil.rmtree(var, ignore_errors=True)
+                raise
             address, issue = backend.address("tournament"), backend.issuer.issue
             target("tournament service", address)
         else:
@@ -1518,7 +1523,10 @@ def simulate(
                                         on_round=print_round, timeout=timeout)
         finally:
             if backend is not None:
-                await backend.stop(1)
+                try:
+                    await backend.stop(1)
+                finally:  # the temporary folder too (it was left in /tmp)
+                    shutil.rmtree(var, ignore_errors=True)
         print_standings(report.standings, "final standings")
         if output is not None:  # whole or not at all, as neon tournament export writes it
             with written_whole(output) as f:

@@ -535,10 +535,13 @@ def play(
     your final rank."""
     from services.cli.main import _settings, _token, run_async
     from services.cli.tournament_commands import tournament_address
+    from services.platform.players import player_id_refused
     from services.platform.tokens import BOT_RESERVED, is_bot
 
     if is_bot(player):
         raise CliError(BOT_RESERVED, USAGE)
+    if (why := player_id_refused(player)) is not None:  # before a token is minted for it
+        raise CliError(f"{why}: such a player can never register nor play", USAGE)
     settings = _settings(log_file=True)
     address = tournament_address(settings)
     if not token:
