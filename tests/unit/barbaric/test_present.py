@@ -54,6 +54,21 @@ def test_content_names_ruthless_tail_and_the_skills() -> None:
                                    {}) == "learn CARROT MISSILE"
 
 
+def test_board_picks_name_the_board_once() -> None:
+    """The set-up's board picks read as the table says them ("pick rider rider keltz" before)."""
+    rng = SeededRandomness(3)
+    state = ENGINE.setup(MatchConfig("competitive", 2), rng)
+    (d,) = ENGINE.pending(state)
+    assert d.kind == "pick_rider"
+    assert [present.describe_action(a, {}) for a in d.legal] \
+        == [f"pick the Rider {content.RIDERS[a['rider']].name}" for a in d.legal]
+    assert present.describe_action({"type": "pick_rider", "rider": "keltz"}, {}) \
+        == "pick the Rider Keltz, the Vagabond"
+    gear = next(iter(content.GEARS))
+    assert present.describe_action({"type": "pick_gear", "gear": gear}, {}) \
+        == f"pick the Gear {content.GEARS[gear].name}"
+
+
 PACKAGE = Path(present.__file__).parent
 SURVIVOR_CHOICES = ("survivors_rescue", "survivors_plunder", "survivors_ignore")
 RAW_IDS = {i for table in (content.SKILLS, content.EVENTS, content.MONSTER_CARDS,

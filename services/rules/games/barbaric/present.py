@@ -230,6 +230,9 @@ def describe_action(action: Mapping[str, JSON], view: JSON) -> str:
         if "from" in action:
             where += f", moving the one at {_at(action['from'])}"
         return f"use {_name(action.get('skill'))} {where}".strip()
+    if t in ("pick_rider", "pick_gear"):  # "pick the Rider Keltz", not "pick rider rider keltz"
+        side = "rider" if t == "pick_rider" else "gear"
+        return f"pick the {side.title()} {_board(action.get(side))}"
     if t == "move":
         return "exit the map" if action.get("exit") else f"move to {action.get('to')}"
     if t == "consume":
