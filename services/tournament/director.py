@@ -1058,8 +1058,10 @@ class Director:
                 raise NotFound(f"{player_id!r} is not registered")
             if current["status"] == "withdrawn":
                 return t
-            if t.status not in ("created", "registration"):
+            if t.status == "running":
                 raise FailedPrecondition("the tournament has started: drop the player instead")
+            if t.status not in ("created", "registration"):  # nothing left to leave
+                raise FailedPrecondition(f"the tournament is {_is(t.status)}")
             t.withdraw(player_id, who.player)
             await self._save(t)
             return t

@@ -104,6 +104,24 @@ async def test_a_finished_tournament_takes_no_correction(d: Director) -> None:
     assert is_final and rows == final
 
 
+async def test_a_withdrawal_says_the_tournament_is_over_not_to_drop(d: Director) -> None:
+    """Withdrawing from a running tournament is refused with "drop the player instead"; from
+    an ended one (where a drop is refused too) the refusal says it is over."""
+    await _running(d, "over", 1)
+    with pytest.raises(FailedPrecondition, match="has started: drop the player instead"):
+        await d.withdraw(ORG, "over", "p1")
+    await _play_round_on_paper(d, "over", 1)
+    await d.finish(ORG, "over")
+    with pytest.raises(FailedPrecondition) as refused:
+        await d.withdraw(ORG, "over", "p1")
+    assert str(refused.value) == "the tournament is finished"
+    await _running(d, "called", 2)
+    await d.force_end(ORG, "called", "venue closed")
+    with pytest.raises(FailedPrecondition) as refused:
+        await d.withdraw(ORG, "called", "p2")
+    assert str(refused.value) == "the tournament is force-ended"
+
+
 async def test_a_result_arriving_after_a_force_end_is_not_recorded(d: Director) -> None:
     await _running(d, "forced", 2)
     view = await d.next_round(ORG, "forced", 0)
