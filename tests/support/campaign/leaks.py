@@ -4,9 +4,10 @@ Secrets come from ``engine.encode(state)``: the strings in a game's hidden zones
 seat's hand, every deck's order, a face-down choice) that appear nowhere in the zones the
 viewer may see. Every seat view, the spectator view and ``records.project`` of every record
 for every viewer must not contain one of them (as a whole JSON string). Strings that a
-record's public events reveal (a card struck face up) count as revealed from then on: the
-engines decide what their events show; this checker holds the host's side (views, hidden
-actions, per-seat events) and every engine's views to it.
+record's public events reveal (a card struck face up) count as revealed from then on, and so
+do those a public action names that the spectator's view showed just before it (a card taken
+from a face-up pile into a hand): the engines decide what their events show; this checker
+holds the host's side (views, hidden actions, per-seat events) and every engine's views to it.
 """
 
 from __future__ import annotations
@@ -202,6 +203,7 @@ def play_one(game: str, mode: str, seats: int, seed: int | str, max_steps: int =
             break
         decision = pending[bot.pick(list(range(len(pending))))]
         action = bot.choose(decision)
+        public_before = strings(engine.view(state, None))
         transition = engine.apply(state, decision.seat, action, rng)
         state = transition.state
         after = engine.encode(state)
@@ -213,7 +215,12 @@ def play_one(game: str, mode: str, seats: int, seed: int | str, max_steps: int =
         }
         record = records.seal_record(match_id, len(chain) + 1, records.head(chain), body)
         chain.append(record)
-        revealed |= strings(records.project(record, None).get("events", []))
+        public = records.project(record, None)
+        revealed |= strings(public.get("events", []))
+        # a public action that takes a card the table saw (Neon Knights' campaign implant
+        # piles) tells nothing new: the card stays known where it went; one that names a card
+        # nobody saw (a hidden choice left public) is still caught
+        revealed |= strings(public.get("action")) & public_before
         report.actions += 1
         for viewer in viewers:
             secret = secrets(game, after, viewer) - revealed
