@@ -8,7 +8,6 @@ time, the toy game, bots backfilling)."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
 import subprocess
 import sys
@@ -18,9 +17,7 @@ from typing import Any
 
 import pytest
 
-from services.cli.backend import start_backend
-from services.cli.mm_commands import embedded_config
-from tests.integration.conftest import make_settings
+from tests.integration.test_queue_token import toy_queue_backend
 
 pytestmark = pytest.mark.timeout(120)
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,21 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 async def served(tmp_path: Path, nats_url: str,
                  monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[tuple[Any, dict[str, str]]]:
-    monkeypatch.setenv("NEON_ENGINES", "toy=tests.support.toy")
-    settings = make_settings(tmp_path / "host", nats_url)
-    settings = dataclasses.replace(settings, ports={**settings.ports, "matchmaking": 0})
-    b = await start_backend(settings, games=["toy"], embedded_nats=False, matchmaking=True,
-                            matchmaking_config=embedded_config(accept_timeout=2.0))
-    laptop = tmp_path / "laptop"
-    laptop.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NEON_")}
-    env.update(PYTHONPATH=str(ROOT), NEON_VAR_DIR=str(laptop), NEON_ENGINES="toy=tests.support.toy",
-               NEON_MATCHMAKING_ADDR=b.address("matchmaking"), NEON_LOG_LEVEL="warning",
-               COLUMNS="200")
-    try:
-        yield b, env
-    finally:
-        await b.stop(1)
+    async with toy_queue_backend(tmp_path, nats_url, monkeypatch, accept_timeout=2.0) as served:
+        yield served
 
 
 def queue_unanswered(env: dict[str, str], stdin: Any) -> tuple[int | None, str]:

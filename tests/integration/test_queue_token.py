@@ -7,6 +7,7 @@ command needs."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import subprocess
@@ -26,16 +27,18 @@ pytestmark = pytest.mark.timeout(180)
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-async def served(tmp_path: Path, nats_url: str,
-                 monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[tuple[Any, dict[str, str]]]:
-    """A backend with matchmaking and the toy game, and the environment of a player's laptop:
-    its addresses, a var folder with no keys."""
+@contextlib.asynccontextmanager
+async def toy_queue_backend(tmp_path: Path, nats_url: str, monkeypatch: pytest.MonkeyPatch,
+                            accept_timeout: float = 60.0
+                            ) -> AsyncIterator[tuple[Any, dict[str, str]]]:
+    """A backend with matchmaking (proposals to accept within ``accept_timeout`` seconds) and
+    the toy game, and the environment of a player's laptop: its addresses, a var folder with
+    no keys."""
     monkeypatch.setenv("NEON_ENGINES", "toy=tests.support.toy")
     settings = make_settings(tmp_path / "host", nats_url)
     settings = dataclasses.replace(settings, ports={**settings.ports, "matchmaking": 0})
     b = await start_backend(settings, games=["toy"], embedded_nats=False, matchmaking=True,
-                            matchmaking_config=embedded_config())
+                            matchmaking_config=embedded_config(accept_timeout=accept_timeout))
     laptop = tmp_path / "laptop"
     laptop.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEON_")}
@@ -46,6 +49,13 @@ async def served(tmp_path: Path, nats_url: str,
         yield b, env
     finally:
         await b.stop(1)
+
+
+@pytest.fixture
+async def served(tmp_path: Path, nats_url: str,
+                 monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[tuple[Any, dict[str, str]]]:
+    async with toy_queue_backend(tmp_path, nats_url, monkeypatch) as served:
+        yield served
 
 
 def queue(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
