@@ -7,6 +7,8 @@ Each service is still its own server with its own store; they only share the pro
 from __future__ import annotations
 
 import dataclasses
+import shutil
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,8 @@ class Backend:
     nats_client: Any = None
     metrics: Any = None
     """The ``/metrics`` endpoint (a metrics.MetricsServer) when settings.metrics_port is set."""
+    scratch: Path | None = None
+    """A temporary folder holding its stores, removed when it stops (:func:`start_scratch_backend`)."""
 
     @property
     def issuer(self) -> TokenIssuer:
@@ -72,6 +76,9 @@ class Backend:
         if self.nats is not None:
             self.nats.stop()
             self.nats = None
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
 
 
 def _with_address(settings: Settings, service: str, address: str) -> Settings:
@@ -155,6 +162,25 @@ async def start_backend(
         await backend.stop(0)
         raise
     log.info("backend up", endpoints=backend.endpoints(), metrics=backend.metrics_url)
+    return backend
+
+
+async def start_scratch_backend(settings: Settings, prefix: str, **kwargs: Any) -> Backend:
+    """:func:`start_backend` on free ports, its stores in a new temporary folder (named
+    ``prefix``...) that :meth:`Backend.stop` removes, as does a start that fails: a command's
+    throwaway backend (``neon queue``, ``simulate`` and ``tournament simulate`` with
+    ``--embedded``), which left a folder in /tmp on every run."""
+    scratch = Path(tempfile.mkdtemp(prefix=prefix))
+    ports = {name: 0 for name in settings.ports}
+    if kwargs.get("tournament"):
+        ports["tournament"] = 0
+    try:
+        backend = await start_backend(
+            dataclasses.replace(settings, ports=ports, var_dir=scratch), **kwargs)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    backend.scratch = scratch
     return backend
 
 

@@ -14,15 +14,11 @@ and times each stage.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import inspect
-import shutil
-import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -281,7 +277,7 @@ async def endpoints(settings: Settings, embedded: bool, game: str,
 
         issue = issuer(settings, needs_keys(command)).issue if mint else _no_minting
         return Endpoints(settings.address("matchmaking"), settings.address("scoring"), issue)
-    from services.cli.backend import start_backend
+    from services.cli.backend import start_backend, start_scratch_backend
     from services.rules.games import available
 
     if game not in available():
@@ -289,29 +285,15 @@ async def endpoints(settings: Settings, embedded: bool, game: str,
 
         raise CliError(f"no engine for {game!r} in this build; games: "
                        f"{', '.join(available())} (plug-ins: NEON_ENGINES=game=module)", USAGE)
-    var = Path(tempfile.mkdtemp(prefix="neon-mm-"))
-    zero = {name: 0 for name in settings.ports}
     extra: dict[str, Any] = {}
     if "scoring" in inspect.signature(start_backend).parameters:
         extra["scoring"] = True
-    try:
-        backend = await start_backend(dataclasses.replace(settings, ports=zero, var_dir=var),
-                                      games=[game], matchmaking=True,
-                                      matchmaking_config=mm_config, **extra)
-    except BaseException:
-        shutil.rmtree(var, ignore_errors=True)
-        raise
-
-    async def stop() -> None:  # the backend, then its temporary folder (it was left in /tmp)
-        try:
-            await backend.stop(1)
-        finally:
-            shutil.rmtree(var, ignore_errors=True)
-
+    backend = await start_scratch_backend(settings, "neon-mm-", games=[game], matchmaking=True,
+                                          matchmaking_config=mm_config, **extra)
     scoring = backend.services.get("scoring")
     return Endpoints(backend.address("matchmaking"),
                      scoring.address if scoring else settings.address("scoring"),
-                     backend.issuer.issue, stop, scoring is not None)
+                     backend.issuer.issue, lambda: backend.stop(1), scoring is not None)
 
 
 def embedded_config(accept_timeout: float = 60.0) -> Any:

@@ -13,10 +13,7 @@ verifies it.
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import shutil
-import tempfile
 import time
 import uuid
 from collections.abc import AsyncGenerator, Callable
@@ -1497,20 +1494,13 @@ def simulate(
     async def run() -> int:
         backend = None
         if embedded:
-            from services.cli.backend import start_backend
+            from services.cli.backend import start_scratch_backend
             from services.rules.games import available
 
             if game not in available():
                 raise CliError(f"no engine for {game!r}; games: {', '.join(available())}", USAGE)
-            var = Path(tempfile.mkdtemp(prefix="neon-tournament-"))
-            zero = {name: 0 for name in settings.ports}
-            try:
-                backend = await start_backend(
-                    dataclasses.replace(settings, ports={**zero, "tournament": 0}, var_dir=var),
-                    games=[game], scoring=True, tournament=True)
-            except BaseException:
-                shutil.rmtree(var, ignore_errors=True)
-                raise
+            backend = await start_scratch_backend(settings, "neon-tournament-", games=[game],
+                                                  scoring=True, tournament=True)
             address, issue = backend.address("tournament"), backend.issuer.issue
             target("tournament service", address)
         else:
@@ -1522,11 +1512,8 @@ def simulate(
             report = await simulate_run(address, issue, game, fj, players, mode=mode,
                                         on_round=print_round, timeout=timeout)
         finally:
-            if backend is not None:
-                try:
-                    await backend.stop(1)
-                finally:  # the temporary folder too (it was left in /tmp)
-                    shutil.rmtree(var, ignore_errors=True)
+            if backend is not None:  # its temporary folder with it
+                await backend.stop(1)
         print_standings(report.standings, "final standings")
         if output is not None:  # whole or not at all, as neon tournament export writes it
             with written_whole(output) as f:
