@@ -195,6 +195,7 @@ def play_one(game: str, mode: str, seats: int, seed: int | str, max_steps: int =
     revealed: set[str] = set()
     viewers: list[int | None] = [None, *range(seats)]
     label = f"{game}/{mode}/{seats}/{seed}"
+    public_before = strings(engine.view(state, None))  # what the table sees before each step
     for step in range(max_steps):
         if engine.outcome(state) is not None:
             break
@@ -203,7 +204,6 @@ def play_one(game: str, mode: str, seats: int, seed: int | str, max_steps: int =
             break
         decision = pending[bot.pick(list(range(len(pending))))]
         action = bot.choose(decision)
-        public_before = strings(engine.view(state, None))
         transition = engine.apply(state, decision.seat, action, rng)
         state = transition.state
         after = engine.encode(state)
@@ -226,10 +226,13 @@ def play_one(game: str, mode: str, seats: int, seed: int | str, max_steps: int =
             secret = secrets(game, after, viewer) - revealed
             if viewer == decision.seat:  # a seat knows what it did (a card it just discarded)
                 secret -= strings(action)
-            projected = records.project(record, viewer)
+            projected = public if viewer is None else records.project(record, viewer)
             if viewer is not None and game in OWN_DRAWS:
                 secret -= OWN_DRAWS[game](projected.get("events", []), viewer)
-            for channel, value in (("view", engine.view(state, viewer)), ("record", projected)):
+            view = engine.view(state, viewer)
+            if viewer is None:  # the next step's table
+                public_before = strings(view)
+            for channel, value in (("view", view), ("record", projected)):
                 report.checks += 1
                 leaked = found_in(value, secret)
                 if leaked:
@@ -238,7 +241,7 @@ def play_one(game: str, mode: str, seats: int, seed: int | str, max_steps: int =
                                         f"{sorted(leaked)[:3]}")
             if decision.hidden and viewer != decision.seat:
                 report.checks += 1
-                if "action" in records.project(record, viewer):
+                if "action" in projected:
                     report.leaks.append(f"{label} step {step}: hidden action reaches {viewer}")
     report.games = 1
     return report
